@@ -1,0 +1,110 @@
+"""The public object: a user function with derivatives, built once on first use."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+from . import emit
+from .load import load
+from .program import Program
+
+
+def differentiate(fn=None, *, wrt=None):
+    """Make ``fn`` differentiable: ``f.jvp``, ``f.vjp``, ``f.grad``, ``f.value_and_grad``, ``f.source``.
+
+    Usable as ``@differentiate``, ``@differentiate(wrt=("x",))`` or
+    ``differentiate(g, wrt=("x",))``.  ``wrt`` names the parameters to
+    differentiate with respect to; every parameter by default.
+    """
+    if fn is None:
+        return lambda f: Differentiable(f, wrt)
+    return Differentiable(fn, wrt)
+
+
+class Differentiable:
+    """A function together with its forward- and reverse-mode derivative code."""
+
+    def __init__(self, fn, wrt=None):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.signature = inspect.signature(fn)
+        self.params = tuple(self.signature.parameters)
+        if isinstance(wrt, str):
+            wrt = (wrt,)
+        self.wrt = tuple(self.params if wrt is None else wrt)
+        unknown = [w for w in self.wrt if w not in self.params]
+        if unknown:
+            raise ValueError(f"wrt names {unknown} are not parameters of {fn.__name__}{self.signature}")
+        self.wrt = tuple(p for p in self.params if p in self.wrt)
+        self._positions = tuple(self.params.index(w) for w in self.wrt)
+        self._program = None
+        self._compiled: dict = {}
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    # ---- building -------------------------------------------------------------------
+
+    @property
+    def program(self) -> Program:
+        if self._program is None:
+            self._program = Program(self.fn.__globals__)
+        return self._program
+
+    def _function(self, mode: str):
+        """The loaded entry function for ``mode``, transforming on first use only."""
+        if mode not in self._compiled:
+            program = self.program
+            defs = program.build(self.fn, mode, self.wrt)
+            source = emit.render_module(defs, program.ns)
+            namespace = dict(self.fn.__globals__)
+            namespace.update(program.injected)
+            load(source, namespace, f"{mode} of {self.fn.__qualname__}")
+            self._compiled[mode] = (namespace[defs[0].name], source)
+        return self._compiled[mode][0]
+
+    def source(self, stage: str = "reverse") -> str:
+        """The Python source of one stage: "anf", "dup", "forward" or "reverse"."""
+        if stage in ("forward", "reverse"):
+            self._function(stage)
+            return self._compiled[stage][1]
+        return self.program.stage(self.fn, stage, self.wrt)
+
+    # ---- derivatives ----------------------------------------------------------------
+
+    def _bind(self, args, kwargs=None) -> tuple:
+        bound = self.signature.bind(*args, **(kwargs or {}))
+        bound.apply_defaults()
+        values = tuple(bound.arguments.values())
+        for i in self._positions:
+            if type(values[i]) in (int, bool):
+                raise TypeError(
+                    f"{self.fn.__name__}: cannot differentiate with respect to {self.params[i]}={values[i]!r}, an integer; pass a float ({float(values[i])!r})"
+                )
+        return values
+
+    def jvp(self, primals, tangents):
+        """Forward mode: ``(value, tangent of the output)`` along ``tangents`` (one per wrt parameter)."""
+        args = self._bind(tuple(primals))
+        tangents = tuple(tangents)
+        if len(tangents) != len(self.wrt):
+            raise ValueError(f"{self.fn.__name__}.jvp: expected {len(self.wrt)} tangents (for {', '.join(self.wrt)}), got {len(tangents)}")
+        return self._function("forward")(*args, *tangents)
+
+    def vjp(self, primals, ct):
+        """Reverse mode: ``(value, cotangents)``, one cotangent per wrt parameter."""
+        args = self._bind(tuple(primals))
+        return self._function("reverse")(*args, ct)
+
+    def value_and_grad(self, *args, **kwargs):
+        """``(value, gradient)`` of a scalar-valued function."""
+        value, cts = self._function("reverse")(*self._bind(args, kwargs), 1.0)
+        return value, cts[0] if len(cts) == 1 else cts
+
+    def grad(self, *args, **kwargs):
+        """The gradient: one value for a single wrt parameter, else a tuple."""
+        return self.value_and_grad(*args, **kwargs)[1]

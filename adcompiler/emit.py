@@ -1,0 +1,113 @@
+"""IR -> Python source: ``ast.unparse`` for each line, comments for source lines, then black.
+
+Canonical global names in expressions (``math.cos``) are spelt through a
+``names.Namespace`` so generated code uses the user's own aliases.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from . import expr as E
+from .ir import Assign, AugAssign, Def, Raise, Ret
+from .names import Namespace
+
+_BINOPS = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "//": ast.FloorDiv, "%": ast.Mod, "**": ast.Pow, "@": ast.MatMult}
+_UNARY = {"-": ast.USub, "+": ast.UAdd, "not": ast.Not}
+_CMPS = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.Eq, "!=": ast.NotEq, "is": ast.Is, "is not": ast.IsNot}
+_BOOL = {"and": ast.And, "or": ast.Or}
+
+
+def to_ast(e: E.Expr, ns: Namespace | None) -> ast.expr:
+    """The ``ast`` expression for a symbolic expression."""
+    r = lambda x: to_ast(x, ns)  # noqa: E731
+    if isinstance(e, E.Name):
+        return ast.Name(e.id, ast.Load())
+    if isinstance(e, E.Num):
+        if e.text is not None:
+            return ast.parse(ns.render(e.text) if ns else e.text, mode="eval").body
+        if isinstance(e.value, float) and e.value != e.value:
+            return ast.parse("float('nan')", mode="eval").body
+        if isinstance(e.value, float) and abs(e.value) == float("inf"):
+            return ast.parse("float('inf')" if e.value > 0 else "-float('inf')", mode="eval").body
+        if isinstance(e.value, (int, float)) and not isinstance(e.value, bool) and e.value < 0:
+            return ast.UnaryOp(ast.USub(), ast.Constant(-e.value))
+        return ast.Constant(e.value)
+    if isinstance(e, E.BinOp):
+        return ast.BinOp(r(e.left), _BINOPS[e.op](), r(e.right))
+    if isinstance(e, E.Unary):
+        return ast.UnaryOp(_UNARY[e.op](), r(e.operand))
+    if isinstance(e, E.Compare):
+        return ast.Compare(r(e.left), [_CMPS[e.op]()], [r(e.right)])
+    if isinstance(e, E.BoolOp):
+        return ast.BoolOp(_BOOL[e.op](), [r(v) for v in e.values])
+    if isinstance(e, E.Call):
+        func = ast.parse(ns.render(e.func) if ns else e.func, mode="eval").body
+        return ast.Call(func, [r(a) for a in e.args], [ast.keyword(k, r(v)) for k, v in e.keywords])
+    if isinstance(e, E.Method):
+        return ast.Call(ast.Attribute(r(e.obj), e.name, ast.Load()), [r(a) for a in e.args], [])
+    if isinstance(e, E.Subscript):
+        return ast.Subscript(r(e.value), r(e.index), ast.Load())
+    if isinstance(e, E.Tuple):
+        return ast.Tuple([r(x) for x in e.elts], ast.Load())
+    if isinstance(e, E.List):
+        return ast.List([r(x) for x in e.elts], ast.Load())
+    if isinstance(e, E.IfExp):
+        return ast.IfExp(r(e.test), r(e.body), r(e.orelse))
+    raise TypeError(f"cannot emit {e!r}")
+
+
+def _target(t) -> ast.expr:
+    if isinstance(t, tuple):
+        return ast.Tuple([_target(x) for x in t], ast.Store())
+    return ast.Name(t, ast.Store())
+
+
+def statement(s, ns: Namespace | None) -> ast.stmt:
+    if isinstance(s, Assign):
+        target = _target(s.targets[0]) if len(s.targets) == 1 else _target(s.targets)
+        return ast.Assign([target], to_ast(s.value, ns), lineno=0)
+    if isinstance(s, AugAssign):
+        return ast.AugAssign(ast.Name(s.target, ast.Store()), _BINOPS[s.op](), to_ast(s.value, ns))
+    if isinstance(s, Ret):
+        return ast.Return(to_ast(s.value, ns))
+    if isinstance(s, Raise):
+        raise_stmt = ast.Raise(to_ast(s.value, ns), None)
+        return ast.If(to_ast(s.test, ns), [raise_stmt], []) if s.test is not None else raise_stmt
+    raise TypeError(f"cannot emit {s!r}")
+
+
+def render_def(d: Def, ns: Namespace | None) -> str:
+    """One generated function as (unformatted) Python source with source-line comments."""
+    params = list(d.params)
+    defaults = [ast.unparse(to_ast(x, ns)) for x in d.defaults]
+    offset = len(params) - len(defaults)
+    sig = ", ".join(p if i < offset else f"{p}={defaults[i - offset]}" for i, p in enumerate(params))
+    out = [f"def {d.name}({sig}):"]
+    if d.doc:
+        out.append(f"    {d.doc!r}" if '"' in d.doc else f'    """{d.doc}"""')
+    last = None
+    lines = d.source.lines if d.source is not None else {}
+    for s in d.body:
+        line = getattr(s, "line", 0)
+        if line and line != last and line in lines:
+            out.append(f"    # line {line}: {lines[line].strip()}")
+            last = line
+        out.append("    " + ast.unparse(ast.fix_missing_locations(statement(s, ns))))
+    return "\n".join(out) + "\n"
+
+
+def render_module(defs: list, ns: Namespace | None, header: list = ()) -> str:
+    """Several generated functions (and import lines) as one black-formatted module."""
+    body = "\n\n".join(render_def(d, ns) for d in defs)
+    parts = list(header)
+    if ns is not None:
+        parts.extend(f"import {m}" if alias == m else f"import {m} as {alias}" for m, alias in ns.imports.items())
+    return format_source("\n".join(parts) + ("\n\n\n" if parts else "") + body)
+
+
+def format_source(src: str) -> str:
+    """Format with black; generated code must read like code a person wrote."""
+    import black
+
+    return black.format_str(src, mode=black.Mode())

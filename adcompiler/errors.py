@@ -1,0 +1,28 @@
+"""Errors that point at the user's source: file, line, column, construct, remedy."""
+
+from __future__ import annotations
+
+
+class UnsupportedSyntaxError(SyntaxError):
+    """A construct outside the differentiable subset, located in the user's file.
+
+    It is a SyntaxError so that tracebacks and editors show the file and line;
+    the message says what the construct is and what to write instead.
+    """
+
+    def __init__(self, construct: str, remedy: str, filename: str, lineno: int, col: int, text: str | None = None):
+        self.construct = construct
+        self.remedy = remedy
+        message = f"{filename}:{lineno}:{col + 1}: {construct} is not supported; {remedy}"
+        super().__init__(message, (filename, lineno, col + 1, text))
+
+
+class MissingRuleError(UnsupportedSyntaxError):
+    """A call to a function that has neither a derivative rule nor Python source."""
+
+
+def located(node, filename: str, lines: dict[int, str], construct: str, remedy: str, cls=UnsupportedSyntaxError):
+    """Build a located error for an `ast` node whose line numbers are file-absolute."""
+    lineno = getattr(node, "lineno", 0)
+    col = getattr(node, "col_offset", 0)
+    return cls(construct, remedy, filename, lineno, col, lines.get(lineno))

@@ -1,0 +1,260 @@
+"""Symbolic expressions: what derivative rules build and generated lines hold.
+
+Rules are written as ordinary arithmetic on these objects (``cos(x) * t``), so a
+rule reads as the math it states.  The constructors simplify only what is exact
+for floats, NaN and arrays alike: ``1 * e``, ``-(-e)``, ``e ** 1``, ``a + -b``
+and folding of two literal numbers.  ``e * 0`` is never folded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import numbers
+
+
+class Expr:
+    """Base of the expression tree; arithmetic operators build new nodes."""
+
+    def __add__(self, other):
+        return add(self, lift(other))
+
+    def __radd__(self, other):
+        return add(lift(other), self)
+
+    def __sub__(self, other):
+        return sub(self, lift(other))
+
+    def __rsub__(self, other):
+        return sub(lift(other), self)
+
+    def __mul__(self, other):
+        return mul(self, lift(other))
+
+    def __rmul__(self, other):
+        return mul(lift(other), self)
+
+    def __truediv__(self, other):
+        return div(self, lift(other))
+
+    def __rtruediv__(self, other):
+        return div(lift(other), self)
+
+    def __pow__(self, other):
+        return power(self, lift(other))
+
+    def __rpow__(self, other):
+        return power(lift(other), self)
+
+    def __neg__(self):
+        return neg(self)
+
+    def __matmul__(self, other):
+        return BinOp("@", self, lift(other))
+
+    def __rmatmul__(self, other):
+        return BinOp("@", lift(other), self)
+
+
+@dataclass(frozen=True)
+class Name(Expr):
+    """A variable of the generated program."""
+
+    id: str
+
+
+@dataclass(frozen=True)
+class Num(Expr):
+    """A literal; ``text`` renders it symbolically (``math.pi``) when given."""
+
+    value: object
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class BinOp(Expr):
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class Unary(Expr):
+    op: str
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class Compare(Expr):
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class BoolOp(Expr):
+    op: str
+    values: tuple
+
+
+@dataclass(frozen=True)
+class Call(Expr):
+    """A call of a global function named canonically (``math.cos``, ``abs``, a user function)."""
+
+    func: str
+    args: tuple
+    keywords: tuple = ()
+
+
+@dataclass(frozen=True)
+class Method(Expr):
+    """A method call ``obj.name(args)``."""
+
+    obj: Expr
+    name: str
+    args: tuple
+
+
+@dataclass(frozen=True)
+class Subscript(Expr):
+    value: Expr
+    index: Expr
+
+
+@dataclass(frozen=True)
+class Tuple(Expr):
+    elts: tuple
+
+
+@dataclass(frozen=True)
+class List(Expr):
+    elts: tuple
+
+
+@dataclass(frozen=True)
+class IfExp(Expr):
+    test: Expr
+    body: Expr
+    orelse: Expr
+
+
+def lift(value) -> Expr:
+    """Turn a Python number into a literal node; leave expressions alone."""
+    if isinstance(value, Expr):
+        return value
+    if isinstance(value, (numbers.Number, bool)) or value is None:
+        return Num(value)
+    raise TypeError(f"cannot use {value!r} in a generated expression")
+
+
+def _literal(e: Expr) -> bool:
+    return isinstance(e, Num) and e.text is None and isinstance(e.value, (int, float)) and not isinstance(e.value, bool)
+
+
+def _one(e: Expr) -> bool:
+    return _literal(e) and e.value == 1
+
+
+def add(a: Expr, b: Expr) -> Expr:
+    if _literal(a) and _literal(b):
+        return Num(a.value + b.value)
+    if isinstance(b, Unary) and b.op == "-":
+        return sub(a, b.operand)
+    if isinstance(a, Unary) and a.op == "-":
+        return sub(b, a.operand)
+    return BinOp("+", a, b)
+
+
+def sub(a: Expr, b: Expr) -> Expr:
+    if _literal(a) and _literal(b):
+        return Num(a.value - b.value)
+    if isinstance(b, Unary) and b.op == "-":
+        return add(a, b.operand)
+    return BinOp("-", a, b)
+
+
+def mul(a: Expr, b: Expr) -> Expr:
+    if _literal(a) and _literal(b):
+        return Num(a.value * b.value)
+    if _one(a):
+        return b
+    if _one(b):
+        return a
+    if _literal(a) and a.value == -1:
+        return neg(b)
+    if _literal(b) and b.value == -1:
+        return neg(a)
+    if isinstance(a, BinOp) and a.op == "/" and _one(a.left):
+        return div(b, a.right)
+    if isinstance(b, BinOp) and b.op == "/" and _one(b.left):
+        return div(a, b.right)
+    if isinstance(a, Unary) and a.op == "-":
+        return neg(mul(a.operand, b))
+    if isinstance(b, Unary) and b.op == "-":
+        return neg(mul(a, b.operand))
+    return BinOp("*", a, b)
+
+
+def div(a: Expr, b: Expr) -> Expr:
+    if _literal(a) and _literal(b) and b.value != 0:
+        return Num(a.value / b.value)
+    if _one(b):
+        return a
+    if isinstance(a, Unary) and a.op == "-":
+        return neg(div(a.operand, b))
+    return BinOp("/", a, b)
+
+
+def power(a: Expr, b: Expr) -> Expr:
+    if _literal(a) and _literal(b) and not (a.value == 0 and b.value < 0):
+        result = a.value**b.value
+        if isinstance(result, (int, float)):
+            return Num(result)
+    if _one(b) and isinstance(b.value, int):
+        return a
+    return BinOp("**", a, b)
+
+
+def neg(a: Expr) -> Expr:
+    if isinstance(a, Unary) and a.op == "-":
+        return a.operand
+    if _literal(a):
+        return Num(-a.value)
+    return Unary("-", a)
+
+
+def call(func: str, *args, **keywords) -> Expr:
+    return Call(func, tuple(lift(a) for a in args), tuple((k, lift(v)) for k, v in keywords.items()))
+
+
+def fn(func: str):
+    """A builder for calls of one canonical function: ``cos = fn("math.cos")``."""
+    return lambda *args: call(func, *args)
+
+
+def where(test: Expr, body, orelse) -> Expr:
+    return IfExp(test, lift(body), lift(orelse))
+
+
+def compare(op: str, a, b) -> Expr:
+    return Compare(op, lift(a), lift(b))
+
+
+def gt(a, b) -> Expr:
+    return compare(">", a, b)
+
+
+def lt(a, b) -> Expr:
+    return compare("<", a, b)
+
+
+def ne(a, b) -> Expr:
+    return compare("!=", a, b)
+
+
+def sum_exprs(terms) -> Expr | None:
+    """Sum the non-None terms; None when every term is zero (absent)."""
+    total = None
+    for term in terms:
+        if term is not None:
+            total = term if total is None else total + term
+    return total

@@ -1,0 +1,121 @@
+"""Deterministic, collision-free names derived from the user's.
+
+A ``Namer`` hands out names that no user identifier and no earlier generated
+name uses: ``x`` stays ``x``; a second ``x`` becomes ``x_1``; a temporary is
+``t1``.  A ``Namespace`` says how generated code refers to the modules and
+functions the user's globals hold (``math.cos`` may be spelt ``m.cos``).
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import types
+
+# Builtins that generated code may call; never hand these out as variable names.
+GENERATED_BUILTINS = frozenset({"float", "int", "len", "range", "reversed", "type", "TypeError", "ValueError", "isinstance", "tuple", "list", "zip", "abs", "min", "max", "sum"})
+
+
+class Namer:
+    """Hands out fresh names; the same requests in the same order give the same names."""
+
+    def __init__(self, taken=(), also=(), report=None):
+        self.taken = set(taken) | GENERATED_BUILTINS | set(keyword.kwlist)
+        self.also = tuple(also)  # further sets of names in use elsewhere (module level)
+        self.report = report  # a set that learns every name handed out here
+        self._temps = 0
+
+    def child(self, also=(), report=None) -> "Namer":
+        """A namer for a new scope that avoids everything this one has handed out."""
+        other = Namer(self.taken, also or self.also, report if report is not None else self.report)
+        other._temps = self._temps
+        return other
+
+    def _free(self, name: str) -> bool:
+        return name not in self.taken and not any(name in s for s in self.also)
+
+    def _take(self, name: str) -> str:
+        self.taken.add(name)
+        if self.report is not None:
+            self.report.add(name)
+        return name
+
+    def fresh(self, base: str) -> str:
+        """``base`` itself if free, else ``base_1``, ``base_2``, ..."""
+        base = base or "t"
+        if self._free(base):
+            return self._take(base)
+        k = 1
+        while not self._free(f"{base}_{k}"):
+            k += 1
+        return self._take(f"{base}_{k}")
+
+    def temp(self) -> str:
+        """A numbered temporary for a sub-expression the user did not name."""
+        while True:
+            self._temps += 1
+            name = f"t{self._temps}"
+            if self._free(name):
+                return self._take(name)
+
+
+def root(name: str) -> str:
+    """The user-level name a derived name grew from: ``x_2`` -> ``x``."""
+    head, sep, tail = name.rpartition("_")
+    return head if sep and tail.isdigit() and head else name
+
+
+class Namespace:
+    """How generated code spells canonical globals such as ``math.cos``.
+
+    Uses the user's own binding when there is one (``import math as m`` gives
+    ``m.cos``; ``from math import cos`` gives ``cos``); otherwise it asks for an
+    ``import math`` under a name nothing else uses.
+    """
+
+    def __init__(self, globals_: dict, namer: Namer):
+        self.globals = globals_
+        self.namer = namer
+        self.imports: dict[str, str] = {}  # module name -> alias that must be imported
+        self.used: dict[str, str] = {}  # user global name -> the import line that binds it
+
+    def module_alias(self, module: str) -> str:
+        candidates = [n for n, v in self.globals.items() if isinstance(v, types.ModuleType) and v.__name__ == module]
+        if candidates:
+            name = module if module in candidates else sorted(candidates)[0]
+            self.used[name] = f"import {module}" if name == module else f"import {module} as {name}"
+            return name
+        if module not in self.imports:
+            self.imports[module] = self.namer.fresh(module.split(".")[-1])
+        return self.imports[module]
+
+    def render(self, canonical: str) -> str:
+        """The spelling of a canonical dotted name in generated code."""
+        module, dot, attr = canonical.rpartition(".")
+        if not dot:
+            return canonical
+        target = _lookup(canonical)
+        for name, value in sorted(self.globals.items()):
+            if target is not None and value is target and name == attr:
+                self.used[name] = f"from {module} import {attr}"
+                return name
+        return f"{self.module_alias(module)}.{attr}"
+
+    def import_lines(self) -> list:
+        """Import statements for everything rendered so far (for a standalone module)."""
+        lines = sorted(set(self.used.values()))
+        lines += [f"import {m}" if alias == m else f"import {m} as {alias}" for m, alias in self.imports.items()]
+        return lines
+
+
+def _lookup(canonical: str):
+    module, _, attr = canonical.rpartition(".")
+    try:
+        mod = __import__(module, fromlist=[attr])
+        return getattr(mod, attr, None)
+    except ImportError:
+        return None
+
+
+def is_builtin(name: str, value) -> bool:
+    return getattr(builtins, name, object()) is value

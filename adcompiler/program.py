@@ -1,0 +1,210 @@
+"""The driver: the list of passes, and the bookkeeping that ties functions together.
+
+``Program`` lowers the entry function and every user function it calls
+(parse -> anf -> dup), decides which derivative functions are needed (one per
+callee and set of active arguments), names them without clashing with any
+user name, and builds them (forward / reverse).  Each pass is a function of its
+input; this module only composes them and remembers results.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+import types
+
+from . import anf, dup, emit, forward, reverse
+from .activity import varied
+from .errors import UnsupportedSyntaxError
+from .ir import Var, flatten, to_def
+from .names import Namer, Namespace
+from .parse import parse_function
+
+STAGES = ("anf", "dup", "forward", "reverse")
+
+
+class Program:
+    """Everything generated for one entry function, built on demand and cached."""
+
+    def __init__(self, globals_: dict):
+        self.globals = globals_  # the module the generated code runs in
+        self.module_names: set = set()  # generated module-level names
+        self.local_names: set = set()  # every local name handed out anywhere
+        self.user_names: set = set(globals_)
+        self.parsed: dict = {}
+        self.anf_cache: dict = {}
+        self.dup_cache: dict = {}
+        self._lowering: list = []
+        self.namers: dict = {}
+        self.module = Namer(self.user_names, also=(self.local_names,), report=self.module_names)
+        self.ns = Namespace(globals_, self.module)
+        self.specs: dict = {}  # (kind, fn, mask) -> name(s)
+        self.queue: list = []
+        self.generated: dict = {}
+        self.calls: dict = {}  # spec -> the specs its code calls
+        self.primal_names: dict = {}
+        self.injected: dict = {}
+        self._discard = None
+
+    # ---- lowering -----------------------------------------------------------------
+
+    def anf(self, fn):
+        """The ANF of a user function (lowering its callees first)."""
+        if fn in self.anf_cache:
+            return self.anf_cache[fn]
+        parsed = self.parsed.get(fn) or parse_function(fn)
+        self.parsed[fn] = parsed
+        names = {n.id for n in ast.walk(parsed.node) if isinstance(n, ast.Name)} | {a.arg for a in ast.walk(parsed.node) if isinstance(a, ast.arg)}
+        self.user_names |= names | set(fn.__globals__)
+        self.module.taken |= self.user_names
+        namer = Namer(names | set(fn.__globals__) | set(self.globals), also=(self.module_names,), report=self.local_names)
+        self.namers[fn] = namer
+        self._lowering.append(fn)
+        self.anf_cache[fn] = anf.lower(parsed, namer, self._callee_shape)
+        self._lowering.pop()
+        return self.anf_cache[fn]
+
+    def _callee_shape(self, fn, node):
+        if fn in self._lowering:
+            raise self.parsed[self._lowering[-1]].error(node, f"the recursive call of {fn.__name__}", "recursion is not differentiable yet in this version; unroll it")
+        return anf.output_shape(self.anf(fn))
+
+    def dupform(self, fn):
+        if fn not in self.dup_cache:
+            self.dup_cache[fn] = dup.insert_dups(self.anf(fn), self.namers[fn])
+        return self.dup_cache[fn]
+
+    @property
+    def discard(self) -> str:
+        """A module-level name for values generated code must unpack but never reads."""
+        if self._discard is None:
+            self._discard = self.module.fresh("_")
+        return self._discard
+
+    def shape(self, fn):
+        return anf.output_shape(self.anf(fn))
+
+    def shape_of(self, function):
+        return anf.output_shape(function)
+
+    # ---- what passes ask of the program ---------------------------------------------
+
+    def callee_outputs(self, fn, mask) -> tuple:
+        """Which outputs of ``fn`` vary when the arguments in ``mask`` do."""
+        f = self.anf(fn)
+        seen = varied(f, _params(f, mask), self.callee_outputs)
+        return tuple(isinstance(a, Var) and a.name in seen for a in flatten(f.body[-1].value))
+
+    def primal_name(self, fn) -> str:
+        """How generated code calls the original user function ``fn``."""
+        if fn not in self.primal_names:
+            bound = [k for k, v in self.globals.items() if v is fn]
+            if fn.__name__ in bound or bound:
+                self.primal_names[fn] = fn.__name__ if fn.__name__ in bound else sorted(bound)[0]
+            else:
+                name = self.module.fresh(fn.__name__)
+                self.injected[name] = fn
+                self.primal_names[fn] = name
+        return self.primal_names[fn]
+
+    def _spec(self, kind: str, fn, mask, suffixes):
+        key = (kind, fn, mask)
+        if key not in self.specs:
+            base = fn.__name__ if all(mask) else fn.__name__ + "_" + "_".join(_params(self.anf(fn), mask))
+            self.specs[key] = tuple(self.module.fresh(f"{base}_{s}") for s in suffixes)
+            self.queue.append(key)
+        return self.specs[key]
+
+    def forward_callee(self, fn, mask):
+        (name,) = self._spec("forward", fn, mask, ("forward",))
+        return name, self.callee_outputs(fn, mask)
+
+    def forward_sweep(self, fn, mask) -> str:
+        return self._spec("split", fn, mask, ("forward_sweep", "reverse_sweep"))[0]
+
+    def reverse_sweep(self, fn, mask) -> str:
+        return self._spec("split", fn, mask, ("forward_sweep", "reverse_sweep"))[1]
+
+    # ---- building ---------------------------------------------------------------------
+
+    def build(self, entry, mode: str, wrt) -> list:
+        """The generated functions for ``mode`` ("forward" or "reverse"), entry point first."""
+        function = self.anf(entry)
+        mask = tuple(p in wrt for p in function.params)
+        if mode == "forward":
+            key = ("forward", entry, mask)
+            self._spec("forward", entry, mask, ("forward",))
+        else:
+            key = ("fused", entry, mask)
+            if key not in self.specs:
+                self.specs[key] = (self.module.fresh(f"{entry.__name__}_reverse"),)
+        return self.drain([key])
+
+    def drain(self, wanted) -> list:
+        """Build ``wanted`` and every function they call, each once."""
+        built, order = {}, list(wanted)
+        while order:
+            key = order.pop(0)
+            if key in built:
+                continue
+            before = len(self.queue)
+            built[key] = self._generate(key)
+            order.extend(k for k in self.queue[before:] if k not in built)
+            order.extend(k for k in self.calls.get(key, ()) if k not in built)
+        return [d for key in built for d in built[key]]
+
+    def _generate(self, key) -> list:
+        if key in self.generated:
+            return self.generated[key]
+        kind, fn, mask = key
+        names = self.specs[key]
+        namer = self.namers[fn].child(also=(self.module_names,), report=self.local_names)
+        params = _params(self.anf(fn), mask)
+        before = len(self.queue)
+        if kind == "forward":
+            defs = [forward.forward(self.anf(fn), names[0], params, self, namer)]
+        elif kind == "fused":
+            defs = [reverse.fused(self.dupform(fn), names[0], params, self, namer)]
+        else:
+            defs = reverse.split(self.dupform(fn), names, params, self, namer)
+        self.generated[key] = defs
+        self.calls[key] = self.queue[before:]
+        return defs
+
+    # ---- printing ---------------------------------------------------------------------
+
+    def stage(self, entry, stage: str, wrt) -> str:
+        """One stage as Python source that runs (ANF and dup return the primal's value)."""
+        if stage not in STAGES:
+            raise ValueError(f"stage must be one of {', '.join(STAGES)}, not {stage!r}")
+        if stage in ("forward", "reverse"):
+            return emit.render_module(self.build(entry, stage, wrt), self.ns)
+        self.anf(entry)
+        order = [entry] + [f for f in self.anf_cache if f is not entry]
+        if stage == "anf":
+            defs = [to_def(self.anf(f), f.__name__, self.primal_name) for f in order]
+            return emit.render_module(defs, self.ns)
+        helper = self.module.fresh("dup") if not hasattr(self, "_dup_helper") else self._dup_helper
+        self._dup_helper = helper
+        defs = [to_def(self.dupform(f), f.__name__, self.primal_name, {"dup": helper}) for f in order]
+        header = [f"def {helper}(x):\n    return x, x\n\n"]
+        return emit.render_module(defs, self.ns, header)
+
+
+def _params(function, mask) -> tuple:
+    return tuple(p for p, on in zip(function.params, mask, strict=True) if on)
+
+
+def primal_source(fn) -> str:
+    """A user function's own source, dedented and without decorators."""
+    text = textwrap.dedent(inspect.getsource(fn))
+    tree = ast.parse(text)
+    node = tree.body[0]
+    start = node.lineno if not node.decorator_list else node.decorator_list[0].lineno
+    lines = text.splitlines(True)
+    first_def = next(i for i, line in enumerate(lines) if line.lstrip().startswith("def "))
+    return "".join(lines[first_def:]) if start else text
+
+
+__all__ = ["Program", "STAGES", "UnsupportedSyntaxError", "primal_source"]

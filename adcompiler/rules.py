@@ -1,0 +1,157 @@
+"""Derivative rules: one table, one line per primitive, so a reader sees the math.
+
+``PARTIALS[prim]`` has one slot per argument: a function of the primal
+arguments and the output ``z`` giving the partial derivative, or ``None`` where
+it is zero.  Both modes use it: forward mode sums ``partial * tangent`` over the
+active arguments; reverse mode sends ``cotangent * partial`` to each one.
+``FORWARD``/``REVERSE`` hold the few primitives better written another way
+(selections such as ``max``).  A key ``prim/n`` is the rule for ``n`` arguments.
+
+Conventions at non-differentiable points: ``abs'(0) = 0``; ``max``/``min``
+send the whole derivative to the argument Python returns (the first one on a
+tie); ``floor``, ``ceil``, ``trunc``, ``round``, ``int``, ``//`` and
+comparisons have derivative zero; ``d/dy x**y = x**y log x`` is taken as 0 at
+``x == 0``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+from .expr import Expr, Num, fn, gt, lt, ne, sum_exprs, where
+
+ONE = Num(1)
+MINUS_ONE = Num(-1)
+
+cos, sin, tan = fn("math.cos"), fn("math.sin"), fn("math.tan")
+cosh, sinh, tanh = fn("math.cosh"), fn("math.sinh"), fn("math.tanh")
+exp, log, sqrt = fn("math.exp"), fn("math.log"), fn("math.sqrt")
+SQRT_PI_HALF = Num(2 / math.sqrt(math.pi))  # d/dx erf(x) = 2/sqrt(pi) exp(-x^2)
+LN2 = Num(math.log(2.0))
+LN10 = Num(math.log(10.0))
+
+
+def _one(*_):
+    return ONE
+
+
+def _minus_one(*_):
+    return MINUS_ONE
+
+
+def _sign(x):
+    """sign(x), 0 at 0, NaN at NaN: the derivative of abs."""
+    return where(gt(x, 0), 1.0, where(lt(x, 0), -1.0, x * 0.0))
+
+
+def _pow_base(x, y, z):
+    return y * x ** (y - 1)
+
+
+def _pow_exponent(x, y, z):
+    return where(ne(x, 0), z * log(x), 0.0)
+
+
+PARTIALS = {
+    "add": (_one, _one),
+    "sub": (_one, _minus_one),
+    "neg": (_minus_one,),
+    "pos": (_one,),
+    "float": (_one,),
+    "mul": (lambda x, y, z: y, lambda x, y, z: x),
+    "truediv": (lambda x, y, z: 1 / y, lambda x, y, z: -(z / y)),
+    "floordiv": (None, None),
+    "mod": (_one, lambda x, y, z: -(x // y)),
+    "pow": (_pow_base, _pow_exponent),
+    "math.pow": (_pow_base, _pow_exponent),
+    "abs": (lambda x, z: _sign(x),),
+    "math.fabs": (lambda x, z: _sign(x),),
+    "math.sin": (lambda x, z: cos(x),),
+    "math.cos": (lambda x, z: -sin(x),),
+    "math.tan": (lambda x, z: 1 + z * z,),
+    "math.asin": (lambda x, z: 1 / sqrt(1 - x * x),),
+    "math.acos": (lambda x, z: -1 / sqrt(1 - x * x),),
+    "math.atan": (lambda x, z: 1 / (1 + x * x),),
+    "math.atan2": (lambda y, x, z: x / (x * x + y * y), lambda y, x, z: -y / (x * x + y * y)),
+    "math.sinh": (lambda x, z: cosh(x),),
+    "math.cosh": (lambda x, z: sinh(x),),
+    "math.tanh": (lambda x, z: 1 - z * z,),
+    "math.asinh": (lambda x, z: 1 / sqrt(x * x + 1),),
+    "math.acosh": (lambda x, z: 1 / sqrt(x * x - 1),),
+    "math.atanh": (lambda x, z: 1 / (1 - x * x),),
+    "math.exp": (lambda x, z: z,),
+    "math.expm1": (lambda x, z: z + 1,),
+    "math.log": (lambda x, z: 1 / x,),
+    "math.log/2": (lambda x, b, z: 1 / (x * log(b)), lambda x, b, z: -(z / (b * log(b)))),
+    "math.log1p": (lambda x, z: 1 / (1 + x),),
+    "math.log2": (lambda x, z: 1 / (x * LN2),),
+    "math.log10": (lambda x, z: 1 / (x * LN10),),
+    "math.sqrt": (lambda x, z: 0.5 / z,),
+    "math.hypot": (lambda x, y, z: x / z, lambda x, y, z: y / z),
+    "math.erf": (lambda x, z: SQRT_PI_HALF * exp(-(x * x)),),
+    "math.erfc": (lambda x, z: -SQRT_PI_HALF * exp(-(x * x)),),
+    "math.floor": (None,),
+    "math.ceil": (None,),
+    "math.trunc": (None,),
+    "round": (None,),
+    "round/2": (None, None),
+    "int": (None,),
+}
+
+# Selections: the derivative follows the argument Python's max/min return.
+FORWARD = {
+    "max": lambda a, b, z, da, db: where(gt(b, a), db or 0.0, da or 0.0),
+    "min": lambda a, b, z, da, db: where(lt(b, a), db or 0.0, da or 0.0),
+}
+REVERSE = {
+    "max": lambda a, b, z, g: (where(gt(b, a), 0.0, g), where(gt(b, a), g, 0.0)),
+    "min": lambda a, b, z, g: (where(lt(b, a), 0.0, g), where(lt(b, a), g, 0.0)),
+}
+
+# Python objects the user may call, and the primitive each one is.
+PRIMS = {getattr(math, name[5:]): name for name in PARTIALS if name.startswith("math.") and "/" not in name}
+PRIMS.update({builtins.abs: "abs", builtins.pow: "pow", builtins.round: "round", builtins.int: "int", builtins.float: "float", builtins.max: "max", builtins.min: "min"})
+CONSTANTS = {"math.pi": math.pi, "math.e": math.e, "math.tau": math.tau, "math.inf": math.inf}
+
+
+def key(prim: str, nargs: int) -> str:
+    """The table key for ``prim`` applied to ``nargs`` arguments."""
+    specific = f"{prim}/{nargs}"
+    return specific if specific in PARTIALS else prim
+
+
+def has_rule(prim: str, nargs: int) -> bool:
+    return key(prim, nargs) in PARTIALS or prim in FORWARD
+
+
+def differentiable_slots(prim: str, nargs: int) -> tuple:
+    """For each argument, whether the output can depend on it differentiably."""
+    if prim in FORWARD:
+        return (True,) * nargs
+    return tuple(p is not None for p in PARTIALS[key(prim, nargs)])
+
+
+def jvp(prim: str, args: list, out: Expr, tangents: list) -> Expr | None:
+    """The output tangent, given argument tangents (``None`` = zero)."""
+    if prim in FORWARD:
+        return FORWARD[prim](*args, out, *tangents)
+    partials = PARTIALS[key(prim, len(args))]
+    return sum_exprs(
+        _scale(partial(*args, out), t) for partial, t in zip(partials, tangents, strict=True) if partial is not None and t is not None
+    )
+
+
+def vjp(prim: str, args: list, out: Expr, g: Expr, active: list) -> list:
+    """The cotangent of each argument (``None`` = zero or not wanted)."""
+    if prim in REVERSE:
+        return [c if a else None for c, a in zip(REVERSE[prim](*args, out, g), active, strict=True)]
+    partials = PARTIALS[key(prim, len(args))]
+    return [
+        _scale(partial(*args, out), g) if partial is not None and a else None for partial, a in zip(partials, active, strict=True)
+    ]
+
+
+def _scale(partial: Expr, t: Expr) -> Expr:
+    """``partial * t`` written the way a person would (``t / y`` for ``(1 / y) * t``)."""
+    return partial * t
