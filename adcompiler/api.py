@@ -36,7 +36,6 @@ class Differentiable:
         unknown = [w for w in self.wrt if w not in self.params]
         if unknown:
             raise ValueError(f"wrt names {unknown} are not parameters of {fn.__name__}{self.signature}")
-        self.wrt = tuple(p for p in self.params if p in self.wrt)
         self._positions = tuple(self.params.index(w) for w in self.wrt)
         self._program = None
         self._compiled: dict = {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 
 from . import expr as E
-from .ir import Assign, AugAssign, Def, Raise, Ret
+from .ir import Assign, AugAssign, Comment, Def, Raise, Ret
 from .names import Namespace
 
 _BINOPS = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "//": ast.FloorDiv, "%": ast.Mod, "**": ast.Pow, "@": ast.MatMult}
@@ -89,6 +89,10 @@ def render_def(d: Def, ns: Namespace | None) -> str:
     last = None
     lines = d.source.lines if d.source is not None else {}
     for s in d.body:
+        if isinstance(s, Comment):
+            out.append(f"    # {s.text}")
+            last = None
+            continue
         line = getattr(s, "line", 0)
         if line and line != last and line in lines:
             out.append(f"    # line {line}: {lines[line].strip()}")

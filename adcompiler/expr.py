@@ -232,11 +232,20 @@ def fn(func: str):
 
 
 def where(test: Expr, body, orelse) -> Expr:
+    """``body if test else orelse``; a literal test picks its branch now."""
+    if isinstance(test, Num) and test.text is None and isinstance(test.value, bool):
+        return lift(body) if test.value else lift(orelse)
     return IfExp(test, lift(body), lift(orelse))
 
 
+_COMPARE = {"<": lambda a, b: a < b, ">": lambda a, b: a > b, "!=": lambda a, b: a != b, "==": lambda a, b: a == b}
+
+
 def compare(op: str, a, b) -> Expr:
-    return Compare(op, lift(a), lift(b))
+    a, b = lift(a), lift(b)
+    if _literal(a) and _literal(b) and op in _COMPARE:
+        return Num(_COMPARE[op](a.value, b.value))
+    return Compare(op, a, b)
 
 
 def gt(a, b) -> Expr:

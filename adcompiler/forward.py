@@ -25,10 +25,9 @@ def forward(fn: Function, name: str, active_params: tuple, program, namer: Namer
     act = active(fn, active_params, program.callee_outputs)
     tangent: dict = {}
     tangent_params = []
-    for p in fn.params:
-        if p in active_params:
-            tangent_params.append(namer.fresh("d" + p))
-            tangent[p] = E.Name(tangent_params[-1])
+    for p in active_params:
+        tangent_params.append(namer.fresh("d" + p))
+        tangent[p] = E.Name(tangent_params[-1])
     body = []
     for stmt in fn.body[:-1]:
         primal = prim_expr(stmt, program.primal_name)

@@ -101,6 +101,13 @@ class Ret:
 
 
 @dataclass(frozen=True)
+class Comment:
+    """A comment line between generated statements (a section heading)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class Raise:
     """``raise <call>``: argument checks at generated entry points."""
 

@@ -109,9 +109,10 @@ class Program:
         return self.primal_names[fn]
 
     def _spec(self, kind: str, fn, mask, suffixes):
-        key = (kind, fn, mask)
+        """Name (and schedule) a derivative of ``fn``; ``mask`` says which parameters are active."""
+        key = (kind, fn, _params(self.anf(fn), mask))
         if key not in self.specs:
-            base = fn.__name__ if all(mask) else fn.__name__ + "_" + "_".join(_params(self.anf(fn), mask))
+            base = fn.__name__ if all(mask) else fn.__name__ + "_" + "_".join(key[2])
             self.specs[key] = tuple(self.module.fresh(f"{base}_{s}") for s in suffixes)
             self.queue.append(key)
         return self.specs[key]
@@ -131,13 +132,12 @@ class Program:
     def build(self, entry, mode: str, wrt) -> list:
         """The generated functions for ``mode`` ("forward" or "reverse"), entry point first."""
         function = self.anf(entry)
-        mask = tuple(p in wrt for p in function.params)
-        if mode == "forward":
-            key = ("forward", entry, mask)
-            self._spec("forward", entry, mask, ("forward",))
-        else:
-            key = ("fused", entry, mask)
-            if key not in self.specs:
+        wrt = tuple(wrt)
+        key = ("forward" if mode == "forward" else "fused", entry, wrt)
+        if key not in self.specs:
+            if mode == "forward":
+                self.specs[key] = (self.module.fresh(f"{entry.__name__}_forward"),)
+            else:
                 self.specs[key] = (self.module.fresh(f"{entry.__name__}_reverse"),)
         return self.drain([key])
 
@@ -157,10 +157,9 @@ class Program:
     def _generate(self, key) -> list:
         if key in self.generated:
             return self.generated[key]
-        kind, fn, mask = key
+        kind, fn, params = key
         names = self.specs[key]
         namer = self.namers[fn].child(also=(self.module_names,), report=self.local_names)
-        params = _params(self.anf(fn), mask)
         before = len(self.queue)
         if kind == "forward":
             defs = [forward.forward(self.anf(fn), names[0], params, self, namer)]

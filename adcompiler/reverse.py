@@ -21,7 +21,7 @@ from . import expr as E
 from . import rules
 from .activity import active
 from .dup import DUP
-from .ir import Assign, Def, Eq, Function, Ret, Var, atom, flatten, prim_expr, rebuild
+from .ir import Assign, Comment, Def, Eq, Function, Ret, Var, atom, flatten, prim_expr, rebuild
 from .names import Namer
 
 
@@ -94,7 +94,7 @@ def sweeps(fn: Function, active_params: tuple, program, namer: Namer) -> Sweeps:
             for a, c in zip(stmt.ins, rules.vjp(stmt.prim, args, E.Name(stmt.outs[0].name), gs[0], list(mask)), strict=True):
                 if c is not None:
                     define(a, c, stmt.line)
-    cotangents = [adj.get(p, E.Num(0.0)) for p in fn.params if p in active_params]
+    cotangents = [adj.get(p, E.Num(0.0)) for p in active_params]
     defined = {t for s in adjoint for t in _names(s.targets)} | {ct}
     residuals = _free_names(adjoint + [Ret(E.Tuple(tuple(cotangents)))], defined)
     return Sweeps(primal, adjoint, ref_value(ret.value, ref), cotangents, ct, residuals)
@@ -110,7 +110,8 @@ def fused(fn: Function, name: str, active_params: tuple, program, namer: Namer) 
     """``name(*params, ct=1.0) -> (value, cotangents)``: both sweeps in one function."""
     s = sweeps(fn, active_params, program, namer)
     ones = _ones(program.shape_of(fn))
-    body = s.primal + s.adjoint + [Ret(E.Tuple((s.value, E.Tuple(tuple(s.cotangents)))), fn.body[-1].line)]
+    heading = [Comment("adjoints, last line first")] if s.adjoint else []
+    body = s.primal + heading + s.adjoint + [Ret(E.Tuple((s.value, E.Tuple(tuple(s.cotangents)))))]
     return Def(name, fn.params + (s.ct,), tuple(atom(d) for d in fn.defaults) + (ones,), tuple(body), f"Reverse mode of {fn.name}: (value, cotangents).", fn.source)
 
 
