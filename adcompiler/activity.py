@@ -26,10 +26,17 @@ def varied(fn: Function, active_params, callee_outputs) -> set:
     for stmt in fn.body:
         if not isinstance(stmt, Eq):
             continue
-        mask = tuple(isinstance(a, Var) and a.name in seen and s for a, s in zip(stmt.ins, slots(stmt), strict=True))
+        mask = tuple(
+            isinstance(a, Var) and a.name in seen and s
+            for a, s in zip(stmt.ins, slots(stmt), strict=True)
+        )
         if not any(mask):
             continue
-        outs = callee_outputs(stmt.param, mask) if stmt.prim == "call" else (True,) * len(stmt.outs)
+        outs = (
+            callee_outputs(stmt.param, mask)
+            if stmt.prim == "call"
+            else (True,) * len(stmt.outs)
+        )
         seen.update(v.name for v, on in zip(stmt.outs, outs, strict=True) if on)
     return seen
 
@@ -39,7 +46,11 @@ def useful(fn: Function) -> set:
     needed = {a.name for a in flatten(fn.body[-1].value) if isinstance(a, Var)}
     for stmt in reversed(fn.body[:-1]):
         if any(v.name in needed for v in stmt.outs):
-            needed.update(a.name for a, s in zip(stmt.ins, slots(stmt), strict=True) if isinstance(a, Var) and s)
+            needed.update(
+                a.name
+                for a, s in zip(stmt.ins, slots(stmt), strict=True)
+                if isinstance(a, Var) and s
+            )
     return needed
 
 

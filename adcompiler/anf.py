@@ -46,37 +46,66 @@ class _Lowering:
             self.env[p] = Var(p)
             self.defined.add(p)
         defaults = tuple(Const(v) for v in (self.parsed.obj.__defaults__ or ()))
-        statements = [s for s in fdef.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        statements = [
+            s
+            for s in fdef.body
+            if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+        ]
         for i, stmt in enumerate(statements):
             self.line = stmt.lineno
             if isinstance(stmt, ast.Return):
                 if i != len(statements) - 1:
-                    raise self.parsed.error(statements[i + 1], "code after return", "remove the unreachable lines")
+                    raise self.parsed.error(
+                        statements[i + 1],
+                        "code after return",
+                        "remove the unreachable lines",
+                    )
                 if stmt.value is None:
                     break
                 self.body.append(Return(self.expr(stmt.value), stmt.lineno))
-                return Function(fdef.name, params, defaults, tuple(self.body), self.parsed.source)
+                return Function(
+                    fdef.name, params, defaults, tuple(self.body), self.parsed.source
+                )
             self.statement(stmt)
-        raise self.parsed.error(fdef, f"the function {fdef.name} without a return value", "end it with return <value>")
+        raise self.parsed.error(
+            fdef,
+            f"the function {fdef.name} without a return value",
+            "end it with return <value>",
+        )
 
     def statement(self, stmt) -> None:
         if isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 if not isinstance(target, (ast.Name, ast.Tuple)):
-                    raise self.parsed.error(target, "assignment to this target", "assign to a plain name or a tuple of names")
+                    raise self.parsed.error(
+                        target,
+                        "assignment to this target",
+                        "assign to a plain name or a tuple of names",
+                    )
             value = self.expr(stmt.value, hint=_hint(stmt.targets[-1]))
             for target in stmt.targets:
                 self.bind(target, value)
         elif isinstance(stmt, ast.AugAssign):
             if not isinstance(stmt.target, ast.Name):
-                raise self.parsed.error(stmt.target, "augmented assignment to this target", "use a plain name: x += y")
+                raise self.parsed.error(
+                    stmt.target,
+                    "augmented assignment to this target",
+                    "use a plain name: x += y",
+                )
             current = self.name(stmt.target)
             right = self.expr(stmt.value)
-            self.bind(stmt.target, self.apply(BINOPS[type(stmt.op)], [current, right], stmt.target.id))
+            self.bind(
+                stmt.target,
+                self.apply(BINOPS[type(stmt.op)], [current, right], stmt.target.id),
+            )
         elif isinstance(stmt, ast.Pass):
             pass
         else:
-            raise self.parsed.error(stmt, f"the statement {type(stmt).__name__}", "use assignments and return")
+            raise self.parsed.error(
+                stmt,
+                f"the statement {type(stmt).__name__}",
+                "use assignments and return",
+            )
 
     def bind(self, target, value) -> None:
         """Give a user name (or a tuple of names) the value of an atom or symbolic tuple."""
@@ -85,10 +114,16 @@ class _Lowering:
             return
         if not isinstance(value, tuple) or len(value) != len(target.elts):
             size = len(value) if isinstance(value, tuple) else 1
-            raise self.parsed.error(target, f"unpacking {size} value(s) into {len(target.elts)} names", "unpack exactly as many names as there are values")
+            raise self.parsed.error(
+                target,
+                f"unpacking {size} value(s) into {len(target.elts)} names",
+                "unpack exactly as many names as there are values",
+            )
         for elt, item in zip(target.elts, value, strict=True):
             if not isinstance(elt, (ast.Name, ast.Tuple)):
-                raise self.parsed.error(elt, "unpacking into this target", "unpack into plain names")
+                raise self.parsed.error(
+                    elt, "unpacking into this target", "unpack into plain names"
+                )
             self.bind(elt, item)
 
     # ---- expressions ------------------------------------------------------------
@@ -100,13 +135,21 @@ class _Lowering:
         if isinstance(node, ast.Name):
             return self.name(node)
         if isinstance(node, ast.Tuple):
-            return tuple(self.expr(elt, _leaf_hint(hint, i)) for i, elt in enumerate(node.elts))
+            return tuple(
+                self.expr(elt, _leaf_hint(hint, i)) for i, elt in enumerate(node.elts)
+            )
         if isinstance(node, ast.Attribute):
             return self.global_constant(node)
         if isinstance(node, ast.UnaryOp):
             operand = self.expr(node.operand)
-            if isinstance(operand, Const) and isinstance(operand.value, (int, float)) and operand.text is None:
-                return Const(-operand.value if isinstance(node.op, ast.USub) else +operand.value)
+            if (
+                isinstance(operand, Const)
+                and isinstance(operand.value, (int, float))
+                and operand.text is None
+            ):
+                return Const(
+                    -operand.value if isinstance(node.op, ast.USub) else +operand.value
+                )
             return self.apply(UNARYOPS[type(node.op)], [operand], _leaf_hint(hint))
         if isinstance(node, ast.BinOp):
             left = self.expr(node.left)
@@ -114,7 +157,11 @@ class _Lowering:
             return self.apply(BINOPS[type(node.op)], [left, right], _leaf_hint(hint))
         if isinstance(node, ast.Call):
             return self.call(node, hint)
-        raise self.parsed.error(node, f"the expression {type(node).__name__}", "use arithmetic, math functions and calls")
+        raise self.parsed.error(
+            node,
+            f"the expression {type(node).__name__}",
+            "use arithmetic, math functions and calls",
+        )
 
     def name(self, node: ast.Name):
         if node.id in self.env:
@@ -122,15 +169,28 @@ class _Lowering:
         value = self.resolve(node)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return Const(value, node.id)
-        raise self.parsed.error(node, f"the global {node.id!r} ({type(value).__name__})", "use numbers, math functions and functions defined with def")
+        raise self.parsed.error(
+            node,
+            f"the global {node.id!r} ({type(value).__name__})",
+            "use numbers, math functions and functions defined with def",
+        )
 
     def global_constant(self, node: ast.Attribute):
         value = self.resolve(node)
         text = ast.unparse(node)
-        canonical = next((c for c, v in rules.CONSTANTS.items() if v == value or (v != v and value != value)), None)
+        canonical = next(
+            (
+                c
+                for c, v in rules.CONSTANTS.items()
+                if v == value or (v != v and value != value)
+            ),
+            None,
+        )
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return Const(value, canonical or text)
-        raise self.parsed.error(node, f"the attribute {text}", "use numbers and math functions")
+        raise self.parsed.error(
+            node, f"the attribute {text}", "use numbers and math functions"
+        )
 
     def resolve(self, node):
         """The object a global name or dotted module attribute refers to."""
@@ -140,19 +200,35 @@ class _Lowering:
                 return glob[node.id]
             if hasattr(builtins, node.id):
                 return getattr(builtins, node.id)
-            raise self.parsed.error(node, f"the undefined name {node.id!r}", "define it before use")
+            raise self.parsed.error(
+                node, f"the undefined name {node.id!r}", "define it before use"
+            )
         if isinstance(node, ast.Attribute):
             base = self.resolve(node.value)
             if not isinstance(base, types.ModuleType):
-                raise self.parsed.error(node, f"the attribute access {ast.unparse(node)}", "only module attributes such as math.pi or math.sin are supported")
+                raise self.parsed.error(
+                    node,
+                    f"the attribute access {ast.unparse(node)}",
+                    "only module attributes such as math.pi or math.sin are supported",
+                )
             if not hasattr(base, node.attr):
-                raise self.parsed.error(node, f"{ast.unparse(node)} (no such attribute)", "check the spelling")
+                raise self.parsed.error(
+                    node,
+                    f"{ast.unparse(node)} (no such attribute)",
+                    "check the spelling",
+                )
             return getattr(base, node.attr)
-        raise self.parsed.error(node, "calling the result of an expression", "call a named function")
+        raise self.parsed.error(
+            node, "calling the result of an expression", "call a named function"
+        )
 
     def call(self, node: ast.Call, hint):
         if isinstance(node.func, ast.Name) and node.func.id in self.env:
-            raise self.parsed.error(node.func, f"calling the local variable {node.func.id!r}", "call a function defined at module level")
+            raise self.parsed.error(
+                node.func,
+                f"calling the local variable {node.func.id!r}",
+                "call a function defined at module level",
+            )
         target = self.resolve(node.func)
         text = ast.unparse(node.func)
         if isinstance(target, types.FunctionType) and not is_builtin(text, target):
@@ -161,22 +237,38 @@ class _Lowering:
         prim = _prim_of(target)
         if prim is None:
             raise self.parsed.error(
-                node, f"{text}, which has no derivative rule", f"call only math functions, abs/min/max/pow/round/int/float and your own Python functions", MissingRuleError
+                node,
+                f"{text}, which has no derivative rule",
+                f"call only math functions, abs/min/max/pow/round/int/float and your own Python functions",
+                MissingRuleError,
             )
         if node.keywords:
-            raise self.parsed.error(node, f"keyword arguments to {text}", "pass the arguments positionally")
+            raise self.parsed.error(
+                node, f"keyword arguments to {text}", "pass the arguments positionally"
+            )
         args = [self.expr(a) for a in node.args]
         if any(isinstance(a, tuple) for a in args):
             raise self.parsed.error(node, f"a tuple passed to {text}", "pass numbers")
         if prim in ("max", "min"):
             if len(args) < 2:
-                raise self.parsed.error(node, f"{prim} of a single iterable", f"pass two or more numbers: {prim}(a, b)")
+                raise self.parsed.error(
+                    node,
+                    f"{prim} of a single iterable",
+                    f"pass two or more numbers: {prim}(a, b)",
+                )
             result = args[0]
             for i, arg in enumerate(args[1:]):
-                result = self.apply(prim, [result, arg], hint if i == len(args) - 2 else None)
+                result = self.apply(
+                    prim, [result, arg], hint if i == len(args) - 2 else None
+                )
             return result
         if not rules.has_rule(prim, len(args)):
-            raise self.parsed.error(node, f"{text} with {len(args)} arguments", "check the call against the function's documentation", MissingRuleError)
+            raise self.parsed.error(
+                node,
+                f"{text} with {len(args)} arguments",
+                "check the call against the function's documentation",
+                MissingRuleError,
+            )
         return self.apply(prim, args, hint)
 
     def user_call(self, node: ast.Call, target, hint):
@@ -184,16 +276,33 @@ class _Lowering:
         import inspect
 
         try:
-            bound = inspect.signature(target).bind(*node.args, **{k.arg: k.value for k in node.keywords})
+            bound = inspect.signature(target).bind(
+                *node.args, **{k.arg: k.value for k in node.keywords}
+            )
         except TypeError as exc:
-            raise self.parsed.error(node, f"the call {ast.unparse(node)} ({exc})", "pass one argument per parameter") from None
+            raise self.parsed.error(
+                node,
+                f"the call {ast.unparse(node)} ({exc})",
+                "pass one argument per parameter",
+            ) from None
         values = []
-        defaults = dict(zip(target.__code__.co_varnames[: target.__code__.co_argcount][-len(target.__defaults__ or ()) :], target.__defaults__ or ()))
+        defaults = dict(
+            zip(
+                target.__code__.co_varnames[: target.__code__.co_argcount][
+                    -len(target.__defaults__ or ()) :
+                ],
+                target.__defaults__ or (),
+            )
+        )
         for name in inspect.signature(target).parameters:
             if name in bound.arguments:
                 arg = self.expr(bound.arguments[name])
                 if isinstance(arg, tuple):
-                    raise self.parsed.error(node, f"a tuple argument to {target.__name__}", "pass numbers (unpack the tuple first)")
+                    raise self.parsed.error(
+                        node,
+                        f"a tuple argument to {target.__name__}",
+                        "pass numbers (unpack the tuple first)",
+                    )
                 values.append(arg)
             else:
                 values.append(Const(defaults[name]))
@@ -211,7 +320,11 @@ class _Lowering:
         """Emit ``out = prim(*args)`` and return ``out``."""
         for a in args:
             if isinstance(a, tuple):
-                raise self.parsed.error(self.parsed.node, "arithmetic on a tuple", "unpack the tuple into names first")
+                raise self.parsed.error(
+                    self.parsed.node,
+                    "arithmetic on a tuple",
+                    "unpack the tuple into names first",
+                )
         out = self.new_var(hint)
         self.body.append(Eq((out,), prim, tuple(args), self.line))
         return out
@@ -245,8 +358,14 @@ def _shaped_hints(shape, hint) -> list:
     """One name hint per output leaf, taken from a target of the same shape."""
     if shape is None:
         return [hint if isinstance(hint, str) else None]
-    parts = hint if isinstance(hint, tuple) and len(hint) == len(shape) else (None,) * len(shape)
-    return [h for s, part in zip(shape, parts, strict=True) for h in _shaped_hints(s, part)]
+    parts = (
+        hint
+        if isinstance(hint, tuple) and len(hint) == len(shape)
+        else (None,) * len(shape)
+    )
+    return [
+        h for s, part in zip(shape, parts, strict=True) for h in _shaped_hints(s, part)
+    ]
 
 
 def _prim_of(obj):

@@ -35,7 +35,9 @@ class Differentiable:
         self.wrt = tuple(self.params if wrt is None else wrt)
         unknown = [w for w in self.wrt if w not in self.params]
         if unknown:
-            raise ValueError(f"wrt names {unknown} are not parameters of {fn.__name__}{self.signature}")
+            raise ValueError(
+                f"wrt names {unknown} are not parameters of {fn.__name__}{self.signature}"
+            )
         self._positions = tuple(self.params.index(w) for w in self.wrt)
         self._program = None
         self._compiled: dict = {}
@@ -55,22 +57,36 @@ class Differentiable:
         return self._program
 
     def _function(self, mode: str):
-        """The loaded entry function for ``mode``, transforming on first use only."""
+        """The loaded entry function for ``mode``, transforming on first use only.
+
+        The reverse-mode entry points (``vjp``, ``grad``, ``value_and_grad``)
+        are generated and loaded together, once.
+        """
         if mode not in self._compiled:
             program = self.program
-            defs = program.build(self.fn, mode, self.wrt)
+            modes = ("forward",) if mode == "forward" else self._reverse_modes()
+            defs, seen = [], set()
+            for m in modes:
+                built = program.build(self.fn, m, self.wrt)
+                self._compiled[m] = built[0].name
+                defs += [
+                    d for d in built if d.name not in seen and not seen.add(d.name)
+                ]
             source = emit.render_module(defs, program.ns)
             namespace = dict(self.fn.__globals__)
             namespace.update(program.injected)
             load(source, namespace, f"{mode} of {self.fn.__qualname__}")
-            self._compiled[mode] = (namespace[defs[0].name], source)
-        return self._compiled[mode][0]
+            for m in modes:
+                self._compiled[m] = namespace[self._compiled[m]]
+        return self._compiled[mode]
+
+    def _reverse_modes(self) -> tuple:
+        scalar = self.program.shape(self.fn) is None
+        return ("reverse", "grad", "value_and_grad") if scalar else ("reverse",)
 
     def source(self, stage: str = "reverse") -> str:
         """The Python source of one stage: "anf", "dup", "forward" or "reverse"."""
-        if stage in ("forward", "reverse"):
-            self._function(stage)
-            return self._compiled[stage][1]
+        self._function(stage) if stage in ("forward", "reverse") else None
         return self.program.stage(self.fn, stage, self.wrt)
 
     # ---- derivatives ----------------------------------------------------------------
@@ -86,12 +102,20 @@ class Differentiable:
                 )
         return values
 
+    def _require_scalar(self, what: str) -> None:
+        if self.program.shape(self.fn) is not None:
+            raise TypeError(
+                f"{self.fn.__name__}.{what} needs one output; {self.fn.__name__} returns a tuple: use vjp (or jvp) instead"
+            )
+
     def jvp(self, primals, tangents):
         """Forward mode: ``(value, tangent of the output)`` along ``tangents`` (one per wrt parameter)."""
         args = self._bind(tuple(primals))
         tangents = tuple(tangents)
         if len(tangents) != len(self.wrt):
-            raise ValueError(f"{self.fn.__name__}.jvp: expected {len(self.wrt)} tangents (for {', '.join(self.wrt)}), got {len(tangents)}")
+            raise ValueError(
+                f"{self.fn.__name__}.jvp: expected {len(self.wrt)} tangents (for {', '.join(self.wrt)}), got {len(tangents)}"
+            )
         return self._function("forward")(*args, *tangents)
 
     def vjp(self, primals, ct):
@@ -101,9 +125,16 @@ class Differentiable:
 
     def value_and_grad(self, *args, **kwargs):
         """``(value, gradient)`` of a scalar-valued function."""
-        value, cts = self._function("reverse")(*self._bind(args, kwargs), 1.0)
-        return value, cts[0] if len(cts) == 1 else cts
+        self._require_scalar("value_and_grad")
+        self.value_and_grad = self._function(
+            "value_and_grad"
+        )  # later calls skip this wrapper
+        return self.value_and_grad(*args, **kwargs)
 
     def grad(self, *args, **kwargs):
         """The gradient: one value for a single wrt parameter, else a tuple."""
-        return self.value_and_grad(*args, **kwargs)[1]
+        self._require_scalar("grad")
+        self.grad = self._function(
+            "grad"
+        )  # later calls go straight to the generated function
+        return self.grad(*args, **kwargs)

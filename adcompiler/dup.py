@@ -47,11 +47,22 @@ def insert_dups(fn: Function, namer: Namer) -> Function:
         body.extend(dups_for(Var(p)))
     for stmt in fn.body:
         if isinstance(stmt, Eq):
-            new = Eq(stmt.outs, stmt.prim, tuple(rename(a) for a in stmt.ins), stmt.line, stmt.param)
+            new = Eq(
+                stmt.outs,
+                stmt.prim,
+                tuple(rename(a) for a in stmt.ins),
+                stmt.line,
+                stmt.param,
+            )
             body.append(new)
             for out in stmt.outs:
                 for d in dups_for(out):
                     body.append(Eq(d.outs, d.prim, d.ins, stmt.line))
         else:
-            body.append(Return(rebuild(stmt.value, iter(rename(a) for a in flatten(stmt.value))), stmt.line))
+            body.append(
+                Return(
+                    rebuild(stmt.value, iter(rename(a) for a in flatten(stmt.value))),
+                    stmt.line,
+                )
+            )
     return fn.with_body(body)

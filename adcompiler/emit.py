@@ -7,14 +7,33 @@ Canonical global names in expressions (``math.cos``) are spelt through a
 from __future__ import annotations
 
 import ast
+import textwrap
 
 from . import expr as E
 from .ir import Assign, AugAssign, Comment, Def, Raise, Ret
 from .names import Namespace
 
-_BINOPS = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "//": ast.FloorDiv, "%": ast.Mod, "**": ast.Pow, "@": ast.MatMult}
+_BINOPS = {
+    "+": ast.Add,
+    "-": ast.Sub,
+    "*": ast.Mult,
+    "/": ast.Div,
+    "//": ast.FloorDiv,
+    "%": ast.Mod,
+    "**": ast.Pow,
+    "@": ast.MatMult,
+}
 _UNARY = {"-": ast.USub, "+": ast.UAdd, "not": ast.Not}
-_CMPS = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.Eq, "!=": ast.NotEq, "is": ast.Is, "is not": ast.IsNot}
+_CMPS = {
+    "<": ast.Lt,
+    "<=": ast.LtE,
+    ">": ast.Gt,
+    ">=": ast.GtE,
+    "==": ast.Eq,
+    "!=": ast.NotEq,
+    "is": ast.Is,
+    "is not": ast.IsNot,
+}
 _BOOL = {"and": ast.And, "or": ast.Or}
 
 
@@ -25,12 +44,18 @@ def to_ast(e: E.Expr, ns: Namespace | None) -> ast.expr:
         return ast.Name(e.id, ast.Load())
     if isinstance(e, E.Num):
         if e.text is not None:
-            return ast.parse(ns.render(e.text) if ns else e.text, mode="eval").body
+            return _dotted(ns.render(e.text) if ns else e.text)
         if isinstance(e.value, float) and e.value != e.value:
             return ast.parse("float('nan')", mode="eval").body
         if isinstance(e.value, float) and abs(e.value) == float("inf"):
-            return ast.parse("float('inf')" if e.value > 0 else "-float('inf')", mode="eval").body
-        if isinstance(e.value, (int, float)) and not isinstance(e.value, bool) and e.value < 0:
+            return ast.parse(
+                "float('inf')" if e.value > 0 else "-float('inf')", mode="eval"
+            ).body
+        if (
+            isinstance(e.value, (int, float))
+            and not isinstance(e.value, bool)
+            and e.value < 0
+        ):
             return ast.UnaryOp(ast.USub(), ast.Constant(-e.value))
         return ast.Constant(e.value)
     if isinstance(e, E.BinOp):
@@ -42,10 +67,14 @@ def to_ast(e: E.Expr, ns: Namespace | None) -> ast.expr:
     if isinstance(e, E.BoolOp):
         return ast.BoolOp(_BOOL[e.op](), [r(v) for v in e.values])
     if isinstance(e, E.Call):
-        func = ast.parse(ns.render(e.func) if ns else e.func, mode="eval").body
-        return ast.Call(func, [r(a) for a in e.args], [ast.keyword(k, r(v)) for k, v in e.keywords])
+        func = _dotted(ns.render(e.func) if ns else e.func)
+        return ast.Call(
+            func, [r(a) for a in e.args], [ast.keyword(k, r(v)) for k, v in e.keywords]
+        )
     if isinstance(e, E.Method):
-        return ast.Call(ast.Attribute(r(e.obj), e.name, ast.Load()), [r(a) for a in e.args], [])
+        return ast.Call(
+            ast.Attribute(r(e.obj), e.name, ast.Load()), [r(a) for a in e.args], []
+        )
     if isinstance(e, E.Subscript):
         return ast.Subscript(r(e.value), r(e.index), ast.Load())
     if isinstance(e, E.Tuple):
@@ -55,6 +84,15 @@ def to_ast(e: E.Expr, ns: Namespace | None) -> ast.expr:
     if isinstance(e, E.IfExp):
         return ast.IfExp(r(e.test), r(e.body), r(e.orelse))
     raise TypeError(f"cannot emit {e!r}")
+
+
+def _dotted(name: str) -> ast.expr:
+    """``a.b.c`` as an ``ast`` attribute chain."""
+    head, *rest = name.split(".")
+    node = ast.Name(head, ast.Load())
+    for attr in rest:
+        node = ast.Attribute(node, attr, ast.Load())
+    return node
 
 
 def _target(t) -> ast.expr:
@@ -68,12 +106,18 @@ def statement(s, ns: Namespace | None) -> ast.stmt:
         target = _target(s.targets[0]) if len(s.targets) == 1 else _target(s.targets)
         return ast.Assign([target], to_ast(s.value, ns), lineno=0)
     if isinstance(s, AugAssign):
-        return ast.AugAssign(ast.Name(s.target, ast.Store()), _BINOPS[s.op](), to_ast(s.value, ns))
+        return ast.AugAssign(
+            ast.Name(s.target, ast.Store()), _BINOPS[s.op](), to_ast(s.value, ns)
+        )
     if isinstance(s, Ret):
         return ast.Return(to_ast(s.value, ns))
     if isinstance(s, Raise):
         raise_stmt = ast.Raise(to_ast(s.value, ns), None)
-        return ast.If(to_ast(s.test, ns), [raise_stmt], []) if s.test is not None else raise_stmt
+        return (
+            ast.If(to_ast(s.test, ns), [raise_stmt], [])
+            if s.test is not None
+            else raise_stmt
+        )
     raise TypeError(f"cannot emit {s!r}")
 
 
@@ -82,7 +126,9 @@ def render_def(d: Def, ns: Namespace | None) -> str:
     params = list(d.params)
     defaults = [ast.unparse(to_ast(x, ns)) for x in d.defaults]
     offset = len(params) - len(defaults)
-    sig = ", ".join(p if i < offset else f"{p}={defaults[i - offset]}" for i, p in enumerate(params))
+    sig = ", ".join(
+        p if i < offset else f"{p}={defaults[i - offset]}" for i, p in enumerate(params)
+    )
     out = [f"def {d.name}({sig}):"]
     if d.doc:
         out.append(f"    {d.doc!r}" if '"' in d.doc else f'    """{d.doc}"""')
@@ -97,7 +143,11 @@ def render_def(d: Def, ns: Namespace | None) -> str:
         if line and line != last and line in lines:
             out.append(f"    # line {line}: {lines[line].strip()}")
             last = line
-        out.append("    " + ast.unparse(ast.fix_missing_locations(statement(s, ns))))
+        out.append(
+            textwrap.indent(
+                ast.unparse(ast.fix_missing_locations(statement(s, ns))), "    "
+            )
+        )
     return "\n".join(out) + "\n"
 
 
@@ -106,7 +156,10 @@ def render_module(defs: list, ns: Namespace | None, header: list = ()) -> str:
     body = "\n\n".join(render_def(d, ns) for d in defs)
     parts = list(header)
     if ns is not None:
-        parts.extend(f"import {m}" if alias == m else f"import {m} as {alias}" for m, alias in ns.imports.items())
+        parts.extend(
+            f"import {m}" if alias == m else f"import {m} as {alias}"
+            for m, alias in ns.imports.items()
+        )
     return format_source("\n".join(parts) + ("\n\n\n" if parts else "") + body)
 
 

@@ -10,10 +10,20 @@ class UnsupportedSyntaxError(SyntaxError):
     the message says what the construct is and what to write instead.
     """
 
-    def __init__(self, construct: str, remedy: str, filename: str, lineno: int, col: int, text: str | None = None):
+    def __init__(
+        self,
+        construct: str,
+        remedy: str,
+        filename: str,
+        lineno: int,
+        col: int,
+        text: str | None = None,
+    ):
         self.construct = construct
         self.remedy = remedy
-        message = f"{filename}:{lineno}:{col + 1}: {construct} is not supported; {remedy}"
+        message = (
+            f"{filename}:{lineno}:{col + 1}: {construct} is not supported; {remedy}"
+        )
         super().__init__(message, (filename, lineno, col + 1, text))
 
 
@@ -21,7 +31,14 @@ class MissingRuleError(UnsupportedSyntaxError):
     """A call to a function that has neither a derivative rule nor Python source."""
 
 
-def located(node, filename: str, lines: dict[int, str], construct: str, remedy: str, cls=UnsupportedSyntaxError):
+def located(
+    node,
+    filename: str,
+    lines: dict[int, str],
+    construct: str,
+    remedy: str,
+    cls=UnsupportedSyntaxError,
+):
     """Build a located error for an `ast` node whose line numbers are file-absolute."""
     lineno = getattr(node, "lineno", 0)
     col = getattr(node, "col_offset", 0)

@@ -147,7 +147,12 @@ def lift(value) -> Expr:
 
 
 def _literal(e: Expr) -> bool:
-    return isinstance(e, Num) and e.text is None and isinstance(e.value, (int, float)) and not isinstance(e.value, bool)
+    return (
+        isinstance(e, Num)
+        and e.text is None
+        and isinstance(e.value, (int, float))
+        and not isinstance(e.value, bool)
+    )
 
 
 def _one(e: Expr) -> bool:
@@ -223,7 +228,11 @@ def neg(a: Expr) -> Expr:
 
 
 def call(func: str, *args, **keywords) -> Expr:
-    return Call(func, tuple(lift(a) for a in args), tuple((k, lift(v)) for k, v in keywords.items()))
+    return Call(
+        func,
+        tuple(lift(a) for a in args),
+        tuple((k, lift(v)) for k, v in keywords.items()),
+    )
 
 
 def fn(func: str):
@@ -238,7 +247,12 @@ def where(test: Expr, body, orelse) -> Expr:
     return IfExp(test, lift(body), lift(orelse))
 
 
-_COMPARE = {"<": lambda a, b: a < b, ">": lambda a, b: a > b, "!=": lambda a, b: a != b, "==": lambda a, b: a == b}
+_COMPARE = {
+    "<": lambda a, b: a < b,
+    ">": lambda a, b: a > b,
+    "!=": lambda a, b: a != b,
+    "==": lambda a, b: a == b,
+}
 
 
 def compare(op: str, a, b) -> Expr:

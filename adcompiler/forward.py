@@ -16,7 +16,9 @@ from .ir import Assign, Def, Eq, Function, Ret, Var, atom, flatten, prim_expr, r
 from .names import Namer
 
 
-def forward(fn: Function, name: str, active_params: tuple, program, namer: Namer) -> Def:
+def forward(
+    fn: Function, name: str, active_params: tuple, program, namer: Namer
+) -> Def:
     """The tangent program of ``fn`` for the given active parameters.
 
     Its signature is the parameters, then one tangent per active parameter; it
@@ -40,7 +42,9 @@ def forward(fn: Function, name: str, active_params: tuple, program, namer: Namer
             body.extend(_call(stmt, ins_t, program, namer, tangent))
             continue
         body.append(Assign((stmt.outs[0].name,), primal, stmt.line))
-        t = rules.jvp(stmt.prim, [atom(a) for a in stmt.ins], E.Name(stmt.outs[0].name), ins_t)
+        t = rules.jvp(
+            stmt.prim, [atom(a) for a in stmt.ins], E.Name(stmt.outs[0].name), ins_t
+        )
         if t is None:
             continue
         if isinstance(t, E.Name):
@@ -50,9 +54,18 @@ def forward(fn: Function, name: str, active_params: tuple, program, namer: Namer
             body.append(Assign((dname,), t, stmt.line))
             tangent[stmt.outs[0].name] = E.Name(dname)
     ret = fn.body[-1]
-    out_tangent = rebuild(ret.value, iter(_tangent_of(a, tangent) for a in flatten(ret.value)))
+    out_tangent = rebuild(
+        ret.value, iter(_tangent_of(a, tangent) for a in flatten(ret.value))
+    )
     body.append(Ret(E.Tuple((atom(ret.value), _tuple_expr(out_tangent))), ret.line))
-    return Def(name, fn.params + tuple(tangent_params), (), tuple(body), f"Forward mode of {fn.name}: (value, tangent).", fn.source)
+    return Def(
+        name,
+        fn.params + tuple(tangent_params),
+        (),
+        tuple(body),
+        f"Forward mode of {fn.name}: (value, tangent).",
+        fn.source,
+    )
 
 
 def _call(stmt: Eq, ins_t: list, program, namer: Namer, tangent: dict) -> list:
@@ -65,7 +78,10 @@ def _call(stmt: Eq, ins_t: list, program, namer: Namer, tangent: dict) -> list:
             tangent[v.name] = E.Name(namer.fresh("d" + v.name))
         dnames.append(tangent[v.name].id if on else program.discard)
     shape = program.shape(stmt.param)
-    targets = (rebuild(shape, iter(v.name for v in stmt.outs)), rebuild(shape, iter(dnames)))
+    targets = (
+        rebuild(shape, iter(v.name for v in stmt.outs)),
+        rebuild(shape, iter(dnames)),
+    )
     args = tuple(atom(a) for a in stmt.ins) + tuple(t for t in ins_t if t is not None)
     return [Assign(targets, E.Call(callee, args), stmt.line)]
 

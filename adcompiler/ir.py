@@ -127,7 +127,16 @@ class Def:
 
 # ---- printing the input side as Python -------------------------------------------
 
-BINARY = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**", "matmul": "@"}
+BINARY = {
+    "add": "+",
+    "sub": "-",
+    "mul": "*",
+    "truediv": "/",
+    "floordiv": "//",
+    "mod": "%",
+    "pow": "**",
+    "matmul": "@",
+}
 UNARY = {"neg": "-", "pos": "+"}
 
 
@@ -165,10 +174,22 @@ def to_def(fn: Function, name: str, callee_name=None, rename=None) -> Def:
     body = []
     for stmt in fn.body:
         if isinstance(stmt, Eq):
-            body.append(Assign(tuple(v.name for v in stmt.outs), prim_expr(stmt, callee_name, rename), stmt.line))
+            body.append(
+                Assign(
+                    tuple(v.name for v in stmt.outs),
+                    prim_expr(stmt, callee_name, rename),
+                    stmt.line,
+                )
+            )
         else:
             body.append(Ret(atom(stmt.value), stmt.line))
-    return Def(name, fn.params, tuple(atom(d) for d in fn.defaults), tuple(body), source=fn.source)
+    return Def(
+        name,
+        fn.params,
+        tuple(atom(d) for d in fn.defaults),
+        tuple(body),
+        source=fn.source,
+    )
 
 
 def uses(stmt) -> list:

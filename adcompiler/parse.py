@@ -22,19 +22,40 @@ from .ir import Source
 
 # Constructs outside the subset: node type -> (what it is, what to write instead).
 UNSUPPORTED = {
-    ast.ClassDef: ("a class definition", "define classes outside the differentiated function and pass plain floats in"),
-    ast.Try: ("try/except", "check the condition with if/else before the operation instead of catching errors"),
-    ast.With: ("a with statement", "move the context manager outside the differentiated function"),
+    ast.ClassDef: (
+        "a class definition",
+        "define classes outside the differentiated function and pass plain floats in",
+    ),
+    ast.Try: (
+        "try/except",
+        "check the condition with if/else before the operation instead of catching errors",
+    ),
+    ast.With: (
+        "a with statement",
+        "move the context manager outside the differentiated function",
+    ),
     ast.AsyncFunctionDef: ("an async function", "write a plain (synchronous) function"),
     ast.AsyncFor: ("async for", "write a plain for loop"),
     ast.AsyncWith: ("async with", "move it outside the differentiated function"),
     ast.Await: ("await", "write a plain (synchronous) function"),
     ast.Yield: ("yield (a generator)", "build and return a list instead"),
     ast.YieldFrom: ("yield from (a generator)", "build and return a list instead"),
-    ast.Global: ("a global statement", "pass the value in as a parameter and return the new value"),
-    ast.Nonlocal: ("a nonlocal statement", "pass the value in as a parameter and return the new value"),
-    ast.Lambda: ("a lambda", "define a named function with def at module level and call it"),
-    ast.FunctionDef: ("a nested function definition", "define the helper at module level and call it"),
+    ast.Global: (
+        "a global statement",
+        "pass the value in as a parameter and return the new value",
+    ),
+    ast.Nonlocal: (
+        "a nonlocal statement",
+        "pass the value in as a parameter and return the new value",
+    ),
+    ast.Lambda: (
+        "a lambda",
+        "define a named function with def at module level and call it",
+    ),
+    ast.FunctionDef: (
+        "a nested function definition",
+        "define the helper at module level and call it",
+    ),
     ast.NamedExpr: ("an assignment expression (:=)", "assign on its own line first"),
     ast.Delete: ("del", "leave the variable in place or reassign it"),
     ast.Dict: ("a dict", "use separate variables, a tuple or a list"),
@@ -42,28 +63,69 @@ UNSUPPORTED = {
     ast.SetComp: ("a set comprehension", "use a list"),
     ast.Set: ("a set", "use a tuple or a list"),
     ast.GeneratorExp: ("a generator expression", "use a list comprehension"),
-    ast.JoinedStr: ("an f-string", "keep string formatting outside the differentiated function"),
+    ast.JoinedStr: (
+        "an f-string",
+        "keep string formatting outside the differentiated function",
+    ),
     ast.Raise: ("raise", "check arguments before calling the differentiated function"),
-    ast.Assert: ("assert", "check arguments before calling the differentiated function"),
+    ast.Assert: (
+        "assert",
+        "check arguments before calling the differentiated function",
+    ),
     ast.Import: ("an import inside the function", "import at module level"),
     ast.ImportFrom: ("an import inside the function", "import at module level"),
     ast.Starred: ("starred unpacking (*x)", "name each element explicitly"),
     ast.Match: ("a match statement", "use if/elif/else"),
-    ast.If: ("an if statement", "control flow is not differentiable yet in this version; use min, max or abs"),
-    ast.IfExp: ("a conditional expression", "control flow is not differentiable yet in this version; use min, max or abs"),
-    ast.For: ("a for loop", "loops are not differentiable yet in this version; unroll the loop by hand"),
-    ast.While: ("a while loop", "loops are not differentiable yet in this version; unroll the loop by hand"),
-    ast.List: ("a list", "lists are not differentiable yet in this version; use separate variables or a tuple"),
-    ast.ListComp: ("a list comprehension", "lists are not differentiable yet in this version; use separate variables"),
-    ast.Subscript: ("indexing", "indexing is not differentiable yet in this version; unpack tuples with a, b = t"),
-    ast.Compare: ("a comparison", "comparisons belong to control flow, not differentiable yet in this version; use min, max or abs"),
-    ast.BoolOp: ("and/or", "boolean logic belongs to control flow, not differentiable yet in this version"),
+    ast.If: (
+        "an if statement",
+        "control flow is not differentiable yet in this version; use min, max or abs",
+    ),
+    ast.IfExp: (
+        "a conditional expression",
+        "control flow is not differentiable yet in this version; use min, max or abs",
+    ),
+    ast.For: (
+        "a for loop",
+        "loops are not differentiable yet in this version; unroll the loop by hand",
+    ),
+    ast.While: (
+        "a while loop",
+        "loops are not differentiable yet in this version; unroll the loop by hand",
+    ),
+    ast.List: (
+        "a list",
+        "lists are not differentiable yet in this version; use separate variables or a tuple",
+    ),
+    ast.ListComp: (
+        "a list comprehension",
+        "lists are not differentiable yet in this version; use separate variables",
+    ),
+    ast.Subscript: (
+        "indexing",
+        "indexing is not differentiable yet in this version; unpack tuples with a, b = t",
+    ),
+    ast.Compare: (
+        "a comparison",
+        "comparisons belong to control flow, not differentiable yet in this version; use min, max or abs",
+    ),
+    ast.BoolOp: (
+        "and/or",
+        "boolean logic belongs to control flow, not differentiable yet in this version",
+    ),
     ast.Break: ("break", "loops are not differentiable yet in this version"),
     ast.Continue: ("continue", "loops are not differentiable yet in this version"),
     ast.AnnAssign: ("an annotated assignment", "drop the annotation: write x = ..."),
 }
 
-BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.Pow: "pow", ast.FloorDiv: "floordiv", ast.Mod: "mod"}
+BINOPS = {
+    ast.Add: "add",
+    ast.Sub: "sub",
+    ast.Mult: "mul",
+    ast.Div: "truediv",
+    ast.Pow: "pow",
+    ast.FloorDiv: "floordiv",
+    ast.Mod: "mod",
+}
 UNARYOPS = {ast.USub: "neg", ast.UAdd: "pos"}
 
 
@@ -76,14 +138,18 @@ class Parsed:
         self.obj = obj
 
     def error(self, node, construct: str, remedy: str, cls=UnsupportedSyntaxError):
-        return located(node, self.source.filename, self.source.lines, construct, remedy, cls)
+        return located(
+            node, self.source.filename, self.source.lines, construct, remedy, cls
+        )
 
 
 def parse_function(fn) -> Parsed:
     """Read ``fn``'s source and parse it; raise a located error if there is none."""
     fn = inspect.unwrap(fn)
     if not isinstance(fn, types.FunctionType):
-        raise TypeError(f"adcompiler differentiates plain Python functions, not {type(fn).__name__} {fn!r}")
+        raise TypeError(
+            f"adcompiler differentiates plain Python functions, not {type(fn).__name__} {fn!r}"
+        )
     filename = fn.__code__.co_filename
     try:
         lines, first = inspect.getsourcelines(fn)
@@ -107,7 +173,12 @@ def parse_function(fn) -> Parsed:
     node = tree.body[0]
     if not isinstance(node, ast.FunctionDef):
         raise TypeError(f"{fn.__qualname__} is not defined with def")
-    source = Source(filename, {first + i: line.rstrip("\n") for i, line in enumerate(lines)}, fn.__globals__, fn.__module__)
+    source = Source(
+        filename,
+        {first + i: line.rstrip("\n") for i, line in enumerate(lines)},
+        fn.__globals__,
+        fn.__module__,
+    )
     parsed = Parsed(node, source, fn)
     fence(parsed)
     return parsed
@@ -124,32 +195,75 @@ def fence(parsed: Parsed) -> None:
         if arg is not None:
             raise parsed.error(arg, f"a {kind} parameter", remedy)
     if args.kwonlyargs:
-        raise parsed.error(args.kwonlyargs[0], "a keyword-only parameter", "make it an ordinary positional parameter")
+        raise parsed.error(
+            args.kwonlyargs[0],
+            "a keyword-only parameter",
+            "make it an ordinary positional parameter",
+        )
     if args.posonlyargs:
-        raise parsed.error(args.posonlyargs[0], "a positional-only parameter", "make it an ordinary positional parameter")
+        raise parsed.error(
+            args.posonlyargs[0],
+            "a positional-only parameter",
+            "make it an ordinary positional parameter",
+        )
     for stmt in fdef.body:
         for node in ast.walk(stmt):
             entry = UNSUPPORTED.get(type(node))
             if entry is not None:
                 raise parsed.error(node, *entry)
-            if isinstance(node, ast.Constant) and not isinstance(node.value, (int, float, bool)) and not _is_docstring(fdef, node):
-                raise parsed.error(node, f"a {type(node.value).__name__} constant ({node.value!r})", "use numbers only inside differentiated code")
+            if (
+                isinstance(node, ast.Constant)
+                and not isinstance(node.value, (int, float, bool))
+                and not _is_docstring(fdef, node)
+            ):
+                raise parsed.error(
+                    node,
+                    f"a {type(node.value).__name__} constant ({node.value!r})",
+                    "use numbers only inside differentiated code",
+                )
             if isinstance(node, ast.BinOp) and type(node.op) not in BINOPS:
-                raise parsed.error(node, f"the operator {type(node.op).__name__}", "use + - * / ** // % on floats")
+                raise parsed.error(
+                    node,
+                    f"the operator {type(node.op).__name__}",
+                    "use + - * / ** // % on floats",
+                )
             if isinstance(node, ast.AugAssign) and type(node.op) not in BINOPS:
-                raise parsed.error(node, f"the augmented assignment {type(node.op).__name__}=", "use += -= *= /= **=")
+                raise parsed.error(
+                    node,
+                    f"the augmented assignment {type(node.op).__name__}=",
+                    "use += -= *= /= **=",
+                )
             if isinstance(node, ast.UnaryOp) and type(node.op) not in UNARYOPS:
-                raise parsed.error(node, f"the unary operator {type(node.op).__name__}", "use - or + on floats")
+                raise parsed.error(
+                    node,
+                    f"the unary operator {type(node.op).__name__}",
+                    "use - or + on floats",
+                )
             if isinstance(node, ast.Call):
-                if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-                    raise parsed.error(node, "a call with *args or **kwargs", "pass each argument explicitly")
+                if any(isinstance(a, ast.Starred) for a in node.args) or any(
+                    k.arg is None for k in node.keywords
+                ):
+                    raise parsed.error(
+                        node,
+                        "a call with *args or **kwargs",
+                        "pass each argument explicitly",
+                    )
             if isinstance(node, ast.Expr) and not _is_docstring(fdef, node.value):
-                raise parsed.error(node, "an expression statement (its value is discarded)", "assign the value to a variable or remove the line")
+                raise parsed.error(
+                    node,
+                    "an expression statement (its value is discarded)",
+                    "assign the value to a variable or remove the line",
+                )
 
 
 def _is_docstring(fdef: ast.FunctionDef, node) -> bool:
     first = fdef.body[0]
-    return isinstance(first, ast.Expr) and first.value is node and isinstance(node, ast.Constant) and isinstance(node.value, str)
+    return (
+        isinstance(first, ast.Expr)
+        and first.value is node
+        and isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+    )
 
 
 def load_file(path: str | Path) -> types.ModuleType:
@@ -173,6 +287,10 @@ def module_functions(module: types.ModuleType) -> dict:
     """The plain functions a module defines itself, in source order."""
     found = {}
     for name, value in vars(module).items():
-        if isinstance(value, types.FunctionType) and value.__module__ == module.__name__ and name == value.__name__:
+        if (
+            isinstance(value, types.FunctionType)
+            and value.__module__ == module.__name__
+            and name == value.__name__
+        ):
             found[name] = value
     return dict(sorted(found.items(), key=lambda kv: kv[1].__code__.co_firstlineno))

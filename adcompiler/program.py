@@ -37,7 +37,9 @@ class Program:
         self.dup_cache: dict = {}
         self._lowering: list = []
         self.namers: dict = {}
-        self.module = Namer(self.user_names, also=(self.local_names,), report=self.module_names)
+        self.module = Namer(
+            self.user_names, also=(self.local_names,), report=self.module_names
+        )
         self.ns = Namespace(globals_, self.module)
         self.specs: dict = {}  # (kind, fn, mask) -> name(s)
         self.queue: list = []
@@ -55,10 +57,16 @@ class Program:
             return self.anf_cache[fn]
         parsed = self.parsed.get(fn) or parse_function(fn)
         self.parsed[fn] = parsed
-        names = {n.id for n in ast.walk(parsed.node) if isinstance(n, ast.Name)} | {a.arg for a in ast.walk(parsed.node) if isinstance(a, ast.arg)}
+        names = {n.id for n in ast.walk(parsed.node) if isinstance(n, ast.Name)} | {
+            a.arg for a in ast.walk(parsed.node) if isinstance(a, ast.arg)
+        }
         self.user_names |= names | set(fn.__globals__)
         self.module.taken |= self.user_names
-        namer = Namer(names | set(fn.__globals__) | set(self.globals), also=(self.module_names,), report=self.local_names)
+        namer = Namer(
+            names | set(fn.__globals__) | set(self.globals),
+            also=(self.module_names,),
+            report=self.local_names,
+        )
         self.namers[fn] = namer
         self._lowering.append(fn)
         self.anf_cache[fn] = anf.lower(parsed, namer, self._callee_shape)
@@ -67,7 +75,11 @@ class Program:
 
     def _callee_shape(self, fn, node):
         if fn in self._lowering:
-            raise self.parsed[self._lowering[-1]].error(node, f"the recursive call of {fn.__name__}", "recursion is not differentiable yet in this version; unroll it")
+            raise self.parsed[self._lowering[-1]].error(
+                node,
+                f"the recursive call of {fn.__name__}",
+                "recursion is not differentiable yet in this version; unroll it",
+            )
         return anf.output_shape(self.anf(fn))
 
     def dupform(self, fn):
@@ -94,14 +106,18 @@ class Program:
         """Which outputs of ``fn`` vary when the arguments in ``mask`` do."""
         f = self.anf(fn)
         seen = varied(f, _params(f, mask), self.callee_outputs)
-        return tuple(isinstance(a, Var) and a.name in seen for a in flatten(f.body[-1].value))
+        return tuple(
+            isinstance(a, Var) and a.name in seen for a in flatten(f.body[-1].value)
+        )
 
     def primal_name(self, fn) -> str:
         """How generated code calls the original user function ``fn``."""
         if fn not in self.primal_names:
             bound = [k for k, v in self.globals.items() if v is fn]
             if fn.__name__ in bound or bound:
-                self.primal_names[fn] = fn.__name__ if fn.__name__ in bound else sorted(bound)[0]
+                self.primal_names[fn] = (
+                    fn.__name__ if fn.__name__ in bound else sorted(bound)[0]
+                )
             else:
                 name = self.module.fresh(fn.__name__)
                 self.injected[name] = fn
@@ -133,12 +149,15 @@ class Program:
         """The generated functions for ``mode`` ("forward" or "reverse"), entry point first."""
         function = self.anf(entry)
         wrt = tuple(wrt)
-        key = ("forward" if mode == "forward" else "fused", entry, wrt)
+        kind = {
+            "forward": "forward",
+            "reverse": "fused",
+            "grad": "grad",
+            "value_and_grad": "value_and_grad",
+        }[mode]
+        key = (kind, entry, wrt)
         if key not in self.specs:
-            if mode == "forward":
-                self.specs[key] = (self.module.fresh(f"{entry.__name__}_forward"),)
-            else:
-                self.specs[key] = (self.module.fresh(f"{entry.__name__}_reverse"),)
+            self.specs[key] = (self.module.fresh(f"{entry.__name__}_{mode}"),)
         return self.drain([key])
 
     def drain(self, wanted) -> list:
@@ -159,12 +178,25 @@ class Program:
             return self.generated[key]
         kind, fn, params = key
         names = self.specs[key]
-        namer = self.namers[fn].child(also=(self.module_names,), report=self.local_names)
+        namer = self.namers[fn].child(
+            also=(self.module_names,), report=self.local_names
+        )
         before = len(self.queue)
         if kind == "forward":
             defs = [forward.forward(self.anf(fn), names[0], params, self, namer)]
         elif kind == "fused":
             defs = [reverse.fused(self.dupform(fn), names[0], params, self, namer)]
+        elif kind in ("grad", "value_and_grad"):
+            defs = [
+                reverse.gradient(
+                    self.dupform(fn),
+                    names[0],
+                    params,
+                    self,
+                    namer,
+                    kind == "value_and_grad",
+                )
+            ]
         else:
             defs = reverse.split(self.dupform(fn), names, params, self, namer)
         self.generated[key] = defs
@@ -178,15 +210,27 @@ class Program:
         if stage not in STAGES:
             raise ValueError(f"stage must be one of {', '.join(STAGES)}, not {stage!r}")
         if stage in ("forward", "reverse"):
-            return emit.render_module(self.build(entry, stage, wrt), self.ns)
+            key = ("stage", entry, stage, tuple(wrt))
+            if key not in self.generated:
+                self.generated[key] = emit.render_module(
+                    self.build(entry, stage, wrt), self.ns
+                )
+            return self.generated[key]
         self.anf(entry)
         order = [entry] + [f for f in self.anf_cache if f is not entry]
         if stage == "anf":
             defs = [to_def(self.anf(f), f.__name__, self.primal_name) for f in order]
             return emit.render_module(defs, self.ns)
-        helper = self.module.fresh("dup") if not hasattr(self, "_dup_helper") else self._dup_helper
+        helper = (
+            self.module.fresh("dup")
+            if not hasattr(self, "_dup_helper")
+            else self._dup_helper
+        )
         self._dup_helper = helper
-        defs = [to_def(self.dupform(f), f.__name__, self.primal_name, {"dup": helper}) for f in order]
+        defs = [
+            to_def(self.dupform(f), f.__name__, self.primal_name, {"dup": helper})
+            for f in order
+        ]
         header = [f"def {helper}(x):\n    return x, x\n\n"]
         return emit.render_module(defs, self.ns, header)
 
@@ -202,7 +246,9 @@ def primal_source(fn) -> str:
     node = tree.body[0]
     start = node.lineno if not node.decorator_list else node.decorator_list[0].lineno
     lines = text.splitlines(True)
-    first_def = next(i for i, line in enumerate(lines) if line.lstrip().startswith("def "))
+    first_def = next(
+        i for i, line in enumerate(lines) if line.lstrip().startswith("def ")
+    )
     return "".join(lines[first_def:]) if start else text
 
 

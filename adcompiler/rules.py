@@ -73,7 +73,10 @@ PARTIALS = {
     "math.asin": (lambda x, z: 1 / sqrt(1 - x * x),),
     "math.acos": (lambda x, z: -1 / sqrt(1 - x * x),),
     "math.atan": (lambda x, z: 1 / (1 + x * x),),
-    "math.atan2": (lambda y, x, z: x / (x * x + y * y), lambda y, x, z: -y / (x * x + y * y)),
+    "math.atan2": (
+        lambda y, x, z: x / (x * x + y * y),
+        lambda y, x, z: -y / (x * x + y * y),
+    ),
     "math.sinh": (lambda x, z: cosh(x),),
     "math.cosh": (lambda x, z: sinh(x),),
     "math.tanh": (lambda x, z: 1 - z * z,),
@@ -83,7 +86,10 @@ PARTIALS = {
     "math.exp": (lambda x, z: z,),
     "math.expm1": (lambda x, z: z + 1,),
     "math.log": (lambda x, z: 1 / x,),
-    "math.log/2": (lambda x, b, z: 1 / (x * log(b)), lambda x, b, z: -(z / (b * log(b)))),
+    "math.log/2": (
+        lambda x, b, z: 1 / (x * log(b)),
+        lambda x, b, z: -(z / (b * log(b))),
+    ),
     "math.log1p": (lambda x, z: 1 / (1 + x),),
     "math.log2": (lambda x, z: 1 / (x * LN2),),
     "math.log10": (lambda x, z: 1 / (x * LN10),),
@@ -110,9 +116,28 @@ REVERSE = {
 }
 
 # Python objects the user may call, and the primitive each one is.
-PRIMS = {getattr(math, name[5:]): name for name in PARTIALS if name.startswith("math.") and "/" not in name}
-PRIMS.update({builtins.abs: "abs", builtins.pow: "pow", builtins.round: "round", builtins.int: "int", builtins.float: "float", builtins.max: "max", builtins.min: "min"})
-CONSTANTS = {"math.pi": math.pi, "math.e": math.e, "math.tau": math.tau, "math.inf": math.inf}
+PRIMS = {
+    getattr(math, name[5:]): name
+    for name in PARTIALS
+    if name.startswith("math.") and "/" not in name
+}
+PRIMS.update(
+    {
+        builtins.abs: "abs",
+        builtins.pow: "pow",
+        builtins.round: "round",
+        builtins.int: "int",
+        builtins.float: "float",
+        builtins.max: "max",
+        builtins.min: "min",
+    }
+)
+CONSTANTS = {
+    "math.pi": math.pi,
+    "math.e": math.e,
+    "math.tau": math.tau,
+    "math.inf": math.inf,
+}
 
 
 def key(prim: str, nargs: int) -> str:
@@ -138,17 +163,23 @@ def jvp(prim: str, args: list, out: Expr, tangents: list) -> Expr | None:
         return FORWARD[prim](*args, out, *tangents)
     partials = PARTIALS[key(prim, len(args))]
     return sum_exprs(
-        _scale(partial(*args, out), t) for partial, t in zip(partials, tangents, strict=True) if partial is not None and t is not None
+        _scale(partial(*args, out), t)
+        for partial, t in zip(partials, tangents, strict=True)
+        if partial is not None and t is not None
     )
 
 
 def vjp(prim: str, args: list, out: Expr, g: Expr, active: list) -> list:
     """The cotangent of each argument (``None`` = zero or not wanted)."""
     if prim in REVERSE:
-        return [c if a else None for c, a in zip(REVERSE[prim](*args, out, g), active, strict=True)]
+        return [
+            c if a else None
+            for c, a in zip(REVERSE[prim](*args, out, g), active, strict=True)
+        ]
     partials = PARTIALS[key(prim, len(args))]
     return [
-        _scale(partial(*args, out), g) if partial is not None and a else None for partial, a in zip(partials, active, strict=True)
+        _scale(partial(*args, out), g) if partial is not None and a else None
+        for partial, a in zip(partials, active, strict=True)
     ]
 
 

@@ -14,12 +14,15 @@ FUNCS = [S.recipe, S.reassign, S.polar, S.uses_polar, S.clashing, S.swap]
 def run_stage(fn, stage, *args):
     """Execute a printed stage in the function's globals and call the function again."""
     namespace = dict(fn.__globals__)
-    exec(compile(adcompiler.differentiate(fn).source(stage), "<stage>", "exec"), namespace)
+    exec(
+        compile(adcompiler.differentiate(fn).source(stage), "<stage>", "exec"),
+        namespace,
+    )
     return namespace[fn.__name__](*args)
 
 
 def test_recipe_anf_matches_the_paper():
-    expected = '''def recipe(x, y):
+    expected = """def recipe(x, y):
     # line 8: p = 7 * x
     p = 7 * x
     # line 9: r = 1 / y
@@ -34,7 +37,7 @@ def test_recipe_anf_matches_the_paper():
     v = t3 + t4
     # line 12: return v
     return v
-'''
+"""
     assert adcompiler.differentiate(S.recipe).source("anf") == expected
 
 
@@ -43,8 +46,14 @@ def test_no_nested_subexpressions(fn):
     tree = ast.parse(adcompiler.differentiate(fn).source("anf"))
     for node in ast.walk(tree):
         if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Call)):
-            children = [node.left, node.right] if isinstance(node, ast.BinOp) else [node.operand] if isinstance(node, ast.UnaryOp) else node.args
-            assert all(isinstance(c, (ast.Name, ast.Constant, ast.Attribute)) for c in children), ast.unparse(node)
+            children = (
+                [node.left, node.right]
+                if isinstance(node, ast.BinOp)
+                else [node.operand] if isinstance(node, ast.UnaryOp) else node.args
+            )
+            assert all(
+                isinstance(c, (ast.Name, ast.Constant, ast.Attribute)) for c in children
+            ), ast.unparse(node)
 
 
 @pytest.mark.parametrize("fn", FUNCS, ids=lambda f: f.__name__)

@@ -1,0 +1,305 @@
+"""The `adc compile` command line (run as `python -m adcompiler`)."""
+
+import ast
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from oracle import anf_violations, central_diff, imported_modules
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+MODULE = textwrap.dedent("""\
+    import math
+
+
+    def helper(u):
+        return u * math.sin(u)
+
+
+    def f(x, y):
+        z = helper(x) * y + math.exp(y / 3.0)
+        return z
+
+
+    def g(x):
+        return x**3 - 2.0 * x
+
+
+    def polar(r, theta):
+        return r * math.cos(theta), r * math.sin(theta)
+    """)
+
+BAD = textwrap.dedent("""\
+    import math
+
+
+    def ok(x):
+        return math.sin(x)
+
+
+    def bad(x):
+        y = x * 2.0
+        try:
+            y = y + 1.0
+        except ValueError:
+            pass
+        return y
+    """)
+BAD_LINE, BAD_COL = 10, 4  # the `try`
+
+
+def _env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def adc(*args, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "adcompiler", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=_env(),
+        timeout=60,
+    )
+
+
+@pytest.fixture
+def mod(tmp_path):
+    path = tmp_path / "mod.py"
+    path.write_text(MODULE)
+    return path
+
+
+@pytest.fixture
+def bad(tmp_path):
+    path = tmp_path / "bad.py"
+    path.write_text(BAD)
+    return path
+
+
+def _load(path):
+    spec = importlib.util.spec_from_file_location(path.stem + "_orig", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _defs(source):
+    return {n.name for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)}
+
+
+def _run_hidden(out_path, calls):
+    """Evaluate `calls` (expressions over module `m`) in a fresh interpreter
+    where adcompiler and black cannot be imported."""
+    script = textwrap.dedent(f"""\
+        import sys, json, importlib.util
+        sys.modules["adcompiler"] = None
+        sys.modules["black"] = None
+        spec = importlib.util.spec_from_file_location("derivs", {str(out_path)!r})
+        m = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(m)
+        print(json.dumps([{", ".join(calls)}]))
+        """)
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=str(out_path.parent),
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def _close(a, b, rtol=1e-6):
+    return abs(a - b) <= 1e-9 + rtol * abs(b)
+
+
+# --------------------------------------------------------------- tests
+
+
+def test_stdout_is_a_compilable_module(mod):
+    proc = adc("compile", mod)
+    assert proc.returncode == 0 and compile(
+        proc.stdout, "<stdout>", "exec"
+    ), proc.stderr
+
+
+def test_output_defines_forward_and_reverse_by_default(mod):
+    names = _defs(adc("compile", mod).stdout)
+    expected = {f"{n}_{m}" for n in ("f", "g", "polar") for m in ("forward", "reverse")}
+    assert expected <= names, names
+
+
+def test_written_module_derivatives_without_adcompiler_or_black(mod, tmp_path):
+    out = tmp_path / "out" / "derivs.py"
+    out.parent.mkdir()
+    proc = adc("compile", mod, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    got = _run_hidden(
+        out,
+        [
+            "m.f_forward(0.7, 1.3, 1.0, 0.0)",
+            "m.f_forward(0.7, 1.3, 0.0, 1.0)",
+            "m.f_reverse(0.7, 1.3)",
+            "m.f_reverse(0.7, 1.3, ct=2.0)",
+            "m.g_forward(1.5, 1.0)",
+            "m.g_reverse(1.5)",
+        ],
+    )
+    orig = _load(mod)
+    val = orig.f(0.7, 1.3)
+    dfx, dfy = (central_diff(orig.f, (0.7, 1.3), i)[0] for i in (0, 1))
+    checks = [
+        (got[0][0], val),
+        (got[0][1], dfx),
+        (got[1][1], dfy),
+        (got[2][0], val),
+        (got[2][1][0], dfx),
+        (got[2][1][1], dfy),
+        (got[3][1][0], 2.0 * dfx),
+        (got[3][1][1], 2.0 * dfy),
+        (got[4][0], orig.g(1.5)),
+        (got[4][1], 3 * 1.5**2 - 2.0),
+        (got[5][1][0], 3 * 1.5**2 - 2.0),
+    ]
+    assert all(_close(a, b) for a, b in checks), (got, checks)
+
+
+def test_written_module_tuple_output(mod, tmp_path):
+    out = tmp_path / "out" / "derivs.py"
+    out.parent.mkdir()
+    assert adc("compile", mod, "-o", out, "--function", "polar").returncode == 0
+    (val, tan), (val2, cts) = _run_hidden(
+        out,
+        [
+            "m.polar_forward(2.0, 0.5, 0.0, 1.0)",
+            "m.polar_reverse(2.0, 0.5, ct=(1.0, 0.0))",
+        ],
+    )
+    import math
+
+    expected = (
+        [2.0 * math.cos(0.5), 2.0 * math.sin(0.5)],
+        [-2.0 * math.sin(0.5), 2.0 * math.cos(0.5)],
+        [math.cos(0.5), -2.0 * math.sin(0.5)],
+    )
+    assert (
+        all(
+            _close(a, b)
+            for got, exp in zip((val, tan, cts), expected)
+            for a, b in zip(got, exp)
+        )
+        and val2 == val
+    ), (val, tan, val2, cts)
+
+
+def test_written_module_imports_only_what_input_imports(mod, tmp_path):
+    out = tmp_path / "derivs.py"
+    assert adc("compile", mod, "-o", out).returncode == 0
+    assert imported_modules(out.read_text()) <= imported_modules(MODULE)
+
+
+def test_function_selection(mod):
+    names = _defs(adc("compile", mod, "--function", "g").stdout)
+    assert ("g_forward" in names, "g_reverse" in names, "f_forward" in names) == (
+        True,
+        True,
+        False,
+    ), names
+
+
+def test_function_selection_repeatable(mod):
+    names = _defs(adc("compile", mod, "--function", "g", "--function", "f").stdout)
+    assert {"g_forward", "f_forward", "g_reverse", "f_reverse"} <= names and (
+        "polar_forward" not in names
+    ), names
+
+
+def test_mode_forward_has_no_reverse(mod):
+    proc = adc("compile", mod, "--mode", "forward")
+    assert (
+        proc.returncode,
+        "_reverse" in proc.stdout,
+        "f_forward" in _defs(proc.stdout),
+    ) == (
+        0,
+        False,
+        True,
+    ), (
+        proc.stdout + proc.stderr
+    )
+
+
+def test_mode_reverse_has_no_forward(mod):
+    proc = adc("compile", mod, "--mode", "reverse")
+    names = _defs(proc.stdout)
+    assert ("f_reverse" in names, "f_forward" in names) == (True, False), names
+
+
+def test_stage_anf(mod):
+    proc = adc("compile", mod, "--stage", "anf", "--function", "f")
+    assert proc.returncode == 0 and anf_violations(proc.stdout) == [], proc.stdout
+
+
+@pytest.mark.parametrize("stage", ["anf", "dup", "forward", "reverse"])
+def test_every_stage_prints_python(mod, stage):
+    proc = adc("compile", mod, "--stage", stage)
+    assert proc.returncode == 0 and compile(proc.stdout, stage, "exec"), proc.stderr
+
+
+def test_unsupported_construct_exits_nonzero_with_location(bad):
+    proc = adc("compile", bad)
+    m = re.search(r"bad\.py:(\d+):(\d+)", proc.stderr)
+    assert proc.returncode != 0 and m, proc.stderr
+    assert (int(m.group(1)), int(m.group(2)) in (BAD_COL, BAD_COL + 1)) == (
+        BAD_LINE,
+        True,
+    )
+
+
+def test_unsupported_construct_message_names_it(bad):
+    proc = adc("compile", bad, "--function", "bad")
+    assert proc.returncode != 0 and "try" in proc.stderr.lower(), proc.stderr
+
+
+def test_selecting_only_supported_function_of_bad_file_works(bad):
+    proc = adc("compile", bad, "--function", "ok")
+    assert proc.returncode == 0 and "ok_forward" in _defs(proc.stdout), proc.stderr
+
+
+def test_output_equal_to_input_is_refused(mod):
+    proc = adc("compile", mod, "-o", mod)
+    assert (proc.returncode != 0, mod.read_text()) == (True, MODULE)
+
+
+def test_output_equal_to_input_other_spelling_is_refused(mod, tmp_path):
+    proc = adc("compile", "mod.py", "-o", f".{os.sep}mod.py", cwd=tmp_path)
+    assert (proc.returncode != 0, mod.read_text()) == (True, MODULE)
+
+
+def test_missing_input_file_fails_cleanly(tmp_path):
+    proc = adc("compile", tmp_path / "nope.py")
+    assert proc.returncode != 0, proc.stderr
+
+
+@pytest.mark.skipif(shutil.which("adc") is None, reason="console script not installed")
+def test_adc_console_script_matches_module(mod):
+    proc = subprocess.run(
+        ["adc", "compile", str(mod)],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=60,
+    )
+    assert (proc.returncode, proc.stdout) == (0, adc("compile", mod).stdout)
