@@ -17,9 +17,10 @@ import types
 
 from . import rules
 from .errors import MissingRuleError
-from .ir import Const, Eq, Function, Return, Var, flatten
-from .names import Namer, is_builtin
-from .parse import BINOPS, UNARYOPS, Parsed
+from .ir import Break, Const, Continue, Eq, For, Function, If, Return, Var, While, flatten, rebuild
+from .names import Namer, is_builtin, root
+from .parse import BINOPS, COMPARES, UNARYOPS, Parsed
+from .scopes import falls_through, find_slots, loop_targets, may_jump, may_return
 
 
 def lower(parsed: Parsed, namer: Namer, callee_shape) -> Function:
@@ -45,72 +46,177 @@ class _Lowering:
         for p in params:
             self.env[p] = Var(p)
             self.defined.add(p)
+        targets = loop_targets(fdef)
+        self.slots = find_slots(fdef) - targets
+        for stmt in ast.walk(fdef):
+            if isinstance(stmt, (ast.Assign, ast.AugAssign)):
+                for t in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                    clash = next((n for n in ast.walk(t) if isinstance(n, ast.Name) and n.id in targets), None)
+                    if clash is not None:
+                        raise self.parsed.error(
+                            clash,
+                            f"assigning to {clash.id!r}, which is also a for-loop variable",
+                            "use a different name for one of them",
+                        )
+        self.defined |= self.slots
+        returns = [n for n in ast.walk(fdef) if isinstance(n, ast.Return)]
+        self.direct_return = len(returns) == 1 and fdef.body[-1] is returns[0]
+        self.results = None  # the slots holding the return value, when there are several returns
+        self.returned = None  # the flag slot set by a return inside a loop
         defaults = tuple(Const(v) for v in (self.parsed.obj.__defaults__ or ()))
-        statements = [
-            s
-            for s in fdef.body
-            if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
-        ]
-        for i, stmt in enumerate(statements):
-            self.line = stmt.lineno
-            if isinstance(stmt, ast.Return):
-                if i != len(statements) - 1:
-                    raise self.parsed.error(
-                        statements[i + 1],
-                        "code after return",
-                        "remove the unreachable lines",
-                    )
-                if stmt.value is None:
-                    break
-                self.body.append(Return(self.expr(stmt.value), stmt.lineno))
-                return Function(
-                    fdef.name, params, defaults, tuple(self.body), self.parsed.source
-                )
-            self.statement(stmt)
-        raise self.parsed.error(
-            fdef,
-            f"the function {fdef.name} without a return value",
-            "end it with return <value>",
-        )
+        statements = [s for s in fdef.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        if not returns or (falls_through(statements) and not self.direct_return):
+            raise self.parsed.error(
+                fdef,
+                f"the function {fdef.name} may end without returning a value",
+                "end every path with return <value>",
+            )
+        if any(may_return(s) for s in ast.walk(fdef) if isinstance(s, (ast.For, ast.While))):
+            self.returned = self.hidden_slot("returned")
+            self.body.append(Eq((self.returned,), "write", (Const(False),), fdef.lineno))
+        self.lower_stmts(statements, 0)
+        if not self.direct_return:
+            reads = [self.read(slot) for slot in self.results[1]]
+            self.body.append(Return(rebuild(self.results[0], iter(reads)), fdef.body[-1].lineno))
+        slots = frozenset(self.slots)
+        return Function(fdef.name, params, defaults, tuple(self.body), self.parsed.source, slots)
 
-    def statement(self, stmt) -> None:
+    # ---- statements -------------------------------------------------------------
+
+    def block(self, stmts, loops: int) -> tuple:
+        """Lower a nested block; names it binds do not leak out (slots carry what must)."""
+        saved_body, saved_env = self.body, dict(self.env)
+        self.body = []
+        self.lower_stmts(list(stmts), loops)
+        out = tuple(self.body)
+        self.body, self.env = saved_body, saved_env
+        return out
+
+    def lower_stmts(self, stmts: list, loops: int) -> None:
+        """Lower a block so that jumps end it: what follows a conditional jump moves into the paths that fall through."""
+        for i, stmt in enumerate(stmts):
+            self.line = stmt.lineno
+            rest = stmts[i + 1 :]
+            if isinstance(stmt, ast.Return):
+                return self.ret(stmt, loops)
+            if isinstance(stmt, (ast.Break, ast.Continue)):
+                self.body.append(Break(stmt.lineno) if isinstance(stmt, ast.Break) else Continue(stmt.lineno))
+                return None
+            if isinstance(stmt, ast.If) and may_jump(stmt):
+                return self.if_(stmt, loops, rest)
+            self.statement(stmt, loops)
+            if isinstance(stmt, (ast.For, ast.While)) and may_return(stmt):
+                read = self.read(self.returned)
+                exit_ = (Break(stmt.lineno),) if loops else ()
+                self.body.append(If(read, exit_, self.block(rest, loops), stmt.lineno))
+                return None
+        return None
+
+    def statement(self, stmt, loops: int) -> None:
         if isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 if not isinstance(target, (ast.Name, ast.Tuple)):
                     raise self.parsed.error(
-                        target,
-                        "assignment to this target",
-                        "assign to a plain name or a tuple of names",
+                        target, "assignment to this target", "assign to a plain name or a tuple of names"
                     )
             value = self.expr(stmt.value, hint=_hint(stmt.targets[-1]))
             for target in stmt.targets:
                 self.bind(target, value)
         elif isinstance(stmt, ast.AugAssign):
             if not isinstance(stmt.target, ast.Name):
-                raise self.parsed.error(
-                    stmt.target,
-                    "augmented assignment to this target",
-                    "use a plain name: x += y",
-                )
+                raise self.parsed.error(stmt.target, "augmented assignment to this target", "use a plain name: x += y")
             current = self.name(stmt.target)
             right = self.expr(stmt.value)
-            self.bind(
-                stmt.target,
-                self.apply(BINOPS[type(stmt.op)], [current, right], stmt.target.id),
-            )
+            self.bind(stmt.target, self.apply(BINOPS[type(stmt.op)], [current, right], stmt.target.id))
+        elif isinstance(stmt, ast.If):
+            self.if_(stmt, loops, [])
+        elif isinstance(stmt, ast.For):
+            self.for_(stmt, loops)
+        elif isinstance(stmt, ast.While):
+            self.while_(stmt, loops)
         elif isinstance(stmt, ast.Pass):
             pass
         else:
             raise self.parsed.error(
-                stmt,
-                f"the statement {type(stmt).__name__}",
-                "use assignments and return",
+                stmt, f"the statement {type(stmt).__name__}", "use assignments, if, for, while and return"
             )
+
+    def if_(self, stmt: ast.If, loops: int, rest: list) -> None:
+        test = self.atom(self.expr(stmt.test))
+        body = stmt.body + rest if falls_through(stmt.body) else stmt.body
+        orelse = stmt.orelse + rest if falls_through(stmt.orelse) else stmt.orelse
+        self.body.append(If(test, self.block(body, loops), self.block(orelse, loops), stmt.lineno))
+
+    def for_(self, stmt: ast.For, loops: int) -> None:
+        if stmt.orelse:
+            raise self.parsed.error(stmt, "for ... else", "set a flag before break and test it after the loop")
+        if not isinstance(stmt.target, ast.Name):
+            raise self.parsed.error(
+                stmt.target, "a for loop unpacking into several names", "loop over an index and unpack inside the loop"
+            )
+        it = stmt.iter
+        if not (
+            isinstance(it, ast.Call)
+            and self.resolve(it.func) is builtins.range
+            and 1 <= len(it.args) <= 3
+            and not it.keywords
+        ):
+            raise self.parsed.error(it, f"a for loop over {ast.unparse(it)}", "loop over range(...)")
+        args = [self.atom(self.expr(a)) for a in it.args]
+        start, stop, step = (
+            (Const(0), args[0], Const(1))
+            if len(args) == 1
+            else (args[0], args[1], args[2] if len(args) == 3 else Const(1))
+        )
+        target = self.new_var(stmt.target.id)
+        self.env[stmt.target.id] = target
+        body = self.block(stmt.body, loops + 1)
+        del self.env[stmt.target.id]
+        self.body.append(For(target, start, stop, step, body, stmt.lineno))
+
+    def while_(self, stmt: ast.While, loops: int) -> None:
+        if stmt.orelse:
+            raise self.parsed.error(stmt, "while ... else", "set a flag before break and test it after the loop")
+        saved = self.body
+        self.body = []
+        test = self.atom(self.expr(stmt.test))
+        header, self.body = tuple(self.body), saved
+        self.body.append(While(header, test, self.block(stmt.body, loops + 1), stmt.lineno))
+
+    def ret(self, stmt: ast.Return, loops: int) -> None:
+        if stmt.value is None:
+            raise self.parsed.error(stmt, "return without a value", "return the function's result")
+        value = self.expr(stmt.value)
+        if self.direct_return:
+            self.body.append(Return(value, stmt.lineno))
+            return
+        leaves = flatten(value)
+        shape = _shape(value)
+        if self.results is None:
+            self.results = (shape, [self.hidden_slot("result") for _ in leaves])
+        elif self.results[0] != shape:
+            raise self.parsed.error(
+                stmt, "returns of different shapes", "return the same number of values on every path"
+            )
+        for slot, leaf in zip(self.results[1], leaves, strict=True):
+            self.body.append(Eq((slot,), "write", (leaf,), stmt.lineno))
+        if loops:
+            self.body.append(Eq((self.returned,), "write", (Const(True),), stmt.lineno))
+            self.body.append(Break(stmt.lineno))
 
     def bind(self, target, value) -> None:
         """Give a user name (or a tuple of names) the value of an atom or symbolic tuple."""
         if isinstance(target, ast.Name):
-            self.env[target.id] = value
+            if target.id in self.slots:
+                if isinstance(value, tuple):
+                    raise self.parsed.error(
+                        target,
+                        f"a tuple assigned to {target.id!r} in a branch or loop",
+                        "unpack it into one name per element",
+                    )
+                self.body.append(Eq((Var(target.id),), "write", (value,), self.line))
+            else:
+                self.env[target.id] = value
             return
         if not isinstance(value, tuple) or len(value) != len(target.elts):
             size = len(value) if isinstance(value, tuple) else 1
@@ -121,10 +227,26 @@ class _Lowering:
             )
         for elt, item in zip(target.elts, value, strict=True):
             if not isinstance(elt, (ast.Name, ast.Tuple)):
-                raise self.parsed.error(
-                    elt, "unpacking into this target", "unpack into plain names"
-                )
+                raise self.parsed.error(elt, "unpacking into this target", "unpack into plain names")
             self.bind(elt, item)
+
+    def hidden_slot(self, base: str) -> Var:
+        """A slot the user did not name (a return value, a flag, a conditional expression's value)."""
+        slot = Var(self.namer.fresh(base))
+        self.slots.add(slot.name)
+        return slot
+
+    def read(self, slot: Var) -> Var:
+        out = Var(self.namer.fresh(root(slot.name)))
+        self.body.append(Eq((out,), "read", (slot,), self.line))
+        return out
+
+    def atom(self, value):
+        if isinstance(value, tuple):
+            raise self.parsed.error(
+                self.parsed.node, "a tuple used as a condition or loop bound", "use a single number"
+            )
+        return value
 
     # ---- expressions ------------------------------------------------------------
 
@@ -135,21 +257,24 @@ class _Lowering:
         if isinstance(node, ast.Name):
             return self.name(node)
         if isinstance(node, ast.Tuple):
-            return tuple(
-                self.expr(elt, _leaf_hint(hint, i)) for i, elt in enumerate(node.elts)
-            )
+            return tuple(self.expr(elt, _leaf_hint(hint, i)) for i, elt in enumerate(node.elts))
         if isinstance(node, ast.Attribute):
+            base = node
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            if isinstance(base, ast.Name) and (base.id in self.env or base.id in self.slots):
+                raise self.parsed.error(
+                    node,
+                    f"the attribute access {ast.unparse(node)} on a local value",
+                    "use plain numbers; attributes of values (.real, .imag, ...) are not differentiable",
+                )
             return self.global_constant(node)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return self.apply("not", [self.atom(self.expr(node.operand))], _leaf_hint(hint))
         if isinstance(node, ast.UnaryOp):
             operand = self.expr(node.operand)
-            if (
-                isinstance(operand, Const)
-                and isinstance(operand.value, (int, float))
-                and operand.text is None
-            ):
-                return Const(
-                    -operand.value if isinstance(node.op, ast.USub) else +operand.value
-                )
+            if isinstance(operand, Const) and isinstance(operand.value, (int, float)) and operand.text is None:
+                return Const(-operand.value if isinstance(node.op, ast.USub) else +operand.value)
             return self.apply(UNARYOPS[type(node.op)], [operand], _leaf_hint(hint))
         if isinstance(node, ast.BinOp):
             left = self.expr(node.left)
@@ -157,13 +282,70 @@ class _Lowering:
             return self.apply(BINOPS[type(node.op)], [left, right], _leaf_hint(hint))
         if isinstance(node, ast.Call):
             return self.call(node, hint)
+        if isinstance(node, ast.Compare):
+            return self.compare(node, _leaf_hint(hint))
+        if isinstance(node, ast.BoolOp):
+            slot = self.hidden_slot(_leaf_hint(hint) or "t")
+            self.short_circuit(node.op, node.values, slot)
+            return self.read(slot)
+        if isinstance(node, ast.IfExp):
+            return self.if_exp(node, _leaf_hint(hint))
         raise self.parsed.error(
-            node,
-            f"the expression {type(node).__name__}",
-            "use arithmetic, math functions and calls",
+            node, f"the expression {type(node).__name__}", "use arithmetic, math functions and calls"
         )
 
+    def compare(self, node: ast.Compare, hint):
+        """``a < b < c`` is ``a < b and b < c``, with ``b`` evaluated once."""
+        left = self.atom(self.expr(node.left))
+        rights = [self.atom(self.expr(c)) for c in node.comparators]
+        tests, prev = [], left
+        for op, right in zip(node.ops, rights, strict=True):
+            tests.append((COMPARES[type(op)], prev, right))
+            prev = right
+        if len(tests) == 1:
+            return self.apply(tests[0][0], [tests[0][1], tests[0][2]], hint)
+        slot = self.hidden_slot(hint or "t")
+        self._chain(tests, slot)
+        return self.read(slot)
+
+    def _nested(self, build) -> tuple:
+        """The statements ``build()`` emits, collected into a separate block."""
+        saved = self.body
+        self.body = []
+        build()
+        out, self.body = tuple(self.body), saved
+        return out
+
+    def _chain(self, tests, slot) -> None:
+        op, a, b = tests[0]
+        value = self.apply(op, [a, b], None)
+        self.body.append(Eq((slot,), "write", (value,), self.line))
+        if len(tests) > 1:
+            self.body.append(If(value, self._nested(lambda: self._chain(tests[1:], slot)), (), self.line))
+
+    def short_circuit(self, op, values, slot) -> None:
+        """``a and b``: ``r = a; if r: r = b`` (``or``: the else branch), so ``b`` runs only when Python runs it."""
+        first = self.atom(self.expr(values[0]))
+        self.body.append(Eq((slot,), "write", (first,), self.line))
+        if len(values) > 1:
+            rest = self._nested(lambda: self.short_circuit(op, values[1:], slot))
+            self.body.append(
+                If(first, rest, (), self.line) if isinstance(op, ast.And) else If(first, (), rest, self.line)
+            )
+
+    def if_exp(self, node: ast.IfExp, hint):
+        test = self.atom(self.expr(node.test))
+        slot = self.hidden_slot(hint or "t")
+        branches = [
+            self._nested(lambda b=b: self.body.append(Eq((slot,), "write", (self.atom(self.expr(b)),), self.line)))
+            for b in (node.body, node.orelse)
+        ]
+        self.body.append(If(test, branches[0], branches[1], self.line))
+        return self.read(slot)
+
     def name(self, node: ast.Name):
+        if node.id in self.slots:
+            return self.read(Var(node.id))
         if node.id in self.env:
             return self.env[node.id]
         value = self.resolve(node)
@@ -179,18 +361,12 @@ class _Lowering:
         value = self.resolve(node)
         text = ast.unparse(node)
         canonical = next(
-            (
-                c
-                for c, v in rules.CONSTANTS.items()
-                if v == value or (v != v and value != value)
-            ),
+            (c for c, v in rules.CONSTANTS.items() if v == value or (v != v and value != value)),
             None,
         )
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return Const(value, canonical or text)
-        raise self.parsed.error(
-            node, f"the attribute {text}", "use numbers and math functions"
-        )
+        raise self.parsed.error(node, f"the attribute {text}", "use numbers and math functions")
 
     def resolve(self, node):
         """The object a global name or dotted module attribute refers to."""
@@ -200,9 +376,7 @@ class _Lowering:
                 return glob[node.id]
             if hasattr(builtins, node.id):
                 return getattr(builtins, node.id)
-            raise self.parsed.error(
-                node, f"the undefined name {node.id!r}", "define it before use"
-            )
+            raise self.parsed.error(node, f"the undefined name {node.id!r}", "define it before use")
         if isinstance(node, ast.Attribute):
             base = self.resolve(node.value)
             if not isinstance(base, types.ModuleType):
@@ -218,9 +392,7 @@ class _Lowering:
                     "check the spelling",
                 )
             return getattr(base, node.attr)
-        raise self.parsed.error(
-            node, "calling the result of an expression", "call a named function"
-        )
+        raise self.parsed.error(node, "calling the result of an expression", "call a named function")
 
     def call(self, node: ast.Call, hint):
         if isinstance(node.func, ast.Name) and node.func.id in self.env:
@@ -243,9 +415,7 @@ class _Lowering:
                 MissingRuleError,
             )
         if node.keywords:
-            raise self.parsed.error(
-                node, f"keyword arguments to {text}", "pass the arguments positionally"
-            )
+            raise self.parsed.error(node, f"keyword arguments to {text}", "pass the arguments positionally")
         args = [self.expr(a) for a in node.args]
         if any(isinstance(a, tuple) for a in args):
             raise self.parsed.error(node, f"a tuple passed to {text}", "pass numbers")
@@ -258,9 +428,7 @@ class _Lowering:
                 )
             result = args[0]
             for i, arg in enumerate(args[1:]):
-                result = self.apply(
-                    prim, [result, arg], hint if i == len(args) - 2 else None
-                )
+                result = self.apply(prim, [result, arg], hint if i == len(args) - 2 else None)
             return result
         if not rules.has_rule(prim, len(args)):
             raise self.parsed.error(
@@ -276,9 +444,7 @@ class _Lowering:
         import inspect
 
         try:
-            bound = inspect.signature(target).bind(
-                *node.args, **{k.arg: k.value for k in node.keywords}
-            )
+            bound = inspect.signature(target).bind(*node.args, **{k.arg: k.value for k in node.keywords})
         except TypeError as exc:
             raise self.parsed.error(
                 node,
@@ -288,9 +454,7 @@ class _Lowering:
         values = []
         defaults = dict(
             zip(
-                target.__code__.co_varnames[: target.__code__.co_argcount][
-                    -len(target.__defaults__ or ()) :
-                ],
+                target.__code__.co_varnames[: target.__code__.co_argcount][-len(target.__defaults__ or ()) :],
                 target.__defaults__ or (),
             )
         )
@@ -312,8 +476,6 @@ class _Lowering:
         self.body.append(Eq(tuple(outs), "call", tuple(values), self.line, target))
         if not isinstance(shape, tuple):
             return outs[0]
-        from .ir import rebuild
-
         return rebuild(shape, iter(outs))
 
     def apply(self, prim: str, args: list, hint: str | None) -> Var:
@@ -358,14 +520,12 @@ def _shaped_hints(shape, hint) -> list:
     """One name hint per output leaf, taken from a target of the same shape."""
     if shape is None:
         return [hint if isinstance(hint, str) else None]
-    parts = (
-        hint
-        if isinstance(hint, tuple) and len(hint) == len(shape)
-        else (None,) * len(shape)
-    )
-    return [
-        h for s, part in zip(shape, parts, strict=True) for h in _shaped_hints(s, part)
-    ]
+    parts = hint if isinstance(hint, tuple) and len(hint) == len(shape) else (None,) * len(shape)
+    return [h for s, part in zip(shape, parts, strict=True) for h in _shaped_hints(s, part)]
+
+
+def _shape(value):
+    return tuple(_shape(v) for v in value) if isinstance(value, tuple) else None
 
 
 def _prim_of(obj):

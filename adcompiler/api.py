@@ -35,9 +35,7 @@ class Differentiable:
         self.wrt = tuple(self.params if wrt is None else wrt)
         unknown = [w for w in self.wrt if w not in self.params]
         if unknown:
-            raise ValueError(
-                f"wrt names {unknown} are not parameters of {fn.__name__}{self.signature}"
-            )
+            raise ValueError(f"wrt names {unknown} are not parameters of {fn.__name__}{self.signature}")
         self._positions = tuple(self.params.index(w) for w in self.wrt)
         self._program = None
         self._compiled: dict = {}
@@ -69,9 +67,7 @@ class Differentiable:
             for m in modes:
                 built = program.build(self.fn, m, self.wrt)
                 self._compiled[m] = built[0].name
-                defs += [
-                    d for d in built if d.name not in seen and not seen.add(d.name)
-                ]
+                defs += [d for d in built if d.name not in seen and not seen.add(d.name)]
             source = emit.render_module(defs, program.ns)
             namespace = dict(self.fn.__globals__)
             namespace.update(program.injected)
@@ -126,15 +122,11 @@ class Differentiable:
     def value_and_grad(self, *args, **kwargs):
         """``(value, gradient)`` of a scalar-valued function."""
         self._require_scalar("value_and_grad")
-        self.value_and_grad = self._function(
-            "value_and_grad"
-        )  # later calls skip this wrapper
+        self.value_and_grad = self._function("value_and_grad")  # later calls skip this wrapper
         return self.value_and_grad(*args, **kwargs)
 
     def grad(self, *args, **kwargs):
         """The gradient: one value for a single wrt parameter, else a tuple."""
         self._require_scalar("grad")
-        self.grad = self._function(
-            "grad"
-        )  # later calls go straight to the generated function
+        self.grad = self._function("grad")  # later calls go straight to the generated function
         return self.grad(*args, **kwargs)

@@ -10,7 +10,7 @@ import ast
 import textwrap
 
 from . import expr as E
-from .ir import Assign, AugAssign, Comment, Def, Raise, Ret
+from .ir import Assign, AugAssign, Break, Comment, Continue, Def, Do, ForS, IfS, Raise, Ret, WhileS
 from .names import Namespace
 
 _BINOPS = {
@@ -48,14 +48,8 @@ def to_ast(e: E.Expr, ns: Namespace | None) -> ast.expr:
         if isinstance(e.value, float) and e.value != e.value:
             return ast.parse("float('nan')", mode="eval").body
         if isinstance(e.value, float) and abs(e.value) == float("inf"):
-            return ast.parse(
-                "float('inf')" if e.value > 0 else "-float('inf')", mode="eval"
-            ).body
-        if (
-            isinstance(e.value, (int, float))
-            and not isinstance(e.value, bool)
-            and e.value < 0
-        ):
+            return ast.parse("float('inf')" if e.value > 0 else "-float('inf')", mode="eval").body
+        if isinstance(e.value, (int, float)) and not isinstance(e.value, bool) and e.value < 0:
             return ast.UnaryOp(ast.USub(), ast.Constant(-e.value))
         return ast.Constant(e.value)
     if isinstance(e, E.BinOp):
@@ -68,13 +62,9 @@ def to_ast(e: E.Expr, ns: Namespace | None) -> ast.expr:
         return ast.BoolOp(_BOOL[e.op](), [r(v) for v in e.values])
     if isinstance(e, E.Call):
         func = _dotted(ns.render(e.func) if ns else e.func)
-        return ast.Call(
-            func, [r(a) for a in e.args], [ast.keyword(k, r(v)) for k, v in e.keywords]
-        )
+        return ast.Call(func, [r(a) for a in e.args], [ast.keyword(k, r(v)) for k, v in e.keywords])
     if isinstance(e, E.Method):
-        return ast.Call(
-            ast.Attribute(r(e.obj), e.name, ast.Load()), [r(a) for a in e.args], []
-        )
+        return ast.Call(ast.Attribute(r(e.obj), e.name, ast.Load()), [r(a) for a in e.args], [])
     if isinstance(e, E.Subscript):
         return ast.Subscript(r(e.value), r(e.index), ast.Load())
     if isinstance(e, E.Tuple):
@@ -106,18 +96,14 @@ def statement(s, ns: Namespace | None) -> ast.stmt:
         target = _target(s.targets[0]) if len(s.targets) == 1 else _target(s.targets)
         return ast.Assign([target], to_ast(s.value, ns), lineno=0)
     if isinstance(s, AugAssign):
-        return ast.AugAssign(
-            ast.Name(s.target, ast.Store()), _BINOPS[s.op](), to_ast(s.value, ns)
-        )
+        return ast.AugAssign(ast.Name(s.target, ast.Store()), _BINOPS[s.op](), to_ast(s.value, ns))
     if isinstance(s, Ret):
         return ast.Return(to_ast(s.value, ns))
+    if isinstance(s, Do):
+        return ast.Expr(to_ast(s.value, ns))
     if isinstance(s, Raise):
         raise_stmt = ast.Raise(to_ast(s.value, ns), None)
-        return (
-            ast.If(to_ast(s.test, ns), [raise_stmt], [])
-            if s.test is not None
-            else raise_stmt
-        )
+        return ast.If(to_ast(s.test, ns), [raise_stmt], []) if s.test is not None else raise_stmt
     raise TypeError(f"cannot emit {s!r}")
 
 
@@ -126,29 +112,58 @@ def render_def(d: Def, ns: Namespace | None) -> str:
     params = list(d.params)
     defaults = [ast.unparse(to_ast(x, ns)) for x in d.defaults]
     offset = len(params) - len(defaults)
-    sig = ", ".join(
-        p if i < offset else f"{p}={defaults[i - offset]}" for i, p in enumerate(params)
-    )
+    sig = ", ".join(p if i < offset else f"{p}={defaults[i - offset]}" for i, p in enumerate(params))
     out = [f"def {d.name}({sig}):"]
     if d.doc:
-        out.append(f"    {d.doc!r}" if '"' in d.doc else f'    """{d.doc}"""')
-    last = None
+        out.append(f'    """{d.doc}"""')
     lines = d.source.lines if d.source is not None else {}
-    for s in d.body:
+    _block(d.body, "    ", ns, lines, out, [None])
+    return "\n".join(out) + "\n"
+
+
+def _block(stmts, indent: str, ns, lines: dict, out: list, last: list) -> None:
+    """Append the lines of a block; ``last`` remembers the source line last commented."""
+    if not stmts:
+        out.append(indent + "pass")
+        return
+    for s in stmts:
         if isinstance(s, Comment):
-            out.append(f"    # {s.text}")
-            last = None
+            out.append(f"{indent}# {s.text}")
+            last[0] = None
             continue
         line = getattr(s, "line", 0)
-        if line and line != last and line in lines:
-            out.append(f"    # line {line}: {lines[line].strip()}")
-            last = line
-        out.append(
-            textwrap.indent(
-                ast.unparse(ast.fix_missing_locations(statement(s, ns))), "    "
-            )
-        )
-    return "\n".join(out) + "\n"
+        if line and line != last[0] and line in lines:
+            out.append(f"{indent}# line {line}: {lines[line].strip()}")
+            last[0] = line
+        if isinstance(s, IfS):
+            out.append(f"{indent}if {_expr(s.test, ns)}:")
+            _block(s.body, indent + "    ", ns, lines, out, last)
+            if s.orelse:
+                out.append(f"{indent}else:")
+                _block(s.orelse, indent + "    ", ns, lines, out, last)
+        elif isinstance(s, ForS):
+            out.append(f"{indent}for {s.target} in {_expr(s.iterable, ns)}:")
+            _block(s.body, indent + "    ", ns, lines, out, last)
+        elif isinstance(s, WhileS):
+            if s.header:
+                out.append(f"{indent}while True:")
+                _block(s.header, indent + "    ", ns, lines, out, last)
+                out.append(f"{indent}    if not {_expr(s.test, ns)}:")
+                out.append(f"{indent}        break")
+            else:
+                out.append(f"{indent}while {_expr(s.test, ns)}:")
+            _block(s.body, indent + "    ", ns, lines, out, last)
+        elif isinstance(s, Break):
+            out.append(indent + "break")
+        elif isinstance(s, Continue):
+            out.append(indent + "continue")
+        else:
+            out.append(textwrap.indent(ast.unparse(ast.fix_missing_locations(statement(s, ns))), indent))
+        last[0] = last[0] if not isinstance(s, (IfS, ForS, WhileS)) else None
+
+
+def _expr(e: E.Expr, ns) -> str:
+    return ast.unparse(ast.fix_missing_locations(to_ast(e, ns)))
 
 
 def render_module(defs: list, ns: Namespace | None, header: list = ()) -> str:
@@ -156,10 +171,7 @@ def render_module(defs: list, ns: Namespace | None, header: list = ()) -> str:
     body = "\n\n".join(render_def(d, ns) for d in defs)
     parts = list(header)
     if ns is not None:
-        parts.extend(
-            f"import {m}" if alias == m else f"import {m} as {alias}"
-            for m, alias in ns.imports.items()
-        )
+        parts.extend(f"import {m}" if alias == m else f"import {m} as {alias}" for m, alias in ns.imports.items())
     return format_source("\n".join(parts) + ("\n\n\n" if parts else "") + body)
 
 

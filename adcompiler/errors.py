@@ -21,9 +21,7 @@ class UnsupportedSyntaxError(SyntaxError):
     ):
         self.construct = construct
         self.remedy = remedy
-        message = (
-            f"{filename}:{lineno}:{col + 1}: {construct} is not supported; {remedy}"
-        )
+        message = f"{filename}:{lineno}:{col + 1}: {construct} is not supported; {remedy}"
         super().__init__(message, (filename, lineno, col + 1, text))
 
 

@@ -147,12 +147,7 @@ def lift(value) -> Expr:
 
 
 def _literal(e: Expr) -> bool:
-    return (
-        isinstance(e, Num)
-        and e.text is None
-        and isinstance(e.value, (int, float))
-        and not isinstance(e.value, bool)
-    )
+    return isinstance(e, Num) and e.text is None and isinstance(e.value, (int, float)) and not isinstance(e.value, bool)
 
 
 def _one(e: Expr) -> bool:

@@ -1,10 +1,12 @@
-"""ANF -> forward-mode (tangent) program.
+"""Dup-free ANF -> forward-mode (tangent) program.
 
 After each primal line comes its tangent line, ``dz = ...`` from the rule
 table; lines whose output is not active get none, and a tangent that is just
-another tangent (``dz = dx``) is an alias rather than a copy.  A call of a user
-function ``g`` becomes a call of ``g``'s own forward function, which returns the
-value and its tangent.
+another value's tangent (``dz = dx``) is an alias rather than a copy.  Control
+flow is kept as it is: a branch or loop of the primal is the same branch or
+loop of the tangent program.  A slot ``s`` has a tangent slot ``ds`` written
+wherever ``s`` is.  A call of a user function ``g`` becomes a call of ``g``'s
+own forward function, which returns the value and its tangent.
 """
 
 from __future__ import annotations
@@ -12,13 +14,32 @@ from __future__ import annotations
 from . import expr as E
 from . import rules
 from .activity import active
-from .ir import Assign, Def, Eq, Function, Ret, Var, atom, flatten, prim_expr, rebuild
+from .ir import (
+    Assign,
+    Break,
+    Continue,
+    Def,
+    Eq,
+    For,
+    ForS,
+    Function,
+    If,
+    IfS,
+    Ret,
+    Return,
+    Var,
+    While,
+    WhileS,
+    atom,
+    flatten,
+    prim_expr,
+    range_expr,
+    rebuild,
+)
 from .names import Namer
 
 
-def forward(
-    fn: Function, name: str, active_params: tuple, program, namer: Namer
-) -> Def:
+def forward(fn: Function, name: str, active_params: tuple, program, namer: Namer) -> Def:
     """The tangent program of ``fn`` for the given active parameters.
 
     Its signature is the parameters, then one tangent per active parameter; it
@@ -30,66 +51,79 @@ def forward(
     for p in active_params:
         tangent_params.append(namer.fresh("d" + p))
         tangent[p] = E.Name(tangent_params[-1])
-    body = []
-    for stmt in fn.body[:-1]:
-        primal = prim_expr(stmt, program.primal_name)
-        ins_t = [tangent.get(a.name) if isinstance(a, Var) else None for a in stmt.ins]
-        live = [v.name in act for v in stmt.outs]
-        if not any(live) or all(t is None for t in ins_t):
-            body.append(Assign(tuple(v.name for v in stmt.outs), primal, stmt.line))
-            continue
+    for s in sorted(fn.slots & act):
+        tangent.setdefault(s, E.Name(namer.fresh("d" + s)))
+    body = _Forward(fn, act, tangent, program, namer).block(fn.body)
+    doc = f"Forward mode of {fn.name}: (value, tangent)."
+    return Def(name, fn.params + tuple(tangent_params), (), body, doc, fn.source)
+
+
+class _Forward:
+    def __init__(self, fn, act, tangent, program, namer):
+        self.fn, self.act, self.tangent, self.program, self.namer = fn, act, tangent, program, namer
+
+    def block(self, stmts) -> tuple:
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, Eq):
+                out.extend(self.eq(stmt))
+            elif isinstance(stmt, If):
+                out.append(IfS(atom(stmt.test), self.block(stmt.body), self.block(stmt.orelse), stmt.line))
+            elif isinstance(stmt, For):
+                out.append(ForS(stmt.target.name, range_expr(stmt), self.block(stmt.body), stmt.line))
+            elif isinstance(stmt, While):
+                out.append(WhileS(self.block(stmt.header), atom(stmt.test), self.block(stmt.body), stmt.line))
+            elif isinstance(stmt, (Break, Continue)):
+                out.append(stmt)
+            elif isinstance(stmt, Return):
+                value = rebuild(stmt.value, iter(self.tangent_of(a) for a in flatten(stmt.value)))
+                out.append(Ret(E.Tuple((atom(stmt.value), _tuple_expr(value))), stmt.line))
+        return tuple(out)
+
+    def tangent_of(self, a) -> E.Expr:
+        if isinstance(a, Var) and a.name in self.tangent:
+            return self.tangent[a.name]
+        return E.Num(0.0)
+
+    def eq(self, stmt: Eq) -> list:
+        primal = Assign(tuple(v.name for v in stmt.outs), prim_expr(stmt, self.program.primal_name), stmt.line)
+        ins_t = [self.tangent.get(a.name) if isinstance(a, Var) else None for a in stmt.ins]
+        out = stmt.outs[0].name
+        if stmt.prim == "write":
+            if out not in self.tangent:
+                return [primal]
+            return [primal, Assign((self.tangent[out].id,), ins_t[0] or E.Num(0.0), stmt.line)]
+        if not any(v.name in self.act for v in stmt.outs) or all(t is None for t in ins_t):
+            return [primal]
         if stmt.prim == "call":
-            body.extend(_call(stmt, ins_t, program, namer, tangent))
-            continue
-        body.append(Assign((stmt.outs[0].name,), primal, stmt.line))
-        t = rules.jvp(
-            stmt.prim, [atom(a) for a in stmt.ins], E.Name(stmt.outs[0].name), ins_t
-        )
+            return [self.call(stmt, ins_t)]
+        if stmt.prim == "read":
+            dname = self.namer.fresh("d" + out)
+            self.tangent[out] = E.Name(dname)
+            return [primal, Assign((dname,), ins_t[0], stmt.line)]
+        t = rules.jvp(stmt.prim, [atom(a) for a in stmt.ins], E.Name(out), ins_t)
         if t is None:
-            continue
+            return [primal]
         if isinstance(t, E.Name):
-            tangent[stmt.outs[0].name] = t
-        else:
-            dname = namer.fresh("d" + stmt.outs[0].name)
-            body.append(Assign((dname,), t, stmt.line))
-            tangent[stmt.outs[0].name] = E.Name(dname)
-    ret = fn.body[-1]
-    out_tangent = rebuild(
-        ret.value, iter(_tangent_of(a, tangent) for a in flatten(ret.value))
-    )
-    body.append(Ret(E.Tuple((atom(ret.value), _tuple_expr(out_tangent))), ret.line))
-    return Def(
-        name,
-        fn.params + tuple(tangent_params),
-        (),
-        tuple(body),
-        f"Forward mode of {fn.name}: (value, tangent).",
-        fn.source,
-    )
+            self.tangent[out] = t
+            return [primal]
+        dname = self.namer.fresh("d" + out)
+        self.tangent[out] = E.Name(dname)
+        return [primal, Assign((dname,), t, stmt.line)]
 
-
-def _call(stmt: Eq, ins_t: list, program, namer: Namer, tangent: dict) -> list:
-    """``outs, douts = g_forward(args, active tangents)``; constant output tangents are discarded."""
-    mask = tuple(t is not None for t in ins_t)
-    callee, outs_varied = program.forward_callee(stmt.param, mask)
-    dnames = []
-    for v, on in zip(stmt.outs, outs_varied, strict=True):
-        if on:
-            tangent[v.name] = E.Name(namer.fresh("d" + v.name))
-        dnames.append(tangent[v.name].id if on else program.discard)
-    shape = program.shape(stmt.param)
-    targets = (
-        rebuild(shape, iter(v.name for v in stmt.outs)),
-        rebuild(shape, iter(dnames)),
-    )
-    args = tuple(atom(a) for a in stmt.ins) + tuple(t for t in ins_t if t is not None)
-    return [Assign(targets, E.Call(callee, args), stmt.line)]
-
-
-def _tangent_of(a, tangent: dict) -> E.Expr:
-    if isinstance(a, Var) and a.name in tangent:
-        return tangent[a.name]
-    return E.Num(0.0)
+    def call(self, stmt: Eq, ins_t: list) -> Assign:
+        """``outs, douts = g_forward(args, active tangents)``; constant output tangents are discarded."""
+        mask = tuple(t is not None for t in ins_t)
+        callee, outs_varied = self.program.forward_callee(stmt.param, mask)
+        dnames = []
+        for v, on in zip(stmt.outs, outs_varied, strict=True):
+            if on:
+                self.tangent[v.name] = E.Name(self.namer.fresh("d" + v.name))
+            dnames.append(self.tangent[v.name].id if on else self.program.discard)
+        shape = self.program.shape(stmt.param)
+        targets = (rebuild(shape, iter(v.name for v in stmt.outs)), rebuild(shape, iter(dnames)))
+        args = tuple(atom(a) for a in stmt.ins) + tuple(t for t in ins_t if t is not None)
+        return Assign(targets, E.Call(callee, args), stmt.line)
 
 
 def _tuple_expr(value):

@@ -53,6 +53,51 @@ class Return:
 
 
 @dataclass(frozen=True)
+class If:
+    """``if test: body else: orelse``; ``test`` is an atom."""
+
+    test: object
+    body: tuple
+    orelse: tuple
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class For:
+    """``for target in range(start, stop, step): body``; other loops are lowered to this."""
+
+    target: Var
+    start: object
+    stop: object
+    step: object
+    body: tuple
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class While:
+    """``while True: header; if not test: break; body``."""
+
+    header: tuple
+    test: object
+    body: tuple
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Break:
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Continue:
+    line: int = 0
+
+
+COMPOUND = (If, For, While)
+
+
+@dataclass(frozen=True)
 class Source:
     """Where a function came from: file, its lines (for comments), its globals."""
 
@@ -71,9 +116,10 @@ class Function:
     defaults: tuple
     body: tuple
     source: Source = field(repr=False, hash=False, compare=False)
+    slots: frozenset = frozenset()  # variables assigned in several places (read/written, never SSA)
 
     def with_body(self, body) -> "Function":
-        return Function(self.name, self.params, self.defaults, tuple(body), self.source)
+        return Function(self.name, self.params, self.defaults, tuple(body), self.source, self.slots)
 
 
 # ---- output side ---------------------------------------------------------------
@@ -108,11 +154,47 @@ class Comment:
 
 
 @dataclass(frozen=True)
+class Do:
+    """An expression evaluated for its effect (``tape.append(x)``)."""
+
+    value: E.Expr
+    line: int = 0
+
+
+@dataclass(frozen=True)
 class Raise:
     """``raise <call>``: argument checks at generated entry points."""
 
     value: E.Expr
     test: E.Expr | None = None
+
+
+@dataclass(frozen=True)
+class IfS:
+    test: E.Expr
+    body: tuple
+    orelse: tuple
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class ForS:
+    """``for target in iterable: body``."""
+
+    target: str
+    iterable: E.Expr
+    body: tuple
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class WhileS:
+    """``while True:`` + header + ``if not test: break`` + body; ``while test:`` when there is no header."""
+
+    header: tuple
+    test: E.Expr
+    body: tuple
+    line: int = 0
 
 
 @dataclass(frozen=True)
@@ -137,7 +219,9 @@ BINARY = {
     "pow": "**",
     "matmul": "@",
 }
-UNARY = {"neg": "-", "pos": "+"}
+UNARY = {"neg": "-", "pos": "+", "not": "not"}
+COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+COPIES = ("read", "write")  # slot access: out = in
 
 
 def atom(a) -> E.Expr:
@@ -164,6 +248,10 @@ def prim_expr(eq: Eq, callee_name=None, rename=None) -> E.Expr:
         return E.BinOp(BINARY[eq.prim], *args)
     if eq.prim in UNARY:
         return E.Unary(UNARY[eq.prim], args[0])
+    if eq.prim in COMPARE:
+        return E.Compare(COMPARE[eq.prim], *args)
+    if eq.prim in COPIES:
+        return args[0]
     if eq.prim == "call":
         return E.Call(callee_name(eq.param) if callee_name else eq.param.name, args)
     return E.Call(eq.prim, args)
@@ -171,32 +259,65 @@ def prim_expr(eq: Eq, callee_name=None, rename=None) -> E.Expr:
 
 def to_def(fn: Function, name: str, callee_name=None, rename=None) -> Def:
     """An input-side function as an output-side ``Def`` (for printing a stage)."""
-    body = []
-    for stmt in fn.body:
-        if isinstance(stmt, Eq):
-            body.append(
-                Assign(
-                    tuple(v.name for v in stmt.outs),
-                    prim_expr(stmt, callee_name, rename),
-                    stmt.line,
-                )
-            )
-        else:
-            body.append(Ret(atom(stmt.value), stmt.line))
-    return Def(
-        name,
-        fn.params,
-        tuple(atom(d) for d in fn.defaults),
-        tuple(body),
-        source=fn.source,
-    )
+
+    def block(stmts) -> tuple:
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, Eq):
+                out.append(Assign(tuple(v.name for v in stmt.outs), prim_expr(stmt, callee_name, rename), stmt.line))
+            elif isinstance(stmt, If):
+                out.append(IfS(atom(stmt.test), block(stmt.body), block(stmt.orelse), stmt.line))
+            elif isinstance(stmt, For):
+                out.append(ForS(stmt.target.name, range_expr(stmt), block(stmt.body), stmt.line))
+            elif isinstance(stmt, While):
+                out.append(WhileS(block(stmt.header), atom(stmt.test), block(stmt.body), stmt.line))
+            elif isinstance(stmt, (Break, Continue)):
+                out.append(stmt)
+            else:
+                out.append(Ret(atom(stmt.value), stmt.line))
+        return tuple(out)
+
+    return Def(name, fn.params, tuple(atom(d) for d in fn.defaults), block(fn.body), source=fn.source)
+
+
+def range_expr(stmt: For) -> E.Expr:
+    """``range(start, stop, step)`` written as briefly as Python allows."""
+    args = [atom(stmt.start), atom(stmt.stop), atom(stmt.step)]
+    if stmt.step == Const(1):
+        args = args[1:2] if stmt.start == Const(0) else args[:2]
+    return E.Call("range", tuple(args))
 
 
 def uses(stmt) -> list:
-    """The variables a statement reads, in order, with repetition."""
+    """The variables a simple statement reads, in order, with repetition (compound: its own atoms)."""
     if isinstance(stmt, Eq):
         return [a for a in stmt.ins if isinstance(a, Var)]
+    if isinstance(stmt, If):
+        return [stmt.test] if isinstance(stmt.test, Var) else []
+    if isinstance(stmt, For):
+        return [a for a in (stmt.start, stmt.stop, stmt.step) if isinstance(a, Var)]
+    if isinstance(stmt, (While, Break, Continue)):
+        return []
     return [a for a in flatten(stmt.value) if isinstance(a, Var)]
+
+
+def blocks(stmt) -> tuple:
+    """The nested blocks of a compound statement."""
+    if isinstance(stmt, If):
+        return (stmt.body, stmt.orelse)
+    if isinstance(stmt, For):
+        return (stmt.body,)
+    if isinstance(stmt, While):
+        return (stmt.header, stmt.body)
+    return ()
+
+
+def walk(stmts):
+    """Every statement, depth first, in program order."""
+    for stmt in stmts:
+        yield stmt
+        for b in blocks(stmt):
+            yield from walk(b)
 
 
 def flatten(value) -> list:

@@ -46,9 +46,7 @@ class Namer:
 
     def child(self, also=(), report=None) -> "Namer":
         """A namer for a new scope that avoids everything this one has handed out."""
-        other = Namer(
-            self.taken, also or self.also, report if report is not None else self.report
-        )
+        other = Namer(self.taken, also or self.also, report if report is not None else self.report)
         other._temps = self._temps
         return other
 
@@ -98,21 +96,13 @@ class Namespace:
         self.globals = globals_
         self.namer = namer
         self.imports: dict[str, str] = {}  # module name -> alias that must be imported
-        self.used: dict[str, str] = (
-            {}
-        )  # user global name -> the import line that binds it
+        self.used: dict[str, str] = {}  # user global name -> the import line that binds it
 
     def module_alias(self, module: str) -> str:
-        candidates = [
-            n
-            for n, v in self.globals.items()
-            if isinstance(v, types.ModuleType) and v.__name__ == module
-        ]
+        candidates = [n for n, v in self.globals.items() if isinstance(v, types.ModuleType) and v.__name__ == module]
         if candidates:
             name = module if module in candidates else sorted(candidates)[0]
-            self.used[name] = (
-                f"import {module}" if name == module else f"import {module} as {name}"
-            )
+            self.used[name] = f"import {module}" if name == module else f"import {module} as {name}"
             return name
         if module not in self.imports:
             self.imports[module] = self.namer.fresh(module.split(".")[-1])
@@ -133,10 +123,7 @@ class Namespace:
     def import_lines(self) -> list:
         """Import statements for everything rendered so far (for a standalone module)."""
         lines = sorted(set(self.used.values()))
-        lines += [
-            f"import {m}" if alias == m else f"import {m} as {alias}"
-            for m, alias in self.imports.items()
-        ]
+        lines += [f"import {m}" if alias == m else f"import {m} as {alias}" for m, alias in self.imports.items()]
         return lines
 
 

@@ -76,22 +76,6 @@ UNSUPPORTED = {
     ast.ImportFrom: ("an import inside the function", "import at module level"),
     ast.Starred: ("starred unpacking (*x)", "name each element explicitly"),
     ast.Match: ("a match statement", "use if/elif/else"),
-    ast.If: (
-        "an if statement",
-        "control flow is not differentiable yet in this version; use min, max or abs",
-    ),
-    ast.IfExp: (
-        "a conditional expression",
-        "control flow is not differentiable yet in this version; use min, max or abs",
-    ),
-    ast.For: (
-        "a for loop",
-        "loops are not differentiable yet in this version; unroll the loop by hand",
-    ),
-    ast.While: (
-        "a while loop",
-        "loops are not differentiable yet in this version; unroll the loop by hand",
-    ),
     ast.List: (
         "a list",
         "lists are not differentiable yet in this version; use separate variables or a tuple",
@@ -104,16 +88,6 @@ UNSUPPORTED = {
         "indexing",
         "indexing is not differentiable yet in this version; unpack tuples with a, b = t",
     ),
-    ast.Compare: (
-        "a comparison",
-        "comparisons belong to control flow, not differentiable yet in this version; use min, max or abs",
-    ),
-    ast.BoolOp: (
-        "and/or",
-        "boolean logic belongs to control flow, not differentiable yet in this version",
-    ),
-    ast.Break: ("break", "loops are not differentiable yet in this version"),
-    ast.Continue: ("continue", "loops are not differentiable yet in this version"),
     ast.AnnAssign: ("an annotated assignment", "drop the annotation: write x = ..."),
 }
 
@@ -127,6 +101,7 @@ BINOPS = {
     ast.Mod: "mod",
 }
 UNARYOPS = {ast.USub: "neg", ast.UAdd: "pos"}
+COMPARES = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 
 
 class Parsed:
@@ -138,18 +113,14 @@ class Parsed:
         self.obj = obj
 
     def error(self, node, construct: str, remedy: str, cls=UnsupportedSyntaxError):
-        return located(
-            node, self.source.filename, self.source.lines, construct, remedy, cls
-        )
+        return located(node, self.source.filename, self.source.lines, construct, remedy, cls)
 
 
 def parse_function(fn) -> Parsed:
     """Read ``fn``'s source and parse it; raise a located error if there is none."""
     fn = inspect.unwrap(fn)
     if not isinstance(fn, types.FunctionType):
-        raise TypeError(
-            f"adcompiler differentiates plain Python functions, not {type(fn).__name__} {fn!r}"
-        )
+        raise TypeError(f"adcompiler differentiates plain Python functions, not {type(fn).__name__} {fn!r}")
     filename = fn.__code__.co_filename
     try:
         lines, first = inspect.getsourcelines(fn)
@@ -233,16 +204,13 @@ def fence(parsed: Parsed) -> None:
                     f"the augmented assignment {type(node.op).__name__}=",
                     "use += -= *= /= **=",
                 )
-            if isinstance(node, ast.UnaryOp) and type(node.op) not in UNARYOPS:
-                raise parsed.error(
-                    node,
-                    f"the unary operator {type(node.op).__name__}",
-                    "use - or + on floats",
-                )
+            if isinstance(node, ast.UnaryOp) and type(node.op) not in UNARYOPS and not isinstance(node.op, ast.Not):
+                raise parsed.error(node, f"the unary operator {type(node.op).__name__}", "use - or + on floats")
+            if isinstance(node, ast.Compare) and any(type(op) not in COMPARES for op in node.ops):
+                op = next(type(op).__name__ for op in node.ops if type(op) not in COMPARES)
+                raise parsed.error(node, f"the comparison {op}", "compare numbers with < <= > >= == !=")
             if isinstance(node, ast.Call):
-                if any(isinstance(a, ast.Starred) for a in node.args) or any(
-                    k.arg is None for k in node.keywords
-                ):
+                if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
                     raise parsed.error(
                         node,
                         "a call with *args or **kwargs",
@@ -287,10 +255,6 @@ def module_functions(module: types.ModuleType) -> dict:
     """The plain functions a module defines itself, in source order."""
     found = {}
     for name, value in vars(module).items():
-        if (
-            isinstance(value, types.FunctionType)
-            and value.__module__ == module.__name__
-            and name == value.__name__
-        ):
+        if isinstance(value, types.FunctionType) and value.__module__ == module.__name__ and name == value.__name__:
             found[name] = value
     return dict(sorted(found.items(), key=lambda kv: kv[1].__code__.co_firstlineno))

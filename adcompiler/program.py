@@ -37,9 +37,7 @@ class Program:
         self.dup_cache: dict = {}
         self._lowering: list = []
         self.namers: dict = {}
-        self.module = Namer(
-            self.user_names, also=(self.local_names,), report=self.module_names
-        )
+        self.module = Namer(self.user_names, also=(self.local_names,), report=self.module_names)
         self.ns = Namespace(globals_, self.module)
         self.specs: dict = {}  # (kind, fn, mask) -> name(s)
         self.queue: list = []
@@ -106,18 +104,14 @@ class Program:
         """Which outputs of ``fn`` vary when the arguments in ``mask`` do."""
         f = self.anf(fn)
         seen = varied(f, _params(f, mask), self.callee_outputs)
-        return tuple(
-            isinstance(a, Var) and a.name in seen for a in flatten(f.body[-1].value)
-        )
+        return tuple(isinstance(a, Var) and a.name in seen for a in flatten(f.body[-1].value))
 
     def primal_name(self, fn) -> str:
         """How generated code calls the original user function ``fn``."""
         if fn not in self.primal_names:
             bound = [k for k, v in self.globals.items() if v is fn]
             if fn.__name__ in bound or bound:
-                self.primal_names[fn] = (
-                    fn.__name__ if fn.__name__ in bound else sorted(bound)[0]
-                )
+                self.primal_names[fn] = fn.__name__ if fn.__name__ in bound else sorted(bound)[0]
             else:
                 name = self.module.fresh(fn.__name__)
                 self.injected[name] = fn
@@ -178,9 +172,7 @@ class Program:
             return self.generated[key]
         kind, fn, params = key
         names = self.specs[key]
-        namer = self.namers[fn].child(
-            also=(self.module_names,), report=self.local_names
-        )
+        namer = self.namers[fn].child(also=(self.module_names,), report=self.local_names)
         before = len(self.queue)
         if kind == "forward":
             defs = [forward.forward(self.anf(fn), names[0], params, self, namer)]
@@ -212,25 +204,16 @@ class Program:
         if stage in ("forward", "reverse"):
             key = ("stage", entry, stage, tuple(wrt))
             if key not in self.generated:
-                self.generated[key] = emit.render_module(
-                    self.build(entry, stage, wrt), self.ns
-                )
+                self.generated[key] = emit.render_module(self.build(entry, stage, wrt), self.ns)
             return self.generated[key]
         self.anf(entry)
         order = [entry] + [f for f in self.anf_cache if f is not entry]
         if stage == "anf":
             defs = [to_def(self.anf(f), f.__name__, self.primal_name) for f in order]
             return emit.render_module(defs, self.ns)
-        helper = (
-            self.module.fresh("dup")
-            if not hasattr(self, "_dup_helper")
-            else self._dup_helper
-        )
+        helper = self.module.fresh("dup") if not hasattr(self, "_dup_helper") else self._dup_helper
         self._dup_helper = helper
-        defs = [
-            to_def(self.dupform(f), f.__name__, self.primal_name, {"dup": helper})
-            for f in order
-        ]
+        defs = [to_def(self.dupform(f), f.__name__, self.primal_name, {"dup": helper}) for f in order]
         header = [f"def {helper}(x):\n    return x, x\n\n"]
         return emit.render_module(defs, self.ns, header)
 
@@ -246,9 +229,7 @@ def primal_source(fn) -> str:
     node = tree.body[0]
     start = node.lineno if not node.decorator_list else node.decorator_list[0].lineno
     lines = text.splitlines(True)
-    first_def = next(
-        i for i, line in enumerate(lines) if line.lstrip().startswith("def ")
-    )
+    first_def = next(i for i, line in enumerate(lines) if line.lstrip().startswith("def "))
     return "".join(lines[first_def:]) if start else text
 
 

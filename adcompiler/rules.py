@@ -103,6 +103,13 @@ PARTIALS = {
     "round": (None,),
     "round/2": (None, None),
     "int": (None,),
+    "lt": (None, None),
+    "le": (None, None),
+    "gt": (None, None),
+    "ge": (None, None),
+    "eq": (None, None),
+    "ne": (None, None),
+    "not": (None,),
 }
 
 # Selections: the derivative follows the argument Python's max/min return.
@@ -116,11 +123,7 @@ REVERSE = {
 }
 
 # Python objects the user may call, and the primitive each one is.
-PRIMS = {
-    getattr(math, name[5:]): name
-    for name in PARTIALS
-    if name.startswith("math.") and "/" not in name
-}
+PRIMS = {getattr(math, name[5:]): name for name in PARTIALS if name.startswith("math.") and "/" not in name}
 PRIMS.update(
     {
         builtins.abs: "abs",
@@ -140,9 +143,19 @@ CONSTANTS = {
 }
 
 
+def _hypot(n: int) -> tuple:
+    """hypot(x1, ..., xn) = z has partials xi / z."""
+    return tuple((lambda *a, i=i: a[i] / a[-1]) for i in range(n))
+
+
+VARIADIC = {"math.hypot": _hypot}
+
+
 def key(prim: str, nargs: int) -> str:
     """The table key for ``prim`` applied to ``nargs`` arguments."""
     specific = f"{prim}/{nargs}"
+    if prim in VARIADIC and specific not in PARTIALS:
+        PARTIALS[specific] = VARIADIC[prim](nargs)
     return specific if specific in PARTIALS else prim
 
 
@@ -172,10 +185,7 @@ def jvp(prim: str, args: list, out: Expr, tangents: list) -> Expr | None:
 def vjp(prim: str, args: list, out: Expr, g: Expr, active: list) -> list:
     """The cotangent of each argument (``None`` = zero or not wanted)."""
     if prim in REVERSE:
-        return [
-            c if a else None
-            for c, a in zip(REVERSE[prim](*args, out, g), active, strict=True)
-        ]
+        return [c if a else None for c, a in zip(REVERSE[prim](*args, out, g), active, strict=True)]
     partials = PARTIALS[key(prim, len(args))]
     return [
         _scale(partial(*args, out), g) if partial is not None and a else None

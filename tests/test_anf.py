@@ -51,9 +51,7 @@ def test_no_nested_subexpressions(fn):
                 if isinstance(node, ast.BinOp)
                 else [node.operand] if isinstance(node, ast.UnaryOp) else node.args
             )
-            assert all(
-                isinstance(c, (ast.Name, ast.Constant, ast.Attribute)) for c in children
-            ), ast.unparse(node)
+            assert all(isinstance(c, (ast.Name, ast.Constant, ast.Attribute)) for c in children), ast.unparse(node)
 
 
 @pytest.mark.parametrize("fn", FUNCS, ids=lambda f: f.__name__)

@@ -3,6 +3,7 @@
 import ast
 import importlib.util
 import json
+import math
 import os
 import re
 import shutil
@@ -130,9 +131,7 @@ def _close(a, b, rtol=1e-6):
 
 def test_stdout_is_a_compilable_module(mod):
     proc = adc("compile", mod)
-    assert proc.returncode == 0 and compile(
-        proc.stdout, "<stdout>", "exec"
-    ), proc.stderr
+    assert proc.returncode == 0 and compile(proc.stdout, "<stdout>", "exec"), proc.stderr
 
 
 def test_output_defines_forward_and_reverse_by_default(mod):
@@ -187,21 +186,49 @@ def test_written_module_tuple_output(mod, tmp_path):
             "m.polar_reverse(2.0, 0.5, ct=(1.0, 0.0))",
         ],
     )
-    import math
-
     expected = (
         [2.0 * math.cos(0.5), 2.0 * math.sin(0.5)],
         [-2.0 * math.sin(0.5), 2.0 * math.cos(0.5)],
         [math.cos(0.5), -2.0 * math.sin(0.5)],
     )
-    assert (
-        all(
-            _close(a, b)
-            for got, exp in zip((val, tan, cts), expected)
-            for a, b in zip(got, exp)
-        )
-        and val2 == val
-    ), (val, tan, val2, cts)
+    assert all(_close(a, b) for got, exp in zip((val, tan, cts), expected) for a, b in zip(got, exp)) and val2 == val, (
+        val,
+        tan,
+        val2,
+        cts,
+    )
+
+
+ALIASED = textwrap.dedent("""\
+    import math as m
+    from math import sin, exp
+
+
+    def dup(u):
+        return u + u
+
+
+    def t1(u):
+        return sin(u) * 3.0
+
+
+    def f(x, y):
+        return dup(x) * t1(y) + m.cos(x) * exp(y)
+    """)
+
+
+def test_aliased_imports_and_clashing_helper_names(tmp_path):
+    src = tmp_path / "aliased.py"
+    src.write_text(ALIASED)
+    out = tmp_path / "out" / "derivs.py"
+    out.parent.mkdir()
+    assert adc("compile", src, "-o", out).returncode == 0
+    (_, (dx, dy)), (_, tx) = _run_hidden(out, ["m.f_reverse(0.7, 1.3)", "m.f_forward(0.7, 1.3, 1.0, 0.0)"])
+    x, y = 0.7, 1.3
+    ex = 6.0 * math.sin(y) - math.sin(x) * math.exp(y)
+    ey = 6.0 * x * math.cos(y) + math.cos(x) * math.exp(y)
+    assert (_close(dx, ex), _close(dy, ey), _close(tx, ex)) == (True,) * 3, (dx, dy, tx)
+    assert imported_modules(out.read_text()) <= {"math"}
 
 
 def test_written_module_imports_only_what_input_imports(mod, tmp_path):
@@ -221,9 +248,7 @@ def test_function_selection(mod):
 
 def test_function_selection_repeatable(mod):
     names = _defs(adc("compile", mod, "--function", "g", "--function", "f").stdout)
-    assert {"g_forward", "f_forward", "g_reverse", "f_reverse"} <= names and (
-        "polar_forward" not in names
-    ), names
+    assert {"g_forward", "f_forward", "g_reverse", "f_reverse"} <= names and ("polar_forward" not in names), names
 
 
 def test_mode_forward_has_no_reverse(mod):

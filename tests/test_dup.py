@@ -12,20 +12,12 @@ from .test_anf import FUNCS, run_stage
 
 
 def reads(src: str, fname: str) -> Counter:
-    fdef = next(
-        n
-        for n in ast.parse(src).body
-        if isinstance(n, ast.FunctionDef) and n.name == fname
-    )
+    fdef = next(n for n in ast.parse(src).body if isinstance(n, ast.FunctionDef) and n.name == fname)
     local = {a.arg for a in fdef.args.args} | {
-        n.id
-        for n in ast.walk(fdef)
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
     }
     return Counter(
-        n.id
-        for n in ast.walk(fdef)
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in local
+        n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in local
     )
 
 
@@ -49,6 +41,4 @@ def test_n_uses_make_n_minus_one_dups():
 
 def test_user_variable_named_dup_does_not_clash():
     src = adcompiler.differentiate(S.clashing).source("dup")
-    assert "def dup_1(x):" in src and run_stage(
-        S.clashing, "dup", 1.0, 2.0, 3.0, 4.0
-    ) == S.clashing(1.0, 2.0, 3.0, 4.0)
+    assert "def dup_1(x):" in src and run_stage(S.clashing, "dup", 1.0, 2.0, 3.0, 4.0) == S.clashing(1.0, 2.0, 3.0, 4.0)

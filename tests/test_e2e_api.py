@@ -50,9 +50,7 @@ def dec_default(x, y=2.0):
 
 
 def test_decorator_without_arguments():
-    assert_allclose(
-        dec_plain.grad(0.5, 1.2), (math.sin(1.2), 0.5 * math.cos(1.2) + 2.4)
-    )
+    assert_allclose(dec_plain.grad(0.5, 1.2), (math.sin(1.2), 0.5 * math.cos(1.2) + 2.4))
 
 
 def test_decorator_with_wrt_same_as_default():
@@ -261,11 +259,7 @@ def test_anf_stage_is_in_a_normal_form(sources, func):
 
 def test_forward_and_reverse_source_define_functions():
     names = {
-        stage: [
-            n.name
-            for n in ast.walk(ast.parse(dec_plain.source(stage)))
-            if isinstance(n, ast.FunctionDef)
-        ]
+        stage: [n.name for n in ast.walk(ast.parse(dec_plain.source(stage))) if isinstance(n, ast.FunctionDef)]
         for stage in ("forward", "reverse")
     }
     assert all(names.values()), names
@@ -322,9 +316,7 @@ def test_unsupported_syntax_error_is_a_syntax_error():
     assert issubclass(adcompiler.UnsupportedSyntaxError, SyntaxError)
 
 
-@pytest.mark.parametrize(
-    "func,construct,dline,col", UNSUPPORTED, ids=[u[1] for u in UNSUPPORTED]
-)
+@pytest.mark.parametrize("func,construct,dline,col", UNSUPPORTED, ids=[u[1] for u in UNSUPPORTED])
 def test_unsupported_syntax_is_located(func, construct, dline, col):
     err = _raise_for(func)
     line = inspect.getsourcelines(func)[1] + dline
@@ -336,12 +328,8 @@ def test_unsupported_syntax_is_located(func, construct, dline, col):
     assert got == (True, line, True), (err.filename, err.lineno, err.offset)
 
 
-@pytest.mark.parametrize(
-    "func,construct,dline,col", UNSUPPORTED, ids=[u[1] for u in UNSUPPORTED]
-)
-def test_unsupported_syntax_message_names_construct_and_place(
-    func, construct, dline, col
-):
+@pytest.mark.parametrize("func,construct,dline,col", UNSUPPORTED, ids=[u[1] for u in UNSUPPORTED])
+def test_unsupported_syntax_message_names_construct_and_place(func, construct, dline, col):
     err = _raise_for(func)
     msg = str(err)
     line = inspect.getsourcelines(func)[1] + dline
@@ -350,6 +338,17 @@ def test_unsupported_syntax_message_names_construct_and_place(
         True,
         True,
     ), msg
+
+
+def uses_attribute(x):
+    return x.real * 2.0
+
+
+def test_unsupported_attribute_access_names_the_attribute():
+    # x is a parameter: the message must be about the attribute, not x
+    err = _raise_for(uses_attribute)
+    msg = str(err).lower()
+    assert ("attribute" in msg or ".real" in msg) and "undefined" not in msg, msg
 
 
 def test_unsupported_syntax_error_via_decorator_or_first_use():

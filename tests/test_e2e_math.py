@@ -1,5 +1,6 @@
 """End-to-end derivative checks for operators, math functions and builtins."""
 
+import functools
 import math
 
 import pytest
@@ -9,6 +10,15 @@ from hypothesis import strategies as st
 import adcompiler
 import e2e_funcs as F
 from oracle import assert_allclose, check_grads, complex_step, flatten
+
+
+@functools.cache
+def D(func, wrt=None):
+    """adcompiler.differentiate, built once per (function, wrt) for speed."""
+    if wrt is None:
+        return adcompiler.differentiate(func)
+    return adcompiler.differentiate(func, wrt=wrt)
+
 
 SQRT_PI = math.sqrt(math.pi)
 
@@ -112,6 +122,7 @@ CASES = [
     (F.clash_params, (0.3, 1.1, -0.5, 0.9, 1.7, 0.2, -0.8, 1.4)),
     (F.clash_locals, (0.6, 1.2)),
     (F.clash_params_dup, (0.6, 1.2, -0.3, 0.8, 1.5)),
+    (F.clash_more, (0.3, 1.1, -0.5, 0.9, 1.7, 0.2, -0.8, 1.4)),
     (F.tuple_out_mixed, (0.6, 1.2)),
     (F.spherical, (1.5, 0.7, -0.4)),
 ]
@@ -124,13 +135,13 @@ def case_id(case):
 
 @pytest.mark.parametrize("func,args", CASES, ids=[case_id(c) for c in CASES])
 def test_check_grads(func, args):
-    check_grads(adcompiler.differentiate(func), args, original=func)
+    check_grads(D(func), args, original=func)
 
 
 @pytest.mark.parametrize("func,args", CASES, ids=[case_id(c) for c in CASES])
 def test_complex_step(func, args):
     """Every partial (forward and reverse) vs the complex step at ~1e-10."""
-    df = adcompiler.differentiate(func)
+    df = D(func)
     n = len(args)
     out = func(*args)
     ct = tuple(1.0 for _ in out) if isinstance(out, tuple) else 1.0
@@ -196,19 +207,15 @@ ANALYTIC = [
 ]
 
 
-@pytest.mark.parametrize(
-    "func,args,expected", ANALYTIC, ids=[case_id(c[:2]) for c in ANALYTIC]
-)
+@pytest.mark.parametrize("func,args,expected", ANALYTIC, ids=[case_id(c[:2]) for c in ANALYTIC])
 def test_analytic_gradient(func, args, expected):
-    df = adcompiler.differentiate(func)
+    df = D(func)
     assert_allclose(df.vjp(args, 1.0)[1], expected, rtol=1e-12, what="vjp")
 
 
-@pytest.mark.parametrize(
-    "func,args,expected", ANALYTIC, ids=[case_id(c[:2]) for c in ANALYTIC]
-)
+@pytest.mark.parametrize("func,args,expected", ANALYTIC, ids=[case_id(c[:2]) for c in ANALYTIC])
 def test_analytic_forward(func, args, expected):
-    df = adcompiler.differentiate(func)
+    df = D(func)
     n = len(args)
     got = [df.jvp(args, tuple(float(k == i) for k in range(n)))[1] for i in range(n)]
     assert_allclose(tuple(got), expected, rtol=1e-12, what="jvp columns")
@@ -220,7 +227,7 @@ def test_analytic_forward(func, args, expected):
 @pytest.mark.parametrize("func", [F.b_abs, F.m_fabs])
 @pytest.mark.parametrize("x", [0.0, -0.0])
 def test_abs_at_zero_is_zero(func, x):
-    df = adcompiler.differentiate(func)
+    df = D(func)
     assert (df.grad(x), df.jvp((x,), (1.0,))[1]) == (0.0, 0.0)
 
 
@@ -238,17 +245,15 @@ TIES = [
 
 @pytest.mark.parametrize("func,args,expected", TIES, ids=[case_id(c[:2]) for c in TIES])
 def test_min_max_tie_goes_to_first_argument_reverse(func, args, expected):
-    _, cts = adcompiler.differentiate(func).vjp(args, 1.0)
+    _, cts = D(func).vjp(args, 1.0)
     assert cts == expected
 
 
 @pytest.mark.parametrize("func,args,expected", TIES, ids=[case_id(c[:2]) for c in TIES])
 def test_min_max_tie_goes_to_first_argument_forward(func, args, expected):
-    df = adcompiler.differentiate(func)
+    df = D(func)
     n = len(args)
-    cols = tuple(
-        df.jvp(args, tuple(float(k == i) for k in range(n)))[1] for i in range(n)
-    )
+    cols = tuple(df.jvp(args, tuple(float(k == i) for k in range(n)))[1] for i in range(n))
     assert cols == expected
 
 
@@ -264,15 +269,11 @@ PIECEWISE = [
 ]
 
 
-@pytest.mark.parametrize(
-    "func,args,expected", PIECEWISE, ids=[case_id(c[:2]) for c in PIECEWISE]
-)
+@pytest.mark.parametrize("func,args,expected", PIECEWISE, ids=[case_id(c[:2]) for c in PIECEWISE])
 def test_piecewise_constant_functions_have_zero_derivative(func, args, expected):
-    df = adcompiler.differentiate(func)
+    df = D(func)
     n = len(args)
-    fwd = tuple(
-        df.jvp(args, tuple(float(k == i) for k in range(n)))[1] for i in range(n)
-    )
+    fwd = tuple(df.jvp(args, tuple(float(k == i) for k in range(n)))[1] for i in range(n))
     assert (df.vjp(args, 1.0)[1], fwd) == (expected, expected)
 
 
@@ -290,22 +291,28 @@ ZEROS = [
 
 @pytest.mark.parametrize("func,args,i", ZEROS, ids=[case_id(c[:2]) for c in ZEROS])
 def test_gradient_is_exactly_float_zero(func, args, i):
-    _, cts = adcompiler.differentiate(func).vjp(args, 1.0)
+    _, cts = D(func).vjp(args, 1.0)
     assert (cts[i], type(cts[i])) == (0.0, float)
 
 
 def test_const_only_value_and_forward():
-    df = adcompiler.differentiate(F.const_only)
+    df = D(F.const_only)
     assert df.jvp((0.7,), (1.0,)) == (4.0, 0.0)
 
 
+def test_hypot_with_three_arguments():
+    # math.hypot is variadic; d/dx_i hypot(x) = x_i / hypot(x)
+    g = D(F.m_hypot3).grad(1.0, 2.0, -2.0)
+    assert_allclose(g, (1.0 / 3.0, 2.0 / 3.0, -2.0 / 3.0), what="hypot(1, 2, -2)")
+
+
 def test_non_wrt_int_exponent_parameter():
-    df = adcompiler.differentiate(F.pow_param_exponent, wrt=("x",))
+    df = D(F.pow_param_exponent, wrt=("x",))
     assert_allclose(df.grad(1.5, 3), 3 * 1.5**2, what="d/dx x**n, n=3")
 
 
 def test_tuple_output_constant_component_has_zero_tangent():
-    df = adcompiler.differentiate(F.tuple_out_mixed)
+    df = D(F.tuple_out_mixed)
     _, tan = df.jvp((0.6, 1.2), (1.0, 1.0))
     assert tan == (1.0, 0.0, pytest.approx(1.8, rel=1e-15), 1.0)
 
@@ -318,7 +325,7 @@ positive = st.floats(0.2, 4.0, allow_nan=False)
 
 
 def _fwd_rev_fd(func, args):
-    check_grads(adcompiler.differentiate(func), args, original=func, n_random=1)
+    check_grads(D(func), args, original=func, n_random=1)
 
 
 @HYP
@@ -352,7 +359,7 @@ def test_random_points_clash_locals(x, y):
 @HYP
 @given(st.floats(-0.9, 0.9), reals)
 def test_random_points_forward_equals_reverse(x, y):
-    df = adcompiler.differentiate(F.aug_assign)
+    df = D(F.aug_assign)
     rev = df.grad(x, y)
     fwd = tuple(df.jvp((x, y), v)[1] for v in ((1.0, 0.0), (0.0, 1.0)))
     assert_allclose(fwd, rev, rtol=1e-12, atol=1e-14, what="forward vs reverse")

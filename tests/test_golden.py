@@ -16,11 +16,7 @@ import adcompiler
 from . import stage_funcs as S
 
 GOLDEN = Path(__file__).parent / "golden"
-CASES = [
-    (fn, stage)
-    for fn in (S.recipe, S.reassign, S.uses_polar, S.clashing)
-    for stage in ("forward", "reverse")
-]
+CASES = [(fn, stage) for fn in (S.recipe, S.reassign, S.uses_polar, S.clashing) for stage in ("forward", "reverse")]
 
 
 @pytest.mark.parametrize("fn,stage", CASES, ids=lambda c: getattr(c, "__name__", c))

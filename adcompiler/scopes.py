@@ -1,0 +1,125 @@
+"""Facts about a function's ``ast`` that lowering needs before it starts.
+
+``find_slots`` decides which user variables cannot be plain SSA values: those
+assigned in several blocks, read where more than one assignment may reach
+(after an ``if`` that assigns them, in the next iteration of a loop), or read
+outside the block that assigns them.  Such a variable becomes a *slot*: ANF
+reads it into a fresh variable (``read``) and assigns it with ``write``.
+Everything else is versioned SSA (``x``, ``x_1``, ...).
+
+``may_jump`` and ``falls_through`` drive the normalisation that moves the
+statements after a conditional ``return``/``break``/``continue`` into the paths
+that fall through, so jumps only ever end a block.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+
+
+def _loads(node) -> list:
+    return [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+
+
+def _stores(target) -> list:
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+
+
+def _own_parts(stmt):
+    """(expressions read, targets written, nested blocks) of one statement."""
+    if isinstance(stmt, ast.Assign):
+        return [stmt.value] + [t for t in stmt.targets if not isinstance(t, (ast.Name, ast.Tuple))], stmt.targets, []
+    if isinstance(stmt, ast.AugAssign):
+        return (
+            [
+                stmt.value,
+                stmt.target if not isinstance(stmt.target, ast.Name) else ast.Name(stmt.target.id, ast.Load()),
+            ],
+            [stmt.target],
+            [],
+        )
+    if isinstance(stmt, ast.If):
+        return [stmt.test], [], [stmt.body, stmt.orelse]
+    if isinstance(stmt, ast.For):
+        return [stmt.iter], [], [stmt.body]
+    if isinstance(stmt, ast.While):
+        return [], [], [stmt.body]
+    if isinstance(stmt, ast.Return):
+        return [stmt.value] if stmt.value is not None else [], [], []
+    if isinstance(stmt, ast.Expr):
+        return [stmt.value], [], []
+    return [], [], []
+
+
+def find_slots(fdef: ast.FunctionDef) -> set:
+    """The user variables that must be slots (see the module docstring)."""
+    writes: dict = defaultdict(list)
+    reads: dict = defaultdict(list)
+    for a in fdef.args.args:
+        writes[a.arg].append(((), -1))
+
+    def visit(stmts, path):
+        for i, stmt in enumerate(stmts):
+            exprs, targets, nested = _own_parts(stmt)
+            for e in exprs:
+                for name in _loads(e):
+                    reads[name].append((path, i))
+            for t in targets:
+                for name in _stores(t):
+                    writes[name].append((path, i))
+            for k, block in enumerate(nested):
+                inner = path + ((i, k),)
+                if isinstance(stmt, ast.While):
+                    for name in _loads(stmt.test):
+                        reads[name].append((inner, -1))
+                visit(block, inner)
+
+    visit(fdef.body, ())
+    slots = set()
+    for name, ws in writes.items():
+        paths = {p for p, _ in ws}
+        if len(paths) > 1:
+            slots.add(name)
+            continue
+        (home,) = paths
+        first = min(i for _, i in ws)
+        for rpath, ri in reads.get(name, ()):
+            if rpath[: len(home)] != home:
+                slots.add(name)
+            elif rpath == home and ri <= first:
+                slots.add(name)
+            elif rpath != home and rpath[len(home)][0] <= first:
+                slots.add(name)
+    return slots
+
+
+def loop_targets(fdef: ast.FunctionDef) -> set:
+    return {n.target.id for n in ast.walk(fdef) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
+
+
+def may_jump(stmt, loop_depth: int = 0) -> bool:
+    """Whether ``stmt`` may leave its block by return, or by break/continue of an enclosing loop."""
+    if isinstance(stmt, ast.Return):
+        return True
+    if isinstance(stmt, (ast.Break, ast.Continue)):
+        return loop_depth == 0
+    if isinstance(stmt, ast.If):
+        return any(may_jump(s, loop_depth) for s in stmt.body + stmt.orelse)
+    if isinstance(stmt, (ast.For, ast.While)):
+        return any(may_jump(s, loop_depth + 1) for s in stmt.body)
+    return False
+
+
+def may_return(stmt) -> bool:
+    return any(isinstance(n, ast.Return) for n in ast.walk(stmt))
+
+
+def falls_through(stmts) -> bool:
+    """Whether control can reach the end of a block (it does not always jump away)."""
+    for stmt in stmts:
+        if isinstance(stmt, (ast.Return, ast.Break, ast.Continue)):
+            return False
+        if isinstance(stmt, ast.If) and not falls_through(stmt.body) and not falls_through(stmt.orelse):
+            return False
+    return True

@@ -1,0 +1,401 @@
+"""Dup form -> the two sweeps of reverse mode.
+
+The *primal sweep* runs the function, saving on a tape what the adjoints will
+need and the loops and branches will have overwritten; the *adjoint sweep*
+walks the program backwards: for each line, in reverse order, the adjoint rule
+of its primitive; for a branch, the branch that was taken; for a loop, the
+iterations in reverse.
+
+Adjoints come in two kinds.  A variable used only in the block that defines it
+gets its adjoint ``d_x`` by one plain assignment (dup form guarantees one use,
+so one definition), or is an alias of another adjoint.  A variable used inside
+a nested block, and every slot, has an *accumulator*: ``d_x = 0.0`` where the
+adjoint sweep enters the defining block, then ``d_x += ...`` per use.
+
+The tape is a list.  Inside a loop, each run of lines pushes the values its
+adjoints read, once, at its end; each branch pushes which way it went (before
+a ``break`` or ``continue`` too, so the tape stays balanced); a loop whose trip
+count is not its ``range`` pushes the count.  The adjoint sweep pops them in
+the mirror order.  Outside loops nothing is overwritten and nothing is pushed.
+"""
+
+from __future__ import annotations
+
+from . import expr as E
+from . import rules
+from .activity import active, slots
+from .dup import DUP
+from .ir import (
+    Assign,
+    AugAssign,
+    Break,
+    Continue,
+    Do,
+    Eq,
+    For,
+    ForS,
+    If,
+    IfS,
+    Return,
+    Var,
+    While,
+    WhileS,
+    atom,
+    blocks,
+    flatten,
+    prim_expr,
+    range_expr,
+    rebuild,
+    uses,
+)
+
+
+class Sweeps:
+    """Builds both sweeps of one function in dup form; see the module docstring."""
+
+    def __init__(self, fn, active_params: tuple, program, namer, seed=None):
+        self.fn, self.program, self.namer = fn, program, namer
+        self.act = active(fn, active_params, program.callee_outputs)
+        self.alias: dict = {}  # dup copy -> the primal name it reuses
+        self.adj: dict = {}  # var name -> adjoint expression (assigned once)
+        self.acc: dict = {}  # var name -> accumulator name
+        self.adjoint_names: set = set()
+        self.saved: dict = {}  # call equation -> name of its residuals
+        self.pushes: dict = {}  # id(first statement of a run) -> names pushed after it
+        self.decisions: set = set()  # ids of branches whose direction is pushed
+        self.loops: dict = {}  # id(loop) -> (counter or None, names pushed after it)
+        self.tape_name = None
+        self._analyse()
+        self.ct = namer.fresh("ct") if seed is None else None
+        if seed is None:
+            self.adjoint_names.add(self.ct)
+        self.adjoint = self.rev_block(fn.body, False, seed if seed is not None else E.Name(self.ct))
+        self.primal = self.fwd_block(fn.body, False, ())
+        if self.tape_name:
+            self.primal.insert(0, Assign((self.tape_name,), E.List(())))
+        self.cotangents = [self.adjoint_of(p) or E.Num(0.0) for p in active_params]
+
+    # ---- analysis ---------------------------------------------------------------------
+
+    def _analyse(self) -> None:
+        """Where each variable is defined and used; which live in loops; which need accumulators."""
+        self.home: dict = {p: id(self.fn.body) for p in self.fn.params}
+        self.in_loop: set = set()
+        self.targets: set = set()
+        used_in: dict = {}
+
+        def visit(stmts, looped):
+            for stmt in stmts:
+                for v in _reads(stmt):
+                    used_in.setdefault(v.name, set()).add(id(stmts))
+                if isinstance(stmt, Eq) and stmt.prim == DUP:
+                    for v in stmt.outs:
+                        self.alias[v.name] = self.alias.get(stmt.ins[0].name, stmt.ins[0].name)
+                if isinstance(stmt, Eq) and stmt.prim != "write":
+                    for v in stmt.outs:
+                        self.home[v.name] = id(stmts)
+                        if looped:
+                            self.in_loop.add(v.name)
+                if isinstance(stmt, For):
+                    self.home[stmt.target.name] = id(stmt.body)
+                    self.targets.add(stmt.target.name)
+                for b in blocks(stmt):
+                    visit(b, looped or isinstance(stmt, (For, While)))
+
+        visit(self.fn.body, False)
+        self.accumulated = {v for v, homes in used_in.items() if homes - {self.home.get(v)}} | set(self.fn.slots)
+        self.defined_in: dict = {}
+        for v, home in self.home.items():
+            self.defined_in.setdefault(home, []).append(v)
+
+    # ---- adjoint sweep ----------------------------------------------------------------
+
+    def fresh_adjoint(self, base: str) -> str:
+        name = self.namer.fresh(base)
+        self.adjoint_names.add(name)
+        return name
+
+    def adjoint_of(self, name: str):
+        return E.Name(self.acc[name]) if name in self.acc else self.adj.get(name)
+
+    def contribute(self, var, c, line: int, out: list, copy: bool = False) -> None:
+        """Add ``c`` to the adjoint of ``var``: accumulate, or define it (once)."""
+        if c is None or not isinstance(var, Var) or var.name not in self.act:
+            return
+        if var.name in self.acc:
+            out.append(AugAssign(self.acc[var.name], "+", c, line))
+            return
+        assert var.name not in self.adj, f"{var.name} used twice in dup form"
+        if isinstance(c, (E.Name, E.Num)) and not copy:
+            self.adj[var.name] = c
+            return
+        name = self.fresh_adjoint("d_" + var.name)
+        out.append(Assign((name,), c, line))
+        self.adj[var.name] = E.Name(name)
+
+    def ref(self, a) -> E.Expr:
+        if isinstance(a, Var):
+            return E.Name(self.alias.get(a.name, a.name))
+        return atom(a)
+
+    def tape(self) -> E.Name:
+        if self.tape_name is None:
+            self.tape_name = self.namer.fresh("tape")
+        return E.Name(self.tape_name)
+
+    def pop(self, names: list) -> Assign:
+        target = names[0] if len(names) == 1 else tuple(names)
+        return Assign((target,), E.Method(self.tape(), "pop", ()))
+
+    def rev_block(self, stmts, looped: bool, seed=None) -> list:
+        out = []
+        for v in self.defined_in.get(id(stmts), []) + (sorted(self.fn.slots) if stmts is self.fn.body else []):
+            if v in self.accumulated and v in self.act and v not in self.acc:
+                self.acc[v] = self.fresh_adjoint("d_" + v)
+                out.append(Assign((self.acc[v],), E.Num(0.0)))
+        for seg in reversed(_segments(stmts)):
+            if isinstance(seg, list):
+                code = [line for eq in reversed(seg) for line in self.rev_eq(eq)]
+                if looped:
+                    saved = [
+                        n
+                        for n in _free_names(code)
+                        if n in self.in_loop and n not in self.adjoint_names and n not in self.targets
+                    ]
+                    if saved:
+                        self.pushes[id(seg[0])] = saved
+                        out.append(self.pop(saved))
+                out.extend(code)
+            elif isinstance(seg, Return):
+                leaves = flatten(seg.value)
+                if not isinstance(seg.value, tuple):
+                    self.contribute(seg.value, seed, seg.line, out)
+                    continue
+                names = [
+                    (
+                        self.fresh_adjoint("ct_" + a.name)
+                        if isinstance(a, Var) and a.name in self.act
+                        else self.program.discard
+                    )
+                    for a in leaves
+                ]
+                if any(n != self.program.discard for n in names):
+                    out.append(Assign((rebuild(seg.value, iter(names)),), seed, seg.line))
+                for a, n in zip(leaves, names, strict=True):
+                    if n != self.program.discard:
+                        self.contribute(a, E.Name(n), seg.line, out)
+            elif isinstance(seg, If):
+                body, orelse = self.rev_block(seg.body, looped), self.rev_block(seg.orelse, looped)
+                if body or orelse:
+                    if looped:
+                        self.decisions.add(id(seg))
+                    test = E.Method(self.tape(), "pop", ()) if looped else self.ref(seg.test)
+                    out.append(IfS(test, tuple(body), tuple(orelse), seg.line))
+            elif isinstance(seg, (For, While)):
+                out.extend(self.rev_loop(seg, looped))
+        return out
+
+    def rev_loop(self, loop, looped: bool) -> list:
+        body = self.rev_block(loop.body, True)
+        if not body:
+            return []
+        counter = None
+        if isinstance(loop, While) or _breaks(loop.body):
+            counter = self.namer.fresh("n_" + (loop.target.name if isinstance(loop, For) else "iter"))
+        if isinstance(loop, For):
+            start, stop, step = (self.ref(a) for a in (loop.start, loop.stop, loop.step))
+            stop = start + E.Name(counter) * step if counter else stop
+            iterable = E.Call("reversed", (E.Call("range", (start, stop, step)),))
+            target = loop.target.name
+            needed = [
+                a.name
+                for a in (loop.start, loop.step) + (() if counter else (loop.stop,))
+                if isinstance(a, Var) and a.name in self.in_loop
+            ]
+        else:
+            iterable, target, needed = E.Call("range", (E.Name(counter),)), self.program.discard, []
+        saved = ([counter] if counter else []) + needed if looped else []
+        self.loops[id(loop)] = (counter, saved)
+        return ([self.pop(saved)] if saved else []) + [ForS(target, iterable, tuple(body), loop.line)]
+
+    def rev_eq(self, eq: Eq) -> list:
+        out: list = []
+        if eq.prim == "write":
+            slot = eq.outs[0].name
+            if slot in self.acc:
+                self.contribute(eq.ins[0], E.Name(self.acc[slot]), eq.line, out, copy=True)
+                out.append(Assign((self.acc[slot],), E.Num(0.0), eq.line))
+            return out
+        gs = [self.adjoint_of(v.name) for v in eq.outs]
+        mask = self.mask(eq)
+        if all(g is None for g in gs) or not any(mask):
+            return out
+        if eq.prim in (DUP, "read"):
+            self.contribute(eq.ins[0], E.sum_exprs(gs), eq.line, out)
+        elif eq.prim == "call":
+            self.call_adjoint(eq, gs, mask, out)
+        else:
+            args = [self.ref(a) for a in eq.ins]
+            for a, c in zip(eq.ins, rules.vjp(eq.prim, args, E.Name(eq.outs[0].name), gs[0], list(mask)), strict=True):
+                self.contribute(a, c, eq.line, out)
+        return out
+
+    def call_adjoint(self, eq: Eq, gs: list, mask: tuple, out: list) -> None:
+        """``d_a, d_b = g_reverse_sweep(g_res, ct)`` for a differentiated call."""
+        shape = self.program.shape(eq.param)
+        ct = _expr(rebuild(shape, iter(g if g is not None else E.Num(0.0) for g in gs)))
+        active_args = [a for a, on in zip(eq.ins, mask, strict=True) if on]
+        names = [self.fresh_adjoint("d_" + a.name) for a in active_args]
+        target = names[0] if len(names) == 1 else tuple(names)
+        call = E.Call(self.program.reverse_sweep(eq.param, mask), (E.Name(self.saved_name(eq)), ct))
+        out.append(Assign((target,), call, eq.line))
+        for a, n in zip(active_args, names, strict=True):
+            self.contribute(a, E.Name(n), eq.line, out)
+
+    def saved_name(self, eq: Eq) -> str:
+        if eq not in self.saved:
+            self.saved[eq] = self.namer.fresh(f"{eq.param.__name__}_res")
+            if any(eq.outs[0].name in s for s in (self.in_loop,)):
+                self.in_loop.add(self.saved[eq])
+        return self.saved[eq]
+
+    def mask(self, eq: Eq) -> tuple:
+        return tuple(isinstance(a, Var) and a.name in self.act and s for a, s in zip(eq.ins, slots(eq), strict=True))
+
+    # ---- primal sweep -----------------------------------------------------------------
+
+    def push(self, values) -> Do:
+        value = values[0] if len(values) == 1 else E.Tuple(tuple(values))
+        return Do(E.Method(self.tape(), "append", (value,)))
+
+    def fwd_block(self, stmts, looped: bool, exits: tuple) -> list:
+        """The primal code of a block with its pushes; ``exits`` are pushes owed before a jump out of it."""
+        out = []
+        for seg in _segments(stmts):
+            if isinstance(seg, list):
+                for eq in seg:
+                    out.extend(self.primal_eq(eq))
+                if id(seg[0]) in self.pushes:
+                    out.append(self.push([E.Name(n) for n in self.pushes[id(seg[0])]]))
+            elif isinstance(seg, If):
+                if id(seg) in self.decisions:
+                    branches = [
+                        self.fwd_block(b, looped, (self.push([E.Num(d)]),) + exits)
+                        for b, d in ((seg.body, True), (seg.orelse, False))
+                    ]
+                else:
+                    branches = [self.fwd_block(b, looped, exits) for b in (seg.body, seg.orelse)]
+                out.append(IfS(self.ref(seg.test), tuple(branches[0]), tuple(branches[1]), seg.line))
+                if _jumps(seg):
+                    return out
+            elif isinstance(seg, (For, While)):
+                out.extend(self.fwd_loop(seg))
+            elif isinstance(seg, (Break, Continue)):
+                return out + list(exits) + [seg]
+        return out + list(exits)
+
+    def fwd_loop(self, loop) -> list:
+        counter, saved = self.loops.get(id(loop), (None, []))
+        count = [AugAssign(counter, "+", E.Num(1), loop.line)] if counter else []
+        body = tuple(count + self.fwd_block(loop.body, True, ()))
+        if isinstance(loop, For):
+            stmt = ForS(loop.target.name, range_expr(loop), body, loop.line)
+        else:
+            stmt = WhileS(tuple(self.fwd_block(loop.header, True, ())), self.ref(loop.test), body, loop.line)
+        init = [Assign((counter,), E.Num(0), loop.line)] if counter else []
+        return init + [stmt] + ([self.push([E.Name(n) for n in saved])] if saved else [])
+
+    def primal_eq(self, eq: Eq) -> list:
+        if eq.prim == DUP:
+            return []
+        args = tuple(self.ref(a) for a in eq.ins)
+        if eq.prim == "call" and eq in self.saved:
+            value = rebuild(self.program.shape(eq.param), iter(v.name for v in eq.outs))
+            sweep = self.program.forward_sweep(eq.param, self.mask(eq))
+            return [Assign((value, self.saved[eq]), E.Call(sweep, args), eq.line)]
+        rhs = prim_expr(Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), self.program.primal_name)
+        return [Assign(tuple(v.name for v in eq.outs), rhs, eq.line)]
+
+    def value(self) -> E.Expr:
+        ret = next(s for s in reversed(self.fn.body) if isinstance(s, Return))
+        return _expr(rebuild(ret.value, iter(self.ref(a) for a in flatten(ret.value))))
+
+
+def args_to_atoms(args) -> tuple:
+    """Expressions of references back to atoms (after dup copies were renamed)."""
+    return tuple(Var(a.id) if isinstance(a, E.Name) else _const(a) for a in args)
+
+
+def _const(e):
+    from .ir import Const
+
+    return Const(e.value, e.text)
+
+
+def _reads(stmt) -> list:
+    if isinstance(stmt, Eq) and stmt.prim == "read":
+        return []
+    if isinstance(stmt, While):
+        return [stmt.test] if isinstance(stmt.test, Var) else []
+    return uses(stmt)
+
+
+def _segments(stmts) -> list:
+    """Runs of equations (lists) and single other statements, in order."""
+    out: list = []
+    for stmt in stmts:
+        if isinstance(stmt, Eq):
+            if out and isinstance(out[-1], list):
+                out[-1].append(stmt)
+            else:
+                out.append([stmt])
+        else:
+            out.append(stmt)
+    return out
+
+
+def _jumps(stmt) -> bool:
+    """Whether a branch statement contains a break or continue of the enclosing loop."""
+    return any(isinstance(s, (Break, Continue)) or (isinstance(s, If) and _jumps(s)) for b in blocks(stmt) for s in b)
+
+
+def _breaks(stmts) -> bool:
+    return any(isinstance(s, Break) or (isinstance(s, If) and _breaks(s.body + s.orelse)) for s in stmts)
+
+
+def _expr(value) -> E.Expr:
+    if isinstance(value, tuple):
+        return E.Tuple(tuple(_expr(v) for v in value))
+    return value
+
+
+def _free_names(stmts: list) -> list:
+    """Names the statements read, in order of first use."""
+    seen: list = []
+
+    def visit(e):
+        if isinstance(e, E.Name):
+            if e.id not in seen:
+                seen.append(e.id)
+        elif isinstance(e, (tuple, list)):
+            for x in e:
+                visit(x)
+        elif isinstance(e, E.Expr):
+            for value in vars(e).values():
+                visit(value)
+
+    for s in stmts:
+        for part in (
+            getattr(s, "value", None),
+            getattr(s, "test", None),
+            getattr(s, "iterable", None),
+            getattr(s, "body", None),
+            getattr(s, "orelse", None),
+        ):
+            if isinstance(part, tuple) and part and not isinstance(part[0], E.Expr):
+                for n in _free_names(list(part)):
+                    if n not in seen:
+                        seen.append(n)
+            elif part is not None:
+                visit(part)
+    return seen

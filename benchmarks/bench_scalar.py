@@ -1,0 +1,922 @@
+#!/usr/bin/env python3
+"""Benchmark harness for adcompiler: the straight-line programs of Table 1 of
+Smeding & Vakar, "Parallel Dual-Numbers Reverse AD".
+
+    python benchmarks/bench_scalar.py            # full run
+    python benchmarks/bench_scalar.py --quick    # a few seconds, rougher numbers
+
+For every case, in the same process, it times
+
+* the primal program;
+* adcompiler reverse mode (``f.grad`` for a scalar output, otherwise the full
+  Jacobian with one ``f.vjp`` per output) and forward mode (one ``f.jvp``
+  along a fixed direction);
+* the hand-written adjoint and tangent from benchmarks/handwritten.py
+  (checked against central finite differences at start-up);
+* peer AD tools where importable: autograd, jax (eager and jax.jit), torch.
+
+Every derivative is checked against the hand-written one (np.allclose)
+before it is timed; a wrong one is reported as 'WRONG' and not timed.  The
+time adcompiler takes to transform a function (source to a loaded callable,
+on first use) is reported too.  Results go to benchmarks/results/latest.json,
+latest.md and (with matplotlib) latest.png.  See benchmarks/README.md.
+
+To add a program: put the primal in benchmarks/programs.py, its hand-written
+vjp/jvp in benchmarks/handwritten.py, and a ``Case`` in ``make_cases()``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import importlib.metadata
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import timeit
+import traceback
+from typing import Any, Callable
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+import handwritten  # noqa: E402
+import programs  # noqa: E402
+
+# ----------------------------------------------------------------------------
+# pytrees of floats: tuples / lists / numpy arrays / floats
+
+
+def flatten(tree: Any) -> np.ndarray:
+    """All the floats of a nested tuple/list/array structure, as a 1-D array."""
+    if isinstance(tree, (tuple, list)):
+        if not tree:
+            return np.zeros(0)
+        return np.concatenate([flatten(t) for t in tree])
+    if hasattr(tree, "detach"):  # torch tensor
+        tree = tree.detach().cpu().numpy()
+    return np.asarray(tree, dtype=float).ravel()
+
+
+def unflatten(template: Any, vec: np.ndarray) -> Any:
+    """Inverse of ``flatten``: rebuild ``template``'s structure from ``vec``."""
+    out, used = _unflatten(template, np.asarray(vec, dtype=float), 0)
+    assert used == len(vec)
+    return out
+
+
+def _unflatten(t, vec, i):
+    if isinstance(t, (tuple, list)):
+        items = []
+        for s in t:
+            item, i = _unflatten(s, vec, i)
+            items.append(item)
+        return type(t)(items), i
+    if isinstance(t, np.ndarray):
+        n = t.size
+        return vec[i : i + n].reshape(t.shape).copy(), i + n
+    return float(vec[i]), i + 1
+
+
+# ----------------------------------------------------------------------------
+# cases
+
+
+@dataclasses.dataclass
+class Case:
+    """One benchmark program.
+
+    primal:   plain Python function (in a real file, for inspect)
+    args:     example arguments (floats, or lists/arrays for later programs)
+    hand_vjp: (args, ct) -> (value, cotangents), one cotangent per parameter
+    hand_jvp: (args, tangents) -> (value, tangent)
+    out_dim:  None for a scalar output, else the length of the output tuple
+    peers:    name -> builder(case) -> PeerImpl; the default uses the primal
+              itself, which works for programs made of arithmetic only
+    """
+
+    name: str
+    description: str
+    primal: Callable
+    args: tuple
+    hand_vjp: Callable
+    hand_jvp: Callable
+    out_dim: int | None = None
+    wrt: tuple | None = None
+    peers: dict | None = None
+
+    @property
+    def n_in(self) -> int:
+        return len(self.args)
+
+    def direction(self) -> tuple:
+        """A fixed, non-trivial tangent direction with the args' structure."""
+        n = len(flatten(self.args))
+        vec = np.array([(1.0 + 0.25 * (i % 5)) * (-1.0) ** i for i in range(n)])
+        return unflatten(tuple(self.args), vec)
+
+    def cotangents(self) -> list:
+        """Cotangents that, one vjp each, give the full Jacobian."""
+        if self.out_dim is None:
+            return [1.0]
+        return [tuple(1.0 if j == i else 0.0 for j in range(self.out_dim)) for i in range(self.out_dim)]
+
+
+@dataclasses.dataclass
+class PeerImpl:
+    reverse: Callable | None  # (*args) -> something flattening to the Jacobian rows
+    forward: Callable | None  # (*args) -> something flattening to the output tangent
+    args: tuple  # arguments converted for this tool
+    version: str = ""
+
+
+def make_cases(quick: bool) -> list[Case]:
+    n_dot = 100 if quick else 1000
+    rng = np.random.default_rng(0)
+    xs = [float(v) for v in rng.standard_normal(n_dot)]
+    ys = [float(v) for v in rng.standard_normal(n_dot)]
+    return [
+        Case(
+            name="scalar_mul",
+            description="x * y (Table 1: scalar multiplication), gradient",
+            primal=programs.mul,
+            args=(1.5, -2.25),
+            hand_vjp=handwritten.mul_vjp,
+            hand_jvp=handwritten.mul_jvp,
+        ),
+        Case(
+            name="rotate_vec_by_quat",
+            description="rotate_vec_by_quat (Table 1), full 3x7 Jacobian",
+            primal=programs.rotate_vec_by_quat,
+            args=(0.9, 0.1, -0.3, 0.3, 1.0, 2.0, -0.5),
+            hand_vjp=handwritten.rotate_vec_by_quat_vjp,
+            hand_jvp=handwritten.rotate_vec_by_quat_jvp,
+            out_dim=3,
+        ),
+        # Beyond the straight-line subset: reported as 'unsupported' until
+        # adcompiler handles loops and lists.  Later programs (sum of mat-vec,
+        # a 50-100-50 network, 4 particles x 1000 steps) are added the same way.
+        Case(
+            name=f"dot_list_{n_dot}",
+            description=f"dot product of two {n_dot}-element lists (loop), gradient",
+            primal=programs.dot,
+            args=(xs, ys),
+            hand_vjp=handwritten.dot_vjp,
+            hand_jvp=handwritten.dot_jvp,
+            peers={
+                "autograd": peer_dot_autograd,
+                "jax": peer_dot_jax,
+                "jax.jit": peer_dot_jax_jit,
+                "torch": peer_dot_torch,
+            },
+        ),
+    ]
+
+
+# ----------------------------------------------------------------------------
+# generic derivative tasks (so every method computes the same thing)
+
+
+def hand_methods(case: Case):
+    args = tuple(case.args)
+    cts = case.cotangents()
+    direction = case.direction()
+    vjp, jvp = case.hand_vjp, case.hand_jvp
+    if len(cts) == 1:
+        ct = cts[0]
+
+        def reverse(*a):
+            return vjp(a, ct)[1]
+
+    else:
+
+        def reverse(*a):
+            return [vjp(a, ct)[1] for ct in cts]
+
+    def forward(*a):
+        return jvp(a, direction)[1]
+
+    return reverse, forward, args
+
+
+def adc_methods(case: Case, f):
+    """reverse/forward callables for an ``adcompiler.differentiate`` result."""
+    cts = case.cotangents()
+    direction = case.direction()
+    if case.out_dim is None:
+        grad = f.grad
+
+        def reverse(*a):
+            return grad(*a)
+
+    else:
+        vjp = f.vjp
+
+        def reverse(*a):
+            return [vjp(a, ct)[1] for ct in cts]
+
+    jvp = f.jvp
+
+    def forward(*a):
+        return jvp(a, direction)[1]
+
+    return reverse, forward
+
+
+def adc_differentiate(case: Case):
+    import adcompiler
+
+    if case.wrt is None:
+        return adcompiler.differentiate(case.primal)
+    return adcompiler.differentiate(wrt=case.wrt)(case.primal)
+
+
+def adc_module_methods(case: Case, workdir: str):
+    """reverse/forward callables from the module that ``adc compile`` writes
+    (``NAME_reverse(*params, ct=...)``, ``NAME_forward(*params, *tangents)``):
+    the generated code without the ``f.grad``/``f.vjp`` wrapper."""
+    import importlib.util
+    import inspect
+
+    if case.wrt is not None:
+        raise NotImplementedError("the CLI differentiates with respect to all parameters")
+    src = inspect.getsourcefile(case.primal)
+    name = case.primal.__name__
+    out = os.path.join(workdir, f"{case.name}_ad.py")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "adcompiler",
+            "compile",
+            src,
+            "--function",
+            name,
+            "-o",
+            out,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if proc.returncode != 0:
+        lines = (proc.stderr or proc.stdout).strip().splitlines()
+        raise RuntimeError(f"adc compile failed: {lines[-1] if lines else proc.returncode}")
+    spec = importlib.util.spec_from_file_location(f"adc_bench_{case.name}", out)
+    mod = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, os.path.dirname(src))  # in case it imports its neighbours
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.remove(os.path.dirname(src))
+    rev_fn = getattr(mod, f"{name}_reverse")
+    fwd_fn = getattr(mod, f"{name}_forward")
+    cts = case.cotangents()
+    direction = tuple(case.direction())
+    if case.out_dim is None:
+
+        def reverse(*a):
+            return rev_fn(*a)[1]
+
+    else:
+
+        def reverse(*a):
+            return [rev_fn(*a, ct=ct)[1] for ct in cts]
+
+    def forward(*a):
+        return fwd_fn(*a, *direction)[1]
+
+    return reverse, forward
+
+
+# ----------------------------------------------------------------------------
+# peers.  The default builders differentiate the primal itself, which works
+# for programs built from arithmetic only (the Table-1 straight-line ones).
+
+
+def _version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+
+
+def peer_autograd(case: Case) -> PeerImpl:
+    import autograd
+    import autograd.numpy as anp
+
+    n = case.n_in
+    primal = case.primal
+    if case.out_dim is None:
+        g = autograd.grad(primal, argnum=tuple(range(n)))
+        reverse = g
+    else:
+
+        def packed(p):
+            return anp.array(primal(*[p[i] for i in range(n)]))
+
+        jac = autograd.jacobian(packed)
+
+        def reverse(*a):
+            return jac(np.array(a))
+
+    return PeerImpl(reverse, None, tuple(case.args), _version("autograd"))
+
+
+def _jax():
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    return jax
+
+
+def _jax_impl(case: Case, jit: bool) -> PeerImpl:
+    jax = _jax()
+    n = case.n_in
+    primal = case.primal
+    argnums = tuple(range(n))
+    if case.out_dim is None:
+        rev = jax.grad(primal, argnums=argnums)
+    else:
+        rev = jax.jacrev(primal, argnums=argnums)
+    direction = tuple(case.direction())
+
+    def fwd(*a):
+        return jax.jvp(primal, a, direction)[1]
+
+    if jit:
+        rev = jax.jit(rev)
+        fwd = jax.jit(fwd)
+    block = jax.block_until_ready
+
+    def reverse(*a):
+        return block(rev(*a))
+
+    def forward(*a):
+        return block(fwd(*a))
+
+    return PeerImpl(reverse, forward, tuple(case.args), _version("jax"))
+
+
+def peer_jax(case):
+    return _jax_impl(case, jit=False)
+
+
+def peer_jax_jit(case):
+    return _jax_impl(case, jit=True)
+
+
+def peer_torch(case: Case) -> PeerImpl:
+    import torch
+    import torch.func
+
+    primal = case.primal
+    f64 = torch.float64
+    scalar_out = case.out_dim is None
+    direction = case.direction()
+
+    def reverse(*a):
+        xs = [torch.tensor(v, dtype=f64, requires_grad=True) for v in a]
+        out = primal(*xs)
+        if scalar_out:
+            return torch.autograd.grad(out, xs)
+        return [torch.autograd.grad(o, xs, retain_graph=True, allow_unused=True, materialize_grads=True) for o in out]
+
+    def forward(*a):
+        xs = tuple(torch.tensor(v, dtype=f64) for v in a)
+        ts = tuple(torch.tensor(v, dtype=f64) for v in direction)
+        return torch.func.jvp(primal, xs, ts)[1]
+
+    return PeerImpl(reverse, forward, tuple(case.args), _version("torch"))
+
+
+DEFAULT_PEERS = {
+    "autograd": peer_autograd,
+    "jax": peer_jax,
+    "jax.jit": peer_jax_jit,
+    "torch": peer_torch,
+}
+
+
+# Vectorised peers for the dot product (the idiomatic way to write it there).
+
+
+def peer_dot_autograd(case):
+    import autograd
+    import autograd.numpy as anp
+
+    g = autograd.grad(lambda x, y: anp.dot(x, y), argnum=(0, 1))
+    return PeerImpl(g, None, tuple(np.array(a) for a in case.args), _version("autograd"))
+
+
+def _dot_jax(case, jit):
+    jax = _jax()
+    import jax.numpy as jnp
+
+    rev = jax.grad(jnp.dot, argnums=(0, 1))
+    direction = tuple(jnp.asarray(d) for d in case.direction())
+
+    def fwd(x, y):
+        return jax.jvp(jnp.dot, (x, y), direction)[1]
+
+    if jit:
+        rev, fwd = jax.jit(rev), jax.jit(fwd)
+    block = jax.block_until_ready
+    return PeerImpl(
+        lambda x, y: block(rev(x, y)),
+        lambda x, y: block(fwd(x, y)),
+        tuple(jnp.asarray(a) for a in case.args),
+        _version("jax"),
+    )
+
+
+def peer_dot_jax(case):
+    return _dot_jax(case, False)
+
+
+def peer_dot_jax_jit(case):
+    return _dot_jax(case, True)
+
+
+def peer_dot_torch(case):
+    import torch
+    import torch.func
+
+    direction = tuple(torch.tensor(d, dtype=torch.float64) for d in case.direction())
+
+    def reverse(x, y):
+        x = x.detach().requires_grad_(True)
+        y = y.detach().requires_grad_(True)
+        return torch.autograd.grad(torch.dot(x, y), (x, y))
+
+    def forward(x, y):
+        return torch.func.jvp(torch.dot, (x, y), direction)[1]
+
+    args = tuple(torch.tensor(a, dtype=torch.float64) for a in case.args)
+    return PeerImpl(reverse, forward, args, _version("torch"))
+
+
+# ----------------------------------------------------------------------------
+# timing
+
+
+def time_call(fn: Callable, args: tuple, quick: bool) -> float:
+    """Median per-call seconds over several timeit repeats."""
+    timer = timeit.Timer(lambda: fn(*args))
+    if quick:
+        number, repeat = 1, 3
+        while True:  # a shorter autorange: aim for ~20 ms per repeat
+            t = timer.timeit(number)
+            if t >= 0.02 or number >= 10**6:
+                break
+            number *= 10 if t < 0.002 else 2
+    else:
+        number, _ = timer.autorange()
+        repeat = 7
+    times = timer.repeat(repeat=repeat, number=number)
+    return statistics.median(times) / number
+
+
+def check_hand_written(case: Case) -> str | None:
+    """Compare the hand-written vjp/jvp with central finite differences."""
+    x0 = flatten(case.args)
+    template = tuple(case.args)
+
+    def f(vec):
+        return flatten(case.primal(*unflatten(template, vec)))
+
+    cols = []
+    for i in range(len(x0)):
+        h = 1e-6 * max(1.0, abs(x0[i]))
+        xp, xm = x0.copy(), x0.copy()
+        xp[i] += h
+        xm[i] -= h
+        cols.append((f(xp) - f(xm)) / (2 * h))
+    jac_fd = np.array(cols).T  # (m, n)
+    reverse, forward, args = hand_methods(case)
+    jac_rev = flatten(reverse(*args)).reshape(jac_fd.shape)
+    tan = flatten(forward(*args))
+    tan_fd = jac_fd @ flatten(case.direction())
+    value = flatten(case.hand_vjp(args, case.cotangents()[0])[0])
+    problems = []
+    if not np.allclose(value, flatten(case.primal(*args)), rtol=1e-12, atol=1e-12):
+        problems.append("hand-written vjp value != primal")
+    if not np.allclose(jac_rev, jac_fd, rtol=1e-5, atol=1e-6):
+        problems.append(f"hand-written vjp != finite differences (max err {np.abs(jac_rev - jac_fd).max():.3g})")
+    if not np.allclose(tan, tan_fd, rtol=1e-5, atol=1e-6):
+        problems.append(f"hand-written jvp != finite differences (max err {np.abs(tan - tan_fd).max():.3g})")
+    return "; ".join(problems) or None
+
+
+def short_error(exc: BaseException) -> str:
+    msg = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {msg[0][:200] if msg else ''}".rstrip(": ")
+
+
+# ----------------------------------------------------------------------------
+# running one case
+
+
+def run_case(case: Case, quick: bool, use_peers: bool, log, workdir: str | None = None) -> dict:
+    res: dict[str, Any] = {
+        "name": case.name,
+        "description": case.description,
+        "n_inputs": len(flatten(case.args)),
+        "out_dim": case.out_dim or 1,
+        "rows": [],
+    }
+    args = tuple(case.args)
+    hand_rev, hand_fwd, _ = hand_methods(case)
+    expected_rev = flatten(hand_rev(*args))
+    expected_fwd = flatten(hand_fwd(*args))
+    rows = res["rows"]
+
+    def add(method, mode, fn, fargs, expected=None):
+        row = {
+            "method": method,
+            "mode": mode,
+            "status": "ok",
+            "seconds": None,
+            "error": None,
+        }
+        rows.append(row)
+        try:
+            if expected is not None:
+                got = flatten(fn(*fargs))
+                if got.shape != expected.shape or not np.allclose(got, expected, rtol=1e-7, atol=1e-9):
+                    row["status"] = "WRONG"
+                    row["error"] = f"derivative differs from hand-written: got {got[:7]}, expected {expected[:7]}"
+                    log(f"  {method:>12} {mode:8} WRONG")
+                    return row
+            row["seconds"] = time_call(fn, fargs, quick)
+            log(f"  {method:>12} {mode:8} {fmt_time(row['seconds'])}")
+        except Exception as exc:  # noqa: BLE001 - any failure is reported, not fatal
+            row["status"] = "error"
+            row["error"] = short_error(exc)
+            log(f"  {method:>12} {mode:8} error: {row['error']}")
+        return row
+
+    add("primal", "primal", case.primal, args)
+    add("hand-written", "reverse", hand_rev, args)
+    add("hand-written", "forward", hand_fwd, args)
+
+    # adcompiler: transformation first (cold), then the derivatives.
+    adc = {
+        "status": "ok",
+        "error": None,
+        "transform_ms_first": None,
+        "transform_ms_median": None,
+    }
+    res["adcompiler"] = adc
+    try:
+        import adcompiler  # noqa: F401
+    except Exception as exc:  # noqa: BLE001
+        adc["status"] = "unavailable"
+        adc["error"] = short_error(exc)
+    if adc["status"] == "ok":
+        try:
+            adc["transform_ms_first"], adc["transform_ms_median"] = transform_times(case, quick)
+            f = adc_differentiate(case)
+            rev, fwd = adc_methods(case, f)
+            rev(*args)
+        except Exception as exc:  # noqa: BLE001
+            adc["status"] = "unsupported"
+            adc["error"] = short_error(exc)
+            adc["traceback"] = traceback.format_exc(limit=-3)
+    if adc["status"] == "ok":
+        add("adcompiler", "reverse", rev, args, expected_rev)
+        add("adcompiler", "forward", fwd, args, expected_fwd)
+    else:
+        for mode in ("reverse", "forward"):
+            rows.append(
+                {
+                    "method": "adcompiler",
+                    "mode": mode,
+                    "status": adc["status"],
+                    "seconds": None,
+                    "error": adc["error"],
+                }
+            )
+        log(f"    adcompiler {adc['status']}: {adc['error']}")
+
+    if adc["status"] == "ok" and workdir:
+        try:
+            mrev, mfwd = adc_module_methods(case, workdir)
+        except Exception as exc:  # noqa: BLE001
+            for mode in ("reverse", "forward"):
+                rows.append(
+                    {
+                        "method": "adc module",
+                        "mode": mode,
+                        "status": "unsupported",
+                        "seconds": None,
+                        "error": short_error(exc),
+                    }
+                )
+            log(f"    adc module unsupported: {short_error(exc)}")
+        else:
+            add("adc module", "reverse", mrev, args, expected_rev)
+            add("adc module", "forward", mfwd, args, expected_fwd)
+
+    if use_peers:
+        for name, builder in (case.peers or DEFAULT_PEERS).items():
+            try:
+                impl = builder(case)
+            except ImportError as exc:
+                for mode in ("reverse", "forward"):
+                    rows.append(
+                        {
+                            "method": name,
+                            "mode": mode,
+                            "status": "not installed",
+                            "seconds": None,
+                            "error": short_error(exc),
+                        }
+                    )
+                continue
+            except Exception as exc:  # noqa: BLE001
+                for mode in ("reverse", "forward"):
+                    rows.append(
+                        {
+                            "method": name,
+                            "mode": mode,
+                            "status": "error",
+                            "seconds": None,
+                            "error": short_error(exc),
+                        }
+                    )
+                continue
+            if impl.reverse is not None:
+                add(name, "reverse", impl.reverse, impl.args, expected_rev)
+            if impl.forward is not None:
+                add(name, "forward", impl.forward, impl.args, expected_fwd)
+
+    # ratios
+    by = {(r["method"], r["mode"]): r["seconds"] for r in rows}
+    primal_t = by.get(("primal", "primal"))
+    for r in rows:
+        t = r["seconds"]
+        hand_t = by.get(("hand-written", r["mode"]))
+        r["vs_primal"] = t / primal_t if t and primal_t else None
+        r["vs_hand"] = t / hand_t if t and hand_t else None
+    return res
+
+
+def transform_times(case: Case, quick: bool) -> tuple[float, float]:
+    """ms from source to a loaded callable on first use: a fresh
+    ``adcompiler.differentiate(fn)`` plus its first reverse call, minus one
+    plain call of the primal.  Returns (first, median of the repeats)."""
+    args = tuple(case.args)
+    t0 = time.perf_counter()
+    case.primal(*args)
+    plain = time.perf_counter() - t0
+    samples = []
+    for _ in range(3 if quick else 7):
+        t0 = time.perf_counter()
+        f = adc_differentiate(case)
+        rev, _ = adc_methods(case, f)
+        rev(*args)
+        samples.append((time.perf_counter() - t0 - plain) * 1e3)
+    return samples[0], statistics.median(samples)
+
+
+# ----------------------------------------------------------------------------
+# reporting
+
+
+def fmt_time(t: float | None) -> str:
+    if t is None:
+        return "-"
+    if t < 1e-6:
+        return f"{t * 1e9:.0f} ns"
+    if t < 1e-3:
+        return f"{t * 1e6:.2f} µs"
+    if t < 1:
+        return f"{t * 1e3:.2f} ms"
+    return f"{t:.2f} s"
+
+
+def fmt_ratio(r: float | None) -> str:
+    return "-" if r is None else f"{r:.2f}x" if r < 100 else f"{r:.0f}x"
+
+
+def machine_info() -> dict:
+    pkgs = [
+        "adcompiler",
+        "numpy",
+        "autograd",
+        "jax",
+        "jaxlib",
+        "torch",
+        "matplotlib",
+        "black",
+    ]
+    info = {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "processor": platform.processor() or None,
+        "python": sys.version.split()[0],
+        "python_implementation": platform.python_implementation(),
+        "cpu_count": os.cpu_count(),
+        "packages": {p: _version(p) or None for p in pkgs},
+    }
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    info["cpu_model"] = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        info["git_commit"] = (
+            subprocess.run(
+                ["git", "rev-parse", "--short", "HEAD"],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=10,
+            ).stdout.strip()
+            or None
+        )
+    except Exception:  # noqa: BLE001
+        info["git_commit"] = None
+    return info
+
+
+def markdown(report: dict) -> str:
+    m = report["machine"]
+    pk = ", ".join(f"{k} {v}" for k, v in m["packages"].items() if v)
+    out = [
+        "# adcompiler benchmark: straight-line programs (Table 1)",
+        "",
+        f"{report['timestamp']} · {'quick' if report['quick'] else 'full'} run · "
+        f"Python {m['python']} · {m.get('cpu_model') or m['machine']} · {m['cpu_count']} CPUs · {m['platform']}",
+        "",
+        f"Packages: {pk}",
+        "",
+        "Time is the median per-call time. *reverse* = gradient (scalar output) or full Jacobian "
+        "by one vjp per output; *forward* = one jvp along a fixed direction. "
+        "*vs primal* = time / primal time; *vs hand* = time / hand-written derivative of the same mode.",
+        "",
+        "| case | method | mode | time per call | vs primal | vs hand | status |",
+        "| --- | --- | --- | ---: | ---: | ---: | --- |",
+    ]
+    notes = []
+    for c in report["cases"]:
+        for r in c["rows"]:
+            status = r["status"]
+            if r["error"] and status != "ok":
+                if r["error"] not in notes:
+                    notes.append(r["error"])
+                status += f" [{notes.index(r['error']) + 1}]"
+            out.append(
+                f"| {c['name']} | {r['method']} | {r['mode']} | {fmt_time(r['seconds'])} | "
+                f"{fmt_ratio(r['vs_primal'])} | {fmt_ratio(r['vs_hand'])} | {status} |"
+            )
+    out += [
+        "",
+        "## adcompiler transformation time (source to loaded callable, first use)",
+        "",
+    ]
+    out += [
+        "| case | first (ms) | median of fresh repeats (ms) | status |",
+        "| --- | ---: | ---: | --- |",
+    ]
+    for c in report["cases"]:
+        a = c.get("adcompiler", {})
+        first, med = a.get("transform_ms_first"), a.get("transform_ms_median")
+        out.append(
+            f"| {c['name']} | {'-' if first is None else f'{first:.2f}'} | "
+            f"{'-' if med is None else f'{med:.2f}'} | {a.get('status', '-')} |"
+        )
+    if notes:
+        out += ["", "Notes:", ""]
+        out += [f"{i + 1}. `{n}`" for i, n in enumerate(notes)]
+    return "\n".join(out) + "\n"
+
+
+def plot(report: dict, path: str) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except Exception:  # noqa: BLE001
+        return False
+    cases = report["cases"]
+    fig, axes = plt.subplots(1, len(cases), figsize=(5.5 * len(cases), 4.5), squeeze=False)
+    colors = {"reverse": "tab:blue", "forward": "tab:orange", "primal": "tab:gray"}
+    for ax, c in zip(axes[0], cases):
+        rows = [r for r in c["rows"] if r["seconds"]]
+        labels = [f"{r['method']} {r['mode']}" if r["mode"] != "primal" else "primal" for r in rows]
+        ax.barh(
+            range(len(rows)),
+            [r["seconds"] * 1e6 for r in rows],
+            color=[colors[r["mode"]] for r in rows],
+        )
+        ax.set_yticks(range(len(rows)), labels, fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xscale("log")
+        ax.set_xlabel("µs per call (log scale)")
+        ax.set_title(c["name"], fontsize=10)
+        missing = [f"{r['method']} {r['mode']}: {r['status']}" for r in c["rows"] if not r["seconds"]]
+        if missing:
+            ax.text(
+                0.98,
+                0.98,
+                "\n".join(missing[:6]),
+                transform=ax.transAxes,
+                ha="right",
+                va="top",
+                fontsize=7,
+                color="tab:red",
+            )
+    fig.suptitle(
+        "adcompiler vs hand-written and peer AD (blue: reverse, orange: forward)",
+        fontsize=11,
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+# ----------------------------------------------------------------------------
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="short timings (3 repeats of ~20 ms), smaller later cases",
+    )
+    ap.add_argument("--no-peers", action="store_true", help="skip autograd / jax / torch")
+    ap.add_argument("--case", action="append", help="run only this case (repeatable)")
+    ap.add_argument(
+        "--out",
+        default=os.path.join(HERE, "results"),
+        help="output directory (default benchmarks/results)",
+    )
+    ap.add_argument("--strict", action="store_true", help="exit 1 if any derivative is WRONG")
+    ns = ap.parse_args(argv)
+
+    def log(msg):
+        print(msg, flush=True)
+
+    cases = make_cases(ns.quick)
+    if ns.case:
+        cases = [c for c in cases if c.name in ns.case]
+        if not cases:
+            ap.error(f"no such case; known: {[c.name for c in make_cases(ns.quick)]}")
+
+    bad = False
+    for c in cases:
+        problem = check_hand_written(c)
+        if problem:
+            log(f"hand-written derivative check FAILED for {c.name}: {problem}")
+            bad = True
+    if bad:
+        return 2
+    log(f"hand-written derivatives agree with finite differences ({len(cases)} cases)")
+
+    report = {
+        "timestamp": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%SZ"),
+        "quick": ns.quick,
+        "machine": machine_info(),
+        "cases": [],
+    }
+    with tempfile.TemporaryDirectory(prefix="adc_bench_") as workdir:
+        for c in cases:
+            log(f"{c.name}: {c.description}")
+            report["cases"].append(run_case(c, ns.quick, not ns.no_peers, log, workdir))
+
+    os.makedirs(ns.out, exist_ok=True)
+    with open(os.path.join(ns.out, "latest.json"), "w") as fh:
+        json.dump(report, fh, indent=2, default=str)
+    md = markdown(report)
+    with open(os.path.join(ns.out, "latest.md"), "w") as fh:
+        fh.write(md)
+    png = os.path.join(ns.out, "latest.png")
+    wrote_png = plot(report, png)
+    log("")
+    log(md)
+    log(f"wrote {os.path.join(ns.out, 'latest.json')}, latest.md" + (", latest.png" if wrote_png else ""))
+    wrong = any(r["status"] == "WRONG" for c in report["cases"] for r in c["rows"])
+    return 1 if (wrong and ns.strict) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
