@@ -5,6 +5,10 @@ A variable is *varied* when it depends differentiably on an active input, and
 emitted only for variables that are both: constants, integer bookkeeping,
 branch conditions and dead values get none.  Loops and slots make the
 dependence cyclic, so both analyses iterate to a fixed point.
+
+A list is one object however many names refer to it, and storing a value into
+it (``setitem``, ``append``) changes that object; so container variables are
+grouped into alias classes and a class is varied or useful as a whole.
 """
 
 from __future__ import annotations
@@ -13,51 +17,102 @@ from . import rules
 from .dup import DUP
 from .ir import Eq, Function, Return, Var, flatten, walk
 
-STRUCTURAL = ("call", DUP, "read", "write")
+STRUCTURAL = ("call", DUP, "read", "write", "list", "tuple", "list_copy", "sum")
+SLOTS = {
+    "getitem": (True, False),
+    "setitem": (True, False, True),
+    "append": (True, True),
+    "list_repeat": (True, False),
+    "len": (False,),
+    "argmax": (False,),
+    "argmin": (False,),
+}
 
 
 def slots(eq: Eq) -> tuple:
     """For each input of an equation, whether the outputs may depend on it differentiably."""
     if eq.prim in STRUCTURAL:
         return (True,) * len(eq.ins)
+    if eq.prim in SLOTS:
+        return SLOTS[eq.prim]
     return rules.differentiable_slots(eq.prim, len(eq.ins))
 
 
-def _eqs(fn: Function) -> list:
-    return [s for s in walk(fn.body) if isinstance(s, Eq)]
+def targets(eq: Eq) -> tuple:
+    """What an equation changes: its outputs, or the list it stores into."""
+    if eq.prim in ("setitem", "append"):
+        return (eq.ins[0],)
+    return eq.outs
 
 
-def varied(fn: Function, active_params, callee_outputs) -> set:
+class Classes:
+    """Alias classes of container variables (union-find); other names stand alone."""
+
+    def __init__(self, fn: Function, containers: frozenset):
+        self.parent: dict = {}
+        for eq in (s for s in walk(fn.body) if isinstance(s, Eq)):
+            names = [v.name for v in eq.outs] + [a.name for a in eq.ins if isinstance(a, Var)]
+            if eq.prim in ("dup", "read", "write", "getitem", "setitem", "append", "list", "tuple"):
+                linked = [n for n in names if n in containers]
+                for n in linked[1:]:
+                    self.union(linked[0], n)
+
+    def find(self, n: str) -> str:
+        while self.parent.get(n, n) != n:
+            n = self.parent[n]
+        return n
+
+    def union(self, a: str, b: str) -> None:
+        self.parent[self.find(a)] = self.find(b)
+
+
+def _closure(fn, seeds, classes, step) -> set:
+    found = {classes.find(s) for s in seeds}
+    eqs = [s for s in walk(fn.body) if isinstance(s, Eq)]
+    size = -1
+    while size != len(found):
+        size = len(found)
+        for eq in eqs:
+            step(eq, found)
+    return found
+
+
+def varied(fn: Function, active_params, callee_outputs, containers=frozenset()) -> set:
     """Names that depend on the active parameters; ``callee_outputs(fn, mask)`` answers for calls."""
-    seen = {p for p in fn.params if p in active_params}
-    eqs = _eqs(fn)
-    size = -1
-    while size != len(seen):
-        size = len(seen)
-        for stmt in eqs:
-            mask = tuple(
-                isinstance(a, Var) and a.name in seen and s for a, s in zip(stmt.ins, slots(stmt), strict=True)
-            )
-            if not any(mask):
-                continue
-            outs = callee_outputs(stmt.param, mask) if stmt.prim == "call" else (True,) * len(stmt.outs)
-            seen.update(v.name for v, on in zip(stmt.outs, outs, strict=True) if on)
-    return seen
+    classes = Classes(fn, containers)
+
+    def step(eq, found):
+        mask = tuple(
+            isinstance(a, Var) and classes.find(a.name) in found and s for a, s in zip(eq.ins, slots(eq), strict=True)
+        )
+        if any(mask):
+            outs = callee_outputs(eq.param, mask) if eq.prim == "call" else (True,) * len(targets(eq))
+            found.update(classes.find(v.name) for v, on in zip(targets(eq), outs, strict=True) if on)
+
+    found = _closure(fn, [p for p in fn.params if p in active_params], classes, step)
+    return _members(fn, found, classes)
 
 
-def useful(fn: Function) -> set:
+def useful(fn: Function, containers=frozenset()) -> set:
     """Names the return value depends on differentiably."""
+    classes = Classes(fn, containers)
     ret = next(s for s in walk(fn.body) if isinstance(s, Return))
-    needed = {a.name for a in flatten(ret.value) if isinstance(a, Var)}
-    eqs = _eqs(fn)[::-1]
-    size = -1
-    while size != len(needed):
-        size = len(needed)
-        for stmt in eqs:
-            if any(v.name in needed for v in stmt.outs):
-                needed.update(a.name for a, s in zip(stmt.ins, slots(stmt), strict=True) if isinstance(a, Var) and s)
-    return needed
+
+    def step(eq, found):
+        if any(classes.find(v.name) in found for v in targets(eq)):
+            found.update(
+                classes.find(a.name) for a, s in zip(eq.ins, slots(eq), strict=True) if isinstance(a, Var) and s
+            )
+
+    found = _closure(fn, [a.name for a in flatten(ret.value) if isinstance(a, Var)], classes, step)
+    return _members(fn, found, classes)
 
 
-def active(fn: Function, active_params, callee_outputs) -> set:
-    return varied(fn, active_params, callee_outputs) & useful(fn)
+def _members(fn, reps: set, classes: Classes) -> set:
+    names = set(fn.params) | {v.name for s in walk(fn.body) if isinstance(s, Eq) for v in s.outs}
+    names |= {a.name for s in walk(fn.body) if isinstance(s, Eq) for a in s.ins if isinstance(a, Var)}
+    return {n for n in names if classes.find(n) in reps}
+
+
+def active(fn: Function, active_params, callee_outputs, containers=frozenset()) -> set:
+    return varied(fn, active_params, callee_outputs, containers) & useful(fn, containers)

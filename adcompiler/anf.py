@@ -20,6 +20,7 @@ from .errors import MissingRuleError
 from .ir import Break, Const, Continue, Eq, For, Function, If, Return, Var, While, flatten, rebuild
 from .names import Namer, is_builtin, root
 from .parse import BINOPS, COMPARES, UNARYOPS, Parsed
+from .lists import ListLowering, is_append
 from .scopes import falls_through, find_slots, loop_targets, may_jump, may_return
 
 
@@ -28,7 +29,7 @@ def lower(parsed: Parsed, namer: Namer, callee_shape) -> Function:
     return _Lowering(parsed, namer, callee_shape).run()
 
 
-class _Lowering:
+class _Lowering(ListLowering):
     def __init__(self, parsed: Parsed, namer: Namer, callee_shape):
         self.parsed = parsed
         self.namer = namer
@@ -51,7 +52,14 @@ class _Lowering:
         for stmt in ast.walk(fdef):
             if isinstance(stmt, (ast.Assign, ast.AugAssign)):
                 for t in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
-                    clash = next((n for n in ast.walk(t) if isinstance(n, ast.Name) and n.id in targets), None)
+                    clash = next(
+                        (
+                            n
+                            for n in ast.walk(t)
+                            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in targets
+                        ),
+                        None,
+                    )
                     if clash is not None:
                         raise self.parsed.error(
                             clash,
@@ -113,7 +121,17 @@ class _Lowering:
         return None
 
     def statement(self, stmt, loops: int) -> None:
-        if isinstance(stmt, ast.Assign):
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Subscript) and len(stmt.targets) == 1:
+            self.setitem(stmt.targets[0], self.expr(stmt.value))
+        elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Subscript):
+            load = ast.Subscript(
+                stmt.target.value, stmt.target.slice, ast.Load(), lineno=stmt.lineno, col_offset=stmt.col_offset
+            )
+            current = self.expr(load)
+            self.setitem(stmt.target, self.apply(BINOPS[type(stmt.op)], [current, self.expr(stmt.value)], None))
+        elif isinstance(stmt, ast.Expr) and is_append(stmt.value):
+            self.append(stmt.value)
+        elif isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 if not isinstance(target, (ast.Name, ast.Tuple)):
                     raise self.parsed.error(
@@ -150,17 +168,12 @@ class _Lowering:
     def for_(self, stmt: ast.For, loops: int) -> None:
         if stmt.orelse:
             raise self.parsed.error(stmt, "for ... else", "set a flag before break and test it after the loop")
-        if not isinstance(stmt.target, ast.Name):
-            raise self.parsed.error(
-                stmt.target, "a for loop unpacking into several names", "loop over an index and unpack inside the loop"
-            )
         it = stmt.iter
-        if not (
-            isinstance(it, ast.Call)
-            and self.resolve(it.func) is builtins.range
-            and 1 <= len(it.args) <= 3
-            and not it.keywords
-        ):
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
+            return self.iterate(stmt, loops)
+        if not isinstance(stmt.target, ast.Name):
+            raise self.parsed.error(stmt.target, "unpacking a range loop's index", "use one name: for i in range(n)")
+        if not (self.resolve(it.func) is builtins.range and 1 <= len(it.args) <= 3 and not it.keywords):
             raise self.parsed.error(it, f"a for loop over {ast.unparse(it)}", "loop over range(...)")
         args = [self.atom(self.expr(a)) for a in it.args]
         start, stop, step = (
@@ -169,9 +182,13 @@ class _Lowering:
             else (args[0], args[1], args[2] if len(args) == 3 else Const(1))
         )
         target = self.new_var(stmt.target.id)
+        saved = self.env.get(stmt.target.id)
         self.env[stmt.target.id] = target
         body = self.block(stmt.body, loops + 1)
-        del self.env[stmt.target.id]
+        if saved is None:
+            del self.env[stmt.target.id]
+        else:
+            self.env[stmt.target.id] = saved
         self.body.append(For(target, start, stop, step, body, stmt.lineno))
 
     def while_(self, stmt: ast.While, loops: int) -> None:
@@ -276,12 +293,24 @@ class _Lowering:
             if isinstance(operand, Const) and isinstance(operand.value, (int, float)) and operand.text is None:
                 return Const(-operand.value if isinstance(node.op, ast.USub) else +operand.value)
             return self.apply(UNARYOPS[type(node.op)], [operand], _leaf_hint(hint))
+        if (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Mult)
+            and (isinstance(node.left, ast.List) or isinstance(node.right, ast.List))
+        ):
+            return self.repeat(node, _leaf_hint(hint))
         if isinstance(node, ast.BinOp):
             left = self.expr(node.left)
             right = self.expr(node.right)
             return self.apply(BINOPS[type(node.op)], [left, right], _leaf_hint(hint))
         if isinstance(node, ast.Call):
             return self.call(node, hint)
+        if isinstance(node, ast.List):
+            return self.list_literal(node, _leaf_hint(hint))
+        if isinstance(node, ast.ListComp):
+            return self.comprehension(node, _leaf_hint(hint))
+        if isinstance(node, ast.Subscript):
+            return self.subscript(node, _leaf_hint(hint))
         if isinstance(node, ast.Compare):
             return self.compare(node, _leaf_hint(hint))
         if isinstance(node, ast.BoolOp):
@@ -406,6 +435,10 @@ class _Lowering:
         if isinstance(target, types.FunctionType) and not is_builtin(text, target):
             return self.user_call(node, target, hint)
         hint = _leaf_hint(hint)
+        if target in (builtins.len, builtins.sum, builtins.list) or (
+            target in (builtins.max, builtins.min) and len(node.args) == 1
+        ):
+            return self.list_builtin(node, target, hint)
         prim = _prim_of(target)
         if prim is None:
             raise self.parsed.error(

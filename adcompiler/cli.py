@@ -51,6 +51,7 @@ def compile_file(path: str, functions=(), mode: str = "both", stage: str | None 
         "",
     ]
     header += program.ns.import_lines() + [""] + helpers["constants"] + [""] + helpers["functions"]
+    header += ["\n\n" + h for h in program.helper_sources()]
     return emit.format_source("\n".join(header) + "\n\n" + body)
 
 

@@ -85,18 +85,20 @@ def _dotted(name: str) -> ast.expr:
     return node
 
 
-def _target(t) -> ast.expr:
+def _target(t, ns=None) -> ast.expr:
     if isinstance(t, tuple):
-        return ast.Tuple([_target(x) for x in t], ast.Store())
+        return ast.Tuple([_target(x, ns) for x in t], ast.Store())
+    if isinstance(t, E.Subscript):
+        return ast.Subscript(to_ast(t.value, ns), to_ast(t.index, ns), ast.Store())
     return ast.Name(t, ast.Store())
 
 
 def statement(s, ns: Namespace | None) -> ast.stmt:
     if isinstance(s, Assign):
-        target = _target(s.targets[0]) if len(s.targets) == 1 else _target(s.targets)
+        target = _target(s.targets[0], ns) if len(s.targets) == 1 else _target(s.targets, ns)
         return ast.Assign([target], to_ast(s.value, ns), lineno=0)
     if isinstance(s, AugAssign):
-        return ast.AugAssign(ast.Name(s.target, ast.Store()), _BINOPS[s.op](), to_ast(s.value, ns))
+        return ast.AugAssign(_target(s.target, ns), _BINOPS[s.op](), to_ast(s.value, ns))
     if isinstance(s, Ret):
         return ast.Return(to_ast(s.value, ns))
     if isinstance(s, Do):

@@ -15,7 +15,9 @@ from . import expr as E
 from . import rules
 from .activity import active
 from .ir import (
+    CONTAINER_EXPRS,
     Assign,
+    Do,
     Break,
     Continue,
     Def,
@@ -33,6 +35,7 @@ from .ir import (
     atom,
     flatten,
     prim_expr,
+    primal_stmt,
     range_expr,
     rebuild,
 )
@@ -45,7 +48,8 @@ def forward(fn: Function, name: str, active_params: tuple, program, namer: Namer
     Its signature is the parameters, then one tangent per active parameter; it
     returns ``(value, tangent)`` with the tangent shaped like the value.
     """
-    act = active(fn, active_params, program.callee_outputs)
+    containers = program.kinds_of(fn)
+    act = active(fn, active_params, program.callee_outputs, containers)
     tangent: dict = {}
     tangent_params = []
     for p in active_params:
@@ -53,14 +57,15 @@ def forward(fn: Function, name: str, active_params: tuple, program, namer: Namer
         tangent[p] = E.Name(tangent_params[-1])
     for s in sorted(fn.slots & act):
         tangent.setdefault(s, E.Name(namer.fresh("d" + s)))
-    body = _Forward(fn, act, tangent, program, namer).block(fn.body)
+    body = _Forward(fn, act, tangent, program, namer, containers).block(fn.body)
     doc = f"Forward mode of {fn.name}: (value, tangent)."
     return Def(name, fn.params + tuple(tangent_params), (), body, doc, fn.source)
 
 
 class _Forward:
-    def __init__(self, fn, act, tangent, program, namer):
+    def __init__(self, fn, act, tangent, program, namer, containers):
         self.fn, self.act, self.tangent, self.program, self.namer = fn, act, tangent, program, namer
+        self.containers = containers
 
     def block(self, stmts) -> tuple:
         out = []
@@ -85,9 +90,17 @@ class _Forward:
             return self.tangent[a.name]
         return E.Num(0.0)
 
+    def zero(self, a) -> E.Expr:
+        """The zero tangent of an inactive value: 0.0, or a list of zeros shaped like a list."""
+        if isinstance(a, Var) and a.name in self.containers:
+            return E.Call(self.program.helper("zeros_like"), (atom(a),))
+        return E.Num(0.0)
+
     def eq(self, stmt: Eq) -> list:
-        primal = Assign(tuple(v.name for v in stmt.outs), prim_expr(stmt, self.program.primal_name), stmt.line)
+        primal = primal_stmt(stmt, self.program.primal_name)
         ins_t = [self.tangent.get(a.name) if isinstance(a, Var) else None for a in stmt.ins]
+        if stmt.prim in CONTAINER_RULES:
+            return [primal] + self.container(stmt, ins_t)
         out = stmt.outs[0].name
         if stmt.prim == "write":
             if out not in self.tangent:
@@ -111,6 +124,25 @@ class _Forward:
         self.tangent[out] = E.Name(dname)
         return [primal, Assign((dname,), t, stmt.line)]
 
+    def container(self, stmt: Eq, ins_t: list) -> list:
+        """Tangent lists mirror their lists: built, indexed, stored into and appended to alike."""
+        target = stmt.ins[0] if stmt.prim in ("setitem", "append") else stmt.outs[0]
+        if target.name not in self.act:
+            return []
+        ts = [t if t is not None else self.zero(a) for t, a in zip(ins_t, stmt.ins, strict=True)]
+        if stmt.prim in ("setitem", "append"):
+            if ins_t[0] is None:
+                return []
+            if stmt.prim == "setitem":
+                return [Assign((E.Subscript(ins_t[0], atom(stmt.ins[1])),), ts[2], stmt.line)]
+            return [Do(E.Method(ins_t[0], "append", (ts[1],)), stmt.line)]
+        if stmt.prim in ("getitem", "list_copy", "sum") and ins_t[0] is None:
+            return []
+        value = CONTAINER_RULES[stmt.prim]([atom(a) for a in stmt.ins], ts)
+        name = self.namer.fresh("d" + target.name)
+        self.tangent[target.name] = E.Name(name)
+        return [Assign((name,), value, stmt.line)]
+
     def call(self, stmt: Eq, ins_t: list) -> Assign:
         """``outs, douts = g_forward(args, active tangents)``; constant output tangents are discarded."""
         mask = tuple(t is not None for t in ins_t)
@@ -124,6 +156,19 @@ class _Forward:
         targets = (rebuild(shape, iter(v.name for v in stmt.outs)), rebuild(shape, iter(dnames)))
         args = tuple(atom(a) for a in stmt.ins) + tuple(t for t in ins_t if t is not None)
         return Assign(targets, E.Call(callee, args), stmt.line)
+
+
+# Tangents of list primitives: given the arguments and their tangents (zeros for inactive ones).
+CONTAINER_RULES = {
+    "list": lambda args, ts: E.List(tuple(ts)),
+    "tuple": lambda args, ts: E.Tuple(tuple(ts)),
+    "list_copy": lambda args, ts: E.Call("list", (ts[0],)),
+    "list_repeat": lambda args, ts: E.BinOp("*", E.List((ts[0],)), args[1]),
+    "getitem": lambda args, ts: E.Subscript(ts[0], args[1]),
+    "sum": lambda args, ts: E.Call("sum", (ts[0],)),
+    "setitem": None,
+    "append": None,
+}
 
 
 def _tuple_expr(value):

@@ -222,6 +222,22 @@ BINARY = {
 UNARY = {"neg": "-", "pos": "+", "not": "not"}
 COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 COPIES = ("read", "write")  # slot access: out = in
+CONTAINER_EXPRS = {
+    "list": lambda *xs: E.List(xs),
+    "tuple": lambda *xs: E.Tuple(xs),
+    "list_copy": lambda xs: E.Call("list", (xs,)),
+    "list_repeat": lambda a, n: E.BinOp("*", E.List((a,)), n),
+    "getitem": lambda xs, i: E.Subscript(xs, i),
+    "len": lambda xs: E.Call("len", (xs,)),
+    "sum": lambda xs: E.Call("sum", (xs,)),
+    "argmax": lambda xs: E.Call(
+        "max", (E.Call("range", (E.Call("len", (xs,)),)),), (("key", E.Name(f"{xs.id}.__getitem__")),)
+    ),
+    "argmin": lambda xs: E.Call(
+        "min", (E.Call("range", (E.Call("len", (xs,)),)),), (("key", E.Name(f"{xs.id}.__getitem__")),)
+    ),
+}
+EFFECTS = ("setitem", "append")  # equations without outputs: they change a list
 
 
 def atom(a) -> E.Expr:
@@ -252,9 +268,22 @@ def prim_expr(eq: Eq, callee_name=None, rename=None) -> E.Expr:
         return E.Compare(COMPARE[eq.prim], *args)
     if eq.prim in COPIES:
         return args[0]
+    if eq.prim in CONTAINER_EXPRS:
+        return CONTAINER_EXPRS[eq.prim](*args)
     if eq.prim == "call":
         return E.Call(callee_name(eq.param) if callee_name else eq.param.name, args)
     return E.Call(eq.prim, args)
+
+
+def primal_stmt(eq: Eq, callee_name=None, rename=None):
+    """The output statement that performs one equation."""
+    if eq.prim == "setitem":
+        xs, i, v = (atom(a) for a in eq.ins)
+        return Assign((E.Subscript(xs, i),), v, eq.line)
+    if eq.prim == "append":
+        xs, v = (atom(a) for a in eq.ins)
+        return Do(E.Method(xs, "append", (v,)), eq.line)
+    return Assign(tuple(v.name for v in eq.outs), prim_expr(eq, callee_name, rename), eq.line)
 
 
 def to_def(fn: Function, name: str, callee_name=None, rename=None) -> Def:
@@ -264,7 +293,7 @@ def to_def(fn: Function, name: str, callee_name=None, rename=None) -> Def:
         out = []
         for stmt in stmts:
             if isinstance(stmt, Eq):
-                out.append(Assign(tuple(v.name for v in stmt.outs), prim_expr(stmt, callee_name, rename), stmt.line))
+                out.append(primal_stmt(stmt, callee_name, rename))
             elif isinstance(stmt, If):
                 out.append(IfS(atom(stmt.test), block(stmt.body), block(stmt.orelse), stmt.line))
             elif isinstance(stmt, For):

@@ -76,18 +76,6 @@ UNSUPPORTED = {
     ast.ImportFrom: ("an import inside the function", "import at module level"),
     ast.Starred: ("starred unpacking (*x)", "name each element explicitly"),
     ast.Match: ("a match statement", "use if/elif/else"),
-    ast.List: (
-        "a list",
-        "lists are not differentiable yet in this version; use separate variables or a tuple",
-    ),
-    ast.ListComp: (
-        "a list comprehension",
-        "lists are not differentiable yet in this version; use separate variables",
-    ),
-    ast.Subscript: (
-        "indexing",
-        "indexing is not differentiable yet in this version; unpack tuples with a, b = t",
-    ),
     ast.AnnAssign: ("an annotated assignment", "drop the annotation: write x = ..."),
 }
 
@@ -216,12 +204,16 @@ def fence(parsed: Parsed) -> None:
                         "a call with *args or **kwargs",
                         "pass each argument explicitly",
                     )
-            if isinstance(node, ast.Expr) and not _is_docstring(fdef, node.value):
+            if isinstance(node, ast.Expr) and not _is_docstring(fdef, node.value) and not _is_append(node.value):
                 raise parsed.error(
                     node,
                     "an expression statement (its value is discarded)",
                     "assign the value to a variable or remove the line",
                 )
+
+
+def _is_append(node) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append"
 
 
 def _is_docstring(fdef: ast.FunctionDef, node) -> bool:

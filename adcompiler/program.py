@@ -14,7 +14,7 @@ import inspect
 import textwrap
 import types
 
-from . import anf, dup, emit, forward, reverse
+from . import anf, dup, emit, forward, kinds, reverse
 from .activity import varied
 from .errors import UnsupportedSyntaxError
 from .ir import Var, flatten, to_def
@@ -46,6 +46,9 @@ class Program:
         self.primal_names: dict = {}
         self.injected: dict = {}
         self._discard = None
+        self._outputs: dict = {}
+        self._kinds: dict = {}
+        self.helpers: dict = {}  # runtime helper -> its name in generated modules
 
     # ---- lowering -----------------------------------------------------------------
 
@@ -73,11 +76,7 @@ class Program:
 
     def _callee_shape(self, fn, node):
         if fn in self._lowering:
-            raise self.parsed[self._lowering[-1]].error(
-                node,
-                f"the recursive call of {fn.__name__}",
-                "recursion is not differentiable yet in this version; unroll it",
-            )
+            return _syntactic_shape(self.parsed[fn].node)
         return anf.output_shape(self.anf(fn))
 
     def dupform(self, fn):
@@ -101,10 +100,54 @@ class Program:
     # ---- what passes ask of the program ---------------------------------------------
 
     def callee_outputs(self, fn, mask) -> tuple:
-        """Which outputs of ``fn`` vary when the arguments in ``mask`` do."""
-        f = self.anf(fn)
-        seen = varied(f, _params(f, mask), self.callee_outputs)
-        return tuple(isinstance(a, Var) and a.name in seen for a in flatten(f.body[-1].value))
+        """Which outputs of ``fn`` vary when the arguments in ``mask`` do (all of them, within a recursion)."""
+        f = self.dupform(fn)
+        key = (fn, mask)
+        leaves = flatten(f.body[-1].value)
+        if key in self._outputs:
+            return self._outputs[key] or (True,) * len(leaves)
+        self._outputs[key] = None
+        seen = varied(f, _params(f, mask), self.callee_outputs, self.kinds(fn))
+        self._outputs[key] = tuple(isinstance(a, Var) and a.name in seen for a in leaves)
+        return self._outputs[key]
+
+    def kinds_of(self, function) -> frozenset:
+        """The container variables of a lowered function (ANF or dup form)."""
+        fn = next(
+            f
+            for f, lowered in self.anf_cache.items()
+            if lowered.name == function.name and lowered.source is function.source
+        )
+        return self.kinds(fn)
+
+    def helper(self, name: str) -> str:
+        """The module-level name of a runtime helper, which the module will then define."""
+        if name not in self.helpers:
+            self.helpers[name] = self.module.fresh(name)
+        return self.helpers[name]
+
+    def helper_sources(self) -> list:
+        from .runtime import HELPERS
+
+        out = []
+        for name, alias in self.helpers.items():
+            text = HELPERS[name].replace(f"def {name}(", f"def {alias}(").replace(f" {name}(", f" {alias}(")
+            out.append(text)
+        return out
+
+    def kinds(self, fn) -> frozenset:
+        """The container-valued variables of ``fn`` (see ``kinds``)."""
+        if fn not in self._kinds:
+            self._kinds[fn] = frozenset()
+            self._kinds[fn] = kinds.containers(self.dupform(fn), self.callee_kinds)
+        return self._kinds[fn]
+
+    def callee_kinds(self, fn) -> tuple:
+        """Which parameters and which outputs of ``fn`` are containers."""
+        f, found = self.dupform(fn), self.kinds(fn)
+        return tuple(p in found for p in f.params), tuple(
+            isinstance(a, Var) and a.name in found for a in flatten(f.body[-1].value)
+        )
 
     def primal_name(self, fn) -> str:
         """How generated code calls the original user function ``fn``."""
@@ -204,7 +247,8 @@ class Program:
         if stage in ("forward", "reverse"):
             key = ("stage", entry, stage, tuple(wrt))
             if key not in self.generated:
-                self.generated[key] = emit.render_module(self.build(entry, stage, wrt), self.ns)
+                defs = self.build(entry, stage, wrt)
+                self.generated[key] = emit.render_module(defs, self.ns, self.helper_sources())
             return self.generated[key]
         self.anf(entry)
         order = [entry] + [f for f in self.anf_cache if f is not entry]
@@ -216,6 +260,14 @@ class Program:
         defs = [to_def(self.dupform(f), f.__name__, self.primal_name, {"dup": helper}) for f in order]
         header = [f"def {helper}(x):\n    return x, x\n\n"]
         return emit.render_module(defs, self.ns, header)
+
+
+def _syntactic_shape(fdef: ast.FunctionDef):
+    """The output shape of a function still being lowered (a recursive call): from its return statements."""
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple):
+            return tuple(None for _ in node.value.elts)
+    return None
 
 
 def _params(function, mask) -> tuple:

@@ -56,7 +56,8 @@ def split(fn: Function, names: tuple, active_params: tuple, program, namer: Name
     fwd_name, rev_name = names
     s = Sweeps(fn, active_params, program, namer)
     out = s.cotangents[0] if len(s.cotangents) == 1 else E.Tuple(tuple(s.cotangents))
-    residuals = [n for n in _free_names(s.adjoint + [Ret(out)]) if n not in s.adjoint_names]
+    inside = s.in_loop | s.targets  # restored by the tape or by the reversed loops themselves
+    residuals = [n for n in _free_names(s.adjoint + [Ret(out)]) if n not in s.adjoint_names and n not in inside]
     res = namer.fresh("residuals")
     fwd_body = s.primal + [Ret(E.Tuple((s.value(), E.Tuple(tuple(E.Name(r) for r in residuals)))))]
     unpack = [Assign((tuple(residuals),), E.Name(res))] if residuals else []

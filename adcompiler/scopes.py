@@ -122,4 +122,21 @@ def falls_through(stmts) -> bool:
             return False
         if isinstance(stmt, ast.If) and not falls_through(stmt.body) and not falls_through(stmt.orelse):
             return False
+        if (
+            isinstance(stmt, ast.While)
+            and isinstance(stmt.test, ast.Constant)
+            and stmt.test.value is True
+            and not _breaks(stmt.body)
+        ):
+            return False
     return True
+
+
+def _breaks(stmts) -> bool:
+    """Whether a loop body contains a break of that loop (not of a nested one)."""
+    for stmt in stmts:
+        if isinstance(stmt, ast.Break):
+            return True
+        if isinstance(stmt, ast.If) and (_breaks(stmt.body) or _breaks(stmt.orelse)):
+            return True
+    return False

@@ -44,6 +44,7 @@ from .ir import (
     blocks,
     flatten,
     prim_expr,
+    primal_stmt,
     range_expr,
     rebuild,
     uses,
@@ -55,7 +56,10 @@ class Sweeps:
 
     def __init__(self, fn, active_params: tuple, program, namer, seed=None):
         self.fn, self.program, self.namer = fn, program, namer
-        self.act = active(fn, active_params, program.callee_outputs)
+        self.containers = program.kinds_of(fn)
+        self.act = active(fn, active_params, program.callee_outputs, self.containers)
+        self.shadow: dict = {}  # container variable -> its shadow list of adjoints
+        self.shared: dict = {}  # dup copy of a container -> the variable whose shadow it shares
         self.alias: dict = {}  # dup copy -> the primal name it reuses
         self.adj: dict = {}  # var name -> adjoint expression (assigned once)
         self.acc: dict = {}  # var name -> accumulator name
@@ -71,9 +75,15 @@ class Sweeps:
             self.adjoint_names.add(self.ct)
         self.adjoint = self.rev_block(fn.body, False, seed if seed is not None else E.Name(self.ct))
         self.primal = self.fwd_block(fn.body, False, ())
+        entry = [
+            Assign((self.shadow_of(p),), E.Call(program.helper("zeros_like"), (E.Name(p),)))
+            for p in active_params
+            if p in self.containers and p in self.act
+        ]
         if self.tape_name:
-            self.primal.insert(0, Assign((self.tape_name,), E.List(())))
-        self.cotangents = [self.adjoint_of(p) or E.Num(0.0) for p in active_params]
+            entry.insert(0, Assign((self.tape_name,), E.List(())))
+        self.primal[:0] = entry
+        self.cotangents = [self.cotangent(p) for p in active_params]
 
     # ---- analysis ---------------------------------------------------------------------
 
@@ -91,6 +101,7 @@ class Sweeps:
                 if isinstance(stmt, Eq) and stmt.prim == DUP:
                     for v in stmt.outs:
                         self.alias[v.name] = self.alias.get(stmt.ins[0].name, stmt.ins[0].name)
+                        self.shared[v.name] = self.shared.get(stmt.ins[0].name, stmt.ins[0].name)
                 if isinstance(stmt, Eq) and stmt.prim != "write":
                     for v in stmt.outs:
                         self.home[v.name] = id(stmts)
@@ -104,6 +115,7 @@ class Sweeps:
 
         visit(self.fn.body, False)
         self.accumulated = {v for v, homes in used_in.items() if homes - {self.home.get(v)}} | set(self.fn.slots)
+        self.accumulated -= self.containers
         self.defined_in: dict = {}
         for v, home in self.home.items():
             self.defined_in.setdefault(home, []).append(v)
@@ -114,6 +126,24 @@ class Sweeps:
         name = self.namer.fresh(base)
         self.adjoint_names.add(name)
         return name
+
+    def shadow_of(self, name: str) -> str:
+        """The name of a container's shadow: a list of the adjoints of its elements, built in the primal sweep."""
+        name = self.shared.get(name, name)
+        if name not in self.shadow:
+            self.shadow[name] = self.namer.fresh("d_" + name)
+            if name in self.in_loop:
+                self.in_loop.add(self.shadow[name])
+        return self.shadow[name]
+
+    def cotangent(self, p: str) -> E.Expr:
+        if p in self.containers:
+            return (
+                E.Call(self.program.helper("like"), (E.Name(self.shadow_of(p)), E.Name(p)))
+                if p in self.act
+                else E.Call(self.program.helper("zeros_like"), (E.Name(p),))
+            )
+        return self.adjoint_of(p) or E.Num(0.0)
 
     def adjoint_of(self, name: str):
         return E.Name(self.acc[name]) if name in self.acc else self.adj.get(name)
@@ -169,7 +199,7 @@ class Sweeps:
             elif isinstance(seg, Return):
                 leaves = flatten(seg.value)
                 if not isinstance(seg.value, tuple):
-                    self.contribute(seg.value, seed, seg.line, out)
+                    self.seed(seg.value, seed, seg.line, out)
                     continue
                 names = [
                     (
@@ -183,7 +213,7 @@ class Sweeps:
                     out.append(Assign((rebuild(seg.value, iter(names)),), seed, seg.line))
                 for a, n in zip(leaves, names, strict=True):
                     if n != self.program.discard:
-                        self.contribute(a, E.Name(n), seg.line, out)
+                        self.seed(a, E.Name(n), seg.line, out)
             elif isinstance(seg, If):
                 body, orelse = self.rev_block(seg.body, looped), self.rev_block(seg.orelse, looped)
                 if body or orelse:
@@ -194,6 +224,14 @@ class Sweeps:
             elif isinstance(seg, (For, While)):
                 out.extend(self.rev_loop(seg, looped))
         return out
+
+    def seed(self, a, ct, line: int, out: list) -> None:
+        """The output cotangent flows into a returned value (added into a returned list's shadow)."""
+        if isinstance(a, Var) and a.name in self.containers:
+            if a.name in self.act:
+                out.append(Do(E.Call(self.program.helper("add_into"), (E.Name(self.shadow_of(a.name)), ct)), line))
+            return
+        self.contribute(a, ct, line, out)
 
     def rev_loop(self, loop, looped: bool) -> list:
         body = self.rev_block(loop.body, True)
@@ -226,6 +264,10 @@ class Sweeps:
                 self.contribute(eq.ins[0], E.Name(self.acc[slot]), eq.line, out, copy=True)
                 out.append(Assign((self.acc[slot],), E.Num(0.0), eq.line))
             return out
+        if eq.prim in CONTAINER_ADJOINTS:
+            return self.container_adjoint(eq)
+        if any(v.name in self.containers for v in eq.outs):
+            return out
         gs = [self.adjoint_of(v.name) for v in eq.outs]
         mask = self.mask(eq)
         if all(g is None for g in gs) or not any(mask):
@@ -238,6 +280,51 @@ class Sweeps:
             args = [self.ref(a) for a in eq.ins]
             for a, c in zip(eq.ins, rules.vjp(eq.prim, args, E.Name(eq.outs[0].name), gs[0], list(mask)), strict=True):
                 self.contribute(a, c, eq.line, out)
+        return out
+
+    def scalar(self, a) -> bool:
+        return isinstance(a, Var) and a.name in self.act and a.name not in self.containers
+
+    def container_adjoint(self, eq: Eq) -> list:
+        """Adjoints of list primitives: element adjoints live in the shadow lists."""
+        out: list = []
+        target = eq.ins[0] if eq.prim in ("setitem", "append", "getitem", "sum", "list_copy") else eq.outs[0]
+        if not isinstance(target, Var) or target.name not in self.act:
+            return out
+        d = E.Name(self.shadow_of(target.name))
+        if eq.prim == "getitem" and self.scalar(eq.outs[0]) and self.adjoint_of(eq.outs[0].name) is not None:
+            out.append(AugAssign(E.Subscript(d, self.ref(eq.ins[1])), "+", self.adjoint_of(eq.outs[0].name), eq.line))
+        elif (
+            eq.prim == "setitem"
+            and eq.ins[2] not in ()
+            and not (isinstance(eq.ins[2], Var) and eq.ins[2].name in self.containers)
+        ):
+            element = E.Subscript(d, self.ref(eq.ins[1]))
+            self.contribute(eq.ins[2], element, eq.line, out, copy=True)
+            out.append(Assign((element,), E.Num(0.0), eq.line))
+        elif eq.prim == "append":
+            popped = E.Method(d, "pop", ())
+            if self.scalar(eq.ins[1]):
+                self.contribute(eq.ins[1], popped, eq.line, out, copy=True)
+            else:
+                out.append(Do(popped, eq.line))
+        elif eq.prim in ("list", "tuple"):
+            for k, a in enumerate(eq.ins):
+                if self.scalar(a):
+                    self.contribute(a, E.Subscript(d, E.Num(k)), eq.line, out, copy=True)
+        elif eq.prim == "list_repeat" and self.scalar(eq.ins[0]):
+            self.contribute(eq.ins[0], E.Call("sum", (d,)), eq.line, out)
+        elif eq.prim == "list_copy" and eq.outs[0].name in self.act:
+            out.append(
+                Do(
+                    E.Call(self.program.helper("add_scalars_into"), (d, E.Name(self.shadow_of(eq.outs[0].name)))),
+                    eq.line,
+                )
+            )
+        elif eq.prim == "sum" and self.adjoint_of(eq.outs[0].name) is not None:
+            k = self.namer.fresh("k")
+            body = (AugAssign(E.Subscript(d, E.Name(k)), "+", self.adjoint_of(eq.outs[0].name), eq.line),)
+            out.append(ForS(k, E.Call("range", (E.Call("len", (d,)),)), body, eq.line))
         return out
 
     def call_adjoint(self, eq: Eq, gs: list, mask: tuple, out: list) -> None:
@@ -313,12 +400,64 @@ class Sweeps:
             value = rebuild(self.program.shape(eq.param), iter(v.name for v in eq.outs))
             sweep = self.program.forward_sweep(eq.param, self.mask(eq))
             return [Assign((value, self.saved[eq]), E.Call(sweep, args), eq.line)]
-        rhs = prim_expr(Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), self.program.primal_name)
-        return [Assign(tuple(v.name for v in eq.outs), rhs, eq.line)]
+        primal = primal_stmt(Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), self.program.primal_name)
+        return [primal] + self.shadow_code(eq, args)
+
+    def shadow_code(self, eq: Eq, args) -> list:
+        """Keep shadow lists shaped like their lists: built, stored, appended and copied alongside."""
+        names = [v.name for v in eq.outs]
+        if eq.prim in ("setitem", "append"):
+            xs = eq.ins[0]
+            if not (isinstance(xs, Var) and xs.name in self.act):
+                return []
+            d = E.Name(self.shadow_of(xs.name))
+            value = self.shadow_value(eq.ins[-1])
+            if eq.prim == "append":
+                return [Do(E.Method(d, "append", (value,)), eq.line)]
+            return [Assign((E.Subscript(d, args[1]),), value, eq.line)] if eq.ins[2].name in self.containers else []
+        if not names or names[0] not in self.containers or names[0] not in self.act:
+            return []
+        out = self.shadow_of(names[0])
+        if eq.prim in ("list", "tuple"):
+            value = E.List(tuple(self.shadow_value(a) for a in eq.ins))
+        elif eq.prim == "list_repeat":
+            value = E.BinOp("*", E.List((E.Num(0.0),)), args[1])
+        elif eq.prim == "list_copy":
+            value = E.Call("list", (E.Name(self.shadow_of(eq.ins[0].name)),))
+        elif eq.prim == "getitem":
+            value = E.Subscript(E.Name(self.shadow_of(eq.ins[0].name)), args[1])
+        elif eq.prim in ("read", "write"):
+            value = E.Name(self.shadow_of(eq.ins[0].name))
+        else:
+            return []
+        return [Assign((out,), value, eq.line)]
+
+    def shadow_value(self, a) -> E.Expr:
+        """What a shadow list holds for a stored value: its shadow if it is a list, else a zero adjoint."""
+        if isinstance(a, Var) and a.name in self.containers:
+            if a.name in self.act:
+                return E.Name(self.shadow_of(a.name))
+            return E.Call(self.program.helper("zeros_like"), (E.Name(a.name),))
+        return E.Num(0.0)
 
     def value(self) -> E.Expr:
         ret = next(s for s in reversed(self.fn.body) if isinstance(s, Return))
         return _expr(rebuild(ret.value, iter(self.ref(a) for a in flatten(ret.value))))
+
+
+CONTAINER_ADJOINTS = (
+    "getitem",
+    "setitem",
+    "append",
+    "list",
+    "tuple",
+    "list_repeat",
+    "list_copy",
+    "sum",
+    "len",
+    "argmax",
+    "argmin",
+)
 
 
 def args_to_atoms(args) -> tuple:
@@ -385,6 +524,8 @@ def _free_names(stmts: list) -> list:
                 visit(value)
 
     for s in stmts:
+        targets = getattr(s, "targets", ()) + ((s.target,) if isinstance(getattr(s, "target", None), E.Expr) else ())
+        visit([t for t in targets if isinstance(t, E.Expr)])
         for part in (
             getattr(s, "value", None),
             getattr(s, "test", None),
