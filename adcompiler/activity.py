@@ -86,8 +86,14 @@ def varied(fn: Function, active_params, callee_outputs, containers=frozenset()) 
             isinstance(a, Var) and classes.find(a.name) in found and s for a, s in zip(eq.ins, slots(eq), strict=True)
         )
         if any(mask):
-            outs = callee_outputs(eq.param, mask) if eq.prim == "call" else (True,) * len(targets(eq))
-            found.update(classes.find(v.name) for v, on in zip(targets(eq), outs, strict=True) if on)
+            if eq.prim == "call":
+                changed = eq.outs + eq.ins  # a callee may fill a list argument with varying values
+                flags = callee_outputs(eq.param, mask)
+            else:
+                changed, flags = targets(eq), (True,) * len(targets(eq))
+            found.update(
+                classes.find(v.name) for v, on in zip(changed, flags, strict=True) if on and isinstance(v, Var)
+            )
 
     found = _closure(fn, [p for p in fn.params if p in active_params], classes, step)
     return _members(fn, found, classes)
@@ -99,12 +105,16 @@ def useful(fn: Function, containers=frozenset()) -> set:
     ret = next(s for s in walk(fn.body) if isinstance(s, Return))
 
     def step(eq, found):
-        if any(classes.find(v.name) in found for v in targets(eq)):
+        changed = targets(eq)
+        if eq.prim == "call":
+            changed = eq.outs + tuple(a for a in eq.ins if isinstance(a, Var) and a.name in containers)
+        if any(classes.find(v.name) in found for v in changed):
             found.update(
                 classes.find(a.name) for a, s in zip(eq.ins, slots(eq), strict=True) if isinstance(a, Var) and s
             )
 
-    found = _closure(fn, [a.name for a in flatten(ret.value) if isinstance(a, Var)], classes, step)
+    roots = [a.name for a in flatten(ret.value) if isinstance(a, Var)] + [p for p in fn.params if p in containers]
+    found = _closure(fn, roots, classes, step)
     return _members(fn, found, classes)
 
 

@@ -131,6 +131,8 @@ class _Lowering(ListLowering):
             self.setitem(stmt.target, self.apply(BINOPS[type(stmt.op)], [current, self.expr(stmt.value)], None))
         elif isinstance(stmt, ast.Expr) and is_append(stmt.value):
             self.append(stmt.value)
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            self.expr(stmt.value)  # a call for its effect on a list argument; the value is dropped
         elif isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 if not isinstance(target, (ast.Name, ast.Tuple)):

@@ -101,6 +101,11 @@ class _Forward:
         ins_t = [self.tangent.get(a.name) if isinstance(a, Var) else None for a in stmt.ins]
         if stmt.prim in CONTAINER_RULES:
             return [primal] + self.container(stmt, ins_t)
+        if stmt.prim == "call":
+            lists = any(t is not None and a.name in self.containers for t, a in zip(ins_t, stmt.ins))
+            if any(t is not None for t in ins_t) and (lists or any(v.name in self.act for v in stmt.outs)):
+                return [self.call(stmt, ins_t)]
+            return [primal]
         out = stmt.outs[0].name
         if stmt.prim == "write":
             if out not in self.tangent:
@@ -108,8 +113,6 @@ class _Forward:
             return [primal, Assign((self.tangent[out].id,), ins_t[0] or E.Num(0.0), stmt.line)]
         if not any(v.name in self.act for v in stmt.outs) or all(t is None for t in ins_t):
             return [primal]
-        if stmt.prim == "call":
-            return [self.call(stmt, ins_t)]
         if stmt.prim == "read":
             dname = self.namer.fresh("d" + out)
             self.tangent[out] = E.Name(dname)

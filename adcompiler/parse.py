@@ -204,7 +204,11 @@ def fence(parsed: Parsed) -> None:
                         "a call with *args or **kwargs",
                         "pass each argument explicitly",
                     )
-            if isinstance(node, ast.Expr) and not _is_docstring(fdef, node.value) and not _is_append(node.value):
+            if (
+                isinstance(node, ast.Expr)
+                and not _is_docstring(fdef, node.value)
+                and not isinstance(node.value, ast.Call)
+            ):
                 raise parsed.error(
                     node,
                     "an expression statement (its value is discarded)",

@@ -100,15 +100,18 @@ class Program:
     # ---- what passes ask of the program ---------------------------------------------
 
     def callee_outputs(self, fn, mask) -> tuple:
-        """Which outputs of ``fn`` vary when the arguments in ``mask`` do (all of them, within a recursion)."""
+        """Which outputs of ``fn`` vary when the arguments in ``mask`` do, then which list parameters it fills
+        with varying values (all of them, within a recursion)."""
         f = self.dupform(fn)
         key = (fn, mask)
         leaves = flatten(f.body[-1].value)
+        lists = tuple(p in self.kinds(fn) for p in f.params)
         if key in self._outputs:
-            return self._outputs[key] or (True,) * len(leaves)
+            return self._outputs[key] or (True,) * len(leaves) + lists
         self._outputs[key] = None
         seen = varied(f, _params(f, mask), self.callee_outputs, self.kinds(fn))
-        self._outputs[key] = tuple(isinstance(a, Var) and a.name in seen for a in leaves)
+        outs = tuple(isinstance(a, Var) and a.name in seen for a in leaves)
+        self._outputs[key] = outs + tuple(c and p in seen for p, c in zip(f.params, lists))
         return self._outputs[key]
 
     def kinds_of(self, function) -> frozenset:
@@ -172,7 +175,7 @@ class Program:
 
     def forward_callee(self, fn, mask):
         (name,) = self._spec("forward", fn, mask, ("forward",))
-        return name, self.callee_outputs(fn, mask)
+        return name, self.callee_outputs(fn, mask)[: len(flatten(self.anf(fn).body[-1].value))]
 
     def forward_sweep(self, fn, mask) -> str:
         return self._spec("split", fn, mask, ("forward_sweep", "reverse_sweep"))[0]

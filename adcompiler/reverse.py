@@ -17,7 +17,7 @@ with the cotangent 1.0 folded in.
 from __future__ import annotations
 
 from . import expr as E
-from .ir import Assign, Comment, Def, Function, Raise, Ret, atom
+from .ir import Assign, Comment, Def, Function, Raise, Ret, Var, atom, flatten
 from .names import Namer
 from .sweep import Sweeps, _free_names
 
@@ -52,23 +52,33 @@ def gradient(fn: Function, name: str, active_params: tuple, program, namer: Name
 
 
 def split(fn: Function, names: tuple, active_params: tuple, program, namer: Namer) -> list:
-    """The forward sweep ``(value, residuals)`` and the reverse sweep ``(residuals, ct) -> cotangents``."""
+    """The forward sweep and the reverse sweep of a called function.
+
+    ``g_forward_sweep(*params, *shadows of list params) -> (value, [shadows of returned lists,] residuals)``
+    and ``g_reverse_sweep(residuals, ct) -> cotangents of its number parameters``.
+    """
     fwd_name, rev_name = names
-    s = Sweeps(fn, active_params, program, namer)
+    s = Sweeps(fn, active_params, program, namer, split=True)
     out = s.cotangents[0] if len(s.cotangents) == 1 else E.Tuple(tuple(s.cotangents))
     inside = s.in_loop | s.targets  # restored by the tape or by the reversed loops themselves
     residuals = [n for n in _free_names(s.adjoint + [Ret(out)]) if n not in s.adjoint_names and n not in inside]
     res = namer.fresh("residuals")
-    fwd_body = s.primal + [Ret(E.Tuple((s.value(), E.Tuple(tuple(E.Name(r) for r in residuals)))))]
+    ret = fn.body[-1]
+    lists = [a for a in flatten(ret.value) if isinstance(a, Var) and a.name in s.containers]
+    shadows = E.Tuple(tuple(s.shadow_value(a) for a in lists))
+    saved = E.Tuple(tuple(E.Name(r) for r in residuals))
+    value = E.Tuple((s.value(), shadows, saved) if lists else (s.value(), saved))
+    fwd_body = s.primal + [Ret(value)]
     unpack = [Assign((tuple(residuals),), E.Name(res))] if residuals else []
     rev_body = unpack + s.adjoint + [Ret(out)]
+    params = fn.params + tuple(s.shadow_params)
     return [
         Def(
             fwd_name,
-            fn.params,
+            params,
             (),
             tuple(fwd_body),
-            f"Forward sweep of {fn.name}: (value, residuals for {rev_name}).",
+            f"Forward sweep of {fn.name}: (value, {'shadows of returned lists, ' if lists else ''}residuals for {rev_name}).",
             fn.source,
         ),
         Def(
@@ -76,7 +86,7 @@ def split(fn: Function, names: tuple, active_params: tuple, program, namer: Name
             (res, s.ct),
             (),
             tuple(rev_body),
-            f"Reverse sweep of {fn.name}: cotangents of its active parameters.",
+            f"Reverse sweep of {fn.name}: cotangents of its number parameters.",
             fn.source,
         ),
     ]

@@ -54,8 +54,8 @@ from .ir import (
 class Sweeps:
     """Builds both sweeps of one function in dup form; see the module docstring."""
 
-    def __init__(self, fn, active_params: tuple, program, namer, seed=None):
-        self.fn, self.program, self.namer = fn, program, namer
+    def __init__(self, fn, active_params: tuple, program, namer, seed=None, split=False):
+        self.fn, self.program, self.namer, self.split = fn, program, namer, split
         self.containers = program.kinds_of(fn)
         self.act = active(fn, active_params, program.callee_outputs, self.containers)
         self.shadow: dict = {}  # container variable -> its shadow list of adjoints
@@ -75,15 +75,22 @@ class Sweeps:
             self.adjoint_names.add(self.ct)
         self.adjoint = self.rev_block(fn.body, False, seed if seed is not None else E.Name(self.ct))
         self.primal = self.fwd_block(fn.body, False, ())
-        entry = [
-            Assign((self.shadow_of(p),), E.Call(program.helper("zeros_like"), (E.Name(p),)))
-            for p in active_params
-            if p in self.containers and p in self.act
-        ]
+        lists = [p for p in active_params if p in self.containers]
+        self.shadow_params = [self.shadow_of(p) for p in lists] if split else []
+        entry = (
+            []
+            if split
+            else [
+                Assign((self.shadow_of(p),), E.Call(program.helper("zeros_like"), (E.Name(p),)))
+                for p in lists
+                if p in self.act
+            ]
+        )
         if self.tape_name:
             entry.insert(0, Assign((self.tape_name,), E.List(())))
         self.primal[:0] = entry
-        self.cotangents = [self.cotangent(p) for p in active_params]
+        scalars = [p for p in active_params if not (split and p in self.containers)]
+        self.cotangents = [self.cotangent(p) for p in scalars]
 
     # ---- analysis ---------------------------------------------------------------------
 
@@ -111,7 +118,8 @@ class Sweeps:
                     self.home[stmt.target.name] = id(stmt.body)
                     self.targets.add(stmt.target.name)
                 for b in blocks(stmt):
-                    visit(b, looped or isinstance(stmt, (For, While)))
+                    # a split sweep returns its residuals, so values a branch may not define go on the tape too
+                    visit(b, looped or isinstance(stmt, (For, While)) or self.split)
 
         visit(self.fn.body, False)
         self.accumulated = {v for v, homes in used_in.items() if homes - {self.home.get(v)}} | set(self.fn.slots)
@@ -215,11 +223,12 @@ class Sweeps:
                     if n != self.program.discard:
                         self.seed(a, E.Name(n), seg.line, out)
             elif isinstance(seg, If):
-                body, orelse = self.rev_block(seg.body, looped), self.rev_block(seg.orelse, looped)
+                looped_here = looped or self.split
+                body, orelse = self.rev_block(seg.body, looped_here), self.rev_block(seg.orelse, looped_here)
                 if body or orelse:
-                    if looped:
+                    if looped_here:
                         self.decisions.add(id(seg))
-                    test = E.Method(self.tape(), "pop", ()) if looped else self.ref(seg.test)
+                    test = E.Method(self.tape(), "pop", ()) if looped_here else self.ref(seg.test)
                     out.append(IfS(test, tuple(body), tuple(orelse), seg.line))
             elif isinstance(seg, (For, While)):
                 out.extend(self.rev_loop(seg, looped))
@@ -228,7 +237,7 @@ class Sweeps:
     def seed(self, a, ct, line: int, out: list) -> None:
         """The output cotangent flows into a returned value (added into a returned list's shadow)."""
         if isinstance(a, Var) and a.name in self.containers:
-            if a.name in self.act:
+            if a.name in self.act and not self.split:  # a caller adds into the shadow a split sweep returns
                 out.append(Do(E.Call(self.program.helper("add_into"), (E.Name(self.shadow_of(a.name)), ct)), line))
             return
         self.contribute(a, ct, line, out)
@@ -266,6 +275,10 @@ class Sweeps:
             return out
         if eq.prim in CONTAINER_ADJOINTS:
             return self.container_adjoint(eq)
+        if eq.prim == "call":
+            if self.touches(eq):
+                self.call_adjoint(eq, out)
+            return out
         if any(v.name in self.containers for v in eq.outs):
             return out
         gs = [self.adjoint_of(v.name) for v in eq.outs]
@@ -274,8 +287,6 @@ class Sweeps:
             return out
         if eq.prim in (DUP, "read"):
             self.contribute(eq.ins[0], E.sum_exprs(gs), eq.line, out)
-        elif eq.prim == "call":
-            self.call_adjoint(eq, gs, mask, out)
         else:
             args = [self.ref(a) for a in eq.ins]
             for a, c in zip(eq.ins, rules.vjp(eq.prim, args, E.Name(eq.outs[0].name), gs[0], list(mask)), strict=True):
@@ -327,17 +338,31 @@ class Sweeps:
             out.append(ForS(k, E.Call("range", (E.Call("len", (d,)),)), body, eq.line))
         return out
 
-    def call_adjoint(self, eq: Eq, gs: list, mask: tuple, out: list) -> None:
-        """``d_a, d_b = g_reverse_sweep(g_res, ct)`` for a differentiated call."""
+    def call_adjoint(self, eq: Eq, out: list) -> None:
+        """``d_a, d_b = g_reverse_sweep(g_res, ct)`` for a differentiated call.
+
+        Lists a callee reads or fills have their shadows passed in the primal
+        sweep, so only number arguments get cotangents back here.
+        """
+        mask = self.mask(eq)
+        gs = [None if v.name in self.containers else self.adjoint_of(v.name) for v in eq.outs]
         shape = self.program.shape(eq.param)
         ct = _expr(rebuild(shape, iter(g if g is not None else E.Num(0.0) for g in gs)))
-        active_args = [a for a, on in zip(eq.ins, mask, strict=True) if on]
-        names = [self.fresh_adjoint("d_" + a.name) for a in active_args]
-        target = names[0] if len(names) == 1 else tuple(names)
+        scalars = [a for a, on in zip(eq.ins, mask, strict=True) if on and a.name not in self.containers]
+        names = [self.fresh_adjoint("d_" + a.name) for a in scalars]
         call = E.Call(self.program.reverse_sweep(eq.param, mask), (E.Name(self.saved_name(eq)), ct))
-        out.append(Assign((target,), call, eq.line))
-        for a, n in zip(active_args, names, strict=True):
+        if not names:
+            out.append(Do(call, eq.line))
+            return
+        out.append(Assign((names[0] if len(names) == 1 else tuple(names),), call, eq.line))
+        for a, n in zip(scalars, names, strict=True):
             self.contribute(a, E.Name(n), eq.line, out)
+
+    def touches(self, eq: Eq) -> bool:
+        """Whether a call needs differentiating: it has active inputs and active outputs or list arguments."""
+        mask = self.mask(eq)
+        lists = any(on and a.name in self.containers for a, on in zip(eq.ins, mask, strict=True))
+        return any(mask) and (lists or any(v.name in self.act for v in eq.outs))
 
     def saved_name(self, eq: Eq) -> str:
         if eq not in self.saved:
@@ -365,13 +390,14 @@ class Sweeps:
                 if id(seg[0]) in self.pushes:
                     out.append(self.push([E.Name(n) for n in self.pushes[id(seg[0])]]))
             elif isinstance(seg, If):
+                owed = exits if _jumps(seg) else ()  # a branch that jumps out pays the enclosing block's pushes first
                 if id(seg) in self.decisions:
                     branches = [
-                        self.fwd_block(b, looped, (self.push([E.Num(d)]),) + exits)
+                        self.fwd_block(b, looped, (self.push([E.Num(d)]),) + owed)
                         for b, d in ((seg.body, True), (seg.orelse, False))
                     ]
                 else:
-                    branches = [self.fwd_block(b, looped, exits) for b in (seg.body, seg.orelse)]
+                    branches = [self.fwd_block(b, looped, owed) for b in (seg.body, seg.orelse)]
                 out.append(IfS(self.ref(seg.test), tuple(branches[0]), tuple(branches[1]), seg.line))
                 if _jumps(seg):
                     return out
@@ -397,9 +423,17 @@ class Sweeps:
             return []
         args = tuple(self.ref(a) for a in eq.ins)
         if eq.prim == "call" and eq in self.saved:
+            mask = self.mask(eq)
             value = rebuild(self.program.shape(eq.param), iter(v.name for v in eq.outs))
-            sweep = self.program.forward_sweep(eq.param, self.mask(eq))
-            return [Assign((value, self.saved[eq]), E.Call(sweep, args), eq.line)]
+            shadows = tuple(
+                E.Name(self.shadow_of(a.name))
+                for a, on in zip(eq.ins, mask, strict=True)
+                if on and a.name in self.containers
+            )
+            returned = tuple(self.shadow_of(v.name) for v in eq.outs if v.name in self.containers)
+            sweep = self.program.forward_sweep(eq.param, mask)
+            targets = (value, returned, self.saved[eq]) if returned else (value, self.saved[eq])
+            return [Assign(targets, E.Call(sweep, args + shadows), eq.line)]
         primal = primal_stmt(Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), self.program.primal_name)
         return [primal] + self.shadow_code(eq, args)
 

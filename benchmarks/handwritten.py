@@ -13,6 +13,8 @@ bench_scalar.py checks all of them against central finite differences of
 the primal at start-up before timing anything.
 """
 
+import math
+
 # ---------------------------------------------------------------- x * y
 
 
@@ -119,3 +121,218 @@ def dot_jvp(args, tangents):
         s += x * y
         ds += tx * y + x * ty
     return s, ds
+
+
+# ---------------------------------------------------------------- sum of a matrix-vector product
+
+
+def sum_mat_vec_vjp(args, ct):
+    """sum_i sum_j rows[i][j] * v[j]: d rows[i][j] = v[j] ct, d v[j] = sum_i rows[i][j] ct."""
+    rows, v = args
+    n = len(v)
+    total = 0.0
+    d_v = [0.0] * n
+    for row in rows:
+        s = 0.0
+        for j in range(n):
+            s += row[j] * v[j]
+            d_v[j] += row[j]
+        total += s
+    d_row = [vj * ct for vj in v]
+    return total, ([list(d_row) for _ in rows], [g * ct for g in d_v])
+
+
+def sum_mat_vec_jvp(args, tangents):
+    rows, v = args
+    d_rows, d_v = tangents
+    n = len(v)
+    total = 0.0
+    d_total = 0.0
+    for row, d_row in zip(rows, d_rows):
+        s = 0.0
+        for j in range(n):
+            s += row[j] * v[j]
+            d_total += d_row[j] * v[j] + row[j] * d_v[j]
+        total += s
+    return total, d_total
+
+
+# ---------------------------------------------------------------- dense network + safe softmax
+#
+# neural(layers, x):          sum_i softmax(h)_i          (always 1: gradient ~0)
+# neural_weighted(layers, x, out_w): sum_i out_w[i] softmax(h)_i, differentiated
+#                             with respect to (layers, x) only
+# with h = relu(W_L ... relu(W_1 x + b_1) ... + b_L) and the paper's safe
+# softmax: exp(h_i - m) / sum_k exp(h_k - m), m = max(0, max_i h_i).
+
+
+def _net_forward(layers, x):
+    """Inputs of every layer and their pre-activations, and the final h."""
+    h = list(x)
+    saved = []
+    for w, b in layers:
+        z = []
+        for i in range(len(w)):
+            row = w[i]
+            s = 0.0
+            for j in range(len(h)):
+                s += row[j] * h[j]
+            z.append(s + b[i])
+        saved.append((h, z))
+        h = [0.0 if zi < 0.0 else zi for zi in z]
+    return saved, h
+
+
+def _softmax_parts(h):
+    """The running max (0.0 to start, as in the paper), its index (-1 if the
+    max is the initial 0.0), the exponentials and their sum."""
+    m, arg = 0.0, -1
+    for i in range(len(h)):
+        if h[i] > m:
+            m, arg = h[i], i
+    exps = [math.exp(hi - m) for hi in h]
+    return m, arg, exps, sum(exps)
+
+
+def _net_backward(layers, saved, exps, total, arg, g_p):
+    """Cotangents of (layers, x) given the cotangent g_p of the softmax output."""
+    # p_i = e_i / T
+    g_e = [g / total for g in g_p]
+    g_total = -sum(g * e for g, e in zip(g_p, exps)) / (total * total)
+    g_e = [g + g_total for g in g_e]
+    # e_i = exp(h_i - m); m = h[arg]
+    g_h = [e * g for e, g in zip(exps, g_e)]
+    if arg >= 0:
+        g_h[arg] -= sum(g_h)
+    d_layers = [None] * len(layers)
+    for l in range(len(layers) - 1, -1, -1):
+        w, _ = layers[l]
+        h_in, z = saved[l]
+        g_z = [0.0 if zi < 0.0 else g for zi, g in zip(z, g_h)]  # relu'(0) = 1, as relu() has it
+        d_w = [[gz * hj for hj in h_in] for gz in g_z]
+        g_h = [0.0] * len(h_in)
+        for i in range(len(w)):
+            gz = g_z[i]
+            if gz != 0.0:
+                row = w[i]
+                for j in range(len(h_in)):
+                    g_h[j] += row[j] * gz
+        d_layers[l] = (d_w, list(g_z))
+    return d_layers, g_h
+
+
+def _net_tangent(layers, x, d_layers, d_x):
+    """Output h of the network, its tangent, and the softmax pieces."""
+    h = list(x)
+    dh = list(d_x)
+    for (w, b), (dw, db) in zip(layers, d_layers):
+        z, dz = [], []
+        for i in range(len(w)):
+            row, drow = w[i], dw[i]
+            s = 0.0
+            ds = 0.0
+            for j in range(len(h)):
+                s += row[j] * h[j]
+                ds += drow[j] * h[j] + row[j] * dh[j]
+            z.append(s + b[i])
+            dz.append(ds + db[i])
+        h = [0.0 if zi < 0.0 else zi for zi in z]
+        dh = [0.0 if zi < 0.0 else d for zi, d in zip(z, dz)]
+    m, arg, exps, total = _softmax_parts(h)
+    dm = dh[arg] if arg >= 0 else 0.0
+    d_exps = [e * (d - dm) for e, d in zip(exps, dh)]
+    d_total = sum(d_exps)
+    d_p = [de / total - e * d_total / (total * total) for e, de in zip(exps, d_exps)]
+    return exps, total, d_p
+
+
+def neural_vjp(args, ct):
+    layers, x = args
+    saved, h = _net_forward(layers, x)
+    _, arg, exps, total = _softmax_parts(h)
+    value = sum([e / total for e in exps])
+    return value, _net_backward(layers, saved, exps, total, arg, [ct] * len(exps))
+
+
+def neural_jvp(args, tangents):
+    layers, x = args
+    exps, total, d_p = _net_tangent(layers, x, *tangents)
+    return sum([e / total for e in exps]), sum(d_p)
+
+
+def neural_weighted_vjp(args, ct):
+    layers, x, out_w = args
+    saved, h = _net_forward(layers, x)
+    _, arg, exps, total = _softmax_parts(h)
+    value = 0.0
+    for i in range(len(exps)):
+        value += out_w[i] * (exps[i] / total)
+    return value, _net_backward(layers, saved, exps, total, arg, [w * ct for w in out_w])
+
+
+def neural_weighted_jvp(args, tangents):
+    """Tangents for (layers, x) only: out_w is data."""
+    layers, x, out_w = args
+    exps, total, d_p = _net_tangent(layers, x, *tangents)
+    value = 0.0
+    for i in range(len(exps)):
+        value += out_w[i] * (exps[i] / total)
+    return value, sum(w * d for w, d in zip(out_w, d_p))
+
+
+# ---------------------------------------------------------------- particles
+#
+# For each particle, n explicit-Euler steps of
+#     a = (-0.5 p - 0.2 v) / mass,  p' = p + dt v,  v' = v + dt a
+# then the sum over particles of x * y of the final positions.  The step is
+# linear, so the adjoint needs no tape: it applies the transposed step n times
+# to the cotangent of the final state.
+
+_DT = 0.05
+_MASS = 1.0
+
+
+def _particles_args(args):
+    ps, vs = args[0], args[1]
+    return ps, vs, (args[2] if len(args) > 2 else 1000)
+
+
+def particles_vjp(args, ct):
+    ps, vs, n = _particles_args(args)
+    dt, mass = _DT, _MASS
+    kp, kv = -0.5 / mass, -0.2 / mass
+    total = 0.0
+    d_ps, d_vs = [], []
+    for (px, py), (vx, vy) in zip(ps, vs):
+        for _ in range(n):
+            ax = (-0.5 * px - 0.2 * vx) / mass
+            ay = (-0.5 * py - 0.2 * vy) / mass
+            px, py, vx, vy = px + dt * vx, py + dt * vy, vx + dt * ax, vy + dt * ay
+        total += px * py
+        gpx, gpy, gvx, gvy = py * ct, px * ct, 0.0, 0.0
+        for _ in range(n):
+            gax, gay = dt * gvx, dt * gvy
+            gpx, gvx = gpx + kp * gax, gvx + dt * gpx + kv * gax
+            gpy, gvy = gpy + kp * gay, gvy + dt * gpy + kv * gay
+        d_ps.append([gpx, gpy])
+        d_vs.append([gvx, gvy])
+    return total, (d_ps, d_vs)
+
+
+def particles_jvp(args, tangents):
+    ps, vs, n = _particles_args(args)
+    d_ps, d_vs = tangents[0], tangents[1]
+    dt, mass = _DT, _MASS
+    total = 0.0
+    d_total = 0.0
+    for (px, py), (vx, vy), (dpx, dpy), (dvx, dvy) in zip(ps, vs, d_ps, d_vs):
+        for _ in range(n):
+            ax = (-0.5 * px - 0.2 * vx) / mass
+            ay = (-0.5 * py - 0.2 * vy) / mass
+            dax = (-0.5 * dpx - 0.2 * dvx) / mass
+            day = (-0.5 * dpy - 0.2 * dvy) / mass
+            px, py, vx, vy = px + dt * vx, py + dt * vy, vx + dt * ax, vy + dt * ay
+            dpx, dpy, dvx, dvy = dpx + dt * dvx, dpy + dt * dvy, dvx + dt * dax, dvy + dt * day
+        total += px * py
+        d_total += dpx * py + px * dpy
+    return total, d_total

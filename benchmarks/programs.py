@@ -4,9 +4,9 @@ They are plain Python in a real file so that ``adcompiler.differentiate`` can
 read their source with ``inspect``.  ``rotate_vec_by_quat`` is the sample in
 samples/quaternion.py, imported from there so there is a single copy.
 
-Programs beyond the current straight-line subset (loops, lists) also live
-here; the harness reports them as 'unsupported' until adcompiler handles
-them.
+The later Table-1 programs (sum of a matrix-vector product, the dense
+network with safe softmax, the particle simulation) are the ones in
+samples/paper_programs.py, imported from there for the same reason.
 """
 
 import os
@@ -16,6 +16,13 @@ _SAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 if _SAMPLES not in sys.path:
     sys.path.insert(0, _SAMPLES)
 
+from paper_programs import (  # noqa: E402  (samples/paper_programs.py)
+    neural,
+    neural_weighted,
+    particles,
+    particles_input,
+    sum_mat_vec,
+)
 from quaternion import rotate_vec_by_quat  # noqa: E402  (samples/quaternion.py)
 
 
@@ -25,12 +32,48 @@ def mul(x, y):
 
 
 def dot(xs, ys):
-    """Dot product of two lists of floats, written with a loop (not yet in
-    adcompiler's supported subset)."""
+    """Dot product of two lists of floats, written with a loop (the same as
+    samples/paper_programs.py's ``dot``)."""
     s = 0.0
     for i in range(len(xs)):
         s = s + xs[i] * ys[i]
     return s
 
 
-__all__ = ["mul", "rotate_vec_by_quat", "dot"]
+def random_layers(rng, sizes):
+    """Dense layers [(W, b), ...] for ``neural``: W has len(sizes[k+1]) rows of
+    len(sizes[k]) entries, drawn N(0, 1/n_in); biases N(0, 0.1^2).
+    ``rng`` is a ``random.Random`` (the tests build their small networks with
+    this same function)."""
+    layers = []
+    for n_in, n_out in zip(sizes, sizes[1:]):
+        scale = 1.0 / n_in**0.5
+        w = [[rng.gauss(0.0, scale) for _ in range(n_in)] for _ in range(n_out)]
+        b = [rng.gauss(0.0, 0.1) for _ in range(n_out)]
+        layers.append((w, b))
+    return layers
+
+
+def neural_inputs(seed, sizes):
+    """(layers, x, out_w) for ``neural`` / ``neural_weighted`` with layer sizes
+    ``sizes`` (the paper: [50, 100, 50]), from ``random.Random(seed)``."""
+    import random
+
+    rng = random.Random(seed)
+    layers = random_layers(rng, sizes)
+    x = [rng.gauss(0.0, 1.0) for _ in range(sizes[0])]
+    out_w = [rng.uniform(-1.0, 1.0) for _ in range(sizes[-1])]
+    return layers, x, out_w
+
+
+__all__ = [
+    "mul",
+    "rotate_vec_by_quat",
+    "dot",
+    "sum_mat_vec",
+    "neural",
+    "neural_weighted",
+    "particles",
+    "particles_input",
+    "neural_inputs",
+]
