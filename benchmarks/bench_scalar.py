@@ -565,6 +565,203 @@ def peer_dot_torch(case):
     return PeerImpl(reverse, forward, args, _version("torch"))
 
 
+# Vectorised peers for the later programs: sum(M @ v), the dense network,
+# the particle simulation (the idiomatic array code in each tool, not the
+# scalar loops: the scalar Python loops would time Python, not the tool).
+
+
+def _sum_matvec_np(xp):
+    return lambda m, v: xp.sum(m @ v)
+
+
+def peer_matvec_autograd(case):
+    import autograd
+    import autograd.numpy as anp
+
+    g = autograd.grad(_sum_matvec_np(anp), argnum=(0, 1))
+    return PeerImpl(g, None, tuple(np.array(a) for a in case.args), _version("autograd"))
+
+
+def _matvec_jax(case, jit):
+    jax = _jax()
+    import jax.numpy as jnp
+
+    fn = _sum_matvec_np(jnp)
+    rev = jax.grad(fn, argnums=(0, 1))
+    direction = tuple(jnp.asarray(d) for d in case.direction())
+
+    def fwd(m, v):
+        return jax.jvp(fn, (m, v), direction)[1]
+
+    if jit:
+        rev, fwd = jax.jit(rev), jax.jit(fwd)
+    block = jax.block_until_ready
+    return PeerImpl(
+        lambda m, v: block(rev(m, v)),
+        lambda m, v: block(fwd(m, v)),
+        tuple(jnp.asarray(a) for a in case.args),
+        _version("jax"),
+    )
+
+
+def peer_matvec_jax(case):
+    return _matvec_jax(case, False)
+
+
+def peer_matvec_jax_jit(case):
+    return _matvec_jax(case, True)
+
+
+def peer_matvec_torch(case):
+    import torch
+    import torch.func
+
+    fn = _sum_matvec_np(torch)
+    direction = tuple(torch.tensor(d, dtype=torch.float64) for d in case.direction())
+
+    def reverse(m, v):
+        m = m.detach().requires_grad_(True)
+        v = v.detach().requires_grad_(True)
+        return torch.autograd.grad(fn(m, v), (m, v))
+
+    def forward(m, v):
+        return torch.func.jvp(fn, (m, v), direction)[1]
+
+    args = tuple(torch.tensor(a, dtype=torch.float64) for a in case.args)
+    return PeerImpl(reverse, forward, args, _version("torch"))
+
+
+def _neural_np(xp, where, weighted):
+    """The network of samples/paper_programs.py on arrays: relu as where(z < 0),
+    the paper's safe softmax (max started at 0)."""
+
+    def net(layers, x, out_w=None):
+        h = x
+        for w, b in layers:
+            z = w @ h + b
+            h = where(z < 0.0, 0.0 * z, z)
+        m = xp.maximum(xp.max(h), 0.0 * xp.max(h))
+        e = xp.exp(h - m)
+        p = e / xp.sum(e)
+        return xp.sum(out_w * p) if weighted else xp.sum(p)
+
+    return net
+
+
+def _neural_args(case, conv):
+    layers = [(conv(w), conv(b)) for w, b in case.args[0]]
+    return (layers,) + tuple(conv(a) for a in case.args[1:])
+
+
+def peer_neural_jax_jit(case):
+    jax = _jax()
+    import jax.numpy as jnp
+
+    weighted = len(case.args) == 3
+    net = _neural_np(jnp, jnp.where, weighted)
+    rev = jax.jit(jax.grad(net, argnums=(0, 1)))
+    d_layers, d_x = case.direction()
+    direction = ([(jnp.asarray(w), jnp.asarray(b)) for w, b in d_layers], jnp.asarray(d_x))
+
+    if weighted:
+
+        def fwd(layers, x, out_w):
+            return jax.jvp(lambda l, xx: net(l, xx, out_w), (layers, x), direction)[1]
+
+    else:
+
+        def fwd(layers, x):
+            return jax.jvp(net, (layers, x), direction)[1]
+
+    fwd = jax.jit(fwd)
+    block = jax.block_until_ready
+    return PeerImpl(
+        lambda *a: block(rev(*a)),
+        lambda *a: block(fwd(*a)),
+        _neural_args(case, jnp.asarray),
+        _version("jax"),
+    )
+
+
+def peer_neural_torch(case):
+    import torch
+    import torch.func
+
+    weighted = len(case.args) == 3
+    net = _neural_np(torch, torch.where, weighted)
+
+    def t(a):
+        return torch.tensor(a, dtype=torch.float64)
+
+    d_layers, d_x = case.direction()
+    direction = ([(t(w), t(b)) for w, b in d_layers], t(d_x))
+
+    def reverse(layers, x, *rest):
+        flat = [p.detach().requires_grad_(True) for wb in layers for p in wb]
+        x = x.detach().requires_grad_(True)
+        lay = [(flat[2 * k], flat[2 * k + 1]) for k in range(len(layers))]
+        g = torch.autograd.grad(net(lay, x, *rest), flat + [x])
+        return [(g[2 * k], g[2 * k + 1]) for k in range(len(layers))], g[-1]
+
+    def forward(layers, x, *rest):
+        return torch.func.jvp(lambda l, xx: net(l, xx, *rest), (layers, x), direction)[1]
+
+    return PeerImpl(reverse, forward, _neural_args(case, t), _version("torch"))
+
+
+def peer_particles_jax_jit(case):
+    jax = _jax()
+    import jax.numpy as jnp
+
+    dt, mass, n_steps = 0.05, 1.0, 1000
+
+    def sim(p, v):
+        def body(_, pv):
+            p, v = pv
+            a = (-0.5 * p - 0.2 * v) / mass
+            return p + dt * v, v + dt * a
+
+        p, v = jax.lax.fori_loop(0, n_steps, body, (p, v))
+        return jnp.sum(p[:, 0] * p[:, 1])
+
+    rev = jax.jit(jax.grad(sim, argnums=(0, 1)))
+    direction = tuple(jnp.asarray(d) for d in case.direction())
+    fwd = jax.jit(lambda p, v: jax.jvp(sim, (p, v), direction)[1])
+    block = jax.block_until_ready
+    return PeerImpl(
+        lambda p, v: block(rev(p, v)),
+        lambda p, v: block(fwd(p, v)),
+        tuple(jnp.asarray(a) for a in case.args),
+        _version("jax"),
+    )
+
+
+def peer_particles_torch(case):
+    import torch
+    import torch.func
+
+    dt, mass, n_steps = 0.05, 1.0, 1000
+
+    def sim(p, v):
+        for _ in range(n_steps):
+            a = (-0.5 * p - 0.2 * v) / mass
+            p, v = p + dt * v, v + dt * a
+        return torch.sum(p[:, 0] * p[:, 1])
+
+    direction = tuple(torch.tensor(d, dtype=torch.float64) for d in case.direction())
+
+    def reverse(p, v):
+        p = p.detach().requires_grad_(True)
+        v = v.detach().requires_grad_(True)
+        return torch.autograd.grad(sim(p, v), (p, v))
+
+    def forward(p, v):
+        return torch.func.jvp(sim, (p, v), direction)[1]
+
+    args = tuple(torch.tensor(a, dtype=torch.float64) for a in case.args)
+    return PeerImpl(reverse, forward, args, _version("torch"))
+
+
 # ----------------------------------------------------------------------------
 # timing
 

@@ -26,7 +26,7 @@ def polar_forward_sweep(r, theta):
 
 
 def polar_reverse_sweep(residuals, ct):
-    """Reverse sweep of polar: cotangents of its active parameters."""
+    """Reverse sweep of polar: cotangents of its number parameters."""
     t3, r, theta, t1 = residuals
     # line 22: return r * math.cos(theta), r * math.sin(theta)
     ct_t2, ct_t4 = ct
