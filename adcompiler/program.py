@@ -20,6 +20,7 @@ from .errors import UnsupportedSyntaxError
 from .ir import Var, flatten, to_def
 from .names import Namer, Namespace
 from .parse import parse_function
+from .tidy import tidy
 
 STAGES = ("anf", "dup", "forward", "reverse")
 
@@ -237,6 +238,7 @@ class Program:
             ]
         else:
             defs = reverse.split(self.dupform(fn), names, params, self, namer)
+        defs = [tidy(d) for d in defs]
         self.generated[key] = defs
         self.calls[key] = self.queue[before:]
         return defs

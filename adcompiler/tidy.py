@@ -1,0 +1,323 @@
+"""Generated program -> the same program, tidied: copies propagated, dead lines dropped.
+
+Every earlier pass emits what is simplest to prove correct: a slot read is a
+copy ``s_1 = s``, a slot write is a copy ``s = s_2``, an accumulator starts at
+``d = 0.0``.  This pass removes what a person would not write, using only
+facts about names (liveness), never about values:
+
+- ``a = b`` followed by reads of ``a``: read ``b`` instead, while neither is
+  reassigned and ``a`` is dead afterwards (forward copy propagation);
+- ``b = e ... a = b``: compute ``e`` into ``a`` directly when ``a`` is neither
+  read nor written in between and ``b`` is dead after (coalescing);
+- ``d = 0.0 ... d += e`` with no use of ``d`` in between: ``d = e``;
+- an assignment to a name that is dead, of an expression without effects.
+"""
+
+from __future__ import annotations
+
+from . import expr as E
+from .ir import Assign, AugAssign, Break, Continue, Def, Do, ForS, IfS, Raise, Ret, WhileS
+
+PURE_CALLS = {"abs", "min", "max", "len", "float", "int", "range", "reversed", "sum", "list", "type"}
+
+
+def tidy(d: Def) -> Def:
+    """The same function, with the copies and dead lines above removed."""
+    body = list(d.body)
+    for _ in range(3):
+        body = _block(body, set(), None)
+    return Def(d.name, d.params, d.defaults, tuple(body), d.doc, d.source)
+
+
+# ---- names read and written --------------------------------------------------------
+
+
+def _reads_expr(e, out: set) -> set:
+    if isinstance(e, E.Name):
+        out.add(e.id.split(".")[0])
+    elif isinstance(e, (tuple, list)):
+        for x in e:
+            _reads_expr(x, out)
+    elif isinstance(e, E.Expr):
+        for value in vars(e).values():
+            _reads_expr(value, out)
+    return out
+
+
+def _target_names(t) -> set:
+    if isinstance(t, tuple):
+        return set().union(*(_target_names(x) for x in t)) if t else set()
+    return {t} if isinstance(t, str) else set()
+
+
+def reads(s) -> set:
+    """Names a statement (with its nested blocks) reads."""
+    out: set = set()
+    if isinstance(s, Assign):
+        _reads_expr(s.value, out)
+        for t in s.targets:
+            if isinstance(t, E.Expr):
+                _reads_expr(t, out)
+            elif isinstance(t, tuple):
+                for x in _flat(t):
+                    if isinstance(x, E.Expr):
+                        _reads_expr(x, out)
+    elif isinstance(s, AugAssign):
+        _reads_expr(s.value, out)
+        _reads_expr(s.target if isinstance(s.target, E.Expr) else E.Name(s.target), out)
+    elif isinstance(s, (Ret, Do)):
+        _reads_expr(s.value, out)
+    elif isinstance(s, Raise):
+        _reads_expr((s.value, s.test), out)
+    elif isinstance(s, IfS):
+        _reads_expr(s.test, out)
+        for x in s.body + s.orelse:
+            out |= reads(x)
+    elif isinstance(s, ForS):
+        _reads_expr(s.iterable, out)
+        for x in s.body:
+            out |= reads(x)
+    elif isinstance(s, WhileS):
+        _reads_expr(s.test, out)
+        for x in s.header + s.body:
+            out |= reads(x)
+    return out
+
+
+def reads_block(stmts) -> set:
+    return set().union(set(), *(reads(x) for x in stmts))
+
+
+def writes(s) -> set:
+    """Names a statement (with its nested blocks) assigns."""
+    if isinstance(s, Assign):
+        return set().union(*(_target_names(t) for t in s.targets))
+    if isinstance(s, AugAssign):
+        return {s.target} if isinstance(s.target, str) else set()
+    if isinstance(s, IfS):
+        return set().union(set(), *(writes(x) for x in s.body + s.orelse))
+    if isinstance(s, ForS):
+        return {s.target}.union(*(writes(x) for x in s.body))
+    if isinstance(s, WhileS):
+        return set().union(set(), *(writes(x) for x in s.header + s.body))
+    return set()
+
+
+def _flat(t):
+    for x in t:
+        if isinstance(x, tuple):
+            yield from _flat(x)
+        else:
+            yield x
+
+
+# ---- liveness ------------------------------------------------------------------------
+
+
+def _live_before(stmts, after: set, jump: set | None) -> list:
+    """Conservative liveness: the names live before each statement, then ``after`` (index ``len``)."""
+    live = set(after)
+    out = [None] * len(stmts) + [set(after)]
+    for i in range(len(stmts) - 1, -1, -1):
+        s = stmts[i]
+        if isinstance(s, (Break, Continue)):
+            live = set(jump or ())
+        elif isinstance(s, Ret):
+            live = reads(s)
+        elif isinstance(s, IfS):
+            live = _live_before(s.body, live, jump)[0] | _live_before(s.orelse, live, jump)[0] | reads(E_test(s))
+        elif isinstance(s, (ForS, WhileS)):
+            live = _loop_head(s, live)
+        elif isinstance(s, AugAssign) and isinstance(s.target, str):
+            live = live | reads(s)
+        else:
+            live = (live - writes(s)) | reads(s)
+        out[i] = set(live)
+    return out
+
+
+def _loop_head(s, after: set) -> set:
+    """Names live at the head of a loop: needed on exit, or by some later iteration before it writes them."""
+    body = list(s.header) + [Do(s.test)] + list(s.body) if isinstance(s, WhileS) else list(s.body)
+    own = reads(Do(s.iterable)) if isinstance(s, ForS) else set()
+    head = set(after) | own
+    while True:
+        grown = head | (_live_before(body, head, head)[0] - ({s.target} if isinstance(s, ForS) else set()))
+        if grown == head:
+            return head
+        head = grown
+
+
+def E_test(s):
+    return Do(s.test)
+
+
+# ---- the rewrites ----------------------------------------------------------------------
+
+
+def _block(stmts: list, after: set, jump: set | None) -> list:
+    live = _live_before(stmts, after, jump)
+    stmts = [_nested(s, live[i + 1], jump) for i, s in enumerate(stmts)]
+    stmts = _propagate_copies(stmts, after, jump)
+    stmts = _coalesce(stmts, after, jump)
+    stmts = _fold_zero_accumulate(stmts)
+    return _drop_dead(stmts, after, jump)
+
+
+def _nested(s, after: set, jump):
+    if isinstance(s, IfS):
+        return IfS(s.test, tuple(_block(list(s.body), after, jump)), tuple(_block(list(s.orelse), after, jump)), s.line)
+    if isinstance(s, (ForS, WhileS)):
+        head = _loop_head(s, after)
+        if isinstance(s, ForS):
+            return ForS(s.target, s.iterable, tuple(_block(list(s.body), head, head)), s.line)
+        return WhileS(
+            s.header,
+            s.test,
+            tuple(_block(list(s.body), head | reads(Do(s.test)) | reads_block(s.header), head)),
+            s.line,
+        )
+    return s
+
+
+def _is_copy(s) -> bool:
+    return (
+        isinstance(s, Assign)
+        and len(s.targets) == 1
+        and isinstance(s.targets[0], str)
+        and isinstance(s.value, E.Name)
+        and "." not in s.value.id
+    )
+
+
+def _rename(s, old: str, new: str):
+    """Statement ``s`` with reads of ``old`` replaced by ``new`` (``s`` does not assign either)."""
+
+    def sub(e):
+        if isinstance(e, E.Name):
+            return E.Name(new) if e.id == old else e
+        if isinstance(e, tuple):
+            return tuple(sub(x) for x in e)
+        if isinstance(e, E.Expr):
+            return type(e)(**{k: sub(v) for k, v in vars(e).items()})
+        return e
+
+    if isinstance(s, Assign):
+        return Assign(tuple(sub(t) if isinstance(t, E.Expr) else t for t in s.targets), sub(s.value), s.line)
+    if isinstance(s, AugAssign):
+        return AugAssign(sub(s.target) if isinstance(s.target, E.Expr) else s.target, s.op, sub(s.value), s.line)
+    if isinstance(s, (Ret, Do)):
+        return type(s)(sub(s.value), s.line)
+    if isinstance(s, IfS):
+        return IfS(
+            sub(s.test),
+            tuple(_rename(x, old, new) for x in s.body),
+            tuple(_rename(x, old, new) for x in s.orelse),
+            s.line,
+        )
+    if isinstance(s, ForS):
+        return ForS(s.target, sub(s.iterable), tuple(_rename(x, old, new) for x in s.body), s.line)
+    if isinstance(s, WhileS):
+        return WhileS(
+            tuple(_rename(x, old, new) for x in s.header),
+            sub(s.test),
+            tuple(_rename(x, old, new) for x in s.body),
+            s.line,
+        )
+    if isinstance(s, Raise):
+        return Raise(sub(s.value), sub(s.test))
+    return s
+
+
+def _propagate_copies(stmts: list, after: set, jump) -> list:
+    i = 0
+    while i < len(stmts):
+        s = stmts[i]
+        if _is_copy(s) and s.targets[0] == s.value.id:
+            stmts = stmts[:i] + stmts[i + 1 :]
+            continue
+        if _is_copy(s):
+            a, b = s.targets[0], s.value.id
+            j = i + 1
+            while (
+                j < len(stmts) and not ({a, b} & writes(stmts[j])) and not isinstance(stmts[j], (Break, Continue, Ret))
+            ):
+                j += 1
+            live = _live_before(stmts, after, jump)
+            dead_after = a not in live[j] and (j == len(stmts) or a not in reads(stmts[j]))
+            if dead_after:
+                stmts = stmts[:i] + [_rename(x, a, b) for x in stmts[i + 1 : j]] + stmts[j:]
+                continue
+        i += 1
+    return stmts
+
+
+def _coalesce(stmts: list, after: set, jump) -> list:
+    i = 0
+    while i < len(stmts):
+        s = stmts[i]
+        if _is_copy(s) and s.targets[0] != s.value.id:
+            a, b = s.targets[0], s.value.id
+            k = next((k for k in range(i - 1, -1, -1) if b in writes(stmts[k])), None)
+            if k is not None and isinstance(stmts[k], Assign) and stmts[k].targets == (b,):
+                between = stmts[k + 1 : i]
+                clean = all(a not in reads(x) and a not in writes(x) for x in between)
+                live = _live_before(stmts, after, jump)
+                if clean and b not in live[i + 1] and b not in reads(s) - {b}:
+                    definition = Assign((a,), stmts[k].value, stmts[k].line)
+                    stmts = stmts[:k] + [definition] + [_rename(x, b, a) for x in between] + stmts[i + 1 :]
+                    i = k + 1
+                    continue
+        i += 1
+    return stmts
+
+
+def _fold_zero_accumulate(stmts: list) -> list:
+    i = 0
+    while i < len(stmts):
+        s = stmts[i]
+        if isinstance(s, Assign) and len(s.targets) == 1 and isinstance(s.targets[0], str) and s.value == E.Num(0.0):
+            d = s.targets[0]
+            for j in range(i + 1, len(stmts)):
+                x = stmts[j]
+                if isinstance(x, AugAssign) and x.target == d and x.op == "+" and d not in reads(Do(x.value)):
+                    stmts = stmts[:i] + stmts[i + 1 : j] + [Assign((d,), x.value, x.line)] + stmts[j + 1 :]
+                    break
+                if d in reads(x) or d in writes(x) or isinstance(x, (Break, Continue, IfS, ForS, WhileS)):
+                    break
+        i += 1
+    return stmts
+
+
+def _pure(e) -> bool:
+    if isinstance(e, E.Method):
+        return False
+    if isinstance(e, E.Call) and not (e.func.startswith("math.") or e.func in PURE_CALLS):
+        return False
+    if isinstance(e, (tuple, list)):
+        return all(_pure(x) for x in e)
+    if isinstance(e, E.Expr):
+        return all(_pure(v) for v in vars(e).values())
+    return True
+
+
+def _is_copy_of_itself(s) -> bool:
+    return False
+
+
+def _drop_dead(stmts: list, after: set, jump) -> list:
+    live = _live_before(stmts, after, jump)
+    out = []
+    for i, s in enumerate(stmts):
+        if isinstance(s, (Assign, AugAssign)) and _pure(s.value):
+            names = writes(s)
+            targets_plain = (
+                isinstance(s, AugAssign)
+                and isinstance(s.target, str)
+                or isinstance(s, Assign)
+                and all(isinstance(t, (str, tuple)) for t in s.targets)
+            )
+            if targets_plain and names and not (names & live[i + 1]) and not _is_copy_of_itself(s):
+                continue
+        out.append(s)
+    return out
