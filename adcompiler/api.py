@@ -88,9 +88,13 @@ class Differentiable:
     # ---- derivatives ----------------------------------------------------------------
 
     def _bind(self, args, kwargs=None) -> tuple:
-        bound = self.signature.bind(*args, **(kwargs or {}))
-        bound.apply_defaults()
-        values = tuple(bound.arguments.values())
+        """All arguments, positionally, defaults filled in; integers refused where we differentiate."""
+        if kwargs or len(args) != len(self.params):
+            bound = self.signature.bind(*args, **(kwargs or {}))
+            bound.apply_defaults()
+            values = tuple(bound.arguments.values())
+        else:
+            values = args
         for i in self._positions:
             if type(values[i]) in (int, bool):
                 raise TypeError(

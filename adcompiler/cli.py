@@ -99,11 +99,11 @@ def _primal_helpers(program: Program, module) -> dict:
 
 def _constant_names(program: Program) -> list:
     """User globals holding numbers that the lowered functions refer to by name."""
-    from .ir import Const, Eq
+    from .ir import Const, Eq, walk
 
     names = []
     for function in program.anf_cache.values():
-        for stmt in function.body:
+        for stmt in walk(function.body):
             atoms = stmt.ins if isinstance(stmt, Eq) else []
             for a in atoms:
                 if isinstance(a, Const) and a.text and "." not in a.text and a.text not in names:

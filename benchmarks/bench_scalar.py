@@ -244,7 +244,8 @@ def make_cases(quick: bool) -> list[Case]:
             name="particles_4x1000",
             description="4 particles x 1000 explicit-Euler steps, sum of x*y, gradient",
             primal=programs.particles,
-            args=(ps, vs),
+            args=(ps, vs),  # n_steps: its default, 1000
+            wrt=("ps", "vs"),
             hand_vjp=handwritten.particles_vjp,
             hand_jvp=handwritten.particles_jvp,
             peers={"jax.jit": peer_particles_jax_jit, "torch": peer_particles_torch},

@@ -9,6 +9,7 @@ network with safe softmax, the particle simulation) are the ones in
 samples/paper_programs.py, imported from there for the same reason.
 """
 
+import math
 import os
 import sys
 
@@ -37,6 +38,15 @@ def dot(xs, ys):
     s = 0.0
     for i in range(len(xs)):
         s = s + xs[i] * ys[i]
+    return s
+
+
+def scalar_loop(x, n):
+    """n iterations of s = s * x + sin(x) (bench_scaling.py): the cost of
+    reverse mode should grow linearly with n, like the primal's."""
+    s = 0.0
+    for _ in range(n):
+        s = s * x + math.sin(x)
     return s
 
 
@@ -76,4 +86,5 @@ __all__ = [
     "particles",
     "particles_input",
     "neural_inputs",
+    "scalar_loop",
 ]
