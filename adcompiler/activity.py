@@ -20,6 +20,7 @@ from .ir import Eq, Function, Return, Var, flatten, walk
 STRUCTURAL = ("call", DUP, "read", "write", "list", "tuple", "list_copy", "sum")
 SLOTS = {
     "getitem": (True, False),
+    "pop": (True,),
     "setitem": (True, False, True),
     "append": (True, True),
     "list_repeat": (True, False),
@@ -52,7 +53,7 @@ class Classes:
         self.parent: dict = {}
         for eq in (s for s in walk(fn.body) if isinstance(s, Eq)):
             names = [v.name for v in eq.outs] + [a.name for a in eq.ins if isinstance(a, Var)]
-            if eq.prim in ("dup", "read", "write", "getitem", "setitem", "append", "list", "tuple"):
+            if eq.prim in ("dup", "read", "write", "getitem", "setitem", "append", "pop", "list", "tuple"):
                 linked = [n for n in names if n in containers]
                 for n in linked[1:]:
                     self.union(linked[0], n)

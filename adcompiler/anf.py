@@ -171,7 +171,10 @@ class _Lowering(ListLowering):
         if stmt.orelse:
             raise self.parsed.error(stmt, "for ... else", "set a flag before break and test it after the loop")
         it = stmt.iter
-        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
+        backwards = _reversed_range(it)
+        if backwards is not None:
+            it = backwards
+        elif not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
             return self.iterate(stmt, loops)
         if not isinstance(stmt.target, ast.Name):
             raise self.parsed.error(stmt.target, "unpacking a range loop's index", "use one name: for i in range(n)")
@@ -183,6 +186,12 @@ class _Lowering(ListLowering):
             if len(args) == 1
             else (args[0], args[1], args[2] if len(args) == 3 else Const(1))
         )
+        if backwards is not None:  # reversed(range(a, b, s)) is range(a + (n - 1) * s, a - s, -s), n its length
+            n = self.apply("len", [self.apply("range", [start, stop, step], None)], None)
+            last = self.apply(
+                "add", [start, self.apply("mul", [self.apply("sub", [n, Const(1)], None), step], None)], None
+            )
+            start, stop, step = last, self.apply("sub", [start, step], None), self.apply("neg", [step], None)
         target = self.new_var(stmt.target.id)
         saved = self.env.get(stmt.target.id)
         self.env[stmt.target.id] = target
@@ -237,6 +246,11 @@ class _Lowering(ListLowering):
             else:
                 self.env[target.id] = value
             return
+        if isinstance(value, Var):  # unpacking a real tuple or list: one read per name
+            value = tuple(
+                self.apply("getitem", [value, Const(k)], _hint(t) if isinstance(t, ast.Name) else None)
+                for k, t in enumerate(target.elts)
+            )
         if not isinstance(value, tuple) or len(value) != len(target.elts):
             size = len(value) if isinstance(value, tuple) else 1
             raise self.parsed.error(
@@ -426,6 +440,10 @@ class _Lowering(ListLowering):
         raise self.parsed.error(node, "calling the result of an expression", "call a named function")
 
     def call(self, node: ast.Call, hint):
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "pop" and not node.args and not node.keywords:
+            base = node.func.value
+            if isinstance(base, ast.Name) and (base.id in self.env or base.id in self.slots):
+                return self.apply("pop", [self.element(self.expr(base))], _leaf_hint(hint))
         if isinstance(node.func, ast.Name) and node.func.id in self.env:
             raise self.parsed.error(
                 node.func,
@@ -557,6 +575,15 @@ def _shaped_hints(shape, hint) -> list:
         return [hint if isinstance(hint, str) else None]
     parts = hint if isinstance(hint, tuple) and len(hint) == len(shape) else (None,) * len(shape)
     return [h for s, part in zip(shape, parts, strict=True) for h in _shaped_hints(s, part)]
+
+
+def _reversed_range(it):
+    """The ``range(...)`` call inside ``reversed(range(...))``, else None."""
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "reversed" and len(it.args) == 1:
+        inner = it.args[0]
+        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "range":
+            return inner
+    return None
 
 
 def _shape(value):

@@ -130,6 +130,8 @@ class _Forward:
     def container(self, stmt: Eq, ins_t: list) -> list:
         """Tangent lists mirror their lists: built, indexed, stored into and appended to alike."""
         target = stmt.ins[0] if stmt.prim in ("setitem", "append") else stmt.outs[0]
+        if stmt.prim == "pop" and ins_t[0] is not None and target.name not in self.act:
+            return [Do(E.Method(ins_t[0], "pop", ()), stmt.line)]  # keep the tangent list in step
         if target.name not in self.act:
             return []
         ts = [t if t is not None else self.zero(a) for t, a in zip(ins_t, stmt.ins, strict=True)]
@@ -139,7 +141,7 @@ class _Forward:
             if stmt.prim == "setitem":
                 return [Assign((E.Subscript(ins_t[0], atom(stmt.ins[1])),), ts[2], stmt.line)]
             return [Do(E.Method(ins_t[0], "append", (ts[1],)), stmt.line)]
-        if stmt.prim in ("getitem", "list_copy", "sum") and ins_t[0] is None:
+        if stmt.prim in ("getitem", "list_copy", "sum", "pop") and ins_t[0] is None:
             return []
         value = CONTAINER_RULES[stmt.prim]([atom(a) for a in stmt.ins], ts)
         name = self.namer.fresh("d" + target.name)
@@ -168,6 +170,7 @@ CONTAINER_RULES = {
     "list_copy": lambda args, ts: E.Call("list", (ts[0],)),
     "list_repeat": lambda args, ts: E.BinOp("*", E.List((ts[0],)), args[1]),
     "getitem": lambda args, ts: E.Subscript(ts[0], args[1]),
+    "pop": lambda args, ts: E.Method(ts[0], "pop", ()),
     "sum": lambda args, ts: E.Call("sum", (ts[0],)),
     "setitem": None,
     "append": None,

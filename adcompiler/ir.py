@@ -229,6 +229,8 @@ CONTAINER_EXPRS = {
     "list_repeat": lambda a, n: E.BinOp("*", E.List((a,)), n),
     "getitem": lambda xs, i: E.Subscript(xs, i),
     "len": lambda xs: E.Call("len", (xs,)),
+    "range": lambda a, b, s: E.Call("range", (a, b, s)),
+    "pop": lambda xs: E.Method(xs, "pop", ()),
     "sum": lambda xs: E.Call("sum", (xs,)),
     "argmax": lambda xs: E.Call(
         "max", (E.Call("range", (E.Call("len", (xs,)),)),), (("key", E.Name(f"{xs.id}.__getitem__")),)

@@ -13,7 +13,17 @@ from __future__ import annotations
 from .ir import Eq, Function, Var, walk
 
 MAKES = ("list", "list_copy", "list_repeat", "tuple")  # outputs are containers
-OPERAND = ("getitem", "setitem", "append", "len", "sum", "argmax", "argmin", "list_copy")  # first input is a container
+OPERAND = (
+    "getitem",
+    "setitem",
+    "append",
+    "pop",
+    "len",
+    "sum",
+    "argmax",
+    "argmin",
+    "list_copy",
+)  # first input is a container
 SAME = ("dup", "read", "write")  # outputs have the inputs' kind
 
 

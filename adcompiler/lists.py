@@ -125,8 +125,6 @@ class ListLowering:
             sources = it.args if kind != "plain" else [it]
             if kind != "plain" and (it.keywords or (kind != "zip" and len(it.args) != 1)):
                 raise self.parsed.error(it, f"{kind} with these arguments", f"use {kind}(xs)")
-        if kind == "reversed" and isinstance(sources[0], ast.Call) and self.resolve(sources[0].func) is builtins.range:
-            raise self.parsed.error(it, "reversed(range(...))", "use range(stop - 1, start - 1, -1)")
         lists = [self.element(self.expr(s)) for s in sources]
         lengths = [self.apply("len", [xs], None) for xs in lists]
         n = lengths[0]

@@ -110,6 +110,7 @@ PARTIALS = {
     "eq": (None, None),
     "ne": (None, None),
     "not": (None,),
+    "range": (None, None, None),
 }
 
 # Selections: the derivative follows the argument Python's max/min return.

@@ -251,8 +251,14 @@ class Sweeps:
             counter = self.namer.fresh("n_" + (loop.target.name if isinstance(loop, For) else "iter"))
         if isinstance(loop, For):
             start, stop, step = (self.ref(a) for a in (loop.start, loop.stop, loop.step))
-            stop = start + E.Name(counter) * step if counter else stop
-            iterable = E.Call("reversed", (E.Call("range", (start, stop, step)),))
+            if counter:  # the iterations that ran: start, start + step, ... (count of them)
+                stop = E.Name(counter) if start == E.Num(0) and step == E.Num(1) else start + E.Name(counter) * step
+            args = (
+                (stop,)
+                if start == E.Num(0) and step == E.Num(1)
+                else (start, stop) if step == E.Num(1) else (start, stop, step)
+            )
+            iterable = E.Call("reversed", (E.Call("range", args),))
             target = loop.target.name
             needed = [
                 a.name
@@ -299,7 +305,7 @@ class Sweeps:
     def container_adjoint(self, eq: Eq) -> list:
         """Adjoints of list primitives: element adjoints live in the shadow lists."""
         out: list = []
-        target = eq.ins[0] if eq.prim in ("setitem", "append", "getitem", "sum", "list_copy") else eq.outs[0]
+        target = eq.ins[0] if eq.prim in ("setitem", "append", "getitem", "sum", "list_copy", "pop") else eq.outs[0]
         if not isinstance(target, Var) or target.name not in self.act:
             return out
         d = E.Name(self.shadow_of(target.name))
@@ -313,6 +319,13 @@ class Sweeps:
             element = E.Subscript(d, self.ref(eq.ins[1]))
             self.contribute(eq.ins[2], element, eq.line, out, copy=True)
             out.append(Assign((element,), E.Num(0.0), eq.line))
+        elif eq.prim == "pop":  # the element goes back, with its adjoint
+            element = (
+                self.shadow_value(eq.outs[0])
+                if eq.outs[0].name in self.containers
+                else self.adjoint_of(eq.outs[0].name)
+            )
+            out.append(Do(E.Method(d, "append", (element if element is not None else E.Num(0.0),)), eq.line))
         elif eq.prim == "append":
             popped = E.Method(d, "pop", ())
             if self.scalar(eq.ins[1]):
@@ -440,6 +453,11 @@ class Sweeps:
     def shadow_code(self, eq: Eq, args) -> list:
         """Keep shadow lists shaped like their lists: built, stored, appended and copied alongside."""
         names = [v.name for v in eq.outs]
+        if eq.prim == "pop" and isinstance(eq.ins[0], Var) and eq.ins[0].name in self.act:
+            popped = E.Method(E.Name(self.shadow_of(eq.ins[0].name)), "pop", ())
+            if eq.outs[0].name in self.containers and eq.outs[0].name in self.act:
+                return [Assign((self.shadow_of(eq.outs[0].name),), popped, eq.line)]
+            return [Do(popped, eq.line)]
         if eq.prim in ("setitem", "append"):
             xs = eq.ins[0]
             if not (isinstance(xs, Var) and xs.name in self.act):
@@ -480,6 +498,7 @@ class Sweeps:
 
 
 CONTAINER_ADJOINTS = (
+    "pop",
     "getitem",
     "setitem",
     "append",

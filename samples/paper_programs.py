@@ -224,9 +224,7 @@ def particles(ps, vs, n_steps=1000):
     independent (the paper simulates them in parallel); here they are simply
     one after the other.  ``n_steps`` is an int: leave it out of ``wrt``.
 
-    dt and mass are locals, as in the paper's ``let``s (and because ``adc
-    compile`` does not yet copy module constants read only inside a loop
-    into the module it writes).
+    dt and mass are locals, as in the paper's ``let``s.
     """
     dt = 0.05  # time step
     mass = 1.0  # every particle has mass 1

@@ -471,7 +471,6 @@ UNSUPPORTED = [
     (F.uses_while_else, 1, ("while", "else")),
     (F.uses_for_else, 1, ("for", "else")),
     (F.uses_for_over_str, 1, ("str",)),
-    (F.uses_for_over_reversed, 1, ("reversed",)),
     (F.uses_try_loop, 2, ("try",)),
 ]
 
@@ -486,3 +485,8 @@ def test_unsupported_construct_is_located(func, dline, words):
     assert err.filename.endswith("cf_funcs.py")
     msg = str(err).lower()
     assert all(w in msg for w in words), msg
+
+
+def test_reversed_range_is_supported():
+    # reversed(range(3)) runs three times: d/dx (8 x) = 8, in both modes
+    assert both_grads(F.uses_for_over_reversed, (1.5,), ("x",)) == (8.0, 8.0)

@@ -314,7 +314,7 @@ def test_neural_weighted_relu_kills_negative_units():
     saved, _ = H._net_forward(layers, x)
     dead = [i for i, z in enumerate(saved[0][1]) if z < 0.0]
     assert dead, "want a dead unit in the first layer at this seed"
-    (d_layers, _) = D(P.neural_weighted, ("layers", "x")).vjp((layers, x, out_w), 1.0)[1]
+    d_layers, _ = D(P.neural_weighted, ("layers", "x")).vjp((layers, x, out_w), 1.0)[1]
     for i in dead:
         assert d_layers[0][0][i] == [0.0] * len(x) and d_layers[0][1][i] == 0.0
 
@@ -484,30 +484,25 @@ def test_compiled_network_outputs_list_output(compiled):
 
 def test_main_demo_runs_without_adcompiler(tmp_path):
     # importing or running the sample never needs adcompiler
-    code = textwrap.dedent(
-        f"""
+    code = textwrap.dedent(f"""
         import sys
         sys.modules["adcompiler"] = None  # make `import adcompiler` fail
         sys.argv = ["paper_programs.py"]
         import runpy
         runpy.run_path({SAMPLE!r}, run_name="__main__")
-        """
-    )
+        """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "skipping the derivative demo" in proc.stdout
 
 
-# ------------------------------------------------- known bugs
+# ------------------------------------------------- adc compile: module constants
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="adc compile copies a module constant into the written module only when it is "
-    "read outside loops/branches: a constant read only inside a for/while/if body is "
-    "left undefined (NameError when the derivative runs)",
-)
 def test_cli_copies_module_constants_read_inside_a_loop(tmp_path):
+    # Regression: up to commit 43c0129, adc compile copied a module constant into
+    # the written module only when it was read outside loops and branches, so a
+    # constant read only inside a loop body was undefined (NameError).
     src = tmp_path / "const_in_loop.py"
     src.write_text("K = 2.0\n\n\ndef f(x):\n    for _ in range(3):\n        x = K * x\n    return x\n")
     out = tmp_path / "const_in_loop_ad.py"
