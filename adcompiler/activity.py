@@ -25,6 +25,10 @@ SLOTS = {
     "append": (True, True),
     "list_repeat": (True, False),
     "len": (False,),
+    "zeros_like": (False,),
+    "like": (True, False),
+    "add_into": (True, True),
+    "add_scalars_into": (True, True),
     "argmax": (False,),
     "argmin": (False,),
 }
@@ -36,12 +40,14 @@ def slots(eq: Eq) -> tuple:
         return (True,) * len(eq.ins)
     if eq.prim in SLOTS:
         return SLOTS[eq.prim]
+    if eq.prim == "reject_ints":
+        return (False,) * len(eq.ins)
     return rules.differentiable_slots(eq.prim, len(eq.ins))
 
 
 def targets(eq: Eq) -> tuple:
     """What an equation changes: its outputs, or the list it stores into."""
-    if eq.prim in ("setitem", "append"):
+    if eq.prim in ("setitem", "append", "add_into", "add_scalars_into"):
         return (eq.ins[0],)
     return eq.outs
 

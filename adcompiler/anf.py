@@ -21,6 +21,7 @@ from .ir import Break, Const, Continue, Eq, For, Function, If, Return, Var, Whil
 from .names import Namer, is_builtin, root
 from .parse import BINOPS, COMPARES, UNARYOPS, Parsed
 from .lists import ListLowering, is_append
+from .runtime import CHANGES, INERT, MAKES
 from .scopes import falls_through, find_slots, loop_targets, may_jump, may_return
 
 
@@ -452,7 +453,7 @@ class _Lowering(ListLowering):
             )
         target = self.resolve(node.func)
         text = ast.unparse(node.func)
-        if isinstance(target, types.FunctionType) and not is_builtin(text, target):
+        if isinstance(target, types.FunctionType) and not is_builtin(text, target) and _prim_of(target) is None:
             return self.user_call(node, target, hint)
         hint = _leaf_hint(hint)
         if target in (builtins.len, builtins.sum, builtins.list) or (
@@ -483,6 +484,8 @@ class _Lowering(ListLowering):
             for i, arg in enumerate(args[1:]):
                 result = self.apply(prim, [result, arg], hint if i == len(args) - 2 else None)
             return result
+        if prim in HELPER_PRIMS:
+            return self.apply(prim, args, hint, param=text)
         if not rules.has_rule(prim, len(args)):
             raise self.parsed.error(
                 node,
@@ -531,7 +534,7 @@ class _Lowering(ListLowering):
             return outs[0]
         return rebuild(shape, iter(outs))
 
-    def apply(self, prim: str, args: list, hint: str | None) -> Var:
+    def apply(self, prim: str, args: list, hint: str | None, param=None) -> Var:
         """Emit ``out = prim(*args)`` and return ``out``."""
         for a in args:
             if isinstance(a, tuple):
@@ -541,7 +544,7 @@ class _Lowering(ListLowering):
                     "unpack the tuple into names first",
                 )
         out = self.new_var(hint)
-        self.body.append(Eq((out,), prim, tuple(args), self.line))
+        self.body.append(Eq((out,), prim, tuple(args), self.line, param))
         return out
 
     def new_var(self, hint: str | None) -> Var:
@@ -577,6 +580,9 @@ def _shaped_hints(shape, hint) -> list:
     return [h for s, part in zip(shape, parts, strict=True) for h in _shaped_hints(s, part)]
 
 
+HELPER_PRIMS = MAKES + CHANGES + INERT
+
+
 def _reversed_range(it):
     """The ``range(...)`` call inside ``reversed(range(...))``, else None."""
     if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "reversed" and len(it.args) == 1:
@@ -591,6 +597,9 @@ def _shape(value):
 
 
 def _prim_of(obj):
+    helper = getattr(obj, "__adc_primitive__", None)
+    if helper is not None:
+        return helper
     try:
         return rules.PRIMS.get(obj)
     except TypeError:

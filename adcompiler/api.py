@@ -72,6 +72,8 @@ class Differentiable:
             namespace = dict(self.fn.__globals__)
             namespace.update(program.injected)
             load(source, namespace, f"{mode} of {self.fn.__qualname__}")
+            for name, alias in program.helpers.items():
+                namespace[alias].__adc_primitive__ = name  # so derivative code can itself be differentiated
             for m in modes:
                 self._compiled[m] = namespace[self._compiled[m]]
         return self._compiled[mode]

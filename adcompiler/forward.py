@@ -101,6 +101,8 @@ class _Forward:
         ins_t = [self.tangent.get(a.name) if isinstance(a, Var) else None for a in stmt.ins]
         if stmt.prim in CONTAINER_RULES:
             return [primal] + self.container(stmt, ins_t)
+        if stmt.prim == "reject_ints":
+            return [primal]
         if stmt.prim == "call":
             lists = any(t is not None and a.name in self.containers for t, a in zip(ins_t, stmt.ins))
             if any(t is not None for t in ins_t) and (lists or any(v.name in self.act for v in stmt.outs)):
@@ -129,7 +131,7 @@ class _Forward:
 
     def container(self, stmt: Eq, ins_t: list) -> list:
         """Tangent lists mirror their lists: built, indexed, stored into and appended to alike."""
-        target = stmt.ins[0] if stmt.prim in ("setitem", "append") else stmt.outs[0]
+        target = stmt.ins[0] if stmt.prim in ("setitem", "append", "add_into", "add_scalars_into") else stmt.outs[0]
         if stmt.prim == "pop" and ins_t[0] is not None and target.name not in self.act:
             return [Do(E.Method(ins_t[0], "pop", ()), stmt.line)]  # keep the tangent list in step
         if target.name not in self.act:
@@ -143,7 +145,16 @@ class _Forward:
             return [Do(E.Method(ins_t[0], "append", (ts[1],)), stmt.line)]
         if stmt.prim in ("getitem", "list_copy", "sum", "pop") and ins_t[0] is None:
             return []
-        value = CONTAINER_RULES[stmt.prim]([atom(a) for a in stmt.ins], ts)
+        if stmt.prim in ("add_into", "add_scalars_into"):
+            if ins_t[0] is None or ins_t[1] is None:
+                return []
+            return [Do(E.Call(self.program.helper(stmt.prim), (ins_t[0], ins_t[1])), stmt.line)]
+        if stmt.prim == "zeros_like":
+            value = E.Call(self.program.helper("zeros_like"), (atom(stmt.ins[0]),))
+        elif stmt.prim == "like":
+            value = E.Call(self.program.helper("like"), (ts[0], atom(stmt.ins[1])))
+        else:
+            value = CONTAINER_RULES[stmt.prim]([atom(a) for a in stmt.ins], ts)
         name = self.namer.fresh("d" + target.name)
         self.tangent[target.name] = E.Name(name)
         return [Assign((name,), value, stmt.line)]
@@ -174,6 +185,10 @@ CONTAINER_RULES = {
     "sum": lambda args, ts: E.Call("sum", (ts[0],)),
     "setitem": None,
     "append": None,
+    "zeros_like": None,
+    "like": None,
+    "add_into": None,
+    "add_scalars_into": None,
 }
 
 

@@ -187,7 +187,8 @@ class Gen:
         opts += ["const"]
         kind = rng.choice(opts)
         if kind == "float":
-            name = rng.choice(sorted(env.floats))
+            names = list(env.floats)  # in definition order: prefer recent ones
+            name = names[-1 - min(int(rng.expovariate(0.5)), len(names) - 1)]
             return name, env.floats[name]
         if kind == "int":
             names = sorted(set(env.idx) | set(env.ints))
@@ -353,7 +354,7 @@ class Gen:
         if r < 0.72:
             a, _ = self.expr(env, 1)
             lo = _c(rng, -1.0, 0.0)
-            return f"{_lit(lo)} < {a} < {_lit(lo + 0.8)}"
+            return f"{_lit(lo)} < {a} < {_lit(round(lo + 0.8, 2))}"
         if r < 0.82:
             return f"{cmpf()} {rng.choice(['and', 'or'])} {cmpf()}"
         if r < 0.88:
@@ -781,8 +782,20 @@ class Gen:
             self.emit(f"{ys} = [{src}] * {K}")
             env.lists[ys] = ListInfo(K, b)
 
+    def live_mix(self, env: Env, src: str, b: float) -> tuple[str, float]:
+        """src plus small multiples of a few variables, so that more of the body is live."""
+        names = sorted(n for n in env.floats)
+        if not names or self.chance(0.25):
+            return src, b
+        picked = self.rng.sample(names, min(len(names), self.rng.randint(1, 3)))
+        terms = []
+        for n in picked:
+            t, tb = self.fit(n, env.floats[n], 3.0)
+            terms.append((f"{_lit(_c(self.rng, -0.7, 0.7))} * {t}", 0.7 * tb))
+        return " + ".join([src] + [t for t, _ in terms]), b + sum(tb for _, tb in terms)
+
     def ret_value(self, env: Env) -> tuple[str, float]:
-        parts = [self.expr(env, self.rng.randint(1, 3)) for _ in range(self.outputs)]
+        parts = [self.live_mix(env, *self.expr(env, self.rng.randint(1, 3))) for _ in range(self.outputs)]
         src = ", ".join(p for p, _ in parts)
         return (src if self.outputs == 1 else f"({src})" if self.chance(0.5) else src), max(b for _, b in parts)
 
@@ -909,6 +922,9 @@ class Failure(Exception):
         self.kind = kind  # "mismatch" | "refusal" | "crash"
         self.message = message
         self.point = point
+
+    def __reduce__(self):
+        return (Failure, (self.kind, self.message, self.point))
 
 
 _module_counter = itertools.count()
@@ -1117,7 +1133,7 @@ def check_point(df, fn, mod, layout: Layout, args, rng: random.Random, outputs: 
     return "ok"
 
 
-def check_program(spec: Spec, directory: str, seed: int, points: int = 3) -> dict:
+def check_program(spec: Spec, directory: str, seed: int, points: int = 3, stages: bool = True) -> dict:
     """Check one program; returns counts. Raises Failure on a bug."""
     import adcompiler
     from adcompiler.errors import UnsupportedSyntaxError
@@ -1129,18 +1145,20 @@ def check_program(spec: Spec, directory: str, seed: int, points: int = 3) -> dic
     rng = random.Random(seed)
     try:
         df = adcompiler.differentiate(fn, wrt=layout.wrt)
-        for stage in ("forward", "reverse"):
-            compile(df.source(stage), f"<fuzz {stage}>", "exec")
+        if stages:
+            for stage in ("forward", "reverse"):
+                compile(df.source(stage), f"<fuzz {stage}>", "exec")
     except UnsupportedSyntaxError as exc:
-        raise Failure("refusal", f"{type(exc).__name__}: {exc}") from None
+        raise Failure("refusal", f"{type(exc).__name__}: {exc}", layout.draw(random.Random(seed))) from None
     except Exception as exc:  # noqa: BLE001
-        raise Failure("crash", f"building raised {type(exc).__name__}: {exc}\n{traceback.format_exc()}") from None
+        msg = f"building raised {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
+        raise Failure("crash", msg, layout.draw(random.Random(seed))) from None
     tried = 0
     while counts["checked"] < points and tried < 4 * points:
         tried += 1
         args = layout.draw(rng)
         try:
-            res = check_point(df, fn, mod, layout, args, rng, spec.outputs, stages=counts["checked"] == 0)
+            res = check_point(df, fn, mod, layout, args, rng, spec.outputs, stages=stages and counts["checked"] == 0)
         except Failure:
             raise
         except UnsupportedSyntaxError as exc:
@@ -1157,43 +1175,295 @@ def report(out_dir: str, tag: str, failure: Failure, spec: Spec) -> str:
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, f"{failure.kind}_{tag}.py")
     with open(path, "w") as fh:
-        fh.write(f"# {failure.kind}: params {spec.params!r}, outputs {spec.outputs}\n")
-        fh.write(f"# point: {failure.point!r}\n")
+        meta = {"params": spec.params, "outputs": spec.outputs, "point": failure.point}
+        fh.write(f"# fuzz: {meta!r}\n")
         for line in failure.message.splitlines()[:40]:
             fh.write(f"# {line}\n")
         fh.write(spec.source)
     return path
 
 
-def run(programs: int, seed: int, out_dir: str | None = None, points: int = 3, verbose: bool = False) -> Summary:
-    """Generate and check `programs` programs from `seed`."""
+# ===================================================================== one program, one point
+
+
+def check_source(source: str, params, outputs: int, point, seed: int = 0, directory: str | None = None, stages=True):
+    """Check `source`'s function f at one point: 'ok' | 'skipped' | 'invalid', or a Failure.
+
+    Used by the minimiser and by the regression tests. Exceptions of the
+    primal itself (e.g. a name the minimiser deleted) propagate.
+    """
+    import adcompiler
+    from adcompiler.errors import UnsupportedSyntaxError
+
+    own = directory is None
+    directory = directory or tempfile.mkdtemp(prefix="adc_fuzz_one_")
+    try:
+        mod = load_module(source, directory, "one")
+        fn = mod.f
+        layout = Layout(params)
+        try:
+            df = adcompiler.differentiate(fn, wrt=layout.wrt)
+            if stages:
+                for stage in ("forward", "reverse"):
+                    compile(df.source(stage), f"<fuzz {stage}>", "exec")
+        except UnsupportedSyntaxError as exc:
+            return Failure("refusal", f"{type(exc).__name__}: {exc}", point)
+        except Exception as exc:  # noqa: BLE001
+            return Failure("crash", f"building raised {type(exc).__name__}: {exc}\n{traceback.format_exc()}", point)
+        try:
+            return check_point(df, fn, mod, layout, _copy_args(point), random.Random(seed), outputs, stages)
+        except Failure as f:
+            return f
+        except UnsupportedSyntaxError as exc:
+            return Failure("refusal", f"{type(exc).__name__}: {exc}", point)
+    finally:
+        if own:
+            import shutil
+
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def _signature(f: Failure) -> tuple:
+    """What must stay the same while minimising: the kind, and for crashes the exception."""
+    if f.kind == "crash":
+        first = f.message.splitlines()[0]
+        return ("crash", first.split(":")[0])  # e.g. "vjp raised NameError"
+    return (f.kind,)
+
+
+def _stmt_lists(tree):
+    for node in ast.walk(tree):
+        for field in ("body", "orelse"):
+            seq = getattr(node, field, None)
+            if isinstance(seq, list) and seq and isinstance(seq[0], ast.stmt):
+                yield node, field, seq
+
+
+def _edits(tree) -> list:
+    """Candidate simplifications as (description, function mutating a fresh copy)."""
+    edits = []
+    # statements: delete, or replace a compound statement by its body
+    for li, (node, field, seq) in enumerate(_stmt_lists(tree)):
+        for si, st in enumerate(seq):
+            if isinstance(node, ast.Module) and isinstance(st, ast.FunctionDef) and st.name == "f":
+                continue
+            if isinstance(node, ast.Module) and isinstance(st, (ast.Import, ast.ImportFrom)):
+                continue
+            edits.append(("delete", li, si))
+            if isinstance(st, (ast.If, ast.For, ast.While)):
+                edits.append(("inline", li, si))
+                if isinstance(st, ast.If) and st.orelse:
+                    edits.append(("inline-else", li, si))
+                    edits.append(("drop-else", li, si))
+    # expressions: replace by a child, or by a constant
+    for ei, node in enumerate(n for n in ast.walk(tree) if isinstance(n, ast.expr)):
+        if isinstance(node, (ast.BinOp, ast.Call, ast.IfExp, ast.UnaryOp, ast.BoolOp, ast.Compare)):
+            edits.append(("const", ei, None))
+            for ci, _ in enumerate(_expr_children(node)):
+                edits.append(("child", ei, ci))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, float) and node.value not in (0.5, 1.0):
+            edits.append(("const", ei, None))
+    return edits
+
+
+def _expr_children(node) -> list:
+    if isinstance(node, ast.BinOp):
+        return [node.left, node.right]
+    if isinstance(node, ast.UnaryOp):
+        return [node.operand]
+    if isinstance(node, ast.IfExp):
+        return [node.body, node.orelse]
+    if isinstance(node, ast.BoolOp):
+        return list(node.values)
+    if isinstance(node, ast.Compare):
+        return []
+    if isinstance(node, ast.Call):
+        return [a for a in node.args if not isinstance(a, ast.Starred)]
+    return []
+
+
+def _apply(source: str, edit) -> str | None:
+    tree = ast.parse(source)
+    kind, a, b = edit
+    if kind in ("delete", "inline", "inline-else", "drop-else"):
+        node, field, seq = list(_stmt_lists(tree))[a]
+        st = seq[b]
+        if kind == "delete":
+            new = []
+        elif kind == "inline":
+            new = st.body
+        elif kind == "inline-else":
+            new = st.orelse
+        else:
+            st.orelse = []
+            new = [st]
+        seq[b : b + 1] = new
+        if not seq:
+            seq.append(ast.Pass())
+    else:
+        # the expression index counts nodes in ast.walk order; map it to the node
+        nodes = [n for n in ast.walk(tree) if isinstance(n, ast.expr)]
+        target = nodes[a]
+
+        def make(node):
+            if kind == "const":
+                if isinstance(node, ast.Compare):
+                    return ast.Constant(True)
+                return ast.Constant(0.5)
+            return _expr_children(node)[b]
+
+        class R(ast.NodeTransformer):
+            def visit(self, node):
+                if node is target:
+                    return make(node)
+                return super().visit(node)
+
+        tree = R().visit(tree)
+    ast.fix_missing_locations(tree)
+    try:
+        return (
+            "import math\n\n\n"
+            + "\n\n\n".join(ast.unparse(n) for n in tree.body if not isinstance(n, (ast.Import, ast.ImportFrom)))
+            + "\n"
+        )
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def minimise(source: str, params, outputs: int, point, seed: int = 0, budget_s: float = 300.0, verbose=False):
+    """Greedily simplify a failing program while it fails the same way; returns (source, Failure)."""
+    directory = tempfile.mkdtemp(prefix="adc_fuzz_min_")
+    first = check_source(source, params, outputs, point, seed, directory)
+    if not isinstance(first, Failure):
+        raise ValueError(f"the program does not fail at {point!r}: {first}")
+    sig = _signature(first)
+    best, best_f = source, first
+    t0 = time.time()
+    i, progress = 0, False
+    while time.time() - t0 < budget_s:
+        edits = _edits(ast.parse(best))
+        if i >= len(edits):
+            if not progress:
+                break
+            i, progress = 0, False
+            continue
+        cand = _apply(best, edits[i])
+        if cand is None or len(cand) >= len(best):
+            i += 1
+            continue
+        try:
+            res = check_source(cand, params, outputs, point, seed, directory)
+        except Exception:  # noqa: BLE001 - the primal broke: not this bug
+            res = None
+        if isinstance(res, Failure) and _signature(res) == sig:
+            if verbose:
+                print(f"  {edits[i][0]}: {len(best)} -> {len(cand)} chars", flush=True)
+            best, best_f, progress = cand, res, True
+        else:
+            i += 1
+    best, params, point, best_f = _drop_unused_params(best, params, outputs, point, seed, directory, sig, best_f)
+    return best, params, point, best_f
+
+
+def _drop_unused_params(source, params, outputs, point, seed, directory, sig, failure):
+    """Remove parameters of f that its body never reads (and their entries in the point)."""
+    for k in reversed(range(len(params))):
+        tree = ast.parse(source)
+        f = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "f")
+        name = params[k][1]
+        used = any(isinstance(n, ast.Name) and n.id == name for st in f.body for n in ast.walk(st))
+        if used or len(params) == 1 or all(p[0] == "int" for i, p in enumerate(params) if i != k):
+            continue
+        f.args.args = [a for a in f.args.args if a.arg != name]
+        cand = ast.unparse(tree) + "\n"
+        p2, pt2 = params[:k] + params[k + 1 :], point[:k] + point[k + 1 :]
+        try:
+            res = check_source(cand, p2, outputs, pt2, seed, directory)
+        except Exception:  # noqa: BLE001
+            continue
+        if isinstance(res, Failure) and _signature(res) == sig:
+            source, params, point, failure = cand, p2, pt2, res
+    return source, params, point, failure
+
+
+_KIND_FIELD = {"mismatch": "mismatches", "refusal": "refusals", "crash": "crashes"}
+
+
+def _one(job):
+    """Check program `index` of `seed`: (index, spec, counts or Failure)."""
+    seed, index, points, stage_every, tmp = job
+    ps = program_seed(seed, index)
+    spec = generate(random.Random(ps))
+    try:
+        stages = stage_every > 0 and index % stage_every == 0
+        return index, spec, check_program(spec, tmp, ps, points, stages)
+    except Failure as f:
+        return index, spec, f
+
+
+def read_report(path: str):
+    """(source, params, outputs, point) of a file written by report() or a regression file."""
+    text = open(path).read()
+    meta = None
+    for line in text.splitlines():
+        if line.startswith("# fuzz: "):
+            meta = ast.literal_eval(line[len("# fuzz: ") :])
+            break
+    if meta is None:
+        raise ValueError(f"{path}: no '# fuzz: {{...}}' line")
+    params = [tuple(p) for p in meta["params"]]
+    return text, params, meta["outputs"], meta["point"]
+
+
+def run(
+    programs: int,
+    seed: int,
+    out_dir: str | None = None,
+    points: int = 3,
+    verbose: bool = False,
+    jobs: int = 1,
+    stage_every: int = 1,
+    start: int = 0,
+) -> Summary:
+    """Generate and check programs start..start+programs-1 of `seed`.
+
+    stage_every: check the printed stages on every n-th program (0: never).
+    """
     s = Summary()
     t0 = time.time()
     with tempfile.TemporaryDirectory(prefix="adc_fuzz_") as tmp:
-        for k in range(programs):
-            ps = program_seed(seed, k)
-            spec = generate(random.Random(ps))
-            s.programs += 1
-            try:
-                c = check_program(spec, tmp, ps, points)
-            except Failure as f:
-                setattr(
-                    s,
-                    {"mismatch": "mismatches", "refusal": "refusals", "crash": "crashes"}[f.kind],
-                    getattr(s, {"mismatch": "mismatches", "refusal": "refusals", "crash": "crashes"}[f.kind]) + 1,
-                )
-                s.failures.append((f.kind, f.message, spec, f.point))
-                if out_dir is not None:
-                    path = report(out_dir, f"seed{seed}_prog{k}", f, spec)
-                    s.reports.append(path)
+        work = [(seed, k, points, stage_every, tmp) for k in range(start, start + programs)]
+        if jobs > 1:
+            import multiprocessing
+
+            pool = multiprocessing.get_context("fork").Pool(jobs)
+            results = pool.imap_unordered(_one, work, chunksize=1)
+        else:
+            pool = None
+            results = map(_one, work)
+        try:
+            for k, spec, res in results:
+                s.programs += 1
+                if isinstance(res, Failure):
+                    field = _KIND_FIELD[res.kind]
+                    setattr(s, field, getattr(s, field) + 1)
+                    s.failures.append((res.kind, res.message, spec, res.point))
+                    where = f"seed {seed}, program {k}"
+                    if out_dir is not None:
+                        where = report(out_dir, f"seed{seed}_prog{k}", res, spec)
+                        s.reports.append(where)
                     if verbose:
-                        print(f"{f.kind}: {path}: {f.message.splitlines()[0]}", flush=True)
-                elif verbose:
-                    print(f"{f.kind} (seed {seed}, program {k}): {f.message.splitlines()[0]}", flush=True)
-                continue
-            s.points_checked += c["checked"]
-            s.points_skipped += c["skipped"]
-            s.points_invalid += c["invalid"]
+                        print(f"{res.kind}: {where}: {res.message.splitlines()[0]}", flush=True)
+                    continue
+                s.points_checked += res["checked"]
+                s.points_skipped += res["skipped"]
+                s.points_invalid += res["invalid"]
+                if verbose and s.programs % 100 == 0:
+                    print(f"  ... {s}", flush=True)
+        finally:
+            if pool is not None:
+                pool.close()
+                pool.join()
     s.seconds = time.time() - t0
     return s
 
@@ -1204,13 +1474,24 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--points", type=int, default=3)
     ap.add_argument("--out", default=None, help="directory for failing programs (default: a new temp dir)")
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes")
+    ap.add_argument("--start", type=int, default=0, help="index of the first program")
+    ap.add_argument("--stage-every", type=int, default=1, help="check printed stages on every n-th program (0: never)")
     ap.add_argument("--show", type=int, default=None, help="print program N of the seed and exit")
+    ap.add_argument("--minimise", metavar="REPORT", default=None, help="minimise a failing program written by --out")
     a = ap.parse_args(argv)
+    if a.minimise:
+        src, params, outputs, point = read_report(a.minimise)
+        small, params, point, f = minimise(src, params, outputs, point, verbose=True)
+        print(f"# {f.kind}: {f.message.splitlines()[0]}")
+        print(f"# fuzz: {{'params': {params!r}, 'outputs': {outputs}, 'point': {point!r}}}")
+        print(small)
+        return 0
     if a.show is not None:
         print(generate(random.Random(program_seed(a.seed, a.show))).source)
         return 0
     out = a.out or tempfile.mkdtemp(prefix="adc_fuzz_out_")
-    s = run(a.programs, a.seed, out, a.points, verbose=True)
+    s = run(a.programs, a.seed, out, a.points, verbose=True, jobs=a.jobs, stage_every=a.stage_every, start=a.start)
     print(s)
     if s.reports:
         print(f"failing programs written to {out}")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .ir import Eq, Function, Var, walk
 
-MAKES = ("list", "list_copy", "list_repeat", "tuple")  # outputs are containers
+MAKES = ("list", "list_copy", "list_repeat", "tuple", "zeros_like", "like")  # outputs are containers
 OPERAND = (
     "getitem",
     "setitem",

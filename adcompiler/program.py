@@ -130,13 +130,17 @@ class Program:
             self.helpers[name] = self.module.fresh(name)
         return self.helpers[name]
 
-    def helper_sources(self) -> list:
+    def helper_sources(self, defs=None) -> list:
+        """The source of the runtime helpers (those ``defs`` call, when given), under their module names."""
         from .runtime import HELPERS
 
+        called = None
+        if defs is not None:
+            called = {e.func for d in defs for e in _calls(d.body)}
         out = []
         for name, alias in self.helpers.items():
-            text = HELPERS[name].replace(f"def {name}(", f"def {alias}(").replace(f" {name}(", f" {alias}(")
-            out.append(text)
+            if called is None or alias in called or any(alias in HELPERS[n] for n in ()):
+                out.append(HELPERS[name].replace(f"def {name}(", f"def {alias}(").replace(f" {name}(", f" {alias}("))
         return out
 
     def kinds(self, fn) -> frozenset:
@@ -253,7 +257,7 @@ class Program:
             key = ("stage", entry, stage, tuple(wrt))
             if key not in self.generated:
                 defs = self.build(entry, stage, wrt)
-                self.generated[key] = emit.render_module(defs, self.ns, self.helper_sources())
+                self.generated[key] = emit.render_module(defs, self.ns, self.helper_sources(defs))
             return self.generated[key]
         self.anf(entry)
         order = [entry] + [f for f in self.anf_cache if f is not entry]
@@ -265,6 +269,20 @@ class Program:
         defs = [to_def(self.dupform(f), f.__name__, self.primal_name, {"dup": helper}) for f in order]
         header = [f"def {helper}(x):\n    return x, x\n\n"]
         return emit.render_module(defs, self.ns, header)
+
+
+def _calls(obj):
+    """Every ``expr.Call`` inside generated statements or expressions."""
+    from . import expr as E
+
+    if isinstance(obj, E.Call):
+        yield obj
+    if isinstance(obj, (tuple, list)):
+        for x in obj:
+            yield from _calls(x)
+    elif hasattr(obj, "__dataclass_fields__"):
+        for value in vars(obj).values():
+            yield from _calls(value)
 
 
 def _syntactic_shape(fdef: ast.FunctionDef):

@@ -17,9 +17,10 @@ with the cotangent 1.0 folded in.
 from __future__ import annotations
 
 from . import expr as E
-from .ir import Assign, Comment, Def, Function, Raise, Ret, Var, atom, flatten
+from .ir import Assign, Comment, Def, Do, Function, Ret, Var, atom, flatten
 from .names import Namer
 from .sweep import Sweeps, _free_names
+from .tidy import writes
 
 
 def fused(fn: Function, name: str, active_params: tuple, program, namer: Namer) -> Def:
@@ -40,12 +41,9 @@ def gradient(fn: Function, name: str, active_params: tuple, program, namer: Name
     """
     s = Sweeps(fn, active_params, program, namer, seed=E.Num(1.0))
     grads = s.cotangents[0] if len(s.cotangents) == 1 else E.Tuple(tuple(s.cotangents))
-    tests = tuple(E.Compare("is", E.Call("type", (E.Name(p),)), E.Name("int")) for p in active_params)
-    message = (
-        f"{fn.name}: cannot differentiate with respect to an int argument ({', '.join(active_params)}); pass floats"
+    guard = (
+        [Do(E.Call(program.helper("reject_ints"), tuple(E.Name(p) for p in active_params)))] if active_params else []
     )
-    test = tests[0] if len(tests) == 1 else E.BoolOp("or", tests)
-    guard = [Raise(E.Call("TypeError", (E.Num(message),)), test)] if tests else []
     result = E.Tuple((s.value(), grads)) if with_value else grads
     body = guard + s.primal + s.adjoint + [Ret(result)]
     return Def(name, fn.params, tuple(atom(d) for d in fn.defaults), tuple(body), f"Gradient of {fn.name}.", fn.source)
@@ -61,6 +59,7 @@ def split(fn: Function, names: tuple, active_params: tuple, program, namer: Name
     s = Sweeps(fn, active_params, program, namer, split=True)
     out = s.cotangents[0] if len(s.cotangents) == 1 else E.Tuple(tuple(s.cotangents))
     inside = s.in_loop | s.targets  # restored by the tape or by the reversed loops themselves
+    inside |= set().union(set(), *(writes(x) for x in s.adjoint))  # and what the adjoint code defines itself
     residuals = [n for n in _free_names(s.adjoint + [Ret(out)]) if n not in s.adjoint_names and n not in inside]
     res = namer.fresh("residuals")
     ret = fn.body[-1]

@@ -6,6 +6,12 @@ is small, plain Python in the supported subset.
 """
 
 HELPERS = {
+    "reject_ints": '''def reject_ints(*args):
+    """Refuse to differentiate with respect to an int: the derivative would silently be of a float."""
+    for k, a in enumerate(args):
+        if type(a) is int:
+            raise TypeError(f"cannot differentiate with respect to argument {k + 1}, the int {a!r}; pass a float ({float(a)!r})")
+''',
     "zeros_like": '''def zeros_like(x):
     """A zero with the structure of x: 0.0 for a number, a list of zeros for a list or tuple."""
     if isinstance(x, (list, tuple)):
@@ -34,3 +40,9 @@ HELPERS = {
     return shadow
 ''',
 }
+
+
+# Helpers are primitives when generated code is itself differentiated: what each makes or changes.
+MAKES = ("zeros_like", "like")  # return a new (shadow) structure
+CHANGES = ("add_into", "add_scalars_into")  # add their second argument into their first, in place
+INERT = ("reject_ints",)  # no derivative at all

@@ -273,6 +273,8 @@ class Sweeps:
 
     def rev_eq(self, eq: Eq) -> list:
         out: list = []
+        if eq.prim in HELPERS:
+            return self.helper_adjoint(eq)
         if eq.prim == "write":
             slot = eq.outs[0].name
             if slot in self.acc:
@@ -298,6 +300,25 @@ class Sweeps:
             for a, c in zip(eq.ins, rules.vjp(eq.prim, args, E.Name(eq.outs[0].name), gs[0], list(mask)), strict=True):
                 self.contribute(a, c, eq.line, out)
         return out
+
+    def helper_adjoint(self, eq: Eq) -> list:
+        """Adjoints of the runtime helpers, when derivative code is itself differentiated."""
+        if eq.prim == "like" and eq.outs[0].name in self.act and eq.ins[0].name in self.act:
+            return [
+                Do(
+                    E.Call(
+                        self.program.helper("add_into"),
+                        (E.Name(self.shadow_of(eq.ins[0].name)), E.Name(self.shadow_of(eq.outs[0].name))),
+                    ),
+                    eq.line,
+                )
+            ]
+        if eq.prim in ("add_into", "add_scalars_into") and all(
+            isinstance(a, Var) and a.name in self.act for a in eq.ins
+        ):
+            acc, src = (E.Name(self.shadow_of(a.name)) for a in eq.ins)
+            return [Do(E.Call(self.program.helper(eq.prim), (src, acc)), eq.line)]
+        return []
 
     def scalar(self, a) -> bool:
         return isinstance(a, Var) and a.name in self.act and a.name not in self.containers
@@ -470,7 +491,9 @@ class Sweeps:
         if not names or names[0] not in self.containers or names[0] not in self.act:
             return []
         out = self.shadow_of(names[0])
-        if eq.prim in ("list", "tuple"):
+        if eq.prim in ("zeros_like", "like"):
+            value = E.Call(self.program.helper("zeros_like"), (E.Name(names[0]),))
+        elif eq.prim in ("list", "tuple"):
             value = E.List(tuple(self.shadow_value(a) for a in eq.ins))
         elif eq.prim == "list_repeat":
             value = E.BinOp("*", E.List((E.Num(0.0),)), args[1])
@@ -497,6 +520,7 @@ class Sweeps:
         return _expr(rebuild(ret.value, iter(self.ref(a) for a in flatten(ret.value))))
 
 
+HELPERS = ("zeros_like", "like", "add_into", "add_scalars_into", "reject_ints")
 CONTAINER_ADJOINTS = (
     "pop",
     "getitem",

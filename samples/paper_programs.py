@@ -206,6 +206,7 @@ def neural_weighted(layers, x, out_w):
 
 # ------------------------------------------------------------- 6. particles
 
+
 def particles(ps, vs, n_steps=1000):
     """Table 1, "particles": simulate particles in the force field
     F(p) = -0.5 p with friction -0.2 v for ``n_steps`` explicit-Euler steps
@@ -263,7 +264,9 @@ if __name__ == "__main__":
         return [[rng.gauss(0.0, scale) for _ in range(n_in)] for _ in range(n_out)]
 
     sizes = [50, 100, 50]
-    layers = [(rand_matrix(n_out, n_in), [rng.gauss(0.0, 0.1) for _ in range(n_out)]) for n_in, n_out in zip(sizes, sizes[1:])]
+    layers = [
+        (rand_matrix(n_out, n_in), [rng.gauss(0.0, 0.1) for _ in range(n_out)]) for n_in, n_out in zip(sizes, sizes[1:])
+    ]
     x = [rng.gauss(0.0, 1.0) for _ in range(sizes[0])]
     out_w = [rng.uniform(-1.0, 1.0) for _ in range(sizes[-1])]
     ps, vs = particles_input()

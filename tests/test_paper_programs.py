@@ -358,14 +358,6 @@ def neural_via_list_helper(layers, x):
     return sum(P.network_outputs(layers, x))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=NameError,
-    reason="reverse mode of a caller of a list-returning helper that sums a list it built "
-    "(network_outputs: total = sum(exps); return [e / total for e in exps]): the helper's "
-    "forward sweep returns the adjoint-only loop index of sum's adjoint (k_5) among its "
-    "residuals, NameError: name 'k_5' is not defined",
-)
 def test_neural_via_list_helper():
     layers, x, _ = small_network()
     check_list_grads(neural_via_list_helper, (layers, x), duality_atol=1e-14)
