@@ -92,6 +92,22 @@ class Env:
         return e
 
 
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """Sizes and feature probabilities of generated programs."""
+
+    max_stmts: int = 12  # statements (counting nested ones) in the entry function
+    max_helpers: int = 3
+    helper_stmts: int = 6
+    p_list_param: float = 0.35
+    p_int_param: float = 0.3
+    p_tuple_out: float = 0.25
+
+
+DEFAULT = Config()
+SMALL = Config(max_stmts=7, max_helpers=2, helper_stmts=4)
+
+
 @dataclasses.dataclass
 class Helper:
     name: str
@@ -124,8 +140,9 @@ def _lit(v) -> str:
 
 
 class Gen:
-    def __init__(self, rng: random.Random):
+    def __init__(self, rng: random.Random, config: Config = DEFAULT):
         self.rng = rng
+        self.config = config
         self.counter = itertools.count()
         self.lines: list[str] = []
         self.indent = 1
@@ -851,7 +868,7 @@ class Gen:
             env.lists["ws"] = ListInfo(1, HELPER_BOUND)
             sig.insert(len(sig) - 1 if has_default else len(sig), "ws")
         saved, self.lines = self.lines, []
-        bound = self.function(name, env, rng.randint(2, 6), outputs)
+        bound = self.function(name, env, rng.randint(2, max(2, self.config.helper_stmts)), outputs)
         body, self.lines = self.lines, saved
         self.helpers.append(Helper(name, nfloat, has_default, list_param, outputs, bound))
         return [f"def {name}({', '.join(sig)}):"] + body
@@ -859,13 +876,14 @@ class Gen:
     def program(self, entry: str = "f") -> Spec:
         rng = self.rng
         out = ["import math", "", ""]
-        for h in range(rng.choice([0, 0, 1, 1, 2, 3])):
+        cfg = self.config
+        for h in range(min(cfg.max_helpers, rng.choice([0, 0, 1, 1, 2, 3]))):
             out += self.helper(h) + ["", ""]
         nfloat = rng.randint(1, 3)
         params = [("float", n) for n in ["x", "y", "z"][:nfloat]]
-        if self.chance(0.35):
+        if self.chance(cfg.p_list_param):
             params.append(("list", "xs", rng.randint(2, 5)))
-        if self.chance(0.3):
+        if self.chance(cfg.p_int_param):
             params.append(("int", "n"))
         env = Env()
         for p in params:
@@ -875,15 +893,15 @@ class Gen:
                 env.lists[p[1]] = ListInfo(p[2], PARAM_BOUND)
             else:
                 env.ints[p[1]] = NMAX
-        outputs = 1 if self.chance(0.75) else rng.randint(2, 3)
+        outputs = rng.randint(2, 3) if self.chance(cfg.p_tuple_out) else 1
         self.lines = []
-        self.function(entry, env, rng.randint(3, 12), outputs)
+        self.function(entry, env, rng.randint(3, max(3, cfg.max_stmts)), outputs)
         out += [f"def {entry}({', '.join(p[1] for p in params)}):"] + self.lines + [""]
         return Spec("\n".join(out), entry, params, outputs)
 
 
-def generate(rng: random.Random) -> Spec:
-    return Gen(rng).program()
+def generate(rng: random.Random, config: Config = DEFAULT) -> Spec:
+    return Gen(rng, config).program()
 
 
 # ===================================================================== checking
@@ -1391,9 +1409,9 @@ _KIND_FIELD = {"mismatch": "mismatches", "refusal": "refusals", "crash": "crashe
 
 def _one(job):
     """Check program `index` of `seed`: (index, spec, counts or Failure)."""
-    seed, index, points, stage_every, tmp = job
+    seed, index, points, stage_every, tmp, config = job
     ps = program_seed(seed, index)
-    spec = generate(random.Random(ps))
+    spec = generate(random.Random(ps), config)
     try:
         stages = stage_every > 0 and index % stage_every == 0
         return index, spec, check_program(spec, tmp, ps, points, stages)
@@ -1424,6 +1442,7 @@ def run(
     jobs: int = 1,
     stage_every: int = 1,
     start: int = 0,
+    config: Config = DEFAULT,
 ) -> Summary:
     """Generate and check programs start..start+programs-1 of `seed`.
 
@@ -1432,7 +1451,7 @@ def run(
     s = Summary()
     t0 = time.time()
     with tempfile.TemporaryDirectory(prefix="adc_fuzz_") as tmp:
-        work = [(seed, k, points, stage_every, tmp) for k in range(start, start + programs)]
+        work = [(seed, k, points, stage_every, tmp, config) for k in range(start, start + programs)]
         if jobs > 1:
             import multiprocessing
 
@@ -1474,6 +1493,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--points", type=int, default=3)
     ap.add_argument("--out", default=None, help="directory for failing programs (default: a new temp dir)")
+    ap.add_argument("--small", action="store_true", help="smaller programs (the CI configuration)")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes")
     ap.add_argument("--start", type=int, default=0, help="index of the first program")
     ap.add_argument("--stage-every", type=int, default=1, help="check printed stages on every n-th program (0: never)")
@@ -1488,10 +1508,20 @@ def main(argv=None) -> int:
         print(small)
         return 0
     if a.show is not None:
-        print(generate(random.Random(program_seed(a.seed, a.show))).source)
+        print(generate(random.Random(program_seed(a.seed, a.show)), SMALL if a.small else DEFAULT).source)
         return 0
     out = a.out or tempfile.mkdtemp(prefix="adc_fuzz_out_")
-    s = run(a.programs, a.seed, out, a.points, verbose=True, jobs=a.jobs, stage_every=a.stage_every, start=a.start)
+    s = run(
+        a.programs,
+        a.seed,
+        out,
+        a.points,
+        verbose=True,
+        jobs=a.jobs,
+        stage_every=a.stage_every,
+        start=a.start,
+        config=SMALL if a.small else DEFAULT,
+    )
     print(s)
     if s.reports:
         print(f"failing programs written to {out}")

@@ -171,6 +171,10 @@ class Sweeps:
         out.append(Assign((name,), c, line))
         self.adj[var.name] = E.Name(name)
 
+    def alias_atom(self, a):
+        """An atom with dup copies replaced by the name they reuse."""
+        return Var(self.alias.get(a.name, a.name)) if isinstance(a, Var) else a
+
     def ref(self, a) -> E.Expr:
         if isinstance(a, Var):
             return E.Name(self.alias.get(a.name, a.name))
@@ -446,7 +450,8 @@ class Sweeps:
         count = [AugAssign(counter, "+", E.Num(1), loop.line)] if counter else []
         body = tuple(count + self.fwd_block(loop.body, True, ()))
         if isinstance(loop, For):
-            stmt = ForS(loop.target.name, range_expr(loop), body, loop.line)
+            bounds = For(loop.target, *(self.alias_atom(a) for a in (loop.start, loop.stop, loop.step)), (), loop.line)
+            stmt = ForS(loop.target.name, range_expr(bounds), body, loop.line)
         else:
             stmt = WhileS(tuple(self.fwd_block(loop.header, True, ())), self.ref(loop.test), body, loop.line)
         init = [Assign((counter,), E.Num(0), loop.line)] if counter else []
