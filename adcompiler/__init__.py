@@ -10,12 +10,20 @@ f.source("reverse")       # the generated derivative code
 """
 
 from .api import Differentiable, differentiate
+from .check import check_grad
 from .errors import MissingRuleError, UnsupportedSyntaxError
+from .higher import hessian, hvp, jacobian
+from .rules import defrule
 
 __all__ = [
     "Differentiable",
     "MissingRuleError",
     "UnsupportedSyntaxError",
+    "check_grad",
+    "defrule",
     "differentiate",
+    "hessian",
+    "hvp",
+    "jacobian",
 ]
 __version__ = "0.1.0"

@@ -17,7 +17,7 @@ from . import rules
 from .dup import DUP
 from .ir import Eq, Function, Return, Var, flatten, walk
 
-STRUCTURAL = ("call", DUP, "read", "write", "list", "tuple", "list_copy", "sum")
+STRUCTURAL = ("call", "custom", DUP, "read", "write", "list", "tuple", "list_copy", "sum")
 SLOTS = {
     "getitem": (True, False),
     "pop": (True,),

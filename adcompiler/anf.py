@@ -453,6 +453,12 @@ class _Lowering(ListLowering):
             )
         target = self.resolve(node.func)
         text = ast.unparse(node.func)
+        if _custom(target):
+            if node.keywords:
+                raise self.parsed.error(node, f"keyword arguments to {text}", "pass the arguments positionally")
+            return self.apply(
+                "custom", [self.atom(self.element(self.expr(a))) for a in node.args], _leaf_hint(hint), param=target
+            )
         if isinstance(target, types.FunctionType) and not is_builtin(text, target) and _prim_of(target) is None:
             return self.user_call(node, target, hint)
         hint = _leaf_hint(hint)
@@ -594,6 +600,13 @@ def _reversed_range(it):
 
 def _shape(value):
     return tuple(_shape(v) for v in value) if isinstance(value, tuple) else None
+
+
+def _custom(obj) -> bool:
+    try:
+        return obj in rules.CUSTOM
+    except TypeError:
+        return False
 
 
 def _prim_of(obj):

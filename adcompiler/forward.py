@@ -103,6 +103,8 @@ class _Forward:
             return [primal] + self.container(stmt, ins_t)
         if stmt.prim == "reject_ints":
             return [primal]
+        if stmt.prim == "custom":
+            return [primal] + self.custom(stmt, ins_t)
         if stmt.prim == "call":
             lists = any(t is not None and a.name in self.containers for t, a in zip(ins_t, stmt.ins))
             if any(t is not None for t in ins_t) and (lists or any(v.name in self.act for v in stmt.outs)):
@@ -158,6 +160,23 @@ class _Forward:
         name = self.namer.fresh("d" + target.name)
         self.tangent[target.name] = E.Name(name)
         return [Assign((name,), value, stmt.line)]
+
+    def custom(self, stmt: Eq, ins_t: list) -> list:
+        """``dy = rule_jvp(*args, *tangents)`` for a function with a user-supplied rule."""
+        jvp = rules.CUSTOM[stmt.param][0]
+        out = stmt.outs[0].name
+        if out not in self.act or all(t is None for t in ins_t):
+            return []
+        if jvp is None:
+            raise TypeError(
+                f"{stmt.param.__name__} has a vjp rule but no jvp rule: forward mode needs defrule(..., jvp=...)"
+            )
+        ts = tuple(t if t is not None else self.zero(a) for t, a in zip(ins_t, stmt.ins, strict=True))
+        name = self.namer.fresh("d" + out)
+        self.tangent[out] = E.Name(name)
+        return [
+            Assign((name,), E.Call(self.program.primal_name(jvp), tuple(atom(a) for a in stmt.ins) + ts), stmt.line)
+        ]
 
     def call(self, stmt: Eq, ins_t: list) -> Assign:
         """``outs, douts = g_forward(args, active tangents)``; constant output tangents are discarded."""

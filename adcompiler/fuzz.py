@@ -1478,6 +1478,7 @@ def run(
                 s.points_skipped += res["skipped"]
                 s.points_invalid += res["invalid"]
                 if verbose and s.programs % 100 == 0:
+                    s.seconds = time.time() - t0
                     print(f"  ... {s}", flush=True)
         finally:
             if pool is not None:

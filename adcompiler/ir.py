@@ -274,8 +274,8 @@ def prim_expr(eq: Eq, callee_name=None, rename=None) -> E.Expr:
         return CONTAINER_EXPRS[eq.prim](*args)
     if isinstance(eq.param, str):  # a runtime helper, called by the name the code used
         return E.Call(eq.param, args)
-    if eq.prim == "call":
-        return E.Call(callee_name(eq.param) if callee_name else eq.param.name, args)
+    if eq.prim in ("call", "custom"):
+        return E.Call(callee_name(eq.param) if callee_name else eq.param.__name__, args)
     return E.Call(eq.prim, args)
 
 

@@ -197,3 +197,21 @@ def vjp(prim: str, args: list, out: Expr, g: Expr, active: list) -> list:
 def _scale(partial: Expr, t: Expr) -> Expr:
     """``partial * t`` written the way a person would (``t / y`` for ``(1 / y) * t``)."""
     return partial * t
+
+
+# Rules the user supplies for functions of their own (``adcompiler.defrule``): fn -> (jvp, vjp).
+CUSTOM: dict = {}
+
+
+def defrule(fn, jvp=None, vjp=None):
+    """Give ``fn`` derivative rules, used by both modes wherever differentiated code calls it.
+
+    ``jvp(*primals, *tangents)`` returns the output tangent (a zero tangent is
+    passed as 0.0); ``vjp(*primals, ct)`` returns a tuple with one cotangent per
+    argument.  Typical uses: a function written in C, a numerically stable
+    formula, an iterative solver differentiated implicitly.  Returns ``fn``.
+    """
+    if jvp is None and vjp is None:
+        raise ValueError(f"defrule({getattr(fn, '__name__', fn)!r}) needs a jvp rule, a vjp rule, or both")
+    CUSTOM[fn] = (jvp, vjp)
+    return fn

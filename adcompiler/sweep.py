@@ -291,6 +291,8 @@ class Sweeps:
             if self.touches(eq):
                 self.call_adjoint(eq, out)
             return out
+        if eq.prim == "custom":
+            return self.custom_adjoint(eq)
         if any(v.name in self.containers for v in eq.outs):
             return out
         gs = [self.adjoint_of(v.name) for v in eq.outs]
@@ -395,6 +397,29 @@ class Sweeps:
         out.append(Assign((names[0] if len(names) == 1 else tuple(names),), call, eq.line))
         for a, n in zip(scalars, names, strict=True):
             self.contribute(a, E.Name(n), eq.line, out)
+
+    def custom_adjoint(self, eq: Eq) -> list:
+        """``d_a, d_b = rule_vjp(a, b, d_y)`` for a function with a user-supplied rule."""
+        out: list = []
+        g = self.adjoint_of(eq.outs[0].name)
+        mask = self.mask(eq)
+        if g is None or not any(mask):
+            return out
+        vjp = rules.CUSTOM[eq.param][1]
+        if vjp is None:
+            raise TypeError(
+                f"{eq.param.__name__} has a jvp rule but no vjp rule: reverse mode needs defrule(..., vjp=...)"
+            )
+        names = [
+            self.fresh_adjoint("d_" + a.name) if on else self.program.discard
+            for a, on in zip(eq.ins, mask, strict=True)
+        ]
+        call = E.Call(self.program.primal_name(vjp), tuple(self.ref(a) for a in eq.ins) + (g,))
+        out.append(Assign((tuple(names),), call, eq.line))
+        for a, n in zip(eq.ins, names, strict=True):
+            if n != self.program.discard:
+                self.contribute(a, E.Name(n), eq.line, out)
+        return out
 
     def touches(self, eq: Eq) -> bool:
         """Whether a call needs differentiating: it has active inputs and active outputs or list arguments."""

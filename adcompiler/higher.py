@@ -1,0 +1,135 @@
+"""Jacobians, Hessians and Hessian-vector products, built from generated code.
+
+``jacobian`` in forward mode pushes every input direction through one forward
+pass at once: each tangent is a NumPy array holding one component per input
+scalar (a row of the identity), so the generated tangent code, written for
+floats, carries whole Jacobian columns.  In reverse mode it runs one vjp per
+output scalar.  ``hessian`` and ``hvp`` are forward mode applied to the
+generated reverse-mode code (forward over reverse).  NumPy is imported only
+here, when one of these is called.
+"""
+
+from __future__ import annotations
+
+from .api import Differentiable, differentiate
+
+
+def _numpy():
+    try:
+        import numpy
+    except ImportError as exc:  # pragma: no cover - exercised only without NumPy
+        raise ImportError("adcompiler.jacobian, hessian and hvp return NumPy arrays: pip install numpy") from exc
+    return numpy
+
+
+def leaves(value) -> list:
+    """The scalars of a nested list/tuple structure, left to right."""
+    if isinstance(value, (list, tuple)):
+        return [x for v in value for x in leaves(v)]
+    return [value]
+
+
+def rebuild(like, items):
+    """``like``'s structure with its scalars taken in order from the iterator ``items``."""
+    if isinstance(like, (list, tuple)):
+        out = [rebuild(v, items) for v in like]
+        return tuple(out) if isinstance(like, tuple) else out
+    return next(items)
+
+
+def _as_differentiable(f, wrt) -> Differentiable:
+    if isinstance(f, Differentiable) and (wrt is None or tuple(wrt) == f.wrt):
+        return f
+    return differentiate(f.fn if isinstance(f, Differentiable) else f, wrt=wrt)
+
+
+def _basis_tangents(d: Differentiable, args: tuple, np):
+    """One tangent per wrt argument, each scalar carrying a row of the n x n identity."""
+    values = [args[i] for i in d._positions]
+    n = sum(len(leaves(v)) for v in values)
+    rows = iter(np.eye(n))
+    return tuple(rebuild(v, rows) for v in values), n
+
+
+def jacobian(f, wrt=None, mode="auto"):
+    """A callable giving the (m, n) Jacobian: m output scalars (flattened), n wrt input scalars (flattened, wrt order).
+
+    ``mode`` is "forward" (all n directions in one pass, tangents as NumPy
+    arrays), "reverse" (one reverse pass per output scalar) or "auto" (forward
+    when n <= m).
+    """
+    if mode not in ("auto", "forward", "reverse"):
+        raise ValueError(f"mode must be 'auto', 'forward' or 'reverse', not {mode!r}")
+    d = _as_differentiable(f, wrt)
+
+    def jac(*args):
+        np = _numpy()
+        args = d._bind(args)
+        n = sum(len(leaves(args[i])) for i in d._positions)
+        value = d.fn(*args)
+        m = len(leaves(value))
+        if mode == "forward" or (mode == "auto" and n <= m):
+            tangents, _ = _basis_tangents(d, args, np)
+            _, out = d.jvp(args, tangents)
+            return np.array([np.broadcast_to(np.asarray(t, dtype=float), (n,)) for t in leaves(out)]).reshape(m, n)
+        rows = []
+        for k in range(m):
+            ct = rebuild(value, iter(1.0 if j == k else 0.0 for j in range(m)))
+            _, cts = d.vjp(args, ct)
+            rows.append([float(c) for c in leaves(list(cts))])
+        return np.array(rows, dtype=float).reshape(m, n)
+
+    jac.__name__ = f"jacobian_of_{d.fn.__name__}"
+    return jac
+
+
+def _reverse_differentiable(d: Differentiable) -> Differentiable:
+    """The generated reverse-mode function of ``d``, itself made differentiable in its wrt parameters."""
+    if d.program.shape(d.fn) is not None:
+        raise TypeError(f"hessian/hvp need a function with one output; {d.fn.__name__} returns a tuple")
+    if not hasattr(d, "_reverse_d"):
+        d._reverse_d = differentiate(d._function("reverse"), wrt=d.wrt)
+    return d._reverse_d
+
+
+def hessian(f, wrt=None):
+    """A callable giving the (n, n) Hessian of a scalar function: forward mode over the generated reverse code."""
+    d = _as_differentiable(f, wrt)
+
+    def hess(*args):
+        np = _numpy()
+        args = d._bind(args)
+        r = _reverse_differentiable(d)
+        tangents, n = _basis_tangents(d, args, np)
+        _, (_, dcts) = r.jvp(args + (1.0,), tangents)
+        return np.array([np.broadcast_to(np.asarray(t, dtype=float), (n,)) for t in leaves(list(dcts))]).reshape(n, n)
+
+    hess.__name__ = f"hessian_of_{d.fn.__name__}"
+    return hess
+
+
+def hvp(f, wrt=None):
+    """A callable ``(args, v) -> H v`` without forming H: one forward pass over the reverse code.
+
+    ``v`` is either a flat sequence of n numbers or shaped like the wrt
+    arguments (a tuple, one entry per wrt parameter); the result has the same form.
+    """
+    d = _as_differentiable(f, wrt)
+
+    def product(args, v):
+        args = d._bind(tuple(args))
+        r = _reverse_differentiable(d)
+        values = [args[i] for i in d._positions]
+        flat = not (isinstance(v, tuple) and len(v) == len(values))
+        if flat:
+            items = iter([float(t) for t in v])
+            tangents = tuple(rebuild(x, items) for x in values)
+        else:
+            tangents = v
+        _, (_, dcts) = r.jvp(args + (1.0,), tangents)
+        if flat:
+            return _numpy().array([float(t) for t in leaves(list(dcts))])
+        return dcts
+
+    product.__name__ = f"hvp_of_{d.fn.__name__}"
+    return product
