@@ -26,6 +26,7 @@ class Differentiable:
     """A function together with its forward- and reverse-mode derivative code."""
 
     def __init__(self, fn, wrt=None):
+        fn = _generated(fn)
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.signature = inspect.signature(fn)
@@ -136,3 +137,15 @@ class Differentiable:
         self._require_scalar("grad")
         self.grad = self._function("grad")  # later calls go straight to the generated function
         return self.grad(*args, **kwargs)
+
+
+def _generated(fn):
+    """``f.grad`` / ``f.vjp`` / ... of a Differentiable, as the generated function behind it (built if needed)."""
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, Differentiable) and fn.__name__ in ("grad", "value_and_grad"):
+        return owner._function(fn.__name__)
+    if isinstance(owner, Differentiable) and fn.__name__ == "vjp":
+        return owner._function("reverse")
+    if isinstance(owner, Differentiable) and fn.__name__ == "jvp":
+        return owner._function("forward")
+    return fn
