@@ -119,6 +119,10 @@ class Differentiable:
             raise ValueError(
                 f"{self.fn.__name__}.jvp: expected {len(self.wrt)} tangents (for {', '.join(self.wrt)}), got {len(tangents)}"
             )
+        for name, i, t in zip(self.wrt, self._positions, tangents):
+            problem = _mismatch(args[i], t)
+            if problem:
+                raise ValueError(f"{self.fn.__name__}.jvp: the tangent for {name} does not match its value: {problem}")
         return self._function("forward")(*args, *tangents)
 
     def vjp(self, primals, ct):
@@ -149,3 +153,20 @@ def _generated(fn):
     if isinstance(owner, Differentiable) and fn.__name__ == "jvp":
         return owner._function("forward")
     return fn
+
+
+def _mismatch(value, tangent, where="") -> str:
+    """Why ``tangent`` cannot be a tangent of ``value`` (lists must match in length and nesting), or ""."""
+    if isinstance(value, (list, tuple)):
+        if not isinstance(tangent, (list, tuple)) and not hasattr(tangent, "shape"):
+            return f"{where or 'it'} is a {type(value).__name__} of {len(value)} but the tangent is {type(tangent).__name__}"
+        if len(tangent) != len(value):
+            return f"{where or 'it'} has {len(value)} elements but the tangent has {len(tangent)}"
+        for k, (v, t) in enumerate(zip(value, tangent)):
+            if isinstance(v, (list, tuple)):
+                problem = _mismatch(v, t, f"{where}[{k}]")
+                if problem:
+                    return problem
+    elif isinstance(tangent, (list, tuple)):
+        return f"{where or 'it'} is a number but the tangent is a {type(tangent).__name__}"
+    return ""

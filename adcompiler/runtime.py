@@ -15,7 +15,7 @@ HELPERS = {
     "zeros_like": '''def zeros_like(x):
     """A zero with the structure of x: 0.0 for a number, a list of zeros for a list or tuple."""
     if isinstance(x, (list, tuple)):
-        return [zeros_like(e) for e in x]
+        return [zeros_like(e) if isinstance(e, (list, tuple)) else 0.0 for e in x]
     return 0.0
 ''',
     "add_into": '''def add_into(acc, ct):
@@ -35,7 +35,7 @@ HELPERS = {
     "like": '''def like(shadow, x):
     """The shadow list of x turned into x's structure (tuples where x has tuples)."""
     if isinstance(x, (list, tuple)):
-        items = [like(s, e) for s, e in zip(shadow, x)]
+        items = [like(s, e) if isinstance(e, (list, tuple)) else s for s, e in zip(shadow, x)]
         return tuple(items) if isinstance(x, tuple) else items
     return shadow
 ''',

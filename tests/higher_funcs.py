@@ -1,0 +1,233 @@
+"""Plain functions for tests/test_higher.py (jacobian, hessian, hvp, defrule,
+check_grad and derivatives of derivatives).
+
+adcompiler reads source through inspect, so these live in a file.  Every
+function here stays inside the supported subset (floats, math, if/for/while,
+lists).  The ``*_target`` functions are the ones tests give rules with
+``adcompiler.defrule``; each is registered by exactly one test, since rules
+are global, keyed by the function object.
+"""
+
+import math
+
+# ------------------------------------------------------------- Jacobians
+
+
+def polar(r, theta):
+    """Polar to Cartesian coordinates."""
+    return r * math.cos(theta), r * math.sin(theta)
+
+
+def quat_rotate(qw, qx, qy, qz, vx, vy, vz):
+    """Rotate v by the quaternion q: v + 2 w (u x v) + 2 u x (u x v), u = (qx, qy, qz)."""
+    cx = qy * vz - qz * vy
+    cy = qz * vx - qx * vz
+    cz = qx * vy - qy * vx
+    ccx = qy * cz - qz * cy
+    ccy = qz * cx - qx * cz
+    ccz = qx * cy - qy * cx
+    return (
+        vx + 2.0 * qw * cx + 2.0 * ccx,
+        vy + 2.0 * qw * cy + 2.0 * ccy,
+        vz + 2.0 * qw * cz + 2.0 * ccz,
+    )
+
+
+def cumprod(xs):
+    """Running products of a list: a list in, a list out."""
+    out = []
+    p = 1.0
+    for x in xs:
+        p = p * x
+        out.append(p)
+    return out
+
+
+def softmax(xs):
+    """Softmax of a list (a list out), shifted by the maximum."""
+    m = max(xs)
+    es = [math.exp(x - m) for x in xs]
+    s = sum(es)
+    return [e / s for e in es]
+
+
+def scaled_list(xs, a):
+    """A list parameter and a scalar parameter; a list out."""
+    n = len(xs)
+    out = [0.0] * n
+    for i in range(n):
+        out[i] = a * xs[i] ** 2 + xs[(i + 1) % n]
+    return out
+
+
+def branchy(x, y, z):
+    """Loops, a while loop with a data-dependent trip count and branches; tuple out."""
+    acc = 0.0
+    for i in range(4):
+        if x > 0.5 * i:
+            acc += x * y ** (i + 1)
+        else:
+            acc -= math.sin(z * i)
+    t = z
+    k = 0
+    while t < 10.0 and k < 20:
+        t = t * 1.7 + y * y
+        k += 1
+    if acc > t:
+        w = acc - t
+    else:
+        w = t * math.cos(x)
+    return acc * z, w, math.exp(-x * x) * t
+
+
+def list_loop(xs, c):
+    """A list input, early break, max and abs; a tuple of a list and a scalar out."""
+    out = []
+    total = 0.0
+    for i, x in enumerate(xs):
+        if total > 50.0:
+            break
+        v = abs(x) * c + max(x, c) * xs[len(xs) - 1 - i]
+        total += v * v
+        out.append(math.tanh(v))
+    return out, total
+
+
+def matvec(rows, xs):
+    """A list of lists times a list (linear in each argument)."""
+    out = []
+    for row in rows:
+        s = 0.0
+        for a, x in zip(row, xs):
+            s += a * x
+        out.append(s)
+    return out
+
+
+# ------------------------------------------------------------- Hessians
+
+
+def rosen2(x, y):
+    return (1.0 - x) ** 2 + 100.0 * (y - x * x) ** 2
+
+
+def rosen_n(xs):
+    total = 0.0
+    for i in range(len(xs) - 1):
+        total += 100.0 * (xs[i + 1] - xs[i] ** 2) ** 2 + (1.0 - xs[i]) ** 2
+    return total
+
+
+def quad_form(xs, A):
+    """x^T A x with x a list and A a list of lists."""
+    n = len(xs)
+    total = 0.0
+    for i in range(n):
+        for j in range(n):
+            total += xs[i] * A[i][j] * xs[j]
+    return total
+
+
+def logsumexp(xs):
+    m = max(xs)
+    s = 0.0
+    for x in xs:
+        s += math.exp(x - m)
+    return m + math.log(s)
+
+
+def mixed_scalar(x, ys, z):
+    """A scalar function of a scalar, a list and a scalar."""
+    s = 0.0
+    for i in range(len(ys)):
+        s += math.sin(x * ys[i]) + ys[i] ** 3 * z
+    return s * z + math.exp(x * z)
+
+
+# ----------------------------------------------------- third derivatives
+
+
+def poly(x):
+    return 3.0 * x**4 - 2.0 * x**3 + x - 5.0
+
+
+def sin_x3(x):
+    return math.sin(x) * x**3
+
+
+def exp_over_x(x):
+    return math.exp(x) / x
+
+
+# --------------------------------------------------------------- defrule
+
+
+def softplus_target(x):
+    """softplus, written stably; its derivative comes from a rule (the sigmoid)."""
+    return max(x, 0.0) + math.log1p(math.exp(-abs(x)))
+
+
+def uses_softplus(x, y):
+    return softplus_target(x * y) + 0.5 * softplus_target(y - x)
+
+
+def newton_sqrt_target(a):
+    """sqrt(a) by Newton's iteration (a > 0); given an implicit derivative rule."""
+    x = a if a > 1.0 else 1.0
+    k = 0
+    while abs(x * x - a) > 1e-15 * a and k < 100:
+        x = 0.5 * (x + a / x)
+        k += 1
+    return x
+
+
+def uses_newton_sqrt(a, b):
+    return newton_sqrt_target(a * b) + a * newton_sqrt_target(b)
+
+
+def newton_sqrt_wrong_target(a):
+    """The same solver as newton_sqrt_target, a separate function object: given a wrong rule."""
+    x = a if a > 1.0 else 1.0
+    k = 0
+    while abs(x * x - a) > 1e-15 * a and k < 100:
+        x = 0.5 * (x + a / x)
+        k += 1
+    return x
+
+
+def uses_newton_sqrt_wrong(a, b):
+    return newton_sqrt_wrong_target(a * b) + a * newton_sqrt_wrong_target(b)
+
+
+def newton_sqrt_plain(a):
+    """The same solver without any rule: differentiated through its loop."""
+    x = a if a > 1.0 else 1.0
+    k = 0
+    while abs(x * x - a) > 1e-15 * a and k < 100:
+        x = 0.5 * (x + a / x)
+        k += 1
+    return x
+
+
+# ------------------------------------------------------------ check_grad
+
+
+def rational(x, y):
+    """Operators only (** and /): the complex step applies."""
+    return (x**3 - 2.0 * x * y + y**2) / (1.0 + x**2) + y ** 4 / 3.0
+
+
+def rational_list(xs):
+    total = 0.0
+    for i in range(len(xs)):
+        total += xs[i] ** 3 / (2.0 + xs[i] ** 2) - xs[i] * xs[(i + 1) % len(xs)]
+    return total
+
+
+def trig(x, y):
+    """Uses math: the complex step does not apply (math.sin rejects complex)."""
+    return math.sin(x * y) + math.exp(x) * math.cos(y)
+
+
+def vec_out(x, y):
+    return x * y, x / y, x**2 - y
