@@ -162,7 +162,8 @@ def _mismatch(value, tangent, where="") -> str:
             return f"{where or 'it'} is a {type(value).__name__} of {len(value)} but the tangent is {type(tangent).__name__}"
         if len(tangent) != len(value):
             return f"{where or 'it'} has {len(value)} elements but the tangent has {len(tangent)}"
-        for k, (v, t) in enumerate(zip(value, tangent)):
+        nested = len(value) > 0 and isinstance(value[0], (list, tuple))  # flat lists: checking the length is enough
+        for k, (v, t) in enumerate(zip(value, tangent) if nested else ()):
             if isinstance(v, (list, tuple)):
                 problem = _mismatch(v, t, f"{where}[{k}]")
                 if problem:
