@@ -20,6 +20,7 @@ from .errors import MissingRuleError
 from .ir import Break, Const, Continue, Eq, For, Function, If, Return, Var, While, flatten, rebuild
 from .names import Namer, is_builtin, root
 from .parse import BINOPS, COMPARES, UNARYOPS, Parsed
+from .arrays import ArrayLowering, numpy_name
 from .lists import ListLowering, is_append
 from .runtime import CHANGES, INERT, MAKES
 from .scopes import falls_through, find_slots, loop_targets, may_jump, may_return
@@ -30,7 +31,7 @@ def lower(parsed: Parsed, namer: Namer, callee_shape) -> Function:
     return _Lowering(parsed, namer, callee_shape).run()
 
 
-class _Lowering(ListLowering):
+class _Lowering(ListLowering, ArrayLowering):
     def __init__(self, parsed: Parsed, namer: Namer, callee_shape):
         self.parsed = parsed
         self.namer = namer
@@ -297,11 +298,7 @@ class _Lowering(ListLowering):
             while isinstance(base, ast.Attribute):
                 base = base.value
             if isinstance(base, ast.Name) and (base.id in self.env or base.id in self.slots):
-                raise self.parsed.error(
-                    node,
-                    f"the attribute access {ast.unparse(node)} on a local value",
-                    "use plain numbers; attributes of values (.real, .imag, ...) are not differentiable",
-                )
+                return self.attribute(node, _leaf_hint(hint))
             return self.global_constant(node)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             return self.apply("not", [self.atom(self.expr(node.operand))], _leaf_hint(hint))
@@ -445,6 +442,8 @@ class _Lowering(ListLowering):
             base = node.func.value
             if isinstance(base, ast.Name) and (base.id in self.env or base.id in self.slots):
                 return self.apply("pop", [self.element(self.expr(base))], _leaf_hint(hint))
+        if isinstance(node.func, ast.Attribute) and _local_root(node.func.value, self):
+            return self.method_call(node, _leaf_hint(hint))
         if isinstance(node.func, ast.Name) and node.func.id in self.env:
             raise self.parsed.error(
                 node.func,
@@ -453,6 +452,9 @@ class _Lowering(ListLowering):
             )
         target = self.resolve(node.func)
         text = ast.unparse(node.func)
+        canonical = numpy_name(target)
+        if canonical is not None:
+            return self.numpy_call(node, canonical, _leaf_hint(hint))
         if _custom(target):
             if node.keywords:
                 raise self.parsed.error(node, f"keyword arguments to {text}", "pass the arguments positionally")
@@ -522,14 +524,7 @@ class _Lowering(ListLowering):
         )
         for name in inspect.signature(target).parameters:
             if name in bound.arguments:
-                arg = self.expr(bound.arguments[name])
-                if isinstance(arg, tuple):
-                    raise self.parsed.error(
-                        node,
-                        f"a tuple argument to {target.__name__}",
-                        "pass numbers (unpack the tuple first)",
-                    )
-                values.append(arg)
+                values.append(self.element(self.expr(bound.arguments[name])))  # a tuple is passed as one
             else:
                 values.append(Const(defaults[name]))
         shape = self.callee_shape(target, node)
@@ -600,6 +595,13 @@ def _reversed_range(it):
 
 def _shape(value):
     return tuple(_shape(v) for v in value) if isinstance(value, tuple) else None
+
+
+def _local_root(node, lowering) -> bool:
+    """Whether an expression is rooted in a local variable (so ``.attr`` is a method of a value)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return isinstance(node, ast.Name) and (node.id in lowering.env or node.id in lowering.slots)
 
 
 def _custom(obj) -> bool:

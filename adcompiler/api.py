@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 
 from . import emit
 from .load import load
@@ -38,8 +39,10 @@ class Differentiable:
         if unknown:
             raise ValueError(f"wrt names {unknown} are not parameters of {fn.__name__}{self.signature}")
         self._positions = tuple(self.params.index(w) for w in self.wrt)
-        self._program = None
-        self._compiled: dict = {}
+        self._arrays = frozenset()  # the parameters that arrived as NumPy arrays: what the code is specialised for
+        self._programs: dict = {}
+        self._compiled_for: dict = {}
+        self._compiled: dict = self._compiled_for.setdefault(self._arrays, {})
 
     def __call__(self, *args, **kwargs):
         return self.fn(*args, **kwargs)
@@ -51,9 +54,19 @@ class Differentiable:
 
     @property
     def program(self) -> Program:
-        if self._program is None:
-            self._program = Program(self.fn.__globals__)
-        return self._program
+        if self._arrays not in self._programs:
+            program = Program(self.fn.__globals__)
+            program.array_params[self.fn] = self._arrays
+            self._programs[self._arrays] = program
+        return self._programs[self._arrays]
+
+    def _specialise(self, args) -> None:
+        """Choose the generated code for which arguments are NumPy arrays (built once per combination)."""
+        numpy = sys.modules.get("numpy")
+        arrays = frozenset(p for p, a in zip(self.params, args) if numpy is not None and isinstance(a, numpy.ndarray))
+        if arrays != self._arrays:
+            self._arrays = arrays
+            self._compiled = self._compiled_for.setdefault(arrays, {})
 
     def _function(self, mode: str):
         """The loaded entry function for ``mode``, transforming on first use only.
@@ -64,19 +77,19 @@ class Differentiable:
         if mode not in self._compiled:
             program = self.program
             modes = ("forward",) if mode == "forward" else self._reverse_modes()
-            defs, seen = [], set()
+            defs, seen, entries = [], set(), {}
             for m in modes:
                 built = program.build(self.fn, m, self.wrt)
-                self._compiled[m] = built[0].name
+                entries[m] = built[0].name
                 defs += [d for d in built if d.name not in seen and not seen.add(d.name)]
-            source = emit.render_module(defs, program.ns, program.helper_sources())
+            source = emit.render_module(defs, program.ns, program.helper_sources)
             namespace = dict(self.fn.__globals__)
             namespace.update(program.injected)
             load(source, namespace, f"{mode} of {self.fn.__qualname__}")
             for name, alias in program.helpers.items():
                 namespace[alias].__adc_primitive__ = name  # so derivative code can itself be differentiated
             for m in modes:
-                self._compiled[m] = namespace[self._compiled[m]]
+                self._compiled[m] = namespace[entries[m]]
         return self._compiled[mode]
 
     def _reverse_modes(self) -> tuple:
@@ -98,6 +111,7 @@ class Differentiable:
             values = tuple(bound.arguments.values())
         else:
             values = args
+        self._specialise(values)
         for i in self._positions:
             if type(values[i]) in (int, bool):
                 raise TypeError(
@@ -133,14 +147,25 @@ class Differentiable:
     def value_and_grad(self, *args, **kwargs):
         """``(value, gradient)`` of a scalar-valued function."""
         self._require_scalar("value_and_grad")
-        self.value_and_grad = self._function("value_and_grad")  # later calls skip this wrapper
-        return self.value_and_grad(*args, **kwargs)
+        args = self._bind(args, kwargs)
+        if self._fast_path():
+            self.value_and_grad = self._function("value_and_grad")  # later calls skip this wrapper
+        return self._function("value_and_grad")(*args)
 
     def grad(self, *args, **kwargs):
         """The gradient: one value for a single wrt parameter, else a tuple."""
         self._require_scalar("grad")
-        self.grad = self._function("grad")  # later calls go straight to the generated function
-        return self.grad(*args, **kwargs)
+        args = self._bind(args, kwargs)
+        if self._fast_path():
+            self.grad = self._function("grad")  # later calls go straight to the generated function
+        return self._function("grad")(*args)
+
+    def _fast_path(self) -> bool:
+        """Whether f.grad can become the generated function itself: numbers only, and NumPy not even loaded.
+
+        (The generated code for numbers refuses arrays, so a later array call fails loudly, never wrongly.)
+        """
+        return not self._arrays and "numpy" not in sys.modules
 
 
 def _generated(fn):

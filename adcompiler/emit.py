@@ -61,6 +61,7 @@ def to_ast(e: E.Expr, ns: Namespace | None) -> ast.expr:
     if isinstance(e, E.BoolOp):
         return ast.BoolOp(_BOOL[e.op](), [r(v) for v in e.values])
     if isinstance(e, E.Call):
+        e = _named_arguments(e)
         func = _dotted(ns.render(e.func) if ns else e.func)
         return ast.Call(func, [r(a) for a in e.args], [ast.keyword(k, r(v)) for k, v in e.keywords])
     if isinstance(e, E.Method):
@@ -74,6 +75,18 @@ def to_ast(e: E.Expr, ns: Namespace | None) -> ast.expr:
     if isinstance(e, E.IfExp):
         return ast.IfExp(r(e.test), r(e.body), r(e.orelse))
     raise TypeError(f"cannot emit {e!r}")
+
+
+def _named_arguments(e: E.Call) -> E.Call:
+    """A NumPy call as a person writes it: optional arguments by name, and only when not the default."""
+    from .rules_numpy import SIGNATURES
+
+    signature = SIGNATURES.get(e.func)
+    if signature is None or e.keywords or len(e.args) != len(signature):
+        return e
+    positional = [a for a, (_, default) in zip(e.args, signature) if default is None]
+    keywords = tuple((name, a) for a, (name, default) in zip(e.args, signature) if default is not None and a != default)
+    return E.Call(e.func, tuple(positional), keywords)
 
 
 def _dotted(name: str) -> ast.expr:
@@ -168,10 +181,14 @@ def _expr(e: E.Expr, ns) -> str:
     return ast.unparse(ast.fix_missing_locations(to_ast(e, ns)))
 
 
-def render_module(defs: list, ns: Namespace | None, header: list = ()) -> str:
-    """Several generated functions (and import lines) as one black-formatted module."""
+def render_module(defs: list, ns: Namespace | None, header=()) -> str:
+    """Several generated functions (and import lines) as one black-formatted module.
+
+    ``header`` (lines, or a function returning them once the body is rendered,
+    when rendering decides which helpers are needed) goes first.
+    """
     body = "\n\n".join(render_def(d, ns) for d in defs)
-    parts = list(header)
+    parts = list(header() if callable(header) else header)
     if ns is not None:
         parts.extend(f"import {m}" if alias == m else f"import {m} as {alias}" for m, alias in ns.imports.items())
     return format_source("\n".join(parts) + ("\n\n\n" if parts else "") + body)

@@ -232,12 +232,8 @@ CONTAINER_EXPRS = {
     "range": lambda a, b, s: E.Call("range", (a, b, s)),
     "pop": lambda xs: E.Method(xs, "pop", ()),
     "sum": lambda xs: E.Call("sum", (xs,)),
-    "argmax": lambda xs: E.Call(
-        "max", (E.Call("range", (E.Call("len", (xs,)),)),), (("key", E.Name(f"{xs.id}.__getitem__")),)
-    ),
-    "argmin": lambda xs: E.Call(
-        "min", (E.Call("range", (E.Call("len", (xs,)),)),), (("key", E.Name(f"{xs.id}.__getitem__")),)
-    ),
+    "argmax": lambda xs: E.Call("@argmax", (xs,)),
+    "argmin": lambda xs: E.Call("@argmin", (xs,)),
 }
 EFFECTS = ("setitem", "append")  # equations without outputs: they change a list
 
@@ -274,6 +270,9 @@ def prim_expr(eq: Eq, callee_name=None, rename=None) -> E.Expr:
         return CONTAINER_EXPRS[eq.prim](*args)
     if isinstance(eq.param, str):  # a runtime helper, called by the name the code used
         return E.Call(eq.param, args)
+    if eq.prim.startswith("numpy.") and isinstance(eq.param, tuple):  # keywords kept as written
+        n = len(args) - len(eq.param)
+        return E.Call(eq.prim, args[:n], tuple(zip(eq.param, args[n:])))
     if eq.prim in ("call", "custom"):
         return E.Call(callee_name(eq.param) if callee_name else eq.param.__name__, args)
     return E.Call(eq.prim, args)

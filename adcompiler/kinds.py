@@ -48,3 +48,30 @@ def containers(fn: Function, callee_kinds) -> frozenset:
                 found.update(a.name for a, c in zip(eq.ins, params) if c and isinstance(a, Var))
                 found.update(v.name for v, c in zip(eq.outs, outs) if c)
     return frozenset(found)
+
+
+ARITHMETIC = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "neg", "pos", "matmul", "getitem", "custom")
+NOT_ARRAYS = ("numpy.shape", "numpy.ndim", "numpy.size", "numpy.argsort", "numpy.argmax", "numpy.argmin")
+
+
+def arrays(fn: Function, array_params, callee_arrays) -> frozenset:
+    """Names holding NumPy arrays: made by NumPy, computed from arrays, or passed in as arrays.
+
+    ``callee_arrays(fn, arg_flags)`` gives which outputs of a callee are arrays when these arguments are.
+    """
+    eqs = [s for s in walk(fn.body) if isinstance(s, Eq)]
+    found: set = set(array_params)
+    size = -1
+    while size != len(found):
+        size = len(found)
+        for eq in eqs:
+            ins = [isinstance(a, Var) and a.name in found for a in eq.ins]
+            if eq.prim.startswith("numpy.") and eq.prim not in NOT_ARRAYS:
+                found.update(v.name for v in eq.outs)
+            elif eq.prim in ARITHMETIC + SAME and any(ins):
+                found.update(v.name for v in eq.outs)
+            elif eq.prim in SAME and any(v.name in found for v in eq.outs):
+                found.update(a.name for a in eq.ins if isinstance(a, Var))
+            elif eq.prim == "call" and any(ins):
+                found.update(v.name for v, on in zip(eq.outs, callee_arrays(eq.param, tuple(ins))) if on)
+    return frozenset(found)

@@ -30,12 +30,8 @@ class ListLowering:
         return value
 
     def subscript(self, node: ast.Subscript, hint):
-        if isinstance(node.slice, ast.Slice):
-            raise self.parsed.error(
-                node, "slicing a list", "copy with list(xs) or build the part in a loop with append"
-            )
         container = self.expr(node.value)
-        index = self.atom(self.expr(node.slice))
+        index = self.index(node.slice)
         if isinstance(container, tuple):
             if (
                 isinstance(index, Const)

@@ -97,6 +97,7 @@ class Namespace:
         self.namer = namer
         self.imports: dict[str, str] = {}  # module name -> alias that must be imported
         self.used: dict[str, str] = {}  # user global name -> the import line that binds it
+        self.helper = lambda name: name  # how runtime helpers are named (the program sets this)
 
     def module_alias(self, module: str) -> str:
         candidates = [n for n, v in self.globals.items() if isinstance(v, types.ModuleType) and v.__name__ == module]
@@ -110,6 +111,10 @@ class Namespace:
 
     def render(self, canonical: str) -> str:
         """The spelling of a canonical dotted name in generated code."""
+        if canonical.startswith("@"):  # a runtime helper the generated module defines
+            return self.helper(canonical[1:])
+        if canonical.startswith("numpy.linalg."):
+            return f"{self.module_alias('numpy')}.linalg.{canonical.rpartition('.')[2]}"
         module, dot, attr = canonical.rpartition(".")
         if not dot:
             return canonical

@@ -80,6 +80,7 @@ UNSUPPORTED = {
 }
 
 BINOPS = {
+    ast.MatMult: "matmul",
     ast.Add: "add",
     ast.Sub: "sub",
     ast.Mult: "mul",

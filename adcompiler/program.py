@@ -40,6 +40,7 @@ class Program:
         self.namers: dict = {}
         self.module = Namer(self.user_names, also=(self.local_names,), report=self.module_names)
         self.ns = Namespace(globals_, self.module)
+        self.ns.helper = self.helper
         self.specs: dict = {}  # (kind, fn, mask) -> name(s)
         self.queue: list = []
         self.generated: dict = {}
@@ -49,6 +50,8 @@ class Program:
         self._discard = None
         self._outputs: dict = {}
         self._kinds: dict = {}
+        self._arrays: dict = {}
+        self.array_params: dict = {}  # function -> its parameters that arrive as NumPy arrays
         self.helpers: dict = {}  # runtime helper -> its name in generated modules
 
     # ---- lowering -----------------------------------------------------------------
@@ -139,16 +142,39 @@ class Program:
             called = {e.func for d in defs for e in _calls(d.body)}
         out = []
         for name, alias in self.helpers.items():
-            if called is None or alias in called or any(alias in HELPERS[n] for n in ()):
+            if called is None or alias in called or "@" + name in called:
                 out.append(HELPERS[name].replace(f"def {name}(", f"def {alias}(").replace(f" {name}(", f" {alias}("))
         return out
 
     def kinds(self, fn) -> frozenset:
-        """The container-valued variables of ``fn`` (see ``kinds``)."""
+        """The list-valued variables of ``fn`` (see ``kinds``); arrays are not lists."""
         if fn not in self._kinds:
             self._kinds[fn] = frozenset()
-            self._kinds[fn] = kinds.containers(self.dupform(fn), self.callee_kinds)
+            self._kinds[fn] = kinds.containers(self.dupform(fn), self.callee_kinds) - self.arrays(fn)
         return self._kinds[fn]
+
+    def arrays(self, fn) -> frozenset:
+        """The NumPy-array-valued variables of ``fn``, given which parameters arrive as arrays."""
+        key = (fn, self.array_params.get(fn, frozenset()))
+        if key not in self._arrays:
+            self._arrays[key] = frozenset(key[1])
+            self._arrays[key] = kinds.arrays(self.dupform(fn), key[1], self.callee_arrays)
+        return self._arrays[key]
+
+    def callee_arrays(self, fn, flags) -> tuple:
+        """Which outputs of ``fn`` are arrays when the arguments flagged are (recorded for its own analysis)."""
+        f = self.dupform(fn)
+        self.array_params[fn] = self.array_params.get(fn, frozenset()) | {p for p, on in zip(f.params, flags) if on}
+        found = self.arrays(fn)
+        return tuple(isinstance(a, Var) and a.name in found for a in flatten(f.body[-1].value))
+
+    def arrays_of(self, function) -> frozenset:
+        fn = next(
+            f
+            for f, lowered in self.anf_cache.items()
+            if lowered.name == function.name and lowered.source is function.source
+        )
+        return self.arrays(fn)
 
     def callee_kinds(self, fn) -> tuple:
         """Which parameters and which outputs of ``fn`` are containers."""
@@ -164,7 +190,8 @@ class Program:
             if fn.__name__ in bound or bound:
                 self.primal_names[fn] = fn.__name__ if fn.__name__ in bound else sorted(bound)[0]
             else:
-                name = self.module.fresh(fn.__name__)
+                base = fn.__name__ if fn.__name__.isidentifier() else "rule"  # a lambda's name is <lambda>
+                name = self.module.fresh(base)
                 self.injected[name] = fn
                 self.primal_names[fn] = name
         return self.primal_names[fn]
@@ -257,7 +284,7 @@ class Program:
             key = ("stage", entry, stage, tuple(wrt))
             if key not in self.generated:
                 defs = self.build(entry, stage, wrt)
-                self.generated[key] = emit.render_module(defs, self.ns, self.helper_sources(defs))
+                self.generated[key] = emit.render_module(defs, self.ns, lambda: self.helper_sources(defs))
             return self.generated[key]
         self.anf(entry)
         order = [entry] + [f for f in self.anf_cache if f is not entry]

@@ -41,9 +41,9 @@ def gradient(fn: Function, name: str, active_params: tuple, program, namer: Name
     """
     s = Sweeps(fn, active_params, program, namer, seed=E.Num(1.0))
     grads = s.cotangents[0] if len(s.cotangents) == 1 else E.Tuple(tuple(s.cotangents))
-    guard = (
-        [Do(E.Call(program.helper("reject_ints"), tuple(E.Name(p) for p in active_params)))] if active_params else []
-    )
+    arrays = E.Num(bool(program.arrays_of(fn) & set(fn.params)))
+    check = E.Call(program.helper("reject_ints"), (arrays,) + tuple(E.Name(p) for p in active_params))
+    guard = [Do(check)] if active_params else []
     result = E.Tuple((s.value(), grads)) if with_value else grads
     body = guard + s.primal + s.adjoint + [Ret(result)]
     return Def(name, fn.params, tuple(atom(d) for d in fn.defaults), tuple(body), f"Gradient of {fn.name}.", fn.source)

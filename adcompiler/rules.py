@@ -19,7 +19,8 @@ from __future__ import annotations
 import builtins
 import math
 
-from .expr import Expr, Num, fn, gt, lt, ne, sum_exprs, where
+from . import rules_numpy as N
+from .expr import Call, Expr, Num, fn, gt, lt, ne, sum_exprs, where
 
 ONE = Num(1)
 MINUS_ONE = Num(-1)
@@ -111,6 +112,7 @@ PARTIALS = {
     "ne": (None, None),
     "not": (None,),
     "range": (None, None, None),
+    "slice": (None, None, None),
 }
 
 # Selections: the derivative follows the argument Python's max/min return.
@@ -122,6 +124,10 @@ REVERSE = {
     "max": lambda a, b, z, g: (where(gt(b, a), 0.0, g), where(gt(b, a), g, 0.0)),
     "min": lambda a, b, z, g: (where(lt(b, a), 0.0, g), where(lt(b, a), g, 0.0)),
 }
+
+PARTIALS.update(N.PARTIALS)
+FORWARD.update(N.FORWARD)
+REVERSE.update(N.REVERSE)
 
 # Python objects the user may call, and the primitive each one is.
 PRIMS = {getattr(math, name[5:]): name for name in PARTIALS if name.startswith("math.") and "/" not in name}
@@ -161,13 +167,25 @@ def key(prim: str, nargs: int) -> str:
 
 
 def has_rule(prim: str, nargs: int) -> bool:
-    return key(prim, nargs) in PARTIALS or prim in FORWARD
+    return (
+        key(prim, nargs) in PARTIALS
+        or prim in FORWARD
+        or prim in N.LINEAR
+        or prim in N.BILINEAR
+        or prim in N.REDUCE_EXTREME
+    )
 
 
 def differentiable_slots(prim: str, nargs: int) -> tuple:
     """For each argument, whether the output can depend on it differentiably."""
     if prim in FORWARD:
         return (True,) * nargs
+    if prim in N.LINEAR or prim in N.REDUCE_EXTREME:
+        return (True,) + (False,) * (nargs - 1)
+    if prim in N.BILINEAR:
+        return (True, True)
+    if prim in N.INACTIVE:
+        return (False,) * nargs
     return tuple(p is not None for p in PARTIALS[key(prim, nargs)])
 
 
@@ -175,6 +193,15 @@ def jvp(prim: str, args: list, out: Expr, tangents: list) -> Expr | None:
     """The output tangent, given argument tangents (``None`` = zero)."""
     if prim in FORWARD:
         return FORWARD[prim](*args, out, *tangents)
+    if prim in N.LINEAR:
+        return None if tangents[0] is None else Call(prim, (tangents[0],) + tuple(args[1:]))
+    if prim in N.BILINEAR:
+        a, b = args
+        da, db = tangents
+        apply = (lambda x, y: x @ y) if prim == "matmul" else (lambda x, y: Call(prim, (x, y)))
+        return sum_exprs([apply(da, b) if da is not None else None, apply(a, db) if db is not None else None])
+    if prim in N.REDUCE_EXTREME:
+        return None if tangents[0] is None else Call("@extreme_jvp", (tangents[0], args[0], out) + tuple(args[1:]))
     partials = PARTIALS[key(prim, len(args))]
     return sum_exprs(
         _scale(partial(*args, out), t)
@@ -187,6 +214,14 @@ def vjp(prim: str, args: list, out: Expr, g: Expr, active: list) -> list:
     """The cotangent of each argument (``None`` = zero or not wanted)."""
     if prim in REVERSE:
         return [c if a else None for c, a in zip(REVERSE[prim](*args, out, g), active, strict=True)]
+    if prim in N.LINEAR:
+        return [N.LINEAR[prim](g, args[0], out, *args[1:]) if active[0] else None] + [None] * (len(args) - 1)
+    if prim in N.BILINEAR:
+        return [rule(g, *args) if a else None for rule, a in zip(N.BILINEAR[prim], active, strict=True)]
+    if prim in N.REDUCE_EXTREME:
+        return [Call("@extreme_vjp", (g, args[0], out) + tuple(args[1:])) if active[0] else None] + [None] * (
+            len(args) - 1
+        )
     partials = PARTIALS[key(prim, len(args))]
     return [
         _scale(partial(*args, out), g) if partial is not None and a else None

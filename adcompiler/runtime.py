@@ -6,11 +6,29 @@ is small, plain Python in the supported subset.
 """
 
 HELPERS = {
-    "reject_ints": '''def reject_ints(*args):
+    "argmax": '''def argmax(xs):
+    """The index of the first largest element: the one max(xs) returns."""
+    best = 0
+    for k in range(1, len(xs)):
+        if xs[k] > xs[best]:
+            best = k
+    return best
+''',
+    "argmin": '''def argmin(xs):
+    """The index of the first smallest element: the one min(xs) returns."""
+    best = 0
+    for k in range(1, len(xs)):
+        if xs[k] < xs[best]:
+            best = k
+    return best
+''',
+    "reject_ints": '''def reject_ints(arrays_expected, *args):
     """Refuse to differentiate with respect to an int: the derivative would silently be of a float."""
     for k, a in enumerate(args):
         if type(a) is int:
             raise TypeError(f"cannot differentiate with respect to argument {k + 1}, the int {a!r}; pass a float ({float(a)!r})")
+        if type(a).__name__ == "ndarray" and not arrays_expected:
+            raise TypeError(f"argument {k + 1} is a NumPy array, but this gradient was generated for numbers; call it through the object adcompiler.differentiate returned")
 ''',
     "zeros_like": '''def zeros_like(x):
     """A zero with the structure of x: 0.0 for a number, a list of zeros for a list or tuple."""
@@ -45,4 +63,91 @@ HELPERS = {
 # Helpers are primitives when generated code is itself differentiated: what each makes or changes.
 MAKES = ("zeros_like", "like")  # return a new (shadow) structure
 CHANGES = ("add_into", "add_scalars_into")  # add their second argument into their first, in place
-INERT = ("reject_ints",)  # no derivative at all
+INERT = ("reject_ints", "argmax", "argmin")  # no derivative at all
+
+HELPERS.update(
+    {
+        "unbroadcast": '''def unbroadcast(g, x):
+    """Sum g down to the shape of x: the adjoint of NumPy broadcasting x up to g's shape."""
+    shape = getattr(x, "shape", ())
+    if getattr(g, "shape", ()) == shape:
+        return g
+    if not shape:
+        return g.sum()
+    while g.ndim > len(shape):
+        g = g.sum(axis=0)
+    for axis, n in enumerate(shape):
+        if n == 1 and g.shape[axis] != 1:
+            g = g.sum(axis=axis, keepdims=True)
+    return g
+''',
+        "unreduce": '''def unreduce(g, x, axis=None, keepdims=False):
+    """Spread g, a reduction of x over axis, back over x's shape (the adjoint of sum)."""
+    import numpy
+
+    if axis is not None and not keepdims:
+        g = numpy.expand_dims(g, axis)
+    return numpy.broadcast_to(g, numpy.shape(x))
+''',
+        "scatter_add": '''def scatter_add(d, x, index, g):
+    """The adjoint d of x with g added at x[index]; repeated indices accumulate, as numpy.add.at does."""
+    import numpy
+
+    if not isinstance(d, numpy.ndarray) or d.shape != numpy.shape(x):
+        d = numpy.zeros(numpy.shape(x), dtype=numpy.result_type(x, numpy.float32) if numpy.ndim(x) else float) + d
+    numpy.add.at(d, index, g)
+    return d
+''',
+    }
+)
+
+HELPERS.update(
+    {
+        "array_like": '''def array_like(d, x):
+    """The cotangent d of the array x as an array of x's shape (d may be the number 0.0)."""
+    import numpy
+
+    if isinstance(d, numpy.ndarray) and d.shape == numpy.shape(x):
+        return d
+    return numpy.zeros(numpy.shape(x), dtype=numpy.result_type(x, numpy.float32)) + d
+''',
+        "matmul_vjp_a": '''def matmul_vjp_a(g, a, b):
+    """The cotangent of a in a @ b (or numpy.dot(a, b)) for vectors, matrices and numbers."""
+    import numpy
+
+    if numpy.ndim(a) == 0 or numpy.ndim(b) == 0:
+        return numpy.sum(g * b) if numpy.ndim(a) == 0 else g * b
+    if numpy.ndim(b) == 1:
+        return numpy.outer(g, b) if numpy.ndim(a) == 2 else g * b
+    if numpy.ndim(a) == 1:
+        return numpy.dot(b, g)
+    return numpy.dot(g, numpy.swapaxes(b, -1, -2))
+''',
+        "matmul_vjp_b": '''def matmul_vjp_b(g, a, b):
+    """The cotangent of b in a @ b (or numpy.dot(a, b)) for vectors, matrices and numbers."""
+    import numpy
+
+    if numpy.ndim(a) == 0 or numpy.ndim(b) == 0:
+        return numpy.sum(g * a) if numpy.ndim(b) == 0 else g * a
+    if numpy.ndim(a) == 1:
+        return numpy.outer(a, g) if numpy.ndim(b) == 2 else g * a
+    return numpy.dot(numpy.swapaxes(a, -1, -2), g)
+''',
+        "extreme_jvp": '''def extreme_jvp(dx, x, z, axis=None, keepdims=False):
+    """Tangent of max/min over axis: the mean of the tangents at the extreme entries (ties share)."""
+    import numpy
+
+    zz = z if keepdims or axis is None else numpy.expand_dims(z, axis)
+    mask = x == zz
+    return numpy.sum(dx * mask, axis=axis, keepdims=keepdims) / numpy.sum(mask, axis=axis, keepdims=keepdims)
+''',
+        "extreme_vjp": '''def extreme_vjp(g, x, z, axis=None, keepdims=False):
+    """Cotangent of max/min over axis: g shared equally among the extreme entries."""
+    import numpy
+
+    expand = (lambda v: v) if keepdims or axis is None else (lambda v: numpy.expand_dims(v, axis))
+    mask = x == expand(z)
+    return mask * expand(g) / numpy.sum(mask, axis=axis, keepdims=True)
+''',
+    }
+)

@@ -57,6 +57,7 @@ class Sweeps:
     def __init__(self, fn, active_params: tuple, program, namer, seed=None, split=False):
         self.fn, self.program, self.namer, self.split = fn, program, namer, split
         self.containers = program.kinds_of(fn)
+        self.arrays = program.arrays_of(fn)
         self.act = active(fn, active_params, program.callee_outputs, self.containers)
         self.shadow: dict = {}  # container variable -> its shadow list of adjoints
         self.shared: dict = {}  # dup copy of a container -> the variable whose shadow it shares
@@ -151,6 +152,8 @@ class Sweeps:
                 if p in self.act
                 else E.Call(self.program.helper("zeros_like"), (E.Name(p),))
             )
+        if p in self.arrays:
+            return E.Call("@array_like", (self.adjoint_of(p) or E.Num(0.0), E.Name(p)))
         return self.adjoint_of(p) or E.Num(0.0)
 
     def adjoint_of(self, name: str):
@@ -161,7 +164,10 @@ class Sweeps:
         if c is None or not isinstance(var, Var) or var.name not in self.act:
             return
         if var.name in self.acc:
-            out.append(AugAssign(self.acc[var.name], "+", c, line))
+            if var.name in self.arrays:  # never in place: the adjoint array may be shared
+                out.append(Assign((self.acc[var.name],), E.Name(self.acc[var.name]) + c, line))
+            else:
+                out.append(AugAssign(self.acc[var.name], "+", c, line))
             return
         assert var.name not in self.adj, f"{var.name} used twice in dup form"
         if isinstance(c, (E.Name, E.Num)) and not copy:
@@ -285,6 +291,8 @@ class Sweeps:
                 self.contribute(eq.ins[0], E.Name(self.acc[slot]), eq.line, out, copy=True)
                 out.append(Assign((self.acc[slot],), E.Num(0.0), eq.line))
             return out
+        if eq.prim == "getitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in self.arrays:
+            return self.array_getitem_adjoint(eq)
         if eq.prim in CONTAINER_ADJOINTS:
             return self.container_adjoint(eq)
         if eq.prim == "call":
@@ -304,7 +312,30 @@ class Sweeps:
         else:
             args = [self.ref(a) for a in eq.ins]
             for a, c in zip(eq.ins, rules.vjp(eq.prim, args, E.Name(eq.outs[0].name), gs[0], list(mask)), strict=True):
-                self.contribute(a, c, eq.line, out)
+                self.contribute(a, self.unbroadcast(eq, a, c), eq.line, out)
+        return out
+
+    def unbroadcast(self, eq: Eq, a, c):
+        """An array result's cotangent, summed back to the shape of an argument NumPy broadcast."""
+        if c is None or eq.prim not in BROADCASTING or eq.outs[0].name not in self.arrays or not isinstance(a, Var):
+            return c
+        if a.name in self.arrays:
+            return E.Call("@unbroadcast", (c, self.ref(a)))
+        return E.Call("numpy.sum", (c,))
+
+    def array_getitem_adjoint(self, eq: Eq) -> list:
+        """``x[index]`` of an array: the cotangent is scattered back, repeated indices adding up."""
+        out: list = []
+        g = self.adjoint_of(eq.outs[0].name)
+        x = eq.ins[0]
+        if g is None or not (isinstance(x, Var) and x.name in self.act):
+            return out
+        current = E.Name(self.acc[x.name]) if x.name in self.acc else E.Num(0.0)
+        value = E.Call("@scatter_add", (current, self.ref(x), self.ref(eq.ins[1]), g))
+        if x.name in self.acc:
+            out.append(Assign((self.acc[x.name],), value, eq.line))
+        else:
+            self.contribute(x, value, eq.line, out)
         return out
 
     def helper_adjoint(self, eq: Eq) -> list:
@@ -551,6 +582,8 @@ class Sweeps:
 
 
 HELPERS = ("zeros_like", "like", "add_into", "add_scalars_into", "reject_ints")
+BROADCASTING = ("add", "sub", "mul", "truediv", "pow", "mod", "numpy.arctan2", "numpy.hypot", "numpy.power")
+BROADCASTING += ("numpy.logaddexp", "numpy.maximum", "numpy.minimum", "numpy.where", "numpy.clip")
 CONTAINER_ADJOINTS = (
     "pop",
     "getitem",

@@ -214,7 +214,7 @@ def newton_sqrt_plain(a):
 
 def rational(x, y):
     """Operators only (** and /): the complex step applies."""
-    return (x**3 - 2.0 * x * y + y**2) / (1.0 + x**2) + y ** 4 / 3.0
+    return (x**3 - 2.0 * x * y + y**2) / (1.0 + x**2) + y**4 / 3.0
 
 
 def rational_list(xs):
@@ -231,3 +231,41 @@ def trig(x, y):
 
 def vec_out(x, y):
     return x * y, x / y, x**2 - y
+
+
+def logsumexp_loopmax(xs):
+    """log-sum-exp with the shift found by two-argument max in a loop."""
+    m = xs[0]
+    for x in xs:
+        m = max(m, x)
+    s = 0.0
+    for x in xs:
+        s += math.exp(x - m)
+    return m + math.log(s)
+
+
+def scale_target(x, c):
+    """x * c; given a rule that records the tangents it is passed."""
+    return x * c
+
+
+def uses_scale(x, c):
+    return scale_target(x * x, c) + c
+
+
+def lambda_rule_target(x):
+    """3 x; given rules written as lambdas."""
+    return 3.0 * x
+
+
+def uses_lambda_rule(x):
+    return lambda_rule_target(x) * x / x
+
+
+def helper_poly(x, y):
+    return x * math.sin(y) + y * y
+
+
+def calls_helper(a, b):
+    """A scalar function that calls another user function."""
+    return helper_poly(a, b) * a

@@ -31,7 +31,7 @@ def _format(summary):
 
 def test_fuzz_ci_run():
     """A CI-sized campaign: no mismatches, no crashes, no refusals of the supported subset."""
-    s = fuzz.run(CI_PROGRAMS, CI_SEED, points=2, config=fuzz.SMALL)
+    s = fuzz.run(CI_PROGRAMS, CI_SEED, points=2, stage_every=2, config=fuzz.SMALL)
     assert s.programs == CI_PROGRAMS
     assert s.points_checked >= CI_PROGRAMS, _format(s)  # most points are away from kinks
     assert s.mismatches == 0 and s.crashes == 0 and s.refusals == 0, _format(s)

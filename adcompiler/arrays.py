@@ -1,0 +1,112 @@
+"""Lowering of NumPy: the array half of ``anf``.
+
+A NumPy function is a primitive named by its canonical path (``numpy.sum``),
+whatever alias the user imported it under; its arguments are put in one
+positional order (``rules_numpy.SIGNATURES``), so ``x.sum(axis=0)``,
+``np.sum(x, 0)`` and ``numpy.sum(x, axis=0)`` lower alike.  Methods and
+attributes of arrays (``x.T``, ``x.reshape(2, 3)``, ``x.shape``) become the
+same primitives.  Slices and index tuples are values of their own (``slice``,
+``tuple``), so ``A[:, 0]`` is one ``getitem``.  NumPy is imported here only
+when the user's code refers to it.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+
+from . import rules_numpy as N
+from .ir import Const
+
+_CANONICAL: dict = {}
+
+
+def numpy_name(obj) -> str | None:
+    """The canonical name of a NumPy function, or None for anything else."""
+    numpy = sys.modules.get("numpy")
+    if numpy is None:
+        return None
+    if not _CANONICAL:
+        names = set(N.SIGNATURES) | set(N.INACTIVE) | {f"numpy.{c}" for c in N.CONSTRUCTORS}
+        for canonical in names:
+            target = numpy
+            for part in canonical.split(".")[1:]:
+                target = getattr(target, part, None)
+            if target is not None:
+                _CANONICAL.setdefault(id(target), canonical)
+    try:
+        return _CANONICAL.get(id(obj))
+    except TypeError:
+        return None
+
+
+class ArrayLowering:
+    """Methods of ``anf._Lowering`` for NumPy; see the module docstring."""
+
+    def numpy_call(self, node: ast.Call, prim: str, hint, receiver=None):
+        """A NumPy function call (or method call, with ``receiver`` the array)."""
+        args = ([receiver] if receiver is not None else []) + [self.array_arg(a) for a in node.args]
+        keywords = {k.arg: self.array_arg(k.value) for k in node.keywords}
+        signature = N.SIGNATURES.get(prim)
+        if signature is None:  # a constructor or an inactive query: keep the call as written
+            if keywords:
+                return self.apply(prim, args + list(keywords.values()), hint, param=tuple(keywords))
+            return self.apply(prim, args, hint)
+        if prim == "numpy.reshape" and receiver is not None and len(args) > 2:
+            args = [args[0], self.apply("tuple", args[1:], None)]
+        values = []
+        for i, (name, default) in enumerate(signature):
+            if i < len(args):
+                values.append(args[i])
+            elif name in keywords:
+                values.append(keywords.pop(name))
+            elif default is not None:
+                values.append(Const(default.value))
+            else:
+                raise self.parsed.error(node, f"{ast.unparse(node.func)} without its argument {name!r}", f"pass {name}")
+        if keywords or len(args) > len(signature):
+            extra = ", ".join(keywords) or f"{len(args)} arguments"
+            raise self.parsed.error(
+                node,
+                f"{ast.unparse(node.func)} with {extra}",
+                "use the arguments adcompiler knows: " + ", ".join(n for n, _ in signature),
+            )
+        return self.apply(prim, values, hint)
+
+    def array_arg(self, node):
+        """An argument of a NumPy call: tuples (shapes, axes) become tuple values."""
+        return self.element(self.expr(node))
+
+    def method_call(self, node: ast.Call, hint):
+        """``x.sum(...)``, ``x.reshape(...)``, ``x.dot(y)``, ... on a local array."""
+        name = node.func.attr
+        if name not in N.METHODS:
+            raise self.parsed.error(
+                node,
+                f"the method .{name}() of a local value",
+                "use .sum .mean .max .min .reshape .ravel .dot .copy .transpose .T or the numpy function",
+            )
+        return self.numpy_call(node, N.METHODS[name], hint, receiver=self.element(self.expr(node.func.value)))
+
+    def attribute(self, node: ast.Attribute, hint):
+        """``x.T``, ``x.shape``, ``x.ndim``, ``x.size`` of a local array."""
+        if node.attr not in N.ATTRIBUTES:
+            raise self.parsed.error(node, f"the attribute .{node.attr} of a local value", "use .T .shape .ndim .size")
+        value = self.element(self.expr(node.value))
+        prim = N.ATTRIBUTES[node.attr]
+        args = [value, Const(None)] if prim == "numpy.transpose" else [value]
+        return self.apply(prim, args, hint)
+
+    def index(self, node):
+        """An index: a number, a slice, None (a new axis), an array, or a tuple of these."""
+        if isinstance(node, ast.Slice):
+            parts = [
+                self.atom(self.expr(p)) if p is not None else Const(None) for p in (node.lower, node.upper, node.step)
+            ]
+            return self.apply("slice", parts, None)
+        if isinstance(node, ast.Tuple):
+            return self.apply("tuple", [self.index(e) for e in node.elts], None)
+        return self.element(self.expr(node))
+
+
+__all__ = ["ArrayLowering", "numpy_name"]

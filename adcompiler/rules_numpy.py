@@ -1,0 +1,192 @@
+"""Derivative rules for NumPy: the array half of the rule table, one line per primitive.
+
+Elementwise functions use ``PARTIALS`` exactly like ``math`` (their partials
+are written with NumPy functions, so they work elementwise); everything whose
+derivative is not elementwise (reductions, products, shape changes, indexing)
+has a ``FORWARD`` rule (it is linear, so the tangent goes through the same
+operation) and a ``REVERSE`` rule.  Reverse mode sums cotangents back over
+broadcast axes (``unbroadcast``) wherever arrays of different shapes meet.
+
+``SIGNATURES`` normalises each call to one positional form, so ``np.sum(x,
+axis=0)``, ``np.sum(x, 0)`` and ``x.sum(0)`` are one primitive with the same
+arguments.  Constructors (``zeros``, ``arange``, ...) are constants.
+"""
+
+from __future__ import annotations
+
+from .expr import Call, Num, Subscript, compare, fn, gt, lt, where
+
+np_ = lambda name: fn("numpy." + name)  # noqa: E731
+cos, sin, exp, log, sqrt, sign = (np_(n) for n in ("cos", "sin", "exp", "log", "sqrt", "sign"))
+cosh, sinh, logical_and = np_("cosh"), np_("sinh"), np_("logical_and")
+npwhere, transpose, reshape, shape_of = np_("where"), np_("transpose"), np_("reshape"), np_("shape")
+
+
+def _h(name):
+    """A runtime helper, spelt through the program that emits it (see ``rules.helper_call``)."""
+    return lambda *args: Call("@" + name, tuple(args))
+
+
+unreduce, matmul_vjp_a, matmul_vjp_b = _h("unreduce"), _h("matmul_vjp_a"), _h("matmul_vjp_b")
+
+UNARY = {
+    "sin": lambda x, z: cos(x),
+    "cos": lambda x, z: -sin(x),
+    "tan": lambda x, z: 1 + z * z,
+    "arcsin": lambda x, z: 1 / sqrt(1 - x * x),
+    "arccos": lambda x, z: -1 / sqrt(1 - x * x),
+    "arctan": lambda x, z: 1 / (1 + x * x),
+    "sinh": lambda x, z: cosh(x),
+    "cosh": lambda x, z: sinh(x),
+    "tanh": lambda x, z: 1 - z * z,
+    "exp": lambda x, z: z,
+    "expm1": lambda x, z: z + 1,
+    "log": lambda x, z: 1 / x,
+    "log1p": lambda x, z: 1 / (1 + x),
+    "log2": lambda x, z: 1 / (x * Num(0.6931471805599453)),
+    "log10": lambda x, z: 1 / (x * Num(2.302585092994046)),
+    "sqrt": lambda x, z: 0.5 / z,
+    "square": lambda x, z: 2 * x,
+    "abs": lambda x, z: sign(x),
+    "absolute": lambda x, z: sign(x),
+    "negative": lambda x, z: Num(-1),
+    "positive": lambda x, z: Num(1),
+}
+ZERO_UNARY = ("sign", "floor", "ceil", "round", "rint", "trunc")
+CONSTRUCTORS = (
+    "zeros",
+    "ones",
+    "zeros_like",
+    "ones_like",
+    "full",
+    "full_like",
+    "arange",
+    "eye",
+    "identity",
+    "linspace",
+    "empty",
+)
+
+PARTIALS = {f"numpy.{name}": (rule,) for name, rule in UNARY.items()}
+PARTIALS.update({f"numpy.{name}": (None,) for name in ZERO_UNARY})
+PARTIALS.update(
+    {
+        "numpy.arctan2": (lambda y, x, z: x / (x * x + y * y), lambda y, x, z: -y / (x * x + y * y)),
+        "numpy.hypot": (lambda x, y, z: x / z, lambda x, y, z: y / z),
+        "numpy.power": (lambda x, y, z: y * x ** (y - 1), lambda x, y, z: z * log(npwhere(gt(x, 0), x, 1.0))),
+        "numpy.logaddexp": (lambda a, b, z: exp(a - z), lambda a, b, z: exp(b - z)),
+        "numpy.copy": (lambda x, z: Num(1),),
+        "numpy.array": (lambda x, z: Num(1),),
+        "numpy.asarray": (lambda x, z: Num(1),),
+        "numpy.clip": (
+            lambda x, lo, hi, z: npwhere(logical_and(compare(">=", x, lo), compare("<=", x, hi)), 1.0, 0.0),
+            lambda x, lo, hi, z: npwhere(lt(x, lo), 1.0, 0.0),
+            lambda x, lo, hi, z: npwhere(gt(x, hi), 1.0, 0.0),
+        ),
+    }
+)
+
+# Selections: the derivative follows the value selected (the first argument on a tie).
+FORWARD = {
+    "numpy.maximum": lambda a, b, z, da, db: npwhere(gt(b, a), db or 0.0, da or 0.0),
+    "numpy.minimum": lambda a, b, z, da, db: npwhere(lt(b, a), db or 0.0, da or 0.0),
+    "numpy.where": lambda c, a, b, z, dc, da, db: npwhere(c, da or 0.0, db or 0.0),
+    "numpy.linalg.norm": lambda x, z, dx: np_("sum")(x * dx) / z,
+}
+REVERSE = {
+    "numpy.maximum": lambda a, b, z, g: (npwhere(gt(b, a), 0.0, g), npwhere(gt(b, a), g, 0.0)),
+    "numpy.minimum": lambda a, b, z, g: (npwhere(lt(b, a), 0.0, g), npwhere(lt(b, a), g, 0.0)),
+    "numpy.where": lambda c, a, b, z, g: (None, npwhere(c, g, 0.0), npwhere(c, 0.0, g)),
+    "numpy.linalg.norm": lambda x, z, g: (g * x / z,),
+}
+
+# Linear in their first argument (the rest are static: axes, shapes): tangent = same op on the tangent.
+LINEAR = {
+    "numpy.sum": lambda g, x, z, axis, keepdims: unreduce(g, x, axis, keepdims),
+    "numpy.mean": lambda g, x, z, axis, keepdims: unreduce(g, x, axis, keepdims)
+    * (Call("numpy.size", (z,)) / Call("numpy.size", (x,))),
+    "numpy.transpose": lambda g, x, z, axes: (
+        transpose(g, Call("numpy.argsort", (axes,)))
+        if not (isinstance(axes, Num) and axes.value is None)
+        else transpose(g)
+    ),
+    "numpy.reshape": lambda g, x, z, newshape: reshape(g, shape_of(x)),
+    "numpy.ravel": lambda g, x, z: reshape(g, shape_of(x)),
+    "numpy.expand_dims": lambda g, x, z, axis: reshape(g, shape_of(x)),
+    "numpy.squeeze": lambda g, x, z, axis: reshape(g, shape_of(x)),
+    "numpy.swapaxes": lambda g, x, z, a1, a2: np_("swapaxes")(g, a1, a2),
+    "numpy.broadcast_to": lambda g, x, z, shape: Call("@unbroadcast", (g, x)),
+    "numpy.cumsum": lambda g, x, z, axis: np_("flip")(np_("cumsum")(np_("flip")(g, axis), axis), axis),
+    "numpy.trace": lambda g, x, z: g * np_("eye")(Subscript(shape_of(x), Num(0)), Subscript(shape_of(x), Num(1))),
+    "numpy.diag": lambda g, x, z: np_("diag")(g),
+}
+# Bilinear: the tangent is op(da, b) + op(a, db).
+BILINEAR = {
+    "numpy.dot": (lambda g, a, b: matmul_vjp_a(g, a, b), lambda g, a, b: matmul_vjp_b(g, a, b)),
+    "numpy.matmul": (lambda g, a, b: matmul_vjp_a(g, a, b), lambda g, a, b: matmul_vjp_b(g, a, b)),
+    "matmul": (lambda g, a, b: matmul_vjp_a(g, a, b), lambda g, a, b: matmul_vjp_b(g, a, b)),  # a @ b
+    "numpy.inner": (lambda g, a, b: g * b, lambda g, a, b: g * a),
+    "numpy.outer": (lambda g, a, b: Call("numpy.dot", (g, b)), lambda g, a, b: Call("numpy.dot", (a, g))),
+}
+REDUCE_EXTREME = ("numpy.max", "numpy.min", "numpy.amax", "numpy.amin")
+
+# One positional form per primitive: parameter names, with defaults for the optional ones.
+SIGNATURES = {f"numpy.{name}": (("x", None),) for name in list(UNARY) + list(ZERO_UNARY)}
+SIGNATURES.update(
+    {
+        "numpy.arctan2": (("x1", None), ("x2", None)),
+        "numpy.hypot": (("x1", None), ("x2", None)),
+        "numpy.power": (("x1", None), ("x2", None)),
+        "numpy.logaddexp": (("x1", None), ("x2", None)),
+        "numpy.maximum": (("x1", None), ("x2", None)),
+        "numpy.minimum": (("x1", None), ("x2", None)),
+        "numpy.where": (("condition", None), ("x", None), ("y", None)),
+        "numpy.clip": (("a", None), ("a_min", None), ("a_max", None)),
+        "numpy.linalg.norm": (("x", None),),
+        "numpy.copy": (("a", None),),
+        "numpy.array": (("object", None),),
+        "numpy.asarray": (("a", None),),
+        "numpy.sum": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
+        "numpy.mean": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
+        "numpy.max": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
+        "numpy.min": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
+        "numpy.amax": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
+        "numpy.amin": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
+        "numpy.transpose": (("a", None), ("axes", Num(None))),
+        "numpy.reshape": (("a", None), ("newshape", None)),
+        "numpy.ravel": (("a", None),),
+        "numpy.expand_dims": (("a", None), ("axis", None)),
+        "numpy.squeeze": (("a", None), ("axis", Num(None))),
+        "numpy.swapaxes": (("a", None), ("axis1", None), ("axis2", None)),
+        "numpy.broadcast_to": (("array", None), ("shape", None)),
+        "numpy.cumsum": (("a", None), ("axis", Num(None))),
+        "numpy.trace": (("a", None),),
+        "numpy.diag": (("v", None),),
+        "numpy.dot": (("a", None), ("b", None)),
+        "numpy.matmul": (("x1", None), ("x2", None)),
+        "numpy.inner": (("a", None), ("b", None)),
+        "numpy.outer": (("a", None), ("b", None)),
+    }
+)
+# Methods of arrays that are these primitives (x.sum(...) is numpy.sum(x, ...)).
+METHODS = {
+    "sum": "numpy.sum",
+    "mean": "numpy.mean",
+    "max": "numpy.max",
+    "min": "numpy.min",
+    "reshape": "numpy.reshape",
+    "ravel": "numpy.ravel",
+    "flatten": "numpy.ravel",
+    "dot": "numpy.dot",
+    "copy": "numpy.copy",
+    "transpose": "numpy.transpose",
+    "squeeze": "numpy.squeeze",
+    "cumsum": "numpy.cumsum",
+    "trace": "numpy.trace",
+    "clip": "numpy.clip",
+    "swapaxes": "numpy.swapaxes",
+}
+ATTRIBUTES = {"T": "numpy.transpose", "shape": "numpy.shape", "ndim": "numpy.ndim", "size": "numpy.size"}
+INACTIVE = ("numpy.shape", "numpy.ndim", "numpy.size", "numpy.argsort", "numpy.argmax", "numpy.argmin") + tuple(
+    f"numpy.{c}" for c in CONSTRUCTORS
+)
