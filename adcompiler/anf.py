@@ -473,7 +473,7 @@ class _Lowering(ListLowering, ArrayLowering):
             raise self.parsed.error(
                 node,
                 f"{text}, which has no derivative rule",
-                f"call only math functions, abs/min/max/pow/round/int/float and your own Python functions",
+                "give it rules with adcompiler.defrule(fn, jvp=..., vjp=...), or call only math/NumPy functions adcompiler knows, abs/min/max/pow/round/int/float and your own Python functions",
                 MissingRuleError,
             )
         if node.keywords:
@@ -581,7 +581,7 @@ def _shaped_hints(shape, hint) -> list:
     return [h for s, part in zip(shape, parts, strict=True) for h in _shaped_hints(s, part)]
 
 
-HELPER_PRIMS = MAKES + CHANGES + INERT
+HELPER_PRIMS = MAKES + CHANGES + INERT + tuple(rules.HELPER_RULES)
 
 
 def _reversed_range(it):

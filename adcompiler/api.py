@@ -117,6 +117,11 @@ class Differentiable:
                 raise TypeError(
                     f"{self.fn.__name__}: cannot differentiate with respect to {self.params[i]}={values[i]!r}, an integer; pass a float ({float(values[i])!r})"
                 )
+            kind = getattr(getattr(values[i], "dtype", None), "kind", "f")
+            if kind in "iub":
+                raise TypeError(
+                    f"{self.fn.__name__}: cannot differentiate with respect to {self.params[i]}, an array of {values[i].dtype}; convert it with .astype(float)"
+                )
         return values
 
     def _require_scalar(self, what: str) -> None:
@@ -182,6 +187,12 @@ def _generated(fn):
 
 def _mismatch(value, tangent, where="") -> str:
     """Why ``tangent`` cannot be a tangent of ``value`` (lists must match in length and nesting), or ""."""
+    shape = getattr(value, "shape", None)
+    if shape is not None and not isinstance(value, (list, tuple)):
+        other = getattr(tangent, "shape", ())
+        if tuple(other) != tuple(shape) and not (isinstance(tangent, (int, float)) and tangent == 0):
+            return f"{where or 'it'} has shape {tuple(shape)} but the tangent has shape {tuple(other)}"
+        return ""
     if isinstance(value, (list, tuple)):
         if not isinstance(tangent, (list, tuple)) and not hasattr(tangent, "shape"):
             return f"{where or 'it'} is a {type(value).__name__} of {len(value)} but the tangent is {type(tangent).__name__}"

@@ -179,6 +179,8 @@ class Gen:
             k = 0.5 if f >= 0.5 else 0.1 if f >= 0.1 else 0.01
             if b * k <= cap:
                 return f"{k} * ({src})", b * k
+        if len(src) > 40:  # never duplicate long expressions: sizes would grow exponentially
+            return f"math.tanh({src})", 1.0
         return f"({src}) / (1.0 + abs({src}))", 1.0
 
     def fit(self, src: str, b: float, cap: float) -> tuple[str, float]:
@@ -268,7 +270,7 @@ class Gen:
             (a, ba), (b, bb) = sub(), sub()
             den = rng.choice(
                 [
-                    (f"(1.0 + {b} * {b})", 1.0),
+                    (f"(1.0 + ({b}) ** 2)" if len(b) > 30 else f"(1.0 + {b} * {b})", 1.0),
                     (f"(2.0 + math.sin({b}))", 1.0),
                     (f"(1.5 + math.tanh({b}))", 0.5),
                     (f"(1.0 + abs({b}))", 1.0),
@@ -279,7 +281,7 @@ class Gen:
             a, ba = sub()
             k = rng.choice([2, 2, 3, -1, -2])
             if k < 0:
-                return f"(1.0 + {a} * {a}) ** {k}", 1.0
+                return f"(1.0 + ({a}) ** 2) ** {k}", 1.0
             a, ba = self.fit(a, ba, 2.0)
             if self.chance(0.2):
                 return f"pow({a}, {k})", ba**k
@@ -287,11 +289,11 @@ class Gen:
         if r < 0.50:
             (a, ba), (b, bb) = sub(), sub()
             b, bb = self.fit(b, bb, 2.0)
-            base = rng.choice(["(1.2 + math.sin({}))", "(1.0 + {} * {})", "(0.5 + math.exp(math.tanh({})))"])
+            base = rng.choice(["(1.2 + math.sin({}))", "(1.0 + ({}) ** 2)", "(0.5 + math.exp(math.tanh({})))"])
             a2, _ = self.fit(a, ba, 1.0)
-            basesrc = base.format(a2, a2)
+            basesrc = base.format(a2)
             bound = {0: 2.2, 1: 2.0, 2: 3.3}[["(1.2", "(1.0", "(0.5"].index(base[:4])] ** bb
-            if "1.0 + {}" in base:
+            if "1.0 + ({})" in base:
                 bound = 2.0**bb  # (1 + a*a) <= 2 after fitting a to 1
             if self.chance(0.3):
                 return f"math.pow({basesrc}, {b})", bound
@@ -315,12 +317,14 @@ class Gen:
             if fn == "log":
                 a, ba = self.fit(a, ba, 10.0)
                 if self.chance(0.2):
-                    return f"math.log(1.0 + {a} * {a}, 2.0)", 7.0
-                return f"math.log(1.0 + {a} * {a})", math.log(1 + ba * ba)
+                    return f"math.log(1.0 + ({a}) ** 2, 2.0)", 7.0
+                return f"math.log(1.0 + {a} * {a})" if len(a) < 30 else f"math.log(1.0 + ({a}) ** 2)", math.log(
+                    1 + ba * ba
+                )
             if fn == "log1p":
                 return f"math.log1p(abs({a}))", math.log1p(ba)
             if fn == "sqrt":
-                return f"math.sqrt(1.0 + {a} * {a})", math.sqrt(1 + ba * ba)
+                return f"math.sqrt(1.0 + ({a}) ** 2)", math.sqrt(1 + ba * ba)
             return (f"abs({a})" if self.chance(0.7) else f"math.fabs({a})"), ba
         if r < 0.80:
             (a, ba), (b, bb) = sub(), sub()

@@ -22,10 +22,12 @@ def _numpy():
     return numpy
 
 
-def leaves(value) -> list:
-    """The scalars of a nested list/tuple structure, left to right."""
+def leaves(value, split_arrays=True) -> list:
+    """The scalars of a nested list/tuple/array structure, left to right (arrays whole if not split)."""
     if isinstance(value, (list, tuple)):
-        return [x for v in value for x in leaves(v)]
+        return [x for v in value for x in leaves(v, split_arrays)]
+    if split_arrays and _is_array(value):
+        return list(value.ravel())
     return [value]
 
 
@@ -34,7 +36,23 @@ def rebuild(like, items):
     if isinstance(like, (list, tuple)):
         out = [rebuild(v, items) for v in like]
         return tuple(out) if isinstance(like, tuple) else out
+    if _is_array(like):
+        np = _numpy()
+        return np.array([next(items) for _ in range(like.size)], dtype=float).reshape(like.shape)
     return next(items)
+
+
+def _is_array(value) -> bool:
+    return type(value).__name__ == "ndarray"
+
+
+def _directions(d: Differentiable, args: tuple):
+    """One tangent tuple per input scalar (unit vectors), for arguments that hold arrays."""
+    values = [args[i] for i in d._positions]
+    n = sum(len(leaves(v)) for v in values)
+    for k in range(n):
+        items = iter([1.0 if j == k else 0.0 for j in range(n)])
+        yield tuple(rebuild(v, items) for v in values)
 
 
 def _as_differentiable(f, wrt) -> Differentiable:
@@ -69,9 +87,14 @@ def jacobian(f, wrt=None, mode="auto"):
         value = d.fn(*args)
         m = len(leaves(value))
         if mode == "forward" or (mode == "auto" and n <= m):
+            if any(_is_array(args[i]) for i in d._positions):  # array code: one direction per pass
+                columns = [[float(t) for t in leaves(d.jvp(args, ts)[1])] for ts in _directions(d, args)]
+                return np.array(columns, dtype=float).reshape(n, m).T
             tangents, _ = _basis_tangents(d, args, np)
             _, out = d.jvp(args, tangents)
-            return np.array([np.broadcast_to(np.asarray(t, dtype=float), (n,)) for t in leaves(out)]).reshape(m, n)
+            return np.array([np.broadcast_to(np.asarray(t, dtype=float), (n,)) for t in leaves(out, False)]).reshape(
+                m, n
+            )
         rows = []
         for k in range(m):
             ct = rebuild(value, iter(1.0 if j == k else 0.0 for j in range(m)))
@@ -100,9 +123,14 @@ def hessian(f, wrt=None):
         np = _numpy()
         args = d._bind(args)
         r = _reverse_differentiable(d)
+        if any(_is_array(args[i]) for i in d._positions):  # array code: one direction per pass
+            rows = [[float(t) for t in leaves(list(r.jvp(args + (1.0,), ts)[1][1]))] for ts in _directions(d, args)]
+            return np.array(rows, dtype=float)
         tangents, n = _basis_tangents(d, args, np)
         _, (_, dcts) = r.jvp(args + (1.0,), tangents)
-        return np.array([np.broadcast_to(np.asarray(t, dtype=float), (n,)) for t in leaves(list(dcts))]).reshape(n, n)
+        return np.array([np.broadcast_to(np.asarray(t, dtype=float), (n,)) for t in leaves(list(dcts), False)]).reshape(
+            n, n
+        )
 
     hess.__name__ = f"hessian_of_{d.fn.__name__}"
     return hess

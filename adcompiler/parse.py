@@ -173,6 +173,7 @@ def fence(parsed: Parsed) -> None:
                 raise parsed.error(node, *entry)
             if (
                 isinstance(node, ast.Constant)
+                and node.value is not None
                 and not isinstance(node.value, (int, float, bool))
                 and not _is_docstring(fdef, node)
             ):

@@ -178,6 +178,8 @@ def has_rule(prim: str, nargs: int) -> bool:
 
 def differentiable_slots(prim: str, nargs: int) -> tuple:
     """For each argument, whether the output can depend on it differentiably."""
+    if prim in HELPER_RULES:
+        return tuple(i in HELPER_RULES[prim][1] for i in range(nargs))
     if prim in FORWARD:
         return (True,) * nargs
     if prim in N.LINEAR or prim in N.REDUCE_EXTREME:
@@ -191,6 +193,8 @@ def differentiable_slots(prim: str, nargs: int) -> tuple:
 
 def jvp(prim: str, args: list, out: Expr, tangents: list) -> Expr | None:
     """The output tangent, given argument tangents (``None`` = zero)."""
+    if prim in HELPER_RULES:
+        return helper_jvp(prim, args, tangents)
     if prim in FORWARD:
         return FORWARD[prim](*args, out, *tangents)
     if prim in N.LINEAR:
@@ -212,6 +216,10 @@ def jvp(prim: str, args: list, out: Expr, tangents: list) -> Expr | None:
 
 def vjp(prim: str, args: list, out: Expr, g: Expr, active: list) -> list:
     """The cotangent of each argument (``None`` = zero or not wanted)."""
+    if prim in HELPER_RULES:
+        raise TypeError(
+            f"reverse mode over generated NumPy derivative code ({prim}) is not supported yet; use forward mode (hessian, hvp)"
+        )
     if prim in REVERSE:
         return [c if a else None for c, a in zip(REVERSE[prim](*args, out, g), active, strict=True)]
     if prim in N.LINEAR:
@@ -250,3 +258,33 @@ def defrule(fn, jvp=None, vjp=None):
         raise ValueError(f"defrule({getattr(fn, '__name__', fn)!r}) needs a jvp rule, a vjp rule, or both")
     CUSTOM[fn] = (jvp, vjp)
     return fn
+
+
+# Runtime helpers of generated NumPy code, as primitives (so derivative code can itself be
+# differentiated in forward mode): which arguments each is linear in, jointly ("linear") or
+# one at a time ("bilinear", the product rule).
+HELPER_RULES = {
+    "unbroadcast": ("linear", (0,)),
+    "unreduce": ("linear", (0,)),
+    "array_like": ("linear", (0,)),
+    "extreme_vjp": ("linear", (0,)),
+    "extreme_jvp": ("linear", (0,)),
+    "scatter_add": ("linear", (0, 3)),
+    "matmul_vjp_a": ("bilinear", (0, 2)),
+    "matmul_vjp_b": ("bilinear", (0, 1)),
+}
+
+
+def helper_jvp(prim: str, args: list, tangents: list) -> Expr | None:
+    """The tangent of a helper call: the helper applied to tangents (product rule where bilinear)."""
+    kind, slots = HELPER_RULES[prim]
+    if all(tangents[i] is None for i in slots):
+        return None
+    if kind == "linear":
+        return Call("@" + prim, tuple((tangents[i] or Num(0.0)) if i in slots else a for i, a in enumerate(args)))
+    terms = [
+        Call("@" + prim, tuple(tangents[i] if j == i else a for j, a in enumerate(args)))
+        for i in slots
+        if tangents[i] is not None
+    ]
+    return sum_exprs(terms)
