@@ -442,8 +442,10 @@ class _Lowering(ListLowering, ArrayLowering):
             base = node.func.value
             if isinstance(base, ast.Name) and (base.id in self.env or base.id in self.slots):
                 return self.apply("pop", [self.element(self.expr(base))], _leaf_hint(hint))
-        if isinstance(node.func, ast.Attribute) and _local_root(node.func.value, self):
-            return self.method_call(node, _leaf_hint(hint))
+        if isinstance(node.func, ast.Attribute) and (
+            _local_root(node.func.value, self) or not _module_path(node.func.value, self)
+        ):
+            return self.method_call(node, _leaf_hint(hint))  # a method of a value: x.sum(), np.arange(6).reshape(2, 3)
         if isinstance(node.func, ast.Name) and node.func.id in self.env:
             raise self.parsed.error(
                 node.func,
@@ -602,6 +604,13 @@ def _local_root(node, lowering) -> bool:
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
         node = node.func if isinstance(node, ast.Call) else node.value
     return isinstance(node, ast.Name) and (node.id in lowering.env or node.id in lowering.slots)
+
+
+def _module_path(node, lowering) -> bool:
+    """Whether ``node`` is a dotted path of global names (``np``, ``np.linalg``): a module, not a value."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id not in lowering.env and node.id not in lowering.slots
 
 
 def _custom(obj) -> bool:

@@ -38,8 +38,10 @@ from .ir import (
     primal_stmt,
     range_expr,
     rebuild,
+    walk,
 )
 from .names import Namer
+from .sweep import _mutable_arrays
 
 
 def forward(fn: Function, name: str, active_params: tuple, program, namer: Namer) -> Def:
@@ -49,7 +51,8 @@ def forward(fn: Function, name: str, active_params: tuple, program, namer: Namer
     returns ``(value, tangent)`` with the tangent shaped like the value.
     """
     containers = program.kinds_of(fn)
-    act = active(fn, active_params, program.callee_outputs, containers)
+    mutable = set(_mutable_arrays(fn, program.arrays_of(fn)))  # names of arrays written in place: one object
+    act = active(fn, active_params, program.callee_outputs, containers | mutable)
     tangent: dict = {}
     tangent_params = []
     for p in active_params:
@@ -57,7 +60,11 @@ def forward(fn: Function, name: str, active_params: tuple, program, namer: Namer
         tangent[p] = E.Name(tangent_params[-1])
     for s in sorted(fn.slots & act):
         tangent.setdefault(s, E.Name(namer.fresh("d" + s)))
-    body = _Forward(fn, act, tangent, program, namer, containers).block(fn.body)
+    # a parameter reassigned in a branch or loop starts with a zero tangent when it is not differentiated
+    start = [
+        Assign((tangent[p].id,), E.Num(0.0)) for p in fn.params if p in fn.slots and p in act and p not in active_params
+    ]
+    body = tuple(start) + _Forward(fn, act, tangent, program, namer, containers).block(fn.body)
     doc = f"Forward mode of {fn.name}: (value, tangent)."
     return Def(name, fn.params + tuple(tangent_params), (), body, doc, fn.source)
 
@@ -66,6 +73,12 @@ class _Forward:
     def __init__(self, fn, act, tangent, program, namer, containers):
         self.fn, self.act, self.tangent, self.program, self.namer = fn, act, tangent, program, namer
         self.containers = containers
+        arrays = self.arrays = program.arrays_of(fn)
+        self.written = {
+            s.ins[0].name
+            for s in walk(fn.body)
+            if isinstance(s, Eq) and s.prim == "setitem" and s.ins[0].name in arrays
+        }
 
     def block(self, stmts) -> tuple:
         out = []
@@ -115,13 +128,24 @@ class _Forward:
             if out not in self.tangent:
                 return [primal]
             return [primal, Assign((self.tangent[out].id,), ins_t[0] or E.Num(0.0), stmt.line)]
+        fresh = stmt.prim not in ("read", "write", "call", "dup")  # reads and copies name the same object
+        if fresh and stmt.outs and stmt.outs[0].name in self.written and stmt.outs[0].name in self.act:
+            t = (
+                None
+                if all(t is None for t in ins_t)
+                else rules.jvp(stmt.prim, [atom(a) for a in stmt.ins], E.Name(out), ins_t)
+            )
+            return [primal] + self.own_tangent(out, t, stmt.line)
         if not any(v.name in self.act for v in stmt.outs) or all(t is None for t in ins_t):
             return [primal]
         if stmt.prim == "read":
             dname = self.namer.fresh("d" + out)
             self.tangent[out] = E.Name(dname)
             return [primal, Assign((dname,), ins_t[0], stmt.line)]
-        t = rules.jvp(stmt.prim, [atom(a) for a in stmt.ins], E.Name(out), ins_t)
+        prim = rules.ARRAY_VARIANTS.get(stmt.prim, stmt.prim) if out in self.arrays else stmt.prim
+        t = rules.jvp(prim, [atom(a) for a in stmt.ins], E.Name(out), ins_t)
+        if out in self.written and stmt.prim not in ("read", "dup"):  # a new array written into later: its own tangent
+            return [primal] + self.own_tangent(out, t, stmt.line)
         if t is None:
             return [primal]
         if isinstance(t, E.Name):
@@ -160,6 +184,17 @@ class _Forward:
         name = self.namer.fresh("d" + target.name)
         self.tangent[target.name] = E.Name(name)
         return [Assign((name,), value, stmt.line)]
+
+    def own_tangent(self, out: str, t, line: int) -> list:
+        """A fresh tangent array for an array that will be written into (never an alias of another)."""
+        name = self.namer.fresh("d" + out)
+        self.tangent[out] = E.Name(name)
+        value = (
+            E.Call("numpy.copy", (t,))
+            if t is not None
+            else E.Call("numpy.zeros_like", (E.Name(out),), (("dtype", E.Name("float")),))
+        )
+        return [Assign((name,), value, line)]
 
     def custom(self, stmt: Eq, ins_t: list) -> list:
         """``dy = rule_jvp(*args, *tangents)`` for a function with a user-supplied rule."""

@@ -654,7 +654,7 @@ class Gen:
         body = self.loop_env(env)
         body.ints[j] = K
         if self.chance(0.5):
-            self.emit(f"while {j} < {K} and {self.cond(body)}:")
+            self.emit(f"while {j} < {K} and ({self.cond(body)}):")
         else:
             self.emit(f"while {j} < {K}:")
         self.indent += 1

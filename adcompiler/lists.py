@@ -93,10 +93,8 @@ class ListLowering:
 
     def setitem(self, target: ast.Subscript, value) -> None:
         """``xs[i] = v`` (and ``xs[i][j] = v``): change the list in place."""
-        if isinstance(target.slice, ast.Slice):
-            raise self.parsed.error(target, "assigning to a slice", "assign the elements one by one in a loop")
         container = self.element(self.expr(target.value))
-        index = self.atom(self.expr(target.slice))
+        index = self.index(target.slice)
         self.body.append(Eq((), "setitem", (container, index, self.element(value)), self.line))
 
     def append(self, call: ast.Call) -> None:

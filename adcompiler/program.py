@@ -290,12 +290,12 @@ class Program:
         order = [entry] + [f for f in self.anf_cache if f is not entry]
         if stage == "anf":
             defs = [to_def(self.anf(f), f.__name__, self.primal_name) for f in order]
-            return emit.render_module(defs, self.ns)
+            return emit.render_module(defs, self.ns, lambda: self.helper_sources(defs))
         helper = self.module.fresh("dup") if not hasattr(self, "_dup_helper") else self._dup_helper
         self._dup_helper = helper
         defs = [to_def(self.dupform(f), f.__name__, self.primal_name, {"dup": helper}) for f in order]
         header = [f"def {helper}(x):\n    return x, x\n\n"]
-        return emit.render_module(defs, self.ns, header)
+        return emit.render_module(defs, self.ns, lambda: header + self.helper_sources(defs))
 
 
 def _calls(obj):

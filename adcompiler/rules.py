@@ -272,6 +272,8 @@ HELPER_RULES = {
     "scatter_add": ("linear", (0, 3)),
     "matmul_vjp_a": ("bilinear", (0, 2)),
     "matmul_vjp_b": ("bilinear", (0, 1)),
+    "inner_vjp_a": ("bilinear", (0, 2)),
+    "inner_vjp_b": ("bilinear", (0, 1)),
 }
 
 
@@ -288,3 +290,7 @@ def helper_jvp(prim: str, args: list, tangents: list) -> Expr | None:
         if tangents[i] is not None
     ]
     return sum_exprs(terms)
+
+
+# Python operators and builtins whose scalar rule branches on a value: on arrays, use the NumPy rule.
+ARRAY_VARIANTS = {"pow": "numpy.power", "abs": "numpy.abs"}

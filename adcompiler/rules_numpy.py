@@ -125,7 +125,7 @@ BILINEAR = {
     "numpy.dot": (lambda g, a, b: matmul_vjp_a(g, a, b), lambda g, a, b: matmul_vjp_b(g, a, b)),
     "numpy.matmul": (lambda g, a, b: matmul_vjp_a(g, a, b), lambda g, a, b: matmul_vjp_b(g, a, b)),
     "matmul": (lambda g, a, b: matmul_vjp_a(g, a, b), lambda g, a, b: matmul_vjp_b(g, a, b)),  # a @ b
-    "numpy.inner": (lambda g, a, b: g * b, lambda g, a, b: g * a),
+    "numpy.inner": (lambda g, a, b: _h("inner_vjp_a")(g, a, b), lambda g, a, b: _h("inner_vjp_b")(g, a, b)),
     "numpy.outer": (lambda g, a, b: Call("numpy.dot", (g, b)), lambda g, a, b: Call("numpy.dot", (a, g))),
 }
 REDUCE_EXTREME = ("numpy.max", "numpy.min", "numpy.amax", "numpy.amin")

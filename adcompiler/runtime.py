@@ -70,8 +70,8 @@ HELPERS.update(
         "unbroadcast": '''def unbroadcast(g, x):
     """Sum g down to the shape of x: the adjoint of NumPy broadcasting x up to g's shape."""
     shape = getattr(x, "shape", ())
-    if getattr(g, "shape", ()) == shape:
-        return g
+    if getattr(g, "shape", ()) == shape or not hasattr(g, "ndim"):
+        return g  # a plain number (a zero adjoint) broadcasts as it is
     if not shape:
         return g.sum()
     while g.ndim > len(shape):
@@ -110,6 +110,32 @@ HELPERS.update(
     if isinstance(d, numpy.ndarray) and d.shape == numpy.shape(x):
         return d
     return numpy.zeros(numpy.shape(x), dtype=numpy.result_type(x, numpy.float32)) + d
+''',
+        "take_and_clear": '''def take_and_clear(d, x, index):
+    """(d with d[index] set to zero, the old d[index]): the adjoint of writing x[index]."""
+    import numpy
+
+    if not isinstance(d, numpy.ndarray) or d.shape != numpy.shape(x):
+        d = numpy.zeros(numpy.shape(x), dtype=numpy.result_type(x, numpy.float32)) + d
+    part = numpy.copy(d[index])
+    d[index] = 0.0
+    return d, part
+''',
+        "inner_vjp_a": '''def inner_vjp_a(g, a, b):
+    """The cotangent of a in numpy.inner(a, b), which contracts the last axes."""
+    import numpy
+
+    if numpy.ndim(a) <= 1 and numpy.ndim(b) <= 1:
+        return g * b
+    return numpy.tensordot(g, b, axes=(list(range(numpy.ndim(a) - 1, numpy.ndim(g))), list(range(numpy.ndim(b) - 1))))
+''',
+        "inner_vjp_b": '''def inner_vjp_b(g, a, b):
+    """The cotangent of b in numpy.inner(a, b), which contracts the last axes."""
+    import numpy
+
+    if numpy.ndim(a) <= 1 and numpy.ndim(b) <= 1:
+        return g * a
+    return numpy.tensordot(g, a, axes=(list(range(numpy.ndim(a) - 1)), list(range(numpy.ndim(a) - 1))))
 ''',
         "matmul_vjp_a": '''def matmul_vjp_a(g, a, b):
     """The cotangent of a in a @ b (or numpy.dot(a, b)) for vectors, matrices and numbers."""

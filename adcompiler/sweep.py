@@ -25,6 +25,7 @@ from . import expr as E
 from . import rules
 from .activity import active, slots
 from .dup import DUP
+from .errors import UnsupportedSyntaxError
 from .ir import (
     Assign,
     AugAssign,
@@ -48,6 +49,7 @@ from .ir import (
     range_expr,
     rebuild,
     uses,
+    walk,
 )
 
 
@@ -58,7 +60,8 @@ class Sweeps:
         self.fn, self.program, self.namer, self.split = fn, program, namer, split
         self.containers = program.kinds_of(fn)
         self.arrays = program.arrays_of(fn)
-        self.act = active(fn, active_params, program.callee_outputs, self.containers)
+        self.mutable = _mutable_arrays(fn, self.arrays)  # written array -> the variable whose adjoint it shares
+        self.act = active(fn, active_params, program.callee_outputs, self.containers | set(self.mutable))
         self.shadow: dict = {}  # container variable -> its shadow list of adjoints
         self.shared: dict = {}  # dup copy of a container -> the variable whose shadow it shares
         self.alias: dict = {}  # dup copy -> the primal name it reuses
@@ -90,6 +93,12 @@ class Sweeps:
         if self.tape_name:
             entry.insert(0, Assign((self.tape_name,), E.List(())))
         self.primal[:0] = entry
+        self.snapshots = {}  # written arrays that are returned: copied before the reverse sweep restores them
+        ret = next(s for s in reversed(fn.body) if isinstance(s, Return))
+        for a in flatten(ret.value):
+            if isinstance(a, Var) and a.name in self.written:
+                self.snapshots[a.name] = namer.fresh(a.name + "_out")
+                self.primal.append(Assign((self.snapshots[a.name],), E.Call("numpy.copy", (self.ref(a),))))
         scalars = [p for p in active_params if not (split and p in self.containers)]
         self.cotangents = [self.cotangent(p) for p in scalars]
 
@@ -125,6 +134,26 @@ class Sweeps:
         visit(self.fn.body, False)
         self.accumulated = {v for v, homes in used_in.items() if homes - {self.home.get(v)}} | set(self.fn.slots)
         self.accumulated -= self.containers
+        self.written = {
+            eq.ins[0].name
+            for eq in walk(self.fn.body)
+            if isinstance(eq, Eq)
+            and eq.prim == "setitem"
+            and isinstance(eq.ins[0], Var)
+            and eq.ins[0].name in self.arrays
+        }
+        self.accumulated |= set(self.mutable)  # cleared and refilled in place: never an alias
+        for eq in walk(self.fn.body):
+            if isinstance(eq, Eq) and eq.prim == "setitem" and eq.ins[0].name in self.written:
+                if self.alias.get(eq.ins[0].name, eq.ins[0].name) in self.fn.params:
+                    raise UnsupportedSyntaxError(
+                        f"writing into the array parameter {eq.ins[0].name}",
+                        "copy it first (x = x.copy()) and write into the copy",
+                        self.fn.source.filename,
+                        eq.line,
+                        0,
+                        self.fn.source.lines.get(eq.line),
+                    )
         self.defined_in: dict = {}
         for v, home in self.home.items():
             self.defined_in.setdefault(home, []).append(v)
@@ -154,6 +183,8 @@ class Sweeps:
             )
         if p in self.arrays:
             return E.Call("@array_like", (self.adjoint_of(p) or E.Num(0.0), E.Name(p)))
+        if self.adjoint_of(p) is None and p not in self.act:  # unused: a zero shaped like whatever was passed
+            return E.Call("@zeros_like", (E.Name(p),))
         return self.adjoint_of(p) or E.Num(0.0)
 
     def adjoint_of(self, name: str):
@@ -198,9 +229,12 @@ class Sweeps:
     def rev_block(self, stmts, looped: bool, seed=None) -> list:
         out = []
         for v in self.defined_in.get(id(stmts), []) + (sorted(self.fn.slots) if stmts is self.fn.body else []):
-            if v in self.accumulated and v in self.act and v not in self.acc:
+            if v in self.accumulated and v in self.act and v not in self.acc and self.mutable.get(v, v) == v:
                 self.acc[v] = self.fresh_adjoint("d_" + v)
                 out.append(Assign((self.acc[v],), E.Num(0.0)))
+                for member, rep in self.mutable.items():  # one object, one adjoint array
+                    if rep == v:
+                        self.acc[member] = self.acc[v]
         for seg in reversed(_segments(stmts)):
             if isinstance(seg, list):
                 code = [line for eq in reversed(seg) for line in self.rev_eq(eq)]
@@ -293,6 +327,8 @@ class Sweeps:
             return out
         if eq.prim == "getitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in self.arrays:
             return self.array_getitem_adjoint(eq)
+        if eq.prim == "setitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in self.arrays:
+            return self.array_setitem_adjoint(eq)
         if eq.prim in CONTAINER_ADJOINTS:
             return self.container_adjoint(eq)
         if eq.prim == "call":
@@ -307,17 +343,43 @@ class Sweeps:
         mask = self.mask(eq)
         if all(g is None for g in gs) or not any(mask):
             return out
+        if eq.prim in (DUP, "read") and eq.ins[0].name in self.mutable:
+            return out  # the same array object: its adjoint is already shared
         if eq.prim in (DUP, "read"):
             self.contribute(eq.ins[0], E.sum_exprs(gs), eq.line, out)
         else:
             args = [self.ref(a) for a in eq.ins]
-            for a, c in zip(eq.ins, rules.vjp(eq.prim, args, E.Name(eq.outs[0].name), gs[0], list(mask)), strict=True):
+            prim = rules.ARRAY_VARIANTS.get(eq.prim, eq.prim) if eq.outs[0].name in self.arrays else eq.prim
+            for a, c in zip(eq.ins, rules.vjp(prim, args, E.Name(eq.outs[0].name), gs[0], list(mask)), strict=True):
                 self.contribute(a, self.unbroadcast(eq, a, c), eq.line, out)
         return out
 
     def unbroadcast(self, eq: Eq, a, c):
         """An array result's cotangent, summed back to the shape of an argument NumPy broadcast."""
         if c is None or eq.prim not in BROADCASTING or eq.outs[0].name not in self.arrays or not isinstance(a, Var):
+            return c
+        if a.name in self.arrays:
+            return E.Call("@unbroadcast", (c, self.ref(a)))
+        return E.Call("numpy.sum", (c,))
+
+    def array_setitem_adjoint(self, eq: Eq) -> list:
+        """``x[index] = v`` of an array: v's cotangent is what x[index] had, which is then cleared;
+        the overwritten values come back from the tape so earlier adjoints see the array as it was."""
+        x, index, v = eq.ins
+        out: list = []
+        pieces = self.namer.fresh("d_" + x.name + "_part")
+        if x.name in self.acc:
+            d = self.acc[x.name]
+            out.append(
+                Assign(((d, pieces),), E.Call("@take_and_clear", (E.Name(d), self.ref(x), self.ref(index))), eq.line)
+            )
+            self.contribute(v, self.unbroadcast_to(E.Name(pieces), v), eq.line, out)
+        out.append(Assign((E.Subscript(self.ref(x), self.ref(index)),), E.Method(self.tape(), "pop", ()), eq.line))
+        return out
+
+    def unbroadcast_to(self, c, a):
+        """``c`` summed down to the shape of the value ``a`` (a number or an array)."""
+        if not isinstance(a, Var):
             return c
         if a.name in self.arrays:
             return E.Call("@unbroadcast", (c, self.ref(a)))
@@ -530,6 +592,9 @@ class Sweeps:
             targets = (value, returned, self.saved[eq]) if returned else (value, self.saved[eq])
             return [Assign(targets, E.Call(sweep, args + shadows), eq.line)]
         primal = primal_stmt(Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), self.program.primal_name)
+        if eq.prim == "setitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in self.arrays:
+            old = E.Call("numpy.copy", (E.Subscript(args[0], args[1]),))
+            return [Do(E.Method(self.tape(), "append", (old,)), eq.line), primal]
         return [primal] + self.shadow_code(eq, args)
 
     def shadow_code(self, eq: Eq, args) -> list:
@@ -578,7 +643,11 @@ class Sweeps:
 
     def value(self) -> E.Expr:
         ret = next(s for s in reversed(self.fn.body) if isinstance(s, Return))
-        return _expr(rebuild(ret.value, iter(self.ref(a) for a in flatten(ret.value))))
+        refs = (
+            E.Name(self.snapshots[a.name]) if isinstance(a, Var) and a.name in self.snapshots else self.ref(a)
+            for a in flatten(ret.value)
+        )
+        return _expr(rebuild(ret.value, iter(refs)))
 
 
 HELPERS = ("zeros_like", "like", "add_into", "add_scalars_into", "reject_ints")
@@ -598,6 +667,37 @@ CONTAINER_ADJOINTS = (
     "argmax",
     "argmin",
 )
+
+
+def _mutable_arrays(fn, arrays) -> dict:
+    """Arrays written in place, with every name for the same object (slot reads, dup copies),
+    each mapped to one representative (the slot, if there is one): they share one adjoint."""
+    parent: dict = {}
+
+    def find(n):
+        while parent.get(n, n) != n:
+            n = parent[n]
+        return n
+
+    written = set()
+    for eq in walk(fn.body):
+        if not isinstance(eq, Eq):
+            continue
+        if eq.prim == "setitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in arrays:
+            written.add(eq.ins[0].name)
+        if eq.prim in (DUP, "read") and isinstance(eq.ins[0], Var) and eq.ins[0].name in arrays:
+            for v in eq.outs:
+                a, b = find(v.name), find(eq.ins[0].name)
+                if a != b:
+                    parent[a] = b  # towards the original (the slot for reads)
+    roots = {find(w) for w in written}
+    names = {
+        n
+        for eq in walk(fn.body)
+        if isinstance(eq, Eq)
+        for n in [v.name for v in eq.outs] + [a.name for a in eq.ins if isinstance(a, Var)]
+    }
+    return {n: find(n) for n in names | set(fn.params) if n in arrays and find(n) in roots}
 
 
 def args_to_atoms(args) -> tuple:
