@@ -187,8 +187,10 @@ def _generated(fn):
 
 def _mismatch(value, tangent, where="") -> str:
     """Why ``tangent`` cannot be a tangent of ``value`` (lists must match in length and nesting), or ""."""
-    shape = getattr(value, "shape", None)
-    if shape is not None and not isinstance(value, (list, tuple)):
+    shape = (
+        getattr(value, "shape", None) if type(value).__name__ == "ndarray" else None
+    )  # numbers carry vector tangents
+    if shape is not None:
         other = getattr(tangent, "shape", ())
         if tuple(other) != tuple(shape) and not (isinstance(tangent, (int, float)) and tangent == 0):
             return f"{where or 'it'} has shape {tuple(shape)} but the tangent has shape {tuple(other)}"

@@ -27,7 +27,7 @@ def numpy_name(obj) -> str | None:
     if numpy is None:
         return None
     if not _CANONICAL:
-        names = set(N.SIGNATURES) | set(N.INACTIVE) | {f"numpy.{c}" for c in N.CONSTRUCTORS}
+        names = set(N.SIGNATURES) | set(N.INACTIVE) | set(N.SEQUENCE) | {f"numpy.{c}" for c in N.CONSTRUCTORS}
         for canonical in names:
             target = numpy
             for part in canonical.split(".")[1:]:
@@ -45,6 +45,8 @@ class ArrayLowering:
 
     def numpy_call(self, node: ast.Call, prim: str, hint, receiver=None):
         """A NumPy function call (or method call, with ``receiver`` the array)."""
+        if prim in N.SEQUENCE:
+            return self.join(node, prim, hint)
         args = ([receiver] if receiver is not None else []) + [self.array_arg(a) for a in node.args]
         keywords = {k.arg: self.array_arg(k.value) for k in node.keywords}
         signature = N.SIGNATURES.get(prim)
@@ -72,6 +74,22 @@ class ArrayLowering:
                 "use the arguments adcompiler knows: " + ", ".join(n for n, _ in signature),
             )
         return self.apply(prim, values, hint)
+
+    def join(self, node: ast.Call, prim: str, hint):
+        """``numpy.concatenate([a, b], axis=0)`` and friends: the arrays are the arguments."""
+        seq = node.args[0] if node.args else None
+        if not isinstance(seq, (ast.List, ast.Tuple)):
+            raise self.parsed.error(
+                node, f"{ast.unparse(node.func)} of a computed sequence", "write the arrays out: np.concatenate([a, b])"
+            )
+        arrays = [self.atom(self.element(self.expr(e))) for e in seq.elts]
+        if N.SEQUENCE_AXIS[prim] is None:
+            return self.apply(prim, arrays, hint, param=("seq", len(arrays)))
+        axis_node = (
+            node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "axis"), None)
+        )
+        axis = self.atom(self.expr(axis_node)) if axis_node is not None else Const(N.SEQUENCE_AXIS[prim])
+        return self.apply(prim, arrays + [axis], hint, param=("seq", len(arrays)))
 
     def array_arg(self, node):
         """An argument of a NumPy call: tuples (shapes, axes) become tuple values."""

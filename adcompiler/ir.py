@@ -270,6 +270,10 @@ def prim_expr(eq: Eq, callee_name=None, rename=None) -> E.Expr:
         return CONTAINER_EXPRS[eq.prim](*args)
     if isinstance(eq.param, str):  # a runtime helper, called by the name the code used
         return E.Call(eq.param, args)
+    if isinstance(eq.param, tuple) and eq.param[:1] == ("seq",):  # numpy.concatenate([a, b], axis=...)
+        k = eq.param[1]
+        keywords = (("axis", args[k]),) if len(args) > k else ()
+        return E.Call(eq.prim, (E.List(args[:k]),), keywords)
     if eq.prim.startswith("numpy.") and isinstance(eq.param, tuple):  # keywords kept as written
         n = len(args) - len(eq.param)
         return E.Call(eq.prim, args[:n], tuple(zip(eq.param, args[n:])))

@@ -20,7 +20,7 @@ import builtins
 import math
 
 from . import rules_numpy as N
-from .expr import Call, Expr, Num, fn, gt, lt, ne, sum_exprs, where
+from .expr import Call, Expr, Name, Num, fn, gt, lt, ne, sum_exprs, where
 
 ONE = Num(1)
 MINUS_ONE = Num(-1)
@@ -167,7 +167,7 @@ def key(prim: str, nargs: int) -> str:
 
 
 def has_rule(prim: str, nargs: int) -> bool:
-    return (
+    return prim in N.SEQUENCE or (
         key(prim, nargs) in PARTIALS
         or prim in FORWARD
         or prim in N.LINEAR
@@ -178,6 +178,8 @@ def has_rule(prim: str, nargs: int) -> bool:
 
 def differentiable_slots(prim: str, nargs: int) -> tuple:
     """For each argument, whether the output can depend on it differentiably."""
+    if prim in N.SEQUENCE:
+        return (True,) * (nargs - 1) + (False,) if N.SEQUENCE_AXIS[prim] is not None else (True,) * nargs
     if prim in HELPER_RULES:
         return tuple(i in HELPER_RULES[prim][1] for i in range(nargs))
     if prim in FORWARD:
@@ -191,8 +193,22 @@ def differentiable_slots(prim: str, nargs: int) -> tuple:
     return tuple(p is not None for p in PARTIALS[key(prim, nargs)])
 
 
+def _join(prim: str, arrays, axis) -> Expr:
+    from .expr import List
+
+    keywords = (("axis", axis),) if axis is not None else ()
+    return Call(prim, (List(tuple(arrays)),), keywords)
+
+
 def jvp(prim: str, args: list, out: Expr, tangents: list) -> Expr | None:
     """The output tangent, given argument tangents (``None`` = zero)."""
+    if prim in N.SEQUENCE:
+        arrays, axis = (args[:-1], args[-1]) if N.SEQUENCE_AXIS[prim] is not None else (args, None)
+        ts = [
+            t if t is not None else Call("numpy.zeros_like", (a,), (("dtype", Name("float")),))
+            for a, t in zip(arrays, tangents)
+        ]
+        return _join(prim, ts, axis)
     if prim in HELPER_RULES:
         return helper_jvp(prim, args, tangents)
     if prim in FORWARD:
@@ -216,6 +232,14 @@ def jvp(prim: str, args: list, out: Expr, tangents: list) -> Expr | None:
 
 def vjp(prim: str, args: list, out: Expr, g: Expr, active: list) -> list:
     """The cotangent of each argument (``None`` = zero or not wanted)."""
+    if prim in N.SEQUENCE:
+        arrays, axis = (args[:-1], args[-1]) if N.SEQUENCE_AXIS[prim] is not None else (args, Num(None))
+        kind = Num(prim.rpartition(".")[2])
+        parts = [
+            Call("@unjoin", (g, kind, axis, Num(i)) + tuple(arrays)) if on else None
+            for i, on in enumerate(active[: len(arrays)])
+        ]
+        return parts + [None] * (len(args) - len(arrays))
     if prim in HELPER_RULES:
         raise TypeError(
             f"reverse mode over generated NumPy derivative code ({prim}) is not supported yet; use forward mode (hessian, hvp)"
@@ -272,6 +296,7 @@ HELPER_RULES = {
     "scatter_add": ("linear", (0, 3)),
     "matmul_vjp_a": ("bilinear", (0, 2)),
     "matmul_vjp_b": ("bilinear", (0, 1)),
+    "unjoin": ("linear", (0,)),
     "inner_vjp_a": ("bilinear", (0, 2)),
     "inner_vjp_b": ("bilinear", (0, 1)),
 }

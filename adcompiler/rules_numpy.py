@@ -190,3 +190,7 @@ ATTRIBUTES = {"T": "numpy.transpose", "shape": "numpy.shape", "ndim": "numpy.ndi
 INACTIVE = ("numpy.shape", "numpy.ndim", "numpy.size", "numpy.argsort", "numpy.argmax", "numpy.argmin") + tuple(
     f"numpy.{c}" for c in CONSTRUCTORS
 )
+
+# Functions of a sequence of arrays: numpy.concatenate([a, b], axis) is one primitive of a, b and axis.
+SEQUENCE = ("numpy.concatenate", "numpy.stack", "numpy.hstack", "numpy.vstack")
+SEQUENCE_AXIS = {"numpy.concatenate": 0, "numpy.stack": 0, "numpy.hstack": None, "numpy.vstack": None}

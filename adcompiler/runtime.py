@@ -137,6 +137,24 @@ HELPERS.update(
         return g * a
     return numpy.tensordot(g, a, axes=(list(range(numpy.ndim(a) - 1)), list(range(numpy.ndim(a) - 1))))
 ''',
+        "unjoin": '''def unjoin(g, kind, axis, i, *arrays):
+    """The part of g, the cotangent of numpy.<kind>(arrays, axis), that belongs to arrays[i]."""
+    import numpy
+
+    if kind == "stack":
+        return numpy.take(g, i, axis=axis)
+    if kind == "vstack":
+        parts = [numpy.atleast_2d(a) for a in arrays]
+        axis = 0
+    elif kind == "hstack":
+        parts = list(arrays)
+        axis = 1 if numpy.ndim(arrays[0]) > 1 else 0
+    else:
+        parts = list(arrays)
+    start = sum(numpy.shape(p)[axis] for p in parts[:i])
+    piece = numpy.take(g, numpy.arange(start, start + numpy.shape(parts[i])[axis]), axis=axis)
+    return numpy.reshape(piece, numpy.shape(arrays[i]))
+''',
         "matmul_vjp_a": '''def matmul_vjp_a(g, a, b):
     """The cotangent of a in a @ b (or numpy.dot(a, b)) for vectors, matrices and numbers."""
     import numpy
