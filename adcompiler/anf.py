@@ -466,6 +466,14 @@ class _Lowering(ListLowering, ArrayLowering):
         if isinstance(target, types.FunctionType) and not is_builtin(text, target) and _prim_of(target) is None:
             return self.user_call(node, target, hint)
         hint = _leaf_hint(hint)
+        if target is builtins.range and 1 <= len(node.args) <= 3 and not node.keywords:  # a range value (len of it)
+            args = [self.atom(self.expr(a)) for a in node.args]
+            start, stop, step = (
+                (Const(0), args[0], Const(1))
+                if len(args) == 1
+                else (args[0], args[1], args[2] if len(args) == 3 else Const(1))
+            )
+            return self.apply("range", [start, stop, step], _leaf_hint(hint))
         if target in (builtins.len, builtins.sum, builtins.list) or (
             target in (builtins.max, builtins.min) and len(node.args) == 1
         ):

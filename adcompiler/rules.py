@@ -167,12 +167,16 @@ def key(prim: str, nargs: int) -> str:
 
 
 def has_rule(prim: str, nargs: int) -> bool:
-    return prim in N.SEQUENCE or (
-        key(prim, nargs) in PARTIALS
-        or prim in FORWARD
-        or prim in N.LINEAR
-        or prim in N.BILINEAR
-        or prim in N.REDUCE_EXTREME
+    return (
+        prim in N.SEQUENCE
+        or prim in N.PRODUCT
+        or (
+            key(prim, nargs) in PARTIALS
+            or prim in FORWARD
+            or prim in N.LINEAR
+            or prim in N.BILINEAR
+            or prim in N.REDUCE_EXTREME
+        )
     )
 
 
@@ -184,7 +188,7 @@ def differentiable_slots(prim: str, nargs: int) -> tuple:
         return tuple(i in HELPER_RULES[prim][1] for i in range(nargs))
     if prim in FORWARD:
         return (True,) * nargs
-    if prim in N.LINEAR or prim in N.REDUCE_EXTREME:
+    if prim in N.LINEAR or prim in N.REDUCE_EXTREME or prim in N.PRODUCT:
         return (True,) + (False,) * (nargs - 1)
     if prim in N.BILINEAR:
         return (True, True)
@@ -222,6 +226,9 @@ def jvp(prim: str, args: list, out: Expr, tangents: list) -> Expr | None:
         return sum_exprs([apply(da, b) if da is not None else None, apply(a, db) if db is not None else None])
     if prim in N.REDUCE_EXTREME:
         return None if tangents[0] is None else Call("@extreme_jvp", (tangents[0], args[0], out) + tuple(args[1:]))
+    if prim in N.PRODUCT:
+        others = Call("@prod_vjp", (Num(1.0),) + tuple(args))
+        return None if tangents[0] is None else Call("numpy.sum", (others * tangents[0], args[1], args[2]))
     partials = PARTIALS[key(prim, len(args))]
     return sum_exprs(
         _scale(partial(*args, out), t)
@@ -254,6 +261,8 @@ def vjp(prim: str, args: list, out: Expr, g: Expr, active: list) -> list:
         return [Call("@extreme_vjp", (g, args[0], out) + tuple(args[1:])) if active[0] else None] + [None] * (
             len(args) - 1
         )
+    if prim in N.PRODUCT:
+        return [Call("@prod_vjp", (g,) + tuple(args)) if active[0] else None] + [None] * (len(args) - 1)
     partials = PARTIALS[key(prim, len(args))]
     return [
         _scale(partial(*args, out), g) if partial is not None and a else None
@@ -297,6 +306,7 @@ HELPER_RULES = {
     "matmul_vjp_a": ("bilinear", (0, 2)),
     "matmul_vjp_b": ("bilinear", (0, 1)),
     "unjoin": ("linear", (0,)),
+    "prod_vjp": ("linear", (0,)),
     "inner_vjp_a": ("bilinear", (0, 2)),
     "inner_vjp_b": ("bilinear", (0, 1)),
 }

@@ -129,6 +129,7 @@ BILINEAR = {
     "numpy.outer": (lambda g, a, b: Call("numpy.dot", (g, b)), lambda g, a, b: Call("numpy.dot", (a, g))),
 }
 REDUCE_EXTREME = ("numpy.max", "numpy.min", "numpy.amax", "numpy.amin")
+PRODUCT = ("numpy.prod",)  # reverse: g times the product of the other entries; forward: their sum against dx
 
 # One positional form per primitive: parameter names, with defaults for the optional ones.
 SIGNATURES = {f"numpy.{name}": (("x", None),) for name in list(UNARY) + list(ZERO_UNARY)}
@@ -148,6 +149,7 @@ SIGNATURES.update(
         "numpy.asarray": (("a", None),),
         "numpy.sum": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
         "numpy.mean": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
+        "numpy.prod": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
         "numpy.max": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
         "numpy.min": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
         "numpy.amax": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
@@ -172,6 +174,7 @@ SIGNATURES.update(
 METHODS = {
     "sum": "numpy.sum",
     "mean": "numpy.mean",
+    "prod": "numpy.prod",
     "max": "numpy.max",
     "min": "numpy.min",
     "reshape": "numpy.reshape",

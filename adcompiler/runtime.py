@@ -87,6 +87,7 @@ HELPERS.update(
 
     if axis is not None and not keepdims:
         g = numpy.expand_dims(g, axis)
+    g = numpy.asarray(g, dtype=numpy.result_type(g, x))  # a float32 array keeps a float32 cotangent
     return numpy.broadcast_to(g, numpy.shape(x))
 ''',
         "scatter_add": '''def scatter_add(d, x, index, g):
@@ -154,6 +155,21 @@ HELPERS.update(
     start = sum(numpy.shape(p)[axis] for p in parts[:i])
     piece = numpy.take(g, numpy.arange(start, start + numpy.shape(parts[i])[axis]), axis=axis)
     return numpy.reshape(piece, numpy.shape(arrays[i]))
+''',
+        "prod_vjp": '''def prod_vjp(g, x, axis=None, keepdims=False):
+    """Cotangent of numpy.prod over axis: g times the product of the other entries (exact at zeros)."""
+    import numpy
+
+    flat = axis is None
+    a = numpy.ravel(x) if flat else numpy.moveaxis(x, axis, -1)
+    ones = numpy.ones(a.shape[:-1] + (1,), dtype=a.dtype)
+    left = numpy.cumprod(numpy.concatenate([ones, a[..., :-1]], axis=-1), axis=-1)
+    right = numpy.flip(numpy.cumprod(numpy.concatenate([ones, numpy.flip(a, -1)[..., :-1]], axis=-1), axis=-1), -1)
+    others = left * right
+    if flat:
+        return numpy.reshape(g * others, numpy.shape(x))
+    gg = numpy.squeeze(g, axis) if keepdims and numpy.ndim(g) else g
+    return numpy.moveaxis(numpy.expand_dims(gg, -1) * others, -1, axis)
 ''',
         "matmul_vjp_a": '''def matmul_vjp_a(g, a, b):
     """The cotangent of a in a @ b (or numpy.dot(a, b)) for vectors, matrices and numbers."""
