@@ -63,7 +63,12 @@ class Differentiable:
     def _specialise(self, args) -> None:
         """Choose the generated code for which arguments are NumPy arrays (built once per combination)."""
         numpy = sys.modules.get("numpy")
-        arrays = frozenset(p for p, a in zip(self.params, args) if numpy is not None and isinstance(a, numpy.ndarray))
+        arrays = frozenset()
+        if numpy is not None:  # "p" for an array, "p[]" for a list or tuple holding arrays (NN layers, say)
+            arrays = frozenset(p for p, a in zip(self.params, args) if isinstance(a, numpy.ndarray))
+            arrays |= {
+                p + "[]" for p, a in zip(self.params, args) if isinstance(a, (list, tuple)) and _holds_array(a, numpy)
+            }
         if arrays != self._arrays:
             self._arrays = arrays
             self._compiled = self._compiled_for.setdefault(arrays, {})
@@ -209,3 +214,8 @@ def _mismatch(value, tangent, where="") -> str:
     elif isinstance(tangent, (list, tuple)):
         return f"{where or 'it'} is a number but the tangent is a {type(tangent).__name__}"
     return ""
+
+
+def _holds_array(value, numpy) -> bool:
+    """Whether a (nested) list or tuple has a NumPy array among its elements."""
+    return any(isinstance(v, numpy.ndarray) or isinstance(v, (list, tuple)) and _holds_array(v, numpy) for v in value)

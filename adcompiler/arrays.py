@@ -27,7 +27,13 @@ def numpy_name(obj) -> str | None:
     if numpy is None:
         return None
     if not _CANONICAL:
-        names = set(N.SIGNATURES) | set(N.INACTIVE) | set(N.SEQUENCE) | {f"numpy.{c}" for c in N.CONSTRUCTORS}
+        names = (
+            set(N.SIGNATURES)
+            | set(N.INACTIVE)
+            | set(N.SEQUENCE)
+            | {"numpy.einsum"}
+            | {f"numpy.{c}" for c in N.CONSTRUCTORS}
+        )
         for canonical in names:
             target = numpy
             for part in canonical.split(".")[1:]:
@@ -47,6 +53,19 @@ class ArrayLowering:
         """A NumPy function call (or method call, with ``receiver`` the array)."""
         if prim in N.SEQUENCE:
             return self.join(node, prim, hint)
+        if prim == "numpy.einsum":
+            spec = node.args[0] if node.args else None
+            if (
+                not (isinstance(spec, ast.Constant) and isinstance(spec.value, str) and "->" in spec.value)
+                or node.keywords
+            ):
+                raise self.parsed.error(
+                    node,
+                    "numpy.einsum without explicit output subscripts",
+                    "write them out: np.einsum('ij,jk->ik', a, b)",
+                )
+            operands = [self.atom(self.element(self.expr(a))) for a in node.args[1:]]
+            return self.apply(prim, [Const(spec.value)] + operands, hint)
         args = ([receiver] if receiver is not None else []) + [self.array_arg(a) for a in node.args]
         keywords = {k.arg: self.array_arg(k.value) for k in node.keywords}
         signature = N.SIGNATURES.get(prim)

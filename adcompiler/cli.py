@@ -33,6 +33,9 @@ def compile_file(path: str, functions=(), mode: str = "both", stage: str | None 
             f"adc: {path}: no function named {', '.join(missing)} (found: {', '.join(available) or 'none'})"
         )
     program = Program(vars(module))
+    if any(getattr(v, "__name__", None) == "numpy" for v in vars(module).values() if isinstance(v, types.ModuleType)):
+        for name in chosen:
+            _guess_arrays(program, available[name])
     if stage is not None:
         return "\n\n".join(program.stage(available[name], stage, _params(available[name])) for name in chosen)
     modes = ("forward", "reverse") if mode == "both" else (mode,)
@@ -53,6 +56,32 @@ def compile_file(path: str, functions=(), mode: str = "both", stage: str | None 
     header += program.ns.import_lines() + [""] + helpers["constants"] + [""] + helpers["functions"]
     header += ["\n\n" + h for h in program.helper_sources()]
     return emit.format_source("\n".join(header) + "\n\n" + body)
+
+
+def _guess_arrays(program: Program, fn) -> None:
+    """With no call to learn from, a module using NumPy gets code for arrays: every parameter not
+    annotated as a number is taken for an array, or, if the code indexes it like a list, for a list
+    holding arrays (reverse mode sums broadcasts back, so numbers passed in still come out right)."""
+    from . import kinds
+
+    from .ir import Eq, Var, walk
+
+    function = program.dupform(fn)
+    lists = kinds.containers(function, program.callee_kinds)
+    names = {p: {p} for p in function.params}  # a parameter and its dup copies
+    holders = set()
+    for eq in walk(function.body):
+        if not isinstance(eq, Eq):
+            continue
+        if eq.prim == "dup":
+            for p, group in names.items():
+                if eq.ins[0].name in group:
+                    group.update(v.name for v in eq.outs)
+        first = eq.ins[0].name if eq.ins and isinstance(eq.ins[0], Var) else None
+        list_like = eq.prim in ("append", "pop", "list_copy") or eq.prim == "getitem" and eq.outs[0].name in lists
+        holders |= {p for p, group in names.items() if first in group and list_like}
+    numbers = {p for p, a in fn.__annotations__.items() if a in (float, int, "float", "int")}
+    program.array_params[fn] = frozenset(p + "[]" if p in holders else p for p in function.params if p not in numbers)
 
 
 def _params(fn) -> tuple:

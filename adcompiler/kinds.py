@@ -60,12 +60,18 @@ def arrays(fn: Function, array_params, callee_arrays) -> frozenset:
     ``callee_arrays(fn, arg_flags)`` gives which outputs of a callee are arrays when these arguments are.
     """
     eqs = [s for s in walk(fn.body) if isinstance(s, Eq)]
-    found: set = set(array_params)
+    found: set = {p for p in array_params if not p.endswith("[]")}
+    holders = {p[:-2] for p in array_params if p.endswith("[]")}  # lists whose elements are arrays (or such lists)
+    lists = containers(fn, lambda f: ((), ())) if holders else frozenset()
     size = -1
-    while size != len(found):
-        size = len(found)
+    while size != len(found) + len(holders):
+        size = len(found) + len(holders)
         for eq in eqs:
             ins = [isinstance(a, Var) and a.name in found for a in eq.ins]
+            if eq.prim in ("getitem", "pop") + SAME and isinstance(eq.ins[0], Var) and eq.ins[0].name in holders:
+                for v in eq.outs:
+                    (holders if v.name in lists or eq.prim in SAME else found).add(v.name)
+                continue
             if eq.prim.startswith("numpy.") and eq.prim not in NOT_ARRAYS:
                 found.update(v.name for v in eq.outs)
             elif eq.prim in ARITHMETIC + SAME and any(ins):

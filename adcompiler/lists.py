@@ -128,7 +128,8 @@ class ListLowering:
         if not all(isinstance(t, ast.Name) for t in names):
             raise self.parsed.error(target, "this loop target", "loop over plain names")
         wanted = {"plain": 1, "enumerate": 2, "zip": len(lists), "reversed": 1}[kind]
-        if len(names) != wanted and not (kind == "zip" and len(names) == 1 and wanted == 1):
+        unpack = kind in ("plain", "reversed") and isinstance(target, ast.Tuple)  # for W, b in layers
+        if len(names) != wanted and not unpack:
             raise self.parsed.error(target, f"unpacking into {len(names)} names", f"unpack {wanted} name(s)")
         k = self.new_var("k")
         saved = {t.id: self.env.get(t.id) for t in names}
@@ -140,6 +141,8 @@ class ListLowering:
         if kind == "enumerate":
             self.env[names[0].id] = k
             self.env[names[1].id] = self.apply("getitem", [lists[0], k], names[1].id)
+        elif unpack:
+            self.bind(target, self.apply("getitem", [lists[0], index], None))
         else:
             for t, xs in zip(names, lists):
                 self.env[t.id] = self.apply("getitem", [xs, index], t.id)

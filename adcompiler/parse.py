@@ -166,6 +166,11 @@ def fence(parsed: Parsed) -> None:
             "a positional-only parameter",
             "make it an ordinary positional parameter",
         )
+    subscripts = {  # the one string adcompiler reads: numpy.einsum's subscripts
+        id(n.args[0])
+        for n in ast.walk(fdef)
+        if isinstance(n, ast.Call) and n.args and getattr(n.func, "attr", getattr(n.func, "id", None)) == "einsum"
+    }
     for stmt in fdef.body:
         for node in ast.walk(stmt):
             entry = UNSUPPORTED.get(type(node))
@@ -175,6 +180,7 @@ def fence(parsed: Parsed) -> None:
                 isinstance(node, ast.Constant)
                 and node.value is not None
                 and not isinstance(node.value, (int, float, bool))
+                and id(node) not in subscripts
                 and not _is_docstring(fdef, node)
             ):
                 raise parsed.error(

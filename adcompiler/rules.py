@@ -182,6 +182,8 @@ def has_rule(prim: str, nargs: int) -> bool:
 
 def differentiable_slots(prim: str, nargs: int) -> tuple:
     """For each argument, whether the output can depend on it differentiably."""
+    if prim == "numpy.einsum":
+        return (False,) + (True,) * (nargs - 1)
     if prim in N.SEQUENCE:
         return (True,) * (nargs - 1) + (False,) if N.SEQUENCE_AXIS[prim] is not None else (True,) * nargs
     if prim in HELPER_RULES:
@@ -206,6 +208,13 @@ def _join(prim: str, arrays, axis) -> Expr:
 
 def jvp(prim: str, args: list, out: Expr, tangents: list) -> Expr | None:
     """The output tangent, given argument tangents (``None`` = zero)."""
+    if prim == "numpy.einsum":  # multilinear: one term per active operand
+        terms = [
+            Call(prim, tuple(t if j == i else a for j, a in enumerate(args)))
+            for i, t in enumerate(tangents)
+            if i and t is not None
+        ]
+        return sum_exprs(terms)
     if prim in N.SEQUENCE:
         arrays, axis = (args[:-1], args[-1]) if N.SEQUENCE_AXIS[prim] is not None else (args, None)
         ts = [
@@ -239,6 +248,11 @@ def jvp(prim: str, args: list, out: Expr, tangents: list) -> Expr | None:
 
 def vjp(prim: str, args: list, out: Expr, g: Expr, active: list) -> list:
     """The cotangent of each argument (``None`` = zero or not wanted)."""
+    if prim == "numpy.einsum":
+        return [None] + [
+            Call("@einsum_vjp", (g, Num(i), args[0]) + tuple(args[1:])) if on else None
+            for i, on in enumerate(active[1:])
+        ]
     if prim in N.SEQUENCE:
         arrays, axis = (args[:-1], args[-1]) if N.SEQUENCE_AXIS[prim] is not None else (args, Num(None))
         kind = Num(prim.rpartition(".")[2])
@@ -307,6 +321,7 @@ HELPER_RULES = {
     "matmul_vjp_b": ("bilinear", (0, 1)),
     "unjoin": ("linear", (0,)),
     "prod_vjp": ("linear", (0,)),
+    "einsum_vjp": ("bilinear", (0, 3, 4, 5, 6, 7)),
     "inner_vjp_a": ("bilinear", (0, 2)),
     "inner_vjp_b": ("bilinear", (0, 1)),
 }

@@ -171,6 +171,22 @@ HELPERS.update(
     gg = numpy.squeeze(g, axis) if keepdims and numpy.ndim(g) else g
     return numpy.moveaxis(numpy.expand_dims(gg, -1) * others, -1, axis)
 ''',
+        "einsum_vjp": '''def einsum_vjp(g, i, subscripts, *operands):
+    """The cotangent of operand i of numpy.einsum(subscripts, *operands), given g for its result."""
+    import numpy
+
+    inputs, out = subscripts.replace(" ", "").split("->")
+    specs = inputs.split(",")
+    target = specs[i]
+    if len(set(target)) != len(target):
+        raise ValueError(f"einsum {subscripts!r}: an index repeated within operand {i} (a diagonal) has no rule yet")
+    others = [s for j, s in enumerate(specs) if j != i]
+    present = set(out) | set("".join(others))
+    kept = "".join(c for c in target if c in present)
+    part = numpy.einsum(",".join([out] + others) + "->" + kept, g, *[o for j, o in enumerate(operands) if j != i])
+    shape = [numpy.shape(operands[i])[k] if c in present else 1 for k, c in enumerate(target)]
+    return numpy.broadcast_to(numpy.reshape(part, shape), numpy.shape(operands[i]))
+''',
         "matmul_vjp_a": '''def matmul_vjp_a(g, a, b):
     """The cotangent of a in a @ b (or numpy.dot(a, b)) for vectors, matrices and numbers."""
     import numpy

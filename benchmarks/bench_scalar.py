@@ -1261,5 +1261,130 @@ def main(argv=None) -> int:
     return 1 if (wrong and ns.strict) else 0
 
 
+# ----------------------------------------------------------------------------
+# NumPy cases: the Table-1 programs on arrays (samples/paper_numpy.py), with
+# the vectorised hand-written adjoints/tangents of handwritten.py.  Added to
+# the cases of ``make_cases`` (defined above) by the wrapper below.
+
+
+def make_numpy_cases(quick: bool) -> list[Case]:
+    """dot_np_N, sum_mat_vec_np_N, neural_np_50_100_50,
+    neural_weighted_np_50_100_50 and particles_np_4x1000, at the paper's sizes."""
+    rng = np.random.default_rng(0)
+
+    def dot_case(n):
+        return Case(
+            name=f"dot_np_{n}",
+            description=f"np.dot of two {n}-element arrays, gradient",
+            primal=programs.dot_np,
+            args=(rng.standard_normal(n), rng.standard_normal(n)),
+            hand_vjp=handwritten.dot_np_vjp,
+            hand_jvp=handwritten.dot_np_jvp,
+            peers={
+                "autograd": peer_dot_autograd,
+                "jax": peer_dot_jax,
+                "jax.jit": peer_dot_jax_jit,
+                "torch": peer_dot_torch,
+            },
+        )
+
+    def matvec_case(n):
+        return Case(
+            name=f"sum_mat_vec_np_{n}",
+            description=f"np.sum(m @ v), m an ({n}, {n}) array, gradient",
+            primal=programs.sum_mat_vec_np,
+            args=(rng.standard_normal((n, n)), rng.standard_normal(n)),
+            hand_vjp=handwritten.sum_mat_vec_np_vjp,
+            hand_jvp=handwritten.sum_mat_vec_np_jvp,
+            peers={
+                "autograd": peer_matvec_autograd,
+                "jax": peer_matvec_jax,
+                "jax.jit": peer_matvec_jax_jit,
+                "torch": peer_matvec_torch,
+            },
+        )
+
+    layers, x, out_w = programs.neural_inputs_np(0, [50, 100, 50])
+    ps, vs = programs.particles_input_np(4)
+    net_peers = {
+        "autograd": peer_neural_np_autograd,
+        "jax.jit": peer_neural_jax_jit,
+        "torch": peer_neural_torch,
+    }
+    return [
+        dot_case(1000),
+        dot_case(100000),
+        matvec_case(100),
+        matvec_case(300),
+        Case(
+            name="neural_np_50_100_50",
+            description="dense ReLU network 50-100-50 on arrays, safe softmax, sum of outputs (gradient ~0), gradient",
+            primal=programs.neural_np,
+            args=(layers, x),
+            hand_vjp=handwritten.neural_np_vjp,
+            hand_jvp=handwritten.neural_np_jvp,
+            peers=net_peers,
+        ),
+        Case(
+            name="neural_weighted_np_50_100_50",
+            description="the same network on arrays, weighted sum of outputs, gradient wrt (layers, x)",
+            primal=programs.neural_weighted_np,
+            args=(layers, x, out_w),
+            wrt=("layers", "x"),
+            hand_vjp=handwritten.neural_weighted_np_vjp,
+            hand_jvp=handwritten.neural_weighted_np_jvp,
+            peers=net_peers,
+        ),
+        Case(
+            name="particles_np_4x1000",
+            description="4 particles x 1000 explicit-Euler steps on (4, 2) arrays, sum of x*y, gradient",
+            primal=programs.particles_np,
+            args=(ps, vs),  # n_steps: its default, 1000
+            wrt=("ps", "vs"),
+            hand_vjp=handwritten.particles_np_vjp,
+            hand_jvp=handwritten.particles_np_jvp,
+            peers={
+                "autograd": peer_particles_np_autograd,
+                "jax.jit": peer_particles_jax_jit,
+                "torch": peer_particles_torch,
+            },
+        ),
+    ]
+
+
+def peer_neural_np_autograd(case):
+    """autograd on the same array network (reverse mode only)."""
+    import autograd
+    import autograd.numpy as anp
+
+    weighted = len(case.args) == 3
+    net = _neural_np(anp, anp.where, weighted)
+    g = autograd.grad(net, argnum=(0, 1))
+    return PeerImpl(g, None, _neural_args(case, np.asarray), _version("autograd"))
+
+
+def peer_particles_np_autograd(case):
+    import autograd
+    import autograd.numpy as anp
+
+    dt, mass, n_steps = 0.05, 1.0, 1000
+
+    def sim(p, v):
+        for _ in range(n_steps):
+            a = (-0.5 * p - 0.2 * v) / mass
+            p, v = p + dt * v, v + dt * a
+        return anp.sum(p[:, 0] * p[:, 1])
+
+    g = autograd.grad(sim, argnum=(0, 1))
+    return PeerImpl(g, None, tuple(np.asarray(a) for a in case.args), _version("autograd"))
+
+
+_make_scalar_cases = make_cases
+
+
+def make_cases(quick: bool) -> list[Case]:  # noqa: F811  (the scalar cases, then the NumPy ones)
+    return _make_scalar_cases(quick) + make_numpy_cases(quick)
+
+
 if __name__ == "__main__":
     sys.exit(main())

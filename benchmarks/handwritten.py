@@ -336,3 +336,146 @@ def particles_jvp(args, tangents):
         total += px * py
         d_total += dpx * py + px * dpy
     return total, d_total
+
+
+# ================================================================ NumPy versions
+#
+# Hand-written adjoints and tangents of samples/paper_numpy.py (the same
+# programs on arrays), vectorised as one would write them in NumPy.
+
+import numpy as np  # noqa: E402
+
+# ---------------------------------------------------------------- dot_np: np.dot(x, y)
+
+
+def dot_np_vjp(args, ct):
+    x, y = args
+    return np.dot(x, y), (y * ct, x * ct)
+
+
+def dot_np_jvp(args, tangents):
+    x, y = args
+    dx, dy = tangents
+    return np.dot(x, y), np.dot(dx, y) + np.dot(x, dy)
+
+
+# ---------------------------------------------------------------- sum_mat_vec_np: np.sum(m @ v)
+
+
+def sum_mat_vec_np_vjp(args, ct):
+    """d m[i, j] = v[j] ct, d v[j] = sum_i m[i, j] ct."""
+    m, v = args
+    d_m = np.empty_like(m)
+    d_m[...] = v * ct
+    return np.sum(m @ v), (d_m, m.sum(axis=0) * ct)
+
+
+def sum_mat_vec_np_jvp(args, tangents):
+    m, v = args
+    dm, dv = tangents
+    return np.sum(m @ v), np.sum(dm @ v) + np.sum(m @ dv)
+
+
+# ---------------------------------------------------------------- neural_np / neural_weighted_np
+#
+# h = relu(W_L ... relu(W_1 x + b_1) ... + b_L), relu'(0) = 1 (np.maximum(z, 0.0)
+# sends the derivative to z on a tie), p = the paper's safe softmax of h.  The
+# shift m = max(0, max h) cancels from the derivative of the softmax, so the
+# softmax adjoint is p * (g - <g, p>).
+
+
+def _net_np_forward(layers, x):
+    saved = []
+    h = x
+    for w, b in layers:
+        z = w @ h + b
+        saved.append((h, z))
+        h = np.maximum(z, 0.0)
+    m = max(0.0, float(np.max(h)))
+    e = np.exp(h - m)
+    return saved, e / np.sum(e)
+
+
+def _net_np_backward(layers, saved, p, g_p):
+    g_h = p * (g_p - np.dot(g_p, p))
+    d_layers = [None] * len(layers)
+    for l in range(len(layers) - 1, -1, -1):
+        w, _ = layers[l]
+        h_in, z = saved[l]
+        g_z = np.where(z < 0.0, 0.0, g_h)
+        d_layers[l] = (np.outer(g_z, h_in), g_z)
+        g_h = w.T @ g_z
+    return d_layers, g_h
+
+
+def _net_np_tangent(layers, x, d_layers, d_x):
+    h, dh = x, d_x
+    for (w, b), (dw, db) in zip(layers, d_layers):
+        z = w @ h + b
+        dz = dw @ h + w @ dh + db
+        h, dh = np.maximum(z, 0.0), np.where(z < 0.0, 0.0, dz)
+    m = max(0.0, float(np.max(h)))
+    e = np.exp(h - m)
+    p = e / np.sum(e)
+    return p, p * (dh - np.dot(p, dh))
+
+
+def neural_np_vjp(args, ct):
+    layers, x = args
+    saved, p = _net_np_forward(layers, x)
+    return np.sum(p), _net_np_backward(layers, saved, p, np.full_like(p, ct))
+
+
+def neural_np_jvp(args, tangents):
+    layers, x = args
+    p, dp = _net_np_tangent(layers, x, *tangents)
+    return np.sum(p), np.sum(dp)
+
+
+def neural_weighted_np_vjp(args, ct):
+    """Cotangents of (layers, x) only: out_w is data."""
+    layers, x, out_w = args
+    saved, p = _net_np_forward(layers, x)
+    return np.sum(out_w * p), _net_np_backward(layers, saved, p, out_w * ct)
+
+
+def neural_weighted_np_jvp(args, tangents):
+    layers, x, out_w = args
+    p, dp = _net_np_tangent(layers, x, *tangents)
+    return np.sum(out_w * p), np.dot(out_w, dp)
+
+
+# ---------------------------------------------------------------- particles_np
+#
+# All particles at once on (n, 2) arrays; the step is linear, so the adjoint
+# applies the transposed step n times to the cotangent of the final state.
+
+
+def particles_np_vjp(args, ct):
+    ps, vs, n = _particles_args(args)
+    dt, mass = _DT, _MASS
+    kp, kv = -0.5 / mass, -0.2 / mass
+    p, v = ps, vs
+    for _ in range(n):
+        a = (-0.5 * p - 0.2 * v) / mass
+        p, v = p + dt * v, v + dt * a
+    value = np.sum(p[:, 0] * p[:, 1])
+    g_p = p[:, ::-1] * ct  # d (x y) = (y, x)
+    g_v = np.zeros_like(v)
+    for _ in range(n):
+        g_a = dt * g_v
+        g_p, g_v = g_p + kp * g_a, g_v + dt * g_p + kv * g_a
+    return value, (g_p, g_v)
+
+
+def particles_np_jvp(args, tangents):
+    ps, vs, n = _particles_args(args)
+    dps, dvs = tangents[0], tangents[1]
+    dt, mass = _DT, _MASS
+    p, v, dp, dv = ps, vs, dps, dvs
+    for _ in range(n):
+        a = (-0.5 * p - 0.2 * v) / mass
+        da = (-0.5 * dp - 0.2 * dv) / mass
+        p, v = p + dt * v, v + dt * a
+        dp, dv = dp + dt * dv, dv + dt * da
+    return np.sum(p[:, 0] * p[:, 1]), np.sum(dp[:, 0] * p[:, 1] + p[:, 0] * dp[:, 1])

@@ -88,3 +88,38 @@ __all__ = [
     "neural_inputs",
     "scalar_loop",
 ]
+
+
+# ---------------------------------------------------------------------------
+# NumPy versions of the Table-1 programs (samples/paper_numpy.py): the same
+# programs on arrays (np.dot, np.sum(m @ v), the network with layers as a list
+# of (W, b) array tuples, the particles as (4, 2) arrays).
+
+import numpy as np  # noqa: E402
+
+from paper_numpy import (  # noqa: E402  (samples/paper_numpy.py)
+    dot_np,
+    neural_np,
+    neural_weighted_np,
+    particles_input_np,
+    particles_np,
+    sum_mat_vec_np,
+)
+
+
+def neural_inputs_np(seed, sizes):
+    """``neural_inputs(seed, sizes)`` as arrays: the same numbers, W of shape
+    (n_out, n_in), b, x and out_w 1-D, so the list and array cases compare."""
+    layers, x, out_w = neural_inputs(seed, sizes)
+    return [(np.array(w), np.array(b)) for w, b in layers], np.array(x), np.array(out_w)
+
+
+__all__ += [
+    "dot_np",
+    "sum_mat_vec_np",
+    "neural_np",
+    "neural_weighted_np",
+    "particles_np",
+    "particles_input_np",
+    "neural_inputs_np",
+]

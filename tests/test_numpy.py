@@ -576,7 +576,7 @@ def test_gradient_shape_and_dtype_float64(shape):
     assert ct.shape == shape and ct.dtype == np.float64
 
 
-_F32 = pytest.mark.usefixtures()  # float32 stays float32 in every mode
+_F32 = pytest.mark.float32  # float32 stays float32 in every mode
 
 
 @_F32
