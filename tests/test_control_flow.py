@@ -28,7 +28,7 @@ def D(func, wrt=None):
     return adcompiler.differentiate(func) if wrt is None else adcompiler.differentiate(func, wrt=wrt)
 
 
-def cg(func, args, wrt=None, **kw):
+def check_oracles(func, args, wrt=None, **kw):
     check_grads(D(func, wrt), args, wrt, original=func, **kw)
 
 
@@ -41,7 +41,7 @@ def both_grads(func, args, wrt):
     return fwd, rev
 
 
-def close(a, b, rtol=1e-9, atol=1e-12):
+def check_close(a, b, rtol=1e-9, atol=1e-12):
     return abs(a - b) <= atol + rtol * abs(b)
 
 
@@ -128,7 +128,7 @@ def _id(case):
 
 @pytest.mark.parametrize("func,args,wrt", CASES, ids=[_id(c) for c in CASES])
 def test_oracles(func, args, wrt):
-    cg(func, args, wrt)
+    check_oracles(func, args, wrt)
 
 
 @pytest.mark.parametrize("func,args,wrt", CASES, ids=[_id(c) for c in CASES])
@@ -151,7 +151,7 @@ def test_values_equal_primal_exactly(func, args, wrt):
 @given(x=floats(min_value=0.3, max_value=2.0), n=st.integers(0, 8))
 def test_pow_loop_is_n_x_to_n_minus_1(x, n):
     exp = n * x ** (n - 1) if n else 0.0
-    assert all(close(g, exp) for g in both_grads(F.pow_loop, (x, n), X))
+    assert all(check_close(g, exp) for g in both_grads(F.pow_loop, (x, n), X))
 
 
 @FEW
@@ -164,8 +164,8 @@ def test_doubling_loop_derivative_is_2_to_the_n(x, n):
 @given(a=floats(min_value=0.05, max_value=400.0))
 def test_newton_sqrt_derivative(a):
     for func in (F.newton_sqrt, F.newton_sqrt_while):
-        assert close(func(a), math.sqrt(a), 1e-13)
-        assert all(close(g, 0.5 / math.sqrt(a), 1e-8) for g in both_grads(func, (a,), ("a",)))
+        assert check_close(func(a), math.sqrt(a), 1e-13)
+        assert all(check_close(g, 0.5 / math.sqrt(a), 1e-8) for g in both_grads(func, (a,), ("a",)))
 
 
 @FEW
@@ -180,28 +180,28 @@ def test_halving_while_loop_derivative_is_2_to_minus_k(x):
 @given(x=floats(min_value=0.5, max_value=1.5), n=st.integers(0, 30))
 def test_pow_by_squaring_int_bookkeeping(x, n):
     exp = n * x ** (n - 1) if n else 0.0
-    assert close(F.pow_by_squaring(x, n), x**n, 1e-12)
-    assert all(close(g, exp, 1e-10) for g in both_grads(F.pow_by_squaring, (x, n), X))
+    assert check_close(F.pow_by_squaring(x, n), x**n, 1e-12)
+    assert all(check_close(g, exp, 1e-10) for g in both_grads(F.pow_by_squaring, (x, n), X))
 
 
 @FEW
 @given(x=floats(min_value=-2.0, max_value=2.0), n=st.integers(0, 8))
 def test_negative_step_horner(x, n):
     exp = sum(i * (i - 1) * x ** (i - 2) for i in range(2, n + 1))
-    assert all(close(g, exp, 1e-10, 1e-10) for g in both_grads(F.horner_down, (x, n), X))
+    assert all(check_close(g, exp, 1e-10, 1e-10) for g in both_grads(F.horner_down, (x, n), X))
 
 
 @FEW
 @given(x=floats(min_value=-2.0, max_value=2.0), start=st.integers(-6, 6), stop=st.integers(-6, 6), step=steps)
 def test_range_bounds_analytic(x, start, stop, step):
     exp = 2.0 * x * sum(range(start, stop, step))  # empty ranges included
-    assert all(close(g, exp) for g in both_grads(F.range_sum, (x, start, stop, step), X))
+    assert all(check_close(g, exp) for g in both_grads(F.range_sum, (x, start, stop, step), X))
 
 
 @FEW
 @given(x=floats(min_value=-2.0, max_value=2.0), start=st.integers(-6, 6), stop=st.integers(-6, 6), step=steps)
 def test_range_bounds_oracles(x, start, stop, step):
-    cg(F.range_mix, (x, start, stop, step), X)
+    check_oracles(F.range_mix, (x, start, stop, step), X)
 
 
 @FEW
@@ -209,14 +209,14 @@ def test_range_bounds_oracles(x, start, stop, step):
 def test_continue_skips_even_iterations(x, n):
     k = n // 2
     exp = k * x ** (k - 1) if k else 0.0
-    assert all(close(g, exp) for g in both_grads(F.continue_odd, (x, n), X))
+    assert all(check_close(g, exp) for g in both_grads(F.continue_odd, (x, n), X))
 
 
 @pytest.mark.parametrize("n", [0, 1, 4])
 def test_overwritten_carry_only_last_iteration_counts(n):
     x = 0.7
     exp = math.cos(x) * n if n else 1.0
-    assert all(close(g, exp) for g in both_grads(F.overwrite_loop, (x, n), X))
+    assert all(check_close(g, exp) for g in both_grads(F.overwrite_loop, (x, n), X))
 
 
 def test_inner_break_leaves_only_the_inner_loop():
@@ -230,12 +230,12 @@ def test_inner_break_leaves_only_the_inner_loop():
 
 @pytest.mark.parametrize("x,exp", [(0.5, 2.0), (0.1, 3 * 0.1**2)])
 def test_constant_in_one_branch_active_in_other(x, exp):
-    assert all(close(g, exp) for g in both_grads(F.const_or_active, (x, 0.2), ("x", "t")))
+    assert all(check_close(g, exp) for g in both_grads(F.const_or_active, (x, 0.2), ("x", "t")))
 
 
 @pytest.mark.parametrize("x,exp", [(0.5, 2.0 + math.exp(0.5)), (0.1, 2.0)])
 def test_variable_assigned_in_one_arm_only(x, exp):
-    assert all(close(g, exp) for g in both_grads(F.one_arm_assign, (x, 0.2), ("x", "t")))
+    assert all(check_close(g, exp) for g in both_grads(F.one_arm_assign, (x, 0.2), ("x", "t")))
 
 
 @pytest.mark.parametrize("x,exp", [(-0.5, -3.0), (0.5, 1.0)])
@@ -246,11 +246,11 @@ def test_return_in_branch_analytic(x, exp):
 def test_helper_with_loop_in_callers_loop_analytic():
     x, m = 1.2, 5  # sum_{i=1..m} x**i
     exp = sum(i * x ** (i - 1) for i in range(1, m + 1))
-    assert all(close(g, exp) for g in both_grads(F.calls_helper_in_loop_from_one, (x, m), X))
+    assert all(check_close(g, exp) for g in both_grads(F.calls_helper_in_loop_from_one, (x, m), X))
 
 
 def test_helper_with_loop_in_callers_loop_zero_trip_first():
-    cg(F.calls_helper_in_loop, (1.2, 5), X)
+    check_oracles(F.calls_helper_in_loop, (1.2, 5), X)
 
 
 def test_helper_called_with_empty_loop():
@@ -259,7 +259,7 @@ def test_helper_called_with_empty_loop():
 
 @pytest.mark.parametrize("x", [0.5, -0.5])
 def test_returns_only_inside_while_true(x):
-    cg(F.while_true_only_returns, (x,))
+    check_oracles(F.while_true_only_returns, (x,))
 
 
 # ------------------------------------- hypothesis: thresholds and branches
@@ -269,8 +269,8 @@ def test_returns_only_inside_while_true(x):
 @given(x=floats(min_value=-3.0, max_value=3.0), t=floats(min_value=-3.0, max_value=3.0))
 def test_threshold_branch(x, t):
     assume(abs(x - t) > FAR)
-    cg(F.threshold, (x, t))
-    cg(F.ternary, (x, t))
+    check_oracles(F.threshold, (x, t))
+    check_oracles(F.ternary, (x, t))
 
 
 @FEW
@@ -280,15 +280,15 @@ def test_threshold_branch(x, t):
 )
 def test_elif_chain(x, cuts):
     assume(all(abs(x - c) > FAR for c in cuts))
-    cg(F.elif_chain, (x, *sorted(cuts)))
-    cg(F.elif_chain, (x, *cuts))
+    check_oracles(F.elif_chain, (x, *sorted(cuts)))
+    check_oracles(F.elif_chain, (x, *cuts))
 
 
 @FEW
 @given(x=floats(min_value=-3.0, max_value=3.0), y=floats(min_value=-3.0, max_value=3.0))
 def test_chained_comparisons(x, y):
     assume(all(abs(x - c) > FAR for c in (-1.0, 0.0, 1.0)) and abs(y - 2.0) > FAR)
-    cg(F.chained_cmp, (x, y))
+    check_oracles(F.chained_cmp, (x, y))
 
 
 @FEW
@@ -299,7 +299,7 @@ def test_chained_comparisons(x, y):
 )
 def test_and_or_not(x, y, t):
     assume(all(abs(v - c) > FAR for v in (x, y) for c in (t, -t)))
-    cg(F.bool_ops, (x, y, t))
+    check_oracles(F.bool_ops, (x, y, t))
 
 
 @FEW
@@ -316,7 +316,7 @@ def test_early_return_in_nested_loop(x, n, m, lim):
         assume(abs(y - lim) > FAR)
         if y > lim:
             break
-    cg(F.early_return_nested, (x, n, m, lim), ("x", "lim"))
+    check_oracles(F.early_return_nested, (x, n, m, lim), ("x", "lim"))
 
 
 @FEW
@@ -328,7 +328,7 @@ def test_break_in_nested_loop(x, n, lim):
         if y > lim:
             break
         y = y * 1.5
-    cg(F.inner_break, (x, n, lim), ("x", "lim"))
+    check_oracles(F.inner_break, (x, n, lim), ("x", "lim"))
 
 
 @FEW
@@ -341,15 +341,15 @@ def test_while_with_break(x, t):
         assume(abs(y - t) > FAR)
         if y < t or k >= 50:
             break
-    cg(F.while_break, (x, t))
+    check_oracles(F.while_break, (x, t))
 
 
 @FEW
 @given(x=floats(min_value=-2.0, max_value=2.0), y=floats(min_value=-2.0, max_value=2.0))
 def test_tuple_outputs_with_branches(x, y):
     assume(abs(x - y) > FAR and abs(x * y - 1.0) > FAR)
-    cg(F.tuple_branches, (x, y))
-    cg(F.tuple_return_in_branch, (x, y))
+    check_oracles(F.tuple_branches, (x, y))
+    check_oracles(F.tuple_return_in_branch, (x, y))
 
 
 # --------------------------------------------- forward vs reverse identity

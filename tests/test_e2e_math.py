@@ -324,7 +324,7 @@ reals = st.floats(-3.0, 3.0, allow_nan=False)
 positive = st.floats(0.2, 4.0, allow_nan=False)
 
 
-def _fwd_rev_fd(func, args):
+def _check_fwd_rev_fd(func, args):
     check_grads(D(func), args, original=func, n_random=1)
 
 
@@ -332,13 +332,13 @@ def _fwd_rev_fd(func, args):
 @given(reals, reals)
 def test_random_points_composite(x, y):
     assume(x * x + y * y > 1e-6)  # sqrt(x*x + y*y) has a cone at the origin
-    _fwd_rev_fd(F.m_composite, (x, y))
+    _check_fwd_rev_fd(F.m_composite, (x, y))
 
 
 @HYP
 @given(positive, reals)
 def test_random_points_pow_active(x, y):
-    _fwd_rev_fd(F.pow_active, (x, y))
+    _check_fwd_rev_fd(F.pow_active, (x, y))
 
 
 @HYP
@@ -346,14 +346,14 @@ def test_random_points_pow_active(x, y):
 def test_random_points_composite2(x, y, z):
     assume(not (x < 1e-3 and abs(y) < 1e-3))  # atan2 branch cut / origin
     assume(x * x + z * z > 1e-6)  # hypot(z, x) cone at the origin
-    _fwd_rev_fd(F.m_composite2, (x, y, z))
+    _check_fwd_rev_fd(F.m_composite2, (x, y, z))
 
 
 @HYP
 @given(reals, reals)
 def test_random_points_clash_locals(x, y):
     assume(abs(x) > 0.1)  # divides by x
-    _fwd_rev_fd(F.clash_locals, (x, y))
+    _check_fwd_rev_fd(F.clash_locals, (x, y))
 
 
 @HYP
