@@ -22,7 +22,7 @@ DUP = "dup"
 
 def insert_dups(fn: Function, namer: Namer) -> Function:
     """Return ``fn`` in dup form."""
-    counts = Counter(v for stmt in walk(fn.body) for v in _reads(stmt) if v.name not in fn.slots)
+    counts = Counter(v for stmt in walk(fn.body) for v in value_reads(stmt) if v.name not in fn.slots)
     copies: dict = {}  # var -> its copies, consumed by the uses in program order
 
     def dups_for(var: Var, line: int) -> list:
@@ -69,7 +69,7 @@ def insert_dups(fn: Function, namer: Namer) -> Function:
     return fn.with_body(block(fn.body, tuple(Var(p) for p in fn.params if p not in fn.slots)))
 
 
-def _reads(stmt) -> list:
+def value_reads(stmt) -> list:
     """The variables a statement reads, in the order dup renames them (a While's test after its header)."""
     if isinstance(stmt, Eq) and stmt.prim == "read":
         return []

@@ -24,7 +24,7 @@ from __future__ import annotations
 from . import expr as E
 from . import rules
 from .activity import active, slots
-from .dup import DUP
+from .dup import DUP, value_reads
 from .errors import UnsupportedSyntaxError
 from .ir import (
     Assign,
@@ -113,7 +113,7 @@ class Sweeps:
 
         def visit(stmts, looped):
             for stmt in stmts:
-                for v in _reads(stmt):
+                for v in value_reads(stmt):
                     used_in.setdefault(v.name, set()).add(id(stmts))
                 if isinstance(stmt, Eq) and stmt.prim == DUP:
                     for v in stmt.outs:
@@ -709,14 +709,6 @@ def _const(e):
     from .ir import Const
 
     return Const(e.value, e.text)
-
-
-def _reads(stmt) -> list:
-    if isinstance(stmt, Eq) and stmt.prim == "read":
-        return []
-    if isinstance(stmt, While):
-        return [stmt.test] if isinstance(stmt.test, Var) else []
-    return uses(stmt)
 
 
 def _segments(stmts) -> list:
