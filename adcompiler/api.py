@@ -87,7 +87,7 @@ class Differentiable:
                 built = program.build(self.fn, m, self.wrt)
                 entries[m] = built[0].name
                 defs += [d for d in built if d.name not in seen and not seen.add(d.name)]
-            source = emit.render_module(defs, program.ns, program.helper_sources)
+            source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
             namespace = dict(self.fn.__globals__)
             namespace.update(program.injected)
             load(source, namespace, f"{mode} of {self.fn.__qualname__}")

@@ -181,17 +181,20 @@ def _expr(e: E.Expr, ns) -> str:
     return ast.unparse(ast.fix_missing_locations(to_ast(e, ns)))
 
 
-def render_module(defs: list, ns: Namespace | None, header=()) -> str:
+def render_module(defs: list, ns: Namespace | None, header=(), formatted: bool = True) -> str:
     """Several generated functions (and import lines) as one black-formatted module.
 
     ``header`` (lines, or a function returning them once the body is rendered,
-    when rendering decides which helpers are needed) goes first.
+    when rendering decides which helpers are needed) goes first.  Code that is
+    only loaded, not shown, may skip black (``formatted=False``): black is most
+    of the transformation's time, and ``source()`` formats what people read.
     """
     body = "\n\n".join(render_def(d, ns) for d in defs)
     parts = list(header() if callable(header) else header)
     if ns is not None:
         parts.extend(f"import {m}" if alias == m else f"import {m} as {alias}" for m, alias in ns.imports.items())
-    return format_source("\n".join(parts) + ("\n\n\n" if parts else "") + body)
+    text = "\n".join(parts) + ("\n\n\n" if parts else "") + body
+    return format_source(text) if formatted else text
 
 
 def format_source(src: str) -> str:
