@@ -26,6 +26,7 @@ def tidy(d: Def) -> Def:
     body = list(d.body)
     for _ in range(3):
         body = _block(body, set(), None)
+    _MEMO.clear()
     return Def(d.name, d.params, d.defaults, tuple(body), d.doc, d.source)
 
 
@@ -50,8 +51,20 @@ def _target_names(t) -> set:
     return {t} if isinstance(t, str) else set()
 
 
+_MEMO: dict = {}  # (kind, id of statement) -> (statement, names); statements are immutable
+
+
 def reads(s) -> set:
     """Names a statement (with its nested blocks) reads."""
+    hit = _MEMO.get(("r", id(s)))
+    if hit is not None and hit[0] is s:
+        return hit[1]
+    names = _reads(s)
+    _MEMO[("r", id(s))] = (s, names)
+    return names
+
+
+def _reads(s) -> set:
     out: set = set()
     if isinstance(s, Assign):
         _reads_expr(s.value, out)
@@ -90,6 +103,15 @@ def reads_block(stmts) -> set:
 
 def writes(s) -> set:
     """Names a statement (with its nested blocks) assigns."""
+    hit = _MEMO.get(("w", id(s)))
+    if hit is not None and hit[0] is s:
+        return hit[1]
+    names = _writes(s)
+    _MEMO[("w", id(s))] = (s, names)
+    return names
+
+
+def _writes(s) -> set:
     if isinstance(s, Assign):
         return set().union(*(_target_names(t) for t in s.targets))
     if isinstance(s, AugAssign):
@@ -230,11 +252,11 @@ def _rename(s, old: str, new: str):
 
 
 def _propagate_copies(stmts: list, after: set, jump) -> list:
-    i = 0
+    i, live = 0, None  # liveness is recomputed only after the statements change
     while i < len(stmts):
         s = stmts[i]
         if _is_copy(s) and s.targets[0] == s.value.id:
-            stmts = stmts[:i] + stmts[i + 1 :]
+            stmts, live = stmts[:i] + stmts[i + 1 :], None
             continue
         if _is_copy(s):
             a, b = s.targets[0], s.value.id
@@ -243,10 +265,10 @@ def _propagate_copies(stmts: list, after: set, jump) -> list:
                 j < len(stmts) and not ({a, b} & writes(stmts[j])) and not isinstance(stmts[j], (Break, Continue, Ret))
             ):
                 j += 1
-            live = _live_before(stmts, after, jump)
+            live = live or _live_before(stmts, after, jump)
             dead_after = a not in live[j] and (j == len(stmts) or a not in reads(stmts[j]))
             if dead_after:
-                stmts = stmts[:i] + [_rename(x, a, b) for x in stmts[i + 1 : j]] + stmts[j:]
+                stmts, live = stmts[:i] + [_rename(x, a, b) for x in stmts[i + 1 : j]] + stmts[j:], None
                 continue
         i += 1
     return stmts
