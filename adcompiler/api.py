@@ -152,6 +152,9 @@ class Differentiable:
     def vjp(self, primals, ct):
         """Reverse mode: ``(value, cotangents)``, one cotangent per wrt parameter."""
         args = self._bind(tuple(primals))
+        problem = _ct_mismatch(self.program.shape(self.fn), ct)
+        if problem:
+            raise ValueError(f"{self.fn.__name__}.vjp: the output cotangent does not match the output: {problem}")
         return self._function("reverse")(*args, ct)
 
     def value_and_grad(self, *args, **kwargs):
@@ -219,3 +222,16 @@ def _mismatch(value, tangent, where="") -> str:
 def _holds_array(value, numpy) -> bool:
     """Whether a (nested) list or tuple has a NumPy array among its elements."""
     return any(isinstance(v, numpy.ndarray) or isinstance(v, (list, tuple)) and _holds_array(v, numpy) for v in value)
+
+
+def _ct_mismatch(shape, ct) -> str:
+    """Why ``ct`` cannot be a cotangent of an output of this shape (None: one value; tuples: tuples), or ""."""
+    if shape is None:
+        return ""
+    if not isinstance(ct, (tuple, list)) or len(ct) != len(shape):
+        return f"the function returns a tuple of {len(shape)} values, so ct must be a tuple of {len(shape)} cotangents, not {ct!r}"
+    for part_shape, part in zip(shape, ct):
+        problem = _ct_mismatch(part_shape, part)
+        if problem:
+            return problem
+    return ""
