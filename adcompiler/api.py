@@ -10,6 +10,8 @@ from . import emit
 from .load import load
 from .program import Program
 
+_EMPTY: frozenset = frozenset()
+
 
 def differentiate(fn=None, *, wrt=None):
     """Make ``fn`` differentiable: ``f.jvp``, ``f.vjp``, ``f.grad``, ``f.value_and_grad``, ``f.source``.
@@ -39,7 +41,8 @@ class Differentiable:
         if unknown:
             raise ValueError(f"wrt names {unknown} are not parameters of {fn.__name__}{self.signature}")
         self._positions = tuple(self.params.index(w) for w in self.wrt)
-        self._arrays = frozenset()  # the parameters that arrived as NumPy arrays: what the code is specialised for
+        self._arrays = _EMPTY  # the parameters that arrived as NumPy arrays: what the code is specialised for
+        self._out_shape = None
         self._programs: dict = {}
         self._compiled_for: dict = {}
         self._compiled: dict = self._compiled_for.setdefault(self._arrays, {})
@@ -63,12 +66,15 @@ class Differentiable:
     def _specialise(self, args) -> None:
         """Choose the generated code for which arguments are NumPy arrays (built once per combination)."""
         numpy = sys.modules.get("numpy")
-        arrays = frozenset()
+        arrays = _EMPTY
         if numpy is not None:  # "p" for an array, "p[]" for a list or tuple holding arrays (NN layers, say)
-            arrays = frozenset(p for p, a in zip(self.params, args) if isinstance(a, numpy.ndarray))
-            arrays |= {
-                p + "[]" for p, a in zip(self.params, args) if isinstance(a, (list, tuple)) and _holds_array(a, numpy)
-            }
+            found = [
+                p if type(a) is numpy.ndarray else p + "[]"
+                for p, a in zip(self.params, args)
+                if type(a) is not float
+                and (type(a) is numpy.ndarray or type(a) in (list, tuple) and _holds_array(a, numpy))
+            ]
+            arrays = frozenset(found) if found else _EMPTY
         if arrays != self._arrays:
             self._arrays = arrays
             self._compiled = self._compiled_for.setdefault(arrays, {})
@@ -152,7 +158,9 @@ class Differentiable:
     def vjp(self, primals, ct):
         """Reverse mode: ``(value, cotangents)``, one cotangent per wrt parameter."""
         args = self._bind(tuple(primals))
-        problem = _ct_mismatch(self.program.shape(self.fn), ct)
+        if self._out_shape is None:
+            self._out_shape = (self.program.shape(self.fn),)
+        problem = _ct_mismatch(self._out_shape[0], ct) if self._out_shape[0] is not None else ""
         if problem:
             raise ValueError(f"{self.fn.__name__}.vjp: the output cotangent does not match the output: {problem}")
         return self._function("reverse")(*args, ct)
@@ -174,11 +182,11 @@ class Differentiable:
         return self._function("grad")(*args)
 
     def _fast_path(self) -> bool:
-        """Whether f.grad can become the generated function itself: numbers only, and NumPy not even loaded.
+        """Whether f.grad can become the generated function itself: no arrays at the first call.
 
         (The generated code for numbers refuses arrays, so a later array call fails loudly, never wrongly.)
         """
-        return not self._arrays and "numpy" not in sys.modules
+        return not self._arrays
 
 
 def _generated(fn):
@@ -220,8 +228,9 @@ def _mismatch(value, tangent, where="") -> str:
 
 
 def _holds_array(value, numpy) -> bool:
-    """Whether a (nested) list or tuple has a NumPy array among its elements."""
-    return any(isinstance(v, numpy.ndarray) or isinstance(v, (list, tuple)) and _holds_array(v, numpy) for v in value)
+    """Whether a (nested) list or tuple holds NumPy arrays (judged by its first element: lists are uniform)."""
+    first = value[0] if len(value) else None
+    return isinstance(first, numpy.ndarray) or isinstance(first, (list, tuple)) and _holds_array(first, numpy)
 
 
 def _ct_mismatch(shape, ct) -> str:

@@ -33,8 +33,8 @@ def compile_file(path: str, functions=(), mode: str = "both", stage: str | None 
             f"adc: {path}: no function named {', '.join(missing)} (found: {', '.join(available) or 'none'})"
         )
     program = Program(vars(module))
-    if any(getattr(v, "__name__", None) == "numpy" for v in vars(module).values() if isinstance(v, types.ModuleType)):
-        for name in chosen:
+    for name in chosen:
+        if _uses_numpy(program, available[name]):
             _guess_arrays(program, available[name])
     if stage is not None:
         return "\n\n".join(program.stage(available[name], stage, _params(available[name])) for name in chosen)
@@ -56,6 +56,20 @@ def compile_file(path: str, functions=(), mode: str = "both", stage: str | None 
     header += program.ns.import_lines() + [""] + helpers["constants"] + [""] + helpers["functions"]
     header += ["\n\n" + h for h in program.helper_sources()]
     return emit.format_source("\n".join(header) + "\n\n" + body)
+
+
+def _uses_numpy(program: Program, fn, seen=None) -> bool:
+    """Whether a function, or one it calls, calls NumPy: only then are its parameters guessed to be arrays."""
+    from .ir import Eq, walk
+
+    seen = set() if seen is None else seen
+    seen.add(fn)
+    for s in walk(program.anf(fn).body):
+        if isinstance(s, Eq) and s.prim.startswith("numpy."):
+            return True
+        if isinstance(s, Eq) and s.prim == "call" and s.param not in seen and _uses_numpy(program, s.param, seen):
+            return True
+    return False
 
 
 def _guess_arrays(program: Program, fn) -> None:

@@ -27,7 +27,8 @@ HELPERS = {
     for k, a in enumerate(args):
         if type(a) is int:
             raise TypeError(f"cannot differentiate with respect to argument {k + 1}, the int {a!r}; pass a float ({float(a)!r})")
-        if type(a).__name__ == "ndarray" and not arrays_expected:
+        first = a[0] if type(a) in (list, tuple) and a else a
+        if (type(a).__name__ == "ndarray" or type(first).__name__ == "ndarray") and not arrays_expected:
             raise TypeError(f"argument {k + 1} is a NumPy array, but this gradient was generated for numbers; call it through the object adcompiler.differentiate returned")
 ''',
     "zeros_like": '''def zeros_like(x):
