@@ -518,6 +518,16 @@ class _Lowering(ListLowering, ArrayLowering):
         import inspect
 
         try:
+            inspect.getsourcelines(target)
+        except (OSError, TypeError):
+            raise self.parsed.error(
+                node,
+                f"the call of {target.__name__}, which has no source (defined at a REPL or by exec)",
+                "define it in a .py file, or give it rules with adcompiler.defrule",
+                MissingRuleError,
+            ) from None
+
+        try:
             bound = inspect.signature(target).bind(*node.args, **{k.arg: k.value for k in node.keywords})
         except TypeError as exc:
             raise self.parsed.error(

@@ -131,6 +131,11 @@ def parse_function(fn) -> Parsed:
             if hasattr(node, "col_offset"):
                 node.col_offset += indent
     node = tree.body[0]
+    if isinstance(node, ast.AsyncFunctionDef):
+        lines = {first + i: line.rstrip("\n") for i, line in enumerate(lines)}
+        awaited = next((n for n in ast.walk(node) if isinstance(n, ast.Await)), None)
+        where, what = (awaited, "await (an async function)") if awaited else (node, "an async function")
+        raise located(where, filename, lines, what, "write a plain (synchronous) function")
     if not isinstance(node, ast.FunctionDef):
         raise TypeError(f"{fn.__qualname__} is not defined with def")
     source = Source(
@@ -215,7 +220,9 @@ def fence(parsed: Parsed) -> None:
             if (
                 isinstance(node, ast.Expr)
                 and not _is_docstring(fdef, node.value)
-                and not isinstance(node.value, ast.Call)
+                and not isinstance(
+                    node.value, (ast.Call, ast.Yield, ast.YieldFrom, ast.Await)
+                )  # those: their own entry
             ):
                 raise parsed.error(
                     node,

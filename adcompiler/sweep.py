@@ -143,11 +143,12 @@ class Sweeps:
             and eq.ins[0].name in self.arrays
         }
         self.accumulated |= set(self.mutable)  # cleared and refilled in place: never an alias
+        self.rereadable = self._rereadable()
         for eq in walk(self.fn.body):
             if isinstance(eq, Eq) and eq.prim == "setitem" and eq.ins[0].name in self.written:
                 if self.alias.get(eq.ins[0].name, eq.ins[0].name) in self.fn.params:
                     raise UnsupportedSyntaxError(
-                        f"writing into the array parameter {eq.ins[0].name}",
+                        f"writing into the array parameter {self.alias.get(eq.ins[0].name, eq.ins[0].name)}",
                         "copy it first (x = x.copy()) and write into the copy",
                         self.fn.source.filename,
                         eq.line,
@@ -157,6 +158,37 @@ class Sweeps:
         self.defined_in: dict = {}
         for v, home in self.home.items():
             self.defined_in.setdefault(home, []).append(v)
+
+    def _rereadable(self) -> dict:
+        """Numbers read out of a list that nothing in the function changes, at an index the adjoint
+        sweep still knows: ``t = xs[i]`` -> (xs, i).  The adjoint sweep reads them again (to-be-recorded
+        analysis: only what is overwritten and needed is taped)."""
+        from .activity import Classes
+
+        classes = Classes(self.fn, self.containers)
+        eqs = [e for e in walk(self.fn.body) if isinstance(e, Eq)]
+        changed = {
+            classes.find(a.name)
+            for e in eqs
+            if e.prim in ("setitem", "append", "pop", "call", "custom")
+            for a in e.ins
+            if isinstance(a, Var)
+        }
+
+        def stable(a) -> bool:  # known in the adjoint sweep: a constant, defined outside loops, or a loop index
+            name = self.alias.get(a.name, a.name) if isinstance(a, Var) else None
+            return name is None or name not in self.in_loop or name in self.targets
+
+        found = {}
+        for e in eqs:
+            if e.prim != "getitem" or not isinstance(e.ins[0], Var) or e.ins[0].name not in self.containers:
+                continue
+            xs, index, out = e.ins[0], e.ins[1], e.outs[0].name
+            if out in self.containers or out in self.arrays or xs.name in self.fn.slots:
+                continue
+            if classes.find(xs.name) not in changed and xs.name not in self.in_loop and stable(index):
+                found[out] = (xs, index)
+        return found
 
     # ---- adjoint sweep ----------------------------------------------------------------
 
@@ -244,9 +276,14 @@ class Sweeps:
                         for n in _free_names(code)
                         if n in self.in_loop and n not in self.adjoint_names and n not in self.targets
                     ]
+                    reread = [n for n in saved if n in self.rereadable]
+                    saved = [n for n in saved if n not in self.rereadable]
                     if saved:
                         self.pushes[id(seg[0])] = saved
                         out.append(self.pop(saved))
+                    for n in reread:  # read again from a list nothing changes, instead of taping it
+                        xs, index = self.rereadable[n]
+                        out.append(Assign((n,), E.Subscript(self.ref(xs), self.ref(index))))
                 out.extend(code)
             elif isinstance(seg, Return):
                 leaves = flatten(seg.value)
