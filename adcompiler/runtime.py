@@ -34,6 +34,8 @@ HELPERS = {
     "zeros_like": '''def zeros_like(x):
     """A zero with the structure of x: 0.0 for a number, a list of zeros for a list or tuple."""
     if isinstance(x, (list, tuple)):
+        if not x or not isinstance(x[0], (list, tuple)):  # a flat list of numbers (lists are uniform)
+            return [0.0] * len(x)
         return [zeros_like(e) if isinstance(e, (list, tuple)) else 0.0 for e in x]
     return 0.0
 ''',
@@ -53,6 +55,8 @@ HELPERS = {
 ''',
     "like": '''def like(shadow, x):
     """The shadow list of x turned into x's structure (tuples where x has tuples)."""
+    if type(x) is list and (not x or not isinstance(x[0], (list, tuple))):
+        return shadow  # a flat list: its shadow already has its structure
     if isinstance(x, (list, tuple)):
         items = [like(s, e) if isinstance(e, (list, tuple)) else s for s, e in zip(shadow, x)]
         return tuple(items) if isinstance(x, tuple) else items
