@@ -519,25 +519,31 @@ def peer_dot_autograd(case):
     return PeerImpl(g, None, tuple(np.array(a) for a in case.args), _version("autograd"))
 
 
-def _dot_jax(case, jit):
+def _jax_peer(case, make_fn, jit):
+    """reverse and forward of the two-argument function make_fn(jax.numpy), eager or under jax.jit."""
     jax = _jax()
     import jax.numpy as jnp
 
-    rev = jax.grad(jnp.dot, argnums=(0, 1))
+    fn = make_fn(jnp)
+    rev = jax.grad(fn, argnums=(0, 1))
     direction = tuple(jnp.asarray(d) for d in case.direction())
 
-    def fwd(x, y):
-        return jax.jvp(jnp.dot, (x, y), direction)[1]
+    def fwd(a, b):
+        return jax.jvp(fn, (a, b), direction)[1]
 
     if jit:
         rev, fwd = jax.jit(rev), jax.jit(fwd)
     block = jax.block_until_ready
     return PeerImpl(
-        lambda x, y: block(rev(x, y)),
-        lambda x, y: block(fwd(x, y)),
-        tuple(jnp.asarray(a) for a in case.args),
+        lambda a, b: block(rev(a, b)),
+        lambda a, b: block(fwd(a, b)),
+        tuple(jnp.asarray(x) for x in case.args),
         _version("jax"),
     )
+
+
+def _dot_jax(case, jit):
+    return _jax_peer(case, lambda jnp: jnp.dot, jit)
 
 
 def peer_dot_jax(case):
@@ -584,25 +590,7 @@ def peer_matvec_autograd(case):
 
 
 def _matvec_jax(case, jit):
-    jax = _jax()
-    import jax.numpy as jnp
-
-    fn = _sum_matvec_np(jnp)
-    rev = jax.grad(fn, argnums=(0, 1))
-    direction = tuple(jnp.asarray(d) for d in case.direction())
-
-    def fwd(m, v):
-        return jax.jvp(fn, (m, v), direction)[1]
-
-    if jit:
-        rev, fwd = jax.jit(rev), jax.jit(fwd)
-    block = jax.block_until_ready
-    return PeerImpl(
-        lambda m, v: block(rev(m, v)),
-        lambda m, v: block(fwd(m, v)),
-        tuple(jnp.asarray(a) for a in case.args),
-        _version("jax"),
-    )
+    return _jax_peer(case, _sum_matvec_np, jit)
 
 
 def peer_matvec_jax(case):
