@@ -172,12 +172,7 @@ def make_cases(quick: bool) -> list[Case]:
             args=(vec(n), vec(n)),
             hand_vjp=handwritten.dot_vjp,
             hand_jvp=handwritten.dot_jvp,
-            peers={
-                "autograd": peer_dot_autograd,
-                "jax": peer_dot_jax,
-                "jax.jit": peer_dot_jax_jit,
-                "torch": peer_dot_torch,
-            },
+            peers=dot_peers(),
         )
 
     def matvec_case(n):
@@ -188,12 +183,7 @@ def make_cases(quick: bool) -> list[Case]:
             args=([vec(n) for _ in range(n)], vec(n)),
             hand_vjp=handwritten.sum_mat_vec_vjp,
             hand_jvp=handwritten.sum_mat_vec_jvp,
-            peers={
-                "autograd": peer_matvec_autograd,
-                "jax": peer_matvec_jax,
-                "jax.jit": peer_matvec_jax_jit,
-                "torch": peer_matvec_torch,
-            },
+            peers=matvec_peers(),
         )
 
     layers, x, out_w = programs.neural_inputs(0, [50, 100, 50])
@@ -544,6 +534,21 @@ def _jax_peer(case, make_fn, jit):
 
 def _dot_jax(case, jit):
     return _jax_peer(case, lambda jnp: jnp.dot, jit)
+
+
+def dot_peers() -> dict:
+    """The peers timed on the dot product, list and array versions alike (they run on arrays)."""
+    return {"autograd": peer_dot_autograd, "jax": peer_dot_jax, "jax.jit": peer_dot_jax_jit, "torch": peer_dot_torch}
+
+
+def matvec_peers() -> dict:
+    """The peers timed on the sum of a matrix-vector product."""
+    return {
+        "autograd": peer_matvec_autograd,
+        "jax": peer_matvec_jax,
+        "jax.jit": peer_matvec_jax_jit,
+        "torch": peer_matvec_torch,
+    }
 
 
 def peer_dot_jax(case):
@@ -1268,12 +1273,7 @@ def make_numpy_cases(quick: bool) -> list[Case]:
             args=(rng.standard_normal(n), rng.standard_normal(n)),
             hand_vjp=handwritten.dot_np_vjp,
             hand_jvp=handwritten.dot_np_jvp,
-            peers={
-                "autograd": peer_dot_autograd,
-                "jax": peer_dot_jax,
-                "jax.jit": peer_dot_jax_jit,
-                "torch": peer_dot_torch,
-            },
+            peers=dot_peers(),
         )
 
     def matvec_case(n):
@@ -1284,12 +1284,7 @@ def make_numpy_cases(quick: bool) -> list[Case]:
             args=(rng.standard_normal((n, n)), rng.standard_normal(n)),
             hand_vjp=handwritten.sum_mat_vec_np_vjp,
             hand_jvp=handwritten.sum_mat_vec_np_jvp,
-            peers={
-                "autograd": peer_matvec_autograd,
-                "jax": peer_matvec_jax,
-                "jax.jit": peer_matvec_jax_jit,
-                "torch": peer_matvec_torch,
-            },
+            peers=matvec_peers(),
         )
 
     layers, x, out_w = programs.neural_inputs_np(0, [50, 100, 50])
