@@ -82,12 +82,12 @@ class Differentiable:
     def _function(self, mode: str):
         """The loaded entry function for ``mode``, transforming on first use only.
 
-        The reverse-mode entry points (``vjp``, ``grad``, ``value_and_grad``)
-        are generated and loaded together, once.
+        Each entry point (``jvp``, ``vjp``, ``grad``, ``value_and_grad``) is generated when first
+        asked for; the functions it calls are generated once per program and shared.
         """
         if mode not in self._compiled:
             program = self.program
-            modes = ("forward",) if mode == "forward" else self._reverse_modes()
+            modes = (mode,)
             defs, seen, entries = [], set(), {}
             for m in modes:
                 built = program.build(self.fn, m, self.wrt)
@@ -102,10 +102,6 @@ class Differentiable:
             for m in modes:
                 self._compiled[m] = namespace[entries[m]]
         return self._compiled[mode]
-
-    def _reverse_modes(self) -> tuple:
-        scalar = self.program.shape(self.fn) is None
-        return ("reverse", "grad", "value_and_grad") if scalar else ("reverse",)
 
     def source(self, stage: str = "reverse") -> str:
         """The Python source of one stage: "anf", "dup", "forward" or "reverse"."""

@@ -202,7 +202,7 @@ class Program:
         if key not in self.specs:
             base = fn.__name__ if all(mask) else fn.__name__ + "_" + "_".join(key[2])
             self.specs[key] = tuple(self.module.fresh(f"{base}_{s}") for s in suffixes)
-            self.queue.append(key)
+        self.queue.append(key)  # every request, so each caller learns what it calls
         return self.specs[key]
 
     def forward_callee(self, fn, mask):

@@ -25,8 +25,11 @@ def tidy(d: Def) -> Def:
     """The same function, with the copies and dead lines above removed."""
     body = list(d.body)
     for _ in range(3):
-        body = _block(body, set(), None)
+        before, body = body, _block(body, set(), None)
+        if body == before:  # a fixpoint: another round would change nothing
+            break
     _MEMO.clear()
+    _LOOP_BODIES.clear()
     return Def(d.name, d.params, d.defaults, tuple(body), d.doc, d.source)
 
 
@@ -52,6 +55,7 @@ def _target_names(t) -> set:
 
 
 _MEMO: dict = {}  # (kind, id of statement) -> (statement, names); statements are immutable
+_LOOP_BODIES: dict = {}  # id(loop) -> (loop, the statements its head's liveness runs over)
 
 
 def reads(s) -> set:
@@ -137,7 +141,20 @@ def _flat(t):
 
 
 def _live_before(stmts, after: set, jump: set | None) -> list:
-    """Conservative liveness: the names live before each statement, then ``after`` (index ``len``)."""
+    """Conservative liveness: the names live before each statement, then ``after`` (index ``len``).
+
+    Memoised on the statements' identities (statements are immutable) and the live sets: nested loops
+    ask for the liveness of the same body many times while their heads reach a fixpoint."""
+    key = ("l", tuple(map(id, stmts)), frozenset(after), None if jump is None else frozenset(jump))
+    hit = _MEMO.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], stmts)):
+        return hit[1]
+    out = _liveness(stmts, after, jump)
+    _MEMO[key] = (tuple(stmts), out)
+    return out
+
+
+def _liveness(stmts, after: set, jump: set | None) -> list:
     live = set(after)
     out = [None] * len(stmts) + [set(after)]
     for i in range(len(stmts) - 1, -1, -1):
@@ -160,7 +177,11 @@ def _live_before(stmts, after: set, jump: set | None) -> list:
 
 def _loop_head(s, after: set) -> set:
     """Names live at the head of a loop: needed on exit, or by some later iteration before it writes them."""
-    body = list(s.header) + [Do(s.test)] + list(s.body) if isinstance(s, WhileS) else list(s.body)
+    body = _LOOP_BODIES.get(id(s))
+    if body is None or body[0] is not s:
+        body = (s, list(s.header) + [Do(s.test)] + list(s.body) if isinstance(s, WhileS) else list(s.body))
+        _LOOP_BODIES[id(s)] = body
+    body = body[1]
     own = reads(Do(s.iterable)) if isinstance(s, ForS) else set()
     head = set(after) | own
     while True:
