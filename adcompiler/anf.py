@@ -572,7 +572,8 @@ class _Lowering(ListLowering, ArrayLowering):
         """The user's own name for its first definition, ``z_1``, ``z_2`` after; ``t1`` without a name."""
         if hint is None:
             return Var(self.namer.temp())
-        name = hint if hint not in self.defined else self.namer.fresh(hint)
+        user_name = not self.namer._free(hint)  # a name of the user's, reserved: its first definition keeps it
+        name = hint if hint not in self.defined and user_name else self.namer.fresh(hint)
         self.defined.add(name)
         return Var(name)
 

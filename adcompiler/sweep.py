@@ -160,9 +160,11 @@ class Sweeps:
             self.defined_in.setdefault(home, []).append(v)
 
     def _rereadable(self) -> dict:
-        """Numbers read out of a list that nothing in the function changes, at an index the adjoint
-        sweep still knows: ``t = xs[i]`` -> (xs, i).  The adjoint sweep reads them again (to-be-recorded
-        analysis: only what is overwritten and needed is taped)."""
+        """Values the adjoint sweep can compute again instead of taping them (to-be-recorded analysis:
+        only what is overwritten and needed is taped): ``t = xs[i]`` -> ("getitem", xs, i) and
+        ``n = len(xs)`` -> ("len", xs), for a list that nothing in the function changes, itself known in
+        the adjoint sweep (defined outside loops, or rereadable: rows of a nested list), at an index
+        that is known there too (a constant, a value defined outside loops, a loop index, or rereadable)."""
         from .activity import Classes
 
         classes = Classes(self.fn, self.containers)
@@ -174,21 +176,58 @@ class Sweeps:
             for a in e.ins
             if isinstance(a, Var)
         }
+        found: dict = {}
 
-        def stable(a) -> bool:  # known in the adjoint sweep: a constant, defined outside loops, or a loop index
+        def known(a) -> bool:
             name = self.alias.get(a.name, a.name) if isinstance(a, Var) else None
-            return name is None or name not in self.in_loop or name in self.targets
+            return name is None or name not in self.in_loop or name in self.targets or name in found
 
-        found = {}
         for e in eqs:
-            if e.prim != "getitem" or not isinstance(e.ins[0], Var) or e.ins[0].name not in self.containers:
+            if e.prim not in ("getitem", "len") or not isinstance(e.ins[0], Var) or e.ins[0].name not in self.containers:
                 continue
-            xs, index, out = e.ins[0], e.ins[1], e.outs[0].name
-            if out in self.containers or out in self.arrays or xs.name in self.fn.slots:
+            xs, out = e.ins[0], e.outs[0].name
+            if out in self.arrays or xs.name in self.fn.slots or classes.find(xs.name) in changed or not known(xs):
                 continue
-            if classes.find(xs.name) not in changed and xs.name not in self.in_loop and stable(index):
-                found[out] = (xs, index)
+            if e.prim == "len":
+                found[out] = ("len", xs)
+            elif known(e.ins[1]):
+                found[out] = ("getitem", xs, e.ins[1])
         return found
+
+    def reread(self, name: str):
+        """How the adjoint sweep computes ``name`` again, or None: (expression, names it needs first)."""
+        if name in self.rereadable:
+            kind, xs, *index = self.rereadable[name]
+            needs = [self.alias.get(a.name, a.name) for a in [xs, *index] if isinstance(a, Var)]
+            if kind == "len":
+                return E.Call("len", (self.ref(xs),)), needs
+            return E.Subscript(self.ref(xs), self.ref(index[0])), needs
+        row = next((c for c, d in self.shadow.items() if d == name and c in self.rereadable), None)
+        if row is not None and self.rereadable[row][0] == "getitem":  # the shadow of a row: a row of the shadow
+            _, xs, index = self.rereadable[row]
+            parent = self.shadow_of(xs.name)
+            needs = [parent] + ([self.alias.get(index.name, index.name)] if isinstance(index, Var) else [])
+            return E.Subscript(E.Name(parent), self.ref(index)), needs
+        return None
+
+    def rereads(self, names, out: list) -> list:
+        """Assignments computing ``names`` again (what they need first); returns the names left to tape."""
+        done: set = set()
+
+        def emit(n):
+            if n in done or n not in self.in_loop or n in self.targets:
+                return
+            done.add(n)
+            value, needs = self.reread(n)
+            for m in needs:
+                emit(m)
+            out.append(Assign((n,), value))
+
+        taped = [n for n in names if self.reread(n) is None]
+        for n in names:
+            if n not in taped:
+                emit(n)
+        return taped
 
     # ---- adjoint sweep ----------------------------------------------------------------
 
@@ -276,14 +315,12 @@ class Sweeps:
                         for n in _free_names(code)
                         if n in self.in_loop and n not in self.adjoint_names and n not in self.targets
                     ]
-                    reread = [n for n in saved if n in self.rereadable]
-                    saved = [n for n in saved if n not in self.rereadable]
+                    rereads: list = []
+                    saved = self.rereads(saved, rereads)
                     if saved:
                         self.pushes[id(seg[0])] = saved
                         out.append(self.pop(saved))
-                    for n in reread:  # read again from a list nothing changes, instead of taping it
-                        xs, index = self.rereadable[n]
-                        out.append(Assign((n,), E.Subscript(self.ref(xs), self.ref(index))))
+                    out.extend(rereads)
                 out.extend(code)
             elif isinstance(seg, Return):
                 leaves = flatten(seg.value)
@@ -348,9 +385,10 @@ class Sweeps:
             ]
         else:
             iterable, target, needed = E.Call("range", (E.Name(counter),)), self.program.discard, []
-        saved = ([counter] if counter else []) + needed if looped else []
+        rereads: list = []
+        saved = ([counter] if counter else []) + self.rereads(needed, rereads) if looped else []
         self.loops[id(loop)] = (counter, saved)
-        return ([self.pop(saved)] if saved else []) + [ForS(target, iterable, tuple(body), loop.line)]
+        return ([self.pop(saved)] if saved else []) + rereads + [ForS(target, iterable, tuple(body), loop.line)]
 
     def rev_eq(self, eq: Eq) -> list:
         out: list = []

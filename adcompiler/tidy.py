@@ -10,7 +10,11 @@ facts about names (liveness), never about values:
 - ``b = e ... a = b``: compute ``e`` into ``a`` directly when ``a`` is neither
   read nor written in between and ``b`` is dead after (coalescing);
 - ``d = 0.0 ... d += e`` with no use of ``d`` in between: ``d = e``;
-- an assignment to a name that is dead, of an expression without effects.
+- an assignment to a name that is dead, of an expression without effects;
+- *faint* code: assignments whose values never reach an effect (a return, a
+  store into a list, the tape, a call), even if they feed each other around a
+  loop, like a running sum a gradient never reads; then empty loops and
+  branches.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ def tidy(d: Def) -> Def:
     """The same function, with the copies and dead lines above removed."""
     body = list(d.body)
     for _ in range(3):
-        before, body = body, _block(body, set(), None)
+        before, body = body, _block(_drop_faint(body), set(), None)
         if body == before:  # a fixpoint: another round would change nothing
             break
     _MEMO.clear()
@@ -352,6 +356,8 @@ def _drop_dead(stmts: list, after: set, jump) -> list:
     live = _live_before(stmts, after, jump)
     out = []
     for i, s in enumerate(stmts):
+        if isinstance(s, ForS) and not s.body and _pure(s.iterable) and s.target not in live[i + 1]:
+            continue
         if isinstance(s, (Assign, AugAssign)) and _pure(s.value):
             names = writes(s)
             targets_plain = (
@@ -363,4 +369,80 @@ def _drop_dead(stmts: list, after: set, jump) -> list:
             if targets_plain and names and not (names & live[i + 1]) and not _is_copy_of_itself(s):
                 continue
         out.append(s)
+    return out
+
+
+# ---- faint code ----------------------------------------------------------------------
+
+
+def _drop_faint(body: list) -> list:
+    """``body`` without the assignments no effect depends on (mark and sweep over names, so a
+    loop-carried value that only feeds itself goes too), then without loops and branches left empty."""
+    needed: set = set()
+    while True:
+        grown = set(needed)
+        _mark(body, grown)
+        if grown == needed:
+            break
+        needed = grown
+    return _sweep(body, needed)
+
+
+def _removable(s, needed: set) -> bool:
+    """An assignment without effects whose targets are all plain names that nothing needs."""
+    if isinstance(s, Assign):
+        plain = all(isinstance(t, (str, tuple)) and all(isinstance(x, str) for x in _flat((t,))) for t in s.targets)
+    elif isinstance(s, AugAssign):
+        plain = isinstance(s.target, str)
+    else:
+        return False
+    return plain and _pure(s.value) and not (writes(s) & needed)
+
+
+def _mark(stmts, needed: set) -> bool:
+    """Add to ``needed`` what the kept statements of ``stmts`` read; whether any is kept."""
+    kept = False
+    for s in stmts:
+        if isinstance(s, IfS):
+            inner = _mark(s.body, needed) | _mark(s.orelse, needed)
+        elif isinstance(s, ForS):
+            inner = _mark(s.body, needed)
+        elif isinstance(s, WhileS):
+            inner = True
+            _mark(s.header, needed)
+            _mark(s.body, needed)
+        elif _removable(s, needed):
+            continue
+        else:
+            inner = True
+        if inner:
+            kept = True
+            needed |= _own_reads(s)
+    return kept
+
+
+def _own_reads(s) -> set:
+    """What a statement reads itself, apart from its nested blocks."""
+    if isinstance(s, IfS):
+        return reads(Do(s.test))
+    if isinstance(s, ForS):
+        return reads(Do(s.iterable))
+    if isinstance(s, WhileS):
+        return reads(Do(s.test)) | reads_block(s.header) | reads_block(s.body)
+    return reads(s)
+
+
+def _sweep(stmts, needed: set) -> list:
+    out = []
+    for s in stmts:
+        if isinstance(s, IfS):
+            body, orelse = _sweep(s.body, needed), _sweep(s.orelse, needed)
+            if body or orelse or not _pure(s.test):
+                out.append(IfS(s.test, tuple(body), tuple(orelse), s.line))
+        elif isinstance(s, ForS):
+            body = _sweep(s.body, needed)
+            if body or not _pure(s.iterable) or s.target in needed:  # an empty loop may still set its target
+                out.append(ForS(s.target, s.iterable, tuple(body), s.line))
+        elif not _removable(s, needed):
+            out.append(s)
     return out
