@@ -73,6 +73,8 @@ class Sweeps:
         self.decisions: set = set()  # ids of branches whose direction is pushed
         self.loops: dict = {}  # id(loop) -> (counter or None, names pushed after it)
         self.tape_name = None
+        self.frames: list = []  # the adjoint loops being built, outermost first (see rereads)
+        self.floor = 0  # the shallowest loop depth a value read again may be hoisted to
         self._analyse()
         self.ct = namer.fresh("ct") if seed is None else None
         if seed is None:
@@ -183,7 +185,11 @@ class Sweeps:
             return name is None or name not in self.in_loop or name in self.targets or name in found
 
         for e in eqs:
-            if e.prim not in ("getitem", "len") or not isinstance(e.ins[0], Var) or e.ins[0].name not in self.containers:
+            if (
+                e.prim not in ("getitem", "len")
+                or not isinstance(e.ins[0], Var)
+                or e.ins[0].name not in self.containers
+            ):
                 continue
             xs, out = e.ins[0], e.outs[0].name
             if out in self.arrays or xs.name in self.fn.slots or classes.find(xs.name) in changed or not known(xs):
@@ -211,22 +217,38 @@ class Sweeps:
         return None
 
     def rereads(self, names, out: list) -> list:
-        """Assignments computing ``names`` again (what they need first); returns the names left to tape."""
-        done: set = set()
+        """Assignments computing ``names`` again (what they need first); returns the names left to tape.
 
-        def emit(n):
-            if n in done or n not in self.in_loop or n in self.targets:
-                return
-            done.add(n)
+        A value that does not change across the iterations of enclosing adjoint loops (its list and
+        index are fixed there: a row ``rows[i]`` inside a loop over ``j``) is computed once before the
+        outermost such loop (loop-invariant code motion), under a test that the loop runs at all, so
+        it is read only when the primal read it too."""
+        depth = len(self.frames)
+
+        def level(n) -> int:
+            for k in range(depth - 1, -1, -1):
+                if self.frames[k]["target"] == n:
+                    return k + 1
+            if n in self.targets:
+                return depth
+            if n not in self.in_loop:
+                return 0
+            return emit(n) if self.reread(n) is not None and n not in self.targets else depth
+
+        def emit(n) -> int:
             value, needs = self.reread(n)
-            for m in needs:
-                emit(m)
-            out.append(Assign((n,), value))
+            at = max([self.floor] + [level(m) for m in needs])
+            frame = self.frames[at] if at < depth else self.segment
+            if n not in frame["names"]:
+                frame["names"].add(n)
+                (frame["hoisted"] if at < depth else out).append(Assign((n,), value))
+            return at
 
+        self.segment = {"names": set()}
         taped = [n for n in names if self.reread(n) is None]
         for n in names:
             if n not in taped:
-                emit(n)
+                level(n)
         return taped
 
     # ---- adjoint sweep ----------------------------------------------------------------
@@ -342,7 +364,9 @@ class Sweeps:
                         self.seed(a, E.Name(n), seg.line, out)
             elif isinstance(seg, If):
                 looped_here = looped or self.split
+                floor, self.floor = self.floor, len(self.frames)  # a branch's reads stay inside it
                 body, orelse = self.rev_block(seg.body, looped_here), self.rev_block(seg.orelse, looped_here)
+                self.floor = floor
                 if body or orelse:
                     if looped_here:
                         self.decisions.add(id(seg))
@@ -361,7 +385,14 @@ class Sweeps:
         self.contribute(a, ct, line, out)
 
     def rev_loop(self, loop, looped: bool) -> list:
+        frame = {"target": loop.target.name if isinstance(loop, For) else None, "hoisted": [], "names": set()}
+        floor = self.floor
+        if isinstance(loop, While) or any(_jumps(s) for s in loop.body if isinstance(s, If)):
+            self.floor = len(self.frames) + 1  # an iteration may stop early: nothing is hoisted out of it
+        self.frames.append(frame)
         body = self.rev_block(loop.body, True)
+        self.frames.pop()
+        self.floor = floor
         if not body:
             return []
         counter = None
@@ -388,6 +419,11 @@ class Sweeps:
         rereads: list = []
         saved = ([counter] if counter else []) + self.rereads(needed, rereads) if looped else []
         self.loops[id(loop)] = (counter, saved)
+        already = self.segment["names"] if looped else set()
+        hoisted = [a for a in frame["hoisted"] if a.targets[0] not in already]
+        if hoisted:  # values the loop's iterations share, read once if it runs at all
+            args = iterable.args[0].args if isinstance(loop, For) else iterable.args
+            rereads.append(IfS(_nonempty(args), tuple(hoisted), (), None))
         return ([self.pop(saved)] if saved else []) + rereads + [ForS(target, iterable, tuple(body), loop.line)]
 
     def rev_eq(self, eq: Eq) -> list:
@@ -803,6 +839,15 @@ def _segments(stmts) -> list:
 def _jumps(stmt) -> bool:
     """Whether a branch statement contains a break or continue of the enclosing loop."""
     return any(isinstance(s, (Break, Continue)) or (isinstance(s, If) and _jumps(s)) for b in blocks(stmt) for s in b)
+
+
+def _nonempty(args) -> E.Expr:
+    """Whether ``range(*args)`` has any element."""
+    if len(args) == 1:
+        return E.Compare(">", args[0], E.Num(0))
+    if len(args) == 2:
+        return E.Compare("<", args[0], args[1])
+    return E.Call("len", (E.Call("range", args),))
 
 
 def _breaks(stmts) -> bool:
