@@ -1,0 +1,341 @@
+"""Aliasing and mutation: the derivative is right, or adcompiler refuses with a located error.
+
+A function may write into its list and array arguments, hold one list under
+several names, share rows between lists of lists, pass aliases to helpers
+that write into them, and overwrite elements in loops.  For each, the
+derivatives (forward and reverse) must match central finite differences of
+the primal taken on fresh copies of the arguments (the primal writes into
+them), forward and reverse must agree (<u, J v> == <J^T u, v>), and the
+value must be the primal's -- or adcompiler must raise UnsupportedSyntaxError
+pointing into the function's file (see alias_oracle.py).
+
+Hand-written cases live in aliasing_funcs.py; alias_gen.py writes a few
+hundred random cases.  Known bugs are strict xfails naming the cause.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import random
+
+import numpy as np
+import pytest
+
+import adcompiler
+import alias_gen
+import aliasing_funcs as F
+from alias_oracle import check_located_error, fresh, leaves, outcome
+
+LIST_VALUES = {
+    "y": -0.4,
+    "xs": [0.3, -0.5, 1.1],
+    "ys": [0.9, 0.2, -0.6],
+    "a": [0.3, -0.5, 1.1, 0.2],
+    "r": [0.6, -0.9],
+    "rows": [[0.6, -0.9], [0.4, 1.3]],
+}
+ARRAY_VALUES = {"a": np.array([0.3, -0.5, 1.1, 0.2]), "A": np.array([[0.3, -0.5], [1.1, 0.2]])}
+
+
+def args_for(fn, x=0.7):
+    """Arguments by parameter name: lists for list functions, arrays for the array_* ones."""
+    values = dict(LIST_VALUES, x=x)
+    if fn.__name__.startswith("array"):
+        values.update(ARRAY_VALUES)
+    return fresh(tuple(values[p] for p in inspect.signature(fn).parameters))
+
+
+def _bug(reason):
+    return pytest.mark.xfail(strict=True, reason=reason)
+
+
+# ---------------------------------------------------------------- hand-written cases that must be right
+
+RIGHT = [
+    "list_param_write",
+    "list_param_augassign",
+    "list_param_append",
+    "list_param_overwritten_in_loops",
+    "list_param_negative_index_writes",
+    "alias_write",
+    "alias_write_then_read_both",
+    "alias_augassign_element",
+    "alias_loop",
+    "alias_append",
+    "alias_then_rebind",
+    "alias_rebound_in_loop",
+    "alias_chosen_by_branch",
+    "alias_names_swapped",
+    "copy_is_not_alias",
+    "helper_writes_param",
+    "helper_writes_alias",
+    "helper_writes_twice",
+    "helper_writes_shared_row",
+    "shared_rows",
+    "shared_rows_of_param",
+    "shared_row_alias",
+    "shared_rows_from_comprehension",
+    "shared_rows_appended",
+    "rows_copied_not_shared",
+    "rows_parameter_written",
+    "shared_rows_in_tuple",
+    "returns_written_param",
+    "returns_two_aliases",
+    "returns_shared_rows",
+    "array_local_alias_write",
+    "array_alias_slice_write",
+    "array_full_slice_write",
+    "array_alias_full_slice_write",
+    "array_augassign_unaliased",
+    "array_element_writes_in_loop",
+    "array_param_augassign",
+]
+
+
+@pytest.mark.parametrize("name", RIGHT)
+def test_mutating_and_aliasing_function_has_the_finite_difference_derivative(name):
+    """Both signs of x, so both arms of alias_chosen_by_branch are taken."""
+    fn = getattr(F, name)
+    df = adcompiler.differentiate(fn)
+    assert [outcome(fn, args_for(fn, x), df=df) for x in (0.7, -0.6)] == ["ok", "ok"]
+
+
+# ---------------------------------------------------------------- refusals: located, naming the construct
+
+REFUSED = [
+    ("helper_without_return", "def fill_without_return", "without returning"),
+    ("subscript_tuple_targets", "ys[0], ys[1] = b * x, a", "unpacking"),
+    ("rows_repeated_literal", "rows = [[x, y]] * 2", "repeating a list"),
+    ("array_param_write", "a[0] = x", "array parameter"),
+    ("array_param_slice_write", "a[1:] = x", "array parameter"),
+]
+
+
+def line_of(fn, snippet):
+    """The file line number of the first line of fn's module holding snippet."""
+    lines, _ = inspect.findsource(fn)
+    hits = [i + 1 for i, line in enumerate(lines) if snippet in line]
+    assert hits, snippet
+    return hits[0]
+
+
+def _refusal(name):
+    fn = getattr(F, name)
+    with pytest.raises(adcompiler.UnsupportedSyntaxError) as info:
+        adcompiler.differentiate(fn).vjp(args_for(fn), 1.0)
+    return fn, info.value
+
+
+@pytest.mark.parametrize("name,snippet,words", REFUSED, ids=[r[0] for r in REFUSED])
+def test_unsupported_mutation_is_refused_with_a_located_error(name, snippet, words):
+    fn, err = _refusal(name)
+    check_located_error(err, fn)
+    assert words in err.construct and outcome(fn, args_for(fn)) == "refused", err.msg
+
+
+LINE_BUG = (
+    "the 'writing into the array parameter' error (sweep.py) is raised with column 0, so it points at "
+    "column 1, in the indentation of the write, not at the write itself"
+)
+
+
+@pytest.mark.parametrize(
+    "name,snippet,words",
+    [pytest.param(*r, marks=_bug(LINE_BUG)) if r[0].startswith("array_param") else r for r in REFUSED],
+    ids=[r[0] for r in REFUSED],
+)
+def test_refusal_points_at_the_offending_line_and_column(name, snippet, words):
+    """The line holding the construct, and a column inside its code (not in the indentation)."""
+    fn, err = _refusal(name)
+    line = inspect.findsource(fn)[0][err.lineno - 1]
+    indent = len(line) - len(line.lstrip())
+    assert (err.lineno, err.offset > indent) == (line_of(fn, snippet), True), err.msg
+
+
+# ---------------------------------------------------------------- known bugs: silently wrong or crashing
+
+VIEW_BUG = (
+    "a write into a NumPy view (b[1:], B[0], .T, .reshape, .ravel) of a local array changes the array "
+    "in the primal, but the tangent and adjoint of the base array ignore it: wrong derivatives, no error"
+)
+AUG_BUG = (
+    "an augmented assignment v += x / v *= x to an array that another name also holds (an alias or a "
+    "view) is lowered to a rebinding v = v + x: the other name never sees the change, so even the "
+    "returned value differs from the primal's"
+)
+LIST_OF_ARRAYS_BUG = (
+    "writing into an array held in a list (rows[0][0] = x, or r = rows[0]; r[1] = x) changes the array "
+    "in the primal, but no derivative sees the write: wrong derivatives, no error"
+)
+TWICE_IN_LIST_BUG = (
+    "a list holding one array twice ([b, b]) written through one element: the reverse code "
+    "crashes with TypeError: 'float' object is not subscriptable"
+)
+ARRAY_OF_FLOATS_BUG = (
+    "np.array([x, y]) of active floats: forward mode is right, but reverse mode never passes the "
+    "array's cotangent back to the floats (d_t1 stays [0.0, 0.0]): the gradient is silently 0"
+)
+REPEATED_PARAM_BUG = (
+    "[r] * 2 with r a list parameter is not refused (unlike [[x, y]] * 2) and its rows are not "
+    "treated as aliases of r: rows[0][0] = x is lost in both modes (df/dx = 0 instead of 1)"
+)
+REPEATED_LOCAL_BUG = (
+    "[r] * 2 with r a local list: forward mode is right, reverse mode crashes with TypeError: "
+    "'float' object is not subscriptable (the shadow of the repeated list is a list of numbers)"
+)
+
+BUGS = [
+    ("array_view_write", VIEW_BUG),
+    ("array_row_view_write", VIEW_BUG),
+    ("array_reshape_view_write", VIEW_BUG),
+    ("array_transpose_view_write", VIEW_BUG),
+    ("array_ravel_view_write", VIEW_BUG),
+    ("array_view_augassign", AUG_BUG),
+    ("array_alias_augassign", AUG_BUG),
+    ("array_alias_multiply_in_place", AUG_BUG),
+    ("array_param_alias_augassign", AUG_BUG),
+    ("array_in_list_written", LIST_OF_ARRAYS_BUG),
+    ("array_in_list_alias_written", LIST_OF_ARRAYS_BUG),
+    ("array_twice_in_list", TWICE_IN_LIST_BUG),
+    ("array_of_floats", ARRAY_OF_FLOATS_BUG),
+    ("rows_repeated_param", REPEATED_PARAM_BUG),
+    ("rows_repeated_local", REPEATED_LOCAL_BUG),
+]
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_bug(r), id=n) for n, r in BUGS])
+def test_known_aliasing_bug(name):
+    fn = getattr(F, name)
+    assert outcome(fn, args_for(fn)) in ("ok", "refused")
+
+
+@_bug(ARRAY_OF_FLOATS_BUG)
+def test_array_of_floats_has_the_analytic_gradient():
+    """The smallest form of ARRAY_OF_FLOATS_BUG: sum(array([x, y]) ** 2) has gradient (2x, 2y), not (0, 0)."""
+    got = adcompiler.differentiate(F.array_of_floats).grad(0.7, -0.4)
+    assert tuple(map(float, got)) == pytest.approx((1.4, -0.8))
+
+
+# ---------------------------------------------------------------- side effects on the caller's arguments
+
+WRITERS = [
+    "list_param_write",
+    "list_param_augassign",
+    "list_param_append",
+    "list_param_overwritten_in_loops",
+    "alias_write",
+    "alias_append",
+    "helper_writes_param",
+    "rows_parameter_written",
+    pytest.param(
+        "array_param_augassign",
+        marks=_bug(
+            "a += x on an array parameter is neither refused (a[0] = x is) nor done in place by the derivative "
+            "code (it rebinds): the primal changes the caller's array, jvp/vjp/grad leave it as it was"
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("name", WRITERS)
+def test_derivative_calls_change_the_arguments_as_the_primal_does(name):
+    """jvp, vjp and grad run the primal: the caller's lists end up as the primal leaves them."""
+    fn = getattr(F, name)
+    df = adcompiler.differentiate(fn)
+    after_primal = args_for(fn)
+    fn(*after_primal)
+    tangents = tuple(leaves_like(a) for a in args_for(fn))
+    calls = {
+        "jvp": lambda args: df.jvp(args, tangents),
+        "vjp": lambda args: df.vjp(args, 1.0),
+        "grad": lambda args: df.grad(*args),
+    }
+    for what, call in calls.items():
+        args = args_for(fn)
+        call(args)
+        assert [leaves(a) for a in args] == [leaves(a) for a in after_primal], what
+
+
+def leaves_like(value):
+    """A tangent of ones shaped like value."""
+    if isinstance(value, np.ndarray):
+        return np.ones_like(value)
+    if isinstance(value, list):
+        return [leaves_like(v) for v in value]
+    return 1.0
+
+
+# ---------------------------------------------------------------- random programs
+
+LIST_PROGRAMS, ARRAY_PROGRAMS, POINTS = 40, 25, 5
+SEED = 20240917
+
+
+def _load(tmp_path, stem, functions):
+    path = tmp_path / f"{stem}.py"
+    path.write_text(alias_gen.module(functions))
+    spec = importlib.util.spec_from_file_location(stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _draw(rng, kind):
+    x, y = rng.uniform(-1, 1), rng.uniform(-1, 1)
+    if kind == "list":
+        return (x, y, [rng.uniform(-1, 1) for _ in range(3)], [rng.uniform(-1, 1) for _ in range(3)])
+    return (x, y, np.array([rng.uniform(-1, 1) for _ in range(4)]))
+
+
+def _campaign(module, sources, kind, points, first_failure=False):
+    """Check every function at `points` random points: (counts, failures with their source).
+
+    With first_failure, stop at the first failing program (for the xfail runs of known bugs).
+    """
+    counts, failures = {"ok": 0, "skipped": 0, "refused": 0}, []
+    for k, source in enumerate(sources):
+        fn = getattr(module, f"f{k}")
+        df = adcompiler.differentiate(fn)  # transformed once, checked at every point
+        rng = random.Random(SEED + k)
+        for _ in range(points):
+            try:
+                counts[outcome(fn, _draw(rng, kind), seed=k, df=df)] += 1
+            except AssertionError as exc:
+                failures.append(f"{exc}\n{source}")
+                break
+        if failures and first_failure:
+            break
+    return counts, failures
+
+
+def test_random_list_aliasing_programs(tmp_path):
+    """Aliases, copies, shared rows, helper writes, appends, swaps, loops: a few hundred cases."""
+    sources = [alias_gen.list_function(random.Random(SEED + k), f"f{k}") for k in range(LIST_PROGRAMS)]
+    counts, failures = _campaign(_load(tmp_path, "alias_lists", sources), sources, "list", POINTS)
+    assert not failures, f"{len(failures)} failing programs:\n\n" + "\n\n".join(failures[:3])
+    assert counts["ok"] >= 0.8 * LIST_PROGRAMS * POINTS, counts
+
+
+def test_random_array_aliasing_programs(tmp_path):
+    """Local arrays, aliases, element and slice writes, loops (without the ARRAY_BUGS features)."""
+    sources = [alias_gen.array_function(random.Random(SEED + k), f"f{k}") for k in range(ARRAY_PROGRAMS)]
+    counts, failures = _campaign(_load(tmp_path, "alias_arrays", sources), sources, "array", POINTS)
+    assert not failures, f"{len(failures)} failing programs:\n\n" + "\n\n".join(failures[:3])
+    assert counts["ok"] >= 0.8 * ARRAY_PROGRAMS * POINTS, counts
+
+
+FEATURE_BUGS = {
+    "aug_alias": AUG_BUG,
+    "view_write": VIEW_BUG,
+    "view_aug": AUG_BUG,
+    "array_of_floats": ARRAY_OF_FLOATS_BUG,
+}
+
+
+@pytest.mark.parametrize("feature", [pytest.param(f, marks=_bug(r), id=f) for f, r in FEATURE_BUGS.items()])
+def test_random_array_programs_with_a_known_bug_feature(tmp_path, feature):
+    """The same generator with one ARRAY_BUGS feature switched on: fails while the bug is there."""
+    sources = [alias_gen.array_function(random.Random(SEED + k), f"f{k}", (feature,)) for k in range(15)]
+    counts, failures = _campaign(_load(tmp_path, f"alias_{feature}", sources), sources, "array", 2, True)
+    assert not failures, f"{len(failures)} failing programs:\n\n" + "\n\n".join(failures[:2])
