@@ -13,23 +13,36 @@ from .program import Program
 _EMPTY: frozenset = frozenset()
 
 
-def differentiate(fn=None, *, wrt=None):
+def differentiate(fn=None, *, wrt=None, checkpoint=None):
     """Make ``fn`` differentiable: ``f.jvp``, ``f.vjp``, ``f.grad``, ``f.value_and_grad``, ``f.source``.
 
     Usable as ``@differentiate``, ``@differentiate(wrt=("x",))`` or
     ``differentiate(g, wrt=("x",))``.  ``wrt`` names the parameters to
     differentiate with respect to; every parameter by default.
+
+    ``checkpoint`` trades time for memory in reverse mode: ``checkpoint=k`` (an
+    int >= 1) runs each qualifying loop of ``fn`` in segments of ``k``
+    iterations, keeping a snapshot per segment and taping one segment at a
+    time; ``checkpoint=True`` picks ``k = isqrt(N)`` when the loop runs, so the
+    tape holds O(sqrt N) instead of O(N) (see ``adcompiler.checkpoint``).
     """
+    if (
+        checkpoint is not None
+        and checkpoint is not True
+        and not (isinstance(checkpoint, int) and not isinstance(checkpoint, bool) and checkpoint >= 1)
+    ):
+        raise ValueError(f"checkpoint must be True or an int >= 1 (iterations per segment), not {checkpoint!r}")
     if fn is None:
-        return lambda f: Differentiable(f, wrt)
-    return Differentiable(fn, wrt)
+        return lambda f: Differentiable(f, wrt, checkpoint)
+    return Differentiable(fn, wrt, checkpoint)
 
 
 class Differentiable:
     """A function together with its forward- and reverse-mode derivative code."""
 
-    def __init__(self, fn, wrt=None):
+    def __init__(self, fn, wrt=None, checkpoint=None):
         fn = _generated(fn)
+        self.checkpoint = checkpoint
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.signature = inspect.signature(fn)
@@ -58,7 +71,7 @@ class Differentiable:
     @property
     def program(self) -> Program:
         if self._arrays not in self._programs:
-            program = Program(self.fn.__globals__)
+            program = Program(self.fn.__globals__, self.checkpoint)
             program.array_params[self.fn] = self._arrays
             self._programs[self._arrays] = program
         return self._programs[self._arrays]

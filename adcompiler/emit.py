@@ -68,6 +68,8 @@ def to_ast(e: E.Expr, ns: Namespace | None) -> ast.expr:
         return ast.Call(ast.Attribute(r(e.obj), e.name, ast.Load()), [r(a) for a in e.args], [])
     if isinstance(e, E.Subscript):
         return ast.Subscript(r(e.value), r(e.index), ast.Load())
+    if isinstance(e, E.Slice):
+        return ast.Slice(r(e.lower), r(e.upper))
     if isinstance(e, E.Tuple):
         return ast.Tuple([r(x) for x in e.elts], ast.Load())
     if isinstance(e, E.List):

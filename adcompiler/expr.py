@@ -121,6 +121,14 @@ class Subscript(Expr):
 
 
 @dataclass(frozen=True)
+class Slice(Expr):
+    """``lower:upper`` inside a subscript."""
+
+    lower: Expr
+    upper: Expr
+
+
+@dataclass(frozen=True)
 class Tuple(Expr):
     elts: tuple
 

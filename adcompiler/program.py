@@ -28,8 +28,9 @@ STAGES = ("anf", "dup", "forward", "reverse")
 class Program:
     """Everything generated for one entry function, built on demand and cached."""
 
-    def __init__(self, globals_: dict):
+    def __init__(self, globals_: dict, checkpoint=None):
         self.globals = globals_  # the module the generated code runs in
+        self.checkpoint = checkpoint  # None, True (segments of sqrt N iterations) or k: see checkpoint.py
         self.module_names: set = set()  # generated module-level names
         self.local_names: set = set()  # every local name handed out anywhere
         self.user_names: set = set(globals_)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from . import expr as E
 from . import rules
+from .checkpoint import Checkpoints
 from .activity import active, slots
 from .dup import DUP, value_reads
 from .errors import UnsupportedSyntaxError
@@ -53,7 +54,7 @@ from .ir import (
 )
 
 
-class Sweeps:
+class Sweeps(Checkpoints):
     """Builds both sweeps of one function in dup form; see the module docstring."""
 
     def __init__(self, fn, active_params: tuple, program, namer, seed=None, split=False):
@@ -73,6 +74,7 @@ class Sweeps:
         self.decisions: set = set()  # ids of branches whose direction is pushed
         self.loops: dict = {}  # id(loop) -> (counter or None, names pushed after it)
         self.tape_name = None
+        self.checkpointed: dict = {}  # id(loop) -> its checkpointing plan (see checkpoint.py)
         self.frames: list = []  # the adjoint loops being built, outermost first (see rereads)
         self.floor = 0  # the shallowest loop depth a value read again may be hoisted to
         self._analyse()
@@ -424,7 +426,19 @@ class Sweeps:
         if hoisted:  # values the loop's iterations share, read once if it runs at all
             args = iterable.args[0].args if isinstance(loop, For) else iterable.args
             rereads.append(IfS(_nonempty(args), tuple(hoisted), (), None))
-        return ([self.pop(saved)] if saved else []) + rereads + [ForS(target, iterable, tuple(body), loop.line)]
+        popped = [self.pop(saved)] if saved else []
+        wanted = not counter and getattr(self.program, "checkpoint", None)
+        plan = self.checkpoint_plan(loop, body, self.fwd_block(loop.body, True, ())) if wanted else None
+        if plan:
+            plan["looped"] = looped
+            snapshots = [self.pop([plan["snapshots"]])] if looped else []
+            return (
+                popped
+                + snapshots
+                + rereads
+                + self.rev_checkpointed(loop, plan, body, self.fwd_block(loop.body, True, ()))
+            )
+        return popped + rereads + [ForS(target, iterable, tuple(body), loop.line)]
 
     def rev_eq(self, eq: Eq) -> list:
         out: list = []
@@ -676,6 +690,12 @@ class Sweeps:
 
     def fwd_loop(self, loop) -> list:
         counter, saved = self.loops.get(id(loop), (None, []))
+        plan = self.checkpointed.get(id(loop))
+        if plan:
+            code = self.fwd_checkpointed(loop, plan, self.fwd_block(loop.body, True, ()))
+            if plan["looped"]:  # each run of the loop has its own snapshots
+                code.append(self.push([E.Name(plan["snapshots"])]))
+            return code + ([self.push([E.Name(n) for n in saved])] if saved else [])
         count = [AugAssign(counter, "+", E.Num(1), loop.line)] if counter else []
         body = tuple(count + self.fwd_block(loop.body, True, ()))
         if isinstance(loop, For):
