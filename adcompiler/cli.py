@@ -22,8 +22,9 @@ from .parse import load_file, module_functions
 from .program import STAGES, Program, primal_source
 
 
-def compile_file(path: str, functions=(), mode: str = "both", stage: str | None = None) -> str:
-    """The derivative module (or one stage) for the chosen functions of a file."""
+def compile_file(path: str, functions=(), mode: str = "both", stage: str | None = None, checkpoint=None) -> str:
+    """The derivative module (or one stage) for the chosen functions of a file (``checkpoint``: as in
+    ``differentiate``, for the reverse mode of the chosen functions' loops)."""
     module = load_file(path)
     available = module_functions(module)
     chosen = list(functions) or list(available)
@@ -32,7 +33,7 @@ def compile_file(path: str, functions=(), mode: str = "both", stage: str | None 
         raise SystemExit(
             f"adc: {path}: no function named {', '.join(missing)} (found: {', '.join(available) or 'none'})"
         )
-    program = Program(vars(module))
+    program = Program(vars(module), checkpoint)
     for name in chosen:
         if _uses_numpy(program, available[name]):
             _guess_arrays(program, available[name])
@@ -154,6 +155,15 @@ def _constant_names(program: Program) -> list:
     return names
 
 
+def _checkpoint(text: str):
+    """``--checkpoint`` as ``differentiate`` takes it: ``sqrt`` -> True, else an int >= 1."""
+    if text == "sqrt":
+        return True
+    if text.isdigit() and int(text) >= 1:
+        return int(text)
+    raise argparse.ArgumentTypeError(f"expected sqrt or a whole number >= 1, not {text!r}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="adc", description="Source-to-source automatic differentiation for Python.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -176,6 +186,12 @@ def main(argv=None) -> int:
         choices=STAGES,
         help="print one stage of the pipeline instead of the module",
     )
+    comp.add_argument(
+        "--checkpoint",
+        type=_checkpoint,
+        metavar="K|sqrt",
+        help="reverse mode: run long loops in segments of K iterations (sqrt: isqrt(N)), O(N/K + K) tape",
+    )
     args = parser.parse_args(argv)
     path = Path(args.file)
     if not path.is_file():
@@ -188,7 +204,7 @@ def main(argv=None) -> int:
         )
         return 2
     try:
-        text = compile_file(str(path), args.function, args.mode, args.stage)
+        text = compile_file(str(path), args.function, args.mode, args.stage, args.checkpoint)
     except UnsupportedSyntaxError as exc:
         print(f"adc: {exc.msg}", file=sys.stderr)
         return 1

@@ -105,3 +105,26 @@ def test_forward_mode_is_unchanged():
 def test_bad_checkpoint_values_are_refused(bad):
     with pytest.raises(ValueError, match="checkpoint must be"):
         adcompiler.differentiate(C.pendulum, checkpoint=bad)
+
+
+def test_adc_compile_checkpoint_option(tmp_path):
+    """adc compile --checkpoint writes a module whose reverse mode checkpoints and matches FD."""
+    import importlib.util
+    import inspect
+
+    from adcompiler import cli
+
+    src = tmp_path / "pend.py"
+    src.write_text("import math\n\n\n" + inspect.getsource(C.pendulum))
+    out = tmp_path / "pend_ad.py"
+    assert cli.main(["compile", str(src), "--mode", "reverse", "--checkpoint", "sqrt", "-o", str(out)]) == 0
+    assert "snapshots" in out.read_text()
+    spec = importlib.util.spec_from_file_location("pend_ad", out)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    value, (d_theta, d_omega, _) = module.pendulum_reverse(0.3, 0.2, 400)
+    assert value == pytest.approx(C.pendulum(0.3, 0.2, 400))
+    assert d_theta == pytest.approx(fd(C.pendulum, [0.3, 0.2, 400], 0), rel=1e-5)
+    assert d_omega == pytest.approx(fd(C.pendulum, [0.3, 0.2, 400], 1), rel=1e-5)
+    with pytest.raises(SystemExit):
+        cli.main(["compile", str(src), "--checkpoint", "0"])
