@@ -418,3 +418,22 @@ def array_twice_in_list(x, a):
 def array_of_floats(x, y):
     b = np.array([x, y])
     return np.sum(b * b)
+
+
+# ---------------------------------------------------------------- lists overwritten in nested loops
+
+
+def overwritten_in_nested_loops(x, y):
+    ys = [x, x]
+    for i in range(2):
+        for w in ys:
+            ys[1] = y * ys[0] + w
+    return ys[1]
+
+
+def overwritten_in_nested_reversed_loop(x, y):
+    ys = [x, x]
+    for i in range(2):
+        for w in reversed(ys):
+            ys[1] = y * ys[0]
+    return ys[1]

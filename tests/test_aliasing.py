@@ -90,6 +90,7 @@ RIGHT = [
     "array_augassign_unaliased",
     "array_element_writes_in_loop",
     "array_param_augassign",
+    "overwritten_in_nested_loops",
 ]
 
 
@@ -185,7 +186,13 @@ REPEATED_LOCAL_BUG = (
     "'float' object is not subscriptable (the shadow of the repeated list is a list of numbers)"
 )
 
+NESTED_REVERSED_BUG = (
+    "a loop over reversed(ys) inside another loop: the reverse code tapes t1_1, the length of ys, under a "
+    "name it never assigned (the primal sweep assigns t1): UnboundLocalError from generated code"
+)
+
 BUGS = [
+    ("overwritten_in_nested_reversed_loop", NESTED_REVERSED_BUG),
     ("array_view_write", VIEW_BUG),
     ("array_row_view_write", VIEW_BUG),
     ("array_reshape_view_write", VIEW_BUG),
