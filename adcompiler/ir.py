@@ -368,3 +368,15 @@ def rebuild(value, atoms):
     if isinstance(value, tuple):
         return tuple(rebuild(item, atoms) for item in value)
     return next(atoms)
+
+
+def calls(obj):
+    """Every ``expr.Call`` inside statements or expressions (generated code included)."""
+    if isinstance(obj, E.Call):
+        yield obj
+    if isinstance(obj, (tuple, list)):
+        for x in obj:
+            yield from calls(x)
+    elif hasattr(obj, "__dataclass_fields__"):
+        for value in vars(obj).values():
+            yield from calls(value)

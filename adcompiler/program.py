@@ -17,7 +17,7 @@ import types
 from . import anf, dup, emit, forward, kinds, reverse
 from .activity import varied
 from .errors import UnsupportedSyntaxError
-from .ir import Var, flatten, to_def
+from .ir import Var, calls, flatten, to_def
 from .names import Namer, Namespace
 from .parse import parse_function
 from .tidy import tidy
@@ -140,7 +140,7 @@ class Program:
 
         called = None
         if defs is not None:
-            called = {e.func for d in defs for e in _calls(d.body)}
+            called = {e.func for d in defs for e in calls(d.body)}
         out = []
         for name, alias in self.helpers.items():
             if called is None or alias in called or "@" + name in called:
@@ -297,20 +297,6 @@ class Program:
         defs = [to_def(self.dupform(f), f.__name__, self.primal_name, {"dup": helper}) for f in order]
         header = [f"def {helper}(x):\n    return x, x\n\n"]
         return emit.render_module(defs, self.ns, lambda: header + self.helper_sources(defs))
-
-
-def _calls(obj):
-    """Every ``expr.Call`` inside generated statements or expressions."""
-    from . import expr as E
-
-    if isinstance(obj, E.Call):
-        yield obj
-    if isinstance(obj, (tuple, list)):
-        for x in obj:
-            yield from _calls(x)
-    elif hasattr(obj, "__dataclass_fields__"):
-        for value in vars(obj).values():
-            yield from _calls(value)
 
 
 def _syntactic_shape(fdef: ast.FunctionDef):

@@ -90,6 +90,8 @@ HELPERS.update(
     """Spread g, a reduction of x over axis, back over x's shape (the adjoint of sum)."""
     import numpy
 
+    if axis is None and type(g) is float and type(x) is numpy.ndarray and x.dtype.kind == "f":
+        return numpy.full(x.shape, g, x.dtype)  # the common case, the adjoint of a full sum, in one call
     if axis is not None and not keepdims:
         g = numpy.expand_dims(g, axis)
     g = numpy.asarray(g, dtype=numpy.result_type(g, x))  # a float32 array keeps a float32 cotangent
@@ -196,11 +198,13 @@ HELPERS.update(
     """The cotangent of a in a @ b (or numpy.dot(a, b)) for vectors, matrices and numbers."""
     import numpy
 
-    if numpy.ndim(a) == 0 or numpy.ndim(b) == 0:
-        return numpy.sum(g * b) if numpy.ndim(a) == 0 else g * b
-    if numpy.ndim(b) == 1:
-        return numpy.outer(g, b) if numpy.ndim(a) == 2 else g * b
-    if numpy.ndim(a) == 1:
+    na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)
+    nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
+    if na == 0 or nb == 0:
+        return numpy.sum(g * b) if na == 0 else g * b
+    if nb == 1:
+        return numpy.multiply.outer(g, b) if na == 2 else g * b
+    if na == 1:
         return numpy.dot(b, g)
     return numpy.dot(g, numpy.swapaxes(b, -1, -2))
 ''',
@@ -208,10 +212,12 @@ HELPERS.update(
     """The cotangent of b in a @ b (or numpy.dot(a, b)) for vectors, matrices and numbers."""
     import numpy
 
-    if numpy.ndim(a) == 0 or numpy.ndim(b) == 0:
-        return numpy.sum(g * a) if numpy.ndim(b) == 0 else g * a
-    if numpy.ndim(a) == 1:
-        return numpy.outer(a, g) if numpy.ndim(b) == 2 else g * a
+    na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)
+    nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
+    if na == 0 or nb == 0:
+        return numpy.sum(g * a) if nb == 0 else g * a
+    if na == 1:
+        return numpy.multiply.outer(a, g) if nb == 2 else g * a
     return numpy.dot(numpy.swapaxes(a, -1, -2), g)
 ''',
         "extreme_jvp": '''def extreme_jvp(dx, x, z, axis=None, keepdims=False):

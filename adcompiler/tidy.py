@@ -20,14 +20,17 @@ facts about names (liveness), never about values:
 from __future__ import annotations
 
 from . import expr as E
-from .ir import Assign, AugAssign, Break, Continue, Def, Do, ForS, IfS, Raise, Ret, WhileS
+from .ir import Assign, AugAssign, Break, Continue, Def, Do, ForS, IfS, Raise, Ret, WhileS, calls
 
+IN_PLACE = ("scatter_add", "take_and_clear")  # runtime helpers that change an adjoint array in place
+_STATE: dict = {"in_place": False}  # whether the function being tidied calls one of them
 PURE_CALLS = {"abs", "min", "max", "len", "float", "int", "range", "reversed", "sum", "list", "type"}
 
 
 def tidy(d: Def) -> Def:
     """The same function, with the copies and dead lines above removed."""
     body = list(d.body)
+    _STATE["in_place"] = any(isinstance(c, E.Call) and c.func.lstrip("@").startswith(IN_PLACE) for c in calls(body))
     for _ in range(3):
         before, body = body, _block(_drop_faint(body), set(), None)
         if body == before:  # a fixpoint: another round would change nothing
@@ -330,17 +333,32 @@ def _fold_zero_accumulate(stmts: list) -> list:
                 if isinstance(x, AugAssign) and x.target == d and x.op == "+" and d not in reads(Do(x.value)):
                     stmts = stmts[:i] + stmts[i + 1 : j] + [Assign((d,), x.value, x.line)] + stmts[j + 1 :]
                     break
+                if _adds_to(x, d) and not _STATE["in_place"]:  # d = d + e, as array adjoints add; d = e aliases e
+                    stmts = stmts[:i] + stmts[i + 1 : j] + [Assign((d,), x.value.right, x.line)] + stmts[j + 1 :]
+                    break
                 if d in reads(x) or d in writes(x) or isinstance(x, (Break, Continue, IfS, ForS, WhileS)):
                     break
         i += 1
     return stmts
 
 
+def _adds_to(s, d: str) -> bool:
+    """Whether ``s`` is ``d = d + e`` with ``e`` not reading ``d``."""
+    return (
+        isinstance(s, Assign)
+        and s.targets == (d,)
+        and isinstance(s.value, E.BinOp)
+        and s.value.op == "+"
+        and s.value.left == E.Name(d)
+        and d not in reads(Do(s.value.right))
+    )
+
+
 def _pure(e) -> bool:
     if isinstance(e, E.Method):
         return False
-    if isinstance(e, E.Call) and not (e.func.startswith("math.") or e.func in PURE_CALLS):
-        return False
+    if isinstance(e, E.Call) and not (e.func.startswith(("math.", "numpy.")) or e.func in PURE_CALLS):
+        return False  # math and the NumPy functions generated code calls return new values, changing nothing
     if isinstance(e, (tuple, list)):
         return all(_pure(x) for x in e)
     if isinstance(e, E.Expr):
