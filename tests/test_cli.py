@@ -328,3 +328,140 @@ def test_adc_console_script_matches_module(mod):
         timeout=60,
     )
     assert (proc.returncode, proc.stdout) == (0, adc("compile", mod).stdout)
+
+
+# --------------------------------------------------------------- never over the input, never a partial output
+#
+# Each case below runs `adc compile` once (cached: several tests read one run) in a directory of its own,
+# and snapshots the directory before and after: on any error nothing in it may change -- an existing output
+# keeps its contents, the input stays the input, and no temporary file is left behind.
+
+SENTINEL = "# an output from an earlier, successful run: a failed run must leave it as it is\n" * 40
+
+SVD = "import numpy as np\n\n\ndef f(a):\n    return np.sum(np.linalg.svd(a)[1])\n"
+
+OUT = ["-o", "out.py"]
+
+# kind -> (the text of bad.py, the arguments after `adc compile`, words stderr must hold)
+FAILING = {
+    "unsupported_construct": (BAD, ["bad.py", *OUT], ["bad.py:10:", "try", "is not supported;"]),
+    "missing_derivative_rule": (SVD, ["bad.py", *OUT], ["bad.py:5:", "svd"]),
+    "syntax_error": ("def f(x):\n    return x +\n", ["bad.py", *OUT], ["bad.py", "line 2", "SyntaxError"]),
+    "import_error": (
+        "import adc_no_such_module_xyz\n\n\ndef f(x):\n    return x\n",
+        ["bad.py", *OUT],
+        ["adc_no_such_module_xyz"],
+    ),
+    "error_at_import": (
+        "raise RuntimeError('boom at import')\n\n\ndef f(x):\n    return x\n",
+        ["bad.py", *OUT],
+        ["boom at import"],
+    ),
+    "unknown_function": (MODULE, ["bad.py", "--function", "nope", *OUT], ["no function named nope"]),
+    "output_directory_missing": (MODULE, ["bad.py", "-o", "missing_dir/out.py"], ["missing_dir"]),
+    "output_is_a_directory": (MODULE, ["bad.py", "-o", "outdir"], ["outdir"]),
+    "output_symlink_to_input": (MODULE, ["bad.py", "-o", "link.py"], ["refusing"]),
+    "output_dotdot_spelling_of_input": (MODULE, ["bad.py", "-o", "sub/../bad.py"], ["refusing"]),
+    "input_symlink_to_output": (MODULE, ["link.py", "-o", "bad.py"], ["refusing"]),
+}
+
+
+def _snapshot(root):
+    """Every entry under root: symlinks by target, files by contents and mode, directories by name."""
+    found = {}
+    for path in sorted(root.rglob("*")):
+        rel = str(path.relative_to(root))
+        if path.is_symlink():
+            found[rel] = ("link", os.readlink(path))
+        elif path.is_dir():
+            found[rel] = ("dir",)
+        else:
+            found[rel] = ("file", path.read_bytes(), path.stat().st_mode & 0o777)
+    return found
+
+
+_RUNS = {}
+
+
+def _failing_run(kind, tmp_path_factory):
+    """(process, snapshot before, snapshot after) of `adc compile ARGS` for a FAILING kind, run in a
+    directory holding bad.py, an earlier output out.py, link.py -> bad.py, sub/ and outdir/keep.txt."""
+    if kind not in _RUNS:
+        source, argv, _ = FAILING[kind]
+        root = tmp_path_factory.mktemp(kind)
+        (root / "bad.py").write_text(source)
+        (root / "out.py").write_text(SENTINEL)
+        (root / "sub").mkdir()
+        (root / "outdir").mkdir()
+        (root / "outdir" / "keep.txt").write_text("kept\n")
+        os.symlink("bad.py", root / "link.py")
+        before = _snapshot(root)
+        proc = adc("compile", *argv, cwd=root)
+        _RUNS[kind] = (proc, before, _snapshot(root))
+    return _RUNS[kind]
+
+
+@pytest.mark.parametrize("kind", list(FAILING))
+def test_failed_run_changes_nothing_on_disk(kind, tmp_path_factory):
+    """Non-zero exit, nothing on stdout, and the directory exactly as before (out.py keeps its old text)."""
+    proc, before, after = _failing_run(kind, tmp_path_factory)
+    assert (proc.returncode != 0, proc.stdout) == (True, ""), proc.stderr
+    assert after == before, sorted(set(after.items()) ^ set(before.items()), key=str)
+
+
+@pytest.mark.parametrize("kind", list(FAILING))
+def test_failed_run_says_why_on_stderr(kind, tmp_path_factory):
+    proc, _, _ = _failing_run(kind, tmp_path_factory)
+    missing = [w for w in FAILING[kind][2] if w not in proc.stderr]
+    assert not missing, proc.stderr
+
+
+TRACEBACK_BUG = (
+    "cli.main catches only UnsupportedSyntaxError and SystemExit: a syntax or import error in the input "
+    "file, or an output that cannot be written, ends in a Python traceback of adcompiler's internals "
+    "instead of one 'adc: ...' line (the exit status is 1 and the message is there, at the end)"
+)
+UNCAUGHT = {"syntax_error", "import_error", "error_at_import", "output_directory_missing", "output_is_a_directory"}
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=TRACEBACK_BUG)) if k in UNCAUGHT else k
+        for k in FAILING
+    ],
+)
+def test_failed_run_reports_without_a_traceback(kind, tmp_path_factory):
+    """An error is reported as adc's own message, not as a traceback through adcompiler."""
+    proc, _, _ = _failing_run(kind, tmp_path_factory)
+    assert "Traceback (most recent call last)" not in proc.stderr and proc.stderr.startswith("adc"), proc.stderr
+
+
+def test_output_hard_link_to_input_never_changes_the_input(mod, tmp_path):
+    """-o names another link to the input's file: whether refused or written, the input keeps its text
+    (an atomic write replaces the link; it never writes into the shared file)."""
+    os.link(mod, tmp_path / "hard.py")
+    proc = adc("compile", "mod.py", "-o", "hard.py", cwd=tmp_path)
+    assert mod.read_text() == MODULE, proc.stderr
+    assert proc.returncode != 0 or "def f_forward" in (tmp_path / "hard.py").read_text()
+
+
+def test_successful_write_replaces_the_old_output_whole_and_leaves_no_temporary_file(mod, tmp_path):
+    (tmp_path / "out.py").write_text(SENTINEL * 20)  # longer than the new module: no old tail may remain
+    proc = adc("compile", "mod.py", "-o", "out.py", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (0, ""), proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mod.py", "out.py"]
+    written = (tmp_path / "out.py").read_text()
+    assert "earlier, successful run" not in written and {"f_forward", "g_reverse", "polar_reverse"} <= _defs(written)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="write_atomic writes through tempfile.mkstemp, whose file is created with mode 0o600, and renames it: "
+    "the written module is readable by its owner only (0o600), not 0o666 & ~umask as an ordinary write gives",
+)
+def test_written_module_has_the_permissions_of_an_ordinary_write(mod, tmp_path):
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert adc("compile", "mod.py", "-o", "out.py", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "out.py").stat().st_mode & 0o777 == 0o666 & ~umask
