@@ -396,47 +396,53 @@ def _drop_dead(stmts: list, after: set, jump) -> list:
 def _drop_faint(body: list) -> list:
     """``body`` without the assignments no effect depends on (mark and sweep over names, so a
     loop-carried value that only feeds itself goes too), then without loops and branches left empty."""
+    writers: dict = {}  # name -> the removable assignments to it, with their enclosing statements
+    work: list = []
+    marked: set = set()
+
+    def mark(s, parents) -> None:
+        for x in (s,) + parents:
+            if id(x) not in marked:
+                marked.add(id(x))
+                work.extend(_own_reads(x))
+
+    def collect(stmts, parents) -> None:
+        for s in stmts:
+            if isinstance(s, IfS):
+                collect(s.body, parents + (s,))
+                collect(s.orelse, parents + (s,))
+            elif isinstance(s, ForS):
+                collect(s.body, parents + (s,))
+            elif _candidate(s):
+                for n in writes(s):
+                    writers.setdefault(n, []).append((s, parents))
+            else:  # an effect (a while loop counts as one, whole)
+                mark(s, parents)
+
+    collect(body, ())
     needed: set = set()
-    while True:
-        grown = set(needed)
-        _mark(body, grown)
-        if grown == needed:
-            break
-        needed = grown
+    while work:
+        n = work.pop()
+        if n not in needed:
+            needed.add(n)
+            for s, parents in writers.get(n, ()):
+                mark(s, parents)
     return _sweep(body, needed)
 
 
-def _removable(s, needed: set) -> bool:
-    """An assignment without effects whose targets are all plain names that nothing needs."""
+def _candidate(s) -> bool:
+    """An assignment without effects to plain names: removable if nothing needs what it assigns."""
     if isinstance(s, Assign):
         plain = all(isinstance(t, (str, tuple)) and all(isinstance(x, str) for x in _flat((t,))) for t in s.targets)
     elif isinstance(s, AugAssign):
         plain = isinstance(s.target, str)
     else:
         return False
-    return plain and _pure(s.value) and not (writes(s) & needed)
+    return plain and _pure(s.value)
 
 
-def _mark(stmts, needed: set) -> bool:
-    """Add to ``needed`` what the kept statements of ``stmts`` read; whether any is kept."""
-    kept = False
-    for s in stmts:
-        if isinstance(s, IfS):
-            inner = _mark(s.body, needed) | _mark(s.orelse, needed)
-        elif isinstance(s, ForS):
-            inner = _mark(s.body, needed)
-        elif isinstance(s, WhileS):
-            inner = True
-            _mark(s.header, needed)
-            _mark(s.body, needed)
-        elif _removable(s, needed):
-            continue
-        else:
-            inner = True
-        if inner:
-            kept = True
-            needed |= _own_reads(s)
-    return kept
+def _removable(s, needed: set) -> bool:
+    return _candidate(s) and not (writes(s) & needed)
 
 
 def _own_reads(s) -> set:
