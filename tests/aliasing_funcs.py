@@ -44,6 +44,30 @@ def list_param_negative_index_writes(x, xs):
     return xs[0] * xs[-1] + xs[1]
 
 
+def list_param_read_only(x, xs):
+    return x * xs[1] + xs[0]
+
+
+def list_param_copied_and_read(x, xs):
+    ys = list(xs)
+    return x * ys[1]
+
+
+def list_param_elements_into_a_new_list(x, xs):
+    ys = [xs[0], xs[1]]
+    ys[0] = x * ys[1]
+    return ys[0] + ys[1]
+
+
+def list_param_scaled_into_a_new_list(x, xs):
+    ys = [0.0] * len(xs)
+    for i in range(len(xs)):
+        ys[i] = xs[i] * x
+    zs = [v * 1.0 for v in xs]
+    zs[0] = ys[1]
+    return ys[0] + zs[0] * zs[1]
+
+
 # ---------------------------------------------------------------- lists, two names for one list
 
 
