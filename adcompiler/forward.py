@@ -43,6 +43,9 @@ from .ir import (
 from .names import Namer
 from .sweep import _mutable_arrays
 
+# Broadcasting operators whose tangent may be one operand's tangent alone, of a smaller shape than the result.
+PASS_THROUGH = ("add", "sub")
+
 
 def forward(fn: Function, name: str, active_params: tuple, program, namer: Namer) -> Def:
     """The tangent program of ``fn`` for the given active parameters.
@@ -94,7 +97,7 @@ class _Forward:
             elif isinstance(stmt, (Break, Continue)):
                 out.append(stmt)
             elif isinstance(stmt, Return):
-                value = rebuild(stmt.value, iter(self.tangent_of(a) for a in flatten(stmt.value)))
+                value = rebuild(stmt.value, iter(self.returned_tangent(a) for a in flatten(stmt.value)))
                 out.append(Ret(E.Tuple((atom(stmt.value), _tuple_expr(value))), stmt.line))
         return tuple(out)
 
@@ -102,6 +105,13 @@ class _Forward:
         if isinstance(a, Var) and a.name in self.tangent:
             return self.tangent[a.name]
         return E.Num(0.0)
+
+    def returned_tangent(self, a) -> E.Expr:
+        """The tangent of a returned value; an array's zero tangent is an array of zeros of its shape."""
+        t = self.tangent_of(a)
+        if isinstance(t, E.Num) and isinstance(a, Var) and a.name in self.arrays:
+            return E.Call("@array_like", (t, atom(a)))
+        return t
 
     def zero(self, a) -> E.Expr:
         """The zero tangent of an inactive value: 0.0, or a list of zeros shaped like a list."""
@@ -144,6 +154,8 @@ class _Forward:
             return [primal, Assign((dname,), ins_t[0], stmt.line)]
         prim = rules.ARRAY_VARIANTS.get(stmt.prim, stmt.prim) if out in self.arrays else stmt.prim
         t = rules.jvp(prim, [atom(a) for a in stmt.ins], E.Name(out), ins_t)
+        if out in self.arrays and prim in PASS_THROUGH and sum(x is not None for x in ins_t) == 1:
+            t = E.Call("@array_like", (t, E.Name(out)))  # np.ones(3) + p: the tangent dp, spread to the shape of z
         if out in self.written and stmt.prim not in ("read", "dup"):  # a new array written into later: its own tangent
             return [primal] + self.own_tangent(out, t, stmt.line)
         if t is None:
