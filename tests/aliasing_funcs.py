@@ -182,6 +182,17 @@ def helper_writes_shared_row(x, y):
     return rows[1][0] + z + r[0]
 
 
+def fill_and_read(ys, v):
+    ys[0] = v * ys[1]
+    return ys[0]
+
+
+def helper_fills_local_list(x, y):
+    r = [x, y]
+    z = fill_and_read(r, x)
+    return z * z
+
+
 def helper_without_return(x, xs):
     fill_without_return(xs, x)
     return xs[0] * xs[1]

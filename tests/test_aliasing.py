@@ -76,6 +76,7 @@ RIGHT = [
     "helper_writes_alias",
     "helper_writes_twice",
     "helper_writes_shared_row",
+    "helper_fills_local_list",
     "shared_rows",
     "shared_rows_of_param",
     "shared_row_alias",
@@ -226,6 +227,51 @@ def test_array_of_floats_has_the_analytic_gradient():
     """The smallest form of ARRAY_OF_FLOATS_BUG: sum(array([x, y]) ** 2) has gradient (2x, 2y), not (0, 0)."""
     got = adcompiler.differentiate(F.array_of_floats).grad(0.7, -0.4)
     assert tuple(map(float, got)) == pytest.approx((1.4, -0.8))
+
+
+# ---------------------------------------------------------------- second derivatives of aliasing code
+
+
+def fd_hessian(fn, x, h=1e-4):
+    """Second-order central differences of the primal (fresh lists each call: nothing is shared)."""
+    n = len(x)
+
+    def at(i, si, j, sj):
+        y = list(x)
+        y[i] += si * h
+        y[j] += sj * h
+        return fn(*y)
+
+    return [
+        [(at(i, 1, j, 1) - at(i, 1, j, -1) - at(i, -1, j, 1) + at(i, -1, j, -1)) / (4 * h * h) for j in range(n)]
+        for i in range(n)
+    ]
+
+
+HELPER_HESSIAN_BUG = (
+    "hessian (forward mode over the reverse code) of a function that passes a local list to a helper which "
+    "writes into it: fill_reverse_sweep_residuals_forward indexes dd_ys, a float: TypeError from generated code"
+)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "shared_rows",
+        "alias_rebound_in_loop",
+        "alias_chosen_by_branch",
+        "shared_rows_appended",
+        "shared_rows_in_tuple",
+        "overwritten_in_nested_loops",
+        pytest.param("helper_fills_local_list", marks=_bug(HELPER_HESSIAN_BUG)),
+        pytest.param("helper_writes_shared_row", marks=_bug(HELPER_HESSIAN_BUG)),
+    ],
+)
+def test_hessian_of_aliasing_code_matches_second_differences(name):
+    fn = getattr(F, name)
+    for x in ((0.7, -0.4), (-0.6, 0.9)):
+        got = np.asarray(adcompiler.hessian(fn)(*x))
+        assert np.allclose(got, fd_hessian(fn, x), rtol=1e-4, atol=1e-5), (x, got)
 
 
 # ---------------------------------------------------------------- lists that are not differentiated
