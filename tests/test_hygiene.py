@@ -75,29 +75,35 @@ def test_vjp_cotangent_of_the_wrong_structure_is_refused_before_running():
 
 CAMPAIGN_SEED = 8
 PROGRAMS = 20
+# NumPy programs too, once the fuzzer writes them (a NUMPY_SMALL configuration and Layout.plain for reports).
+NUMPY = getattr(fuzz, "NUMPY_SMALL", None) if hasattr(fuzz.Layout, "plain") else None
+CAMPAIGN = [("scalar", k) for k in range(PROGRAMS)] + ([("numpy", k) for k in range(8)] if NUMPY else [])
 
 
-def _renamed(index):
+def _renamed(index, kind="scalar"):
     """Program `index` of the campaign, renamed: (source, params with the new names, outputs, original spec)."""
-    spec = fuzz.generate(random.Random(fuzz.program_seed(CAMPAIGN_SEED, index)), fuzz.SMALL)
+    config = NUMPY if kind == "numpy" else fuzz.SMALL
+    spec = fuzz.generate(random.Random(fuzz.program_seed(CAMPAIGN_SEED, index)), config)
     source, params = rename(spec.source, random.Random(index))
     new_params = [(p[0], params[p[1]], *p[2:]) for p in spec.params]
     return source, new_params, spec.outputs, spec
 
 
-@pytest.mark.parametrize("index", range(PROGRAMS))
-def test_fuzz_program_with_adversarial_names(index, tmp_path):
+@pytest.mark.parametrize("kind,index", CAMPAIGN, ids=[f"{k}{i}" for k, i in CAMPAIGN])
+def test_fuzz_program_with_adversarial_names(kind, index, tmp_path):
     """Right derivatives at a point away from kinks (up to 3 tries); the stages run for every 12th program.
 
     When the renamed program fails, the original is checked at the same point: if it fails too, the bug
     is not one of names (test_fuzz.py's business) and this test is an xfail saying so.
     """
-    source, params, outputs, spec = _renamed(index)
+    source, params, outputs, spec = _renamed(index, kind)
     assert all(new[1] != old[1] for new, old in zip(params, spec.params)), params
     rng = random.Random(index)
+    layout = fuzz.Layout(params)
     results = []
     for _ in range(3):
-        point = fuzz.Layout(params).draw(rng)
+        point = layout.draw(rng)
+        point = layout.plain(point) if hasattr(layout, "plain") else point
         res = fuzz.check_source(
             source, params, outputs, point, seed=index, directory=str(tmp_path), stages=index % 12 == 0
         )
