@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from . import expr as E
 from . import rules
-from .activity import active
+from .activity import active, slots
 from .ir import (
     CONTAINER_EXPRS,
     Assign,
@@ -67,15 +67,15 @@ def forward(fn: Function, name: str, active_params: tuple, program, namer: Namer
     start = [
         Assign((tangent[p].id,), E.Num(0.0)) for p in fn.params if p in fn.slots and p in act and p not in active_params
     ]
-    body = tuple(start) + _Forward(fn, act, tangent, program, namer, containers).block(fn.body)
+    body = tuple(start) + _Forward(fn, act, tangent, program, namer, containers, mutable).block(fn.body)
     doc = f"Forward mode of {fn.name}: (value, tangent)."
     return Def(name, fn.params + tuple(tangent_params), (), body, doc, fn.source)
 
 
 class _Forward:
-    def __init__(self, fn, act, tangent, program, namer, containers):
+    def __init__(self, fn, act, tangent, program, namer, containers, mutable=frozenset()):
         self.fn, self.act, self.tangent, self.program, self.namer = fn, act, tangent, program, namer
-        self.containers = containers
+        self.containers, self.mutable = containers, mutable
         arrays = self.arrays = program.arrays_of(fn)
         self.written = {
             s.ins[0].name
@@ -137,9 +137,13 @@ class _Forward:
         if stmt.prim == "write":
             if out not in self.tangent:
                 return [primal]
-            return [primal, Assign((self.tangent[out].id,), ins_t[0] or E.Num(0.0), stmt.line)]
+            value = ins_t[0] or E.Num(0.0)
+            if out in self.mutable and out in self.arrays:  # written into later: its own tangent array
+                value = self.fresh_array(out, ins_t[0])
+            return [primal, Assign((self.tangent[out].id,), value, stmt.line)]
         fresh = stmt.prim not in ("read", "write", "call", "dup")  # reads and copies name the same object
         if fresh and stmt.outs and stmt.outs[0].name in self.written and stmt.outs[0].name in self.act:
+            ins_t = [t if on else None for t, on in zip(ins_t, slots(stmt))]  # np.zeros_like(x): no tangent of x
             t = (
                 None
                 if all(t is None for t in ins_t)
@@ -201,12 +205,13 @@ class _Forward:
         """A fresh tangent array for an array that will be written into (never an alias of another)."""
         name = self.namer.fresh("d" + out)
         self.tangent[out] = E.Name(name)
-        value = (
-            E.Call("numpy.copy", (t,))
-            if t is not None
-            else E.Call("numpy.zeros_like", (E.Name(out),), (("dtype", E.Name("float")),))
-        )
-        return [Assign((name,), value, line)]
+        return [Assign((name,), self.fresh_array(out, t), line)]
+
+    def fresh_array(self, out: str, t) -> E.Expr:
+        """A tangent array for ``out`` that nothing else refers to: ``t`` copied, or zeros of its shape."""
+        if t is None or isinstance(t, E.Num):
+            return E.Call("numpy.zeros_like", (E.Name(out),), (("dtype", E.Name("float")),))
+        return E.Call("numpy.copy", (t,))  # even an expression may be a view of another tangent
 
     def custom(self, stmt: Eq, ins_t: list) -> list:
         """``dy = rule_jvp(*args, *tangents)`` for a function with a user-supplied rule."""
