@@ -226,6 +226,10 @@ SHADOWED = {
         "from math import sin, cos\n\n\ndef f(x, y):\n    sin = x * y\n    return cos(x) * sin\n",
         (0.7, 1.3),
     ),
+    "parameter_shadows_numpy_cos": (
+        "from numpy import sin, cos, sum\n\n\ndef f(a, cos):\n    return sum(sin(a) * cos)\n",
+        (np.array([0.3, 0.5]), 1.3),
+    ),
     "parameter_shadows_imported_log": ("from math import log\n\n\ndef f(x, log):\n    return x ** log\n", (0.7, 1.3)),
 }
 
