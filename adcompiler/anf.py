@@ -294,11 +294,8 @@ class _Lowering(ListLowering, ArrayLowering):
         if isinstance(node, ast.Tuple):
             return tuple(self.expr(elt, _leaf_hint(hint, i)) for i, elt in enumerate(node.elts))
         if isinstance(node, ast.Attribute):
-            base = node
-            while isinstance(base, ast.Attribute):
-                base = base.value
-            if isinstance(base, ast.Name) and (base.id in self.env or base.id in self.slots):
-                return self.attribute(node, _leaf_hint(hint))
+            if _local_root(node.value, self) or not _module_path(node.value, self):
+                return self.attribute(node, _leaf_hint(hint))  # of a value: A.T, np.sin(A).T, (A * 2.0).T
             return self.global_constant(node)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             return self.apply("not", [self.atom(self.expr(node.operand))], _leaf_hint(hint))

@@ -14,7 +14,7 @@ arguments.  Constructors (``zeros``, ``arange``, ...) are constants.
 
 from __future__ import annotations
 
-from .expr import Call, Num, Subscript, compare, fn, gt, lt, where
+from .expr import Call, IfExp, Num, Subscript, compare, fn, gt, lt, where
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
 cos, sin, exp, log, sqrt, sign = (np_(n) for n in ("cos", "sin", "exp", "log", "sqrt", "sign"))
@@ -91,13 +91,13 @@ FORWARD = {
     "numpy.maximum": lambda a, b, z, da, db: npwhere(gt(b, a), db or 0.0, da or 0.0),
     "numpy.minimum": lambda a, b, z, da, db: npwhere(lt(b, a), db or 0.0, da or 0.0),
     "numpy.where": lambda c, a, b, z, dc, da, db: npwhere(c, da or 0.0, db or 0.0),
-    "numpy.linalg.norm": lambda x, z, dx: np_("sum")(x * dx) / z,
+    "numpy.linalg.norm": lambda x, z, dx: IfExp(z, np_("sum")(x * dx) / z, Num(0.0)),  # 0 at the zero vector
 }
 REVERSE = {
     "numpy.maximum": lambda a, b, z, g: (npwhere(gt(b, a), 0.0, g), npwhere(gt(b, a), g, 0.0)),
     "numpy.minimum": lambda a, b, z, g: (npwhere(lt(b, a), 0.0, g), npwhere(lt(b, a), g, 0.0)),
     "numpy.where": lambda c, a, b, z, g: (None, npwhere(c, g, 0.0), npwhere(c, 0.0, g)),
-    "numpy.linalg.norm": lambda x, z, g: (g * x / z,),
+    "numpy.linalg.norm": lambda x, z, g: (IfExp(z, g * x / z, Call("numpy.zeros_like", (x,))),),
 }
 
 # Linear in their first argument (the rest are static: axes, shapes): tangent = same op on the tangent.

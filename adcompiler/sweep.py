@@ -474,8 +474,12 @@ class Sweeps(Checkpoints):
             self.contribute(eq.ins[0], E.sum_exprs(gs), eq.line, out)
         else:
             args = [self.ref(a) for a in eq.ins]
-            prim = rules.ARRAY_VARIANTS.get(eq.prim, eq.prim) if eq.outs[0].name in self.arrays else eq.prim
-            for a, c in zip(eq.ins, rules.vjp(prim, args, E.Name(eq.outs[0].name), gs[0], list(mask)), strict=True):
+            z = eq.outs[0].name
+            prim = rules.ARRAY_VARIANTS.get(eq.prim, eq.prim) if z in self.arrays else eq.prim
+            g = gs[0]
+            if z in self.arrays and z in self.acc and prim not in rules.PARTIALS and prim not in BROADCASTING:
+                g = E.Call("@array_like", (g, E.Name(z)))  # still the number 0.0 if no use of z ran: give it z's shape
+            for a, c in zip(eq.ins, rules.vjp(prim, args, E.Name(z), g, list(mask)), strict=True):
                 self.contribute(a, self.unbroadcast(eq, a, c), eq.line, out)
         return out
 
