@@ -131,6 +131,10 @@ class Differentiable:
             values = tuple(bound.arguments.values())
         else:
             values = args
+            if _floats(values):  # numbers only, the common case: nothing to refuse
+                if self._arrays is not _EMPTY:
+                    self._specialise(values)
+                return values
         self._specialise(values)
         for i in self._positions:
             if type(values[i]) in (int, bool):
@@ -158,11 +162,14 @@ class Differentiable:
             raise ValueError(
                 f"{self.fn.__name__}.jvp: expected {len(self.wrt)} tangents (for {', '.join(self.wrt)}), got {len(tangents)}"
             )
-        for name, i, t in zip(self.wrt, self._positions, tangents):
-            problem = _mismatch(args[i], t)
-            if problem:
-                raise ValueError(f"{self.fn.__name__}.jvp: the tangent for {name} does not match its value: {problem}")
-        return self._function("forward")(*args, *tangents)
+        if not (_floats(tangents) and _floats(args)):
+            for name, i, t in zip(self.wrt, self._positions, tangents):
+                problem = _mismatch(args[i], t)
+                if problem:
+                    raise ValueError(
+                        f"{self.fn.__name__}.jvp: the tangent for {name} does not match its value: {problem}"
+                    )
+        return (self._compiled.get("forward") or self._function("forward"))(*args, *tangents)
 
     def vjp(self, primals, ct):
         """Reverse mode: ``(value, cotangents)``, one cotangent per wrt parameter."""
@@ -172,7 +179,7 @@ class Differentiable:
         problem = _ct_mismatch(self._out_shape[0], ct) if self._out_shape[0] is not None else ""
         if problem:
             raise ValueError(f"{self.fn.__name__}.vjp: the output cotangent does not match the output: {problem}")
-        return self._function("reverse")(*args, ct)
+        return (self._compiled.get("reverse") or self._function("reverse"))(*args, ct)
 
     def value_and_grad(self, *args, **kwargs):
         """``(value, gradient)`` of a scalar-valued function."""
@@ -234,6 +241,14 @@ def _mismatch(value, tangent, where="") -> str:
     elif isinstance(tangent, (list, tuple)):
         return f"{where or 'it'} is a number but the tangent is a {type(tangent).__name__}"
     return ""
+
+
+def _floats(values) -> bool:
+    """Whether every value is a float (the arguments of the fast paths: nothing to check or refuse)."""
+    for v in values:
+        if type(v) is not float:
+            return False
+    return True
 
 
 def _holds_array(value, numpy) -> bool:
