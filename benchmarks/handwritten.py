@@ -10,7 +10,9 @@ has
   mode), mirroring ``f.jvp``.
 
 bench_scalar.py checks all of them against central finite differences of
-the primal at start-up before timing anything.
+the primal at start-up before timing anything.  ``orbits`` (bench_memory.py,
+which measures reverse mode only) has two adjoints, a plain and a
+checkpointed one, and no tangent; bench_memory.py checks them the same way.
 """
 
 import math
@@ -336,6 +338,101 @@ def particles_jvp(args, tangents):
         total += px * py
         d_total += dpx * py + px * dpy
     return total, d_total
+
+
+# ---------------------------------------------------------------- orbits (bench_memory.py)
+#
+# Per particle, n explicit-Euler steps in the field -p / r, r = sqrt(|p|^2 + 1),
+# with drag: a = -p / r - c v, p' = p + dt v, v' = v + dt a.  The step is
+# nonlinear in p only, so the adjoint of step i needs the position before it
+# and nothing else.  Reverse mode only (bench_memory.py measures gradients):
+#
+# * ``orbits_vjp`` keeps the whole trajectory of positions (two lists of n
+#   floats, one particle at a time): O(n) memory, the plain hand-written adjoint;
+# * ``orbits_checkpointed_vjp`` keeps one snapshot (px, py, vx, vy) every
+#   k = isqrt(n) steps and, going backwards, re-runs one segment at a time to
+#   recover its positions: O(sqrt n) memory, the hand-written counterpart of
+#   ``differentiate(orbits, checkpoint=True)``.
+
+_ORBIT_DT = 0.01
+_ORBIT_DRAG = 0.01
+
+
+def _orbit_run(px, py, vx, vy, n):
+    """The state after n steps from (px, py, vx, vy)."""
+    dt, c = _ORBIT_DT, _ORBIT_DRAG
+    for _ in range(n):
+        r = math.sqrt(px * px + py * py + 1.0)
+        ax = -px / r - c * vx
+        ay = -py / r - c * vy
+        px, py, vx, vy = px + dt * vx, py + dt * vy, vx + dt * ax, vy + dt * ay
+    return px, py, vx, vy
+
+
+def _orbit_record(px, py, vx, vy, n, xs, ys):
+    """``_orbit_run``, appending the position before each step to xs and ys."""
+    dt, c = _ORBIT_DT, _ORBIT_DRAG
+    for _ in range(n):
+        xs.append(px)
+        ys.append(py)
+        r = math.sqrt(px * px + py * py + 1.0)
+        ax = -px / r - c * vx
+        ay = -py / r - c * vy
+        px, py, vx, vy = px + dt * vx, py + dt * vy, vx + dt * ax, vy + dt * ay
+    return px, py, vx, vy
+
+
+def _orbit_back(xs, ys, gpx, gpy, gvx, gvy):
+    """The cotangents of the state before the recorded steps, given those after them:
+    the adjoints of the steps whose starting positions are xs, ys, last step first."""
+    dt, c = _ORBIT_DT, _ORBIT_DRAG
+    for i in range(len(xs) - 1, -1, -1):
+        px, py = xs[i], ys[i]
+        r = math.sqrt(px * px + py * py + 1.0)
+        gax, gay = dt * gvx, dt * gvy
+        q = (gax * px + gay * py) / (r * r * r)  # d(-p/r)/dp = -I/r + p p^T / r^3
+        gpx, gpy, gvx, gvy = (
+            gpx - gax / r + px * q,
+            gpy - gay / r + py * q,
+            gvx + dt * gpx - c * gax,
+            gvy + dt * gpy - c * gay,
+        )
+    return gpx, gpy, gvx, gvy
+
+
+def orbits_vjp(args, ct):
+    ps, vs, n = args
+    total = 0.0
+    d_ps, d_vs = [], []
+    for (px, py), (vx, vy) in zip(ps, vs):
+        xs, ys = [], []
+        px, py, vx, vy = _orbit_record(px, py, vx, vy, n, xs, ys)
+        total += px * py
+        g = _orbit_back(xs, ys, py * ct, px * ct, 0.0, 0.0)
+        d_ps.append([g[0], g[1]])
+        d_vs.append([g[2], g[3]])
+    return total, (d_ps, d_vs)
+
+
+def orbits_checkpointed_vjp(args, ct):
+    ps, vs, n = args
+    k = math.isqrt(n) or 1
+    total = 0.0
+    d_ps, d_vs = [], []
+    for (px, py), (vx, vy) in zip(ps, vs):
+        snapshots = []
+        for start in range(0, n, k):
+            snapshots.append((px, py, vx, vy))
+            px, py, vx, vy = _orbit_run(px, py, vx, vy, min(k, n - start))
+        total += px * py
+        g = (py * ct, px * ct, 0.0, 0.0)
+        for start in reversed(range(0, n, k)):
+            xs, ys = [], []
+            _orbit_record(*snapshots.pop(), min(k, n - start), xs, ys)
+            g = _orbit_back(xs, ys, *g)
+        d_ps.append([g[0], g[1]])
+        d_vs.append([g[2], g[3]])
+    return total, (d_ps, d_vs)
 
 
 # ================================================================ NumPy versions

@@ -76,6 +76,39 @@ def neural_inputs(seed, sizes):
     return layers, x, out_w
 
 
+def orbits(ps, vs, n_steps):
+    """Particles in the nonlinear central field F(p) = -p / sqrt(|p|^2 + 1) with
+    drag -0.01 v, ``n_steps`` explicit-Euler steps of dt = 0.01, then the sum
+    over particles of x * y of the final positions (bench_memory.py).
+
+    Unlike ``particles`` (a linear step, whose adjoint needs nothing from the
+    primal), every step's adjoint here needs that step's position, so plain
+    reverse mode tapes O(n_steps) values: the program checkpointing is for.
+    It is tests/checkpoint_funcs.py's ``orbits`` with a smaller step and drag
+    (there dt = 0.05, drag 0.2): over 100000 steps those damp the state, and
+    so the gradient, to denormal floats, which would make the gradient check
+    vacuous; here the gradient entries stay between about 1 and 100.
+    """
+    dt = 0.01
+    drag = 0.01
+    total = 0.0
+    for k in range(len(ps)):
+        px = ps[k][0]
+        py = ps[k][1]
+        vx = vs[k][0]
+        vy = vs[k][1]
+        for _ in range(n_steps):
+            r = math.sqrt(px * px + py * py + 1.0)
+            ax = -px / r - drag * vx
+            ay = -py / r - drag * vy
+            px = px + dt * vx
+            py = py + dt * vy
+            vx = vx + dt * ax
+            vy = vy + dt * ay
+        total = total + px * py
+    return total
+
+
 __all__ = [
     "mul",
     "rotate_vec_by_quat",
@@ -87,6 +120,7 @@ __all__ = [
     "particles_input",
     "neural_inputs",
     "scalar_loop",
+    "orbits",
 ]
 
 
