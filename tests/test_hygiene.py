@@ -29,7 +29,7 @@ from adcompiler import fuzz
 from adcompiler.cli import compile_file
 
 from . import hygiene_funcs as H
-from .alias_oracle import outcome
+from .alias_oracle import fresh, leaves, outcome
 from .hygiene_rename import KNOWN_BAD_LOCALS, rename
 from .oracle import central_diff, check_grads
 
@@ -154,15 +154,15 @@ def test_written_module_of_renamed_fuzz_program(index, tmp_path):
         return module.f(*layout.unflat(args, list(vec)))
 
     columns = [central_diff(f_flat, flat, i) for i in range(n)]  # columns[i][j] = d out_j / d in_i
-    value, cts = namespace["f_reverse"](*fuzz._copy_args(args), ct=(1.0,) * outputs if outputs > 1 else 1.0)
-    got_reverse = fuzz.flat_out(list(cts))
+    value, cts = namespace["f_reverse"](*fresh(args), ct=(1.0,) * outputs if outputs > 1 else 1.0)
+    got_reverse = leaves(list(cts))
     expected_reverse = [sum(col) for col in columns]
     v = [random.Random(index + 1).uniform(-1, 1) for _ in range(n)]
-    value_f, tangent = namespace["f_forward"](*fuzz._copy_args(args), *layout.tangents(v))
+    value_f, tangent = namespace["f_forward"](*fresh(args), *layout.tangents(v))
     expected_forward = [sum(v[i] * columns[i][j] for i in range(n)) for j in range(len(columns[0]))]
-    assert fuzz.flat_out(value) == fuzz.flat_out(value_f) == fuzz.flat_out(module.f(*fuzz._copy_args(args)))
+    assert leaves(value) == leaves(value_f) == leaves(module.f(*fresh(args)))
     assert got_reverse == pytest.approx(expected_reverse, rel=1e-5, abs=1e-6)
-    assert fuzz.flat_out(tangent) == pytest.approx(expected_forward, rel=1e-5, abs=1e-6)
+    assert leaves(tangent) == pytest.approx(expected_forward, rel=1e-5, abs=1e-6)
 
 
 # ---------------------------------------------------------------- import aliases and shadowed modules
@@ -444,5 +444,5 @@ def test_written_module_with_an_integer_argument_refuses_or_differentiates_the_f
             got = call(2)
         except TypeError:
             continue
-        derivatives = fuzz.flat_out(got[1])
+        derivatives = leaves(got[1])
         assert got == call(2.0) and 0.0 not in derivatives, got
