@@ -40,6 +40,8 @@ class _Lowering(ListLowering, ArrayLowering):
         self.defined: set = set()  # SSA names already given out in this function
         self.body: list = []
         self.line = parsed.node.lineno
+        self.assigned: set = set()  # slots surely assigned on the path being lowered
+        self.pinned: dict = {}  # slot -> its value read once before a loop that never assigns it
 
     # ---- statements -------------------------------------------------------------
 
@@ -69,6 +71,7 @@ class _Lowering(ListLowering, ArrayLowering):
                             "use a different name for one of them",
                         )
         self.defined |= self.slots
+        self.assigned = set(params) & self.slots
         returns = [n for n in ast.walk(fdef) if isinstance(n, ast.Return)]
         self.direct_return = len(returns) == 1 and fdef.body[-1] is returns[0]
         self.results = None  # the slots holding the return value, when there are several returns
@@ -95,11 +98,12 @@ class _Lowering(ListLowering, ArrayLowering):
 
     def block(self, stmts, loops: int) -> tuple:
         """Lower a nested block; names it binds do not leak out (slots carry what must)."""
-        saved_body, saved_env = self.body, dict(self.env)
+        saved_body, saved_env, saved_assigned = self.body, dict(self.env), set(self.assigned)
         self.body = []
         self.lower_stmts(list(stmts), loops)
         out = tuple(self.body)
-        self.body, self.env = saved_body, saved_env
+        self.block_assigned = self.assigned  # what the block surely assigned, for an if to merge
+        self.body, self.env, self.assigned = saved_body, saved_env, saved_assigned
         return out
 
     def lower_stmts(self, stmts: list, loops: int) -> None:
@@ -152,10 +156,11 @@ class _Lowering(ListLowering, ArrayLowering):
             self.bind(stmt.target, self.apply(BINOPS[type(stmt.op)], [current, right], stmt.target.id))
         elif isinstance(stmt, ast.If):
             self.if_(stmt, loops, [])
-        elif isinstance(stmt, ast.For):
-            self.for_(stmt, loops)
-        elif isinstance(stmt, ast.While):
-            self.while_(stmt, loops)
+        elif isinstance(stmt, (ast.For, ast.While)):
+            pinned = dict(self.pinned)
+            self.pin_invariant_slots(stmt)
+            self.for_(stmt, loops) if isinstance(stmt, ast.For) else self.while_(stmt, loops)
+            self.pinned = pinned
         elif isinstance(stmt, ast.Pass):
             pass
         else:
@@ -163,11 +168,29 @@ class _Lowering(ListLowering, ArrayLowering):
                 stmt, f"the statement {type(stmt).__name__}", "use assignments, if, for, while and return"
             )
 
+    def pin_invariant_slots(self, loop) -> None:
+        """Read once, before ``loop``, each slot its body reads but never assigns (and that is surely
+        assigned already): every iteration sees the same value, so the adjoint sweep has one value
+        to keep per run of the loop instead of one per iteration."""
+        names = [n for n in ast.walk(loop) if isinstance(n, ast.Name)]
+        stored = {n.id for n in names if not isinstance(n.ctx, ast.Load)}
+        stored |= {
+            t.id for n in ast.walk(loop) if isinstance(n, ast.AugAssign) for t in [n.target] if isinstance(t, ast.Name)
+        }
+        read = [n.id for n in names if isinstance(n.ctx, ast.Load)]
+        for name in dict.fromkeys(read):
+            if name in self.slots and name in self.assigned and name not in stored and name not in self.pinned:
+                self.pinned[name] = self.read(Var(name))
+
     def if_(self, stmt: ast.If, loops: int, rest: list) -> None:
         test = self.atom(self.expr(stmt.test))
         body = stmt.body + rest if falls_through(stmt.body) else stmt.body
         orelse = stmt.orelse + rest if falls_through(stmt.orelse) else stmt.orelse
-        self.body.append(If(test, self.block(body, loops), self.block(orelse, loops), stmt.lineno))
+        lowered_body = self.block(body, loops)
+        assigned_body = self.block_assigned
+        lowered_orelse = self.block(orelse, loops)
+        self.assigned |= assigned_body & self.block_assigned  # assigned on both paths
+        self.body.append(If(test, lowered_body, lowered_orelse, stmt.lineno))
 
     def for_(self, stmt: ast.For, loops: int) -> None:
         if stmt.orelse:
@@ -245,6 +268,7 @@ class _Lowering(ListLowering, ArrayLowering):
                         "unpack it into one name per element",
                     )
                 self.body.append(Eq((Var(target.id),), "write", (value,), self.line))
+                self.assigned.add(target.id)
             else:
                 self.env[target.id] = value
             return
@@ -384,6 +408,8 @@ class _Lowering(ListLowering, ArrayLowering):
         return self.read(slot)
 
     def name(self, node: ast.Name):
+        if node.id in self.pinned:
+            return self.pinned[node.id]
         if node.id in self.slots:
             return self.read(Var(node.id))
         if node.id in self.env:

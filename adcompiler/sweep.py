@@ -115,7 +115,12 @@ class Sweeps(Checkpoints):
         self.targets: set = set()
         used_in: dict = {}
 
-        def visit(stmts, looped):
+        self.loop_of: dict = {}  # id(block) -> the innermost loop around it (None outside loops)
+        self.parent_loop: dict = {}  # id(loop) -> the loop around it
+        self.outer_saved: dict = {}  # id(loop) -> values from outside it its adjoint needs: taped once per run
+
+        def visit(stmts, looped, loop=None):
+            self.loop_of[id(stmts)] = loop
             for stmt in stmts:
                 for v in value_reads(stmt):
                     used_in.setdefault(v.name, set()).add(id(stmts))
@@ -131,9 +136,15 @@ class Sweeps(Checkpoints):
                 if isinstance(stmt, For):
                     self.home[stmt.target.name] = id(stmt.body)
                     self.targets.add(stmt.target.name)
+                if isinstance(stmt, (For, While)):
+                    self.parent_loop[id(stmt)] = loop
                 for b in blocks(stmt):
                     # a split sweep returns its residuals, so values a branch may not define go on the tape too
-                    visit(b, looped or isinstance(stmt, (For, While)) or self.split)
+                    visit(
+                        b,
+                        looped or isinstance(stmt, (For, While)) or self.split,
+                        stmt if isinstance(stmt, (For, While)) else loop,
+                    )
 
         visit(self.fn.body, False)
         self.accumulated = {v for v, homes in used_in.items() if homes - {self.home.get(v)}} | set(self.fn.slots)
@@ -340,7 +351,7 @@ class Sweeps(Checkpoints):
                         if n in self.in_loop and n not in self.adjoint_names and n not in self.targets
                     ]
                     rereads: list = []
-                    saved = self.rereads(saved, rereads)
+                    saved = [n for n in self.rereads(saved, rereads) if not self.taped_outside(n, stmts)]
                     if saved:
                         self.pushes[id(seg[0])] = saved
                         out.append(self.pop(saved))
@@ -377,6 +388,34 @@ class Sweeps(Checkpoints):
             elif isinstance(seg, (For, While)):
                 out.extend(self.rev_loop(seg, looped))
         return out
+
+    def taped_outside(self, name: str, stmts) -> bool:
+        """Whether ``name``, needed by the adjoint of a run of lines in ``stmts``, is defined outside the
+        innermost loop around them (in an enclosing loop's body): then the loop just inside its home
+        tapes it once, after that loop runs, instead of every iteration taping it again."""
+        inner = self.loop_of.get(id(stmts))
+        home = self._home_of(name)
+        if inner is None or home is None or home not in self.loop_of:
+            return False
+        outer = self.loop_of[home]
+        if inner is outer:
+            return False
+        loop = inner
+        while self.parent_loop.get(id(loop)) is not outer:
+            loop = self.parent_loop.get(id(loop))
+            if loop is None:
+                return False
+        found = self.outer_saved.setdefault(id(loop), [])
+        if name not in found:
+            found.append(name)
+        return True
+
+    def _home_of(self, name: str):
+        """The block that defines ``name``: a value's, or for a shadow list that of its list."""
+        if name in self.home:
+            return self.home[name]
+        owner = next((c for c, d in self.shadow.items() if d == name), None)
+        return self.home.get(owner) if owner is not None else None
 
     def seed(self, a, ct, line: int, out: list) -> None:
         """The output cotangent flows into a returned value (added into a returned list's shadow)."""
@@ -419,13 +458,14 @@ class Sweeps(Checkpoints):
         else:
             iterable, target, needed = E.Call("range", (E.Name(counter),)), self.program.discard, []
         rereads: list = []
+        needed += [n for n in self.outer_saved.get(id(loop), []) if n not in needed]
         saved = ([counter] if counter else []) + self.rereads(needed, rereads) if looped else []
         self.loops[id(loop)] = (counter, saved)
         already = self.segment["names"] if looped else set()
         hoisted = [a for a in frame["hoisted"] if a.targets[0] not in already]
+        guard = None
         if hoisted:  # values the loop's iterations share, read once if it runs at all
-            args = iterable.args[0].args if isinstance(loop, For) else iterable.args
-            rereads.append(IfS(_nonempty(args), tuple(hoisted), (), None))
+            guard = _nonempty(iterable.args[0].args if isinstance(loop, For) else iterable.args)
         popped = [self.pop(saved)] if saved else []
         wanted = not counter and getattr(self.program, "checkpoint", None)
         plan = self.checkpoint_plan(loop, body, self.fwd_block(loop.body, True, ())) if wanted else None
@@ -436,9 +476,9 @@ class Sweeps(Checkpoints):
                 popped
                 + snapshots
                 + rereads
-                + self.rev_checkpointed(loop, plan, body, self.fwd_block(loop.body, True, ()))
+                + _guarded(guard, hoisted, self.rev_checkpointed(loop, plan, body, self.fwd_block(loop.body, True, ())))
             )
-        return popped + rereads + [ForS(target, iterable, tuple(body), loop.line)]
+        return popped + rereads + _guarded(guard, hoisted, [ForS(target, iterable, tuple(body), loop.line)])
 
     def rev_eq(self, eq: Eq) -> list:
         out: list = []
@@ -863,6 +903,11 @@ def _segments(stmts) -> list:
 def _jumps(stmt) -> bool:
     """Whether a branch statement contains a break or continue of the enclosing loop."""
     return any(isinstance(s, (Break, Continue)) or (isinstance(s, If) and _jumps(s)) for b in blocks(stmt) for s in b)
+
+
+def _guarded(guard, hoisted: list, loop: list) -> list:
+    """``loop`` preceded by the reads hoisted out of it, all under ``if guard:`` (it runs at all)."""
+    return [IfS(guard, tuple(hoisted + loop), (), None)] if hoisted else loop
 
 
 def _nonempty(args) -> E.Expr:
