@@ -63,10 +63,15 @@ def forward(fn: Function, name: str, active_params: tuple, program, namer: Namer
         tangent[p] = E.Name(tangent_params[-1])
     for s in sorted(fn.slots & act):
         tangent.setdefault(s, E.Name(namer.fresh("d" + s)))
+    # a list parameter not differentiated may still receive active values: its tangent starts at zeros
+    unasked = [p for p in fn.params if p in containers and p in act and p not in active_params]
+    for p in unasked:
+        tangent[p] = E.Name(namer.fresh("d" + p))
     # a parameter reassigned in a branch or loop starts with a zero tangent when it is not differentiated
     start = [
         Assign((tangent[p].id,), E.Num(0.0)) for p in fn.params if p in fn.slots and p in act and p not in active_params
     ]
+    start += [Assign((tangent[p].id,), E.Call(program.helper("zeros_like"), (E.Name(p),))) for p in unasked]
     body = tuple(start) + _Forward(fn, act, tangent, program, namer, containers, mutable).block(fn.body)
     doc = f"Forward mode of {fn.name}: (value, tangent)."
     return Def(name, fn.params + tuple(tangent_params), (), body, doc, fn.source)
@@ -185,7 +190,9 @@ class _Forward:
             if stmt.prim == "setitem":
                 return [Assign((E.Subscript(ins_t[0], atom(stmt.ins[1])),), ts[2], stmt.line)]
             return [Do(E.Method(ins_t[0], "append", (ts[1],)), stmt.line)]
-        if stmt.prim in ("getitem", "list_copy", "sum", "pop") and ins_t[0] is None:
+        if (
+            stmt.prim in ("getitem", "sum", "pop") and ins_t[0] is None
+        ):  # a list_copy may be written into: it gets zeros
             return []
         if stmt.prim in ("add_into", "add_scalars_into"):
             if ins_t[0] is None or ins_t[1] is None:

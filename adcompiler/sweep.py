@@ -85,15 +85,12 @@ class Sweeps(Checkpoints):
         self.primal = self.fwd_block(fn.body, False, ())
         lists = [p for p in active_params if p in self.containers]
         self.shadow_params = [self.shadow_of(p) for p in lists] if split else []
-        entry = (
-            []
-            if split
-            else [
-                Assign((self.shadow_of(p),), E.Call(program.helper("zeros_like"), (E.Name(p),)))
-                for p in lists
-                if p in self.act
-            ]
-        )
+        # a list parameter not differentiated may still receive active values: it gets a shadow too
+        unasked = [p for p in fn.params if p in self.containers and p in self.act and p not in active_params]
+        entry = [
+            Assign((self.shadow_of(p),), E.Call(program.helper("zeros_like"), (E.Name(p),)))
+            for p in ([] if split else [p for p in lists if p in self.act]) + unasked
+        ]
         if self.tape_name:
             entry.insert(0, Assign((self.tape_name,), E.List(())))
         self.primal[:0] = entry
@@ -798,8 +795,13 @@ class Sweeps(Checkpoints):
             value = E.List(tuple(self.shadow_value(a) for a in eq.ins))
         elif eq.prim == "list_repeat":
             value = E.BinOp("*", E.List((E.Num(0.0),)), args[1])
-        elif eq.prim == "list_copy":
-            value = E.Call("list", (E.Name(self.shadow_of(eq.ins[0].name)),))
+        elif eq.prim == "list_copy":  # a copy of a list whose elements are constants starts with zero adjoints
+            source = eq.ins[0].name
+            value = (
+                E.Call("list", (E.Name(self.shadow_of(source)),))
+                if source in self.act
+                else E.Call(self.program.helper("zeros_like"), (args[0],))
+            )
         elif eq.prim == "getitem":
             value = E.Subscript(E.Name(self.shadow_of(eq.ins[0].name)), args[1])
         elif eq.prim in ("read", "write"):

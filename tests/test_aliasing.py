@@ -276,47 +276,18 @@ def test_hessian_of_aliasing_code_matches_second_differences(name):
 
 # ---------------------------------------------------------------- lists that are not differentiated
 
-NON_WRT_LIST_BUG = (
-    "differentiating with respect to x only, a list parameter (or an alias, a list() copy, a row holding it) "
-    "into which an x-dependent value is written stays inactive: forward mode silently returns a zero "
-    "tangent, reverse mode raises NameError: name 'd_xs' is not defined"
-)
-NON_WRT_BROKEN = {
-    "list_param_write",
-    "list_param_augassign",
-    "list_param_append",
-    "list_param_overwritten_in_loops",
-    "list_param_negative_index_writes",
-    "alias_write",
-    "alias_write_then_read_both",
-    "alias_augassign_element",
-    "alias_loop",
-    "alias_append",
-    "alias_names_swapped",
-    "copy_is_not_alias",
-    "helper_writes_param",
-    "helper_writes_alias",
-    "helper_writes_twice",
-    "shared_rows_of_param",
-    "rows_parameter_written",
-    "returns_written_param",
-    "returns_two_aliases",
-}
 WITH_LIST_PARAMS = [
     n for n in RIGHT if not n.startswith("array") and any(isinstance(a, list) for a in args_for(getattr(F, n)))
 ]
 
 
-@pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=_bug(NON_WRT_LIST_BUG)) if n in NON_WRT_BROKEN else n for n in WITH_LIST_PARAMS]
-)
+@pytest.mark.parametrize("name", WITH_LIST_PARAMS)
 def test_differentiating_with_respect_to_x_only(name):
     """The list parameters are constants now; values written into them still depend on x."""
     fn = getattr(F, name)
     assert outcome(fn, args_for(fn), wrt=("x",)) == "ok"
 
 
-@_bug(NON_WRT_LIST_BUG)
 def test_forward_mode_sees_x_written_into_a_list_that_is_not_differentiated():
     """xs[0] = x * xs[1]; return xs[0] * xs[2] + xs[1]: d/dx = xs[1] * xs[2], not 0."""
     xs = [0.3, -0.5, 1.1]
@@ -432,7 +403,6 @@ def test_random_array_aliasing_programs(tmp_path):
     assert counts["ok"] >= 0.8 * ARRAY_PROGRAMS * POINTS, counts
 
 
-@_bug(NON_WRT_LIST_BUG)
 def test_random_list_aliasing_programs_with_respect_to_the_floats_only(tmp_path):
     """The random list programs again, differentiated with respect to x and y only (xs and ys constants)."""
     sources = [alias_gen.list_function(random.Random(SEED + k), f"f{k}") for k in range(LIST_PROGRAMS)]
