@@ -38,6 +38,7 @@ import itertools
 import math
 import os
 import random
+import re
 import sys
 import tempfile
 import time
@@ -79,7 +80,7 @@ class Env:
         self.appending: set[str] = set()  # lists not to read by index (being grown)
 
     def copy(self) -> "Env":
-        e = Env.__new__(Env)
+        e = type(self).__new__(type(self))  # NpEnv extends this copy
         e.floats = dict(self.floats)
         e.readonly = set(self.readonly)
         e.ints = dict(self.ints)
@@ -102,10 +103,34 @@ class Config:
     p_list_param: float = 0.35
     p_int_param: float = 0.3
     p_tuple_out: float = 0.25
+    mode: str = "scalar"  # "scalar" (Gen), "numpy" (NpGen) or "mixed" (each program picks one)
+    p_array_stmt: float = 0.5  # NumPy programs: share of statements that are array statements
+    avoid_known: bool = True  # step around open adcompiler bugs (KNOWN_BUGS) so they do not hide others
 
+
+# Open adcompiler bugs, each with its regression files in tests/fuzz_regressions/. With Config.avoid_known
+# the generator steps around the construct, or the checker accepts the symptom and counts the point as
+# "known" (not a mismatch): a frequent bug would otherwise end the check of every program it is in, and
+# hide whatever else is wrong there. Remove an entry when its bug is fixed (its regressions then pass).
+KNOWN_BUGS = {
+    # generator: array helpers index a copy of each array parameter, never the parameter itself
+    "helper_array_param_list": (
+        "np_reverse_helper_indexes_array_param.py",
+        "np_reverse_helper_rebound_array_param_zero_gradient.py",
+    ),
+    # checker: a float32 cotangent of a float parameter is known (duality then holds to float32 only)
+    "float_param_cotangent_float32": ("np_float_param_cotangent_float32.py",),
+    # generator: no element writes (nor fill loops) inside helpers
+    "helper_element_write": ("np_helper_writes_float_into_local_array.py",),
+    # checker: a zero float tangent of an array output is that output's zeros
+    "zero_tangent_of_array_output": ("np_jvp_inactive_array_output_early_return.py",),
+}
 
 DEFAULT = Config()
 SMALL = Config(max_stmts=6, max_helpers=1, helper_stmts=4)  # the CI configuration
+NUMPY = Config(mode="numpy", max_stmts=10, helper_stmts=5, p_list_param=0.1, p_int_param=0.2)
+NUMPY_SMALL = Config(mode="numpy", max_stmts=6, max_helpers=1, helper_stmts=4, p_list_param=0.1, p_int_param=0.2)
+MIXED = Config(mode="mixed")
 
 
 @dataclasses.dataclass
@@ -152,6 +177,10 @@ class Gen:
 
     # ---------------------------------------------------------------- names, lines
 
+    def new_env(self) -> Env:
+        """A fresh scope (NpGen's also tracks arrays)."""
+        return Env()
+
     def fresh(self, prefix: str) -> str:
         return f"{prefix}{next(self.counter)}"
 
@@ -160,6 +189,10 @@ class Gen:
 
     def chance(self, p: float) -> bool:
         return self.rng.random() < p
+
+    def avoiding(self, bug: str) -> bool:
+        """Does the generator step around this open adcompiler bug (see KNOWN_BUGS)?"""
+        return self.config.avoid_known and bug in KNOWN_BUGS
 
     # ---------------------------------------------------------------- expressions
 
@@ -858,7 +891,7 @@ class Gen:
         list_param = self.chance(0.25)
         outputs = 2 if self.chance(0.25) else 1
         params = ["a", "b"][:nfloat]
-        env = Env()
+        env = self.new_env()
         for p in params:
             env.floats[p] = HELPER_BOUND
         if has_default:
@@ -889,7 +922,7 @@ class Gen:
             params.append(("list", "xs", rng.randint(2, 5)))
         if self.chance(cfg.p_int_param):
             params.append(("int", "n"))
-        env = Env()
+        env = self.new_env()
         for p in params:
             if p[0] == "float":
                 env.floats[p[1]] = PARAM_BOUND
@@ -904,8 +937,1105 @@ class Gen:
         return Spec("\n".join(out), entry, params, outputs)
 
 
+# ===================================================================== NumPy programs
+
+
+@dataclasses.dataclass
+class ArrInfo:
+    """An array variable: its shape (fixed for the variable's life), a bound on |entries|, and ownership.
+
+    writable: the array is a fresh object this function made (a constructor, a copy, arithmetic), and no
+    other name refers to it, so element writes and ``+=`` change nothing else. Parameters and views
+    (slices, ``.T``, reshapes) are never writable: README supports writes into local arrays only, and
+    says nothing of arrays that alias.
+    """
+
+    shape: tuple
+    bound: float
+    writable: bool
+
+
+class NpEnv(Env):
+    """Env plus the array variables in scope."""
+
+    def __init__(self):
+        super().__init__()
+        self.arrays: dict[str, ArrInfo] = {}
+        self.acaps: dict[str, float] = {}  # arrays assigned inside the current loop stay below
+
+    def copy(self) -> "NpEnv":
+        e = super().copy()
+        e.arrays = {k: dataclasses.replace(v) for k, v in self.arrays.items()}
+        e.acaps = dict(self.acaps)
+        return e
+
+
+@dataclasses.dataclass
+class ArrayHelper:
+    """A helper taking arrays: params ("array", name, shape) | ("float", name); outs: None (a float) or a shape."""
+
+    name: str
+    params: list
+    default: bool  # the float parameter (always last) has a default
+    outs: list
+    bound: float
+
+
+# NumPy calls whose result is a new array (never a view of an argument): see NpGen.is_fresh
+_FRESH_CALLS = {
+    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "exp", "expm1", "log", "log1p",
+    "log2", "log10", "sqrt", "square", "abs", "sign", "maximum", "minimum", "where", "clip", "power", "hypot",
+    "logaddexp", "arctan2", "sum", "mean", "max", "min", "dot", "matmul", "outer", "inner", "cumsum", "copy",
+    "array", "concatenate", "stack", "hstack", "vstack", "zeros", "ones", "zeros_like", "ones_like", "full",
+    "arange", "eye", "linspace",
+}  # fmt: skip
+
+
+class NpGen(Gen):
+    """Random NumPy programs in README's supported subset, on top of the scalar generator.
+
+    Every array variable has one small fixed shape: a program picks dimensions n (2..4) and m (2..3) and
+    uses shapes (n,), (m,) and (m, n) for its variables (any (r, c) with r, c in {n, m} inside
+    expressions). Statements are the scalar generator's (floats, lists, branches, loops, helpers) mixed
+    with array statements (see array_stmt); scalar expressions also read arrays (reductions, dot
+    products, elements), so branch conditions and loop bounds depend on array values.
+    """
+
+    def __init__(self, rng: random.Random, config: Config = DEFAULT):
+        super().__init__(rng, config)
+        self.np = "np"
+        self.dims: list[int] = []
+        self.shapes: list[tuple] = []
+        self.ahelpers: list[ArrayHelper] = []
+        self.out_kinds: list = [None]
+        self.fresh_returns = False  # helpers return fresh arrays, so a call never aliases its arguments
+
+    def new_env(self) -> NpEnv:
+        return NpEnv()
+
+    # ---------------------------------------------------------------- small tools
+
+    def f(self, name: str) -> str:
+        """A NumPy function under the program's import alias."""
+        return f"{self.np}.{name}"
+
+    def arrays_of(self, env: NpEnv, shape: tuple) -> list[str]:
+        return [n for n, a in getattr(env, "arrays", {}).items() if a.shape == shape]
+
+    def is_fresh(self, src: str) -> bool:
+        """Is the value of src a new array (not a view of, nor the same object as, a variable)?"""
+        node = ast.parse(src, mode="eval").body
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)):
+            return True
+        if isinstance(node, ast.Call):
+            fn = node.func
+            if isinstance(fn, ast.Name):
+                return fn.id.startswith("h")  # helpers return fresh arrays (fresh_returns)
+            if isinstance(fn, ast.Attribute):
+                if isinstance(fn.value, ast.Name) and fn.value.id == self.np:
+                    return fn.attr in _FRESH_CALLS
+                return fn.attr in ("copy", "sum", "mean", "max", "min", "dot", "cumsum", "clip")
+        if isinstance(node, ast.Subscript):  # advanced indexing copies
+            idx = node.slice
+            return isinstance(idx, (ast.Compare, ast.Call))
+        return False
+
+    def names_in(self, src: str) -> set[str]:
+        return {n.id for n in ast.walk(ast.parse(src, mode="eval")) if isinstance(n, ast.Name)}
+
+    def owned(self, env: NpEnv, src: str) -> tuple[str, bool]:
+        """src made safe to bind to a name: (src, writable).
+
+        A view of (or another name for) a writable array would see that array's later element writes
+        (aliasing, which README does not claim for arrays): such a value is copied. Fresh values are
+        writable; other views stay read-only (sometimes copied, to make a writable array).
+        """
+        if self.is_fresh(src):
+            return src, True
+        writable = {n for n, a in env.arrays.items() if a.writable}
+        if self.names_in(src) & writable or self.chance(0.2):
+            if isinstance(ast.parse(src, mode="eval").body, (ast.Name, ast.Attribute, ast.Subscript)):
+                return (f"{src}.copy()" if self.chance(0.5) else f"{self.f('copy')}({src})"), True
+            return f"{self.f('copy')}({src})", True
+        return src, False
+
+    def wrap(self, src: str) -> str:
+        """src as an operand of a postfix ([...], .T, .method())."""
+        node = ast.parse(src, mode="eval").body
+        if isinstance(node, (ast.Name, ast.Call, ast.Subscript, ast.Attribute)):
+            return src
+        return f"({src})"
+
+    def asquash(self, src: str, b: float, cap: float = SQUASH_AT) -> tuple[str, float]:
+        """An array expression with entries of src's signs and bound <= cap (squash, elementwise)."""
+        if b <= cap:
+            return src, b
+        r = self.rng.random()
+        if r < 0.4:
+            return f"{self.f('tanh')}({src})", 1.0
+        if r < 0.6:
+            return f"{self.f('sin')}({src})", 1.0
+        if r < 0.75:
+            return f"{self.f('arctan')}({src})", 1.6
+        if r < 0.9 and b < 10 * cap:
+            f = cap / b
+            k = 0.5 if f >= 0.5 else 0.1 if f >= 0.1 else 0.01
+            if b * k <= cap:
+                return f"{k} * ({src})", b * k
+        if len(src) > 40:
+            return f"{self.f('tanh')}({src})", 1.0
+        return f"({src}) / (1.0 + {self.f('abs')}({src}))", 1.0
+
+    def afit(self, src: str, b: float, cap: float) -> tuple[str, float]:
+        """Make the bound of an array expression at most cap."""
+        if b <= cap:
+            return src, b
+        if self.chance(0.5):
+            return f"{_lit(cap)} * {self.f('tanh')}({src})", cap
+        s, sb = self.asquash(src, b, cap)
+        if sb <= cap:
+            return s, sb
+        return f"{_lit(cap)} * {self.f('tanh')}({src})", cap
+
+    def index_dim(self, env: Env, dim: int) -> str:
+        """An integer index valid on an axis of length dim."""
+        rng = self.rng
+        cands = [str(k) for k in range(dim)] + ["-1", f"-{dim}"]
+        for i, ix in env.idx.items():
+            if ix.hi <= dim:
+                cands += [i, i, f"{i} - 1", f"-1 - {i}"]
+            cands += [f"({i} + 1) % {dim}"]
+        for k in env.ints:
+            cands += [f"{k} % {dim}"]
+        return rng.choice(cands)
+
+    # ---------------------------------------------------------------- array expressions
+
+    def aexpr(self, env: NpEnv, shape: tuple, depth: int) -> tuple[str, float]:
+        """An array expression of exactly this shape, and a bound on its entries."""
+        src, b = self._aexpr(env, shape, depth)
+        return self.asquash(src, b)
+
+    def const_array(self, shape: tuple) -> tuple[str, float]:
+        rng = self.rng
+        c = _c(rng)
+        if len(shape) == 1:
+            (k,) = shape
+            return rng.choice(
+                [
+                    (f"{self.f('linspace')}(-1.0, 1.0, {k})", 1.0),
+                    (f"0.25 * {self.f('arange')}({k}.0)", 0.25 * k),
+                    (f"{self.f('ones')}({k})", 1.0),
+                    (f"{self.f('full')}({k}, {_lit(c)})", abs(c)),
+                    (f"{self.f('array')}([{', '.join(_lit(_c(rng)) for _ in range(k))}])", 1.0),
+                ]
+            )
+        r, cc = shape
+        return rng.choice(
+            [
+                (f"{self.f('eye')}({r}, {cc})", 1.0),
+                (f"{self.f('ones')}(({r}, {cc}))", 1.0),
+                (f"{self.f('full')}(({r}, {cc}), {_lit(c)})", abs(c)),
+                (f"0.1 * {self.f('arange')}({r * cc}.0).reshape({r}, {cc})", 0.1 * r * cc),
+                (f"{self.f('linspace')}(-1.0, 1.0, {r * cc}).reshape(({r}, {cc}))", 1.0),
+            ]
+        )
+
+    def aleaf(self, env: NpEnv, shape: tuple, derive: bool = True) -> tuple[str, float]:
+        names = self.arrays_of(env, shape)
+        if names and self.chance(0.85):
+            name = names[-1 - min(int(self.rng.expovariate(0.6)), len(names) - 1)]
+            return name, env.arrays[name].bound
+        if derive and self.chance(0.6):
+            return self.reshape_expr(env, shape, 0)
+        return self.const_array(shape)
+
+    def sub(self, env: NpEnv, shape: tuple, depth: int) -> tuple[str, float]:
+        """An operand: an expression when depth allows, else a leaf that derives nothing."""
+        if depth <= 0:
+            return self.aleaf(env, shape, derive=False)
+        return self.aexpr(env, shape, depth)
+
+    def scalar(self, env: NpEnv, depth: int) -> tuple[str, float]:
+        return self.expr(env, max(0, depth))
+
+    def broadcast_operand(self, env: NpEnv, shape: tuple, depth: int) -> tuple[str, float]:
+        """An operand that broadcasts to shape without having it: a float, a row, a column, keepdims."""
+        rng = self.rng
+        if len(shape) == 1 or self.chance(0.3):
+            return self.scalar(env, depth)
+        r, c = shape
+        k = rng.random()
+        if k < 0.35:
+            return self.sub(env, (c,), depth)
+        if k < 0.6:
+            u, b = self.sub(env, (r,), depth)
+            form = rng.choice(
+                [f"{self.wrap(u)}[:, None]", f"{self.f('expand_dims')}({u}, 1)", f"{self.wrap(u)}.reshape({r}, 1)"]
+            )
+            return form, b
+        if k < 0.75:
+            w, b = self.sub(env, (c,), depth)
+            return rng.choice([f"{self.wrap(w)}[None, :]", f"{self.f('expand_dims')}({w}, 0)"]), b
+        X, b = self.sub(env, shape, depth)
+        axis = rng.choice([0, 1, -1])
+        n_red = r if axis == 0 else c
+        fn = rng.choice(["sum", "mean", "max", "min"])
+        if fn == "sum":
+            return f"{self.f('sum')}({X}, axis={axis}, keepdims=True)", b * n_red
+        if self.chance(0.3):
+            return f"{self.wrap(X)}.{fn}(axis={axis}, keepdims=True)", b
+        return f"{self.f(fn)}({X}, axis={axis}, keepdims=True)", b
+
+    def _aexpr(self, env: NpEnv, shape: tuple, depth: int) -> tuple[str, float]:
+        rng = self.rng
+        if depth <= 0 or self.chance(0.15):
+            return self.aleaf(env, shape)
+        sub = lambda: self.aexpr(env, shape, depth - 1)  # noqa: E731
+        r = rng.random()
+        if r < 0.22:  # arithmetic: array op array | float | broadcast operand
+            a, ba = sub()
+            k = rng.random()
+            if k < 0.5:
+                b, bb = sub()
+            else:
+                b, bb = self.broadcast_operand(env, shape, depth - 1)
+            if self.chance(0.3):
+                a, ba, b, bb = b, bb, a, ba
+            op = rng.choice(["+", "-", "*", "*"])
+            if op == "*":
+                return f"({a}) * ({b})", ba * bb
+            return f"({a} {op} {b})", ba + bb
+        if r < 0.29:  # division by something away from zero
+            a, ba = sub()
+            full = self.chance(0.6)  # the denominator has the shape (else it broadcasts)
+            b, _ = sub() if full else self.broadcast_operand(env, shape, depth - 1)
+            den = rng.choice(
+                [
+                    (f"(1.0 + {self.f('square')}({b}))", 1.0),
+                    (f"(1.0 + ({b}) ** 2)", 1.0),
+                    (f"(2.0 + {self.f('sin')}({b}))", 1.0),
+                    (f"(1.5 + {self.f('tanh')}({b}))", 0.5),
+                    (f"(1.0 + {self.f('abs')}({b}))", 1.0),
+                ]
+            )
+            if full and self.chance(0.25):  # a float over an array of the shape
+                s, sb = self.scalar(env, depth - 1)
+                return f"({s}) / {den[0]}", sb / den[1]
+            return f"({a}) / {den[0]}", ba / den[1]
+        if r < 0.36:
+            return self.apower(env, shape, depth)
+        if r < 0.58:
+            return self.aunary(env, shape, depth)
+        if r < 0.68:
+            return self.abinary(env, shape, depth)
+        if r < 0.84:
+            return self.reshape_expr(env, shape, depth - 1)
+        if r < 0.88:
+            (a, ba), (b, bb) = sub(), sub()
+            return f"({a} if {self.cond(env)} else {b})", max(ba, bb)
+        if r < 0.91:
+            a, ba = sub()
+            return f"-({a})", ba
+        if r < 0.97:
+            hs = [h for h in self.ahelpers if h.outs == [shape]]
+            if hs:
+                h = rng.choice(hs)
+                return f"{h.name}({self.ahelper_args(env, h)})", h.bound
+        return self.aleaf(env, shape)
+
+    def apower(self, env: NpEnv, shape: tuple, depth: int) -> tuple[str, float]:
+        rng = self.rng
+        a, ba = self.aexpr(env, shape, depth - 1)
+        k = rng.random()
+        if k < 0.35:
+            a, ba = self.afit(a, ba, 2.0)
+            e = rng.choice([2, 2, 3])
+            if self.chance(0.3):
+                return f"{self.f('power')}({a}, {e})", ba**e
+            return f"({a}) ** {e}", ba**e
+        if k < 0.5:
+            return f"(1.0 + {self.f('square')}({a})) ** -1", 1.0
+        if k < 0.7:  # an active array exponent
+            b, bb = self.aexpr(env, shape, depth - 1) if self.chance(0.6) else self.scalar(env, depth - 1)
+            b, bb = self.afit(b, bb, 2.0)  # np.tanh squashes floats and arrays alike
+            a1, _ = self.afit(a, ba, 1.0)
+            if self.chance(0.3):
+                return f"{self.f('power')}(1.0 + {self.f('square')}({a1}), {b})", 2.0**bb
+            return f"(1.2 + {self.f('sin')}({a1})) ** ({b})", 2.2**bb
+        if k < 0.85:  # a float base, an array exponent
+            s, _ = self.scalar(env, depth - 1)
+            a, ba = self.afit(a, ba, 2.0)
+            return f"(1.2 + math.sin({s})) ** ({a})", 2.2**ba
+        a, ba = self.afit(a, ba, 2.0)
+        return f"2.0 ** ({a})", 2.0**ba
+
+    def aunary(self, env: NpEnv, shape: tuple, depth: int) -> tuple[str, float]:
+        rng = self.rng
+        a, ba = self.aexpr(env, shape, depth - 1)
+        fn = rng.choice(
+            ["sin", "cos", "tanh", "arctan", "exp", "expm1", "sinh", "cosh", "log", "log1p", "log2", "log10"]
+            + ["sqrt", "abs", "square", "sign", "arcsin", "arccos", "tan"]
+        )
+        F = self.f(fn)
+        if fn in ("sin", "cos", "tanh"):
+            return f"{F}({a})", 1.0
+        if fn == "arctan":
+            return f"{F}({a})", 1.6
+        if fn in ("exp", "expm1", "sinh", "cosh"):
+            a, ba = self.afit(a, ba, 2.0)
+            return f"{F}({a})", math.exp(ba)
+        if fn in ("log", "log2", "log10"):
+            a, ba = self.afit(a, ba, 10.0)
+            return f"{F}(1.0 + {self.f('square')}({a}))", math.log(1 + ba * ba) * 1.5
+        if fn == "log1p":
+            a, ba = self.afit(a, ba, 10.0)
+            return rng.choice([f"{F}({self.f('abs')}({a}))", f"{F}(({a}) ** 2)"]), math.log1p(ba * ba)
+        if fn == "sqrt":
+            return f"{F}(1.0 + ({a}) ** 2)", math.sqrt(1 + ba * ba)
+        if fn == "abs":
+            return f"{F}({a})", ba
+        if fn == "square":
+            a, ba = self.afit(a, ba, 2.0)
+            return f"{F}({a})", ba * ba
+        if fn == "sign":
+            if len(a) > 30:
+                return f"{self.f('abs')}({a})", ba
+            return f"{F}({a}) * {self.wrap(a)}", ba
+        if fn in ("arcsin", "arccos"):
+            return f"{F}(0.9 * {self.f('tanh')}({a}))", 2.7
+        return f"{F}(0.5 * {self.f('tanh')}({a}))", 0.6
+
+    def acond(self, env: NpEnv, shape: tuple, depth: int) -> str:
+        """An elementwise comparison, for np.where."""
+        a, _ = self.aexpr(env, shape, max(0, depth - 1))
+        op = self.rng.choice([">", "<", ">=", "<="])
+        if self.chance(0.5):
+            b, _ = self.aexpr(env, shape, 0)
+            return f"{a} {op} {b}"
+        return f"{a} {op} {_lit(_c(self.rng, -0.8, 0.8))}"
+
+    def abinary(self, env: NpEnv, shape: tuple, depth: int) -> tuple[str, float]:
+        rng = self.rng
+        a, ba = self.aexpr(env, shape, depth - 1)
+        if self.chance(0.6):
+            b, bb = self.aexpr(env, shape, depth - 1)
+        else:
+            b, bb = self.broadcast_operand(env, shape, depth - 1)
+        fn = rng.choice(["maximum", "minimum", "where", "where", "clip", "hypot", "logaddexp", "arctan2"])
+        F = self.f(fn)
+        if fn in ("maximum", "minimum"):
+            if self.chance(0.3):
+                return f"{F}({a}, {_lit(_c(rng, -0.5, 0.5))})", ba
+            return f"{F}({a}, {b})", max(ba, bb)
+        if fn == "where":
+            return f"{F}({self.acond(env, shape, depth)}, {a}, {b})", max(ba, bb)
+        if fn == "clip":
+            lo = _c(rng, -1.0, 0.0)
+            hi = round(lo + rng.uniform(0.3, 1.5), 2)
+            if self.chance(0.3):
+                return f"{self.wrap(a)}.clip({_lit(lo)}, {_lit(hi)})", max(abs(lo), abs(hi))
+            return f"{F}({a}, {_lit(lo)}, {_lit(hi)})", max(abs(lo), abs(hi))
+        if fn == "hypot":
+            return f"{F}({a}, {b})", ba + bb
+        if fn == "logaddexp":
+            a, ba = self.afit(a, ba, 10.0)
+            return f"{F}({a}, {b})", max(ba, bb) + 0.7
+        b2, _ = self.afit(b, bb, 1.0)
+        return f"{F}({a}, 1.5 + {b2})", 3.2
+
+    def reshape_expr(self, env: NpEnv, shape: tuple, depth: int) -> tuple[str, float]:
+        """An expression of this shape made from arrays of other shapes (or an array of it, re-arranged)."""
+        rng = self.rng
+        S = lambda sh: self.sub(env, sh, depth)  # noqa: E731
+        opts = []
+        dims = self.dims
+        if len(shape) == 1:
+            (k,) = shape
+
+            def row(r=None):
+                r = r if r is not None else rng.choice(dims)
+                X, b = S((r, k))
+                i = self.index_dim(env, r)
+                return rng.choice([f"{self.wrap(X)}[{i}]", f"{self.wrap(X)}[{i}, :]"]), b
+
+            def col():
+                c = rng.choice(dims)
+                X, b = S((k, c))
+                return f"{self.wrap(X)}[:, {self.index_dim(env, c)}]", b
+
+            def reduce_axis():
+                other = rng.choice(dims)
+                axis = rng.choice([0, 1, -1])
+                X, b = S((other, k) if axis == 0 else (k, other))
+                fn = rng.choice(["sum", "mean", "max", "min"])
+                mult = other if fn == "sum" else 1
+                if self.chance(0.3):
+                    return f"{self.wrap(X)}.{fn}(axis={axis})", b * mult
+                return f"{self.f(fn)}({X}, axis={axis})" if self.chance(0.7) else f"{self.f(fn)}({X}, {axis})", b * mult
+
+            def matvec():
+                c = rng.choice(dims)
+                X, bx = S((k, c))
+                w, bw = S((c,))
+                form = rng.choice(
+                    [f"{self.wrap(X)} @ {self.wrap(w)}", f"{self.f('dot')}({X}, {w})", f"{self.f('matmul')}({X}, {w})"]
+                    + [f"{self.f('inner')}({X}, {w})", f"{self.wrap(X)}.dot({w})"]
+                )
+                return form, bx * bw * c
+
+            def vecmat():
+                r = rng.choice(dims)
+                w, bw = S((r,))
+                X, bx = S((r, k))
+                return rng.choice([f"{self.wrap(w)} @ {self.wrap(X)}", f"{self.f('dot')}({w}, {X})"]), bx * bw * r
+
+            def rearrange():
+                a, b = S(shape)
+                return (
+                    rng.choice(
+                        [
+                            f"{self.wrap(a)}[::-1]",
+                            f"{self.f('squeeze')}({self.wrap(a)}[None, :])",
+                            f"{self.f('squeeze')}({self.f('expand_dims')}({a}, 1), axis=1)",
+                            f"{self.f('ravel')}({self.wrap(a)}[:, None])",
+                            f"{self.wrap(a)}.reshape(1, {k}).ravel()",
+                        ]
+                    ),
+                    b,
+                )
+
+            def cumsum():
+                a, b = S(shape)
+                return (f"{self.f('cumsum')}({a})" if self.chance(0.7) else f"{self.wrap(a)}.cumsum()"), b * k
+
+            def splice():
+                a, ba = S(shape)
+                b, bb = S(shape)
+                j = rng.randint(1, k - 1)
+                fn = rng.choice(["concatenate", "concatenate", "hstack"])
+                return f"{self.f(fn)}([{self.wrap(a)}[:{j}], {self.wrap(b)}[{j}:]])", max(ba, bb)
+
+            def slice_longer():
+                L = rng.choice([d for d in dims if d > k])
+                a, b = S((L,))
+                forms = [f"[:{k}]", f"[{L - k}:]", f"[-{k}:]"]
+                if L >= k + 1:
+                    forms.append(f"[1:{k + 1}]")
+                if (L + 1) // 2 == k:
+                    forms.append("[::2]")
+                if L // 2 == k:
+                    forms.append("[1::2]")
+                return f"{self.wrap(a)}{rng.choice(forms)}", b
+
+            def take():
+                L = rng.choice(dims)
+                a, b = S((L,))
+                idx = [rng.randint(-L, L - 1) if self.chance(0.2) else rng.randint(0, L - 1) for _ in range(k)]
+                return f"{self.wrap(a)}[{self.f('array')}({idx})]", b
+
+            def ravel():
+                pairs = [(r, c) for r in dims for c in dims if r * c == k]
+                X, b = S(rng.choice(pairs))
+                return (
+                    rng.choice(
+                        [f"{self.f('ravel')}({X})", f"{self.wrap(X)}.ravel()", f"{self.f('reshape')}({X}, ({k},))"]
+                    ),
+                    b,
+                )
+
+            def diag():
+                X, b = S((k, k))
+                return f"{self.f('diag')}({X})", b
+
+            opts = [row, row, col, reduce_axis, reduce_axis, matvec, matvec, vecmat, rearrange, cumsum]
+            if k >= 2:
+                opts.append(splice)
+            if any(d > k for d in dims):
+                opts += [slice_longer, slice_longer]
+            opts.append(take)
+            if any(r * c == k for r in dims for c in dims):
+                opts.append(ravel)
+            opts.append(diag)
+            if len(self.shapes) == 1:  # a 1-D program: no matrices
+                opts = [rearrange, cumsum, splice, take, rearrange] + (
+                    [slice_longer] if any(d > k for d in dims) else []
+                )
+                if k < 2:
+                    opts.remove(splice)
+            return rng.choice(opts)()
+        r, c = shape
+
+        def outer():
+            (u, bu), (w, bw) = S((r,)), S((c,))
+            return (
+                rng.choice(
+                    [
+                        f"{self.f('outer')}({u}, {w})",
+                        f"{self.wrap(u)}[:, None] * {self.wrap(w)}[None, :]",
+                        f"{self.wrap(u)}[:, None] * {self.wrap(w)}",
+                        f"{self.f('expand_dims')}({u}, 1) @ {self.f('expand_dims')}({w}, 0)",
+                    ]
+                ),
+                bu * bw,
+            )
+
+        def transpose():
+            X, b = S((c, r))
+            forms = [f"{self.f('transpose')}({X})", f"{self.f('swapaxes')}({X}, 0, 1)", f"{self.wrap(X)}.transpose()"]
+            return rng.choice(forms + [f"{self.wrap(X)}.T"]), b
+
+        def matmul():
+            k = rng.choice(dims)
+            (X, bx), (Y, by) = S((r, k)), S((k, c))
+            form = rng.choice(
+                [f"{self.wrap(X)} @ {self.wrap(Y)}", f"{self.f('dot')}({X}, {Y})", f"{self.f('matmul')}({X}, {Y})"]
+            )
+            return form, bx * by * k
+
+        def inner():
+            k = rng.choice(dims)
+            (X, bx), (Y, by) = S((r, k)), S((c, k))
+            return f"{self.f('inner')}({X}, {Y})", bx * by * k
+
+        def reshape():
+            X, b = S((c, r))
+            return (
+                rng.choice(
+                    [f"{self.f('reshape')}({X}, ({r}, {c}))", f"{self.wrap(X)}.reshape({r}, {c})"]
+                    + [f"{self.wrap(X)}.reshape(({r}, {c}))", f"{self.wrap(X)}.ravel().reshape({r}, {c})"]
+                ),
+                b,
+            )
+
+        def broadcast_to():
+            if self.chance(0.5):
+                w, b = S((c,))
+                return f"{self.f('broadcast_to')}({w}, ({r}, {c}))", b
+            u, b = S((r,))
+            return f"{self.f('broadcast_to')}({self.wrap(u)}[:, None], ({r}, {c}))", b
+
+        def stack():
+            if r <= 3 and self.chance(0.5):
+                rows = [S((c,)) for _ in range(r)]
+                fn = rng.choice(["stack", "vstack"])
+                return f"{self.f(fn)}([{', '.join(s for s, _ in rows)}])", max(b for _, b in rows)
+            if c <= 3:
+                cols = [S((r,)) for _ in range(c)]
+                return f"{self.f('stack')}([{', '.join(s for s, _ in cols)}], axis=1)", max(b for _, b in cols)
+            return outer()
+
+        def splice():
+            (X, bx), (Y, by) = S(shape), S(shape)
+            if self.chance(0.5):
+                j = rng.randint(1, r - 1)
+                fn = rng.choice(["concatenate", "vstack"])
+                return f"{self.f(fn)}([{self.wrap(X)}[:{j}], {self.wrap(Y)}[{j}:]])", max(bx, by)
+            j = rng.randint(1, c - 1)
+            if self.chance(0.5):
+                return f"{self.f('hstack')}([{self.wrap(X)}[:, :{j}], {self.wrap(Y)}[:, {j}:]])", max(bx, by)
+            return f"{self.f('concatenate')}([{self.wrap(X)}[:, :{j}], {self.wrap(Y)}[:, {j}:]], axis=1)", max(bx, by)
+
+        def diag():
+            w, b = S((r,))
+            return f"{self.f('diag')}({w})", b
+
+        def cumsum():
+            X, b = S(shape)
+            axis = rng.choice([0, 1])
+            return f"{self.f('cumsum')}({X}, axis={axis})", b * shape[axis]
+
+        def flip():
+            X, b = S(shape)
+            return f"{self.wrap(X)}{rng.choice(['[::-1]', '[:, ::-1]', '[::-1, ::-1]', '[::-1, :]'])}", b
+
+        def take_rows():
+            L = rng.choice(dims)
+            X, b = S((L, c))
+            idx = [rng.randint(0, L - 1) for _ in range(r)]
+            return f"{self.wrap(X)}[{self.f('array')}({idx})]", b
+
+        opts = [outer, outer, transpose, transpose, matmul, matmul, inner, reshape, broadcast_to, stack, cumsum, flip]
+        opts.append(take_rows)
+        if r >= 2 and c >= 2:
+            opts.append(splice)
+        if r == c:
+            opts.append(diag)
+        return rng.choice(opts)()
+
+    # ---------------------------------------------------------------- floats from arrays
+
+    def array_scalar(self, env: NpEnv, depth: int) -> tuple[str, float]:
+        """A float read from arrays: a reduction, a dot product, an element."""
+        rng = self.rng
+        shapes = sorted({a.shape for a in env.arrays.values()}) or self.shapes
+        shape = rng.choice(shapes)
+        X, b = self.aexpr(env, shape, depth) if depth > 0 and self.chance(0.5) else self.aleaf(env, shape)
+        size = math.prod(shape)
+        k = rng.random()
+        if k < 0.35:
+            fn = rng.choice(["sum", "sum", "mean", "max", "min"])
+            mult = size if fn == "sum" else 1
+            if self.chance(0.3):
+                return f"{self.wrap(X)}.{fn}()", b * mult
+            return f"{self.f(fn)}({X})", b * mult
+        if k < 0.55:  # an element
+            if len(shape) == 1:
+                return f"{self.wrap(X)}[{self.index_dim(env, shape[0])}]", b
+            i, j = self.index_dim(env, shape[0]), self.index_dim(env, shape[1])
+            return (f"{self.wrap(X)}[{i}, {j}]" if self.chance(0.7) else f"{self.wrap(X)}[{i}][{j}]"), b
+        if k < 0.75:  # a dot product
+            Y, by = self.aleaf(env, shape)
+            if len(shape) == 1:
+                form = rng.choice(
+                    [f"{self.wrap(X)} @ {self.wrap(Y)}", f"{self.f('dot')}({X}, {Y})", f"{self.f('inner')}({X}, {Y})"]
+                    + [f"{self.wrap(X)}.dot({Y})"]
+                )
+                return form, b * by * size
+            return f"{self.f('sum')}(({X}) * ({Y}))", b * by * size
+        if k < 0.83 and len(shape) == 1:
+            return f"{self.f('linalg')}.norm({X})", b * math.sqrt(size)
+        if k < 0.88 and len(shape) == 2 and shape[0] == shape[1]:
+            return (f"{self.f('trace')}({X})" if self.chance(0.7) else f"{self.wrap(X)}.trace()"), b * shape[0]
+        if k < 0.94 and len(X) < 30:  # a boolean mask
+            return f"{self.f('sum')}({self.wrap(X)}[{self.wrap(X)} > {_lit(_c(rng, -0.5, 0.5))}])", b * size
+        hs = [h for h in self.ahelpers if h.outs == [None]]
+        if hs:
+            h = rng.choice(hs)
+            return f"{h.name}({self.ahelper_args(env, h)})", h.bound
+        return f"{self.f('sum')}({X})", b * size
+
+    def leaf(self, env: Env) -> tuple[str, float]:
+        if getattr(env, "arrays", None) and self.chance(0.4):
+            src, b = self.array_scalar(env, 0)  # depth 0: leaves never recurse
+            return self.squash(src, b)
+        return super().leaf(env)
+
+    def live_mix(self, env: Env, src: str, b: float) -> tuple[str, float]:
+        """The scalar live_mix, plus small multiples of a few array reductions (so array code is live)."""
+        src, b = super().live_mix(env, src, b)
+        arrays = list(getattr(env, "arrays", {}))
+        if arrays and self.chance(0.7):
+            for name in self.rng.sample(arrays, min(len(arrays), self.rng.randint(1, 2))):
+                info = env.arrays[name]
+                fn = self.rng.choice(["sum", "mean", "max"])
+                t, tb = self.fit(
+                    f"{self.f(fn)}({name})", info.bound * (math.prod(info.shape) if fn == "sum" else 1), 3.0
+                )
+                src, b = f"{src} + {_lit(_c(self.rng, -0.7, 0.7))} * {t}", b + 0.7 * tb
+        return src, b
+
+    def alive_mix(self, env: NpEnv, shape: tuple, src: str, b: float) -> tuple[str, float]:
+        """An array output plus small multiples of same-shaped arrays and floats."""
+        names = self.arrays_of(env, shape) + list(env.floats)
+        if not names or self.chance(0.25):
+            return src, b
+        for n in self.rng.sample(names, min(len(names), self.rng.randint(1, 2))):
+            nb = env.arrays[n].bound if n in env.arrays else env.floats[n]
+            t, tb = (self.afit if n in env.arrays else self.fit)(n, nb, 3.0)
+            src, b = f"{src} + {_lit(_c(self.rng, -0.7, 0.7))} * {t}", b + 0.7 * tb
+        return src, b
+
+    # ---------------------------------------------------------------- helpers with arrays
+
+    def ahelper_args(self, env: NpEnv, h: ArrayHelper) -> str:
+        args = []
+        for p in h.params:
+            if p[0] == "array":
+                a, b = self.aexpr(env, p[2], 1)
+                args.append(self.afit(a, b, HELPER_BOUND)[0])
+            elif not (h.default and self.chance(0.4)):
+                a, b = self.expr(env, 1)
+                a = self.fit(a, b, HELPER_BOUND)[0]
+                args.append(f"{p[1]}={a}" if h.default and self.chance(0.5) else a)
+        return ", ".join(args)
+
+    def array_helper(self, idx: int) -> list[str]:
+        rng = self.rng
+        name = f"h{idx}"
+        shape = rng.choice(self.shapes)
+        params = [("array", "a", shape)]
+        if self.chance(0.4):
+            params.append(("array", "b", rng.choice(self.shapes)))
+        default = False
+        if self.chance(0.5):
+            params.append(("float", "s"))
+            default = self.chance(0.3)
+        outs = rng.choice([[None], [None], [shape], [shape], [shape, None], [None, None]])
+        env = self.new_env()
+        saved, self.lines, self.indent = self.lines, [], 1
+        for p in params:
+            if p[0] == "array" and self.avoiding("helper_array_param_list"):
+                local = self.fresh("u")  # the body never reads the parameter, only this copy
+                self.emit(f"{local} = {self.f('copy')}({p[1]})")
+                env.arrays[local] = ArrInfo(p[2], HELPER_BOUND, True)
+            elif p[0] == "array":
+                env.arrays[p[1]] = ArrInfo(p[2], HELPER_BOUND, False)
+            else:
+                env.floats[p[1]] = HELPER_BOUND
+        sig = [p[1] for p in params]
+        if default:
+            sig[-1] = f"s={_lit(_c(rng))}"
+        self.fresh_returns = True
+        bound = self.function(name, env, rng.randint(2, max(2, self.config.helper_stmts)), outs)
+        self.fresh_returns = False
+        body, self.lines = self.lines, saved
+        self.ahelpers.append(ArrayHelper(name, params, default, outs, bound))
+        return [f"def {name}({', '.join(sig)}):"] + body
+
+    # ---------------------------------------------------------------- statements
+
+    def stmt(self, env: Env, depth: int, budget: list) -> None:
+        if getattr(env, "arrays", None) and self.chance(self.config.p_array_stmt):
+            budget[0] -= 1
+            self.array_stmt(env, depth, budget)
+            return
+        super().stmt(env, depth, budget)
+
+    def assign_array(self, env: NpEnv, name: str, src: str, b: float, shape: tuple) -> None:
+        """name = src (a new or an existing array variable), keeping loop caps and ownership."""
+        info = env.arrays.get(name)
+        if name in env.acaps:
+            src, b = self.afit(src, b, env.acaps[name])
+        src, writable = self.owned(env, src)
+        if info is not None and info.writable and not writable:
+            src, writable = f"{self.f('copy')}({src})", True
+        self.emit(f"{name} = {src}")
+        if info is not None:
+            info.bound = b
+        else:
+            env.arrays[name] = ArrInfo(shape, b, writable)
+
+    def pick_shape(self, env: NpEnv) -> tuple:
+        have = [a.shape for a in env.arrays.values()]
+        if have and self.chance(0.6):
+            return self.rng.choice(have)
+        return self.rng.choice(self.shapes)
+
+    def array_stmt(self, env: NpEnv, depth: int, budget: list) -> None:
+        rng = self.rng
+        r = rng.random()
+        compound_ok = depth < 3 and budget[0] > 0
+        writable = [n for n, a in env.arrays.items() if a.writable]
+        reassignable = [n for n in env.arrays if n not in env.readonly]
+        no_writes = self.fresh_returns and self.avoiding("helper_element_write")  # in an array helper
+        if r < 0.26:
+            self.new_array(env)
+        elif r < 0.38 and reassignable:
+            name = rng.choice(reassignable)
+            shape = env.arrays[name].shape
+            src, b = self.aexpr(env, shape, rng.randint(1, 3))
+            if self.chance(0.3):  # an Euler-like update
+                src, b = f"{name} + {_lit(_c(rng, -0.3, 0.3))} * {self.wrap(src)}", env.arrays[name].bound + 0.3 * b
+            self.assign_array(env, name, src, b, shape)
+        elif r < 0.50 and writable:
+            self.array_aug(env, rng.choice(writable))
+        elif r < 0.64 and writable and not no_writes:
+            self.element_write(env, rng.choice(writable))
+        elif r < 0.76 and compound_ok and not no_writes:
+            self.fill_loop(env, depth, budget)
+        elif r < 0.86 and compound_ok:
+            self.array_for(env, depth, budget)
+        elif r < 0.93:
+            name = self.fresh("t")
+            src, b = self.array_scalar(env, rng.randint(0, 2))
+            self.emit(f"{name} = {src}")
+            env.floats[name] = b
+            if b > SQUASH_AT:
+                self.assign_float(env, name, *self.squash(name, b))
+        elif any(len(h.outs) == 2 for h in self.ahelpers):
+            h = rng.choice([h for h in self.ahelpers if len(h.outs) == 2])
+            names = [self.fresh("u" if o is not None else "t") for o in h.outs]
+            self.emit(f"{', '.join(names)} = {h.name}({self.ahelper_args(env, h)})")
+            for n, o in zip(names, h.outs):
+                if o is None:
+                    env.floats[n] = h.bound
+                else:
+                    env.arrays[n] = ArrInfo(o, h.bound, True)
+        else:
+            self.new_array(env)
+
+    def new_array(self, env: NpEnv) -> None:
+        rng = self.rng
+        shape = self.pick_shape(env)
+        name = self.fresh("u")
+        same = self.arrays_of(env, shape)
+        k = rng.random()
+        if k < 0.12:
+            dims = f"{shape[0]}" if len(shape) == 1 else f"({shape[0]}, {shape[1]})"
+            c = _c(rng)
+            likes = same
+            src, b = rng.choice(
+                [
+                    (f"{self.f('zeros')}({dims})", 0.0),
+                    (f"{self.f('ones')}({dims})", 1.0),
+                    (f"{self.f('full')}({dims}, {_lit(c)})", abs(c)),
+                ]
+                + [(f"{self.f(fn)}({n})", 1.0) for n in likes for fn in ("zeros_like", "ones_like")]
+            )
+            self.emit(f"{name} = {src}")
+            env.arrays[name] = ArrInfo(shape, b, True)
+            return
+        elif k < 0.22 and same:
+            n = rng.choice(same)
+            src = rng.choice([f"{n}.copy()", f"{self.f('copy')}({n})", f"{self.f('array')}({n})"])
+            b = env.arrays[n].bound
+        else:
+            src, b = self.aexpr(env, shape, rng.randint(1, 3))
+        self.assign_array(env, name, src, b, shape)
+
+    def array_aug(self, env: NpEnv, name: str) -> None:
+        rng = self.rng
+        info = env.arrays[name]
+        shape = info.shape
+        op = rng.choice(["+=", "-=", "*=", "/=", "+=", "**="])
+        if op in ("+=", "-="):
+            if self.chance(0.6):
+                src, b = self.aexpr(env, shape, rng.randint(1, 2))
+            else:
+                src, b = self.broadcast_operand(env, shape, 1)
+            self.emit(f"{name} {op} {src}")
+            nb = info.bound + b
+        elif op == "*=":
+            src, b = self.aexpr(env, shape, 1) if self.chance(0.6) else self.broadcast_operand(env, shape, 1)
+            s2, _ = self.afit(src, b, 1.0)
+            self.emit(f"{name} *= 0.5 + 0.4 * {self.wrap(s2)}")
+            nb = info.bound * 0.9
+        elif op == "/=":
+            src, _ = self.aexpr(env, shape, 1)
+            self.emit(f"{name} /= 1.5 + {self.f('cos')}({src})")
+            nb = info.bound * 2.0
+        else:
+            if info.bound > 3.0:
+                self.emit(f"{name} = {self.f('tanh')}({name})")
+                info.bound = 1.0
+            self.emit(f"{name} **= 2")
+            nb = info.bound**2
+        info.bound = nb
+        if name in env.acaps and nb > env.acaps[name]:
+            self.emit(f"{name} = {_lit(env.acaps[name])} * {self.f('tanh')}({name})")
+            info.bound = env.acaps[name]
+        elif nb > 50:
+            self.emit(f"{name} = {self.f('tanh')}({name})")
+            info.bound = 1.0
+
+    def element_write(self, env: NpEnv, name: str) -> None:
+        """name[i] = v, name[i] += v, name[i, j] *= v, name[:, j] = vector, name[i, :] += vector."""
+        rng = self.rng
+        info = env.arrays[name]
+        shape = info.shape
+        if len(shape) == 1:
+            target = f"{name}[{self.index_dim(env, shape[0])}]"
+            vshape = None
+        else:
+            r, c = shape
+            i, j = self.index_dim(env, r), self.index_dim(env, c)
+            target, vshape = rng.choice(
+                [
+                    (f"{name}[{i}, {j}]", None),
+                    (f"{name}[{i}]", (c,)),
+                    (f"{name}[{i}, :]", (c,)),
+                    (f"{name}[:, {j}]", (r,)),
+                ]
+            )
+        if vshape is None:
+            src, b = self.expr(env, rng.randint(1, 2))
+            fitf, tanh = self.fit, "math.tanh"
+        else:
+            src, b = self.aexpr(env, vshape, rng.randint(1, 2))
+            fitf, tanh = self.afit, self.f("tanh")
+        cap = max(info.bound, LOOP_CAP) if name in env.acaps else max(info.bound, b)
+        op = rng.choice(["=", "=", "+=", "-=", "*="])
+        if op == "*=":
+            src, b = fitf(src, b, 1.0)
+            self.emit(f"{target} *= {src}")
+            return
+        if op == "=":
+            src, b = fitf(src, b, cap)
+            self.emit(f"{target} = {src}")
+            info.bound = max(info.bound, b)
+            return
+        src, b = fitf(src, b, 1.0)
+        self.emit(f"{target} {op} {src}")
+        nb = info.bound + b
+        if name in env.acaps or nb > 50:
+            self.emit(f"{target} = {_lit(cap)} * {tanh}({target})")
+            nb = cap
+        info.bound = max(info.bound, nb)
+
+    def fill_loop(self, env: NpEnv, depth: int, budget: list) -> None:
+        """A new local array filled element by element (or row by row) in a loop, maybe a recurrence."""
+        rng = self.rng
+        shape = self.pick_shape(env)
+        name = self.fresh("u")
+        dims = f"{shape[0]}" if len(shape) == 1 else f"({shape[0]}, {shape[1]})"
+        same = self.arrays_of(env, shape)
+        init = rng.choice(
+            [f"{self.f('zeros')}({dims})"] * 3
+            + [f"{self.f('ones')}({dims})"]
+            + [f"{self.f('zeros_like')}({n})" for n in same]
+        )
+        self.emit(f"{name} = {init}")
+        env.arrays[name] = ArrInfo(shape, 1.0, True)
+        body = self.loop_env(env)
+        i = self.fresh("i")
+        axis = 0 if len(shape) == 1 or self.chance(0.6) else 1
+        k = shape[axis]
+        start = 1 if self.chance(0.25) else 0
+        bound_src = rng.choice([str(k), f"len({name})" if axis == 0 else str(k), f"{name}.shape[{axis}]"])
+        if len(shape) == 1 and self.chance(0.2):
+            bound_src = f"{name}.size"
+        self.emit(f"for {i} in range({start}, {bound_src}):" if start else f"for {i} in range({bound_src}):")
+        body.idx[i] = Idx(k, None)
+        self.indent += 1
+        cap = body.acaps[name]
+        if len(shape) == 1:
+            src, b = self.expr(body, rng.randint(1, 3))
+            if start == 1 and self.chance(0.7):
+                src, b = f"{_lit(_c(rng, -0.9, 0.9))} * {name}[{i} - 1] + {src}", cap + b
+            src, b = self.fit(src, b, cap)
+            self.emit(f"{name}[{i}] = {src}")
+        else:
+            vshape = (shape[1],) if axis == 0 else (shape[0],)
+            src, b = self.aexpr(body, vshape, rng.randint(1, 2))
+            if start == 1 and self.chance(0.7):
+                prev = f"{name}[{i} - 1]" if axis == 0 else f"{name}[:, {i} - 1]"
+                src, b = f"{_lit(_c(rng, -0.9, 0.9))} * {prev} + {self.wrap(src)}", cap + b
+            src, b = self.afit(src, b, cap)
+            target = rng.choice([f"{name}[{i}]", f"{name}[{i}, :]"]) if axis == 0 else f"{name}[:, {i}]"
+            self.emit(f"{target} = {src}")
+        body.arrays[name].bound = max(body.arrays[name].bound, b)
+        self.indent -= 1
+        if self.chance(0.3):
+            self.block(body, depth + 1, budget, rng.randint(1, 2))
+        self.after_loop(env, body)
+
+    def array_for(self, env: NpEnv, depth: int, budget: list) -> None:
+        """for i in range(len(a)) / range(A.shape[1]) / range(a.size): a body of any statements."""
+        rng = self.rng
+        name = rng.choice(sorted(env.arrays))
+        shape = env.arrays[name].shape
+        axis = rng.randrange(len(shape))
+        k = shape[axis]
+        forms = [f"{name}.shape[{axis}]", str(k)] + ([f"len({name})"] if axis == 0 else [])
+        if len(shape) == 1:
+            forms.append(f"{name}.size")
+        cnt = self.make_counter(env)
+        body = self.loop_env(env)
+        i = self.fresh("i")
+        self.emit(f"for {i} in range({rng.choice(forms)}):")
+        body.idx[i] = Idx(k, None)
+        if cnt:
+            self.indent += 1
+            self.emit(f"{cnt} += 1")
+            self.indent -= 1
+        self.block(body, depth + 1, budget, rng.randint(1, 3))
+        self.after_loop(env, body)
+        if cnt:
+            env.ints[cnt] = 20
+
+    # ---------------------------------------------------------------- scopes
+
+    def loop_env(self, env: Env) -> Env:
+        e = super().loop_env(env)
+        for name, info in getattr(e, "arrays", {}).items():
+            cap = e.acaps.get(name, max(info.bound, LOOP_CAP))
+            e.acaps[name] = cap
+            info.bound = cap
+        return e
+
+    def after_loop(self, env: Env, body: Env) -> None:
+        super().after_loop(env, body)
+        for name, info in getattr(env, "arrays", {}).items():
+            if name in body.arrays:
+                info.bound = max(info.bound, body.arrays[name].bound)
+
+    def merge(self, env: Env, branches: list[Env], exhaustive: bool) -> None:
+        super().merge(env, branches, exhaustive)
+        for name, info in getattr(env, "arrays", {}).items():
+            bs = [br.arrays[name].bound for br in branches if name in br.arrays]
+            if not exhaustive:
+                bs.append(info.bound)
+            info.bound = max(bs + [0.0])
+
+    # ---------------------------------------------------------------- functions
+
+    def ret_value(self, env: Env) -> tuple[str, float]:
+        parts = []
+        for kind in self.out_kinds:
+            if kind is None:
+                parts.append(self.live_mix(env, *self.expr(env, self.rng.randint(1, 3))))
+                continue
+            src, b = self.alive_mix(env, kind, *self.aexpr(env, kind, self.rng.randint(1, 3)))
+            if self.fresh_returns and not self.is_fresh(src):
+                src = f"{self.f('copy')}({src})"
+            parts.append((src, b))
+        src = ", ".join(p for p, _ in parts)
+        if len(parts) > 1 and self.chance(0.5):
+            src = f"({src})"
+        return src, max(b for _, b in parts)
+
+    def function(self, name: str, env: Env, nstmts: int, outputs) -> float:
+        """outputs: a number of float outputs, or a list of kinds (None: a float; a shape: an array)."""
+        self.out_kinds = outputs if isinstance(outputs, list) else [None] * outputs
+        return super().function(name, env, nstmts, len(self.out_kinds))
+
+    def program(self, entry: str = "f") -> Spec:
+        rng = self.rng
+        cfg = self.config
+        alias = rng.choice(["np"] * 8 + ["numpy", "onp"])
+        self.np = alias
+        out = ["import math", "import numpy" if alias == "numpy" else f"import numpy as {alias}", "", ""]
+        n, m = rng.randint(2, 4), rng.randint(2, 3)
+        if self.chance(0.35):
+            self.dims, self.shapes = [n], [(n,)]
+        else:
+            self.dims = sorted({n, m})
+            self.shapes = list(dict.fromkeys([(n,), (m,), (m, n)]))
+        for h in range(min(cfg.max_helpers, rng.choice([0, 0, 1, 1, 2, 3]))):
+            out += (self.array_helper(h) if self.chance(0.7) else self.helper(h)) + ["", ""]
+        params = []
+        vectors = [s for s in self.shapes if len(s) == 1]
+        matrices = [s for s in self.shapes if len(s) == 2]
+        narr = rng.randint(1, 3)
+        for k in range(narr):
+            shape = rng.choice(matrices) if matrices and self.chance(0.4) else rng.choice(vectors)
+            params.append(("array", ("A", "B", "C")[k] if len(shape) == 2 else ("x", "y", "w")[k], shape))
+        for name in ["p", "q"][: rng.choice([0, 0, 1, 1, 2])]:
+            params.append(("float", name))
+        if self.chance(cfg.p_list_param):
+            params.append(("list", "xs", rng.randint(2, 4)))
+        if self.chance(cfg.p_int_param):
+            params.append(("int", "n"))
+        env = self.new_env()
+        for p in params:
+            if p[0] == "array":
+                env.arrays[p[1]] = ArrInfo(p[2], PARAM_BOUND, False)
+            elif p[0] == "float":
+                env.floats[p[1]] = PARAM_BOUND
+            elif p[0] == "list":
+                env.lists[p[1]] = ListInfo(p[2], PARAM_BOUND)
+            else:
+                env.ints[p[1]] = NMAX
+        k = rng.random()
+        if k < 0.55:
+            outs = [None]
+        elif k < 0.75:
+            outs = [rng.choice(self.shapes)]
+        else:
+            outs = [rng.choice([None, None] + self.shapes) for _ in range(rng.randint(2, 3))]
+        self.lines = []
+        self.function(entry, env, rng.randint(3, max(3, cfg.max_stmts)), outs)
+        out += [f"def {entry}({', '.join(p[1] for p in params)}):"] + self.lines + [""]
+        return Spec("\n".join(out), entry, params, len(outs))
+
+
 def generate(rng: random.Random, config: Config = DEFAULT) -> Spec:
-    return Gen(rng, config).program()
+    """The program of one seed: scalar (Gen) or NumPy (NpGen) by config.mode; "mixed" draws which first."""
+    mode = config.mode
+    if mode == "mixed":
+        mode = "numpy" if rng.random() < 0.5 else "scalar"
+    return (NpGen if mode == "numpy" else Gen)(rng, config).program()
 
 
 # ===================================================================== checking
@@ -922,6 +2052,7 @@ class Summary:
     points_checked: int = 0
     points_skipped: int = 0  # near a kink or a branch switch
     points_invalid: int = 0  # the primal itself raised or overflowed there
+    points_known: int = 0  # checked, right but for the symptom of a known bug the checker tolerated
     mismatches: int = 0
     refusals: int = 0
     crashes: int = 0
@@ -933,6 +2064,7 @@ class Summary:
         return (
             f"programs {self.programs}, points checked {self.points_checked}, "
             f"skipped (kink/branch) {self.points_skipped}, invalid {self.points_invalid}, "
+            f"known-bug points {self.points_known}, "
             f"mismatches {self.mismatches}, refusals {self.refusals}, crashes {self.crashes} "
             f"({self.seconds:.1f} s)"
         )
@@ -966,12 +2098,43 @@ def load_module(source: str, directory: str, stem: str = "fuzzprog"):
 
 
 def flat_out(out) -> list:
+    """A value (float, NumPy scalar or array, nested tuples/lists of these) as a flat list of floats."""
     if isinstance(out, (tuple, list)):
         res = []
         for o in out:
             res += flat_out(o)
         return res
+    if hasattr(out, "ndim") and out.ndim > 0:
+        return [float(v) for v in out.ravel()]
     return [float(out)]
+
+
+def structure(out):
+    """What a value looks like, for comparing outputs: "s" (a number, NumPy scalar or 0-d array),
+    ("array", shape), or a tuple ("tuple"/"list", items)."""
+    if isinstance(out, (tuple, list)):
+        return (type(out).__name__, tuple(structure(o) for o in out))
+    if hasattr(out, "ndim") and out.ndim > 0:
+        return ("array", tuple(out.shape))
+    return "s"
+
+
+def unflat_like(template, vec: list):
+    """vec shaped like template (a float for a number, an array for an array, tuples for tuples)."""
+    pos = [0]
+
+    def go(t):
+        if isinstance(t, (tuple, list)):
+            return type(t)(go(o) for o in t)
+        if hasattr(t, "ndim") and t.ndim > 0:
+            n = t.size
+            a = _numpy_module().array(vec[pos[0] : pos[0] + n], dtype=float).reshape(t.shape)
+            pos[0] += n
+            return a
+        pos[0] += 1
+        return vec[pos[0] - 1]
+
+    return go(template)
 
 
 def _close(a, b, scale, rtol, atol) -> bool:
@@ -981,10 +2144,14 @@ def _close(a, b, scale, rtol, atol) -> bool:
 
 
 class Layout:
-    """Maps between a program's arguments and the flat vector of wrt inputs."""
+    """Maps between a program's arguments and the flat vector of wrt inputs.
+
+    params: ("float", name) | ("list", name, length) | ("array", name, shape) | ("int", name). Array
+    arguments are float64 NumPy arrays; a point as stored in a report (``plain``) has them as nested lists.
+    """
 
     def __init__(self, params):
-        self.params = params
+        self.params = [tuple(p) if p[0] != "array" else (p[0], p[1], tuple(p[2])) for p in params]
         self.wrt = tuple(p[1] for p in params if p[0] != "int")
 
     def draw(self, rng: random.Random) -> list:
@@ -994,9 +2161,28 @@ class Layout:
                 args.append(round(rng.uniform(-PARAM_BOUND, PARAM_BOUND), 6))
             elif p[0] == "list":
                 args.append([round(rng.uniform(-PARAM_BOUND, PARAM_BOUND), 6) for _ in range(p[2])])
+            elif p[0] == "array":
+                vals = [round(rng.uniform(-PARAM_BOUND, PARAM_BOUND), 6) for _ in range(math.prod(p[2]))]
+                args.append(_numpy_module().array(vals, dtype=float).reshape(p[2]))
             else:
                 args.append(rng.randint(0, NMAX))
         return args
+
+    def plain(self, args) -> list:
+        """args with arrays as nested lists (for reports: a repr that ast.literal_eval reads back)."""
+        return [
+            a.tolist() if p[0] == "array" else (list(a) if p[0] == "list" else a) for p, a in zip(self.params, args)
+        ]
+
+    def from_plain(self, point) -> list:
+        """The inverse of plain: array parameters become float64 arrays of their shape."""
+        out = []
+        for p, a in zip(self.params, point):
+            if p[0] == "array":
+                out.append(_numpy_module().array(a, dtype=float).reshape(p[2]))
+            else:
+                out.append(list(a) if p[0] == "list" else a)
+        return out
 
     def flat(self, args) -> list:
         res = []
@@ -1005,37 +2191,69 @@ class Layout:
                 res.append(a)
             elif p[0] == "list":
                 res += a
+            elif p[0] == "array":
+                res += [float(v) for v in a.ravel()]
         return res
+
+    def _take(self, p, vec, k):
+        """The value of parameter p from vec at k, and the next k."""
+        if p[0] == "float":
+            return vec[k], k + 1
+        if p[0] == "list":
+            return list(vec[k : k + p[2]]), k + p[2]
+        n = math.prod(p[2])
+        return _numpy_module().array(vec[k : k + n], dtype=float).reshape(p[2]), k + n
 
     def unflat(self, args, vec) -> list:
         """args with the wrt inputs replaced by vec."""
         out, k = [], 0
         for p, a in zip(self.params, args):
-            if p[0] == "float":
-                out.append(vec[k])
-                k += 1
-            elif p[0] == "list":
-                out.append(list(vec[k : k + p[2]]))
-                k += p[2]
-            else:
+            if p[0] == "int":
                 out.append(a)
+            else:
+                v, k = self._take(p, vec, k)
+                out.append(v)
         return out
 
     def tangents(self, vec) -> tuple:
         """vec as one tangent per wrt parameter."""
         res, k = [], 0
         for p in self.params:
-            if p[0] == "float":
-                res.append(vec[k])
-                k += 1
-            elif p[0] == "list":
-                res.append(list(vec[k : k + p[2]]))
-                k += p[2]
+            if p[0] != "int":
+                v, k = self._take(p, vec, k)
+                res.append(v)
         return tuple(res)
+
+    def shape_errors(self, cts) -> list[str]:
+        """Cotangents that do not look like their parameter (README: a gradient looks like its argument).
+
+        Also their precision: every argument is float64 (or a Python float), so is every cotangent.
+        """
+        errs = []
+        for p, ct in zip([p for p in self.params if p[0] != "int"], cts):
+            dtype = getattr(ct, "dtype", None)
+            if p[0] in ("array", "float") and dtype is not None and str(dtype) != "float64":
+                errs.append(f"cotangent of {p[0]} {p[1]} has dtype {dtype}; {p[1]} is float64")
+            if p[0] == "array" and getattr(ct, "shape", None) != p[2]:
+                errs.append(
+                    f"cotangent of {p[1]} is {type(ct).__name__} {getattr(ct, 'shape', '')}; {p[1]} has shape {p[2]}"
+                )
+            elif p[0] == "float" and getattr(ct, "ndim", 0) != 0:
+                errs.append(f"cotangent of float {p[1]} has shape {ct.shape}")
+            elif p[0] == "list" and (not isinstance(ct, (list, tuple)) or len(ct) != p[2]):
+                errs.append(f"cotangent of list {p[1]} is {ct!r}, not {p[2]} numbers")
+        return errs
+
+
+def _numpy_module():
+    """NumPy, imported only when a program has array parameters or outputs (scalar fuzzing needs none)."""
+    import numpy
+
+    return numpy
 
 
 def _copy_args(args):
-    return [list(a) if isinstance(a, list) else a for a in args]
+    return [list(a) if isinstance(a, list) else a.copy() if hasattr(a, "ndim") else a for a in args]
 
 
 def primal(fn, args):
@@ -1058,8 +2276,25 @@ def stage_value(df, mod, stage: str, args):
     return ns[df.__name__](*_copy_args(args))
 
 
-def check_point(df, fn, mod, layout: Layout, args, rng: random.Random, outputs: int, stages: bool) -> str:
-    """'ok' | 'skipped' | 'invalid'; raises Failure on a mismatch or crash."""
+def zeros_for_zero_tangents(tan, value):
+    """tan with each float 0.0 that stands for the tangent of an array output replaced by that output's zeros
+    (the symptom of the known bug "zero_tangent_of_array_output"); anything else is left as it is."""
+    if isinstance(value, tuple) and isinstance(tan, tuple) and len(tan) == len(value):
+        return tuple(zeros_for_zero_tangents(t, v) for t, v in zip(tan, value))
+    if structure(value) != "s" and structure(tan) == "s" and tan == 0.0:
+        return _numpy_module().zeros(value.shape)
+    return tan
+
+
+def check_point(
+    df, fn, mod, layout: Layout, args, rng: random.Random, outputs: int, stages: bool, tolerate: bool = False
+) -> str:
+    """'ok' | 'known' | 'skipped' | 'invalid'; raises Failure on a mismatch or crash.
+
+    tolerate: accept the symptoms of the known bugs the checker can see past (KNOWN_BUGS) and return
+    'known' for a point that is otherwise right.
+    """
+    known = False
     try:
         value = primal(fn, args)
         fvalue = flat_out(value)
@@ -1070,6 +2305,7 @@ def check_point(df, fn, mod, layout: Layout, args, rng: random.Random, outputs: 
     m = len(fvalue)
     x0 = layout.flat(args)
     nin = len(x0)
+    shape = structure(value)
     hbase = 6e-6 * max(1.0, max(abs(a) for a in x0))
     dirs = [[rng.uniform(-1, 1) for _ in range(nin)] for _ in range(2)]
     cots = [[rng.uniform(-1, 1) for _ in range(m)] for _ in range(2)]
@@ -1087,7 +2323,7 @@ def check_point(df, fn, mod, layout: Layout, args, rng: random.Random, outputs: 
         return "skipped"
 
     def fail(kind, msg):
-        raise Failure(kind, msg, _copy_args(args))
+        raise Failure(kind, msg, layout.plain(args))
 
     def run(what, thunk):
         try:
@@ -1099,7 +2335,7 @@ def check_point(df, fn, mod, layout: Layout, args, rng: random.Random, outputs: 
 
     def same_value(what, got):
         g = flat_out(got)
-        if len(g) != m or isinstance(got, tuple) != isinstance(value, tuple):
+        if len(g) != m or structure(got) != shape:
             fail("mismatch", f"{what}: value {got!r} has not the structure of the primal {value!r}")
         if not all(_close(a, b, 0.0, 1e-12, 1e-300) or a == b for a, b in zip(g, fvalue)):
             fail("mismatch", f"{what}: value {got!r} != primal {value!r}")
@@ -1111,21 +2347,27 @@ def check_point(df, fn, mod, layout: Layout, args, rng: random.Random, outputs: 
     for v, fd in zip(dirs, fds):
         val, tan = run("jvp", lambda: df.jvp(tuple(_copy_args(args)), layout.tangents(v)))
         same_value(f"jvp(v={v})", val)
+        if structure(tan) != shape and tolerate and "zero_tangent_of_array_output" in KNOWN_BUGS:
+            tan, known = zeros_for_zero_tangents(tan, value), True
+        if structure(tan) != shape:
+            fail("mismatch", f"jvp(v={v}): tangent {tan!r} has not the structure of the output {value!r}")
         tan = flat_out(tan)
-        if len(tan) != m:
-            fail("mismatch", f"jvp(v={v}): tangent {tan!r} has {len(tan)} entries, output has {m}")
         for j in range(m):
             if not tol(tan[j], fd[j]):
                 fail("mismatch", f"jvp(v={v}) output {j}: got {tan[j]!r}, finite differences {fd[j]!r}")
         jvps.append(tan)
     vjps = []
     for u in cots:
-        ct = tuple(u) if outputs > 1 else u[0]
+        ct = unflat_like(value, u)
         val, cts = run("vjp", lambda: df.vjp(tuple(_copy_args(args)), ct))
         same_value(f"vjp(u={u})", val)
+        errs = layout.shape_errors(cts) if isinstance(cts, tuple) and len(cts) == len(layout.wrt) else []
+        f32 = [e for e in errs if e.startswith("cotangent of float ") and "dtype float32" in e]
+        if f32 and tolerate and "float_param_cotangent_float32" in KNOWN_BUGS:
+            errs, known = [e for e in errs if e not in f32], True
         g = flat_out(list(cts))
-        if len(g) != nin:
-            fail("mismatch", f"vjp(u={u}): cotangents {cts!r} do not match the {nin} inputs")
+        if len(g) != nin or errs:
+            fail("mismatch", f"vjp(u={u}): cotangents {cts!r} do not match the {nin} inputs {errs}")
         vjps.append(g)
         for v, fd in zip(dirs, fds):
             lhs = sum(a * b for a, b in zip(g, v))
@@ -1137,14 +2379,16 @@ def check_point(df, fn, mod, layout: Layout, args, rng: random.Random, outputs: 
             lhs = sum(a * b for a, b in zip(u, jv))
             rhs = sum(a * b for a, b in zip(jtu, v))
             scale = sum(abs(a * b) for a, b in zip(u, jv)) + sum(abs(a * b) for a, b in zip(jtu, v))
-            if not _close(lhs, rhs, scale, DUALITY_RTOL, 1e-12):
+            if not _close(lhs, rhs, scale, 1e-6 if known else DUALITY_RTOL, 1e-12):  # known: float32 cotangents
                 fail("mismatch", f"<u, J v> = {lhs!r} but <J^T u, v> = {rhs!r} (u={u}, v={v})")
-    if outputs == 1:
+    if outputs == 1 and shape == "s":
         _, ref = run("vjp(1.0)", lambda: df.vjp(tuple(_copy_args(args)), 1.0))
         got = run("grad", lambda: df.grad(*_copy_args(args)))
         if len(layout.wrt) == 1:
             got = (got,)
-        if not all(_close(a, b, 0.0, 1e-12, 1e-300) for a, b in zip(flat_out(list(got)), flat_out(list(ref)))):
+        if not all(
+            _close(a, b, 0.0, 1e-12, 1e-300) or a == b for a, b in zip(flat_out(list(got)), flat_out(list(ref)))
+        ):
             fail("mismatch", f"grad = {got!r} but vjp(1.0) gives {ref!r}")
         val, _ = run("value_and_grad", lambda: df.value_and_grad(*_copy_args(args)))
         same_value("value_and_grad", val)
@@ -1152,15 +2396,31 @@ def check_point(df, fn, mod, layout: Layout, args, rng: random.Random, outputs: 
         for stage in ("anf", "dup"):
             got = run(f"source({stage!r}) run", lambda: stage_value(df, mod, stage, args))
             same_value(f"source({stage!r})", got)
-    return "ok"
+    return "known" if known else "ok"
 
 
-def check_program(spec: Spec, directory: str, seed: int, points: int = 3, stages: bool = True) -> dict:
-    """Check one program; returns counts. Raises Failure on a bug."""
+def _quiet():
+    """NumPy's overflow and invalid-value warnings off (an overflowing point is 'invalid' anyway)."""
+    import contextlib
+    import warnings
+
+    stack = contextlib.ExitStack()
+    stack.enter_context(warnings.catch_warnings())
+    warnings.simplefilter("ignore", RuntimeWarning)
+    return stack
+
+
+def check_program(
+    spec: Spec, directory: str, seed: int, points: int = 3, stages: bool = True, tolerate: bool = False
+) -> dict:
+    """Check one program; returns counts ('known': checked points that showed a tolerated known bug).
+
+    Raises Failure on a bug.
+    """
     import adcompiler
     from adcompiler.errors import UnsupportedSyntaxError
 
-    counts = {"checked": 0, "skipped": 0, "invalid": 0}
+    counts = {"checked": 0, "skipped": 0, "invalid": 0, "known": 0}
     mod = load_module(spec.source, directory)
     fn = getattr(mod, spec.entry)
     layout = Layout(spec.params)
@@ -1171,21 +2431,27 @@ def check_program(spec: Spec, directory: str, seed: int, points: int = 3, stages
             for stage in ("forward", "reverse"):
                 compile(df.source(stage), f"<fuzz {stage}>", "exec")
     except UnsupportedSyntaxError as exc:
-        raise Failure("refusal", f"{type(exc).__name__}: {exc}", layout.draw(random.Random(seed))) from None
+        raise Failure(
+            "refusal", f"{type(exc).__name__}: {exc}", layout.plain(layout.draw(random.Random(seed)))
+        ) from None
     except Exception as exc:  # noqa: BLE001
         msg = f"building raised {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
-        raise Failure("crash", msg, layout.draw(random.Random(seed))) from None
+        raise Failure("crash", msg, layout.plain(layout.draw(random.Random(seed)))) from None
     tried = 0
-    while counts["checked"] < points and tried < 4 * points:
-        tried += 1
-        args = layout.draw(rng)
-        try:
-            res = check_point(df, fn, mod, layout, args, rng, spec.outputs, stages=stages and counts["checked"] == 0)
-        except Failure:
-            raise
-        except UnsupportedSyntaxError as exc:
-            raise Failure("refusal", f"{type(exc).__name__}: {exc}", args) from None
-        counts[res if res != "ok" else "checked"] += 1
+    with _quiet():
+        while counts["checked"] < points and tried < 4 * points:
+            tried += 1
+            args = layout.draw(rng)
+            try:
+                first = stages and counts["checked"] == 0
+                res = check_point(df, fn, mod, layout, args, rng, spec.outputs, first, tolerate)
+            except Failure:
+                raise
+            except UnsupportedSyntaxError as exc:
+                raise Failure("refusal", f"{type(exc).__name__}: {exc}", layout.plain(args)) from None
+            if res == "known":
+                counts["known"] += 1
+            counts[res if res not in ("ok", "known") else "checked"] += 1
     return counts
 
 
@@ -1208,11 +2474,21 @@ def report(out_dir: str, tag: str, failure: Failure, spec: Spec) -> str:
 # ===================================================================== one program, one point
 
 
-def check_source(source: str, params, outputs: int, point, seed: int = 0, directory: str | None = None, stages=True):
-    """Check `source`'s function f at one point: 'ok' | 'skipped' | 'invalid', or a Failure.
+def check_source(
+    source: str,
+    params,
+    outputs: int,
+    point,
+    seed: int = 0,
+    directory: str | None = None,
+    stages=True,
+    tolerate: bool = False,
+):
+    """Check `source`'s function f at one point: 'ok' | 'known' | 'skipped' | 'invalid', or a Failure.
 
-    Used by the minimiser and by the regression tests. Exceptions of the
-    primal itself (e.g. a name the minimiser deleted) propagate.
+    Used by the minimiser and by the regression tests (which do not tolerate the symptoms of known
+    bugs: a regression of a known bug must fail). Exceptions of the primal itself (e.g. a name the
+    minimiser deleted) propagate.
     """
     import adcompiler
     from adcompiler.errors import UnsupportedSyntaxError
@@ -1223,6 +2499,8 @@ def check_source(source: str, params, outputs: int, point, seed: int = 0, direct
         mod = load_module(source, directory, "one")
         fn = mod.f
         layout = Layout(params)
+        with _quiet():
+            primal(fn, layout.from_plain(point))  # a program that does not run is no reproduction (minimiser)
         try:
             df = adcompiler.differentiate(fn, wrt=layout.wrt)
             if stages:
@@ -1233,7 +2511,9 @@ def check_source(source: str, params, outputs: int, point, seed: int = 0, direct
         except Exception as exc:  # noqa: BLE001
             return Failure("crash", f"building raised {type(exc).__name__}: {exc}\n{traceback.format_exc()}", point)
         try:
-            return check_point(df, fn, mod, layout, _copy_args(point), random.Random(seed), outputs, stages)
+            with _quiet():
+                args = layout.from_plain(point)
+                return check_point(df, fn, mod, layout, args, random.Random(seed), outputs, stages, tolerate)
         except Failure as f:
             return f
         except UnsupportedSyntaxError as exc:
@@ -1246,11 +2526,24 @@ def check_source(source: str, params, outputs: int, point, seed: int = 0, direct
 
 
 def _signature(f: Failure) -> tuple:
-    """What must stay the same while minimising: the kind, and for crashes the exception."""
+    """What must stay the same while minimising: the kind and what exactly went wrong.
+
+    crash: the stage and exception type, and its message without numbers (shapes shrink as the program
+    does); refusal: the construct refused; mismatch: which check failed (a duality mismatch must not
+    turn into, say, a tangent of the wrong shape).
+    """
+    first = f.message.splitlines()[0] if f.message else ""
     if f.kind == "crash":
-        first = f.message.splitlines()[0]
-        return ("crash", first.split(":")[0])  # e.g. "vjp raised NameError"
-    return (f.kind,)
+        head, _, rest = first.partition(": ")
+        return ("crash", head, re.sub(r"[-+.\d(), ]+", " ", rest).strip())  # e.g. "vjp raised NameError"
+    if f.kind == "refusal":
+        m = re.search(r":\d+:\d+: (.*?) is not supported", first)
+        return ("refusal", m.group(1) if m else first)
+    what = re.match(r"[a-z_]*(\('[a-z]+'\))?", first).group(0)
+    for key in ("tangent", "has not the structure", "cotangents", "finite differences", "<u, J v>", "!= primal"):
+        if key in first:
+            return ("mismatch", what, key)
+    return ("mismatch", what)
 
 
 def _stmt_lists(tree):
@@ -1277,12 +2570,26 @@ def _edits(tree) -> list:
                 if isinstance(st, ast.If) and st.orelse:
                     edits.append(("inline-else", li, si))
                     edits.append(("drop-else", li, si))
-    # expressions: replace by a child, or by a constant
+    # expressions: replace by a child, or by a constant (a comparison by True only where it is a condition:
+    # a mask a[a > 0] must not become a[True])
+    tests = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+            tests.add(id(node.test))
+        elif isinstance(node, ast.BoolOp):
+            tests.update(id(v) for v in node.values)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            tests.add(id(node.operand))
     for ei, node in enumerate(n for n in ast.walk(tree) if isinstance(n, ast.expr)):
-        if isinstance(node, (ast.BinOp, ast.Call, ast.IfExp, ast.UnaryOp, ast.BoolOp, ast.Compare)):
+        if isinstance(node, ast.Compare) and id(node) not in tests:
+            continue
+        if isinstance(node, (ast.BinOp, ast.Call, ast.IfExp, ast.UnaryOp, ast.BoolOp, ast.Compare)) or (
+            isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Load) and _expr_children(node)
+        ):
             edits.append(("const", ei, None))
-            for ci, _ in enumerate(_expr_children(node)):
-                edits.append(("child", ei, ci))
+            for ci, child in enumerate(_expr_children(node)):
+                if not isinstance(child, (ast.List, ast.Tuple)):  # np.array([..]) -> [..] leaves the subset
+                    edits.append(("child", ei, ci))
         elif isinstance(node, ast.Constant) and isinstance(node.value, float) and node.value not in (0.5, 1.0):
             edits.append(("const", ei, None))
     return edits
@@ -1300,8 +2607,20 @@ def _expr_children(node) -> list:
     if isinstance(node, ast.Compare):
         return []
     if isinstance(node, ast.Call):
-        return [a for a in node.args if not isinstance(a, ast.Starred)]
+        args = [a for a in node.args if not isinstance(a, ast.Starred)]
+        if isinstance(node.func, ast.Attribute) and not isinstance(node.func.value, ast.Name):
+            args.append(node.func.value)  # a method of a computed array: x.sum() -> x
+        elif isinstance(node.func, ast.Attribute) and node.func.attr in _RECEIVER_METHODS:
+            args.append(node.func.value)
+        return args
+    if isinstance(node, ast.Subscript):
+        return [node.value]  # A[i, :] -> A (shapes may change: the failure must stay the same)
+    if isinstance(node, ast.Attribute) and node.attr == "T":
+        return [node.value]
     return []
+
+
+_RECEIVER_METHODS = {"sum", "mean", "max", "min", "copy", "ravel", "reshape", "dot", "cumsum", "clip", "trace"}
 
 
 def _apply(source: str, edit) -> str | None:
@@ -1343,19 +2662,39 @@ def _apply(source: str, edit) -> str | None:
         tree = R().visit(tree)
     ast.fix_missing_locations(tree)
     try:
-        return (
-            "import math\n\n\n"
-            + "\n\n\n".join(ast.unparse(n) for n in tree.body if not isinstance(n, (ast.Import, ast.ImportFrom)))
-            + "\n"
-        )
+        # the program's own imports (math, numpy under its alias) first, as generated
+        imports = [ast.unparse(n) for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+        rest = [ast.unparse(n) for n in tree.body if not isinstance(n, (ast.Import, ast.ImportFrom))]
+        return "\n".join(imports or ["import math"]) + "\n\n\n" + "\n\n\n".join(rest) + "\n"
     except Exception:  # noqa: BLE001
         return None
 
 
-def minimise(source: str, params, outputs: int, point, seed: int = 0, budget_s: float = 300.0, verbose=False):
-    """Greedily simplify a failing program while it fails the same way; returns (source, Failure)."""
+def minimise(
+    source: str,
+    params,
+    outputs: int,
+    point,
+    seed: int = 0,
+    budget_s: float = 300.0,
+    verbose=False,
+    tolerate: bool = True,
+):
+    """Greedily simplify a failing program while it fails the same way; returns (source, Failure).
+
+    tolerate: see past the symptoms of known bugs, as the campaigns do (else a program a campaign
+    reported for a crash may first fail on a known bug, and shrink to that).
+    """
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)  # candidates like 0.5[i] compile with a warning, then fail
+        return _minimise(source, params, outputs, point, seed, budget_s, verbose, tolerate)
+
+
+def _minimise(source, params, outputs, point, seed, budget_s, verbose, tolerate):
     directory = tempfile.mkdtemp(prefix="adc_fuzz_min_")
-    first = check_source(source, params, outputs, point, seed, directory)
+    first = check_source(source, params, outputs, point, seed, directory, tolerate=tolerate)
     if not isinstance(first, Failure):
         raise ValueError(f"the program does not fail at {point!r}: {first}")
     sig = _signature(first)
@@ -1374,7 +2713,7 @@ def minimise(source: str, params, outputs: int, point, seed: int = 0, budget_s: 
             i += 1
             continue
         try:
-            res = check_source(cand, params, outputs, point, seed, directory)
+            res = check_source(cand, params, outputs, point, seed, directory, tolerate=tolerate)
         except Exception:  # noqa: BLE001 - the primal broke: not this bug
             res = None
         if isinstance(res, Failure) and _signature(res) == sig:
@@ -1383,11 +2722,13 @@ def minimise(source: str, params, outputs: int, point, seed: int = 0, budget_s: 
             best, best_f, progress = cand, res, True
         else:
             i += 1
-    best, params, point, best_f = _drop_unused_params(best, params, outputs, point, seed, directory, sig, best_f)
+    best, params, point, best_f = _drop_unused_params(
+        best, params, outputs, point, seed, directory, sig, best_f, tolerate
+    )
     return best, params, point, best_f
 
 
-def _drop_unused_params(source, params, outputs, point, seed, directory, sig, failure):
+def _drop_unused_params(source, params, outputs, point, seed, directory, sig, failure, tolerate):
     """Remove parameters of f that its body never reads (and their entries in the point)."""
     for k in reversed(range(len(params))):
         tree = ast.parse(source)
@@ -1400,7 +2741,7 @@ def _drop_unused_params(source, params, outputs, point, seed, directory, sig, fa
         cand = ast.unparse(tree) + "\n"
         p2, pt2 = params[:k] + params[k + 1 :], point[:k] + point[k + 1 :]
         try:
-            res = check_source(cand, p2, outputs, pt2, seed, directory)
+            res = check_source(cand, p2, outputs, pt2, seed, directory, tolerate=tolerate)
         except Exception:  # noqa: BLE001
             continue
         if isinstance(res, Failure) and _signature(res) == sig:
@@ -1418,7 +2759,7 @@ def _one(job):
     spec = generate(random.Random(ps), config)
     try:
         stages = stage_every > 0 and index % stage_every == 0
-        return index, spec, check_program(spec, tmp, ps, points, stages)
+        return index, spec, check_program(spec, tmp, ps, points, stages, tolerate=config.avoid_known)
     except Failure as f:
         return index, spec, f
 
@@ -1481,6 +2822,7 @@ def run(
                 s.points_checked += res["checked"]
                 s.points_skipped += res["skipped"]
                 s.points_invalid += res["invalid"]
+                s.points_known += res["known"]
                 if verbose and s.programs % 100 == 0:
                     s.seconds = time.time() - t0
                     print(f"  ... {s}", flush=True)
@@ -1492,6 +2834,15 @@ def run(
     return s
 
 
+def config_for(mode: str, small: bool = False) -> Config:
+    """The configuration of a --mode (and --small)."""
+    if mode == "numpy":
+        return NUMPY_SMALL if small else NUMPY
+    if mode == "mixed":
+        return dataclasses.replace(SMALL, mode="mixed") if small else MIXED
+    return SMALL if small else DEFAULT
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m adcompiler.fuzz", description=__doc__.splitlines()[0])
     ap.add_argument("--programs", type=int, default=200)
@@ -1499,21 +2850,36 @@ def main(argv=None) -> int:
     ap.add_argument("--points", type=int, default=3)
     ap.add_argument("--out", default=None, help="directory for failing programs (default: a new temp dir)")
     ap.add_argument("--small", action="store_true", help="smaller programs (the CI configuration)")
+    ap.add_argument(
+        "--mode",
+        choices=["scalar", "numpy", "mixed"],
+        default="scalar",
+        help="scalar programs, NumPy programs, or each program either (drawn from its seed)",
+    )
+    ap.add_argument("--numpy", action="store_true", help="the same as --mode numpy")
+    ap.add_argument(
+        "--strict",
+        action="store_true",
+        help="do not step around the open bugs of KNOWN_BUGS (generator and checker)",
+    )
     ap.add_argument("--jobs", type=int, default=1, help="worker processes")
     ap.add_argument("--start", type=int, default=0, help="index of the first program")
     ap.add_argument("--stage-every", type=int, default=1, help="check printed stages on every n-th program (0: never)")
     ap.add_argument("--show", type=int, default=None, help="print program N of the seed and exit")
     ap.add_argument("--minimise", metavar="REPORT", default=None, help="minimise a failing program written by --out")
     a = ap.parse_args(argv)
+    config = config_for("numpy" if a.numpy else a.mode, a.small)
+    if a.strict:
+        config = dataclasses.replace(config, avoid_known=False)
     if a.minimise:
         src, params, outputs, point = read_report(a.minimise)
-        small, params, point, f = minimise(src, params, outputs, point, verbose=True)
+        small, params, point, f = minimise(src, params, outputs, point, verbose=True, tolerate=not a.strict)
         print(f"# {f.kind}: {f.message.splitlines()[0]}")
         print(f"# fuzz: {{'params': {params!r}, 'outputs': {outputs}, 'point': {point!r}}}")
         print(small)
         return 0
     if a.show is not None:
-        print(generate(random.Random(program_seed(a.seed, a.show)), SMALL if a.small else DEFAULT).source)
+        print(generate(random.Random(program_seed(a.seed, a.show)), config).source)
         return 0
     out = a.out or tempfile.mkdtemp(prefix="adc_fuzz_out_")
     s = run(
@@ -1525,7 +2891,7 @@ def main(argv=None) -> int:
         jobs=a.jobs,
         stage_every=a.stage_every,
         start=a.start,
-        config=SMALL if a.small else DEFAULT,
+        config=config,
     )
     print(s)
     if s.reports:
