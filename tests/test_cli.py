@@ -455,16 +455,20 @@ def test_successful_write_replaces_the_old_output_whole_and_leaves_no_temporary_
     assert "earlier, successful run" not in written and {"f_forward", "g_reverse", "polar_reverse"} <= _defs(written)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="write_atomic writes through tempfile.mkstemp, whose file is created with mode 0o600, and renames it: "
-    "the written module is readable by its owner only (0o600), not 0o666 & ~umask as an ordinary write gives",
-)
 def test_written_module_has_the_permissions_of_an_ordinary_write(mod, tmp_path):
     umask = os.umask(0o022)
     os.umask(umask)
     assert adc("compile", "mod.py", "-o", "out.py", cwd=tmp_path).returncode == 0
     assert (tmp_path / "out.py").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_rewritten_module_keeps_the_permissions_of_the_file_it_replaces(mod, tmp_path):
+    """As `open(path, "w")` would: a replaced output keeps its mode (here 0o640, neither 0o600 nor the umask's)."""
+    out = tmp_path / "out.py"
+    out.write_text(SENTINEL)
+    out.chmod(0o640)
+    assert adc("compile", "mod.py", "-o", "out.py", cwd=tmp_path).returncode == 0
+    assert (out.stat().st_mode & 0o777, "def f_forward" in out.read_text()) == (0o640, True)
 
 
 # --------------------------------------------------------------- names of the written module
