@@ -517,7 +517,12 @@ class Sweeps(Checkpoints):
             if z in self.arrays and z in self.acc and prim not in rules.PARTIALS and prim not in BROADCASTING:
                 g = E.Call("@array_like", (g, E.Name(z)))  # still the number 0.0 if no use of z ran: give it z's shape
             for a, c in zip(eq.ins, rules.vjp(prim, args, E.Name(z), g, list(mask)), strict=True):
-                self.contribute(a, self.unbroadcast(eq, a, c), eq.line, out)
+                c = self.unbroadcast(eq, a, c)
+                if c is not None and isinstance(a, Var) and a.name in self.containers and a.name in self.act:
+                    shadow = E.Name(self.shadow_of(a.name))  # np.array([x, y]): the cotangent goes to the list's
+                    out.append(Do(E.Call(self.program.helper("add_into"), (shadow, c)), eq.line))
+                    continue
+                self.contribute(a, c, eq.line, out)
         return out
 
     def unbroadcast(self, eq: Eq, a, c):
@@ -526,6 +531,8 @@ class Sweeps(Checkpoints):
             return c
         if a.name in self.arrays:
             return E.Call("@unbroadcast", (c, self.ref(a)))
+        if a.name in self.containers:  # a list NumPy read as an array
+            return E.Call("@unbroadcast", (c, E.Call("numpy.asarray", (self.ref(a),))))
         return E.Call("numpy.sum", (c,))
 
     def array_setitem_adjoint(self, eq: Eq) -> list:
@@ -549,6 +556,8 @@ class Sweeps(Checkpoints):
             return c
         if a.name in self.arrays:
             return E.Call("@unbroadcast", (c, self.ref(a)))
+        if a.name in self.containers:  # a list NumPy read as an array
+            return E.Call("@unbroadcast", (c, E.Call("numpy.asarray", (self.ref(a),))))
         return E.Call("numpy.sum", (c,))
 
     def array_getitem_adjoint(self, eq: Eq) -> list:
