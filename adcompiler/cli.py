@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import sys
+import traceback
 import types
 from pathlib import Path
 
@@ -22,10 +24,15 @@ from .parse import load_file, module_functions
 from .program import STAGES, Program, primal_source
 
 
+class LoadError(Exception):
+    """The input file could not be imported: a syntax error in it, or an exception raised while running its
+    top level (an import that fails, a ``raise``, ``sys.exit``). The message names the file (and the line)."""
+
+
 def compile_file(path: str, functions=(), mode: str = "both", stage: str | None = None, checkpoint=None) -> str:
     """The derivative module (or one stage) for the chosen functions of a file (``checkpoint``: as in
     ``differentiate``, for the reverse mode of the chosen functions' loops)."""
-    module = load_file(path)
+    module = _import_input(path)
     available = module_functions(module)
     chosen = list(functions) or list(available)
     missing = [f for f in chosen if f not in available]
@@ -57,6 +64,59 @@ def compile_file(path: str, functions=(), mode: str = "both", stage: str | None 
     header += program.ns.import_lines() + [""] + helpers["constants"] + [""] + helpers["functions"]
     header += ["\n\n" + h for h in program.helper_sources()]
     return emit.format_source("\n".join(header) + "\n\n" + body)
+
+
+def _import_input(path: str):
+    """The user's file imported as a module; a failure to import it is a ``LoadError`` saying where and why.
+
+    Only what importing the file raises is caught here: the user's code and the modules it imports run,
+    and whatever they raise is the input's fault, not adcompiler's. KeyboardInterrupt still stops adc.
+    """
+    try:
+        return load_file(path)
+    except SyntaxError as exc:
+        if _same_file(exc.filename, path):
+            where = f"{path}:{exc.lineno}" + (f":{exc.offset}" if exc.offset else "")
+            raise LoadError(f"{where}: SyntaxError: {exc.msg}") from exc
+        raise LoadError(f"{_frame_in(path, exc)}: importing it raised {_describe(exc)}") from exc
+    except OSError as exc:
+        if _same_file(exc.filename, path):
+            raise LoadError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
+        raise LoadError(f"{_frame_in(path, exc)}: importing it raised {_describe(exc)}") from exc
+    except (Exception, SystemExit) as exc:
+        raise LoadError(f"{_frame_in(path, exc)}: importing it raised {_describe(exc)}") from exc
+
+
+def _same_file(name, path: str) -> bool:
+    """Whether an exception's ``filename`` is the input file (the loader reports it resolved)."""
+    try:
+        return name is not None and os.path.samefile(name, path)
+    except (OSError, TypeError, ValueError):
+        return False
+
+
+def _frame_in(path: str, exc: BaseException) -> str:
+    """``path:LINE`` of the input's line that was running when ``exc`` was raised (``path`` alone if none)."""
+    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if _same_file(f.filename, path)]
+    return f"{path}:{lines[-1]}" if lines and lines[-1] else path
+
+
+def _describe(exc: BaseException) -> str:
+    """``Type: message`` as the last line of a traceback would say it (SyntaxErrors keep their file and line)."""
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _unwritable(output: Path, exc: OSError) -> str:
+    """Why ``output`` could not be written, in its own terms rather than the temporary file's."""
+    parent = output.parent
+    if not parent.exists():
+        return f"there is no directory {parent}"
+    if not parent.is_dir():
+        return f"{parent} is not a directory"
+    if output.is_dir():
+        return "it is a directory"
+    return exc.strerror or str(exc)
 
 
 def _uses_numpy(program: Program, fn, seen=None) -> bool:
@@ -203,16 +263,29 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
         return 2
+    dont_write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # no __pycache__ beside FILE.py
     try:
         text = compile_file(str(path), args.function, args.mode, args.stage, args.checkpoint)
-    except UnsupportedSyntaxError as exc:
-        print(f"adc: {exc.msg}", file=sys.stderr)
+    except UnsupportedSyntaxError as exc:  # MissingRuleError too: located in the user's file
+        message = exc.msg
+        if exc.filename and message.startswith(exc.filename) and _same_file(exc.filename, path):
+            message = str(path) + message[len(exc.filename) :]  # the file as the user spelt it, not resolved
+        print(f"adc: {message}", file=sys.stderr)
+        return 1
+    except LoadError as exc:
+        print(f"adc: {exc}", file=sys.stderr)
         return 1
     except SystemExit as exc:
         print(exc, file=sys.stderr)
         return 2
+    finally:
+        sys.dont_write_bytecode = dont_write_bytecode
     if args.output:
-        write_atomic(args.output, text)
+        try:
+            write_atomic(args.output, text)
+        except OSError as exc:
+            print(f"adc: {args.output}: cannot write it: {_unwritable(Path(args.output), exc)}", file=sys.stderr)
+            return 1
     else:
         sys.stdout.write(text)
     return 0
