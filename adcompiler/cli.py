@@ -47,11 +47,15 @@ def compile_file(path: str, functions=(), mode: str = "both", stage: str | None 
     if stage is not None:
         return "\n\n".join(program.stage(available[name], stage, _params(available[name])) for name in chosen)
     modes = ("forward", "reverse") if mode == "both" else (mode,)
+    _claim_entry_names(program, path, [available[name] for name in chosen], modes)
     defs, seen = [], set()
     for name in chosen:
         fn = available[name]
         for m in modes:
-            for d in program.build(fn, m, _params(fn)):
+            built = program.build(fn, m, _params(fn))
+            if built[0].name != f"{name}_{m}":
+                raise RuntimeError(f"{name}'s {m} derivative came out as {built[0].name}, not as claimed")
+            for d in built:
                 if d.name not in seen:
                     seen.add(d.name)
                     defs.append(d)
@@ -64,6 +68,60 @@ def compile_file(path: str, functions=(), mode: str = "both", stage: str | None 
     header += program.ns.import_lines() + [""] + helpers["constants"] + [""] + helpers["functions"]
     header += ["\n\n" + h for h in program.helper_sources()]
     return emit.format_source("\n".join(header) + "\n\n" + body)
+
+
+class NameClashError(UnsupportedSyntaxError):
+    """A name in the user's file that the written module must give to a derivative: ``f_forward`` or
+    ``f_reverse`` of a chosen ``f`` (a function, variable or import of that name), located in the file."""
+
+    def __init__(self, what: str, entry: str, mode: str, filename: str, lineno: int, col: int, text=None):
+        self.construct = f"{what} clashes with the name adc compile gives {entry}'s {mode} derivative"
+        other = {"forward": "reverse", "reverse": "forward"}[mode]
+        self.remedy = (
+            f"rename it (the written module defines f_forward and f_reverse for each chosen f), "
+            f"or leave {entry} out with --function, or its {mode} mode with --mode {other}"
+        )
+        message = f"{filename}:{lineno}:{col + 1}: {self.construct}; {self.remedy}"
+        SyntaxError.__init__(self, message, (filename, lineno, col + 1, text))
+
+
+# Program.build's kind of spec for each mode of an entry point (its key is (kind, function, parameters)).
+_ENTRY_KINDS = {"forward": "forward", "reverse": "fused"}
+
+
+def _claim_entry_names(program: Program, path: str, entries: list, modes) -> None:
+    """Reserve the documented names ``f_forward`` / ``f_reverse`` of every chosen ``f`` before any code is
+    generated, so that no derivative of a callee takes one first (``h(x, b)``'s derivative in ``b`` is
+    ``h_b_forward``, the name ``h_b``'s own forward derivative needs), and refuse, with a ``NameClashError``
+    at the first mention, a user name in the way: the program would otherwise call the derivative
+    ``f_forward_1`` and leave ``f_forward`` to the user's function, against the README.
+    """
+    for fn in entries:
+        program.anf(fn)  # lowering a function (and its callees) makes every name their code uses taken
+    for fn in entries:
+        for m in modes:
+            wanted = f"{fn.__name__}_{m}"
+            if program.module.fresh(wanted) != wanted:
+                raise _name_clash(path, wanted, fn.__name__, m)
+            program.specs[(_ENTRY_KINDS[m], fn, tuple(_params(fn)))] = (wanted,)
+
+
+def _name_clash(path: str, name: str, entry: str, mode: str) -> NameClashError:
+    """The clash of ``name`` with ``entry``'s derivative, located where the file first defines or uses it
+    (a name that only a star import or another module brings in is reported at the file's first line)."""
+    source = Path(path).read_text(encoding="utf-8")
+    lines = source.splitlines()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            what = f"the {'class' if isinstance(node, ast.ClassDef) else 'function'} {name}"
+        elif isinstance(node, ast.alias) and (node.asname or node.name.partition(".")[0]) == name:
+            what = f"the import of {name}"
+        elif isinstance(node, ast.Name) and node.id == name or isinstance(node, ast.arg) and node.arg == name:
+            what = f"the name {name}"
+        else:
+            continue
+        return NameClashError(what, entry, mode, path, node.lineno, node.col_offset, lines[node.lineno - 1])
+    return NameClashError(f"the name {name} (which {path} imports)", entry, mode, path, 1, 0)
 
 
 def _import_input(path: str):
@@ -266,7 +324,7 @@ def main(argv=None) -> int:
     dont_write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # no __pycache__ beside FILE.py
     try:
         text = compile_file(str(path), args.function, args.mode, args.stage, args.checkpoint)
-    except UnsupportedSyntaxError as exc:  # MissingRuleError too: located in the user's file
+    except UnsupportedSyntaxError as exc:  # MissingRuleError and NameClashError too: all located in the user's file
         message = exc.msg
         if exc.filename and message.startswith(exc.filename) and _same_file(exc.filename, path):
             message = str(path) + message[len(exc.filename) :]  # the file as the user spelt it, not resolved
