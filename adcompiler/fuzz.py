@@ -1,20 +1,32 @@
 """Differential fuzzing of adcompiler: random programs in the supported subset.
 
     python -m adcompiler.fuzz --programs 500 --seed 1 [--out DIR] [--points 3]
+    python -m adcompiler.fuzz --numpy --programs 200 --seed 1     # NumPy programs (--mode numpy)
+    python -m adcompiler.fuzz --mode mixed --programs 200 --seed 1  # each program scalar or NumPy
+    python -m adcompiler.fuzz --minimise DIR/crash_seed1_prog7.py   # shrink a reported failure
 
 A seeded generator (``random.Random``, deterministic per seed) writes random
 functions as Python source: float (and sometimes list-of-float and int)
 parameters, straight-line arithmetic, math functions on safe domains,
 branches, ``for``/``while`` loops with ``break``/``continue``/early
-``return``, lists, helper functions, tuple outputs.  Each program is written
-to a temporary ``.py`` file and imported (adcompiler reads source with
-``inspect``), differentiated, and checked at a few random points:
+``return``, lists, helper functions, tuple outputs.  NumPy programs (NpGen)
+add float64 array parameters of small fixed shapes ((n,), (m,), (m, n)),
+broadcasting arithmetic with floats, rows, columns and keepdims reductions,
+elementwise functions on safe domains, ``maximum``/``where``/``clip``,
+reductions, ``dot``/``@``/``outer``/``inner``, shape changes, slices, integer
+and boolean indexing, writes into local arrays (``y[i] = ...``,
+``Y[:, j] += ...``, ``+=`` on whole arrays), loops over ``range(len(a))``,
+branches on array reductions, helpers taking and returning arrays, and array
+outputs.  Each program is written to a temporary ``.py`` file and imported
+(adcompiler reads source with ``inspect``), differentiated, and checked at a
+few random points:
 
 * forward mode (``jvp`` along random directions) against central finite
   differences, reverse mode (``vjp`` with random cotangents) against the same
   finite differences, and ``<u, J v> == <J^T u, v>`` between the two;
 * the value returned by ``jvp``/``vjp``/``value_and_grad`` equals the primal;
-  ``grad`` equals ``vjp(1.0)``;
+  ``grad`` equals ``vjp(1.0)``; tangents have the structure (and array
+  shapes) of the output, cotangents the shape and dtype of their parameter;
 * the printed stages ``anf`` and ``dup`` run and return the primal value, and
   the ``forward``/``reverse`` sources compile.
 
@@ -26,6 +38,11 @@ refusals (``UnsupportedSyntaxError``: the generator only writes the supported
 subset, so a refusal is a bug) and crashes (any other exception raised by
 adcompiler or by generated code when the primal runs fine).  Every mismatch,
 refusal and crash is written, with its point, to a file in ``--out``.
+
+Open bugs found before are listed in KNOWN_BUGS with their regression files:
+by default the generator steps around them, or the checker accepts their
+symptom and counts the point as "known-bug" instead of a mismatch, so that a
+frequent bug does not hide the others (``--strict`` turns this off).
 """
 
 from __future__ import annotations

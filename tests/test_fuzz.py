@@ -114,3 +114,45 @@ def test_fuzz_regression(path, tmp_path):
     if isinstance(res, fuzz.Failure):
         pytest.fail(f"{res.kind}: {res.message}")
     assert res == "ok", f"the regression point {point!r} is {res}: move it away from the kink"
+
+
+_WRONG_RULE = """
+import numpy as np
+import adcompiler
+
+
+def g(x):
+    return np.sin(x)
+
+
+adcompiler.defrule(g, jvp=lambda x, dx: {jvp}, vjp=lambda x, ct: ({vjp},))
+
+
+def f(x):
+    return {ret}
+"""
+_RIGHT_JVP, _RIGHT_VJP = "np.cos(x) * dx", "np.cos(x) * ct"
+
+
+@needs_numpy
+@pytest.mark.parametrize(
+    "jvp, vjp, ret, expect",
+    [
+        (_RIGHT_JVP, _RIGHT_VJP, "np.sum(g(x) * x)", "ok"),
+        ("2.0 * np.cos(x) * dx", _RIGHT_VJP, "np.sum(g(x) * x)", "jvp(v="),
+        (_RIGHT_JVP, "2.0 * np.cos(x) * ct", "np.sum(g(x) * x)", "vjp(u="),
+        ("np.sum(np.cos(x) * dx)", _RIGHT_VJP, "g(x)", "has not the structure"),  # a float tangent of an array
+        (_RIGHT_JVP, "np.sum(np.cos(x) * ct)", "np.sum(g(x))", "vjp(u="),  # a float cotangent, spread: wrong values
+        (_RIGHT_JVP, "(np.cos(x) * ct).astype(np.float32)", "np.sum(g(x))", "dtype float32"),
+    ],
+    ids=["right", "jvp", "vjp", "tangent-shape", "cotangent-shape", "cotangent-dtype"],
+)
+def test_array_checker_catches_wrong_rules(jvp, vjp, ret, expect, tmp_path):
+    """The array checks are not vacuous: a helper with a wrong defrule is reported, whichever mode it breaks."""
+    source = _WRONG_RULE.format(jvp=jvp, vjp=vjp, ret=ret)
+    res = fuzz.check_source(source, [("array", "x", (3,))], 1, [[0.1, -0.7, 1.2]], directory=str(tmp_path))
+    if expect == "ok":
+        assert res == "ok"
+    else:
+        assert isinstance(res, fuzz.Failure) and res.kind == "mismatch", res
+        assert expect in res.message.splitlines()[0], res.message
