@@ -16,6 +16,7 @@ import builtins
 import types
 
 from . import rules
+from .inplace import IN_PLACE
 from .errors import MissingRuleError
 from .ir import Break, Const, Continue, Eq, For, Function, If, Return, Var, While, flatten, rebuild
 from .names import Namer, is_builtin, root
@@ -153,7 +154,8 @@ class _Lowering(ListLowering, ArrayLowering):
                 raise self.parsed.error(stmt.target, "augmented assignment to this target", "use a plain name: x += y")
             current = self.name(stmt.target)
             right = self.expr(stmt.value)
-            self.bind(stmt.target, self.apply(BINOPS[type(stmt.op)], [current, right], stmt.target.id))
+            changed = self.apply(BINOPS[type(stmt.op)], [current, right], stmt.target.id, param=IN_PLACE)
+            self.bind(stmt.target, changed)  # on an array NumPy changes it in place: see inplace.py
         elif isinstance(stmt, ast.If):
             self.if_(stmt, loops, [])
         elif isinstance(stmt, (ast.For, ast.While)):

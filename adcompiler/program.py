@@ -17,6 +17,7 @@ import types
 from . import anf, dup, emit, forward, kinds, reverse
 from .activity import varied
 from .errors import UnsupportedSyntaxError
+from .inplace import check_in_place
 from .ir import Var, calls, flatten, to_def
 from .names import Namer, Namespace
 from .parse import parse_function
@@ -159,7 +160,13 @@ class Program:
         key = (fn, self.array_params.get(fn, frozenset()))
         if key not in self._arrays:
             self._arrays[key] = frozenset(key[1])
-            self._arrays[key] = kinds.arrays(self.dupform(fn), key[1], self.callee_arrays)
+            found = kinds.arrays(self.dupform(fn), key[1], self.callee_arrays)
+            try:
+                check_in_place(self.dupform(fn), found, self.kinds(fn))
+            except Exception:
+                del self._arrays[key]  # refused: so is every later request, in either mode
+                raise
+            self._arrays[key] = found
         return self._arrays[key]
 
     def callee_arrays(self, fn, flags) -> tuple:

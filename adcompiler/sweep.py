@@ -156,17 +156,6 @@ class Sweeps(Checkpoints):
         }
         self.accumulated |= set(self.mutable)  # cleared and refilled in place: never an alias
         self.rereadable = self._rereadable()
-        for eq in walk(self.fn.body):
-            if isinstance(eq, Eq) and eq.prim == "setitem" and eq.ins[0].name in self.written:
-                if self.alias.get(eq.ins[0].name, eq.ins[0].name) in self.fn.params:
-                    raise UnsupportedSyntaxError(
-                        f"writing into the array parameter {self.alias.get(eq.ins[0].name, eq.ins[0].name)}",
-                        "copy it first (x = x.copy()) and write into the copy",
-                        self.fn.source.filename,
-                        eq.line,
-                        0,
-                        self.fn.source.lines.get(eq.line),
-                    )
         self.defined_in: dict = {}
         for v, home in self.home.items():
             self.defined_in.setdefault(home, []).append(v)

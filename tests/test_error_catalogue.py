@@ -187,7 +187,6 @@ def test_array_parameter_write_names_the_users_variable():
     assert re.search(r"array parameter A\b", err.msg), err.msg
 
 
-@_bug("the column is hard-coded to 0 (offset 1) in sweep.py, not the column of the write `A[0] = ...`")
 def test_array_parameter_write_column():
     err = _array_param_error()
     assert err.offset == marker_text("array_param_write").index("A[0]") + 1

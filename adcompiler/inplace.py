@@ -1,0 +1,231 @@
+"""Changing NumPy arrays in place: what adcompiler follows, and what it refuses with a located error.
+
+adcompiler follows writes ``a[i] = v`` into an array the function made itself
+(and every name bound to that same object), and ``a += v`` where nothing else
+still refers to the old ``a``.  NumPy also changes arrays in place through
+objects that *share memory* or *share identity* with them, which the
+derivative code would silently miss.  So, in a function being differentiated:
+
+* a write or ``+=`` into an array parameter is refused (the caller's array
+  would change);
+* a write or ``+=`` into a view (a slice, a row ``B[0]``, ``.T``, a reshape) is
+  refused: the base array changes too;
+* a write or ``+=`` into an array that a list also holds is refused;
+* a write into an array after taking a view of it, when the view is used after
+  the write, is refused: the view sees the write;
+* ``c += v`` when another name still holding the old ``c`` is used afterwards
+  (``b = c`` before) is refused: NumPy's ``+=`` changes ``b`` too.
+
+Each refusal names the file, line and column and what to write instead.
+"""
+
+from __future__ import annotations
+
+from .errors import UnsupportedSyntaxError
+from .ir import Eq, For, If, Return, Var, While, blocks, flatten
+
+VIEWS = (
+    "getitem",
+    "numpy.reshape",
+    "numpy.ravel",
+    "numpy.transpose",
+    "numpy.squeeze",
+    "numpy.expand_dims",
+    "numpy.swapaxes",
+    "numpy.broadcast_to",
+)
+SAME_OBJECT = ("dup", "read", "write", "numpy.asarray")
+STORES = ("list", "tuple", "append", "setitem", "list_repeat")
+IN_PLACE = "in place"  # the ``param`` of an operator equation lowered from ``x op= y``
+
+
+def check_in_place(fn, arrays: frozenset, containers: frozenset) -> None:
+    """Raise UnsupportedSyntaxError for the first in-place change of an array the derivative could miss."""
+    if not arrays:
+        return
+    facts = _Facts(fn, arrays, containers)
+    for eq, pos, loops in facts.eqs:
+        target = eq.ins[0].name if eq.prim == "setitem" and isinstance(eq.ins[0], Var) else None
+        if target is not None and (target in arrays or any(m in facts.taken for m in facts.members(target))):
+            facts.check_change(eq, pos, loops, eq.ins[0].name, "writing into")
+        elif eq.param == IN_PLACE and eq.outs[0].name in arrays and isinstance(eq.ins[0], Var):
+            facts.check_change(eq, pos, loops, eq.ins[0].name, "an in-place change (+=, *=, ...) of")
+            facts.check_stale(eq, pos, loops)
+
+
+class _Facts:
+    """Positions, loops, object classes, definitions and uses of one function in dup form."""
+
+    def __init__(self, fn, arrays, containers):
+        self.fn, self.arrays, self.containers = fn, arrays, containers
+        self.eqs: list = []  # (eq, position, enclosing loops)
+        self.defined: dict = {p: (-1, ()) for p in fn.params}  # var -> (position, loops) of its definition
+        self.used: dict = {}  # var -> [(position, loops)]
+        self.parent: dict = {}
+        self.back: dict = {}  # var -> the vars its object may come from (dup, read, write, asarray)
+        self.counter = 0
+        self._visit(fn.body, ())
+        self.views: dict = {}  # view var -> the var it views
+        self.taken: set = set()  # arrays read out of a list
+        self.stored: set = set()  # arrays put into a list
+        holders = {n[:-2] for n in arrays if n.endswith("[]")}  # lists holding arrays
+        for eq, _, _ in self.eqs:
+            ins = [a.name for a in eq.ins if isinstance(a, Var)]
+            outs = [v.name for v in eq.outs]
+            if eq.prim in SAME_OBJECT:
+                for n in ins + outs:
+                    self._union(ins[0] if ins else outs[0], n)
+                for o in outs:  # where each name's object may come from (a slot: from any value written to it)
+                    self.back.setdefault(o, set()).update(ins)
+            elif eq.prim in VIEWS and outs and outs[0] in arrays and ins and (ins[0] in arrays or ins[0] in containers):
+                self.views[outs[0]] = ins[0]
+            if eq.prim in STORES:
+                held = ins[1:] if eq.prim in ("append", "setitem") else ins
+                self.stored |= {n for n in held if n in arrays}
+                if any(n in arrays for n in held):  # the list now holds arrays
+                    holders.add(ins[0] if eq.prim in ("append", "setitem") else outs[0])
+        holders = {self.find(n) for n in holders}
+        for eq, _, _ in self.eqs:  # an element of a list holding arrays is an array, whatever kinds says
+            if eq.prim == "getitem" and isinstance(eq.ins[0], Var) and self.find(eq.ins[0].name) in holders:
+                self.views[eq.outs[0].name] = eq.ins[0].name
+                self.taken.add(eq.outs[0].name)
+
+    def _visit(self, stmts, loops) -> None:
+        for stmt in stmts:
+            self.counter += 1
+            pos = self.counter  # increasing, in program order
+            if isinstance(stmt, Eq):
+                self.eqs.append((stmt, pos, loops))
+                for v in stmt.outs:
+                    self.defined.setdefault(v.name, (pos, loops))
+                reads = stmt.ins
+            elif isinstance(stmt, (If, While)):
+                reads = (stmt.test,)
+            elif isinstance(stmt, For):
+                reads = (stmt.start, stmt.stop, stmt.step)
+            elif isinstance(stmt, Return):
+                reads = tuple(flatten(stmt.value))
+            else:
+                reads = ()
+            for a in reads:
+                if isinstance(a, Var):
+                    self.used.setdefault(a.name, []).append((pos, loops))
+            inner = loops + ((id(stmt),) if isinstance(stmt, (For, While)) else ())
+            for b in blocks(stmt):
+                self._visit(b, inner)
+
+    def find(self, n: str) -> str:
+        while self.parent.get(n, n) != n:
+            n = self.parent[n]
+        return n
+
+    def _union(self, a: str, b: str) -> None:
+        self.parent[self.find(a)] = self.find(b)
+
+    def members(self, n: str) -> list:
+        root = self.find(n)
+        return [m for m in set(self.defined) | set(self.used) if self.find(m) == root]
+
+    def used_after(self, names, pos: int, loops: tuple) -> bool:
+        """Whether a use of any of ``names`` may run after the statement at ``pos`` inside ``loops``:
+        later in program order, or in a later iteration of a loop around both that the name was
+        defined outside of."""
+        for n in names:
+            def_loops = self.defined.get(n, (-1, ()))[1]
+            for upos, uloops in self.used.get(n, ()):
+                if upos > pos or any(lp in uloops and lp not in def_loops for lp in loops):
+                    return True
+        return False
+
+    def sources(self, name: str) -> set:
+        """Every name whose object ``name`` may be (following copies backwards, through slots)."""
+        found, todo = {name}, [name]
+        while todo:
+            for m in self.back.get(todo.pop(), ()):
+                if m not in found:
+                    found.add(m)
+                    todo.append(m)
+        return found
+
+    def check_change(self, eq, pos, loops, name: str, what: str) -> None:
+        members = self.sources(name)
+        if any(m in self.fn.params for m in members):
+            param = next(m for m in members if m in self.fn.params)
+            self.refuse(eq, f"{what} the array parameter {param}", f"copy it first ({param} = {param}.copy())", param)
+        view = next((m for m in members if m in self.views), None)
+        if view is not None:
+            base = self.views[view]
+            if view in self.taken or base in self.containers:
+                self.refuse(eq, f"{what} an array taken from a list", "copy it first (b = rows[i].copy())", name, base)
+            self.refuse(
+                eq,
+                f"{what} a view of another array (a slice, row, .T or reshape shares its memory)",
+                "copy the view first (v = a[1:].copy()) or write into the array itself",
+                name,
+                base,
+            )
+        if any(self.sources(n) & members for n in self.stored):
+            self.refuse(
+                eq, f"{what} an array that a list also holds", "store a copy in the list (rows = [b.copy()])", name
+            )
+        for v, base in self.views.items():  # a view taken earlier, used after this change, would see it
+            if self.find(base) == self.find(name):
+                vpos = self.defined[v][0]
+                if vpos < pos and self.used_after(self.members(v), pos, loops):
+                    self.refuse(
+                        eq,
+                        f"{what} an array while a view of it taken earlier is still used",
+                        "copy the view (v = a[1:].copy()) or take it after the last change",
+                        name,
+                    )
+
+    def check_stale(self, eq, pos, loops) -> None:
+        """``c += v``: no other name bound to the old ``c`` may be used afterwards."""
+        old = eq.ins[0].name
+        target, op = _aug_target(self.fn.source.lines.get(eq.line, "")) or (_root(old), "+")
+        for m in self.members(old):
+            if m == old or m in self.fn.slots:
+                continue
+            if self.defined.get(m, (-1, ()))[0] < pos and self.used_after([m], pos, loops):
+                other = _root(m) if _root(m) != target else "an earlier alias"
+                self.refuse(
+                    eq,
+                    f"the in-place {op}= on {target}, an array that another name ({other}) still refers to",
+                    f"write {target} = {target} {op} ... to make a new array",
+                    target,
+                )
+
+    def refuse(self, eq, construct: str, remedy: str, name: str, also: str | None = None) -> None:
+        """Raise the located error; the column is where ``name`` (or else ``also``) is changed on the line."""
+        source = self.fn.source
+        text = source.lines.get(eq.line, "")
+        col = _column(text, _root(name))
+        if col == len(text) - len(text.lstrip()) and also is not None:
+            col = _column(text, _root(also))
+        raise UnsupportedSyntaxError(construct, remedy, source.filename, eq.line, col, text)
+
+
+def _root(name: str) -> str:
+    """The user's name behind an SSA name: ``b_2`` -> ``b``."""
+    from .names import root
+
+    return root(name)
+
+
+def _aug_target(text: str):
+    """The name an augmented assignment on this source line changes, and its operator: ``(c, +)``."""
+    import re
+
+    found = re.match(r"\s*([A-Za-z_]\w*)\s*(\+|-|\*\*|\*|//|/|%|@)=", text)
+    return (found.group(1), found.group(2)) if found else None
+
+
+def _column(text: str, name: str) -> int:
+    """Where ``name`` is changed on a source line: ``name[`` or ``name +=`` (else the first word)."""
+    for pattern in (f"{name}[", f"{name} +=", f"{name} -=", f"{name} *=", f"{name} /=", f"{name}."):
+        k = text.find(pattern)
+        while k > 0 and (text[k - 1].isalnum() or text[k - 1] == "_"):
+            k = text.find(pattern, k + 1)
+        if k >= 0:
+            return k
+    return len(text) - len(text.lstrip())

@@ -1,0 +1,25 @@
+"""adcompiler/inplace.py: in-place array changes it can follow are differentiated right (checked against
+central differences by tests/alias_oracle.py); the ones it cannot are refused with a located error."""
+
+import inspect
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+import adcompiler  # noqa: E402
+from tests import inplace_funcs as F  # noqa: E402
+from tests.alias_oracle import outcome  # noqa: E402
+
+ARGS = {"x": 0.7, "a": np.array([0.3, -0.5, 1.1]), "c": 1.0}
+ACCEPTED = [fn for _, fn in inspect.getmembers(F, inspect.isfunction)]
+
+
+@pytest.mark.parametrize("fn", ACCEPTED, ids=[f.__name__ for f in ACCEPTED])
+def test_followed_in_place_changes_have_the_finite_difference_derivative(fn):
+    args = tuple(ARGS[p] for p in inspect.signature(fn).parameters)
+    assert outcome(fn, args) == "ok"
+
+
+def test_conditional_expression_with_the_local_chosen():
+    assert outcome(F.chosen_array_then_written, (0.7, ARGS["a"], -1.0)) == "ok"
