@@ -59,7 +59,18 @@ class Classes:
         self.parent: dict = {}
         for eq in (s for s in walk(fn.body) if isinstance(s, Eq)):
             names = [v.name for v in eq.outs] + [a.name for a in eq.ins if isinstance(a, Var)]
-            if eq.prim in ("dup", "read", "write", "getitem", "setitem", "append", "pop", "list", "tuple"):
+            if eq.prim in (
+                "dup",
+                "read",
+                "write",
+                "getitem",
+                "setitem",
+                "append",
+                "pop",
+                "list",
+                "tuple",
+                "list_repeat",
+            ):
                 linked = [n for n in names if n in containers]
                 for n in linked[1:]:
                     self.union(linked[0], n)

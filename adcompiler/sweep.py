@@ -437,9 +437,9 @@ class Sweeps(Checkpoints):
             iterable = E.Call("reversed", (E.Call("range", args),))
             target = loop.target.name
             needed = [
-                a.name
+                self.alias.get(a.name, a.name)  # the name the code uses for it
                 for a in (loop.start, loop.step) + (() if counter else (loop.stop,))
-                if isinstance(a, Var) and a.name in self.in_loop
+                if isinstance(a, Var) and self.alias.get(a.name, a.name) in self.in_loop
             ]
         else:
             iterable, target, needed = E.Call("range", (E.Name(counter),)), self.program.discard, []
@@ -791,8 +791,8 @@ class Sweeps(Checkpoints):
             value = E.Call(self.program.helper("zeros_like"), (E.Name(names[0]),))
         elif eq.prim in ("list", "tuple"):
             value = E.List(tuple(self.shadow_value(a) for a in eq.ins))
-        elif eq.prim == "list_repeat":
-            value = E.BinOp("*", E.List((E.Num(0.0),)), args[1])
+        elif eq.prim == "list_repeat":  # [r] * n repeats r itself: its shadow repeats r's shadow
+            value = E.BinOp("*", E.List((self.shadow_value(eq.ins[0]),)), args[1])
         elif eq.prim == "list_copy":  # a copy of a list whose elements are constants starts with zero adjoints
             source = eq.ins[0].name
             value = (

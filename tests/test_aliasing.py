@@ -151,22 +151,9 @@ def test_refusal_points_at_the_offending_line_and_column(name, snippet, words):
 
 # ---------------------------------------------------------------- known bugs: silently wrong or crashing
 
-REPEATED_PARAM_BUG = (
-    "[r] * 2 with r a list parameter is not refused (unlike [[x, y]] * 2) and its rows are not "
-    "treated as aliases of r: rows[0][0] = x is lost in both modes (df/dx = 0 instead of 1)"
-)
-REPEATED_LOCAL_BUG = (
-    "[r] * 2 with r a local list: forward mode is right, reverse mode crashes with TypeError: "
-    "'float' object is not subscriptable (the shadow of the repeated list is a list of numbers)"
-)
-
-NESTED_REVERSED_BUG = (
-    "a loop over reversed(ys) inside another loop: the reverse code tapes t1_1, the length of ys, under a "
-    "name it never assigned (the primal sweep assigns t1): UnboundLocalError from generated code"
-)
 
 BUGS = [
-    ("overwritten_in_nested_reversed_loop", NESTED_REVERSED_BUG),
+    ("overwritten_in_nested_reversed_loop", None),  # fixed
     ("array_view_write", None),  # fixed: refused with a located error
     ("array_row_view_write", None),  # fixed: refused with a located error
     ("array_reshape_view_write", None),  # fixed: refused with a located error
@@ -180,8 +167,8 @@ BUGS = [
     ("array_in_list_alias_written", None),  # fixed: refused with a located error
     ("array_twice_in_list", None),  # fixed: refused with a located error
     ("array_of_floats", None),  # fixed: kept as a check
-    ("rows_repeated_param", REPEATED_PARAM_BUG),
-    ("rows_repeated_local", REPEATED_LOCAL_BUG),
+    ("rows_repeated_param", None),  # fixed
+    ("rows_repeated_local", None),  # fixed
 ]
 
 
