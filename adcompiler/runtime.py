@@ -25,8 +25,9 @@ HELPERS = {
     "reject_ints": '''def reject_ints(arrays_expected, *args):
     """Refuse to differentiate with respect to an int: the derivative would silently be of a float."""
     for k, a in enumerate(args):
-        if type(a) is int:
-            raise TypeError(f"cannot differentiate with respect to argument {k + 1}, the int {a!r}; pass a float ({float(a)!r})")
+        kind = type(a)
+        if kind is int or kind is bool or kind.__module__ == "numpy" and kind.__name__.startswith(("int", "uint", "bool")):
+            raise TypeError(f"cannot differentiate with respect to argument {k + 1}, the integer {a!r}; pass a float ({float(a)!r})")
         first = a[0] if type(a) in (list, tuple) and a else a
         if (type(a).__name__ == "ndarray" or type(first).__name__ == "ndarray") and not arrays_expected:
             raise TypeError(f"argument {k + 1} is a NumPy array, but this gradient was generated for numbers; call it through the object adcompiler.differentiate returned")

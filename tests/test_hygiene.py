@@ -382,17 +382,7 @@ def test_integer_argument_is_refused_on_the_first_call(kind):
     assert raised == dict.fromkeys(raised, "TypeError")
 
 
-FAST_PATH_BUG = (
-    "after a first call with floats, f.grad and f.value_and_grad are the generated functions themselves, "
-    "whose reject_ints checks type(a) is int only: a bool or a NumPy integer is then accepted (the first "
-    "call refuses it), and the gradient comes back as an integer (np.int64(4))"
-)
-
-
-@pytest.mark.parametrize(
-    "kind",
-    [pytest.param(k, marks=_bug(FAST_PATH_BUG)) if k != "int" else k for k in INTEGERS],
-)
+@pytest.mark.parametrize("kind", INTEGERS)
 def test_integer_argument_is_refused_after_a_call_with_floats(kind):
     df = adcompiler.differentiate(_power)
     df.grad(2.0, 1.5), df.value_and_grad(2.0, 1.5)
