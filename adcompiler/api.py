@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import builtins
 import functools
 import inspect
 import sys
 
 from . import emit
 from .load import load
+from .names import GENERATED_BUILTINS
 from .program import Program
 
 _EMPTY: frozenset = frozenset()
@@ -109,6 +111,8 @@ class Differentiable:
             source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
             namespace = dict(self.fn.__globals__)
             namespace.update(program.injected)
+            for name in GENERATED_BUILTINS:  # the runtime helpers call builtins the user's module may rebind
+                namespace[name] = getattr(builtins, name)
             load(source, namespace, f"{mode} of {self.fn.__qualname__}")
             for name, alias in program.helpers.items():
                 namespace[alias].__adc_primitive__ = name  # so derivative code can itself be differentiated

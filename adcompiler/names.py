@@ -98,9 +98,14 @@ class Namespace:
         self.imports: dict[str, str] = {}  # module name -> alias that must be imported
         self.used: dict[str, str] = {}  # user global name -> the import line that binds it
         self.helper = lambda name: name  # how runtime helpers are named (the program sets this)
+        self.avoid: set = set()  # local and parameter names of the user's functions: never a global spelling
 
     def module_alias(self, module: str) -> str:
-        candidates = [n for n, v in self.globals.items() if isinstance(v, types.ModuleType) and v.__name__ == module]
+        candidates = [
+            n
+            for n, v in self.globals.items()
+            if isinstance(v, types.ModuleType) and v.__name__ == module and n not in self.avoid
+        ]
         if candidates:
             name = module if module in candidates else sorted(candidates)[0]
             self.used[name] = f"import {module}" if name == module else f"import {module} as {name}"
@@ -117,10 +122,15 @@ class Namespace:
             return f"{self.module_alias('numpy')}.linalg.{canonical.rpartition('.')[2]}"
         module, dot, attr = canonical.rpartition(".")
         if not dot:
+            if canonical in GENERATED_BUILTINS and (
+                canonical in self.avoid
+                or not is_builtin(canonical, self.globals.get(canonical, getattr(builtins, canonical)))
+            ):
+                return f"{self.module_alias('builtins')}.{canonical}"  # the user's code binds this name
             return canonical
         target = _lookup(canonical)
         for name, value in sorted(self.globals.items()):
-            if target is not None and value is target and name == attr:
+            if target is not None and value is target and name == attr and name not in self.avoid:
                 self.used[name] = f"from {module} import {attr}"
                 return name
         return f"{self.module_alias(module)}.{attr}"

@@ -19,7 +19,7 @@ from .activity import varied
 from .errors import UnsupportedSyntaxError
 from .inplace import check_in_place
 from .ir import Var, calls, flatten, to_def
-from .names import Namer, Namespace
+from .names import GENERATED_BUILTINS, Namer, Namespace
 from .parse import parse_function
 from .tidy import tidy
 
@@ -68,6 +68,9 @@ class Program:
             a.arg for a in ast.walk(parsed.node) if isinstance(a, ast.arg)
         }
         self.user_names |= names | set(fn.__globals__)
+        self.ns.avoid |= {  # locals and parameters: generated code never spells a module or builtin so
+            n.id for n in ast.walk(parsed.node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+        } | {a.arg for a in ast.walk(parsed.node) if isinstance(a, ast.arg)}
         self.module.taken |= self.user_names
         namer = Namer(
             names | set(fn.__globals__) | set(self.globals),
@@ -194,7 +197,7 @@ class Program:
     def primal_name(self, fn) -> str:
         """How generated code calls the original user function ``fn``."""
         if fn not in self.primal_names:
-            bound = [k for k, v in self.globals.items() if v is fn]
+            bound = [k for k, v in self.globals.items() if v is fn and k not in GENERATED_BUILTINS]
             if fn.__name__ in bound or bound:
                 self.primal_names[fn] = fn.__name__ if fn.__name__ in bound else sorted(bound)[0]
             else:

@@ -13,15 +13,14 @@ the names already chosen (``tape`` then ``d_tape``, ``tape_1``), so generated
 names built on them collide too.  The renaming keeps Python's meaning: it is
 injective within each scope and never shadows a name the scope reads.
 
-Names that currently break adcompiler (see the strict xfails in
-test_hygiene.py) are left out, so that the campaign can find other bugs:
-``KNOWN_BAD_LOCALS`` and every builtin name for module-level functions.
+Names that break adcompiler would go in ``KNOWN_BAD_LOCALS`` and
+``KNOWN_BAD_GLOBALS`` (left out, so that the campaign can find other bugs);
+there are none now: builtins reused as locals or module-level functions work.
 """
 
 from __future__ import annotations
 
 import ast
-import builtins
 import keyword
 import random
 
@@ -114,10 +113,10 @@ PATTERNS = [
 ]
 STEMS = ["x", "t", "ct", "tape", "dup", "k", "iter", "residuals", "t1", "xs", "f"]
 
-# Local names adcompiler currently mishandles (LOCAL_BUILTIN_BUG in test_hygiene.py).
-KNOWN_BAD_LOCALS = frozenset({"len", "range", "reversed"})
-# Module-level functions named like builtins break generated code (GLOBAL_BUILTIN_BUG).
-KNOWN_BAD_GLOBALS = frozenset(dir(builtins))
+# Local names adcompiler mishandles (none since builtins are spelt builtins.len where user code binds them).
+KNOWN_BAD_LOCALS: frozenset = frozenset()
+# Module-level function names that break generated code (none: loaded code restores the builtins).
+KNOWN_BAD_GLOBALS: frozenset = frozenset()
 
 
 def _scope(fn: ast.FunctionDef) -> tuple[set, set]:

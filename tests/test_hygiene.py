@@ -208,11 +208,6 @@ MODULES = {
     ),
 }
 
-SHADOW_BUG = (
-    "generated code spells library functions with the user's module-level binding (math.log, m.log, cos) "
-    "even inside a function where a parameter or local variable of that name shadows it: AttributeError "
-    "or TypeError from the generated code"
-)
 
 SHADOWED = {
     "local_math_needed_by_the_derivative": (
@@ -242,7 +237,7 @@ SHADOWED = {
 
 @pytest.mark.parametrize(
     "name",
-    list(MODULES) + [pytest.param(n, marks=_bug(SHADOW_BUG)) for n in SHADOWED],
+    list(MODULES) + list(SHADOWED),
 )
 def test_import_aliases_and_shadowed_modules(name, tmp_path):
     source, args = MODULES.get(name) or SHADOWED[name]
@@ -316,22 +311,10 @@ def f(x, xs):
     return s + acc[0] * xs[1]
 """
 
-LOCAL_BUILTIN_BUG = (
-    "a local variable named len, range or reversed in a function that never calls it: the generated "
-    "loops over the list call len(xs), range(...) and reversed(range(...)), which now name the local "
-    "float: TypeError: 'float' object is not callable"
-)
-GLOBAL_BUILTIN_BUG = (
-    "a module-level function named like a builtin (isinstance, len, list, range, reversed, tuple, type) that "
-    "the differentiated function never calls: generated code and the runtime helpers (zeros_like, like, "
-    "reject_ints) call the builtin by name and get the user's function: TypeError from generated code"
-)
-GLOBAL_BAD = {"isinstance", "len", "list", "range", "reversed", "tuple", "type"}
-
 
 @pytest.mark.parametrize(
     "builtin",
-    [pytest.param(b, marks=_bug(LOCAL_BUILTIN_BUG)) if b in KNOWN_BAD_LOCALS else b for b in BUILTIN_NAMES],
+    BUILTIN_NAMES,
 )
 def test_builtin_name_reused_as_local_variable(builtin, tmp_path):
     module, _ = _load(tmp_path, f"local_{builtin}", AS_LOCAL.format(B=builtin))
@@ -340,7 +323,7 @@ def test_builtin_name_reused_as_local_variable(builtin, tmp_path):
 
 @pytest.mark.parametrize(
     "builtin",
-    [pytest.param(b, marks=_bug(GLOBAL_BUILTIN_BUG)) if b in GLOBAL_BAD else b for b in BUILTIN_NAMES],
+    BUILTIN_NAMES,
 )
 def test_builtin_name_reused_as_module_function(builtin, tmp_path):
     module, _ = _load(tmp_path, f"global_{builtin}", AS_MODULE_FUNCTION.format(B=builtin))
