@@ -273,22 +273,20 @@ def adc_methods(case: Case, f):
     """reverse/forward callables for an ``adcompiler.differentiate`` result."""
     cts = case.cotangents()
     direction = case.direction()
+    # f.grad is looked up on every call, as a user writes it: after the first call it is the
+    # generated function itself (the API's fast path), which a reference taken earlier would miss.
     if case.out_dim is None:
-        grad = f.grad
 
         def reverse(*a):
-            return grad(*a)
+            return f.grad(*a)
 
     else:
-        vjp = f.vjp
 
         def reverse(*a):
-            return [vjp(a, ct)[1] for ct in cts]
-
-    jvp = f.jvp
+            return [f.vjp(a, ct)[1] for ct in cts]
 
     def forward(*a):
-        return jvp(a, direction)[1]
+        return f.jvp(a, direction)[1]
 
     return reverse, forward
 
