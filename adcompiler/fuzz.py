@@ -2311,6 +2311,8 @@ def check_point(
     tolerate: accept the symptoms of the known bugs the checker can see past (KNOWN_BUGS) and return
     'known' for a point that is otherwise right.
     """
+    from adcompiler.errors import UnsupportedSyntaxError
+
     known = False
     try:
         value = primal(fn, args)
@@ -2345,7 +2347,7 @@ def check_point(
     def run(what, thunk):
         try:
             return thunk()
-        except Failure:
+        except (Failure, UnsupportedSyntaxError):  # a mode is built on first use: its refusal is a refusal
             raise
         except Exception as exc:  # noqa: BLE001 - anything from generated code is a bug
             fail("crash", f"{what} raised {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
