@@ -142,6 +142,8 @@ KNOWN_BUGS = {
     "helper_element_write": ("np_helper_writes_float_into_local_array.py",),
     # checker: a zero float tangent of an array output is that output's zeros
     "zero_tangent_of_array_output": ("np_jvp_inactive_array_output_early_return.py",),
+    # generator: NumPy programs write t = t - (e) for the float augmented assignment t -= e
+    "float_aug_assign_refused": ("np_float_param_aug_assign_refused.py", "np_float_from_element_aug_assign_refused.py"),
 }
 
 DEFAULT = Config()
@@ -1702,6 +1704,17 @@ class NpGen(Gen):
         return [f"def {name}({', '.join(sig)}):"] + body
 
     # ---------------------------------------------------------------- statements
+
+    def aug(self, env: Env) -> None:
+        """The scalar generator's float augmented assignment, spelt t = t op (e) while that is refused."""
+        start = len(self.lines)
+        super().aug(env)
+        if self.avoiding("float_aug_assign_refused"):
+            for k in range(start, len(self.lines)):
+                m = re.match(r"^(\s*)(\w+) (\*\*|[-+*/])= (.*)$", self.lines[k])
+                if m:
+                    indent, name, op, rhs = m.groups()
+                    self.lines[k] = f"{indent}{name} = {name} {op} ({rhs})"
 
     def stmt(self, env: Env, depth: int, budget: list) -> None:
         if getattr(env, "arrays", None) and self.chance(self.config.p_array_stmt):
