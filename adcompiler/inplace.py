@@ -48,7 +48,7 @@ def check_in_place(fn, arrays: frozenset, containers: frozenset) -> None:
         target = eq.ins[0].name if eq.prim == "setitem" and isinstance(eq.ins[0], Var) else None
         if target is not None and (target in arrays or any(m in facts.taken for m in facts.members(target))):
             facts.check_change(eq, pos, loops, eq.ins[0].name, "writing into")
-        elif eq.param == IN_PLACE and eq.outs[0].name in arrays and isinstance(eq.ins[0], Var):
+        elif eq.param == IN_PLACE and isinstance(eq.ins[0], Var) and eq.ins[0].name in arrays:
             facts.check_change(eq, pos, loops, eq.ins[0].name, "an in-place change (+=, *=, ...) of")
             facts.check_stale(eq, pos, loops)
 
@@ -66,6 +66,8 @@ class _Facts:
         self.counter = 0
         self._visit(fn.body, ())
         self.views: dict = {}  # view var -> the var it views
+        self.elements: dict = {}  # a[i] with no slice in i -> a: a view only where it is written into
+        self.slices: set = set()  # index values holding a slice (or None, a new axis)
         self.taken: set = set()  # arrays read out of a list
         self.stored: set = set()  # arrays put into a list
         holders = {n[:-2] for n in arrays if n.endswith("[]")}  # lists holding arrays
@@ -78,8 +80,13 @@ class _Facts:
                 for o in outs:  # where each name's object may come from (a slot: from any value written to it)
                     self.back.setdefault(o, set()).update(ins)
             elif eq.prim in VIEWS and outs and outs[0] in arrays and ins and (ins[0] in arrays or ins[0] in containers):
-                self.views[outs[0]] = ins[0]
-            if eq.prim in STORES:
+                if eq.prim == "getitem" and ins[0] in arrays and not self._sliced(eq.ins[1]):
+                    self.elements[outs[0]] = ins[0]  # a[i]: a number of a 1-D array, a row view of a 2-D one
+                else:
+                    self.views[outs[0]] = ins[0]
+            if eq.prim == "slice" or eq.prim == "tuple" and any(self._sliced(a) for a in eq.ins):
+                self.slices |= set(outs)
+            if eq.prim in STORES and not (eq.prim == "setitem" and ins and ins[0] in arrays):  # into a list
                 held = ins[1:] if eq.prim in ("append", "setitem") else ins
                 self.stored |= {n for n in held if n in arrays}
                 if any(n in arrays for n in held):  # the list now holds arrays
@@ -89,6 +96,12 @@ class _Facts:
             if eq.prim == "getitem" and isinstance(eq.ins[0], Var) and self.find(eq.ins[0].name) in holders:
                 self.views[eq.outs[0].name] = eq.ins[0].name
                 self.taken.add(eq.outs[0].name)
+
+    def _sliced(self, index) -> bool:
+        """Whether an index keeps dimensions (a slice, None, or a tuple holding one): the result is a view."""
+        if isinstance(index, Var):
+            return index.name in self.slices
+        return getattr(index, "value", 0) is None or getattr(index, "value", 0) is Ellipsis
 
     def _visit(self, stmts, loops) -> None:
         for stmt in stmts:
@@ -149,6 +162,15 @@ class _Facts:
 
     def check_change(self, eq, pos, loops, name: str, what: str) -> None:
         members = self.sources(name)
+        row = next((m for m in members if m in self.elements), None)
+        if row is not None and eq.prim == "setitem":  # written into, a[i] is an array: a row view of a
+            self.refuse(
+                eq,
+                f"{what} a row of another array (B[i] of a 2-D array shares its memory)",
+                "copy the row first (r = B[i].copy()) or write into the array itself (B[i, j] = ...)",
+                name,
+                self.elements[row],
+            )
         if any(m in self.fn.params for m in members):
             param = next(m for m in members if m in self.fn.params)
             self.refuse(eq, f"{what} the array parameter {param}", f"copy it first ({param} = {param}.copy())", param)

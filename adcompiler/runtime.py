@@ -118,7 +118,9 @@ HELPERS.update(
 
     if isinstance(d, numpy.ndarray) and d.shape == numpy.shape(x):
         return d
-    return numpy.zeros(numpy.shape(x), dtype=numpy.result_type(x, numpy.float32)) + d
+    if not isinstance(x, numpy.ndarray):
+        return d  # a number's cotangent stays a number (result_type of a float and float32 is float32)
+    return numpy.zeros(x.shape, dtype=numpy.result_type(x, numpy.float32)) + d
 ''',
         "take_and_clear": '''def take_and_clear(d, x, index):
     """(d with d[index] set to zero, the old d[index]): the adjoint of writing x[index]."""

@@ -1,5 +1,4 @@
 # fuzz: {'params': [('float', 'p')], 'outputs': 1, 'point': [-1.33]}
-# xfail: u[i] = p if p > 0.0 else u[0] in a loop is refused ("writing into an array while a view of it taken earlier is still used is not supported"): u[0] is an element, not a view; README supports writes A[i] = v into local arrays (the same write without the conditional expression, or outside the loop, is accepted)
 # found: python -m adcompiler.fuzz --numpy --seed 102 (program 174), re-checked on bfca6fc; minimised with --minimise, then by hand
 import numpy as np
 

@@ -1,5 +1,4 @@
 # fuzz: {'params': [('array', 'A', (2, 3)), ('float', 'p')], 'outputs': 1, 'point': [[[-1.2, -1.3, 0.8], [-1.3, 1.4, 1.1]], 0.75]}
-# xfail: forward mode refuses p += A[1, 0] ("an in-place change (+=, *=, ...) of the array parameter p is not supported") though p is a float parameter (a float plus an array element is a float); README supports += on floats
 # found: python -m adcompiler.fuzz --numpy --seed 102 (program 135: p = 1.0 + p; p += A[1][-3] in a loop), re-checked on bfca6fc; minimised with --minimise, then by hand
 import numpy as np
 
