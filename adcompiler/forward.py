@@ -163,8 +163,11 @@ class _Forward:
             return [primal, Assign((dname,), ins_t[0], stmt.line)]
         prim = rules.ARRAY_VARIANTS.get(stmt.prim, stmt.prim) if out in self.arrays else stmt.prim
         t = rules.jvp(prim, [atom(a) for a in stmt.ins], E.Name(out), ins_t)
-        if out in self.arrays and prim in PASS_THROUGH and sum(x is not None for x in ins_t) == 1:
-            t = E.Call("@array_like", (t, E.Name(out)))  # np.ones(3) + p: the tangent dp, spread to the shape of z
+        if out in self.arrays and prim in PASS_THROUGH and t is not None:
+            # np.ones(3) + p: the tangent dp, spread to the shape of z (a tangent may be the number 0.0 at run time)
+            t = E.Call("@array_like", (t, E.Name(out)))
+        if stmt.prim == "numpy.copy" and isinstance(t, E.Name):
+            t = E.Call("numpy.copy", (t,))  # a copy's tangent is a copy too: a later write into one spares the other
         if out in self.written and stmt.prim not in ("read", "dup"):  # a new array written into later: its own tangent
             return [primal] + self.own_tangent(out, t, stmt.line)
         if t is None:

@@ -97,7 +97,8 @@ class Sweeps(Checkpoints):
         self.snapshots = {}  # written arrays that are returned: copied before the reverse sweep restores them
         ret = next(s for s in reversed(fn.body) if isinstance(s, Return))
         for a in flatten(ret.value):
-            if isinstance(a, Var) and a.name in self.written:
+            written = {self.alias.get(w, w) for w in self.written} | set(self.mutable)
+            if isinstance(a, Var) and (a.name in self.written or self.alias.get(a.name, a.name) in written):
                 self.snapshots[a.name] = namer.fresh(a.name + "_out")
                 self.primal.append(Assign((self.snapshots[a.name],), E.Call("numpy.copy", (self.ref(a),))))
         scalars = [p for p in active_params if not (split and p in self.containers)]
