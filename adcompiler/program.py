@@ -118,7 +118,10 @@ class Program:
         if key in self._outputs:
             return self._outputs[key] or (True,) * len(leaves) + lists
         self._outputs[key] = None
-        seen = varied(f, _params(f, mask), self.callee_outputs, self.kinds(fn))
+        from .sweep import _mutable_arrays
+
+        written = set(_mutable_arrays(f, self.arrays(fn)))  # arrays written in place: one object, varied whole
+        seen = varied(f, _params(f, mask), self.callee_outputs, self.kinds(fn) | written)
         outs = tuple(isinstance(a, Var) and a.name in seen for a in leaves)
         self._outputs[key] = outs + tuple(c and p in seen for p, c in zip(f.params, lists))
         return self._outputs[key]

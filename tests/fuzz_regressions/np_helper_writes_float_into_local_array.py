@@ -1,5 +1,4 @@
 # fuzz: {'params': [('float', 'p')], 'outputs': 1, 'point': [0.3]}
-# xfail: both modes silently wrong: a helper that writes its float parameter into a local array (u = np.zeros(2); u[0] = s; return u) gives jvp 0.0 and vjp 0.0, not [1, 0] and 1.0; without the helper (the same lines in f) both are right
 # found: python -m adcompiler.fuzz --numpy --seed 4 (program 17: h1 fills u3 = onp.zeros_like(u2) with s in a loop); minimised with --minimise, then by hand
 import numpy as np
 
