@@ -135,15 +135,8 @@ KNOWN_BUGS = {
         "np_reverse_helper_indexes_array_param.py",
         "np_reverse_helper_rebound_array_param_zero_gradient.py",
     ),
-    # checker: a float32 cotangent of a float parameter, or tangent of a float output, is known (duality then
-    # holds to float32 only)
-    "float32_via_array_like": ("np_float_param_cotangent_float32.py", "np_jvp_float_output_tangent_float32.py"),
-    # generator: no element writes (nor fill loops) inside helpers
-    "helper_element_write": ("np_helper_writes_float_into_local_array.py",),
     # checker: a zero float tangent of an array output is that output's zeros
     "zero_tangent_of_array_output": ("np_jvp_inactive_array_output_early_return.py",),
-    # generator: NumPy programs write t = t - (e) for the float augmented assignment t -= e
-    "float_aug_assign_refused": ("np_float_param_aug_assign_refused.py", "np_float_from_element_aug_assign_refused.py"),
 }
 
 DEFAULT = Config()
@@ -1705,17 +1698,6 @@ class NpGen(Gen):
 
     # ---------------------------------------------------------------- statements
 
-    def aug(self, env: Env) -> None:
-        """The scalar generator's float augmented assignment, spelt t = t op (e) while that is refused."""
-        start = len(self.lines)
-        super().aug(env)
-        if self.avoiding("float_aug_assign_refused"):
-            for k in range(start, len(self.lines)):
-                m = re.match(r"^(\s*)(\w+) (\*\*|[-+*/])= (.*)$", self.lines[k])
-                if m:
-                    indent, name, op, rhs = m.groups()
-                    self.lines[k] = f"{indent}{name} = {name} {op} ({rhs})"
-
     def stmt(self, env: Env, depth: int, budget: list) -> None:
         if getattr(env, "arrays", None) and self.chance(self.config.p_array_stmt):
             budget[0] -= 1
@@ -1749,7 +1731,6 @@ class NpGen(Gen):
         compound_ok = depth < 3 and budget[0] > 0
         writable = [n for n, a in env.arrays.items() if a.writable]
         reassignable = [n for n in env.arrays if n not in env.readonly]
-        no_writes = self.fresh_returns and self.avoiding("helper_element_write")  # in an array helper
         if r < 0.26:
             self.new_array(env)
         elif r < 0.38 and reassignable:
@@ -1761,9 +1742,9 @@ class NpGen(Gen):
             self.assign_array(env, name, src, b, shape)
         elif r < 0.50 and writable:
             self.array_aug(env, rng.choice(writable))
-        elif r < 0.64 and writable and not no_writes:
+        elif r < 0.64 and writable:
             self.element_write(env, rng.choice(writable))
-        elif r < 0.76 and compound_ok and not no_writes:
+        elif r < 0.76 and compound_ok:
             self.fill_loop(env, depth, budget)
         elif r < 0.86 and compound_ok:
             self.array_for(env, depth, budget)
@@ -2392,9 +2373,7 @@ def check_point(
         if structure(tan) != shape:
             fail("mismatch", f"jvp(v={v}): tangent {tan!r} has not the structure of the output {value!r}")
         lowered = [d for d in dtypes(tan) if d != "float64"]  # every output is float64 (or a Python float)
-        if lowered and tolerate and "float32_via_array_like" in KNOWN_BUGS and set(lowered) == {"float32"}:
-            known = True
-        elif lowered:
+        if lowered:
             fail("mismatch", f"jvp(v={v}): tangent {tan!r} has dtype {lowered[0]}; the output is float64")
         tan = flat_out(tan)
         for j in range(m):
@@ -2407,9 +2386,6 @@ def check_point(
         val, cts = run("vjp", lambda: df.vjp(tuple(_copy_args(args)), ct))
         same_value(f"vjp(u={u})", val)
         errs = layout.shape_errors(cts) if isinstance(cts, tuple) and len(cts) == len(layout.wrt) else []
-        f32 = [e for e in errs if e.startswith("cotangent of float ") and "dtype float32" in e]
-        if f32 and tolerate and "float32_via_array_like" in KNOWN_BUGS:
-            errs, known = [e for e in errs if e not in f32], True
         g = flat_out(list(cts))
         if len(g) != nin or errs:
             fail("mismatch", f"vjp(u={u}): cotangents {cts!r} do not match the {nin} inputs {errs}")
@@ -2424,7 +2400,7 @@ def check_point(
             lhs = sum(a * b for a, b in zip(u, jv))
             rhs = sum(a * b for a, b in zip(jtu, v))
             scale = sum(abs(a * b) for a, b in zip(u, jv)) + sum(abs(a * b) for a, b in zip(jtu, v))
-            if not _close(lhs, rhs, scale, 1e-6 if known else DUALITY_RTOL, 1e-12):  # known: float32 cotangents
+            if not _close(lhs, rhs, scale, DUALITY_RTOL, 1e-12):
                 fail("mismatch", f"<u, J v> = {lhs!r} but <J^T u, v> = {rhs!r} (u={u}, v={v})")
     if outputs == 1 and shape == "s":
         _, ref = run("vjp(1.0)", lambda: df.vjp(tuple(_copy_args(args)), 1.0))

@@ -106,6 +106,19 @@ def _cases():
         yield pytest.param(path, marks=marks, id=os.path.basename(path)[:-3])
 
 
+@pytest.mark.parametrize("bug", sorted(fuzz.KNOWN_BUGS))
+def test_known_bugs_are_open(bug):
+    """Every bug the fuzzer steps around (fuzz.KNOWN_BUGS) still has a regression here that is an xfail.
+
+    When a fix removes the xfail line, this asks for the KNOWN_BUGS entry to go too: a stale entry would
+    keep the generator away from constructs that work (or the checker lenient) for no reason.
+    """
+    files = [os.path.join(HERE, "fuzz_regressions", name) for name in fuzz.KNOWN_BUGS[bug]]
+    assert all(os.path.exists(f) for f in files), f"{bug}: regression files missing: {fuzz.KNOWN_BUGS[bug]}"
+    open_ = [f for f in files if _xfail_reason(f)]
+    assert open_, f"{bug} is fixed (its regressions pass): remove it from fuzz.KNOWN_BUGS"
+
+
 @pytest.mark.parametrize("path", list(_cases()))
 def test_fuzz_regression(path, tmp_path):
     """A minimised program the fuzzer once found failing: checked with the same oracle."""
