@@ -112,7 +112,7 @@ class Program:
         """Which outputs of ``fn`` vary when the arguments in ``mask`` do, then which list parameters it fills
         with varying values (all of them, within a recursion)."""
         f = self.dupform(fn)
-        key = (fn, mask)
+        key = (fn, mask, self.array_params.get(fn, frozenset()))
         leaves = flatten(f.body[-1].value)
         lists = tuple(p in self.kinds(fn) for p in f.params)
         if key in self._outputs:
@@ -156,10 +156,11 @@ class Program:
 
     def kinds(self, fn) -> frozenset:
         """The list-valued variables of ``fn`` (see ``kinds``); arrays are not lists."""
-        if fn not in self._kinds:
-            self._kinds[fn] = frozenset()
-            self._kinds[fn] = kinds.containers(self.dupform(fn), self.callee_kinds) - self.arrays(fn)
-        return self._kinds[fn]
+        key = (fn, self.array_params.get(fn, frozenset()))  # a caller may learn later that a parameter is an array
+        if key not in self._kinds:
+            self._kinds[key] = frozenset()
+            self._kinds[key] = kinds.containers(self.dupform(fn), self.callee_kinds) - self.arrays(fn)
+        return self._kinds[key]
 
     def arrays(self, fn) -> frozenset:
         """The NumPy-array-valued variables of ``fn``, given which parameters arrive as arrays."""
@@ -167,12 +168,13 @@ class Program:
         if key not in self._arrays:
             self._arrays[key] = frozenset(key[1])
             found = kinds.arrays(self.dupform(fn), key[1], self.callee_arrays)
+            self._arrays[key] = found
+            lists = kinds.containers(self.dupform(fn), self.callee_kinds) - found  # not self.kinds: no stale cache
             try:
-                check_in_place(self.dupform(fn), found, self.kinds(fn))
+                check_in_place(self.dupform(fn), found, lists)
             except Exception:
                 del self._arrays[key]  # refused: so is every later request, in either mode
                 raise
-            self._arrays[key] = found
         return self._arrays[key]
 
     def callee_arrays(self, fn, flags) -> tuple:
