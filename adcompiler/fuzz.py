@@ -130,11 +130,6 @@ class Config:
 # "known" (not a mismatch): a frequent bug would otherwise end the check of every program it is in, and
 # hide whatever else is wrong there. Remove an entry when its bug is fixed (its regressions then pass).
 KNOWN_BUGS = {
-    # generator: array helpers index a copy of each array parameter, never the parameter itself
-    "helper_array_param_list": (
-        "np_reverse_helper_indexes_array_param.py",
-        "np_reverse_helper_rebound_array_param_zero_gradient.py",
-    ),
     # checker: a zero float tangent of an array output is that output's zeros
     "zero_tangent_of_array_output": ("np_jvp_inactive_array_output_early_return.py",),
 }
