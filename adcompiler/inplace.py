@@ -39,11 +39,14 @@ STORES = ("list", "tuple", "append", "setitem", "list_repeat")
 IN_PLACE = "in place"  # the ``param`` of an operator equation lowered from ``x op= y``
 
 
-def check_in_place(fn, arrays: frozenset, containers: frozenset) -> None:
-    """Raise UnsupportedSyntaxError for the first in-place change of an array the derivative could miss."""
+def check_in_place(fn, arrays: frozenset, containers: frozenset, array_params=None) -> None:
+    """Raise UnsupportedSyntaxError for the first in-place change of an array the derivative could miss.
+
+    ``array_params``: the parameters that arrive as arrays (None: any parameter may)."""
     if not arrays:
         return
     facts = _Facts(fn, arrays, containers)
+    facts.array_params = set(fn.params) if array_params is None else set(array_params)
     for eq, pos, loops in facts.eqs:
         target = eq.ins[0].name if eq.prim == "setitem" and isinstance(eq.ins[0], Var) else None
         if target is not None and (target in arrays or any(m in facts.taken for m in facts.members(target))):
@@ -171,8 +174,8 @@ class _Facts:
                 name,
                 self.elements[row],
             )
-        if any(m in self.fn.params for m in members):
-            param = next(m for m in members if m in self.fn.params)
+        if any(m in self.array_params for m in members):  # a float parameter is never changed in place
+            param = next(m for m in members if m in self.array_params)
             self.refuse(eq, f"{what} the array parameter {param}", f"copy it first ({param} = {param}.copy())", param)
         view = next((m for m in members if m in self.views), None)
         if view is not None:

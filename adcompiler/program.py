@@ -171,7 +171,7 @@ class Program:
             self._arrays[key] = found
             lists = kinds.containers(self.dupform(fn), self.callee_kinds) - found  # not self.kinds: no stale cache
             try:
-                check_in_place(self.dupform(fn), found, lists)
+                check_in_place(self.dupform(fn), found, lists, key[1])
             except Exception:
                 del self._arrays[key]  # refused: so is every later request, in either mode
                 raise
