@@ -176,7 +176,11 @@ class _Facts:
             )
         if any(m in self.array_params for m in members):  # a float parameter is never changed in place
             param = next(m for m in members if m in self.array_params)
-            self.refuse(eq, f"{what} the array parameter {param}", f"copy it first ({param} = {param}.copy())", param)
+            remedy = f"copy it first ({param} = {param}.copy())"
+            if eq.prim != "setitem":  # x op= y on a parameter that may arrive as an array (or a NumPy number)
+                target, op = _aug_target(self.fn.source.lines.get(eq.line, "")) or (_root(name), "+")
+                remedy = f"write {target} = {target} {op} ... (a new value), or copy it first"
+            self.refuse(eq, f"{what} the array parameter {param}", remedy, param)
         view = next((m for m in members if m in self.views), None)
         if view is not None:
             base = self.views[view]
