@@ -204,25 +204,27 @@ class Gen:
 
     # ---------------------------------------------------------------- expressions
 
-    def squash(self, src: str, b: float, cap: float = SQUASH_AT) -> tuple[str, float]:
-        """An expression with the sign behaviour of src and bound <= cap."""
+    def squash(self, src: str, b: float, cap: float = SQUASH_AT, fns=None) -> tuple[str, float]:
+        """An expression with the sign behaviour of src and bound <= cap (``fns``: the tanh, sin, atan
+        and abs to spell, math's by default, NumPy's for arrays)."""
+        tanh, sin, atan, abs_ = fns or ("math.tanh", "math.sin", "math.atan", "abs")
         if b <= cap:
             return src, b
         r = self.rng.random()
         if r < 0.4:
-            return f"math.tanh({src})", 1.0
+            return f"{tanh}({src})", 1.0
         if r < 0.6:
-            return f"math.sin({src})", 1.0
+            return f"{sin}({src})", 1.0
         if r < 0.75:
-            return f"math.atan({src})", 1.6
+            return f"{atan}({src})", 1.6
         if r < 0.9 and b < 10 * cap:
             f = cap / b
             k = 0.5 if f >= 0.5 else 0.1 if f >= 0.1 else 0.01
             if b * k <= cap:
                 return f"{k} * ({src})", b * k
         if len(src) > 40:  # never duplicate long expressions: sizes would grow exponentially
-            return f"math.tanh({src})", 1.0
-        return f"({src}) / (1.0 + abs({src}))", 1.0
+            return f"{tanh}({src})", 1.0
+        return f"({src}) / (1.0 + {abs_}({src}))", 1.0
 
     def fit(self, src: str, b: float, cap: float) -> tuple[str, float]:
         """Make the bound at most cap (for loop-carried and helper arguments)."""
@@ -1076,23 +1078,7 @@ class NpGen(Gen):
 
     def asquash(self, src: str, b: float, cap: float = SQUASH_AT) -> tuple[str, float]:
         """An array expression with entries of src's signs and bound <= cap (squash, elementwise)."""
-        if b <= cap:
-            return src, b
-        r = self.rng.random()
-        if r < 0.4:
-            return f"{self.f('tanh')}({src})", 1.0
-        if r < 0.6:
-            return f"{self.f('sin')}({src})", 1.0
-        if r < 0.75:
-            return f"{self.f('arctan')}({src})", 1.6
-        if r < 0.9 and b < 10 * cap:
-            f = cap / b
-            k = 0.5 if f >= 0.5 else 0.1 if f >= 0.1 else 0.01
-            if b * k <= cap:
-                return f"{k} * ({src})", b * k
-        if len(src) > 40:
-            return f"{self.f('tanh')}({src})", 1.0
-        return f"({src}) / (1.0 + {self.f('abs')}({src}))", 1.0
+        return self.squash(src, b, cap, (self.f("tanh"), self.f("sin"), self.f("arctan"), self.f("abs")))
 
     def afit(self, src: str, b: float, cap: float) -> tuple[str, float]:
         """Make the bound of an array expression at most cap."""
