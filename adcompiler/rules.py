@@ -20,7 +20,7 @@ import builtins
 import math
 
 from . import rules_numpy as N
-from .expr import Call, Expr, Name, Num, fn, gt, lt, ne, sum_exprs, where
+from .expr import Call, Expr, IfExp, Name, Num, fn, gt, lt, ne, sum_exprs, where
 
 ONE = Num(1)
 MINUS_ONE = Num(-1)
@@ -95,7 +95,7 @@ PARTIALS = {
     "math.log2": (lambda x, z: 1 / (x * LN2),),
     "math.log10": (lambda x, z: 1 / (x * LN10),),
     "math.sqrt": (lambda x, z: 0.5 / z,),
-    "math.hypot": (lambda x, y, z: x / z, lambda x, y, z: y / z),
+    "math.hypot": (lambda x, y, z: _over(x, z), lambda x, y, z: _over(y, z)),  # 0 at the origin, like norm
     "math.erf": (lambda x, z: SQRT_PI_HALF * exp(-(x * x)),),
     "math.erfc": (lambda x, z: -SQRT_PI_HALF * exp(-(x * x)),),
     "math.floor": (None,),
@@ -151,8 +151,13 @@ CONSTANTS = {
 
 
 def _hypot(n: int) -> tuple:
-    """hypot(x1, ..., xn) = z has partials xi / z."""
-    return tuple((lambda *a, i=i: a[i] / a[-1]) for i in range(n))
+    """hypot(x1, ..., xn) = z has partials xi / z (0 at the origin)."""
+    return tuple((lambda *a, i=i: _over(a[i], a[-1])) for i in range(n))
+
+
+def _over(x, z) -> Expr:
+    """x / z for a hypotenuse z: 0 where z is 0 (the origin), where the derivative is taken as 0."""
+    return IfExp(z, x / z, Num(0.0))
 
 
 VARIADIC = {"math.hypot": _hypot}

@@ -72,7 +72,7 @@ PARTIALS.update({f"numpy.{name}": (None,) for name in ZERO_UNARY})
 PARTIALS.update(
     {
         "numpy.arctan2": (lambda y, x, z: x / (x * x + y * y), lambda y, x, z: -y / (x * x + y * y)),
-        "numpy.hypot": (lambda x, y, z: x / z, lambda x, y, z: y / z),
+        "numpy.hypot": (lambda x, y, z: x / _nonzero(z), lambda x, y, z: y / _nonzero(z)),  # 0 at the origin
         "numpy.power": (lambda x, y, z: y * x ** (y - 1), lambda x, y, z: z * log(npwhere(gt(x, 0), x, 1.0))),
         "numpy.logaddexp": (lambda a, b, z: exp(a - z), lambda a, b, z: exp(b - z)),
         "numpy.copy": (lambda x, z: Num(1),),
@@ -85,6 +85,12 @@ PARTIALS.update(
         ),
     }
 )
+
+
+def _nonzero(z):
+    """z with its zeros replaced by 1: x / z is then 0 at the origin (x = 0 there), as for norm."""
+    return npwhere(Call("numpy.equal", (z, Num(0.0))), 1.0, z)
+
 
 # Selections: the derivative follows the value selected (the first argument on a tie).
 FORWARD = {

@@ -784,7 +784,11 @@ class Sweeps(Checkpoints):
             value = self.shadow_value(eq.ins[-1])
             if eq.prim == "append":
                 return [Do(E.Method(d, "append", (value,)), eq.line)]
-            return [Assign((E.Subscript(d, args[1]),), value, eq.line)] if eq.ins[2].name in self.containers else []
+            return (
+                [Assign((E.Subscript(d, args[1]),), value, eq.line)]
+                if isinstance(eq.ins[2], Var) and eq.ins[2].name in self.containers
+                else []
+            )
         if not names or names[0] not in self.containers or names[0] not in self.act:
             return []
         out = self.shadow_of(names[0])

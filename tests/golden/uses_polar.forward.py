@@ -4,7 +4,7 @@ def uses_polar_forward(a, b, da, db):
     (u, v), (du, dv) = polar_forward(a, b, da, db)
     # line 27: return math.hypot(u, v) + u
     t1 = math.hypot(u, v)
-    dt1 = u / t1 * du + v / t1 * dv
+    dt1 = (u / t1 if t1 else 0.0) * du + (v / t1 if t1 else 0.0) * dv
     t2 = t1 + u
     dt2 = dt1 + du
     return (t2, dt2)

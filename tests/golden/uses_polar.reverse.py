@@ -7,8 +7,8 @@ def uses_polar_reverse(a, b, ct=1.0):
     t2 = t1 + u
     # adjoints, last line first
     # line 27: return math.hypot(u, v) + u
-    d_u_1 = u / t1 * ct
-    d_v = v / t1 * ct
+    d_u_1 = (u / t1 if t1 else 0.0) * ct
+    d_v = (v / t1 if t1 else 0.0) * ct
     # line 26: u, v = polar(a, b)
     d_u = d_u_1 + ct
     d_a, d_b = polar_reverse_sweep(polar_res, (d_u, d_v))
