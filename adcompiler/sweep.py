@@ -646,7 +646,8 @@ class Sweeps(Checkpoints):
         gs = [None if v.name in self.containers else self.adjoint_of(v.name) for v in eq.outs]
         shape = self.program.shape(eq.param)
         ct = _expr(rebuild(shape, iter(g if g is not None else E.Num(0.0) for g in gs)))
-        scalars = [a for a, on in zip(eq.ins, mask, strict=True) if on and a.name not in self.containers]
+        as_list = self.program.callee_kinds(eq.param)[0]  # the callee's view: a list it never reads is a number
+        scalars = [a for a, on, lst in zip(eq.ins, mask, as_list, strict=True) if on and not lst]
         names = [self.fresh_adjoint("d_" + a.name) for a in scalars]
         call = E.Call(self.program.reverse_sweep(eq.param, mask), (E.Name(self.saved_name(eq)), ct))
         if not names:
@@ -753,10 +754,11 @@ class Sweeps(Checkpoints):
         if eq.prim == "call" and eq in self.saved:
             mask = self.mask(eq)
             value = rebuild(self.program.shape(eq.param), iter(v.name for v in eq.outs))
+            as_list = self.program.callee_kinds(eq.param)[0]
             shadows = tuple(
                 E.Name(self.shadow_of(a.name))
-                for a, on in zip(eq.ins, mask, strict=True)
-                if on and a.name in self.containers
+                for a, on, lst in zip(eq.ins, mask, as_list, strict=True)
+                if on and a.name in self.containers and lst
             )
             returned = tuple(self.shadow_of(v.name) for v in eq.outs if v.name in self.containers)
             sweep = self.program.forward_sweep(eq.param, mask)

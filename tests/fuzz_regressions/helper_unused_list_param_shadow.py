@@ -1,5 +1,4 @@
 # fuzz: {'params': [('float', 'x'), ('list', 'xs', 3)], 'outputs': 1, 'point': [-0.200274, [1.17042, -1.173517, 0.775306]]}
-# xfail: reverse mode crashes (TypeError: h_forward_sweep() takes 2 positional arguments but 3 were given): the caller passes a shadow (adjoint list) for the active list xs, but h, which never reads ws, was built without a shadow parameter for it
 # found: python -m adcompiler.fuzz --programs 500 --seed 203 (program 480: h0(a, ws) returning a constant); minimised by hand
 
 
