@@ -226,16 +226,17 @@ class Gen:
             return f"{tanh}({src})", 1.0
         return f"({src}) / (1.0 + {abs_}({src}))", 1.0
 
-    def fit(self, src: str, b: float, cap: float) -> tuple[str, float]:
-        """Make the bound at most cap (for loop-carried and helper arguments)."""
+    def fit(self, src: str, b: float, cap: float, arrays: bool = False) -> tuple[str, float]:
+        """Make the bound at most cap (for loop-carried and helper arguments; elementwise for arrays)."""
         if b <= cap:
             return src, b
+        tanh = self.f("tanh") if arrays else "math.tanh"
         if self.chance(0.5):
-            return f"{_lit(cap)} * math.tanh({src})", cap
-        s, sb = self.squash(src, b, cap)
+            return f"{_lit(cap)} * {tanh}({src})", cap
+        s, sb = self.asquash(src, b, cap) if arrays else self.squash(src, b, cap)
         if sb <= cap:
             return s, sb
-        return f"{_lit(cap)} * math.tanh({src})", cap
+        return f"{_lit(cap)} * {tanh}({src})", cap
 
     def leaf(self, env: Env) -> tuple[str, float]:
         rng = self.rng
@@ -1082,14 +1083,7 @@ class NpGen(Gen):
 
     def afit(self, src: str, b: float, cap: float) -> tuple[str, float]:
         """Make the bound of an array expression at most cap."""
-        if b <= cap:
-            return src, b
-        if self.chance(0.5):
-            return f"{_lit(cap)} * {self.f('tanh')}({src})", cap
-        s, sb = self.asquash(src, b, cap)
-        if sb <= cap:
-            return s, sb
-        return f"{_lit(cap)} * {self.f('tanh')}({src})", cap
+        return self.fit(src, b, cap, arrays=True)
 
     def index_dim(self, env: Env, dim: int) -> str:
         """An integer index valid on an axis of length dim."""
