@@ -67,7 +67,17 @@ if HERE not in sys.path:
 
 import handwritten  # noqa: E402
 import programs  # noqa: E402
-from bench_scalar import flatten, fmt_ratio, fmt_time, machine_info, short_error, time_call, unflatten  # noqa: E402
+from bench_scalar import (  # noqa: E402
+    flatten,
+    fmt_ratio,
+    fmt_time,
+    machine_info,
+    packages_line,
+    run_line,
+    short_error,
+    time_call,
+    unflatten,
+)
 
 N_PARTICLES = 4
 WRT = ("ps", "vs")
@@ -331,21 +341,17 @@ def summary(report: dict) -> list[str]:
 
 
 def markdown(report: dict) -> str:
-    m = report["machine"]
-    pk = ", ".join(f"{k} {v}" for k, v in m["packages"].items() if v)
     out = [
         "# adcompiler benchmark: peak memory of reverse mode on long loops",
         "",
-        f"{report['timestamp']} · {'quick' if report['quick'] else 'full'} run · "
-        f"Python {m['python']} · {m.get('cpu_model') or m['machine']} · {m['cpu_count']} CPUs · {m['platform']}"
-        f" · git {m.get('git_commit') or '?'}",
+        run_line(report, git=True),
         "",
         "Load average (1, 5, 15 min) at start {} and end {}: other processes share the CPUs, so times are "
         "rough; peak memory does not depend on load.".format(
             *("/".join(f"{x:.1f}" for x in report[k]) for k in ("load_average_start", "load_average_end"))
         ),
         "",
-        f"Packages: {pk}",
+        packages_line(report),
         "",
         "Gradient with respect to (ps, vs), 4 particles. *peak*: tracemalloc's peak of traced bytes during one "
         "call (after a warm-up call, so code generation is excluded); *per step*: peak / (particles x steps); "

@@ -1108,16 +1108,27 @@ def machine_info() -> dict:
     return info
 
 
-def markdown(report: dict) -> str:
+def run_line(report: dict, git: bool = False) -> str:
+    """When, how and where a report was measured: one line under its title."""
     m = report["machine"]
-    pk = ", ".join(f"{k} {v}" for k, v in m["packages"].items() if v)
+    line = (
+        f"{report['timestamp']} · {'quick' if report['quick'] else 'full'} run · "
+        f"Python {m['python']} · {m.get('cpu_model') or m['machine']} · {m['cpu_count']} CPUs · {m['platform']}"
+    )
+    return line + (f" · git {m.get('git_commit') or '?'}" if git else "")
+
+
+def packages_line(report: dict) -> str:
+    return "Packages: " + ", ".join(f"{k} {v}" for k, v in report["machine"]["packages"].items() if v)
+
+
+def markdown(report: dict) -> str:
     out = [
         "# adcompiler benchmark: straight-line programs (Table 1)",
         "",
-        f"{report['timestamp']} · {'quick' if report['quick'] else 'full'} run · "
-        f"Python {m['python']} · {m.get('cpu_model') or m['machine']} · {m['cpu_count']} CPUs · {m['platform']}",
+        run_line(report),
         "",
-        f"Packages: {pk}",
+        packages_line(report),
         "",
         "Time is the median per-call time. *reverse* = gradient (scalar output) or full Jacobian "
         "by one vjp per output; *forward* = one jvp along a fixed direction. "
