@@ -143,6 +143,8 @@ class _Forward:
             if out not in self.tangent:
                 return [primal]
             value = ins_t[0] or E.Num(0.0)
+            if ins_t[0] is None and out in self.arrays:  # an array slot's tangent is always an array
+                value = E.Call("@array_like", (value, atom(stmt.ins[0])))
             if out in self.mutable and out in self.arrays:  # written into later: its own tangent array
                 value = self.fresh_array(out, ins_t[0])
             return [primal, Assign((self.tangent[out].id,), value, stmt.line)]

@@ -130,8 +130,6 @@ class Config:
 # "known" (not a mismatch): a frequent bug would otherwise end the check of every program it is in, and
 # hide whatever else is wrong there. Remove an entry when its bug is fixed (its regressions then pass).
 KNOWN_BUGS = {
-    # checker: a zero float tangent of an array output is that output's zeros
-    "zero_tangent_of_array_output": ("np_jvp_inactive_array_output_early_return.py",),
 }
 
 DEFAULT = Config()
@@ -2270,16 +2268,6 @@ def dtypes(value) -> list[str]:
     return [str(value.dtype)] if hasattr(value, "dtype") else []
 
 
-def zeros_for_zero_tangents(tan, value):
-    """tan with each float 0.0 that stands for the tangent of an array output replaced by that output's zeros
-    (the symptom of the known bug "zero_tangent_of_array_output"); anything else is left as it is."""
-    if isinstance(value, tuple) and isinstance(tan, tuple) and len(tan) == len(value):
-        return tuple(zeros_for_zero_tangents(t, v) for t, v in zip(tan, value))
-    if structure(value) != "s" and structure(tan) == "s" and tan == 0.0:
-        return _numpy_module().zeros(value.shape)
-    return tan
-
-
 def check_point(
     df, fn, mod, layout: Layout, args, rng: random.Random, outputs: int, stages: bool, tolerate: bool = False
 ) -> str:
@@ -2343,8 +2331,6 @@ def check_point(
     for v, fd in zip(dirs, fds):
         val, tan = run("jvp", lambda: df.jvp(tuple(_copy_args(args)), layout.tangents(v)))
         same_value(f"jvp(v={v})", val)
-        if structure(tan) != shape and tolerate and "zero_tangent_of_array_output" in KNOWN_BUGS:
-            tan, known = zeros_for_zero_tangents(tan, value), True
         if structure(tan) != shape:
             fail("mismatch", f"jvp(v={v}): tangent {tan!r} has not the structure of the output {value!r}")
         lowered = [d for d in dtypes(tan) if d != "float64"]  # every output is float64 (or a Python float)

@@ -68,6 +68,7 @@ class Sweeps(Checkpoints):
         self.alias: dict = {}  # dup copy -> the primal name it reuses
         self.adj: dict = {}  # var name -> adjoint expression (assigned once)
         self.acc: dict = {}  # var name -> accumulator name
+        self.zeroes: set = set()  # adjoint names that may still be the number 0.0 (from an accumulator no use added to)
         self.adjoint_names: set = set()
         self.saved: dict = {}  # call equation -> name of its residuals
         self.pushes: dict = {}  # id(first statement of a run) -> names pushed after it
@@ -296,10 +297,11 @@ class Sweeps(Checkpoints):
         assert var.name not in self.adj, f"{var.name} used twice in dup form"
         if isinstance(c, (E.Name, E.Num)) and not copy:
             self.adj[var.name] = c
-            return
-        name = self.fresh_adjoint("d_" + var.name)
-        out.append(Assign((name,), c, line))
-        self.adj[var.name] = E.Name(name)
+        else:
+            self.adj[var.name] = E.Name(self.fresh_adjoint("d_" + var.name))
+            out.append(Assign((self.adj[var.name].id,), c, line))
+        if any(n in self.zeroes for n in _free_names([Do(c)])):
+            self.zeroes.add(self.adj[var.name].id)
 
     def alias_atom(self, a):
         """An atom with dup copies replaced by the name they reuse."""
@@ -324,6 +326,7 @@ class Sweeps(Checkpoints):
         for v in self.defined_in.get(id(stmts), []) + (sorted(self.fn.slots) if stmts is self.fn.body else []):
             if v in self.accumulated and v in self.act and v not in self.acc and self.mutable.get(v, v) == v:
                 self.acc[v] = self.fresh_adjoint("d_" + v)
+                self.zeroes.add(self.acc[v])
                 out.append(Assign((self.acc[v],), E.Num(0.0)))
                 for member, rep in self.mutable.items():  # one object, one adjoint array
                     if rep == v:
@@ -504,7 +507,8 @@ class Sweeps(Checkpoints):
             z = eq.outs[0].name
             prim = rules.ARRAY_VARIANTS.get(eq.prim, eq.prim) if z in self.arrays else eq.prim
             g = gs[0]
-            if z in self.arrays and z in self.acc and prim not in rules.PARTIALS and prim not in BROADCASTING:
+            maybe_number = isinstance(g, E.Num) or g.id in self.zeroes
+            if z in self.arrays and maybe_number and prim not in rules.PARTIALS and prim not in BROADCASTING:
                 g = E.Call("@array_like", (g, E.Name(z)))  # still the number 0.0 if no use of z ran: give it z's shape
             for a, c in zip(eq.ins, rules.vjp(prim, args, E.Name(z), g, list(mask)), strict=True):
                 c = self.unbroadcast(eq, a, c)

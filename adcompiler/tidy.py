@@ -366,10 +366,6 @@ def _pure(e) -> bool:
     return True
 
 
-def _is_copy_of_itself(s) -> bool:
-    return False
-
-
 def _drop_dead(stmts: list, after: set, jump) -> list:
     live = _live_before(stmts, after, jump)
     out = []
@@ -384,7 +380,7 @@ def _drop_dead(stmts: list, after: set, jump) -> list:
                 or isinstance(s, Assign)
                 and all(isinstance(t, (str, tuple)) for t in s.targets)
             )
-            if targets_plain and names and not (names & live[i + 1]) and not _is_copy_of_itself(s):
+            if targets_plain and names and not (names & live[i + 1]):
                 continue
         out.append(s)
     return out
@@ -409,9 +405,13 @@ def _drop_faint(body: list) -> list:
     def collect(stmts, parents) -> None:
         for s in stmts:
             if isinstance(s, IfS):
+                if not _pure(s.test):  # a tape pop: the loops around it must run it as often as pushed
+                    mark(s, parents)
                 collect(s.body, parents + (s,))
                 collect(s.orelse, parents + (s,))
             elif isinstance(s, ForS):
+                if not _pure(s.iterable):
+                    mark(s, parents)
                 collect(s.body, parents + (s,))
             elif _candidate(s):
                 for n in writes(s):
