@@ -22,7 +22,7 @@ Each refusal names the file, line and column and what to write instead.
 from __future__ import annotations
 
 from .errors import UnsupportedSyntaxError
-from .ir import Eq, For, If, Return, Var, While, blocks, flatten
+from .ir import COMPARE, Eq, For, If, Return, Var, While, blocks, flatten
 
 VIEWS = (
     "getitem",
@@ -71,6 +71,7 @@ class _Facts:
         self.views: dict = {}  # view var -> the var it views
         self.elements: dict = {}  # a[i] with no slice in i -> a: a view only where it is written into
         self.slices: set = set()  # index values holding a slice (or None, a new axis)
+        self.picks: set = set()  # index tuples holding an array or list (advanced indexing: a copy)
         self.taken: set = set()  # arrays read out of a list
         self.stored: set = set()  # arrays put into a list
         holders = {n[:-2] for n in arrays if n.endswith("[]")}  # lists holding arrays
@@ -83,12 +84,18 @@ class _Facts:
                 for o in outs:  # where each name's object may come from (a slot: from any value written to it)
                     self.back.setdefault(o, set()).update(ins)
             elif eq.prim in VIEWS and outs and outs[0] in arrays and ins and (ins[0] in arrays or ins[0] in containers):
-                if eq.prim == "getitem" and ins[0] in arrays and not self._sliced(eq.ins[1]):
+                if eq.prim == "getitem" and self._advanced(eq.ins[1]):
+                    pass  # x[[0, 2]], x[mask]: NumPy copies what an array or list index picks
+                elif eq.prim == "getitem" and ins[0] in arrays and not self._sliced(eq.ins[1]):
                     self.elements[outs[0]] = ins[0]  # a[i]: a number of a 1-D array, a row view of a 2-D one
                 else:
                     self.views[outs[0]] = ins[0]
             if eq.prim == "slice" or eq.prim == "tuple" and any(self._sliced(a) for a in eq.ins):
                 self.slices |= set(outs)
+            if eq.prim == "tuple" and any(self._advanced(a) for a in eq.ins):
+                self.picks |= set(outs)
+            if eq.prim in COMPARE and any(n in arrays for n in ins):  # a mask
+                self.picks |= set(outs)
             if eq.prim in STORES and not (eq.prim == "setitem" and ins and ins[0] in arrays):  # into a list
                 held = ins[1:] if eq.prim in ("append", "setitem") else ins
                 self.stored |= {n for n in held if n in arrays}
@@ -105,6 +112,12 @@ class _Facts:
         if isinstance(index, Var):
             return index.name in self.slices
         return getattr(index, "value", 0) is None or getattr(index, "value", 0) is Ellipsis
+
+    def _advanced(self, index) -> bool:
+        """Whether an index holds an array or a list: NumPy's advanced indexing, whose result is a copy."""
+        if not isinstance(index, Var):
+            return False
+        return index.name in self.arrays or index.name in self.containers or index.name in self.picks
 
     def _visit(self, stmts, loops) -> None:
         for stmt in stmts:

@@ -42,3 +42,28 @@ def rebound_after_view(x, a):
     v = c[:2]
     c = c + x
     return np.sum(v * c[:2])
+
+
+def integer_array_pick_written(x, a):
+    """a[[0, 2]] and a[np.array([0, 2])] copy what they pick (advanced indexing), so writes into them are free."""
+    u = a[np.array([0, 2])]
+    u[1] = x * a[1]
+    u += a[1:]
+    w = a[[1, 1]]
+    w[0] = x
+    return np.sum(u * u) + np.sum(w * a[:2])
+
+
+def mask_pick_written(x, a):
+    """a[mask] is a copy too; the write into it leaves a alone."""
+    u = a[a > 0.0]
+    u[0] = 2.0 * x * u[0]
+    return np.sum(u**2) + np.sum(a)
+
+
+def mixed_pick_of_rows_written(x, a):
+    """B[[0, 2], :] mixes a list index with a slice: still advanced indexing, still a copy."""
+    B = np.outer(a, a) * x
+    rows = B[[0, 2], :]
+    rows[0, 1] = x * 3.0
+    return np.sum(rows * B[1:, :]) + np.sum(B)
