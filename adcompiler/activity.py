@@ -74,6 +74,10 @@ class Classes:
                 linked = [n for n in names if n in containers]
                 for n in linked[1:]:
                     self.union(linked[0], n)
+            elif eq.prim == "call":  # a callee may return a list it was given (in its residuals, say)
+                linked = [n for n in names if n in containers]
+                for n in linked[1:]:
+                    self.union(linked[0], n)
 
     def find(self, n: str) -> str:
         while self.parent.get(n, n) != n:

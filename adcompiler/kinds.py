@@ -31,12 +31,15 @@ def containers(fn: Function, callee_kinds) -> frozenset:
     """Names of container-valued variables; ``callee_kinds(fn)`` gives a callee's (param kinds, output kinds)."""
     eqs = [s for s in walk(fn.body) if isinstance(s, Eq)]
     found: set = set()
+    holders: set = set()  # lists with lists among their elements (rows)
+    items = {eq.outs[0].name: eq.ins for eq in eqs if eq.prim == "tuple"}  # a tuple's elements, each its own kind
     size = -1
-    while size != len(found):
-        size = len(found)
+    while size != len(found) + len(holders):
+        size = len(found) + len(holders)
         for eq in eqs:
             if eq.prim in MAKES:
                 found.update(v.name for v in eq.outs)
+            _rows(eq, found, holders, items)
             if eq.prim in OPERAND and isinstance(eq.ins[0], Var):
                 found.add(eq.ins[0].name)
             if eq.prim in SAME:
@@ -48,6 +51,27 @@ def containers(fn: Function, callee_kinds) -> frozenset:
                 found.update(a.name for a, c in zip(eq.ins, params) if c and isinstance(a, Var))
                 found.update(v.name for v, c in zip(eq.outs, outs) if c)
     return frozenset(found)
+
+
+def _rows(eq: Eq, found: set, holders: set, items: dict) -> None:
+    """Kinds of elements: a list holding lists gives lists when indexed; a tuple, the kind of the element
+    a constant index picks (so a list a helper returned in a tuple, or one read from a list of rows, is a
+    list even where nothing indexes it)."""
+    names = [a.name if isinstance(a, Var) else None for a in eq.ins]
+    if eq.prim == "list" and any(n in found for n in names):
+        holders.add(eq.outs[0].name)
+    elif eq.prim in ("append", "setitem") and names[-1] in found:
+        holders.add(names[0])
+    elif eq.prim in ("list_repeat", "list_copy") + SAME and any(n in holders for n in names):
+        holders.update(v.name for v in eq.outs)
+        holders.update(n for n in names if n is not None and eq.prim in SAME)
+    elif eq.prim == "getitem" and names[0] in holders:
+        found.add(eq.outs[0].name)
+    elif eq.prim == "getitem" and names[0] in items and not isinstance(eq.ins[1], Var):
+        k, elements = getattr(eq.ins[1], "value", None), items[names[0]]
+        picked = elements[k] if isinstance(k, int) and -len(elements) <= k < len(elements) else None
+        if isinstance(picked, Var) and picked.name in found:
+            found.add(eq.outs[0].name)
 
 
 ARITHMETIC = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "neg", "pos", "matmul", "getitem", "custom")

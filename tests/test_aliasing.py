@@ -203,12 +203,6 @@ def fd_hessian(fn, x, h=1e-4):
     ]
 
 
-HELPER_HESSIAN_BUG = (
-    "hessian (forward mode over the reverse code) of a function that passes a local list to a helper which "
-    "writes into it: fill_reverse_sweep_residuals_forward indexes dd_ys, a float: TypeError from generated code"
-)
-
-
 @pytest.mark.parametrize(
     "name",
     [
@@ -218,8 +212,8 @@ HELPER_HESSIAN_BUG = (
         "shared_rows_appended",
         "shared_rows_in_tuple",
         "overwritten_in_nested_loops",
-        pytest.param("helper_fills_local_list", marks=_bug(HELPER_HESSIAN_BUG)),
-        pytest.param("helper_writes_shared_row", marks=_bug(HELPER_HESSIAN_BUG)),
+        "helper_fills_local_list",
+        "helper_writes_shared_row",
     ],
 )
 def test_hessian_of_aliasing_code_matches_second_differences(name):
