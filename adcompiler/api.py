@@ -58,9 +58,11 @@ class Differentiable:
         self._positions = tuple(self.params.index(w) for w in self.wrt)
         self._arrays = _EMPTY  # the parameters that arrived as NumPy arrays: what the code is specialised for
         self._out_shape = None
+        self._flat_out = None  # once known, how many numbers the output is (0: a single one) if only numbers
         self._programs: dict = {}
         self._compiled_for: dict = {}
         self._compiled: dict = self._compiled_for.setdefault(self._arrays, {})
+        self._numbers = self._compiled  # the code for numbers only, which the fast paths of jvp and vjp call
 
     def __call__(self, *args, **kwargs):
         return self.fn(*args, **kwargs)
@@ -160,6 +162,9 @@ class Differentiable:
 
     def jvp(self, primals, tangents):
         """Forward mode: ``(value, tangent of the output)`` along ``tangents`` (one per wrt parameter)."""
+        forward = self._numbers.get("forward")
+        if forward is not None and _all_floats(primals, len(self.params), tangents, len(self.wrt)):
+            return forward(*primals, *tangents)  # numbers only: nothing to check, bind or specialise
         args = self._bind(tuple(primals))
         tangents = tuple(tangents)
         if len(tangents) != len(self.wrt):
@@ -177,13 +182,21 @@ class Differentiable:
 
     def vjp(self, primals, ct):
         """Reverse mode: ``(value, cotangents)``, one cotangent per wrt parameter."""
+        reverse = self._numbers.get("reverse")
+        if reverse is not None and self._flat_out is not None:  # numbers in, numbers out
+            cts = (ct,) if self._flat_out == 0 else ct
+            if _all_floats(primals, len(self.params), cts, self._flat_out or 1):
+                return reverse(*primals, ct)
         args = self._bind(tuple(primals))
         if self._out_shape is None:
             self._out_shape = (self.program.shape(self.fn),)
         problem = _ct_mismatch(self._out_shape[0], ct) if self._out_shape[0] is not None else ""
         if problem:
             raise ValueError(f"{self.fn.__name__}.vjp: the output cotangent does not match the output: {problem}")
-        return (self._compiled.get("reverse") or self._function("reverse"))(*args, ct)
+        reverse = self._compiled.get("reverse") or self._function("reverse")
+        if self._arrays is _EMPTY and all(s is None for s in (self._out_shape[0] or (None,))):
+            self._flat_out = len(self._out_shape[0] or ())  # 0: one number; n: a flat tuple of n numbers
+        return reverse(*args, ct)
 
     def value_and_grad(self, *args, **kwargs):
         """``(value, gradient)`` of a scalar-valued function."""
@@ -245,6 +258,19 @@ def _mismatch(value, tangent, where="") -> str:
     elif isinstance(tangent, (list, tuple)):
         return f"{where or 'it'} is a number but the tangent is a {type(tangent).__name__}"
     return ""
+
+
+def _all_floats(values, n: int, more, m: int) -> bool:
+    """Whether ``values`` and ``more`` are sequences of ``n`` and ``m`` floats (the fast paths' test)."""
+    if type(values) not in (tuple, list) or type(more) not in (tuple, list) or len(values) != n or len(more) != m:
+        return False
+    for v in values:
+        if type(v) is not float:
+            return False
+    for v in more:
+        if type(v) is not float:
+            return False
+    return True
 
 
 def _floats(values) -> bool:

@@ -144,9 +144,20 @@ def parse_function(fn) -> Parsed:
         fn.__globals__,
         fn.__module__,
     )
+    node.body = [_unguarded(stmt, fn.__globals__) for stmt in node.body]
     parsed = Parsed(node, source, fn)
     fence(parsed)
     return parsed
+
+
+def _unguarded(stmt, globals_: dict):
+    """Generated gradients call their integer check only when an argument is not a float
+    (``if type(x) is not float: reject_ints(...)``); differentiating such code again reads the plain check."""
+    if not (isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1):
+        return stmt
+    call = stmt.body[0].value if isinstance(stmt.body[0], ast.Expr) else None
+    func = globals_.get(call.func.id) if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) else None
+    return stmt.body[0] if getattr(func, "__adc_primitive__", None) == "reject_ints" else stmt
 
 
 def fence(parsed: Parsed) -> None:

@@ -17,7 +17,7 @@ with the cotangent 1.0 folded in.
 from __future__ import annotations
 
 from . import expr as E
-from .ir import Assign, Comment, Def, Do, Function, Ret, Var, atom, flatten
+from .ir import Assign, Comment, Def, Do, Function, IfS, Ret, Var, atom, flatten
 from .names import Namer
 from .sweep import Sweeps, _free_names
 from .tidy import writes
@@ -42,11 +42,24 @@ def gradient(fn: Function, name: str, active_params: tuple, program, namer: Name
     s = Sweeps(fn, active_params, program, namer, seed=E.Num(1.0))
     grads = s.cotangents[0] if len(s.cotangents) == 1 else E.Tuple(tuple(s.cotangents))
     arrays = E.Num(bool(program.arrays_of(fn) & set(fn.params)))
-    check = E.Call(program.helper("reject_ints"), (arrays,) + tuple(E.Name(p) for p in active_params))
-    guard = [Do(check)] if active_params else []
+    guard = _int_guard(program, arrays, active_params)
     result = E.Tuple((s.value(), grads)) if with_value else grads
     body = guard + s.primal + s.adjoint + [Ret(result)]
     return Def(name, fn.params, tuple(atom(d) for d in fn.defaults), tuple(body), f"Gradient of {fn.name}.", fn.source)
+
+
+def _int_guard(program, arrays: E.Num, params: tuple) -> list:
+    """The check that refuses integer arguments; for numbers it runs only when one is not a float, so
+    that ``f.grad(x, y)`` costs little more than the derivative itself.  (``parse`` reads the guarded
+    form back as the plain check, for derivatives of this code.)"""
+    if not params:
+        return []
+    check = Do(E.Call(program.helper("reject_ints"), (arrays,) + tuple(E.Name(p) for p in params)))
+    if arrays.value:
+        return [check]
+    float_type = E.Num(float, "float")  # rendered as builtins.float where the user's code binds float
+    floats = [E.Compare("is not", E.Call("type", (E.Name(p),)), float_type) for p in params]
+    return [IfS(floats[0] if len(floats) == 1 else E.BoolOp("or", tuple(floats)), (check,), (), None)]
 
 
 def split(fn: Function, names: tuple, active_params: tuple, program, namer: Namer) -> list:

@@ -75,11 +75,15 @@ HELPERS.update(
     {
         "unbroadcast": '''def unbroadcast(g, x):
     """Sum g down to the shape of x: the adjoint of NumPy broadcasting x up to g's shape."""
-    shape = getattr(x, "shape", ())
-    if getattr(g, "shape", ()) == shape or not hasattr(g, "ndim"):
-        return g  # a plain number (a zero adjoint) broadcasts as it is
+    shape, g_shape = getattr(x, "shape", ()), getattr(g, "shape", ())
+    if g_shape == shape:
+        return g
     if not shape:
         return g.sum()
+    if not g_shape:  # a number: the zero adjoint of a result no use of which ran, given x's shape
+        import numpy
+
+        return numpy.full(shape, g, dtype=numpy.result_type(x, numpy.float32))
     while g.ndim > len(shape):
         g = g.sum(axis=0)
     for axis, n in enumerate(shape):
@@ -91,7 +95,7 @@ HELPERS.update(
     """Spread g, a reduction of x over axis, back over x's shape (the adjoint of sum)."""
     import numpy
 
-    if axis is None and type(g) is float and type(x) is numpy.ndarray and x.dtype.kind == "f":
+    if axis is None and type(g) in (float, numpy.float64) and type(x) is numpy.ndarray and x.dtype.kind == "f":
         return numpy.full(x.shape, g, x.dtype)  # the common case, the adjoint of a full sum, in one call
     if axis is not None and not keepdims:
         g = numpy.expand_dims(g, axis)
@@ -235,7 +239,10 @@ HELPERS.update(
     """Cotangent of max/min over axis: g shared equally among the extreme entries."""
     import numpy
 
-    expand = (lambda v: v) if keepdims or axis is None else (lambda v: numpy.expand_dims(v, axis))
+    if axis is None:
+        mask = x == z
+        return mask * (g / numpy.count_nonzero(mask))
+    expand = (lambda v: v) if keepdims else (lambda v: numpy.expand_dims(v, axis))
     mask = x == expand(z)
     return mask * expand(g) / numpy.sum(mask, axis=axis, keepdims=True)
 ''',

@@ -300,7 +300,8 @@ class Sweeps(Checkpoints):
         else:
             self.adj[var.name] = E.Name(self.fresh_adjoint("d_" + var.name))
             out.append(Assign((self.adj[var.name].id,), c, line))
-        if any(n in self.zeroes for n in _free_names([Do(c)])):
+        shaped = isinstance(c, E.Call) and c.func in ("@unbroadcast", "@array_like")  # an array of var's shape
+        if not shaped and any(n in self.zeroes for n in _free_names([Do(c)])):
             self.zeroes.add(self.adj[var.name].id)
 
     def alias_atom(self, a):
@@ -507,7 +508,7 @@ class Sweeps(Checkpoints):
             z = eq.outs[0].name
             prim = rules.ARRAY_VARIANTS.get(eq.prim, eq.prim) if z in self.arrays else eq.prim
             g = gs[0]
-            maybe_number = isinstance(g, E.Num) or g.id in self.zeroes
+            maybe_number = g == E.Num(0.0) if isinstance(g, E.Num) else g.id in self.zeroes  # not grad's seed 1.0
             if z in self.arrays and maybe_number and prim not in rules.PARTIALS and prim not in BROADCASTING:
                 g = E.Call("@array_like", (g, E.Name(z)))  # still the number 0.0 if no use of z ran: give it z's shape
             for a, c in zip(eq.ins, rules.vjp(prim, args, E.Name(z), g, list(mask)), strict=True):

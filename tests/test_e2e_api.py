@@ -188,6 +188,28 @@ def test_int_wrt_argument_vjp_raises_type_error():
         dec_plain.vjp((2, 1.0), 1.0)
 
 
+def test_fast_paths_still_check_after_numbers_warmed_them():
+    """After calls with floats, f.grad is the generated function and jvp/vjp skip binding: an integer,
+    a wrong number of tangents or a cotangent of the wrong structure is still refused."""
+    f = adcompiler.differentiate(F.poly)
+    g = adcompiler.differentiate(dec_tuple.fn)
+    f.grad(0.5, 2.0), f.jvp((0.5, 2.0), (1.0, 0.0)), f.vjp((0.5, 2.0), 1.0), g.vjp((0.5, 2.0), (1.0, 1.0, 1.0))
+    for call in (
+        lambda: f.grad(2, 2.0),
+        lambda: f.jvp((2, 2.0), (1.0, 0.0)),
+        lambda: f.vjp((0.5, 2), 1.0),
+        lambda: f.jvp((True, 2.0), (1.0, 0.0)),
+    ):
+        with pytest.raises(TypeError, match="integer"):
+            call()
+    with pytest.raises(ValueError, match="tangents"):
+        f.jvp((0.5, 2.0), (1.0,))
+    with pytest.raises(ValueError, match="cotangent"):
+        g.vjp((0.5, 2.0), (1.0, 1.0))
+    assert g.vjp([0.5, 2.0], [1.0, 10.0, 0.0])[1] == pytest.approx((12.0, 10.5), rel=1e-14)
+    assert f.jvp((0.5, 2.0), (1.0, 0.0))[1] == pytest.approx(f.grad(0.5, 2.0)[0], rel=1e-14)
+
+
 def test_int_non_wrt_argument_is_fine():
     assert dec_wrt_y.grad(2, 1.5, 3) == 2 * 3 + 3 * 1.5**2
 
