@@ -242,6 +242,8 @@ def _is_copy(s) -> bool:
 
 def _rename(s, old: str, new: str):
     """Statement ``s`` with reads of ``old`` replaced by ``new`` (``s`` does not assign either)."""
+    if old not in reads(s):
+        return s  # the same object: memoised liveness of a loop that does not read old stays valid
 
     def sub(e):
         if isinstance(e, E.Name):
@@ -314,9 +316,11 @@ def _coalesce(stmts: list, after: set, jump) -> list:
                 clean = all(a not in reads(x) and a not in writes(x) for x in between)
                 live = _live_before(stmts, after, jump)
                 if clean and b not in live[i + 1] and b not in reads(s) - {b}:
-                    definition = Assign((a,), stmts[k].value, stmts[k].line)
-                    stmts = stmts[:k] + [definition] + [_rename(x, b, a) for x in between] + stmts[i + 1 :]
-                    i = k + 1
+                    definition = [Assign((a,), stmts[k].value, stmts[k].line)]
+                    if stmts[k].value == E.Name(a):  # b = a ... a = b: a keeps its value throughout
+                        definition = []
+                    stmts = stmts[:k] + definition + [_rename(x, b, a) for x in between] + stmts[i + 1 :]
+                    i = k + len(definition)
                     continue
         i += 1
     return stmts
@@ -355,6 +359,16 @@ def _adds_to(s, d: str) -> bool:
 
 
 def _pure(e) -> bool:
+    """Whether evaluating ``e`` changes nothing (memoised: expressions are immutable)."""
+    hit = _MEMO.get(("p", id(e)))
+    if hit is not None and hit[0] is e:
+        return hit[1]
+    pure = _pure_expr(e)
+    _MEMO[("p", id(e))] = (e, pure)
+    return pure
+
+
+def _pure_expr(e) -> bool:
     if isinstance(e, E.Method):
         return False
     if isinstance(e, E.Call) and not (e.func.startswith(("math.", "numpy.")) or e.func in PURE_CALLS):
