@@ -43,6 +43,7 @@ class _Lowering(ListLowering, ArrayLowering):
         self.line = parsed.node.lineno
         self.assigned: set = set()  # slots surely assigned on the path being lowered
         self.pinned: dict = {}  # slot -> its value read once before a loop that never assigns it
+        self.last_read: dict = {}  # slot -> (the block, its read there): reused until the slot is written
 
     # ---- statements -------------------------------------------------------------
 
@@ -87,7 +88,7 @@ class _Lowering(ListLowering, ArrayLowering):
             )
         if any(may_return(s) for s in ast.walk(fdef) if isinstance(s, (ast.For, ast.While))):
             self.returned = self.hidden_slot("returned")
-            self.body.append(Eq((self.returned,), "write", (Const(False),), fdef.lineno))
+            self.write(self.returned, Const(False), fdef.lineno)
         self.lower_stmts(statements, 0)
         if not self.direct_return:
             reads = [self.read(slot) for slot in self.results[1]]
@@ -254,9 +255,9 @@ class _Lowering(ListLowering, ArrayLowering):
                 stmt, "returns of different shapes", "return the same number of values on every path"
             )
         for slot, leaf in zip(self.results[1], leaves, strict=True):
-            self.body.append(Eq((slot,), "write", (leaf,), stmt.lineno))
+            self.write(slot, leaf, stmt.lineno)
         if loops:
-            self.body.append(Eq((self.returned,), "write", (Const(True),), stmt.lineno))
+            self.write(self.returned, Const(True), stmt.lineno)
             self.body.append(Break(stmt.lineno))
 
     def bind(self, target, value) -> None:
@@ -269,7 +270,7 @@ class _Lowering(ListLowering, ArrayLowering):
                         f"a tuple assigned to {target.id!r} in a branch or loop",
                         "unpack it into one name per element",
                     )
-                self.body.append(Eq((Var(target.id),), "write", (value,), self.line))
+                self.write(Var(target.id), value, self.line)
                 self.assigned.add(target.id)
             else:
                 self.env[target.id] = value
@@ -298,9 +299,19 @@ class _Lowering(ListLowering, ArrayLowering):
         return slot
 
     def read(self, slot: Var) -> Var:
+        """The slot's value: one read per block until the slot is written (``px * px`` reads px once, so
+        reverse mode tapes it once)."""
+        last = self.last_read.get(slot.name)
+        if last is not None and last[0] is self.body:
+            return last[1]
         out = Var(self.namer.fresh(root(slot.name)))
         self.body.append(Eq((out,), "read", (slot,), self.line))
+        self.last_read[slot.name] = (self.body, out)
         return out
+
+    def write(self, slot: Var, value, line: int) -> None:
+        self.body.append(Eq((slot,), "write", (value,), line))
+        self.last_read.pop(slot.name, None)
 
     def atom(self, value):
         if isinstance(value, tuple):
@@ -385,14 +396,14 @@ class _Lowering(ListLowering, ArrayLowering):
     def _chain(self, tests, slot) -> None:
         op, a, b = tests[0]
         value = self.apply(op, [a, b], None)
-        self.body.append(Eq((slot,), "write", (value,), self.line))
+        self.write(slot, value, self.line)
         if len(tests) > 1:
             self.body.append(If(value, self._nested(lambda: self._chain(tests[1:], slot)), (), self.line))
 
     def short_circuit(self, op, values, slot) -> None:
         """``a and b``: ``r = a; if r: r = b`` (``or``: the else branch), so ``b`` runs only when Python runs it."""
         first = self.atom(self.expr(values[0]))
-        self.body.append(Eq((slot,), "write", (first,), self.line))
+        self.write(slot, first, self.line)
         if len(values) > 1:
             rest = self._nested(lambda: self.short_circuit(op, values[1:], slot))
             self.body.append(
@@ -403,7 +414,7 @@ class _Lowering(ListLowering, ArrayLowering):
         test = self.atom(self.expr(node.test))
         slot = self.hidden_slot(hint or "t")
         branches = [
-            self._nested(lambda b=b: self.body.append(Eq((slot,), "write", (self.atom(self.expr(b)),), self.line)))
+            self._nested(lambda b=b: self.write(slot, self.atom(self.expr(b)), self.line))
             for b in (node.body, node.orelse)
         ]
         self.body.append(If(test, branches[0], branches[1], self.line))

@@ -165,6 +165,8 @@ def _one(e: Expr) -> bool:
 def add(a: Expr, b: Expr) -> Expr:
     if _literal(a) and _literal(b):
         return Num(a.value + b.value)
+    if a == b:  # x * dx + x * dx, the tangent of x * x: 2 * (x * dx), exactly the same number
+        return mul(Num(2), a)
     if isinstance(b, Unary) and b.op == "-":
         return sub(a, b.operand)
     if isinstance(a, Unary) and a.op == "-":

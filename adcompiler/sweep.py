@@ -511,7 +511,7 @@ class Sweeps(Checkpoints):
             maybe_number = g == E.Num(0.0) if isinstance(g, E.Num) else g.id in self.zeroes  # not grad's seed 1.0
             if z in self.arrays and maybe_number and prim not in rules.PARTIALS and prim not in BROADCASTING:
                 g = E.Call("@array_like", (g, E.Name(z)))  # still the number 0.0 if no use of z ran: give it z's shape
-            for a, c in zip(eq.ins, rules.vjp(prim, args, E.Name(z), g, list(mask)), strict=True):
+            for a, c in zip(eq.ins, self._merged(eq.ins, rules.vjp(prim, args, E.Name(z), g, list(mask))), strict=True):
                 c = self.unbroadcast(eq, a, c)
                 if c is not None and isinstance(a, Var) and a.name in self.containers and a.name in self.act:
                     shadow = E.Name(self.shadow_of(a.name))  # np.array([x, y]): the cotangent goes to the list's
@@ -519,6 +519,16 @@ class Sweeps(Checkpoints):
                     continue
                 self.contribute(a, c, eq.line, out)
         return out
+
+    def _merged(self, ins, cotangents: list) -> list:
+        """Equal cotangents of two copies of one value (``x * x``) sent to the first as one term, 2 * c."""
+        cotangents = list(cotangents)
+        for i, j in ((0, 1),) if len(ins) == 2 else ():
+            a, b = ins[i], ins[j]
+            same = isinstance(a, Var) and isinstance(b, Var) and self.alias.get(a.name, a.name) == self.alias.get(b.name, b.name)
+            if same and cotangents[i] is not None and cotangents[i] == cotangents[j]:
+                cotangents[i], cotangents[j] = E.mul(E.Num(2), cotangents[i]), None
+        return cotangents
 
     def unbroadcast(self, eq: Eq, a, c):
         """An array result's cotangent, summed back to the shape of an argument NumPy broadcast."""

@@ -10,5 +10,5 @@ def reassign_forward(x, y, dx, dy):
     dx_2 = dx_1 + dt1
     # line 18: return x * x
     t2 = x_2 * x_2
-    dt2 = x_2 * dx_2 + x_2 * dx_2
+    dt2 = 2 * (x_2 * dx_2)
     return (t2, dt2)

@@ -9,13 +9,11 @@ def reassign_reverse(x, y, ct=1.0):
     t2 = x_2 * x_2
     # adjoints, last line first
     # line 18: return x * x
-    d_x_5 = x_2 * ct
-    d_x_6 = x_2 * ct
+    d_x_5 = 2 * (x_2 * ct)
     # line 17: x += math.sin(x)
-    d_x_2 = d_x_5 + d_x_6
-    d_x_3 = math.cos(x_1) * d_x_2
+    d_x_3 = math.cos(x_1) * d_x_5
     # line 16: x = x * y
-    d_x_1 = d_x_3 + d_x_2
+    d_x_1 = d_x_3 + d_x_5
     d_x = y * d_x_1
     d_y = x * d_x_1
     return (t2, (d_x, d_y))
