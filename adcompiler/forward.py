@@ -156,7 +156,7 @@ class _Forward:
                 if all(t is None for t in ins_t)
                 else rules.jvp(stmt.prim, [atom(a) for a in stmt.ins], E.Name(out), ins_t)
             )
-            return [primal] + self.own_tangent(out, t, stmt.line)
+            return [primal] + self.own_tangent(out, self.spread(stmt.prim, out, t), stmt.line)
         if not any(v.name in self.act for v in stmt.outs) or all(t is None for t in ins_t):
             return [primal]
         if stmt.prim == "read":
@@ -165,9 +165,7 @@ class _Forward:
             return [primal, Assign((dname,), ins_t[0], stmt.line)]
         prim = rules.ARRAY_VARIANTS.get(stmt.prim, stmt.prim) if out in self.arrays else stmt.prim
         t = rules.jvp(prim, [atom(a) for a in stmt.ins], E.Name(out), ins_t)
-        if out in self.arrays and prim in PASS_THROUGH and t is not None:
-            # np.ones(3) + p: the tangent dp, spread to the shape of z (a tangent may be the number 0.0 at run time)
-            t = E.Call("@array_like", (t, E.Name(out)))
+        t = self.spread(prim, out, t)
         if stmt.prim == "numpy.copy" and isinstance(t, E.Name):
             t = E.Call("numpy.copy", (t,))  # a copy's tangent is a copy too: a later write into one spares the other
         if out in self.written and stmt.prim not in ("read", "dup"):  # a new array written into later: its own tangent
@@ -218,6 +216,13 @@ class _Forward:
         name = self.namer.fresh("d" + out)
         self.tangent[out] = E.Name(name)
         return [Assign((name,), self.fresh_array(out, t), line)]
+
+    def spread(self, prim: str, out: str, t):
+        """np.ones(3) + p: the tangent dp, spread to the shape of the result (a tangent may be the number
+        0.0 at run time, or an array NumPy broadcasts)."""
+        if out in self.arrays and prim in PASS_THROUGH and t is not None:
+            return E.Call("@array_like", (t, E.Name(out)))
+        return t
 
     def fresh_array(self, out: str, t) -> E.Expr:
         """A tangent array for ``out`` that nothing else refers to: ``t`` copied, or zeros of its shape."""

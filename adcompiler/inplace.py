@@ -22,7 +22,7 @@ Each refusal names the file, line and column and what to write instead.
 from __future__ import annotations
 
 from .errors import UnsupportedSyntaxError
-from .ir import COMPARE, Eq, For, If, Return, Var, While, blocks, flatten
+from .ir import COMPARE, Break, Continue, Eq, For, If, Return, Var, While, blocks, flatten
 
 VIEWS = (
     "getitem",
@@ -75,14 +75,15 @@ class _Facts:
         self.taken: set = set()  # arrays read out of a list
         self.stored: set = set()  # arrays put into a list
         holders = {n[:-2] for n in arrays if n.endswith("[]")}  # lists holding arrays
+        reach = reaching_writes(fn)
         for eq, _, _ in self.eqs:
             ins = [a.name for a in eq.ins if isinstance(a, Var)]
             outs = [v.name for v in eq.outs]
             if eq.prim in SAME_OBJECT:
                 for n in ins + outs:
                     self._union(ins[0] if ins else outs[0], n)
-                for o in outs:  # where each name's object may come from (a slot: from any value written to it)
-                    self.back.setdefault(o, set()).update(ins)
+                for o in outs:  # where each name's object may come from (a slot read: the writes reaching it)
+                    self.back.setdefault(o, set()).update(reach.get(o, ins))
             elif eq.prim in VIEWS and outs and outs[0] in arrays and ins and (ins[0] in arrays or ins[0] in containers):
                 if eq.prim == "getitem" and self._advanced(eq.ins[1]):
                     pass  # x[[0, 2]], x[mask]: NumPy copies what an array or list index picks
@@ -167,10 +168,12 @@ class _Facts:
         return False
 
     def sources(self, name: str) -> set:
-        """Every name whose object ``name`` may be (following copies backwards, through slots)."""
+        """Every name whose object ``name`` may be (following copies backwards; a slot read to the values
+        written to the slot that reach it, a parameter's slot to its argument)."""
         found, todo = {name}, [name]
         while todo:
-            for m in self.back.get(todo.pop(), ()):
+            n = todo.pop()
+            for m in self.back.get(n, ()) if n not in self.fn.slots else ():
                 if m not in found:
                     found.add(m)
                     todo.append(m)
@@ -225,8 +228,10 @@ class _Facts:
         """``c += v``: no other name bound to the old ``c`` may be used afterwards."""
         old = eq.ins[0].name
         target, op = _aug_target(self.fn.source.lines.get(eq.line, "")) or (_root(old), "+")
+        numbers = set(self.fn.params) - self.array_params  # arrive as numbers: no other name shares them
+        objects = self.sources(old) - numbers  # what c's object may be
         for m in self.members(old):
-            if m == old or m in self.fn.slots:
+            if m == old or m in self.fn.slots or not (self.sources(m) & objects):
                 continue
             if self.defined.get(m, (-1, ()))[0] < pos and self.used_after([m], pos, loops):
                 other = _root(m) if _root(m) != target else "an earlier alias"
@@ -245,6 +250,54 @@ class _Facts:
         if col == len(text) - len(text.lstrip()) and also is not None:
             col = _column(text, _root(also))
         raise UnsupportedSyntaxError(construct, remedy, source.filename, eq.line, col, text)
+
+
+def reaching_writes(fn) -> dict:
+    """For each read of a slot, the names of the values written to it that may reach the read (a
+    parameter's own name for its argument): a forward dataflow over branches and loops."""
+    reach: dict = {}
+
+    def block(stmts, state: dict, loop: dict | None) -> dict | None:
+        for stmt in stmts:
+            if state is None:  # after a break or continue: unreachable
+                return None
+            if isinstance(stmt, Eq) and stmt.prim == "write" and stmt.outs[0].name in fn.slots:
+                value = stmt.ins[0]
+                state = {**state, stmt.outs[0].name: {value.name} if isinstance(value, Var) else set()}
+            elif isinstance(stmt, Eq) and stmt.prim == "read" and stmt.ins[0].name in fn.slots:
+                reach.setdefault(stmt.outs[0].name, set()).update(state.get(stmt.ins[0].name, ()))
+            elif isinstance(stmt, If):
+                state = _merge(block(stmt.body, state, loop), block(stmt.orelse, state, loop))
+            elif isinstance(stmt, (For, While)):
+                state = run_loop(stmt, state)
+            elif isinstance(stmt, (Break, Continue)):
+                key = "breaks" if isinstance(stmt, Break) else "continues"
+                loop[key] = _merge(loop[key], state)
+                state = None
+        return state
+
+    def run_loop(stmt, state: dict) -> dict:
+        head = state
+        while True:
+            loop = {"breaks": None, "continues": None}
+            entry = block(stmt.header, head, loop) if isinstance(stmt, While) else head
+            end = _merge(block(stmt.body, entry, loop), loop["continues"])
+            grown = _merge(head, end)
+            if grown == head:
+                exit_ = entry if isinstance(stmt, While) else head  # a for loop may run zero times
+                return _merge(exit_, loop["breaks"])
+            head = grown
+
+    start = {p: {p} for p in fn.params if p in fn.slots}
+    block(fn.body, start, None)
+    return reach
+
+
+def _merge(a: dict | None, b: dict | None) -> dict | None:
+    """Values a slot may hold after either of two paths (None: a path that does not get there)."""
+    if a is None or b is None:
+        return b if a is None else a
+    return {k: a.get(k, set()) | b.get(k, set()) for k in set(a) | set(b)}
 
 
 def _root(name: str) -> str:

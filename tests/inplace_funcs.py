@@ -67,3 +67,30 @@ def mixed_pick_of_rows_written(x, a):
     rows = B[[0, 2], :]
     rows[0, 1] = x * 3.0
     return np.sum(rows * B[1:, :]) + np.sum(B)
+
+
+def augassign_in_loop_then_rebound(x, a):
+    """p += a runs on a fresh array; p = a comes only after the loop, so it never reaches the +=."""
+    p = a * x
+    for _ in range(2):
+        p += a
+    total = np.sum(p * p)
+    p = a
+    return total + np.sum(p)
+
+
+def augassign_on_float_alias_in_branch(x, a, c):
+    """q = p aliases a float; the only array p ever holds is what p *= makes."""
+    p = x
+    q = p
+    if c > 0.0:
+        p *= np.min(a)
+    return p + q
+
+
+def conditional_expression_does_not_alias_the_other_arm(x, a):
+    """u may be t or a, but a is never t: t *= changes nothing a refers to."""
+    t = a * x
+    u = t if x > 0.0 else a
+    t *= 2.0
+    return np.sum(t + a)

@@ -23,3 +23,23 @@ def test_followed_in_place_changes_have_the_finite_difference_derivative(fn):
 
 def test_conditional_expression_with_the_local_chosen():
     assert outcome(F.chosen_array_then_written, (0.7, ARGS["a"], -1.0)) == "ok"
+
+
+def _stores_in_the_other_branch(x, a):
+    """The list holding t is made only in the branch that does not run t += 1.0."""
+    t = a * x
+    if x >= 0.31:
+        ys = [t]
+        return np.sum(ys[0])
+    else:
+        t += 1.0
+    return np.sum(t)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="false refusal: a list made in one branch is taken to hold t in the other branch too "
+    "(the in-place rules follow which values reach a change, not which stores do)",
+)
+def test_store_in_an_exclusive_branch_does_not_refuse_the_change():
+    assert [outcome(_stores_in_the_other_branch, (x, ARGS["a"])) for x in (0.7, -0.6)] == ["ok", "ok"]
