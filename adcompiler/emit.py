@@ -175,12 +175,12 @@ def _block(stmts, indent: str, ns, lines: dict, out: list, last: list) -> None:
         elif isinstance(s, Continue):
             out.append(indent + "continue")
         else:
-            out.append(textwrap.indent(ast.unparse(ast.fix_missing_locations(statement(s, ns))), indent))
+            out.append(textwrap.indent(ast.unparse(statement(s, ns)), indent))
         last[0] = last[0] if not isinstance(s, (IfS, ForS, WhileS)) else None
 
 
 def _expr(e: E.Expr, ns) -> str:
-    return ast.unparse(ast.fix_missing_locations(to_ast(e, ns)))
+    return ast.unparse(to_ast(e, ns))
 
 
 def render_module(defs: list, ns: Namespace | None, header=(), formatted: bool = True) -> str:

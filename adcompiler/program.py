@@ -64,13 +64,13 @@ class Program:
             return self.anf_cache[fn]
         parsed = self.parsed.get(fn) or parse_function(fn)
         self.parsed[fn] = parsed
-        names = {n.id for n in ast.walk(parsed.node) if isinstance(n, ast.Name)} | {
-            a.arg for a in ast.walk(parsed.node) if isinstance(a, ast.arg)
-        }
+        nodes = list(ast.walk(parsed.node))
+        params = {a.arg for a in nodes if isinstance(a, ast.arg)}
+        names = {n.id for n in nodes if isinstance(n, ast.Name)} | params
         self.user_names |= names | set(fn.__globals__)
         self.ns.avoid |= {  # locals and parameters: generated code never spells a module or builtin so
-            n.id for n in ast.walk(parsed.node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
-        } | {a.arg for a in ast.walk(parsed.node) if isinstance(a, ast.arg)}
+            n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+        } | params
         self.module.taken |= self.user_names
         namer = Namer(
             names | set(fn.__globals__) | set(self.globals),
