@@ -43,3 +43,20 @@ def _stores_in_the_other_branch(x, a):
 )
 def test_store_in_an_exclusive_branch_does_not_refuse_the_change():
     assert [outcome(_stores_in_the_other_branch, (x, ARGS["a"])) for x in (0.7, -0.6)] == ["ok", "ok"]
+
+
+def _float_from_a_list_or_a_numpy_number(x, p):
+    """t is a float read from a list of floats, or np.sum(x): never an array taken from a list."""
+    ys = [p, 2.0 * p]
+    t = ys[1] if p > 0.0 else np.sum(x)
+    t -= 1.0
+    return t
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="false refusal: kinds are merged over both arms, so ys[1] counts as an array and, read from a "
+    "list, as an array taken from a list",
+)
+def test_float_from_a_list_merged_with_an_array_is_not_an_array_from_a_list():
+    assert [outcome(_float_from_a_list_or_a_numpy_number, (ARGS["a"], p)) for p in (0.4, -0.4)] == ["ok", "ok"]
