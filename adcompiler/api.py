@@ -58,6 +58,7 @@ class Differentiable:
         self._positions = tuple(self.params.index(w) for w in self.wrt)
         self._arrays = _EMPTY  # the parameters that arrived as NumPy arrays: what the code is specialised for
         self._out_shape = None
+        self._last_types = None  # the argument types of the last call, when they alone decide the specialisation
         self._flat_out = None  # once known, how many numbers the output is (0: a single one) if only numbers
         self._programs: dict = {}
         self._compiled_for: dict = {}
@@ -82,6 +83,10 @@ class Differentiable:
 
     def _specialise(self, args) -> None:
         """Choose the generated code for which arguments are NumPy arrays (built once per combination)."""
+        types = tuple(map(type, args))
+        if types == self._last_types:  # the same kinds of arguments as last time (and no lists): same code
+            return
+        self._last_types = types if list not in types and tuple not in types else None
         numpy = sys.modules.get("numpy")
         arrays = _EMPTY
         if numpy is not None:  # "p" for an array, "p[]" for a list or tuple holding arrays (NN layers, say)
@@ -155,7 +160,9 @@ class Differentiable:
         return values
 
     def _require_scalar(self, what: str) -> None:
-        if self.program.shape(self.fn) is not None:
+        if self._out_shape is None:
+            self._out_shape = (self.program.shape(self.fn),)
+        if self._out_shape[0] is not None:
             raise TypeError(
                 f"{self.fn.__name__}.{what} needs one output; {self.fn.__name__} returns a tuple: use vjp (or jvp) instead"
             )
@@ -202,24 +209,48 @@ class Differentiable:
         """``(value, gradient)`` of a scalar-valued function."""
         self._require_scalar("value_and_grad")
         args = self._bind(args, kwargs)
-        if self._fast_path():
-            self.value_and_grad = self._function("value_and_grad")  # later calls skip this wrapper
+        if self._fast_path():  # later calls with floats go straight to the generated function
+            self.value_and_grad = self._numbers_first("value_and_grad", Differentiable.value_and_grad)
         return self._function("value_and_grad")(*args)
 
     def grad(self, *args, **kwargs):
         """The gradient: one value for a single wrt parameter, else a tuple."""
         self._require_scalar("grad")
         args = self._bind(args, kwargs)
-        if self._fast_path():
-            self.grad = self._function("grad")  # later calls go straight to the generated function
+        if self._fast_path():  # later calls with floats go straight to the generated function
+            self.grad = self._numbers_first("grad", Differentiable.grad)
         return self._function("grad")(*args)
 
     def _fast_path(self) -> bool:
-        """Whether f.grad can become the generated function itself: no arrays at the first call.
-
-        (The generated code for numbers refuses arrays, so a later array call fails loudly, never wrongly.)
-        """
+        """Whether f.grad can call the code for numbers directly: no arrays at the first call."""
         return not self._arrays
+
+    def _numbers_first(self, mode: str, method):
+        """``f.grad`` for later calls: the generated code when every argument is a float (one type test
+        each), else the method, which checks, binds and specialises (arrays, keywords, integers)."""
+        names = list(self.params)  # the user's names and defaults, so that calls bind as they did
+        width = 1 + max(map(len, names), default=0)
+        hidden = {k: k + "_" * width for k in ("generated", "method", "owner", "type", "float")}
+        values = {"generated": self._function(mode), "method": method, "owner": self, "type": type, "float": float}
+        space = {hidden[k]: v for k, v in values.items()}
+        signature = []
+        for i, (name, param) in enumerate(self.signature.parameters.items()):
+            if param.default is inspect.Parameter.empty:
+                signature.append(name)
+            else:
+                space[f"default{i}" + "_" * width] = param.default
+                signature.append(f"{name}=default{i}" + "_" * width)
+        floats = " and ".join(f"{hidden['type']}({n}) is {hidden['float']}" for n in names) or "True"
+        args = ", ".join(names)
+        source = (
+            f"def {mode}({', '.join(signature)}):\n"
+            f"    if {floats}:\n"
+            f"        return {hidden['generated']}({args})\n"
+            f"    return {hidden['method']}({hidden['owner']}{', ' if args else ''}{args})\n"
+        )
+        exec(compile(source, f"<adcompiler {mode} entry of {self.fn.__qualname__}>", "exec"), space)
+        space[mode].__self__ = self  # like the bound method it replaces: differentiate(f.grad) finds f
+        return space[mode]
 
 
 def _generated(fn):

@@ -26,10 +26,14 @@ HELPERS = {
     """Refuse to differentiate with respect to an int: the derivative would silently be of a float."""
     for k, a in enumerate(args):
         kind = type(a)
+        if kind is float:
+            continue
         if kind is int or kind is bool or kind.__module__ == "numpy" and kind.__name__.startswith(("int", "uint", "bool")):
             raise TypeError(f"cannot differentiate with respect to argument {k + 1}, the integer {a!r}; pass a float ({float(a)!r})")
-        first = a[0] if type(a) in (list, tuple) and a else a
-        if (type(a).__name__ == "ndarray" or type(first).__name__ == "ndarray") and not arrays_expected:
+        if arrays_expected:
+            continue
+        first = a[0] if kind in (list, tuple) and a else a
+        if kind.__name__ == "ndarray" or type(first).__name__ == "ndarray":
             raise TypeError(f"argument {k + 1} is a NumPy array, but this gradient was generated for numbers; call it through the object adcompiler.differentiate returned")
 ''',
     "zeros_like": '''def zeros_like(x):
@@ -120,7 +124,7 @@ HELPERS.update(
     """The cotangent d of the array x as an array of x's shape (d may be the number 0.0)."""
     import numpy
 
-    if isinstance(d, numpy.ndarray) and d.shape == numpy.shape(x):
+    if type(d) is numpy.ndarray and d.shape == getattr(x, "shape", ()):
         return d
     if not isinstance(x, numpy.ndarray):
         return d  # a number's cotangent stays a number (result_type of a float and float32 is float32)

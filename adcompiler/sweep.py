@@ -277,7 +277,10 @@ class Sweeps(Checkpoints):
                 else E.Call(self.program.helper("zeros_like"), (E.Name(p),))
             )
         if p in self.arrays:
-            return E.Call("@array_like", (self.adjoint_of(p) or E.Num(0.0), E.Name(p)))
+            d = self.adjoint_of(p)
+            if isinstance(d, E.Name) and d.id not in self.zeroes:
+                return d  # surely an array of p's shape already
+            return E.Call("@array_like", (d or E.Num(0.0), E.Name(p)))
         if self.adjoint_of(p) is None and p not in self.act:  # unused: a zero shaped like whatever was passed
             return E.Call("@zeros_like", (E.Name(p),))
         return self.adjoint_of(p) or E.Num(0.0)

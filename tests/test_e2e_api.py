@@ -407,3 +407,21 @@ def test_transformation_is_cached(monkeypatch):
 def test_source_is_cached():
     df = adcompiler.differentiate(F.long_chain)
     assert df.source("reverse") == df.source("reverse")
+
+
+def test_grad_after_numbers_still_takes_arrays_keywords_and_can_be_differentiated():
+    """The fast entry f.grad gets after a call with floats hands anything else to the full method."""
+    np = pytest.importorskip("numpy")
+    f = adcompiler.differentiate(F.poly)
+    first = f.grad(0.5, 2.0)
+    assert f.grad(x=0.5, y=2.0) == first and f.grad(0.5, y=2.0) == first
+    xs, ys = np.array([0.5, 0.25]), np.array([2.0, 3.0])
+    gx, gy = f.grad(xs, ys)
+    for k in range(2):
+        assert (gx[k], gy[k]) == pytest.approx(f.grad(float(xs[k]), float(ys[k])), rel=1e-14)
+    with pytest.raises(TypeError, match="int64"):
+        f.grad(np.array([1, 2]), ys)
+    second = adcompiler.differentiate(f.grad, wrt="x")  # d/dx of the gradient: a row of the Hessian
+    h = 1e-5
+    expected = [(a - b) / (2 * h) for a, b in zip(f.grad(0.5 + h, 2.0), f.grad(0.5 - h, 2.0))]
+    assert second.jvp((0.5, 2.0), (1.0,))[1] == pytest.approx(tuple(expected), rel=1e-6)
