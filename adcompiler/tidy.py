@@ -65,14 +65,19 @@ _MEMO: dict = {}  # (kind, id of statement) -> (statement, names); statements ar
 _LOOP_BODIES: dict = {}  # id(loop) -> (loop, the statements its head's liveness runs over)
 
 
+def _memoised(kind: str, x, compute):
+    """``compute(x)``, once per object: statements and expressions are immutable."""
+    hit = _MEMO.get((kind, id(x)))
+    if hit is not None and hit[0] is x:
+        return hit[1]
+    value = compute(x)
+    _MEMO[(kind, id(x))] = (x, value)
+    return value
+
+
 def reads(s) -> set:
     """Names a statement (with its nested blocks) reads."""
-    hit = _MEMO.get(("r", id(s)))
-    if hit is not None and hit[0] is s:
-        return hit[1]
-    names = _reads(s)
-    _MEMO[("r", id(s))] = (s, names)
-    return names
+    return _memoised("r", s, _reads)
 
 
 def _reads(s) -> set:
@@ -114,12 +119,7 @@ def reads_block(stmts) -> set:
 
 def writes(s) -> set:
     """Names a statement (with its nested blocks) assigns."""
-    hit = _MEMO.get(("w", id(s)))
-    if hit is not None and hit[0] is s:
-        return hit[1]
-    names = _writes(s)
-    _MEMO[("w", id(s))] = (s, names)
-    return names
+    return _memoised("w", s, _writes)
 
 
 def _writes(s) -> set:
@@ -359,13 +359,8 @@ def _adds_to(s, d: str) -> bool:
 
 
 def _pure(e) -> bool:
-    """Whether evaluating ``e`` changes nothing (memoised: expressions are immutable)."""
-    hit = _MEMO.get(("p", id(e)))
-    if hit is not None and hit[0] is e:
-        return hit[1]
-    pure = _pure_expr(e)
-    _MEMO[("p", id(e))] = (e, pure)
-    return pure
+    """Whether evaluating ``e`` changes nothing."""
+    return _memoised("p", e, _pure_expr)
 
 
 def _pure_expr(e) -> bool:
