@@ -97,10 +97,9 @@ class Sweeps(Checkpoints):
         self.primal[:0] = entry
         self.snapshots = {}  # written arrays that are returned: copied before the reverse sweep restores them
         ret = next(s for s in reversed(fn.body) if isinstance(s, Return))
-        written = {self.alias.get(w, w) for w in self.written} | set(self.mutable)
         for a in flatten(ret.value):
             # a returned array may be a written one, or a view of it (u[:], u.reshape(4)): copied either way
-            if isinstance(a, Var) and written and (a.name in self.arrays or a.name in written or a.name in self.written):
+            if isinstance(a, Var) and (self.written or self.mutable) and a.name in self.arrays:
                 self.snapshots[a.name] = namer.fresh(a.name + "_out")
                 self.primal.append(Assign((self.snapshots[a.name],), E.Call("numpy.copy", (self.ref(a),))))
         scalars = [p for p in active_params if not (split and p in self.containers)]
