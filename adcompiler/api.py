@@ -292,14 +292,15 @@ def _mismatch(value, tangent, where="") -> str:
 
 
 def _all_floats(values, n: int, more, m: int) -> bool:
-    """Whether ``values`` and ``more`` are sequences of ``n`` and ``m`` floats (the fast paths' test)."""
+    """Whether ``values`` and ``more`` are sequences of ``n`` and ``m`` floats (the fast paths' test;
+    NumPy's float64 is a float too, and the code for numbers runs it as the full path would)."""
     if type(values) not in (tuple, list) or type(more) not in (tuple, list) or len(values) != n or len(more) != m:
         return False
     for v in values:
-        if type(v) is not float:
+        if not isinstance(v, float):
             return False
     for v in more:
-        if type(v) is not float:
+        if not isinstance(v, float):
             return False
     return True
 

@@ -51,7 +51,7 @@ def check_in_place(fn, arrays: frozenset, containers: frozenset, array_params=No
         target = eq.ins[0].name if eq.prim == "setitem" and isinstance(eq.ins[0], Var) else None
         if target is not None and (target in arrays or any(m in facts.taken for m in facts.members(target))):
             facts.check_change(eq, pos, loops, eq.ins[0].name, "writing into")
-        elif eq.param == IN_PLACE and isinstance(eq.ins[0], Var) and eq.ins[0].name in arrays:
+        elif eq.param == IN_PLACE and isinstance(eq.ins[0], Var) and facts.may_be_array(eq.ins[0].name):
             facts.check_change(eq, pos, loops, eq.ins[0].name, "an in-place change (+=, *=, ...) of")
             facts.check_stale(eq, pos, loops)
 
@@ -68,6 +68,7 @@ class _Facts:
         self.back: dict = {}  # var -> the vars its object may come from (dup, read, write, asarray)
         self.counter = 0
         self._visit(fn.body, ())
+        self.made_by = {v.name: eq.prim for eq, _, _ in self.eqs for v in eq.outs}  # var -> its primitive
         self.views: dict = {}  # view var -> the var it views
         self.elements: dict = {}  # a[i] with no slice in i -> a: a view only where it is written into
         self.slices: set = set()  # index values holding a slice (or None, a new axis)
@@ -166,6 +167,18 @@ class _Facts:
                 if upos > pos or any(lp in uloops and lp not in def_loops for lp in loops):
                     return True
         return False
+
+    def may_be_array(self, name: str) -> bool:
+        """Whether ``name`` may hold an array where it is read: the kinds say so, and unless it is a slot
+        read, so does some value written to the slot that reaches the read (p = math.asinh(...) then
+        p += ... is a float, whatever else p holds elsewhere)."""
+        if name not in self.arrays:
+            return False
+        made_by = self.made_by
+        origins = [m for m in self.sources(name) if made_by.get(m) not in SAME_OBJECT]  # not copies of others
+        return not origins or any(
+            m in self.array_params or m in self.arrays and not made_by.get(m, "").startswith("math.") for m in origins
+        )
 
     def sources(self, name: str) -> set:
         """Every name whose object ``name`` may be (following copies backwards; a slot read to the values

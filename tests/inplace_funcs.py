@@ -1,6 +1,8 @@
 """In-place array programs that adcompiler must accept and get right (tests/test_inplace.py): the
 in-place rules of adcompiler/inplace.py must not refuse them."""
 
+import math
+
 import numpy as np
 
 
@@ -94,3 +96,16 @@ def conditional_expression_does_not_alias_the_other_arm(x, a):
     u = t if x > 0.0 else a
     t *= 2.0
     return np.sum(t + a)
+
+
+def augassign_on_a_float_slot_next_to_arrays(x, a):
+    """p holds math.asinh(...) where p += runs, a float: nothing is changed in place, t keeps its value."""
+    u = a * x
+    p = x
+    for i in range(3):
+        u[i] = a[i] * p
+        p = p
+    p = math.asinh(np.sum(u))
+    t = p
+    p += math.cos(t) * u[-1]
+    return t + p
