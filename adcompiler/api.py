@@ -59,7 +59,6 @@ class Differentiable:
         self._arrays = _EMPTY  # the parameters that arrived as NumPy arrays: what the code is specialised for
         self._out_shape = None
         self._last_types = None  # the argument types of the last call, when they alone decide the specialisation
-        self._flat_out = None  # once known, how many numbers the output is (0: a single one) if only numbers
         self._programs: dict = {}
         self._compiled_for: dict = {}
         self._compiled: dict = self._compiled_for.setdefault(self._arrays, {})
@@ -169,9 +168,6 @@ class Differentiable:
 
     def jvp(self, primals, tangents):
         """Forward mode: ``(value, tangent of the output)`` along ``tangents`` (one per wrt parameter)."""
-        forward = self._numbers.get("forward")
-        if forward is not None and _all_floats(primals, len(self.params), tangents, len(self.wrt)):
-            return forward(*primals, *tangents)  # numbers only: nothing to check, bind or specialise
         args = self._bind(tuple(primals))
         tangents = tuple(tangents)
         if len(tangents) != len(self.wrt):
@@ -185,15 +181,13 @@ class Differentiable:
                     raise ValueError(
                         f"{self.fn.__name__}.jvp: the tangent for {name} does not match its value: {problem}"
                     )
+        if self._fast_path() and all(isinstance(v, float) for v in args + tangents):  # later calls skip the checks
+            sequences = [("primals", len(self.params)), ("tangents", len(self.wrt))]
+            self.jvp = self._numbers_first("jvp", "forward", Differentiable.jvp, sequences)
         return (self._compiled.get("forward") or self._function("forward"))(*args, *tangents)
 
     def vjp(self, primals, ct):
         """Reverse mode: ``(value, cotangents)``, one cotangent per wrt parameter."""
-        reverse = self._numbers.get("reverse")
-        if reverse is not None and self._flat_out is not None:  # numbers in, numbers out
-            cts = (ct,) if self._flat_out == 0 else ct
-            if _all_floats(primals, len(self.params), cts, self._flat_out or 1):
-                return reverse(*primals, ct)
         args = self._bind(tuple(primals))
         if self._out_shape is None:
             self._out_shape = (self.program.shape(self.fn),)
@@ -201,8 +195,10 @@ class Differentiable:
         if problem:
             raise ValueError(f"{self.fn.__name__}.vjp: the output cotangent does not match the output: {problem}")
         reverse = self._compiled.get("reverse") or self._function("reverse")
-        if self._arrays is _EMPTY and all(s is None for s in (self._out_shape[0] or (None,))):
-            self._flat_out = len(self._out_shape[0] or ())  # 0: one number; n: a flat tuple of n numbers
+        shape = self._out_shape[0]
+        if self._fast_path() and _floats(args) and (shape is None or all(s is None for s in shape)):
+            sequences = [("primals", len(self.params)), ("ct", None if shape is None else len(shape))]
+            self.vjp = self._numbers_first("vjp", "reverse", Differentiable.vjp, sequences)
         return reverse(*args, ct)
 
     def value_and_grad(self, *args, **kwargs):
@@ -210,7 +206,7 @@ class Differentiable:
         self._require_scalar("value_and_grad")
         args = self._bind(args, kwargs)
         if self._fast_path():  # later calls with floats go straight to the generated function
-            self.value_and_grad = self._numbers_first("value_and_grad", Differentiable.value_and_grad)
+            self.value_and_grad = self._numbers_first("value_and_grad", "value_and_grad", Differentiable.value_and_grad)
         return self._function("value_and_grad")(*args)
 
     def grad(self, *args, **kwargs):
@@ -218,39 +214,52 @@ class Differentiable:
         self._require_scalar("grad")
         args = self._bind(args, kwargs)
         if self._fast_path():  # later calls with floats go straight to the generated function
-            self.grad = self._numbers_first("grad", Differentiable.grad)
+            self.grad = self._numbers_first("grad", "grad", Differentiable.grad)
         return self._function("grad")(*args)
 
     def _fast_path(self) -> bool:
         """Whether f.grad can call the code for numbers directly: no arrays at the first call."""
         return not self._arrays
 
-    def _numbers_first(self, mode: str, method):
-        """``f.grad`` for later calls: the generated code when every argument is a float (one type test
-        each), else the method, which checks, binds and specialises (arrays, keywords, integers)."""
-        names = list(self.params)  # the user's names and defaults, so that calls bind as they did
-        width = 1 + max(map(len, names), default=0)
-        hidden = {k: k + "_" * width for k in ("generated", "method", "owner", "type", "float")}
-        values = {"generated": self._function(mode), "method": method, "owner": self, "type": type, "float": float}
-        space = {hidden[k]: v for k, v in values.items()}
-        signature = []
-        for i, (name, param) in enumerate(self.signature.parameters.items()):
-            if param.default is inspect.Parameter.empty:
-                signature.append(name)
-            else:
-                space[f"default{i}" + "_" * width] = param.default
-                signature.append(f"{name}=default{i}" + "_" * width)
-        floats = " and ".join(f"{hidden['type']}({n}) is {hidden['float']}" for n in names) or "True"
-        args = ", ".join(names)
-        source = (
-            f"def {mode}({', '.join(signature)}):\n"
-            f"    if {floats}:\n"
-            f"        return {hidden['generated']}({args})\n"
-            f"    return {hidden['method']}({hidden['owner']}{', ' if args else ''}{args})\n"
-        )
-        exec(compile(source, f"<adcompiler {mode} entry of {self.fn.__qualname__}>", "exec"), space)
-        space[mode].__self__ = self  # like the bound method it replaces: differentiate(f.grad) finds f
-        return space[mode]
+    def _numbers_first(self, name: str, mode: str, method, sequences=None):
+        """``f.grad`` (or ``jvp``, ``vjp``, ...) for later calls: the generated code for ``mode`` when the
+        arguments are floats (one type test each), else ``method``, which checks, binds and specialises
+        (arrays, keywords, integers, wrong structures).  ``sequences``: the entry's parameters, each with
+        the number of floats it holds (None: one float); None: the function's own parameters."""
+        width = 1 + max(map(len, self.params), default=0)  # globals no parameter name can shadow
+        g = {k: k + "_" * width for k in ("generated", "method", "owner", "type", "float", "isinstance", "seq")}
+        space = {g["generated"]: self._function(mode), g["method"]: method, g["owner"]: self}
+        space.update({g["type"]: type, g["float"]: float, g["isinstance"]: isinstance, g["seq"]: (tuple, list)})
+        if sequences is None:
+            signature = []
+            for i, (n, param) in enumerate(self.signature.parameters.items()):
+                if param.default is not inspect.Parameter.empty:
+                    space[f"default{i}" + "_" * width] = param.default
+                    n = f"{n}=default{i}" + "_" * width
+                signature.append(n)
+            head, args = ", ".join(signature), ", ".join(self.params)
+            tests = [f"{g['type']}({n}) is {g['float']}" for n in self.params] or ["True"]
+            body = [f"    if {' and '.join(tests)}:", f"        return {g['generated']}({args})"]
+        else:
+            head = ", ".join(p for p, _ in sequences)
+            args, unpack, tests, values = head, [], [], []
+            for p, n in sequences:
+                items = [p] if n is None else [f"{p}{j}_" for j in range(n)]
+                if n is not None:
+                    tests.insert(0, f"{g['type']}({p}) in {g['seq']} and len({p}) == {n}")
+                    unpack.append(f"        {', '.join(items)}{',' if n == 1 else ''} = {p}")
+                tests.extend(f"{g['isinstance']}({v}, {g['float']})" for v in items)
+                values.extend(items if p != "ct" else [p])  # the reverse code takes ct whole
+            body = [
+                f"    if {' and '.join(t for t in tests if ' in ' in t) or 'True'}:",
+                *(unpack or ["        pass"]),
+                f"        if {' and '.join(t for t in tests if ' in ' not in t)}:",
+                f"            return {g['generated']}({', '.join(values)})",
+            ]
+        source = "\n".join([f"def {name}({head}):", *body, f"    return {g['method']}({g['owner']}, {args})", ""])
+        exec(compile(source, f"<adcompiler {name} entry of {self.fn.__qualname__}>", "exec"), space)
+        space[name].__self__ = self  # like the bound method it replaces: differentiate(f.grad) finds f
+        return space[name]
 
 
 def _generated(fn):
@@ -289,20 +298,6 @@ def _mismatch(value, tangent, where="") -> str:
     elif isinstance(tangent, (list, tuple)):
         return f"{where or 'it'} is a number but the tangent is a {type(tangent).__name__}"
     return ""
-
-
-def _all_floats(values, n: int, more, m: int) -> bool:
-    """Whether ``values`` and ``more`` are sequences of ``n`` and ``m`` floats (the fast paths' test;
-    NumPy's float64 is a float too, and the code for numbers runs it as the full path would)."""
-    if type(values) not in (tuple, list) or type(more) not in (tuple, list) or len(values) != n or len(more) != m:
-        return False
-    for v in values:
-        if not isinstance(v, float):
-            return False
-    for v in more:
-        if not isinstance(v, float):
-            return False
-    return True
 
 
 def _floats(values) -> bool:
