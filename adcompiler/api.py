@@ -181,7 +181,7 @@ class Differentiable:
                     raise ValueError(
                         f"{self.fn.__name__}.jvp: the tangent for {name} does not match its value: {problem}"
                     )
-        if self._fast_path() and all(isinstance(v, float) for v in args + tangents):  # later calls skip the checks
+        if self._fast_path("jvp", args + tangents):  # later calls with numbers skip the checks
             sequences = [("primals", len(self.params)), ("tangents", len(self.wrt))]
             self.jvp = self._numbers_first("jvp", "forward", Differentiable.jvp, sequences)
         return (self._compiled.get("forward") or self._function("forward"))(*args, *tangents)
@@ -196,7 +196,7 @@ class Differentiable:
             raise ValueError(f"{self.fn.__name__}.vjp: the output cotangent does not match the output: {problem}")
         reverse = self._compiled.get("reverse") or self._function("reverse")
         shape = self._out_shape[0]
-        if self._fast_path() and _floats(args) and (shape is None or all(s is None for s in shape)):
+        if self._fast_path("vjp", args) and (shape is None or all(s is None for s in shape)):
             sequences = [("primals", len(self.params)), ("ct", None if shape is None else len(shape))]
             self.vjp = self._numbers_first("vjp", "reverse", Differentiable.vjp, sequences)
         return reverse(*args, ct)
@@ -205,7 +205,7 @@ class Differentiable:
         """``(value, gradient)`` of a scalar-valued function."""
         self._require_scalar("value_and_grad")
         args = self._bind(args, kwargs)
-        if self._fast_path():  # later calls with floats go straight to the generated function
+        if self._fast_path("value_and_grad", args):  # later calls with floats go straight to the generated code
             self.value_and_grad = self._numbers_first("value_and_grad", "value_and_grad", Differentiable.value_and_grad)
         return self._function("value_and_grad")(*args)
 
@@ -213,13 +213,13 @@ class Differentiable:
         """The gradient: one value for a single wrt parameter, else a tuple."""
         self._require_scalar("grad")
         args = self._bind(args, kwargs)
-        if self._fast_path():  # later calls with floats go straight to the generated function
+        if self._fast_path("grad", args):  # later calls with floats go straight to the generated code
             self.grad = self._numbers_first("grad", "grad", Differentiable.grad)
         return self._function("grad")(*args)
 
-    def _fast_path(self) -> bool:
-        """Whether f.grad can call the code for numbers directly: no arrays at the first call."""
-        return not self._arrays
+    def _fast_path(self, name: str, args: tuple) -> bool:
+        """Whether to give ``f.<name>`` its fast entry now: not done yet, and this call is all floats."""
+        return name not in self.__dict__ and not self._arrays and all(isinstance(a, float) for a in args)
 
     def _numbers_first(self, name: str, mode: str, method, sequences=None):
         """``f.grad`` (or ``jvp``, ``vjp``, ...) for later calls: the generated code for ``mode`` when the

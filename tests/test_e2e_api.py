@@ -425,3 +425,21 @@ def test_grad_after_numbers_still_takes_arrays_keywords_and_can_be_differentiate
     h = 1e-5
     expected = [(a - b) / (2 * h) for a, b in zip(f.grad(0.5 + h, 2.0), f.grad(0.5 - h, 2.0))]
     assert second.jvp((0.5, 2.0), (1.0,))[1] == pytest.approx(tuple(expected), rel=1e-6)
+
+
+def test_fast_entries_are_made_once_and_only_for_numbers():
+    """A call with lists keeps the full method (making an entry per call would compile code every time)."""
+
+    def total(xs, y):
+        return sum(xs) * y
+
+    f = adcompiler.differentiate(total)
+    for _ in range(2):
+        assert f.grad([1.0, 2.0], 3.0) == ([3.0, 3.0], 3.0)
+        assert f.vjp(([1.0, 2.0], 3.0), 1.0)[1] == ([3.0, 3.0], 3.0)
+    assert "grad" not in vars(f) and "vjp" not in vars(f)
+    g = adcompiler.differentiate(F.poly)
+    g.grad(0.5, 2.0)
+    entry = g.grad
+    g.grad(0.5, 2.0)
+    assert g.grad is entry
