@@ -129,8 +129,7 @@ class Config:
 # the generator steps around the construct, or the checker accepts the symptom and counts the point as
 # "known" (not a mismatch): a frequent bug would otherwise end the check of every program it is in, and
 # hide whatever else is wrong there. Remove an entry when its bug is fixed (its regressions then pass).
-KNOWN_BUGS = {
-}
+KNOWN_BUGS = {}
 
 DEFAULT = Config()
 SMALL = Config(max_stmts=6, max_helpers=1, helper_stmts=4)  # the CI configuration

@@ -528,7 +528,11 @@ class Sweeps(Checkpoints):
         cotangents = list(cotangents)
         for i, j in ((0, 1),) if len(ins) == 2 else ():
             a, b = ins[i], ins[j]
-            same = isinstance(a, Var) and isinstance(b, Var) and self.alias.get(a.name, a.name) == self.alias.get(b.name, b.name)
+            same = (
+                isinstance(a, Var)
+                and isinstance(b, Var)
+                and self.alias.get(a.name, a.name) == self.alias.get(b.name, b.name)
+            )
             if same and cotangents[i] is not None and cotangents[i] == cotangents[j]:
                 cotangents[i], cotangents[j] = E.mul(E.Num(2), cotangents[i]), None
         return cotangents
