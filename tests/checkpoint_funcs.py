@@ -1,16 +1,11 @@
 """Programs with long loops for checkpointed reverse mode (tests/test_checkpoint.py)."""
 
 import math
+import pathlib
+import sys
 
-
-def pendulum(theta, omega, n):
-    """A damped nonlinear pendulum: every step's adjoint needs that step's state."""
-    dt = 0.01
-    for i in range(n):
-        acc = -math.sin(theta) - 0.1 * omega * abs(omega)
-        theta = theta + dt * omega
-        omega = omega + dt * acc
-    return theta * omega
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "samples"))
+from long_pendulum import pendulum  # noqa: E402,F401  (samples/long_pendulum.py: every step's adjoint needs its state)
 
 
 def branchy(x, y, n):
