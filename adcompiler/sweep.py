@@ -31,6 +31,7 @@ from .ir import (
     Assign,
     AugAssign,
     Break,
+    Const,
     Continue,
     Do,
     Eq,
@@ -117,6 +118,9 @@ class Sweeps(Checkpoints):
         self.loop_of: dict = {}  # id(block) -> the innermost loop around it (None outside loops)
         self.parent_loop: dict = {}  # id(loop) -> the loop around it
         self.outer_saved: dict = {}  # id(loop) -> values from outside it its adjoint needs: taped once per run
+        self.counts_up: dict = {}  # loop target -> whether its loop counts up from a constant >= 0
+        self._defined_inside: dict = {}
+        self.assigned: set = set()  # names an equation other than a dup assigns
 
         def visit(stmts, looped, loop=None):
             self.loop_of[id(stmts)] = loop
@@ -128,6 +132,8 @@ class Sweeps(Checkpoints):
                         self.alias[v.name] = self.alias.get(stmt.ins[0].name, stmt.ins[0].name)
                         self.shared[v.name] = self.shared.get(stmt.ins[0].name, stmt.ins[0].name)
                 if isinstance(stmt, Eq) and stmt.prim != "write":
+                    if stmt.prim != DUP:
+                        self.assigned.update(v.name for v in stmt.outs)
                     for v in stmt.outs:
                         self.home[v.name] = id(stmts)
                         if looped:
@@ -135,6 +141,11 @@ class Sweeps(Checkpoints):
                 if isinstance(stmt, For):
                     self.home[stmt.target.name] = id(stmt.body)
                     self.targets.add(stmt.target.name)
+                    up = all(
+                        isinstance(a, Const) and type(a.value) is int and a.value >= low
+                        for a, low in ((stmt.start, 0), (stmt.step, 1))
+                    )
+                    self.counts_up[stmt.target.name] = up and self.counts_up.get(stmt.target.name, True)
                 if isinstance(stmt, (For, While)):
                     self.parent_loop[id(stmt)] = loop
                 for b in blocks(stmt):
@@ -167,18 +178,22 @@ class Sweeps(Checkpoints):
         only what is overwritten and needed is taped): ``t = xs[i]`` -> ("getitem", xs, i) and
         ``n = len(xs)`` -> ("len", xs), for a list that nothing in the function changes, itself known in
         the adjoint sweep (defined outside loops, or rereadable: rows of a nested list), at an index
-        that is known there too (a constant, a value defined outside loops, a loop index, or rereadable)."""
+        that is known there too (a constant, a value defined outside loops, a loop index, or rereadable).
+
+        A number read at a non-negative index of a list that is only ever appended to is read again
+        too: an element, once there, never changes.  Such a list rebound by an enclosing loop (a
+        layer's input ``h``, then ``h = out``) is taped itself, once per run of the innermost loop
+        around the read, instead of every element it gives (see ``rereads``)."""
         from .activity import Classes
 
         classes = Classes(self.fn, self.containers)
         eqs = [e for e in walk(self.fn.body) if isinstance(e, Eq)]
-        changed = {
-            classes.find(a.name)
-            for e in eqs
-            if e.prim in ("setitem", "append", "pop", "call", "custom")
-            for a in e.ins
-            if isinstance(a, Var)
-        }
+
+        def touched(prims) -> set:
+            return {classes.find(a.name) for e in eqs if e.prim in prims for a in e.ins if isinstance(a, Var)}
+
+        changed = touched(("setitem", "pop", "call", "custom", "add_into", "add_scalars_into"))
+        appended = touched(("append",))
         found: dict = {}
 
         def known(a) -> bool:
@@ -193,13 +208,47 @@ class Sweeps(Checkpoints):
             ):
                 continue
             xs, out = e.ins[0], e.outs[0].name
-            if out in self.arrays or xs.name in self.fn.slots or classes.find(xs.name) in changed or not known(xs):
+            cls = classes.find(xs.name)
+            if out in self.arrays or xs.name in self.fn.slots or cls in changed:
                 continue
-            if e.prim == "len":
-                found[out] = ("len", xs)
-            elif known(e.ins[1]):
+            if cls not in appended and known(xs):
+                if e.prim == "len":
+                    found[out] = ("len", xs)
+                elif known(e.ins[1]):
+                    found[out] = ("getitem", xs, e.ins[1])
+            elif e.prim == "getitem" and out not in self.containers and self._grown_only(e, xs) and known(e.ins[1]):
                 found[out] = ("getitem", xs, e.ins[1])
         return found
+
+    def _grown_only(self, e: Eq, xs: Var) -> bool:
+        """Whether ``e``, reading a list only ever appended to, reads an element that stays where it is
+        (a non-negative index) of a list object the adjoint sweep can have: one the innermost loop
+        around the read does not rebind (taped per run of that loop), in a sweep that is not split
+        (a split sweep's caller may change its lists between the two sweeps)."""
+        loop = self.loop_of.get(self.home.get(e.outs[0].name))
+        if self.split or loop is None or not self._non_negative(e.ins[1]):
+            return False
+        name = self.alias.get(xs.name, xs.name)
+        return name not in self.defined_inside(loop)
+
+    def _non_negative(self, a) -> bool:
+        """Whether an index is surely >= 0: a constant, or the target of a loop counting up from one."""
+        if isinstance(a, Var):
+            name = self.alias.get(a.name, a.name)
+            return self.counts_up.get(name, False) and not any(self.alias.get(v, v) == name for v in self.assigned)
+        return type(a.value) is int and a.value >= 0
+
+    def defined_inside(self, loop) -> set:
+        """The names (dup copies resolved) a loop's body assigns, however deep, dup copies aside."""
+        if id(loop) not in self._defined_inside:
+            names = set()
+            for s in (s for b in blocks(loop) for s in walk(b)):
+                if isinstance(s, Eq) and s.prim != DUP:
+                    names.update(self.alias.get(v.name, v.name) for v in s.outs)
+                elif isinstance(s, For):
+                    names.add(s.target.name)
+            self._defined_inside[id(loop)] = names
+        return self._defined_inside[id(loop)]
 
     def reread(self, name: str):
         """How the adjoint sweep computes ``name`` again, or None: (expression, names it needs first)."""
@@ -234,7 +283,11 @@ class Sweeps(Checkpoints):
                 return depth
             if n not in self.in_loop:
                 return 0
-            return emit(n) if self.reread(n) is not None and n not in self.targets else depth
+            if self.reread(n) is not None:
+                return emit(n)
+            if n not in taped:  # a list only appended to, rebound by an enclosing loop: taped itself
+                taped.append(n)
+            return depth
 
         def emit(n) -> int:
             value, needs = self.reread(n)

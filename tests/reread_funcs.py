@@ -73,3 +73,81 @@ def layered(layers, x):
     for hi in h:
         total = total + hi * hi
     return total
+
+
+def recurrence(x, n):
+    """A list that grows while it is read: h[i] stays where it is (read again), h[i + 1] is taped."""
+    h = [x, 0.5 * x]
+    for i in range(n):
+        h.append(math.sin(h[i]) * h[i + 1])
+    return h[-1] * h[n]
+
+
+def last_while_growing(x, n):
+    """h[-1] moves as h grows: it must be taped, not read again."""
+    h = [x]
+    s = 0.0
+    for i in range(n):
+        v = h[-1]
+        s = s + v * v
+        h.append(math.cos(v) + x)
+    return s
+
+
+def read_then_pop(x, n):
+    """Elements read in a loop, and the list popped afterwards: they are taped."""
+    h = [x, 2.0 * x]
+    s = 0.0
+    for i in range(n):
+        s = s + h[i] * h[i]
+        h.append(s * 0.5)
+    h.pop()
+    return s + h[-1]
+
+
+def read_then_store(x, n):
+    """Elements read in a loop, and the list stored into afterwards: they are taped."""
+    h = [x, x * x]
+    s = 0.0
+    for i in range(n):
+        s = s + math.sin(h[i])
+        h.append(s)
+    h[0] = 3.0 * x
+    return s * h[0]
+
+
+def countdown_reads(x, n):
+    """A grown list read by a loop counting down (its index is not known to be >= 0)."""
+    h = [x]
+    for i in range(n):
+        h.append(math.sin(h[i]) + x)
+    s = 0.0
+    for k in range(n, -1, -1):
+        s = s * 0.5 + h[k] * h[k]
+    return s
+
+
+def rebound_in_while(rows, x):
+    """The layer's input list rebound by a while loop, read by a for loop inside it."""
+    h = list(x)
+    k = 0
+    while k < len(rows):
+        out = []
+        for i in range(len(h)):
+            out.append(h[i] * rows[k][i] + math.sin(h[i]))
+        h = out
+        k = k + 1
+    return sum(h)
+
+
+def swapped_lists(x, n):
+    """Two growing lists that swap names every iteration; both are read in an inner loop."""
+    a = [x]
+    b = [2.0 * x]
+    s = 0.0
+    for i in range(n):
+        for j in range(len(a)):
+            s = s + a[j] * b[0] * 0.5
+        a, b = b, a
+        a.append(math.sin(s))
+    return s

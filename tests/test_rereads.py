@@ -44,8 +44,11 @@ def check_gradient_vs_fd(fn, args, wrt):
         for path, x in _leaves(args[k]):
             h = 1e-6 * max(1.0, abs(x))
             plus, minus = copy.deepcopy(list(args)), copy.deepcopy(list(args))
-            _set(plus[k], path, x + h)
-            _set(minus[k], path, x - h)
+            for point, value in ((plus, x + h), (minus, x - h)):
+                if path:
+                    _set(point[k], path, value)
+                else:
+                    point[k] = value
             fd = (fn(*plus) - fn(*minus)) / (2 * h)
             got = _get(g, path) if path else g
             assert got == pytest.approx(fd, rel=1e-5, abs=1e-7), (name, path)
@@ -99,3 +102,52 @@ def test_shared_reads_are_hoisted_and_rows_are_not_taped():
     """The adjoint of sum_mat_vec tapes nothing: rows and len(v) are read again, row i once per i."""
     src = adcompiler.differentiate(R.ragged_counts, wrt=("rows", "v")).source("reverse")
     assert "tape" not in src.split("def ragged_counts_reverse")[1]
+
+
+GROWING = [
+    (R.recurrence, (0.7, 5)),
+    (R.last_while_growing, (0.4, 4)),
+    (R.read_then_pop, (0.3, 3)),
+    (R.read_then_store, (0.6, 4)),
+    (R.countdown_reads, (0.5, 4)),
+    (R.swapped_lists, (0.8, 4)),
+]
+
+
+@pytest.mark.parametrize("fn, args", GROWING, ids=[f.__name__ for f, _ in GROWING])
+def test_lists_that_only_grow(fn, args):
+    """Elements of a list only ever appended to are read again where that is sound (a non-negative
+    index, a list no later store or pop changes) and taped where it is not."""
+    check_gradient_vs_fd(fn, args, ("x",))
+    f = adcompiler.differentiate(fn, wrt="x")
+    x, n = args
+    assert f.jvp((x, n), (1.0,))[1] == pytest.approx(f.grad(x, n), rel=1e-12)
+
+
+def test_rebound_list_read_in_a_while_loop():
+    rng = random.Random(7)
+    check_gradient_vs_fd(R.rebound_in_while, (_matrix(rng, 3, 3), [0.3, -0.7, 1.1]), ("rows", "x"))
+
+
+def _loop_bodies(src: str, header: str) -> list:
+    """The lines of every loop whose header line starts with ``header`` (after indentation)."""
+    lines, bodies = src.splitlines(), []
+    for k, line in enumerate(lines):
+        if line.strip().startswith(header):
+            indent = len(line) - len(line.lstrip())
+            body = []
+            for inner in lines[k + 1 :]:
+                if inner.strip() and len(inner) - len(inner.lstrip()) <= indent:
+                    break
+                body.append(inner.strip())
+            bodies.append(body)
+    return bodies
+
+
+def test_rebound_layer_input_is_taped_once_per_layer_not_per_element():
+    """layered's adjoint reads h[j] again from the layer's input list (taped once per layer)."""
+    src = adcompiler.differentiate(R.layered, wrt=("layers", "x")).source("reverse")
+    primal_j, adjoint_j = _loop_bodies(src.split("def layered_reverse")[1], "for j in ")
+    assert not any("tape" in line for line in primal_j)
+    assert any(line.startswith("t8 = h") and line.endswith("[j]") for line in adjoint_j)
+    assert "tape.append((d_out, d_h, h))" in src
