@@ -36,6 +36,8 @@ def tidy(d: Def) -> Def:
         if body == before:  # a fixpoint: another round would change nothing
             break
     _MEMO.clear()
+    for table in _MEMOS.values():
+        table.clear()
     _LOOP_BODIES.clear()
     return Def(d.name, d.params, d.defaults, tuple(body), d.doc, d.source)
 
@@ -61,22 +63,27 @@ def _target_names(t) -> set:
     return {t} if isinstance(t, str) else set()
 
 
-_MEMO: dict = {}  # (kind, id of statement) -> (statement, names); statements are immutable
+_MEMO: dict = {}  # ("l", ids of statements, live sets) -> (statements, liveness); statements are immutable
+_MEMOS: dict = {"r": {}, "w": {}, "p": {}}  # kind -> id of statement or expression -> (it, value)
 _LOOP_BODIES: dict = {}  # id(loop) -> (loop, the statements its head's liveness runs over)
 
 
 def _memoised(kind: str, x, compute):
     """``compute(x)``, once per object: statements and expressions are immutable."""
-    hit = _MEMO.get((kind, id(x)))
+    table = _MEMOS[kind]
+    hit = table.get(id(x))
     if hit is not None and hit[0] is x:
         return hit[1]
     value = compute(x)
-    _MEMO[(kind, id(x))] = (x, value)
+    table[id(x)] = (x, value)
     return value
 
 
 def reads(s) -> set:
     """Names a statement (with its nested blocks) reads."""
+    hit = _MEMOS["r"].get(id(s))
+    if hit is not None and hit[0] is s:
+        return hit[1]
     return _memoised("r", s, _reads)
 
 
@@ -119,6 +126,9 @@ def reads_block(stmts) -> set:
 
 def writes(s) -> set:
     """Names a statement (with its nested blocks) assigns."""
+    hit = _MEMOS["w"].get(id(s))
+    if hit is not None and hit[0] is s:
+        return hit[1]
     return _memoised("w", s, _writes)
 
 
@@ -165,21 +175,24 @@ def _liveness(stmts, after: set, jump: set | None) -> list:
     live = set(after)
     out = [None] * len(stmts) + [set(after)]
     for i in range(len(stmts) - 1, -1, -1):
-        s = stmts[i]
-        if isinstance(s, (Break, Continue)):
-            live = set(jump or ())
-        elif isinstance(s, Ret):
-            live = reads(s)
-        elif isinstance(s, IfS):
-            live = _live_before(s.body, live, jump)[0] | _live_before(s.orelse, live, jump)[0] | reads(E_test(s))
-        elif isinstance(s, (ForS, WhileS)):
-            live = _loop_head(s, live)
-        elif isinstance(s, AugAssign) and isinstance(s.target, str):
-            live = live | reads(s)
-        else:
-            live = (live - writes(s)) | reads(s)
+        live = _step(stmts[i], live, jump)
         out[i] = set(live)
     return out
+
+
+def _step(s, live: set, jump: set | None) -> set:
+    """The names live before ``s``, given those live after it."""
+    if isinstance(s, (Break, Continue)):
+        return set(jump or ())
+    if isinstance(s, Ret):
+        return reads(s)
+    if isinstance(s, IfS):
+        return _live_before(s.body, live, jump)[0] | _live_before(s.orelse, live, jump)[0] | reads(E_test(s))
+    if isinstance(s, (ForS, WhileS)):
+        return _loop_head(s, live)
+    if isinstance(s, AugAssign) and isinstance(s.target, str):
+        return live | reads(s)
+    return (live - writes(s)) | reads(s)
 
 
 def _loop_head(s, after: set) -> set:
@@ -206,11 +219,14 @@ def E_test(s):
 
 
 def _block(stmts: list, after: set, jump: set | None) -> list:
-    live = _live_before(stmts, after, jump)
-    stmts = [_nested(s, live[i + 1], jump) for i, s in enumerate(stmts)]
+    tidied, live = [], set(after)
+    for s in reversed(stmts):  # last first: a nested block sees the liveness of what follows it, tidied
+        s = _nested(s, live, jump)
+        tidied.append(s)
+        live = _step(s, live, jump)
+    stmts = _fold_zero_accumulate(tidied[::-1])
     stmts = _propagate_copies(stmts, after, jump)
     stmts = _coalesce(stmts, after, jump)
-    stmts = _fold_zero_accumulate(stmts)
     return _drop_dead(stmts, after, jump)
 
 
@@ -376,23 +392,30 @@ def _pure_expr(e) -> bool:
 
 
 def _drop_dead(stmts: list, after: set, jump) -> list:
-    live = _live_before(stmts, after, jump)
-    out = []
-    for i, s in enumerate(stmts):
-        if isinstance(s, ForS) and not s.body and _pure(s.iterable) and s.target not in live[i + 1]:
-            continue
-        if isinstance(s, (Assign, AugAssign)) and _pure(s.value):
-            names = writes(s)
-            targets_plain = (
-                isinstance(s, AugAssign)
-                and isinstance(s.target, str)
-                or isinstance(s, Assign)
-                and all(isinstance(t, (str, tuple)) for t in s.targets)
-            )
-            if targets_plain and names and not (names & live[i + 1]):
-                continue
-        out.append(s)
+    """Without the assignments of pure values to dead names; last first, so a chain of them goes at once."""
+    live, out = set(after), []
+    for s in reversed(stmts):
+        if not _dead(s, live):
+            out.append(s)
+            live = _step(s, live, jump)
+    out.reverse()
     return out
+
+
+def _dead(s, live: set) -> bool:
+    """Whether ``s`` changes nothing that is read later (``live``: the names live after it)."""
+    if isinstance(s, ForS):
+        return not s.body and _pure(s.iterable) and s.target not in live
+    if isinstance(s, (Assign, AugAssign)) and _pure(s.value):
+        names = writes(s)
+        targets_plain = (
+            isinstance(s, AugAssign)
+            and isinstance(s.target, str)
+            or isinstance(s, Assign)
+            and all(isinstance(t, (str, tuple)) for t in s.targets)
+        )
+        return bool(targets_plain and names and not (names & live))
+    return False
 
 
 # ---- faint code ----------------------------------------------------------------------
