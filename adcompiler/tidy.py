@@ -33,7 +33,7 @@ def tidy(d: Def) -> Def:
     _STATE["in_place"] = any(isinstance(c, E.Call) and c.func.lstrip("@").startswith(IN_PLACE) for c in calls(body))
     for _ in range(3):
         before, body = body, _block(_drop_faint(body), set(), None)
-        if body == before:  # a fixpoint: another round would change nothing
+        if _same(body, before) or body == before:  # a fixpoint: another round would change nothing
             break
     _MEMO.clear()
     for table in _MEMOS.values():
@@ -231,19 +231,25 @@ def _block(stmts: list, after: set, jump: set | None) -> list:
 
 
 def _nested(s, after: set, jump):
+    """A compound statement with its blocks tidied: the same object when nothing in them changed, so
+    the memoised facts about it (its liveness above all) stay valid for the next round."""
     if isinstance(s, IfS):
-        return IfS(s.test, tuple(_block(list(s.body), after, jump)), tuple(_block(list(s.orelse), after, jump)), s.line)
+        body, orelse = _block(list(s.body), after, jump), _block(list(s.orelse), after, jump)
+        if _same(body, s.body) and _same(orelse, s.orelse):
+            return s
+        return IfS(s.test, tuple(body), tuple(orelse), s.line)
     if isinstance(s, (ForS, WhileS)):
         head = _loop_head(s, after)
         if isinstance(s, ForS):
-            return ForS(s.target, s.iterable, tuple(_block(list(s.body), head, head)), s.line)
-        return WhileS(
-            s.header,
-            s.test,
-            tuple(_block(list(s.body), head | reads(Do(s.test)) | reads_block(s.header), head)),
-            s.line,
-        )
+            body = _block(list(s.body), head, head)
+            return s if _same(body, s.body) else ForS(s.target, s.iterable, tuple(body), s.line)
+        body = _block(list(s.body), head | reads(Do(s.test)) | reads_block(s.header), head)
+        return s if _same(body, s.body) else WhileS(s.header, s.test, tuple(body), s.line)
     return s
+
+
+def _same(new: list, old: tuple) -> bool:
+    return len(new) == len(old) and all(a is b for a, b in zip(new, old))
 
 
 def _is_copy(s) -> bool:
@@ -493,12 +499,14 @@ def _sweep(stmts, needed: set) -> list:
     for s in stmts:
         if isinstance(s, IfS):
             body, orelse = _sweep(s.body, needed), _sweep(s.orelse, needed)
-            if body or orelse or not _pure(s.test):
-                out.append(IfS(s.test, tuple(body), tuple(orelse), s.line))
+            if not (body or orelse or not _pure(s.test)):
+                continue
+            same = _same(body, s.body) and _same(orelse, s.orelse)  # then s itself: its memoised facts stay
+            out.append(s if same else IfS(s.test, tuple(body), tuple(orelse), s.line))
         elif isinstance(s, ForS):
             body = _sweep(s.body, needed)
             if body or not _pure(s.iterable) or s.target in needed:  # an empty loop may still set its target
-                out.append(ForS(s.target, s.iterable, tuple(body), s.line))
+                out.append(s if _same(body, s.body) else ForS(s.target, s.iterable, tuple(body), s.line))
         elif not _removable(s, needed):
             out.append(s)
     return out
