@@ -88,9 +88,13 @@ class Classes:
         self.parent[self.find(a)] = self.find(b)
 
 
-def _closure(fn, seeds, classes, step) -> set:
+def _closure(fn, seeds, classes, step, backward=False) -> set:
+    """The classes ``step`` reaches from ``seeds``, by passes over every equation until none adds one
+    (in program order for what flows forward, last first for what flows backward: fewer passes)."""
     found = {classes.find(s) for s in seeds}
     eqs = [s for s in walk(fn.body) if isinstance(s, Eq)]
+    if backward:
+        eqs.reverse()
     size = -1
     while size != len(found):
         size = len(found)
@@ -136,7 +140,7 @@ def useful(fn: Function, containers=frozenset()) -> set:
             )
 
     roots = [a.name for a in flatten(ret.value) if isinstance(a, Var)] + [p for p in fn.params if p in containers]
-    found = _closure(fn, roots, classes, step)
+    found = _closure(fn, roots, classes, step, backward=True)
     return _members(fn, found, classes)
 
 

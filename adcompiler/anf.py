@@ -24,7 +24,7 @@ from .parse import BINOPS, COMPARES, UNARYOPS, Parsed
 from .arrays import ArrayLowering, numpy_name
 from .lists import ListLowering, is_append
 from .runtime import CHANGES, INERT, MAKES
-from .scopes import falls_through, find_slots, loop_targets, may_jump, may_return
+from .scopes import falls_through, find_slots, loop_targets, may_jump, may_return, nodes
 
 
 def lower(parsed: Parsed, namer: Namer, callee_shape) -> Function:
@@ -55,7 +55,7 @@ class _Lowering(ListLowering, ArrayLowering):
             self.defined.add(p)
         targets = loop_targets(fdef)
         self.slots = find_slots(fdef) - targets
-        for stmt in ast.walk(fdef):
+        for stmt in nodes(fdef):
             if isinstance(stmt, (ast.Assign, ast.AugAssign)):
                 for t in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
                     clash = next(
@@ -74,7 +74,7 @@ class _Lowering(ListLowering, ArrayLowering):
                         )
         self.defined |= self.slots
         self.assigned = set(params) & self.slots
-        returns = [n for n in ast.walk(fdef) if isinstance(n, ast.Return)]
+        returns = [n for n in nodes(fdef) if isinstance(n, ast.Return)]
         self.direct_return = len(returns) == 1 and fdef.body[-1] is returns[0]
         self.results = None  # the slots holding the return value, when there are several returns
         self.returned = None  # the flag slot set by a return inside a loop
@@ -86,7 +86,7 @@ class _Lowering(ListLowering, ArrayLowering):
                 f"the function {fdef.name} may end without returning a value",
                 "end every path with return <value>",
             )
-        if any(may_return(s) for s in ast.walk(fdef) if isinstance(s, (ast.For, ast.While))):
+        if any(may_return(s) for s in nodes(fdef) if isinstance(s, (ast.For, ast.While))):
             self.returned = self.hidden_slot("returned")
             self.write(self.returned, Const(False), fdef.lineno)
         self.lower_stmts(statements, 0)

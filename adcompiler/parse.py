@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .errors import UnsupportedSyntaxError, located
 from .ir import Source
+from .scopes import nodes
 
 # Constructs outside the subset: node type -> (what it is, what to write instead).
 UNSUPPORTED = {
@@ -124,8 +125,7 @@ def parse_function(fn) -> Parsed:
     text = "".join(lines)
     dedented = textwrap.dedent(text)
     indent = len(lines[0]) - len(lines[0].lstrip()) if dedented != text else 0
-    tree = ast.parse(dedented)
-    ast.increment_lineno(tree, first - 1)
+    tree = ast.parse("\n" * (first - 1) + dedented)  # line numbers as in the file, without a pass to shift them
     if indent:
         for node in ast.walk(tree):
             if hasattr(node, "col_offset"):
@@ -184,7 +184,7 @@ def fence(parsed: Parsed) -> None:
         )
     subscripts = {  # the one string adcompiler reads: numpy.einsum's subscripts
         id(n.args[0])
-        for n in ast.walk(fdef)
+        for n in nodes(fdef)
         if isinstance(n, ast.Call) and n.args and getattr(n.func, "attr", getattr(n.func, "id", None)) == "einsum"
     }
     for stmt in fdef.body:

@@ -21,6 +21,7 @@ from .inplace import check_in_place
 from .ir import Var, calls, flatten, to_def
 from .names import GENERATED_BUILTINS, Namer, Namespace
 from .parse import parse_function
+from .scopes import nodes
 from .tidy import tidy
 
 STAGES = ("anf", "dup", "forward", "reverse")
@@ -64,12 +65,12 @@ class Program:
             return self.anf_cache[fn]
         parsed = self.parsed.get(fn) or parse_function(fn)
         self.parsed[fn] = parsed
-        nodes = list(ast.walk(parsed.node))
-        params = {a.arg for a in nodes if isinstance(a, ast.arg)}
-        names = {n.id for n in nodes if isinstance(n, ast.Name)} | params
+        every = nodes(parsed.node)
+        params = {a.arg for a in every if isinstance(a, ast.arg)}
+        names = {n.id for n in every if isinstance(n, ast.Name)} | params
         self.user_names |= names | set(fn.__globals__)
         self.ns.avoid |= {  # locals and parameters: generated code never spells a module or builtin so
-            n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+            n.id for n in every if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
         } | params
         self.module.taken |= self.user_names
         namer = Namer(

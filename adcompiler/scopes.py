@@ -18,6 +18,15 @@ import ast
 from collections import defaultdict
 
 
+def nodes(tree) -> list:
+    """``list(ast.walk(tree))``, made once per tree: the passes over a whole parsed function share it
+    (a function's tree does not change after parsing)."""
+    found = getattr(tree, "_adc_nodes", None)
+    if found is None:
+        found = tree._adc_nodes = list(ast.walk(tree))
+    return found
+
+
 def _loads(node) -> list:
     return [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
 
@@ -95,7 +104,7 @@ def find_slots(fdef: ast.FunctionDef) -> set:
 
 
 def loop_targets(fdef: ast.FunctionDef) -> set:
-    return {n.target.id for n in ast.walk(fdef) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
+    return {n.target.id for n in nodes(fdef) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
 
 
 def may_jump(stmt, loop_depth: int = 0) -> bool:
