@@ -23,14 +23,14 @@ from . import expr as E
 from .ir import Assign, AugAssign, Break, Continue, Def, Do, ForS, IfS, Raise, Ret, WhileS, calls
 
 IN_PLACE = ("scatter_add", "take_and_clear")  # runtime helpers that change an adjoint array in place
-_STATE: dict = {"in_place": False}  # whether the function being tidied calls one of them
+_STATE: dict = {"in_place": None, "body": ()}  # whether the function being tidied calls one (None: not known yet)
 PURE_CALLS = {"abs", "min", "max", "len", "float", "int", "range", "reversed", "sum", "list", "type"}
 
 
 def tidy(d: Def) -> Def:
     """The same function, with the copies and dead lines above removed."""
     body = list(d.body)
-    _STATE["in_place"] = any(isinstance(c, E.Call) and c.func.lstrip("@").startswith(IN_PLACE) for c in calls(body))
+    _STATE.update(in_place=None, body=body)
     for _ in range(3):
         before, body = body, _block(_drop_faint(body), set(), None)
         if _same(body, before) or body == before:  # a fixpoint: another round would change nothing
@@ -39,6 +39,7 @@ def tidy(d: Def) -> Def:
     for table in _MEMOS.values():
         table.clear()
     _LOOP_BODIES.clear()
+    _STATE.update(in_place=None, body=())
     return Def(d.name, d.params, d.defaults, tuple(body), d.doc, d.source)
 
 
@@ -64,7 +65,7 @@ def _target_names(t) -> set:
 
 
 _MEMO: dict = {}  # ("l", ids of statements, live sets) -> (statements, liveness); statements are immutable
-_MEMOS: dict = {"r": {}, "w": {}, "p": {}}  # kind -> id of statement or expression -> (it, value)
+_MEMOS: dict = {"r": {}, "w": {}, "p": {}, "h": {}}  # kind -> id of statement or expression -> (it, value)
 _LOOP_BODIES: dict = {}  # id(loop) -> (loop, the statements its head's liveness runs over)
 
 
@@ -187,7 +188,7 @@ def _step(s, live: set, jump: set | None) -> set:
     if isinstance(s, Ret):
         return reads(s)
     if isinstance(s, IfS):
-        return _live_before(s.body, live, jump)[0] | _live_before(s.orelse, live, jump)[0] | reads(E_test(s))
+        return _live_before(s.body, live, jump)[0] | _live_before(s.orelse, live, jump)[0] | head_reads(s)
     if isinstance(s, (ForS, WhileS)):
         return _loop_head(s, live)
     if isinstance(s, AugAssign) and isinstance(s.target, str):
@@ -202,7 +203,7 @@ def _loop_head(s, after: set) -> set:
         body = (s, list(s.header) + [Do(s.test)] + list(s.body) if isinstance(s, WhileS) else list(s.body))
         _LOOP_BODIES[id(s)] = body
     body = body[1]
-    own = reads(Do(s.iterable)) if isinstance(s, ForS) else set()
+    own = head_reads(s) if isinstance(s, ForS) else set()
     head = set(after) | own
     while True:
         grown = head | (_live_before(body, head, head)[0] - ({s.target} if isinstance(s, ForS) else set()))
@@ -211,8 +212,9 @@ def _loop_head(s, after: set) -> set:
         head = grown
 
 
-def E_test(s):
-    return Do(s.test)
+def head_reads(s) -> set:
+    """Names the test of a branch or while loop, or the iterable of a for loop, reads."""
+    return _memoised("h", s, lambda s: _reads_expr(s.iterable if isinstance(s, ForS) else s.test, set()))
 
 
 # ---- the rewrites ----------------------------------------------------------------------
@@ -243,7 +245,7 @@ def _nested(s, after: set, jump):
         if isinstance(s, ForS):
             body = _block(list(s.body), head, head)
             return s if _same(body, s.body) else ForS(s.target, s.iterable, tuple(body), s.line)
-        body = _block(list(s.body), head | reads(Do(s.test)) | reads_block(s.header), head)
+        body = _block(list(s.body), head | head_reads(s) | reads_block(s.header), head)
         return s if _same(body, s.body) else WhileS(s.header, s.test, tuple(body), s.line)
     return s
 
@@ -359,13 +361,22 @@ def _fold_zero_accumulate(stmts: list) -> list:
                 if isinstance(x, AugAssign) and x.target == d and x.op == "+" and d not in reads(Do(x.value)):
                     stmts = stmts[:i] + stmts[i + 1 : j] + [Assign((d,), x.value, x.line)] + stmts[j + 1 :]
                     break
-                if _adds_to(x, d) and not _STATE["in_place"]:  # d = d + e, as array adjoints add; d = e aliases e
+                if _adds_to(x, d) and not _in_place():  # d = d + e, as array adjoints add; d = e aliases e
                     stmts = stmts[:i] + stmts[i + 1 : j] + [Assign((d,), x.value.right, x.line)] + stmts[j + 1 :]
                     break
                 if d in reads(x) or d in writes(x) or isinstance(x, (Break, Continue, IfS, ForS, WhileS)):
                     break
         i += 1
     return stmts
+
+
+def _in_place() -> bool:
+    """Whether the function being tidied calls a helper that changes an adjoint array in place
+    (then ``d = e`` would make ``d`` an alias of an array changed later); found on first asking."""
+    if _STATE["in_place"] is None:
+        found = calls(_STATE["body"])
+        _STATE["in_place"] = any(isinstance(c, E.Call) and c.func.lstrip("@").startswith(IN_PLACE) for c in found)
+    return _STATE["in_place"]
 
 
 def _adds_to(s, d: str) -> bool:
@@ -485,12 +496,10 @@ def _removable(s, needed: set) -> bool:
 
 def _own_reads(s) -> set:
     """What a statement reads itself, apart from its nested blocks."""
-    if isinstance(s, IfS):
-        return reads(Do(s.test))
-    if isinstance(s, ForS):
-        return reads(Do(s.iterable))
+    if isinstance(s, (IfS, ForS)):
+        return head_reads(s)
     if isinstance(s, WhileS):
-        return reads(Do(s.test)) | reads_block(s.header) | reads_block(s.body)
+        return head_reads(s) | reads_block(s.header) | reads_block(s.body)
     return reads(s)
 
 
