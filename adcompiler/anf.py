@@ -175,10 +175,10 @@ class _Lowering(ListLowering, ArrayLowering):
         """Read once, before ``loop``, each slot its body reads but never assigns (and that is surely
         assigned already): every iteration sees the same value, so the adjoint sweep has one value
         to keep per run of the loop instead of one per iteration."""
-        names = [n for n in ast.walk(loop) if isinstance(n, ast.Name)]
+        names = [n for n in nodes(loop) if isinstance(n, ast.Name)]
         stored = {n.id for n in names if not isinstance(n.ctx, ast.Load)}
         stored |= {
-            t.id for n in ast.walk(loop) if isinstance(n, ast.AugAssign) for t in [n.target] if isinstance(t, ast.Name)
+            t.id for n in nodes(loop) if isinstance(n, ast.AugAssign) for t in [n.target] if isinstance(t, ast.Name)
         }
         read = [n.id for n in names if isinstance(n.ctx, ast.Load)]
         for name in dict.fromkeys(read):

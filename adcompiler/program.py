@@ -286,7 +286,7 @@ class Program:
             ]
         else:
             defs = reverse.split(self.dupform(fn), names, params, self, namer)
-        defs = [tidy(d) for d in defs]
+        defs = [tidy(d, self.user_names) for d in defs]
         self.generated[key] = defs
         self.calls[key] = self.queue[before:]
         return defs

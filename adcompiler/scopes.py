@@ -121,7 +121,7 @@ def may_jump(stmt, loop_depth: int = 0) -> bool:
 
 
 def may_return(stmt) -> bool:
-    return any(isinstance(n, ast.Return) for n in ast.walk(stmt))
+    return any(isinstance(n, ast.Return) for n in nodes(stmt))
 
 
 def falls_through(stmts) -> bool:

@@ -27,14 +27,18 @@ _STATE: dict = {"in_place": None, "body": ()}  # whether the function being tidi
 PURE_CALLS = {"abs", "min", "max", "len", "float", "int", "range", "reversed", "sum", "list", "type"}
 
 
-def tidy(d: Def) -> Def:
-    """The same function, with the copies and dead lines above removed."""
+def tidy(d: Def, user_names=frozenset()) -> Def:
+    """The same function, with the copies and dead lines above removed, then its single-use
+    temporaries folded into their use (see inline.py; ``user_names`` are never folded)."""
     body = list(d.body)
     _STATE.update(in_place=None, body=body)
     for _ in range(3):
         before, body = body, _block(_drop_faint(body), set(), None)
         if _same(body, before) or body == before:  # a fixpoint: another round would change nothing
             break
+    from .inline import fold_temporaries
+
+    body = fold_temporaries(body, set(), None, user_names)
     _MEMO.clear()
     for table in _MEMOS.values():
         table.clear()

@@ -4,6 +4,7 @@ on some paths: a zero-trip inner loop, a branch, a break, a continue."""
 
 import copy
 import random
+import re
 
 import pytest
 
@@ -149,5 +150,5 @@ def test_rebound_layer_input_is_taped_once_per_layer_not_per_element():
     src = adcompiler.differentiate(R.layered, wrt=("layers", "x")).source("reverse")
     primal_j, adjoint_j = _loop_bodies(src.split("def layered_reverse")[1], "for j in ")
     assert not any("tape" in line for line in primal_j)
-    assert any(line.startswith("t8 = h") and line.endswith("[j]") for line in adjoint_j)
+    assert any(re.search(r"\bh_\d+\[j\]", line) for line in adjoint_j)  # the layer's input, popped once
     assert "tape.append((d_out, d_h, h))" in src

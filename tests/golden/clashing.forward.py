@@ -7,6 +7,4 @@ def clashing_forward(dx, d_x, dup, ct, ddx, dd_x, ddup, dct):
     _t0 = t1 + dup
     d_t0 = dt1 + ddup
     # line 33: return _t0 * ct
-    t2 = _t0 * ct
-    dt2 = ct * d_t0 + _t0 * dct
-    return (t2, dt2)
+    return (_t0 * ct, ct * d_t0 + _t0 * dct)

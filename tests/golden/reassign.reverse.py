@@ -3,8 +3,7 @@ def reassign_reverse(x, y, ct=1.0):
     # line 16: x = x * y
     x_1 = x * y
     # line 17: x += math.sin(x)
-    t1 = math.sin(x_1)
-    x_2 = x_1 + t1
+    x_2 = x_1 + math.sin(x_1)
     # line 18: return x * x
     t2 = x_2 * x_2
     # adjoints, last line first

@@ -7,18 +7,11 @@ def recipe_forward(x, y, dx, dy):
     r = 1 / y
     dr = -(r / y * dy)
     # line 10: q = p * x * 5
-    t1 = p * x
-    dt1 = x * dp + p * dx
-    q = t1 * 5
-    dq = 5 * dt1
+    q = p * x * 5
+    dq = 5 * (x * dp + p * dx)
     # line 11: v = 2 * p * q + 3 * r
     t2 = 2 * p
-    dt2 = 2 * dp
-    t3 = t2 * q
-    dt3 = q * dt2 + t2 * dq
-    t4 = 3 * r
-    dt4 = 3 * dr
-    v = t3 + t4
-    dv = dt3 + dt4
+    v = t2 * q + 3 * r
+    dv = q * (2 * dp) + t2 * dq + 3 * dr
     # line 12: return v
     return (v, dv)

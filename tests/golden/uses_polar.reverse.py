@@ -19,10 +19,8 @@ def polar_forward_sweep(r, theta):
     """Forward sweep of polar: (value, residuals for polar_reverse_sweep)."""
     # line 22: return r * math.cos(theta), r * math.sin(theta)
     t1 = math.cos(theta)
-    t2 = r * t1
     t3 = math.sin(theta)
-    t4 = r * t3
-    return ((t2, t4), (t3, r, theta, t1))
+    return ((r * t1, r * t3), (t3, r, theta, t1))
 
 
 def polar_reverse_sweep(residuals, ct):
@@ -31,11 +29,9 @@ def polar_reverse_sweep(residuals, ct):
     # line 22: return r * math.cos(theta), r * math.sin(theta)
     ct_t2, ct_t4 = ct
     d_r_2 = t3 * ct_t4
-    d_t3 = r * ct_t4
-    d_theta_2 = math.cos(theta) * d_t3
+    d_theta_2 = math.cos(theta) * (r * ct_t4)
     d_r_1 = t1 * ct_t2
-    d_t1 = r * ct_t2
-    d_theta_1 = -(math.sin(theta) * d_t1)
+    d_theta_1 = -(math.sin(theta) * (r * ct_t2))
     d_theta = d_theta_1 + d_theta_2
     d_r = d_r_1 + d_r_2
     return (d_r, d_theta)

@@ -1,0 +1,148 @@
+"""Tidied program -> the same program with single-use temporaries folded into their one use.
+
+ANF gives every sub-expression a name (``t7 = t6[j]``) and the sweeps give every
+partial derivative one (``d_t7 = t8 * d_s``).  Where such a temporary is read
+exactly once, soon after it is set, this pass writes its expression at the
+use instead, so ``t7 = w[i][j] ... s = s + t7 * t8`` reads again like the
+user's line and the loop bodies of derivative code run fewer instructions::
+
+    d_t8 = t7 * d_s                 ->    d_h[j] += t6[j] * d_s
+    d_h[j] += d_t8
+
+Only the compiler's own names are folded (``t7``, ``dt7``, ``d_t7``), never a
+name derived from the user's; the expression must be pure, the statements it
+moves past may only assign plain names (no store, append, pop or call with
+effects, so no object the expression reads can change), none of them may
+assign a name it reads, and its one use must be in the using statement's own
+expression (a branch's test, a for loop's iterable: evaluated once), not
+inside a nested block or a while loop's test.  The value computed is the
+same expression tree on the same values, so the numbers do not change.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import expr as E
+from .ir import Assign, AugAssign, Do, ForS, IfS, Ret, WhileS
+from .tidy import _pure, _reads_expr, _step, reads, writes
+
+TEMPORARY = re.compile(r"(d_?)?t\d+$")  # t7 (ANF), dt7 (its tangent), d_t7 (its adjoint)
+
+
+def fold_temporaries(stmts: list, after: set, jump, user_names=frozenset()) -> list:
+    """The block with its single-use temporaries (and those of its nested blocks) folded; a name the
+    user's code uses (``t1``, say), or a derivative of one (``dt1``, ``d_t1``), is not a temporary."""
+    out, live = [], set(after)
+    for s in reversed(stmts):  # nested blocks first, each with what is live after it
+        s = _nested(s, live, jump, user_names)
+        out.append(s)
+        live = _step(s, live, jump)
+    stmts = out[::-1]
+    for i in range(len(stmts) - 1, -1, -1):  # last first: a chain of temporaries folds into one expression
+        k = _use(stmts, i, after, user_names)
+        if k is not None:
+            name, value = stmts[i].targets[0], stmts[i].value
+            stmts[k] = _substitute(stmts[k], name, value)
+            del stmts[i]
+    return stmts
+
+
+def _nested(s, after: set, jump, user_names):
+    if isinstance(s, IfS):
+        body = fold_temporaries(list(s.body), after, jump, user_names)
+        orelse = fold_temporaries(list(s.orelse), after, jump, user_names)
+        return IfS(s.test, tuple(body), tuple(orelse), s.line)
+    if isinstance(s, ForS):
+        head = _step(s, after, jump)
+        return ForS(s.target, s.iterable, tuple(fold_temporaries(list(s.body), head, head, user_names)), s.line)
+    return s  # a while loop's blocks are left as they are: its header runs before every test
+
+
+def _use(stmts: list, i: int, after: set, user_names):
+    """The index of the one statement the temporary assigned by ``stmts[i]`` can be folded into, or None."""
+    s = stmts[i]
+    name = s.targets[0] if isinstance(s, Assign) and len(s.targets) == 1 else None
+    if not (
+        isinstance(name, str)
+        and TEMPORARY.match(name)
+        and not {name, name[1:], name[2:]} & user_names  # t1, or d_t1 / dt1 of the user's t1 (or _t1)
+        and not isinstance(s.value, E.Num)
+        and _pure(s.value)
+    ):
+        return None
+    needs = _reads_expr(s.value, set())
+    if name in after or name in needs:
+        return None
+    for k in range(i + 1, len(stmts)):
+        x = stmts[k]
+        if name in reads(x):
+            once = _count(_own_exprs(x), name) == 1 and not any(name in reads(y) for y in stmts[k + 1 :])
+            return k if once and name not in _nested_reads(x) else None
+        if not _quiet(x) or name in writes(x) or writes(x) & needs:
+            return None
+    return None
+
+
+def _quiet(s) -> bool:
+    """An assignment of a pure value to plain names: it changes no object, only what names refer to."""
+    if not isinstance(s, Assign):
+        return False
+    plain = all(isinstance(t, str) or isinstance(t, tuple) and all(isinstance(x, str) for x in t) for t in s.targets)
+    return plain and _pure(s.value)
+
+
+def _own_exprs(s) -> list:
+    """The expressions a statement evaluates once, itself (not in its nested blocks)."""
+    if isinstance(s, Assign):
+        return [s.value] + [t for t in s.targets if isinstance(t, E.Expr)]
+    if isinstance(s, AugAssign):
+        return [s.value] + ([s.target] if isinstance(s.target, E.Expr) else [])
+    if isinstance(s, (Do, Ret)):
+        return [s.value]
+    if isinstance(s, IfS):
+        return [s.test]
+    if isinstance(s, ForS):
+        return [s.iterable]
+    return []
+
+
+def _nested_reads(s) -> set:
+    if isinstance(s, (IfS, ForS)):
+        return set().union(set(), *(reads(x) for x in getattr(s, "body", ()) + getattr(s, "orelse", ())))
+    return reads(s) if isinstance(s, WhileS) else set()
+
+
+def _count(e, name: str) -> int:
+    if isinstance(e, E.Name):
+        return e.id == name
+    if isinstance(e, (tuple, list)):
+        return sum(_count(x, name) for x in e)
+    if isinstance(e, E.Expr):
+        return sum(_count(v, name) for v in vars(e).values())
+    return 0
+
+
+def _replace(e, name: str, value):
+    if isinstance(e, E.Name):
+        return value if e.id == name else e
+    if isinstance(e, tuple):
+        return tuple(_replace(x, name, value) for x in e)
+    if isinstance(e, E.Expr):
+        return type(e)(**{k: _replace(v, name, value) for k, v in vars(e).items()})
+    return e
+
+
+def _substitute(s, name: str, value):
+    """``s`` with its one read of ``name`` replaced by ``value``."""
+    if isinstance(s, Assign):
+        targets = tuple(_replace(t, name, value) if isinstance(t, E.Expr) else t for t in s.targets)
+        return Assign(targets, _replace(s.value, name, value), s.line)
+    if isinstance(s, AugAssign):
+        target = _replace(s.target, name, value) if isinstance(s.target, E.Expr) else s.target
+        return AugAssign(target, s.op, _replace(s.value, name, value), s.line)
+    if isinstance(s, (Do, Ret)):
+        return type(s)(_replace(s.value, name, value), s.line)
+    if isinstance(s, IfS):
+        return IfS(_replace(s.test, name, value), s.body, s.orelse, s.line)
+    return ForS(s.target, _replace(s.iterable, name, value), s.body, s.line)
