@@ -10,6 +10,7 @@ import inspect
 import sys
 
 from . import emit
+from .checkpoint import checkpoint_problem
 from .load import load
 from .names import GENERATED_BUILTINS
 from .program import Program
@@ -28,14 +29,15 @@ def differentiate(fn=None, *, wrt=None, checkpoint=None):
     int >= 1) runs each qualifying loop of ``fn`` in segments of ``k``
     iterations, keeping a snapshot per segment and taping one segment at a
     time; ``checkpoint=True`` picks ``k = isqrt(N)`` when the loop runs, so the
-    tape holds O(sqrt N) instead of O(N) (see ``adcompiler.checkpoint``).
+    tape holds O(sqrt N) instead of O(N).  ``checkpoint=("revolve", c)``
+    (binomial checkpointing, Griewank's revolve) holds at most ``c`` loop states
+    at once and one iteration's tape, and runs steps again as the optimal
+    binomial schedule says; ``checkpoint="revolve"`` picks ``c = N.bit_length()``
+    (about log2 N) when the loop runs.  See ``adcompiler.checkpoint``.
     """
-    if (
-        checkpoint is not None
-        and checkpoint is not True
-        and not (isinstance(checkpoint, int) and not isinstance(checkpoint, bool) and checkpoint >= 1)
-    ):
-        raise ValueError(f"checkpoint must be True or an int >= 1 (iterations per segment), not {checkpoint!r}")
+    problem = checkpoint_problem(checkpoint)
+    if problem:
+        raise ValueError(problem)
     if fn is None:
         return lambda f: Differentiable(f, wrt, checkpoint)
     return Differentiable(fn, wrt, checkpoint)

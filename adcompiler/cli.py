@@ -274,12 +274,20 @@ def _constant_names(program: Program) -> list:
 
 
 def _checkpoint(text: str):
-    """``--checkpoint`` as ``differentiate`` takes it: ``sqrt`` -> True, else an int >= 1."""
+    """``--checkpoint`` as ``differentiate`` takes it: ``sqrt`` -> True, ``revolve`` -> "revolve",
+    ``revolve:C`` -> ("revolve", C), else an int >= 1."""
     if text == "sqrt":
         return True
     if text.isdigit() and int(text) >= 1:
         return int(text)
-    raise argparse.ArgumentTypeError(f"expected sqrt or a whole number >= 1, not {text!r}")
+    if text == "revolve":
+        return "revolve"
+    most = text.removeprefix("revolve:")
+    if most != text and most.isdigit() and int(most) >= 1:
+        return ("revolve", int(most))
+    raise argparse.ArgumentTypeError(
+        f"expected sqrt, a whole number >= 1, revolve or revolve:C with C a whole number >= 1, not {text!r}"
+    )
 
 
 def main(argv=None) -> int:
@@ -307,8 +315,9 @@ def main(argv=None) -> int:
     comp.add_argument(
         "--checkpoint",
         type=_checkpoint,
-        metavar="K|sqrt",
-        help="reverse mode: run long loops in segments of K iterations (sqrt: isqrt(N)), O(N/K + K) tape",
+        metavar="K|sqrt|revolve[:C]",
+        help="reverse mode: run long loops in segments of K iterations (sqrt: isqrt(N)), O(N/K + K) tape; "
+        "revolve: binomial checkpointing, at most C loop states held (default: N.bit_length(), about log2 N)",
     )
     args = parser.parse_args(argv)
     path = Path(args.file)

@@ -32,7 +32,7 @@ class Program:
 
     def __init__(self, globals_: dict, checkpoint=None):
         self.globals = globals_  # the module the generated code runs in
-        self.checkpoint = checkpoint  # None, True (segments of sqrt N iterations) or k: see checkpoint.py
+        self.checkpoint = checkpoint  # None, True (segments of sqrt N), k, "revolve" or ("revolve", c): checkpoint.py
         self.module_names: set = set()  # generated module-level names
         self.local_names: set = set()  # every local name handed out anywhere
         self.user_names: set = set(globals_)

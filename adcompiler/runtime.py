@@ -255,3 +255,34 @@ HELPERS.update(
 ''',
     }
 )
+
+HELPERS.update(
+    {
+        "revolve": '''def revolve(at, end, free):
+    """Binomial checkpointing (Griewank's revolve): the step to run to from the snapshot at step at.
+
+    Steps at .. end - 1 of a loop are still to be reversed, the state at step at is held in a
+    snapshot, and free more snapshots may be taken.  The answer is end - 1 when the last of these
+    steps is to be reversed now (run the steps before it from the snapshot, then it, taping),
+    else the step whose state to keep in a new snapshot.  With s snapshots (the one at step at
+    included) and r repetitions (runs of a step before the one that reverses it), C(s + r, s)
+    steps can be reversed.  The fewest runs in all come from the fewest r that reach
+    n = end - at and the new snapshot m steps on with C(s + r - 2, s) <= m <= C(s + r - 1, s)
+    and C(s + r - 2, s - 1) <= n - m <= C(s + r - 1, s - 1) (the upper bounds keep every step
+    within r repetitions, the lower ones balance the two sides).  With no free snapshot each step
+    is reached from step at.
+    """
+    n = end - at
+    if free == 0 or n <= 2:
+        return end - 1
+    s = free + 1
+    r, most = 0, 1
+    while most < n:  # most = C(s + r, s)
+        r += 1
+        most = most * (s + r) // r
+    right = most * s // (s + r)  # C(s + r - 1, s - 1)
+    left = (most - right) * (r - 1) // (s + r - 1)  # C(s + r - 2, s)
+    return at + max(1, n - right, left)
+''',
+    }
+)

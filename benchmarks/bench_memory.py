@@ -16,7 +16,8 @@ Two programs, 4 particles each, differentiated with respect to (ps, vs):
 * ``orbits`` (benchmarks/programs.py), the same kind of simulation in a
   nonlinear field, so every step's adjoint needs that step's position and
   plain reverse mode tapes O(steps).  10000 and 100000 steps, with ``checkpoint=None``, ``True`` (segments of isqrt(N)
-  steps) and fixed segment lengths, against a hand-written adjoint that keeps
+  steps), fixed segment lengths and binomial checkpointing (``"revolve"``: at
+  most N.bit_length() states held, and ``("revolve", 10)``), against a hand-written adjoint that keeps
   the trajectory (``orbits_vjp``, O(N)) and a hand-written checkpointed one
   (``orbits_checkpointed_vjp``, O(sqrt N)).  ``--quick`` runs 1000 and 3000
   steps: the traced calls of the checkpointed variants are the slow part.
@@ -125,7 +126,7 @@ def make_programs() -> list[Program]:
                 "hand-written": handwritten.orbits_vjp,
                 "hand-written checkpointed": handwritten.orbits_checkpointed_vjp,
             },
-            checkpoints=(None, True, 100, 1000),
+            checkpoints=(None, True, 100, 1000, "revolve", ("revolve", 10)),
             steps=(10000, 100000),
             quick_steps=(1000, 3000),
         ),

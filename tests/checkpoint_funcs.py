@@ -4,6 +4,8 @@ import math
 import pathlib
 import sys
 
+import adcompiler
+
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "samples"))
 from long_pendulum import pendulum  # noqa: E402,F401  (samples/long_pendulum.py: every step's adjoint needs its state)
 
@@ -78,3 +80,21 @@ def uses_helper(x, n):
 
 def _step(x, h):
     return x + h * math.sin(x) * x
+
+
+RUNS = [0]  # calls of _counted_sin: how many times a loop body ran
+
+
+def _counted_sin(x):
+    RUNS[0] += 1
+    return math.sin(x)
+
+
+adcompiler.defrule(_counted_sin, jvp=lambda x, t: math.cos(x) * t, vjp=lambda x, ct: (math.cos(x) * ct,))
+
+
+def counted(x, n):
+    """A loop whose body runs are counted: the primal sweep, the runs again and the taping runs."""
+    for i in range(n):
+        x = _counted_sin(x) * x + 0.5
+    return x

@@ -580,3 +580,35 @@ def test_entry_names_are_not_taken_by_the_derivatives_of_callees(tmp_path):
             (9.0, (6.0,)),
             (6.0, 2.0),
         ), functions
+
+
+LOOP = textwrap.dedent("""\
+    import math
+
+
+    def decay(x, n):
+        for i in range(n):
+            x = math.sin(x) * x + 0.5 * x
+        return x
+    """)
+
+
+@pytest.mark.parametrize("checkpoint, held", [("revolve", "most = len(steps).bit_length()"), ("revolve:2", "most = 2")])
+def test_checkpoint_revolve_module_runs_without_adcompiler(tmp_path, checkpoint, held):
+    """--checkpoint revolve[:C] writes the revolve helper into the module; its gradient matches FD."""
+    path = tmp_path / "loop.py"
+    path.write_text(LOOP)
+    out = tmp_path / "loop_ad.py"
+    proc = adc("compile", path, "--mode", "reverse", "--checkpoint", checkpoint, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_text()
+    assert "def revolve(" in text and held in text
+    ((value, (d_x, _)),) = _run_hidden(out, ["m.decay_reverse(0.8, 30)"])
+    orig = _load(path)
+    assert _close(value, orig.decay(0.8, 30)) and _close(d_x, central_diff(orig.decay, (0.8, 30), 0)[0])
+
+
+@pytest.mark.parametrize("bad", ["revolve:0", "binomial"])
+def test_bad_checkpoint_revolve_is_refused_with_usage(mod, bad):
+    proc = adc("compile", mod, "--checkpoint", bad)
+    assert proc.returncode == 2 and "revolve:C" in proc.stderr and repr(bad) in proc.stderr
