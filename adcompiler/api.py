@@ -187,9 +187,13 @@ class Differentiable:
                     raise ValueError(
                         f"{self.fn.__name__}.jvp: the tangent for {name} does not match its value: {problem}"
                     )
-        if self._fast_path("jvp", args + tangents):  # later calls with numbers skip the checks
+            tangents = tuple(_zeros_for(args[i], t) for i, t in zip(self._positions, tangents))
+        arrays = self._fast_path("jvp", args)
+        if arrays is not None and all(
+            _like(args[i], t, i, arrays, self.params) for i, t in zip(self._positions, tangents)
+        ):
             sequences = [("primals", len(self.params)), ("tangents", len(self.wrt))]
-            self.jvp = self._numbers_first("jvp", "forward", Differentiable.jvp, sequences)
+            self.jvp = self._numbers_first("jvp", "forward", Differentiable.jvp, sequences, arrays)
         return (self._compiled.get("forward") or self._function("forward"))(*args, *tangents)
 
     def vjp(self, primals, ct):
@@ -202,40 +206,62 @@ class Differentiable:
             raise ValueError(f"{self.fn.__name__}.vjp: the output cotangent does not match the output: {problem}")
         reverse = self._compiled.get("reverse") or self._function("reverse")
         shape = self._out_shape[0]
-        if self._fast_path("vjp", args) and (shape is None or all(s is None for s in shape)):
+        arrays = self._fast_path("vjp", args)
+        if arrays is not None and (shape is None or all(s is None for s in shape)):
             sequences = [("primals", len(self.params)), ("ct", None if shape is None else len(shape))]
-            self.vjp = self._numbers_first("vjp", "reverse", Differentiable.vjp, sequences)
+            self.vjp = self._numbers_first("vjp", "reverse", Differentiable.vjp, sequences, arrays)
         return reverse(*args, ct)
 
     def value_and_grad(self, *args, **kwargs):
         """``(value, gradient)`` of a scalar-valued function."""
         self._require_scalar("value_and_grad")
         args = self._bind(args, kwargs)
-        if self._fast_path("value_and_grad", args):  # later calls with floats go straight to the generated code
-            self.value_and_grad = self._numbers_first("value_and_grad", "value_and_grad", Differentiable.value_and_grad)
+        arrays = self._fast_path("value_and_grad", args)  # later calls like this one skip the checks
+        if arrays is not None:
+            method = Differentiable.value_and_grad
+            self.value_and_grad = self._numbers_first("value_and_grad", "value_and_grad", method, None, arrays)
         return self._function("value_and_grad")(*args)
 
     def grad(self, *args, **kwargs):
         """The gradient: one value for a single wrt parameter, else a tuple."""
         self._require_scalar("grad")
         args = self._bind(args, kwargs)
-        if self._fast_path("grad", args):  # later calls with floats go straight to the generated code
-            self.grad = self._numbers_first("grad", "grad", Differentiable.grad)
+        arrays = self._fast_path("grad", args)  # later calls like this one skip the checks
+        if arrays is not None:
+            self.grad = self._numbers_first("grad", "grad", Differentiable.grad, None, arrays)
         return self._function("grad")(*args)
 
-    def _fast_path(self, name: str, args: tuple) -> bool:
-        """Whether to give ``f.<name>`` its fast entry now: not done yet, and this call is all floats."""
-        return name not in self.__dict__ and not self._arrays and all(isinstance(a, float) for a in args)
+    def _fast_path(self, name: str, args: tuple):
+        """The parameters holding arrays if ``f.<name>`` gets its fast entry now (it has none yet, and
+        every argument is a float or a float array), else None."""
+        if name in self.__dict__:
+            return None
+        ndarray = getattr(sys.modules.get("numpy"), "ndarray", None)
+        if not all(type(a) is float or type(a) is ndarray and a.dtype.kind == "f" for a in args):
+            return None
+        arrays = frozenset(p for p, a in zip(self.params, args) if type(a) is ndarray)
+        return arrays if arrays == self._arrays else None
 
-    def _numbers_first(self, name: str, mode: str, method, sequences=None):
+    def _numbers_first(self, name: str, mode: str, method, sequences=None, arrays=frozenset()):
         """``f.grad`` (or ``jvp``, ``vjp``, ...) for later calls: the generated code for ``mode`` when the
-        arguments are floats (one type test each), else ``method``, which checks, binds and specialises
-        (arrays, keywords, integers, wrong structures).  ``sequences``: the entry's parameters, each with
-        the number of floats it holds (None: one float); None: the function's own parameters."""
+        arguments are like this call's (floats, and float arrays for the parameters in ``arrays``, with
+        tangents of their shapes: a type test or two each), else ``method``, which checks, binds and
+        specialises (other arrays, lists, keywords, integers, wrong structures).  ``sequences``: the
+        entry's parameters, each with the number of values it holds (None: one value); None: the
+        function's own parameters."""
         width = 1 + max(map(len, self.params), default=0)  # globals no parameter name can shadow
-        g = {k: k + "_" * width for k in ("generated", "method", "owner", "type", "float", "isinstance", "seq")}
+        names = ("generated", "method", "owner", "type", "float", "isinstance", "seq", "ndarray")
+        g = {k: k + "_" * width for k in names}
         space = {g["generated"]: self._function(mode), g["method"]: method, g["owner"]: self}
         space.update({g["type"]: type, g["float"]: float, g["isinstance"]: isinstance, g["seq"]: (tuple, list)})
+        space[g["ndarray"]] = getattr(sys.modules.get("numpy"), "ndarray", None)
+
+        def number(v: str, param: str, exact: bool) -> str:
+            """The test that argument ``v`` of parameter ``param`` is like this call's."""
+            if param in arrays:
+                return f'{g["type"]}({v}) is {g["ndarray"]} and {v}.dtype.kind == "f"'
+            return f"{g['type']}({v}) is {g['float']}" if exact else f"{g['isinstance']}({v}, {g['float']})"
+
         if sequences is None:
             signature = []
             for i, (n, param) in enumerate(self.signature.parameters.items()):
@@ -244,7 +270,7 @@ class Differentiable:
                     n = f"{n}=default{i}" + "_" * width
                 signature.append(n)
             head, args = ", ".join(signature), ", ".join(self.params)
-            tests = [f"{g['type']}({n}) is {g['float']}" for n in self.params] or ["True"]
+            tests = [number(n, n, True) for n in self.params] or ["True"]
             body = [f"    if {' and '.join(tests)}:", f"        return {g['generated']}({args})"]
         else:
             head = ", ".join(p for p, _ in sequences)
@@ -254,7 +280,16 @@ class Differentiable:
                 if n is not None:
                     tests.insert(0, f"{g['type']}({p}) in {g['seq']} and len({p}) == {n}")
                     unpack.append(f"        {', '.join(items)}{',' if n == 1 else ''} = {p}")
-                tests.extend(f"{g['isinstance']}({v}, {g['float']})" for v in items)
+                for j, v in enumerate(items):
+                    if p == "primals":
+                        tests.append(number(v, self.params[j], False))
+                    elif p == "tangents" and self.wrt[j] in arrays:  # an array of its primal's shape
+                        primal = f"primals{self.params.index(self.wrt[j])}_"
+                        tests.append(f'{g["type"]}({v}) is {g["ndarray"]} and {v}.shape == {primal}.shape')
+                    elif arrays and p == "ct":  # an array output's cotangent: any float or array, as in vjp
+                        tests.append(f'({g["isinstance"]}({v}, {g["float"]}) or {g["type"]}({v}) is {g["ndarray"]})')
+                    else:
+                        tests.append(f"{g['isinstance']}({v}, {g['float']})")
                 values.extend(items if p != "ct" else [p])  # the reverse code takes ct whole
             body = [
                 f"    if {' and '.join(t for t in tests if ' in ' in t) or 'True'}:",
@@ -318,6 +353,21 @@ def _mismatch(value, tangent, where="") -> str:
     elif isinstance(tangent, (list, tuple)):
         return f"{where or 'it'} is a number but the tangent is a {type(tangent).__name__}"
     return ""
+
+
+def _zeros_for(value, tangent):
+    """The tangent 0 of an array as zeros of its shape: the number would broadcast (np.dot(0, y) is an array)."""
+    if type(value).__name__ == "ndarray" and not hasattr(tangent, "shape"):
+        return sys.modules["numpy"].zeros_like(value, dtype=float) + tangent
+    return tangent
+
+
+def _like(value, tangent, i: int, arrays, params) -> bool:
+    """Whether a tangent is what the fast entry of jvp takes for parameter ``i``: a float for a float,
+    an array of the same shape for an array."""
+    if params[i] in arrays:
+        return type(tangent) is type(value) and tangent.shape == value.shape
+    return isinstance(tangent, float)
 
 
 def _floats(values) -> bool:

@@ -465,7 +465,10 @@ class Sweeps(Checkpoints):
         return self.home.get(owner) if owner is not None else None
 
     def seed(self, a, ct, line: int, out: list) -> None:
-        """The output cotangent flows into a returned value (added into a returned list's shadow)."""
+        """The output cotangent flows into a returned value (added into a returned list's shadow; a
+        number given for a returned array is that number in every entry, like a tangent 0 in jvp)."""
+        if isinstance(a, Var) and a.name in self.arrays and not self.split:
+            ct = E.Call("@array_like", (ct, self.ref(a)))
         if isinstance(a, Var) and a.name in self.containers:
             if a.name in self.act and not self.split:  # a caller adds into the shadow a split sweep returns
                 out.append(Do(E.Call(self.program.helper("add_into"), (E.Name(self.shadow_of(a.name)), ct)), line))

@@ -720,3 +720,51 @@ def test_jvp_tangent_shape_checked_before_running():
     with pytest.raises(ValueError):
         df.jvp((x,), (np.ones((3, 1)),))
     assert CALLS == []
+
+
+def test_zero_number_tangent_of_an_array_parameter():
+    """jvp takes the number 0 as the tangent of an array: it means zeros of the array's shape, so
+    np.dot(dx, y) does not broadcast into an array (it did: 0.0 * y)."""
+    x, y, dy = numpy.linspace(0.0, 1.0, 5), numpy.cos(numpy.arange(5.0)), numpy.arange(5.0)
+    f = adcompiler.differentiate(F.red_dot_vv)
+    want = float(numpy.dot(x, dy))
+    for zero in (0.0, 0, numpy.zeros(5)):
+        value, tangent = f.jvp((x, y), (zero, dy))
+        assert numpy.ndim(tangent) == 0 and tangent == pytest.approx(want, rel=1e-14)
+    assert f.jvp((x, y), (0.0, 0.0))[1] == 0.0
+
+
+def test_fast_entries_after_a_call_with_float_arrays():
+    """After a call with float arrays, f.grad, f.jvp and f.vjp are entries that test each argument's
+    type (and a tangent's shape) and call the generated code; a tangent of another shape, an integer
+    array, floats or lists still take the full method, which checks them."""
+    x, y = numpy.linspace(0.0, 1.0, 4), numpy.cos(numpy.arange(4.0))
+    dx, dy = numpy.sin(numpy.arange(4.0)), numpy.arange(4.0)
+    f = adcompiler.differentiate(F.red_dot_vv)
+    for _ in range(2):  # the first call makes the entries, the second goes through them
+        gx, gy = f.grad(x, y)
+        value, tangent = f.jvp((x, y), (dx, dy))
+        v2, (cx, cy) = f.vjp((x, y), 2.0)
+        assert numpy.allclose(gx, y) and numpy.allclose(gy, x)
+        assert tangent == pytest.approx(numpy.dot(dx, y) + numpy.dot(x, dy), rel=1e-14)
+        assert numpy.allclose(cx, 2.0 * y) and value == v2
+    assert {"grad", "jvp", "vjp"} <= set(vars(f))  # the entries replaced the methods
+    with pytest.raises(ValueError, match="shape"):
+        f.jvp((x, y), (dx[:3], dy))
+    with pytest.raises(TypeError, match="int64"):
+        f.grad(numpy.arange(4), y)
+    assert f.grad(0.5, 2.0) == (2.0, 0.5)
+    assert f.jvp(([1.0, 2.0], [3.0, 4.0]), ([1.0, 0.0], [0.0, 1.0]))[1] == pytest.approx(5.0)
+
+
+def test_number_cotangent_of_an_array_output():
+    """vjp takes a number as the cotangent of an array output: that number in every entry (the
+    outer product's adjoint used to read it as a scalar and returned cotangents of the wrong shape)."""
+    x, y = numpy.linspace(0.0, 1.0, 3), numpy.arange(4.0)
+    f = adcompiler.differentiate(F.red_outer)
+    full = f.vjp((x, y), numpy.full((3, 4), 2.0))[1]
+    for ct in (2.0, 2):
+        got = f.vjp((x, y), ct)[1]
+        assert [g.shape for g in got] == [(3,), (4,)]
+        assert numpy.allclose(got[0], full[0]) and numpy.allclose(got[1], full[1])
+    assert numpy.allclose(full[0], 2.0 * y.sum()) and numpy.allclose(full[1], 2.0 * x.sum())
