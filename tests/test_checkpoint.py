@@ -116,7 +116,11 @@ def test_bad_checkpoint_values_are_refused(bad):
         adcompiler.differentiate(C.pendulum, checkpoint=bad)
 
 
-def test_adc_compile_checkpoint_option(tmp_path):
+@pytest.mark.parametrize(
+    "flag, marker, bad",
+    [("sqrt", "snapshots", ("0",)), ("revolve:3", "most = 3", ("revolve:0", "revolve:", "revolve:x", "binomial"))],
+)
+def test_adc_compile_checkpoint_option(tmp_path, flag, marker, bad):
     """adc compile --checkpoint writes a module whose reverse mode checkpoints and matches FD."""
     import importlib.util
     import inspect
@@ -126,8 +130,8 @@ def test_adc_compile_checkpoint_option(tmp_path):
     src = tmp_path / "pend.py"
     src.write_text("import math\n\n\n" + inspect.getsource(C.pendulum))
     out = tmp_path / "pend_ad.py"
-    assert cli.main(["compile", str(src), "--mode", "reverse", "--checkpoint", "sqrt", "-o", str(out)]) == 0
-    assert "snapshots" in out.read_text()
+    assert cli.main(["compile", str(src), "--mode", "reverse", "--checkpoint", flag, "-o", str(out)]) == 0
+    assert marker in out.read_text()
     spec = importlib.util.spec_from_file_location("pend_ad", out)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -135,8 +139,9 @@ def test_adc_compile_checkpoint_option(tmp_path):
     assert value == pytest.approx(C.pendulum(0.3, 0.2, 400))
     assert d_theta == pytest.approx(fd(C.pendulum, [0.3, 0.2, 400], 0), rel=1e-5)
     assert d_omega == pytest.approx(fd(C.pendulum, [0.3, 0.2, 400], 1), rel=1e-5)
-    with pytest.raises(SystemExit):
-        cli.main(["compile", str(src), "--checkpoint", "0"])
+    for value in bad:
+        with pytest.raises(SystemExit):
+            cli.main(["compile", str(src), "--checkpoint", value])
 
 
 # ---- binomial checkpointing (checkpoint="revolve" or ("revolve", c)) ----------------------------
@@ -258,28 +263,3 @@ def test_revolve_holds_log_n_states_not_n():
 def test_bad_revolve_values_are_refused(bad):
     with pytest.raises(ValueError, match="checkpoint must be .*revolve"):
         adcompiler.differentiate(C.pendulum, checkpoint=bad)
-
-
-def test_adc_compile_checkpoint_revolve(tmp_path):
-    """adc compile --checkpoint revolve:C writes a module with the helper; its gradient matches FD."""
-    import importlib.util
-    import inspect
-
-    from adcompiler import cli
-
-    src = tmp_path / "pend.py"
-    src.write_text("import math\n\n\n" + inspect.getsource(C.pendulum))
-    out = tmp_path / "pend_ad.py"
-    assert cli.main(["compile", str(src), "--mode", "reverse", "--checkpoint", "revolve:3", "-o", str(out)]) == 0
-    text = out.read_text()
-    assert "def revolve(" in text and "most = 3" in text
-    spec = importlib.util.spec_from_file_location("pend_ad", out)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    value, (d_theta, d_omega, _) = module.pendulum_reverse(0.3, 0.2, 400)
-    assert value == pytest.approx(C.pendulum(0.3, 0.2, 400))
-    assert d_theta == pytest.approx(fd(C.pendulum, [0.3, 0.2, 400], 0), rel=1e-5)
-    assert d_omega == pytest.approx(fd(C.pendulum, [0.3, 0.2, 400], 1), rel=1e-5)
-    for bad in ("revolve:0", "revolve:", "revolve:x", "binomial"):
-        with pytest.raises(SystemExit):
-            cli.main(["compile", str(src), "--checkpoint", bad])
