@@ -466,8 +466,9 @@ class Sweeps(Checkpoints):
 
     def seed(self, a, ct, line: int, out: list) -> None:
         """The output cotangent flows into a returned value (added into a returned list's shadow; a
-        number given for a returned array is that number in every entry, like a tangent 0 in jvp)."""
-        if isinstance(a, Var) and a.name in self.arrays and not self.split:
+        number given to vjp for a returned array is that number in every entry, like a tangent 0 in jvp;
+        grad seeds 1.0 into the scalar output it needs)."""
+        if isinstance(a, Var) and a.name in self.arrays and self.ct is not None and not self.split:
             ct = E.Call("@array_like", (ct, self.ref(a)))
         if isinstance(a, Var) and a.name in self.containers:
             if a.name in self.act and not self.split:  # a caller adds into the shadow a split sweep returns
