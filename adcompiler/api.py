@@ -119,8 +119,8 @@ class Differentiable:
         """Generate, load and remember the entry function for ``mode`` (see ``_function``)."""
         program = self.program
         built = program.build(self.fn, mode, self.wrt)
-        defs, seen = [], set()
-        defs += [d for d in built if d.name not in seen and not seen.add(d.name)]
+        seen: set = set()
+        defs = [d for d in built if not (d.name in seen or seen.add(d.name))]  # each function once
         source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
         namespace = dict(self.fn.__globals__)
         namespace.update(program.injected)

@@ -121,6 +121,7 @@ class Sweeps(Checkpoints):
         self.counts_up: dict = {}  # loop target -> whether its loop counts up from a constant >= 0
         self._defined_inside: dict = {}
         self.assigned: set = set()  # names an equation other than a dup assigns
+        self._reassigned = None  # the same, dup copies resolved (made on first use)
 
         def visit(stmts, looped, loop=None):
             self.loop_of[id(stmts)] = loop
@@ -235,7 +236,9 @@ class Sweeps(Checkpoints):
         """Whether an index is surely >= 0: a constant, or the target of a loop counting up from one."""
         if isinstance(a, Var):
             name = self.alias.get(a.name, a.name)
-            return self.counts_up.get(name, False) and not any(self.alias.get(v, v) == name for v in self.assigned)
+            if self._reassigned is None:  # once the dup copies are all known
+                self._reassigned = {self.alias.get(v, v) for v in self.assigned}
+            return self.counts_up.get(name, False) and name not in self._reassigned
         return type(a.value) is int and a.value >= 0
 
     def defined_inside(self, loop) -> set:
