@@ -11,6 +11,7 @@ import sys
 
 from . import emit
 from .checkpoint import checkpoint_problem
+from .entries import make_entry
 from .load import load
 from .names import GENERATED_BUILTINS
 from .program import Program
@@ -64,6 +65,7 @@ class Differentiable:
         self._out_shape = None
         self._last_types = None  # the argument types of the last call, when they alone decide the specialisation
         self._programs: dict = {}
+        self._sources: dict = {}  # each generated entry function: the IR it was emitted from
         self._compiled_for: dict = {}
         self._compiled: dict = self._compiled_for.setdefault(self._arrays, {})
         self._numbers = self._compiled  # the code for numbers only, which the fast paths of jvp and vjp call
@@ -130,6 +132,7 @@ class Differentiable:
         for name, alias in program.helpers.items():
             namespace[alias].__adc_primitive__ = name  # so derivative code can itself be differentiated
         self._compiled[mode] = namespace[built[0].name]
+        self._sources[self._compiled[mode]] = (built[0], program.ns)
 
     def source(self, stage: str = "reverse") -> str:
         """The Python source of one stage: "anf", "dup", "forward" or "reverse"."""
@@ -248,59 +251,10 @@ class Differentiable:
         tangents of their shapes: a type test or two each), else ``method``, which checks, binds and
         specialises (other arrays, lists, keywords, integers, wrong structures).  ``sequences``: the
         entry's parameters, each with the number of values it holds (None: one value); None: the
-        function's own parameters."""
-        width = 1 + max(map(len, self.params), default=0)  # globals no parameter name can shadow
-        names = ("generated", "method", "owner", "type", "float", "isinstance", "seq", "ndarray")
-        g = {k: k + "_" * width for k in names}
-        space = {g["generated"]: self._function(mode), g["method"]: method, g["owner"]: self}
-        space.update({g["type"]: type, g["float"]: float, g["isinstance"]: isinstance, g["seq"]: (tuple, list)})
-        space[g["ndarray"]] = getattr(sys.modules.get("numpy"), "ndarray", None)
-
-        def number(v: str, param: str, exact: bool) -> str:
-            """The test that argument ``v`` of parameter ``param`` is like this call's."""
-            if param in arrays:
-                return f'{g["type"]}({v}) is {g["ndarray"]} and {v}.dtype.kind == "f"'
-            return f"{g['type']}({v}) is {g['float']}" if exact else f"{g['isinstance']}({v}, {g['float']})"
-
-        if sequences is None:
-            signature = []
-            for i, (n, param) in enumerate(self.signature.parameters.items()):
-                if param.default is not inspect.Parameter.empty:
-                    space[f"default{i}" + "_" * width] = param.default
-                    n = f"{n}=default{i}" + "_" * width
-                signature.append(n)
-            head, args = ", ".join(signature), ", ".join(self.params)
-            tests = [number(n, n, True) for n in self.params] or ["True"]
-            body = [f"    if {' and '.join(tests)}:", f"        return {g['generated']}({args})"]
-        else:
-            head = ", ".join(p for p, _ in sequences)
-            args, unpack, tests, values = head, [], [], []
-            for p, n in sequences:
-                items = [p] if n is None else [f"{p}{j}_" for j in range(n)]
-                if n is not None:
-                    tests.insert(0, f"{g['type']}({p}) in {g['seq']} and len({p}) == {n}")
-                    unpack.append(f"        {', '.join(items)}{',' if n == 1 else ''} = {p}")
-                for j, v in enumerate(items):
-                    if p == "primals":
-                        tests.append(number(v, self.params[j], False))
-                    elif p == "tangents" and self.wrt[j] in arrays:  # an array of its primal's shape
-                        primal = f"primals{self.params.index(self.wrt[j])}_"
-                        tests.append(f'{g["type"]}({v}) is {g["ndarray"]} and {v}.shape == {primal}.shape')
-                    elif arrays and p == "ct":  # an array output's cotangent: any float or array, as in vjp
-                        tests.append(f'({g["isinstance"]}({v}, {g["float"]}) or {g["type"]}({v}) is {g["ndarray"]})')
-                    else:
-                        tests.append(f"{g['isinstance']}({v}, {g['float']})")
-                values.extend(items if p != "ct" else [p])  # the reverse code takes ct whole
-            body = [
-                f"    if {' and '.join(t for t in tests if ' in ' in t) or 'True'}:",
-                *(unpack or ["        pass"]),
-                f"        if {' and '.join(t for t in tests if ' in ' not in t)}:",
-                f"            return {g['generated']}({', '.join(values)})",
-            ]
-        source = "\n".join([f"def {name}({head}):", *body, f"    return {g['method']}({g['owner']}, {args})", ""])
-        exec(compile(source, f"<adcompiler {name} entry of {self.fn.__qualname__}>", "exec"), space)
-        space[name].__self__ = self  # like the bound method it replaces: differentiate(f.grad) finds f
-        return space[name]
+        function's own parameters.  See ``adcompiler.entries``."""
+        ndarray = getattr(sys.modules.get("numpy"), "ndarray", None)
+        generated = self._function(mode)
+        return make_entry(name, self, generated, method, sequences, arrays, ndarray, self._sources.get(generated))
 
 
 @contextlib.contextmanager

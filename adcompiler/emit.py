@@ -138,6 +138,14 @@ def render_def(d: Def, ns: Namespace | None) -> str:
     return "\n".join(out) + "\n"
 
 
+def render_body(d: Def, ns: Namespace | None) -> list:
+    """The statements of one generated function as lines of source, unindented (for an entry that
+    holds a small derivative's body itself: see ``adcompiler.entries``)."""
+    out: list = []
+    _block(d.body, "", ns, {}, out, [None])
+    return out
+
+
 def _block(stmts, indent: str, ns, lines: dict, out: list, last: list) -> None:
     """Append the lines of a block; ``last`` remembers the source line last commented."""
     if not stmts:

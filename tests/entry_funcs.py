@@ -1,0 +1,32 @@
+"""Functions whose fast entries (adcompiler.entries) are tested: names that clash with an entry's
+own, defaults, tuple outputs, loops (not inlined) and errors raised inside an inlined body."""
+
+import math
+
+method_ = 3.0  # globals and parameters named like an entry's internals
+float_ = 0.5
+
+
+def clash(primals_, type_):
+    isinstance_ = primals_ * type_
+    return isinstance_ * method_ + float_ * math.sin(type_)
+
+
+def scaled(x, k=2.0):
+    return k * x * x
+
+
+def pair(x, y):
+    z = x * y
+    return z, z + math.exp(x)
+
+
+def looped(x, y):
+    s = 0.0
+    for i in range(4):
+        s = s + x * y + i
+    return s
+
+
+def log_of(x):
+    return math.log(x)

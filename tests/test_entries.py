@@ -1,0 +1,109 @@
+"""The fast entries f.grad, f.jvp, f.vjp and f.value_and_grad become after a call with floats
+(adcompiler.entries): the same numbers as the checking methods, against analytic derivatives,
+and everything unlike the first call handed to the methods."""
+
+import inspect
+import math
+
+import pytest
+
+import adcompiler
+import entry_funcs as F
+
+
+def warmed(fn, *calls):
+    """``differentiate(fn)`` after one call of each of grad, jvp and vjp with floats (entries made)."""
+    f = adcompiler.differentiate(fn)
+    primals = (0.7, 1.3)[: len(inspect.signature(fn).parameters)]
+    f.jvp(primals, tuple(1.0 for _ in f.wrt))
+    for name in calls:
+        getattr(f, name)(*primals)
+    return f
+
+
+def test_names_like_the_entry_internals_do_not_clash():
+    """Parameters ``primals_`` and ``type_``, locals and globals ``method_``/``float_``/``isinstance_``."""
+    f = warmed(F.clash, "grad", "value_and_grad")
+    f.vjp((0.7, 1.3), 1.0)
+    for p, t in [(0.7, 1.3), (-2.0, 0.25)]:
+        value = p * t * 3.0 + 0.5 * math.sin(t)
+        grad = (3.0 * t, 3.0 * p + 0.5 * math.cos(t))
+        assert f.grad(p, t) == pytest.approx(grad, rel=1e-14)
+        assert f.grad(primals_=p, type_=t) == pytest.approx(grad, rel=1e-14)
+        assert f.value_and_grad(p, t)[0] == pytest.approx(value, rel=1e-14)
+        out, tangent = f.jvp((p, t), (1.0, -2.0))
+        assert (out, tangent) == pytest.approx((value, grad[0] - 2.0 * grad[1]), rel=1e-14)
+        assert f.vjp((p, t), 2.0)[1] == pytest.approx((2 * grad[0], 2 * grad[1]), rel=1e-14)
+    assert "jvp" in vars(f) and "vjp" in vars(f) and "grad" in vars(f)  # the entries answered
+
+
+def test_small_straight_line_derivatives_are_inlined_and_loops_are_called():
+    small = warmed(F.pair)
+    small.vjp((0.7, 1.3), (1.0, 0.0))
+    looped = warmed(F.looped)
+    assert "generated" not in inspect.getsource(small.jvp)
+    assert "generated" not in inspect.getsource(small.vjp)
+    assert "generated" in inspect.getsource(looped.jvp)
+    x, y = 0.7, 1.3
+    assert looped.jvp((x, y), (1.0, 0.5))[1] == pytest.approx(4 * (y + 0.5 * x), rel=1e-14)
+
+
+def test_sequences_of_any_kind_and_one_shot_iterators():
+    f = warmed(F.pair)
+    x, y = 0.7, 1.3
+    value = (x * y, x * y + math.exp(x))
+    tangent = (y - 2 * x, y - 2 * x + math.exp(x))
+    for primals, tangents in [((x, y), (1.0, -2.0)), ([x, y], [1.0, -2.0]), (iter([x, y]), iter([1.0, -2.0]))]:
+        out, tan = f.jvp(primals, tangents)
+        assert out == pytest.approx(value, rel=1e-14) and tan == pytest.approx(tangent, rel=1e-14)
+    ct = (2.0, 0.5)
+    cts = (2.0 * y + 0.5 * (y + math.exp(x)), 2.0 * x + 0.5 * x)
+    for primals, c in [((x, y), ct), ([x, y], list(ct)), (iter([x, y]), ct)]:
+        assert f.vjp(primals, c)[1] == pytest.approx(cts, rel=1e-14)
+
+
+def test_anything_unlike_the_first_call_goes_to_the_checking_method():
+    f = warmed(F.pair)
+    f.vjp((0.7, 1.3), (1.0, 0.0))
+    with pytest.raises(TypeError, match="integer"):
+        f.jvp((1, 1.3), (1.0, 0.0))
+    with pytest.raises(TypeError, match="integer"):
+        f.vjp((0.7, 2), (1.0, 0.0))
+    with pytest.raises(ValueError, match="tangents"):
+        f.jvp((0.7, 1.3), (1.0, 0.0, 2.0))
+    with pytest.raises(ValueError, match="tangents"):
+        f.jvp((0.7, 1.3), iter([1.0]))
+    with pytest.raises(ValueError, match="cotangent"):
+        f.vjp((0.7, 1.3), (1.0, 0.0, 2.0))
+    with pytest.raises(ValueError, match="cotangent"):
+        f.vjp((0.7, 1.3), iter([1.0, 0.0]))  # the method takes only a tuple or list
+    with pytest.raises(TypeError):
+        f.jvp((0.7, 1.3, 2.0), (1.0, 0.0))
+    with pytest.raises(TypeError):
+        f.jvp(0.7, (1.0, 0.0))
+
+
+def test_defaults_fewer_primals_and_keywords():
+    f = adcompiler.differentiate(F.scaled, wrt="x")
+    assert f.jvp((1.5,), (1.0,))[1] == pytest.approx(6.0, rel=1e-14)  # the entry is made here
+    assert "jvp" in vars(f)
+    for primals, k in [((1.5,), 2.0), ((1.5, 3.0), 3.0), ([1.5], 2.0)]:
+        for given in (primals, iter(primals)):
+            assert f.jvp(given, (1.0,)) == pytest.approx((k * 2.25, 2 * k * 1.5), rel=1e-14)
+        for given in (primals, iter(primals)):
+            assert f.vjp(given, 2.0)[1] == pytest.approx((4 * k * 1.5,), rel=1e-14)
+    f.grad(1.5)
+    assert f.grad(1.5) == f.grad(1.5, 2.0) == f.grad(x=1.5) == pytest.approx(6.0, rel=1e-14)
+    assert f.grad(1.5, k=3.0) == pytest.approx(9.0, rel=1e-14)
+
+
+def test_an_error_inside_an_inlined_body_is_the_one_the_derivative_raises():
+    f = warmed(F.log_of, "grad")
+    f.vjp((2.0,), 1.0)
+    assert f.grad(2.0) == pytest.approx(0.5, rel=1e-14)
+    assert f.jvp((2.0,), (3.0,)) == pytest.approx((math.log(2.0), 1.5), rel=1e-14)
+    with pytest.raises(ValueError, match="math domain error"):
+        f.jvp((-1.0,), (1.0,))
+    with pytest.raises(ValueError, match="math domain error"):
+        f.vjp((-1.0,), 1.0)
+    assert f.grad(-1.0) == -1.0  # a gradient needs no log(x), only 1 / x
