@@ -761,18 +761,44 @@ def peer_particles_torch(case):
 def time_call(fn: Callable, args: tuple, quick: bool) -> float:
     """Median per-call seconds over several timeit repeats."""
     timer = timeit.Timer(lambda: fn(*args))
-    if quick:
-        number, repeat = 1, 3
-        while True:  # a shorter autorange: aim for ~20 ms per repeat
-            t = timer.timeit(number)
-            if t >= 0.02 or number >= 10**6:
-                break
-            number *= 10 if t < 0.002 else 2
-    else:
-        number, _ = timer.autorange()
-        repeat = 7
+    number, repeat = _autorange(timer, quick), (3 if quick else 7)
     times = timer.repeat(repeat=repeat, number=number)
     return statistics.median(times) / number
+
+
+def time_interleaved(calls: list, quick: bool) -> list:
+    """Median per-call seconds of each ``(fn, args)``, the repeats taken in turn: repeat k of every
+    call before repeat k + 1 of any, so that a change of load hits them all alike.  A call that
+    raises gets its exception in place of a time."""
+    timers, numbers, results = [], [], []
+    for fn, args in calls:
+        timer = timeit.Timer(lambda fn=fn, args=args: fn(*args))
+        try:
+            number = _autorange(timer, quick)
+        except Exception as exc:  # noqa: BLE001 - reported in the row
+            number = exc
+        timers.append(timer)
+        numbers.append(number)
+    times: list = [[] for _ in calls]
+    for _ in range(3 if quick else 9):
+        for k, (timer, number) in enumerate(zip(timers, numbers)):
+            if not isinstance(number, BaseException):
+                times[k].append(timer.timeit(number) / number)
+    for number, ts in zip(numbers, times):
+        results.append(number if isinstance(number, BaseException) else statistics.median(ts))
+    return results
+
+
+def _autorange(timer: timeit.Timer, quick: bool) -> int:
+    """Calls per repeat: enough for ~20 ms (quick) or ~0.2 s (timeit's autorange)."""
+    if not quick:
+        return timer.autorange()[0]
+    number = 1
+    while True:
+        t = timer.timeit(number)
+        if t >= 0.02 or number >= 10**6:
+            return number
+        number *= 10 if t < 0.002 else 2
 
 
 FULL_FD_MAX_INPUTS = 200  # above this, check along a few random directions
@@ -876,7 +902,9 @@ def run_case(case: Case, quick: bool, use_peers: bool, log, workdir: str | None 
     expected_fwd = flatten(hand_fwd(*args))
     rows = res["rows"]
 
-    def add(method, mode, fn, fargs, expected=None):
+    pending: dict = {}  # rows timed together, interleaved (see time_interleaved)
+
+    def add(method, mode, fn, fargs, expected=None, together=False):
         row = {
             "method": method,
             "mode": mode,
@@ -893,6 +921,9 @@ def run_case(case: Case, quick: bool, use_peers: bool, log, workdir: str | None 
                     row["error"] = f"derivative differs from hand-written: got {got[:7]}, expected {expected[:7]}"
                     log(f"  {method:>12} {mode:8} WRONG")
                     return row
+            if together:
+                pending[id(row)] = (row, fn, fargs)
+                return row
             row["seconds"] = time_call(fn, fargs, quick)
             log(f"  {method:>12} {mode:8} {fmt_time(row['seconds'])}")
         except Exception as exc:  # noqa: BLE001 - any failure is reported, not fatal
@@ -901,9 +932,9 @@ def run_case(case: Case, quick: bool, use_peers: bool, log, workdir: str | None 
             log(f"  {method:>12} {mode:8} error: {row['error']}")
         return row
 
-    add("primal", "primal", case.primal, args)
-    add("hand-written", "reverse", hand_rev, args)
-    add("hand-written", "forward", hand_fwd, args)
+    add("primal", "primal", case.primal, args, together=True)
+    add("hand-written", "reverse", hand_rev, args, together=True)
+    add("hand-written", "forward", hand_fwd, args, together=True)
 
     # adcompiler: transformation first (cold), then the derivatives.
     adc = {
@@ -929,8 +960,8 @@ def run_case(case: Case, quick: bool, use_peers: bool, log, workdir: str | None 
             adc["error"] = short_error(exc)
             adc["traceback"] = traceback.format_exc(limit=-3)
     if adc["status"] == "ok":
-        add("adcompiler", "reverse", rev, args, expected_rev)
-        add("adcompiler", "forward", fwd, args, expected_fwd)
+        add("adcompiler", "reverse", rev, args, expected_rev, together=True)
+        add("adcompiler", "forward", fwd, args, expected_fwd, together=True)
     else:
         for mode in ("reverse", "forward"):
             rows.append(
@@ -960,8 +991,18 @@ def run_case(case: Case, quick: bool, use_peers: bool, log, workdir: str | None 
                 )
             log(f"    adc module unsupported: {short_error(exc)}")
         else:
-            add("adc module", "reverse", mrev, args, expected_rev)
-            add("adc module", "forward", mfwd, args, expected_fwd)
+            add("adc module", "reverse", mrev, args, expected_rev, together=True)
+            add("adc module", "forward", mfwd, args, expected_fwd, together=True)
+
+    # the primal, the hand-written derivatives and adcompiler's, timed in turn within each repeat
+    # (on a shared machine the load drifts: timed one after another, their ratios drift with it)
+    for (row, _, _), seconds in zip(pending.values(), time_interleaved([v[1:] for v in pending.values()], quick)):
+        if isinstance(seconds, BaseException):
+            row["status"], row["error"] = "error", short_error(seconds)
+            log(f"  {row['method']:>12} {row['mode']:8} error: {row['error']}")
+        else:
+            row["seconds"] = seconds
+            log(f"  {row['method']:>12} {row['mode']:8} {fmt_time(seconds)}")
 
     if use_peers:
         for name, builder in (case.peers or DEFAULT_PEERS).items():
