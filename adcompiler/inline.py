@@ -15,7 +15,7 @@ moves past may only assign plain names (no store, append, pop or call with
 effects, so no object the expression reads can change), none of them may
 assign a name it reads, and its one use must be in the using statement's own
 expression (a branch's test, a for loop's iterable: evaluated once), not
-inside a nested block or a while loop's test.  The value computed is the
+inside a nested block or a while loop's test or header.  The value computed is the
 same expression tree on the same values, so the numbers do not change.
 """
 
@@ -56,7 +56,10 @@ def _nested(s, after: set, jump, user_names):
     if isinstance(s, ForS):
         head = _step(s, after, jump)
         return ForS(s.target, s.iterable, tuple(fold_temporaries(list(s.body), head, head, user_names)), s.line)
-    return s  # a while loop's blocks are left as they are: its header runs before every test
+    if isinstance(s, WhileS):  # the body (not the header, which runs before every test)
+        head = _step(s, after, jump)
+        return WhileS(s.header, s.test, tuple(fold_temporaries(list(s.body), head, head, user_names)), s.line)
+    return s
 
 
 def _use(stmts: list, i: int, after: set, user_names):

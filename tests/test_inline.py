@@ -66,6 +66,18 @@ def test_not_into_a_loop_body_or_a_while_test():
     assert fold(into_while) == into_while
 
 
+def test_inside_a_while_body_but_not_its_header():
+    """A while body folds with what is live at the loop's head live after it (the next test, the next
+    iteration's reads); the header, which runs before every test, stays as it is."""
+    chain = (Assign(("t1",), N("x") * N("y")), AugAssign("s", "+", N("t1")))
+    loop = WhileS((), E.Compare("<", N("s"), N("n")), chain)
+    assert fold([loop]) == [WhileS((), loop.test, (AugAssign("s", "+", N("x") * N("y")),))]
+    header = WhileS(chain, loop.test, ())
+    assert fold([header]) == [header]
+    read_by_the_test = WhileS((), E.Compare("<", N("t1"), N("n")), chain)
+    assert fold([read_by_the_test]) == [read_by_the_test]  # t1 is live at the head: the test reads it
+
+
 def test_into_a_branch_test_and_a_loop_range():
     body = [
         Assign(("t1",), E.Call("len", (N("xs"),))),
