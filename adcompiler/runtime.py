@@ -60,12 +60,12 @@ HELPERS = {
 ''',
     "like": '''def like(shadow, x):
     """The shadow list of x turned into x's structure (tuples where x has tuples)."""
-    if type(x) is list and (not x or not isinstance(x[0], (list, tuple))):
-        return shadow  # a flat list: its shadow already has its structure
-    if isinstance(x, (list, tuple)):
-        items = [like(s, e) if isinstance(e, (list, tuple)) else s for s, e in zip(shadow, x)]
-        return tuple(items) if isinstance(x, tuple) else items
-    return shadow
+    if not isinstance(x, (list, tuple)):
+        return shadow
+    if not x or not isinstance(x[0], (list, tuple)):  # flat (lists are uniform): numbers or arrays
+        return tuple(shadow) if isinstance(x, tuple) else shadow
+    items = [like(s, e) if isinstance(e, (list, tuple)) else s for s, e in zip(shadow, x)]
+    return tuple(items) if isinstance(x, tuple) else items
 ''',
 }
 
