@@ -63,7 +63,7 @@ class Differentiable:
         self._positions = tuple(self.params.index(w) for w in self.wrt)
         self._arrays = _EMPTY  # the parameters that arrived as NumPy arrays: what the code is specialised for
         self._out_shape = None
-        self._last_types = None  # the argument types of the last call, when they alone decide the specialisation
+        self._last_kinds = None  # the argument types of the last call (and the first leaf type of each list)
         self._programs: dict = {}
         self._sources: dict = {}  # each generated entry function: the IR it was emitted from
         self._compiled_for: dict = {}
@@ -88,10 +88,12 @@ class Differentiable:
 
     def _specialise(self, args) -> None:
         """Choose the generated code for which arguments are NumPy arrays (built once per combination)."""
-        types = tuple(map(type, args))
-        if types == self._last_types:  # the same kinds of arguments as last time (and no lists): same code
+        kinds = tuple(map(type, args))
+        if list in kinds or tuple in kinds:  # and what a list holds, judged by its first element
+            kinds = (kinds, tuple(_first_leaf(a) for a in args if type(a) is list or type(a) is tuple))
+        if kinds == self._last_kinds:  # the same kinds of arguments as last time: the same code
             return
-        self._last_types = types if list not in types and tuple not in types else None
+        self._last_kinds = kinds
         numpy = sys.modules.get("numpy")
         arrays = _EMPTY
         if numpy is not None:  # "p" for an array, "p[]" for a list or tuple holding arrays (NN layers, say)
@@ -285,26 +287,23 @@ def _generated(fn):
 
 def _mismatch(value, tangent, where="") -> str:
     """Why ``tangent`` cannot be a tangent of ``value`` (lists must match in length and nesting), or ""."""
-    shape = (
-        getattr(value, "shape", None) if type(value).__name__ == "ndarray" else None
-    )  # numbers carry vector tangents
-    if shape is not None:
-        other = getattr(tangent, "shape", ())
-        if tuple(other) != tuple(shape) and not (isinstance(tangent, (int, float)) and tangent == 0):
-            return f"{where or 'it'} has shape {tuple(shape)} but the tangent has shape {tuple(other)}"
-        return ""
     if isinstance(value, (list, tuple)):
         if not isinstance(tangent, (list, tuple)) and not hasattr(tangent, "shape"):
             return f"{where or 'it'} is a {type(value).__name__} of {len(value)} but the tangent is {type(tangent).__name__}"
         if len(tangent) != len(value):
             return f"{where or 'it'} has {len(value)} elements but the tangent has {len(tangent)}"
-        nested = len(value) > 0 and isinstance(value[0], (list, tuple))  # flat lists: checking the length is enough
-        for k, (v, t) in enumerate(zip(value, tangent) if nested else ()):
-            if isinstance(v, (list, tuple)):
-                problem = _mismatch(v, t, f"{where}[{k}]")
-                if problem:
-                    return problem
-    elif isinstance(tangent, (list, tuple)):
+        if value and isinstance(value[0], (list, tuple)):  # flat lists (uniform): checking the length is enough
+            for k, (v, t) in enumerate(zip(value, tangent)):
+                if isinstance(v, (list, tuple)) and _mismatch(v, t):
+                    return _mismatch(v, t, f"{where}[{k}]")  # named only when wrong: formatting costs
+        return ""
+    if type(value).__name__ == "ndarray":  # numbers carry vector tangents
+        shape = value.shape
+        other = getattr(tangent, "shape", ())
+        if tuple(other) != shape and not (isinstance(tangent, (int, float)) and tangent == 0):
+            return f"{where or 'it'} has shape {shape} but the tangent has shape {tuple(other)}"
+        return ""
+    if isinstance(tangent, (list, tuple)):
         return f"{where or 'it'} is a number but the tangent is a {type(tangent).__name__}"
     return ""
 
@@ -330,6 +329,16 @@ def _floats(values) -> bool:
         if type(v) is not float:
             return False
     return True
+
+
+def _first_leaf(value):
+    """The type of the first non-list element of a (nested) list or tuple (None if empty): what
+    ``_holds_array`` judges by, so equal leaves give equal judgements."""
+    while isinstance(value, (list, tuple)):
+        if not value:
+            return None
+        value = value[0]
+    return type(value)
 
 
 def _holds_array(value, numpy) -> bool:
