@@ -768,3 +768,22 @@ def test_number_cotangent_of_an_array_output():
         assert [g.shape for g in got] == [(3,), (4,)]
         assert numpy.allclose(got[0], full[0]) and numpy.allclose(got[1], full[1])
     assert numpy.allclose(full[0], 2.0 * y.sum()) and numpy.allclose(full[1], 2.0 * x.sum())
+
+
+def test_lists_of_arrays_then_lists_of_floats_then_arrays_again():
+    """Which generated code runs is judged by the arguments' types and, for a list, the type of its
+    first element: alternating a list of arrays with a list of nested float lists switches each time."""
+    rng = numpy.random.default_rng(3)
+    arrays = [
+        (rng.standard_normal((3, 2)), rng.standard_normal(3)),
+        (rng.standard_normal((2, 3)), rng.standard_normal(2)),
+    ]
+    nested = [(w.tolist(), b.tolist()) for w, b in arrays]
+    x = rng.standard_normal(2)
+    f = adcompiler.differentiate(F.dense_layers, wrt="x")
+    h = 1e-6
+    fd = [(F.dense_layers(arrays, x + h * e) - F.dense_layers(arrays, x - h * e)) / (2 * h) for e in numpy.eye(2)]
+    for layers, xs in [(arrays, x), (nested, x.tolist()), (arrays, x), (nested, x.tolist())]:
+        (g,) = f.vjp((layers, xs), 1.0)[1]
+        assert numpy.allclose(numpy.asarray(g), fd, rtol=1e-6, atol=1e-9)
+        assert f.jvp((layers, xs), (xs,))[1] == pytest.approx(float(numpy.dot(fd, x)), rel=1e-6)
