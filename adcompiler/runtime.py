@@ -217,7 +217,7 @@ HELPERS.update(
         return numpy.multiply.outer(g, b) if na == 2 else g * b
     if na == 1:
         return numpy.dot(b, g)
-    return numpy.dot(g, numpy.swapaxes(b, -1, -2))
+    return numpy.dot(g, b.T if nb == 2 and type(b) is numpy.ndarray else numpy.swapaxes(b, -1, -2))
 ''',
         "matmul_vjp_b": '''def matmul_vjp_b(g, a, b):
     """The cotangent of b in a @ b (or numpy.dot(a, b)) for vectors, matrices and numbers."""
@@ -229,7 +229,7 @@ HELPERS.update(
         return numpy.sum(g * a) if nb == 0 else g * a
     if na == 1:
         return numpy.multiply.outer(a, g) if nb == 2 else g * a
-    return numpy.dot(numpy.swapaxes(a, -1, -2), g)
+    return numpy.dot(a.T if na == 2 and type(a) is numpy.ndarray else numpy.swapaxes(a, -1, -2), g)
 ''',
         "extreme_jvp": '''def extreme_jvp(dx, x, z, axis=None, keepdims=False):
     """Tangent of max/min over axis: the mean of the tangents at the extreme entries (ties share)."""
