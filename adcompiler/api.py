@@ -193,8 +193,9 @@ class Differentiable:
                         f"{self.fn.__name__}.jvp: the tangent for {name} does not match its value: {problem}"
                     )
             tangents = tuple(_zeros_for(args[i], t) for i, t in zip(self._positions, tangents))
-        arrays = self._fast_path("jvp", args)
-        if arrays is not None and all(
+        found = self._fast_path("jvp", args)
+        arrays = found and found[0]
+        if found is not None and all(
             _like(args[i], t, i, arrays, self.params) for i, t in zip(self._positions, tangents)
         ):
             sequences = [("primals", len(self.params)), ("tangents", len(self.wrt))]
@@ -211,8 +212,9 @@ class Differentiable:
             raise ValueError(f"{self.fn.__name__}.vjp: the output cotangent does not match the output: {problem}")
         reverse = self._compiled.get("reverse") or self._function("reverse")
         shape = self._out_shape[0]
-        arrays = self._fast_path("vjp", args)
-        if arrays is not None and (shape is None or all(s is None for s in shape)):
+        found = self._fast_path("vjp", args)
+        arrays = found and found[0]
+        if found is not None and (shape is None or all(s is None for s in shape)):
             sequences = [("primals", len(self.params)), ("ct", None if shape is None else len(shape))]
             self.vjp = self._numbers_first("vjp", "reverse", Differentiable.vjp, sequences, arrays)
         return reverse(*args, ct)
@@ -221,42 +223,54 @@ class Differentiable:
         """``(value, gradient)`` of a scalar-valued function."""
         self._require_scalar("value_and_grad")
         args = self._bind(args, kwargs)
-        arrays = self._fast_path("value_and_grad", args)  # later calls like this one skip the checks
-        if arrays is not None:
+        found = self._fast_path("value_and_grad", args, lists=True)  # later calls like this one skip the checks
+        if found is not None:
             method = Differentiable.value_and_grad
-            self.value_and_grad = self._numbers_first("value_and_grad", "value_and_grad", method, None, arrays)
+            self.value_and_grad = self._numbers_first("value_and_grad", "value_and_grad", method, None, *found)
         return self._function("value_and_grad")(*args)
 
     def grad(self, *args, **kwargs):
         """The gradient: one value for a single wrt parameter, else a tuple."""
         self._require_scalar("grad")
         args = self._bind(args, kwargs)
-        arrays = self._fast_path("grad", args)  # later calls like this one skip the checks
-        if arrays is not None:
-            self.grad = self._numbers_first("grad", "grad", Differentiable.grad, None, arrays)
+        found = self._fast_path("grad", args, lists=True)  # later calls like this one skip the checks
+        if found is not None:
+            self.grad = self._numbers_first("grad", "grad", Differentiable.grad, None, *found)
         return self._function("grad")(*args)
 
-    def _fast_path(self, name: str, args: tuple):
-        """The parameters holding arrays if ``f.<name>`` gets its fast entry now (it has none yet, and
-        every argument is a float or a float array), else None."""
+    def _fast_path(self, name: str, args: tuple, lists: bool = False):
+        """``(arrays, list_kinds)`` if ``f.<name>`` gets its fast entry now (it has none yet, and every
+        argument is a float, a float array or, with ``lists``, a list or tuple), else None.
+        ``arrays``: the parameters holding arrays; ``list_kinds``: for each list parameter, its type
+        and the type of its first leaf, which (with the other arguments' types) decide the
+        generated code it runs (see ``_specialise``)."""
         if name in self.__dict__:
             return None
         ndarray = getattr(sys.modules.get("numpy"), "ndarray", None)
-        if not all(type(a) is float or type(a) is ndarray and a.dtype.kind == "f" for a in args):
+        arrays, list_kinds = [], {}
+        for p, a in zip(self.params, args):
+            if type(a) is ndarray and a.dtype.kind == "f":
+                arrays.append(p)
+            elif lists and (type(a) is list or type(a) is tuple):
+                list_kinds[p] = (type(a), _first_leaf(a))
+            elif type(a) is not float:
+                return None
+        if frozenset(arrays) != frozenset(p for p in self._arrays if not p.endswith("[]")):
             return None
-        arrays = frozenset(p for p, a in zip(self.params, args) if type(a) is ndarray)
-        return arrays if arrays == self._arrays else None
+        return frozenset(arrays), list_kinds
 
-    def _numbers_first(self, name: str, mode: str, method, sequences=None, arrays=frozenset()):
+    def _numbers_first(self, name: str, mode: str, method, sequences=None, arrays=frozenset(), list_kinds=None):
         """``f.grad`` (or ``jvp``, ``vjp``, ...) for later calls: the generated code for ``mode`` when the
         arguments are like this call's (floats, and float arrays for the parameters in ``arrays``, with
         tangents of their shapes: a type test or two each), else ``method``, which checks, binds and
         specialises (other arrays, lists, keywords, integers, wrong structures).  ``sequences``: the
         entry's parameters, each with the number of values it holds (None: one value); None: the
-        function's own parameters.  See ``adcompiler.entries``."""
+        function's own parameters.  ``list_kinds``: the list parameters' types and first leaf types
+        (``grad`` and ``value_and_grad`` only).  See ``adcompiler.entries``."""
         ndarray = getattr(sys.modules.get("numpy"), "ndarray", None)
         generated = self._function(mode)
-        return make_entry(name, self, generated, method, sequences, arrays, ndarray, self._sources.get(generated))
+        source = self._sources.get(generated)
+        return make_entry(name, self, generated, method, sequences, arrays, ndarray, source, list_kinds or {})
 
 
 @contextlib.contextmanager

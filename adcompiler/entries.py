@@ -20,7 +20,9 @@ from .load import load
 _INLINE_LIMIT = 30  # statements: a longer derivative's own work hides the cost of one call
 
 
-def make_entry(name: str, owner, generated, method, sequences=None, arrays=frozenset(), ndarray=None, source=None):
+def make_entry(
+    name: str, owner, generated, method, sequences=None, arrays=frozenset(), ndarray=None, source=None, list_kinds=None
+):
     """The entry ``f.<name>`` of Differentiable ``owner``: ``generated`` (the derivative for this
     call's kinds of arguments) when the arguments are like this call's, else ``method(owner, ...)``.
 
@@ -28,6 +30,8 @@ def make_entry(name: str, owner, generated, method, sequences=None, arrays=froze
     whole), in the order ``generated`` takes their values; None: the function's own parameters.
     ``arrays``: the parameters that are float arrays (their tangents: arrays of the same shape).
     ``source``: ``(Def, Namespace)``, the IR ``generated`` was emitted from, to inline a short body.
+    ``list_kinds``: for each list parameter (own parameters only), its type and its first leaf's type:
+    what decides, with the other arguments' types, which generated code the method would run.
     """
     code = generated.__code__
     gen_params = code.co_varnames[: code.co_argcount]
@@ -39,11 +43,25 @@ def make_entry(name: str, owner, generated, method, sequences=None, arrays=froze
     wholes = [p for p, n in sequences or () if p != "ct"]
     parts = [f"ct{j}" for p, n in sequences or () if p == "ct" for j in range(n or 0)]
     defaults = [f"default{i}" for i in range(len(owner.params))]
-    g = _fresh([name, "generated", "method", "owner", "ndarray", *_BUILTINS, *wholes, *parts, *defaults], taken)
+    kinds = [f"{k}{i}" for i in range(len(owner.params)) for k in ("list", "leaf")]
+    bases = [
+        name,
+        "generated",
+        "method",
+        "owner",
+        "ndarray",
+        "first_leaf",
+        *_BUILTINS,
+        *wholes,
+        *parts,
+        *defaults,
+        *kinds,
+    ]
+    g = _fresh(bases, taken)
     space.update({g[k]: v for k, v in _BUILTINS.items()})
     space.update({g["generated"]: generated, g["method"]: method, g["owner"]: owner, g["ndarray"]: ndarray})
     if sequences is None:
-        head, guard = _own_parameters(owner, g, space, arrays)
+        head, guard = _own_parameters(owner, g, space, arrays, list_kinds or {})
     else:
         head, guard = _sequence_parameters(owner, gen_params, sequences, g, arrays)
     if body is None:
@@ -80,17 +98,25 @@ def _test(v: str, array: bool, exact: bool, g: dict) -> str:
     return f"{g['type']}({v}) is {g['float']}" if exact else f"{g['isinstance']}({v}, {g['float']})"
 
 
-def _own_parameters(owner, g, space, arrays):
+def _own_parameters(owner, g, space, arrays, list_kinds):
     """Head and guard of an entry taking the function's own parameters (``grad``, ``value_and_grad``)."""
-    signature = []
+    from .api import _first_leaf
+
+    signature, tests = [], []
     for i, (n, param) in enumerate(owner.signature.parameters.items()):
         if param.default is not inspect.Parameter.empty:
             space[g[f"default{i}"]] = param.default
             n = f"{n}={g[f'default{i}']}"
         signature.append(n)
-    tests = " and ".join(_test(n, n in arrays, True, g) for n in owner.params) or "True"
+    for i, n in enumerate(owner.params):
+        if n in list_kinds:  # a list: of the same type, holding the same type of leaf first
+            space[g[f"list{i}"]], space[g[f"leaf{i}"]] = list_kinds[n]
+            space[g["first_leaf"]] = _first_leaf
+            tests.append(f"{g['type']}({n}) is {g[f'list{i}']} and {g['first_leaf']}({n}) is {g[f'leaf{i}']}")
+        else:
+            tests.append(_test(n, n in arrays, True, g))
     call = f"{g['method']}({g['owner']}, {', '.join(owner.params)})"
-    return ", ".join(signature), [f"    if not ({tests}):", f"        return {call}"]
+    return ", ".join(signature), [f"    if not ({' and '.join(tests) or 'True'}):", f"        return {call}"]
 
 
 def _sequence_parameters(owner, gen_params, sequences, g, arrays):

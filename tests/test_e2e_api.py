@@ -427,17 +427,24 @@ def test_grad_after_numbers_still_takes_arrays_keywords_and_can_be_differentiate
     assert second.jvp((0.5, 2.0), (1.0,))[1] == pytest.approx(tuple(expected), rel=1e-6)
 
 
-def test_fast_entries_are_made_once_and_only_for_numbers():
-    """A call with lists keeps the full method (making an entry per call would compile code every time)."""
+def test_fast_entries_are_made_once_and_lists_get_one_for_grad_only():
+    """An entry is made on the first call and kept (making one per call would compile code every
+    time). f.grad's entry also takes lists, testing each list's type and first leaf (what decides the
+    generated code); jvp and vjp, whose tangents would need a walk of the list, keep the method."""
 
     def total(xs, y):
         return sum(xs) * y
 
     f = adcompiler.differentiate(total)
+    assert f.grad([1.0, 2.0], 3.0) == ([3.0, 3.0], 3.0)
+    entry = f.grad
     for _ in range(2):
         assert f.grad([1.0, 2.0], 3.0) == ([3.0, 3.0], 3.0)
+        assert f.grad((1.0, 2.0, 4.0), 0.5) == ((0.5, 0.5, 0.5), 7.0)  # a tuple: the method, as before
         assert f.vjp(([1.0, 2.0], 3.0), 1.0)[1] == ([3.0, 3.0], 3.0)
-    assert "grad" not in vars(f) and "vjp" not in vars(f)
+    assert f.grad is entry and "vjp" not in vars(f)
+    with pytest.raises(TypeError, match="integer"):
+        f.grad([1.0, 2.0], 3)
     g = adcompiler.differentiate(F.poly)
     g.grad(0.5, 2.0)
     entry = g.grad

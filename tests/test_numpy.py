@@ -772,7 +772,8 @@ def test_number_cotangent_of_an_array_output():
 
 def test_lists_of_arrays_then_lists_of_floats_then_arrays_again():
     """Which generated code runs is judged by the arguments' types and, for a list, the type of its
-    first element: alternating a list of arrays with a list of nested float lists switches each time."""
+    first element: alternating a list of arrays with a list of nested float lists switches each time,
+    through the methods and through the entry f.grad becomes for the first call's kinds."""
     rng = numpy.random.default_rng(3)
     arrays = [
         (rng.standard_normal((3, 2)), rng.standard_normal(3)),
@@ -787,3 +788,5 @@ def test_lists_of_arrays_then_lists_of_floats_then_arrays_again():
         (g,) = f.vjp((layers, xs), 1.0)[1]
         assert numpy.allclose(numpy.asarray(g), fd, rtol=1e-6, atol=1e-9)
         assert f.jvp((layers, xs), (xs,))[1] == pytest.approx(float(numpy.dot(fd, x)), rel=1e-6)
+        assert numpy.allclose(numpy.asarray(f.grad(layers, xs)), fd, rtol=1e-6, atol=1e-9)
+    assert "grad" in vars(f)  # the entry f.grad became on its first call (lists of arrays) answered some
