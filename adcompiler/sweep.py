@@ -473,6 +473,8 @@ class Sweeps(Checkpoints):
         grad seeds 1.0 into the scalar output it needs)."""
         if isinstance(a, Var) and a.name in self.arrays and self.ct is not None and not self.split:
             ct = E.Call("@array_like", (ct, self.ref(a)))
+        if isinstance(a, Var) and a.name in self.arrays and self.split and isinstance(ct, E.Name):
+            self.zeroes.add(ct.id)  # a caller that used only another output passes the number 0.0 for this one
         if isinstance(a, Var) and a.name in self.containers:
             if a.name in self.act and not self.split:  # a caller adds into the shadow a split sweep returns
                 out.append(Do(E.Call(self.program.helper("add_into"), (E.Name(self.shadow_of(a.name)), ct)), line))
