@@ -193,13 +193,12 @@ class Differentiable:
                         f"{self.fn.__name__}.jvp: the tangent for {name} does not match its value: {problem}"
                     )
             tangents = tuple(_zeros_for(args[i], t) for i, t in zip(self._positions, tangents))
-        found = self._fast_path("jvp", args)
-        arrays = found and found[0]
+        found = self._fast_path("jvp", args, lists=True)
         if found is not None and all(
-            _like(args[i], t, i, arrays, self.params) for i, t in zip(self._positions, tangents)
+            _like(args[i], t, i, found[0], self.params, found[1]) for i, t in zip(self._positions, tangents)
         ):
             sequences = [("primals", len(self.params)), ("tangents", len(self.wrt))]
-            self.jvp = self._numbers_first("jvp", "forward", Differentiable.jvp, sequences, arrays)
+            self.jvp = self._numbers_first("jvp", "forward", Differentiable.jvp, sequences, *found)
         return (self._compiled.get("forward") or self._function("forward"))(*args, *tangents)
 
     def vjp(self, primals, ct):
@@ -212,11 +211,10 @@ class Differentiable:
             raise ValueError(f"{self.fn.__name__}.vjp: the output cotangent does not match the output: {problem}")
         reverse = self._compiled.get("reverse") or self._function("reverse")
         shape = self._out_shape[0]
-        found = self._fast_path("vjp", args)
-        arrays = found and found[0]
+        found = self._fast_path("vjp", args, lists=True)
         if found is not None and (shape is None or all(s is None for s in shape)):
             sequences = [("primals", len(self.params)), ("ct", None if shape is None else len(shape))]
-            self.vjp = self._numbers_first("vjp", "reverse", Differentiable.vjp, sequences, arrays)
+            self.vjp = self._numbers_first("vjp", "reverse", Differentiable.vjp, sequences, *found)
         return reverse(*args, ct)
 
     def value_and_grad(self, *args, **kwargs):
@@ -265,8 +263,8 @@ class Differentiable:
         tangents of their shapes: a type test or two each), else ``method``, which checks, binds and
         specialises (other arrays, lists, keywords, integers, wrong structures).  ``sequences``: the
         entry's parameters, each with the number of values it holds (None: one value); None: the
-        function's own parameters.  ``list_kinds``: the list parameters' types and first leaf types
-        (``grad`` and ``value_and_grad`` only).  See ``adcompiler.entries``."""
+        function's own parameters.  ``list_kinds``: the list parameters' types and first leaf types.
+        See ``adcompiler.entries``."""
         ndarray = getattr(sys.modules.get("numpy"), "ndarray", None)
         generated = self._function(mode)
         source = self._sources.get(generated)
@@ -329,11 +327,14 @@ def _zeros_for(value, tangent):
     return tangent
 
 
-def _like(value, tangent, i: int, arrays, params) -> bool:
+def _like(value, tangent, i: int, arrays, params, list_kinds) -> bool:
     """Whether a tangent is what the fast entry of jvp takes for parameter ``i``: a float for a float,
-    an array of the same shape for an array."""
+    an array of the same shape for an array, a list or tuple of the same structure for a list (the
+    entry checks that as the method does, with ``_mismatch``)."""
     if params[i] in arrays:
         return type(tangent) is type(value) and tangent.shape == value.shape
+    if params[i] in list_kinds:
+        return not _mismatch(value, tangent)
     return isinstance(tangent, float)
 
 

@@ -30,8 +30,9 @@ def make_entry(
     whole), in the order ``generated`` takes their values; None: the function's own parameters.
     ``arrays``: the parameters that are float arrays (their tangents: arrays of the same shape).
     ``source``: ``(Def, Namespace)``, the IR ``generated`` was emitted from, to inline a short body.
-    ``list_kinds``: for each list parameter (own parameters only), its type and its first leaf's type:
-    what decides, with the other arguments' types, which generated code the method would run.
+    ``list_kinds``: for each list parameter, its type and its first leaf's type: what decides, with
+    the other arguments' types, which generated code the method would run (a list's tangent is
+    checked as the method checks it, by ``api._mismatch``).
     """
     code = generated.__code__
     gen_params = code.co_varnames[: code.co_argcount]
@@ -44,26 +45,14 @@ def make_entry(
     parts = [f"ct{j}" for p, n in sequences or () if p == "ct" for j in range(n or 0)]
     defaults = [f"default{i}" for i in range(len(owner.params))]
     kinds = [f"{k}{i}" for i in range(len(owner.params)) for k in ("list", "leaf")]
-    bases = [
-        name,
-        "generated",
-        "method",
-        "owner",
-        "ndarray",
-        "first_leaf",
-        *_BUILTINS,
-        *wholes,
-        *parts,
-        *defaults,
-        *kinds,
-    ]
-    g = _fresh(bases, taken)
+    helpers = ("generated", "method", "owner", "ndarray", "first_leaf", "mismatch")
+    g = _fresh([name, *helpers, *_BUILTINS, *wholes, *parts, *defaults, *kinds], taken)
     space.update({g[k]: v for k, v in _BUILTINS.items()})
     space.update({g["generated"]: generated, g["method"]: method, g["owner"]: owner, g["ndarray"]: ndarray})
     if sequences is None:
         head, guard = _own_parameters(owner, g, space, arrays, list_kinds or {})
     else:
-        head, guard = _sequence_parameters(owner, gen_params, sequences, g, arrays)
+        head, guard = _sequence_parameters(owner, gen_params, sequences, g, space, arrays, list_kinds or {})
     if body is None:
         body = [f"return {g['generated']}({', '.join(gen_params)})"]
     text = "\n".join([f"def {g[name]}({head}):", *guard, *("    " + line for line in body), ""])
@@ -100,26 +89,31 @@ def _test(v: str, array: bool, exact: bool, g: dict) -> str:
 
 def _own_parameters(owner, g, space, arrays, list_kinds):
     """Head and guard of an entry taking the function's own parameters (``grad``, ``value_and_grad``)."""
-    from .api import _first_leaf
-
-    signature, tests = [], []
+    signature = []
     for i, (n, param) in enumerate(owner.signature.parameters.items()):
         if param.default is not inspect.Parameter.empty:
             space[g[f"default{i}"]] = param.default
             n = f"{n}={g[f'default{i}']}"
         signature.append(n)
-    for i, n in enumerate(owner.params):
-        if n in list_kinds:  # a list: of the same type, holding the same type of leaf first
-            space[g[f"list{i}"]], space[g[f"leaf{i}"]] = list_kinds[n]
-            space[g["first_leaf"]] = _first_leaf
-            tests.append(f"{g['type']}({n}) is {g[f'list{i}']} and {g['first_leaf']}({n}) is {g[f'leaf{i}']}")
-        else:
-            tests.append(_test(n, n in arrays, True, g))
+    tests = [_kind_test(n, i, g, space, arrays, list_kinds, True) for i, n in enumerate(owner.params)]
     call = f"{g['method']}({g['owner']}, {', '.join(owner.params)})"
     return ", ".join(signature), [f"    if not ({' and '.join(tests) or 'True'}):", f"        return {call}"]
 
 
-def _sequence_parameters(owner, gen_params, sequences, g, arrays):
+def _kind_test(v: str, i: int, g, space, arrays, list_kinds, exact: bool) -> str:
+    """The test that value ``v`` of parameter ``i`` is like this call's: a float, a float array, or a
+    list of the same type holding the same type of leaf first."""
+    from .api import _first_leaf
+
+    param = list(space[g["owner"]].params)[i]
+    if param in list_kinds:
+        space[g[f"list{i}"]], space[g[f"leaf{i}"]] = list_kinds[param]
+        space[g["first_leaf"]] = _first_leaf
+        return f"{g['type']}({v}) is {g[f'list{i}']} and {g['first_leaf']}({v}) is {g[f'leaf{i}']}"
+    return _test(v, param in arrays, exact, g)
+
+
+def _sequence_parameters(owner, gen_params, sequences, g, space, arrays, list_kinds):
     """Head and guard of an entry taking sequences (``jvp(primals, tangents)``, ``vjp(primals,
     ct)``).  Primals and tangents are unpacked into the generated function's parameter names; the
     cotangent is its one parameter, unpacked only to test a tuple's parts.
@@ -151,10 +145,16 @@ def _sequence_parameters(owner, gen_params, sequences, g, arrays):
                 passed[i] = f"({target})"
         for j, v in enumerate(items):
             if p == "primals":
-                tests.append(_test(v, owner.params[j] in arrays, False, g))
+                tests.append(_kind_test(v, j, g, space, arrays, list_kinds, False))
             elif p == "tangents" and owner.wrt[j] in arrays:  # an array of its primal's shape
                 primal = gen_params[owner.params.index(owner.wrt[j])]
                 tests.append(f'{g["type"]}({v}) is {g["ndarray"]} and {v}.shape == {primal}.shape')
+            elif p == "tangents" and owner.wrt[j] in list_kinds:  # a list of its primal's structure
+                from .api import _mismatch
+
+                space[g["mismatch"]] = _mismatch
+                primal = gen_params[owner.params.index(owner.wrt[j])]
+                tests.append(f"not {g['mismatch']}({primal}, {v})")
             elif p == "ct" and arrays:  # an array output's cotangent: any float or array, as in vjp
                 tests.append(f'({_test(v, False, False, g)} or {g["type"]}({v}) is {g["ndarray"]})')
             else:

@@ -427,24 +427,31 @@ def test_grad_after_numbers_still_takes_arrays_keywords_and_can_be_differentiate
     assert second.jvp((0.5, 2.0), (1.0,))[1] == pytest.approx(tuple(expected), rel=1e-6)
 
 
-def test_fast_entries_are_made_once_and_lists_get_one_for_grad_only():
+def test_fast_entries_are_made_once_and_take_lists():
     """An entry is made on the first call and kept (making one per call would compile code every
-    time). f.grad's entry also takes lists, testing each list's type and first leaf (what decides the
-    generated code); jvp and vjp, whose tangents would need a walk of the list, keep the method."""
+    time). With lists it tests each list's type and first leaf (what picks the generated code) and,
+    for jvp, checks a list tangent's structure as the method does; anything else takes the method."""
 
     def total(xs, y):
         return sum(xs) * y
 
     f = adcompiler.differentiate(total)
     assert f.grad([1.0, 2.0], 3.0) == ([3.0, 3.0], 3.0)
-    entry = f.grad
+    assert f.vjp(([1.0, 2.0], 3.0), 1.0)[1] == ([3.0, 3.0], 3.0)
+    assert f.jvp(([1.0, 2.0], 3.0), ([1.0, 0.0], 0.5))[1] == pytest.approx(4.5)
+    entries = (f.grad, f.vjp, f.jvp)
     for _ in range(2):
         assert f.grad([1.0, 2.0], 3.0) == ([3.0, 3.0], 3.0)
-        assert f.grad((1.0, 2.0, 4.0), 0.5) == ((0.5, 0.5, 0.5), 7.0)  # a tuple: the method, as before
-        assert f.vjp(([1.0, 2.0], 3.0), 1.0)[1] == ([3.0, 3.0], 3.0)
-    assert f.grad is entry and "vjp" not in vars(f)
+        assert f.grad((1.0, 2.0, 4.0), 0.5) == ((0.5, 0.5, 0.5), 7.0)  # a tuple: the method
+        assert f.vjp(([1.0, 2.0, 4.0], 3.0), 2.0)[1] == ([6.0, 6.0, 6.0], 14.0)
+        assert f.jvp(([1.0, 2.0, 4.0], 3.0), ([1.0, 0.0, 1.0], 0.0))[1] == pytest.approx(6.0)
+    assert (f.grad, f.vjp, f.jvp) == entries
     with pytest.raises(TypeError, match="integer"):
         f.grad([1.0, 2.0], 3)
+    with pytest.raises(ValueError, match="2 elements but the tangent has 3"):
+        f.jvp(([1.0, 2.0], 3.0), ([1.0, 0.0, 1.0], 0.0))
+    with pytest.raises(ValueError, match="tangent is float"):
+        f.jvp(([1.0, 2.0], 3.0), (1.0, 0.0))
     g = adcompiler.differentiate(F.poly)
     g.grad(0.5, 2.0)
     entry = g.grad
