@@ -11,7 +11,7 @@ import sys
 
 from . import emit
 from .checkpoint import checkpoint_problem
-from .entries import make_entry
+from .entries import first_leaf, make_entry, tangent_mismatch
 from .load import load
 from .names import GENERATED_BUILTINS
 from .program import Program
@@ -90,7 +90,7 @@ class Differentiable:
         """Choose the generated code for which arguments are NumPy arrays (built once per combination)."""
         kinds = tuple(map(type, args))
         if list in kinds or tuple in kinds:  # and what a list holds, judged by its first element
-            kinds = (kinds, tuple(_first_leaf(a) for a in args if type(a) is list or type(a) is tuple))
+            kinds = (kinds, tuple(first_leaf(a) for a in args if type(a) is list or type(a) is tuple))
         if kinds == self._last_kinds:  # the same kinds of arguments as last time: the same code
             return
         self._last_kinds = kinds
@@ -187,7 +187,7 @@ class Differentiable:
             )
         if not (_floats(tangents) and _floats(args)):
             for name, i, t in zip(self.wrt, self._positions, tangents):
-                problem = _mismatch(args[i], t)
+                problem = tangent_mismatch(args[i], t)
                 if problem:
                     raise ValueError(
                         f"{self.fn.__name__}.jvp: the tangent for {name} does not match its value: {problem}"
@@ -250,7 +250,7 @@ class Differentiable:
             if type(a) is ndarray and a.dtype.kind == "f":
                 arrays.append(p)
             elif lists and (type(a) is list or type(a) is tuple):
-                list_kinds[p] = (type(a), _first_leaf(a))
+                list_kinds[p] = (type(a), first_leaf(a))
             elif type(a) is not float:
                 return None
         if frozenset(arrays) != frozenset(p for p in self._arrays if not p.endswith("[]")):
@@ -297,29 +297,6 @@ def _generated(fn):
     return fn
 
 
-def _mismatch(value, tangent, where="") -> str:
-    """Why ``tangent`` cannot be a tangent of ``value`` (lists must match in length and nesting), or ""."""
-    if isinstance(value, (list, tuple)):
-        if not isinstance(tangent, (list, tuple)) and not hasattr(tangent, "shape"):
-            return f"{where or 'it'} is a {type(value).__name__} of {len(value)} but the tangent is {type(tangent).__name__}"
-        if len(tangent) != len(value):
-            return f"{where or 'it'} has {len(value)} elements but the tangent has {len(tangent)}"
-        if value and isinstance(value[0], (list, tuple)):  # flat lists (uniform): checking the length is enough
-            for k, (v, t) in enumerate(zip(value, tangent)):
-                if isinstance(v, (list, tuple)) and _mismatch(v, t):
-                    return _mismatch(v, t, f"{where}[{k}]")  # named only when wrong: formatting costs
-        return ""
-    if type(value).__name__ == "ndarray":  # numbers carry vector tangents
-        shape = value.shape
-        other = getattr(tangent, "shape", ())
-        if tuple(other) != shape and not (isinstance(tangent, (int, float)) and tangent == 0):
-            return f"{where or 'it'} has shape {shape} but the tangent has shape {tuple(other)}"
-        return ""
-    if isinstance(tangent, (list, tuple)):
-        return f"{where or 'it'} is a number but the tangent is a {type(tangent).__name__}"
-    return ""
-
-
 def _zeros_for(value, tangent):
     """The tangent 0 of an array as zeros of its shape: the number would broadcast (np.dot(0, y) is an array)."""
     if type(value).__name__ == "ndarray" and not hasattr(tangent, "shape"):
@@ -330,11 +307,11 @@ def _zeros_for(value, tangent):
 def _like(value, tangent, i: int, arrays, params, list_kinds) -> bool:
     """Whether a tangent is what the fast entry of jvp takes for parameter ``i``: a float for a float,
     an array of the same shape for an array, a list or tuple of the same structure for a list (the
-    entry checks that as the method does, with ``_mismatch``)."""
+    entry checks that as the method does, with ``tangent_mismatch``)."""
     if params[i] in arrays:
         return type(tangent) is type(value) and tangent.shape == value.shape
     if params[i] in list_kinds:
-        return not _mismatch(value, tangent)
+        return not tangent_mismatch(value, tangent)
     return isinstance(tangent, float)
 
 
@@ -344,16 +321,6 @@ def _floats(values) -> bool:
         if type(v) is not float:
             return False
     return True
-
-
-def _first_leaf(value):
-    """The type of the first non-list element of a (nested) list or tuple (None if empty): what
-    ``_holds_array`` judges by, so equal leaves give equal judgements."""
-    while isinstance(value, (list, tuple)):
-        if not value:
-            return None
-        value = value[0]
-    return type(value)
 
 
 def _holds_array(value, numpy) -> bool:

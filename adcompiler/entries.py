@@ -32,7 +32,7 @@ def make_entry(
     ``source``: ``(Def, Namespace)``, the IR ``generated`` was emitted from, to inline a short body.
     ``list_kinds``: for each list parameter, its type and its first leaf's type: what decides, with
     the other arguments' types, which generated code the method would run (a list's tangent is
-    checked as the method checks it, by ``api._mismatch``).
+    checked as the method checks it, by ``tangent_mismatch``).
     """
     code = generated.__code__
     gen_params = code.co_varnames[: code.co_argcount]
@@ -61,6 +61,39 @@ def make_entry(
     entry.__name__ = entry.__qualname__ = name
     entry.__self__ = owner  # like the bound method it replaces: differentiate(f.grad) finds f
     return entry
+
+
+def first_leaf(value):
+    """The type of the first non-list element of a (nested) list or tuple (None if empty): what
+    ``_holds_array`` judges by, so equal leaves give equal judgements."""
+    while isinstance(value, (list, tuple)):
+        if not value:
+            return None
+        value = value[0]
+    return type(value)
+
+
+def tangent_mismatch(value, tangent, where="") -> str:
+    """Why ``tangent`` cannot be a tangent of ``value`` (lists must match in length and nesting), or ""."""
+    if isinstance(value, (list, tuple)):
+        if not isinstance(tangent, (list, tuple)) and not hasattr(tangent, "shape"):
+            return f"{where or 'it'} is a {type(value).__name__} of {len(value)} but the tangent is {type(tangent).__name__}"
+        if len(tangent) != len(value):
+            return f"{where or 'it'} has {len(value)} elements but the tangent has {len(tangent)}"
+        if value and isinstance(value[0], (list, tuple)):  # flat lists (uniform): checking the length is enough
+            for k, (v, t) in enumerate(zip(value, tangent)):
+                if isinstance(v, (list, tuple)) and tangent_mismatch(v, t):
+                    return tangent_mismatch(v, t, f"{where}[{k}]")  # named only when wrong: formatting costs
+        return ""
+    if type(value).__name__ == "ndarray":  # numbers carry vector tangents
+        shape = value.shape
+        other = getattr(tangent, "shape", ())
+        if tuple(other) != shape and not (isinstance(tangent, (int, float)) and tangent == 0):
+            return f"{where or 'it'} has shape {shape} but the tangent has shape {tuple(other)}"
+        return ""
+    if isinstance(tangent, (list, tuple)):
+        return f"{where or 'it'} is a number but the tangent is a {type(tangent).__name__}"
+    return ""
 
 
 # what the entry's tests call, as globals no name of the derivative's body can shadow
@@ -95,20 +128,17 @@ def _own_parameters(owner, g, space, arrays, list_kinds):
             space[g[f"default{i}"]] = param.default
             n = f"{n}={g[f'default{i}']}"
         signature.append(n)
-    tests = [_kind_test(n, i, g, space, arrays, list_kinds, True) for i, n in enumerate(owner.params)]
+    tests = [_kind_test(n, i, n, g, space, arrays, list_kinds, True) for i, n in enumerate(owner.params)]
     call = f"{g['method']}({g['owner']}, {', '.join(owner.params)})"
     return ", ".join(signature), [f"    if not ({' and '.join(tests) or 'True'}):", f"        return {call}"]
 
 
-def _kind_test(v: str, i: int, g, space, arrays, list_kinds, exact: bool) -> str:
-    """The test that value ``v`` of parameter ``i`` is like this call's: a float, a float array, or a
+def _kind_test(v: str, i: int, param: str, g, space, arrays, list_kinds, exact: bool) -> str:
+    """The test that value ``v`` of parameter ``param`` (the ``i``-th) is like this call's: a float, a float array, or a
     list of the same type holding the same type of leaf first."""
-    from .api import _first_leaf
-
-    param = list(space[g["owner"]].params)[i]
     if param in list_kinds:
         space[g[f"list{i}"]], space[g[f"leaf{i}"]] = list_kinds[param]
-        space[g["first_leaf"]] = _first_leaf
+        space[g["first_leaf"]] = first_leaf
         return f"{g['type']}({v}) is {g[f'list{i}']} and {g['first_leaf']}({v}) is {g[f'leaf{i}']}"
     return _test(v, param in arrays, exact, g)
 
@@ -145,14 +175,12 @@ def _sequence_parameters(owner, gen_params, sequences, g, space, arrays, list_ki
                 passed[i] = f"({target})"
         for j, v in enumerate(items):
             if p == "primals":
-                tests.append(_kind_test(v, j, g, space, arrays, list_kinds, False))
+                tests.append(_kind_test(v, j, owner.params[j], g, space, arrays, list_kinds, False))
             elif p == "tangents" and owner.wrt[j] in arrays:  # an array of its primal's shape
                 primal = gen_params[owner.params.index(owner.wrt[j])]
                 tests.append(f'{g["type"]}({v}) is {g["ndarray"]} and {v}.shape == {primal}.shape')
             elif p == "tangents" and owner.wrt[j] in list_kinds:  # a list of its primal's structure
-                from .api import _mismatch
-
-                space[g["mismatch"]] = _mismatch
+                space[g["mismatch"]] = tangent_mismatch
                 primal = gen_params[owner.params.index(owner.wrt[j])]
                 tests.append(f"not {g['mismatch']}({primal}, {v})")
             elif p == "ct" and arrays:  # an array output's cotangent: any float or array, as in vjp
