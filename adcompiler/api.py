@@ -193,7 +193,7 @@ class Differentiable:
                         f"{self.fn.__name__}.jvp: the tangent for {name} does not match its value: {problem}"
                     )
             tangents = tuple(_zeros_for(args[i], t) for i, t in zip(self._positions, tangents))
-        found = self._fast_path("jvp", args, lists=True)
+        found = self._fast_path("jvp", args)
         if found is not None and all(
             _like(args[i], t, i, found[0], self.params, found[1]) for i, t in zip(self._positions, tangents)
         ):
@@ -211,7 +211,7 @@ class Differentiable:
             raise ValueError(f"{self.fn.__name__}.vjp: the output cotangent does not match the output: {problem}")
         reverse = self._compiled.get("reverse") or self._function("reverse")
         shape = self._out_shape[0]
-        found = self._fast_path("vjp", args, lists=True)
+        found = self._fast_path("vjp", args)
         if found is not None and (shape is None or all(s is None for s in shape)):
             sequences = [("primals", len(self.params)), ("ct", None if shape is None else len(shape))]
             self.vjp = self._numbers_first("vjp", "reverse", Differentiable.vjp, sequences, *found)
@@ -221,7 +221,7 @@ class Differentiable:
         """``(value, gradient)`` of a scalar-valued function."""
         self._require_scalar("value_and_grad")
         args = self._bind(args, kwargs)
-        found = self._fast_path("value_and_grad", args, lists=True)  # later calls like this one skip the checks
+        found = self._fast_path("value_and_grad", args)  # later calls like this one skip the checks
         if found is not None:
             method = Differentiable.value_and_grad
             self.value_and_grad = self._numbers_first("value_and_grad", "value_and_grad", method, None, *found)
@@ -231,14 +231,14 @@ class Differentiable:
         """The gradient: one value for a single wrt parameter, else a tuple."""
         self._require_scalar("grad")
         args = self._bind(args, kwargs)
-        found = self._fast_path("grad", args, lists=True)  # later calls like this one skip the checks
+        found = self._fast_path("grad", args)  # later calls like this one skip the checks
         if found is not None:
             self.grad = self._numbers_first("grad", "grad", Differentiable.grad, None, *found)
         return self._function("grad")(*args)
 
-    def _fast_path(self, name: str, args: tuple, lists: bool = False):
+    def _fast_path(self, name: str, args: tuple):
         """``(arrays, list_kinds)`` if ``f.<name>`` gets its fast entry now (it has none yet, and every
-        argument is a float, a float array or, with ``lists``, a list or tuple), else None.
+        argument is a float, a float array, a list or a tuple), else None.
         ``arrays``: the parameters holding arrays; ``list_kinds``: for each list parameter, its type
         and the type of its first leaf, which (with the other arguments' types) decide the
         generated code it runs (see ``_specialise``)."""
@@ -249,7 +249,7 @@ class Differentiable:
         for p, a in zip(self.params, args):
             if type(a) is ndarray and a.dtype.kind == "f":
                 arrays.append(p)
-            elif lists and (type(a) is list or type(a) is tuple):
+            elif type(a) is list or type(a) is tuple:
                 list_kinds[p] = (type(a), first_leaf(a))
             elif type(a) is not float:
                 return None
@@ -259,9 +259,10 @@ class Differentiable:
 
     def _numbers_first(self, name: str, mode: str, method, sequences=None, arrays=frozenset(), list_kinds=None):
         """``f.grad`` (or ``jvp``, ``vjp``, ...) for later calls: the generated code for ``mode`` when the
-        arguments are like this call's (floats, and float arrays for the parameters in ``arrays``, with
-        tangents of their shapes: a type test or two each), else ``method``, which checks, binds and
-        specialises (other arrays, lists, keywords, integers, wrong structures).  ``sequences``: the
+        arguments are like this call's (floats, float arrays for the parameters in ``arrays`` with
+        tangents of their shapes, lists of the kinds in ``list_kinds``: a test or two each), else
+        ``method``, which checks, binds and specialises (other kinds, keywords, integers, wrong
+        structures).  ``sequences``: the
         entry's parameters, each with the number of values it holds (None: one value); None: the
         function's own parameters.  ``list_kinds``: the list parameters' types and first leaf types.
         See ``adcompiler.entries``."""
@@ -324,9 +325,9 @@ def _floats(values) -> bool:
 
 
 def _holds_array(value, numpy) -> bool:
-    """Whether a (nested) list or tuple holds NumPy arrays (judged by its first element: lists are uniform)."""
-    first = value[0] if len(value) else None
-    return isinstance(first, numpy.ndarray) or isinstance(first, (list, tuple)) and _holds_array(first, numpy)
+    """Whether a (nested) list or tuple holds NumPy arrays (judged by its first leaf: lists are uniform)."""
+    leaf = first_leaf(value)
+    return leaf is not None and issubclass(leaf, numpy.ndarray)
 
 
 def _ct_mismatch(shape, ct) -> str:

@@ -65,7 +65,7 @@ def make_entry(
 
 def first_leaf(value):
     """The type of the first non-list element of a (nested) list or tuple (None if empty): what
-    ``_holds_array`` judges by, so equal leaves give equal judgements."""
+    decides whether a list argument holds arrays (``api._holds_array``)."""
     while isinstance(value, (list, tuple)):
         if not value:
             return None
