@@ -55,8 +55,10 @@ def targets(eq: Eq) -> tuple:
 class Classes:
     """Alias classes of container variables (union-find); other names stand alone."""
 
-    def __init__(self, fn: Function, containers: frozenset):
+    def __init__(self, fn: Function, containers: frozenset, shared=()):
         self.parent: dict = {}
+        for a, b in shared:  # parameters that may reach the same list (passed the same object)
+            self.union(a, b)
         for eq in (s for s in walk(fn.body) if isinstance(s, Eq)):
             names = [v.name for v in eq.outs] + [a.name for a in eq.ins if isinstance(a, Var)]
             if eq.prim in (
@@ -103,9 +105,9 @@ def _closure(fn, seeds, classes, step, backward=False) -> set:
     return found
 
 
-def varied(fn: Function, active_params, callee_outputs, containers=frozenset()) -> set:
-    """Names that depend on the active parameters; ``callee_outputs(fn, mask)`` answers for calls."""
-    classes = Classes(fn, containers)
+def varied(fn: Function, active_params, callee_outputs, containers=frozenset(), shared=()) -> set:
+    """Names that depend on the active parameters; ``callee_outputs(eq, mask)`` answers for calls."""
+    classes = Classes(fn, containers, shared)
 
     def step(eq, found):
         mask = tuple(
@@ -114,7 +116,7 @@ def varied(fn: Function, active_params, callee_outputs, containers=frozenset()) 
         if any(mask):
             if eq.prim == "call":
                 changed = eq.outs + eq.ins  # a callee may fill a list argument with varying values
-                flags = callee_outputs(eq.param, mask)
+                flags = callee_outputs(eq, mask)
             else:
                 changed, flags = targets(eq), (True,) * len(targets(eq))
             found.update(
@@ -125,9 +127,9 @@ def varied(fn: Function, active_params, callee_outputs, containers=frozenset()) 
     return _members(fn, found, classes)
 
 
-def useful(fn: Function, containers=frozenset()) -> set:
+def useful(fn: Function, containers=frozenset(), shared=()) -> set:
     """Names the return value depends on differentiably."""
-    classes = Classes(fn, containers)
+    classes = Classes(fn, containers, shared)
     ret = next(s for s in walk(fn.body) if isinstance(s, Return))
 
     def step(eq, found):
@@ -150,5 +152,5 @@ def _members(fn, reps: set, classes: Classes) -> set:
     return {n for n in names if classes.find(n) in reps}
 
 
-def active(fn: Function, active_params, callee_outputs, containers=frozenset()) -> set:
-    return varied(fn, active_params, callee_outputs, containers) & useful(fn, containers)
+def active(fn: Function, active_params, callee_outputs, containers=frozenset(), shared=()) -> set:
+    return varied(fn, active_params, callee_outputs, containers, shared) & useful(fn, containers, shared)

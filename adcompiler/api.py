@@ -10,13 +10,13 @@ import inspect
 import sys
 
 from . import emit
+from . import values as V
+from .assume import assumed_signature
 from .checkpoint import checkpoint_problem
-from .entries import first_leaf, make_entry, tangent_mismatch
+from .entries import make_entry, tangent_mismatch
 from .load import load
 from .names import GENERATED_BUILTINS
 from .program import Program
-
-_EMPTY: frozenset = frozenset()
 
 
 def differentiate(fn=None, *, wrt=None, checkpoint=None):
@@ -61,14 +61,13 @@ class Differentiable:
         if unknown:
             raise ValueError(f"wrt names {unknown} are not parameters of {fn.__name__}{self.signature}")
         self._positions = tuple(self.params.index(w) for w in self.wrt)
-        self._arrays = _EMPTY  # the parameters that arrived as NumPy arrays: what the code is specialised for
+        self._floats = V.Sig((V.FLOAT,) * len(self.params))  # the signature of numbers only
+        self._sig = None  # the abstract signature of the last call's arguments: what the code is for
         self._out_shape = None
-        self._last_kinds = None  # the argument types of the last call (and the first leaf type of each list)
         self._programs: dict = {}
         self._sources: dict = {}  # each generated entry function: the IR it was emitted from
         self._compiled_for: dict = {}
-        self._compiled: dict = self._compiled_for.setdefault(self._arrays, {})
-        self._numbers = self._compiled  # the code for numbers only, which the fast paths of jvp and vjp call
+        self._compiled: dict = {}
 
     def __call__(self, *args, **kwargs):
         return self.fn(*args, **kwargs)
@@ -80,33 +79,42 @@ class Differentiable:
 
     @property
     def program(self) -> Program:
-        if self._arrays not in self._programs:
+        """The program generated for the last call's signature (one per signature, so each names its
+        entry points ``f_forward``, ``f_reverse``, ...)."""
+        if self._sig is None:  # no call yet: what the code's use of each parameter says (as adc compile)
             program = Program(self.fn.__globals__, self.checkpoint)
-            program.array_params[self.fn] = self._arrays
-            self._programs[self._arrays] = program
-        return self._programs[self._arrays]
+            self._sig = assumed_signature(program, self.fn)
+            self._programs.setdefault(self._sig, program)
+            self._compiled = self._compiled_for.setdefault(self._sig, {})
+        if self._sig not in self._programs:
+            self._programs[self._sig] = Program(self.fn.__globals__, self.checkpoint)
+        return self._programs[self._sig]
 
     def _specialise(self, args) -> None:
-        """Choose the generated code for which arguments are NumPy arrays (built once per combination)."""
-        kinds = tuple(map(type, args))
-        if list in kinds or tuple in kinds:  # and what a list holds, judged by its first element
-            kinds = (kinds, tuple(first_leaf(a) for a in args if type(a) is list or type(a) is tuple))
-        if kinds == self._last_kinds:  # the same kinds of arguments as last time: the same code
+        """Choose the generated code for the arguments' abstract signature: every leaf of every list
+        and tuple looked at, and which arguments share a list (built once per signature)."""
+        sig = V.signature(args)
+        if sig == self._sig:  # the same kinds of arguments as last time: the same code
             return
-        self._last_kinds = kinds
-        numpy = sys.modules.get("numpy")
-        arrays = _EMPTY
-        if numpy is not None:  # "p" for an array, "p[]" for a list or tuple holding arrays (NN layers, say)
-            found = [
-                p if type(a) is numpy.ndarray else p + "[]"
-                for p, a in zip(self.params, args)
-                if type(a) is not float
-                and (type(a) is numpy.ndarray or type(a) in (list, tuple) and _holds_array(a, numpy))
-            ]
-            arrays = frozenset(found) if found else _EMPTY
-        if arrays != self._arrays:
-            self._arrays = arrays
-            self._compiled = self._compiled_for.setdefault(arrays, {})
+        self._refuse_shared_writes(sig)
+        self._sig = sig
+        self._compiled = self._compiled_for.setdefault(sig, {})
+
+    def _refuse_shared_writes(self, sig: V.Sig) -> None:
+        """The same list passed as two parameters, one of which the function writes into, has no
+        derivative with respect to each parameter: refuse it (a helper called so is handled)."""
+        shared = [i for i in range(len(sig.avals)) if sig.aliased(i)]
+        if not shared:
+            return
+        program = self._programs.setdefault(sig, Program(self.fn.__globals__, self.checkpoint))
+        facts = program.facts(self.fn, sig)
+        written = [self.params[i] for i in shared if facts.summary.written[i]]
+        if written:
+            others = [self.params[j] for j in shared if sig.alias[j] == sig.alias[self.params.index(written[0])]]
+            raise ValueError(
+                f"{self.fn.__name__}: the arguments for {', '.join(others)} share a list, and {self.fn.__name__} "
+                f"changes it through {written[0]}; pass a copy (list(...)) for one of them"
+            )
 
     def _function(self, mode: str):
         """The loaded entry function for ``mode``, transforming on first use only.
@@ -122,7 +130,7 @@ class Differentiable:
     def _build(self, mode: str) -> None:
         """Generate, load and remember the entry function for ``mode`` (see ``_function``)."""
         program = self.program
-        built = program.build(self.fn, mode, self.wrt)
+        built = program.build(self.fn, mode, self.wrt, self._sig)
         seen: set = set()
         defs = [d for d in built if not (d.name in seen or seen.add(d.name))]  # each function once
         source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
@@ -139,7 +147,7 @@ class Differentiable:
     def source(self, stage: str = "reverse") -> str:
         """The Python source of one stage: "anf", "dup", "forward" or "reverse"."""
         self._function(stage) if stage in ("forward", "reverse") else None
-        return self.program.stage(self.fn, stage, self.wrt)
+        return self.program.stage(self.fn, stage, self.wrt, self._sig)
 
     # ---- derivatives ----------------------------------------------------------------
 
@@ -152,8 +160,9 @@ class Differentiable:
         else:
             values = args
             if _floats(values):  # numbers only, the common case: nothing to refuse
-                if self._arrays is not _EMPTY:
-                    self._specialise(values)
+                if self._sig is not self._floats:
+                    self._sig = self._floats
+                    self._compiled = self._compiled_for.setdefault(self._sig, {})
                 return values
         self._specialise(values)
         for i in self._positions:
@@ -194,11 +203,9 @@ class Differentiable:
                     )
             tangents = tuple(_zeros_for(args[i], t) for i, t in zip(self._positions, tangents))
         found = self._fast_path("jvp", args)
-        if found is not None and all(
-            _like(args[i], t, i, found[0], self.params, found[1]) for i, t in zip(self._positions, tangents)
-        ):
+        if found is not None and all(_like(args[i], t, found.avals[i]) for i, t in zip(self._positions, tangents)):
             sequences = [("primals", len(self.params)), ("tangents", len(self.wrt))]
-            self.jvp = self._numbers_first("jvp", "forward", Differentiable.jvp, sequences, *found)
+            self.jvp = self._numbers_first("jvp", "forward", Differentiable.jvp, sequences, found)
         return (self._compiled.get("forward") or self._function("forward"))(*args, *tangents)
 
     def vjp(self, primals, ct):
@@ -214,7 +221,7 @@ class Differentiable:
         found = self._fast_path("vjp", args)
         if found is not None and (shape is None or all(s is None for s in shape)):
             sequences = [("primals", len(self.params)), ("ct", None if shape is None else len(shape))]
-            self.vjp = self._numbers_first("vjp", "reverse", Differentiable.vjp, sequences, *found)
+            self.vjp = self._numbers_first("vjp", "reverse", Differentiable.vjp, sequences, found)
         return reverse(*args, ct)
 
     def value_and_grad(self, *args, **kwargs):
@@ -224,7 +231,7 @@ class Differentiable:
         found = self._fast_path("value_and_grad", args)  # later calls like this one skip the checks
         if found is not None:
             method = Differentiable.value_and_grad
-            self.value_and_grad = self._numbers_first("value_and_grad", "value_and_grad", method, None, *found)
+            self.value_and_grad = self._numbers_first("value_and_grad", "value_and_grad", method, None, found)
         return self._function("value_and_grad")(*args)
 
     def grad(self, *args, **kwargs):
@@ -233,43 +240,32 @@ class Differentiable:
         args = self._bind(args, kwargs)
         found = self._fast_path("grad", args)  # later calls like this one skip the checks
         if found is not None:
-            self.grad = self._numbers_first("grad", "grad", Differentiable.grad, None, *found)
+            self.grad = self._numbers_first("grad", "grad", Differentiable.grad, None, found)
         return self._function("grad")(*args)
 
     def _fast_path(self, name: str, args: tuple):
-        """``(arrays, list_kinds)`` if ``f.<name>`` gets its fast entry now (it has none yet, and every
-        argument is a float, a float array, a list or a tuple), else None.
-        ``arrays``: the parameters holding arrays; ``list_kinds``: for each list parameter, its type
-        and the type of its first leaf, which (with the other arguments' types) decide the
-        generated code it runs (see ``_specialise``)."""
+        """The signature ``f.<name>``'s fast entry is made for, if it gets one now (it has none yet, and
+        every argument is a float, a float array, a list or a tuple), else None."""
         if name in self.__dict__:
             return None
-        ndarray = getattr(sys.modules.get("numpy"), "ndarray", None)
-        arrays, list_kinds = [], {}
-        for p, a in zip(self.params, args):
-            if type(a) is ndarray and a.dtype.kind == "f":
-                arrays.append(p)
-            elif type(a) is list or type(a) is tuple:
-                list_kinds[p] = (type(a), first_leaf(a))
-            elif type(a) is not float:
+        for a in self._sig.avals:
+            if not (
+                a == V.FLOAT or isinstance(a, V.Seq) or isinstance(a, V.Arr) and (a.dtype or "").startswith("float")
+            ):
                 return None
-        if frozenset(arrays) != frozenset(p for p in self._arrays if not p.endswith("[]")):
-            return None
-        return frozenset(arrays), list_kinds
+        return self._sig
 
-    def _numbers_first(self, name: str, mode: str, method, sequences=None, arrays=frozenset(), list_kinds=None):
+    def _numbers_first(self, name: str, mode: str, method, sequences=None, sig=None):
         """``f.grad`` (or ``jvp``, ``vjp``, ...) for later calls: the generated code for ``mode`` when the
-        arguments are like this call's (floats, float arrays for the parameters in ``arrays`` with
-        tangents of their shapes, lists of the kinds in ``list_kinds``: a test or two each), else
-        ``method``, which checks, binds and specialises (other kinds, keywords, integers, wrong
-        structures).  ``sequences``: the
-        entry's parameters, each with the number of values it holds (None: one value); None: the
-        function's own parameters.  ``list_kinds``: the list parameters' types and first leaf types.
-        See ``adcompiler.entries``."""
+        arguments have this call's signature (floats, arrays of the same ndim and dtype with tangents
+        of their shapes, lists of the same abstract value: a test or two each), else ``method``, which
+        checks, binds and specialises (other kinds, keywords, integers, wrong structures).
+        ``sequences``: the entry's parameters, each with the number of values it holds (None: one
+        value); None: the function's own parameters.  See ``adcompiler.entries``."""
         ndarray = getattr(sys.modules.get("numpy"), "ndarray", None)
         generated = self._function(mode)
         source = self._sources.get(generated)
-        return make_entry(name, self, generated, method, sequences, arrays, ndarray, source, list_kinds or {})
+        return make_entry(name, self, generated, method, sequences, sig, ndarray, source)
 
 
 @contextlib.contextmanager
@@ -305,13 +301,13 @@ def _zeros_for(value, tangent):
     return tangent
 
 
-def _like(value, tangent, i: int, arrays, params, list_kinds) -> bool:
-    """Whether a tangent is what the fast entry of jvp takes for parameter ``i``: a float for a float,
-    an array of the same shape for an array, a list or tuple of the same structure for a list (the
-    entry checks that as the method does, with ``tangent_mismatch``)."""
-    if params[i] in arrays:
+def _like(value, tangent, aval) -> bool:
+    """Whether a tangent is what the fast entry of jvp takes for a parameter of abstract value
+    ``aval``: a float for a float, an array of the same shape for an array, a list or tuple of the
+    same structure for a list (the entry checks that as the method does, with ``tangent_mismatch``)."""
+    if isinstance(aval, V.Arr):
         return type(tangent) is type(value) and tangent.shape == value.shape
-    if params[i] in list_kinds:
+    if isinstance(aval, V.Seq):
         return not tangent_mismatch(value, tangent)
     return isinstance(tangent, float)
 
@@ -322,12 +318,6 @@ def _floats(values) -> bool:
         if type(v) is not float:
             return False
     return True
-
-
-def _holds_array(value, numpy) -> bool:
-    """Whether a (nested) list or tuple holds NumPy arrays (judged by its first leaf: lists are uniform)."""
-    leaf = first_leaf(value)
-    return leaf is not None and issubclass(leaf, numpy.ndarray)
 
 
 def _ct_mismatch(shape, ct) -> str:

@@ -46,7 +46,23 @@ usual: checkpointing changes memory and time, never the derivative.
 from __future__ import annotations
 
 from . import expr as E
-from .ir import Assign, Break, Continue, Do, Eq, For, ForS, IfS, Return, Var, While, WhileS, range_expr, walk
+from .ir import (
+    Assign,
+    Break,
+    Continue,
+    Do,
+    Eq,
+    For,
+    ForS,
+    IfS,
+    Return,
+    Var,
+    While,
+    WhileS,
+    free_names,
+    range_expr,
+    walk,
+)
 
 CHANGES_LISTS = ("setitem", "append", "pop", "add_into", "add_scalars_into")
 
@@ -253,9 +269,7 @@ def _target_names(t, out: set) -> None:
 
 
 def _reads(stmts) -> list:
-    from .sweep import _free_names
-
-    return _free_names(stmts)
+    return free_names(stmts)
 
 
 def _assigned_before(stmts, loop, assigned: set):

@@ -20,6 +20,7 @@ from pathlib import Path
 from . import emit
 from .errors import UnsupportedSyntaxError
 from .load import write_atomic
+from .assume import assumed_signature
 from .parse import load_file, module_functions
 from .program import STAGES, Program, primal_source
 
@@ -41,18 +42,18 @@ def compile_file(path: str, functions=(), mode: str = "both", stage: str | None 
             f"adc: {path}: no function named {', '.join(missing)} (found: {', '.join(available) or 'none'})"
         )
     program = Program(vars(module), checkpoint)
-    for name in chosen:
-        if _uses_numpy(program, available[name]):
-            _guess_arrays(program, available[name])
+    sigs = {name: assumed_signature(program, available[name]) for name in chosen}
     if stage is not None:
-        return "\n\n".join(program.stage(available[name], stage, _params(available[name])) for name in chosen)
+        return "\n\n".join(
+            program.stage(available[name], stage, _params(available[name]), sigs[name]) for name in chosen
+        )
     modes = ("forward", "reverse") if mode == "both" else (mode,)
-    _claim_entry_names(program, path, [available[name] for name in chosen], modes)
+    _claim_entry_names(program, path, [available[name] for name in chosen], modes, sigs)
     defs, seen = [], set()
     for name in chosen:
         fn = available[name]
         for m in modes:
-            built = program.build(fn, m, _params(fn))
+            built = program.build(fn, m, _params(fn), sigs[name])
             if built[0].name != f"{name}_{m}":
                 raise RuntimeError(f"{name}'s {m} derivative came out as {built[0].name}, not as claimed")
             for d in built:
@@ -89,7 +90,7 @@ class NameClashError(UnsupportedSyntaxError):
 _ENTRY_KINDS = {"forward": "forward", "reverse": "fused"}
 
 
-def _claim_entry_names(program: Program, path: str, entries: list, modes) -> None:
+def _claim_entry_names(program: Program, path: str, entries: list, modes, sigs: dict) -> None:
     """Reserve the documented names ``f_forward`` / ``f_reverse`` of every chosen ``f`` before any code is
     generated, so that no derivative of a callee takes one first (``h(x, b)``'s derivative in ``b`` is
     ``h_b_forward``, the name ``h_b``'s own forward derivative needs), and refuse, with a ``NameClashError``
@@ -103,7 +104,7 @@ def _claim_entry_names(program: Program, path: str, entries: list, modes) -> Non
             wanted = f"{fn.__name__}_{m}"
             if program.module.fresh(wanted) != wanted:
                 raise _name_clash(path, wanted, fn.__name__, m)
-            program.specs[(_ENTRY_KINDS[m], fn, tuple(_params(fn)))] = (wanted,)
+            program.specs[(_ENTRY_KINDS[m], fn, tuple(_params(fn)), sigs[fn.__name__])] = (wanted,)
 
 
 def _name_clash(path: str, name: str, entry: str, mode: str) -> NameClashError:
@@ -175,46 +176,6 @@ def _unwritable(output: Path, exc: OSError) -> str:
     if output.is_dir():
         return "it is a directory"
     return exc.strerror or str(exc)
-
-
-def _uses_numpy(program: Program, fn, seen=None) -> bool:
-    """Whether a function, or one it calls, calls NumPy: only then are its parameters guessed to be arrays."""
-    from .ir import Eq, walk
-
-    seen = set() if seen is None else seen
-    seen.add(fn)
-    for s in walk(program.anf(fn).body):
-        if isinstance(s, Eq) and s.prim.startswith("numpy."):
-            return True
-        if isinstance(s, Eq) and s.prim == "call" and s.param not in seen and _uses_numpy(program, s.param, seen):
-            return True
-    return False
-
-
-def _guess_arrays(program: Program, fn) -> None:
-    """With no call to learn from, a module using NumPy gets code for arrays: every parameter not
-    annotated as a number is taken for an array, or, if the code indexes it like a list, for a list
-    holding arrays (reverse mode sums broadcasts back, so numbers passed in still come out right)."""
-    from . import kinds
-
-    from .ir import Eq, Var, walk
-
-    function = program.dupform(fn)
-    lists = kinds.containers(function, program.callee_kinds)
-    names = {p: {p} for p in function.params}  # a parameter and its dup copies
-    holders = set()
-    for eq in walk(function.body):
-        if not isinstance(eq, Eq):
-            continue
-        if eq.prim == "dup":
-            for p, group in names.items():
-                if eq.ins[0].name in group:
-                    group.update(v.name for v in eq.outs)
-        first = eq.ins[0].name if eq.ins and isinstance(eq.ins[0], Var) else None
-        list_like = eq.prim in ("append", "pop", "list_copy") or eq.prim == "getitem" and eq.outs[0].name in lists
-        holders |= {p for p, group in names.items() if first in group and list_like}
-    numbers = {p for p, a in fn.__annotations__.items() if a in (float, int, "float", "int")}
-    program.array_params[fn] = frozenset(p + "[]" if p in holders else p for p in function.params if p not in numbers)
 
 
 def _params(fn) -> tuple:

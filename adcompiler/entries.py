@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 
+from . import values as V
 from .emit import render_body
 from .ir import Def, ForS, IfS, WhileS
 from .load import load
@@ -20,19 +21,17 @@ from .load import load
 _INLINE_LIMIT = 30  # statements: a longer derivative's own work hides the cost of one call
 
 
-def make_entry(
-    name: str, owner, generated, method, sequences=None, arrays=frozenset(), ndarray=None, source=None, list_kinds=None
-):
+def make_entry(name: str, owner, generated, method, sequences=None, sig=None, ndarray=None, source=None):
     """The entry ``f.<name>`` of Differentiable ``owner``: ``generated`` (the derivative for this
-    call's kinds of arguments) when the arguments are like this call's, else ``method(owner, ...)``.
+    call's signature) when the arguments have that signature, else ``method(owner, ...)``.
 
     ``sequences``: the entry's parameters, each with the number of values it holds (None: passed
     whole), in the order ``generated`` takes their values; None: the function's own parameters.
-    ``arrays``: the parameters that are float arrays (their tangents: arrays of the same shape).
+    ``sig``: the abstract signature ``generated`` is specialised on: a float is tested by its type,
+    an array by its type, ndim and dtype (its tangent: an array of the same shape), a list or tuple
+    by its whole abstract value (every element looked at, ``values.describe``) and, where several
+    arguments hold lists, by which of them share one.
     ``source``: ``(Def, Namespace)``, the IR ``generated`` was emitted from, to inline a short body.
-    ``list_kinds``: for each list parameter, its type and its first leaf's type: what decides, with
-    the other arguments' types, which generated code the method would run (a list's tangent is
-    checked as the method checks it, by ``tangent_mismatch``).
     """
     code = generated.__code__
     gen_params = code.co_varnames[: code.co_argcount]
@@ -44,15 +43,15 @@ def make_entry(
     wholes = [p for p, n in sequences or () if p != "ct"]
     parts = [f"ct{j}" for p, n in sequences or () if p == "ct" for j in range(n or 0)]
     defaults = [f"default{i}" for i in range(len(owner.params))]
-    kinds = [f"{k}{i}" for i in range(len(owner.params)) for k in ("list", "leaf")]
-    helpers = ("generated", "method", "owner", "ndarray", "first_leaf", "mismatch")
+    kinds = [f"{k}{i}" for i in range(len(owner.params)) for k in ("aval", "dtype")]
+    helpers = ("generated", "method", "owner", "ndarray", "describe", "mismatch", "alias", "pattern")
     g = _fresh([name, *helpers, *_BUILTINS, *wholes, *parts, *defaults, *kinds], taken)
     space.update({g[k]: v for k, v in _BUILTINS.items()})
     space.update({g["generated"]: generated, g["method"]: method, g["owner"]: owner, g["ndarray"]: ndarray})
     if sequences is None:
-        head, guard = _own_parameters(owner, g, space, arrays, list_kinds or {})
+        head, guard = _own_parameters(owner, g, space, sig)
     else:
-        head, guard = _sequence_parameters(owner, gen_params, sequences, g, space, arrays, list_kinds or {})
+        head, guard = _sequence_parameters(owner, gen_params, sequences, g, space, sig)
     if body is None:
         body = [f"return {g['generated']}({', '.join(gen_params)})"]
     text = "\n".join([f"def {g[name]}({head}):", *guard, *("    " + line for line in body), ""])
@@ -61,16 +60,6 @@ def make_entry(
     entry.__name__ = entry.__qualname__ = name
     entry.__self__ = owner  # like the bound method it replaces: differentiate(f.grad) finds f
     return entry
-
-
-def first_leaf(value):
-    """The type of the first non-list element of a (nested) list or tuple (None if empty): what
-    decides whether a list argument holds arrays (``api._holds_array``)."""
-    while isinstance(value, (list, tuple)):
-        if not value:
-            return None
-        value = value[0]
-    return type(value)
 
 
 def tangent_mismatch(value, tangent, where="") -> str:
@@ -113,14 +102,12 @@ def _fresh(bases, taken) -> dict:
     return {b: b + "_" * width for b in bases}
 
 
-def _test(v: str, array: bool, exact: bool, g: dict) -> str:
-    """The test that value ``v`` is like this call's: a float array, or a float."""
-    if array:
-        return f'{g["type"]}({v}) is {g["ndarray"]} and {v}.dtype.kind == "f"'
+def _float_test(v: str, exact: bool, g: dict) -> str:
+    """The test that value ``v`` is a float."""
     return f"{g['type']}({v}) is {g['float']}" if exact else f"{g['isinstance']}({v}, {g['float']})"
 
 
-def _own_parameters(owner, g, space, arrays, list_kinds):
+def _own_parameters(owner, g, space, sig):
     """Head and guard of an entry taking the function's own parameters (``grad``, ``value_and_grad``)."""
     signature = []
     for i, (n, param) in enumerate(owner.signature.parameters.items()):
@@ -128,22 +115,39 @@ def _own_parameters(owner, g, space, arrays, list_kinds):
             space[g[f"default{i}"]] = param.default
             n = f"{n}={g[f'default{i}']}"
         signature.append(n)
-    tests = [_kind_test(n, i, n, g, space, arrays, list_kinds, True) for i, n in enumerate(owner.params)]
+    tests = [_kind_test(n, i, sig.avals[i], g, space, True) for i, n in enumerate(owner.params)]
+    tests += _alias_test(owner.params, sig, g, space)
     call = f"{g['method']}({g['owner']}, {', '.join(owner.params)})"
     return ", ".join(signature), [f"    if not ({' and '.join(tests) or 'True'}):", f"        return {call}"]
 
 
-def _kind_test(v: str, i: int, param: str, g, space, arrays, list_kinds, exact: bool) -> str:
-    """The test that value ``v`` of parameter ``param`` (the ``i``-th) is like this call's: a float, a float array, or a
-    list of the same type holding the same type of leaf first."""
-    if param in list_kinds:
-        space[g[f"list{i}"]], space[g[f"leaf{i}"]] = list_kinds[param]
-        space[g["first_leaf"]] = first_leaf
-        return f"{g['type']}({v}) is {g[f'list{i}']} and {g['first_leaf']}({v}) is {g[f'leaf{i}']}"
-    return _test(v, param in arrays, exact, g)
+def _kind_test(v: str, i: int, aval, g, space, exact: bool) -> str:
+    """The test that value ``v`` of the ``i``-th parameter has the abstract value ``aval``: a float, an
+    array of its ndim and dtype, or a list or tuple whose every element is as before."""
+    if isinstance(aval, V.Seq):
+        space[g[f"aval{i}"]], space[g["describe"]] = aval, V.describe
+        return f"{g['describe']}({v}) == {g[f'aval{i}']}"
+    if isinstance(aval, V.Arr):
+        space[g[f"dtype{i}"]] = _numpy_dtype(aval.dtype)
+        return f"{g['type']}({v}) is {g['ndarray']} and {v}.ndim == {aval.ndim} and {v}.dtype is {g[f'dtype{i}']}"
+    return _float_test(v, exact, g)
 
 
-def _sequence_parameters(owner, gen_params, sequences, g, space, arrays, list_kinds):
+def _alias_test(values, sig, g, space) -> list:
+    """Where several arguments hold lists, the test that the same ones share a list as before."""
+    if sum(1 for a in sig.avals if isinstance(a, V.Seq)) < 2:
+        return []
+    space[g["alias"]], space[g["pattern"]] = V.alias_pattern, sig.alias
+    return [f"{g['alias']}(({', '.join(values)},)) == {g['pattern']}"]
+
+
+def _numpy_dtype(name: str):
+    import numpy
+
+    return numpy.dtype(name)
+
+
+def _sequence_parameters(owner, gen_params, sequences, g, space, sig):
     """Head and guard of an entry taking sequences (``jvp(primals, tangents)``, ``vjp(primals,
     ct)``).  Primals and tangents are unpacked into the generated function's parameter names; the
     cotangent is its one parameter, unpacked only to test a tuple's parts.
@@ -173,20 +177,24 @@ def _sequence_parameters(owner, gen_params, sequences, g, space, arrays, list_ki
                 guard += ["    try:", f"        {target} = {head}", "    except (TypeError, ValueError):", fallback]
             if p != "ct":
                 passed[i] = f"({target})"
+        any_array = any(isinstance(a, V.Arr) for a in sig.avals)
         for j, v in enumerate(items):
+            aval = sig.avals[owner.params.index(owner.wrt[j])] if p == "tangents" else None
             if p == "primals":
-                tests.append(_kind_test(v, j, owner.params[j], g, space, arrays, list_kinds, False))
-            elif p == "tangents" and owner.wrt[j] in arrays:  # an array of its primal's shape
+                tests.append(_kind_test(v, j, sig.avals[j], g, space, False))
+            elif p == "tangents" and isinstance(aval, V.Arr):  # an array of its primal's shape
                 primal = gen_params[owner.params.index(owner.wrt[j])]
                 tests.append(f'{g["type"]}({v}) is {g["ndarray"]} and {v}.shape == {primal}.shape')
-            elif p == "tangents" and owner.wrt[j] in list_kinds:  # a list of its primal's structure
+            elif p == "tangents" and isinstance(aval, V.Seq):  # a list of its primal's structure
                 space[g["mismatch"]] = tangent_mismatch
                 primal = gen_params[owner.params.index(owner.wrt[j])]
                 tests.append(f"not {g['mismatch']}({primal}, {v})")
-            elif p == "ct" and arrays:  # an array output's cotangent: any float or array, as in vjp
-                tests.append(f'({_test(v, False, False, g)} or {g["type"]}({v}) is {g["ndarray"]})')
+            elif p == "ct" and any_array:  # an array output's cotangent: any float or array, as in vjp
+                tests.append(f'({_float_test(v, False, g)} or {g["type"]}({v}) is {g["ndarray"]})')
             else:
-                tests.append(_test(v, False, False, g))
+                tests.append(_float_test(v, False, g))
+        if p == "primals":
+            tests += _alias_test(items, sig, g, space)
     guard += [
         f"    if not ({' and '.join(tests) or 'True'}):",
         f"        return {g['method']}({g['owner']}, {', '.join(passed)})",

@@ -40,22 +40,23 @@ from .ir import (
     rebuild,
     walk,
 )
+from .facts import Facts, mutable_arrays
 from .names import Namer
-from .sweep import _mutable_arrays
 
 # Broadcasting operators whose tangent may be one operand's tangent alone, of a smaller shape than the result.
 PASS_THROUGH = ("add", "sub")
 
 
-def forward(fn: Function, name: str, active_params: tuple, program, namer: Namer) -> Def:
-    """The tangent program of ``fn`` for the given active parameters.
+def forward(fn: Function, facts: Facts, name: str, active_params: tuple, program, namer: Namer) -> Def:
+    """The tangent program of ``fn`` (in ANF) for the given active parameters, for arguments whose
+    abstract values ``facts`` holds.
 
     Its signature is the parameters, then one tangent per active parameter; it
     returns ``(value, tangent)`` with the tangent shaped like the value.
     """
-    containers = program.kinds_of(fn)
-    mutable = set(_mutable_arrays(fn, program.arrays_of(fn)))  # names of arrays written in place: one object
-    act = active(fn, active_params, program.callee_outputs, containers | mutable)
+    containers = facts.containers
+    mutable = set(mutable_arrays(fn, facts.arrays))  # names of arrays written in place: one object
+    act = active(fn, active_params, program.outputs_of(facts), containers | mutable, facts.shared)
     tangent: dict = {}
     tangent_params = []
     for p in active_params:
@@ -72,16 +73,16 @@ def forward(fn: Function, name: str, active_params: tuple, program, namer: Namer
         Assign((tangent[p].id,), E.Num(0.0)) for p in fn.params if p in fn.slots and p in act and p not in active_params
     ]
     start += [Assign((tangent[p].id,), E.Call(program.helper("zeros_like"), (E.Name(p),))) for p in unasked]
-    body = tuple(start) + _Forward(fn, act, tangent, program, namer, containers, mutable).block(fn.body)
+    body = tuple(start) + _Forward(fn, facts, act, tangent, program, namer, mutable).block(fn.body)
     doc = f"Forward mode of {fn.name}: (value, tangent)."
     return Def(name, fn.params + tuple(tangent_params), (), body, doc, fn.source)
 
 
 class _Forward:
-    def __init__(self, fn, act, tangent, program, namer, containers, mutable=frozenset()):
-        self.fn, self.act, self.tangent, self.program, self.namer = fn, act, tangent, program, namer
-        self.containers, self.mutable = containers, mutable
-        arrays = self.arrays = program.arrays_of(fn)
+    def __init__(self, fn, facts, act, tangent, program, namer, mutable=frozenset()):
+        self.fn, self.facts, self.act, self.tangent, self.program, self.namer = fn, facts, act, tangent, program, namer
+        self.containers, self.mutable = facts.containers, mutable
+        arrays = self.arrays = facts.arrays
         self.written = {
             s.ins[0].name
             for s in walk(fn.body)
@@ -250,7 +251,7 @@ class _Forward:
     def call(self, stmt: Eq, ins_t: list) -> Assign:
         """``outs, douts = g_forward(args, active tangents)``; constant output tangents are discarded."""
         mask = tuple(t is not None for t in ins_t)
-        callee, outs_varied = self.program.forward_callee(stmt.param, mask)
+        callee, outs_varied = self.program.forward_callee(stmt.param, mask, self.facts.call_sig(stmt))
         dnames = []
         for v, on in zip(stmt.outs, outs_varied, strict=True):
             if on:

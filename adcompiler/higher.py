@@ -46,6 +46,20 @@ def _is_array(value) -> bool:
     return type(value).__name__ == "ndarray"
 
 
+def _scalar_code(d: Differentiable, args: tuple) -> bool:
+    """Whether ``d``'s code for these arguments handles numbers only: then its tangents may be NumPy
+    arrays carrying many directions at once.  Code that may handle arrays (shape-generic helpers such
+    as ``unbroadcast``, which sum a tangent to its value's shape) takes one direction per pass."""
+    if any(_is_array(a) or isinstance(a, (list, tuple)) and _holds_array(a) for a in args):
+        return False
+    d._bind(tuple(args))
+    return not d.program.facts(d.fn, d._sig).arrays
+
+
+def _holds_array(value) -> bool:
+    return any(_is_array(v) or isinstance(v, (list, tuple)) and _holds_array(v) for v in value)
+
+
 def _directions(d: Differentiable, args: tuple):
     """One tangent tuple per input scalar (unit vectors), for arguments that hold arrays."""
     values = [args[i] for i in d._positions]
@@ -87,7 +101,7 @@ def jacobian(f, wrt=None, mode="auto"):
         value = d.fn(*args)
         m = len(leaves(value))
         if mode == "forward" or (mode == "auto" and n <= m):
-            if any(_is_array(args[i]) for i in d._positions):  # array code: one direction per pass
+            if not _scalar_code(d, args):  # array code: one direction per pass
                 columns = [[float(t) for t in leaves(d.jvp(args, ts)[1])] for ts in _directions(d, args)]
                 return np.array(columns, dtype=float).reshape(n, m).T
             tangents, _ = _basis_tangents(d, args, np)
@@ -123,7 +137,7 @@ def hessian(f, wrt=None):
         np = _numpy()
         args = d._bind(args)
         r = _reverse_differentiable(d)
-        if any(_is_array(args[i]) for i in d._positions):  # array code: one direction per pass
+        if not _scalar_code(r, args + (1.0,)):  # array code: one direction per pass
             rows = [[float(t) for t in leaves(list(r.jvp(args + (1.0,), ts)[1][1]))] for ts in _directions(d, args)]
             return np.array(rows, dtype=float)
         tangents, n = _basis_tangents(d, args, np)

@@ -39,13 +39,14 @@ STORES = ("list", "tuple", "append", "setitem", "list_repeat")
 IN_PLACE = "in place"  # the ``param`` of an operator equation lowered from ``x op= y``
 
 
-def check_in_place(fn, arrays: frozenset, containers: frozenset, array_params=None) -> None:
+def check_in_place(fn, arrays: frozenset, containers: frozenset, array_params=None, holders=frozenset()) -> None:
     """Raise UnsupportedSyntaxError for the first in-place change of an array the derivative could miss.
 
-    ``array_params``: the parameters that arrive as arrays (None: any parameter may)."""
+    ``array_params``: the parameters that may arrive as arrays (None: any parameter may);
+    ``holders``: the lists and tuples that may hold arrays."""
     if not arrays:
         return
-    facts = _Facts(fn, arrays, containers)
+    facts = _Facts(fn, arrays, containers, holders)
     facts.array_params = set(fn.params) if array_params is None else set(array_params)
     for eq, pos, loops in facts.eqs:
         target = eq.ins[0].name if eq.prim == "setitem" and isinstance(eq.ins[0], Var) else None
@@ -59,7 +60,7 @@ def check_in_place(fn, arrays: frozenset, containers: frozenset, array_params=No
 class _Facts:
     """Positions, loops, object classes, definitions and uses of one function in dup form."""
 
-    def __init__(self, fn, arrays, containers):
+    def __init__(self, fn, arrays, containers, holders=frozenset()):
         self.fn, self.arrays, self.containers = fn, arrays, containers
         self.eqs: list = []  # (eq, position, enclosing loops)
         self.defined: dict = {p: (-1, ()) for p in fn.params}  # var -> (position, loops) of its definition
@@ -75,7 +76,7 @@ class _Facts:
         self.picks: set = set()  # index tuples holding an array or list (advanced indexing: a copy)
         self.taken: set = set()  # arrays read out of a list
         self.stored: set = set()  # arrays put into a list
-        holders = {n[:-2] for n in arrays if n.endswith("[]")}  # lists holding arrays
+        holders = set(holders)  # lists holding arrays
         reach = reaching_writes(fn)
         for eq, _, _ in self.eqs:
             ins = [a.name for a in eq.ins if isinstance(a, Var)]
@@ -105,7 +106,12 @@ class _Facts:
                     holders.add(ins[0] if eq.prim in ("append", "setitem") else outs[0])
         holders = {self.find(n) for n in holders}
         for eq, _, _ in self.eqs:  # an element of a list holding arrays is an array, whatever kinds says
-            if eq.prim == "getitem" and isinstance(eq.ins[0], Var) and self.find(eq.ins[0].name) in holders:
+            if (
+                eq.prim == "getitem"
+                and isinstance(eq.ins[0], Var)
+                and self.find(eq.ins[0].name) in holders
+                and eq.outs[0].name not in containers
+            ):
                 self.views[eq.outs[0].name] = eq.ins[0].name
                 self.taken.add(eq.outs[0].name)
 

@@ -380,3 +380,37 @@ def calls(obj):
     elif hasattr(obj, "__dataclass_fields__"):
         for value in vars(obj).values():
             yield from calls(value)
+
+
+def free_names(stmts: list) -> list:
+    """Names the statements read, in order of first use."""
+    seen: list = []
+
+    def visit(e):
+        if isinstance(e, E.Name):
+            if e.id not in seen:
+                seen.append(e.id)
+        elif isinstance(e, (tuple, list)):
+            for x in e:
+                visit(x)
+        elif isinstance(e, E.Expr):
+            for value in vars(e).values():
+                visit(value)
+
+    for s in stmts:
+        targets = getattr(s, "targets", ()) + ((s.target,) if isinstance(getattr(s, "target", None), E.Expr) else ())
+        visit([t for t in targets if isinstance(t, E.Expr)])
+        for part in (
+            getattr(s, "value", None),
+            getattr(s, "test", None),
+            getattr(s, "iterable", None),
+            getattr(s, "body", None),
+            getattr(s, "orelse", None),
+        ):
+            if isinstance(part, tuple) and part and not isinstance(part[0], E.Expr):
+                for n in free_names(list(part)):
+                    if n not in seen:
+                        seen.append(n)
+            elif part is not None:
+                visit(part)
+    return seen

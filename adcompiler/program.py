@@ -14,9 +14,12 @@ import inspect
 import textwrap
 import types
 
-from . import anf, dup, emit, forward, kinds, reverse
+from . import anf, dup, emit, forward, reverse
+from . import values as V
 from .activity import varied
 from .errors import UnsupportedSyntaxError
+from .facts import Facts, mutable_arrays
+from .infer import Analyser
 from .inplace import check_in_place
 from .ir import Var, calls, flatten, to_def
 from .names import GENERATED_BUILTINS, Namer, Namespace
@@ -44,7 +47,7 @@ class Program:
         self.module = Namer(self.user_names, also=(self.local_names,), report=self.module_names)
         self.ns = Namespace(globals_, self.module)
         self.ns.helper = self.helper
-        self.specs: dict = {}  # (kind, fn, mask) -> name(s)
+        self.specs: dict = {}  # (kind, fn, active params, signature) -> name(s)
         self.queue: list = []
         self.generated: dict = {}
         self.calls: dict = {}  # spec -> the specs its code calls
@@ -52,9 +55,8 @@ class Program:
         self.injected: dict = {}
         self._discard = None
         self._outputs: dict = {}
-        self._kinds: dict = {}
-        self._arrays: dict = {}
-        self.array_params: dict = {}  # function -> its parameters that arrive as NumPy arrays
+        self._checked: set = set()
+        self.analyser = Analyser(self.dupform)
         self.helpers: dict = {}  # runtime helper -> its name in generated modules
 
     # ---- lowering -----------------------------------------------------------------
@@ -109,32 +111,41 @@ class Program:
 
     # ---- what passes ask of the program ---------------------------------------------
 
-    def callee_outputs(self, fn, mask) -> tuple:
+    def facts(self, fn, sig: V.Sig) -> Facts:
+        """The abstract value of every variable of ``fn`` called with arguments of signature ``sig``,
+        its in-place changes of arrays checked (refused with a location where the derivative could
+        miss one)."""
+        facts = self.analyser.facts(fn, sig)
+        key = (fn, sig)
+        if key not in self._checked:
+            self._checked.add(key)
+            try:
+                check_in_place(facts.fn, facts.arrays, facts.containers, facts.array_params, facts.holders)
+            except Exception:
+                self._checked.discard(key)  # refused: so is every later request, in either mode
+                raise
+        return facts
+
+    def callee_outputs(self, fn, mask, sig: V.Sig) -> tuple:
         """Which outputs of ``fn`` vary when the arguments in ``mask`` do, then which list parameters it fills
         with varying values (all of them, within a recursion)."""
         f = self.dupform(fn)
-        key = (fn, mask, self.array_params.get(fn, frozenset()))
+        key = (fn, mask, sig)
         leaves = flatten(f.body[-1].value)
-        lists = tuple(p in self.kinds(fn) for p in f.params)
+        facts = self.facts(fn, sig)
+        lists = tuple(p in facts.containers for p in f.params)
         if key in self._outputs:
             return self._outputs[key] or (True,) * len(leaves) + lists
         self._outputs[key] = None
-        from .sweep import _mutable_arrays
-
-        written = set(_mutable_arrays(f, self.arrays(fn)))  # arrays written in place: one object, varied whole
-        seen = varied(f, _params(f, mask), self.callee_outputs, self.kinds(fn) | written)
+        written = set(mutable_arrays(f, facts.arrays))  # arrays written in place: one object, varied whole
+        seen = varied(f, _params(f, mask), self.outputs_of(facts), facts.containers | written, facts.shared)
         outs = tuple(isinstance(a, Var) and a.name in seen for a in leaves)
         self._outputs[key] = outs + tuple(c and p in seen for p, c in zip(f.params, lists))
         return self._outputs[key]
 
-    def kinds_of(self, function) -> frozenset:
-        """The container variables of a lowered function (ANF or dup form)."""
-        fn = next(
-            f
-            for f, lowered in self.anf_cache.items()
-            if lowered.name == function.name and lowered.source is function.source
-        )
-        return self.kinds(fn)
+    def outputs_of(self, facts: Facts):
+        """``callee_outputs`` for the calls of one analysed function: each call knows its callee's signature."""
+        return lambda eq, mask: self.callee_outputs(eq.param, mask, facts.call_sig(eq))
 
     def helper(self, name: str) -> str:
         """The module-level name of a runtime helper, which the module will then define."""
@@ -155,51 +166,6 @@ class Program:
                 out.append(HELPERS[name].replace(f"def {name}(", f"def {alias}(").replace(f" {name}(", f" {alias}("))
         return out
 
-    def kinds(self, fn) -> frozenset:
-        """The list-valued variables of ``fn`` (see ``kinds``); arrays are not lists."""
-        key = (fn, self.array_params.get(fn, frozenset()))  # a caller may learn later that a parameter is an array
-        if key not in self._kinds:
-            self._kinds[key] = frozenset()
-            self._kinds[key] = kinds.containers(self.dupform(fn), self.callee_kinds) - self.arrays(fn)
-        return self._kinds[key]
-
-    def arrays(self, fn) -> frozenset:
-        """The NumPy-array-valued variables of ``fn``, given which parameters arrive as arrays."""
-        key = (fn, self.array_params.get(fn, frozenset()))
-        if key not in self._arrays:
-            self._arrays[key] = frozenset(key[1])
-            found = kinds.arrays(self.dupform(fn), key[1], self.callee_arrays)
-            self._arrays[key] = found
-            lists = kinds.containers(self.dupform(fn), self.callee_kinds) - found  # not self.kinds: no stale cache
-            try:
-                check_in_place(self.dupform(fn), found, lists, key[1])
-            except Exception:
-                del self._arrays[key]  # refused: so is every later request, in either mode
-                raise
-        return self._arrays[key]
-
-    def callee_arrays(self, fn, flags) -> tuple:
-        """Which outputs of ``fn`` are arrays when the arguments flagged are (recorded for its own analysis)."""
-        f = self.dupform(fn)
-        self.array_params[fn] = self.array_params.get(fn, frozenset()) | {p for p, on in zip(f.params, flags) if on}
-        found = self.arrays(fn)
-        return tuple(isinstance(a, Var) and a.name in found for a in flatten(f.body[-1].value))
-
-    def arrays_of(self, function) -> frozenset:
-        fn = next(
-            f
-            for f, lowered in self.anf_cache.items()
-            if lowered.name == function.name and lowered.source is function.source
-        )
-        return self.arrays(fn)
-
-    def callee_kinds(self, fn) -> tuple:
-        """Which parameters and which outputs of ``fn`` are containers."""
-        f, found = self.dupform(fn), self.kinds(fn)
-        return tuple(p in found for p in f.params), tuple(
-            isinstance(a, Var) and a.name in found for a in flatten(f.body[-1].value)
-        )
-
     def primal_name(self, fn) -> str:
         """How generated code calls the original user function ``fn``."""
         if fn not in self.primal_names:
@@ -213,30 +179,31 @@ class Program:
                 self.primal_names[fn] = name
         return self.primal_names[fn]
 
-    def _spec(self, kind: str, fn, mask, suffixes):
-        """Name (and schedule) a derivative of ``fn``; ``mask`` says which parameters are active."""
-        key = (kind, fn, _params(self.anf(fn), mask))
+    def _spec(self, kind: str, fn, mask, suffixes, sig: V.Sig):
+        """Name (and schedule) a derivative of ``fn`` for one signature; ``mask`` says which parameters are active."""
+        key = (kind, fn, _params(self.anf(fn), mask), sig)
         if key not in self.specs:
             base = fn.__name__ if all(mask) else fn.__name__ + "_" + "_".join(key[2])
             self.specs[key] = tuple(self.module.fresh(f"{base}_{s}") for s in suffixes)
         self.queue.append(key)  # every request, so each caller learns what it calls
         return self.specs[key]
 
-    def forward_callee(self, fn, mask):
-        (name,) = self._spec("forward", fn, mask, ("forward",))
-        return name, self.callee_outputs(fn, mask)[: len(flatten(self.anf(fn).body[-1].value))]
+    def forward_callee(self, fn, mask, sig: V.Sig):
+        (name,) = self._spec("forward", fn, mask, ("forward",), sig)
+        return name, self.callee_outputs(fn, mask, sig)[: len(flatten(self.anf(fn).body[-1].value))]
 
-    def forward_sweep(self, fn, mask) -> str:
-        return self._spec("split", fn, mask, ("forward_sweep", "reverse_sweep"))[0]
+    def forward_sweep(self, fn, mask, sig: V.Sig) -> str:
+        return self._spec("split", fn, mask, ("forward_sweep", "reverse_sweep"), sig)[0]
 
-    def reverse_sweep(self, fn, mask) -> str:
-        return self._spec("split", fn, mask, ("forward_sweep", "reverse_sweep"))[1]
+    def reverse_sweep(self, fn, mask, sig: V.Sig) -> str:
+        return self._spec("split", fn, mask, ("forward_sweep", "reverse_sweep"), sig)[1]
 
     # ---- building ---------------------------------------------------------------------
 
-    def build(self, entry, mode: str, wrt) -> list:
-        """The generated functions for ``mode`` ("forward" or "reverse"), entry point first."""
-        function = self.anf(entry)
+    def build(self, entry, mode: str, wrt, sig: V.Sig) -> list:
+        """The generated functions for ``mode`` ("forward" or "reverse"), entry point first, for
+        arguments of signature ``sig``."""
+        self.anf(entry)
         wrt = tuple(wrt)
         kind = {
             "forward": "forward",
@@ -244,7 +211,7 @@ class Program:
             "grad": "grad",
             "value_and_grad": "value_and_grad",
         }[mode]
-        key = (kind, entry, wrt)
+        key = (kind, entry, wrt, sig)
         if key not in self.specs:
             self.specs[key] = (self.module.fresh(f"{entry.__name__}_{mode}"),)
         return self.drain([key])
@@ -265,27 +232,19 @@ class Program:
     def _generate(self, key) -> list:
         if key in self.generated:
             return self.generated[key]
-        kind, fn, params = key
+        kind, fn, params, sig = key
         names = self.specs[key]
         namer = self.namers[fn].child(also=(self.module_names,), report=self.local_names)
+        facts = self.facts(fn, sig)
         before = len(self.queue)
         if kind == "forward":
-            defs = [forward.forward(self.anf(fn), names[0], params, self, namer)]
+            defs = [forward.forward(self.anf(fn), facts, names[0], params, self, namer)]
         elif kind == "fused":
-            defs = [reverse.fused(self.dupform(fn), names[0], params, self, namer)]
+            defs = [reverse.fused(facts, names[0], params, self, namer)]
         elif kind in ("grad", "value_and_grad"):
-            defs = [
-                reverse.gradient(
-                    self.dupform(fn),
-                    names[0],
-                    params,
-                    self,
-                    namer,
-                    kind == "value_and_grad",
-                )
-            ]
+            defs = [reverse.gradient(facts, names[0], params, self, namer, kind == "value_and_grad")]
         else:
-            defs = reverse.split(self.dupform(fn), names, params, self, namer)
+            defs = reverse.split(facts, names, params, self, namer)
         defs = [tidy(d, self.user_names) for d in defs]
         self.generated[key] = defs
         self.calls[key] = self.queue[before:]
@@ -293,14 +252,14 @@ class Program:
 
     # ---- printing ---------------------------------------------------------------------
 
-    def stage(self, entry, stage: str, wrt) -> str:
+    def stage(self, entry, stage: str, wrt, sig: V.Sig | None = None) -> str:
         """One stage as Python source that runs (ANF and dup return the primal's value)."""
         if stage not in STAGES:
             raise ValueError(f"stage must be one of {', '.join(STAGES)}, not {stage!r}")
         if stage in ("forward", "reverse"):
-            key = ("stage", entry, stage, tuple(wrt))
+            key = ("stage", entry, stage, tuple(wrt), sig)
             if key not in self.generated:
-                defs = self.build(entry, stage, wrt)
+                defs = self.build(entry, stage, wrt, sig)
                 self.generated[key] = emit.render_module(defs, self.ns, lambda: self.helper_sources(defs))
             return self.generated[key]
         self.anf(entry)

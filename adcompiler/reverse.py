@@ -17,15 +17,17 @@ with the cotangent 1.0 folded in.
 from __future__ import annotations
 
 from . import expr as E
-from .ir import Assign, Comment, Def, Do, Function, IfS, Ret, Var, atom, flatten
+from .ir import Assign, Comment, Def, Do, IfS, Ret, Var, atom, flatten, free_names
+from .facts import Facts
 from .names import Namer
-from .sweep import Sweeps, _free_names
+from .sweep import Sweeps
 from .tidy import writes
 
 
-def fused(fn: Function, name: str, active_params: tuple, program, namer: Namer) -> Def:
+def fused(facts: Facts, name: str, active_params: tuple, program, namer: Namer) -> Def:
     """``name(*params, ct=1.0) -> (value, cotangents)``: both sweeps in one function."""
-    s = Sweeps(fn, active_params, program, namer)
+    fn = facts.fn
+    s = Sweeps(facts, active_params, program, namer)
     ones = _ones(program.shape_of(fn))
     heading = [Comment("adjoints, last line first")] if s.adjoint else []
     body = s.primal + heading + s.adjoint + [Ret(E.Tuple((s.value(), E.Tuple(tuple(s.cotangents)))))]
@@ -33,15 +35,16 @@ def fused(fn: Function, name: str, active_params: tuple, program, namer: Namer) 
     return Def(name, fn.params + (s.ct,), tuple(atom(d) for d in fn.defaults) + (ones,), tuple(body), doc, fn.source)
 
 
-def gradient(fn: Function, name: str, active_params: tuple, program, namer: Namer, with_value: bool) -> Def:
+def gradient(facts: Facts, name: str, active_params: tuple, program, namer: Namer, with_value: bool) -> Def:
     """``name(*params)``: the gradient of a scalar output (with its value if asked), in one call.
 
     The entry point behind ``f.grad``: it refuses integer arguments for the
     active parameters, then runs both sweeps with the cotangent 1.0 folded in.
     """
-    s = Sweeps(fn, active_params, program, namer, seed=E.Num(1.0))
+    fn = facts.fn
+    s = Sweeps(facts, active_params, program, namer, seed=E.Num(1.0))
     grads = s.cotangents[0] if len(s.cotangents) == 1 else E.Tuple(tuple(s.cotangents))
-    arrays = E.Num(bool(program.arrays_of(fn) & set(fn.params)))
+    arrays = E.Num(bool(facts.arrays & set(fn.params)))
     guard = _int_guard(program, arrays, active_params)
     result = E.Tuple((s.value(), grads)) if with_value else grads
     body = guard + s.primal + s.adjoint + [Ret(result)]
@@ -62,18 +65,19 @@ def _int_guard(program, arrays: E.Num, params: tuple) -> list:
     return [IfS(floats[0] if len(floats) == 1 else E.BoolOp("or", tuple(floats)), (check,), (), None)]
 
 
-def split(fn: Function, names: tuple, active_params: tuple, program, namer: Namer) -> list:
+def split(facts: Facts, names: tuple, active_params: tuple, program, namer: Namer) -> list:
     """The forward sweep and the reverse sweep of a called function.
 
     ``g_forward_sweep(*params, *shadows of list params) -> (value, [shadows of returned lists,] residuals)``
     and ``g_reverse_sweep(residuals, ct) -> cotangents of its number parameters``.
     """
     fwd_name, rev_name = names
-    s = Sweeps(fn, active_params, program, namer, split=True)
+    fn = facts.fn
+    s = Sweeps(facts, active_params, program, namer, split=True)
     out = s.cotangents[0] if len(s.cotangents) == 1 else E.Tuple(tuple(s.cotangents))
     inside = s.in_loop | s.targets  # restored by the tape or by the reversed loops themselves
     inside |= set().union(set(), *(writes(x) for x in s.adjoint))  # and what the adjoint code defines itself
-    residuals = [n for n in _free_names(s.adjoint + [Ret(out)]) if n not in s.adjoint_names and n not in inside]
+    residuals = [n for n in free_names(s.adjoint + [Ret(out)]) if n not in s.adjoint_names and n not in inside]
     res = namer.fresh("residuals")
     ret = fn.body[-1]
     lists = [a for a in flatten(ret.value) if isinstance(a, Var) and a.name in s.containers]

@@ -79,7 +79,11 @@ HELPERS.update(
     {
         "unbroadcast": '''def unbroadcast(g, x):
     """Sum g down to the shape of x: the adjoint of NumPy broadcasting x up to g's shape."""
-    shape, g_shape = getattr(x, "shape", ()), getattr(g, "shape", ())
+    shape, g_shape = getattr(x, "shape", None), getattr(g, "shape", ())
+    if shape is None:  # a number, or a list NumPy reads as an array
+        import numpy
+
+        shape = numpy.shape(x)
     if g_shape == shape:
         return g
     if not shape:

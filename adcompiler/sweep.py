@@ -23,7 +23,9 @@ from __future__ import annotations
 
 from . import expr as E
 from . import rules
+from . import values as V
 from .checkpoint import Checkpoints
+from .facts import check_values, mutable_arrays
 from .activity import active, slots
 from .dup import DUP, value_reads
 from .errors import UnsupportedSyntaxError
@@ -46,6 +48,7 @@ from .ir import (
     atom,
     blocks,
     flatten,
+    free_names,
     prim_expr,
     primal_stmt,
     range_expr,
@@ -58,12 +61,15 @@ from .ir import (
 class Sweeps(Checkpoints):
     """Builds both sweeps of one function in dup form; see the module docstring."""
 
-    def __init__(self, fn, active_params: tuple, program, namer, seed=None, split=False):
-        self.fn, self.program, self.namer, self.split = fn, program, namer, split
-        self.containers = program.kinds_of(fn)
-        self.arrays = program.arrays_of(fn)
-        self.mutable = _mutable_arrays(fn, self.arrays)  # written array -> the variable whose adjoint it shares
-        self.act = active(fn, active_params, program.callee_outputs, self.containers | set(self.mutable))
+    def __init__(self, facts, active_params: tuple, program, namer, seed=None, split=False):
+        fn = facts.fn
+        self.fn, self.facts, self.program, self.namer, self.split = fn, facts, program, namer, split
+        self.containers = facts.containers
+        self.arrays = facts.arrays  # may be arrays: their adjoint code is shape-generic
+        self.mutable = mutable_arrays(fn, self.arrays)  # written array -> the variable whose adjoint it shares
+        containers = self.containers | set(self.mutable)
+        self.act = active(fn, active_params, program.outputs_of(facts), containers, facts.shared)
+        check_values(facts, self.act)
         self.shadow: dict = {}  # container variable -> its shadow list of adjoints
         self.shared: dict = {}  # dup copy of a container -> the variable whose shadow it shares
         self.alias: dict = {}  # dup copy -> the primal name it reuses
@@ -187,7 +193,7 @@ class Sweeps(Checkpoints):
         around the read, instead of every element it gives (see ``rereads``)."""
         from .activity import Classes
 
-        classes = Classes(self.fn, self.containers)
+        classes = Classes(self.fn, self.containers, self.facts.shared)
         eqs = [e for e in walk(self.fn.body) if isinstance(e, Eq)]
 
         def touched(prims) -> set:
@@ -344,8 +350,13 @@ class Sweeps(Checkpoints):
         return E.Name(self.acc[name]) if name in self.acc else self.adj.get(name)
 
     def contribute(self, var, c, line: int, out: list, copy: bool = False) -> None:
-        """Add ``c`` to the adjoint of ``var``: accumulate, or define it (once)."""
+        """Add ``c`` to the adjoint of ``var``: accumulate, or define it (once).  A list read as an array
+        (``np.dot(w, xs)``, or a slot holding a list, then arrays) gets the cotangent in its shadow."""
         if c is None or not isinstance(var, Var) or var.name not in self.act:
+            return
+        if var.name in self.containers:
+            shadow = E.Name(self.shadow_of(var.name))
+            out.append(Do(E.Call(self.program.helper("add_into"), (shadow, c)), line))
             return
         if var.name in self.acc:
             if var.name in self.arrays:  # never in place: the adjoint array may be shared
@@ -360,7 +371,7 @@ class Sweeps(Checkpoints):
             self.adj[var.name] = E.Name(self.fresh_adjoint("d_" + var.name))
             out.append(Assign((self.adj[var.name].id,), c, line))
         shaped = isinstance(c, E.Call) and c.func in ("@unbroadcast", "@array_like")  # an array of var's shape
-        if not shaped and any(n in self.zeroes for n in _free_names([Do(c)])):
+        if not shaped and any(n in self.zeroes for n in free_names([Do(c)])):
             self.zeroes.add(self.adj[var.name].id)
 
     def alias_atom(self, a):
@@ -397,7 +408,7 @@ class Sweeps(Checkpoints):
                 if looped:
                     saved = [
                         n
-                        for n in _free_names(code)
+                        for n in free_names(code)
                         if n in self.in_loop and n not in self.adjoint_names and n not in self.targets
                     ]
                     rereads: list = []
@@ -577,12 +588,7 @@ class Sweeps(Checkpoints):
             if z in self.arrays and maybe_number and prim not in rules.PARTIALS and prim not in BROADCASTING:
                 g = E.Call("@array_like", (g, E.Name(z)))  # still the number 0.0 if no use of z ran: give it z's shape
             for a, c in zip(eq.ins, self._merged(eq.ins, rules.vjp(prim, args, E.Name(z), g, list(mask))), strict=True):
-                c = self.unbroadcast(eq, a, c)
-                if c is not None and isinstance(a, Var) and a.name in self.containers and a.name in self.act:
-                    shadow = E.Name(self.shadow_of(a.name))  # np.array([x, y]): the cotangent goes to the list's
-                    out.append(Do(E.Call(self.program.helper("add_into"), (shadow, c)), eq.line))
-                    continue
-                self.contribute(a, c, eq.line, out)
+                self.contribute(a, self.unbroadcast(eq, a, c), eq.line, out)
         return out
 
     def _merged(self, ins, cotangents: list) -> list:
@@ -730,10 +736,11 @@ class Sweeps(Checkpoints):
         gs = [None if v.name in self.containers else self.adjoint_of(v.name) for v in eq.outs]
         shape = self.program.shape(eq.param)
         ct = _expr(rebuild(shape, iter(g if g is not None else E.Num(0.0) for g in gs)))
-        as_list = self.program.callee_kinds(eq.param)[0]  # the callee's view: a list it never reads is a number
+        sig = self.facts.call_sig(eq)
+        as_list = [V.is_seq(a) for a in sig.avals]  # list arguments: their shadows are passed in the primal sweep
         scalars = [a for a, on, lst in zip(eq.ins, mask, as_list, strict=True) if on and not lst]
         names = [self.fresh_adjoint("d_" + a.name) for a in scalars]
-        call = E.Call(self.program.reverse_sweep(eq.param, mask), (E.Name(self.saved_name(eq)), ct))
+        call = E.Call(self.program.reverse_sweep(eq.param, mask, sig), (E.Name(self.saved_name(eq)), ct))
         if not names:
             out.append(Do(call, eq.line))
             return
@@ -838,14 +845,15 @@ class Sweeps(Checkpoints):
         if eq.prim == "call" and eq in self.saved:
             mask = self.mask(eq)
             value = rebuild(self.program.shape(eq.param), iter(v.name for v in eq.outs))
-            as_list = self.program.callee_kinds(eq.param)[0]
+            sig = self.facts.call_sig(eq)
+            as_list = [V.is_seq(a) for a in sig.avals]
             shadows = tuple(
                 E.Name(self.shadow_of(a.name))
                 for a, on, lst in zip(eq.ins, mask, as_list, strict=True)
                 if on and a.name in self.containers and lst
             )
             returned = tuple(self.shadow_of(v.name) for v in eq.outs if v.name in self.containers)
-            sweep = self.program.forward_sweep(eq.param, mask)
+            sweep = self.program.forward_sweep(eq.param, mask, sig)
             targets = (value, returned, self.saved[eq]) if returned else (value, self.saved[eq])
             return [Assign(targets, E.Call(sweep, args + shadows), eq.line)]
         primal = primal_stmt(Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), self.program.primal_name)
@@ -935,37 +943,6 @@ CONTAINER_ADJOINTS = (
 )
 
 
-def _mutable_arrays(fn, arrays) -> dict:
-    """Arrays written in place, with every name for the same object (slot reads, dup copies),
-    each mapped to one representative (the slot, if there is one): they share one adjoint."""
-    parent: dict = {}
-
-    def find(n):
-        while parent.get(n, n) != n:
-            n = parent[n]
-        return n
-
-    written = set()
-    for eq in walk(fn.body):
-        if not isinstance(eq, Eq):
-            continue
-        if eq.prim == "setitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in arrays:
-            written.add(eq.ins[0].name)
-        if eq.prim in (DUP, "read") and isinstance(eq.ins[0], Var) and eq.ins[0].name in arrays:
-            for v in eq.outs:
-                a, b = find(v.name), find(eq.ins[0].name)
-                if a != b:
-                    parent[a] = b  # towards the original (the slot for reads)
-    roots = {find(w) for w in written}
-    names = {
-        n
-        for eq in walk(fn.body)
-        if isinstance(eq, Eq)
-        for n in [v.name for v in eq.outs] + [a.name for a in eq.ins if isinstance(a, Var)]
-    }
-    return {n: find(n) for n in names | set(fn.params) if n in arrays and find(n) in roots}
-
-
 def args_to_atoms(args) -> tuple:
     """Expressions of references back to atoms (after dup copies were renamed)."""
     return tuple(Var(a.id) if isinstance(a, E.Name) else _const(a) for a in args)
@@ -1018,37 +995,3 @@ def _expr(value) -> E.Expr:
     if isinstance(value, tuple):
         return E.Tuple(tuple(_expr(v) for v in value))
     return value
-
-
-def _free_names(stmts: list) -> list:
-    """Names the statements read, in order of first use."""
-    seen: list = []
-
-    def visit(e):
-        if isinstance(e, E.Name):
-            if e.id not in seen:
-                seen.append(e.id)
-        elif isinstance(e, (tuple, list)):
-            for x in e:
-                visit(x)
-        elif isinstance(e, E.Expr):
-            for value in vars(e).values():
-                visit(value)
-
-    for s in stmts:
-        targets = getattr(s, "targets", ()) + ((s.target,) if isinstance(getattr(s, "target", None), E.Expr) else ())
-        visit([t for t in targets if isinstance(t, E.Expr)])
-        for part in (
-            getattr(s, "value", None),
-            getattr(s, "test", None),
-            getattr(s, "iterable", None),
-            getattr(s, "body", None),
-            getattr(s, "orelse", None),
-        ):
-            if isinstance(part, tuple) and part and not isinstance(part[0], E.Expr):
-                for n in _free_names(list(part)):
-                    if n not in seen:
-                        seen.append(n)
-            elif part is not None:
-                visit(part)
-    return seen

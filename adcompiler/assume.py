@@ -1,0 +1,153 @@
+"""What ``adc compile`` assumes of arguments it never sees: their abstract signature, from the
+parameters' annotations, else from how the code uses each parameter.
+
+``def f(x: float, xs: list[float], W: np.ndarray)`` says it outright.  Without annotations a
+parameter the code indexes, measures or appends to is a list (of lists, as deep as it is indexed),
+and a leaf is a number, or, in code that calls NumPy, a number or an array (``Numeric``: the
+derivative code is then the shape-generic one, right for both).
+"""
+
+from __future__ import annotations
+
+import typing
+
+from . import values as V
+from .ir import Const, Eq, Var, walk
+
+LIST_USES = ("getitem", "len", "append", "pop", "list_copy", "sum", "argmax", "argmin", "setitem")
+BUILDS = ("call", "list", "tuple", "list_repeat")
+
+
+def assumed_signature(program, fn) -> V.Sig:
+    """The signature ``adc compile`` generates ``fn``'s derivatives for."""
+    numeric = V.NUMERIC if _uses_numpy(program, fn, set()) else V.FLOAT
+    function = program.dupform(fn)
+    hints = _annotations(fn)
+    avals = []
+    for p in function.params:
+        if p in hints and hints[p] is not None:
+            avals.append(hints[p])
+            continue
+        use = _use(program, function, {p}, {(function.name, p)})
+        if use.arith:  # (x * 2.0)[0]: an array
+            avals.append(V.NUMERIC)
+        elif numeric is V.NUMERIC and not (use.grown or use.records()):
+            avals.append(numeric)  # indexed and measured alone: an array as much as a list; NumPy code takes it for one
+        else:
+            avals.append(use.aval(numeric))
+    return V.Sig(tuple(avals))
+
+
+def _annotations(fn) -> dict:
+    """Abstract values of the annotated parameters (None where the annotation says nothing usable)."""
+    try:
+        hints = typing.get_type_hints(fn)
+    except Exception:  # an annotation that does not evaluate: no assumption from it
+        hints = dict(getattr(fn, "__annotations__", {}))
+    return {p: _from_annotation(h) for p, h in hints.items() if p != "return"}
+
+
+def _from_annotation(hint):
+    if hint in (float, "float"):
+        return V.FLOAT
+    if hint in (int, "int"):
+        return V.INT
+    if getattr(hint, "__name__", "") == "ndarray":
+        return V.Arr(None, "float64")
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is list and len(args) == 1:
+        inner = _from_annotation(args[0])
+        return V.uniform("list", inner) if inner is not None else None
+    if origin is tuple and args and args[-1] is not Ellipsis:
+        items = [_from_annotation(a) for a in args]
+        return V.seq("tuple", items) if None not in items else None
+    return None
+
+
+class _Use:
+    """How the code uses a value: as a list (its elements' uses, at constant positions and at any
+    position), grown as only a list is, or fed to arithmetic whose result is indexed."""
+
+    def __init__(self):
+        self.listed, self.grown, self.arith = False, False, False
+        self.items: dict = {}  # constant index -> the use of the element there
+        self.any = None  # the use of elements read at computed positions
+
+    def merge(self, other: "_Use") -> None:
+        self.listed |= other.listed
+        self.grown |= other.grown
+        self.arith |= other.arith
+        for k, u in other.items.items():
+            self.items.setdefault(k, _Use()).merge(u)
+        if other.any is not None:
+            self.any = self.any or _Use()
+            self.any.merge(other.any)
+
+    def records(self) -> bool:
+        """Whether elements are read at constant positions (``W = layers[l][0]``): a list of records."""
+        return any(u.items or u.records() for u in list(self.items.values()) + [self.any] if u is not None)
+
+    def aval(self, leaf) -> V.Aval:
+        if not self.listed:
+            return leaf
+        if self.items and self.any is None and all(isinstance(k, int) and k >= 0 for k in self.items):
+            n = max(self.items) + 1  # read only at constant positions: a record such as [W, b]
+            return V.seq("list", [self.items[k].aval(leaf) if k in self.items else leaf for k in range(n)])
+        elem = _Use()
+        for u in list(self.items.values()) + ([self.any] if self.any else []):
+            elem.merge(u)
+        return V.uniform("list", elem.aval(leaf))
+
+
+def _use(program, function, names: set, seen: set) -> _Use:
+    """How the values ``names`` hold (with their copies) are used, here and in the functions they are
+    handed to."""
+    eqs = [eq for eq in walk(function.body) if isinstance(eq, Eq)]
+    copies, size = set(names), -1
+    while size != len(copies):
+        size = len(copies)
+        for eq in eqs:
+            if eq.prim in ("dup", "read", "write") and _var(eq.ins[0]) in copies:
+                copies |= {v.name for v in eq.outs}
+    use = _Use()
+    derived, size = set(copies), -1  # what arithmetic computes from it: indexed, it is an array
+    while size != len(derived):
+        size = len(derived)
+        for eq in eqs:
+            if eq.prim not in LIST_USES + BUILDS and any(_var(a) in derived for a in eq.ins):
+                derived |= {v.name for v in eq.outs}
+    use.arith = any(eq.prim in LIST_USES and _var(eq.ins[0]) in derived - copies for eq in eqs)
+    for eq in eqs:
+        if eq.prim == "call":  # handed to a function: used as that function uses it
+            callee = program.dupform(eq.param)
+            for a, q in zip(eq.ins, callee.params):
+                if _var(a) in copies and (callee.name, q) not in seen:
+                    use.merge(_use(program, callee, {q}, seen | {(callee.name, q)}))
+        elif eq.prim in LIST_USES and _var(eq.ins[0]) in copies:
+            use.listed = True
+            use.grown |= eq.prim in ("append", "pop", "list_copy")
+            if eq.prim in ("getitem", "pop") and eq.outs:
+                element = _use(program, function, {eq.outs[0].name}, seen)
+                k = eq.ins[1].value if eq.prim == "getitem" and isinstance(eq.ins[1], Const) else None
+                if isinstance(k, int) and not isinstance(k, bool):
+                    use.items.setdefault(k, _Use()).merge(element)
+                else:
+                    use.any = use.any or _Use()
+                    use.any.merge(element)
+                use.grown |= element.grown
+    return use
+
+
+def _var(a):
+    return a.name if isinstance(a, Var) else None
+
+
+def _uses_numpy(program, fn, seen: set) -> bool:
+    """Whether a function, or one it calls, calls NumPy: only then may its parameters be arrays."""
+    seen.add(fn)
+    for s in walk(program.anf(fn).body):
+        if isinstance(s, Eq) and s.prim.startswith("numpy."):
+            return True
+        if isinstance(s, Eq) and s.prim == "call" and s.param not in seen and _uses_numpy(program, s.param, seen):
+            return True
+    return False

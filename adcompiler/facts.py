@@ -1,0 +1,150 @@
+"""What the analysis knows of one function for one signature, in the form the derivative passes ask.
+
+``infer`` computes an abstract value per variable; ``Facts`` answers the questions the passes put
+to it (which names hold lists, which may hold arrays, which calls have which signature, which
+parameters may share a list), and ``check_values`` refuses, with its location, a value whose kind
+the derivative code would have to guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from . import values as V
+from .errors import UnsupportedSyntaxError
+from .ir import Eq, Function, Var, walk
+from .names import root
+
+
+@dataclass
+class Facts:
+    """The abstract value of every variable of one function (dup form) for one signature."""
+
+    fn: Function
+    sig: V.Sig
+    avals: dict
+    summary: object  # infer.Summary
+    calls: dict = field(default_factory=dict)  # a call's outputs -> the callee's signature there
+
+    def of(self, a) -> V.Aval:
+        """The abstract value of an atom (a constant's from its value)."""
+        if isinstance(a, Var):
+            return self.avals.get(a.name, V.BOTTOM)
+        return V.describe(a.value)
+
+    def call_sig(self, eq: Eq) -> V.Sig:
+        """The signature a call's callee is specialised on."""
+        return self.calls[eq.outs]
+
+    @cached_property
+    def containers(self) -> frozenset:
+        """Names holding lists or tuples (objects whose derivative is a shadow list); of the names the
+        analysis cannot tell (``TOP``: popped off a tape holding both, in derivative code
+        differentiated again), those the code indexes like a list."""
+        return frozenset(n for n, a in self.avals.items() if isinstance(a, V.Seq)) | self._indexed_tops
+
+    @cached_property
+    def arrays(self) -> frozenset:
+        """Names that may hold NumPy arrays: their derivative code is shape-generic (right for a number too)."""
+        tops = frozenset(n for n, a in self.avals.items() if isinstance(a, V.Top)) - self._indexed_tops
+        return frozenset(n for n, a in self.avals.items() if isinstance(a, (V.Arr, V.Numeric))) | tops
+
+    @cached_property
+    def _indexed_tops(self) -> frozenset:
+        """Names of unknown kind that the code uses as lists (indexes, measures, appends to), with
+        their copies."""
+        tops = {n for n, a in self.avals.items() if isinstance(a, V.Top)}
+        found: set = set()
+        eqs = [eq for eq in walk(self.fn.body) if isinstance(eq, Eq)]
+        size = -1
+        while size != len(found):
+            size = len(found)
+            for eq in eqs:
+                first = eq.ins[0].name if eq.ins and isinstance(eq.ins[0], Var) else None
+                if eq.prim in LIST_OPERAND and first in tops:
+                    found.add(first)
+                if eq.prim in ("dup", "read", "write"):
+                    names = [v.name for v in eq.outs] + ([first] if first else [])
+                    if any(n in found for n in names):
+                        found.update(n for n in names if n in tops)
+        return frozenset(found)
+
+    @cached_property
+    def surely_arrays(self) -> frozenset:
+        """Names that hold NumPy arrays for certain."""
+        return frozenset(n for n, a in self.avals.items() if isinstance(a, V.Arr))
+
+    @cached_property
+    def array_params(self) -> frozenset:
+        return frozenset(p for p, a in zip(self.fn.params, self.sig.avals) if V.maybe_array(a))
+
+    @cached_property
+    def holders(self) -> frozenset:
+        """Lists and tuples that may hold arrays (at any depth)."""
+        return frozenset(n for n in self.containers if V.leaves_may_be_arrays(self.avals[n]))
+
+    @cached_property
+    def shared(self) -> tuple:
+        """Pairs of parameters that may reach the same list (the same object passed twice)."""
+        params, alias = self.fn.params, self.sig.alias
+        return tuple((params[i], params[alias[i]]) for i in range(len(params)) if alias[i] != i)
+
+
+def mutable_arrays(fn: Function, arrays) -> dict:
+    """Arrays written in place, with every name for the same object (slot reads, dup copies),
+    each mapped to one representative (the slot, if there is one): they share one adjoint."""
+    parent: dict = {}
+
+    def find(n):
+        while parent.get(n, n) != n:
+            n = parent[n]
+        return n
+
+    written = set()
+    for eq in walk(fn.body):
+        if not isinstance(eq, Eq):
+            continue
+        if eq.prim == "setitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in arrays:
+            written.add(eq.ins[0].name)
+        if eq.prim in ("dup", "read") and isinstance(eq.ins[0], Var) and eq.ins[0].name in arrays:
+            for v in eq.outs:
+                a, b = find(v.name), find(eq.ins[0].name)
+                if a != b:
+                    parent[a] = b  # towards the original (the slot for reads)
+    roots = {find(w) for w in written}
+    names = {
+        n
+        for eq in walk(fn.body)
+        if isinstance(eq, Eq)
+        for n in [v.name for v in eq.outs] + [a.name for a in eq.ins if isinstance(a, Var)]
+    }
+    return {n: find(n) for n in names | set(fn.params) if n in arrays and find(n) in roots}
+
+
+# Primitives that only move a value (copies, list building): a value of unknown kind may pass through them.
+MOVES = ("dup", "read", "write", "list", "tuple", "append", "setitem", "list_copy", "call")
+LIST_OPERAND = ("getitem", "setitem", "append", "pop", "len", "sum", "argmax", "argmin", "list_copy")
+
+
+def check_values(facts: Facts, active) -> None:
+    """Refuse an operation on an active value whose kind the code cannot know (read from a list
+    holding both lists and numbers at a position known only at run time): its adjoint would be a
+    guess.  (Forward mode needs no such knowledge: a tangent mirrors its value whatever it is.)"""
+    for eq in walk(facts.fn.body):
+        if not isinstance(eq, Eq) or eq.prim in MOVES:
+            continue
+        for k, a in enumerate(eq.ins):
+            if isinstance(a, Var) and a.name in active and isinstance(facts.avals.get(a.name), V.Top):
+                if eq.prim in LIST_OPERAND and k == 0:
+                    continue  # indexing it is checked where the element is used
+                source = facts.fn.source
+                text = source.lines.get(eq.line, "")
+                raise UnsupportedSyntaxError(
+                    f"a value that may be a list or a number ({root(a.name)}), read from a list holding both",
+                    "keep numbers and lists in separate lists, or read it at a constant index",
+                    source.filename,
+                    eq.line,
+                    len(text) - len(text.lstrip()),
+                    text,
+                )

@@ -1,0 +1,358 @@
+"""Abstract values: what a value is, known from the arguments' full structure, never guessed.
+
+A specialisation of the generated code is keyed on the *abstract signature* of
+its arguments (``signature``): for every leaf of nested lists and tuples its
+kind (a Python or NumPy number with its dtype, a NumPy array with its ndim and
+dtype), the length of every tuple, and which arguments share a list (the same
+object passed twice).  A list is described by the join of *all* its elements,
+each one looked at, so "uniform" is a fact, not an assumption.
+
+The lattice::
+
+    Num(dtype)        a Python number, or a NumPy scalar (dtype "float32", ...)
+    Arr(ndim, dtype)  a NumPy array (None: not known)
+    Numeric(dtype)    a number or an array, not known which (a join of the two)
+    Seq(kind, items, elem)  a list or tuple: the value at each position when
+                      known (tuples), and the join of every element
+    Static            a value with no derivative: None, a slice, a string, a range
+    TOP               anything (a join of a list and a number); BOTTOM: no value yet
+
+Passes ask these; where one says ``Numeric`` the emitted code is the generic
+one, decided at run time.  Everything here is plain data: it imports nothing
+but the standard library, and NumPy only when a value is a NumPy value.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+MAX_ITEMS = 16  # a longer tuple is described by its elements' join (its length is then not part of the key)
+MAX_DEPTH = 6  # deeper nesting (recursive structures) is widened to TOP
+
+
+class Aval:
+    """Base of the abstract values."""
+
+    def __or__(self, other: "Aval") -> "Aval":
+        return join(self, other)
+
+
+@dataclass(frozen=True)
+class Num(Aval):
+    dtype: str = "float"  # "float" (Python float or NumPy float64), "int", "bool", or a NumPy scalar's dtype
+
+
+@dataclass(frozen=True)
+class Arr(Aval):
+    ndim: int | None = None
+    dtype: str | None = None
+
+
+@dataclass(frozen=True)
+class Numeric(Aval):
+    """A number or an array: code for it must be right for both."""
+
+    dtype: str | None = None
+
+
+@dataclass(frozen=True)
+class Seq(Aval):
+    kind: str | None  # "list", "tuple", or None (either)
+    items: tuple | None  # the value at each position, when the length is known
+    elem: Aval  # the join of every element (BOTTOM for an empty sequence)
+
+
+@dataclass(frozen=True)
+class Static(Aval):
+    """None, a slice, a string, a range, a function: no derivative, never an operand of arithmetic."""
+
+    what: str = ""  # "none", "slice", "ellipsis", "range", "str", or "" (one of these)
+
+
+@dataclass(frozen=True)
+class Top(Aval):
+    """Could be anything: code that reads it as a number or a list is refused with its location."""
+
+
+@dataclass(frozen=True)
+class Bottom(Aval):
+    """No value yet (where a fixed point starts)."""
+
+
+TOP, BOTTOM, STATIC = Top(), Bottom(), Static()
+NONE, SLICE = Static("none"), Static("slice")
+FLOAT, INT, BOOL = Num("float"), Num("int"), Num("bool")
+NUMERIC = Numeric()
+
+
+def seq(kind: str | None, items) -> Seq:
+    """A sequence of known items (widened to its elements' join past MAX_ITEMS)."""
+    items = tuple(items)
+    elem = BOTTOM
+    for a in items:
+        elem = join(elem, a)
+    return Seq(kind, items if len(items) <= MAX_ITEMS else None, elem)
+
+
+def uniform(kind: str | None, elem: Aval) -> Seq:
+    """A sequence of unknown length, every element at most ``elem``."""
+    return Seq(kind, None, elem)
+
+
+# ---- questions passes ask ---------------------------------------------------------------------
+
+
+def is_num(a: Aval) -> bool:
+    return isinstance(a, Num)
+
+
+def is_array(a: Aval) -> bool:
+    return isinstance(a, Arr)
+
+
+def is_numeric(a: Aval) -> bool:
+    """A number or an array or one of the two (what arithmetic takes)."""
+    return isinstance(a, (Num, Arr, Numeric))
+
+
+def maybe_array(a: Aval) -> bool:
+    """Whether the value may be an array (code for it must not assume a number)."""
+    return isinstance(a, (Arr, Numeric, Top))
+
+
+def is_seq(a: Aval) -> bool:
+    return isinstance(a, Seq)
+
+
+def item(a: Aval, index) -> Aval:
+    """The element of a sequence at ``index`` (an int constant, or None for an index known only at run time)."""
+    if not isinstance(a, Seq):
+        return TOP
+    if isinstance(index, int) and not isinstance(index, bool) and a.items is not None:
+        if -len(a.items) <= index < len(a.items):
+            return a.items[index]
+        return BOTTOM  # an IndexError at run time: no value
+    return a.elem if a.elem != BOTTOM else TOP
+
+
+def depth(a: Aval) -> int:
+    if isinstance(a, Seq):
+        return 1 + max([depth(a.elem)] + [depth(i) for i in a.items or ()])
+    return 0
+
+
+def leaves_may_be_arrays(a: Aval) -> bool:
+    """Whether any leaf of a (nested) sequence may be an array."""
+    if isinstance(a, Seq):
+        return any(leaves_may_be_arrays(i) for i in (a.items or ())) or leaves_may_be_arrays(a.elem)
+    return maybe_array(a)
+
+
+# ---- join ---------------------------------------------------------------------------------------
+
+
+def join(a: Aval, b: Aval) -> Aval:
+    """The least abstract value both ``a`` and ``b`` are."""
+    if a == b or isinstance(b, Bottom):
+        return a
+    if isinstance(a, Bottom):
+        return b
+    if isinstance(a, Top) or isinstance(b, Top):
+        return TOP
+    if isinstance(a, Num) and isinstance(b, Num):
+        return Num(_join_dtype(a.dtype, b.dtype) or "float")
+    if isinstance(a, Arr) and isinstance(b, Arr):
+        return Arr(a.ndim if a.ndim == b.ndim else None, a.dtype if a.dtype == b.dtype else None)
+    if is_numeric(a) and is_numeric(b):
+        return Numeric(_join_dtype(getattr(a, "dtype", None), getattr(b, "dtype", None)))
+    if isinstance(a, Seq) and isinstance(b, Arr) or isinstance(a, Arr) and isinstance(b, Seq):
+        return _read_as_array(a if isinstance(a, Seq) else b, b if isinstance(a, Seq) else a)
+    if isinstance(a, Seq) and isinstance(b, Seq):
+        kind = a.kind if a.kind == b.kind else None
+        items = None
+        if a.items is not None and b.items is not None and len(a.items) == len(b.items):
+            items = tuple(join(x, y) for x, y in zip(a.items, b.items))
+        out = Seq(kind, items, join(a.elem, b.elem))
+        return out if depth(out) <= MAX_DEPTH else Seq(kind, None, TOP)
+    if isinstance(a, Static) and isinstance(b, Static):
+        return STATIC  # two different kinds of static value
+    return TOP
+
+
+def _read_as_array(s: Seq, a: Arr) -> Aval:
+    """A list of numbers in a place that also holds arrays (``h = x`` then ``h = np.tanh(...)``): NumPy
+    reads it as an array, and so does the derivative (its cotangent reaches the list's shadow)."""
+    nd, leaf = 0, s
+    while isinstance(leaf, Seq):
+        nd, leaf = nd + 1, leaf.elem
+    if not isinstance(leaf, (Num, Arr)):
+        return TOP
+    if isinstance(leaf, Arr):
+        nd = None if leaf.ndim is None else nd + leaf.ndim
+    return Arr(nd if nd == a.ndim else None, a.dtype)
+
+
+def _join_dtype(a, b):
+    if a == b:
+        return a
+    if {a, b} <= {"float", "int", "bool", "float64"}:
+        return "float"
+    return None
+
+
+# ---- describing run-time values -------------------------------------------------------------------
+
+_FLAT = {}  # frozenset of element types -> the Seq for a list of only those (the common case, no walk)
+
+
+def describe(value, _depth: int = 0) -> Aval:
+    """The abstract value of a run-time value: every element of a list looked at (at C speed for
+    flat lists of Python numbers), tuples item by item."""
+    t = type(value)
+    if t is float:
+        return FLOAT
+    if t is int:
+        return INT
+    if t is bool:
+        return BOOL
+    if t is list or t is tuple:
+        kind = "list" if t is list else "tuple"
+        if _depth >= MAX_DEPTH:
+            return Seq(kind, None, TOP)
+        if t is list or len(value) > MAX_ITEMS:
+            types = frozenset(map(type, value))
+            if types <= _NUMBER_TYPES:  # a flat list of Python numbers: no walk in Python
+                key = (kind, types)
+                if key not in _FLAT:
+                    elem = BOTTOM
+                    for e in types:
+                        elem = join(elem, describe(e()))
+                    _FLAT[key] = Seq(kind, None, elem)
+                return _FLAT[key]
+            items = [describe(e, _depth + 1) for e in value]
+            if len(items) <= MAX_ITEMS and any(i != items[0] for i in items):
+                return seq(kind, items)  # [W, b]: a list used as a record keeps each position's value
+            elem = BOTTOM
+            for i in items:
+                elem = join(elem, i)
+            return Seq(kind, None, elem)
+        return seq(kind, (describe(e, _depth + 1) for e in value))
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        if t is numpy.ndarray:
+            return Arr(value.ndim, value.dtype.name)
+        if isinstance(value, numpy.generic) and isinstance(value, numpy.number | numpy.bool_):
+            return Num("float" if t is numpy.float64 else value.dtype.name)
+    if value is None:
+        return NONE
+    if value is Ellipsis:
+        return Static("ellipsis")
+    if t in (slice, str, range):
+        return Static(t.__name__)
+    return TOP
+
+
+_NUMBER_TYPES = frozenset((float, int, bool))
+
+
+@dataclass(frozen=True)
+class Sig:
+    """The abstract signature of a call: one abstract value per argument, and which arguments may be
+    (or share) the same list: ``alias[i]`` is the first argument in ``i``'s class."""
+
+    avals: tuple
+    alias: tuple = ()
+
+    def __post_init__(self):
+        if not self.alias:
+            object.__setattr__(self, "alias", tuple(range(len(self.avals))))
+
+    def aliased(self, i: int) -> bool:
+        return any(j != i and self.alias[j] == self.alias[i] for j in range(len(self.alias)))
+
+
+def signature(args) -> Sig:
+    """The abstract signature of run-time arguments (see ``Sig``)."""
+    avals = tuple(describe(a) for a in args)
+    if sum(1 for a in avals if _holds_list(a)) < 2:
+        return Sig(avals)
+    return Sig(avals, alias_pattern(args))
+
+
+def alias_pattern(args) -> tuple:
+    """For each argument, the first argument that reaches a list it reaches (itself if none)."""
+    holders = [i for i, a in enumerate(args) if type(a) is list or type(a) is tuple and _has_list(a)]
+    alias = list(range(len(args)))
+    if len(holders) < 2:
+        return tuple(alias)
+    seen: dict = {}  # id of a list -> the first argument reaching it
+    for i in holders:
+        for ident in _list_ids(args[i]):
+            j = seen.setdefault(ident, i)
+            if alias[j] != alias[i]:
+                old, new = alias[i], alias[j]
+                alias = [new if a == old else a for a in alias]
+    return tuple(alias)
+
+
+def _has_list(value) -> bool:
+    """Whether a tuple holds a list (at any depth)."""
+    kinds = set(map(type, value))
+    return list in kinds or tuple in kinds and any(type(e) is tuple and _has_list(e) for e in value)
+
+
+def _holds_list(a: Aval) -> bool:
+    if not isinstance(a, Seq):
+        return False
+    if a.kind != "tuple":
+        return True
+    return any(_holds_list(i) for i in (a.items or (a.elem,)))
+
+
+def _list_ids(value, out=None) -> set:
+    """The ids of every list reachable in a nested list/tuple structure (tuples are not changed in place)."""
+    out = set() if out is None else out
+    if type(value) is list:
+        if id(value) in out:
+            return out
+        out.add(id(value))
+    kinds = set(map(type, value))
+    if list in kinds or tuple in kinds:
+        for e in value:
+            if type(e) is list or type(e) is tuple:
+                _list_ids(e, out)
+    return out
+
+
+# ---- printing -----------------------------------------------------------------------------------
+
+
+def show(a: Aval) -> str:
+    """A short human description: 'a float', 'a (3-D float32) array', 'a list of floats'."""
+    if isinstance(a, Num):
+        return {"float": "a float", "int": "an int", "bool": "a bool"}.get(a.dtype, f"a NumPy {a.dtype}")
+    if isinstance(a, Arr):
+        dims = f"{a.ndim}-D " if a.ndim is not None else ""
+        return f"a {dims}{a.dtype or ''} array".replace("  ", " ")
+    if isinstance(a, Numeric):
+        return "a number or an array"
+    if isinstance(a, Seq):
+        kind = a.kind or "list or tuple"
+        if a.items is not None and a.kind == "tuple":
+            return f"a tuple ({', '.join(show(i) for i in a.items)})"
+        if isinstance(a.elem, Bottom):
+            return f"an empty {kind}"
+        return f"a {kind} of {_plural(a.elem)}"
+    if isinstance(a, Static):
+        return "a value with no derivative"
+    return "a value of unknown kind"
+
+
+def _plural(a: Aval) -> str:
+    text = show(a)
+    for article in ("an ", "a "):
+        if text.startswith(article):
+            text = text[len(article) :]
+            break
+    return text + "s" if not text.endswith(")") else text
