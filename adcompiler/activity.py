@@ -16,19 +16,24 @@ from __future__ import annotations
 from . import rules
 from .dup import DUP
 from .ir import Eq, Function, Return, Var, flatten, walk
+from .runtime import CHANGES
 
-STRUCTURAL = ("call", "custom", DUP, "read", "write", "list", "tuple", "list_copy", "sum")
+STRUCTURAL = ("call", "custom", DUP, "read", "write", "list", "tuple", "list_copy", "sum", "list_concat", "array_sum")
 SLOTS = {
     "getitem": (True, False),
     "pop": (True,),
     "setitem": (True, False, True),
     "append": (True, True),
     "list_repeat": (True, False),
+    "list_times": (True, False),
     "len": (False,),
     "zeros_like": (False,),
     "like": (True, False),
     "add_into": (True, True),
     "add_scalars_into": (True, True),
+    "add_slice_into": (True, True, False),
+    "add_part_into": (True, True, False),
+    "add_tiled_into": (True, True),
     "argmax": (False,),
     "argmin": (False,),
 }
@@ -47,7 +52,7 @@ def slots(eq: Eq) -> tuple:
 
 def targets(eq: Eq) -> tuple:
     """What an equation changes: its outputs, or the list it stores into."""
-    if eq.prim in ("setitem", "append", "add_into", "add_scalars_into"):
+    if eq.prim in ("setitem", "append") + CHANGES:
         return (eq.ins[0],)
     return eq.outs
 
@@ -72,6 +77,8 @@ class Classes:
                 "list",
                 "tuple",
                 "list_repeat",
+                "list_concat",
+                "list_times",
             ):
                 linked = [n for n in names if n in containers]
                 for n in linked[1:]:

@@ -46,6 +46,7 @@ usual: checkpointing changes memory and time, never the derivative.
 from __future__ import annotations
 
 from . import expr as E
+from .runtime import CHANGES
 from .ir import (
     Assign,
     Break,
@@ -64,7 +65,7 @@ from .ir import (
     walk,
 )
 
-CHANGES_LISTS = ("setitem", "append", "pop", "add_into", "add_scalars_into")
+CHANGES_LISTS = ("setitem", "append", "pop") + CHANGES
 
 
 class Checkpoints:

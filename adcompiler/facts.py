@@ -26,6 +26,7 @@ class Facts:
     avals: dict
     summary: object  # infer.Summary
     calls: dict = field(default_factory=dict)  # a call's outputs -> the callee's signature there
+    anf: Function | None = None  # the function in ANF, primitives named for their values (``specialise``)
 
     def of(self, a) -> V.Aval:
         """The abstract value of an atom (a constant's from its value)."""

@@ -42,6 +42,7 @@ from .ir import (
 )
 from .facts import Facts, mutable_arrays
 from .names import Namer
+from .runtime import CHANGES
 
 # Broadcasting operators whose tangent may be one operand's tangent alone, of a smaller shape than the result.
 PASS_THROUGH = ("add", "sub")
@@ -182,7 +183,7 @@ class _Forward:
 
     def container(self, stmt: Eq, ins_t: list) -> list:
         """Tangent lists mirror their lists: built, indexed, stored into and appended to alike."""
-        target = stmt.ins[0] if stmt.prim in ("setitem", "append", "add_into", "add_scalars_into") else stmt.outs[0]
+        target = stmt.ins[0] if stmt.prim in ("setitem", "append") + CHANGES else stmt.outs[0]
         if stmt.prim == "pop" and ins_t[0] is not None and target.name not in self.act:
             return [Do(E.Method(ins_t[0], "pop", ()), stmt.line)]  # keep the tangent list in step
         if target.name not in self.act:
@@ -198,10 +199,11 @@ class _Forward:
             stmt.prim in ("getitem", "sum", "pop") and ins_t[0] is None
         ):  # a list_copy may be written into: it gets zeros
             return []
-        if stmt.prim in ("add_into", "add_scalars_into"):
+        if stmt.prim in CHANGES:  # linear in what they add: the same on the tangents
             if ins_t[0] is None or ins_t[1] is None:
                 return []
-            return [Do(E.Call(self.program.helper(stmt.prim), (ins_t[0], ins_t[1])), stmt.line)]
+            rest = tuple(atom(a) for a in stmt.ins[2:])
+            return [Do(E.Call(self.program.helper(stmt.prim), (ins_t[0], ins_t[1]) + rest), stmt.line)]
         if stmt.prim == "zeros_like":
             value = E.Call(self.program.helper("zeros_like"), (atom(stmt.ins[0]),))
         elif stmt.prim == "like":
@@ -269,6 +271,8 @@ CONTAINER_RULES = {
     "tuple": lambda args, ts: E.Tuple(tuple(ts)),
     "list_copy": lambda args, ts: E.Call("list", (ts[0],)),
     "list_repeat": lambda args, ts: E.BinOp("*", E.List((ts[0],)), args[1]),
+    "list_concat": lambda args, ts: E.BinOp("+", ts[0], ts[1]),
+    "list_times": lambda args, ts: E.BinOp("*", ts[0], args[1]),
     "getitem": lambda args, ts: E.Subscript(ts[0], args[1]),
     "pop": lambda args, ts: E.Method(ts[0], "pop", ()),
     "sum": lambda args, ts: E.Call("sum", (ts[0],)),
@@ -278,6 +282,7 @@ CONTAINER_RULES = {
     "like": None,
     "add_into": None,
     "add_scalars_into": None,
+    "add_slice_into": None,
 }
 
 

@@ -20,6 +20,7 @@ from .activity import varied
 from .errors import UnsupportedSyntaxError
 from .facts import Facts, mutable_arrays
 from .infer import Analyser
+from .specialise import specialise
 from .inplace import check_in_place
 from .ir import Var, calls, flatten, to_def
 from .names import GENERATED_BUILTINS, Namer, Namespace
@@ -119,6 +120,8 @@ class Program:
         key = (fn, sig)
         if key not in self._checked:
             self._checked.add(key)
+            facts.fn = specialise(facts.fn, facts.of)
+            facts.anf = specialise(self.anf(fn), facts.of)
             try:
                 check_in_place(facts.fn, facts.arrays, facts.containers, facts.array_params, facts.holders)
             except Exception:
@@ -129,10 +132,10 @@ class Program:
     def callee_outputs(self, fn, mask, sig: V.Sig) -> tuple:
         """Which outputs of ``fn`` vary when the arguments in ``mask`` do, then which list parameters it fills
         with varying values (all of them, within a recursion)."""
-        f = self.dupform(fn)
         key = (fn, mask, sig)
-        leaves = flatten(f.body[-1].value)
         facts = self.facts(fn, sig)
+        f = facts.fn
+        leaves = flatten(f.body[-1].value)
         lists = tuple(p in facts.containers for p in f.params)
         if key in self._outputs:
             return self._outputs[key] or (True,) * len(leaves) + lists
@@ -238,7 +241,7 @@ class Program:
         facts = self.facts(fn, sig)
         before = len(self.queue)
         if kind == "forward":
-            defs = [forward.forward(self.anf(fn), facts, names[0], params, self, namer)]
+            defs = [forward.forward(facts.anf, facts, names[0], params, self, namer)]
         elif kind == "fused":
             defs = [reverse.fused(facts, names[0], params, self, namer)]
         elif kind in ("grad", "value_and_grad"):

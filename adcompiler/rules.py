@@ -138,6 +138,7 @@ PRIMS.update(
         builtins.round: "round",
         builtins.int: "int",
         builtins.float: "float",
+        builtins.slice: "slice",
         builtins.max: "max",
         builtins.min: "min",
     }
@@ -232,7 +233,7 @@ def jvp(prim: str, args: list, out: Expr, tangents: list) -> Expr | None:
     if prim in FORWARD:
         return FORWARD[prim](*args, out, *tangents)
     if prim in N.LINEAR:
-        return None if tangents[0] is None else Call(prim, (tangents[0],) + tuple(args[1:]))
+        return None if tangents[0] is None else Call(N.CALLED.get(prim, prim), (tangents[0],) + tuple(args[1:]))
     if prim in N.BILINEAR:
         a, b = args
         da, db = tangents

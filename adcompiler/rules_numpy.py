@@ -125,7 +125,9 @@ LINEAR = {
     "numpy.cumsum": lambda g, x, z, axis: np_("flip")(np_("cumsum")(np_("flip")(g, axis), axis), axis),
     "numpy.trace": lambda g, x, z: g * np_("eye")(Subscript(shape_of(x), Num(0)), Subscript(shape_of(x), Num(1))),
     "numpy.diag": lambda g, x, z: np_("diag")(g),
+    "array_sum": lambda g, x, z: unreduce(g, x, Num(0), Num(False)),  # Python's sum(x): over the first axis
 }
+CALLED = {"array_sum": "sum"}  # how a primitive is called in generated code, where not by its name
 # Bilinear: the tangent is op(da, b) + op(a, db).
 BILINEAR = {
     "numpy.dot": (lambda g, a, b: matmul_vjp_a(g, a, b), lambda g, a, b: matmul_vjp_b(g, a, b)),

@@ -56,7 +56,26 @@ HELPERS = {
     """acc[k] += src[k] for the number elements (list elements are shared, not copied)."""
     for k in range(len(acc)):
         if not isinstance(acc[k], list):
-            acc[k] += src[k]
+            acc[k] = acc[k] + src[k]
+''',
+    "add_part_into": '''def add_part_into(acc, whole, start):
+    """acc[j] += whole[start + j] for the number elements: the adjoint of a list in a concatenation."""
+    for j in range(len(acc)):
+        if not isinstance(acc[j], list):
+            acc[j] = acc[j] + whole[start + j]
+''',
+    "add_tiled_into": '''def add_tiled_into(acc, whole):
+    """acc[j % len(acc)] += whole[j] for the number elements: the adjoint of the repetition xs * n."""
+    for j in range(len(whole)):
+        k = j % len(acc)
+        if not isinstance(acc[k], list):
+            acc[k] = acc[k] + whole[j]
+''',
+    "add_slice_into": '''def add_slice_into(acc, part, index):
+    """acc[index] += part for the number elements: the adjoint of the list slice xs[index]."""
+    for k, j in enumerate(range(len(acc))[index]):
+        if not isinstance(acc[j], list):
+            acc[j] = acc[j] + part[k]
 ''',
     "like": '''def like(shadow, x):
     """The shadow list of x turned into x's structure (tuples where x has tuples)."""
@@ -72,7 +91,13 @@ HELPERS = {
 
 # Helpers are primitives when generated code is itself differentiated: what each makes or changes.
 MAKES = ("zeros_like", "like")  # return a new (shadow) structure
-CHANGES = ("add_into", "add_scalars_into")  # add their second argument into their first, in place
+CHANGES = (
+    "add_into",
+    "add_scalars_into",
+    "add_slice_into",
+    "add_part_into",
+    "add_tiled_into",
+)  # add their second argument into their first, in place
 INERT = ("reject_ints", "argmax", "argmin")  # no derivative at all
 
 HELPERS.update(

@@ -26,6 +26,7 @@ from . import rules
 from . import values as V
 from .checkpoint import Checkpoints
 from .facts import check_values, mutable_arrays
+from .runtime import CHANGES
 from .activity import active, slots
 from .dup import DUP, value_reads
 from .errors import UnsupportedSyntaxError
@@ -199,7 +200,7 @@ class Sweeps(Checkpoints):
         def touched(prims) -> set:
             return {classes.find(a.name) for e in eqs if e.prim in prims for a in e.ins if isinstance(a, Var)}
 
-        changed = touched(("setitem", "pop", "call", "custom", "add_into", "add_scalars_into"))
+        changed = touched(("setitem", "pop", "call", "custom") + CHANGES)
         appended = touched(("append",))
         found: dict = {}
 
@@ -672,6 +673,9 @@ class Sweeps(Checkpoints):
         ):
             acc, src = (E.Name(self.shadow_of(a.name)) for a in eq.ins)
             return [Do(E.Call(self.program.helper(eq.prim), (src, acc)), eq.line)]
+        if eq.prim == "add_slice_into" and all(isinstance(a, Var) and a.name in self.act for a in eq.ins[:2]):
+            acc, src = (E.Name(self.shadow_of(a.name)) for a in eq.ins[:2])  # part's adjoint: acc's at index
+            return [Do(E.Call(self.program.helper("add_into"), (src, E.Subscript(acc, self.ref(eq.ins[2])))), eq.line)]
         return []
 
     def scalar(self, a) -> bool:
@@ -680,11 +684,17 @@ class Sweeps(Checkpoints):
     def container_adjoint(self, eq: Eq) -> list:
         """Adjoints of list primitives: element adjoints live in the shadow lists."""
         out: list = []
+        if eq.prim == "list_concat":
+            return self.concat_adjoint(eq)
         target = eq.ins[0] if eq.prim in ("setitem", "append", "getitem", "sum", "list_copy", "pop") else eq.outs[0]
         if not isinstance(target, Var) or target.name not in self.act:
             return out
         d = E.Name(self.shadow_of(target.name))
-        if eq.prim == "getitem" and self.scalar(eq.outs[0]) and self.adjoint_of(eq.outs[0].name) is not None:
+        if eq.prim == "getitem" and self.facts.of(eq.ins[1]) == V.SLICE:  # xs[a:b]: a new list of xs's elements
+            if eq.outs[0].name in self.act:
+                part = E.Name(self.shadow_of(eq.outs[0].name))
+                out.append(Do(E.Call(self.program.helper("add_slice_into"), (d, part, self.ref(eq.ins[1]))), eq.line))
+        elif eq.prim == "getitem" and self.scalar(eq.outs[0]) and self.adjoint_of(eq.outs[0].name) is not None:
             out.append(AugAssign(E.Subscript(d, self.ref(eq.ins[1])), "+", self.adjoint_of(eq.outs[0].name), eq.line))
         elif (
             eq.prim == "setitem"
@@ -713,6 +723,9 @@ class Sweeps(Checkpoints):
                     self.contribute(a, E.Subscript(d, E.Num(k)), eq.line, out, copy=True)
         elif eq.prim == "list_repeat" and self.scalar(eq.ins[0]):
             self.contribute(eq.ins[0], E.Call("sum", (d,)), eq.line, out)
+        elif eq.prim == "list_times" and eq.ins[0].name in self.act:
+            source = E.Name(self.shadow_of(eq.ins[0].name))
+            out.append(Do(E.Call(self.program.helper("add_tiled_into"), (source, d)), eq.line))
         elif eq.prim == "list_copy" and eq.outs[0].name in self.act:
             out.append(
                 Do(
@@ -724,6 +737,21 @@ class Sweeps(Checkpoints):
             k = self.namer.fresh("k")
             body = (AugAssign(E.Subscript(d, E.Name(k)), "+", self.adjoint_of(eq.outs[0].name), eq.line),)
             out.append(ForS(k, E.Call("range", (E.Call("len", (d,)),)), body, eq.line))
+        return out
+
+    def concat_adjoint(self, eq: Eq) -> list:
+        """``u = a + b`` of lists: u's number adjoints go back to a's (from the start) and b's (after a's)."""
+        out: list = []
+        if eq.outs[0].name not in self.act:
+            return out
+        whole = E.Name(self.shadow_of(eq.outs[0].name))
+        a, b = eq.ins
+        for part, start in ((a, E.Num(0)), (b, None)):
+            if isinstance(part, Var) and part.name in self.act:
+                d = E.Name(self.shadow_of(part.name))
+                if start is None:  # the shadows have their lengths of then: lists grown since have been popped
+                    start = E.BinOp("-", E.Call("len", (whole,)), E.Call("len", (d,)))
+                out.append(Do(E.Call(self.program.helper("add_part_into"), (d, whole, start)), eq.line))
         return out
 
     def call_adjoint(self, eq: Eq, out: list) -> None:
@@ -892,6 +920,10 @@ class Sweeps(Checkpoints):
             value = E.List(tuple(self.shadow_value(a) for a in eq.ins))
         elif eq.prim == "list_repeat":  # [r] * n repeats r itself: its shadow repeats r's shadow
             value = E.BinOp("*", E.List((self.shadow_value(eq.ins[0]),)), args[1])
+        elif eq.prim == "list_concat":  # a new list of both lists' elements: a new shadow of both shadows'
+            value = E.BinOp("+", *(self.shadow_of_list(a) for a in eq.ins))
+        elif eq.prim == "list_times":
+            value = E.BinOp("*", self.shadow_of_list(eq.ins[0]), args[1])
         elif eq.prim == "list_copy":  # a copy of a list whose elements are constants starts with zero adjoints
             source = eq.ins[0].name
             value = (
@@ -906,6 +938,12 @@ class Sweeps(Checkpoints):
         else:
             return []
         return [Assign((out,), value, eq.line)]
+
+    def shadow_of_list(self, a) -> E.Expr:
+        """The shadow of a list operand: its own, or zeros shaped like it where it is constant."""
+        if isinstance(a, Var) and a.name in self.act:
+            return E.Name(self.shadow_of(a.name))
+        return E.Call(self.program.helper("zeros_like"), (self.ref(a),))
 
     def shadow_value(self, a) -> E.Expr:
         """What a shadow list holds for a stored value: its shadow if it is a list, else a zero adjoint."""
@@ -924,7 +962,7 @@ class Sweeps(Checkpoints):
         return _expr(rebuild(ret.value, iter(refs)))
 
 
-HELPERS = ("zeros_like", "like", "add_into", "add_scalars_into", "reject_ints")
+HELPERS = ("zeros_like", "like", "reject_ints") + CHANGES
 BROADCASTING = ("add", "sub", "mul", "truediv", "pow", "mod", "numpy.arctan2", "numpy.hypot", "numpy.power")
 BROADCASTING += ("numpy.logaddexp", "numpy.maximum", "numpy.minimum", "numpy.where", "numpy.clip")
 CONTAINER_ADJOINTS = (
@@ -935,6 +973,8 @@ CONTAINER_ADJOINTS = (
     "list",
     "tuple",
     "list_repeat",
+    "list_concat",
+    "list_times",
     "list_copy",
     "sum",
     "len",

@@ -1,0 +1,53 @@
+"""ANF or dup form + abstract values -> the same program with each primitive named for what it
+applies to: Python's ``+`` of two lists is ``list_concat``, ``xs * n`` of a list is ``list_times``,
+``sum`` of an array is ``array_sum`` (each printed as the user wrote it).  Syntax cannot tell these apart; the arguments' abstract
+values can, so the derivative passes pick a rule by the primitive's name and never guess.
+
+Only primitive names change (no variable is added or removed), so the abstract values of the
+program before stay those of the program after.
+"""
+
+from __future__ import annotations
+
+from . import values as V
+from .ir import COMPOUND, Eq, For, Function, If, While
+
+
+def specialise(fn: Function, of) -> Function:
+    """``fn`` with value-specific primitives; ``of(atom)`` gives an atom's abstract value."""
+
+    def eq(e: Eq) -> Eq:
+        ins = [of(a) for a in e.ins]
+        prim = _prim(e, ins)
+        if prim == e.prim:
+            return e
+        args = e.ins[::-1] if prim == "list_times" and isinstance(ins[1], V.Seq) else e.ins  # (xs, n)
+        return Eq(e.outs, prim, args, e.line, e.param)
+
+    def block(stmts) -> tuple:
+        out = []
+        for s in stmts:
+            if isinstance(s, Eq):
+                out.append(eq(s))
+            elif isinstance(s, If):
+                out.append(If(s.test, block(s.body), block(s.orelse), s.line))
+            elif isinstance(s, For):
+                out.append(For(s.target, s.start, s.stop, s.step, block(s.body), s.line))
+            elif isinstance(s, While):
+                out.append(While(block(s.header), s.test, block(s.body), s.line))
+            else:
+                out.append(s)
+        return tuple(out)
+
+    assert COMPOUND == (If, For, While)
+    return fn.with_body(block(fn.body))
+
+
+def _prim(e: Eq, ins: list) -> str:
+    if e.prim == "add" and all(isinstance(a, V.Seq) for a in ins):
+        return "list_concat"
+    if e.prim == "mul" and any(isinstance(a, V.Seq) for a in ins) and any(isinstance(a, V.Num) for a in ins):
+        return "list_times"
+    if e.prim == "sum" and isinstance(ins[0], (V.Arr, V.Numeric)):
+        return "array_sum"
+    return e.prim
