@@ -39,6 +39,12 @@ class Expr:
     def __rtruediv__(self, other):
         return div(lift(other), self)
 
+    def __floordiv__(self, other):
+        return BinOp("//", self, lift(other))
+
+    def __rfloordiv__(self, other):
+        return BinOp("//", lift(other), self)
+
     def __pow__(self, other):
         return power(self, lift(other))
 

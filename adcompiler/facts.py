@@ -38,6 +38,22 @@ class Facts:
         """The signature a call's callee is specialised on."""
         return self.calls[eq.outs]
 
+    def may_raise(self, eq: Eq) -> bool:
+        """Whether evaluating ``eq`` may raise for arguments of these values (a domain error, a
+        division by zero, an index out of range, arrays of shapes that do not broadcast): such a
+        primal line runs in derivative code even where its value is not needed, so a derivative
+        never succeeds where its primal fails."""
+        ins = [self.of(a) for a in eq.ins]
+        if eq.prim in NEVER_RAISE:
+            return False
+        if all(isinstance(a, (V.Num, V.Static)) for a in ins):
+            return eq.prim not in SAFE_ON_NUMBERS
+        if eq.prim in SAFE_ON_ARRAYS or eq.prim in SAFE_ON_NUMBERS and eq.prim not in BROADCAST_PAIRS:
+            return False
+        if eq.prim in BROADCAST_PAIRS or eq.prim.startswith("numpy."):
+            return sum(1 for a in ins if isinstance(a, (V.Arr, V.Numeric, V.Seq)) and getattr(a, "ndim", 1) != 0) > 1
+        return True
+
     @cached_property
     def containers(self) -> frozenset:
         """Names holding lists or tuples (objects whose derivative is a shadow list); of the names the
@@ -122,6 +138,23 @@ def mutable_arrays(fn: Function, arrays) -> dict:
     }
     return {n: find(n) for n in names | set(fn.params) if n in arrays and find(n) in roots}
 
+
+# What cannot raise: moving values, building lists and tuples, measuring them.
+NEVER_RAISE = ("dup", "read", "write", "list", "tuple", "list_copy", "list_concat", "len", "range", "slice", "not")
+NEVER_RAISE += ("numpy.shape", "numpy.ndim", "numpy.size", "lt", "le", "gt", "ge", "eq", "ne")
+# On Python numbers: arithmetic and the functions defined (and finite) everywhere.
+SAFE_ON_NUMBERS = ("add", "sub", "mul", "neg", "pos", "abs", "max", "min", "float", "math.fabs", "math.sin")
+SAFE_ON_NUMBERS += ("math.cos", "math.tan", "math.atan", "math.atan2", "math.tanh", "math.erf", "math.erfc")
+SAFE_ON_NUMBERS += ("math.hypot", "math.asinh", "sum", "array_sum")
+# On arrays: NumPy's elementwise functions (a domain error is a NaN and a warning), reductions, shape queries.
+SAFE_ON_ARRAYS = tuple(f"numpy.{n}" for n in ("sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh"))
+SAFE_ON_ARRAYS += tuple(f"numpy.{n}" for n in ("tanh", "exp", "expm1", "log", "log1p", "log2", "log10", "sqrt"))
+SAFE_ON_ARRAYS += tuple(f"numpy.{n}" for n in ("square", "abs", "absolute", "negative", "positive", "sign"))
+SAFE_ON_ARRAYS += tuple(f"numpy.{n}" for n in ("sum", "mean", "prod", "copy", "transpose", "ravel", "cumsum"))
+SAFE_ON_ARRAYS += ("numpy.linalg.norm", "neg", "pos", "numpy.array", "numpy.asarray", "numpy.zeros_like")
+SAFE_ON_ARRAYS += ("numpy.ones_like", "array_sum")
+# Elementwise with two operands: safe unless two of them are arrays (whose shapes may not broadcast).
+BROADCAST_PAIRS = ("add", "sub", "mul", "truediv", "pow", "mod", "floordiv", "matmul", "max", "min")
 
 # Primitives that only move a value (copies, list building): a value of unknown kind may pass through them.
 MOVES = ("dup", "read", "write", "list", "tuple", "append", "setitem", "list_copy", "call")

@@ -11,6 +11,8 @@ own forward function, which returns the value and its tangent.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from . import expr as E
 from . import rules
 from .activity import active, slots
@@ -128,6 +130,8 @@ class _Forward:
 
     def eq(self, stmt: Eq) -> list:
         primal = primal_stmt(stmt, self.program.primal_name)
+        if isinstance(primal, Assign) and self.facts.may_raise(stmt):
+            primal = replace(primal, effect=True)
         ins_t = [self.tangent.get(a.name) if isinstance(a, Var) else None for a in stmt.ins]
         if stmt.prim in CONTAINER_RULES:
             return [primal] + self.container(stmt, ins_t)

@@ -378,6 +378,8 @@ LIKE_ARGUMENT = {  # runtime helpers of generated code: their result is shaped l
     "scatter_add": 1,
     "matmul_vjp_a": 1,
     "matmul_vjp_b": 2,
+    "dot_vjp_a": 1,
+    "dot_vjp_b": 2,
     "prod_vjp": 1,
     "inner_vjp_a": 1,
     "inner_vjp_b": 2,
@@ -441,6 +443,8 @@ def transfer(eq: Eq, ins: list) -> list:
         if prim == "unbroadcast" and isinstance(like, V.Num):
             return [like]
         return [like]
+    if prim == "linspace_vjp":
+        return [ins[2 + eq.ins[1].value] if isinstance(eq.ins[1], Const) else V.NUMERIC]
     if prim == "array_like":
         return [ins[1] if isinstance(ins[1], V.Arr) else V.join(ins[0], ins[1])]
     if prim == "unjoin":

@@ -140,7 +140,7 @@ def _substitute(s, name: str, value):
     """``s`` with its one read of ``name`` replaced by ``value``."""
     if isinstance(s, Assign):
         targets = tuple(_replace(t, name, value) if isinstance(t, E.Expr) else t for t in s.targets)
-        return Assign(targets, _replace(s.value, name, value), s.line)
+        return Assign(targets, _replace(s.value, name, value), s.line, s.effect)
     if isinstance(s, AugAssign):
         target = _replace(s.target, name, value) if isinstance(s.target, E.Expr) else s.target
         return AugAssign(target, s.op, _replace(s.value, name, value), s.line)

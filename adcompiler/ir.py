@@ -130,6 +130,7 @@ class Assign:
     targets: tuple
     value: E.Expr
     line: int = 0
+    effect: bool = False  # a primal line that may raise: it runs even where its value is not needed
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,8 @@ def _sign(x):
 
 
 def _pow_base(x, y, z):
-    return y * x ** (y - 1)
+    """y x**(y-1), and 0 where y == 0 (x**0 is 1 everywhere: 0 * 0**-1 would raise at x = 0)."""
+    return where(ne(y, 0), y * x ** (y - 1), 0.0)
 
 
 def _pow_exponent(x, y, z):
@@ -195,7 +196,7 @@ def differentiable_slots(prim: str, nargs: int) -> tuple:
     if prim in HELPER_RULES:
         return tuple(i in HELPER_RULES[prim][1] for i in range(nargs))
     if prim in FORWARD:
-        return (True,) * nargs
+        return N.SLOTS.get(prim, (True,) * nargs)
     if prim in N.LINEAR or prim in N.REDUCE_EXTREME or prim in N.PRODUCT:
         return (True,) + (False,) * (nargs - 1)
     if prim in N.BILINEAR:
@@ -325,9 +326,12 @@ HELPER_RULES = {
     "scatter_add": ("linear", (0, 3)),
     "matmul_vjp_a": ("bilinear", (0, 2)),
     "matmul_vjp_b": ("bilinear", (0, 1)),
+    "dot_vjp_a": ("bilinear", (0, 2)),
+    "dot_vjp_b": ("bilinear", (0, 1)),
     "unjoin": ("linear", (0,)),
     "prod_vjp": ("linear", (0,)),
     "einsum_vjp": ("bilinear", (0, 3, 4, 5, 6, 7)),
+    "linspace_vjp": ("linear", (0,)),
     "inner_vjp_a": ("bilinear", (0, 2)),
     "inner_vjp_b": ("bilinear", (0, 1)),
 }

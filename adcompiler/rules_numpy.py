@@ -73,18 +73,36 @@ PARTIALS.update(
     {
         "numpy.arctan2": (lambda y, x, z: x / (x * x + y * y), lambda y, x, z: -y / (x * x + y * y)),
         "numpy.hypot": (lambda x, y, z: x / _nonzero(z), lambda x, y, z: y / _nonzero(z)),  # 0 at the origin
-        "numpy.power": (lambda x, y, z: y * x ** (y - 1), lambda x, y, z: z * log(npwhere(gt(x, 0), x, 1.0))),
+        "numpy.power": (
+            lambda x, y, z: y * x ** _exponent_less_one(y),  # 0 where y == 0 (x**0 is 1 everywhere)
+            lambda x, y, z: z * log(npwhere(gt(x, 0), x, 1.0)),
+        ),
         "numpy.logaddexp": (lambda a, b, z: exp(a - z), lambda a, b, z: exp(b - z)),
         "numpy.copy": (lambda x, z: Num(1),),
         "numpy.array": (lambda x, z: Num(1),),
         "numpy.asarray": (lambda x, z: Num(1),),
         "numpy.clip": (
-            lambda x, lo, hi, z: npwhere(logical_and(compare(">=", x, lo), compare("<=", x, hi)), 1.0, 0.0),
+            lambda x, lo, hi, z: _inside(x, lo, hi),
             lambda x, lo, hi, z: npwhere(lt(x, lo), 1.0, 0.0),
             lambda x, lo, hi, z: npwhere(gt(x, hi), 1.0, 0.0),
         ),
     }
 )
+
+
+def _exponent_less_one(y):
+    """y - 1 where y != 0, else 1: x ** that is finite at x = 0 when y is 0 (its factor y is 0 there)."""
+    if isinstance(y, Num) and y.text is None and isinstance(y.value, (int, float)):
+        return Num(y.value - 1 if y.value != 0 else 1)
+    return npwhere(Call("numpy.not_equal", (y, Num(0))), y - 1, 1.0)
+
+
+def _inside(x, lo, hi):
+    """1 where lo <= x <= hi, else 0: clip's derivative in x (a bound of None is no bound)."""
+    tests = [compare(op, x, b) for op, b in ((">=", lo), ("<=", hi)) if not (isinstance(b, Num) and b.value is None)]
+    if not tests:
+        return Num(1)
+    return npwhere(tests[0] if len(tests) == 1 else logical_and(*tests), 1.0, 0.0)
 
 
 def _nonzero(z):
@@ -98,12 +116,31 @@ FORWARD = {
     "numpy.minimum": lambda a, b, z, da, db: npwhere(lt(b, a), db or 0.0, da or 0.0),
     "numpy.where": lambda c, a, b, z, dc, da, db: npwhere(c, da or 0.0, db or 0.0),
     "numpy.linalg.norm": lambda x, z, dx: IfExp(z, np_("sum")(x * dx) / z, Num(0.0)),  # 0 at the zero vector
+    # constructors linear in their values: the same constructor of the tangents
+    "numpy.linspace": lambda a, b, n, e, z, da, db, dn, de: np_("linspace")(da or 0.0, db or 0.0, n, e),
+    "numpy.full": lambda shape, v, dtype, z, ds, dv, dd: Call("numpy.full", (shape, dv, dtype)),
+    "numpy.full_like": lambda x, v, dtype, z, dx, dv, dd: Call("numpy.full_like", (x, dv, dtype)),
 }
 REVERSE = {
     "numpy.maximum": lambda a, b, z, g: (npwhere(gt(b, a), 0.0, g), npwhere(gt(b, a), g, 0.0)),
     "numpy.minimum": lambda a, b, z, g: (npwhere(lt(b, a), 0.0, g), npwhere(lt(b, a), g, 0.0)),
     "numpy.where": lambda c, a, b, z, g: (None, npwhere(c, g, 0.0), npwhere(c, 0.0, g)),
     "numpy.linalg.norm": lambda x, z, g: (IfExp(z, g * x / z, Call("numpy.zeros_like", (x,))),),
+    "numpy.linspace": lambda a, b, n, e, z, g: (
+        _h("linspace_vjp")(g, Num(0), a, b, n, e),
+        _h("linspace_vjp")(g, Num(1), a, b, n, e),
+        None,
+        None,
+    ),
+    "numpy.full": lambda shape, v, dtype, z, g: (None, _h("unbroadcast")(g, v), None),
+    "numpy.full_like": lambda x, v, dtype, z, g: (None, _h("unbroadcast")(g, v), None),
+}
+# Which arguments of a FORWARD/REVERSE rule the output depends on (all of them where not listed).
+SLOTS = {
+    "numpy.linspace": (True, True, False, False),
+    "numpy.full": (False, True, False),
+    "numpy.full_like": (False, True, False),
+    "numpy.where": (False, True, True),
 }
 
 # Linear in their first argument (the rest are static: axes, shapes): tangent = same op on the tangent.
@@ -122,7 +159,9 @@ LINEAR = {
     "numpy.squeeze": lambda g, x, z, axis: reshape(g, shape_of(x)),
     "numpy.swapaxes": lambda g, x, z, a1, a2: np_("swapaxes")(g, a1, a2),
     "numpy.broadcast_to": lambda g, x, z, shape: Call("@unbroadcast", (g, x)),
-    "numpy.cumsum": lambda g, x, z, axis: np_("flip")(np_("cumsum")(np_("flip")(g, axis), axis), axis),
+    "numpy.cumsum": lambda g, x, z, axis: reshape(
+        np_("flip")(np_("cumsum")(np_("flip")(g, axis), axis), axis), shape_of(x)
+    ),
     "numpy.trace": lambda g, x, z: g * np_("eye")(Subscript(shape_of(x), Num(0)), Subscript(shape_of(x), Num(1))),
     "numpy.diag": lambda g, x, z: np_("diag")(g),
     "array_sum": lambda g, x, z: unreduce(g, x, Num(0), Num(False)),  # Python's sum(x): over the first axis
@@ -130,7 +169,7 @@ LINEAR = {
 CALLED = {"array_sum": "sum"}  # how a primitive is called in generated code, where not by its name
 # Bilinear: the tangent is op(da, b) + op(a, db).
 BILINEAR = {
-    "numpy.dot": (lambda g, a, b: matmul_vjp_a(g, a, b), lambda g, a, b: matmul_vjp_b(g, a, b)),
+    "numpy.dot": (lambda g, a, b: _h("dot_vjp_a")(g, a, b), lambda g, a, b: _h("dot_vjp_b")(g, a, b)),
     "numpy.matmul": (lambda g, a, b: matmul_vjp_a(g, a, b), lambda g, a, b: matmul_vjp_b(g, a, b)),
     "matmul": (lambda g, a, b: matmul_vjp_a(g, a, b), lambda g, a, b: matmul_vjp_b(g, a, b)),  # a @ b
     "numpy.inner": (lambda g, a, b: _h("inner_vjp_a")(g, a, b), lambda g, a, b: _h("inner_vjp_b")(g, a, b)),
@@ -170,6 +209,9 @@ SIGNATURES.update(
         "numpy.swapaxes": (("a", None), ("axis1", None), ("axis2", None)),
         "numpy.broadcast_to": (("array", None), ("shape", None)),
         "numpy.cumsum": (("a", None), ("axis", Num(None))),
+        "numpy.linspace": (("start", None), ("stop", None), ("num", Num(50)), ("endpoint", Num(True))),
+        "numpy.full": (("shape", None), ("fill_value", None), ("dtype", Num(None))),
+        "numpy.full_like": (("a", None), ("fill_value", None), ("dtype", Num(None))),
         "numpy.trace": (("a", None),),
         "numpy.diag": (("v", None),),
         "numpy.dot": (("a", None), ("b", None)),
@@ -199,7 +241,7 @@ METHODS = {
 }
 ATTRIBUTES = {"T": "numpy.transpose", "shape": "numpy.shape", "ndim": "numpy.ndim", "size": "numpy.size"}
 INACTIVE = ("numpy.shape", "numpy.ndim", "numpy.size", "numpy.argsort", "numpy.argmax", "numpy.argmin") + tuple(
-    f"numpy.{c}" for c in CONSTRUCTORS
+    f"numpy.{c}" for c in CONSTRUCTORS if f"numpy.{c}" not in FORWARD
 )
 
 # Functions of a sequence of arrays: numpy.concatenate([a, b], axis) is one primitive of a, b and axis.

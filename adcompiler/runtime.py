@@ -132,6 +132,8 @@ HELPERS.update(
         return numpy.full(x.shape, g, x.dtype)  # the common case, the adjoint of a full sum, in one call
     if axis is not None and not keepdims:
         g = numpy.expand_dims(g, axis)
+    if type(x) is list or type(x) is tuple:  # a list NumPy read as an array
+        x = numpy.asarray(x)
     g = numpy.asarray(g, dtype=numpy.result_type(g, x))  # a float32 array keeps a float32 cotangent
     return numpy.broadcast_to(g, numpy.shape(x))
 ''',
@@ -150,40 +152,107 @@ HELPERS.update(
 HELPERS.update(
     {
         "array_like": '''def array_like(d, x):
-    """The cotangent d of the array x as an array of x's shape (d may be the number 0.0)."""
+    """The cotangent (or tangent) d of the array x as an array of x's shape and floating dtype (d may
+    be the number 0.0, or of another dtype: a float32 array gets a float32 cotangent)."""
     import numpy
 
-    if type(d) is numpy.ndarray and d.shape == getattr(x, "shape", ()):
-        return d
-    if not isinstance(x, numpy.ndarray):
-        return d  # a number's cotangent stays a number (result_type of a float and float32 is float32)
-    return numpy.zeros(x.shape, dtype=numpy.result_type(x, numpy.float32)) + d
+    if type(x) is not numpy.ndarray:
+        return d  # a number's cotangent stays a number
+    dtype = x.dtype if x.dtype.kind in "fc" else numpy.result_type(x, numpy.float32)
+    if type(d) is numpy.ndarray and d.shape == x.shape:
+        return d if d.dtype is dtype else d.astype(dtype)
+    out = numpy.zeros(x.shape, dtype=dtype)
+    out[...] = d
+    return out
 ''',
         "take_and_clear": '''def take_and_clear(d, x, index):
-    """(d with d[index] set to zero, the old d[index]): the adjoint of writing x[index]."""
+    """(d with d[index] set to zero, the old d[index]): the adjoint of writing x[index] = v.  Where an
+    integer index repeats a position, NumPy keeps the last value written there: the earlier ones
+    get no cotangent."""
     import numpy
 
     if not isinstance(d, numpy.ndarray) or d.shape != numpy.shape(x):
         d = numpy.zeros(numpy.shape(x), dtype=numpy.result_type(x, numpy.float32)) + d
     part = numpy.copy(d[index])
+    parts = index if type(index) is tuple else (index,)
+    if any(isinstance(p, (list, numpy.ndarray)) and numpy.asarray(p).dtype.kind in "iu" for p in parts):
+        order = numpy.arange(numpy.size(part)).reshape(numpy.shape(part))
+        last = numpy.full(numpy.shape(x), -1)
+        last[index] = order  # each position holds the number of the last write into it
+        part = numpy.where(last[index] == order, part, 0.0)
     d[index] = 0.0
     return d, part
 ''',
-        "inner_vjp_a": '''def inner_vjp_a(g, a, b):
-    """The cotangent of a in numpy.inner(a, b), which contracts the last axes."""
+        "linspace_vjp": '''def linspace_vjp(g, i, start, stop, num, endpoint=True):
+    """The cotangent of start (i = 0) or stop (i = 1) in numpy.linspace(start, stop, num, endpoint):
+    entry k is start + (stop - start) t_k, with t = numpy.linspace(0, 1, num, endpoint)."""
     import numpy
 
-    if numpy.ndim(a) <= 1 and numpy.ndim(b) <= 1:
+    t = numpy.linspace(0.0, 1.0, num, endpoint)
+    w = t if i else 1.0 - t
+    part = numpy.sum(g * numpy.reshape(w, (-1,) + (1,) * (numpy.ndim(g) - 1)), axis=0)
+    x = stop if i else start
+    while numpy.ndim(part) > numpy.ndim(x):
+        part = numpy.sum(part, axis=0)
+    for axis, n in enumerate(numpy.shape(x)):
+        if n == 1 and numpy.shape(part)[axis] != 1:
+            part = numpy.sum(part, axis=axis, keepdims=True)
+    return part
+''',
+        "inner_vjp_a": '''def inner_vjp_a(g, a, b):
+    """The cotangent of a in numpy.inner(a, b), which contracts the last axes (a number multiplies)."""
+    import numpy
+
+    na, nb = numpy.ndim(a), numpy.ndim(b)
+    if na == 0:
+        return numpy.sum(g * b)
+    if nb == 0:
         return g * b
-    return numpy.tensordot(g, b, axes=(list(range(numpy.ndim(a) - 1, numpy.ndim(g))), list(range(numpy.ndim(b) - 1))))
+    return numpy.tensordot(g, b, axes=(list(range(na - 1, numpy.ndim(g))), list(range(nb - 1))))
 ''',
         "inner_vjp_b": '''def inner_vjp_b(g, a, b):
-    """The cotangent of b in numpy.inner(a, b), which contracts the last axes."""
+    """The cotangent of b in numpy.inner(a, b), which contracts the last axes (a number multiplies)."""
     import numpy
 
-    if numpy.ndim(a) <= 1 and numpy.ndim(b) <= 1:
+    na, nb = numpy.ndim(a), numpy.ndim(b)
+    if nb == 0:
+        return numpy.sum(g * a)
+    if na == 0:
         return g * a
-    return numpy.tensordot(g, a, axes=(list(range(numpy.ndim(a) - 1)), list(range(numpy.ndim(a) - 1))))
+    return numpy.tensordot(g, a, axes=(list(range(na - 1)), list(range(na - 1))))
+''',
+        "dot_vjp_a": '''def dot_vjp_a(g, a, b):
+    """The cotangent of a in numpy.dot(a, b), which contracts a's last axis with b's second-to-last
+    (its only one, for a vector); a number multiplies."""
+    import numpy
+
+    na, nb = numpy.ndim(a), numpy.ndim(b)
+    if na == 0:
+        return numpy.sum(g * b)
+    if nb == 0:
+        return g * b
+    if nb == 1:
+        return numpy.multiply.outer(g, b) if na > 1 else g * b
+    if na <= 2 and nb == 2:
+        return numpy.dot(g, b.T if type(b) is numpy.ndarray else numpy.transpose(b))
+    rest = [k for k in range(nb) if k != nb - 2]
+    return numpy.tensordot(g, b, axes=(list(range(na - 1, numpy.ndim(g))), rest))
+''',
+        "dot_vjp_b": '''def dot_vjp_b(g, a, b):
+    """The cotangent of b in numpy.dot(a, b) (see dot_vjp_a)."""
+    import numpy
+
+    na, nb = numpy.ndim(a), numpy.ndim(b)
+    if nb == 0:
+        return numpy.sum(g * a)
+    if na == 0:
+        return g * a
+    if na == 1 and nb <= 2:
+        return numpy.multiply.outer(a, g) if nb == 2 else g * a
+    if na == 2 and nb <= 2:
+        return numpy.dot(a.T if type(a) is numpy.ndarray else numpy.transpose(a), g)
+    out = numpy.tensordot(a, g, axes=(list(range(na - 1)), list(range(na - 1))))
+    return numpy.moveaxis(out, 0, max(nb - 2, 0))
 ''',
         "unjoin": '''def unjoin(g, kind, axis, i, *arrays):
     """The part of g, the cotangent of numpy.<kind>(arrays, axis), that belongs to arrays[i]."""
@@ -235,30 +304,48 @@ HELPERS.update(
     return numpy.broadcast_to(numpy.reshape(part, shape), numpy.shape(operands[i]))
 ''',
         "matmul_vjp_a": '''def matmul_vjp_a(g, a, b):
-    """The cotangent of a in a @ b (or numpy.dot(a, b)) for vectors, matrices and numbers."""
+    """The cotangent of a in a @ b (numpy.matmul): vectors, matrices and broadcast stacks of them."""
     import numpy
 
     na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)
     nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
-    if na == 0 or nb == 0:
-        return numpy.sum(g * b) if na == 0 else g * b
+    if na == 2 and nb == 2:
+        return numpy.dot(g, b.T if type(b) is numpy.ndarray else numpy.transpose(b))
     if nb == 1:
-        return numpy.multiply.outer(g, b) if na == 2 else g * b
-    if na == 1:
-        return numpy.dot(b, g)
-    return numpy.dot(g, b.T if nb == 2 and type(b) is numpy.ndarray else numpy.swapaxes(b, -1, -2))
+        out = numpy.multiply.outer(g, b) if na > 1 else g * b
+    elif na == 1:
+        out = numpy.matmul(b, numpy.expand_dims(g, -1))[..., 0] if nb > 2 else numpy.dot(b, g)
+    else:
+        out = numpy.matmul(g, numpy.swapaxes(b, -1, -2))
+    while numpy.ndim(out) > na:  # summed over the stack dimensions a was broadcast along
+        out = numpy.sum(out, axis=0)
+    for axis, n in enumerate(numpy.shape(a)):
+        if n == 1 and numpy.shape(out)[axis] != 1:
+            out = numpy.sum(out, axis=axis, keepdims=True)
+    return out
 ''',
         "matmul_vjp_b": '''def matmul_vjp_b(g, a, b):
-    """The cotangent of b in a @ b (or numpy.dot(a, b)) for vectors, matrices and numbers."""
+    """The cotangent of b in a @ b (numpy.matmul): vectors, matrices and broadcast stacks of them."""
     import numpy
 
     na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)
     nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
-    if na == 0 or nb == 0:
-        return numpy.sum(g * a) if nb == 0 else g * a
+    if na == 2 and nb == 2:
+        return numpy.dot(a.T if type(a) is numpy.ndarray else numpy.transpose(a), g)
     if na == 1:
-        return numpy.multiply.outer(a, g) if nb == 2 else g * a
-    return numpy.dot(a.T if na == 2 and type(a) is numpy.ndarray else numpy.swapaxes(a, -1, -2), g)
+        out = numpy.multiply.outer(a, g) if nb > 1 else g * a
+        if nb > 2:
+            out = numpy.moveaxis(out, 0, -2)
+    elif nb == 1:
+        out = numpy.matmul(numpy.swapaxes(a, -1, -2), numpy.expand_dims(g, -1))[..., 0]
+    else:
+        out = numpy.matmul(numpy.swapaxes(a, -1, -2), g)
+    while numpy.ndim(out) > nb:  # summed over the stack dimensions b was broadcast along
+        out = numpy.sum(out, axis=0)
+    for axis, n in enumerate(numpy.shape(b)):
+        if n == 1 and numpy.shape(out)[axis] != 1:
+            out = numpy.sum(out, axis=axis, keepdims=True)
+    return out
 ''',
         "extreme_jvp": '''def extreme_jvp(dx, x, z, axis=None, keepdims=False):
     """Tangent of max/min over axis: the mean of the tangents at the extreme entries (ties share)."""

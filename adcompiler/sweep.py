@@ -21,6 +21,8 @@ the mirror order.  Outside loops nothing is overwritten and nothing is pushed.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from . import expr as E
 from . import rules
 from . import values as V
@@ -340,8 +342,10 @@ class Sweeps(Checkpoints):
             )
         if p in self.arrays:
             d = self.adjoint_of(p)
-            if isinstance(d, E.Name) and d.id not in self.zeroes:
-                return d  # surely an array of p's shape already
+            aval = self.facts.avals.get(p)
+            float64 = isinstance(aval, V.Arr) and aval.dtype == "float64"
+            if isinstance(d, E.Name) and d.id not in self.zeroes and float64:
+                return d  # surely an array of p's shape (and dtype) already
             return E.Call("@array_like", (d or E.Num(0.0), E.Name(p)))
         if self.adjoint_of(p) is None and p not in self.act:  # unused: a zero shaped like whatever was passed
             return E.Call("@zeros_like", (E.Name(p),))
@@ -885,6 +889,8 @@ class Sweeps(Checkpoints):
             targets = (value, returned, self.saved[eq]) if returned else (value, self.saved[eq])
             return [Assign(targets, E.Call(sweep, args + shadows), eq.line)]
         primal = primal_stmt(Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), self.program.primal_name)
+        if isinstance(primal, Assign) and self.facts.may_raise(eq):
+            primal = replace(primal, effect=True)
         if eq.prim == "setitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in self.arrays:
             old = E.Call("numpy.copy", (E.Subscript(args[0], args[1]),))
             return [Do(E.Method(self.tape(), "append", (old,)), eq.line), primal]

@@ -283,7 +283,7 @@ def _rename(s, old: str, new: str):
         return e
 
     if isinstance(s, Assign):
-        return Assign(tuple(sub(t) if isinstance(t, E.Expr) else t for t in s.targets), sub(s.value), s.line)
+        return Assign(tuple(sub(t) if isinstance(t, E.Expr) else t for t in s.targets), sub(s.value), s.line, s.effect)
     if isinstance(s, AugAssign):
         return AugAssign(sub(s.target) if isinstance(s.target, E.Expr) else s.target, s.op, sub(s.value), s.line)
     if isinstance(s, (Ret, Do)):
@@ -344,7 +344,7 @@ def _coalesce(stmts: list, after: set, jump) -> list:
                 clean = all(a not in reads(x) and a not in writes(x) for x in between)
                 live = _live_before(stmts, after, jump)
                 if clean and b not in live[i + 1] and b not in reads(s) - {b}:
-                    definition = [Assign((a,), stmts[k].value, stmts[k].line)]
+                    definition = [Assign((a,), stmts[k].value, stmts[k].line, stmts[k].effect)]
                     if stmts[k].value == E.Name(a):  # b = a ... a = b: a keeps its value throughout
                         definition = []
                     stmts = stmts[:k] + definition + [_rename(x, b, a) for x in between] + stmts[i + 1 :]
@@ -427,7 +427,7 @@ def _dead(s, live: set) -> bool:
     """Whether ``s`` changes nothing that is read later (``live``: the names live after it)."""
     if isinstance(s, ForS):
         return not s.body and _pure(s.iterable) and s.target not in live
-    if isinstance(s, (Assign, AugAssign)) and _pure(s.value):
+    if isinstance(s, (Assign, AugAssign)) and _pure(s.value) and not getattr(s, "effect", False):
         names = writes(s)
         targets_plain = (
             isinstance(s, AugAssign)
@@ -486,6 +486,8 @@ def _drop_faint(body: list) -> list:
 def _candidate(s) -> bool:
     """An assignment without effects to plain names: removable if nothing needs what it assigns."""
     if isinstance(s, Assign):
+        if s.effect:
+            return False
         plain = all(isinstance(t, (str, tuple)) and all(isinstance(x, str) for x in _flat((t,))) for t in s.targets)
     elif isinstance(s, AugAssign):
         plain = isinstance(s.target, str)
