@@ -54,6 +54,13 @@ class _Lowering(ListLowering, ArrayLowering):
             self.env[p] = Var(p)
             self.defined.add(p)
         targets = loop_targets(fdef)
+        self.loop_names = {  # every name a for loop binds (for i, (a, b) in ...: i, a and b)
+            n.id
+            for loop in nodes(fdef)
+            if isinstance(loop, ast.For)
+            for n in ast.walk(loop.target)
+            if isinstance(n, ast.Name)
+        }
         self.slots = find_slots(fdef) - targets
         for stmt in nodes(fdef):
             if isinstance(stmt, (ast.Assign, ast.AugAssign)):
@@ -263,14 +270,8 @@ class _Lowering(ListLowering, ArrayLowering):
     def bind(self, target, value) -> None:
         """Give a user name (or a tuple of names) the value of an atom or symbolic tuple."""
         if isinstance(target, ast.Name):
-            if target.id in self.slots:
-                if isinstance(value, tuple):
-                    raise self.parsed.error(
-                        target,
-                        f"a tuple assigned to {target.id!r} in a branch or loop",
-                        "unpack it into one name per element",
-                    )
-                self.write(Var(target.id), value, self.line)
+            if target.id in self.slots:  # a tuple kept in a name assigned in several places is a tuple object
+                self.write(Var(target.id), self.element(value), self.line)
                 self.assigned.add(target.id)
             else:
                 self.env[target.id] = value
@@ -455,6 +456,12 @@ class _Lowering(ListLowering, ArrayLowering):
                 return glob[node.id]
             if hasattr(builtins, node.id):
                 return getattr(builtins, node.id)
+            if node.id in self.loop_names:
+                raise self.parsed.error(
+                    node,
+                    f"the loop variable {node.id!r} read after its loop",
+                    f"keep the value you need in another name inside the loop (last = {node.id}) and read that",
+                )
             raise self.parsed.error(node, f"the undefined name {node.id!r}", "define it before use")
         if isinstance(node, ast.Attribute):
             base = self.resolve(node.value)
@@ -498,6 +505,13 @@ class _Lowering(ListLowering, ArrayLowering):
                 raise self.parsed.error(node, f"keyword arguments to {text}", "pass the arguments positionally")
             return self.apply(
                 "custom", [self.atom(self.element(self.expr(a))) for a in node.args], _leaf_hint(hint), param=target
+            )
+        if getattr(target, "__module__", None) and target.__module__.split(".")[0] == "numpy":
+            raise self.parsed.error(  # NumPy's own Python functions are not differentiated through
+                node,
+                f"{text} (numpy.{getattr(target, '__name__', text)}), which has no derivative rule",
+                "write it with the NumPy functions adcompiler knows (see README), or give it rules with adcompiler.defrule",
+                MissingRuleError,
             )
         if isinstance(target, types.FunctionType) and not is_builtin(text, target) and _prim_of(target) is None:
             return self.user_call(node, target, hint)
@@ -572,17 +586,13 @@ class _Lowering(ListLowering, ArrayLowering):
                 "pass one argument per parameter",
             ) from None
         values = []
-        defaults = dict(
-            zip(
-                target.__code__.co_varnames[: target.__code__.co_argcount][-len(target.__defaults__ or ()) :],
-                target.__defaults__ or (),
-            )
-        )
-        for name in inspect.signature(target).parameters:
+        for name, param in inspect.signature(target).parameters.items():
             if name in bound.arguments:
                 values.append(self.element(self.expr(bound.arguments[name])))  # a tuple is passed as one
-            else:
-                values.append(Const(defaults[name]))
+            elif param.default is not inspect.Parameter.empty:
+                values.append(Const(param.default))
+            else:  # *args or **kwargs: the callee's own fence refuses it, with its location
+                values.append(Const(None))
         shape = self.callee_shape(target, node)
         hints = _shaped_hints(shape, hint)
         outs = [self.new_var(h) for h in hints]

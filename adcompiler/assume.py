@@ -84,8 +84,9 @@ class _Use:
             self.any.merge(other.any)
 
     def records(self) -> bool:
-        """Whether elements are read at constant positions (``W = layers[l][0]``): a list of records."""
-        return any(u.items or u.records() for u in list(self.items.values()) + [self.any] if u is not None)
+        """Whether elements read at computed positions are read at constant ones (``W = layers[l][0]``, or
+        ``for W, b in layers``): a list of records, where an array would be indexed ``A[i, 0]``."""
+        return self.any is not None and (bool(self.any.items) or self.any.records())
 
     def aval(self, leaf) -> V.Aval:
         if not self.listed:

@@ -26,6 +26,7 @@ class Facts:
     avals: dict
     summary: object  # infer.Summary
     calls: dict = field(default_factory=dict)  # a call's outputs -> the callee's signature there
+    listed: dict = field(default_factory=dict)  # a call's outputs -> which arguments the callee uses as lists
     anf: Function | None = None  # the function in ANF, primitives named for their values (``specialise``)
 
     def of(self, a) -> V.Aval:
@@ -56,36 +57,20 @@ class Facts:
 
     @cached_property
     def containers(self) -> frozenset:
-        """Names holding lists or tuples (objects whose derivative is a shadow list); of the names the
-        analysis cannot tell (``TOP``: popped off a tape holding both, in derivative code
-        differentiated again), those the code indexes like a list."""
-        return frozenset(n for n, a in self.avals.items() if isinstance(a, V.Seq)) | self._indexed_tops
+        """Names that may hold lists or tuples (objects whose derivative is a shadow list, whose tangent
+        is a list): every ``TOP`` too (the residuals of a recursive function, in derivative code
+        differentiated again: forward mode handles them generically, reverse mode refuses them)."""
+        return frozenset(n for n, a in self.avals.items() if isinstance(a, (V.Seq, V.Top)))
 
     @cached_property
     def arrays(self) -> frozenset:
         """Names that may hold NumPy arrays: their derivative code is shape-generic (right for a number too)."""
-        tops = frozenset(n for n, a in self.avals.items() if isinstance(a, V.Top)) - self._indexed_tops
-        return frozenset(n for n, a in self.avals.items() if isinstance(a, (V.Arr, V.Numeric))) | tops
+        return frozenset(n for n, a in self.avals.items() if isinstance(a, (V.Arr, V.Numeric, V.Top)))
 
     @cached_property
-    def _indexed_tops(self) -> frozenset:
-        """Names of unknown kind that the code uses as lists (indexes, measures, appends to), with
-        their copies."""
-        tops = {n for n, a in self.avals.items() if isinstance(a, V.Top)}
-        found: set = set()
-        eqs = [eq for eq in walk(self.fn.body) if isinstance(eq, Eq)]
-        size = -1
-        while size != len(found):
-            size = len(found)
-            for eq in eqs:
-                first = eq.ins[0].name if eq.ins and isinstance(eq.ins[0], Var) else None
-                if eq.prim in LIST_OPERAND and first in tops:
-                    found.add(first)
-                if eq.prim in ("dup", "read", "write"):
-                    names = [v.name for v in eq.outs] + ([first] if first else [])
-                    if any(n in found for n in names):
-                        found.update(n for n in names if n in tops)
-        return frozenset(found)
+    def numeric_arrays(self) -> frozenset:
+        """Names that may hold NumPy arrays and surely no list (what in-place writes are checked on)."""
+        return frozenset(n for n, a in self.avals.items() if isinstance(a, (V.Arr, V.Numeric)))
 
     @cached_property
     def surely_arrays(self) -> frozenset:

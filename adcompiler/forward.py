@@ -58,7 +58,7 @@ def forward(fn: Function, facts: Facts, name: str, active_params: tuple, program
     returns ``(value, tangent)`` with the tangent shaped like the value.
     """
     containers = facts.containers
-    mutable = set(mutable_arrays(fn, facts.arrays))  # names of arrays written in place: one object
+    mutable = set(mutable_arrays(fn, facts.numeric_arrays))  # names of arrays written in place: one object
     act = active(fn, active_params, program.outputs_of(facts), containers | mutable, facts.shared)
     tangent: dict = {}
     tangent_params = []
@@ -89,7 +89,7 @@ class _Forward:
         self.written = {
             s.ins[0].name
             for s in walk(fn.body)
-            if isinstance(s, Eq) and s.prim == "setitem" and s.ins[0].name in arrays
+            if isinstance(s, Eq) and s.prim == "setitem" and s.ins[0].name in facts.numeric_arrays
         }
 
     def block(self, stmts) -> tuple:
@@ -120,6 +120,8 @@ class _Forward:
         t = self.tangent_of(a)
         if isinstance(t, E.Num) and isinstance(a, Var) and a.name in self.arrays:
             return E.Call("@array_like", (t, atom(a)))
+        if isinstance(t, E.Num) and isinstance(a, Var) and a.name in self.containers:
+            return self.zero(a)  # a constant list's tangent: zeros of its structure
         return t
 
     def zero(self, a) -> E.Expr:
@@ -284,10 +286,8 @@ CONTAINER_RULES = {
     "append": None,
     "zeros_like": None,
     "like": None,
-    "add_into": None,
-    "add_scalars_into": None,
-    "add_slice_into": None,
 }
+CONTAINER_RULES.update({helper: None for helper in CHANGES})  # add into a list: the same on the tangent lists
 
 
 def _tuple_expr(value):

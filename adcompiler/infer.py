@@ -33,6 +33,7 @@ class Summary:
     returned: tuple  # per output leaf: the parameter whose object it is, or None
     changed: tuple  # per parameter: its abstract value after the call (what was stored into it)
     written: tuple  # per parameter: whether its lists (or lists inside it) are changed
+    listed: tuple = ()  # per parameter: whether it is used as a list (for an argument of unknown kind)
 
 
 def const_aval(value) -> V.Aval:
@@ -122,6 +123,7 @@ class _Interpreter:
         self.obj: dict = {}  # object class -> its abstract value (lists and tuples only)
         self.edges: set = set()  # (child name, parent name, index or None): child is an element of parent
         self.calls: dict = {}
+        self.listed: dict = {}  # a call's outputs -> which of its arguments the callee uses as lists
         self.eqs = [s for s in walk(fn.body) if isinstance(s, Eq)]
         self.changed = True
         self.written: set = set()  # object classes stored into
@@ -166,7 +168,9 @@ class _Interpreter:
         avals = {
             n: (self.obj.get(self.objects.find(n), a) if isinstance(a, V.Seq) else a) for n, a in self.avals.items()
         }
-        return Facts(self.fn, self.sig, avals, Summary(out, returned, changed, written), self.calls)
+        facts = Facts(self.fn, self.sig, avals, Summary(out, returned, changed, written), self.calls, self.listed)
+        facts.summary.listed = tuple(p in facts.containers for p in self.fn.params)
+        return facts
 
     def reaches_written(self, p: str) -> bool:
         """Whether a list in parameter ``p``'s structure is stored into (here or by a callee)."""
@@ -289,6 +293,7 @@ class _Interpreter:
         summary = self.analyser.summary(eq.param, sig)
         if summary is None:  # a recursive call still being analysed: nothing known of it yet
             return
+        self.listed[eq.outs] = summary.listed
         shape = _shape_of(summary.out)
         outs = flatten(summary.out) if shape is not None else [summary.out]
         for v, a, p in zip(eq.outs, outs, summary.returned, strict=True):
@@ -346,6 +351,7 @@ def _join_summaries(a: Summary, b: Summary) -> Summary:
         tuple(x if x == y else None for x, y in zip(a.returned, b.returned)),
         tuple(V.join(x, y) for x, y in zip(a.changed, b.changed)),
         tuple(x or y for x, y in zip(a.written, b.written)),
+        tuple(x or y for x, y in zip(a.listed, b.listed)),
     )
 
 

@@ -104,48 +104,42 @@ class ListLowering:
         self.body.append(Eq((), "append", (container, self.element(self.expr(call.args[0]))), self.line))
 
     def iterate(self, stmt: ast.For, loops: int) -> None:
-        """``for x in xs`` / ``enumerate`` / ``zip`` / ``reversed``: a loop over an index."""
+        """``for x in xs``, over ``enumerate``, ``zip`` and ``reversed`` of lists (nested as Python
+        allows: ``for i, (a, b) in enumerate(zip(xs, ys))``): a loop over an index."""
         it, target = stmt.iter, stmt.target
-        kind, sources = "plain", [it]
-        if (
-            isinstance(it, ast.Call)
-            and isinstance(it.func, ast.Name)
-            and it.func.id in ("enumerate", "zip", "reversed")
-        ):
-            fn = self.resolve(it.func)
-            kind = {builtins.enumerate: "enumerate", builtins.zip: "zip", builtins.reversed: "reversed"}.get(
-                fn, "plain"
-            )
-            sources = it.args if kind != "plain" else [it]
-            if kind != "plain" and (it.keywords or (kind != "zip" and len(it.args) != 1)):
-                raise self.parsed.error(it, f"{kind} with these arguments", f"use {kind}(xs)")
+        counted = self._called(it, builtins.enumerate)
+        inner = it.args[0] if counted else it
+        backwards = self._called(inner, builtins.reversed)
+        inner = inner.args[0] if backwards else inner
+        zipped = self._called(inner, builtins.zip, several=True)
+        sources = inner.args if zipped else [inner]
         lists = [self.element(self.expr(s)) for s in sources]
         lengths = [self.apply("len", [xs], None) for xs in lists]
         n = lengths[0]
         for other in lengths[1:]:
             n = self.apply("min", [n, other], None)
-        names = target.elts if isinstance(target, ast.Tuple) else [target]
-        if not all(isinstance(t, ast.Name) for t in names):
-            raise self.parsed.error(target, "this loop target", "loop over plain names")
-        wanted = {"plain": 1, "enumerate": 2, "zip": len(lists), "reversed": 1}[kind]
-        unpack = kind in ("plain", "reversed") and isinstance(target, ast.Tuple)  # for W, b in layers
-        if len(names) != wanted and not unpack:
-            raise self.parsed.error(target, f"unpacking into {len(names)} names", f"unpack {wanted} name(s)")
         k = self.new_var("k")
+        names = [t for t in ast.walk(target) if isinstance(t, ast.Name)]
+        if any(isinstance(t, ast.expr) and not isinstance(t, (ast.Name, ast.Tuple)) for t in ast.walk(target)):
+            raise self.parsed.error(target, "this loop target", "loop over plain names")
         saved = {t.id: self.env.get(t.id) for t in names}
         prefix_body, self.body = self.body, []
         index = k
-        if kind == "reversed":
+        if backwards:
             last = self.apply("sub", [n, Const(1)], None)
             index = self.apply("sub", [last, k], None)
-        if kind == "enumerate":
-            self.env[names[0].id] = k
-            self.env[names[1].id] = self.apply("getitem", [lists[0], k], names[1].id)
-        elif unpack:
-            self.bind(target, self.apply("getitem", [lists[0], index], None))
-        else:
-            for t, xs in zip(names, lists):
-                self.env[t.id] = self.apply("getitem", [xs, index], t.id)
+        element_target = (
+            target.elts[1] if counted and isinstance(target, ast.Tuple) and len(target.elts) == 2 else target
+        )
+        hints = [_name(t) for t in element_target.elts] if zipped and isinstance(element_target, ast.Tuple) else []
+        elements = [
+            self.apply(
+                "getitem", [xs, index], hints[j] if j < len(hints) else _name(element_target) if not zipped else None
+            )
+            for j, xs in enumerate(lists)
+        ]
+        value = tuple(elements) if zipped else elements[0]
+        self.bind(target, (k, value) if counted else value)
         head, self.body = self.body, prefix_body
         body = head + list(self.block(stmt.body, loops + 1))
         for t in names:
@@ -154,6 +148,24 @@ class ListLowering:
             else:
                 self.env[t.id] = saved[t.id]
         self.body.append(For(k, Const(0), n, Const(1), tuple(body), stmt.lineno))
+
+    def _called(self, node, builtin, several: bool = False) -> bool:
+        """Whether ``node`` is a call of the builtin ``builtin`` (with one argument, or several)."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == builtin.__name__):
+            return False
+        if self.resolve(node.func) is not builtin:
+            return False
+        if node.keywords or not node.args or (len(node.args) != 1 and not several):
+            name = builtin.__name__
+            raise self.parsed.error(
+                node, f"{name} with these arguments", f"use {name}(xs)" + (" or zip(xs, ys)" if several else "")
+            )
+        return True
+
+
+def _name(target):
+    """The user's name for a loop element, if the target is a plain name."""
+    return target.id if isinstance(target, ast.Name) else None
 
 
 def is_append(node) -> bool:

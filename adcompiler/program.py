@@ -123,7 +123,7 @@ class Program:
             facts.fn = specialise(facts.fn, facts.of)
             facts.anf = specialise(self.anf(fn), facts.of)
             try:
-                check_in_place(facts.fn, facts.arrays, facts.containers, facts.array_params, facts.holders)
+                check_in_place(facts.fn, facts.numeric_arrays, facts.containers, facts.array_params, facts.holders)
             except Exception:
                 self._checked.discard(key)  # refused: so is every later request, in either mode
                 raise
@@ -140,7 +140,7 @@ class Program:
         if key in self._outputs:
             return self._outputs[key] or (True,) * len(leaves) + lists
         self._outputs[key] = None
-        written = set(mutable_arrays(f, facts.arrays))  # arrays written in place: one object, varied whole
+        written = set(mutable_arrays(f, facts.numeric_arrays))  # arrays written in place: one object, varied whole
         seen = varied(f, _params(f, mask), self.outputs_of(facts), facts.containers | written, facts.shared)
         outs = tuple(isinstance(a, Var) and a.name in seen for a in leaves)
         self._outputs[key] = outs + tuple(c and p in seen for p, c in zip(f.params, lists))
@@ -279,9 +279,13 @@ class Program:
 
 def _syntactic_shape(fdef: ast.FunctionDef):
     """The output shape of a function still being lowered (a recursive call): from its return statements."""
+
+    def shape(node):
+        return tuple(shape(e) for e in node.elts) if isinstance(node, ast.Tuple) else None
+
     for node in ast.walk(fdef):
         if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple):
-            return tuple(None for _ in node.value.elts)
+            return shape(node.value)
     return None
 
 

@@ -245,5 +245,6 @@ INACTIVE = ("numpy.shape", "numpy.ndim", "numpy.size", "numpy.argsort", "numpy.a
 )
 
 # Functions of a sequence of arrays: numpy.concatenate([a, b], axis) is one primitive of a, b and axis.
-SEQUENCE = ("numpy.concatenate", "numpy.stack", "numpy.hstack", "numpy.vstack")
+SEQUENCE = ("numpy.concatenate", "numpy.stack", "numpy.hstack", "numpy.vstack", "numpy.row_stack")
 SEQUENCE_AXIS = {"numpy.concatenate": 0, "numpy.stack": 0, "numpy.hstack": None, "numpy.vstack": None}
+SEQUENCE_AXIS["numpy.row_stack"] = None  # an older name of vstack

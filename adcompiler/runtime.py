@@ -260,7 +260,7 @@ HELPERS.update(
 
     if kind == "stack":
         return numpy.take(g, i, axis=axis)
-    if kind == "vstack":
+    if kind in ("vstack", "row_stack"):
         parts = [numpy.atleast_2d(a) for a in arrays]
         axis = 0
     elif kind == "hstack":

@@ -69,7 +69,7 @@ class Sweeps(Checkpoints):
         self.fn, self.facts, self.program, self.namer, self.split = fn, facts, program, namer, split
         self.containers = facts.containers
         self.arrays = facts.arrays  # may be arrays: their adjoint code is shape-generic
-        self.mutable = mutable_arrays(fn, self.arrays)  # written array -> the variable whose adjoint it shares
+        self.mutable = mutable_arrays(fn, facts.numeric_arrays)  # written array -> the variable whose adjoint it shares
         containers = self.containers | set(self.mutable)
         self.act = active(fn, active_params, program.outputs_of(facts), containers, facts.shared)
         check_values(facts, self.act)
@@ -84,7 +84,7 @@ class Sweeps(Checkpoints):
         self.pushes: dict = {}  # id(first statement of a run) -> names pushed after it
         self.decisions: set = set()  # ids of branches whose direction is pushed
         self.loops: dict = {}  # id(loop) -> (counter or None, names pushed after it)
-        self.tape_name = None
+        self.tapes: dict = {}  # push site -> the name of its tape (one list per site: its entries alike)
         self.checkpointed: dict = {}  # id(loop) -> its checkpointing plan (see checkpoint.py)
         self.frames: list = []  # the adjoint loops being built, outermost first (see rereads)
         self.floor = 0  # the shallowest loop depth a value read again may be hoisted to
@@ -102,8 +102,7 @@ class Sweeps(Checkpoints):
             Assign((self.shadow_of(p),), E.Call(program.helper("zeros_like"), (E.Name(p),)))
             for p in ([] if split else [p for p in lists if p in self.act]) + unasked
         ]
-        if self.tape_name:
-            entry.insert(0, Assign((self.tape_name,), E.List(())))
+        entry[:0] = [Assign((name,), E.List(())) for name in self.tapes.values()]
         self.primal[:0] = entry
         self.snapshots = {}  # written arrays that are returned: copied before the reverse sweep restores them
         ret = next(s for s in reversed(fn.body) if isinstance(s, Return))
@@ -388,14 +387,16 @@ class Sweeps(Checkpoints):
             return E.Name(self.alias.get(a.name, a.name))
         return atom(a)
 
-    def tape(self) -> E.Name:
-        if self.tape_name is None:
-            self.tape_name = self.namer.fresh("tape")
-        return E.Name(self.tape_name)
+    def tape(self, site) -> E.Name:
+        """The tape of one push site (a run of lines, a branch, a loop, an array write): a list whose
+        entries are all alike, popped by the site's adjoint in reverse order."""
+        if site not in self.tapes:
+            self.tapes[site] = self.namer.fresh("tape")
+        return E.Name(self.tapes[site])
 
-    def pop(self, names: list) -> Assign:
+    def pop(self, names: list, site) -> Assign:
         target = names[0] if len(names) == 1 else tuple(names)
-        return Assign((target,), E.Method(self.tape(), "pop", ()))
+        return Assign((target,), E.Method(self.tape(site), "pop", ()))
 
     def rev_block(self, stmts, looped: bool, seed=None) -> list:
         out = []
@@ -420,7 +421,7 @@ class Sweeps(Checkpoints):
                     saved = [n for n in self.rereads(saved, rereads) if not self.taped_outside(n, stmts)]
                     if saved:
                         self.pushes[id(seg[0])] = saved
-                        out.append(self.pop(saved))
+                        out.append(self.pop(saved, ("run", id(seg[0]))))
                     out.extend(rereads)
                 out.extend(code)
             elif isinstance(seg, Return):
@@ -449,7 +450,7 @@ class Sweeps(Checkpoints):
                 if body or orelse:
                     if looped_here:
                         self.decisions.add(id(seg))
-                    test = E.Method(self.tape(), "pop", ()) if looped_here else self.ref(seg.test)
+                    test = E.Method(self.tape(("branch", id(seg))), "pop", ()) if looped_here else self.ref(seg.test)
                     out.append(IfS(test, tuple(body), tuple(orelse), seg.line))
             elif isinstance(seg, (For, While)):
                 out.extend(self.rev_loop(seg, looped))
@@ -538,12 +539,12 @@ class Sweeps(Checkpoints):
         guard = None
         if hoisted:  # values the loop's iterations share, read once if it runs at all
             guard = _nonempty(iterable.args[0].args if isinstance(loop, For) else iterable.args)
-        popped = [self.pop(saved)] if saved else []
+        popped = [self.pop(saved, ("loop", id(loop)))] if saved else []
         wanted = not counter and getattr(self.program, "checkpoint", None)
         plan = self.checkpoint_plan(loop, body, self.fwd_block(loop.body, True, ())) if wanted else None
         if plan:
             plan["looped"] = looped
-            snapshots = [self.pop([plan["snapshots"]])] if looped else []
+            snapshots = [self.pop([plan["snapshots"]], ("snapshots", id(loop)))] if looped else []
             return (
                 popped
                 + snapshots
@@ -632,7 +633,8 @@ class Sweeps(Checkpoints):
                 Assign(((d, pieces),), E.Call("@take_and_clear", (E.Name(d), self.ref(x), self.ref(index))), eq.line)
             )
             self.contribute(v, self.unbroadcast_to(E.Name(pieces), v), eq.line, out)
-        out.append(Assign((E.Subscript(self.ref(x), self.ref(index)),), E.Method(self.tape(), "pop", ()), eq.line))
+        popped = E.Method(self.tape(("write", id(eq))), "pop", ())
+        out.append(Assign((E.Subscript(self.ref(x), self.ref(index)),), popped, eq.line))
         return out
 
     def unbroadcast_to(self, c, a):
@@ -821,9 +823,9 @@ class Sweeps(Checkpoints):
 
     # ---- primal sweep -----------------------------------------------------------------
 
-    def push(self, values) -> Do:
+    def push(self, values, site) -> Do:
         value = values[0] if len(values) == 1 else E.Tuple(tuple(values))
-        return Do(E.Method(self.tape(), "append", (value,)))
+        return Do(E.Method(self.tape(site), "append", (value,)))
 
     def fwd_block(self, stmts, looped: bool, exits: tuple) -> list:
         """The primal code of a block with its pushes; ``exits`` are pushes owed before a jump out of it."""
@@ -833,12 +835,12 @@ class Sweeps(Checkpoints):
                 for eq in seg:
                     out.extend(self.primal_eq(eq))
                 if id(seg[0]) in self.pushes:
-                    out.append(self.push([E.Name(n) for n in self.pushes[id(seg[0])]]))
+                    out.append(self.push([E.Name(n) for n in self.pushes[id(seg[0])]], ("run", id(seg[0]))))
             elif isinstance(seg, If):
                 owed = exits if _jumps(seg) else ()  # a branch that jumps out pays the enclosing block's pushes first
                 if id(seg) in self.decisions:
                     branches = [
-                        self.fwd_block(b, looped, (self.push([E.Num(d)]),) + owed)
+                        self.fwd_block(b, looped, (self.push([E.Num(d)], ("branch", id(seg))),) + owed)
                         for b, d in ((seg.body, True), (seg.orelse, False))
                     ]
                 else:
@@ -858,8 +860,8 @@ class Sweeps(Checkpoints):
         if plan:
             code = self.fwd_checkpointed(loop, plan, self.fwd_block(loop.body, True, ()))
             if plan["looped"]:  # each run of the loop has its own snapshots
-                code.append(self.push([E.Name(plan["snapshots"])]))
-            return code + ([self.push([E.Name(n) for n in saved])] if saved else [])
+                code.append(self.push([E.Name(plan["snapshots"])], ("snapshots", id(loop))))
+            return code + ([self.push([E.Name(n) for n in saved], ("loop", id(loop)))] if saved else [])
         count = [AugAssign(counter, "+", E.Num(1), loop.line)] if counter else []
         body = tuple(count + self.fwd_block(loop.body, True, ()))
         if isinstance(loop, For):
@@ -868,7 +870,7 @@ class Sweeps(Checkpoints):
         else:
             stmt = WhileS(tuple(self.fwd_block(loop.header, True, ())), self.ref(loop.test), body, loop.line)
         init = [Assign((counter,), E.Num(0), loop.line)] if counter else []
-        return init + [stmt] + ([self.push([E.Name(n) for n in saved])] if saved else [])
+        return init + [stmt] + ([self.push([E.Name(n) for n in saved], ("loop", id(loop)))] if saved else [])
 
     def primal_eq(self, eq: Eq) -> list:
         if eq.prim == DUP:
@@ -893,7 +895,7 @@ class Sweeps(Checkpoints):
             primal = replace(primal, effect=True)
         if eq.prim == "setitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in self.arrays:
             old = E.Call("numpy.copy", (E.Subscript(args[0], args[1]),))
-            return [Do(E.Method(self.tape(), "append", (old,)), eq.line), primal]
+            return [Do(E.Method(self.tape(("write", id(eq))), "append", (old,)), eq.line), primal]
         return [primal] + self.shadow_code(eq, args)
 
     def shadow_code(self, eq: Eq, args) -> list:
