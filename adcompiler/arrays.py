@@ -46,6 +46,17 @@ def numpy_name(obj) -> str | None:
         return None
 
 
+def explicit_einsum(subscripts: str) -> str:
+    """Einsum subscripts with their output written out, as NumPy reads implicit ones: the broadcast
+    dimensions, then the indices that appear once, in alphabetical order."""
+    subscripts = subscripts.replace(" ", "")
+    if "->" in subscripts:
+        return subscripts
+    letters = subscripts.replace("...", "").replace(",", "")
+    once = sorted(c for c in set(letters) if letters.count(c) == 1)
+    return subscripts + "->" + ("..." if "..." in subscripts else "") + "".join(once)
+
+
 class ArrayLowering:
     """Methods of ``anf._Lowering`` for NumPy; see the module docstring."""
 
@@ -55,17 +66,14 @@ class ArrayLowering:
             return self.join(node, prim, hint)
         if prim == "numpy.einsum":
             spec = node.args[0] if node.args else None
-            if (
-                not (isinstance(spec, ast.Constant) and isinstance(spec.value, str) and "->" in spec.value)
-                or node.keywords
-            ):
+            if not (isinstance(spec, ast.Constant) and isinstance(spec.value, str)) or node.keywords:
                 raise self.parsed.error(
                     node,
-                    "numpy.einsum without explicit output subscripts",
-                    "write them out: np.einsum('ij,jk->ik', a, b)",
+                    "numpy.einsum with computed subscripts or keywords",
+                    "write the subscripts as a string: np.einsum('ij,jk->ik', a, b)",
                 )
             operands = [self.atom(self.element(self.expr(a))) for a in node.args[1:]]
-            return self.apply(prim, [Const(spec.value)] + operands, hint)
+            return self.apply(prim, [Const(explicit_einsum(spec.value))] + operands, hint)
         args = ([receiver] if receiver is not None else []) + [self.array_arg(a) for a in node.args]
         keywords = {k.arg: self.array_arg(k.value) for k in node.keywords}
         signature = N.SIGNATURES.get(prim)

@@ -182,10 +182,15 @@ def fence(parsed: Parsed) -> None:
             "a positional-only parameter",
             "make it an ordinary positional parameter",
         )
-    subscripts = {  # the one string adcompiler reads: numpy.einsum's subscripts
-        id(n.args[0])
+    subscripts = {  # the strings adcompiler reads: numpy.einsum's subscripts, and the runtime helpers' arguments
+        id(arg)
         for n in nodes(fdef)
-        if isinstance(n, ast.Call) and n.args and getattr(n.func, "attr", getattr(n.func, "id", None)) == "einsum"
+        if isinstance(n, ast.Call)
+        for k, arg in enumerate(n.args)
+        if k == 0
+        and getattr(n.func, "attr", getattr(n.func, "id", None)) == "einsum"
+        or isinstance(n.func, ast.Name)
+        and hasattr(parsed.source.globals.get(n.func.id), "__adc_primitive__")
     }
     for stmt in fdef.body:
         for node in ast.walk(stmt):

@@ -193,7 +193,7 @@ def differentiable_slots(prim: str, nargs: int) -> tuple:
         return (False,) + (True,) * (nargs - 1)
     if prim in N.SEQUENCE:
         return (True,) * (nargs - 1) + (False,) if N.SEQUENCE_AXIS[prim] is not None else (True,) * nargs
-    if prim in HELPER_RULES:
+    if prim in HELPER_RULES:  # (einsum_vjp's own operand i only gives its shape: helper_jvp leaves it out)
         return tuple(i in HELPER_RULES[prim][1] for i in range(nargs))
     if prim in FORWARD:
         return N.SLOTS.get(prim, (True,) * nargs)
@@ -340,6 +340,9 @@ HELPER_RULES = {
 def helper_jvp(prim: str, args: list, tangents: list) -> Expr | None:
     """The tangent of a helper call: the helper applied to tangents (product rule where bilinear)."""
     kind, slots = HELPER_RULES[prim]
+    slots = [i for i in slots if i < len(args)]
+    if prim == "einsum_vjp" and isinstance(args[1], Num):  # operand i itself gives only its shape
+        slots = [i for i in slots if i != 3 + args[1].value]
     if all(tangents[i] is None for i in slots):
         return None
     if kind == "linear":

@@ -141,7 +141,7 @@ HELPERS.update(
     """The adjoint d of x with g added at x[index]; repeated indices accumulate, as numpy.add.at does."""
     import numpy
 
-    if not isinstance(d, numpy.ndarray) or d.shape != numpy.shape(x):
+    if not isinstance(d, numpy.ndarray) or d.shape != numpy.shape(x) or not d.flags.writeable:
         d = numpy.zeros(numpy.shape(x), dtype=numpy.result_type(x, numpy.float32) if numpy.ndim(x) else float) + d
     numpy.add.at(d, index, g)
     return d
@@ -171,7 +171,7 @@ HELPERS.update(
     get no cotangent."""
     import numpy
 
-    if not isinstance(d, numpy.ndarray) or d.shape != numpy.shape(x):
+    if not isinstance(d, numpy.ndarray) or d.shape != numpy.shape(x) or not d.flags.writeable:
         d = numpy.zeros(numpy.shape(x), dtype=numpy.result_type(x, numpy.float32)) + d
     part = numpy.copy(d[index])
     parts = index if type(index) is tuple else (index,)
@@ -288,20 +288,33 @@ HELPERS.update(
     return numpy.moveaxis(numpy.expand_dims(gg, -1) * others, -1, axis)
 ''',
         "einsum_vjp": '''def einsum_vjp(g, i, subscripts, *operands):
-    """The cotangent of operand i of numpy.einsum(subscripts, *operands), given g for its result."""
+    """The cotangent of operand i of numpy.einsum(subscripts, *operands), given g for its result:
+    ellipses are spelt out, and an index repeated within the operand (a diagonal, a trace) gets
+    the cotangent on that diagonal."""
     import numpy
 
     inputs, out = subscripts.replace(" ", "").split("->")
     specs = inputs.split(",")
+    if "..." in subscripts:  # spell the broadcast dimensions out with letters the subscripts do not use
+        free = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in subscripts]
+        dims = [numpy.ndim(op) - len(s.replace("...", "")) for s, op in zip(specs, operands)]
+        most = max(dims)
+        specs = [s.replace("...", "".join(free[most - d : most])) for s, d in zip(specs, dims)]
+        out = out.replace("...", "".join(free[:most]))
     target = specs[i]
-    if len(set(target)) != len(target):
-        raise ValueError(f"einsum {subscripts!r}: an index repeated within operand {i} (a diagonal) has no rule yet")
     others = [s for j, s in enumerate(specs) if j != i]
     present = set(out) | set("".join(others))
-    kept = "".join(c for c in target if c in present)
+    kept = "".join(dict.fromkeys(c for c in target if c in present))
     part = numpy.einsum(",".join([out] + others) + "->" + kept, g, *[o for j, o in enumerate(operands) if j != i])
-    shape = [numpy.shape(operands[i])[k] if c in present else 1 for k, c in enumerate(target)]
-    return numpy.broadcast_to(numpy.reshape(part, shape), numpy.shape(operands[i]))
+    shape = numpy.shape(operands[i])
+    sizes = dict(zip(target, shape))
+    full = "".join(dict.fromkeys(target))  # each index once, in order
+    part = numpy.reshape(part, [sizes[c] if c in present else 1 for c in full])  # summed indices: broadcast
+    if len(full) == len(target):
+        return numpy.broadcast_to(part, shape)
+    d = numpy.zeros(shape, dtype=numpy.result_type(part, numpy.float32))
+    numpy.einsum(target + "->" + full, d)[...] = part  # the diagonal of d, as a writable view
+    return d
 ''',
         "matmul_vjp_a": '''def matmul_vjp_a(g, a, b):
     """The cotangent of a in a @ b (numpy.matmul): vectors, matrices and broadcast stacks of them."""
