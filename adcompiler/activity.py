@@ -29,6 +29,7 @@ SLOTS = {
     "len": (False,),
     "zeros_like": (False,),
     "like": (True, False),
+    "like_arrays": (True, False),
     "add_into": (True, True),
     "add_scalars_into": (True, True),
     "add_slice_into": (True, True, False),

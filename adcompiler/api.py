@@ -178,12 +178,20 @@ class Differentiable:
         return values
 
     def _require_scalar(self, what: str) -> None:
+        """Refuse ``grad`` of a function whose output is not one number (a tuple, a list, an array of
+        one or more dimensions): its gradient would be of the sum of the outputs, silently."""
         if self._out_shape is None:
             with _no_cycle_collection():
                 self._out_shape = (self.program.shape(self.fn),)
+        name = self.fn.__name__
         if self._out_shape[0] is not None:
+            raise TypeError(f"{name}.{what} needs one output; {name} returns a tuple: use vjp (or jvp) instead")
+        with _no_cycle_collection():
+            out = self.program.facts(self.fn, self._sig).summary.out
+        if isinstance(out, V.Seq) or isinstance(out, V.Arr) and out.ndim not in (0, None):
             raise TypeError(
-                f"{self.fn.__name__}.{what} needs one output; {self.fn.__name__} returns a tuple: use vjp (or jvp) instead"
+                f"{name}.{what} needs a number as the output; {name} returns {V.show(out)}: "
+                f"use vjp with a cotangent of its shape (or adcompiler.jacobian)"
             )
 
     def jvp(self, primals, tangents):
@@ -213,7 +221,7 @@ class Differentiable:
         args = self._bind(tuple(primals))
         if self._out_shape is None:
             self._out_shape = (self.program.shape(self.fn),)
-        problem = _ct_mismatch(self._out_shape[0], ct) if self._out_shape[0] is not None else ""
+        problem = _ct_mismatch(self.program.facts(self.fn, self._sig).summary.out, ct)
         if problem:
             raise ValueError(f"{self.fn.__name__}.vjp: the output cotangent does not match the output: {problem}")
         reverse = self._compiled.get("reverse") or self._function("reverse")
@@ -226,8 +234,8 @@ class Differentiable:
 
     def value_and_grad(self, *args, **kwargs):
         """``(value, gradient)`` of a scalar-valued function."""
-        self._require_scalar("value_and_grad")
         args = self._bind(args, kwargs)
+        self._require_scalar("value_and_grad")
         found = self._fast_path("value_and_grad", args)  # later calls like this one skip the checks
         if found is not None:
             method = Differentiable.value_and_grad
@@ -236,8 +244,8 @@ class Differentiable:
 
     def grad(self, *args, **kwargs):
         """The gradient: one value for a single wrt parameter, else a tuple."""
-        self._require_scalar("grad")
         args = self._bind(args, kwargs)
+        self._require_scalar("grad")
         found = self._fast_path("grad", args)  # later calls like this one skip the checks
         if found is not None:
             self.grad = self._numbers_first("grad", "grad", Differentiable.grad, None, found)
@@ -320,14 +328,15 @@ def _floats(values) -> bool:
     return True
 
 
-def _ct_mismatch(shape, ct) -> str:
-    """Why ``ct`` cannot be a cotangent of an output of this shape (None: one value; tuples: tuples), or ""."""
-    if shape is None:
-        return ""
-    if not isinstance(ct, (tuple, list)) or len(ct) != len(shape):
-        return f"the function returns a tuple of {len(shape)} values, so ct must be a tuple of {len(shape)} cotangents, not {ct!r}"
-    for part_shape, part in zip(shape, ct):
-        problem = _ct_mismatch(part_shape, part)
-        if problem:
-            return problem
+def _ct_mismatch(out, ct) -> str:
+    """Why ``ct`` cannot be a cotangent of an output of abstract value ``out`` (tuples for the tuples a
+    function returns, a list or tuple for a list, a number or an array for a number or an array), or ""."""
+    if isinstance(out, tuple):
+        if not isinstance(ct, (tuple, list)) or len(ct) != len(out):
+            return f"the function returns a tuple of {len(out)} values, so ct must be a tuple of {len(out)} cotangents, not {ct!r}"
+        return next((p for p in (_ct_mismatch(o, c) for o, c in zip(out, ct)) if p), "")
+    if isinstance(out, V.Seq) and not isinstance(ct, (list, tuple)):
+        return f"the output is {V.show(out)}, so its cotangent is a list of the same length, not {ct!r}"
+    if isinstance(out, (V.Num, V.Arr)) and isinstance(ct, (list, tuple)):
+        return f"the output is {V.show(out)}, so its cotangent is a number or an array, not {ct!r}"
     return ""

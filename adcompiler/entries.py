@@ -69,9 +69,10 @@ def tangent_mismatch(value, tangent, where="") -> str:
             return f"{where or 'it'} is a {type(value).__name__} of {len(value)} but the tangent is {type(tangent).__name__}"
         if len(tangent) != len(value):
             return f"{where or 'it'} has {len(value)} elements but the tangent has {len(tangent)}"
-        if value and isinstance(value[0], (list, tuple)):  # flat lists (uniform): checking the length is enough
+        kinds = set(map(type, value))
+        if kinds & {list, tuple} or any(k.__name__ == "ndarray" for k in kinds):  # numbers only: the length is enough
             for k, (v, t) in enumerate(zip(value, tangent)):
-                if isinstance(v, (list, tuple)) and tangent_mismatch(v, t):
+                if tangent_mismatch(v, t):
                     return tangent_mismatch(v, t, f"{where}[{k}]")  # named only when wrong: formatting costs
         return ""
     if type(value).__name__ == "ndarray":  # numbers carry vector tangents

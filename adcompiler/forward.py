@@ -212,8 +212,8 @@ class _Forward:
             return [Do(E.Call(self.program.helper(stmt.prim), (ins_t[0], ins_t[1]) + rest), stmt.line)]
         if stmt.prim == "zeros_like":
             value = E.Call(self.program.helper("zeros_like"), (atom(stmt.ins[0]),))
-        elif stmt.prim == "like":
-            value = E.Call(self.program.helper("like"), (ts[0], atom(stmt.ins[1])))
+        elif stmt.prim in ("like", "like_arrays"):
+            value = E.Call(self.program.helper(stmt.prim), (ts[0], atom(stmt.ins[1])))
         else:
             value = CONTAINER_RULES[stmt.prim]([atom(a) for a in stmt.ins], ts)
         name = self.namer.fresh("d" + target.name)
@@ -286,6 +286,7 @@ CONTAINER_RULES = {
     "append": None,
     "zeros_like": None,
     "like": None,
+    "like_arrays": None,
 }
 CONTAINER_RULES.update({helper: None for helper in CHANGES})  # add into a list: the same on the tangent lists
 

@@ -391,6 +391,7 @@ LIKE_ARGUMENT = {  # runtime helpers of generated code: their result is shaped l
     "inner_vjp_b": 2,
     "zeros_like": 0,
     "like": 1,
+    "like_arrays": 1,
 }
 
 
@@ -510,6 +511,10 @@ def arithmetic(prim: str, ins: list) -> V.Aval:
         return V.TOP
     if not (V.is_numeric(a) and V.is_numeric(b)):
         return V.TOP
+    if prim == "matmul":  # a @ b: numpy.matmul's result (two vectors give a number)
+        from .infer_numpy import numpy_matmul
+
+        return numpy_matmul(ins)
     if prim == "truediv":
         return _broadcast(ins, "float")
     if prim == "pow" and isinstance(a, V.Num) and isinstance(b, V.Num) and "int" in (a.dtype, b.dtype):

@@ -181,6 +181,11 @@ def _matmul(ins, static) -> V.Aval:
     return _arr(nd, dtype)
 
 
+def numpy_matmul(ins) -> V.Aval:
+    """``a @ b``."""
+    return _matmul(ins, ())
+
+
 def _inner(ins, static) -> V.Aval:
     a, b = (_ndim(x) for x in ins[:2])
     dtype = _dtype(ins[:2])

@@ -39,18 +39,21 @@ HELPERS = {
     "zeros_like": '''def zeros_like(x):
     """A zero with the structure of x: 0.0 for a number, a list of zeros for a list or tuple."""
     if isinstance(x, (list, tuple)):
-        if not x or not isinstance(x[0], (list, tuple)):  # a flat list of numbers (lists are uniform)
+        kinds = set(map(type, x))
+        if list not in kinds and tuple not in kinds:  # no element is a list: every one starts at 0.0
             return [0.0] * len(x)
         return [zeros_like(e) if isinstance(e, (list, tuple)) else 0.0 for e in x]
     return 0.0
 ''',
     "add_into": '''def add_into(acc, ct):
     """Add the nested list or tuple ct into the shadow list acc, element by element."""
+    if len(acc) != len(ct):
+        raise ValueError(f"a cotangent of {len(ct)} values for a list of {len(acc)}: give one per element")
     for k in range(len(acc)):
         if isinstance(acc[k], list):
             add_into(acc[k], ct[k])
         else:
-            acc[k] += ct[k]
+            acc[k] = acc[k] + ct[k]
 ''',
     "add_scalars_into": '''def add_scalars_into(acc, src):
     """acc[k] += src[k] for the number elements (list elements are shared, not copied)."""
@@ -78,19 +81,37 @@ HELPERS = {
             acc[j] = acc[j] + part[k]
 ''',
     "like": '''def like(shadow, x):
-    """The shadow list of x turned into x's structure (tuples where x has tuples)."""
+    """The shadow list of x (numbers and lists) turned into x's structure: tuples where x has tuples."""
     if not isinstance(x, (list, tuple)):
         return shadow
-    if not x or not isinstance(x[0], (list, tuple)):  # flat (lists are uniform): numbers or arrays
+    kinds = set(map(type, x))
+    if list not in kinds and tuple not in kinds:  # numbers only
         return tuple(shadow) if isinstance(x, tuple) else shadow
-    items = [like(s, e) if isinstance(e, (list, tuple)) else s for s, e in zip(shadow, x)]
+    items = [like(s, e) for s, e in zip(shadow, x)]
     return tuple(items) if isinstance(x, tuple) else items
+''',
+    "like_arrays": '''def like_arrays(shadow, x):
+    """The shadow list of x turned into x's structure: tuples where x has tuples, and each array's
+    cotangent an array of its shape and floating dtype (0.0 where nothing reached it)."""
+    if isinstance(x, (list, tuple)):
+        items = [like_arrays(s, e) for s, e in zip(shadow, x)]
+        return tuple(items) if isinstance(x, tuple) else items
+    if type(x).__name__ != "ndarray":
+        return shadow
+    dtype = x.dtype if x.dtype.kind in "fc" else float
+    if type(shadow) is type(x) and shadow.shape == x.shape and shadow.dtype == dtype:
+        return shadow
+    import numpy
+
+    out = numpy.zeros(x.shape, dtype=dtype)
+    out[...] = shadow
+    return out
 ''',
 }
 
 
 # Helpers are primitives when generated code is itself differentiated: what each makes or changes.
-MAKES = ("zeros_like", "like")  # return a new (shadow) structure
+MAKES = ("zeros_like", "like", "like_arrays")  # return a new (shadow) structure
 CHANGES = (
     "add_into",
     "add_scalars_into",

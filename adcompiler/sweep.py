@@ -334,11 +334,11 @@ class Sweeps(Checkpoints):
 
     def cotangent(self, p: str) -> E.Expr:
         if p in self.containers:
-            return (
-                E.Call(self.program.helper("like"), (E.Name(self.shadow_of(p)), E.Name(p)))
-                if p in self.act
-                else E.Call(self.program.helper("zeros_like"), (E.Name(p),))
+            like = "like_arrays" if V.leaves_may_be_arrays(self.facts.avals.get(p, V.TOP)) else "like"
+            shadow = (
+                E.Name(self.shadow_of(p)) if p in self.act else E.Call(self.program.helper("zeros_like"), (E.Name(p),))
             )
+            return E.Call(self.program.helper(like), (shadow, E.Name(p)))
         if p in self.arrays:
             d = self.adjoint_of(p)
             aval = self.facts.avals.get(p)
@@ -664,7 +664,7 @@ class Sweeps(Checkpoints):
 
     def helper_adjoint(self, eq: Eq) -> list:
         """Adjoints of the runtime helpers, when derivative code is itself differentiated."""
-        if eq.prim == "like" and eq.outs[0].name in self.act and eq.ins[0].name in self.act:
+        if eq.prim in ("like", "like_arrays") and eq.outs[0].name in self.act and eq.ins[0].name in self.act:
             return [
                 Do(
                     E.Call(
@@ -922,7 +922,7 @@ class Sweeps(Checkpoints):
         if not names or names[0] not in self.containers or names[0] not in self.act:
             return []
         out = self.shadow_of(names[0])
-        if eq.prim in ("zeros_like", "like"):
+        if eq.prim in ("zeros_like", "like", "like_arrays"):
             value = E.Call(self.program.helper("zeros_like"), (E.Name(names[0]),))
         elif eq.prim in ("list", "tuple"):
             value = E.List(tuple(self.shadow_value(a) for a in eq.ins))
@@ -970,7 +970,7 @@ class Sweeps(Checkpoints):
         return _expr(rebuild(ret.value, iter(refs)))
 
 
-HELPERS = ("zeros_like", "like", "reject_ints") + CHANGES
+HELPERS = ("zeros_like", "like", "like_arrays", "reject_ints") + CHANGES
 BROADCASTING = ("add", "sub", "mul", "truediv", "pow", "mod", "numpy.arctan2", "numpy.hypot", "numpy.power")
 BROADCASTING += ("numpy.logaddexp", "numpy.maximum", "numpy.minimum", "numpy.where", "numpy.clip")
 CONTAINER_ADJOINTS = (

@@ -144,8 +144,8 @@ def depth(a: Aval) -> int:
 
 def leaves_may_be_arrays(a: Aval) -> bool:
     """Whether any leaf of a (nested) sequence may be an array."""
-    if isinstance(a, Seq):
-        return any(leaves_may_be_arrays(i) for i in (a.items or ())) or leaves_may_be_arrays(a.elem)
+    if isinstance(a, Seq):  # each position where they are known, else what every element is at most
+        return any(leaves_may_be_arrays(i) for i in (a.items if a.items is not None else (a.elem,)))
     return maybe_array(a)
 
 
