@@ -44,7 +44,7 @@ def make_entry(name: str, owner, generated, method, sequences=None, sig=None, nd
     parts = [f"ct{j}" for p, n in sequences or () if p == "ct" for j in range(n or 0)]
     defaults = [f"default{i}" for i in range(len(owner.params))]
     kinds = [f"{k}{i}" for i in range(len(owner.params)) for k in ("aval", "dtype")]
-    helpers = ("generated", "method", "owner", "ndarray", "describe", "mismatch", "alias", "pattern")
+    helpers = ("generated", "method", "owner", "ndarray", "describe", "mismatch", "alias", "pattern", "avals")
     g = _fresh([name, *helpers, *_BUILTINS, *wholes, *parts, *defaults, *kinds], taken)
     space.update({g[k]: v for k, v in _BUILTINS.items()})
     space.update({g["generated"]: generated, g["method"]: method, g["owner"]: owner, g["ndarray"]: ndarray})
@@ -138,8 +138,8 @@ def _alias_test(values, sig, g, space) -> list:
     """Where several arguments hold lists, the test that the same ones share a list as before."""
     if sum(1 for a in sig.avals if isinstance(a, V.Seq)) < 2:
         return []
-    space[g["alias"]], space[g["pattern"]] = V.alias_pattern, sig.alias
-    return [f"{g['alias']}(({', '.join(values)},)) == {g['pattern']}"]
+    space[g["alias"]], space[g["pattern"]], space[g["avals"]] = V.alias_pattern, sig.alias, sig.avals
+    return [f"{g['alias']}(({', '.join(values)},), {g['avals']}) == {g['pattern']}"]
 
 
 def _numpy_dtype(name: str):

@@ -99,7 +99,7 @@ class Sweeps(Checkpoints):
         # a list parameter not differentiated may still receive active values: it gets a shadow too
         unasked = [p for p in fn.params if p in self.containers and p in self.act and p not in active_params]
         entry = [
-            Assign((self.shadow_of(p),), E.Call(program.helper("zeros_like"), (E.Name(p),)))
+            Assign((self.shadow_of(p),), self.zeros(p, E.Name(p)))
             for p in ([] if split else [p for p in lists if p in self.act]) + unasked
         ]
         entry[:0] = [Assign((name,), E.List(())) for name in self.tapes.values()]
@@ -332,12 +332,20 @@ class Sweeps(Checkpoints):
                 self.in_loop.add(self.shadow[name])
         return self.shadow[name]
 
+    def zeros(self, name: str, value: E.Expr) -> E.Expr:
+        """A shadow of zeros for the list ``value`` (held by ``name``): ``[0.0] * len(xs)`` where its
+        abstract value says every element is a number, else the helper that walks it."""
+        if _numbers_only(self.facts.avals.get(name)):
+            return E.BinOp("*", E.List((E.Num(0.0),)), E.Call("len", (value,)))
+        return E.Call(self.program.helper("zeros_like"), (value,))
+
     def cotangent(self, p: str) -> E.Expr:
         if p in self.containers:
-            like = "like_arrays" if V.leaves_may_be_arrays(self.facts.avals.get(p, V.TOP)) else "like"
-            shadow = (
-                E.Name(self.shadow_of(p)) if p in self.act else E.Call(self.program.helper("zeros_like"), (E.Name(p),))
-            )
+            aval = self.facts.avals.get(p, V.TOP)
+            shadow = E.Name(self.shadow_of(p)) if p in self.act else self.zeros(p, E.Name(p))
+            if _numbers_only(aval):  # the shadow is the cotangent (a tuple's: as a tuple)
+                return E.Call("tuple", (shadow,)) if aval.kind == "tuple" else shadow
+            like = "like_arrays" if V.leaves_may_be_arrays(aval) else "like"
             return E.Call(self.program.helper(like), (shadow, E.Name(p)))
         if p in self.arrays:
             d = self.adjoint_of(p)
@@ -923,7 +931,7 @@ class Sweeps(Checkpoints):
             return []
         out = self.shadow_of(names[0])
         if eq.prim in ("zeros_like", "like", "like_arrays"):
-            value = E.Call(self.program.helper("zeros_like"), (E.Name(names[0]),))
+            value = self.zeros(names[0], E.Name(names[0]))
         elif eq.prim in ("list", "tuple"):
             value = E.List(tuple(self.shadow_value(a) for a in eq.ins))
         elif eq.prim == "list_repeat":  # [r] * n repeats r itself: its shadow repeats r's shadow
@@ -935,9 +943,7 @@ class Sweeps(Checkpoints):
         elif eq.prim == "list_copy":  # a copy of a list whose elements are constants starts with zero adjoints
             source = eq.ins[0].name
             value = (
-                E.Call("list", (E.Name(self.shadow_of(source)),))
-                if source in self.act
-                else E.Call(self.program.helper("zeros_like"), (args[0],))
+                E.Call("list", (E.Name(self.shadow_of(source)),)) if source in self.act else self.zeros(source, args[0])
             )
         elif eq.prim == "getitem":
             value = E.Subscript(E.Name(self.shadow_of(eq.ins[0].name)), args[1])
@@ -951,14 +957,18 @@ class Sweeps(Checkpoints):
         """The shadow of a list operand: its own, or zeros shaped like it where it is constant."""
         if isinstance(a, Var) and a.name in self.act:
             return E.Name(self.shadow_of(a.name))
-        return E.Call(self.program.helper("zeros_like"), (self.ref(a),))
+        return (
+            self.zeros(a.name, self.ref(a))
+            if isinstance(a, Var)
+            else E.Call(self.program.helper("zeros_like"), (self.ref(a),))
+        )
 
     def shadow_value(self, a) -> E.Expr:
         """What a shadow list holds for a stored value: its shadow if it is a list, else a zero adjoint."""
         if isinstance(a, Var) and a.name in self.containers:
             if a.name in self.act:
                 return E.Name(self.shadow_of(a.name))
-            return E.Call(self.program.helper("zeros_like"), (E.Name(a.name),))
+            return self.zeros(a.name, E.Name(a.name))
         return E.Num(0.0)
 
     def value(self) -> E.Expr:
@@ -989,6 +999,13 @@ CONTAINER_ADJOINTS = (
     "argmax",
     "argmin",
 )
+
+
+def _numbers_only(aval) -> bool:
+    """Whether a list's every element is a number (its shadow a flat list of number adjoints)."""
+    if not isinstance(aval, V.Seq):
+        return False
+    return all(isinstance(a, V.Num) for a in (aval.items if aval.items is not None else (aval.elem,)))
 
 
 def args_to_atoms(args) -> tuple:

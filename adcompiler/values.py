@@ -277,29 +277,24 @@ def signature(args) -> Sig:
     avals = tuple(describe(a) for a in args)
     if sum(1 for a in avals if _holds_list(a)) < 2:
         return Sig(avals)
-    return Sig(avals, alias_pattern(args))
+    return Sig(avals, alias_pattern(args, avals))
 
 
-def alias_pattern(args) -> tuple:
-    """For each argument, the first argument that reaches a list it reaches (itself if none)."""
-    holders = [i for i, a in enumerate(args) if type(a) is list or type(a) is tuple and _has_list(a)]
+def alias_pattern(args, avals) -> tuple:
+    """For each argument, the first argument that reaches a list it reaches (itself if none): a list's
+    abstract value says where it holds lists, so a flat list is looked at as one object."""
+    holders = [i for i, a in enumerate(avals) if _holds_list(a)]
     alias = list(range(len(args)))
     if len(holders) < 2:
         return tuple(alias)
     seen: dict = {}  # id of a list -> the first argument reaching it
     for i in holders:
-        for ident in _list_ids(args[i]):
+        for ident in _list_ids(args[i], avals[i]):
             j = seen.setdefault(ident, i)
             if alias[j] != alias[i]:
                 old, new = alias[i], alias[j]
                 alias = [new if a == old else a for a in alias]
     return tuple(alias)
-
-
-def _has_list(value) -> bool:
-    """Whether a tuple holds a list (at any depth)."""
-    kinds = set(map(type, value))
-    return list in kinds or tuple in kinds and any(type(e) is tuple and _has_list(e) for e in value)
 
 
 def _holds_list(a: Aval) -> bool:
@@ -310,18 +305,20 @@ def _holds_list(a: Aval) -> bool:
     return any(_holds_list(i) for i in (a.items or (a.elem,)))
 
 
-def _list_ids(value, out=None) -> set:
+def _list_ids(value, aval, out=None) -> set:
     """The ids of every list reachable in a nested list/tuple structure (tuples are not changed in place)."""
     out = set() if out is None else out
     if type(value) is list:
         if id(value) in out:
             return out
         out.add(id(value))
-    kinds = set(map(type, value))
-    if list in kinds or tuple in kinds:
+    if aval.items is not None:
+        for e, a in zip(value, aval.items):
+            if isinstance(a, Seq):
+                _list_ids(e, a, out)
+    elif isinstance(aval.elem, Seq):
         for e in value:
-            if type(e) is list or type(e) is tuple:
-                _list_ids(e, out)
+            _list_ids(e, aval.elem, out)
     return out
 
 
