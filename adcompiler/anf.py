@@ -465,6 +465,13 @@ class _Lowering(ListLowering, ArrayLowering):
             raise self.parsed.error(node, f"the undefined name {node.id!r}", "define it before use")
         if isinstance(node, ast.Attribute):
             base = self.resolve(node.value)
+            if not isinstance(base, types.ModuleType) and type(base).__module__.split(".")[0] == "numpy":
+                raise self.parsed.error(  # a method of a NumPy object (np.add.at, np.random.rand)
+                    node,
+                    f"{ast.unparse(node)}, which has no derivative rule",
+                    "write it with the NumPy functions adcompiler knows (see README), or give it rules with adcompiler.defrule",
+                    MissingRuleError,
+                )
             if not isinstance(base, types.ModuleType):
                 raise self.parsed.error(
                     node,
@@ -509,7 +516,7 @@ class _Lowering(ListLowering, ArrayLowering):
         if getattr(target, "__module__", None) and target.__module__.split(".")[0] == "numpy":
             raise self.parsed.error(  # NumPy's own Python functions are not differentiated through
                 node,
-                f"{text} (numpy.{getattr(target, '__name__', text)}), which has no derivative rule",
+                f"{text}, which has no derivative rule",
                 "write it with the NumPy functions adcompiler knows (see README), or give it rules with adcompiler.defrule",
                 MissingRuleError,
             )

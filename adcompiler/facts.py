@@ -146,6 +146,24 @@ MOVES = ("dup", "read", "write", "list", "tuple", "append", "setitem", "list_cop
 LIST_OPERAND = ("getitem", "setitem", "append", "pop", "len", "sum", "argmax", "argmin", "list_copy")
 
 
+def check_constructs(facts: Facts) -> None:
+    """Refuse, with its location, what the abstract values show the derivative cannot follow: an
+    assignment to a slice of a list (it changes the list's length)."""
+    for eq in walk(facts.fn.body):
+        if isinstance(eq, Eq) and eq.prim == "setitem" and isinstance(facts.of(eq.ins[0]), V.Seq):
+            if facts.of(eq.ins[1]) == V.SLICE:
+                source = facts.fn.source
+                text = source.lines.get(eq.line, "")
+                raise UnsupportedSyntaxError(
+                    "assigning to a slice of a list (xs[a:b] = ...)",
+                    "build the new list: xs = xs[:a] + ys + xs[b:]",
+                    source.filename,
+                    eq.line,
+                    len(text) - len(text.lstrip()),
+                    text,
+                )
+
+
 def check_values(facts: Facts, active) -> None:
     """Refuse an operation on an active value whose kind the code cannot know (read from a list
     holding both lists and numbers at a position known only at run time): its adjoint would be a

@@ -18,7 +18,7 @@ from . import anf, dup, emit, forward, reverse
 from . import values as V
 from .activity import varied
 from .errors import UnsupportedSyntaxError
-from .facts import Facts, mutable_arrays
+from .facts import Facts, check_constructs, mutable_arrays
 from .infer import Analyser
 from .specialise import specialise
 from .inplace import check_in_place
@@ -123,6 +123,7 @@ class Program:
             facts.fn = specialise(facts.fn, facts.of)
             facts.anf = specialise(self.anf(fn), facts.of)
             try:
+                check_constructs(facts)
                 check_in_place(facts.fn, facts.numeric_arrays, facts.containers, facts.array_params, facts.holders)
             except Exception:
                 self._checked.discard(key)  # refused: so is every later request, in either mode

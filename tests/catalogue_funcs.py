@@ -304,3 +304,39 @@ def c_is_compare(x):
     if y is None:  # ERR:is_compare
         y = 1.0
     return y
+
+
+def c_loop_var_after(x):
+    for i in range(3):
+        x = x * 2.0
+    return x * i  # ERR:loop_var_after
+
+
+def c_loop_var_reassigned(x):
+    for i in range(3):
+        x = x * 2.0
+    i = 5  # ERR:loop_var_reassigned
+    return x * i
+
+
+def c_list_slice_assign(xs):
+    ys = list(xs)
+    ys[1:3] = [xs[0], xs[0]]  # ERR:list_slice_assign
+    return ys[1] * ys[2]
+
+
+def c_linalg_solve(a):
+    x = np.linalg.solve(a, np.ones(2))  # ERR:linalg_solve
+    return np.sum(x)
+
+
+def c_add_at(x):
+    y = np.zeros(3)
+    np.add.at(y, [0, 0], x)  # ERR:add_at
+    return np.sum(y)
+
+
+def c_mixed_list_read(x, i):
+    xs = [x, [x, x]]
+    y = xs[i]
+    return y * 2.0  # ERR:mixed_list_read (a number for i = 0)

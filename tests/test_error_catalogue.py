@@ -131,7 +131,23 @@ CASES = [
     ("c_starred_call", "starred_call", ("*args",), None, ()),
     ("c_bitwise", "bitwise", ("operator",), None, ()),
     ("c_is_compare", "is_compare", ("comparison", "is"), None, ()),
+    # refused because the value or the object cannot be followed
+    ("c_loop_var_after", "loop_var_after", ("loop variable", "after"), None, ()),
+    ("c_loop_var_reassigned", "loop_var_reassigned", ("for-loop variable",), None, ()),
+    ("c_list_slice_assign", "list_slice_assign", ("slice of a list",), ([1.0, 2.0, 3.0],), ()),
+    ("c_linalg_solve", "linalg_solve", ("np.linalg.solve", "no derivative rule"), (np.eye(2),), ()),
+    ("c_add_at", "add_at", ("np.add.at", "no derivative rule"), None, ()),
 ]
+
+
+def test_a_value_read_from_a_list_of_lists_and_numbers_is_refused_in_reverse_mode():
+    """Which of a list or a number xs[i] is depends on i: forward mode carries its tangent whatever it
+    is, reverse mode would have to guess the adjoint, so it refuses with the line that uses it."""
+    d = adcompiler.differentiate(C.c_mixed_list_read, wrt="x")
+    assert d.jvp((1.5, 0), (1.0,)) == (3.0, 2.0)
+    with pytest.raises(adcompiler.UnsupportedSyntaxError) as info:
+        d.vjp((1.5, 0), 1.0)
+    check_located(info.value, "mixed_list_read", ("list or a number",))
 
 
 def _fn(name):
@@ -155,7 +171,7 @@ def test_unsupported_construct(name, marker, words, args, mode):
         else:
             # one tangent per differentiated parameter, shaped like its primal (a default counts too)
             primals = args + (2.0,) * (len(d.wrt) - len(args))
-            tangents = tuple([1.0] * len(a) if isinstance(a, list) else 1.0 for a in primals)
+            tangents = tuple([1.0] * len(a) if isinstance(a, list) else np.ones_like(a) for a in primals)
             d.jvp(primals, tangents)
     check_located(info.value, marker, words)
 
