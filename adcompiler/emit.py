@@ -76,6 +76,9 @@ def to_ast(e: E.Expr, ns: Namespace | None) -> ast.expr:
         return ast.List([r(x) for x in e.elts], ast.Load())
     if isinstance(e, E.IfExp):
         return ast.IfExp(r(e.test), r(e.body), r(e.orelse))
+    if isinstance(e, E.ListComp):
+        loop = ast.comprehension(ast.Name(e.target, ast.Store()), r(e.iterable), [], 0)
+        return ast.ListComp(r(e.elt), [loop])
     raise TypeError(f"cannot emit {e!r}")
 
 

@@ -145,6 +145,15 @@ class List(Expr):
 
 
 @dataclass(frozen=True)
+class ListComp(Expr):
+    """``[elt for target in iterable]`` (``target`` a name no other code uses)."""
+
+    elt: Expr
+    target: str
+    iterable: Expr
+
+
+@dataclass(frozen=True)
 class IfExp(Expr):
     test: Expr
     body: Expr

@@ -394,6 +394,10 @@ def free_names(stmts: list) -> list:
         if isinstance(e, E.Name):
             if e.id not in seen:
                 seen.append(e.id)
+        elif isinstance(e, E.ListComp):  # its target is its own
+            visit(e.iterable)
+            inner = free_names([Ret(e.elt)])
+            seen.extend(n for n in inner if n != e.target and n not in seen)
         elif isinstance(e, (tuple, list)):
             for x in e:
                 visit(x)

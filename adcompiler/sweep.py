@@ -333,18 +333,28 @@ class Sweeps(Checkpoints):
         return self.shadow[name]
 
     def zeros(self, name: str, value: E.Expr) -> E.Expr:
-        """A shadow of zeros for the list ``value`` (held by ``name``): ``[0.0] * len(xs)`` where its
-        abstract value says every element is a number, else the helper that walks it."""
-        if _numbers_only(self.facts.avals.get(name)):
-            return E.BinOp("*", E.List((E.Num(0.0),)), E.Call("len", (value,)))
+        """A shadow of zeros for the list ``value`` (held by ``name``), written out from its abstract
+        value where that says it holds lists and numbers only (``[0.0] * len(xs)``,
+        ``[[0.0] * len(r) for r in rows]``), else the helper that walks it."""
+        aval = self.facts.avals.get(name)
+        if _lists_of_numbers(aval):
+            return self._zeros_of(aval, value)
         return E.Call(self.program.helper("zeros_like"), (value,))
+
+    def _zeros_of(self, aval: V.Seq, value: E.Expr) -> E.Expr:
+        if _numbers_only(aval):
+            return E.BinOp("*", E.List((E.Num(0.0),)), E.Call("len", (value,)))
+        row = self.namer.fresh("row")
+        return E.ListComp(self._zeros_of(aval.elem, E.Name(row)), row, value)
 
     def cotangent(self, p: str) -> E.Expr:
         if p in self.containers:
             aval = self.facts.avals.get(p, V.TOP)
             shadow = E.Name(self.shadow_of(p)) if p in self.act else self.zeros(p, E.Name(p))
-            if _numbers_only(aval):  # the shadow is the cotangent (a tuple's: as a tuple)
-                return E.Call("tuple", (shadow,)) if aval.kind == "tuple" else shadow
+            if _numbers_only(aval) and aval.kind == "tuple":
+                return E.Call("tuple", (shadow,))
+            if _lists_of_numbers(aval):  # the shadow is the cotangent
+                return shadow
             like = "like_arrays" if V.leaves_may_be_arrays(aval) else "like"
             return E.Call(self.program.helper(like), (shadow, E.Name(p)))
         if p in self.arrays:
@@ -999,6 +1009,16 @@ CONTAINER_ADJOINTS = (
     "argmax",
     "argmin",
 )
+
+
+def _lists_of_numbers(aval) -> bool:
+    """Whether a value is a list (or a list of lists, ...) of numbers, read by position only where
+    its elements are alike: its shadow is its cotangent."""
+    if not isinstance(aval, V.Seq) or aval.kind == "tuple" and not _numbers_only(aval):
+        return False
+    if _numbers_only(aval):
+        return True
+    return aval.items is None and aval.kind == "list" and _lists_of_numbers(aval.elem)
 
 
 def _numbers_only(aval) -> bool:

@@ -53,6 +53,9 @@ def tidy(d: Def, user_names=frozenset()) -> Def:
 def _reads_expr(e, out: set) -> set:
     if isinstance(e, E.Name):
         out.add(e.id.split(".")[0])
+    elif isinstance(e, E.ListComp):  # its target is its own
+        _reads_expr(e.iterable, out)
+        out |= _reads_expr(e.elt, set()) - {e.target}
     elif isinstance(e, (tuple, list)):
         for x in e:
             _reads_expr(x, out)

@@ -208,7 +208,8 @@ _FLAT = {}  # frozenset of element types -> the Seq for a list of only those (th
 
 def describe(value, _depth: int = 0) -> Aval:
     """The abstract value of a run-time value: every element of a list looked at (at C speed for
-    flat lists of Python numbers), tuples item by item."""
+    flat lists of Python numbers), tuples item by item.  Equal structures give the same (cached)
+    object, so comparing them is quick."""
     t = type(value)
     if t is float:
         return FLOAT
@@ -231,17 +232,24 @@ def describe(value, _depth: int = 0) -> Aval:
                     _FLAT[key] = Seq(kind, None, elem)
                 return _FLAT[key]
             items = [describe(e, _depth + 1) for e in value]
-            if len(items) <= MAX_ITEMS and any(i != items[0] for i in items):
-                return seq(kind, items)  # [W, b]: a list used as a record keeps each position's value
+            first = items[0] if items else BOTTOM
+            if all(i is first for i in items):  # rows of one kind (the same cached object): no join
+                return _cached((kind, "uniform", id(first)), (first,), lambda: Seq(kind, None, first))
+            if len(items) <= MAX_ITEMS:  # [W, b]: a list used as a record keeps each position's value
+                return _cached((kind, tuple(map(id, items))), items, lambda: seq(kind, items))
             elem = BOTTOM
             for i in items:
                 elem = join(elem, i)
             return Seq(kind, None, elem)
-        return seq(kind, (describe(e, _depth + 1) for e in value))
+        items = [describe(e, _depth + 1) for e in value]
+        return _cached((kind, tuple(map(id, items))), items, lambda: seq(kind, items))
     numpy = sys.modules.get("numpy")
     if numpy is not None:
         if t is numpy.ndarray:
-            return Arr(value.ndim, value.dtype.name)
+            key = (value.ndim, value.dtype.char)
+            if key not in _ARRAYS:
+                _ARRAYS[key] = Arr(value.ndim, value.dtype.name)
+            return _ARRAYS[key]
         if isinstance(value, numpy.generic) and isinstance(value, numpy.number | numpy.bool_):
             return Num("float" if t is numpy.float64 else value.dtype.name)
     if value is None:
@@ -251,6 +259,17 @@ def describe(value, _depth: int = 0) -> Aval:
     if t in (slice, str, range):
         return Static(t.__name__)
     return TOP
+
+
+_ARRAYS: dict = {}  # (ndim, dtype character) -> its Arr
+_SEQS: dict = {}  # (kind, ids of the items' abstract values) -> (the Seq, the items, kept alive)
+
+
+def _cached(key, items, make) -> Aval:
+    """The Seq for ``key``, made once: items are cached objects, so their ids name their structure."""
+    if key not in _SEQS:
+        _SEQS[key] = (make(), tuple(items))
+    return _SEQS[key][0]
 
 
 _NUMBER_TYPES = frozenset((float, int, bool))
