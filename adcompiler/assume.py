@@ -89,15 +89,16 @@ class _Use:
         return self.any is not None and (bool(self.any.items) or self.any.records())
 
     def aval(self, leaf) -> V.Aval:
+        kind = "list" if self.grown else None  # only read: a list or a tuple alike
         if not self.listed:
             return leaf
         if self.items and self.any is None and all(isinstance(k, int) and k >= 0 for k in self.items):
             n = max(self.items) + 1  # read only at constant positions: a record such as [W, b]
-            return V.seq("list", [self.items[k].aval(leaf) if k in self.items else leaf for k in range(n)])
+            return V.seq(kind, [self.items[k].aval(leaf) if k in self.items else leaf for k in range(n)])
         elem = _Use()
         for u in list(self.items.values()) + ([self.any] if self.any else []):
             elem.merge(u)
-        return V.uniform("list", elem.aval(leaf))
+        return V.uniform(kind, elem.aval(leaf))
 
 
 def _use(program, function, names: set, seen: set) -> _Use:

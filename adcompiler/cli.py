@@ -42,6 +42,7 @@ def compile_file(path: str, functions=(), mode: str = "both", stage: str | None 
             f"adc: {path}: no function named {', '.join(missing)} (found: {', '.join(available) or 'none'})"
         )
     program = Program(vars(module), checkpoint)
+    program.guard = True  # each entry checks its arguments are of the kinds assumed for it
     sigs = {name: assumed_signature(program, available[name]) for name in chosen}
     if stage is not None:
         return "\n\n".join(

@@ -44,6 +44,7 @@ from .ir import (
 )
 from .facts import Facts, mutable_arrays
 from .names import Namer
+from .guards import expectations
 from .runtime import CHANGES
 
 # Broadcasting operators whose tangent may be one operand's tangent alone, of a smaller shape than the result.
@@ -77,6 +78,7 @@ def forward(fn: Function, facts: Facts, name: str, active_params: tuple, program
     ]
     start += [Assign((tangent[p].id,), E.Call(program.helper("zeros_like"), (E.Name(p),))) for p in unasked]
     body = tuple(start) + _Forward(fn, facts, act, tangent, program, namer, mutable).block(fn.body)
+    body = tuple(expectations(facts, name, program)) + body
     doc = f"Forward mode of {fn.name}: (value, tangent)."
     return Def(name, fn.params + tuple(tangent_params), (), body, doc, fn.source)
 

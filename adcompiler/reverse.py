@@ -19,6 +19,7 @@ from __future__ import annotations
 from . import expr as E
 from .ir import Assign, Comment, Def, Do, IfS, Ret, Var, atom, flatten, free_names
 from .facts import Facts
+from .guards import expectations, int_guard
 from .names import Namer
 from .sweep import Sweeps
 from .tidy import writes
@@ -31,6 +32,7 @@ def fused(facts: Facts, name: str, active_params: tuple, program, namer: Namer) 
     ones = _ones(program.shape_of(fn))
     heading = [Comment("adjoints, last line first")] if s.adjoint else []
     body = s.primal + heading + s.adjoint + [Ret(E.Tuple((s.value(), E.Tuple(tuple(s.cotangents)))))]
+    body = expectations(facts, name, program) + body
     doc = f"Reverse mode of {fn.name}: (value, cotangents)."
     return Def(name, fn.params + (s.ct,), tuple(atom(d) for d in fn.defaults) + (ones,), tuple(body), doc, fn.source)
 
@@ -45,24 +47,10 @@ def gradient(facts: Facts, name: str, active_params: tuple, program, namer: Name
     s = Sweeps(facts, active_params, program, namer, seed=E.Num(1.0))
     grads = s.cotangents[0] if len(s.cotangents) == 1 else E.Tuple(tuple(s.cotangents))
     arrays = E.Num(bool(facts.arrays & set(fn.params)))
-    guard = _int_guard(program, arrays, active_params)
+    guard = int_guard(program, arrays, active_params)
     result = E.Tuple((s.value(), grads)) if with_value else grads
     body = guard + s.primal + s.adjoint + [Ret(result)]
     return Def(name, fn.params, tuple(atom(d) for d in fn.defaults), tuple(body), f"Gradient of {fn.name}.", fn.source)
-
-
-def _int_guard(program, arrays: E.Num, params: tuple) -> list:
-    """The check that refuses integer arguments; for numbers it runs only when one is not a float, so
-    that ``f.grad(x, y)`` costs little more than the derivative itself.  (``parse`` reads the guarded
-    form back as the plain check, for derivatives of this code.)"""
-    if not params:
-        return []
-    check = Do(E.Call(program.helper("reject_ints"), (arrays,) + tuple(E.Name(p) for p in params)))
-    if arrays.value:
-        return [check]
-    float_type = E.Num(float, "float")  # rendered as builtins.float where the user's code binds float
-    floats = [E.Compare("is not", E.Call("type", (E.Name(p),)), float_type) for p in params]
-    return [IfS(floats[0] if len(floats) == 1 else E.BoolOp("or", tuple(floats)), (check,), (), None)]
 
 
 def split(facts: Facts, names: tuple, active_params: tuple, program, namer: Namer) -> list:

@@ -119,7 +119,7 @@ CHANGES = (
     "add_part_into",
     "add_tiled_into",
 )  # add their second argument into their first, in place
-INERT = ("reject_ints", "argmax", "argmin")  # no derivative at all
+INERT = ("reject_ints", "expect", "argmax", "argmin")  # no derivative at all
 
 HELPERS.update(
     {
@@ -408,6 +408,33 @@ HELPERS.update(
 
 HELPERS.update(
     {
+        "expect": '''def expect(what, spec, value):
+    """Raise TypeError unless value is what the code was generated for: spec is "number", "numeric"
+    (a number or an array), "any", ("array", ndim), or (kind, items or None, spec of every element)."""
+    kind = spec if isinstance(spec, str) else spec[0]
+    if kind == "any":
+        return
+    array = type(value).__name__ == "ndarray"
+    if kind == "number":
+        ok = isinstance(value, (float, int)) or type(value).__module__ == "numpy" and not array
+    elif kind == "numeric":
+        ok = isinstance(value, (float, int)) or type(value).__module__ == "numpy"
+    elif kind == "array":
+        ok = array and spec[1] in (-1, value.ndim)
+    else:
+        ok = type(value) is {"list": list, "tuple": tuple}.get(kind, type(value)) and isinstance(value, (list, tuple))
+        if ok and spec[1] is not None:
+            ok = len(value) == len(spec[1])
+            for k, item in enumerate(spec[1] if ok else ()):
+                expect(what, item, value[k])
+        elif ok and spec[2] == "number":
+            ok = set(map(type, value)) <= {float, int, bool}
+        elif ok:
+            for k, item in enumerate(value):
+                expect(what, spec[2], item)
+    if not ok:
+        raise TypeError(f"this code was generated for {what}, which {value!r:.80} is not; generate it again for this kind (annotate the parameter: x: float, xs: list[float], a: np.ndarray)")
+''',
         "revolve": '''def revolve(at, end, free):
     """Binomial checkpointing (Griewank's revolve): the step to run to from the snapshot at step at.
 

@@ -341,6 +341,21 @@ def _list_ids(value, aval, out=None) -> set:
     return out
 
 
+def spec(a: Aval):
+    """A plain literal for an abstract value (strings and tuples), which the runtime helper ``expect``
+    checks a value against: what a written module was generated for."""
+    if isinstance(a, Num):
+        return "number"
+    if isinstance(a, Arr):
+        return ("array", -1 if a.ndim is None else a.ndim)
+    if isinstance(a, Numeric):
+        return "numeric"
+    if isinstance(a, Seq):
+        items = None if a.items is None else tuple(spec(i) for i in a.items)
+        return (a.kind or "sequence", items, spec(a.elem) if not isinstance(a.elem, Bottom) else "any")
+    return "any"
+
+
 # ---- printing -----------------------------------------------------------------------------------
 
 
@@ -355,8 +370,8 @@ def show(a: Aval) -> str:
         return "a number or an array"
     if isinstance(a, Seq):
         kind = a.kind or "list or tuple"
-        if a.items is not None and a.kind == "tuple":
-            return f"a tuple ({', '.join(show(i) for i in a.items)})"
+        if a.items is not None and (a.kind == "tuple" or len(set(a.items)) > 1):
+            return f"a {kind} ({', '.join(show(i) for i in a.items)})"
         if isinstance(a.elem, Bottom):
             return f"an empty {kind}"
         return f"a {kind} of {_plural(a.elem)}"
@@ -366,6 +381,11 @@ def show(a: Aval) -> str:
 
 
 def _plural(a: Aval) -> str:
+    """'floats', 'lists of floats', '2-D float64 arrays', 'numbers or arrays'."""
+    if isinstance(a, Numeric):
+        return "numbers or arrays"
+    if isinstance(a, Seq) and not (a.items is not None and (a.kind == "tuple" or len(set(a.items)) > 1)):
+        return f"{a.kind or 'list or tuple'}s of {_plural(a.elem)}" if not isinstance(a.elem, Bottom) else "empty lists"
     text = show(a)
     for article in ("an ", "a "):
         if text.startswith(article):
