@@ -87,6 +87,10 @@ class _Lowering(ListLowering, ArrayLowering):
         self.returned = None  # the flag slot set by a return inside a loop
         defaults = tuple(Const(v) for v in (self.parsed.obj.__defaults__ or ()))
         statements = [s for s in fdef.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        if not returns and statements:  # a procedure (it fills a list it is given): it returns None
+            end = ast.Return(ast.Constant(None), lineno=statements[-1].lineno, col_offset=0)
+            statements.append(end)
+            returns, self.direct_return = [end], True
         if not returns or (falls_through(statements) and not self.direct_return):
             raise self.parsed.error(
                 fdef,

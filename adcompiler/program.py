@@ -22,7 +22,7 @@ from .facts import Facts, check_constructs, mutable_arrays
 from .infer import Analyser
 from .specialise import specialise
 from .inplace import check_in_place
-from .ir import Var, calls, flatten, to_def
+from .ir import Const, Var, calls, flatten, to_def
 from .names import GENERATED_BUILTINS, Namer, Namespace
 from .parse import parse_function
 from .scopes import nodes
@@ -207,7 +207,14 @@ class Program:
     def build(self, entry, mode: str, wrt, sig: V.Sig) -> list:
         """The generated functions for ``mode`` ("forward" or "reverse"), entry point first, for
         arguments of signature ``sig``."""
-        self.anf(entry)
+        ret = self.anf(entry).body[-1]
+        if ret.value == Const(None):  # a procedure: helpers may be, what is differentiated may not
+            node = self.parsed[entry].node
+            raise self.parsed[entry].error(
+                node,
+                f"the function {node.name} may end without returning a value",
+                "end every path with return <value>",
+            )
         wrt = tuple(wrt)
         kind = {
             "forward": "forward",

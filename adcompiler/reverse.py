@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from . import expr as E
 from .ir import Assign, Comment, Def, Do, IfS, Ret, Var, atom, flatten, free_names
+from . import values as V
 from .facts import Facts
 from .guards import expectations, int_guard
 from .names import Namer
@@ -46,7 +47,7 @@ def gradient(facts: Facts, name: str, active_params: tuple, program, namer: Name
     fn = facts.fn
     s = Sweeps(facts, active_params, program, namer, seed=E.Num(1.0))
     grads = s.cotangents[0] if len(s.cotangents) == 1 else E.Tuple(tuple(s.cotangents))
-    arrays = E.Num(bool(facts.arrays & set(fn.params)))
+    arrays = E.Num(any(V.leaves_may_be_arrays(a) for a in facts.sig.avals))
     guard = int_guard(program, arrays, active_params)
     result = E.Tuple((s.value(), grads)) if with_value else grads
     body = guard + s.primal + s.adjoint + [Ret(result)]

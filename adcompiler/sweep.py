@@ -360,7 +360,7 @@ class Sweeps(Checkpoints):
         if p in self.arrays:
             d = self.adjoint_of(p)
             aval = self.facts.avals.get(p)
-            float64 = isinstance(aval, V.Arr) and aval.dtype == "float64"
+            float64 = isinstance(aval, V.Arr) and aval.dtype == "float64" and aval.ndim != 0  # 0-D: not a NumPy scalar
             if isinstance(d, E.Name) and d.id not in self.zeroes and float64:
                 return d  # surely an array of p's shape (and dtype) already
             return E.Call("@array_like", (d or E.Num(0.0), E.Name(p)))

@@ -109,7 +109,6 @@ def test_mutating_and_aliasing_function_has_the_finite_difference_derivative(nam
 # ---------------------------------------------------------------- refusals: located, naming the construct
 
 REFUSED = [
-    ("helper_without_return", "def fill_without_return", "without returning"),
     ("subscript_tuple_targets", "ys[0], ys[1] = b * x, a", "unpacking"),
     ("rows_repeated_literal", "rows = [[x, y]] * 2", "repeating a list"),
     ("array_param_write", "a[0] = x", "array parameter"),
@@ -371,3 +370,10 @@ def test_random_array_programs_with_a_known_bug_feature(tmp_path, feature):
     sources = [alias_gen.array_function(random.Random(SEED + k), f"f{k}", (feature,)) for k in range(15)]
     counts, failures = _campaign(_load(tmp_path, f"alias_{feature}", sources), sources, "array", 2, True)
     assert not failures, f"{len(failures)} failing programs:\n\n" + "\n\n".join(failures[:2])
+
+
+def test_a_helper_without_return_filling_a_list():
+    """A helper that only fills a list it is given (it returns None) is differentiated through."""
+    from structured import check_both_modes
+
+    check_both_modes(F.helper_without_return, (1.5, [0.5, 2.0]))
