@@ -36,6 +36,7 @@ SLOTS = {
     "add_part_into": (True, True, False),
     "add_tiled_into": (True, True),
     "argmax": (False,),
+    "global": (),
     "argmin": (False,),
 }
 

@@ -435,10 +435,12 @@ class _Lowering(ListLowering, ArrayLowering):
         value = self.resolve(node)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return Const(value, node.id)
+        if type(value).__name__ == "ndarray":  # a constant array of the module, read when the code runs
+            return self.apply("global", [], node.id, param=node.id)
         raise self.parsed.error(
             node,
             f"the global {node.id!r} ({type(value).__name__})",
-            "use numbers, math functions and functions defined with def",
+            "use numbers, NumPy arrays, math functions and functions defined with def",
         )
 
     def global_constant(self, node: ast.Attribute):

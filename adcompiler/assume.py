@@ -12,6 +12,7 @@ from __future__ import annotations
 import typing
 
 from . import values as V
+from .inplace import IN_PLACE
 from .ir import Const, Eq, Var, walk
 
 LIST_USES = ("getitem", "len", "append", "pop", "list_copy", "sum", "argmax", "argmin", "setitem")
@@ -29,7 +30,9 @@ def assumed_signature(program, fn) -> V.Sig:
             avals.append(hints[p])
             continue
         use = _use(program, function, {p}, {(function.name, p)})
-        if use.arith:  # (x * 2.0)[0]: an array
+        if not use.listed and _changed_in_place(function, p):  # p += ...: refused on an array, so a number
+            avals.append(V.FLOAT)
+        elif use.arith:  # (x * 2.0)[0]: an array
             avals.append(V.NUMERIC)
         elif numeric is V.NUMERIC and not (use.grown or use.records()):
             avals.append(numeric)  # indexed and measured alone: an array as much as a list; NumPy code takes it for one
@@ -138,6 +141,24 @@ def _use(program, function, names: set, seen: set) -> _Use:
                     use.any.merge(element)
                 use.grown |= element.grown
     return use
+
+
+def _changed_in_place(function, param: str) -> bool:
+    """Whether ``param`` (its value, read from its slot or copied) is changed by ``p += ...``."""
+    names = _reads_of(function, param)
+    return any(isinstance(eq, Eq) and eq.param == IN_PLACE and _var(eq.ins[0]) in names for eq in walk(function.body))
+
+
+def _reads_of(function, param: str) -> set:
+    """The names a parameter's value is read into (its slot reads and dup copies)."""
+    names, size = {param}, -1
+    eqs = [eq for eq in walk(function.body) if isinstance(eq, Eq)]
+    while size != len(names):
+        size = len(names)
+        for eq in eqs:
+            if eq.prim in ("dup", "read") and _var(eq.ins[0]) in names:
+                names |= {v.name for v in eq.outs}
+    return names
 
 
 def _var(a):

@@ -259,6 +259,8 @@ class _Interpreter:
             return
         if prim == "call":
             return self.call(eq, ins)
+        if prim == "global":
+            return self.set(eq.outs[0].name, V.describe(self.fn.source.globals.get(eq.param)))
         if prim in ("setitem", "append"):
             xs = eq.ins[0]
             if isinstance(xs, Var) and isinstance(ins[0], V.Seq):
@@ -387,6 +389,7 @@ LIKE_ARGUMENT = {  # runtime helpers of generated code: their result is shaped l
     "dot_vjp_a": 1,
     "dot_vjp_b": 2,
     "prod_vjp": 1,
+    "prod_vjp_jvp": 2,
     "inner_vjp_a": 1,
     "inner_vjp_b": 2,
     "zeros_like": 0,
@@ -422,7 +425,7 @@ def transfer(eq: Eq, ins: list) -> list:
             return [_number_sum(src.elem)]
         if isinstance(src, V.Arr):
             return [_row(src)]
-        return [V.TOP]
+        return [V.NUMERIC if isinstance(src, V.Numeric) else V.TOP]
     if prim == "range":
         return [V.Static("range")]
     if prim == "slice":

@@ -303,7 +303,7 @@ _FLOATING = tuple(
     f"numpy.{name}" for name in N.UNARY if name not in ("abs", "absolute", "negative", "positive", "square")
 )
 _FLOATING += ("numpy.arctan2", "numpy.hypot", "numpy.logaddexp")
-_BOOL_RESULTS = ("numpy.equal", "numpy.logical_and")
+_BOOL_RESULTS = tuple(f"numpy.{name}" for name in N.COMPARISONS)
 _ALWAYS_ARRAY = ()
 
 

@@ -48,6 +48,7 @@ def check_in_place(fn, arrays: frozenset, containers: frozenset, array_params=No
         return
     facts = _Facts(fn, arrays, containers, holders)
     facts.array_params = set(fn.params) if array_params is None else set(array_params)
+    facts.array_params |= {eq.outs[0].name for eq, _, _ in facts.eqs if eq.prim == "global"}  # module arrays
     for eq, pos, loops in facts.eqs:
         target = eq.ins[0].name if eq.prim == "setitem" and isinstance(eq.ins[0], Var) else None
         if target is not None and (target in arrays or any(m in facts.taken for m in facts.members(target))):
@@ -210,12 +211,13 @@ class _Facts:
                 self.elements[row],
             )
         if any(m in self.array_params for m in members):  # a float parameter is never changed in place
-            param = next(m for m in members if m in self.array_params)
+            param = _root(next(m for m in members if m in self.array_params))
             remedy = f"copy it first ({param} = {param}.copy())"
             if eq.prim != "setitem":  # x op= y on a parameter that may arrive as an array (or a NumPy number)
                 target, op = _aug_target(self.fn.source.lines.get(eq.line, "")) or (_root(name), "+")
                 remedy = f"write {target} = {target} {op} ... (a new value), or copy it first"
-            self.refuse(eq, f"{what} the array parameter {param}", remedy, param)
+            owner = "the array parameter" if param in self.fn.params else "the module's array"
+            self.refuse(eq, f"{what} {owner} {param}", remedy, param)
         view = next((m for m in members if m in self.views), None)
         if view is not None:
             base = self.views[view]

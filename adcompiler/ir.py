@@ -270,6 +270,8 @@ def prim_expr(eq: Eq, callee_name=None, rename=None) -> E.Expr:
         return E.Compare(COMPARE[eq.prim], *args)
     if eq.prim in COPIES:
         return args[0]
+    if eq.prim == "global":  # a module's constant array, by its name
+        return E.Name(eq.param)
     if eq.prim in CONTAINER_EXPRS:
         return CONTAINER_EXPRS[eq.prim](*args)
     if isinstance(eq.param, str):  # a runtime helper, called by the name the code used

@@ -329,7 +329,7 @@ HELPER_RULES = {
     "dot_vjp_a": ("bilinear", (0, 2)),
     "dot_vjp_b": ("bilinear", (0, 1)),
     "unjoin": ("linear", (0,)),
-    "prod_vjp": ("linear", (0,)),
+    "prod_vjp": ("product", (0, 1)),  # its tangent: prod_vjp_jvp
     "einsum_vjp": ("bilinear", (0, 3, 4, 5, 6, 7)),
     "linspace_vjp": ("linear", (0,)),
     "inner_vjp_a": ("bilinear", (0, 2)),
@@ -345,6 +345,10 @@ def helper_jvp(prim: str, args: list, tangents: list) -> Expr | None:
         slots = [i for i in slots if i != 3 + args[1].value]
     if all(tangents[i] is None for i in slots):
         return None
+    if prim == "prod_vjp":  # g times the products of the other entries: linear in g, not in x
+        g, x, axis, keepdims = (list(args) + [Num(None), Num(False)])[:4]
+        dg, dx = (tangents + [None, None])[:2]
+        return Call("@prod_vjp_jvp", (g, dg or Num(0.0), x, dx or Num(0.0), axis, keepdims))
     if kind == "linear":
         return Call("@" + prim, tuple((tangents[i] or Num(0.0)) if i in slots else a for i, a in enumerate(args)))
     terms = [

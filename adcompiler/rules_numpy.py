@@ -240,8 +240,10 @@ METHODS = {
     "swapaxes": "numpy.swapaxes",
 }
 ATTRIBUTES = {"T": "numpy.transpose", "shape": "numpy.shape", "ndim": "numpy.ndim", "size": "numpy.size"}
+COMPARISONS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
+COMPARISONS += ("logical_and", "logical_or", "logical_not", "isfinite", "isnan", "isinf")
 INACTIVE = ("numpy.shape", "numpy.ndim", "numpy.size", "numpy.argsort", "numpy.argmax", "numpy.argmin") + tuple(
-    f"numpy.{c}" for c in CONSTRUCTORS if f"numpy.{c}" not in FORWARD
+    f"numpy.{c}" for c in CONSTRUCTORS + COMPARISONS if f"numpy.{c}" not in FORWARD
 )
 
 # Functions of a sequence of arrays: numpy.concatenate([a, b], axis) is one primitive of a, b and axis.

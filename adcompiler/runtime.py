@@ -308,6 +308,32 @@ HELPERS.update(
     gg = numpy.squeeze(g, axis) if keepdims and numpy.ndim(g) else g
     return numpy.moveaxis(numpy.expand_dims(gg, -1) * others, -1, axis)
 ''',
+        "prod_vjp_jvp": '''def prod_vjp_jvp(g, dg, x, dx, axis=None, keepdims=False):
+    """The tangent of prod_vjp(g, x, axis, keepdims) = g * (the product of the other entries of x),
+    given tangents dg and dx: exact at zeros, by the tangents of the left and right running products."""
+    import numpy
+
+    flat = axis is None
+    a = numpy.ravel(x) if flat else numpy.moveaxis(x, axis, -1)
+    da = numpy.broadcast_to(dx, numpy.shape(x))
+    da = numpy.ravel(da) if flat else numpy.moveaxis(da, axis, -1)
+    m = a.shape[-1]
+    left, dleft = numpy.ones(a.shape, dtype=float), numpy.zeros(a.shape, dtype=float)
+    right, dright = numpy.ones(a.shape, dtype=float), numpy.zeros(a.shape, dtype=float)
+    for i in range(1, m):  # left[i] = a[0] ... a[i-1], right[i] = a[i+1] ... a[m-1], and their tangents
+        left[..., i] = left[..., i - 1] * a[..., i - 1]
+        dleft[..., i] = dleft[..., i - 1] * a[..., i - 1] + left[..., i - 1] * da[..., i - 1]
+        j = m - 1 - i
+        right[..., j] = right[..., j + 1] * a[..., j + 1]
+        dright[..., j] = dright[..., j + 1] * a[..., j + 1] + right[..., j + 1] * da[..., j + 1]
+    others, dothers = left * right, dleft * right + left * dright
+    if flat:
+        return numpy.reshape(dg * others + g * dothers, numpy.shape(x))
+    gg = numpy.squeeze(g, axis) if keepdims and numpy.ndim(g) else g
+    dgg = numpy.squeeze(dg, axis) if keepdims and numpy.ndim(dg) else dg
+    gg, dgg = numpy.expand_dims(gg, -1), numpy.expand_dims(dgg, -1)
+    return numpy.moveaxis(dgg * others + gg * dothers, -1, axis)
+''',
         "einsum_vjp": '''def einsum_vjp(g, i, subscripts, *operands):
     """The cotangent of operand i of numpy.einsum(subscripts, *operands), given g for its result:
     ellipses are spelt out, and an index repeated within the operand (a diagonal, a trace) gets

@@ -1,8 +1,24 @@
-"""Make the helper modules in tests/ (oracle, e2e_funcs) importable."""
+"""Make the helper modules in tests/ (oracle, e2e_funcs) importable; ``--runslow`` runs the tests
+marked ``slow`` (the systematic rule test's full cross product), which are skipped by default."""
 
 import os
 import sys
 
+import pytest
+
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
 if TESTS_DIR not in sys.path:
     sys.path.insert(0, TESTS_DIR)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--runslow", action="store_true", default=False, help="run the tests marked slow")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--runslow"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --runslow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

@@ -65,7 +65,9 @@ def structure_problem(value, like, where="cotangent") -> str:
 
 
 def fd_jacobian(f, args, wrt_index, h=1e-6) -> np.ndarray:
-    """(m, n) Jacobian of f's flattened output with respect to the flattened wrt arguments."""
+    """(m, n) Jacobian of f's flattened output with respect to the flattened wrt arguments (float32
+    arrays are widened to float64 first: a difference quotient in float32 is mostly rounding)."""
+    args = [widened(a) for a in args]
     flat = [leaves(args[i]) for i in wrt_index]
     sizes = [len(x) for x in flat]
     x0 = np.array([v for x in flat for v in x])
@@ -85,6 +87,24 @@ def fd_jacobian(f, args, wrt_index, h=1e-6) -> np.ndarray:
     return np.array(cols).T
 
 
+def widened(value):
+    """``value`` with its float32 arrays as float64."""
+    if isinstance(value, (list, tuple)):
+        out = [widened(v) for v in value]
+        return tuple(out) if isinstance(value, tuple) else out
+    if isinstance(value, np.ndarray) and value.dtype == np.float32:
+        return value.astype(np.float64)
+    return value
+
+
+def _single(value) -> bool:
+    return (
+        any(_single(v) for v in value)
+        if isinstance(value, (list, tuple))
+        else getattr(value, "dtype", None) == np.float32
+    )
+
+
 def _copy(args):
     """Deep copies of list arguments (a function may change a list it is given)."""
     if isinstance(args, list):
@@ -102,6 +122,8 @@ def check_both_modes(f, args, wrt=None, rtol=1e-5, atol=1e-7, seed=0, twin=None)
     idx = [params.index(w) for w in wrt]
     d = adcompiler.differentiate(f, wrt=wrt)
     rng = np.random.default_rng(seed)
+    if any(_single(a) for a in args):  # float32 arithmetic: agreement to its precision
+        rtol, atol = max(rtol, 2e-3), max(atol, 1e-5)
     value = f(*_copy(args))
     J = fd_jacobian(f, args, idx)
     if twin is not None:
@@ -115,6 +137,8 @@ def check_both_modes(f, args, wrt=None, rtol=1e-5, atol=1e-7, seed=0, twin=None)
         k += n
     val, tan = d.jvp(_copy(args), tuple(tangents))
     np.testing.assert_allclose(leaves(val), leaves(value), rtol=1e-12, atol=1e-12, err_msg="jvp value")
+    if any(_single(a) for a in args):
+        tan = widened(tan)
     np.testing.assert_allclose(leaves(tan), J @ v, rtol=rtol, atol=atol, err_msg="jvp against J v")
     # reverse mode
     u = rng.uniform(-1, 1, J.shape[0])
@@ -128,7 +152,8 @@ def check_both_modes(f, args, wrt=None, rtol=1e-5, atol=1e-7, seed=0, twin=None)
     got = np.array([x for c in cts for x in leaves(c)])
     np.testing.assert_allclose(got, J.T @ u, rtol=rtol, atol=atol, err_msg="vjp against J^T u")
     lhs, rhs = float(u @ np.array(leaves(tan))), float(got @ v)
-    assert abs(lhs - rhs) <= 1e-9 * (abs(lhs) + abs(rhs) + 1.0), f"<u, Jv> = {lhs} but <J^T u, v> = {rhs}"
+    tol = 1e-5 if any(_single(a) for a in args) else 1e-9
+    assert abs(lhs - rhs) <= tol * (abs(lhs) + abs(rhs) + 1.0), f"<u, Jv> = {lhs} but <J^T u, v> = {rhs}"
     if np.ndim(value) == 0 and not isinstance(value, (list, tuple)):
         g = d.grad(*_copy(args))
         g = (g,) if len(idx) == 1 else g
