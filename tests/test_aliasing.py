@@ -374,6 +374,6 @@ def test_random_array_programs_with_a_known_bug_feature(tmp_path, feature):
 
 def test_a_helper_without_return_filling_a_list():
     """A helper that only fills a list it is given (it returns None) is differentiated through."""
-    from structured import check_both_modes
+    from adcompiler.testing.oracle import check_both_modes
 
     check_both_modes(F.helper_without_return, (1.5, [0.5, 2.0]))

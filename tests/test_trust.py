@@ -1,6 +1,6 @@
 """The trust issue's findings, each a regression test: reverse mode once returned wrong numbers,
 shapes or dtypes (or raised inside generated code) on these.  Each is checked in both modes against
-central finite differences, the dot-product identity and its primal's structure (structured.py),
+central finite differences, the dot-product identity and its primal's structure (adcompiler.testing.oracle),
 and where it says so against autograd or a derivative worked out by hand."""
 
 import math
@@ -11,7 +11,7 @@ import pytest
 
 import adcompiler
 import trust_funcs as T
-from structured import check_both_modes, leaves
+from adcompiler.testing.oracle import check_both_modes, leaves
 
 RNG = np.random.default_rng(15)
 

@@ -1,4 +1,4 @@
-"""Oracles for functions of nested structures: floats, NumPy arrays of any shape and dtype, and lists
+"""Independent oracles for derivatives of functions of nested structures: floats, NumPy arrays of any shape and dtype, and lists
 and tuples of these, as arguments and as outputs.
 
 ``check_both_modes(f, args, wrt)`` differentiates ``f`` with adcompiler and compares, against

@@ -1,0 +1,349 @@
+"""A fuzzer of what users write with structured values: lists of ``(W, b)`` layers and tuples of
+arrays of different shapes handed through helpers (one to three levels), arrays of shape ``()`` and
+``(1,)`` and 3-D ones in flat lists, list slices and concatenation, the same list passed twice to a
+helper that writes one and reads the other, reductions over lists, NumPy products of every ndim,
+writes with repeated indices, float32 mixed with float64.
+
+    python -m adcompiler.testing.structures --programs 500 --seed 1 [--out DIR]
+
+Each program is random source text (a seeded ``random.Random``), written to a file, imported,
+differentiated in both modes and checked by ``adcompiler.testing.oracle`` at a random point: against
+central finite differences, ``<u, J v> == <J^T u, v>``, each cotangent's structure, shape and dtype,
+and autograd's gradient (the same source with ``np`` bound to ``autograd.numpy``) where autograd
+can differentiate it.  A refusal (a located ``UnsupportedSyntaxError``) is counted apart; a wrong
+value or an internal error is a failure, written with its source to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.util
+import os
+import random
+import sys
+import tempfile
+import traceback
+import types
+
+SHAPES = [(), (1,), (3,), (2, 3), (2, 2, 3)]
+ACTIVATIONS = ["np.tanh({})", "np.sin({})", "np.maximum({}, 0.0)", "({}) * 0.5"]
+
+
+@dataclasses.dataclass
+class Program:
+    source: str
+    args: dict  # parameter -> a builder (rng -> value)
+
+
+class _Writer:
+    """Source text of one program: helpers first, then ``f``."""
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+        self.helpers: list = []
+        self.count = 0
+
+    def helper(self, params: str, body: list) -> str:
+        self.count += 1
+        name = f"_h{self.count}"
+        self.helpers.append(f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body))
+        return name
+
+    def program(self, params: list, body: list, args: dict) -> Program:
+        lines = ["import math", "", "import numpy as np", "", ""]
+        for h in self.helpers:
+            lines += [h, ""]
+        lines.append(f"def f({', '.join(params)}):")
+        lines += [f"    {line}" for line in body]
+        return Program("\n".join(lines) + "\n", args)
+
+
+def _array(shape, dtype="float64"):
+    return lambda rng: _values(rng, shape, dtype)
+
+
+def _values(rng, shape, dtype="float64"):
+    import numpy as np
+
+    gen = np.random.default_rng(rng.randrange(2**32))
+    return gen.uniform(-1.0, 1.0, size=shape).astype(dtype)
+
+
+def layers_program(rng: random.Random) -> Program:
+    """A dense network: a list (or tuple) of (W, b), the layer loop in a helper (nested one or two deep)."""
+    w = _Writer(rng)
+    sizes = [rng.choice([1, 2, 3]) for _ in range(rng.choice([2, 3, 4]))]
+    act = rng.choice(ACTIVATIONS)
+    loop = rng.choice(["unpack", "index", "enumerate"])
+    if loop == "unpack":
+        body = ["h = x", "for W, b in layers:", f"    h = {act.format('W @ h + b')}", "return h"]
+    elif loop == "index":
+        body = ["h = x", "for l in range(len(layers)):", "    W = layers[l][0]", "    b = layers[l][1]"]
+        body += [f"    h = {act.format('np.dot(W, h) + b')}", "return h"]
+    else:
+        body = ["h = x", "for l, layer in enumerate(layers):", f"    h = {act.format('layer[0] @ h + layer[1]')}"]
+        body += ["return h"]
+    apply = w.helper("layers, x", body)
+    if rng.random() < 0.5:  # a second level
+        apply = w.helper("params, x", [f"return {apply}(params, x)"])
+    pick = rng.choice(["layers", "layers[0:]", "layers[:1] + layers[1:]"])
+    out = rng.choice(["np.sum(h ** 2)", "np.sum(np.exp(h) / np.sum(np.exp(h)) * c)", "np.sum(h * c)"])
+    body = [f"h = {apply}({pick}, x)", f"return {out}"]
+    kind = rng.choice([list, tuple])
+    args = {
+        "layers": lambda r: kind(
+            (_values(r, (sizes[i + 1], sizes[i])), _values(r, (sizes[i + 1],))) for i in range(len(sizes) - 1)
+        ),
+        "x": _array((sizes[0],)),
+        "c": _array((sizes[-1],)),
+    }
+    return w.program(["layers", "x", "c"], body, args)
+
+
+def broadcast_program(rng: random.Random) -> Program:
+    """Arrays of different shapes in a flat list, a tuple or a record, broadcast inside helpers."""
+    w = _Writer(rng)
+    hshape = rng.choice([(3,), (2, 3), (2, 2, 3)])
+    shapes = [rng.choice([(), (1,), (3,), hshape[-2:], hshape]) for _ in range(rng.choice([1, 2, 3]))]
+    k = rng.randrange(len(shapes))
+    op = rng.choice(["h + {}", "h * {}", "np.sin(h) - {}", "h / (1.5 + np.tanh({}))"])
+    inner = w.helper("bs, h", [f"return {op.format(f'bs[{k}]')}"])
+    if rng.random() < 0.5:
+        inner = w.helper("bs, h", [f"t = {inner}(bs, h)", "return t * 2.0"])
+    structure = rng.choice(["list", "tuple", "record"])
+    if structure == "record":  # a float among the arrays
+        shapes.append(None)
+    reduce = rng.choice(["np.sum({} ** 2)", "np.sum(np.tanh({}))", "np.mean({})"])
+    body = [f"return {reduce.format(f'{inner}(bs, h)')}"]
+    if structure == "record":
+        body = [f"s = bs[{len(shapes) - 1}]", f"return {reduce.format(f'{inner}(bs, h)')} * s"]
+
+    def build(r):
+        items = [float(r.uniform(-1, 1)) if s is None else _values(r, s) for s in shapes]
+        return tuple(items) if structure == "tuple" else items
+
+    return w.program(["bs", "h"], body, {"bs": build, "h": _array(hshape)})
+
+
+def lists_program(rng: random.Random) -> Program:
+    """Lists of floats: slices, concatenation, repetition, reductions, and the same list passed twice
+    to a helper that writes one and reads the other."""
+    w = _Writer(rng)
+    n = rng.choice([3, 4, 5, 6])
+    body = []
+    a, b = sorted(rng.sample(range(-n, n + 1), 2))
+    step = rng.choice([1, 1, 2, -1])
+    body.append(f"ys = xs[{a}:{b}:{step}] if {step} > 0 else xs[::-1]")
+    body.append(rng.choice(["zs = ys + [c * xs[0]]", "zs = [c] + xs + ys", "zs = xs * 2", "zs = list(xs)"]))
+    if rng.random() < 0.6:
+        alias = rng.choice(["zs, zs", "zs, xs", "xs, zs"])
+        scale = w.helper(
+            "dst, src, k", ["for i in range(min(len(dst), len(src))):", "    dst[i] = src[i] * k + dst[i]"]
+        )
+        body.append(f"{scale}({alias}, c)")
+    if rng.random() < 0.5:
+        shift = w.helper(
+            "dst, src", ["for i in range(1, len(dst)):", "    dst[i] = dst[i] - 0.5 * src[i - 1]", "return dst"]
+        )
+        body.append(f"zs = {shift}(zs, zs)")
+    total = rng.choice(["sum(zs)", "max(zs) + min(zs)", "zs[0] * zs[-1]", "sum([z * z for z in zs])"])
+    body.append(f"return {total} + (sum(ys) if ys else 0.0) * c")
+    return w.program(
+        ["xs", "c"],
+        body,
+        {"xs": lambda r: [float(r.uniform(-1, 1)) for _ in range(n)], "c": lambda r: float(r.uniform(0.5, 1.5))},
+    )
+
+
+def products_program(rng: random.Random) -> Program:
+    """@, np.dot, np.matmul, np.inner and einsum with operands of 0 to 3 dimensions."""
+    w = _Writer(rng)
+    op = rng.choice(["@", "matmul", "dot", "inner", "einsum"])
+    na, nb = rng.choice([1, 2, 3]), rng.choice([1, 2, 3])
+    if op in ("dot", "inner") and rng.random() < 0.3:
+        na = 0
+    k = 3
+    a_shape = {0: (), 1: (k,), 2: (2, k), 3: (2, 2, k)}[na]
+    if op == "inner":
+        b_shape = {1: (k,), 2: (4, k), 3: (2, 4, k)}[nb]
+    else:
+        b_shape = {1: (k,), 2: (k, 4), 3: (2, k, 4)}[nb]
+    expr = {
+        "@": "a @ b" if na else "a * b",
+        "matmul": "np.matmul(a, b)" if na else "a * b",
+        "dot": "np.dot(a, b)",
+        "inner": "np.inner(a, b)",
+        "einsum": "np.einsum('...ij,...jk->...ik', a, b)" if na >= 2 and nb >= 2 else "np.einsum('i,i->', a, b)",
+    }[op]
+    if op == "einsum" and not (na >= 2 and nb >= 2):
+        a_shape, b_shape = (k,), (k,)
+    prod = w.helper("a, b", [f"return {expr}"])
+    dtype = rng.choice(["float64", "float64", "float32"])
+    body = [f"p = {prod}(a, b)", "return np.sum(np.sin(p)) + np.sum(a * a)"]
+    return w.program(["a", "b"], body, {"a": _array(a_shape, dtype), "b": _array(b_shape)})
+
+
+def writes_program(rng: random.Random) -> Program:
+    """Writes into a local array with integer indices, repeated ones included (NumPy keeps the last)."""
+    w = _Writer(rng)
+    idx = [rng.randrange(4) for _ in range(rng.choice([2, 3]))]
+    body = ["y = np.zeros(4)", f"y[np.array({idx})] = v * x[:{len(idx)}]"]
+    if rng.random() < 0.5:
+        body.append(f"y[np.array({[rng.randrange(4) for _ in range(2)]})] += x[1] * v")
+    body.append("return np.sum(np.sin(y) * x)")
+    return w.program(["x", "v"], body, {"x": _array((4,)), "v": lambda r: float(r.uniform(0.5, 1.5))})
+
+
+def rows_program(rng: random.Random) -> Program:
+    """Lists of lists: rows read, sliced and joined, minors of a matrix, a recursive determinant."""
+    w = _Writer(rng)
+    n = rng.choice([2, 3])
+    det = w.helper(
+        "m",
+        [
+            "if len(m) == 1:",
+            "    return m[0][0]",
+            "total = 0.0",
+            "for j in range(len(m)):",
+            "    minor = [row[:j] + row[j + 1:] for row in m[1:]]",
+            "    total = total + (1.0 if j % 2 == 0 else -1.0) * m[0][j] * " + "__DET__(minor)",
+            "return total",
+        ],
+    )
+    w.helpers[-1] = w.helpers[-1].replace("__DET__", det)
+    body = [
+        rng.choice(
+            [
+                f"return {det}(m)",
+                f"return {det}(m) + sum(m[0][1:]) * m[-1][0]",
+                f"return sum([r[0] * r[-1] for r in m]) + {det}(m)",
+            ]
+        )
+    ]
+    return w.program(["m"], body, {"m": lambda r: [[float(r.uniform(-1, 1)) for _ in range(n)] for _ in range(n)]})
+
+
+FAMILIES = [layers_program, broadcast_program, lists_program, products_program, writes_program, rows_program]
+
+
+def generate(rng: random.Random) -> Program:
+    return rng.choice(FAMILIES)(rng)
+
+
+@dataclasses.dataclass
+class Summary:
+    programs: int = 0
+    ok: int = 0
+    refusals: int = 0
+    failures: int = 0
+    reports: list = dataclasses.field(default_factory=list)
+
+    def __str__(self):
+        return f"programs {self.programs}, ok {self.ok}, refusals {self.refusals}, failures {self.failures}"
+
+
+def _load(source: str, directory: str, k: int):
+    name = f"_adc_structures_{os.getpid()}_{k}"
+    path = os.path.join(directory, name + ".py")
+    with open(path, "w") as fh:
+        fh.write(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _autograd_twin(module):
+    """The same ``f`` with ``np`` bound to autograd.numpy in every function of its module, or None."""
+    try:
+        import autograd.numpy as anp
+    except ImportError:
+        return None
+    g = dict(vars(module), np=anp)
+    for name, value in vars(module).items():
+        if isinstance(value, types.FunctionType):
+            g[name] = types.FunctionType(value.__code__, g, name, value.__defaults__)
+    return g["f"]
+
+
+def check(program: Program, seed: int, directory: str, k: int) -> str:
+    """ "ok", "refusal: ..." or "failure: ..." for one program at one random point."""
+    from adcompiler.errors import UnsupportedSyntaxError
+    from adcompiler.testing.oracle import check_both_modes
+
+    module = _load(program.source, directory, k)
+    rng = random.Random(seed)
+    args = tuple(build(rng) for build in program.args.values())
+    twin = _autograd_twin(module)
+    try:
+        check_both_modes(module.f, args, twin=_twin_jacobian(twin, args) if twin else None)
+    except UnsupportedSyntaxError as exc:
+        return f"refusal: {exc}"
+    except Exception as exc:  # noqa: BLE001 - a wrong value or an internal error
+        return f"failure: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}"
+    return "ok"
+
+
+def _twin_jacobian(twin, args):
+    """A function of the arguments giving autograd's flattened Jacobian (None where autograd cannot)."""
+    import numpy as np
+
+    try:
+        import autograd
+
+        row = []
+        for k in range(len(args)):
+            g = autograd.grad(twin, k)(*args)
+            row += _leaves(g)
+    except Exception:  # noqa: BLE001 - autograd lacks the function: finite differences only
+        return None
+    return lambda *a: np.array([row])
+
+
+def _leaves(value) -> list:
+    import numpy as np
+
+    if isinstance(value, (list, tuple)):
+        return [x for v in value for x in _leaves(v)]
+    return [float(x) for x in np.ravel(value)]
+
+
+def run(programs: int, seed: int, out_dir: str | None = None) -> Summary:
+    summary = Summary()
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="adc_structures_") as directory:
+        for k in range(programs):
+            program = generate(rng)
+            result = check(program, rng.randrange(2**31), directory, k)
+            summary.programs += 1
+            if result == "ok":
+                summary.ok += 1
+                continue
+            if result.startswith("refusal"):
+                summary.refusals += 1
+            else:
+                summary.failures += 1
+            if out_dir:
+                os.makedirs(out_dir, exist_ok=True)
+                path = os.path.join(out_dir, f"{result.split(':')[0]}_seed{seed}_prog{k}.py")
+                with open(path, "w") as fh:
+                    fh.write("# " + result.replace("\n", "\n# ") + "\n" + program.source)
+                summary.reports.append(path)
+    return summary
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--programs", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", default=None)
+    a = parser.parse_args(argv)
+    s = run(a.programs, a.seed, a.out)
+    print(s)
+    return 1 if s.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
