@@ -150,13 +150,13 @@ def _changed_in_place(function, param: str) -> bool:
 
 
 def _reads_of(function, param: str) -> set:
-    """The names a parameter's value is read into (its slot reads and dup copies)."""
+    """The names a parameter's value may be read into (copies, slots it is written to, their reads)."""
     names, size = {param}, -1
     eqs = [eq for eq in walk(function.body) if isinstance(eq, Eq)]
     while size != len(names):
         size = len(names)
         for eq in eqs:
-            if eq.prim in ("dup", "read") and _var(eq.ins[0]) in names:
+            if eq.prim in ("dup", "read", "write") and _var(eq.ins[0]) in names:
                 names |= {v.name for v in eq.outs}
     return names
 

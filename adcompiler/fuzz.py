@@ -2408,7 +2408,8 @@ def check_program(
     rng = random.Random(seed)
     try:
         df = adcompiler.differentiate(fn, wrt=layout.wrt)
-        if stages:
+        if stages:  # the code for the point's own arguments (before a call it is for assumed kinds)
+            df._bind(tuple(_copy_args(layout.draw(random.Random(seed)))))
             for stage in ("forward", "reverse"):
                 compile(df.source(stage), f"<fuzz {stage}>", "exec")
     except UnsupportedSyntaxError as exc:
@@ -2484,7 +2485,8 @@ def check_source(
             primal(fn, layout.from_plain(point))  # a program that does not run is no reproduction (minimiser)
         try:
             df = adcompiler.differentiate(fn, wrt=layout.wrt)
-            if stages:
+            if stages:  # the code for the point's own arguments (before a call it is for assumed kinds)
+                df._bind(tuple(_copy_args(layout.from_plain(point))))
                 for stage in ("forward", "reverse"):
                     compile(df.source(stage), f"<fuzz {stage}>", "exec")
         except UnsupportedSyntaxError as exc:
