@@ -13,7 +13,7 @@ from functools import cached_property
 
 from . import values as V
 from .errors import UnsupportedSyntaxError
-from .ir import Eq, Function, Var, walk
+from .ir import Eq, Function, Return, Var, flatten, walk
 from .names import root
 
 
@@ -151,7 +151,7 @@ def check_constructs(facts: Facts) -> None:
     assignment to a slice of a list (it changes the list's length)."""
     for eq in walk(facts.fn.body):
         if isinstance(eq, Eq) and eq.prim == "setitem" and isinstance(facts.of(eq.ins[0]), V.Seq):
-            if facts.of(eq.ins[1]) == V.SLICE:
+            if V.is_slice(facts.of(eq.ins[1])):
                 source = facts.fn.source
                 text = source.lines.get(eq.line, "")
                 raise UnsupportedSyntaxError(
@@ -168,6 +168,19 @@ def check_values(facts: Facts, active) -> None:
     """Refuse an operation on an active value whose kind the code cannot know (read from a list
     holding both lists and numbers at a position known only at run time): its adjoint would be a
     guess.  (Forward mode needs no such knowledge: a tangent mirrors its value whatever it is.)"""
+    for ret in (s for s in walk(facts.fn.body) if isinstance(s, Return)):  # a returned value of unknown kind
+        leaves = [a for a in flatten(ret.value) if isinstance(a, Var) and a.name in active]
+        if any(isinstance(facts.avals.get(a.name), V.Top) for a in leaves):
+            source = facts.fn.source
+            text = source.lines.get(ret.line, "")
+            raise UnsupportedSyntaxError(
+                "returning a value that may be a list or a number (read from a list holding both)",
+                "keep numbers and lists in separate lists, or read it at a constant index",
+                source.filename,
+                ret.line,
+                len(text) - len(text.lstrip()),
+                text,
+            )
     for eq in walk(facts.fn.body):
         if not isinstance(eq, Eq) or eq.prim in MOVES:
             continue

@@ -176,7 +176,9 @@ class _Forward:
         prim = rules.ARRAY_VARIANTS.get(stmt.prim, stmt.prim) if out in self.arrays else stmt.prim
         t = rules.jvp(prim, [atom(a) for a in stmt.ins], E.Name(out), ins_t)
         t = self.spread(prim, out, t)
-        if stmt.prim == "numpy.copy" and isinstance(t, E.Name):
+        if stmt.prim in ("numpy.array", "numpy.asarray", "numpy.copy") and stmt.ins[0].name in self.containers:
+            t = E.Call("numpy.array", (t,), (("dtype", E.Name("float")),))  # a list's tangent list, as an array
+        elif stmt.prim == "numpy.copy" and isinstance(t, E.Name):
             t = E.Call("numpy.copy", (t,))  # a copy's tangent is a copy too: a later write into one spares the other
         if out in self.written and stmt.prim not in ("read", "dup"):  # a new array written into later: its own tangent
             return [primal] + self.own_tangent(out, t, stmt.line)

@@ -151,9 +151,10 @@ class _Interpreter:
                 self.step(eq)
             for child, parent, index in list(self.edges):
                 self.store(parent, self.get(child), index, count=False)
-            for a, b in list(self.sharing):  # the same element objects: what is stored in one is in both
-                if isinstance(self.get(a), V.Seq) and isinstance(self.get(b), V.Seq):
-                    elem = V.join(self.get(a).elem, self.get(b).elem)
+            for a, b in list(self.sharing):  # the same element objects: what is stored into one is in both
+                xa, xb = self.get(a), self.get(b)
+                if isinstance(xa, V.Seq) and isinstance(xb, V.Seq) and isinstance(xa.elem, V.Seq):
+                    elem = V.join(xa.elem, xb.elem)  # (number elements are values, not shared objects)
                     self.store(a, elem, None, count=False)
                     self.store(b, elem, None, count=False)
         ret = next(s for s in reversed(self.fn.body) if isinstance(s, Return))
@@ -273,7 +274,7 @@ class _Interpreter:
         outs = transfer(eq, ins)
         for v, a in zip(eq.outs, outs, strict=True):
             self.set(v.name, a)
-        sliced = prim == "getitem" and ins[1] == V.SLICE
+        sliced = prim == "getitem" and V.is_slice(ins[1])
         if sliced or prim in ("list_copy", "add") and isinstance(self.get(eq.outs[0].name), V.Seq):
             for a in eq.ins[:1] if prim != "add" else eq.ins:  # a new list of the same element objects
                 if isinstance(a, Var) and isinstance(self.get(a.name), V.Seq):
@@ -428,8 +429,9 @@ def transfer(eq: Eq, ins: list) -> list:
         return [V.NUMERIC if isinstance(src, V.Numeric) else V.TOP]
     if prim == "range":
         return [V.Static("range")]
-    if prim == "slice":
-        return [V.SLICE]
+    if prim == "slice":  # with its bounds where they are constants (a record's slice keeps its items)
+        const = all(isinstance(a, Const) and (a.value is None or type(a.value) is int) for a in eq.ins)
+        return [V.Static("slice", tuple(a.value for a in eq.ins)) if const else V.SLICE]
     if prim in COMPARISONS or prim == "not":
         return [_broadcast(ins, "bool")]
     if prim in ARITHMETIC:
@@ -473,8 +475,11 @@ def transfer(eq: Eq, ins: list) -> list:
 def getitem(xs: V.Aval, index_atom, index: V.Aval | None) -> V.Aval:
     """``xs[index]``: an element of a list or tuple, or an array's element, row or slice."""
     if isinstance(xs, V.Seq):
-        if index == V.SLICE:
-            return V.Seq("list" if xs.kind != "tuple" else "tuple", None, xs.elem)  # a slice of a list
+        if V.is_slice(index):  # a slice of a list: its items where they and the bounds are known
+            kind = "list" if xs.kind != "tuple" else "tuple"
+            if xs.items is not None and index.bounds is not None:
+                return V.seq(kind, xs.items[slice(*index.bounds)])
+            return V.Seq(kind, None, xs.elem)
         k = index_atom.value if isinstance(index_atom, Const) else None
         return V.item(xs, k)
     if isinstance(xs, (V.Arr, V.Numeric)):

@@ -382,7 +382,7 @@ def array_getitem(xs: V.Aval, index_atom, index: V.Aval) -> V.Aval:
             dropped += 1
         elif p == V.NONE:
             added += 1
-        elif p in (V.SLICE, V.Static("ellipsis")):
+        elif V.is_slice(p) or p == V.Static("ellipsis"):
             pass
         elif isinstance(p, V.Arr) and p.dtype == "bool":
             advanced.append(("mask", p.ndim))

@@ -136,8 +136,10 @@ def parse_function(fn) -> Parsed:
         awaited = next((n for n in ast.walk(node) if isinstance(n, ast.Await)), None)
         where, what = (awaited, "await (an async function)") if awaited else (node, "an async function")
         raise located(where, filename, lines, what, "write a plain (synchronous) function")
-    if not isinstance(node, ast.FunctionDef):
-        raise TypeError(f"{fn.__qualname__} is not defined with def")
+    if not isinstance(node, ast.FunctionDef):  # a lambda: its line holds an expression, not a def
+        lines = {first + i: line.rstrip("\n") for i, line in enumerate(lines)}
+        where = next((n for n in ast.walk(tree) if isinstance(n, ast.Lambda)), node)
+        raise located(where, filename, lines, "a lambda as the function to differentiate", "define it with def")
     source = Source(
         filename,
         {first + i: line.rstrip("\n") for i, line in enumerate(lines)},

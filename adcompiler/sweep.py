@@ -714,7 +714,7 @@ class Sweeps(Checkpoints):
         if not isinstance(target, Var) or target.name not in self.act:
             return out
         d = E.Name(self.shadow_of(target.name))
-        if eq.prim == "getitem" and self.facts.of(eq.ins[1]) == V.SLICE:  # xs[a:b]: a new list of xs's elements
+        if eq.prim == "getitem" and V.is_slice(self.facts.of(eq.ins[1])):  # xs[a:b]: a new list of xs's elements
             if eq.outs[0].name in self.act:
                 part = E.Name(self.shadow_of(eq.outs[0].name))
                 out.append(Do(E.Call(self.program.helper("add_slice_into"), (d, part, self.ref(eq.ins[1]))), eq.line))

@@ -68,6 +68,11 @@ class Static(Aval):
     """None, a slice, a string, a range, a function: no derivative, never an operand of arithmetic."""
 
     what: str = ""  # "none", "slice", "ellipsis", "range", "str", or "" (one of these)
+    bounds: tuple | None = None  # a slice's (start, stop, step) where they are constants
+
+
+def is_slice(a: Aval) -> bool:
+    return isinstance(a, Static) and a.what == "slice"
 
 
 @dataclass(frozen=True)
@@ -176,7 +181,7 @@ def join(a: Aval, b: Aval) -> Aval:
         out = Seq(kind, items, join(a.elem, b.elem))
         return out if depth(out) <= MAX_DEPTH else Seq(kind, None, TOP)
     if isinstance(a, Static) and isinstance(b, Static):
-        return STATIC  # two different kinds of static value
+        return Static(a.what) if a.what == b.what else STATIC  # two slices, or two kinds of static value
     return TOP
 
 

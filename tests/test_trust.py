@@ -336,3 +336,27 @@ def test_second_order_of_tuples_in_branches():
     assert adcompiler.hessian(T.tuple_in_branch)(1.5)[0, 0] == pytest.approx(4.0)  # 2 x^2 for x > 0
     assert adcompiler.hessian(T.tuple_in_branch)(-1.5)[0, 0] == pytest.approx(-9.0)  # x^3 for x <= 0
     assert math.isfinite(adcompiler.hessian(T.enumerate_zip)([1.0, 2.0], [3.0, 4.0])[0, 2])
+
+
+# ---- found running autograd's own test functions -----------------------------------------------
+
+
+def test_an_array_built_from_numbers_has_an_array_tangent():
+    check_both_modes(T.array_fanout, (3.0,))  # its tangent was the list [dx, dx, dx], so a + a repeated it
+
+
+def test_a_slice_of_a_record_keeps_its_items():
+    check_both_modes(T.slice_of_record, ([[1.0], 2.0, 1.5],))
+
+
+def test_returning_a_value_of_unknown_kind_is_refused_in_reverse_mode():
+    d = adcompiler.differentiate(T.mixed_list_returned, wrt="x")
+    assert d.jvp((1.5, 0), (1.0,)) == (1.5, 1.0)
+    with pytest.raises(adcompiler.UnsupportedSyntaxError, match="list or a number"):
+        d.vjp((1.5, 0), 1.0)
+
+
+def test_a_lambda_is_refused_where_it_is_written():
+    with pytest.raises(adcompiler.UnsupportedSyntaxError, match="a lambda") as info:
+        adcompiler.differentiate(T.doubled).grad(1.0)
+    assert info.value.filename.endswith("trust_funcs.py") and info.value.lineno == T.doubled.__code__.co_firstlineno

@@ -403,3 +403,23 @@ def tuple_in_branch(x):
         t = (x * x, x)
     a, b = t
     return a * b
+
+
+# found by running autograd's own test functions through adcompiler
+
+
+def array_fanout(x):
+    a = np.array([x, x * 1.0, x + 2.5])
+    return a + a
+
+
+def slice_of_record(xs):
+    return xs[1:][0] * 2.0
+
+
+def mixed_list_returned(x, i):
+    xs = [x, [x, x]]
+    return xs[i]
+
+
+doubled = lambda x: x * 2.0  # noqa: E731
