@@ -993,6 +993,7 @@ class Sweeps(Checkpoints):
 HELPERS = ("zeros_like", "like", "like_arrays", "reject_ints") + CHANGES
 BROADCASTING = ("add", "sub", "mul", "truediv", "pow", "mod", "numpy.arctan2", "numpy.hypot", "numpy.power")
 BROADCASTING += ("numpy.logaddexp", "numpy.maximum", "numpy.minimum", "numpy.where", "numpy.clip")
+BROADCASTING += ("numpy.add", "numpy.subtract", "numpy.multiply", "numpy.divide", "numpy.true_divide")
 CONTAINER_ADJOINTS = (
     "pop",
     "getitem",

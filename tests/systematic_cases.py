@@ -156,6 +156,11 @@ def cases() -> list:
         "truediv": ("x / y", (-1, 1), (0.5, 1.5)),
         "pow": ("x ** y", (0.5, 1.5), (-1, 1)),
         "mod": ("x % y", (2.1, 2.9), (0.7, 0.9)),
+        "numpy.add": ("np.add(x, y)", (-1, 1), (-1, 1)),
+        "numpy.subtract": ("np.subtract(x, y)", (-1, 1), (-1, 1)),
+        "numpy.multiply": ("np.multiply(x, y)", (-1, 1), (-1, 1)),
+        "numpy.divide": ("np.divide(x, y)", (-1, 1), (0.5, 1.5)),
+        "numpy.true_divide": ("np.true_divide(x, y)", (-1, 1), (0.5, 1.5)),
     }
     for prim, (expr, dx, dy) in binary.items():
         for k, (sx, sy) in enumerate(PAIRS):
