@@ -152,15 +152,11 @@ def check_constructs(facts: Facts) -> None:
     for eq in walk(facts.fn.body):
         if isinstance(eq, Eq) and eq.prim == "setitem" and isinstance(facts.of(eq.ins[0]), V.Seq):
             if V.is_slice(facts.of(eq.ins[1])):
-                source = facts.fn.source
-                text = source.lines.get(eq.line, "")
-                raise UnsupportedSyntaxError(
+                _refuse(
+                    facts,
+                    eq.line,
                     "assigning to a slice of a list (xs[a:b] = ...)",
                     "build the new list: xs = xs[:a] + ys + xs[b:]",
-                    source.filename,
-                    eq.line,
-                    len(text) - len(text.lstrip()),
-                    text,
                 )
 
 
@@ -171,15 +167,11 @@ def check_values(facts: Facts, active) -> None:
     for ret in (s for s in walk(facts.fn.body) if isinstance(s, Return)):  # a returned value of unknown kind
         leaves = [a for a in flatten(ret.value) if isinstance(a, Var) and a.name in active]
         if any(isinstance(facts.avals.get(a.name), V.Top) for a in leaves):
-            source = facts.fn.source
-            text = source.lines.get(ret.line, "")
-            raise UnsupportedSyntaxError(
-                "returning a value that may be a list or a number (read from a list holding both)",
-                "keep numbers and lists in separate lists, or read it at a constant index",
-                source.filename,
+            _refuse(
+                facts,
                 ret.line,
-                len(text) - len(text.lstrip()),
-                text,
+                "returning a value that may be a list or a number (read from a list holding both)",
+                UNKNOWN_KIND,
             )
     for eq in walk(facts.fn.body):
         if not isinstance(eq, Eq) or eq.prim in MOVES:
@@ -188,13 +180,19 @@ def check_values(facts: Facts, active) -> None:
             if isinstance(a, Var) and a.name in active and isinstance(facts.avals.get(a.name), V.Top):
                 if eq.prim in LIST_OPERAND and k == 0:
                     continue  # indexing it is checked where the element is used
-                source = facts.fn.source
-                text = source.lines.get(eq.line, "")
-                raise UnsupportedSyntaxError(
-                    f"a value that may be a list or a number ({root(a.name)}), read from a list holding both",
-                    "keep numbers and lists in separate lists, or read it at a constant index",
-                    source.filename,
+                _refuse(
+                    facts,
                     eq.line,
-                    len(text) - len(text.lstrip()),
-                    text,
+                    f"a value that may be a list or a number ({root(a.name)}), read from a list holding both",
+                    UNKNOWN_KIND,
                 )
+
+
+UNKNOWN_KIND = "keep numbers and lists in separate lists, or read it at a constant index"
+
+
+def _refuse(facts: Facts, line: int, construct: str, remedy: str):
+    """Raise the located error for a construct on ``line`` of the function's file."""
+    source = facts.fn.source
+    text = source.lines.get(line, "")
+    raise UnsupportedSyntaxError(construct, remedy, source.filename, line, len(text) - len(text.lstrip()), text)

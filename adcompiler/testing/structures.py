@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib.util
 import os
 import random
 import sys
@@ -243,18 +242,6 @@ class Summary:
         return f"programs {self.programs}, ok {self.ok}, refusals {self.refusals}, failures {self.failures}"
 
 
-def _load(source: str, directory: str, k: int):
-    name = f"_adc_structures_{os.getpid()}_{k}"
-    path = os.path.join(directory, name + ".py")
-    with open(path, "w") as fh:
-        fh.write(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def _autograd_twin(module):
     """The same ``f`` with ``np`` bound to autograd.numpy in every function of its module, or None."""
     try:
@@ -271,9 +258,10 @@ def _autograd_twin(module):
 def check(program: Program, seed: int, directory: str, k: int) -> str:
     """ "ok", "refusal: ..." or "failure: ..." for one program at one random point."""
     from adcompiler.errors import UnsupportedSyntaxError
+    from adcompiler.fuzz import load_module
     from adcompiler.testing.oracle import check_both_modes
 
-    module = _load(program.source, directory, k)
+    module = load_module(program.source, directory, f"structures{k}")
     rng = random.Random(seed)
     args = tuple(build(rng) for build in program.args.values())
     twin = _autograd_twin(module)
