@@ -366,7 +366,11 @@ class Sweeps(Checkpoints):
             return E.Call("@array_like", (d or E.Num(0.0), E.Name(p)))
         if self.adjoint_of(p) is None and p not in self.act:  # unused: a zero shaped like whatever was passed
             return E.Call("@zeros_like", (E.Name(p),))
-        return self.adjoint_of(p) or E.Num(0.0)
+        d = self.adjoint_of(p) or E.Num(0.0)
+        aval = self.facts.avals.get(p)
+        if isinstance(aval, V.Num) and aval.dtype not in ("float", "int", "bool"):  # a NumPy float32: its type
+            return E.Call(f"numpy.{aval.dtype}", (d,))
+        return d
 
     def adjoint_of(self, name: str):
         return E.Name(self.acc[name]) if name in self.acc else self.adj.get(name)

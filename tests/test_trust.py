@@ -360,3 +360,8 @@ def test_a_lambda_is_refused_where_it_is_written():
     with pytest.raises(adcompiler.UnsupportedSyntaxError, match="a lambda") as info:
         adcompiler.differentiate(T.doubled).grad(1.0)
     assert info.value.filename.endswith("trust_funcs.py") and info.value.lineno == T.doubled.__code__.co_firstlineno
+
+
+def test_a_numpy_float32_number_gets_a_float32_cotangent():
+    g = adcompiler.differentiate(T.mixed_precision_scalar).grad(np.float32(2.0), np.ones(3, dtype=np.float32))
+    assert type(g[0]) is np.float32 and g[0] == pytest.approx(7.0) and g[1].dtype == np.float32

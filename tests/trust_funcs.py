@@ -423,3 +423,7 @@ def mixed_list_returned(x, i):
 
 
 doubled = lambda x: x * 2.0  # noqa: E731
+
+
+def mixed_precision_scalar(s, x):
+    return np.sum(s * x) + s * s
