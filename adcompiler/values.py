@@ -138,7 +138,7 @@ def item(a: Aval, index) -> Aval:
         if -len(a.items) <= index < len(a.items):
             return a.items[index]
         return BOTTOM  # an IndexError at run time: no value
-    return a.elem if a.elem != BOTTOM else TOP
+    return a.elem  # BOTTOM for a list nothing was put in yet: the fixed point comes back to it
 
 
 def depth(a: Aval) -> int:
