@@ -223,7 +223,79 @@ def rows_program(rng: random.Random) -> Program:
     return w.program(["m"], body, {"m": lambda r: [[float(r.uniform(-1, 1)) for _ in range(n)] for _ in range(n)]})
 
 
+# ---- random structures ----------------------------------------------------------------------------
+
+LEAF_SHAPES = [None, (), (1,), (3,), (1, 3), (2, 1), (2, 3), (2, 2, 3)]  # any two of these broadcast
+UNARY = ["np.sin({})", "np.tanh({})", "np.exp(0.3 * {})", "({}) ** 2", "np.log(1.5 + np.tanh({}))", "-({})"]
+BINARY = ["{} + {}", "{} * {}", "{} - {}", "{} / (2.0 + np.tanh({}))", "np.maximum({}, {})"]
+
+
+def _tree(rng: random.Random, depth: int):
+    """A random structure: ("leaf", shape) or (kind, [children]) with kind list (alike elements or a
+    record), or tuple."""
+    if depth >= 3 or rng.random() < 0.35:
+        return ("leaf", rng.choice(LEAF_SHAPES))
+    kind = rng.choice(["list", "list", "tuple"])
+    n = rng.choice([1, 2, 3])
+    if kind == "list" and rng.random() < 0.6:  # elements alike
+        child = _tree(rng, depth + 1)
+        return (kind, [child] * n)
+    return (kind, [_tree(rng, depth + 1) for _ in range(n)])
+
+
+def _build(tree, rng):
+    if tree[0] == "leaf":
+        return float(rng.uniform(-1, 1)) if tree[1] is None else _values(rng, tree[1])
+    items = [_build(t, rng) for t in tree[1]]
+    return tuple(items) if tree[0] == "tuple" else items
+
+
+def _paths(tree, path):
+    """(access path, shape) of every leaf."""
+    if tree[0] == "leaf":
+        return [(path, tree[1])]
+    return [leaf for k, t in enumerate(tree[1]) for leaf in _paths(t, path + f"[{k}]")]
+
+
+def _expr(rng, leaves, depth=0):
+    """A random expression of some leaves (every shape broadcasts with every other)."""
+    if depth >= 2 or rng.random() < 0.3:
+        return rng.choice(leaves)[0]
+    if rng.random() < 0.5:
+        return rng.choice(UNARY).format(_expr(rng, leaves, depth + 1))
+    return rng.choice(BINARY).format(_expr(rng, leaves, depth + 1), _expr(rng, leaves, depth + 1))
+
+
+def tree_program(rng: random.Random) -> Program:
+    """A random structure of floats and arrays in lists and tuples, read at paths, in loops over lists
+    of alike elements, through sliced and joined lists, and in helpers handed parts of it."""
+    w = _Writer(rng)
+    tree = ("tuple", [_tree(rng, 1) for _ in range(rng.choice([1, 2]))])
+    body, terms = [], []
+    for k, part in enumerate(tree[1]):
+        leaves = _paths(part, f"p{k}")
+        if part[0] != "leaf" and rng.random() < 0.5:  # hand the part to a helper (one or two levels)
+            inner = [(path.replace(f"p{k}", "q", 1), shape) for path, shape in leaves]
+            helper = w.helper("q", [f"return np.sum({_expr(rng, inner)})"])
+            if rng.random() < 0.4:
+                helper = w.helper("q", [f"return 2.0 * {helper}(q)"])
+            terms.append(f"{helper}(p{k})")
+        else:
+            terms.append(f"np.sum({_expr(rng, leaves)})")
+        if part[0] == "list" and all(c == part[1][0] for c in part[1]):  # alike elements: a loop, a slice
+            elem = [(path.replace(f"p{k}[0]", "e", 1), shape) for path, shape in _paths(part[1][0], f"p{k}[0]")]
+            acc = f"acc{k}"
+            source = rng.choice([f"p{k}", f"p{k}[1:] + p{k}[:1]", f"p{k}[::-1]", f"p{k}[:2]"])
+            body += [f"{acc} = 0.0", f"for e in {source}:", f"    {acc} = {acc} + np.sum({_expr(rng, elem)})"]
+            terms.append(acc)
+    body.append(f"return {' + '.join(terms)}")
+    params = [f"p{k}" for k in range(len(tree[1]))]
+    args = {p: (lambda r, t=t: _build(t, r)) for p, t in zip(params, tree[1])}
+    return w.program(params, body, args)
+
+
 FAMILIES = [layers_program, broadcast_program, lists_program, products_program, writes_program, rows_program]
+FAMILIES += [tree_program, tree_program]  # random structures: drawn twice as often
 
 
 def generate(rng: random.Random) -> Program:
