@@ -36,16 +36,6 @@ class Summary:
     listed: tuple = ()  # per parameter: whether it is used as a list (for an argument of unknown kind)
 
 
-def const_aval(value) -> V.Aval:
-    if isinstance(value, bool):
-        return V.BOOL
-    if isinstance(value, int):
-        return V.INT
-    if isinstance(value, float):
-        return V.FLOAT
-    return V.describe(value)
-
-
 class Analyser:
     """Analyses functions per signature, memoised; ``dupform(fn)`` gives a function's dup form."""
 
@@ -58,6 +48,8 @@ class Analyser:
         self.recursive: set = set()  # keys read while in progress
 
     def facts(self, fn, sig: V.Sig) -> Facts:
+        """The abstract values of ``fn``'s variables for arguments of signature ``sig`` (a recursive
+        function is interpreted again until its own summary stops growing)."""
         key = (fn, sig)
         if key in self.done:
             return self.done[key]
@@ -114,6 +106,8 @@ class _Objects:
 
 
 class _Interpreter:
+    """One run of the abstract interpretation of one function (see the module docstring)."""
+
     def __init__(self, analyser: Analyser, fn: Function, sig: V.Sig):
         self.analyser, self.fn, self.sig = analyser, fn, sig
         if len(sig.avals) != len(fn.params):
@@ -191,7 +185,7 @@ class _Interpreter:
     def of(self, a) -> V.Aval:
         if isinstance(a, Var):
             return self.get(a.name)
-        return const_aval(a.value)
+        return V.describe(a.value)
 
     def get(self, n: str) -> V.Aval:
         a = self.avals.get(n, V.BOTTOM)
