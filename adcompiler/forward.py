@@ -159,21 +159,21 @@ class _Forward:
                 value = self.fresh_array(out, ins_t[0])
             return [primal, Assign((self.tangent[out].id,), value, stmt.line)]
         fresh = stmt.prim not in ("read", "write", "call", "dup")  # reads and copies name the same object
+        prim = rules.ARRAY_VARIANTS.get(stmt.prim, stmt.prim) if out in self.arrays else stmt.prim
         if fresh and stmt.outs and stmt.outs[0].name in self.written and stmt.outs[0].name in self.act:
             ins_t = [t if on else None for t, on in zip(ins_t, slots(stmt))]  # np.zeros_like(x): no tangent of x
             t = (
                 None
                 if all(t is None for t in ins_t)
-                else rules.jvp(stmt.prim, [atom(a) for a in stmt.ins], E.Name(out), ins_t)
+                else rules.jvp(prim, [atom(a) for a in stmt.ins], E.Name(out), ins_t)
             )
-            return [primal] + self.own_tangent(out, self.spread(stmt.prim, out, t), stmt.line)
+            return [primal] + self.own_tangent(out, self.spread(prim, out, t), stmt.line)
         if not any(v.name in self.act for v in stmt.outs) or all(t is None for t in ins_t):
             return [primal]
         if stmt.prim == "read":
             dname = self.namer.fresh("d" + out)
             self.tangent[out] = E.Name(dname)
             return [primal, Assign((dname,), ins_t[0], stmt.line)]
-        prim = rules.ARRAY_VARIANTS.get(stmt.prim, stmt.prim) if out in self.arrays else stmt.prim
         t = rules.jvp(prim, [atom(a) for a in stmt.ins], E.Name(out), ins_t)
         t = self.spread(prim, out, t)
         if stmt.prim in ("numpy.array", "numpy.asarray", "numpy.copy") and stmt.ins[0].name in self.containers:
