@@ -200,6 +200,7 @@ def test_linspace(f, args):
         (T.row_stack, (r(2), r(2))),
     ],
 )
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # np.row_stack
 def test_what_crashed(f, args):
     check_both_modes(f, args)
 

@@ -262,7 +262,7 @@ def einsum_implicit(a, b):
 
 
 def row_stack(a, b):
-    return np.sum(np.vstack([a, b]) ** 2)
+    return np.sum(np.row_stack([a, b]) ** 2)  # NumPy's older name of vstack
 
 
 def power_by_recursion(x, n):
