@@ -9,14 +9,14 @@ import gc
 import inspect
 import sys
 
-from . import emit
-from . import values as V
-from .assume import assumed_signature
-from .checkpoint import checkpoint_problem
+from .back import emit
+from .analysis import values as V
+from .analysis.assume import assumed_signature
+from .modes.checkpoint import checkpoint_problem
 from .entries import make_entry, tangent_mismatch
-from .load import load
-from .names import GENERATED_BUILTINS
-from .program import Program
+from .back.load import load
+from .front.names import GENERATED_BUILTINS
+from .pipeline import Program
 
 
 def differentiate(fn=None, *, wrt=None, checkpoint=None):
@@ -34,7 +34,7 @@ def differentiate(fn=None, *, wrt=None, checkpoint=None):
     (binomial checkpointing, Griewank's revolve) holds at most ``c`` loop states
     at once and one iteration's tape, and runs steps again as the optimal
     binomial schedule says; ``checkpoint="revolve"`` picks ``c = N.bit_length()``
-    (about log2 N) when the loop runs.  See ``adcompiler.checkpoint``.
+    (about log2 N) when the loop runs.  See ``adcompiler.modes.checkpoint``.
     """
     problem = checkpoint_problem(checkpoint)
     if problem:

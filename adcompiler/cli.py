@@ -17,12 +17,12 @@ import traceback
 import types
 from pathlib import Path
 
-from . import emit
+from .back import emit
 from .errors import UnsupportedSyntaxError
-from .load import write_atomic
-from .assume import assumed_signature
-from .parse import load_file, module_functions
-from .program import STAGES, Program, primal_source
+from .back.load import write_atomic
+from .analysis.assume import assumed_signature
+from .front.parse import load_file, module_functions
+from .pipeline import STAGES, Program, primal_source
 
 
 class LoadError(Exception):
@@ -223,7 +223,7 @@ def _primal_helpers(program: Program, module) -> dict:
 
 def _constant_names(program: Program) -> list:
     """User globals holding numbers that the lowered functions refer to by name."""
-    from .ir import Const, Eq, walk
+    from .ir.nodes import Const, Eq, walk
 
     names = []
     for function in program.anf_cache.values():

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import inspect
 
-from . import values as V
-from .emit import render_body
-from .ir import Def, ForS, IfS, WhileS
-from .load import load
+from .analysis import values as V
+from .back.emit import render_body
+from .ir.nodes import Def, ForS, IfS, WhileS
+from .back.load import load
 
 _INLINE_LIMIT = 30  # statements: a longer derivative's own work hides the cost of one call
 

@@ -175,7 +175,7 @@ def test_revolve_leaves_loops_that_do_not_qualify_taped(fn):
 
 def _revolve_helper():
     """The runtime helper as generated modules define it (its source, run)."""
-    from adcompiler.runtime import HELPERS
+    from adcompiler.back.runtime import HELPERS
 
     namespace: dict = {}
     exec(HELPERS["revolve"], namespace)

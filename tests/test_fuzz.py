@@ -17,7 +17,7 @@ import random
 
 import pytest
 
-from adcompiler import fuzz
+from adcompiler.testing import fuzz
 
 needs_numpy = pytest.mark.skipif(importlib.util.find_spec("numpy") is None, reason="NumPy is not installed")
 

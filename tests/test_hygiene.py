@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 import adcompiler
-from adcompiler import fuzz
+from adcompiler.testing import fuzz
 from adcompiler.cli import compile_file
 
 from . import hygiene_funcs as H

@@ -6,9 +6,9 @@ import math
 import pytest
 
 import adcompiler
-from adcompiler import expr as E
-from adcompiler.inline import fold_temporaries
-from adcompiler.ir import Assign, AugAssign, Do, ForS, IfS, Ret, WhileS
+from adcompiler.ir import expr as E
+from adcompiler.optimize.inline import fold_temporaries
+from adcompiler.ir.nodes import Assign, AugAssign, Do, ForS, IfS, Ret, WhileS
 
 
 def N(x):

@@ -16,7 +16,7 @@ import pytest
 
 import adcompiler
 from adcompiler import rules
-from adcompiler import rules_numpy as N
+from adcompiler.rules import arrays as N
 from adcompiler.testing.oracle import check_both_modes, leaves
 from systematic_cases import SETITEM_SOURCES, _load, cases, module_for
 

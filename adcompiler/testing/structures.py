@@ -330,7 +330,7 @@ def _autograd_twin(module):
 def check(program: Program, seed: int, directory: str, k: int) -> str:
     """ "ok", "refusal: ..." or "failure: ..." for one program at one random point."""
     from adcompiler.errors import UnsupportedSyntaxError
-    from adcompiler.fuzz import load_module
+    from adcompiler.testing.fuzz import load_module
     from adcompiler.testing.oracle import check_both_modes
 
     module = load_module(program.source, directory, f"structures{k}")

@@ -45,9 +45,9 @@ usual: checkpointing changes memory and time, never the derivative.
 
 from __future__ import annotations
 
-from . import expr as E
-from .runtime import CHANGES
-from .ir import (
+from ..ir import expr as E
+from ..back.runtime import CHANGES
+from ..ir.nodes import (
     Assign,
     Break,
     Continue,
@@ -276,7 +276,7 @@ def _reads(stmts) -> list:
 def _assigned_before(stmts, loop, assigned: set):
     """The names surely assigned when ``loop`` starts (it sits in ``stmts`` or a block nested there),
     or None if it is not found.  Assignments inside branches and earlier loops do not count."""
-    from .ir import blocks
+    from ..ir.nodes import blocks
 
     for s in stmts:
         if s is loop:

@@ -10,7 +10,7 @@ program before stay those of the program after.
 from __future__ import annotations
 
 from . import values as V
-from .ir import COMPOUND, Eq, For, Function, If, While
+from ..ir.nodes import COMPOUND, Eq, For, Function, If, While
 
 
 def specialise(fn: Function, of) -> Function:

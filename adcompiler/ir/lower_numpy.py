@@ -15,8 +15,8 @@ from __future__ import annotations
 import ast
 import sys
 
-from . import rules_numpy as N
-from .ir import Const
+from ..rules import arrays as N
+from .nodes import Const
 
 _CANONICAL: dict = {}
 

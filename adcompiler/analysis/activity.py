@@ -13,10 +13,10 @@ grouped into alias classes and a class is varied or useful as a whole.
 
 from __future__ import annotations
 
-from . import rules
-from .dup import DUP
-from .ir import Eq, Function, Return, Var, flatten, walk
-from .runtime import CHANGES
+from .. import rules
+from ..ir.dup import DUP
+from ..ir.nodes import Eq, Function, Return, Var, flatten, walk
+from ..back.runtime import CHANGES
 
 STRUCTURAL = ("call", "custom", DUP, "read", "write", "list", "tuple", "list_copy", "sum", "list_concat", "array_sum")
 SLOTS = {

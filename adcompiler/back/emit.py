@@ -9,9 +9,9 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from . import expr as E
-from .ir import Assign, AugAssign, Break, Comment, Continue, Def, Do, ForS, IfS, Raise, Ret, WhileS
-from .names import Namespace
+from ..ir import expr as E
+from ..ir.nodes import Assign, AugAssign, Break, Comment, Continue, Def, Do, ForS, IfS, Raise, Ret, WhileS
+from ..front.names import Namespace
 
 _BINOPS = {
     "+": ast.Add,
@@ -84,7 +84,7 @@ def to_ast(e: E.Expr, ns: Namespace | None) -> ast.expr:
 
 def _named_arguments(e: E.Call) -> E.Call:
     """A NumPy call as a person writes it: optional arguments by name, and only when not the default."""
-    from .rules_numpy import SIGNATURES
+    from ..rules.arrays import SIGNATURES
 
     signature = SIGNATURES.get(e.func)
     if signature is None or e.keywords or len(e.args) != len(signature):

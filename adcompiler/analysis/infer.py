@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from . import values as V
 from .facts import Facts
-from .ir import Const, Eq, For, Function, Return, Var, flatten, walk
+from ..ir.nodes import Const, Eq, For, Function, Return, Var, flatten, walk
 
 SAME_OBJECT = ("dup", "read", "write")
 

@@ -16,14 +16,14 @@ with the cotangent 1.0 folded in.
 
 from __future__ import annotations
 
-from . import expr as E
-from .ir import Assign, Comment, Def, Do, IfS, Ret, Var, atom, flatten, free_names
-from . import values as V
-from .facts import Facts
+from ..ir import expr as E
+from ..ir.nodes import Assign, Comment, Def, Do, IfS, Ret, Var, atom, flatten, free_names
+from ..analysis import values as V
+from ..analysis.facts import Facts
 from .guards import expectations, int_guard
-from .names import Namer
+from ..front.names import Namer
 from .sweep import Sweeps
-from .tidy import writes
+from ..optimize.tidy import writes
 
 
 def fused(facts: Facts, name: str, active_params: tuple, program, namer: Namer) -> Def:

@@ -14,19 +14,23 @@ import inspect
 import textwrap
 import types
 
-from . import anf, dup, emit, forward, reverse
-from . import values as V
-from .activity import varied
+from .ir import anf
+from .ir import dup
+from .back import emit
+from .modes import forward
+from .modes import reverse
+from .analysis import values as V
+from .analysis.activity import varied
 from .errors import UnsupportedSyntaxError
-from .facts import Facts, check_constructs, mutable_arrays
-from .infer import Analyser
-from .specialise import specialise
-from .inplace import check_in_place
-from .ir import Const, Var, calls, flatten, to_def
-from .names import GENERATED_BUILTINS, Namer, Namespace
-from .parse import parse_function
-from .scopes import nodes
-from .tidy import tidy
+from .analysis.facts import Facts, check_constructs, mutable_arrays
+from .analysis.infer import Analyser
+from .analysis.specialise import specialise
+from .analysis.inplace import check_in_place
+from .ir.nodes import Const, Var, calls, flatten, to_def
+from .front.names import GENERATED_BUILTINS, Namer, Namespace
+from .front.parse import parse_function
+from .front.scopes import nodes
+from .optimize.tidy import tidy
 
 STAGES = ("anf", "dup", "forward", "reverse")
 
@@ -159,7 +163,7 @@ class Program:
 
     def helper_sources(self, defs=None) -> list:
         """The source of the runtime helpers (those ``defs`` call, when given), under their module names."""
-        from .runtime import HELPERS
+        from .back.runtime import HELPERS
 
         called = None
         if defs is not None:

@@ -19,8 +19,8 @@ facts about names (liveness), never about values:
 
 from __future__ import annotations
 
-from . import expr as E
-from .ir import Assign, AugAssign, Break, Continue, Def, Do, ForS, IfS, Raise, Ret, WhileS, calls
+from ..ir import expr as E
+from ..ir.nodes import Assign, AugAssign, Break, Continue, Def, Do, ForS, IfS, Raise, Ret, WhileS, calls
 
 IN_PLACE = ("scatter_add", "take_and_clear")  # runtime helpers that change an adjoint array in place
 _STATE: dict = {"in_place": None, "body": ()}  # whether the function being tidied calls one (None: not known yet)

@@ -17,8 +17,8 @@ import textwrap
 import types
 from pathlib import Path
 
-from .errors import UnsupportedSyntaxError, located
-from .ir import Source
+from ..errors import UnsupportedSyntaxError, located
+from ..ir.nodes import Source
 from .scopes import nodes
 
 # Constructs outside the subset: node type -> (what it is, what to write instead).

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .ir import Eq, For, Function, If, Return, Var, While, flatten, rebuild, uses, walk
-from .names import Namer, root
+from .nodes import Eq, For, Function, If, Return, Var, While, flatten, rebuild, uses, walk
+from ..front.names import Namer, root
 
 DUP = "dup"
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 import builtins
 import math
 
-from . import rules_numpy as N
-from .expr import Call, Expr, IfExp, Name, Num, fn, gt, lt, ne, sum_exprs, where
+from . import arrays as N
+from ..ir.expr import Call, Expr, IfExp, Name, Num, fn, gt, lt, ne, sum_exprs, where
 
 ONE = Num(1)
 MINUS_ONE = Num(-1)
@@ -207,7 +207,7 @@ def differentiable_slots(prim: str, nargs: int) -> tuple:
 
 
 def _join(prim: str, arrays, axis) -> Expr:
-    from .expr import List
+    from ..ir.expr import List
 
     keywords = (("axis", axis),) if axis is not None else ()
     return Call(prim, (List(tuple(arrays)),), keywords)

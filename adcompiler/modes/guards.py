@@ -5,10 +5,10 @@ the kinds the code was generated for (``expect``: with no call to learn from, th
 
 from __future__ import annotations
 
-from . import expr as E
-from . import values as V
-from .facts import Facts
-from .ir import Do, IfS
+from ..ir import expr as E
+from ..analysis import values as V
+from ..analysis.facts import Facts
+from ..ir.nodes import Do, IfS
 
 
 def expectations(facts: Facts, name: str, program) -> list:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import sys
 
-from . import rules_numpy as N
+from ..rules import arrays as N
 from . import values as V
-from .ir import Const
+from ..ir.nodes import Const
 
 
 def numpy_transfer(eq, ins: list) -> list:

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import re
 
-from . import expr as E
-from .ir import Assign, AugAssign, Do, ForS, IfS, Ret, WhileS
+from ..ir import expr as E
+from ..ir.nodes import Assign, AugAssign, Do, ForS, IfS, Ret, WhileS
 from .tidy import _pure, _reads_expr, _step, reads, writes
 
 TEMPORARY = re.compile(r"(d_?)?t\d+$")  # t7 (ANF), dt7 (its tangent), d_t7 (its adjoint)

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from . import values as V
-from .errors import UnsupportedSyntaxError
-from .ir import Eq, Function, Return, Var, flatten, walk
-from .names import root
+from ..errors import UnsupportedSyntaxError
+from ..ir.nodes import Eq, Function, Return, Var, flatten, walk
+from ..front.names import root
 
 
 @dataclass

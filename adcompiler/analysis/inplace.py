@@ -21,8 +21,8 @@ Each refusal names the file, line and column and what to write instead.
 
 from __future__ import annotations
 
-from .errors import UnsupportedSyntaxError
-from .ir import COMPARE, Break, Continue, Eq, For, If, Return, Var, While, blocks, flatten
+from ..errors import UnsupportedSyntaxError
+from ..ir.nodes import COMPARE, Break, Continue, Eq, For, If, Return, Var, While, blocks, flatten
 
 VIEWS = (
     "getitem",
@@ -323,7 +323,7 @@ def _merge(a: dict | None, b: dict | None) -> dict | None:
 
 def _root(name: str) -> str:
     """The user's name behind an SSA name: ``b_2`` -> ``b``."""
-    from .names import root
+    from ..front.names import root
 
     return root(name)
 

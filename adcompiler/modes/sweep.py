@@ -23,16 +23,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import expr as E
-from . import rules
-from . import values as V
+from ..ir import expr as E
+from .. import rules
+from ..analysis import values as V
 from .checkpoint import Checkpoints
-from .facts import check_values, mutable_arrays
-from .runtime import CHANGES
-from .activity import active, slots
-from .dup import DUP, value_reads
-from .errors import UnsupportedSyntaxError
-from .ir import (
+from ..analysis.facts import check_values, mutable_arrays
+from ..back.runtime import CHANGES
+from ..analysis.activity import active, slots
+from ..ir.dup import DUP, value_reads
+from ..errors import UnsupportedSyntaxError
+from ..ir.nodes import (
     Assign,
     AugAssign,
     Break,
@@ -193,7 +193,7 @@ class Sweeps(Checkpoints):
         too: an element, once there, never changes.  Such a list rebound by an enclosing loop (a
         layer's input ``h``, then ``h = out``) is taped itself, once per run of the innermost loop
         around the read, instead of every element it gives (see ``rereads``)."""
-        from .activity import Classes
+        from ..analysis.activity import Classes
 
         classes = Classes(self.fn, self.containers, self.facts.shared)
         eqs = [e for e in walk(self.fn.body) if isinstance(e, Eq)]
@@ -1039,7 +1039,7 @@ def args_to_atoms(args) -> tuple:
 
 
 def _const(e):
-    from .ir import Const
+    from ..ir.nodes import Const
 
     return Const(e.value, e.text)
 

@@ -13,7 +13,7 @@ import typing
 
 from . import values as V
 from .inplace import IN_PLACE
-from .ir import Const, Eq, Var, walk
+from ..ir.nodes import Const, Eq, Var, walk
 
 LIST_USES = ("getitem", "len", "append", "pop", "list_copy", "sum", "argmax", "argmin", "setitem")
 BUILDS = ("call", "list", "tuple", "list_repeat")

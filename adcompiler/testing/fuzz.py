@@ -1,9 +1,9 @@
 """Differential fuzzing of adcompiler: random programs in the supported subset.
 
-    python -m adcompiler.fuzz --programs 500 --seed 1 [--out DIR] [--points 3]
-    python -m adcompiler.fuzz --numpy --programs 200 --seed 1     # NumPy programs (--mode numpy)
-    python -m adcompiler.fuzz --mode mixed --programs 200 --seed 1  # each program scalar or NumPy
-    python -m adcompiler.fuzz --minimise DIR/crash_seed1_prog7.py   # shrink a reported failure
+    python -m adcompiler.testing.fuzz --programs 500 --seed 1 [--out DIR] [--points 3]
+    python -m adcompiler.testing.fuzz --numpy --programs 200 --seed 1     # NumPy programs (--mode numpy)
+    python -m adcompiler.testing.fuzz --mode mixed --programs 200 --seed 1  # each program scalar or NumPy
+    python -m adcompiler.testing.fuzz --minimise DIR/crash_seed1_prog7.py   # shrink a reported failure
 
 A seeded generator (``random.Random``, deterministic per seed) writes random
 functions as Python source: float (and sometimes list-of-float and int)
@@ -2827,7 +2827,7 @@ def config_for(mode: str, small: bool = False) -> Config:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m adcompiler.fuzz", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m adcompiler.testing.fuzz", description=__doc__.splitlines()[0])
     ap.add_argument("--programs", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--points", type=int, default=3)

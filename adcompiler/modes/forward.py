@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import expr as E
-from . import rules
-from .activity import active, slots
-from .ir import (
+from ..ir import expr as E
+from .. import rules
+from ..analysis.activity import active, slots
+from ..ir.nodes import (
     CONTAINER_EXPRS,
     Assign,
     Do,
@@ -42,10 +42,10 @@ from .ir import (
     rebuild,
     walk,
 )
-from .facts import Facts, mutable_arrays
-from .names import Namer
+from ..analysis.facts import Facts, mutable_arrays
+from ..front.names import Namer
 from .guards import expectations
-from .runtime import CHANGES
+from ..back.runtime import CHANGES
 
 # Broadcasting operators whose tangent may be one operand's tangent alone, of a smaller shape than the result.
 PASS_THROUGH = ("add", "sub")

@@ -1,0 +1,1 @@
+"""The intermediate form, and the passes from ast to it: ANF lowering and dup insertion."""

@@ -1,0 +1,1 @@
+"""The two modes of differentiation: forward (tangents), reverse (primal and adjoint sweeps)."""

@@ -1,0 +1,1 @@
+"""Generated programs made smaller and more readable: copies, dead lines, single-use temporaries."""
