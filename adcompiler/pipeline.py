@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
-import types
 
 from .ir import anf
 from .ir import dup

@@ -16,7 +16,7 @@ from __future__ import annotations
 from .. import rules
 from ..ir.dup import DUP
 from ..ir.nodes import Eq, Function, Return, Var, flatten, walk
-from ..back.runtime import CHANGES
+from ..rules import CHANGES
 
 STRUCTURAL = ("call", "custom", DUP, "read", "write", "list", "tuple", "list_copy", "sum", "list_concat", "array_sum")
 SLOTS = {

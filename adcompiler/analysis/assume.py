@@ -12,7 +12,7 @@ from __future__ import annotations
 import typing
 
 from . import values as V
-from .inplace import IN_PLACE
+from ..ir.nodes import IN_PLACE
 from ..ir.nodes import Const, Eq, Var, walk
 
 LIST_USES = ("getitem", "len", "append", "pop", "list_copy", "sum", "argmax", "argmin", "setitem")

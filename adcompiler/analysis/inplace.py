@@ -22,7 +22,7 @@ Each refusal names the file, line and column and what to write instead.
 from __future__ import annotations
 
 from ..errors import UnsupportedSyntaxError
-from ..ir.nodes import COMPARE, Break, Continue, Eq, For, If, Return, Var, While, blocks, flatten
+from ..ir.nodes import COMPARE, IN_PLACE, Break, Continue, Eq, For, If, Return, Var, While, blocks, flatten
 
 VIEWS = (
     "getitem",
@@ -36,7 +36,6 @@ VIEWS = (
 )
 SAME_OBJECT = ("dup", "read", "write", "numpy.asarray")
 STORES = ("list", "tuple", "append", "setitem", "list_repeat")
-IN_PLACE = "in place"  # the ``param`` of an operator equation lowered from ``x op= y``
 
 
 def check_in_place(fn, arrays: frozenset, containers: frozenset, array_params=None, holders=frozenset()) -> None:

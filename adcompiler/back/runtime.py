@@ -110,17 +110,6 @@ HELPERS = {
 }
 
 
-# Helpers are primitives when generated code is itself differentiated: what each makes or changes.
-MAKES = ("zeros_like", "like", "like_arrays")  # return a new (shadow) structure
-CHANGES = (
-    "add_into",
-    "add_scalars_into",
-    "add_slice_into",
-    "add_part_into",
-    "add_tiled_into",
-)  # add their second argument into their first, in place
-INERT = ("reject_ints", "expect", "argmax", "argmin")  # no derivative at all
-
 HELPERS.update(
     {
         "unbroadcast": '''def unbroadcast(g, x):

@@ -32,6 +32,8 @@ class Const:
 
 Atom = Var | Const
 
+IN_PLACE = "in place"  # the ``param`` of an operator equation lowered from ``x op= y``
+
 
 @dataclass(frozen=True)
 class Eq:

@@ -46,7 +46,7 @@ usual: checkpointing changes memory and time, never the derivative.
 from __future__ import annotations
 
 from ..ir import expr as E
-from ..back.runtime import CHANGES
+from ..rules import CHANGES
 from ..ir.nodes import (
     Assign,
     Break,

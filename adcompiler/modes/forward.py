@@ -17,7 +17,6 @@ from ..ir import expr as E
 from .. import rules
 from ..analysis.activity import active, slots
 from ..ir.nodes import (
-    CONTAINER_EXPRS,
     Assign,
     Do,
     Break,
@@ -36,7 +35,6 @@ from ..ir.nodes import (
     WhileS,
     atom,
     flatten,
-    prim_expr,
     primal_stmt,
     range_expr,
     rebuild,
@@ -45,7 +43,7 @@ from ..ir.nodes import (
 from ..analysis.facts import Facts, mutable_arrays
 from ..front.names import Namer
 from .guards import expectations
-from ..back.runtime import CHANGES
+from ..rules import CHANGES
 
 # Broadcasting operators whose tangent may be one operand's tangent alone, of a smaller shape than the result.
 PASS_THROUGH = ("add", "sub")
@@ -87,7 +85,7 @@ class _Forward:
     def __init__(self, fn, facts, act, tangent, program, namer, mutable=frozenset()):
         self.fn, self.facts, self.act, self.tangent, self.program, self.namer = fn, facts, act, tangent, program, namer
         self.containers, self.mutable = facts.containers, mutable
-        arrays = self.arrays = facts.arrays
+        self.arrays = facts.arrays
         self.written = {
             s.ins[0].name
             for s in walk(fn.body)

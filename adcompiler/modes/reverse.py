@@ -17,13 +17,13 @@ with the cotangent 1.0 folded in.
 from __future__ import annotations
 
 from ..ir import expr as E
-from ..ir.nodes import Assign, Comment, Def, Do, IfS, Ret, Var, atom, flatten, free_names
+from ..ir.nodes import Assign, Comment, Def, Ret, Var, atom, flatten, free_names
 from ..analysis import values as V
 from ..analysis.facts import Facts
 from .guards import expectations, int_guard
 from ..front.names import Namer
 from .sweep import Sweeps
-from ..optimize.tidy import writes
+from ..analysis.liveness import writes
 
 
 def fused(facts: Facts, name: str, active_params: tuple, program, namer: Namer) -> Def:

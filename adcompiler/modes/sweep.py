@@ -28,10 +28,9 @@ from .. import rules
 from ..analysis import values as V
 from .checkpoint import Checkpoints
 from ..analysis.facts import check_values, mutable_arrays
-from ..back.runtime import CHANGES
+from ..rules import CHANGES
 from ..analysis.activity import active, slots
 from ..ir.dup import DUP, value_reads
-from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import (
     Assign,
     AugAssign,
@@ -52,11 +51,9 @@ from ..ir.nodes import (
     blocks,
     flatten,
     free_names,
-    prim_expr,
     primal_stmt,
     range_expr,
     rebuild,
-    uses,
     walk,
 )
 

@@ -25,7 +25,7 @@ import re
 
 from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, Do, ForS, IfS, Ret, WhileS
-from .tidy import _pure, _reads_expr, _step, reads, writes
+from ..analysis.liveness import live_step, pure, reads, reads_expr, writes
 
 TEMPORARY = re.compile(r"(d_?)?t\d+$")  # t7 (ANF), dt7 (its tangent), d_t7 (its adjoint)
 
@@ -37,7 +37,7 @@ def fold_temporaries(stmts: list, after: set, jump, user_names=frozenset()) -> l
     for s in reversed(stmts):  # nested blocks first, each with what is live after it
         s = _nested(s, live, jump, user_names)
         out.append(s)
-        live = _step(s, live, jump)
+        live = live_step(s, live, jump)
     stmts = out[::-1]
     for i in range(len(stmts) - 1, -1, -1):  # last first: a chain of temporaries folds into one expression
         k = _use(stmts, i, after, user_names)
@@ -54,10 +54,10 @@ def _nested(s, after: set, jump, user_names):
         orelse = fold_temporaries(list(s.orelse), after, jump, user_names)
         return IfS(s.test, tuple(body), tuple(orelse), s.line)
     if isinstance(s, ForS):
-        head = _step(s, after, jump)
+        head = live_step(s, after, jump)
         return ForS(s.target, s.iterable, tuple(fold_temporaries(list(s.body), head, head, user_names)), s.line)
     if isinstance(s, WhileS):  # the body (not the header, which runs before every test)
-        head = _step(s, after, jump)
+        head = live_step(s, after, jump)
         return WhileS(s.header, s.test, tuple(fold_temporaries(list(s.body), head, head, user_names)), s.line)
     return s
 
@@ -71,10 +71,10 @@ def _use(stmts: list, i: int, after: set, user_names):
         and TEMPORARY.match(name)
         and not {name, name[1:], name[2:]} & user_names  # t1, or d_t1 / dt1 of the user's t1 (or _t1)
         and not isinstance(s.value, E.Num)
-        and _pure(s.value)
+        and pure(s.value)
     ):
         return None
-    needs = _reads_expr(s.value, set())
+    needs = reads_expr(s.value, set())
     if name in after or name in needs:
         return None
     for k in range(i + 1, len(stmts)):
@@ -92,7 +92,7 @@ def _quiet(s) -> bool:
     if not isinstance(s, Assign):
         return False
     plain = all(isinstance(t, str) or isinstance(t, tuple) and all(isinstance(x, str) for x in t) for t in s.targets)
-    return plain and _pure(s.value)
+    return plain and pure(s.value)
 
 
 def _own_exprs(s) -> list:

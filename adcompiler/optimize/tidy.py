@@ -21,10 +21,22 @@ from __future__ import annotations
 
 from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, Break, Continue, Def, Do, ForS, IfS, Raise, Ret, WhileS, calls
+from ..analysis.liveness import (
+    flat_targets,
+    forget,
+    head_reads,
+    live_before,
+    live_step,
+    loop_head,
+    pure,
+    reads,
+    reads_block,
+    writes,
+)
+from .inline import fold_temporaries
 
 IN_PLACE = ("scatter_add", "take_and_clear")  # runtime helpers that change an adjoint array in place
 _STATE: dict = {"in_place": None, "body": ()}  # whether the function being tidied calls one (None: not known yet)
-PURE_CALLS = {"abs", "min", "max", "len", "float", "int", "range", "reversed", "sum", "list", "type"}
 
 
 def tidy(d: Def, user_names=frozenset()) -> Def:
@@ -36,192 +48,10 @@ def tidy(d: Def, user_names=frozenset()) -> Def:
         before, body = body, _block(_drop_faint(body), set(), None)
         if _same(body, before) or body == before:  # a fixpoint: another round would change nothing
             break
-    from .inline import fold_temporaries
-
     body = fold_temporaries(body, set(), None, user_names)
-    _MEMO.clear()
-    for table in _MEMOS.values():
-        table.clear()
-    _LOOP_BODIES.clear()
+    forget()
     _STATE.update(in_place=None, body=())
     return Def(d.name, d.params, d.defaults, tuple(body), d.doc, d.source)
-
-
-# ---- names read and written --------------------------------------------------------
-
-
-def _reads_expr(e, out: set) -> set:
-    if isinstance(e, E.Name):
-        out.add(e.id.split(".")[0])
-    elif isinstance(e, E.ListComp):  # its target is its own
-        _reads_expr(e.iterable, out)
-        out |= _reads_expr(e.elt, set()) - {e.target}
-    elif isinstance(e, (tuple, list)):
-        for x in e:
-            _reads_expr(x, out)
-    elif isinstance(e, E.Expr):
-        for value in vars(e).values():
-            _reads_expr(value, out)
-    return out
-
-
-def _target_names(t) -> set:
-    if isinstance(t, tuple):
-        return set().union(*(_target_names(x) for x in t)) if t else set()
-    return {t} if isinstance(t, str) else set()
-
-
-_MEMO: dict = {}  # ("l", ids of statements, live sets) -> (statements, liveness); statements are immutable
-_MEMOS: dict = {"r": {}, "w": {}, "p": {}, "h": {}}  # kind -> id of statement or expression -> (it, value)
-_LOOP_BODIES: dict = {}  # id(loop) -> (loop, the statements its head's liveness runs over)
-
-
-def _memoised(kind: str, x, compute):
-    """``compute(x)``, once per object: statements and expressions are immutable."""
-    table = _MEMOS[kind]
-    hit = table.get(id(x))
-    if hit is not None and hit[0] is x:
-        return hit[1]
-    value = compute(x)
-    table[id(x)] = (x, value)
-    return value
-
-
-def reads(s) -> set:
-    """Names a statement (with its nested blocks) reads."""
-    hit = _MEMOS["r"].get(id(s))
-    if hit is not None and hit[0] is s:
-        return hit[1]
-    return _memoised("r", s, _reads)
-
-
-def _reads(s) -> set:
-    out: set = set()
-    if isinstance(s, Assign):
-        _reads_expr(s.value, out)
-        for t in s.targets:
-            if isinstance(t, E.Expr):
-                _reads_expr(t, out)
-            elif isinstance(t, tuple):
-                for x in _flat(t):
-                    if isinstance(x, E.Expr):
-                        _reads_expr(x, out)
-    elif isinstance(s, AugAssign):
-        _reads_expr(s.value, out)
-        _reads_expr(s.target if isinstance(s.target, E.Expr) else E.Name(s.target), out)
-    elif isinstance(s, (Ret, Do)):
-        _reads_expr(s.value, out)
-    elif isinstance(s, Raise):
-        _reads_expr((s.value, s.test), out)
-    elif isinstance(s, IfS):
-        _reads_expr(s.test, out)
-        for x in s.body + s.orelse:
-            out |= reads(x)
-    elif isinstance(s, ForS):
-        _reads_expr(s.iterable, out)
-        for x in s.body:
-            out |= reads(x)
-    elif isinstance(s, WhileS):
-        _reads_expr(s.test, out)
-        for x in s.header + s.body:
-            out |= reads(x)
-    return out
-
-
-def reads_block(stmts) -> set:
-    return set().union(set(), *(reads(x) for x in stmts))
-
-
-def writes(s) -> set:
-    """Names a statement (with its nested blocks) assigns."""
-    hit = _MEMOS["w"].get(id(s))
-    if hit is not None and hit[0] is s:
-        return hit[1]
-    return _memoised("w", s, _writes)
-
-
-def _writes(s) -> set:
-    if isinstance(s, Assign):
-        return set().union(*(_target_names(t) for t in s.targets))
-    if isinstance(s, AugAssign):
-        return {s.target} if isinstance(s.target, str) else set()
-    if isinstance(s, IfS):
-        return set().union(set(), *(writes(x) for x in s.body + s.orelse))
-    if isinstance(s, ForS):
-        return {s.target}.union(*(writes(x) for x in s.body))
-    if isinstance(s, WhileS):
-        return set().union(set(), *(writes(x) for x in s.header + s.body))
-    return set()
-
-
-def _flat(t):
-    for x in t:
-        if isinstance(x, tuple):
-            yield from _flat(x)
-        else:
-            yield x
-
-
-# ---- liveness ------------------------------------------------------------------------
-
-
-def _live_before(stmts, after: set, jump: set | None) -> list:
-    """Conservative liveness: the names live before each statement, then ``after`` (index ``len``).
-
-    Memoised on the statements' identities (statements are immutable) and the live sets: nested loops
-    ask for the liveness of the same body many times while their heads reach a fixpoint."""
-    key = ("l", tuple(map(id, stmts)), frozenset(after), None if jump is None else frozenset(jump))
-    hit = _MEMO.get(key)
-    if hit is not None and all(a is b for a, b in zip(hit[0], stmts)):
-        return hit[1]
-    out = _liveness(stmts, after, jump)
-    _MEMO[key] = (tuple(stmts), out)
-    return out
-
-
-def _liveness(stmts, after: set, jump: set | None) -> list:
-    live = set(after)
-    out = [None] * len(stmts) + [set(after)]
-    for i in range(len(stmts) - 1, -1, -1):
-        live = _step(stmts[i], live, jump)
-        out[i] = set(live)
-    return out
-
-
-def _step(s, live: set, jump: set | None) -> set:
-    """The names live before ``s``, given those live after it."""
-    if isinstance(s, (Break, Continue)):
-        return set(jump or ())
-    if isinstance(s, Ret):
-        return reads(s)
-    if isinstance(s, IfS):
-        return _live_before(s.body, live, jump)[0] | _live_before(s.orelse, live, jump)[0] | head_reads(s)
-    if isinstance(s, (ForS, WhileS)):
-        return _loop_head(s, live)
-    if isinstance(s, AugAssign) and isinstance(s.target, str):
-        return live | reads(s)
-    return (live - writes(s)) | reads(s)
-
-
-def _loop_head(s, after: set) -> set:
-    """Names live at the head of a loop: needed on exit, or by some later iteration before it writes them."""
-    body = _LOOP_BODIES.get(id(s))
-    if body is None or body[0] is not s:
-        body = (s, list(s.header) + [Do(s.test)] + list(s.body) if isinstance(s, WhileS) else list(s.body))
-        _LOOP_BODIES[id(s)] = body
-    body = body[1]
-    own = head_reads(s) if isinstance(s, ForS) else set()
-    head = set(after) | own
-    while True:
-        grown = head | (_live_before(body, head, head)[0] - ({s.target} if isinstance(s, ForS) else set()))
-        if grown == head:
-            return head
-        head = grown
-
-
-def head_reads(s) -> set:
-    """Names the test of a branch or while loop, or the iterable of a for loop, reads."""
-    return _memoised("h", s, lambda s: _reads_expr(s.iterable if isinstance(s, ForS) else s.test, set()))
 
 
 # ---- the rewrites ----------------------------------------------------------------------
@@ -232,7 +62,7 @@ def _block(stmts: list, after: set, jump: set | None) -> list:
     for s in reversed(stmts):  # last first: a nested block sees the liveness of what follows it, tidied
         s = _nested(s, live, jump)
         tidied.append(s)
-        live = _step(s, live, jump)
+        live = live_step(s, live, jump)
     stmts = _fold_zero_accumulate(tidied[::-1])
     stmts = _propagate_copies(stmts, after, jump)
     stmts = _coalesce(stmts, after, jump)
@@ -248,7 +78,7 @@ def _nested(s, after: set, jump):
             return s
         return IfS(s.test, tuple(body), tuple(orelse), s.line)
     if isinstance(s, (ForS, WhileS)):
-        head = _loop_head(s, after)
+        head = loop_head(s, after)
         if isinstance(s, ForS):
             body = _block(list(s.body), head, head)
             return s if _same(body, s.body) else ForS(s.target, s.iterable, tuple(body), s.line)
@@ -326,7 +156,7 @@ def _propagate_copies(stmts: list, after: set, jump) -> list:
                 j < len(stmts) and not ({a, b} & writes(stmts[j])) and not isinstance(stmts[j], (Break, Continue, Ret))
             ):
                 j += 1
-            live = live or _live_before(stmts, after, jump)
+            live = live or live_before(stmts, after, jump)
             dead_after = a not in live[j] and (j == len(stmts) or a not in reads(stmts[j]))
             if dead_after:
                 stmts, live = stmts[:i] + [_rename(x, a, b) for x in stmts[i + 1 : j]] + stmts[j:], None
@@ -345,7 +175,7 @@ def _coalesce(stmts: list, after: set, jump) -> list:
             if k is not None and isinstance(stmts[k], Assign) and stmts[k].targets == (b,):
                 between = stmts[k + 1 : i]
                 clean = all(a not in reads(x) and a not in writes(x) for x in between)
-                live = _live_before(stmts, after, jump)
+                live = live_before(stmts, after, jump)
                 if clean and b not in live[i + 1] and b not in reads(s) - {b}:
                     definition = [Assign((a,), stmts[k].value, stmts[k].line, stmts[k].effect)]
                     if stmts[k].value == E.Name(a):  # b = a ... a = b: a keeps its value throughout
@@ -398,30 +228,13 @@ def _adds_to(s, d: str) -> bool:
     )
 
 
-def _pure(e) -> bool:
-    """Whether evaluating ``e`` changes nothing."""
-    return _memoised("p", e, _pure_expr)
-
-
-def _pure_expr(e) -> bool:
-    if isinstance(e, E.Method):
-        return False
-    if isinstance(e, E.Call) and not (e.func.startswith(("math.", "numpy.")) or e.func in PURE_CALLS):
-        return False  # math and the NumPy functions generated code calls return new values, changing nothing
-    if isinstance(e, (tuple, list)):
-        return all(_pure(x) for x in e)
-    if isinstance(e, E.Expr):
-        return all(_pure(v) for v in vars(e).values())
-    return True
-
-
 def _drop_dead(stmts: list, after: set, jump) -> list:
     """Without the assignments of pure values to dead names; last first, so a chain of them goes at once."""
     live, out = set(after), []
     for s in reversed(stmts):
         if not _dead(s, live):
             out.append(s)
-            live = _step(s, live, jump)
+            live = live_step(s, live, jump)
     out.reverse()
     return out
 
@@ -429,8 +242,8 @@ def _drop_dead(stmts: list, after: set, jump) -> list:
 def _dead(s, live: set) -> bool:
     """Whether ``s`` changes nothing that is read later (``live``: the names live after it)."""
     if isinstance(s, ForS):
-        return not s.body and _pure(s.iterable) and s.target not in live
-    if isinstance(s, (Assign, AugAssign)) and _pure(s.value) and not getattr(s, "effect", False):
+        return not s.body and pure(s.iterable) and s.target not in live
+    if isinstance(s, (Assign, AugAssign)) and pure(s.value) and not getattr(s, "effect", False):
         names = writes(s)
         targets_plain = (
             isinstance(s, AugAssign)
@@ -461,12 +274,12 @@ def _drop_faint(body: list) -> list:
     def collect(stmts, parents) -> None:
         for s in stmts:
             if isinstance(s, IfS):
-                if not _pure(s.test):  # a tape pop: the loops around it must run it as often as pushed
+                if not pure(s.test):  # a tape pop: the loops around it must run it as often as pushed
                     mark(s, parents)
                 collect(s.body, parents + (s,))
                 collect(s.orelse, parents + (s,))
             elif isinstance(s, ForS):
-                if not _pure(s.iterable):
+                if not pure(s.iterable):
                     mark(s, parents)
                 collect(s.body, parents + (s,))
             elif _candidate(s):
@@ -491,12 +304,14 @@ def _candidate(s) -> bool:
     if isinstance(s, Assign):
         if s.effect:
             return False
-        plain = all(isinstance(t, (str, tuple)) and all(isinstance(x, str) for x in _flat((t,))) for t in s.targets)
+        plain = all(
+            isinstance(t, (str, tuple)) and all(isinstance(x, str) for x in flat_targets((t,))) for t in s.targets
+        )
     elif isinstance(s, AugAssign):
         plain = isinstance(s.target, str)
     else:
         return False
-    return plain and _pure(s.value)
+    return plain and pure(s.value)
 
 
 def _removable(s, needed: set) -> bool:
@@ -517,13 +332,13 @@ def _sweep(stmts, needed: set) -> list:
     for s in stmts:
         if isinstance(s, IfS):
             body, orelse = _sweep(s.body, needed), _sweep(s.orelse, needed)
-            if not (body or orelse or not _pure(s.test)):
+            if not (body or orelse or not pure(s.test)):
                 continue
             same = _same(body, s.body) and _same(orelse, s.orelse)  # then s itself: its memoised facts stay
             out.append(s if same else IfS(s.test, tuple(body), tuple(orelse), s.line))
         elif isinstance(s, ForS):
             body = _sweep(s.body, needed)
-            if body or not _pure(s.iterable) or s.target in needed:  # an empty loop may still set its target
+            if body or not pure(s.iterable) or s.target in needed:  # an empty loop may still set its target
                 out.append(s if _same(body, s.body) else ForS(s.target, s.iterable, tuple(body), s.line))
         elif not _removable(s, needed):
             out.append(s)

@@ -314,6 +314,17 @@ def defrule(fn, jvp=None, vjp=None):
     return fn
 
 
+# Helpers are primitives when generated code is itself differentiated: what each makes or changes.
+MAKES = ("zeros_like", "like", "like_arrays")  # return a new (shadow) structure
+CHANGES = (
+    "add_into",
+    "add_scalars_into",
+    "add_slice_into",
+    "add_part_into",
+    "add_tiled_into",
+)  # add their second argument into their first, in place
+INERT = ("reject_ints", "expect", "argmax", "argmin")  # no derivative at all
+
 # Runtime helpers of generated NumPy code, as primitives (so derivative code can itself be
 # differentiated in forward mode): which arguments each is linear in, jointly ("linear") or
 # one at a time ("bilinear", the product rule).

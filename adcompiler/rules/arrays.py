@@ -14,7 +14,7 @@ arguments.  Constructors (``zeros``, ``arange``, ...) are constants.
 
 from __future__ import annotations
 
-from ..ir.expr import Call, IfExp, Num, Subscript, compare, fn, gt, lt, where
+from ..ir.expr import Call, IfExp, Num, Subscript, compare, fn, gt, lt
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
 cos, sin, exp, log, sqrt, sign = (np_(n) for n in ("cos", "sin", "exp", "log", "sqrt", "sign"))

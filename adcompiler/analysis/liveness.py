@@ -1,0 +1,217 @@
+"""Which names a generated statement reads and writes, which are live before it, and which expressions
+change nothing: the facts about names that tidying and inlining rewrite by.
+
+Statements and expressions are immutable, so every fact is memoised on the object's identity for the
+length of one tidying; ``forget`` drops the memos when it ends."""
+
+from __future__ import annotations
+
+from ..ir import expr as E
+from ..ir.nodes import AugAssign, Assign, Break, Continue, Do, ForS, IfS, Raise, Ret, WhileS
+
+PURE_CALLS = {"abs", "min", "max", "len", "float", "int", "range", "reversed", "sum", "list", "type"}
+
+
+def forget() -> None:
+    """Drop the memoised facts: the statements they are about are gone once a tidying ends."""
+    _MEMO.clear()
+    for table in _MEMOS.values():
+        table.clear()
+    _LOOP_BODIES.clear()
+
+
+# ---- names read and written --------------------------------------------------------
+
+
+def reads_expr(e, out: set) -> set:
+    if isinstance(e, E.Name):
+        out.add(e.id.split(".")[0])
+    elif isinstance(e, E.ListComp):  # its target is its own
+        reads_expr(e.iterable, out)
+        out |= reads_expr(e.elt, set()) - {e.target}
+    elif isinstance(e, (tuple, list)):
+        for x in e:
+            reads_expr(x, out)
+    elif isinstance(e, E.Expr):
+        for value in vars(e).values():
+            reads_expr(value, out)
+    return out
+
+
+def target_names(t) -> set:
+    if isinstance(t, tuple):
+        return set().union(*(target_names(x) for x in t)) if t else set()
+    return {t} if isinstance(t, str) else set()
+
+
+_MEMO: dict = {}  # ("l", ids of statements, live sets) -> (statements, liveness); statements are immutable
+_MEMOS: dict = {"r": {}, "w": {}, "p": {}, "h": {}}  # kind -> id of statement or expression -> (it, value)
+_LOOP_BODIES: dict = {}  # id(loop) -> (loop, the statements its head's liveness runs over)
+
+
+def _memoised(kind: str, x, compute):
+    """``compute(x)``, once per object: statements and expressions are immutable."""
+    table = _MEMOS[kind]
+    hit = table.get(id(x))
+    if hit is not None and hit[0] is x:
+        return hit[1]
+    value = compute(x)
+    table[id(x)] = (x, value)
+    return value
+
+
+def reads(s) -> set:
+    """Names a statement (with its nested blocks) reads."""
+    hit = _MEMOS["r"].get(id(s))
+    if hit is not None and hit[0] is s:
+        return hit[1]
+    return _memoised("r", s, _reads)
+
+
+def _reads(s) -> set:
+    out: set = set()
+    if isinstance(s, Assign):
+        reads_expr(s.value, out)
+        for t in s.targets:
+            if isinstance(t, E.Expr):
+                reads_expr(t, out)
+            elif isinstance(t, tuple):
+                for x in flat_targets(t):
+                    if isinstance(x, E.Expr):
+                        reads_expr(x, out)
+    elif isinstance(s, AugAssign):
+        reads_expr(s.value, out)
+        reads_expr(s.target if isinstance(s.target, E.Expr) else E.Name(s.target), out)
+    elif isinstance(s, (Ret, Do)):
+        reads_expr(s.value, out)
+    elif isinstance(s, Raise):
+        reads_expr((s.value, s.test), out)
+    elif isinstance(s, IfS):
+        reads_expr(s.test, out)
+        for x in s.body + s.orelse:
+            out |= reads(x)
+    elif isinstance(s, ForS):
+        reads_expr(s.iterable, out)
+        for x in s.body:
+            out |= reads(x)
+    elif isinstance(s, WhileS):
+        reads_expr(s.test, out)
+        for x in s.header + s.body:
+            out |= reads(x)
+    return out
+
+
+def reads_block(stmts) -> set:
+    return set().union(set(), *(reads(x) for x in stmts))
+
+
+def writes(s) -> set:
+    """Names a statement (with its nested blocks) assigns."""
+    hit = _MEMOS["w"].get(id(s))
+    if hit is not None and hit[0] is s:
+        return hit[1]
+    return _memoised("w", s, _writes)
+
+
+def _writes(s) -> set:
+    if isinstance(s, Assign):
+        return set().union(*(target_names(t) for t in s.targets))
+    if isinstance(s, AugAssign):
+        return {s.target} if isinstance(s.target, str) else set()
+    if isinstance(s, IfS):
+        return set().union(set(), *(writes(x) for x in s.body + s.orelse))
+    if isinstance(s, ForS):
+        return {s.target}.union(*(writes(x) for x in s.body))
+    if isinstance(s, WhileS):
+        return set().union(set(), *(writes(x) for x in s.header + s.body))
+    return set()
+
+
+def flat_targets(t):
+    for x in t:
+        if isinstance(x, tuple):
+            yield from flat_targets(x)
+        else:
+            yield x
+
+
+# ---- liveness ------------------------------------------------------------------------
+
+
+def live_before(stmts, after: set, jump: set | None) -> list:
+    """Conservative liveness: the names live before each statement, then ``after`` (index ``len``).
+
+    Memoised on the statements' identities (statements are immutable) and the live sets: nested loops
+    ask for the liveness of the same body many times while their heads reach a fixpoint."""
+    key = ("l", tuple(map(id, stmts)), frozenset(after), None if jump is None else frozenset(jump))
+    hit = _MEMO.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], stmts)):
+        return hit[1]
+    out = _liveness(stmts, after, jump)
+    _MEMO[key] = (tuple(stmts), out)
+    return out
+
+
+def _liveness(stmts, after: set, jump: set | None) -> list:
+    live = set(after)
+    out = [None] * len(stmts) + [set(after)]
+    for i in range(len(stmts) - 1, -1, -1):
+        live = live_step(stmts[i], live, jump)
+        out[i] = set(live)
+    return out
+
+
+def live_step(s, live: set, jump: set | None) -> set:
+    """The names live before ``s``, given those live after it."""
+    if isinstance(s, (Break, Continue)):
+        return set(jump or ())
+    if isinstance(s, Ret):
+        return reads(s)
+    if isinstance(s, IfS):
+        return live_before(s.body, live, jump)[0] | live_before(s.orelse, live, jump)[0] | head_reads(s)
+    if isinstance(s, (ForS, WhileS)):
+        return loop_head(s, live)
+    if isinstance(s, AugAssign) and isinstance(s.target, str):
+        return live | reads(s)
+    return (live - writes(s)) | reads(s)
+
+
+def loop_head(s, after: set) -> set:
+    """Names live at the head of a loop: needed on exit, or by some later iteration before it writes them."""
+    body = _LOOP_BODIES.get(id(s))
+    if body is None or body[0] is not s:
+        body = (s, list(s.header) + [Do(s.test)] + list(s.body) if isinstance(s, WhileS) else list(s.body))
+        _LOOP_BODIES[id(s)] = body
+    body = body[1]
+    own = head_reads(s) if isinstance(s, ForS) else set()
+    head = set(after) | own
+    while True:
+        grown = head | (live_before(body, head, head)[0] - ({s.target} if isinstance(s, ForS) else set()))
+        if grown == head:
+            return head
+        head = grown
+
+
+def head_reads(s) -> set:
+    """Names the test of a branch or while loop, or the iterable of a for loop, reads."""
+    return _memoised("h", s, lambda s: reads_expr(s.iterable if isinstance(s, ForS) else s.test, set()))
+
+
+# ---- effects -------------------------------------------------------------------------
+
+
+def pure(e) -> bool:
+    """Whether evaluating ``e`` changes nothing."""
+    return _memoised("p", e, _pure_expr)
+
+
+def _pure_expr(e) -> bool:
+    if isinstance(e, E.Method):
+        return False
+    if isinstance(e, E.Call) and not (e.func.startswith(("math.", "numpy.")) or e.func in PURE_CALLS):
+        return False  # math and the NumPy functions generated code calls return new values, changing nothing
+    if isinstance(e, (tuple, list)):
+        return all(pure(x) for x in e)
+    if isinstance(e, E.Expr):
+        return all(pure(v) for v in vars(e).values())
+    return True
