@@ -7,7 +7,7 @@ import math
 import random
 
 from .api import differentiate
-from .higher import _as_differentiable, leaves, rebuild
+from .higher import as_differentiable, leaves, rebuild
 
 
 def check_grad(f, *args, wrt=None, tol=1e-6):
@@ -19,7 +19,7 @@ def check_grad(f, *args, wrt=None, tol=1e-6):
     step ``Im f(x + ih) / h`` (no cancellation error).  Raises AssertionError
     with a per-input table when an error exceeds ``tol``.
     """
-    d = _as_differentiable(f, wrt) if wrt is not None or hasattr(f, "vjp") else differentiate(f)
+    d = as_differentiable(f, wrt) if wrt is not None or hasattr(f, "vjp") else differentiate(f)
     args = d._bind(args)
     rng = random.Random(0)
     value = d.fn(*args)

@@ -69,7 +69,7 @@ def _directions(d: Differentiable, args: tuple):
         yield tuple(rebuild(v, items) for v in values)
 
 
-def _as_differentiable(f, wrt) -> Differentiable:
+def as_differentiable(f, wrt) -> Differentiable:
     if isinstance(f, Differentiable) and (wrt is None or tuple(wrt) == f.wrt):
         return f
     return differentiate(f.fn if isinstance(f, Differentiable) else f, wrt=wrt)
@@ -92,7 +92,7 @@ def jacobian(f, wrt=None, mode="auto"):
     """
     if mode not in ("auto", "forward", "reverse"):
         raise ValueError(f"mode must be 'auto', 'forward' or 'reverse', not {mode!r}")
-    d = _as_differentiable(f, wrt)
+    d = as_differentiable(f, wrt)
 
     def jac(*args):
         np = _numpy()
@@ -131,7 +131,7 @@ def _reverse_differentiable(d: Differentiable) -> Differentiable:
 
 def hessian(f, wrt=None):
     """A callable giving the (n, n) Hessian of a scalar function: forward mode over the generated reverse code."""
-    d = _as_differentiable(f, wrt)
+    d = as_differentiable(f, wrt)
 
     def hess(*args):
         np = _numpy()
@@ -156,7 +156,7 @@ def hvp(f, wrt=None):
     ``v`` is either a flat sequence of n numbers or shaped like the wrt
     arguments (a tuple, one entry per wrt parameter); the result has the same form.
     """
-    d = _as_differentiable(f, wrt)
+    d = as_differentiable(f, wrt)
 
     def product(args, v):
         args = d._bind(tuple(args))

@@ -13,8 +13,8 @@ import ast
 import inspect
 import textwrap
 
-from .ir import anf
-from .ir import dup
+from .lower import anf
+from .lower import dup
 from .back import emit
 from .modes import forward
 from .modes import reverse

@@ -14,7 +14,7 @@ grouped into alias classes and a class is varied or useful as a whole.
 from __future__ import annotations
 
 from .. import rules
-from ..ir.dup import DUP
+from ..lower.dup import DUP
 from ..ir.nodes import Eq, Function, Return, Var, flatten, walk
 from ..rules import CHANGES
 

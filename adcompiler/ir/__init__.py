@@ -1,1 +1,2 @@
-"""The intermediate form, and the passes from ast to it: ANF lowering and dup insertion."""
+"""The intermediate form: the ANF equations a user function is lowered to, and the statements and
+expressions of the generated program."""

@@ -30,7 +30,7 @@ from .checkpoint import Checkpoints
 from ..analysis.facts import check_values, mutable_arrays
 from ..rules import CHANGES
 from ..analysis.activity import active, slots
-from ..ir.dup import DUP, value_reads
+from ..lower.dup import DUP, value_reads
 from ..ir.nodes import (
     Assign,
     AugAssign,

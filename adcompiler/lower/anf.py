@@ -17,11 +17,11 @@ import types
 
 from .. import rules
 from ..errors import MissingRuleError
-from .nodes import IN_PLACE, Break, Const, Continue, Eq, For, Function, If, Return, Var, While, flatten, rebuild
+from ..ir.nodes import IN_PLACE, Break, Const, Continue, Eq, For, Function, If, Return, Var, While, flatten, rebuild
 from ..front.names import Namer, is_builtin, root
 from ..front.parse import BINOPS, COMPARES, UNARYOPS, Parsed
-from .lower_numpy import ArrayLowering, numpy_name
-from .lower_lists import ListLowering, is_append
+from .arrays import ArrayLowering, numpy_name
+from .lists import ListLowering, is_append
 from ..rules import CHANGES, INERT, MAKES
 from ..front.scopes import falls_through, find_slots, loop_targets, may_jump, may_return, nodes
 

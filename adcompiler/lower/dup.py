@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .nodes import Eq, For, Function, If, Return, Var, While, flatten, rebuild, uses, walk
+from ..ir.nodes import Eq, For, Function, If, Return, Var, While, flatten, rebuild, uses, walk
 from ..front.names import Namer, root
 
 DUP = "dup"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import builtins
 
-from .nodes import Const, Eq, For, Var
+from ..ir.nodes import Const, Eq, For, Var
 
 
 class ListLowering:

@@ -16,7 +16,7 @@ import ast
 import sys
 
 from ..rules import arrays as N
-from .nodes import Const
+from ..ir.nodes import Const
 
 _CANONICAL: dict = {}
 

@@ -1,0 +1,1 @@
+"""From parsed source to the IR: ANF lowering (with the list and NumPy lowerings), then dup insertion."""
