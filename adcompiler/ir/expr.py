@@ -301,3 +301,10 @@ def sum_exprs(terms) -> Expr | None:
         if term is not None:
             total = term if total is None else total + term
     return total
+
+
+def tuple_of(value):
+    """An expression for a value that may be a (nested) tuple of expressions."""
+    if isinstance(value, tuple):
+        return Tuple(tuple(tuple_of(v) for v in value))
+    return value

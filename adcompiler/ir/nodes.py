@@ -356,6 +356,25 @@ def blocks(stmt) -> tuple:
     return ()
 
 
+def segments(stmts) -> list:
+    """Runs of equations (lists) and single other statements, in order."""
+    out: list = []
+    for stmt in stmts:
+        if isinstance(stmt, Eq):
+            if out and isinstance(out[-1], list):
+                out[-1].append(stmt)
+            else:
+                out.append([stmt])
+        else:
+            out.append(stmt)
+    return out
+
+
+def jumps(stmt) -> bool:
+    """Whether a branch statement contains a break or continue of the enclosing loop."""
+    return any(isinstance(s, (Break, Continue)) or (isinstance(s, If) and jumps(s)) for b in blocks(stmt) for s in b)
+
+
 def walk(stmts):
     """Every statement, depth first, in program order."""
     for stmt in stmts:

@@ -107,7 +107,7 @@ class _Forward:
                 out.append(stmt)
             elif isinstance(stmt, Return):
                 value = rebuild(stmt.value, iter(self.returned_tangent(a) for a in flatten(stmt.value)))
-                out.append(Ret(E.Tuple((atom(stmt.value), _tuple_expr(value))), stmt.line))
+                out.append(Ret(E.Tuple((atom(stmt.value), E.tuple_of(value))), stmt.line))
         return tuple(out)
 
     def tangent_of(self, a) -> E.Expr:
@@ -291,9 +291,3 @@ CONTAINER_RULES = {
     "like_arrays": None,
 }
 CONTAINER_RULES.update({helper: None for helper in CHANGES})  # add into a list: the same on the tangent lists
-
-
-def _tuple_expr(value):
-    if isinstance(value, tuple):
-        return E.Tuple(tuple(_tuple_expr(v) for v in value))
-    return value

@@ -1,0 +1,323 @@
+"""The adjoint of one equation, by the kind of its primitive: numbers and arrays by the rule tables;
+containers, array reads and writes, runtime helpers and calls by the methods here."""
+
+from __future__ import annotations
+
+from ..ir import expr as E
+from .. import rules
+from ..analysis import values as V
+from ..rules import CHANGES
+from ..analysis.activity import slots
+from ..lower.dup import DUP
+from ..ir.nodes import (
+    Assign,
+    AugAssign,
+    Do,
+    Eq,
+    ForS,
+    Var,
+    rebuild,
+)
+
+
+class Adjoints:
+    """Per-equation adjoint rules of reverse mode, mixed into ``Sweeps``: ``rev_eq`` gives the adjoint lines of one
+    equation, reading and adding to the adjoints ``Sweeps`` keeps."""
+
+    def rev_eq(self, eq: Eq) -> list:
+        out: list = []
+        if eq.prim in HELPERS:
+            return self.helper_adjoint(eq)
+        if eq.prim == "write":
+            slot = eq.outs[0].name
+            if slot in self.acc:
+                self.contribute(eq.ins[0], E.Name(self.acc[slot]), eq.line, out, copy=True)
+                out.append(Assign((self.acc[slot],), E.Num(0.0), eq.line))
+            return out
+        if eq.prim == "getitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in self.arrays:
+            return self.array_getitem_adjoint(eq)
+        if eq.prim == "setitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in self.arrays:
+            return self.array_setitem_adjoint(eq)
+        if eq.prim in CONTAINER_ADJOINTS:
+            return self.container_adjoint(eq)
+        if eq.prim == "call":
+            if self.touches(eq):
+                self.call_adjoint(eq, out)
+            return out
+        if eq.prim == "custom":
+            return self.custom_adjoint(eq)
+        if any(v.name in self.containers for v in eq.outs):
+            return out
+        gs = [self.adjoint_of(v.name) for v in eq.outs]
+        mask = self.mask(eq)
+        if all(g is None for g in gs) or not any(mask):
+            return out
+        if eq.prim in (DUP, "read") and eq.ins[0].name in self.mutable:
+            return out  # the same array object: its adjoint is already shared
+        if eq.prim in (DUP, "read"):
+            self.contribute(eq.ins[0], E.sum_exprs(gs), eq.line, out)
+        else:
+            args = [self.ref(a) for a in eq.ins]
+            z = eq.outs[0].name
+            prim = rules.ARRAY_VARIANTS.get(eq.prim, eq.prim) if z in self.arrays else eq.prim
+            g = gs[0]
+            maybe_number = g == E.Num(0.0) if isinstance(g, E.Num) else g.id in self.zeroes  # not grad's seed 1.0
+            if z in self.arrays and maybe_number and prim not in rules.PARTIALS and prim not in BROADCASTING:
+                g = E.Call("@array_like", (g, E.Name(z)))  # still the number 0.0 if no use of z ran: give it z's shape
+            for a, c in zip(eq.ins, self._merged(eq.ins, rules.vjp(prim, args, E.Name(z), g, list(mask))), strict=True):
+                self.contribute(a, self.unbroadcast(eq, a, c), eq.line, out)
+        return out
+
+    def _merged(self, ins, cotangents: list) -> list:
+        """Equal cotangents of two copies of one value (``x * x``) sent to the first as one term, 2 * c."""
+        cotangents = list(cotangents)
+        for i, j in ((0, 1),) if len(ins) == 2 else ():
+            a, b = ins[i], ins[j]
+            same = (
+                isinstance(a, Var)
+                and isinstance(b, Var)
+                and self.alias.get(a.name, a.name) == self.alias.get(b.name, b.name)
+            )
+            if same and cotangents[i] is not None and cotangents[i] == cotangents[j]:
+                cotangents[i], cotangents[j] = E.mul(E.Num(2), cotangents[i]), None
+        return cotangents
+
+    def unbroadcast(self, eq: Eq, a, c):
+        """An array result's cotangent, summed back to the shape of an argument NumPy broadcast."""
+        if c is None or eq.prim not in BROADCASTING or eq.outs[0].name not in self.arrays or not isinstance(a, Var):
+            return c
+        if a.name in self.arrays:
+            return E.Call("@unbroadcast", (c, self.ref(a)))
+        if a.name in self.containers:  # a list NumPy read as an array
+            return E.Call("@unbroadcast", (c, E.Call("numpy.asarray", (self.ref(a),))))
+        return E.Call("numpy.sum", (c,))
+
+    def array_setitem_adjoint(self, eq: Eq) -> list:
+        """``x[index] = v`` of an array: v's cotangent is what x[index] had, which is then cleared;
+        the overwritten values come back from the tape so earlier adjoints see the array as it was."""
+        x, index, v = eq.ins
+        out: list = []
+        pieces = self.namer.fresh("d_" + x.name + "_part")
+        if x.name in self.acc:
+            d = self.acc[x.name]
+            out.append(
+                Assign(((d, pieces),), E.Call("@take_and_clear", (E.Name(d), self.ref(x), self.ref(index))), eq.line)
+            )
+            self.contribute(v, self.unbroadcast_to(E.Name(pieces), v), eq.line, out)
+        popped = E.Method(self.tape(("write", id(eq))), "pop", ())
+        out.append(Assign((E.Subscript(self.ref(x), self.ref(index)),), popped, eq.line))
+        return out
+
+    def unbroadcast_to(self, c, a):
+        """``c`` summed down to the shape of the value ``a`` (a number or an array)."""
+        if not isinstance(a, Var):
+            return c
+        if a.name in self.arrays:
+            return E.Call("@unbroadcast", (c, self.ref(a)))
+        if a.name in self.containers:  # a list NumPy read as an array
+            return E.Call("@unbroadcast", (c, E.Call("numpy.asarray", (self.ref(a),))))
+        return E.Call("numpy.sum", (c,))
+
+    def array_getitem_adjoint(self, eq: Eq) -> list:
+        """``x[index]`` of an array: the cotangent is scattered back, repeated indices adding up."""
+        out: list = []
+        g = self.adjoint_of(eq.outs[0].name)
+        x = eq.ins[0]
+        if g is None or not (isinstance(x, Var) and x.name in self.act):
+            return out
+        current = E.Name(self.acc[x.name]) if x.name in self.acc else E.Num(0.0)
+        value = E.Call("@scatter_add", (current, self.ref(x), self.ref(eq.ins[1]), g))
+        if x.name in self.acc:
+            out.append(Assign((self.acc[x.name],), value, eq.line))
+        else:
+            self.contribute(x, value, eq.line, out)
+        return out
+
+    def helper_adjoint(self, eq: Eq) -> list:
+        """Adjoints of the runtime helpers, when derivative code is itself differentiated."""
+        if eq.prim in ("like", "like_arrays") and eq.outs[0].name in self.act and eq.ins[0].name in self.act:
+            return [
+                Do(
+                    E.Call(
+                        self.program.helper("add_into"),
+                        (E.Name(self.shadow_of(eq.ins[0].name)), E.Name(self.shadow_of(eq.outs[0].name))),
+                    ),
+                    eq.line,
+                )
+            ]
+        if eq.prim in ("add_into", "add_scalars_into") and all(
+            isinstance(a, Var) and a.name in self.act for a in eq.ins
+        ):
+            acc, src = (E.Name(self.shadow_of(a.name)) for a in eq.ins)
+            return [Do(E.Call(self.program.helper(eq.prim), (src, acc)), eq.line)]
+        if eq.prim == "add_slice_into" and all(isinstance(a, Var) and a.name in self.act for a in eq.ins[:2]):
+            acc, src = (E.Name(self.shadow_of(a.name)) for a in eq.ins[:2])  # part's adjoint: acc's at index
+            return [Do(E.Call(self.program.helper("add_into"), (src, E.Subscript(acc, self.ref(eq.ins[2])))), eq.line)]
+        return []
+
+    def scalar(self, a) -> bool:
+        return isinstance(a, Var) and a.name in self.act and a.name not in self.containers
+
+    def container_adjoint(self, eq: Eq) -> list:
+        """Adjoints of list primitives: element adjoints live in the shadow lists."""
+        out: list = []
+        if eq.prim == "list_concat":
+            return self.concat_adjoint(eq)
+        target = eq.ins[0] if eq.prim in ("setitem", "append", "getitem", "sum", "list_copy", "pop") else eq.outs[0]
+        if not isinstance(target, Var) or target.name not in self.act:
+            return out
+        d = E.Name(self.shadow_of(target.name))
+        if eq.prim == "getitem" and V.is_slice(self.facts.of(eq.ins[1])):  # xs[a:b]: a new list of xs's elements
+            if eq.outs[0].name in self.act:
+                part = E.Name(self.shadow_of(eq.outs[0].name))
+                out.append(Do(E.Call(self.program.helper("add_slice_into"), (d, part, self.ref(eq.ins[1]))), eq.line))
+        elif eq.prim == "getitem" and self.scalar(eq.outs[0]) and self.adjoint_of(eq.outs[0].name) is not None:
+            out.append(AugAssign(E.Subscript(d, self.ref(eq.ins[1])), "+", self.adjoint_of(eq.outs[0].name), eq.line))
+        elif (
+            eq.prim == "setitem"
+            and eq.ins[2] not in ()
+            and not (isinstance(eq.ins[2], Var) and eq.ins[2].name in self.containers)
+        ):
+            element = E.Subscript(d, self.ref(eq.ins[1]))
+            self.contribute(eq.ins[2], element, eq.line, out, copy=True)
+            out.append(Assign((element,), E.Num(0.0), eq.line))
+        elif eq.prim == "pop":  # the element goes back, with its adjoint
+            element = (
+                self.shadow_value(eq.outs[0])
+                if eq.outs[0].name in self.containers
+                else self.adjoint_of(eq.outs[0].name)
+            )
+            out.append(Do(E.Method(d, "append", (element if element is not None else E.Num(0.0),)), eq.line))
+        elif eq.prim == "append":
+            popped = E.Method(d, "pop", ())
+            if self.scalar(eq.ins[1]):
+                self.contribute(eq.ins[1], popped, eq.line, out, copy=True)
+            else:
+                out.append(Do(popped, eq.line))
+        elif eq.prim in ("list", "tuple"):
+            for k, a in enumerate(eq.ins):
+                if self.scalar(a):
+                    self.contribute(a, E.Subscript(d, E.Num(k)), eq.line, out, copy=True)
+        elif eq.prim == "list_repeat" and self.scalar(eq.ins[0]):
+            self.contribute(eq.ins[0], E.Call("sum", (d,)), eq.line, out)
+        elif eq.prim == "list_times" and eq.ins[0].name in self.act:
+            source = E.Name(self.shadow_of(eq.ins[0].name))
+            out.append(Do(E.Call(self.program.helper("add_tiled_into"), (source, d)), eq.line))
+        elif eq.prim == "list_copy" and eq.outs[0].name in self.act:
+            out.append(
+                Do(
+                    E.Call(self.program.helper("add_scalars_into"), (d, E.Name(self.shadow_of(eq.outs[0].name)))),
+                    eq.line,
+                )
+            )
+        elif eq.prim == "sum" and self.adjoint_of(eq.outs[0].name) is not None:
+            k = self.namer.fresh("k")
+            body = (AugAssign(E.Subscript(d, E.Name(k)), "+", self.adjoint_of(eq.outs[0].name), eq.line),)
+            out.append(ForS(k, E.Call("range", (E.Call("len", (d,)),)), body, eq.line))
+        return out
+
+    def concat_adjoint(self, eq: Eq) -> list:
+        """``u = a + b`` of lists: u's number adjoints go back to a's (from the start) and b's (after a's)."""
+        out: list = []
+        if eq.outs[0].name not in self.act:
+            return out
+        whole = E.Name(self.shadow_of(eq.outs[0].name))
+        a, b = eq.ins
+        for part, start in ((a, E.Num(0)), (b, None)):
+            if isinstance(part, Var) and part.name in self.act:
+                d = E.Name(self.shadow_of(part.name))
+                if start is None:  # the shadows have their lengths of then: lists grown since have been popped
+                    start = E.BinOp("-", E.Call("len", (whole,)), E.Call("len", (d,)))
+                out.append(Do(E.Call(self.program.helper("add_part_into"), (d, whole, start)), eq.line))
+        return out
+
+    def call_adjoint(self, eq: Eq, out: list) -> None:
+        """``d_a, d_b = g_reverse_sweep(g_res, ct)`` for a differentiated call.
+
+        Lists a callee reads or fills have their shadows passed in the primal
+        sweep, so only number arguments get cotangents back here.
+        """
+        mask = self.mask(eq)
+        gs = [None if v.name in self.containers else self.adjoint_of(v.name) for v in eq.outs]
+        shape = self.program.shape(eq.param)
+        ct = E.tuple_of(rebuild(shape, iter(g if g is not None else E.Num(0.0) for g in gs)))
+        sig = self.facts.call_sig(eq)
+        as_list = [V.is_seq(a) for a in sig.avals]  # list arguments: their shadows are passed in the primal sweep
+        scalars = [a for a, on, lst in zip(eq.ins, mask, as_list, strict=True) if on and not lst]
+        names = [self.fresh_adjoint("d_" + a.name) for a in scalars]
+        call = E.Call(self.program.reverse_sweep(eq.param, mask, sig), (E.Name(self.saved_name(eq)), ct))
+        if not names:
+            out.append(Do(call, eq.line))
+            return
+        out.append(Assign((names[0] if len(names) == 1 else tuple(names),), call, eq.line))
+        for a, n in zip(scalars, names, strict=True):
+            self.contribute(a, E.Name(n), eq.line, out)
+
+    def custom_adjoint(self, eq: Eq) -> list:
+        """``d_a, d_b = rule_vjp(a, b, d_y)`` for a function with a user-supplied rule."""
+        out: list = []
+        g = self.adjoint_of(eq.outs[0].name)
+        mask = self.mask(eq)
+        if g is None or not any(mask):
+            return out
+        vjp = rules.CUSTOM[eq.param][1]
+        if vjp is None:
+            raise TypeError(
+                f"{eq.param.__name__} has a jvp rule but no vjp rule: reverse mode needs defrule(..., vjp=...)"
+            )
+        names = [
+            self.fresh_adjoint("d_" + a.name) if on else self.program.discard
+            for a, on in zip(eq.ins, mask, strict=True)
+        ]
+        call = E.Call(self.program.primal_name(vjp), tuple(self.ref(a) for a in eq.ins) + (g,))
+        out.append(Assign((tuple(names),), call, eq.line))
+        for a, n in zip(eq.ins, names, strict=True):
+            if n != self.program.discard:
+                self.contribute(a, E.Name(n), eq.line, out)
+        return out
+
+    def touches(self, eq: Eq) -> bool:
+        """Whether a call needs differentiating: it has active inputs and active outputs or list arguments."""
+        mask = self.mask(eq)
+        lists = any(on and a.name in self.containers for a, on in zip(eq.ins, mask, strict=True))
+        return any(mask) and (lists or any(v.name in self.act for v in eq.outs))
+
+    def saved_name(self, eq: Eq) -> str:
+        if eq not in self.saved:
+            self.saved[eq] = self.namer.fresh(f"{eq.param.__name__}_res")
+            if any(eq.outs[0].name in s for s in (self.in_loop,)):
+                self.in_loop.add(self.saved[eq])
+        return self.saved[eq]
+
+    def mask(self, eq: Eq) -> tuple:
+        return tuple(isinstance(a, Var) and a.name in self.act and s for a, s in zip(eq.ins, slots(eq), strict=True))
+
+
+HELPERS = ("zeros_like", "like", "like_arrays", "reject_ints") + CHANGES
+
+
+BROADCASTING = ("add", "sub", "mul", "truediv", "pow", "mod", "numpy.arctan2", "numpy.hypot", "numpy.power")
+
+
+BROADCASTING += ("numpy.logaddexp", "numpy.maximum", "numpy.minimum", "numpy.where", "numpy.clip")
+
+
+BROADCASTING += ("numpy.add", "numpy.subtract", "numpy.multiply", "numpy.divide", "numpy.true_divide")
+
+
+CONTAINER_ADJOINTS = (
+    "pop",
+    "getitem",
+    "setitem",
+    "append",
+    "list",
+    "tuple",
+    "list_repeat",
+    "list_concat",
+    "list_times",
+    "list_copy",
+    "sum",
+    "len",
+    "argmax",
+    "argmin",
+)
