@@ -1,0 +1,356 @@
+"""Expressions -> ANF equations: operators, comparisons, short circuits, names and globals, calls of
+primitives, rules and user functions."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import types
+from .. import rules
+from ..errors import MissingRuleError
+from ..ir.nodes import Const, Eq, If, Var, rebuild
+from ..front.names import is_builtin
+from ..front.parse import BINOPS, COMPARES, UNARYOPS
+from .arrays import numpy_name
+from ..rules import CHANGES, INERT, MAKES
+
+
+class ExpressionLowering:
+    """The expression half of ANF lowering, mixed into the lowering of statements (``anf``): ``expr(node)``
+    emits the equations that compute ``node`` and returns the atom holding its value."""
+
+    def expr(self, node, hint: str | None = None):
+        """Lower an expression to an atom or a tuple of atoms, emitting equations."""
+        if isinstance(node, ast.Constant):
+            return Const(node.value)
+        if isinstance(node, ast.Name):
+            return self.name(node)
+        if isinstance(node, ast.Tuple):
+            return tuple(self.expr(elt, _leaf_hint(hint, i)) for i, elt in enumerate(node.elts))
+        if isinstance(node, ast.Attribute):
+            if _local_root(node.value, self) or not _module_path(node.value, self):
+                return self.attribute(node, _leaf_hint(hint))  # of a value: A.T, np.sin(A).T, (A * 2.0).T
+            return self.global_constant(node)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return self.apply("not", [self.atom(self.expr(node.operand))], _leaf_hint(hint))
+        if isinstance(node, ast.UnaryOp):
+            operand = self.expr(node.operand)
+            if isinstance(operand, Const) and isinstance(operand.value, (int, float)) and operand.text is None:
+                return Const(-operand.value if isinstance(node.op, ast.USub) else +operand.value)
+            return self.apply(UNARYOPS[type(node.op)], [operand], _leaf_hint(hint))
+        if (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Mult)
+            and (isinstance(node.left, ast.List) or isinstance(node.right, ast.List))
+        ):
+            return self.repeat(node, _leaf_hint(hint))
+        if isinstance(node, ast.BinOp):
+            left = self.expr(node.left)
+            right = self.expr(node.right)
+            return self.apply(BINOPS[type(node.op)], [left, right], _leaf_hint(hint))
+        if isinstance(node, ast.Call):
+            return self.call(node, hint)
+        if isinstance(node, ast.List):
+            return self.list_literal(node, _leaf_hint(hint))
+        if isinstance(node, ast.ListComp):
+            return self.comprehension(node, _leaf_hint(hint))
+        if isinstance(node, ast.Subscript):
+            return self.subscript(node, _leaf_hint(hint))
+        if isinstance(node, ast.Compare):
+            return self.compare(node, _leaf_hint(hint))
+        if isinstance(node, ast.BoolOp):
+            slot = self.hidden_slot(_leaf_hint(hint) or "t")
+            self.short_circuit(node.op, node.values, slot)
+            return self.read(slot)
+        if isinstance(node, ast.IfExp):
+            return self.if_exp(node, _leaf_hint(hint))
+        raise self.parsed.error(
+            node, f"the expression {type(node).__name__}", "use arithmetic, math functions and calls"
+        )
+
+    def compare(self, node: ast.Compare, hint):
+        """``a < b < c`` is ``a < b and b < c``, with ``b`` evaluated once."""
+        left = self.atom(self.expr(node.left))
+        rights = [self.atom(self.expr(c)) for c in node.comparators]
+        tests, prev = [], left
+        for op, right in zip(node.ops, rights, strict=True):
+            tests.append((COMPARES[type(op)], prev, right))
+            prev = right
+        if len(tests) == 1:
+            return self.apply(tests[0][0], [tests[0][1], tests[0][2]], hint)
+        slot = self.hidden_slot(hint or "t")
+        self._chain(tests, slot)
+        return self.read(slot)
+
+    def _nested(self, build) -> tuple:
+        """The statements ``build()`` emits, collected into a separate block."""
+        saved = self.body
+        self.body = []
+        build()
+        out, self.body = tuple(self.body), saved
+        return out
+
+    def _chain(self, tests, slot) -> None:
+        op, a, b = tests[0]
+        value = self.apply(op, [a, b], None)
+        self.write(slot, value, self.line)
+        if len(tests) > 1:
+            self.body.append(If(value, self._nested(lambda: self._chain(tests[1:], slot)), (), self.line))
+
+    def short_circuit(self, op, values, slot) -> None:
+        """``a and b``: ``r = a; if r: r = b`` (``or``: the else branch), so ``b`` runs only when Python runs it."""
+        first = self.atom(self.expr(values[0]))
+        self.write(slot, first, self.line)
+        if len(values) > 1:
+            rest = self._nested(lambda: self.short_circuit(op, values[1:], slot))
+            self.body.append(
+                If(first, rest, (), self.line) if isinstance(op, ast.And) else If(first, (), rest, self.line)
+            )
+
+    def if_exp(self, node: ast.IfExp, hint):
+        test = self.atom(self.expr(node.test))
+        slot = self.hidden_slot(hint or "t")
+        branches = [
+            self._nested(lambda b=b: self.write(slot, self.atom(self.expr(b)), self.line))
+            for b in (node.body, node.orelse)
+        ]
+        self.body.append(If(test, branches[0], branches[1], self.line))
+        return self.read(slot)
+
+    def name(self, node: ast.Name):
+        if node.id in self.pinned:
+            return self.pinned[node.id]
+        if node.id in self.slots:
+            return self.read(Var(node.id))
+        if node.id in self.env:
+            return self.env[node.id]
+        value = self.resolve(node)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return Const(value, node.id)
+        if type(value).__name__ == "ndarray":  # a constant array of the module, read when the code runs
+            return self.apply("global", [], node.id, param=node.id)
+        raise self.parsed.error(
+            node,
+            f"the global {node.id!r} ({type(value).__name__})",
+            "use numbers, NumPy arrays, math functions and functions defined with def",
+        )
+
+    def global_constant(self, node: ast.Attribute):
+        value = self.resolve(node)
+        text = ast.unparse(node)
+        canonical = next(
+            (c for c, v in rules.CONSTANTS.items() if v == value or (v != v and value != value)),
+            None,
+        )
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return Const(value, canonical or text)
+        raise self.parsed.error(node, f"the attribute {text}", "use numbers and math functions")
+
+    def resolve(self, node):
+        """The object a global name or dotted module attribute refers to."""
+        if isinstance(node, ast.Name):
+            glob = self.parsed.source.globals
+            if node.id in glob:
+                return glob[node.id]
+            if hasattr(builtins, node.id):
+                return getattr(builtins, node.id)
+            if node.id in self.loop_names:
+                raise self.parsed.error(
+                    node,
+                    f"the loop variable {node.id!r} read after its loop",
+                    f"keep the value you need in another name inside the loop (last = {node.id}) and read that",
+                )
+            raise self.parsed.error(node, f"the undefined name {node.id!r}", "define it before use")
+        if isinstance(node, ast.Attribute):
+            base = self.resolve(node.value)
+            if not isinstance(base, types.ModuleType) and type(base).__module__.split(".")[0] == "numpy":
+                raise self.parsed.error(  # a method of a NumPy object (np.add.at, np.random.rand)
+                    node,
+                    f"{ast.unparse(node)}, which has no derivative rule",
+                    "write it with the NumPy functions adcompiler knows (see README), or give it rules with adcompiler.defrule",
+                    MissingRuleError,
+                )
+            if not isinstance(base, types.ModuleType):
+                raise self.parsed.error(
+                    node,
+                    f"the attribute access {ast.unparse(node)}",
+                    "only module attributes such as math.pi or math.sin are supported",
+                )
+            if not hasattr(base, node.attr):
+                raise self.parsed.error(
+                    node,
+                    f"{ast.unparse(node)} (no such attribute)",
+                    "check the spelling",
+                )
+            return getattr(base, node.attr)
+        raise self.parsed.error(node, "calling the result of an expression", "call a named function")
+
+    def call(self, node: ast.Call, hint):
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "pop" and not node.args and not node.keywords:
+            base = node.func.value
+            if isinstance(base, ast.Name) and (base.id in self.env or base.id in self.slots):
+                return self.apply("pop", [self.element(self.expr(base))], _leaf_hint(hint))
+        if isinstance(node.func, ast.Attribute) and (
+            _local_root(node.func.value, self) or not _module_path(node.func.value, self)
+        ):
+            return self.method_call(node, _leaf_hint(hint))  # a method of a value: x.sum(), np.arange(6).reshape(2, 3)
+        if isinstance(node.func, ast.Name) and node.func.id in self.env:
+            raise self.parsed.error(
+                node.func,
+                f"calling the local variable {node.func.id!r}",
+                "call a function defined at module level",
+            )
+        target = self.resolve(node.func)
+        text = ast.unparse(node.func)
+        canonical = numpy_name(target)
+        if canonical is not None:
+            return self.numpy_call(node, canonical, _leaf_hint(hint))
+        if _custom(target):
+            if node.keywords:
+                raise self.parsed.error(node, f"keyword arguments to {text}", "pass the arguments positionally")
+            return self.apply(
+                "custom", [self.atom(self.element(self.expr(a))) for a in node.args], _leaf_hint(hint), param=target
+            )
+        if getattr(target, "__module__", None) and target.__module__.split(".")[0] == "numpy":
+            raise self.parsed.error(  # NumPy's own Python functions are not differentiated through
+                node,
+                f"{text}, which has no derivative rule",
+                "write it with the NumPy functions adcompiler knows (see README), or give it rules with adcompiler.defrule",
+                MissingRuleError,
+            )
+        if isinstance(target, types.FunctionType) and not is_builtin(text, target) and _prim_of(target) is None:
+            return self.user_call(node, target, hint)
+        hint = _leaf_hint(hint)
+        if target is builtins.range and 1 <= len(node.args) <= 3 and not node.keywords:  # a range value (len of it)
+            args = [self.atom(self.expr(a)) for a in node.args]
+            start, stop, step = (
+                (Const(0), args[0], Const(1))
+                if len(args) == 1
+                else (args[0], args[1], args[2] if len(args) == 3 else Const(1))
+            )
+            return self.apply("range", [start, stop, step], _leaf_hint(hint))
+        if target in (builtins.len, builtins.sum, builtins.list) or (
+            target in (builtins.max, builtins.min) and len(node.args) == 1
+        ):
+            return self.list_builtin(node, target, hint)
+        prim = _prim_of(target)
+        if prim is None:
+            raise self.parsed.error(
+                node,
+                f"{text}, which has no derivative rule",
+                "give it rules with adcompiler.defrule(fn, jvp=..., vjp=...), or call only math/NumPy functions adcompiler knows, abs/min/max/pow/round/int/float and your own Python functions",
+                MissingRuleError,
+            )
+        if node.keywords:
+            raise self.parsed.error(node, f"keyword arguments to {text}", "pass the arguments positionally")
+        args = [self.expr(a) for a in node.args]
+        if any(isinstance(a, tuple) for a in args):
+            raise self.parsed.error(node, f"a tuple passed to {text}", "pass numbers")
+        if prim in ("max", "min"):
+            if len(args) < 2:
+                raise self.parsed.error(
+                    node,
+                    f"{prim} of a single iterable",
+                    f"pass two or more numbers: {prim}(a, b)",
+                )
+            result = args[0]
+            for i, arg in enumerate(args[1:]):
+                result = self.apply(prim, [result, arg], hint if i == len(args) - 2 else None)
+            return result
+        if prim in HELPER_PRIMS:
+            return self.apply(prim, args, hint, param=text)
+        if not rules.has_rule(prim, len(args)):
+            raise self.parsed.error(
+                node,
+                f"{text} with {len(args)} arguments",
+                "check the call against the function's documentation",
+                MissingRuleError,
+            )
+        return self.apply(prim, args, hint)
+
+    def user_call(self, node: ast.Call, target, hint):
+        """A call of another user function: bind arguments, fill defaults."""
+        import inspect
+
+        try:
+            inspect.getsourcelines(target)
+        except (OSError, TypeError):
+            raise self.parsed.error(
+                node,
+                f"the call of {target.__name__}, which has no source (defined at a REPL or by exec)",
+                "define it in a .py file, or give it rules with adcompiler.defrule",
+                MissingRuleError,
+            ) from None
+
+        try:
+            bound = inspect.signature(target).bind(*node.args, **{k.arg: k.value for k in node.keywords})
+        except TypeError as exc:
+            raise self.parsed.error(
+                node,
+                f"the call {ast.unparse(node)} ({exc})",
+                "pass one argument per parameter",
+            ) from None
+        values = []
+        for name, param in inspect.signature(target).parameters.items():
+            if name in bound.arguments:
+                values.append(self.element(self.expr(bound.arguments[name])))  # a tuple is passed as one
+            elif param.default is not inspect.Parameter.empty:
+                values.append(Const(param.default))
+            else:  # *args or **kwargs: the callee's own fence refuses it, with its location
+                values.append(Const(None))
+        shape = self.callee_shape(target, node)
+        hints = _shaped_hints(shape, hint)
+        outs = [self.new_var(h) for h in hints]
+        self.body.append(Eq(tuple(outs), "call", tuple(values), self.line, target))
+        if not isinstance(shape, tuple):
+            return outs[0]
+        return rebuild(shape, iter(outs))
+
+
+def _leaf_hint(hint, index=None):
+    """The single-name part of a hint (``None`` for tuple hints)."""
+    if index is not None:
+        return hint[index] if isinstance(hint, tuple) and index < len(hint) else None
+    return hint if isinstance(hint, str) else None
+
+
+def _shaped_hints(shape, hint) -> list:
+    """One name hint per output leaf, taken from a target of the same shape."""
+    if shape is None:
+        return [hint if isinstance(hint, str) else None]
+    parts = hint if isinstance(hint, tuple) and len(hint) == len(shape) else (None,) * len(shape)
+    return [h for s, part in zip(shape, parts, strict=True) for h in _shaped_hints(s, part)]
+
+
+HELPER_PRIMS = MAKES + CHANGES + INERT + tuple(rules.HELPER_RULES)
+
+
+def _local_root(node, lowering) -> bool:
+    """Whether an expression is rooted in a local variable (so ``.attr`` is a method of a value)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return isinstance(node, ast.Name) and (node.id in lowering.env or node.id in lowering.slots)
+
+
+def _module_path(node, lowering) -> bool:
+    """Whether ``node`` is a dotted path of global names (``np``, ``np.linalg``): a module, not a value."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id not in lowering.env and node.id not in lowering.slots
+
+
+def _custom(obj) -> bool:
+    try:
+        return obj in rules.CUSTOM
+    except TypeError:
+        return False
+
+
+def _prim_of(obj):
+    helper = getattr(obj, "__adc_primitive__", None)
+    if helper is not None:
+        return helper
+    try:
+        return rules.PRIMS.get(obj)
+    except TypeError:
+        return None
