@@ -1,0 +1,315 @@
+"""Helpers that generated NumPy derivative code calls (adjoints of broadcasting, reductions, joins,
+products and scatters), kept as source text; ``runtime`` adds them to its table."""
+
+NUMPY_HELPERS: dict = {}
+
+NUMPY_HELPERS.update(
+    {
+        "unbroadcast": '''def unbroadcast(g, x):
+    """Sum g down to the shape of x: the adjoint of NumPy broadcasting x up to g's shape."""
+    shape, g_shape = getattr(x, "shape", None), getattr(g, "shape", ())
+    if shape is None:  # a number, or a list NumPy reads as an array
+        import numpy
+
+        shape = numpy.shape(x)
+    if g_shape == shape:
+        return g
+    if not shape:
+        return g.sum()
+    if not g_shape:  # a number: the zero adjoint of a result no use of which ran, given x's shape
+        import numpy
+
+        return numpy.full(shape, g, dtype=numpy.result_type(x, numpy.float32))
+    while g.ndim > len(shape):
+        g = g.sum(axis=0)
+    for axis, n in enumerate(shape):
+        if n == 1 and g.shape[axis] != 1:
+            g = g.sum(axis=axis, keepdims=True)
+    return g
+''',
+        "unreduce": '''def unreduce(g, x, axis=None, keepdims=False):
+    """Spread g, a reduction of x over axis, back over x's shape (the adjoint of sum)."""
+    import numpy
+
+    if axis is None and type(g) in (float, numpy.float64) and type(x) is numpy.ndarray and x.dtype.kind == "f":
+        return numpy.full(x.shape, g, x.dtype)  # the common case, the adjoint of a full sum, in one call
+    if axis is not None and not keepdims:
+        g = numpy.expand_dims(g, axis)
+    if type(x) is list or type(x) is tuple:  # a list NumPy read as an array
+        x = numpy.asarray(x)
+    g = numpy.asarray(g, dtype=numpy.result_type(g, x))  # a float32 array keeps a float32 cotangent
+    return numpy.broadcast_to(g, numpy.shape(x))
+''',
+        "scatter_add": '''def scatter_add(d, x, index, g):
+    """The adjoint d of x with g added at x[index]; repeated indices accumulate, as numpy.add.at does."""
+    import numpy
+
+    if not isinstance(d, numpy.ndarray) or d.shape != numpy.shape(x) or not d.flags.writeable:
+        d = numpy.zeros(numpy.shape(x), dtype=numpy.result_type(x, numpy.float32) if numpy.ndim(x) else float) + d
+    numpy.add.at(d, index, g)
+    return d
+''',
+    }
+)
+
+NUMPY_HELPERS.update(
+    {
+        "array_like": '''def array_like(d, x):
+    """The cotangent (or tangent) d of the array x as an array of x's shape and floating dtype (d may
+    be the number 0.0, or of another dtype: a float32 array gets a float32 cotangent)."""
+    import numpy
+
+    if type(x) is not numpy.ndarray:
+        return d  # a number's cotangent stays a number
+    dtype = x.dtype if x.dtype.kind in "fc" else numpy.result_type(x, numpy.float32)
+    if type(d) is numpy.ndarray and d.shape == x.shape:
+        return d if d.dtype is dtype else d.astype(dtype)
+    out = numpy.zeros(x.shape, dtype=dtype)
+    out[...] = d
+    return out
+''',
+        "take_and_clear": '''def take_and_clear(d, x, index):
+    """(d with d[index] set to zero, the old d[index]): the adjoint of writing x[index] = v.  Where an
+    integer index repeats a position, NumPy keeps the last value written there: the earlier ones
+    get no cotangent."""
+    import numpy
+
+    if not isinstance(d, numpy.ndarray) or d.shape != numpy.shape(x) or not d.flags.writeable:
+        d = numpy.zeros(numpy.shape(x), dtype=numpy.result_type(x, numpy.float32)) + d
+    part = numpy.copy(d[index])
+    parts = index if type(index) is tuple else (index,)
+    if any(isinstance(p, (list, numpy.ndarray)) and numpy.asarray(p).dtype.kind in "iu" for p in parts):
+        order = numpy.arange(numpy.size(part)).reshape(numpy.shape(part))
+        last = numpy.full(numpy.shape(x), -1)
+        last[index] = order  # each position holds the number of the last write into it
+        part = numpy.where(last[index] == order, part, 0.0)
+    d[index] = 0.0
+    return d, part
+''',
+        "linspace_vjp": '''def linspace_vjp(g, i, start, stop, num, endpoint=True):
+    """The cotangent of start (i = 0) or stop (i = 1) in numpy.linspace(start, stop, num, endpoint):
+    entry k is start + (stop - start) t_k, with t = numpy.linspace(0, 1, num, endpoint)."""
+    import numpy
+
+    t = numpy.linspace(0.0, 1.0, num, endpoint)
+    w = t if i else 1.0 - t
+    part = numpy.sum(g * numpy.reshape(w, (-1,) + (1,) * (numpy.ndim(g) - 1)), axis=0)
+    x = stop if i else start
+    while numpy.ndim(part) > numpy.ndim(x):
+        part = numpy.sum(part, axis=0)
+    for axis, n in enumerate(numpy.shape(x)):
+        if n == 1 and numpy.shape(part)[axis] != 1:
+            part = numpy.sum(part, axis=axis, keepdims=True)
+    return part
+''',
+        "inner_vjp_a": '''def inner_vjp_a(g, a, b):
+    """The cotangent of a in numpy.inner(a, b), which contracts the last axes (a number multiplies)."""
+    import numpy
+
+    na, nb = numpy.ndim(a), numpy.ndim(b)
+    if na == 0:
+        return numpy.sum(g * b)
+    if nb == 0:
+        return g * b
+    return numpy.tensordot(g, b, axes=(list(range(na - 1, numpy.ndim(g))), list(range(nb - 1))))
+''',
+        "inner_vjp_b": '''def inner_vjp_b(g, a, b):
+    """The cotangent of b in numpy.inner(a, b), which contracts the last axes (a number multiplies)."""
+    import numpy
+
+    na, nb = numpy.ndim(a), numpy.ndim(b)
+    if nb == 0:
+        return numpy.sum(g * a)
+    if na == 0:
+        return g * a
+    return numpy.tensordot(g, a, axes=(list(range(na - 1)), list(range(na - 1))))
+''',
+        "dot_vjp_a": '''def dot_vjp_a(g, a, b):
+    """The cotangent of a in numpy.dot(a, b), which contracts a's last axis with b's second-to-last
+    (its only one, for a vector); a number multiplies."""
+    import numpy
+
+    na, nb = numpy.ndim(a), numpy.ndim(b)
+    if na == 0:
+        return numpy.sum(g * b)
+    if nb == 0:
+        return g * b
+    if nb == 1:
+        return numpy.multiply.outer(g, b) if na > 1 else g * b
+    if na <= 2 and nb == 2:
+        return numpy.dot(g, b.T if type(b) is numpy.ndarray else numpy.transpose(b))
+    rest = [k for k in range(nb) if k != nb - 2]
+    return numpy.tensordot(g, b, axes=(list(range(na - 1, numpy.ndim(g))), rest))
+''',
+        "dot_vjp_b": '''def dot_vjp_b(g, a, b):
+    """The cotangent of b in numpy.dot(a, b) (see dot_vjp_a)."""
+    import numpy
+
+    na, nb = numpy.ndim(a), numpy.ndim(b)
+    if nb == 0:
+        return numpy.sum(g * a)
+    if na == 0:
+        return g * a
+    if na == 1 and nb <= 2:
+        return numpy.multiply.outer(a, g) if nb == 2 else g * a
+    if na == 2 and nb <= 2:
+        return numpy.dot(a.T if type(a) is numpy.ndarray else numpy.transpose(a), g)
+    out = numpy.tensordot(a, g, axes=(list(range(na - 1)), list(range(na - 1))))
+    return numpy.moveaxis(out, 0, max(nb - 2, 0))
+''',
+        "unjoin": '''def unjoin(g, kind, axis, i, *arrays):
+    """The part of g, the cotangent of numpy.<kind>(arrays, axis), that belongs to arrays[i]."""
+    import numpy
+
+    if kind == "stack":
+        return numpy.take(g, i, axis=axis)
+    if kind in ("vstack", "row_stack"):
+        parts = [numpy.atleast_2d(a) for a in arrays]
+        axis = 0
+    elif kind == "hstack":
+        parts = list(arrays)
+        axis = 1 if numpy.ndim(arrays[0]) > 1 else 0
+    else:
+        parts = list(arrays)
+    start = sum(numpy.shape(p)[axis] for p in parts[:i])
+    piece = numpy.take(g, numpy.arange(start, start + numpy.shape(parts[i])[axis]), axis=axis)
+    return numpy.reshape(piece, numpy.shape(arrays[i]))
+''',
+        "prod_vjp": '''def prod_vjp(g, x, axis=None, keepdims=False):
+    """Cotangent of numpy.prod over axis: g times the product of the other entries (exact at zeros)."""
+    import numpy
+
+    flat = axis is None
+    a = numpy.ravel(x) if flat else numpy.moveaxis(x, axis, -1)
+    ones = numpy.ones(a.shape[:-1] + (1,), dtype=a.dtype)
+    left = numpy.cumprod(numpy.concatenate([ones, a[..., :-1]], axis=-1), axis=-1)
+    right = numpy.flip(numpy.cumprod(numpy.concatenate([ones, numpy.flip(a, -1)[..., :-1]], axis=-1), axis=-1), -1)
+    others = left * right
+    if flat:
+        return numpy.reshape(g * others, numpy.shape(x))
+    gg = numpy.squeeze(g, axis) if keepdims and numpy.ndim(g) else g
+    return numpy.moveaxis(numpy.expand_dims(gg, -1) * others, -1, axis)
+''',
+        "prod_vjp_jvp": '''def prod_vjp_jvp(g, dg, x, dx, axis=None, keepdims=False):
+    """The tangent of prod_vjp(g, x, axis, keepdims) = g * (the product of the other entries of x),
+    given tangents dg and dx: exact at zeros, by the tangents of the left and right running products."""
+    import numpy
+
+    flat = axis is None
+    a = numpy.ravel(x) if flat else numpy.moveaxis(x, axis, -1)
+    da = numpy.broadcast_to(dx, numpy.shape(x))
+    da = numpy.ravel(da) if flat else numpy.moveaxis(da, axis, -1)
+    m = a.shape[-1]
+    left, dleft = numpy.ones(a.shape, dtype=float), numpy.zeros(a.shape, dtype=float)
+    right, dright = numpy.ones(a.shape, dtype=float), numpy.zeros(a.shape, dtype=float)
+    for i in range(1, m):  # left[i] = a[0] ... a[i-1], right[i] = a[i+1] ... a[m-1], and their tangents
+        left[..., i] = left[..., i - 1] * a[..., i - 1]
+        dleft[..., i] = dleft[..., i - 1] * a[..., i - 1] + left[..., i - 1] * da[..., i - 1]
+        j = m - 1 - i
+        right[..., j] = right[..., j + 1] * a[..., j + 1]
+        dright[..., j] = dright[..., j + 1] * a[..., j + 1] + right[..., j + 1] * da[..., j + 1]
+    others, dothers = left * right, dleft * right + left * dright
+    if flat:
+        return numpy.reshape(dg * others + g * dothers, numpy.shape(x))
+    gg = numpy.squeeze(g, axis) if keepdims and numpy.ndim(g) else g
+    dgg = numpy.squeeze(dg, axis) if keepdims and numpy.ndim(dg) else dg
+    gg, dgg = numpy.expand_dims(gg, -1), numpy.expand_dims(dgg, -1)
+    return numpy.moveaxis(dgg * others + gg * dothers, -1, axis)
+''',
+        "einsum_vjp": '''def einsum_vjp(g, i, subscripts, *operands):
+    """The cotangent of operand i of numpy.einsum(subscripts, *operands), given g for its result:
+    ellipses are spelt out, and an index repeated within the operand (a diagonal, a trace) gets
+    the cotangent on that diagonal."""
+    import numpy
+
+    inputs, out = subscripts.replace(" ", "").split("->")
+    specs = inputs.split(",")
+    if "..." in subscripts:  # spell the broadcast dimensions out with letters the subscripts do not use
+        free = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in subscripts]
+        dims = [numpy.ndim(op) - len(s.replace("...", "")) for s, op in zip(specs, operands)]
+        most = max(dims)
+        specs = [s.replace("...", "".join(free[most - d : most])) for s, d in zip(specs, dims)]
+        out = out.replace("...", "".join(free[:most]))
+    target = specs[i]
+    others = [s for j, s in enumerate(specs) if j != i]
+    present = set(out) | set("".join(others))
+    kept = "".join(dict.fromkeys(c for c in target if c in present))
+    part = numpy.einsum(",".join([out] + others) + "->" + kept, g, *[o for j, o in enumerate(operands) if j != i])
+    shape = numpy.shape(operands[i])
+    sizes = dict(zip(target, shape))
+    full = "".join(dict.fromkeys(target))  # each index once, in order
+    part = numpy.reshape(part, [sizes[c] if c in present else 1 for c in full])  # summed indices: broadcast
+    if len(full) == len(target):
+        return numpy.broadcast_to(part, shape)
+    d = numpy.zeros(shape, dtype=numpy.result_type(part, numpy.float32))
+    numpy.einsum(target + "->" + full, d)[...] = part  # the diagonal of d, as a writable view
+    return d
+''',
+        "matmul_vjp_a": '''def matmul_vjp_a(g, a, b):
+    """The cotangent of a in a @ b (numpy.matmul): vectors, matrices and broadcast stacks of them."""
+    import numpy
+
+    na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)
+    nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
+    if na == 2 and nb == 2:
+        return numpy.dot(g, b.T if type(b) is numpy.ndarray else numpy.transpose(b))
+    if nb == 1:
+        out = numpy.multiply.outer(g, b) if na > 1 else g * b
+    elif na == 1:
+        out = numpy.matmul(b, numpy.expand_dims(g, -1))[..., 0] if nb > 2 else numpy.dot(b, g)
+    else:
+        out = numpy.matmul(g, numpy.swapaxes(b, -1, -2))
+    while numpy.ndim(out) > na:  # summed over the stack dimensions a was broadcast along
+        out = numpy.sum(out, axis=0)
+    for axis, n in enumerate(numpy.shape(a)):
+        if n == 1 and numpy.shape(out)[axis] != 1:
+            out = numpy.sum(out, axis=axis, keepdims=True)
+    return out
+''',
+        "matmul_vjp_b": '''def matmul_vjp_b(g, a, b):
+    """The cotangent of b in a @ b (numpy.matmul): vectors, matrices and broadcast stacks of them."""
+    import numpy
+
+    na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)
+    nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
+    if na == 2 and nb == 2:
+        return numpy.dot(a.T if type(a) is numpy.ndarray else numpy.transpose(a), g)
+    if na == 1:
+        out = numpy.multiply.outer(a, g) if nb > 1 else g * a
+        if nb > 2:
+            out = numpy.moveaxis(out, 0, -2)
+    elif nb == 1:
+        out = numpy.matmul(numpy.swapaxes(a, -1, -2), numpy.expand_dims(g, -1))[..., 0]
+    else:
+        out = numpy.matmul(numpy.swapaxes(a, -1, -2), g)
+    while numpy.ndim(out) > nb:  # summed over the stack dimensions b was broadcast along
+        out = numpy.sum(out, axis=0)
+    for axis, n in enumerate(numpy.shape(b)):
+        if n == 1 and numpy.shape(out)[axis] != 1:
+            out = numpy.sum(out, axis=axis, keepdims=True)
+    return out
+''',
+        "extreme_jvp": '''def extreme_jvp(dx, x, z, axis=None, keepdims=False):
+    """Tangent of max/min over axis: the mean of the tangents at the extreme entries (ties share)."""
+    import numpy
+
+    if axis is None and type(dx) is numpy.ndarray and dx.shape == getattr(x, "shape", None):
+        picked = dx[x == z]  # the tangents at the extreme entries
+        return picked[0] if picked.size == 1 else numpy.sum(picked) / picked.size
+    zz = z if keepdims or axis is None else numpy.expand_dims(z, axis)
+    mask = x == zz
+    return numpy.sum(dx * mask, axis=axis, keepdims=keepdims) / numpy.sum(mask, axis=axis, keepdims=keepdims)
+''',
+        "extreme_vjp": '''def extreme_vjp(g, x, z, axis=None, keepdims=False):
+    """Cotangent of max/min over axis: g shared equally among the extreme entries."""
+    import numpy
+
+    if axis is None:
+        mask = x == z
+        return mask * (g / numpy.count_nonzero(mask))
+    expand = (lambda v: v) if keepdims else (lambda v: numpy.expand_dims(v, axis))
+    mask = x == expand(z)
+    return mask * expand(g) / numpy.sum(mask, axis=axis, keepdims=True)
+''',
+    }
+)
