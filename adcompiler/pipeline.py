@@ -25,7 +25,8 @@ from .analysis.facts import Facts, check_constructs, mutable_arrays
 from .analysis.infer import Analyser
 from .analysis.specialise import specialise
 from .analysis.inplace import check_in_place
-from .ir.nodes import Const, Var, calls, flatten, to_def
+from .ir.nodes import Const, Var, calls, flatten
+from .ir.printing import to_def
 from .front.names import GENERATED_BUILTINS, Namer, Namespace
 from .front.parse import parse_function
 from .front.scopes import nodes

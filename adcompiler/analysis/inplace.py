@@ -22,7 +22,8 @@ Each refusal names the file, line and column and what to write instead.
 from __future__ import annotations
 
 from ..errors import UnsupportedSyntaxError
-from ..ir.nodes import COMPARE, IN_PLACE, Break, Continue, Eq, For, If, Return, Var, While, blocks, flatten
+from ..ir.nodes import IN_PLACE, Break, Continue, Eq, For, If, Return, Var, While, blocks, flatten
+from ..ir.printing import COMPARE
 
 VIEWS = (
     "getitem",

@@ -47,23 +47,8 @@ from __future__ import annotations
 
 from ..ir import expr as E
 from ..rules import CHANGES
-from ..ir.nodes import (
-    Assign,
-    Break,
-    Continue,
-    Do,
-    Eq,
-    For,
-    ForS,
-    IfS,
-    Return,
-    Var,
-    While,
-    WhileS,
-    free_names,
-    range_expr,
-    walk,
-)
+from ..ir.nodes import Assign, Break, Continue, Do, Eq, For, ForS, IfS, Return, Var, While, WhileS, free_names, walk
+from ..ir.printing import range_expr
 
 CHANGES_LISTS = ("setitem", "append", "pop") + CHANGES
 

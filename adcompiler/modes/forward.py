@@ -33,13 +33,11 @@ from ..ir.nodes import (
     Var,
     While,
     WhileS,
-    atom,
     flatten,
-    primal_stmt,
-    range_expr,
     rebuild,
     walk,
 )
+from ..ir.printing import atom, primal_stmt, range_expr
 from ..analysis.facts import Facts, mutable_arrays
 from ..front.names import Namer
 from .guards import expectations

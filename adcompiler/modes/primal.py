@@ -24,10 +24,9 @@ from ..ir.nodes import (
     While,
     WhileS,
     flatten,
-    primal_stmt,
-    range_expr,
     rebuild,
 )
+from ..ir.printing import primal_stmt, range_expr
 
 
 class PrimalSweep:

@@ -17,7 +17,8 @@ with the cotangent 1.0 folded in.
 from __future__ import annotations
 
 from ..ir import expr as E
-from ..ir.nodes import Assign, Comment, Def, Ret, Var, atom, flatten, free_names
+from ..ir.nodes import Assign, Comment, Def, Ret, Var, flatten, free_names
+from ..ir.printing import atom
 from ..analysis import values as V
 from ..analysis.facts import Facts
 from .guards import expectations, int_guard

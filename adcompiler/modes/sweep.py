@@ -49,11 +49,11 @@ from ..ir.nodes import (
     Return,
     Var,
     While,
-    atom,
     flatten,
     free_names,
     rebuild,
 )
+from ..ir.printing import atom
 
 
 class Sweeps(Taping, Adjoints, PrimalSweep, Checkpoints):

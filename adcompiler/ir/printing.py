@@ -1,0 +1,124 @@
+"""ANF equations as generated-program statements and expressions: the primal lines both modes emit."""
+
+from __future__ import annotations
+from . import expr as E
+from .nodes import Assign, Break, Const, Continue, Def, Do, Eq, For, ForS, Function, If, IfS, Ret, Var, While, WhileS
+
+BINARY = {
+    "add": "+",
+    "sub": "-",
+    "mul": "*",
+    "truediv": "/",
+    "floordiv": "//",
+    "mod": "%",
+    "pow": "**",
+    "matmul": "@",
+}
+UNARY = {"neg": "-", "pos": "+", "not": "not"}
+COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+COPIES = ("read", "write")  # slot access: out = in
+CONTAINER_EXPRS = {
+    "list": lambda *xs: E.List(xs),
+    "tuple": lambda *xs: E.Tuple(xs),
+    "list_copy": lambda xs: E.Call("list", (xs,)),
+    "list_repeat": lambda a, n: E.BinOp("*", E.List((a,)), n),
+    "list_concat": lambda a, b: E.BinOp("+", a, b),
+    "list_times": lambda xs, n: E.BinOp("*", xs, n),
+    "array_sum": lambda x: E.Call("sum", (x,)),
+    "getitem": lambda xs, i: E.Subscript(xs, i),
+    "len": lambda xs: E.Call("len", (xs,)),
+    "range": lambda a, b, s: E.Call("range", (a, b, s)),
+    "pop": lambda xs: E.Method(xs, "pop", ()),
+    "sum": lambda xs: E.Call("sum", (xs,)),
+    "argmax": lambda xs: E.Call("@argmax", (xs,)),
+    "argmin": lambda xs: E.Call("@argmin", (xs,)),
+}
+EFFECTS = ("setitem", "append")  # equations without outputs: they change a list
+
+
+def atom(a) -> E.Expr:
+    """The expression for an atom or a nested tuple of atoms."""
+    if isinstance(a, Var):
+        return E.Name(a.name)
+    if isinstance(a, Const):
+        return E.Num(a.value, a.text)
+    if isinstance(a, tuple):
+        return E.Tuple(tuple(atom(x) for x in a))
+    raise TypeError(f"not an atom: {a!r}")
+
+
+def prim_expr(eq: Eq, callee_name=None, rename=None) -> E.Expr:
+    """The Python expression computing one equation's right-hand side.
+
+    ``callee_name(fn)`` spells a call of a user function; ``rename`` maps
+    primitive names to the helper names a printed stage defines (``dup``).
+    """
+    args = tuple(atom(a) for a in eq.ins)
+    if rename and eq.prim in rename:
+        return E.Call(rename[eq.prim], args)
+    if eq.prim in BINARY:
+        return E.BinOp(BINARY[eq.prim], *args)
+    if eq.prim in UNARY:
+        return E.Unary(UNARY[eq.prim], args[0])
+    if eq.prim in COMPARE:
+        return E.Compare(COMPARE[eq.prim], *args)
+    if eq.prim in COPIES:
+        return args[0]
+    if eq.prim == "global":  # a module's constant array, by its name
+        return E.Name(eq.param)
+    if eq.prim in CONTAINER_EXPRS:
+        return CONTAINER_EXPRS[eq.prim](*args)
+    if isinstance(eq.param, str):  # a runtime helper, called by the name the code used
+        return E.Call(eq.param, args)
+    if isinstance(eq.param, tuple) and eq.param[:1] == ("seq",):  # numpy.concatenate([a, b], axis=...)
+        k = eq.param[1]
+        keywords = (("axis", args[k]),) if len(args) > k else ()
+        return E.Call(eq.prim, (E.List(args[:k]),), keywords)
+    if eq.prim.startswith("numpy.") and isinstance(eq.param, tuple):  # keywords kept as written
+        n = len(args) - len(eq.param)
+        return E.Call(eq.prim, args[:n], tuple(zip(eq.param, args[n:])))
+    if eq.prim in ("call", "custom"):
+        return E.Call(callee_name(eq.param) if callee_name else eq.param.__name__, args)
+    return E.Call(eq.prim, args)
+
+
+def primal_stmt(eq: Eq, callee_name=None, rename=None):
+    """The output statement that performs one equation."""
+    if eq.prim == "setitem":
+        xs, i, v = (atom(a) for a in eq.ins)
+        return Assign((E.Subscript(xs, i),), v, eq.line)
+    if eq.prim == "append":
+        xs, v = (atom(a) for a in eq.ins)
+        return Do(E.Method(xs, "append", (v,)), eq.line)
+    return Assign(tuple(v.name for v in eq.outs), prim_expr(eq, callee_name, rename), eq.line)
+
+
+def to_def(fn: Function, name: str, callee_name=None, rename=None) -> Def:
+    """An input-side function as an output-side ``Def`` (for printing a stage)."""
+
+    def block(stmts) -> tuple:
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, Eq):
+                out.append(primal_stmt(stmt, callee_name, rename))
+            elif isinstance(stmt, If):
+                out.append(IfS(atom(stmt.test), block(stmt.body), block(stmt.orelse), stmt.line))
+            elif isinstance(stmt, For):
+                out.append(ForS(stmt.target.name, range_expr(stmt), block(stmt.body), stmt.line))
+            elif isinstance(stmt, While):
+                out.append(WhileS(block(stmt.header), atom(stmt.test), block(stmt.body), stmt.line))
+            elif isinstance(stmt, (Break, Continue)):
+                out.append(stmt)
+            else:
+                out.append(Ret(atom(stmt.value), stmt.line))
+        return tuple(out)
+
+    return Def(name, fn.params, tuple(atom(d) for d in fn.defaults), block(fn.body), source=fn.source)
+
+
+def range_expr(stmt: For) -> E.Expr:
+    """``range(start, stop, step)`` written as briefly as Python allows."""
+    args = [atom(stmt.start), atom(stmt.stop), atom(stmt.step)]
+    if stmt.step == Const(1):
+        args = args[1:2] if stmt.start == Const(0) else args[:2]
+    return E.Call("range", tuple(args))
