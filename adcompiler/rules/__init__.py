@@ -16,153 +16,17 @@ comparisons have derivative zero; ``d/dy x**y = x**y log x`` is taken as 0 at
 
 from __future__ import annotations
 
-import builtins
-import math
-
 from . import arrays as N
-from ..ir.expr import Call, Expr, IfExp, Name, Num, fn, gt, lt, ne, sum_exprs, where
+from . import scalar as S
+from .custom import CUSTOM, defrule
+from .helpers import CHANGES, HELPER_RULES, INERT, MAKES, helper_jvp
+from ..ir.expr import Call, Expr, Name, Num, sum_exprs
 
-ONE = Num(1)
-MINUS_ONE = Num(-1)
-
-cos, sin, tan = fn("math.cos"), fn("math.sin"), fn("math.tan")
-cosh, sinh, tanh = fn("math.cosh"), fn("math.sinh"), fn("math.tanh")
-exp, log, sqrt = fn("math.exp"), fn("math.log"), fn("math.sqrt")
-SQRT_PI_HALF = Num(2 / math.sqrt(math.pi))  # d/dx erf(x) = 2/sqrt(pi) exp(-x^2)
-LN2 = Num(math.log(2.0))
-LN10 = Num(math.log(10.0))
-
-
-def _one(*_):
-    return ONE
-
-
-def _minus_one(*_):
-    return MINUS_ONE
-
-
-def _sign(x):
-    """sign(x), 0 at 0, NaN at NaN: the derivative of abs."""
-    return where(gt(x, 0), 1.0, where(lt(x, 0), -1.0, x * 0.0))
-
-
-def _pow_base(x, y, z):
-    """y x**(y-1), and 0 where y == 0 (x**0 is 1 everywhere: 0 * 0**-1 would raise at x = 0)."""
-    return where(ne(y, 0), y * x ** (y - 1), 0.0)
-
-
-def _pow_exponent(x, y, z):
-    return where(ne(x, 0), z * log(x), 0.0)
-
-
-PARTIALS = {
-    "add": (_one, _one),
-    "sub": (_one, _minus_one),
-    "neg": (_minus_one,),
-    "pos": (_one,),
-    "float": (_one,),
-    "mul": (lambda x, y, z: y, lambda x, y, z: x),
-    "truediv": (lambda x, y, z: 1 / y, lambda x, y, z: -(z / y)),
-    "floordiv": (None, None),
-    "mod": (_one, lambda x, y, z: -(x // y)),
-    "pow": (_pow_base, _pow_exponent),
-    "math.pow": (_pow_base, _pow_exponent),
-    "abs": (lambda x, z: _sign(x),),
-    "math.fabs": (lambda x, z: _sign(x),),
-    "math.sin": (lambda x, z: cos(x),),
-    "math.cos": (lambda x, z: -sin(x),),
-    "math.tan": (lambda x, z: 1 + z * z,),
-    "math.asin": (lambda x, z: 1 / sqrt(1 - x * x),),
-    "math.acos": (lambda x, z: -1 / sqrt(1 - x * x),),
-    "math.atan": (lambda x, z: 1 / (1 + x * x),),
-    "math.atan2": (
-        lambda y, x, z: x / (x * x + y * y),
-        lambda y, x, z: -y / (x * x + y * y),
-    ),
-    "math.sinh": (lambda x, z: cosh(x),),
-    "math.cosh": (lambda x, z: sinh(x),),
-    "math.tanh": (lambda x, z: 1 - z * z,),
-    "math.asinh": (lambda x, z: 1 / sqrt(x * x + 1),),
-    "math.acosh": (lambda x, z: 1 / sqrt(x * x - 1),),
-    "math.atanh": (lambda x, z: 1 / (1 - x * x),),
-    "math.exp": (lambda x, z: z,),
-    "math.expm1": (lambda x, z: z + 1,),
-    "math.log": (lambda x, z: 1 / x,),
-    "math.log/2": (
-        lambda x, b, z: 1 / (x * log(b)),
-        lambda x, b, z: -(z / (b * log(b))),
-    ),
-    "math.log1p": (lambda x, z: 1 / (1 + x),),
-    "math.log2": (lambda x, z: 1 / (x * LN2),),
-    "math.log10": (lambda x, z: 1 / (x * LN10),),
-    "math.sqrt": (lambda x, z: 0.5 / z,),
-    "math.hypot": (lambda x, y, z: _over(x, z), lambda x, y, z: _over(y, z)),  # 0 at the origin, like norm
-    "math.erf": (lambda x, z: SQRT_PI_HALF * exp(-(x * x)),),
-    "math.erfc": (lambda x, z: -SQRT_PI_HALF * exp(-(x * x)),),
-    "math.floor": (None,),
-    "math.ceil": (None,),
-    "math.trunc": (None,),
-    "round": (None,),
-    "round/2": (None, None),
-    "int": (None,),
-    "lt": (None, None),
-    "le": (None, None),
-    "gt": (None, None),
-    "ge": (None, None),
-    "eq": (None, None),
-    "ne": (None, None),
-    "not": (None,),
-    "range": (None, None, None),
-    "slice": (None, None, None),
-}
-
-# Selections: the derivative follows the argument Python's max/min return.
-FORWARD = {
-    "max": lambda a, b, z, da, db: where(gt(b, a), db or 0.0, da or 0.0),
-    "min": lambda a, b, z, da, db: where(lt(b, a), db or 0.0, da or 0.0),
-}
-REVERSE = {
-    "max": lambda a, b, z, g: (where(gt(b, a), 0.0, g), where(gt(b, a), g, 0.0)),
-    "min": lambda a, b, z, g: (where(lt(b, a), 0.0, g), where(lt(b, a), g, 0.0)),
-}
-
-PARTIALS.update(N.PARTIALS)
-FORWARD.update(N.FORWARD)
-REVERSE.update(N.REVERSE)
-
-# Python objects the user may call, and the primitive each one is.
-PRIMS = {getattr(math, name[5:]): name for name in PARTIALS if name.startswith("math.") and "/" not in name}
-PRIMS.update(
-    {
-        builtins.abs: "abs",
-        builtins.pow: "pow",
-        builtins.round: "round",
-        builtins.int: "int",
-        builtins.float: "float",
-        builtins.slice: "slice",
-        builtins.max: "max",
-        builtins.min: "min",
-    }
-)
-CONSTANTS = {
-    "math.pi": math.pi,
-    "math.e": math.e,
-    "math.tau": math.tau,
-    "math.inf": math.inf,
-}
-
-
-def _hypot(n: int) -> tuple:
-    """hypot(x1, ..., xn) = z has partials xi / z (0 at the origin)."""
-    return tuple((lambda *a, i=i: _over(a[i], a[-1])) for i in range(n))
-
-
-def _over(x, z) -> Expr:
-    """x / z for a hypotenuse z: 0 where z is 0 (the origin), where the derivative is taken as 0."""
-    return IfExp(z, x / z, Num(0.0))
-
-
-VARIADIC = {"math.hypot": _hypot}
+# The tables both modes read: scalar rules, then NumPy's.
+PARTIALS = {**S.PARTIALS, **N.PARTIALS}
+FORWARD = {**S.FORWARD, **N.FORWARD}
+REVERSE = {**S.REVERSE, **N.REVERSE}
+PRIMS, CONSTANTS, VARIADIC = S.PRIMS, S.CONSTANTS, S.VARIADIC
 
 
 def key(prim: str, nargs: int) -> str:
@@ -296,79 +160,28 @@ def _scale(partial: Expr, t: Expr) -> Expr:
     return partial * t
 
 
-# Rules the user supplies for functions of their own (``adcompiler.defrule``): fn -> (jvp, vjp).
-CUSTOM: dict = {}
-
-
-def defrule(fn, jvp=None, vjp=None):
-    """Give ``fn`` derivative rules, used by both modes wherever differentiated code calls it.
-
-    ``jvp(*primals, *tangents)`` returns the output tangent (a zero tangent is
-    passed as 0.0); ``vjp(*primals, ct)`` returns a tuple with one cotangent per
-    argument.  Typical uses: a function written in C, a numerically stable
-    formula, an iterative solver differentiated implicitly.  Returns ``fn``.
-    """
-    if jvp is None and vjp is None:
-        raise ValueError(f"defrule({getattr(fn, '__name__', fn)!r}) needs a jvp rule, a vjp rule, or both")
-    CUSTOM[fn] = (jvp, vjp)
-    return fn
-
-
-# Helpers are primitives when generated code is itself differentiated: what each makes or changes.
-MAKES = ("zeros_like", "like", "like_arrays")  # return a new (shadow) structure
-CHANGES = (
-    "add_into",
-    "add_scalars_into",
-    "add_slice_into",
-    "add_part_into",
-    "add_tiled_into",
-)  # add their second argument into their first, in place
-INERT = ("reject_ints", "expect", "argmax", "argmin")  # no derivative at all
-
-# Runtime helpers of generated NumPy code, as primitives (so derivative code can itself be
-# differentiated in forward mode): which arguments each is linear in, jointly ("linear") or
-# one at a time ("bilinear", the product rule).
-HELPER_RULES = {
-    "unbroadcast": ("linear", (0,)),
-    "unreduce": ("linear", (0,)),
-    "array_like": ("linear", (0,)),
-    "extreme_vjp": ("linear", (0,)),
-    "extreme_jvp": ("linear", (0,)),
-    "scatter_add": ("linear", (0, 3)),
-    "matmul_vjp_a": ("bilinear", (0, 2)),
-    "matmul_vjp_b": ("bilinear", (0, 1)),
-    "dot_vjp_a": ("bilinear", (0, 2)),
-    "dot_vjp_b": ("bilinear", (0, 1)),
-    "unjoin": ("linear", (0,)),
-    "prod_vjp": ("product", (0, 1)),  # its tangent: prod_vjp_jvp
-    "einsum_vjp": ("bilinear", (0, 3, 4, 5, 6, 7)),
-    "linspace_vjp": ("linear", (0,)),
-    "inner_vjp_a": ("bilinear", (0, 2)),
-    "inner_vjp_b": ("bilinear", (0, 1)),
-}
-
-
-def helper_jvp(prim: str, args: list, tangents: list) -> Expr | None:
-    """The tangent of a helper call: the helper applied to tangents (product rule where bilinear)."""
-    kind, slots = HELPER_RULES[prim]
-    slots = [i for i in slots if i < len(args)]
-    if prim == "einsum_vjp" and isinstance(args[1], Num):  # operand i itself gives only its shape
-        slots = [i for i in slots if i != 3 + args[1].value]
-    if all(tangents[i] is None for i in slots):
-        return None
-    if prim == "prod_vjp":  # g times the products of the other entries: linear in g, not in x
-        g, x, axis, keepdims = (list(args) + [Num(None), Num(False)])[:4]
-        dg, dx = (tangents + [None, None])[:2]
-        return Call("@prod_vjp_jvp", (g, dg or Num(0.0), x, dx or Num(0.0), axis, keepdims))
-    if kind == "linear":
-        return Call("@" + prim, tuple((tangents[i] or Num(0.0)) if i in slots else a for i, a in enumerate(args)))
-    terms = [
-        Call("@" + prim, tuple(tangents[i] if j == i else a for j, a in enumerate(args)))
-        for i in slots
-        if tangents[i] is not None
-    ]
-    return sum_exprs(terms)
-
-
 # Python operators and builtins whose scalar rule branches on a value: on arrays, use the NumPy rule.
 ARRAY_VARIANTS = {"pow": "numpy.power", "abs": "numpy.abs"}
+
+# What the rest of the compiler reads of the rules, from one place.
+__all__ = [
+    "ARRAY_VARIANTS",
+    "CHANGES",
+    "CONSTANTS",
+    "CUSTOM",
+    "FORWARD",
+    "HELPER_RULES",
+    "INERT",
+    "MAKES",
+    "PARTIALS",
+    "PRIMS",
+    "REVERSE",
+    "VARIADIC",
+    "defrule",
+    "differentiable_slots",
+    "has_rule",
+    "helper_jvp",
+    "jvp",
+    "key",
+    "vjp",
+]

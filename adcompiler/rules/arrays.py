@@ -23,7 +23,7 @@ npwhere, transpose, reshape, shape_of = np_("where"), np_("transpose"), np_("res
 
 
 def _h(name):
-    """A runtime helper, spelt through the program that emits it (see ``rules.helper_call``)."""
+    """A runtime helper, spelt through the program that emits it (``@name``: the program gives it its module-level name, see ``Program.helper``)."""
     return lambda *args: Call("@" + name, tuple(args))
 
 

@@ -1,0 +1,61 @@
+"""Runtime helpers of generated code as primitives, so derivative code can itself be differentiated:
+what each makes or changes, and which arguments each is linear in."""
+
+from __future__ import annotations
+
+from ..ir.expr import Call, Expr, Num, sum_exprs
+
+# Helpers are primitives when generated code is itself differentiated: what each makes or changes.
+MAKES = ("zeros_like", "like", "like_arrays")  # return a new (shadow) structure
+CHANGES = (
+    "add_into",
+    "add_scalars_into",
+    "add_slice_into",
+    "add_part_into",
+    "add_tiled_into",
+)  # add their second argument into their first, in place
+INERT = ("reject_ints", "expect", "argmax", "argmin")  # no derivative at all
+
+# Runtime helpers of generated NumPy code, as primitives (so derivative code can itself be
+# differentiated in forward mode): which arguments each is linear in, jointly ("linear") or
+# one at a time ("bilinear", the product rule).
+HELPER_RULES = {
+    "unbroadcast": ("linear", (0,)),
+    "unreduce": ("linear", (0,)),
+    "array_like": ("linear", (0,)),
+    "extreme_vjp": ("linear", (0,)),
+    "extreme_jvp": ("linear", (0,)),
+    "scatter_add": ("linear", (0, 3)),
+    "matmul_vjp_a": ("bilinear", (0, 2)),
+    "matmul_vjp_b": ("bilinear", (0, 1)),
+    "dot_vjp_a": ("bilinear", (0, 2)),
+    "dot_vjp_b": ("bilinear", (0, 1)),
+    "unjoin": ("linear", (0,)),
+    "prod_vjp": ("product", (0, 1)),  # its tangent: prod_vjp_jvp
+    "einsum_vjp": ("bilinear", (0, 3, 4, 5, 6, 7)),
+    "linspace_vjp": ("linear", (0,)),
+    "inner_vjp_a": ("bilinear", (0, 2)),
+    "inner_vjp_b": ("bilinear", (0, 1)),
+}
+
+
+def helper_jvp(prim: str, args: list, tangents: list) -> Expr | None:
+    """The tangent of a helper call: the helper applied to tangents (product rule where bilinear)."""
+    kind, slots = HELPER_RULES[prim]
+    slots = [i for i in slots if i < len(args)]
+    if prim == "einsum_vjp" and isinstance(args[1], Num):  # operand i itself gives only its shape
+        slots = [i for i in slots if i != 3 + args[1].value]
+    if all(tangents[i] is None for i in slots):
+        return None
+    if prim == "prod_vjp":  # g times the products of the other entries: linear in g, not in x
+        g, x, axis, keepdims = (list(args) + [Num(None), Num(False)])[:4]
+        dg, dx = (tangents + [None, None])[:2]
+        return Call("@prod_vjp_jvp", (g, dg or Num(0.0), x, dx or Num(0.0), axis, keepdims))
+    if kind == "linear":
+        return Call("@" + prim, tuple((tangents[i] or Num(0.0)) if i in slots else a for i, a in enumerate(args)))
+    terms = [
+        Call("@" + prim, tuple(tangents[i] if j == i else a for j, a in enumerate(args)))
+        for i in slots
+        if tangents[i] is not None
+    ]
+    return sum_exprs(terms)

@@ -1,0 +1,147 @@
+"""Scalar derivative rules: Python's operators and builtins and the math module, one line per primitive
+(see the package docstring for the table's form and the conventions at non-differentiable points)."""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+from ..ir.expr import Expr, IfExp, Num, fn, gt, lt, ne, where
+
+ONE = Num(1)
+MINUS_ONE = Num(-1)
+
+cos, sin, tan = fn("math.cos"), fn("math.sin"), fn("math.tan")
+cosh, sinh, tanh = fn("math.cosh"), fn("math.sinh"), fn("math.tanh")
+exp, log, sqrt = fn("math.exp"), fn("math.log"), fn("math.sqrt")
+SQRT_PI_HALF = Num(2 / math.sqrt(math.pi))  # d/dx erf(x) = 2/sqrt(pi) exp(-x^2)
+LN2 = Num(math.log(2.0))
+LN10 = Num(math.log(10.0))
+
+
+def _one(*_):
+    return ONE
+
+
+def _minus_one(*_):
+    return MINUS_ONE
+
+
+def _sign(x):
+    """sign(x), 0 at 0, NaN at NaN: the derivative of abs."""
+    return where(gt(x, 0), 1.0, where(lt(x, 0), -1.0, x * 0.0))
+
+
+def _pow_base(x, y, z):
+    """y x**(y-1), and 0 where y == 0 (x**0 is 1 everywhere: 0 * 0**-1 would raise at x = 0)."""
+    return where(ne(y, 0), y * x ** (y - 1), 0.0)
+
+
+def _pow_exponent(x, y, z):
+    return where(ne(x, 0), z * log(x), 0.0)
+
+
+PARTIALS = {
+    "add": (_one, _one),
+    "sub": (_one, _minus_one),
+    "neg": (_minus_one,),
+    "pos": (_one,),
+    "float": (_one,),
+    "mul": (lambda x, y, z: y, lambda x, y, z: x),
+    "truediv": (lambda x, y, z: 1 / y, lambda x, y, z: -(z / y)),
+    "floordiv": (None, None),
+    "mod": (_one, lambda x, y, z: -(x // y)),
+    "pow": (_pow_base, _pow_exponent),
+    "math.pow": (_pow_base, _pow_exponent),
+    "abs": (lambda x, z: _sign(x),),
+    "math.fabs": (lambda x, z: _sign(x),),
+    "math.sin": (lambda x, z: cos(x),),
+    "math.cos": (lambda x, z: -sin(x),),
+    "math.tan": (lambda x, z: 1 + z * z,),
+    "math.asin": (lambda x, z: 1 / sqrt(1 - x * x),),
+    "math.acos": (lambda x, z: -1 / sqrt(1 - x * x),),
+    "math.atan": (lambda x, z: 1 / (1 + x * x),),
+    "math.atan2": (
+        lambda y, x, z: x / (x * x + y * y),
+        lambda y, x, z: -y / (x * x + y * y),
+    ),
+    "math.sinh": (lambda x, z: cosh(x),),
+    "math.cosh": (lambda x, z: sinh(x),),
+    "math.tanh": (lambda x, z: 1 - z * z,),
+    "math.asinh": (lambda x, z: 1 / sqrt(x * x + 1),),
+    "math.acosh": (lambda x, z: 1 / sqrt(x * x - 1),),
+    "math.atanh": (lambda x, z: 1 / (1 - x * x),),
+    "math.exp": (lambda x, z: z,),
+    "math.expm1": (lambda x, z: z + 1,),
+    "math.log": (lambda x, z: 1 / x,),
+    "math.log/2": (
+        lambda x, b, z: 1 / (x * log(b)),
+        lambda x, b, z: -(z / (b * log(b))),
+    ),
+    "math.log1p": (lambda x, z: 1 / (1 + x),),
+    "math.log2": (lambda x, z: 1 / (x * LN2),),
+    "math.log10": (lambda x, z: 1 / (x * LN10),),
+    "math.sqrt": (lambda x, z: 0.5 / z,),
+    "math.hypot": (lambda x, y, z: _over(x, z), lambda x, y, z: _over(y, z)),  # 0 at the origin, like norm
+    "math.erf": (lambda x, z: SQRT_PI_HALF * exp(-(x * x)),),
+    "math.erfc": (lambda x, z: -SQRT_PI_HALF * exp(-(x * x)),),
+    "math.floor": (None,),
+    "math.ceil": (None,),
+    "math.trunc": (None,),
+    "round": (None,),
+    "round/2": (None, None),
+    "int": (None,),
+    "lt": (None, None),
+    "le": (None, None),
+    "gt": (None, None),
+    "ge": (None, None),
+    "eq": (None, None),
+    "ne": (None, None),
+    "not": (None,),
+    "range": (None, None, None),
+    "slice": (None, None, None),
+}
+
+# Selections: the derivative follows the argument Python's max/min return.
+FORWARD = {
+    "max": lambda a, b, z, da, db: where(gt(b, a), db or 0.0, da or 0.0),
+    "min": lambda a, b, z, da, db: where(lt(b, a), db or 0.0, da or 0.0),
+}
+REVERSE = {
+    "max": lambda a, b, z, g: (where(gt(b, a), 0.0, g), where(gt(b, a), g, 0.0)),
+    "min": lambda a, b, z, g: (where(lt(b, a), 0.0, g), where(lt(b, a), g, 0.0)),
+}
+
+# Python objects the user may call, and the primitive each one is.
+PRIMS = {getattr(math, name[5:]): name for name in PARTIALS if name.startswith("math.") and "/" not in name}
+PRIMS.update(
+    {
+        builtins.abs: "abs",
+        builtins.pow: "pow",
+        builtins.round: "round",
+        builtins.int: "int",
+        builtins.float: "float",
+        builtins.slice: "slice",
+        builtins.max: "max",
+        builtins.min: "min",
+    }
+)
+CONSTANTS = {
+    "math.pi": math.pi,
+    "math.e": math.e,
+    "math.tau": math.tau,
+    "math.inf": math.inf,
+}
+
+
+def _hypot(n: int) -> tuple:
+    """hypot(x1, ..., xn) = z has partials xi / z (0 at the origin)."""
+    return tuple((lambda *a, i=i: _over(a[i], a[-1])) for i in range(n))
+
+
+def _over(x, z) -> Expr:
+    """x / z for a hypotenuse z: 0 where z is 0 (the origin), where the derivative is taken as 0."""
+    return IfExp(z, x / z, Num(0.0))
+
+
+VARIADIC = {"math.hypot": _hypot}
