@@ -1,4 +1,4 @@
-"""Differential fuzzing of adcompiler (adcompiler/fuzz.py).
+"""Differential fuzzing of adcompiler (the package adcompiler/testing/fuzz/).
 
 Small, fixed-seed runs of the random-program fuzzer, of scalar programs and of
 NumPy programs (every derivative must match finite differences and

@@ -1,0 +1,148 @@
+"""Differential fuzzing of adcompiler: random programs in the supported subset, checked against finite differences.
+
+A seeded generator (``random.Random``, deterministic per seed) writes random
+functions as Python source: float (and sometimes list-of-float and int)
+parameters, straight-line arithmetic, math functions on safe domains,
+branches, ``for``/``while`` loops with ``break``/``continue``/early
+``return``, lists, helper functions, tuple outputs.  NumPy programs (NpGen)
+add float64 array parameters of small fixed shapes ((n,), (m,), (m, n)),
+broadcasting arithmetic with floats, rows, columns and keepdims reductions,
+elementwise functions on safe domains, ``maximum``/``where``/``clip``,
+reductions, ``dot``/``@``/``outer``/``inner``, shape changes, slices, integer
+and boolean indexing, writes into local arrays (``y[i] = ...``,
+``Y[:, j] += ...``, ``+=`` on whole arrays), loops over ``range(len(a))``,
+branches on array reductions, helpers taking and returning arrays, and array
+outputs.  Each program is written to a temporary ``.py`` file and imported
+(adcompiler reads source with ``inspect``), differentiated, and checked at a
+few random points:
+
+* forward mode (``jvp`` along random directions) against central finite
+  differences, reverse mode (``vjp`` with random cotangents) against the same
+  finite differences, and ``<u, J v> == <J^T u, v>`` between the two;
+* the value returned by ``jvp``/``vjp``/``value_and_grad`` equals the primal;
+  ``grad`` equals ``vjp(1.0)``; tangents have the structure (and array
+  shapes) of the output, cotangents the shape and dtype of their parameter;
+* the printed stages ``anf`` and ``dup`` run and return the primal value, and
+  the ``forward``/``reverse`` sources compile.
+
+A point is *skipped* (not a mismatch) when finite differences at step h and
+h/10 disagree: the point is within a step of a kink or a branch switch.
+
+Outcomes are counted: programs, points checked, points skipped, mismatches,
+refusals (``UnsupportedSyntaxError``: the generator only writes the supported
+subset, so a refusal is a bug) and crashes (any other exception raised by
+adcompiler or by generated code when the primal runs fine).  Every mismatch,
+refusal and crash is written, with its point, to a file in ``--out``.
+
+Open bugs found before are listed in KNOWN_BUGS with their regression files:
+by default the generator steps around them, or the checker accepts their
+symptom and counts the point as "known-bug" instead of a mismatch, so that a
+frequent bug does not hide the others (``--strict`` turns this off).
+
+Run it as ``python -m adcompiler.testing.fuzz`` (see cli for the usage).  This package re-exports the
+names other code uses (``from adcompiler.testing import fuzz; fuzz.run(...)``); its modules, each with
+one job:
+
+* config: what the generators are asked for and hand back (Config, presets, bounds, KNOWN_BUGS, Spec);
+* scope: what a generator knows at a program point (Env, NpEnv, Helper, ArrayHelper);
+* the generators, classes stacked in layers, one module each (see scalar_expr):
+  scalar_expr (ExprGen), scalar_lists (ListGen), scalar_stmt (StmtGen), scalar_program (Gen: scalar
+  programs), numpy_expr (NpExprGen), numpy_shape (NpShapeGen), numpy_stmt (NpStmtGen), numpy_program
+  (NpGen: NumPy programs);
+* programs: the program of a seed (program_seed, generate);
+* layout: program values as flat vectors of floats (Layout, flat_out, structure, unflat_like);
+* check: the oracle (check_point, check_program, check_source, load_module, Failure);
+* minimiser: shrinking a failing program (minimise);
+* campaign: many programs checked and counted (run, Summary, report, read_report);
+* cli: the command line (main, config_for).
+"""
+
+from .campaign import Summary, read_report, report, run
+from .check import (
+    ATOL,
+    DUALITY_RTOL,
+    KINK_RTOL,
+    RTOL,
+    Failure,
+    check_point,
+    check_program,
+    check_source,
+    dtypes,
+    fd_dir,
+    load_module,
+    primal,
+    stage_value,
+)
+from .cli import config_for, main
+from .config import (
+    DEFAULT,
+    HELPER_BOUND,
+    KNOWN_BUGS,
+    LOOP_CAP,
+    MIXED,
+    NMAX,
+    NUMPY,
+    NUMPY_SMALL,
+    PARAM_BOUND,
+    SMALL,
+    SQUASH_AT,
+    Config,
+    Spec,
+)
+from .layout import Layout, flat_out, structure, unflat_like
+from .minimiser import minimise
+from .numpy_program import NpGen
+from .programs import generate, program_seed
+from .scalar_program import Gen
+from .scope import ArrayHelper, ArrInfo, Env, Helper, Idx, ListInfo, NpEnv
+
+__all__ = [
+    "ATOL",
+    "ArrInfo",
+    "ArrayHelper",
+    "Config",
+    "DEFAULT",
+    "DUALITY_RTOL",
+    "Env",
+    "Failure",
+    "Gen",
+    "HELPER_BOUND",
+    "Helper",
+    "Idx",
+    "KINK_RTOL",
+    "KNOWN_BUGS",
+    "LOOP_CAP",
+    "Layout",
+    "ListInfo",
+    "MIXED",
+    "NMAX",
+    "NUMPY",
+    "NUMPY_SMALL",
+    "NpEnv",
+    "NpGen",
+    "PARAM_BOUND",
+    "RTOL",
+    "SMALL",
+    "SQUASH_AT",
+    "Spec",
+    "Summary",
+    "check_point",
+    "check_program",
+    "check_source",
+    "config_for",
+    "dtypes",
+    "fd_dir",
+    "flat_out",
+    "generate",
+    "load_module",
+    "main",
+    "minimise",
+    "primal",
+    "program_seed",
+    "read_report",
+    "report",
+    "run",
+    "stage_value",
+    "structure",
+    "unflat_like",
+]

@@ -1,0 +1,310 @@
+"""The oracle: a program's modes checked against finite differences, each other and the primal.
+
+At one point (check_point), at random points (check_program), or at a reported point (check_source);
+a bug is raised or returned as a Failure.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import math
+import os
+import random
+import sys
+import tempfile
+import traceback
+
+from .config import Spec
+from .layout import Layout, flat_out, structure, unflat_like
+
+RTOL = 1e-5
+ATOL = 1e-6
+KINK_RTOL = 1e-5
+DUALITY_RTOL = 1e-9
+
+
+class Failure(Exception):
+    def __init__(self, kind: str, message: str, point=None):
+        super().__init__(message)
+        self.kind = kind  # "mismatch" | "refusal" | "crash"
+        self.message = message
+        self.point = point
+
+    def __reduce__(self):
+        return (Failure, (self.kind, self.message, self.point))
+
+
+_module_counter = itertools.count()
+
+
+def load_module(source: str, directory: str, stem: str = "fuzzprog"):
+    """Write source to a .py file in directory and import it under a unique name."""
+    name = f"_adc_fuzz_{stem}_{os.getpid()}_{next(_module_counter)}"
+    path = os.path.join(directory, name + ".py")
+    with open(path, "w") as fh:
+        fh.write(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _close(a, b, scale, rtol, atol) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return False
+    return abs(a - b) <= atol + rtol * max(abs(b), scale)
+
+
+def _copy_args(args):
+    return [list(a) if isinstance(a, list) else a.copy() if hasattr(a, "ndim") else a for a in args]
+
+
+def primal(fn, args):
+    return fn(*_copy_args(args))
+
+
+def fd_dir(fn, layout: Layout, args, v, h) -> list:
+    x0 = layout.flat(args)
+    xp = [a + h * b for a, b in zip(x0, v)]
+    xm = [a - h * b for a, b in zip(x0, v)]
+    fp = flat_out(primal(fn, layout.unflat(args, xp)))
+    fm = flat_out(primal(fn, layout.unflat(args, xm)))
+    return [(a - b) / (2 * h) for a, b in zip(fp, fm)]
+
+
+def stage_value(df, mod, stage: str, args):
+    src = df.source(stage)
+    ns = dict(mod.__dict__)
+    exec(compile(src, f"<fuzz {stage}>", "exec"), ns)
+    return ns[df.__name__](*_copy_args(args))
+
+
+def dtypes(value) -> list[str]:
+    """The dtypes of the NumPy scalars and arrays in a value (Python numbers have none)."""
+    if isinstance(value, (tuple, list)):
+        return [d for v in value for d in dtypes(v)]
+    return [str(value.dtype)] if hasattr(value, "dtype") else []
+
+
+def check_point(
+    df, fn, mod, layout: Layout, args, rng: random.Random, outputs: int, stages: bool, tolerate: bool = False
+) -> str:
+    """'ok' | 'known' | 'skipped' | 'invalid'; raises Failure on a mismatch or crash.
+
+    tolerate: accept the symptoms of the known bugs the checker can see past (KNOWN_BUGS) and return
+    'known' for a point that is otherwise right.
+    """
+    from adcompiler.errors import UnsupportedSyntaxError
+
+    known = False
+    try:
+        value = primal(fn, args)
+        fvalue = flat_out(value)
+        if not all(math.isfinite(v) and abs(v) < 1e8 for v in fvalue):
+            return "invalid"
+    except (ArithmeticError, ValueError, IndexError, RecursionError):
+        return "invalid"
+    m = len(fvalue)
+    x0 = layout.flat(args)
+    nin = len(x0)
+    shape = structure(value)
+    hbase = 6e-6 * max(1.0, max(abs(a) for a in x0))
+    dirs = [[rng.uniform(-1, 1) for _ in range(nin)] for _ in range(2)]
+    cots = [[rng.uniform(-1, 1) for _ in range(m)] for _ in range(2)]
+    fds = []
+    try:
+        for v in dirs:
+            f1 = fd_dir(fn, layout, args, v, hbase)
+            f2 = fd_dir(fn, layout, args, v, hbase / 10)
+            scale = max(1.0, max(abs(x) for x in fvalue))
+            for a, b in zip(f1, f2):
+                if not _close(a, b, 0.0, KINK_RTOL, 1e-5 * scale):
+                    return "skipped"
+            fds.append(f1)
+    except (ArithmeticError, ValueError, IndexError, RecursionError):
+        return "skipped"
+
+    def fail(kind, msg):
+        raise Failure(kind, msg, layout.plain(args))
+
+    def run(what, thunk):
+        try:
+            return thunk()
+        except (Failure, UnsupportedSyntaxError):  # a mode is built on first use: its refusal is a refusal
+            raise
+        except Exception as exc:  # noqa: BLE001 - anything from generated code is a bug
+            fail("crash", f"{what} raised {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+
+    def same_value(what, got):
+        g = flat_out(got)
+        if len(g) != m or structure(got) != shape:
+            fail("mismatch", f"{what}: value {got!r} has not the structure of the primal {value!r}")
+        if not all(_close(a, b, 0.0, 1e-12, 1e-300) or a == b for a, b in zip(g, fvalue)):
+            fail("mismatch", f"{what}: value {got!r} != primal {value!r}")
+
+    def tol(a, b):
+        return _close(a, b, 0.0, RTOL, ATOL * max(1.0, max(abs(x) for x in fvalue)))
+
+    jvps = []
+    for v, fd in zip(dirs, fds):
+        val, tan = run("jvp", lambda: df.jvp(tuple(_copy_args(args)), layout.tangents(v)))
+        same_value(f"jvp(v={v})", val)
+        if structure(tan) != shape:
+            fail("mismatch", f"jvp(v={v}): tangent {tan!r} has not the structure of the output {value!r}")
+        lowered = [d for d in dtypes(tan) if d != "float64"]  # every output is float64 (or a Python float)
+        if lowered:
+            fail("mismatch", f"jvp(v={v}): tangent {tan!r} has dtype {lowered[0]}; the output is float64")
+        tan = flat_out(tan)
+        for j in range(m):
+            if not tol(tan[j], fd[j]):
+                fail("mismatch", f"jvp(v={v}) output {j}: got {tan[j]!r}, finite differences {fd[j]!r}")
+        jvps.append(tan)
+    vjps = []
+    for u in cots:
+        ct = unflat_like(value, u)
+        val, cts = run("vjp", lambda: df.vjp(tuple(_copy_args(args)), ct))
+        same_value(f"vjp(u={u})", val)
+        errs = layout.shape_errors(cts) if isinstance(cts, tuple) and len(cts) == len(layout.wrt) else []
+        g = flat_out(list(cts))
+        if len(g) != nin or errs:
+            fail("mismatch", f"vjp(u={u}): cotangents {cts!r} do not match the {nin} inputs {errs}")
+        vjps.append(g)
+        for v, fd in zip(dirs, fds):
+            lhs = sum(a * b for a, b in zip(g, v))
+            rhs = sum(a * b for a, b in zip(u, fd))
+            if not tol(lhs, rhs):
+                fail("mismatch", f"vjp(u={u}): <J^T u, v> = {lhs!r} but finite differences <u, J v> = {rhs!r} (v={v})")
+    for v, jv in zip(dirs, jvps):
+        for u, jtu in zip(cots, vjps):
+            lhs = sum(a * b for a, b in zip(u, jv))
+            rhs = sum(a * b for a, b in zip(jtu, v))
+            scale = sum(abs(a * b) for a, b in zip(u, jv)) + sum(abs(a * b) for a, b in zip(jtu, v))
+            if not _close(lhs, rhs, scale, DUALITY_RTOL, 1e-12):
+                fail("mismatch", f"<u, J v> = {lhs!r} but <J^T u, v> = {rhs!r} (u={u}, v={v})")
+    if outputs == 1 and shape == "s":
+        _, ref = run("vjp(1.0)", lambda: df.vjp(tuple(_copy_args(args)), 1.0))
+        got = run("grad", lambda: df.grad(*_copy_args(args)))
+        if len(layout.wrt) == 1:
+            got = (got,)
+        if not all(
+            _close(a, b, 0.0, 1e-12, 1e-300) or a == b for a, b in zip(flat_out(list(got)), flat_out(list(ref)))
+        ):
+            fail("mismatch", f"grad = {got!r} but vjp(1.0) gives {ref!r}")
+        val, _ = run("value_and_grad", lambda: df.value_and_grad(*_copy_args(args)))
+        same_value("value_and_grad", val)
+    if stages:
+        for stage in ("anf", "dup"):
+            got = run(f"source({stage!r}) run", lambda: stage_value(df, mod, stage, args))
+            same_value(f"source({stage!r})", got)
+    return "known" if known else "ok"
+
+
+def _quiet():
+    """NumPy's overflow and invalid-value warnings off (an overflowing point is 'invalid' anyway)."""
+    import contextlib
+    import warnings
+
+    stack = contextlib.ExitStack()
+    stack.enter_context(warnings.catch_warnings())
+    warnings.simplefilter("ignore", RuntimeWarning)
+    return stack
+
+
+def check_program(
+    spec: Spec, directory: str, seed: int, points: int = 3, stages: bool = True, tolerate: bool = False
+) -> dict:
+    """Check one program; returns counts ('known': checked points that showed a tolerated known bug).
+
+    Raises Failure on a bug.
+    """
+    import adcompiler
+    from adcompiler.errors import UnsupportedSyntaxError
+
+    counts = {"checked": 0, "skipped": 0, "invalid": 0, "known": 0}
+    mod = load_module(spec.source, directory)
+    fn = getattr(mod, spec.entry)
+    layout = Layout(spec.params)
+    rng = random.Random(seed)
+    try:
+        df = adcompiler.differentiate(fn, wrt=layout.wrt)
+        if stages:  # the code for the point's own arguments (before a call it is for assumed kinds)
+            df._bind(tuple(_copy_args(layout.draw(random.Random(seed)))))
+            for stage in ("forward", "reverse"):
+                compile(df.source(stage), f"<fuzz {stage}>", "exec")
+    except UnsupportedSyntaxError as exc:
+        raise Failure(
+            "refusal", f"{type(exc).__name__}: {exc}", layout.plain(layout.draw(random.Random(seed)))
+        ) from None
+    except Exception as exc:  # noqa: BLE001
+        msg = f"building raised {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
+        raise Failure("crash", msg, layout.plain(layout.draw(random.Random(seed)))) from None
+    tried = 0
+    with _quiet():
+        while counts["checked"] < points and tried < 4 * points:
+            tried += 1
+            args = layout.draw(rng)
+            try:
+                first = stages and counts["checked"] == 0
+                res = check_point(df, fn, mod, layout, args, rng, spec.outputs, first, tolerate)
+            except Failure:
+                raise
+            except UnsupportedSyntaxError as exc:
+                raise Failure("refusal", f"{type(exc).__name__}: {exc}", layout.plain(args)) from None
+            if res == "known":
+                counts["known"] += 1
+            counts[res if res not in ("ok", "known") else "checked"] += 1
+    return counts
+
+
+def check_source(
+    source: str,
+    params,
+    outputs: int,
+    point,
+    seed: int = 0,
+    directory: str | None = None,
+    stages=True,
+    tolerate: bool = False,
+):
+    """Check `source`'s function f at one point: 'ok' | 'known' | 'skipped' | 'invalid', or a Failure.
+
+    Used by the minimiser and by the regression tests (which do not tolerate the symptoms of known
+    bugs: a regression of a known bug must fail). Exceptions of the primal itself (e.g. a name the
+    minimiser deleted) propagate.
+    """
+    import adcompiler
+    from adcompiler.errors import UnsupportedSyntaxError
+
+    own = directory is None
+    directory = directory or tempfile.mkdtemp(prefix="adc_fuzz_one_")
+    try:
+        mod = load_module(source, directory, "one")
+        fn = mod.f
+        layout = Layout(params)
+        with _quiet():
+            primal(fn, layout.from_plain(point))  # a program that does not run is no reproduction (minimiser)
+        try:
+            df = adcompiler.differentiate(fn, wrt=layout.wrt)
+            if stages:  # the code for the point's own arguments (before a call it is for assumed kinds)
+                df._bind(tuple(_copy_args(layout.from_plain(point))))
+                for stage in ("forward", "reverse"):
+                    compile(df.source(stage), f"<fuzz {stage}>", "exec")
+        except UnsupportedSyntaxError as exc:
+            return Failure("refusal", f"{type(exc).__name__}: {exc}", point)
+        except Exception as exc:  # noqa: BLE001
+            return Failure("crash", f"building raised {type(exc).__name__}: {exc}\n{traceback.format_exc()}", point)
+        try:
+            with _quiet():
+                args = layout.from_plain(point)
+                return check_point(df, fn, mod, layout, args, random.Random(seed), outputs, stages, tolerate)
+        except Failure as f:
+            return f
+        except UnsupportedSyntaxError as exc:
+            return Failure("refusal", f"{type(exc).__name__}: {exc}", point)
+    finally:
+        if own:
+            import shutil
+
+            shutil.rmtree(directory, ignore_errors=True)

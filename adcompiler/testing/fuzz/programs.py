@@ -1,0 +1,24 @@
+"""The program of a seed: program_seed numbers a campaign's programs, generate writes one.
+
+A program is scalar, NumPy, or either (drawn from its seed), by Config.mode.
+"""
+
+from __future__ import annotations
+
+import random
+
+from .config import DEFAULT, Config, Spec
+from .numpy_program import NpGen
+from .scalar_program import Gen
+
+
+def program_seed(seed: int, index: int) -> int:
+    return seed * 1_000_003 + index
+
+
+def generate(rng: random.Random, config: Config = DEFAULT) -> Spec:
+    """The program of one seed: scalar (Gen) or NumPy (NpGen) by config.mode; "mixed" draws which first."""
+    mode = config.mode
+    if mode == "mixed":
+        mode = "numpy" if rng.random() < 0.5 else "scalar"
+    return (NpGen if mode == "numpy" else Gen)(rng, config).program()

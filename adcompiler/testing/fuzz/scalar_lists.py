@@ -1,0 +1,174 @@
+"""Lists in scalar programs: ListGen reads lists, and builds, writes into, aliases and reduces them."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .config import LOOP_CAP, NMAX, SQUASH_AT
+from .scalar_expr import ExprGen, draw_const, lit
+from .scope import Env, Idx, ListInfo
+
+
+class ListGen(ExprGen):
+    """The layer of lists: reads (elements, sum/min/max) and list statements."""
+
+    def readable_lists(self, env: Env) -> list[str]:
+        return sorted(n for n in env.lists if n not in env.appending)
+
+    def index_for(self, env: Env, lst: str) -> str | None:
+        """An index expression valid for list lst, or None."""
+        info = env.lists[lst]
+        rng = self.rng
+        cands = []
+        for i, ix in env.idx.items():
+            if ix.tied == lst or ix.hi <= info.minlen:
+                cands += [i, f"{i} - 1", f"-1 - {i}"]
+        if info.minlen >= 1:
+            cands += ["0", "-1", f"len({lst}) - 1"]
+            for i in env.idx:
+                cands += [f"({i} + 1) % len({lst})"]
+        if info.minlen >= 2:
+            cands += ["1", "-2"]
+        return rng.choice(cands) if cands else None
+
+    def list_read(self, env: Env) -> tuple[str, float]:
+        lists = self.readable_lists(env)
+        self.rng.shuffle(lists)
+        for lst in lists:
+            ix = self.index_for(env, lst)
+            if ix is not None:
+                return f"{lst}[{ix}]", env.lists[lst].bound
+            if env.lists[lst].minlen >= 0 and self.chance(0.5):
+                return f"sum({lst})", env.lists[lst].bound * (NMAX + 2) if env.lists[lst].minlen < 8 else 50.0
+        return lit(draw_const(self.rng)), 1.0
+
+    def list_stmt(self, env: Env, depth: int, budget: list) -> None:
+        rng = self.rng
+        r = rng.random()
+        writable_lists = [n for n in env.lists if not n.startswith("xs") and n not in env.appending]
+        if r < 0.35 or not env.lists:
+            self.build_list(env, depth, budget)
+        elif r < 0.6 and writable_lists:
+            lst = rng.choice(writable_lists)
+            ix = self.index_for(env, lst)
+            if ix is None:
+                return self.build_list(env, depth, budget)
+            src, b = self.expr(env, 2)
+            info = env.lists[lst]
+            op = rng.choice(["=", "=", "+=", "*="])
+            if op == "*=":
+                src, b = self.fit(src, b, 1.0)
+                self.emit(f"{lst}[{ix}] *= {src}")
+            else:
+                cap = max(info.bound, LOOP_CAP) if env.in_loop else max(info.bound, b)
+                if op == "+=":
+                    src, b = self.fit(src, b, 1.0)
+                    nb = info.bound + b
+                    self.emit(f"{lst}[{ix}] += {src}")
+                    if env.in_loop or nb > 50:
+                        self.emit(f"{lst}[{ix}] = {lit(cap)} * math.tanh({lst}[{ix}])")
+                        nb = cap
+                    info.bound = max(info.bound, nb)
+                else:
+                    src, b = self.fit(src, b, cap)
+                    self.emit(f"{lst}[{ix}] = {src}")
+                    info.bound = max(info.bound, b)
+        elif r < 0.7 and env.lists and not env.in_loop:
+            lst = rng.choice(sorted(env.lists))
+            alias = self.fresh("zs")
+            self.emit(f"{alias} = {lst}" if self.chance(0.5) else f"{alias} = list({lst})")
+            if self.lines[-1].endswith(f"= {lst}"):
+                if lst.startswith("xs"):
+                    return  # an alias of a parameter: never written
+                env.lists[alias] = env.lists[lst]
+            else:
+                env.lists[alias] = dataclasses.replace(env.lists[lst])
+        else:
+            name = self.fresh("t")
+            lists = [n for n in self.readable_lists(env) if env.lists[n].minlen >= 1]
+            if not lists:
+                return self.build_list(env, depth, budget)
+            lst = rng.choice(lists)
+            fn = rng.choice(["sum", "max", "min"])
+            b = env.lists[lst].bound * (12 if fn == "sum" else 1)
+            self.emit(f"{name} = {fn}({lst})")
+            env.floats[name] = b
+            if b > SQUASH_AT:
+                self.assign_float(env, name, *self.squash(name, b))
+
+    def build_list(self, env: Env, depth: int, budget: list) -> None:
+        rng = self.rng
+        ys = self.fresh("ys")
+        r = rng.random()
+        lists = self.readable_lists(env)
+        int_params = [n for n in env.ints if n.startswith("n")]
+        if r < 0.25:
+            K = rng.randint(1, 4)
+            if int_params and self.chance(0.3):
+                n = rng.choice(int_params)
+                self.emit(f"{ys} = []")
+                self.emit(f"for {(i := self.fresh('i'))} in range({n} + 1):")
+                K = 1
+                hi = NMAX + 1
+            else:
+                self.emit(f"{ys} = []")
+                i = self.fresh("i")
+                self.emit(f"for {i} in range({K}):")
+                hi = K
+            e = env.copy()
+            e.in_loop = True
+            e.idx[i] = Idx(hi, None)
+            self.indent += 1
+            src, b = self.expr(e, 2)
+            self.emit(f"{ys}.append({src})")
+            self.indent -= 1
+            env.lists[ys] = ListInfo(K, b)
+        elif r < 0.45 and lists:
+            lst = rng.choice(lists)
+            v = self.fresh("v")
+            e = env.copy()
+            e.floats[v] = env.lists[lst].bound
+            e.readonly.add(v)
+            src, b = self.expr(e, 2)
+            if self.chance(0.25):
+                self.emit(f"{ys} = [{src} for {v} in {lst} if {v} > {lit(draw_const(rng, -0.5, 0.5))}]")
+                env.lists[ys] = ListInfo(0, b)
+            else:
+                self.emit(f"{ys} = [{src} for {v} in {lst}]")
+                env.lists[ys] = ListInfo(env.lists[lst].minlen, b)
+        elif r < 0.6:
+            K = rng.randint(1, 4)
+            i = self.fresh("i")
+            e = env.copy()
+            e.idx[i] = Idx(K, None)
+            src, b = self.expr(e, 2)
+            self.emit(f"{ys} = [{src} for {i} in range({K})]")
+            env.lists[ys] = ListInfo(K, b)
+        elif r < 0.75:
+            K = rng.randint(1, 3)
+            parts = [self.expr(env, 2) for _ in range(K)]
+            self.emit(f"{ys} = [{', '.join(p for p, _ in parts)}]")
+            env.lists[ys] = ListInfo(K, max(b for _, b in parts))
+        elif r < 0.85:
+            K = rng.randint(1, 4)
+            self.emit(f"{ys} = [0.0] * {K}")
+            env.lists[ys] = ListInfo(K, 0.0)
+            i = self.fresh("i")
+            self.emit(f"for {i} in range(len({ys})):")
+            e = self.loop_env(env)
+            e.idx[i] = Idx(K, ys)
+            self.indent += 1
+            src, b = self.expr(e, 2)
+            src, b = self.fit(src, b, LOOP_CAP)
+            self.emit(f"{ys}[{i}] = {src}")
+            self.indent -= 1
+            env.lists[ys].bound = b
+        elif lists:
+            lst = rng.choice(lists)
+            self.emit(f"{ys} = list({lst})")
+            env.lists[ys] = dataclasses.replace(env.lists[lst])
+        else:
+            K = rng.randint(1, 3)
+            src, b = self.expr(env, 1)
+            self.emit(f"{ys} = [{src}] * {K}")
+            env.lists[ys] = ListInfo(K, b)

@@ -1,0 +1,100 @@
+"""What a generator knows at a program point: variables in scope with their bounds, helpers it may call.
+
+Env (floats, ints, loop indices, lists) and NpEnv (and arrays); Helper and ArrayHelper.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+
+@dataclasses.dataclass
+class ListInfo:
+    minlen: int
+    bound: float
+
+
+@dataclasses.dataclass
+class Idx:
+    hi: int  # every value is in [0, hi)
+    tied: str | None  # the loop is over range(len(tied))
+
+
+class Env:
+    """What the generator knows at a program point: names in scope and bounds."""
+
+    def __init__(self):
+        self.floats: dict[str, float] = {}  # name -> |value| bound
+        self.readonly: set[str] = set()  # loop variables: never reassigned
+        self.ints: dict[str, int] = {}  # int name -> max value
+        self.idx: dict[str, Idx] = {}  # loop indices
+        self.lists: dict[str, ListInfo] = {}
+        self.caps: dict[str, float] = {}  # floats assigned inside the current loop stay below
+        self.in_loop = False
+        self.loop_depth = 0
+        self.appending: set[str] = set()  # lists not to read by index (being grown)
+
+    def copy(self) -> "Env":
+        e = type(self).__new__(type(self))  # NpEnv extends this copy
+        e.floats = dict(self.floats)
+        e.readonly = set(self.readonly)
+        e.ints = dict(self.ints)
+        e.idx = dict(self.idx)
+        e.lists = dict(self.lists)  # ListInfo shared: aliases and bound updates
+        e.caps = dict(self.caps)
+        e.in_loop = self.in_loop
+        e.loop_depth = self.loop_depth
+        e.appending = set(self.appending)
+        return e
+
+
+@dataclasses.dataclass
+class Helper:
+    name: str
+    nfloat: int  # float parameters (the last may have a default)
+    has_default: bool
+    list_param: bool  # a list parameter after the floats
+    outputs: int  # 1, or 2 for a tuple (called only via unpacking)
+    bound: float  # bound of each output
+    recursive: bool = False
+
+
+@dataclasses.dataclass
+class ArrInfo:
+    """An array variable: its shape (fixed for the variable's life), a bound on |entries|, and ownership.
+
+    writable: the array is a fresh object this function made (a constructor, a copy, arithmetic), and no
+    other name refers to it, so element writes and ``+=`` change nothing else. Parameters and views
+    (slices, ``.T``, reshapes) are never writable: README supports writes into local arrays only, and
+    says nothing of arrays that alias.
+    """
+
+    shape: tuple
+    bound: float
+    writable: bool
+
+
+class NpEnv(Env):
+    """Env plus the array variables in scope."""
+
+    def __init__(self):
+        super().__init__()
+        self.arrays: dict[str, ArrInfo] = {}
+        self.acaps: dict[str, float] = {}  # arrays assigned inside the current loop stay below
+
+    def copy(self) -> "NpEnv":
+        e = super().copy()
+        e.arrays = {k: dataclasses.replace(v) for k, v in self.arrays.items()}
+        e.acaps = dict(self.acaps)
+        return e
+
+
+@dataclasses.dataclass
+class ArrayHelper:
+    """A helper taking arrays: params ("array", name, shape) | ("float", name); outs: None (a float) or a shape."""
+
+    name: str
+    params: list
+    default: bool  # the float parameter (always last) has a default
+    outs: list
+    bound: float
