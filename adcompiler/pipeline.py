@@ -87,8 +87,12 @@ class Program:
         )
         self.namers[fn] = namer
         self._lowering.append(fn)
-        self.anf_cache[fn] = anf.lower(parsed, namer, self._callee_shape)
-        self._lowering.pop()
+        try:
+            self.anf_cache[fn] = anf.lower(parsed, namer, self._callee_shape)
+        except RecursionError:
+            raise _too_deep(fn) from None
+        finally:
+            self._lowering.pop()
         return self.anf_cache[fn]
 
     def _callee_shape(self, fn, node):
@@ -239,7 +243,10 @@ class Program:
             if key in built:
                 continue
             before = len(self.queue)
-            built[key] = self._generate(key)
+            try:
+                built[key] = self._generate(key)
+            except RecursionError:
+                raise _too_deep(key[1]) from None
             order.extend(k for k in self.queue[before:] if k not in built)
             order.extend(k for k in self.calls.get(key, ()) if k not in built)
         return [d for key in built for d in built[key]]
@@ -317,3 +324,16 @@ def primal_source(fn) -> str:
 
 
 __all__ = ["Program", "STAGES", "UnsupportedSyntaxError", "primal_source"]
+
+
+def _too_deep(fn) -> UnsupportedSyntaxError:
+    """The error for a function whose expressions nest deeper than the passes can walk (Python's own
+    compiler stops not far beyond): located at the function, with the remedy."""
+    code = getattr(fn, "__code__", None)
+    return UnsupportedSyntaxError(
+        f"an expression of {getattr(fn, '__name__', fn)} nested too deeply to differentiate",
+        "split it into several statements (t1 = ...; t2 = t1 + ...)",
+        code.co_filename if code else "<unknown>",
+        code.co_firstlineno if code else 0,
+        0,
+    )

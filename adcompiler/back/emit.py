@@ -211,7 +211,11 @@ def render_module(defs: list, ns: Namespace | None, header=(), formatted: bool =
 
 
 def format_source(src: str) -> str:
-    """Format with black; generated code must read like code a person wrote."""
+    """Format with black; generated code must read like code a person wrote.  Then compile it: black's
+    parser accepts what CPython's refuses (more than 200 nested parentheses), and a module that does
+    not import must never be written."""
     import black
 
-    return black.format_str(src, mode=black.Mode())
+    text = black.format_str(src, mode=black.Mode())
+    compile(text, "<generated module>", "exec")
+    return text

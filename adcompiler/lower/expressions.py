@@ -34,20 +34,11 @@ class ExpressionLowering:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             return self.apply("not", [self.atom(self.expr(node.operand))], _leaf_hint(hint))
         if isinstance(node, ast.UnaryOp):
-            operand = self.expr(node.operand)
-            if isinstance(operand, Const) and isinstance(operand.value, (int, float)) and operand.text is None:
-                return Const(-operand.value if isinstance(node.op, ast.USub) else +operand.value)
-            return self.apply(UNARYOPS[type(node.op)], [operand], _leaf_hint(hint))
-        if (
-            isinstance(node, ast.BinOp)
-            and isinstance(node.op, ast.Mult)
-            and (isinstance(node.left, ast.List) or isinstance(node.right, ast.List))
-        ):
+            return self.unary_chain(node, hint)
+        if _repeats(node):
             return self.repeat(node, _leaf_hint(hint))
         if isinstance(node, ast.BinOp):
-            left = self.expr(node.left)
-            right = self.expr(node.right)
-            return self.apply(BINOPS[type(node.op)], [left, right], _leaf_hint(hint))
+            return self.binary_chain(node, hint)
         if isinstance(node, ast.Call):
             return self.call(node, hint)
         if isinstance(node, ast.List):
@@ -67,6 +58,32 @@ class ExpressionLowering:
         raise self.parsed.error(
             node, f"the expression {type(node).__name__}", "use arithmetic, math functions and calls"
         )
+
+    def unary_chain(self, node: ast.UnaryOp, hint):
+        """``- - x``, ``-(+x)``: a chain of signs lowered in a loop, innermost first (see binary_chain)."""
+        chain = [node]
+        while isinstance(chain[-1].operand, ast.UnaryOp) and not isinstance(chain[-1].operand.op, ast.Not):
+            chain.append(chain[-1].operand)
+        value = self.expr(chain[-1].operand)
+        for n in reversed(chain):
+            if isinstance(value, Const) and isinstance(value.value, (int, float)) and value.text is None:
+                value = Const(-value.value if isinstance(n.op, ast.USub) else +value.value)
+            else:
+                value = self.apply(UNARYOPS[type(n.op)], [value], _leaf_hint(hint) if n is node else None)
+        return value
+
+    def binary_chain(self, node: ast.BinOp, hint):
+        """``a + b - c * d ...``: the operators down the left spine (``a + b + ... + z`` nests left, a
+        thousand deep for a thousand terms) lowered in a loop, left to right as Python evaluates them,
+        so lowering does not recurse as deep as the chain is long."""
+        spine = [node]
+        while isinstance(spine[-1].left, ast.BinOp) and not _repeats(spine[-1].left):
+            spine.append(spine[-1].left)
+        value = self.expr(spine[-1].left)
+        for n in reversed(spine):
+            right = self.expr(n.right)
+            value = self.apply(BINOPS[type(n.op)], [value, right], _leaf_hint(hint) if n is node else None)
+        return value
 
     def compare(self, node: ast.Compare, hint):
         """``a < b < c`` is ``a < b and b < c``, with ``b`` evaluated once."""
@@ -354,3 +371,12 @@ def _prim_of(obj):
         return rules.PRIMS.get(obj)
     except TypeError:
         return None
+
+
+def _repeats(node) -> bool:
+    """Whether ``node`` is ``[...] * n`` or ``n * [...]``: a list repeated, not arithmetic."""
+    return (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Mult)
+        and (isinstance(node.left, ast.List) or isinstance(node.right, ast.List))
+    )

@@ -28,6 +28,7 @@ from ..ir.nodes import Assign, AugAssign, Do, ForS, IfS, Ret, WhileS
 from ..analysis.liveness import live_step, pure, reads, reads_expr, writes
 
 TEMPORARY = re.compile(r"(d_?)?t\d+$")  # t7 (ANF), dt7 (its tangent), d_t7 (its adjoint)
+MAX_DEPTH = 12  # a folded expression nests at most this deep: readable, and far from Python's parser limits
 
 
 def fold_temporaries(stmts: list, after: set, jump, user_names=frozenset()) -> list:
@@ -81,10 +82,27 @@ def _use(stmts: list, i: int, after: set, user_names):
         x = stmts[k]
         if name in reads(x):
             once = _count(_own_exprs(x), name) == 1 and not any(name in reads(y) for y in stmts[k + 1 :])
-            return k if once and name not in _nested_reads(x) else None
+            if not once or name in _nested_reads(x) or _too_deep(_own_exprs(x), s.value):
+                return None
+            return k
         if not _quiet(x) or name in writes(x) or writes(x) & needs:
             return None
     return None
+
+
+def _too_deep(host: list, value) -> bool:
+    """Whether folding ``value`` into the expressions ``host`` could nest deeper than ``MAX_DEPTH``: a long
+    chain (``- - - x``, a sum of 500 terms) stays a chain of lines, not one expression too deep to read,
+    to walk, or for Python to compile."""
+    return max((_depth(e) for e in host), default=0) + _depth(value) > MAX_DEPTH
+
+
+def _depth(e) -> int:
+    if isinstance(e, (tuple, list)):
+        return max((_depth(x) for x in e), default=0)
+    if isinstance(e, E.Expr):
+        return 1 + max((_depth(v) for v in vars(e).values()), default=0)
+    return 0
 
 
 def _quiet(s) -> bool:
