@@ -40,13 +40,24 @@ def fold_temporaries(stmts: list, after: set, jump, user_names=frozenset()) -> l
         out.append(s)
         live = live_step(s, live, jump)
     stmts = out[::-1]
+    readers: dict = {}  # name -> how many statements of the block read it (kept up to date as folds go)
+    for s in stmts:
+        _count_reads(readers, s, 1)
     for i in range(len(stmts) - 1, -1, -1):  # last first: a chain of temporaries folds into one expression
-        k = _use(stmts, i, after, user_names)
+        k = _use(stmts, i, after, user_names, readers)
         if k is not None:
             name, value = stmts[i].targets[0], stmts[i].value
+            _count_reads(readers, stmts[i], -1)
+            _count_reads(readers, stmts[k], -1)
             stmts[k] = _substitute(stmts[k], name, value)
+            _count_reads(readers, stmts[k], 1)
             del stmts[i]
     return stmts
+
+
+def _count_reads(readers: dict, s, sign: int) -> None:
+    for name in reads(s):
+        readers[name] = readers.get(name, 0) + sign
 
 
 def _nested(s, after: set, jump, user_names):
@@ -63,8 +74,9 @@ def _nested(s, after: set, jump, user_names):
     return s
 
 
-def _use(stmts: list, i: int, after: set, user_names):
-    """The index of the one statement the temporary assigned by ``stmts[i]`` can be folded into, or None."""
+def _use(stmts: list, i: int, after: set, user_names, readers: dict):
+    """The index of the one statement the temporary assigned by ``stmts[i]`` can be folded into, or None;
+    ``readers`` counts the statements that read each name (one reader: no later statement reads it)."""
     s = stmts[i]
     name = s.targets[0] if isinstance(s, Assign) and len(s.targets) == 1 else None
     if not (
@@ -76,12 +88,12 @@ def _use(stmts: list, i: int, after: set, user_names):
     ):
         return None
     needs = reads_expr(s.value, set())
-    if name in after or name in needs:
+    if name in after or name in needs or readers.get(name, 0) != 1:
         return None
     for k in range(i + 1, len(stmts)):
         x = stmts[k]
         if name in reads(x):
-            once = _count(_own_exprs(x), name) == 1 and not any(name in reads(y) for y in stmts[k + 1 :])
+            once = _count(_own_exprs(x), name) == 1
             if not once or name in _nested_reads(x) or _too_deep(_own_exprs(x), s.value):
                 return None
             return k
