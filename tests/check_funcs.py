@@ -54,3 +54,8 @@ def uses_cube(x):
 
 def cube_vjp(a, g):
     return (3.0 * a * a * g,)
+
+
+def steep(x):
+    """Its fifth derivative is of order 40**5: a step of 1e-3 misjudges its slope by about 1e-4."""
+    return math.tanh(40.0 * (x - 0.3)) + x
