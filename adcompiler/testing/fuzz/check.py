@@ -122,7 +122,7 @@ def check_point(
             for a, b in zip(f1, f2):
                 if not _close(a, b, 0.0, KINK_RTOL, 1e-5 * scale):
                     return "skipped"
-            fds.append(f1)
+            fds.append([b + (b - a) / 99.0 for a, b in zip(f1, f2)])  # Richardson: the O(h^2) error cancels
     except (ArithmeticError, ValueError, IndexError, RecursionError):
         return "skipped"
 
