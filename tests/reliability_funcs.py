@@ -1,0 +1,33 @@
+"""Programs from the reliability campaign of issue 22 (test_reliability.py)."""
+
+import math
+
+import numpy as np
+
+
+def pow_then_scale_in_place(b, w):
+    """b ** w of arrays, then written into: forward mode took the number rule of ** (an array test)."""
+    u = b**w
+    u[0] *= 0.5
+    return np.sum(u)
+
+
+def float_kept_before_in_place_change(p, y):
+    """A float copied, then changed with -=: the copy was taken for an array and refused."""
+    t0 = p
+    p -= math.tanh(p)
+    t1 = y if p > 100 else t0
+    return t1 * p
+
+
+def numpy_scalar_in_a_list(y):
+    """y.dot(y) is a NumPy scalar: held in a list beside an array, it was taken for an array."""
+    s = y.dot(y)
+    xs = [s, y]
+    return xs[0] * 2.0 + np.sum(xs[1])
+
+
+def numpy_scalar_beside_an_alias(a):
+    a2 = a
+    s = a.dot(a)
+    return s * 3.0 + np.sum(a2)
