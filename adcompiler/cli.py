@@ -21,6 +21,7 @@ from .back import emit
 from .errors import UnsupportedSyntaxError
 from .back.load import write_atomic
 from .analysis.assume import assumed_signature
+from .front.files import read_definitions
 from .front.parse import load_file, module_functions
 from .pipeline import STAGES, Program, primal_source
 
@@ -30,11 +31,16 @@ class LoadError(Exception):
     top level (an import that fails, a ``raise``, ``sys.exit``). The message names the file (and the line)."""
 
 
-def compile_file(path: str, functions=(), mode: str = "both", stage: str | None = None, checkpoint=None) -> str:
+def compile_file(
+    path: str, functions=(), mode: str = "both", stage: str | None = None, checkpoint=None, run: bool = False
+) -> str:
     """The derivative module (or one stage) for the chosen functions of a file (``checkpoint``: as in
-    ``differentiate``, for the reverse mode of the chosen functions' loops)."""
-    module = _import_input(path)
+    ``differentiate``, for the reverse mode of the chosen functions' loops).  The file's definitions are
+    read without running its other top-level code, unless ``run`` (``--import``) imports it whole."""
+    module = _import_input(path, run)
     available = module_functions(module)
+    if not available:
+        raise SystemExit(f"adc: {path}: no functions to differentiate (it defines no def at its top level)")
     chosen = list(functions) or list(available)
     missing = [f for f in chosen if f not in available]
     if missing:
@@ -126,14 +132,20 @@ def _name_clash(path: str, name: str, entry: str, mode: str) -> NameClashError:
     return NameClashError(f"the name {name} (which {path} imports)", entry, mode, path, 1, 0)
 
 
-def _import_input(path: str):
-    """The user's file imported as a module; a failure to import it is a ``LoadError`` saying where and why.
+def _import_input(path: str, run: bool):
+    """The user's file as a module, its definitions only (``run``: imported whole); a failure is a
+    ``LoadError`` saying where and why.  A name the chosen functions read that only skipped top-level
+    code sets is reported when building meets it (see ``_unset_name``).
 
-    Only what importing the file raises is caught here: the user's code and the modules it imports run,
+    Only what loading the file raises is caught here: the user's code and the modules it imports run,
     and whatever they raise is the input's fault, not adcompiler's. KeyboardInterrupt still stops adc.
     """
     try:
-        return load_file(path)
+        if run:
+            return load_file(path)
+        found = read_definitions(path)
+        found.module.__adc_unset__ = found.unset
+        return found.module
     except SyntaxError as exc:
         if _same_file(exc.filename, path):
             where = f"{path}:{exc.lineno}" + (f":{exc.offset}" if exc.offset else "")
@@ -208,26 +220,45 @@ def _primal_helpers(program: Program, module) -> dict:
                             else f"import {value.__name__} as {name}"
                         ),
                     )
-                elif (
-                    isinstance(value, (int, float))
-                    and not isinstance(value, bool)
-                    and f"{name} = {value!r}" not in constants
-                ):
-                    constants.append(f"{name} = {value!r}")
+                else:
+                    line = _constant_line(program, name, value)
+                    if line is not None and line not in constants:
+                        constants.append(line)
     for name in _constant_names(program):
-        value = program.globals.get(name)
-        if isinstance(value, (int, float)) and f"{name} = {value!r}" not in constants:
-            constants.append(f"{name} = {value!r}")
+        line = _constant_line(program, name, program.globals.get(name))
+        if line is not None and line not in constants:
+            constants.append(line)
     return {"functions": ["\n\n" + f for f in functions], "constants": constants}
 
 
+MAX_CONSTANT_ARRAY = 10_000  # elements of a global array written into the module as a literal
+
+
+def _constant_line(program: Program, name: str, value) -> str | None:
+    """The line that gives the written module the user's global ``name``: a number, or a NumPy array of
+    numbers as an exact literal (floats round-trip through repr); None for anything else."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{name} = {value!r}"
+    if type(value).__name__ == "ndarray" and value.dtype.kind in "biuf":
+        if value.size > MAX_CONSTANT_ARRAY:
+            raise SystemExit(
+                f"adc: the global array {name} ({value.size} elements) is too large to write into the module; "
+                "pass it to the function as an argument"
+            )
+        np = program.ns.module_alias("numpy")
+        return f"{name} = {np}.array({value.tolist()!r}, dtype={np}.{value.dtype.name})"
+    return None
+
+
 def _constant_names(program: Program) -> list:
-    """User globals holding numbers that the lowered functions refer to by name."""
+    """User globals holding numbers or arrays that the lowered functions refer to by name."""
     from .ir.nodes import Const, Eq, walk
 
     names = []
     for function in program.anf_cache.values():
         for stmt in walk(function.body):
+            if isinstance(stmt, Eq) and stmt.prim == "global" and stmt.param not in names:
+                names.append(stmt.param)  # a global array, read by name
             atoms = stmt.ins if isinstance(stmt, Eq) else []
             for a in atoms:
                 if isinstance(a, Const) and a.text and "." not in a.text and a.text not in names:
@@ -270,6 +301,13 @@ def main(argv=None) -> int:
     )
     comp.add_argument("--mode", choices=("forward", "reverse", "both"), default="both")
     comp.add_argument(
+        "--import",
+        dest="run",
+        action="store_true",
+        help="import FILE.py whole, running its top-level code (by default only its imports, definitions "
+        "and assignments that call none of its own code run)",
+    )
+    comp.add_argument(
         "--stage",
         choices=STAGES,
         help="print one stage of the pipeline instead of the module",
@@ -283,6 +321,9 @@ def main(argv=None) -> int:
     )
     args = parser.parse_args(argv)
     path = Path(args.file)
+    if path.is_dir():
+        print(f"adc: {path}: is a directory; pass one Python file (adc compile DIR/FILE.py)", file=sys.stderr)
+        return 2
     if not path.is_file():
         print(f"adc: {path}: no such file", file=sys.stderr)
         return 2
@@ -294,7 +335,7 @@ def main(argv=None) -> int:
         return 2
     dont_write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # no __pycache__ beside FILE.py
     try:
-        text = compile_file(str(path), args.function, args.mode, args.stage, args.checkpoint)
+        text = compile_file(str(path), args.function, args.mode, args.stage, args.checkpoint, args.run)
     except UnsupportedSyntaxError as exc:  # MissingRuleError and NameClashError too: all located in the user's file
         message = exc.msg
         if exc.filename and message.startswith(exc.filename) and _same_file(exc.filename, path):

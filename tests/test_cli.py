@@ -356,10 +356,10 @@ FAILING = {
     ),
     "error_at_import": (
         "raise RuntimeError('boom at import')\n\n\ndef f(x):\n    return x\n",
-        ["bad.py", *OUT],
+        ["bad.py", "--import", *OUT],
         ["bad.py:1:", "RuntimeError", "boom at import"],
     ),
-    "exit_at_import": ("import sys\n\nsys.exit(0)\n", ["bad.py", *OUT], ["bad.py:3:", "SystemExit"]),
+    "exit_at_import": ("import sys\n\nsys.exit(0)\n", ["bad.py", "--import", *OUT], ["bad.py:3:", "SystemExit"]),
     "syntax_error_in_an_imported_module": ("import sub.broken\n", ["bad.py", *OUT], ["bad.py:1:", "broken.py, line 1"]),
     "name_clash": (
         "def f_forward(u):\n    return u\n\n\ndef f(x):\n    return x * f_forward(x)\n",

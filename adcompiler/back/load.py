@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import itertools
 import linecache
+import glob
 import os
 import secrets
 import stat
+import time
 from pathlib import Path
 
 _counter = itertools.count(1)
@@ -38,6 +40,7 @@ def write_atomic(path: str | Path, text: str) -> None:
         mode = old.st_mode & 0o777 if stat.S_ISREG(old.st_mode) else None
     except OSError:  # no such file yet (or unreadable metadata): a new file's permissions
         mode = None
+    _remove_stale_temporaries(path)
     tmp, fd = _create_beside(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:  # Python reads source files as UTF-8
@@ -51,6 +54,18 @@ def write_atomic(path: str | Path, text: str) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def _remove_stale_temporaries(path: Path, age: float = 60.0) -> None:
+    """Remove the temporary files an earlier write of ``path`` left when it was killed mid-write (older
+    than ``age`` seconds, so a write running now keeps its own)."""
+    now = time.time()
+    for tmp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        try:
+            if now - tmp.stat().st_mtime > age:
+                tmp.unlink()
+        except OSError:
+            pass
 
 
 def _create_beside(path: Path) -> tuple[Path, int]:

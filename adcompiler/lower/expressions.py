@@ -177,6 +177,13 @@ class ExpressionLowering:
                     f"the loop variable {node.id!r} read after its loop",
                     f"keep the value you need in another name inside the loop (last = {node.id}) and read that",
                 )
+            unset = glob.get("__adc_unset__", {})  # names only top-level code adc compile did not run sets
+            if node.id in unset:
+                raise self.parsed.error(
+                    node,
+                    f"the global {node.id!r}, which only top-level code sets (line {unset[node.id]}, not run)",
+                    "run adc compile with --import to import the file whole, or set it with a plain assignment",
+                )
             raise self.parsed.error(node, f"the undefined name {node.id!r}", "define it before use")
         if isinstance(node, ast.Attribute):
             base = self.resolve(node.value)

@@ -1,0 +1,159 @@
+"""``adc compile`` reads a file's definitions without running its program: top-level calls, loops,
+``os._exit`` and the main block do not run (with ``--import`` the file is imported whole); a global that
+only skipped code sets is a located error naming ``--import``; directories, empty files and killed
+writes get clear answers.  Derivatives of the written modules are checked against analytic ones."""
+
+import importlib.util
+import math
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+SCRIPT = textwrap.dedent("""\
+    \"\"\"A training script: running it writes a marker file and ends the process.\"\"\"
+    import math
+    import os
+
+    import numpy as np
+
+    try:
+        import adc_no_such_accelerator
+    except ImportError:
+        adc_no_such_accelerator = None
+
+    SCALE = 2.0
+    W = np.ones((2, 2)) * 0.5
+    open("MARKER", "w").write("ran")
+    print("training...")
+
+
+    def load():
+        open("MARKER_LOAD", "w").write("ran")
+        return np.zeros(3)
+
+
+    DATA = load()
+
+
+    def loss(x):
+        return SCALE * math.sin(x) * x
+
+
+    def weighted(v):
+        return np.sum(W @ v)
+
+
+    def uses_data(x):
+        return np.sum(DATA * x)
+
+
+    for epoch in range(3):
+        open("MARKER_LOOP", "w").write("ran")
+
+    os._exit(7)
+
+    if __name__ == "__main__":
+        open("MARKER_MAIN", "w").write("ran")
+    """)
+
+
+def adc(*args, cwd):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run(
+        [sys.executable, "-m", "adcompiler", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+    )
+
+
+def _load(path):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def script(tmp_path):
+    (tmp_path / "train.py").write_text(SCRIPT)
+    return tmp_path
+
+
+def _markers(directory):
+    return sorted(p.name for p in directory.iterdir() if p.name.startswith("MARKER"))
+
+
+@pytest.mark.parametrize("extra", [(), ("--stage", "anf")])
+def test_the_program_does_not_run(script, extra):
+    proc = adc(
+        "compile", "train.py", "--function", "loss", "--function", "weighted", *extra, "-o", "out.py", cwd=script
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert _markers(script) == []
+    assert "training" not in proc.stdout + proc.stderr
+
+
+def test_the_written_module_uses_the_definitions(script):
+    proc = adc("compile", "train.py", "--function", "loss", "--function", "weighted", "-o", "out.py", cwd=script)
+    assert proc.returncode == 0, proc.stderr
+    out = _load(script / "out.py")
+    x = 0.7
+    value, (dx,) = out.loss_reverse(x, 1.0)
+    assert value == pytest.approx(2.0 * math.sin(x) * x, rel=1e-15)
+    assert dx == pytest.approx(2.0 * (math.cos(x) * x + math.sin(x)), rel=1e-15)
+    import numpy as np
+
+    v = np.array([0.3, -1.2])
+    _, (dv,) = out.weighted_reverse(v, 1.0)
+    np.testing.assert_allclose(dv, np.ones(2), rtol=1e-15)  # d/dv sum(W @ v) = W^T 1 = [1, 1]
+
+
+def test_a_global_only_skipped_code_sets_is_a_located_error(script):
+    proc = adc("compile", "train.py", "--function", "uses_data", cwd=script)
+    assert proc.returncode == 1
+    line = SCRIPT.splitlines().index("DATA = load()") + 1
+    use = next(i for i, s in enumerate(SCRIPT.splitlines(), 1) if "np.sum(DATA * x)" in s)
+    assert f"train.py:{use}:" in proc.stderr
+    assert "'DATA'" in proc.stderr and f"line {line}" in proc.stderr and "--import" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert _markers(script) == []
+
+
+def test_import_runs_the_file_whole(script):
+    proc = adc("compile", "train.py", "--import", "--function", "uses_data", cwd=script)
+    assert proc.returncode == 7  # the user's os._exit(7): asked for with --import
+    assert "MARKER" in _markers(script)
+
+
+def test_a_directory_is_named_as_such(tmp_path):
+    proc = adc("compile", ".", cwd=tmp_path)
+    assert proc.returncode == 2 and "is a directory" in proc.stderr
+
+
+@pytest.mark.parametrize("source", ["", "import math\nX = 1.0\n"])
+def test_a_file_without_functions_says_so(tmp_path, source):
+    (tmp_path / "empty.py").write_text(source)
+    proc = adc("compile", "empty.py", "-o", "out.py", cwd=tmp_path)
+    assert proc.returncode != 0 and "no functions" in proc.stderr
+    assert not (tmp_path / "out.py").exists()
+
+
+def test_a_killed_write_leaves_nothing_after_the_next_run(tmp_path):
+    (tmp_path / "m.py").write_text("def f(x):\n    return x * x\n")
+    stale = tmp_path / ".out.py.deadbeef.tmp"
+    stale.write_text("half a module")
+    old = time.time() - 3600
+    os.utime(stale, (old, old))
+    proc = adc("compile", "m.py", "-o", "out.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == []
