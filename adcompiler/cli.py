@@ -22,7 +22,7 @@ from .errors import UnsupportedSyntaxError
 from .back.load import write_atomic
 from .analysis.assume import assumed_signature
 from .front.parse import load_file, module_functions
-from .pipeline import STAGES, Program, primal_source
+from .pipeline import BUILDING, STAGES, Program, primal_source
 
 
 class LoadError(Exception):
@@ -34,6 +34,11 @@ def compile_file(path: str, functions=(), mode: str = "both", stage: str | None 
     """The derivative module (or one stage) for the chosen functions of a file (``checkpoint``: as in
     ``differentiate``, for the reverse mode of the chosen functions' loops)."""
     module = _import_input(path)
+    with BUILDING:  # the passes share module-level tables with any other thread building
+        return _compile_module(module, path, functions, mode, stage, checkpoint)
+
+
+def _compile_module(module, path: str, functions, mode: str, stage: str | None, checkpoint) -> str:
     available = module_functions(module)
     chosen = list(functions) or list(available)
     missing = [f for f in chosen if f not in available]

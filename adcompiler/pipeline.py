@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+import threading
 import types
 
 from .ir import anf
@@ -33,6 +34,14 @@ from .front.scopes import nodes
 from .optimize.tidy import tidy
 
 STAGES = ("anf", "dup", "forward", "reverse")
+
+# Held while anything is transformed.  The passes share module-level tables (tidy's memo tables and
+# the state of the function it tidies, the NumPy names lower_numpy collects on first use, the rules
+# made for a variadic call), and a Program fills its caches as it goes: two threads building at once,
+# even for different functions, would read each other's half-made entries.  Reentrant, because
+# building a derivative of derivative code builds the inner one first.  Generated code runs
+# without it.
+BUILDING = threading.RLock()
 
 
 class Program:
@@ -316,4 +325,4 @@ def primal_source(fn) -> str:
     return "".join(lines[first_def:]) if start else text
 
 
-__all__ = ["Program", "STAGES", "UnsupportedSyntaxError", "primal_source"]
+__all__ = ["BUILDING", "Program", "STAGES", "UnsupportedSyntaxError", "primal_source"]
