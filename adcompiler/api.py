@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import contextlib
 import functools
 import gc
@@ -15,7 +14,7 @@ from .analysis.assume import assumed_signature
 from .modes.checkpoint import checkpoint_problem
 from .entries import make_entry, tangent_mismatch
 from .back.load import load
-from .front.names import GENERATED_BUILTINS
+from .front.environment import namespace_of
 from .pipeline import BUILDING, Program
 
 
@@ -48,7 +47,10 @@ class Differentiable:
     """A function together with its forward- and reverse-mode derivative code."""
 
     def __init__(self, fn, wrt=None, checkpoint=None):
-        fn = _generated(fn)
+        self._origin = _origin(fn)  # (owner, mode, signature) when fn is g.grad, g.jvp, ... of a Differentiable
+        if self._origin is not None:
+            owner, mode, sig = self._origin
+            fn = owner._function(mode, sig)  # the generated function itself
         self.checkpoint = checkpoint
         functools.update_wrapper(self, fn)
         self.fn = fn
@@ -89,7 +91,7 @@ class Differentiable:
         entry points ``f_forward``, ``f_reverse``, ...)."""
         with BUILDING:
             if self._sig is None:  # no call yet: what the code's use of each parameter says (as adc compile)
-                program = Program(self.fn.__globals__, self.checkpoint)
+                program = Program(namespace_of(self.fn), self.checkpoint)
                 self._sig = assumed_signature(program, self.fn)
                 self._programs.setdefault(self._sig, program)
             return self._program(self._sig)
@@ -101,7 +103,7 @@ class Differentiable:
             with BUILDING:
                 program = self._programs.get(sig)
                 if program is None:
-                    program = self._programs[sig] = Program(self.fn.__globals__, self.checkpoint)
+                    program = self._programs[sig] = Program(namespace_of(self.fn), self.checkpoint)
         return program
 
     def _facts(self, sig: V.Sig):
@@ -140,7 +142,8 @@ class Differentiable:
         Each entry point (``jvp``, ``vjp``, ``grad``, ``value_and_grad``) is generated when first
         asked for; the functions it calls are generated once per program and shared.
         """
-        if sig is None:
+        if sig is None:  # asked from outside (higher, a derivative of this one): the last call's code
+            self._check_current()
             self.program  # noqa: B018  (makes the assumed signature when nothing was called yet)
             sig = self._sig
         compiled = self._compiled_for.get(sig)
@@ -158,19 +161,63 @@ class Differentiable:
         seen: set = set()
         defs = [d for d in built if not (d.name in seen or seen.add(d.name))]  # each function once
         source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
-        namespace = dict(self.fn.__globals__)
-        namespace.update(program.injected)
-        for name in GENERATED_BUILTINS:  # the runtime helpers call builtins the user's module may rebind
-            namespace[name] = getattr(builtins, name)
-        load(source, namespace, f"{mode} of {self.fn.__qualname__}")
+        # run in the function's own module (its globals read when the code runs), nothing written into it
+        namespace = load(source, self.fn.__globals__, f"{mode} of {self.fn.__qualname__}", program.supplied)
         for name, alias in program.helpers.items():
             namespace[alias].__adc_primitive__ = name  # so derivative code can itself be differentiated
         function = namespace[built[0].name]
         self._sources[function] = (built[0], program.ns)
         compiled[mode] = function
 
+    # ---- what the code was built from -----------------------------------------------
+    #
+    # The generated code reads the module's globals when it runs, as the primal does; what it was
+    # built from (the helpers it calls and differentiates, the kinds of the globals it reads, an
+    # integer that chose an index) is tested on every call, a few dictionary lookups in the fast
+    # entries (see front.environment); when the module no longer holds it (a helper redefined, as
+    # in a notebook), everything built is dropped and built again on this call.
+
+    def _dependencies(self) -> tuple:
+        """What everything built so far depends on, with, for a derivative of derivative code, what
+        that code depends on."""
+        found: dict = {}
+        deps = [d for program in list(self._programs.values()) for d in program.dependencies()]
+        if self._origin is not None:
+            deps += self._origin[0]._dependencies()
+        for d in deps:
+            found.setdefault((id(d.where), d.name), d)
+        return tuple(found.values())
+
+    def _stale(self) -> bool:
+        """Whether the module no longer holds something the code was built from."""
+        if self._origin is not None:  # the differentiated code: stale, or built again since
+            owner, mode, sig = self._origin
+            if owner._stale() or owner._compiled_for.get(sig, {}).get(mode) is not self.fn:
+                return True
+        return any(not d.holds() for program in list(self._programs.values()) for d in program.dependencies())
+
+    def _check_current(self) -> None:
+        """Drop everything built if the module no longer holds what it was built from."""
+        if self._stale():
+            self._forget()
+
+    def _forget(self) -> None:
+        """Forget every program, loaded function and fast entry (later calls build them again), and,
+        for a derivative of a derivative, take the differentiated code as it is now."""
+        with BUILDING:
+            if self._origin is not None:
+                owner, mode, sig = self._origin
+                owner._check_current()
+                self.fn = owner._function(mode, sig)
+                functools.update_wrapper(self, self.fn)
+            self._programs, self._sources, self._compiled_for, self.derived = {}, {}, {}, {}
+            self._out_shape = None
+            for name in ("jvp", "vjp", "grad", "value_and_grad"):  # the fast entries of the old code
+                self.__dict__.pop(name, None)
+
     def source(self, stage: str = "reverse") -> str:
         """The Python source of one stage: "anf", "dup", "forward" or "reverse"."""
+        self._check_current()
         with BUILDING:
             program = self.program
             sig = self._sig
@@ -186,6 +233,7 @@ class Differentiable:
     def _bound(self, args, kwargs=None) -> tuple:
         """``(arguments, their signature)``: all arguments, positionally, defaults filled in; integers
         refused where we differentiate."""
+        self._check_current()
         if kwargs or len(args) != len(self.params):
             bound = self.signature.bind(*args, **(kwargs or {}))
             bound.apply_defaults()
@@ -308,7 +356,9 @@ class Differentiable:
                 return
             generated = self._function(mode, sig)
             source = self._sources.get(generated)
-            setattr(self, name, make_entry(name, self, generated, method, sequences, sig, ndarray, source))
+            depends = self._dependencies()
+            entry = make_entry(name, self, generated, method, sequences, sig, ndarray, source, depends)
+            setattr(self, name, entry)
 
 
 @contextlib.contextmanager
@@ -325,16 +375,20 @@ def _no_cycle_collection():
             gc.enable()
 
 
-def _generated(fn):
-    """``f.grad`` / ``f.vjp`` / ... of a Differentiable, as the generated function behind it (built if needed)."""
+_MODES = {"grad": "grad", "value_and_grad": "value_and_grad", "vjp": "reverse", "jvp": "forward"}
+
+
+def _origin(fn):
+    """For ``f.grad`` / ``f.vjp`` / ... of a Differentiable: ``(f, mode, signature)``, the generated
+    function behind it being ``f._function(mode, signature)`` (for the signature of f's last call);
+    None for anything else."""
     owner = getattr(fn, "__self__", None)
-    if isinstance(owner, Differentiable) and fn.__name__ in ("grad", "value_and_grad"):
-        return owner._function(fn.__name__)
-    if isinstance(owner, Differentiable) and fn.__name__ == "vjp":
-        return owner._function("reverse")
-    if isinstance(owner, Differentiable) and fn.__name__ == "jvp":
-        return owner._function("forward")
-    return fn
+    if not isinstance(owner, Differentiable) or fn.__name__ not in _MODES:
+        return None
+    owner._check_current()
+    with BUILDING:
+        owner.program  # noqa: B018  (makes the assumed signature when nothing was called yet)
+        return owner, _MODES[fn.__name__], owner._sig
 
 
 def _zeros_for(value, tangent):

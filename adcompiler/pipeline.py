@@ -10,6 +10,7 @@ input; this module only composes them and remembers results.
 from __future__ import annotations
 
 import ast
+import builtins
 import inspect
 import textwrap
 import threading
@@ -28,6 +29,7 @@ from .analysis.infer import Analyser
 from .analysis.specialise import specialise
 from .analysis.inplace import check_in_place
 from .ir.nodes import Const, Var, calls, flatten, to_def
+from .front.environment import Read, Scope, dependencies, namespace_of
 from .front.names import GENERATED_BUILTINS, Namer, Namespace
 from .front.parse import parse_function
 from .front.scopes import nodes
@@ -48,7 +50,9 @@ class Program:
     """Everything generated for one entry function, built on demand and cached."""
 
     def __init__(self, globals_: dict, checkpoint=None):
-        self.globals = globals_  # the module the generated code runs in
+        self.globals = (
+            globals_  # the names the entry function reads as globals: its module (a Scope for generated code)
+        )
         self.checkpoint = checkpoint  # None, True (segments of sqrt N), k, "revolve" or ("revolve", c): checkpoint.py
         self.module_names: set = set()  # generated module-level names
         self.local_names: set = set()  # every local name handed out anywhere
@@ -72,6 +76,7 @@ class Program:
         self._checked: set = set()
         self.analyser = Analyser(self.dupform)
         self.helpers: dict = {}  # runtime helper -> its name in generated modules
+        self._dependencies: tuple = (None, [])  # (what had been lowered and rendered, its dependencies)
 
     # ---- lowering -----------------------------------------------------------------
 
@@ -84,13 +89,14 @@ class Program:
         every = nodes(parsed.node)
         params = {a.arg for a in every if isinstance(a, ast.arg)}
         names = {n.id for n in every if isinstance(n, ast.Name)} | params
-        self.user_names |= names | set(fn.__globals__)
+        namespace = namespace_of(fn)
+        self.user_names |= names | set(namespace)
         self.ns.avoid |= {  # locals and parameters: generated code never spells a module or builtin so
             n.id for n in every if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
         } | params
         self.module.taken |= self.user_names
         namer = Namer(
-            names | set(fn.__globals__) | set(self.globals),
+            names | set(namespace) | set(self.globals),
             also=(self.module_names,),
             report=self.local_names,
         )
@@ -181,6 +187,41 @@ class Program:
         for name, alias in self.helpers.items():
             if called is None or alias in called or "@" + name in called:
                 out.append(HELPERS[name].replace(f"def {name}(", f"def {alias}(").replace(f" {name}(", f" {alias}("))
+        return out
+
+    def dependencies(self) -> list:
+        """What the code built so far depends on in the user's modules (see ``front.environment``):
+        every global a lowered function read, and each module or function generated code spells with
+        a name of the user's module (``np``, a helper it calls)."""
+        parsed = list(self.parsed.values())
+        key = (len(parsed), sum(len(p.reads) for p in parsed), len(self.ns.used), len(self.primal_names))
+        if self._dependencies[0] != key:  # something was lowered or rendered since: gather them again
+            reads = [r for p in parsed for r in p.reads]
+            reads += [Read(self.globals, n, self.globals[n]) for n in list(self.ns.used) if n in self.globals]
+            reads += [Read(self.globals, n, f) for f, n in list(self.primal_names.items()) if n not in self.injected]
+            self._dependencies = (key, dependencies(reads))
+        return self._dependencies[1]
+
+    def supplied(self, names) -> dict:
+        """What generated code reading ``names`` (and not defining them) is handed (see ``back.load``):
+        functions it calls by a name the module does not bind, the builtins the runtime helpers call
+        (the module may bind those names to something else), and, in derivative code differentiated
+        again, the names of the code it differentiates.  Every other name is the module's global."""
+        scopes = [ns for ns in {id(ns): ns for ns in map(namespace_of, self.parsed)}.values() if isinstance(ns, Scope)]
+        out = {}
+        for name in names:
+            if name in self.injected:
+                out[name] = self.injected[name]
+            elif name in GENERATED_BUILTINS:
+                out[name] = getattr(builtins, name)
+            else:
+                found = {id(ns.own[name]): ns.own[name] for ns in scopes if name in ns.own}
+                if len(found) > 1:
+                    raise ValueError(
+                        f"the derivative code to differentiate calls two different functions named {name} "
+                        "(made by two derivatives); differentiate each derivative on its own"
+                    )
+                out.update((name, value) for value in found.values())
         return out
 
     def primal_name(self, fn) -> str:
