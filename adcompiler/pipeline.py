@@ -27,7 +27,7 @@ from .errors import UnsupportedSyntaxError
 from .analysis.facts import Facts, check_constructs, mutable_arrays
 from .analysis.infer import Analyser
 from .analysis.specialise import specialise
-from .analysis.inplace import check_in_place
+from .analysis.inplace import check_in_place, returned_memory
 from .ir.nodes import Const, Var, calls, flatten, to_def
 from .front.environment import Read, Scope, dependencies, namespace_of
 from .front.names import GENERATED_BUILTINS, Namer, Namespace
@@ -73,6 +73,7 @@ class Program:
         self.injected: dict = {}
         self._discard = None
         self._outputs: dict = {}
+        self._memory: dict = {}  # (callee, signature) -> what its outputs may share memory with (returned_memory)
         self._checked: set = set()
         self.analyser = Analyser(self.dupform)
         self.helpers: dict = {}  # runtime helper -> its name in generated modules
@@ -143,11 +144,35 @@ class Program:
             facts.anf = specialise(self.anf(fn), facts.of)
             try:
                 check_constructs(facts)
-                check_in_place(facts.fn, facts.numeric_arrays, facts.containers, facts.array_params, facts.holders)
+                shares = self.call_shares(facts)
+                check_in_place(
+                    facts.fn, facts.numeric_arrays, facts.containers, facts.array_params, facts.holders, shares
+                )
             except Exception:
                 self._checked.discard(key)  # refused: so is every later request, in either mode
                 raise
         return facts
+
+    def returned_memory(self, fn, sig: V.Sig):
+        """For each output leaf of ``fn`` called with signature ``sig``, the parameters whose memory it
+        may share (``inplace.returned_memory``); None while ``fn`` is still being worked out (a
+        recursion: the caller then assumes every argument)."""
+        key = (fn, sig)
+        if key not in self._memory:
+            self._memory[key] = None
+            try:
+                facts = self.facts(fn, sig)
+                shares = self.call_shares(facts)
+                found = returned_memory(facts.fn, facts.numeric_arrays, facts.containers, facts.holders, shares)
+            except Exception:
+                del self._memory[key]  # refused: asked again, it is refused again
+                raise
+            self._memory[key] = found
+        return self._memory[key]
+
+    def call_shares(self, facts: Facts):
+        """``returned_memory`` for the calls of one analysed function: each call knows its callee's signature."""
+        return lambda eq: self.returned_memory(eq.param, facts.call_sig(eq))
 
     def callee_outputs(self, fn, mask, sig: V.Sig) -> tuple:
         """Which outputs of ``fn`` vary when the arguments in ``mask`` do, then which list parameters it fills

@@ -6,6 +6,7 @@ Every derivative is checked against an oracle that does not use adcompiler: anal
 function.
 """
 
+import importlib.util
 import math
 import sys
 import threading
@@ -166,6 +167,365 @@ def test_generated_names_stay_out_of_the_users_module():
             d.vjp(args, 1.0)
     assert vars(THIS).keys() == before.keys()
     assert all(vars(THIS)[k] is v for k, v in before.items())
+
+
+# ---- what a helper returns, changed afterwards --------------------------------------------------------
+
+# In a file of their own, so that adc compile writes their module too (the parameters are annotated:
+# the written module has no call to learn their kinds from).
+CALL_RESULTS = """
+import math
+
+import numpy as np
+
+import adcompiler
+
+
+def same(a):
+    return a
+
+
+def fresh_list():
+    return [0.0, 0.0]
+
+
+def ignores(c):
+    return [0.0, 0.0 * 0.0]
+
+
+def plus(a, c):
+    return a + c
+
+
+def tail(a):
+    return a[1:]
+
+
+def array_written(x: float, y: float) -> np.ndarray:
+    u = same(np.zeros(2))
+    u[1] = x
+    u[0] = x * y
+    return u
+
+
+def list_written(x: float, y: float) -> float:
+    u = same([0.0, 0.0])
+    u[1] = x
+    return u[0] + u[1] * y
+
+
+def list_returned(x: float, y: float) -> list:
+    u = same([0.0, 0.0])
+    u[1] = x * math.sin(y)
+    return u
+
+
+def made_list(x: float, y: float) -> list:
+    u = fresh_list()
+    u[0] = x * y
+    return u
+
+
+def unvaried_list(x: float, y: float) -> float:
+    u = ignores(x)
+    u[1] = x * x + y
+    return u[0] + u[1]
+
+
+def added_into(x: float, y: float) -> np.ndarray:
+    u = same(np.ones(2))
+    u[0] += x * y
+    return u * y
+
+
+def aliased_tangent(x: float, y: float) -> np.ndarray:
+    t = np.ones(2) * x
+    u = plus(t, 1.0)
+    u[1] = x * y
+    return t + u
+
+
+def dead_view(x: float, y: float) -> np.ndarray:
+    u = tail(np.ones(3) * y)
+    u[0] = x * y
+    return u
+
+
+def scaled(a):
+    return a * 2.0
+
+
+def scaled_jvp(a, da):
+    return da * 2.0
+
+
+def scaled_vjp(a, ct):
+    return (ct * 2.0,)
+
+
+adcompiler.defrule(scaled, jvp=scaled_jvp, vjp=scaled_vjp)
+
+
+def ruled(x: float, y: float) -> np.ndarray:
+    u = scaled(np.ones(2) * 0.5)
+    u[1] = x * y
+    return u
+"""
+
+WRITTEN = ["array_written", "list_written", "list_returned", "made_list", "unvaried_list"]
+WRITTEN += ["added_into", "aliased_tangent", "dead_view", "ruled"]
+
+# Where the result may be the same array as (or a view of) another that is still used, or a parameter:
+# refused, with the location of the write.
+REFUSED = """
+import numpy as np
+
+import adcompiler
+
+
+def same(a):
+    return a
+
+
+def tail(a):
+    return a[1:]
+
+
+def first(rows):
+    return rows[0]
+
+
+W = np.array([1.0, 2.0])
+
+
+def module_array():
+    return W
+
+
+def argument_used_later(x: float) -> np.ndarray:
+    t = np.zeros(2)
+    u = same(t)
+    u[1] = x
+    return t * 2.0
+
+
+def view_of_live_array(x: float) -> np.ndarray:
+    t = np.zeros(3)
+    u = tail(t)
+    u[0] = x
+    return t
+
+
+def argument_written_result_used(x: float) -> np.ndarray:
+    t = np.zeros(2)
+    u = same(t)
+    t[0] = x
+    return u
+
+
+def parameter_returned(p: np.ndarray, x: float) -> np.ndarray:
+    u = same(p)
+    u[0] = x
+    return u
+
+
+def module_array_returned(x: float) -> np.ndarray:
+    u = module_array()
+    u[0] = x
+    return u * 1.0
+
+
+def element_of_a_list(x: float) -> np.ndarray:
+    rows = [np.zeros(2)]
+    u = first(rows)
+    u[0] = x
+    return rows[0]
+
+
+def ruled(a):  # a function with rules is not read: its result may be its argument
+    return a * 2.0
+
+
+def ruled_jvp(a, da):
+    return da * 2.0
+
+
+def ruled_vjp(a, ct):
+    return (ct * 2.0,)
+
+
+adcompiler.defrule(ruled, jvp=ruled_jvp, vjp=ruled_vjp)
+
+
+def rule_result_with_live_argument(x: float) -> np.ndarray:
+    t = np.ones(2) * x
+    u = ruled(t)
+    u[1] = x
+    return t
+"""
+
+REFUSED_WRITES = {  # function -> (the write refused, what the message names)
+    "argument_used_later": ("u[1] = x", "which may be t or a view of it"),
+    "view_of_live_array": ("u[0] = x", "which may be t or a view of it"),
+    "argument_written_result_used": ("t[0] = x", "an array handed to same"),
+    "parameter_returned": ("u[0] = x", "the array parameter p"),
+    "module_array_returned": ("u[0] = x", "a module's array"),
+    "element_of_a_list": ("u[0] = x", "the list rows holds"),
+    "rule_result_with_live_argument": ("u[1] = x", "which may be t or a view of it"),
+}
+
+
+def _line_of(source: str, function: str, text: str) -> int:
+    """The line of ``source`` holding ``text`` in ``function``'s body."""
+    lines = source.splitlines()
+    start = next(k for k, line in enumerate(lines) if line.startswith(f"def {function}("))
+    return next(k for k in range(start, len(lines)) if text in lines[k]) + 1
+
+
+@pytest.fixture(scope="module")
+def call_results(tmp_path_factory):
+    """The module of CALL_RESULTS, and the module adc compile writes for it (run without adcompiler)."""
+    from adcompiler.cli import compile_file
+
+    path = tmp_path_factory.mktemp("call_results") / "call_results.py"
+    path.write_text(CALL_RESULTS)
+    spec = importlib.util.spec_from_file_location("call_results", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    written: dict = {"__name__": "call_results_ad"}
+    exec(compile(compile_file(str(path), WRITTEN), "call_results_ad.py", "exec"), written)
+    assert "adcompiler" not in written
+    return module, written
+
+
+def _flat(value) -> np.ndarray:
+    return np.array(value, dtype=float).ravel()
+
+
+def _central(fn, args, direction, h=1e-6):
+    plus = [a + h * d for a, d in zip(args, direction)]
+    minus = [a - h * d for a, d in zip(args, direction)]
+    return (_flat(fn(*plus)) - _flat(fn(*minus))) / (2 * h)
+
+
+@pytest.mark.parametrize("name", WRITTEN)
+def test_what_a_helper_returned_and_the_function_changes(call_results, name):
+    """Forward mode against central differences, reverse mode against forward mode (the dot-product
+    identity <u, J v> == <J^T u, v>), in the API and in the module adc compile writes."""
+    module, written = call_results
+    fn = getattr(module, name)
+    d = adcompiler.differentiate(fn)
+    rng = np.random.default_rng(len(name))
+    for _ in range(3):
+        args = [float(a) for a in rng.uniform(-1.5, 1.5, 2)]
+        v = [float(t) for t in rng.uniform(-1.0, 1.0, 2)]
+        value = fn(*args)
+        u = rng.uniform(-1.0, 1.0, _flat(value).size)
+        ct = u.tolist() if isinstance(value, list) else (float(u[0]) if np.ndim(value) == 0 else u)
+        expected = _central(fn, args, v)
+        for _ in range(2):  # built, then the fast entries
+            got_value, tangent = d.jvp(args, v)
+            np.testing.assert_allclose(_flat(got_value), _flat(value), rtol=1e-14)
+            np.testing.assert_allclose(_flat(tangent), expected, rtol=1e-6, atol=1e-8)
+            got_value, cts = d.vjp(args, ct)
+            np.testing.assert_allclose(_flat(got_value), _flat(value), rtol=1e-14)
+            assert float(np.dot(cts, v)) == pytest.approx(float(u @ _flat(tangent)), rel=1e-12, abs=1e-12)
+        # the module adc compile writes, run without adcompiler
+        got_value, tangent = written[f"{name}_forward"](*args, *v)
+        np.testing.assert_allclose(_flat(got_value), _flat(value), rtol=1e-14)
+        np.testing.assert_allclose(_flat(tangent), expected, rtol=1e-6, atol=1e-8)
+        got_value, cts = written[f"{name}_reverse"](*args, ct)
+        np.testing.assert_allclose(_flat(got_value), _flat(value), rtol=1e-14)
+        assert float(np.dot(cts, v)) == pytest.approx(float(u @ _flat(tangent)), rel=1e-12, abs=1e-12)
+
+
+REPORTED = """
+import numpy as np
+
+
+def h(a):
+    return a
+
+
+def hl(a):
+    return a
+
+
+def f(x: float) -> np.ndarray:
+    u = h(np.zeros(2))
+    u[1] = x
+    return u
+
+
+def g(x: float) -> float:
+    u = hl([0.0, 0.0])
+    u[1] = x
+    return u[0] + u[1]
+
+
+def g2(x: float) -> list:
+    u = hl([0.0, 0.0])
+    u[1] = x
+    return u
+"""
+
+
+def test_the_cases_of_the_report(tmp_path):
+    """h returns a constant array (or list) the function then writes x into: the tangent is [0, 1]
+    (not [0, 0]) and the cotangent of x is the output cotangent's second entry, in both modes of the
+    API and of the module adc compile writes."""
+    from adcompiler.cli import compile_file
+
+    path = tmp_path / "reported.py"
+    path.write_text(REPORTED)
+    spec = importlib.util.spec_from_file_location("reported", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    written: dict = {}
+    exec(compile(compile_file(str(path)), "reported_ad.py", "exec"), written)
+    f, g, g2 = (adcompiler.differentiate(fn) for fn in (module.f, module.g, module.g2))
+    for _ in range(2):
+        for forward in (f.jvp, lambda p, t: written["f_forward"](*p, *t)):
+            value, tangent = forward((2.0,), (1.0,))
+            np.testing.assert_array_equal(value, [0.0, 2.0])
+            np.testing.assert_array_equal(tangent, [0.0, 1.0])
+        for reverse in (f.vjp, lambda p, c: written["f_reverse"](*p, c)):
+            assert reverse((2.0,), np.array([0.5, 3.0]))[1] == (3.0,)
+        assert g.jvp((2.0,), (1.0,)) == written["g_forward"](2.0, 1.0) == (2.0, 1.0)
+        assert g.vjp((2.0,), 1.5) == written["g_reverse"](2.0, 1.5) == (2.0, (1.5,))
+        assert g.grad(2.0) == 1.0
+        assert g2.jvp((2.0,), (1.0,)) == written["g2_forward"](2.0, 1.0) == ([0.0, 2.0], [0.0, 1.0])
+        assert g2.vjp((2.0,), [0.5, 3.0]) == written["g2_reverse"](2.0, [0.5, 3.0]) == ([0.0, 2.0], (3.0,))
+
+
+@pytest.fixture(scope="module")
+def refused(tmp_path_factory):
+    path = tmp_path_factory.mktemp("refused") / "refused.py"
+    path.write_text(REFUSED)
+    spec = importlib.util.spec_from_file_location("refused_calls", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, path
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED_WRITES))
+def test_a_helpers_result_that_may_be_another_live_array_is_refused_where_it_is_written(refused, name):
+    from adcompiler.cli import compile_file
+
+    module, path = refused
+    write, says = REFUSED_WRITES[name]
+    line = _line_of(REFUSED, name, write)
+    fn = getattr(module, name)
+    args = (np.array([0.5, 0.25]), 1.5) if name == "parameter_returned" else (1.5,)
+    tangents = tuple(np.ones(2) if isinstance(a, np.ndarray) else 1.0 for a in args)
+    for attempt in (
+        lambda: adcompiler.differentiate(fn).jvp(args, tangents),
+        lambda: adcompiler.differentiate(fn).vjp(args, np.ones(2)),
+        lambda: compile_file(str(path), [name]),
+    ):
+        with pytest.raises(adcompiler.UnsupportedSyntaxError) as err:
+            attempt()
+        assert err.value.lineno == line and says in str(err.value), str(err.value)
 
 
 # ---- threads ---------------------------------------------------------------------------------------

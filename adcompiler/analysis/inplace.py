@@ -14,7 +14,14 @@ derivative code would silently miss.  So, in a function being differentiated:
 * a write into an array after taking a view of it, when the view is used after
   the write, is refused: the view sees the write;
 * ``c += v`` when another name still holding the old ``c`` is used afterwards
-  (``b = c`` before) is refused: NumPy's ``+=`` changes ``b`` too.
+  (``b = c`` before) is refused: NumPy's ``+=`` changes ``b`` too;
+* a write or ``+=`` into an array a helper returned, when that array may be (or
+  view) an array handed to the helper that is still used afterwards, a
+  parameter, a module's array or an array a list holds, is refused, and so is a
+  write into an array handed to a helper while what the helper returned, which
+  may be it, is still used: the other name sees the write.  What a helper's
+  result may share memory with is worked out from the helper itself
+  (``returned_memory``), so a helper that returns a new array is no obstacle.
 
 Each refusal names the file, line and column and what to write instead.
 """
@@ -39,16 +46,22 @@ STORES = ("list", "tuple", "append", "setitem", "list_repeat")
 IN_PLACE = "in place"  # the ``param`` of an operator equation lowered from ``x op= y``
 
 
-def check_in_place(fn, arrays: frozenset, containers: frozenset, array_params=None, holders=frozenset()) -> None:
+MODULE = -1  # in returned_memory: the helper's result may be (part of) an array of a module
+
+
+def check_in_place(
+    fn, arrays: frozenset, containers: frozenset, array_params=None, holders=frozenset(), call_shares=None
+) -> None:
     """Raise UnsupportedSyntaxError for the first in-place change of an array the derivative could miss.
 
     ``array_params``: the parameters that may arrive as arrays (None: any parameter may);
-    ``holders``: the lists and tuples that may hold arrays."""
+    ``holders``: the lists and tuples that may hold arrays; ``call_shares(eq)``: for a call, what
+    ``returned_memory`` says of its callee (None: not known, as inside a recursion)."""
     if not arrays:
         return
-    facts = _Facts(fn, arrays, containers, holders)
+    facts = _Facts(fn, arrays, containers, holders, call_shares)
     facts.array_params = set(fn.params) if array_params is None else set(array_params)
-    facts.array_params |= {eq.outs[0].name for eq, _, _ in facts.eqs if eq.prim == "global"}  # module arrays
+    facts.array_params |= facts.module_arrays
     for eq, pos, loops in facts.eqs:
         target = eq.ins[0].name if eq.prim == "setitem" and isinstance(eq.ins[0], Var) else None
         if target is not None and (target in arrays or any(m in facts.taken for m in facts.members(target))):
@@ -58,10 +71,28 @@ def check_in_place(fn, arrays: frozenset, containers: frozenset, array_params=No
             facts.check_stale(eq, pos, loops)
 
 
+def returned_memory(fn, arrays: frozenset, containers: frozenset, holders=frozenset(), call_shares=None) -> tuple:
+    """For each leaf of what ``fn`` (dup form) returns, the positions of the parameters whose memory it
+    may share (the parameter itself, a view or row of it, an array a list parameter holds), with
+    ``MODULE`` if it may be a module's array: what a caller writing into the result also changes."""
+    ret = next(s for s in reversed(fn.body) if isinstance(s, Return))
+    leaves = flatten(ret.value)
+    if not arrays:
+        return tuple(frozenset() for _ in leaves)
+    facts = _Facts(fn, arrays, containers, holders, call_shares)
+    out = []
+    for a in leaves:
+        reached = facts.memory_of(a.name) if isinstance(a, Var) and a.name in arrays else set()
+        found = {fn.params.index(n) for n in reached if n in fn.params}
+        module = MODULE in reached or reached & facts.module_arrays
+        out.append(frozenset(found | ({MODULE} if module else set())))
+    return tuple(out)
+
+
 class _Facts:
     """Positions, loops, object classes, definitions and uses of one function in dup form."""
 
-    def __init__(self, fn, arrays, containers, holders=frozenset()):
+    def __init__(self, fn, arrays, containers, holders=frozenset(), call_shares=None):
         self.fn, self.arrays, self.containers = fn, arrays, containers
         self.eqs: list = []  # (eq, position, enclosing loops)
         self.defined: dict = {p: (-1, ()) for p in fn.params}  # var -> (position, loops) of its definition
@@ -77,11 +108,19 @@ class _Facts:
         self.picks: set = set()  # index tuples holding an array or list (advanced indexing: a copy)
         self.taken: set = set()  # arrays read out of a list
         self.stored: set = set()  # arrays put into a list
+        self.held: dict = {}  # list -> the arrays put into it
+        # an array a call returned -> (the call, the names of the arguments it may share memory with)
+        self.returned: dict = {}
+        self.module_arrays = {eq.outs[0].name for eq, _, _ in self.eqs if eq.prim == "global"}
         holders = set(holders)  # lists holding arrays
         reach = reaching_writes(fn)
         for eq, _, _ in self.eqs:
             ins = [a.name for a in eq.ins if isinstance(a, Var)]
             outs = [v.name for v in eq.outs]
+            if eq.prim == "call":
+                self._call(eq, call_shares(eq) if call_shares is not None else None)
+            elif eq.prim == "custom":  # a function with rules, not read: its result may be any argument
+                self._call(eq, [frozenset(range(len(eq.ins)))] * len(eq.outs))
             if eq.prim in SAME_OBJECT:
                 for n in ins + outs:
                     self._union(ins[0] if ins else outs[0], n)
@@ -103,6 +142,8 @@ class _Facts:
             if eq.prim in STORES and not (eq.prim == "setitem" and ins and ins[0] in arrays):  # into a list
                 held = ins[1:] if eq.prim in ("append", "setitem") else ins
                 self.stored |= {n for n in held if n in arrays}
+                into = ins[0] if eq.prim in ("append", "setitem") else outs[0]
+                self.held.setdefault(into, set()).update(n for n in held if n in arrays or n in containers)
                 if any(n in arrays for n in held):  # the list now holds arrays
                     holders.add(ins[0] if eq.prim in ("append", "setitem") else outs[0])
         holders = {self.find(n) for n in holders}
@@ -115,6 +156,48 @@ class _Facts:
             ):
                 self.views[eq.outs[0].name] = eq.ins[0].name
                 self.taken.add(eq.outs[0].name)
+
+    def _call(self, eq, shares) -> None:
+        """What each array a call returns may share memory with: the arguments at the positions
+        ``shares`` gives (None: every array or list argument, and a module's array)."""
+        args = [
+            a.name if isinstance(a, Var) and (a.name in self.arrays or a.name in self.containers) else None
+            for a in eq.ins
+        ]
+        if shares is not None and len(shares) != len(eq.outs):
+            shares = None  # not the call's outputs one for one: assume the worst
+        for k, v in enumerate(eq.outs):
+            if v.name not in self.arrays:
+                continue
+            if shares is None:
+                known = {n for n in args if n is not None} | {MODULE}
+            else:
+                known = {args[i] if i != MODULE else MODULE for i in shares[k] if i == MODULE or args[i] is not None}
+            if known:
+                self.returned[v.name] = (eq, known)
+
+    def memory_of(self, name: str) -> set:
+        """Every name whose array (or list) ``name``'s memory may be part of, ``name`` included: the
+        objects it may be (copies, slot reads), what it is a view or row of, the list it was read from
+        and what was put into that list, and what a call that returned it was handed."""
+        found, todo = set(), [name]
+        while todo:
+            n = todo.pop()
+            if n in found or n == MODULE:
+                continue
+            found.add(n)
+            todo += self.sources(n)
+            todo += [m for m in self.members(n) if m in self.containers]  # one list, many names
+            for table in (self.views, self.elements):
+                if n in table:
+                    todo.append(table[n])
+            todo += self.held.get(n, ())
+            if n in self.returned:
+                known = self.returned[n][1]
+                todo += [m for m in known if m != MODULE]
+                if MODULE in known:
+                    found.add(MODULE)
+        return found
 
     def _sliced(self, index) -> bool:
         """Whether an index keeps dimensions (a slice, None, or a tuple holding one): the result is a view."""
@@ -244,6 +327,52 @@ class _Facts:
                         "copy the view (v = a[1:].copy()) or take it after the last change",
                         name,
                     )
+        self.check_through_calls(eq, pos, loops, name, what)
+
+    def check_through_calls(self, eq, pos, loops, name: str, what: str) -> None:
+        """A change of an array a helper returned that may be (or view) another array, or of an array
+        handed to a helper whose result, which may be it, is still used: the other name sees it."""
+        own = {self.find(m) for m in self.sources(name)} | {self.find(name)}
+        for m in self.sources(name):
+            if m not in self.returned:
+                continue
+            callee = self.returned[m][0].param.__name__
+            result = f"{what} an array {callee} returned"
+            remedy = f"copy it first ({_root(m)} = {callee}(...).copy())"
+            others = {o for o in self.memory_of(m) if o == MODULE or self.find(o) not in own}
+            if MODULE in others or others & self.module_arrays:
+                self.refuse(eq, f"{result}, which may be a module's array (or a view of one)", remedy, name)
+            param = next((o for o in others if o in self.array_params), None)
+            if param is not None:
+                self.refuse(
+                    eq, f"{result}, which may be the array parameter {_root(param)} (or a view of it)", remedy, name
+                )
+            held = next((o for o in others if o in self.containers), None)
+            if held is not None:
+                self.refuse(eq, f"{result}, which may be an array the list {_root(held)} holds", remedy, name)
+            alive = next((o for o in others if self.used_after(self._sharing(o), pos, loops)), None)
+            if alive is not None:
+                construct = f"{result}, which may be {_root(alive)} or a view of it, while {_root(alive)} is still used"
+                self.refuse(eq, construct, remedy, name)
+        for u, (call, _) in list(self.returned.items()):  # handed to a helper earlier: its result may be it
+            if self.find(u) in own or self.defined.get(u, (pos, ()))[0] >= pos:
+                continue
+            if any(self.find(o) in own for o in self.memory_of(u) if o != MODULE):
+                if self.used_after(self._sharing(u), pos, loops):
+                    callee = call.param.__name__
+                    self.refuse(
+                        eq,
+                        f"{what} an array handed to {callee} while {_root(u)}, which {callee} returned and which "
+                        "may be that array or a view of it, is still used",
+                        f"copy what {callee} returns ({_root(u)} = {callee}(...).copy())",
+                        name,
+                    )
+
+    def _sharing(self, name: str) -> list:
+        """The names of ``name``'s object and of the views taken of it: what sees a change of it."""
+        root = self.find(name)
+        views = [v for v, base in list(self.views.items()) + list(self.elements.items()) if self.find(base) == root]
+        return self.members(name) + [m for v in views for m in self.members(v)]
 
     def check_stale(self, eq, pos, loops) -> None:
         """``c += v``: no other name bound to the old ``c`` may be used afterwards."""
