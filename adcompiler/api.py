@@ -199,7 +199,9 @@ class Differentiable:
     def _check_current(self) -> None:
         """Drop everything built if the module no longer holds what it was built from."""
         if self._stale():
-            self._forget()
+            with BUILDING:
+                if self._stale():  # not already dropped (and built again) by another thread
+                    self._forget()
 
     def _forget(self) -> None:
         """Forget every program, loaded function and fast entry (later calls build them again), and,
@@ -258,10 +260,11 @@ class Differentiable:
 
     def _output_shape(self):
         """The tuple structure of the output (None: one value), from the function's return statements."""
-        if self._out_shape is None:
+        shape = self._out_shape  # read once: another thread may forget it meanwhile
+        if shape is None:
             with BUILDING, _no_cycle_collection():
-                self._out_shape = (self.program.shape(self.fn),)
-        return self._out_shape[0]
+                shape = self._out_shape = (self.program.shape(self.fn),)
+        return shape[0]
 
     def _require_scalar(self, what: str, sig: V.Sig) -> None:
         """Refuse ``grad`` of a function whose output is not one number (a tuple, a list, an array of

@@ -654,5 +654,43 @@ def test_one_function_called_with_two_kinds_of_arguments_from_four_threads():
     assert not failures, failures[:5]
 
 
+def test_a_helper_redefined_while_eight_threads_differentiate(monkeypatch):
+    """Threads calling f.grad and f.jvp (their fast entries, then the methods, then building again)
+    while the helper is redefined back and forth: no call fails, and each gives the derivative of
+    one of the two definitions, never a mixture or a half-built one."""
+    d = adcompiler.differentiate(r_scaled)
+    x = 0.7
+    answers = {2 * SCALE * x + math.cos(x), 3 * SCALE * x * x + math.cos(x)}
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    failures, stop = [], threading.Event()
+
+    def run(k):
+        while not stop.is_set():
+            try:
+                got = d.grad(x) if k % 2 else d.jvp((x,), (1.0,))[1]
+            except Exception as exc:  # noqa: BLE001  (reported below)
+                failures.append(repr(exc))
+                return
+            if not any(got == pytest.approx(a, rel=1e-13) for a in answers):
+                failures.append(got)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(8)]
+    try:
+        for t in threads:
+            t.start()
+        for k in range(40):
+            monkeypatch.setattr(THIS, "r_helper", r_helper_cubic if k % 2 == 0 else SQUARE)
+            stop.wait(0.005)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+        sys.setswitchinterval(old)
+    assert not failures, failures[:5]
+    monkeypatch.setattr(THIS, "r_helper", r_helper_cubic)
+    assert d.grad(x) == pytest.approx(3 * SCALE * x * x + math.cos(x), rel=1e-13)
+
+
 if __name__ == "__main__":
     pytest.main([__file__, "-q"])
