@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import contextlib
 import functools
 import gc
@@ -13,10 +12,11 @@ from .back import emit
 from .analysis import values as V
 from .analysis.assume import assumed_signature
 from .modes.checkpoint import checkpoint_problem
+from .arguments import all_floats, ct_mismatch, tangent_like, zeros_for
 from .entries import make_entry, tangent_mismatch
 from .back.load import load
-from .front.names import GENERATED_BUILTINS
-from .pipeline import Program
+from .front.environment import namespace_of
+from .pipeline import BUILDING, Program
 
 
 def differentiate(fn=None, *, wrt=None, checkpoint=None):
@@ -48,7 +48,10 @@ class Differentiable:
     """A function together with its forward- and reverse-mode derivative code."""
 
     def __init__(self, fn, wrt=None, checkpoint=None):
-        fn = _generated(fn)
+        self._origin = _origin(fn)  # (owner, mode, signature) when fn is g.grad, g.jvp, ... of a Differentiable
+        if self._origin is not None:
+            owner, mode, sig = self._origin
+            fn = owner._function(mode, sig)  # the generated function itself
         self.checkpoint = checkpoint
         functools.update_wrapper(self, fn)
         self.fn = fn
@@ -64,10 +67,10 @@ class Differentiable:
         self._floats = V.Sig((V.FLOAT,) * len(self.params))  # the signature of numbers only
         self._sig = None  # the abstract signature of the last call's arguments: what the code is for
         self._out_shape = None
-        self._programs: dict = {}
+        self._programs: dict = {}  # signature -> its Program
         self._sources: dict = {}  # each generated entry function: the IR it was emitted from
-        self._compiled_for: dict = {}
-        self._compiled: dict = {}
+        self._compiled_for: dict = {}  # signature -> mode -> the loaded entry function
+        self.derived: dict = {}  # derivatives of the generated code (hessian's), by mode and signature
 
     def __call__(self, *args, **kwargs):
         return self.fn(*args, **kwargs)
@@ -76,29 +79,47 @@ class Differentiable:
         return self if obj is None else functools.partial(self, obj)
 
     # ---- building -------------------------------------------------------------------
+    #
+    # Everything below that creates or fills a Program, generates code or makes an entry holds
+    # pipeline.BUILDING: the passes share module-level tables, and two threads asking for the same
+    # signature's code at once must not build it twice into one Program.  Each call works with the
+    # signature it bound itself (``_bound``), never with another thread's: ``_sig`` only remembers
+    # the last call's, for ``source()`` and ``program``.
 
     @property
     def program(self) -> Program:
         """The program generated for the last call's signature (one per signature, so each names its
         entry points ``f_forward``, ``f_reverse``, ...)."""
-        if self._sig is None:  # no call yet: what the code's use of each parameter says (as adc compile)
-            program = Program(self.fn.__globals__, self.checkpoint)
-            self._sig = assumed_signature(program, self.fn)
-            self._programs.setdefault(self._sig, program)
-            self._compiled = self._compiled_for.setdefault(self._sig, {})
-        if self._sig not in self._programs:
-            self._programs[self._sig] = Program(self.fn.__globals__, self.checkpoint)
-        return self._programs[self._sig]
+        with BUILDING:
+            if self._sig is None:  # no call yet: what the code's use of each parameter says (as adc compile)
+                program = Program(namespace_of(self.fn), self.checkpoint)
+                self._sig = assumed_signature(program, self.fn)
+                self._programs.setdefault(self._sig, program)
+            return self._program(self._sig)
 
-    def _specialise(self, args) -> None:
-        """Choose the generated code for the arguments' abstract signature: every leaf of every list
-        and tuple looked at, and which arguments share a list (built once per signature)."""
+    def _program(self, sig: V.Sig) -> Program:
+        """The program for arguments of signature ``sig`` (made on first use)."""
+        program = self._programs.get(sig)
+        if program is None:
+            with BUILDING:
+                program = self._programs.get(sig)
+                if program is None:
+                    program = self._programs[sig] = Program(namespace_of(self.fn), self.checkpoint)
+        return program
+
+    def _facts(self, sig: V.Sig):
+        """What the analysis knows of the function for arguments of signature ``sig``."""
+        with BUILDING, _no_cycle_collection():
+            return self._program(sig).facts(self.fn, sig)
+
+    def _specialise(self, args) -> V.Sig:
+        """The abstract signature of the arguments, which chooses the generated code: every leaf of
+        every list and tuple looked at, and which arguments share a list (built once per signature)."""
         sig = V.signature(args)
-        if sig == self._sig:  # the same kinds of arguments as last time: the same code
-            return
-        self._refuse_shared_writes(sig)
+        if sig not in self._compiled_for:
+            self._refuse_shared_writes(sig)
         self._sig = sig
-        self._compiled = self._compiled_for.setdefault(sig, {})
+        return sig
 
     def _refuse_shared_writes(self, sig: V.Sig) -> None:
         """The same list passed as two parameters, one of which the function writes into, has no
@@ -106,8 +127,7 @@ class Differentiable:
         shared = [i for i in range(len(sig.avals)) if sig.aliased(i)]
         if not shared:
             return
-        program = self._programs.setdefault(sig, Program(self.fn.__globals__, self.checkpoint))
-        facts = program.facts(self.fn, sig)
+        facts = self._facts(sig)
         written = [self.params[i] for i in shared if facts.summary.written[i]]
         if written:
             others = [self.params[j] for j in shared if sig.alias[j] == sig.alias[self.params.index(written[0])]]
@@ -116,55 +136,117 @@ class Differentiable:
                 f"changes it through {written[0]}; pass a copy (list(...)) for one of them"
             )
 
-    def _function(self, mode: str):
-        """The loaded entry function for ``mode``, transforming on first use only.
+    def _function(self, mode: str, sig: V.Sig | None = None):
+        """The loaded entry function for ``mode``, for arguments of signature ``sig`` (the last call's
+        when None), transforming on first use only.
 
         Each entry point (``jvp``, ``vjp``, ``grad``, ``value_and_grad``) is generated when first
         asked for; the functions it calls are generated once per program and shared.
         """
-        if mode not in self._compiled:
-            with _no_cycle_collection():
-                self._build(mode)
-        return self._compiled[mode]
+        if sig is None:  # asked from outside (higher, a derivative of this one): the last call's code
+            self._check_current()
+            self.program  # noqa: B018  (makes the assumed signature when nothing was called yet)
+            sig = self._sig
+        compiled = self._compiled_for.get(sig)
+        if compiled is None or mode not in compiled:
+            with BUILDING, _no_cycle_collection():
+                compiled = self._compiled_for.setdefault(sig, {})
+                if mode not in compiled:
+                    self._build(mode, sig, compiled)
+        return compiled[mode]
 
-    def _build(self, mode: str) -> None:
-        """Generate, load and remember the entry function for ``mode`` (see ``_function``)."""
-        program = self.program
-        built = program.build(self.fn, mode, self.wrt, self._sig)
+    def _build(self, mode: str, sig: V.Sig, compiled: dict) -> None:
+        """Generate, load and remember (in ``compiled``) the entry function for ``mode`` (see ``_function``)."""
+        program = self._program(sig)
+        built = program.build(self.fn, mode, self.wrt, sig)
         seen: set = set()
         defs = [d for d in built if not (d.name in seen or seen.add(d.name))]  # each function once
         source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
-        namespace = dict(self.fn.__globals__)
-        namespace.update(program.injected)
-        for name in GENERATED_BUILTINS:  # the runtime helpers call builtins the user's module may rebind
-            namespace[name] = getattr(builtins, name)
-        load(source, namespace, f"{mode} of {self.fn.__qualname__}")
+        # run in the function's own module (its globals read when the code runs), nothing written into it
+        namespace = load(source, self.fn.__globals__, f"{mode} of {self.fn.__qualname__}", program.supplied)
         for name, alias in program.helpers.items():
             namespace[alias].__adc_primitive__ = name  # so derivative code can itself be differentiated
-        self._compiled[mode] = namespace[built[0].name]
-        self._sources[self._compiled[mode]] = (built[0], program.ns)
+        function = namespace[built[0].name]
+        self._sources[function] = (built[0], program.ns)
+        compiled[mode] = function
+
+    # ---- what the code was built from -----------------------------------------------
+    #
+    # The generated code reads the module's globals when it runs, as the primal does; what it was
+    # built from (the helpers it calls and differentiates, the kinds of the globals it reads, an
+    # integer that chose an index) is tested on every call, a few dictionary lookups in the fast
+    # entries (see front.environment); when the module no longer holds it (a helper redefined, as
+    # in a notebook), everything built is dropped and built again on this call.
+
+    def _dependencies(self) -> tuple:
+        """What everything built so far depends on, with, for a derivative of derivative code, what
+        that code depends on."""
+        found: dict = {}
+        deps = [d for program in list(self._programs.values()) for d in program.dependencies()]
+        if self._origin is not None:
+            deps += self._origin[0]._dependencies()
+        for d in deps:
+            found.setdefault((id(d.where), d.name), d)
+        return tuple(found.values())
+
+    def _stale(self) -> bool:
+        """Whether the module no longer holds something the code was built from."""
+        if self._origin is not None:  # the differentiated code: stale, or built again since
+            owner, mode, sig = self._origin
+            if owner._stale() or owner._compiled_for.get(sig, {}).get(mode) is not self.fn:
+                return True
+        return any(not d.holds() for program in list(self._programs.values()) for d in program.dependencies())
+
+    def _check_current(self) -> None:
+        """Drop everything built if the module no longer holds what it was built from."""
+        if self._stale():
+            with BUILDING:
+                if self._stale():  # not already dropped (and built again) by another thread
+                    self._forget()
+
+    def _forget(self) -> None:
+        """Forget every program, loaded function and fast entry (later calls build them again), and,
+        for a derivative of a derivative, take the differentiated code as it is now."""
+        with BUILDING:
+            if self._origin is not None:
+                owner, mode, sig = self._origin
+                owner._check_current()
+                self.fn = owner._function(mode, sig)
+                functools.update_wrapper(self, self.fn)
+            self._programs, self._sources, self._compiled_for, self.derived = {}, {}, {}, {}
+            self._out_shape = None
+            for name in ("jvp", "vjp", "grad", "value_and_grad"):  # the fast entries of the old code
+                self.__dict__.pop(name, None)
 
     def source(self, stage: str = "reverse") -> str:
         """The Python source of one stage: "anf", "dup", "forward" or "reverse"."""
-        self._function(stage) if stage in ("forward", "reverse") else None
-        return self.program.stage(self.fn, stage, self.wrt, self._sig)
+        self._check_current()
+        with BUILDING:
+            program = self.program
+            sig = self._sig
+            self._function(stage, sig) if stage in ("forward", "reverse") else None
+            return program.stage(self.fn, stage, self.wrt, sig)
 
     # ---- derivatives ----------------------------------------------------------------
 
     def _bind(self, args, kwargs=None) -> tuple:
         """All arguments, positionally, defaults filled in; integers refused where we differentiate."""
+        return self._bound(args, kwargs)[0]
+
+    def _bound(self, args, kwargs=None) -> tuple:
+        """``(arguments, their signature)``: all arguments, positionally, defaults filled in; integers
+        refused where we differentiate."""
+        self._check_current()
         if kwargs or len(args) != len(self.params):
             bound = self.signature.bind(*args, **(kwargs or {}))
             bound.apply_defaults()
             values = tuple(bound.arguments.values())
         else:
             values = args
-            if _floats(values):  # numbers only, the common case: nothing to refuse
-                if self._sig is not self._floats:
-                    self._sig = self._floats
-                    self._compiled = self._compiled_for.setdefault(self._sig, {})
-                return values
-        self._specialise(values)
+            if all_floats(values):  # numbers only, the common case: nothing to refuse
+                self._sig = self._floats
+                return values, self._floats
+        sig = self._specialise(values)
         for i in self._positions:
             if type(values[i]) in (int, bool):
                 raise TypeError(
@@ -175,19 +257,23 @@ class Differentiable:
                 raise TypeError(
                     f"{self.fn.__name__}: cannot differentiate with respect to {self.params[i]}, an array of {values[i].dtype}; convert it with .astype(float)"
                 )
-        return values
+        return values, sig
 
-    def _require_scalar(self, what: str) -> None:
+    def _output_shape(self):
+        """The tuple structure of the output (None: one value), from the function's return statements."""
+        shape = self._out_shape  # read once: another thread may forget it meanwhile
+        if shape is None:
+            with BUILDING, _no_cycle_collection():
+                shape = self._out_shape = (self.program.shape(self.fn),)
+        return shape[0]
+
+    def _require_scalar(self, what: str, sig: V.Sig) -> None:
         """Refuse ``grad`` of a function whose output is not one number (a tuple, a list, an array of
         one or more dimensions): its gradient would be of the sum of the outputs, silently."""
-        if self._out_shape is None:
-            with _no_cycle_collection():
-                self._out_shape = (self.program.shape(self.fn),)
         name = self.fn.__name__
-        if self._out_shape[0] is not None:
+        if self._output_shape() is not None:
             raise TypeError(f"{name}.{what} needs one output; {name} returns a tuple: use vjp (or jvp) instead")
-        with _no_cycle_collection():
-            out = self.program.facts(self.fn, self._sig).summary.out
+        out = self._facts(sig).summary.out
         if isinstance(out, V.Seq) or isinstance(out, V.Arr) and out.ndim not in (0, None):
             raise TypeError(
                 f"{name}.{what} needs a number as the output; {name} returns {V.show(out)}: "
@@ -196,84 +282,87 @@ class Differentiable:
 
     def jvp(self, primals, tangents):
         """Forward mode: ``(value, tangent of the output)`` along ``tangents`` (one per wrt parameter)."""
-        args = self._bind(tuple(primals))
+        args, sig = self._bound(tuple(primals))
         tangents = tuple(tangents)
         if len(tangents) != len(self.wrt):
             raise ValueError(
                 f"{self.fn.__name__}.jvp: expected {len(self.wrt)} tangents (for {', '.join(self.wrt)}), got {len(tangents)}"
             )
-        if not (_floats(tangents) and _floats(args)):
+        if not (all_floats(tangents) and all_floats(args)):
             for name, i, t in zip(self.wrt, self._positions, tangents):
                 problem = tangent_mismatch(args[i], t)
                 if problem:
                     raise ValueError(
                         f"{self.fn.__name__}.jvp: the tangent for {name} does not match its value: {problem}"
                     )
-            tangents = tuple(_zeros_for(args[i], t) for i, t in zip(self._positions, tangents))
-        found = self._fast_path("jvp", args)
-        if found is not None and all(_like(args[i], t, found.avals[i]) for i, t in zip(self._positions, tangents)):
+            tangents = tuple(zeros_for(args[i], t) for i, t in zip(self._positions, tangents))
+        forward = self._function("forward", sig)
+        if self._fast_path("jvp", sig) and all(
+            tangent_like(args[i], t, sig.avals[i]) for i, t in zip(self._positions, tangents)
+        ):
             sequences = [("primals", len(self.params)), ("tangents", len(self.wrt))]
-            self.jvp = self._numbers_first("jvp", "forward", Differentiable.jvp, sequences, found)
-        return (self._compiled.get("forward") or self._function("forward"))(*args, *tangents)
+            self._numbers_first("jvp", "forward", Differentiable.jvp, sequences, sig)
+        return forward(*args, *tangents)
 
     def vjp(self, primals, ct):
         """Reverse mode: ``(value, cotangents)``, one cotangent per wrt parameter."""
-        args = self._bind(tuple(primals))
-        if self._out_shape is None:
-            self._out_shape = (self.program.shape(self.fn),)
-        problem = _ct_mismatch(self.program.facts(self.fn, self._sig).summary.out, ct)
+        args, sig = self._bound(tuple(primals))
+        shape = self._output_shape()
+        problem = ct_mismatch(self._facts(sig).summary.out, ct)
         if problem:
             raise ValueError(f"{self.fn.__name__}.vjp: the output cotangent does not match the output: {problem}")
-        reverse = self._compiled.get("reverse") or self._function("reverse")
-        shape = self._out_shape[0]
-        found = self._fast_path("vjp", args)
-        if found is not None and (shape is None or all(s is None for s in shape)):
+        reverse = self._function("reverse", sig)
+        if self._fast_path("vjp", sig) and (shape is None or all(s is None for s in shape)):
             sequences = [("primals", len(self.params)), ("ct", None if shape is None else len(shape))]
-            self.vjp = self._numbers_first("vjp", "reverse", Differentiable.vjp, sequences, found)
+            self._numbers_first("vjp", "reverse", Differentiable.vjp, sequences, sig)
         return reverse(*args, ct)
 
     def value_and_grad(self, *args, **kwargs):
         """``(value, gradient)`` of a scalar-valued function."""
-        args = self._bind(args, kwargs)
-        self._require_scalar("value_and_grad")
-        found = self._fast_path("value_and_grad", args)  # later calls like this one skip the checks
-        if found is not None:
-            method = Differentiable.value_and_grad
-            self.value_and_grad = self._numbers_first("value_and_grad", "value_and_grad", method, None, found)
-        return self._function("value_and_grad")(*args)
+        args, sig = self._bound(args, kwargs)
+        self._require_scalar("value_and_grad", sig)
+        function = self._function("value_and_grad", sig)
+        if self._fast_path("value_and_grad", sig):  # later calls like this one skip the checks
+            self._numbers_first("value_and_grad", "value_and_grad", Differentiable.value_and_grad, None, sig)
+        return function(*args)
 
     def grad(self, *args, **kwargs):
         """The gradient: one value for a single wrt parameter, else a tuple."""
-        args = self._bind(args, kwargs)
-        self._require_scalar("grad")
-        found = self._fast_path("grad", args)  # later calls like this one skip the checks
-        if found is not None:
-            self.grad = self._numbers_first("grad", "grad", Differentiable.grad, None, found)
-        return self._function("grad")(*args)
+        args, sig = self._bound(args, kwargs)
+        self._require_scalar("grad", sig)
+        function = self._function("grad", sig)
+        if self._fast_path("grad", sig):  # later calls like this one skip the checks
+            self._numbers_first("grad", "grad", Differentiable.grad, None, sig)
+        return function(*args)
 
-    def _fast_path(self, name: str, args: tuple):
-        """The signature ``f.<name>``'s fast entry is made for, if it gets one now (it has none yet, and
-        every argument is a float, a float array, a list or a tuple), else None."""
+    def _fast_path(self, name: str, sig: V.Sig) -> bool:
+        """Whether ``f.<name>`` gets a fast entry for signature ``sig`` now: it has none yet, and every
+        argument is a float, a float array, a list or a tuple."""
         if name in self.__dict__:
-            return None
-        for a in self._sig.avals:
+            return False
+        for a in sig.avals:
             if not (
                 a == V.FLOAT or isinstance(a, V.Seq) or isinstance(a, V.Arr) and (a.dtype or "").startswith("float")
             ):
-                return None
-        return self._sig
+                return False
+        return True
 
-    def _numbers_first(self, name: str, mode: str, method, sequences=None, sig=None):
-        """``f.grad`` (or ``jvp``, ``vjp``, ...) for later calls: the generated code for ``mode`` when the
-        arguments have this call's signature (floats, arrays of the same ndim and dtype with tangents
-        of their shapes, lists of the same abstract value: a test or two each), else ``method``, which
-        checks, binds and specialises (other kinds, keywords, integers, wrong structures).
-        ``sequences``: the entry's parameters, each with the number of values it holds (None: one
-        value); None: the function's own parameters.  See ``adcompiler.entries``."""
+    def _numbers_first(self, name: str, mode: str, method, sequences, sig: V.Sig) -> None:
+        """Make ``f.<name>`` (or ``jvp``, ``vjp``, ...) for later calls: the generated code for ``mode``
+        when the arguments have signature ``sig`` (floats, arrays of the same ndim and dtype with
+        tangents of their shapes, lists of the same abstract value: a test or two each), else
+        ``method``, which checks, binds and specialises (other kinds, keywords, integers, wrong
+        structures).  ``sequences``: the entry's parameters, each with the number of values it holds
+        (None: one value); None: the function's own parameters.  See ``adcompiler.entries``."""
         ndarray = getattr(sys.modules.get("numpy"), "ndarray", None)
-        generated = self._function(mode)
-        source = self._sources.get(generated)
-        return make_entry(name, self, generated, method, sequences, sig, ndarray, source)
+        with BUILDING, _no_cycle_collection():
+            if name in self.__dict__:  # another thread made it meanwhile
+                return
+            generated = self._function(mode, sig)
+            source = self._sources.get(generated)
+            depends = self._dependencies()
+            entry = make_entry(name, self, generated, method, sequences, sig, ndarray, source, depends)
+            setattr(self, name, entry)
 
 
 @contextlib.contextmanager
@@ -290,53 +379,17 @@ def _no_cycle_collection():
             gc.enable()
 
 
-def _generated(fn):
-    """``f.grad`` / ``f.vjp`` / ... of a Differentiable, as the generated function behind it (built if needed)."""
+_MODES = {"grad": "grad", "value_and_grad": "value_and_grad", "vjp": "reverse", "jvp": "forward"}
+
+
+def _origin(fn):
+    """For ``f.grad`` / ``f.vjp`` / ... of a Differentiable: ``(f, mode, signature)``, the generated
+    function behind it being ``f._function(mode, signature)`` (for the signature of f's last call);
+    None for anything else."""
     owner = getattr(fn, "__self__", None)
-    if isinstance(owner, Differentiable) and fn.__name__ in ("grad", "value_and_grad"):
-        return owner._function(fn.__name__)
-    if isinstance(owner, Differentiable) and fn.__name__ == "vjp":
-        return owner._function("reverse")
-    if isinstance(owner, Differentiable) and fn.__name__ == "jvp":
-        return owner._function("forward")
-    return fn
-
-
-def _zeros_for(value, tangent):
-    """The tangent 0 of an array as zeros of its shape: the number would broadcast (np.dot(0, y) is an array)."""
-    if type(value).__name__ == "ndarray" and not hasattr(tangent, "shape"):
-        return sys.modules["numpy"].zeros_like(value, dtype=float) + tangent
-    return tangent
-
-
-def _like(value, tangent, aval) -> bool:
-    """Whether a tangent is what the fast entry of jvp takes for a parameter of abstract value
-    ``aval``: a float for a float, an array of the same shape for an array, a list or tuple of the
-    same structure for a list (the entry checks that as the method does, with ``tangent_mismatch``)."""
-    if isinstance(aval, V.Arr):
-        return type(tangent) is type(value) and tangent.shape == value.shape
-    if isinstance(aval, V.Seq):
-        return not tangent_mismatch(value, tangent)
-    return isinstance(tangent, float)
-
-
-def _floats(values) -> bool:
-    """Whether every value is a float (the arguments of the fast paths: nothing to check or refuse)."""
-    for v in values:
-        if type(v) is not float:
-            return False
-    return True
-
-
-def _ct_mismatch(out, ct) -> str:
-    """Why ``ct`` cannot be a cotangent of an output of abstract value ``out`` (tuples for the tuples a
-    function returns, a list or tuple for a list, a number or an array for a number or an array), or ""."""
-    if isinstance(out, tuple):
-        if not isinstance(ct, (tuple, list)) or len(ct) != len(out):
-            return f"the function returns a tuple of {len(out)} values, so ct must be a tuple of {len(out)} cotangents, not {ct!r}"
-        return next((p for p in (_ct_mismatch(o, c) for o, c in zip(out, ct)) if p), "")
-    if isinstance(out, V.Seq) and not isinstance(ct, (list, tuple)):
-        return f"the output is {V.show(out)}, so its cotangent is a list of the same length, not {ct!r}"
-    if isinstance(out, (V.Num, V.Arr)) and isinstance(ct, (list, tuple)):
-        return f"the output is {V.show(out)}, so its cotangent is a number or an array, not {ct!r}"
-    return ""
+    if not isinstance(owner, Differentiable) or fn.__name__ not in _MODES:
+        return None
+    owner._check_current()
+    with BUILDING:
+        owner.program  # noqa: B018  (makes the assumed signature when nothing was called yet)
+        return owner, _MODES[fn.__name__], owner._sig

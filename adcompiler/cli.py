@@ -23,7 +23,7 @@ from .back.load import write_atomic
 from .analysis.assume import assumed_signature
 from .front.files import read_definitions
 from .front.parse import load_file, module_functions
-from .pipeline import STAGES, Program, primal_source
+from .pipeline import BUILDING, STAGES, Program, primal_source
 
 
 class LoadError(Exception):
@@ -38,6 +38,11 @@ def compile_file(
     ``differentiate``, for the reverse mode of the chosen functions' loops).  The file's definitions are
     read without running its other top-level code, unless ``run`` (``--import``) imports it whole."""
     module = _import_input(path, run)
+    with BUILDING:  # the passes share module-level tables with any other thread building
+        return _compile_module(module, path, functions, mode, stage, checkpoint)
+
+
+def _compile_module(module, path: str, functions, mode: str, stage: str | None, checkpoint) -> str:
     available = module_functions(module)
     if not available:
         raise SystemExit(f"adc: {path}: no functions to differentiate (it defines no def at its top level)")

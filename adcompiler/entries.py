@@ -17,11 +17,12 @@ from .analysis import values as V
 from .back.emit import render_body
 from .ir.nodes import Def, ForS, IfS, WhileS
 from .back.load import load
+from .front.environment import Scope, namespace_of
 
 _INLINE_LIMIT = 30  # statements: a longer derivative's own work hides the cost of one call
 
 
-def make_entry(name: str, owner, generated, method, sequences=None, sig=None, ndarray=None, source=None):
+def make_entry(name: str, owner, generated, method, sequences=None, sig=None, ndarray=None, source=None, depends=()):
     """The entry ``f.<name>`` of Differentiable ``owner``: ``generated`` (the derivative for this
     call's signature) when the arguments have that signature, else ``method(owner, ...)``.
 
@@ -32,31 +33,47 @@ def make_entry(name: str, owner, generated, method, sequences=None, sig=None, nd
     by its whole abstract value (every element looked at, ``values.describe``) and, where several
     arguments hold lists, by which of them share one.
     ``source``: ``(Def, Namespace)``, the IR ``generated`` was emitted from, to inline a short body.
+    ``depends``: what the code was built from (``front.environment.Dependency``), tested on every
+    call; when the module no longer holds it the method builds the code again.
     """
     code = generated.__code__
     gen_params = code.co_varnames[: code.co_argcount]
     body = _inlined_body(*source) if source is not None else None
     if body is not None and sequences is None and gen_params != owner.params:
         body = None
-    space = generated.__globals__ if body is not None else {}  # the body's globals, if it is inlined
-    taken = set(space) | set(code.co_varnames) | set(code.co_names) | set(owner.params)
+    scope = namespace_of(generated)  # what an inlined body reads: the generated names, the module's globals
+    taken = set(scope) | set(code.co_varnames) | set(code.co_names) | set(owner.params)
     wholes = [p for p, n in sequences or () if p != "ct"]
     parts = [f"ct{j}" for p, n in sequences or () if p == "ct" for j in range(n or 0)]
     defaults = [f"default{i}" for i in range(len(owner.params))]
     kinds = [f"{k}{i}" for i in range(len(owner.params)) for k in ("aval", "dtype")]
     helpers = ("generated", "method", "owner", "ndarray", "describe", "mismatch", "alias", "pattern", "avals")
+    helpers += ("current", "now") + tuple(f"{k}{j}" for j in range(len(depends)) for k in ("module", "was"))
     g = _fresh([name, *helpers, *_BUILTINS, *wholes, *parts, *defaults, *kinds], taken)
-    space.update({g[k]: v for k, v in _BUILTINS.items()})
+    space = {g[k]: v for k, v in _BUILTINS.items()}  # the entry's own names, handed to it (back.load)
     space.update({g["generated"]: generated, g["method"]: method, g["owner"]: owner, g["ndarray"]: ndarray})
+    current = _current_tests(depends, g, space)
     if sequences is None:
-        head, guard = _own_parameters(owner, g, space, sig)
+        head, guard = _own_parameters(owner, g, space, sig, current)
     else:
-        head, guard = _sequence_parameters(owner, gen_params, sequences, g, space, sig)
+        head, guard = _sequence_parameters(owner, gen_params, sequences, g, space, sig, current)
+    if current:  # a name the module no longer has (KeyError) is a change too
+        tests = " and ".join(current)
+        guard[:0] = [
+            "    try:",
+            f"        {g['current']} = {tests}",
+            "    except KeyError:",
+            f"        {g['current']} = False",
+        ]
     if body is None:
         body = [f"return {g['generated']}({', '.join(gen_params)})"]
     text = "\n".join([f"def {g[name]}({head}):", *guard, *("    " + line for line in body), ""])
-    load(text, space, f"{name} entry of {owner.fn.__qualname__}")
-    entry = space.pop(g[name])
+    own = scope.own if isinstance(scope, Scope) else {}
+
+    def supply(names) -> dict:
+        return {n: space[n] if n in space else own[n] for n in names if n in space or n in own}
+
+    entry = load(text, generated.__globals__, f"{name} entry of {owner.fn.__qualname__}", supply)[g[name]]
     entry.__name__ = entry.__qualname__ = name
     entry.__self__ = owner  # like the bound method it replaces: differentiate(f.grad) finds f
     return entry
@@ -90,6 +107,7 @@ def tangent_mismatch(value, tangent, where="") -> str:
 _BUILTINS = {
     "type": type,
     "float": float,
+    "int": int,
     "isinstance": isinstance,
     "seq": (tuple, list),
 }
@@ -108,15 +126,44 @@ def _float_test(v: str, exact: bool, g: dict) -> str:
     return f"{g['type']}({v}) is {g['float']}" if exact else f"{g['isinstance']}({v}, {g['float']})"
 
 
-def _own_parameters(owner, g, space, sig):
-    """Head and guard of an entry taking the function's own parameters (``grad``, ``value_and_grad``)."""
+def _current_tests(depends, g, space) -> list:
+    """The tests that the module still holds what the code was built from (``depends``; see
+    ``front.environment.Dependency``): a dictionary lookup and an identity or type test each."""
+    tests, modules = [], {}
+    for k, dep in enumerate(depends):
+        if id(dep.where) not in modules:
+            modules[id(dep.where)] = g[f"module{len(modules)}"]
+            space[modules[id(dep.where)]] = dep.where
+        where, was, now = modules[id(dep.where)], g[f"was{k}"], g["now"]
+        space[was] = dep.value
+        read = f"{where}[{dep.name!r}]"
+        if dep.kind == "absent":
+            tests.append(f"{dep.name!r} not in {where}")
+        elif dep.kind == "same":
+            tests.append(f"{read} is {was}")
+        elif dep.kind == "type":
+            tests.append(f"{g['type']}({read}) is {was}")
+        elif dep.kind == "int":
+            tests.append(f"{g['type']}({now} := {read}) is {g['int']} and {now} == {was}")
+        else:  # an array: of the same ndim and dtype
+            space[was] = dep.value[1]
+            tests.append(
+                f"{g['type']}({now} := {read}) is {g['ndarray']} and {now}.ndim == {dep.value[0]} and {now}.dtype == {was}"
+            )
+    return tests
+
+
+def _own_parameters(owner, g, space, sig, current=()):
+    """Head and guard of an entry taking the function's own parameters (``grad``, ``value_and_grad``);
+    ``current``: whether the module still holds what the code was built from (tested first)."""
     signature = []
     for i, (n, param) in enumerate(owner.signature.parameters.items()):
         if param.default is not inspect.Parameter.empty:
             space[g[f"default{i}"]] = param.default
             n = f"{n}={g[f'default{i}']}"
         signature.append(n)
-    tests = [_kind_test(n, i, sig.avals[i], g, space, True) for i, n in enumerate(owner.params)]
+    tests = [g["current"]] if current else []
+    tests += [_kind_test(n, i, sig.avals[i], g, space, True) for i, n in enumerate(owner.params)]
     tests += _alias_test(owner.params, sig, g, space)
     call = f"{g['method']}({g['owner']}, {', '.join(owner.params)})"
     return ", ".join(signature), [f"    if not ({' and '.join(tests) or 'True'}):", f"        return {call}"]
@@ -148,7 +195,7 @@ def _numpy_dtype(name: str):
     return numpy.dtype(name)
 
 
-def _sequence_parameters(owner, gen_params, sequences, g, space, sig):
+def _sequence_parameters(owner, gen_params, sequences, g, space, sig, current=()):
     """Head and guard of an entry taking sequences (``jvp(primals, tangents)``, ``vjp(primals,
     ct)``).  Primals and tangents are unpacked into the generated function's parameter names; the
     cotangent is its one parameter, unpacked only to test a tuple's parts.
@@ -165,7 +212,7 @@ def _sequence_parameters(owner, gen_params, sequences, g, space, sig):
         heads.append(gen_params[k] if p == "ct" else g[p])
         slots.append(gen_params[k : k + width])
         k += width
-    guard, tests, passed = [], [], list(heads)
+    guard, tests, passed = [], [g["current"]] if current else [], list(heads)
     for i, ((p, n), head, slot) in enumerate(zip(sequences, heads, slots)):
         items = slot if p != "ct" or n is None else [g[f"ct{j}"] for j in range(n)]
         if n is not None:

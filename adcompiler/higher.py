@@ -52,8 +52,8 @@ def _scalar_code(d: Differentiable, args: tuple) -> bool:
     as ``unbroadcast``, which sum a tangent to its value's shape) takes one direction per pass."""
     if any(_is_array(a) or isinstance(a, (list, tuple)) and _holds_array(a) for a in args):
         return False
-    d._bind(tuple(args))
-    return not d.program.facts(d.fn, d._sig).arrays
+    _, sig = d._bound(tuple(args))
+    return not d._facts(sig).arrays
 
 
 def _holds_array(value) -> bool:
@@ -120,13 +120,16 @@ def jacobian(f, wrt=None, mode="auto"):
     return jac
 
 
-def _reverse_differentiable(d: Differentiable) -> Differentiable:
-    """The generated reverse-mode function of ``d``, itself made differentiable in its wrt parameters."""
-    if d.program.shape(d.fn) is not None:
+def _reverse_differentiable(d: Differentiable, args: tuple) -> Differentiable:
+    """The generated reverse-mode function of ``d`` for arguments like ``args``, itself made
+    differentiable in its wrt parameters (made once per signature)."""
+    if d._output_shape() is not None:
         raise TypeError(f"hessian/hvp need a function with one output; {d.fn.__name__} returns a tuple")
-    if not hasattr(d, "_reverse_d"):
-        d._reverse_d = differentiate(d._function("reverse"), wrt=d.wrt)
-    return d._reverse_d
+    _, sig = d._bound(tuple(args))
+    key = ("reverse", sig)
+    if key not in d.derived:
+        d.derived[key] = differentiate(d._function("reverse", sig), wrt=d.wrt)
+    return d.derived[key]
 
 
 def hessian(f, wrt=None):
@@ -136,7 +139,7 @@ def hessian(f, wrt=None):
     def hess(*args):
         np = _numpy()
         args = d._bind(args)
-        r = _reverse_differentiable(d)
+        r = _reverse_differentiable(d, args)
         if not _scalar_code(r, args + (1.0,)):  # array code: one direction per pass
             rows = [[float(t) for t in leaves(list(r.jvp(args + (1.0,), ts)[1][1]))] for ts in _directions(d, args)]
             return np.array(rows, dtype=float)
@@ -160,7 +163,7 @@ def hvp(f, wrt=None):
 
     def product(args, v):
         args = d._bind(tuple(args))
-        r = _reverse_differentiable(d)
+        r = _reverse_differentiable(d, args)
         values = [args[i] for i in d._positions]
         flat = not (isinstance(v, tuple) and len(v) == len(values))
         if flat:

@@ -10,8 +10,10 @@ input; this module only composes them and remembers results.
 from __future__ import annotations
 
 import ast
+import builtins
 import inspect
 import textwrap
+import threading
 
 from .lower import anf
 from .lower import dup
@@ -25,8 +27,10 @@ from .analysis.facts import Facts, check_constructs, mutable_arrays
 from .analysis.infer import Analyser
 from .analysis.specialise import specialise
 from .analysis.inplace import check_in_place
+from .analysis.memory import returned_memory
 from .ir.nodes import Const, Var, calls, flatten
 from .ir.printing import to_def
+from .front.environment import Read, Scope, dependencies, namespace_of
 from .front.names import GENERATED_BUILTINS, Namer, Namespace
 from .front.parse import parse_function
 from .front.scopes import nodes
@@ -34,12 +38,22 @@ from .optimize.tidy import tidy
 
 STAGES = ("anf", "dup", "forward", "reverse")
 
+# Held while anything is transformed.  The passes share module-level tables (tidy's memo tables and
+# the state of the function it tidies, the NumPy names lower_numpy collects on first use, the rules
+# made for a variadic call), and a Program fills its caches as it goes: two threads building at once,
+# even for different functions, would read each other's half-made entries.  Reentrant, because
+# building a derivative of derivative code builds the inner one first.  Generated code runs
+# without it.
+BUILDING = threading.RLock()
+
 
 class Program:
     """Everything generated for one entry function, built on demand and cached."""
 
     def __init__(self, globals_: dict, checkpoint=None):
-        self.globals = globals_  # the module the generated code runs in
+        self.globals = (
+            globals_  # the names the entry function reads as globals: its module (a Scope for generated code)
+        )
         self.checkpoint = checkpoint  # None, True (segments of sqrt N), k, "revolve" or ("revolve", c): checkpoint.py
         self.module_names: set = set()  # generated module-level names
         self.local_names: set = set()  # every local name handed out anywhere
@@ -60,9 +74,11 @@ class Program:
         self.injected: dict = {}
         self._discard = None
         self._outputs: dict = {}
+        self._memory: dict = {}  # (callee, signature) -> what its outputs may share memory with (returned_memory)
         self._checked: set = set()
         self.analyser = Analyser(self.dupform)
         self.helpers: dict = {}  # runtime helper -> its name in generated modules
+        self._dependencies: tuple = (None, [])  # (what had been lowered and rendered, its dependencies)
 
     # ---- lowering -----------------------------------------------------------------
 
@@ -75,13 +91,14 @@ class Program:
         every = nodes(parsed.node)
         params = {a.arg for a in every if isinstance(a, ast.arg)}
         names = {n.id for n in every if isinstance(n, ast.Name)} | params
-        self.user_names |= names | set(fn.__globals__)
+        namespace = namespace_of(fn)
+        self.user_names |= names | set(namespace)
         self.ns.avoid |= {  # locals and parameters: generated code never spells a module or builtin so
             n.id for n in every if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
         } | params
         self.module.taken |= self.user_names
         namer = Namer(
-            names | set(fn.__globals__) | set(self.globals),
+            names | set(namespace) | set(self.globals),
             also=(self.module_names,),
             report=self.local_names,
         )
@@ -132,11 +149,35 @@ class Program:
             facts.anf = specialise(self.anf(fn), facts.of)
             try:
                 check_constructs(facts)
-                check_in_place(facts.fn, facts.numeric_arrays, facts.containers, facts.array_params, facts.holders)
+                shares = self.call_shares(facts)
+                check_in_place(
+                    facts.fn, facts.numeric_arrays, facts.containers, facts.array_params, facts.holders, shares
+                )
             except Exception:
                 self._checked.discard(key)  # refused: so is every later request, in either mode
                 raise
         return facts
+
+    def returned_memory(self, fn, sig: V.Sig):
+        """For each output leaf of ``fn`` called with signature ``sig``, the parameters whose memory it
+        may share (``inplace.returned_memory``); None while ``fn`` is still being worked out (a
+        recursion: the caller then assumes every argument)."""
+        key = (fn, sig)
+        if key not in self._memory:
+            self._memory[key] = None
+            try:
+                facts = self.facts(fn, sig)
+                shares = self.call_shares(facts)
+                found = returned_memory(facts.fn, facts.numeric_arrays, facts.containers, facts.holders, shares)
+            except Exception:
+                del self._memory[key]  # refused: asked again, it is refused again
+                raise
+            self._memory[key] = found
+        return self._memory[key]
+
+    def call_shares(self, facts: Facts):
+        """``returned_memory`` for the calls of one analysed function: each call knows its callee's signature."""
+        return lambda eq: self.returned_memory(eq.param, facts.call_sig(eq))
 
     def callee_outputs(self, fn, mask, sig: V.Sig) -> tuple:
         """Which outputs of ``fn`` vary when the arguments in ``mask`` do, then which list parameters it fills
@@ -176,6 +217,41 @@ class Program:
         for name, alias in self.helpers.items():
             if called is None or alias in called or "@" + name in called:
                 out.append(HELPERS[name].replace(f"def {name}(", f"def {alias}(").replace(f" {name}(", f" {alias}("))
+        return out
+
+    def dependencies(self) -> list:
+        """What the code built so far depends on in the user's modules (see ``front.environment``):
+        every global a lowered function read, and each module or function generated code spells with
+        a name of the user's module (``np``, a helper it calls)."""
+        parsed = list(self.parsed.values())
+        key = (len(parsed), sum(len(p.reads) for p in parsed), len(self.ns.used), len(self.primal_names))
+        if self._dependencies[0] != key:  # something was lowered or rendered since: gather them again
+            reads = [r for p in parsed for r in p.reads]
+            reads += [Read(self.globals, n, self.globals[n]) for n in list(self.ns.used) if n in self.globals]
+            reads += [Read(self.globals, n, f) for f, n in list(self.primal_names.items()) if n not in self.injected]
+            self._dependencies = (key, dependencies(reads))
+        return self._dependencies[1]
+
+    def supplied(self, names) -> dict:
+        """What generated code reading ``names`` (and not defining them) is handed (see ``back.load``):
+        functions it calls by a name the module does not bind, the builtins the runtime helpers call
+        (the module may bind those names to something else), and, in derivative code differentiated
+        again, the names of the code it differentiates.  Every other name is the module's global."""
+        scopes = [ns for ns in {id(ns): ns for ns in map(namespace_of, self.parsed)}.values() if isinstance(ns, Scope)]
+        out = {}
+        for name in names:
+            if name in self.injected:
+                out[name] = self.injected[name]
+            elif name in GENERATED_BUILTINS:
+                out[name] = getattr(builtins, name)
+            else:
+                found = {id(ns.own[name]): ns.own[name] for ns in scopes if name in ns.own}
+                if len(found) > 1:
+                    raise ValueError(
+                        f"the derivative code to differentiate calls two different functions named {name} "
+                        "(made by two derivatives); differentiate each derivative on its own"
+                    )
+                out.update((name, value) for value in found.values())
         return out
 
     def primal_name(self, fn) -> str:
@@ -323,7 +399,7 @@ def primal_source(fn) -> str:
     return "".join(lines[first_def:]) if start else text
 
 
-__all__ = ["Program", "STAGES", "UnsupportedSyntaxError", "primal_source"]
+__all__ = ["BUILDING", "Program", "STAGES", "UnsupportedSyntaxError", "primal_source"]
 
 
 def _too_deep(fn) -> UnsupportedSyntaxError:

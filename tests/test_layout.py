@@ -23,6 +23,7 @@ LAYERS = [
     ("back",),
     ("pipeline",),
     ("entries",),
+    ("arguments",),
     ("api",),
     ("higher",),
     ("check", "cli"),

@@ -230,12 +230,13 @@ def describe(value, _depth: int = 0) -> Aval:
             types = frozenset(map(type, value))
             if types <= _NUMBER_TYPES:  # a flat list of Python numbers: no walk in Python
                 key = (kind, types)
-                if key not in _FLAT:
+                found = _FLAT.get(key)
+                if found is None:
                     elem = BOTTOM
                     for e in types:
                         elem = join(elem, describe(e()))
-                    _FLAT[key] = Seq(kind, None, elem)
-                return _FLAT[key]
+                    found = _FLAT.setdefault(key, Seq(kind, None, elem))  # the first thread's, if two race
+                return found
             items = [describe(e, _depth + 1) for e in value]
             first = items[0] if items else BOTTOM
             if all(i is first for i in items):  # rows of one kind (the same cached object): no join
@@ -252,9 +253,10 @@ def describe(value, _depth: int = 0) -> Aval:
     if numpy is not None:
         if t is numpy.ndarray:
             key = (value.ndim, value.dtype.char)
-            if key not in _ARRAYS:
-                _ARRAYS[key] = Arr(value.ndim, value.dtype.name)
-            return _ARRAYS[key]
+            found = _ARRAYS.get(key)
+            if found is None:
+                found = _ARRAYS.setdefault(key, Arr(value.ndim, value.dtype.name))
+            return found
         if isinstance(value, numpy.generic) and isinstance(value, numpy.number | numpy.bool_):
             return Num("float" if t is numpy.float64 else value.dtype.name)
     if value is None:
@@ -271,10 +273,13 @@ _SEQS: dict = {}  # (kind, ids of the items' abstract values) -> (the Seq, the i
 
 
 def _cached(key, items, make) -> Aval:
-    """The Seq for ``key``, made once: items are cached objects, so their ids name their structure."""
-    if key not in _SEQS:
-        _SEQS[key] = (make(), tuple(items))
-    return _SEQS[key][0]
+    """The Seq for ``key``, made once: items are cached objects, so their ids name their structure.
+    ``describe`` runs in the entries, outside any lock: ``setdefault`` keeps the first of two threads'
+    objects, so equal structures stay one object (their ids name them in later keys)."""
+    found = _SEQS.get(key)
+    if found is None:
+        found = _SEQS.setdefault(key, (make(), tuple(items)))
+    return found[0]
 
 
 _NUMBER_TYPES = frozenset((float, int, bool))

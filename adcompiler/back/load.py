@@ -2,28 +2,89 @@
 
 Registering the text means tracebacks, ``inspect.getsource`` and pdb show the
 generated code, and that generated functions can themselves be differentiated.
+
+Generated code runs in the user's module: its functions' globals are the module's own dictionary,
+so a constant, an array or a helper it reads is the module's as it is when the code runs, and
+nothing is written into that dictionary.  The names the code defines itself (its functions,
+imports and runtime helpers) and the names it is handed (the builtins it calls, functions it
+calls by a name the module does not bind) are local variables of one function whose body is the
+generated module: closure variables of the generated functions, as quick to read as globals.
 """
 
 from __future__ import annotations
 
+import ast
 import itertools
 import linecache
 import glob
 import os
 import secrets
 import stat
+import sys
 import time
+import types
 from pathlib import Path
 
+from ..front.environment import Scope
+
 _counter = itertools.count(1)
+_MODULE = "__adc_module__"  # the function whose body is the generated module (never bound anywhere)
 
 
-def load(source: str, namespace: dict, label: str) -> dict:
-    """Execute generated ``source`` in ``namespace`` and return the namespace."""
+def load(source: str, globals_: dict, label: str, supply=None) -> dict:
+    """Run generated ``source`` in the module dictionary ``globals_`` and return the names it defines.
+
+    ``supply(names)`` gives, for the names the source reads but does not define, the values it is to
+    be handed (a dict; names left out are the module's globals, or builtins).  Every function the
+    source defines gets ``__adc_scope__``, the ``Scope`` its body reads names from (see
+    ``front.environment.namespace_of``), so it can be differentiated in turn."""
     filename = f"<adcompiler {label} #{next(_counter)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(compile(source, filename, "exec"), namespace)
+    tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST)  # the generated text as a tree
+    defined = _defined(tree.body)
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - set(defined)
+    handed = dict(supply(read)) if supply is not None else {}
+    module = _as_function(tree, list(handed), defined)
+    code = compile(module, filename, "exec")
+    body = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == _MODULE)
+    values = types.FunctionType(body, globals_, _MODULE)(*handed.values())
+    namespace = dict(handed)
+    namespace.update(zip(defined, values))
+    scope = Scope(namespace, globals_)
+    for name in defined:
+        value = namespace[name]
+        if isinstance(value, types.FunctionType) and value.__code__.co_filename == filename:
+            value.__qualname__ = value.__name__
+            value.__adc_scope__ = scope
     return namespace
+
+
+def _defined(body: list) -> list:
+    """The names the top level of a module binds (functions, imports, assignments), in order."""
+    names: list = []
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.ClassDef)):
+            names.append(stmt.name)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            names += [a.asname or a.name.split(".")[0] for a in stmt.names]
+        elif isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            names += [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+    return list(dict.fromkeys(names))
+
+
+def _as_function(tree: ast.Module, params: list, defined: list) -> ast.Module:
+    """``def __adc_module__(*params): <the module's statements>; return (<defined names>)``: the same
+    statements at the same lines and columns, so tracebacks point into the registered source."""
+    last = tree.body[-1].end_lineno if tree.body else 1
+    ret = ast.Return(ast.Tuple([ast.Name(n, ast.Load()) for n in defined], ast.Load()))
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in params], kwonlyargs=[], kw_defaults=[], defaults=[])
+    fdef = ast.FunctionDef(name=_MODULE, args=args, body=tree.body + [ret], decorator_list=[], returns=None)
+    if sys.version_info >= (3, 12):
+        fdef.type_params = []
+    for node in (fdef, ret, *ast.walk(ret), args, *args.args):
+        node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = 1 if node is fdef else last, 0, last, 0
+    return ast.Module([fdef], [])
 
 
 def write_atomic(path: str | Path, text: str) -> None:

@@ -50,7 +50,7 @@ def read_definitions(path: str | Path) -> Definitions:
     try:
         for node in tree.body:
             local |= _defined_callables(node)
-            why = _not_a_definition(node, local)
+            why = _not_a_definition(node, local, module)
             if why is None:
                 why = _run(node, path, module)
             if why is not None:
@@ -81,11 +81,13 @@ def _run(node: ast.stmt, path: Path, module: types.ModuleType) -> str | None:
     return None
 
 
-def _not_a_definition(node: ast.stmt, local: set) -> str | None:
+def _not_a_definition(node: ast.stmt, local: set, module: types.ModuleType) -> str | None:
     """None for a statement that only defines something, else what it is (for the report)."""
     if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return None
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):  # a docstring
+        return None
+    if isinstance(node, ast.Expr) and _is_rule_call(node.value, module):  # adcompiler.defrule(f, ...) defines
         return None
     if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         value = node.value
@@ -94,16 +96,33 @@ def _not_a_definition(node: ast.stmt, local: set) -> str | None:
         if _is_main_test(node.test):
             return "the main block"
         parts = node.body + node.orelse
-        ok = _computes_only(node.test, local) and all(_not_a_definition(s, local) is None for s in parts)
+        ok = _computes_only(node.test, local) and all(_not_a_definition(s, local, module) is None for s in parts)
         return None if ok else "an if statement"
     if isinstance(node, ast.Try):
         parts = node.body + node.orelse + node.finalbody + [s for h in node.handlers for s in h.body]
-        return None if all(_not_a_definition(s, local) is None for s in parts) else "a try statement"
+        return None if all(_not_a_definition(s, local, module) is None for s in parts) else "a try statement"
     if isinstance(node, ast.Pass):
         return None
     return {ast.Expr: "an expression statement", ast.For: "a for loop", ast.While: "a while loop"}.get(
         type(node), f"a {type(node).__name__} statement"
     )
+
+
+def _is_rule_call(expr: ast.expr, module: types.ModuleType) -> bool:
+    """Whether ``expr`` calls adcompiler's ``defrule`` (by any import of it): giving a function derivative
+    rules is part of defining it."""
+    if not isinstance(expr, ast.Call):
+        return False
+    func, path = expr.func, []
+    while isinstance(func, ast.Attribute):
+        path.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name) or func.id not in vars(module):
+        return False
+    target = vars(module)[func.id]
+    for attr in reversed(path):
+        target = getattr(target, attr, None)
+    return getattr(target, "__name__", "") == "defrule" and getattr(target, "__module__", "").startswith("adcompiler")
 
 
 def _computes_only(expr: ast.expr, local: set) -> bool:

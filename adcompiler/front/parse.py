@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..errors import UnsupportedSyntaxError, located
 from ..ir.nodes import Source
+from .environment import namespace_of
 from .scopes import nodes
 
 # Constructs outside the subset: node type -> (what it is, what to write instead).
@@ -101,6 +102,7 @@ class Parsed:
         self.node = node
         self.source = source
         self.obj = obj
+        self.reads: list = []  # environment.Read: the globals lowering it read, with their values then
 
     def error(self, node, construct: str, remedy: str, cls=UnsupportedSyntaxError):
         return located(node, self.source.filename, self.source.lines, construct, remedy, cls)
@@ -140,19 +142,20 @@ def parse_function(fn) -> Parsed:
         lines = {first + i: line.rstrip("\n") for i, line in enumerate(lines)}
         where = next((n for n in ast.walk(tree) if isinstance(n, ast.Lambda)), node)
         raise located(where, filename, lines, "a lambda as the function to differentiate", "define it with def")
+    namespace = namespace_of(fn)
     source = Source(
         filename,
         {first + i: line.rstrip("\n") for i, line in enumerate(lines)},
-        fn.__globals__,
+        namespace,
         fn.__module__,
     )
-    node.body = [_unguarded(stmt, fn.__globals__) for stmt in node.body]
+    node.body = [_unguarded(stmt, namespace) for stmt in node.body]
     parsed = Parsed(node, source, fn)
     fence(parsed)
     return parsed
 
 
-def _unguarded(stmt, globals_: dict):
+def _unguarded(stmt, globals_):
     """Generated gradients call their integer check only when an argument is not a float
     (``if type(x) is not float: reject_ints(...)``); differentiating such code again reads the plain check."""
     if not (isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1):

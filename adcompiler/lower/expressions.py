@@ -9,6 +9,7 @@ import types
 from .. import rules
 from ..errors import MissingRuleError
 from ..ir.nodes import Const, Eq, If, Var, rebuild
+from ..front.environment import ABSENT, Read
 from ..front.names import is_builtin
 from ..front.parse import BINOPS, COMPARES, UNARYOPS
 from .arrays import numpy_name
@@ -160,16 +161,28 @@ class ExpressionLowering:
             None,
         )
         if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if canonical is None:  # a number of another module (cfg.SCALE), read when the code runs
+                self.read_attribute(node, value)
             return Const(value, canonical or text)
         raise self.parsed.error(node, f"the attribute {text}", "use numbers and math functions")
 
+    def read_attribute(self, node: ast.Attribute, value) -> None:
+        """Remember that the code depends on ``module.attr`` being ``value`` (a helper of another module
+        it calls, a number of another module it reads; see ``front.environment``)."""
+        base = self.resolve(node.value)
+        if isinstance(base, types.ModuleType):
+            self.parsed.reads.append(Read(vars(base), node.attr, value))
+
     def resolve(self, node):
         """The object a global name or dotted module attribute refers to."""
-        if isinstance(node, ast.Name):
+        if isinstance(node, ast.Name):  # the code depends on what the name holds now (front.environment)
             glob = self.parsed.source.globals
             if node.id in glob:
-                return glob[node.id]
+                value = glob[node.id]
+                self.parsed.reads.append(Read(glob, node.id, value))
+                return value
             if hasattr(builtins, node.id):
+                self.parsed.reads.append(Read(glob, node.id, ABSENT))
                 return getattr(builtins, node.id)
             if node.id in self.loop_names:
                 raise self.parsed.error(
@@ -230,6 +243,8 @@ class ExpressionLowering:
         if canonical is not None:
             return self.numpy_call(node, canonical, _leaf_hint(hint))
         if _custom(target):
+            if isinstance(node.func, ast.Attribute):
+                self.read_attribute(node.func, target)
             if node.keywords:
                 raise self.parsed.error(node, f"keyword arguments to {text}", "pass the arguments positionally")
             return self.apply(
@@ -243,6 +258,8 @@ class ExpressionLowering:
                 MissingRuleError,
             )
         if isinstance(target, types.FunctionType) and not is_builtin(text, target) and _prim_of(target) is None:
+            if isinstance(node.func, ast.Attribute):  # helpers.g(x): g is compiled into the derivative
+                self.read_attribute(node.func, target)
             return self.user_call(node, target, hint)
         hint = _leaf_hint(hint)
         if target is builtins.range and 1 <= len(node.args) <= 3 and not node.keywords:  # a range value (len of it)

@@ -138,12 +138,12 @@ class _Forward:
         if stmt.prim == "reject_ints":
             return [primal]
         if stmt.prim == "custom":
-            return [primal] + self.custom(stmt, ins_t)
+            return [primal] + self.custom(stmt, ins_t) + self.changed_later(stmt)
         if stmt.prim == "call":
             lists = any(t is not None and a.name in self.containers for t, a in zip(ins_t, stmt.ins))
             if any(t is not None for t in ins_t) and (lists or any(v.name in self.act for v in stmt.outs)):
-                return [self.call(stmt, ins_t)]
-            return [primal]
+                return [self.call(stmt, ins_t)] + self.changed_later(stmt)
+            return [primal] + self.changed_later(stmt)
         out = stmt.outs[0].name
         if stmt.prim == "write":
             if out not in self.tangent:
@@ -219,6 +219,25 @@ class _Forward:
         name = self.namer.fresh("d" + target.name)
         self.tangent[target.name] = E.Name(name)
         return [Assign((name,), value, stmt.line)]
+
+    def changed_later(self, stmt: Eq) -> list:
+        """Tangents of what a call (of a helper, or of a function with rules) returned that the
+        function changes afterwards (``u = h(...)`` then ``u[1] = x``): a list the call gave no
+        tangent (its arguments were constants, or its result does not depend on them) gets zeros of
+        its structure, and an array its own tangent array, the call's copied (it may be another
+        value's tangent, ``da`` of ``a + c``) or zeros, so the writes that follow have a tangent to
+        go into."""
+        out = []
+        for v in stmt.outs:
+            if v.name not in self.act:
+                continue
+            if v.name in self.containers and v.name not in self.tangent:
+                name = self.namer.fresh("d" + v.name)
+                self.tangent[v.name] = E.Name(name)
+                out.append(Assign((name,), self.zero(v), stmt.line))
+            elif v.name in self.mutable and v.name in self.arrays:
+                out += self.own_tangent(v.name, self.tangent.get(v.name), stmt.line)
+        return out
 
     def own_tangent(self, out: str, t, line: int) -> list:
         """A fresh tangent array for an array that will be written into (never an alias of another)."""

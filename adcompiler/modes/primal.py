@@ -103,6 +103,13 @@ class PrimalSweep:
         primal = primal_stmt(Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), self.program.primal_name)
         if isinstance(primal, Assign) and self.facts.may_raise(eq):
             primal = replace(primal, effect=True)
+        if eq.prim == "call":  # not differentiated (its arguments are constants): a list it returns that gets
+            shadows = [  # active values afterwards (u = h([0.0, 0.0]); u[1] = x) starts with zero adjoints
+                Assign((self.shadow_of(v.name),), self.zeros(v.name, E.Name(v.name)), eq.line)
+                for v in eq.outs
+                if v.name in self.containers and v.name in self.act
+            ]
+            return [primal] + shadows
         if eq.prim == "setitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in self.arrays:
             old = E.Call("numpy.copy", (E.Subscript(args[0], args[1]),))
             return [Do(E.Method(self.tape(("write", id(eq))), "append", (old,)), eq.line), primal]

@@ -1,0 +1,139 @@
+"""What the names of a function refer to, and what generated code depends on in the user's modules.
+
+Generated code runs in the user's module: every global it reads (a constant, an array, a helper
+it calls, ``np``) is looked up in the module's own dictionary when the code runs, as the primal
+looks it up, never in a copy taken when the code was built.  The names generated code defines
+itself (its functions, the runtime helpers, the builtins it calls) are not put in that dictionary:
+``back.load`` hands them to the code as closure variables.  A ``Scope`` is how the passes see
+such a function's names: those fixed ones first, then its module's globals.
+
+What the code was built from is recorded as it is read (``Read``): a helper it calls is compiled
+into it, an integer may have chosen an index, a number's or array's kind chose the code.  Each read
+becomes a ``Dependency``, a test of the module's dictionary as it is now (the same object, the
+same kind, the same integer, a builtin still not shadowed); when one fails, the derivative is
+built again (``api.Differentiable``), so it always sees what the primal sees.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+class Scope(Mapping):
+    """The names a generated function sees: those its module of generated code defines or was
+    handed (``own``: fixed when it was loaded), then ``parent``, the user's module globals (read
+    when the code runs, never written)."""
+
+    def __init__(self, own: dict, parent: dict):
+        self.own = own
+        self.parent = parent
+
+    def __getitem__(self, name):
+        if name in self.own:
+            return self.own[name]
+        return self.parent[name]
+
+    def __contains__(self, name) -> bool:
+        return name in self.own or name in self.parent
+
+    def __iter__(self):
+        yield from self.own
+        yield from (n for n in self.parent if n not in self.own)
+
+    def __len__(self) -> int:
+        return len(self.own) + sum(1 for n in self.parent if n not in self.own)
+
+    def live(self, name: str):
+        """The dictionary ``name`` is read from when the code runs (None: a fixed name)."""
+        return None if name in self.own else live_dict(self.parent, name)
+
+
+def namespace_of(fn) -> Mapping:
+    """The names ``fn``'s body reads as globals: the module's dictionary, or for generated code its
+    ``Scope`` (whose own names are closure variables of the code)."""
+    return getattr(fn, "__adc_scope__", None) or fn.__globals__
+
+
+def live_dict(namespace: Mapping, name: str):
+    """The dictionary generated code reads ``name`` from at run time (None: a name fixed at load)."""
+    return namespace.live(name) if isinstance(namespace, Scope) else namespace
+
+
+class _Absent:
+    """The value of a name that is not in the module: the code read the builtin of that name."""
+
+    def __repr__(self) -> str:
+        return "<absent>"
+
+
+ABSENT = _Absent()
+
+
+@dataclass(frozen=True)
+class Read:
+    """A function read ``name`` in ``namespace`` as ``value`` (``ABSENT``: the builtin) while it was lowered."""
+
+    namespace: object
+    name: str
+    value: object
+
+
+@dataclass(frozen=True)
+class Dependency:
+    """A test that the module dictionary ``where`` still holds, under ``name``, what the code was built
+    for.  ``kind`` is "absent" (the name is still not there), "same" (the same object), "type" (a
+    number of the same type: its value is read when the code runs), "int" (the same integer: it
+    may have chosen an index or a length) or "array" (an array of the same ndim and dtype)."""
+
+    where: dict
+    name: str
+    kind: str
+    value: object = None  # the object, the type, the integer, or (ndim, dtype) of the array
+
+    def holds(self) -> bool:
+        """Whether the module still holds what the code was built for."""
+        if self.kind == "absent":
+            return self.name not in self.where
+        try:
+            now = self.where[self.name]
+        except KeyError:
+            return False
+        if self.kind == "same":
+            return now is self.value
+        if self.kind == "type":
+            return type(now) is self.value
+        if self.kind == "int":
+            return type(now) is int and now == self.value
+        return type(now).__name__ == "ndarray" and (now.ndim, now.dtype) == self.value
+
+
+def dependency(read: Read) -> Dependency | None:
+    """The test that keeps code built from ``read`` valid (None: a name fixed with the generated code)."""
+    where = live_dict(read.namespace, read.name)
+    if where is None or where is vars(builtins):
+        return None
+    value = read.value
+    if value is ABSENT:
+        return Dependency(where, read.name, "absent")
+    if type(value) is int:
+        return Dependency(where, read.name, "int", value)
+    if isinstance(value, float):  # a float, or a NumPy float64 (a subclass): read when the code runs
+        return Dependency(where, read.name, "type", type(value))
+    if type(value).__name__ == "ndarray" and type(value).__module__ == "numpy":
+        return Dependency(where, read.name, "array", (value.ndim, value.dtype))
+    return Dependency(where, read.name, "same", value)
+
+
+def dependencies(reads) -> list:
+    """The tests for ``reads``, one per dictionary and name (the first read of each)."""
+    found: dict = {}
+    for read in reads:
+        dep = dependency(read)
+        if dep is not None:
+            found.setdefault((id(dep.where), dep.name), dep)
+    return list(found.values())
+
+
+__all__ = ["ABSENT", "Dependency", "Read", "Scope", "dependencies", "dependency", "live_dict", "namespace_of"]
