@@ -12,7 +12,8 @@ from .back import emit
 from .analysis import values as V
 from .analysis.assume import assumed_signature
 from .modes.checkpoint import checkpoint_problem
-from .arguments import all_floats, ct_mismatch, tangent_like, zeros_for
+from .arguments import all_floats, as_sequence, ct_mismatch, default_wrt, not_differentiable, real_remedy
+from .arguments import tangent_like, wrt_names, zeros_for
 from .entries import make_entry, tangent_mismatch
 from .back.load import load
 from .front.environment import namespace_of
@@ -57,12 +58,7 @@ class Differentiable:
         self.fn = fn
         self.signature = inspect.signature(fn)
         self.params = tuple(self.signature.parameters)
-        if isinstance(wrt, str):
-            wrt = (wrt,)
-        self.wrt = tuple(self.params if wrt is None else wrt)
-        unknown = [w for w in self.wrt if w not in self.params]
-        if unknown:
-            raise ValueError(f"wrt names {unknown} are not parameters of {fn.__name__}{self.signature}")
+        self.wrt = default_wrt(fn, self.params) if wrt is None else wrt_names(wrt, self.params, fn, self.signature)
         self._positions = tuple(self.params.index(w) for w in self.wrt)
         self._floats = V.Sig((V.FLOAT,) * len(self.params))  # the signature of numbers only
         self._sig = None  # the abstract signature of the last call's arguments: what the code is for
@@ -248,14 +244,14 @@ class Differentiable:
                 return values, self._floats
         sig = self._specialise(values)
         for i in self._positions:
-            if type(values[i]) in (int, bool):
+            problem = not_differentiable(values[i])
+            if problem:
+                others = tuple(w for w in self.wrt if w != self.params[i])
+                leave = f"leave it out with differentiate({self.fn.__name__}, wrt={others!r}), or " if others else ""
                 raise TypeError(
-                    f"{self.fn.__name__}: cannot differentiate with respect to {self.params[i]}={values[i]!r}, an integer; pass a float ({float(values[i])!r})"
-                )
-            kind = getattr(getattr(values[i], "dtype", None), "kind", "f")
-            if kind in "iub":
-                raise TypeError(
-                    f"{self.fn.__name__}: cannot differentiate with respect to {self.params[i]}, an array of {values[i].dtype}; convert it with .astype(float)"
+                    f"{self.fn.__name__}: cannot differentiate with respect to {self.params[i]}, {problem}: "
+                    + leave
+                    + real_remedy(values[i])
                 )
         return values, sig
 
@@ -282,8 +278,8 @@ class Differentiable:
 
     def jvp(self, primals, tangents):
         """Forward mode: ``(value, tangent of the output)`` along ``tangents`` (one per wrt parameter)."""
-        args, sig = self._bound(tuple(primals))
-        tangents = tuple(tangents)
+        args, sig = self._bound(as_sequence(primals, "primals", self.fn.__name__, "jvp", self.params))
+        tangents = as_sequence(tangents, "tangents", self.fn.__name__, "jvp", self.wrt)
         if len(tangents) != len(self.wrt):
             raise ValueError(
                 f"{self.fn.__name__}.jvp: expected {len(self.wrt)} tangents (for {', '.join(self.wrt)}), got {len(tangents)}"
@@ -306,7 +302,7 @@ class Differentiable:
 
     def vjp(self, primals, ct):
         """Reverse mode: ``(value, cotangents)``, one cotangent per wrt parameter."""
-        args, sig = self._bound(tuple(primals))
+        args, sig = self._bound(as_sequence(primals, "primals", self.fn.__name__, "vjp", self.params))
         shape = self._output_shape()
         problem = ct_mismatch(self._facts(sig).summary.out, ct)
         if problem:

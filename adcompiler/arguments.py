@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 
 from .analysis import values as V
+from .front.parse import parse_function
+from .front.scopes import integer_only
 from .entries import tangent_mismatch
 
 
@@ -47,3 +49,82 @@ def ct_mismatch(out, ct) -> str:
     if isinstance(out, (V.Num, V.Arr)) and isinstance(ct, (list, tuple)):
         return f"the output is {V.show(out)}, so its cotangent is a number or an array, not {ct!r}"
     return ""
+
+
+def not_differentiable(value) -> str:
+    """Why a value cannot be differentiated with respect to ("" if it can): integers and booleans (not
+    real numbers), complex numbers (the derivative of a function that is not holomorphic has no one
+    meaning), and arrays of those dtypes; NumPy's scalars are named as such, not as arrays."""
+    if type(value) in (int, bool):
+        return f"the integer {value!r}"
+    if isinstance(value, complex):
+        return f"the complex number {value!r} (complex arguments are not supported)"
+    dtype = getattr(value, "dtype", None)
+    kind = getattr(dtype, "kind", "f")
+    if kind not in "iubc":
+        return ""
+    what = "an array" if type(value).__name__ == "ndarray" else "a NumPy scalar"
+    if kind == "c":
+        return f"{what} of {dtype} (complex arguments are not supported)"
+    return f"{what} of {dtype}"
+
+
+def as_sequence(value, what: str, fn: str, method: str, names: tuple) -> tuple:
+    """``primals`` or ``tangents`` as a tuple, or a TypeError that shows the call's form."""
+    if isinstance(value, (tuple, list)):
+        return tuple(value)
+    try:
+        return tuple(value)
+    except TypeError:
+
+        def tup(items):
+            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+        second = tup(["d" + n for n in names]) if method == "jvp" else "ct"
+        first = tup(list(names)) if what == "primals" else "(...)"
+        each = "parameter" if what == "primals" else "wrt parameter"
+        raise TypeError(
+            f"{fn}.{method} takes {what} as a tuple, one per {each}: {fn}.{method}({first}, {second}); got {value!r}"
+        ) from None
+
+
+def default_wrt(fn, params: tuple) -> tuple:
+    """Every parameter but those the code reads only as integers (``range(n)``, ``xs[i]``, ``[0.0] * n``):
+    ``def pend(theta, n=200)`` is differentiated with respect to ``theta``."""
+    try:
+        integers = integer_only(parse_function(fn).node)
+    except (SyntaxError, OSError, TypeError):  # no source: every parameter (building will say what is wrong)
+        integers = ()
+    kept = tuple(p for p in params if p not in integers)
+    return kept or params
+
+
+def wrt_names(wrt, params: tuple, fn, signature) -> tuple:
+    """``wrt`` as parameter names: a name, a position (as JAX's ``argnums``), or a tuple or list of them."""
+    items = (wrt,) if isinstance(wrt, (str, int)) else wrt
+    if not isinstance(items, (tuple, list)) or not all(isinstance(w, (str, int)) for w in items):
+        raise TypeError(
+            f"wrt names the parameters of {fn.__name__} to differentiate with respect to: a name ('x'), "
+            f"a position (0), or a tuple of them; got {wrt!r}"
+        )
+    names = []
+    for w in items:
+        if isinstance(w, int) and not isinstance(w, bool):
+            if not -len(params) <= w < len(params):
+                raise ValueError(
+                    f"wrt position {w} is out of range: {fn.__name__}{signature} has {len(params)} parameters"
+                )
+            w = params[w]
+        if w not in params:
+            raise ValueError(f"wrt names {[w]} are not parameters of {fn.__name__}{signature}")
+        names.append(w)
+    return tuple(names)
+
+
+def real_remedy(value) -> str:
+    """What to pass instead of a value that cannot be differentiated."""
+    if isinstance(value, (bool, int)):
+        return f"pass a float ({float(value)!r}) if it varies continuously"
+    if isinstance(value, complex) or getattr(getattr(value, "dtype", None), "kind", "") == "c":
+        return "pass the real and imaginary parts as separate float arguments"
+    return "convert it with .astype(float)" if hasattr(value, "astype") else "pass a float"

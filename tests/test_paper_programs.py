@@ -386,10 +386,13 @@ def test_particles_zero_steps():
     assert g == flat(([[y, x] for x, y in ps], [[0.0, 0.0] for _ in vs]))
 
 
-def test_particles_int_parameter_rejected():
+def test_particles_int_parameter_left_out_by_default_and_refused_when_asked_for():
     ps, vs = small_particles()
-    with pytest.raises(TypeError):
-        adcompiler.differentiate(P.particles).grad(ps, vs, 5)
+    d = adcompiler.differentiate(P.particles)
+    assert d.wrt == ("ps", "vs")  # n_steps is read only by range(): an integer
+    assert shape(d.grad(ps, vs, 5)) == shape(D(P.particles, ("ps", "vs")).grad(ps, vs, 5))
+    with pytest.raises(TypeError, match=r"wrt=\('ps', 'vs'\)"):
+        adcompiler.differentiate(P.particles, wrt=("ps", "vs", "n_steps")).grad(ps, vs, 5)
 
 
 def test_particles_paper_size_vs_handwritten():

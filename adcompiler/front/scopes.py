@@ -149,3 +149,34 @@ def _breaks(stmts) -> bool:
         if isinstance(stmt, ast.If) and (_breaks(stmt.body) or _breaks(stmt.orelse)):
             return True
     return False
+
+
+def integer_only(node: ast.FunctionDef) -> tuple:
+    """The parameters the function reads only where Python takes an integer: bounds of ``range``,
+    indices and slice bounds, list repetition counts (``def pend(theta, n=200)``: ``n``).  Parameters it
+    reassigns, or reads anywhere else, are not among them."""
+    params = [a.arg for a in node.args.args]
+    integer_reads: dict = {p: 0 for p in params}
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "range":
+            for arg in sub.args:
+                if isinstance(arg, ast.Name) and arg.id in integer_reads:
+                    integer_reads[arg.id] += 1
+        elif isinstance(sub, ast.Subscript):
+            index = sub.slice
+            for part in (index.lower, index.upper, index.step) if isinstance(index, ast.Slice) else (index,):
+                if isinstance(part, ast.Name) and part.id in integer_reads:
+                    integer_reads[part.id] += 1
+        elif isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Mult):
+            for list_side, count in ((sub.left, sub.right), (sub.right, sub.left)):
+                if isinstance(list_side, ast.List) and isinstance(count, ast.Name) and count.id in integer_reads:
+                    integer_reads[count.id] += 1
+    reads: dict = {p: 0 for p in params}
+    written = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and sub.id in reads:
+            if isinstance(sub.ctx, ast.Load):
+                reads[sub.id] += 1
+            else:
+                written.add(sub.id)
+    return tuple(p for p in params if reads[p] and reads[p] == integer_reads[p] and p not in written)

@@ -190,6 +190,13 @@ class ExpressionLowering:
                     f"the loop variable {node.id!r} read after its loop",
                     f"keep the value you need in another name inside the loop (last = {node.id}) and read that",
                 )
+            code = getattr(self.parsed.obj, "__code__", None)
+            if code is not None and node.id in code.co_freevars:
+                raise self.parsed.error(
+                    node,
+                    f"the variable {node.id!r} of an enclosing function (a closure)",
+                    f"pass {node.id} to the function as an argument, or make it a module global",
+                )
             unset = glob.get("__adc_unset__", {})  # names only top-level code adc compile did not run sets
             if node.id in unset:
                 raise self.parsed.error(
