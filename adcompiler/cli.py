@@ -32,21 +32,36 @@ class LoadError(Exception):
 
 
 def compile_file(
-    path: str, functions=(), mode: str = "both", stage: str | None = None, checkpoint=None, run: bool = False
+    path: str,
+    functions=(),
+    mode: str = "both",
+    stage: str | None = None,
+    checkpoint=None,
+    run: bool = False,
+    refused: list | None = None,
 ) -> str:
     """The derivative module (or one stage) for the chosen functions of a file (``checkpoint``: as in
     ``differentiate``, for the reverse mode of the chosen functions' loops).  The file's definitions are
-    read without running its other top-level code, unless ``run`` (``--import``) imports it whole."""
+    read without running its other top-level code, unless ``run`` (``--import``) imports it whole.
+
+    With no ``functions`` named and a ``refused`` list given, a function adcompiler refuses is left out
+    (its error appended to ``refused``) and the others are compiled; otherwise a refusal is raised."""
     module = _import_input(path, run)
     with BUILDING:  # the passes share module-level tables with any other thread building
-        return _compile_module(module, path, functions, mode, stage, checkpoint)
+        return _compile_module(module, path, functions, mode, stage, checkpoint, refused)
 
 
-def _compile_module(module, path: str, functions, mode: str, stage: str | None, checkpoint) -> str:
+def _compile_module(module, path: str, functions, mode: str, stage: str | None, checkpoint, refused) -> str:
     available = module_functions(module)
     if not available:
         raise SystemExit(f"adc: {path}: no functions to differentiate (it defines no def at its top level)")
     chosen = list(functions) or list(available)
+    if not functions and refused is not None and len(chosen) > 1:
+        left_out = _refusals(module, [available[name] for name in chosen], mode, stage, checkpoint)
+        refused.extend(left_out.values())
+        chosen = [name for name in chosen if name not in left_out]
+        if not chosen:
+            raise next(iter(left_out.values()))
     missing = [f for f in chosen if f not in available]
     if missing:
         raise SystemExit(
@@ -184,6 +199,14 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+def _as_spelt(exc: UnsupportedSyntaxError, path: Path) -> str:
+    """A located error's message, with the input file named as the user spelt it, not resolved."""
+    message = exc.msg
+    if exc.filename and message.startswith(exc.filename) and _same_file(exc.filename, path):
+        message = str(path) + message[len(exc.filename) :]
+    return message
+
+
 def _unwritable(output: Path, exc: OSError) -> str:
     """Why ``output`` could not be written, in its own terms rather than the temporary file's."""
     parent = output.parent
@@ -194,6 +217,24 @@ def _unwritable(output: Path, exc: OSError) -> str:
     if output.is_dir():
         return "it is a directory"
     return exc.strerror or str(exc)
+
+
+def _refusals(module, fns: list, mode: str, stage: str | None, checkpoint) -> dict:
+    """The functions adcompiler refuses, each built alone in a program of its own: name -> the error."""
+    found = {}
+    modes = ("forward", "reverse") if mode == "both" else (mode,)
+    for fn in fns:
+        program = Program(vars(module), checkpoint)
+        program.guard = True
+        try:
+            sig = assumed_signature(program, fn)
+            if stage is not None:
+                program.stage(fn, stage, _params(fn), sig)
+            for m in modes:
+                program.build(fn, m, _params(fn), sig)
+        except UnsupportedSyntaxError as exc:
+            found[fn.__name__] = exc
+    return found
 
 
 def _params(fn) -> tuple:
@@ -340,12 +381,15 @@ def main(argv=None) -> int:
         return 2
     dont_write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # no __pycache__ beside FILE.py
     try:
-        text = compile_file(str(path), args.function, args.mode, args.stage, args.checkpoint, args.run)
+        refused: list = []
+        text = compile_file(str(path), args.function, args.mode, args.stage, args.checkpoint, args.run, refused)
+        for exc in refused:
+            print(
+                f"adc: {_as_spelt(exc, path)} (left out of the module; --function NAME compiles chosen ones)",
+                file=sys.stderr,
+            )
     except UnsupportedSyntaxError as exc:  # MissingRuleError and NameClashError too: all located in the user's file
-        message = exc.msg
-        if exc.filename and message.startswith(exc.filename) and _same_file(exc.filename, path):
-            message = str(path) + message[len(exc.filename) :]  # the file as the user spelt it, not resolved
-        print(f"adc: {message}", file=sys.stderr)
+        print(f"adc: {_as_spelt(exc, path)}", file=sys.stderr)
         return 1
     except LoadError as exc:
         print(f"adc: {exc}", file=sys.stderr)

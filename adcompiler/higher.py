@@ -156,12 +156,15 @@ def hessian(f, wrt=None):
 def hvp(f, wrt=None):
     """A callable ``(args, v) -> H v`` without forming H: one forward pass over the reverse code.
 
-    ``v`` is either a flat sequence of n numbers or shaped like the wrt
-    arguments (a tuple, one entry per wrt parameter); the result has the same form.
+    ``args`` is the tuple of arguments; for a function of one parameter it may be the argument itself,
+    so ``hvp(f)(x, p)`` is SciPy's ``hessp(x, p)``.  ``v`` is either a flat sequence of n numbers or
+    shaped like the wrt arguments (a tuple, one entry per wrt parameter); the result has the same form.
     """
     d = as_differentiable(f, wrt)
 
     def product(args, v):
+        if len(d.params) == 1 and not (isinstance(args, tuple) and len(args) == 1):
+            args = (args,)  # the one argument itself (an array, a number, a list or a tuple of values)
         args = d._bind(tuple(args))
         r = _reverse_differentiable(d, args)
         values = [args[i] for i in d._positions]

@@ -31,3 +31,35 @@ def numpy_scalar_beside_an_alias(a):
     a2 = a
     s = a.dot(a)
     return s * 3.0 + np.sum(a2)
+
+
+def pend(theta, n=200):
+    """n is read only by range(): left out of the default wrt."""
+    for i in range(n):
+        theta = theta - 0.01 * math.sin(theta)
+    return theta
+
+
+def scaled_rows(xs, k, m):
+    """k indexes, m repeats a list: both integers; xs is differentiated."""
+    ys = [0.0] * m
+    for i in range(m):
+        ys[i] = xs[k] * (i + 1.0)
+    return sum(ys)
+
+
+def product(x, y):
+    return x * y
+
+
+def make_closure():
+    k = 3.0
+
+    def inner(x):
+        return k * x
+
+    return inner
+
+
+def rosen(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)

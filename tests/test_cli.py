@@ -285,10 +285,12 @@ def test_every_stage_prints_python(mod, stage):
     assert proc.returncode == 0 and compile(proc.stdout, stage, "exec"), proc.stderr
 
 
-def test_unsupported_construct_exits_nonzero_with_location(bad):
+def test_unsupported_function_is_left_out_with_its_location(bad):
+    # no function named: the others are compiled, the refused one reported (exit 0)
     proc = adc("compile", bad)
     m = re.search(r"bad\.py:(\d+):(\d+)", proc.stderr)
-    assert proc.returncode != 0 and m, proc.stderr
+    assert proc.returncode == 0 and m, proc.stderr
+    assert "left out" in proc.stderr and "def ok_forward" in proc.stdout and "bad_forward" not in proc.stdout
     assert (int(m.group(1)), int(m.group(2)) in (BAD_COL, BAD_COL + 1)) == (
         BAD_LINE,
         True,
@@ -346,7 +348,7 @@ OUT = ["-o", "out.py"]
 
 # kind -> (the text of bad.py, the arguments after `adc compile`, words stderr must hold)
 FAILING = {
-    "unsupported_construct": (BAD, ["bad.py", *OUT], ["bad.py:10:", "try", "is not supported;"]),
+    "unsupported_construct": (BAD, ["bad.py", "--function", "bad", *OUT], ["bad.py:10:", "try", "is not supported;"]),
     "missing_derivative_rule": (SVD, ["bad.py", *OUT], ["bad.py:5:", "svd"]),
     "syntax_error": ("def f(x):\n    return x +\n", ["bad.py", *OUT], ["bad.py:2:", "SyntaxError"]),
     "import_error": (

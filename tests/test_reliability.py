@@ -71,3 +71,66 @@ def test_a_thousand_statement_function(tmp_path):
     np.testing.assert_allclose(d.grad(x, y), expected, rtol=1e-9, atol=1e-300)
     _, tangent = d.jvp((x, y), (1.0, 0.0))
     assert tangent == pytest.approx(expected[0], rel=1e-9)
+
+
+def test_integer_parameters_are_left_out_of_the_default_wrt():
+    d = adcompiler.differentiate(R.pend)
+    assert d.wrt == ("theta",)
+    h = 1e-6
+    expected = (R.pend(0.5 + h) - R.pend(0.5 - h)) / (2 * h)
+    assert d.grad(0.5) == pytest.approx(expected, rel=1e-7)
+    _, tangent = d.jvp((0.5,), (1.0,))
+    assert tangent == pytest.approx(d.grad(0.5), rel=1e-13)
+    rows = adcompiler.differentiate(R.scaled_rows)
+    assert rows.wrt == ("xs",)
+    assert rows.grad([0.5, -1.0, 2.0], 1, 3) == [0.0, 6.0, 0.0]
+
+
+def test_an_integer_asked_for_is_refused_suggesting_wrt():
+    with pytest.raises(TypeError) as info:
+        adcompiler.differentiate(R.pend, wrt=("theta", "n")).grad(0.5, 200)
+    message = str(info.value)
+    assert "wrt=('theta',)" in message and "200.0" in message
+    assert message.index("wrt=") < message.index("200.0")  # leaving it out is the first suggestion
+
+
+def test_wrt_takes_positions_and_refuses_other_things():
+    assert adcompiler.differentiate(R.product, wrt=0).grad(2.0, 3.0) == 3.0
+    assert adcompiler.differentiate(R.product, wrt=(1,)).grad(2.0, 3.0) == 2.0
+    assert adcompiler.differentiate(R.product, wrt=-1).grad(2.0, 3.0) == 2.0
+    with pytest.raises(TypeError, match="a name .'x'., a position .0., or a tuple"):
+        adcompiler.differentiate(R.product, wrt=1.5)
+    with pytest.raises(ValueError, match="out of range"):
+        adcompiler.differentiate(R.product, wrt=2)
+
+
+def test_primals_and_tangents_that_are_not_tuples():
+    d = adcompiler.differentiate(R.product)
+    with pytest.raises(TypeError, match=r"product.jvp takes tangents as a tuple.*got 1.0"):
+        d.jvp((1.0, 2.0), 1.0)
+    with pytest.raises(TypeError, match=r"product.vjp takes primals as a tuple.*product.vjp\(\(x, y\), ct\)"):
+        d.vjp(1.0, 1.0)
+    with pytest.raises(ValueError, match="cotangent"):
+        d.vjp((1.0, 2.0), (1.0, 1.0))
+
+
+def test_complex_and_numpy_integer_arguments_are_named():
+    with pytest.raises(TypeError, match="complex number .*not supported.*real and imaginary"):
+        adcompiler.differentiate(R.product).grad(1.0 + 2.0j, 2.0)
+    with pytest.raises(TypeError, match="array of complex128"):
+        adcompiler.differentiate(R.rosen).grad(np.array([1.0 + 2.0j, 2.0]))
+    with pytest.raises(TypeError, match="a NumPy scalar of int64"):
+        adcompiler.differentiate(R.product).grad(1.0, np.int64(2))
+
+
+def test_a_closure_variable_is_named():
+    with pytest.raises(adcompiler.UnsupportedSyntaxError, match="'k' of an enclosing function.*pass k"):
+        adcompiler.differentiate(R.make_closure()).grad(1.0)
+
+
+def test_hvp_takes_x_and_p_as_scipy_hessp_does():
+    from scipy.optimize import rosen_hess_prod
+
+    x, p = np.array([1.0, 2.0, 0.5]), np.array([1.0, -0.5, 0.2])
+    np.testing.assert_allclose(adcompiler.hvp(R.rosen)(x, p), rosen_hess_prod(x, p), rtol=1e-13)
+    np.testing.assert_allclose(adcompiler.hvp(R.rosen)((x,), p), rosen_hess_prod(x, p), rtol=1e-13)
