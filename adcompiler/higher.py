@@ -12,6 +12,8 @@ here, when one of these is called.
 from __future__ import annotations
 
 from .api import Differentiable, differentiate
+from .ir.nodes import Eq, walk
+from .rules import HELPER_RULES
 
 
 def _numpy():
@@ -53,7 +55,26 @@ def _scalar_code(d: Differentiable, args: tuple) -> bool:
     if any(_is_array(a) or isinstance(a, (list, tuple)) and _holds_array(a) for a in args):
         return False
     _, sig = d._bound(tuple(args))
-    return not d._facts(sig).arrays
+    facts = d._facts(sig)
+    return not facts.arrays and not _calls_numpy(d, facts, set())
+
+
+def _calls_numpy(d: Differentiable, facts, seen: set) -> bool:
+    """Whether the function (or a function it calls) calls NumPy: on numbers too, ``np.dot`` or
+    ``np.sum`` of a tangent that carries many directions would mix the directions up."""
+    for eq in walk(facts.fn.body):
+        if not isinstance(eq, Eq):
+            continue
+        if eq.prim.startswith("numpy.") or eq.prim in HELPER_RULES:
+            return True
+        if eq.prim == "call" and eq.outs in facts.calls:
+            key = (eq.param, facts.call_sig(eq))
+            if key not in seen:
+                seen.add(key)
+                callee = d._program(facts.sig).facts(*key)
+                if callee.arrays or _calls_numpy(d, callee, seen):
+                    return True
+    return False
 
 
 def _holds_array(value) -> bool:

@@ -38,6 +38,8 @@ NUMPY_HELPERS.update(
     if type(x) is list or type(x) is tuple:  # a list NumPy read as an array
         x = numpy.asarray(x)
     g = numpy.asarray(g, dtype=numpy.result_type(g, x))  # a float32 array keeps a float32 cotangent
+    if not hasattr(x, "shape"):  # a number: its cotangent a number too, not a 0-d array
+        return g[()]
     return numpy.broadcast_to(g, numpy.shape(x))
 ''',
         "scatter_add": '''def scatter_add(d, x, index, g):
@@ -186,7 +188,8 @@ NUMPY_HELPERS.update(
     right = numpy.flip(numpy.cumprod(numpy.concatenate([ones, numpy.flip(a, -1)[..., :-1]], axis=-1), axis=-1), -1)
     others = left * right
     if flat:
-        return numpy.reshape(g * others, numpy.shape(x))
+        out = numpy.reshape(g * others, numpy.shape(x))
+        return out[()] if not hasattr(x, "shape") else out  # a number's cotangent is a number
     gg = numpy.squeeze(g, axis) if keepdims and numpy.ndim(g) else g
     return numpy.moveaxis(numpy.expand_dims(gg, -1) * others, -1, axis)
 ''',
@@ -293,7 +296,7 @@ NUMPY_HELPERS.update(
     """Tangent of max/min over axis: the mean of the tangents at the extreme entries (ties share)."""
     import numpy
 
-    if axis is None and type(dx) is numpy.ndarray and dx.shape == getattr(x, "shape", None):
+    if axis is None and not keepdims and type(dx) is numpy.ndarray and dx.shape == getattr(x, "shape", None):
         picked = dx[x == z]  # the tangents at the extreme entries
         return picked[0] if picked.size == 1 else numpy.sum(picked) / picked.size
     zz = z if keepdims or axis is None else numpy.expand_dims(z, axis)

@@ -120,7 +120,8 @@ FORWARD = {
     "numpy.maximum": lambda a, b, z, da, db: npwhere(gt(b, a), db or 0.0, da or 0.0),
     "numpy.minimum": lambda a, b, z, da, db: npwhere(lt(b, a), db or 0.0, da or 0.0),
     "numpy.where": lambda c, a, b, z, dc, da, db: npwhere(c, da or 0.0, db or 0.0),
-    "numpy.linalg.norm": lambda x, z, dx: IfExp(z, np_("sum")(x * dx) / z, Num(0.0)),  # 0 at the zero vector
+    # norm: 0 at the zero vector; x may be a list or tuple of numbers (NumPy reads it as an array)
+    "numpy.linalg.norm": lambda x, z, dx: IfExp(z, np_("sum")(np_("asarray")(x) * dx) / z, Num(0.0)),
     # constructors linear in their values: the same constructor of the tangents
     "numpy.linspace": lambda a, b, n, e, z, da, db, dn, de: np_("linspace")(da or 0.0, db or 0.0, n, e),
     "numpy.full": lambda shape, v, dtype, z, ds, dv, dd: Call("numpy.full", (shape, dv, dtype)),
@@ -130,7 +131,7 @@ REVERSE = {
     "numpy.maximum": lambda a, b, z, g: (npwhere(gt(b, a), 0.0, g), npwhere(gt(b, a), g, 0.0)),
     "numpy.minimum": lambda a, b, z, g: (npwhere(lt(b, a), 0.0, g), npwhere(lt(b, a), g, 0.0)),
     "numpy.where": lambda c, a, b, z, g: (None, npwhere(c, g, 0.0), npwhere(c, 0.0, g)),
-    "numpy.linalg.norm": lambda x, z, g: (IfExp(z, g * x / z, Call("numpy.zeros_like", (x,))),),
+    "numpy.linalg.norm": lambda x, z, g: (IfExp(z, g * np_("asarray")(x) / z, Call("numpy.zeros_like", (x,))),),
     "numpy.linspace": lambda a, b, n, e, z, g: (
         _h("linspace_vjp")(g, Num(0), a, b, n, e),
         _h("linspace_vjp")(g, Num(1), a, b, n, e),

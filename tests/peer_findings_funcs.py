@@ -1,0 +1,36 @@
+"""One-line NumPy functions of the kinds autograd's and Tangent's test suites differentiate, where
+adcompiler was found wrong or crashing (test_peer_findings.py)."""
+
+import numpy as np
+
+
+def max_keepdims(x):
+    return np.max(x, keepdims=True)
+
+
+def min_keepdims(x):
+    return np.min(x, keepdims=True)
+
+
+def dot_numbers(x, y):
+    return np.dot(x, y)
+
+
+def inner_numbers(x, y):
+    return np.inner(x, y)
+
+
+def sum_of_number(x):
+    return np.sum(x)
+
+
+def prod_of_number(x):
+    return np.prod(x)
+
+
+def norm_of_list(x):
+    return np.linalg.norm([x, x + 2.0])
+
+
+def norm_of_tuple(x, y):
+    return np.linalg.norm((x * y, y))

@@ -1,0 +1,51 @@
+"""Regressions found by running the test functions of autograd's and Tangent's suites through adcompiler:
+a keepdims reduction's tangent shape, Hessians of NumPy calls on numbers, np.linalg.norm of a list,
+and a number's cotangent through NumPy reductions.  References: analytic derivatives; forward mode
+checked against reverse mode."""
+
+import math
+
+import numpy as np
+import pytest
+
+import adcompiler
+import peer_findings_funcs as P
+
+
+@pytest.mark.parametrize("f, pick", [(P.max_keepdims, np.argmax), (P.min_keepdims, np.argmin)])
+@pytest.mark.parametrize("shape", [(3,), (2, 3), (2, 1, 3)])
+def test_keepdims_reduction_tangent_has_the_output_shape(f, pick, shape):
+    rng = np.random.default_rng(len(shape))
+    x, v = rng.standard_normal(shape), rng.standard_normal(shape)
+    value, tangent = adcompiler.differentiate(f).jvp((x,), (v,))
+    assert np.shape(tangent) == np.shape(value) == (1,) * len(shape)
+    np.testing.assert_allclose(np.ravel(tangent), [v.ravel()[pick(x)]], rtol=1e-15)
+    _, (ct,) = adcompiler.differentiate(f).vjp((x,), np.ones((1,) * len(shape)))
+    assert ct.shape == x.shape and float(np.sum(ct * v)) == pytest.approx(float(np.ravel(tangent)[0]), rel=1e-14)
+
+
+@pytest.mark.parametrize("f", [P.dot_numbers, P.inner_numbers])
+def test_hessian_of_a_numpy_product_of_numbers(f):
+    np.testing.assert_array_equal(adcompiler.hessian(f)(1.5, 0.3), [[0.0, 1.0], [1.0, 0.0]])
+    np.testing.assert_array_equal(adcompiler.jacobian(f)(1.5, 0.3), [[0.3, 1.5]])
+
+
+def test_a_numbers_cotangent_through_a_reduction_is_a_number():
+    for f in (P.sum_of_number, P.prod_of_number):
+        g = adcompiler.differentiate(f).grad(0.7)
+        assert not isinstance(g, np.ndarray) and g == 1.0
+    assert adcompiler.hessian(P.prod_of_number)(0.7).tolist() == [[0.0]]
+
+
+def test_norm_of_a_list_and_of_a_tuple():
+    x = 0.7
+    expected = (2 * x + 2) / math.hypot(x, x + 2.0)
+    d = adcompiler.differentiate(P.norm_of_list)
+    assert d.grad(x) == pytest.approx(expected, rel=1e-14)
+    assert d.jvp((x,), (1.0,))[1] == pytest.approx(expected, rel=1e-14)
+    x, y = 0.7, -1.3
+    r = math.hypot(x * y, y)
+    expected = (x * y * y / r, (x * y * x + y) / r)
+    t = adcompiler.differentiate(P.norm_of_tuple)
+    assert t.grad(x, y) == pytest.approx(expected, rel=1e-14)
+    assert t.jvp((x, y), (0.5, 2.0))[1] == pytest.approx(0.5 * expected[0] + 2.0 * expected[1], rel=1e-14)
