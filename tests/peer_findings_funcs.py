@@ -34,3 +34,19 @@ def norm_of_list(x):
 
 def norm_of_tuple(x, y):
     return np.linalg.norm((x * y, y))
+
+
+def tuple_parameter(t):
+    a, b, c = t
+    return a * b + c * c * a
+
+
+def fill_in_a_loop(x):
+    y = np.zeros_like(x)
+    for i in range(len(x)):
+        y[i] = x[i] * x[(i + 1) % len(x)]
+    return np.sum(np.sin(y))
+
+
+def mean_of_a_tuple(x):
+    return np.mean((x * x, x + 2.0))

@@ -49,3 +49,35 @@ def test_norm_of_a_list_and_of_a_tuple():
     t = adcompiler.differentiate(P.norm_of_tuple)
     assert t.grad(x, y) == pytest.approx(expected, rel=1e-14)
     assert t.jvp((x, y), (0.5, 2.0))[1] == pytest.approx(0.5 * expected[0] + 2.0 * expected[1], rel=1e-14)
+
+
+# ---- second order: what the test suites differentiate twice
+
+
+def test_hessian_of_a_tuple_parameter():
+    a, b, c = 0.5, 1.5, -1.0
+    expected = [[0.0, 1.0, 2 * c], [1.0, 0.0, 0.0], [2 * c, 0.0, 2 * a]]
+    np.testing.assert_allclose(adcompiler.hessian(P.tuple_parameter)((a, b, c)), expected, rtol=1e-14)
+    _, (ct,) = adcompiler.differentiate(P.tuple_parameter).vjp(((a, b, c),), 1.0)
+    assert type(ct) is tuple and ct == pytest.approx((b + c * c, a, 2 * c * a), rel=1e-14)
+
+
+def test_hessian_through_writes_into_a_local_array():
+    x = np.array([0.3, -1.2, 2.0, 0.7])
+    n = len(x)
+    expected = np.zeros((n, n))
+    for i in range(n):  # f = sum_i sin(x_i x_j), j = i + 1 mod n
+        j = (i + 1) % n
+        u = x[i] * x[j]
+        du = np.zeros(n)
+        du[i], du[j] = x[j], x[i]
+        expected += -np.sin(u) * np.outer(du, du)
+        expected[i, j] += np.cos(u)
+        expected[j, i] += np.cos(u)
+    np.testing.assert_allclose(adcompiler.hessian(P.fill_in_a_loop)(x), expected, rtol=1e-12, atol=1e-14)
+    v = np.array([1.0, -0.5, 0.25, 2.0])
+    np.testing.assert_allclose(adcompiler.hvp(P.fill_in_a_loop)(x, v), expected @ v, rtol=1e-12, atol=1e-14)
+
+
+def test_hessian_of_a_mean_of_a_tuple():
+    assert adcompiler.hessian(P.mean_of_a_tuple)(0.7).tolist() == [[1.0]]  # (x^2 + x + 2) / 2

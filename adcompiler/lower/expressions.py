@@ -292,6 +292,8 @@ class ExpressionLowering:
         if node.keywords:
             raise self.parsed.error(node, f"keyword arguments to {text}", "pass the arguments positionally")
         args = [self.expr(a) for a in node.args]
+        if any(isinstance(a, tuple) for a in args) and prim in HELPER_PRIMS:  # generated code's helpers take
+            args = [self.element(a) if isinstance(a, tuple) else a for a in args]  # tuple values as they are
         if any(isinstance(a, tuple) for a in args):
             raise self.parsed.error(node, f"a tuple passed to {text}", "pass numbers")
         if prim in ("max", "min"):

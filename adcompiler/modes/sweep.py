@@ -143,6 +143,8 @@ class Sweeps(Taping, Adjoints, PrimalSweep, Checkpoints):
             aval = self.facts.avals.get(p, V.TOP)
             shadow = E.Name(self.shadow_of(p)) if p in self.act else self.zeros(p, E.Name(p))
             if _numbers_only(aval) and aval.kind == "tuple":
+                if aval.items is not None:  # (d_t[0], d_t[1], d_t[2]): code a second derivative can read
+                    return E.Tuple(tuple(E.Subscript(shadow, E.Num(i)) for i in range(len(aval.items))))
                 return E.Call("tuple", (shadow,))
             if _lists_of_numbers(aval):  # the shadow is the cotangent
                 return shadow

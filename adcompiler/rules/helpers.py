@@ -26,6 +26,7 @@ HELPER_RULES = {
     "extreme_vjp": ("linear", (0,)),
     "extreme_jvp": ("linear", (0,)),
     "scatter_add": ("linear", (0, 3)),
+    "take_and_clear": ("linear", (0,)),
     "matmul_vjp_a": ("bilinear", (0, 2)),
     "matmul_vjp_b": ("bilinear", (0, 1)),
     "dot_vjp_a": ("bilinear", (0, 2)),
