@@ -134,3 +134,13 @@ def test_hvp_takes_x_and_p_as_scipy_hessp_does():
     x, p = np.array([1.0, 2.0, 0.5]), np.array([1.0, -0.5, 0.2])
     np.testing.assert_allclose(adcompiler.hvp(R.rosen)(x, p), rosen_hess_prod(x, p), rtol=1e-13)
     np.testing.assert_allclose(adcompiler.hvp(R.rosen)((x,), p), rosen_hess_prod(x, p), rtol=1e-13)
+
+
+def test_records_in_a_list_get_tuple_cotangents():
+    # found by the structures fuzzer (seed 93, program 829; seed 7, program 92)
+    p0 = [(0.25,), (-1.5,), (2.0,)]
+    value, (ct,) = adcompiler.differentiate(R.records_of_one_number).vjp((p0,), 1.0)
+    assert [type(c) for c in ct] == [tuple, tuple, tuple]
+    assert ct == [(1.0 - 2 * 0.25,), (2 * 1.5,), (0.0,)]
+    _, tangent = adcompiler.differentiate(R.records_of_one_number).jvp((p0,), ([(1.0,), (0.5,), (3.0,)],))
+    assert tangent == pytest.approx(1.0 - 2 * 0.25 + 0.5 * 2 * 1.5)

@@ -146,7 +146,7 @@ class Sweeps(Taping, Adjoints, PrimalSweep, Checkpoints):
                 if aval.items is not None:  # (d_t[0], d_t[1], d_t[2]): code a second derivative can read
                     return E.Tuple(tuple(E.Subscript(shadow, E.Num(i)) for i in range(len(aval.items))))
                 return E.Call("tuple", (shadow,))
-            if _lists_of_numbers(aval):  # the shadow is the cotangent
+            if _lists_of_numbers(aval) and _lists_all_down(aval):  # the shadow is the cotangent
                 return shadow
             like = "like_arrays" if V.leaves_may_be_arrays(aval) else "like"
             return E.Call(self.program.helper(like), (shadow, E.Name(p)))
@@ -349,6 +349,15 @@ def _lists_of_numbers(aval) -> bool:
     if _numbers_only(aval):
         return True
     return aval.items is None and aval.kind == "list" and _lists_of_numbers(aval.elem)
+
+
+def _lists_all_down(aval) -> bool:
+    """Whether every sequence in a value is a list: its shadow (lists of adjoints) is then its cotangent;
+    a tuple inside (a list of ``(x,)`` records) gets its cotangent rebuilt by ``like``, as a tuple."""
+    if not isinstance(aval, V.Seq):
+        return True
+    inner = aval.items if aval.items is not None else (aval.elem,)
+    return aval.kind == "list" and all(_lists_all_down(a) for a in inner)
 
 
 def _numbers_only(aval) -> bool:
