@@ -118,6 +118,7 @@ def test_no_import_cycle():
     for m in list(graph):
         if m not in state:
             visit(m, [m])
+    assert all(done == 2 for done in state.values()) and len(state) >= len(graph)
 
 
 def test_no_private_name_imported_across_modules():

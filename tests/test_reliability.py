@@ -14,7 +14,7 @@ def _dot(a, b) -> float:
     return float(sum(np.sum(np.asarray(x) * np.asarray(y)) for x, y in zip(a, b)))
 
 
-def _both_modes(f, args, expected_grad):
+def _check_both_modes(f, args, expected_grad):
     """grad against the analytic gradient, and jvp along each argument against it (forward == reverse)."""
     d = adcompiler.differentiate(f)
     grad = d.grad(*args)
@@ -31,20 +31,20 @@ def _both_modes(f, args, expected_grad):
 def test_array_power_then_written_into():
     b, w = np.array([1.5, 2.0, 0.7]), np.array([0.3, 1.2, 2.0])
     scale = np.array([0.5, 1.0, 1.0])
-    _both_modes(R.pow_then_scale_in_place, (b, w), (scale * w * b ** (w - 1), scale * b**w * np.log(b)))
+    _check_both_modes(R.pow_then_scale_in_place, (b, w), (scale * w * b ** (w - 1), scale * b**w * np.log(b)))
 
 
 def test_float_kept_before_in_place_change():
     p, y = 0.3, 0.7
     q = p - np.tanh(p)  # the value returned is p * q with t1 = t0 = p (q < 100)
     dq = 1.0 - (1.0 - np.tanh(p) ** 2)
-    _both_modes(R.float_kept_before_in_place_change, (p, y), (q + p * dq, 0.0))
+    _check_both_modes(R.float_kept_before_in_place_change, (p, y), (q + p * dq, 0.0))
 
 
 def test_numpy_scalars_are_not_arrays():
     y = np.array([0.3, -0.7, 1.1])
-    _both_modes(R.numpy_scalar_in_a_list, (y,), (4.0 * y + 1.0,))
-    _both_modes(R.numpy_scalar_beside_an_alias, (y,), (6.0 * y + 1.0,))
+    _check_both_modes(R.numpy_scalar_in_a_list, (y,), (4.0 * y + 1.0,))
+    _check_both_modes(R.numpy_scalar_beside_an_alias, (y,), (6.0 * y + 1.0,))
 
 
 def test_a_thousand_statement_function(tmp_path):
