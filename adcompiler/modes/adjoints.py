@@ -84,13 +84,9 @@ class Adjoints:
 
     def unbroadcast(self, eq: Eq, a, c):
         """An array result's cotangent, summed back to the shape of an argument NumPy broadcast."""
-        if c is None or eq.prim not in BROADCASTING or eq.outs[0].name not in self.arrays or not isinstance(a, Var):
+        if c is None or eq.prim not in BROADCASTING or eq.outs[0].name not in self.arrays:
             return c
-        if a.name in self.arrays:
-            return E.Call("@unbroadcast", (c, self.ref(a)))
-        if a.name in self.containers:  # a list NumPy read as an array
-            return E.Call("@unbroadcast", (c, E.Call("numpy.asarray", (self.ref(a),))))
-        return E.Call("numpy.sum", (c,))
+        return self.unbroadcast_to(c, a)
 
     def array_setitem_adjoint(self, eq: Eq) -> list:
         """``x[index] = v`` of an array: v's cotangent is what x[index] had, which is then cleared;
