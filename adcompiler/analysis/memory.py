@@ -19,6 +19,7 @@ class Memory:
         self.parent: dict = {}
         self.back: dict = {}  # var -> the vars its object may come from (dup, read, write, asarray)
         self.counter = 0
+        self.branches: dict = {}  # position -> the branches of ifs around it
         self._visit(fn.body, ())
         self.made_by = {v.name: eq.prim for eq, _, _ in self.eqs for v in eq.outs}  # var -> its primitive
         self.views: dict = {}  # view var -> the var it views
@@ -130,10 +131,13 @@ class Memory:
             return False
         return index.name in self.arrays or index.name in self.containers or index.name in self.picks
 
-    def _visit(self, stmts, loops) -> None:
+    def _visit(self, stmts, loops, branches=()) -> None:
+        """Number the statements in program order, recording definitions and uses with the loops and the
+        branches (``(id(if), 0 or 1)``, outermost first) around each."""
         for stmt in stmts:
             self.counter += 1
             pos = self.counter  # increasing, in program order
+            self.branches[pos] = branches
             if isinstance(stmt, Eq):
                 self.eqs.append((stmt, pos, loops))
                 for v in stmt.outs:
@@ -151,8 +155,8 @@ class Memory:
                 if isinstance(a, Var):
                     self.used.setdefault(a.name, []).append((pos, loops))
             inner = loops + ((id(stmt),) if isinstance(stmt, (For, While)) else ())
-            for b in blocks(stmt):
-                self._visit(b, inner)
+            for k, b in enumerate(blocks(stmt)):
+                self._visit(b, inner, branches + ((id(stmt), k),) if isinstance(stmt, If) else branches)
 
     def find(self, n: str) -> str:
         while self.parent.get(n, n) != n:
@@ -173,9 +177,17 @@ class Memory:
         for n in names:
             def_loops = self.defined.get(n, (-1, ()))[1]
             for upos, uloops in self.used.get(n, ()):
-                if upos > pos or any(lp in uloops and lp not in def_loops for lp in loops):
+                later = upos > pos and not self.exclusive(pos, upos)
+                if later or any(lp in uloops and lp not in def_loops for lp in loops):
                     return True
         return False
+
+    def exclusive(self, a: int, b: int) -> bool:
+        """Whether the statements at positions ``a`` and ``b`` lie in different branches of one ``if``
+        (the code after an early return is written into both branches): one never runs after the other,
+        but for a loop around the ``if``, which ``used_after`` asks about apart."""
+        taken = dict(self.branches.get(a, ()))
+        return any(taken.get(branch, k) != k for branch, k in self.branches.get(b, ()))
 
     def may_be_array(self, name: str) -> bool:
         """Whether ``name`` may hold an array where it is read: the kinds say so, and unless it is a slot
