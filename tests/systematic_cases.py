@@ -104,6 +104,17 @@ NUMPY_UNARY = {
     "copy": (-2, 2),
     "array": (-2, 2),
     "asarray": (-2, 2),
+    "arcsinh": (-2, 2),
+    "arccosh": (1.2, 3),
+    "arctanh": (-0.9, 0.9),
+    "exp2": (-2, 2),
+    "cbrt": (0.2, 3),
+    "reciprocal": (0.5, 2),
+    "fabs": (0.2, 2),
+    "deg2rad": (-2, 2),
+    "radians": (-2, 2),
+    "rad2deg": (-2, 2),
+    "degrees": (-2, 2),
 }
 SHAPES = [None, (), (1,), (3,), (2, 3), (2, 3, 4)]
 PAIRS = [((3, 1), (1, 4)), ((2, 3), (3,)), ((1,), (3,)), ((), (2, 3)), (None, (2, 3)), ((2, 3), None), ((3,), (3,))]
@@ -150,6 +161,9 @@ def cases() -> list:
         "numpy.logaddexp": ("np.logaddexp(x, y)", (-1, 1), (-1, 1)),
         "numpy.maximum": ("np.maximum(x, y)", (-1, 1), (-1, 1)),
         "numpy.minimum": ("np.minimum(x, y)", (-1, 1), (-1, 1)),
+        "numpy.logaddexp2": ("np.logaddexp2(x, y)", (-1, 1), (-1, 1)),
+        "numpy.fmax": ("np.fmax(x, y)", (-1, 1), (-1, 1)),
+        "numpy.fmin": ("np.fmin(x, y)", (-1, 1), (-1, 1)),
         "add": ("x + y", (-1, 1), (-1, 1)),
         "sub": ("x - y", (-1, 1), (-1, 1)),
         "mul": ("x * y", (-1, 1), (-1, 1)),

@@ -302,7 +302,7 @@ _RULES = {
 _FLOATING = tuple(
     f"numpy.{name}" for name in N.UNARY if name not in ("abs", "absolute", "negative", "positive", "square")
 )
-_FLOATING += ("numpy.arctan2", "numpy.hypot", "numpy.logaddexp", "numpy.divide", "numpy.true_divide")
+_FLOATING += ("numpy.arctan2", "numpy.hypot", "numpy.logaddexp", "numpy.logaddexp2", "numpy.divide", "numpy.true_divide")
 _BOOL_RESULTS = tuple(f"numpy.{name}" for name in N.COMPARISONS)
 _ALWAYS_ARRAY = ()
 

@@ -296,6 +296,7 @@ BROADCASTING = ("add", "sub", "mul", "truediv", "pow", "mod", "numpy.arctan2", "
 
 
 BROADCASTING += ("numpy.logaddexp", "numpy.maximum", "numpy.minimum", "numpy.where", "numpy.clip")
+BROADCASTING += ("numpy.logaddexp2", "numpy.fmax", "numpy.fmin")
 
 
 BROADCASTING += ("numpy.add", "numpy.subtract", "numpy.multiply", "numpy.divide", "numpy.true_divide")

@@ -51,6 +51,17 @@ UNARY = {
     "absolute": lambda x, z: sign(x),
     "negative": lambda x, z: Num(-1),
     "positive": lambda x, z: Num(1),
+    "arcsinh": lambda x, z: 1 / sqrt(1 + x * x),
+    "arccosh": lambda x, z: 1 / sqrt(x * x - 1),
+    "arctanh": lambda x, z: 1 / (1 - x * x),
+    "exp2": lambda x, z: z * Num(0.6931471805599453),
+    "cbrt": lambda x, z: 1 / (3 * z * z),
+    "reciprocal": lambda x, z: -(z * z),
+    "fabs": lambda x, z: sign(x),
+    "deg2rad": lambda x, z: Num(0.017453292519943295),  # pi / 180
+    "radians": lambda x, z: Num(0.017453292519943295),
+    "rad2deg": lambda x, z: Num(57.29577951308232),  # 180 / pi
+    "degrees": lambda x, z: Num(57.29577951308232),
 }
 ZERO_UNARY = ("sign", "floor", "ceil", "round", "rint", "trunc")
 CONSTRUCTORS = (
@@ -78,6 +89,7 @@ PARTIALS.update(
             lambda x, y, z: z * log(npwhere(gt(x, 0), x, 1.0)),
         ),
         "numpy.logaddexp": (lambda a, b, z: exp(a - z), lambda a, b, z: exp(b - z)),
+        "numpy.logaddexp2": (lambda a, b, z: np_("exp2")(a - z), lambda a, b, z: np_("exp2")(b - z)),
         "numpy.add": (lambda a, b, z: Num(1), lambda a, b, z: Num(1)),
         "numpy.subtract": (lambda a, b, z: Num(1), lambda a, b, z: Num(-1)),
         "numpy.multiply": (lambda a, b, z: b, lambda a, b, z: a),
@@ -119,6 +131,8 @@ def _nonzero(z):
 FORWARD = {
     "numpy.maximum": lambda a, b, z, da, db: npwhere(gt(b, a), db or 0.0, da or 0.0),
     "numpy.minimum": lambda a, b, z, da, db: npwhere(lt(b, a), db or 0.0, da or 0.0),
+    "numpy.fmax": lambda a, b, z, da, db: npwhere(gt(b, a), db or 0.0, da or 0.0),  # (NaN-free inputs)
+    "numpy.fmin": lambda a, b, z, da, db: npwhere(lt(b, a), db or 0.0, da or 0.0),
     "numpy.where": lambda c, a, b, z, dc, da, db: npwhere(c, da or 0.0, db or 0.0),
     # norm: 0 at the zero vector; x may be a list or tuple of numbers (NumPy reads it as an array)
     "numpy.linalg.norm": lambda x, z, dx: IfExp(z, np_("sum")(np_("asarray")(x) * dx) / z, Num(0.0)),
@@ -130,6 +144,8 @@ FORWARD = {
 REVERSE = {
     "numpy.maximum": lambda a, b, z, g: (npwhere(gt(b, a), 0.0, g), npwhere(gt(b, a), g, 0.0)),
     "numpy.minimum": lambda a, b, z, g: (npwhere(lt(b, a), 0.0, g), npwhere(lt(b, a), g, 0.0)),
+    "numpy.fmax": lambda a, b, z, g: (npwhere(gt(b, a), 0.0, g), npwhere(gt(b, a), g, 0.0)),
+    "numpy.fmin": lambda a, b, z, g: (npwhere(lt(b, a), 0.0, g), npwhere(lt(b, a), g, 0.0)),
     "numpy.where": lambda c, a, b, z, g: (None, npwhere(c, g, 0.0), npwhere(c, 0.0, g)),
     "numpy.linalg.norm": lambda x, z, g: (IfExp(z, g * np_("asarray")(x) / z, Call("numpy.zeros_like", (x,))),),
     "numpy.linspace": lambda a, b, n, e, z, g: (
@@ -192,6 +208,9 @@ SIGNATURES.update(
         "numpy.hypot": (("x1", None), ("x2", None)),
         "numpy.power": (("x1", None), ("x2", None)),
         "numpy.logaddexp": (("x1", None), ("x2", None)),
+        "numpy.logaddexp2": (("x1", None), ("x2", None)),
+        "numpy.fmax": (("x1", None), ("x2", None)),
+        "numpy.fmin": (("x1", None), ("x2", None)),
         "numpy.add": (("x1", None), ("x2", None)),
         "numpy.subtract": (("x1", None), ("x2", None)),
         "numpy.multiply": (("x1", None), ("x2", None)),
