@@ -209,6 +209,15 @@ def cases() -> list:
             )
         out.append(Case(prims, f"np.{name}(x)", {"x": value((5,), seed=60)}))
         out.append(Case(prims, f"x.{name}(axis=0)", {"x": value((3, 2), seed=61)}))
+    for name in ("var", "std"):  # every axis, keepdims and ddof
+        prims = (f"numpy.{name}",)
+        grid = itertools.product([None, 0, -1, (0, 2)], [False, True], [0, 1])
+        for k, (axis, keep, ddof) in enumerate(grid):
+            expr = f"np.{name}(x, axis={axis!r}, keepdims={keep}, ddof={ddof})"
+            out.append(Case(prims, expr, {"x": value((2, 3, 4), seed=90 + k)}, slow=k > 3))
+        out.append(Case(prims, f"np.{name}(x)", {"x": value((5,), seed=110)}, hessian=True))
+        out.append(Case(prims, f"x.{name}(axis=1, ddof=1)", {"x": value((3, 4), seed=111)}, hessian=True))
+        out.append(Case(prims, f"np.{name}(x, 0)", {"x": value((3, 2), dtype=np.float32, seed=112)}))
     out += [
         Case(("numpy.amax", "numpy.amin"), "np.amax(x, axis=1) * np.amin(x, axis=0)[0]", {"x": value((3, 4), seed=62)}),
         Case(("numpy.prod",), "np.prod(x)", {"x": value((4,), 0.5, 1.5, seed=63)}, hessian=True),

@@ -280,6 +280,8 @@ _RULES = {
     "numpy.amax": _reduced,
     "numpy.amin": _reduced,
     "numpy.mean": _floating_reduced,
+    "numpy.var": _floating_reduced,
+    "numpy.std": _floating_reduced,
     "numpy.dot": _dot,
     "numpy.matmul": _matmul,
     "numpy.inner": _inner,
@@ -302,7 +304,14 @@ _RULES = {
 _FLOATING = tuple(
     f"numpy.{name}" for name in N.UNARY if name not in ("abs", "absolute", "negative", "positive", "square")
 )
-_FLOATING += ("numpy.arctan2", "numpy.hypot", "numpy.logaddexp", "numpy.logaddexp2", "numpy.divide", "numpy.true_divide")
+_FLOATING += (
+    "numpy.arctan2",
+    "numpy.hypot",
+    "numpy.logaddexp",
+    "numpy.logaddexp2",
+    "numpy.divide",
+    "numpy.true_divide",
+)
 _BOOL_RESULTS = tuple(f"numpy.{name}" for name in N.COMPARISONS)
 _ALWAYS_ARRAY = ()
 

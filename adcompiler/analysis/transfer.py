@@ -23,6 +23,7 @@ LIKE_ARGUMENT = {  # runtime helpers of generated code: their result is shaped l
     "dot_vjp_a": 1,
     "dot_vjp_b": 2,
     "prod_vjp": 1,
+    "var_vjp": 1,
     "prod_vjp_jvp": 2,
     "inner_vjp_a": 1,
     "inner_vjp_b": 2,
@@ -96,6 +97,8 @@ def transfer(eq: Eq, ins: list) -> list:
         return [ins[4 + eq.ins[3].value] if isinstance(eq.ins[3], Const) else V.Arr()]
     if prim == "einsum_vjp":
         return [ins[3 + eq.ins[1].value] if isinstance(eq.ins[1], Const) else V.Arr()]
+    if prim == "var_jvp":  # shaped like the reduction of x
+        return [V.NUMERIC]
     if prim == "take_and_clear":
         return [ins[1], V.NUMERIC][:n]
     if prim.startswith("numpy."):

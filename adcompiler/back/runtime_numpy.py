@@ -70,6 +70,28 @@ NUMPY_HELPERS.update(
     out[...] = d
     return out
 ''',
+        "var_jvp": '''def var_jvp(dx, x, axis=None, keepdims=False, ddof=0):
+    """Tangent of numpy.var(x, axis, keepdims=keepdims, ddof=ddof): 2 sum((x - mean) dx) / (n - ddof)."""
+    import numpy
+
+    x = numpy.asarray(x)
+    n = x.size // max(numpy.mean(x, axis=axis, keepdims=True).size, 1)
+    centred = x - numpy.mean(x, axis=axis, keepdims=True)
+    return 2.0 * numpy.sum(centred * dx, axis=axis, keepdims=keepdims) / (n - ddof)
+''',
+        "var_vjp": '''def var_vjp(g, x, axis=None, keepdims=False, ddof=0):
+    """Cotangent of numpy.var(x, axis, keepdims=keepdims, ddof=ddof): g 2 (x - mean) / (n - ddof)."""
+    import numpy
+
+    number = not hasattr(x, "shape")
+    x = numpy.asarray(x)
+    mean = numpy.mean(x, axis=axis, keepdims=True)
+    n = x.size // max(mean.size, 1)
+    if axis is not None and not keepdims:
+        g = numpy.expand_dims(g, axis)
+    out = 2.0 * g * (x - mean) / (n - ddof)
+    return out[()] if number else out
+''',
         "take_and_clear": '''def take_and_clear(d, x, index):
     """(d with d[index] set to zero, the old d[index]): the adjoint of writing x[index] = v.  Where an
     integer index repeats a position, NumPy keeps the last value written there: the earlier ones

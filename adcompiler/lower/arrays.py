@@ -83,6 +83,12 @@ class ArrayLowering:
             return self.apply(prim, args, hint)
         if prim == "numpy.reshape" and receiver is not None and len(args) > 2:
             args = [args[0], self.apply("tuple", args[1:], None)]
+        if len(args) > N.POSITIONAL.get(prim, len(args)):
+            raise self.parsed.error(
+                node,
+                f"{ast.unparse(node.func)} with more than {N.POSITIONAL[prim]} positional arguments",
+                "pass the others by keyword: " + ", ".join(f"{n}=..." for n, _ in signature[N.POSITIONAL[prim] :]),
+            )
         values = []
         for i, (name, default) in enumerate(signature):
             if i < len(args):

@@ -140,6 +140,10 @@ FORWARD = {
     "numpy.linspace": lambda a, b, n, e, z, da, db, dn, de: np_("linspace")(da or 0.0, db or 0.0, n, e),
     "numpy.full": lambda shape, v, dtype, z, ds, dv, dd: Call("numpy.full", (shape, dv, dtype)),
     "numpy.full_like": lambda x, v, dtype, z, dx, dv, dd: Call("numpy.full_like", (x, dv, dtype)),
+    # variance and standard deviation (axis, keepdims, ddof): 2 (x - mean) / (n - ddof) against dx
+    "numpy.var": lambda x, axis, keepdims, ddof, z, dx, da, dk, dd: _h("var_jvp")(dx, x, axis, keepdims, ddof),
+    "numpy.std": lambda x, axis, keepdims, ddof, z, dx, da, dk, dd: _h("var_jvp")(dx, x, axis, keepdims, ddof)
+    / (2 * z),
 }
 REVERSE = {
     "numpy.maximum": lambda a, b, z, g: (npwhere(gt(b, a), 0.0, g), npwhere(gt(b, a), g, 0.0)),
@@ -156,6 +160,13 @@ REVERSE = {
     ),
     "numpy.full": lambda shape, v, dtype, z, g: (None, _h("unbroadcast")(g, v), None),
     "numpy.full_like": lambda x, v, dtype, z, g: (None, _h("unbroadcast")(g, v), None),
+    "numpy.var": lambda x, axis, keepdims, ddof, z, g: (_h("var_vjp")(g, x, axis, keepdims, ddof), None, None, None),
+    "numpy.std": lambda x, axis, keepdims, ddof, z, g: (
+        _h("var_vjp")(g / (2 * z), x, axis, keepdims, ddof),
+        None,
+        None,
+        None,
+    ),
 }
 # Which arguments of a FORWARD/REVERSE rule the output depends on (all of them where not listed).
 SLOTS = {
@@ -163,7 +174,12 @@ SLOTS = {
     "numpy.full": (False, True, False),
     "numpy.full_like": (False, True, False),
     "numpy.where": (False, True, True),
+    "numpy.var": (True, False, False, False),
+    "numpy.std": (True, False, False, False),
 }
+# At most this many positional arguments (the rest by keyword): NumPy's own order has dtype and out
+# before ddof and keepdims, which adcompiler does not take.
+POSITIONAL = {"numpy.var": 2, "numpy.std": 2}
 
 # Linear in their first argument (the rest are static: axes, shapes): tangent = same op on the tangent.
 LINEAR = {
@@ -226,6 +242,8 @@ SIGNATURES.update(
         "numpy.asarray": (("a", None),),
         "numpy.sum": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
         "numpy.mean": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
+        "numpy.var": (("a", None), ("axis", Num(None)), ("keepdims", Num(False)), ("ddof", Num(0))),
+        "numpy.std": (("a", None), ("axis", Num(None)), ("keepdims", Num(False)), ("ddof", Num(0))),
         "numpy.prod": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
         "numpy.max": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
         "numpy.min": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
@@ -254,6 +272,8 @@ SIGNATURES.update(
 METHODS = {
     "sum": "numpy.sum",
     "mean": "numpy.mean",
+    "var": "numpy.var",
+    "std": "numpy.std",
     "prod": "numpy.prod",
     "max": "numpy.max",
     "min": "numpy.min",
