@@ -240,6 +240,15 @@ def cases() -> list:
         Case(("numpy.trace",), "np.trace(x)", {"x": value((3, 3), seed=80)}),
         Case(("numpy.diag",), "np.diag(x)", {"x": value((3,), seed=81)}),
         Case(("numpy.diag",), "np.diag(x)", {"x": value((3, 3), seed=82)}),
+        Case(("numpy.linalg.inv",), "np.linalg.inv(x)", {"x": value((3, 3), seed=83) + 3 * np.eye(3)}, hessian=True),
+        Case(("numpy.linalg.inv",), "np.linalg.inv(x)", {"x": value((2, 3, 3), seed=84) + 3 * np.eye(3)}),
+        Case(("numpy.linalg.det",), "np.linalg.det(x)", {"x": value((3, 3), seed=85) + 3 * np.eye(3)}, hessian=True),
+        Case(("numpy.linalg.det",), "np.linalg.det(x)", {"x": value((2, 3, 3), seed=86) + 3 * np.eye(3)}),
+        Case(
+            ("numpy.linalg.inv", "numpy.linalg.det"),
+            "np.linalg.inv(x) * np.linalg.det(x)",
+            {"x": value((2, 2), dtype=np.float32, seed=87) + 3 * np.eye(2, dtype=np.float32)},
+        ),
     ]
     # products of every ndim
     for prim, fn in (

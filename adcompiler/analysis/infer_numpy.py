@@ -295,6 +295,8 @@ _RULES = {
     "numpy.broadcast_to": _broadcast_to,
     "numpy.cumsum": _cumsum,
     "numpy.trace": _trace,
+    "numpy.linalg.inv": lambda ins, static: _arr(_ndim(ins[0]), _float_dtype(ins[:1])),
+    "numpy.linalg.det": lambda ins, static: _trace([_arr(_ndim(ins[0]), _float_dtype(ins[:1]))], static),
     "numpy.diag": _diag,
     "numpy.linalg.norm": _norm,
     "numpy.copy": _converted,

@@ -14,7 +14,7 @@ arguments.  Constructors (``zeros``, ``arange``, ...) are constants.
 
 from __future__ import annotations
 
-from ..ir.expr import Call, IfExp, Num, Subscript, compare, fn, gt, lt
+from ..ir.expr import Call, IfExp, Num, Subscript, Tuple, compare, fn, gt, lt
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
 cos, sin, exp, log, sqrt, sign = (np_(n) for n in ("cos", "sin", "exp", "log", "sqrt", "sign"))
@@ -107,6 +107,14 @@ PARTIALS.update(
 )
 
 
+def _mT(a):
+    """The matrices of a stack transposed (the last two axes swapped)."""
+    return np_("swapaxes")(a, Num(-1), Num(-2))
+
+
+_LAST_TWO = Tuple((Num(-2), Num(-1)))
+
+
 def _exponent_less_one(y):
     """y - 1 where y != 0, else 1: x ** that is finite at x = 0 when y is 0 (its factor y is 0 there)."""
     if isinstance(y, Num) and y.text is None and isinstance(y.value, (int, float)):
@@ -140,6 +148,9 @@ FORWARD = {
     "numpy.linspace": lambda a, b, n, e, z, da, db, dn, de: np_("linspace")(da or 0.0, db or 0.0, n, e),
     "numpy.full": lambda shape, v, dtype, z, ds, dv, dd: Call("numpy.full", (shape, dv, dtype)),
     "numpy.full_like": lambda x, v, dtype, z, dx, dv, dd: Call("numpy.full_like", (x, dv, dtype)),
+    # inverse and determinant of (stacks of) square matrices: d inv = -Z dA Z, d det = det tr(A^-1 dA)
+    "numpy.linalg.inv": lambda a, z, da: -(z @ (da @ z)),
+    "numpy.linalg.det": lambda a, z, da: z * np_("sum")(_mT(np_("linalg.inv")(a)) * da, _LAST_TWO),
     # variance and standard deviation (axis, keepdims, ddof): 2 (x - mean) / (n - ddof) against dx
     "numpy.var": lambda x, axis, keepdims, ddof, z, dx, da, dk, dd: _h("var_jvp")(dx, x, axis, keepdims, ddof),
     "numpy.std": lambda x, axis, keepdims, ddof, z, dx, da, dk, dd: _h("var_jvp")(dx, x, axis, keepdims, ddof)
@@ -160,6 +171,8 @@ REVERSE = {
     ),
     "numpy.full": lambda shape, v, dtype, z, g: (None, _h("unbroadcast")(g, v), None),
     "numpy.full_like": lambda x, v, dtype, z, g: (None, _h("unbroadcast")(g, v), None),
+    "numpy.linalg.inv": lambda a, z, g: (-(_mT(z) @ (g @ _mT(z))),),
+    "numpy.linalg.det": lambda a, z, g: (np_("expand_dims")(g * z, _LAST_TWO) * _mT(np_("linalg.inv")(a)),),
     "numpy.var": lambda x, axis, keepdims, ddof, z, g: (_h("var_vjp")(g, x, axis, keepdims, ddof), None, None, None),
     "numpy.std": lambda x, axis, keepdims, ddof, z, g: (
         _h("var_vjp")(g / (2 * z), x, axis, keepdims, ddof),
@@ -237,6 +250,8 @@ SIGNATURES.update(
         "numpy.where": (("condition", None), ("x", None), ("y", None)),
         "numpy.clip": (("a", None), ("a_min", None), ("a_max", None)),
         "numpy.linalg.norm": (("x", None),),
+        "numpy.linalg.inv": (("a", None),),
+        "numpy.linalg.det": (("a", None),),
         "numpy.copy": (("a", None),),
         "numpy.array": (("object", None),),
         "numpy.asarray": (("a", None),),
