@@ -245,6 +245,23 @@ def cases() -> list:
         Case(("numpy.linalg.det",), "np.linalg.det(x)", {"x": value((3, 3), seed=85) + 3 * np.eye(3)}, hessian=True),
         Case(("numpy.linalg.det",), "np.linalg.det(x)", {"x": value((2, 3, 3), seed=86) + 3 * np.eye(3)}),
         Case(
+            ("numpy.linalg.solve/vector",),
+            "np.linalg.solve(x, y)",
+            {"x": value((3, 3), seed=88) + 3 * np.eye(3), "y": value((3,), seed=89)},
+            hessian=True,
+        ),
+        Case(
+            ("numpy.linalg.solve",),
+            "np.linalg.solve(x, y)",
+            {"x": value((3, 3), seed=90) + 3 * np.eye(3), "y": value((3, 2), seed=91)},
+            hessian=True,
+        ),
+        Case(
+            ("numpy.linalg.solve",),
+            "np.linalg.solve(x, y)",
+            {"x": value((2, 3, 3), seed=92) + 3 * np.eye(3), "y": value((2, 3, 2), seed=93)},
+        ),
+        Case(
             ("numpy.linalg.inv", "numpy.linalg.det"),
             "np.linalg.inv(x) * np.linalg.det(x)",
             {"x": value((2, 2), dtype=np.float32, seed=87) + 3 * np.eye(2, dtype=np.float32)},

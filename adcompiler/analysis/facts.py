@@ -150,6 +150,24 @@ def check_constructs(facts: Facts) -> None:
     """Refuse, with its location, what the abstract values show the derivative cannot follow: an
     assignment to a slice of a list (it changes the list's length)."""
     for eq in walk(facts.fn.body):
+        if isinstance(eq, Eq) and eq.prim.startswith("numpy.linalg.solve"):
+            a, b = (facts.of(x) for x in eq.ins)
+            nd = [x.ndim if isinstance(x, V.Arr) else None for x in (a, b)]
+            if None in nd:
+                _refuse(
+                    facts,
+                    eq.line,
+                    "np.linalg.solve of arrays whose ndim is not known here (its adjoint differs for a vector b)",
+                    "differentiate it through differentiate(f) called with the arrays, where their ndim is known",
+                )
+            if not (nd[0] == 2 and nd[1] in (1, 2) or nd[0] > 2 and nd[1] == nd[0]):
+                _refuse(
+                    facts,
+                    eq.line,
+                    f"np.linalg.solve of {V.show(a)} and {V.show(b)}",
+                    "solve with one matrix and a vector or matrix b, or stacks of matrices of the same ndim "
+                    "(b[..., None] for stacked vectors, then take [..., 0])",
+                )
         if isinstance(eq, Eq) and eq.prim == "setitem" and isinstance(facts.of(eq.ins[0]), V.Seq):
             if V.is_slice(facts.of(eq.ins[1])):
                 _refuse(

@@ -296,6 +296,7 @@ _RULES = {
     "numpy.cumsum": _cumsum,
     "numpy.trace": _trace,
     "numpy.linalg.inv": lambda ins, static: _arr(_ndim(ins[0]), _float_dtype(ins[:1])),
+    "numpy.linalg.solve": lambda ins, static: _arr(_ndim(ins[1]), _float_dtype(ins[:2])),
     "numpy.linalg.det": lambda ins, static: _trace([_arr(_ndim(ins[0]), _float_dtype(ins[:1]))], static),
     "numpy.diag": _diag,
     "numpy.linalg.norm": _norm,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from . import values as V
 from ..ir.nodes import COMPOUND, Eq, For, Function, If, While
+from ..rules.arrays import SOLVE_VECTOR
 
 
 def specialise(fn: Function, of) -> Function:
@@ -50,4 +51,6 @@ def _prim(e: Eq, ins: list) -> str:
         return "list_times"
     if e.prim == "sum" and isinstance(ins[0], (V.Arr, V.Numeric)):
         return "array_sum"
+    if e.prim == "numpy.linalg.solve" and isinstance(ins[1], V.Arr) and ins[1].ndim == 1:
+        return SOLVE_VECTOR  # its adjoint in A is an outer product, not a matrix product
     return e.prim

@@ -25,6 +25,7 @@ CONTAINER_EXPRS = {
     "list_concat": lambda a, b: E.BinOp("+", a, b),
     "list_times": lambda xs, n: E.BinOp("*", xs, n),
     "array_sum": lambda x: E.Call("sum", (x,)),
+    "numpy.linalg.solve/vector": lambda a, b: E.Call("numpy.linalg.solve", (a, b)),
     "getitem": lambda xs, i: E.Subscript(xs, i),
     "len": lambda xs: E.Call("len", (xs,)),
     "range": lambda a, b, s: E.Call("range", (a, b, s)),

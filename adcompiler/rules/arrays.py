@@ -107,6 +107,19 @@ PARTIALS.update(
 )
 
 
+SOLVE_VECTOR = "numpy.linalg.solve/vector"  # solve with a vector b (``specialise`` names it by b's ndim)
+
+
+def _solve_tangent(a, z, da, db):
+    rhs = [t for t in (db, -(da @ z) if da is not None else None) if t is not None]
+    return np_("linalg.solve")(a, rhs[0] if len(rhs) == 1 else rhs[0] + rhs[1])
+
+
+def _solve_adjoint(a, z, g, outer):
+    gb = np_("linalg.solve")(_mT(a), g)
+    return (outer(gb), gb)
+
+
 def _mT(a):
     """The matrices of a stack transposed (the last two axes swapped)."""
     return np_("swapaxes")(a, Num(-1), Num(-2))
@@ -151,6 +164,9 @@ FORWARD = {
     # inverse and determinant of (stacks of) square matrices: d inv = -Z dA Z, d det = det tr(A^-1 dA)
     "numpy.linalg.inv": lambda a, z, da: -(z @ (da @ z)),
     "numpy.linalg.det": lambda a, z, da: z * np_("sum")(_mT(np_("linalg.inv")(a)) * da, _LAST_TWO),
+    # A z = b: A dz = db - dA z, solved (not inverted); b a matrix (stack) or, for one matrix A, a vector
+    "numpy.linalg.solve": lambda a, b, z, da, db: _solve_tangent(a, z, da, db),
+    SOLVE_VECTOR: lambda a, b, z, da, db: _solve_tangent(a, z, da, db),
     # variance and standard deviation (axis, keepdims, ddof): 2 (x - mean) / (n - ddof) against dx
     "numpy.var": lambda x, axis, keepdims, ddof, z, dx, da, dk, dd: _h("var_jvp")(dx, x, axis, keepdims, ddof),
     "numpy.std": lambda x, axis, keepdims, ddof, z, dx, da, dk, dd: _h("var_jvp")(dx, x, axis, keepdims, ddof)
@@ -173,6 +189,9 @@ REVERSE = {
     "numpy.full_like": lambda x, v, dtype, z, g: (None, _h("unbroadcast")(g, v), None),
     "numpy.linalg.inv": lambda a, z, g: (-(_mT(z) @ (g @ _mT(z))),),
     "numpy.linalg.det": lambda a, z, g: (np_("expand_dims")(g * z, _LAST_TWO) * _mT(np_("linalg.inv")(a)),),
+    # gb = A^-T g by a solve; gA = -gb z^T (an outer product for a vector b)
+    "numpy.linalg.solve": lambda a, b, z, g: _solve_adjoint(a, z, g, lambda gb: -(gb @ _mT(z))),
+    SOLVE_VECTOR: lambda a, b, z, g: _solve_adjoint(a, z, g, lambda gb: -np_("outer")(gb, z)),
     "numpy.var": lambda x, axis, keepdims, ddof, z, g: (_h("var_vjp")(g, x, axis, keepdims, ddof), None, None, None),
     "numpy.std": lambda x, axis, keepdims, ddof, z, g: (
         _h("var_vjp")(g / (2 * z), x, axis, keepdims, ddof),
@@ -252,6 +271,7 @@ SIGNATURES.update(
         "numpy.linalg.norm": (("x", None),),
         "numpy.linalg.inv": (("a", None),),
         "numpy.linalg.det": (("a", None),),
+        "numpy.linalg.solve": (("a", None), ("b", None)),
         "numpy.copy": (("a", None),),
         "numpy.array": (("object", None),),
         "numpy.asarray": (("a", None),),
