@@ -8,18 +8,18 @@ derivative rules handle generically.
 
 from __future__ import annotations
 
-import sys
 
 from ..rules import arrays as N
 from . import values as V
 from ..ir.nodes import Const
+from .numpy_values import UNKNOWN, array_of, as_array, dtype_name, float_dtype, minus, ndim_of, result_dtype
 
 
 def numpy_transfer(eq, ins: list) -> list:
     """The abstract values of a NumPy equation's outputs."""
     prim = eq.prim
     n = len(eq.outs)
-    static = [a.value if isinstance(a, Const) else _UNKNOWN for a in eq.ins]
+    static = [a.value if isinstance(a, Const) else UNKNOWN for a in eq.ins]
     if prim in ("numpy.shape",):
         return [
             V.STATIC if not isinstance(ins[0], V.Arr) or ins[0].ndim is None else V.seq("tuple", [V.INT] * ins[0].ndim)
@@ -27,10 +27,10 @@ def numpy_transfer(eq, ins: list) -> list:
     if prim in ("numpy.ndim", "numpy.size"):
         return [V.INT]
     if prim in ("numpy.argsort",):
-        return [_arr(_ndim(ins[0]), "int64")]
+        return [array_of(ndim_of(ins[0]), "int64")]
     if prim in ("numpy.argmax", "numpy.argmin"):
         axis = static[1] if len(static) > 1 else None
-        return [V.Num("int64") if axis is None else _arr(_minus(_ndim(ins[0]), 1), "int64")]
+        return [V.Num("int64") if axis is None else array_of(minus(ndim_of(ins[0]), 1), "int64")]
     name = prim[len("numpy.") :]
     if name in N.CONSTRUCTORS:
         return [_constructed(name, eq, ins, static)]
@@ -39,103 +39,40 @@ def numpy_transfer(eq, ins: list) -> list:
     if prim == "numpy.einsum":
         spec = static[0] if isinstance(static[0], str) else ""
         out = spec.split("->")[1] if "->" in spec else None
-        dtype = _dtype(ins[1:])
+        dtype = result_dtype(ins[1:])
         if out is None or "." in out:
             return [V.Arr(None, dtype)]
-        return [_arr(len(out.replace(" ", "")), dtype)]
+        return [array_of(len(out.replace(" ", "")), dtype)]
     rule = _RULES.get(prim)
-    arrays = [_as_array(a) for a in ins]
+    arrays = [as_array(a) for a in ins]
     if rule is None:  # elementwise: broadcast
         numeric = [a for a in ins if V.is_numeric(a) or isinstance(a, V.Seq)]
-        dims = [_ndim(a) for a in arrays if a is not None]
-        dtype = _float_dtype(ins) if prim in _FLOATING else _dtype(numeric)
+        dims = [ndim_of(a) for a in arrays if a is not None]
+        dtype = float_dtype(ins) if prim in _FLOATING else result_dtype(numeric)
         if prim in _BOOL_RESULTS:
             dtype = "bool"
         if all(isinstance(a, V.Num) for a in ins if not isinstance(a, V.Static)) and prim not in _ALWAYS_ARRAY:
             return [V.Num("float" if dtype in (None, "float64") else dtype)] * n  # np.sin(2.0): a NumPy float
         if any(isinstance(a, V.Numeric) for a in ins):
             return [V.Numeric(dtype)] * n
-        return [_arr(None if None in dims else max(dims + [0]), dtype)] * n
+        return [array_of(None if None in dims else max(dims + [0]), dtype)] * n
     return [rule(ins, static)] * n
-
-
-class _Unknown:
-    """A static argument computed at run time."""
-
-
-_UNKNOWN = _Unknown()
-
-
-def _as_array(a: V.Aval):
-    if isinstance(a, V.Arr):
-        return a
-    if isinstance(a, V.Num):
-        return V.Arr(0, a.dtype)
-    if isinstance(a, V.Seq):  # NumPy reads a list as an array: one dimension per level of nesting
-        inner = _as_array(a.elem) if not isinstance(a.elem, V.Bottom) else V.Arr(0, "float64")
-        return V.Arr(None if inner is None or inner.ndim is None else inner.ndim + 1, getattr(inner, "dtype", None))
-    if isinstance(a, V.Numeric):
-        return V.Arr(None, a.dtype)
-    return None
-
-
-def _ndim(a):
-    a = _as_array(a) if not isinstance(a, V.Arr) else a
-    return None if a is None else a.ndim
-
-
-def _minus(nd, k):
-    return None if nd is None else max(nd - k, 0)
-
-
-def _arr(ndim, dtype) -> V.Aval:
-    return V.Arr(ndim, None if dtype in (None, "float") else dtype) if dtype != "float" else V.Arr(ndim, "float64")
-
-
-def _dtype(avals) -> str | None:
-    """NumPy's result dtype for these operands (Python numbers weak), or None if unknown."""
-    numpy = sys.modules.get("numpy")
-    operands = []
-    for a in avals:
-        if isinstance(a, V.Seq):
-            a = _as_array(a)
-        d = getattr(a, "dtype", None)
-        if isinstance(a, V.Num) and d in ("float", "int", "bool"):
-            operands.append({"float": 1.0, "int": 1, "bool": True}[d])
-        elif d is None or numpy is None:
-            return None
-        else:
-            operands.append(numpy.dtype(d))
-    if not operands or numpy is None:
-        return "float64"
-    try:
-        return numpy.result_type(*operands).name
-    except TypeError:
-        return None
-
-
-def _float_dtype(avals) -> str | None:
-    """The dtype of a floating function (sin, mean, sqrt) of these: integers become float64."""
-    d = _dtype([a for a in avals if not isinstance(a, V.Static)])
-    if d is None:
-        return None
-    return d if d.startswith(("float", "complex")) else "float64"
 
 
 def _reduced(ins, static) -> V.Aval:
     """sum, mean, max, ... over ``axis`` (None: all), with ``keepdims``."""
-    nd = _ndim(ins[0])
+    nd = ndim_of(ins[0])
     axis = static[1] if len(static) > 1 else None
     keepdims = static[2] if len(static) > 2 else False
-    dtype = _dtype(ins[:1])
+    dtype = result_dtype(ins[:1])
     if keepdims is True:
-        return _arr(nd, dtype)
-    if keepdims is not False or axis is _UNKNOWN:
+        return array_of(nd, dtype)
+    if keepdims is not False or axis is UNKNOWN:
         return V.Arr(None, dtype)
     if axis is None:
         return _scalar(dtype)
     k = len(axis) if isinstance(axis, tuple) else 1
-    return _arr(_minus(nd, k), dtype) if nd is None or nd - k > 0 else _scalar(dtype)
+    return array_of(minus(nd, k), dtype) if nd is None or nd - k > 0 else _scalar(dtype)
 
 
 def _scalar(dtype) -> V.Aval:
@@ -145,15 +82,15 @@ def _scalar(dtype) -> V.Aval:
 
 def _floating_reduced(ins, static) -> V.Aval:
     out = _reduced(ins, static)
-    d = _float_dtype(ins[:1])
+    d = float_dtype(ins[:1])
     if isinstance(out, V.Num):
         return V.Num("float" if d in (None, "float64") else d)
     return V.Arr(out.ndim, d)
 
 
 def _dot(ins, static) -> V.Aval:
-    a, b = (_ndim(x) for x in ins[:2])
-    dtype = _dtype(ins[:2])
+    a, b = (ndim_of(x) for x in ins[:2])
+    dtype = result_dtype(ins[:2])
     if a is None or b is None:
         return V.Arr(None, dtype) if not (a == 0 or b == 0) else V.Numeric(dtype)
     if a == 0 or b == 0:
@@ -162,12 +99,12 @@ def _dot(ins, static) -> V.Aval:
         nd = a - 1
     else:
         nd = a + b - 2
-    return _arr(nd, dtype) if nd > 0 else _scalar(dtype)
+    return array_of(nd, dtype) if nd > 0 else _scalar(dtype)
 
 
 def _matmul(ins, static) -> V.Aval:
-    a, b = (_ndim(x) for x in ins[:2])
-    dtype = _dtype(ins[:2])
+    a, b = (ndim_of(x) for x in ins[:2])
+    dtype = result_dtype(ins[:2])
     if a is None or b is None:
         return V.Arr(None, dtype)
     if a == 1 and b == 1:
@@ -178,7 +115,7 @@ def _matmul(ins, static) -> V.Aval:
         nd = a - 1
     else:
         nd = max(a, b)
-    return _arr(nd, dtype)
+    return array_of(nd, dtype)
 
 
 def numpy_matmul(ins) -> V.Aval:
@@ -187,81 +124,87 @@ def numpy_matmul(ins) -> V.Aval:
 
 
 def _inner(ins, static) -> V.Aval:
-    a, b = (_ndim(x) for x in ins[:2])
-    dtype = _dtype(ins[:2])
+    a, b = (ndim_of(x) for x in ins[:2])
+    dtype = result_dtype(ins[:2])
     if a is None or b is None:
         return V.Numeric(dtype)
     nd = a + b if a == 0 or b == 0 else a + b - 2
-    return _arr(nd, dtype) if nd > 0 else _scalar(dtype)
+    return array_of(nd, dtype) if nd > 0 else _scalar(dtype)
 
 
 def _reshaped(ins, static) -> V.Aval:
-    shape = static[1] if len(static) > 1 else _UNKNOWN
-    dtype = _dtype(ins[:1])
+    shape = static[1] if len(static) > 1 else UNKNOWN
+    dtype = result_dtype(ins[:1])
     if isinstance(shape, int):
-        return _arr(1, dtype)
+        return array_of(1, dtype)
     if isinstance(shape, tuple):
-        return _arr(len(shape), dtype)
+        return array_of(len(shape), dtype)
     if isinstance(ins[1], V.Seq) and ins[1].items is not None:
-        return _arr(len(ins[1].items), dtype)
+        return array_of(len(ins[1].items), dtype)
     if isinstance(ins[1], V.Num):
-        return _arr(1, dtype)
+        return array_of(1, dtype)
     return V.Arr(None, dtype)
 
 
 def _expanded(ins, static) -> V.Aval:
     axis = static[1]
     k = len(axis) if isinstance(axis, tuple) else 1
-    nd = _ndim(ins[0])
-    return _arr(None if nd is None or axis is _UNKNOWN else nd + k, _dtype(ins[:1]))
+    nd = ndim_of(ins[0])
+    return array_of(None if nd is None or axis is UNKNOWN else nd + k, result_dtype(ins[:1]))
 
 
 def _squeezed(ins, static) -> V.Aval:
     axis = static[1]
-    nd = _ndim(ins[0])
-    if axis is None or axis is _UNKNOWN or nd is None:
-        return V.Arr(None, _dtype(ins[:1]))  # which axes have length 1 is known only at run time
+    nd = ndim_of(ins[0])
+    if axis is None or axis is UNKNOWN or nd is None:
+        return V.Arr(None, result_dtype(ins[:1]))  # which axes have length 1 is known only at run time
     k = len(axis) if isinstance(axis, tuple) else 1
-    return _arr(nd - k, _dtype(ins[:1])) if nd - k > 0 else _scalar(_dtype(ins[:1]))
+    return array_of(nd - k, result_dtype(ins[:1])) if nd - k > 0 else _scalar(result_dtype(ins[:1]))
+
+
+def _at_least(ins, n: int) -> V.Aval:
+    """np.atleast_nd: an array of at least n dimensions."""
+    nd = ndim_of(ins[0])
+    return array_of(None if nd is None else max(nd, n), result_dtype(ins[:1]))
 
 
 def _same(ins, static) -> V.Aval:
-    return _arr(_ndim(ins[0]), _dtype(ins[:1]))
+    return array_of(ndim_of(ins[0]), result_dtype(ins[:1]))
 
 
 def _norm(ins, static) -> V.Aval:
-    return _scalar(_float_dtype(ins[:1]))
+    return _scalar(float_dtype(ins[:1]))
 
 
 def _trace(ins, static) -> V.Aval:
-    nd = _ndim(ins[0])
-    return _scalar(_dtype(ins[:1])) if nd == 2 else _arr(_minus(nd, 2), _dtype(ins[:1]))
+    nd = ndim_of(ins[0])
+    return _scalar(result_dtype(ins[:1])) if nd == 2 else array_of(minus(nd, 2), result_dtype(ins[:1]))
 
 
 def _diag(ins, static) -> V.Aval:
-    nd = _ndim(ins[0])
-    return _arr(None if nd is None else (2 if nd == 1 else 1), _dtype(ins[:1]))
+    nd = ndim_of(ins[0])
+    return array_of(None if nd is None else (2 if nd == 1 else 1), result_dtype(ins[:1]))
 
 
 def _cumsum(ins, static) -> V.Aval:
     axis = static[1] if len(static) > 1 else None
-    return _arr(1 if axis is None else _ndim(ins[0]), _dtype(ins[:1]))
+    return array_of(1 if axis is None else ndim_of(ins[0]), result_dtype(ins[:1]))
 
 
 def _broadcast_to(ins, static) -> V.Aval:
     shape = static[1]
     if isinstance(shape, int):
-        return _arr(1, _dtype(ins[:1]))
+        return array_of(1, result_dtype(ins[:1]))
     if isinstance(shape, tuple):
-        return _arr(len(shape), _dtype(ins[:1]))
+        return array_of(len(shape), result_dtype(ins[:1]))
     if isinstance(ins[1], V.Seq) and ins[1].items is not None:
-        return _arr(len(ins[1].items), _dtype(ins[:1]))
-    return V.Arr(None, _dtype(ins[:1]))
+        return array_of(len(ins[1].items), result_dtype(ins[:1]))
+    return V.Arr(None, result_dtype(ins[:1]))
 
 
 def _converted(ins, static) -> V.Aval:
     """np.array / np.asarray / np.copy of a number, a list or an array."""
-    a = _as_array(ins[0])
+    a = as_array(ins[0])
     if a is None:
         return V.Arr()
     dtype = (
@@ -285,19 +228,27 @@ _RULES = {
     "numpy.dot": _dot,
     "numpy.matmul": _matmul,
     "numpy.inner": _inner,
-    "numpy.outer": lambda ins, static: _arr(2, _dtype(ins[:2])),
+    "numpy.outer": lambda ins, static: array_of(2, result_dtype(ins[:2])),
     "numpy.transpose": _same,
     "numpy.swapaxes": _same,
+    "numpy.moveaxis": _same,
+    "numpy.tril": _same,
+    "numpy.triu": _same,
+    "numpy.flip": _same,
+    "numpy.roll": _same,
+    "numpy.atleast_1d": lambda ins, static: _at_least(ins, 1),
+    "numpy.atleast_2d": lambda ins, static: _at_least(ins, 2),
+    "numpy.atleast_3d": lambda ins, static: _at_least(ins, 3),
     "numpy.reshape": _reshaped,
-    "numpy.ravel": lambda ins, static: _arr(1, _dtype(ins[:1])),
+    "numpy.ravel": lambda ins, static: array_of(1, result_dtype(ins[:1])),
     "numpy.expand_dims": _expanded,
     "numpy.squeeze": _squeezed,
     "numpy.broadcast_to": _broadcast_to,
     "numpy.cumsum": _cumsum,
     "numpy.trace": _trace,
-    "numpy.linalg.inv": lambda ins, static: _arr(_ndim(ins[0]), _float_dtype(ins[:1])),
-    "numpy.linalg.solve": lambda ins, static: _arr(_ndim(ins[1]), _float_dtype(ins[:2])),
-    "numpy.linalg.det": lambda ins, static: _trace([_arr(_ndim(ins[0]), _float_dtype(ins[:1]))], static),
+    "numpy.linalg.inv": lambda ins, static: array_of(ndim_of(ins[0]), float_dtype(ins[:1])),
+    "numpy.linalg.solve": lambda ins, static: array_of(ndim_of(ins[1]), float_dtype(ins[:2])),
+    "numpy.linalg.det": lambda ins, static: _trace([array_of(ndim_of(ins[0]), float_dtype(ins[:1]))], static),
     "numpy.diag": _diag,
     "numpy.linalg.norm": _norm,
     "numpy.copy": _converted,
@@ -322,21 +273,21 @@ _ALWAYS_ARRAY = ()
 def _constructed(name: str, eq, ins, static) -> V.Aval:
     """zeros, ones, full, arange, linspace, eye, ..._like: an array of the shape asked for."""
     keywords = dict(zip(eq.param, static[len(static) - len(eq.param) :])) if isinstance(eq.param, tuple) else {}
-    dtype = keywords.get("dtype", _UNKNOWN)
-    dtype = _dtype_name(dtype)
+    dtype = keywords.get("dtype", UNKNOWN)
+    dtype = dtype_name(dtype)
     if name.endswith("_like"):
-        like = _as_array(ins[0])
+        like = as_array(ins[0])
         return V.Arr(None if like is None else like.ndim, dtype or (like.dtype if like is not None else None))
     if name in ("eye", "identity"):
         return V.Arr(2, dtype or "float64")
     if name == "arange":
         return V.Arr(1, dtype)
     if name == "linspace":
-        nd = max([_ndim(a) or 0 for a in ins[:2]] + [0]) if all(_ndim(a) is not None for a in ins[:2]) else None
-        return V.Arr(None if nd is None else nd + 1, dtype or _float_dtype(ins[:2]))
-    shape = static[0] if static else _UNKNOWN
+        nd = max([ndim_of(a) or 0 for a in ins[:2]] + [0]) if all(ndim_of(a) is not None for a in ins[:2]) else None
+        return V.Arr(None if nd is None else nd + 1, dtype or float_dtype(ins[:2]))
+    shape = static[0] if static else UNKNOWN
     if name == "full" and len(ins) > 1 and dtype is None:
-        dtype = _dtype(ins[1:2])
+        dtype = result_dtype(ins[1:2])
     if isinstance(shape, int):
         return V.Arr(1, dtype or "float64")
     if isinstance(shape, tuple):
@@ -348,21 +299,11 @@ def _constructed(name: str, eq, ins, static) -> V.Aval:
     return V.Arr(None, dtype)
 
 
-def _dtype_name(dtype) -> str | None:
-    if dtype is _UNKNOWN or dtype is None:
-        return None
-    numpy = sys.modules.get("numpy")
-    try:
-        return numpy.dtype(dtype).name
-    except TypeError:
-        return None
-
-
 def _joined(prim: str, eq, ins, static) -> V.Aval:
     k = eq.param[1] if isinstance(eq.param, tuple) else len(ins)
     parts = ins[:k]
-    dims = [_ndim(a) for a in parts]
-    dtype = _dtype(parts)
+    dims = [ndim_of(a) for a in parts]
+    dtype = result_dtype(parts)
     if None in dims:
         return V.Arr(None, dtype)
     nd = max(dims + [0])
@@ -399,7 +340,7 @@ def array_getitem(xs: V.Aval, index_atom, index: V.Aval) -> V.Aval:
         elif isinstance(p, V.Arr) and p.dtype == "bool":
             advanced.append(("mask", p.ndim))
         elif isinstance(p, (V.Arr, V.Seq)):
-            advanced.append(("ints", _ndim(p)))
+            advanced.append(("ints", ndim_of(p)))
         else:
             return V.Arr(None, dtype)
     out = nd - dropped + added

@@ -120,6 +120,13 @@ def _solve_adjoint(a, z, g, outer):
     return (outer(gb), gb)
 
 
+def _negated(shift):
+    """-shift for np.roll's shift: a number or a tuple of them."""
+    if isinstance(shift, Num) and shift.text is None and isinstance(shift.value, int):
+        return Num(-shift.value)
+    return np_("negative")(shift)
+
+
 def _mT(a):
     """The matrices of a stack transposed (the last two axes swapped)."""
     return np_("swapaxes")(a, Num(-1), Num(-2))
@@ -228,6 +235,14 @@ LINEAR = {
     "numpy.expand_dims": lambda g, x, z, axis: reshape(g, shape_of(x)),
     "numpy.squeeze": lambda g, x, z, axis: reshape(g, shape_of(x)),
     "numpy.swapaxes": lambda g, x, z, a1, a2: np_("swapaxes")(g, a1, a2),
+    "numpy.moveaxis": lambda g, x, z, source, destination: np_("moveaxis")(g, destination, source),
+    "numpy.tril": lambda g, x, z, k: np_("tril")(g, k),
+    "numpy.triu": lambda g, x, z, k: np_("triu")(g, k),
+    "numpy.flip": lambda g, x, z, axis: np_("flip")(g, axis),
+    "numpy.roll": lambda g, x, z, shift, axis: np_("roll")(g, _negated(shift), axis),
+    "numpy.atleast_1d": lambda g, x, z: reshape(g, shape_of(x)),
+    "numpy.atleast_2d": lambda g, x, z: reshape(g, shape_of(x)),
+    "numpy.atleast_3d": lambda g, x, z: reshape(g, shape_of(x)),
     "numpy.broadcast_to": lambda g, x, z, shape: Call("@unbroadcast", (g, x)),
     "numpy.cumsum": lambda g, x, z, axis: reshape(
         np_("flip")(np_("cumsum")(np_("flip")(g, axis), axis), axis), shape_of(x)
@@ -290,6 +305,14 @@ SIGNATURES.update(
         "numpy.expand_dims": (("a", None), ("axis", None)),
         "numpy.squeeze": (("a", None), ("axis", Num(None))),
         "numpy.swapaxes": (("a", None), ("axis1", None), ("axis2", None)),
+        "numpy.moveaxis": (("a", None), ("source", None), ("destination", None)),
+        "numpy.tril": (("m", None), ("k", Num(0))),
+        "numpy.triu": (("m", None), ("k", Num(0))),
+        "numpy.flip": (("m", None), ("axis", Num(None))),
+        "numpy.roll": (("a", None), ("shift", None), ("axis", Num(None))),
+        "numpy.atleast_1d": (("a", None),),
+        "numpy.atleast_2d": (("a", None),),
+        "numpy.atleast_3d": (("a", None),),
         "numpy.broadcast_to": (("array", None), ("shape", None)),
         "numpy.cumsum": (("a", None), ("axis", Num(None))),
         "numpy.linspace": (("start", None), ("stop", None), ("num", Num(50)), ("endpoint", Num(True))),
