@@ -168,6 +168,14 @@ def _at_least(ins, n: int) -> V.Aval:
     return array_of(None if nd is None else max(nd, n), result_dtype(ins[:1]))
 
 
+def _tiled(ins, static) -> V.Aval:
+    """np.tile(a, reps): ndim max(a.ndim, len(reps))."""
+    nd, reps = ndim_of(ins[0]), static[1] if len(static) > 1 else UNKNOWN
+    if nd is None or reps is UNKNOWN:
+        return array_of(None, result_dtype(ins[:1]))
+    return array_of(max(nd, len(reps) if isinstance(reps, tuple) else 1), result_dtype(ins[:1]))
+
+
 def _same(ins, static) -> V.Aval:
     return array_of(ndim_of(ins[0]), result_dtype(ins[:1]))
 
@@ -233,6 +241,11 @@ _RULES = {
     "numpy.swapaxes": _same,
     "numpy.moveaxis": _same,
     "numpy.tril": _same,
+    "numpy.diff": _same,
+    "numpy.repeat": lambda ins, static: (
+        array_of(1, result_dtype(ins[:1])) if len(static) < 3 or static[2] is None else _same(ins, static)
+    ),
+    "numpy.tile": _tiled,
     "numpy.triu": _same,
     "numpy.flip": _same,
     "numpy.roll": _same,

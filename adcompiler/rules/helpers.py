@@ -27,6 +27,9 @@ HELPER_RULES = {
     "extreme_jvp": ("linear", (0,)),
     "scatter_add": ("linear", (0, 3)),
     "take_and_clear": ("linear", (0,)),
+    "repeat_vjp": ("linear", (0,)),
+    "tile_vjp": ("linear", (0,)),
+    "diff_vjp": ("linear", (0,)),
     "var_jvp": ("bilinear", (0, 1)),  # 2 sum((x - mean x) dx) / (n - ddof): linear in dx and in x
     "var_vjp": ("bilinear", (0, 1)),
     "matmul_vjp_a": ("bilinear", (0, 2)),
