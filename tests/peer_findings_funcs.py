@@ -50,3 +50,10 @@ def fill_in_a_loop(x):
 
 def mean_of_a_tuple(x):
     return np.mean((x * x, x + 2.0))
+
+
+def newaxis_and_ellipsis(x, y):
+    a = x[..., 0] * y[np.newaxis, :]
+    b = x[:, np.newaxis, :] * x[np.newaxis]
+    c = x[..., 1:][0]
+    return np.sum(a * a) + np.sum(np.sin(b)) + np.sum(c**3)

@@ -81,3 +81,23 @@ def test_hessian_through_writes_into_a_local_array():
 
 def test_hessian_of_a_mean_of_a_tuple():
     assert adcompiler.hessian(P.mean_of_a_tuple)(0.7).tolist() == [[1.0]]  # (x^2 + x + 2) / 2
+
+
+def test_newaxis_and_ellipsis_indexing_against_autograd():
+    autograd = pytest.importorskip("autograd")
+    anp = pytest.importorskip("autograd.numpy")
+
+    def twin(x, y):
+        a = x[..., 0] * y[None, :]
+        return anp.sum(a * a) + anp.sum(anp.sin(x[:, None, :] * x[None])) + anp.sum(x[..., 1:][0] ** 3)
+
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal((3, 2)), rng.standard_normal(3)
+    d = adcompiler.differentiate(P.newaxis_and_ellipsis)
+    for got, want in zip(d.grad(x, y), autograd.grad(twin, (0, 1))(x, y)):
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+    v = (rng.standard_normal((3, 2)), rng.standard_normal(3))
+    _, tangent = d.jvp((x, y), v)
+    assert tangent == pytest.approx(sum(float(np.sum(g * t)) for g, t in zip(d.grad(x, y), v)), rel=1e-12)
+    hessian = adcompiler.hessian(P.newaxis_and_ellipsis, wrt=("x",))(x, y)
+    np.testing.assert_allclose(hessian, autograd.hessian(lambda x: twin(x, y))(x).reshape(6, 6), rtol=1e-12, atol=1e-14)

@@ -197,6 +197,13 @@ def fence(parsed: Parsed) -> None:
         or isinstance(n.func, ast.Name)
         and hasattr(parsed.source.globals.get(n.func.id), "__adc_primitive__")
     }
+    ellipses = {  # x[..., 0], and index tuples held in a name (generated code's (..., 0)): indices only
+        id(part)
+        for n in nodes(fdef)
+        if isinstance(n, (ast.Subscript, ast.Tuple))
+        for part in (n.elts if isinstance(n, ast.Tuple) else [n.slice])
+        if isinstance(part, ast.Constant) and part.value is Ellipsis
+    }
     for stmt in fdef.body:
         for node in ast.walk(stmt):
             entry = UNSUPPORTED.get(type(node))
@@ -207,6 +214,7 @@ def fence(parsed: Parsed) -> None:
                 and node.value is not None
                 and not isinstance(node.value, (int, float, bool))
                 and id(node) not in subscripts
+                and id(node) not in ellipses
                 and not _is_docstring(fdef, node)
             ):
                 raise parsed.error(

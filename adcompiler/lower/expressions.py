@@ -164,6 +164,8 @@ class ExpressionLowering:
             if canonical is None:  # a number of another module (cfg.SCALE), read when the code runs
                 self.read_attribute(node, value)
             return Const(value, canonical or text)
+        if value is None and node.attr == "newaxis":  # np.newaxis: None, a new axis in an index
+            return Const(None)
         raise self.parsed.error(node, f"the attribute {text}", "use numbers and math functions")
 
     def read_attribute(self, node: ast.Attribute, value) -> None:
