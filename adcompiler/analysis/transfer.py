@@ -25,6 +25,8 @@ LIKE_ARGUMENT = {  # runtime helpers of generated code: their result is shaped l
     "prod_vjp": 1,
     "var_vjp": 1,
     "repeat_vjp": 1,
+    "trace_vjp": 1,
+    "diag_vjp": 1,
     "tile_vjp": 1,
     "diff_vjp": 1,
     "prod_vjp_jvp": 2,

@@ -250,8 +250,8 @@ LINEAR = {
     "numpy.cumsum": lambda g, x, z, axis: reshape(
         np_("flip")(np_("cumsum")(np_("flip")(g, axis), axis), axis), shape_of(x)
     ),
-    "numpy.trace": lambda g, x, z: g * np_("eye")(Subscript(shape_of(x), Num(0)), Subscript(shape_of(x), Num(1))),
-    "numpy.diag": lambda g, x, z: np_("diag")(g),
+    "numpy.trace": lambda g, x, z, offset, axis1, axis2: _h("trace_vjp")(g, x, offset, axis1, axis2),
+    "numpy.diag": lambda g, x, z, k: _h("diag_vjp")(g, x, k),
     "array_sum": lambda g, x, z: unreduce(g, x, Num(0), Num(False)),  # Python's sum(x): over the first axis
 }
 CALLED = {"array_sum": "sum"}  # how a primitive is called in generated code, where not by its name
@@ -324,8 +324,8 @@ SIGNATURES.update(
         "numpy.linspace": (("start", None), ("stop", None), ("num", Num(50)), ("endpoint", Num(True))),
         "numpy.full": (("shape", None), ("fill_value", None), ("dtype", Num(None))),
         "numpy.full_like": (("a", None), ("fill_value", None), ("dtype", Num(None))),
-        "numpy.trace": (("a", None),),
-        "numpy.diag": (("v", None),),
+        "numpy.trace": (("a", None), ("offset", Num(0)), ("axis1", Num(0)), ("axis2", Num(1))),
+        "numpy.diag": (("v", None), ("k", Num(0))),
         "numpy.dot": (("a", None), ("b", None)),
         "numpy.matmul": (("x1", None), ("x2", None)),
         "numpy.inner": (("a", None), ("b", None)),

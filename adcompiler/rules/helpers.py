@@ -28,6 +28,8 @@ HELPER_RULES = {
     "scatter_add": ("linear", (0, 3)),
     "take_and_clear": ("linear", (0,)),
     "repeat_vjp": ("linear", (0,)),
+    "trace_vjp": ("linear", (0,)),
+    "diag_vjp": ("linear", (0,)),
     "tile_vjp": ("linear", (0,)),
     "diff_vjp": ("linear", (0,)),
     "var_jvp": ("bilinear", (0, 1)),  # 2 sum((x - mean x) dx) / (n - ddof): linear in dx and in x
