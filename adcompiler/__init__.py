@@ -12,6 +12,7 @@ f.source("reverse")       # the generated derivative code
 from .api import Differentiable, differentiate
 from .check import check_grad
 from .errors import MissingRuleError, UnsupportedSyntaxError
+from .functional import grad, jacfwd, jacrev, jvp, value_and_grad, vjp
 from .higher import hessian, hvp, jacobian
 from .rules import defrule
 
@@ -22,8 +23,14 @@ __all__ = [
     "check_grad",
     "defrule",
     "differentiate",
+    "grad",
     "hessian",
     "hvp",
+    "jacfwd",
     "jacobian",
+    "jacrev",
+    "jvp",
+    "value_and_grad",
+    "vjp",
 ]
 __version__ = "0.1.0"

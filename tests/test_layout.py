@@ -26,7 +26,7 @@ LAYERS = [
     ("arguments",),
     ("api",),
     ("higher",),
-    ("check", "cli"),
+    ("check", "cli", "functional"),
     ("__init__",),
     ("__main__", "testing"),
 ]

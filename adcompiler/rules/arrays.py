@@ -14,7 +14,7 @@ arguments.  Constructors (``zeros``, ``arange``, ...) are constants.
 
 from __future__ import annotations
 
-from ..ir.expr import Call, IfExp, Num, Subscript, Tuple, compare, fn, gt, lt
+from ..ir.expr import Call, IfExp, Num, Tuple, compare, fn, gt, lt
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
 cos, sin, exp, log, sqrt, sign = (np_(n) for n in ("cos", "sin", "exp", "log", "sqrt", "sign"))

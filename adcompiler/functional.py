@@ -1,0 +1,143 @@
+"""JAX-style functions of functions: ``grad``, ``value_and_grad``, ``jvp``, ``vjp``, ``jacfwd``, ``jacrev``.
+
+Each is a spelling of ``differentiate`` a JAX or autograd user guesses right: ``argnums`` is an int or
+a tuple of positions (an int gives one result, a tuple a tuple of them, as in JAX), ``has_aux`` lets
+``f`` return ``(output, aux)`` with ``aux`` handed back untouched.  They share one ``Differentiable``
+per function and ``argnums``, so a function is transformed once per specialisation whichever of them
+is called.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+from .api import Differentiable, differentiate
+from .higher import jacobian, leaves
+
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # function -> {wrt: Differentiable}
+_LOCK = threading.Lock()
+
+
+def grad(f, argnums=0, has_aux=False):
+    """``g(*args)``: the gradient of ``f``'s scalar output with respect to the arguments at ``argnums``
+    (``(gradient, aux)`` with ``has_aux``)."""
+    both = value_and_grad(f, argnums, has_aux)
+
+    def gradient(*args, **kwargs):
+        if has_aux:
+            (_, aux), g = both(*args, **kwargs)
+            return g, aux
+        return _shaped(_differentiable(f, argnums).grad(*args, **kwargs), argnums)
+
+    gradient.__name__ = f"grad_of_{_name(f)}"
+    return gradient
+
+
+def value_and_grad(f, argnums=0, has_aux=False):
+    """``g(*args)``: ``(value, gradient)``, or ``((value, aux), gradient)`` with ``has_aux``, as JAX gives."""
+
+    def both(*args, **kwargs):
+        d = _differentiable(f, argnums)
+        if not has_aux:
+            value, g = d.value_and_grad(*args, **kwargs)
+            return value, _shaped(g, argnums)
+        args = d._bind(args, kwargs)
+        out = d.fn(*args)
+        if not (isinstance(out, tuple) and len(out) == 2):
+            raise TypeError(f"{_name(f)} with has_aux=True must return (output, aux); it returned {out!r}")
+        value, aux = out
+        (value, aux), cts = d.vjp(args, (1.0, _zeros_like(aux)))
+        return (value, aux), _shaped(cts if len(d.wrt) > 1 else cts[0], argnums)
+
+    both.__name__ = f"value_and_grad_of_{_name(f)}"
+    return both
+
+
+def jvp(f, primals, tangents):
+    """``(output, output tangent)`` of ``f`` at ``primals`` along ``tangents`` (one per primal)."""
+    d = _differentiable(f, tuple(range(len(tuple(primals)))))
+    return d.jvp(tuple(primals), tuple(tangents))
+
+
+def vjp(f, *primals):
+    """``(output, pullback)``: ``pullback(ct)`` is the tuple of cotangents of every primal (the primal
+    sweep runs again when it is called: the output is computed first, as JAX returns it first)."""
+    d = _differentiable(f, tuple(range(len(primals))))
+    out = d.fn(*primals)
+
+    def pullback(ct):
+        return d.vjp(primals, ct)[1]
+
+    return out, pullback
+
+
+def jacfwd(f, argnums=0):
+    """``J(*args)``: the Jacobian, forward mode, shaped ``out.shape + in.shape`` per argument."""
+    return _jacobian(f, argnums, "forward")
+
+
+def jacrev(f, argnums=0):
+    """``J(*args)``: the Jacobian, reverse mode, shaped ``out.shape + in.shape`` per argument."""
+    return _jacobian(f, argnums, "reverse")
+
+
+def _jacobian(f, argnums, mode):
+    def jac(*args):
+        import numpy as np
+
+        d = _differentiable(f, argnums)
+        args = d._bind(args)
+        flat = jacobian(d, mode=mode)(*args)
+        out = d.fn(*args)
+        outs = out if isinstance(out, tuple) else (out,)
+        blocks, row = [], 0
+        for o in outs:
+            m = len(leaves(o))
+            per_arg, col = [], 0
+            for i in d._positions:
+                n = len(leaves(args[i]))
+                per_arg.append(flat[row : row + m, col : col + n].reshape(np.shape(o) + np.shape(args[i])))
+                col += n
+            blocks.append(_shaped(tuple(per_arg) if len(per_arg) > 1 else per_arg[0], argnums))
+            row += m
+        return tuple(blocks) if isinstance(out, tuple) else blocks[0]
+
+    jac.__name__ = f"jac{mode[:3]}_of_{_name(f)}"
+    return jac
+
+
+def _differentiable(f, argnums) -> Differentiable:
+    """The one ``Differentiable`` of ``f`` with respect to the parameters at ``argnums``."""
+    fn = f.fn if isinstance(f, Differentiable) else f
+    positions = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    with _LOCK:
+        table = _CACHE.setdefault(fn, {})
+        if positions not in table:
+            table[positions] = differentiate(fn, wrt=positions)
+        return table[positions]
+
+
+def _shaped(g, argnums):
+    """One gradient for an int ``argnums``, a tuple of them for a tuple (even of one), as JAX gives."""
+    if isinstance(argnums, int):
+        return g
+    return g if len(argnums) > 1 else (g,)
+
+
+def _zeros_like(value):
+    """A zero cotangent of the structure of ``value`` (numbers, arrays, lists and tuples of them)."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(_zeros_like(v) for v in value)
+    if hasattr(value, "shape"):
+        import numpy as np
+
+        return np.zeros(np.shape(value))
+    return 0.0
+
+
+def _name(f) -> str:
+    return getattr(f, "__name__", type(f).__name__)
+
+
+__all__ = ["grad", "jacfwd", "jacrev", "jvp", "value_and_grad", "vjp"]

@@ -1,0 +1,26 @@
+"""Functions for test_functional.py."""
+
+import math
+
+import numpy as np
+
+
+def loss(w, x, n):
+    """n is an integer (a loop bound), w the weights, x the data."""
+    total = 0.0
+    for i in range(n):
+        total = total + np.sum(np.tanh(x * w) ** 2) * (i + 1.0)
+    return total
+
+
+def with_aux(w, x):
+    z = np.sum(w * x)
+    return z * z, (z, 3)
+
+
+def vector_field(x, y):
+    return np.sin(x) * y, x * x
+
+
+def scalar_pair(a, b):
+    return math.sin(a) * b + a * a

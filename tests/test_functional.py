@@ -1,0 +1,85 @@
+"""The JAX-style functions (adcompiler.grad, value_and_grad, jvp, vjp, jacfwd, jacrev): argnums as JAX
+takes it, has_aux, Jacobians shaped out.shape + in.shape, one transformation shared with differentiate.
+References: analytic derivatives, and autograd where it has the function."""
+
+import math
+
+import numpy as np
+import pytest
+
+import adcompiler
+import functional_funcs as F
+
+RNG = np.random.default_rng(7)
+W, X = RNG.standard_normal((2, 3)), RNG.standard_normal((2, 3))
+
+
+def _loss_grads(w, x, n):
+    s = sum(i + 1.0 for i in range(n))
+    t = np.tanh(x * w)
+    dt = 2 * t * (1 - t * t) * s
+    return dt * x, dt * w
+
+
+def test_grad_with_argnums_as_jax():
+    gw, gx = _loss_grads(W, X, 3)
+    np.testing.assert_allclose(adcompiler.grad(F.loss)(W, X, 3), gw, rtol=1e-13)
+    np.testing.assert_allclose(adcompiler.grad(F.loss, argnums=1)(W, X, 3), gx, rtol=1e-13)
+    (only,) = adcompiler.grad(F.loss, argnums=(0,))(W, X, 3)  # a tuple of one, as JAX gives
+    np.testing.assert_allclose(only, gw, rtol=1e-13)
+    both = adcompiler.grad(F.loss, argnums=(0, 1))(W, X, 3)
+    assert isinstance(both, tuple) and len(both) == 2
+    np.testing.assert_allclose(both[1], gx, rtol=1e-13)
+
+
+def test_value_and_grad_and_has_aux():
+    value, g = adcompiler.value_and_grad(F.loss)(W, X, 2)
+    assert value == pytest.approx(F.loss(W, X, 2), rel=1e-15)
+    np.testing.assert_allclose(g, _loss_grads(W, X, 2)[0], rtol=1e-13)
+    z = float(np.sum(W * X))
+    (value, aux), g = adcompiler.value_and_grad(F.with_aux, has_aux=True)(W, X)
+    assert value == pytest.approx(z * z) and aux[0] == pytest.approx(z) and aux[1] == 3
+    np.testing.assert_allclose(g, 2 * z * X, rtol=1e-13)
+    g, aux = adcompiler.grad(F.with_aux, argnums=(0, 1), has_aux=True)(W, X)
+    np.testing.assert_allclose(g[0], 2 * z * X, rtol=1e-13)
+    np.testing.assert_allclose(g[1], 2 * z * W, rtol=1e-13)
+    assert aux[1] == 3
+
+
+def test_grad_of_a_vector_output_is_refused():
+    with pytest.raises(TypeError, match="tuple|number"):
+        adcompiler.grad(F.vector_field)(W, X)
+
+
+def test_jvp_and_vjp_as_jax():
+    a, b = 0.7, -1.3
+    out, tangent = adcompiler.jvp(F.scalar_pair, (a, b), (1.0, 0.5))
+    assert out == pytest.approx(F.scalar_pair(a, b))
+    assert tangent == pytest.approx((math.cos(a) * b + 2 * a) + 0.5 * math.sin(a), rel=1e-14)
+    out, pullback = adcompiler.vjp(F.scalar_pair, a, b)
+    assert out == pytest.approx(F.scalar_pair(a, b))
+    assert pullback(2.0) == pytest.approx((2.0 * (math.cos(a) * b + 2 * a), 2.0 * math.sin(a)), rel=1e-14)
+
+
+@pytest.mark.parametrize("jac", [adcompiler.jacfwd, adcompiler.jacrev])
+def test_jacobians_are_shaped_out_shape_plus_in_shape(jac):
+    x, y = RNG.standard_normal(3), RNG.standard_normal(3)
+    (j_sin_x, j_sin_y), (j_sq_x, j_sq_y) = jac(F.vector_field, argnums=(0, 1))(x, y)
+    assert j_sin_x.shape == (3, 3) and j_sq_y.shape == (3, 3)
+    np.testing.assert_allclose(j_sin_x, np.diag(np.cos(x) * y), atol=1e-15)
+    np.testing.assert_allclose(j_sin_y, np.diag(np.sin(x)), atol=1e-15)
+    np.testing.assert_allclose(j_sq_x, np.diag(2 * x), atol=1e-15)
+    np.testing.assert_allclose(j_sq_y, np.zeros((3, 3)), atol=1e-15)
+    j = jac(F.loss)(W, X, 2)
+    assert j.shape == W.shape
+    np.testing.assert_allclose(j, _loss_grads(W, X, 2)[0], rtol=1e-12)
+
+
+def test_one_transformation_shared():
+    g = adcompiler.grad(F.scalar_pair, argnums=(0, 1))
+    g(0.3, 0.4)
+    vg = adcompiler.value_and_grad(F.scalar_pair, argnums=(0, 1))
+    from adcompiler.functional import _CACHE
+
+    assert len(_CACHE[F.scalar_pair]) == 1
+    assert vg(0.3, 0.4)[1] == pytest.approx(g(0.3, 0.4))
