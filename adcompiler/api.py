@@ -12,7 +12,7 @@ from .back import emit
 from .analysis import values as V
 from .analysis.assume import assumed_signature
 from .modes.checkpoint import checkpoint_problem
-from .arguments import all_floats, as_sequence, ct_mismatch, default_wrt, not_differentiable, real_remedy
+from .arguments import all_floats, as_sequence, ct_mismatch, default_wrt, not_differentiable, real_remedy, refusal
 from .arguments import tangent_like, wrt_names, zeros_for
 from .entries import make_entry, tangent_mismatch
 from .back.load import load
@@ -59,6 +59,7 @@ class Differentiable:
         self.signature = inspect.signature(fn)
         self.params = tuple(self.signature.parameters)
         self.wrt = default_wrt(fn, self.params) if wrt is None else wrt_names(wrt, self.params, fn, self.signature)
+        self._refusal = refusal(fn)  # a construct the fence refuses: the first thing any call reports
         self._positions = tuple(self.params.index(w) for w in self.wrt)
         self._floats = V.Sig((V.FLOAT,) * len(self.params))  # the signature of numbers only
         self._sig = None  # the abstract signature of the last call's arguments: what the code is for
@@ -232,6 +233,8 @@ class Differentiable:
     def _bound(self, args, kwargs=None) -> tuple:
         """``(arguments, their signature)``: all arguments, positionally, defaults filled in; integers
         refused where we differentiate."""
+        if self._refusal is not None:
+            raise self._refusal
         self._check_current()
         if kwargs or len(args) != len(self.params):
             bound = self.signature.bind(*args, **(kwargs or {}))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 from .analysis import values as V
+from .errors import UnsupportedSyntaxError
 from .front.parse import parse_function
 from .front.scopes import integer_only
 from .entries import tangent_mismatch
@@ -86,6 +87,18 @@ def as_sequence(value, what: str, fn: str, method: str, names: tuple) -> tuple:
         raise TypeError(
             f"{fn}.{method} takes {what} as a tuple, one per {each}: {fn}.{method}({first}, {second}); got {value!r}"
         ) from None
+
+
+def refusal(fn):
+    """The located error the fence gives ``fn`` (a construct outside the subset), or None: raised
+    before anything is checked of a call's arguments, whichever entry point is called."""
+    try:
+        parse_function(fn)
+    except UnsupportedSyntaxError as exc:
+        return exc
+    except (SyntaxError, OSError, TypeError):  # no source: building says so, in its own words
+        return None
+    return None
 
 
 def default_wrt(fn, params: tuple) -> tuple:

@@ -71,3 +71,7 @@ def records_of_one_number(p0):
     for e in p0[:2]:
         acc = acc + np.maximum(e[0], e[0]) * -(e[0])
     return p0[0][0] + acc
+
+
+def star_args(*args):
+    return args[0] * args[1]

@@ -144,3 +144,17 @@ def test_records_in_a_list_get_tuple_cotangents():
     assert ct == [(1.0 - 2 * 0.25,), (2 * 1.5,), (0.0,)]
     _, tangent = adcompiler.differentiate(R.records_of_one_number).jvp((p0,), ([(1.0,), (0.5,), (3.0,)],))
     assert tangent == pytest.approx(1.0 - 2 * 0.25 + 0.5 * 2 * 1.5)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda d: d.jvp((1.0, 2.0), (1.0, 0.0)),  # two tangents for one parameter (args): still the refusal first
+        lambda d: d.vjp((1.0, 2.0), 1.0),
+        lambda d: d.grad(1.0, 2.0),
+        lambda d: d.value_and_grad(1.0, 2.0),
+    ],
+)
+def test_a_refused_construct_is_reported_first_whatever_the_entry_point(call):
+    with pytest.raises(adcompiler.UnsupportedSyntaxError, match=r"reliability_funcs.py:\d+:\d+: a \*args parameter"):
+        call(adcompiler.differentiate(R.star_args))
