@@ -33,4 +33,9 @@ __all__ = [
     "value_and_grad",
     "vjp",
 ]
-__version__ = "0.1.0"
+try:
+    from importlib.metadata import version as _installed_version
+
+    __version__ = _installed_version("adcompiler")
+except Exception:  # noqa: BLE001 - run from a bare checkout: no metadata
+    __version__ = "0.1.0"

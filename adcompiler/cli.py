@@ -199,6 +199,16 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+def _version() -> str:
+    """The installed package's version (its metadata), or "unknown" when run from a bare checkout."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("adcompiler")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def _as_spelt(exc: UnsupportedSyntaxError, path: Path) -> str:
     """A located error's message, with the input file named as the user spelt it, not resolved."""
     message = exc.msg
@@ -331,6 +341,7 @@ def _checkpoint(text: str):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="adc", description="Source-to-source automatic differentiation for Python.")
+    parser.add_argument("--version", action="version", version=f"adc {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     comp = sub.add_parser("compile", help="print or write the derivative module of a Python file")
     comp.add_argument("file", help="the Python file holding the functions")

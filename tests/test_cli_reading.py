@@ -157,3 +157,8 @@ def test_a_killed_write_leaves_nothing_after_the_next_run(tmp_path):
     proc = adc("compile", "m.py", "-o", "out.py", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == []
+
+
+def test_version(tmp_path):
+    proc = adc("--version", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.startswith("adc ") and proc.stdout.split()[1][0].isdigit()
