@@ -22,6 +22,7 @@ LAYERS = [
     ("optimize",),
     ("back",),
     ("pipeline",),
+    ("written",),
     ("entries",),
     ("arguments",),
     ("api",),
