@@ -251,7 +251,7 @@ class ExpressionLowering:
         canonical = numpy_name(target)
         if canonical is not None:
             return self.numpy_call(node, canonical, _leaf_hint(hint))
-        if _custom(target):
+        if rules.has_custom_rule(target):
             if isinstance(node.func, ast.Attribute):
                 self.read_attribute(node.func, target)
             if node.keywords:
@@ -266,7 +266,7 @@ class ExpressionLowering:
                 "write it with the NumPy functions adcompiler knows (see README), or give it rules with adcompiler.defrule",
                 MissingRuleError,
             )
-        if isinstance(target, types.FunctionType) and not is_builtin(text, target) and _prim_of(target) is None:
+        if isinstance(target, types.FunctionType) and not is_builtin(text, target) and rules.prim_of(target) is None:
             if isinstance(node.func, ast.Attribute):  # helpers.g(x): g is compiled into the derivative
                 self.read_attribute(node.func, target)
             return self.user_call(node, target, hint)
@@ -283,7 +283,7 @@ class ExpressionLowering:
             target in (builtins.max, builtins.min) and len(node.args) == 1
         ):
             return self.list_builtin(node, target, hint)
-        prim = _prim_of(target)
+        prim = rules.prim_of(target)
         if prim is None:
             raise self.parsed.error(
                 node,
@@ -385,27 +385,15 @@ def _local_root(node, lowering) -> bool:
 
 
 def _module_path(node, lowering) -> bool:
-    """Whether ``node`` is a dotted path of global names (``np``, ``np.linalg``): a module, not a value."""
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name) and node.id not in lowering.env and node.id not in lowering.slots
-
-
-def _custom(obj) -> bool:
-    try:
-        return obj in rules.CUSTOM
-    except TypeError:
+    """Whether ``node`` is a dotted path of global names (``np``, ``np.linalg``): a module, not a value
+    (a module's array, ``W`` in ``W.T``, is a value)."""
+    root = node
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not (isinstance(root, ast.Name) and root.id not in lowering.env and root.id not in lowering.slots):
         return False
-
-
-def _prim_of(obj):
-    helper = getattr(obj, "__adc_primitive__", None)
-    if helper is not None:
-        return helper
-    try:
-        return rules.PRIMS.get(obj)
-    except TypeError:
-        return None
+    value = lowering.parsed.source.globals.get(root.id)
+    return not (node is root and type(value).__name__ == "ndarray")
 
 
 def _repeats(node) -> bool:

@@ -115,6 +115,9 @@ class Taping:
             return name is None or name not in self.in_loop or name in self.targets or name in found
 
         for e in eqs:
+            if e.prim == "global":  # a module's array, read by its name: the same object all along
+                found[e.outs[0].name] = ("global", e.param)
+                continue
             if (
                 e.prim not in ("getitem", "len")
                 or not isinstance(e.ins[0], Var)
@@ -168,6 +171,8 @@ class Taping:
 
     def reread(self, name: str):
         """How the adjoint sweep computes ``name`` again, or None: (expression, names it needs first)."""
+        if name in self.rereadable and self.rereadable[name][0] == "global":
+            return E.Name(self.rereadable[name][1]), []
         if name in self.rereadable:
             kind, xs, *index = self.rereadable[name]
             needs = [self.alias.get(a.name, a.name) for a in [xs, *index] if isinstance(a, Var)]

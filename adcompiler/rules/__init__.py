@@ -29,6 +29,26 @@ REVERSE = {**S.REVERSE, **N.REVERSE}
 PRIMS, CONSTANTS, VARIADIC = S.PRIMS, S.CONSTANTS, S.VARIADIC
 
 
+def prim_of(obj):
+    """The primitive a Python object the user calls is (``math.sin`` -> "math.sin"), or None; a runtime
+    helper of generated code says it itself (``__adc_primitive__``)."""
+    helper = getattr(obj, "__adc_primitive__", None)
+    if helper is not None:
+        return helper
+    try:
+        return PRIMS.get(obj)
+    except TypeError:  # unhashable
+        return None
+
+
+def has_custom_rule(obj) -> bool:
+    """Whether the user gave ``obj`` rules with ``defrule``."""
+    try:
+        return obj in CUSTOM
+    except TypeError:  # unhashable
+        return False
+
+
 def key(prim: str, nargs: int) -> str:
     """The table key for ``prim`` applied to ``nargs`` arguments."""
     specific = f"{prim}/{nargs}"
@@ -179,9 +199,11 @@ __all__ = [
     "VARIADIC",
     "defrule",
     "differentiable_slots",
+    "has_custom_rule",
     "has_rule",
     "helper_jvp",
     "jvp",
     "key",
+    "prim_of",
     "vjp",
 ]
