@@ -146,7 +146,9 @@ class ExpressionLowering:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return Const(value, node.id)
         if type(value).__name__ == "ndarray":  # a constant array of the module, read when the code runs
-            return self.apply("global", [], node.id, param=node.id)
+            # into a temporary, never a variable named like it: assigned in a function, the module's name
+            # would become a local of the function (copy propagation gives the reads back their name)
+            return self.apply("global", [], None, param=node.id)
         raise self.parsed.error(
             node,
             f"the global {node.id!r} ({type(value).__name__})",

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import random
+
 from .config import HELPER_BOUND, NMAX, PARAM_BOUND, Spec
 from .numpy_stmt import NpStmtGen
 from .scalar_expr import draw_const, lit
@@ -87,6 +90,21 @@ class NpGen(NpStmtGen):
         self.out_kinds = outputs if isinstance(outputs, list) else [None] * outputs
         return super().function(name, env, nstmts, len(self.out_kinds))
 
+    def module_arrays(self, env: NpEnv) -> list[str]:
+        """Arrays defined at module level, ``K0 = np.array([...])``, read by the entry function like
+        parameters it never writes into (the derivative must read them as they are, in every loop).
+        Drawn from a generator of their own, so a seed's other choices stay what they were."""
+        rng = random.Random(repr(self.rng.getstate()[1][:8]))
+        lines = []
+        for k in range(rng.choice([0, 0, 1, 2])):
+            shape = rng.choice(self.shapes)
+            values = [round(rng.uniform(-1.0, 1.0), 2) for _ in range(math.prod(shape))]
+            rows = values if len(shape) == 1 else [values[i : i + shape[1]] for i in range(0, len(values), shape[1])]
+            lines.append(f"K{k} = {self.np}.array({rows!r})")
+            env.arrays[f"K{k}"] = ArrInfo(shape, 1.0, False)
+            env.readonly.add(f"K{k}")  # assigned in f, it would be a local of f
+        return lines + ([""] if lines else [])
+
     def program(self, entry: str = "f") -> Spec:
         rng = self.rng
         cfg = self.config
@@ -115,6 +133,7 @@ class NpGen(NpStmtGen):
         if self.chance(cfg.p_int_param):
             params.append(("int", "n"))
         env = self.new_env()
+        out[4:4] = self.module_arrays(env)
         for p in params:
             if p[0] == "array":
                 env.arrays[p[1]] = ArrInfo(p[2], PARAM_BOUND, False)
