@@ -75,3 +75,10 @@ def records_of_one_number(p0):
 
 def star_args(*args):
     return args[0] * args[1]
+
+
+def indexed_copy_written(p):
+    k = np.array([0.5, 0.25, 0.125])
+    u = k[np.array([1, 2, 2])]
+    u[1] -= p * p
+    return u

@@ -158,3 +158,12 @@ def test_records_in_a_list_get_tuple_cotangents():
 def test_a_refused_construct_is_reported_first_whatever_the_entry_point(call):
     with pytest.raises(adcompiler.UnsupportedSyntaxError, match=r"reliability_funcs.py:\d+:\d+: a \*args parameter"):
         call(adcompiler.differentiate(R.star_args))
+
+
+def test_an_indexed_copy_of_a_constant_written_into_has_a_tangent():
+    # forward mode gave it none (numpy fuzz seed 151, program 148); reverse mode was right
+    d = adcompiler.differentiate(R.indexed_copy_written)
+    _, tangent = d.jvp((0.3,), (1.0,))
+    np.testing.assert_allclose(tangent, [0.0, -0.6, 0.0], rtol=1e-15)
+    _, (ct,) = d.vjp((0.3,), np.array([1.0, 2.0, 3.0]))
+    assert ct == pytest.approx(2.0 * -0.6)

@@ -201,6 +201,10 @@ class _Forward:
             if stmt.prim == "setitem":
                 return [Assign((E.Subscript(ins_t[0], atom(stmt.ins[1])),), ts[2], stmt.line)]
             return [Do(E.Method(ins_t[0], "append", (ts[1],)), stmt.line)]
+        if stmt.prim == "getitem" and target.name in self.written and target.name in self.arrays:
+            # x[idx] of an array (a copy: writes into views are refused) written into later: its own tangent
+            t = E.Subscript(ins_t[0], atom(stmt.ins[1])) if ins_t[0] is not None else None
+            return self.own_tangent(target.name, t, stmt.line)
         if (
             stmt.prim in ("getitem", "sum", "pop") and ins_t[0] is None
         ):  # a list_copy may be written into: it gets zeros

@@ -182,8 +182,8 @@ class NpExprGen(Gen):
             w, b = self.sub(env, (c,), depth)
             return rng.choice([f"{self.wrap(w)}[None, :]", f"{self.f('expand_dims')}({w}, 0)"]), b
         X, b = self.sub(env, shape, depth)
-        axis = rng.choice([0, 1, -1])
-        n_red = r if axis == 0 else c
+        axis = rng.choice([0, 1, -1, None])  # None: a (1, 1) array, the shape np.max(X, keepdims=True) gives
+        n_red = r * c if axis is None else r if axis == 0 else c
         fn = rng.choice(["sum", "mean", "max", "min"])
         if fn == "sum":
             return f"{self.f('sum')}({X}, axis={axis}, keepdims=True)", b * n_red
