@@ -216,12 +216,13 @@ class Differentiable:
                 self.__dict__.pop(name, None)
 
     def source(self, stage: str = "reverse") -> str:
-        """The Python source of one stage: "anf", "dup", "forward" or "reverse"."""
+        """The Python source of one stage: "anf", "dup", "forward", "reverse" (the vjp) or "grad" (the
+        gradient of a scalar output: the reverse code with the cotangent 1.0 folded in)."""
         self._check_current()
         with BUILDING:
             program = self.program
             sig = self._sig
-            self._function(stage, sig) if stage in ("forward", "reverse") else None
+            self._function(stage, sig) if stage in ("forward", "reverse", "grad") else None
             return program.stage(self.fn, stage, self.wrt, sig)
 
     # ---- derivatives ----------------------------------------------------------------

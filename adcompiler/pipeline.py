@@ -35,8 +35,10 @@ from .front.names import GENERATED_BUILTINS, Namer, Namespace
 from .front.parse import parse_function
 from .front.scopes import nodes
 from .optimize.tidy import tidy
+from .optimize.bounds import hoist_index_checks
+from .optimize.stores import fold_seed_and_stores
 
-STAGES = ("anf", "dup", "forward", "reverse")
+STAGES = ("anf", "dup", "forward", "reverse", "grad")
 
 # Held while anything is transformed.  The passes share module-level tables (tidy's memo tables and
 # the state of the function it tidies, the NumPy names lower_numpy collects on first use, the rules
@@ -344,6 +346,8 @@ class Program:
         else:
             defs = reverse.split(facts, names, params, self, namer)
         defs = [tidy(d, self.user_names) for d in defs]
+        if kind in ("grad", "value_and_grad"):  # the seed is 1.0: adjoint loops as cheap as by hand
+            defs = [fold_seed_and_stores(hoist_index_checks(d), facts.avals) for d in defs]
         self.generated[key] = defs
         self.calls[key] = self.queue[before:]
         return defs
@@ -354,7 +358,7 @@ class Program:
         """One stage as Python source that runs (ANF and dup return the primal's value)."""
         if stage not in STAGES:
             raise ValueError(f"stage must be one of {', '.join(STAGES)}, not {stage!r}")
-        if stage in ("forward", "reverse"):
+        if stage in ("forward", "reverse", "grad"):
             key = ("stage", entry, stage, tuple(wrt), sig)
             if key not in self.generated:
                 defs = self.build(entry, stage, wrt, sig)

@@ -132,7 +132,11 @@ class Assign:
     targets: tuple
     value: E.Expr
     line: int = 0
-    effect: bool = False  # a primal line that may raise: it runs even where its value is not needed
+    effect: bool | str = False  # a primal line that may raise: it runs even where its value is not needed (INDEX:
+    # it raises only if an int index is out of range of a list, tuple or array)
+
+
+INDEX = "index"  # Assign.effect of ``x = xs[i]``: it may raise IndexError only
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from ..ir.nodes import (
     Break,
     Continue,
     Do,
+    INDEX,
     Eq,
     For,
     ForS,
@@ -102,7 +103,7 @@ class PrimalSweep:
             return [Assign(targets, E.Call(sweep, args + shadows), eq.line)]
         primal = primal_stmt(Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), self.program.primal_name)
         if isinstance(primal, Assign) and self.facts.may_raise(eq):
-            primal = replace(primal, effect=True)
+            primal = replace(primal, effect=INDEX if self.index_read(eq) else True)
         if eq.prim == "call":  # not differentiated (its arguments are constants): a list it returns that gets
             shadows = [  # active values afterwards (u = h([0.0, 0.0]); u[1] = x) starts with zero adjoints
                 Assign((self.shadow_of(v.name),), self.zeros(v.name, E.Name(v.name)), eq.line)
@@ -114,6 +115,13 @@ class PrimalSweep:
             old = E.Call("numpy.copy", (E.Subscript(args[0], args[1]),))
             return [Do(E.Method(self.tape(("write", id(eq))), "append", (old,)), eq.line), primal]
         return [primal] + self.shadow_code(eq, args)
+
+    def index_read(self, eq: Eq) -> bool:
+        """Whether ``eq`` is ``xs[i]`` of a list, tuple or array and an int: it can only raise IndexError."""
+        if eq.prim != "getitem":
+            return False
+        where, index = (self.facts.of(a) for a in eq.ins)
+        return isinstance(where, (V.Seq, V.Arr)) and index == V.INT
 
     def shadow_code(self, eq: Eq, args) -> list:
         """Keep shadow lists shaped like their lists: built, stored, appended and copied alongside."""

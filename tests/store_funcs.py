@@ -1,0 +1,93 @@
+"""Gradients whose adjoint loops the store and index-check passes rewrite, or must not
+(tests/test_stores.py): each element's one contribution stored, the primal's index checks kept."""
+
+import math
+
+
+def dot(xs, ys):
+    s = 0.0
+    for i in range(len(xs)):
+        s = s + xs[i] * ys[i]
+    return s
+
+
+def square_sum(xs):
+    """Two contributions per element in one iteration: must stay added."""
+    s = 0.0
+    for i in range(len(xs)):
+        s = s + xs[i] * xs[i]
+    return s
+
+
+def twice_over(xs):
+    """The same loop run twice (an outer loop around it): must stay added."""
+    s = 0.0
+    for k in range(2):
+        for i in range(len(xs)):
+            s = s + math.sin(xs[i]) * (k + 1.0)
+    return s
+
+
+def two_loops(xs):
+    """Two loops each reading every element: must stay added."""
+    s = 0.0
+    for i in range(len(xs)):
+        s = s + xs[i] * 2.0
+    for i in range(len(xs)):
+        s = s + xs[i] * xs[i]
+    return s
+
+
+def neighbours(xs):
+    """xs[i] and xs[i + 1]: an element gets contributions from two iterations."""
+    s = 0.0
+    for i in range(len(xs) - 1):
+        s = s + xs[i] * xs[i + 1]
+    return s
+
+
+def mat_vec(M, v):
+    s = 0.0
+    for i in range(len(M)):
+        row = M[i]
+        r = 0.0
+        for j in range(len(v)):
+            r = r + row[j] * v[j]
+        s = s + math.tanh(r)
+    return s
+
+
+def scaled_by_ints(xs, ks):
+    """ks holds ints: a stored cotangent must still be a float."""
+    s = 0.0
+    for i in range(len(xs)):
+        s = s + xs[i] * ks[i]
+    return s
+
+
+def strided(xs):
+    s = 0.0
+    for i in range(1, len(xs), 2):
+        s = s + xs[i] * xs[i - 1]
+    return s
+
+
+def branchy(xs, ys):
+    s = 0.0
+    for i in range(len(xs)):
+        if xs[i] > 0.0:
+            s = s + xs[i] * ys[i]
+        else:
+            s = s - ys[i]
+    return s
+
+
+def while_rows(M, v):
+    s = 0.0
+    i = 0
+    while i < len(M):
+        row = M[i]
+        for j in range(len(v)):
+            s = s + row[j] * v[j] * v[j]
+        i = i + 1
+    return s

@@ -1,0 +1,122 @@
+"""The gradient passes of optimize/bounds.py and optimize/stores.py: the rewritten gradients agree
+with autograd on the same programs (and with the reverse vjp, which neither pass touches), their
+cotangents are lists of floats, stores appear only where an element gets one contribution, and a
+gradient raises where its primal raises."""
+
+import inspect
+import re
+import types
+
+import autograd
+import autograd.numpy as anp
+import pytest
+
+import adcompiler
+from adcompiler.optimize import bounds, stores
+from tests import store_funcs as S
+
+ROW = [0.3, -1.2, 0.7, 2.1, -0.4]
+CASES = {
+    "dot": (S.dot, ([1.5, -2.0, 0.25, 3.0], [0.5, 1.0, -1.5, 2.0]), (0, 1)),
+    "square_sum": (S.square_sum, (list(ROW),), (0,)),
+    "twice_over": (S.twice_over, (list(ROW),), (0,)),
+    "two_loops": (S.two_loops, (list(ROW),), (0,)),
+    "neighbours": (S.neighbours, (list(ROW),), (0,)),
+    "mat_vec": (S.mat_vec, ([list(ROW), [r * 0.5 for r in ROW], [1.0] * 5], list(ROW)), (0, 1)),
+    "mat_vec_shared_rows": (S.mat_vec, ([ROW, ROW], ROW), (0, 1)),  # one list object everywhere
+    "scaled_by_ints": (S.scaled_by_ints, ([0.5, 1.5, -2.0], [3, -1, 2]), (0,)),
+    "strided": (S.strided, (list(ROW),), (0,)),
+    "branchy": (S.branchy, (list(ROW), [1.0, 2.0, 3.0, 4.0, 5.0]), (0, 1)),
+    "while_rows": (S.while_rows, ([list(ROW), list(ROW)], list(ROW)), (0, 1)),
+}
+
+
+def _on_autograd(fn):
+    """``fn`` reading autograd's NumPy where it reads ``math`` (math.sin cannot take autograd's boxes)."""
+    return types.FunctionType(fn.__code__, {**fn.__globals__, "math": anp}, fn.__name__)
+
+
+def _copy(x):
+    return [_copy(e) for e in x] if isinstance(x, list) else x
+
+
+def _close(got, want):
+    if isinstance(want, (list, tuple)):
+        assert isinstance(got, list) and len(got) == len(want)
+        for g, w in zip(got, want):
+            _close(g, w)
+    else:
+        assert type(got) is float, f"{got!r} is a {type(got).__name__}, not a float"
+        assert got == pytest.approx(float(want), rel=1e-12, abs=1e-14)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_gradient_matches_autograd_and_vjp(name):
+    fn, args, wrt = CASES[name]
+    params = list(inspect.signature(fn).parameters)
+    f = adcompiler.differentiate(fn, wrt=tuple(params[i] for i in wrt))
+    got = f.grad(*args)
+    got = got if len(wrt) > 1 else (got,)
+    for g, i in zip(got, wrt):
+        _close(g, autograd.grad(_on_autograd(fn), i)(*_copy(args)))
+    _, by_vjp = f.vjp(args, 1.0)
+    for g, v in zip(got, by_vjp):
+        _close(g, v)
+
+
+def _grad_source(name):
+    fn, args, _ = CASES[name]
+    f = adcompiler.differentiate(fn)
+    f.grad(*args)
+    return f.source("grad")
+
+
+@pytest.mark.parametrize("name", ["dot", "mat_vec"])
+def test_one_contribution_is_a_store(name):
+    text = _grad_source(name)
+    assert re.search(r"d_\w+\[\w+\] = ", text), text
+    assert "d_xs[i] +=" not in text and "d_row[j] +=" not in text, text
+
+
+@pytest.mark.parametrize("name", ["square_sum", "twice_over", "two_loops", "neighbours", "strided", "while_rows"])
+def test_several_contributions_stay_added(name):
+    text = _grad_source(name)
+    assert not re.search(r"d_xs\[\w+\] = ", text), text
+
+
+def test_seed_folded_where_the_factor_is_a_float():
+    assert "* d_s" not in _grad_source("dot")
+    text = _grad_source("scaled_by_ints")  # ks[i] * 1.0 is a float, ks[i] is not
+    assert "ks[i] * 1.0" in text or "+=" in text, text
+
+
+def test_dot_checks_only_its_last_index():
+    text = _grad_source("dot")
+    assert "xs[t1 - 1]" in text and "for i in range(t1)" not in text, text
+    with pytest.raises(IndexError):
+        S.dot([1.0, 2.0, 3.0], [1.0, 2.0])
+    with pytest.raises(IndexError):  # the gradient fails where its primal fails
+        adcompiler.differentiate(S.dot).grad([1.0, 2.0, 3.0], [1.0, 2.0])
+
+
+def test_index_read_after_the_loop_keeps_the_loop():
+    """Generated code reading the loop's index afterwards (user code may not) keeps the loop."""
+    from adcompiler.ir.nodes import INDEX, Assign, Def, ForS, Ret
+    from adcompiler.ir import expr as E
+
+    read = Assign(("t",), E.Subscript(E.Name("xs"), E.Name("i")), 1, INDEX)
+    loop = ForS("i", E.Call("range", (E.Name("n"),)), (read,))
+    kept = Def("f", ("xs", "n"), (), (loop, Ret(E.Name("i"))))
+    assert bounds.hoist_index_checks(kept) is kept
+    dropped = bounds.hoist_index_checks(Def("f", ("xs", "n"), (), (loop, Ret(E.Num(0.0)))))
+    assert not any(isinstance(s, ForS) for s in dropped.body)
+
+
+def test_passes_leave_other_code_alone():
+    """A function without loops or shadow lists comes back the same object."""
+    from adcompiler.ir.nodes import Assign, Def, Ret
+    from adcompiler.ir import expr as E
+
+    d = Def("f", ("x",), (), (Assign(("y",), E.Name("x") * E.Name("x")), Ret(E.Name("y"))))
+    assert bounds.hoist_index_checks(d) is d
+    assert stores.fold_seed_and_stores(d, {}) is d
