@@ -338,14 +338,7 @@ class Differentiable:
     def _fast_path(self, name: str, sig: V.Sig) -> bool:
         """Whether ``f.<name>`` gets a fast entry for signature ``sig`` now: it has none yet, and every
         argument is a float, a float array, a list or a tuple."""
-        if name in self.__dict__:
-            return False
-        for a in sig.avals:
-            if not (
-                a == V.FLOAT or isinstance(a, V.Seq) or isinstance(a, V.Arr) and (a.dtype or "").startswith("float")
-            ):
-                return False
-        return True
+        return name not in self.__dict__ and all(V.entry_testable(a) for a in sig.avals)
 
     def _numbers_first(self, name: str, mode: str, method, sequences, sig: V.Sig) -> None:
         """Make ``f.<name>`` (or ``jvp``, ``vjp``, ...) for later calls: the generated code for ``mode``

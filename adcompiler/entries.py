@@ -172,9 +172,9 @@ def _own_parameters(owner, g, space, sig, current=()):
 def _kind_test(v: str, i: int, aval, g, space, exact: bool) -> str:
     """The test that value ``v`` of the ``i``-th parameter has the abstract value ``aval``: a float, an
     array of its ndim and dtype, or a list or tuple whose every element is as before."""
-    if isinstance(aval, V.Seq):
+    if isinstance(aval, V.Seq):  # equal structures are mostly the same cached object: tested first
         space[g[f"aval{i}"]], space[g["describe"]] = aval, V.describe
-        return f"{g['describe']}({v}) == {g[f'aval{i}']}"
+        return f"(({g['now']} := {g['describe']}({v})) is {g[f'aval{i}']} or {g['now']} == {g[f'aval{i}']})"
     if isinstance(aval, V.Arr):
         space[g[f"dtype{i}"]] = _numpy_dtype(aval.dtype)
         return f"{g['type']}({v}) is {g['ndarray']} and {v}.ndim == {aval.ndim} and {v}.dtype is {g[f'dtype{i}']}"
@@ -185,6 +185,13 @@ def _alias_test(values, sig, g, space) -> list:
     """Where several arguments hold lists, the test that the same ones share a list as before."""
     if sum(1 for a in sig.avals if isinstance(a, V.Seq)) < 2:
         return []
+    lists = [i for i, a in enumerate(sig.avals) if isinstance(a, V.Seq) and a.kind != "tuple"]
+    if all(V.flat(a) for a in sig.avals if isinstance(a, V.Seq)):  # numbers only: the same list or not, each pair
+        return [
+            f"{values[i]} {'is' if sig.alias[i] == sig.alias[j] else 'is not'} {values[j]}"
+            for k, i in enumerate(lists)
+            for j in lists[k + 1 :]
+        ]
     space[g["alias"]], space[g["pattern"]], space[g["avals"]] = V.alias_pattern, sig.alias, sig.avals
     return [f"{g['alias']}(({', '.join(values)},), {g['avals']}) == {g['pattern']}"]
 

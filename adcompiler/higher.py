@@ -11,7 +11,11 @@ here, when one of these is called.
 
 from __future__ import annotations
 
+from .analysis import values as V
 from .api import Differentiable, differentiate
+from .entries import make_entry
+from .modes import reverse
+from .pipeline import BUILDING
 from .ir.nodes import Eq, walk
 from .rules import HELPER_RULES
 
@@ -114,10 +118,20 @@ def jacobian(f, wrt=None, mode="auto"):
     if mode not in ("auto", "forward", "reverse"):
         raise ValueError(f"mode must be 'auto', 'forward' or 'reverse', not {mode!r}")
     d = as_differentiable(f, wrt)
+    made = {}  # the entry giving the rows of the reverse Jacobian (see _rows_entry), once made
 
     def jac(*args):
+        if "entry" in made:
+            return _numpy().array(made["entry"](*args), dtype=float)
+        return checked(*args)
+
+    def checked(*args):
         np = _numpy()
-        args = d._bind(args)
+        args, sig = d._bound(args)
+        if mode == "reverse" and _rows_apply(d, sig):  # no primal run to count the outputs
+            entry = _rows_entry(d, sig, lambda *a: checked(*a).tolist())
+            made.setdefault("entry", entry)
+            return np.array(entry(*args), dtype=float)
         n = sum(len(leaves(args[i])) for i in d._positions)
         value = d.fn(*args)
         m = len(leaves(value))
@@ -139,6 +153,23 @@ def jacobian(f, wrt=None, mode="auto"):
 
     jac.__name__ = f"jacobian_of_{d.fn.__name__}"
     return jac
+
+
+def _rows_apply(d: Differentiable, sig) -> bool:
+    """Whether the reverse Jacobian of ``d`` for this signature is one generated function (see
+    ``modes.reverse.jacobian``): numbers in (floats, flat lists), numbers of a known count out."""
+    facts = d._facts(sig)
+    return reverse.jacobian_applies(facts, d.wrt) and all(V.entry_testable(a) for a in sig.avals)
+
+
+def _rows_entry(d: Differentiable, sig, slow):
+    """``entry(*args)``: the rows of the Jacobian from the generated function when the arguments are
+    like this call's (a type test each, lists looked at whole), else ``slow(*args)``."""
+    with BUILDING:
+        generated = d._function("jacobian", sig)
+        return make_entry(
+            "jacobian", d, generated, lambda owner, *a: slow(*a), None, sig, None, None, d._dependencies()
+        )
 
 
 def _reverse_differentiable(d: Differentiable, args: tuple) -> Differentiable:

@@ -35,7 +35,6 @@ from .front.names import GENERATED_BUILTINS, Namer, Namespace
 from .front.parse import parse_function
 from .front.scopes import nodes
 from .optimize.tidy import tidy
-from .optimize.bounds import hoist_index_checks
 from .optimize.stores import fold_seed_and_stores
 
 STAGES = ("anf", "dup", "forward", "reverse", "grad")
@@ -302,12 +301,9 @@ class Program:
                 "end every path with return <value>",
             )
         wrt = tuple(wrt)
-        kind = {
-            "forward": "forward",
-            "reverse": "fused",
-            "grad": "grad",
-            "value_and_grad": "value_and_grad",
-        }[mode]
+        if mode not in ("forward", "reverse", "grad", "value_and_grad", "jacobian"):
+            raise ValueError(f"no generated code for mode {mode!r}")
+        kind = "fused" if mode == "reverse" else mode
         key = (kind, entry, wrt, sig)
         if key not in self.specs:
             self.specs[key] = (self.module.fresh(f"{entry.__name__}_{mode}"),)
@@ -341,13 +337,15 @@ class Program:
             defs = [forward.forward(facts.anf, facts, names[0], params, self, namer)]
         elif kind == "fused":
             defs = [reverse.fused(facts, names[0], params, self, namer)]
+        elif kind == "jacobian":
+            defs = [reverse.jacobian(facts, names[0], params, self, namer)]
         elif kind in ("grad", "value_and_grad"):
             defs = [reverse.gradient(facts, names[0], params, self, namer, kind == "value_and_grad")]
         else:
             defs = reverse.split(facts, names, params, self, namer)
         defs = [tidy(d, self.user_names) for d in defs]
-        if kind in ("grad", "value_and_grad"):  # the seed is 1.0: adjoint loops as cheap as by hand
-            defs = [fold_seed_and_stores(hoist_index_checks(d), facts.avals) for d in defs]
+        if kind in ("grad", "value_and_grad", "jacobian"):  # literal seeds: adjoint loops as cheap as by hand
+            defs = [fold_seed_and_stores(d, facts.avals) for d in defs]
         self.generated[key] = defs
         self.calls[key] = self.queue[before:]
         return defs

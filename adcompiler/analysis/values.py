@@ -301,6 +301,12 @@ class Sig:
         return any(j != i and self.alias[j] == self.alias[i] for j in range(len(self.alias)))
 
 
+def entry_testable(a: Aval) -> bool:
+    """Whether a fast entry (``adcompiler.entries``) can test an argument for this abstract value: a
+    float by its type, a float array by its type, ndim and dtype, a list or tuple whole."""
+    return a == FLOAT or isinstance(a, Seq) or isinstance(a, Arr) and (a.dtype or "").startswith("float")
+
+
 def signature(args) -> Sig:
     """The abstract signature of run-time arguments (see ``Sig``)."""
     avals = tuple(describe(a) for a in args)
@@ -324,6 +330,11 @@ def alias_pattern(args, avals) -> tuple:
                 old, new = alias[i], alias[j]
                 alias = [new if a == old else a for a in alias]
     return tuple(alias)
+
+
+def flat(a: Aval) -> bool:
+    """Whether a sequence of this abstract value holds numbers only (no list, tuple or array)."""
+    return isinstance(a, Seq) and all(isinstance(i, Num) for i in (a.items or (a.elem,)) if i is not BOTTOM)
 
 
 def _holds_list(a: Aval) -> bool:

@@ -160,7 +160,7 @@ class Adjoints:
         if eq.prim == "list_concat":
             return self.concat_adjoint(eq)
         target = eq.ins[0] if eq.prim in ("setitem", "append", "getitem", "sum", "list_copy", "pop") else eq.outs[0]
-        if not isinstance(target, Var) or target.name not in self.act:
+        if not isinstance(target, Var) or target.name not in self.act or target.name in self.seeded:
             return out
         d = E.Name(self.shadow_of(target.name))
         if eq.prim == "getitem" and V.is_slice(self.facts.of(eq.ins[1])):  # xs[a:b]: a new list of xs's elements

@@ -144,8 +144,8 @@ class PrimalSweep:
                 if isinstance(eq.ins[2], Var) and eq.ins[2].name in self.containers
                 else []
             )
-        if not names or names[0] not in self.containers or names[0] not in self.act:
-            return []
+        if not names or names[0] not in self.containers or names[0] not in self.act or names[0] in self.seeded:
+            return []  # (a list whose elements a literal seed reached directly needs no shadow)
         out = self.shadow_of(names[0])
         if eq.prim in ("zeros_like", "like", "like_arrays"):
             value = self.zeros(names[0], E.Name(names[0]))

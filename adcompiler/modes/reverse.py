@@ -17,7 +17,7 @@ with the cotangent 1.0 folded in.
 from __future__ import annotations
 
 from ..ir import expr as E
-from ..ir.nodes import Assign, Comment, Def, Ret, Var, flatten, free_names
+from ..ir.nodes import Assign, Comment, Def, ForS, Ret, Var, WhileS, flatten, free_names
 from ..ir.printing import atom
 from ..analysis import values as V
 from ..analysis.facts import Facts
@@ -53,6 +53,89 @@ def gradient(facts: Facts, name: str, active_params: tuple, program, namer: Name
     result = E.Tuple((s.value(), grads)) if with_value else grads
     body = guard + s.primal + s.adjoint + [Ret(result)]
     return Def(name, fn.params, tuple(atom(d) for d in fn.defaults), tuple(body), f"Gradient of {fn.name}.", fn.source)
+
+
+def jacobian(facts: Facts, name: str, active_params: tuple, program, namer: Namer) -> Def:
+    """``name(*params)``: the rows of the Jacobian of an output of ``m`` numbers (a number, a tuple of
+    them, a list or tuple of a known length) with respect to parameters that hold numbers the same
+    way, as ``m`` lists of ``n`` numbers (TypeError for other outputs and parameters).
+
+    Row ``k`` is the adjoint sweep with the literal seed ``e_k`` folded in (its zeros flow nowhere).
+    Straight-line code whose adjoints change nothing the primal sweep computed runs the primal
+    sweep once for all rows, as a hand-written Jacobian does; other code runs both sweeps per row.
+    """
+    fn = facts.fn
+    if not jacobian_applies(facts, active_params):
+        raise TypeError(f"{fn.name}: the Jacobian's rows are made for numbers in and numbers of a known count out")
+    m = _numbers_in(facts.summary.out)
+    rows = []
+    for k in range(m):
+        seed = _unit_seed(facts.summary.out, iter(range(m)), k)
+        s = Sweeps(facts, active_params, program, namer, seed=seed)
+        rows.append((s, s.primal[len(s.entry) :]))
+    core = rows[0][1]
+    shared = all(not s.tapes and c == core and not (writes_of(s.adjoint) & writes_of(core)) for s, c in rows)
+    shared = shared and not any(isinstance(x, (ForS, WhileS)) for x in core)
+    body = int_guard(program, E.Num(any(V.leaves_may_be_arrays(a) for a in facts.sig.avals)), active_params)
+    body += core if shared else []
+    for k, (s, c) in enumerate(rows):
+        body += [Comment(f"row {k}")] + s.entry + ([] if shared else c) + s.adjoint
+    result = E.Tuple(tuple(_flat_cotangents(s, active_params) for s, _ in rows))
+    doc = f"Jacobian of {fn.name}: one row per output number, one entry per input number."
+    return Def(name, fn.params, tuple(atom(d) for d in fn.defaults), tuple(body) + (Ret(result),), doc, fn.source)
+
+
+def jacobian_applies(facts: Facts, active_params: tuple) -> bool:
+    """Whether ``jacobian`` makes a function for these facts: numbers in, numbers of a known count out."""
+    return bool(_numbers_in(facts.summary.out)) and all(_flat_numbers(facts.avals.get(p)) for p in active_params)
+
+
+def _flat_numbers(aval) -> bool:
+    """Whether a parameter of this abstract value holds numbers: a number, or a flat list or tuple."""
+    return aval == V.FLOAT or isinstance(aval, V.Seq) and aval.elem == V.FLOAT
+
+
+def _flat_cotangents(s: Sweeps, params) -> E.Expr:
+    """The cotangents of ``params`` (numbers, flat lists and tuples) as one list of numbers."""
+    parts = []
+    for p, c in zip(params, s.cotangents):
+        if s.facts.avals.get(p) == V.FLOAT:
+            parts.append(E.List((c,)))
+        elif p in s.act:
+            parts.append(E.Name(s.shadow_of(p)))
+        else:
+            parts.append(E.BinOp("*", E.List((E.Num(0.0),)), E.Call("len", (E.Name(p),))))
+    flat = parts[0]
+    for part in parts[1:]:
+        flat = E.BinOp("+", flat, part)
+    return flat
+
+
+def _numbers_in(out) -> int:
+    """How many numbers an output of abstract value ``out`` holds, or 0 if not only numbers of a known count."""
+    if isinstance(out, tuple):
+        counts = [_numbers_in(o) for o in out]
+        return sum(counts) if all(counts) else 0
+    if out == V.FLOAT:
+        return 1
+    if isinstance(out, V.Seq) and out.items is not None and out.items and all(i == V.FLOAT for i in out.items):
+        return len(out.items)
+    return 0
+
+
+def _unit_seed(out, positions, k) -> E.Expr:
+    """The seed ``e_k`` shaped like the output ``out`` (positions counts its numbers)."""
+    if isinstance(out, tuple):
+        return E.Tuple(tuple(_unit_seed(o, positions, k) for o in out))
+    if isinstance(out, V.Seq):
+        elts = tuple(E.Num(1.0 if next(positions) == k else 0.0) for _ in out.items)
+        return E.List(elts) if out.kind == "list" else E.Tuple(elts)
+    return E.Num(1.0 if next(positions) == k else 0.0)
+
+
+def writes_of(stmts) -> set:
+    """Every name the statements assign."""
+    return set().union(set(), *(writes(x) for x in stmts))
 
 
 def split(facts: Facts, names: tuple, active_params: tuple, program, namer: Namer) -> list:

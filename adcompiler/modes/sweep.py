@@ -42,6 +42,7 @@ from ..ir.nodes import (
     AugAssign,
     Break,
     Do,
+    Eq,
     For,
     ForS,
     If,
@@ -84,6 +85,10 @@ class Sweeps(Taping, Adjoints, PrimalSweep, Checkpoints):
         self.frames: list = []  # the adjoint loops being built, outermost first (see rereads)
         self.floor = 0  # the shallowest loop depth a value read again may be hoisted to
         self.analyse()
+        self.seeded: set = set()  # lists whose elements a literal seed reached directly (seeds_elements)
+        self.built_at_top = {  # list -> the equation building it of its elements, at the function's top level
+            eq.outs[0].name: eq for eq in fn.body if isinstance(eq, Eq) and eq.prim in ("list", "tuple")
+        }
         self.ct = namer.fresh("ct") if seed is None else None
         if seed is None:
             self.adjoint_names.add(self.ct)
@@ -98,6 +103,7 @@ class Sweeps(Taping, Adjoints, PrimalSweep, Checkpoints):
             for p in ([] if split else [p for p in lists if p in self.act]) + unasked
         ]
         entry[:0] = [Assign((name,), E.List(())) for name in self.tapes.values()]
+        self.entry = entry  # the tapes and shadows the primal sweep starts with
         self.primal[:0] = entry
         self.snapshots = {}  # written arrays that are returned: copied before the reverse sweep restores them
         ret = next(s for s in reversed(fn.body) if isinstance(s, Return))
@@ -244,6 +250,10 @@ class Sweeps(Taping, Adjoints, PrimalSweep, Checkpoints):
                 if not isinstance(seg.value, tuple):
                     self.seed(seg.value, seed, seg.line, out)
                     continue
+                if isinstance(seed, E.Tuple) and len(seed.elts) == len(leaves):  # a literal seed (jacobian)
+                    for a, g in zip(leaves, seed.elts):
+                        self.seed(a, g, seg.line, out)
+                    continue
                 names = [
                     (
                         self.fresh_adjoint("ct_" + a.name)
@@ -279,11 +289,30 @@ class Sweeps(Taping, Adjoints, PrimalSweep, Checkpoints):
             ct = E.Call("@array_like", (ct, self.ref(a)))
         if isinstance(a, Var) and a.name in self.arrays and self.split and isinstance(ct, E.Name):
             self.zeroes.add(ct.id)  # a caller that used only another output passes the number 0.0 for this one
+        if _literal_zero(ct):  # a literal seed's zero (jacobian): nothing flows back
+            return
+        if isinstance(a, Var) and a.name in self.containers and self.seeds_elements(a, ct, line, out):
+            return
         if isinstance(a, Var) and a.name in self.containers:
             if a.name in self.act and not self.split:  # a caller adds into the shadow a split sweep returns
                 out.append(Do(E.Call(self.program.helper("add_into"), (E.Name(self.shadow_of(a.name)), ct)), line))
             return
         self.contribute(a, ct, line, out)
+
+    def seeds_elements(self, a: Var, ct, line: int, out: list) -> bool:
+        """A literal seed for a list the function builds of numbers at its top level and returns
+        (``return [rx, ry, rz]``, a row of a Jacobian): each number gets its element of the seed
+        directly, and the list's own adjoint is left out (True); else False."""
+        build = self.built_at_top.get(a.name)
+        if not (isinstance(ct, (E.List, E.Tuple)) and build is not None and len(build.ins) == len(ct.elts)):
+            return False
+        if any(isinstance(x, Var) and x.name in self.containers for x in build.ins):
+            return False
+        self.seeded.add(a.name)
+        for x, g in zip(build.ins, ct.elts):
+            if not _literal_zero(g):
+                self.contribute(x, g, line, out)
+        return True
 
     def rev_loop(self, loop, looped: bool) -> list:
         frame = {"target": loop.target.name if isinstance(loop, For) else None, "hoisted": [], "names": set()}
@@ -339,6 +368,10 @@ class Sweeps(Taping, Adjoints, PrimalSweep, Checkpoints):
                 + _guarded(guard, hoisted, self.rev_checkpointed(loop, plan, body, self.fwd_block(loop.body, True, ())))
             )
         return popped + rereads + _guarded(guard, hoisted, [ForS(target, iterable, tuple(body), loop.line)])
+
+
+def _literal_zero(e) -> bool:
+    return isinstance(e, E.Num) and e.text is None and e.value == 0 and not isinstance(e.value, bool)
 
 
 def _lists_of_numbers(aval) -> bool:

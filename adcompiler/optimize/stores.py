@@ -13,7 +13,8 @@ in every way it can be computed (``int * float`` is a float).
   ``d_xs[i] = e``, which allocates no sum (the only difference is ``0.0 + -0.0 == 0.0``; a
   store keeps the ``-0.0``, as a hand-written adjoint does).  The same for the rows of
   ``d_M = [[0.0] * len(r) for r in M]`` read as ``d_row = d_M[i]`` in a loop over ``i`` run once,
-  around a loop over ``j`` writing ``d_row[j] += e``.
+  around a loop over ``j`` writing ``d_row[j] += e``; and straight-line ``d_v[0] += e`` at literal
+  indices, each once.
 """
 
 from __future__ import annotations
@@ -22,14 +23,17 @@ from collections import Counter
 
 from ..analysis import values as V
 from ..ir import expr as E
+from .bounds import hoist_index_checks
 from ..ir.nodes import Assign, AugAssign, Def, Do, ForS, IfS, Ret, WhileS, free_names
 
 _BUILD = {"+": E.add, "-": E.sub, "*": E.mul, "/": E.div, "**": E.power}
 
 
 def fold_seed_and_stores(d: Def, avals: dict) -> Def:
-    """``d`` with its float constants folded and its first writes into fresh shadows stored;
-    ``avals``: the abstract values of the primal's variables."""
+    """``d`` (code with a literal seed: a gradient, a Jacobian's rows) with its loops that only check
+    indices hoisted (``bounds``), its float constants folded and its first writes into fresh shadows
+    stored; ``avals``: the abstract values of the primal's variables."""
+    d = hoist_index_checks(d)
     body = d.body
     float_lists = frozenset(n for n, a in avals.items() if isinstance(a, V.Seq) and a.elem == V.FLOAT)
     floats = _float_names(body, {n for n, a in avals.items() if a == V.FLOAT}, float_lists)
@@ -59,7 +63,13 @@ def surely_float(e, floats, float_lists) -> bool:
         return surely_float(e.left, floats, float_lists) or surely_float(e.right, floats, float_lists)
     if isinstance(e, E.IfExp):
         return surely_float(e.body, floats, float_lists) and surely_float(e.orelse, floats, float_lists)
+    if isinstance(e, E.Call):  # math's functions of real numbers return floats, but for these
+        return e.func.startswith("math.") and e.func[5:] not in _MATH_NOT_FLOAT
     return False
+
+
+_MATH_NOT_FLOAT = {"floor", "ceil", "trunc", "factorial", "comb", "perm", "gcd", "lcm", "isqrt", "prod"}
+_MATH_NOT_FLOAT |= {"isfinite", "isinf", "isnan", "isclose", "frexp", "modf"}
 
 
 def _float_names(body, floats: set, float_lists) -> set:
@@ -197,6 +207,12 @@ def _stores(body, floats, float_lists) -> tuple:
         if not (isinstance(s, Assign) and len(s.targets) == 1 and isinstance(s.targets[0], str)):
             continue
         d = s.targets[0]
+        if _zeros(s.value) and _top_level_writes(places, d):
+            for site in _top_level_writes(places, d):
+                if surely_float(site.value, floats, float_lists) and d not in free_names([Do(site.value)]):
+                    body = _replace(body, site, Assign((site.target,), site.value, site.line))
+            places = _places(body)
+            continue
         if _zeros(s.value):
             site = _single_write(places, d, ())
         elif (
@@ -279,6 +295,27 @@ def _single_write(places, d, outer: tuple):
     return site
 
 
+def _top_level_writes(places, d) -> list:
+    """The writes ``d[k] += e`` of straight-line code, each at its own literal index ``k >= 0``, if
+    every other mention of ``d`` is its definition or a return; else []."""
+    sites, seen = [], set()
+    for s, loops, _ in _mentions(places, d):
+        if isinstance(s, Assign) and s.targets == (d,) and loops == ():
+            continue
+        if isinstance(s, Ret) and _returned(s.value, d):
+            continue
+        if loops or not (isinstance(s, AugAssign) and s.op == "+" and isinstance(s.target, E.Subscript)):
+            return []
+        k = s.target.index
+        if s.target.value != E.Name(d) or not (isinstance(k, E.Num) and type(k.value) is int and k.value >= 0):
+            return []
+        if k.value in seen:
+            return []
+        seen.add(k.value)
+        sites.append(s)
+    return sites
+
+
 def _counted_write(s, d, loops, outer) -> bool:
     """Whether ``s`` is ``d[j] += e`` in a loop over distinct ``j`` directly inside ``outer``."""
     if not (isinstance(s, AugAssign) and s.op == "+" and isinstance(s.target, E.Subscript)):
@@ -333,6 +370,8 @@ def _returned(value, d) -> bool:
     """Whether ``value`` is ``d`` or a tuple holding it (a return that only hands it back)."""
     if value == E.Name(d):
         return True
+    if isinstance(value, E.BinOp) and value.op == "+":  # a row of a Jacobian: the shadows one after another
+        return _returned(value.left, d) or _returned(value.right, d)
     return isinstance(value, E.Tuple) and any(_returned(v, d) for v in value.elts)
 
 
