@@ -151,3 +151,20 @@ def swapped_lists(x, n):
         a, b = b, a
         a.append(math.sin(s))
     return s
+
+
+MASS, STIFF, STEP = 2.0, 0.5, 0.05
+
+
+def springs(state, damping):
+    """Module numbers and a parameter outside the loop, combined in the loop: computed again, not taped."""
+    total = 0.0
+    for k in range(len(state)):
+        x = state[k][0]
+        v = state[k][1]
+        for step in range(20):
+            a = (1.0 / MASS) * (-STIFF * x - damping * math.sin(v))
+            x = x + STEP * v
+            v = v + STEP * a * (damping * 2.0)
+        total = total + x * v
+    return total

@@ -152,3 +152,17 @@ def test_rebound_layer_input_is_taped_once_per_layer_not_per_element():
     assert not any("tape" in line for line in primal_j)
     assert any(re.search(r"\bh_\d+\[j\]", line) for line in adjoint_j)  # the layer's input, popped once
     assert re.search(r"tape(_\d+)?\.append\(\(d_out, d_h, h\)\)", src)  # once per layer, on its own tape
+
+
+def test_arithmetic_of_module_numbers_is_computed_again_not_taped():
+    """1.0 / MASS and damping * 2.0 in the loop: the adjoint computes them again (once, before its
+    loops); only what the loop overwrites is taped."""
+    args = ([[0.3, -0.2], [1.1, 0.4]], 0.7)
+    check_gradient_vs_fd(R.springs, args, ("state", "damping"))
+    f = adcompiler.differentiate(R.springs)
+    f.grad(*copy.deepcopy(args))
+    text = f.source("grad")
+    pushes = re.findall(r"tape\w*\.append\((.*)\)", text)
+    assert len(pushes) == 2, text  # the inner loop's overwritten values each step, (v, x) per particle
+    assert "1.0 / MASS" in text.split("reversed(")[0].split("if t1 > 0:")[-1], text  # computed before the loops
+    assert all("MASS" not in p and "damping" not in p for p in pushes), pushes

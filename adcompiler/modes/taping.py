@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ..ir import expr as E
+from ..ir.printing import prim_expr
+from ..analysis import values as V
 from ..rules import CHANGES
 from ..lower.dup import DUP, value_reads
 from ..ir.nodes import (
@@ -118,6 +120,9 @@ class Taping:
             if e.prim == "global":  # a module's array, read by its name: the same object all along
                 found[e.outs[0].name] = ("global", e.param)
                 continue
+            if self._arithmetic_of_knowns(e, known):  # 1.0 / MASS in a loop: computed again, not taped
+                found[e.outs[0].name] = ("expr", e)
+                continue
             if (
                 e.prim not in ("getitem", "len")
                 or not isinstance(e.ins[0], Var)
@@ -136,6 +141,16 @@ class Taping:
             elif e.prim == "getitem" and out not in self.containers and self._grown_only(e, xs) and known(e.ins[1]):
                 found[out] = ("getitem", xs, e.ins[1])
         return found
+
+    def _arithmetic_of_knowns(self, e: Eq, known) -> bool:
+        """Whether ``e`` computes a number by arithmetic or ``math`` from constants (module numbers
+        among them: generated code reads them live, and nothing the function runs rebinds them) and
+        values the adjoint sweep knows where it needs ``e``'s (``known``), none of them a slot."""
+        if len(e.outs) != 1 or not (e.prim in _ARITHMETIC or e.prim.startswith("math.")):
+            return False
+        if self.facts.avals.get(e.outs[0].name) != V.FLOAT:
+            return False
+        return all(not isinstance(a, Var) or known(a) and a.name not in self.fn.slots for a in e.ins)
 
     def _grown_only(self, e: Eq, xs: Var) -> bool:
         """Whether ``e``, reading a list only ever appended to, reads an element that stays where it is
@@ -173,6 +188,10 @@ class Taping:
         """How the adjoint sweep computes ``name`` again, or None: (expression, names it needs first)."""
         if name in self.rereadable and self.rereadable[name][0] == "global":
             return E.Name(self.rereadable[name][1]), []
+        if name in self.rereadable and self.rereadable[name][0] == "expr":
+            e = self.rereadable[name][1]
+            ins = tuple(Var(self.alias.get(a.name, a.name)) if isinstance(a, Var) else a for a in e.ins)
+            return prim_expr(Eq(e.outs, e.prim, ins, e.line, e.param)), [a.name for a in ins if isinstance(a, Var)]
         if name in self.rereadable:
             kind, xs, *index = self.rereadable[name]
             needs = [self.alias.get(a.name, a.name) for a in [xs, *index] if isinstance(a, Var)]
@@ -253,3 +272,6 @@ class Taping:
             return self.home[name]
         owner = next((c for c, d in self.shadow.items() if d == name), None)
         return self.home.get(owner) if owner is not None else None
+
+
+_ARITHMETIC = ("neg", "pos", "add", "sub", "mul", "truediv")
