@@ -14,7 +14,8 @@ arguments.  Constructors (``zeros``, ``arange``, ...) are constants.
 
 from __future__ import annotations
 
-from ..ir.expr import Call, IfExp, Num, Tuple, compare, fn, gt, lt
+from . import linalg as L
+from ..ir.expr import Call, Num, Tuple, compare, fn, gt, lt
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
 cos, sin, exp, log, sqrt, sign = (np_(n) for n in ("cos", "sin", "exp", "log", "sqrt", "sign"))
@@ -162,8 +163,6 @@ FORWARD = {
     "numpy.fmax": lambda a, b, z, da, db: npwhere(gt(b, a), db or 0.0, da or 0.0),  # (NaN-free inputs)
     "numpy.fmin": lambda a, b, z, da, db: npwhere(lt(b, a), db or 0.0, da or 0.0),
     "numpy.where": lambda c, a, b, z, dc, da, db: npwhere(c, da or 0.0, db or 0.0),
-    # norm: 0 at the zero vector; x may be a list or tuple of numbers (NumPy reads it as an array)
-    "numpy.linalg.norm": lambda x, z, dx: IfExp(z, np_("sum")(np_("asarray")(x) * dx) / z, Num(0.0)),
     # constructors linear in their values: the same constructor of the tangents
     "numpy.linspace": lambda a, b, n, e, z, da, db, dn, de: np_("linspace")(da or 0.0, db or 0.0, n, e),
     "numpy.full": lambda shape, v, dtype, z, ds, dv, dd: Call("numpy.full", (shape, dv, dtype)),
@@ -185,7 +184,6 @@ REVERSE = {
     "numpy.fmax": lambda a, b, z, g: (npwhere(gt(b, a), 0.0, g), npwhere(gt(b, a), g, 0.0)),
     "numpy.fmin": lambda a, b, z, g: (npwhere(lt(b, a), 0.0, g), npwhere(lt(b, a), g, 0.0)),
     "numpy.where": lambda c, a, b, z, g: (None, npwhere(c, g, 0.0), npwhere(c, 0.0, g)),
-    "numpy.linalg.norm": lambda x, z, g: (IfExp(z, g * np_("asarray")(x) / z, Call("numpy.zeros_like", (x,))),),
     "numpy.linspace": lambda a, b, n, e, z, g: (
         _h("linspace_vjp")(g, Num(0), a, b, n, e),
         _h("linspace_vjp")(g, Num(1), a, b, n, e),
@@ -286,7 +284,6 @@ SIGNATURES.update(
         "numpy.minimum": (("x1", None), ("x2", None)),
         "numpy.where": (("condition", None), ("x", None), ("y", None)),
         "numpy.clip": (("a", None), ("a_min", None), ("a_max", None)),
-        "numpy.linalg.norm": (("x", None),),
         "numpy.linalg.inv": (("a", None),),
         "numpy.linalg.det": (("a", None),),
         "numpy.linalg.solve": (("a", None), ("b", None)),
@@ -360,6 +357,15 @@ COMPARISONS += ("logical_and", "logical_or", "logical_not", "isfinite", "isnan",
 INACTIVE = ("numpy.shape", "numpy.ndim", "numpy.size", "numpy.argsort", "numpy.argmax", "numpy.argmin") + tuple(
     f"numpy.{c}" for c in CONSTRUCTORS + COMPARISONS if f"numpy.{c}" not in FORWARD
 )
+
+# np.linalg's decompositions and matrix functions (rules/linalg.py)
+FORWARD.update(L.FORWARD)
+REVERSE.update(L.REVERSE)
+SLOTS.update(L.SLOTS)
+SIGNATURES.update(L.SIGNATURES)
+INACTIVE += L.INACTIVE
+PARTS, STATIC = L.PARTS, L.STATIC  # several results: one primitive each; arguments that must be constants
+EXPANDED = ("numpy.linalg.multi_dot",)  # lowered to other primitives (a chain of numpy.dot)
 
 # Functions of a sequence of arrays: numpy.concatenate([a, b], axis) is one primitive of a, b and axis.
 SEQUENCE = ("numpy.concatenate", "numpy.stack", "numpy.hstack", "numpy.vstack", "numpy.row_stack")
