@@ -103,6 +103,47 @@ def linalg_cases(Case, value) -> list:
             {"x": value((3, 3), seed=231), "y": value((3, 3), seed=232)},
         ),
     ]
+    # reductions and elementwise functions of issue 18's second list
+    out += [
+        Case(
+            ("numpy.mod",),
+            "np.mod(x, y)",
+            {"x": value((2, 3), 2.1, 2.9, seed=240), "y": value((3,), 0.7, 0.9, seed=241)},
+            hessian=True,
+        ),
+        Case(("numpy.remainder",), "np.remainder(x, y)", {"x": value((3,), -2.9, -2.1, seed=242), "y": 0.8}),
+        Case(
+            ("numpy.fmod",),
+            "np.fmod(x, y)",
+            {"x": value((2, 3), -2.9, 2.9, seed=243), "y": value((2, 3), 0.7, 0.9, seed=244)},
+        ),
+        Case(
+            ("numpy.heaviside",),
+            "np.heaviside(np.array([-0.5, 0.0, 0.7]), y) + np.heaviside(x, 0.5) * x",  # x2 is taken where x1 is 0
+            {"x": np.array([-0.5, 0.3, 0.7]), "y": value((3,), seed=245)},
+        ),
+        Case(("numpy.nan_to_num",), "np.nan_to_num(x * y)", {"x": value((4,), seed=246), "y": value((4,), seed=247)}),
+        Case(
+            ("numpy.nan_to_num",),
+            "np.nan_to_num(x + np.sqrt(np.array([1.0, -1.0, 1.0]))) * x",
+            {"x": value((3,), seed=257)},
+        ),
+        Case(("numpy.ptp",), "np.ptp(x)", {"x": value((5,), seed=248)}),
+        Case(("numpy.ptp",), "np.ptp(x, axis=1, keepdims=True)", {"x": value((2, 3, 4), seed=249)}),
+        Case(("numpy.ptp",), "np.ptp(x, 0) + np.ptp(x, axis=None, keepdims=True)", {"x": value((3, 2), seed=250)}),
+        Case(("numpy.rot90",), "np.rot90(x) + np.rot90(x, 2) * x", {"x": value((3, 3), seed=251)}, hessian=True),
+        Case(("numpy.rot90",), "np.rot90(x, -1, axes=(1, 2))", {"x": value((2, 3, 4), seed=252)}),
+        Case(
+            ("numpy.cross",), "np.cross(x, y)", {"x": value((3,), seed=253), "y": value((3,), seed=254)}, hessian=True
+        ),
+        # autograd's cross vjp does not sum a broadcast argument's cotangent: differences only
+        Case(
+            ("numpy.cross",),
+            "np.cross(x, y)",
+            {"x": value((2, 3), seed=255), "y": value((3,), seed=256)},
+            autograd=False,
+        ),
+    ]
     # norm: vector norms over every ord, axis and keepdims; matrix norms over every ord and pair of axes
     vector = ["None", "1", "2", "np.inf", "-np.inf", "3", "0.5", "0"]
     for k, (p, (axis, shape), keep) in enumerate(

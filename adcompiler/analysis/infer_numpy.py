@@ -247,6 +247,8 @@ def _converted(ins, static) -> V.Aval:
 _RULES = {
     "numpy.sum": _reduced,
     "numpy.prod": _reduced,
+    "numpy.ptp": _reduced,
+    "numpy.rot90": _same,
     "numpy.max": _reduced,
     "numpy.min": _reduced,
     "numpy.amax": _reduced,
