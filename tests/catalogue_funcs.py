@@ -325,8 +325,8 @@ def c_list_slice_assign(xs):
     return ys[1] * ys[2]
 
 
-def c_linalg_eigh(a):
-    w, v = np.linalg.eigh(a)  # ERR:linalg_eigh
+def c_linalg_eigh(a):  # (the marker's name is README's; eigh has rules now, eig has none)
+    w, v = np.linalg.eig(a)  # ERR:linalg_eigh
     return np.sum(w)
 
 

@@ -360,6 +360,9 @@ def cases() -> list:
         Case(("getitem",), "x[np.array([0, 2, 2, 1])]", {"x": value((3,), seed=135)}),
         Case(("getitem",), "x[1][2] + x[:, 1:][0][0]", {"x": value((2, 3, 2), seed=136)}),
     ]
+    from systematic_linalg import linalg_cases
+
+    out += linalg_cases(Case, value)
     for k, case in enumerate(out):
         case.id = (
             f"{'+'.join(case.prims)}:{case.expr}:"

@@ -342,14 +342,14 @@ def test_adc_console_script_matches_module(mod):
 
 SENTINEL = "# an output from an earlier, successful run: a failed run must leave it as it is\n" * 40
 
-SVD = "import numpy as np\n\n\ndef f(a):\n    return np.sum(np.linalg.svd(a)[1])\n"
+EIG = "import numpy as np\n\n\ndef f(a):\n    return np.sum(np.linalg.eig(a)[0])\n"
 
 OUT = ["-o", "out.py"]
 
 # kind -> (the text of bad.py, the arguments after `adc compile`, words stderr must hold)
 FAILING = {
     "unsupported_construct": (BAD, ["bad.py", "--function", "bad", *OUT], ["bad.py:10:", "try", "is not supported;"]),
-    "missing_derivative_rule": (SVD, ["bad.py", *OUT], ["bad.py:5:", "svd"]),
+    "missing_derivative_rule": (EIG, ["bad.py", *OUT], ["bad.py:5:", "eig"]),
     "syntax_error": ("def f(x):\n    return x +\n", ["bad.py", *OUT], ["bad.py:2:", "SyntaxError"]),
     "import_error": (
         "import adc_no_such_module_xyz\n\n\ndef f(x):\n    return x\n",

@@ -181,7 +181,28 @@ def _same(ins, static) -> V.Aval:
 
 
 def _norm(ins, static) -> V.Aval:
-    return _scalar(float_dtype(ins[:1]))
+    """np.linalg.norm(x, ord, axis, keepdims): over every axis, one (a vector norm) or two (a matrix norm)."""
+    nd, dtype = ndim_of(ins[0]), float_dtype(ins[:1])
+    axis = static[2] if len(static) > 2 else None
+    keepdims = static[3] if len(static) > 3 else False
+    if keepdims is True:
+        return array_of(nd, dtype)
+    if axis is None:
+        return _scalar(dtype)
+    if axis is UNKNOWN or keepdims is not False:
+        return V.Arr(None, dtype)
+    left = minus(nd, len(axis) if isinstance(axis, tuple) else 1)
+    return _scalar(dtype) if left == 0 else array_of(left, dtype)
+
+
+def _decomposed(k):
+    """A matrix function or decomposition's part of ndim ``ndim(a) - k`` (a number for 0)."""
+
+    def rule(ins, static):
+        left = minus(ndim_of(ins[0]), k)
+        return _scalar(float_dtype(ins[:1])) if left == 0 else array_of(left, float_dtype(ins[:1]))
+
+    return rule
 
 
 def _trace(ins, static) -> V.Aval:
@@ -226,6 +247,8 @@ def _converted(ins, static) -> V.Aval:
 _RULES = {
     "numpy.sum": _reduced,
     "numpy.prod": _reduced,
+    "numpy.ptp": _reduced,
+    "numpy.rot90": _same,
     "numpy.max": _reduced,
     "numpy.min": _reduced,
     "numpy.amax": _reduced,
@@ -264,10 +287,24 @@ _RULES = {
     "numpy.linalg.det": lambda ins, static: _trace([array_of(ndim_of(ins[0]), float_dtype(ins[:1]))], static),
     "numpy.diag": _diag,
     "numpy.linalg.norm": _norm,
+    "numpy.linalg.norm/matrix": _norm,
+    "numpy.linalg.slogdet[0]": _decomposed(2),
+    "numpy.linalg.slogdet[1]": _decomposed(2),
+    "numpy.linalg.eigh[0]": _decomposed(1),
+    "numpy.linalg.eigh[1]": _decomposed(0),
+    "numpy.linalg.svd[0]": _decomposed(0),
+    "numpy.linalg.svd[1]": _decomposed(1),
+    "numpy.linalg.svd[2]": _decomposed(0),
+    "numpy.linalg.qr[0]": _decomposed(0),
+    "numpy.linalg.qr[1]": _decomposed(0),
+    "numpy.linalg.cholesky": _decomposed(0),
+    "numpy.linalg.pinv": _decomposed(0),
+    "numpy.linalg.matrix_power": lambda ins, static: array_of(ndim_of(ins[0]), result_dtype(ins[:1])),
     "numpy.copy": _converted,
     "numpy.array": _converted,
     "numpy.asarray": _converted,
 }
+_RULES.update({prim: (lambda ins, static: V.STATIC) for prim in N.PARTS})  # the raw decompositions
 _FLOATING = tuple(
     f"numpy.{name}" for name in N.UNARY if name not in ("abs", "absolute", "negative", "positive", "square")
 )

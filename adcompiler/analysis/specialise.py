@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from . import values as V
 from ..ir.nodes import COMPOUND, Eq, For, Function, If, While
+from .numpy_values import ndim_of
+from ..ir.nodes import Const
 from ..rules.arrays import SOLVE_VECTOR
+from ..rules.linalg import NORM_MATRIX
 
 
 def specialise(fn: Function, of) -> Function:
@@ -53,4 +56,8 @@ def _prim(e: Eq, ins: list) -> str:
         return "array_sum"
     if e.prim == "numpy.linalg.solve" and isinstance(ins[1], V.Arr) and ins[1].ndim == 1:
         return SOLVE_VECTOR  # its adjoint in A is an outer product, not a matrix product
+    if e.prim == "numpy.linalg.norm" and all(isinstance(a, Const) for a in e.ins[1:3]):
+        ord_, axis = e.ins[1].value, e.ins[2].value
+        if isinstance(axis, tuple) and len(axis) == 2 or axis is None and ord_ is not None and ndim_of(ins[0]) == 2:
+            return NORM_MATRIX  # ord means a matrix norm: of two axes, or of a matrix with no axis given
     return e.prim

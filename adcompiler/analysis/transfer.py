@@ -29,6 +29,7 @@ LIKE_ARGUMENT = {  # runtime helpers of generated code: their result is shaped l
     "diag_vjp": 1,
     "tile_vjp": 1,
     "diff_vjp": 1,
+    "linalg_check": 0,
     "prod_vjp_jvp": 2,
     "inner_vjp_a": 1,
     "inner_vjp_b": 2,

@@ -47,8 +47,9 @@ def to_ast(e: E.Expr, ns: Namespace | None) -> ast.expr:
             return _dotted(ns.render(e.text) if ns else e.text)
         if isinstance(e.value, float) and e.value != e.value:
             return ast.parse("float('nan')", mode="eval").body
-        if isinstance(e.value, float) and abs(e.value) == float("inf"):
-            return ast.parse("float('inf')" if e.value > 0 else "-float('inf')", mode="eval").body
+        if isinstance(e.value, float) and abs(e.value) == float("inf"):  # math.inf: code adcompiler reads again
+            inf = _dotted(ns.render("math.inf") if ns else "math.inf")
+            return inf if e.value > 0 else ast.UnaryOp(ast.USub(), inf)
         if isinstance(e.value, (int, float)) and not isinstance(e.value, bool) and e.value < 0:
             return ast.UnaryOp(ast.USub(), ast.Constant(-e.value))
         return ast.Constant(e.value)

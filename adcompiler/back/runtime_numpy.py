@@ -1,7 +1,9 @@
 """Helpers that generated NumPy derivative code calls (adjoints of broadcasting, reductions, joins,
 products and scatters), kept as source text; ``runtime`` adds them to its table."""
 
-NUMPY_HELPERS: dict = {}
+from .runtime_arrays import MORE_HELPERS
+
+NUMPY_HELPERS: dict = dict(MORE_HELPERS)
 
 NUMPY_HELPERS.update(
     {

@@ -197,6 +197,13 @@ def fence(parsed: Parsed) -> None:
         or isinstance(n.func, ast.Name)
         and hasattr(parsed.source.globals.get(n.func.id), "__adc_primitive__")
     }
+    subscripts |= {  # string arguments of NumPy functions: np.linalg.eigh(a, UPLO="U"), np.pad(x, 1, mode="edge")
+        id(arg)
+        for n in nodes(fdef)
+        if isinstance(n, ast.Call) and _numpy_function(n.func, parsed.source.globals)
+        for arg in list(n.args) + [k.value for k in n.keywords]
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+    }
     ellipses = {  # x[..., 0], and index tuples held in a name (generated code's (..., 0)): indices only
         id(part)
         for n in nodes(fdef)
@@ -298,3 +305,11 @@ def module_functions(module: types.ModuleType) -> dict:
         if isinstance(value, types.FunctionType) and value.__module__ == module.__name__ and name == value.__name__:
             found[name] = value
     return dict(sorted(found.items(), key=lambda kv: kv[1].__code__.co_firstlineno))
+
+
+def _numpy_function(func, globals_) -> bool:
+    """Whether a called expression is a function of a NumPy module (np.pad, np.linalg.eigh, numpy.sum)."""
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    module = globals_.get(func.id) if isinstance(func, ast.Name) else None
+    return isinstance(module, types.ModuleType) and module.__name__.split(".")[0] == "numpy"

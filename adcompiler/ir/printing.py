@@ -26,6 +26,7 @@ CONTAINER_EXPRS = {
     "list_times": lambda xs, n: E.BinOp("*", xs, n),
     "array_sum": lambda x: E.Call("sum", (x,)),
     "numpy.linalg.solve/vector": lambda a, b: E.Call("numpy.linalg.solve", (a, b)),
+    "numpy.linalg.norm/matrix": lambda *args: E.Call("numpy.linalg.norm", args),
     "getitem": lambda xs, i: E.Subscript(xs, i),
     "len": lambda xs: E.Call("len", (xs,)),
     "range": lambda a, b, s: E.Call("range", (a, b, s)),
@@ -69,6 +70,8 @@ def prim_expr(eq: Eq, callee_name=None, rename=None) -> E.Expr:
         return E.Name(eq.param)
     if eq.prim in CONTAINER_EXPRS:
         return CONTAINER_EXPRS[eq.prim](*args)
+    if eq.prim.endswith("]"):  # numpy.linalg.eigh[1](a, ..., raw): one array of a decomposition
+        return E.Subscript(args[-1], E.Num(int(eq.prim[eq.prim.rindex("[") + 1 : -1])))
     if isinstance(eq.param, str):  # a runtime helper, called by the name the code used
         return E.Call(eq.param, args)
     if isinstance(eq.param, tuple) and eq.param[:1] == ("seq",):  # numpy.concatenate([a, b], axis=...)

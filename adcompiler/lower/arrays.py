@@ -18,6 +18,14 @@ import sys
 from ..rules import arrays as N
 from ..ir.nodes import Const
 
+
+def _leaf_hint(hint, index=None):
+    """The single-name part of a hint (``index``: of a tuple hint)."""
+    if index is not None:
+        return hint[index] if isinstance(hint, tuple) and index < len(hint) else None
+    return hint if isinstance(hint, str) else None
+
+
 _CANONICAL: dict = {}
 
 
@@ -32,6 +40,7 @@ def numpy_name(obj) -> str | None:
             | set(N.INACTIVE)
             | set(N.SEQUENCE)
             | {"numpy.einsum"}
+            | set(N.EXPANDED)
             | {f"numpy.{c}" for c in N.CONSTRUCTORS}
         )
         for canonical in names:
@@ -62,6 +71,7 @@ class ArrayLowering:
 
     def numpy_call(self, node: ast.Call, prim: str, hint, receiver=None):
         """A NumPy function call (or method call, with ``receiver`` the array)."""
+        names, hint = hint, _leaf_hint(hint)  # a tuple of names: for a decomposition's parts
         if prim in N.SEQUENCE:
             return self.join(node, prim, hint)
         if prim == "numpy.einsum":
@@ -74,8 +84,11 @@ class ArrayLowering:
                 )
             operands = [self.atom(self.element(self.expr(a))) for a in node.args[1:]]
             return self.apply(prim, [Const(explicit_einsum(spec.value))] + operands, hint)
-        args = ([receiver] if receiver is not None else []) + [self.array_arg(a) for a in node.args]
-        keywords = {k.arg: self.array_arg(k.value) for k in node.keywords}
+        if prim == "numpy.linalg.multi_dot":
+            return self.multi_dot(node, hint)
+        arg = self.static_arg if prim in N.STATIC else self.array_arg
+        args = ([receiver] if receiver is not None else []) + [arg(a) for a in node.args]
+        keywords = {k.arg: arg(k.value) for k in node.keywords}
         signature = N.SIGNATURES.get(prim)
         if signature is None:  # a constructor or an inactive query: keep the call as written
             if keywords:
@@ -106,7 +119,53 @@ class ArrayLowering:
                 f"{ast.unparse(node.func)} with {extra}",
                 "use the arguments adcompiler knows: " + ", ".join(n for n, _ in signature),
             )
+        for name, allowed in N.STATIC.get(prim, {}).items():
+            value = values[[n for n, _ in signature].index(name)]
+            if not isinstance(value, Const) or allowed is not None and value.value not in allowed:
+                raise self.parsed.error(
+                    node,
+                    f"{ast.unparse(node.func)} with {name} not one of the constants "
+                    + (", ".join(map(repr, allowed)) if allowed else "(an int)"),
+                    f"write {name} as a constant where the function is called",
+                )
+        if prim in N.PARTS:
+            return self.decomposition(prim, values, names)
         return self.apply(prim, values, hint)
+
+    def decomposition(self, prim: str, values: list, hint):
+        """``w, v = numpy.linalg.eigh(a)``: the decomposition once (no derivative), then one primitive
+        per array it returns, ``numpy.linalg.eigh[i](a, ..., raw)`` (printed ``raw[i]``)."""
+        a, parts, raw_args, static = values[0], range(N.PARTS[prim]), values, values[1:]
+        if prim == "numpy.linalg.svd":  # the singular vectors are computed for the derivative anyway
+            full, vectors = values[1].value, values[2].value
+            raw_args, static = [a, Const(full and vectors), Const(True)], []
+            parts = parts if vectors else (1,)
+        elif prim == "numpy.linalg.qr":
+            raw_args, static = [a, Const("reduced")], []
+            parts = parts if values[1].value == "reduced" else (1,)
+        raw = self.apply(prim, raw_args, None)
+        outs = tuple(
+            self.apply(
+                f"{prim}[{i}]", [a] + static + [raw], _leaf_hint(hint, k) if len(parts) > 1 else _leaf_hint(hint)
+            )
+            for k, i in enumerate(parts)
+        )
+        return outs if len(outs) > 1 else outs[0]
+
+    def multi_dot(self, node: ast.Call, hint):
+        """``numpy.linalg.multi_dot([a, b, c])``: ``numpy.dot(numpy.dot(a, b), c)`` (the same product)."""
+        seq = node.args[0] if len(node.args) == 1 and not node.keywords else None
+        if not isinstance(seq, (ast.List, ast.Tuple)) or len(seq.elts) < 2:
+            raise self.parsed.error(
+                node,
+                f"{ast.unparse(node.func)} of a computed sequence",
+                "write two or more arrays out: np.linalg.multi_dot([a, b, c])",
+            )
+        arrays = [self.atom(self.element(self.expr(e))) for e in seq.elts]
+        out = arrays[0]
+        for k, b in enumerate(arrays[1:]):
+            out = self.apply("numpy.dot", [out, b], _leaf_hint(hint) if k == len(arrays) - 2 else None)
+        return out
 
     def join(self, node: ast.Call, prim: str, hint):
         """``numpy.concatenate([a, b], axis=0)`` and friends: the arrays are the arguments."""
@@ -123,6 +182,19 @@ class ArrayLowering:
         )
         axis = self.atom(self.expr(axis_node)) if axis_node is not None else Const(N.SEQUENCE_AXIS[prim])
         return self.apply(prim, arrays + [axis], hint, param=("seq", len(arrays)))
+
+    def static_arg(self, node):
+        """An argument that may have to be a constant: a tuple of numbers (axes) is one constant."""
+        if isinstance(node, ast.Tuple):
+            try:
+                return Const(ast.literal_eval(node))
+            except ValueError:
+                pass
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):  # -np.inf
+            inner = self.static_arg(node.operand)
+            if isinstance(inner, Const) and isinstance(inner.value, (int, float)):
+                return Const(-inner.value)
+        return self.array_arg(node)
 
     def array_arg(self, node):
         """An argument of a NumPy call: tuples (shapes, axes) become tuple values."""

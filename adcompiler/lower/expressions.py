@@ -252,7 +252,7 @@ class ExpressionLowering:
         text = ast.unparse(node.func)
         canonical = numpy_name(target)
         if canonical is not None:
-            return self.numpy_call(node, canonical, _leaf_hint(hint))
+            return self.numpy_call(node, canonical, hint)  # a tuple hint names a decomposition's parts
         if rules.has_custom_rule(target):
             if isinstance(node.func, ast.Attribute):
                 self.read_attribute(node.func, target)

@@ -300,6 +300,7 @@ BROADCASTING += ("numpy.logaddexp2", "numpy.fmax", "numpy.fmin")
 
 
 BROADCASTING += ("numpy.add", "numpy.subtract", "numpy.multiply", "numpy.divide", "numpy.true_divide")
+BROADCASTING += ("numpy.mod", "numpy.remainder", "numpy.fmod", "numpy.heaviside")
 
 
 CONTAINER_ADJOINTS = (

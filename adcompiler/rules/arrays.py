@@ -14,7 +14,8 @@ arguments.  Constructors (``zeros``, ``arange``, ...) are constants.
 
 from __future__ import annotations
 
-from ..ir.expr import Call, IfExp, Num, Tuple, compare, fn, gt, lt
+from . import linalg as L
+from ..ir.expr import Call, Num, Tuple, compare, fn, gt, lt
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
 cos, sin, exp, log, sqrt, sign = (np_(n) for n in ("cos", "sin", "exp", "log", "sqrt", "sign"))
@@ -95,6 +96,12 @@ PARTIALS.update(
         "numpy.multiply": (lambda a, b, z: b, lambda a, b, z: a),
         "numpy.divide": (lambda a, b, z: 1 / b, lambda a, b, z: -(z / b)),
         "numpy.true_divide": (lambda a, b, z: 1 / b, lambda a, b, z: -(z / b)),
+        # the remainder's quotient is constant between its jumps: d/dx2 = -floor (mod) or -trunc (fmod) of x1 / x2
+        "numpy.mod": (lambda a, b, z: Num(1), lambda a, b, z: -(a // b)),
+        "numpy.remainder": (lambda a, b, z: Num(1), lambda a, b, z: -(a // b)),
+        "numpy.fmod": (lambda a, b, z: Num(1), lambda a, b, z: -np_("trunc")(a / b)),
+        "numpy.heaviside": (None, lambda a, b, z: npwhere(Call("numpy.equal", (a, Num(0))), 1.0, 0.0)),  # x2 at 0
+        "numpy.nan_to_num": (lambda x, z: npwhere(np_("isfinite")(x), 1.0, 0.0),),  # replaced entries: constants
         "numpy.copy": (lambda x, z: Num(1),),
         "numpy.array": (lambda x, z: Num(1),),
         "numpy.asarray": (lambda x, z: Num(1),),
@@ -135,6 +142,11 @@ def _mT(a):
 _LAST_TWO = Tuple((Num(-2), Num(-1)))
 
 
+def _extremes(x, axis, keepdims, rule):
+    """np.ptp = max - min: a selection rule applied at the largest entries minus at the smallest."""
+    return rule(np_("max")(x, axis, keepdims)) - rule(np_("min")(x, axis, keepdims))
+
+
 def _exponent_less_one(y):
     """y - 1 where y != 0, else 1: x ** that is finite at x = 0 when y is 0 (its factor y is 0 there)."""
     if isinstance(y, Num) and y.text is None and isinstance(y.value, (int, float)):
@@ -162,8 +174,6 @@ FORWARD = {
     "numpy.fmax": lambda a, b, z, da, db: npwhere(gt(b, a), db or 0.0, da or 0.0),  # (NaN-free inputs)
     "numpy.fmin": lambda a, b, z, da, db: npwhere(lt(b, a), db or 0.0, da or 0.0),
     "numpy.where": lambda c, a, b, z, dc, da, db: npwhere(c, da or 0.0, db or 0.0),
-    # norm: 0 at the zero vector; x may be a list or tuple of numbers (NumPy reads it as an array)
-    "numpy.linalg.norm": lambda x, z, dx: IfExp(z, np_("sum")(np_("asarray")(x) * dx) / z, Num(0.0)),
     # constructors linear in their values: the same constructor of the tangents
     "numpy.linspace": lambda a, b, n, e, z, da, db, dn, de: np_("linspace")(da or 0.0, db or 0.0, n, e),
     "numpy.full": lambda shape, v, dtype, z, ds, dv, dd: Call("numpy.full", (shape, dv, dtype)),
@@ -175,6 +185,9 @@ FORWARD = {
     "numpy.linalg.solve": lambda a, b, z, da, db: _solve_tangent(a, z, da, db),
     SOLVE_VECTOR: lambda a, b, z, da, db: _solve_tangent(a, z, da, db),
     # variance and standard deviation (axis, keepdims, ddof): 2 (x - mean) / (n - ddof) against dx
+    "numpy.ptp": lambda x, axis, keep, z, dx, da, dk: _extremes(
+        x, axis, keep, lambda e: _h("extreme_jvp")(dx, x, e, axis, keep)
+    ),
     "numpy.var": lambda x, axis, keepdims, ddof, z, dx, da, dk, dd: _h("var_jvp")(dx, x, axis, keepdims, ddof),
     "numpy.std": lambda x, axis, keepdims, ddof, z, dx, da, dk, dd: _h("var_jvp")(dx, x, axis, keepdims, ddof)
     / (2 * z),
@@ -185,7 +198,6 @@ REVERSE = {
     "numpy.fmax": lambda a, b, z, g: (npwhere(gt(b, a), 0.0, g), npwhere(gt(b, a), g, 0.0)),
     "numpy.fmin": lambda a, b, z, g: (npwhere(lt(b, a), 0.0, g), npwhere(lt(b, a), g, 0.0)),
     "numpy.where": lambda c, a, b, z, g: (None, npwhere(c, g, 0.0), npwhere(c, 0.0, g)),
-    "numpy.linalg.norm": lambda x, z, g: (IfExp(z, g * np_("asarray")(x) / z, Call("numpy.zeros_like", (x,))),),
     "numpy.linspace": lambda a, b, n, e, z, g: (
         _h("linspace_vjp")(g, Num(0), a, b, n, e),
         _h("linspace_vjp")(g, Num(1), a, b, n, e),
@@ -199,6 +211,11 @@ REVERSE = {
     # gb = A^-T g by a solve; gA = -gb z^T (an outer product for a vector b)
     "numpy.linalg.solve": lambda a, b, z, g: _solve_adjoint(a, z, g, lambda gb: -(gb @ _mT(z))),
     SOLVE_VECTOR: lambda a, b, z, g: _solve_adjoint(a, z, g, lambda gb: -np_("outer")(gb, z)),
+    "numpy.ptp": lambda x, axis, keep, z, g: (
+        _extremes(x, axis, keep, lambda e: _h("extreme_vjp")(g, x, e, axis, keep)),
+        None,
+        None,
+    ),
     "numpy.var": lambda x, axis, keepdims, ddof, z, g: (_h("var_vjp")(g, x, axis, keepdims, ddof), None, None, None),
     "numpy.std": lambda x, axis, keepdims, ddof, z, g: (
         _h("var_vjp")(g / (2 * z), x, axis, keepdims, ddof),
@@ -209,6 +226,7 @@ REVERSE = {
 }
 # Which arguments of a FORWARD/REVERSE rule the output depends on (all of them where not listed).
 SLOTS = {
+    "numpy.ptp": (True, False, False),
     "numpy.linspace": (True, True, False, False),
     "numpy.full": (False, True, False),
     "numpy.full_like": (False, True, False),
@@ -252,6 +270,7 @@ LINEAR = {
     ),
     "numpy.trace": lambda g, x, z, offset, axis1, axis2: _h("trace_vjp")(g, x, offset, axis1, axis2),
     "numpy.diag": lambda g, x, z, k: _h("diag_vjp")(g, x, k),
+    "numpy.rot90": lambda g, x, z, k, axes: np_("rot90")(g, _negated(k), axes),
     "array_sum": lambda g, x, z: unreduce(g, x, Num(0), Num(False)),  # Python's sum(x): over the first axis
 }
 CALLED = {"array_sum": "sum"}  # how a primitive is called in generated code, where not by its name
@@ -262,6 +281,11 @@ BILINEAR = {
     "matmul": (lambda g, a, b: matmul_vjp_a(g, a, b), lambda g, a, b: matmul_vjp_b(g, a, b)),  # a @ b
     "numpy.inner": (lambda g, a, b: _h("inner_vjp_a")(g, a, b), lambda g, a, b: _h("inner_vjp_b")(g, a, b)),
     "numpy.outer": (lambda g, a, b: Call("numpy.dot", (g, b)), lambda g, a, b: Call("numpy.dot", (a, g))),
+    # of 3-vectors along the last axis: g . (da x b) = da . (b x g), g . (a x db) = db . (g x a)
+    "numpy.cross": (
+        lambda g, a, b: _h("unbroadcast")(np_("cross")(b, g), a),
+        lambda g, a, b: _h("unbroadcast")(np_("cross")(g, a), b),
+    ),
 }
 REDUCE_EXTREME = ("numpy.max", "numpy.min", "numpy.amax", "numpy.amin")
 PRODUCT = ("numpy.prod",)  # reverse: g times the product of the other entries; forward: their sum against dx
@@ -286,10 +310,17 @@ SIGNATURES.update(
         "numpy.minimum": (("x1", None), ("x2", None)),
         "numpy.where": (("condition", None), ("x", None), ("y", None)),
         "numpy.clip": (("a", None), ("a_min", None), ("a_max", None)),
-        "numpy.linalg.norm": (("x", None),),
         "numpy.linalg.inv": (("a", None),),
         "numpy.linalg.det": (("a", None),),
         "numpy.linalg.solve": (("a", None), ("b", None)),
+        "numpy.mod": (("x1", None), ("x2", None)),
+        "numpy.remainder": (("x1", None), ("x2", None)),
+        "numpy.fmod": (("x1", None), ("x2", None)),
+        "numpy.heaviside": (("x1", None), ("x2", None)),
+        "numpy.nan_to_num": (("x", None),),
+        "numpy.ptp": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
+        "numpy.rot90": (("m", None), ("k", Num(1)), ("axes", Num((0, 1)))),
+        "numpy.cross": (("a", None), ("b", None)),
         "numpy.copy": (("a", None),),
         "numpy.array": (("object", None),),
         "numpy.asarray": (("a", None),),
@@ -360,6 +391,15 @@ COMPARISONS += ("logical_and", "logical_or", "logical_not", "isfinite", "isnan",
 INACTIVE = ("numpy.shape", "numpy.ndim", "numpy.size", "numpy.argsort", "numpy.argmax", "numpy.argmin") + tuple(
     f"numpy.{c}" for c in CONSTRUCTORS + COMPARISONS if f"numpy.{c}" not in FORWARD
 )
+
+# np.linalg's decompositions and matrix functions (rules/linalg.py)
+FORWARD.update(L.FORWARD)
+REVERSE.update(L.REVERSE)
+SLOTS.update(L.SLOTS)
+SIGNATURES.update(L.SIGNATURES)
+INACTIVE += L.INACTIVE
+PARTS, STATIC = L.PARTS, L.STATIC  # several results: one primitive each; arguments that must be constants
+EXPANDED = ("numpy.linalg.multi_dot",)  # lowered to other primitives (a chain of numpy.dot)
 
 # Functions of a sequence of arrays: numpy.concatenate([a, b], axis) is one primitive of a, b and axis.
 SEQUENCE = ("numpy.concatenate", "numpy.stack", "numpy.hstack", "numpy.vstack", "numpy.row_stack")

@@ -32,6 +32,7 @@ HELPER_RULES = {
     "diag_vjp": ("linear", (0,)),
     "tile_vjp": ("linear", (0,)),
     "diff_vjp": ("linear", (0,)),
+    "linalg_check": ("linear", (0,)),  # its argument, once the decomposition's derivative is known to exist
     "var_jvp": ("bilinear", (0, 1)),  # 2 sum((x - mean x) dx) / (n - ddof): linear in dx and in x
     "var_vjp": ("bilinear", (0, 1)),
     "matmul_vjp_a": ("bilinear", (0, 2)),

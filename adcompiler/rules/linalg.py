@@ -1,0 +1,338 @@
+"""Derivative rules for np.linalg's decompositions and matrix functions, one entry per primitive.
+
+A decomposition returning several arrays (``slogdet``, ``eigh``, ``svd``, ``qr``) is lowered to one
+call computing it (the *raw* primitive, ``numpy.linalg.eigh``: no derivative) and one primitive per
+array it returns, ``numpy.linalg.eigh[i]`` of the matrix and the raw value (printed ``raw[i]``), so
+each array has a rule of its own and the decomposition runs once.  Every rule is written with
+primitives that have rules (matmul, solve, tril, where, ...), so the derivative code can itself be
+differentiated (second order); and with solves, never an explicit inverse.  ``eigh`` and
+``cholesky`` read one triangle of the matrix, as NumPy does: their derivative is that of a function
+of that triangle (for a symmetric matrix, the usual one).
+"""
+
+from __future__ import annotations
+
+from ..ir.expr import Call, Num, Subscript, Tuple, fn
+
+np_ = lambda name: fn("numpy." + name)  # noqa: E731
+solve, tril, triu = (np_(n) for n in ("linalg.solve", "tril", "triu"))
+npsum, expand, npwhere = np_("sum"), np_("expand_dims"), np_("where")
+LAST_TWO = Tuple((Num(-2), Num(-1)))
+
+
+def _check(x, kind, *others):
+    """x, or a ValueError where the derivative is not defined (runtime helper ``linalg_check``)."""
+    return Call("@linalg_check", (x, Num(kind)) + others)
+
+
+def mT(a):
+    """The matrices of a stack transposed (the last two axes swapped)."""
+    return np_("swapaxes")(a, Num(-1), Num(-2))
+
+
+def _n(a, axis=-1):
+    return Subscript(Call("numpy.shape", (a,)), Num(axis))
+
+
+def _eye(a, axis=-1):
+    """The identity matrix of the size of ``a``'s axis."""
+    return Call("numpy.eye", (_n(a, axis),))
+
+
+def _part(raw, i):
+    return Subscript(raw, Num(i))
+
+
+def _static(arg, default=None):
+    """The value of a constant argument (lowering refuses others: ``STATIC``)."""
+    return arg.value if isinstance(arg, Num) else default
+
+
+def _triangle(d, uplo):
+    """The symmetric matrix whose lower (``"L"``) or upper triangle is d's: what eigh and cholesky read."""
+    if uplo == "U":
+        return triu(d) + mT(triu(d, Num(1)))
+    return tril(d) + mT(tril(d, Num(-1)))
+
+
+def _triangle_adjoint(m, uplo):
+    """The adjoint of ``_triangle``: m's triangle plus its transpose's strict triangle."""
+    if uplo == "U":
+        return triu(m) + triu(mT(m), Num(1))
+    return tril(m) + tril(mT(m), Num(-1))
+
+
+def _gaps(w, eye):
+    """F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it (distinct values)."""
+    d = expand(w, Num(-2)) - expand(w, Num(-1))
+    return (1.0 - eye) / (d + eye)
+
+
+# --- slogdet: d log|det A| = tr(A^-1 dA) (Giles 2008, sec. 2.2), by a solve; the sign is constant.
+def _logdet_tangent(a, da):
+    return Call("numpy.trace", (solve(a, da), Num(0), Num(-2), Num(-1)))
+
+
+def _logdet_adjoint(a, g):
+    return expand(g, LAST_TWO) * solve(mT(a), Call("numpy.zeros_like", (a,)) + _eye(a))  # g A^-T
+
+
+# --- cholesky A = L L^T: dL = L Phi(L^-1 dA L^-T), Phi the lower triangle with half its diagonal;
+# adjoint L^-T Phi(L^T G) L^-1 (Murray 2016, "Differentiation of the Cholesky decomposition", eqs. 8
+# and 10), both by triangular systems solved with solve.
+def _phi(x, eye):
+    return tril(x) - 0.5 * (x * eye)
+
+
+def _cholesky_tangent(l, da):
+    s = _triangle(da, "L")
+    return l @ _phi(solve(l, mT(solve(l, s))), _eye(l))
+
+
+def _cholesky_adjoint(l, g):
+    lt = mT(l)
+    p = _phi(lt @ g, _eye(l))
+    m = mT(solve(lt, mT(solve(lt, p))))  # L^-T P L^-1
+    return _triangle_adjoint(m, "L")
+
+
+# --- eigh A = V diag(w) V^T, distinct eigenvalues: dw = diag(V^T dA V), dV = V (F o V^T dA V);
+# adjoint V (diag(gw) + F o V^T gV) V^T (Giles 2008, sec. 3.1; Seeger et al. 2017, sec. 4).
+def _eigh_tangent(i, a, uplo, raw, da):
+    w, v = _part(raw, 0), _part(raw, 1)
+    sv = _triangle(da, _static(uplo, "L")) @ v
+    if i == 0:
+        return npsum(v * sv, Num(-2))
+    return v @ (_gaps(w, _eye(a)) * (mT(v) @ sv))
+
+
+def _eigh_adjoint(i, a, uplo, raw, g):
+    w, v = _part(raw, 0), _part(raw, 1)
+    inner = (v * expand(g, Num(-2))) if i == 0 else v @ (_gaps(w, _eye(a)) * (mT(v) @ g))
+    return _triangle_adjoint(inner @ mT(v), _static(uplo, "L"))
+
+
+# --- svd A = U diag(s) Vh (reduced: U m x k, Vh k x n), distinct nonzero singular values; with
+# dP = U^T dA V and F[i, j] = 1 / (s_j^2 - s_i^2): ds = diag(dP),
+# dU = U (F o (dP S + S dP^T)) + (I - U U^T) dA V S^-1, dV likewise with A^T; the adjoint is
+# Townsend 2016, "Differentiating the singular value decomposition", eq. 36 (one term per output).
+def _svd_parts(raw):
+    u, s, vh = (_part(raw, i) for i in range(3))
+    return _check(u, "svd", s, vh), s, vh, _gaps(s * s, _eye(s))
+
+
+def _svd_tangent(i, a, raw, da):
+    u, s, vh, f = _svd_parts(raw)
+    row, col = expand(s, Num(-2)), expand(s, Num(-1))
+    if i == 1:
+        return npsum(u * (da @ mT(vh)), Num(-2))
+    dp = mT(u) @ (da @ mT(vh))
+    if i == 0:
+        return u @ (f * (dp * row + col * mT(dp))) + (da @ mT(vh) - u @ dp) / row
+    return mT(f * (col * dp + mT(dp) * row)) @ vh + (mT(u) @ da - dp @ vh) / col
+
+
+def _svd_adjoint(i, a, raw, g):
+    u, s, vh, f = _svd_parts(raw)
+    row, col = expand(s, Num(-2)), expand(s, Num(-1))
+    if i == 1:
+        return (u * expand(g, Num(-2))) @ vh
+    if i == 0:
+        j = f * (mT(u) @ g)
+        return (u @ ((j + mT(j)) * row) + (g - u @ (mT(u) @ g)) / row) @ vh
+    k = f * (vh @ mT(g))
+    return u @ ((col * (k + mT(k))) @ vh + (g - (g @ mT(vh)) @ vh) / col)
+
+
+# --- qr A = Q R (reduced, m >= n): with B = dA R^-1, X = Q^T B and Omega = tril(X, -1) - its
+# transpose: dR = (X - Omega) R, dQ = B - Q (X - Omega) (Walter & Lehmann 2018, "On the algorithmic
+# differentiation of matrix factorizations", sec. 3.3); adjoint (gQ + Q copyltu(M)) R^-T with
+# M = R gR^T - gQ^T Q (Liao et al. 2019, "Differentiable programming tensor networks", eq. 9).
+def _right_solve(b, r):
+    """b R^-1, by a solve."""
+    return mT(solve(mT(r), mT(b)))
+
+
+def _qr_tangent(i, a, raw, da):
+    q, r = _part(raw, 0), _check(_part(raw, 1), "qr")
+    b = _right_solve(da, r)
+    x = mT(q) @ b
+    upper = x - tril(x, Num(-1)) + mT(tril(x, Num(-1)))  # X - Omega
+    return b - q @ upper if i == 0 else upper @ r
+
+
+def _qr_adjoint(i, a, raw, g):
+    q, r = _part(raw, 0), _check(_part(raw, 1), "qr")
+    m = g @ mT(r) if i == 1 else -(mT(q) @ g)
+    copied = triu(m) + tril(mT(m), Num(-1))
+    head = q @ copied if i == 1 else g + q @ copied
+    return mT(solve(r, mT(head)))  # head R^-T
+
+
+# --- pinv of a full-rank matrix: dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P
+# (Golub & Pereyra 1973, "The differentiation of pseudo-inverses", thm. 4.3), and its transpose.
+def _pinv_tangent(a, p, da):
+    y, z = p @ (mT(p) @ mT(da)), (mT(da) @ mT(p)) @ p
+    return -(p @ (da @ p)) + (y - (y @ a) @ p) + (z - p @ (a @ z))
+
+
+def _pinv_adjoint(a, p, g):
+    y, z = mT(g) @ (p @ mT(p)), (mT(p) @ p) @ mT(g)
+    return -(mT(p) @ (g @ mT(p))) + (y - a @ (p @ y)) + (z - (z @ p) @ a)
+
+
+# --- matrix_power(A, n), n a constant: d A^n = sum_k A^k dA A^(n-1-k); for n < 0, of B = A^-1
+# with dB = -B dA B (Giles 2008, sec. 2.2).
+def _power(a, k):
+    return None if k == 0 else (a if k == 1 else np_("linalg.matrix_power")(a, Num(k)))
+
+
+def _times(*factors):
+    out = None
+    for f in factors:
+        if f is not None:
+            out = f if out is None else out @ f
+    return out
+
+
+def _power_tangent(a, n, z, da):
+    k = _static(n, 0)
+    if k == 0:
+        return 0.0 * da
+    b, db = (a, da) if k > 0 else (np_("linalg.inv")(a), None)
+    if k < 0:
+        db = -(b @ (da @ b))
+    terms = [_times(_power(b, j), db, _power(b, abs(k) - 1 - j)) for j in range(abs(k))]
+    return terms[0] if len(terms) == 1 else sum(terms[1:], terms[0])
+
+
+def _power_adjoint(a, n, z, g):
+    k = _static(n, 0)
+    if k == 0:
+        return (0.0 * g, None)
+    b = a if k > 0 else np_("linalg.inv")(a)
+    bt = mT(b)
+    terms = [_times(_power(bt, j), g, _power(bt, abs(k) - 1 - j)) for j in range(abs(k))]
+    gb = terms[0] if len(terms) == 1 else sum(terms[1:], terms[0])
+    return (gb if k > 0 else -(bt @ (gb @ bt)), None)
+
+
+# --- norm(x, ord, axis, keepdims).  Vector norms (ord None or 2: x / |x|, 0 at the origin; 1: sign x;
+# +-inf: the largest or smallest |x_i|, ties sharing; p: |x|^(p-1) sign x / |x|_p^(p-1)); matrix norms
+# of the last two axes once moved there ('fro' as a vector 2-norm; 'nuc': U V^T; 2 and -2: the largest
+# or smallest singular value's u v^T, Giles 2008, sec. 3.2; 1, -1, inf, -inf: the extreme column or
+# row sum of |x|).
+def _nonzero(z):
+    return npwhere(Call("numpy.equal", (z, Num(0.0))), 1.0, z)
+
+
+def _vector_norm(p, x, axis, keepdims, z, t=None, g=None):
+    """The tangent (given t) or the cotangent (given g) of a vector norm of x along axis."""
+    x = np_("asarray")(x)
+    inf = isinstance(p, float) and abs(p) == float("inf")
+    if p is None or p in (2, "fro"):
+        scale = x
+    elif p == 0:
+        scale = 0.0 * x
+    elif inf or p == 1:
+        scale = np_("sign")(x)
+    else:
+        scale = np_("abs")(x) ** Num(p - 1) * np_("sign")(x)
+    zp = 1.0 if inf or p in (0, 1) else _nonzero(z) ** Num(1 if p in (None, 2, "fro") else p - 1)
+    if inf:
+        ax = np_("abs")(x)
+        if t is not None:
+            return Call("@extreme_jvp", (scale * t, ax, z, axis, keepdims))
+        return scale * Call("@extreme_vjp", (g, ax, z, axis, keepdims))
+    if t is not None:
+        return npsum(scale * t, axis, keepdims) / zp
+    return scale * Call("@unreduce", (g / zp, x, axis, keepdims))
+
+
+def _matrix_norm(p, x, axis, keepdims, z, t=None, g=None):
+    """The tangent or cotangent of a matrix norm of x over the two axes ``axis`` (None: a matrix)."""
+    axes = _static(axis) or (-2, -1)
+    if p in (None, "fro"):
+        return _vector_norm(p, x, axis, keepdims, z, t, g)
+    move = (lambda a: a) if axes == (-2, -1) else (lambda a: np_("moveaxis")(a, Tuple(tuple(map(Num, axes))), LAST_TWO))
+    m = move(x)
+    if p in ("nuc", 2, -2):
+        svd = np_("linalg.svd")(m, Num(False))
+        u, vh = _part(svd, 0), _part(svd, 2)
+        if p != "nuc":  # only the largest (first) or smallest (last) singular value's vectors
+            u = u * Subscript(Call("numpy.eye", (_n(_part(svd, 1)),)), Num(0 if p == 2 else -1))
+        if t is not None:
+            out = npsum(u * (move(t) @ mT(vh)), LAST_TWO)
+        else:
+            out = expand(_squeezed(g, axes, keepdims), LAST_TWO) * (u @ vh)
+    else:
+        k = -2 if p in (1, -1) else -1  # column sums, or row sums
+        sums = npsum(np_("abs")(m), Num(k))
+        zb = Call("numpy.max" if p > 0 else "numpy.min", (sums, Num(-1)))
+        if t is not None:
+            out = Call("@extreme_jvp", (npsum(np_("sign")(m) * move(t), Num(k)), sums, zb, Num(-1), Num(False)))
+        else:
+            spread = Call("@extreme_vjp", (_squeezed(g, axes, keepdims), sums, zb, Num(-1), Num(False)))
+            out = np_("sign")(m) * expand(spread, Num(k))
+    if t is not None:
+        return expand(out, Tuple(tuple(map(Num, axes)))) if _static(keepdims) else out
+    return out if axes == (-2, -1) else np_("moveaxis")(out, LAST_TWO, Tuple(tuple(map(Num, axes))))
+
+
+def _squeezed(g, axes, keepdims):
+    return np_("squeeze")(g, Tuple(tuple(map(Num, axes)))) if _static(keepdims) else g
+
+
+NORM_MATRIX = "numpy.linalg.norm/matrix"  # a matrix norm (``specialise`` names it from ord, axis and ndim)
+NONE3 = (None, None, None)
+PARTS = {"numpy.linalg.slogdet": 2, "numpy.linalg.eigh": 2, "numpy.linalg.svd": 3, "numpy.linalg.qr": 2}
+
+FORWARD = {
+    "numpy.linalg.slogdet[1]": lambda a, raw, z, da, dr: _logdet_tangent(a, da),
+    "numpy.linalg.cholesky": lambda a, z, da: _cholesky_tangent(z, da),
+    "numpy.linalg.pinv": lambda a, z, da: _pinv_tangent(a, z, da),
+    "numpy.linalg.matrix_power": lambda a, n, z, da, dn: _power_tangent(a, n, z, da),
+    "numpy.linalg.norm": lambda x, p, axis, keep, z, dx, dp, da, dk: _vector_norm(_static(p), x, axis, keep, z, t=dx),
+    NORM_MATRIX: lambda x, p, axis, keep, z, dx, dp, da, dk: _matrix_norm(_static(p), x, axis, keep, z, t=dx),
+}
+REVERSE = {
+    "numpy.linalg.slogdet[1]": lambda a, raw, z, g: (_logdet_adjoint(a, g), None),
+    "numpy.linalg.cholesky": lambda a, z, g: (_cholesky_adjoint(z, g),),
+    "numpy.linalg.pinv": lambda a, z, g: (_pinv_adjoint(a, z, g),),
+    "numpy.linalg.matrix_power": lambda a, n, z, g: _power_adjoint(a, n, z, g),
+    "numpy.linalg.norm": lambda x, p, axis, keep, z, g: (_vector_norm(_static(p), x, axis, keep, z, g=g),) + NONE3,
+    NORM_MATRIX: lambda x, p, axis, keep, z, g: (_matrix_norm(_static(p), x, axis, keep, z, g=g),) + NONE3,
+}
+for _i in range(2):
+    FORWARD[f"numpy.linalg.eigh[{_i}]"] = lambda a, u, raw, z, da, du, dr, i=_i: _eigh_tangent(i, a, u, raw, da)
+    REVERSE[f"numpy.linalg.eigh[{_i}]"] = lambda a, u, raw, z, g, i=_i: (_eigh_adjoint(i, a, u, raw, g), None, None)
+    FORWARD[f"numpy.linalg.qr[{_i}]"] = lambda a, raw, z, da, dr, i=_i: _qr_tangent(i, a, raw, da)
+    REVERSE[f"numpy.linalg.qr[{_i}]"] = lambda a, raw, z, g, i=_i: (_qr_adjoint(i, a, raw, g), None)
+for _i in range(3):
+    FORWARD[f"numpy.linalg.svd[{_i}]"] = lambda a, raw, z, da, dr, i=_i: _svd_tangent(i, a, raw, da)
+    REVERSE[f"numpy.linalg.svd[{_i}]"] = lambda a, raw, z, g, i=_i: (_svd_adjoint(i, a, raw, g), None)
+
+SLOTS = {prim: (True,) + (False,) * (2 if "eigh" in prim else 1) for prim in FORWARD if "[" in prim}
+SLOTS["numpy.linalg.matrix_power"] = (True, False)
+SLOTS["numpy.linalg.norm"] = SLOTS[NORM_MATRIX] = (True, False, False, False)
+INACTIVE = tuple(PARTS) + ("numpy.linalg.slogdet[0]",)  # the raw decompositions; the sign of det
+
+SIGNATURES = {
+    "numpy.linalg.slogdet": (("a", None),),
+    "numpy.linalg.cholesky": (("a", None),),
+    "numpy.linalg.eigh": (("a", None), ("UPLO", Num("L"))),
+    "numpy.linalg.svd": (("a", None), ("full_matrices", Num(True)), ("compute_uv", Num(True))),
+    "numpy.linalg.qr": (("a", None), ("mode", Num("reduced"))),
+    "numpy.linalg.pinv": (("a", None),),
+    "numpy.linalg.matrix_power": (("a", None), ("n", None)),
+    "numpy.linalg.norm": (("x", None), ("ord", Num(None)), ("axis", Num(None)), ("keepdims", Num(False))),
+}
+# Arguments that must be constants where the function is called (they decide the result's structure
+# or which rule applies), with the values adcompiler differentiates.
+STATIC = {
+    "numpy.linalg.eigh": {"UPLO": ("L", "U")},
+    "numpy.linalg.svd": {"full_matrices": (True, False), "compute_uv": (True, False)},
+    "numpy.linalg.qr": {"mode": ("reduced", "r")},
+    "numpy.linalg.matrix_power": {"n": None},  # any int
+    "numpy.linalg.norm": {"ord": None, "axis": None, "keepdims": (True, False)},
+}
