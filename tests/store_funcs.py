@@ -91,3 +91,25 @@ def while_rows(M, v):
             s = s + row[j] * v[j] * v[j]
         i = i + 1
     return s
+
+
+def dot_rows(M, v):
+    """sum of M v, as the reference's sum_mat_vec writes it."""
+    s = 0.0
+    for i in range(len(M)):
+        row = M[i]
+        r = 0.0
+        for j in range(len(v)):
+            r = r + row[j] * v[j]
+        s = s + r
+    return s
+
+
+def growing_seed(xs):
+    """r is never reset: its adjoint grows with each iteration of the adjoint loop."""
+    s = 0.0
+    r = 0.0
+    for i in range(len(xs)):
+        r = r + xs[i]
+        s = s + r
+    return s

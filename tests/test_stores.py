@@ -120,3 +120,21 @@ def test_passes_leave_other_code_alone():
     d = Def("f", ("x",), (), (Assign(("y",), E.Name("x") * E.Name("x")), Ret(E.Name("y"))))
     assert bounds.hoist_index_checks(d) is d
     assert stores.fold_seed_and_stores(d, {}) is d
+
+
+def test_accumulator_that_is_one_wherever_read_is_folded():
+    """sum_mat_vec's d_r is 0.0 where each row starts and 1.0 after d_r += 1.0: read as 1.0."""
+    fn, args = S.dot_rows, ([[0.5, -1.0], [2.0, 0.25]], [1.5, -0.5])
+    f = adcompiler.differentiate(fn)
+    got = f.grad(*args)
+    want = [autograd.grad(fn, i)(*_copy(args)) for i in (0, 1)]
+    for g, w in zip(got, want):
+        _close(g, w)
+    text = f.source("grad")
+    assert "d_r" not in text[text.index("def dot_rows_grad") :], text
+
+
+def test_constants_are_not_confused_across_a_loop():
+    """An accumulator 1.0 on the first iteration and 2.0 on the next is no constant."""
+    fn, args = S.growing_seed, ([0.5, -1.0, 2.0],)
+    _close(adcompiler.differentiate(fn).grad(*args), autograd.grad(fn)(*_copy(args)))

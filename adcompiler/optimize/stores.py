@@ -1,32 +1,25 @@
-"""Gradient code's adjoint loops made as cheap as a hand-written adjoint's: the seed folded in, and
-the one contribution each element of a fresh shadow list gets stored instead of added to 0.0.
+"""Gradient code's adjoint loops made as cheap as a hand-written adjoint's (code with a literal
+seed: a gradient, the rows of a Jacobian): loops that only check indices hoisted (``bounds``),
+float constants such as the seed propagated (``constants``), and the one contribution each element
+of a fresh shadow list gets stored instead of added to 0.0.
 
-Both rewrites need to know which values are Python floats (the names whose abstract value is a
-float, and the lists of floats), because ``x * 1.0`` and ``0.0 + x`` turn
-an int into a float and ``x`` does not; an expression is *surely a float* when a float takes part
-in every way it can be computed (``int * float`` is a float).
-
-- **The seed.** ``d_s = 1.0`` assigned once, never changed: its reads become ``1.0``, and
-  ``x * 1.0`` becomes ``x`` where ``x`` is surely a float (the same number, bit for bit).
-- **First writes.** ``d_xs = [0.0] * len(xs)`` then, in ``for i in reversed(range(n))`` run once,
-  ``d_xs[i] += e``, the only write of ``d_xs``: each element gets one contribution, so
-  ``d_xs[i] = e``, which allocates no sum (the only difference is ``0.0 + -0.0 == 0.0``; a
-  store keeps the ``-0.0``, as a hand-written adjoint does).  The same for the rows of
-  ``d_M = [[0.0] * len(r) for r in M]`` read as ``d_row = d_M[i]`` in a loop over ``i`` run once,
-  around a loop over ``j`` writing ``d_row[j] += e``; and straight-line ``d_v[0] += e`` at literal
-  indices, each once.
+``d_xs = [0.0] * len(xs)`` then, in ``for i in reversed(range(n))`` run once, ``d_xs[i] += e``, the
+only write of ``d_xs``: each element gets one contribution, so ``d_xs[i] = e``, which allocates no
+sum (exact where ``e`` is surely a float, see ``floats``; the only difference is ``0.0 + -0.0 ==
+0.0``: a store keeps the ``-0.0``, as a hand-written adjoint does).  The same for the rows of
+``d_M = [[0.0] * len(r) for r in M]`` read as ``d_row = d_M[i]`` in a loop over ``i`` run once,
+around a loop over ``j`` writing ``d_row[j] += e``; and straight-line ``d_v[0] += e`` at literal
+indices, each once.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-
 from ..analysis import values as V
 from ..ir import expr as E
 from .bounds import hoist_index_checks
+from .constants import propagate_constants
+from .floats import float_names, surely_float, walk
 from ..ir.nodes import Assign, AugAssign, Def, Do, ForS, IfS, Ret, WhileS, free_names
-
-_BUILD = {"+": E.add, "-": E.sub, "*": E.mul, "/": E.div, "**": E.power}
 
 
 def fold_seed_and_stores(d: Def, avals: dict) -> Def:
@@ -36,12 +29,8 @@ def fold_seed_and_stores(d: Def, avals: dict) -> Def:
     d = hoist_index_checks(d)
     body = d.body
     float_lists = frozenset(n for n, a in avals.items() if isinstance(a, V.Seq) and a.elem == V.FLOAT)
-    floats = _float_names(body, {n for n, a in avals.items() if a == V.FLOAT}, float_lists)
-    for name, value in _constants(body).items():
-        body = tuple(_substitute(s, name, value, floats, float_lists) for s in body)
-        if name not in free_names([s for s in body if not (isinstance(s, Assign) and s.targets == (name,))]):
-            body = tuple(s for s in body if not (isinstance(s, Assign) and s.targets == (name,)))
-        floats.add(name)
+    floats = float_names(body, {n for n, a in avals.items() if a == V.FLOAT}, float_lists)
+    body = propagate_constants(body, floats, float_lists)
     body = _stores(body, floats, float_lists)
     return d if body == d.body else Def(d.name, d.params, d.defaults, body, d.doc, d.source)
 
@@ -49,152 +38,7 @@ def fold_seed_and_stores(d: Def, avals: dict) -> Def:
 # ---- which values are floats --------------------------------------------------------------
 
 
-def surely_float(e, floats, float_lists) -> bool:
-    """Whether ``e`` is a Python float whatever ints the names not in ``floats`` hold."""
-    if isinstance(e, E.Num):
-        return isinstance(e.value, float)
-    if isinstance(e, E.Name):
-        return e.id in floats
-    if isinstance(e, E.Subscript):
-        return isinstance(e.value, E.Name) and e.value.id in float_lists
-    if isinstance(e, E.Unary):
-        return e.op == "-" and surely_float(e.operand, floats, float_lists)
-    if isinstance(e, E.BinOp) and e.op in ("+", "-", "*"):
-        return surely_float(e.left, floats, float_lists) or surely_float(e.right, floats, float_lists)
-    if isinstance(e, E.IfExp):
-        return surely_float(e.body, floats, float_lists) and surely_float(e.orelse, floats, float_lists)
-    if isinstance(e, E.Call):  # math's functions of real numbers return floats, but for these
-        return e.func.startswith("math.") and e.func[5:] not in _MATH_NOT_FLOAT
-    return False
-
-
-_MATH_NOT_FLOAT = {"floor", "ceil", "trunc", "factorial", "comb", "perm", "gcd", "lcm", "isqrt", "prod"}
-_MATH_NOT_FLOAT |= {"isfinite", "isinf", "isnan", "isclose", "frexp", "modf"}
-
-
-def _float_names(body, floats: set, float_lists) -> set:
-    """``floats`` with every name each of whose assignments is surely a float (``d = d + x`` and
-    ``d += x`` keep a float a float), to a fixpoint."""
-    assigned: dict = {}
-    for s in _walk(body):
-        if isinstance(s, Assign):
-            for t in s.targets:
-                if isinstance(t, str):
-                    assigned.setdefault(t, []).append(s.value)
-                elif not isinstance(t, E.Subscript):
-                    for n in free_names([Do(t)]):
-                        assigned.setdefault(n, []).append(None)  # unpacked: not known
-        elif isinstance(s, AugAssign) and isinstance(s.target, str):
-            assigned.setdefault(s.target, []).append(E.BinOp(s.op, E.Name(s.target), s.value))
-        elif isinstance(s, ForS):
-            assigned.setdefault(s.target, []).append(None)
-    changed = True
-    while changed:
-        changed = False
-        for name, values in assigned.items():
-            if name in floats or name in float_lists:
-                continue
-            if all(v is not None and _float_or_self(v, name, floats, float_lists) for v in values):
-                floats.add(name)
-                changed = True
-    return floats
-
-
-def _float_or_self(e, name, floats, float_lists) -> bool:
-    """Whether ``e`` is surely a float once ``name`` is (``d + x`` with ``d`` a float so far)."""
-    return (
-        surely_float(e, floats, float_lists)
-        or surely_float(e, floats | {name}, float_lists)
-        and (isinstance(e, E.BinOp) and E.Name(name) in (e.left, e.right) and e.op in ("+", "-"))
-    )
-
-
-def _walk(stmts):
-    for s in stmts:
-        yield s
-        if isinstance(s, ForS):
-            yield from _walk(s.body)
-        elif isinstance(s, IfS):
-            yield from _walk(s.body + s.orelse)
-        elif isinstance(s, WhileS):
-            yield from _walk(s.header + s.body)
-
-
 # ---- the seed ---------------------------------------------------------------------------------
-
-
-def _constants(body) -> dict:
-    """Names assigned a float literal once, at the top level, and never written otherwise."""
-    once = {
-        s.targets[0]: s.value
-        for s in body
-        if isinstance(s, Assign)
-        and len(s.targets) == 1
-        and isinstance(s.targets[0], str)
-        and isinstance(s.value, E.Num)
-        and isinstance(s.value.value, float)
-    }
-    writes = Counter()
-    for s in _walk(body):
-        if isinstance(s, Assign):
-            for t in s.targets:
-                writes.update(
-                    [t] if isinstance(t, str) else free_names([Do(t)]) if not isinstance(t, E.Subscript) else []
-                )
-        elif isinstance(s, AugAssign) and isinstance(s.target, str):
-            writes[s.target] += 2
-        elif isinstance(s, ForS):
-            writes[s.target] += 2
-    return {n: v for n, v in once.items() if writes[n] == 1}
-
-
-def _substitute(s, name, value, floats, float_lists):
-    """Statement ``s`` with ``name`` read as ``value`` (and its own assignment dropped)."""
-    if isinstance(s, Assign) and s.targets == (name,):
-        return s  # kept for now: tidy's liveness is not run again, so the last use decides below
-
-    def sub(e):
-        if isinstance(e, E.Name):
-            return value if e.id == name else e
-        if isinstance(e, E.BinOp):
-            left, right = sub(e.left), sub(e.right)
-            if (left, right) == (e.left, e.right):
-                return e
-            if e.op == "*" and (left == value or right == value) and value.value == 1.0:
-                other = right if left == value else left
-                return other if surely_float(other, floats, float_lists) else E.BinOp("*", left, right)
-            return _BUILD[e.op](left, right) if e.op in _BUILD and e.op != "*" else E.BinOp(e.op, left, right)
-        if isinstance(e, tuple):
-            return tuple(sub(x) for x in e)
-        if isinstance(e, E.Expr):
-            return type(e)(**{k: sub(v) for k, v in vars(e).items()})
-        return e
-
-    if isinstance(s, Assign):
-        return Assign(tuple(sub(t) if isinstance(t, E.Expr) else t for t in s.targets), sub(s.value), s.line, s.effect)
-    if isinstance(s, AugAssign):
-        return AugAssign(sub(s.target) if isinstance(s.target, E.Expr) else s.target, s.op, sub(s.value), s.line)
-    if isinstance(s, (Ret, Do)):
-        return type(s)(sub(s.value), s.line)
-    if isinstance(s, IfS):
-        return IfS(
-            sub(s.test),
-            tuple(_substitute(x, name, value, floats, float_lists) for x in s.body),
-            tuple(_substitute(x, name, value, floats, float_lists) for x in s.orelse),
-            s.line,
-        )
-    if isinstance(s, ForS):
-        return ForS(
-            s.target, sub(s.iterable), tuple(_substitute(x, name, value, floats, float_lists) for x in s.body), s.line
-        )
-    if isinstance(s, WhileS):
-        return WhileS(
-            tuple(_substitute(x, name, value, floats, float_lists) for x in s.header),
-            sub(s.test),
-            tuple(_substitute(x, name, value, floats, float_lists) for x in s.body),
-            s.line,
-        )
-    return s
 
 
 # ---- first writes -----------------------------------------------------------------------------
@@ -383,7 +227,7 @@ def _distinct(iterable) -> bool:
 
 
 def _assigns(stmts, name) -> bool:
-    for s in _walk(stmts):
+    for s in walk(stmts):
         if isinstance(s, Assign) and any(
             name == t or not isinstance(t, (str, E.Subscript)) and name in free_names([Do(t)]) for t in s.targets
         ):
