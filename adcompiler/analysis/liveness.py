@@ -176,6 +176,19 @@ def live_step(s, live: set, jump: set | None) -> set:
     return (live - writes(s)) | reads(s)
 
 
+def step(s, live: set, jump: set | None) -> set:
+    """``live_step``, changing ``live`` in place for a simple statement (the caller's set is spent): a
+    backward walk then costs what the statements mention, not the size of the live set at each."""
+    if isinstance(s, (Assign, Do, Raise)) or isinstance(s, AugAssign) and not isinstance(s.target, str):
+        live -= writes(s)
+        live |= reads(s)
+        return live
+    if isinstance(s, AugAssign):
+        live |= reads(s)
+        return live
+    return set(reads(s)) if isinstance(s, Ret) else live_step(s, live, jump)  # never a memoised set
+
+
 def loop_head(s, after: set) -> set:
     """Names live at the head of a loop: needed on exit, or by some later iteration before it writes them."""
     body = _LOOP_BODIES.get(id(s))
