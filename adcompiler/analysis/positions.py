@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 
-from ..ir.nodes import Break, Continue, ForS, IfS, Ret, WhileS
-from .liveness import live_step, reads, writes
+from ..ir.nodes import Break, Continue, IfS, Ret
+from .liveness import effect, reads, writes
 
 JUMPS = (Break, Continue, Ret)
 COUNTER: dict = {"blocks": 0, "statements": 0}  # how many blocks were indexed, and their statements (tests)
@@ -30,10 +30,9 @@ class Block:
         self.mentions: dict = {}  # name -> positions of statements that read or write it, ascending
         self.writers: dict = {}  # name -> positions of statements that write it, ascending
         self.barriers: list = []  # positions of statements no liveness passes through (jumps, branches of jumps)
-        self._facts: dict = {}  # id(statement) -> (it, names live before it whatever follows, names it kills)
         for p, s in enumerate(self.stmts):
             self._index(p, s, set(), set())
-            if isinstance(s, JUMPS) or isinstance(s, IfS) and _always_jumps(s):
+            if isinstance(s, JUMPS + (IfS,)) and effect(s, jump)[1] is None:
                 self.barriers.append(p)
         COUNTER["blocks"] += 1
         COUNTER["statements"] += len(self.stmts)
@@ -103,31 +102,16 @@ class Block:
 
     def live(self, name: str, p: int) -> bool:
         """Whether ``name`` is live before position ``p`` (``len(self.stmts)``: after the block), as
-        ``live_before`` over the statements left would say."""
+        ``live_before`` over the statements left would say: the first statement from ``p`` on that makes
+        it live or dead before it decides."""
         stop = self.next_of(self.barriers, p)
         for q in self.positions(name, p, stop):
-            gen, kill = self._effect(self.stmts[q])
+            gen, kill = effect(self.stmts[q], self.jump)
             if name in gen or name in kill:
                 return name in gen
         if stop < len(self.stmts):
-            return name in self._effect(self.stmts[stop])[0]
+            return name in effect(self.stmts[stop], self.jump)[0]
         return name in self.after
-
-    def _effect(self, s) -> tuple:
-        """(names live before ``s`` whatever is live after it, names dead before it whatever is live after
-        it); any other name is live before ``s`` just when it is live after it."""
-        hit = self._facts.get(id(s))
-        if hit is not None and hit[0] is s:
-            return hit[1:]
-        gen = live_step(s, set(), self.jump)
-        if isinstance(s, IfS):
-            kill = writes(s) - live_step(s, set(writes(s)), self.jump)
-        elif isinstance(s, (ForS, WhileS)):
-            kill = set()  # a loop may run no time: what is live after it is live before it
-        else:
-            kill = writes(s)
-        self._facts[id(s)] = (s, gen, kill)
-        return gen, kill
 
 
 def _mentioned(s) -> set:
@@ -139,13 +123,3 @@ def _add(positions: list, p: int) -> None:
         positions.append(p)
     else:
         insort(positions, p)
-
-
-def _always_jumps(s) -> bool:
-    """Whether every way through the branch ``s`` ends in a break, continue or return (then nothing
-    live after it matters before it)."""
-    return _block_jumps(s.body) and _block_jumps(s.orelse)
-
-
-def _block_jumps(stmts) -> bool:
-    return any(isinstance(s, JUMPS) or isinstance(s, IfS) and _always_jumps(s) for s in stmts)
