@@ -17,7 +17,7 @@ from ..ir.nodes import Break, Continue, IfS, Ret
 from .liveness import effect, reads, writes
 
 JUMPS = (Break, Continue, Ret)
-COUNTER: dict = {"blocks": 0, "statements": 0}  # how many blocks were indexed, and their statements (tests)
+COUNT: dict = {"blocks": 0, "statements": 0}  # blocks indexed, and their statements (tests check it grows linearly)
 
 
 class Block:
@@ -30,12 +30,19 @@ class Block:
         self.mentions: dict = {}  # name -> positions of statements that read or write it, ascending
         self.writers: dict = {}  # name -> positions of statements that write it, ascending
         self.barriers: list = []  # positions of statements no liveness passes through (jumps, branches of jumps)
+        self._indexed = False  # indexed on the first look-up: most blocks have nothing to rewrite
+
+    def _ensure(self) -> None:
+        if self._indexed:
+            return
+        self._indexed = True
         for p, s in enumerate(self.stmts):
-            self._index(p, s, set(), set())
-            if isinstance(s, JUMPS + (IfS,)) and effect(s, jump)[1] is None:
+            if s is not None:
+                self._index(p, s, set(), set())
+            if isinstance(s, JUMPS + (IfS,)) and effect(s, self.jump)[1] is None:
                 self.barriers.append(p)
-        COUNTER["blocks"] += 1
-        COUNTER["statements"] += len(self.stmts)
+        COUNT["blocks"] += 1
+        COUNT["statements"] += len(self.stmts)
 
     def _index(self, p: int, s, old_reads: set, old_writes: set) -> None:
         """Note position ``p`` under each name ``s`` mentions that its old statement did not."""
@@ -53,7 +60,7 @@ class Block:
         """Position ``p`` holds ``s`` from now on (stale index entries are skipped when read)."""
         old = self.stmts[p]
         self.stmts[p] = s
-        if s is not old:
+        if s is not old and self._indexed:
             self._index(p, s, reads(old), writes(old))
 
     def remove(self, p: int) -> None:
@@ -67,6 +74,7 @@ class Block:
 
     def positions(self, name: str, lo: int, hi: int, table: dict | None = None):
         """Positions in ``[lo, hi)`` whose statement mentions ``name`` (writes it: ``table=self.writers``)."""
+        self._ensure()
         table = self.mentions if table is None else table
         found = table.get(name, ())
         last = None
@@ -85,6 +93,7 @@ class Block:
 
     def last_write(self, name: str, before: int):
         """The last position before ``before`` whose statement writes ``name``, or None."""
+        self._ensure()
         found = self.writers.get(name, ())
         for k in range(bisect_left(found, before) - 1, -1, -1):
             s = self.stmts[found[k]]
@@ -104,6 +113,7 @@ class Block:
         """Whether ``name`` is live before position ``p`` (``len(self.stmts)``: after the block), as
         ``live_before`` over the statements left would say: the first statement from ``p`` on that makes
         it live or dead before it decides."""
+        self._ensure()
         stop = self.next_of(self.barriers, p)
         for q in self.positions(name, p, stop):
             gen, kill = effect(self.stmts[q], self.jump)
