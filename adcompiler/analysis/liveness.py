@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..ir import expr as E
 from ..ir.nodes import AugAssign, Assign, Break, Continue, Do, ForS, IfS, Raise, Ret, WhileS
 
+COUNT: dict = {"statements": 0}  # statements whole-block liveness has walked (tests check it grows linearly)
 PURE_CALLS = {"abs", "min", "max", "len", "float", "int", "range", "reversed", "sum", "list", "type"}
 
 
@@ -45,7 +46,14 @@ def target_names(t) -> set:
 
 
 _MEMO: dict = {}  # ("l", ids of statements, live sets) -> (statements, liveness); statements are immutable
-_MEMOS: dict = {"r": {}, "w": {}, "p": {}, "h": {}}  # kind -> id of statement or expression -> (it, value)
+_MEMOS: dict = {
+    "r": {},
+    "w": {},
+    "p": {},
+    "h": {},
+    "c": {},
+    "j": {},
+}  # kind -> id of statement or expression -> (it, value)
 _LOOP_BODIES: dict = {}  # id(loop) -> (loop, the statements its head's liveness runs over)
 
 
@@ -153,6 +161,7 @@ def live_before(stmts, after: set, jump: set | None) -> list:
 
 
 def _liveness(stmts, after: set, jump: set | None) -> list:
+    COUNT["statements"] += len(stmts)
     live = set(after)
     out = [None] * len(stmts) + [set(after)]
     for i in range(len(stmts) - 1, -1, -1):
@@ -167,24 +176,80 @@ def live_step(s, live: set, jump: set | None) -> set:
         return set(jump or ())
     if isinstance(s, Ret):
         return reads(s)
-    if isinstance(s, IfS):
-        return live_before(s.body, live, jump)[0] | live_before(s.orelse, live, jump)[0] | head_reads(s)
-    if isinstance(s, (ForS, WhileS)):
-        return loop_head(s, live)
+    if isinstance(s, (IfS, ForS, WhileS)):
+        gen, kill = effect(s, jump)
+        return set(gen) if kill is None else (live - kill) | gen
     if isinstance(s, AugAssign) and isinstance(s.target, str):
         return live | reads(s)
     return (live - writes(s)) | reads(s)
 
 
+def step(s, live: set, jump: set | None) -> set:
+    """``live_step``, changing ``live`` in place (the caller's set is spent): a backward walk then costs
+    what the statements mention, not the size of the live set at each."""
+    if isinstance(s, (Break, Continue, Ret)):
+        return set(live_step(s, live, jump))  # never a memoised set
+    gen, kill = effect(s, jump)
+    if kill is None:
+        return set(gen)
+    live -= kill
+    live |= gen
+    return live
+
+
+def effect(s, jump: set | None) -> tuple:
+    """``(gen, kill)`` with ``live_step(s, live, jump) == gen | (live - kill)`` whatever ``live`` is, or
+    ``(gen, None)`` when nothing live after ``s`` is live before it (it always jumps).
+
+    Liveness is a fact about each name apart: a statement makes a name live before it, dead before it,
+    or passes on what holds after it.  So a branch or loop is summed up once, and a walk past it costs
+    what it mentions, not the size of the live set (large in reverse code, which reads the primal's
+    values at the end)."""
+    if isinstance(s, (Break, Continue, Ret)):
+        return live_step(s, set(), jump), None
+    if isinstance(s, IfS):
+        return _memoised("c", s, _branch) if not _jumps(s) else _branch(s, jump)
+    if isinstance(s, (ForS, WhileS)):
+        return _memoised("c", s, lambda s: (_loop_head(s), set()))  # a loop may run no time: nothing is killed
+    if isinstance(s, AugAssign) and isinstance(s.target, str):
+        return reads(s), set()
+    return reads(s), writes(s)
+
+
+_AFTER = "<after>"  # no name: stands for every name live after a branch, to see which get through
+
+
+def _branch(s, jump=None) -> tuple:
+    """``effect`` of a branch: what is live before it when nothing, or only what it writes, is live after."""
+    gen = live_before(s.body, set(), jump)[0] | live_before(s.orelse, set(), jump)[0] | head_reads(s)
+    probe = writes(s) | {_AFTER}
+    through = live_before(s.body, probe, jump)[0] | live_before(s.orelse, probe, jump)[0]
+    return gen, (writes(s) - through if _AFTER in through else None)
+
+
+def _jumps(s) -> bool:
+    """Whether a branch holds a break or continue of the loop around it (then its effect depends on
+    ``jump``)."""
+    return _memoised("j", s, lambda s: any(_jumps_to(x) for x in s.body + s.orelse))
+
+
+def _jumps_to(s) -> bool:
+    return isinstance(s, (Break, Continue)) or isinstance(s, IfS) and _jumps(s)
+
+
 def loop_head(s, after: set) -> set:
     """Names live at the head of a loop: needed on exit, or by some later iteration before it writes them."""
+    return set(after) | effect(s, None)[0]
+
+
+def _loop_head(s) -> set:
+    """``loop_head`` with nothing needed on exit: the fixpoint over the body."""
     body = _LOOP_BODIES.get(id(s))
     if body is None or body[0] is not s:
         body = (s, list(s.header) + [Do(s.test)] + list(s.body) if isinstance(s, WhileS) else list(s.body))
         _LOOP_BODIES[id(s)] = body
     body = body[1]
-    own = head_reads(s) if isinstance(s, ForS) else set()
-    head = set(after) | own
+    head = head_reads(s) if isinstance(s, ForS) else set()
     while True:
         grown = head | (live_before(body, head, head)[0] - ({s.target} if isinstance(s, ForS) else set()))
         if grown == head:

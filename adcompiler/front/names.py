@@ -43,6 +43,7 @@ class Namer:
         self.also = tuple(also)  # further sets of names in use elsewhere (module level)
         self.report = report  # a set that learns every name handed out here
         self._temps = 0
+        self._suffix: dict = {}  # base -> the suffix fresh last gave it (names are only ever taken: none below is free)
 
     def child(self, also=(), report=None) -> "Namer":
         """A namer for a new scope that avoids everything this one has handed out."""
@@ -64,9 +65,10 @@ class Namer:
         base = base or "t"
         if self._free(base):
             return self._take(base)
-        k = 1
+        k = self._suffix.get(base, 0) + 1  # the first suffix that can still be free: linear, not quadratic, in uses
         while not self._free(f"{base}_{k}"):
             k += 1
+        self._suffix[base] = k
         return self._take(f"{base}_{k}")
 
     def temp(self) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import inspect
+import linecache
 import sys
 import textwrap
 import types
@@ -108,6 +109,31 @@ class Parsed:
         return located(node, self.source.filename, self.source.lines, construct, remedy, cls)
 
 
+_SOURCES: dict = {}  # code object -> (its file's lines as linecache held them, getsourcelines' answer then)
+
+
+def source_lines(fn) -> tuple:
+    """``inspect.getsourcelines(fn)``, which tokenizes the function's text on every call, done once per
+    code object and text of its file: a function is read several times per transformation (its
+    parameters, the fence, lowering), and again by every call that lowers a call of it."""
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    if code is None:  # a class, say
+        return inspect.getsourcelines(fn)
+    linecache.checkcache(code.co_filename)  # as inspect does: a file changed since is read again
+    held = linecache.cache.get(code.co_filename)
+    text = held[2] if held is not None and len(held) == 4 else None
+    hit = _SOURCES.get(code)
+    if hit is not None and text is not None and hit[0] is text:
+        return hit[1]
+    found = inspect.getsourcelines(fn)
+    held = linecache.cache.get(code.co_filename)
+    if held is not None and len(held) == 4:
+        if len(_SOURCES) >= 256:  # the functions of a session are few; generated code is many
+            _SOURCES.clear()
+        _SOURCES[code] = (held[2], found)
+    return found
+
+
 def parse_function(fn) -> Parsed:
     """Read ``fn``'s source and parse it; raise a located error if there is none."""
     fn = inspect.unwrap(fn)
@@ -115,7 +141,7 @@ def parse_function(fn) -> Parsed:
         raise TypeError(f"adcompiler differentiates plain Python functions, not {type(fn).__name__} {fn!r}")
     filename = fn.__code__.co_filename
     try:
-        lines, first = inspect.getsourcelines(fn)
+        lines, first = source_lines(fn)
     except (OSError, TypeError) as exc:
         raise UnsupportedSyntaxError(
             f"the function {fn.__qualname__} (no source available)",

@@ -11,7 +11,7 @@ from ..errors import MissingRuleError
 from ..ir.nodes import Const, Eq, If, Var, rebuild
 from ..front.environment import ABSENT, Read
 from ..front.names import is_builtin
-from ..front.parse import BINOPS, COMPARES, UNARYOPS
+from ..front.parse import BINOPS, COMPARES, UNARYOPS, source_lines
 from .arrays import numpy_name
 from ..rules import CHANGES, INERT, MAKES
 
@@ -327,7 +327,7 @@ class ExpressionLowering:
         import inspect
 
         try:
-            inspect.getsourcelines(target)
+            source_lines(target)
         except (OSError, TypeError):
             raise self.parsed.error(
                 node,

@@ -25,7 +25,8 @@ import re
 
 from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, Do, ForS, IfS, Ret, WhileS
-from ..analysis.liveness import live_step, pure, reads, reads_expr, writes
+from ..analysis.liveness import live_step, pure, reads, reads_expr, step
+from ..analysis.positions import Block
 
 TEMPORARY = re.compile(r"(d_?)?t\d+$")  # t7 (ANF), dt7 (its tangent), d_t7 (its adjoint)
 MAX_DEPTH = 12  # a folded expression nests at most this deep: readable, and far from Python's parser limits
@@ -38,21 +39,23 @@ def fold_temporaries(stmts: list, after: set, jump, user_names=frozenset()) -> l
     for s in reversed(stmts):  # nested blocks first, each with what is live after it
         s = _nested(s, live, jump, user_names)
         out.append(s)
-        live = live_step(s, live, jump)
-    stmts = out[::-1]
+        live = step(s, live, jump)
+    block = Block(out[::-1], after, jump)  # where each name is read and written, kept up to date as folds go
+    stmts = block.stmts
+    loud = [p for p, s in enumerate(stmts) if not _quiet(s)]  # no fold moves past these (folds keep them so)
     readers: dict = {}  # name -> how many statements of the block read it (kept up to date as folds go)
     for s in stmts:
         _count_reads(readers, s, 1)
     for i in range(len(stmts) - 1, -1, -1):  # last first: a chain of temporaries folds into one expression
-        k = _use(stmts, i, after, user_names, readers)
+        k = _use(block, i, loud, user_names, readers)
         if k is not None:
             name, value = stmts[i].targets[0], stmts[i].value
             _count_reads(readers, stmts[i], -1)
             _count_reads(readers, stmts[k], -1)
-            stmts[k] = _substitute(stmts[k], name, value)
+            block.replace(k, _substitute(stmts[k], name, value))
             _count_reads(readers, stmts[k], 1)
-            del stmts[i]
-    return stmts
+            block.remove(i)
+    return block.compact()
 
 
 def _count_reads(readers: dict, s, sign: int) -> None:
@@ -74,10 +77,10 @@ def _nested(s, after: set, jump, user_names):
     return s
 
 
-def _use(stmts: list, i: int, after: set, user_names, readers: dict):
-    """The index of the one statement the temporary assigned by ``stmts[i]`` can be folded into, or None;
+def _use(block: Block, i: int, loud: list, user_names, readers: dict):
+    """The position of the one statement the temporary assigned at ``i`` can be folded into, or None;
     ``readers`` counts the statements that read each name (one reader: no later statement reads it)."""
-    s = stmts[i]
+    s = block.stmts[i]
     name = s.targets[0] if isinstance(s, Assign) and len(s.targets) == 1 else None
     if not (
         isinstance(name, str)
@@ -88,18 +91,17 @@ def _use(stmts: list, i: int, after: set, user_names, readers: dict):
     ):
         return None
     needs = reads_expr(s.value, set())
-    if name in after or name in needs or readers.get(name, 0) != 1:
+    if name in block.after or name in needs or readers.get(name, 0) != 1:
         return None
-    for k in range(i + 1, len(stmts)):
-        x = stmts[k]
-        if name in reads(x):
-            once = _count(_own_exprs(x), name) == 1
-            if not once or name in _nested_reads(x) or _too_deep(_own_exprs(x), s.value):
-                return None
-            return k
-        if not _quiet(x) or name in writes(x) or writes(x) & needs:
-            return None
-    return None
+    k = block.first(name, i + 1, len(block.stmts))  # the next statement that reads or writes it
+    if k is None or name not in reads(block.stmts[k]) or block.next_of(loud, i + 1) < k:
+        return None  # nothing reads it, or it is written first, or a statement with effects comes first
+    if any(block.first(n, i + 1, k, block.writers) is not None for n in needs):
+        return None  # what it reads changes before its use
+    own = _own_exprs(block.stmts[k])
+    if _count(own, name) != 1 or name in _nested_reads(block.stmts[k]) or _too_deep(own, s.value):
+        return None
+    return k
 
 
 def _too_deep(host: list, value) -> bool:

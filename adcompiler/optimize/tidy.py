@@ -19,20 +19,12 @@ facts about names (liveness), never about values:
 
 from __future__ import annotations
 
+import heapq
+
 from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, Break, Continue, Def, Do, ForS, IfS, Raise, Ret, WhileS, calls
-from ..analysis.liveness import (
-    flat_targets,
-    forget,
-    head_reads,
-    live_before,
-    live_step,
-    loop_head,
-    pure,
-    reads,
-    reads_block,
-    writes,
-)
+from ..analysis.liveness import flat_targets, forget, head_reads, loop_head, pure, reads, reads_block, step, writes
+from ..analysis.positions import Block
 from .inline import fold_temporaries
 
 IN_PLACE = ("scatter_add", "take_and_clear")  # runtime helpers that change an adjoint array in place
@@ -62,11 +54,12 @@ def _block(stmts: list, after: set, jump: set | None) -> list:
     for s in reversed(stmts):  # last first: a nested block sees the liveness of what follows it, tidied
         s = _nested(s, live, jump)
         tidied.append(s)
-        live = live_step(s, live, jump)
-    stmts = _fold_zero_accumulate(tidied[::-1])
-    stmts = _propagate_copies(stmts, after, jump)
-    stmts = _coalesce(stmts, after, jump)
-    return _drop_dead(stmts, after, jump)
+        live = step(s, live, jump)
+    block = Block(tidied[::-1], after, jump)  # indexed once; the rewrites below keep the index current
+    _fold_zero_accumulate(block)
+    _propagate_copies(block)
+    _coalesce(block)
+    return _drop_dead(block.compact(), after, jump)
 
 
 def _nested(s, after: set, jump):
@@ -142,69 +135,75 @@ def _rename(s, old: str, new: str):
     return s
 
 
-def _propagate_copies(stmts: list, after: set, jump) -> list:
-    i, live = 0, None  # liveness is recomputed only after the statements change
-    while i < len(stmts):
+def _propagate_copies(block: Block) -> None:
+    """``a = b`` then reads of ``a``: reads of ``b``, while neither is written and ``a`` is dead after; one
+    pass, first copy first, each asking the index, not a new liveness of the block, whether ``a`` is dead."""
+    stmts, end, jumps = block.stmts, len(block.stmts), block.where(Break, Continue, Ret)
+    for i in range(end):
         s = stmts[i]
-        if _is_copy(s) and s.targets[0] == s.value.id:
-            stmts, live = stmts[:i] + stmts[i + 1 :], None
+        if s is None or not _is_copy(s):
             continue
-        if _is_copy(s):
-            a, b = s.targets[0], s.value.id
-            j = i + 1
-            while (
-                j < len(stmts) and not ({a, b} & writes(stmts[j])) and not isinstance(stmts[j], (Break, Continue, Ret))
-            ):
-                j += 1
-            live = live or live_before(stmts, after, jump)
-            dead_after = a not in live[j] and (j == len(stmts) or a not in reads(stmts[j]))
-            if dead_after:
-                stmts, live = stmts[:i] + [_rename(x, a, b) for x in stmts[i + 1 : j]] + stmts[j:], None
-                continue
-        i += 1
-    return stmts
+        a, b = s.targets[0], s.value.id
+        if a == b:
+            block.remove(i)
+            continue
+        j = block.next_of(jumps, i + 1)  # the first jump, or write of a or b, after the copy
+        for n in (a, b):
+            w = block.first(n, i + 1, j, block.writers)
+            j = j if w is None else w
+        if not block.live(a, j) and (j == end or a not in reads(stmts[j])):  # a is dead from j on
+            for k in list(block.positions(a, i + 1, j)):
+                block.replace(k, _rename(stmts[k], a, b))
+            block.remove(i)
 
 
-def _coalesce(stmts: list, after: set, jump) -> list:
-    i = 0
-    while i < len(stmts):
-        s = stmts[i]
-        if _is_copy(s) and s.targets[0] != s.value.id:
-            a, b = s.targets[0], s.value.id
-            k = next((k for k in range(i - 1, -1, -1) if b in writes(stmts[k])), None)
-            if k is not None and isinstance(stmts[k], Assign) and stmts[k].targets == (b,):
-                between = stmts[k + 1 : i]
-                clean = all(a not in reads(x) and a not in writes(x) for x in between)
-                live = live_before(stmts, after, jump)
-                if clean and b not in live[i + 1] and b not in reads(s) - {b}:
-                    definition = [Assign((a,), stmts[k].value, stmts[k].line, stmts[k].effect)]
-                    if stmts[k].value == E.Name(a):  # b = a ... a = b: a keeps its value throughout
-                        definition = []
-                    stmts = stmts[:k] + definition + [_rename(x, b, a) for x in between] + stmts[i + 1 :]
-                    i = k + len(definition)
-                    continue
-        i += 1
-    return stmts
+def _coalesce(block: Block) -> None:
+    """``b = e ... a = b`` -> ``a = e ...``; after a rewrite, the statements it renamed are looked at again
+    (the only ones whose answer can have changed) before going on."""
+    stmts, again, i = block.stmts, [], 0
+    while again or i < len(stmts):
+        p = heapq.heappop(again) if again and again[0] < i else i
+        i += p == i
+        s = stmts[p]
+        if s is None or not _is_copy(s) or s.targets[0] == s.value.id:
+            continue
+        a, b = s.targets[0], s.value.id
+        k = block.last_write(b, p)
+        if k is not None and isinstance(stmts[k], Assign) and stmts[k].targets == (b,):
+            clean = block.first(a, k + 1, p) is None
+            if clean and not block.live(b, p + 1) and b not in reads(s) - {b}:
+                if stmts[k].value == E.Name(a):  # b = a ... a = b: a keeps its value throughout
+                    block.remove(k)
+                else:
+                    block.replace(k, Assign((a,), stmts[k].value, stmts[k].line, stmts[k].effect))
+                renamed = list(block.positions(b, k + 1, p))
+                for q in renamed:
+                    block.replace(q, _rename(stmts[q], b, a))
+                block.remove(p)
+                for q in renamed:
+                    heapq.heappush(again, q)
 
 
-def _fold_zero_accumulate(stmts: list) -> list:
-    i = 0
-    while i < len(stmts):
-        s = stmts[i]
+def _fold_zero_accumulate(block: Block) -> None:
+    """``d = 0.0`` then ``d += e`` (or ``d = d + e``) with nothing reading or writing ``d`` between, and
+    no loop, branch or jump between: ``d = e``."""
+    stmts, walls, skip = block.stmts, block.where(Break, Continue, IfS, ForS, WhileS), False
+    for i, s in enumerate(stmts):
+        if s is None or skip:
+            skip = skip and s is None  # the statement after a folded one waits for the next round (as it did)
+            continue
         if isinstance(s, Assign) and len(s.targets) == 1 and isinstance(s.targets[0], str) and s.value == E.Num(0.0):
             d = s.targets[0]
-            for j in range(i + 1, len(stmts)):
-                x = stmts[j]
-                if isinstance(x, AugAssign) and x.target == d and x.op == "+" and d not in reads(Do(x.value)):
-                    stmts = stmts[:i] + stmts[i + 1 : j] + [Assign((d,), x.value, x.line)] + stmts[j + 1 :]
-                    break
-                if _adds_to(x, d) and not _in_place():  # d = d + e, as array adjoints add; d = e aliases e
-                    stmts = stmts[:i] + stmts[i + 1 : j] + [Assign((d,), x.value.right, x.line)] + stmts[j + 1 :]
-                    break
-                if d in reads(x) or d in writes(x) or isinstance(x, (Break, Continue, IfS, ForS, WhileS)):
-                    break
-        i += 1
-    return stmts
+            j = block.first(d, i + 1, block.next_of(walls, i + 1))
+            x = stmts[j] if j is not None else None
+            if isinstance(x, AugAssign) and x.target == d and x.op == "+" and d not in reads(Do(x.value)):
+                block.replace(j, Assign((d,), x.value, x.line))
+            elif x is not None and _adds_to(x, d) and not _in_place():  # d = d + e, as array adjoints add
+                block.replace(j, Assign((d,), x.value.right, x.line))  # (d = e aliases e)
+            else:
+                continue
+            block.remove(i)
+            skip = True
 
 
 def _in_place() -> bool:
@@ -234,7 +233,7 @@ def _drop_dead(stmts: list, after: set, jump) -> list:
     for s in reversed(stmts):
         if not _dead(s, live):
             out.append(s)
-            live = live_step(s, live, jump)
+            live = step(s, live, jump)
     out.reverse()
     return out
 
