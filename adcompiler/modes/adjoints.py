@@ -65,7 +65,8 @@ class Adjoints:
             if z in self.arrays and maybe_number and prim not in rules.PARTIALS and prim not in BROADCASTING:
                 g = E.Call("@array_like", (g, E.Name(z)))  # still the number 0.0 if no use of z ran: give it z's shape
             for a, c in zip(eq.ins, self._merged(eq.ins, rules.vjp(prim, args, E.Name(z), g, list(mask))), strict=True):
-                self.contribute(a, self.unbroadcast(eq, a, c), eq.line, out)
+                same = isinstance(g, E.Name) and not maybe_number and self.shaped_like_result(eq, a)
+                self.contribute(a, c if same else self.unbroadcast(eq, a, c), eq.line, out)
         return out
 
     def _merged(self, ins, cotangents: list) -> list:
@@ -81,6 +82,15 @@ class Adjoints:
             if same and cotangents[i] is not None and cotangents[i] == cotangents[j]:
                 cotangents[i], cotangents[j] = E.mul(E.Num(2), cotangents[i]), None
         return cotangents
+
+    def shaped_like_result(self, eq: Eq, a) -> bool:
+        """Whether argument ``a`` of the arithmetic ``eq`` surely has the result's shape: an array whose
+        other operand is a number or a 0-d array (then ``unbroadcast`` would hand the cotangent back
+        as it is, and ``a`` need not be kept for its shape)."""
+        if eq.prim not in _SCALAR_BROADCAST or len(eq.ins) != 2 or not isinstance(self.facts.of(a), V.Arr):
+            return False
+        other = self.facts.of(eq.ins[1] if a is eq.ins[0] else eq.ins[0])
+        return isinstance(other, V.Num) or isinstance(other, V.Arr) and other.ndim == 0
 
     def unbroadcast(self, eq: Eq, a, c):
         """An array result's cotangent, summed back to the shape of an argument NumPy broadcast."""
@@ -319,3 +329,8 @@ CONTAINER_ADJOINTS = (
     "argmax",
     "argmin",
 )
+
+
+# binary arithmetic whose result has its array operand's shape when the other is a number
+_SCALAR_BROADCAST = ("add", "sub", "mul", "truediv", "pow", "numpy.add", "numpy.subtract", "numpy.multiply")
+_SCALAR_BROADCAST += ("numpy.divide", "numpy.true_divide", "numpy.power")

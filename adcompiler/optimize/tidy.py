@@ -208,10 +208,16 @@ def _fold_zero_accumulate(block: Block) -> None:
 
 def _in_place() -> bool:
     """Whether the function being tidied calls a helper that changes an adjoint array in place
-    (then ``d = e`` would make ``d`` an alias of an array changed later); found on first asking."""
+    (then ``d = e`` would make ``d`` an alias of an array changed later); found on first asking.
+    A helper given the number 0.0 to start from makes a new array: that changes nothing in place."""
     if _STATE["in_place"] is None:
         found = calls(_STATE["body"])
-        _STATE["in_place"] = any(isinstance(c, E.Call) and c.func.lstrip("@").startswith(IN_PLACE) for c in found)
+        _STATE["in_place"] = any(
+            isinstance(c, E.Call)
+            and c.func.lstrip("@").startswith(IN_PLACE)
+            and not (c.args and isinstance(c.args[0], E.Num))
+            for c in found
+        )
     return _STATE["in_place"]
 
 
