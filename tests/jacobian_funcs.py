@@ -49,3 +49,10 @@ def counted(xs, n):
     for i in range(n):
         s = s + xs[i]
     return (s, s * s)
+
+
+def changes_params(xs, k):
+    """k is rebound in a loop (taped): the rows cannot share one primal run."""
+    for i in range(len(xs)):
+        k = math.tanh(k + xs[i])
+    return (k, k * k, xs[0])

@@ -85,3 +85,13 @@ def test_taped_code_runs_both_sweeps_per_row():
     lines = _code_lines(_rows_source(J.looped, ([0.2, -0.7, 1.1], 0.9)), "looped_jacobian")
     assert sum(line.startswith("for i in range(") for line in lines) == 3, lines
     assert not any("* 1.0" in line for line in lines), lines
+
+
+def test_rows_of_code_that_changes_its_parameters():
+    """Each row's primal starts from the arguments, not from what the first row's primal left."""
+    args = ([0.2, -0.7, 1.1], 0.9)
+    np.testing.assert_allclose(
+        adcompiler.jacobian(J.changes_params, mode="reverse")(*args),
+        adcompiler.jacobian(J.changes_params, mode="forward")(*args),
+        rtol=1e-12,
+    )

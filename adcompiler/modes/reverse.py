@@ -76,18 +76,26 @@ def jacobian(facts: Facts, name: str, active_params: tuple, program, namer: Name
     core = rows[0][1]
     shared = all(not s.tapes and c == core and not (writes_of(s.adjoint) & writes_of(core)) for s, c in rows)
     shared = shared and not any(isinstance(x, (ForS, WhileS)) for x in core)
+    shared = shared and not any(set(free_names(core)) & writes_of(s.entry) for s, _ in rows)  # a row's shadows
     body = int_guard(program, E.Num(any(V.leaves_may_be_arrays(a) for a in facts.sig.avals)), active_params)
-    body += core if shared else []
+    given = {p: namer.fresh(p + "_given") for p in fn.params}  # each row's primal starts from the arguments
+    body += core if shared else [Assign((given[p],), E.Name(p)) for p in fn.params]
+    results = []
     for k, (s, c) in enumerate(rows):
-        body += [Comment(f"row {k}")] + s.entry + ([] if shared else c) + s.adjoint
-    result = E.Tuple(tuple(_flat_cotangents(s, active_params) for s, _ in rows))
+        again = [] if shared else [Assign((p,), E.Name(given[p])) for p in fn.params]
+        results.append(namer.fresh(f"row_{k}"))
+        row = [Assign((results[-1],), _flat_cotangents(s, active_params))]  # before the next row changes names
+        body += [Comment(f"row {k}")] + s.entry + again + ([] if shared else c) + s.adjoint + row
+    result = E.Tuple(tuple(E.Name(r) for r in results))
     doc = f"Jacobian of {fn.name}: one row per output number, one entry per input number."
     return Def(name, fn.params, tuple(atom(d) for d in fn.defaults), tuple(body) + (Ret(result),), doc, fn.source)
 
 
 def jacobian_applies(facts: Facts, active_params: tuple) -> bool:
     """Whether ``jacobian`` makes a function for these facts: numbers in, numbers of a known count out."""
-    return bool(_numbers_in(facts.summary.out)) and all(_flat_numbers(facts.avals.get(p)) for p in active_params)
+    if not _numbers_in(facts.summary.out) or any(facts.summary.written):  # a list it changes: no second run
+        return False
+    return all(_flat_numbers(facts.avals.get(p)) for p in active_params)
 
 
 def _flat_numbers(aval) -> bool:

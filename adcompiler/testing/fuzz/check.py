@@ -194,11 +194,27 @@ def check_point(
             fail("mismatch", f"grad = {got!r} but vjp(1.0) gives {ref!r}")
         val, _ = run("value_and_grad", lambda: df.value_and_grad(*_copy_args(args)))
         same_value("value_and_grad", val)
+    jacobian = _reverse_jacobian(df, args, run)
+    for u, g in zip(cots, vjps if jacobian is not None else ()):  # u^T J, row by row, against the vjps
+        rows = [sum(u[k] * jacobian[k][j] for k in range(m)) for j in range(nin)]
+        if not all(tol(a, b) for a, b in zip(rows, g)):
+            fail("mismatch", f"u^T jacobian(mode='reverse') = {rows!r} but vjp(u={u}) = {g!r}")
     if stages:
         for stage in ("anf", "dup"):
             got = run(f"source({stage!r}) run", lambda: stage_value(df, mod, stage, args))
             same_value(f"source({stage!r})", got)
     return "known" if known else "ok"
+
+
+def _reverse_jacobian(df, args, run):
+    """``adcompiler.jacobian(df, mode="reverse")`` at ``args`` as nested lists (None without NumPy)."""
+    import importlib.util
+
+    if importlib.util.find_spec("numpy") is None:
+        return None
+    import adcompiler
+
+    return run("jacobian(reverse)", lambda: adcompiler.jacobian(df, mode="reverse")(*_copy_args(args)).tolist())
 
 
 def _quiet():
