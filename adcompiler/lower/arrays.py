@@ -29,6 +29,11 @@ def _leaf_hint(hint, index=None):
 _CANONICAL: dict = {}
 
 
+def _tuples(value):
+    """A literal with its lists made tuples (a constant argument such as tensordot's axes [[1], [0]])."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, (list, tuple)) else value
+
+
 def numpy_name(obj) -> str | None:
     """The canonical name of a NumPy function, or None for anything else."""
     numpy = sys.modules.get("numpy")
@@ -125,9 +130,11 @@ class ArrayLowering:
                 raise self.parsed.error(
                     node,
                     f"{ast.unparse(node.func)} with {name} not one of the constants "
-                    + (", ".join(map(repr, allowed)) if allowed else "(an int)"),
+                    + (", ".join(map(repr, allowed)) if allowed else "(a number or a tuple of numbers)"),
                     f"write {name} as a constant where the function is called",
                 )
+        if prim == "numpy.average" and isinstance(values[2], Const) and values[2].value is None:
+            return self.apply("numpy.mean", [values[0], values[1], values[4]], hint)  # no weights: the mean
         if prim in N.PARTS:
             return self.decomposition(prim, values, names)
         return self.apply(prim, values, hint)
@@ -185,9 +192,9 @@ class ArrayLowering:
 
     def static_arg(self, node):
         """An argument that may have to be a constant: a tuple of numbers (axes) is one constant."""
-        if isinstance(node, ast.Tuple):
+        if isinstance(node, (ast.Tuple, ast.List)):
             try:
-                return Const(ast.literal_eval(node))
+                return Const(_tuples(ast.literal_eval(node)))
             except ValueError:
                 pass
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):  # -np.inf

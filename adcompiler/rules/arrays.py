@@ -15,6 +15,7 @@ arguments.  Constructors (``zeros``, ``arange``, ...) are constants.
 from __future__ import annotations
 
 from . import linalg as L
+from . import products as P
 from ..ir.expr import Call, Num, Tuple, compare, fn, gt, lt
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
@@ -392,13 +393,15 @@ INACTIVE = ("numpy.shape", "numpy.ndim", "numpy.size", "numpy.argsort", "numpy.a
     f"numpy.{c}" for c in CONSTRUCTORS + COMPARISONS if f"numpy.{c}" not in FORWARD
 )
 
-# np.linalg's decompositions and matrix functions (rules/linalg.py)
-FORWARD.update(L.FORWARD)
-REVERSE.update(L.REVERSE)
-SLOTS.update(L.SLOTS)
-SIGNATURES.update(L.SIGNATURES)
+# np.linalg's decompositions and matrix functions (rules/linalg.py), products (rules/products.py)
+for _table in (L, P):
+    FORWARD.update(_table.FORWARD)
+    REVERSE.update(_table.REVERSE)
+    SLOTS.update(_table.SLOTS)
+    SIGNATURES.update(_table.SIGNATURES)
+METHODS.update(P.METHODS)
 INACTIVE += L.INACTIVE
-PARTS, STATIC = L.PARTS, L.STATIC  # several results: one primitive each; arguments that must be constants
+PARTS, STATIC = L.PARTS, {**L.STATIC, **P.STATIC}  # several results: one primitive each; constant arguments
 EXPANDED = ("numpy.linalg.multi_dot",)  # lowered to other primitives (a chain of numpy.dot)
 
 # Functions of a sequence of arrays: numpy.concatenate([a, b], axis) is one primitive of a, b and axis.
