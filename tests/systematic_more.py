@@ -127,6 +127,30 @@ def product_cases(Case, value) -> list:
     ]
 
 
+def piece_cases(Case, value) -> list:
+    """The split family (a list of pieces, indexed or unpacked), column_stack, dstack and append."""
+    part, x23, x46 = "numpy.split/part", value((2, 3), seed=350), value((4, 6), seed=351)
+    return [
+        Case((part,), "np.split(x, 2, axis=1)[0] * np.split(x, 2, axis=1)[1]", {"x": x46}, hessian=True),
+        Case((part,), "np.split(x, [1, 3])[2] + np.split(x, [1, 3])[0]", {"x": x46}),
+        Case((part,), "np.split(x, (1, 3))[1] ** 2", {"x": value((5,), seed=352)}),
+        Case((part,), "np.array_split(x, 3, axis=-1)[2] * np.array_split(x, 3, -1)[1]", {"x": value((2, 7), seed=353)}),
+        Case((part,), "np.array_split(x, [2, 5])[1]", {"x": value((6,), seed=354)}),
+        Case((part,), "np.hsplit(x, 3)[1] * np.hsplit(x, [1])[0]", {"x": x46}),
+        Case((part,), "np.hsplit(x, 2)[1] ** 2", {"x": value((4,), seed=355)}),
+        Case((part,), "np.vsplit(x, [1])[1] * np.vsplit(x, 2)[0][0]", {"x": x46}),
+        Case((part,), "np.dsplit(x, 2)[1] * np.dsplit(x, [1])[0]", {"x": value((2, 3, 2), dtype=np.float32, seed=356)}),
+        Case(("numpy.column_stack",), "np.column_stack((x, y))", {"x": x23, "y": value((2,), seed=357)}, hessian=True),
+        Case(("numpy.column_stack",), "np.column_stack([x, y * x])", {"x": value((3,), seed=358), "y": 0.4}),
+        Case(("numpy.dstack",), "np.dstack([x, y])", {"x": x23, "y": value((2, 3), seed=359)}),
+        Case(("numpy.dstack",), "np.dstack((x, y))", {"x": value((3,), seed=360), "y": value((3,), seed=361)}),
+        Case(("numpy.concatenate",), "np.append(x, y) + np.append(y, x)", {"x": x23, "y": value((3, 2), seed=362)}),
+        Case(("numpy.concatenate",), "np.append(x, y, axis=0) ** 2", {"x": x23, "y": value((1, 3), seed=363)}),
+        Case(("numpy.concatenate",), "np.append(x, y, 1)", {"x": x23, "y": value((2, 2), dtype=np.float32, seed=364)}),
+        Case(("numpy.concatenate",), "np.append(x, y)", {"x": value((3,), seed=365), "y": 0.3}),
+    ]
+
+
 def more_cases(Case, value) -> list:
     """Every case of this module."""
-    return product_cases(Case, value)
+    return product_cases(Case, value) + piece_cases(Case, value)

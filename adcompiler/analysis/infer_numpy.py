@@ -363,8 +363,8 @@ def _joined(prim: str, eq, ins, static) -> V.Aval:
         return V.Arr(nd + 1, dtype)
     if prim == "numpy.hstack":
         return V.Arr(max(nd, 1), dtype)
-    if prim == "numpy.vstack":
-        return V.Arr(max(nd, 2), dtype)
+    if prim in ("numpy.vstack", "numpy.row_stack", "numpy.column_stack", "numpy.dstack"):
+        return V.Arr(max(nd, 3 if prim == "numpy.dstack" else 2), dtype)
     return V.Arr(nd, dtype)
 
 

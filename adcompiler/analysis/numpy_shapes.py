@@ -58,6 +58,11 @@ RULES = {
     "numpy.kron": _kron,
     "numpy.cumprod": _cumulative,
     "numpy.average": _average,
+    "numpy.split/part": lambda ins, static: array_of(ndim_of(ins[0]), result_dtype(ins[:1])),
+    **{
+        f"numpy.{kind}": (lambda ins, static: V.STATIC)
+        for kind in ("split", "array_split", "hsplit", "vsplit", "dsplit")
+    },
     "numpy.linalg.lstsq[0]": lambda ins, static: array_of(ndim_of(ins[1]), float_dtype(ins[:2])),
     "numpy.linalg.lstsq[1]": lambda ins, static: array_of(1, float_dtype(ins[:2])),
     "numpy.linalg.lstsq[2]": lambda ins, static: V.Num("int"),

@@ -151,3 +151,19 @@ PRODUCT_HELPERS["weights_vjp"] = '''def weights_vjp(gw, w, a, axis=None):
     summed = numpy.sum(gw, axis=tuple(k for k in range(len(shape)) if k not in axes))
     return numpy.transpose(summed, numpy.argsort(numpy.argsort(axes)))
 '''
+
+PRODUCT_HELPERS["split_part"] = '''def split_part(dx, kind, sections, axis, i):
+    """Piece i of numpy.<kind>(dx, sections, axis): the tangent of a piece of a split."""
+    import numpy
+
+    return (getattr(numpy, kind)(dx, sections) if axis is None else getattr(numpy, kind)(dx, sections, axis))[i]
+'''
+PRODUCT_HELPERS["split_vjp"] = '''def split_vjp(g, x, kind, sections, axis, i):
+    """The cotangent of x for piece i of numpy.<kind>(x, sections, axis): g where the piece is, else 0."""
+    import numpy
+
+    out = numpy.zeros(numpy.shape(x), dtype=numpy.result_type(x, numpy.float32))
+    pieces = getattr(numpy, kind)(out, sections) if axis is None else getattr(numpy, kind)(out, sections, axis)
+    pieces[i][...] = g  # a view of out
+    return out
+'''

@@ -137,6 +137,15 @@ class ArrayLowering:
             return self.apply("numpy.mean", [values[0], values[1], values[4]], hint)  # no weights: the mean
         if prim in N.PARTS:
             return self.decomposition(prim, values, names)
+        if prim == "numpy.append":  # np.concatenate of the two (raveled for axis None)
+            arrays = (
+                values[:2]
+                if values[2].value is not None
+                else [self.apply("numpy.ravel", [v], None) for v in values[:2]]
+            )
+            return self.apply("numpy.concatenate", arrays + [Const(values[2].value or 0)], hint, param=("seq", 2))
+        if prim in N.SPLITS:
+            return self.split(prim, values, hint)
         return self.apply(prim, values, hint)
 
     def decomposition(self, prim: str, values: list, hint):
@@ -158,6 +167,17 @@ class ArrayLowering:
             for k, i in enumerate(parts)
         )
         return outs if len(outs) > 1 else outs[0]
+
+    def split(self, prim: str, values: list, hint):
+        """``numpy.split(x, sections, axis)`` and friends: the split once (no derivative), then a list of
+        one primitive per piece, ``numpy.split/part(x, kind, sections, axis, i, raw)`` (printed ``raw[i]``)."""
+        x, sections = values[0], values[1].value
+        axis = values[2] if len(values) > 2 else Const(None)
+        raw = self.apply(prim, values, None)
+        count = sections if isinstance(sections, int) else len(sections) + 1
+        kind = Const(prim.rpartition(".")[2])
+        parts = [self.apply(N.SPLIT_PART, [x, kind, values[1], axis, Const(i), raw], None) for i in range(count)]
+        return self.apply("list", parts, hint)
 
     def multi_dot(self, node: ast.Call, hint):
         """``numpy.linalg.multi_dot([a, b, c])``: ``numpy.dot(numpy.dot(a, b), c)`` (the same product)."""

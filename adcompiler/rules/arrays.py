@@ -400,11 +400,13 @@ for _table in (L, P):
     SLOTS.update(_table.SLOTS)
     SIGNATURES.update(_table.SIGNATURES)
 METHODS.update(P.METHODS)
-INACTIVE += L.INACTIVE
+INACTIVE += L.INACTIVE + P.SPLITS  # the split computed once: its pieces are primitives of their own
+SPLITS, SPLIT_PART = P.SPLITS, P.SPLIT_PART
 PARTS, STATIC = L.PARTS, {**L.STATIC, **P.STATIC}  # several results: one primitive each; constant arguments
 EXPANDED = ("numpy.linalg.multi_dot",)  # lowered to other primitives (a chain of numpy.dot)
 
 # Functions of a sequence of arrays: numpy.concatenate([a, b], axis) is one primitive of a, b and axis.
 SEQUENCE = ("numpy.concatenate", "numpy.stack", "numpy.hstack", "numpy.vstack", "numpy.row_stack")
+SEQUENCE += ("numpy.column_stack", "numpy.dstack")
 SEQUENCE_AXIS = {"numpy.concatenate": 0, "numpy.stack": 0, "numpy.hstack": None, "numpy.vstack": None}
-SEQUENCE_AXIS["numpy.row_stack"] = None  # an older name of vstack
+SEQUENCE_AXIS.update({"numpy.row_stack": None, "numpy.column_stack": None, "numpy.dstack": None})

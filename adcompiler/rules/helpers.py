@@ -47,6 +47,8 @@ HELPER_RULES = {
     "kron_vjp_a": ("bilinear", (0, 2)),
     "kron_vjp_b": ("bilinear", (0, 1)),
     "weights_like": ("linear", (0,)),
+    "split_part": ("linear", (0,)),
+    "split_vjp": ("linear", (0,)),
     "weights_vjp": ("linear", (0,)),
     "einsum_vjp": ("bilinear", (0, 3, 4, 5, 6, 7)),
     "linspace_vjp": ("linear", (0,)),

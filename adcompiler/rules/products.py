@@ -92,3 +92,25 @@ SIGNATURES = {
 # Constants where the function is called (they decide the result's shape), with the values taken.
 STATIC = {"numpy.tensordot": {"axes": None}, "numpy.average": {"returned": (False,), "keepdims": (True, False)}}
 METHODS = {"cumprod": "numpy.cumprod"}
+
+# --- the split family: the pieces are one primitive each, ``numpy.split/part(x, kind, sections, axis, i,
+# raw)`` of the split computed once (``raw``, printed ``raw[i]``), each linear in x: its tangent is the
+# same piece of the tangent, its adjoint g written into zeros shaped like x at the piece (split_vjp).
+SPLITS = ("numpy.split", "numpy.array_split", "numpy.hsplit", "numpy.vsplit", "numpy.dsplit")
+SPLIT_PART = "numpy.split/part"
+FORWARD[SPLIT_PART] = lambda x, kind, sections, axis, i, raw, z, dx, *rest: _h("split_part")(
+    dx, kind, sections, axis, i
+)
+REVERSE[SPLIT_PART] = (
+    lambda x, kind, sections, axis, i, raw, z, g: (_h("split_vjp")(g, x, kind, sections, axis, i),) + (None,) * 5
+)
+SLOTS[SPLIT_PART] = (True,) + (False,) * 5
+for _prim in SPLITS:
+    SIGNATURES[_prim] = (("ary", None), ("indices_or_sections", None)) + (
+        (("axis", Num(0)),) if _prim in ("numpy.split", "numpy.array_split") else ()
+    )
+    STATIC[_prim] = {"indices_or_sections": None}
+
+# np.append(arr, values, axis): lowered to np.concatenate (of both raveled for axis None)
+SIGNATURES["numpy.append"] = (("arr", None), ("values", None), ("axis", Num(None)))
+STATIC["numpy.append"] = {"axis": None}
