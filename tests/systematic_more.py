@@ -151,6 +151,35 @@ def piece_cases(Case, value) -> list:
     ]
 
 
+def gather_cases(Case, value) -> list:
+    """np.take, np.take_along_axis, np.sort and argsort-based gathers (distinct entries: no ties)."""
+    x34, idx = value((3, 4), seed=370), "np.argsort(x, axis=0)"
+    return [
+        Case(("numpy.take",), "np.take(x, [0, 2, 2, 5])", {"x": x34}, hessian=True),
+        Case(("numpy.take",), "np.take(x, [[0, 1], [3, 3]], axis=1)", {"x": x34}),
+        Case(("numpy.take",), "np.take(x, 1, axis=-2) * np.take(x, np.array([2, 0]), 0)[0]", {"x": x34}),
+        Case(("numpy.take",), "np.take(x, [1, 1, 0])", {"x": value((2,), dtype=np.float32, seed=371)}),
+        Case(("numpy.take_along_axis",), f"np.take_along_axis(x, {idx}, axis=0)", {"x": x34}, hessian=True),
+        Case(("numpy.take_along_axis",), "np.take_along_axis(x, np.array([[0], [3], [3]]), 1)", {"x": x34}),
+        Case(("numpy.take_along_axis",), "np.take_along_axis(x, np.array([2, 0, 2]), None)", {"x": x34}),
+        Case(("numpy.sort",), "np.sort(x) ** 2", {"x": x34}, hessian=True),
+        Case(("numpy.sort",), "np.sort(x, axis=0) + np.sort(x, 1)", {"x": value((3, 4, 2), seed=372)}),
+        Case(("numpy.sort",), "np.sort(x, axis=None)", {"x": value((3, 4), dtype=np.float32, seed=373)}),
+        Case(("getitem",), "x[np.argsort(x)] * x", {"x": value((5,), seed=374)}, hessian=True),
+        # order statistics interpolated linearly (method 'linear'), odd and even counts
+        Case(("numpy.median",), "np.median(x) * x", {"x": value((2, 3), seed=375)}, hessian=True),
+        Case(
+            ("numpy.median",), "np.median(x, axis=1) + np.median(x, 1, keepdims=True)", {"x": value((4, 5), seed=376)}
+        ),
+        Case(("numpy.median",), "np.median(x, axis=(0, 2))", {"x": value((2, 3, 2), dtype=np.float32, seed=377)}),
+        Case(("numpy.percentile",), "np.percentile(x, 30) * x", {"x": value((7,), seed=378)}, hessian=True),
+        Case(("numpy.percentile",), "np.percentile(x, [10, 75], axis=1)", {"x": value((3, 5), seed=379)}),
+        Case(("numpy.percentile",), "np.percentile(x, 40, axis=0, keepdims=True)", {"x": value((4, 2), seed=380)}),
+        Case(("numpy.quantile",), "np.quantile(x, [0.2, 0.9], axis=-1, keepdims=True)", {"x": value((2, 6), seed=381)}),
+        Case(("numpy.quantile",), "np.quantile(x, 0.5)", {"x": value((6,), seed=382)}),
+    ]
+
+
 def more_cases(Case, value) -> list:
     """Every case of this module."""
-    return product_cases(Case, value) + piece_cases(Case, value)
+    return product_cases(Case, value) + piece_cases(Case, value) + gather_cases(Case, value)

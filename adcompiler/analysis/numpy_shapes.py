@@ -53,11 +53,39 @@ def _average(ins, static) -> V.Aval:
     return V.Arr(None, dtype) if left is None else _scalar_or_array(left, dtype)
 
 
+def _take(ins, static) -> V.Aval:
+    """np.take(a, indices, axis): the indices' dimensions in place of axis (of the flattened a for None)."""
+    a, i, axis = ndim_of(ins[0]), ndim_of(ins[1]), static[2]
+    if i is None or axis is UNKNOWN or axis is not None and a is None:
+        return V.Arr(None, result_dtype(ins[:1]))
+    return _scalar_or_array(i if axis is None else a - 1 + i, result_dtype(ins[:1]))
+
+
+def _quantile(ins, static) -> V.Aval:
+    """np.median(a, axis, keepdims), np.percentile / np.quantile(a, q, axis, keepdims): q's dimensions,
+    then a reduced over axis."""
+    q = 0 if len(ins) == 3 else ndim_of(ins[1])
+    nd, axis, keepdims = ndim_of(ins[0]), static[-2], static[-1]
+    dtype = float_dtype(ins[:1])
+    if q is None or nd is None or axis is UNKNOWN:
+        return V.Arr(None, dtype)
+    left = nd if keepdims else 0 if axis is None else nd - (len(axis) if isinstance(axis, tuple) else 1)
+    return _scalar_or_array(q + left, dtype)
+
+
 RULES = {
     "numpy.tensordot": _tensordot,
     "numpy.kron": _kron,
     "numpy.cumprod": _cumulative,
     "numpy.average": _average,
+    "numpy.take": _take,
+    "numpy.median": _quantile,
+    "numpy.percentile": _quantile,
+    "numpy.quantile": _quantile,
+    "numpy.take_along_axis": lambda ins, static: (
+        array_of(1 if static[2] is None else ndim_of(ins[0]), result_dtype(ins[:1]))
+    ),
+    "numpy.sort": lambda ins, static: array_of(1 if static[1] is None else ndim_of(ins[0]), result_dtype(ins[:1])),
     "numpy.split/part": lambda ins, static: array_of(ndim_of(ins[0]), result_dtype(ins[:1])),
     **{
         f"numpy.{kind}": (lambda ins, static: V.STATIC)

@@ -167,3 +167,77 @@ PRODUCT_HELPERS["split_vjp"] = '''def split_vjp(g, x, kind, sections, axis, i):
     pieces[i][...] = g  # a view of out
     return out
 '''
+
+PRODUCT_HELPERS["take_vjp"] = '''def take_vjp(g, a, indices, axis=None):
+    """The cotangent of a in numpy.take(a, indices, axis): g added back at the indices taken."""
+    import numpy
+
+    out = numpy.zeros(numpy.shape(a), dtype=numpy.result_type(a, numpy.float32))
+    if axis is None:
+        numpy.add.at(out.reshape(-1), indices, g)
+    else:
+        numpy.add.at(out, (slice(None),) * (axis % out.ndim) + (numpy.asarray(indices),), g)
+    return out if hasattr(a, "shape") else out[()]
+'''
+PRODUCT_HELPERS["take_along_vjp"] = '''def take_along_vjp(g, a, indices, axis=-1):
+    """The cotangent of a in numpy.take_along_axis(a, indices, axis): g added back where it was taken."""
+    import numpy
+
+    out = numpy.zeros(numpy.shape(a), dtype=numpy.result_type(a, numpy.float32))
+    if axis is None:
+        numpy.add.at(out.reshape(-1), indices, g)
+        return out
+    ax, indices = axis % out.ndim, numpy.asarray(indices)
+    index = [numpy.arange(n).reshape([-1 if k == j else 1 for k in range(out.ndim)]) for j, n in enumerate(out.shape)]
+    index[ax] = indices
+    numpy.add.at(out, tuple(index), numpy.broadcast_to(g, numpy.broadcast_shapes(*(i.shape for i in index))))
+    return out
+'''
+
+_QUANTILE = """
+    import numpy
+
+    x = numpy.asarray(x)
+    axes = tuple(range(x.ndim)) if axis is None else tuple(k % x.ndim for k in numpy.atleast_1d(axis))
+    kept = [k for k in range(x.ndim) if k not in axes]
+
+    def moved(v):  # the reduced axes last, as one axis
+        v = numpy.moveaxis(numpy.broadcast_to(v, x.shape), axes, range(x.ndim - len(axes), x.ndim))
+        return numpy.reshape(v, [x.shape[k] for k in kept] + [-1])
+
+    a = moved(x)
+    n, q = a.shape[-1], numpy.asarray(q, dtype=float) / scale
+    order = numpy.argsort(a, axis=-1)
+    pos = q.ravel() * (n - 1)
+    lo = numpy.floor(pos).astype(int)
+    hi, t = numpy.minimum(lo + 1, n - 1), pos - lo
+    shape = list(q.shape) + [1 if k in axes else x.shape[k] for k in range(x.ndim) if keepdims or k in kept]
+"""
+PRODUCT_HELPERS["quantile_jvp"] = (
+    '''def quantile_jvp(dx, x, q, axis=None, keepdims=False, scale=1.0):
+    """The tangent of numpy.quantile(x, q / scale, axis, keepdims=keepdims) (method 'linear'): the
+    tangents at the two order statistics around each quantile, interpolated as the values are."""'''
+    + _QUANTILE
+    + """    d = numpy.take_along_axis(moved(dx), order, axis=-1)
+    out = d[..., lo] * (1 - t) + d[..., hi] * t  # kept axes, then q's entries
+    out = numpy.reshape(numpy.moveaxis(out, -1, 0), shape)
+    return out if out.ndim else out[()]
+"""
+)
+PRODUCT_HELPERS["quantile_vjp"] = (
+    '''def quantile_vjp(g, x, q, axis=None, keepdims=False, scale=1.0):
+    """The cotangent of x in numpy.quantile(x, q / scale, axis, keepdims=keepdims) (method 'linear'):
+    g shared between the two order statistics around each quantile."""'''
+    + _QUANTILE
+    + """    gg = numpy.moveaxis(numpy.reshape(numpy.broadcast_to(g, shape), [q.size] + list(a.shape[:-1])), 0, -1)
+    d = numpy.zeros(a.shape, dtype=numpy.result_type(x, numpy.float32))
+    for k in range(q.size):
+        d[..., lo[k]] += gg[..., k] * (1 - t[k])
+        d[..., hi[k]] += gg[..., k] * t[k]
+    out = numpy.empty_like(d)
+    numpy.put_along_axis(out, order, d, axis=-1)
+    out = numpy.reshape(out, [x.shape[k] for k in kept] + [x.shape[k] for k in axes])
+    out = numpy.moveaxis(out, range(x.ndim - len(axes), x.ndim), axes)
+    return out if x.ndim else out[()]
+"""
+)

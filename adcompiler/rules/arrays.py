@@ -400,6 +400,8 @@ for _table in (L, P):
     SLOTS.update(_table.SLOTS)
     SIGNATURES.update(_table.SIGNATURES)
 METHODS.update(P.METHODS)
+LINEAR.update(P.LINEAR)
+POSITIONAL.update(P.POSITIONAL)
 INACTIVE += L.INACTIVE + P.SPLITS  # the split computed once: its pieces are primitives of their own
 SPLITS, SPLIT_PART = P.SPLITS, P.SPLIT_PART
 PARTS, STATIC = L.PARTS, {**L.STATIC, **P.STATIC}  # several results: one primitive each; constant arguments

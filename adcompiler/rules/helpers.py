@@ -48,6 +48,10 @@ HELPER_RULES = {
     "kron_vjp_b": ("bilinear", (0, 1)),
     "weights_like": ("linear", (0,)),
     "split_part": ("linear", (0,)),
+    "take_vjp": ("linear", (0,)),
+    "quantile_jvp": ("linear", (0,)),  # x only picks the order statistics: piecewise constant
+    "quantile_vjp": ("linear", (0,)),
+    "take_along_vjp": ("linear", (0,)),
     "split_vjp": ("linear", (0,)),
     "weights_vjp": ("linear", (0,)),
     "einsum_vjp": ("bilinear", (0, 3, 4, 5, 6, 7)),

@@ -1,4 +1,6 @@
-"""Derivative rules for NumPy's products and weighted reductions: tensordot, kron, cumprod, average.
+"""Derivative rules for more of NumPy: products and weighted reductions (tensordot, kron, cumprod,
+average), the split family, gathers and sorts (take, take_along_axis, sort) and order statistics
+(median, percentile, quantile); ``arrays`` merges these tables into its own.
 
 ``tensordot`` and ``kron`` are bilinear: the tangent is the product of one tangent with the other
 argument, summed over both; each cotangent is a runtime helper bilinear in (g, the other argument),
@@ -114,3 +116,53 @@ for _prim in SPLITS:
 # np.append(arr, values, axis): lowered to np.concatenate (of both raveled for axis None)
 SIGNATURES["numpy.append"] = (("arr", None), ("values", None), ("axis", Num(None)))
 STATIC["numpy.append"] = {"axis": None}
+
+
+# --- gathers and sorts: linear in the array gathered from (indices constant); np.sort(x, axis) is the
+# gather of x at argsort(x, axis), whose derivative is the same gather of the tangent (its adjoint
+# scatters g back, repeated indices adding up: take_vjp, take_along_vjp).
+def _order(x, axis):
+    return Call("numpy.argsort", (x, axis))
+
+
+LINEAR = {
+    "numpy.take": lambda g, x, z, indices, axis: _h("take_vjp")(g, x, indices, axis),
+    "numpy.take_along_axis": lambda g, x, z, indices, axis: _h("take_along_vjp")(g, x, indices, axis),
+}
+FORWARD["numpy.sort"] = lambda x, axis, z, dx, dax: Call("numpy.take_along_axis", (dx, _order(x, axis), axis))
+REVERSE["numpy.sort"] = lambda x, axis, z, g: (_h("take_along_vjp")(g, x, _order(x, axis), axis), None)
+SLOTS["numpy.sort"] = (True, False)
+SIGNATURES.update(
+    {
+        "numpy.take": (("a", None), ("indices", None), ("axis", Num(None))),
+        "numpy.take_along_axis": (("arr", None), ("indices", None), ("axis", Num(-1))),
+        "numpy.sort": (("a", None), ("axis", Num(-1))),
+    }
+)
+
+# --- median, percentile, quantile (method 'linear'): selections interpolating linearly between the two
+# order statistics around each quantile, so the derivative is the same interpolation of the tangents
+# there (the order is constant between ties): quantile_jvp, and its adjoint quantile_vjp, linear in g.
+FORWARD["numpy.median"] = lambda x, axis, keep, z, dx, da, dk: _h("quantile_jvp")(dx, x, Num(0.5), axis, keep, Num(1.0))
+REVERSE["numpy.median"] = lambda x, axis, keep, z, g: (
+    _h("quantile_vjp")(g, x, Num(0.5), axis, keep, Num(1.0)),
+    None,
+    None,
+)
+for _prim, _scale in (("numpy.percentile", 100.0), ("numpy.quantile", 1.0)):
+    FORWARD[_prim] = lambda x, q, axis, keep, z, dx, dq, da, dk, s=_scale: _h("quantile_jvp")(
+        dx, x, q, axis, keep, Num(s)
+    )
+    REVERSE[_prim] = lambda x, q, axis, keep, z, g, s=_scale: (
+        _h("quantile_vjp")(g, x, q, axis, keep, Num(s)),
+        None,
+        None,
+        None,
+    )
+    SLOTS[_prim] = (True, False, False, False)
+    SIGNATURES[_prim] = (("a", None), ("q", None), ("axis", Num(None)), ("keepdims", Num(False)))
+SLOTS["numpy.median"] = (True, False, False)
+SIGNATURES["numpy.median"] = (("a", None), ("axis", Num(None)), ("keepdims", Num(False)))
+STATIC.update({p: {"keepdims": (True, False)} for p in ("numpy.median", "numpy.percentile", "numpy.quantile")})
+# NumPy's own order has out (and overwrite_input) next: the rest by keyword
+POSITIONAL = {"numpy.median": 2, "numpy.percentile": 3, "numpy.quantile": 3}
