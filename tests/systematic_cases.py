@@ -361,8 +361,9 @@ def cases() -> list:
         Case(("getitem",), "x[1][2] + x[:, 1:][0][0]", {"x": value((2, 3, 2), seed=136)}),
     ]
     from systematic_linalg import linalg_cases
+    from systematic_more import more_cases
 
-    out += linalg_cases(Case, value)
+    out += linalg_cases(Case, value) + more_cases(Case, value)
     for k, case in enumerate(out):
         case.id = (
             f"{'+'.join(case.prims)}:{case.expr}:"

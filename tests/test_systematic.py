@@ -79,9 +79,29 @@ def test_second_order(case, tmp_path):
     args = tuple(case.args.values())
     twin = _autograd_twin(module)
     for k, a in enumerate(args):
-        expected = np.asarray(ag.hessian(twin, k)(*args), dtype=float).reshape(np.size(a), np.size(a))
         got = adcompiler.hessian(module.f, wrt=list(case.args)[k])(*args)
-        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-8)
+        try:
+            if not case.autograd:
+                raise NotImplementedError("autograd gets it wrong")
+            expected = np.asarray(ag.hessian(twin, k)(*args), dtype=float).reshape(np.size(a), np.size(a))
+        except (NotImplementedError, TypeError, ValueError):  # differences of the gradient test_rule checks
+            expected, tol = _gradient_differences(module.f, args, k), dict(rtol=1e-5, atol=1e-6)
+        else:
+            tol = dict(rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(got, expected, **tol)
+
+
+def _gradient_differences(f, args, k, h=1e-5):
+    """The Hessian in argument k by central differences of adcompiler's gradient."""
+    grad = adcompiler.differentiate(f, wrt=(k,)).grad
+    x, cols = np.asarray(args[k], dtype=float), []
+    for j in range(x.size):
+        e = np.zeros(x.size)
+        e[j] = h
+        at = [list(args), list(args)]
+        at[0][k], at[1][k] = x + e.reshape(x.shape), x - e.reshape(x.shape)
+        cols.append((np.ravel(grad(*at[0])) - np.ravel(grad(*at[1]))) / (2 * h))
+    return np.array(cols).T
 
 
 @pytest.mark.parametrize("name", list(SETITEM_SOURCES))

@@ -15,6 +15,7 @@ from . import values as V
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Eq, Function, Return, Var, flatten, walk
 from ..front.names import root
+from ..rules.linalg import NOT_DIFFERENTIATED
 
 
 @dataclass
@@ -149,6 +150,16 @@ LIST_OPERAND = ("getitem", "setitem", "append", "pop", "len", "sum", "argmax", "
 def check_constructs(facts: Facts) -> None:
     """Refuse, with its location, what the abstract values show the derivative cannot follow: an
     assignment to a slice of a list (it changes the list's length)."""
+    unsupported = {e.outs[0].name: e for e in walk(facts.fn.body) if isinstance(e, Eq) and e.prim in NOT_DIFFERENTIATED}
+    for s in walk(facts.fn.body):
+        for a in flatten(s.value) if isinstance(s, Return) else s.ins if isinstance(s, Eq) else ():
+            if isinstance(a, Var) and a.name in unsupported:
+                _refuse(
+                    facts,
+                    unsupported[a.name].line,
+                    "the residuals or singular values of np.linalg.lstsq (only its solution is differentiated)",
+                    "compute them from the solution x = np.linalg.lstsq(a, b)[0]: np.sum((b - a @ x) ** 2, axis=0)",
+                )
     for eq in walk(facts.fn.body):
         if isinstance(eq, Eq) and eq.prim.startswith("numpy.linalg.solve"):
             a, b = (facts.of(x) for x in eq.ins)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..rules import arrays as N
 from . import values as V
 from ..ir.nodes import Const
+from .numpy_shapes import RULES as MORE_RULES
 from .numpy_values import UNKNOWN, array_of, as_array, dtype_name, float_dtype, minus, ndim_of, result_dtype
 
 
@@ -305,6 +306,7 @@ _RULES = {
     "numpy.asarray": _converted,
 }
 _RULES.update({prim: (lambda ins, static: V.STATIC) for prim in N.PARTS})  # the raw decompositions
+_RULES.update(MORE_RULES)
 _FLOATING = tuple(
     f"numpy.{name}" for name in N.UNARY if name not in ("abs", "absolute", "negative", "positive", "square")
 )
@@ -361,8 +363,8 @@ def _joined(prim: str, eq, ins, static) -> V.Aval:
         return V.Arr(nd + 1, dtype)
     if prim == "numpy.hstack":
         return V.Arr(max(nd, 1), dtype)
-    if prim == "numpy.vstack":
-        return V.Arr(max(nd, 2), dtype)
+    if prim in ("numpy.vstack", "numpy.row_stack", "numpy.column_stack", "numpy.dstack"):
+        return V.Arr(max(nd, 3 if prim == "numpy.dstack" else 2), dtype)
     return V.Arr(nd, dtype)
 
 

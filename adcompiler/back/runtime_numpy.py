@@ -2,8 +2,9 @@
 products and scatters), kept as source text; ``runtime`` adds them to its table."""
 
 from .runtime_arrays import MORE_HELPERS
+from .runtime_products import PRODUCT_HELPERS
 
-NUMPY_HELPERS: dict = dict(MORE_HELPERS)
+NUMPY_HELPERS: dict = {**MORE_HELPERS, **PRODUCT_HELPERS}
 
 NUMPY_HELPERS.update(
     {
@@ -250,6 +251,10 @@ NUMPY_HELPERS.update(
     if kind in ("vstack", "row_stack"):
         parts = [numpy.atleast_2d(a) for a in arrays]
         axis = 0
+    elif kind in ("column_stack", "dstack"):
+        axis = 1 if kind == "column_stack" else 2
+        parts = [numpy.reshape(a, (-1, 1)) if kind == "column_stack" and numpy.ndim(a) < 2 else a for a in arrays]
+        parts = parts if kind == "column_stack" else [numpy.atleast_3d(a) for a in arrays]
     elif kind == "hstack":
         parts = list(arrays)
         axis = 1 if numpy.ndim(arrays[0]) > 1 else 0

@@ -28,6 +28,7 @@ CONTAINER_EXPRS = {
     "numpy.linalg.solve/vector": lambda a, b: E.Call("numpy.linalg.solve", (a, b)),
     "numpy.linalg.norm/matrix": lambda *args: E.Call("numpy.linalg.norm", args),
     "getitem": lambda xs, i: E.Subscript(xs, i),
+    "numpy.split/part": lambda x, kind, sections, axis, i, raw: E.Subscript(raw, i),  # one piece of a split
     "len": lambda xs: E.Call("len", (xs,)),
     "range": lambda a, b, s: E.Call("range", (a, b, s)),
     "pop": lambda xs: E.Method(xs, "pop", ()),

@@ -29,6 +29,11 @@ def _leaf_hint(hint, index=None):
 _CANONICAL: dict = {}
 
 
+def _tuples(value):
+    """A literal with its lists made tuples (a constant argument such as tensordot's axes [[1], [0]])."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, (list, tuple)) else value
+
+
 def numpy_name(obj) -> str | None:
     """The canonical name of a NumPy function, or None for anything else."""
     numpy = sys.modules.get("numpy")
@@ -125,11 +130,22 @@ class ArrayLowering:
                 raise self.parsed.error(
                     node,
                     f"{ast.unparse(node.func)} with {name} not one of the constants "
-                    + (", ".join(map(repr, allowed)) if allowed else "(an int)"),
+                    + (", ".join(map(repr, allowed)) if allowed else "(a number or a tuple of numbers)"),
                     f"write {name} as a constant where the function is called",
                 )
+        if prim == "numpy.average" and isinstance(values[2], Const) and values[2].value is None:
+            return self.apply("numpy.mean", [values[0], values[1], values[4]], hint)  # no weights: the mean
         if prim in N.PARTS:
             return self.decomposition(prim, values, names)
+        if prim == "numpy.append":  # np.concatenate of the two (raveled for axis None)
+            arrays = (
+                values[:2]
+                if values[2].value is not None
+                else [self.apply("numpy.ravel", [v], None) for v in values[:2]]
+            )
+            return self.apply("numpy.concatenate", arrays + [Const(values[2].value or 0)], hint, param=("seq", 2))
+        if prim in N.SPLITS:
+            return self.split(prim, values, hint)
         return self.apply(prim, values, hint)
 
     def decomposition(self, prim: str, values: list, hint):
@@ -151,6 +167,17 @@ class ArrayLowering:
             for k, i in enumerate(parts)
         )
         return outs if len(outs) > 1 else outs[0]
+
+    def split(self, prim: str, values: list, hint):
+        """``numpy.split(x, sections, axis)`` and friends: the split once (no derivative), then a list of
+        one primitive per piece, ``numpy.split/part(x, kind, sections, axis, i, raw)`` (printed ``raw[i]``)."""
+        x, sections = values[0], values[1].value
+        axis = values[2] if len(values) > 2 else Const(None)
+        raw = self.apply(prim, values, None)
+        count = sections if isinstance(sections, int) else len(sections) + 1
+        kind = Const(prim.rpartition(".")[2])
+        parts = [self.apply(N.SPLIT_PART, [x, kind, values[1], axis, Const(i), raw], None) for i in range(count)]
+        return self.apply("list", parts, hint)
 
     def multi_dot(self, node: ast.Call, hint):
         """``numpy.linalg.multi_dot([a, b, c])``: ``numpy.dot(numpy.dot(a, b), c)`` (the same product)."""
@@ -185,9 +212,9 @@ class ArrayLowering:
 
     def static_arg(self, node):
         """An argument that may have to be a constant: a tuple of numbers (axes) is one constant."""
-        if isinstance(node, ast.Tuple):
+        if isinstance(node, (ast.Tuple, ast.List)):
             try:
-                return Const(ast.literal_eval(node))
+                return Const(_tuples(ast.literal_eval(node)))
             except ValueError:
                 pass
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):  # -np.inf

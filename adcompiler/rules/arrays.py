@@ -15,6 +15,7 @@ arguments.  Constructors (``zeros``, ``arange``, ...) are constants.
 from __future__ import annotations
 
 from . import linalg as L
+from . import products as P
 from ..ir.expr import Call, Num, Tuple, compare, fn, gt, lt
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
@@ -392,16 +393,22 @@ INACTIVE = ("numpy.shape", "numpy.ndim", "numpy.size", "numpy.argsort", "numpy.a
     f"numpy.{c}" for c in CONSTRUCTORS + COMPARISONS if f"numpy.{c}" not in FORWARD
 )
 
-# np.linalg's decompositions and matrix functions (rules/linalg.py)
-FORWARD.update(L.FORWARD)
-REVERSE.update(L.REVERSE)
-SLOTS.update(L.SLOTS)
-SIGNATURES.update(L.SIGNATURES)
-INACTIVE += L.INACTIVE
-PARTS, STATIC = L.PARTS, L.STATIC  # several results: one primitive each; arguments that must be constants
+# np.linalg's decompositions and matrix functions (rules/linalg.py), products (rules/products.py)
+for _table in (L, P):
+    FORWARD.update(_table.FORWARD)
+    REVERSE.update(_table.REVERSE)
+    SLOTS.update(_table.SLOTS)
+    SIGNATURES.update(_table.SIGNATURES)
+METHODS.update(P.METHODS)
+LINEAR.update(P.LINEAR)
+POSITIONAL.update(P.POSITIONAL)
+INACTIVE += L.INACTIVE + P.SPLITS  # the split computed once: its pieces are primitives of their own
+SPLITS, SPLIT_PART = P.SPLITS, P.SPLIT_PART
+PARTS, STATIC = L.PARTS, {**L.STATIC, **P.STATIC}  # several results: one primitive each; constant arguments
 EXPANDED = ("numpy.linalg.multi_dot",)  # lowered to other primitives (a chain of numpy.dot)
 
 # Functions of a sequence of arrays: numpy.concatenate([a, b], axis) is one primitive of a, b and axis.
 SEQUENCE = ("numpy.concatenate", "numpy.stack", "numpy.hstack", "numpy.vstack", "numpy.row_stack")
+SEQUENCE += ("numpy.column_stack", "numpy.dstack")
 SEQUENCE_AXIS = {"numpy.concatenate": 0, "numpy.stack": 0, "numpy.hstack": None, "numpy.vstack": None}
-SEQUENCE_AXIS["numpy.row_stack"] = None  # an older name of vstack
+SEQUENCE_AXIS.update({"numpy.row_stack": None, "numpy.column_stack": None, "numpy.dstack": None})

@@ -41,6 +41,19 @@ HELPER_RULES = {
     "dot_vjp_b": ("bilinear", (0, 1)),
     "unjoin": ("linear", (0,)),
     "prod_vjp": ("product", (0, 1)),  # its tangent: prod_vjp_jvp
+    "cumprod_vjp": ("product", (0, 1)),  # its tangent: cumprod_vjp_jvp
+    "tensordot_vjp_a": ("bilinear", (0, 2)),
+    "tensordot_vjp_b": ("bilinear", (0, 1)),
+    "kron_vjp_a": ("bilinear", (0, 2)),
+    "kron_vjp_b": ("bilinear", (0, 1)),
+    "weights_like": ("linear", (0,)),
+    "split_part": ("linear", (0,)),
+    "take_vjp": ("linear", (0,)),
+    "quantile_jvp": ("linear", (0,)),  # x only picks the order statistics: piecewise constant
+    "quantile_vjp": ("linear", (0,)),
+    "take_along_vjp": ("linear", (0,)),
+    "split_vjp": ("linear", (0,)),
+    "weights_vjp": ("linear", (0,)),
     "einsum_vjp": ("bilinear", (0, 3, 4, 5, 6, 7)),
     "linspace_vjp": ("linear", (0,)),
     "inner_vjp_a": ("bilinear", (0, 2)),
@@ -56,10 +69,10 @@ def helper_jvp(prim: str, args: list, tangents: list) -> Expr | None:
         slots = [i for i in slots if i != 3 + args[1].value]
     if all(tangents[i] is None for i in slots):
         return None
-    if prim == "prod_vjp":  # g times the products of the other entries: linear in g, not in x
-        g, x, axis, keepdims = (list(args) + [Num(None), Num(False)])[:4]
-        dg, dx = (tangents + [None, None])[:2]
-        return Call("@prod_vjp_jvp", (g, dg or Num(0.0), x, dx or Num(0.0), axis, keepdims))
+    if kind == "product":  # g times products of entries of x: linear in g, not in x; its own tangent helper
+        g, x, *rest = args
+        dg, dx = tangents[:2]
+        return Call(f"@{prim}_jvp", (g, dg or Num(0.0), x, dx or Num(0.0), *rest))
     if kind == "linear":
         return Call("@" + prim, tuple((tangents[i] or Num(0.0)) if i in slots else a for i, a in enumerate(args)))
     terms = [

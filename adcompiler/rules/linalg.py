@@ -181,6 +181,32 @@ def _pinv_adjoint(a, p, g):
     return -(mT(p) @ (g @ mT(p))) + (y - a @ (p @ y)) + (z - (z @ p) @ a)
 
 
+# --- lstsq(A, b)[0] of a full-rank A: x = P b with P = pinv(A), so dx = dP b + P db with dP as above;
+# the adjoint is pinv's with gP = g b^T (an outer product of columns: b and g may be vectors), and P^T g.
+# Only the solution is differentiated (the residuals and singular values are refused where used).
+def _columns(v):
+    return np_("reshape")(v, Tuple((_n(v, 0), Num(-1))))
+
+
+def _lstsq_pinv(a, raw):
+    """pinv(A), once A is known to have full rank (the rank lstsq found, raw[2])."""
+    return _check(np_("linalg.pinv")(a), "lstsq", _part(raw, 2), a)
+
+
+def _lstsq_tangent(a, b, raw, da, db):
+    x, p = _part(raw, 0), _lstsq_pinv(a, raw)
+    terms = [p @ db] if db is not None else []
+    if da is not None:  # dP b, with P b = x
+        w = mT(da) @ (mT(p) @ x)
+        terms.append(-(p @ (da @ x)) + p @ (mT(p) @ (mT(da) @ (b - a @ x))) + (w - p @ (a @ w)))
+    return terms[0] if len(terms) == 1 else terms[0] + terms[1]
+
+
+def _lstsq_adjoint(a, b, raw, g):
+    p = _lstsq_pinv(a, raw)
+    return (_pinv_adjoint(a, p, _columns(g) @ mT(_columns(b))), mT(p) @ g, None, None)
+
+
 # --- matrix_power(A, n), n a constant: d A^n = sum_k A^k dA A^(n-1-k); for n < 0, of B = A^-1
 # with dB = -B dA B (Giles 2008, sec. 2.2).
 def _power(a, k):
@@ -286,11 +312,13 @@ def _squeezed(g, axes, keepdims):
 NORM_MATRIX = "numpy.linalg.norm/matrix"  # a matrix norm (``specialise`` names it from ord, axis and ndim)
 NONE3 = (None, None, None)
 PARTS = {"numpy.linalg.slogdet": 2, "numpy.linalg.eigh": 2, "numpy.linalg.svd": 3, "numpy.linalg.qr": 2}
+PARTS["numpy.linalg.lstsq"] = 4  # the solution, residuals, rank and singular values
 
 FORWARD = {
     "numpy.linalg.slogdet[1]": lambda a, raw, z, da, dr: _logdet_tangent(a, da),
     "numpy.linalg.cholesky": lambda a, z, da: _cholesky_tangent(z, da),
     "numpy.linalg.pinv": lambda a, z, da: _pinv_tangent(a, z, da),
+    "numpy.linalg.lstsq[0]": lambda a, b, rc, raw, z, da, db, drc, dr: _lstsq_tangent(a, b, raw, da, db),
     "numpy.linalg.matrix_power": lambda a, n, z, da, dn: _power_tangent(a, n, z, da),
     "numpy.linalg.norm": lambda x, p, axis, keep, z, dx, dp, da, dk: _vector_norm(_static(p), x, axis, keep, z, t=dx),
     NORM_MATRIX: lambda x, p, axis, keep, z, dx, dp, da, dk: _matrix_norm(_static(p), x, axis, keep, z, t=dx),
@@ -299,6 +327,7 @@ REVERSE = {
     "numpy.linalg.slogdet[1]": lambda a, raw, z, g: (_logdet_adjoint(a, g), None),
     "numpy.linalg.cholesky": lambda a, z, g: (_cholesky_adjoint(z, g),),
     "numpy.linalg.pinv": lambda a, z, g: (_pinv_adjoint(a, z, g),),
+    "numpy.linalg.lstsq[0]": lambda a, b, rc, raw, z, g: _lstsq_adjoint(a, b, raw, g),
     "numpy.linalg.matrix_power": lambda a, n, z, g: _power_adjoint(a, n, z, g),
     "numpy.linalg.norm": lambda x, p, axis, keep, z, g: (_vector_norm(_static(p), x, axis, keep, z, g=g),) + NONE3,
     NORM_MATRIX: lambda x, p, axis, keep, z, g: (_matrix_norm(_static(p), x, axis, keep, z, g=g),) + NONE3,
@@ -314,8 +343,11 @@ for _i in range(3):
 
 SLOTS = {prim: (True,) + (False,) * (2 if "eigh" in prim else 1) for prim in FORWARD if "[" in prim}
 SLOTS["numpy.linalg.matrix_power"] = (True, False)
+SLOTS["numpy.linalg.lstsq[0]"] = (True, True, False, False)
 SLOTS["numpy.linalg.norm"] = SLOTS[NORM_MATRIX] = (True, False, False, False)
-INACTIVE = tuple(PARTS) + ("numpy.linalg.slogdet[0]",)  # the raw decompositions; the sign of det
+INACTIVE = tuple(PARTS) + ("numpy.linalg.slogdet[0]", "numpy.linalg.lstsq[2]")  # raw results; det's sign; a rank
+NOT_DIFFERENTIATED = ("numpy.linalg.lstsq[1]", "numpy.linalg.lstsq[3]")  # refused where used (analysis/facts.py)
+INACTIVE += NOT_DIFFERENTIATED
 
 SIGNATURES = {
     "numpy.linalg.slogdet": (("a", None),),
@@ -324,6 +356,7 @@ SIGNATURES = {
     "numpy.linalg.svd": (("a", None), ("full_matrices", Num(True)), ("compute_uv", Num(True))),
     "numpy.linalg.qr": (("a", None), ("mode", Num("reduced"))),
     "numpy.linalg.pinv": (("a", None),),
+    "numpy.linalg.lstsq": (("a", None), ("b", None), ("rcond", Num(None))),
     "numpy.linalg.matrix_power": (("a", None), ("n", None)),
     "numpy.linalg.norm": (("x", None), ("ord", Num(None)), ("axis", Num(None)), ("keepdims", Num(False))),
 }

@@ -1,0 +1,168 @@
+"""Derivative rules for more of NumPy: products and weighted reductions (tensordot, kron, cumprod,
+average), the split family, gathers and sorts (take, take_along_axis, sort) and order statistics
+(median, percentile, quantile); ``arrays`` merges these tables into its own.
+
+``tensordot`` and ``kron`` are bilinear: the tangent is the product of one tangent with the other
+argument, summed over both; each cotangent is a runtime helper bilinear in (g, the other argument),
+so the adjoint code can itself be differentiated.  ``cumprod`` is differentiated by the recurrences
+of its running products (``z[i] = z[i-1] x[i]``), never by dividing by ``x``: exact where entries are
+zero.  ``average`` with weights is linear in ``a``; in the weights it is the quotient rule, written
+with primitives that have rules (``np.average`` without weights is ``np.mean``: lowering says so).
+"""
+
+from __future__ import annotations
+
+from ..ir.expr import Call, Num, sum_exprs
+
+
+def _h(name):
+    """A runtime helper of generated code (``@name``)."""
+    return lambda *args: Call("@" + name, tuple(args))
+
+
+def _np(name, *args):
+    return Call("numpy." + name, tuple(args))
+
+
+def _bilinear(prim, a, b, static, da, db):
+    """op(da, b) + op(a, db) for a product ``op`` with static arguments ``static``."""
+    return sum_exprs(
+        [
+            Call(prim, (da, b) + static) if da is not None else None,
+            Call(prim, (a, db) + static) if db is not None else None,
+        ]
+    )
+
+
+# --- average(a, axis, weights, returned=False, keepdims): sum(a W) / sum(W), W the weights set along
+# axis (the runtime helper weights_like, linear in w).  d/da: the same average of da; d/dW: the
+# quotient rule, sum((a - avg) dW) / sum(W).
+def _average_parts(a, axis, w):
+    wb = _h("weights_like")(w, a, axis)
+    total = _np("sum", wb, axis, Num(True))
+    return wb, total, _np("sum", a * wb, axis, Num(True)) / total
+
+
+def _average_tangent(a, axis, w, keep, da, dw):
+    wb, total, mean = _average_parts(a, axis, w)
+    terms = [da * wb if da is not None else None]
+    terms.append((a - mean) * _h("weights_like")(dw, a, axis) if dw is not None else None)
+    return _np("sum", sum_exprs(terms), axis, keep) / _np("sum", wb, axis, keep)
+
+
+def _average_adjoint(a, axis, w, keep, g):
+    wb, total, mean = _average_parts(a, axis, w)
+    spread = _h("unreduce")(g, a, axis, keep) / total
+    return spread * wb, None, _h("weights_vjp")(spread * (a - mean), w, a, axis), None, None
+
+
+FORWARD = {
+    "numpy.tensordot": lambda a, b, axes, z, da, db, dx: _bilinear("numpy.tensordot", a, b, (axes,), da, db),
+    "numpy.kron": lambda a, b, z, da, db: _bilinear("numpy.kron", a, b, (), da, db),
+    # z[i] = z[i-1] x[i]: dz[i] = dz[i-1] x[i] + z[i-1] dx[i] (cumprod_jvp)
+    "numpy.cumprod": lambda x, axis, z, dx, dax: _h("cumprod_jvp")(dx, x, axis),
+    "numpy.average": lambda a, axis, w, ret, keep, z, da, dax, dw, dr, dk: _average_tangent(a, axis, w, keep, da, dw),
+}
+REVERSE = {
+    "numpy.tensordot": lambda a, b, axes, z, g: (
+        _h("tensordot_vjp_a")(g, a, b, axes),
+        _h("tensordot_vjp_b")(g, a, b, axes),
+        None,
+    ),
+    "numpy.kron": lambda a, b, z, g: (_h("kron_vjp_a")(g, a, b), _h("kron_vjp_b")(g, a, b)),
+    # s[j] = g[j] + x[j+1] s[j+1], and x[j]'s cotangent is z[j-1] s[j] (cumprod_vjp)
+    "numpy.cumprod": lambda x, axis, z, g: (_h("cumprod_vjp")(g, x, axis), None),
+    "numpy.average": lambda a, axis, w, ret, keep, z, g: _average_adjoint(a, axis, w, keep, g),
+}
+SLOTS = {
+    "numpy.tensordot": (True, True, False),
+    "numpy.cumprod": (True, False),
+    "numpy.average": (True, False, True, False, False),
+}
+SIGNATURES = {
+    "numpy.tensordot": (("a", None), ("b", None), ("axes", Num(2))),
+    "numpy.kron": (("a", None), ("b", None)),
+    "numpy.cumprod": (("a", None), ("axis", Num(None))),
+    "numpy.average": (
+        ("a", None),
+        ("axis", Num(None)),
+        ("weights", Num(None)),
+        ("returned", Num(False)),
+        ("keepdims", Num(False)),
+    ),
+}
+# Constants where the function is called (they decide the result's shape), with the values taken.
+STATIC = {"numpy.tensordot": {"axes": None}, "numpy.average": {"returned": (False,), "keepdims": (True, False)}}
+METHODS = {"cumprod": "numpy.cumprod"}
+
+# --- the split family: the pieces are one primitive each, ``numpy.split/part(x, kind, sections, axis, i,
+# raw)`` of the split computed once (``raw``, printed ``raw[i]``), each linear in x: its tangent is the
+# same piece of the tangent, its adjoint g written into zeros shaped like x at the piece (split_vjp).
+SPLITS = ("numpy.split", "numpy.array_split", "numpy.hsplit", "numpy.vsplit", "numpy.dsplit")
+SPLIT_PART = "numpy.split/part"
+FORWARD[SPLIT_PART] = lambda x, kind, sections, axis, i, raw, z, dx, *rest: _h("split_part")(
+    dx, kind, sections, axis, i
+)
+REVERSE[SPLIT_PART] = (
+    lambda x, kind, sections, axis, i, raw, z, g: (_h("split_vjp")(g, x, kind, sections, axis, i),) + (None,) * 5
+)
+SLOTS[SPLIT_PART] = (True,) + (False,) * 5
+for _prim in SPLITS:
+    SIGNATURES[_prim] = (("ary", None), ("indices_or_sections", None)) + (
+        (("axis", Num(0)),) if _prim in ("numpy.split", "numpy.array_split") else ()
+    )
+    STATIC[_prim] = {"indices_or_sections": None}
+
+# np.append(arr, values, axis): lowered to np.concatenate (of both raveled for axis None)
+SIGNATURES["numpy.append"] = (("arr", None), ("values", None), ("axis", Num(None)))
+STATIC["numpy.append"] = {"axis": None}
+
+
+# --- gathers and sorts: linear in the array gathered from (indices constant); np.sort(x, axis) is the
+# gather of x at argsort(x, axis), whose derivative is the same gather of the tangent (its adjoint
+# scatters g back, repeated indices adding up: take_vjp, take_along_vjp).
+def _order(x, axis):
+    return Call("numpy.argsort", (x, axis))
+
+
+LINEAR = {
+    "numpy.take": lambda g, x, z, indices, axis: _h("take_vjp")(g, x, indices, axis),
+    "numpy.take_along_axis": lambda g, x, z, indices, axis: _h("take_along_vjp")(g, x, indices, axis),
+}
+FORWARD["numpy.sort"] = lambda x, axis, z, dx, dax: Call("numpy.take_along_axis", (dx, _order(x, axis), axis))
+REVERSE["numpy.sort"] = lambda x, axis, z, g: (_h("take_along_vjp")(g, x, _order(x, axis), axis), None)
+SLOTS["numpy.sort"] = (True, False)
+SIGNATURES.update(
+    {
+        "numpy.take": (("a", None), ("indices", None), ("axis", Num(None))),
+        "numpy.take_along_axis": (("arr", None), ("indices", None), ("axis", Num(-1))),
+        "numpy.sort": (("a", None), ("axis", Num(-1))),
+    }
+)
+
+# --- median, percentile, quantile (method 'linear'): selections interpolating linearly between the two
+# order statistics around each quantile, so the derivative is the same interpolation of the tangents
+# there (the order is constant between ties): quantile_jvp, and its adjoint quantile_vjp, linear in g.
+FORWARD["numpy.median"] = lambda x, axis, keep, z, dx, da, dk: _h("quantile_jvp")(dx, x, Num(0.5), axis, keep, Num(1.0))
+REVERSE["numpy.median"] = lambda x, axis, keep, z, g: (
+    _h("quantile_vjp")(g, x, Num(0.5), axis, keep, Num(1.0)),
+    None,
+    None,
+)
+for _prim, _scale in (("numpy.percentile", 100.0), ("numpy.quantile", 1.0)):
+    FORWARD[_prim] = lambda x, q, axis, keep, z, dx, dq, da, dk, s=_scale: _h("quantile_jvp")(
+        dx, x, q, axis, keep, Num(s)
+    )
+    REVERSE[_prim] = lambda x, q, axis, keep, z, g, s=_scale: (
+        _h("quantile_vjp")(g, x, q, axis, keep, Num(s)),
+        None,
+        None,
+        None,
+    )
+    SLOTS[_prim] = (True, False, False, False)
+    SIGNATURES[_prim] = (("a", None), ("q", None), ("axis", Num(None)), ("keepdims", Num(False)))
+SLOTS["numpy.median"] = (True, False, False)
+SIGNATURES["numpy.median"] = (("a", None), ("axis", Num(None)), ("keepdims", Num(False)))
+STATIC.update({p: {"keepdims": (True, False)} for p in ("numpy.median", "numpy.percentile", "numpy.quantile")})
+# NumPy's own order has out (and overwrite_input) next: the rest by keyword
+POSITIONAL = {"numpy.median": 2, "numpy.percentile": 3, "numpy.quantile": 3}
