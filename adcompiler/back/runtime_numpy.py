@@ -191,7 +191,8 @@ NUMPY_HELPERS.update(
     """The cotangent of a in numpy.inner(a, b), which contracts the last axes (a number multiplies)."""
     import numpy
 
-    na, nb = numpy.ndim(a), numpy.ndim(b)
+    na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)  # (numpy.ndim costs as much as the product)
+    nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
     if na == 0:
         return numpy.sum(g * b)
     if nb == 0:
@@ -202,7 +203,8 @@ NUMPY_HELPERS.update(
     """The cotangent of b in numpy.inner(a, b), which contracts the last axes (a number multiplies)."""
     import numpy
 
-    na, nb = numpy.ndim(a), numpy.ndim(b)
+    na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)
+    nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
     if nb == 0:
         return numpy.sum(g * a)
     if na == 0:
@@ -214,7 +216,8 @@ NUMPY_HELPERS.update(
     (its only one, for a vector); a number multiplies."""
     import numpy
 
-    na, nb = numpy.ndim(a), numpy.ndim(b)
+    na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)  # (numpy.ndim costs as much as the product)
+    nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
     if na == 0:
         return numpy.sum(g * b)
     if nb == 0:
@@ -230,7 +233,8 @@ NUMPY_HELPERS.update(
     """The cotangent of b in numpy.dot(a, b) (see dot_vjp_a)."""
     import numpy
 
-    na, nb = numpy.ndim(a), numpy.ndim(b)
+    na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)
+    nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
     if nb == 0:
         return numpy.sum(g * a)
     if na == 0:
