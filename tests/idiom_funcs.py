@@ -243,3 +243,12 @@ def math_tests(x, y):
     if math.isfinite(z) and not math.isnan(z) and not math.isinf(x):
         return z * x
     return x
+
+
+def comprehension_names_are_their_own(xs, x):
+    if x > 0.0:
+        x = x * 2.0
+    s = sum(x * x for x in xs)
+    t = [x * 3.0 for x in xs if x > 0.0]
+    u = any(x > 5.0 for x in xs)
+    return s + x * t[0] + u + max(xs, key=lambda x: -x)

@@ -65,6 +65,7 @@ CASES = [
     (F.math_copysign_fmod, (-5.3, 1.6)),
     (F.math_tests, (0.7, 1.9)),
     (F.math_tests, (0.7, 1e9)),
+    (F.comprehension_names_are_their_own, (XS, 0.6)),  # x is a slot of the function: the comprehensions' own x
 ]
 
 

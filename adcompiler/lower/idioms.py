@@ -69,7 +69,7 @@ class IdiomLowering:
             keys = self.keys(items, keywords["key"], node) if "key" in keywords else items
             backwards = self.atom(self.expr(keywords["reverse"])) if "reverse" in keywords else Const(False)
             order = self.apply("argsort", [keys, backwards], None)
-            return self.gather(items, order, hint)
+            return self.gather(items, order, node)
         if target is math.prod and len(node.args) == 1 and set(keywords) <= {"start"}:
             return self.product(node, keywords.get("start"), hint)
         if target is math.fsum and len(node.args) == 1 and not keywords:
@@ -88,6 +88,26 @@ class IdiomLowering:
         if isinstance(node, ast.GeneratorExp):
             return self.comprehension(_placed(ast.ListComp(node.elt, node.generators), node), None)
         return self.element(self.expr(node))
+
+    def own_targets(self, comp):
+        """``comp`` with its targets that name slots of the function renamed: a comprehension's variables
+        are its own (``[x for x in xs]`` leaves the function's ``x`` alone); its first iterable is read
+        outside it, so stays as written."""
+        clashes = {
+            n.id for g in comp.generators for n in ast.walk(g.target) if isinstance(n, ast.Name) and n.id in self.slots
+        }
+        if not clashes:
+            return comp
+        first = comp.generators[0].iter
+        comp = copy.copy(comp)
+        comp.generators = [copy.copy(g) for g in comp.generators]
+        for old in clashes:
+            new = self.namer.fresh(old)
+            comp.elt = _renamed(comp.elt, old, new)
+            for g in comp.generators:
+                g.target, g.ifs = _renamed(g.target, old, new), [_renamed(c, old, new) for c in g.ifs]
+                g.iter = g.iter if g.iter is first else _renamed(g.iter, old, new)
+        return comp
 
     def loop_over(self, items, name: str, elt, node):
         """``[elt for name in items]`` where ``items`` is an atom already computed."""
@@ -110,12 +130,12 @@ class IdiomLowering:
             body = ast.Call(key, [ast.Name(v, ast.Load())], [], lineno=key.lineno, col_offset=key.col_offset)
         return self.loop_over(items, v, body, node)
 
-    def gather(self, items, order, hint):
+    def gather(self, items, order, node):
         """``[items[p] for p in order]``: reads at indices, whose adjoint adds back into ``items``."""
         p, held = self.namer.fresh("p"), self.namer.fresh("items")
         self.env[held] = items
         read = ast.Subscript(ast.Name(held, ast.Load()), ast.Name(p, ast.Load()), ast.Load())
-        out = self.loop_over(order, p, read, _placed(read, self.parsed.node))
+        out = self.loop_over(order, p, read, _placed(read, node))
         del self.env[held]
         return out
 
@@ -142,6 +162,7 @@ class IdiomLowering:
         self.write(flag, Const(not is_any), self.line)
         arg, v = node.args[0], self.namer.fresh("v")
         if isinstance(arg, ast.GeneratorExp) and len(arg.generators) == 1 and not arg.generators[0].is_async:
+            arg = self.own_targets(arg)
             gen = arg.generators[0]
             target, source, test, ifs = gen.target, gen.iter, arg.elt, gen.ifs
         else:

@@ -71,6 +71,7 @@ class ListLowering:
 
     def comprehension(self, node: ast.ListComp, hint):
         """``[e for x in xs if c]`` is a fresh list filled by a loop of appends."""
+        node = self.own_targets(node)
         out = self.apply("list", [], hint)
         name = out.name
         self.env[name] = out
