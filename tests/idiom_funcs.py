@@ -4,6 +4,8 @@ test_idioms.py.  Each is plain Python: autograd runs the same code (``math`` reb
 import logging
 import math
 
+import numpy as np
+
 
 def genexp_sum(xs):
     return sum(x * x for x in xs)
@@ -252,3 +254,7 @@ def comprehension_names_are_their_own(xs, x):
     t = [x * 3.0 for x in xs if x > 0.0]
     u = any(x > 5.0 for x in xs)
     return s + x * t[0] + u + max(xs, key=lambda x: -x)
+
+
+def sum_start_of_arrays(a, c):
+    return np.sum(sum(a, c) ** 2) + sum((np.sin(r) for r in a), c)[0]

@@ -161,6 +161,7 @@ def cases() -> list:
         ),
         Case(("math.fsum", "with_value"), "math.fsum([x, y, x * y])", {"x": 0.7, "y": -1.3}, hessian=True),
         Case(("math.dist",), "math.dist([x, y], [y, 2.0])", {"x": 0.7, "y": -1.3}, hessian=True),
+        Case(("sum_start",), "sum([x, y * x], y) * sum([x], start=2.0)", {"x": 0.7, "y": -1.3}, hessian=True),
         Case(("argsort",), "sorted([x, y, x * y])[1] * x", {"x": 0.7, "y": -1.3}, hessian=True),
     ]
     # NumPy elementwise, one argument, every kind

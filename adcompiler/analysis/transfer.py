@@ -62,8 +62,11 @@ def transfer(eq: Eq, ins: list) -> list:
         return [V.uniform("list", V.INT)]
     if prim in ("effect", "str_format"):  # print's None, an f-string's str: no derivative
         return [V.Static("none" if prim == "effect" else "str")] * n
-    if prim == "with_value":
-        return [ins[1]]
+    if prim == "with_value":  # shaped like the value whose derivative it has
+        return [ins[0]]
+    if prim == "sum_start":
+        items = ins[0].elem if isinstance(ins[0], V.Seq) else _row(ins[0]) if isinstance(ins[0], V.Arr) else V.TOP
+        return [V.join(ins[1], items) if not isinstance(items, V.Bottom) else ins[1]]
     if prim in ("math.isfinite", "math.isnan", "math.isinf"):
         return [V.BOOL]
     if prim == "polygamma":

@@ -36,6 +36,7 @@ CONTAINER_EXPRS = {
     "argmin": lambda xs: E.Call("@argmin", (xs,)),
     "argsort": lambda keys, reverse: E.Call("@argsort", (keys, reverse)),
     "with_value": lambda s, value: value,
+    "sum_start": lambda xs, start: E.Call("sum", (xs, start)),
 }
 EFFECTS = ("setitem", "append")  # equations without outputs: they change a list
 

@@ -1,8 +1,7 @@
 """Everyday Python lowered to what the rest of the compiler already differentiates.
 
 Generator expressions consumed at once (``sum(x * x for x in xs)``) are list comprehensions;
-``sum(xs, start)`` is ``sum([start] + list(xs))`` (the same additions in the same order, so the
-same value); ``max``/``min`` with ``key=`` pick the item at the ``argmax``/``argmin`` of the keys;
+``sum(xs, start)`` keeps Python's value with the derivative of the loop of additions; ``max``/``min`` with ``key=`` pick the item at the ``argmax``/``argmin`` of the keys;
 ``sorted`` gathers the items at the permutation ``argsort`` gives (a gather, so the adjoint scatters
 back); ``reversed(xs)`` is ``xs[::-1]``; ``any``/``all`` are a loop that stops where Python's stops.
 ``math.prod`` is a loop of products (Python's order), ``math.fsum`` and ``math.dist`` keep their own
@@ -56,9 +55,9 @@ class IdiomLowering:
             start = node.args[1] if len(node.args) == 2 else keywords["start"]
             if isinstance(start, (ast.List, ast.ListComp)):
                 raise self.parsed.error(node, "sum of lists with a start list", "concatenate with + in a loop")
-            items = self.apply("list_copy", [self.iterable(node.args[0])], None)
-            first = self.apply("list", [self.element(self.expr(start))], None)
-            return self.apply("sum", [self.apply("add", [first, items], None)], hint)
+            items, first = self.iterable(node.args[0]), self.element(self.expr(start))
+            value = self.apply("sum_start", [items, first], None)  # Python's own sum, with the derivative
+            return self.apply("with_value", [self.fold("add", items, first, None), value], hint)  # of a loop
         if target in (builtins.max, builtins.min) and len(node.args) == 1 and set(keywords) <= {"key"}:
             items = self.iterable(node.args[0])
             keys = self.keys(items, keywords["key"], node) if keywords else items
@@ -142,16 +141,19 @@ class IdiomLowering:
     def product(self, node, start, hint):
         """``math.prod(xs, start=s)``: ``s * xs[0] * xs[1] ...`` in Python's order (a loop, so the adjoint
         is the product rule, right at zeros too)."""
-        items = self.iterable(node.args[0])
-        acc = self.hidden_slot(hint or "prod")
-        self.write(acc, self.atom(self.expr(start)) if start is not None else Const(1), self.line)
+        first = self.atom(self.expr(start)) if start is not None else Const(1)
+        return self.fold("mul", self.iterable(node.args[0]), first, hint)
+
+    def fold(self, prim: str, items, first, hint):
+        """``first op items[0] op items[1] ...``, left to right, as a loop (arrays broadcast as they do)."""
+        acc = self.hidden_slot(hint or "acc")
+        self.write(acc, first, self.line)
         k = self.new_var("k")
         n = self.apply("len", [items], None)
 
         def body():
-            self.write(
-                acc, self.apply("mul", [self.read(acc), self.apply("getitem", [items, k], None)], None), self.line
-            )
+            item = self.apply("getitem", [items, k], None)
+            self.write(acc, self.apply(prim, [self.read(acc), item], None), self.line)
 
         self.body.append(For(k, Const(0), n, Const(1), self._nested(body), self.line))
         return self.read(acc)

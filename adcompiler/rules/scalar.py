@@ -102,6 +102,7 @@ PARTIALS = {
     "math.dist": (None, None),
     "with_value": (_one, None),  # the value of its second argument, the derivative of its first
     "argsort": (None, None),
+    "sum_start": (None, None),  # sum(xs, start)'s value, for with_value
     "math.floor": (None,),
     "math.ceil": (None,),
     "math.trunc": (None,),
