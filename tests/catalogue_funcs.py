@@ -71,8 +71,8 @@ def c_yield_from(x):
 
 
 def c_genexp(x):
-    y = sum(x * i for i in range(3))  # ERR:genexp
-    return y
+    g = (x * i for i in range(3))  # ERR:genexp
+    return sum(g)
 
 
 async def c_async_def(x):  # ERR:async_def
@@ -121,7 +121,7 @@ def c_kwargs(x, **options):  # ERR:kwargs
     return x * 2.0
 
 
-def c_kwonly(x, *, scale=2.0):  # ERR:kwonly
+def c_kwonly(x, *, scale):  # ERR:kwonly
     return x * scale
 
 
@@ -171,42 +171,14 @@ def c_setcomp(x):
     return x * 3.0
 
 
-def c_fstring(x):
-    label = f"x={x}"  # ERR:fstring
-    return x * 2.0
-
-
 def c_string_arith(x):
     y = x * "2.0"  # ERR:string_arith
     return y
 
 
-def c_while_else(x):
-    i = 0
-    while i < 3:  # ERR:while_else
-        x = x * 2.0
-        i = i + 1
-    else:
-        x = x + 1.0
-    return x
-
-
-def c_for_else(x):
-    for i in range(3):  # ERR:for_else
-        x = x * 2.0
-    else:
-        x = x + 1.0
-    return x
-
-
 def c_raise(x):
     if x < 0.0:
         raise ValueError  # ERR:raise
-    return x * 2.0
-
-
-def c_assert(x):
-    assert x > 0.0  # ERR:assert
     return x * 2.0
 
 
@@ -234,14 +206,14 @@ def c_call_no_source(x):
     return y
 
 
-def c_gamma(x):
-    y = math.gamma(x) * 2.0  # ERR:gamma
+def c_ulp(x):
+    y = math.ulp(x) * 2.0  # ERR:ulp
     return y
 
 
-def c_sorted(xs):
-    ys = sorted(xs)  # ERR:sorted
-    return ys[0] * 2.0
+def c_divmod(xs):
+    q, r = divmod(xs[0], 2.0)  # ERR:divmod
+    return r * 2.0
 
 
 def c_array_param_write(A):

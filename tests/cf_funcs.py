@@ -438,7 +438,7 @@ def counter_bookkeeping(x, n):
     return y * k
 
 
-# ------------------------------------------------- unsupported constructs
+# ------------------------------------------------- once unsupported (loop ... else, a loop over a str)
 
 
 def uses_while_else(x):

@@ -72,6 +72,11 @@ MATH_UNARY = {  # primitive -> domain
     "math.floor": (0.1, 0.9),
     "math.ceil": (0.1, 0.9),
     "math.trunc": (0.1, 0.9),
+    "math.lgamma": (0.2, 4),
+    "math.gamma": (0.2, 4),
+    "math.degrees": (-2, 2),
+    "math.radians": (-2, 2),
+    "math.exp2": (-2, 2),
 }
 NUMPY_UNARY = {
     "sin": (-2, 2),
@@ -145,6 +150,19 @@ def cases() -> list:
             {"x": 0.7, "y": -1.3},
         ),
         Case(("range", "slice"), "sum([x, y, x * y][1:3]) * len(range(3))", {"x": 0.7, "y": -1.3}),
+        # lgamma of a negative x (log |gamma|), and the digamma helper's own rule at second order
+        Case(("math.lgamma", "polygamma"), "math.lgamma(x) * math.gamma(y)", {"x": -2.4, "y": 1.7}, hessian=True),
+        Case(("math.cbrt",), "math.cbrt(x) * y", {"x": 1.7, "y": -1.3}, autograd=False),  # autograd: no cbrt vjp
+        Case(("math.copysign", "math.fmod"), "math.copysign(x, y) * math.fmod(x, y)", {"x": 2.3, "y": -0.7}),
+        Case(
+            ("math.isfinite", "math.isnan", "math.isinf"),
+            "x * math.isfinite(x) + y * (not math.isnan(y)) + math.isinf(x * 1e308 * 10.0) * x",
+            {"x": 0.7, "y": -1.3},
+        ),
+        Case(("math.fsum", "with_value"), "math.fsum([x, y, x * y])", {"x": 0.7, "y": -1.3}, hessian=True),
+        Case(("math.dist",), "math.dist([x, y], [y, 2.0])", {"x": 0.7, "y": -1.3}, hessian=True),
+        Case(("sum_start",), "sum([x, y * x], y) * sum([x], start=2.0)", {"x": 0.7, "y": -1.3}, hessian=True),
+        Case(("argsort",), "sorted([x, y, x * y])[1] * x", {"x": 0.7, "y": -1.3}, hessian=True),
     ]
     # NumPy elementwise, one argument, every kind
     for name, (lo, hi) in NUMPY_UNARY.items():

@@ -53,6 +53,7 @@ def _bug(reason):
 # ---------------------------------------------------------------- hand-written cases that must be right
 
 RIGHT = [
+    "subscript_tuple_targets",  # ys[0], ys[1] = b * x, a: values read first, then stored left to right
     "list_param_write",
     "list_param_augassign",
     "list_param_append",
@@ -109,7 +110,6 @@ def test_mutating_and_aliasing_function_has_the_finite_difference_derivative(nam
 # ---------------------------------------------------------------- refusals: located, naming the construct
 
 REFUSED = [
-    ("subscript_tuple_targets", "ys[0], ys[1] = b * x, a", "unpacking"),
     ("rows_repeated_literal", "rows = [[x, y]] * 2", "repeating a list"),
     ("array_param_write", "a[0] = x", "array parameter"),
     ("array_param_slice_write", "a[1:] = x", "array parameter"),

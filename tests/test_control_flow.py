@@ -468,11 +468,20 @@ def test_threshold_parameter_gets_zero_derivative():
 # ------------------------------------------------- constructs still outside
 
 UNSUPPORTED = [
-    (F.uses_while_else, 1, ("while", "else")),
-    (F.uses_for_else, 1, ("for", "else")),
-    (F.uses_for_over_str, 1, ("str",)),
     (F.uses_try_loop, 2, ("try",)),
 ]
+
+
+@pytest.mark.parametrize(
+    "func, x, expected",
+    [
+        (F.uses_while_else, 3.0, 0.25),  # 3 -> 1.5 -> 0.75, then the else adds 1: d/dx (x / 4 + 1)
+        (F.uses_for_else, 1.5, 8.0),  # no break: the else runs, 8 x + 1
+        (F.uses_for_over_str, 1.5, 8.0),  # three characters: 8 x
+    ],
+)
+def test_loop_else_and_loops_over_strings(func, x, expected):
+    assert both_grads(func, (x,), ("x",)) == (expected, expected)
 
 
 @pytest.mark.parametrize("func,dline,words", UNSUPPORTED, ids=[u[0].__name__ for u in UNSUPPORTED])

@@ -91,16 +91,16 @@ CASES = [
     ("c_yield", "yield", ("yield",), None, ()),
     ("c_yield_value", "yield_value", ("yield",), None, ()),
     ("c_yield_from", "yield_from", ("yield",), None, ()),
-    ("c_genexp", "genexp", ("generator",), None, ()),
+    ("c_genexp", "genexp", ("generator",), None, ()),  # kept as a value (consumed at once it works)
     ("c_async_def", "async_def", ("async",), None, ()),
     ("c_await", "await", ("async",), None, ()),
     ("c_global", "global", ("global",), None, ()),
     ("make_nonlocal", "nonlocal", ("nonlocal",), None, ()),
-    ("c_lambda", "lambda", ("lambda",), None, ()),
+    ("c_lambda", "lambda", ("lambda",), None, ()),  # other than a key= of max, min, sorted
     ("c_nested_def", "nested_def", ("nested", "function"), None, ()),
     ("c_varargs", "varargs", ("*args",), None, ()),
     ("c_kwargs", "kwargs", ("**kwargs",), None, ()),
-    ("c_kwonly", "kwonly", ("keyword-only",), None, ()),
+    ("c_kwonly", "kwonly", ("keyword-only",), None, ()),  # without a default
     ("c_posonly", "posonly", ("positional-only",), (1.5, 2.0), ()),
     ("c_walrus", "walrus", (":=",), None, ()),
     ("c_match", "match", ("match",), None, ()),
@@ -109,17 +109,13 @@ CASES = [
     ("c_dictcomp", "dictcomp", ("dict comprehension",), None, ()),
     ("c_set", "set", ("set",), None, ()),
     ("c_setcomp", "setcomp", ("set comprehension",), None, ()),
-    ("c_fstring", "fstring", ("f-string",), None, ()),
     ("c_string_arith", "string_arith", ("str",), None, ()),
-    ("c_while_else", "while_else", ("while", "else"), None, ()),
-    ("c_for_else", "for_else", ("for", "else"), None, ()),
     ("c_raise", "raise", ("raise",), None, ()),
-    ("c_assert", "assert", ("assert",), None, ()),
     ("c_import", "import", ("import",), None, ()),
     ("c_import_from", "import_from", ("import",), None, ()),
     ("c_call_no_source", "call_no_source", ("no_source", "no source"), None, ()),
-    ("c_gamma", "gamma", ("gamma", "no derivative rule"), None, ()),
-    ("c_sorted", "sorted", ("sorted", "no derivative rule"), ([3.0, 1.0, 2.0],), ()),
+    ("c_ulp", "ulp", ("ulp", "no derivative rule"), None, ()),
+    ("c_divmod", "divmod", ("divmod", "no derivative rule"), ([3.0, 1.0, 2.0],), ()),
     ("c_no_return", "no_return_def", ("return",), None, ()),
     ("c_bare_return", "bare_return", ("return",), None, ()),
     ("c_tuple_shapes", "tuple_shapes", ("return", "shape"), None, ()),
@@ -176,9 +172,9 @@ def test_unsupported_construct(name, marker, words, args, mode):
     check_located(info.value, marker, words)
 
 
-@pytest.mark.parametrize("name", ["c_gamma", "c_sorted"])
+@pytest.mark.parametrize("name", ["c_ulp", "c_divmod"])
 def test_missing_rule_is_missing_rule_error(name):
-    args = ([3.0, 1.0, 2.0],) if name == "c_sorted" else (1.5,)
+    args = ([3.0, 1.0, 2.0],) if name == "c_divmod" else (1.5,)
     with pytest.raises(adcompiler.MissingRuleError):
         adcompiler.differentiate(_fn(name)).grad(*args)
 

@@ -45,6 +45,9 @@ def _autograd_twin(module):
     shim = {n: getattr(anp, names.get(n, n)) for n in dir(math) if hasattr(anp, names.get(n, n))}
     shim.update(erf=special.erf, erfc=special.erfc, hypot=lambda *xs: anp.sqrt(sum(x * x for x in xs)))
     shim["log"] = lambda x, base=None: anp.log(x) if base is None else anp.log(x) / anp.log(base)
+    shim.update(lgamma=special.gammaln, gamma=special.gamma, fsum=sum, copysign=math.copysign, fmod=math.fmod)
+    shim.update(dist=lambda p, q: anp.sqrt(sum((a - b) ** 2 for a, b in zip(p, q))))
+    shim.update(isfinite=math.isfinite, isnan=math.isnan, isinf=math.isinf)
     g = dict(vars(module), np=anp, math=types.SimpleNamespace(**shim))
     return types.FunctionType(module.f.__code__, g, "f")
 

@@ -269,7 +269,8 @@ class _Interpreter:
         for v, a in zip(eq.outs, outs, strict=True):
             self.set(v.name, a)
         sliced = prim == "getitem" and V.is_slice(ins[1])
-        if sliced or prim in ("list_copy", "add") and isinstance(self.get(eq.outs[0].name), V.Seq):
+        copied = ("list_copy", "add", "numpy.copy")  # numpy.copy of a list: xs.copy() (specialise: list_copy)
+        if sliced or prim in copied and isinstance(self.get(eq.outs[0].name), V.Seq):
             for a in eq.ins[:1] if prim != "add" else eq.ins:  # a new list of the same element objects
                 if isinstance(a, Var) and isinstance(self.get(a.name), V.Seq):
                     self.sharing.add((eq.outs[0].name, a.name))

@@ -52,6 +52,8 @@ def _prim(e: Eq, ins: list) -> str:
         return "list_concat"
     if e.prim == "mul" and any(isinstance(a, V.Seq) for a in ins) and any(isinstance(a, V.Num) for a in ins):
         return "list_times"
+    if e.prim == "numpy.copy" and isinstance(ins[0], V.Seq) and len(ins) == 1:  # xs.copy() of a list
+        return "list_copy"
     if e.prim == "sum" and isinstance(ins[0], (V.Arr, V.Numeric)):
         return "array_sum"
     if e.prim == "numpy.linalg.solve" and isinstance(ins[1], V.Arr) and ins[1].ndim == 1:

@@ -49,7 +49,7 @@ def transfer(eq: Eq, ins: list) -> list:
         return [V.seq(prim, ins)]
     if prim == "list_repeat":
         return [V.uniform("list", ins[0])]
-    if prim == "list_copy":
+    if prim == "list_copy" or prim == "numpy.copy" and len(ins) == 1 and isinstance(ins[0], V.Seq):  # xs.copy()
         src = ins[0]
         if isinstance(src, V.Seq):
             return [V.Seq("list", src.items, src.elem)]
@@ -58,6 +58,19 @@ def transfer(eq: Eq, ins: list) -> list:
         return [V.TOP]
     if prim in ("getitem", "pop"):
         return [getitem(ins[0], eq.ins[1] if prim == "getitem" else None, ins[1] if prim == "getitem" else None)]
+    if prim == "argsort":  # the permutation sorted applies: a list of ints
+        return [V.uniform("list", V.INT)]
+    if prim in ("effect", "str_format"):  # print's None, an f-string's str: no derivative
+        return [V.Static("none" if prim == "effect" else "str")] * n
+    if prim == "with_value":  # shaped like the value whose derivative it has
+        return [ins[0]]
+    if prim == "sum_start":
+        items = ins[0].elem if isinstance(ins[0], V.Seq) else _row(ins[0]) if isinstance(ins[0], V.Arr) else V.TOP
+        return [V.join(ins[1], items) if not isinstance(items, V.Bottom) else ins[1]]
+    if prim in ("math.isfinite", "math.isnan", "math.isinf"):
+        return [V.BOOL]
+    if prim == "polygamma":
+        return [V.FLOAT]
     if prim == "len" or prim in INT_RESULTS:
         return [V.INT] * n
     if prim == "sum":

@@ -170,4 +170,42 @@ HELPERS.update(
     }
 )
 
+HELPERS.update(
+    {
+        "argsort": '''def argsort(keys, reverse=False):
+    """The permutation sorted(xs, key=..., reverse=...) applies: stable, as sorted is."""
+    return sorted(range(len(keys)), key=keys.__getitem__, reverse=reverse)
+''',
+        "fail": '''def fail(*message):
+    """A failed assert of the user's code."""
+    raise AssertionError(*message)
+''',
+        "polygamma": '''def polygamma(n, x):
+    """The n-th derivative of digamma (n = 0: digamma itself, the derivative of math.lgamma): the
+    recurrence psi_n(x) = psi_n(x + 1) - (-1)**n n! / x**(n + 1) up to x >= 16 + n, then the
+    asymptotic series with Bernoulli numbers to B_20 (error below 1e-16 there); digamma of a
+    negative x by the reflection psi(x) = psi(1 - x) - pi / tan(pi x)."""
+    import math
+
+    if n == 0 and x < 0.0:
+        return polygamma(0, 1.0 - x) - math.pi / math.tan(math.pi * x)
+    fact = math.factorial(n)
+    shift = 0.0
+    while x < 16.0 + n:
+        shift -= (-1) ** n * fact / x ** (n + 1)
+        x += 1.0
+    bernoulli = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798, -174611 / 330)
+    if n == 0:
+        series = math.log(x) - 0.5 / x
+        for k, b in enumerate(bernoulli, 1):
+            series -= b / (2 * k * x ** (2 * k))
+        return series + shift
+    series = math.factorial(n - 1) / x**n + fact / (2 * x ** (n + 1))
+    for k, b in enumerate(bernoulli, 1):
+        series += b * math.factorial(2 * k + n - 1) / (math.factorial(2 * k) * x ** (2 * k + n))
+    return (-1) ** (n + 1) * series + shift
+''',
+    }
+)
+
 HELPERS.update(NUMPY_HELPERS)

@@ -35,6 +35,9 @@ CONTAINER_EXPRS = {
     "sum": lambda xs: E.Call("sum", (xs,)),
     "argmax": lambda xs: E.Call("@argmax", (xs,)),
     "argmin": lambda xs: E.Call("@argmin", (xs,)),
+    "argsort": lambda keys, reverse: E.Call("@argsort", (keys, reverse)),
+    "with_value": lambda s, value: value,
+    "sum_start": lambda xs, start: E.Call("sum", (xs, start)),
 }
 EFFECTS = ("setitem", "append")  # equations without outputs: they change a list
 
@@ -73,6 +76,11 @@ def prim_expr(eq: Eq, callee_name=None, rename=None) -> E.Expr:
         return CONTAINER_EXPRS[eq.prim](*args)
     if eq.prim.endswith("]"):  # numpy.linalg.eigh[1](a, ..., raw): one array of a decomposition
         return E.Subscript(args[-1], E.Num(int(eq.prim[eq.prim.rindex("[") + 1 : -1])))
+    if eq.prim == "effect":  # print(...), logging.info(...): ("effect", the function's name, keyword names)
+        n = len(args) - len(eq.param[2])
+        return E.Call(eq.param[1], args[:n], tuple(zip(eq.param[2], args[n:])))
+    if eq.prim == "str_format":  # an f-string as "template".format(values)
+        return E.Method(E.Num(eq.param[1]), "format", args)
     if isinstance(eq.param, str):  # a runtime helper, called by the name the code used
         return E.Call(eq.param, args)
     if isinstance(eq.param, tuple) and eq.param[:1] == ("seq",):  # numpy.concatenate([a, b], axis=...)

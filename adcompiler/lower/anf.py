@@ -20,6 +20,7 @@ from ..front.parse import BINOPS, Parsed
 from .arrays import ArrayLowering
 from .lists import ListLowering, is_append
 from .expressions import ExpressionLowering
+from .idioms import IdiomLowering, desugar_loop_else
 from ..front.scopes import falls_through, find_slots, loop_targets, may_jump, may_return, nodes
 
 
@@ -28,7 +29,7 @@ def lower(parsed: Parsed, namer: Namer, callee_shape) -> Function:
     return _Lowering(parsed, namer, callee_shape).run()
 
 
-class _Lowering(ExpressionLowering, ListLowering, ArrayLowering):
+class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering):
     def __init__(self, parsed: Parsed, namer: Namer, callee_shape):
         self.parsed = parsed
         self.namer = namer
@@ -43,7 +44,8 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering):
 
     def run(self) -> Function:
         fdef = self.parsed.node
-        params = tuple(a.arg for a in fdef.args.args)
+        desugar_loop_else(fdef, self.namer.fresh)
+        params = tuple(a.arg for a in fdef.args.args + fdef.args.kwonlyargs)
         for p in params:
             self.env[p] = Var(p)
             self.defined.add(p)
@@ -80,6 +82,8 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering):
         self.results = None  # the slots holding the return value, when there are several returns
         self.returned = None  # the flag slot set by a return inside a loop
         defaults = tuple(Const(v) for v in (self.parsed.obj.__defaults__ or ()))
+        kwdefaults = self.parsed.obj.__kwdefaults__ or {}
+        defaults += tuple(Const(kwdefaults[a.arg]) for a in fdef.args.kwonlyargs)  # each has one (the fence)
         statements = [s for s in fdef.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
         if not returns and statements:  # a procedure (it fills a list it is given): it returns None
             end = ast.Return(ast.Constant(None), lineno=statements[-1].lineno, col_offset=0)
@@ -167,8 +171,10 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering):
             self.pin_invariant_slots(stmt)
             self.for_(stmt, loops) if isinstance(stmt, ast.For) else self.while_(stmt, loops)
             self.pinned = pinned
-        elif isinstance(stmt, ast.Pass):
-            pass
+        elif isinstance(stmt, ast.Pass) or isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            pass  # a string as a comment
+        elif isinstance(stmt, ast.Assert):
+            self.assert_(stmt)
         else:
             raise self.parsed.error(
                 stmt, f"the statement {type(stmt).__name__}", "use assignments, if, for, while and return"
@@ -285,6 +291,9 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering):
                 "unpack exactly as many names as there are values",
             )
         for elt, item in zip(target.elts, value, strict=True):
+            if isinstance(elt, ast.Subscript):  # a[i], a[j] = a[j], a[i]: left to right, values read first
+                self.setitem(elt, self.element(item))
+                continue
             if not isinstance(elt, (ast.Name, ast.Tuple)):
                 raise self.parsed.error(elt, "unpacking into this target", "unpack into plain names")
             self.bind(elt, item)

@@ -13,6 +13,8 @@ from ..front.environment import ABSENT, Read
 from ..front.names import is_builtin
 from ..front.parse import BINOPS, COMPARES, UNARYOPS, source_lines
 from .arrays import numpy_name
+from .idioms import METHODS
+from ..rules.scalar import SCALAR_HELPERS
 from ..rules import CHANGES, INERT, MAKES
 
 
@@ -56,9 +58,9 @@ class ExpressionLowering:
             return self.read(slot)
         if isinstance(node, ast.IfExp):
             return self.if_exp(node, _leaf_hint(hint))
-        raise self.parsed.error(
-            node, f"the expression {type(node).__name__}", "use arithmetic, math functions and calls"
-        )
+        if isinstance(node, ast.JoinedStr):
+            return self.fstring(node, _leaf_hint(hint))
+        raise self.refused_expression(node)
 
     def unary_chain(self, node: ast.UnaryOp, hint):
         """``- - x``, ``-(+x)``: a chain of signs lowered in a loop, innermost first (see binary_chain)."""
@@ -234,6 +236,10 @@ class ExpressionLowering:
         raise self.parsed.error(node, "calling the result of an expression", "call a named function")
 
     def call(self, node: ast.Call, hint):
+        if isinstance(node.func, ast.Attribute) and node.func.attr in METHODS:  # "{}".format(x), xs.pop(i), ...
+            found = self.method_idiom(node, _leaf_hint(hint))
+            if found is not None:
+                return found
         if isinstance(node.func, ast.Attribute) and node.func.attr == "pop" and not node.args and not node.keywords:
             base = node.func.value
             if isinstance(base, ast.Name) and (base.id in self.env or base.id in self.slots):
@@ -249,6 +255,9 @@ class ExpressionLowering:
                 "call a function defined at module level",
             )
         target = self.resolve(node.func)
+        found = self.idiom_call(node, target, hint)  # print, sum(x * x for x in xs), sorted(xs), ...
+        if found is not None:
+            return found
         text = ast.unparse(node.func)
         canonical = numpy_name(target)
         if canonical is not None:
@@ -376,7 +385,7 @@ def _shaped_hints(shape, hint) -> list:
     return [h for s, part in zip(shape, parts, strict=True) for h in _shaped_hints(s, part)]
 
 
-HELPER_PRIMS = MAKES + CHANGES + INERT + tuple(rules.HELPER_RULES)
+HELPER_PRIMS = MAKES + CHANGES + INERT + tuple(rules.HELPER_RULES) + SCALAR_HELPERS
 
 
 def _local_root(node, lowering) -> bool:

@@ -71,6 +71,7 @@ class ListLowering:
 
     def comprehension(self, node: ast.ListComp, hint):
         """``[e for x in xs if c]`` is a fresh list filled by a loop of appends."""
+        node = self.own_targets(node)
         out = self.apply("list", [], hint)
         name = out.name
         self.env[name] = out
@@ -107,7 +108,8 @@ class ListLowering:
         """``for x in xs``, over ``enumerate``, ``zip`` and ``reversed`` of lists (nested as Python
         allows: ``for i, (a, b) in enumerate(zip(xs, ys))``): a loop over an index."""
         it, target = stmt.iter, stmt.target
-        counted = self._called(it, builtins.enumerate)
+        counted = self._called(it, builtins.enumerate, start=True)
+        start = (it.args[1:] + [k.value for k in it.keywords])[:1] if counted else []
         inner = it.args[0] if counted else it
         backwards = self._called(inner, builtins.reversed)
         inner = inner.args[0] if backwards else inner
@@ -139,7 +141,8 @@ class ListLowering:
             for j, xs in enumerate(lists)
         ]
         value = tuple(elements) if zipped else elements[0]
-        self.bind(target, (k, value) if counted else value)
+        count = self.apply("add", [k, self.atom(self.expr(start[0]))], None) if start else k  # enumerate(xs, 1)
+        self.bind(target, (count, value) if counted else value)
         head, self.body = self.body, prefix_body
         body = head + list(self.block(stmt.body, loops + 1))
         for t in names:
@@ -149,12 +152,16 @@ class ListLowering:
                 self.env[t.id] = saved[t.id]
         self.body.append(For(k, Const(0), n, Const(1), tuple(body), stmt.lineno))
 
-    def _called(self, node, builtin, several: bool = False) -> bool:
-        """Whether ``node`` is a call of the builtin ``builtin`` (with one argument, or several)."""
+    def _called(self, node, builtin, several: bool = False, start: bool = False) -> bool:
+        """Whether ``node`` is a call of the builtin ``builtin`` (with one argument, or several; or with
+        ``enumerate``'s ``start``)."""
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == builtin.__name__):
             return False
         if self.resolve(node.func) is not builtin:
             return False
+        started = start and len(node.args) + len(node.keywords) == 2 and all(k.arg == "start" for k in node.keywords)
+        if started and node.args:
+            return True
         if node.keywords or not node.args or (len(node.args) != 1 and not several):
             name = builtin.__name__
             raise self.parsed.error(

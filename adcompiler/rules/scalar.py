@@ -12,6 +12,7 @@ ONE = Num(1)
 MINUS_ONE = Num(-1)
 
 cos, sin, tan = fn("math.cos"), fn("math.sin"), fn("math.tan")
+copysign, polygamma = fn("math.copysign"), fn("@polygamma")  # polygamma(n, x): a runtime helper (no SciPy)
 cosh, sinh, tanh = fn("math.cosh"), fn("math.sinh"), fn("math.tanh")
 exp, log, sqrt = fn("math.exp"), fn("math.log"), fn("math.sqrt")
 SQRT_PI_HALF = Num(2 / math.sqrt(math.pi))  # d/dx erf(x) = 2/sqrt(pi) exp(-x^2)
@@ -85,6 +86,23 @@ PARTIALS = {
     "math.hypot": (lambda x, y, z: _over(x, z), lambda x, y, z: _over(y, z)),  # 0 at the origin, like norm
     "math.erf": (lambda x, z: SQRT_PI_HALF * exp(-(x * x)),),
     "math.erfc": (lambda x, z: -SQRT_PI_HALF * exp(-(x * x)),),
+    "math.lgamma": (lambda x, z: polygamma(0, x),),
+    "math.gamma": (lambda x, z: z * polygamma(0, x),),
+    "polygamma": (None, lambda n, x, z: polygamma(n + 1, x)),  # the helper's own rule: any order
+    "math.degrees": (lambda x, z: Num(180.0 / math.pi),),
+    "math.radians": (lambda x, z: Num(math.pi / 180.0),),
+    "math.cbrt": (lambda x, z: 1 / (3 * (z * z)),),
+    "math.exp2": (lambda x, z: LN2 * z,),
+    "math.copysign": (lambda x, y, z: _sign(x) * copysign(1.0, y), None),  # |x| with y's sign
+    "math.fmod": (_one, lambda x, y, z: -fn("round")((x - z) / y)),  # x - n y, n the integer quotient
+    "math.isfinite": (None,),
+    "math.isnan": (None,),
+    "math.isinf": (None,),
+    "math.fsum": (None,),  # its value; with_value gives it sum's derivative (see lower/idioms.py)
+    "math.dist": (None, None),
+    "with_value": (_one, None),  # the value of its second argument, the derivative of its first
+    "argsort": (None, None),
+    "sum_start": (None, None),  # sum(xs, start)'s value, for with_value
     "math.floor": (None,),
     "math.ceil": (None,),
     "math.trunc": (None,),
@@ -144,4 +162,12 @@ def _over(x, z) -> Expr:
     return IfExp(z, x / z, Num(0.0))
 
 
-VARIADIC = {"math.hypot": _hypot}
+def _inert(n: int) -> tuple:
+    """No derivative in any of n arguments (a print, a formatted string)."""
+    return (None,) * n
+
+
+VARIADIC = {"math.hypot": _hypot, "effect": _inert, "str_format": _inert}
+
+# Runtime helpers of generated scalar code that are primitives (differentiated again: hessian).
+SCALAR_HELPERS = ("polygamma", "argsort", "fail")
