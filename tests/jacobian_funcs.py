@@ -56,3 +56,14 @@ def changes_params(xs, k):
     for i in range(len(xs)):
         k = math.tanh(k + xs[i])
     return (k, k * k, xs[0])
+
+
+def overwrite(ws):
+    ws[1] = 0.5
+    return 0.5
+
+
+def writes_into(xs):
+    """A helper overwrites the element read before it."""
+    a = xs[1]
+    return overwrite(xs) + math.tanh(a)
