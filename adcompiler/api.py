@@ -314,7 +314,10 @@ class Differentiable:
         reverse = self._function("reverse", sig)
         if self._fast_path("vjp", sig) and (shape is None or all(s is None for s in shape)):
             sequences = [("primals", len(self.params)), ("ct", None if shape is None else len(shape))]
-            self._numbers_first("vjp", "reverse", Differentiable.vjp, sequences, sig)
+            listed = V.describe(ct) if shape is None and isinstance(ct, (list, tuple)) else None
+            ct_aval = listed if listed is not None and V.flat(listed) else None  # a list output's
+            if listed is None or ct_aval is not None:
+                self._numbers_first("vjp", "reverse", Differentiable.vjp, sequences, sig, ct_aval)
         return reverse(*args, ct)
 
     def value_and_grad(self, *args, **kwargs):
@@ -340,7 +343,7 @@ class Differentiable:
         argument is a float, a float array, a list or a tuple."""
         return name not in self.__dict__ and all(V.entry_testable(a) for a in sig.avals)
 
-    def _numbers_first(self, name: str, mode: str, method, sequences, sig: V.Sig) -> None:
+    def _numbers_first(self, name: str, mode: str, method, sequences, sig: V.Sig, ct_aval=None) -> None:
         """Make ``f.<name>`` (or ``jvp``, ``vjp``, ...) for later calls: the generated code for ``mode``
         when the arguments have signature ``sig`` (floats, arrays of the same ndim and dtype with
         tangents of their shapes, lists of the same abstract value: a test or two each), else
@@ -354,7 +357,7 @@ class Differentiable:
             generated = self._function(mode, sig)
             source = self._sources.get(generated)
             depends = self._dependencies()
-            entry = make_entry(name, self, generated, method, sequences, sig, ndarray, source, depends)
+            entry = make_entry(name, self, generated, method, sequences, sig, ndarray, source, depends, ct_aval)
             setattr(self, name, entry)
 
 

@@ -23,7 +23,9 @@ from .front.environment import Scope, namespace_of
 _INLINE_LIMIT = 30  # statements: a longer derivative's own work hides the cost of one call
 
 
-def make_entry(name: str, owner, generated, method, sequences=None, sig=None, ndarray=None, source=None, depends=()):
+def make_entry(
+    name: str, owner, generated, method, sequences=None, sig=None, ndarray=None, source=None, depends=(), ct_aval=None
+):
     """The entry ``f.<name>`` of Differentiable ``owner``: ``generated`` (the derivative for this
     call's signature) when the arguments have that signature, else ``method(owner, ...)``.
 
@@ -36,6 +38,8 @@ def make_entry(name: str, owner, generated, method, sequences=None, sig=None, nd
     ``source``: ``(Def, Namespace)``, the IR ``generated`` was emitted from, to inline a short body.
     ``depends``: what the code was built from (``front.environment.Dependency``), tested on every
     call; when the module no longer holds it the method builds the code again.
+    ``ct_aval``: for a list output, the abstract value of the first call's cotangent (a list of
+    numbers), which later cotangents are tested against whole.
     """
     code = generated.__code__
     gen_params = code.co_varnames[: code.co_argcount]
@@ -47,7 +51,7 @@ def make_entry(name: str, owner, generated, method, sequences=None, sig=None, nd
     wholes = [p for p, n in sequences or () if p != "ct"]
     parts = [f"ct{j}" for p, n in sequences or () if p == "ct" for j in range(n or 0)]
     defaults = [f"default{i}" for i in range(len(owner.params))]
-    kinds = [f"{k}{i}" for i in range(len(owner.params)) for k in ("aval", "dtype")]
+    kinds = [f"{k}{i}" for i in [*range(len(owner.params)), "ct"] for k in ("aval", "dtype")]
     helpers = ("generated", "method", "owner", "ndarray", "describe", "mismatch", "alias", "pattern", "avals")
     helpers += ("current", "now") + tuple(f"{k}{j}" for j in range(len(depends)) for k in ("module", "was"))
     g = _fresh([name, *helpers, *_BUILTINS, *wholes, *parts, *defaults, *kinds], taken)
@@ -57,7 +61,7 @@ def make_entry(name: str, owner, generated, method, sequences=None, sig=None, nd
     if sequences is None:
         head, guard = _own_parameters(owner, g, space, sig, current)
     else:
-        head, guard = _sequence_parameters(owner, gen_params, sequences, g, space, sig, current)
+        head, guard = _sequence_parameters(owner, gen_params, sequences, g, space, sig, current, ct_aval)
     if current:  # a name the module no longer has (KeyError) is a change too
         tests = " and ".join(current)
         guard[:0] = [
@@ -203,7 +207,7 @@ def _numpy_dtype(name: str):
     return numpy.dtype(name)
 
 
-def _sequence_parameters(owner, gen_params, sequences, g, space, sig, current=()):
+def _sequence_parameters(owner, gen_params, sequences, g, space, sig, current=(), ct_aval=None):
     """Head and guard of an entry taking sequences (``jvp(primals, tangents)``, ``vjp(primals,
     ct)``).  Primals and tangents are unpacked into the generated function's parameter names; the
     cotangent is its one parameter, unpacked only to test a tuple's parts.
@@ -245,6 +249,8 @@ def _sequence_parameters(owner, gen_params, sequences, g, space, sig, current=()
                 space[g["mismatch"]] = tangent_mismatch
                 primal = gen_params[owner.params.index(owner.wrt[j])]
                 tests.append(f"not {g['mismatch']}({primal}, {v})")
+            elif p == "ct" and ct_aval is not None:  # a list output's: a list of numbers, as the first one
+                tests.append(_kind_test(v, "ct", ct_aval, g, space, False))
             elif p == "ct" and any_array:  # an array output's cotangent: any float or array, as in vjp
                 tests.append(f'({_float_test(v, False, g)} or {g["type"]}({v}) is {g["ndarray"]})')
             else:
