@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import random
 
 from .config import LOOP_CAP, NMAX, SQUASH_AT
 from .scalar_expr import ExprGen, draw_const, lit
@@ -48,6 +49,8 @@ class ListGen(ExprGen):
         writable_lists = [n for n in env.lists if not n.startswith("xs") and n not in env.appending]
         if r < 0.35 or not env.lists:
             self.build_list(env, depth, budget)
+        elif r < 0.6 and writable_lists and self.grows(env, writable_lists):
+            pass
         elif r < 0.6 and writable_lists:
             lst = rng.choice(writable_lists)
             ix = self.index_for(env, lst)
@@ -91,10 +94,63 @@ class ListGen(ExprGen):
             lst = rng.choice(lists)
             fn = rng.choice(["sum", "max", "min"])
             b = env.lists[lst].bound * (12 if fn == "sum" else 1)
-            self.emit(f"{name} = {fn}({lst})")
+            idiom = self.idiom(env, lst, fn)
+            self.emit(f"{name} = {idiom[0] if idiom else f'{fn}({lst})'}")
+            b = idiom[1] if idiom else b
             env.floats[name] = b
             if b > SQUASH_AT:
                 self.assign_float(env, name, *self.squash(name, b))
+
+    # ---- idioms: drawn from a generator of their own, so a seed's other choices stay as they were
+
+    def idioms(self) -> random.Random:
+        if not hasattr(self, "_idioms"):
+            self._idioms = random.Random(repr(self.rng.getstate()[1][:4]))
+        return self._idioms
+
+    def idiom(self, env: Env, lst: str, fn: str) -> tuple[str, float] | None:
+        """Sometimes another spelling of a reduction of ``lst`` (a generator expression, a key, sorted,
+        a start value, math.fsum, zip, reversed): ``(expression, bound)``, or None for the plain one."""
+        rng = self.idioms()
+        if rng.random() < 0.6:
+            return None
+        info, c = env.lists[lst], lit(draw_const(rng, -0.9, 0.9))
+        big = info.bound * (NMAX + 2) if info.minlen < 8 else 50.0
+        others = [n for n in self.readable_lists(env) if n != lst and env.lists[n].minlen >= 1]
+        kind = rng.choice(["genexp", "key", "sorted", "start", "fsum", "zip", "reversed", "minmax_gen"])
+        if kind == "genexp":
+            return f"sum(math.sin(v) * {c} for v in {lst})", float(NMAX + 2)
+        if kind == "key":
+            return f"{fn if fn != 'sum' else 'max'}({lst}, key=lambda v: (v - {c}) ** 2)", info.bound
+        if kind == "sorted":
+            return (
+                f"sorted({lst}{', reverse=True' if rng.random() < 0.5 else ''})[{rng.choice(['0', '-1'])}]",
+                info.bound,
+            )
+        if kind == "start":
+            return f"sum({lst}, {c})", big + 1.0
+        if kind == "fsum":
+            return f"math.fsum({lst})", big
+        if kind == "zip" and others:
+            other = rng.choice(others)
+            return f"sum(a * b for a, b in zip({lst}, {other}))", info.bound * env.lists[other].bound * (NMAX + 2)
+        if kind == "reversed":
+            return f"list(reversed({lst}))[0]", info.bound
+        return f"{'max' if fn == 'sum' else fn}(v * {c} for v in {lst})", info.bound
+
+    def grows(self, env: Env, writable: list) -> bool:
+        """Sometimes ``xs.extend([...])`` or ``xs.insert(0, ...)`` on a list the function made (it only
+        grows: indices valid before stay valid); True if a line was written."""
+        rng = self.idioms()
+        if not writable or env.in_loop or rng.random() < 0.8:
+            return False
+        lst = rng.choice(sorted(writable))
+        src, b = self.expr(env, 1)
+        src, b = self.fit(src, b, max(env.lists[lst].bound, 1.0))
+        self.emit(f"{lst}.extend([{src}])" if rng.random() < 0.5 else f"{lst}.insert(0, {src})")
+        info = env.lists[lst]
+        info.minlen, info.bound = info.minlen + 1, max(info.bound, b)
+        return True
 
     def build_list(self, env: Env, depth: int, budget: list) -> None:
         rng = self.rng
