@@ -327,3 +327,36 @@ def free_names(stmts: list) -> list:
             elif part is not None:
                 visit(part)
     return seen
+
+
+# ---- generated statements, nested ------------------------------------------------------------
+
+
+def inner_blocks(s) -> tuple:
+    """The blocks of a generated compound statement (``ForS``, ``IfS``, ``WhileS``); () for others."""
+    if isinstance(s, ForS):
+        return (s.body,)
+    if isinstance(s, IfS):
+        return (s.body, s.orelse)
+    if isinstance(s, WhileS):
+        return (s.header, s.body)
+    return ()
+
+
+def shell(s):
+    """A generated statement without its blocks: what a compound statement reads itself."""
+    if isinstance(s, ForS):
+        return ForS(s.target, s.iterable, ())
+    if isinstance(s, IfS):
+        return IfS(s.test, (), ())
+    if isinstance(s, WhileS):
+        return WhileS((), s.test, ())
+    return s
+
+
+def every_statement(stmts):
+    """Each generated statement, nested ones after the statement holding them."""
+    for s in stmts:
+        yield s
+        for block in inner_blocks(s):
+            yield from every_statement(block)

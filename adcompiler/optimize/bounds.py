@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..ir import expr as E
-from ..ir.nodes import INDEX, Assign, Def, Do, ForS, IfS, WhileS, free_names
+from ..ir.nodes import INDEX, Assign, Def, Do, ForS, IfS, WhileS, free_names, inner_blocks, shell
 
 
 def hoist_index_checks(d: Def) -> Def:
@@ -29,32 +29,15 @@ def _count_reads(stmts, reads: Counter) -> None:
     (they read the value the loop gives it, not one from before or after)."""
     for s in stmts:
         if isinstance(s, (ForS, IfS, WhileS)):
-            reads.update(free_names([_shell(s)]))
+            reads.update(free_names([shell(s)]))
             inner: Counter = Counter()
-            for block in _blocks(s):
+            for block in inner_blocks(s):
                 _count_reads(block, inner)
             if isinstance(s, ForS):
                 inner.pop(s.target, None)
             reads.update(inner)
         else:
             reads.update(free_names([s]))
-
-
-def _blocks(s) -> tuple:
-    if isinstance(s, ForS):
-        return (s.body,)
-    if isinstance(s, IfS):
-        return (s.body, s.orelse)
-    return (s.header, s.body)
-
-
-def _shell(s):
-    """A compound statement without its blocks: what it reads itself."""
-    if isinstance(s, ForS):
-        return ForS(s.target, s.iterable, ())
-    if isinstance(s, IfS):
-        return IfS(s.test, (), ())
-    return WhileS((), s.test, ())
 
 
 def _block(stmts, reads: Counter) -> tuple:

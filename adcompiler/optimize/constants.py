@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..ir import expr as E
-from ..ir.nodes import Assign, AugAssign, Do, ForS, IfS, Raise, Ret, WhileS, free_names
+from ..ir.nodes import Assign, AugAssign, Do, ForS, IfS, Raise, Ret, WhileS, every_statement, free_names, shell
 from ..analysis.liveness import pure
 from .floats import surely_float
 
@@ -144,7 +144,7 @@ def _is_one(e) -> bool:
 
 def _assigned(s) -> set:
     names = set()
-    for x in _statements((s,)):
+    for x in every_statement((s,)):
         if isinstance(x, Assign):
             names.update(t for t in x.targets if isinstance(t, str))
         elif isinstance(x, (AugAssign, ForS)) and isinstance(x.target, str):
@@ -152,36 +152,17 @@ def _assigned(s) -> set:
     return names
 
 
-def _statements(stmts):
-    for s in stmts:
-        yield s
-        if isinstance(s, ForS):
-            yield from _statements(s.body)
-        elif isinstance(s, IfS):
-            yield from _statements(s.body + s.orelse)
-        elif isinstance(s, WhileS):
-            yield from _statements(s.header + s.body)
-
-
 def _drop_unread(body: tuple) -> tuple:
     """``body`` without assignments of pure values to plain names nothing reads, to a fixpoint."""
     while True:
         reads = Counter()
-        for s in _statements(body):
-            own = s if not isinstance(s, (ForS, IfS, WhileS)) else _shell(s)
+        for s in every_statement(body):
+            own = s if not isinstance(s, (ForS, IfS, WhileS)) else shell(s)
             reads.update(free_names([own]))
         dropped = _without(body, reads)
         if dropped == body:
             return body
         body = dropped
-
-
-def _shell(s):
-    if isinstance(s, ForS):
-        return ForS(s.target, s.iterable, ())
-    if isinstance(s, IfS):
-        return IfS(s.test, (), ())
-    return WhileS((), s.test, ())
 
 
 def _without(stmts, reads: Counter) -> tuple:

@@ -9,7 +9,7 @@ of floats, ``math``'s functions of real numbers.
 from __future__ import annotations
 
 from ..ir import expr as E
-from ..ir.nodes import Assign, AugAssign, Do, ForS, IfS, WhileS, free_names
+from ..ir.nodes import Assign, AugAssign, Do, ForS, every_statement, free_names
 
 
 def surely_float(e, floats, float_lists) -> bool:
@@ -39,7 +39,7 @@ def float_names(body, floats: set, float_lists) -> set:
     """``floats`` with every name each of whose assignments is surely a float (``d = d + x`` and
     ``d += x`` keep a float a float), to a fixpoint."""
     assigned: dict = {}
-    for s in walk(body):
+    for s in every_statement(body):
         if isinstance(s, Assign):
             for t in s.targets:
                 if isinstance(t, str):
@@ -70,14 +70,3 @@ def _float_or_self(e, name, floats, float_lists) -> bool:
         or surely_float(e, floats | {name}, float_lists)
         and (isinstance(e, E.BinOp) and E.Name(name) in (e.left, e.right) and e.op in ("+", "-"))
     )
-
-
-def walk(stmts):
-    for s in stmts:
-        yield s
-        if isinstance(s, ForS):
-            yield from walk(s.body)
-        elif isinstance(s, IfS):
-            yield from walk(s.body + s.orelse)
-        elif isinstance(s, WhileS):
-            yield from walk(s.header + s.body)

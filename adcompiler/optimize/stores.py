@@ -18,8 +18,8 @@ from ..analysis import values as V
 from ..ir import expr as E
 from .bounds import hoist_index_checks
 from .constants import propagate_constants
-from .floats import float_names, surely_float, walk
-from ..ir.nodes import Assign, AugAssign, Def, Do, ForS, IfS, Ret, WhileS, free_names
+from .floats import float_names, surely_float
+from ..ir.nodes import Assign, AugAssign, Def, Do, ForS, IfS, Ret, WhileS, every_statement, free_names, shell
 
 
 def fold_seed_and_stores(d: Def, avals: dict) -> Def:
@@ -110,18 +110,10 @@ def _mentions(places, name) -> list:
     """The statements that read or write ``name`` (a compound statement by its own parts only)."""
     found = []
     for s, loops, block in places.values():
-        own = s if not isinstance(s, (ForS, IfS, WhileS)) else _own(s)
+        own = s if not isinstance(s, (ForS, IfS, WhileS)) else shell(s)
         if name in free_names([own]) or isinstance(own, Assign) and name in own.targets:
             found.append((s, loops, block))
     return found
-
-
-def _own(s):
-    if isinstance(s, ForS):
-        return ForS(s.target, s.iterable, ())
-    if isinstance(s, IfS):
-        return IfS(s.test, (), ())
-    return WhileS((), s.test, ())
 
 
 def _single_write(places, d, outer: tuple):
@@ -227,7 +219,7 @@ def _distinct(iterable) -> bool:
 
 
 def _assigns(stmts, name) -> bool:
-    for s in walk(stmts):
+    for s in every_statement(stmts):
         if isinstance(s, Assign) and any(
             name == t or not isinstance(t, (str, E.Subscript)) and name in free_names([Do(t)]) for t in s.targets
         ):
