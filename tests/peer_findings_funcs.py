@@ -57,3 +57,11 @@ def newaxis_and_ellipsis(x, y):
     b = x[:, np.newaxis, :] * x[np.newaxis]
     c = x[..., 1:][0]
     return np.sum(a * a) + np.sum(np.sin(b)) + np.sum(c**3)
+
+
+def std_of(x):
+    return np.std(x)
+
+
+def std_rows(x):
+    return np.sum(np.std(x, axis=0, keepdims=True) * np.array([1.0, 2.0, 3.0]))

@@ -101,3 +101,17 @@ def test_newaxis_and_ellipsis_indexing_against_autograd():
     assert tangent == pytest.approx(sum(float(np.sum(g * t)) for g, t in zip(d.grad(x, y), v)), rel=1e-12)
     hessian = adcompiler.hessian(P.newaxis_and_ellipsis, wrt=("x",))(x, y)
     np.testing.assert_allclose(hessian, autograd.hessian(lambda x: twin(x, y))(x).reshape(6, 6), rtol=1e-12, atol=1e-14)
+
+
+def test_std_where_every_entry_is_equal_has_derivative_zero():
+    """np.std of one entry (or of equal entries) is 0 and, like the norm at the zero vector, gets
+    derivative 0 in both modes, not 0 / 0 (autograd's test_std, found by running its suite)."""
+    for x in (3.5, np.array([0.7]), np.array([[0.3, -1.2, 2.0]])):
+        fn = P.std_of if np.ndim(x) < 2 else P.std_rows
+        d = adcompiler.differentiate(fn)
+        _, tangent = d.jvp((x,), (np.ones_like(x) if np.ndim(x) else 1.0,))
+        _, (ct,) = d.vjp((x,), 1.0)
+        assert tangent == 0.0 and np.all(np.asarray(ct) == 0.0) and np.shape(ct) == np.shape(x)
+    x = np.array([0.3, -1.2, 2.0])  # away from 0 the rule is the usual one
+    g = adcompiler.differentiate(P.std_of).grad(x)
+    np.testing.assert_allclose(g, (x - x.mean()) / (x.size * np.std(x)), rtol=1e-12)

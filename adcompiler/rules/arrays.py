@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from . import linalg as L
 from . import products as P
-from ..ir.expr import Call, Num, Tuple, compare, fn, gt, lt
+from ..ir.expr import Call, Num, Tuple, compare, fn, gt, lt, ne
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
 cos, sin, exp, log, sqrt, sign = (np_(n) for n in ("cos", "sin", "exp", "log", "sqrt", "sign"))
@@ -191,8 +191,14 @@ FORWARD = {
     ),
     "numpy.var": lambda x, axis, keepdims, ddof, z, dx, da, dk, dd: _h("var_jvp")(dx, x, axis, keepdims, ddof),
     "numpy.std": lambda x, axis, keepdims, ddof, z, dx, da, dk, dd: _h("var_jvp")(dx, x, axis, keepdims, ddof)
-    / (2 * z),
+    / (2 * _unless_zero(z)),
 }
+
+
+def _unless_zero(z):  # a std of 0 (all entries equal): derivative 0 (x - mean is exactly 0), not 0 / 0
+    return npwhere(ne(z, 0.0), z, 1.0)
+
+
 REVERSE = {
     "numpy.maximum": lambda a, b, z, g: (npwhere(gt(b, a), 0.0, g), npwhere(gt(b, a), g, 0.0)),
     "numpy.minimum": lambda a, b, z, g: (npwhere(lt(b, a), 0.0, g), npwhere(lt(b, a), g, 0.0)),
@@ -219,7 +225,7 @@ REVERSE = {
     ),
     "numpy.var": lambda x, axis, keepdims, ddof, z, g: (_h("var_vjp")(g, x, axis, keepdims, ddof), None, None, None),
     "numpy.std": lambda x, axis, keepdims, ddof, z, g: (
-        _h("var_vjp")(g / (2 * z), x, axis, keepdims, ddof),
+        _h("var_vjp")(g / (2 * _unless_zero(z)), x, axis, keepdims, ddof),
         None,
         None,
         None,
