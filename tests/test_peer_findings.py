@@ -115,3 +115,23 @@ def test_std_where_every_entry_is_equal_has_derivative_zero():
     x = np.array([0.3, -1.2, 2.0])  # away from 0 the rule is the usual one
     g = adcompiler.differentiate(P.std_of).grad(x)
     np.testing.assert_allclose(g, (x - x.mean()) / (x.size * np.std(x)), rtol=1e-12)
+
+
+def test_python_sum_of_a_number_and_arrays():
+    """Each element of the summed list gets the cotangent summed to its own shape (c's came back as
+    an array before)."""
+    A = np.arange(6.0).reshape(3, 2)
+    d = adcompiler.differentiate(P.number_and_rows)
+    gc, gA = d.grad(1.5, A)
+    assert np.ndim(gc) == 0 and gc == pytest.approx(-1.0)
+    np.testing.assert_allclose(gA, [[1.0, -2.0], [1.0, -2.0], [0.0, 0.0]])
+    _, tangent = d.jvp((1.5, A), (1.0, np.zeros_like(A)))
+    assert tangent == pytest.approx(-1.0)
+
+
+def test_list_of_an_arrays_rows_is_refused_in_both_modes():
+    A = np.arange(6.0).reshape(3, 2)
+    d = adcompiler.differentiate(P.rows_as_a_list)
+    for call in (lambda: d.grad(A), lambda: d.jvp((A,), (np.ones_like(A),))):
+        with pytest.raises(adcompiler.UnsupportedSyntaxError, match=r"peer_findings_funcs.py:\d+:\d+: list\(A\)"):
+            call()

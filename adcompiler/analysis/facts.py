@@ -179,6 +179,13 @@ def check_constructs(facts: Facts) -> None:
                     "solve with one matrix and a vector or matrix b, or stacks of matrices of the same ndim "
                     "(b[..., None] for stacked vectors, then take [..., 0])",
                 )
+        if isinstance(eq, Eq) and eq.prim == "list_copy" and isinstance(facts.of(eq.ins[0]), (V.Arr, V.Numeric)):
+            _refuse(
+                facts,
+                eq.line,
+                "list(A) of a NumPy array (a list of its rows)",
+                "read the rows where you need them, A[i], or loop over the array itself: for row in A",
+            )
         if isinstance(eq, Eq) and eq.prim == "setitem" and isinstance(facts.of(eq.ins[0]), V.Seq):
             if V.is_slice(facts.of(eq.ins[1])):
                 _refuse(

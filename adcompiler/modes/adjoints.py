@@ -218,7 +218,10 @@ class Adjoints:
             )
         elif eq.prim == "sum" and self.adjoint_of(eq.outs[0].name) is not None:
             k = self.namer.fresh("k")
-            body = (AugAssign(E.Subscript(d, E.Name(k)), "+", self.adjoint_of(eq.outs[0].name), eq.line),)
+            g = self.adjoint_of(eq.outs[0].name)
+            if eq.outs[0].name in self.arrays:  # each element gets g summed to its own shape ([c] + rows)
+                g = E.Call("@unbroadcast", (g, E.Subscript(self.ref(eq.ins[0]), E.Name(k))))
+            body = (AugAssign(E.Subscript(d, E.Name(k)), "+", g, eq.line),)
             out.append(ForS(k, E.Call("range", (E.Call("len", (d,)),)), body, eq.line))
         return out
 
