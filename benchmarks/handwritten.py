@@ -644,15 +644,16 @@ def sum_mat_vec_np_jvp(args, tangents):
 
 
 def _net_np_forward(layers, x):
+    """Inputs of every layer and their pre-activations, and the softmax output p (array methods
+    rather than np.max / np.sum: on 50-element arrays a call's overhead is most of its cost)."""
     saved = []
     h = x
     for w, b in layers:
         z = w @ h + b
         saved.append((h, z))
         h = np.maximum(z, 0.0)
-    m = max(0.0, float(np.max(h)))
-    e = np.exp(h - m)
-    return saved, e / np.sum(e)
+    e = np.exp(h - max(0.0, h.max()))
+    return saved, e / e.sum()
 
 
 def _net_np_backward(layers, saved, p, g_p):
@@ -682,13 +683,13 @@ def _net_np_tangent(layers, x, d_layers, d_x):
 def _net_np_grad(layers, x, out_w):
     """Gradient of sum(out_w * softmax(h)) (out_w None: all ones) wrt (layers, x)."""
     saved, p = _net_np_forward(layers, x)
-    g_h = p * (1.0 - p.sum()) if out_w is None else p * (out_w - np.dot(out_w, p))
+    g_h = p * (1.0 - p.sum()) if out_w is None else p * (out_w - out_w @ p)
     d_layers = [None] * len(layers)
     for l in range(len(layers) - 1, -1, -1):
         h_in, z = saved[l]
         g_z = np.where(z < 0.0, 0.0, g_h)
-        d_layers[l] = (np.outer(g_z, h_in), g_z)
-        g_h = layers[l][0].T @ g_z
+        d_layers[l] = (g_z[:, None] * h_in, g_z)  # the outer product, without np.outer's wrapping
+        g_h = g_z @ layers[l][0]
     return d_layers, g_h
 
 
