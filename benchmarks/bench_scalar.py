@@ -799,7 +799,14 @@ def time_interleaved(calls: list, quick: bool) -> list:
     """Median per-call seconds of each ``(fn, args)``, the repeats taken in turn: repeat k of every
     call before repeat k + 1 of any, so that a change of load hits them all alike.  A call that
     raises gets its exception in place of a time."""
-    timers, numbers, results = [], [], []
+    samples = interleaved_samples(calls, quick)
+    return [s if isinstance(s, BaseException) else statistics.median(s) for s in samples]
+
+
+def interleaved_samples(calls: list, quick: bool) -> list:
+    """Per-call seconds of each ``(fn, args)`` in every repeat (see ``time_interleaved``), or the
+    exception the call raised."""
+    timers, numbers = [], []
     for fn, args in calls:
         timer = timeit.Timer(lambda fn=fn, args=args: fn(*args))
         try:
@@ -813,9 +820,7 @@ def time_interleaved(calls: list, quick: bool) -> list:
         for k, (timer, number) in enumerate(zip(timers, numbers)):
             if not isinstance(number, BaseException):
                 times[k].append(timer.timeit(number) / number)
-    for number, ts in zip(numbers, times):
-        results.append(number if isinstance(number, BaseException) else statistics.median(ts))
-    return results
+    return [number if isinstance(number, BaseException) else ts for number, ts in zip(numbers, times)]
 
 
 def _autorange(timer: timeit.Timer, quick: bool) -> int:
@@ -1082,7 +1087,8 @@ def run_case(case: Case, quick: bool, use_peers: bool, log, workdir: str | None 
 def reference_check(case: Case, ref, quick: bool) -> dict | None:
     """The case's hand-written gradient against the reference harness's ``handgrad.py`` for the same
     program: both on the same numbers (in each one's layout), first compared entry by entry, then
-    timed interleaved.  None if the reference has no such program."""
+    timed interleaved; the ratio is the median of the repeats' ratios.  None if the reference has no
+    such program."""
     part = reference.counterpart_of(case.name)
     if part is None:
         return None
@@ -1096,13 +1102,16 @@ def reference_check(case: Case, ref, quick: bool) -> dict | None:
         if mine.shape != theirs.shape or not np.allclose(mine, theirs, rtol=1e-7, atol=1e-9):
             out["status"], out["error"] = "differs", "the two hand-written gradients disagree"
             return out
-        out["seconds"], out["reference_seconds"] = time_interleaved(
-            [(case.hand_grad, mine_args), (ref_grad, ref_args)], quick
-        )
+        mine_s, ref_s = interleaved_samples([(case.hand_grad, mine_args), (ref_grad, ref_args)], quick)
+        for failed in (mine_s, ref_s):
+            if isinstance(failed, BaseException):
+                raise failed
     except Exception as exc:  # noqa: BLE001 - reported in the table
         out["status"], out["error"] = "error", short_error(exc)
         return out
-    out["ratio"] = out["seconds"] / out["reference_seconds"]
+    out["seconds"], out["reference_seconds"] = statistics.median(mine_s), statistics.median(ref_s)
+    # the ratio of each repeat's pair (timed back to back, so under the same load), then their median
+    out["ratio"] = statistics.median(a / b for a, b in zip(mine_s, ref_s, strict=True))
     out["flagged"] = out["ratio"] > SLOWER_THAN_REFERENCE
     return out
 
