@@ -1339,7 +1339,9 @@ def plot(report: dict, path: str) -> bool:
     fig, axes = plt.subplots(1, 2, figsize=(14, 1.6 + 0.55 * len(cases)), sharey=True, squeeze=False)
     for ax, mode in zip(axes[0], ("reverse", "forward")):
         _plot_mode(ax, cases, methods, mode)
-        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        low, high = ax.get_xlim()
+        wide = math.log10(high / low) > 4  # more than 4 decades: label the powers of 10 only
+        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0,) if wide else (1.0, 2.0, 5.0)))
         ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}x"))
         ax.xaxis.set_minor_formatter(FuncFormatter(lambda x, _: ""))
     axes[0][0].set_yticks(range(len(cases)), [c["name"] for c in cases], fontsize=8)
@@ -1371,12 +1373,14 @@ def _plot_mode(ax, cases: list, methods: list, mode: str) -> None:
             if row["vs_hand"]:
                 ratio = row["vs_hand"]
                 ax.barh(y, ratio - 1.0, height=height, color=color, left=1.0)  # from the 1x line
-                ax.text(max(ratio, 1.0) * 1.04, y, fmt_ratio(ratio), va="center", fontsize=6)
+                left = ratio < 1.0  # a bar left of the line gets its label on its left
+                x = ratio / 1.04 if left else ratio * 1.04
+                ax.text(x, y, fmt_ratio(ratio), va="center", ha="right" if left else "left", fontsize=6)
             elif row["status"] not in ("ok", "not installed"):
                 ax.text(1.05, y, f"{method}: {row['status']}", va="center", fontsize=6, color="tab:red")
     ratios = [r["vs_hand"] for c in cases for r in c["rows"] if r["mode"] == mode and r["vs_hand"]]
     ax.set_xscale("log")
-    ax.set_xlim(min([0.5] + ratios) / 1.2, max([4.0] + ratios) * 1.6)
+    ax.set_xlim(min([0.5] + ratios) / 2.5, max([4.0] + ratios) * 2.5)  # room for the labels
     ax.axvline(1.0, color="black", linewidth=1)
     ax.grid(axis="x", which="major", alpha=0.3)
     ax.set_xlabel("time / hand-written " + ("gradient" if mode == "reverse" else "jvp"))
