@@ -49,6 +49,7 @@ the table is printed.  See benchmarks/README.md.
 
 from __future__ import annotations
 
+import onethread  # noqa: F401  (first: one BLAS thread, set before NumPy loads)
 import argparse
 import dataclasses
 import datetime

@@ -27,6 +27,7 @@ benchmarks/out, ignored by git).
 
 from __future__ import annotations
 
+import onethread  # noqa: F401  (first: one BLAS thread, set before NumPy loads)
 import argparse
 import datetime
 import json

@@ -32,6 +32,7 @@ vjp/jvp in benchmarks/handwritten.py, and a ``Case`` in ``make_cases()``.
 
 from __future__ import annotations
 
+import onethread  # noqa: F401  (first: one BLAS thread, set before NumPy loads)
 import argparse
 import dataclasses
 import datetime
@@ -1199,6 +1200,7 @@ def machine_info() -> dict:
         "python": sys.version.split()[0],
         "python_implementation": platform.python_implementation(),
         "cpu_count": os.cpu_count(),
+        "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),  # see onethread.py
         "packages": {p: _version(p) or None for p in pkgs},
     }
     try:

@@ -22,6 +22,7 @@ ds_n/dx = cos(x) (1 - x^n) / (1 - x) + sin(x) (-n x^(n-1) (1 - x) + (1 - x^n)) /
 
 from __future__ import annotations
 
+import onethread  # noqa: F401  (first: one BLAS thread, set before NumPy loads)
 import argparse
 import datetime
 import math
