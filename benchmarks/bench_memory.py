@@ -2,8 +2,8 @@
 """Peak memory and time of reverse mode on long loops: adcompiler's gradient
 against a hand-written adjoint and the primal, with and without checkpointing.
 
-    python benchmarks/bench_memory.py            # full run: 10-20 minutes, mostly tracemalloc (see 2. below)
-    python benchmarks/bench_memory.py --quick    # about a minute: smaller sizes, fewer repeats
+    python benchmarks/bench_memory.py            # full run: about 11 minutes, mostly tracemalloc (see 2. below)
+    python benchmarks/bench_memory.py --quick    # about 20 s: smaller sizes, fewer repeats
 
 Two programs, 4 particles each, differentiated with respect to (ps, vs):
 
