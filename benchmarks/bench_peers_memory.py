@@ -240,7 +240,11 @@ def main(argv=None) -> int:
     if not ns.reference:
         print("no reference harness (../shared/peers not found; give --reference DIR): nothing to measure")
         return 2
-    ref = reference.load(ns.reference)
+    try:
+        ref = reference.load(ns.reference)
+    except (OSError, ImportError) as exc:
+        print(f"cannot load the reference harness from {ns.reference}: {short_error(exc)}")
+        return 2
     started = time.perf_counter()
     report: dict[str, Any] = {
         "timestamp": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%SZ"),
