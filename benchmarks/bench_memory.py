@@ -2,8 +2,8 @@
 """Peak memory and time of reverse mode on long loops: adcompiler's gradient
 against a hand-written adjoint and the primal, with and without checkpointing.
 
-    python benchmarks/bench_memory.py            # full run: 10-20 minutes, mostly tracemalloc (see 2. below)
-    python benchmarks/bench_memory.py --quick    # about a minute: smaller sizes, fewer repeats
+    python benchmarks/bench_memory.py            # full run: about 11 minutes, mostly tracemalloc (see 2. below)
+    python benchmarks/bench_memory.py --quick    # about 20 s: smaller sizes, fewer repeats
 
 Two programs, 4 particles each, differentiated with respect to (ps, vs):
 
@@ -42,12 +42,14 @@ For every method and size:
    (``time_call``: ~0.2 s per repeat and 7 repeats, or ~20 ms and 3 with
    ``--quick``).
 
-Results go to benchmarks/results/memory.md and memory.json (with machine and
-version information), and the table is printed.  See benchmarks/README.md.
+Results go to benchmarks/out/memory.md and memory.json (with machine and
+version information; ``--out benchmarks/results`` for a run to commit), and
+the table is printed.  See benchmarks/README.md.
 """
 
 from __future__ import annotations
 
+import onethread  # noqa: F401  (first: one BLAS thread, set before NumPy loads)
 import argparse
 import dataclasses
 import datetime
@@ -397,7 +399,9 @@ def main(argv=None) -> int:
         help="smaller sizes (particles 1000 and 10000 steps, orbits 1000 and 3000) and 3 short timing repeats",
     )
     ap.add_argument(
-        "--out", default=os.path.join(HERE, "results"), help="output directory (default benchmarks/results)"
+        "--out",
+        default=os.path.join(HERE, "out"),
+        help="output directory (default benchmarks/out, ignored by git; --out benchmarks/results to commit a run)",
     )
     ap.add_argument("--strict", action="store_true", help="exit 1 if any gradient is WRONG or raises")
     ns = ap.parse_args(argv)

@@ -2,8 +2,8 @@
 """Benchmark harness for adcompiler: the straight-line programs of Table 1 of
 Smeding & Vakar, "Parallel Dual-Numbers Reverse AD".
 
-    python benchmarks/bench_scalar.py            # full run
-    python benchmarks/bench_scalar.py --quick    # a few seconds, rougher numbers
+    python benchmarks/bench_scalar.py            # full run: about 9 min (14 min with jax and torch)
+    python benchmarks/bench_scalar.py --quick    # about 35 s (70 s with jax and torch), rougher numbers
 
 For every case, in the same process, it times
 
@@ -11,15 +11,20 @@ For every case, in the same process, it times
 * adcompiler reverse mode (``f.grad`` for a scalar output, otherwise the full
   Jacobian with one ``f.vjp`` per output) and forward mode (one ``f.jvp``
   along a fixed direction);
-* the hand-written adjoint and tangent from benchmarks/handwritten.py
+* the hand-written gradient and tangent from benchmarks/handwritten.py
   (checked against central finite differences at start-up);
 * peer AD tools where importable: autograd, jax (eager and jax.jit), torch.
 
 Every derivative is checked against the hand-written one (np.allclose)
 before it is timed; a wrong one is reported as 'WRONG' and not timed.  The
 time adcompiler takes to transform a function (source to a loaded callable,
-on first use) is reported too.  Results go to benchmarks/results/latest.json,
-latest.md and (with matplotlib) latest.png.  See benchmarks/README.md.
+on first use) is reported too.  With the reference harness present
+(``--reference DIR``, default ../shared/peers), each hand-written gradient
+is also timed against the reference's ``handgrad.py`` for the same program
+("baseline vs reference", flagged above 1.05x).  Results go to
+benchmarks/out/ (ignored by git): latest.json, latest.md and (with
+matplotlib) latest.png; ``--out benchmarks/results`` writes a run to commit.
+See benchmarks/README.md.
 
 To add a program: put the primal in benchmarks/programs.py, its hand-written
 vjp/jvp in benchmarks/handwritten.py, and a ``Case`` in ``make_cases()``.
@@ -27,6 +32,7 @@ vjp/jvp in benchmarks/handwritten.py, and a ``Case`` in ``make_cases()``.
 
 from __future__ import annotations
 
+import onethread  # noqa: F401  (first: one BLAS thread, set before NumPy loads)
 import argparse
 import dataclasses
 import datetime
@@ -53,6 +59,9 @@ if HERE not in sys.path:
 
 import handwritten  # noqa: E402
 import programs  # noqa: E402
+import reference  # noqa: E402
+
+SLOWER_THAN_REFERENCE = 1.05  # a baseline above this ratio to the reference's is flagged
 
 # ----------------------------------------------------------------------------
 # pytrees of floats: tuples / lists / numpy arrays / floats
@@ -97,10 +106,12 @@ def _unflatten(t, vec, i):
 class Case:
     """One benchmark program.
 
-    primal:   plain Python function (in a real file, for inspect)
-    args:     example arguments (floats, or lists/arrays for later programs)
-    hand_vjp: (args, ct) -> (value, cotangents), one cotangent per parameter
-    hand_jvp: (args, tangents) -> (value, tangent)
+    primal:    plain Python function (in a real file, for inspect)
+    args:      example arguments (floats, or lists/arrays for later programs)
+    hand_vjp:  (args, ct) -> (value, cotangents), one cotangent per parameter
+    hand_jvp:  (args, tangents) -> (value, tangent)
+    hand_grad: (*args) -> the gradient, one entry per differentiated parameter (a vector output:
+               the Jacobian's rows, one such tuple per output); the reverse-mode baseline
     out_dim:  None for a scalar output, else the length of the output tuple
     peers:    name -> builder(case) -> PeerImpl; the default uses the primal
               itself, which works for programs made of arithmetic only
@@ -112,6 +123,7 @@ class Case:
     args: tuple
     hand_vjp: Callable
     hand_jvp: Callable
+    hand_grad: Callable
     out_dim: int | None = None
     wrt: tuple | None = None
     peers: dict | None = None
@@ -172,6 +184,7 @@ def make_cases(quick: bool) -> list[Case]:
             args=(vec(n), vec(n)),
             hand_vjp=handwritten.dot_vjp,
             hand_jvp=handwritten.dot_jvp,
+            hand_grad=handwritten.dot_grad,
             peers=dot_peers(),
         )
 
@@ -183,6 +196,7 @@ def make_cases(quick: bool) -> list[Case]:
             args=([vec(n) for _ in range(n)], vec(n)),
             hand_vjp=handwritten.sum_mat_vec_vjp,
             hand_jvp=handwritten.sum_mat_vec_jvp,
+            hand_grad=handwritten.sum_mat_vec_grad,
             peers=matvec_peers(),
         )
 
@@ -196,6 +210,7 @@ def make_cases(quick: bool) -> list[Case]:
             args=(1.5, -2.25),
             hand_vjp=handwritten.mul_vjp,
             hand_jvp=handwritten.mul_jvp,
+            hand_grad=handwritten.mul_grad,
         ),
         Case(
             name="rotate_vec_by_quat",
@@ -204,6 +219,7 @@ def make_cases(quick: bool) -> list[Case]:
             args=(0.9, 0.1, -0.3, 0.3, 1.0, 2.0, -0.5),
             hand_vjp=handwritten.rotate_vec_by_quat_vjp,
             hand_jvp=handwritten.rotate_vec_by_quat_jvp,
+            hand_grad=handwritten.rotate_vec_by_quat_jac,
             out_dim=3,
         ),
         # Loops and lists (samples/paper_programs.py).
@@ -218,6 +234,7 @@ def make_cases(quick: bool) -> list[Case]:
             args=(layers, x),
             hand_vjp=handwritten.neural_vjp,
             hand_jvp=handwritten.neural_jvp,
+            hand_grad=handwritten.neural_grad,
             peers={"jax.jit": peer_neural_jax_jit, "torch": peer_neural_torch},
         ),
         Case(
@@ -228,6 +245,7 @@ def make_cases(quick: bool) -> list[Case]:
             wrt=("layers", "x"),
             hand_vjp=handwritten.neural_weighted_vjp,
             hand_jvp=handwritten.neural_weighted_jvp,
+            hand_grad=handwritten.neural_weighted_grad,
             peers={"jax.jit": peer_neural_jax_jit, "torch": peer_neural_torch},
         ),
         Case(
@@ -238,6 +256,7 @@ def make_cases(quick: bool) -> list[Case]:
             wrt=("ps", "vs"),
             hand_vjp=handwritten.particles_vjp,
             hand_jvp=handwritten.particles_jvp,
+            hand_grad=handwritten.particles_grad,
             peers={"jax.jit": peer_particles_jax_jit, "torch": peer_particles_torch},
         ),
     ]
@@ -248,25 +267,35 @@ def make_cases(quick: bool) -> list[Case]:
 
 
 def hand_methods(case: Case):
-    args = tuple(case.args)
-    cts = case.cotangents()
+    """The hand-written reverse (the gradient, or the Jacobian's rows) and forward (one jvp along the
+    case's direction) callables, each behind a wrapper like adcompiler's, and the args."""
     direction = case.direction()
-    vjp, jvp = case.hand_vjp, case.hand_jvp
-    if len(cts) == 1:
-        ct = cts[0]
+    grad, jvp = case.hand_grad, case.hand_jvp
 
-        def reverse(*a):
-            return vjp(a, ct)[1]
-
-    else:
-
-        def reverse(*a):
-            return [vjp(a, ct)[1] for ct in cts]
+    def reverse(*a):
+        return grad(*a)
 
     def forward(*a):
         return jvp(a, direction)[1]
 
-    return reverse, forward, args
+    return reverse, forward, tuple(case.args)
+
+
+def vjp_problem(case: Case, jac: np.ndarray) -> str | None:
+    """Check the hand-written vjp, with a cotangent that is not a unit seed, against the Jacobian
+    ``jac`` (m x n, the hand-written gradient's, itself checked against finite differences):
+    its cotangents must be w^T jac and its value the primal's."""
+    args = tuple(case.args)
+    weights = [0.75 - 0.5 * i for i in range(len(case.cotangents()))]
+    ct = weights[0] if case.out_dim is None else tuple(weights)
+    value, cts = case.hand_vjp(args, ct)
+    problems = []
+    if not np.allclose(flatten(value), flatten(case.primal(*args)), rtol=1e-12, atol=1e-12):
+        problems.append("hand-written vjp value != primal")
+    expected = np.array(weights) @ jac
+    if not np.allclose(flatten(cts), expected, rtol=1e-9, atol=1e-12 * max(1.0, float(np.abs(expected).max()))):
+        problems.append("hand-written vjp != cotangent . hand-written Jacobian")
+    return "; ".join(problems) or None
 
 
 def adc_methods(case: Case, f):
@@ -334,6 +363,7 @@ def adc_module_methods(case: Case, workdir: str):
             src,
             "--function",
             name,
+            "--import",  # run the file's top-level code: benchmarks/programs.py puts samples/ on sys.path
             "-o",
             out,
         ],
@@ -770,7 +800,14 @@ def time_interleaved(calls: list, quick: bool) -> list:
     """Median per-call seconds of each ``(fn, args)``, the repeats taken in turn: repeat k of every
     call before repeat k + 1 of any, so that a change of load hits them all alike.  A call that
     raises gets its exception in place of a time."""
-    timers, numbers, results = [], [], []
+    samples = interleaved_samples(calls, quick)
+    return [s if isinstance(s, BaseException) else statistics.median(s) for s in samples]
+
+
+def interleaved_samples(calls: list, quick: bool) -> list:
+    """Per-call seconds of each ``(fn, args)`` in every repeat (see ``time_interleaved``), or the
+    exception the call raised."""
+    timers, numbers = [], []
     for fn, args in calls:
         timer = timeit.Timer(lambda fn=fn, args=args: fn(*args))
         try:
@@ -784,9 +821,7 @@ def time_interleaved(calls: list, quick: bool) -> list:
         for k, (timer, number) in enumerate(zip(timers, numbers)):
             if not isinstance(number, BaseException):
                 times[k].append(timer.timeit(number) / number)
-    for number, ts in zip(numbers, times):
-        results.append(number if isinstance(number, BaseException) else statistics.median(ts))
-    return results
+    return [number if isinstance(number, BaseException) else ts for number, ts in zip(numbers, times)]
 
 
 def _autorange(timer: timeit.Timer, quick: bool) -> int:
@@ -829,22 +864,20 @@ def check_hand_written(case: Case) -> str | None:
     jac_rev = flatten(reverse(*args)).reshape(jac_fd.shape)
     tan = flatten(forward(*args))
     tan_fd = jac_fd @ flatten(case.direction())
-    value = flatten(case.hand_vjp(args, case.cotangents()[0])[0])
     problems = []
-    if not np.allclose(value, flatten(case.primal(*args)), rtol=1e-12, atol=1e-12):
-        problems.append("hand-written vjp value != primal")
     if not np.allclose(jac_rev, jac_fd, rtol=1e-5, atol=1e-6):
-        problems.append(f"hand-written vjp != finite differences (max err {np.abs(jac_rev - jac_fd).max():.3g})")
+        problems.append(f"hand-written gradient != finite differences (max err {np.abs(jac_rev - jac_fd).max():.3g})")
+    problems.append(vjp_problem(case, jac_rev))
     if not np.allclose(tan, tan_fd, rtol=1e-5, atol=1e-6):
         problems.append(f"hand-written jvp != finite differences (max err {np.abs(tan - tan_fd).max():.3g})")
-    return "; ".join(problems) or None
+    return "; ".join(p for p in problems if p) or None
 
 
 def check_hand_written_directions(case: Case) -> str | None:
     """Central differences along directions d in the space of the
     differentiated args: (f(x + h d) - f(x - h d)) / 2h against the
-    hand-written jvp along d and against <J^T u, d> from the hand-written vjp
-    (one vjp per output)."""
+    hand-written jvp along d and against <J^T u, d> from the hand-written
+    gradient (or Jacobian rows); then the vjp against the gradient."""
     keep = case.wrt_index()
     wrt_template = case.wrt_args()
     x0 = flatten(wrt_template)
@@ -860,10 +893,7 @@ def check_hand_written_directions(case: Case) -> str | None:
     jac_rev = flatten(reverse(*args)).reshape(len(case.cotangents()), n)
     rng = np.random.default_rng(1)
     dirs = [flatten(case.direction())] + [rng.standard_normal(n) for _ in range(3)]
-    problems = []
-    value = flatten(case.hand_vjp(args, case.cotangents()[0])[0])
-    if not np.allclose(value, flatten(case.primal(*args)), rtol=1e-12, atol=1e-12):
-        problems.append("hand-written vjp value != primal")
+    problems = [vjp_problem(case, jac_rev)]
     scale = max(1.0, float(np.abs(x0).max()))
     for k, d in enumerate(dirs):
         h = 1e-6 * scale / max(1.0, float(np.abs(d).max()))
@@ -871,12 +901,12 @@ def check_hand_written_directions(case: Case) -> str | None:
         via_rev = jac_rev @ d
         tol = dict(rtol=1e-5, atol=1e-6 * max(1.0, float(np.abs(jac_rev).sum(axis=1).max())))
         if not np.allclose(via_rev, fd, **tol):
-            problems.append(f"hand-written vjp . d{k} = {via_rev} but finite differences give {fd}")
+            problems.append(f"hand-written gradient . d{k} = {via_rev} but finite differences give {fd}")
         if k == 0:
             tan = flatten(forward(*args))
             if not np.allclose(tan, fd, **tol):
                 problems.append(f"hand-written jvp = {tan} but finite differences give {fd}")
-    return "; ".join(problems) or None
+    return "; ".join(p for p in problems if p) or None
 
 
 def short_error(exc: BaseException) -> str:
@@ -888,7 +918,9 @@ def short_error(exc: BaseException) -> str:
 # running one case
 
 
-def run_case(case: Case, quick: bool, use_peers: bool, log, workdir: str | None = None) -> dict:
+def run_case(case: Case, quick: bool, use_peers: bool, log, workdir: str | None = None, ref=None) -> dict:
+    """Every method on one case, checked and timed; with ``ref`` (the reference harness, see
+    reference.py) also the hand-written baseline against the reference's."""
     res: dict[str, Any] = {
         "name": case.name,
         "description": case.description,
@@ -1004,6 +1036,11 @@ def run_case(case: Case, quick: bool, use_peers: bool, log, workdir: str | None 
             row["seconds"] = seconds
             log(f"  {row['method']:>12} {row['mode']:8} {fmt_time(seconds)}")
 
+    if ref is not None:
+        res["reference"] = reference_check(case, ref, quick)
+        if res["reference"]:
+            log(reference_line(res["reference"]))
+
     if use_peers:
         for name, builder in (case.peers or DEFAULT_PEERS).items():
             try:
@@ -1046,6 +1083,46 @@ def run_case(case: Case, quick: bool, use_peers: bool, log, workdir: str | None 
         r["vs_primal"] = t / primal_t if t and primal_t else None
         r["vs_hand"] = t / hand_t if t and hand_t else None
     return res
+
+
+def reference_check(case: Case, ref, quick: bool) -> dict | None:
+    """The case's hand-written gradient against the reference harness's ``handgrad.py`` for the same
+    program: both on the same numbers (in each one's layout), first compared entry by entry, then
+    timed interleaved; the ratio is the median of the repeats' ratios.  None if the reference has no
+    such program."""
+    part = reference.counterpart_of(case.name)
+    if part is None:
+        return None
+    mine_args = part.case_args(tuple(case.args))
+    ref_args = part.args(mine_args)
+    ref_grad = part.function(ref)
+    out = {"program": "/".join(part.key), "status": "ok", "seconds": None, "reference_seconds": None}
+    out.update({"ratio": None, "flagged": False, "error": None})
+    try:
+        mine, theirs = flatten(case.hand_grad(*mine_args)), flatten(part.grad(ref_grad(*ref_args)))
+        if mine.shape != theirs.shape or not np.allclose(mine, theirs, rtol=1e-7, atol=1e-9):
+            out["status"], out["error"] = "differs", "the two hand-written gradients disagree"
+            return out
+        mine_s, ref_s = interleaved_samples([(case.hand_grad, mine_args), (ref_grad, ref_args)], quick)
+        for failed in (mine_s, ref_s):
+            if isinstance(failed, BaseException):
+                raise failed
+    except Exception as exc:  # noqa: BLE001 - reported in the table
+        out["status"], out["error"] = "error", short_error(exc)
+        return out
+    out["seconds"], out["reference_seconds"] = statistics.median(mine_s), statistics.median(ref_s)
+    # the ratio of each repeat's pair (timed back to back, so under the same load), then their median
+    out["ratio"] = statistics.median(a / b for a, b in zip(mine_s, ref_s, strict=True))
+    out["flagged"] = out["ratio"] > SLOWER_THAN_REFERENCE
+    return out
+
+
+def reference_line(check: dict) -> str:
+    """One log line: 'baseline vs reference: 0.93x', flagged when the baseline is slower."""
+    if check["status"] != "ok":
+        return f"  baseline vs reference ({check['program']}): {check['status']}: {check['error']}"
+    flag = f"  <-- SLOWER than the reference (> {SLOWER_THAN_REFERENCE}x)" if check["flagged"] else ""
+    return f"  baseline vs reference ({check['program']}): {check['ratio']:.2f}x{flag}"
 
 
 def transform_times(case: Case, quick: bool) -> tuple[float, float]:
@@ -1123,6 +1200,7 @@ def machine_info() -> dict:
         "python": sys.version.split()[0],
         "python_implementation": platform.python_implementation(),
         "cpu_count": os.cpu_count(),
+        "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),  # see onethread.py
         "packages": {p: _version(p) or None for p in pkgs},
     }
     try:
@@ -1207,59 +1285,122 @@ def markdown(report: dict) -> str:
             f"| {c['name']} | {'-' if first is None else f'{first:.2f}'} | "
             f"{'-' if med is None else f'{med:.2f}'} | {a.get('status', '-')} |"
         )
+    out += reference_markdown(report)
     if notes:
         out += ["", "Notes:", ""]
         out += [f"{i + 1}. `{n}`" for i, n in enumerate(notes)]
     return "\n".join(out) + "\n"
 
 
+def reference_markdown(report: dict) -> list[str]:
+    """The table of the hand-written baselines against the reference harness's (or the note saying
+    why there is none)."""
+    out = ["", "## Hand-written baselines vs the reference harness's handgrad.py", ""]
+    checks = [(c["name"], c.get("reference")) for c in report["cases"] if c.get("reference")]
+    if not checks:
+        return out + [report["reference"]["note"]]
+    out += [
+        f"The reverse-mode baseline of each case (`handwritten.py`'s gradient) and the reference's hand-written "
+        f"gradient for the same program ({report['reference']['folder']}), on the same numbers, compared entry by "
+        f"entry, then timed interleaved. *baseline vs reference* = baseline time / reference time: at most 1x "
+        f"means the *vs hand* ratios above are not flattered by a slow baseline; above {SLOWER_THAN_REFERENCE}x "
+        f"is flagged.",
+        "",
+        "| case | reference program | baseline | reference | baseline vs reference | status |",
+        "| --- | --- | ---: | ---: | ---: | --- |",
+    ]
+    for name, r in checks:
+        ratio = "-" if r["ratio"] is None else f"{r['ratio']:.2f}x" + (" **slower**" if r["flagged"] else "")
+        status = r["status"] if r["status"] == "ok" else f"{r['status']}: {r['error']}"
+        out.append(
+            f"| {name} | {r['program']} | {fmt_time(r['seconds'])} | {fmt_time(r['reference_seconds'])} | "
+            f"{ratio} | {status} |"
+        )
+    return out
+
+
+CHART_METHODS = ("adcompiler", "adc module", "autograd", "jax", "jax.jit", "torch")
+CHART_COLORS = ("tab:blue", "tab:cyan", "tab:green", "tab:orange", "tab:red", "tab:purple")
+
+
 def plot(report: dict, path: str) -> bool:
+    """A PNG beside the table: one panel per mode (reverse, forward), one group of horizontal bars per
+    case, one bar per method (adcompiler's API and written module, then the peers), drawn from the
+    line at 1x to time / hand-written time on a log scale.  False if matplotlib is missing."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import FuncFormatter, LogLocator
     except Exception:  # noqa: BLE001
         return False
     cases = report["cases"]
-    fig, axes = plt.subplots(1, len(cases), figsize=(5.5 * len(cases), 4.5), squeeze=False)
-    colors = {"reverse": "tab:blue", "forward": "tab:orange", "primal": "tab:gray"}
-    for ax, c in zip(axes[0], cases):
-        rows = [r for r in c["rows"] if r["seconds"]]
-        labels = [f"{r['method']} {r['mode']}" if r["mode"] != "primal" else "primal" for r in rows]
-        ax.barh(
-            range(len(rows)),
-            [r["seconds"] * 1e6 for r in rows],
-            color=[colors[r["mode"]] for r in rows],
-        )
-        ax.set_yticks(range(len(rows)), labels, fontsize=8)
-        ax.invert_yaxis()
-        ax.set_xscale("log")
-        ax.set_xlabel("µs per call (log scale)")
-        ax.set_title(c["name"], fontsize=10)
-        missing = [f"{r['method']} {r['mode']}: {r['status']}" for r in c["rows"] if not r["seconds"]]
-        if missing:
-            ax.text(
-                0.98,
-                0.98,
-                "\n".join(missing[:6]),
-                transform=ax.transAxes,
-                ha="right",
-                va="top",
-                fontsize=7,
-                color="tab:red",
-            )
+    seen = {r["method"] for c in cases for r in c["rows"] if r["status"] != "not installed"}
+    methods = [m for m in CHART_METHODS if m in seen]
+    fig, axes = plt.subplots(1, 2, figsize=(14, 1.6 + 0.55 * len(cases)), sharey=True, squeeze=False)
+    for ax, mode in zip(axes[0], ("reverse", "forward")):
+        _plot_mode(ax, cases, methods, mode)
+        low, high = ax.get_xlim()
+        wide = math.log10(high / low) > 4  # more than 4 decades: label the powers of 10 only
+        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0,) if wide else (1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}x"))
+        ax.xaxis.set_minor_formatter(FuncFormatter(lambda x, _: ""))
+    axes[0][0].set_yticks(range(len(cases)), [c["name"] for c in cases], fontsize=8)
+    axes[0][0].invert_yaxis()
+    handles = [plt.Rectangle((0, 0), 1, 1, color=CHART_COLORS[CHART_METHODS.index(m)]) for m in methods]
+    fig.legend(handles, methods, loc="upper center", ncol=len(methods), fontsize=9, frameon=False)
     fig.suptitle(
-        "adcompiler vs hand-written and peer AD (blue: reverse, orange: forward)",
-        fontsize=11,
+        f"time / hand-written derivative (log scale; left of the line: faster than by hand) · {run_line(report)}",
+        fontsize=8,
+        y=0.005,
+        va="bottom",
     )
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.tight_layout(rect=(0, 0.02, 1, 0.97))
+    fig.savefig(path, dpi=100)
     plt.close(fig)
     return True
 
 
+def _plot_mode(ax, cases: list, methods: list, mode: str) -> None:
+    """One panel: the bars of ``mode`` (see ``plot``); a method with no time says why in small red text."""
+    height = 0.8 / max(1, len(methods))
+    for k, method in enumerate(methods):
+        color = CHART_COLORS[CHART_METHODS.index(method)]
+        for i, c in enumerate(cases):
+            y = i - 0.4 + (k + 0.5) * height
+            row = next((r for r in c["rows"] if r["method"] == method and r["mode"] == mode), None)
+            if row is None:
+                continue
+            if row["vs_hand"]:
+                ratio = row["vs_hand"]
+                ax.barh(y, ratio - 1.0, height=height, color=color, left=1.0)  # from the 1x line
+                left = ratio < 1.0  # a bar left of the line gets its label on its left
+                x = ratio / 1.04 if left else ratio * 1.04
+                ax.text(x, y, fmt_ratio(ratio), va="center", ha="right" if left else "left", fontsize=6)
+            elif row["status"] not in ("ok", "not installed"):
+                ax.text(1.05, y, f"{method}: {row['status']}", va="center", fontsize=6, color="tab:red")
+    ratios = [r["vs_hand"] for c in cases for r in c["rows"] if r["mode"] == mode and r["vs_hand"]]
+    ax.set_xscale("log")
+    ax.set_xlim(min([0.5] + ratios) / 2.5, max([4.0] + ratios) * 2.5)  # room for the labels
+    ax.axvline(1.0, color="black", linewidth=1)
+    ax.grid(axis="x", which="major", alpha=0.3)
+    ax.set_xlabel("time / hand-written " + ("gradient" if mode == "reverse" else "jvp"))
+    ax.set_title("reverse mode: gradient (rotate: 3x7 Jacobian)" if mode == "reverse" else "forward mode: one jvp")
+
+
 # ----------------------------------------------------------------------------
+
+
+def load_reference(folder: str | None):
+    """(the reference harness or None, a sentence saying which, or why not)."""
+    if not folder:
+        return None, "reference harness not found (../shared/peers): baselines not timed against it"
+    try:
+        ref = reference.load(folder)
+    except Exception as exc:  # noqa: BLE001 - the check is skipped, with the reason
+        return None, f"reference harness not loaded from {folder} ({short_error(exc)}): baselines not timed against it"
+    return ref, f"reference harness: {ref.folder} (hand-written baselines timed against its handgrad.py)"
 
 
 def main(argv=None) -> int:
@@ -1273,14 +1414,24 @@ def main(argv=None) -> int:
     ap.add_argument("--case", action="append", help="run only this case (repeatable)")
     ap.add_argument(
         "--out",
-        default=os.path.join(HERE, "results"),
-        help="output directory (default benchmarks/results)",
+        default=os.path.join(HERE, "out"),
+        help="output directory (default benchmarks/out, ignored by git; --out benchmarks/results to commit a run)",
+    )
+    ap.add_argument(
+        "--reference",
+        default=reference.default_dir(),
+        metavar="DIR",
+        help="the reference harness (programs.py, handgrad.py) to time the hand-written baselines against "
+        "(default ../shared/peers beside the repository, if present)",
     )
     ap.add_argument("--strict", action="store_true", help="exit 1 if any derivative is WRONG")
     ns = ap.parse_args(argv)
 
     def log(msg):
         print(msg, flush=True)
+
+    ref, ref_note = load_reference(ns.reference)
+    log(ref_note)
 
     cases = make_cases(ns.quick)
     if ns.case:
@@ -1298,16 +1449,19 @@ def main(argv=None) -> int:
         return 2
     log(f"hand-written derivatives agree with finite differences ({len(cases)} cases)")
 
+    started = time.perf_counter()
     report = {
         "timestamp": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%SZ"),
         "quick": ns.quick,
         "machine": machine_info(),
+        "reference": {"folder": ref.folder if ref else None, "note": ref_note},
         "cases": [],
     }
     with tempfile.TemporaryDirectory(prefix="adc_bench_") as workdir:
         for c in cases:
             log(f"{c.name}: {c.description}")
-            report["cases"].append(run_case(c, ns.quick, not ns.no_peers, log, workdir))
+            report["cases"].append(run_case(c, ns.quick, not ns.no_peers, log, workdir, ref))
+    report["wall_seconds"] = time.perf_counter() - started
 
     os.makedirs(ns.out, exist_ok=True)
     with open(os.path.join(ns.out, "latest.json"), "w") as fh:
@@ -1343,6 +1497,7 @@ def make_numpy_cases(quick: bool) -> list[Case]:
             args=(rng.standard_normal(n), rng.standard_normal(n)),
             hand_vjp=handwritten.dot_np_vjp,
             hand_jvp=handwritten.dot_np_jvp,
+            hand_grad=handwritten.dot_np_grad,
             peers=dot_peers(),
         )
 
@@ -1354,6 +1509,7 @@ def make_numpy_cases(quick: bool) -> list[Case]:
             args=(rng.standard_normal((n, n)), rng.standard_normal(n)),
             hand_vjp=handwritten.sum_mat_vec_np_vjp,
             hand_jvp=handwritten.sum_mat_vec_np_jvp,
+            hand_grad=handwritten.sum_mat_vec_np_grad,
             peers=matvec_peers(),
         )
 
@@ -1376,6 +1532,7 @@ def make_numpy_cases(quick: bool) -> list[Case]:
             args=(layers, x),
             hand_vjp=handwritten.neural_np_vjp,
             hand_jvp=handwritten.neural_np_jvp,
+            hand_grad=handwritten.neural_np_grad,
             peers=net_peers,
         ),
         Case(
@@ -1386,6 +1543,7 @@ def make_numpy_cases(quick: bool) -> list[Case]:
             wrt=("layers", "x"),
             hand_vjp=handwritten.neural_weighted_np_vjp,
             hand_jvp=handwritten.neural_weighted_np_jvp,
+            hand_grad=handwritten.neural_weighted_np_grad,
             peers=net_peers,
         ),
         Case(
@@ -1396,6 +1554,7 @@ def make_numpy_cases(quick: bool) -> list[Case]:
             wrt=("ps", "vs"),
             hand_vjp=handwritten.particles_np_vjp,
             hand_jvp=handwritten.particles_np_jvp,
+            hand_grad=handwritten.particles_np_grad,
             peers={
                 "autograd": peer_particles_np_autograd,
                 "jax.jit": peer_particles_jax_jit,

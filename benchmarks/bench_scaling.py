@@ -7,7 +7,7 @@ to x by adcompiler.
     python benchmarks/bench_scaling.py            # 7 repeats per timing
     python benchmarks/bench_scaling.py --quick    # 3 repeats
 
-For each N it prints (and writes to benchmarks/results/scaling.md) the time
+For each N it prints (and writes to benchmarks/out/scaling.md) the time
 of the primal, of the gradient (``f.grad``, reverse mode: the primal sweep
 records one tape entry per iteration, the adjoint sweep replays it) and of a
 jvp (forward mode), each also divided by the primal time and by N.  Linear
@@ -22,6 +22,7 @@ ds_n/dx = cos(x) (1 - x^n) / (1 - x) + sin(x) (-n x^(n-1) (1 - x) + (1 - x^n)) /
 
 from __future__ import annotations
 
+import onethread  # noqa: F401  (first: one BLAS thread, set before NumPy loads)
 import argparse
 import datetime
 import math
@@ -49,7 +50,11 @@ def exact_grad(x: float, n: int) -> float:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="3 short repeats per timing")
-    ap.add_argument("--out", default=os.path.join(HERE, "results"), help="output directory")
+    ap.add_argument(
+        "--out",
+        default=os.path.join(HERE, "out"),
+        help="output directory (default benchmarks/out, ignored by git; --out benchmarks/results to commit a run)",
+    )
     ns = ap.parse_args(argv)
 
     import adcompiler

@@ -4,8 +4,18 @@ These are the baselines the harness compares adcompiler (and the peer AD
 tools) against: what a careful programmer would write by hand.  Each program
 has
 
-* ``<name>_vjp(args, ct) -> (value, cotangents)``: the adjoint (reverse mode),
-  one cotangent per parameter, mirroring ``f.vjp``;
+* ``<name>_grad(*args)``: the gradient of the scalar output, one per
+  differentiated parameter, as ``f.grad`` returns it (``rotate_vec_by_quat_jac``:
+  the rows of the 3x7 Jacobian).  This is the reverse-mode baseline the
+  tables divide by, so it is as fast as it can be written in the primal's
+  own style (plain-Python loops for the list programs, NumPy for the array
+  ones): no value it does not need, no multiplication by a seed of 1.0,
+  comprehensions rather than appends, a first contribution stored rather
+  than added to zeros, one primal sweep and a seed-folded reverse sweep per
+  output for the Jacobian.  bench_scalar.py times each against the
+  reference harness's ``handgrad.py`` for the same program.
+* ``<name>_vjp(args, ct) -> (value, cotangents)``: the adjoint for a general
+  cotangent, one cotangent per parameter, mirroring ``f.vjp``;
 * ``<name>_jvp(args, tangents) -> (value, tangent)``: the tangent (forward
   mode), mirroring ``f.jvp``.
 
@@ -23,6 +33,11 @@ import math
 def mul_vjp(args, ct):
     x, y = args
     return x * y, (y * ct, x * ct)
+
+
+def mul_grad(x, y):
+    """d(x y) = (y, x)."""
+    return y, x
 
 
 def mul_jvp(args, tangents):
@@ -71,6 +86,52 @@ def rotate_vec_by_quat_vjp(args, ct):
     return value, (g_qw, g_qx, g_qy, g_qz, g_vx, g_vy, g_vz)
 
 
+def rotate_vec_by_quat_jac(qw, qx, qy, qz, vx, vy, vz):
+    """The 3x7 Jacobian as three rows (d r_k / d (qw, qx, qy, qz, vx, vy, vz)): one primal sweep,
+    then ``rotate_vec_by_quat_vjp``'s reverse sweep once per output with its unit seed folded in
+    (the zero terms dropped, the ones not multiplied)."""
+    cx = qy * vz - qz * vy
+    cy = qz * vx - qx * vz
+    cz = qx * vy - qy * vx
+    a = 2.0 * (qx * vx + qy * vy + qz * vz)
+    b = qw * qw - (qx * qx + qy * qy + qz * qz)
+    c = 2.0 * qw
+    # seed e_x: g_udv = 2 qx, 2 g_udu = -2 vx, g_cx = c
+    g_udv, w = 2.0 * qx, -2.0 * vx
+    row_x = (
+        c * vx + 2.0 * cx,
+        a + qx * w + vx * g_udv,
+        qy * w + vy * g_udv + vz * c,
+        qz * w + vz * g_udv - vy * c,
+        b + qx * g_udv,
+        qy * g_udv - qz * c,
+        qz * g_udv + qy * c,
+    )
+    # seed e_y
+    g_udv, w = 2.0 * qy, -2.0 * vy
+    row_y = (
+        c * vy + 2.0 * cy,
+        qx * w + vx * g_udv - vz * c,
+        a + qy * w + vy * g_udv,
+        qz * w + vz * g_udv + vx * c,
+        qx * g_udv + qz * c,
+        b + qy * g_udv,
+        qz * g_udv - qx * c,
+    )
+    # seed e_z
+    g_udv, w = 2.0 * qz, -2.0 * vz
+    row_z = (
+        c * vz + 2.0 * cz,
+        qx * w + vx * g_udv + vy * c,
+        qy * w + vy * g_udv - vx * c,
+        a + qz * w + vz * g_udv,
+        qx * g_udv - qy * c,
+        qy * g_udv + qx * c,
+        b + qz * g_udv,
+    )
+    return [row_x, row_y, row_z]
+
+
 def rotate_vec_by_quat_jvp(args, tangents):
     qw, qx, qy, qz, vx, vy, vz = args
     dqw, dqx, dqy, dqz, dvx, dvy, dvz = tangents
@@ -114,6 +175,11 @@ def dot_vjp(args, ct):
     return s, ([y * ct for y in ys], [x * ct for x in xs])
 
 
+def dot_grad(xs, ys):
+    """d/d xs = ys and d/d ys = xs: two copies."""
+    return [y for y in ys], [x for x in xs]
+
+
 def dot_jvp(args, tangents):
     xs, ys = args
     txs, tys = tangents
@@ -144,6 +210,19 @@ def sum_mat_vec_vjp(args, ct):
     return total, ([list(d_row) for _ in rows], [g * ct for g in d_v])
 
 
+def sum_mat_vec_grad(rows, v):
+    """d rows[i] = v (a copy per row), d v = the sum of the rows (the first row stored, not added to zeros)."""
+    n = len(v)
+    if not rows:
+        return [], [0.0] * n
+    d_v = [r for r in rows[0]]
+    for i in range(1, len(rows)):
+        row = rows[i]
+        for j in range(n):
+            d_v[j] = d_v[j] + row[j]
+    return [[vj for vj in v] for _ in rows], d_v
+
+
 def sum_mat_vec_jvp(args, tangents):
     rows, v = args
     d_rows, d_v = tangents
@@ -170,16 +249,15 @@ def sum_mat_vec_jvp(args, tangents):
 
 def _net_forward(layers, x):
     """Inputs of every layer and their pre-activations, and the final h."""
-    h = list(x)
+    h = x
     saved = []
     for w, b in layers:
         z = []
-        for i in range(len(w)):
-            row = w[i]
+        for row, b_i in zip(w, b):
             s = 0.0
-            for j in range(len(h)):
-                s += row[j] * h[j]
-            z.append(s + b[i])
+            for w_ij, h_j in zip(row, h):
+                s += w_ij * h_j
+            z.append(s + b_i)
         saved.append((h, z))
         h = [0.0 if zi < 0.0 else zi for zi in z]
     return saved, h
@@ -221,6 +299,60 @@ def _net_backward(layers, saved, exps, total, arg, g_p):
                     g_h[j] += row[j] * gz
         d_layers[l] = (d_w, list(g_z))
     return d_layers, g_h
+
+
+def _softmax(h):
+    """The paper's safe softmax of h (shifted by max(0, max h))."""
+    m = 0.0
+    for h_i in h:
+        if h_i > m:
+            m = h_i
+    exps = [math.exp(h_i - m) for h_i in h]
+    total = sum(exps)
+    return [e / total for e in exps]
+
+
+def _net_grad(layers, x, out_w):
+    """Gradient of sum_i out_w[i] softmax(h)_i (out_w None: all ones) wrt (layers, x).  The softmax
+    shift has a zero derivative and is left out; a dead unit's row of d W is zeros and adds nothing
+    to the cotangent of the layer's input."""
+    saved, h = _net_forward(layers, x)
+    p = _softmax(h)
+    if out_w is None:
+        inner = 1.0 - sum(p)
+        g_h = [p_i * inner for p_i in p]
+    else:
+        inner = 0.0
+        for w_i, p_i in zip(out_w, p):
+            inner += w_i * p_i
+        g_h = [p_i * (w_i - inner) for p_i, w_i in zip(p, out_w)]
+    d_layers = [None] * len(layers)
+    for l in range(len(layers) - 1, -1, -1):
+        h_in, z = saved[l]
+        n_in = len(h_in)
+        g_z = [0.0 if z_i < 0.0 else g for z_i, g in zip(z, g_h)]
+        d_w = []
+        g_in = [0.0] * n_in
+        for row, gz in zip(layers[l][0], g_z):
+            if gz == 0.0:
+                d_w.append([0.0] * n_in)
+                continue
+            d_w.append([gz * h_j for h_j in h_in])
+            for j in range(n_in):
+                g_in[j] = g_in[j] + row[j] * gz
+        d_layers[l] = (d_w, g_z)
+        g_h = g_in
+    return d_layers, g_h
+
+
+def neural_grad(layers, x):
+    """Gradient of ``neural`` wrt (layers, x)."""
+    return _net_grad(layers, x, None)
+
+
+def neural_weighted_grad(layers, x, out_w):
+    """Gradient of ``neural_weighted`` wrt (layers, x); out_w is data."""
+    return _net_grad(layers, x, out_w)
 
 
 def _net_tangent(layers, x, d_layers, d_x):
@@ -319,6 +451,24 @@ def particles_vjp(args, ct):
         d_ps.append([gpx, gpy])
         d_vs.append([gvx, gvy])
     return total, (d_ps, d_vs)
+
+
+def particles_grad(ps, vs, n_steps=1000):
+    """Gradient wrt (ps, vs).  The step p' = p + dt v, v' = kp p + kv v is linear: the reverse sweep
+    applies its transpose n times to the cotangent (y, x) of the final (x, y), and needs nothing
+    else from the forward sweep."""
+    dt = _DT
+    kp, kv = -0.5 * dt / _MASS, 1.0 - 0.2 * dt / _MASS
+    d_ps, d_vs = [], []
+    for (px, py), (vx, vy) in zip(ps, vs):
+        for _ in range(n_steps):
+            px, py, vx, vy = px + dt * vx, py + dt * vy, kp * px + kv * vx, kp * py + kv * vy
+        gpx, gpy, gvx, gvy = py, px, 0.0, 0.0
+        for _ in range(n_steps):
+            gpx, gpy, gvx, gvy = gpx + kp * gvx, gpy + kp * gvy, dt * gpx + kv * gvx, dt * gpy + kv * gvy
+        d_ps.append([gpx, gpy])
+        d_vs.append([gvx, gvy])
+    return d_ps, d_vs
 
 
 def particles_jvp(args, tangents):
@@ -450,6 +600,11 @@ def dot_np_vjp(args, ct):
     return np.dot(x, y), (y * ct, x * ct)
 
 
+def dot_np_grad(x, y):
+    """d/dx = y, d/dy = x (copies)."""
+    return y.copy(), x.copy()
+
+
 def dot_np_jvp(args, tangents):
     x, y = args
     dx, dy = tangents
@@ -467,6 +622,13 @@ def sum_mat_vec_np_vjp(args, ct):
     return np.sum(m @ v), (d_m, m.sum(axis=0) * ct)
 
 
+def sum_mat_vec_np_grad(m, v):
+    """d m = v in every row, d v = the column sums of m."""
+    d_m = np.empty_like(m)
+    d_m[...] = v
+    return d_m, m.sum(axis=0)
+
+
 def sum_mat_vec_np_jvp(args, tangents):
     m, v = args
     dm, dv = tangents
@@ -482,15 +644,16 @@ def sum_mat_vec_np_jvp(args, tangents):
 
 
 def _net_np_forward(layers, x):
+    """Inputs of every layer and their pre-activations, and the softmax output p (array methods
+    rather than np.max / np.sum: on 50-element arrays a call's overhead is most of its cost)."""
     saved = []
     h = x
     for w, b in layers:
         z = w @ h + b
         saved.append((h, z))
         h = np.maximum(z, 0.0)
-    m = max(0.0, float(np.max(h)))
-    e = np.exp(h - m)
-    return saved, e / np.sum(e)
+    e = np.exp(h - max(0.0, h.max()))
+    return saved, e / e.sum()
 
 
 def _net_np_backward(layers, saved, p, g_p):
@@ -515,6 +678,29 @@ def _net_np_tangent(layers, x, d_layers, d_x):
     e = np.exp(h - m)
     p = e / np.sum(e)
     return p, p * (dh - np.dot(p, dh))
+
+
+def _net_np_grad(layers, x, out_w):
+    """Gradient of sum(out_w * softmax(h)) (out_w None: all ones) wrt (layers, x)."""
+    saved, p = _net_np_forward(layers, x)
+    g_h = p * (1.0 - p.sum()) if out_w is None else p * (out_w - out_w @ p)
+    d_layers = [None] * len(layers)
+    for l in range(len(layers) - 1, -1, -1):
+        h_in, z = saved[l]
+        g_z = np.where(z < 0.0, 0.0, g_h)
+        d_layers[l] = (g_z[:, None] * h_in, g_z)  # the outer product, without np.outer's wrapping
+        g_h = g_z @ layers[l][0]
+    return d_layers, g_h
+
+
+def neural_np_grad(layers, x):
+    """Gradient of ``neural_np`` wrt (layers, x)."""
+    return _net_np_grad(layers, x, None)
+
+
+def neural_weighted_np_grad(layers, x, out_w):
+    """Gradient of ``neural_weighted_np`` wrt (layers, x); out_w is data."""
+    return _net_np_grad(layers, x, out_w)
 
 
 def neural_np_vjp(args, ct):
@@ -563,6 +749,20 @@ def particles_np_vjp(args, ct):
         g_a = dt * g_v
         g_p, g_v = g_p + kp * g_a, g_v + dt * g_p + kv * g_a
     return value, (g_p, g_v)
+
+
+def particles_np_grad(ps, vs, n_steps=1000):
+    """Gradient wrt (ps, vs): ``particles_grad`` on all particles at once."""
+    dt = _DT
+    kp, kv = -0.5 * dt / _MASS, 1.0 - 0.2 * dt / _MASS
+    p, v = ps, vs
+    for _ in range(n_steps):
+        p, v = p + dt * v, kp * p + kv * v
+    g_p = p[:, ::-1].copy()  # d (x y) = (y, x)
+    g_v = np.zeros_like(v)
+    for _ in range(n_steps):
+        g_p, g_v = g_p + kp * g_v, dt * g_p + kv * g_v
+    return g_p, g_v
 
 
 def particles_np_jvp(args, tangents):
