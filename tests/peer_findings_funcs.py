@@ -75,3 +75,9 @@ def number_and_rows(c, A):
 def rows_as_a_list(A):
     rows = list(A)
     return np.sum(rows[0] * rows[1])
+
+
+def tuple_of_a_tuple(x, y):
+    """autograd's linalg tests return tuple((w, v))."""
+    t = tuple((x * y, np.sin(x) + y))
+    return t[0] * t[1]

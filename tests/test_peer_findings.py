@@ -135,3 +135,11 @@ def test_list_of_an_arrays_rows_is_refused_in_both_modes():
     for call in (lambda: d.grad(A), lambda: d.jvp((A,), (np.ones_like(A),))):
         with pytest.raises(adcompiler.UnsupportedSyntaxError, match=r"peer_findings_funcs.py:\d+:\d+: list\(A\)"):
             call()
+
+
+def test_tuple_of_a_tuple_display_is_the_tuple():
+    d = adcompiler.differentiate(P.tuple_of_a_tuple)
+    x, y = 0.7, -1.3
+    want = (y * (math.sin(x) + y) + x * y * math.cos(x), x * (math.sin(x) + y) + x * y)
+    assert d.grad(x, y) == pytest.approx(want, rel=1e-12)
+    assert d.jvp((x, y), (1.0, 0.0))[1] == pytest.approx(want[0], rel=1e-12)

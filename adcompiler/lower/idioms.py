@@ -75,6 +75,8 @@ class IdiomLowering:
             items = self.iterable(node.args[0])
             value = self.apply("math.fsum", [items], None)
             return self.apply("with_value", [self.apply("sum", [items], None), value], hint)
+        if target is builtins.tuple and len(node.args) == 1 and not keywords and isinstance(node.args[0], ast.Tuple):
+            return self.expr(node.args[0], hint)  # tuple((w, v)): the tuple itself
         if len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp) and not keywords:
             items = self.iterable(node.args[0])  # sum, max, min, list and tuple of a generator
             if target is builtins.tuple:
