@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import importlib
 import inspect
 import sys
 
@@ -71,6 +72,16 @@ class Differentiable:
 
     def __call__(self, *args, **kwargs):
         return self.fn(*args, **kwargs)
+
+    def __reduce__(self):
+        """Pickled by reference, generated code left behind (a process that unpickles it generates its
+        own): a decorated module function as the module's name for it, ``differentiate(f)`` as ``f``
+        (itself by reference) with its options."""
+        if self._origin is not None:
+            raise TypeError(f"the derivative code of {self.__qualname__} cannot be pickled: pickle what it came from")
+        if _by_reference(self.fn.__module__, self.fn.__qualname__) is self:
+            return (_by_reference, (self.fn.__module__, self.fn.__qualname__))
+        return (Differentiable, (self.fn, self.wrt, self.checkpoint))
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -359,6 +370,14 @@ class Differentiable:
             depends = self._dependencies()
             entry = make_entry(name, self, generated, method, sequences, sig, ndarray, source, depends, ct_aval)
             setattr(self, name, entry)
+
+
+def _by_reference(module: str, qualname: str):
+    """The object a module binds under a dotted qualified name (None if it binds none)."""
+    obj = sys.modules.get(module) or importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+    return obj
 
 
 @contextlib.contextmanager

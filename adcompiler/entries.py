@@ -79,7 +79,9 @@ def make_entry(
         return {n: space[n] if n in space else own[n] for n in names if n in space or n in own}
 
     entry = load(text, generated.__globals__, f"{name} entry of {owner.fn.__qualname__}", supply)[g[name]]
-    entry.__name__ = entry.__qualname__ = name
+    entry.__name__ = name
+    entry.__module__ = owner.fn.__module__  # pickled by reference as the module's f.grad (or f.jvp, ...)
+    entry.__qualname__ = f"{owner.fn.__qualname__}.{name}"
     entry.__self__ = owner  # like the bound method it replaces: differentiate(f.grad) finds f
     return entry
 
