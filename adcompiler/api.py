@@ -41,6 +41,12 @@ def differentiate(fn=None, *, wrt=None, checkpoint=None):
     problem = checkpoint_problem(checkpoint)
     if problem:
         raise ValueError(problem)
+    if isinstance(fn, functools.partial):
+        name = getattr(fn.func, "__name__", "f")
+        raise TypeError(
+            f"adcompiler differentiates plain Python functions, not functools.partial({name}, ...): differentiate "
+            f"{name} itself (wrt= the parameters you want) and pass the bound arguments at each call"
+        )
     if fn is None:
         return lambda f: Differentiable(f, wrt, checkpoint)
     return Differentiable(fn, wrt, checkpoint)

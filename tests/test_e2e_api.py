@@ -459,3 +459,15 @@ def test_fast_entries_are_made_once_and_take_lists():
     entry = g.grad
     g.grad(0.5, 2.0)
     assert g.grad is entry
+
+
+def test_a_partial_is_refused_with_advice():
+    """functools.partial objects: a clear TypeError saying what to write instead (issue 19)."""
+    import functools
+    import math
+
+    def scaled(x, k):
+        return k * math.sin(x)
+
+    with pytest.raises(TypeError, match=r"functools.partial\(scaled, \.\.\.\): differentiate scaled itself"):
+        adcompiler.differentiate(functools.partial(scaled, k=2.0))
