@@ -180,6 +180,44 @@ def gather_cases(Case, value) -> list:
     ]
 
 
+def pad_cases(Case, value) -> list:
+    """np.pad (constant, edge, reflect; pad_width an int, a pair, per-axis pairs), casts to float dtypes,
+    np.select (a chain of np.where).  autograd has no rule for np.pad and no astype on its boxes."""
+    x34, f32 = value((3, 4), seed=390), np.float32
+    pad = ("numpy.pad",)
+    return [
+        Case(pad, "np.pad(x, 1) ** 2", {"x": x34}, hessian=True, autograd=False),
+        Case(pad, "np.pad(x, (1, 2), mode='edge') ** 2", {"x": value((4,), seed=391)}, hessian=True, autograd=False),
+        Case(pad, "np.pad(x, ((1, 0), (2, 3)), mode='reflect') ** 2", {"x": x34}, hessian=True, autograd=False),
+        Case(pad, "np.pad(x, ((0, 1), (3, 2)), 'edge')", {"x": value((3, 4), dtype=f32, seed=392)}, autograd=False),
+        Case(pad, "np.pad(x, 5, 'reflect')", {"x": value((3,), seed=393)}, autograd=False),
+        Case(pad, "np.pad(x, [(2, 1)], mode='reflect')", {"x": value((2, 3), seed=394)}, autograd=False),
+        Case(pad, "np.pad(x, 2, constant_values=c) * c", {"x": x34, "c": 0.7}, hessian=True, autograd=False),
+        Case(
+            pad,
+            "np.pad(x, ((1, 2), (0, 1)), 'constant', constant_values=c) ** 2",
+            {"x": x34, "c": value((2, 2), seed=395)},
+            autograd=False,
+        ),
+        Case(pad, "np.pad(x, 1, constant_values=((0.5, 1.5), (2.0, -1.0)))", {"x": x34}, autograd=False),
+        Case(("numpy.array/dtype",), "x.astype(float) * x", {"x": x34}, hessian=True, autograd=False),
+        Case(("numpy.array/dtype",), "x.astype(np.float64) ** 2", {"x": value((4,), dtype=f32, seed=396)}),
+        Case(("numpy.array/dtype",), "np.array(x, dtype=np.float64) * x", {"x": x34}, hessian=True),
+        Case(("numpy.array/dtype",), "np.array([x, y], dtype=float) ** 2", {"x": 0.3, "y": 0.8}, hessian=True),
+        Case(("numpy.asarray/dtype",), "np.asarray(x, dtype='float64') ** 3", {"x": x34}, hessian=True),
+        Case(("numpy.asarray/dtype",), "np.asarray(x, float) * 2.0", {"x": value((4,), dtype=f32, seed=397)}),
+        Case(("numpy.asarray/dtype",), "np.asarray(x, dtype=float) * x", {"x": 0.6}, autograd=False),
+        Case(
+            ("numpy.where",),
+            "np.select([x > 0, x < -0.5], [x ** 2, y * x], default=y)",
+            {"x": x34, "y": value((4,), seed=398)},
+            hessian=True,
+        ),
+        Case(("numpy.where",), "np.select([x > 0.2], [x * 3])", {"x": x34}),
+        Case(("numpy.where",), "np.select((x > 0, x > -0.3), (x, 2 * x), 0.5) * x", {"x": x34}, hessian=True),
+    ]
+
+
 def more_cases(Case, value) -> list:
     """Every case of this module."""
-    return product_cases(Case, value) + piece_cases(Case, value) + gather_cases(Case, value)
+    return product_cases(Case, value) + piece_cases(Case, value) + gather_cases(Case, value) + pad_cases(Case, value)

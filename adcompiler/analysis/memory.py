@@ -232,7 +232,7 @@ VIEWS = (
 )
 
 
-SAME_OBJECT = ("dup", "read", "write", "numpy.asarray")
+SAME_OBJECT = ("dup", "read", "write", "numpy.asarray", "numpy.asarray/dtype")  # (a cast may copy)
 
 
 STORES = ("list", "tuple", "append", "setitem", "list_repeat")

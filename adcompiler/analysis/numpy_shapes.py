@@ -87,6 +87,9 @@ RULES = {
     ),
     "numpy.sort": lambda ins, static: array_of(1 if static[1] is None else ndim_of(ins[0]), result_dtype(ins[:1])),
     "numpy.split/part": lambda ins, static: array_of(ndim_of(ins[0]), result_dtype(ins[:1])),
+    "numpy.pad": lambda ins, static: array_of(ndim_of(ins[0]), result_dtype(ins[:1])),
+    "numpy.array/dtype": lambda ins, static: array_of(ndim_of(ins[0]), static[1]),
+    "numpy.asarray/dtype": lambda ins, static: array_of(ndim_of(ins[0]), static[1]),
     **{
         f"numpy.{kind}": (lambda ins, static: V.STATIC)
         for kind in ("split", "array_split", "hsplit", "vsplit", "dsplit")

@@ -308,3 +308,13 @@ def tuple_of(value):
     if isinstance(value, tuple):
         return Tuple(tuple(tuple_of(v) for v in value))
     return value
+
+
+CASTS = {"numpy.array/dtype": "numpy.array", "numpy.asarray/dtype": "numpy.asarray"}  # casts, and how each is called
+
+
+def pad_call(x, pad_width, mode, values) -> Call:
+    """numpy.pad as NumPy takes it: constant_values by keyword, and only for mode "constant"."""
+    if isinstance(mode, Num) and mode.value == "constant":
+        return Call("numpy.pad", (x, pad_width, mode), (("constant_values", values),))
+    return Call("numpy.pad", (x, pad_width, mode))

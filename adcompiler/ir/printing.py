@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 from . import expr as E
+from .expr import CASTS, pad_call
 from .nodes import Assign, Break, Const, Continue, Def, Do, Eq, For, ForS, Function, If, IfS, Ret, Var, While, WhileS
 
 BINARY = {
@@ -29,6 +30,8 @@ CONTAINER_EXPRS = {
     "numpy.linalg.norm/matrix": lambda *args: E.Call("numpy.linalg.norm", args),
     "getitem": lambda xs, i: E.Subscript(xs, i),
     "numpy.split/part": lambda x, kind, sections, axis, i, raw: E.Subscript(raw, i),  # one piece of a split
+    "numpy.pad": pad_call,
+    **{cast: (lambda x, dtype, f=f: E.Call(f, (x,), (("dtype", dtype),))) for cast, f in CASTS.items()},
     "len": lambda xs: E.Call("len", (xs,)),
     "range": lambda a, b, s: E.Call("range", (a, b, s)),
     "pop": lambda xs: E.Method(xs, "pop", ()),

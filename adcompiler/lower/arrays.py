@@ -91,6 +91,10 @@ class ArrayLowering:
             return self.apply(prim, [Const(explicit_einsum(spec.value))] + operands, hint)
         if prim == "numpy.linalg.multi_dot":
             return self.multi_dot(node, hint)
+        if prim == "numpy.select":
+            return self.select(node, hint)
+        if prim in ("numpy.array", "numpy.asarray") and receiver is None and (len(node.args) > 1 or node.keywords):
+            return self.converted(node, prim, hint)
         arg = self.static_arg if prim in N.STATIC else self.array_arg
         args = ([receiver] if receiver is not None else []) + [arg(a) for a in node.args]
         keywords = {k.arg: arg(k.value) for k in node.keywords}
@@ -133,6 +137,14 @@ class ArrayLowering:
                     + (", ".join(map(repr, allowed)) if allowed else "(a number or a tuple of numbers)"),
                     f"write {name} as a constant where the function is called",
                 )
+        if (
+            prim == "numpy.pad"
+            and values[2].value != "constant"
+            and "constant_values" in {k.arg for k in node.keywords}
+        ):
+            raise self.parsed.error(
+                node, f"np.pad with mode {values[2].value!r} and constant_values", "leave constant_values out"
+            )
         if prim == "numpy.average" and isinstance(values[2], Const) and values[2].value is None:
             return self.apply("numpy.mean", [values[0], values[1], values[4]], hint)  # no weights: the mean
         if prim in N.PARTS:
@@ -178,6 +190,82 @@ class ArrayLowering:
         kind = Const(prim.rpartition(".")[2])
         parts = [self.apply(N.SPLIT_PART, [x, kind, values[1], axis, Const(i), raw], None) for i in range(count)]
         return self.apply("list", parts, hint)
+
+    def select(self, node: ast.Call, hint):
+        """``numpy.select([c1, c2], [a1, a2], default)``: ``numpy.where(c1, a1, numpy.where(c2, a2, default))``,
+        the first true condition's choice (the same values, and the derivative goes to the chosen entry)."""
+        given = dict(zip(("condlist", "choicelist", "default"), node.args))
+        for k in node.keywords:
+            given[k.arg] = k.value if k.arg not in given else None  # None: given twice
+        conds, choices = given.get("condlist"), given.get("choicelist")
+        if (
+            len(node.args) > 3
+            or set(given) - {"condlist", "choicelist", "default"}
+            or not isinstance(conds, (ast.List, ast.Tuple))
+            or not isinstance(choices, (ast.List, ast.Tuple))
+            or len(conds.elts) != len(choices.elts)
+            or not conds.elts
+            or "default" in given
+            and given["default"] is None
+        ):
+            raise self.parsed.error(
+                node,
+                f"{ast.unparse(node.func)} of computed lists, or lists of different lengths",
+                "write the lists out, one condition per choice: np.select([x > 0, x < -1], [a, b], default=0)",
+            )
+        out = self.array_arg(given["default"]) if "default" in given else Const(0)
+        pairs = list(zip(conds.elts, choices.elts, strict=True))
+        lowered = [(self.atom(self.array_arg(c)), self.atom(self.array_arg(a))) for c, a in pairs]
+        for k, (c, a) in reversed(list(enumerate(lowered))):
+            out = self.apply("numpy.where", [c, a, self.atom(out)], hint if k == 0 else None)
+        return out
+
+    def dtype_of(self, node):
+        """The dtype a constant dtype argument names (float, "float32", np.float64), or a located error."""
+        numpy = sys.modules["numpy"]
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        local = isinstance(root, ast.Name) and any(root.id in names for names in (self.pinned, self.slots, self.env))
+        try:
+            if local or not isinstance(root, (ast.Name, ast.Constant)):
+                raise TypeError("not a constant")
+            return numpy.dtype(node.value if isinstance(node, ast.Constant) else self.resolve(node))
+        except (TypeError, AttributeError):
+            raise self.parsed.error(
+                node, f"the dtype {ast.unparse(node)}", "write the dtype as a constant: float, 'float32', np.float64"
+            ) from None
+
+    def cast(self, node: ast.Call, prim: str, x, dtype_node, hint):
+        """``x`` cast to a float dtype (``prim``: copied or not); casts to other dtypes are refused."""
+        dtype = self.dtype_of(dtype_node)
+        if dtype.kind != "f":
+            raise self.parsed.error(
+                node,
+                f"{ast.unparse(node)}, a cast to {dtype.name} (the derivative of a float would be lost silently)",
+                "keep values float (np.floor(x) and np.round(x) have derivative 0); cast outside the function",
+            )
+        return self.apply(prim, [self.atom(x), Const(dtype.name)], hint)
+
+    def astype(self, node: ast.Call, hint):
+        """``x.astype(dtype)``: a copy of x cast to dtype."""
+        dtype = node.args[0] if len(node.args) == 1 and not node.keywords else None
+        if dtype is None and not node.args and [k.arg for k in node.keywords] == ["dtype"]:
+            dtype = node.keywords[0].value
+        if dtype is None:
+            raise self.parsed.error(node, f"{ast.unparse(node)} with keywords", "write x.astype(dtype) alone")
+        return self.cast(node, "numpy.array/dtype", self.element(self.expr(node.func.value)), dtype, hint)
+
+    def converted(self, node: ast.Call, prim: str, hint):
+        """``numpy.array(x, dtype=float)``, ``numpy.asarray(x, float)``: the array, then cast."""
+        keywords = {k.arg: k.value for k in node.keywords}
+        dtype = node.args[1] if len(node.args) == 2 and not keywords else keywords.get("dtype")
+        if len(node.args) != 1 + (not keywords) or set(keywords) - {"dtype"} or dtype is None:
+            raise self.parsed.error(
+                node, f"{ast.unparse(node.func)} with arguments other than dtype", "pass the array and dtype only"
+            )
+        x = self.apply(prim, [self.array_arg(node.args[0])], None)
+        return self.cast(node, prim + "/dtype", x, dtype, hint)
 
     def multi_dot(self, node: ast.Call, hint):
         """``numpy.linalg.multi_dot([a, b, c])``: ``numpy.dot(numpy.dot(a, b), c)`` (the same product)."""
@@ -230,6 +318,8 @@ class ArrayLowering:
     def method_call(self, node: ast.Call, hint):
         """``x.sum(...)``, ``x.reshape(...)``, ``x.dot(y)``, ... on a local array."""
         name = node.func.attr
+        if name == "astype":
+            return self.astype(node, hint)
         if name not in N.METHODS:
             raise self.parsed.error(
                 node,

@@ -411,7 +411,7 @@ POSITIONAL.update(P.POSITIONAL)
 INACTIVE += L.INACTIVE + P.SPLITS  # the split computed once: its pieces are primitives of their own
 SPLITS, SPLIT_PART = P.SPLITS, P.SPLIT_PART
 PARTS, STATIC = L.PARTS, {**L.STATIC, **P.STATIC}  # several results: one primitive each; constant arguments
-EXPANDED = ("numpy.linalg.multi_dot",)  # lowered to other primitives (a chain of numpy.dot)
+EXPANDED = ("numpy.linalg.multi_dot", "numpy.select")  # lowered to other primitives (numpy.dot, numpy.where)
 
 # Functions of a sequence of arrays: numpy.concatenate([a, b], axis) is one primitive of a, b and axis.
 SEQUENCE = ("numpy.concatenate", "numpy.stack", "numpy.hstack", "numpy.vstack", "numpy.row_stack")

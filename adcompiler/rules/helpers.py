@@ -52,6 +52,8 @@ HELPER_RULES = {
     "quantile_jvp": ("linear", (0,)),  # x only picks the order statistics: piecewise constant
     "quantile_vjp": ("linear", (0,)),
     "take_along_vjp": ("linear", (0,)),
+    "pad_vjp": ("linear", (0,)),
+    "pad_vjp_values": ("linear", (0,)),
     "split_vjp": ("linear", (0,)),
     "weights_vjp": ("linear", (0,)),
     "einsum_vjp": ("bilinear", (0, 3, 4, 5, 6, 7)),

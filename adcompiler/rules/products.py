@@ -12,6 +12,7 @@ with primitives that have rules (``np.average`` without weights is ``np.mean``: 
 
 from __future__ import annotations
 
+from . import padding as D
 from ..ir.expr import Call, Num, sum_exprs
 
 
@@ -166,3 +167,9 @@ SIGNATURES["numpy.median"] = (("a", None), ("axis", Num(None)), ("keepdims", Num
 STATIC.update({p: {"keepdims": (True, False)} for p in ("numpy.median", "numpy.percentile", "numpy.quantile")})
 # NumPy's own order has out (and overwrite_input) next: the rest by keyword
 POSITIONAL = {"numpy.median": 2, "numpy.percentile": 3, "numpy.quantile": 3}
+
+# np.pad and casts to float dtypes (rules/padding.py)
+for _table, _more in ((FORWARD, D.FORWARD), (REVERSE, D.REVERSE), (SLOTS, D.SLOTS), (SIGNATURES, D.SIGNATURES)):
+    _table.update(_more)
+STATIC.update(D.STATIC)
+POSITIONAL.update(D.POSITIONAL)
