@@ -113,3 +113,31 @@ def growing_seed(xs):
         r = r + xs[i]
         s = s + r
     return s
+
+
+def breaks_with_a_constant(xs):
+    """w is 1.0 where the loop breaks and 0.0 where it runs to its end: no constant after it."""
+    s = 0.0
+    w = 0.0
+    for i in range(len(xs)):
+        w = 1.0
+        if xs[i] > 0.5:
+            break
+        w = 0.0
+        s = s + xs[i] * xs[i]
+    return s + w * xs[0] * 3.0
+
+
+def while_with_a_constant(xs):
+    """The same with a while loop whose header sets the constant."""
+    s = 0.0
+    w = 0.0
+    i = 0
+    while i < len(xs):
+        w = 2.0
+        if xs[i] > 0.5:
+            break
+        w = 0.0
+        s = s + xs[i] * xs[i]
+        i = i + 1
+    return s + w * xs[0] * 3.0

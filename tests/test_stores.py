@@ -60,6 +60,7 @@ def test_gradient_matches_autograd_and_vjp(name):
     for g, i in zip(got, wrt):
         _close(g, autograd.grad(_on_autograd(fn), i)(*_copy(args)))
     _, by_vjp = f.vjp(args, 1.0)
+    assert len(by_vjp) == len(got) == len(wrt)
     for g, v in zip(got, by_vjp):
         _close(g, v)
 
@@ -137,4 +138,14 @@ def test_accumulator_that_is_one_wherever_read_is_folded():
 def test_constants_are_not_confused_across_a_loop():
     """An accumulator 1.0 on the first iteration and 2.0 on the next is no constant."""
     fn, args = S.growing_seed, ([0.5, -1.0, 2.0],)
-    _close(adcompiler.differentiate(fn).grad(*args), autograd.grad(fn)(*_copy(args)))
+    got = adcompiler.differentiate(fn).grad(*args)
+    assert got == [3.0, 2.0, 1.0]  # xs[i] counts once per later iteration: len(xs) - i
+    _close(got, autograd.grad(fn)(*_copy(args)))
+
+
+@pytest.mark.parametrize("fn", [S.breaks_with_a_constant, S.while_with_a_constant])
+@pytest.mark.parametrize("xs", [[0.2, 0.9, 0.1], [0.1, 0.2, 0.3]])
+def test_constants_are_not_carried_past_a_break(fn, xs):
+    got = adcompiler.differentiate(fn).grad(list(xs))
+    assert len(got) == len(xs)
+    _close(got, autograd.grad(fn)(_copy(xs)))

@@ -13,7 +13,22 @@ from __future__ import annotations
 from collections import Counter
 
 from ..ir import expr as E
-from ..ir.nodes import Assign, AugAssign, Do, ForS, IfS, Raise, Ret, WhileS, every_statement, free_names, shell
+from ..ir.nodes import (
+    Assign,
+    AugAssign,
+    Break,
+    Continue,
+    Do,
+    ForS,
+    IfS,
+    Raise,
+    Ret,
+    WhileS,
+    every_statement,
+    free_names,
+    inner_blocks,
+    shell,
+)
 from ..analysis.liveness import pure
 from .floats import surely_float
 
@@ -77,6 +92,9 @@ def _loop(s, env: dict, floats, float_lists):
     entry = {k: v for k, v in env.items()}
     if isinstance(s, ForS):
         entry[s.target] = _UNKNOWN
+    jumps = any(isinstance(x, (Break, Continue)) for x in every_statement(_blocks_of(s)))
+    if jumps:  # it may stop, or go round, anywhere in its body
+        entry.update({k: _UNKNOWN for k in written if k in entry})
     for _ in range(len(written) + 2):  # each round makes at least one more name unknown, or stops
         parts = (s.body,) if isinstance(s, ForS) else (s.header, s.body)
         state = entry
@@ -93,7 +111,12 @@ def _loop(s, env: dict, floats, float_lists):
     header, state = _block(s.header, entry, floats, float_lists)
     test = _substitute(s.test, state, floats, float_lists)
     body, _ = _block(s.body, state, floats, float_lists)
-    return WhileS(header, test, body, s.line), _join(env, entry)
+    after = {k: _UNKNOWN if jumps and k in written else v for k, v in state.items()}  # (without a break:
+    return WhileS(header, test, body, s.line), after  # it ends after its header, whatever ran before)
+
+
+def _blocks_of(s) -> tuple:
+    return tuple(x for block in inner_blocks(s) for x in block)
 
 
 def _join(a: dict, b: dict) -> dict:
