@@ -149,3 +149,19 @@ def test_constants_are_not_carried_past_a_break(fn, xs):
     got = adcompiler.differentiate(fn).grad(list(xs))
     assert len(got) == len(xs)
     _close(got, autograd.grad(fn)(_copy(xs)))
+
+
+def test_a_shadow_assigned_twice_keeps_its_additions():
+    """Generated code never assigns a shadow twice, but if it did the writes would not be first ones."""
+    from adcompiler.ir import expr as E
+    from adcompiler.ir.nodes import Assign, AugAssign, Def, ForS, Ret
+
+    zeros = E.BinOp("*", E.List((E.Num(0.0),)), E.Call("len", (E.Name("xs"),)))
+    write = AugAssign(E.Subscript(E.Name("d"), E.Name("i")), "+", E.Subscript(E.Name("xs"), E.Name("i")))
+    loop = ForS("i", E.Call("range", (E.Name("n"),)), (write,))
+    body = (Assign(("d",), zeros), loop, Assign(("d",), zeros), loop, Ret(E.Name("d")))
+    d = Def("f", ("xs", "n"), (), body)
+    out = stores.fold_seed_and_stores(
+        d, {"xs": adcompiler.analysis.values.Seq("list", None, adcompiler.analysis.values.FLOAT)}
+    )
+    assert [s for s in out.body if isinstance(s, ForS)][0].body == (write,)

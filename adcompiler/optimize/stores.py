@@ -119,10 +119,13 @@ def _mentions(places, name) -> list:
 def _single_write(places, d, outer: tuple):
     """The one ``d[j] += e`` if every other mention of ``d`` is its definition or a return, and it
     runs once per iteration of a loop over distinct ``j`` itself inside the loops ``outer`` only."""
-    site = None
+    site, defined = None, 0
     for s, loops, _ in _mentions(places, d):
         if isinstance(s, Assign) and s.targets == (d,) and loops == outer:
-            continue  # its definition (for a row: its read from the shadow of the rows)
+            defined += 1  # its definition (for a row: its read from the shadow of the rows), once
+            if defined > 1:
+                return None
+            continue
         if isinstance(s, Ret) and _returned(s.value, d):
             continue
         if site is not None or not _counted_write(s, d, loops, outer):
@@ -134,9 +137,12 @@ def _single_write(places, d, outer: tuple):
 def _top_level_writes(places, d) -> list:
     """The writes ``d[k] += e`` of straight-line code, each at its own literal index ``k >= 0``, if
     every other mention of ``d`` is its definition or a return; else []."""
-    sites, seen = [], set()
+    sites, seen, defined = [], set(), 0
     for s, loops, _ in _mentions(places, d):
         if isinstance(s, Assign) and s.targets == (d,) and loops == ():
+            defined += 1  # its definition, once
+            if defined > 1:
+                return []
             continue
         if isinstance(s, Ret) and _returned(s.value, d):
             continue
@@ -167,9 +173,12 @@ def _counted_write(s, d, loops, outer) -> bool:
 def _row_write(places, d):
     """For ``d = [[0.0] * len(r) for r in M]``: the one write into a row ``a = d[i]`` read once per
     iteration of a loop over distinct ``i`` run once, if ``d`` is mentioned nowhere else."""
-    alias = None
+    alias, defined = None, 0
     for s, loops, block in _mentions(places, d):
         if isinstance(s, Assign) and s.targets == (d,) and loops == ():
+            defined += 1
+            if defined > 1:
+                return None
             continue
         if isinstance(s, Ret) and _returned(s.value, d):
             continue
