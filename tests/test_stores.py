@@ -159,8 +159,8 @@ def test_a_shadow_assigned_twice_keeps_its_additions():
     zeros = E.BinOp("*", E.List((E.Num(0.0),)), E.Call("len", (E.Name("xs"),)))
     write = AugAssign(E.Subscript(E.Name("d"), E.Name("i")), "+", E.Subscript(E.Name("xs"), E.Name("i")))
     loop = ForS("i", E.Call("range", (E.Name("n"),)), (write,))
-    body = (Assign(("d",), zeros), loop, Assign(("d",), zeros), loop, Ret(E.Name("d")))
-    d = Def("f", ("xs", "n"), (), body)
+    body = (Assign(("d",), zeros), Assign(("d",), E.Name("other")), loop, Ret(E.Name("d")))  # d: not fresh
+    d = Def("f", ("xs", "n", "other"), (), body)
     out = stores.fold_seed_and_stores(
         d, {"xs": adcompiler.analysis.values.Seq("list", None, adcompiler.analysis.values.FLOAT)}
     )
