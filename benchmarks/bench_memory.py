@@ -50,6 +50,7 @@ the table is printed.  See benchmarks/README.md.
 from __future__ import annotations
 
 import onethread  # noqa: F401  (first: one BLAS thread, set before NumPy loads)
+import options  # noqa: E402
 import argparse
 import dataclasses
 import datetime
@@ -398,12 +399,8 @@ def main(argv=None) -> int:
         action="store_true",
         help="smaller sizes (particles 1000 and 10000 steps, orbits 1000 and 3000) and 3 short timing repeats",
     )
-    ap.add_argument(
-        "--out",
-        default=os.path.join(HERE, "out"),
-        help="output directory (default benchmarks/out, ignored by git; --out benchmarks/results to commit a run)",
-    )
-    ap.add_argument("--strict", action="store_true", help="exit 1 if any gradient is WRONG or raises")
+    options.add_out(ap)
+    options.add_strict(ap)
     ns = ap.parse_args(argv)
 
     def log(msg):

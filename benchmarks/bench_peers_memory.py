@@ -28,6 +28,7 @@ benchmarks/out, ignored by git).
 from __future__ import annotations
 
 import onethread  # noqa: F401  (first: one BLAS thread, set before NumPy loads)
+import options  # noqa: E402
 import argparse
 import datetime
 import json
@@ -224,18 +225,9 @@ def markdown(report: dict) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument(
-        "--reference",
-        default=reference.default_dir(),
-        metavar="DIR",
-        help="the reference harness (programs.py, handgrad.py); default ../shared/peers beside the repository",
-    )
-    ap.add_argument(
-        "--out",
-        default=os.path.join(HERE, "out"),
-        help="output directory (default benchmarks/out, ignored by git; --out benchmarks/results to commit a run)",
-    )
-    ap.add_argument("--strict", action="store_true", help="exit 1 if any gradient is WRONG or raises")
+    options.add_reference(ap, reference.default_dir(), "")
+    options.add_out(ap)
+    options.add_strict(ap)
     ns = ap.parse_args(argv)
     if not ns.reference:
         print("no reference harness (../shared/peers not found; give --reference DIR): nothing to measure")

@@ -33,6 +33,7 @@ vjp/jvp in benchmarks/handwritten.py, and a ``Case`` in ``make_cases()``.
 from __future__ import annotations
 
 import onethread  # noqa: F401  (first: one BLAS thread, set before NumPy loads)
+import options  # noqa: E402
 import argparse
 import dataclasses
 import datetime
@@ -1412,19 +1413,9 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--no-peers", action="store_true", help="skip autograd / jax / torch")
     ap.add_argument("--case", action="append", help="run only this case (repeatable)")
-    ap.add_argument(
-        "--out",
-        default=os.path.join(HERE, "out"),
-        help="output directory (default benchmarks/out, ignored by git; --out benchmarks/results to commit a run)",
-    )
-    ap.add_argument(
-        "--reference",
-        default=reference.default_dir(),
-        metavar="DIR",
-        help="the reference harness (programs.py, handgrad.py) to time the hand-written baselines against "
-        "(default ../shared/peers beside the repository, if present)",
-    )
-    ap.add_argument("--strict", action="store_true", help="exit 1 if any derivative is WRONG")
+    options.add_out(ap)
+    options.add_reference(ap, reference.default_dir(), " to time the hand-written baselines against")
+    options.add_strict(ap, "any derivative is WRONG")
     ns = ap.parse_args(argv)
 
     def log(msg):

@@ -23,6 +23,7 @@ ds_n/dx = cos(x) (1 - x^n) / (1 - x) + sin(x) (-n x^(n-1) (1 - x) + (1 - x^n)) /
 from __future__ import annotations
 
 import onethread  # noqa: F401  (first: one BLAS thread, set before NumPy loads)
+import options  # noqa: E402
 import argparse
 import datetime
 import math
@@ -50,11 +51,7 @@ def exact_grad(x: float, n: int) -> float:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="3 short repeats per timing")
-    ap.add_argument(
-        "--out",
-        default=os.path.join(HERE, "out"),
-        help="output directory (default benchmarks/out, ignored by git; --out benchmarks/results to commit a run)",
-    )
+    options.add_out(ap)
     ns = ap.parse_args(argv)
 
     import adcompiler
