@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import importlib
 import inspect
 import sys
 
 from .back import emit
 from .analysis import values as V
+from .analysis.show import show
 from .analysis.assume import assumed_signature
 from .modes.checkpoint import checkpoint_problem
-from .arguments import all_floats, as_sequence, ct_mismatch, default_wrt, not_differentiable, real_remedy, refusal
-from .arguments import tangent_like, wrt_names, zeros_for
-from .entries import make_entry, tangent_mismatch
+from .arguments import all_floats, as_sequence, checked_ct, checked_tangents, default_wrt, not_differentiable
+from .arguments import real_remedy, refusal, tangent_like, wrt_names
+from .entries import make_entry
 from .back.load import load
 from .front.environment import namespace_of
+from .collector import no_cycle_collection
 from .pipeline import BUILDING, Program
+from .trees import any_records, flatten, unflatten, unflatten_each
 
 
 def differentiate(fn=None, *, wrt=None, checkpoint=None):
@@ -123,7 +124,7 @@ class Differentiable:
 
     def _facts(self, sig: V.Sig):
         """What the analysis knows of the function for arguments of signature ``sig``."""
-        with BUILDING, _no_cycle_collection():
+        with BUILDING, no_cycle_collection():
             return self._program(sig).facts(self.fn, sig)
 
     def _specialise(self, args) -> V.Sig:
@@ -163,7 +164,7 @@ class Differentiable:
             sig = self._sig
         compiled = self._compiled_for.get(sig)
         if compiled is None or mode not in compiled:
-            with BUILDING, _no_cycle_collection():
+            with BUILDING, no_cycle_collection():
                 compiled = self._compiled_for.setdefault(sig, {})
                 if mode not in compiled:
                     self._build(mode, sig, compiled)
@@ -245,12 +246,14 @@ class Differentiable:
     # ---- derivatives ----------------------------------------------------------------
 
     def _bind(self, args, kwargs=None) -> tuple:
-        """All arguments, positionally, defaults filled in; integers refused where we differentiate."""
-        return self._bound(args, kwargs)[0]
+        """All arguments, positionally, defaults filled in (records as given); integers refused where we
+        differentiate."""
+        return self._bound(args, kwargs, flat=False)[0]
 
-    def _bound(self, args, kwargs=None) -> tuple:
+    def _bound(self, args, kwargs=None, flat=True) -> tuple:
         """``(arguments, their signature)``: all arguments, positionally, defaults filled in; integers
-        refused where we differentiate."""
+        refused where we differentiate; records (dicts, NamedTuples, dataclasses) as the tuples
+        generated code takes unless ``flat`` is False."""
         if self._refusal is not None:
             raise self._refusal
         self._check_current()
@@ -264,6 +267,11 @@ class Differentiable:
                 self._sig = self._floats
                 return values, self._floats
         sig = self._specialise(values)
+        if self._origin is not None and any_records(sig.avals):  # derivative code reads records as tuples
+            values = tuple(flatten(v, a) for v, a in zip(values, sig.avals))
+            sig = self._specialise(values)
+        elif flat and any_records(sig.avals):  # dicts, NamedTuples, dataclasses: the tuples generated code holds
+            values = tuple(flatten(v, a) for v, a in zip(values, sig.avals))
         for i in self._positions:
             problem = not_differentiable(values[i])
             if problem:
@@ -280,7 +288,7 @@ class Differentiable:
         """The tuple structure of the output (None: one value), from the function's return statements."""
         shape = self._out_shape  # read once: another thread may forget it meanwhile
         if shape is None:
-            with BUILDING, _no_cycle_collection():
+            with BUILDING, no_cycle_collection():
                 shape = self._out_shape = (self.program.shape(self.fn),)
         return shape[0]
 
@@ -293,7 +301,7 @@ class Differentiable:
         out = self._facts(sig).summary.out
         if isinstance(out, V.Seq) or isinstance(out, V.Arr) and out.ndim not in (0, None):
             raise TypeError(
-                f"{name}.{what} needs a number as the output; {name} returns {V.show(out)}: "
+                f"{name}.{what} needs a number as the output; {name} returns {show(out)}: "
                 f"use vjp with a cotangent of its shape (or adcompiler.jacobian)"
             )
 
@@ -301,33 +309,25 @@ class Differentiable:
         """Forward mode: ``(value, tangent of the output)`` along ``tangents`` (one per wrt parameter)."""
         args, sig = self._bound(as_sequence(primals, "primals", self.fn.__name__, "jvp", self.params))
         tangents = as_sequence(tangents, "tangents", self.fn.__name__, "jvp", self.wrt)
-        if len(tangents) != len(self.wrt):
-            raise ValueError(
-                f"{self.fn.__name__}.jvp: expected {len(self.wrt)} tangents (for {', '.join(self.wrt)}), got {len(tangents)}"
-            )
-        if not (all_floats(tangents) and all_floats(args)):
-            for name, i, t in zip(self.wrt, self._positions, tangents):
-                problem = tangent_mismatch(args[i], t)
-                if problem:
-                    raise ValueError(
-                        f"{self.fn.__name__}.jvp: the tangent for {name} does not match its value: {problem}"
-                    )
-            tangents = tuple(zeros_for(args[i], t) for i, t in zip(self._positions, tangents))
+        tangents = checked_tangents(self.fn.__name__, self.params, self._positions, args, sig, tangents, self._origin)
         forward = self._function("forward", sig)
         if self._fast_path("jvp", sig) and all(
             tangent_like(args[i], t, sig.avals[i]) for i, t in zip(self._positions, tangents)
         ):
             sequences = [("primals", len(self.params)), ("tangents", len(self.wrt))]
             self._numbers_first("jvp", "forward", Differentiable.jvp, sequences, sig)
+        if any_records(sig.avals):
+            out = self._facts(sig).summary.out
+            return unflatten_each(forward(*args, *tangents), (out, out))
         return forward(*args, *tangents)
 
     def vjp(self, primals, ct):
         """Reverse mode: ``(value, cotangents)``, one cotangent per wrt parameter."""
         args, sig = self._bound(as_sequence(primals, "primals", self.fn.__name__, "vjp", self.params))
         shape = self._output_shape()
-        problem = ct_mismatch(self._facts(sig).summary.out, ct)
-        if problem:
-            raise ValueError(f"{self.fn.__name__}.vjp: the output cotangent does not match the output: {problem}")
+        out = self._facts(sig).summary.out
+        records = any_records(sig.avals) or any_records(out if isinstance(out, tuple) else (out,))
+        ct = checked_ct(self.fn.__name__, out, ct, records, self._origin)
         reverse = self._function("reverse", sig)
         if self._fast_path("vjp", sig) and (shape is None or all(s is None for s in shape)):
             sequences = [("primals", len(self.params)), ("ct", None if shape is None else len(shape))]
@@ -335,6 +335,9 @@ class Differentiable:
             ct_aval = listed if listed is not None and V.flat(listed) else None  # a list output's
             if listed is None or ct_aval is not None:
                 self._numbers_first("vjp", "reverse", Differentiable.vjp, sequences, sig, ct_aval)
+        if records:
+            value, cts = reverse(*args, ct)
+            return unflatten(value, out), unflatten_each(cts, [sig.avals[i] for i in self._positions])
         return reverse(*args, ct)
 
     def value_and_grad(self, *args, **kwargs):
@@ -344,6 +347,9 @@ class Differentiable:
         function = self._function("value_and_grad", sig)
         if self._fast_path("value_and_grad", sig):  # later calls like this one skip the checks
             self._numbers_first("value_and_grad", "value_and_grad", Differentiable.value_and_grad, None, sig)
+        if any_records(sig.avals):
+            value, g = function(*args)
+            return value, self._gradient_records(g, sig)
         return function(*args)
 
     def grad(self, *args, **kwargs):
@@ -353,7 +359,14 @@ class Differentiable:
         function = self._function("grad", sig)
         if self._fast_path("grad", sig):  # later calls like this one skip the checks
             self._numbers_first("grad", "grad", Differentiable.grad, None, sig)
+        if any_records(sig.avals):
+            return self._gradient_records(function(*args), sig)
         return function(*args)
+
+    def _gradient_records(self, g, sig: V.Sig):
+        """A gradient with each record argument's part made a record of its keys and type again."""
+        avals = [sig.avals[i] for i in self._positions]
+        return unflatten(g, avals[0]) if len(avals) == 1 else unflatten_each(g, avals)
 
     def _fast_path(self, name: str, sig: V.Sig) -> bool:
         """Whether ``f.<name>`` gets a fast entry for signature ``sig`` now: it has none yet, and every
@@ -368,7 +381,7 @@ class Differentiable:
         structures).  ``sequences``: the entry's parameters, each with the number of values it holds
         (None: one value); None: the function's own parameters.  See ``adcompiler.entries``."""
         ndarray = getattr(sys.modules.get("numpy"), "ndarray", None)
-        with BUILDING, _no_cycle_collection():
+        with BUILDING, no_cycle_collection():
             if name in self.__dict__:  # another thread made it meanwhile
                 return
             generated = self._function(mode, sig)
@@ -384,20 +397,6 @@ def _by_reference(module: str, qualname: str):
     for part in qualname.split("."):
         obj = getattr(obj, part, None)
     return obj
-
-
-@contextlib.contextmanager
-def _no_cycle_collection():
-    """The cyclic garbage collector paused while a transformation runs: it allocates many small
-    objects that stay alive until it ends, so collections find nothing to free (they cost a tenth
-    of the transformation time of the paper's network); collected afterwards as usual."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 _MODES = {"grad": "grad", "value_and_grad": "value_and_grad", "vjp": "reverse", "jvp": "forward"}

@@ -6,10 +6,12 @@ from __future__ import annotations
 import sys
 
 from .analysis import values as V
+from .analysis.show import show
 from .errors import UnsupportedSyntaxError
 from .front.parse import parse_function
 from .front.scopes import integer_only
 from .entries import tangent_mismatch
+from .trees import any_records, flatten_given, plain
 
 
 def zeros_for(value, tangent):
@@ -46,10 +48,43 @@ def ct_mismatch(out, ct) -> str:
             return f"the function returns a tuple of {len(out)} values, so ct must be a tuple of {len(out)} cotangents, not {ct!r}"
         return next((p for p in (ct_mismatch(o, c) for o, c in zip(out, ct)) if p), "")
     if isinstance(out, V.Seq) and not isinstance(ct, (list, tuple)):
-        return f"the output is {V.show(out)}, so its cotangent is a list of the same length, not {ct!r}"
+        return f"the output is {show(out)}, so its cotangent is a list of the same length, not {ct!r}"
     if isinstance(out, (V.Num, V.Arr)) and isinstance(ct, (list, tuple)):
-        return f"the output is {V.show(out)}, so its cotangent is a number or an array, not {ct!r}"
+        return f"the output is {show(out)}, so its cotangent is a number or an array, not {ct!r}"
     return ""
+
+
+def checked_tangents(name: str, params: tuple, positions: tuple, args, sig: V.Sig, tangents, derived) -> tuple:
+    """jvp's tangents as the generated code takes them: one per wrt parameter, records as tuples (for
+    derivative code, ``derived``, by their own structure), each with its value's structure, the zero
+    of an array as zeros of its shape; else a ValueError that says which one does not match."""
+    if len(tangents) != len(positions):
+        wrt = ", ".join(params[i] for i in positions)
+        raise ValueError(f"{name}.jvp: expected {len(positions)} tangents (for {wrt}), got {len(tangents)}")
+    if derived is not None:
+        tangents = tuple(plain(t) for t in tangents)
+    elif any_records(sig.avals):
+        where = f"{name}.jvp: the tangent for"
+        tangents = tuple(flatten_given(t, sig.avals[i], f"{where} {params[i]}") for i, t in zip(positions, tangents))
+    if all_floats(tangents) and all_floats(args):
+        return tangents
+    for i, t in zip(positions, tangents):
+        problem = tangent_mismatch(args[i], t)
+        if problem:
+            raise ValueError(f"{name}.jvp: the tangent for {params[i]} does not match its value: {problem}")
+    return tuple(zeros_for(args[i], t) for i, t in zip(positions, tangents))
+
+
+def checked_ct(name: str, out, ct, records: bool, derived):
+    """vjp's output cotangent as the generated code takes it (records as tuples), else a ValueError."""
+    if derived is not None:
+        ct = plain(ct)
+    elif records:
+        ct = flatten_given(ct, out, f"{name}.vjp: the output cotangent")
+    problem = ct_mismatch(out, ct)
+    if problem:
+        raise ValueError(f"{name}.vjp: the output cotangent does not match the output: {problem}")
+    return ct
 
 
 def not_differentiable(value) -> str:

@@ -14,6 +14,7 @@ import weakref
 
 from .api import Differentiable, differentiate
 from .higher import jacobian, leaves
+from .trees import fields, make
 
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # function -> {wrt: Differentiable}
 _LOCK = threading.Lock()
@@ -97,7 +98,7 @@ def _jacobian(f, argnums, mode):
             per_arg, col = [], 0
             for i in d._positions:
                 n = len(leaves(args[i]))
-                per_arg.append(flat[row : row + m, col : col + n].reshape(np.shape(o) + np.shape(args[i])))
+                per_arg.append(_block(flat[row : row + m, col : col + n], np.shape(o), args[i]))
                 col += n
             blocks.append(_shaped(tuple(per_arg) if len(per_arg) > 1 else per_arg[0], argnums))
             row += m
@@ -105,6 +106,22 @@ def _jacobian(f, argnums, mode):
 
     jac.__name__ = f"jac{mode[:3]}_of_{_name(f)}"
     return jac
+
+
+def _block(columns, out_shape: tuple, like):
+    """The Jacobian block of one argument, ``out_shape + like.shape``; for a record (a dict, NamedTuple or
+    dataclass), a record of the same keys holding one such block per item, as JAX gives."""
+    import numpy as np
+
+    items = fields(like)
+    if items is None:
+        return columns.reshape(out_shape + np.shape(like))
+    blocks, col = [], 0
+    for value in items.values():
+        n = len(leaves(value))
+        blocks.append(_block(columns[:, col : col + n], out_shape, value))
+        col += n
+    return make(type(like), tuple(items), blocks)
 
 
 def _differentiable(f, argnums) -> Differentiable:

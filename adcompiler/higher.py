@@ -18,6 +18,7 @@ from .api import Differentiable, differentiate
 from .entries import make_entry
 from .modes import reverse
 from .pipeline import BUILDING
+from .trees import fields, flatten, make, unflatten
 from .ir.nodes import Eq, walk
 from .rules import HELPER_RULES
 
@@ -31,7 +32,11 @@ def _numpy():
 
 
 def leaves(value, split_arrays=True) -> list:
-    """The scalars of a nested list/tuple/array structure, left to right (arrays whole if not split)."""
+    """The scalars of a nested list/tuple/array structure, left to right (arrays whole if not split;
+    records' items in key order, as generated code holds them)."""
+    items = fields(value)
+    if items is not None:
+        return [x for v in items.values() for x in leaves(v, split_arrays)]
     if isinstance(value, (list, tuple)):
         return [x for v in value for x in leaves(v, split_arrays)]
     if split_arrays and _is_array(value):
@@ -41,6 +46,9 @@ def leaves(value, split_arrays=True) -> list:
 
 def rebuild(like, items):
     """``like``'s structure with its scalars taken in order from the iterator ``items``."""
+    record = fields(like)
+    if record is not None:
+        return make(type(like), tuple(record), [rebuild(v, items) for v in record.values()])
     if isinstance(like, (list, tuple)):
         out = [rebuild(v, items) for v in like]
         return tuple(out) if isinstance(like, tuple) else out
@@ -129,7 +137,7 @@ def jacobian(f, wrt=None, mode="auto"):
 
     def checked(*args):
         np = _numpy()
-        args, sig = d._bound(args)
+        args, sig = d._bound(args, flat=False)  # records kept: jvp and vjp take them
         if mode == "reverse" and _rows_apply(d, sig):  # no primal run to count the outputs
             entry = _rows_entry(d, sig, lambda *a: checked(*a).tolist())
             made.setdefault("entry", entry)
@@ -176,12 +184,11 @@ def _rows_entry(d: Differentiable, sig, slow):
         )
 
 
-def _reverse_differentiable(d: Differentiable, args: tuple) -> Differentiable:
-    """The generated reverse-mode function of ``d`` for arguments like ``args``, itself made
+def _reverse_differentiable(d: Differentiable, args: tuple, sig) -> Differentiable:
+    """The generated reverse-mode function of ``d`` for arguments of signature ``sig``, itself made
     differentiable in its wrt parameters (made once per signature)."""
     if d._output_shape() is not None:
         raise TypeError(f"hessian/hvp need a function with one output; {d.fn.__name__} returns a tuple")
-    _, sig = d._bound(tuple(args))
     key = ("reverse", sig)
     if key not in d.derived:
         d.derived[key] = differentiate(d._function("reverse", sig), wrt=d.wrt)
@@ -194,8 +201,8 @@ def hessian(f, wrt=None):
 
     def hess(*args):
         np = _numpy()
-        args, sig = d._bound(args)
-        r = _reverse_differentiable(d, args)
+        args, sig = d._bound(args)  # records as tuples: the generated reverse code takes those
+        r = _reverse_differentiable(d, args, sig)
         written = any(d._facts(sig).summary.written)  # each pass from the arguments as given
         fresh = (lambda: copy.deepcopy(args)) if written else (lambda: args)  # noqa: E731
         if not _scalar_code(r, args + (1.0,)):  # array code: one direction per pass
@@ -223,19 +230,19 @@ def hvp(f, wrt=None):
     def product(args, v):
         if len(d.params) == 1 and not (isinstance(args, tuple) and len(args) == 1):
             args = (args,)  # the one argument itself (an array, a number, a list or a tuple of values)
-        args = d._bind(tuple(args))
-        r = _reverse_differentiable(d, args)
+        args, sig = d._bound(tuple(args))  # records as tuples: the generated reverse code takes those
+        r = _reverse_differentiable(d, args, sig)
         values = [args[i] for i in d._positions]
         flat = not (isinstance(v, tuple) and len(v) == len(values))
         if flat:
             items = iter([float(t) for t in v])
             tangents = tuple(rebuild(x, items) for x in values)
         else:
-            tangents = v
+            tangents = tuple(flatten(t, sig.avals[i]) for t, i in zip(v, d._positions))
         _, (_, dcts) = r.jvp(args + (1.0,), tangents)
         if flat:
             return _numpy().array([float(t) for t in leaves(list(dcts))])
-        return dcts
+        return tuple(unflatten(c, sig.avals[i]) for c, i in zip(dcts, d._positions))
 
     product.__name__ = f"hvp_of_{d.fn.__name__}"
     return product

@@ -12,7 +12,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "adcompiler"
 
 # Bottom to top: a unit may import only units listed before it (and itself).
 LAYERS = [
-    ("errors",),
+    ("errors", "collector"),
     ("ir",),
     ("front",),
     ("rules",),
@@ -24,6 +24,7 @@ LAYERS = [
     ("pipeline",),
     ("written",),
     ("entries",),
+    ("trees",),
     ("arguments",),
     ("api",),
     ("higher",),

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from . import values as V
-from ..errors import UnsupportedSyntaxError
+from .show import show
+from ..errors import at_line
 from ..ir.nodes import Eq, Function, Return, Var, flatten, walk
 from ..front.names import root
 from ..rules.linalg import NOT_DIFFERENTIATED
@@ -175,7 +176,7 @@ def check_constructs(facts: Facts) -> None:
                 _refuse(
                     facts,
                     eq.line,
-                    f"np.linalg.solve of {V.show(a)} and {V.show(b)}",
+                    f"np.linalg.solve of {show(a)} and {show(b)}",
                     "solve with one matrix and a vector or matrix b, or stacks of matrices of the same ndim "
                     "(b[..., None] for stacked vectors, then take [..., 0])",
                 )
@@ -229,6 +230,4 @@ UNKNOWN_KIND = "keep numbers and lists in separate lists, or read it at a consta
 
 def _refuse(facts: Facts, line: int, construct: str, remedy: str):
     """Raise the located error for a construct on ``line`` of the function's file."""
-    source = facts.fn.source
-    text = source.lines.get(line, "")
-    raise UnsupportedSyntaxError(construct, remedy, source.filename, line, len(text) - len(text.lstrip()), text)
+    raise at_line(facts.fn.source, line, construct, remedy)

@@ -233,11 +233,14 @@ class _Interpreter:
         if not isinstance(old, V.Seq):
             return
         items = old.items
+        if isinstance(index, str) and old.keys is not None and index in old.keys:  # a record's item, by key
+            index = old.keys.index(index)
         if items is not None and (grow or index is None or not isinstance(index, int)):
             items = None if grow else tuple(V.join(i, value) for i in items)
         elif items is not None and -len(items) <= index < len(items):
             items = tuple(V.join(i, value) if k == index % len(items) else i for k, i in enumerate(items))
-        new = V.Seq(old.kind, items, V.join(old.elem, value))
+        keys = old.keys if items is not None else None  # a record stays one while its items are known
+        new = V.Seq(old.kind, items, V.join(old.elem, value), keys, old.cls if keys is not None else None)
         if new != old:
             self.obj[c] = new
             self.changed = True

@@ -1,6 +1,7 @@
 """ANF or dup form + abstract values -> the same program with each primitive named for what it
 applies to: Python's ``+`` of two lists is ``list_concat``, ``xs * n`` of a list is ``list_times``,
-``sum`` of an array is ``array_sum`` (each printed as the user wrote it).  Syntax cannot tell these apart; the arguments' abstract
+``sum`` of an array is ``array_sum`` (each printed as the user wrote it); a record's item read by key is
+read at its position (``records``).  Syntax cannot tell these apart; the arguments' abstract
 values can, so the derivative passes pick a rule by the primitive's name and never guess.
 
 Only primitive names change (no variable is added or removed), so the abstract values of the
@@ -12,6 +13,7 @@ from __future__ import annotations
 from . import values as V
 from ..ir.nodes import COMPOUND, Eq, For, Function, If, While
 from .numpy_values import ndim_of
+from .records import resolve
 from ..ir.nodes import Const
 from ..rules.arrays import SOLVE_VECTOR
 from ..rules.linalg import NORM_MATRIX
@@ -22,6 +24,7 @@ def specialise(fn: Function, of) -> Function:
 
     def eq(e: Eq) -> Eq:
         ins = [of(a) for a in e.ins]
+        e = resolve(e, ins, fn.source)
         prim = _prim(e, ins)
         if prim == e.prim:
             return e

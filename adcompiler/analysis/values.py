@@ -13,7 +13,8 @@ The lattice::
     Arr(ndim, dtype)  a NumPy array (None: not known)
     Numeric(dtype)    a number or an array, not known which (a join of the two)
     Seq(kind, items, elem)  a list or tuple: the value at each position when
-                      known (tuples), and the join of every element
+                      known (tuples), and the join of every element; a record
+                      (dict, NamedTuple, dataclass) is a tuple with its keys
     Static            a value with no derivative: None, a slice, a string, a range
     TOP               anything (a join of a list and a number); BOTTOM: no value yet
 
@@ -24,6 +25,7 @@ but the standard library, and NumPy only when a value is a NumPy value.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from dataclasses import dataclass
 from operator import countOf
@@ -62,6 +64,8 @@ class Seq(Aval):
     kind: str | None  # "list", "tuple", or None (either)
     items: tuple | None  # the value at each position, when the length is known
     elem: Aval  # the join of every element (BOTTOM for an empty sequence)
+    keys: tuple | None = None  # a record's keys (a dict's, a NamedTuple's or dataclass's fields), one per item
+    cls: type | None = None  # a record's type: dict, the NamedTuple or the dataclass (see ``records``)
 
 
 @dataclass(frozen=True)
@@ -92,13 +96,30 @@ FLOAT, INT, BOOL = Num("float"), Num("int"), Num("bool")
 NUMERIC = Numeric()
 
 
-def seq(kind: str | None, items) -> Seq:
-    """A sequence of known items (widened to its elements' join past MAX_ITEMS)."""
+def seq(kind: str | None, items, keys: tuple | None = None, cls: type | None = None) -> Seq:
+    """A sequence of known items (widened to its elements' join past MAX_ITEMS), or a record."""
     items = tuple(items)
     elem = BOTTOM
     for a in items:
         elem = join(elem, a)
-    return Seq(kind, items if len(items) <= MAX_ITEMS else None, elem)
+    return Seq(kind, items if len(items) <= MAX_ITEMS or keys else None, elem, keys, cls)
+
+
+def record(items, keys: tuple, cls: type) -> Seq:
+    """A record: a dict (``cls`` dict), a NamedTuple or a dataclass, whose items are known by key (never
+    widened: its keys are how code reads it).  Generated code holds it as the tuple of its items."""
+    return seq("tuple", items, tuple(keys), cls)
+
+
+def is_record(a: Aval) -> bool:
+    return isinstance(a, Seq) and a.keys is not None
+
+
+def has_records(a: Aval) -> bool:
+    """Whether a value holds a record anywhere (the API then converts it at the boundary)."""
+    if not isinstance(a, Seq):
+        return False
+    return a.keys is not None or any(has_records(i) for i in (a.items if a.items is not None else (a.elem,)))
 
 
 def uniform(kind: str | None, elem: Aval) -> Seq:
@@ -135,6 +156,8 @@ def item(a: Aval, index) -> Aval:
     """The element of a sequence at ``index`` (an int constant, or None for an index known only at run time)."""
     if not isinstance(a, Seq):
         return TOP
+    if isinstance(index, str):  # a record's field, by key (``records`` checks the access is Python's)
+        return a.items[a.keys.index(index)] if a.keys is not None and index in a.keys else TOP
     if isinstance(index, int) and not isinstance(index, bool) and a.items is not None:
         if -len(a.items) <= index < len(a.items):
             return a.items[index]
@@ -175,11 +198,13 @@ def join(a: Aval, b: Aval) -> Aval:
     if isinstance(a, Seq) and isinstance(b, Arr) or isinstance(a, Arr) and isinstance(b, Seq):
         return _read_as_array(a if isinstance(a, Seq) else b, b if isinstance(a, Seq) else a)
     if isinstance(a, Seq) and isinstance(b, Seq):
+        if (a.keys, a.cls) != (b.keys, b.cls):  # two records of other keys, or a record and a tuple
+            return TOP
         kind = a.kind if a.kind == b.kind else None
         items = None
         if a.items is not None and b.items is not None and len(a.items) == len(b.items):
             items = tuple(join(x, y) for x, y in zip(a.items, b.items))
-        out = Seq(kind, items, join(a.elem, b.elem))
+        out = Seq(kind, items, join(a.elem, b.elem), a.keys if items is not None else None, a.cls)
         return out if depth(out) <= MAX_DEPTH else Seq(kind, None, TOP)
     if isinstance(a, Static) and isinstance(b, Static):
         return Static(a.what) if a.what == b.what else STATIC  # two slices, or two kinds of static value
@@ -253,6 +278,13 @@ def describe(value, _depth: int = 0) -> Aval:
             return Seq(kind, None, elem)
         items = [describe(e, _depth + 1) for e in value]
         return _cached((kind, tuple(map(id, items))), items, lambda: seq(kind, items))
+    if t is dict or hasattr(t, "_fields") and isinstance(value, tuple) or hasattr(t, "__dataclass_fields__"):
+        fields = record_fields(value)
+        if fields is None or _depth >= MAX_DEPTH:
+            return TOP
+        items = [describe(v, _depth + 1) for v in fields.values()]
+        keys = tuple(fields)
+        return _cached(("record", t, keys, tuple(map(id, items))), items, lambda: record(items, keys, t))
     numpy = sys.modules.get("numpy")
     if numpy is not None:
         if t is numpy.ndarray:
@@ -270,6 +302,22 @@ def describe(value, _depth: int = 0) -> Aval:
     if t in (slice, str, range):
         return Static(t.__name__)
     return TOP
+
+
+def record_fields(value) -> dict | None:
+    """A record's items by key: a dict with string keys, a NamedTuple, or a dataclass whose fields are all
+    set by its constructor (so a gradient of the same type can be made); None for anything else."""
+    if type(value) is dict:
+        return value if all(type(k) is str for k in value) else None
+    fields = getattr(type(value), "_fields", None)
+    if isinstance(value, tuple) and isinstance(fields, tuple):
+        return dict(zip(fields, value))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        named = dataclasses.fields(value)
+        if not all(f.init for f in named):
+            return None
+        return {f.name: getattr(value, f.name) for f in named}
+    return None
 
 
 _ARRAYS: dict = {}  # (ndim, dtype character) -> its Arr
@@ -309,7 +357,9 @@ class Sig:
 def entry_testable(a: Aval) -> bool:
     """Whether a fast entry (``adcompiler.entries``) can test an argument for this abstract value: a
     float by its type, a float array by its type, ndim and dtype, a list or tuple whole."""
-    return a == FLOAT or isinstance(a, Seq) or isinstance(a, Arr) and (a.dtype or "").startswith("float")
+    if isinstance(a, Seq):
+        return not has_records(a)  # a record is converted to a tuple at the boundary (the checking path)
+    return a == FLOAT or isinstance(a, Arr) and (a.dtype or "").startswith("float")
 
 
 def signature(args) -> Sig:
@@ -357,6 +407,8 @@ def _list_ids(value, aval, out=None) -> set:
         if id(value) in out:
             return out
         out.add(id(value))
+    if aval.keys is not None:  # a record: its items in key order
+        value = tuple(record_fields(value).values())
     if aval.items is not None:
         for e, a in zip(value, aval.items):
             if isinstance(a, Seq):
@@ -365,56 +417,3 @@ def _list_ids(value, aval, out=None) -> set:
         for e in value:
             _list_ids(e, aval.elem, out)
     return out
-
-
-def spec(a: Aval):
-    """A plain literal for an abstract value (strings and tuples), which the runtime helper ``expect``
-    checks a value against: what a written module was generated for."""
-    if isinstance(a, Num):
-        return "number"
-    if isinstance(a, Arr):
-        return ("array", -1 if a.ndim is None else a.ndim)
-    if isinstance(a, Numeric):
-        return "numeric"
-    if isinstance(a, Seq):
-        items = None if a.items is None else tuple(spec(i) for i in a.items)
-        return (a.kind or "sequence", items, spec(a.elem) if not isinstance(a.elem, Bottom) else "any")
-    return "any"
-
-
-# ---- printing -----------------------------------------------------------------------------------
-
-
-def show(a: Aval) -> str:
-    """A short human description: 'a float', 'a (3-D float32) array', 'a list of floats'."""
-    if isinstance(a, Num):
-        return {"float": "a float", "int": "an int", "bool": "a bool"}.get(a.dtype, f"a NumPy {a.dtype}")
-    if isinstance(a, Arr):
-        dims = f"{a.ndim}-D " if a.ndim is not None else ""
-        return f"a {dims}{a.dtype or ''} array".replace("  ", " ")
-    if isinstance(a, Numeric):
-        return "a number or an array"
-    if isinstance(a, Seq):
-        kind = a.kind or "list or tuple"
-        if a.items is not None and (a.kind == "tuple" or len(set(a.items)) > 1):
-            return f"a {kind} ({', '.join(show(i) for i in a.items)})"
-        if isinstance(a.elem, Bottom):
-            return f"an empty {kind}"
-        return f"a {kind} of {_plural(a.elem)}"
-    if isinstance(a, Static):
-        return "a value with no derivative"
-    return "a value of unknown kind"
-
-
-def _plural(a: Aval) -> str:
-    """'floats', 'lists of floats', '2-D float64 arrays', 'numbers or arrays'."""
-    if isinstance(a, Numeric):
-        return "numbers or arrays"
-    if isinstance(a, Seq) and not (a.items is not None and (a.kind == "tuple" or len(set(a.items)) > 1)):
-        return f"{a.kind or 'list or tuple'}s of {_plural(a.elem)}" if not isinstance(a.elem, Bottom) else "empty lists"
-    text = show(a)
-    for article in ("an ", "a "):
-        if text.startswith(article):
-            text = text[len(article) :]
-            break
-    return text + "s" if not text.endswith(")") else text

@@ -57,7 +57,6 @@ UNSUPPORTED = {
     ),
     ast.NamedExpr: ("an assignment expression (:=)", "assign on its own line first"),
     ast.Delete: ("del", "leave the variable in place or reassign it"),
-    ast.Dict: ("a dict", "use separate variables, a tuple or a list"),
     ast.DictComp: ("a dict comprehension", "use a list"),
     ast.SetComp: ("a set comprehension", "use a list"),
     ast.Set: ("a set", "use a tuple or a list"),

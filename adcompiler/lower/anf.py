@@ -21,6 +21,7 @@ from .arrays import ArrayLowering
 from .lists import ListLowering, is_append
 from .expressions import ExpressionLowering
 from .idioms import IdiomLowering, desugar_loop_else
+from .records import Record, RecordLowering
 from ..front.scopes import falls_through, find_slots, loop_targets, may_jump, may_return, nodes
 
 
@@ -29,7 +30,7 @@ def lower(parsed: Parsed, namer: Namer, callee_shape) -> Function:
     return _Lowering(parsed, namer, callee_shape).run()
 
 
-class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering):
+class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, RecordLowering):
     def __init__(self, parsed: Parsed, namer: Namer, callee_shape):
         self.parsed = parsed
         self.namer = namer
@@ -251,7 +252,7 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering):
     def ret(self, stmt: ast.Return, loops: int) -> None:
         if stmt.value is None:
             raise self.parsed.error(stmt, "return without a value", "return the function's result")
-        value = self.expr(stmt.value)
+        value = self.solid(self.expr(stmt.value))
         if self.direct_return:
             self.body.append(Return(value, stmt.lineno))
             return
@@ -271,7 +272,13 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering):
 
     def bind(self, target, value) -> None:
         """Give a user name (or a tuple of names) the value of an atom or symbolic tuple."""
+        if isinstance(value, Record) and not isinstance(target, ast.Name):
+            raise self.parsed.error(
+                target, "unpacking a dict (Python gives its keys)", "unpack d.values() or d.items()"
+            )
         if isinstance(target, ast.Name):
+            if any(v is value for v in self.env.values()) or target.id in self.slots:
+                self.share(value)  # a dict now named twice: changing it through one name is refused
             if target.id in self.slots:  # a tuple kept in a name assigned in several places is a tuple object
                 self.write(Var(target.id), self.element(value), self.line)
                 self.assigned.add(target.id)

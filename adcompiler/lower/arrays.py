@@ -13,6 +13,8 @@ when the user's code refers to it.
 from __future__ import annotations
 
 import ast
+
+from .records import field
 import sys
 
 from ..rules import arrays as N
@@ -330,8 +332,11 @@ class ArrayLowering:
 
     def attribute(self, node: ast.Attribute, hint):
         """``x.T``, ``x.shape``, ``x.ndim``, ``x.size`` of a local array."""
-        if node.attr not in N.ATTRIBUTES:
-            raise self.parsed.error(node, f"the attribute .{node.attr} of a local value", "use .T .shape .ndim .size")
+        if node.attr not in N.ATTRIBUTES:  # a NamedTuple's or dataclass's field (analysis.records checks it is)
+            value = self.expr(node.value)
+            if isinstance(value, tuple):
+                raise self.parsed.error(node, f"the attribute .{node.attr} of a dict or tuple", 'read d["key"]')
+            return self.apply("getitem", [value, field(node.attr)], hint)
         value = self.element(self.expr(node.value))
         prim = N.ATTRIBUTES[node.attr]
         args = [value, Const(None)] if prim == "numpy.transpose" else [value]

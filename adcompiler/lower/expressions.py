@@ -1,4 +1,4 @@
-"""Expressions -> ANF equations: operators, comparisons, short circuits, names and globals, calls of
+"""Expressions -> ANF equations: operators, comparisons, short circuits, calls of
 primitives, rules and user functions."""
 
 from __future__ import annotations
@@ -8,17 +8,18 @@ import builtins
 import types
 from .. import rules
 from ..errors import MissingRuleError
-from ..ir.nodes import Const, Eq, If, Var, rebuild
-from ..front.environment import ABSENT, Read
+from ..ir.nodes import Const, Eq, If, rebuild
 from ..front.names import is_builtin
 from ..front.parse import BINOPS, COMPARES, UNARYOPS, source_lines
 from .arrays import numpy_name
 from .idioms import METHODS
+from .records import DICT_METHODS
+from .names import NameLowering
 from ..rules.scalar import SCALAR_HELPERS
 from ..rules import CHANGES, INERT, MAKES
 
 
-class ExpressionLowering:
+class ExpressionLowering(NameLowering):
     """The expression half of ANF lowering, mixed into the lowering of statements (``anf``): ``expr(node)``
     emits the equations that compute ``node`` and returns the atom holding its value."""
 
@@ -46,6 +47,8 @@ class ExpressionLowering:
             return self.call(node, hint)
         if isinstance(node, ast.List):
             return self.list_literal(node, _leaf_hint(hint))
+        if isinstance(node, ast.Dict):
+            return self.dict_literal(node)
         if isinstance(node, ast.ListComp):
             return self.comprehension(node, _leaf_hint(hint))
         if isinstance(node, ast.Subscript):
@@ -137,105 +140,17 @@ class ExpressionLowering:
         self.body.append(If(test, branches[0], branches[1], self.line))
         return self.read(slot)
 
-    def name(self, node: ast.Name):
-        if node.id in self.pinned:
-            return self.pinned[node.id]
-        if node.id in self.slots:
-            return self.read(Var(node.id))
-        if node.id in self.env:
-            return self.env[node.id]
-        value = self.resolve(node)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return Const(value, node.id)
-        if type(value).__name__ == "ndarray":  # a constant array of the module, read when the code runs
-            # into a temporary, never a variable named like it: assigned in a function, the module's name
-            # would become a local of the function (copy propagation gives the reads back their name)
-            return self.apply("global", [], None, param=node.id)
-        raise self.parsed.error(
-            node,
-            f"the global {node.id!r} ({type(value).__name__})",
-            "use numbers, NumPy arrays, math functions and functions defined with def",
-        )
-
-    def global_constant(self, node: ast.Attribute):
-        value = self.resolve(node)
-        text = ast.unparse(node)
-        canonical = next(
-            (c for c, v in rules.CONSTANTS.items() if v == value or (v != v and value != value)),
-            None,
-        )
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if canonical is None:  # a number of another module (cfg.SCALE), read when the code runs
-                self.read_attribute(node, value)
-            return Const(value, canonical or text)
-        if value is None and node.attr == "newaxis":  # np.newaxis: None, a new axis in an index
-            return Const(None)
-        raise self.parsed.error(node, f"the attribute {text}", "use numbers and math functions")
-
-    def read_attribute(self, node: ast.Attribute, value) -> None:
-        """Remember that the code depends on ``module.attr`` being ``value`` (a helper of another module
-        it calls, a number of another module it reads; see ``front.environment``)."""
-        base = self.resolve(node.value)
-        if isinstance(base, types.ModuleType):
-            self.parsed.reads.append(Read(vars(base), node.attr, value))
-
-    def resolve(self, node):
-        """The object a global name or dotted module attribute refers to."""
-        if isinstance(node, ast.Name):  # the code depends on what the name holds now (front.environment)
-            glob = self.parsed.source.globals
-            if node.id in glob:
-                value = glob[node.id]
-                self.parsed.reads.append(Read(glob, node.id, value))
-                return value
-            if hasattr(builtins, node.id):
-                self.parsed.reads.append(Read(glob, node.id, ABSENT))
-                return getattr(builtins, node.id)
-            if node.id in self.loop_names:
-                raise self.parsed.error(
-                    node,
-                    f"the loop variable {node.id!r} read after its loop",
-                    f"keep the value you need in another name inside the loop (last = {node.id}) and read that",
-                )
-            code = getattr(self.parsed.obj, "__code__", None)
-            if code is not None and node.id in code.co_freevars:
-                raise self.parsed.error(
-                    node,
-                    f"the variable {node.id!r} of an enclosing function (a closure)",
-                    f"pass {node.id} to the function as an argument, or make it a module global",
-                )
-            unset = glob.get("__adc_unset__", {})  # names only top-level code adc compile did not run sets
-            if node.id in unset:
-                raise self.parsed.error(
-                    node,
-                    f"the global {node.id!r}, which only top-level code sets (line {unset[node.id]}, not run)",
-                    "run adc compile with --import to import the file whole, or set it with a plain assignment",
-                )
-            raise self.parsed.error(node, f"the undefined name {node.id!r}", "define it before use")
-        if isinstance(node, ast.Attribute):
-            base = self.resolve(node.value)
-            if not isinstance(base, types.ModuleType) and type(base).__module__.split(".")[0] == "numpy":
-                raise self.parsed.error(  # a method of a NumPy object (np.add.at, np.random.rand)
-                    node,
-                    f"{ast.unparse(node)}, which has no derivative rule",
-                    "write it with the NumPy functions adcompiler knows (see README), or give it rules with adcompiler.defrule",
-                    MissingRuleError,
-                )
-            if not isinstance(base, types.ModuleType):
-                raise self.parsed.error(
-                    node,
-                    f"the attribute access {ast.unparse(node)}",
-                    "only module attributes such as math.pi or math.sin are supported",
-                )
-            if not hasattr(base, node.attr):
-                raise self.parsed.error(
-                    node,
-                    f"{ast.unparse(node)} (no such attribute)",
-                    "check the spelling",
-                )
-            return getattr(base, node.attr)
-        raise self.parsed.error(node, "calling the result of an expression", "call a named function")
-
     def call(self, node: ast.Call, hint):
+        if (
+            isinstance(node.func, ast.Attribute)
+            and node.func.attr in DICT_METHODS
+            and _local_root(node.func.value, self)
+        ):
+            found = self.record_method(node, _leaf_hint(hint))
+            if found is not None:
+                return found
+        if isinstance(node.func, ast.Name) and node.func.id == "dict" and self.is_builtin_name(node.func, dict):
+            return self.dict_call(node)
         if isinstance(node.func, ast.Attribute) and node.func.attr in METHODS:  # "{}".format(x), xs.pop(i), ...
             found = self.method_idiom(node, _leaf_hint(hint))
             if found is not None:

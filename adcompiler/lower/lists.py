@@ -14,6 +14,7 @@ import ast
 import builtins
 
 from ..ir.nodes import Const, Eq, For, Var
+from .records import Record
 
 
 class ListLowering:
@@ -24,13 +25,18 @@ class ListLowering:
         return self.apply("list", elts, hint)
 
     def element(self, value):
-        """A value stored in a container: symbolic tuples become real ones."""
+        """A value stored in a container: symbolic tuples become real ones (a record's with its keys)."""
+        if isinstance(value, Record):
+            value.shared = True
+            return self.apply("tuple", [self.element(v) for v in value], None, param=value.keys)
         if isinstance(value, tuple):
             return self.apply("tuple", [self.element(v) for v in value], None)
         return value
 
     def subscript(self, node: ast.Subscript, hint):
         container = self.expr(node.value)
+        if isinstance(container, Record):
+            return self.record_read(container, node)
         index = self.index(node.slice)
         if isinstance(container, tuple):
             if (
@@ -93,7 +99,11 @@ class ListLowering:
         return out
 
     def setitem(self, target: ast.Subscript, value) -> None:
-        """``xs[i] = v`` (and ``xs[i][j] = v``): change the list in place."""
+        """``xs[i] = v`` (and ``xs[i][j] = v``): change the list in place (a dict built here: see ``records``)."""
+        base = target.value
+        record = self.env.get(base.id) if isinstance(base, ast.Name) and base.id not in self.slots else None
+        if isinstance(record, Record):
+            return self.record_write(base.id, record, target, value)
         container = self.element(self.expr(target.value))
         index = self.index(target.slice)
         self.body.append(Eq((), "setitem", (container, index, self.element(value)), self.line))

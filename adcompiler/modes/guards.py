@@ -6,7 +6,7 @@ the kinds the code was generated for (``expect``: with no call to learn from, th
 from __future__ import annotations
 
 from ..ir import expr as E
-from ..analysis import values as V
+from ..analysis.show import show, spec
 from ..analysis.facts import Facts
 from ..ir.nodes import Do, IfS
 
@@ -17,7 +17,7 @@ def expectations(facts: Facts, name: str, program) -> list:
     if not getattr(program, "guard", False):
         return []
     return [
-        Do(E.Call(program.helper("expect"), (E.Num(f"{name}'s {p}: {V.show(a)}"), E.Num(V.spec(a)), E.Name(p))))
+        Do(E.Call(program.helper("expect"), (E.Num(f"{name}'s {p}: {show(a)}"), E.Num(spec(a)), E.Name(p))))
         for p, a in zip(facts.fn.params, facts.sig.avals)
     ]
 

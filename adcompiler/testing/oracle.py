@@ -16,13 +16,38 @@ Nothing here uses adcompiler's output as a reference.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 import adcompiler
 
 
+def _fields(value):
+    """A record's items by key (a dict, a NamedTuple, a dataclass), or None."""
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):
+        return dict(zip(type(value)._fields, value))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    return None
+
+
+def _record_like(like, items: dict):
+    """A record of ``like``'s type holding ``items``."""
+    if isinstance(like, dict):
+        return items
+    if isinstance(like, tuple):
+        return type(like)(*items.values())
+    return type(like)(**items)
+
+
 def leaves(value) -> list:
-    """The floats of a nested structure, left to right (arrays flattened)."""
+    """The floats of a nested structure, left to right (arrays flattened; records in key order)."""
+    fields = _fields(value)
+    if fields is not None:
+        return [x for v in fields.values() for x in leaves(v)]
     if isinstance(value, (list, tuple)):
         return [x for v in value for x in leaves(v)]
     if isinstance(value, np.ndarray):
@@ -32,6 +57,9 @@ def leaves(value) -> list:
 
 def rebuild(like, items):
     """``like``'s structure, its floats taken in order from the iterator ``items``."""
+    fields = _fields(like)
+    if fields is not None:
+        return _record_like(like, {k: rebuild(v, items) for k, v in fields.items()})
     if isinstance(like, (list, tuple)):
         out = [rebuild(v, items) for v in like]
         return tuple(out) if isinstance(like, tuple) else out
@@ -42,6 +70,16 @@ def rebuild(like, items):
 
 def structure_problem(value, like, where="cotangent") -> str:
     """Why ``value`` does not have ``like``'s structure, shape and dtype, or ''."""
+    fields = _fields(like)
+    if fields is not None:
+        got = _fields(value)
+        if type(value) is not type(like) or got is None or list(got) != list(fields):
+            return f"{where}: {type(value).__name__} {list(got or ())} for {type(like).__name__} {list(fields)}"
+        for k in fields:
+            problem = structure_problem(got[k], fields[k], f"{where}[{k!r}]")
+            if problem:
+                return problem
+        return ""
     if isinstance(like, (list, tuple)):
         if type(value) is not type(like) or len(value) != len(like):
             return f"{where}: {type(value).__name__} of {len(value) if hasattr(value, '__len__') else '?'} for {type(like).__name__} of {len(like)}"
@@ -89,6 +127,9 @@ def fd_jacobian(f, args, wrt_index, h=1e-6) -> np.ndarray:
 
 def widened(value):
     """``value`` with its float32 arrays as float64."""
+    fields = _fields(value)
+    if fields is not None:
+        return _record_like(value, {k: widened(v) for k, v in fields.items()})
     if isinstance(value, (list, tuple)):
         out = [widened(v) for v in value]
         return tuple(out) if isinstance(value, tuple) else out
@@ -98,6 +139,8 @@ def widened(value):
 
 
 def _single(value) -> bool:
+    if _fields(value) is not None:
+        return any(_single(v) for v in _fields(value).values())
     return (
         any(_single(v) for v in value)
         if isinstance(value, (list, tuple))
@@ -107,6 +150,9 @@ def _single(value) -> bool:
 
 def _copy(args):
     """Deep copies of list arguments (a function may change a list it is given)."""
+    fields = _fields(args)
+    if fields is not None:
+        return _record_like(args, {k: _copy(v) for k, v in fields.items()})
     if isinstance(args, list):
         return [_copy(a) for a in args]
     if isinstance(args, tuple):
@@ -142,7 +188,7 @@ def check_both_modes(f, args, wrt=None, rtol=1e-5, atol=1e-7, seed=0, twin=None)
     np.testing.assert_allclose(leaves(tan), J @ v, rtol=rtol, atol=atol, err_msg="jvp against J v")
     # reverse mode
     u = rng.uniform(-1, 1, J.shape[0])
-    ct = rebuild(value, iter(u)) if isinstance(value, (list, tuple, np.ndarray)) else float(u[0])
+    ct = rebuild(value, iter(u)) if isinstance(value, (list, tuple, dict, np.ndarray)) else float(u[0])
     val, cts = d.vjp(_copy(args), ct)
     np.testing.assert_allclose(leaves(val), leaves(value), rtol=1e-12, atol=1e-12, err_msg="vjp value")
     assert isinstance(cts, tuple) and len(cts) == len(idx), cts
@@ -154,7 +200,7 @@ def check_both_modes(f, args, wrt=None, rtol=1e-5, atol=1e-7, seed=0, twin=None)
     lhs, rhs = float(u @ np.array(leaves(tan))), float(got @ v)
     tol = 1e-5 if any(_single(a) for a in args) else 1e-9
     assert abs(lhs - rhs) <= tol * (abs(lhs) + abs(rhs) + 1.0), f"<u, Jv> = {lhs} but <J^T u, v> = {rhs}"
-    if np.ndim(value) == 0 and not isinstance(value, (list, tuple)):
+    if np.ndim(value) == 0 and not isinstance(value, (list, tuple)) and _fields(value) is None:
         g = d.grad(*_copy(args))
         g = (g,) if len(idx) == 1 else g
         _, cts1 = d.vjp(_copy(args), 1.0)

@@ -1,0 +1,141 @@
+"""Lowering of records: dicts built in the function, the fields of NamedTuples and dataclasses, and
+the dict methods JAX users write (``params["W"]``, ``{"W": W, "b": b}``, ``d.values()``, ``p.a``).
+
+A dict built in the function is symbolic, like a tuple (a ``Record``: its items' atoms with its keys),
+so ``d["W"]`` is the atom itself and ``d["c"] = v`` gives the name a new record.  Stored or passed
+on, it becomes the tuple of its items with its keys on the ``tuple`` equation (``param``); a record
+that is an argument is such a tuple too (``trees``).  Reads of those by key stay ``getitem`` with
+the key as a constant (an attribute's text starts with a dot) until the analysis, which knows every
+record's keys, puts the position in its place (``analysis.records``).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..ir.nodes import Const
+
+DICT_METHODS = ("values", "keys", "items", "get", "copy")
+
+
+class Record(tuple):
+    """A dict built in the function: the atoms (or symbolic tuples) of its items, and its keys."""
+
+    keys: tuple
+    block: object  # the block it was built in: changed in another (a loop, a branch) it is refused
+    shared: bool  # bound to a second name, stored or passed on: changing it then is refused
+
+    def __new__(cls, items, keys, block):
+        record = super().__new__(cls, items)
+        record.keys, record.block, record.shared = tuple(keys), block, False
+        return record
+
+    def value(self, key):
+        return self[self.keys.index(key)]
+
+
+def field(name: str) -> Const:
+    """The constant index of an attribute read ``p.name`` (its text says it was an attribute)."""
+    return Const(name, "." + name)
+
+
+class RecordLowering:
+    """Methods of ``anf._Lowering`` for records; see the module docstring."""
+
+    def dict_literal(self, node: ast.Dict):
+        """``{"W": W, "b": b}``: keys must be strings written as constants."""
+        items: dict = {}
+        for key, value in zip(node.keys, node.values):
+            if key is None:
+                raise self.parsed.error(value, "unpacking a dict into a dict (**d)", "write each key: value")
+            items[self.key_of(key)] = self.expr(value)
+        return Record(items.values(), items, self.body)
+
+    def dict_call(self, node: ast.Call):
+        """``dict(W=W, b=b)``, and ``dict(d)`` of a dict built here (a copy)."""
+        if any(k.arg is None for k in node.keywords) or len(node.args) > 1:
+            raise self.parsed.error(node, "this call of dict", "write dict(key=value, ...) or a literal {...}")
+        items: dict = {}
+        if node.args:
+            base = self.expr(node.args[0])
+            if not isinstance(base, Record):
+                raise self.parsed.error(node, "dict(...) of a value that is not a dict built here", "write a literal")
+            items.update(zip(base.keys, base))
+        for k in node.keywords:
+            items[k.arg] = self.expr(k.value)
+        return Record(items.values(), items, self.body)
+
+    def key_of(self, node) -> str:
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            raise self.parsed.error(
+                node, "a dict key that is not a string constant", 'use string keys written as constants: d["W"]'
+            )
+        return node.value
+
+    def record_read(self, record: Record, node: ast.Subscript):
+        """``d["W"]`` of a dict built here: the item's atom."""
+        key = self.key_of(node.slice)
+        if key not in record.keys:
+            raise self.parsed.error(
+                node, f"the key {key!r}, which the dict does not have (it has {', '.join(record.keys)})", "check it"
+            )
+        return record.value(key)
+
+    def record_write(self, name: str, record: Record, target: ast.Subscript, value) -> None:
+        """``d["c"] = v`` on a dict built here: the name holds a new record (no other name may see it)."""
+        if record.shared or record.block is not self.body:
+            where = "after it was stored, passed on or named twice" if record.shared else "in a loop or branch"
+            raise self.parsed.error(
+                target,
+                f"changing the dict {name} {where}",
+                "build the dict with all its keys where it is made, or make a new one: d2 = dict(d, c=v)",
+            )
+        items = dict(zip(record.keys, record))
+        items[self.key_of(target.slice)] = value
+        self.env[name] = Record(items.values(), items, self.body)
+
+    def record_method(self, node: ast.Call, hint):
+        """``d.values()``, ``d.keys()``, ``d.items()``, ``d.get(k, default)``, ``d.copy()``; None when
+        ``d`` is no dict built here and the method is none of these."""
+        name, base = node.func.attr, node.func.value
+        record = self.env.get(base.id) if isinstance(base, ast.Name) and base.id not in self.slots else None
+        if not isinstance(record, Record):
+            if name == "values" and not node.args and not node.keywords:  # of an argument: its items, listed
+                return self.apply("list_copy", [self.element(self.expr(base))], hint, param="values")
+            if name in ("keys", "items", "get"):
+                raise self.parsed.error(
+                    node,
+                    f".{name}() of a dict that is an argument or kept in a name assigned in several places",
+                    "read its items by key (d['W']), or iterate over d.values()",
+                )
+            return None
+        if node.keywords or len(node.args) > (2 if name == "get" else 0) or name == "get" and not node.args:
+            raise self.parsed.error(node, f"d.{name} with these arguments", "see the Python documentation of dict")
+        if name == "values":
+            return tuple(record)
+        if name == "keys":
+            return tuple(Const(k) for k in record.keys)
+        if name == "items":
+            return tuple((Const(k), v) for k, v in zip(record.keys, record))
+        if name == "copy":
+            return Record(tuple(record), record.keys, self.body)
+        key = self.key_of(node.args[0])
+        if key in record.keys:
+            return record.value(key)
+        return self.expr(node.args[1]) if len(node.args) > 1 else Const(None)
+
+    def share(self, value) -> None:
+        """Mark the records in a value that another name, a container or a callee now also holds."""
+        if isinstance(value, Record):
+            value.shared = True
+        if isinstance(value, tuple):
+            for v in value:
+                self.share(v)
+
+    def solid(self, value):
+        """A returned value: each dict built here as the tuple of its items (one output, with its keys)."""
+        if isinstance(value, Record):
+            return self.element(value)
+        if isinstance(value, tuple):
+            return tuple(self.solid(v) for v in value)
+        return value
