@@ -19,7 +19,7 @@ from .back.load import load
 from .front.environment import namespace_of
 from .collector import no_cycle_collection
 from .pipeline import BUILDING, Program
-from .trees import any_records, flatten, unflatten, unflatten_each
+from .trees import any_records, converts, flatten, unflatten, unflatten_each
 
 
 def differentiate(fn=None, *, wrt=None, checkpoint=None):
@@ -326,7 +326,7 @@ class Differentiable:
         args, sig = self._bound(as_sequence(primals, "primals", self.fn.__name__, "vjp", self.params))
         shape = self._output_shape()
         out = self._facts(sig).summary.out
-        records = any_records(sig.avals) or any_records(out if isinstance(out, tuple) else (out,))
+        records = converts(sig.avals) or any_records(out if isinstance(out, tuple) else (out,))
         ct = checked_ct(self.fn.__name__, out, ct, records, self._origin)
         reverse = self._function("reverse", sig)
         if self._fast_path("vjp", sig) and (shape is None or all(s is None for s in shape)):
@@ -337,7 +337,7 @@ class Differentiable:
                 self._numbers_first("vjp", "reverse", Differentiable.vjp, sequences, sig, ct_aval)
         if records:
             value, cts = reverse(*args, ct)
-            return unflatten(value, out), unflatten_each(cts, [sig.avals[i] for i in self._positions])
+            return unflatten(value, out), unflatten_each(cts, [sig.avals[i] for i in self._positions], True)
         return reverse(*args, ct)
 
     def value_and_grad(self, *args, **kwargs):
@@ -347,7 +347,7 @@ class Differentiable:
         function = self._function("value_and_grad", sig)
         if self._fast_path("value_and_grad", sig):  # later calls like this one skip the checks
             self._numbers_first("value_and_grad", "value_and_grad", Differentiable.value_and_grad, None, sig)
-        if any_records(sig.avals):
+        if converts(sig.avals):
             value, g = function(*args)
             return value, self._gradient_records(g, sig)
         return function(*args)
@@ -359,14 +359,14 @@ class Differentiable:
         function = self._function("grad", sig)
         if self._fast_path("grad", sig):  # later calls like this one skip the checks
             self._numbers_first("grad", "grad", Differentiable.grad, None, sig)
-        if any_records(sig.avals):
+        if converts(sig.avals):
             return self._gradient_records(function(*args), sig)
         return function(*args)
 
     def _gradient_records(self, g, sig: V.Sig):
         """A gradient with each record argument's part made a record of its keys and type again."""
         avals = [sig.avals[i] for i in self._positions]
-        return unflatten(g, avals[0]) if len(avals) == 1 else unflatten_each(g, avals)
+        return unflatten(g, avals[0], True) if len(avals) == 1 else unflatten_each(g, avals, True)
 
     def _fast_path(self, name: str, sig: V.Sig) -> bool:
         """Whether ``f.<name>`` gets a fast entry for signature ``sig`` now: it has none yet, and every

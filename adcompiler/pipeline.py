@@ -26,6 +26,7 @@ from .errors import UnsupportedSyntaxError
 from .analysis.facts import Facts, check_constructs, mutable_arrays
 from .analysis.infer import Analyser
 from .analysis.specialise import specialise
+from .analysis.nones import fold_none_tests
 from .analysis.inplace import check_in_place
 from .analysis.memory import returned_memory
 from .ir.nodes import Const, Var, calls, flatten
@@ -147,7 +148,7 @@ class Program:
         if key not in self._checked:
             self._checked.add(key)
             facts.fn = specialise(facts.fn, facts.of)
-            facts.anf = specialise(self.anf(fn), facts.of)
+            facts.anf = specialise(fold_none_tests(self.anf(fn), sig), facts.of)
             try:
                 check_constructs(facts)
                 shares = self.call_shares(facts)

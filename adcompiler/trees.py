@@ -30,16 +30,18 @@ def flatten(value, aval):
     return out if isinstance(value, list) else tuple(out)
 
 
-def unflatten(value, aval):
+def unflatten(value, aval, derivative=False):
     """The inverse of ``flatten``: tuples where ``aval`` has records made records of its keys and type
     again (a dict, the NamedTuple, the dataclass).  ``aval`` may be a tuple of abstract values (a
-    function's several outputs)."""
+    function's several outputs).  A ``derivative`` of a value with none (None, a string) is None."""
     if isinstance(aval, tuple):
-        return tuple(unflatten(v, a) for v, a in zip(value, aval))
-    if not (isinstance(aval, V.Seq) and V.has_records(aval)) or value is None:
+        return tuple(unflatten(v, a, derivative) for v, a in zip(value, aval))
+    if derivative and isinstance(aval, V.Static):
+        return None
+    if not (isinstance(aval, V.Seq) and converts((aval,), derivative)) or value is None:
         return value
     items = aval.items if aval.items is not None else (aval.elem,) * len(value)
-    out = [unflatten(v, a) for v, a in zip(value, items)]
+    out = [unflatten(v, a, derivative) for v, a in zip(value, items)]
     if aval.keys is None:
         return out if isinstance(value, list) else tuple(out)
     return make(aval.cls, aval.keys, out)
@@ -68,9 +70,9 @@ def flatten_given(value, aval, where: str):
         raise ValueError(f"{where} does not match its value: {e}") from None
 
 
-def unflatten_each(values, avals) -> tuple:
+def unflatten_each(values, avals, derivative=False) -> tuple:
     """``unflatten`` of each value with its abstract value."""
-    return tuple(unflatten(v, a) for v, a in zip(values, avals))
+    return tuple(unflatten(v, a, derivative) for v, a in zip(values, avals))
 
 
 def plain(value):
@@ -81,3 +83,15 @@ def plain(value):
 def any_records(avals) -> bool:
     """Whether any of these abstract values holds a record."""
     return any(V.has_records(a) for a in avals)
+
+
+def converts(avals, derivative=True) -> bool:
+    """Whether a result for these abstract values is converted at the boundary: it holds a record, or,
+    for a derivative, a value with none (None, a string: its derivative is None, not a zero)."""
+    return any(V.has_records(a) or derivative and _static(a) for a in avals)
+
+
+def _static(a) -> bool:
+    if isinstance(a, V.Seq):
+        return any(_static(i) for i in (a.items if a.items is not None else (a.elem,)))
+    return isinstance(a, V.Static)

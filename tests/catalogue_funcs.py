@@ -273,7 +273,7 @@ def c_bitwise(x):
 
 def c_is_compare(x):
     y = x * 2.0
-    if y is None:  # ERR:is_compare
+    if y is x:  # ERR:is_compare
         y = 1.0
     return y
 

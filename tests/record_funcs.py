@@ -258,3 +258,42 @@ def unpack_dict(x):
 def computed_key(x, name):
     d = {"a": x, "b": 2.0}
     return d[name]
+
+
+# ---- optional arguments: tests for None the arguments decide -------------------------------------
+
+
+def optional_bias(w, x, bias=None):
+    y = w * x
+    if bias is not None:
+        y = y + bias
+    return y
+
+
+def optional_default(x, scale=None):
+    s = 2.0 if scale is None else scale
+    return x * s
+
+
+def optional_branches(x, w=None):
+    y = np.sin(x)
+    if w is None:
+        s = 2.0
+    else:
+        s = w * w
+    if not (w is None):
+        y = y * w
+    return np.sum(y) * s
+
+
+def optional_in_dict(p, x):
+    h = p["W"] @ x
+    if p["b"] is not None:
+        h = h + p["b"]
+    return np.sum(np.tanh(h))
+
+
+def optional_reassigned(x, scale=None):
+    if scale is None:
+        scale = 2.0
+    return x * scale

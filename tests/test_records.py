@@ -56,12 +56,35 @@ CASES = [
     (F.many_keys, ({f"k{i}": 0.1 * i + 0.3 for i in range(20)},)),
     (F.literal_items_arrays, (RNG.normal(size=(2, 2)), RNG.normal(size=2))),
     (F.copies, (0.9,)),
+    (F.optional_bias, (1.5, 2.0)),
+    (F.optional_bias, (1.5, 2.0, 0.5)),
+    (F.optional_default, (1.5,)),
+    (F.optional_default, (1.5, 3.0)),
+    (F.optional_branches, (RNG.normal(size=3),)),
+    (F.optional_branches, (RNG.normal(size=3), RNG.normal(size=3))),
+    (F.optional_in_dict, ({"W": RNG.normal(size=(3, 2)), "b": None}, X)),
+    (F.optional_in_dict, ({"W": RNG.normal(size=(3, 2)), "b": RNG.normal(size=3)}, X)),
 ]
 
 
 @pytest.mark.parametrize("f, args", CASES, ids=[f"{f.__name__}-{i}" for i, (f, _) in enumerate(CASES)])
 def test_both_modes(f, args):
-    check_both_modes(f, args)
+    wrt = [p for p, a in zip(adcompiler.differentiate(f).params, args) if a is not None and not _holds_none(a)]
+    check_both_modes(f, args, wrt=wrt)
+
+
+def _holds_none(value) -> bool:
+    return isinstance(value, dict) and any(v is None for v in value.values())
+
+
+def test_none_argument_has_no_derivative():
+    """The cotangent of a None argument (or item) is None, not a zero; a test for None that the
+    arguments decide keeps only the branch Python takes (adding None to a number is never generated)."""
+    d = adcompiler.differentiate(F.optional_bias)
+    assert d.grad(1.5, 2.0, None) == (2.0, 1.5, None)
+    g = adcompiler.grad(F.optional_in_dict)({"W": MLP["W1"], "b": None}, X)
+    assert g["b"] is None and g["W"].shape == (3, 2)
+    assert "bias" not in d.source("reverse").split("def ")[1].split(":", 1)[1]  # only in the parameter list
 
 
 def test_gradient_of_dict_is_dict_of_same_keys():
@@ -151,6 +174,7 @@ REFUSED = [
     (F.unpack_dict, (0.5,), "unpacking a dict"),
     (F.computed_key, (0.5, "a"), "a dict key that is not a string constant"),
     (F.computed_key_argument, ({"k0": 1.0, "k1": 2.0, "k2": 3.0},), "a key computed at run time"),
+    (F.optional_reassigned, (1.5, None), "s = 2.0 if scale is None else scale"),
 ]
 
 
@@ -158,6 +182,9 @@ REFUSED = [
 @pytest.mark.parametrize("entry", ["grad", "vjp", "jvp"])
 def test_refused_with_location(f, args, words, entry):
     d = adcompiler.differentiate(f, wrt=(adcompiler.differentiate(f).params[0],))
+    if f is F.optional_reassigned and entry == "jvp":  # forward mode carries each path's value: right
+        assert d.jvp(args, (1.0,)) == (3.0, 2.0)
+        return
     with pytest.raises(UnsupportedSyntaxError) as info:
         if entry == "grad":
             d.grad(*args)

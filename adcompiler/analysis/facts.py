@@ -128,7 +128,7 @@ def mutable_arrays(fn: Function, arrays) -> dict:
 
 # What cannot raise: moving values, building lists and tuples, measuring them.
 NEVER_RAISE = ("dup", "read", "write", "list", "tuple", "list_copy", "list_concat", "len", "range", "slice", "not")
-NEVER_RAISE += ("numpy.shape", "numpy.ndim", "numpy.size", "lt", "le", "gt", "ge", "eq", "ne")
+NEVER_RAISE += ("numpy.shape", "numpy.ndim", "numpy.size", "lt", "le", "gt", "ge", "eq", "ne", "is_", "is_not")
 # On Python numbers: arithmetic and the functions defined (and finite) everywhere.
 SAFE_ON_NUMBERS = ("add", "sub", "mul", "neg", "pos", "abs", "max", "min", "float", "math.fabs", "math.sin")
 SAFE_ON_NUMBERS += ("math.cos", "math.tan", "math.atan", "math.atan2", "math.tanh", "math.erf", "math.erfc")
@@ -207,8 +207,9 @@ def check_values(facts: Facts, active) -> None:
             _refuse(
                 facts,
                 ret.line,
-                "returning a value that may be a list or a number (read from a list holding both)",
-                UNKNOWN_KIND,
+                "returning a value whose kind the arguments do not decide (a list or a number read from a list "
+                "holding both, or a name holding None on one path and a number on another)",
+                UNKNOWN_KIND + "; for an optional argument, use another name: s = 2.0 if scale is None else scale",
             )
     for eq in walk(facts.fn.body):
         if not isinstance(eq, Eq) or eq.prim in MOVES:

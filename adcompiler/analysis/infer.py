@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import values as V
+from .nones import fold_none_tests
 from .facts import Facts
 from .transfer import transfer
 from ..ir.nodes import Const, Eq, For, Function, Return, Var, flatten, walk
@@ -58,7 +59,7 @@ class Analyser:
         self.current[key] = None
         while True:
             self.recursive.discard(key)
-            result = _Interpreter(self, self.dupform(fn), sig).run()
+            result = _Interpreter(self, fold_none_tests(self.dupform(fn), sig), sig).run()
             if self.current[key] is not None:
                 result.summary = _join_summaries(self.current[key], result.summary)
             if key not in self.recursive or result.summary == self.current[key]:

@@ -69,7 +69,7 @@ def transfer(eq: Eq, ins: list) -> list:
     if prim == "sum_start":
         items = ins[0].elem if isinstance(ins[0], V.Seq) else _row(ins[0]) if isinstance(ins[0], V.Arr) else V.TOP
         return [V.join(ins[1], items) if not isinstance(items, V.Bottom) else ins[1]]
-    if prim in ("math.isfinite", "math.isnan", "math.isinf"):
+    if prim in ("math.isfinite", "math.isnan", "math.isinf", "is_", "is_not"):
         return [V.BOOL]
     if prim == "polygamma":
         return [V.FLOAT]

@@ -80,6 +80,13 @@ BINOPS = {
 }
 UNARYOPS = {ast.USub: "neg", ast.UAdd: "pos"}
 COMPARES = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+IDENTITY = {ast.Is: "is_", ast.IsNot: "is_not"}  # only with None: derivative code keeps what is None
+
+
+def _none_test(node: ast.Compare) -> bool:
+    """``x is None`` or ``x is not None`` (None on either side, one comparison)."""
+    sides = [node.left, node.comparators[0]]
+    return len(node.ops) == 1 and any(isinstance(s, ast.Constant) and s.value is None for s in sides)
 
 
 class Parsed:
@@ -263,7 +270,9 @@ def fence(parsed: Parsed) -> None:
                 raise parsed.error(node, f"the unary operator {type(node.op).__name__}", "use - or + on floats")
             if isinstance(node, ast.Compare) and any(type(op) not in COMPARES for op in node.ops):
                 op = next(type(op).__name__ for op in node.ops if type(op) not in COMPARES)
-                raise parsed.error(node, f"the comparison {op}", "compare numbers with < <= > >= == !=")
+                if not (type(node.ops[0]) in IDENTITY and _none_test(node)):
+                    remedy = "compare numbers with < <= > >= == !=, and test for None with x is None"
+                    raise parsed.error(node, f"the comparison {op}", remedy)
             if isinstance(node, ast.Call):
                 if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
                     raise parsed.error(

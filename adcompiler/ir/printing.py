@@ -16,7 +16,7 @@ BINARY = {
     "matmul": "@",
 }
 UNARY = {"neg": "-", "pos": "+", "not": "not"}
-COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "is_": "is", "is_not": "is not"}
 COPIES = ("read", "write")  # slot access: out = in
 CONTAINER_EXPRS = {
     "list": lambda *xs: E.List(xs),

@@ -10,7 +10,7 @@ from .. import rules
 from ..errors import MissingRuleError
 from ..ir.nodes import Const, Eq, If, rebuild
 from ..front.names import is_builtin
-from ..front.parse import BINOPS, COMPARES, UNARYOPS, source_lines
+from ..front.parse import BINOPS, COMPARES, IDENTITY, UNARYOPS, source_lines
 from .arrays import numpy_name
 from .idioms import METHODS
 from .records import DICT_METHODS
@@ -97,7 +97,7 @@ class ExpressionLowering(NameLowering):
         rights = [self.atom(self.expr(c)) for c in node.comparators]
         tests, prev = [], left
         for op, right in zip(node.ops, rights, strict=True):
-            tests.append((COMPARES[type(op)], prev, right))
+            tests.append((COMPARES.get(type(op)) or IDENTITY[type(op)], prev, right))
             prev = right
         if len(tests) == 1:
             return self.apply(tests[0][0], [tests[0][1], tests[0][2]], hint)

@@ -115,6 +115,8 @@ PARTIALS = {
     "ge": (None, None),
     "eq": (None, None),
     "ne": (None, None),
+    "is_": (None, None),  # x is None
+    "is_not": (None, None),
     "not": (None,),
     "range": (None, None, None),
     "slice": (None, None, None),

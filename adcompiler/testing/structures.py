@@ -1,6 +1,6 @@
 """A fuzzer of what users write with structured values: lists of ``(W, b)`` layers and tuples of
 arrays of different shapes handed through helpers (one to three levels), arrays of shape ``()`` and
-``(1,)`` and 3-D ones in flat lists, list slices and concatenation, the same list passed twice to a
+``(1,)`` and 3-D ones in flat lists and dicts, list slices and concatenation, the same list passed twice to a
 helper that writes one and reads the other, reductions over lists, NumPy products of every ndim,
 writes with repeated indices, float32 mixed with float64.
 
@@ -232,10 +232,10 @@ BINARY = ["{} + {}", "{} * {}", "{} - {}", "{} / (2.0 + np.tanh({}))", "np.maxim
 
 def _tree(rng: random.Random, depth: int):
     """A random structure: ("leaf", shape) or (kind, [children]) with kind list (alike elements or a
-    record), or tuple."""
+    record), tuple, or dict (keys k0, k1, ...)."""
     if depth >= 3 or rng.random() < 0.35:
         return ("leaf", rng.choice(LEAF_SHAPES))
-    kind = rng.choice(["list", "list", "tuple"])
+    kind = rng.choice(["list", "list", "tuple", "dict"])
     n = rng.choice([1, 2, 3])
     if kind == "list" and rng.random() < 0.6:  # elements alike
         child = _tree(rng, depth + 1)
@@ -247,6 +247,8 @@ def _build(tree, rng):
     if tree[0] == "leaf":
         return float(rng.uniform(-1, 1)) if tree[1] is None else _values(rng, tree[1])
     items = [_build(t, rng) for t in tree[1]]
+    if tree[0] == "dict":
+        return {f"k{k}": item for k, item in enumerate(items)}
     return tuple(items) if tree[0] == "tuple" else items
 
 
@@ -254,7 +256,8 @@ def _paths(tree, path):
     """(access path, shape) of every leaf."""
     if tree[0] == "leaf":
         return [(path, tree[1])]
-    return [leaf for k, t in enumerate(tree[1]) for leaf in _paths(t, path + f"[{k}]")]
+    index = "['k{}']" if tree[0] == "dict" else "[{}]"
+    return [leaf for k, t in enumerate(tree[1]) for leaf in _paths(t, path + index.format(k))]
 
 
 def _expr(rng, leaves, depth=0):
@@ -282,10 +285,11 @@ def tree_program(rng: random.Random) -> Program:
             terms.append(f"{helper}(p{k})")
         else:
             terms.append(f"np.sum({_expr(rng, leaves)})")
-        if part[0] == "list" and all(c == part[1][0] for c in part[1]):  # alike elements: a loop, a slice
-            elem = [(path.replace(f"p{k}[0]", "e", 1), shape) for path, shape in _paths(part[1][0], f"p{k}[0]")]
+        if part[0] in ("list", "dict") and all(c == part[1][0] for c in part[1]):  # alike: a loop, a slice
+            elem = [(path, shape) for path, shape in _paths(part[1][0], "e")]
             acc = f"acc{k}"
             source = rng.choice([f"p{k}", f"p{k}[1:] + p{k}[:1]", f"p{k}[::-1]", f"p{k}[:2]"])
+            source = f"p{k}.values()" if part[0] == "dict" else source
             body += [f"{acc} = 0.0", f"for e in {source}:", f"    {acc} = {acc} + np.sum({_expr(rng, elem)})"]
             terms.append(acc)
     body.append(f"return {' + '.join(terms)}")
@@ -365,6 +369,8 @@ def _twin_jacobian(twin, args):
 def _leaves(value) -> list:
     import numpy as np
 
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _leaves(v)]
     if isinstance(value, (list, tuple)):
         return [x for v in value for x in _leaves(v)]
     return [float(x) for x in np.ravel(value)]

@@ -1,0 +1,101 @@
+"""Tests for None that the arguments decide: ``if bias is not None:`` with ``bias=None`` keeps only the
+branch Python takes, so the other (which adds None to a number) is neither analysed nor generated.
+
+A parameter's abstract value says whether it is None (``Static("none")``) or surely not (a number,
+an array, a list or a record), and so does a record's item read at a constant key.  Slots (names
+assigned in several places) are followed in program order: a write of None or of a value known not
+to be None is known until a branch joins two different answers or a loop writes the slot.  Only a
+test whose answer is known this way is folded; every other ``is None`` stays a run-time test.
+"""
+
+from __future__ import annotations
+
+from . import values as V
+from ..ir.nodes import Const, Eq, For, Function, If, Var, While, walk
+from ..lower.dup import DUP
+
+
+def fold_none_tests(fn: Function, sig: V.Sig) -> Function:
+    """``fn`` with each ``if`` on a None test the signature decides replaced by the branch taken."""
+    if not any(isinstance(s, Eq) and s.prim in ("is_", "is_not") for s in walk(fn.body)):
+        return fn
+    state = _State(dict(zip(fn.params, sig.avals)))
+    state.slots = {p: _none(a) for p, a in zip(fn.params, sig.avals) if p in fn.slots}  # their values on entry
+    return fn.with_body(state.block(fn.body))
+
+
+def _none(a) -> bool | None:
+    """Whether a value of abstract value ``a`` is None (True), surely not (False), or not known (None)."""
+    if isinstance(a, V.Static) and a.what == "none":
+        return True
+    if isinstance(a, (V.Num, V.Arr, V.Numeric, V.Seq)):
+        return False
+    return None
+
+
+class _State:
+    """What is known, at one point of the program, of variables (their abstract values, from the
+    parameters) and of slots (None or not), and the tests already answered."""
+
+    def __init__(self, avals: dict):
+        self.avals = avals  # variable -> abstract value (parameters, their copies, items read out of them)
+        self.slots: dict = {}  # slot -> True (None) / False (not None), while known
+        self.answers: dict = {}  # variable holding a test's answer -> that answer
+
+    def known(self, atom) -> bool | None:
+        if isinstance(atom, Const):
+            return atom.value is None
+        if atom.name in self.slots:
+            return self.slots[atom.name]
+        return _none(self.avals.get(atom.name))
+
+    def block(self, stmts) -> tuple:
+        out: list = []
+        for s in stmts:
+            if isinstance(s, Eq):
+                self.eq(s)
+                out.append(s)
+            elif isinstance(s, If) and isinstance(s.test, Var) and s.test.name in self.answers:
+                out.extend(self.block(s.body if self.answers[s.test.name] else s.orelse))
+            elif isinstance(s, If):
+                before = dict(self.slots)
+                body = self.block(s.body)
+                after_body, self.slots = self.slots, dict(before)
+                orelse = self.block(s.orelse)
+                self.slots = {k: v for k, v in self.slots.items() if after_body.get(k, object()) == v}
+                out.append(If(s.test, body, orelse, s.line))
+            elif isinstance(s, (For, While)):
+                written = {e.outs[0].name for e in walk([s]) if isinstance(e, Eq) and e.prim == "write"}
+                for name in written:  # a loop may run any number of times: its slots are not known
+                    self.slots.pop(name, None)
+                if isinstance(s, For):
+                    out.append(For(s.target, s.start, s.stop, s.step, self.block(s.body), s.line))
+                else:
+                    out.append(While(self.block(s.header), s.test, self.block(s.body), s.line))
+                for name in written:
+                    self.slots.pop(name, None)
+            else:
+                out.append(s)
+        return tuple(out)
+
+    def eq(self, e: Eq) -> None:
+        ins = e.ins
+        if e.prim == DUP and isinstance(ins[0], Var) and ins[0].name in self.avals:
+            for v in e.outs:
+                self.avals[v.name] = self.avals[ins[0].name]
+        elif e.prim == "write":
+            answer = self.known(ins[0])
+            self.slots[e.outs[0].name] = answer  # (None: not known)
+        elif e.prim == "read" and self.slots.get(ins[0].name) is not None:
+            self.avals[e.outs[0].name] = V.NONE if self.slots[ins[0].name] else V.NUMERIC
+        elif e.prim == "getitem" and isinstance(ins[0], Var) and isinstance(ins[1], Const):
+            container = self.avals.get(ins[0].name)
+            if isinstance(container, V.Seq):
+                self.avals[e.outs[0].name] = V.item(container, ins[1].value)
+        elif e.prim in ("is_", "is_not") and any(isinstance(a, Const) and a.value is None for a in ins):
+            other = ins[1] if isinstance(ins[0], Const) and ins[0].value is None else ins[0]
+            answer = self.known(other)
+            if answer is not None:
+                self.answers[e.outs[0].name] = answer if e.prim == "is_" else not answer
+        elif e.prim == "not" and isinstance(ins[0], Var) and ins[0].name in self.answers:
+            self.answers[e.outs[0].name] = not self.answers[ins[0].name]
