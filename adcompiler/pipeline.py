@@ -36,6 +36,7 @@ from .front.parse import parse_function
 from .front.scopes import nodes
 from .optimize.tidy import tidy
 from .optimize.stores import fold_seed_and_stores
+from .rules.custom import through_rule
 
 STAGES = ("anf", "dup", "forward", "reverse", "grad")
 
@@ -87,7 +88,7 @@ class Program:
         """The ANF of a user function (lowering its callees first)."""
         if fn in self.anf_cache:
             return self.anf_cache[fn]
-        parsed = self.parsed.get(fn) or parse_function(fn)
+        parsed = self.parsed.get(fn) or parse_function(through_rule(fn))  # rules, not the body
         self.parsed[fn] = parsed
         every = nodes(parsed.node)
         params = {a.arg for a in every if isinstance(a, ast.arg)}

@@ -27,7 +27,7 @@ LAYERS = [
     ("arguments",),
     ("api",),
     ("higher",),
-    ("check", "cli", "functional"),
+    ("check", "cli", "functional", "custom_rules"),
     ("__init__",),
     ("__main__", "testing"),
 ]
