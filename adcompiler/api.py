@@ -234,7 +234,8 @@ class Differentiable:
 
     def source(self, stage: str = "reverse") -> str:
         """The Python source of one stage: "anf", "dup", "forward", "reverse" (the vjp) or "grad" (the
-        gradient of a scalar output: the reverse code with the cotangent 1.0 folded in)."""
+        gradient of a scalar output: the reverse code with the cotangent 1.0 folded in); a ``str``
+        (``back.display.Source``) that Jupyter shows highlighted when Pygments is installed."""
         self._check_current()
         with BUILDING:
             program = self.program

@@ -18,6 +18,7 @@ import threading
 from .lower import anf
 from .lower import dup
 from .back import emit
+from .back.display import Source
 from .modes import forward
 from .modes import reverse
 from .analysis import values as V
@@ -353,26 +354,27 @@ class Program:
 
     # ---- printing ---------------------------------------------------------------------
 
-    def stage(self, entry, stage: str, wrt, sig: V.Sig | None = None) -> str:
-        """One stage as Python source that runs (ANF and dup return the primal's value)."""
+    def stage(self, entry, stage: str, wrt, sig: V.Sig | None = None) -> Source:
+        """One stage as Python source that runs (ANF and dup return the primal's value): a ``str`` that
+        Jupyter shows highlighted."""
         if stage not in STAGES:
             raise ValueError(f"stage must be one of {', '.join(STAGES)}, not {stage!r}")
         if stage in ("forward", "reverse", "grad"):
             key = ("stage", entry, stage, tuple(wrt), sig)
             if key not in self.generated:
                 defs = self.build(entry, stage, wrt, sig)
-                self.generated[key] = emit.render_module(defs, self.ns, lambda: self.helper_sources(defs))
+                self.generated[key] = Source(emit.render_module(defs, self.ns, lambda: self.helper_sources(defs)))
             return self.generated[key]
         self.anf(entry)
         order = [entry] + [f for f in self.anf_cache if f is not entry]
         if stage == "anf":
             defs = [to_def(self.anf(f), f.__name__, self.primal_name) for f in order]
-            return emit.render_module(defs, self.ns, lambda: self.helper_sources(defs))
+            return Source(emit.render_module(defs, self.ns, lambda: self.helper_sources(defs)))
         helper = self.module.fresh("dup") if not hasattr(self, "_dup_helper") else self._dup_helper
         self._dup_helper = helper
         defs = [to_def(self.dupform(f), f.__name__, self.primal_name, {"dup": helper}) for f in order]
         header = [f"def {helper}(x):\n    return x, x\n\n"]
-        return emit.render_module(defs, self.ns, lambda: header + self.helper_sources(defs))
+        return Source(emit.render_module(defs, self.ns, lambda: header + self.helper_sources(defs)))
 
 
 def _syntactic_shape(fdef: ast.FunctionDef):
