@@ -19,16 +19,32 @@ from __future__ import annotations
 
 import inspect
 import itertools
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, ParamSpec, Protocol, TypeVar, cast
 
 from .arguments import not_differentiable
 from .higher import leaves, rebuild
 from .rules.custom import defrule, function_from_source
 
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
 
 
-def custom_jvp(fun: F) -> F:
+class CustomJVP(Protocol[P, R_co]):
+    """The type ``custom_jvp`` gives its function (for type checkers: it returns the function itself)."""
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R_co: ...
+    def defjvp(self, jvp: Callable[..., Any]) -> Callable[..., Any]: ...
+
+
+class CustomVJP(Protocol[P, R_co]):
+    """The type ``custom_vjp`` gives its function (for type checkers: it returns the function itself)."""
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R_co: ...
+    def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> None: ...
+
+
+def custom_jvp(fun: Callable[P, R]) -> CustomJVP[P, R]:
     """Mark ``fun`` for a JAX-style jvp rule, given next with ``@fun.defjvp``; returns ``fun``.
 
     The rule takes ``(primals, tangents)``, two tuples with one entry per parameter, and returns
@@ -46,10 +62,10 @@ def custom_jvp(fun: F) -> F:
         return jvp
 
     fun.defjvp = defjvp  # type: ignore[attr-defined]
-    return fun
+    return cast(CustomJVP[P, R], fun)
 
 
-def custom_vjp(fun: F) -> F:
+def custom_vjp(fun: Callable[P, R]) -> CustomVJP[P, R]:
     """Mark ``fun`` for a JAX-style vjp rule, given next with ``fun.defvjp(fwd, bwd)``; returns ``fun``.
 
     ``fwd(*primals)`` returns ``(primal_out, residuals)``; ``bwd(residuals, g)`` returns a tuple with
@@ -74,7 +90,7 @@ def custom_vjp(fun: F) -> F:
         defrule(fun, vjp=adapter)
 
     fun.defvjp = defvjp  # type: ignore[attr-defined]
-    return fun
+    return cast(CustomVJP[P, R], fun)
 
 
 def _parameters(fun, decorator: str) -> list:

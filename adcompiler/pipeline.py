@@ -14,6 +14,7 @@ import builtins
 import inspect
 import textwrap
 import threading
+from collections.abc import Mapping
 
 from .lower import anf
 from .lower import dup
@@ -53,7 +54,7 @@ BUILDING = threading.RLock()
 class Program:
     """Everything generated for one entry function, built on demand and cached."""
 
-    def __init__(self, globals_: dict, checkpoint=None):
+    def __init__(self, globals_: Mapping, checkpoint=None):
         self.globals = (
             globals_  # the names the entry function reads as globals: its module (a Scope for generated code)
         )
@@ -355,8 +356,7 @@ class Program:
     # ---- printing ---------------------------------------------------------------------
 
     def stage(self, entry, stage: str, wrt, sig: V.Sig | None = None) -> Source:
-        """One stage as Python source that runs (ANF and dup return the primal's value): a ``str`` that
-        Jupyter shows highlighted."""
+        """One stage as Python source that runs (ANF and dup return the primal's value; Jupyter highlights it)."""
         if stage not in STAGES:
             raise ValueError(f"stage must be one of {', '.join(STAGES)}, not {stage!r}")
         if stage in ("forward", "reverse", "grad"):

@@ -7,13 +7,15 @@ import builtins
 import inspect
 import itertools
 import linecache
+from typing import Any, Callable, TypeVar
 
+F = TypeVar("F")
 CUSTOM: dict = {}
 _ENTRIES: dict = {}  # a function with rules -> the function that calls it (see ``through_rule``)
 _counter = itertools.count(1)
 
 
-def defrule(fn, jvp=None, vjp=None):
+def defrule(fn: F, jvp: Callable[..., Any] | None = None, vjp: Callable[..., Any] | None = None) -> F:
     """Give ``fn`` derivative rules, used by both modes wherever differentiated code calls it.
 
     ``jvp(*primals, *tangents)`` returns the output tangent (a zero tangent is
