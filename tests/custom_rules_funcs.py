@@ -85,3 +85,18 @@ cube.defvjp(cube_fwd, cube_bwd)
 
 def uses_cube(a, b):
     return np.sum(cube(a * b) + a)
+
+
+def power(x, n=3):
+    return x**n
+
+
+def power_jvp(x, n, t, dn):
+    return n * x ** (n - 1) * t
+
+
+def power_vjp(x, n, g):
+    return (n * x ** (n - 1) * g, 0.0)
+
+
+adcompiler.defrule(power, jvp=power_jvp, vjp=power_vjp)

@@ -125,3 +125,14 @@ def test_adc_compile_writes_custom_vjp_rules_and_refuses_a_transposed_jvp(tmp_pa
     refused = subprocess.run(adc + ["--function", "uses_safe_norm"], capture_output=True, text=True)
     assert refused.returncode != 0
     assert "custom_rules_funcs.py:" in refused.stderr and "a written module cannot hold it" in refused.stderr
+
+
+def test_differentiating_a_function_with_rules_calls_them_defaults_included():
+    d = adcompiler.differentiate(C.power, wrt=("x",))
+    assert d.grad(2.0) == pytest.approx(12.0, rel=1e-15)  # n = 3 by default: 3 x^2
+    assert d.grad(2.0, 4) == pytest.approx(32.0, rel=1e-15)
+    assert d.jvp((2.0, 3), (1.0,))[1] == pytest.approx(12.0, rel=1e-15)
+    assert "power_vjp(" in d.source("reverse") and "power_jvp(" in d.source("forward")
+    assert adcompiler.hessian(C.power, wrt=("x",))(2.0)[0][0] == pytest.approx(
+        12.0, rel=1e-14
+    )  # the vjp rule differentiated
