@@ -11,6 +11,7 @@ f.source("reverse")       # the generated derivative code
 
 from .api import Differentiable, differentiate
 from .check import check_grad
+from .custom_rules import custom_jvp, custom_vjp
 from .errors import MissingRuleError, UnsupportedSyntaxError
 from .functional import grad, jacfwd, jacrev, jvp, value_and_grad, vjp
 from .higher import hessian, hvp, jacobian
@@ -21,6 +22,8 @@ __all__ = [
     "MissingRuleError",
     "UnsupportedSyntaxError",
     "check_grad",
+    "custom_jvp",
+    "custom_vjp",
     "defrule",
     "differentiate",
     "grad",

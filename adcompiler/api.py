@@ -6,6 +6,7 @@ import functools
 import importlib
 import inspect
 import sys
+from typing import Any, Callable, Sequence, Union, overload
 
 from .back import emit
 from .analysis import values as V
@@ -21,23 +22,24 @@ from .collector import no_cycle_collection
 from .pipeline import BUILDING, Program
 from .trees import any_records, converts, flatten, unflatten, unflatten_each
 
+Wrt = Union[str, int, Sequence[Union[str, int]], None]  # parameters by name or position; None: all
+Checkpoint = Union[int, bool, str, tuple[str, int], None]  # see differentiate
 
+
+@overload
+def differentiate(fn: Callable[..., Any], *, wrt: Wrt = None, checkpoint: Checkpoint = None) -> Differentiable: ...
+@overload
+def differentiate(
+    fn: None = None, *, wrt: Wrt = None, checkpoint: Checkpoint = None
+) -> Callable[..., Differentiable]: ...
 def differentiate(fn=None, *, wrt=None, checkpoint=None):
     """Make ``fn`` differentiable: ``f.jvp``, ``f.vjp``, ``f.grad``, ``f.value_and_grad``, ``f.source``.
 
-    Usable as ``@differentiate``, ``@differentiate(wrt=("x",))`` or
-    ``differentiate(g, wrt=("x",))``.  ``wrt`` names the parameters to
-    differentiate with respect to; every parameter by default.
-
-    ``checkpoint`` trades time for memory in reverse mode: ``checkpoint=k`` (an
-    int >= 1) runs each qualifying loop of ``fn`` in segments of ``k``
-    iterations, keeping a snapshot per segment and taping one segment at a
-    time; ``checkpoint=True`` picks ``k = isqrt(N)`` when the loop runs, so the
-    tape holds O(sqrt N) instead of O(N).  ``checkpoint=("revolve", c)``
-    (binomial checkpointing, Griewank's revolve) holds at most ``c`` loop states
-    at once and one iteration's tape, and runs steps again as the optimal
-    binomial schedule says; ``checkpoint="revolve"`` picks ``c = N.bit_length()``
-    (about log2 N) when the loop runs.  See ``adcompiler.modes.checkpoint``.
+    Usable as ``@differentiate``, ``@differentiate(wrt=("x",))`` or ``differentiate(g, wrt=("x",))``.
+    ``wrt`` names the parameters to differentiate with respect to; every parameter by default.
+    ``checkpoint`` trades time for memory in reverse mode: ``k`` (loops in segments of ``k``
+    iterations), ``True`` (``k = isqrt(N)``), ``"revolve"`` or ``("revolve", c)`` (binomial
+    checkpointing, at most ``c`` loop states held).  See ``adcompiler.modes.checkpoint``.
     """
     problem = checkpoint_problem(checkpoint)
     if problem:
@@ -56,7 +58,7 @@ def differentiate(fn=None, *, wrt=None, checkpoint=None):
 class Differentiable:
     """A function together with its forward- and reverse-mode derivative code."""
 
-    def __init__(self, fn, wrt=None, checkpoint=None):
+    def __init__(self, fn: Callable[..., Any], wrt: Wrt = None, checkpoint: Checkpoint = None) -> None:
         self._origin = _origin(fn)  # (owner, mode, signature) when fn is g.grad, g.jvp, ... of a Differentiable
         if self._origin is not None:
             owner, mode, sig = self._origin
@@ -70,14 +72,14 @@ class Differentiable:
         self._refusal = refusal(fn)  # a construct the fence refuses: the first thing any call reports
         self._positions = tuple(self.params.index(w) for w in self.wrt)
         self._floats = V.Sig((V.FLOAT,) * len(self.params))  # the signature of numbers only
-        self._sig = None  # the abstract signature of the last call's arguments: what the code is for
+        self._sig: V.Sig | None = None  # the abstract signature of the last call's arguments: what the code is for
         self._out_shape = None
         self._programs: dict = {}  # signature -> its Program
         self._sources: dict = {}  # each generated entry function: the IR it was emitted from
         self._compiled_for: dict = {}  # signature -> mode -> the loaded entry function
         self.derived: dict = {}  # derivatives of the generated code (hessian's), by mode and signature
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)
 
     def __reduce__(self):
@@ -167,7 +169,7 @@ class Differentiable:
             with BUILDING, no_cycle_collection():
                 compiled = self._compiled_for.setdefault(sig, {})
                 if mode not in compiled:
-                    self._build(mode, sig, compiled)
+                    self._build(mode, sig, compiled)  # type: ignore[arg-type]
         return compiled[mode]
 
     def _build(self, mode: str, sig: V.Sig, compiled: dict) -> None:
@@ -175,7 +177,7 @@ class Differentiable:
         program = self._program(sig)
         built = program.build(self.fn, mode, self.wrt, sig)
         seen: set = set()
-        defs = [d for d in built if not (d.name in seen or seen.add(d.name))]  # each function once
+        defs = [d for d in built if not (d.name in seen or seen.add(d.name))]  # type: ignore[func-returns-value]
         source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
         # run in the function's own module (its globals read when the code runs), nothing written into it
         namespace = load(source, self.fn.__globals__, f"{mode} of {self.fn.__qualname__}", program.supplied)
@@ -235,7 +237,8 @@ class Differentiable:
 
     def source(self, stage: str = "reverse") -> str:
         """The Python source of one stage: "anf", "dup", "forward", "reverse" (the vjp) or "grad" (the
-        gradient of a scalar output: the reverse code with the cotangent 1.0 folded in)."""
+        gradient of a scalar output: the reverse code with the cotangent 1.0 folded in); a ``str``
+        (``back.display.Source``) that Jupyter shows highlighted when Pygments is installed."""
         self._check_current()
         with BUILDING:
             program = self.program
@@ -305,7 +308,7 @@ class Differentiable:
                 f"use vjp with a cotangent of its shape (or adcompiler.jacobian)"
             )
 
-    def jvp(self, primals, tangents):
+    def jvp(self, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
         """Forward mode: ``(value, tangent of the output)`` along ``tangents`` (one per wrt parameter)."""
         args, sig = self._bound(as_sequence(primals, "primals", self.fn.__name__, "jvp", self.params))
         tangents = as_sequence(tangents, "tangents", self.fn.__name__, "jvp", self.wrt)
@@ -321,7 +324,7 @@ class Differentiable:
             return unflatten_each(forward(*args, *tangents), (out, out))
         return forward(*args, *tangents)
 
-    def vjp(self, primals, ct):
+    def vjp(self, primals: Sequence[Any], ct: Any) -> tuple[Any, Any]:
         """Reverse mode: ``(value, cotangents)``, one cotangent per wrt parameter."""
         args, sig = self._bound(as_sequence(primals, "primals", self.fn.__name__, "vjp", self.params))
         shape = self._output_shape()
@@ -340,7 +343,7 @@ class Differentiable:
             return unflatten(value, out), unflatten_each(cts, [sig.avals[i] for i in self._positions], True)
         return reverse(*args, ct)
 
-    def value_and_grad(self, *args, **kwargs):
+    def value_and_grad(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         """``(value, gradient)`` of a scalar-valued function."""
         args, sig = self._bound(args, kwargs)
         self._require_scalar("value_and_grad", sig)
@@ -352,7 +355,7 @@ class Differentiable:
             return value, self._gradient_records(g, sig)
         return function(*args)
 
-    def grad(self, *args, **kwargs):
+    def grad(self, *args: Any, **kwargs: Any) -> Any:
         """The gradient: one value for a single wrt parameter, else a tuple."""
         args, sig = self._bound(args, kwargs)
         self._require_scalar("grad", sig)
@@ -393,7 +396,7 @@ class Differentiable:
 
 def _by_reference(module: str, qualname: str):
     """The object a module binds under a dotted qualified name (None if it binds none)."""
-    obj = sys.modules.get(module) or importlib.import_module(module)
+    obj: Any = sys.modules.get(module) or importlib.import_module(module)
     for part in qualname.split("."):
         obj = getattr(obj, part, None)
     return obj

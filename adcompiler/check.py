@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import random
 import warnings
+from typing import Any, Callable
 
-from .api import differentiate
+from .api import Wrt, differentiate
 from .higher import as_differentiable, leaves, rebuild
 
 MAX_OUTPUTS = 20  # up to this many output scalars, each is checked on its own; beyond it, a random mix
 
 
-def check_grad(f, *args, wrt=None, tol=1e-6):
+def check_grad(f: Callable[..., Any], *args: Any, wrt: Wrt = None, tol: float = 1e-6) -> float:
     """The largest relative error between adcompiler's derivatives and independent estimates.
 
     For each wrt input scalar and each output scalar (a random mix of the outputs when there are
@@ -27,6 +28,7 @@ def check_grad(f, *args, wrt=None, tol=1e-6):
     args = d._bind(args)
     value = d.fn(*args)
     n_out = len(leaves(value))
+    seeds: list[tuple[int | None, list[float]]]
     if n_out <= MAX_OUTPUTS:
         seeds = [(k, [1.0 if i == k else 0.0 for i in range(n_out)]) for k in range(n_out)]
     else:

@@ -11,24 +11,18 @@ from __future__ import annotations
 
 import argparse
 import ast
-import os
 import sys
-import traceback
 from pathlib import Path
 
 from .back import emit
 from .errors import UnsupportedSyntaxError
 from .back.load import write_atomic
 from .analysis.assume import assumed_signature
-from .front.files import read_definitions
-from .front.parse import load_file, module_functions
+from .front.parse import module_functions
+from .inputs import LoadError, as_spelt, import_input
+from . import cli_check
 from .pipeline import BUILDING, STAGES, Program
 from .written import primal_helpers
-
-
-class LoadError(Exception):
-    """The input file could not be imported: a syntax error in it, or an exception raised while running its
-    top level (an import that fails, a ``raise``, ``sys.exit``). The message names the file (and the line)."""
 
 
 def compile_file(
@@ -46,7 +40,7 @@ def compile_file(
 
     With no ``functions`` named and a ``refused`` list given, a function adcompiler refuses is left out
     (its error appended to ``refused``) and the others are compiled; otherwise a refusal is raised."""
-    module = _import_input(path, run)
+    module = import_input(path, run)
     with BUILDING:  # the passes share module-level tables with any other thread building
         return _compile_module(module, path, functions, mode, stage, checkpoint, refused)
 
@@ -152,53 +146,6 @@ def _name_clash(path: str, name: str, entry: str, mode: str) -> NameClashError:
     return NameClashError(f"the name {name} (which {path} imports)", entry, mode, path, 1, 0)
 
 
-def _import_input(path: str, run: bool):
-    """The user's file as a module, its definitions only (``run``: imported whole); a failure is a
-    ``LoadError`` saying where and why.  A name the chosen functions read that only skipped top-level
-    code sets is reported when building meets it (see ``_unset_name``).
-
-    Only what loading the file raises is caught here: the user's code and the modules it imports run,
-    and whatever they raise is the input's fault, not adcompiler's. KeyboardInterrupt still stops adc.
-    """
-    try:
-        if run:
-            return load_file(path)
-        found = read_definitions(path)
-        found.module.__adc_unset__ = found.unset
-        return found.module
-    except SyntaxError as exc:
-        if _same_file(exc.filename, path):
-            where = f"{path}:{exc.lineno}" + (f":{exc.offset}" if exc.offset else "")
-            raise LoadError(f"{where}: SyntaxError: {exc.msg}") from exc
-        raise LoadError(f"{_frame_in(path, exc)}: importing it raised {_describe(exc)}") from exc
-    except OSError as exc:
-        if _same_file(exc.filename, path):
-            raise LoadError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
-        raise LoadError(f"{_frame_in(path, exc)}: importing it raised {_describe(exc)}") from exc
-    except (Exception, SystemExit) as exc:
-        raise LoadError(f"{_frame_in(path, exc)}: importing it raised {_describe(exc)}") from exc
-
-
-def _same_file(name, path: str) -> bool:
-    """Whether an exception's ``filename`` is the input file (the loader reports it resolved)."""
-    try:
-        return name is not None and os.path.samefile(name, path)
-    except (OSError, TypeError, ValueError):
-        return False
-
-
-def _frame_in(path: str, exc: BaseException) -> str:
-    """``path:LINE`` of the input's line that was running when ``exc`` was raised (``path`` alone if none)."""
-    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if _same_file(f.filename, path)]
-    return f"{path}:{lines[-1]}" if lines and lines[-1] else path
-
-
-def _describe(exc: BaseException) -> str:
-    """``Type: message`` as the last line of a traceback would say it (SyntaxErrors keep their file and line)."""
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
 def _version() -> str:
     """The installed package's version (its metadata), or "unknown" when run from a bare checkout."""
     from importlib.metadata import PackageNotFoundError, version
@@ -207,14 +154,6 @@ def _version() -> str:
         return version("adcompiler")
     except PackageNotFoundError:
         return "unknown"
-
-
-def _as_spelt(exc: UnsupportedSyntaxError, path: Path) -> str:
-    """A located error's message, with the input file named as the user spelt it, not resolved."""
-    message = exc.msg
-    if exc.filename and message.startswith(exc.filename) and _same_file(exc.filename, path):
-        message = str(path) + message[len(exc.filename) :]
-    return message
 
 
 def _unwritable(output: Path, exc: OSError) -> str:
@@ -272,12 +211,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="adc", description="Source-to-source automatic differentiation for Python.")
     parser.add_argument("--version", action="version", version=f"adc {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
-    comp = sub.add_parser("compile", help="print or write the derivative module of a Python file")
-    comp.add_argument("file", help="the Python file holding the functions")
+    comp = sub.add_parser("compile", help="print or write the derivative module of Python files")
+    comp.add_argument("file", nargs="+", help="the Python file holding the functions (several, or a directory: -o DIR)")
     comp.add_argument(
         "-o",
         "--output",
-        help="write the module here (atomically) instead of printing it",
+        help="write the module here (atomically) instead of printing it; for several files, the directory for them",
     )
     comp.add_argument(
         "--function",
@@ -305,15 +244,21 @@ def main(argv=None) -> int:
         help="reverse mode: run long loops in segments of K iterations (sqrt: isqrt(N)), O(N/K + K) tape; "
         "revolve: binomial checkpointing, at most C loop states held (default: N.bit_length(), about log2 N)",
     )
+    cli_check.add_parser(sub)
     args = parser.parse_args(argv)
-    path = Path(args.file)
-    if path.is_dir():
-        print(f"adc: {path}: is a directory; pass one Python file (adc compile DIR/FILE.py)", file=sys.stderr)
-        return 2
+    if args.command == "check":
+        return cli_check.run(args)
+    if len(args.file) > 1 or Path(args.file[0]).is_dir():
+        return _compile_many(args)
+    return _compile_one(args, Path(args.file[0]), args.output)
+
+
+def _compile_one(args, path: Path, output: str | None) -> int:
+    """``adc compile FILE.py``: print the module, or write it to ``output``; the exit status."""
     if not path.is_file():
         print(f"adc: {path}: no such file", file=sys.stderr)
         return 2
-    if args.output and Path(args.output).resolve() == path.resolve():
+    if output and Path(output).resolve() == path.resolve():
         print(
             f"adc: refusing to overwrite the input file {path} with its derivative module; choose another -o",
             file=sys.stderr,
@@ -325,11 +270,11 @@ def main(argv=None) -> int:
         text = compile_file(str(path), args.function, args.mode, args.stage, args.checkpoint, args.run, refused)
         for exc in refused:
             print(
-                f"adc: {_as_spelt(exc, path)} (left out of the module; --function NAME compiles chosen ones)",
+                f"adc: {as_spelt(exc, path)} (left out of the module; --function NAME compiles chosen ones)",
                 file=sys.stderr,
             )
     except UnsupportedSyntaxError as exc:  # MissingRuleError and NameClashError too: all located in the user's file
-        print(f"adc: {_as_spelt(exc, path)}", file=sys.stderr)
+        print(f"adc: {as_spelt(exc, path)}", file=sys.stderr)
         return 1
     except LoadError as exc:
         print(f"adc: {exc}", file=sys.stderr)
@@ -339,15 +284,77 @@ def main(argv=None) -> int:
         return 2
     finally:
         sys.dont_write_bytecode = dont_write_bytecode
-    if args.output:
+    if output:
         try:
-            write_atomic(args.output, text)
+            write_atomic(output, text)
         except OSError as exc:
-            print(f"adc: {args.output}: cannot write it: {_unwritable(Path(args.output), exc)}", file=sys.stderr)
+            print(f"adc: {output}: cannot write it: {_unwritable(Path(output), exc)}", file=sys.stderr)
             return 1
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _compile_many(args) -> int:
+    """``adc compile A.py B.py -o OUT`` or ``adc compile DIR -o OUT``: each file's module written to
+    ``OUT/<its path under DIR>/<name>_ad.py``; a file without functions is skipped, a file that fails is
+    reported (and not written) and the others are written; status 1 if any failed."""
+    if not args.output:
+        first = args.file[0] if len(args.file) == 1 else None
+        what = f"{first}: is a directory: its files are" if first else "several files are"
+        return _usage(f"{what} compiled into a directory: pass -o OUTDIR (or one Python file, printed)")
+    if args.function or args.stage:
+        return _usage("--function and --stage choose within one file: compile that file on its own")
+    out = Path(args.output)
+    if out.exists() and not out.is_dir():
+        return _usage(f"{out}: is not a directory (with several inputs, -o names the directory to write into)")
+    targets: dict = {}  # output path -> input file
+    for name in args.file:
+        given = Path(name)
+        if not given.exists():
+            return _usage(f"{given}: no such file or directory")
+        found = [given] if given.is_file() else sorted(_python_files(given, out))
+        for file in found:
+            target = out / (file.relative_to(given) if given.is_dir() else Path(file.name))
+            target = target.with_name(target.stem + "_ad.py")
+            if target in targets:
+                return _usage(f"{file} and {targets[target]} would both be written to {target}: compile them apart")
+            targets[target] = file
+    failed = 0
+    for target, file in targets.items():
+        if not _defines_functions(file):
+            print(f"adc: {file}: no functions, skipped", file=sys.stderr)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        status = _compile_one(args, file, str(target))
+        failed += status != 0
+        print(f"{'wrote' if status == 0 else 'failed'} {target}" + ("" if status == 0 else f" (from {file})"))
+    return 1 if failed else 0
+
+
+def _python_files(directory: Path, out: Path):
+    """The ``.py`` files under ``directory``, hidden folders, ``__pycache__`` and the output folder left out."""
+    for file in directory.rglob("*.py"):
+        parts = file.relative_to(directory).parts
+        if any(p.startswith(".") or p == "__pycache__" for p in parts[:-1]):
+            continue
+        if out.resolve() in file.resolve().parents:
+            continue
+        yield file
+
+
+def _defines_functions(file: Path) -> bool:
+    """Whether ``file`` has a ``def`` at its top level (a file that does not parse: yes, so it is reported)."""
+    try:
+        tree = ast.parse(file.read_bytes())
+    except (SyntaxError, ValueError):
+        return True
+    return any(isinstance(node, ast.FunctionDef) for node in tree.body)
+
+
+def _usage(message: str) -> int:
+    print(f"adc: {message}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

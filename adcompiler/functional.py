@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import threading
 import weakref
+from typing import Any, Callable, Sequence, Union
 
 from .api import Differentiable, differentiate
 from .higher import jacobian, leaves
 from .trees import fields, make
 
+Argnums = Union[int, Sequence[int]]  # one position (one result) or a tuple of them (a tuple of results)
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # function -> {wrt: Differentiable}
 _LOCK = threading.Lock()
 
 
-def grad(f, argnums=0, has_aux=False):
+def grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[..., Any]:
     """``g(*args)``: the gradient of ``f``'s scalar output with respect to the arguments at ``argnums``
     (``(gradient, aux)`` with ``has_aux``)."""
     both = value_and_grad(f, argnums, has_aux)
@@ -35,7 +37,7 @@ def grad(f, argnums=0, has_aux=False):
     return gradient
 
 
-def value_and_grad(f, argnums=0, has_aux=False):
+def value_and_grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[..., Any]:
     """``g(*args)``: ``(value, gradient)``, or ``((value, aux), gradient)`` with ``has_aux``, as JAX gives."""
 
     def both(*args, **kwargs):
@@ -55,13 +57,13 @@ def value_and_grad(f, argnums=0, has_aux=False):
     return both
 
 
-def jvp(f, primals, tangents):
+def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
     """``(output, output tangent)`` of ``f`` at ``primals`` along ``tangents`` (one per primal)."""
     d = _differentiable(f, tuple(range(len(tuple(primals)))))
     return d.jvp(tuple(primals), tuple(tangents))
 
 
-def vjp(f, *primals):
+def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
     """``(output, pullback)``: ``pullback(ct)`` is the tuple of cotangents of every primal (the primal
     sweep runs again when it is called: the output is computed first, as JAX returns it first)."""
     d = _differentiable(f, tuple(range(len(primals))))
@@ -73,12 +75,12 @@ def vjp(f, *primals):
     return out, pullback
 
 
-def jacfwd(f, argnums=0):
+def jacfwd(f: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
     """``J(*args)``: the Jacobian, forward mode, shaped ``out.shape + in.shape`` per argument."""
     return _jacobian(f, argnums, "forward")
 
 
-def jacrev(f, argnums=0):
+def jacrev(f: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
     """``J(*args)``: the Jacobian, reverse mode, shaped ``out.shape + in.shape`` per argument."""
     return _jacobian(f, argnums, "reverse")
 

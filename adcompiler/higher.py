@@ -12,9 +12,10 @@ here, when one of these is called.
 from __future__ import annotations
 
 import copy
+from typing import Any, Callable
 
 from .analysis import values as V
-from .api import Differentiable, differentiate
+from .api import Differentiable, Wrt, differentiate
 from .entries import make_entry
 from .modes import reverse
 from .pipeline import BUILDING
@@ -118,7 +119,7 @@ def _basis_tangents(d: Differentiable, args: tuple, np):
     return tuple(rebuild(v, rows) for v in values), n
 
 
-def jacobian(f, wrt=None, mode="auto"):
+def jacobian(f: Callable[..., Any], wrt: Wrt = None, mode: str = "auto") -> Callable[..., Any]:
     """A callable giving the (m, n) Jacobian: m output scalars (flattened), n wrt input scalars (flattened, wrt order).
 
     ``mode`` is "forward" (all n directions in one pass, tangents as NumPy
@@ -128,7 +129,7 @@ def jacobian(f, wrt=None, mode="auto"):
     if mode not in ("auto", "forward", "reverse"):
         raise ValueError(f"mode must be 'auto', 'forward' or 'reverse', not {mode!r}")
     d = as_differentiable(f, wrt)
-    made = {}  # the entry giving the rows of the reverse Jacobian (see _rows_entry), once made
+    made: dict = {}  # the entry giving the rows of the reverse Jacobian (see _rows_entry), once made
 
     def jac(*args):
         if "entry" in made:
@@ -195,7 +196,7 @@ def _reverse_differentiable(d: Differentiable, args: tuple, sig) -> Differentiab
     return d.derived[key]
 
 
-def hessian(f, wrt=None):
+def hessian(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]:
     """A callable giving the (n, n) Hessian of a scalar function: forward mode over the generated reverse code."""
     d = as_differentiable(f, wrt)
 
@@ -218,7 +219,7 @@ def hessian(f, wrt=None):
     return hess
 
 
-def hvp(f, wrt=None):
+def hvp(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]:
     """A callable ``(args, v) -> H v`` without forming H: one forward pass over the reverse code.
 
     ``args`` is the tuple of arguments; for a function of one parameter it may be the argument itself,

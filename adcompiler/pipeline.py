@@ -14,10 +14,12 @@ import builtins
 import inspect
 import textwrap
 import threading
+from collections.abc import Mapping
 
 from .lower import anf
 from .lower import dup
 from .back import emit
+from .back.display import Source
 from .modes import forward
 from .modes import reverse
 from .analysis import values as V
@@ -37,6 +39,7 @@ from .front.parse import parse_function
 from .front.scopes import nodes
 from .optimize.tidy import tidy
 from .optimize.stores import fold_seed_and_stores
+from .rules.custom import through_rule
 
 STAGES = ("anf", "dup", "forward", "reverse", "grad")
 
@@ -52,10 +55,8 @@ BUILDING = threading.RLock()
 class Program:
     """Everything generated for one entry function, built on demand and cached."""
 
-    def __init__(self, globals_: dict, checkpoint=None):
-        self.globals = (
-            globals_  # the names the entry function reads as globals: its module (a Scope for generated code)
-        )
+    def __init__(self, globals_: Mapping, checkpoint=None):
+        self.globals = globals_  # what the entry function reads as globals: its module (a Scope for generated code)
         self.checkpoint = checkpoint  # None, True (segments of sqrt N), k, "revolve" or ("revolve", c): checkpoint.py
         self.module_names: set = set()  # generated module-level names
         self.local_names: set = set()  # every local name handed out anywhere
@@ -88,7 +89,7 @@ class Program:
         """The ANF of a user function (lowering its callees first)."""
         if fn in self.anf_cache:
             return self.anf_cache[fn]
-        parsed = self.parsed.get(fn) or parse_function(fn)
+        parsed = self.parsed.get(fn) or parse_function(through_rule(fn))  # rules, not the body
         self.parsed[fn] = parsed
         every = nodes(parsed.node)
         params = {a.arg for a in every if isinstance(a, ast.arg)}
@@ -353,26 +354,26 @@ class Program:
 
     # ---- printing ---------------------------------------------------------------------
 
-    def stage(self, entry, stage: str, wrt, sig: V.Sig | None = None) -> str:
-        """One stage as Python source that runs (ANF and dup return the primal's value)."""
+    def stage(self, entry, stage: str, wrt, sig: V.Sig | None = None) -> Source:
+        """One stage as Python source that runs (ANF and dup return the primal's value; Jupyter highlights it)."""
         if stage not in STAGES:
             raise ValueError(f"stage must be one of {', '.join(STAGES)}, not {stage!r}")
         if stage in ("forward", "reverse", "grad"):
             key = ("stage", entry, stage, tuple(wrt), sig)
             if key not in self.generated:
                 defs = self.build(entry, stage, wrt, sig)
-                self.generated[key] = emit.render_module(defs, self.ns, lambda: self.helper_sources(defs))
+                self.generated[key] = Source(emit.render_module(defs, self.ns, lambda: self.helper_sources(defs)))
             return self.generated[key]
         self.anf(entry)
         order = [entry] + [f for f in self.anf_cache if f is not entry]
         if stage == "anf":
             defs = [to_def(self.anf(f), f.__name__, self.primal_name) for f in order]
-            return emit.render_module(defs, self.ns, lambda: self.helper_sources(defs))
+            return Source(emit.render_module(defs, self.ns, lambda: self.helper_sources(defs)))
         helper = self.module.fresh("dup") if not hasattr(self, "_dup_helper") else self._dup_helper
         self._dup_helper = helper
         defs = [to_def(self.dupform(f), f.__name__, self.primal_name, {"dup": helper}) for f in order]
         header = [f"def {helper}(x):\n    return x, x\n\n"]
-        return emit.render_module(defs, self.ns, lambda: header + self.helper_sources(defs))
+        return Source(emit.render_module(defs, self.ns, lambda: header + self.helper_sources(defs)))
 
 
 def _syntactic_shape(fdef: ast.FunctionDef):

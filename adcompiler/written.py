@@ -20,6 +20,8 @@ def primal_helpers(program: Program, module) -> dict:
         if isinstance(item, types.FunctionType):
             if item in seen:
                 continue
+            if getattr(item, "__adc_runtime_only__", None):  # a rule adcompiler computes as it runs
+                raise SystemExit(f"adc: {item.__adc_runtime_only__}")
             seen.add(item)
             functions.append(primal_source(item))
             for name in sorted({n.id for n in ast.walk(ast.parse(functions[-1])) if isinstance(n, ast.Name)}):

@@ -122,7 +122,8 @@ def _is_rule_call(expr: ast.expr, module: types.ModuleType) -> bool:
     target = vars(module)[func.id]
     for attr in reversed(path):
         target = getattr(target, attr, None)
-    return getattr(target, "__name__", "") == "defrule" and getattr(target, "__module__", "").startswith("adcompiler")
+    rule = getattr(target, "__name__", "") in ("defrule", "defjvp", "defvjp")  # defrule, or f.defvjp(fwd, bwd)
+    return rule and getattr(target, "__module__", "").startswith("adcompiler")
 
 
 def _computes_only(expr: ast.expr, local: set) -> bool:

@@ -42,6 +42,7 @@ from ..analysis.facts import Facts, mutable_arrays
 from ..front.names import Namer
 from .guards import expectations
 from ..rules import CHANGES
+from ..errors import MissingRuleError
 
 # Broadcasting operators whose tangent may be one operand's tangent alone, of a smaller shape than the result.
 PASS_THROUGH = ("add", "sub")
@@ -269,8 +270,15 @@ class _Forward:
         if out not in self.act or all(t is None for t in ins_t):
             return []
         if jvp is None:
-            raise TypeError(
-                f"{stmt.param.__name__} has a vjp rule but no jvp rule: forward mode needs defrule(..., jvp=...)"
+            code, name = stmt.param.__code__, stmt.param.__name__
+            raise MissingRuleError(
+                f"forward mode (jvp, jacfwd, and hessian: forward over reverse) of {name}, which has a vjp rule "
+                "only (defrule(..., vjp=...) or custom_vjp)",
+                f"give {name} a jvp rule too (defrule({name}, jvp=..., vjp=...), or define it with custom_jvp), or "
+                "use reverse mode only (grad, vjp, jacrev; adc compile --mode reverse)",
+                code.co_filename,
+                code.co_firstlineno,
+                0,
             )
         ts = tuple(t if t is not None else self.zero(a) for t, a in zip(ins_t, stmt.ins, strict=True))
         name = self.namer.fresh("d" + out)

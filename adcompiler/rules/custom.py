@@ -1,17 +1,65 @@
-"""Derivative rules users give their own functions (``adcompiler.defrule``)."""
+"""Derivative rules users give their own functions (``adcompiler.defrule``, and the JAX spellings of
+``adcompiler.custom_rules`` built on it)."""
 
+from __future__ import annotations
+
+import builtins
+import inspect
+import itertools
+import linecache
+from typing import Any, Callable, TypeVar
+
+F = TypeVar("F")
 CUSTOM: dict = {}
+_ENTRIES: dict = {}  # a function with rules -> the function that calls it (see ``through_rule``)
+_counter = itertools.count(1)
 
 
-def defrule(fn, jvp=None, vjp=None):
+def defrule(fn: F, jvp: Callable[..., Any] | None = None, vjp: Callable[..., Any] | None = None) -> F:
     """Give ``fn`` derivative rules, used by both modes wherever differentiated code calls it.
 
     ``jvp(*primals, *tangents)`` returns the output tangent (a zero tangent is
     passed as 0.0); ``vjp(*primals, ct)`` returns a tuple with one cotangent per
     argument.  Typical uses: a function written in C, a numerically stable
-    formula, an iterative solver differentiated implicitly.  Returns ``fn``.
+    formula, an iterative solver differentiated implicitly.  Differentiating
+    ``fn`` itself uses its rules too (not its body).  Returns ``fn``.
     """
     if jvp is None and vjp is None:
         raise ValueError(f"defrule({getattr(fn, '__name__', fn)!r}) needs a jvp rule, a vjp rule, or both")
     CUSTOM[fn] = (jvp, vjp)
+    _ENTRIES.pop(fn, None)
     return fn
+
+
+def function_from_source(source: str, name: str, namespace: dict, label: str):
+    """The function ``name`` that ``source`` defines, its globals ``namespace`` (builtins added), its
+    text registered with ``linecache`` so it can be read, shown in tracebacks and differentiated."""
+    filename = f"<adcompiler {label} #{next(_counter)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"__builtins__": builtins, "__name__": "adcompiler.rules.custom", **namespace}
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated text
+    return namespace[name]
+
+
+def through_rule(fn):
+    """``fn`` itself, or for a function with rules and plain positional parameters, ``def fn(x, y):
+    return fn(x, y)``: differentiating that calls the rules, as differentiating ``fn`` should (JAX's
+    ``grad`` of a ``custom_jvp`` function does the same)."""
+    try:
+        if fn not in CUSTOM:
+            return fn
+    except TypeError:  # unhashable
+        return fn
+    found = _ENTRIES.get(fn)
+    if found is None:
+        params = list(inspect.signature(fn).parameters.values())
+        if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params) or not fn.__name__.isidentifier():
+            return fn  # the fence reports what it refuses in fn itself
+        names = [p.name for p in params]
+        defaults = {f"_default_{i}": p.default for i, p in enumerate(params) if p.default is not p.empty}
+        spelt = [f"{p.name}=_default_{i}" if p.default is not p.empty else p.name for i, p in enumerate(params)]
+        name = fn.__name__ + "_by_its_rules"
+        source = f"def {name}({', '.join(spelt)}):\n    return {fn.__name__}({', '.join(names)})\n"
+        found = function_from_source(source, name, {fn.__name__: fn, **defaults}, f"rules of {fn.__name__}")
+        _ENTRIES[fn] = found
+    return found

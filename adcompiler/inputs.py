@@ -1,0 +1,72 @@
+"""The files ``adc`` reads: a user's file as a module (its definitions only, or imported whole), each
+failure a ``LoadError`` naming the file and line; located errors with the file named as the user spelt it."""
+
+from __future__ import annotations
+
+import os
+import traceback
+from pathlib import Path
+
+from .errors import UnsupportedSyntaxError
+from .front.files import read_definitions
+from .front.parse import load_file
+
+
+class LoadError(Exception):
+    """The input file could not be imported: a syntax error in it, or an exception raised while running its
+    top level (an import that fails, a ``raise``, ``sys.exit``). The message names the file (and the line)."""
+
+
+def import_input(path: str, run: bool):
+    """The user's file as a module, its definitions only (``run``: imported whole); a failure is a
+    ``LoadError`` saying where and why.  A name the chosen functions read that only skipped top-level
+    code sets is reported when building meets it (see ``_unset_name``).
+
+    Only what loading the file raises is caught here: the user's code and the modules it imports run,
+    and whatever they raise is the input's fault, not adcompiler's. KeyboardInterrupt still stops adc.
+    """
+    try:
+        if run:
+            return load_file(path)
+        found = read_definitions(path)
+        found.module.__adc_unset__ = found.unset
+        return found.module
+    except SyntaxError as exc:
+        if same_file(exc.filename, path):
+            where = f"{path}:{exc.lineno}" + (f":{exc.offset}" if exc.offset else "")
+            raise LoadError(f"{where}: SyntaxError: {exc.msg}") from exc
+        raise LoadError(f"{frame_in(path, exc)}: importing it raised {describe(exc)}") from exc
+    except OSError as exc:
+        if same_file(exc.filename, path):
+            raise LoadError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
+        raise LoadError(f"{frame_in(path, exc)}: importing it raised {describe(exc)}") from exc
+    except (Exception, SystemExit) as exc:
+        raise LoadError(f"{frame_in(path, exc)}: importing it raised {describe(exc)}") from exc
+
+
+def same_file(name, path: str) -> bool:
+    """Whether an exception's ``filename`` is the input file (the loader reports it resolved)."""
+    try:
+        return name is not None and os.path.samefile(name, path)
+    except (OSError, TypeError, ValueError):
+        return False
+
+
+def frame_in(path: str, exc: BaseException) -> str:
+    """``path:LINE`` of the input's line that was running when ``exc`` was raised (``path`` alone if none)."""
+    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if same_file(f.filename, path)]
+    return f"{path}:{lines[-1]}" if lines and lines[-1] else path
+
+
+def describe(exc: BaseException) -> str:
+    """``Type: message`` as the last line of a traceback would say it (SyntaxErrors keep their file and line)."""
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def as_spelt(exc: UnsupportedSyntaxError, path: Path) -> str:
+    """A located error's message, with the input file named as the user spelt it, not resolved."""
+    message = exc.msg
+    if exc.filename and message.startswith(exc.filename) and same_file(exc.filename, path):
+        message = str(path) + message[len(exc.filename) :]
+    return message
