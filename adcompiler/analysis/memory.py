@@ -229,6 +229,15 @@ VIEWS = (
     "numpy.expand_dims",
     "numpy.swapaxes",
     "numpy.broadcast_to",
+    "numpy.flip",
+    "numpy.moveaxis",
+    "numpy.rollaxis",
+    "numpy.rot90",
+    "numpy.atleast_1d",
+    "numpy.atleast_2d",
+    "numpy.atleast_3d",
+    "numpy.diagonal",
+    "numpy.split/part",
 )
 
 
