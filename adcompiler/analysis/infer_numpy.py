@@ -10,6 +10,7 @@ from __future__ import annotations
 
 
 from ..rules import arrays as N
+from ..rules import movement as M
 from . import values as V
 from ..ir.nodes import Const
 from .numpy_shapes import RULES as MORE_RULES
@@ -310,7 +311,7 @@ _RULES.update(MORE_RULES)
 _FLOATING = tuple(
     f"numpy.{name}" for name in N.UNARY if name not in ("abs", "absolute", "negative", "positive", "square")
 )
-_FLOATING += (
+_FLOATING += M.FLOATING + (
     "numpy.arctan2",
     "numpy.hypot",
     "numpy.logaddexp",

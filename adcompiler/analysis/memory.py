@@ -241,7 +241,15 @@ VIEWS = (
 )
 
 
-SAME_OBJECT = ("dup", "read", "write", "numpy.asarray", "numpy.asarray/dtype")  # (a cast may copy)
+SAME_OBJECT = (
+    "dup",
+    "read",
+    "write",
+    "numpy.asarray",
+    "numpy.asarray/dtype",
+    "numpy.real",
+    "numpy.real_if_close",
+)  # (a cast may copy)
 
 
 STORES = ("list", "tuple", "append", "setitem", "list_repeat")

@@ -30,6 +30,8 @@ HELPER_RULES = {
     "repeat_vjp": ("linear", (0,)),
     "trace_vjp": ("linear", (0,)),
     "diag_vjp": ("linear", (0,)),
+    "diagonal_vjp": ("linear", (0,)),
+    "rollaxis_vjp": ("linear", (0,)),
     "tile_vjp": ("linear", (0,)),
     "diff_vjp": ("linear", (0,)),
     "linalg_check": ("linear", (0,)),  # its argument, once the decomposition's derivative is known to exist

@@ -1,0 +1,104 @@
+"""More cases of test_systematic.py (systematic_cases.py adds them): the complex-part functions on real
+values (np.real, imag, conj, conjugate, angle, real_if_close and the .real / .imag / .conj() spellings),
+sinc (through 0), the flips, rollaxis, diagonal and partition, over the shapes (a Python float, (),
+(1,), 3-D, float32) and keyword forms NumPy accepts.  A case autograd gets wrong or lacks is checked
+against differences only (``autograd=False``), with the reason beside it."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+PARTS = ("numpy.real", "numpy.conj", "numpy.conjugate", "numpy.imag", "numpy.angle")
+
+
+def part_cases(Case, value) -> list:
+    """np.real and friends on real values: the identity or zero, whatever the kind of value."""
+    out = []
+    kinds = [None, (), (1,), (3,), (2, 3, 4)]
+    for k, shape in enumerate(kinds):
+        x = value(shape, 0.2, 1.5, seed=600 + k)
+        out.append(Case(PARTS, "np.real(x) * np.conj(x) + np.conjugate(x) + np.imag(x) + np.angle(x) * x", {"x": x}))
+    f32 = value((2, 3), 0.2, 1.5, dtype=np.float32, seed=606)
+    out += [
+        Case(PARTS, "np.real(x) * np.conj(x) + np.imag(x) + np.angle(x)", {"x": f32}),
+        Case(("numpy.angle",), "np.angle(x) * x", {"x": value((4,), -1.5, -0.2, seed=607)}),  # pi: constant
+        # autograd has no .real or .imag of a traced array: differences only
+        Case(
+            ("numpy.real", "numpy.imag"),
+            "x.real ** 2 + x.imag",
+            {"x": value((3, 2), seed=608)},
+            hessian=True,
+            autograd=False,
+        ),
+        Case(("numpy.conj", "numpy.conjugate"), "x.conj() * x.conjugate()", {"x": value((3,), seed=609)}),
+        Case(("numpy.real",), "x.real * x", {"x": 0.7}, hessian=True, autograd=False),
+        Case(("numpy.real_if_close",), "np.real_if_close(x) * x", {"x": value((3,), seed=610)}, hessian=True),
+        Case(("numpy.real_if_close",), "np.real_if_close(x, tol=1000) ** 2", {"x": value((2, 2), seed=611)}),
+        Case(("numpy.real_if_close",), "np.real_if_close(x, 10)", {"x": value((), seed=612)}),
+    ]
+    return out
+
+
+def sinc_cases(Case, value) -> list:
+    with_zero = value((5,), -2, 2, seed=620)
+    with_zero[2] = 0.0
+    return [
+        Case(("numpy.sinc",), "np.sinc(x)", {"x": value(None, -2, 2, seed=621)}, hessian=True),
+        # at 0 autograd's derivative is 0 / 0 (NaN): differences only (adcompiler: the series there)
+        Case(("numpy.sinc",), "np.sinc(x)", {"x": 0.0}, hessian=True, autograd=False),
+        Case(("numpy.sinc",), "np.sinc(x) * x", {"x": with_zero}, hessian=True, autograd=False),
+        Case(("numpy.sinc",), "np.sinc(x)", {"x": value((), seed=622)}),
+        Case(("numpy.sinc",), "np.sinc(x)", {"x": value((2, 3, 4), seed=623)}),
+        Case(("numpy.sinc",), "np.sinc(x)", {"x": value((1,), dtype=np.float32, seed=624)}),
+    ]
+
+
+def movement_cases(Case, value) -> list:
+    """Flips, rollaxis, diagonal, partition."""
+    x3 = value((2, 3, 4), seed=630)
+    out = [
+        Case(("numpy.fliplr", "numpy.flipud"), "np.fliplr(x) * np.flipud(x)", {"x": value((3, 3), seed=631)}),
+        Case(("numpy.fliplr", "numpy.flipud"), "np.fliplr(x) + np.flipud(x)", {"x": x3}, hessian=True),
+        Case(("numpy.flipud",), "np.flipud(x) * x", {"x": value((4,), seed=632)}),
+        Case(("numpy.fliplr",), "np.fliplr(x)", {"x": value((2, 3), dtype=np.float32, seed=633)}),
+    ]
+    for axis, start in itertools.product((0, 1, 2, -1, -3), (0, 1, 2, 3, -1)):
+        if start == -1 and axis in (0, -3):  # (NumPy reads start -1 as 2, already covered)
+            continue
+        out.append(Case(("numpy.rollaxis",), f"np.rollaxis(x, {axis}, {start})", {"x": x3}))
+    out += [
+        Case(("numpy.rollaxis",), "np.rollaxis(x, axis=2, start=0) * 2.0", {"x": x3}, hessian=True),
+        Case(("numpy.rollaxis",), "np.rollaxis(x, 1)", {"x": value((2, 3), dtype=np.float32, seed=634)}),
+    ]
+    for expr, x in (
+        ("np.diagonal(x)", value((3, 3), seed=640)),
+        ("np.diagonal(x, 1)", value((3, 4), seed=641)),
+        ("np.diagonal(x, -1)", value((4, 3), seed=642)),
+        ("np.diagonal(x, offset=2, axis1=1, axis2=0)", value((4, 3), seed=643)),
+        ("np.diagonal(x, axis1=-1, axis2=-2)", value((3, 4, 4), seed=644)),
+        ("np.diagonal(x, 1, 0, 2)", value((3, 2, 4), seed=645)),
+        ("np.diagonal(x, -1, axis1=2, axis2=1)", value((2, 3, 4, 3), seed=646)),
+        ("x.diagonal() * x.diagonal(offset=-1, axis1=1, axis2=0)[0]", value((3, 3), seed=647)),
+        ("np.diagonal(x)", value((2, 2), dtype=np.float32, seed=648)),
+    ):
+        out.append(Case(("numpy.diagonal",), expr, {"x": x}))
+    out.append(Case(("numpy.diagonal",), "np.diagonal(x) ** 2", {"x": value((3, 3), seed=649)}, hessian=True))
+    for expr, x in (
+        ("np.partition(x, 2)", value((5,), seed=650)),
+        ("np.partition(x, kth=0)", value((7,), seed=651)),
+        ("np.partition(x, (1, 3))", value((6,), seed=652)),
+        ("np.partition(x, 1, axis=0)", value((4, 3), seed=653)),
+        ("np.partition(x, 2, axis=None)", value((3, 4), seed=654)),
+        ("np.partition(x, -1, 1)", value((2, 3, 4), seed=655)),
+        ("np.partition(x, 1)", value((2, 3), dtype=np.float32, seed=656)),
+    ):
+        out.append(Case(("numpy.partition",), expr, {"x": x}))
+    out.append(Case(("numpy.partition",), "np.partition(x, 3) ** 2", {"x": value((6,), seed=657)}, hessian=True))
+    return out
+
+
+def movement_and_parts(Case, value) -> list:
+    """Every case of this module."""
+    return part_cases(Case, value) + sinc_cases(Case, value) + movement_cases(Case, value)
