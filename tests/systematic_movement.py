@@ -99,6 +99,53 @@ def movement_cases(Case, value) -> list:
     return out
 
 
+def spelling_cases(Case, value) -> list:
+    """np.einsum in NumPy's sublist form; np.cross with axisa, axisb, axisc and axis (vectors along any axis)."""
+    ein, cross = ("numpy.einsum",), ("numpy.cross", "numpy.moveaxis")
+    out = [
+        Case(ein, "np.einsum(x, (0, 1), (1, 0))", {"x": value((3, 4), seed=660)}),
+        Case(ein, "np.einsum(x, [0, 1], y, [1, 2])", {"x": value((3, 4), seed=661), "y": value((4, 2), seed=662)}),
+        Case(
+            ein,
+            "np.einsum(x, (Ellipsis, 0, 1), y, (Ellipsis, 1, 2), (Ellipsis, 0, 2))",
+            {"x": value((2, 3, 4), seed=663), "y": value((2, 4, 5), seed=664)},
+            hessian=True,
+        ),
+        Case(
+            ein,
+            "np.einsum(x, (0, 1, 2), y, (3, 1, 0), z, (3, 3, 0), (3, 2, 0))",
+            {"x": value((2, 3, 4), seed=665), "y": value((5, 3, 2), seed=666), "z": value((5, 5, 2), seed=667)},
+        ),
+        Case(ein, "np.einsum(x, [0, 0])", {"x": value((3, 3), seed=668)}),  # a trace
+        Case(
+            ein,
+            "np.einsum(x, [Ellipsis, 0], x, [Ellipsis, 0], [Ellipsis])",
+            {"x": value((2, 3), dtype=np.float32, seed=669)},
+        ),
+    ]
+    x33, y33 = value((3, 3), seed=670), value((3, 3), seed=671)
+    for keywords in ("axisa=0", "axisb=0", "axisc=0", "axisa=0, axisb=1, axisc=1", "axis=0", "axis=-1", "axis=None"):
+        out.append(Case(cross, f"np.cross(x, y, {keywords})", {"x": x33, "y": y33}))
+    out += [
+        Case(cross, "np.cross(x, y, axisa=-1, axisb=0, axisc=1, axis=None)", {"x": x33, "y": y33}, hessian=True),
+        Case(cross, "np.cross(x, y, 0, -1, 1)", {"x": value((3, 2), seed=672), "y": value((2, 3), seed=673)}),
+        # autograd's cotangent of a broadcast operand of cross keeps the broadcast shape: differences only
+        Case(
+            cross,
+            "np.cross(x, y, axis=1)",
+            {"x": value((2, 3, 4), seed=674), "y": value((2, 3, 1), seed=675)},
+            autograd=False,
+        ),
+        Case(
+            cross,
+            "np.cross(x, y, axisb=0)",
+            {"x": value((3,), seed=676), "y": value((3, 2), seed=677)},
+            autograd=False,
+        ),
+    ]
+    return out
+
+
 def movement_and_parts(Case, value) -> list:
     """Every case of this module."""
-    return part_cases(Case, value) + sinc_cases(Case, value) + movement_cases(Case, value)
+    return part_cases(Case, value) + sinc_cases(Case, value) + movement_cases(Case, value) + spelling_cases(Case, value)

@@ -71,6 +71,39 @@ def explicit_einsum(subscripts: str) -> str:
     return subscripts + "->" + ("..." if "..." in subscripts else "") + "".join(once)
 
 
+def _sublist(node) -> str | None:
+    """The subscripts a literal einsum sublist spells (``(Ellipsis, 0, 1)`` is ``...ab``), or None."""
+    if not isinstance(node, (ast.Tuple, ast.List)):
+        return None
+    letters = []
+    for e in node.elts:
+        if isinstance(e, ast.Constant) and e.value is Ellipsis or isinstance(e, ast.Name) and e.id == "Ellipsis":
+            letters.append("...")
+        elif isinstance(e, ast.Constant) and type(e.value) is int and 0 <= e.value < 52:
+            letters.append("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[e.value])
+        else:
+            return None
+    return "".join(letters)
+
+
+def _einsum_subscripts(node: ast.Call):
+    """``np.einsum``'s subscripts as a string and its operands: written as a string, or in NumPy's
+    sublist form ``np.einsum(a, [0, 1], b, [1, 2], [0, 2])`` with literal sublists; None if neither."""
+    args = node.args
+    if node.keywords or not args:
+        return None, []
+    if isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
+        return args[0].value, args[1:]
+    pairs, output = (args[:-1], _sublist(args[-1])) if len(args) % 2 else (args, "")
+    operands, inputs = pairs[0::2], [_sublist(a) for a in pairs[1::2]]
+    if len(args) < 2 or None in inputs or output is None or any(_sublist(a) is not None for a in operands):
+        return None, []
+    return ",".join(inputs) + ("->" + output if len(args) % 2 else ""), operands
+
+
+_CROSS_AXES = ("axisa", "axisb", "axisc", "axis")
+
+
 class ArrayLowering:
     """Methods of ``anf._Lowering`` for NumPy; see the module docstring."""
 
@@ -80,15 +113,17 @@ class ArrayLowering:
         if prim in N.SEQUENCE:
             return self.join(node, prim, hint)
         if prim == "numpy.einsum":
-            spec = node.args[0] if node.args else None
-            if not (isinstance(spec, ast.Constant) and isinstance(spec.value, str)) or node.keywords:
+            spec, operands = _einsum_subscripts(node)
+            if spec is None:
                 raise self.parsed.error(
                     node,
                     "numpy.einsum with computed subscripts or keywords",
-                    "write the subscripts as a string: np.einsum('ij,jk->ik', a, b)",
+                    "write the subscripts as a string, np.einsum('ij,jk->ik', a, b), or as literal sublists",
                 )
-            operands = [self.atom(self.element(self.expr(a))) for a in node.args[1:]]
-            return self.apply(prim, [Const(explicit_einsum(spec.value))] + operands, hint)
+            operands = [self.atom(self.element(self.expr(a))) for a in operands]
+            return self.apply(prim, [Const(explicit_einsum(spec))] + operands, hint)
+        if prim == "numpy.cross" and ({k.arg for k in node.keywords} & set(_CROSS_AXES) or len(node.args) > 2):
+            return self.cross(node, hint)
         if prim == "numpy.linalg.multi_dot":
             return self.multi_dot(node, hint)
         if prim == "numpy.select":
@@ -219,6 +254,29 @@ class ArrayLowering:
         for k, (c, a) in reversed(list(enumerate(lowered))):
             out = self.apply("numpy.where", [c, a, self.atom(out)], hint if k == 0 else None)
         return out
+
+    def cross(self, node: ast.Call, hint):
+        """``np.cross(a, b, axisa, axisb, axisc, axis)``: the vectors of a and b moved to the last axis,
+        crossed there, and the result's vectors moved to axisc (axis, if given, sets all three)."""
+        given = dict(zip(("a", "b") + _CROSS_AXES, node.args))
+        given.update({k.arg: k.value for k in node.keywords})
+        axes = {k: self.static_arg(given[k]) if k in given else Const(-1) for k in _CROSS_AXES}
+        if set(given) - {"a", "b", *_CROSS_AXES} or len(node.args) > 6 or not {"a", "b"} <= set(given):
+            raise self.parsed.error(node, f"{ast.unparse(node.func)} with these arguments", "pass a, b and axes")
+        if not all(isinstance(v, Const) and (v.value is None or type(v.value) is int) for v in axes.values()):
+            raise self.parsed.error(
+                node, f"{ast.unparse(node.func)} with computed axes", "write axisa, axisb, axisc or axis as numbers"
+            )
+        if "axis" in given and axes["axis"].value is not None:
+            axes.update({k: axes["axis"] for k in _CROSS_AXES[:3]})
+        vectors = []
+        for name, axis in (("a", axes["axisa"]), ("b", axes["axisb"])):
+            v = self.atom(self.array_arg(given[name]))
+            vectors.append(v if axis.value in (-1, None) else self.apply("numpy.moveaxis", [v, axis, Const(-1)], None))
+        if axes["axisc"].value in (-1, None):
+            return self.apply("numpy.cross", vectors, hint)
+        out = self.apply("numpy.cross", vectors, None)
+        return self.apply("numpy.moveaxis", [out, Const(-1), axes["axisc"]], hint)
 
     def dtype_of(self, node):
         """The dtype a constant dtype argument names (float, "float32", np.float64), or a located error."""
