@@ -250,7 +250,7 @@ def c_function_value(x):
 
 def c_attr_local(x):
     y = x * 2.0
-    z = y.real  # ERR:attr_local
+    z = y.strides  # ERR:attr_local
     return z
 
 

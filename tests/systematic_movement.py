@@ -146,6 +146,59 @@ def spelling_cases(Case, value) -> list:
     return out
 
 
+def join_cases(Case, value) -> list:
+    """np.concatenate and the stacks of a sequence known only at run time: a list or tuple parameter, a
+    list built in the function, the rows of an array."""
+    v = value
+    return [
+        Case(("numpy.concatenate/list",), "np.concatenate(x)", {"x": (v((1,), seed=680), v((3,), seed=681))}),
+        Case(
+            ("numpy.concatenate/list",),
+            "np.concatenate(x, axis=1)",
+            {"x": [v((2, 2), seed=682), v((2, 3), dtype=np.float32, seed=683)]},
+        ),
+        Case(
+            ("numpy.concatenate/list",),
+            "np.concatenate(x, -1)",
+            {"x": [v((2, 3, 1), seed=684), v((2, 3, 2), seed=685)]},
+        ),
+        Case(
+            ("numpy.concatenate/list",), "np.concatenate(x, axis=None)", {"x": [v((2, 2), seed=686), v((3,), seed=687)]}
+        ),
+        Case(
+            ("numpy.concatenate/list",),
+            "np.concatenate([x * y, y] + [x]) * x.sum()",
+            {"x": v((3,), seed=688), "y": v((3,), seed=689)},
+        ),
+        Case(("numpy.concatenate/list",), "np.concatenate(x, 0)", {"x": v((3, 2), seed=690)}),  # the rows of an array
+        Case(("numpy.stack/list",), "np.stack(x)", {"x": [v((2, 3), seed=691), v((2, 3), seed=692)]}),
+        Case(("numpy.stack/list",), "np.stack(x, axis=-1)", {"x": (v((), seed=693), v((), seed=694))}),
+        Case(("numpy.stack/list",), "np.stack(x, 2)", {"x": [v((2, 3), seed=695), v((2, 3), seed=696)]}),
+        Case(("numpy.hstack/list",), "np.hstack(x)", {"x": [v((2,), seed=697), v((3,), seed=698)]}),
+        Case(("numpy.hstack/list",), "np.hstack(x)", {"x": (v((2, 3, 2), seed=699), v((2, 1, 2), seed=700))}),
+        Case(
+            ("numpy.hstack/list",), "np.hstack(x)", {"x": [0.5, v((2,), seed=701), v((1,), dtype=np.float32, seed=702)]}
+        ),
+        Case(("numpy.vstack/list",), "np.vstack(x)", {"x": [v((3,), seed=703), v((3,), seed=704)]}),
+        Case(("numpy.vstack/list",), "np.vstack(x)", {"x": (v((2, 3, 2), seed=705), v((1, 3, 2), seed=706))}),
+        Case(
+            ("numpy.row_stack/list",),
+            "np.vstack(x[:1]) + np.row_stack(x)[:1]",
+            {"x": [v((2, 2), seed=707), v((1, 2), seed=708)]},
+        ),
+        Case(("numpy.column_stack/list",), "np.column_stack(x)", {"x": (v((2,), seed=709), v((2, 3), seed=710))}),
+        Case(("numpy.column_stack/list",), "np.column_stack(x)", {"x": v((2,), seed=711)}),  # entries: one row
+        Case(("numpy.dstack/list",), "np.dstack(x)", {"x": [v((2,), seed=712), v((2,), seed=713)]}),
+        Case(("numpy.dstack/list",), "np.dstack(x)", {"x": (v((2, 3), seed=714), v((2, 3, 2), seed=715))}),
+    ]
+
+
 def movement_and_parts(Case, value) -> list:
     """Every case of this module."""
-    return part_cases(Case, value) + sinc_cases(Case, value) + movement_cases(Case, value) + spelling_cases(Case, value)
+    return (
+        part_cases(Case, value)
+        + sinc_cases(Case, value)
+        + movement_cases(Case, value)
+        + spelling_cases(Case, value)
+        + join_cases(Case, value)
+    )

@@ -121,7 +121,7 @@ CASES = [
     ("c_tuple_shapes", "tuple_shapes", ("return", "shape"), None, ()),
     ("c_call_local", "call_local", ("calling", "local variable"), None, ()),
     ("c_function_value", "function_value", ("math.sin",), None, ()),
-    ("c_attr_local", "attr_local", (".real",), None, ()),
+    ("c_attr_local", "attr_local", (".strides",), None, ()),
     # a few more from the fence's table
     ("c_annassign", "annassign", ("annotated",), None, ()),
     ("c_starred_call", "starred_call", ("*args",), None, ()),

@@ -39,5 +39,31 @@ MORE_HELPERS.update(
     matrices[..., i + max(-offset, 0), i + max(offset, 0)] = g
     return out
 ''',
+        "join_tangent": '''def join_tangent(dxs, xs, kind, *axis):
+    """Tangent of numpy.<kind>(xs, *axis) for a sequence xs: the same join of the tangents (zeros for
+    an element with no tangent, the number 0.0)."""
+    import numpy
+
+    parts = [t if numpy.shape(t) == numpy.shape(x) else numpy.zeros(numpy.shape(x)) for t, x in zip(dxs, xs)]
+    return getattr(numpy, kind)(parts, *axis)
+''',
+        "unjoin_all": '''def unjoin_all(g, xs, kind, *axis):
+    """Cotangent of numpy.<kind>(xs, *axis) for a sequence xs: g cut into one piece per element, each
+    shaped like it (a list; an array like xs if xs is an array).  The same join of the entries' numbers
+    says where each entry of the result comes from."""
+    import numpy
+
+    starts = numpy.cumsum([0] + [numpy.size(x) for x in xs])
+    numbers = [numpy.arange(a, b).reshape(numpy.shape(x)) for a, b, x in zip(starts, starts[1:], xs)]
+    source = getattr(numpy, kind)(numbers, *axis)
+    flat = numpy.bincount(numpy.ravel(source), weights=numpy.ravel(g), minlength=starts[-1])
+    if isinstance(xs, numpy.ndarray):
+        return flat.reshape(xs.shape).astype(numpy.result_type(g, xs, numpy.float32))
+    pieces = []
+    for a, b, x in zip(starts, starts[1:], xs):
+        piece = flat[a:b].reshape(numpy.shape(x)).astype(numpy.result_type(g, x, numpy.float32))
+        pieces.append(float(piece) if isinstance(x, (float, int)) else piece)
+    return pieces
+''',
     }
 )

@@ -17,6 +17,7 @@ import sys
 
 from ..rules import arrays as N
 from ..ir.nodes import Const
+from .einsum import einsum_subscripts, explicit_einsum
 
 
 def _leaf_hint(hint, index=None):
@@ -60,47 +61,6 @@ def numpy_name(obj) -> str | None:
         return None
 
 
-def explicit_einsum(subscripts: str) -> str:
-    """Einsum subscripts with their output written out, as NumPy reads implicit ones: the broadcast
-    dimensions, then the indices that appear once, in alphabetical order."""
-    subscripts = subscripts.replace(" ", "")
-    if "->" in subscripts:
-        return subscripts
-    letters = subscripts.replace("...", "").replace(",", "")
-    once = sorted(c for c in set(letters) if letters.count(c) == 1)
-    return subscripts + "->" + ("..." if "..." in subscripts else "") + "".join(once)
-
-
-def _sublist(node) -> str | None:
-    """The subscripts a literal einsum sublist spells (``(Ellipsis, 0, 1)`` is ``...ab``), or None."""
-    if not isinstance(node, (ast.Tuple, ast.List)):
-        return None
-    letters = []
-    for e in node.elts:
-        if isinstance(e, ast.Constant) and e.value is Ellipsis or isinstance(e, ast.Name) and e.id == "Ellipsis":
-            letters.append("...")
-        elif isinstance(e, ast.Constant) and type(e.value) is int and 0 <= e.value < 52:
-            letters.append("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[e.value])
-        else:
-            return None
-    return "".join(letters)
-
-
-def _einsum_subscripts(node: ast.Call):
-    """``np.einsum``'s subscripts as a string and its operands: written as a string, or in NumPy's
-    sublist form ``np.einsum(a, [0, 1], b, [1, 2], [0, 2])`` with literal sublists; None if neither."""
-    args = node.args
-    if node.keywords or not args:
-        return None, []
-    if isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
-        return args[0].value, args[1:]
-    pairs, output = (args[:-1], _sublist(args[-1])) if len(args) % 2 else (args, "")
-    operands, inputs = pairs[0::2], [_sublist(a) for a in pairs[1::2]]
-    if len(args) < 2 or None in inputs or output is None or any(_sublist(a) is not None for a in operands):
-        return None, []
-    return ",".join(inputs) + ("->" + output if len(args) % 2 else ""), operands
-
-
 _CROSS_AXES = ("axisa", "axisb", "axisc", "axis")
 
 
@@ -113,7 +73,7 @@ class ArrayLowering:
         if prim in N.SEQUENCE:
             return self.join(node, prim, hint)
         if prim == "numpy.einsum":
-            spec, operands = _einsum_subscripts(node)
+            spec, operands = einsum_subscripts(node)
             if spec is None:
                 raise self.parsed.error(
                     node,
@@ -343,17 +303,29 @@ class ArrayLowering:
     def join(self, node: ast.Call, prim: str, hint):
         """``numpy.concatenate([a, b], axis=0)`` and friends: the arrays are the arguments."""
         seq = node.args[0] if node.args else None
-        if not isinstance(seq, (ast.List, ast.Tuple)):
+        keywords = {k.arg for k in node.keywords}
+        if seq is None or len(node.args) > 1 + (N.SEQUENCE_AXIS[prim] is not None) or keywords - {"axis"}:
             raise self.parsed.error(
-                node, f"{ast.unparse(node.func)} of a computed sequence", "write the arrays out: np.concatenate([a, b])"
+                node, f"{ast.unparse(node.func)} with these arguments", "pass the arrays, and axis where it takes one"
             )
-        arrays = [self.atom(self.element(self.expr(e))) for e in seq.elts]
+        if isinstance(seq, (ast.List, ast.Tuple)):
+            arrays = [self.atom(self.element(self.expr(e))) for e in seq.elts]
+        else:  # a sequence made at run time: one primitive of it (a symbolic tuple is its elements)
+            value = self.expr(seq)
+            arrays = [self.atom(self.element(v)) for v in value] if isinstance(value, tuple) else None
+            xs = self.atom(value) if arrays is None else None
         if N.SEQUENCE_AXIS[prim] is None:
-            return self.apply(prim, arrays, hint, param=("seq", len(arrays)))
+            return (
+                self.apply(prim + "/list", [xs], hint)
+                if arrays is None
+                else self.apply(prim, arrays, hint, param=("seq", len(arrays)))
+            )
         axis_node = (
             node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "axis"), None)
         )
         axis = self.atom(self.expr(axis_node)) if axis_node is not None else Const(N.SEQUENCE_AXIS[prim])
+        if arrays is None:
+            return self.apply(prim + "/list", [xs, axis], hint)
         return self.apply(prim, arrays + [axis], hint, param=("seq", len(arrays)))
 
     def static_arg(self, node):

@@ -407,3 +407,7 @@ SEQUENCE = ("numpy.concatenate", "numpy.stack", "numpy.hstack", "numpy.vstack", 
 SEQUENCE += ("numpy.column_stack", "numpy.dstack")
 SEQUENCE_AXIS = {"numpy.concatenate": 0, "numpy.stack": 0, "numpy.hstack": None, "numpy.vstack": None}
 SEQUENCE_AXIS.update({"numpy.row_stack": None, "numpy.column_stack": None, "numpy.dstack": None})
+for _prim in SEQUENCE:  # of a sequence known only at run time, np.vstack(xs): one primitive of xs (rules/movement.py)
+    FORWARD[_prim + "/list"], REVERSE[_prim + "/list"], SLOTS[_prim + "/list"] = M.joined_list(
+        _prim, SEQUENCE_AXIS[_prim] is not None
+    )

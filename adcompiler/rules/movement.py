@@ -84,5 +84,26 @@ SIGNATURES.update(
         "numpy.partition": (("a", None), ("kth", None), ("axis", Num(-1))),
     }
 )
+
+
+def joined_list(prim: str, has_axis: bool) -> tuple:
+    """The forward rule, reverse rule and slots of ``numpy.<kind>(xs[, axis])`` of a sequence ``xs``
+    known only at run time (a list or tuple parameter, a list built in a loop), the primitive
+    ``prim + "/list"``: the same join of the tangents (join_tangent: zeros for a constant element),
+    and the cotangent cut back into one piece per element (unjoin_all), a list like xs."""
+    kind = Num(prim.rpartition(".")[2])
+    if has_axis:
+        return (
+            lambda xs, axis, z, dxs, dax: _h("join_tangent")(dxs, xs, kind, axis),
+            lambda xs, axis, z, g: (_h("unjoin_all")(g, xs, kind, axis), None),
+            (True, False),
+        )
+    return (
+        lambda xs, z, dxs: _h("join_tangent")(dxs, xs, kind),
+        lambda xs, z, g: (_h("unjoin_all")(g, xs, kind),),
+        (True,),
+    )
+
+
 METHODS = {"conj": "numpy.conj", "conjugate": "numpy.conjugate", "diagonal": "numpy.diagonal"}
 ATTRIBUTES = {"real": "numpy.real", "imag": "numpy.imag"}
