@@ -100,7 +100,8 @@ def movement_cases(Case, value) -> list:
 
 
 def spelling_cases(Case, value) -> list:
-    """np.einsum in NumPy's sublist form; np.cross with axisa, axisb, axisc and axis (vectors along any axis)."""
+    """np.einsum in NumPy's sublist form; np.r_ and np.c_; np.cross with axisa, axisb, axisc and axis
+    (vectors along any axis)."""
     ein, cross = ("numpy.einsum",), ("numpy.cross", "numpy.moveaxis")
     out = [
         Case(ein, "np.einsum(x, (0, 1), (1, 0))", {"x": value((3, 4), seed=660)}),
@@ -122,6 +123,15 @@ def spelling_cases(Case, value) -> list:
             "np.einsum(x, [Ellipsis, 0], x, [Ellipsis, 0], [Ellipsis])",
             {"x": value((2, 3), dtype=np.float32, seed=669)},
         ),
+    ]
+    r_, c_ = ("numpy.concatenate", "numpy.atleast_1d"), ("numpy.concatenate", "numpy.column_stack")
+    out += [
+        Case(r_, "np.r_[x, np.ones((1, 2)), x]", {"x": value((3, 2), seed=678)}),
+        Case(r_, "np.r_[x, 2.0, y, 1:4] * 2.0", {"x": value((2,), seed=679), "y": 0.4}, hessian=True),
+        Case(r_, "np.r_[x]", {"x": value((), seed=720)}),
+        Case(c_, "np.c_[x, np.ones((3, 2)), x]", {"x": value((3, 2), seed=721)}),
+        Case(c_, "np.c_[x, y * x, x]", {"x": value((3,), seed=722), "y": value((3, 1), seed=723)}, hessian=True),
+        Case(c_, "np.c_[x, x]", {"x": value((2, 2, 2), dtype=np.float32, seed=724)}),
     ]
     x33, y33 = value((3, 3), seed=670), value((3, 3), seed=671)
     for keywords in ("axisa=0", "axisb=0", "axisc=0", "axisa=0, axisb=1, axisc=1", "axis=0", "axis=-1", "axis=None"):

@@ -16,8 +16,9 @@ import ast
 import sys
 
 from ..rules import arrays as N
+from ..rules.movement import REFUSED
 from ..ir.nodes import Const
-from .einsum import einsum_subscripts, explicit_einsum
+from .spellings import CROSS_AXES, SpellingLowering, einsum_subscripts, explicit_einsum
 
 
 def _leaf_hint(hint, index=None):
@@ -47,6 +48,7 @@ def numpy_name(obj) -> str | None:
             | set(N.SEQUENCE)
             | {"numpy.einsum"}
             | set(N.EXPANDED)
+            | set(REFUSED)
             | {f"numpy.{c}" for c in N.CONSTRUCTORS}
         )
         for canonical in names:
@@ -61,15 +63,14 @@ def numpy_name(obj) -> str | None:
         return None
 
 
-_CROSS_AXES = ("axisa", "axisb", "axisc", "axis")
-
-
-class ArrayLowering:
+class ArrayLowering(SpellingLowering):
     """Methods of ``anf._Lowering`` for NumPy; see the module docstring."""
 
     def numpy_call(self, node: ast.Call, prim: str, hint, receiver=None):
         """A NumPy function call (or method call, with ``receiver`` the array)."""
         names, hint = hint, _leaf_hint(hint)  # a tuple of names: for a decomposition's parts
+        if prim in REFUSED:
+            raise self.parsed.error(node, f"{ast.unparse(node.func)} {REFUSED[prim][0]}", REFUSED[prim][1])
         if prim in N.SEQUENCE:
             return self.join(node, prim, hint)
         if prim == "numpy.einsum":
@@ -82,7 +83,7 @@ class ArrayLowering:
                 )
             operands = [self.atom(self.element(self.expr(a))) for a in operands]
             return self.apply(prim, [Const(explicit_einsum(spec))] + operands, hint)
-        if prim == "numpy.cross" and ({k.arg for k in node.keywords} & set(_CROSS_AXES) or len(node.args) > 2):
+        if prim == "numpy.cross" and ({k.arg for k in node.keywords} & set(CROSS_AXES) or len(node.args) > 2):
             return self.cross(node, hint)
         if prim == "numpy.linalg.multi_dot":
             return self.multi_dot(node, hint)
@@ -214,29 +215,6 @@ class ArrayLowering:
         for k, (c, a) in reversed(list(enumerate(lowered))):
             out = self.apply("numpy.where", [c, a, self.atom(out)], hint if k == 0 else None)
         return out
-
-    def cross(self, node: ast.Call, hint):
-        """``np.cross(a, b, axisa, axisb, axisc, axis)``: the vectors of a and b moved to the last axis,
-        crossed there, and the result's vectors moved to axisc (axis, if given, sets all three)."""
-        given = dict(zip(("a", "b") + _CROSS_AXES, node.args))
-        given.update({k.arg: k.value for k in node.keywords})
-        axes = {k: self.static_arg(given[k]) if k in given else Const(-1) for k in _CROSS_AXES}
-        if set(given) - {"a", "b", *_CROSS_AXES} or len(node.args) > 6 or not {"a", "b"} <= set(given):
-            raise self.parsed.error(node, f"{ast.unparse(node.func)} with these arguments", "pass a, b and axes")
-        if not all(isinstance(v, Const) and (v.value is None or type(v.value) is int) for v in axes.values()):
-            raise self.parsed.error(
-                node, f"{ast.unparse(node.func)} with computed axes", "write axisa, axisb, axisc or axis as numbers"
-            )
-        if "axis" in given and axes["axis"].value is not None:
-            axes.update({k: axes["axis"] for k in _CROSS_AXES[:3]})
-        vectors = []
-        for name, axis in (("a", axes["axisa"]), ("b", axes["axisb"])):
-            v = self.atom(self.array_arg(given[name]))
-            vectors.append(v if axis.value in (-1, None) else self.apply("numpy.moveaxis", [v, axis, Const(-1)], None))
-        if axes["axisc"].value in (-1, None):
-            return self.apply("numpy.cross", vectors, hint)
-        out = self.apply("numpy.cross", vectors, None)
-        return self.apply("numpy.moveaxis", [out, Const(-1), axes["axisc"]], hint)
 
     def dtype_of(self, node):
         """The dtype a constant dtype argument names (float, "float32", np.float64), or a located error."""

@@ -30,6 +30,9 @@ class ListLowering:
         return value
 
     def subscript(self, node: ast.Subscript, hint):
+        kind = self.concatenator(node)  # np.r_[a, b], np.c_[a, b]: NumPy's joins spelt as an index
+        if kind is not None:
+            return self.concatenated(node, kind, hint)
         container = self.expr(node.value)
         index = self.index(node.slice)
         if isinstance(container, tuple):

@@ -107,3 +107,10 @@ def joined_list(prim: str, has_axis: bool) -> tuple:
 
 METHODS = {"conj": "numpy.conj", "conjugate": "numpy.conjugate", "diagonal": "numpy.diagonal"}
 ATTRIBUTES = {"real": "numpy.real", "imag": "numpy.imag"}
+
+# Refused where they are called, with the reason: their values are complex for a general real matrix.
+_EIG = (
+    "of a general matrix (its eigenvalues and eigenvectors may be complex; adcompiler differentiates real values only)",
+    "for a symmetric matrix use np.linalg.eigh (or eigvalsh); else a real function of the matrix (det, trace, solve)",
+)
+REFUSED = {"numpy.linalg.eig": _EIG, "numpy.linalg.eigvals": _EIG}
