@@ -54,3 +54,15 @@ def stack_parameter(xs):
 
 def partition_weighted(x):
     return np.partition(x, 2) * np.arange(1.0, 6.0)
+
+
+def stack_then_grow(a, b):
+    xs = [a]
+    y = np.stack(xs)
+    xs.append(b)  # the first join's adjoint must see the list as it was
+    xs[0] = b * 2.0
+    return np.sum(y * y) + np.sum(np.stack(xs) ** 2)
+
+
+def vstack_nested(xs):
+    return np.vstack(xs) ** 2

@@ -78,3 +78,17 @@ def test_partition_follows_the_entries_it_moves():
     for k, v in enumerate(z):  # the entry of x at each place of the result gets that place's weight
         expected[np.flatnonzero(x == v)[0]] = k + 1.0
     np.testing.assert_allclose(ct, expected)
+
+
+def test_a_list_changed_after_its_join():
+    a, b = np.array([0.3, 0.4]), np.array([1.0, -2.0])
+    check_both_modes(F.stack_then_grow, (a, b))
+    da, db = adcompiler.differentiate(F.stack_then_grow).vjp((a, b), 1.0)[1]
+    np.testing.assert_allclose(da, 2 * a)
+    np.testing.assert_allclose(db, 10 * b)  # sum((2 b)^2) + sum(b^2)
+
+
+def test_a_list_of_lists_of_numbers_joined():
+    check_both_modes(F.vstack_nested, ([[0.5, 1.5], [2.0, 3.0]],))
+    cts = adcompiler.differentiate(F.vstack_nested).vjp(([[0.5, 1.5], [2.0, 3.0]],), np.ones((2, 2)))[1][0]
+    assert cts == [[1.0, 3.0], [4.0, 6.0]]

@@ -61,7 +61,7 @@ MORE_HELPERS.update(
         return flat.reshape(xs.shape).astype(numpy.result_type(g, xs, numpy.float32))
     pieces = []
     for a, b, x in zip(starts, starts[1:], xs):
-        piece = flat[a:b].reshape(numpy.shape(x)).astype(numpy.result_type(g, x, numpy.float32))
+        piece = flat[a:b].reshape(numpy.shape(x)).astype(numpy.result_type(g, numpy.asarray(x), numpy.float32))
         pieces.append(float(piece) if isinstance(x, (float, int)) else piece)
     return pieces
 ''',

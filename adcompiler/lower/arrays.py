@@ -291,7 +291,8 @@ class ArrayLowering(SpellingLowering):
         else:  # a sequence made at run time: one primitive of it (a symbolic tuple is its elements)
             value = self.expr(seq)
             arrays = [self.atom(self.element(v)) for v in value] if isinstance(value, tuple) else None
-            xs = self.atom(value) if arrays is None else None
+            # a copy (list(xs); an array's own copy): the join's adjoint reads the list as it was here
+            xs = self.apply("numpy.copy", [self.atom(value)], None) if arrays is None else None
         if N.SEQUENCE_AXIS[prim] is None:
             return (
                 self.apply(prim + "/list", [xs], hint)
