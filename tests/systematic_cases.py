@@ -381,8 +381,9 @@ def cases() -> list:
     ]
     from systematic_linalg import linalg_cases
     from systematic_more import more_cases
+    from systematic_movement import movement_and_parts
 
-    out += linalg_cases(Case, value) + more_cases(Case, value)
+    out += linalg_cases(Case, value) + more_cases(Case, value) + movement_and_parts(Case, value)
     for k, case in enumerate(out):
         case.id = (
             f"{'+'.join(case.prims)}:{case.expr}:"

@@ -17,6 +17,7 @@ from ..errors import at_line
 from ..ir.nodes import Eq, Function, Return, Var, flatten, walk
 from ..front.names import root
 from ..rules.linalg import NOT_DIFFERENTIATED
+from ..rules.movement import COMPLEX_PARTS
 
 
 @dataclass
@@ -180,6 +181,17 @@ def check_constructs(facts: Facts) -> None:
                     "solve with one matrix and a vector or matrix b, or stacks of matrices of the same ndim "
                     "(b[..., None] for stacked vectors, then take [..., 0])",
                 )
+        if (
+            isinstance(eq, Eq)
+            and eq.prim in COMPLEX_PARTS
+            and "complex" in str(getattr(facts.of(eq.ins[0]), "dtype", ""))
+        ):
+            _refuse(
+                facts,
+                eq.line,
+                f"{eq.prim.replace('numpy.', 'np.')} of a complex value (adcompiler differentiates real values only)",
+                "keep the real and imaginary parts as separate float arrays",
+            )
         if isinstance(eq, Eq) and eq.prim == "list_copy" and isinstance(facts.of(eq.ins[0]), (V.Arr, V.Numeric)):
             _refuse(
                 facts,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 
 from ..rules import arrays as N
+from ..rules import movement as M
 from . import values as V
 from ..ir.nodes import Const
 from .numpy_shapes import RULES as MORE_RULES
@@ -36,7 +37,9 @@ def numpy_transfer(eq, ins: list) -> list:
     if name in N.CONSTRUCTORS:
         return [_constructed(name, eq, ins, static)]
     if prim in N.SEQUENCE:
-        return [_joined(prim, eq, ins, static)]
+        return [_joined(prim, ins[: eq.param[1] if isinstance(eq.param, tuple) else len(ins)])]
+    if prim.endswith("/list") and prim[: -len("/list")] in N.SEQUENCE:  # np.vstack(xs) of a sequence xs
+        return [_joined(prim[: -len("/list")], _elements(ins[0]))]
     if prim == "numpy.einsum":
         spec = static[0] if isinstance(static[0], str) else ""
         out = spec.split("->")[1] if "->" in spec else None
@@ -310,7 +313,7 @@ _RULES.update(MORE_RULES)
 _FLOATING = tuple(
     f"numpy.{name}" for name in N.UNARY if name not in ("abs", "absolute", "negative", "positive", "square")
 )
-_FLOATING += (
+_FLOATING += M.FLOATING + (
     "numpy.arctan2",
     "numpy.hypot",
     "numpy.logaddexp",
@@ -351,9 +354,15 @@ def _constructed(name: str, eq, ins, static) -> V.Aval:
     return V.Arr(None, dtype)
 
 
-def _joined(prim: str, eq, ins, static) -> V.Aval:
-    k = eq.param[1] if isinstance(eq.param, tuple) else len(ins)
-    parts = ins[:k]
+def _elements(xs: V.Aval) -> list:
+    """The abstract values of a sequence's elements (a list, a tuple, or the rows of an array)."""
+    if isinstance(xs, V.Seq):
+        return list(xs.items) if xs.items is not None else [xs.elem]
+    nd = ndim_of(xs)
+    return [array_of(None if nd is None else nd - 1, result_dtype([xs]))]
+
+
+def _joined(prim: str, parts: list) -> V.Aval:
     dims = [ndim_of(a) for a in parts]
     dtype = result_dtype(parts)
     if None in dims:

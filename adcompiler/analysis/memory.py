@@ -229,10 +229,27 @@ VIEWS = (
     "numpy.expand_dims",
     "numpy.swapaxes",
     "numpy.broadcast_to",
+    "numpy.flip",
+    "numpy.moveaxis",
+    "numpy.rollaxis",
+    "numpy.rot90",
+    "numpy.atleast_1d",
+    "numpy.atleast_2d",
+    "numpy.atleast_3d",
+    "numpy.diagonal",
+    "numpy.split/part",
 )
 
 
-SAME_OBJECT = ("dup", "read", "write", "numpy.asarray", "numpy.asarray/dtype")  # (a cast may copy)
+SAME_OBJECT = (
+    "dup",
+    "read",
+    "write",
+    "numpy.asarray",
+    "numpy.asarray/dtype",
+    "numpy.real",
+    "numpy.real_if_close",
+)  # (a cast may copy)
 
 
 STORES = ("list", "tuple", "append", "setitem", "list_repeat")

@@ -19,5 +19,51 @@ MORE_HELPERS.update(
         raise ValueError("the derivative of np.linalg.lstsq of a matrix without full rank is not supported (its solution is not differentiable there)")
     return x
 ''',
+        "rollaxis_vjp": '''def rollaxis_vjp(g, x, axis, start=0):
+    """Cotangent of numpy.rollaxis(x, axis, start): g with that axis moved back."""
+    import numpy
+
+    n = numpy.ndim(x)
+    axis, start = axis % n, start + n if start < 0 else start
+    return numpy.moveaxis(g, start - 1 if axis < start else start, axis)
+''',
+        "diagonal_vjp": '''def diagonal_vjp(g, x, offset=0, axis1=0, axis2=1):
+    """Cotangent of numpy.diagonal(x, offset, axis1, axis2): g (the diagonals along its last axis) put
+    back on those diagonals of zeros shaped like x."""
+    import numpy
+
+    out = numpy.zeros(numpy.shape(x), dtype=numpy.result_type(g, x, numpy.float32))
+    n = numpy.ndim(x)
+    matrices = numpy.moveaxis(out, (axis1 % n, axis2 % n), (-2, -1))  # a view: writes land in out
+    i = numpy.arange(numpy.shape(g)[-1])
+    matrices[..., i + max(-offset, 0), i + max(offset, 0)] = g
+    return out
+''',
+        "join_tangent": '''def join_tangent(dxs, xs, kind, *axis):
+    """Tangent of numpy.<kind>(xs, *axis) for a sequence xs: the same join of the tangents (zeros for
+    an element with no tangent, the number 0.0)."""
+    import numpy
+
+    parts = [t if numpy.shape(t) == numpy.shape(x) else numpy.zeros(numpy.shape(x)) for t, x in zip(dxs, xs)]
+    return getattr(numpy, kind)(parts, *axis)
+''',
+        "unjoin_all": '''def unjoin_all(g, xs, kind, *axis):
+    """Cotangent of numpy.<kind>(xs, *axis) for a sequence xs: g cut into one piece per element, each
+    shaped like it (a list; an array like xs if xs is an array).  The same join of the entries' numbers
+    says where each entry of the result comes from."""
+    import numpy
+
+    starts = numpy.cumsum([0] + [numpy.size(x) for x in xs])
+    numbers = [numpy.arange(a, b).reshape(numpy.shape(x)) for a, b, x in zip(starts, starts[1:], xs)]
+    source = getattr(numpy, kind)(numbers, *axis)
+    flat = numpy.bincount(numpy.ravel(source), weights=numpy.ravel(g), minlength=starts[-1])
+    if isinstance(xs, numpy.ndarray):
+        return flat.reshape(xs.shape).astype(numpy.result_type(g, xs, numpy.float32))
+    pieces = []
+    for a, b, x in zip(starts, starts[1:], xs):
+        piece = flat[a:b].reshape(numpy.shape(x)).astype(numpy.result_type(g, numpy.asarray(x), numpy.float32))
+        pieces.append(float(piece) if isinstance(x, (float, int)) else piece)
+    return pieces
+''',
     }
 )

@@ -86,6 +86,8 @@ def prim_expr(eq: Eq, callee_name=None, rename=None) -> E.Expr:
         return E.Method(E.Num(eq.param[1]), "format", args)
     if isinstance(eq.param, str):  # a runtime helper, called by the name the code used
         return E.Call(eq.param, args)
+    if eq.prim.endswith("/list"):  # numpy.vstack(xs), numpy.concatenate(xs, axis=...) of a sequence xs
+        return E.Call(eq.prim[: -len("/list")], args[:1], (("axis", args[1]),) if len(args) > 1 else ())
     if isinstance(eq.param, tuple) and eq.param[:1] == ("seq",):  # numpy.concatenate([a, b], axis=...)
         k = eq.param[1]
         keywords = (("axis", args[k]),) if len(args) > k else ()

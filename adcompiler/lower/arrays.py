@@ -18,7 +18,9 @@ from .records import field
 import sys
 
 from ..rules import arrays as N
+from ..rules.movement import REFUSED
 from ..ir.nodes import Const
+from .spellings import CROSS_AXES, SpellingLowering, einsum_subscripts, explicit_einsum
 
 
 def _leaf_hint(hint, index=None):
@@ -48,6 +50,7 @@ def numpy_name(obj) -> str | None:
             | set(N.SEQUENCE)
             | {"numpy.einsum"}
             | set(N.EXPANDED)
+            | set(REFUSED)
             | {f"numpy.{c}" for c in N.CONSTRUCTORS}
         )
         for canonical in names:
@@ -62,35 +65,28 @@ def numpy_name(obj) -> str | None:
         return None
 
 
-def explicit_einsum(subscripts: str) -> str:
-    """Einsum subscripts with their output written out, as NumPy reads implicit ones: the broadcast
-    dimensions, then the indices that appear once, in alphabetical order."""
-    subscripts = subscripts.replace(" ", "")
-    if "->" in subscripts:
-        return subscripts
-    letters = subscripts.replace("...", "").replace(",", "")
-    once = sorted(c for c in set(letters) if letters.count(c) == 1)
-    return subscripts + "->" + ("..." if "..." in subscripts else "") + "".join(once)
-
-
-class ArrayLowering:
+class ArrayLowering(SpellingLowering):
     """Methods of ``anf._Lowering`` for NumPy; see the module docstring."""
 
     def numpy_call(self, node: ast.Call, prim: str, hint, receiver=None):
         """A NumPy function call (or method call, with ``receiver`` the array)."""
         names, hint = hint, _leaf_hint(hint)  # a tuple of names: for a decomposition's parts
+        if prim in REFUSED:
+            raise self.parsed.error(node, f"{ast.unparse(node.func)} {REFUSED[prim][0]}", REFUSED[prim][1])
         if prim in N.SEQUENCE:
             return self.join(node, prim, hint)
         if prim == "numpy.einsum":
-            spec = node.args[0] if node.args else None
-            if not (isinstance(spec, ast.Constant) and isinstance(spec.value, str)) or node.keywords:
+            spec, operands = einsum_subscripts(node)
+            if spec is None:
                 raise self.parsed.error(
                     node,
                     "numpy.einsum with computed subscripts or keywords",
-                    "write the subscripts as a string: np.einsum('ij,jk->ik', a, b)",
+                    "write the subscripts as a string, np.einsum('ij,jk->ik', a, b), or as literal sublists",
                 )
-            operands = [self.atom(self.element(self.expr(a))) for a in node.args[1:]]
-            return self.apply(prim, [Const(explicit_einsum(spec.value))] + operands, hint)
+            operands = [self.atom(self.element(self.expr(a))) for a in operands]
+            return self.apply(prim, [Const(explicit_einsum(spec))] + operands, hint)
+        if prim == "numpy.cross" and ({k.arg for k in node.keywords} & set(CROSS_AXES) or len(node.args) > 2):
+            return self.cross(node, hint)
         if prim == "numpy.linalg.multi_dot":
             return self.multi_dot(node, hint)
         if prim == "numpy.select":
@@ -287,17 +283,30 @@ class ArrayLowering:
     def join(self, node: ast.Call, prim: str, hint):
         """``numpy.concatenate([a, b], axis=0)`` and friends: the arrays are the arguments."""
         seq = node.args[0] if node.args else None
-        if not isinstance(seq, (ast.List, ast.Tuple)):
+        keywords = {k.arg for k in node.keywords}
+        if seq is None or len(node.args) > 1 + (N.SEQUENCE_AXIS[prim] is not None) or keywords - {"axis"}:
             raise self.parsed.error(
-                node, f"{ast.unparse(node.func)} of a computed sequence", "write the arrays out: np.concatenate([a, b])"
+                node, f"{ast.unparse(node.func)} with these arguments", "pass the arrays, and axis where it takes one"
             )
-        arrays = [self.atom(self.element(self.expr(e))) for e in seq.elts]
+        if isinstance(seq, (ast.List, ast.Tuple)):
+            arrays = [self.atom(self.element(self.expr(e))) for e in seq.elts]
+        else:  # a sequence made at run time: one primitive of it (a symbolic tuple is its elements)
+            value = self.expr(seq)
+            arrays = [self.atom(self.element(v)) for v in value] if isinstance(value, tuple) else None
+            # a copy (list(xs); an array's own copy): the join's adjoint reads the list as it was here
+            xs = self.apply("numpy.copy", [self.atom(value)], None) if arrays is None else None
         if N.SEQUENCE_AXIS[prim] is None:
-            return self.apply(prim, arrays, hint, param=("seq", len(arrays)))
+            return (
+                self.apply(prim + "/list", [xs], hint)
+                if arrays is None
+                else self.apply(prim, arrays, hint, param=("seq", len(arrays)))
+            )
         axis_node = (
             node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "axis"), None)
         )
         axis = self.atom(self.expr(axis_node)) if axis_node is not None else Const(N.SEQUENCE_AXIS[prim])
+        if arrays is None:
+            return self.apply(prim + "/list", [xs, axis], hint)
         return self.apply(prim, arrays + [axis], hint, param=("seq", len(arrays)))
 
     def static_arg(self, node):

@@ -34,6 +34,9 @@ class ListLowering:
         return value
 
     def subscript(self, node: ast.Subscript, hint):
+        kind = self.concatenator(node)  # np.r_[a, b], np.c_[a, b]: NumPy's joins spelt as an index
+        if kind is not None:
+            return self.concatenated(node, kind, hint)
         container = self.expr(node.value)
         if isinstance(container, Record):
             return self.record_read(container, node)

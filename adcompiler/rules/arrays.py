@@ -15,6 +15,7 @@ arguments.  Constructors (``zeros``, ``arange``, ...) are constants.
 from __future__ import annotations
 
 from . import linalg as L
+from . import movement as M
 from . import products as P
 from ..ir.expr import Call, Num, Tuple, compare, fn, gt, lt, ne
 
@@ -299,31 +300,17 @@ PRODUCT = ("numpy.prod",)  # reverse: g times the product of the other entries; 
 
 # One positional form per primitive: parameter names, with defaults for the optional ones.
 SIGNATURES = {f"numpy.{name}": (("x", None),) for name in list(UNARY) + list(ZERO_UNARY)}
+# functions of two arrays, x1 and x2
+BINARY = "arctan2 hypot power logaddexp logaddexp2 fmax fmin add subtract multiply".split()
+BINARY += "divide true_divide maximum minimum mod remainder fmod heaviside matmul".split()
+SIGNATURES.update({f"numpy.{name}": (("x1", None), ("x2", None)) for name in BINARY})
 SIGNATURES.update(
     {
-        "numpy.arctan2": (("x1", None), ("x2", None)),
-        "numpy.hypot": (("x1", None), ("x2", None)),
-        "numpy.power": (("x1", None), ("x2", None)),
-        "numpy.logaddexp": (("x1", None), ("x2", None)),
-        "numpy.logaddexp2": (("x1", None), ("x2", None)),
-        "numpy.fmax": (("x1", None), ("x2", None)),
-        "numpy.fmin": (("x1", None), ("x2", None)),
-        "numpy.add": (("x1", None), ("x2", None)),
-        "numpy.subtract": (("x1", None), ("x2", None)),
-        "numpy.multiply": (("x1", None), ("x2", None)),
-        "numpy.divide": (("x1", None), ("x2", None)),
-        "numpy.true_divide": (("x1", None), ("x2", None)),
-        "numpy.maximum": (("x1", None), ("x2", None)),
-        "numpy.minimum": (("x1", None), ("x2", None)),
         "numpy.where": (("condition", None), ("x", None), ("y", None)),
         "numpy.clip": (("a", None), ("a_min", None), ("a_max", None)),
         "numpy.linalg.inv": (("a", None),),
         "numpy.linalg.det": (("a", None),),
         "numpy.linalg.solve": (("a", None), ("b", None)),
-        "numpy.mod": (("x1", None), ("x2", None)),
-        "numpy.remainder": (("x1", None), ("x2", None)),
-        "numpy.fmod": (("x1", None), ("x2", None)),
-        "numpy.heaviside": (("x1", None), ("x2", None)),
         "numpy.nan_to_num": (("x", None),),
         "numpy.ptp": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
         "numpy.rot90": (("m", None), ("k", Num(1)), ("axes", Num((0, 1)))),
@@ -365,7 +352,6 @@ SIGNATURES.update(
         "numpy.trace": (("a", None), ("offset", Num(0)), ("axis1", Num(0)), ("axis2", Num(1))),
         "numpy.diag": (("v", None), ("k", Num(0))),
         "numpy.dot": (("a", None), ("b", None)),
-        "numpy.matmul": (("x1", None), ("x2", None)),
         "numpy.inner": (("a", None), ("b", None)),
         "numpy.outer": (("a", None), ("b", None)),
     }
@@ -399,14 +385,17 @@ INACTIVE = ("numpy.shape", "numpy.ndim", "numpy.size", "numpy.argsort", "numpy.a
     f"numpy.{c}" for c in CONSTRUCTORS + COMPARISONS if f"numpy.{c}" not in FORWARD
 )
 
-# np.linalg's decompositions and matrix functions (rules/linalg.py), products (rules/products.py)
-for _table in (L, P):
+# np.linalg's decompositions and matrix functions (rules/linalg.py), products (rules/products.py), more
+# data movement and the parts of real values (rules/movement.py)
+for _table in (L, P, M):
     FORWARD.update(_table.FORWARD)
     REVERSE.update(_table.REVERSE)
     SLOTS.update(_table.SLOTS)
     SIGNATURES.update(_table.SIGNATURES)
-METHODS.update(P.METHODS)
-LINEAR.update(P.LINEAR)
+METHODS.update({**P.METHODS, **M.METHODS})
+LINEAR.update({**P.LINEAR, **M.LINEAR})
+PARTIALS.update(M.PARTIALS)
+ATTRIBUTES.update(M.ATTRIBUTES)
 POSITIONAL.update(P.POSITIONAL)
 INACTIVE += L.INACTIVE + P.SPLITS  # the split computed once: its pieces are primitives of their own
 SPLITS, SPLIT_PART = P.SPLITS, P.SPLIT_PART
@@ -418,3 +407,7 @@ SEQUENCE = ("numpy.concatenate", "numpy.stack", "numpy.hstack", "numpy.vstack", 
 SEQUENCE += ("numpy.column_stack", "numpy.dstack")
 SEQUENCE_AXIS = {"numpy.concatenate": 0, "numpy.stack": 0, "numpy.hstack": None, "numpy.vstack": None}
 SEQUENCE_AXIS.update({"numpy.row_stack": None, "numpy.column_stack": None, "numpy.dstack": None})
+for _prim in SEQUENCE:  # of a sequence known only at run time, np.vstack(xs): one primitive of xs (rules/movement.py)
+    FORWARD[_prim + "/list"], REVERSE[_prim + "/list"], SLOTS[_prim + "/list"] = M.joined_list(
+        _prim, SEQUENCE_AXIS[_prim] is not None
+    )

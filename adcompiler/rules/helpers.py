@@ -30,6 +30,8 @@ HELPER_RULES = {
     "repeat_vjp": ("linear", (0,)),
     "trace_vjp": ("linear", (0,)),
     "diag_vjp": ("linear", (0,)),
+    "diagonal_vjp": ("linear", (0,)),
+    "rollaxis_vjp": ("linear", (0,)),
     "tile_vjp": ("linear", (0,)),
     "diff_vjp": ("linear", (0,)),
     "linalg_check": ("linear", (0,)),  # its argument, once the decomposition's derivative is known to exist
@@ -40,6 +42,8 @@ HELPER_RULES = {
     "dot_vjp_a": ("bilinear", (0, 2)),
     "dot_vjp_b": ("bilinear", (0, 1)),
     "unjoin": ("linear", (0,)),
+    "unjoin_all": ("linear", (0,)),
+    "join_tangent": ("linear", (0,)),
     "prod_vjp": ("product", (0, 1)),  # its tangent: prod_vjp_jvp
     "cumprod_vjp": ("product", (0, 1)),  # its tangent: cumprod_vjp_jvp
     "tensordot_vjp_a": ("bilinear", (0, 2)),
