@@ -19,9 +19,11 @@ from .entries import make_entry, tangent_mismatch
 from .back.load import load
 from .front.environment import namespace_of
 from .pipeline import BUILDING, Program
+from . import numba_backend
+from .numba_backend import BACKENDS, numba_module, unwrapped
 
 
-def differentiate(fn=None, *, wrt=None, checkpoint=None):
+def differentiate(fn=None, *, wrt=None, checkpoint=None, backend="python"):
     """Make ``fn`` differentiable: ``f.jvp``, ``f.vjp``, ``f.grad``, ``f.value_and_grad``, ``f.source``.
 
     Usable as ``@differentiate``, ``@differentiate(wrt=("x",))`` or
@@ -37,10 +39,18 @@ def differentiate(fn=None, *, wrt=None, checkpoint=None):
     at once and one iteration's tape, and runs steps again as the optimal
     binomial schedule says; ``checkpoint="revolve"`` picks ``c = N.bit_length()``
     (about log2 N) when the loop runs.  See ``adcompiler.modes.checkpoint``.
+
+    ``backend="numba"`` compiles the derivative code with ``numba.njit`` (``fn`` may itself be a
+    ``@numba.njit`` function); see ``adcompiler.numba_backend`` for what it compiles.
     """
     problem = checkpoint_problem(checkpoint)
     if problem:
         raise ValueError(problem)
+    if backend not in BACKENDS:
+        raise ValueError(f"backend={backend!r}: choose one of {', '.join(map(repr, BACKENDS))}")
+    if backend == "numba":
+        numba_module()  # an ImportError now, not at the first derivative
+        fn = fn if fn is None else unwrapped(fn)
     if isinstance(fn, functools.partial):
         name = getattr(fn.func, "__name__", "f")
         raise TypeError(
@@ -48,19 +58,20 @@ def differentiate(fn=None, *, wrt=None, checkpoint=None):
             f"{name} itself (wrt= the parameters you want) and pass the bound arguments at each call"
         )
     if fn is None:
-        return lambda f: Differentiable(f, wrt, checkpoint)
-    return Differentiable(fn, wrt, checkpoint)
+        return lambda f: Differentiable(unwrapped(f) if backend == "numba" else f, wrt, checkpoint, backend)
+    return Differentiable(fn, wrt, checkpoint, backend)
 
 
 class Differentiable:
     """A function together with its forward- and reverse-mode derivative code."""
 
-    def __init__(self, fn, wrt=None, checkpoint=None):
+    def __init__(self, fn, wrt=None, checkpoint=None, backend="python"):
         self._origin = _origin(fn)  # (owner, mode, signature) when fn is g.grad, g.jvp, ... of a Differentiable
         if self._origin is not None:
             owner, mode, sig = self._origin
             fn = owner._function(mode, sig)  # the generated function itself
         self.checkpoint = checkpoint
+        self.backend = backend  # "python", or "numba": the code compiled by numba.njit (numba_backend)
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.signature = inspect.signature(fn)
@@ -87,7 +98,7 @@ class Differentiable:
             raise TypeError(f"the derivative code of {self.__qualname__} cannot be pickled: pickle what it came from")
         if _by_reference(self.fn.__module__, self.fn.__qualname__) is self:
             return (_by_reference, (self.fn.__module__, self.fn.__qualname__))
-        return (Differentiable, (self.fn, self.wrt, self.checkpoint))
+        return (Differentiable, (self.fn, self.wrt, self.checkpoint, self.backend))
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -173,6 +184,9 @@ class Differentiable:
         """Generate, load and remember (in ``compiled``) the entry function for ``mode`` (see ``_function``)."""
         program = self._program(sig)
         built = program.build(self.fn, mode, self.wrt, sig)
+        if self.backend == "numba":
+            compiled[mode] = numba_backend.build(self, program, built, mode, sig)
+            return
         seen: set = set()
         defs = [d for d in built if not (d.name in seen or seen.add(d.name))]  # each function once
         source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
@@ -358,7 +372,7 @@ class Differentiable:
     def _fast_path(self, name: str, sig: V.Sig) -> bool:
         """Whether ``f.<name>`` gets a fast entry for signature ``sig`` now: it has none yet, and every
         argument is a float, a float array, a list or a tuple."""
-        return name not in self.__dict__ and all(V.entry_testable(a) for a in sig.avals)
+        return self.backend == "python" and name not in self.__dict__ and all(V.entry_testable(a) for a in sig.avals)
 
     def _numbers_first(self, name: str, mode: str, method, sequences, sig: V.Sig, ct_aval=None) -> None:
         """Make ``f.<name>`` (or ``jvp``, ``vjp``, ...) for later calls: the generated code for ``mode``
