@@ -20,7 +20,6 @@ from .back.load import load
 from .front.environment import namespace_of
 from .pipeline import BUILDING, Program
 from . import numba_backend
-from .numba_backend import BACKENDS, numba_module, unwrapped
 
 
 def differentiate(fn=None, *, wrt=None, checkpoint=None, backend="python"):
@@ -30,27 +29,19 @@ def differentiate(fn=None, *, wrt=None, checkpoint=None, backend="python"):
     ``differentiate(g, wrt=("x",))``.  ``wrt`` names the parameters to
     differentiate with respect to; every parameter by default.
 
-    ``checkpoint`` trades time for memory in reverse mode: ``checkpoint=k`` (an
-    int >= 1) runs each qualifying loop of ``fn`` in segments of ``k``
-    iterations, keeping a snapshot per segment and taping one segment at a
-    time; ``checkpoint=True`` picks ``k = isqrt(N)`` when the loop runs, so the
-    tape holds O(sqrt N) instead of O(N).  ``checkpoint=("revolve", c)``
-    (binomial checkpointing, Griewank's revolve) holds at most ``c`` loop states
-    at once and one iteration's tape, and runs steps again as the optimal
-    binomial schedule says; ``checkpoint="revolve"`` picks ``c = N.bit_length()``
-    (about log2 N) when the loop runs.  See ``adcompiler.modes.checkpoint``.
-
-    ``backend="numba"`` compiles the derivative code with ``numba.njit`` (``fn`` may itself be a
-    ``@numba.njit`` function); see ``adcompiler.numba_backend`` for what it compiles.
+    ``checkpoint`` trades time for memory in reverse mode: ``checkpoint=k`` (an int >= 1) runs each qualifying
+    loop of ``fn`` in segments of ``k`` iterations, keeping a snapshot per segment and taping one segment at a
+    time; ``checkpoint=True`` picks ``k = isqrt(N)`` when the loop runs, so the tape holds O(sqrt N) instead
+    of O(N). ``checkpoint=("revolve", c)`` (binomial checkpointing, Griewank's revolve) holds at most ``c``
+    loop states at once and one iteration's tape, and runs steps again as the optimal binomial schedule says;
+    ``checkpoint="revolve"`` picks ``c = N.bit_length()`` (about log2 N) when the loop runs. See
+    ``adcompiler.modes.checkpoint``. ``backend="numba"``: the derivative code compiled by ``numba.njit``
+    (``adcompiler.numba_backend``).
     """
     problem = checkpoint_problem(checkpoint)
     if problem:
         raise ValueError(problem)
-    if backend not in BACKENDS:
-        raise ValueError(f"backend={backend!r}: choose one of {', '.join(map(repr, BACKENDS))}")
-    if backend == "numba":
-        numba_module()  # an ImportError now, not at the first derivative
-        fn = fn if fn is None else unwrapped(fn)
+    fn = numba_backend.for_backend(fn, backend)  # a @numba.njit function's own Python function
     if isinstance(fn, functools.partial):
         name = getattr(fn.func, "__name__", "f")
         raise TypeError(
@@ -58,7 +49,7 @@ def differentiate(fn=None, *, wrt=None, checkpoint=None, backend="python"):
             f"{name} itself (wrt= the parameters you want) and pass the bound arguments at each call"
         )
     if fn is None:
-        return lambda f: Differentiable(unwrapped(f) if backend == "numba" else f, wrt, checkpoint, backend)
+        return lambda f: Differentiable(numba_backend.for_backend(f, backend), wrt, checkpoint, backend)
     return Differentiable(fn, wrt, checkpoint, backend)
 
 
@@ -184,9 +175,8 @@ class Differentiable:
         """Generate, load and remember (in ``compiled``) the entry function for ``mode`` (see ``_function``)."""
         program = self._program(sig)
         built = program.build(self.fn, mode, self.wrt, sig)
-        if self.backend == "numba":
-            compiled[mode] = numba_backend.build(self, program, built, mode, sig)
-            return
+        if self.backend == "numba":  # the code compiled by numba.njit
+            return compiled.update({mode: numba_backend.build(self, program, built, mode, sig)})
         seen: set = set()
         defs = [d for d in built if not (d.name in seen or seen.add(d.name))]  # each function once
         source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)

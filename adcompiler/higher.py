@@ -99,7 +99,8 @@ def _directions(d: Differentiable, args: tuple):
 def as_differentiable(f, wrt) -> Differentiable:
     if isinstance(f, Differentiable) and (wrt is None or tuple(wrt) == f.wrt):
         return f
-    return differentiate(f.fn if isinstance(f, Differentiable) else f, wrt=wrt)
+    backend = f.backend if isinstance(f, Differentiable) else "python"
+    return differentiate(f.fn if isinstance(f, Differentiable) else f, wrt=wrt, backend=backend)
 
 
 def _basis_tangents(d: Differentiable, args: tuple, np):
@@ -162,6 +163,8 @@ def jacobian(f, wrt=None, mode="auto"):
 def _rows_apply(d: Differentiable, sig) -> bool:
     """Whether the reverse Jacobian of ``d`` for this signature is one generated function (see
     ``modes.reverse.jacobian``): numbers in (floats, flat lists), numbers of a known count out."""
+    if d.backend != "python":  # the numba target compiles the vjp, with which the rows are made
+        return False
     facts = d._facts(sig)
     return reverse.jacobian_applies(facts, d.wrt) and all(V.entry_testable(a) for a in sig.avals)
 
@@ -181,6 +184,11 @@ def _reverse_differentiable(d: Differentiable, args: tuple) -> Differentiable:
     differentiable in its wrt parameters (made once per signature)."""
     if d._output_shape() is not None:
         raise TypeError(f"hessian/hvp need a function with one output; {d.fn.__name__} returns a tuple")
+    if d.backend != "python":
+        raise NotImplementedError(
+            f'hessian/hvp of {d.fn.__name__} with backend="{d.backend}": second derivatives are not compiled by '
+            f'this target; use differentiate({d.fn.__name__}) (backend="python") for them'
+        )
     _, sig = d._bound(tuple(args))
     key = ("reverse", sig)
     if key not in d.derived:

@@ -17,6 +17,7 @@ import re
 import types
 
 from .analysis import values as V
+from .errors import UnsupportedSyntaxError
 from .back import emit
 from .back.load import load
 from .back.numba_target import translate
@@ -36,8 +37,14 @@ def numba_module():
     return numba
 
 
-def unwrapped(fn):
-    """The Python function behind a ``@numba.njit`` dispatcher (``fn`` itself otherwise)."""
+def for_backend(fn, backend: str):
+    """``fn`` as the backend differentiates it: for "numba", the Python function behind a
+    ``@numba.njit`` dispatcher (Numba imported now, so that a missing one is reported at once)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend={backend!r}: choose one of {', '.join(map(repr, BACKENDS))}")
+    if backend == "python" or fn is None:
+        return fn
+    numba_module()
     py_func = getattr(fn, "py_func", None)
     return py_func if isinstance(py_func, types.FunctionType) else fn
 
@@ -106,16 +113,31 @@ def _explained(error, source: str, fn):
     message = str(error)
     lines = source.splitlines()
     user_line, text = None, None
-    for found in re.finditer(r"<adcompiler [^>]*> \((\d+)\)", message):
-        for k in range(int(found.group(1)) - 1, -1, -1):  # the source line commented last before it
-            comment = re.match(r"\s*# line (\d+): (.*)", lines[k]) if k < len(lines) else None
-            if comment:
-                user_line, text = int(comment.group(1)), comment.group(2)
-                break
-    first = next((s.strip() for s in message.splitlines() if s.strip() and "Failed in" not in s), message)
-    where = f"{inspect.getsourcefile(fn)}:{user_line}" if user_line else inspect.getsourcefile(fn) or fn.__name__
-    construct = f"`{text}`" if text else f"the code of {fn.__name__}"
-    return TypeError(
-        f"{where}: {construct} is outside what backend=\"numba\" compiles ({first}); "
-        f'backend="python" handles it'
+    found = re.search(r"<adcompiler [^>]*> \((\d+)\)", message)  # the innermost place Numba names
+    for k in range(int(found.group(1)) - 1 if found else -1, -1, -1):  # the source line commented last
+        comment = re.match(r"\s*# line (\d+): (.*)", lines[k]) if k < len(lines) else None
+        if comment:
+            user_line, text = int(comment.group(1)), comment.group(2)
+            break
+    reason = next((s.strip() for s in message.splitlines() if s.strip() and "Failed in" not in s), message)
+    reason = re.sub(r"(, defined at)?\s*\(?<adcompiler [^>]*>.*", "", reason)
+    reason = next((plain for known, plain in _REASONS if known in reason), reason)
+    construct = f"`{text}`" if text else f"the derivative code of {fn.__name__}"
+    filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+    return UnsupportedSyntaxError(
+        f'{construct} under backend="numba" ({reason})',
+        'differentiate it with backend="python", which handles it',
+        filename,
+        user_line or fn.__code__.co_firstlineno,
+        0,
+        text,
     )
+
+
+_REASONS = (  # what Numba says -> what it means for the user's code
+    (
+        "recursive function does not converge",
+        "a recursive call in reverse mode: each level keeps the next one's residuals, a type without end",
+    ),
+    ("Cannot unify array", "a list argument (an array in compiled code) and a list the code builds in one variable"),
+)

@@ -25,6 +25,7 @@ LAYERS = [
     ("written",),
     ("entries",),
     ("arguments",),
+    ("numba_backend",),
     ("api",),
     ("higher",),
     ("check", "cli", "functional"),

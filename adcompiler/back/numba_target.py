@@ -32,7 +32,7 @@ def translate(source: str, helpers: dict, fresh, cache: bool = False) -> str:
     """The Numba form of generated ``source``; ``helpers`` maps each runtime helper's name to its
     name in the source; ``fresh(name)`` gives a module-level name no other name in it clashes with
     (for the modules and the helpers this target adds)."""
-    tree = ast.parse(source)
+    tree = ast.parse(_COMMENT.sub(_as_call, source))  # comments kept as calls, ast.unparse drops comments
     numba, numpy = fresh("numba"), fresh("numpy")
     aliases = {alias: name for name, alias in helpers.items()}
     guards = {alias for alias, name in aliases.items() if name in GUARDS}
@@ -54,7 +54,17 @@ def translate(source: str, helpers: dict, fresh, cache: bool = False) -> str:
     for name in rewrite.used:
         body[:0] = _helper(name, added[name], numba, numpy)
     tree.body = ast.parse(f"import numba as {numba}\nimport numpy as {numpy}\n").body + body
-    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    return _CALL.sub(lambda m: f"{m.group(1)}# {ast.literal_eval(m.group(2))}", text)
+
+
+_MARK = "__adc_comment__"
+_COMMENT = re.compile(r"^([ \t]*)# (.*)$", re.M)
+_CALL = re.compile(rf"^([ \t]*){_MARK}\((.*)\)$", re.M)
+
+
+def _as_call(match) -> str:
+    return f"{match.group(1)}{_MARK}({match.group(2)!r})"
 
 
 def _helper(name: str, alias: str, numba: str, numpy: str) -> list:

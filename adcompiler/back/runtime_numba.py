@@ -53,9 +53,10 @@ def _numba_like(shadow, x):
 
 @numba.extending.overload(add_into)
 def _numba_add_into(acc, ct):
-    """acc[k] += ct[k] for every k: acc is an array, ct an array, list or tuple of numbers."""
+    """acc[k] += ct[k] for every k: acc is an array or list of numbers, ct an array, list or tuple of them."""
     types = numba.core.types
-    if isinstance(acc, types.Array) and acc.ndim == 1:
+    numbers = isinstance(acc, types.Array) and acc.ndim == 1 or isinstance(acc, types.List) and isinstance(acc.dtype, types.Number)
+    if numbers:
 
         def impl(acc, ct):
             if len(acc) != len(ct):
@@ -222,5 +223,23 @@ def _numba_add_at(shadow, index, value):
         numpy.add(shadow[k], value, shadow[k])
 
     return into_tuple
+''',
+    "extreme_jvp": '''def extreme_jvp(dx, x, z, axis=None, keepdims=False):
+    """The tangent of max or min (compiled code only: see the overload below)."""
+    raise TypeError("extreme_jvp is called from code numba.njit compiles")
+
+
+@numba.extending.overload(extreme_jvp)
+def _numba_extreme_jvp(dx, x, z, axis=None, keepdims=False):
+    """The tangent of the max or min z of all of x: the mean of the tangents where x equals z."""
+    types = numba.core.types
+    if not isinstance(axis, (types.NoneType, types.Omitted)) and axis is not None:
+        return None
+
+    def impl(dx, x, z, axis=None, keepdims=False):
+        mask = x == z
+        return numpy.sum(numpy.where(mask, dx, 0.0)) / numpy.count_nonzero(mask)
+
+    return impl
 ''',
 }
