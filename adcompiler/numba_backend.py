@@ -21,7 +21,6 @@ from .errors import UnsupportedSyntaxError
 from .back import emit
 from .back.load import load
 from .back.numba_target import translate
-from .back.numba_values import convert, restore
 
 BACKENDS = ("python", "numba")
 
@@ -52,6 +51,8 @@ def for_backend(fn, backend: str):
 def build(owner, program, built: list, mode: str, sig: V.Sig):
     """The entry function for ``mode``: the generated functions ``built`` compiled by Numba."""
     numba = numba_module()
+    from .back.numba_values import convert, restore  # NumPy, imported only where Numba is used
+
     seen: set = set()
     defs = [d for d in built if not (d.name in seen or seen.add(d.name))]
     source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
@@ -70,10 +71,10 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
     namespace = load(source, fn.__globals__, label, supply)
     compiled = namespace[built[0].name]
     facts = program.facts(fn, sig)
-    return _entry(compiled, mode, sig, owner._positions, facts.summary.out, source, fn)
+    return _entry(compiled, mode, sig, owner._positions, facts.summary.out, source, fn, convert, restore)
 
 
-def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, source: str, fn):
+def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, source: str, fn, convert, restore):
     """The Python entry around ``compiled``: arguments converted, results restored, typing errors
     of Numba located in the user's file."""
     avals = sig.avals
@@ -108,21 +109,26 @@ def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, sourc
 def _explained(error, source: str, fn):
     """A located error for a Numba typing error in the compiled code (None for other errors)."""
     numba = numba_module()
-    if not isinstance(error, numba.core.errors.NumbaError):
+    if not isinstance(error, numba.core.errors.NumbaError) and not type(error).__module__.startswith("numba"):
         return None
     message = str(error)
     lines = source.splitlines()
     user_line, text = None, None
     found = re.search(r"<adcompiler [^>]*> \((\d+)\)", message)  # the innermost place Numba names
+    helper = None
     for k in range(int(found.group(1)) - 1 if found else -1, -1, -1):  # the source line commented last
         comment = re.match(r"\s*# line (\d+): (.*)", lines[k]) if k < len(lines) else None
         if comment:
             user_line, text = int(comment.group(1)), comment.group(2)
             break
+        helper = helper or (re.match(r"def (\w+)\(", lines[k]) if k < len(lines) else None)
+        if helper:  # in a runtime helper, which has no source lines
+            text = f"the runtime helper {helper.group(1)}"
+            break
     reason = next((s.strip() for s in message.splitlines() if s.strip() and "Failed in" not in s), message)
     reason = re.sub(r"(, defined at)?\s*\(?<adcompiler [^>]*>.*", "", reason)
     reason = next((plain for known, plain in _REASONS if known in reason), reason)
-    construct = f"`{text}`" if text else f"the derivative code of {fn.__name__}"
+    construct = text if helper else f"`{text}`" if text else f"the derivative code of {fn.__name__}"
     filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
     return UnsupportedSyntaxError(
         f'{construct} under backend="numba" ({reason})',
@@ -130,7 +136,7 @@ def _explained(error, source: str, fn):
         filename,
         user_line or fn.__code__.co_firstlineno,
         0,
-        text,
+        None if helper else text,
     )
 
 

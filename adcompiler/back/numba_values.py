@@ -41,6 +41,8 @@ def convert(value):
 
 def restore(value, aval: V.Aval):
     """The compiled code's ``value`` in the structure of abstract value ``aval``."""
+    if isinstance(aval, V.Seq) and type(value) is numpy.ndarray and aval.kind == "list" and V.flat(aval):
+        return value.tolist()  # a list of numbers (floats: the array is of floats)
     if isinstance(aval, V.Seq):
         items = aval.items if aval.items is not None else (aval.elem,) * len(value)
         out = [restore(v, a) for v, a in zip(value, items, strict=True)]
