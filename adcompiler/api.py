@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import importlib
 import inspect
 import sys
 from typing import Any, Callable, Sequence, Union, overload
@@ -19,20 +18,24 @@ from .entries import make_entry
 from .back.load import load
 from .front.environment import namespace_of
 from .collector import no_cycle_collection
+from .pickling import reduce
 from .pipeline import BUILDING, Program
 from .trees import any_records, converts, flatten, unflatten, unflatten_each
+from . import numba_backend
 
 Wrt = Union[str, int, Sequence[Union[str, int]], None]  # parameters by name or position; None: all
 Checkpoint = Union[int, bool, str, tuple[str, int], None]  # see differentiate
 
 
 @overload
-def differentiate(fn: Callable[..., Any], *, wrt: Wrt = None, checkpoint: Checkpoint = None) -> Differentiable: ...
+def differentiate(
+    fn: Callable[..., Any], *, wrt: Wrt = None, checkpoint: Checkpoint = None, backend: str = "python"
+) -> Differentiable: ...
 @overload
 def differentiate(
-    fn: None = None, *, wrt: Wrt = None, checkpoint: Checkpoint = None
+    fn: None = None, *, wrt: Wrt = None, checkpoint: Checkpoint = None, backend: str = "python"
 ) -> Callable[..., Differentiable]: ...
-def differentiate(fn=None, *, wrt=None, checkpoint=None):
+def differentiate(fn=None, *, wrt=None, checkpoint=None, backend="python"):
     """Make ``fn`` differentiable: ``f.jvp``, ``f.vjp``, ``f.grad``, ``f.value_and_grad``, ``f.source``.
 
     Usable as ``@differentiate``, ``@differentiate(wrt=("x",))`` or ``differentiate(g, wrt=("x",))``.
@@ -40,10 +43,12 @@ def differentiate(fn=None, *, wrt=None, checkpoint=None):
     ``checkpoint`` trades time for memory in reverse mode: ``k`` (loops in segments of ``k``
     iterations), ``True`` (``k = isqrt(N)``), ``"revolve"`` or ``("revolve", c)`` (binomial
     checkpointing, at most ``c`` loop states held).  See ``adcompiler.modes.checkpoint``.
+    ``backend="numba"``: the derivative code compiled by ``numba.njit`` (``adcompiler.numba_backend``).
     """
     problem = checkpoint_problem(checkpoint)
     if problem:
         raise ValueError(problem)
+    fn = numba_backend.for_backend(fn, backend)  # a @numba.njit function's own Python function
     if isinstance(fn, functools.partial):
         name = getattr(fn.func, "__name__", "f")
         raise TypeError(
@@ -51,19 +56,22 @@ def differentiate(fn=None, *, wrt=None, checkpoint=None):
             f"{name} itself (wrt= the parameters you want) and pass the bound arguments at each call"
         )
     if fn is None:
-        return lambda f: Differentiable(f, wrt, checkpoint)
-    return Differentiable(fn, wrt, checkpoint)
+        return lambda f: Differentiable(numba_backend.for_backend(f, backend), wrt, checkpoint, backend)
+    return Differentiable(fn, wrt, checkpoint, backend)
 
 
 class Differentiable:
     """A function together with its forward- and reverse-mode derivative code."""
 
-    def __init__(self, fn: Callable[..., Any], wrt: Wrt = None, checkpoint: Checkpoint = None) -> None:
+    def __init__(
+        self, fn: Callable[..., Any], wrt: Wrt = None, checkpoint: Checkpoint = None, backend: str = "python"
+    ) -> None:
         self._origin = _origin(fn)  # (owner, mode, signature) when fn is g.grad, g.jvp, ... of a Differentiable
         if self._origin is not None:
             owner, mode, sig = self._origin
             fn = owner._function(mode, sig)  # the generated function itself
         self.checkpoint = checkpoint
+        self.backend = backend  # "python", or "numba": the code compiled by numba.njit (numba_backend)
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.signature = inspect.signature(fn)
@@ -83,14 +91,8 @@ class Differentiable:
         return self.fn(*args, **kwargs)
 
     def __reduce__(self):
-        """Pickled by reference, generated code left behind (a process that unpickles it generates its
-        own): a decorated module function as the module's name for it, ``differentiate(f)`` as ``f``
-        (itself by reference) with its options."""
-        if self._origin is not None:
-            raise TypeError(f"the derivative code of {self.__qualname__} cannot be pickled: pickle what it came from")
-        if _by_reference(self.fn.__module__, self.fn.__qualname__) is self:
-            return (_by_reference, (self.fn.__module__, self.fn.__qualname__))
-        return (Differentiable, (self.fn, self.wrt, self.checkpoint))
+        """Pickled by reference (see ``adcompiler.pickling``)."""
+        return reduce(self, self.fn, (self.wrt, self.checkpoint, self.backend), self._origin is not None)
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -176,6 +178,8 @@ class Differentiable:
         """Generate, load and remember (in ``compiled``) the entry function for ``mode`` (see ``_function``)."""
         program = self._program(sig)
         built = program.build(self.fn, mode, self.wrt, sig)
+        if self.backend == "numba":  # the code compiled by numba.njit
+            return compiled.update({mode: numba_backend.build(self, program, built, mode, sig)})
         seen: set = set()
         defs = [d for d in built if not (d.name in seen or seen.add(d.name))]  # type: ignore[func-returns-value]
         source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
@@ -374,7 +378,7 @@ class Differentiable:
     def _fast_path(self, name: str, sig: V.Sig) -> bool:
         """Whether ``f.<name>`` gets a fast entry for signature ``sig`` now: it has none yet, and every
         argument is a float, a float array, a list or a tuple."""
-        return name not in self.__dict__ and all(V.entry_testable(a) for a in sig.avals)
+        return self.backend == "python" and name not in self.__dict__ and all(V.entry_testable(a) for a in sig.avals)
 
     def _numbers_first(self, name: str, mode: str, method, sequences, sig: V.Sig, ct_aval=None) -> None:
         """Make ``f.<name>`` (or ``jvp``, ``vjp``, ...) for later calls: the generated code for ``mode``
@@ -392,14 +396,6 @@ class Differentiable:
             depends = self._dependencies()
             entry = make_entry(name, self, generated, method, sequences, sig, ndarray, source, depends, ct_aval)
             setattr(self, name, entry)
-
-
-def _by_reference(module: str, qualname: str):
-    """The object a module binds under a dotted qualified name (None if it binds none)."""
-    obj: Any = sys.modules.get(module) or importlib.import_module(module)
-    for part in qualname.split("."):
-        obj = getattr(obj, part, None)
-    return obj
 
 
 _MODES = {"grad": "grad", "value_and_grad": "value_and_grad", "vjp": "reverse", "jvp": "forward"}

@@ -108,7 +108,8 @@ def _directions(d: Differentiable, args: tuple):
 def as_differentiable(f, wrt) -> Differentiable:
     if isinstance(f, Differentiable) and (wrt is None or tuple(wrt) == f.wrt):
         return f
-    return differentiate(f.fn if isinstance(f, Differentiable) else f, wrt=wrt)
+    backend = f.backend if isinstance(f, Differentiable) else "python"
+    return differentiate(f.fn if isinstance(f, Differentiable) else f, wrt=wrt, backend=backend)
 
 
 def _basis_tangents(d: Differentiable, args: tuple, np):
@@ -171,6 +172,8 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = None, mode: str = "auto") -> Call
 def _rows_apply(d: Differentiable, sig) -> bool:
     """Whether the reverse Jacobian of ``d`` for this signature is one generated function (see
     ``modes.reverse.jacobian``): numbers in (floats, flat lists), numbers of a known count out."""
+    if d.backend != "python":  # the numba target compiles the vjp, with which the rows are made
+        return False
     facts = d._facts(sig)
     return reverse.jacobian_applies(facts, d.wrt) and all(V.entry_testable(a) for a in sig.avals)
 
@@ -190,6 +193,11 @@ def _reverse_differentiable(d: Differentiable, args: tuple, sig) -> Differentiab
     differentiable in its wrt parameters (made once per signature)."""
     if d._output_shape() is not None:
         raise TypeError(f"hessian/hvp need a function with one output; {d.fn.__name__} returns a tuple")
+    if d.backend != "python":
+        raise NotImplementedError(
+            f'hessian/hvp of {d.fn.__name__} with backend="{d.backend}": second derivatives are not compiled by '
+            f'this target; use differentiate({d.fn.__name__}) (backend="python") for them'
+        )
     key = ("reverse", sig)
     if key not in d.derived:
         d.derived[key] = differentiate(d._function("reverse", sig), wrt=d.wrt)

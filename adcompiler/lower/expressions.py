@@ -170,6 +170,7 @@ class ExpressionLowering(NameLowering):
                 "call a function defined at module level",
             )
         target = self.resolve(node.func)
+        target = getattr(target, "py_func", target) if hasattr(target, "py_func") else target  # @numba.njit's
         found = self.idiom_call(node, target, hint)  # print, sum(x * x for x in xs), sorted(xs), ...
         if found is not None:
             return found

@@ -1,0 +1,147 @@
+"""The Numba target: generated Python source -> source that ``numba.njit`` compiles in nopython mode.
+
+The python target's code is already close to what Numba types; this pass rewrites the few
+constructs it does not (on the emitted ``ast``, so the modes stay target-free):
+
+* ``reversed(range(a, b, s))`` becomes the counting-down ``range`` with the same elements;
+* the argument checks (``reject_ints``, ``expect``) are dropped: they dispatch on Python types,
+  and the entry made here converts and checks the arguments before compiled code runs;
+* the runtime helpers that dispatch with ``isinstance`` are replaced by ones Numba specialises
+  on the types of their arguments when it compiles them (``runtime_numba``);
+* a shadow list of zeros, ``[0.0] * n``, becomes ``numpy.zeros(n)`` (lists of floats reach
+  compiled code as arrays: see ``convert``);
+* every generated function gets ``@numba.njit``, so derivatives of callees call each other
+  compiled.
+
+Values cross into compiled code through ``convert`` (a list of floats -> a 1-D array, a list of
+equal-length lists of floats -> a 2-D array, other lists -> ``numba.typed.List``) and come back
+through ``restore`` (each cotangent in its primal's structure: lists where the argument was a list).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from .runtime_numba import NUMBA_HELPERS
+
+GUARDS = ("reject_ints", "expect")  # argument checks: the entry's conversion does their work
+
+
+def translate(source: str, helpers: dict, fresh, cache: bool = False) -> str:
+    """The Numba form of generated ``source``; ``helpers`` maps each runtime helper's name to its
+    name in the source; ``fresh(name)`` gives a module-level name no other name in it clashes with
+    (for the modules and the helpers this target adds)."""
+    tree = ast.parse(_COMMENT.sub(_as_call, source))  # comments kept as calls, ast.unparse drops comments
+    numba, numpy = fresh("numba"), fresh("numpy")
+    aliases = {alias: name for name, alias in helpers.items()}
+    guards = {alias for alias, name in aliases.items() if name in GUARDS}
+    added = {"add_at": fresh("add_at")}
+    rewrite = _Rewrite(guards, numpy, added["add_at"])
+    body = []
+    for stmt in tree.body:
+        name = aliases.get(getattr(stmt, "name", None))
+        if name in GUARDS:
+            continue
+        if name is not None and name in NUMBA_HELPERS:
+            body += _helper(name, stmt.name, numba, numpy)
+            continue
+        if isinstance(stmt, ast.FunctionDef):
+            stmt = rewrite.visit(stmt)
+            options = [ast.keyword("cache", ast.Constant(True))] if cache else []
+            stmt.decorator_list = [ast.Call(ast.parse(f"{numba}.njit", mode="eval").body, [], options)]
+        body.append(stmt)
+    for name in rewrite.used:
+        body[:0] = _helper(name, added[name], numba, numpy)
+    tree.body = ast.parse(f"import numba as {numba}\nimport numpy as {numpy}\n").body + body
+    text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    return _CALL.sub(lambda m: f"{m.group(1)}# {ast.literal_eval(m.group(2))}", text)
+
+
+_MARK = "__adc_comment__"
+_COMMENT = re.compile(r"^([ \t]*)# (.*)$", re.M)
+_CALL = re.compile(rf"^([ \t]*){_MARK}\((.*)\)$", re.M)
+
+
+def _as_call(match) -> str:
+    return f"{match.group(1)}{_MARK}({match.group(2)!r})"
+
+
+def _helper(name: str, alias: str, numba: str, numpy: str) -> list:
+    """The statements defining the Numba version of runtime helper ``name`` under ``alias``."""
+    text = NUMBA_HELPERS[name].replace("numba.", f"{numba}.").replace("numpy.", f"{numpy}.")
+    text = re.sub(rf"\b{name}\b", alias, text)
+    return ast.parse(text).body
+
+
+class _Rewrite(ast.NodeTransformer):
+    """The constructs of one generated function that Numba does not type, in forms it does."""
+
+    def __init__(self, guards: set, numpy: str, add_at: str):
+        self.guards = guards
+        self.numpy = numpy
+        self.add_at = add_at
+        self.used: set = set()  # the helpers this target adds that the code calls
+
+    def visit_AugAssign(self, node):
+        """``x[k] += v`` with a constant k (x may be a tuple, of arrays): ``add_at(x, k, v)``."""
+        node = self.generic_visit(node)
+        target = node.target
+        if isinstance(node.op, ast.Add) and isinstance(target, ast.Subscript) and _constant_int(target.slice):
+            self.used.add("add_at")
+            call = ast.Call(ast.Name(self.add_at, ast.Load()), [target.value, target.slice, node.value], [])
+            return ast.Expr(call)
+        return node
+
+    def visit_If(self, node):
+        node = self.generic_visit(node)
+        if not node.orelse and all(self._is_guard(s) for s in node.body):
+            return None
+        return node
+
+    def visit_Expr(self, node):
+        return None if self._is_guard(node) else self.generic_visit(node)
+
+    def _is_guard(self, stmt) -> bool:
+        call = getattr(stmt, "value", None)
+        return (
+            isinstance(stmt, ast.Expr)
+            and isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id in self.guards
+        )
+
+    def visit_Call(self, node):
+        node = self.generic_visit(node)
+        inner = node.args[0] if len(node.args) == 1 else None
+        if _named(node, "reversed") and isinstance(inner, ast.Call) and _named(inner, "range") and not inner.keywords:
+            return _counting_down(inner.args)
+        return node
+
+    def visit_BinOp(self, node):
+        node = self.generic_visit(node)
+        zero = ast.List([ast.Constant(0.0)], ast.Load())
+        if isinstance(node.op, ast.Mult) and ast.dump(node.left) == ast.dump(zero):
+            return ast.Call(ast.parse(f"{self.numpy}.zeros", mode="eval").body, [node.right], [])
+        return node
+
+
+def _constant_int(node) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def _named(call: ast.Call, name: str) -> bool:
+    return isinstance(call.func, ast.Name) and call.func.id == name
+
+
+def _counting_down(args: list) -> ast.Call:
+    """``range(...)`` giving the elements of ``range(*args)`` last first."""
+    if len(args) == 1:
+        text = "range({0} - 1, -1, -1)"
+    elif len(args) == 2:
+        text = "range({1} - 1, {0} - 1, -1)"
+    else:  # a + k * s for k = n - 1 .. 0, n = len(range(a, b, s))
+        text = "range({0} + (len(range({0}, {1}, {2})) - 1) * {2}, {0} - {2}, -{2})"
+    return ast.parse(text.format(*(f"({ast.unparse(a)})" for a in args)), mode="eval").body

@@ -1,0 +1,55 @@
+"""Values across the boundary of code ``numba.njit`` compiled: Python lists in, Python lists out.
+
+Numba's reflected lists are slow to pass and cannot nest, and its typed lists are slow to build
+from Python, so a list of numbers goes in as a 1-D array and a list of equal-length lists of
+numbers as a 2-D array (indexing, ``len`` and iteration read them as the lists they were); any other
+list as a ``numba.typed.List`` of its converted elements, a tuple as a tuple of them.  What comes
+back is put in the structure of the abstract value it stands for: lists where that is a list, a
+tuple where a tuple, Python floats for numbers, and arrays of the argument's floating dtype.
+"""
+
+from __future__ import annotations
+
+import numpy
+
+from ..analysis import values as V
+
+_NUMBERS = (float, int, bool)
+
+
+def convert(value):
+    """``value`` as compiled code takes it."""
+    kind = type(value)
+    if kind is float or kind is numpy.ndarray or kind in _NUMBERS:
+        return value
+    if kind is tuple:
+        return tuple(map(convert, value))
+    if kind is list:
+        if value and all(type(e) in _NUMBERS for e in value):
+            return numpy.array(value, dtype=float if any(type(e) is float for e in value) else None)
+        if value and all(type(e) is list for e in value):
+            array = numpy.array(value) if len({len(e) for e in value}) == 1 else None
+            if array is not None and array.dtype.kind in "fib" and array.ndim == 2:
+                return array.astype(float) if array.dtype.kind != "f" else array
+        if not value:
+            raise TypeError('an empty list cannot be passed to code numba.njit compiles; backend="python" takes it')
+        from numba.typed import List
+
+        return List(map(convert, value))
+    return value
+
+
+def restore(value, aval: V.Aval):
+    """The compiled code's ``value`` in the structure of abstract value ``aval``."""
+    if isinstance(aval, V.Seq) and type(value) is numpy.ndarray and aval.kind == "list" and V.flat(aval):
+        return value.tolist()  # a list of numbers (floats: the array is of floats)
+    if isinstance(aval, V.Seq):
+        items = aval.items if aval.items is not None else (aval.elem,) * len(value)
+        out = [restore(v, a) for v, a in zip(value, items, strict=True)]
+        return tuple(out) if aval.kind == "tuple" else out
+    if isinstance(aval, V.Num):
+        return float(value) if aval.dtype == "float" else value
+    if isinstance(aval, V.Arr) and isinstance(value, numpy.ndarray) and aval.dtype not in (None, value.dtype.name):
+        if aval.dtype.startswith(("float", "complex")):
+            return value.astype(aval.dtype)
+    return value

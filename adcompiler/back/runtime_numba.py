@@ -1,0 +1,245 @@
+"""Runtime helpers of the Numba target: the python target's helpers that dispatch on the kinds of
+their arguments with ``isinstance``, written as Numba overloads, which choose their code from the
+Numba types of the arguments when the caller is compiled (so the compiled code holds no dispatch).
+
+Each entry is source text copied into the generated module, as ``runtime.HELPERS`` are: a Python
+stub that only compiled code calls, and its ``numba.extending.overload``.  Lists of floats reach
+compiled code as arrays (see ``numba_target``), so a shadow of one is an array; a tuple's shadow is
+a tuple of its elements' shadows, already the structure of the primal (``like`` has nothing to do).
+"""
+
+from __future__ import annotations
+
+NUMBA_HELPERS = {
+    "zeros_like": '''def zeros_like(x):
+    """A zero with the structure of x (compiled code only: see the overload below)."""
+    raise TypeError("zeros_like is called from code numba.njit compiles")
+
+
+@numba.extending.overload(zeros_like)
+def _numba_zeros_like(x):
+    """0.0 for a number, zeros of x's shape for an array or a list of numbers, a list or tuple of
+    zeros_like of each element otherwise."""
+    types = numba.core.types
+    if isinstance(x, types.Number):
+        return lambda x: 0.0
+    if isinstance(x, types.Array):
+        return lambda x: numpy.zeros(x.shape)
+    if isinstance(x, (types.List, types.ListType)) and isinstance(x.dtype, types.Number):
+        return lambda x: numpy.zeros(len(x))
+    if isinstance(x, (types.List, types.ListType)):
+        return lambda x: [zeros_like(e) for e in x]
+    if isinstance(x, types.BaseTuple):
+        items = ", ".join(f"zeros_like(x[{k}])" for k in range(len(x)))
+        scope = {"zeros_like": zeros_like}
+        exec(f"def impl(x):\\n    return ({items},)", scope)
+        return scope["impl"]
+    return None
+''',
+    "like": '''def like(shadow, x):
+    """The shadow in x's structure (compiled code only: see the overload below)."""
+    raise TypeError("like is called from code numba.njit compiles")
+
+
+@numba.extending.overload(like)
+def _numba_like(shadow, x):
+    """The shadow itself: zeros_like built it in x's structure (the entry restores lists)."""
+    return lambda shadow, x: shadow
+''',
+    "add_into": '''def add_into(acc, ct):
+    """Add ct into the shadow acc (compiled code only: see the overload below)."""
+    raise TypeError("add_into is called from code numba.njit compiles")
+
+
+@numba.extending.overload(add_into)
+def _numba_add_into(acc, ct):
+    """acc[k] += ct[k] for every k: acc is an array or list of numbers, ct an array, list or tuple of them."""
+    types = numba.core.types
+    numbers = isinstance(acc, types.Array) and acc.ndim == 1 or isinstance(acc, types.List) and isinstance(acc.dtype, types.Number)
+    if numbers:
+
+        def impl(acc, ct):
+            if len(acc) != len(ct):
+                raise ValueError("a cotangent with a number of values other than the list's")
+            for k in range(len(acc)):
+                acc[k] += ct[k]
+
+        return impl
+    return None
+''',
+    "like_arrays": '''def like_arrays(shadow, x):
+    """The shadow in x's structure (compiled code only: see the overload below)."""
+    raise TypeError("like_arrays is called from code numba.njit compiles")
+
+
+@numba.extending.overload(like_arrays)
+def _numba_like_arrays(shadow, x):
+    """The shadow itself: zeros_like built it in x's structure (the entry restores lists and dtypes)."""
+    return lambda shadow, x: shadow
+''',
+    "array_like": '''def array_like(d, x):
+    """d as an array of x's shape (compiled code only: see the overload below)."""
+    raise TypeError("array_like is called from code numba.njit compiles")
+
+
+@numba.extending.overload(array_like)
+def _numba_array_like(d, x):
+    """d itself for a number x or an array d; an array of x's shape full of d for a number d."""
+    types = numba.core.types
+    if not isinstance(x, types.Array) or isinstance(d, types.Array):
+        return lambda d, x: d
+    return lambda d, x: numpy.full(x.shape, d)
+''',
+    "unbroadcast": '''def unbroadcast(g, x):
+    """g summed down to x's shape (compiled code only: see the overload below)."""
+    raise TypeError("unbroadcast is called from code numba.njit compiles")
+
+
+@numba.extending.overload(unbroadcast)
+def _numba_unbroadcast(g, x):
+    """The adjoint of broadcasting x up to g's shape: leading axes summed away; a number x gets
+    the sum; an axis of length 1 broadcast is an error (outside this target)."""
+    types = numba.core.types
+    if not isinstance(g, types.Array):
+        if isinstance(x, types.Array):
+            return lambda g, x: numpy.full(x.shape, g)
+        return lambda g, x: g
+    if not isinstance(x, types.Array) or x.ndim == 0:
+        return lambda g, x: g.sum()
+    if g.ndim == x.ndim:
+
+        def same(g, x):
+            if g.shape != x.shape:
+                raise ValueError("an axis of length 1 broadcast: backend='python' differentiates it")
+            return g
+
+        return same
+    if g.ndim == x.ndim + 1:
+
+        def leading(g, x):
+            out = g.sum(axis=0)
+            if out.shape != x.shape:
+                raise ValueError("an axis of length 1 broadcast: backend='python' differentiates it")
+            return out
+
+        return leading
+    return None
+''',
+    "unreduce": '''def unreduce(g, x, axis=None, keepdims=False):
+    """g spread over x's shape (compiled code only: see the overload below)."""
+    raise TypeError("unreduce is called from code numba.njit compiles")
+
+
+@numba.extending.overload(unreduce)
+def _numba_unreduce(g, x, axis=None, keepdims=False):
+    """The adjoint of a full sum of x: g at every element of x (a number for a number x)."""
+    types = numba.core.types
+    if not isinstance(axis, (types.NoneType, types.Omitted)) and axis is not None:
+        return None
+    if isinstance(x, types.Array):
+        return lambda g, x, axis=None, keepdims=False: numpy.full(x.shape, g)
+    return lambda g, x, axis=None, keepdims=False: g
+''',
+    "extreme_vjp": '''def extreme_vjp(g, x, z, axis=None, keepdims=False):
+    """The cotangent of max or min (compiled code only: see the overload below)."""
+    raise TypeError("extreme_vjp is called from code numba.njit compiles")
+
+
+@numba.extending.overload(extreme_vjp)
+def _numba_extreme_vjp(g, x, z, axis=None, keepdims=False):
+    """The cotangent of the max or min z of all of x: g shared among the entries equal to z."""
+    types = numba.core.types
+    if not isinstance(axis, (types.NoneType, types.Omitted)) and axis is not None:
+        return None
+
+    def impl(g, x, z, axis=None, keepdims=False):
+        mask = x == z
+        return mask * (g / numpy.count_nonzero(mask))
+
+    return impl
+''',
+    "dot_vjp_a": '''def dot_vjp_a(g, a, b):
+    """The cotangent of a in numpy.dot(a, b) (compiled code only: see the overload below)."""
+    raise TypeError("dot_vjp_a is called from code numba.njit compiles")
+
+
+@numba.extending.overload(dot_vjp_a)
+def _numba_dot_vjp_a(g, a, b):
+    """For numbers, vectors and matrices a and b: chosen by their number of dimensions."""
+    types = numba.core.types
+    na = a.ndim if isinstance(a, types.Array) else 0
+    nb = b.ndim if isinstance(b, types.Array) else 0
+    if na == 0:
+        return lambda g, a, b: numpy.sum(g * b)
+    if nb == 0:
+        return lambda g, a, b: g * b
+    if nb == 1:
+        return (lambda g, a, b: numpy.outer(g, b)) if na == 2 else (lambda g, a, b: g * b)
+    if na <= 2 and nb == 2:
+        return lambda g, a, b: numpy.dot(g, b.T)
+    return None
+''',
+    "dot_vjp_b": '''def dot_vjp_b(g, a, b):
+    """The cotangent of b in numpy.dot(a, b) (compiled code only: see the overload below)."""
+    raise TypeError("dot_vjp_b is called from code numba.njit compiles")
+
+
+@numba.extending.overload(dot_vjp_b)
+def _numba_dot_vjp_b(g, a, b):
+    """For numbers, vectors and matrices a and b: chosen by their number of dimensions."""
+    types = numba.core.types
+    na = a.ndim if isinstance(a, types.Array) else 0
+    nb = b.ndim if isinstance(b, types.Array) else 0
+    if nb == 0:
+        return lambda g, a, b: numpy.sum(g * a)
+    if na == 0:
+        return lambda g, a, b: g * a
+    if na == 1 and nb <= 2:
+        return (lambda g, a, b: numpy.outer(a, g)) if nb == 2 else (lambda g, a, b: g * a)
+    if na == 2 and nb <= 2:
+        return lambda g, a, b: numpy.dot(a.T, g)
+    return None
+''',
+    "add_at": '''def add_at(shadow, index, value):
+    """shadow[index] += value (compiled code only: see the overload below)."""
+    raise TypeError("add_at is called from code numba.njit compiles")
+
+
+@numba.extending.overload(add_at, prefer_literal=True)
+def _numba_add_at(shadow, index, value):
+    """shadow[index] += value; for a tuple (of arrays), added into the array in place."""
+    types = numba.core.types
+    if not isinstance(shadow, types.BaseTuple):
+
+        def impl(shadow, index, value):
+            shadow[index] += value
+
+        return impl
+    if not isinstance(index, types.IntegerLiteral) or not isinstance(shadow[index.literal_value], types.Array):
+        return None
+    k = index.literal_value
+
+    def into_tuple(shadow, index, value):
+        numpy.add(shadow[k], value, shadow[k])
+
+    return into_tuple
+''',
+    "extreme_jvp": '''def extreme_jvp(dx, x, z, axis=None, keepdims=False):
+    """The tangent of max or min (compiled code only: see the overload below)."""
+    raise TypeError("extreme_jvp is called from code numba.njit compiles")
+
+
+@numba.extending.overload(extreme_jvp)
+def _numba_extreme_jvp(dx, x, z, axis=None, keepdims=False):
+    """The tangent of the max or min z of all of x: the mean of the tangents where x equals z."""
+    types = numba.core.types
+    if not isinstance(axis, (types.NoneType, types.Omitted)) and axis is not None:
+        return None
+
+    def impl(dx, x, z, axis=None, keepdims=False):
+        mask = x == z
+        return numpy.sum(numpy.where(mask, dx, 0.0)) / numpy.count_nonzero(mask)
+
+    return impl
+''',
+}

@@ -1,0 +1,226 @@
+"""backend="numba" on the Table 1 programs of ../shared/peers/programs.py (lists and NumPy variants).
+
+For each program: the @njit-compiled primal, the gradient (reverse) and jvp (forward) of
+``differentiate(f, backend="numba")``, a hand-written adjoint compiled with @njit (written here for
+arrays; ../shared/peers/handgrad.py's own adjoint compiled the same way where Numba takes it), and
+the CPython gradient of ``backend="python"``.  Times are the best of several runs of a call,
+compile time (generation and Numba's compilation: the first call) apart.  The derivative's time is
+given twice: through the entry (lists converted to arrays and the result back to lists) and the
+compiled code alone on the converted arguments, which is what the primal's time is measured on.
+
+    python benchmarks/bench_numba.py [--peers ../shared/peers] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import tracemalloc
+import types
+
+import numba
+import numpy as np
+
+import adcompiler
+from adcompiler.back.numba_values import convert
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def best(call, repeat=7, budget=0.2):
+    """The best time of one call (seconds), over ``repeat`` rounds of enough calls to take ``budget``."""
+    call()
+    n, t = 1, 0.0
+    while True:
+        start = time.perf_counter()
+        for _ in range(n):
+            call()
+        t = time.perf_counter() - start
+        if t > budget / repeat or n > 1e6:
+            break
+        n *= 4
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(n):
+            call()
+        times.append((time.perf_counter() - start) / n)
+    return min(times)
+
+
+# ---- hand-written adjoints, for arrays (what the lists reach compiled code as) ---------------------
+
+
+def hand_dot(xs, ys):
+    return ys.copy(), xs.copy()
+
+
+def hand_sum_mat_vec(M, v):
+    dM = np.empty_like(M)
+    dv = np.zeros_like(v)
+    for i in range(M.shape[0]):
+        for j in range(v.shape[0]):
+            dM[i, j] = v[j]
+            dv[j] += M[i, j]
+    return dM, dv
+
+
+def make_hand_particles(steps, dt, k, friction, mass):
+    def hand_particles(state):
+        cp = -dt * k / mass
+        cv = 1.0 - dt * friction / mass
+        out = np.empty_like(state)
+        for n in range(state.shape[0]):
+            px, py, vx, vy = state[n, 0], state[n, 1], state[n, 2], state[n, 3]
+            for _ in range(steps):
+                ax = (1.0 / mass) * (-k * px - friction * vx)
+                ay = (1.0 / mass) * (-k * py - friction * vy)
+                px, py = px + dt * vx, py + dt * vy
+                vx, vy = vx + dt * ax, vy + dt * ay
+            dpx, dpy, dvx, dvy = py, px, 0.0, 0.0
+            for _ in range(steps):
+                dpx, dvx = dpx + cp * dvx, dt * dpx + cv * dvx
+                dpy, dvy = dpy + cp * dvy, dt * dpy + cv * dvy
+            out[n, 0], out[n, 1], out[n, 2], out[n, 3] = dpx, dpy, dvx, dvy
+        return out
+
+    return hand_particles
+
+
+def hand_neural_check_np(layers, x):
+    hs = []
+    zs = []
+    h = x
+    for W, b in layers:
+        z = W @ h + b
+        hs.append(h)
+        zs.append(z)
+        h = np.maximum(z, 0.0)
+    e = np.exp(h - max(np.max(h), 0.0))
+    out = e / np.sum(e)
+    dout = np.arange(1.0, out.shape[0] + 1.0)
+    dh = out * (dout - np.dot(out, dout))
+    grads = []
+    for l in range(len(layers) - 1, -1, -1):
+        dz = np.where(zs[l] >= 0.0, dh, 0.0)
+        grads.append((np.outer(dz, hs[l]), dz))
+        dh = layers[l][0].T @ dz
+    return grads, dh
+
+
+def njit_with_callees(fn):
+    """``fn`` compiled by @njit, with every function of its module it calls compiled too."""
+    scope = dict(fn.__globals__)
+    plain = {k: v for k, v in scope.items() if isinstance(v, types.FunctionType) and v.__module__ == fn.__module__}
+    for name, f in plain.items():
+        scope[name] = numba.njit(types.FunctionType(f.__code__, scope, name))
+    return scope[fn.__name__]
+
+
+def cases(P, quick: bool):
+    """(name, function, arguments, hand adjoint on converted arguments, handgrad.py's name)."""
+    n_dot, n_mat = (1000, 30) if quick else (100000, 300)
+    particles = make_hand_particles(P.PARTICLE_STEPS, P.DT, P.FORCE_K, P.FRICTION, P.MASS)
+    layers, x = P.inputs_neural()
+    layers_np = [(np.array(W), np.array(b)) for W, b in layers]
+    state = P.inputs_particles()[0]
+    return [
+        ("scalar_mult", P.scalar_mult, P.inputs_scalar_mult(), lambda x, y: (y, x), "grad_scalar_mult"),
+        ("dot", P.dot, P.inputs_dot(n_dot), hand_dot, None),
+        ("dot_np", P.dot_np, tuple(map(np.array, P.inputs_dot(n_dot))), hand_dot, "grad_dot_np"),
+        ("sum_mat_vec", P.sum_mat_vec, P.inputs_sum_mat_vec(n_mat), hand_sum_mat_vec, None),
+        ("sum_mat_vec_np", P.sum_mat_vec_np, tuple(map(np.array, P.inputs_sum_mat_vec(n_mat))), hand_sum_mat_vec, None),
+        ("neural_check", P.neural_check, (layers, x), None, None),
+        ("neural_check_np", P.neural_check_np, (layers_np, np.array(x)), hand_neural_check_np, "grad_neural_check_np"),
+        ("particles", P.particles, (state,), particles, "grad_particles"),
+        ("particles_np", P.particles_np, (np.array(state),), particles, "grad_particles_np"),
+    ]
+
+
+def run(peers: str, quick: bool) -> list:
+    sys.path.insert(0, peers)
+    import handgrad
+    import programs as P
+
+    rows = []
+    for name, fn, args, hand, theirs in cases(P, quick):
+        row = {"program": name}
+        d = adcompiler.differentiate(fn, backend="numba")
+        converted = tuple(map(convert, args))
+        primal = njit_with_callees(fn)
+        try:
+            row["primal"] = best(lambda: primal(*converted))
+        except numba.core.errors.TypingError as e:
+            row["primal"] = float("nan")
+            row["primal refused"] = str(e).splitlines()[1][:80]
+        start = time.perf_counter()
+        try:
+            d.grad(*args)
+        except SyntaxError as e:  # outside the target: reported, not timed
+            row["refused"] = str(e).split(" is not supported")[0]
+            rows.append(row)
+            continue
+        row["compile grad"] = time.perf_counter() - start
+        core = next(iter(d._compiled_for.values()))["grad"].compiled
+        row["grad"] = best(lambda: d.grad(*args))
+        row["grad core"] = best(lambda: core(*converted))
+        tangents = args
+        start = time.perf_counter()
+        d.jvp(args, tangents)
+        row["compile jvp"] = time.perf_counter() - start
+        row["jvp"] = best(lambda: d.jvp(args, tangents))
+        forward = next(iter(d._compiled_for.values()))["forward"].compiled
+        converted_t = tuple(map(convert, tangents))
+        row["jvp core"] = best(lambda: forward(*converted, *converted_t))
+        if hand is not None:
+            compiled_hand = numba.njit(hand)
+            row["hand"] = best(lambda: compiled_hand(*converted))
+        if theirs is not None:
+            try:
+                compiled_theirs = numba.njit(getattr(handgrad, theirs))
+                row["handgrad.py"] = best(lambda: compiled_theirs(*converted))
+            except Exception as e:  # Numba does not compile it: said, not hidden
+                row["handgrad.py"] = f"not compiled ({type(e).__name__})"
+        python = adcompiler.differentiate(fn)
+        row["cpython grad"] = best(lambda: python.grad(*args), repeat=3)
+        tracemalloc.start()
+        d.grad(*args)
+        row["peak MB (Python side)"] = tracemalloc.get_traced_memory()[1] / 1e6
+        tracemalloc.stop()
+        rows.append(row)
+    return rows
+
+
+def report(rows: list) -> str:
+    out = []
+    for r in rows:
+        if "refused" in r:
+            primal = r.get("primal refused") or f"{r['primal'] * 1e6:9.2f} us"
+            out.append(f"{r['program']:16s} @njit primal: {primal}\n{'':16s} backend='numba': {r['refused']}")
+            continue
+        us = {k: v * 1e6 for k, v in r.items() if isinstance(v, float) and "MB" not in k and "compile" not in k}
+        ratios = f"grad/primal {r['grad core'] / r['primal']:5.2f}  jvp/primal {r['jvp core'] / r['primal']:5.2f}"
+        if "hand" in r:
+            ratios += f"  grad/hand {r['grad core'] / r['hand']:5.2f}"
+        out.append(
+            f"{r['program']:16s} "
+            + "  ".join(f"{k} {v:9.2f} us" for k, v in us.items())
+            + f"\n{'':16s} {ratios}  speed-up over CPython grad {r['cpython grad'] / r['grad']:7.1f}x"
+            + f"  compile grad {r['compile grad']:.2f} s, jvp {r['compile jvp']:.2f} s"
+            + f"  peak {r['peak MB (Python side)']:.2f} MB  handgrad.py {r.get('handgrad.py', '-')!s:.24}"
+        )
+    return "\n".join(out)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--peers", default=os.path.join(HERE, "..", "..", "shared", "peers"))
+    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    options = parser.parse_args(argv)
+    print(report(run(os.path.abspath(options.peers), options.quick)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""Functions for tests/test_numba.py: what Numba users write (no adcompiler import here)."""
+
+import math
+
+import numba
+import numpy as np
+
+
+def poly(x, y):
+    return x * x * y + math.sin(x) * y - math.exp(-y) / (1.0 + x * x)
+
+
+def branchy(x, y):
+    if x > y:
+        z = x * math.cos(y)
+    else:
+        z = y * y - x
+    return z * x
+
+
+def loop_jumps(x, n):
+    s = 0.0
+    for k in range(n):
+        if k == 5:
+            continue
+        s = s + math.sin(x * k)
+        if s > 2.5:
+            break
+    return s * x
+
+
+def early_return(x):
+    t = x
+    for k in range(10):
+        t = t * 1.1 + math.tanh(t)
+        if t > 5.0:
+            return t * t
+    return t
+
+
+def newton_sqrt(a):
+    """A data-dependent while loop: x -> sqrt(a) by Newton's iteration."""
+    x = a
+    while abs(x * x - a) > 1e-13 * a:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def power(x, n):
+    """Recursion: x ** n for an integer n >= 0."""
+    if n == 0:
+        return 1.0
+    return x * power(x, n - 1)
+
+
+def helper(u, v):
+    return u * math.exp(v)
+
+
+def calls(x, y):
+    return helper(x, y) + helper(y, x) * x
+
+
+@numba.njit
+def jitted_helper(u, v):
+    return u * math.log(1.0 + v * v)
+
+
+@numba.njit
+def jitted(x, y):
+    return jitted_helper(x, y) * y + x
+
+
+def dot(xs, ys):
+    s = 0.0
+    for i in range(len(xs)):
+        s = s + xs[i] * ys[i]
+    return s
+
+
+def mat_vec_sum(rows, v):
+    s = 0.0
+    for i in range(len(rows)):
+        row = rows[i]
+        for j in range(len(v)):
+            s = s + math.sin(row[j]) * v[j]
+    return s
+
+
+def three_outputs(xs):
+    return xs[0] * xs[1], math.cos(xs[2]), xs[0] / xs[2]
+
+
+def list_out(xs):
+    out = []
+    for i in range(len(xs)):
+        out.append(xs[i] * xs[i] + 1.0)
+    return out
+
+
+def softmax_np(w, x):
+    h = np.tanh(np.dot(w, x))
+    m = np.maximum(np.max(h), 0.0)
+    e = np.exp(h - m)
+    return np.sum(np.arange(1.0, e.shape[0] + 1.0) * e / np.sum(e))
+
+
+def layers_np(layers, x):
+    h = x
+    for l in range(len(layers)):
+        w = layers[l][0]
+        b = layers[l][1]
+        h = np.tanh(np.dot(w, h) + b)
+    return np.sum(h * h)
+
+
+def relayer(xs, n):
+    h = xs
+    for layer in range(n):
+        z = []
+        for i in range(len(h)):
+            z.append(math.tanh(h[i]))
+        h = z
+    return h[0]

@@ -1,0 +1,166 @@
+"""backend="numba": derivatives compiled by numba.njit, checked against autograd, central
+differences and the inner-product identity <u, J v> == <J^T u, v>; cotangents in their primal's
+structure; what the target cannot compile refused at the user's line.  Skipped without Numba."""
+
+import math
+import os
+import types
+
+import pytest
+
+numba = pytest.importorskip("numba")
+np = pytest.importorskip("numpy")
+autograd = pytest.importorskip("autograd")
+anp = pytest.importorskip("autograd.numpy")
+
+import adcompiler  # noqa: E402
+import numba_funcs as F  # noqa: E402
+from adcompiler.errors import UnsupportedSyntaxError  # noqa: E402
+from oracle import check_grads  # noqa: E402
+
+
+def on_autograd(fn):
+    """fn reading autograd.numpy where it reads np: the same code, for autograd's gradient."""
+    return types.FunctionType(fn.__code__, {**fn.__globals__, "np": anp}, fn.__name__)
+
+
+def numba_d(fn, **options):
+    return adcompiler.differentiate(fn, backend="numba", **options)
+
+
+def compiled(d, mode="grad"):
+    """The Numba dispatcher behind a derivative (so a test knows the code ran compiled)."""
+    return next(iter(d._compiled_for.values()))[mode].compiled
+
+
+def central(f, args, i, h=1e-6):
+    """Central differences of scalar f in every float of args[i] (a number, list, nested list or array)."""
+    base = np.array(args[i], dtype=float)
+    grad = np.zeros_like(base)
+    for k in np.ndindex(base.shape):
+
+        def at(step):
+            moved = base.copy()
+            moved[k] += step
+            value = moved if isinstance(args[i], np.ndarray) else moved.tolist()
+            return f(*args[:i], value, *args[i + 1 :])
+
+        grad[k] = (at(h) - at(-h)) / (2 * h)
+    return grad
+
+
+@pytest.mark.parametrize(
+    "fn, args, wrt",
+    [
+        (F.poly, (0.7, 1.3), None),
+        (F.branchy, (0.4, 1.1), None),
+        (F.branchy, (1.4, 0.3), None),
+        (F.early_return, (0.3,), None),
+        (F.early_return, (2.0,), None),
+        (F.calls, (0.3, -0.8), None),
+        (F.loop_jumps, (0.9, 12), ("x",)),
+    ],
+)
+def test_scalar_code_both_modes_against_differences(fn, args, wrt):
+    d = numba_d(fn, wrt=wrt)
+    check_grads(d, args, wrt=wrt, original=fn)
+    assert isinstance(compiled(d, "reverse"), numba.core.registry.CPUDispatcher)
+
+
+def test_newton_while_loop_reverse():
+    d = numba_d(F.newton_sqrt)
+    for a in (0.5, 2.0, 9.0, 1e4):
+        assert d.grad(a) == pytest.approx(0.5 / math.sqrt(a), rel=1e-10)
+    assert d.jvp((2.0,), (1.0,))[1] == pytest.approx(0.5 / math.sqrt(2.0), rel=1e-10)
+
+
+def test_recursion_forward_matches_power_rule_and_reverse_is_refused():
+    d = numba_d(F.power, wrt=("x",))
+    assert d.jvp((1.3, 7), (1.0,))[1] == pytest.approx(7 * 1.3**6, rel=1e-12)
+    with pytest.raises(UnsupportedSyntaxError, match="recursive call in reverse mode") as caught:
+        d.grad(1.3, 7)
+    assert caught.value.lineno == F.power.__code__.co_firstlineno + 4  # return x * power(x, n - 1)
+
+
+def test_njit_function_and_njit_callee():
+    d = numba_d(F.jitted)
+    x, y = 0.6, -1.7
+    expected = autograd.grad(lambda x, y: x * anp.log(1.0 + y * y) * y + x, argnum=(0, 1))(x, y)
+    assert d.grad(x, y) == pytest.approx(tuple(map(float, expected)), rel=1e-12)
+    assert d(x, y) == F.jitted(x, y)
+
+
+def test_lists_of_floats_gradients_are_lists():
+    xs, ys = [1.0, -2.0, 0.5], [0.3, 0.2, -1.5]
+    d = numba_d(F.dot)
+    gx, gy = d.grad(xs, ys)
+    assert gx == ys and gy == xs and type(gx[0]) is float
+    rows = [[0.1, 0.2, 0.3], [-0.4, 0.5, 0.6]]
+    v = [1.0, -1.0, 2.0]
+    g_rows, g_v = numba_d(F.mat_vec_sum).grad(rows, v)
+    assert isinstance(g_rows, list) and isinstance(g_rows[0], list)
+    assert np.allclose(g_rows, central(F.mat_vec_sum, (rows, v), 0), atol=1e-8)
+    assert np.allclose(g_v, central(F.mat_vec_sum, (rows, v), 1), atol=1e-8)
+
+
+def test_tuple_output_vjp_against_jvp():
+    xs = [0.7, -1.1, 2.0]
+    d = numba_d(F.three_outputs)
+    value, (ct,) = d.vjp((xs,), (1.0, -2.0, 0.5))
+    assert value == F.three_outputs(xs)
+    v = [0.3, 0.9, -0.4]
+    _, tangent = d.jvp((xs,), (v,))
+    assert np.dot([1.0, -2.0, 0.5], tangent) == pytest.approx(np.dot(ct, v), rel=1e-12)
+    expected = autograd.jacobian(lambda a: anp.array([a[0] * a[1], anp.cos(a[2]), a[0] / a[2]]))(np.array(xs))
+    assert np.allclose(adcompiler.jacobian(d)(xs), expected)
+
+
+def test_list_output_built_with_append():
+    xs = [0.5, -1.5]
+    value, (ct,) = numba_d(F.list_out).vjp((xs,), [1.0, 2.0])
+    assert value == F.list_out(xs) and isinstance(value, list)
+    assert ct == pytest.approx([2 * 0.5, 2 * 2 * -1.5])
+
+
+def test_numpy_against_autograd():
+    rng = np.random.default_rng(0)
+    w, x = rng.normal(size=(4, 3)), rng.normal(size=3)
+    d = numba_d(F.softmax_np)
+    gw, gx = d.grad(w, x)
+    ew, ex = autograd.grad(on_autograd(F.softmax_np), argnum=(0, 1))(w, x)
+    assert np.allclose(gw, ew, rtol=1e-10) and np.allclose(gx, ex, rtol=1e-10)
+    assert gw.shape == w.shape and gw.dtype == w.dtype
+    tw, tx = rng.normal(size=(4, 3)), rng.normal(size=3)
+    _, tangent = d.jvp((w, x), (tw, tx))
+    assert tangent == pytest.approx(np.sum(ew * tw) + np.sum(ex * tx), rel=1e-10)
+
+
+def test_numpy_layers_in_a_list_of_tuples():
+    rng = np.random.default_rng(1)
+    layers = [(rng.normal(size=(4, 3)), rng.normal(size=4)), (rng.normal(size=(2, 4)), rng.normal(size=2))]
+    x = rng.normal(size=3)
+    g_layers, g_x = numba_d(F.layers_np).grad(layers, x)
+    e_layers, e_x = autograd.grad(on_autograd(F.layers_np), argnum=(0, 1))(layers, x)
+    assert isinstance(g_layers, list) and isinstance(g_layers[0], tuple)
+    for (gw, gb), (ew, eb) in zip(g_layers, e_layers):
+        assert np.allclose(gw, ew, rtol=1e-10) and np.allclose(gb, eb, rtol=1e-10)
+    assert np.allclose(g_x, e_x, rtol=1e-10)
+
+
+def test_outside_the_subset_is_refused_at_the_users_line():
+    with pytest.raises(UnsupportedSyntaxError) as caught:
+        numba_d(F.relayer, wrt=("xs",)).grad([1.0, 2.0], 2)
+    message = str(caught.value)
+    assert os.path.basename(F.__file__) in message and 'backend="python"' in message
+    assert caught.value.lineno > F.relayer.__code__.co_firstlineno
+    assert "a list argument (an array in compiled code)" in message
+
+
+def test_hessian_refused_clearly():
+    with pytest.raises(NotImplementedError, match='backend="python"'):
+        adcompiler.hessian(numba_d(F.poly))(0.7, 1.3)
+
+
+def test_unknown_backend_refused():
+    with pytest.raises(ValueError, match="backend"):
+        adcompiler.differentiate(F.poly, backend="jax")
