@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import types
 import inspect
 import sys
 from typing import Any, Callable, Sequence, Union, overload
@@ -19,6 +20,7 @@ from .back.load import load
 from .front.environment import namespace_of
 from .collector import no_cycle_collection
 from .pickling import reduce
+from .methods import bind
 from .pipeline import BUILDING, Program
 from .trees import any_records, converts, flatten, unflatten, unflatten_each
 from . import numba_backend
@@ -45,10 +47,13 @@ def differentiate(fn=None, *, wrt=None, checkpoint=None, backend="python"):
     checkpointing, at most ``c`` loop states held).  See ``adcompiler.modes.checkpoint``.
     ``backend="numba"``: the derivative code compiled by ``numba.njit`` (``adcompiler.numba_backend``).
     """
-    problem = checkpoint_problem(checkpoint)
-    if problem:
-        raise ValueError(problem)
+    if checkpoint_problem(checkpoint):
+        raise ValueError(checkpoint_problem(checkpoint))
     fn = numba_backend.for_backend(fn, backend)  # a @numba.njit function's own Python function
+    if isinstance(fn, types.MethodType) and not isinstance(fn.__self__, Differentiable):  # model.forward
+        return bind(Differentiable(fn.__func__, wrt, checkpoint, backend), fn.__self__)
+    if isinstance(fn, staticmethod):  # @differentiate over @staticmethod: the function, static still
+        return staticmethod(differentiate(fn.__func__, wrt=wrt, checkpoint=checkpoint, backend=backend))
     if isinstance(fn, functools.partial):
         name = getattr(fn.func, "__name__", "f")
         raise TypeError(
@@ -56,7 +61,7 @@ def differentiate(fn=None, *, wrt=None, checkpoint=None, backend="python"):
             f"{name} itself (wrt= the parameters you want) and pass the bound arguments at each call"
         )
     if fn is None:
-        return lambda f: Differentiable(numba_backend.for_backend(f, backend), wrt, checkpoint, backend)
+        return lambda f: differentiate(f, wrt=wrt, checkpoint=checkpoint, backend=backend)
     return Differentiable(fn, wrt, checkpoint, backend)
 
 
@@ -77,6 +82,7 @@ class Differentiable:
         self.signature = inspect.signature(fn)
         self.params = tuple(self.signature.parameters)
         self.wrt = default_wrt(fn, self.params) if wrt is None else wrt_names(wrt, self.params, fn, self.signature)
+        self.wrt_given = wrt is not None  # (a method's default leaves self out: adcompiler.methods)
         self._refusal = refusal(fn)  # a construct the fence refuses: the first thing any call reports
         self._positions = tuple(self.params.index(w) for w in self.wrt)
         self._floats = V.Sig((V.FLOAT,) * len(self.params))  # the signature of numbers only
@@ -95,7 +101,7 @@ class Differentiable:
         return reduce(self, self.fn, (self.wrt, self.checkpoint, self.backend), self._origin is not None)
 
     def __get__(self, obj, objtype=None):
-        return self if obj is None else functools.partial(self, obj)
+        return self if obj is None else bind(self, obj)  # a method of obj (adcompiler.methods)
 
     # ---- building -------------------------------------------------------------------
     #

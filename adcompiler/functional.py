@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence, Union
 from .api import Differentiable, differentiate
 from .higher import jacobian, leaves
 from .trees import fields, make
+from .methods import instance_of
 
 Argnums = Union[int, Sequence[int]]  # one position (one result) or a tuple of them (a tuple of results)
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # function -> {wrt: Differentiable}
@@ -25,6 +26,9 @@ _LOCK = threading.Lock()
 def grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[..., Any]:
     """``g(*args)``: the gradient of ``f``'s scalar output with respect to the arguments at ``argnums``
     (``(gradient, aux)`` with ``has_aux``)."""
+    fn, obj = instance_of(f)
+    if obj is not None:  # model.loss: the instance is the function's first argument
+        return _with_instance(grad(fn, _past_self(argnums), has_aux), obj, f"grad_of_{_name(fn)}")
     both = value_and_grad(f, argnums, has_aux)
 
     def gradient(*args, **kwargs):
@@ -39,6 +43,9 @@ def grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> 
 
 def value_and_grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[..., Any]:
     """``g(*args)``: ``(value, gradient)``, or ``((value, aux), gradient)`` with ``has_aux``, as JAX gives."""
+    fn, obj = instance_of(f)
+    if obj is not None:
+        return _with_instance(value_and_grad(fn, _past_self(argnums), has_aux), obj, f"value_and_grad_of_{_name(fn)}")
 
     def both(*args, **kwargs):
         d = _differentiable(f, argnums)
@@ -59,14 +66,20 @@ def value_and_grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = 
 
 def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
     """``(output, output tangent)`` of ``f`` at ``primals`` along ``tangents`` (one per primal)."""
-    d = _differentiable(f, tuple(range(len(tuple(primals)))))
-    return d.jvp(tuple(primals), tuple(tangents))
+    fn, obj = instance_of(f)
+    first = 0 if obj is None else 1  # a bound method's instance: its first argument, not differentiated
+    primals = (obj,) * first + tuple(primals)
+    d = _differentiable(fn, tuple(range(first, len(primals))))
+    return d.jvp(primals, tuple(tangents))
 
 
 def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
     """``(output, pullback)``: ``pullback(ct)`` is the tuple of cotangents of every primal (the primal
     sweep runs again when it is called: the output is computed first, as JAX returns it first)."""
-    d = _differentiable(f, tuple(range(len(primals))))
+    fn, obj = instance_of(f)
+    first = 0 if obj is None else 1  # a bound method's instance: its first argument, not differentiated
+    primals = (obj,) * first + tuple(primals)
+    d = _differentiable(fn, tuple(range(first, len(primals))))
     out = d.fn(*primals)
 
     def pullback(ct):
@@ -86,6 +99,10 @@ def jacrev(f: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
 
 
 def _jacobian(f, argnums, mode):
+    fn, obj = instance_of(f)
+    if obj is not None:
+        return _with_instance(_jacobian(fn, _past_self(argnums), mode), obj, f"jac{mode[:3]}_of_{_name(fn)}")
+
     def jac(*args):
         import numpy as np
 
@@ -124,6 +141,21 @@ def _block(columns, out_shape: tuple, like):
         blocks.append(_block(columns[:, col : col + n], out_shape, value))
         col += n
     return make(type(like), tuple(items), blocks)
+
+
+def _past_self(argnums):
+    """A bound method's ``argnums`` as positions of its function, whose first argument is the instance."""
+    return argnums + 1 if isinstance(argnums, int) else tuple(a + 1 for a in argnums)
+
+
+def _with_instance(transformed, obj, name: str):
+    """``transformed`` (of a method's function) called with the instance first."""
+
+    def call(*args, **kwargs):
+        return transformed(obj, *args, **kwargs)
+
+    call.__name__ = name
+    return call
 
 
 def _differentiable(f, argnums) -> Differentiable:

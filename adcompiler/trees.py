@@ -9,7 +9,10 @@ same keys and type, as JAX and autograd give them.
 
 from __future__ import annotations
 
+import dataclasses
+
 from .analysis import values as V
+from .fields import record_fields
 
 
 def flatten(value, aval):
@@ -20,7 +23,7 @@ def flatten(value, aval):
     if not (isinstance(aval, V.Seq) and V.has_records(aval)):
         return value
     if aval.keys is not None:
-        fields = V.record_fields(value)
+        fields = record_fields(value)
         if fields is None or tuple(fields) != aval.keys:
             keys = tuple(fields) if fields is not None else type(value).__name__
             raise ValueError(f"expected a record with the keys {aval.keys}, not {keys}")
@@ -53,12 +56,16 @@ def make(cls: type, keys: tuple, items):
         return dict(zip(keys, items))
     if hasattr(cls, "_fields"):
         return cls(*items)
-    return cls(**dict(zip(keys, items)))
+    if dataclasses.is_dataclass(cls):
+        return cls(**dict(zip(keys, items)))
+    obj = cls.__new__(cls)  # an instance of a user class: its attributes set, its __init__ not run
+    obj.__dict__.update(zip(keys, items))
+    return obj
 
 
 def fields(value) -> dict | None:
     """A record's items by key (None for anything else)."""
-    return V.record_fields(value)
+    return record_fields(value)
 
 
 def flatten_given(value, aval, where: str):

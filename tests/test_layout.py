@@ -12,7 +12,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "adcompiler"
 
 # Bottom to top: a unit may import only units listed before it (and itself).
 LAYERS = [
-    ("errors", "collector"),
+    ("errors", "collector", "fields"),
     ("ir",),
     ("front",),
     ("rules",),
@@ -24,7 +24,7 @@ LAYERS = [
     ("pipeline",),
     ("written", "inputs"),
     ("entries",),
-    ("trees", "pickling"),
+    ("trees", "pickling", "methods"),
     ("arguments",),
     ("numba_backend",),
     ("api",),

@@ -25,10 +25,11 @@ but the standard library, and NumPy only when a value is a NumPy value.
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from dataclasses import dataclass
 from operator import countOf
+
+from ..fields import record_fields
 
 MAX_ITEMS = 16  # a longer tuple is described by its elements' join (its length is then not part of the key)
 MAX_DEPTH = 6  # deeper nesting (recursive structures) is widened to TOP
@@ -278,7 +279,7 @@ def describe(value, _depth: int = 0) -> Aval:
             return Seq(kind, None, elem)
         items = [describe(e, _depth + 1) for e in value]
         return _cached((kind, tuple(map(id, items))), items, lambda: seq(kind, items))
-    if t is dict or hasattr(t, "_fields") and isinstance(value, tuple) or hasattr(t, "__dataclass_fields__"):
+    if t is dict or hasattr(t, "_fields") and isinstance(value, tuple) or hasattr(value, "__dict__"):
         fields = record_fields(value)
         if fields is None or _depth >= MAX_DEPTH:
             return TOP
@@ -302,22 +303,6 @@ def describe(value, _depth: int = 0) -> Aval:
     if t in (slice, str, range):
         return Static(t.__name__)
     return TOP
-
-
-def record_fields(value) -> dict | None:
-    """A record's items by key: a dict with string keys, a NamedTuple, or a dataclass whose fields are all
-    set by its constructor (so a gradient of the same type can be made); None for anything else."""
-    if type(value) is dict:
-        return value if all(type(k) is str for k in value) else None
-    fields = getattr(type(value), "_fields", None)
-    if isinstance(value, tuple) and isinstance(fields, tuple):
-        return dict(zip(fields, value))
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        named = dataclasses.fields(value)
-        if not all(f.init for f in named):
-            return None
-        return {f.name: getattr(value, f.name) for f in named}
-    return None
 
 
 _ARRAYS: dict = {}  # (ndim, dtype character) -> its Arr

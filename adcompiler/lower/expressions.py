@@ -159,6 +159,9 @@ class ExpressionLowering(NameLowering):
             base = node.func.value
             if isinstance(base, ast.Name) and (base.id in self.env or base.id in self.slots):
                 return self.apply("pop", [self.element(self.expr(base))], _leaf_hint(hint))
+        found = self.self_method(node, _leaf_hint(hint))  # self.forward(x) in a method
+        if found is not None:
+            return found
         if isinstance(node.func, ast.Attribute) and (
             _local_root(node.func.value, self) or not _module_path(node.func.value, self)
         ):

@@ -12,7 +12,10 @@ record's keys, puts the position in its place (``analysis.records``).
 from __future__ import annotations
 
 import ast
+import inspect
+import types
 
+from ..front.environment import Read
 from ..ir.nodes import Const
 
 DICT_METHODS = ("values", "keys", "items", "get", "copy")
@@ -139,3 +142,37 @@ class RecordLowering:
         if isinstance(value, tuple):
             return tuple(self.solid(v) for v in value)
         return value
+
+    def self_method(self, node: ast.Call, hint):
+        """``self.forward(x)`` in a method: the class's function called with ``self`` first (a static
+        method without it), as a call of a user function; None for any other call.  The method is read
+        from the class that defines the function being lowered (a subclass that overrides it is refused
+        where the method is called, see ``api``), and the code is built again if the class changes it."""
+        func, params = node.func, self.parsed.node.args.args
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and params):
+            return None
+        cls = defining_class(self.parsed.obj)
+        if cls is None or func.value.id != params[0].arg or func.value.id in self.slots:
+            return None
+        found = inspect.getattr_static(cls, func.attr, None)
+        if isinstance(found, staticmethod) and isinstance(found.__func__, types.FunctionType):
+            target, args = found.__func__, node.args
+        elif isinstance(found, types.FunctionType):
+            target, args = found, [func.value, *node.args]
+        else:
+            return None
+        self.parsed.reads.append(Read(vars(cls), func.attr, found))
+        call = ast.copy_location(ast.Call(func, args, node.keywords), node)
+        return self.user_call(call, target, hint)
+
+
+def defining_class(fn):
+    """The class whose body defines ``fn`` (a method), found through its qualified name; None for a
+    function of a module or one defined inside another function."""
+    parts = getattr(fn, "__qualname__", "").split(".")
+    if len(parts) < 2 or "<locals>" in parts:
+        return None
+    obj = getattr(fn, "__globals__", {}).get(parts[0])
+    for part in parts[1:-1]:
+        obj = getattr(obj, part, None)
+    return obj if isinstance(obj, type) else None
