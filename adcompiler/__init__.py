@@ -13,8 +13,8 @@ from .api import Differentiable, differentiate
 from .check import check_grad
 from .custom_rules import custom_jvp, custom_vjp
 from .errors import MissingRuleError, UnsupportedSyntaxError
-from .functional import grad, jacfwd, jacrev, jvp, value_and_grad, vjp
-from .higher import hessian, hvp, jacobian
+from .functional import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
+from .higher import hvp, jacobian
 from .rules import defrule
 
 __all__ = [

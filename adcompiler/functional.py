@@ -14,6 +14,7 @@ import weakref
 from typing import Any, Callable, Sequence, Union
 
 from .api import Differentiable, differentiate
+from .higher import hessian as flat_hessian
 from .higher import jacobian, leaves
 from .trees import fields, make
 from .methods import instance_of
@@ -96,6 +97,41 @@ def jacfwd(f: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
 def jacrev(f: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
     """``J(*args)``: the Jacobian, reverse mode, shaped ``out.shape + in.shape`` per argument."""
     return _jacobian(f, argnums, "reverse")
+
+
+def hessian(f: Callable[..., Any], wrt: Any = None, argnums: Argnums | None = None) -> Callable[..., Any]:
+    """``H(*args)``: with ``argnums`` (an int or a tuple, as in JAX), the Hessian of a scalar output
+    shaped ``in.shape + in.shape``, a tuple of tuples of blocks ``H[i][j]`` shaped ``in_i.shape +
+    in_j.shape`` for a tuple of argnums; without it, the (n, n) matrix over the ``wrt`` parameters'
+    scalars (``adcompiler.higher.hessian``)."""
+    if argnums is None:
+        return flat_hessian(f, wrt)
+    fn, obj = instance_of(f)
+    if obj is not None:
+        return _with_instance(hessian(fn, argnums=_past_self(argnums)), obj, f"hessian_of_{_name(fn)}")
+
+    def hess(*args):
+        import numpy as np
+
+        d = _differentiable(f, argnums)
+        args = d._bind(args)
+        flat = flat_hessian(d)(*args)
+        shapes = [np.shape(args[i]) for i in d._positions]
+        if any(fields(args[i]) is not None or isinstance(args[i], (list, tuple)) for i in d._positions):
+            raise TypeError(
+                f"hessian with argnums of {_name(f)}: give arrays or numbers (or use wrt= for the flat matrix)"
+            )
+        edges = np.cumsum([0] + [int(np.prod(s)) for s in shapes])
+        rows = tuple(
+            tuple(
+                flat[edges[i] : edges[i + 1], edges[j] : edges[j + 1]].reshape(si + sj) for j, sj in enumerate(shapes)
+            )
+            for i, si in enumerate(shapes)
+        )
+        return rows[0][0] if isinstance(argnums, int) else rows
+
+    hess.__name__ = f"hessian_of_{_name(f)}"
+    return hess
 
 
 def _jacobian(f, argnums, mode):

@@ -24,3 +24,8 @@ def vector_field(x, y):
 
 def scalar_pair(a, b):
     return math.sin(a) * b + a * a
+
+
+def mixed_hessian(x, y):
+    """A scalar of a 2-vector and a 3-vector with every block of its Hessian nonzero."""
+    return np.sum(x**2 * y[:2]) + np.sin(y[0]) * x[1] + np.prod(y) * x[0]

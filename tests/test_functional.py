@@ -83,3 +83,25 @@ def test_one_transformation_shared():
 
     assert len(_CACHE[F.scalar_pair]) == 1
     assert vg(0.3, 0.4)[1] == pytest.approx(g(0.3, 0.4))
+
+
+def test_hessian_with_argnums_has_jax_shapes():
+    """hessian(f, argnums=...) gives in.shape + in.shape, a tuple of tuples of blocks for several argnums,
+    against autograd's second derivatives; without argnums it stays the flat (n, n) matrix over wrt."""
+    ag = pytest.importorskip("autograd")
+    anp = pytest.importorskip("autograd.numpy")
+
+    def twin(x, y):
+        return anp.sum(x**2 * y[:2]) + anp.sin(y[0]) * x[1] + anp.prod(y) * x[0]
+
+    x, y = np.array([0.5, -1.0]), np.array([1.5, 0.3, 2.0])
+    H = adcompiler.hessian(F.mixed_hessian, argnums=(0, 1))(x, y)
+    for i in range(2):
+        for j in range(2):
+            expected = ag.jacobian(ag.grad(twin, i), j)(x, y)
+            assert H[i][j].shape == expected.shape
+            np.testing.assert_allclose(H[i][j], expected, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        adcompiler.hessian(F.mixed_hessian, argnums=1)(x, y), ag.hessian(twin, 1)(x, y), rtol=1e-10
+    )
+    assert adcompiler.hessian(F.mixed_hessian)(x, y).shape == (5, 5)
