@@ -13,7 +13,7 @@ from .api import Differentiable, differentiate
 from .check import check_grad
 from .custom_rules import custom_jvp, custom_vjp
 from .errors import MissingRuleError, UnsupportedSyntaxError
-from .functional import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
+from .functional import grad, hessian, jacfwd, jacrev, jvp, ravel, value_and_grad, vjp
 from .higher import hvp, jacobian
 from .rules import defrule
 
@@ -33,6 +33,7 @@ __all__ = [
     "jacobian",
     "jacrev",
     "jvp",
+    "ravel",
     "value_and_grad",
     "vjp",
 ]

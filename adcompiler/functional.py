@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence, Union
 
 from .api import Differentiable, differentiate
 from .higher import hessian as flat_hessian
-from .higher import jacobian, leaves
+from .higher import jacobian, leaves, rebuild
 from .trees import fields, make
 from .methods import instance_of
 
@@ -97,6 +97,21 @@ def jacfwd(f: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
 def jacrev(f: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
     """``J(*args)``: the Jacobian, reverse mode, shaped ``out.shape + in.shape`` per argument."""
     return _jacobian(f, argnums, "reverse")
+
+
+def ravel(tree: Any) -> tuple[Any, Callable[[Any], Any]]:
+    """``(vector, unravel)``: the numbers of a structure of floats and arrays (dicts, NamedTuples,
+    dataclasses, lists, tuples) as one float vector, and the function giving the structure back from
+    such a vector; what ``scipy.optimize`` takes (``jac=`` a gradient ravelled the same way)."""
+    import numpy as np
+
+    vector = np.array([float(x) for x in leaves(tree)], dtype=float)
+
+    def unravel(flat):
+        items = iter(float(x) for x in np.asarray(flat, dtype=float).ravel())
+        return rebuild(tree, items)
+
+    return vector, unravel
 
 
 def hessian(f: Callable[..., Any], wrt: Any = None, argnums: Argnums | None = None) -> Callable[..., Any]:

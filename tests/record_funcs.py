@@ -297,3 +297,8 @@ def optional_reassigned(x, scale=None):
     if scale is None:
         scale = 2.0
     return x * scale
+
+
+def least_squares(p, A, y):
+    r = A @ p["w"] + p["c"] - y
+    return 0.5 * np.sum(r * r)

@@ -232,3 +232,25 @@ def test_jacobian_hessian_hvp_of_dicts():
     assert set(hv) == {"a", "b", "c"}
     np.testing.assert_allclose(flat(hv), H @ flat(v), rtol=1e-10)
     np.testing.assert_allclose(adcompiler.hvp(f)(p, flat(v)), H @ flat(v), rtol=1e-10)
+
+
+def test_dict_of_params_through_scipy_optimize():
+    """A least-squares fit whose parameters are a dict, minimised by scipy.optimize with adcompiler's
+    gradient (ravel gives the vector and its inverse), reaching the normal equations' solution."""
+    optimize = pytest.importorskip("scipy.optimize")
+    rng = np.random.default_rng(5)
+    A, y = rng.normal(size=(20, 3)), rng.normal(size=20)
+    x0, unravel = adcompiler.ravel({"w": np.zeros(3), "c": 0.0})
+    grad = adcompiler.grad(F.least_squares)
+
+    def fun(v):
+        return F.least_squares(unravel(v), A, y)
+
+    def jac(v):
+        return adcompiler.ravel(grad(unravel(v), A, y))[0]
+
+    result = optimize.minimize(fun, x0, jac=jac, method="BFGS", options={"gtol": 1e-10})
+    design = np.hstack([A, np.ones((20, 1))])
+    expected = np.linalg.lstsq(design, y, rcond=None)[0]
+    found = unravel(result.x)
+    np.testing.assert_allclose(np.append(found["w"], found["c"]), expected, rtol=1e-6, atol=1e-8)
