@@ -304,7 +304,7 @@ def c_linalg_eigh(a):  # (the marker's name is README's; eig is refused: its val
 
 def c_add_at(x):
     y = np.zeros(3)
-    np.add.at(y, [0, 0], x)  # ERR:add_at
+    np.multiply.at(y, [0, 0], x)  # ERR:add_at
     return np.sum(y)
 
 

@@ -66,3 +66,8 @@ def stack_then_grow(a, b):
 
 def vstack_nested(xs):
     return np.vstack(xs) ** 2
+
+
+def add_at_parameter(x, v):
+    np.add.at(x, [0, 0], v)
+    return np.sum(x * x)

@@ -27,6 +27,7 @@ class Case:
     hessian: bool = False  # also check second order
     autograd: bool = True  # autograd differentiates it as NumPy defines it (not full_like's fill value)
     id: str = field(default="")
+    setup: str = ""  # statements run before the expression (np.add.at, which is one), on copies of the args
 
 
 def _rng(seed):
@@ -411,10 +412,12 @@ def f(x, v):
 def module_for(case: Case, directory: str):
     """Import the function of a case from a file written for it (with W fixed random weights)."""
     params = list(case.args)
-    env = {"np": np, "math": __import__("math")}
-    out = eval(case.expr, env, dict(case.args))  # noqa: S307 - a test's own expression
+    env, local = {"np": np, "math": __import__("math")}, dict(case.args)
+    exec(case.setup, env, local)  # noqa: S102 - a test's own statements
+    out = eval(case.expr, env, local)  # noqa: S307 - a test's own expression
     weights = np.random.default_rng(7).uniform(0.5, 1.5, size=np.shape(out)) if np.ndim(out) else 1.3
-    source = f"import math\n\nimport numpy as np\n\nW = None\n\n\ndef f({', '.join(params)}):\n    return np.sum(W * ({case.expr}))\n"
+    setup = "".join(f"    {line}\n" for line in case.setup.splitlines())
+    source = f"import math\n\nimport numpy as np\n\nW = None\n\n\ndef f({', '.join(params)}):\n{setup}    return np.sum(W * ({case.expr}))\n"
     return _load(source, directory, weights)
 
 

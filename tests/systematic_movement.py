@@ -203,10 +203,41 @@ def join_cases(Case, value) -> list:
     ]
 
 
+def add_at_cases(Case, value) -> list:
+    """np.add.at(y, index, v) on a copy of x: repeated indices adding up, v an array, a number or a
+    broadcast row, index a list, an integer array or a tuple of them (autograd has no np.add.at)."""
+    return [
+        Case(
+            ("add_at",),
+            "y * y + x",
+            {"x": value((4,), seed=720), "v": value((4,), seed=721)},
+            hessian=True,
+            autograd=False,
+            setup="y = x * 1.0\nnp.add.at(y, [0, 2, 0, 3], v)",
+        ),
+        Case(
+            ("add_at",),
+            "np.sin(y) * x",
+            {"x": value((2, 3), seed=722), "v": value(None, seed=723)},
+            hessian=True,
+            autograd=False,
+            setup="y = x.copy()\nnp.add.at(y, (np.array([0, 1, 0]), np.array([2, 2, 2])), v * x[0, 0])",
+        ),
+        Case(
+            ("add_at",),
+            "y ** 2",
+            {"x": value((3, 2), seed=724), "v": value((2,), seed=725)},
+            autograd=False,
+            setup="y = np.zeros((3, 2))\nnp.add.at(y, np.array([1, 1, 2]), v * x[0])",
+        ),
+    ]
+
+
 def movement_and_parts(Case, value) -> list:
     """Every case of this module."""
     return (
-        part_cases(Case, value)
+        add_at_cases(Case, value)
+        + part_cases(Case, value)
         + sinc_cases(Case, value)
         + movement_cases(Case, value)
         + spelling_cases(Case, value)

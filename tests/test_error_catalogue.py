@@ -132,7 +132,7 @@ CASES = [
     ("c_loop_var_reassigned", "loop_var_reassigned", ("for-loop variable",), None, ()),
     ("c_list_slice_assign", "list_slice_assign", ("slice of a list",), ([1.0, 2.0, 3.0],), ()),
     ("c_linalg_eigh", "linalg_eigh", ("np.linalg.eig", "complex"), (np.eye(2),), ()),
-    ("c_add_at", "add_at", ("np.add.at", "no derivative rule"), None, ()),
+    ("c_add_at", "add_at", ("np.multiply.at", "no derivative rule"), None, ()),
 ]
 
 

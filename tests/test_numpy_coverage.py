@@ -92,3 +92,12 @@ def test_a_list_of_lists_of_numbers_joined():
     check_both_modes(F.vstack_nested, ([[0.5, 1.5], [2.0, 3.0]],))
     cts = adcompiler.differentiate(F.vstack_nested).vjp(([[0.5, 1.5], [2.0, 3.0]],), np.ones((2, 2)))[1][0]
     assert cts == [[1.0, 3.0], [4.0, 6.0]]
+
+
+def test_add_at_into_a_parameter_is_refused_with_its_location():
+    """np.add.at writes in place: into an array parameter it is refused like any write (copy it first)."""
+    import adcompiler
+    from adcompiler.errors import UnsupportedSyntaxError
+
+    with pytest.raises(UnsupportedSyntaxError, match="coverage_funcs.py"):
+        adcompiler.differentiate(F.add_at_parameter).grad(np.ones(3), 0.5)

@@ -5,6 +5,29 @@ MORE_HELPERS: dict = {}
 
 MORE_HELPERS.update(
     {
+        "add_at": '''def add_at(d, x, index, v):
+    """numpy.add.at on a copy: d (an array shaped like x, or a number) with v added at x[index],
+    repeated indices adding up."""
+    import numpy
+
+    out = numpy.zeros(numpy.shape(x), dtype=numpy.result_type(x, d, v, numpy.float32)) + d
+    numpy.add.at(out, index, v)
+    return out
+''',
+        "add_at_vjp": '''def add_at_vjp(g, index, v):
+    """The cotangent of v in numpy.add.at(y, index, v): g read at index (each repeat once), summed to
+    v's shape where v was broadcast."""
+    import numpy
+
+    got = numpy.asarray(g)[index]
+    shape = numpy.shape(v)
+    while numpy.ndim(got) > len(shape):
+        got = got.sum(axis=0)
+    for axis, n in enumerate(shape):
+        if n == 1 and got.shape[axis] != 1:
+            got = got.sum(axis=axis, keepdims=True)
+    return got if shape else got[()] if isinstance(got, numpy.ndarray) else got
+''',
         "linalg_check": '''def linalg_check(x, kind, *others):
     """x, once the decomposition it comes from is known to have a derivative: qr of a matrix with no
     more columns than rows, a reduced svd (full_matrices=True of a matrix that is not square has none),

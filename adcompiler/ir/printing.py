@@ -37,6 +37,7 @@ CONTAINER_EXPRS = {
     "pop": lambda xs: E.Method(xs, "pop", ()),
     "sum": lambda xs: E.Call("sum", (xs,)),
     "argmax": lambda xs: E.Call("@argmax", (xs,)),
+    "add_at": lambda d, x, index, v: E.Call("@add_at", (d, x, index, v)),
     "argmin": lambda xs: E.Call("@argmin", (xs,)),
     "argsort": lambda keys, reverse: E.Call("@argsort", (keys, reverse)),
     "with_value": lambda s, value: value,

@@ -19,7 +19,7 @@ import sys
 
 from ..rules import arrays as N
 from ..rules.movement import REFUSED
-from ..ir.nodes import Const
+from ..ir.nodes import Const, Eq
 from .spellings import CROSS_AXES, SpellingLowering, einsum_subscripts, explicit_einsum
 
 
@@ -338,6 +338,18 @@ class ArrayLowering(SpellingLowering):
                 "use .sum .mean .max .min .reshape .ravel .dot .copy .transpose .T or the numpy function",
             )
         return self.numpy_call(node, N.METHODS[name], hint, receiver=self.element(self.expr(node.func.value)))
+
+    def add_at(self, node: ast.Call):
+        """``np.add.at(y, index, v)``: ``y[...] = add_at(y, y, index, v)``, v added at y[index] with repeated
+        indices adding up, written back into y (a write into y, followed or refused as any other)."""
+        if len(node.args) != 3 or node.keywords:
+            raise self.parsed.error(node, "np.add.at with these arguments", "call np.add.at(y, index, values)")
+        y = self.element(self.expr(node.args[0]))
+        index = self.index(node.args[1])
+        v = self.element(self.expr(node.args[2]))
+        added = self.apply("add_at", [y, y, index, v], None)
+        self.body.append(Eq((), "setitem", (y, Const(Ellipsis), added), self.line))
+        return Const(None)
 
     def attribute(self, node: ast.Attribute, hint):
         """``x.T``, ``x.shape``, ``x.ndim``, ``x.size`` of a local array."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import sys
 import types
 from .. import rules
 from ..errors import MissingRuleError
@@ -159,6 +160,8 @@ class ExpressionLowering(NameLowering):
             base = node.func.value
             if isinstance(base, ast.Name) and (base.id in self.env or base.id in self.slots):
                 return self.apply("pop", [self.element(self.expr(base))], _leaf_hint(hint))
+        if _is_add_at(node, self):
+            return self.add_at(node)
         found = self.self_method(node, _leaf_hint(hint))  # self.forward(x) in a method
         if found is not None:
             return found
@@ -287,6 +290,17 @@ class ExpressionLowering(NameLowering):
         if not isinstance(shape, tuple):
             return outs[0]
         return rebuild(shape, iter(outs))
+
+
+def _is_add_at(node: ast.Call, lowering) -> bool:
+    """Whether a call is ``np.add.at(...)`` (NumPy under any alias)."""
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "at" and isinstance(func.value, ast.Attribute)):
+        return False
+    if func.value.attr != "add" or not _module_path(func.value.value, lowering):
+        return False
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and lowering.resolve(func.value) is numpy.add
 
 
 def _leaf_hint(hint, index=None):

@@ -113,10 +113,10 @@ def jvp(prim: str, args: list, out: Expr, tangents: list) -> Expr | None:
             for a, t in zip(arrays, tangents)
         ]
         return _join(prim, ts, axis)
+    if prim in FORWARD:  # (np.add.at's helper has rules of its own: it is a primal primitive too)
+        return FORWARD[prim](*args, out, *tangents)
     if prim in HELPER_RULES:
         return helper_jvp(prim, args, tangents)
-    if prim in FORWARD:
-        return FORWARD[prim](*args, out, *tangents)
     if prim in N.LINEAR:
         return None if tangents[0] is None else Call(N.CALLED.get(prim, prim), (tangents[0],) + tuple(args[1:]))
     if prim in N.BILINEAR:
@@ -152,7 +152,7 @@ def vjp(prim: str, args: list, out: Expr, g: Expr, active: list) -> list:
             for i, on in enumerate(active[: len(arrays)])
         ]
         return parts + [None] * (len(args) - len(arrays))
-    if prim in HELPER_RULES:
+    if prim in HELPER_RULES and prim not in REVERSE:
         raise TypeError(
             f"reverse mode over generated NumPy derivative code ({prim}) is not supported yet; use forward mode (hessian, hvp)"
         )

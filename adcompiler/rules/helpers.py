@@ -26,6 +26,8 @@ HELPER_RULES = {
     "extreme_vjp": ("linear", (0,)),
     "extreme_jvp": ("linear", (0,)),
     "scatter_add": ("linear", (0, 3)),
+    "add_at": ("linear", (0, 3)),
+    "add_at_vjp": ("linear", (0,)),
     "take_and_clear": ("linear", (0,)),
     "repeat_vjp": ("linear", (0,)),
     "trace_vjp": ("linear", (0,)),
