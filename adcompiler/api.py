@@ -81,9 +81,9 @@ class Differentiable:
         self.fn = fn
         self.signature = inspect.signature(fn)
         self.params = tuple(self.signature.parameters)
-        self.wrt = default_wrt(fn, self.params) if wrt is None else wrt_names(wrt, self.params, fn, self.signature)
+        parsed, self._refusal = refusal(fn)  # a construct the fence refuses: the first thing any call reports
+        self.wrt = default_wrt(parsed, self.params) if wrt is None else wrt_names(wrt, self.params, fn, self.signature)
         self.wrt_given = wrt is not None  # (a method's default leaves self out: adcompiler.methods)
-        self._refusal = refusal(fn)  # a construct the fence refuses: the first thing any call reports
         self._positions = tuple(self.params.index(w) for w in self.wrt)
         self._floats = V.Sig((V.FLOAT,) * len(self.params))  # the signature of numbers only
         self._sig: V.Sig | None = None  # the abstract signature of the last call's arguments: what the code is for

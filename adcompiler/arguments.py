@@ -124,25 +124,22 @@ def as_sequence(value, what: str, fn: str, method: str, names: tuple) -> tuple:
         ) from None
 
 
-def refusal(fn):
-    """The located error the fence gives ``fn`` (a construct outside the subset), or None: raised
-    before anything is checked of a call's arguments, whichever entry point is called."""
+def refusal(fn) -> tuple:
+    """``(parsed, error)``: ``fn`` parsed (None without source or past the fence), and the located error
+    the fence gives it (a construct outside the subset) or None: raised before anything is checked of
+    a call's arguments, whichever entry point is called.  Without source, building says so."""
     try:
-        parse_function(fn)
+        return parse_function(fn), None
     except UnsupportedSyntaxError as exc:
-        return exc
-    except (SyntaxError, OSError, TypeError):  # no source: building says so, in its own words
-        return None
-    return None
+        return None, exc
+    except (SyntaxError, OSError, TypeError):
+        return None, None
 
 
-def default_wrt(fn, params: tuple) -> tuple:
-    """Every parameter but those the code reads only as integers (``range(n)``, ``xs[i]``, ``[0.0] * n``):
-    ``def pend(theta, n=200)`` is differentiated with respect to ``theta``."""
-    try:
-        integers = integer_only(parse_function(fn).node)
-    except (SyntaxError, OSError, TypeError):  # no source: every parameter (building will say what is wrong)
-        integers = ()
+def default_wrt(parsed, params: tuple) -> tuple:
+    """Every parameter but those the code (``parsed``, None: none) reads only as integers (``range(n)``,
+    ``xs[i]``, ``[0.0] * n``): ``def pend(theta, n=200)`` is differentiated with respect to ``theta``."""
+    integers = integer_only(parsed.node) if parsed is not None else ()
     kept = tuple(p for p in params if p not in integers)
     return kept or params
 
