@@ -31,6 +31,8 @@ def _fields(value):
         return dict(zip(type(value)._fields, value))
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    if type(getattr(value, "__dict__", None)) is dict and not callable(value) and not isinstance(value, type):
+        return vars(value)  # a plain object: its attributes
     return None
 
 
@@ -40,6 +42,10 @@ def _record_like(like, items: dict):
         return items
     if isinstance(like, tuple):
         return type(like)(*items.values())
+    if not dataclasses.is_dataclass(like):  # a plain object of like's class with these attributes
+        obj = type(like).__new__(type(like))
+        obj.__dict__.update(items)
+        return obj
     return type(like)(**items)
 
 

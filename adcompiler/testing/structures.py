@@ -1,6 +1,6 @@
 """A fuzzer of what users write with structured values: lists of ``(W, b)`` layers and tuples of
 arrays of different shapes handed through helpers (one to three levels), arrays of shape ``()`` and
-``(1,)`` and 3-D ones in flat lists and dicts, list slices and concatenation, the same list passed twice to a
+``(1,)`` and 3-D ones in flat lists, dicts, NamedTuples and plain objects, list slices and concatenation, the same list passed twice to a
 helper that writes one and reads the other, reductions over lists, NumPy products of every ndim,
 writes with repeated indices, float32 mixed with float64.
 
@@ -17,6 +17,7 @@ value or an internal error is a failure, written with its source to ``--out``.
 from __future__ import annotations
 
 import argparse
+import collections
 import dataclasses
 import os
 import random
@@ -230,12 +231,19 @@ UNARY = ["np.sin({})", "np.tanh({})", "np.exp(0.3 * {})", "({}) ** 2", "np.log(1
 BINARY = ["{} + {}", "{} * {}", "{} - {}", "{} / (2.0 + np.tanh({}))", "np.maximum({}, {})"]
 
 
+class Box:
+    """A plain object whose attributes hold parts of a structure (read as ``p.f0``)."""
+
+
+RECORDS = {n: collections.namedtuple(f"Record{n}", [f"f{k}" for k in range(n)]) for n in (1, 2, 3)}
+
+
 def _tree(rng: random.Random, depth: int):
     """A random structure: ("leaf", shape) or (kind, [children]) with kind list (alike elements or a
-    record), tuple, or dict (keys k0, k1, ...)."""
+    record), tuple, dict (keys k0, k1, ...), a NamedTuple or a plain object (fields f0, f1, ...)."""
     if depth >= 3 or rng.random() < 0.35:
         return ("leaf", rng.choice(LEAF_SHAPES))
-    kind = rng.choice(["list", "list", "tuple", "dict"])
+    kind = rng.choice(["list", "list", "tuple", "dict", "namedtuple", "object"])
     n = rng.choice([1, 2, 3])
     if kind == "list" and rng.random() < 0.6:  # elements alike
         child = _tree(rng, depth + 1)
@@ -249,6 +257,10 @@ def _build(tree, rng):
     items = [_build(t, rng) for t in tree[1]]
     if tree[0] == "dict":
         return {f"k{k}": item for k, item in enumerate(items)}
+    if tree[0] in ("namedtuple", "object"):
+        record = RECORDS[len(items)](*items) if tree[0] == "namedtuple" else Box()
+        record.__dict__.update({f"f{k}": item for k, item in enumerate(items)}) if tree[0] == "object" else None
+        return record
     return tuple(items) if tree[0] == "tuple" else items
 
 
@@ -256,7 +268,7 @@ def _paths(tree, path):
     """(access path, shape) of every leaf."""
     if tree[0] == "leaf":
         return [(path, tree[1])]
-    index = "['k{}']" if tree[0] == "dict" else "[{}]"
+    index = {"dict": "['k{}']", "namedtuple": ".f{}", "object": ".f{}"}.get(tree[0], "[{}]")
     return [leaf for k, t in enumerate(tree[1]) for leaf in _paths(t, path + index.format(k))]
 
 
@@ -354,26 +366,18 @@ def _twin_jacobian(twin, args):
     """A function of the arguments giving autograd's flattened Jacobian (None where autograd cannot)."""
     import numpy as np
 
+    from adcompiler.testing.oracle import leaves
+
     try:
         import autograd
 
         row = []
         for k in range(len(args)):
             g = autograd.grad(twin, k)(*args)
-            row += _leaves(g)
+            row += leaves(g)
     except Exception:  # noqa: BLE001 - autograd lacks the function: finite differences only
         return None
     return lambda *a: np.array([row])
-
-
-def _leaves(value) -> list:
-    import numpy as np
-
-    if isinstance(value, dict):
-        return [x for v in value.values() for x in _leaves(v)]
-    if isinstance(value, (list, tuple)):
-        return [x for v in value for x in _leaves(v)]
-    return [float(x) for x in np.ravel(value)]
 
 
 def run(programs: int, seed: int, out_dir: str | None = None) -> Summary:
