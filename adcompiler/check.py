@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 from .api import Wrt, differentiate
 from .higher import as_differentiable, leaves, rebuild
+from .trees import fields, make
 
 MAX_OUTPUTS = 20  # up to this many output scalars, each is checked on its own; beyond it, a random mix
 
@@ -85,8 +86,11 @@ def _is_array(value) -> bool:
 
 
 def _bumped(value, j: int, delta):
-    """A copy of ``value`` (a number, array, or nested list/tuple) with its j-th scalar plus ``delta``;
+    """A copy of ``value`` (a number, array, or nested list/tuple/record) with its j-th scalar plus ``delta``;
     an array takes a dtype that holds the sum exactly (complex for the complex step, float64 else)."""
+    items = fields(value)
+    if items is not None:  # a record: its items in key order, as leaves reads them
+        return make(type(value), tuple(items), _bumped(tuple(items.values()), j, delta))
     if isinstance(value, (list, tuple)):
         out, start = [], 0
         for v in value:

@@ -254,3 +254,10 @@ def test_dict_of_params_through_scipy_optimize():
     expected = np.linalg.lstsq(design, y, rcond=None)[0]
     found = unravel(result.x)
     np.testing.assert_allclose(np.append(found["w"], found["c"]), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_check_grad_takes_records():
+    """check_grad perturbs a record's items in key order (central differences and the complex step)."""
+    assert adcompiler.check_grad(F.mlp, MLP, X) < 1e-8
+    assert adcompiler.check_grad(F.nt, F.Point(1.5, -0.5)) < 1e-8
+    assert adcompiler.check_grad(F.dc, F.Params(RNG.normal(size=3), 0.2), 0.7) < 1e-8
