@@ -101,3 +101,11 @@ def test_add_at_into_a_parameter_is_refused_with_its_location():
 
     with pytest.raises(UnsupportedSyntaxError, match="coverage_funcs.py"):
         adcompiler.differentiate(F.add_at_parameter).grad(np.ones(3), 0.5)
+
+
+def test_cotangent_of_a_float_through_numpy_is_a_number():
+    """np.array(x) of a float x: the output is a 0-d array, the cotangent of x a number (not a 0-d array)."""
+    import adcompiler
+
+    _, (ct,) = adcompiler.differentiate(F.array_of_float).vjp((0.7,), np.array(2.0))
+    assert np.ndim(ct) == 0 and not isinstance(ct, np.ndarray) and ct == 2.0

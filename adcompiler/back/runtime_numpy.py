@@ -64,8 +64,8 @@ NUMPY_HELPERS.update(
     be the number 0.0, or of another dtype: a float32 array gets a float32 cotangent)."""
     import numpy
 
-    if type(x) is not numpy.ndarray:
-        return d  # a number's cotangent stays a number
+    if type(x) is not numpy.ndarray:  # a number's cotangent stays a number (not a 0-d array)
+        return d[()] if type(d) is numpy.ndarray and d.ndim == 0 else d
     dtype = x.dtype if x.dtype.kind in "fc" else numpy.result_type(x, numpy.float32)
     if type(d) is numpy.ndarray and d.shape == x.shape:
         return d if d.dtype is dtype else d.astype(dtype)

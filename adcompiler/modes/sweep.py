@@ -169,6 +169,8 @@ class Sweeps(Taping, Adjoints, PrimalSweep, Checkpoints):
         aval = self.facts.avals.get(p)
         if isinstance(aval, V.Num) and aval.dtype not in ("float", "int", "bool"):  # a NumPy float32: its type
             return E.Call(f"numpy.{aval.dtype}", (d,))
+        if self.arrays and not isinstance(d, E.Num):  # arrays' cotangents reached it: a 0-d array made a number
+            return E.Call("@array_like", (d, E.Name(p)))
         return d
 
     def adjoint_of(self, name: str):
