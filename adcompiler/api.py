@@ -13,7 +13,7 @@ from .analysis.show import show
 from .analysis.assume import assumed_signature
 from .modes.checkpoint import checkpoint_problem
 from .arguments import all_floats, as_sequence, checked_ct, checked_tangents, default_wrt, not_differentiable
-from .arguments import real_remedy, refusal, tangent_like, wrt_names
+from .arguments import real_remedy, refusal, refuse_partial, tangent_like, wrt_names
 from .entries import make_entry
 from .back.load import load
 from .front.environment import namespace_of
@@ -21,7 +21,7 @@ from .collector import no_cycle_collection
 from .pickling import reduce
 from .pipeline import BUILDING, Program
 from .trees import any_records, converts, flatten, unflatten, unflatten_each
-from . import numba_backend
+from . import arrays_backend, numba_backend
 
 Wrt = Union[str, int, Sequence[Union[str, int]], None]  # parameters by name or position; None: all
 Checkpoint = Union[int, bool, str, tuple[str, int], None]  # see differentiate
@@ -29,13 +29,13 @@ Checkpoint = Union[int, bool, str, tuple[str, int], None]  # see differentiate
 
 @overload
 def differentiate(
-    fn: Callable[..., Any], *, wrt: Wrt = None, checkpoint: Checkpoint = None, backend: str = "python"
+    fn: Callable[..., Any], *, wrt: Wrt = None, checkpoint: Checkpoint = None, backend: str = "python", arrays="numpy"
 ) -> Differentiable: ...
 @overload
 def differentiate(
-    fn: None = None, *, wrt: Wrt = None, checkpoint: Checkpoint = None, backend: str = "python"
+    fn: None = None, *, wrt: Wrt = None, checkpoint: Checkpoint = None, backend: str = "python", arrays="numpy"
 ) -> Callable[..., Differentiable]: ...
-def differentiate(fn=None, *, wrt=None, checkpoint=None, backend="python"):
+def differentiate(fn=None, *, wrt=None, checkpoint=None, backend="python", arrays="numpy"):
     """Make ``fn`` differentiable: ``f.jvp``, ``f.vjp``, ``f.grad``, ``f.value_and_grad``, ``f.source``.
 
     Usable as ``@differentiate``, ``@differentiate(wrt=("x",))`` or ``differentiate(g, wrt=("x",))``.
@@ -44,27 +44,24 @@ def differentiate(fn=None, *, wrt=None, checkpoint=None, backend="python"):
     iterations), ``True`` (``k = isqrt(N)``), ``"revolve"`` or ``("revolve", c)`` (binomial
     checkpointing, at most ``c`` loop states held).  See ``adcompiler.modes.checkpoint``.
     ``backend="numba"``: the derivative code compiled by ``numba.njit`` (``adcompiler.numba_backend``).
+    ``arrays="any"``: code that calls its arguments' array namespace (Dask, CuPy; ``adcompiler.arrays_backend``).
     """
     problem = checkpoint_problem(checkpoint)
     if problem:
         raise ValueError(problem)
+    arrays_backend.check(arrays, backend)
     fn = numba_backend.for_backend(fn, backend)  # a @numba.njit function's own Python function
-    if isinstance(fn, functools.partial):
-        name = getattr(fn.func, "__name__", "f")
-        raise TypeError(
-            f"adcompiler differentiates plain Python functions, not functools.partial({name}, ...): differentiate "
-            f"{name} itself (wrt= the parameters you want) and pass the bound arguments at each call"
-        )
+    refuse_partial(fn)
     if fn is None:
-        return lambda f: Differentiable(numba_backend.for_backend(f, backend), wrt, checkpoint, backend)
-    return Differentiable(fn, wrt, checkpoint, backend)
+        return lambda f: Differentiable(numba_backend.for_backend(f, backend), wrt, checkpoint, backend, arrays)
+    return Differentiable(fn, wrt, checkpoint, backend, arrays)
 
 
 class Differentiable:
     """A function together with its forward- and reverse-mode derivative code."""
 
     def __init__(
-        self, fn: Callable[..., Any], wrt: Wrt = None, checkpoint: Checkpoint = None, backend: str = "python"
+        self, fn: Callable[..., Any], wrt: Wrt = None, checkpoint: Checkpoint = None, backend="python", arrays="numpy"
     ) -> None:
         self._origin = _origin(fn)  # (owner, mode, signature) when fn is g.grad, g.jvp, ... of a Differentiable
         if self._origin is not None:
@@ -72,6 +69,7 @@ class Differentiable:
             fn = owner._function(mode, sig)  # the generated function itself
         self.checkpoint = checkpoint
         self.backend = backend  # "python", or "numba": the code compiled by numba.njit (numba_backend)
+        self.arrays = arrays  # "numpy", or "any": code that calls its arguments' array namespace (arrays_backend)
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.signature = inspect.signature(fn)
@@ -92,7 +90,7 @@ class Differentiable:
 
     def __reduce__(self):
         """Pickled by reference (see ``adcompiler.pickling``)."""
-        return reduce(self, self.fn, (self.wrt, self.checkpoint, self.backend), self._origin is not None)
+        return reduce(self, self.fn, (self.wrt, self.checkpoint, self.backend, self.arrays), self._origin is not None)
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -180,6 +178,8 @@ class Differentiable:
         built = program.build(self.fn, mode, self.wrt, sig)
         if self.backend == "numba":  # the code compiled by numba.njit
             return compiled.update({mode: numba_backend.build(self, program, built, mode, sig)})
+        if self.arrays == "any":  # the code calls its arguments' array namespace
+            return compiled.update({mode: arrays_backend.build(self, program, built, mode)})
         seen: set = set()
         defs = [d for d in built if not (d.name in seen or seen.add(d.name))]  # type: ignore[func-returns-value]
         source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
@@ -248,7 +248,8 @@ class Differentiable:
             program = self.program
             sig = self._sig
             self._function(stage, sig) if stage in ("forward", "reverse", "grad") else None
-            return program.stage(self.fn, stage, self.wrt, sig)
+            text = program.stage(self.fn, stage, self.wrt, sig)
+            return arrays_backend.shown(text, program, self.fn) if self.arrays == "any" and stage != "anf" else text
 
     # ---- derivatives ----------------------------------------------------------------
 
@@ -378,7 +379,11 @@ class Differentiable:
     def _fast_path(self, name: str, sig: V.Sig) -> bool:
         """Whether ``f.<name>`` gets a fast entry for signature ``sig`` now: it has none yet, and every
         argument is a float, a float array, a list or a tuple."""
-        return self.backend == "python" and name not in self.__dict__ and all(V.entry_testable(a) for a in sig.avals)
+        return (
+            self.backend + self.arrays == "pythonnumpy"
+            and name not in self.__dict__
+            and all(V.entry_testable(a) for a in sig.avals)
+        )
 
     def _numbers_first(self, name: str, mode: str, method, sequences, sig: V.Sig, ct_aval=None) -> None:
         """Make ``f.<name>`` (or ``jvp``, ``vjp``, ...) for later calls: the generated code for ``mode``

@@ -3,6 +3,7 @@ clear errors, and the tangent a zero becomes."""
 
 from __future__ import annotations
 
+import functools
 import sys
 
 from .analysis import values as V
@@ -176,3 +177,13 @@ def real_remedy(value) -> str:
     if isinstance(value, complex) or getattr(getattr(value, "dtype", None), "kind", "") == "c":
         return "pass the real and imaginary parts as separate float arguments"
     return "convert it with .astype(float)" if hasattr(value, "astype") else "pass a float"
+
+
+def refuse_partial(fn) -> None:
+    """Refuse ``functools.partial(g, ...)``: differentiate ``g`` itself, the bound arguments passed at each call."""
+    if isinstance(fn, functools.partial):
+        name = getattr(fn.func, "__name__", "f")
+        raise TypeError(
+            f"adcompiler differentiates plain Python functions, not functools.partial({name}, ...): differentiate "
+            f"{name} itself (wrt= the parameters you want) and pass the bound arguments at each call"
+        )

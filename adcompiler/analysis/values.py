@@ -238,9 +238,8 @@ _FLAT = {}  # frozenset of element types -> the Seq for a list of only those (th
 
 
 def describe(value, _depth: int = 0) -> Aval:
-    """The abstract value of a run-time value: every element of a list looked at (at C speed for
-    flat lists of Python numbers), tuples item by item.  Equal structures give the same (cached)
-    object, so comparing them is quick."""
+    """The abstract value of a run-time value: every element of a list looked at (at C speed for flat lists
+    of Python numbers), tuples item by item.  Equal structures give one (cached) object: quick to compare."""
     t = type(value)
     if t is float:
         return FLOAT
@@ -295,6 +294,8 @@ def describe(value, _depth: int = 0) -> Aval:
             return found
         if isinstance(value, numpy.generic) and isinstance(value, numpy.number | numpy.bool_):
             return Num("float" if t is numpy.float64 else value.dtype.name)
+    if hasattr(t, "__array_namespace__") or t.__module__.startswith("dask.array"):  # arrays="any": arrays_backend
+        return Arr(value.ndim, getattr(value.dtype, "name", None) or str(value.dtype).rpartition(".")[2])
     if value is None:
         return NONE
     if value is Ellipsis:
