@@ -207,7 +207,8 @@ XP_HELPERS.update(
     xp = namespace(d, x, g)
     shape, dtype = shape_of(x), floating(xp, x)
     parts = list(index) if type(index) is tuple else [index]
-    if len(parts) == 1 and hasattr(parts[0], "shape") or type(parts[0]) is list:
+    whole = all(p is Ellipsis or p == slice(None) for p in parts[1:])
+    if whole and (hasattr(parts[0], "shape") or type(parts[0]) is list):  # one integer array, on the first axis
         where = xp.reshape(xp.asarray(parts[0]), (-1,))
         if not xp.isdtype(where.dtype, "integral"):
             raise TypeError(f"x[mask] of a boolean mask under arrays='any' ({xp.__name__}): write np.where(mask, x, 0.0)")
@@ -239,3 +240,17 @@ XP_HELPERS.update(
 ''',
     }
 )
+
+XP_HELPERS["take_and_clear"] = '''def take_and_clear(d, x, index):
+    """(d with d[index] set to zero, the old d[index]): the adjoint of writing x[index] = v, with no
+    item assignment (the cleared positions by the mask scatter_add makes)."""
+    xp = namespace(d, x)
+    dtype = floating(xp, x)
+    parts = index if type(index) is tuple else (index,)
+    if any(hasattr(p, "shape") or type(p) is list for p in parts):
+        raise TypeError(f"x[integer array] = v under arrays='any' ({xp.__name__}): its adjoint needs the last write to each position; write x[slice] = v, or use arrays='numpy'")
+    d = xp.astype(xp.zeros(shape_of(x), dtype=dtype) + d, dtype)
+    part = d[index]
+    mask = scatter_add(0.0, x, index, xp.ones(shape_of(part), dtype=dtype))
+    return xp.where(mask != 0, xp.zeros_like(d), d), part
+'''
