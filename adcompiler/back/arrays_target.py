@@ -119,8 +119,10 @@ def translate(source: str, helpers: dict, fresh, globals_: dict) -> str:
     for helper in needed:
         name_of(helper)
     order = ["namespace"] + sorted(needed - {"namespace"})
-    added = [_renamed(XP_HELPERS[h], names) + "\n\n" for h in order]
-    return "".join(added) + _apply(lines, edits)
+    added = "".join(_renamed(XP_HELPERS[h], names) + "\n\n" for h in order)
+    first = next((s.lineno for s in tree.body if isinstance(s, ast.FunctionDef)), len(lines) + 1)
+    edits.append((first, 0, first, 0, added))  # after the module's docstring and imports
+    return _apply(lines, edits)
 
 
 class _Rewrite(ast.NodeVisitor):
