@@ -106,7 +106,7 @@ XP_HELPERS.update(
     if not shape:
         return xp.sum(g)
     if not g_shape:
-        return xp.full(shape, g, dtype=floating(xp, x))
+        return xp.full_like(x, g, dtype=floating(xp, x))  # (x's chunks, for a Dask array)
     if len(g_shape) > len(shape):
         g = xp.sum(g, axis=tuple(range(len(g_shape) - len(shape))))
     axes = tuple(k for k, n in enumerate(shape) if n == 1 and g.shape[k] != 1)
@@ -120,7 +120,7 @@ XP_HELPERS.update(
     xp = namespace(g, x)
     dtype = floating(xp, x)
     if not hasattr(g, "shape"):
-        return xp.full(shape, g, dtype=dtype)
+        return xp.full_like(x, g, dtype=dtype)  # (x's chunks, for a Dask array)
     if axis is not None and not keepdims:
         for a in sorted(k % len(shape) for k in (axis if type(axis) is tuple else (axis,))):
             g = xp.expand_dims(g, axis=a)
