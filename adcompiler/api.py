@@ -13,7 +13,7 @@ from .analysis.show import show
 from .analysis.assume import assumed_signature
 from .modes.checkpoint import checkpoint_problem
 from .arguments import all_floats, as_sequence, checked_ct, checked_tangents, default_wrt, not_differentiable
-from .arguments import real_remedy, refusal, refuse_partial, tangent_like, wrt_names
+from .arguments import real_remedy, refusal, refuse_other_arrays, refuse_partial, tangent_like, wrt_names
 from .entries import make_entry
 from .back.load import load
 from .front.environment import namespace_of
@@ -274,6 +274,7 @@ class Differentiable:
             if all_floats(values):  # numbers only, the common case: nothing to refuse
                 self._sig = self._floats
                 return values, self._floats
+        refuse_other_arrays(self.fn, self.params, values) if self.arrays == "numpy" else None
         sig = self._specialise(values)
         if self._origin is not None and any_records(sig.avals):  # derivative code reads records as tuples
             values = tuple(flatten(v, a) for v, a in zip(values, sig.avals))

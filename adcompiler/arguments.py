@@ -187,3 +187,17 @@ def refuse_partial(fn) -> None:
             f"adcompiler differentiates plain Python functions, not functools.partial({name}, ...): differentiate "
             f"{name} itself (wrt= the parameters you want) and pass the bound arguments at each call"
         )
+
+
+def refuse_other_arrays(fn, params: tuple, values: tuple) -> None:
+    """Refuse an array of another library than NumPy (Dask, CuPy, ...) where the code is NumPy's: the
+    code for it is generated under ``arrays="any"`` (see ``adcompiler.arrays_backend``)."""
+    for name, value in zip(params, values):
+        t = type(value)
+        if t.__module__.split(".")[0] != "numpy" and (
+            hasattr(t, "__array_namespace__") or t.__module__.startswith("dask.")
+        ):
+            raise TypeError(
+                f"{fn.__name__}: {name} is a {t.__module__.split('.')[0]} array, and this derivative code is NumPy's: "
+                f'differentiate({fn.__name__}, arrays="any") generates code that runs on it'
+            )

@@ -180,3 +180,19 @@ def test_adc_compile_arrays_any(tmp_path):
     for g, e in zip(grads, expected):
         assert isinstance(g, da.Array)
         np.testing.assert_allclose(g.compute(), e, rtol=1e-12)
+
+
+def test_other_arrays_refused_by_numpy_code():
+    """The default code is NumPy's: another library's array is refused, naming arrays="any"."""
+    xps = pytest.importorskip("array_api_strict")
+    with pytest.raises(TypeError, match=r'x is a array_api_strict array.*arrays="any"'):
+        differentiate(F.elementwise).grad(xps.asarray([1.0, 2.0]))
+
+
+def test_function_outside_the_standard_refused_at_its_line():
+    def contracted(a, b):
+        return np.sum(np.einsum("ij,j->i", a, b))
+
+    with pytest.raises(UnsupportedSyntaxError, match=r"np.einsum \(not in the array API standard\)") as info:
+        differentiate(contracted, arrays="any").grad(RNG.random((2, 2)), RNG.random(2))
+    assert "np.einsum" in info.value.text and info.value.filename.endswith("test_arrays_any.py")

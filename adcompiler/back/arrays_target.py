@@ -94,9 +94,8 @@ def translate(source: str, helpers: dict, fresh, globals_: dict) -> str:
         needed.add(helper)
         return names[helper]
 
-    for stmt in tree.body:
-        if not isinstance(stmt, ast.FunctionDef):
-            continue
+    defs = [s for s in tree.body if isinstance(s, ast.FunctionDef)]
+    for stmt in sorted(defs, key=lambda s: s.name in aliases):  # the user's constructs reported first
         helper = aliases.get(stmt.name)
         if helper is not None:
             if helper in XP_HELPERS:
