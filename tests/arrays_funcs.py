@@ -44,8 +44,9 @@ def written(x):
     return np.sum(y * y)
 
 
-def prod_of(x):
-    return np.prod(np.sin(x))
+def tensordot_of(a, b):
+    """np.tensordot is in the standard; the helper its adjoint needs has no array-API version here."""
+    return np.sum(np.tensordot(a, b, axes=1))
 
 
 def _written_gradient(x):
@@ -55,3 +56,25 @@ def _written_gradient(x):
 
 
 written.gradient = _written_gradient
+
+
+def spread(x):
+    return np.var(x, axis=0, ddof=1).sum() + np.std(x) + np.prod(np.cos(x), axis=1).sum() + np.prod(x)
+
+
+def joined(x, y):
+    s = np.stack([x, y * 2.0], axis=1)
+    c = np.concatenate([x, np.sin(y)], axis=0)
+    return np.sum(s**2) + np.sum(np.exp(c))
+
+
+def taken(x, idx):
+    return np.sum(np.take(x, idx, axis=1) ** 2)
+
+
+def _taken_gradient(x, idx):
+    """The analytic gradient of taken: 2 x times how often each column is taken."""
+    return 2 * x * np.bincount(idx, minlength=x.shape[1])
+
+
+taken.gradient = _taken_gradient

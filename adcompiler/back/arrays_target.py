@@ -33,7 +33,7 @@ SAME = frozenset(
     "eye flip floor full full_like greater greater_equal hypot imag isfinite isinf isnan less less_equal linspace "
     "log log10 log1p log2 logaddexp logical_and logical_not logical_or matmul matrix_transpose max maximum mean "
     "meshgrid min minimum moveaxis multiply negative nonzero not_equal ones ones_like permute_dims positive pow prod "
-    "real reshape roll round sign sin sinh sort sqrt square squeeze stack std subtract sum tan tanh tensordot tril "
+    "real reshape roll round sign sin sinh sort sqrt square squeeze stack std subtract sum take tan tanh tensordot tril "
     "triu trunc var vecdot where zeros zeros_like".split()
 )
 RENAMED = {
@@ -62,6 +62,7 @@ BY_HELPER = {
     "dot": "dot",
     "outer": "outer",
 }
+KEYWORDS = {"var": {"ddof": "correction"}, "std": {"ddof": "correction"}}  # NumPy's keyword -> the standard's
 DTYPES = frozenset(
     "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float32 float64 complex64 complex128".split()
 )
@@ -130,6 +131,14 @@ class _Rewrite(ast.NodeVisitor):
     def __init__(self, xp: str, imports: dict, globals_: dict, bound: set, name_of):
         self.xp, self.imports, self.globals, self.bound, self.name_of = xp, imports, globals_, bound, name_of
         self.edits: list = []
+        self.keywords: dict = {}  # a NumPy function's reference -> its keywords' names in the standard
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        for k in node.keywords:
+            renamed = self.keywords.get(node.func, {}).get(k.arg)
+            if renamed is not None:
+                self.edits.append((k.lineno, k.col_offset, k.lineno, k.col_offset + len(k.arg), renamed))
 
     def visit_Attribute(self, node):
         if not self._numpy(node):
@@ -157,6 +166,7 @@ class _Rewrite(ast.NodeVisitor):
             text = self.name_of(BY_HELPER[name])
         elif name in SAME or name in RENAMED:
             text = f"{self.xp}.{RENAMED.get(name, name)}"
+            self.keywords[node] = KEYWORDS.get(name, {})
         else:
             raise NotInStandard(f"np.{name} (not in the array API standard)", node.lineno)
         self.edits.append((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, text))

@@ -265,3 +265,70 @@ XP_HELPERS["expect"] = (  # the arguments' checks of a written module: another l
     .replace('or type(value).__module__ == "numpy"\n', 'or type(value).__module__ == "numpy" or array\n')
 )
 assert XP_HELPERS["expect"].count("__array_namespace__") == 1 and XP_HELPERS["expect"].count("or array\n") == 1
+
+XP_HELPERS.update(
+    {
+        "prod_vjp": '''def prod_vjp(g, x, axis=None, keepdims=False):
+    """Cotangent of numpy.prod over axis: g times the product of the other entries (exact at zeros),
+    by running products from the left and from the right."""
+    if not hasattr(x, "shape"):
+        return g
+    xp = namespace(g, x)
+    shape = tuple(x.shape)
+    ax = None if axis is None else axis % len(shape)
+    a = xp.reshape(x, (-1,)) if ax is None else xp.moveaxis(x, ax, -1)
+    ones = xp.ones(tuple(a.shape[:-1]) + (1,), dtype=a.dtype)
+    left = xp.cumulative_prod(xp.concat([ones, a[..., :-1]], axis=-1), axis=-1)
+    right = xp.cumulative_prod(xp.concat([ones, xp.flip(a, axis=-1)[..., :-1]], axis=-1), axis=-1)
+    others = left * xp.flip(right, axis=-1)
+    if ax is None:
+        return xp.reshape(g * others, shape)
+    gg = xp.squeeze(g, axis=ax) if keepdims and hasattr(g, "shape") and len(g.shape) else g
+    gg = xp.expand_dims(gg, axis=-1) if hasattr(gg, "shape") else gg
+    return xp.moveaxis(gg * others, -1, ax)
+''',
+        "var_jvp": '''def var_jvp(dx, x, axis=None, keepdims=False, ddof=0):
+    """Tangent of numpy.var(x, axis, keepdims=keepdims, ddof=ddof): 2 sum((x - mean) dx) / (n - ddof)."""
+    xp = namespace(dx, x)
+    mean = xp.mean(x, axis=axis, keepdims=True)
+    n = size_of(x) // max(size_of(mean), 1)
+    return 2.0 * xp.sum((x - mean) * dx, axis=axis, keepdims=keepdims) / (n - ddof)
+''',
+        "var_vjp": '''def var_vjp(g, x, axis=None, keepdims=False, ddof=0):
+    """Cotangent of numpy.var(x, axis, keepdims=keepdims, ddof=ddof): g 2 (x - mean) / (n - ddof)."""
+    if not hasattr(x, "shape"):
+        return 0.0 * g
+    xp = namespace(g, x)
+    mean = xp.mean(x, axis=axis, keepdims=True)
+    n = size_of(x) // max(size_of(mean), 1)
+    if axis is not None and not keepdims and hasattr(g, "shape"):
+        for a in sorted(k % len(x.shape) for k in (axis if type(axis) is tuple else (axis,))):
+            g = xp.expand_dims(g, axis=a)
+    return 2.0 * g * (x - mean) / (n - ddof)
+''',
+        "unjoin": '''def unjoin(g, kind, axis, i, *arrays):
+    """The part of g, the cotangent of numpy.<kind>(arrays, axis), that belongs to arrays[i]."""
+    if kind not in ("stack", "concatenate") or axis is None:
+        raise TypeError(f"np.{kind}(..., axis={axis!r}) under arrays='any': write np.stack or np.concatenate with an axis")
+    ax = axis % len(shape_of(g))
+    if kind == "stack":
+        return g[(slice(None),) * ax + (i, Ellipsis)]
+    start = sum(shape_of(a)[ax] for a in arrays[:i])
+    return g[(slice(None),) * ax + (slice(start, start + shape_of(arrays[i])[ax]), Ellipsis)]
+''',
+        "take_vjp": '''def take_vjp(g, a, indices, axis=None):
+    """The cotangent of a in numpy.take(a, indices, axis): g added back at the indices taken (repeats
+    adding up), by a product with the one-hot matrix of the indices."""
+    xp = namespace(g, a, indices)
+    shape, dtype = shape_of(a), floating(xp, a)
+    whole = (size_of(a),) if axis is None else shape
+    ax = 0 if axis is None else axis % len(shape)
+    where = xp.reshape(xp.asarray(indices), (-1,))
+    n = whole[ax]
+    onehot = xp.astype(xp.reshape(where % n, (-1, 1)) == xp.reshape(xp.arange(n), (1, -1)), dtype)
+    moved = xp.reshape(xp.astype(xp.asarray(g), dtype), whole[:ax] + (where.shape[0],) + whole[ax + 1 :])
+    out = xp.moveaxis(xp.matmul(xp.moveaxis(moved, ax, -1), onehot), -1, ax)
+    return xp.reshape(out, shape) if hasattr(a, "shape") else out[0]
+''',
+    }
+)
