@@ -97,10 +97,12 @@ def not_differentiable(value) -> str:
     if isinstance(value, complex):
         return f"the complex number {value!r} (complex arguments are not supported)"
     dtype = getattr(value, "dtype", None)
-    kind = getattr(dtype, "kind", "f")
+    name = str(dtype).rpartition(".")[2]  # another library's dtype (array-api-strict's) has no kind
+    kind = getattr(dtype, "kind", None) or ("b" if name == "bool" else "c" if "complex" in name else "f")
+    kind = "i" if kind == "f" and "int" in name else kind
     if kind not in "iubc":
         return ""
-    what = "an array" if type(value).__name__ == "ndarray" else "a NumPy scalar"
+    what = "a NumPy scalar" if type(value).__module__ == "numpy" and type(value).__name__ != "ndarray" else "an array"
     if kind == "c":
         return f"{what} of {dtype} (complex arguments are not supported)"
     return f"{what} of {dtype}"
@@ -176,6 +178,8 @@ def real_remedy(value) -> str:
         return f"pass a float ({float(value)!r}) if it varies continuously"
     if isinstance(value, complex) or getattr(getattr(value, "dtype", None), "kind", "") == "c":
         return "pass the real and imaginary parts as separate float arguments"
+    if not hasattr(value, "astype") and hasattr(type(value), "__array_namespace__"):  # the standard's arrays
+        return "convert it with xp.astype(x, xp.float64)"
     return "convert it with .astype(float)" if hasattr(value, "astype") else "pass a float"
 
 

@@ -199,3 +199,23 @@ def test_function_outside_the_standard_refused_at_its_line():
     with pytest.raises(UnsupportedSyntaxError, match=r"np.einsum \(not in the array API standard\)") as info:
         differentiate(contracted, arrays="any").grad(RNG.random((2, 2)), RNG.random(2))
     assert "np.einsum" in info.value.text and info.value.filename.endswith("test_arrays_any.py")
+
+
+def test_integer_arrays_refused():
+    """An integer array of another library where a derivative is asked for: refused as NumPy's are."""
+    xps = pytest.importorskip("array_api_strict")
+    da = pytest.importorskip("dask.array")
+    d = differentiate(F.elementwise, arrays="any")
+    with pytest.raises(TypeError, match=r"an array of array_api_strict.int64: convert it with xp.astype"):
+        d.grad(xps.asarray([1, 2]))
+    with pytest.raises(TypeError, match=r"an array of int64: convert it with .astype\(float\)"):
+        d.grad(da.from_array(np.array([1, 2])))
+
+
+def test_float32_kept():
+    """A float32 array of another library gets a float32 gradient."""
+    xps = pytest.importorskip("array_api_strict")
+    g = differentiate(F.elementwise, arrays="any").grad(xps.asarray([0.5, -1.0], dtype=xps.float32))
+    assert g.dtype == xps.float32
+    expected = oracle(F.elementwise, (np.array([0.5, -1.0]),), (0,))[0]
+    np.testing.assert_allclose(np.asarray(g), expected, rtol=1e-5)
