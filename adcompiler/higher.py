@@ -141,6 +141,11 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = None, mode: str = "auto") -> Call
     def checked(*args):
         np = _numpy()
         args, sig = d._bound(args, flat=False)  # records kept: jvp and vjp take them
+        if any(type(a).__module__.split(".")[0] not in ("numpy", "builtins") and hasattr(a, "dtype") for a in args):
+            raise TypeError(
+                f"jacobian of {d.fn.__name__} builds NumPy arrays; for arrays of {type(args[0]).__module__.split('.')[0]} "
+                'or another library (arrays="any"), call its vjp or jvp, which keep them'
+            )
         if mode == "reverse" and _rows_apply(d, sig):  # no primal run to count the outputs
             entry = _rows_entry(d, sig, lambda *a: checked(*a).tolist())
             made.setdefault("entry", entry)

@@ -219,3 +219,20 @@ def test_float32_kept():
     assert g.dtype == xps.float32
     expected = oracle(F.elementwise, (np.array([0.5, -1.0]),), (0,))[0]
     np.testing.assert_allclose(np.asarray(g), expected, rtol=1e-5)
+
+
+def test_jacobian_of_other_arrays_refused():
+    """jacobian assembles NumPy arrays: with NumPy arguments it works under arrays="any", with another
+    library's it says to use vjp or jvp."""
+    from adcompiler import jacobian
+
+    da = pytest.importorskip("dask.array")
+
+    def vec(x):
+        return np.sin(x) * x[0]
+
+    x = np.array([0.3, 0.5, 0.9])
+    J = jacobian(differentiate(vec, arrays="any"))(x)
+    np.testing.assert_allclose(J, autograd.jacobian(lambda v: agnp.sin(v) * v[0])(x), rtol=1e-12)
+    with pytest.raises(TypeError, match="call its vjp or jvp"):
+        jacobian(differentiate(vec, arrays="any"))(da.from_array(x))
