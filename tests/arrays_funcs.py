@@ -78,3 +78,16 @@ def _taken_gradient(x, idx):
 
 
 taken.gradient = _taken_gradient
+
+
+def _layer(W, h):
+    return np.tanh(W @ h)
+
+
+def looped(W, h):
+    """A loop and a call of another function: the tape and the callee's sweeps in array-API form."""
+    for _ in range(3):
+        h = _layer(W, h)
+    if np.sum(h) > 0.0:
+        h = h * 2.0
+    return np.sum(h * h)
