@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import types
 import inspect
 import sys
 from typing import Any, Callable, Sequence, Union, overload
@@ -14,16 +13,16 @@ from .analysis.show import show
 from .analysis.assume import assumed_signature
 from .modes.checkpoint import checkpoint_problem
 from .arguments import all_floats, as_sequence, checked_ct, checked_tangents, default_wrt, not_differentiable
-from .arguments import real_remedy, refusal, tangent_like, wrt_names
+from .arguments import real_remedy, refusal, refuse_other_arrays, refuse_partial, tangent_like, wrt_names
 from .entries import make_entry
 from .back.load import load
 from .front.environment import namespace_of
 from .collector import no_cycle_collection
 from .pickling import reduce
-from .methods import bind
+from .methods import bind, method_of
 from .pipeline import BUILDING, Program
-from .trees import any_records, converts, flatten, unflatten, unflatten_each
-from . import numba_backend
+from .trees import any_records, converts, flatten, gradient_of, unflatten, unflatten_each
+from . import arrays_backend, numba_backend
 
 Wrt = Union[str, int, Sequence[Union[str, int]], None]  # parameters by name or position; None: all
 Checkpoint = Union[int, bool, str, tuple[str, int], None]  # see differentiate
@@ -31,45 +30,38 @@ Checkpoint = Union[int, bool, str, tuple[str, int], None]  # see differentiate
 
 @overload
 def differentiate(
-    fn: Callable[..., Any], *, wrt: Wrt = None, checkpoint: Checkpoint = None, backend: str = "python"
+    fn: Callable[..., Any], *, wrt: Wrt = None, checkpoint: Checkpoint = None, backend: str = "python", arrays="numpy"
 ) -> Differentiable: ...
 @overload
 def differentiate(
-    fn: None = None, *, wrt: Wrt = None, checkpoint: Checkpoint = None, backend: str = "python"
+    fn: None = None, *, wrt: Wrt = None, checkpoint: Checkpoint = None, backend: str = "python", arrays="numpy"
 ) -> Callable[..., Differentiable]: ...
-def differentiate(fn=None, *, wrt=None, checkpoint=None, backend="python"):
+def differentiate(fn=None, *, wrt=None, checkpoint=None, backend="python", arrays="numpy"):
     """Make ``fn`` differentiable: ``f.jvp``, ``f.vjp``, ``f.grad``, ``f.value_and_grad``, ``f.source``.
 
-    Usable as ``@differentiate``, ``@differentiate(wrt=("x",))`` or ``differentiate(g, wrt=("x",))``.
-    ``wrt`` names the parameters to differentiate with respect to; every parameter by default.
-    ``checkpoint`` trades time for memory in reverse mode: ``k`` (loops in segments of ``k``
-    iterations), ``True`` (``k = isqrt(N)``), ``"revolve"`` or ``("revolve", c)`` (binomial
-    checkpointing, at most ``c`` loop states held).  See ``adcompiler.modes.checkpoint``.
-    ``backend="numba"``: the derivative code compiled by ``numba.njit`` (``adcompiler.numba_backend``).
+    Usable as ``@differentiate``, ``@differentiate(wrt=("x",))`` or ``differentiate(g, wrt=("x",))``;
+    ``wrt`` names the parameters to differentiate with respect to (all by default).  ``checkpoint``
+    trades time for memory in reverse mode: ``k``, ``True``, ``"revolve"`` or ``("revolve", c)`` (see
+    ``adcompiler.modes.checkpoint``).  ``backend="numba"``: code compiled by ``numba.njit``;
+    ``arrays="any"``: code calling its arguments' array namespace (Dask, CuPy; ``arrays_backend``).
     """
     if checkpoint_problem(checkpoint):
         raise ValueError(checkpoint_problem(checkpoint))
+    arrays_backend.check(arrays, backend)
     fn = numba_backend.for_backend(fn, backend)  # a @numba.njit function's own Python function
-    if isinstance(fn, types.MethodType) and not isinstance(fn.__self__, Differentiable):  # model.forward
-        return bind(Differentiable(fn.__func__, wrt, checkpoint, backend), fn.__self__)
-    if isinstance(fn, staticmethod):  # @differentiate over @staticmethod: the function, static still
-        return staticmethod(differentiate(fn.__func__, wrt=wrt, checkpoint=checkpoint, backend=backend))
-    if isinstance(fn, functools.partial):
-        name = getattr(fn.func, "__name__", "f")
-        raise TypeError(
-            f"adcompiler differentiates plain Python functions, not functools.partial({name}, ...): differentiate "
-            f"{name} itself (wrt= the parameters you want) and pass the bound arguments at each call"
-        )
-    if fn is None:
-        return lambda f: differentiate(f, wrt=wrt, checkpoint=checkpoint, backend=backend)
-    return Differentiable(fn, wrt, checkpoint, backend)
+    options = dict(wrt=wrt, checkpoint=checkpoint, backend=backend, arrays=arrays)
+    method = method_of(fn, Differentiable, lambda f: differentiate(f, **options))  # model.forward, static methods
+    refuse_partial(fn)
+    if fn is None or method is not None:
+        return method or (lambda f: differentiate(f, **options))
+    return Differentiable(fn, wrt, checkpoint, backend, arrays)
 
 
 class Differentiable:
     """A function together with its forward- and reverse-mode derivative code."""
 
     def __init__(
-        self, fn: Callable[..., Any], wrt: Wrt = None, checkpoint: Checkpoint = None, backend: str = "python"
+        self, fn: Callable[..., Any], wrt: Wrt = None, checkpoint: Checkpoint = None, backend="python", arrays="numpy"
     ) -> None:
         self._origin = _origin(fn)  # (owner, mode, signature) when fn is g.grad, g.jvp, ... of a Differentiable
         if self._origin is not None:
@@ -77,6 +69,7 @@ class Differentiable:
             fn = owner._function(mode, sig)  # the generated function itself
         self.checkpoint = checkpoint
         self.backend = backend  # "python", or "numba": the code compiled by numba.njit (numba_backend)
+        self.arrays = arrays  # "numpy", or "any": code that calls its arguments' array namespace (arrays_backend)
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.signature = inspect.signature(fn)
@@ -98,7 +91,7 @@ class Differentiable:
 
     def __reduce__(self):
         """Pickled by reference (see ``adcompiler.pickling``)."""
-        return reduce(self, self.fn, (self.wrt, self.checkpoint, self.backend), self._origin is not None)
+        return reduce(self, self.fn, (self.wrt, self.checkpoint, self.backend, self.arrays), self._origin is not None)
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else bind(self, obj)  # a method of obj (adcompiler.methods)
@@ -186,6 +179,8 @@ class Differentiable:
         built = program.build(self.fn, mode, self.wrt, sig)
         if self.backend == "numba":  # the code compiled by numba.njit
             return compiled.update({mode: numba_backend.build(self, program, built, mode, sig)})
+        if self.arrays == "any":  # the code calls its arguments' array namespace
+            return compiled.update({mode: arrays_backend.build(self, program, built, mode)})
         seen: set = set()
         defs = [d for d in built if not (d.name in seen or seen.add(d.name))]  # type: ignore[func-returns-value]
         source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
@@ -254,7 +249,8 @@ class Differentiable:
             program = self.program
             sig = self._sig
             self._function(stage, sig) if stage in ("forward", "reverse", "grad") else None
-            return program.stage(self.fn, stage, self.wrt, sig)
+            text = program.stage(self.fn, stage, self.wrt, sig)
+            return arrays_backend.shown(text, program, self.fn) if self.arrays == "any" and stage != "anf" else text
 
     # ---- derivatives ----------------------------------------------------------------
 
@@ -279,6 +275,7 @@ class Differentiable:
             if all_floats(values):  # numbers only, the common case: nothing to refuse
                 self._sig = self._floats
                 return values, self._floats
+        refuse_other_arrays(self.fn, self.params, values) if self.arrays == "numpy" else None
         sig = self._specialise(values)
         if self._origin is not None and any_records(sig.avals):  # derivative code reads records as tuples
             values = tuple(flatten(v, a) for v, a in zip(values, sig.avals))
@@ -362,7 +359,7 @@ class Differentiable:
             self._numbers_first("value_and_grad", "value_and_grad", Differentiable.value_and_grad, None, sig)
         if converts(sig.avals):
             value, g = function(*args)
-            return value, self._gradient_records(g, sig)
+            return value, gradient_of(g, [sig.avals[i] for i in self._positions])
         return function(*args)
 
     def grad(self, *args: Any, **kwargs: Any) -> Any:
@@ -373,18 +370,17 @@ class Differentiable:
         if self._fast_path("grad", sig):  # later calls like this one skip the checks
             self._numbers_first("grad", "grad", Differentiable.grad, None, sig)
         if converts(sig.avals):
-            return self._gradient_records(function(*args), sig)
+            return gradient_of(function(*args), [sig.avals[i] for i in self._positions])
         return function(*args)
-
-    def _gradient_records(self, g, sig: V.Sig):
-        """A gradient with each record argument's part made a record of its keys and type again."""
-        avals = [sig.avals[i] for i in self._positions]
-        return unflatten(g, avals[0], True) if len(avals) == 1 else unflatten_each(g, avals, True)
 
     def _fast_path(self, name: str, sig: V.Sig) -> bool:
         """Whether ``f.<name>`` gets a fast entry for signature ``sig`` now: it has none yet, and every
         argument is a float, a float array, a list or a tuple."""
-        return self.backend == "python" and name not in self.__dict__ and all(V.entry_testable(a) for a in sig.avals)
+        return (
+            self.backend + self.arrays == "pythonnumpy"
+            and name not in self.__dict__
+            and all(V.entry_testable(a) for a in sig.avals)
+        )
 
     def _numbers_first(self, name: str, mode: str, method, sequences, sig: V.Sig, ct_aval=None) -> None:
         """Make ``f.<name>`` (or ``jvp``, ``vjp``, ...) for later calls: the generated code for ``mode``

@@ -3,6 +3,7 @@ clear errors, and the tangent a zero becomes."""
 
 from __future__ import annotations
 
+import functools
 import sys
 
 from .analysis import values as V
@@ -96,10 +97,12 @@ def not_differentiable(value) -> str:
     if isinstance(value, complex):
         return f"the complex number {value!r} (complex arguments are not supported)"
     dtype = getattr(value, "dtype", None)
-    kind = getattr(dtype, "kind", "f")
+    name = str(dtype).rpartition(".")[2]  # another library's dtype (array-api-strict's) has no kind
+    kind = getattr(dtype, "kind", None) or ("b" if name == "bool" else "c" if "complex" in name else "f")
+    kind = "i" if kind == "f" and "int" in name else kind
     if kind not in "iubc":
         return ""
-    what = "an array" if type(value).__name__ == "ndarray" else "a NumPy scalar"
+    what = "a NumPy scalar" if type(value).__module__ == "numpy" and type(value).__name__ != "ndarray" else "an array"
     if kind == "c":
         return f"{what} of {dtype} (complex arguments are not supported)"
     return f"{what} of {dtype}"
@@ -172,4 +175,30 @@ def real_remedy(value) -> str:
         return f"pass a float ({float(value)!r}) if it varies continuously"
     if isinstance(value, complex) or getattr(getattr(value, "dtype", None), "kind", "") == "c":
         return "pass the real and imaginary parts as separate float arguments"
+    if not hasattr(value, "astype") and hasattr(type(value), "__array_namespace__"):  # the standard's arrays
+        return "convert it with xp.astype(x, xp.float64)"
     return "convert it with .astype(float)" if hasattr(value, "astype") else "pass a float"
+
+
+def refuse_partial(fn) -> None:
+    """Refuse ``functools.partial(g, ...)``: differentiate ``g`` itself, the bound arguments passed at each call."""
+    if isinstance(fn, functools.partial):
+        name = getattr(fn.func, "__name__", "f")
+        raise TypeError(
+            f"adcompiler differentiates plain Python functions, not functools.partial({name}, ...): differentiate "
+            f"{name} itself (wrt= the parameters you want) and pass the bound arguments at each call"
+        )
+
+
+def refuse_other_arrays(fn, params: tuple, values: tuple) -> None:
+    """Refuse an array of another library than NumPy (Dask, CuPy, ...) where the code is NumPy's: the
+    code for it is generated under ``arrays="any"`` (see ``adcompiler.arrays_backend``)."""
+    for name, value in zip(params, values):
+        t = type(value)
+        if t.__module__.split(".")[0] != "numpy" and (
+            hasattr(t, "__array_namespace__") or t.__module__.startswith("dask.")
+        ):
+            raise TypeError(
+                f"{fn.__name__}: {name} is a {t.__module__.split('.')[0]} array, and this derivative code is NumPy's: "
+                f'differentiate({fn.__name__}, arrays="any") generates code that runs on it'
+            )

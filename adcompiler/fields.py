@@ -22,9 +22,17 @@ def record_fields(value) -> dict | None:
             return None
         return {f.name: getattr(value, f.name) for f in named}
     attributes = getattr(value, "__dict__", None)
+    if _array_like(value):  # an array of another library (arrays="any"): not its attributes
+        return None
     if type(attributes) is dict and not isinstance(value, _NOT_RECORDS) and all(type(k) is str for k in attributes):
         return attributes
     return None
 
 
 _NOT_RECORDS = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType)
+
+
+def _array_like(value) -> bool:
+    """An array of an array library other than NumPy (the array API's ``__array_namespace__``, Dask)."""
+    t = type(value)
+    return hasattr(t, "__array_namespace__") or t.__module__.startswith(("dask.", "cupy", "jax", "torch"))

@@ -108,8 +108,9 @@ def _directions(d: Differentiable, args: tuple):
 def as_differentiable(f, wrt) -> Differentiable:
     if isinstance(f, Differentiable) and (wrt is None or tuple(wrt) == f.wrt):
         return f
-    backend = f.backend if isinstance(f, Differentiable) else "python"
-    return differentiate(f.fn if isinstance(f, Differentiable) else f, wrt=wrt, backend=backend)
+    if not isinstance(f, Differentiable):
+        return differentiate(f, wrt=wrt)
+    return differentiate(f.fn, wrt=wrt, backend=f.backend, arrays=f.arrays)
 
 
 def _basis_tangents(d: Differentiable, args: tuple, np):
@@ -140,6 +141,11 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = None, mode: str = "auto") -> Call
     def checked(*args):
         np = _numpy()
         args, sig = d._bound(args, flat=False)  # records kept: jvp and vjp take them
+        if any(type(a).__module__.split(".")[0] not in ("numpy", "builtins") and hasattr(a, "dtype") for a in args):
+            raise TypeError(
+                f"jacobian of {d.fn.__name__} builds NumPy arrays; for arrays of {type(args[0]).__module__.split('.')[0]} "
+                'or another library (arrays="any"), call its vjp or jvp, which keep them'
+            )
         if mode == "reverse" and _rows_apply(d, sig):  # no primal run to count the outputs
             entry = _rows_entry(d, sig, lambda *a: checked(*a).tolist())
             made.setdefault("entry", entry)
@@ -172,7 +178,7 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = None, mode: str = "auto") -> Call
 def _rows_apply(d: Differentiable, sig) -> bool:
     """Whether the reverse Jacobian of ``d`` for this signature is one generated function (see
     ``modes.reverse.jacobian``): numbers in (floats, flat lists), numbers of a known count out."""
-    if d.backend != "python":  # the numba target compiles the vjp, with which the rows are made
+    if d.backend != "python" or d.arrays != "numpy":  # the vjp of these targets makes the rows
         return False
     facts = d._facts(sig)
     return reverse.jacobian_applies(facts, d.wrt) and all(V.entry_testable(a) for a in sig.avals)
@@ -193,6 +199,11 @@ def _reverse_differentiable(d: Differentiable, args: tuple, sig) -> Differentiab
     differentiable in its wrt parameters (made once per signature)."""
     if d._output_shape() is not None:
         raise TypeError(f"hessian/hvp need a function with one output; {d.fn.__name__} returns a tuple")
+    if d.arrays != "numpy":
+        raise NotImplementedError(
+            f'hessian/hvp of {d.fn.__name__} with arrays="{d.arrays}": second derivatives of array-API code are '
+            f'not generated; use differentiate({d.fn.__name__}) (arrays="numpy") for them'
+        )
     if d.backend != "python":
         raise NotImplementedError(
             f'hessian/hvp of {d.fn.__name__} with backend="{d.backend}": second derivatives are not compiled by '

@@ -17,13 +17,23 @@ import types
 from .lower.records import defining_class
 
 
+def method_of(fn, differentiable: type, again):
+    """``differentiate(fn)`` of a bound method (``model.forward``: the function bound to its instance) or
+    of a static method (static still, ``again`` applied to its function); None for anything else."""
+    if isinstance(fn, types.MethodType) and not isinstance(fn.__self__, differentiable):
+        return bind(again(fn.__func__), fn.__self__)
+    if isinstance(fn, staticmethod):
+        return staticmethod(again(fn.__func__))
+    return None
+
+
 def bind(d, obj):
     """``d.__get__(obj)``: ``d`` (a Differentiable made from a method) bound to the instance ``obj``."""
     view = d.derived.get(("method", None))
     if view is None:
         first = d.params[0] if d.params else None
         others = tuple(w for w in d.wrt if w != first)
-        view = d if d.wrt_given or not others else type(d)(d.fn, others, d.checkpoint, d.backend)
+        view = d if d.wrt_given or not others else type(d)(d.fn, others, d.checkpoint, d.backend, d.arrays)
         d.derived[("method", None)] = view
     return BoundMethod(d, obj, view)
 

@@ -82,6 +82,12 @@ def unflatten_each(values, avals, derivative=False) -> tuple:
     return tuple(unflatten(v, a, derivative) for v, a in zip(values, avals))
 
 
+def gradient_of(g, avals: list):
+    """A gradient (one cotangent, or a tuple of them) with each record argument's part a record of its
+    keys and type again, and None for an argument with no derivative."""
+    return unflatten(g, avals[0], True) if len(avals) == 1 else unflatten_each(g, avals, True)
+
+
 def plain(value):
     """``value`` with every record in it as the tuple of its items, by its own structure."""
     return flatten(value, V.describe(value))

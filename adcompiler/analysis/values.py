@@ -239,9 +239,8 @@ _FLAT = {}  # frozenset of element types -> the Seq for a list of only those (th
 
 
 def describe(value, _depth: int = 0) -> Aval:
-    """The abstract value of a run-time value: every element of a list looked at (at C speed for
-    flat lists of Python numbers), tuples item by item.  Equal structures give the same (cached)
-    object, so comparing them is quick."""
+    """The abstract value of a run-time value: every element of a list looked at (at C speed for flat lists
+    of Python numbers), tuples item by item.  Equal structures give one (cached) object: quick to compare."""
     t = type(value)
     if t is float:
         return FLOAT
@@ -279,13 +278,6 @@ def describe(value, _depth: int = 0) -> Aval:
             return Seq(kind, None, elem)
         items = [describe(e, _depth + 1) for e in value]
         return _cached((kind, tuple(map(id, items))), items, lambda: seq(kind, items))
-    if t is dict or hasattr(t, "_fields") and isinstance(value, tuple) or hasattr(value, "__dict__"):
-        fields = record_fields(value)
-        if fields is None or _depth >= MAX_DEPTH:
-            return TOP
-        items = [describe(v, _depth + 1) for v in fields.values()]
-        keys = tuple(fields)
-        return _cached(("record", t, keys, tuple(map(id, items))), items, lambda: record(items, keys, t))
     numpy = sys.modules.get("numpy")
     if numpy is not None:
         if t is numpy.ndarray:
@@ -296,6 +288,15 @@ def describe(value, _depth: int = 0) -> Aval:
             return found
         if isinstance(value, numpy.generic) and isinstance(value, numpy.number | numpy.bool_):
             return Num("float" if t is numpy.float64 else value.dtype.name)
+    if hasattr(t, "__array_namespace__") or t.__module__.startswith("dask.array"):  # arrays="any": arrays_backend
+        return Arr(value.ndim, getattr(value.dtype, "name", None) or str(value.dtype).rpartition(".")[2])
+    if t is dict or hasattr(t, "_fields") and isinstance(value, tuple) or hasattr(value, "__dict__"):
+        fields = record_fields(value)
+        if fields is None or _depth >= MAX_DEPTH:
+            return TOP
+        items = [describe(v, _depth + 1) for v in fields.values()]
+        keys = tuple(fields)
+        return _cached(("record", t, keys, tuple(map(id, items))), items, lambda: record(items, keys, t))
     if value is None:
         return NONE
     if value is Ellipsis:

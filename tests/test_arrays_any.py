@@ -1,0 +1,239 @@
+"""arrays="any": derivative code that calls its arguments' array namespace, checked against autograd
+on NumPy arrays, run on NumPy, Dask (threads, and a LocalCluster of 2 workers), array-api-strict and
+CuPy (where a GPU is) arrays."""
+
+import types
+
+import numpy as np
+import pytest
+
+import arrays_funcs as F
+from adcompiler import differentiate
+from adcompiler.errors import UnsupportedSyntaxError
+
+pytest.importorskip("array_api_compat")
+agnp = pytest.importorskip("autograd.numpy")
+autograd = pytest.importorskip("autograd")
+
+RNG = np.random.default_rng(0)
+CASES = [  # function, its arguments (NumPy), the positions to differentiate
+    (F.least_squares, (RNG.random(3), RNG.random((8, 3)), RNG.random(8)), (0, 1, 2)),
+    (F.elementwise, (RNG.random((4, 3)) - 0.5,), (0,)),
+    (F.broadcast_reduce, (RNG.random((4, 3)), RNG.random((1, 3))), (0, 1)),
+    (F.matrix_vector, (RNG.random((3, 3)), RNG.random(3)), (0, 1)),
+    (F.gather, (RNG.random(5), np.array([4, 0, 4, 2, -1])), (0,)),
+    (F.slices, (RNG.random((4, 3)),), (0,)),
+    (F.written, (RNG.random(4),), (0,)),
+    (F.spread, (RNG.random((3, 4)),), (0,)),
+    (F.joined, (RNG.random((2, 3)), RNG.random((2, 3))), (0, 1)),
+    (F.taken, (RNG.random((2, 4)), np.array([3, 0, 3])), (0,)),
+    (F.looped, (RNG.random((3, 3)) - 0.5, RNG.random(3)), (0, 1)),
+]
+IDS = [c[0].__name__ for c in CASES]
+
+
+def oracle(fn, args, positions):
+    """autograd's gradient of ``fn`` (its ``np`` read as autograd.numpy), or its analytic one."""
+    if hasattr(fn, "gradient"):  # (of the first argument)
+        return [fn.gradient(*args)]
+    g = types.FunctionType(fn.__code__, {**fn.__globals__, "np": agnp})
+    return [autograd.grad(g, k)(*args) for k in positions]
+
+
+def differentiated(fn, positions):
+    names = fn.__code__.co_varnames[: fn.__code__.co_argcount]
+    return differentiate(fn, wrt=tuple(names[k] for k in positions), arrays="any")
+
+
+def check(fn, args, positions, convert, back, ints=False):
+    """Both modes on ``convert``ed arguments against autograd: the gradient, its kind (the library's
+    arrays), shapes and dtypes; the jvp along one direction against the gradient's inner product."""
+    d = differentiated(fn, positions)
+    expected = oracle(fn, args, positions)
+    moved = tuple(convert(a) if ints or k in positions or a.dtype.kind == "f" else a for k, a in enumerate(args))
+    grads = d.grad(*moved)
+    grads = grads if isinstance(grads, tuple) else (grads,)
+    for g, e, k in zip(grads, expected, positions, strict=True):
+        value = back(g)
+        assert value.shape == args[k].shape and value.dtype == args[k].dtype
+        np.testing.assert_allclose(value, e, rtol=1e-10, atol=1e-12)
+    direction = [RNG.random(args[k].shape) for k in positions]
+    _, tangent = d.jvp(moved, tuple(convert(t) for t in direction))
+    inner = sum(np.sum(e * t) for e, t in zip(expected, direction))
+    np.testing.assert_allclose(float(back(tangent)), inner, rtol=1e-10)
+    return grads
+
+
+@pytest.mark.parametrize("fn, args, positions", CASES, ids=IDS)
+def test_numpy_arrays(fn, args, positions):
+    check(fn, args, positions, lambda a: a, np.asarray)
+
+
+@pytest.mark.parametrize("fn, args, positions", CASES, ids=IDS)
+def test_dask_threads(fn, args, positions):
+    da = pytest.importorskip("dask.array")
+    grads = check(fn, args, positions, lambda a: da.from_array(a, chunks=2), lambda g: g.compute(scheduler="threads"))
+    assert all(isinstance(g, da.Array) for g in grads)  # lazy: a graph until computed
+
+
+@pytest.mark.parametrize("fn, args, positions", CASES, ids=IDS)
+def test_array_api_strict(fn, args, positions):
+    xps = pytest.importorskip("array_api_strict")
+    grads = check(fn, args, positions, xps.asarray, lambda g: np.asarray(g), ints=True)
+    assert all(type(g).__module__.startswith("array_api_strict") for g in grads)
+
+
+@pytest.mark.parametrize("fn, args, positions", CASES[:3], ids=IDS[:3])
+def test_cupy(fn, args, positions):
+    cp = pytest.importorskip("cupy")
+    if cp.cuda.runtime.getDeviceCount() == 0:
+        pytest.skip("no GPU")
+    check(fn, args, positions, cp.asarray, cp.asnumpy)
+
+
+def test_dask_gather_rows():
+    """The adjoint of rows picked with repeats, a product with a one-hot matrix (no item assignment)."""
+    da = pytest.importorskip("dask.array")
+    args = (RNG.random((5, 2)), np.array([4, 0, 4, 2, -1]))
+    check(F.gather_rows, args, (0,), lambda a: da.from_array(a, chunks=2), lambda g: g.compute())
+
+
+def test_numpy_arrays_beside_dask():
+    """Small NumPy weights with a big Dask matrix: the code takes Dask's namespace, the gradient is Dask's."""
+    da = pytest.importorskip("dask.array")
+    w, X, y = CASES[0][1]
+    g = differentiate(F.least_squares, wrt="w", arrays="any").grad(w, da.from_array(X, chunks=4), y)
+    assert isinstance(g, da.Array)
+    np.testing.assert_allclose(g.compute(), oracle(F.least_squares, (w, X, y), (0,))[0], rtol=1e-12)
+
+
+def test_default_code_is_numpy():
+    """arrays="numpy" (the default) is the NumPy code; "any" calls the namespace of the arguments."""
+    plain, anything = differentiate(F.elementwise), differentiate(F.elementwise, arrays="any")
+    x = RNG.random(3)
+    plain.grad(x), anything.grad(x)
+    assert "namespace(" not in plain.source() and "np.tanh(x)" in plain.source()
+    assert "xp = namespace(x" in anything.source() and "xp.atan(x)" in anything.source()
+
+
+def test_refused_where_written():
+    """A NumPy function whose derivative needs a helper with no array-API version: located, named."""
+    d = differentiate(F.tensordot_of, arrays="any")
+    with pytest.raises(UnsupportedSyntaxError, match=r"tensordot_vjp_a .*arrays=\"any\"") as info:
+        d.grad(RNG.random((2, 2)), RNG.random(2))
+    assert info.value.filename.endswith("arrays_funcs.py") and "np.tensordot" in info.value.text
+
+
+def test_scatter_of_a_mask_refused_naming_the_library():
+    xps = pytest.importorskip("array_api_strict")
+
+    def masked(x, m):
+        return np.sum(x[m] ** 2)
+
+    with pytest.raises(Exception, match="array_api_strict"):
+        differentiate(masked, wrt="x", arrays="any").grad(xps.asarray([1.0, 2.0]), xps.asarray([True, False]))
+
+
+def test_unknown_option():
+    with pytest.raises(ValueError, match="arrays='gpu'"):
+        differentiate(F.elementwise, arrays="gpu")
+
+
+def test_hessian_refused():
+    from adcompiler import hessian
+
+    with pytest.raises(NotImplementedError, match='arrays="any"'):
+        hessian(differentiate(F.elementwise, arrays="any"))(RNG.random(3))
+
+
+def test_dask_distributed_cluster():
+    """The gradient computed on a LocalCluster of two worker processes (about 2 s: in the default suite)."""
+    distributed = pytest.importorskip("distributed")
+    da = pytest.importorskip("dask.array")
+    w, X, y = RNG.random(3), RNG.random((400, 3)), RNG.random(400)
+    d = differentiate(F.least_squares, arrays="any")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            grads = d.grad(da.from_array(w), da.from_array(X, chunks=(100, 3)), da.from_array(y, chunks=100))
+            computed = client.compute(list(grads), sync=True)
+            assert len(client.scheduler_info()["workers"]) == 2
+    for g, e in zip(computed, oracle(F.least_squares, (w, X, y), (0, 1, 2))):
+        np.testing.assert_allclose(g, e, rtol=1e-10)
+
+
+def test_adc_compile_arrays_any(tmp_path):
+    """adc compile --arrays any writes a module whose reverse mode runs on Dask arrays."""
+    import importlib.util
+
+    from adcompiler.cli import main
+
+    da = pytest.importorskip("dask.array")
+    source = tmp_path / "lsq.py"
+    source.write_text(
+        "import numpy as np\n\n\ndef loss(w: np.ndarray, X: np.ndarray, y: np.ndarray):\n"
+        "    r = X @ w - y\n    return np.mean(r * r)\n"
+    )
+    assert main(["compile", str(source), "--arrays", "any", "-o", str(tmp_path / "lsq_ad.py")]) == 0
+    spec = importlib.util.spec_from_file_location("lsq_ad", tmp_path / "lsq_ad.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.__doc__.startswith("Derivatives of lsq.py")
+    w, X, y = RNG.random(3), RNG.random((6, 3)), RNG.random(6)
+    _, grads = module.loss_reverse(da.from_array(w), da.from_array(X, chunks=3), da.from_array(y, chunks=3))
+    expected = oracle(F.least_squares, (w, X, y), (0, 1, 2))
+    for g, e in zip(grads, expected):
+        assert isinstance(g, da.Array)
+        np.testing.assert_allclose(g.compute(), e, rtol=1e-12)
+
+
+def test_other_arrays_refused_by_numpy_code():
+    """The default code is NumPy's: another library's array is refused, naming arrays="any"."""
+    xps = pytest.importorskip("array_api_strict")
+    with pytest.raises(TypeError, match=r'x is a array_api_strict array.*arrays="any"'):
+        differentiate(F.elementwise).grad(xps.asarray([1.0, 2.0]))
+
+
+def test_function_outside_the_standard_refused_at_its_line():
+    def contracted(a, b):
+        return np.sum(np.einsum("ij,j->i", a, b))
+
+    with pytest.raises(UnsupportedSyntaxError, match=r"np.einsum \(not in the array API standard\)") as info:
+        differentiate(contracted, arrays="any").grad(RNG.random((2, 2)), RNG.random(2))
+    assert "np.einsum" in info.value.text and info.value.filename.endswith("test_arrays_any.py")
+
+
+def test_integer_arrays_refused():
+    """An integer array of another library where a derivative is asked for: refused as NumPy's are."""
+    xps = pytest.importorskip("array_api_strict")
+    da = pytest.importorskip("dask.array")
+    d = differentiate(F.elementwise, arrays="any")
+    with pytest.raises(TypeError, match=r"an array of array_api_strict.int64: convert it with xp.astype"):
+        d.grad(xps.asarray([1, 2]))
+    with pytest.raises(TypeError, match=r"an array of int64: convert it with .astype\(float\)"):
+        d.grad(da.from_array(np.array([1, 2])))
+
+
+def test_float32_kept():
+    """A float32 array of another library gets a float32 gradient."""
+    xps = pytest.importorskip("array_api_strict")
+    g = differentiate(F.elementwise, arrays="any").grad(xps.asarray([0.5, -1.0], dtype=xps.float32))
+    assert g.dtype == xps.float32
+    expected = oracle(F.elementwise, (np.array([0.5, -1.0]),), (0,))[0]
+    np.testing.assert_allclose(np.asarray(g), expected, rtol=1e-5)
+
+
+def test_jacobian_of_other_arrays_refused():
+    """jacobian assembles NumPy arrays: with NumPy arguments it works under arrays="any", with another
+    library's it says to use vjp or jvp."""
+    from adcompiler import jacobian
+
+    da = pytest.importorskip("dask.array")
+
+    def vec(x):
+        return np.sin(x) * x[0]
+
+    x = np.array([0.3, 0.5, 0.9])
+    J = jacobian(differentiate(vec, arrays="any"))(x)
+    np.testing.assert_allclose(J, autograd.jacobian(lambda v: agnp.sin(v) * v[0])(x), rtol=1e-12)
+    with pytest.raises(TypeError, match="call its vjp or jvp"):
+        jacobian(differentiate(vec, arrays="any"))(da.from_array(x))
