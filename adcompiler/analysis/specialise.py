@@ -17,6 +17,7 @@ from .records import resolve
 from ..ir.nodes import Const
 from ..rules.arrays import SOLVE_VECTOR
 from ..rules.linalg import NORM_MATRIX
+from ..rules.products import DOT_VECTORS
 
 
 def specialise(fn: Function, of) -> Function:
@@ -59,6 +60,8 @@ def _prim(e: Eq, ins: list) -> str:
         return "list_copy"
     if e.prim == "sum" and isinstance(ins[0], (V.Arr, V.Numeric)):
         return "array_sum"
+    if e.prim == "numpy.dot" and all(isinstance(a, V.Arr) and a.ndim == 1 for a in ins):
+        return DOT_VECTORS  # a number: each adjoint is g times the other vector
     if e.prim == "numpy.linalg.solve" and isinstance(ins[1], V.Arr) and ins[1].ndim == 1:
         return SOLVE_VECTOR  # its adjoint in A is an outer product, not a matrix product
     if e.prim == "numpy.linalg.norm" and all(isinstance(a, Const) for a in e.ins[1:3]):

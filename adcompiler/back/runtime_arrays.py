@@ -5,6 +5,13 @@ MORE_HELPERS: dict = {}
 
 MORE_HELPERS.update(
     {
+        "distinct": '''def distinct(d, *earlier):
+    """d, or a copy of it where it is one of the earlier cotangents: two gradients never one array."""
+    for e in earlier:
+        if d is e:
+            return d.copy()
+    return d
+''',
         "add_at": '''def add_at(d, x, index, v):
     """numpy.add.at on a copy: d (an array shaped like x, or a number) with v added at x[index],
     repeated indices adding up."""

@@ -27,6 +27,7 @@ CONTAINER_EXPRS = {
     "list_times": lambda xs, n: E.BinOp("*", xs, n),
     "array_sum": lambda x: E.Call("sum", (x,)),
     "numpy.linalg.solve/vector": lambda a, b: E.Call("numpy.linalg.solve", (a, b)),
+    "numpy.dot/vectors": lambda a, b: E.Call("numpy.dot", (a, b)),
     "numpy.linalg.norm/matrix": lambda *args: E.Call("numpy.linalg.norm", args),
     "getitem": lambda xs, i: E.Subscript(xs, i),
     "numpy.split/part": lambda x, kind, sections, axis, i, raw: E.Subscript(raw, i),  # one piece of a split

@@ -33,27 +33,11 @@ from .checkpoint import Checkpoints
 from .adjoints import Adjoints
 from .primal import PrimalSweep
 from .taping import Taping
+from .guards import distinct
 from ..analysis.facts import check_values, mutable_arrays
 from ..analysis.activity import active
-from ..ir.nodes import (
-    segments,
-    jumps,
-    Assign,
-    AugAssign,
-    Break,
-    Do,
-    Eq,
-    For,
-    ForS,
-    If,
-    IfS,
-    Return,
-    Var,
-    While,
-    flatten,
-    free_names,
-    rebuild,
-)
+from ..ir.nodes import segments, jumps, Assign, AugAssign, Break, Do, Eq, For
+from ..ir.nodes import ForS, If, IfS, Return, Var, While, flatten, free_names, rebuild
 from ..ir.printing import atom
 
 
@@ -113,7 +97,9 @@ class Sweeps(Taping, Adjoints, PrimalSweep, Checkpoints):
                 self.snapshots[a.name] = namer.fresh(a.name + "_out")
                 self.primal.append(Assign((self.snapshots[a.name],), E.Call("numpy.copy", (self.ref(a),))))
         scalars = [p for p in active_params if not (split and p in self.containers)]
-        self.cotangents = [self.cotangent(p) for p in scalars]
+        self.cotangents = distinct(
+            scalars, [self.cotangent(p) for p in scalars], self.arrays, self.adjoint, self.fresh_adjoint
+        )
 
     def fresh_adjoint(self, base: str) -> str:
         name = self.namer.fresh(base)

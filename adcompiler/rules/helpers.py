@@ -27,6 +27,7 @@ HELPER_RULES = {
     "extreme_jvp": ("linear", (0,)),
     "scatter_add": ("linear", (0, 3)),
     "add_at": ("linear", (0, 3)),
+    "distinct": ("linear", (0,)),
     "add_at_vjp": ("linear", (0,)),
     "take_and_clear": ("linear", (0,)),
     "repeat_vjp": ("linear", (0,)),

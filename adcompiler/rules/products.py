@@ -173,3 +173,14 @@ for _table, _more in ((FORWARD, D.FORWARD), (REVERSE, D.REVERSE), (SLOTS, D.SLOT
     _table.update(_more)
 STATIC.update(D.STATIC)
 POSITIONAL.update(D.POSITIONAL)
+
+
+# np.dot of two vectors (``specialise`` names it by both operands' ndim): a number, whose adjoint in each
+# vector is g times the other (a new array, never the other vector itself, even for g = 1), without the
+# helper that chooses by ndim when the code runs.
+DOT_VECTORS = "numpy.dot/vectors"
+FORWARD[DOT_VECTORS] = lambda a, b, z, da, db: sum_exprs(
+    [Call("numpy.dot", (da, b)) if da is not None else None, Call("numpy.dot", (a, db)) if db is not None else None]
+)
+REVERSE[DOT_VECTORS] = lambda a, b, z, g: (Call("numpy.multiply", (g, b)), Call("numpy.multiply", (g, a)))  # new arrays
+SLOTS[DOT_VECTORS] = (True, True)
