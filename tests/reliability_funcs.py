@@ -61,6 +61,14 @@ def make_closure():
     return inner
 
 
+def make_unset_closure():
+    def inner(x):
+        return k * x
+
+    return inner
+    k = 3.0  # never run: the cell inner reads is empty
+
+
 def rosen(x):
     return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
 

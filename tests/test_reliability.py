@@ -123,9 +123,10 @@ def test_complex_and_numpy_integer_arguments_are_named():
         adcompiler.differentiate(R.product).grad(1.0, np.int64(2))
 
 
-def test_a_closure_variable_is_named():
-    with pytest.raises(adcompiler.UnsupportedSyntaxError, match="'k' of an enclosing function.*pass k"):
-        adcompiler.differentiate(R.make_closure()).grad(1.0)
+def test_a_closure_variable_is_read_and_an_unset_one_named():
+    assert adcompiler.differentiate(R.make_closure()).grad(1.0) == 3.0
+    with pytest.raises(adcompiler.UnsupportedSyntaxError, match="'k' of an enclosing function, not yet assigned"):
+        adcompiler.differentiate(R.make_unset_closure()).grad(1.0)
 
 
 def test_hvp_takes_x_and_p_as_scipy_hessp_does():

@@ -12,6 +12,7 @@ from ..ir.nodes import Const, Eq, If, rebuild
 from ..front.names import is_builtin
 from ..front.parse import BINOPS, COMPARES, IDENTITY, UNARYOPS, source_lines
 from .arrays import numpy_name
+from .draws import draw_name, lower_draw
 from .idioms import METHODS
 from .records import DICT_METHODS
 from .names import NameLowering
@@ -163,6 +164,13 @@ class ExpressionLowering(NameLowering):
             _local_root(node.func.value, self) or not _module_path(node.func.value, self)
         ):
             return self.method_call(node, _leaf_hint(hint))  # a method of a value: x.sum(), np.arange(6).reshape(2, 3)
+        local = self.parsed.local_functions.get(node.func.id) if isinstance(node.func, ast.Name) else None
+        if local is not None and node.func.id not in self.env:  # g(x) -> g(W, b, x): front.closures
+            function, frees = local
+            reads = [ast.copy_location(ast.Name(v, ast.Load()), node) for v in frees]
+            return self.user_call(
+                ast.copy_location(ast.Call(node.func, reads + node.args, node.keywords), node), function, hint
+            )
         if isinstance(node.func, ast.Name) and node.func.id in self.env:
             raise self.parsed.error(
                 node.func,
@@ -175,6 +183,8 @@ class ExpressionLowering(NameLowering):
         if found is not None:
             return found
         text = ast.unparse(node.func)
+        if draw_name(target) is not None:  # np.random.normal(size=3): made by the primal, no derivative
+            return lower_draw(self, node, draw_name(target), hint)
         canonical = numpy_name(target)
         if canonical is not None:
             return self.numpy_call(node, canonical, hint)  # a tuple hint names a decomposition's parts
