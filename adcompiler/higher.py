@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from .analysis import values as V
 from .api import Differentiable, Wrt, differentiate
+from .variadic import Variadic
 from .entries import make_entry
 from .modes import reverse
 from .pipeline import BUILDING
@@ -142,6 +143,8 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = None, mode: str = "auto") -> Call
     if mode not in ("auto", "forward", "reverse"):
         raise ValueError(f"mode must be 'auto', 'forward' or 'reverse', not {mode!r}")
     d = as_differentiable(f, wrt)
+    if isinstance(d, Variadic):  # def f(*xs): the Jacobian of f with as many parameters as arguments
+        return lambda *args: jacobian(d.fixed(len(args)), mode=mode)(*args)
     made: dict = {}  # the entry giving the rows of the reverse Jacobian (see _rows_entry), once made
 
     def jac(*args):
@@ -220,6 +223,8 @@ def _reverse_differentiable(d: Differentiable, args: tuple, sig) -> Differentiab
 def hessian(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]:
     """A callable giving the (n, n) Hessian of a scalar function: forward mode over the generated reverse code."""
     d = as_differentiable(f, wrt)
+    if isinstance(d, Variadic):  # def f(*xs): the Hessian of f with as many parameters as arguments
+        return lambda *args: hessian(d.fixed(len(args)))(*args)
 
     def hess(*args):
         np = _numpy()

@@ -133,10 +133,6 @@ def c_draw_params(x):
     return np.sum(np.random.normal(x, 1.0, size=3))  # ERR:draw_params
 
 
-def c_varargs(x, *rest):  # ERR:varargs
-    return x * 2.0
-
-
 def c_kwargs(x, **options):  # ERR:kwargs
     return x * 2.0
 

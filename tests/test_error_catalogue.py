@@ -101,7 +101,6 @@ CASES = [
     ("c_nested_escape", "nested_escape", ("local function", "value"), None, ()),
     ("c_const_list_write", "const_list_write", ("list", "other than read"), None, ()),
     ("c_draw_params", "draw_params", ("np.random.normal", "computed"), None, ()),
-    ("c_varargs", "varargs", ("*args",), None, ()),
     ("c_kwargs", "kwargs", ("**kwargs",), None, ()),
     ("c_kwonly", "kwonly", ("keyword-only",), None, ()),  # without a default
     ("c_posonly", "posonly", ("positional-only",), (1.5, 2.0), ()),

@@ -26,7 +26,7 @@ LAYERS = [
     ("entries",),
     ("trees", "pickling"),
     ("arguments",),
-    ("numba_backend",),
+    ("numba_backend", "variadic"),
     ("api",),
     ("higher",),
     ("check", "functional", "custom_rules"),

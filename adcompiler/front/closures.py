@@ -139,6 +139,29 @@ def lift(fdef: ast.FunctionDef, error) -> dict:
     return out
 
 
+def fixed_arity_tree(fdef: ast.FunctionDef, n: int) -> ast.FunctionDef:
+    """``def f(a, *xs)`` as ``def f(a, xs0, ..., xs{n-1})`` whose body starts ``xs = (xs0, ...)``: a
+    function called with n extra positional arguments (their names kept clear of every name it reads)."""
+    new = copy.deepcopy(fdef)
+    star = new.args.vararg
+    taken = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)} | set(_params(fdef.args))
+    suffix = ""
+    while any(f"{star.arg}{suffix}{i}" in taken for i in range(n)):
+        suffix += "_"
+    names = [f"{star.arg}{suffix}{i}" for i in range(n)]
+    new.args.args = new.args.args + [_placed(ast.arg(name), star) for name in names]
+    if n:  # a default before *xs is then always given (Python fills it first)
+        new.args.defaults = []
+    new.args.vararg = None
+    pack = ast.Assign(
+        [ast.Name(star.arg, ast.Store())], ast.Tuple([ast.Name(v, ast.Load()) for v in names], ast.Load())
+    )
+    for node in ast.walk(pack):
+        _placed(node, star)
+    new.body = [pack] + new.body
+    return new
+
+
 def _check(local: ast.FunctionDef, error) -> None:
     if local.decorator_list:
         raise error(local.decorator_list[0], "a decorator on a local function", "define it at module level")
@@ -172,4 +195,4 @@ def _check_uses(fdef: ast.FunctionDef, found: dict, error) -> None:
                     raise error(node, f"the local function {name!r} called before its definition", "define it first")
 
 
-__all__ = ["KEY_CALLS", "Local", "lift"]
+__all__ = ["KEY_CALLS", "Local", "fixed_arity_tree", "lift"]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..errors import UnsupportedSyntaxError, located
 from ..ir.nodes import Source
-from .closures import lift
+from .closures import fixed_arity_tree, lift
 from .environment import namespace_of
 from .scopes import nodes
 
@@ -138,6 +138,11 @@ def parse_function(fn) -> Parsed:
     lifted = getattr(fn, "__adc_lifted__", None)
     if lifted is not None:  # a local function of another, taken out of it (front.closures)
         return _finished(copy.deepcopy(lifted[0]), lifted[1], fn, lifted[2])
+    return _finished(*_read(fn), fn)
+
+
+def _read(fn) -> tuple:
+    """``fn``'s ``ast.FunctionDef`` (positions as in its file) and its ``Source``."""
     filename = fn.__code__.co_filename
     try:
         lines, first = source_lines(fn)
@@ -177,7 +182,22 @@ def parse_function(fn) -> Parsed:
         fn.__module__,
     )
     node.body = [_unguarded(stmt, namespace) for stmt in node.body]
-    return _finished(node, source, fn)
+    return node, source
+
+
+_ARITIES: dict = {}  # (function, number of extra arguments) -> its fixed-arity function
+
+
+def fixed_arity(fn, n: int):
+    """``fn``, which has ``*xs``, as a function of ``n`` parameters in its place (``front.closures``):
+    one function, with its own derivatives, per number of positional arguments it is called with."""
+    key = (fn, n)
+    if key not in _ARITIES or _ARITIES[key][0] is not source_lines(fn):
+        node, source = _read(fn)
+        function = _compiled(fixed_arity_tree(node, n), source, fn)
+        function.__qualname__ = fn.__qualname__
+        _ARITIES[key] = (source_lines(fn), function)  # made again when the file's text changed
+    return _ARITIES[key][1]
 
 
 def _finished(node: ast.FunctionDef, source: Source, fn, siblings=None) -> Parsed:
@@ -186,7 +206,7 @@ def _finished(node: ast.FunctionDef, source: Source, fn, siblings=None) -> Parse
     parsed = Parsed(node, source, fn)
     parsed.local_functions.update(siblings or {})
     locals_ = lift(node, parsed.error)
-    made = {name: _lifted_function(local, source, fn) for name, local in locals_.items()}
+    made = {name: _compiled(local.node, source, fn) for name, local in locals_.items()}
     parsed.local_functions.update((name, (made[name], local.frees)) for name, local in locals_.items())
     for name, local in locals_.items():
         made[name].__adc_lifted__[2].update((c, parsed.local_functions[c]) for c in local.calls)
@@ -196,11 +216,10 @@ def _finished(node: ast.FunctionDef, source: Source, fn, siblings=None) -> Parse
     return parsed
 
 
-def _lifted_function(local, source: Source, enclosing):
-    """The lifted definition as a function of ``enclosing``'s module (what generated code calls for its
+def _compiled(node: ast.FunctionDef, source: Source, enclosing):
+    """A lifted definition as a function of ``enclosing``'s module (what generated code calls for its
     value), reading the cells ``enclosing`` reads; ``__adc_lifted__`` holds its tree, where it is
     written, and the local functions it calls."""
-    node = local.node
     cells = dict(zip(enclosing.__code__.co_freevars, enclosing.__closure__ or ()))
     sets = [ast.Assign([ast.Name(n, ast.Store())], ast.Constant(None)) for n in cells]  # names of cells: free in it
     none = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])

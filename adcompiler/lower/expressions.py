@@ -10,7 +10,7 @@ from .. import rules
 from ..errors import MissingRuleError
 from ..ir.nodes import Const, Eq, If, rebuild
 from ..front.names import is_builtin
-from ..front.parse import BINOPS, COMPARES, IDENTITY, UNARYOPS, source_lines
+from ..front.parse import BINOPS, COMPARES, IDENTITY, UNARYOPS, fixed_arity, source_lines
 from .arrays import numpy_name
 from .draws import draw_name, lower_draw
 from .idioms import METHODS
@@ -271,6 +271,9 @@ class ExpressionLowering(NameLowering):
                 MissingRuleError,
             ) from None
 
+        if target.__code__.co_flags & inspect.CO_VARARGS:  # g(x, y) of def g(*xs): g of two parameters
+            first = target.__code__.co_argcount
+            target = fixed_arity(target, max(0, len(node.args) - first))
         try:
             bound = inspect.signature(target).bind(*node.args, **{k.arg: k.value for k in node.keywords})
         except TypeError as exc:
