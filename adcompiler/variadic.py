@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 
 from .front.parse import fixed_arity
 
 
 def has_varargs(fn) -> bool:
     """Whether ``fn`` is a plain function with a ``*args`` parameter."""
-    code = getattr(inspect.unwrap(fn), "__code__", None) if callable(fn) else None
-    return code is not None and bool(code.co_flags & inspect.CO_VARARGS)
+    fn = inspect.unwrap(fn) if isinstance(fn, types.FunctionType) else fn  # not a method (d.grad) nor a partial
+    return isinstance(fn, types.FunctionType) and bool(fn.__code__.co_flags & inspect.CO_VARARGS)
 
 
 class Variadic:

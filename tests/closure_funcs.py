@@ -125,6 +125,32 @@ def make_regularised(data, lam):
     return loss
 
 
+def softplus(z):
+    return np.log1p(np.exp(z))
+
+
+def make_with_activation(act, w):
+    """A captured function (called, and differentiated through) and a captured number read by a key lambda."""
+
+    def f(x):
+        return act(x * w) + max([x, w], key=lambda v: v * w) * x
+
+    return f
+
+
+def comprehension_scope(y):
+    """The local function reads the module's x: the comprehension's x is its own."""
+    zs = [x * x for x in [y, 2.0 * y]]
+
+    def g(t):
+        return t * x
+
+    return g(y) + zs[1]
+
+
+x = 10.0
+
+
 def make_indexed(k):
     """A captured integer that chooses an element."""
 

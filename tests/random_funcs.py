@@ -25,6 +25,17 @@ def draws_in_a_loop(x, n):
     return total
 
 
+def noise(scale):
+    return scale * npr.randn()
+
+
+def loop_calls_a_drawing_helper(x, n):
+    total = 0.0
+    for _ in range(n):
+        total = total + np.sin(x * noise(1.5)) * x
+    return total
+
+
 def reparametrised(mu, log_sigma):
     eps = np.random.normal(size=4)
     w = mu + np.exp(log_sigma) * eps

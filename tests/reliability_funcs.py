@@ -85,6 +85,10 @@ def star_args(*args):
     return args[0] * args[1]
 
 
+def star_kwargs(x, **options):
+    return x * 2.0
+
+
 def indexed_copy_written(p):
     k = np.array([0.5, 0.25, 0.125])
     u = k[np.array([1, 2, 2])]

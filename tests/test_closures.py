@@ -38,6 +38,9 @@ CASES = [
     (F.make_regularised(DATA[:, :3], 0.3), (X3,)),
     (F.make_indexed(2), (XS,)),
     (F.reads_module_list, (0.7,)),
+    (F.make_with_activation(F.softplus, 0.8), (0.7,)),
+    (F.make_with_activation(F.softplus, 0.8), (0.9,)),
+    (F.comprehension_scope, (0.7,)),
 ]
 
 

@@ -82,6 +82,16 @@ def test_against_autograd_with_the_same_draws(f, args, wrt):
         np.testing.assert_allclose(np.reshape(h, np.shape(expected)), expected, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("checkpoint", [2, True, "revolve"])
+@pytest.mark.parametrize("f", [F.draws_in_a_loop, F.loop_calls_a_drawing_helper])
+def test_a_loop_that_draws_is_taped_not_run_again_when_checkpointing(f, checkpoint):
+    """Checkpointing runs loop segments again: a loop that draws (itself or in a helper) is taped instead."""
+    expected = seeded(lambda: adcompiler.differentiate(f, wrt="x").jvp((0.6, 6), (1.0,)))
+    got = seeded(lambda: adcompiler.differentiate(f, wrt="x", checkpoint=checkpoint).value_and_grad(0.6, 6))
+    assert got[0] == expected[0]
+    np.testing.assert_allclose(got[1], expected[1], rtol=1e-13)  # forward against reverse: rounding apart
+
+
 def test_the_draw_is_made_once_per_call_and_never_dropped():
     """An unused draw still advances the generator, so later draws are the primal's."""
     text = str(adcompiler.differentiate(F.scalar_draws).source("reverse"))

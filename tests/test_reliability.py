@@ -157,8 +157,12 @@ def test_records_in_a_list_get_tuple_cotangents():
     ],
 )
 def test_a_refused_construct_is_reported_first_whatever_the_entry_point(call):
-    with pytest.raises(adcompiler.UnsupportedSyntaxError, match=r"reliability_funcs.py:\d+:\d+: a \*args parameter"):
-        call(adcompiler.differentiate(R.star_args))
+    with pytest.raises(
+        adcompiler.UnsupportedSyntaxError, match=r"reliability_funcs.py:\d+:\d+: a \*\*kwargs parameter"
+    ):
+        call(adcompiler.differentiate(R.star_kwargs))
+    # a *args function, which is differentiated now, gives each argument passed its derivative
+    assert call(adcompiler.differentiate(R.star_args)) in ((2.0, 2.0), (2.0, (2.0, 1.0)), (2.0, 1.0))
 
 
 def test_an_indexed_copy_of_a_constant_written_into_has_a_tangent():

@@ -20,6 +20,7 @@ import ast
 import copy
 
 KEY_CALLS = ("max", "min", "sorted")  # calls whose key= may be a local function
+COMPREHENSIONS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
 
 
 class Local:
@@ -61,10 +62,12 @@ def _params(args: ast.arguments) -> list:
 
 
 def _bound(fdef) -> set:
-    """The names a function binds itself: parameters, assigned names, its nested functions."""
+    """The names a function binds itself: parameters, assigned names, its nested functions (not the
+    targets of its comprehensions, which have their own scope)."""
     names = set(_params(fdef.args))
+    inner = {id(n) for c in _own_nodes(fdef.body) if isinstance(c, COMPREHENSIONS) for n in ast.walk(c)}
     for node in _own_nodes(fdef.body):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and id(node) not in inner:
             names.add(node.id)
         elif isinstance(node, ast.FunctionDef):
             names.add(node.name)
