@@ -101,6 +101,16 @@ def captured_array(A, v):
     return quad(v) + quad(np.sin(v))
 
 
+def quad_form(A, u):
+    return u @ A @ u
+
+
+def quad_through_helper(A, v):
+    """Not a closure: the module-level twin of captured_array (its Hessian in A once failed: the zero
+    tangent of the residual u was 0.0, not an array, and the tangent of u @ A's adjoint took its shape)."""
+    return quad_form(A, v) + quad_form(A, np.sin(v))
+
+
 def make_loss(data, targets):
     """A factory: the function it returns reads ``data`` and ``targets`` from its closure."""
 
