@@ -101,6 +101,17 @@ def make_nonlocal():
     return c_nonlocal
 
 
+def c_nested_nonlocal(x):
+    acc = 0.0
+
+    def bump(v):
+        nonlocal acc  # ERR:nested_nonlocal
+        acc = acc + v
+
+    bump(x)
+    return acc
+
+
 def c_lambda(x):
     sq, cube = lambda u: u * u, lambda u: u**3  # ERR:lambda
     return sq(x) + cube(x)

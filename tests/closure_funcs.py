@@ -27,6 +27,17 @@ def nested_reads_active(x, y):
     return g(x) + g(y) * y
 
 
+def local_function_fills_a_list(xs, w):
+    out = []
+
+    def add(v):
+        out.append(v * w)
+
+    for x in xs:
+        add(x * x)
+    return sum(out)
+
+
 def named_lambda(x, y):
     sq = lambda u: u * u * y  # noqa: E731
     return sq(x) + sq(x + y)

@@ -97,6 +97,7 @@ CASES = [
     ("c_global", "global", ("global",), None, ()),
     ("make_nonlocal", "nonlocal", ("nonlocal",), None, ()),
     ("c_lambda", "lambda", ("lambda",), None, ()),  # other than a key= of max, min, sorted or one named
+    ("c_nested_nonlocal", "nested_nonlocal", ("nonlocal",), None, ()),
     ("c_nested_recursive", "nested_recursive", ("recursive", "local function"), None, ()),
     ("c_nested_escape", "nested_escape", ("local function", "value"), None, ()),
     ("c_const_list_write", "const_list_write", ("list", "other than read"), None, ()),

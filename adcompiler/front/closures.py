@@ -166,6 +166,9 @@ def fixed_arity_tree(fdef: ast.FunctionDef, n: int) -> ast.FunctionDef:
 
 
 def _check(local: ast.FunctionDef, error) -> None:
+    written = next((n for n in ast.walk(local) if isinstance(n, ast.Nonlocal)), None)
+    if written is not None:  # before it is compiled on its own, where Python itself refuses it
+        raise error(written, "a nonlocal statement", "return the new value from the local function and assign it")
     if local.decorator_list:
         raise error(local.decorator_list[0], "a decorator on a local function", "define it at module level")
     for default in local.args.defaults + [d for d in local.args.kw_defaults if d is not None]:
