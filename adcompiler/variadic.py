@@ -1,7 +1,7 @@
 """A function with ``*args`` (``def f(*xs)``): differentiated once per number of positional arguments.
 
 ``Variadic`` stands where a ``Differentiable`` would (``differentiate`` makes one for such a function):
-called with n positional arguments, it differentiates ``front.parse.fixed_arity(f, n)``, the function
+called with n positional arguments, it differentiates ``front.callables.fixed_arity(f, n)``, the function
 with n parameters in place of ``*xs`` whose body packs them back into ``xs``, so each positional
 argument gets its own derivative, as Python passes them: ``grad(1.0, 2.0, 3.0)`` is a tuple of three.
 ``wrt`` may name the ``*`` parameter (all of its arguments) or positions as passed.
@@ -13,7 +13,7 @@ import functools
 import inspect
 import types
 
-from .front.parse import fixed_arity
+from .front.callables import fixed_arity
 
 
 def has_varargs(fn) -> bool:
@@ -72,6 +72,15 @@ class Variadic:
 
     def vjp(self, primals, ct):
         return self.fixed(len(primals)).vjp(primals, ct)
+
+    def __getattr__(self, name: str):
+        """What a Differentiable has and this does not (jacfwd, check_grad, hvp reach for it): said plainly."""
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise TypeError(
+            f"{self.fn.__name__} takes *{self.star}: differentiate it with grad, value_and_grad, jvp, vjp, hessian or "
+            f"jacobian, or take differentiate({self.fn.__name__}).fixed(n), its Differentiable for n arguments"
+        )
 
     def source(self, stage: str = "reverse"):
         """The generated code for the last number of arguments called with."""

@@ -38,6 +38,28 @@ def local_function_fills_a_list(xs, w):
     return sum(out)
 
 
+def apply_twice(fn, x, scale=1.0):
+    return fn(fn(x)) * scale
+
+
+def total_of(fn, xs):
+    return sum(fn(v) for v in xs)
+
+
+def passes_on(fn, x):
+    return apply_twice(fn, x) + fn(x)
+
+
+def local_functions_passed_to_helpers(x, w):
+    """Local functions handed to functions of the module, which call them (and hand them on)."""
+
+    def act(z):
+        return np.tanh(z * w)
+
+    sq = lambda u: u * u * x  # noqa: E731
+    return apply_twice(act, x) + total_of(sq, [x, w]) + passes_on(act, w) + apply_twice(act, x, 2.0)
+
+
 def named_lambda(x, y):
     sq = lambda u: u * u * y  # noqa: E731
     return sq(x) + sq(x + y)

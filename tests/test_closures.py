@@ -23,6 +23,7 @@ CASES = [
     (F.nested_reads_active, (0.7, 1.3)),
     (F.named_lambda, (0.7, -1.3)),
     (F.local_function_fills_a_list, ([0.3, -1.2, 0.8], 0.7)),
+    (F.local_functions_passed_to_helpers, (0.7, 1.3)),
     (F.nested_with_control_flow, (XS, 1.5)),
     (F.nested_in_loop, (XS, 0.6)),
     (F.key_of_local_function, (XS, 0.5)),

@@ -56,6 +56,13 @@ def test_the_gradient_has_one_entry_per_argument_passed():
     np.testing.assert_allclose(adcompiler.hessian(F.sum_of_squares)(1.0, 2.0), 2 * np.eye(2))
 
 
+def test_entry_points_without_a_number_of_arguments_say_what_to_use():
+    with pytest.raises(TypeError, match=r"sum_of_squares takes \*xs: .*fixed\(n\)"):
+        adcompiler.hvp(F.sum_of_squares)((1.0, 2.0), [1.0, 0.0])
+    fixed = adcompiler.differentiate(F.sum_of_squares).fixed(2)
+    assert fixed.params == ("xs0", "xs1") and fixed.grad(1.0, 2.0) == (2.0, 4.0)
+
+
 def test_second_order_against_differences_of_the_gradient():
     args = (1.5, 0.7, 1.3)
     h = adcompiler.hessian(F.weighted, wrt=(0, 1, 2))(*args)

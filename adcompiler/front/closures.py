@@ -181,8 +181,8 @@ def _check_uses(fdef: ast.FunctionDef, found: dict, error) -> None:
     """Each local function only called (or passed as key= to max, min, sorted), after its definition."""
     allowed = set()
     for node in (n for tree in [fdef] + [local for _, local in found.values()] for n in ast.walk(tree)):
-        if isinstance(node, ast.Call):
-            allowed.add(id(node.func))
+        if isinstance(node, ast.Call):  # called, or passed to a function (lowering: one of the user's)
+            allowed |= {id(node.func)} | {id(a) for a in node.args}
             if isinstance(node.func, ast.Name) and node.func.id in KEY_CALLS:
                 allowed |= {id(k.value) for k in node.keywords if k.arg == "key"}
     for name, (stmt, local) in found.items():

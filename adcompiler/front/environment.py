@@ -116,11 +116,12 @@ def captured_cells(functions) -> dict:
     generated code shares one module, so a name that is two closures' cells, or a cell of one function
     and a global of another, is refused."""
     found: dict = {}
-    for fn, _ in functions:
-        for name, cell in cells_of(namespace_of(fn)).items():
-            if found.setdefault(name, cell) is not cell:
+    for fn, parsed in functions:
+        for read in parsed.reads:
+            cell = cells_of(read.namespace).get(read.name)
+            if cell is not None and found.setdefault(read.name, cell) is not cell:
                 raise ValueError(
-                    f"two functions differentiated together read different variables named {name} of their "
+                    f"two functions differentiated together read different variables named {read.name} of their "
                     "enclosing functions; rename one of them"
                 )
     for fn, parsed in functions:

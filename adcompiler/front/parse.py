@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..errors import UnsupportedSyntaxError, located
 from ..ir.nodes import Source
-from .closures import fixed_arity_tree, lift
+from .closures import lift
 from .environment import namespace_of
 from .scopes import nodes
 
@@ -138,10 +138,10 @@ def parse_function(fn) -> Parsed:
     lifted = getattr(fn, "__adc_lifted__", None)
     if lifted is not None:  # a local function of another, taken out of it (front.closures)
         return _finished(copy.deepcopy(lifted[0]), lifted[1], fn, lifted[2])
-    return _finished(*_read(fn), fn)
+    return _finished(*read_function(fn), fn)
 
 
-def _read(fn) -> tuple:
+def read_function(fn) -> tuple:
     """``fn``'s ``ast.FunctionDef`` (positions as in its file) and its ``Source``."""
     filename = fn.__code__.co_filename
     try:
@@ -185,28 +185,13 @@ def _read(fn) -> tuple:
     return node, source
 
 
-_ARITIES: dict = {}  # (function, number of extra arguments) -> its fixed-arity function
-
-
-def fixed_arity(fn, n: int):
-    """``fn``, which has ``*xs``, as a function of ``n`` parameters in its place (``front.closures``):
-    one function, with its own derivatives, per number of positional arguments it is called with."""
-    key = (fn, n)
-    if key not in _ARITIES or _ARITIES[key][0] is not source_lines(fn):
-        node, source = _read(fn)
-        function = _compiled(fixed_arity_tree(node, n), source, fn)
-        function.__qualname__ = fn.__qualname__
-        _ARITIES[key] = (source_lines(fn), function)  # made again when the file's text changed
-    return _ARITIES[key][1]
-
-
 def _finished(node: ast.FunctionDef, source: Source, fn, siblings=None) -> Parsed:
     """``fn``'s tree, its local functions lifted out of it (``front.closures``) and fenced, then itself
     fenced.  ``siblings``: for a lifted function, the local functions of its enclosing one that it calls."""
     parsed = Parsed(node, source, fn)
     parsed.local_functions.update(siblings or {})
     locals_ = lift(node, parsed.error)
-    made = {name: _compiled(local.node, source, fn) for name, local in locals_.items()}
+    made = {name: compiled_function(local.node, source, fn) for name, local in locals_.items()}
     parsed.local_functions.update((name, (made[name], local.frees)) for name, local in locals_.items())
     for name, local in locals_.items():
         made[name].__adc_lifted__[2].update((c, parsed.local_functions[c]) for c in local.calls)
@@ -216,22 +201,27 @@ def _finished(node: ast.FunctionDef, source: Source, fn, siblings=None) -> Parse
     return parsed
 
 
-def _compiled(node: ast.FunctionDef, source: Source, enclosing):
+def compiled_function(node: ast.FunctionDef, source: Source, enclosing, cells=None, values=None, prefix=()):
     """A lifted definition as a function of ``enclosing``'s module (what generated code calls for its
-    value), reading the cells ``enclosing`` reads; ``__adc_lifted__`` holds its tree, where it is
-    written, and the local functions it calls."""
-    cells = dict(zip(enclosing.__code__.co_freevars, enclosing.__closure__ or ()))
+    value), reading the cells ``enclosing`` reads (and ``cells``, a dict), its defaults ``values``
+    (positional, keyword-only; else its constant defaults), its body after ``prefix`` (statements only
+    the function run for its value has); ``__adc_lifted__`` holds its tree, where it is written, and the
+    local functions it calls."""
+    cells = dict(zip(enclosing.__code__.co_freevars, enclosing.__closure__ or ())) | (cells or {})
     sets = [ast.Assign([ast.Name(n, ast.Store())], ast.Constant(None)) for n in cells]  # names of cells: free in it
     none = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
-    outer = ast.FunctionDef("__adc_cells__", none, sets + [copy.deepcopy(node)], [], None, type_params=[])
+    body = copy.deepcopy(node)
+    body.body = list(prefix) + body.body
+    outer = ast.FunctionDef("__adc_cells__", none, sets + [body], [], None, type_params=[])
     module = ast.fix_missing_locations(ast.copy_location(ast.Module([outer], []), node))
     code = next(c for c in compile(module, source.filename, "exec").co_consts if isinstance(c, types.CodeType))
     code = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == node.name)
-    defaults = tuple(ast.literal_eval(d) for d in node.args.defaults)  # constants only (front.closures)
+    if values is None:  # a local function's: constants only (front.closures)
+        kw = zip(node.args.kwonlyargs, node.args.kw_defaults)
+        values = tuple(map(ast.literal_eval, node.args.defaults)), {a.arg: ast.literal_eval(d) for a, d in kw if d}
     closure = tuple(cells[n] for n in code.co_freevars)
-    function = types.FunctionType(code, enclosing.__globals__, node.name, defaults, closure)
-    kw = {a.arg: ast.literal_eval(d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None}
-    function.__kwdefaults__ = kw or None
+    function = types.FunctionType(code, enclosing.__globals__, node.name, values[0] or None, closure)
+    function.__kwdefaults__ = values[1] or None
     function.__qualname__ = f"{enclosing.__qualname__}.<locals>.{node.name}"
     function.__adc_lifted__ = (node, source, {})
     return function

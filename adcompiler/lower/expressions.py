@@ -10,7 +10,8 @@ from .. import rules
 from ..errors import MissingRuleError
 from ..ir.nodes import Const, Eq, If, rebuild
 from ..front.names import is_builtin
-from ..front.parse import BINOPS, COMPARES, IDENTITY, UNARYOPS, fixed_arity, source_lines
+from ..front.callables import fixed_arity, given_local_functions
+from ..front.parse import BINOPS, COMPARES, IDENTITY, UNARYOPS, source_lines
 from .arrays import numpy_name
 from .draws import draw_name, lower_draw
 from .idioms import METHODS
@@ -274,6 +275,16 @@ class ExpressionLowering(NameLowering):
         if target.__code__.co_flags & inspect.CO_VARARGS:  # g(x, y) of def g(*xs): g of two parameters
             first = target.__code__.co_argcount
             target = fixed_arity(target, max(0, len(node.args) - first))
+        passed = {  # apply(g, x) with g a local function: apply with g's free variables in its place
+            i: self.parsed.local_functions[a.id]
+            for i, a in enumerate(node.args)
+            if isinstance(a, ast.Name) and a.id in self.parsed.local_functions and a.id not in self.env
+        }
+        if passed:
+            target = given_local_functions(target, passed, lambda *why: self.parsed.error(node, *why))
+            frees = [ast.copy_location(ast.Name(v, ast.Load()), node) for i in sorted(passed) for v in passed[i][1]]
+            rest = [a for i, a in enumerate(node.args) if i not in passed]
+            node = ast.copy_location(ast.Call(node.func, frees + rest, node.keywords), node)
         try:
             bound = inspect.signature(target).bind(*node.args, **{k.arg: k.value for k in node.keywords})
         except TypeError as exc:

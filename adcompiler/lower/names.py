@@ -24,6 +24,12 @@ class NameLowering:
             return self.read(Var(node.id))
         if node.id in self.env:
             return self.env[node.id]
+        if node.id in self.parsed.local_functions:  # front.closures: called, or passed to a helper (expressions)
+            raise self.parsed.error(
+                node,
+                f"the local function {node.id!r} used as a value (returned, stored or passed to other than a function of yours)",
+                "call it, or pass it to one of your functions that calls it",
+            )
         value = self.resolve(node)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return Const(value, node.id)
