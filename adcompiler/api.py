@@ -23,6 +23,7 @@ from .methods import bind, method_of
 from .pipeline import BUILDING, Program
 from .trees import any_records, converts, flatten, gradient_of, unflatten, unflatten_each
 from . import arrays_backend, numba_backend
+from .variadic import Variadic, has_varargs
 
 Wrt = Union[str, int, Sequence[Union[str, int]], None]  # parameters by name or position; None: all
 Checkpoint = Union[int, bool, str, tuple[str, int], None]  # see differentiate
@@ -59,6 +60,9 @@ def differentiate(fn=None, *, wrt=None, checkpoint=None, backend="python", array
 
 class Differentiable:
     """A function together with its forward- and reverse-mode derivative code."""
+
+    def __new__(cls, fn, *options, **keywords):  # def f(*xs): one Differentiable per number of arguments
+        return Variadic(fn, *options, **keywords, make=cls) if has_varargs(fn) else super().__new__(cls)
 
     def __init__(
         self, fn: Callable[..., Any], wrt: Wrt = None, checkpoint: Checkpoint = None, backend="python", arrays="numpy"

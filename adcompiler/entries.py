@@ -18,7 +18,7 @@ from .back.emit import render_body
 from .ir import expr as E
 from .ir.nodes import Def, Do, ForS, IfS, WhileS
 from .back.load import load
-from .front.environment import Scope, namespace_of
+from .front.environment import Scope, cells_of, namespace_of
 
 _INLINE_LIMIT = 30  # statements: a longer derivative's own work hides the cost of one call
 
@@ -74,9 +74,11 @@ def make_entry(
         body = [f"return {g['generated']}({', '.join(gen_params)})"]
     text = "\n".join([f"def {g[name]}({head}):", *guard, *("    " + line for line in body), ""])
     own = scope.own if isinstance(scope, Scope) else {}
+    cells = cells_of(scope)  # a closure's captured variables: read from its cells (back.load)
 
     def supply(names) -> dict:
-        return {n: space[n] if n in space else own[n] for n in names if n in space or n in own}
+        found = {n: space[n] if n in space else own[n] for n in names if n in space or n in own}
+        return found | {n: cells[n] for n in names if n in cells and n not in found}
 
     entry = load(text, generated.__globals__, f"{name} entry of {owner.fn.__qualname__}", supply)[g[name]]
     entry.__name__ = name
@@ -152,6 +154,9 @@ def _current_tests(depends, g, space) -> list:
             tests.append(f"{g['type']}({read}) is {was}")
         elif dep.kind == "int":
             tests.append(f"{g['type']}({now} := {read}) is {g['int']} and {now} == {was}")
+        elif dep.kind == "sequence":  # a list or tuple of numbers: of the same structure (rarely read: a call)
+            space[was] = dep
+            tests.append(f"{was}.holds()")
         else:  # an array: of the same ndim and dtype
             space[was] = dep.value[1]
             tests.append(

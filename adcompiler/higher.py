@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from .analysis import values as V
 from .api import Differentiable, Wrt, differentiate
+from .variadic import Variadic
 from .entries import make_entry
 from .modes import reverse
 from .pipeline import BUILDING
@@ -105,6 +106,18 @@ def _directions(d: Differentiable, args: tuple):
         yield tuple(rebuild(v, items) for v in values)
 
 
+def _from_one_state(np, passes, state=None) -> list:
+    """Each pass run from one state of np.random's global generator (``state``, else the current one),
+    leaving it as one pass leaves it: a function that draws (np.random.randn in its body) makes its draw
+    once per call, and the several passes of one Jacobian or Hessian are one call."""
+    state = np.random.get_state() if state is None else state
+    out = []
+    for run in passes:
+        np.random.set_state(state)
+        out.append(run())
+    return out
+
+
 def as_differentiable(f, wrt) -> Differentiable:
     if isinstance(f, Differentiable) and (wrt is None or tuple(wrt) == f.wrt):
         return f
@@ -131,6 +144,8 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = None, mode: str = "auto") -> Call
     if mode not in ("auto", "forward", "reverse"):
         raise ValueError(f"mode must be 'auto', 'forward' or 'reverse', not {mode!r}")
     d = as_differentiable(f, wrt)
+    if isinstance(d, Variadic):  # def f(*xs): the Jacobian of f with as many parameters as arguments
+        return lambda *args: jacobian(d.fixed(len(args)), mode=mode)(*args)
     made: dict = {}  # the entry giving the rows of the reverse Jacobian (see _rows_entry), once made
 
     def jac(*args):
@@ -153,22 +168,23 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = None, mode: str = "auto") -> Call
         n = sum(len(leaves(args[i])) for i in d._positions)
         written = any(d._facts(sig).summary.written)  # each run below from the arguments as given
         fresh = (lambda: copy.deepcopy(args)) if written else (lambda: args)  # noqa: E731
+        state = np.random.get_state()  # every pass from it: a function that draws makes one draw per call
         value = d.fn(*fresh())
         m = len(leaves(value))
         if mode == "forward" or (mode == "auto" and n <= m):
             if not _scalar_code(d, args):  # array code: one direction per pass
-                columns = [[float(t) for t in leaves(d.jvp(fresh(), ts)[1])] for ts in _directions(d, args)]
+                passes = [lambda ts=ts: d.jvp(fresh(), ts)[1] for ts in _directions(d, args)]
+                columns = [[float(t) for t in leaves(out)] for out in _from_one_state(np, passes, state)]
                 return np.array(columns, dtype=float).reshape(n, m).T
+            np.random.set_state(state)
             tangents, _ = _basis_tangents(d, args, np)
             _, out = d.jvp(fresh(), tangents)
             return np.array([np.broadcast_to(np.asarray(t, dtype=float), (n,)) for t in leaves(out, False)]).reshape(
                 m, n
             )
-        rows = []
-        for k in range(m):
-            ct = rebuild(value, iter(1.0 if j == k else 0.0 for j in range(m)))
-            _, cts = d.vjp(fresh(), ct)
-            rows.append([float(c) for c in leaves(list(cts))])
+        cts = [rebuild(value, iter(1.0 if j == k else 0.0 for j in range(m))) for k in range(m)]
+        passes = [lambda ct=ct: d.vjp(fresh(), ct)[1] for ct in cts]
+        rows = [[float(c) for c in leaves(list(out))] for out in _from_one_state(np, passes, state)]
         return np.array(rows, dtype=float).reshape(m, n)
 
     jac.__name__ = f"jacobian_of_{d.fn.__name__}"
@@ -218,6 +234,8 @@ def _reverse_differentiable(d: Differentiable, args: tuple, sig) -> Differentiab
 def hessian(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]:
     """A callable giving the (n, n) Hessian of a scalar function: forward mode over the generated reverse code."""
     d = as_differentiable(f, wrt)
+    if isinstance(d, Variadic):  # def f(*xs): the Hessian of f with as many parameters as arguments
+        return lambda *args: hessian(d.fixed(len(args)))(*args)
 
     def hess(*args):
         np = _numpy()
@@ -226,7 +244,8 @@ def hessian(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]:
         written = any(d._facts(sig).summary.written)  # each pass from the arguments as given
         fresh = (lambda: copy.deepcopy(args)) if written else (lambda: args)  # noqa: E731
         if not _scalar_code(r, args + (1.0,)):  # array code: one direction per pass
-            rows = [[float(t) for t in leaves(list(r.jvp(fresh() + (1.0,), ts)[1][1]))] for ts in _directions(d, args)]
+            passes = [lambda ts=ts: r.jvp(fresh() + (1.0,), ts)[1][1] for ts in _directions(d, args)]
+            rows = [[float(t) for t in leaves(list(out))] for out in _from_one_state(np, passes)]
             return np.array(rows, dtype=float)
         tangents, n = _basis_tangents(d, args, np)
         _, (_, dcts) = r.jvp(args + (1.0,), tangents)

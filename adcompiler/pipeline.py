@@ -33,7 +33,7 @@ from .analysis.inplace import check_in_place
 from .analysis.memory import returned_memory
 from .ir.nodes import Const, Var, calls, flatten
 from .ir.printing import to_def
-from .front.environment import Read, Scope, dependencies, namespace_of
+from .front.environment import Read, Scope, captured_cells, dependencies, namespace_of
 from .front.names import GENERATED_BUILTINS, Namer, Namespace
 from .front.parse import parse_function
 from .front.scopes import nodes
@@ -241,8 +241,8 @@ class Program:
         (the module may bind those names to something else), and, in derivative code differentiated
         again, the names of the code it differentiates.  Every other name is the module's global."""
         scopes = [ns for ns in {id(ns): ns for ns in map(namespace_of, self.parsed)}.values() if isinstance(ns, Scope)]
-        out = {}
-        for name in names:
+        out = {n: c for n, c in captured_cells(self.parsed.items()).items() if n in names}  # a closure's: its cell
+        for name in (n for n in names if n not in out):
             if name in self.injected:
                 out[name] = self.injected[name]
             elif name in GENERATED_BUILTINS:

@@ -5,6 +5,7 @@ arrays as exact literals)."""
 from __future__ import annotations
 
 import ast
+import copy
 import types
 
 from .pipeline import Program, primal_source
@@ -23,7 +24,7 @@ def primal_helpers(program: Program, module) -> dict:
             if getattr(item, "__adc_runtime_only__", None):  # a rule adcompiler computes as it runs
                 raise SystemExit(f"adc: {item.__adc_runtime_only__}")
             seen.add(item)
-            functions.append(primal_source(item))
+            functions.append(_primal_source(item, program.primal_names.get(item)))
             for name in sorted({n.id for n in ast.walk(ast.parse(functions[-1])) if isinstance(n, ast.Name)}):
                 value = item.__globals__.get(name)
                 if isinstance(value, types.FunctionType) and value not in seen:
@@ -65,6 +66,16 @@ def constant_line(program: Program, name: str, value) -> str | None:
         np = program.ns.module_alias("numpy")
         return f"{name} = {np}.array({value.tolist()!r}, dtype={np}.{value.dtype.name})"
     return None
+
+
+def _primal_source(fn, name) -> str:
+    """A user function's source; a local function's as lifted out (front.closures), under its name here."""
+    lifted = getattr(fn, "__adc_lifted__", None)
+    if lifted is None:
+        return primal_source(fn)
+    node = copy.deepcopy(lifted[0])
+    node.name = name or node.name
+    return ast.unparse(node) + "\n"
 
 
 def constant_names(program: Program) -> list:

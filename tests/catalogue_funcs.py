@@ -101,20 +101,47 @@ def make_nonlocal():
     return c_nonlocal
 
 
+def c_nested_nonlocal(x):
+    acc = 0.0
+
+    def bump(v):
+        nonlocal acc  # ERR:nested_nonlocal
+        acc = acc + v
+
+    bump(x)
+    return acc
+
+
 def c_lambda(x):
-    sq = lambda u: u * u  # ERR:lambda  # noqa: E731
-    return x + 1.0
+    sq, cube = lambda u: u * u, lambda u: u**3  # ERR:lambda
+    return sq(x) + cube(x)
 
 
-def c_nested_def(x):
-    def helper(u):  # ERR:nested_def
+def c_nested_recursive(x):
+    def power(u, n):  # ERR:nested_recursive
+        return 1.0 if n == 0 else u * power(u, n - 1)
+
+    return power(x, 3)
+
+
+def c_nested_escape(x):
+    def scale(u):
         return u * x
 
-    return x * 2.0
+    fs = [scale]  # ERR:nested_escape
+    return fs[0](x)
 
 
-def c_varargs(x, *rest):  # ERR:varargs
-    return x * 2.0
+SHIFTS = [0.5, 1.5]
+
+
+def c_const_list_write(x):
+    SHIFTS[0] = x  # ERR:const_list_write
+    return x * SHIFTS[0]
+
+
+def c_draw_params(x):
+    return np.sum(np.random.normal(x, 1.0, size=3))  # ERR:draw_params
 
 
 def c_kwargs(x, **options):  # ERR:kwargs

@@ -61,6 +61,14 @@ def make_closure():
     return inner
 
 
+def make_unset_closure():
+    def inner(x):
+        return k * x
+
+    return inner
+    k = 3.0  # never run: the cell inner reads is empty
+
+
 def rosen(x):
     return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
 
@@ -75,6 +83,10 @@ def records_of_one_number(p0):
 
 def star_args(*args):
     return args[0] * args[1]
+
+
+def star_kwargs(x, **options):
+    return x * 2.0
 
 
 def indexed_copy_written(p):

@@ -307,8 +307,8 @@ def uses_with(x):
 
 
 def uses_lambda(x):
-    f = lambda t: t * t  # noqa: E731
-    return f(x)
+    f, g = lambda t: t * t, lambda t: t  # a named lambda is a local function: these are a tuple's
+    return f(x) + g(x)
 
 
 counter = 0
@@ -322,7 +322,7 @@ def uses_global(x):
 UNSUPPORTED = [
     (uses_try, "try", 1, 4),
     (uses_with, "with", 1, 4),
-    (uses_lambda, "lambda", 1, 8),
+    (uses_lambda, "lambda", 1, 11),
     (uses_global, "global", 1, 4),
 ]
 

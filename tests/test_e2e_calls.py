@@ -159,8 +159,8 @@ def test_black_scholes_delta_only():
 
 
 def helper_with_lambda(u):
-    sq = lambda t: t * t  # noqa: E731
-    return sq(u)
+    sq, cube = lambda t: t * t, lambda t: t**3  # lambdas in a tuple (a named lambda is a local function)
+    return sq(u) + cube(u)
 
 
 def caller_of_bad_helper(x):

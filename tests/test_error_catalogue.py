@@ -96,9 +96,12 @@ CASES = [
     ("c_await", "await", ("async",), None, ()),
     ("c_global", "global", ("global",), None, ()),
     ("make_nonlocal", "nonlocal", ("nonlocal",), None, ()),
-    ("c_lambda", "lambda", ("lambda",), None, ()),  # other than a key= of max, min, sorted
-    ("c_nested_def", "nested_def", ("nested", "function"), None, ()),
-    ("c_varargs", "varargs", ("*args",), None, ()),
+    ("c_lambda", "lambda", ("lambda",), None, ()),  # other than a key= of max, min, sorted or one named
+    ("c_nested_nonlocal", "nested_nonlocal", ("nonlocal",), None, ()),
+    ("c_nested_recursive", "nested_recursive", ("recursive", "local function"), None, ()),
+    ("c_nested_escape", "nested_escape", ("local function", "value"), None, ()),
+    ("c_const_list_write", "const_list_write", ("list", "other than read"), None, ()),
+    ("c_draw_params", "draw_params", ("np.random.normal", "computed"), None, ()),
     ("c_kwargs", "kwargs", ("**kwargs",), None, ()),
     ("c_kwonly", "kwonly", ("keyword-only",), None, ()),  # without a default
     ("c_posonly", "posonly", ("positional-only",), (1.5, 2.0), ()),

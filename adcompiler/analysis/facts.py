@@ -149,6 +149,12 @@ MOVES = ("dup", "read", "write", "list", "tuple", "append", "setitem", "list_cop
 LIST_OPERAND = ("getitem", "setitem", "append", "pop", "len", "sum", "argmax", "argmin", "list_copy")
 
 
+def _computed_float(facts: Facts, a) -> bool:
+    """Whether ``a`` is a variable that may hold a float or a float array (what may have a derivative)."""
+    aval = facts.of(a) if isinstance(a, Var) else None
+    return isinstance(aval, (V.Arr, V.Numeric)) or isinstance(aval, V.Num) and aval.dtype not in ("int", "bool")
+
+
 def check_constructs(facts: Facts) -> None:
     """Refuse, with its location, what the abstract values show the derivative cannot follow: an
     assignment to a slice of a list (it changes the list's length)."""
@@ -163,6 +169,13 @@ def check_constructs(facts: Facts) -> None:
                     "compute them from the solution x = np.linalg.lstsq(a, b)[0]: np.sum((b - a @ x) ** 2, axis=0)",
                 )
     for eq in walk(facts.fn.body):
+        if isinstance(eq, Eq) and eq.prim == "draw" and any(_computed_float(facts, a) for a in eq.ins):
+            _refuse(
+                facts,
+                eq.line,
+                f"{eq.param[1].replace('numpy.', 'np.')} of computed numbers (a draw has no derivative)",
+                "draw with constant parameters and scale the draw: mu + sigma * np.random.randn(...)",
+            )
         if isinstance(eq, Eq) and eq.prim.startswith("numpy.linalg.solve"):
             a, b = (facts.of(x) for x in eq.ins)
             nd = [x.ndim if isinstance(x, V.Arr) else None for x in (a, b)]

@@ -274,6 +274,8 @@ def _pure_expr(e) -> bool:
     if isinstance(e, E.Method):
         return False
     if isinstance(e, E.Call) and not (e.func.startswith(("math.", "numpy.")) or e.func in PURE_CALLS):
+        return False
+    if isinstance(e, E.Call) and e.func.startswith("numpy.random."):  # a draw advances the generator
         return False  # math and the NumPy functions generated code calls return new values, changing nothing
     if isinstance(e, (tuple, list)):
         return all(pure(x) for x in e)

@@ -65,6 +65,8 @@ def transfer(eq: Eq, ins: list) -> list:
         return [getitem(ins[0], eq.ins[1] if prim == "getitem" else None, ins[1] if prim == "getitem" else None)]
     if prim == "argsort":  # the permutation sorted applies: a list of ints
         return [V.uniform("list", V.INT)]
+    if prim == "draw":  # np.random's draw: a float or a float64 array of the ndim its shape gives
+        return [V.FLOAT if eq.param[3] == 0 else V.Arr(eq.param[3], "float64")]
     if prim in ("effect", "str_format"):  # print's None, an f-string's str: no derivative
         return [V.Static("none" if prim == "effect" else "str")] * n
     if prim == "with_value":  # shaped like the value whose derivative it has

@@ -25,7 +25,7 @@ import time
 import types
 from pathlib import Path
 
-from ..front.environment import Scope
+from ..front.environment import Closure, Scope
 
 _counter = itertools.count(1)
 _MODULE = "__adc_module__"  # the function whose body is the generated module (never bound anywhere)
@@ -44,13 +44,15 @@ def load(source: str, globals_: dict, label: str, supply=None) -> dict:
     defined = _defined(tree.body)
     read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - set(defined)
     handed = dict(supply(read)) if supply is not None else {}
-    module = _as_function(tree, list(handed), defined)
-    code = compile(module, filename, "exec")
-    body = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == _MODULE)
-    values = types.FunctionType(body, globals_, _MODULE)(*handed.values())
+    cells = {n: v for n, v in handed.items() if isinstance(v, types.CellType)}  # a closure's: read from the cell
+    handed = {n: v for n, v in handed.items() if n not in cells}
+    module = _as_function(tree, list(handed), defined, list(cells))
+    body = _code_named(compile(module, filename, "exec"), _MODULE)
+    closure = tuple(cells[n] for n in body.co_freevars)
+    values = types.FunctionType(body, globals_, _MODULE, None, closure)(*handed.values())
     namespace = dict(handed)
     namespace.update(zip(defined, values))
-    scope = Scope(namespace, globals_)
+    scope = Scope(namespace, Closure(cells, globals_) if cells else globals_)
     for name in defined:
         value = namespace[name]
         if isinstance(value, types.FunctionType) and value.__code__.co_filename == filename:
@@ -73,9 +75,21 @@ def _defined(body: list) -> list:
     return list(dict.fromkeys(names))
 
 
-def _as_function(tree: ast.Module, params: list, defined: list) -> ast.Module:
+def _code_named(code: types.CodeType, name: str) -> types.CodeType:
+    """The code object of the function ``name`` defined somewhere in ``code``."""
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            found = c if c.co_name == name else _code_named(c, name)
+            if found is not None:
+                return found
+    return None
+
+
+def _as_function(tree: ast.Module, params: list, defined: list, cells: list) -> ast.Module:
     """``def __adc_module__(*params): <the module's statements>; return (<defined names>)``: the same
-    statements at the same lines and columns, so tracebacks point into the registered source."""
+    statements at the same lines and columns, so tracebacks point into the registered source.  Names
+    of ``cells`` are its free variables (it is made inside a function that assigns them), bound to the
+    closure cells of the user's function the code reads them from."""
     last = tree.body[-1].end_lineno if tree.body else 1
     ret = ast.Return(ast.Tuple([ast.Name(n, ast.Load()) for n in defined], ast.Load()))
     args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in params], kwonlyargs=[], kw_defaults=[], defaults=[])
@@ -84,6 +98,15 @@ def _as_function(tree: ast.Module, params: list, defined: list) -> ast.Module:
         fdef.type_params = []
     for node in (fdef, ret, *ast.walk(ret), args, *args.args):
         node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = 1 if node is fdef else last, 0, last, 0
+    if cells:
+        sets = [ast.Assign([ast.Name(n, ast.Store())], ast.Constant(None)) for n in cells]
+        none = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
+        outer = ast.FunctionDef(name="__adc_cells__", args=none, body=sets + [fdef], decorator_list=[], returns=None)
+        if sys.version_info >= (3, 12):
+            outer.type_params = []
+        for node in (outer, none, *(n for s in sets for n in ast.walk(s))):
+            node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = 1, 0, last, 0
+        fdef = outer
     return ast.Module([fdef], [])
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Mapping
 from dataclasses import dataclass
+import weakref
 
 
 class Scope(Mapping):
@@ -50,15 +51,92 @@ class Scope(Mapping):
         return None if name in self.own else live_dict(self.parent, name)
 
 
+class Closure(Mapping):
+    """The names a closure (a function a factory returned) reads from outside: its cells, read each time
+    they are asked for (so a captured value changed since is seen, as the closure sees it), then
+    ``parent``, its module's globals.  Generated code reads a cell's name from the same cell (``back.load``)."""
+
+    def __init__(self, cells: dict, parent: Mapping):
+        self.cells = cells  # name -> the closure's cell
+        self.parent = parent
+
+    def __getitem__(self, name):
+        if name in self.cells:
+            try:
+                return self.cells[name].cell_contents
+            except ValueError:  # a cell not yet set (the factory has not assigned it)
+                raise KeyError(name) from None
+        return self.parent[name]
+
+    def __contains__(self, name) -> bool:
+        try:
+            self[name]
+        except KeyError:
+            return False
+        return True
+
+    def __iter__(self):
+        yield from self.cells
+        yield from (n for n in self.parent if n not in self.cells)
+
+    def __len__(self) -> int:
+        return len(self.cells) + sum(1 for n in self.parent if n not in self.cells)
+
+    def live(self, name: str):
+        """Where ``name`` is read when the code runs: this closure for a cell, else as its module says."""
+        return self if name in self.cells else live_dict(self.parent, name)
+
+
+_CLOSURES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # function -> its Closure
+
+
 def namespace_of(fn) -> Mapping:
-    """The names ``fn``'s body reads as globals: the module's dictionary, or for generated code its
-    ``Scope`` (whose own names are closure variables of the code)."""
-    return getattr(fn, "__adc_scope__", None) or fn.__globals__
+    """The names ``fn``'s body reads as globals: the module's dictionary, a ``Closure`` for a function
+    with captured variables, or for generated code its ``Scope`` (whose own names are closure variables
+    of the code)."""
+    scope = getattr(fn, "__adc_scope__", None)
+    if scope is not None:
+        return scope
+    if not getattr(fn, "__closure__", None):
+        return fn.__globals__
+    if fn not in _CLOSURES:
+        _CLOSURES[fn] = Closure(dict(zip(fn.__code__.co_freevars, fn.__closure__)), fn.__globals__)
+    return _CLOSURES[fn]
+
+
+def cells_of(namespace: Mapping) -> dict:
+    """The closure cells a namespace reads names from (those of a ``Closure``, or of a ``Scope``'s)."""
+    if isinstance(namespace, Scope):
+        return cells_of(namespace.parent)
+    return dict(namespace.cells) if isinstance(namespace, Closure) else {}
+
+
+def captured_cells(functions) -> dict:
+    """The closure cells that functions lowered together (``(fn, parsed)`` pairs) read, by name: their
+    generated code shares one module, so a name that is two closures' cells, or a cell of one function
+    and a global of another, is refused."""
+    found: dict = {}
+    for fn, parsed in functions:
+        for read in parsed.reads:
+            cell = cells_of(read.namespace).get(read.name)
+            if cell is not None and found.setdefault(read.name, cell) is not cell:
+                raise ValueError(
+                    f"two functions differentiated together read different variables named {read.name} of their "
+                    "enclosing functions; rename one of them"
+                )
+    for fn, parsed in functions:
+        for read in parsed.reads:
+            if read.name in found and read.name not in cells_of(read.namespace):
+                raise ValueError(
+                    f"{fn.__qualname__} reads the global {read.name}, and a function differentiated with it "
+                    f"the variable {read.name} of its enclosing function; rename one of them"
+                )
+    return found
 
 
 def live_dict(namespace: Mapping, name: str):
     """The dictionary generated code reads ``name`` from at run time (None: a name fixed at load)."""
-    return namespace.live(name) if isinstance(namespace, Scope) else namespace
+    return namespace.live(name) if isinstance(namespace, (Scope, Closure)) else namespace
 
 
 class _Absent:
@@ -85,7 +163,8 @@ class Dependency:
     """A test that the module dictionary ``where`` still holds, under ``name``, what the code was built
     for.  ``kind`` is "absent" (the name is still not there), "same" (the same object), "type" (a
     number of the same type: its value is read when the code runs), "int" (the same integer: it
-    may have chosen an index or a length) or "array" (an array of the same ndim and dtype)."""
+    may have chosen an index or a length), "array" (an array of the same ndim and dtype) or
+    "sequence" (a list or tuple of the same lengths and leaf types: its numbers read when the code runs)."""
 
     where: dict
     name: str
@@ -106,6 +185,8 @@ class Dependency:
             return type(now) is self.value
         if self.kind == "int":
             return type(now) is int and now == self.value
+        if self.kind == "sequence":
+            return structure(now) == self.value
         return type(now).__name__ == "ndarray" and (now.ndim, now.dtype) == self.value
 
 
@@ -123,7 +204,16 @@ def dependency(read: Read) -> Dependency | None:
         return Dependency(where, read.name, "type", type(value))
     if type(value).__name__ == "ndarray" and type(value).__module__ == "numpy":
         return Dependency(where, read.name, "array", (value.ndim, value.dtype))
+    if isinstance(value, (list, tuple)):
+        return Dependency(where, read.name, "sequence", structure(value))
     return Dependency(where, read.name, "same", value)
+
+
+def structure(value):
+    """A list's or tuple's type, length and leaves' types, nested (what code built for it depends on)."""
+    if isinstance(value, (list, tuple)):
+        return (type(value), tuple(structure(v) for v in value))
+    return type(value)
 
 
 def dependencies(reads) -> list:
@@ -136,4 +226,16 @@ def dependencies(reads) -> list:
     return list(found.values())
 
 
-__all__ = ["ABSENT", "Dependency", "Read", "Scope", "dependencies", "dependency", "live_dict", "namespace_of"]
+__all__ = [
+    "Closure",
+    "cells_of",
+    "structure",
+    "ABSENT",
+    "Dependency",
+    "Read",
+    "Scope",
+    "dependencies",
+    "dependency",
+    "live_dict",
+    "namespace_of",
+]

@@ -122,6 +122,11 @@ class Namespace:
             return self.helper(canonical[1:])
         if canonical.startswith("numpy.linalg."):
             return f"{self.module_alias('numpy')}.linalg.{canonical.rpartition('.')[2]}"
+        if canonical.startswith("numpy.random."):  # import numpy.random as npr: npr.randn, else np.random.randn
+            attr = canonical.rpartition(".")[2]
+            if any(isinstance(v, types.ModuleType) and v.__name__ == "numpy.random" for v in self.globals.values()):
+                return f"{self.module_alias('numpy.random')}.{attr}"
+            return f"{self.module_alias('numpy')}.random.{attr}"
         module, dot, attr = canonical.rpartition(".")
         if not dot:
             if canonical in GENERATED_BUILTINS and (

@@ -10,6 +10,7 @@ see the supported subset.
 from __future__ import annotations
 
 import ast
+import copy
 import importlib.util
 import inspect
 import linecache
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from ..errors import UnsupportedSyntaxError, located
 from ..ir.nodes import Source
+from .closures import lift
 from .environment import namespace_of
 from .scopes import nodes
 
@@ -97,6 +99,7 @@ class Parsed:
         self.source = source
         self.obj = obj
         self.reads: list = []  # environment.Read: the globals lowering it read, with their values then
+        self.local_functions: dict = {}  # name -> (its lifted function, its free variables): front.closures
 
     def error(self, node, construct: str, remedy: str, cls=UnsupportedSyntaxError):
         return located(node, self.source.filename, self.source.lines, construct, remedy, cls)
@@ -132,6 +135,14 @@ def parse_function(fn) -> Parsed:
     fn = inspect.unwrap(fn)
     if not isinstance(fn, types.FunctionType):
         raise TypeError(f"adcompiler differentiates plain Python functions, not {type(fn).__name__} {fn!r}")
+    lifted = getattr(fn, "__adc_lifted__", None)
+    if lifted is not None:  # a local function of another, taken out of it (front.closures)
+        return _finished(copy.deepcopy(lifted[0]), lifted[1], fn, lifted[2])
+    return _finished(*read_function(fn), fn)
+
+
+def read_function(fn) -> tuple:
+    """``fn``'s ``ast.FunctionDef`` (positions as in its file) and its ``Source``."""
     filename = fn.__code__.co_filename
     try:
         lines, first = source_lines(fn)
@@ -151,6 +162,8 @@ def parse_function(fn) -> Parsed:
         for node in ast.walk(tree):
             if hasattr(node, "col_offset"):
                 node.col_offset += indent
+            if getattr(node, "end_col_offset", None) is not None:  # a valid range: local functions are compiled
+                node.end_col_offset += indent
     node = tree.body[0]
     if isinstance(node, ast.AsyncFunctionDef):
         lines = {first + i: line.rstrip("\n") for i, line in enumerate(lines)}
@@ -169,9 +182,49 @@ def parse_function(fn) -> Parsed:
         fn.__module__,
     )
     node.body = [_unguarded(stmt, namespace) for stmt in node.body]
+    return node, source
+
+
+def _finished(node: ast.FunctionDef, source: Source, fn, siblings=None) -> Parsed:
+    """``fn``'s tree, its local functions lifted out of it (``front.closures``) and fenced, then itself
+    fenced.  ``siblings``: for a lifted function, the local functions of its enclosing one that it calls."""
     parsed = Parsed(node, source, fn)
+    parsed.local_functions.update(siblings or {})
+    locals_ = lift(node, parsed.error)
+    made = {name: compiled_function(local.node, source, fn) for name, local in locals_.items()}
+    parsed.local_functions.update((name, (made[name], local.frees)) for name, local in locals_.items())
+    for name, local in locals_.items():
+        made[name].__adc_lifted__[2].update((c, parsed.local_functions[c]) for c in local.calls)
+    for name, local in locals_.items():  # refused where it is written, even if never called
+        _finished(copy.deepcopy(local.node), source, made[name], made[name].__adc_lifted__[2])
     fence(parsed)
     return parsed
+
+
+def compiled_function(node: ast.FunctionDef, source: Source, enclosing, cells=None, values=None, prefix=()):
+    """A lifted definition as a function of ``enclosing``'s module (what generated code calls for its
+    value), reading the cells ``enclosing`` reads (and ``cells``, a dict), its defaults ``values``
+    (positional, keyword-only; else its constant defaults), its body after ``prefix`` (statements only
+    the function run for its value has); ``__adc_lifted__`` holds its tree, where it is written, and the
+    local functions it calls."""
+    cells = dict(zip(enclosing.__code__.co_freevars, enclosing.__closure__ or ())) | (cells or {})
+    sets = [ast.Assign([ast.Name(n, ast.Store())], ast.Constant(None)) for n in cells]  # names of cells: free in it
+    none = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
+    body = copy.deepcopy(node)
+    body.body = list(prefix) + body.body
+    outer = ast.FunctionDef("__adc_cells__", none, sets + [body], [], None, type_params=[])
+    module = ast.fix_missing_locations(ast.copy_location(ast.Module([outer], []), node))
+    code = next(c for c in compile(module, source.filename, "exec").co_consts if isinstance(c, types.CodeType))
+    code = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == node.name)
+    if values is None:  # a local function's: constants only (front.closures)
+        kw = zip(node.args.kwonlyargs, node.args.kw_defaults)
+        values = tuple(map(ast.literal_eval, node.args.defaults)), {a.arg: ast.literal_eval(d) for a, d in kw if d}
+    closure = tuple(cells[n] for n in code.co_freevars)
+    function = types.FunctionType(code, enclosing.__globals__, node.name, values[0] or None, closure)
+    function.__kwdefaults__ = values[1] or None
+    function.__qualname__ = f"{enclosing.__qualname__}.<locals>.{node.name}"
+    function.__adc_lifted__ = (node, source, {})
+    return function
 
 
 def _unguarded(stmt, globals_):

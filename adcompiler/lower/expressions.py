@@ -11,8 +11,10 @@ from .. import rules
 from ..errors import MissingRuleError
 from ..ir.nodes import Const, Eq, If, rebuild
 from ..front.names import is_builtin
+from ..front.callables import fixed_arity, given_local_functions
 from ..front.parse import BINOPS, COMPARES, IDENTITY, UNARYOPS, source_lines
 from .arrays import numpy_name
+from .draws import draw_name, lower_draw
 from .idioms import METHODS
 from .records import DICT_METHODS
 from .names import NameLowering
@@ -169,6 +171,13 @@ class ExpressionLowering(NameLowering):
             _local_root(node.func.value, self) or not _module_path(node.func.value, self)
         ):
             return self.method_call(node, _leaf_hint(hint))  # a method of a value: x.sum(), np.arange(6).reshape(2, 3)
+        local = self.parsed.local_functions.get(node.func.id) if isinstance(node.func, ast.Name) else None
+        if local is not None and node.func.id not in self.env:  # g(x) -> g(W, b, x): front.closures
+            function, frees = local
+            reads = [ast.copy_location(ast.Name(v, ast.Load()), node) for v in frees]
+            return self.user_call(
+                ast.copy_location(ast.Call(node.func, reads + node.args, node.keywords), node), function, hint
+            )
         if isinstance(node.func, ast.Name) and node.func.id in self.env:
             raise self.parsed.error(
                 node.func,
@@ -181,6 +190,8 @@ class ExpressionLowering(NameLowering):
         if found is not None:
             return found
         text = ast.unparse(node.func)
+        if draw_name(target) is not None:  # np.random.normal(size=3): made by the primal, no derivative
+            return lower_draw(self, node, draw_name(target), hint)
         canonical = numpy_name(target)
         if canonical is not None:
             return self.numpy_call(node, canonical, hint)  # a tuple hint names a decomposition's parts
@@ -267,6 +278,19 @@ class ExpressionLowering(NameLowering):
                 MissingRuleError,
             ) from None
 
+        if target.__code__.co_flags & inspect.CO_VARARGS:  # g(x, y) of def g(*xs): g of two parameters
+            first = target.__code__.co_argcount
+            target = fixed_arity(target, max(0, len(node.args) - first))
+        passed = {  # apply(g, x) with g a local function: apply with g's free variables in its place
+            i: self.parsed.local_functions[a.id]
+            for i, a in enumerate(node.args)
+            if isinstance(a, ast.Name) and a.id in self.parsed.local_functions and a.id not in self.env
+        }
+        if passed:
+            target = given_local_functions(target, passed, lambda *why: self.parsed.error(node, *why))
+            frees = [ast.copy_location(ast.Name(v, ast.Load()), node) for i in sorted(passed) for v in passed[i][1]]
+            rest = [a for i, a in enumerate(node.args) if i not in passed]
+            node = ast.copy_location(ast.Call(node.func, frees + rest, node.keywords), node)
         try:
             bound = inspect.signature(target).bind(*node.args, **{k.arg: k.value for k in node.keywords})
         except TypeError as exc:

@@ -374,7 +374,10 @@ REFUSED = {
         "a generator expression kept as a value",
         "consume it where it is made (sum(... for ...), max, min, any, all, sorted, list) or build a list",
     ),
-    ast.Lambda: ("a lambda other than the key= of max, min or sorted", "define the function with def"),
+    ast.Lambda: (
+        "a lambda neither assigned to a name nor the key= of max, min or sorted",
+        "name it (f = lambda u: ...) or define the function with def",
+    ),
 }
 
 

@@ -24,10 +24,22 @@ class NameLowering:
             return self.read(Var(node.id))
         if node.id in self.env:
             return self.env[node.id]
+        if node.id in self.parsed.local_functions:  # front.closures: called, or passed to a helper (expressions)
+            raise self.parsed.error(
+                node,
+                f"the local function {node.id!r} used as a value (returned, stored or passed to other than a function of yours)",
+                "call it, or pass it to one of your functions that calls it",
+            )
         value = self.resolve(node)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return Const(value, node.id)
-        if type(value).__name__ == "ndarray":  # a constant array of the module, read when the code runs
+        if isinstance(value, list) and _numbers(value) and not _read_only(node, self.parsed.node, self.resolve):
+            raise self.parsed.error(
+                node,
+                f"the list {node.id!r} of the module or an enclosing function, used other than read",
+                f"pass {node.id} as an argument, or make it a tuple if it never changes",
+            )
+        if type(value).__name__ == "ndarray" or _numbers(value):  # a constant array or list, read when the code runs
             # into a temporary, never a variable named like it: assigned in a function, the module's name
             # would become a local of the function (copy propagation gives the reads back their name)
             return self.apply("global", [], None, param=node.id)
@@ -83,11 +95,11 @@ class NameLowering:
                     f"keep the value you need in another name inside the loop (last = {node.id}) and read that",
                 )
             code = getattr(self.parsed.obj, "__code__", None)
-            if code is not None and node.id in code.co_freevars:
+            if code is not None and node.id in code.co_freevars:  # others are read from their cells (Closure)
                 raise self.parsed.error(
                     node,
-                    f"the variable {node.id!r} of an enclosing function (a closure)",
-                    f"pass {node.id} to the function as an argument, or make it a module global",
+                    f"the variable {node.id!r} of an enclosing function, not yet assigned there",
+                    f"assign {node.id} in the enclosing function before differentiating this one",
                 )
             unset = glob.get("__adc_unset__", {})  # names only top-level code adc compile did not run sets
             if node.id in unset:
@@ -120,3 +132,36 @@ class NameLowering:
                 )
             return getattr(base, node.attr)
         raise self.parsed.error(node, "calling the result of an expression", "call a named function")
+
+
+def _numbers(value) -> bool:
+    """Whether ``value`` is a list or tuple of numbers (nested), which the code reads as a constant."""
+    if isinstance(value, (list, tuple)):
+        return len(value) > 0 and all(_numbers(v) for v in value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+READERS = ("len", "sum", "max", "min", "sorted", "list", "tuple", "enumerate", "zip", "reversed")
+
+
+def _read_only(name: ast.Name, fdef, resolve) -> bool:
+    """Whether a list constant is only read where ``name`` reads it (indexed, iterated over, copied,
+    combined into a new value, or handed to a builtin or NumPy function that reads it): the code reads
+    it as a constant, so a change of it (or of an alias of it) would be missed."""
+    parent = next((p for p in ast.walk(fdef) for c in ast.iter_child_nodes(p) if c is name), None)
+    if isinstance(parent, ast.Subscript):
+        return parent.value is name and isinstance(parent.ctx, ast.Load)
+    if isinstance(parent, (ast.For, ast.comprehension)):
+        return parent.iter is name
+    if isinstance(parent, (ast.BinOp, ast.Compare)):
+        return True
+    if isinstance(parent, ast.Call) and name in parent.args:
+        func = parent.func
+        if isinstance(func, ast.Name) and func.id in READERS:
+            return True
+        root = func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        module = resolve(root) if isinstance(root, ast.Name) and root is not func else None
+        return isinstance(module, types.ModuleType) and module.__name__.split(".")[0] == "numpy"
+    return False

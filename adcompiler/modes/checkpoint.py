@@ -87,6 +87,8 @@ class Checkpoints:
                 return False
             if isinstance(s, Eq) and s.prim in CHANGES_LISTS:
                 return False
+            if isinstance(s, Eq) and _draws(self.program, s, set()):  # run again, it would draw again: taped
+                return False
             if (
                 isinstance(s, Eq)
                 and s.prim == "call"
@@ -182,6 +184,16 @@ class Checkpoints:
             Assign((plan["left"],), count, line),
             WhileS((), E.Compare(">", left, E.Num(0)), (restore, choose, advance, step), line),
         ]
+
+
+def _draws(program, eq, seen: set) -> bool:
+    """Whether ``eq`` makes an np.random draw, itself or in a function it calls (``lower.draws``)."""
+    if eq.prim == "draw":
+        return True
+    if eq.prim != "call" or eq.param in seen:
+        return False
+    seen.add(eq.param)
+    return any(isinstance(s, Eq) and _draws(program, s, seen) for s in walk(program.anf(eq.param).body))
 
 
 def revolve_limit(checkpoint):

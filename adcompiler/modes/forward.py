@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..ir import expr as E
+from ..analysis import values as V
 from .. import rules
 from ..analysis.activity import active, slots
 from ..ir.nodes import (
@@ -127,6 +128,8 @@ class _Forward:
         """The zero tangent of an inactive value: 0.0, or a list of zeros shaped like a list."""
         if isinstance(a, Var) and a.name in self.containers:
             return E.Call(self.program.helper("zeros_like"), (atom(a),))
+        if isinstance(a, Var) and isinstance(self.facts.of(a), V.Arr) and self.facts.of(a).ndim:
+            return E.Call("numpy.zeros_like", (atom(a),))  # an array's: a linear rule of it keeps its shape
         return E.Num(0.0)
 
     def eq(self, stmt: Eq) -> list:

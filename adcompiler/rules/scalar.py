@@ -169,7 +169,7 @@ def _inert(n: int) -> tuple:
     return (None,) * n
 
 
-VARIADIC = {"math.hypot": _hypot, "effect": _inert, "str_format": _inert}
+VARIADIC = {"math.hypot": _hypot, "effect": _inert, "str_format": _inert, "draw": _inert}
 
 # Runtime helpers of generated scalar code that are primitives (differentiated again: hessian).
 SCALAR_HELPERS = ("polygamma", "argsort", "fail")

@@ -1,0 +1,88 @@
+"""Functions made from the user's for one kind of call: a function with ``*xs`` at a fixed number of
+arguments, and a helper handed a local function.
+
+``fixed_arity(f, n)``: ``def f(a, *xs)`` as ``def f(a, xs0, ..., xs{n-1})`` (``front.closures``).
+``given_local_functions(h, {i: local})``: ``def apply(fn, x): return fn(fn(x))`` called as
+``apply(g, x)`` with ``g`` a local function reading ``w`` becomes ``def apply(fn_w, x)`` in which ``fn``
+is that local function, called as ``g(fn_w, ...)``: the caller passes ``w``, so its derivative follows.
+Each is a function of the user's module (generated code calls it for its value), made once per file
+text and kind of call.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import types
+
+from .closures import fixed_arity_tree
+from .parse import compiled_function, read_function, source_lines
+
+_MADE: dict = {}  # (function, what the call fixes) -> (the file's text then, the function made)
+
+
+def fixed_arity(fn, n: int):
+    """``fn``, which has ``*xs``, as a function of ``n`` parameters in its place: one function, with its
+    own derivatives, per number of positional arguments it is called with."""
+    key = (fn, n)
+    if key not in _MADE or _MADE[key][0] is not source_lines(fn):
+        node, source = read_function(fn)
+        values = (fn.__defaults__ if n == 0 else None, fn.__kwdefaults__)  # given defaults before *xs: all given
+        function = compiled_function(fixed_arity_tree(node, n), source, fn, values=values)
+        function.__qualname__ = fn.__qualname__
+        _MADE[key] = (source_lines(fn), function)  # made again when the file's text changed
+    return _MADE[key][1]
+
+
+def given_local_functions(fn, passed: dict, error):
+    """``fn`` called with local functions as some positional arguments (``passed``: position -> (its
+    lifted function, its free variables)): a function taking those functions' free variables first, in
+    place of them, in which each such parameter names its local function (``Parsed.local_functions``).
+    ``error(construct, remedy)`` makes the located refusal."""
+    key = (fn, tuple(sorted((i, local[0]) for i, local in passed.items())))
+    if key in _MADE and _MADE[key][0] is source_lines(fn):
+        return _MADE[key][1]
+    lifted = getattr(fn, "__adc_lifted__", None)
+    node, source = (copy.deepcopy(lifted[0]), lifted[1]) if lifted else read_function(fn)
+    siblings = dict(lifted[2]) if lifted else {}
+    params = node.args.args
+    taken = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+        a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)
+    }
+    stored = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    fresh, prefix, cells = [], [], {}
+    for i, (function, frees) in sorted(passed.items()):
+        if i >= len(params) or params[i].arg in stored:
+            raise error(f"a local function passed to {fn.__name__} as a parameter it assigns or as *args", "call it")
+        p = params[i].arg
+        names = [_fresh(f"{p}_{v}", taken) for v in frees]
+        fresh += names
+        siblings[p] = (function, tuple(names))
+        cells[f"__adc_local{i}__"] = types.CellType(function)  # what p is when the function runs for its value
+        call = ast.Call(ast.Name(f"__adc_local{i}__", ast.Load()), [ast.Name(n, ast.Load()) for n in names], [])
+        call.args.append(ast.Starred(ast.Name("args", ast.Load()), ast.Load()))
+        whole = ast.arguments(
+            posonlyargs=[], args=[], vararg=ast.arg("args"), kwonlyargs=[], kw_defaults=[], defaults=[]
+        )
+        prefix.append(ast.copy_location(ast.Assign([ast.Name(p, ast.Store())], ast.Lambda(whole, call)), node))
+    kept = [j for j in range(len(params)) if j not in passed]
+    first = len(params) - len(node.args.defaults)  # the parameters from first on have defaults
+    defaults = tuple((fn.__defaults__ or ())[j - first] for j in kept if j >= first)
+    node.args.defaults = [node.args.defaults[j - first] for j in kept if j >= first]
+    node.args.args = [ast.copy_location(ast.arg(n), node) for n in fresh] + [params[j] for j in kept]
+    function = compiled_function(node, source, fn, cells, (defaults, fn.__kwdefaults__), prefix)
+    function.__qualname__ = fn.__qualname__
+    function.__adc_lifted__ = (node, source, siblings)
+    _MADE[key] = (source_lines(fn), function)
+    return function
+
+
+def _fresh(base: str, taken: set) -> str:
+    name = base
+    while name in taken:
+        name += "_"
+    taken.add(name)
+    return name
+
+
+__all__ = ["fixed_arity", "given_local_functions"]

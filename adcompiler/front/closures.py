@@ -1,0 +1,204 @@
+"""Nested functions -> top-level functions that take what they read of the enclosing one (lambda lifting).
+
+A ``def g(z): return np.tanh(W @ z + b)`` inside ``f``, or ``g = lambda z: ...``, reads ``W`` and ``b``
+from ``f`` when it is called.  ``lift`` takes every such local function out of ``f``'s body and returns
+it as a function of its own, ``def g(W, b, z)``: its free variables (the names of ``f`` it reads, and
+those of the local functions it calls) first, then its own parameters.  A call ``g(x)`` in ``f`` is
+then lowered as ``g(W, b, x)`` (``lower.expressions``), an ordinary call of a user function, which
+Python's own closure would have read at the same moment: each free variable's value at the call, its
+derivative included when it has one.
+
+Refused, with the location: a local function that calls itself (recursion), one that escapes (returned,
+stored, passed anywhere but as ``key=`` to ``max``, ``min`` or ``sorted``), a name that is both a local
+function and a variable, a decorator, defaults that are not constants, and a call before the definition.
+``nonlocal`` is refused by the fence when the lifted function is read.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+
+KEY_CALLS = ("max", "min", "sorted")  # calls whose key= may be a local function
+COMPREHENSIONS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
+
+
+class Local:
+    """A local function of the function being lifted: its lifted definition and its free variables."""
+
+    def __init__(self, name: str, node: ast.FunctionDef, frees: tuple, calls: frozenset):
+        self.name = name
+        self.node = node  # the lifted definition: frees first, then its own parameters
+        self.frees = frees
+        self.calls = calls  # the other local functions it calls (by the enclosing function's names)
+
+
+def _placed(new, old):
+    return ast.copy_location(new, old)
+
+
+def _as_def(name: str, assign: ast.Assign) -> ast.FunctionDef:
+    """``name = lambda a: e`` as ``def name(a): return e``, placed at the lambda."""
+    lam = assign.value
+    ret = _placed(ast.Return(lam.body), lam.body)
+    fdef = ast.FunctionDef(name=name, args=lam.args, body=[ret], decorator_list=[], returns=None)
+    fdef.type_params = []
+    return _placed(fdef, lam)
+
+
+def _own_nodes(body: list):
+    """The nodes of ``body``, not descending into nested ``def``s (whose names are their own)."""
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, ast.FunctionDef):
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def _params(args: ast.arguments) -> list:
+    every = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]
+    return [a.arg for a in every]
+
+
+def _bound(fdef) -> set:
+    """The names a function binds itself: parameters, assigned names, its nested functions (not the
+    targets of its comprehensions, which have their own scope)."""
+    names = set(_params(fdef.args))
+    inner = {id(n) for c in _own_nodes(fdef.body) if isinstance(c, COMPREHENSIONS) for n in ast.walk(c)}
+    for node in _own_nodes(fdef.body):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and id(node) not in inner:
+            names.add(node.id)
+        elif isinstance(node, ast.FunctionDef):
+            names.add(node.name)
+    return names
+
+
+def _read(fdef) -> set:
+    """The names a function's body reads, nested functions and lambdas included."""
+    return {
+        n.id for stmt in fdef.body for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
+
+
+def lift(fdef: ast.FunctionDef, error) -> dict:
+    """Take ``fdef``'s local functions out of its body (in place); return them by name as ``Local``s.
+    ``error(node, construct, remedy)`` makes the located refusal."""
+    found: dict = {}  # name -> (statement, FunctionDef)
+    for holder in [fdef, *_own_nodes(fdef.body)]:
+        for field in ("body", "orelse"):
+            block = getattr(holder, field, None)
+            if holder is not fdef and isinstance(holder, ast.FunctionDef) or not isinstance(block, list):
+                continue
+            for i, stmt in enumerate(block):
+                local = None
+                if isinstance(stmt, ast.FunctionDef):
+                    local = stmt
+                elif (
+                    isinstance(stmt, ast.Assign)
+                    and isinstance(stmt.value, ast.Lambda)
+                    and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], ast.Name)
+                ):
+                    local = _as_def(stmt.targets[0].id, stmt)
+                if local is None:
+                    continue
+                if local.name in found:
+                    raise error(
+                        stmt, f"a second definition of the local function {local.name!r}", "give it another name"
+                    )
+                found[local.name] = (stmt, local)
+                block[i] = _placed(ast.Pass(), stmt)
+    if not found:
+        return {}
+    outer = _bound(fdef) - set(found)
+    for name, (stmt, local) in found.items():
+        _check(local, error)
+        if name in outer:
+            raise error(stmt, f"the name {name!r} of a local function, also a variable", "give them different names")
+    frees = {name: (_read(local) - _bound(local)) & (outer | set(found)) for name, (_, local) in found.items()}
+    calls = {name: frozenset(frees[name] & set(found)) for name in found}
+    for name in found:  # calls of other local functions read what those read: to a fixed point
+        seen, todo = set(), [name]
+        while todo:
+            for callee in frees[todo.pop()] & set(found):
+                if callee == name:
+                    stmt, local = found[name]
+                    raise error(local, f"the recursive local function {name!r}", "define it at module level")
+                if callee not in seen:
+                    seen.add(callee)
+                    todo.append(callee)
+        frees[name] = set().union(frees[name], *(frees[c] for c in seen)) - set(found)
+    _check_uses(fdef, found, error)
+    out = {}
+    for name, (_, local) in found.items():
+        order = tuple(sorted(frees[name]))
+        lifted = copy.deepcopy(local)
+        lifted.args.args = [_placed(ast.arg(v), local) for v in order] + lifted.args.args
+        lifted.decorator_list, lifted.returns = [], None  # annotations may name what only the enclosing one has
+        for arg in lifted.args.posonlyargs + lifted.args.args + lifted.args.kwonlyargs:
+            arg.annotation = None
+        out[name] = Local(name, lifted, order, calls[name])
+    return out
+
+
+def fixed_arity_tree(fdef: ast.FunctionDef, n: int) -> ast.FunctionDef:
+    """``def f(a, *xs)`` as ``def f(a, xs0, ..., xs{n-1})`` whose body starts ``xs = (xs0, ...)``: a
+    function called with n extra positional arguments (their names kept clear of every name it reads)."""
+    new = copy.deepcopy(fdef)
+    star = new.args.vararg
+    taken = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)} | set(_params(fdef.args))
+    suffix = ""
+    while any(f"{star.arg}{suffix}{i}" in taken for i in range(n)):
+        suffix += "_"
+    names = [f"{star.arg}{suffix}{i}" for i in range(n)]
+    new.args.args = new.args.args + [_placed(ast.arg(name), star) for name in names]
+    if n:  # a default before *xs is then always given (Python fills it first)
+        new.args.defaults = []
+    new.args.vararg = None
+    pack = ast.Assign(
+        [ast.Name(star.arg, ast.Store())], ast.Tuple([ast.Name(v, ast.Load()) for v in names], ast.Load())
+    )
+    for node in ast.walk(pack):
+        _placed(node, star)
+    new.body = [pack] + new.body
+    return new
+
+
+def _check(local: ast.FunctionDef, error) -> None:
+    written = next((n for n in ast.walk(local) if isinstance(n, ast.Nonlocal)), None)
+    if written is not None:  # before it is compiled on its own, where Python itself refuses it
+        raise error(written, "a nonlocal statement", "return the new value from the local function and assign it")
+    if local.decorator_list:
+        raise error(local.decorator_list[0], "a decorator on a local function", "define it at module level")
+    for default in local.args.defaults + [d for d in local.args.kw_defaults if d is not None]:
+        value = default.operand if isinstance(default, ast.UnaryOp) else default
+        if not isinstance(value, ast.Constant):
+            raise error(default, "a default of a local function other than a constant", "pass the value at each call")
+
+
+def _check_uses(fdef: ast.FunctionDef, found: dict, error) -> None:
+    """Each local function only called (or passed as key= to max, min, sorted), after its definition."""
+    allowed = set()
+    for node in (n for tree in [fdef] + [local for _, local in found.values()] for n in ast.walk(tree)):
+        if isinstance(node, ast.Call):  # called, or passed to a function (lowering: one of the user's)
+            allowed |= {id(node.func)} | {id(a) for a in node.args}
+            if isinstance(node.func, ast.Name) and node.func.id in KEY_CALLS:
+                allowed |= {id(k.value) for k in node.keywords if k.arg == "key"}
+    for name, (stmt, local) in found.items():
+        bodies = [fdef] + [other for n, (_, other) in found.items() if n != name]
+        for body in bodies:
+            for node in ast.walk(body):
+                if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
+                    continue
+                if id(node) not in allowed:
+                    raise error(
+                        node,
+                        f"the local function {name!r} used as a value (returned, stored or passed)",
+                        "call it where it is defined, or define it at module level and pass its inputs",
+                    )
+                if body is fdef and (node.lineno, node.col_offset) < (stmt.lineno, stmt.col_offset):
+                    raise error(node, f"the local function {name!r} called before its definition", "define it first")
+
+
+__all__ = ["KEY_CALLS", "Local", "fixed_arity_tree", "lift"]
