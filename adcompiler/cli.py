@@ -17,6 +17,7 @@ from pathlib import Path
 from .back import emit
 from .errors import UnsupportedSyntaxError
 from .back.load import write_atomic
+from .back.numba_target import translate
 from .analysis.assume import assumed_signature
 from .front.parse import module_functions
 from .inputs import LoadError, as_spelt, import_input
@@ -33,19 +34,21 @@ def compile_file(
     checkpoint=None,
     run: bool = False,
     refused: list | None = None,
+    target: str = "python",
 ) -> str:
     """The derivative module (or one stage) for the chosen functions of a file (``checkpoint``: as in
     ``differentiate``, for the reverse mode of the chosen functions' loops).  The file's definitions are
     read without running its other top-level code, unless ``run`` (``--import``) imports it whole.
 
     With no ``functions`` named and a ``refused`` list given, a function adcompiler refuses is left out
-    (its error appended to ``refused``) and the others are compiled; otherwise a refusal is raised."""
+    (its error appended to ``refused``) and the others are compiled; otherwise a refusal is raised.
+    ``target="numba"``: every function of the module compiled by ``@numba.njit(cache=True)``."""
     module = import_input(path, run)
     with BUILDING:  # the passes share module-level tables with any other thread building
-        return _compile_module(module, path, functions, mode, stage, checkpoint, refused)
+        return _compile_module(module, path, functions, mode, stage, checkpoint, refused, target)
 
 
-def _compile_module(module, path: str, functions, mode: str, stage: str | None, checkpoint, refused) -> str:
+def _compile_module(module, path: str, functions, mode, stage, checkpoint, refused, target="python") -> str:
     available = module_functions(module)
     if not available:
         raise SystemExit(f"adc: {path}: no functions to differentiate (it defines no def at its top level)")
@@ -89,7 +92,15 @@ def _compile_module(module, path: str, functions, mode: str, stage: str | None, 
     ]
     header += program.ns.import_lines() + [""] + helpers["constants"] + [""] + helpers["functions"]
     header += ["\n\n" + h for h in program.helper_sources()]
-    return emit.format_source("\n".join(header) + "\n\n" + body)
+    text = "\n".join(header) + "\n\n" + body
+    if target == "numba":
+        user = vars(module)  # the file's own import of numba or numpy serves the module too
+
+        def fresh(name):
+            return name if getattr(user.get(name), "__name__", None) == name else program.module.fresh(name)
+
+        text = translate(text, program.helpers, fresh, cache=True)
+    return emit.format_source(text)
 
 
 class NameClashError(UnsupportedSyntaxError):
@@ -244,6 +255,12 @@ def main(argv=None) -> int:
         help="reverse mode: run long loops in segments of K iterations (sqrt: isqrt(N)), O(N/K + K) tape; "
         "revolve: binomial checkpointing, at most C loop states held (default: N.bit_length(), about log2 N)",
     )
+    comp.add_argument(
+        "--target",
+        choices=("python", "numba"),
+        default="python",
+        help="numba: every function of the module compiled by @numba.njit(cache=True) (lists taken as NumPy arrays)",
+    )
     cli_check.add_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "check":
@@ -267,7 +284,9 @@ def _compile_one(args, path: Path, output: str | None) -> int:
     dont_write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # no __pycache__ beside FILE.py
     try:
         refused: list = []
-        text = compile_file(str(path), args.function, args.mode, args.stage, args.checkpoint, args.run, refused)
+        text = compile_file(
+            str(path), args.function, args.mode, args.stage, args.checkpoint, args.run, refused, args.target
+        )
         for exc in refused:
             print(
                 f"adc: {as_spelt(exc, path)} (left out of the module; --function NAME compiles chosen ones)",

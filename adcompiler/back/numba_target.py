@@ -33,7 +33,7 @@ def translate(source: str, helpers: dict, fresh, cache: bool = False) -> str:
     name in the source; ``fresh(name)`` gives a module-level name no other name in it clashes with
     (for the modules and the helpers this target adds)."""
     tree = ast.parse(_COMMENT.sub(_as_call, source))  # comments kept as calls, ast.unparse drops comments
-    numba, numpy = fresh("numba"), fresh("numpy")
+    numba, numpy = (_imported(tree, module) or fresh(module) for module in ("numba", "numpy"))
     aliases = {alias: name for name, alias in helpers.items()}
     guards = {alias for alias, name in aliases.items() if name in GUARDS}
     added = {"add_at": fresh("add_at")}
@@ -53,7 +53,12 @@ def translate(source: str, helpers: dict, fresh, cache: bool = False) -> str:
         body.append(stmt)
     for name in rewrite.used:
         body[:0] = _helper(name, added[name], numba, numpy)
-    tree.body = ast.parse(f"import numba as {numba}\nimport numpy as {numpy}\n").body + body
+    imports = [
+        f"import {m}" if m == alias else f"import {m} as {alias}" for m, alias in (("numba", numba), ("numpy", numpy))
+    ]
+    head = [s for s in body if _docstring(s) or isinstance(s, (ast.Import, ast.ImportFrom))]
+    imports = [s for s in ast.parse("\n".join(imports)).body if ast.dump(s) not in map(ast.dump, head)]
+    tree.body = head[:1] + imports + head[1:] + [s for s in body if s not in head]
     text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
     return _CALL.sub(lambda m: f"{m.group(1)}# {ast.literal_eval(m.group(2))}", text)
 
@@ -67,9 +72,22 @@ def _as_call(match) -> str:
     return f"{match.group(1)}{_MARK}({match.group(2)!r})"
 
 
+def _imported(tree: ast.Module, module: str) -> str | None:
+    """The name ``source`` binds ``module`` to at its top level (``import numpy as np``: np), if any."""
+    for stmt in tree.body:
+        for alias in stmt.names if isinstance(stmt, ast.Import) else ():
+            if alias.name == module:
+                return alias.asname or module
+    return None
+
+
+def _docstring(stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
 def _helper(name: str, alias: str, numba: str, numpy: str) -> list:
     """The statements defining the Numba version of runtime helper ``name`` under ``alias``."""
-    text = NUMBA_HELPERS[name].replace("numba.", f"{numba}.").replace("numpy.", f"{numpy}.")
+    text = re.sub(r"\bnumba\.(?=extending|core)", f"{numba}.", NUMBA_HELPERS[name]).replace("numpy.", f"{numpy}.")
     text = re.sub(rf"\b{name}\b", alias, text)
     return ast.parse(text).body
 
