@@ -51,7 +51,7 @@ def for_backend(fn, backend: str):
 def build(owner, program, built: list, mode: str, sig: V.Sig):
     """The entry function for ``mode``: the generated functions ``built`` compiled by Numba."""
     numba = numba_module()
-    from .back.numba_values import convert, restore  # NumPy, imported only where Numba is used
+    from .back.numba_values import converter, restore  # NumPy, imported only where Numba is used
 
     seen: set = set()
     defs = [d for d in built if not (d.name in seen or seen.add(d.name))]
@@ -71,10 +71,10 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
     namespace = load(source, fn.__globals__, label, supply)
     compiled = namespace[built[0].name]
     facts = program.facts(fn, sig)
-    return _entry(compiled, mode, sig, owner._positions, facts.summary.out, source, fn, convert, restore)
+    return _entry(compiled, mode, sig, owner._positions, facts.summary.out, source, fn, converter, restore)
 
 
-def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, source: str, fn, convert, restore):
+def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, source: str, fn, converter, restore):
     """The Python entry around ``compiled``: arguments converted, results restored, typing errors
     of Numba located in the user's file."""
     avals = sig.avals
@@ -90,9 +90,12 @@ def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, sourc
         "forward": lambda r: (restore(r[0], out), restore(r[1], out)),
     }[mode]
 
+    extra = {"forward": cts, "reverse": (out,)}.get(mode, ())  # tangents, or the output's cotangent
+    convert = tuple(map(converter, avals + extra))
+
     @functools.wraps(compiled.py_func)
     def entry(*args):
-        converted = tuple(map(convert, args))
+        converted = tuple(c(a) for c, a in zip(convert, args, strict=True))
         try:
             result = compiled(*converted)
         except Exception as e:

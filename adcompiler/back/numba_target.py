@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import re
 
+from .numba_loops import runs_forward
 from .runtime_numba import NUMBA_HELPERS
 
 GUARDS = ("reject_ints", "expect")  # argument checks: the entry's conversion does their work
@@ -36,8 +37,9 @@ def translate(source: str, helpers: dict, fresh, cache: bool = False) -> str:
     numba, numpy = (_imported(tree, module) or fresh(module) for module in ("numba", "numpy"))
     aliases = {alias: name for name, alias in helpers.items()}
     guards = {alias for alias, name in aliases.items() if name in GUARDS}
-    added = {"add_at": fresh("add_at")}
-    rewrite = _Rewrite(guards, numpy, added["add_at"])
+    added = {name: fresh(name) for name in ("add_at", "zeros_rows", "check_index")}
+    rewrite = _Rewrite(guards, numpy, added)
+    rewrite.modules = {numpy} | {_imported(tree, m) for m in ("math", "numpy")} - {None}
     body = []
     for stmt in tree.body:
         name = aliases.get(getattr(stmt, "name", None))
@@ -95,21 +97,48 @@ def _helper(name: str, alias: str, numba: str, numpy: str) -> list:
 class _Rewrite(ast.NodeTransformer):
     """The constructs of one generated function that Numba does not type, in forms it does."""
 
-    def __init__(self, guards: set, numpy: str, add_at: str):
+    def __init__(self, guards: set, numpy: str, added: dict):
         self.guards = guards
         self.numpy = numpy
-        self.add_at = add_at
-        self.used: set = set()  # the helpers this target adds that the code calls
+        self.added = added  # the helpers this target adds -> their names in the module
+        self.used: set = set()  # those the code calls
+
+    def _call(self, helper: str, args: list) -> ast.Call:
+        self.used.add(helper)
+        return ast.Call(ast.Name(self.added[helper], ast.Load()), args, [])
 
     def visit_AugAssign(self, node):
         """``x[k] += v`` with a constant k (x may be a tuple, of arrays): ``add_at(x, k, v)``."""
         node = self.generic_visit(node)
         target = node.target
         if isinstance(node.op, ast.Add) and isinstance(target, ast.Subscript) and _constant_int(target.slice):
-            self.used.add("add_at")
-            call = ast.Call(ast.Name(self.add_at, ast.Load()), [target.value, target.slice, node.value], [])
-            return ast.Expr(call)
+            return ast.Expr(self._call("add_at", [target.value, target.slice, node.value]))
         return node
+
+    def visit_ListComp(self, node):
+        """``[zeros(len(row)) for row in rows]``, the shadow of a list of lists: ``zeros_rows(rows)``
+        (one 2-D array where the rows are one)."""
+        node = self.generic_visit(node)
+        (loop,) = node.generators if len(node.generators) == 1 else (None,)
+        zeros = f"{self.numpy}.zeros(len({getattr(loop and loop.target, 'id', None)}))"
+        if loop and not loop.ifs and not loop.is_async and ast.unparse(node.elt) == zeros:
+            return self._call("zeros_rows", [loop.iter])
+        return node
+
+    def visit_FunctionDef(self, node):
+        self.function = node
+        return self.generic_visit(node)
+
+    def visit_For(self, node):
+        """An adjoint loop whose iterations are independent runs forward (see ``numba_loops``)."""
+        it = node.iter
+        if isinstance(it, ast.Call) and _named(it, "reversed") and len(it.args) == 1 and not it.keywords:
+            inner = it.args[0]
+            zeros = {f"{self.numpy}.zeros", self.added["zeros_rows"]}
+            if isinstance(inner, ast.Call) and _named(inner, "range") and not inner.keywords:
+                if runs_forward(node, self.function, self.modules, _MARK, zeros):
+                    node.iter = inner
+        return self.generic_visit(node)
 
     def visit_If(self, node):
         node = self.generic_visit(node)
@@ -118,7 +147,15 @@ class _Rewrite(ast.NodeTransformer):
         return node
 
     def visit_Expr(self, node):
-        return None if self._is_guard(node) else self.generic_visit(node)
+        """Argument checks dropped; ``xs[k]`` alone on its line, the check that a read will not fail,
+        made explicit (compiled code reads without one): ``check_index(xs, k)``."""
+        if self._is_guard(node):
+            return None
+        node = self.generic_visit(node)
+        read = node.value
+        if isinstance(read, ast.Subscript) and not isinstance(read.slice, (ast.Slice, ast.Tuple)):
+            return ast.Expr(self._call("check_index", [read.value, read.slice]))
+        return node
 
     def _is_guard(self, stmt) -> bool:
         call = getattr(stmt, "value", None)

@@ -39,10 +39,41 @@ def convert(value):
     return value
 
 
+def converter(aval: V.Aval):
+    """``convert`` for values of abstract value ``aval`` (the signature, which looked at every element,
+    is known before the call): a list of floats or of rows of numbers straight to an array."""
+    if _floats(aval):
+        return _vector
+    if isinstance(aval, V.Seq) and aval.kind == "list" and V.flat(aval.elem) and aval.elem.kind == "list":
+        return _matrix
+    return convert
+
+
+def _floats(aval: V.Aval) -> bool:
+    """A list of numbers, one of them a float at least (so NumPy makes an array of floats of it)."""
+    return isinstance(aval, V.Seq) and aval.kind == "list" and V.flat(aval) and aval.elem == V.FLOAT
+
+
+def _vector(value):
+    array = numpy.array(value, dtype=float)
+    return array if array.ndim == 1 and type(value) is list else convert(value)
+
+
+def _matrix(value):
+    try:
+        array = numpy.array(value, dtype=float)
+    except ValueError:  # rows of several lengths: a typed list of arrays
+        return convert(value)
+    return array if array.ndim == 2 and type(value) is list else convert(value)
+
+
 def restore(value, aval: V.Aval):
     """The compiled code's ``value`` in the structure of abstract value ``aval``."""
     if isinstance(aval, V.Seq) and type(value) is numpy.ndarray and aval.kind == "list" and V.flat(aval):
         return value.tolist()  # a list of numbers (floats: the array is of floats)
+    if type(value) is numpy.ndarray and value.ndim == 2 and isinstance(aval, V.Seq) and aval.kind == "list":
+        if V.flat(aval.elem) and aval.elem.kind == "list":
+            return value.tolist()  # rows of numbers (a 2-D array in compiled code)
     if isinstance(aval, V.Seq):
         items = aval.items if aval.items is not None else (aval.elem,) * len(value)
         out = [restore(v, a) for v, a in zip(value, items, strict=True)]

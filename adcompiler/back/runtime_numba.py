@@ -36,6 +36,35 @@ def _numba_zeros_like(x):
         return scope["impl"]
     return None
 ''',
+    "zeros_rows": '''def zeros_rows(rows):
+    """Zeros in the shape of a list of lists of numbers (compiled code only: see the overload below)."""
+    raise TypeError("zeros_rows is called from code numba.njit compiles")
+
+
+@numba.extending.overload(zeros_rows)
+def _numba_zeros_rows(rows):
+    """A 2-D array of zeros for a 2-D array (equal-length rows reach compiled code as one: one block
+    of memory, a row of it a view); a list of arrays of zeros for a typed list of rows."""
+    types = numba.core.types
+    if isinstance(rows, types.Array) and rows.ndim == 2:
+        return lambda rows: numpy.zeros(rows.shape)
+    return lambda rows: [numpy.zeros(len(r)) for r in rows]
+''',
+    "check_index": '''def check_index(x, k):
+    """IndexError unless x[k] exists (compiled code only: see the overload below)."""
+    raise TypeError("check_index is called from code numba.njit compiles")
+
+
+@numba.extending.overload(check_index)
+def _numba_check_index(x, k):
+    """What reading x[k] raises in Python (compiled code reads without a check)."""
+
+    def impl(x, k):
+        if not -len(x) <= k < len(x):
+            raise IndexError("list index out of range")
+
+    return impl
+''',
     "like": '''def like(shadow, x):
     """The shadow in x's structure (compiled code only: see the overload below)."""
     raise TypeError("like is called from code numba.njit compiles")
@@ -55,6 +84,14 @@ def _numba_like(shadow, x):
 def _numba_add_into(acc, ct):
     """acc[k] += ct[k] for every k: acc is an array or list of numbers, ct an array, list or tuple of them."""
     types = numba.core.types
+    if isinstance(acc, types.Array) and acc.ndim == 2 and isinstance(ct, types.Array) and ct.ndim == 2:
+
+        def rows(acc, ct):
+            if acc.shape != ct.shape:
+                raise ValueError("a cotangent with a number of values other than the list's")
+            acc += ct
+
+        return rows
     numbers = isinstance(acc, types.Array) and acc.ndim == 1 or isinstance(acc, types.List) and isinstance(acc.dtype, types.Number)
     if numbers:
 
