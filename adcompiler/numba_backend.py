@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+import traceback
 import types
 
 from .analysis import values as V
@@ -56,7 +57,7 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
     seen: set = set()
     defs = [d for d in built if not (d.name in seen or seen.add(d.name))]
     source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
-    source = emit.format_source(translate(source, program.helpers, program.module.fresh))
+    source = emit.format_source(translate(source, program.helpers, program.module.fresh, False, program.accumulators))
     fn = owner.fn
     label = f"{mode} of {fn.__qualname__} (numba)"
 
@@ -112,8 +113,12 @@ def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, sourc
 def _explained(error, source: str, fn):
     """A located error for a Numba typing error in the compiled code (None for other errors)."""
     numba = numba_module()
+    frames = traceback.extract_tb(error.__traceback__)
+    compiling = any("numba" in f.filename and f.name == "_compile_for_args" for f in frames)
     if not isinstance(error, numba.core.errors.NumbaError) and not type(error).__module__.startswith("numba"):
-        return None
+        if not compiling or not any(f.filename.endswith(("typeinfer.py", "compiler_machinery.py")) for f in frames):
+            return None  # an error of the compiled code as it runs, not of Numba compiling it
+        error = f"Numba failed while typing it ({type(error).__name__}: {error})"
     message = str(error)
     lines = source.splitlines()
     user_line, text = None, None

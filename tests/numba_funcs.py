@@ -122,3 +122,20 @@ def relayer(xs, n):
             z.append(math.tanh(h[i]))
         h = z
     return h[0]
+
+
+def particles_np(state, steps):
+    """Slices of an array (Table 1's particles, NumPy variant)."""
+    P = state[:, 0:2]
+    V = state[:, 2:4]
+    for step in range(steps):
+        A = -0.5 * P - 0.2 * V
+        P = P + 0.05 * V
+        V = V + 0.05 * A
+    return np.sum(P[:, 0] * P[:, 1])
+
+
+def gathered(x, idx):
+    """An integer array as an index, with repeats: their cotangents accumulate."""
+    y = x[idx]
+    return np.sum(np.sin(y) * y) + x[1] * x[-1]

@@ -164,3 +164,19 @@ def test_hessian_refused_clearly():
 def test_unknown_backend_refused():
     with pytest.raises(ValueError, match="backend"):
         adcompiler.differentiate(F.poly, backend="jax")
+
+
+def test_slices_and_gathers_of_arrays_against_autograd():
+    rng = np.random.default_rng(2)
+    state = rng.normal(size=(3, 4))
+    d = numba_d(F.particles_np, wrt=("state",))
+    g = d.grad(state, 40)
+    expected = autograd.grad(on_autograd(F.particles_np))(state, 40)
+    assert g.shape == state.shape and g.dtype == state.dtype and np.allclose(g, expected, rtol=1e-10)
+    tangent = rng.normal(size=(3, 4))
+    assert d.jvp((state, 40), (tangent,))[1] == pytest.approx(np.sum(expected * tangent), rel=1e-10)
+    x, idx = rng.normal(size=5), np.array([0, 3, 3, 1, 0, 0])
+    d = numba_d(F.gathered, wrt=("x",))
+    g = d.grad(x, idx)
+    assert np.allclose(g, autograd.grad(on_autograd(F.gathered))(x, idx), rtol=1e-12)
+    assert np.allclose(g, central(F.gathered, (x, idx), 0), atol=1e-8)

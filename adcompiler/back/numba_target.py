@@ -29,16 +29,18 @@ from .runtime_numba import NUMBA_HELPERS
 GUARDS = ("reject_ints", "expect")  # argument checks: the entry's conversion does their work
 
 
-def translate(source: str, helpers: dict, fresh, cache: bool = False) -> str:
+def translate(source: str, helpers: dict, fresh, cache: bool = False, accumulators=None) -> str:
     """The Numba form of generated ``source``; ``helpers`` maps each runtime helper's name to its
     name in the source; ``fresh(name)`` gives a module-level name no other name in it clashes with
-    (for the modules and the helpers this target adds)."""
+    (for the modules and the helpers this target adds); ``accumulators``: adjoint accumulators
+    (``d_x = 0.0``) -> their variables, so that an array's starts as zeros of its shape."""
     tree = ast.parse(_COMMENT.sub(_as_call, source))  # comments kept as calls, ast.unparse drops comments
     numba, numpy = (_imported(tree, module) or fresh(module) for module in ("numba", "numpy"))
     aliases = {alias: name for name, alias in helpers.items()}
     guards = {alias for alias, name in aliases.items() if name in GUARDS}
-    added = {name: fresh(name) for name in ("add_at", "zeros_rows", "check_index")}
+    added = {name: fresh(name) for name in ("add_at", "zeros_rows", "check_index", "zeros_like")}
     rewrite = _Rewrite(guards, numpy, added)
+    rewrite.accumulators = accumulators or {}
     rewrite.modules = {numpy} | {_imported(tree, m) for m in ("math", "numpy")} - {None}
     body = []
     for stmt in tree.body:
@@ -126,7 +128,20 @@ class _Rewrite(ast.NodeTransformer):
         return node
 
     def visit_FunctionDef(self, node):
+        """Also: an accumulator ``d_x = 0.0`` at the function's top level, where ``x`` is surely bound
+        (a parameter, or assigned by an earlier line at that level), starts as ``zeros_like(x)``: the
+        number 0.0 for a number, zeros for an array, whose adjoint Numba then types as one array."""
         self.function = node
+        bound = {a.arg for a in node.args.args}
+        for stmt in node.body:
+            if not isinstance(stmt, ast.Assign):
+                continue
+            target = stmt.targets[0]
+            variable = self.accumulators.get(target.id) if isinstance(target, ast.Name) else None
+            if variable in bound and isinstance(stmt.value, ast.Constant) and stmt.value.value == 0.0:
+                stmt.value = self._call("zeros_like", [ast.Name(variable, ast.Load())])
+            for target in stmt.targets:
+                bound |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
         return self.generic_visit(node)
 
     def visit_For(self, node):

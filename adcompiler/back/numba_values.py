@@ -3,7 +3,9 @@
 Numba's reflected lists are slow to pass and cannot nest, and its typed lists are slow to build
 from Python, so a list of numbers goes in as a 1-D array and a list of equal-length lists of
 numbers as a 2-D array (indexing, ``len`` and iteration read them as the lists they were); any other
-list as a ``numba.typed.List`` of its converted elements, a tuple as a tuple of them.  What comes
+list as a tuple of its converted elements when it is short (layers of a network: passing a tuple
+costs nothing, building a typed list a tenth of a millisecond; Numba compiles once per length) and
+as a ``numba.typed.List`` of them when longer, a tuple as a tuple of them.  What comes
 back is put in the structure of the abstract value it stands for: lists where that is a list, a
 tuple where a tuple, Python floats for numbers, and arrays of the argument's floating dtype.
 """
@@ -15,6 +17,7 @@ import numpy
 from ..analysis import values as V
 
 _NUMBERS = (float, int, bool)
+SHORT = 16  # a list of arrays, tuples or ragged lists this long or shorter goes in as a tuple
 
 
 def convert(value):
@@ -33,6 +36,8 @@ def convert(value):
                 return array.astype(float) if array.dtype.kind != "f" else array
         if not value:
             raise TypeError('an empty list cannot be passed to code numba.njit compiles; backend="python" takes it')
+        if len(value) <= SHORT:  # a tuple goes in at once, a typed list is built element by element
+            return tuple(map(convert, value))
         from numba.typed import List
 
         return List(map(convert, value))
@@ -80,7 +85,11 @@ def restore(value, aval: V.Aval):
         return tuple(out) if aval.kind == "tuple" else out
     if isinstance(aval, V.Num):
         return float(value) if aval.dtype == "float" else value
-    if isinstance(aval, V.Arr) and isinstance(value, numpy.ndarray) and aval.dtype not in (None, value.dtype.name):
-        if aval.dtype.startswith(("float", "complex")):
-            return value.astype(aval.dtype)
+    if isinstance(aval, V.Arr) and type(value) is numpy.ndarray and aval.dtype is not None:
+        wanted = _DTYPES.get(aval.dtype) or _DTYPES.setdefault(aval.dtype, numpy.dtype(aval.dtype))
+        if value.dtype != wanted and wanted.kind in "fc":
+            return value.astype(wanted)
     return value
+
+
+_DTYPES: dict = {}  # dtype name -> the dtype (asking an array for its dtype's name is slow)

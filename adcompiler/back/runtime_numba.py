@@ -65,6 +65,42 @@ def _numba_check_index(x, k):
 
     return impl
 ''',
+    "scatter_add": '''def scatter_add(d, x, index, g):
+    """d with g added at x[index] (compiled code only: see the overload below)."""
+    raise TypeError("scatter_add is called from code numba.njit compiles")
+
+
+@numba.extending.overload(scatter_add)
+def _numba_scatter_add(d, x, index, g):
+    """The adjoint d of the array x with g added at x[index] (into d itself when d is an array of x's
+    shape, else into zeros of x's shape plus d): an index of integers and slices adds at once (it
+    names each element once); a 1-D array of integers into a vector adds one by one, so a repeated
+    index accumulates, as numpy.add.at does."""
+    types = numba.core.types
+    if not isinstance(x, types.Array) or isinstance(d, types.Array) and (d.ndim != x.ndim or not d.mutable):
+        return None
+    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
+    basic = all(isinstance(i, (types.Integer, types.SliceType)) for i in parts)
+    listed = isinstance(index, types.Array) and index.ndim == 1 and isinstance(index.dtype, types.Integer)
+    if not basic and not (listed and x.ndim == 1):
+        return None
+    fresh = not isinstance(d, types.Array)
+
+    def impl(d, x, index, g):
+        if fresh:
+            out = numpy.zeros(x.shape) + d
+        else:
+            out = d if d.shape == x.shape else numpy.zeros(x.shape) + d
+        if basic:
+            out[index] += g
+        else:
+            values = numpy.broadcast_to(numpy.asarray(g), index.shape)
+            for k in range(len(index)):
+                out[index[k]] += values[k]
+        return out
+
+    return impl
+''',
     "like": '''def like(shadow, x):
     """The shadow in x's structure (compiled code only: see the overload below)."""
     raise TypeError("like is called from code numba.njit compiles")
