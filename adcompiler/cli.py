@@ -99,7 +99,7 @@ def _compile_module(module, path: str, functions, mode, stage, checkpoint, refus
         def fresh(name):
             return name if getattr(user.get(name), "__name__", None) == name else program.module.fresh(name)
 
-        text = translate(text, program.helpers, fresh, True, program.accumulators)
+        text = translate(text, program.helpers, fresh, True, program.accumulators, user)
     return emit.format_source(text)
 
 

@@ -57,7 +57,9 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
     seen: set = set()
     defs = [d for d in built if not (d.name in seen or seen.add(d.name))]
     source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
-    source = emit.format_source(translate(source, program.helpers, program.module.fresh, False, program.accumulators))
+    source = emit.format_source(
+        translate(source, program.helpers, program.module.fresh, False, program.accumulators, owner.fn.__globals__)
+    )
     fn = owner.fn
     label = f"{mode} of {fn.__qualname__} (numba)"
 

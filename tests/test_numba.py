@@ -2,6 +2,7 @@
 differences and the inner-product identity <u, J v> == <J^T u, v>; cotangents in their primal's
 structure; what the target cannot compile refused at the user's line.  Skipped without Numba."""
 
+import inspect
 import math
 import os
 import types
@@ -180,3 +181,36 @@ def test_slices_and_gathers_of_arrays_against_autograd():
     g = d.grad(x, idx)
     assert np.allclose(g, autograd.grad(on_autograd(F.gathered))(x, idx), rtol=1e-12)
     assert np.allclose(g, central(F.gathered, (x, idx), 0), atol=1e-8)
+
+
+def test_adjoint_loops_run_forward_with_the_same_bits_and_indices_stay_checked():
+    rng = np.random.default_rng(4)
+    rows, v = rng.normal(size=(7, 5)).tolist(), rng.normal(size=5).tolist()
+    d = numba_d(F.mat_vec_sum)
+    assert d.grad(rows, v) == adcompiler.differentiate(F.mat_vec_sum).grad(rows, v)  # to the bit
+    source = inspect.getsource(compiled(d).py_func)
+    assert "for j in range(t2):" in source and "for i in range(t1 - 1, -1, -1):" in source
+    with pytest.raises(IndexError):  # ys shorter than xs: Python's IndexError, not a read past the end
+        numba_d(F.dot).grad([1.0, 2.0, 3.0], [1.0, 2.0])
+
+
+@pytest.mark.parametrize(
+    "body, forward",
+    [
+        ("t = v[j]\n        d_v[j] += row[j]\n        d_row[j] = math.cos(t) * t", True),
+        ("d_s = d_s + v[j]", False),  # carried from one iteration to the next
+        ("d_v[j + 1] += v[j]", False),  # another iteration's element
+        ("np.add(d_v[j], v[j], d_v)", False),  # an out argument: writes all of d_v
+        ("d_x[j] = v[j]", False),  # d_x is a parameter: it may be a view of anything
+        ("t = v[j]\n        d_v[j] = t\n        d_v[j] += helper(t)", False),  # a call that may write
+    ],
+)
+def test_which_adjoint_loops_may_run_forward(body, forward):
+    import ast
+    from adcompiler.back.numba_loops import runs_forward
+
+    source = f"def f(d_x, v, M):\n    d_v = np.zeros(3)\n    d_row = d_M[0]\n    d_s = 0.0\n    for j in reversed(range(3)):\n        {body}\n    return d_s\n"
+    source = source.replace("d_M[0]", "np.zeros(3)")
+    function = ast.parse(source).body[0]
+    loop = next(n for n in ast.walk(function) if isinstance(n, ast.For))
+    assert runs_forward(loop, function, {"np", "math"}, "__adc_comment__", {"np.zeros"}) is forward

@@ -11,7 +11,7 @@ the memory is read in the order it lies in).  This module says when that is so, 
 * what it writes into is an array of zeros the function made (or a row of one), not a view of
   anything else, so no two names it reads or writes share memory in other ways;
 * each name it assigns is assigned before it is read in the body (no value carried from one
-  iteration to the next) and appears nowhere else in the function (its last value is not read);
+  iteration to the next) and is read nowhere else in the function (its last value is not read);
 * the loop variable is read nowhere but in loops over it.
 
 Each element then gets the same operations in the same order whichever way the loop runs, so the
@@ -55,11 +55,16 @@ def runs_forward(loop: ast.For, function: ast.FunctionDef, modules: set, marker:
             and not _fresh(node.value, function, index, zeros)
         ):
             return False
-        if isinstance(node, ast.Call) and not _pure(node.func, modules, marker):
+        if isinstance(node, ast.Call) and not _pure(node, modules, marker):
             return False
     inside = {id(n) for n in ast.walk(loop)}
-    for node in ast.walk(function):
-        if isinstance(node, ast.Name) and node.id in assigned and id(node) not in inside:
+    for node in ast.walk(function):  # the last iteration's values are read nowhere after the loop
+        if (
+            isinstance(node, ast.Name)
+            and node.id in assigned
+            and isinstance(node.ctx, ast.Load)
+            and id(node) not in inside
+        ):
             return False
     return not _read_outside_loops_over(index, function)
 
@@ -116,13 +121,55 @@ def _names(target) -> set:
     return set()
 
 
-def _pure(func, modules: set, marker: str) -> bool:
-    """A function of ``math`` or NumPy (``math.cos``, ``np.exp``), or the comment marker."""
+def _pure(call: ast.Call, modules: set, marker: str) -> bool:
+    """The comment marker, or a function of a module in ``modules`` (math, NumPy) called with
+    positional arguments only and too few of them for an ``out`` argument: ``math.cos(t)``,
+    ``np.exp(t)``, ``np.where(c, a, b)``, never ``np.add(a, b, acc)``, which writes into acc."""
+    func = call.func
     if isinstance(func, ast.Name):
         return func.id == marker
-    while isinstance(func, ast.Attribute):
-        func = func.value
-    return isinstance(func, ast.Name) and func.id in modules
+    module = func.value if isinstance(func, ast.Attribute) else None
+    if not isinstance(module, ast.Name) or module.id not in modules or call.keywords:
+        return False
+    return len(call.args) <= (3 if func.attr == "where" else 1 if func.attr in _TWO_WITH_OUT else 2)
+
+
+# NumPy functions of one operand whose second positional argument is ``out`` (or an axis).
+_TWO_WITH_OUT = {
+    "sum",
+    "prod",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "mean",
+    "cumsum",
+    "negative",
+    "positive",
+    "sqrt",
+    "exp",
+    "log",
+    "sin",
+    "cos",
+    "tan",
+    "tanh",
+    "sinh",
+    "cosh",
+    "abs",
+    "absolute",
+    "sign",
+    "square",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "log1p",
+    "expm1",
+    "log2",
+    "log10",
+    "exp2",
+    "reciprocal",
+    "fabs",
+}
 
 
 def _read_outside_loops_over(index: str, function: ast.FunctionDef) -> bool:

@@ -22,18 +22,21 @@ from __future__ import annotations
 
 import ast
 import re
+from types import ModuleType
 
 from .numba_loops import runs_forward
 from .runtime_numba import NUMBA_HELPERS
 
+PURE = ("math", "numpy")  # modules whose functions change nothing but their result
 GUARDS = ("reject_ints", "expect")  # argument checks: the entry's conversion does their work
 
 
-def translate(source: str, helpers: dict, fresh, cache: bool = False, accumulators=None) -> str:
+def translate(source: str, helpers: dict, fresh, cache: bool = False, accumulators=None, scope=None) -> str:
     """The Numba form of generated ``source``; ``helpers`` maps each runtime helper's name to its
     name in the source; ``fresh(name)`` gives a module-level name no other name in it clashes with
     (for the modules and the helpers this target adds); ``accumulators``: adjoint accumulators
-    (``d_x = 0.0``) -> their variables, so that an array's starts as zeros of its shape."""
+    (``d_x = 0.0``) -> their variables, so that an array's starts as zeros of its shape; ``scope``: the
+    globals the code runs in (its names of the math and NumPy modules)."""
     tree = ast.parse(_COMMENT.sub(_as_call, source))  # comments kept as calls, ast.unparse drops comments
     numba, numpy = (_imported(tree, module) or fresh(module) for module in ("numba", "numpy"))
     aliases = {alias: name for name, alias in helpers.items()}
@@ -42,6 +45,7 @@ def translate(source: str, helpers: dict, fresh, cache: bool = False, accumulato
     rewrite = _Rewrite(guards, numpy, added)
     rewrite.accumulators = accumulators or {}
     rewrite.modules = {numpy} | {_imported(tree, m) for m in ("math", "numpy")} - {None}
+    rewrite.modules |= {k for k, v in (scope or {}).items() if isinstance(v, ModuleType) and v.__name__ in PURE}
     body = []
     for stmt in tree.body:
         name = aliases.get(getattr(stmt, "name", None))
