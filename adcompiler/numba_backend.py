@@ -121,7 +121,7 @@ def _explained(error, source: str, fn):
         if not compiling or not any(f.filename.endswith(("typeinfer.py", "compiler_machinery.py")) for f in frames):
             return None  # an error of the compiled code as it runs, not of Numba compiling it
         error = f"Numba failed while typing it ({type(error).__name__}: {error})"
-    message = str(error)
+    message = re.sub(r"\x1b\[[0-9;]*m", "", str(error))  # Numba's terminal colours
     lines = source.splitlines()
     user_line, text = None, None
     found = re.search(r"<adcompiler [^>]*> \((\d+)\)", message)  # the innermost place Numba names

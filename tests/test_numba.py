@@ -214,3 +214,16 @@ def test_which_adjoint_loops_may_run_forward(body, forward):
     function = ast.parse(source).body[0]
     loop = next(n for n in ast.walk(function) if isinstance(n, ast.For))
     assert runs_forward(loop, function, {"np", "math"}, "__adc_comment__", {"np.zeros"}) is forward
+
+
+def test_sums_along_an_axis_against_autograd_and_differences():
+    rng = np.random.default_rng(5)
+    a, b = rng.normal(size=(3, 4)), rng.normal(size=(2, 5, 3))
+    d = numba_d(F.along_axes)
+    ga, gb = d.grad(a, b)
+    ea, eb = autograd.grad(on_autograd(F.along_axes), argnum=(0, 1))(a, b)
+    assert ga.shape == a.shape and gb.shape == b.shape
+    assert np.allclose(ga, ea, rtol=1e-12) and np.allclose(gb, eb, rtol=1e-12)
+    assert np.allclose(ga, central(F.along_axes, (a, b), 0), atol=1e-7)
+    ta, tb = rng.normal(size=(3, 4)), rng.normal(size=(2, 5, 3))
+    assert d.jvp((a, b), (ta, tb))[1] == pytest.approx(np.sum(ea * ta) + np.sum(eb * tb), rel=1e-10)

@@ -205,8 +205,17 @@ def _numba_unbroadcast(g, x):
 
 @numba.extending.overload(unreduce)
 def _numba_unreduce(g, x, axis=None, keepdims=False):
-    """The adjoint of a full sum of x: g at every element of x (a number for a number x)."""
+    """The adjoint of a sum of x: g at every element of x (a number for a number x); along one axis
+    (an integer, negative from the end), g's entry of each line along it."""
     types = numba.core.types
+    if isinstance(axis, types.Integer) and isinstance(x, types.Array) and isinstance(g, types.Array):
+        if g.ndim == x.ndim:  # keepdims: g broadcasts as it is
+            return lambda g, x, axis=None, keepdims=False: numpy.broadcast_to(g, x.shape).copy()
+
+        def along(g, x, axis=None, keepdims=False):
+            return numpy.broadcast_to(numpy.expand_dims(g, axis if axis >= 0 else axis + x.ndim), x.shape).copy()
+
+        return along
     if not isinstance(axis, (types.NoneType, types.Omitted)) and axis is not None:
         return None
     if isinstance(x, types.Array):
