@@ -18,6 +18,7 @@ from .back import emit
 from .errors import UnsupportedSyntaxError
 from .back.load import write_atomic
 from .back.numba_target import translate
+from .numba_backend import NumbaProgram
 from .analysis.assume import assumed_signature
 from .front.parse import module_functions
 from .inputs import LoadError, as_spelt, import_input
@@ -64,7 +65,7 @@ def _compile_module(module, path: str, functions, mode, stage, checkpoint, refus
         raise SystemExit(
             f"adc: {path}: no function named {', '.join(missing)} (found: {', '.join(available) or 'none'})"
         )
-    program = Program(vars(module), checkpoint)
+    program = (NumbaProgram if target == "numba" else Program)(vars(module), checkpoint)
     program.guard = True  # each entry checks its arguments are of the kinds assumed for it
     sigs = {name: assumed_signature(program, available[name]) for name in chosen}
     if stage is not None:

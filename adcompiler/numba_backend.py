@@ -22,8 +22,17 @@ from .errors import UnsupportedSyntaxError
 from .back import emit
 from .back.load import load
 from .back.numba_target import translate
+from .pipeline import Program
 
 BACKENDS = ("python", "numba")
+
+
+class NumbaProgram(Program):
+    """The program of the Numba target: a call of a recursive function recomputes its residuals in
+    the adjoint sweep (``modes.primal.recomputed``), since Numba has no type for residuals that hold
+    the next level's."""
+
+    recompute_recursion = True
 
 
 def numba_module():
@@ -63,18 +72,35 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
     fn = owner.fn
     label = f"{mode} of {fn.__qualname__} (numba)"
 
+    compiled_users: dict = {}
+
     def supply(read):
         handed = program.supplied(read)
         for name in read:
             value = handed.get(name, fn.__globals__.get(name))
             if isinstance(value, types.FunctionType) and not hasattr(value, "__adc_primitive__"):
-                handed[name] = numba.njit(value)  # a user function the code calls as it is
+                handed[name] = _jitted(value, numba, compiled_users)  # a user function the code calls as it is
         return handed
 
     namespace = load(source, fn.__globals__, label, supply)
     compiled = namespace[built[0].name]
     facts = program.facts(fn, sig)
     return _entry(compiled, mode, sig, owner._positions, facts.summary.out, source, fn, converter, restore)
+
+
+def _jitted(fn, numba, done: dict):
+    """``fn`` compiled by ``numba.njit``, reading the user functions it calls (itself too, when it
+    recurses) as compiled ones: a copy of it over a copy of its globals (Numba freezes them anyway)."""
+    if fn in done:
+        return done[fn]
+    scope = dict(fn.__globals__)
+    copy = types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__, fn.__closure__)
+    done[fn] = numba.njit(copy)
+    for name in fn.__code__.co_names:
+        value = scope.get(name)
+        if isinstance(value, types.FunctionType) and not hasattr(value, "__adc_primitive__"):
+            scope[name] = _jitted(value, numba, done)
+    return done[fn]
 
 
 def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, source: str, fn, converter, restore):

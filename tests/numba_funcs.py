@@ -146,3 +146,18 @@ def along_axes(a, b):
     rows = np.sum(np.tanh(a), axis=0)
     cols = np.sum(a * a, axis=-1) / a.shape[1]
     return np.sum(rows * rows) + np.sum(cols * np.sum(b, axis=1)[0])
+
+
+def tower(x, n):
+    """Recursion whose inner cotangent depends on the inner value: sin(sin(...sin(x)...) * x) * x."""
+    if n <= 0:
+        return x
+    inner = tower(x, n - 1)
+    return math.sin(inner * x) * x + 0.1 * inner
+
+
+def array_depth(a, n):
+    """Recursion over an array: outside the target in reverse mode."""
+    if n == 0:
+        return np.sum(a * a)
+    return array_depth(np.tanh(a), n - 1) * 2.0

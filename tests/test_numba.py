@@ -75,12 +75,23 @@ def test_newton_while_loop_reverse():
     assert d.jvp((2.0,), (1.0,))[1] == pytest.approx(0.5 / math.sqrt(2.0), rel=1e-10)
 
 
-def test_recursion_forward_matches_power_rule_and_reverse_is_refused():
+def test_recursion_both_modes_with_recomputed_residuals():
     d = numba_d(F.power, wrt=("x",))
     assert d.jvp((1.3, 7), (1.0,))[1] == pytest.approx(7 * 1.3**6, rel=1e-12)
+    assert d.grad(1.3, 7) == pytest.approx(7 * 1.3**6, rel=1e-12)
+    assert d.vjp((1.3, 0), 2.0) == (1.0, (0.0,))
+    d = numba_d(F.tower, wrt=("x",))  # the inner call's cotangent depends on its value
+    g = d.grad(0.7, 6)
+    assert g == pytest.approx(float(central(F.tower, (0.7, 6), 0)), rel=1e-8)
+    assert g == pytest.approx(adcompiler.differentiate(F.tower, wrt=("x",)).grad(0.7, 6), rel=1e-13)
+    assert d.jvp((0.7, 6), (1.0,))[1] == pytest.approx(g, rel=1e-13)
+
+
+def test_recursion_over_arrays_in_reverse_mode_is_refused_at_the_call():
+    d = numba_d(F.array_depth, wrt=("a",))
     with pytest.raises(UnsupportedSyntaxError, match="recursive call in reverse mode") as caught:
-        d.grad(1.3, 7)
-    assert caught.value.lineno == F.power.__code__.co_firstlineno + 4  # return x * power(x, n - 1)
+        d.grad(np.ones(3), 2)
+    assert caught.value.lineno == F.array_depth.__code__.co_firstlineno + 4  # return array_depth(...) * 2.0
 
 
 def test_njit_function_and_njit_callee():

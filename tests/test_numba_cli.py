@@ -47,6 +47,12 @@ SAMPLE = textwrap.dedent("""\
 
     def net(W, x):
         return np.sum(np.tanh(np.dot(W, x)) ** 2)
+
+
+    def power(x, n):
+        if n == 0:
+            return 1.0
+        return x * power(x, n - 1)
     """)
 
 # Run in a fresh process beside the written module: each function's value and gradient (reverse),
@@ -66,6 +72,7 @@ DRIVER = textwrap.dedent("""\
     out["newton"] = [v, [ga, gx0], m.newton_forward(2.0, 1.0, ga, gx0)[1]]
     v, (gW, gx) = m.net_reverse(W, x)
     out["net"] = [v, [gW.tolist(), gx.tolist()], m.net_forward(W, x, gW, gx)[1]]
+    out["power"] = [m.power_reverse(1.3, 7)[1][0], m.power_forward(1.3, 7, 1.0, 0)[1]]
     out["mods"] = sorted(k.split(".")[0] for k in sys.modules if k.startswith("adcompiler"))
     print(json.dumps(out))
     """)
@@ -113,7 +120,7 @@ def test_module_stands_alone_and_every_derivative_is_njit_cached(written):
     text = (folder / "sample_ad.py").read_text()
     assert imported_modules(text) == {"math", "numba", "numpy"}
     assert out["mods"] == []  # adcompiler was not imported by the driver
-    for name in ("rosen", "newton", "net", "scale"):
+    for name in ("rosen", "newton", "net", "scale", "power"):
         for mode in ("forward", "reverse"):
             assert f"@numba.njit(cache=True)\ndef {name}_{mode}(" in text
     assert any(f.endswith(".nbi") for f in os.listdir(folder / "__pycache__"))  # Numba's cache, as asked
@@ -142,3 +149,4 @@ def test_gradients_against_central_differences_and_forward_against_reverse(writt
     assert np.allclose(gW, central(sample.net, (W, x), 0), rtol=1e-7, atol=1e-8)
     assert np.allclose(gx, central(sample.net, (W, x), 1), rtol=1e-7, atol=1e-8)
     assert tangent == pytest.approx(np.sum(np.square(gW)) + np.sum(np.square(gx)), rel=1e-12)
+    assert out["power"] == pytest.approx([7 * 1.3**6] * 2, rel=1e-12)  # recursion, both modes
