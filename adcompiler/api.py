@@ -126,7 +126,8 @@ class Differentiable:
             with BUILDING:
                 program = self._programs.get(sig)
                 if program is None:
-                    program = self._programs[sig] = Program(namespace_of(self.fn), self.checkpoint)
+                    kind = numba_backend.NumbaProgram if self.backend == "numba" else Program
+                    program = self._programs[sig] = kind(namespace_of(self.fn), self.checkpoint)
         return program
 
     def _facts(self, sig: V.Sig):

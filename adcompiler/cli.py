@@ -17,6 +17,8 @@ from pathlib import Path
 from .back import emit
 from .errors import UnsupportedSyntaxError
 from .back.load import write_atomic
+from .back.numba_target import translate
+from .numba_backend import NumbaProgram
 from .analysis.assume import assumed_signature
 from .front.parse import module_functions
 from .inputs import LoadError, as_spelt, import_input
@@ -34,6 +36,7 @@ def compile_file(
     run: bool = False,
     refused: list | None = None,
     arrays: str = "numpy",
+    target: str = "python",
 ) -> str:
     """The derivative module (or one stage) for the chosen functions of a file (``checkpoint``: as in
     ``differentiate``, for the reverse mode of the chosen functions' loops).  The file's definitions are
@@ -41,13 +44,14 @@ def compile_file(
 
     With no ``functions`` named and a ``refused`` list given, a function adcompiler refuses is left out
     (its error appended to ``refused``) and the others are compiled; otherwise a refusal is raised.
-    ``arrays="any"``: code that calls its arguments' array namespace (see ``adcompiler.arrays_backend``)."""
+    ``arrays="any"``: code that calls its arguments' array namespace (see ``adcompiler.arrays_backend``);
+    ``target="numba"``: every function of the module compiled by ``@numba.njit(cache=True)``."""
     module = import_input(path, run)
     with BUILDING:  # the passes share module-level tables with any other thread building
-        return _compile_module(module, path, functions, mode, stage, checkpoint, refused, arrays)
+        return _compile_module(module, path, functions, mode, stage, checkpoint, refused, arrays, target)
 
 
-def _compile_module(module, path: str, functions, mode: str, stage: str | None, checkpoint, refused, arrays) -> str:
+def _compile_module(module, path: str, functions, mode, stage, checkpoint, refused, arrays, target="python") -> str:
     available = module_functions(module)
     if not available:
         raise SystemExit(f"adc: {path}: no functions to differentiate (it defines no def at its top level)")
@@ -63,7 +67,7 @@ def _compile_module(module, path: str, functions, mode: str, stage: str | None, 
         raise SystemExit(
             f"adc: {path}: no function named {', '.join(missing)} (found: {', '.join(available) or 'none'})"
         )
-    program = Program(vars(module), checkpoint)
+    program = (NumbaProgram if target == "numba" else Program)(vars(module), checkpoint)
     program.guard = True  # each entry checks its arguments are of the kinds assumed for it
     sigs = {name: assumed_signature(program, available[name]) for name in chosen}
     if stage is not None:
@@ -92,9 +96,16 @@ def _compile_module(module, path: str, functions, mode: str, stage: str | None, 
     header += program.ns.import_lines() + [""] + helpers["constants"] + [""] + helpers["functions"]
     header += ["\n\n" + h for h in program.helper_sources()]
     text = "\n".join(header) + "\n\n" + body
-    return emit.format_source(
-        text if arrays == "numpy" else arrays_backend.translated(text, program, path, 1, vars(module))
-    )
+    if target == "numba":
+        user = vars(module)  # the file's own import of numba or numpy serves the module too
+
+        def fresh(name):
+            return name if getattr(user.get(name), "__name__", None) == name else program.module.fresh(name)
+
+        text = translate(text, program.helpers, fresh, True, program.accumulators, user)
+    elif arrays != "numpy":
+        text = arrays_backend.translated(text, program, path, 1, vars(module))
+    return emit.format_source(text)
 
 
 class NameClashError(UnsupportedSyntaxError):
@@ -255,6 +266,12 @@ def main(argv=None) -> int:
         default="numpy",
         help="any: derivative code that calls its arguments' array namespace (Dask, CuPy; needs array-api-compat)",
     )
+    comp.add_argument(
+        "--target",
+        choices=("python", "numba"),
+        default="python",
+        help="numba: every function of the module compiled by @numba.njit(cache=True) (lists taken as NumPy arrays)",
+    )
     cli_check.add_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "check":
@@ -279,7 +296,15 @@ def _compile_one(args, path: Path, output: str | None) -> int:
     try:
         refused: list = []
         text = compile_file(
-            str(path), args.function, args.mode, args.stage, args.checkpoint, args.run, refused, args.arrays
+            str(path),
+            args.function,
+            args.mode,
+            args.stage,
+            args.checkpoint,
+            args.run,
+            refused,
+            args.arrays,
+            args.target,
         )
         for exc in refused:
             print(

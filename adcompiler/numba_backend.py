@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+import traceback
 import types
 
 from .analysis import values as V
@@ -21,8 +22,17 @@ from .errors import UnsupportedSyntaxError
 from .back import emit
 from .back.load import load
 from .back.numba_target import translate
+from .pipeline import Program
 
 BACKENDS = ("python", "numba")
+
+
+class NumbaProgram(Program):
+    """The program of the Numba target: a call of a recursive function recomputes its residuals in
+    the adjoint sweep (``modes.primal.recomputed``), since Numba has no type for residuals that hold
+    the next level's."""
+
+    recompute_recursion = True
 
 
 def numba_module():
@@ -51,30 +61,49 @@ def for_backend(fn, backend: str):
 def build(owner, program, built: list, mode: str, sig: V.Sig):
     """The entry function for ``mode``: the generated functions ``built`` compiled by Numba."""
     numba = numba_module()
-    from .back.numba_values import convert, restore  # NumPy, imported only where Numba is used
+    from .back.numba_values import converter, restore  # NumPy, imported only where Numba is used
 
     seen: set = set()
     defs = [d for d in built if not (d.name in seen or seen.add(d.name))]
     source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
-    source = emit.format_source(translate(source, program.helpers, program.module.fresh))
+    source = emit.format_source(
+        translate(source, program.helpers, program.module.fresh, False, program.accumulators, owner.fn.__globals__)
+    )
     fn = owner.fn
     label = f"{mode} of {fn.__qualname__} (numba)"
+
+    compiled_users: dict = {}
 
     def supply(read):
         handed = program.supplied(read)
         for name in read:
             value = handed.get(name, fn.__globals__.get(name))
             if isinstance(value, types.FunctionType) and not hasattr(value, "__adc_primitive__"):
-                handed[name] = numba.njit(value)  # a user function the code calls as it is
+                handed[name] = _jitted(value, numba, compiled_users)  # a user function the code calls as it is
         return handed
 
     namespace = load(source, fn.__globals__, label, supply)
     compiled = namespace[built[0].name]
     facts = program.facts(fn, sig)
-    return _entry(compiled, mode, sig, owner._positions, facts.summary.out, source, fn, convert, restore)
+    return _entry(compiled, mode, sig, owner._positions, facts.summary.out, source, fn, converter, restore)
 
 
-def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, source: str, fn, convert, restore):
+def _jitted(fn, numba, done: dict):
+    """``fn`` compiled by ``numba.njit``, reading the user functions it calls (itself too, when it
+    recurses) as compiled ones: a copy of it over a copy of its globals (Numba freezes them anyway)."""
+    if fn in done:
+        return done[fn]
+    scope = dict(fn.__globals__)
+    copy = types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__, fn.__closure__)
+    done[fn] = numba.njit(copy)
+    for name in fn.__code__.co_names:
+        value = scope.get(name)
+        if isinstance(value, types.FunctionType) and not hasattr(value, "__adc_primitive__"):
+            scope[name] = _jitted(value, numba, done)
+    return done[fn]
+
+
+def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, source: str, fn, converter, restore):
     """The Python entry around ``compiled``: arguments converted, results restored, typing errors
     of Numba located in the user's file."""
     avals = sig.avals
@@ -90,9 +119,12 @@ def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, sourc
         "forward": lambda r: (restore(r[0], out), restore(r[1], out)),
     }[mode]
 
+    extra = {"forward": cts, "reverse": (out,)}.get(mode, ())  # tangents, or the output's cotangent
+    convert = tuple(map(converter, avals + extra))
+
     @functools.wraps(compiled.py_func)
     def entry(*args):
-        converted = tuple(map(convert, args))
+        converted = tuple(c(a) for c, a in zip(convert, args, strict=True))
         try:
             result = compiled(*converted)
         except Exception as e:
@@ -109,9 +141,13 @@ def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, sourc
 def _explained(error, source: str, fn):
     """A located error for a Numba typing error in the compiled code (None for other errors)."""
     numba = numba_module()
+    frames = traceback.extract_tb(error.__traceback__)
+    compiling = any("numba" in f.filename and f.name == "_compile_for_args" for f in frames)
     if not isinstance(error, numba.core.errors.NumbaError) and not type(error).__module__.startswith("numba"):
-        return None
-    message = str(error)
+        if not compiling or not any(f.filename.endswith(("typeinfer.py", "compiler_machinery.py")) for f in frames):
+            return None  # an error of the compiled code as it runs, not of Numba compiling it
+        error = f"Numba failed while typing it ({type(error).__name__}: {error})"
+    message = re.sub(r"\x1b\[[0-9;]*m", "", str(error))  # Numba's terminal colours
     lines = source.splitlines()
     user_line, text = None, None
     found = re.search(r"<adcompiler [^>]*> \((\d+)\)", message)  # the innermost place Numba names

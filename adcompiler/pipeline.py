@@ -81,6 +81,7 @@ class Program:
         self._checked: set = set()
         self.analyser = Analyser(self.dupform)
         self.helpers: dict = {}  # runtime helper -> its name in generated modules
+        self.accumulators: dict = {}  # an adjoint's accumulator (d_x = 0.0) -> its variable (the Numba target's)
         self._dependencies: tuple = (None, [])  # (what had been lowered and rendered, its dependencies)
 
     # ---- lowering -----------------------------------------------------------------

@@ -13,8 +13,12 @@ compiled code alone on the converted arguments, which is what the primal's time 
 
 from __future__ import annotations
 
+import onethread  # noqa: F401  (first: BLAS on one thread, before NumPy is imported)
+
 import argparse
 import os
+
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 import sys
 import time
 import tracemalloc
@@ -29,7 +33,7 @@ from adcompiler.back.numba_values import convert
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def best(call, repeat=7, budget=0.2):
+def best(call, repeat=25, budget=0.25):
     """The best time of one call (seconds), over ``repeat`` rounds of enough calls to take ``budget``."""
     call()
     n, t = 1, 0.0
@@ -139,13 +143,15 @@ def cases(P, quick: bool):
     ]
 
 
-def run(peers: str, quick: bool) -> list:
+def run(peers: str, quick: bool, only=()) -> list:
     sys.path.insert(0, peers)
     import handgrad
     import programs as P
 
     rows = []
     for name, fn, args, hand, theirs in cases(P, quick):
+        if only and name not in only:
+            continue
         row = {"program": name}
         d = adcompiler.differentiate(fn, backend="numba")
         converted = tuple(map(convert, args))
@@ -218,8 +224,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--peers", default=os.path.join(HERE, "..", "..", "shared", "peers"))
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    parser.add_argument("-p", "--program", action="append", default=[], help="only this program (repeatable)")
     options = parser.parse_args(argv)
-    print(report(run(os.path.abspath(options.peers), options.quick)))
+    print(report(run(os.path.abspath(options.peers), options.quick, options.program)))
 
 
 if __name__ == "__main__":

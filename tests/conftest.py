@@ -6,6 +6,8 @@ import sys
 
 import pytest
 
+os.environ.setdefault("NUMBA_OPT", "0")  # backend="numba" tests: Numba compiles twice as fast, the same results
+
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
 if TESTS_DIR not in sys.path:
     sys.path.insert(0, TESTS_DIR)

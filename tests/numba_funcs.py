@@ -122,3 +122,42 @@ def relayer(xs, n):
             z.append(math.tanh(h[i]))
         h = z
     return h[0]
+
+
+def particles_np(state, steps):
+    """Slices of an array (Table 1's particles, NumPy variant)."""
+    P = state[:, 0:2]
+    V = state[:, 2:4]
+    for step in range(steps):
+        A = -0.5 * P - 0.2 * V
+        P = P + 0.05 * V
+        V = V + 0.05 * A
+    return np.sum(P[:, 0] * P[:, 1])
+
+
+def gathered(x, idx):
+    """An integer array as an index, with repeats: their cotangents accumulate."""
+    y = x[idx]
+    return np.sum(np.sin(y) * y) + x[1] * x[-1]
+
+
+def along_axes(a, b):
+    """Sums along an axis (a negative one too), of a 2-D and a 3-D array."""
+    rows = np.sum(np.tanh(a), axis=0)
+    cols = np.sum(a * a, axis=-1) / a.shape[1]
+    return np.sum(rows * rows) + np.sum(cols * np.sum(b, axis=1)[0])
+
+
+def tower(x, n):
+    """Recursion whose inner cotangent depends on the inner value: sin(sin(...sin(x)...) * x) * x."""
+    if n <= 0:
+        return x
+    inner = tower(x, n - 1)
+    return math.sin(inner * x) * x + 0.1 * inner
+
+
+def array_depth(a, n):
+    """Recursion over an array: outside the target in reverse mode."""
+    if n == 0:
+        return np.sum(a * a)
+    return array_depth(np.tanh(a), n - 1) * 2.0

@@ -2,6 +2,7 @@
 differences and the inner-product identity <u, J v> == <J^T u, v>; cotangents in their primal's
 structure; what the target cannot compile refused at the user's line.  Skipped without Numba."""
 
+import inspect
 import math
 import os
 import types
@@ -74,12 +75,23 @@ def test_newton_while_loop_reverse():
     assert d.jvp((2.0,), (1.0,))[1] == pytest.approx(0.5 / math.sqrt(2.0), rel=1e-10)
 
 
-def test_recursion_forward_matches_power_rule_and_reverse_is_refused():
+def test_recursion_both_modes_with_recomputed_residuals():
     d = numba_d(F.power, wrt=("x",))
     assert d.jvp((1.3, 7), (1.0,))[1] == pytest.approx(7 * 1.3**6, rel=1e-12)
+    assert d.grad(1.3, 7) == pytest.approx(7 * 1.3**6, rel=1e-12)
+    assert d.vjp((1.3, 0), 2.0) == (1.0, (0.0,))
+    d = numba_d(F.tower, wrt=("x",))  # the inner call's cotangent depends on its value
+    g = d.grad(0.7, 6)
+    assert g == pytest.approx(float(central(F.tower, (0.7, 6), 0)), rel=1e-8)
+    assert g == pytest.approx(adcompiler.differentiate(F.tower, wrt=("x",)).grad(0.7, 6), rel=1e-13)
+    assert d.jvp((0.7, 6), (1.0,))[1] == pytest.approx(g, rel=1e-13)
+
+
+def test_recursion_over_arrays_in_reverse_mode_is_refused_at_the_call():
+    d = numba_d(F.array_depth, wrt=("a",))
     with pytest.raises(UnsupportedSyntaxError, match="recursive call in reverse mode") as caught:
-        d.grad(1.3, 7)
-    assert caught.value.lineno == F.power.__code__.co_firstlineno + 4  # return x * power(x, n - 1)
+        d.grad(np.ones(3), 2)
+    assert caught.value.lineno == F.array_depth.__code__.co_firstlineno + 4  # return array_depth(...) * 2.0
 
 
 def test_njit_function_and_njit_callee():
@@ -164,3 +176,65 @@ def test_hessian_refused_clearly():
 def test_unknown_backend_refused():
     with pytest.raises(ValueError, match="backend"):
         adcompiler.differentiate(F.poly, backend="jax")
+
+
+def test_slices_and_gathers_of_arrays_against_autograd():
+    rng = np.random.default_rng(2)
+    state = rng.normal(size=(3, 4))
+    d = numba_d(F.particles_np, wrt=("state",))
+    g = d.grad(state, 40)
+    expected = autograd.grad(on_autograd(F.particles_np))(state, 40)
+    assert g.shape == state.shape and g.dtype == state.dtype and np.allclose(g, expected, rtol=1e-10)
+    tangent = rng.normal(size=(3, 4))
+    assert d.jvp((state, 40), (tangent,))[1] == pytest.approx(np.sum(expected * tangent), rel=1e-10)
+    x, idx = rng.normal(size=5), np.array([0, 3, 3, 1, 0, 0])
+    d = numba_d(F.gathered, wrt=("x",))
+    g = d.grad(x, idx)
+    assert np.allclose(g, autograd.grad(on_autograd(F.gathered))(x, idx), rtol=1e-12)
+    assert np.allclose(g, central(F.gathered, (x, idx), 0), atol=1e-8)
+
+
+def test_adjoint_loops_run_forward_with_the_same_bits_and_indices_stay_checked():
+    rng = np.random.default_rng(4)
+    rows, v = rng.normal(size=(7, 5)).tolist(), rng.normal(size=5).tolist()
+    d = numba_d(F.mat_vec_sum)
+    assert d.grad(rows, v) == adcompiler.differentiate(F.mat_vec_sum).grad(rows, v)  # to the bit
+    source = inspect.getsource(compiled(d).py_func)
+    assert "for j in range(t2):" in source and "for i in range(t1 - 1, -1, -1):" in source
+    with pytest.raises(IndexError):  # ys shorter than xs: Python's IndexError, not a read past the end
+        numba_d(F.dot).grad([1.0, 2.0, 3.0], [1.0, 2.0])
+
+
+@pytest.mark.parametrize(
+    "body, forward",
+    [
+        ("t = v[j]\n        d_v[j] += row[j]\n        d_row[j] = math.cos(t) * t", True),
+        ("d_s = d_s + v[j]", False),  # carried from one iteration to the next
+        ("d_v[j + 1] += v[j]", False),  # another iteration's element
+        ("np.add(d_v[j], v[j], d_v)", False),  # an out argument: writes all of d_v
+        ("d_x[j] = v[j]", False),  # d_x is a parameter: it may be a view of anything
+        ("t = v[j]\n        d_v[j] = t\n        d_v[j] += helper(t)", False),  # a call that may write
+    ],
+)
+def test_which_adjoint_loops_may_run_forward(body, forward):
+    import ast
+    from adcompiler.back.numba_loops import runs_forward
+
+    source = f"def f(d_x, v, M):\n    d_v = np.zeros(3)\n    d_row = d_M[0]\n    d_s = 0.0\n    for j in reversed(range(3)):\n        {body}\n    return d_s\n"
+    source = source.replace("d_M[0]", "np.zeros(3)")
+    function = ast.parse(source).body[0]
+    loop = next(n for n in ast.walk(function) if isinstance(n, ast.For))
+    assert runs_forward(loop, function, {"np", "math"}, "__adc_comment__", {"np.zeros"}) is forward
+
+
+def test_sums_along_an_axis_against_autograd_and_differences():
+    rng = np.random.default_rng(5)
+    a, b = rng.normal(size=(3, 4)), rng.normal(size=(2, 5, 3))
+    d = numba_d(F.along_axes)
+    ga, gb = d.grad(a, b)
+    ea, eb = autograd.grad(on_autograd(F.along_axes), argnum=(0, 1))(a, b)
+    assert ga.shape == a.shape and gb.shape == b.shape
+    assert np.allclose(ga, ea, rtol=1e-12) and np.allclose(gb, eb, rtol=1e-12)
+    assert np.allclose(ga, central(F.along_axes, (a, b), 0), atol=1e-7)
+    ta, tb = rng.normal(size=(3, 4)), rng.normal(size=(2, 5, 3))
+    assert d.jvp((a, b), (ta, tb))[1] == pytest.approx(np.sum(ea * ta) + np.sum(eb * tb), rel=1e-10)

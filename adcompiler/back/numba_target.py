@@ -22,22 +22,30 @@ from __future__ import annotations
 
 import ast
 import re
+from types import ModuleType
 
+from .numba_loops import runs_forward
 from .runtime_numba import NUMBA_HELPERS
 
+PURE = ("math", "numpy")  # modules whose functions change nothing but their result
 GUARDS = ("reject_ints", "expect")  # argument checks: the entry's conversion does their work
 
 
-def translate(source: str, helpers: dict, fresh, cache: bool = False) -> str:
+def translate(source: str, helpers: dict, fresh, cache: bool = False, accumulators=None, scope=None) -> str:
     """The Numba form of generated ``source``; ``helpers`` maps each runtime helper's name to its
     name in the source; ``fresh(name)`` gives a module-level name no other name in it clashes with
-    (for the modules and the helpers this target adds)."""
+    (for the modules and the helpers this target adds); ``accumulators``: adjoint accumulators
+    (``d_x = 0.0``) -> their variables, so that an array's starts as zeros of its shape; ``scope``: the
+    globals the code runs in (its names of the math and NumPy modules)."""
     tree = ast.parse(_COMMENT.sub(_as_call, source))  # comments kept as calls, ast.unparse drops comments
-    numba, numpy = fresh("numba"), fresh("numpy")
+    numba, numpy = (_imported(tree, module) or fresh(module) for module in ("numba", "numpy"))
     aliases = {alias: name for name, alias in helpers.items()}
     guards = {alias for alias, name in aliases.items() if name in GUARDS}
-    added = {"add_at": fresh("add_at")}
-    rewrite = _Rewrite(guards, numpy, added["add_at"])
+    added = {name: fresh(name) for name in ("add_at", "zeros_rows", "check_index", "zeros_like")}
+    rewrite = _Rewrite(guards, numpy, added)
+    rewrite.accumulators = accumulators or {}
+    rewrite.modules = {numpy} | {_imported(tree, m) for m in ("math", "numpy")} - {None}
+    rewrite.modules |= {k for k, v in (scope or {}).items() if isinstance(v, ModuleType) and v.__name__ in PURE}
     body = []
     for stmt in tree.body:
         name = aliases.get(getattr(stmt, "name", None))
@@ -53,7 +61,12 @@ def translate(source: str, helpers: dict, fresh, cache: bool = False) -> str:
         body.append(stmt)
     for name in rewrite.used:
         body[:0] = _helper(name, added[name], numba, numpy)
-    tree.body = ast.parse(f"import numba as {numba}\nimport numpy as {numpy}\n").body + body
+    imports = [
+        f"import {m}" if m == alias else f"import {m} as {alias}" for m, alias in (("numba", numba), ("numpy", numpy))
+    ]
+    head = [s for s in body if _docstring(s) or isinstance(s, (ast.Import, ast.ImportFrom))]
+    imports = [s for s in ast.parse("\n".join(imports)).body if ast.dump(s) not in map(ast.dump, head)]
+    tree.body = head[:1] + imports + head[1:] + [s for s in body if s not in head]
     text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
     return _CALL.sub(lambda m: f"{m.group(1)}# {ast.literal_eval(m.group(2))}", text)
 
@@ -67,9 +80,22 @@ def _as_call(match) -> str:
     return f"{match.group(1)}{_MARK}({match.group(2)!r})"
 
 
+def _imported(tree: ast.Module, module: str) -> str | None:
+    """The name ``source`` binds ``module`` to at its top level (``import numpy as np``: np), if any."""
+    for stmt in tree.body:
+        for alias in stmt.names if isinstance(stmt, ast.Import) else ():
+            if alias.name == module:
+                return alias.asname or module
+    return None
+
+
+def _docstring(stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
 def _helper(name: str, alias: str, numba: str, numpy: str) -> list:
     """The statements defining the Numba version of runtime helper ``name`` under ``alias``."""
-    text = NUMBA_HELPERS[name].replace("numba.", f"{numba}.").replace("numpy.", f"{numpy}.")
+    text = re.sub(r"\bnumba\.(?=extending|core)", f"{numba}.", NUMBA_HELPERS[name]).replace("numpy.", f"{numpy}.")
     text = re.sub(rf"\b{name}\b", alias, text)
     return ast.parse(text).body
 
@@ -77,21 +103,61 @@ def _helper(name: str, alias: str, numba: str, numpy: str) -> list:
 class _Rewrite(ast.NodeTransformer):
     """The constructs of one generated function that Numba does not type, in forms it does."""
 
-    def __init__(self, guards: set, numpy: str, add_at: str):
+    def __init__(self, guards: set, numpy: str, added: dict):
         self.guards = guards
         self.numpy = numpy
-        self.add_at = add_at
-        self.used: set = set()  # the helpers this target adds that the code calls
+        self.added = added  # the helpers this target adds -> their names in the module
+        self.used: set = set()  # those the code calls
+
+    def _call(self, helper: str, args: list) -> ast.Call:
+        self.used.add(helper)
+        return ast.Call(ast.Name(self.added[helper], ast.Load()), args, [])
 
     def visit_AugAssign(self, node):
         """``x[k] += v`` with a constant k (x may be a tuple, of arrays): ``add_at(x, k, v)``."""
         node = self.generic_visit(node)
         target = node.target
         if isinstance(node.op, ast.Add) and isinstance(target, ast.Subscript) and _constant_int(target.slice):
-            self.used.add("add_at")
-            call = ast.Call(ast.Name(self.add_at, ast.Load()), [target.value, target.slice, node.value], [])
-            return ast.Expr(call)
+            return ast.Expr(self._call("add_at", [target.value, target.slice, node.value]))
         return node
+
+    def visit_ListComp(self, node):
+        """``[zeros(len(row)) for row in rows]``, the shadow of a list of lists: ``zeros_rows(rows)``
+        (one 2-D array where the rows are one)."""
+        node = self.generic_visit(node)
+        (loop,) = node.generators if len(node.generators) == 1 else (None,)
+        zeros = f"{self.numpy}.zeros(len({getattr(loop and loop.target, 'id', None)}))"
+        if loop and not loop.ifs and not loop.is_async and ast.unparse(node.elt) == zeros:
+            return self._call("zeros_rows", [loop.iter])
+        return node
+
+    def visit_FunctionDef(self, node):
+        """Also: an accumulator ``d_x = 0.0`` at the function's top level, where ``x`` is surely bound
+        (a parameter, or assigned by an earlier line at that level), starts as ``zeros_like(x)``: the
+        number 0.0 for a number, zeros for an array, whose adjoint Numba then types as one array."""
+        self.function = node
+        bound = {a.arg for a in node.args.args}
+        for stmt in node.body:
+            if not isinstance(stmt, ast.Assign):
+                continue
+            target = stmt.targets[0]
+            variable = self.accumulators.get(target.id) if isinstance(target, ast.Name) else None
+            if variable in bound and isinstance(stmt.value, ast.Constant) and stmt.value.value == 0.0:
+                stmt.value = self._call("zeros_like", [ast.Name(variable, ast.Load())])
+            for target in stmt.targets:
+                bound |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        return self.generic_visit(node)
+
+    def visit_For(self, node):
+        """An adjoint loop whose iterations are independent runs forward (see ``numba_loops``)."""
+        it = node.iter
+        if isinstance(it, ast.Call) and _named(it, "reversed") and len(it.args) == 1 and not it.keywords:
+            inner = it.args[0]
+            zeros = {f"{self.numpy}.zeros", self.added["zeros_rows"]}
+            if isinstance(inner, ast.Call) and _named(inner, "range") and not inner.keywords:
+                if runs_forward(node, self.function, self.modules, _MARK, zeros):
+                    node.iter = inner
+        return self.generic_visit(node)
 
     def visit_If(self, node):
         node = self.generic_visit(node)
@@ -100,7 +166,15 @@ class _Rewrite(ast.NodeTransformer):
         return node
 
     def visit_Expr(self, node):
-        return None if self._is_guard(node) else self.generic_visit(node)
+        """Argument checks dropped; ``xs[k]`` alone on its line, the check that a read will not fail,
+        made explicit (compiled code reads without one): ``check_index(xs, k)``."""
+        if self._is_guard(node):
+            return None
+        node = self.generic_visit(node)
+        read = node.value
+        if isinstance(read, ast.Subscript) and not isinstance(read.slice, (ast.Slice, ast.Tuple)):
+            return ast.Expr(self._call("check_index", [read.value, read.slice]))
+        return node
 
     def _is_guard(self, stmt) -> bool:
         call = getattr(stmt, "value", None)

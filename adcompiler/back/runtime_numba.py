@@ -36,6 +36,71 @@ def _numba_zeros_like(x):
         return scope["impl"]
     return None
 ''',
+    "zeros_rows": '''def zeros_rows(rows):
+    """Zeros in the shape of a list of lists of numbers (compiled code only: see the overload below)."""
+    raise TypeError("zeros_rows is called from code numba.njit compiles")
+
+
+@numba.extending.overload(zeros_rows)
+def _numba_zeros_rows(rows):
+    """A 2-D array of zeros for a 2-D array (equal-length rows reach compiled code as one: one block
+    of memory, a row of it a view); a list of arrays of zeros for a typed list of rows."""
+    types = numba.core.types
+    if isinstance(rows, types.Array) and rows.ndim == 2:
+        return lambda rows: numpy.zeros(rows.shape)
+    return lambda rows: [numpy.zeros(len(r)) for r in rows]
+''',
+    "check_index": '''def check_index(x, k):
+    """IndexError unless x[k] exists (compiled code only: see the overload below)."""
+    raise TypeError("check_index is called from code numba.njit compiles")
+
+
+@numba.extending.overload(check_index)
+def _numba_check_index(x, k):
+    """What reading x[k] raises in Python (compiled code reads without a check)."""
+
+    def impl(x, k):
+        if not -len(x) <= k < len(x):
+            raise IndexError("list index out of range")
+
+    return impl
+''',
+    "scatter_add": '''def scatter_add(d, x, index, g):
+    """d with g added at x[index] (compiled code only: see the overload below)."""
+    raise TypeError("scatter_add is called from code numba.njit compiles")
+
+
+@numba.extending.overload(scatter_add)
+def _numba_scatter_add(d, x, index, g):
+    """The adjoint d of the array x with g added at x[index] (into d itself when d is an array of x's
+    shape, else into zeros of x's shape plus d): an index of integers and slices adds at once (it
+    names each element once); a 1-D array of integers into a vector adds one by one, so a repeated
+    index accumulates, as numpy.add.at does."""
+    types = numba.core.types
+    if not isinstance(x, types.Array) or isinstance(d, types.Array) and (d.ndim != x.ndim or not d.mutable):
+        return None
+    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
+    basic = all(isinstance(i, (types.Integer, types.SliceType)) for i in parts)
+    listed = isinstance(index, types.Array) and index.ndim == 1 and isinstance(index.dtype, types.Integer)
+    if not basic and not (listed and x.ndim == 1):
+        return None
+    fresh = not isinstance(d, types.Array)
+
+    def impl(d, x, index, g):
+        if fresh:
+            out = numpy.zeros(x.shape) + d
+        else:
+            out = d if d.shape == x.shape else numpy.zeros(x.shape) + d
+        if basic:
+            out[index] += g
+        else:
+            values = numpy.broadcast_to(numpy.asarray(g), index.shape)
+            for k in range(len(index)):
+                out[index[k]] += values[k]
+        return out
+
+    return impl
+''',
     "like": '''def like(shadow, x):
     """The shadow in x's structure (compiled code only: see the overload below)."""
     raise TypeError("like is called from code numba.njit compiles")
@@ -55,6 +120,14 @@ def _numba_like(shadow, x):
 def _numba_add_into(acc, ct):
     """acc[k] += ct[k] for every k: acc is an array or list of numbers, ct an array, list or tuple of them."""
     types = numba.core.types
+    if isinstance(acc, types.Array) and acc.ndim == 2 and isinstance(ct, types.Array) and ct.ndim == 2:
+
+        def rows(acc, ct):
+            if acc.shape != ct.shape:
+                raise ValueError("a cotangent with a number of values other than the list's")
+            acc += ct
+
+        return rows
     numbers = isinstance(acc, types.Array) and acc.ndim == 1 or isinstance(acc, types.List) and isinstance(acc.dtype, types.Number)
     if numbers:
 
@@ -132,8 +205,17 @@ def _numba_unbroadcast(g, x):
 
 @numba.extending.overload(unreduce)
 def _numba_unreduce(g, x, axis=None, keepdims=False):
-    """The adjoint of a full sum of x: g at every element of x (a number for a number x)."""
+    """The adjoint of a sum of x: g at every element of x (a number for a number x); along one axis
+    (an integer, negative from the end), g's entry of each line along it."""
     types = numba.core.types
+    if isinstance(axis, types.Integer) and isinstance(x, types.Array) and isinstance(g, types.Array):
+        if g.ndim == x.ndim:  # keepdims: g broadcasts as it is
+            return lambda g, x, axis=None, keepdims=False: numpy.broadcast_to(g, x.shape).copy()
+
+        def along(g, x, axis=None, keepdims=False):
+            return numpy.broadcast_to(numpy.expand_dims(g, axis if axis >= 0 else axis + x.ndim), x.shape).copy()
+
+        return along
     if not isinstance(axis, (types.NoneType, types.Omitted)) and axis is not None:
         return None
     if isinstance(x, types.Array):

@@ -379,9 +379,11 @@ def load_file(path: str | Path) -> types.ModuleType:
 
 
 def module_functions(module: types.ModuleType) -> dict:
-    """The plain functions a module defines itself, in source order."""
+    """The plain functions a module defines itself, in source order (a ``@numba.njit`` one: the Python
+    function behind it)."""
     found = {}
     for name, value in vars(module).items():
+        value = getattr(value, "py_func", value)
         if isinstance(value, types.FunctionType) and value.__module__ == module.__name__ and name == value.__name__:
             found[name] = value
     return dict(sorted(found.items(), key=lambda kv: kv[1].__code__.co_firstlineno))

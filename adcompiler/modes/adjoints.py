@@ -254,7 +254,11 @@ class Adjoints:
         as_list = [V.is_seq(a) for a in sig.avals]  # list arguments: their shadows are passed in the primal sweep
         scalars = [a for a, on, lst in zip(eq.ins, mask, as_list, strict=True) if on and not lst]
         names = [self.fresh_adjoint("d_" + a.name) for a in scalars]
-        call = E.Call(self.program.reverse_sweep(eq.param, mask, sig), (E.Name(self.saved_name(eq)), ct))
+        residuals = E.Name(self.saved_name(eq))
+        if self.recomputed(eq):  # the call run again from its arguments, for its residuals
+            kept = tuple(E.Subscript(residuals, E.Num(k)) for k in range(len(eq.ins)))
+            residuals = E.Subscript(E.Call(self.program.forward_sweep(eq.param, mask, sig), kept), E.Num(1))
+        call = E.Call(self.program.reverse_sweep(eq.param, mask, sig), (residuals, ct))
         if not names:
             out.append(Do(call, eq.line))
             return

@@ -26,6 +26,7 @@ from ..ir.nodes import (
     WhileS,
     flatten,
     rebuild,
+    walk,
 )
 from ..ir.printing import primal_stmt, range_expr
 
@@ -98,6 +99,11 @@ class PrimalSweep:
                 if on and a.name in self.containers and lst
             )
             returned = tuple(self.shadow_of(v.name) for v in eq.outs if v.name in self.containers)
+            if self.recomputed(eq):  # the value now, the arguments kept: the adjoint runs the call again
+                call = primal_stmt(
+                    Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), self.program.primal_name
+                )
+                return [call, Assign((self.saved[eq],), E.Tuple(args), eq.line)]
             sweep = self.program.forward_sweep(eq.param, mask, sig)
             targets = (value, returned, self.saved[eq]) if returned else (value, self.saved[eq])
             return [Assign(targets, E.Call(sweep, args + shadows), eq.line)]
@@ -115,6 +121,18 @@ class PrimalSweep:
             old = E.Call("numpy.copy", (E.Subscript(args[0], args[1]),))
             return [Do(E.Method(self.tape(("write", id(eq))), "append", (old,)), eq.line), primal]
         return [primal] + self.shadow_code(eq, args)
+
+    def recomputed(self, eq: Eq) -> bool:
+        """Whether a call's residuals are recomputed in the adjoint sweep rather than kept: where the
+        program asks for it (``recompute_recursion``: the Numba target, whose types cannot nest without
+        end), for a call of a recursive function of numbers (arrays could change in place before the
+        adjoint runs, lists have shadows passed along)."""
+        if not getattr(self.program, "recompute_recursion", False):
+            return False
+        sig = self.facts.call_sig(eq)
+        numbers = all(isinstance(a, (V.Num, V.Static)) for a in sig.avals)
+        lists = any(v.name in self.containers for v in eq.outs)
+        return numbers and not lists and recursive(self.program, eq.param)
 
     def index_read(self, eq: Eq) -> bool:
         """Whether ``eq`` is ``xs[i]`` of a list, tuple or array and an int: it can only raise IndexError."""
@@ -206,3 +224,17 @@ def _const(e):
     from ..ir.nodes import Const
 
     return Const(e.value, e.text)
+
+
+def recursive(program, fn) -> bool:
+    """Whether the user function ``fn`` calls itself, directly or through other user functions."""
+    seen, pending = set(), [fn]
+    while pending:
+        for eq in walk(program.anf(pending.pop()).body):
+            if isinstance(eq, Eq) and eq.prim == "call":
+                if eq.param is fn:
+                    return True
+                if eq.param not in seen:
+                    seen.add(eq.param)
+                    pending.append(eq.param)
+    return False

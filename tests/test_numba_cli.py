@@ -1,0 +1,152 @@
+"""`adc compile FILE.py --target numba`: a standalone module of @numba.njit(cache=True) derivatives,
+imported in a fresh process (no adcompiler there) and checked against central differences of the
+user's own functions, forward against reverse.  Skipped without Numba."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+numba = pytest.importorskip("numba")
+np = pytest.importorskip("numpy")
+
+from oracle import imported_modules  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+SAMPLE = textwrap.dedent("""\
+    import math
+
+    import numba
+    import numpy as np
+
+    DAMPING = 0.5
+
+
+    def rosen(xs):
+        s = 0.0
+        for i in range(len(xs) - 1):
+            s = s + 100.0 * (xs[i + 1] - xs[i] ** 2) ** 2 + (1.0 - xs[i]) ** 2
+        return s
+
+
+    @numba.njit
+    def scale(u, v):
+        return u * math.exp(-DAMPING * v * v)
+
+
+    def newton(a, x0):
+        x = x0
+        while abs(x * x - a) > 1e-12 * a:
+            x = 0.5 * (x + a / x)
+        return scale(x, a)
+
+
+    def net(W, x):
+        return np.sum(np.tanh(np.dot(W, x)) ** 2)
+
+
+    def power(x, n):
+        if n == 0:
+            return 1.0
+        return x * power(x, n - 1)
+    """)
+
+# Run in a fresh process beside the written module: each function's value and gradient (reverse),
+# and its tangent along the gradient itself (forward), as JSON.
+DRIVER = textwrap.dedent("""\
+    import json, sys
+    import numpy as np
+    import sample_ad as m
+
+    xs = np.array([0.3, -1.2, 0.8, 1.5])
+    W = np.array([[0.2, -0.4, 0.1], [0.5, 0.3, -0.7]])
+    x = np.array([0.9, -0.6, 0.4])
+    out = {}
+    v, (g,) = m.rosen_reverse(xs)
+    out["rosen"] = [v, g.tolist(), m.rosen_forward(xs, g)[1]]
+    v, (ga, gx0) = m.newton_reverse(2.0, 1.0)
+    out["newton"] = [v, [ga, gx0], m.newton_forward(2.0, 1.0, ga, gx0)[1]]
+    v, (gW, gx) = m.net_reverse(W, x)
+    out["net"] = [v, [gW.tolist(), gx.tolist()], m.net_forward(W, x, gW, gx)[1]]
+    out["power"] = [m.power_reverse(1.3, 7)[1][0], m.power_forward(1.3, 7, 1.0, 0)[1]]
+    out["mods"] = sorted(k.split(".")[0] for k in sys.modules if k.startswith("adcompiler"))
+    print(json.dumps(out))
+    """)
+
+
+def central(f, args, i, h=1e-6):
+    """Central differences of scalar f in every float of args[i] (a number or an array)."""
+    base = np.array(args[i], dtype=float)
+    grad = np.zeros_like(base)
+    for k in np.ndindex(base.shape):
+
+        def at(step):
+            moved = base.copy()
+            moved[k] += step
+            value = moved if base.ndim else float(moved)
+            return f(*args[:i], value, *args[i + 1 :])
+
+        grad[k] = (at(h) - at(-h)) / (2 * h)
+    return grad
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    """The sample, its module written by adc compile --target numba, and what the driver printed."""
+    folder = tmp_path_factory.mktemp("numba_cli")
+    (folder / "sample.py").write_text(SAMPLE)
+    env = {**os.environ, "PYTHONPATH": REPO + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    command = [sys.executable, "-m", "adcompiler", "compile", "sample.py", "--target", "numba", "-o", "sample_ad.py"]
+    done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    (folder / "driver.py").write_text(DRIVER)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the module stands alone
+    run = subprocess.run([sys.executable, "driver.py"], cwd=folder, env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    sys.path.insert(0, str(folder))
+    try:
+        import sample
+    finally:
+        sys.path.remove(str(folder))
+    return folder, sample, json.loads(run.stdout)
+
+
+def test_module_stands_alone_and_every_derivative_is_njit_cached(written):
+    folder, _, out = written
+    text = (folder / "sample_ad.py").read_text()
+    assert imported_modules(text) == {"math", "numba", "numpy"}
+    assert out["mods"] == []  # adcompiler was not imported by the driver
+    for name in ("rosen", "newton", "net", "scale", "power"):
+        for mode in ("forward", "reverse"):
+            assert f"@numba.njit(cache=True)\ndef {name}_{mode}(" in text
+    assert any(f.endswith(".nbi") for f in os.listdir(folder / "__pycache__"))  # Numba's cache, as asked
+
+
+def test_gradients_against_central_differences_and_forward_against_reverse(written):
+    _, sample, out = written
+    xs = [0.3, -1.2, 0.8, 1.5]
+    value, g, tangent = out["rosen"]
+    assert value == pytest.approx(sample.rosen(xs), rel=1e-14)
+    assert np.allclose(g, central(sample.rosen, (np.array(xs),), 0), rtol=1e-7, atol=1e-6)
+    assert tangent == pytest.approx(np.dot(g, g), rel=1e-12)  # <g, J g> = |g|^2 for a scalar f
+
+    newton = sample.newton
+    value, (ga, gx0), tangent = out["newton"]
+    assert value == pytest.approx(newton(2.0, 1.0), rel=1e-14)
+    assert ga == pytest.approx(central(newton, (2.0, 1.0), 0), rel=1e-6)
+    assert abs(gx0) < 1e-6  # a converged Newton iteration forgets its start
+    assert tangent == pytest.approx(ga * ga + gx0 * gx0, rel=1e-10)
+
+    W = np.array([[0.2, -0.4, 0.1], [0.5, 0.3, -0.7]])
+    x = np.array([0.9, -0.6, 0.4])
+    value, (gW, gx), tangent = out["net"]
+    assert value == pytest.approx(sample.net(W, x), rel=1e-14)
+    assert np.array(gW).shape == W.shape and np.array(gx).shape == x.shape
+    assert np.allclose(gW, central(sample.net, (W, x), 0), rtol=1e-7, atol=1e-8)
+    assert np.allclose(gx, central(sample.net, (W, x), 1), rtol=1e-7, atol=1e-8)
+    assert tangent == pytest.approx(np.sum(np.square(gW)) + np.sum(np.square(gx)), rel=1e-12)
+    assert out["power"] == pytest.approx([7 * 1.3**6] * 2, rel=1e-12)  # recursion, both modes
