@@ -123,11 +123,9 @@ class Differentiable:
         """The program for arguments of signature ``sig`` (made on first use)."""
         program = self._programs.get(sig)
         if program is None:
-            with BUILDING:
-                program = self._programs.get(sig)
-                if program is None:
-                    kind = numba_backend.NumbaProgram if self.backend == "numba" else Program
-                    program = self._programs[sig] = kind(namespace_of(self.fn), self.checkpoint)
+            kind = numba_backend.NumbaProgram if self.backend == "numba" else Program  # (see numba_backend)
+            with BUILDING:  # (another thread's, if it made one meanwhile)
+                program = self._programs.setdefault(sig, kind(namespace_of(self.fn), self.checkpoint))
         return program
 
     def _facts(self, sig: V.Sig):

@@ -27,31 +27,12 @@ import types
 import numba
 import numpy as np
 
+from timing import best
+
 import adcompiler
 from adcompiler.back.numba_values import convert
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def best(call, repeat=25, budget=0.25):
-    """The best time of one call (seconds), over ``repeat`` rounds of enough calls to take ``budget``."""
-    call()
-    n, t = 1, 0.0
-    while True:
-        start = time.perf_counter()
-        for _ in range(n):
-            call()
-        t = time.perf_counter() - start
-        if t > budget / repeat or n > 1e6:
-            break
-        n *= 4
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(n):
-            call()
-        times.append((time.perf_counter() - start) / n)
-    return min(times)
 
 
 # ---- hand-written adjoints, for arrays (what the lists reach compiled code as) ---------------------

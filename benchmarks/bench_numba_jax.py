@@ -22,26 +22,9 @@ import sys  # noqa: E402
 import time  # noqa: E402
 import types  # noqa: E402
 
+from timing import best  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def best(call, repeat=25, budget=0.25):
-    call()
-    n = 1
-    while True:
-        start = time.perf_counter()
-        for _ in range(n):
-            call()
-        if time.perf_counter() - start > budget / repeat or n > 1e6:
-            break
-        n *= 4
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(n):
-            call()
-        times.append((time.perf_counter() - start) / n)
-    return min(times)
 
 
 def main(argv=None):
