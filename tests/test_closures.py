@@ -11,7 +11,7 @@ import pytest
 
 import adcompiler
 import closure_funcs as F
-from adcompiler.testing.oracle import check_both_modes, leaves, rebuild
+from adcompiler.testing.oracle import check_both_modes, check_second_order, leaves
 
 XS = [0.7, -1.3, 2.1, 0.4]
 RNG = np.random.default_rng(3)
@@ -74,30 +74,10 @@ def test_against_autograd(f, args):
     np.testing.assert_allclose(leaves(got), leaves(expected), rtol=1e-9, atol=1e-12)
 
 
-def _moved(a, flat):
-    value = rebuild(a, iter(flat))
-    return np.asarray(value, dtype=float).reshape(np.shape(a)) if isinstance(a, np.ndarray) else value
-
-
 @pytest.mark.parametrize("f, args", CASES, ids=[_id(c) for c in _plain(CASES)])
 def test_second_order_against_differences_of_the_gradient(f, args):
     """The Hessian of each parameter against central differences of the gradient."""
-    names = adcompiler.differentiate(f).params
-    for k, a in enumerate(args):
-        h = adcompiler.hessian(f, wrt=names[k])(*args)
-        flat = np.array(leaves(a), dtype=float)
-        cols = []
-        for j in range(flat.size):
-            step = 1e-5 * max(1.0, abs(flat[j]))
-            grads = []
-            for sign in (1, -1):
-                moved = flat.copy()
-                moved[j] += sign * step
-                changed = args[:k] + (_moved(a, moved),) + args[k + 1 :]
-                grads.append(np.array(leaves(adcompiler.differentiate(f, wrt=names[k]).grad(*changed)), dtype=float))
-            cols.append((grads[0] - grads[1]) / (2 * step))
-        got = np.array(leaves(h), dtype=float).reshape(flat.size, flat.size)
-        np.testing.assert_allclose(got, np.array(cols).T, rtol=1e-5, atol=1e-6)
+    check_second_order(f, args)
 
 
 def test_a_local_function_is_lifted_with_what_it_reads_first():

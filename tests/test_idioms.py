@@ -15,7 +15,7 @@ import pytest
 
 import adcompiler
 import idiom_funcs as F
-from adcompiler.testing.oracle import check_both_modes, leaves
+from adcompiler.testing.oracle import check_both_modes, check_second_order, leaves
 
 XS = [0.7, -1.3, 2.1, 0.4]
 YS = [1.1, 0.3, -0.6, 2.5]
@@ -141,23 +141,7 @@ SMOOTH = [
 @pytest.mark.parametrize("f, args", SMOOTH, ids=[_id(c) for c in SMOOTH])
 def test_second_order_against_differences_of_the_gradient(f, args):
     """The Hessian (forward over reverse) of each parameter against central differences of the gradient."""
-    d = adcompiler.differentiate(f)
-    for k, a in enumerate(args):
-        name = d.params[k]
-        h = adcompiler.hessian(f, wrt=name)(*args)
-        flat = np.array(leaves(a), dtype=float)
-        cols = []
-        for j in range(flat.size):
-            step = 1e-5 * max(1.0, abs(flat[j]))
-            grads = []
-            for sign in (1, -1):
-                moved = flat.copy()
-                moved[j] += sign * step
-                value = list(moved) if isinstance(a, list) else float(moved[0])
-                changed = args[:k] + (value,) + args[k + 1 :]
-                grads.append(np.array(leaves(adcompiler.differentiate(f, wrt=name).grad(*changed)), dtype=float))
-            cols.append((grads[0] - grads[1]) / (2 * step))
-        np.testing.assert_allclose(np.asarray(h).reshape(flat.size, flat.size), np.array(cols).T, rtol=1e-5, atol=1e-6)
+    check_second_order(f, args)
 
 
 def test_digamma_and_its_derivatives_against_scipy():

@@ -214,3 +214,25 @@ def check_both_modes(f, args, wrt=None, rtol=1e-5, atol=1e-7, seed=0, twin=None)
             [x for c in g for x in leaves(c)], [x for c in cts1 for x in leaves(c)], rtol=1e-12, atol=1e-14
         )
     return d
+
+
+def check_second_order(f, args, rtol=1e-5, atol=1e-6):
+    """Assert ``adcompiler.hessian`` of ``f`` with respect to each parameter (forward over reverse)
+    against central differences of adcompiler's gradient, its leaves moved one at a time."""
+    for k, a in enumerate(args):
+        name = adcompiler.differentiate(f).params[k]
+        h = adcompiler.hessian(f, wrt=name)(*args)
+        grad = adcompiler.differentiate(f, wrt=name).grad
+        flat = np.array(leaves(a), dtype=float)
+        cols = []
+        for j in range(flat.size):
+            step = 1e-5 * max(1.0, abs(flat[j]))
+            grads = []
+            for sign in (1, -1):
+                moved = flat.copy()
+                moved[j] += sign * step
+                changed = args[:k] + (rebuild(a, iter(moved)),) + args[k + 1 :]
+                grads.append(np.array(leaves(grad(*changed)), dtype=float))
+            cols.append((grads[0] - grads[1]) / (2 * step))
+        got = np.array(leaves(h), dtype=float).reshape(flat.size, flat.size)
+        np.testing.assert_allclose(got, np.array(cols).T, rtol=rtol, atol=atol, err_msg=f"Hessian in {name}")
