@@ -6,6 +6,7 @@ residuals ``fwd`` returns; ``softplus`` and ``cube`` work on arrays."""
 import math
 
 import numpy as np
+from scipy import special
 
 import adcompiler
 
@@ -100,3 +101,16 @@ def power_vjp(x, n, g):
 
 
 adcompiler.defrule(power, jvp=power_jvp, vjp=power_vjp)
+
+
+def erf_jvp(x, t):
+    """scipy.special.erf's tangent, written with NumPy (arrays, and second order)."""
+    return 2.0 / np.sqrt(np.pi) * np.exp(-x * x) * t
+
+
+def erf_vjp(x, g):
+    return (2.0 / np.sqrt(np.pi) * np.exp(-x * x) * g,)
+
+
+def erf_loss(w, x):
+    return np.sum(special.erf(w * x) ** 2)

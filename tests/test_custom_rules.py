@@ -136,3 +136,21 @@ def test_differentiating_a_function_with_rules_calls_them_defaults_included():
     assert adcompiler.hessian(C.power, wrt=("x",))(2.0)[0][0] == pytest.approx(
         12.0, rel=1e-14
     )  # the vjp rule differentiated
+
+
+def test_erf_of_scipy_by_defrule_in_both_modes_and_at_second_order():
+    """The issue's example of a NumPy function without a rule: scipy.special.erf given rules by the user,
+    on arrays, checked against differences, forward against reverse, and its Hessian against autograd's
+    (autograd has erf's derivative)."""
+    from adcompiler.testing.oracle import check_both_modes
+
+    special = pytest.importorskip("scipy.special")
+    adcompiler.defrule(special.erf, jvp=C.erf_jvp, vjp=C.erf_vjp)
+    x = np.array([0.1, -0.4, 1.2])
+    check_both_modes(C.erf_loss, (0.5, x))
+    ag = pytest.importorskip("autograd")
+    agspecial = pytest.importorskip("autograd.scipy.special")
+    anp = pytest.importorskip("autograd.numpy")
+    expected = ag.hessian(lambda w: anp.sum(agspecial.erf(w * x) ** 2))(0.5)
+    got = adcompiler.hessian(C.erf_loss, wrt="w")(0.5, x)
+    np.testing.assert_allclose(np.ravel(got), np.ravel(expected), rtol=1e-8)
