@@ -95,7 +95,16 @@ class _Facts(Memory):
             self.refuse(
                 eq, f"{what} an array that a list also holds", "store a copy in the list (rows = [b.copy()])", name
             )
-        for v, base in self.views.items():  # a view taken earlier, used after this change, would see it
+        if eq.prim == "setitem":  # another name of the same object (np.asarray(a)), used after: it sees the write
+            for m in self.members(name):
+                if not (self.sources(m) & members):  # may share the class, never the object written
+                    continue
+                if _root(m) != _root(name) and m not in self.fn.slots and self.defined.get(m, (-1, ()))[0] < pos:
+                    if self.used_after([m], pos, loops):
+                        remedy = f"copy it ({_root(m)} = {_root(name)}.copy()) or write through one name"
+                        self.refuse(eq, f"{what} an array that another name ({_root(m)}) still refers to", remedy, name)
+        rows = [(v, b) for v, b in self.elements.items() if v in self.arrays]  # a[i] of a 2-D array: a view too
+        for v, base in list(self.views.items()) + rows:  # a view taken earlier, used after this change, sees it
             if self.find(base) == self.find(name):
                 vpos = self.defined[v][0]
                 if vpos < pos and self.used_after(self.members(v), pos, loops):

@@ -178,7 +178,7 @@ class _Forward:
         t = self.spread(prim, out, t)
         if stmt.prim in ("numpy.array", "numpy.asarray", "numpy.copy") and stmt.ins[0].name in self.containers:
             t = E.Call("numpy.array", (t,), (("dtype", E.Name("float")),))  # a list's tangent list, as an array
-        elif stmt.prim == "numpy.copy" and isinstance(t, E.Name):
+        elif stmt.prim in ("numpy.copy", "numpy.array") and isinstance(t, E.Name):  # (np.array copies an array)
             t = E.Call("numpy.copy", (t,))  # a copy's tangent is a copy too: a later write into one spares the other
         if out in self.written and stmt.prim not in ("read", "dup"):  # a new array written into later: its own tangent
             return [primal] + self.own_tangent(out, t, stmt.line)
