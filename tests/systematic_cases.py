@@ -334,13 +334,16 @@ def cases() -> list:
                 prim, {0: None, 1: (3,), 2: (3, 4), 3: (2, 3, 4)}
             )[nb]
             expr = "x @ y" if fn is None else f"{fn}(x, y)"
-            slow = (na, nb) not in ((1, 1), (2, 2), (2, 1), (3, 2), (0, 2))
+            slow = (na, nb) not in ((1, 1), (2, 2), (2, 1), (1, 2), (3, 2), (0, 2))
             args = {"x": value(a_shape, seed=90 + na), "y": value(b_shape, seed=95 + nb)}
-            prims = ("numpy.dot/vectors",) if prim == "numpy.dot" and (na, nb) == (1, 1) else (prim,)
+            kind = {(2, 1): "/matvec", (1, 2): "/vecmat"}.get((na, nb), "") if prim != "numpy.inner" else ""
+            prims = ("numpy.dot/vectors",) if prim == "numpy.dot" and (na, nb) == (1, 1) else (prim + kind,)
             out.append(Case(prims, expr, args, slow=slow, hessian=(na, nb) in ((2, 1), (1, 1))))
     out.append(Case(("numpy.outer",), "np.outer(x, y)", {"x": value((3,), seed=99), "y": value((2,), seed=100)}))
     vectors32 = {"x": value((3,), dtype=np.float32, seed=103), "y": value((3,), dtype=np.float32, seed=104)}
     out.append(Case(("numpy.dot/vectors",), "np.dot(x, y) * x + np.dot(y, y)", vectors32))
+    mixed32 = {"x": value((2, 3), dtype=np.float32, seed=105), "y": value((3,), dtype=np.float32, seed=106)}
+    out.append(Case(("numpy.dot/matvec", "matmul/vecmat"), "np.dot(x, y) @ x", mixed32, hessian=True))
     out.append(
         Case(
             ("numpy.dot",), "np.dot(x, y)", {"x": value((2, 3), dtype=np.float32, seed=101), "y": value((3,), seed=102)}

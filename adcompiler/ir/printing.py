@@ -18,6 +18,7 @@ BINARY = {
 UNARY = {"neg": "-", "pos": "+", "not": "not"}
 COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "is_": "is", "is_not": "is not"}
 COPIES = ("read", "write")  # slot access: out = in
+_PRODUCTS = ("matvec", "vecmat")  # a matrix and a vector (analysis.specialise)
 CONTAINER_EXPRS = {
     "list": lambda *xs: E.List(xs),
     "tuple": lambda *xs: E.Tuple(xs),
@@ -28,6 +29,10 @@ CONTAINER_EXPRS = {
     "array_sum": lambda x: E.Call("sum", (x,)),
     "numpy.linalg.solve/vector": lambda a, b: E.Call("numpy.linalg.solve", (a, b)),
     "numpy.dot/vectors": lambda a, b: E.Call("numpy.dot", (a, b)),
+    **{
+        f"numpy.{p}/{k}": (lambda a, b, p=p: E.Call("numpy." + p, (a, b))) for p in ("dot", "matmul") for k in _PRODUCTS
+    },
+    **{f"matmul/{k}": (lambda a, b: E.BinOp("@", a, b)) for k in _PRODUCTS},
     "numpy.linalg.norm/matrix": lambda *args: E.Call("numpy.linalg.norm", args),
     "getitem": lambda xs, i: E.Subscript(xs, i),
     "numpy.split/part": lambda x, kind, sections, axis, i, raw: E.Subscript(raw, i),  # one piece of a split

@@ -184,3 +184,15 @@ FORWARD[DOT_VECTORS] = lambda a, b, z, da, db: sum_exprs(
 )
 REVERSE[DOT_VECTORS] = lambda a, b, z, g: (Call("numpy.multiply", (g, b)), Call("numpy.multiply", (g, a)))  # new arrays
 SLOTS[DOT_VECTORS] = (True, True)
+
+# A matrix times a vector, either way round (np.dot or @: ``specialise`` names it by the operands' ndim):
+# each adjoint one NumPy call chosen when the code is generated, not by a helper when it runs.
+DOT_MATVEC = "numpy.dot/matvec"  # (n, m) . (m,) -> (n,): g_i b_j and g . a
+DOT_VECMAT = "numpy.dot/vecmat"  # (n,) . (n, m) -> (m,): b . g and a_i g_j
+FORWARD[DOT_MATVEC] = FORWARD[DOT_VECMAT] = FORWARD[DOT_VECTORS]
+REVERSE[DOT_MATVEC] = lambda a, b, z, g: (Call("numpy.outer", (g, b)), Call("numpy.dot", (g, a)))
+REVERSE[DOT_VECMAT] = lambda a, b, z, g: (Call("numpy.dot", (b, g)), Call("numpy.outer", (a, g)))
+SLOTS[DOT_MATVEC] = SLOTS[DOT_VECMAT] = (True, True)
+for _kind in (DOT_MATVEC, DOT_VECMAT):  # np.matmul and @ of these are the same product
+    for _table in (FORWARD, REVERSE, SLOTS):
+        _table["numpy.matmul" + _kind[9:]] = _table["matmul" + _kind[9:]] = _table[_kind]
