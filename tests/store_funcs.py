@@ -141,3 +141,31 @@ def while_with_a_constant(xs):
         s = s + xs[i] * xs[i]
         i = i + 1
     return s + w * xs[0] * 3.0
+
+
+def overwritten_then_read(xs, ws):
+    """The adjoint loop restores ys[i] from the tape before reading it: no copy may be hoisted."""
+    ys = list(ws)
+    s = 0.0
+    for i in range(len(xs)):
+        s = s + xs[i] * ys[i]
+        ys[i] = ys[i] * 2.0
+    return s
+
+
+def copy_and_accumulate(M, v):
+    """d_row[j] = v[j] and d_v[j] += row[j] in one adjoint loop, with a shared offset row."""
+    s = 0.0
+    for i in range(len(M)):
+        row = M[i]
+        for j in range(1, len(v)):
+            s = s + row[j] * v[j] + row[j - 1]
+    return s
+
+
+def copies_from_an_offset(xs, ys):
+    """Reads at i and i + 1: d_ys gets two contributions, d_xs one copy."""
+    s = 0.0
+    for i in range(len(xs) - 1):
+        s = s + xs[i] * ys[i + 1] + ys[i] * 0.5
+    return s

@@ -28,6 +28,10 @@ CASES = {
     "strided": (S.strided, (list(ROW),), (0,)),
     "branchy": (S.branchy, (list(ROW), [1.0, 2.0, 3.0, 4.0, 5.0]), (0, 1)),
     "while_rows": (S.while_rows, ([list(ROW), list(ROW)], list(ROW)), (0, 1)),
+    "overwritten_then_read": (S.overwritten_then_read, (list(ROW), [1.0, -2.0, 0.5, 3.0, 0.25]), (0, 1)),
+    "copy_and_accumulate": (S.copy_and_accumulate, ([list(ROW), [r * 0.5 for r in ROW]], list(ROW)), (0, 1)),
+    "copy_and_accumulate_shared": (S.copy_and_accumulate, ([ROW, ROW], ROW), (0, 1)),  # one list object
+    "copies_from_an_offset": (S.copies_from_an_offset, (list(ROW), [1.0, -2.0, 0.5, 3.0, 0.25, 4.0]), (0, 1)),
 }
 
 
@@ -75,7 +79,7 @@ def _grad_source(name):
 @pytest.mark.parametrize("name", ["dot", "mat_vec"])
 def test_one_contribution_is_a_store(name):
     text = _grad_source(name)
-    assert re.search(r"d_\w+\[\w+\] = ", text), text
+    assert re.search(r"d_\w+\[:?\w+\] = ", text), text
     assert "d_xs[i] +=" not in text and "d_row[j] +=" not in text, text
 
 
@@ -98,6 +102,27 @@ def test_dot_checks_only_its_last_index():
         S.dot([1.0, 2.0, 3.0], [1.0, 2.0])
     with pytest.raises(IndexError):  # the gradient fails where its primal fails
         adcompiler.differentiate(S.dot).grad([1.0, 2.0, 3.0], [1.0, 2.0])
+
+
+def test_element_copies_become_slice_copies():
+    """dot's adjoint loop copies ys into d_xs and xs into d_ys: two slice copies and no loop, which
+    still raise IndexError where the loop would."""
+    text = _grad_source("dot")
+    assert "d_xs[:t1] = ys[:t1]" in text and "d_ys[:t1] = xs[:t1]" in text, text
+    assert "for i in reversed" not in text, text
+    f = adcompiler.differentiate(S.dot_rows)  # the row's copy leaves the loop; d_v's sum stays in it
+    f.grad([[0.5, -1.0], [2.0, 0.25]], [1.5, -0.5])
+    text = f.source("grad")
+    assert re.search(r"d_row\[:\w+\] = v\[:\w+\]", text) and "d_v[j] +=" in text, text
+    with pytest.raises(IndexError):
+        adcompiler.differentiate(S.dot).grad([1.0, 2.0, 3.0], [1.0, 2.0, 5.0, 6.0][:2])
+
+
+def test_no_copy_where_the_source_changes_in_the_loop():
+    """The reverse loop puts back ys[i] before reading it: a slice taken before the loop would read
+    the doubled values."""
+    text = _grad_source("overwritten_then_read")
+    assert not re.search(r"\[:\w+\] = ", text), text
 
 
 def test_index_read_after_the_loop_keeps_the_loop():

@@ -70,7 +70,7 @@ def to_ast(e: E.Expr, ns: Namespace | None) -> ast.expr:
     if isinstance(e, E.Subscript):
         return ast.Subscript(r(e.value), r(e.index), ast.Load())
     if isinstance(e, E.Slice):
-        return ast.Slice(r(e.lower), r(e.upper))
+        return ast.Slice(*(None if x is None else r(x) for x in (e.lower, e.upper)))  # None: left out
     if isinstance(e, E.Tuple):
         return ast.Tuple([r(x) for x in e.elts], ast.Load())
     if isinstance(e, E.List):

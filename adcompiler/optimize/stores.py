@@ -17,6 +17,7 @@ from __future__ import annotations
 from ..analysis import values as V
 from ..ir import expr as E
 from .bounds import hoist_index_checks
+from .copies import slice_copies
 from .constants import propagate_constants
 from .floats import float_names, surely_float
 from ..ir.nodes import Assign, AugAssign, Def, Do, ForS, IfS, Ret, WhileS, every_statement, free_names, shell
@@ -32,6 +33,7 @@ def fold_seed_and_stores(d: Def, avals: dict) -> Def:
     floats = float_names(body, {n for n, a in avals.items() if a == V.FLOAT}, float_lists)
     body = propagate_constants(body, floats, float_lists)
     body = _stores(body, floats, float_lists)
+    body = slice_copies(body, *_fresh(body))
     return d if body == d.body else Def(d.name, d.params, d.defaults, body, d.doc, d.source)
 
 
@@ -71,6 +73,24 @@ def _stores(body, floats, float_lists) -> tuple:
             body = _replace(body, site, Assign((site.target,), site.value, site.line))
             places = _places(body)
     return body
+
+
+def _fresh(body) -> tuple:
+    """``(zeros, rows)``: the names only ever assigned a new flat list of zeros, and those only ever
+    assigned new rows of zeros (``[[0.0] * len(r) for r in M]``, each row a new list)."""
+    kinds: dict = {}
+    for s in every_statement(body):
+        for t in s.targets if isinstance(s, Assign) else (s.target,) if isinstance(s, (AugAssign, ForS)) else ():
+            if isinstance(t, str):
+                kind = "zeros" if isinstance(s, Assign) and _zeros(s.value) else "rows" if _rows(s) else None
+                kinds[t] = kind if kinds.get(t, kind) == kind else None
+    return ({n for n, k in kinds.items() if k == "zeros"}, {n for n, k in kinds.items() if k == "rows"})
+
+
+def _rows(s) -> bool:
+    """``d = [[0.0] * len(r) for r in M]``."""
+    e = s.value if isinstance(s, Assign) else None
+    return isinstance(e, E.ListComp) and _zeros(e.elt) and e.elt.right.args == (E.Name(e.target),)
 
 
 def _zeros(e) -> bool:
