@@ -3,6 +3,8 @@
 
 import math
 
+import numpy as np
+
 
 def dot(xs, ys):
     s = 0.0
@@ -169,3 +171,7 @@ def copies_from_an_offset(xs, ys):
     for i in range(len(xs) - 1):
         s = s + xs[i] * ys[i + 1] + ys[i] * 0.5
     return s
+
+
+def dot_np(xs, ys):
+    return np.dot(xs, ys)

@@ -125,6 +125,22 @@ def test_no_copy_where_the_source_changes_in_the_loop():
     assert not re.search(r"\[:\w+\] = ", text), text
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_seed_times_an_array_is_a_copy(dtype):
+    """np.dot's adjoints with the seed 1.0 folded: copies of the other vector, of its dtype, never the
+    argument itself (a caller may change a gradient in place), and two even for dot(x, x)."""
+    import numpy as np
+
+    x, y = np.array([1.5, -2.0, 0.25], dtype=dtype), np.array([0.5, 1.0, -1.5], dtype=dtype)
+    f = adcompiler.differentiate(S.dot_np)
+    gx, gy = f.grad(x, y)
+    assert "ys.copy()" in f.source("grad"), f.source("grad")
+    assert gx.dtype == gy.dtype == np.dtype(dtype) and gx is not y and gy is not x
+    assert np.array_equal(gx, y) and np.array_equal(gy, x)
+    gx, gy = f.grad(x, x)
+    assert gx is not gy and gx is not x and np.array_equal(gx, x) and np.array_equal(gy, x)
+
+
 def test_index_read_after_the_loop_keeps_the_loop():
     """Generated code reading the loop's index afterwards (user code may not) keeps the loop."""
     from adcompiler.ir.nodes import INDEX, Assign, Def, ForS, Ret

@@ -36,24 +36,25 @@ _BUILD = {"+": E.add, "-": E.sub, "*": E.mul, "/": E.div}
 _UNKNOWN = object()
 
 
-def propagate_constants(body: tuple, floats: set, float_lists) -> tuple:
+def propagate_constants(body: tuple, floats: set, float_lists, float_arrays=frozenset()) -> tuple:
     """``body`` with reads of known float constants replaced by them, then its dead assignments of
-    pure values dropped (``floats``, ``float_lists``: see ``floats``; extended with the constants)."""
-    out, _ = _block(body, {}, floats, float_lists)
+    pure values dropped (``floats``, ``float_lists``: see ``floats``; extended with the constants;
+    ``float_arrays``: the names of NumPy arrays of a floating dtype, whose product with 1.0 is a copy)."""
+    out, _ = _block(body, {}, floats, float_lists, float_arrays)
     return _drop_unread(out)
 
 
-def _block(stmts, env: dict, floats, float_lists) -> tuple:
+def _block(stmts, env: dict, floats, float_lists, float_arrays) -> tuple:
     """The statements rewritten for the constants in ``env`` at their start, and ``env`` at their end."""
     out = []
     for s in stmts:
-        s, env = _statement(s, env, floats, float_lists)
+        s, env = _statement(s, env, floats, float_lists, float_arrays)
         out.append(s)
     return tuple(out), env
 
 
-def _statement(s, env: dict, floats, float_lists):
-    sub = lambda e: _substitute(e, env, floats, float_lists)  # noqa: E731
+def _statement(s, env: dict, floats, float_lists, float_arrays):
+    sub = lambda e: _substitute(e, env, floats, float_lists, float_arrays)  # noqa: E731
     if isinstance(s, Assign):
         s = Assign(
             tuple(sub(t) if isinstance(t, E.Subscript) else t for t in s.targets), sub(s.value), s.line, s.effect
@@ -77,15 +78,15 @@ def _statement(s, env: dict, floats, float_lists):
     if isinstance(s, Raise):
         return Raise(sub(s.value), sub(s.test) if s.test is not None else None), env
     if isinstance(s, IfS):
-        body, after_body = _block(s.body, env, floats, float_lists)
-        orelse, after_else = _block(s.orelse, env, floats, float_lists)
+        body, after_body = _block(s.body, env, floats, float_lists, float_arrays)
+        orelse, after_else = _block(s.orelse, env, floats, float_lists, float_arrays)
         return IfS(sub(s.test), body, orelse, s.line), _join(after_body, after_else)
     if isinstance(s, (ForS, WhileS)):
-        return _loop(s, env, floats, float_lists)
+        return _loop(s, env, floats, float_lists, float_arrays)
     return s, env
 
 
-def _loop(s, env: dict, floats, float_lists):
+def _loop(s, env: dict, floats, float_lists, float_arrays):
     """A loop rewritten for the constants that hold wherever its body starts (before the first
     iteration and after every one), and the state after it (after zero or more iterations)."""
     written = _assigned(s)
@@ -99,18 +100,18 @@ def _loop(s, env: dict, floats, float_lists):
         parts = (s.body,) if isinstance(s, ForS) else (s.header, s.body)
         state = entry
         for part in parts:
-            _, state = _block(part, state, floats, float_lists)
+            _, state = _block(part, state, floats, float_lists, float_arrays)
         joined = _join(entry, state)
         if joined == entry:
             break
         entry = joined
     if isinstance(s, ForS):
-        body, _ = _block(s.body, entry, floats, float_lists)
-        iterable = _substitute(s.iterable, env, floats, float_lists)
+        body, _ = _block(s.body, entry, floats, float_lists, float_arrays)
+        iterable = _substitute(s.iterable, env, floats, float_lists, float_arrays)
         return ForS(s.target, iterable, body, s.line), _join(env, entry)
-    header, state = _block(s.header, entry, floats, float_lists)
-    test = _substitute(s.test, state, floats, float_lists)
-    body, _ = _block(s.body, state, floats, float_lists)
+    header, state = _block(s.header, entry, floats, float_lists, float_arrays)
+    test = _substitute(s.test, state, floats, float_lists, float_arrays)
+    body, _ = _block(s.body, state, floats, float_lists, float_arrays)
     after = {k: _UNKNOWN if jumps and k in written else v for k, v in state.items()}  # (without a break:
     return WhileS(header, test, body, s.line), after  # it ends after its header, whatever ran before)
 
@@ -134,13 +135,13 @@ def _constant(e) -> bool:
     return isinstance(e, E.Num) and e.text is None and type(e.value) is float
 
 
-def _substitute(e, env: dict, floats, float_lists):
+def _substitute(e, env: dict, floats, float_lists, float_arrays):
     """``e`` with names of known constants read as the constants, simplified where exact."""
     if isinstance(e, E.Name):
         value = env.get(e.id, _UNKNOWN)
         return value if value is not _UNKNOWN else e
     if isinstance(e, E.BinOp):
-        left, right = (_substitute(x, env, floats, float_lists) for x in (e.left, e.right))
+        left, right = (_substitute(x, env, floats, float_lists, float_arrays) for x in (e.left, e.right))
         if (left, right) == (e.left, e.right):
             return e
         if e.op == "*" and (_is_one(left) or _is_one(right)):
@@ -149,15 +150,22 @@ def _substitute(e, env: dict, floats, float_lists):
         if e.op in ("+", "-") and _constant(left) and _constant(right):
             return _BUILD[e.op](left, right)
         return E.BinOp(e.op, left, right)
+    if isinstance(e, E.Call) and e.func == "numpy.multiply" and len(e.args) == 2 and not e.keywords:
+        args = tuple(_substitute(x, env, floats, float_lists, float_arrays) for x in e.args)
+        if _is_one(args[0]) and args[1] in [E.Name(n) for n in float_arrays]:
+            return E.Method(args[1], "copy", ())  # the same numbers, a new array of the same dtype
+        return E.Call(e.func, args)
     if isinstance(e, tuple):
-        return tuple(_substitute(x, env, floats, float_lists) for x in e)
+        return tuple(_substitute(x, env, floats, float_lists, float_arrays) for x in e)
     if isinstance(e, E.ListComp):  # its own target is not the outer name
         inner = {k: v for k, v in env.items() if k != e.target}
         return E.ListComp(
-            _substitute(e.elt, inner, floats, float_lists), e.target, _substitute(e.iterable, env, floats, float_lists)
+            _substitute(e.elt, inner, floats, float_lists, float_arrays),
+            e.target,
+            _substitute(e.iterable, env, floats, float_lists, float_arrays),
         )
     if isinstance(e, E.Expr):
-        return type(e)(**{k: _substitute(v, env, floats, float_lists) for k, v in vars(e).items()})
+        return type(e)(**{k: _substitute(v, env, floats, float_lists, float_arrays) for k, v in vars(e).items()})
     return e
 
 

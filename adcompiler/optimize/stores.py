@@ -22,6 +22,8 @@ from .constants import propagate_constants
 from .floats import float_names, surely_float
 from ..ir.nodes import Assign, AugAssign, Def, Do, ForS, IfS, Ret, WhileS, every_statement, free_names, shell
 
+_FLOATING = ("float64", "float32", "float16", "longdouble", "float128")  # NumPy dtypes 1.0 * x keeps
+
 
 def fold_seed_and_stores(d: Def, avals: dict) -> Def:
     """``d`` (code with a literal seed: a gradient, a Jacobian's rows) with its loops that only check
@@ -31,7 +33,8 @@ def fold_seed_and_stores(d: Def, avals: dict) -> Def:
     body = d.body
     float_lists = frozenset(n for n, a in avals.items() if isinstance(a, V.Seq) and a.elem == V.FLOAT)
     floats = float_names(body, {n for n, a in avals.items() if a == V.FLOAT}, float_lists)
-    body = propagate_constants(body, floats, float_lists)
+    float_arrays = {n for n, a in avals.items() if isinstance(a, V.Arr) and a.dtype in _FLOATING}
+    body = propagate_constants(body, floats, float_lists, float_arrays)
     body = _stores(body, floats, float_lists)
     body = slice_copies(body, *_fresh(body))
     return d if body == d.body else Def(d.name, d.params, d.defaults, body, d.doc, d.source)
