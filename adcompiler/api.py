@@ -379,11 +379,7 @@ class Differentiable:
     def _fast_path(self, name: str, sig: V.Sig) -> bool:
         """Whether ``f.<name>`` gets a fast entry for signature ``sig`` now: it has none yet, and every
         argument is a float, a float array, a list or a tuple."""
-        return (
-            self.backend + self.arrays == "pythonnumpy"
-            and name not in self.__dict__
-            and all(V.entry_testable(a) for a in sig.avals)
-        )
+        return self.arrays == "numpy" and name not in self.__dict__ and all(V.entry_testable(a) for a in sig.avals)
 
     def _numbers_first(self, name: str, mode: str, method, sequences, sig: V.Sig, ct_aval=None) -> None:
         """Make ``f.<name>`` (or ``jvp``, ``vjp``, ...) for later calls: the generated code for ``mode``

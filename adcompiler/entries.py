@@ -41,7 +41,7 @@ def make_entry(
     ``ct_aval``: for a list output, the abstract value of the first call's cotangent (a list of
     numbers), which later cotangents are tested against whole.
     """
-    code = generated.__code__
+    code = getattr(generated, "__wrapped__", generated).__code__  # (a compiled target's entry: its code's)
     gen_params = code.co_varnames[: code.co_argcount]
     body = _inlined_body(*source) if source is not None else None
     if body is not None and sequences is None and gen_params != owner.params:

@@ -108,3 +108,24 @@ def test_an_error_inside_an_inlined_body_is_the_one_the_derivative_raises():
         f.vjp((-1.0,), 1.0)
     with pytest.raises(ValueError, match="math domain error"):  # a gradient needs only 1 / x, but log(x) fails
         f.grad(-1.0)
+
+
+def test_numba_target_gets_fast_entries_too():
+    """backend="numba": after a first call, f.grad / f.jvp / f.vjp / f.value_and_grad are entries that
+    test the arguments and call the compiled code; other kinds of argument go to the methods."""
+    pytest.importorskip("numba")
+    np = pytest.importorskip("numpy")
+    f = adcompiler.differentiate(F.looped, backend="numba")
+    reference = adcompiler.differentiate(F.looped)
+    for x, y in [(0.7, 1.3), (-0.4, 2.5)]:
+        assert f.grad(x, y) == pytest.approx(reference.grad(x, y), rel=1e-12)
+        assert f.value_and_grad(x, y)[0] == pytest.approx(F.looped(x, y), rel=1e-12)
+        assert f.jvp((x, y), (1.0, -0.5))[1] == pytest.approx(reference.jvp((x, y), (1.0, -0.5))[1], rel=1e-12)
+        assert f.vjp((x, y), 2.0)[1] == pytest.approx(reference.vjp((x, y), 2.0)[1], rel=1e-12)
+    assert {"grad", "value_and_grad", "jvp", "vjp"} <= set(vars(f))
+    assert type(f.grad(0.7, 1.3)[0]) is float
+    with pytest.raises(TypeError, match="integer"):
+        f.grad(1, 2.0)
+    with pytest.raises(adcompiler.UnsupportedSyntaxError, match=r"entry_funcs.py:26:.*backend=\"python\""):
+        f.grad(np.array([0.7, 0.1]), np.array([1.3, 0.2]))  # s becomes an array: Numba refuses, told at the line
+    assert f.grad(0.7, 1.3) == pytest.approx(reference.grad(0.7, 1.3), rel=1e-12)  # the entry still works
