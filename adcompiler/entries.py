@@ -21,6 +21,7 @@ from .back.load import load
 from .front.environment import Scope, cells_of, namespace_of
 
 _INLINE_LIMIT = 30  # statements: a longer derivative's own work hides the cost of one call
+_GUARDED_LIMIT = 400  # statements: a body whose int check looks at lists is inlined up to this size (see below)
 
 
 def make_entry(
@@ -43,7 +44,8 @@ def make_entry(
     """
     code = getattr(generated, "__wrapped__", generated).__code__  # (a compiled target's entry: its code's)
     gen_params = code.co_varnames[: code.co_argcount]
-    body = _inlined_body(*source) if source is not None else None
+    sequenced = sig is not None and any(not isinstance(a, V.Num) for a in sig.avals)
+    body = _inlined_body(*source, sequenced) if source is not None else None
     if body is not None and sequences is None and gen_params != owner.params:
         body = None
     scope = namespace_of(generated)  # what an inlined body reads: the generated names, the module's globals
@@ -271,19 +273,26 @@ def _sequence_parameters(owner, gen_params, sequences, g, space, sig, current=()
     return ", ".join(heads), guard
 
 
-def _inlined_body(d: Def | None, ns) -> list | None:
+def _inlined_body(d: Def | None, ns, sequenced: bool = False) -> list | None:
     """The statements of generated function ``d`` as source lines if it is short and straight-line
-    (no loop: a loop's own work hides the cost of one call), else None."""
+    (no loop: a loop's own work hides the cost of one call), else None.  ``sequenced``: an argument is
+    a list, tuple or array, which the generated function's check refusing integers walks on every call
+    (about a microsecond) though the entry's own tests have passed: then a body of up to
+    ``_GUARDED_LIMIT`` statements, loops included, is inlined without that check."""
     if d is None:
         return None
+    guarded = sequenced and bool(d.body) and _int_guard(d.body[0])
+    limit = _GUARDED_LIMIT if guarded else _INLINE_LIMIT
     count, todo = 0, list(d.body)
     while todo:
         s = todo.pop()
         count += 1
-        if isinstance(s, (ForS, WhileS)) or count > _INLINE_LIMIT:
+        if isinstance(s, (ForS, WhileS)) and not guarded or count > limit:
             return None
-        if isinstance(s, IfS):
-            todo.extend(s.body + s.orelse)
+        if isinstance(s, (IfS, ForS)):
+            todo.extend(s.body + getattr(s, "orelse", ()))
+        elif isinstance(s, WhileS):
+            todo.extend(s.header + s.body)
     if d.body and _int_guard(d.body[0]):  # the entry's own tests are stricter: floats and float arrays
         d = Def(d.name, d.params, d.defaults, d.body[1:], d.doc, d.source)
     return render_body(d, ns)

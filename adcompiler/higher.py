@@ -205,8 +205,9 @@ def _rows_entry(d: Differentiable, sig, slow):
     like this call's (a type test each, lists looked at whole), else ``slow(*args)``."""
     with BUILDING:
         generated = d._function("jacobian", sig)
+        source = d._sources.get(generated)  # (its body inlined into the entry, as for f.grad)
         return make_entry(
-            "jacobian", d, generated, lambda owner, *a: slow(*a), None, sig, None, None, d._dependencies()
+            "jacobian", d, generated, lambda owner, *a: slow(*a), None, sig, None, source, d._dependencies()
         )
 
 
