@@ -168,9 +168,14 @@ def test_outside_the_subset_is_refused_at_the_users_line():
     assert "a list argument (an array in compiled code)" in message
 
 
-def test_hessian_refused_clearly():
-    with pytest.raises(NotImplementedError, match='backend="python"'):
-        adcompiler.hessian(numba_d(F.poly))(0.7, 1.3)
+def test_array_parameter_read_in_a_loop_and_after_it_against_autograd():
+    """w's two uses are two dup copies: its adjoint accumulator starts as zeros of w's shape (one type)."""
+    rng = np.random.default_rng(3)
+    w, x = rng.normal(size=(3, 3)), rng.normal(size=3)
+    gw, gx = numba_d(F.array_loop).grad(w, x)
+    ew, ex = autograd.grad(on_autograd(F.array_loop), argnum=(0, 1))(w, x)
+    assert gw.shape == w.shape and gx.shape == x.shape
+    assert np.allclose(gw, ew, rtol=1e-12) and np.allclose(gx, ex, rtol=1e-12)
 
 
 def test_unknown_backend_refused():
