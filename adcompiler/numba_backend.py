@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 import functools
 import inspect
 import linecache
@@ -27,6 +28,7 @@ from .back.load import load
 from .back.numba_target import GUARDS, translate
 from .back.runtime import HELPERS
 from .back.runtime_numba import NUMBA_HELPERS
+from .ir.nodes import Eq, For, Function, If, Var, While, walk
 from .pipeline import BUILDING, Program
 
 BACKENDS = ("python", "numba")
@@ -38,6 +40,53 @@ class NumbaProgram(Program):
     the next level's."""
 
     recompute_recursion = True
+
+    def anf(self, fn):
+        """The ANF of a user function, a list parameter copied where a variable holds it and a list the
+        function builds (see ``_list_arguments_copied``)."""
+        if fn not in self.anf_cache:
+            self.anf_cache[fn] = _list_arguments_copied(super().anf(fn), self.namers[fn])
+        return self.anf_cache[fn]
+
+
+_READS = ("getitem", "len", "read", "write")  # what leaves a list as it was (a call may change it)
+
+
+def _list_arguments_copied(function: Function, namer) -> Function:
+    """``function`` with ``h = x`` made ``h = list(x)`` where ``x`` is a parameter and ``h`` also holds
+    a list the function builds (``h = z`` after ``z = []`` and appends: a layer of a network on lists):
+    a list argument reaches compiled code as an array, which Numba cannot hold in one variable with a
+    list.  The copy is the same list as long as nothing changes the argument; where something may (a
+    write, an append, a call it is passed to, through any name that may hold it), the line is left as
+    it is and Numba's refusal stands."""
+    eqs = [e for e in walk(function.body) if isinstance(e, Eq)]
+    moves = [(e.ins[0].name, e.outs[0].name) for e in eqs if e.prim in ("read", "write") and isinstance(e.ins[0], Var)]
+    built = {e.outs[0].name for e in eqs if e.prim == "list"}
+    while any(a in built and b not in built for a, b in moves):
+        built |= {b for a, b in moves if a in built}
+    used = {a.name for e in eqs if e.prim not in _READS for a in e.ins if isinstance(a, Var)}
+    copied_params = set()
+    for p in {getattr(p, "name", p) for p in function.params}:
+        holders = {p}  # the names that may hold the argument's list
+        while any(a in holders and b not in holders for a, b in moves):
+            holders |= {b for a, b in moves if a in holders}
+        if holders & built and not holders & used:
+            copied_params.add(Var(p))
+
+    def copied(stmts) -> tuple:
+        out: list = []
+        for s in stmts:
+            if isinstance(s, (If, For, While)):
+                parts = {k: copied(getattr(s, k)) for k in ("body", "orelse", "header") if hasattr(s, k)}
+                out.append(dataclasses.replace(s, **parts))
+            elif isinstance(s, Eq) and s.prim == "write" and s.outs[0].name in built and s.ins[0] in copied_params:
+                copy = Var(namer.fresh(s.outs[0].name))
+                out += [Eq((copy,), "list_copy", s.ins, s.line), Eq(s.outs, "write", (copy,), s.line)]
+            else:
+                out.append(s)
+        return tuple(out)
+
+    return function.with_body(copied(function.body))
 
 
 def numba_module():
@@ -71,9 +120,8 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
     seen: set = set()
     defs = [d for d in built if not (d.name in seen or seen.add(d.name))]
     source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
-    source = emit.format_source(
-        translate(source, program.helpers, program.module.fresh, False, program.accumulators, owner.fn.__globals__)
-    )
+    source = translate(source, program.helpers, program.module.fresh, False, program.accumulators, owner.fn.__globals__)
+    source = emit.format_source(source)
     fn = owner.fn
     label = f"{mode} of {fn.__qualname__} (numba)"
 
