@@ -12,9 +12,11 @@ here, when one of these is called.
 from __future__ import annotations
 
 import copy
+import itertools
 from typing import Any, Callable
 
 from .analysis import values as V
+from . import numba_backend
 from .api import Differentiable, Wrt, differentiate
 from .variadic import Variadic
 from .entries import make_entry
@@ -221,14 +223,10 @@ def _reverse_differentiable(d: Differentiable, args: tuple, sig) -> Differentiab
             f'hessian/hvp of {d.fn.__name__} with arrays="{d.arrays}": second derivatives of array-API code are '
             f'not generated; use differentiate({d.fn.__name__}) (arrays="numpy") for them'
         )
-    if d.backend != "python":
-        raise NotImplementedError(
-            f'hessian/hvp of {d.fn.__name__} with backend="{d.backend}": second derivatives are not compiled by '
-            f'this target; use differentiate({d.fn.__name__}) (backend="python") for them'
-        )
     key = ("reverse", sig)
-    if key not in d.derived:
-        d.derived[key] = differentiate(d._function("reverse", sig), wrt=d.wrt)
+    if key not in d.derived:  # under backend="numba", the python target's reverse code compiled in forward mode
+        code = numba_backend.reverse_code(d, sig) if d.backend == "numba" else d._function("reverse", sig)
+        d.derived[key] = differentiate(code, wrt=d.wrt, backend=d.backend)
     return d.derived[key]
 
 
@@ -244,6 +242,9 @@ def hessian(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]:
         r = _reverse_differentiable(d, args, sig)
         written = any(d._facts(sig).summary.written)  # each pass from the arguments as given
         fresh = (lambda: copy.deepcopy(args)) if written else (lambda: args)  # noqa: E731
+        if r.backend == "numba":  # one direction per pass (a tangent of one type), by compiled code only
+            zeros = tuple(rebuild(args[i], itertools.repeat(0.0)) for i in d._positions)
+            return np.array(numba_backend.hessian_rows(r, args, zeros, written), dtype=float)
         if not _scalar_code(r, args + (1.0,)):  # array code: one direction per pass
             passes = [lambda ts=ts: r.jvp(fresh() + (1.0,), ts)[1][1] for ts in _directions(d, args)]
             rows = [[float(t) for t in leaves(list(out))] for out in _from_one_state(np, passes)]

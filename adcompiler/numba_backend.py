@@ -11,8 +11,12 @@ handles it.
 
 from __future__ import annotations
 
+import ast
+import copy
+import dataclasses
 import functools
 import inspect
+import linecache
 import re
 import traceback
 import types
@@ -21,8 +25,11 @@ from .analysis import values as V
 from .errors import UnsupportedSyntaxError
 from .back import emit
 from .back.load import load
-from .back.numba_target import translate
-from .pipeline import Program
+from .back.numba_target import GUARDS, translate
+from .back.runtime import HELPERS
+from .back.runtime_numba import NUMBA_HELPERS
+from .ir.nodes import Eq, For, Function, If, Var, While, walk
+from .pipeline import BUILDING, Program
 
 BACKENDS = ("python", "numba")
 
@@ -33,6 +40,53 @@ class NumbaProgram(Program):
     the next level's."""
 
     recompute_recursion = True
+
+    def anf(self, fn):
+        """The ANF of a user function, a list parameter copied where a variable holds it and a list the
+        function builds (see ``_list_arguments_copied``)."""
+        if fn not in self.anf_cache:
+            self.anf_cache[fn] = _list_arguments_copied(super().anf(fn), self.namers[fn])
+        return self.anf_cache[fn]
+
+
+_READS = ("getitem", "len", "read", "write")  # what leaves a list as it was (a call may change it)
+
+
+def _list_arguments_copied(function: Function, namer) -> Function:
+    """``function`` with ``h = x`` made ``h = list(x)`` where ``x`` is a parameter and ``h`` also holds
+    a list the function builds (``h = z`` after ``z = []`` and appends: a layer of a network on lists):
+    a list argument reaches compiled code as an array, which Numba cannot hold in one variable with a
+    list.  The copy is the same list as long as nothing changes the argument; where something may (a
+    write, an append, a call it is passed to, through any name that may hold it), the line is left as
+    it is and Numba's refusal stands."""
+    eqs = [e for e in walk(function.body) if isinstance(e, Eq)]
+    moves = [(e.ins[0].name, e.outs[0].name) for e in eqs if e.prim in ("read", "write") and isinstance(e.ins[0], Var)]
+    built = {e.outs[0].name for e in eqs if e.prim == "list"}
+    while any(a in built and b not in built for a, b in moves):
+        built |= {b for a, b in moves if a in built}
+    used = {a.name for e in eqs if e.prim not in _READS for a in e.ins if isinstance(a, Var)}
+    copied_params = set()
+    for p in {getattr(p, "name", p) for p in function.params}:
+        holders = {p}  # the names that may hold the argument's list
+        while any(a in holders and b not in holders for a, b in moves):
+            holders |= {b for a, b in moves if a in holders}
+        if holders & built and not holders & used:
+            copied_params.add(Var(p))
+
+    def copied(stmts) -> tuple:
+        out: list = []
+        for s in stmts:
+            if isinstance(s, (If, For, While)):
+                parts = {k: copied(getattr(s, k)) for k in ("body", "orelse", "header") if hasattr(s, k)}
+                out.append(dataclasses.replace(s, **parts))
+            elif isinstance(s, Eq) and s.prim == "write" and s.outs[0].name in built and s.ins[0] in copied_params:
+                copy = Var(namer.fresh(s.outs[0].name))
+                out += [Eq((copy,), "list_copy", s.ins, s.line), Eq(s.outs, "write", (copy,), s.line)]
+            else:
+                out.append(s)
+        return tuple(out)
+
+    return function.with_body(copied(function.body))
 
 
 def numba_module():
@@ -66,9 +120,8 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
     seen: set = set()
     defs = [d for d in built if not (d.name in seen or seen.add(d.name))]
     source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
-    source = emit.format_source(
-        translate(source, program.helpers, program.module.fresh, False, program.accumulators, owner.fn.__globals__)
-    )
+    source = translate(source, program.helpers, program.module.fresh, False, program.accumulators, owner.fn.__globals__)
+    source = emit.format_source(source)
     fn = owner.fn
     label = f"{mode} of {fn.__qualname__} (numba)"
 
@@ -78,7 +131,10 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
         handed = program.supplied(read)
         for name in read:
             value = handed.get(name, fn.__globals__.get(name))
-            if isinstance(value, types.FunctionType) and not hasattr(value, "__adc_primitive__"):
+            helper = getattr(value, "__adc_primitive__", None)  # of the reverse code hessian differentiates
+            if helper in NUMBA_HELPERS or helper in GUARDS:
+                handed[name] = _numba_helper(helper, numba)
+            elif isinstance(value, types.FunctionType) and (helper is None or helper in HELPERS):
                 handed[name] = _jitted(value, numba, compiled_users)  # a user function the code calls as it is
         return handed
 
@@ -86,6 +142,65 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
     compiled = namespace[built[0].name]
     facts = program.facts(fn, sig)
     return _entry(compiled, mode, sig, owner._positions, facts.summary.out, source, fn, converter, restore)
+
+
+def reverse_code(d, sig: V.Sig):
+    """The python target's reverse-mode function of ``d`` for ``sig``, for hessian and hvp to
+    differentiate under this target: made by d's program (a call of a recursive function recomputes
+    its residuals), each accumulator of an array starting as zeros of its shape (so that Numba gives
+    its tangent one type), and marked with the user's function, at whose lines its errors are told."""
+    with BUILDING:
+        program = d._program(sig)
+        built = program.build(d.fn, "reverse", d.wrt, sig)
+        seen: set = set()
+        defs = [f for f in built if not (f.name in seen or seen.add(f.name))]
+        zeros = program.helper("zeros_like")
+        source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
+    source = _accumulators_as_zeros(source, program.accumulators, zeros)
+    namespace = load(source, d.fn.__globals__, f"reverse of {d.fn.__qualname__}", program.supplied)
+    for name, alias in program.helpers.items():
+        namespace[alias].__adc_primitive__ = name  # so the code can be differentiated
+    function = namespace[built[0].name]
+    function.__adc_user__ = d.fn
+    return function
+
+
+def _accumulators_as_zeros(source: str, accumulators: dict, zeros: str) -> str:
+    """``source`` with each accumulator ``d_x = 0.0`` at a function's top level, where ``x`` is surely
+    bound (a parameter, or assigned by an earlier line at that level), made ``d_x = zeros(x)``; the
+    lines edited in place, so the source keeps its comments."""
+    lines = source.splitlines()
+    for function in ast.parse(source).body:
+        if not isinstance(function, ast.FunctionDef):
+            continue
+        bound = {a.arg for a in function.args.args}
+        for stmt in function.body:
+            if not isinstance(stmt, ast.Assign):
+                continue
+            target = stmt.targets[0]
+            variable = accumulators.get(target.id) if isinstance(target, ast.Name) else None
+            if variable in bound and isinstance(stmt.value, ast.Constant) and stmt.value.value == 0.0:
+                k = stmt.lineno - 1
+                lines[k] = lines[k][: stmt.col_offset] + f"{target.id} = {zeros}({variable})"
+            bound |= {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return "\n".join(lines) + "\n"
+
+
+_HELPERS: dict = {}  # runtime helper -> the function compiled code calls for it (made once: Numba keeps overloads)
+
+
+def _numba_helper(name: str, numba):
+    """The Numba form of runtime helper ``name`` (an argument check: a function that does nothing)."""
+    if name not in _HELPERS:
+        if name in GUARDS:
+            _HELPERS[name] = numba.njit(lambda *args: None)
+        else:
+            import numpy
+
+            scope = {"numba": numba, "numpy": numpy}
+            exec(NUMBA_HELPERS[name], scope)
+            _HELPERS[name] = scope[name]
+    return _HELPERS[name]
 
 
 def _jitted(fn, numba, done: dict):
@@ -108,6 +223,7 @@ def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, sourc
     of Numba located in the user's file."""
     avals = sig.avals
     cts = tuple(avals[i] for i in positions)
+    out, tangent = _tupled(out), _tupled(out, V.TOP)  # a number's tangent may carry many directions (jacobian)
 
     def gradients(g):
         return restore(g, cts[0]) if len(cts) == 1 else tuple(map(restore, g, cts))
@@ -116,7 +232,7 @@ def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, sourc
         "grad": gradients,
         "value_and_grad": lambda r: (restore(r[0], out), gradients(r[1])),
         "reverse": lambda r: (restore(r[0], out), tuple(map(restore, r[1], cts))),
-        "forward": lambda r: (restore(r[0], out), restore(r[1], out)),
+        "forward": lambda r: (restore(r[0], out), restore(r[1], tangent)),
     }[mode]
 
     extra = {"forward": cts, "reverse": (out,)}.get(mode, ())  # tangents, or the output's cotangent
@@ -134,8 +250,66 @@ def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, sourc
             raise problem from None
         return finish(result)
 
-    entry.compiled = compiled
+    entry.compiled, entry.convert = compiled, convert
     return entry
+
+
+def hessian_rows(r, args: tuple, zeros: tuple, written: bool) -> list:
+    """hessian's rows under this target: for each unit tangent (one per scalar of ``zeros``, the zero
+    tangents of the wrt arguments), the tangent of the cotangents the reverse code ``r`` returns for
+    ``args``, flat, by r's compiled forward code: the first pass through the entry (a typing error
+    told at the user's line), the others straight to the compiled code, the arguments converted once
+    (each pass, from a copy, if the function writes into them)."""
+    import numpy
+
+    entry = r._function("forward", r._bound(args + (1.0,))[1])
+    n = len(args) + 1
+    values, tangents = entry.convert[:n], entry.convert[n:]
+    rows, primals = [], None
+    for ts in _units(tuple(c(z) for c, z in zip(tangents, zeros, strict=True))):
+        if not rows:
+            cts = entry(*(copy.deepcopy(args) if written else args), 1.0, *ts)[1][1]
+        else:
+            if primals is None or written:
+                primals = [c(a) for c, a in zip(values, copy.deepcopy(args) if written else args)] + [1.0]
+            cts = entry.compiled(*primals, *ts)[1][1]
+        rows.append(numpy.concatenate(_flat(cts, numpy)))
+    return rows
+
+
+def _units(value):
+    """Copies of ``value`` (zeros: numbers, arrays, and tuples or typed lists of them, as compiled code
+    takes them) with one scalar 1.0, for each scalar in turn, left to right."""
+    if isinstance(value, (float, int)):
+        yield 1.0
+    elif hasattr(value, "flat"):
+        for k in range(value.size):
+            unit = value.copy()
+            unit.flat[k] = 1.0
+            yield unit
+    else:
+        items = list(value)
+        for k, item in enumerate(items):
+            for unit in _units(item):
+                yield type(value)(items[:k] + [unit] + items[k + 1 :])
+
+
+def _flat(value, numpy) -> list:
+    """The arrays and numbers of a nested structure of them, each raveled, left to right."""
+    if isinstance(value, numpy.ndarray) or numpy.isscalar(value):
+        return [numpy.ravel(value)]
+    if all(isinstance(v, float) for v in value):  # a list of numbers at once
+        return [numpy.array(value, dtype=float)]
+    return [x for v in value for x in _flat(v, numpy)]
+
+
+def _tupled(out, number=None):
+    """An output's abstract value, a Python tuple of them for a tuple output as a tuple's (so that
+    ``restore`` gives each part its structure: the reverse code hessian differentiates returns lists);
+    a number's, where ``number`` is given, that (V.TOP: what ``restore`` leaves as it is)."""
+    if isinstance(out, tuple):
+        return V.seq("tuple", [_tupled(a, number) for a in out])
+    return number if number is not None and isinstance(out, V.Num) else out
 
 
 def _explained(error, source: str, fn):
@@ -148,26 +322,21 @@ def _explained(error, source: str, fn):
             return None  # an error of the compiled code as it runs, not of Numba compiling it
         error = f"Numba failed while typing it ({type(error).__name__}: {error})"
     message = re.sub(r"\x1b\[[0-9;]*m", "", str(error))  # Numba's terminal colours
-    lines = source.splitlines()
-    user_line, text = None, None
     found = re.search(r"<adcompiler [^>]*> \((\d+)\)", message)  # the innermost place Numba names
-    helper = None
-    for k in range(int(found.group(1)) - 1 if found else -1, -1, -1):  # the source line commented last
-        comment = re.match(r"\s*# line (\d+): (.*)", lines[k]) if k < len(lines) else None
-        if comment:
-            user_line, text = int(comment.group(1)), comment.group(2)
-            break
-        helper = helper or (re.match(r"def (\w+)\(", lines[k]) if k < len(lines) else None)
-        if helper:  # in a runtime helper, which has no source lines
-            text = f"the runtime helper {helper.group(1)}"
-            break
+    user_line, text, helper = _commented(source.splitlines(), int(found.group(1)) if found else 0)
     reason = next((s.strip() for s in message.splitlines() if s.strip() and "Failed in" not in s), message)
     reason = re.sub(r"(, defined at)?\s*\(?<adcompiler [^>]*>.*", "", reason)
     reason = next((plain for known, plain in _REASONS if known in reason), reason)
+    order = ""
+    if hasattr(fn, "__adc_user__"):  # the reverse code hessian differentiates: its line's own comment
+        order, reverse_lines = " at second order (hessian, hvp)", linecache.getlines(fn.__code__.co_filename)
+        fn = fn.__adc_user__
+        if not helper:
+            user_line, text, helper = _commented(reverse_lines, user_line or 0)
     construct = text if helper else f"`{text}`" if text else f"the derivative code of {fn.__name__}"
     filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
     return UnsupportedSyntaxError(
-        f'{construct} under backend="numba" ({reason})',
+        f'{construct} under backend="numba"{order} ({reason})',
         'differentiate it with backend="python", which handles it',
         filename,
         user_line or fn.__code__.co_firstlineno,
@@ -176,10 +345,25 @@ def _explained(error, source: str, fn):
     )
 
 
+def _commented(lines: list, line: int) -> tuple:
+    """(the line named by the last ``# line N: text`` comment at or above line ``line`` of ``lines``,
+    its text, None), or (None, "the runtime helper h", h) for a line in the runtime helper h (which
+    has no such comments); (None, None, None) when neither is found."""
+    for k in range(min(line, len(lines)) - 1, -1, -1):
+        comment = re.match(r"\s*# line (\d+): (.*)", lines[k])
+        if comment:
+            return int(comment.group(1)), comment.group(2).rstrip("\n"), None
+        helper = re.match(r"def (\w+)\(", lines[k])
+        if helper:
+            return None, f"the runtime helper {helper.group(1)}", helper.group(1)
+    return None, None, None
+
+
 _REASONS = (  # what Numba says -> what it means for the user's code
     (
         "recursive function does not converge",
         "a recursive call in reverse mode: each level keeps the next one's residuals, a type without end",
     ),
     ("Cannot unify array", "a list argument (an array in compiled code) and a list the code builds in one variable"),
+    ("built-in function setitem", "a write into a tuple: a list of arrays or tuples is one in compiled code"),
 )

@@ -180,6 +180,36 @@ def run(peers: str, quick: bool, only=()) -> list:
     return rows
 
 
+def run_hessians(peers: str) -> str:
+    """hessian and hvp of backend="numba" against backend="python" (compiled forward over reverse)."""
+    sys.path.insert(0, peers)
+    import programs as P
+
+    state = P.inputs_particles()[0]
+    out = []
+    for name, fn, args in [
+        ("scalar_mult", P.scalar_mult, P.inputs_scalar_mult()),
+        ("particles", P.particles, (state,)),
+        ("sum_mat_vec (n = 10)", P.sum_mat_vec, P.inputs_sum_mat_vec(10)),
+        ("particles_np", P.particles_np, (np.array(state),)),
+    ]:
+        compiled, python = adcompiler.differentiate(fn, backend="numba"), adcompiler.differentiate(fn)
+        start = time.perf_counter()
+        h = adcompiler.hessian(compiled)(*args)
+        took = time.perf_counter() - start
+        v = np.linspace(-1.0, 1.0, h.shape[0])
+        times = [
+            best(lambda d=d: adcompiler.hessian(d)(*args), repeat=repeat) * 1e6
+            for d, repeat in ((compiled, 5), (python, 3))
+        ]
+        times += [best(lambda d=d: adcompiler.hvp(d)(args, v), repeat=5) * 1e6 for d in (compiled, python)]
+        out.append(
+            f"{name:22s} n {h.shape[0]:4d}  hessian numba {times[0]:10.1f} us  python {times[1]:10.1f} us"
+            f"  hvp numba {times[2]:9.1f} us  python {times[3]:9.1f} us  compile {took:.2f} s"
+        )
+    return "\n".join(out)
+
+
 def report(rows: list) -> str:
     out = []
     for r in rows:
@@ -206,7 +236,10 @@ def main(argv=None):
     parser.add_argument("--peers", default=os.path.join(HERE, "..", "..", "shared", "peers"))
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     parser.add_argument("-p", "--program", action="append", default=[], help="only this program (repeatable)")
+    parser.add_argument("--hessian", action="store_true", help="hessian and hvp against backend='python'")
     options = parser.parse_args(argv)
+    if options.hessian:
+        return print(run_hessians(os.path.abspath(options.peers)))
     print(report(run(os.path.abspath(options.peers), options.quick, options.program)))
 
 

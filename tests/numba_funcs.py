@@ -161,3 +161,85 @@ def array_depth(a, n):
     if n == 0:
         return np.sum(a * a)
     return array_depth(np.tanh(a), n - 1) * 2.0
+
+
+def list_loop(xs, c):
+    """A loop over a list of floats with a branch on its values (second order: tests/test_numba_hessian.py)."""
+    s = 0.0
+    for i in range(1, len(xs)):
+        if xs[i] > xs[i - 1]:
+            s = s + math.sin(xs[i] * xs[i - 1]) * c
+        else:
+            s = s + xs[i] * xs[i] * math.exp(-c * xs[i - 1])
+    return s * c
+
+
+def list_while(xs, a):
+    """A data-dependent while loop carrying a list's values: damped until small."""
+    e = 0.0
+    for x in xs:
+        e = e + x * x
+    k = 0
+    while e > 0.05 and k < 40:
+        e = e * a / (1.0 + 0.1 * e)
+        k = k + 1
+    return e + xs[0] * a
+
+
+def array_loop(w, x):
+    """NumPy arrays through a loop with a branch on their values."""
+    h = x
+    for k in range(3):
+        h = np.tanh(np.dot(w, h))
+        if np.sum(h) > 0.0:
+            h = h * 1.5
+    return np.sum(h * h) + np.sum(np.exp(0.1 * w))
+
+
+def relayer_appending(xs, n):
+    """As relayer, but the argument's list is appended to through h: a copy would change the result."""
+    h = xs
+    for layer in range(n):
+        h.append(0.5)
+        z = []
+        for i in range(len(h)):
+            z.append(math.tanh(h[i]))
+        h = z
+    return h[0]
+
+
+def leaky(v):
+    if v > 0.0:
+        return v
+    return 0.1 * v
+
+
+def network(layers, x):
+    """Table 1's neural_check in shape, on lists: layers of (rows of weights, biases), h = x then h = z
+    with z built by append, a stable softmax, outputs weighted by 1, 2, 3, ..."""
+    h = x
+    for l in range(len(layers)):
+        W = layers[l][0]
+        b = layers[l][1]
+        z = []
+        for i in range(len(W)):
+            row = W[i]
+            acc = b[i]
+            for j in range(len(h)):
+                acc = acc + row[j] * h[j]
+            z.append(leaky(acc))
+        h = z
+    top = 0.0
+    for v in h:
+        if v > top:
+            top = v
+    weights = []
+    total = 0.0
+    for i in range(len(h)):
+        e = math.exp(h[i] - top)
+        weights.append(e)
+        total = total + e
+    s = 0.0
+    for i in range(len(weights)):
+        s = s + (i + 1.0) * weights[i] / total
+    return s

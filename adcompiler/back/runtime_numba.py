@@ -27,6 +27,8 @@ def _numba_zeros_like(x):
         return lambda x: numpy.zeros(x.shape)
     if isinstance(x, (types.List, types.ListType)) and isinstance(x.dtype, types.Number):
         return lambda x: numpy.zeros(len(x))
+    if isinstance(x, types.List) and isinstance(x.dtype, types.Boolean):  # a tape of branches: popped only
+        return lambda x: [0.0 for e in x]
     if isinstance(x, (types.List, types.ListType)):
         return lambda x: [zeros_like(e) for e in x]
     if isinstance(x, types.BaseTuple):

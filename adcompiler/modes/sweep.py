@@ -213,7 +213,7 @@ class Sweeps(Taping, Adjoints, PrimalSweep, Checkpoints):
             if v in self.accumulated and v in self.act and v not in self.acc and self.mutable.get(v, v) == v:
                 self.acc[v] = self.fresh_adjoint("d_" + v)
                 self.zeroes.add(self.acc[v])
-                self.program.accumulators[self.acc[v]] = v  # Numba gives an array's a type of its own
+                self.program.accumulators[self.acc[v]] = self.alias.get(v, v)  # Numba: an array's a type of its own
                 out.append(Assign((self.acc[v],), E.Num(0.0)))
                 for member, rep in self.mutable.items():  # one object, one adjoint array
                     if rep == v:

@@ -1,0 +1,173 @@
+"""hessian and hvp under backend="numba": forward mode over the python target's reverse code, that
+forward code compiled by numba.njit; checked against autograd's Hessian (or central differences of
+an analytic gradient), the python backend, and hvp against H @ v; the shape and dtype of each result;
+what the target cannot compile at second order refused at the user's line.  Skipped without Numba."""
+
+import math
+import os
+import types
+
+import pytest
+
+numba = pytest.importorskip("numba")
+np = pytest.importorskip("numpy")
+autograd = pytest.importorskip("autograd")
+anp = pytest.importorskip("autograd.numpy")
+
+import adcompiler  # noqa: E402
+import numba_funcs as F  # noqa: E402
+from adcompiler.errors import UnsupportedSyntaxError  # noqa: E402
+
+MATH = types.SimpleNamespace(sin=anp.sin, cos=anp.cos, exp=anp.exp, tanh=anp.tanh, log=anp.log)
+
+
+def on_autograd(fn):
+    """fn reading autograd's functions where it reads np and math: the same code, for autograd."""
+    return types.FunctionType(fn.__code__, {**fn.__globals__, "np": anp, "math": MATH}, fn.__name__)
+
+
+def autograd_hessian(fn, args, wrt):
+    """autograd's Hessian of fn in the floats of args[i] for i in wrt, flattened in that order."""
+    shapes = [np.shape(args[i]) for i in wrt]
+    sizes = [int(np.prod(s)) for s in shapes]
+
+    def flat(v):
+        parts, at = list(args), 0
+        for i, shape, size in zip(wrt, shapes, sizes):
+            piece = v[at : at + size]
+            if isinstance(args[i], np.ndarray):
+                parts[i] = anp.reshape(piece, shape)
+            elif isinstance(args[i], list) and args[i] and isinstance(args[i][0], list):
+                parts[i] = [[piece[r * shape[1] + c] for c in range(shape[1])] for r in range(shape[0])]
+            elif isinstance(args[i], list):
+                parts[i] = [piece[k] for k in range(size)]
+            else:
+                parts[i] = piece[0]
+            at += size
+        return on_autograd(fn)(*parts)
+
+    point = np.concatenate([np.ravel(np.asarray(args[i], dtype=float)) for i in wrt])
+    return autograd.hessian(flat)(point)
+
+
+def second_order(d, args):
+    """The Numba dispatcher of the forward code hessian and hvp run for these arguments."""
+    _, sig = d._bound(args)
+    return next(iter(d.derived[("reverse", sig)]._compiled_for.values()))["forward"].compiled
+
+
+def hessian_checked(fn, args, wrt=None):
+    """The Hessian under backend="numba", an (n, n) float64 array computed by compiled code, equal to
+    the python backend's."""
+    d = adcompiler.differentiate(fn, wrt=wrt, backend="numba")
+    h = adcompiler.hessian(d)(*args)
+    n = sum(np.size(args[d.params.index(w)]) for w in d.wrt)
+    assert type(h) is np.ndarray and h.shape == (n, n) and h.dtype == np.float64
+    assert isinstance(second_order(d, args), numba.core.registry.CPUDispatcher)
+    np.testing.assert_allclose(h, adcompiler.hessian(adcompiler.differentiate(fn, wrt=wrt))(*args), rtol=1e-12)
+    return h
+
+
+@pytest.mark.parametrize(
+    "fn, args, wrt",
+    [
+        (F.poly, (0.7, 1.3), None),
+        (F.branchy, (0.4, 1.1), None),
+        (F.branchy, (1.4, 0.3), None),
+        (F.loop_jumps, (0.9, 12), (0,)),
+        (F.early_return, (0.3,), None),
+        (F.early_return, (2.0,), None),
+        (F.newton_sqrt, (2.0,), None),
+        (F.list_loop, ([0.3, -0.7, 1.2, 0.9, 1.5], 0.8), None),
+        (F.list_while, ([0.6, -0.4, 0.9], 0.7), None),
+        (F.mat_vec_sum, ([[0.1, 0.2, -0.3], [0.3, 0.5, 0.7]], [1.0, -2.0, 0.5]), None),
+        (F.dot, ([1.0, -2.0, 0.5], [0.3, 0.2, -1.5]), None),
+    ],
+)
+def test_hessian_of_scalar_and_list_code_against_autograd(fn, args, wrt):
+    h = hessian_checked(fn, args, wrt)
+    positions = wrt or tuple(range(len(args)))
+    np.testing.assert_allclose(h, autograd_hessian(fn, args, positions), rtol=1e-10, atol=1e-12)
+
+
+def test_hessian_of_a_while_loop_is_the_analytic_one():
+    for a in (0.5, 2.0, 9.0):
+        h = hessian_checked(F.newton_sqrt, (a,))
+        assert h[0, 0] == pytest.approx(-0.25 * a**-1.5, rel=1e-10)
+
+
+def test_hessian_of_recursion_against_the_power_rule_and_differences():
+    h = hessian_checked(F.power, (1.3, 7), ("x",))
+    assert h[0, 0] == pytest.approx(7 * 6 * 1.3**5, rel=1e-12)
+    grad = adcompiler.differentiate(F.tower, wrt=("x",), backend="numba").grad
+    step = 1e-5
+    expected = (grad(0.7 + step, 5) - grad(0.7 - step, 5)) / (2 * step)
+    assert hessian_checked(F.tower, (0.7, 5), ("x",))[0, 0] == pytest.approx(expected, rel=1e-7)
+
+
+@pytest.mark.parametrize("fn, shapes", [(F.softmax_np, ((3, 2), (2,))), (F.array_loop, ((3, 3), (3,)))])
+def test_hessian_of_numpy_code_against_autograd(fn, shapes):
+    rng = np.random.default_rng(7)
+    args = tuple(rng.normal(size=s) for s in shapes)
+    h = hessian_checked(fn, args)
+    np.testing.assert_allclose(h, autograd_hessian(fn, args, (0, 1)), rtol=1e-10, atol=1e-12)
+
+
+def test_hessian_of_a_gather_with_repeats_against_autograd():
+    rng = np.random.default_rng(8)
+    x, idx = rng.normal(size=5), np.array([0, 3, 3, 1, 0, 0])
+    h = hessian_checked(F.gathered, (x, idx), ("x",))
+    np.testing.assert_allclose(h, autograd.hessian(on_autograd(F.gathered))(x, idx), rtol=1e-10, atol=1e-12)
+
+
+def test_hvp_against_h_times_v_flat_and_structured():
+    rng = np.random.default_rng(9)
+    xs, c = [0.3, -0.7, 1.2, 0.9], 0.8
+    d = adcompiler.differentiate(F.list_loop, backend="numba")
+    h = adcompiler.hessian(d)(xs, c)
+    v = rng.normal(size=5)
+    hv = adcompiler.hvp(d)((xs, c), v)
+    assert type(hv) is np.ndarray and hv.shape == (5,) and hv.dtype == np.float64
+    np.testing.assert_allclose(hv, h @ v, rtol=1e-12, atol=1e-14)
+    hv_xs, hv_c = adcompiler.hvp(d)((xs, c), (v[:4].tolist(), float(v[4])))  # shaped like the arguments
+    assert type(hv_xs) is list and len(hv_xs) == 4 and all(type(t) is float for t in hv_xs)
+    assert type(hv_c) is float
+    np.testing.assert_allclose(hv_xs + [hv_c], h @ v, rtol=1e-12, atol=1e-14)
+
+
+def test_hvp_of_arrays_keeps_their_shapes_and_is_scipys_hessp():
+    rng = np.random.default_rng(10)
+    w, x = rng.normal(size=(3, 2)), rng.normal(size=2)
+    d = adcompiler.differentiate(F.softmax_np, backend="numba")
+    h = adcompiler.hessian(d)(w, x)
+    tw, tx = rng.normal(size=(3, 2)), rng.normal(size=2)
+    hw, hx = adcompiler.hvp(d)((w, x), (tw, tx))
+    assert hw.shape == w.shape and hx.shape == x.shape and hw.dtype == hx.dtype == np.float64
+    np.testing.assert_allclose(np.concatenate([hw.ravel(), hx]), h @ np.concatenate([tw.ravel(), tx]), rtol=1e-10)
+    d = adcompiler.differentiate(F.gathered, wrt=("x",), backend="numba")  # one wrt parameter: (x, p)
+    x, idx, p = rng.normal(size=5), np.array([0, 3, 3]), rng.normal(size=5)
+    hp = adcompiler.hvp(d)((x, idx), p)
+    np.testing.assert_allclose(hp, adcompiler.hessian(d)(x, idx) @ p, rtol=1e-12)
+
+
+def test_outside_the_subset_at_second_order_is_refused_at_the_users_line():
+    rng = np.random.default_rng(11)
+    layers = [(rng.normal(size=(3, 2)), rng.normal(size=3)), (rng.normal(size=(1, 3)), rng.normal(size=1))]
+    x = rng.normal(size=2)
+    d = adcompiler.differentiate(F.layers_np, backend="numba")
+    with pytest.raises(UnsupportedSyntaxError) as caught:
+        adcompiler.hessian(d)(layers, x)
+    message = str(caught.value)
+    assert os.path.basename(F.__file__) in message and 'backend="python"' in message
+    assert "second order" in message and "Failed in" not in message and "\x1b" not in message
+    first = F.layers_np.__code__.co_firstlineno
+    assert first < caught.value.lineno <= first + 6
+    assert d.grad(layers, x)[1].shape == x.shape  # first order still compiles
+
+
+def test_math_of_the_oracles():
+    """The autograd oracle itself, on a Hessian known in closed form."""
+    h = autograd_hessian(F.poly, (0.7, 1.3), (0, 1))
+    x, y = 0.7, 1.3
+    expected_xy = 2 * x + math.cos(x) + math.exp(-y) * (-2 * x) / (1 + x * x) ** 2
+    assert h[0, 1] == pytest.approx(expected_xy, rel=1e-12)
