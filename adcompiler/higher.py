@@ -250,7 +250,7 @@ def hessian(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]:
             rows = [[float(t) for t in leaves(list(out))] for out in _from_one_state(np, passes)]
             return np.array(rows, dtype=float)
         tangents, n = _basis_tangents(d, args, np)
-        _, (_, dcts) = r.jvp(args + (1.0,), tangents)
+        _, (_, dcts) = r.jvp(fresh() + (1.0,), tangents)
         return np.array([np.broadcast_to(np.asarray(t, dtype=float), (n,)) for t in leaves(list(dcts), False)]).reshape(
             n, n
         )
@@ -280,6 +280,8 @@ def hvp(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]:
             tangents = tuple(rebuild(x, items) for x in values)
         else:
             tangents = tuple(flatten(t, sig.avals[i]) for t, i in zip(v, d._positions))
+        if any(d._facts(sig).summary.written):  # the caller's lists and arrays left as they were
+            args = copy.deepcopy(args)
         _, (_, dcts) = r.jvp(args + (1.0,), tangents)
         if flat:
             return _numpy().array([float(t) for t in leaves(list(dcts))])

@@ -269,3 +269,13 @@ def helper_poly(x, y):
 def calls_helper(a, b):
     """A scalar function that calls another user function."""
     return helper_poly(a, b) * a
+
+
+def scales_in_place(xs, c):
+    """Writes into its list argument: a Hessian or H v must leave the caller's list as it was."""
+    for i in range(len(xs)):
+        xs[i] = xs[i] * c
+    s = 0.0
+    for x in xs:
+        s = s + x * x * x
+    return s

@@ -644,3 +644,19 @@ def test_hessian_rosen_n_vs_finite_differences_of_gradient():
         return tuple(g.grad(list(a)))
 
     check_close(hess(H.rosen_n)(xs), fd_jac(grad_tuple, xs), rtol=1e-6, atol=1e-5)
+
+
+def test_second_derivatives_leave_a_written_list_argument_alone():
+    """f writes into its list argument: hessian and hvp run it on copies, and still agree with the
+    Hessian of the same function written without the write (autograd)."""
+    autograd = pytest.importorskip("autograd")
+    anp = pytest.importorskip("autograd.numpy")
+    xs, c = [0.5, -1.25, 2.0], 1.5
+    want = autograd.hessian(lambda v: anp.sum((v[:-1] * v[-1]) ** 3))(np.array(xs + [c]))
+    f = adcompiler.differentiate(H.scales_in_place)
+    got = adcompiler.hessian(f)(xs, c)
+    assert xs == [0.5, -1.25, 2.0]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    v = [1.0, 0.5, -2.0, 0.25]
+    np.testing.assert_allclose(adcompiler.hvp(f)((xs, c), v), want @ np.array(v), rtol=1e-12)
+    assert xs == [0.5, -1.25, 2.0]
