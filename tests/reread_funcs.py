@@ -168,3 +168,62 @@ def springs(state, damping):
             v = v + STEP * a * (damping * 2.0)
         total = total + x * v
     return total
+
+
+def _weighted_squares(xs, w):
+    s = 0.0
+    for j in range(len(xs)):
+        s = s + xs[j] * xs[j] * w
+    return s
+
+
+def writes_after_a_call(a, w):
+    """The callee reads xs; its caller writes into xs after the call (needing no old value itself)."""
+    xs = [a, 2.0 * a, 3.0]
+    y = _weighted_squares(xs, w)
+    xs[0] = 5.0
+    xs[1] = w * 7.0
+    return y + xs[0] * xs[1]
+
+
+def pops_after_a_call(a, w):
+    """... pops from it and appends to it (its length and last element change)."""
+    xs = [a, 2.0 * a, 3.0]
+    y = _weighted_squares(xs, w)
+    t = xs.pop()
+    xs.append(w)
+    return y + t * xs[2]
+
+
+def _layers_of(xs, w):
+    h = xs
+    for _ in range(2):
+        z = []
+        for i in range(3):
+            acc = 0.0
+            for j in range(len(h)):
+                acc = acc + h[j] * w * (i + 1.0)
+            z.append(acc)
+        h = z
+    s = 0.0
+    for v in h:
+        s = s + v * v
+    return s
+
+
+def changes_a_layer_input_after_the_call(a, w):
+    """A callee reading a list it rebinds (a layer's input), the caller then writing into that list."""
+    xs = [a, 0.5, -a]
+    y = _layers_of(xs, w)
+    xs[0] = 9.0
+    q = xs.pop()
+    xs.append(w * 3.0)
+    return y + xs[0] * xs[2] + q
+
+
+def only_appends_after_a_call(a, w):
+    """Only appends anywhere: the callee may read its lists again, but not their lengths."""
+    xs = [a, 2.0 * a]
+    y = _layers_of(xs, w)
+    xs.append(w)
+    return y + xs[2] * y + _weighted_squares(xs, a)

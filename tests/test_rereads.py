@@ -166,3 +166,30 @@ def test_arithmetic_of_module_numbers_is_computed_again_not_taped():
     assert len(pushes) == 2, text  # the inner loop's overwritten values each step, (v, x) per particle
     assert "1.0 / MASS" in text.split("reversed(")[0].split("if t1 > 0:")[-1], text  # computed before the loops
     assert all("MASS" not in p and "damping" not in p for p in pushes), pushes
+
+
+CALLERS = [R.writes_after_a_call, R.pops_after_a_call, R.changes_a_layer_input_after_the_call]
+
+
+@pytest.mark.parametrize("fn", CALLERS + [R.only_appends_after_a_call], ids=lambda f: f.__name__)
+def test_callee_reads_survive_what_the_caller_does_to_the_list_afterwards(fn):
+    """A split sweep's caller changes a list after the call and, needing no old value itself, does not
+    undo it before the reverse sweep: the callee's adjoint must not read that list again (it did, and
+    the gradient was silently wrong)."""
+    check_gradient_vs_fd(fn, (0.7, 1.3), ("a", "w"))
+
+
+def test_callee_of_a_program_that_only_appends_reads_its_lists_again():
+    """Without in-place changes anywhere, the layer input is taped once per layer, not per element."""
+    f = adcompiler.differentiate(R.only_appends_after_a_call)
+    f.grad(0.7, 1.3)
+    sweep = f.source("grad").split("def _layers_of_forward_sweep")[1].split("\ndef ")[0]
+    lines = sweep.splitlines()
+    start = next(k for k, line in enumerate(lines) if line.lstrip().startswith("for j in range("))
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    body = []
+    for line in lines[start + 1 :]:
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        body.append(line)
+    assert "h[j]" in "\n".join(body) and "append" not in "\n".join(body), sweep

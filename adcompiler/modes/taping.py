@@ -18,6 +18,8 @@ from ..ir.nodes import (
     walk,
 )
 
+_IN_PLACE = ("setitem", "pop", "custom")  # equations that may change a list other than by appending to it
+
 
 class Taping:
     """The taping analysis of reverse mode, mixed into ``Sweeps``: run once before the sweeps are built (``analyse``),
@@ -37,6 +39,7 @@ class Taping:
         self._defined_inside: dict = {}
         self.assigned: set = set()  # names an equation other than a dup assigns
         self._reassigned = None  # the same, dup copies resolved (made on first use)
+        self._grow_only = None  # whether no code of the program changes a list but by appending (on first use)
 
         def visit(stmts, looped, loop=None):
             self.loop_of[id(stmts)] = loop
@@ -133,6 +136,8 @@ class Taping:
             cls = classes.find(xs.name)
             if out in self.arrays or xs.name in self.fn.slots or cls in changed:
                 continue
+            if self.split and not (e.prim == "getitem" and self._non_negative(e.ins[1]) and self._lists_only_grow()):
+                continue  # what the caller may do to the list between the two sweeps: see _lists_only_grow
             if cls not in appended and known(xs):
                 if e.prim == "len":
                     found[out] = ("len", xs)
@@ -141,6 +146,27 @@ class Taping:
             elif e.prim == "getitem" and out not in self.containers and self._grown_only(e, xs) and known(e.ins[1]):
                 found[out] = ("getitem", xs, e.ins[1])
         return found
+
+    def _lists_only_grow(self) -> bool:
+        """Whether no function of the program (each it generates code for, and each they call) changes a
+        list in place other than by appending to it.  A split sweep's caller runs on between the two
+        sweeps: a write it makes into a list after the call, whose old value its own adjoint does not
+        need, is not undone before the reverse sweep runs, so the reverse sweep may read again only an
+        element that no code can change (at a non-negative index: an append moves none), and never a
+        length (an append changes it)."""
+        if self._grow_only is None:
+            todo, seen, self._grow_only = [key[1] for key in self.program.specs], set(), True
+            while todo and self._grow_only:
+                fn = todo.pop()
+                if fn in seen or not callable(fn):
+                    continue
+                seen.add(fn)
+                for s in walk(self.program.anf(fn).body):
+                    if isinstance(s, Eq) and (s.prim in _IN_PLACE or s.prim in CHANGES):
+                        self._grow_only = False
+                    elif isinstance(s, Eq) and s.prim == "call":
+                        todo.append(s.param)
+        return self._grow_only
 
     def _arithmetic_of_knowns(self, e: Eq, known) -> bool:
         """Whether ``e`` computes a number by arithmetic or ``math`` from constants (module numbers
@@ -156,9 +182,9 @@ class Taping:
         """Whether ``e``, reading a list only ever appended to, reads an element that stays where it is
         (a non-negative index) of a list object the adjoint sweep can have: one the innermost loop
         around the read does not rebind (taped per run of that loop), in a sweep that is not split
-        (a split sweep's caller may change its lists between the two sweeps)."""
+        (for a split sweep, see ``_lists_only_grow``)."""
         loop = self.loop_of.get(self.home.get(e.outs[0].name))
-        if self.split or loop is None or not self._non_negative(e.ins[1]):
+        if loop is None or not self._non_negative(e.ins[1]):
             return False
         name = self.alias.get(xs.name, xs.name)
         return name not in self.defined_inside(loop)
