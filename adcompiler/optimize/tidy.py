@@ -29,6 +29,7 @@ from .inline import fold_temporaries
 
 IN_PLACE = ("scatter_add", "take_and_clear")  # runtime helpers that change an adjoint array in place
 _STATE: dict = {"in_place": None, "body": ()}  # whether the function being tidied calls one (None: not known yet)
+_CANDIDATES: dict = {}  # id of a statement -> (it, _candidate of it), for one tidying: statements are immutable
 
 
 def tidy(d: Def, user_names=frozenset()) -> Def:
@@ -42,6 +43,7 @@ def tidy(d: Def, user_names=frozenset()) -> Def:
             break
     body = fold_temporaries(body, set(), None, user_names)
     forget()
+    _CANDIDATES.clear()
     _STATE.update(in_place=None, body=())
     return Def(d.name, d.params, d.defaults, tuple(body), d.doc, d.source)
 
@@ -306,17 +308,18 @@ def _drop_faint(body: list) -> list:
 
 def _candidate(s) -> bool:
     """An assignment without effects to plain names: removable if nothing needs what it assigns."""
+    hit = _CANDIDATES.get(id(s))  # asked of each statement in every round, and again when sweeping
+    if hit is not None and hit[0] is s:
+        return hit[1]
     if isinstance(s, Assign):
-        if s.effect:
-            return False
-        plain = all(
+        plain = not s.effect and all(
             isinstance(t, (str, tuple)) and all(isinstance(x, str) for x in flat_targets((t,))) for t in s.targets
         )
-    elif isinstance(s, AugAssign):
-        plain = isinstance(s.target, str)
     else:
-        return False
-    return plain and pure(s.value)
+        plain = isinstance(s, AugAssign) and isinstance(s.target, str)
+    found = plain and pure(s.value)
+    _CANDIDATES[id(s)] = (s, found)
+    return found
 
 
 def _removable(s, needed: set) -> bool:
