@@ -293,16 +293,21 @@ def calls(obj):
 
 def free_names(stmts: list) -> list:
     """Names the statements read, in order of first use."""
-    seen: list = []
+    seen: dict = {}  # (a dict: ordered, and a look-up rather than a scan per name)
 
     def visit(e):
-        if isinstance(e, E.Name):
-            if e.id not in seen:
-                seen.append(e.id)
+        cls = e.__class__  # the common kinds first, by class: the passes over gradient code call this per statement
+        if cls is E.Name:
+            seen[e.id] = None
+        elif cls is str:
+            pass
+        elif cls is E.BinOp:
+            visit(e.left)
+            visit(e.right)
         elif isinstance(e, E.ListComp):  # its target is its own
             visit(e.iterable)
             inner = free_names([Ret(e.elt)])
-            seen.extend(n for n in inner if n != e.target and n not in seen)
+            seen.update((n, None) for n in inner if n != e.target)
         elif isinstance(e, (tuple, list)):
             for x in e:
                 visit(x)
@@ -321,12 +326,10 @@ def free_names(stmts: list) -> list:
             getattr(s, "orelse", None),
         ):
             if isinstance(part, tuple) and part and not isinstance(part[0], E.Expr):
-                for n in free_names(list(part)):
-                    if n not in seen:
-                        seen.append(n)
+                seen.update((n, None) for n in free_names(list(part)))
             elif part is not None:
                 visit(part)
-    return seen
+    return list(seen)
 
 
 # ---- generated statements, nested ------------------------------------------------------------
