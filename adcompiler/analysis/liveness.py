@@ -211,6 +211,8 @@ def effect(s, jump: set | None) -> tuple:
     or passes on what holds after it.  So a branch or loop is summed up once, and a walk past it costs
     what it mentions, not the size of the live set (large in reverse code, which reads the primal's
     values at the end)."""
+    if s.__class__ is Assign:  # most statements: first
+        return reads(s), writes(s)
     if isinstance(s, (Break, Continue, Ret)):
         return live_step(s, set(), jump), None
     if isinstance(s, IfS):
