@@ -250,15 +250,18 @@ def _dead(s, live: set) -> bool:
     """Whether ``s`` changes nothing that is read later (``live``: the names live after it)."""
     if isinstance(s, ForS):
         return not s.body and pure(s.iterable) and s.target not in live
-    if isinstance(s, (Assign, AugAssign)) and pure(s.value) and not getattr(s, "effect", False):
+    if isinstance(s, (Assign, AugAssign)):
         names = writes(s)
-        targets_plain = (
+        if not names or names & live:  # what is asked first: most statements assign a live name
+            return False
+        if not pure(s.value) or getattr(s, "effect", False):
+            return False
+        return (
             isinstance(s, AugAssign)
             and isinstance(s.target, str)
             or isinstance(s, Assign)
             and all(isinstance(t, (str, tuple)) for t in s.targets)
         )
-        return bool(targets_plain and names and not (names & live))
     return False
 
 
