@@ -80,7 +80,8 @@ class Differentiable:
         self.fn = fn
         self.signature = inspect.signature(fn)
         self.params = tuple(self.signature.parameters)
-        parsed, self._refusal = refusal(fn)  # a construct the fence refuses: the first thing any call reports
+        with no_cycle_collection():  # (a long function's tree is many objects, none of them garbage)
+            parsed, self._refusal = refusal(fn)  # a construct the fence refuses: the first thing any call reports
         self._parsed = parsed  # handed to the first Program (see _new_program)
         self.wrt = default_wrt(parsed, self.params) if wrt is None else wrt_names(wrt, self.params, fn, self.signature)
         self.wrt_given = wrt is not None  # (a method's default leaves self out: adcompiler.methods)

@@ -294,30 +294,9 @@ def calls(obj):
 def free_names(stmts: list) -> list:
     """Names the statements read, in order of first use."""
     seen: dict = {}  # (a dict: ordered, and a look-up rather than a scan per name)
-
-    def visit(e):
-        cls = e.__class__  # the common kinds first, by class: the passes over gradient code call this per statement
-        if cls is E.Name:
-            seen[e.id] = None
-        elif cls is str:
-            pass
-        elif cls is E.BinOp:
-            visit(e.left)
-            visit(e.right)
-        elif isinstance(e, E.ListComp):  # its target is its own
-            visit(e.iterable)
-            inner = free_names([Ret(e.elt)])
-            seen.update((n, None) for n in inner if n != e.target)
-        elif isinstance(e, (tuple, list)):
-            for x in e:
-                visit(x)
-        elif isinstance(e, E.Expr):
-            for value in vars(e).values():
-                visit(value)
-
     for s in stmts:
         targets = getattr(s, "targets", ()) + ((s.target,) if isinstance(getattr(s, "target", None), E.Expr) else ())
-        visit([t for t in targets if isinstance(t, E.Expr)])
+        _names([t for t in targets if isinstance(t, E.Expr)], seen)
         for part in (
             getattr(s, "value", None),
             getattr(s, "test", None),
@@ -328,8 +307,31 @@ def free_names(stmts: list) -> list:
             if isinstance(part, tuple) and part and not isinstance(part[0], E.Expr):
                 seen.update((n, None) for n in free_names(list(part)))
             elif part is not None:
-                visit(part)
+                _names(part, seen)
     return list(seen)
+
+
+def _names(e, seen: dict) -> None:
+    """``free_names`` of an expression, added to ``seen`` (a function of the module, not a closure that
+    calls itself: a cycle per call, which only the garbage collector frees)."""
+    cls = e.__class__  # the common kinds first, by class: the passes over gradient code call this per statement
+    if cls is E.Name:
+        seen[e.id] = None
+    elif cls is str:
+        pass
+    elif cls is E.BinOp:
+        _names(e.left, seen)
+        _names(e.right, seen)
+    elif isinstance(e, E.ListComp):  # its target is its own
+        _names(e.iterable, seen)
+        inner = free_names([Ret(e.elt)])
+        seen.update((n, None) for n in inner if n != e.target)
+    elif isinstance(e, (tuple, list)):
+        for x in e:
+            _names(x, seen)
+    elif isinstance(e, E.Expr):
+        for value in vars(e).values():
+            _names(value, seen)
 
 
 # ---- generated statements, nested ------------------------------------------------------------

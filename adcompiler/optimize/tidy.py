@@ -281,24 +281,7 @@ def _drop_faint(body: list) -> list:
                 marked.add(id(x))
                 work.extend(_own_reads(x))
 
-    def collect(stmts, parents) -> None:
-        for s in stmts:
-            if isinstance(s, IfS):
-                if not pure(s.test):  # a tape pop: the loops around it must run it as often as pushed
-                    mark(s, parents)
-                collect(s.body, parents + (s,))
-                collect(s.orelse, parents + (s,))
-            elif isinstance(s, ForS):
-                if not pure(s.iterable):
-                    mark(s, parents)
-                collect(s.body, parents + (s,))
-            elif _candidate(s):
-                for n in writes(s):
-                    writers.setdefault(n, []).append((s, parents))
-            else:  # an effect (a while loop counts as one, whole)
-                mark(s, parents)
-
-    collect(body, ())
+    _collect(body, (), writers, mark)
     needed: set = set()
     while work:
         n = work.pop()
@@ -307,6 +290,27 @@ def _drop_faint(body: list) -> list:
             for s, parents in writers.get(n, ()):
                 mark(s, parents)
     return _sweep(body, needed)
+
+
+def _collect(stmts, parents: tuple, writers: dict, mark) -> None:
+    """Note in ``writers`` each removable assignment of ``stmts`` (inside the statements ``parents``) under
+    the names it assigns, and ``mark`` every effect (a function of the module, not a closure that calls
+    itself: such a cycle keeps what it reads alive until the garbage collector runs)."""
+    for s in stmts:
+        if isinstance(s, IfS):
+            if not pure(s.test):  # a tape pop: the loops around it must run it as often as pushed
+                mark(s, parents)
+            _collect(s.body, parents + (s,), writers, mark)
+            _collect(s.orelse, parents + (s,), writers, mark)
+        elif isinstance(s, ForS):
+            if not pure(s.iterable):
+                mark(s, parents)
+            _collect(s.body, parents + (s,), writers, mark)
+        elif _candidate(s):
+            for n in writes(s):
+                writers.setdefault(n, []).append((s, parents))
+        else:  # an effect (a while loop counts as one, whole)
+            mark(s, parents)
 
 
 def _candidate(s) -> bool:
