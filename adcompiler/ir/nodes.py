@@ -261,8 +261,12 @@ def walk(stmts):
     """Every statement, depth first, in program order."""
     for stmt in stmts:
         yield stmt
-        for b in blocks(stmt):
-            yield from walk(b)
+        if stmt.__class__ in _COMPOUND:  # (most are equations: no blocks to ask for)
+            for b in blocks(stmt):
+                yield from walk(b)
+
+
+_COMPOUND = frozenset((If, For, While))
 
 
 def flatten(value) -> list:
