@@ -13,7 +13,8 @@ from .analysis.show import show
 from .analysis.assume import assumed_signature
 from .modes.checkpoint import checkpoint_problem
 from .arguments import all_floats, as_sequence, checked_ct, checked_tangents, default_wrt, not_differentiable
-from .arguments import real_remedy, refusal, refuse_other_arrays, refuse_partial, tangent_like, wrt_names
+from .arguments import real_remedy, refusal, refuse_other_arrays, refuse_partial, refuse_shared_writes
+from .arguments import tangent_like, wrt_names
 from .entries import make_entry
 from .back.load import load
 from .front.environment import namespace_of
@@ -21,6 +22,7 @@ from .collector import no_cycle_collection
 from .pickling import reduce
 from .methods import bind, method_of
 from .pipeline import BUILDING, Program
+from .rules.custom import through_rule
 from .trees import any_records, converts, flatten, gradient_of, unflatten, unflatten_each
 from . import arrays_backend, numba_backend
 from .variadic import Variadic, has_varargs
@@ -78,7 +80,9 @@ class Differentiable:
         self.fn = fn
         self.signature = inspect.signature(fn)
         self.params = tuple(self.signature.parameters)
-        parsed, self._refusal = refusal(fn)  # a construct the fence refuses: the first thing any call reports
+        with no_cycle_collection():  # (a long function's tree is many objects, none of them garbage)
+            parsed, self._refusal = refusal(fn)  # a construct the fence refuses: the first thing any call reports
+        self._parsed = parsed  # handed to the first Program (see _new_program)
         self.wrt = default_wrt(parsed, self.params) if wrt is None else wrt_names(wrt, self.params, fn, self.signature)
         self.wrt_given = wrt is not None  # (a method's default leaves self out: adcompiler.methods)
         self._positions = tuple(self.params.index(w) for w in self.wrt)
@@ -114,7 +118,7 @@ class Differentiable:
         entry points ``f_forward``, ``f_reverse``, ...)."""
         with BUILDING:
             if self._sig is None:  # no call yet: what the code's use of each parameter says (as adc compile)
-                program = Program(namespace_of(self.fn), self.checkpoint)
+                program = self._new_program(Program)
                 self._sig = assumed_signature(program, self.fn)
                 self._programs.setdefault(self._sig, program)
             return self._program(self._sig)
@@ -125,7 +129,16 @@ class Differentiable:
         if program is None:
             kind = numba_backend.NumbaProgram if self.backend == "numba" else Program  # (see numba_backend)
             with BUILDING:  # (another thread's, if it made one meanwhile)
-                program = self._programs.setdefault(sig, kind(namespace_of(self.fn), self.checkpoint))
+                program = self._programs.get(sig) or self._programs.setdefault(sig, self._new_program(kind))
+        return program
+
+    def _new_program(self, kind) -> Program:
+        """A new ``kind`` of Program for this function.  The first is handed the tree the fence read when
+        the function was made differentiable, so the function is parsed once, not twice; only one Program
+        may have it (lowering changes the tree)."""
+        program, parsed, self._parsed = kind(namespace_of(self.fn), self.checkpoint), self._parsed, None
+        if parsed is not None and through_rule(self.fn) is self.fn:  # (a function with rules lowers a wrapper)
+            program.parsed[self.fn] = parsed
         return program
 
     def _facts(self, sig: V.Sig):
@@ -138,24 +151,9 @@ class Differentiable:
         every list and tuple looked at, and which arguments share a list (built once per signature)."""
         sig = V.signature(args)
         if sig not in self._compiled_for:
-            self._refuse_shared_writes(sig)
+            refuse_shared_writes(self.fn, self.params, sig, lambda: self._facts(sig))
         self._sig = sig
         return sig
-
-    def _refuse_shared_writes(self, sig: V.Sig) -> None:
-        """The same list passed as two parameters, one of which the function writes into, has no
-        derivative with respect to each parameter: refuse it (a helper called so is handled)."""
-        shared = [i for i in range(len(sig.avals)) if sig.aliased(i)]
-        if not shared:
-            return
-        facts = self._facts(sig)
-        written = [self.params[i] for i in shared if facts.summary.written[i]]
-        if written:
-            others = [self.params[j] for j in shared if sig.alias[j] == sig.alias[self.params.index(written[0])]]
-            raise ValueError(
-                f"{self.fn.__name__}: the arguments for {', '.join(others)} share a list, and {self.fn.__name__} "
-                f"changes it through {written[0]}; pass a copy (list(...)) for one of them"
-            )
 
     def _function(self, mode: str, sig: V.Sig | None = None):
         """The loaded entry function for ``mode``, for arguments of signature ``sig`` (the last call's

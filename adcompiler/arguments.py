@@ -139,6 +139,23 @@ def refusal(fn) -> tuple:
         return None, None
 
 
+def refuse_shared_writes(fn, params: tuple, sig: V.Sig, facts) -> None:
+    """The same list passed as two parameters, one of which the function writes into, has no
+    derivative with respect to each parameter: refuse it (a helper called so is handled).
+    ``facts()``: what the analysis knows of ``fn`` for arguments of signature ``sig``."""
+    shared = [i for i in range(len(sig.avals)) if sig.aliased(i)]
+    if not shared:
+        return
+    summary = facts().summary
+    written = [params[i] for i in shared if summary.written[i]]
+    if written:
+        others = [params[j] for j in shared if sig.alias[j] == sig.alias[params.index(written[0])]]
+        raise ValueError(
+            f"{fn.__name__}: the arguments for {', '.join(others)} share a list, and {fn.__name__} "
+            f"changes it through {written[0]}; pass a copy (list(...)) for one of them"
+        )
+
+
 def default_wrt(parsed, params: tuple) -> tuple:
     """Every parameter but those the code (``parsed``, None: none) reads only as integers (``range(n)``,
     ``xs[i]``, ``[0.0] * n``): ``def pend(theta, n=200)`` is differentiated with respect to ``theta``."""

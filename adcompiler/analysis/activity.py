@@ -13,6 +13,8 @@ grouped into alias classes and a class is varied or useful as a whole.
 
 from __future__ import annotations
 
+import heapq
+
 from .. import rules
 from ..lower.dup import DUP
 from ..ir.nodes import Eq, Function, Return, Var, flatten, walk
@@ -99,18 +101,29 @@ class Classes:
         self.parent[self.find(a)] = self.find(b)
 
 
-def _closure(fn, seeds, classes, step, backward=False) -> set:
-    """The classes ``step`` reaches from ``seeds``, by passes over every equation until none adds one
-    (in program order for what flows forward, last first for what flows backward: fewer passes)."""
+def _closure(fn, seeds, classes, step, looks, backward=False) -> set:
+    """The classes ``step`` reaches from ``seeds``: ``step(eq, found)`` adds to ``found`` what one
+    equation gives and returns what it added, ``looks(eq)`` names what it asks of ``found``.  Every
+    equation is stepped once in program order (last first for what flows backward), then only those
+    that look at a class found after they were stepped (a loop's, a slot's), in order, until none is
+    left: the least fixed point, as passes over every equation until none adds one would find."""
     found = {classes.find(s) for s in seeds}
     eqs = [s for s in walk(fn.body) if isinstance(s, Eq)]
     if backward:
         eqs.reverse()
-    size = -1
-    while size != len(found):
-        size = len(found)
-        for eq in eqs:
-            step(eq, found)
+    lookers: dict = {}  # class -> positions of the equations that look at it
+    for p, eq in enumerate(eqs):
+        for n in looks(eq):
+            lookers.setdefault(classes.find(n), []).append(p)
+    todo, queued = list(range(len(eqs))), set(range(len(eqs)))  # (sorted: already a heap)
+    while todo:
+        p = heapq.heappop(todo)
+        queued.discard(p)
+        for c in step(eqs[p], found):
+            for q in lookers.get(c, ()):
+                if q not in queued:  # stepped already without it: again
+                    queued.add(q)
+                    heapq.heappush(todo, q)
     return found
 
 
@@ -118,21 +131,26 @@ def varied(fn: Function, active_params, callee_outputs, containers=frozenset(), 
     """Names that depend on the active parameters; ``callee_outputs(eq, mask)`` answers for calls."""
     classes = Classes(fn, containers, shared)
 
-    def step(eq, found):
+    def step(eq, found) -> list:
         mask = tuple(
             isinstance(a, Var) and classes.find(a.name) in found and s for a, s in zip(eq.ins, slots(eq), strict=True)
         )
-        if any(mask):
-            if eq.prim == "call":
-                changed = eq.outs + eq.ins  # a callee may fill a list argument with varying values
-                flags = callee_outputs(eq, mask)
-            else:
-                changed, flags = targets(eq), (True,) * len(targets(eq))
-            found.update(
-                classes.find(v.name) for v, on in zip(changed, flags, strict=True) if on and isinstance(v, Var)
-            )
+        if not any(mask):
+            return []
+        if eq.prim == "call":
+            changed = eq.outs + eq.ins  # a callee may fill a list argument with varying values
+            flags = callee_outputs(eq, mask)
+        else:
+            changed, flags = targets(eq), (True,) * len(targets(eq))
+        added = {classes.find(v.name) for v, on in zip(changed, flags, strict=True) if on and isinstance(v, Var)}
+        added -= found
+        found |= added
+        return sorted(added)
 
-    found = _closure(fn, [p for p in fn.params if p in active_params], classes, step)
+    def looks(eq) -> list:
+        return [a.name for a in eq.ins if isinstance(a, Var)]
+
+    found = _closure(fn, [p for p in fn.params if p in active_params], classes, step, looks)
     return _members(fn, found, classes)
 
 
@@ -141,17 +159,24 @@ def useful(fn: Function, containers=frozenset(), shared=()) -> set:
     classes = Classes(fn, containers, shared)
     ret = next(s for s in walk(fn.body) if isinstance(s, Return))
 
-    def step(eq, found):
-        changed = targets(eq)
+    def changes(eq) -> tuple:
         if eq.prim == "call":
-            changed = eq.outs + tuple(a for a in eq.ins if isinstance(a, Var) and a.name in containers)
-        if any(classes.find(v.name) in found for v in changed):
-            found.update(
-                classes.find(a.name) for a, s in zip(eq.ins, slots(eq), strict=True) if isinstance(a, Var) and s
-            )
+            return eq.outs + tuple(a for a in eq.ins if isinstance(a, Var) and a.name in containers)
+        return targets(eq)
+
+    def step(eq, found) -> list:
+        if not any(classes.find(v.name) in found for v in changes(eq)):
+            return []
+        added = {classes.find(a.name) for a, s in zip(eq.ins, slots(eq), strict=True) if isinstance(a, Var) and s}
+        added -= found
+        found |= added
+        return sorted(added)
+
+    def looks(eq) -> list:
+        return [v.name for v in changes(eq) if isinstance(v, Var)]
 
     roots = [a.name for a in flatten(ret.value) if isinstance(a, Var)] + [p for p in fn.params if p in containers]
-    found = _closure(fn, roots, classes, step, backward=True)
+    found = _closure(fn, roots, classes, step, looks, backward=True)
     return _members(fn, found, classes)
 
 

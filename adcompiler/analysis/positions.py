@@ -17,6 +17,7 @@ from ..ir.nodes import Break, Continue, IfS, Ret
 from .liveness import effect, reads, writes
 
 JUMPS = (Break, Continue, Ret)
+_BARRIERS = JUMPS + (IfS,)  # statements liveness may not pass through
 COUNT: dict = {"blocks": 0, "statements": 0}  # blocks indexed, and their statements (tests check it grows linearly)
 
 
@@ -36,10 +37,17 @@ class Block:
         if self._indexed:
             return
         self._indexed = True
-        for p, s in enumerate(self.stmts):
+        mentions, writers = self.mentions, self.writers
+        for p, s in enumerate(self.stmts):  # (positions ascending: each list is appended to, as _add would)
             if s is not None:
-                self._index(p, s, set(), set())
-            if isinstance(s, JUMPS + (IfS,)) and effect(s, self.jump)[1] is None:
+                read, written = reads(s), writes(s)
+                for name in read:
+                    mentions.setdefault(name, []).append(p)
+                for name in written:
+                    if name not in read:
+                        mentions.setdefault(name, []).append(p)
+                    writers.setdefault(name, []).append(p)
+            if isinstance(s, _BARRIERS) and effect(s, self.jump)[1] is None:
                 self.barriers.append(p)
         COUNT["blocks"] += 1
         COUNT["statements"] += len(self.stmts)

@@ -12,6 +12,8 @@ import textwrap
 from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, Break, Comment, Continue, Def, Do, ForS, IfS, Raise, Ret, WhileS
 from ..front.names import Namespace
+from .lines import Unprintable, named_arguments, text
+from .lines import line as line_text
 
 _BINOPS = {
     "+": ast.Add,
@@ -62,7 +64,7 @@ def to_ast(e: E.Expr, ns: Namespace | None) -> ast.expr:
     if isinstance(e, E.BoolOp):
         return ast.BoolOp(_BOOL[e.op](), [r(v) for v in e.values])
     if isinstance(e, E.Call):
-        e = _named_arguments(e)
+        e = named_arguments(e)
         func = _dotted(ns.render(e.func) if ns else e.func)
         return ast.Call(func, [r(a) for a in e.args], [ast.keyword(k, r(v)) for k, v in e.keywords])
     if isinstance(e, E.Method):
@@ -81,18 +83,6 @@ def to_ast(e: E.Expr, ns: Namespace | None) -> ast.expr:
         loop = ast.comprehension(ast.Name(e.target, ast.Store()), r(e.iterable), [], 0)
         return ast.ListComp(r(e.elt), [loop])
     raise TypeError(f"cannot emit {e!r}")
-
-
-def _named_arguments(e: E.Call) -> E.Call:
-    """A NumPy call as a person writes it: optional arguments by name, and only when not the default."""
-    from ..rules.arrays import SIGNATURES
-
-    signature = SIGNATURES.get(e.func)
-    if signature is None or e.keywords or len(e.args) != len(signature):
-        return e
-    positional = [a for a, (_, default) in zip(e.args, signature) if default is None]
-    keywords = tuple((name, a) for a, (name, default) in zip(e.args, signature) if default is not None and a != default)
-    return E.Call(e.func, tuple(positional), keywords)
 
 
 def _dotted(name: str) -> ast.expr:
@@ -187,12 +177,19 @@ def _block(stmts, indent: str, ns, lines: dict, out: list, last: list) -> None:
         elif isinstance(s, Continue):
             out.append(indent + "continue")
         else:
-            out.append(textwrap.indent(ast.unparse(statement(s, ns)), indent))
+            try:
+                source = line_text(s, ns)  # (the text ast.unparse would give, written directly: lines.py)
+            except Unprintable:
+                source = ast.unparse(statement(s, ns))
+            out.append(indent + source if "\n" not in source else textwrap.indent(source, indent))
         last[0] = last[0] if not isinstance(s, (IfS, ForS, WhileS)) else None
 
 
 def _expr(e: E.Expr, ns) -> str:
-    return ast.unparse(to_ast(e, ns))
+    try:
+        return text(e, ns)
+    except Unprintable:
+        return ast.unparse(to_ast(e, ns))
 
 
 def render_module(defs: list, ns: Namespace | None, header=(), formatted: bool = True) -> str:

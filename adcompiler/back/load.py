@@ -26,6 +26,7 @@ import types
 from pathlib import Path
 
 from ..front.environment import Closure, Scope
+from ..front.scopes import every_node
 
 _counter = itertools.count(1)
 _MODULE = "__adc_module__"  # the function whose body is the generated module (never bound anywhere)
@@ -42,7 +43,7 @@ def load(source: str, globals_: dict, label: str, supply=None) -> dict:
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST)  # the generated text as a tree
     defined = _defined(tree.body)
-    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - set(defined)
+    read = {n.id for n in every_node(tree) if n.__class__ is ast.Name} - set(defined)
     handed = dict(supply(read)) if supply is not None else {}
     cells = {n: v for n, v in handed.items() if isinstance(v, types.CellType)}  # a closure's: read from the cell
     handed = {n: v for n, v in handed.items() if n not in cells}

@@ -19,6 +19,8 @@ from __future__ import annotations
 import ast
 import copy
 
+from .scopes import nodes
+
 KEY_CALLS = ("max", "min", "sorted")  # calls whose key= may be a local function
 COMPREHENSIONS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
 
@@ -84,6 +86,9 @@ def _read(fdef) -> set:
 def lift(fdef: ast.FunctionDef, error) -> dict:
     """Take ``fdef``'s local functions out of its body (in place); return them by name as ``Local``s.
     ``error(node, construct, remedy)`` makes the located refusal."""
+    if not any(isinstance(n, (ast.FunctionDef, ast.Lambda)) for n in nodes(fdef)[1:]):
+        return {}  # nothing to lift (most functions): the walk below is the fence's whole time again
+    fdef.__dict__.pop("_adc_nodes", None)  # the tree changes below: scopes.nodes walks it again
     found: dict = {}  # name -> (statement, FunctionDef)
     for holder in [fdef, *_own_nodes(fdef.body)]:
         for field in ("body", "orelse"):

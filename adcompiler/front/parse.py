@@ -23,7 +23,7 @@ from ..errors import UnsupportedSyntaxError, located
 from ..ir.nodes import Source
 from .closures import lift
 from .environment import namespace_of
-from .scopes import nodes
+from .scopes import every_node, nodes
 
 # Constructs outside the subset: node type -> (what it is, what to write instead).
 UNSUPPORTED = {
@@ -83,6 +83,18 @@ BINOPS = {
 UNARYOPS = {ast.USub: "neg", ast.UAdd: "pos"}
 COMPARES = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 IDENTITY = {ast.Is: "is_", ast.IsNot: "is_not"}  # only with None: derivative code keeps what is None
+
+
+# The node types the fence looks at (the others are fine wherever they are).
+_CHECKED = frozenset(UNSUPPORTED) | {
+    ast.Constant,
+    ast.BinOp,
+    ast.AugAssign,
+    ast.UnaryOp,
+    ast.Compare,
+    ast.Call,
+    ast.Expr,
+}
 
 
 def _none_test(node: ast.Compare) -> bool:
@@ -256,40 +268,11 @@ def fence(parsed: Parsed) -> None:
             "a positional-only parameter",
             "make it an ordinary positional parameter",
         )
-    subscripts = {  # the strings adcompiler reads: numpy.einsum's subscripts, and the runtime helpers' arguments
-        id(arg)
-        for n in nodes(fdef)
-        if isinstance(n, ast.Call)
-        for k, arg in enumerate(n.args)
-        if k == 0
-        and getattr(n.func, "attr", getattr(n.func, "id", None)) == "einsum"
-        or isinstance(n.func, ast.Name)
-        and hasattr(parsed.source.globals.get(n.func.id), "__adc_primitive__")
-    }
-    subscripts |= {  # string arguments of NumPy functions: np.linalg.eigh(a, UPLO="U"), np.pad(x, 1, mode="edge")
-        id(arg)
-        for n in nodes(fdef)
-        if isinstance(n, ast.Call) and _numpy_function(n.func, parsed.source.globals)
-        for arg in list(n.args) + [k.value for k in n.keywords]
-        if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
-    }
-    ellipses = {  # x[..., 0], and index tuples held in a name (generated code's (..., 0)): indices only
-        id(part)
-        for n in nodes(fdef)
-        if isinstance(n, (ast.Subscript, ast.Tuple))
-        for part in (n.elts if isinstance(n, ast.Tuple) else [n.slice])
-        if isinstance(part, ast.Constant) and part.value is Ellipsis
-    }
-    operands = {  # the operands of arithmetic: no str there ("a" * 2 is not differentiable code)
-        id(part)
-        for n in nodes(fdef)
-        for part in (
-            [n.left, n.right] if isinstance(n, ast.BinOp) else [n.operand] if isinstance(n, ast.UnaryOp) else []
-        )
-        + ([n.value] if isinstance(n, ast.AugAssign) else [])
-    }
+    subscripts, ellipses, operands = _exempt(fdef, parsed.source.globals)
     for stmt in fdef.body:
-        for node in ast.walk(stmt):
+        for node in every_node(stmt):
+            if type(node) not in _CHECKED:  # names, attributes, contexts, operators: most of the tree
+                continue
             entry = UNSUPPORTED.get(type(node))
             if entry is not None:
                 raise parsed.error(node, *entry)
@@ -345,6 +328,32 @@ def fence(parsed: Parsed) -> None:
                     "an expression statement (its value is discarded)",
                     "assign the value to a variable or remove the line",
                 )
+
+
+def _exempt(fdef: ast.FunctionDef, globals_) -> tuple:
+    """The ids of the constants the fence lets through, and of the operands where it does not let strs
+    through, found in one pass over the tree: (subscripts, ellipses, operands)."""
+    subscripts: set = set()  # the strings adcompiler reads: numpy.einsum's subscripts, the runtime helpers' arguments
+    ellipses: set = set()  # x[..., 0], and index tuples held in a name (generated code's (..., 0)): indices only
+    operands: set = set()  # the operands of arithmetic: no str there ("a" * 2 is not differentiable code)
+    for n in nodes(fdef):
+        if isinstance(n, ast.Call):
+            einsum = getattr(n.func, "attr", getattr(n.func, "id", None)) == "einsum"
+            helper = isinstance(n.func, ast.Name) and hasattr(globals_.get(n.func.id), "__adc_primitive__")
+            subscripts.update(id(arg) for k, arg in enumerate(n.args) if k == 0 and einsum or helper)
+            if _numpy_function(
+                n.func, globals_
+            ):  # str arguments: np.linalg.eigh(a, UPLO="U"), np.pad(x, 1, mode="edge")
+                every = list(n.args) + [k.value for k in n.keywords]
+                subscripts.update(id(a) for a in every if isinstance(a, ast.Constant) and isinstance(a.value, str))
+        elif isinstance(n, (ast.Subscript, ast.Tuple)):
+            parts = n.elts if isinstance(n, ast.Tuple) else [n.slice]
+            ellipses.update(id(p) for p in parts if isinstance(p, ast.Constant) and p.value is Ellipsis)
+        elif isinstance(n, ast.BinOp):
+            operands.update((id(n.left), id(n.right)))
+        elif isinstance(n, (ast.UnaryOp, ast.AugAssign)):
+            operands.add(id(n.operand if isinstance(n, ast.UnaryOp) else n.value))
+    return subscripts, ellipses, operands
 
 
 def _is_append(node) -> bool:

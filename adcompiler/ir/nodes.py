@@ -261,8 +261,12 @@ def walk(stmts):
     """Every statement, depth first, in program order."""
     for stmt in stmts:
         yield stmt
-        for b in blocks(stmt):
-            yield from walk(b)
+        if stmt.__class__ in _COMPOUND:  # (most are equations: no blocks to ask for)
+            for b in blocks(stmt):
+                yield from walk(b)
+
+
+_COMPOUND = frozenset((If, For, While))
 
 
 def flatten(value) -> list:
@@ -293,26 +297,10 @@ def calls(obj):
 
 def free_names(stmts: list) -> list:
     """Names the statements read, in order of first use."""
-    seen: list = []
-
-    def visit(e):
-        if isinstance(e, E.Name):
-            if e.id not in seen:
-                seen.append(e.id)
-        elif isinstance(e, E.ListComp):  # its target is its own
-            visit(e.iterable)
-            inner = free_names([Ret(e.elt)])
-            seen.extend(n for n in inner if n != e.target and n not in seen)
-        elif isinstance(e, (tuple, list)):
-            for x in e:
-                visit(x)
-        elif isinstance(e, E.Expr):
-            for value in vars(e).values():
-                visit(value)
-
+    seen: dict = {}  # (a dict: ordered, and a look-up rather than a scan per name)
     for s in stmts:
         targets = getattr(s, "targets", ()) + ((s.target,) if isinstance(getattr(s, "target", None), E.Expr) else ())
-        visit([t for t in targets if isinstance(t, E.Expr)])
+        _names([t for t in targets if isinstance(t, E.Expr)], seen)
         for part in (
             getattr(s, "value", None),
             getattr(s, "test", None),
@@ -321,12 +309,33 @@ def free_names(stmts: list) -> list:
             getattr(s, "orelse", None),
         ):
             if isinstance(part, tuple) and part and not isinstance(part[0], E.Expr):
-                for n in free_names(list(part)):
-                    if n not in seen:
-                        seen.append(n)
+                seen.update((n, None) for n in free_names(list(part)))
             elif part is not None:
-                visit(part)
-    return seen
+                _names(part, seen)
+    return list(seen)
+
+
+def _names(e, seen: dict) -> None:
+    """``free_names`` of an expression, added to ``seen`` (a function of the module, not a closure that
+    calls itself: a cycle per call, which only the garbage collector frees)."""
+    cls = e.__class__  # the common kinds first, by class: the passes over gradient code call this per statement
+    if cls is E.Name:
+        seen[e.id] = None
+    elif cls is str:
+        pass
+    elif cls is E.BinOp:
+        _names(e.left, seen)
+        _names(e.right, seen)
+    elif isinstance(e, E.ListComp):  # its target is its own
+        _names(e.iterable, seen)
+        inner = free_names([Ret(e.elt)])
+        seen.update((n, None) for n in inner if n != e.target)
+    elif isinstance(e, (tuple, list)):
+        for x in e:
+            _names(x, seen)
+    elif isinstance(e, E.Expr):
+        for value in vars(e).values():
+            _names(value, seen)
 
 
 # ---- generated statements, nested ------------------------------------------------------------

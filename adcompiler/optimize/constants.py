@@ -184,33 +184,45 @@ def _assigned(s) -> set:
 
 
 def _drop_unread(body: tuple) -> tuple:
-    """``body`` without assignments of pure values to plain names nothing reads, to a fixpoint."""
+    """``body`` without assignments of pure values to plain names nothing reads, to a fixpoint (the
+    counts of readers kept up to date by subtracting what each round drops, not counted again)."""
+    reads = Counter()
+    for s in every_statement(body):
+        reads.update(_own_reads(s))
     while True:
-        reads = Counter()
-        for s in every_statement(body):
-            own = s if not isinstance(s, (ForS, IfS, WhileS)) else shell(s)
-            reads.update(free_names([own]))
-        dropped = _without(body, reads)
-        if dropped == body:
+        gone: list = []
+        dropped = _without(body, reads, gone)
+        if not gone:
             return body
+        for s in gone:
+            reads.subtract(_own_reads(s))
         body = dropped
 
 
-def _without(stmts, reads: Counter) -> tuple:
+def _own_reads(s) -> list:
+    """The names a statement reads itself (a compound statement: not in its blocks)."""
+    return free_names([s if not isinstance(s, (ForS, IfS, WhileS)) else shell(s)])
+
+
+def _without(stmts, reads: Counter, gone: list) -> tuple:
+    """``stmts`` without what ``reads`` says is unread; what goes is added to ``gone``."""
     out = []
     for s in stmts:
         if isinstance(s, (Assign, AugAssign)) and _unread(s, reads):
+            gone.append(s)
             continue
         if isinstance(s, ForS):
-            s = ForS(s.target, s.iterable, _without(s.body, reads), s.line)
+            s = ForS(s.target, s.iterable, _without(s.body, reads, gone), s.line)
             if not s.body and pure(s.iterable) and not reads[s.target]:
+                gone.append(s)
                 continue  # nothing left to do, and nothing reads what it leaves in its target
         elif isinstance(s, IfS):
-            s = IfS(s.test, _without(s.body, reads), _without(s.orelse, reads), s.line)
+            s = IfS(s.test, _without(s.body, reads, gone), _without(s.orelse, reads, gone), s.line)
             if not s.body and not s.orelse and pure(s.test):
+                gone.append(s)
                 continue
         elif isinstance(s, WhileS):
-            s = WhileS(_without(s.header, reads), s.test, _without(s.body, reads), s.line)
+            s = WhileS(_without(s.header, reads, gone), s.test, _without(s.body, reads, gone), s.line)
         out.append(s)
     return tuple(out)
 

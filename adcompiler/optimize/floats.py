@@ -67,6 +67,6 @@ def _float_or_self(e, name, floats, float_lists) -> bool:
     """Whether ``e`` is surely a float once ``name`` is (``d + x`` with ``d`` a float so far)."""
     return (
         surely_float(e, floats, float_lists)
-        or surely_float(e, floats | {name}, float_lists)
-        and (isinstance(e, E.BinOp) and E.Name(name) in (e.left, e.right) and e.op in ("+", "-"))
+        or (isinstance(e, E.BinOp) and E.Name(name) in (e.left, e.right) and e.op in ("+", "-"))
+        and surely_float(e, floats | {name}, float_lists)  # (asked last: it copies every float name so far)
     )

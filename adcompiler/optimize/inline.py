@@ -25,16 +25,26 @@ import re
 
 from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, Do, ForS, IfS, Ret, WhileS
-from ..analysis.liveness import live_step, pure, reads, reads_expr, step
+from ..analysis.liveness import live_step, pure, reads, step
 from ..analysis.positions import Block
 
 TEMPORARY = re.compile(r"(d_?)?t\d+$")  # t7 (ANF), dt7 (its tangent), d_t7 (its adjoint)
 MAX_DEPTH = 12  # a folded expression nests at most this deep: readable, and far from Python's parser limits
 
 
+_DEPTHS: dict = {}  # id of an expression -> (it, _depth of it), for one folding: expressions are immutable
+
+
 def fold_temporaries(stmts: list, after: set, jump, user_names=frozenset()) -> list:
     """The block with its single-use temporaries (and those of its nested blocks) folded; a name the
     user's code uses (``t1``, say), or a derivative of one (``dt1``, ``d_t1``), is not a temporary."""
+    try:
+        return _fold(stmts, after, jump, user_names)
+    finally:
+        _DEPTHS.clear()
+
+
+def _fold(stmts: list, after: set, jump, user_names) -> list:
     out, live = [], set(after)
     for s in reversed(stmts):  # nested blocks first, each with what is live after it
         s = _nested(s, live, jump, user_names)
@@ -65,15 +75,15 @@ def _count_reads(readers: dict, s, sign: int) -> None:
 
 def _nested(s, after: set, jump, user_names):
     if isinstance(s, IfS):
-        body = fold_temporaries(list(s.body), after, jump, user_names)
-        orelse = fold_temporaries(list(s.orelse), after, jump, user_names)
+        body = _fold(list(s.body), after, jump, user_names)
+        orelse = _fold(list(s.orelse), after, jump, user_names)
         return IfS(s.test, tuple(body), tuple(orelse), s.line)
     if isinstance(s, ForS):
         head = live_step(s, after, jump)
-        return ForS(s.target, s.iterable, tuple(fold_temporaries(list(s.body), head, head, user_names)), s.line)
+        return ForS(s.target, s.iterable, tuple(_fold(list(s.body), head, head, user_names)), s.line)
     if isinstance(s, WhileS):  # the body (not the header, which runs before every test)
         head = live_step(s, after, jump)
-        return WhileS(s.header, s.test, tuple(fold_temporaries(list(s.body), head, head, user_names)), s.line)
+        return WhileS(s.header, s.test, tuple(_fold(list(s.body), head, head, user_names)), s.line)
     return s
 
 
@@ -90,7 +100,7 @@ def _use(block: Block, i: int, loud: list, user_names, readers: dict):
         and pure(s.value)
     ):
         return None
-    needs = reads_expr(s.value, set())
+    needs = reads(s)  # (what its value reads: s assigns a plain name)
     if name in block.after or name in needs or readers.get(name, 0) != 1:
         return None
     k = block.first(name, i + 1, len(block.stmts))  # the next statement that reads or writes it
@@ -115,7 +125,12 @@ def _depth(e) -> int:
     if isinstance(e, (tuple, list)):
         return max((_depth(x) for x in e), default=0)
     if isinstance(e, E.Expr):
-        return 1 + max((_depth(v) for v in vars(e).values()), default=0)
+        hit = _DEPTHS.get(id(e))  # a host is asked again after each fold into it
+        if hit is not None and hit[0] is e:
+            return hit[1]
+        depth = 1 + max((_depth(v) for v in vars(e).values()), default=0)
+        _DEPTHS[id(e)] = (e, depth)
+        return depth
     return 0
 
 

@@ -29,6 +29,7 @@ from .inline import fold_temporaries
 
 IN_PLACE = ("scatter_add", "take_and_clear")  # runtime helpers that change an adjoint array in place
 _STATE: dict = {"in_place": None, "body": ()}  # whether the function being tidied calls one (None: not known yet)
+_CANDIDATES: dict = {}  # id of a statement -> (it, _candidate of it), for one tidying: statements are immutable
 
 
 def tidy(d: Def, user_names=frozenset()) -> Def:
@@ -42,6 +43,7 @@ def tidy(d: Def, user_names=frozenset()) -> Def:
             break
     body = fold_temporaries(body, set(), None, user_names)
     forget()
+    _CANDIDATES.clear()
     _STATE.update(in_place=None, body=())
     return Def(d.name, d.params, d.defaults, tuple(body), d.doc, d.source)
 
@@ -248,15 +250,18 @@ def _dead(s, live: set) -> bool:
     """Whether ``s`` changes nothing that is read later (``live``: the names live after it)."""
     if isinstance(s, ForS):
         return not s.body and pure(s.iterable) and s.target not in live
-    if isinstance(s, (Assign, AugAssign)) and pure(s.value) and not getattr(s, "effect", False):
+    if isinstance(s, (Assign, AugAssign)):
         names = writes(s)
-        targets_plain = (
+        if not names or names & live:  # what is asked first: most statements assign a live name
+            return False
+        if not pure(s.value) or getattr(s, "effect", False):
+            return False
+        return (
             isinstance(s, AugAssign)
             and isinstance(s.target, str)
             or isinstance(s, Assign)
             and all(isinstance(t, (str, tuple)) for t in s.targets)
         )
-        return bool(targets_plain and names and not (names & live))
     return False
 
 
@@ -276,24 +281,7 @@ def _drop_faint(body: list) -> list:
                 marked.add(id(x))
                 work.extend(_own_reads(x))
 
-    def collect(stmts, parents) -> None:
-        for s in stmts:
-            if isinstance(s, IfS):
-                if not pure(s.test):  # a tape pop: the loops around it must run it as often as pushed
-                    mark(s, parents)
-                collect(s.body, parents + (s,))
-                collect(s.orelse, parents + (s,))
-            elif isinstance(s, ForS):
-                if not pure(s.iterable):
-                    mark(s, parents)
-                collect(s.body, parents + (s,))
-            elif _candidate(s):
-                for n in writes(s):
-                    writers.setdefault(n, []).append((s, parents))
-            else:  # an effect (a while loop counts as one, whole)
-                mark(s, parents)
-
-    collect(body, ())
+    _collect(body, (), writers, mark)
     needed: set = set()
     while work:
         n = work.pop()
@@ -304,19 +292,41 @@ def _drop_faint(body: list) -> list:
     return _sweep(body, needed)
 
 
+def _collect(stmts, parents: tuple, writers: dict, mark) -> None:
+    """Note in ``writers`` each removable assignment of ``stmts`` (inside the statements ``parents``) under
+    the names it assigns, and ``mark`` every effect (a function of the module, not a closure that calls
+    itself: such a cycle keeps what it reads alive until the garbage collector runs)."""
+    for s in stmts:
+        if isinstance(s, IfS):
+            if not pure(s.test):  # a tape pop: the loops around it must run it as often as pushed
+                mark(s, parents)
+            _collect(s.body, parents + (s,), writers, mark)
+            _collect(s.orelse, parents + (s,), writers, mark)
+        elif isinstance(s, ForS):
+            if not pure(s.iterable):
+                mark(s, parents)
+            _collect(s.body, parents + (s,), writers, mark)
+        elif _candidate(s):
+            for n in writes(s):
+                writers.setdefault(n, []).append((s, parents))
+        else:  # an effect (a while loop counts as one, whole)
+            mark(s, parents)
+
+
 def _candidate(s) -> bool:
     """An assignment without effects to plain names: removable if nothing needs what it assigns."""
+    hit = _CANDIDATES.get(id(s))  # asked of each statement in every round, and again when sweeping
+    if hit is not None and hit[0] is s:
+        return hit[1]
     if isinstance(s, Assign):
-        if s.effect:
-            return False
-        plain = all(
+        plain = not s.effect and all(
             isinstance(t, (str, tuple)) and all(isinstance(x, str) for x in flat_targets((t,))) for t in s.targets
         )
-    elif isinstance(s, AugAssign):
-        plain = isinstance(s.target, str)
     else:
-        return False
-    return plain and pure(s.value)
+        plain = isinstance(s, AugAssign) and isinstance(s.target, str)
+    found = plain and pure(s.value)
+    _CANDIDATES[id(s)] = (s, found)
+    return found
 
 
 def _removable(s, needed: set) -> bool:
