@@ -43,6 +43,7 @@ class ExprGen:
         self.helpers: list[Helper] = []
         self.outputs = 1
         self.out_bound = 0.0
+        self.passed_list: str | None = None  # the list the last helper call was given (or is to be given)
 
     # ---------------------------------------------------------------- names, lines
 
@@ -274,7 +275,8 @@ class ExprGen:
             ]
             if not lists:
                 return None
-            lst = self.rng.choice(lists)
+            lst = self.passed_list if self.passed_list in lists else self.rng.choice(lists)
+            self.passed_list = lst  # (StmtGen.call_then_write may write into it after the call)
             args.append(f"ws={lst}" if self.chance(0.2) else lst)
         if h.has_default and self.chance(0.6):
             a, b = self.expr(env, 1)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from .config import LOOP_CAP, NMAX
 from .scalar_expr import lit
 from .scalar_lists import ListGen
@@ -30,6 +32,8 @@ class StmtGen(ListGen):
         budget[0] -= 1
         r = rng.random()
         compound_ok = depth < 3 and budget[0] > 0
+        if r < 0.1 and any(h.list_param and h.outputs == 1 for h in self.helpers) and self.call_then_write(env):
+            return
         if r < 0.22 or not env.floats:
             name = self.fresh("t")
             src, b = self.expr(env, rng.randint(1, 3))
@@ -89,6 +93,39 @@ class StmtGen(ListGen):
         src, b = self.expr(env, 2)
         self.emit(f"{name} = {src}")
         env.floats[name] = b
+
+    def call_then_write(self, env: Env) -> bool:
+        """``t = h(.., ws, ..)`` then a write into the list passed, whose old value the caller never
+        reads again: a helper's reverse sweep must not read the changed element (a wrong gradient once)."""
+        hs = [h for h in self.helpers if h.outputs == 1 and h.list_param]
+        if not hs:
+            return False
+        h = self.rng.choice(hs)
+        lists = [n for n in self.readable_lists(env) if env.lists[n].minlen >= 1]
+        if not lists:
+            return False
+        lst = self.rng.choice(lists)
+        if lst.startswith("xs") or self.chance(0.3):  # a copy the caller may write into
+            copy = self.fresh("zs")
+            self.emit(f"{copy} = list({lst})")
+            env.lists[copy] = dataclasses.replace(env.lists[lst])
+            lst = copy
+        self.passed_list = lst
+        args = self.helper_args(env, h)
+        self.passed_list, lst = None, self.passed_list
+        if args is None:
+            return False
+        name = self.fresh("t")
+        self.emit(f"{name} = {h.name}({args})")
+        env.floats[name] = h.bound
+        if lst is None or lst.startswith("xs") or lst in env.appending:
+            return True  # a parameter's list is never written
+        ix = self.index_for(env, lst)
+        if ix is not None:
+            src, b = self.fit(*self.expr(env, 2), max(env.lists[lst].bound, LOOP_CAP))
+            self.emit(f"{lst}[{ix}] = {src}")
+            env.lists[lst].bound = max(env.lists[lst].bound, b)
+        return True
 
     def aug(self, env: Env) -> None:
         rng = self.rng
