@@ -108,12 +108,12 @@ def test_element_copies_become_slice_copies():
     """dot's adjoint loop copies ys into d_xs and xs into d_ys: two slice copies and no loop, which
     still raise IndexError where the loop would."""
     text = _grad_source("dot")
-    assert "d_xs[:t1] = ys[:t1]" in text and "d_ys[:t1] = xs[:t1]" in text, text
+    assert "d_xs[:t1] = ys if len(ys) == t1 else ys[:t1]" in text and "d_ys[:t1] = xs if" in text, text
     assert "for i in reversed" not in text, text
     f = adcompiler.differentiate(S.dot_rows)  # the row's copy leaves the loop; d_v's sum stays in it
     f.grad([[0.5, -1.0], [2.0, 0.25]], [1.5, -0.5])
     text = f.source("grad")
-    assert re.search(r"d_row\[:\w+\] = v\[:\w+\]", text) and "d_v[j] +=" in text, text
+    assert re.search(r"d_row\[:\w+\] = v if len\(v\) == ", text) and "d_v[j] +=" in text, text
     with pytest.raises(IndexError):
         adcompiler.differentiate(S.dot).grad([1.0, 2.0, 3.0], [1.0, 2.0, 5.0, 6.0][:2])
 
@@ -206,3 +206,13 @@ def test_a_shadow_assigned_twice_keeps_its_additions():
         d, {"xs": adcompiler.analysis.values.Seq("list", None, adcompiler.analysis.values.FLOAT)}
     )
     assert [s for s in out.body if isinstance(s, ForS)][0].body == (write,)
+
+
+def test_slice_copy_from_a_longer_list_keeps_each_shadow_its_length():
+    """dot of a shorter xs and a longer ys: d_xs is the first len(xs) entries of ys, d_ys is xs then zeros."""
+    xs, ys = [1.5, -2.0], [0.5, 1.0, -1.5, 2.0]
+    d_xs, d_ys = adcompiler.differentiate(S.dot).grad(xs, ys)
+    assert d_xs == [0.5, 1.0] and d_ys == [1.5, -2.0, 0.0, 0.0]
+    assert all(type(v) is float for v in d_xs + d_ys) and d_xs is not ys and d_ys is not xs
+    d_xs, d_ys = adcompiler.differentiate(S.dot).grad(ys, ys)  # the same list twice: two new lists
+    assert d_xs == ys == d_ys and d_xs is not d_ys and d_xs is not ys

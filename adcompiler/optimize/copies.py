@@ -10,7 +10,7 @@ loop touching its shadow, is taken out of the loop as
         d_ys[n - 1]
         d_ys[:n] = xs[:n]
 
-the same elements (the very objects) at C speed.  The reads of the last index raise ``IndexError``
+the same elements (the very objects) at C speed (``xs`` itself, not ``xs[:n]``, where that is all of it).  The reads of the last index raise ``IndexError``
 exactly where the loop's first iteration would (its indices run from 0 to ``n - 1``), so a slice
 never silently lengthens or shortens the shadow.  What else the loop does stays in it.
 
@@ -108,7 +108,7 @@ def _split(loop: ForS, zeros, family, aliases, reads) -> list:
         Do(E.Subscript(E.Name(n), last), loop.line) for n in dict.fromkeys(n for pair in copies for n in pair[::-1])
     ]
     part = E.Slice(start if start != E.Num(0) else None, stop)
-    slices = [Assign((E.Subscript(E.Name(d), part),), E.Subscript(E.Name(src), part), loop.line) for d, src in copies]
+    slices = [Assign((E.Subscript(E.Name(d), part),), _whole_or_part(src, part), loop.line) for d, src in copies]
     left = tuple(s for s in loop.body if id(s) not in taken)
     if not left and reads[loop.target] > _reads(loop.body, loop.target):
         return [loop]  # the value the loop leaves in its target is read afterwards
@@ -120,6 +120,15 @@ def _reads(stmts, name) -> int:
     """How many of the statements (inner ones each on its own) read ``name``."""
     own = (s if not isinstance(s, (ForS, IfS, WhileS)) else shell(s) for s in every_statement(stmts))
     return sum(name in free_names([s]) for s in own)
+
+
+def _whole_or_part(src: str, part: E.Slice):
+    """``src[:n]``, or ``src`` itself where that is all of it (a list assigned to a slice is read in
+    place, a slice of it would be a second copy: twice the memory for a moment)."""
+    if part.lower is not None:
+        return E.Subscript(E.Name(src), part)
+    whole = E.Compare("==", E.Call("len", (E.Name(src),)), part.upper)
+    return E.IfExp(whole, E.Name(src), E.Subscript(E.Name(src), part))
 
 
 def _indices(iterable):
