@@ -40,6 +40,7 @@ class NumbaProgram(Program):
     the next level's."""
 
     recompute_recursion = True
+    written_shadows = False  # shadows of nested lists and tuples by the overloaded zeros_like/like (modes.structures)
 
     def anf(self, fn):
         """The ANF of a user function, a list parameter copied where a variable holds it and a list the

@@ -16,12 +16,11 @@ import textwrap
 import threading
 from collections.abc import Mapping
 
-from .lower import anf
-from .lower import dup
+from .lower import anf, dup
+from .lower.inline_calls import inline_small_calls
 from .back import emit
 from .back.display import Source
-from .modes import forward
-from .modes import reverse
+from .modes import forward, reverse
 from .analysis import values as V
 from .analysis.activity import varied
 from .errors import UnsupportedSyntaxError
@@ -109,7 +108,8 @@ class Program:
         self.namers[fn] = namer
         self._lowering.append(fn)
         try:
-            self.anf_cache[fn] = anf.lower(parsed, namer, self._callee_shape)
+            lowered = anf.lower(parsed, namer, self._callee_shape)
+            self.anf_cache[fn] = inline_small_calls(lowered, self.anf, namer, self._lowering)
         except RecursionError:
             raise _too_deep(fn) from None
         finally:

@@ -34,6 +34,7 @@ from .adjoints import Adjoints
 from .primal import PrimalSweep
 from .taping import Taping
 from .guards import distinct
+from . import structures
 from ..analysis.facts import check_values, mutable_arrays
 from ..analysis.activity import active
 from ..ir.nodes import segments, jumps, Assign, AugAssign, Break, Do, Eq, For
@@ -120,26 +121,19 @@ class Sweeps(Taping, Adjoints, PrimalSweep, Checkpoints):
         value where that says it holds lists and numbers only (``[0.0] * len(xs)``,
         ``[[0.0] * len(r) for r in rows]``), else the helper that walks it."""
         aval = self.facts.avals.get(name)
-        if _lists_of_numbers(aval):
-            return self._zeros_of(aval, value)
-        return E.Call(self.program.helper("zeros_like"), (value,))
-
-    def _zeros_of(self, aval: V.Seq, value: E.Expr) -> E.Expr:
-        if _numbers_only(aval):
-            return E.BinOp("*", E.List((E.Num(0.0),)), E.Call("len", (value,)))
-        row = self.namer.fresh("row")
-        return E.ListComp(self._zeros_of(aval.elem, E.Name(row)), row, value)
+        written = _lists_of_numbers(aval) or getattr(self.program, "written_shadows", True)
+        made = structures.zeros(aval, value, self.namer.fresh) if written else None
+        return made if made is not None else E.Call(self.program.helper("zeros_like"), (value,))
 
     def cotangent(self, p: str) -> E.Expr:
         if p in self.containers:
             aval = self.facts.avals.get(p, V.TOP)
             shadow = E.Name(self.shadow_of(p)) if p in self.act else self.zeros(p, E.Name(p))
-            if _numbers_only(aval) and aval.kind == "tuple":
-                if aval.items is not None:  # (d_t[0], d_t[1], d_t[2]): code a second derivative can read
-                    return E.Tuple(tuple(E.Subscript(shadow, E.Num(i)) for i in range(len(aval.items))))
-                return E.Call("tuple", (shadow,))
             if _lists_of_numbers(aval) and _lists_all_down(aval):  # the shadow is the cotangent
                 return shadow
+            made = structures.like(aval, shadow, E.Name(p), self.namer.fresh)
+            if made is not None and (_numbers_only(aval) or getattr(self.program, "written_shadows", True)):
+                return made
             like = "like_arrays" if V.leaves_may_be_arrays(aval) else "like"
             return E.Call(self.program.helper(like), (shadow, E.Name(p)))
         if p in self.arrays:

@@ -1,0 +1,172 @@
+"""ANF -> the same ANF with each call of a small leaf function of the same module written in its place.
+
+``z.append(relu(acc + b[i]))`` in a loop calls ``relu`` once per neuron; differentiated, each call is
+two calls (the callee's forward and reverse sweeps) with a tape list and a tuple of residuals each,
+which cost more than ``relu`` itself.  A hand-written gradient writes ``relu`` inline; so does this
+pass, for a callee that is
+
+* a plain function of the caller's module (its globals are the caller's: names read the same),
+* a leaf (it calls no function of its own: no recursion, nothing to inline within it),
+* short and without loops (``_LIMIT`` statements),
+* arithmetic, comparisons and ``math`` on numbers only (``_OPERATORS``), reading no global or
+  captured name (which in the caller may be one of its own variables), and
+* returns, once and last, a variable one equation of its own assigns.
+
+Its variables take fresh names in the caller; a parameter it never assigns is the caller's atom
+itself (Python binds a parameter to the argument's object: a list argument is the caller's list), one
+it assigns (a slot) starts as a copy.  Its returned variable is the caller's output.  The equations
+keep the callee's line numbers (the same file), whose source lines join the caller's for comments.
+"""
+
+from __future__ import annotations
+
+import types
+
+from ..ir.nodes import Const, Eq, For, Function, If, Return, Source, Var, While, walk
+
+_LIMIT = 16  # statements of a callee written in place, at most
+
+
+def inline_small_calls(fn: Function, anf_of, namer, lowering=()) -> Function:
+    """``fn`` with its calls of small leaf functions of its own module written in place; ``anf_of``
+    gives a callee's ANF, ``namer`` the caller's fresh names; ``lowering``: the functions being
+    lowered (a call of one is a recursion, never written in place)."""
+    done: list = []  # the callees written in place (their source lines join fn's)
+    slots: set = set(fn.slots)  # with the fresh names of the callees' slots
+
+    def block(stmts) -> tuple:
+        out: list = []
+        for s in stmts:
+            if isinstance(s, Eq) and s.prim == "call" and s.param not in lowering and _inlinable(s, fn, anf_of):
+                callee = anf_of(s.param)
+                written, renamed = _in_place(s, callee, namer)
+                out.extend(written)
+                slots.update(renamed)
+                done.append(callee)
+            elif isinstance(s, If):
+                out.append(If(s.test, block(s.body), block(s.orelse), s.line))
+            elif isinstance(s, For):
+                out.append(For(s.target, s.start, s.stop, s.step, block(s.body), s.line))
+            elif isinstance(s, While):
+                out.append(While(block(s.header), s.test, block(s.body), s.line))
+            else:
+                out.append(s)
+        return tuple(out)
+
+    body = block(fn.body)
+    if not done:
+        return fn
+    lines = dict(fn.source.lines)
+    for callee in done:
+        lines.update((k, v) for k, v in callee.source.lines.items() if k not in lines)
+    source = Source(fn.source.filename, lines, fn.source.globals, fn.source.module)
+    return Function(fn.name, fn.params, fn.defaults, body, source, frozenset(slots))
+
+
+def _inlinable(eq: Eq, fn: Function, anf_of) -> bool:
+    callee = eq.param
+    if not isinstance(callee, types.FunctionType) or len(eq.outs) != 1:
+        return False
+    if callee.__globals__ is not fn.source.globals:
+        return False
+    code = anf_of(callee)
+    if code.source.filename != fn.source.filename or len(code.params) != len(eq.ins):
+        return False
+    statements = list(walk(code.body))
+    if len(statements) > _LIMIT or not isinstance(code.body[-1], Return):
+        return False
+    if any(isinstance(s, (For, While)) or isinstance(s, Eq) and not _scalar(s.prim) for s in statements):
+        return False
+    assigned = {v.name for s in statements if isinstance(s, Eq) for v in s.outs} | set(code.params)
+    names, spelt = _reads(statements)
+    if any(name not in assigned for name in names):
+        return False  # a captured name: in the caller that name may be another variable
+    return not spelt & _variables(fn) and _returns_own(code, statements)
+
+
+def _returns_own(code: Function, statements: list) -> bool:
+    """Whether the callee returns, once and last, a variable one equation of its own assigns."""
+    returns = [s for s in statements if isinstance(s, Return)]
+    value = code.body[-1].value
+    if len(returns) != 1 or not isinstance(value, Var) or value.name in code.params or value.name in code.slots:
+        return False
+    return sum(isinstance(s, Eq) and value in s.outs for s in statements) == 1
+
+
+_OPERATORS = frozenset(
+    "add sub mul truediv floordiv mod pow neg pos lt le gt ge eq ne not abs read write".split()
+)  # a callee doing only these (and math's functions) on numbers is written in place; lists and arrays,
+# whose aliasing the caller's analyses see differently across a call, are left to calls
+
+
+def _scalar(prim: str) -> bool:
+    return prim in _OPERATORS or prim.startswith("math.")
+
+
+def _reads(statements) -> tuple:
+    """The variables the statements read (their inputs and tests), and the first names of the
+    globals they read as constants (``x`` of a module's ``x``, ``math`` of ``math.pi``)."""
+    found: set = set()
+    spelt: set = set()
+
+    def atoms(a):
+        if isinstance(a, Var):
+            found.add(a.name)
+        elif isinstance(a, Const) and a.text is not None:
+            spelt.add(a.text.split(".")[0])
+        elif isinstance(a, tuple):
+            for x in a:
+                atoms(x)
+
+    for s in statements:
+        atoms(s.ins if isinstance(s, Eq) else s.test if isinstance(s, If) else s.value if isinstance(s, Return) else ())
+    return found, spelt
+
+
+def _variables(fn: Function) -> set:
+    """Every variable of ``fn``: its parameters and the names its equations and loops assign."""
+    names = set(fn.params)
+    for s in walk(fn.body):
+        if isinstance(s, Eq):
+            names.update(v.name for v in s.outs)
+        elif isinstance(s, For):
+            names.add(s.target.name)
+    return names
+
+
+def _in_place(eq: Eq, callee: Function, namer) -> tuple:
+    """The callee's equations for this call (its names renamed, its result the call's output), and the
+    names its slots took."""
+    names: dict = {}
+    prologue: list = []
+    for p, arg in zip(callee.params, eq.ins):
+        if p in callee.slots:  # assigned in the callee: a variable of its own, starting as the argument
+            names[p] = Var(namer.fresh(p))
+            prologue.append(Eq((names[p],), "write", (arg,), eq.line))
+        else:
+            names[p] = arg
+    names[callee.body[-1].value.name] = eq.outs[0]
+    for s in walk(callee.body):
+        for v in s.outs if isinstance(s, Eq) else ():
+            if v.name not in names:
+                names[v.name] = Var(namer.fresh(v.name))
+
+    def atom(a):
+        if isinstance(a, Var):
+            return names.get(a.name, a)
+        if isinstance(a, tuple):
+            return tuple(atom(x) for x in a)
+        return a
+
+    def block(stmts) -> list:
+        out = []
+        for s in stmts:
+            if isinstance(s, Eq):
+                out.append(Eq(tuple(atom(v) for v in s.outs), s.prim, atom(s.ins), s.line, s.param))
+            elif isinstance(s, If):
+                out.append(If(atom(s.test), tuple(block(s.body)), tuple(block(s.orelse)), s.line))
+            elif not isinstance(s, Return):
+                raise AssertionError(f"not written in place: {s!r}")  # (_inlinable lets no loop through)
+        return out
+
+    return prologue + block(callee.body), {names[n].name for n in callee.slots if isinstance(names.get(n), Var)}

@@ -1,0 +1,65 @@
+"""Functions calling small helpers that lower/inline_calls.py writes in place, or must not
+(tests/test_inline_calls.py)."""
+
+import math
+
+x = 10.0
+
+
+def relu(v):
+    if v >= 0.0:
+        return v
+    return 0.0
+
+
+def clipped_twice(v):
+    """Assigns its parameter: a variable of its own in the caller, starting as the argument."""
+    if v > 1.0:
+        v = 1.0 + math.tanh(v - 1.0)
+    return 2.0 * v
+
+
+def layer(ws, a):
+    s = 0.0
+    for w in ws:
+        s = s + relu(w * a) + clipped_twice(w - a)
+    return s
+
+
+def scaled_by_module_x(t):
+    return t * x
+
+
+def shadows_the_module_name(y):
+    """The caller's own x is not the helper's (the module's) x: the helper stays a call."""
+    x = y * y
+    return scaled_by_module_x(y) + x
+
+
+def reads_a_list(ws, i):
+    return ws[i] * ws[i]
+
+
+def keeps_list_helpers_as_calls(ws):
+    return reads_a_list(ws, 0) + reads_a_list(ws, 1)
+
+
+def countdown(v, n):
+    if n <= 0:
+        return v
+    return countdown(math.sin(v), n - 1)
+
+
+def calls_recursion(v):
+    return countdown(v, 3) * relu(v)
+
+
+def argument_twice(a):
+    """The same variable for both parameters, one of which the helper assigns."""
+    return _mix(a, a)
+
+
+def _mix(p, q):
+    if p > 0.5:
+        p = p * q
+    return p + q * q

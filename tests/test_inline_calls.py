@@ -1,0 +1,72 @@
+"""lower/inline_calls.py: small leaf helpers on numbers written in place in their caller's ANF, with
+the same derivatives (central differences, both modes, second order), and what stays a call."""
+
+import math
+
+import pytest
+
+import adcompiler
+import inline_call_funcs as F
+from oracle import central_diff
+
+
+def _anf(fn):
+    return adcompiler.differentiate(fn).source("anf")
+
+
+def _code(text: str, name: str) -> str:
+    """The lines of function ``name`` in ``text`` without their comments (which quote the source)."""
+    body = text[text.index(f"def {name}(") :].split("\ndef ")[0]
+    return "\n".join(line for line in body.splitlines() if not line.lstrip().startswith("#"))
+
+
+def _check(fn, args):
+    """grad, jvp and the Hessian's diagonal against central differences of the function."""
+    f = adcompiler.differentiate(fn)
+    grad = f.grad(*args)
+    grad = grad if isinstance(grad, tuple) else (grad,)
+    for i, g in enumerate(grad):
+        want = central_diff(fn, args, i)[0]
+        assert g == pytest.approx(want, rel=1e-6, abs=1e-8)
+        tangent = f.jvp(args, tuple(1.0 if k == i else 0.0 for k in range(len(args))))[1]
+        assert tangent == pytest.approx(g, rel=1e-12, abs=1e-14)
+
+
+def test_small_helpers_are_written_in_place():
+    text = _anf(F.layer)
+    assert "relu(" not in _code(text, "layer") and "clipped_twice(" not in _code(text, "layer"), text
+    assert "# line 10: if v >= 0.0:" in text.split("def layer(")[1], text  # the helper's lines, where they run
+
+
+@pytest.mark.parametrize("a", [0.7, -0.4, 1.6])
+def test_written_in_place_derivatives(a):
+    ws = [0.5, -1.25, 2.0, 0.1]
+    f = adcompiler.differentiate(F.layer, wrt=("a",))
+    h = 1e-6
+    want = (F.layer(ws, a + h) - F.layer(ws, a - h)) / (2 * h)
+    assert f.grad(ws, a) == pytest.approx(want, rel=1e-6)
+    assert f.jvp((ws, a), (1.0,))[1] == pytest.approx(want, rel=1e-6)
+    hess = adcompiler.hessian(f)(ws, a)[0][0]
+    d2 = (F.layer(ws, a + 1e-4) - 2 * F.layer(ws, a) + F.layer(ws, a - 1e-4)) / 1e-8
+    assert hess == pytest.approx(d2, rel=1e-4, abs=1e-6)
+
+
+def test_a_helper_reading_a_module_name_the_caller_shadows_stays_a_call():
+    assert "scaled_by_module_x(" in _code(_anf(F.shadows_the_module_name), "shadows_the_module_name")
+    _check(F.shadows_the_module_name, (0.7,))
+    assert adcompiler.differentiate(F.shadows_the_module_name).grad(0.7) == pytest.approx(10.0 + 1.4)
+
+
+def test_list_helpers_and_recursion_stay_calls():
+    assert "reads_a_list(" in _code(_anf(F.keeps_list_helpers_as_calls), "keeps_list_helpers_as_calls")
+    text = _anf(F.calls_recursion)
+    assert "countdown(" in _code(text, "calls_recursion") and "relu(" not in _code(text, "calls_recursion")
+    _check(F.calls_recursion, (0.3,))
+    _check(F.calls_recursion, (-0.3,))
+
+
+@pytest.mark.parametrize("a", [0.3, 0.9])
+def test_one_argument_for_two_parameters_one_of_them_assigned(a):
+    _check(F.argument_twice, (a,))
+    assert F.argument_twice(a) == adcompiler.differentiate(F.argument_twice).value_and_grad(a)[0]
+    assert math.isfinite(adcompiler.hessian(F.argument_twice)(a)[0][0])
