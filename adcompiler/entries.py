@@ -120,6 +120,7 @@ _BUILTINS = {
     "float": float,
     "int": int,
     "isinstance": isinstance,
+    "hasattr": hasattr,
     "seq": (tuple, list),
 }
 
@@ -254,6 +255,11 @@ def _sequence_parameters(owner, gen_params, sequences, g, space, sig, current=()
             elif p == "tangents" and isinstance(aval, V.Arr):  # an array of its primal's shape
                 primal = gen_params[owner.params.index(owner.wrt[j])]
                 tests.append(f'{g["type"]}({v}) is {g["ndarray"]} and {v}.shape == {primal}.shape')
+            elif p == "tangents" and V.flat(aval):  # numbers (the primal's test said so): the length is enough
+                primal = gen_params[owner.params.index(owner.wrt[j])]
+                tests.append(
+                    f'({g["type"]}({v}) in {g["seq"]} or {g["hasattr"]}({v}, "shape")) and len({v}) == len({primal})'
+                )
             elif p == "tangents" and isinstance(aval, V.Seq):  # a list of its primal's structure
                 space[g["mismatch"]] = tangent_mismatch
                 primal = gen_params[owner.params.index(owner.wrt[j])]
