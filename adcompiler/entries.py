@@ -121,6 +121,7 @@ _BUILTINS = {
     "int": int,
     "isinstance": isinstance,
     "hasattr": hasattr,
+    "len": len,
     "seq": (tuple, list),
 }
 
@@ -241,7 +242,7 @@ def _sequence_parameters(owner, gen_params, sequences, g, space, sig, current=()
             target = "()" if n == 0 else ", ".join(items) + ("," if n == 1 else "")
             fallback = f"        return {g['method']}({g['owner']}, {', '.join(passed)})"
             if p == "ct" or p == "primals" and has_defaults:
-                test = f"{g['type']}({head}) in {g['seq']} and len({head}) == {n}"
+                test = f"{g['type']}({head}) in {g['seq']} and {g['len']}({head}) == {n}"
                 guard += [f"    if not ({test}):", fallback, f"    {target} = {head}"]
             else:
                 guard += ["    try:", f"        {target} = {head}", "    except (TypeError, ValueError):", fallback]
@@ -258,7 +259,7 @@ def _sequence_parameters(owner, gen_params, sequences, g, space, sig, current=()
             elif p == "tangents" and V.flat(aval):  # numbers (the primal's test said so): the length is enough
                 primal = gen_params[owner.params.index(owner.wrt[j])]
                 tests.append(
-                    f'({g["type"]}({v}) in {g["seq"]} or {g["hasattr"]}({v}, "shape")) and len({v}) == len({primal})'
+                    f'({g["type"]}({v}) in {g["seq"]} or {g["hasattr"]}({v}, "shape")) and {g["len"]}({v}) == {g["len"]}({primal})'
                 )
             elif p == "tangents" and isinstance(aval, V.Seq):  # a list of its primal's structure
                 space[g["mismatch"]] = tangent_mismatch
