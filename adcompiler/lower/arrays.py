@@ -53,7 +53,9 @@ def numpy_name(obj) -> str | None:
             | set(REFUSED)
             | {f"numpy.{c}" for c in N.CONSTRUCTORS}
         )
-        for canonical in names:
+        # sorted: of two names of one function (np.mod, np.remainder) the same one in every process,
+        # whatever the hash seed, so that the generated text is reproducible
+        for canonical in sorted(names):
             target = numpy
             for part in canonical.split(".")[1:]:
                 target = getattr(target, part, None)
