@@ -11,7 +11,7 @@ program before stay those of the program after.
 from __future__ import annotations
 
 from . import values as V
-from ..ir.nodes import COMPOUND, Eq, For, Function, If, While
+from ..ir.nodes import Eq, Function, map_equations
 from .numpy_values import ndim_of
 from .records import resolve
 from ..ir.nodes import Const
@@ -32,23 +32,7 @@ def specialise(fn: Function, of) -> Function:
         args = e.ins[::-1] if prim == "list_times" and isinstance(ins[1], V.Seq) else e.ins  # (xs, n)
         return Eq(e.outs, prim, args, e.line, e.param)
 
-    def block(stmts) -> tuple:
-        out = []
-        for s in stmts:
-            if isinstance(s, Eq):
-                out.append(eq(s))
-            elif isinstance(s, If):
-                out.append(If(s.test, block(s.body), block(s.orelse), s.line))
-            elif isinstance(s, For):
-                out.append(For(s.target, s.start, s.stop, s.step, block(s.body), s.line))
-            elif isinstance(s, While):
-                out.append(While(block(s.header), s.test, block(s.body), s.line))
-            else:
-                out.append(s)
-        return tuple(out)
-
-    assert COMPOUND == (If, For, While)
-    return fn.with_body(block(fn.body))
+    return fn.with_body(map_equations(fn.body, eq))
 
 
 _PRODUCTS = ("numpy.dot", "numpy.matmul", "matmul")  # the same product of a matrix and a vector

@@ -257,6 +257,28 @@ def jumps(stmt) -> bool:
     return any(isinstance(s, (Break, Continue)) or (isinstance(s, If) and jumps(s)) for b in blocks(stmt) for s in b)
 
 
+def map_equations(stmts, f) -> tuple:
+    """``stmts`` with each equation ``e`` (in branches and loops too) replaced by ``f(e)``: a statement,
+    or a list of statements written in its place."""
+    out: list = []
+    for s in stmts:
+        if isinstance(s, Eq):
+            made = f(s)
+            if isinstance(made, list):
+                out.extend(made)
+            else:
+                out.append(made)
+        elif isinstance(s, If):
+            out.append(If(s.test, map_equations(s.body, f), map_equations(s.orelse, f), s.line))
+        elif isinstance(s, For):
+            out.append(For(s.target, s.start, s.stop, s.step, map_equations(s.body, f), s.line))
+        elif isinstance(s, While):
+            out.append(While(map_equations(s.header, f), s.test, map_equations(s.body, f), s.line))
+        else:
+            out.append(s)
+    return tuple(out)
+
+
 def walk(stmts):
     """Every statement, depth first, in program order."""
     for stmt in stmts:

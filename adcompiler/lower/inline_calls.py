@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import types
 
-from ..ir.nodes import Const, Eq, For, Function, If, Return, Source, Var, While, walk
+from ..ir.nodes import Const, Eq, For, Function, If, Return, Source, Var, While, map_equations, walk
 
 _LIMIT = 16  # statements of a callee written in place, at most
 
@@ -34,26 +34,16 @@ def inline_small_calls(fn: Function, anf_of, namer, lowering=()) -> Function:
     done: list = []  # the callees written in place (their source lines join fn's)
     slots: set = set(fn.slots)  # with the fresh names of the callees' slots
 
-    def block(stmts) -> tuple:
-        out: list = []
-        for s in stmts:
-            if isinstance(s, Eq) and s.prim == "call" and s.param not in lowering and _inlinable(s, fn, anf_of):
-                callee = anf_of(s.param)
-                written, renamed = _in_place(s, callee, namer)
-                out.extend(written)
-                slots.update(renamed)
-                done.append(callee)
-            elif isinstance(s, If):
-                out.append(If(s.test, block(s.body), block(s.orelse), s.line))
-            elif isinstance(s, For):
-                out.append(For(s.target, s.start, s.stop, s.step, block(s.body), s.line))
-            elif isinstance(s, While):
-                out.append(While(block(s.header), s.test, block(s.body), s.line))
-            else:
-                out.append(s)
-        return tuple(out)
+    def place(s: Eq):
+        if s.prim != "call" or s.param in lowering or not _inlinable(s, fn, anf_of):
+            return s
+        callee = anf_of(s.param)
+        written, renamed = _in_place(s, callee, namer)
+        slots.update(renamed)
+        done.append(callee)
+        return written
 
-    body = block(fn.body)
+    body = map_equations(fn.body, place)
     if not done:
         return fn
     lines = dict(fn.source.lines)
