@@ -400,3 +400,22 @@ def imported_modules(source):
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             mods.add(node.module.split(".")[0])
     return mods
+
+
+def central_grad(f, args, i, h=1e-6):
+    """Central differences of scalar f in every float of args[i] (a number, a list, nested lists or an
+    array), as a NumPy array of args[i]'s shape; each point passed as args[i] was (a list as a list)."""
+    import numpy as np
+
+    base = np.array(args[i], dtype=float)
+    grad = np.zeros_like(base)
+    for k in np.ndindex(base.shape):
+
+        def at(step):
+            moved = base.copy()
+            moved[k] += step
+            value = moved if isinstance(args[i], np.ndarray) else moved.tolist()
+            return f(*args[:i], value, *args[i + 1 :])
+
+        grad[k] = (at(h) - at(-h)) / (2 * h)
+    return grad
