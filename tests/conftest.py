@@ -8,6 +8,14 @@ import pytest
 
 os.environ.setdefault("NUMBA_OPT", "0")  # backend="numba" tests: Numba compiles twice as fast, the same results
 
+try:  # property tests draw the same examples in every run (a fresh CI clone has no example database)
+    from hypothesis import settings
+
+    settings.register_profile("adcompiler", derandomize=True, database=None)
+    settings.load_profile("adcompiler")
+except ImportError:
+    pass
+
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
 if TESTS_DIR not in sys.path:
     sys.path.insert(0, TESTS_DIR)
