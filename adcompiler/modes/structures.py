@@ -20,12 +20,12 @@ def zeros(aval, value: E.Expr, fresh) -> E.Expr | None:
     (the runtime helper then walks the value).  ``fresh(base)`` names a comprehension's variable."""
     if not isinstance(aval, V.Seq):
         return E.Num(0.0) if _leaf(aval) else None
-    if _numbers_only(aval):
+    if numbers_only(aval):
         return E.BinOp("*", E.List((E.Num(0.0),)), E.Call("len", (value,)))
     if aval.items is not None:
         items = [zeros(a, E.Subscript(value, E.Num(i)), fresh) for i, a in enumerate(aval.items)]
         return None if any(x is None for x in items) else E.List(tuple(items))
-    row = fresh("row" if _numbers_only(aval.elem) else "item")  # (a matrix's rows; a network's layers)
+    row = fresh("row" if numbers_only(aval.elem) else "item")  # (a matrix's rows; a network's layers)
     inner = zeros(aval.elem, E.Name(row), fresh)
     return None if inner is None else E.ListComp(inner, row, value)
 
@@ -40,7 +40,7 @@ def like(aval, shadow: E.Expr, value: E.Expr, fresh) -> E.Expr | None:
         return None
     if _lists_down(aval):
         return shadow
-    if _numbers_only(aval):  # a tuple of numbers
+    if numbers_only(aval):  # a tuple of numbers
         if aval.items is not None:  # (d_t[0], d_t[1]): code a second derivative can read
             return E.Tuple(tuple(E.Subscript(shadow, E.Num(i)) for i in range(len(aval.items))))
         return E.Call("tuple", (shadow,))
@@ -65,7 +65,7 @@ def _leaf(aval) -> bool:
     return isinstance(aval, (V.Num, V.Arr, V.Static))
 
 
-def _numbers_only(aval) -> bool:
+def numbers_only(aval) -> bool:
     """Whether a list's every element is a number (its shadow a flat list of number adjoints)."""
     if not isinstance(aval, V.Seq):
         return False

@@ -35,6 +35,7 @@ from .primal import PrimalSweep
 from .taping import Taping
 from .guards import distinct
 from . import structures
+from .structures import numbers_only
 from ..analysis.facts import check_values, mutable_arrays
 from ..analysis.activity import active
 from ..ir.nodes import segments, jumps, Assign, AugAssign, Break, Do, Eq, For
@@ -132,7 +133,7 @@ class Sweeps(Taping, Adjoints, PrimalSweep, Checkpoints):
             if _lists_of_numbers(aval) and _lists_all_down(aval):  # the shadow is the cotangent
                 return shadow
             made = structures.like(aval, shadow, E.Name(p), self.namer.fresh)
-            if made is not None and (_numbers_only(aval) or getattr(self.program, "written_shadows", True)):
+            if made is not None and (numbers_only(aval) or getattr(self.program, "written_shadows", True)):
                 return made
             like = "like_arrays" if V.leaves_may_be_arrays(aval) else "like"
             return E.Call(self.program.helper(like), (shadow, E.Name(p)))
@@ -360,9 +361,9 @@ def _literal_zero(e) -> bool:
 def _lists_of_numbers(aval) -> bool:
     """Whether a value is a list (or a list of lists, ...) of numbers, read by position only where
     its elements are alike: its shadow is its cotangent."""
-    if not isinstance(aval, V.Seq) or aval.kind == "tuple" and not _numbers_only(aval):
+    if not isinstance(aval, V.Seq) or aval.kind == "tuple" and not numbers_only(aval):
         return False
-    if _numbers_only(aval):
+    if numbers_only(aval):
         return True
     return aval.items is None and aval.kind == "list" and _lists_of_numbers(aval.elem)
 
@@ -374,13 +375,6 @@ def _lists_all_down(aval) -> bool:
         return True
     inner = aval.items if aval.items is not None else (aval.elem,)
     return aval.kind == "list" and all(_lists_all_down(a) for a in inner)
-
-
-def _numbers_only(aval) -> bool:
-    """Whether a list's every element is a number (its shadow a flat list of number adjoints)."""
-    if not isinstance(aval, V.Seq):
-        return False
-    return all(isinstance(a, V.Num) for a in (aval.items if aval.items is not None else (aval.elem,)))
 
 
 def _guarded(guard, hoisted: list, loop: list) -> list:
