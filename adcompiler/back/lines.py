@@ -110,6 +110,8 @@ def text(e, ns, level: int = TEST) -> str:
     if cls is E.Method and e.obj.__class__ is not E.Num:  # (a number's method: ast.unparse's "1 .real")
         obj = text(e.obj, ns, ATOM)
         return f"{obj}.{e.name}({', '.join(text(a, ns) for a in e.args)})"
+    if cls is E.Attr and e.obj.__class__ is not E.Num:
+        return f"{text(e.obj, ns, ATOM)}.{e.name}"
     if cls is E.Slice:
         return f"{text(e.lower, ns)}:{text(e.upper, ns)}"
     if cls is E.IfExp:

@@ -121,6 +121,14 @@ class Method(Expr):
 
 
 @dataclass(frozen=True)
+class Attr(Expr):
+    """An attribute read ``obj.name`` (an array's ``shape``, ``size``): generated code only."""
+
+    obj: Expr
+    name: str
+
+
+@dataclass(frozen=True)
 class Subscript(Expr):
     value: Expr
     index: Expr

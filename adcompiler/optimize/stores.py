@@ -19,6 +19,7 @@ from ..ir import expr as E
 from .bounds import hoist_index_checks
 from .copies import slice_copies
 from .constants import propagate_constants
+from .known_arrays import simplify_known_arrays
 from .floats import float_names, surely_float
 from ..ir.nodes import Assign, AugAssign, Def, Do, ForS, IfS, Ret, WhileS, every_statement, free_names, shell
 
@@ -35,6 +36,7 @@ def fold_seed_and_stores(d: Def, avals: dict) -> Def:
     floats = float_names(body, {n for n, a in avals.items() if a == V.FLOAT}, float_lists)
     float_arrays = {n for n, a in avals.items() if isinstance(a, V.Arr) and a.dtype in _FLOATING}
     body = propagate_constants(body, floats, float_lists, float_arrays)
+    body = simplify_known_arrays(body, avals)
     body = _stores(body, floats, float_lists)
     body = slice_copies(body, *_fresh(body))
     return d if body == d.body else Def(d.name, d.params, d.defaults, body, d.doc, d.source)

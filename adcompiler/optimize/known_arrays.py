@@ -1,0 +1,205 @@
+"""NumPy gradient code made as cheap as a hand-written adjoint with what the signature says of its
+arrays (their ndim and dtype): three exact rewrites of code with a literal seed.
+
+- A product whose value nobody reads, kept only because it may raise (a derivative never succeeds
+  where its primal fails): ``np.dot`` of float arrays raises only when the contracted lengths
+  differ, so ``t = np.dot(xs, ys)`` becomes ``if xs.shape[-1] != ys.shape[0]: np.dot(xs, ys)``,
+  which raises the primal's own error and otherwise costs one comparison.
+- ``distinct(d, e)`` (a copy of ``d`` where it is the same object as an earlier cotangent) of a
+  ``d`` that a NumPy function has just made: a new object, so ``d`` itself.
+- The adjoint of a full sum with the seed ``1.0`` is an array of ones, ``d = unreduce(1.0, x)``;
+  where nothing but NumPy functions read it, ``np.outer(d, b)`` is ``b`` repeated in ``d.size``
+  rows: a copy, no products (what a hand-written adjoint writes, knowing the cotangent).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..analysis import values as V
+from ..ir import expr as E
+from ..ir.nodes import Assign, AugAssign, Do, ForS, IfS, WhileS, every_statement, free_names, shell
+
+_REAL = ("float64", "float32", "float16")  # dtypes whose products never raise and promote to float64 at most
+_PRODUCTS = ("numpy.dot", "numpy.matmul")
+_NEW = {"numpy.multiply", "numpy.add", "numpy.subtract", "numpy.divide", "numpy.negative", "numpy.outer", "numpy.dot"}
+_NEW |= {
+    "numpy.matmul",
+    "numpy.zeros",
+    "numpy.ones",
+    "numpy.full",
+    "numpy.tile",
+    "numpy.copy",
+}  # each returns a new object
+
+
+def simplify_known_arrays(body: tuple, avals: dict) -> tuple:
+    """``body`` (a gradient's, after ``tidy``) with the three rewrites above where they are exact;
+    ``avals``: the abstract values of the primal's variables."""
+    reads = _reads(body)
+    body = tuple(c for s in body for c in _checked_product(s, reads, avals))
+    body = _no_distinct(body, reads)
+    return _repeats(body, avals)
+
+
+def _reads(body) -> Counter:
+    """How many statements read each name (a compound statement by its own parts only)."""
+    out: Counter = Counter()
+    for s in every_statement(body):
+        out.update(free_names([shell(s) if isinstance(s, (ForS, IfS, WhileS)) else s]))
+    return out
+
+
+def _array(a, avals, ndim_at_least=0):
+    """The abstract value of ``a`` when it is a name of a real float array of known ndim, else None."""
+    aval = avals.get(a.id) if isinstance(a, E.Name) else None
+    ok = isinstance(aval, V.Arr) and aval.dtype in _REAL and aval.ndim is not None and aval.ndim >= ndim_at_least
+    return aval if ok else None
+
+
+def _shape(a, axis: int):
+    return E.Subscript(E.Attr(a, "shape"), E.Num(axis))
+
+
+def _checked_product(s, reads: Counter, avals: dict) -> tuple:
+    """``(s,)``, or the comparison of shapes that raises where ``s`` would if it is an unread product
+    (nothing for ``np.dot`` with a number, which never raises)."""
+    if not (isinstance(s, Assign) and s.effect is True and len(s.targets) == 1 and isinstance(s.targets[0], str)):
+        return (s,)
+    e = s.value
+    factors = _factors(e)
+    if reads[s.targets[0]] or factors is None:
+        return (s,)
+    a, b = (_array(x, avals) for x in factors)
+    if a is None or b is None:
+        return (s,)
+    if _matmul(e) and not (1 <= a.ndim <= 2 and 1 <= b.ndim <= 2):
+        return (s,)  # (stacks of matrices broadcast; a number is refused)
+    if a.ndim == 0 or b.ndim == 0:
+        return ()
+    test = E.Compare("!=", _shape(factors[0], -1), _shape(factors[1], 0 if b.ndim == 1 else -2))
+    return (IfS(test, (Do(e, s.line),), (), s.line),)
+
+
+def _factors(e) -> tuple | None:
+    """The two factors of ``np.dot(a, b)``, ``np.matmul(a, b)`` or ``a @ b``, else None."""
+    if isinstance(e, E.BinOp) and e.op == "@":
+        return (e.left, e.right)
+    if isinstance(e, E.Call) and e.func in _PRODUCTS and not e.keywords and len(e.args) == 2:
+        return e.args
+    return None
+
+
+def _matmul(e) -> bool:
+    return isinstance(e, E.BinOp) or e.func == "numpy.matmul"
+
+
+def _no_distinct(body: tuple, reads: Counter) -> tuple:
+    """``body`` with ``out = distinct(d, e, ...)`` dropped where ``d`` is new: ``d``'s own statement
+    (top level, its only assignment, after those of ``e, ...``) then assigns ``out``."""
+    assigned = Counter(t for s in every_statement(body) for t in _targets(s))
+    where = {s.targets[0]: k for k, s in enumerate(body) if isinstance(s, Assign) and len(s.targets) == 1}
+    out = list(body)
+    for k, s in enumerate(body):
+        if not (isinstance(s, Assign) and isinstance(s.value, E.Call) and s.value.func == "@distinct"):
+            continue
+        d, *earlier = s.value.args
+        if not (isinstance(d, E.Name) and assigned[d.id] == 1 and reads[d.id] == 1 and where.get(d.id, k) < k):
+            continue
+        at = where[d.id]
+        if not _new(body[at].value) or not all(
+            isinstance(e, E.Name) and assigned[e.id] == 1 and where.get(e.id, at) < at for e in earlier
+        ):
+            continue
+        out[at] = Assign(s.targets, body[at].value, body[at].line, body[at].effect)
+        out[k] = None
+    return tuple(s for s in out if s is not None)
+
+
+def _targets(s) -> list:
+    if isinstance(s, Assign):
+        return [n for t in s.targets for n in ([t] if isinstance(t, str) else free_names([Do(t)]))]
+    return [s.target] if isinstance(s, (AugAssign, ForS)) and isinstance(s.target, str) else []
+
+
+def _new(e) -> bool:
+    """Whether ``e`` surely evaluates to an object no name holds yet."""
+    if isinstance(e, E.Method):
+        return e.name == "copy" and not e.args
+    return isinstance(e, E.Call) and e.func in _NEW and not e.keywords
+
+
+def _repeats(body: tuple, avals: dict) -> tuple:
+    """``body`` with ``np.outer(d, b)`` of an adjoint of ones ``d`` and a float64 vector ``b`` made ``b``
+    repeated: ``np.copy(np.broadcast_to(b, (d.size, b.shape[0])))`` (float64 either way)."""
+    ones = _ones(body, avals)
+    if not ones:
+        return body
+
+    def visit(e):
+        if isinstance(e, E.Call) and e.func == "numpy.outer" and len(e.args) == 2 and not e.keywords:
+            d, b = e.args
+            vector = _array(b, avals)
+            if isinstance(d, E.Name) and d.id in ones and vector is not None and vector.ndim == 1:
+                if vector.dtype == "float64":
+                    rows = E.Tuple((E.Attr(d, "size"), _shape(b, 0)))
+                    return E.Call("numpy.copy", (E.Call("numpy.broadcast_to", (b, rows)),))
+        if isinstance(e, (tuple, list)):
+            return tuple(visit(x) for x in e)
+        if isinstance(e, E.Expr) and not isinstance(e, (E.Name, E.Num)):
+            return type(e)(**{k: visit(v) for k, v in vars(e).items()})
+        return e
+
+    return tuple(Assign(s.targets, visit(s.value), s.line, s.effect) if isinstance(s, Assign) else s for s in body)
+
+
+def _ones(body: tuple, avals: dict) -> set:
+    """Names assigned once, at the top level, ``unreduce(1.0, x)`` of a real float array ``x`` (every
+    element 1.0), which nothing writes and only NumPy functions read (so no other name holds it)."""
+    counts = Counter(t for s in every_statement(body) for t in _targets(s))
+    found = {
+        s.targets[0]
+        for s in body
+        if isinstance(s, Assign) and len(s.targets) == 1 and counts[s.targets[0]] == 1 and _spread_one(s.value, avals)
+    }
+    for s in every_statement(body):
+        for name in free_names([shell(s) if isinstance(s, (ForS, IfS, WhileS)) else s]):
+            if name in found and not _only_numpy_reads(s, name):
+                found.discard(name)
+    return found
+
+
+def _spread_one(e, avals: dict) -> bool:
+    """``unreduce(1.0, x, None, False)`` with ``x`` a real float array, or a product of two."""
+    if not (isinstance(e, E.Call) and e.func == "@unreduce" and len(e.args) == 4):
+        return False
+    g, x, axis, keepdims = e.args
+    if not (g == E.Num(1.0) and axis == E.Num(None) and keepdims == E.Num(False)):
+        return False
+    factors = _factors(x)
+    return all(_array(a, avals) is not None for a in (factors or (x,)))
+
+
+def _only_numpy_reads(s, name: str) -> bool:
+    """Whether every read of ``name`` in ``s`` is an argument of a NumPy function."""
+    if not isinstance(s, (Assign, Do)) or isinstance(s, Assign) and name in _targets(s):
+        return False
+    found = []
+
+    def visit(e, inside_numpy):
+        if isinstance(e, E.Name):
+            if e.id == name:
+                found.append(inside_numpy)
+            return
+        if isinstance(e, E.Call):
+            numpy_call = e.func.startswith("numpy.") and not e.keywords
+            for a in e.args:
+                visit(a, numpy_call and isinstance(a, E.Name))
+            for _, v in e.keywords:
+                visit(v, False)
+            return
+        for v in e if isinstance(e, (tuple, list)) else vars(e).values() if isinstance(e, E.Expr) else ():
+            visit(v, False)
+
+    visit(s.value, False)
+    return all(found)
