@@ -318,6 +318,13 @@ def c_loop_var_reassigned(x):
     return x * i
 
 
+def c_param_loop_var(x, xs):
+    s = 0.0
+    for x in xs:  # ERR:param_loop_var
+        s = s + x * x
+    return s + x
+
+
 def c_list_slice_assign(xs):
     ys = list(xs)
     ys[1:3] = [xs[0], xs[0]]  # ERR:list_slice_assign

@@ -133,6 +133,7 @@ CASES = [
     # refused because the value or the object cannot be followed
     ("c_loop_var_after", "loop_var_after", ("loop variable", "after"), None, ()),
     ("c_loop_var_reassigned", "loop_var_reassigned", ("for-loop variable",), None, ()),
+    ("c_param_loop_var", "param_loop_var", ("parameter 'x'", "for-loop variable"), (0.5, [1.0, 2.0]), ()),
     ("c_list_slice_assign", "list_slice_assign", ("slice of a list",), ([1.0, 2.0, 3.0],), ()),
     ("c_linalg_eigh", "linalg_eigh", ("np.linalg.eig", "complex"), (np.eye(2),), ()),
     ("c_add_at", "add_at", ("np.multiply.at", "no derivative rule"), None, ()),

@@ -21,6 +21,7 @@ from .arrays import ArrayLowering
 from .lists import ListLowering, is_append
 from .expressions import ExpressionLowering
 from .idioms import IdiomLowering, desugar_loop_else
+from .params import separate_rebound_params
 from .records import Record, RecordLowering
 from ..front.scopes import falls_through, find_slots, loop_targets, may_jump, may_return, nodes
 
@@ -47,6 +48,7 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, 
         fdef = self.parsed.node
         desugar_loop_else(fdef, self.namer.fresh)
         params = tuple(a.arg for a in fdef.args.args + fdef.args.kwonlyargs)
+        separate_rebound_params(fdef, params, self.namer.fresh)
         for p in params:
             self.env[p] = Var(p)
             self.defined.add(p)
@@ -59,6 +61,7 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, 
             if isinstance(n, ast.Name)
         }
         self.slots = find_slots(fdef) - targets
+        self.refuse_parameter_loop_variables(fdef, params)
         for stmt in nodes(fdef):
             if isinstance(stmt, (ast.Assign, ast.AugAssign)):
                 for t in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
@@ -105,6 +108,19 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, 
             self.body.append(Return(rebuild(self.results[0], iter(reads)), fdef.body[-1].lineno))
         slots = frozenset(self.slots)
         return Function(fdef.name, params, defaults, tuple(self.body), self.parsed.source, slots)
+
+    def refuse_parameter_loop_variables(self, fdef, params) -> None:
+        """A parameter bound by a for loop: after the loop it holds the argument or the last element,
+        which the derivative cannot tell apart from the argument; refused at the loop."""
+        for loop in nodes(fdef):
+            bound = [n for n in ast.walk(loop.target) if isinstance(n, ast.Name)] if isinstance(loop, ast.For) else []
+            for name in bound:
+                if name.id in params:
+                    raise self.parsed.error(
+                        name,
+                        f"the parameter {name.id!r} as a for-loop variable",
+                        f"give the loop its own variable (for item in ...) and assign {name.id} = item if needed",
+                    )
 
     def block(self, stmts, loops: int) -> tuple:
         """Lower a nested block; names it binds do not leak out (slots carry what must)."""
