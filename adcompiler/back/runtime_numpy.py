@@ -51,6 +51,11 @@ NUMPY_HELPERS.update(
 
     if not isinstance(d, numpy.ndarray) or d.shape != numpy.shape(x) or not d.flags.writeable:
         d = numpy.zeros(numpy.shape(x), dtype=numpy.result_type(x, numpy.float32) if numpy.ndim(x) else float) + d
+    same = type(g) is numpy.ndarray and g.dtype == d.dtype or type(g) is float and d.dtype == numpy.float64
+    parts = index if type(index) is tuple else (index,)
+    if same and all(type(p) is slice or type(p) is int or p is Ellipsis or p is None for p in parts):
+        d[index] += g  # a basic index names each entry once: the same sums, without numpy.add.at's buffers
+        return d
     numpy.add.at(d, index, g)
     return d
 ''',

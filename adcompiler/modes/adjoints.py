@@ -66,7 +66,10 @@ class Adjoints:
                 g = E.Call("@array_like", (g, E.Name(z)))  # still the number 0.0 if no use of z ran: give it z's shape
             for a, c in zip(eq.ins, self._merged(eq.ins, rules.vjp(prim, args, E.Name(z), g, list(mask))), strict=True):
                 same = isinstance(g, E.Name) and not maybe_number and self.shaped_like_result(eq, a)
-                self.contribute(a, c if same else self.unbroadcast(eq, a, c), eq.line, out)
+                summed = c if same else self.unbroadcast(eq, a, c)
+                if isinstance(g, E.Name):  # not a literal 0.0, which would leave no name in the zeroes
+                    self.note_same_shape(eq, a, c, summed)
+                self.contribute(a, summed, eq.line, out)
         return out
 
     def _merged(self, ins, cotangents: list) -> list:

@@ -82,7 +82,8 @@ class PrimalSweep:
         else:
             stmt = WhileS(tuple(self.fwd_block(loop.header, True, ())), self.ref(loop.test), body, loop.line)
         init = [Assign((counter,), E.Num(0), loop.line)] if counter else []
-        return init + [stmt] + ([self.push([E.Name(n) for n in saved], ("loop", id(loop)))] if saved else [])
+        stmts = self.versioned_primal(loop, stmt) if isinstance(loop, For) else [stmt]
+        return init + stmts + ([self.push([E.Name(n) for n in saved], ("loop", id(loop)))] if saved else [])
 
     def primal_eq(self, eq: Eq) -> list:
         if eq.prim == DUP:

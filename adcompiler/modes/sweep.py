@@ -33,6 +33,7 @@ from .checkpoint import Checkpoints
 from .adjoints import Adjoints
 from .primal import PrimalSweep
 from .taping import Taping
+from .versions import Versions
 from .guards import distinct
 from . import structures
 from .structures import numbers_only
@@ -43,7 +44,7 @@ from ..ir.nodes import ForS, If, IfS, Return, Var, While, flatten, free_names, r
 from ..ir.printing import atom
 
 
-class Sweeps(Taping, Adjoints, PrimalSweep, Checkpoints):
+class Sweeps(Taping, Adjoints, PrimalSweep, Checkpoints, Versions):
     """Builds both sweeps of one function in dup form; see the module docstring."""
 
     def __init__(self, facts, active_params: tuple, program, namer, seed=None, split=False):
@@ -71,6 +72,7 @@ class Sweeps(Taping, Adjoints, PrimalSweep, Checkpoints):
         self.frames: list = []  # the adjoint loops being built, outermost first (see rereads)
         self.floor = 0  # the shallowest loop depth a value read again may be hoisted to
         self.analyse()
+        self.find_same_shapes()
         self.seeded: set = set()  # lists whose elements a literal seed reached directly (seeds_elements)
         self.built_at_top = {  # list -> the equation building it of its elements, at the function's top level
             eq.outs[0].name: eq for eq in fn.body if isinstance(eq, Eq) and eq.prim in ("list", "tuple")
@@ -351,7 +353,8 @@ class Sweeps(Taping, Adjoints, PrimalSweep, Checkpoints):
                 + rereads
                 + _guarded(guard, hoisted, self.rev_checkpointed(loop, plan, body, self.fwd_block(loop.body, True, ())))
             )
-        return popped + rereads + _guarded(guard, hoisted, [ForS(target, iterable, tuple(body), loop.line)])
+        loops = self.versioned_adjoint(loop, ForS(target, iterable, tuple(body), loop.line), looped)
+        return popped + rereads + _guarded(guard, hoisted, loops)
 
 
 def _literal_zero(e) -> bool:
