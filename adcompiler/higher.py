@@ -155,14 +155,15 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = None, mode: str = "auto") -> Call
     d = as_differentiable(f, wrt)
     if isinstance(d, Variadic):  # def f(*xs): the Jacobian of f with as many parameters as arguments
         return lambda *args: jacobian(d.fixed(len(args)), mode=mode)(*args)
-    made: dict = {}  # the entry giving the rows of the reverse Jacobian (see _rows_entry), once made
+    entry = array = None  # the entry giving the rows of the reverse Jacobian (see _rows_entry), and np.array
 
     def jac(*args):
-        if "entry" in made:
-            return _numpy().array(made["entry"](*args), dtype=float)
+        if entry is not None:  # closure cells, read at the cost of a local: the whole call is a few microseconds
+            return array(entry(*args), float)  # (dtype=float)
         return checked(*args)
 
     def checked(*args):
+        nonlocal entry, array
         np = _numpy()
         args, sig = d._bound(args, flat=False)  # records kept: jvp and vjp take them
         if any(type(a).__module__.split(".")[0] not in ("numpy", "builtins") and hasattr(a, "dtype") for a in args):
@@ -171,9 +172,10 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = None, mode: str = "auto") -> Call
                 'or another library (arrays="any"), call its vjp or jvp, which keep them'
             )
         if mode == "reverse" and _rows_apply(d, sig):  # no primal run to count the outputs
-            entry = _rows_entry(d, sig, lambda *a: checked(*a).tolist())
-            made.setdefault("entry", entry)
-            return np.array(entry(*args), dtype=float)
+            made = _rows_entry(d, sig, lambda *a: checked(*a).tolist())
+            if entry is None:  # the first of two threads' (the other's works as well)
+                array, entry = np.array, made
+            return np.array(made(*args), dtype=float)
         n = sum(len(leaves(args[i])) for i in d._positions)
         written = any(d._facts(sig).summary.written)  # each run below from the arguments as given
         fresh = (lambda: copy.deepcopy(args)) if written else (lambda: args)  # noqa: E731

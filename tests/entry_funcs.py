@@ -30,3 +30,13 @@ def looped(x, y):
 
 def log_of(x):
     return math.log(x)
+
+
+def weighted(xs, p):
+    """Straight-line code over two flat sequences of numbers, a number output."""
+    return xs[0] * p[0] + xs[1] * xs[2] * p[1]
+
+
+def mixed(xs, p):
+    """Straight-line code over two flat sequences of numbers, a list output."""
+    return [xs[0] * p[0] + xs[1] * xs[2] * p[1], p[1] - xs[2]]

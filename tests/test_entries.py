@@ -129,3 +129,83 @@ def test_numba_target_gets_fast_entries_too():
     with pytest.raises(adcompiler.UnsupportedSyntaxError, match=r"entry_funcs.py:26:.*backend=\"python\""):
         f.grad(np.array([0.7, 0.1]), np.array([1.3, 0.2]))  # s becomes an array: Numba refuses, told at the line
     assert f.grad(0.7, 1.3) == pytest.approx(reference.grad(0.7, 1.3), rel=1e-12)  # the entry still works
+
+
+def _outcome(call):
+    """What ``call()`` gives: its value (with the types of its numbers), or its error's type and message."""
+    try:
+        value = call()
+    except Exception as exc:  # noqa: BLE001 - the error itself is the outcome compared
+        return type(exc), str(exc)
+    return repr(value), repr(_types(value))
+
+
+def _types(value):
+    if isinstance(value, (list, tuple)):
+        return [_types(v) for v in value]
+    return getattr(value, "dtype", type(value))
+
+
+class _Floats(list):
+    """A list subclass: describe sees its type, so an entry must not take it for a list."""
+
+
+@pytest.mark.parametrize("kind", [list, tuple])
+def test_sequences_of_floats_are_told_from_every_other_sequence(kind):
+    """An entry's quick test of a flat list (or tuple) of floats (``entries._floats_test``) answers as
+    the checking method does for lists of floats, of NumPy floats, of ints and bools, empty or short
+    ones, subclasses and the other kind of sequence; f.grad, f.jvp, f.vjp and the Jacobian's rows."""
+    np = pytest.importorskip("numpy")
+    xs, p = kind([0.5, -1.25, 2.0]), kind([1.5, 0.75])
+    others = [
+        (kind([0.25, 3.0, -1.0]), kind([2.0, -0.5])),
+        (kind([0.25, 3.0, -1.0, 7.0]), kind([2.0, -0.5, 1.0])),  # longer: other shadows' lengths
+        (kind(map(np.float64, [0.25, 3.0, -1.0])), p),  # NumPy floats describe as floats do
+        (kind([np.float64(0.25), 3.0, -1.0]), p),
+        (kind([1, 3.0, -1.0]), p),
+        (kind([True, 3.0, -1.0]), p),
+        (kind([0.25, 3.0]), p),  # too short: the primal's IndexError
+        (kind(), p),
+        (_Floats([0.25, 3.0, -1.0]), p),
+        (list(xs) if kind is tuple else tuple(xs), p),
+        (xs, xs),  # one object twice
+    ]
+    calls = {
+        "grad": (F.weighted, lambda f, a: f.grad(*a)),
+        "jvp": (F.mixed, lambda f, a: f.jvp(a, tuple([1.0] * len(x) for x in a))),
+        "vjp": (F.mixed, lambda f, a: f.vjp(a, [0.5, 2.0])),
+        "jacobian": (F.mixed, lambda f, a: adcompiler.jacobian(f, mode="reverse")(*a)),
+    }
+    for name, (fn, call) in calls.items():
+        warm = adcompiler.differentiate(fn)
+        jac = adcompiler.jacobian(warm, mode="reverse")
+        run = (lambda a: jac(*a)) if name == "jacobian" else (lambda a: call(warm, a))
+        run((xs, p))
+        assert name == "jacobian" or name in vars(warm)  # the entry answers from here on
+        for args in others:
+            fresh = adcompiler.differentiate(fn)  # its first call: the checking method
+            assert _outcome(lambda: run(args)) == _outcome(lambda: call(fresh, args)), (name, args)
+
+
+def test_the_quick_float_test_implies_the_described_structure():
+    """Whatever passes ``_floats_test`` for an abstract value describes as that value: the quick test
+    may only turn away (to ``describe``), never let through something else."""
+    np = pytest.importorskip("numpy")
+    from adcompiler import entries
+    from adcompiler.analysis import values as V
+
+    names = {k: k for k in ("type", "list", "tuple", "len", "map", "countOf", "float")}
+    space = {"type": type, "list": list, "tuple": tuple, "len": len, "map": map, "float": float}
+    space["countOf"] = entries.countOf
+    values = [[0.5], [0.5, 1.0], (0.5,), (0.5, 1.0), (0.5, 1.0, 2.0), [], (), [1, 2.0], (1.0, True), [np.float64(1.0)]]
+    values += [_Floats([1.0]), [[1.0]], ([1.0],), tuple([1.0] * 20), [1.0] * 20]
+    for like in values:
+        aval = V.describe(like)
+        if not isinstance(aval, V.Seq):
+            continue
+        test = entries._floats_test("v", aval, names)
+        for v in values:
+            if test and eval(test, dict(space, v=v)):
+                assert V.describe(v) == aval, (like, v)
+    assert entries._floats_test("v", V.describe([1.0, 2.0]), names)
+    assert entries._floats_test("v", V.describe((1.0, 2.0)), names)

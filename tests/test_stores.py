@@ -216,3 +216,43 @@ def test_slice_copy_from_a_longer_list_keeps_each_shadow_its_length():
     assert all(type(v) is float for v in d_xs + d_ys) and d_xs is not ys and d_ys is not xs
     d_xs, d_ys = adcompiler.differentiate(S.dot).grad(ys, ys)  # the same list twice: two new lists
     assert d_xs == ys == d_ys and d_xs is not d_ys and d_xs is not ys
+
+
+def test_jacobian_rows_store_their_one_contribution():
+    """Each row copies its shadows into one list (``row_0 = d_v + d_q``): a copy only reads them, so
+    the writes before it are first writes, stored as in a gradient."""
+    from tests import jacobian_funcs as J
+
+    jac = adcompiler.jacobian(J.rotate, mode="reverse")
+    args = ([1.0, -2.0, 0.5], [0.3, 0.4, -0.6, 0.7])
+    got = jac(*args)
+    d = adcompiler.differentiate(J.rotate)
+    text = _rows_text(d, args)
+    assert re.search(r"d_v\[0\] = ", text) and not re.search(r"d_v\w*\[\d\] \+= ", text), text
+    rows = [d.vjp(args, [1.0 if j == k else 0.0 for j in range(3)])[1] for k in range(3)]
+    assert got.tolist() == [list(v) + list(q) for v, q in rows]
+
+
+def _rows_text(d, args):
+    from adcompiler.back import emit
+
+    _, sig = d._bound(args)
+    built = d.program.build(d.fn, "jacobian", d.wrt, sig)
+    return emit.render_module(built, d.program.ns, lambda: d.program.helper_sources(built))
+
+
+def test_a_shadow_named_again_keeps_its_additions():
+    """``r = d`` is a second name to write ``d`` through (``r[0] += x`` before ``d[0] += y``): not a
+    copy, so ``d[0] += y`` is no first write; a concatenation ``r = d + e`` is a copy."""
+    from adcompiler.ir import expr as E
+    from adcompiler.ir.nodes import Assign, AugAssign, Def, Ret
+
+    zeros = E.BinOp("*", E.List((E.Num(0.0),)), E.Call("len", (E.Name("xs"),)))
+    first = E.Subscript(E.Name("xs"), E.Num(0))
+    avals = {"xs": adcompiler.analysis.values.Seq("list", None, adcompiler.analysis.values.FLOAT)}
+    for value, stored in [(E.Name("d"), False), (E.BinOp("+", E.Name("d"), E.Name("e")), True)]:
+        late = AugAssign(E.Subscript(E.Name("d"), E.Num(0)), "+", first)
+        body = (Assign(("d",), zeros), Assign(("e",), zeros), Assign(("r",), value))
+        body += (AugAssign(E.Subscript(E.Name("r"), E.Num(0)), "+", first), late, Ret(E.Name("r")))
+        out = stores.fold_seed_and_stores(Def("f", ("xs",), (), body), avals)
+        assert (late not in out.body) == stored, out.body

@@ -151,7 +151,7 @@ def _single_write(places, d, outer: tuple):
             if defined > 1:
                 return None
             continue
-        if isinstance(s, Ret) and _returned(s.value, d):
+        if _hands_back(s, d):
             continue
         if site is not None or not _counted_write(s, d, loops, outer):
             return None
@@ -169,7 +169,7 @@ def _top_level_writes(places, d) -> list:
             if defined > 1:
                 return []
             continue
-        if isinstance(s, Ret) and _returned(s.value, d):
+        if _hands_back(s, d):
             continue
         if loops or not (isinstance(s, AugAssign) and s.op == "+" and isinstance(s.target, E.Subscript)):
             return []
@@ -205,7 +205,7 @@ def _row_write(places, d):
             if defined > 1:
                 return None
             continue
-        if isinstance(s, Ret) and _returned(s.value, d):
+        if _hands_back(s, d):
             continue
         if alias is not None or not _row_read(s, d, loops):
             return None
@@ -234,6 +234,30 @@ def _row_read(s, d, loops) -> bool:
         return False
     loop = loops[0]
     return loop.target == v.index.id and _distinct(loop.iterable) and not _assigns(loop.body, loop.target)
+
+
+def _hands_back(s, d) -> bool:
+    """Whether ``s`` only reads ``d`` whole: returns it, or copies it into a Jacobian's row (the shadows
+    one after another, ``row_0 = d_v + d_q``).  A copy reads each element as it is when ``s`` runs,
+    which a store instead of ``0.0 + e`` changes only in a ``-0.0``; a plain ``r = d`` would be a
+    second name to write ``d`` through, so it is not one."""
+    if isinstance(s, Ret):
+        return _returned(s.value, d)
+    return isinstance(s, Assign) and len(s.targets) == 1 and isinstance(s.targets[0], str) and _concatenated(s.value, d)
+
+
+def _concatenated(value, d) -> bool:
+    """Whether ``value`` is lists added one after another, ``d`` one of them by name: a new list."""
+    leaves, todo = [], [value]
+    while todo:
+        e = todo.pop()
+        if isinstance(e, E.BinOp) and e.op == "+":
+            todo += [e.left, e.right]
+        else:
+            leaves.append(e)
+    if len(leaves) < 2 or E.Name(d) not in leaves:
+        return False
+    return all(isinstance(e, E.Name) or isinstance(e, E.List) and d not in free_names([Do(e)]) for e in leaves)
 
 
 def _returned(value, d) -> bool:
