@@ -243,3 +243,8 @@ def network(layers, x):
     for i in range(len(weights)):
         s = s + (i + 1.0) * weights[i] / total
     return s
+
+
+def scaled_by_a_draw(v):
+    r = np.random.rand()
+    return (v[0] * r, v[1] * r + v[0])

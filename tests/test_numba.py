@@ -258,3 +258,17 @@ def test_sums_along_an_axis_against_autograd_and_differences():
     assert np.allclose(ga, central_grad(F.along_axes, (a, b), 0), atol=1e-7)
     ta, tb = rng.normal(size=(3, 4)), rng.normal(size=(2, 5, 3))
     assert d.jvp((a, b), (ta, tb))[1] == pytest.approx(np.sum(ea * ta) + np.sum(eb * tb), rel=1e-10)
+
+
+def test_a_draw_is_refused_at_its_line():
+    """Compiled code draws from Numba's own generator, which np.random.seed does not reach and which the
+    passes of a Jacobian cannot restart: refused at the draw, in every entry point."""
+    d = adcompiler.differentiate(F.scaled_by_a_draw, backend="numba")
+    line = inspect.getsourcelines(F.scaled_by_a_draw)[1] + 1
+    calls = [lambda: d.vjp(([1.0, 2.0],), (1.0, 0.0)), lambda: d.jvp(([1.0, 2.0],), ([1.0, 0.0],))]
+    calls += [lambda: adcompiler.jacobian(d, mode=mode)([1.0, 2.0]) for mode in ("forward", "reverse")]
+    for call in calls:
+        with pytest.raises(adcompiler.UnsupportedSyntaxError) as refused:
+            call()
+        assert f"numba_funcs.py:{line}:" in str(refused.value) and "np.random.rand" in str(refused.value)
+        assert 'backend="python"' in str(refused.value)
