@@ -176,6 +176,12 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = None, mode: str = "auto") -> Call
             if entry is None:  # the first of two threads' (the other's works as well)
                 array, entry = np.array, made
             return np.array(made(*args), dtype=float)
+        if mode == "reverse" and _rows_apply(d, sig, "numba"):
+            rows = _vjp_rows(d, sig, d.fn(*args))
+            made = lambda *a: _or_else(rows(*a), lambda: checked(*a).tolist())  # noqa: E731
+            if entry is None:
+                array, entry = np.array, made
+            return np.array(made(*args), dtype=float)
         n = sum(len(leaves(args[i])) for i in d._positions)
         written = any(d._facts(sig).summary.written)  # each run below from the arguments as given
         fresh = (lambda: copy.deepcopy(args)) if written else (lambda: args)  # noqa: E731
@@ -202,13 +208,35 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = None, mode: str = "auto") -> Call
     return jac
 
 
-def _rows_apply(d: Differentiable, sig) -> bool:
-    """Whether the reverse Jacobian of ``d`` for this signature is one generated function (see
-    ``modes.reverse.jacobian``): numbers in (floats, flat lists), numbers of a known count out."""
-    if d.backend != "python" or d.arrays != "numpy":  # the vjp of these targets makes the rows
+def _rows_apply(d: Differentiable, sig, backend: str = "python") -> bool:
+    """Whether the reverse Jacobian of ``d`` (of ``backend``) for this signature is one generated
+    function (see ``modes.reverse.jacobian``; under Numba, ``_vjp_rows``): numbers in (floats, flat
+    lists), numbers of a known count out, nothing written."""
+    if d.backend != backend or d.arrays != "numpy":  # the vjp of other targets makes the rows
         return False
     facts = d._facts(sig)
     return reverse.jacobian_applies(facts, d.wrt) and all(V.entry_testable(a) for a in sig.avals)
+
+
+def _vjp_rows(d: Differentiable, sig, value):
+    """``rows(*args)``: the rows of the Jacobian by one call of the compiled vjp per output number (its
+    fast entry), for arguments of signature ``sig`` (looked at whole), else None.  Under Numba: the
+    python target's one function for all rows joins the rows' shadows, which compiled code cannot;
+    ``value``, the function's value, gives the output's structure."""
+    m = len(leaves(value))
+    cts = [rebuild(value, iter([1.0 if j == k else 0.0 for j in range(m)])) for k in range(m)]
+    avals = sig.avals
+
+    def rows(*args):
+        if len(args) != len(avals) or any(V.describe(a) != s for a, s in zip(args, avals)):
+            return None
+        return [[float(c) for c in leaves(list(d.vjp(args, ct)[1]))] for ct in cts]
+
+    return rows
+
+
+def _or_else(value, otherwise):
+    return otherwise() if value is None else value
 
 
 def _rows_entry(d: Differentiable, sig, slow):

@@ -248,3 +248,15 @@ def network(layers, x):
 def scaled_by_a_draw(v):
     r = np.random.rand()
     return (v[0] * r, v[1] * r + v[0])
+
+
+def rotate_by_quaternion(v, q):
+    ux, uy, uz, s = q[0], q[1], q[2], q[3]
+    a = 2.0 * (ux * v[0] + uy * v[1] + uz * v[2])
+    b = s * s - (ux * ux + uy * uy + uz * uz)
+    c = 2.0 * s
+    return (
+        a * ux + b * v[0] + c * (uy * v[2] - uz * v[1]),
+        a * uy + b * v[1] + c * (uz * v[0] - ux * v[2]),
+        a * uz + b * v[2] + c * (ux * v[1] - uy * v[0]),
+    )

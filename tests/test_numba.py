@@ -272,3 +272,21 @@ def test_a_draw_is_refused_at_its_line():
             call()
         assert f"numba_funcs.py:{line}:" in str(refused.value) and "np.random.rand" in str(refused.value)
         assert 'backend="python"' in str(refused.value)
+
+
+def test_reverse_jacobian_rows_by_compiled_vjps():
+    """The reverse Jacobian under Numba: one compiled vjp per output number, against autograd's, on
+    later calls with other values too, and through the checking path for other kinds of arguments."""
+    d = numba_d(F.rotate_by_quaternion)
+    jac = adcompiler.jacobian(d, mode="reverse")
+
+    def expected(v, q):
+        flat = lambda a: anp.array(F.rotate_by_quaternion(a[:3], a[3:]))  # noqa: E731
+        return autograd.jacobian(flat)(np.array(list(v) + list(q), dtype=float))
+
+    for v, q in [([1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]), ([0.5, -1.0, 0.25], [0.1, -0.2, 0.3, 0.9])]:
+        assert np.allclose(jac(v, q), expected(v, q), rtol=1e-12)
+    v, q = (0.5, -1.0, 0.25), [0.1, -0.2, 0.3, 0.9]  # a tuple where the first call had a list
+    assert np.allclose(jac(v, q), expected(v, q), rtol=1e-12)
+    v, q = [1, 2, 3], [4.0, 5.0, 6.0, 7.0]  # integers: the checking path, as under backend="python"
+    assert np.array_equal(jac(v, q), adcompiler.jacobian(F.rotate_by_quaternion, mode="reverse")(v, q))
