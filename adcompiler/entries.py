@@ -14,6 +14,7 @@ from __future__ import annotations
 import inspect
 
 from .analysis import values as V
+from .analysis.holds import written_test
 from .back.emit import render_body
 from .ir import expr as E
 from .ir.nodes import Def, Do, ForS, IfS, WhileS
@@ -53,7 +54,7 @@ def make_entry(
     wholes = [p for p, n in sequences or () if p != "ct"]
     parts = [f"ct{j}" for p, n in sequences or () if p == "ct" for j in range(n or 0)]
     defaults = [f"default{i}" for i in range(len(owner.params))]
-    kinds = [f"{k}{i}" for i in [*range(len(owner.params)), "ct"] for k in ("aval", "dtype")]
+    kinds = [f"{k}{i}" for i in [*range(len(owner.params)), "ct"] for k in ("aval", "dtype", "holds")]
     helpers = ("generated", "method", "owner", "ndarray", "describe", "mismatch", "alias", "pattern", "avals")
     helpers += ("current", "now") + tuple(f"{k}{j}" for j in range(len(depends)) for k in ("module", "was"))
     g = _fresh([name, *helpers, *_BUILTINS, *wholes, *parts, *defaults, *kinds], taken)
@@ -190,7 +191,12 @@ def _kind_test(v: str, i: int, aval, g, space, exact: bool) -> str:
     array of its ndim and dtype, or a list or tuple whose every element is as before."""
     if isinstance(aval, V.Seq):  # equal structures are mostly the same cached object: tested first
         space[g[f"aval{i}"]], space[g["describe"]] = aval, V.describe
-        return f"(({g['now']} := {g['describe']}({v})) is {g[f'aval{i}']} or {g['now']} == {g[f'aval{i}']})"
+        described = f"(({g['now']} := {g['describe']}({v})) is {g[f'aval{i}']} or {g['now']} == {g[f'aval{i}']})"
+        holds = written_test(aval)  # lists and tuples of arrays: a test written out, quicker than describe
+        if holds is None:
+            return described
+        space[g[f"holds{i}"]] = holds
+        return f"({g[f'holds{i}']}({v}) or {described})"
     if isinstance(aval, V.Arr):
         space[g[f"dtype{i}"]] = _numpy_dtype(aval.dtype)
         return f"{g['type']}({v}) is {g['ndarray']} and {v}.ndim == {aval.ndim} and {v}.dtype is {g[f'dtype{i}']}"
