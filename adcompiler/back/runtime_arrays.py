@@ -5,6 +5,13 @@ MORE_HELPERS: dict = {}
 
 MORE_HELPERS.update(
     {
+        "sum_all": '''def sum_all(g):
+    """numpy.sum(g): all of g's entries added up, by the reduction numpy.sum calls (its own dispatch
+    costs twice the sum of a short vector); a number's the NumPy number numpy.sum makes it."""
+    import numpy
+
+    return numpy.add.reduce(g, None)
+''',
         "distinct": '''def distinct(d, *earlier):
     """d, or a copy of it where it is one of the earlier cotangents: two gradients never one array."""
     for e in earlier:
