@@ -405,6 +405,8 @@ NUMPY_HELPERS.update(
 
     if axis is None:
         mask = x == z
+        if type(g) is numpy.ndarray and g.ndim == 0:  # its number: the same quotient, without a 0-d array's costs
+            g = g[()]
         return mask * (g / numpy.count_nonzero(mask))
     expand = (lambda v: v) if keepdims else (lambda v: numpy.expand_dims(v, axis))
     mask = x == expand(z)

@@ -65,7 +65,8 @@ class Adjoints:
             if z in self.arrays and maybe_number and prim not in rules.PARTIALS and prim not in BROADCASTING:
                 g = E.Call("@array_like", (g, E.Name(z)))  # still the number 0.0 if no use of z ran: give it z's shape
             for a, c in zip(eq.ins, self._merged(eq.ins, rules.vjp(prim, args, E.Name(z), g, list(mask))), strict=True):
-                same = isinstance(g, E.Name) and not maybe_number and self.shaped_like_result(eq, a)
+                shaped = isinstance(g, E.Name) and not maybe_number or eq.prim in _SELECTIONS  # (a where: any g)
+                same = shaped and self.shaped_like_result(eq, a)
                 summed = c if same else self.unbroadcast(eq, a, c)
                 if isinstance(g, E.Name):  # not a literal 0.0, which would leave no name in the zeroes
                     self.note_same_shape(eq, a, c, summed)
@@ -344,3 +345,6 @@ CONTAINER_ADJOINTS = (
 # binary arithmetic whose result has its array operand's shape when the other is a number
 _SCALAR_BROADCAST = ("add", "sub", "mul", "truediv", "pow", "numpy.add", "numpy.subtract", "numpy.multiply")
 _SCALAR_BROADCAST += ("numpy.divide", "numpy.true_divide", "numpy.power")
+# selections of one operand against a number: np.where(b > a, 0.0, g) has a's shape, g a number or of the result's
+_SELECTIONS = ("numpy.maximum", "numpy.minimum", "numpy.fmax", "numpy.fmin")
+_SCALAR_BROADCAST += _SELECTIONS
