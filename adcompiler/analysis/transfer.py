@@ -117,6 +117,8 @@ def transfer(eq: Eq, ins: list) -> list:
         return [like]
     if prim == "linspace_vjp":
         return [ins[2 + eq.ins[1].value] if isinstance(eq.ins[1], Const) else V.NUMERIC]
+    if prim == "add_new":  # acc + c
+        return [V.join(ins[0], ins[1])]
     if prim == "array_like":
         return [ins[1] if isinstance(ins[1], V.Arr) else V.join(ins[0], ins[1])]
     if prim == "unjoin":

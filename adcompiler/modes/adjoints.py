@@ -9,6 +9,7 @@ from ..analysis import values as V
 from ..rules import CHANGES
 from ..analysis.activity import slots
 from ..lower.dup import DUP
+from .owned import add_new
 from ..ir.nodes import (
     Assign,
     AugAssign,
@@ -182,7 +183,11 @@ class Adjoints:
                 part = E.Name(self.shadow_of(eq.outs[0].name))
                 out.append(Do(E.Call(self.program.helper("add_slice_into"), (d, part, self.ref(eq.ins[1]))), eq.line))
         elif eq.prim == "getitem" and self.scalar(eq.outs[0]) and self.adjoint_of(eq.outs[0].name) is not None:
-            out.append(AugAssign(E.Subscript(d, self.ref(eq.ins[1])), "+", self.adjoint_of(eq.outs[0].name), eq.line))
+            element, g = E.Subscript(d, self.ref(eq.ins[1])), self.adjoint_of(eq.outs[0].name)
+            if self.array_element(eq.outs[0].name) and isinstance(g, E.Name):  # g itself into a 0.0, if its own
+                out.append(add_new(element, g, eq.line))
+            else:
+                out.append(AugAssign(element, "+", g, eq.line))
         elif (
             eq.prim == "setitem"
             and eq.ins[2] not in ()
@@ -228,6 +233,12 @@ class Adjoints:
             body = (AugAssign(E.Subscript(d, E.Name(k)), "+", g, eq.line),)
             out.append(ForS(k, E.Call("range", (E.Call("len", (d,)),)), body, eq.line))
         return out
+
+    def array_element(self, name: str) -> bool:
+        """Whether ``name``, read from a list, surely holds an array (not a number): an adjoint added into
+        its element of the shadow may be stored there (``owned``); the Numba target's code keeps ``+=``."""
+        a = self.facts.avals.get(name)
+        return isinstance(a, V.Arr) and a.ndim != 0 and getattr(self.program, "new_array_stores", True)
 
     def concat_adjoint(self, eq: Eq) -> list:
         """``u = a + b`` of lists: u's number adjoints go back to a's (from the start) and b's (after a's)."""
