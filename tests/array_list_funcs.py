@@ -38,3 +38,4 @@ def read_often(pair, x):
 def scaled(a, x):
     """A number times an array, summed: a's cotangent a sum over x's shape."""
     return np.sum(a * x)
+

@@ -21,8 +21,10 @@ from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, ForS, IfS, WhileS, every_statement
 
 ADD_NEW = "@add_new"
-# NumPy functions whose result is a new array (or a number), never one of their arguments or a view of one
-_NEW = ("numpy.outer", "numpy.dot", "numpy.matmul", "numpy.where", "numpy.multiply", "numpy.add", "numpy.subtract")
+# NumPy functions whose result is a new array (or a number), never one of their arguments or a view of one,
+# with their number of arguments (a further one would be an array to write the result into)
+_NEW = {"numpy.outer": 2, "numpy.dot": 2, "numpy.matmul": 2, "numpy.multiply": 2, "numpy.add": 2}
+_NEW.update({"numpy.subtract": 2, "numpy.where": 3})
 _ARITHMETIC = ("+", "-", "*", "/", "@")
 
 
@@ -32,41 +34,73 @@ def add_new(element: E.Expr, g: E.Expr, line: int) -> Assign:
 
 
 def owned(stmts: list, results=()) -> list:
-    """``stmts`` (adjoint code) with each ``add_new`` line kept only where its adjoint is a name assigned
-    once, by an expression that makes a new array, earlier in the same block, and read nowhere else (nor
-    in ``results``, the expressions returned after ``stmts``); every other one written back as
-    ``element += g``."""
+    """``stmts`` (adjoint code) with each ``add_new`` line kept only where its adjoint is the array the
+    last assignment before it in its block made new, and every assignment of that name is such a new
+    array read by one such line and nowhere else (nor in ``results``, the expressions returned after
+    ``stmts``); every other one written back as ``element += g``.  (A loop modes.versions writes twice
+    has each line twice, each with its own assignment.)"""
     reads: dict = {}
     _count_expr(tuple(results), reads)
     assigned: dict = {}
     for s in every_statement(stmts):
         _count(s, reads)
         if isinstance(s, Assign):
-            for t in s.targets:
-                if isinstance(t, str):
-                    assigned[t] = assigned.get(t, 0) + 1
-    return _block(stmts, reads, assigned)
+            for n in _target_names(s.targets):
+                assigned[n] = assigned.get(n, 0) + 1
+    sites: dict = {}  # id of an add_new line whose adjoint its block has just made -> that name
+    _sites(stmts, sites)
+    per_name: dict = {}
+    for n in sites.values():
+        per_name[n] = per_name.get(n, 0) + 1
+    kept = {i for i, n in sites.items() if reads.get(n) == per_name[n] == assigned.get(n)}
+    return _rewritten(stmts, kept)
 
 
-def _block(stmts, reads: dict, assigned: dict) -> list:
-    """One block with its ``add_new`` lines checked (and the blocks inside it)."""
+def _sites(stmts, sites: dict) -> None:
+    """Note, in ``sites``, each ``add_new`` line of these blocks reading the new array the last
+    assignment before it in its block made (that assignment then used up)."""
+    made: set = set()
+    for s in stmts:
+        if isinstance(s, (ForS, IfS, WhileS)):
+            for block in (getattr(s, f) for f in ("header", "body", "orelse") if hasattr(s, f)):
+                _sites(block, sites)
+            made.clear()  # (names it assigns are not the ones made here)
+        elif _is_add_new(s):
+            g = s.value.args[1]
+            if isinstance(g, E.Name) and g.id in made:
+                sites[id(s)] = g.id
+                made.discard(g.id)
+        elif isinstance(s, Assign):
+            made -= set(_target_names(s.targets))
+            if len(s.targets) == 1 and isinstance(s.targets[0], str) and _makes_new(s.value):
+                made.add(s.targets[0])
+
+
+def _rewritten(stmts, kept: set) -> list:
+    """The blocks with each ``add_new`` line not in ``kept`` written back as ``element += g``."""
     out: list = []
-    made: set = set()  # names this block has assigned a new array to, so far
     for s in stmts:
         if isinstance(s, ForS):
-            s = ForS(s.target, s.iterable, tuple(_block(s.body, reads, assigned)), s.line)
+            s = ForS(s.target, s.iterable, tuple(_rewritten(s.body, kept)), s.line)
         elif isinstance(s, IfS):
-            s = IfS(s.test, tuple(_block(s.body, reads, assigned)), tuple(_block(s.orelse, reads, assigned)), s.line)
+            s = IfS(s.test, tuple(_rewritten(s.body, kept)), tuple(_rewritten(s.orelse, kept)), s.line)
         elif isinstance(s, WhileS):
-            s = WhileS(tuple(_block(s.header, reads, assigned)), s.test, tuple(_block(s.body, reads, assigned)), s.line)
-        elif isinstance(s, Assign) and len(s.targets) == 1 and isinstance(s.targets[0], str) and _makes_new(s.value):
-            made.add(s.targets[0])
-        elif _is_add_new(s):
+            s = WhileS(tuple(_rewritten(s.header, kept)), s.test, tuple(_rewritten(s.body, kept)), s.line)
+        elif _is_add_new(s) and id(s) not in kept:
             element, g = s.value.args
-            own = isinstance(g, E.Name) and g.id in made and reads.get(g.id) == 1 and assigned.get(g.id) == 1
-            if not own:
-                s = AugAssign(element, "+", g, s.line)
+            s = AugAssign(element, "+", g, s.line)
         out.append(s)
+    return out
+
+
+def _target_names(targets) -> list:
+    """Every name an assignment's targets bind (tuples unpacked; a subscript binds none)."""
+    out: list = []
+    for t in targets:
+        if isinstance(t, str):
+            out.append(t)
+        elif isinstance(t, tuple):
+            out += _target_names(t)
     return out
 
 
@@ -80,7 +114,7 @@ def _makes_new(e) -> bool:
         return e.op in _ARITHMETIC
     if isinstance(e, E.Unary):
         return e.op == "-"
-    return isinstance(e, E.Call) and e.func in _NEW and not e.keywords
+    return isinstance(e, E.Call) and len(e.args) == _NEW.get(e.func) and not e.keywords
 
 
 def _count(s, reads: dict) -> None:
