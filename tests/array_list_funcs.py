@@ -39,3 +39,22 @@ def scaled(a, x):
     """A number times an array, summed: a's cotangent a sum over x's shape."""
     return np.sum(a * x)
 
+
+def product_pair(W, v):
+    return np.dot(W, v), np.sum(v)
+
+
+def first_of_pair(W, v):
+    """The product's cotangent an array: W's the outer product g[:, None] * v."""
+    p, s = product_pair(W, v)
+    return np.sum(p * p) + s
+
+
+def second_of_pair(W, v):
+    """The product unused: its cotangent in the callee the number 0.0 (np.outer keeps it right)."""
+    p, s = product_pair(W, v)
+    return s * 2.0
+
+
+def matmul_network(W, v):
+    return np.sum(np.tanh(W @ v))

@@ -213,3 +213,16 @@ def test_written_tests_are_made_for_lists_and_tuples_of_arrays_only():
     assert written_test(describe(VALUES[16])) is not None  # [W, B]: a list used as a record
     for value in ([1.0, 2.0], [[1.0], [2.0]], [(W, 1.0)], ({"w": W},), [[]], [(W, B)] * 19 + [(B, W)]):
         assert written_test(describe(value)) is None
+
+
+@pytest.mark.parametrize("fn", [F.first_of_pair, F.second_of_pair, F.matmul_network])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_matrix_times_a_vector(fn, dtype):
+    """W's cotangent g_i v_j: g[:, None] * v where g is surely an array, np.outer where it may be 0.0."""
+    W, v = RNG.standard_normal((4, 3)).astype(dtype), RNG.standard_normal(3).astype(dtype)
+    got = adcompiler.differentiate(fn).grad(W, v)
+    assert _structure(got) == _structure((W, v))
+    for g, w in zip(got, _oracle(fn, W, v)):
+        np.testing.assert_allclose(g, w, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)
+    if dtype == np.float64:
+        _check(adcompiler.differentiate(fn), fn, W, v)

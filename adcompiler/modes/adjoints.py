@@ -7,6 +7,7 @@ from ..ir import expr as E
 from .. import rules
 from ..analysis import values as V
 from ..rules import CHANGES
+from ..rules.products import ARRAY_G
 from ..analysis.activity import slots
 from ..lower.dup import DUP
 from .owned import add_new
@@ -65,6 +66,8 @@ class Adjoints:
             maybe_number = g == E.Num(0.0) if isinstance(g, E.Num) else g.id in self.zeroes  # not grad's seed 1.0
             if z in self.arrays and maybe_number and prim not in rules.PARTIALS and prim not in BROADCASTING:
                 g = E.Call("@array_like", (g, E.Name(z)))  # still the number 0.0 if no use of z ran: give it z's shape
+            if isinstance(g, E.Name) and not maybe_number:  # surely an array: rules that index it
+                prim = ARRAY_G.get(prim, prim)
             for a, c in zip(eq.ins, self._merged(eq.ins, rules.vjp(prim, args, E.Name(z), g, list(mask))), strict=True):
                 shaped = isinstance(g, E.Name) and not maybe_number or eq.prim in _SELECTIONS  # (a where: any g)
                 same = shaped and self.shaped_like_result(eq, a)
