@@ -15,6 +15,7 @@ import inspect
 from operator import countOf
 
 from .analysis import values as V
+from .analysis.holds import written_test
 from .back.emit import render_body
 from .ir import expr as E
 from .ir.nodes import Def, Do, ForS, IfS, WhileS
@@ -54,7 +55,7 @@ def make_entry(
     wholes = [p for p, n in sequences or () if p != "ct"]
     parts = [f"ct{j}" for p, n in sequences or () if p == "ct" for j in range(n or 0)]
     defaults = [f"default{i}" for i in range(len(owner.params))]
-    kinds = [f"{k}{i}" for i in [*range(len(owner.params)), "ct"] for k in ("aval", "dtype")]
+    kinds = [f"{k}{i}" for i in [*range(len(owner.params)), "ct"] for k in ("aval", "dtype", "holds")]
     helpers = ("generated", "method", "owner", "ndarray", "describe", "mismatch", "alias", "pattern", "avals")
     helpers += ("current", "now") + tuple(f"{k}{j}" for j in range(len(depends)) for k in ("module", "was"))
     g = _fresh([name, *helpers, *_BUILTINS, *wholes, *parts, *defaults, *kinds], taken)
@@ -195,9 +196,15 @@ def _kind_test(v: str, i: int, aval, g, space, exact: bool) -> str:
     array of its ndim and dtype, or a list or tuple whose every element is as before."""
     if isinstance(aval, V.Seq):  # equal structures are mostly the same cached object: tested first
         space[g[f"aval{i}"]], space[g["describe"]] = aval, V.describe
-        whole = f"(({g['now']} := {g['describe']}({v})) is {g[f'aval{i}']} or {g['now']} == {g[f'aval{i}']})"
-        floats = _floats_test(v, aval, g)
-        return f"({floats} or {whole})" if floats else whole
+        described = f"(({g['now']} := {g['describe']}({v})) is {g[f'aval{i}']} or {g['now']} == {g[f'aval{i}']})"
+        floats = _floats_test(v, aval, g)  # a flat list of floats: its element types at C speed
+        if floats:
+            return f"({floats} or {described})"
+        holds = written_test(aval)  # lists and tuples of arrays: a test written out, quicker than describe
+        if holds is None:
+            return described
+        space[g[f"holds{i}"]] = holds
+        return f"({g[f'holds{i}']}({v}) or {described})"
     if isinstance(aval, V.Arr):
         space[g[f"dtype{i}"]] = _numpy_dtype(aval.dtype)
         return f"{g['type']}({v}) is {g['ndarray']} and {v}.ndim == {aval.ndim} and {v}.dtype is {g[f'dtype{i}']}"

@@ -117,6 +117,8 @@ def transfer(eq: Eq, ins: list) -> list:
         return [like]
     if prim == "linspace_vjp":
         return [ins[2 + eq.ins[1].value] if isinstance(eq.ins[1], Const) else V.NUMERIC]
+    if prim == "add_new":  # acc + c
+        return [V.join(ins[0], ins[1])]
     if prim == "array_like":
         return [ins[1] if isinstance(ins[1], V.Arr) else V.join(ins[0], ins[1])]
     if prim == "unjoin":
@@ -127,10 +129,10 @@ def transfer(eq: Eq, ins: list) -> list:
         return [V.NUMERIC]
     if prim == "take_and_clear":
         return [ins[1], V.NUMERIC][:n]
-    if prim.startswith("numpy."):
+    if prim.startswith("numpy.") or prim == "sum_all":  # sum_all(g) is numpy.sum(g)
         from .infer_numpy import numpy_transfer
 
-        return numpy_transfer(eq, ins)
+        return numpy_transfer(Eq(eq.outs, "numpy.sum", eq.ins) if prim == "sum_all" else eq, ins)
     return [V.TOP] * n
 
 

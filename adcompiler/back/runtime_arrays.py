@@ -5,6 +5,23 @@ MORE_HELPERS: dict = {}
 
 MORE_HELPERS.update(
     {
+        "sum_all": '''def sum_all(g):
+    """numpy.sum(g): all of g's entries added up, by the reduction numpy.sum calls (its own dispatch
+    costs twice the sum of a short vector); a number's the NumPy number numpy.sum makes it."""
+    import numpy
+
+    return numpy.add.reduce(g, None)
+''',
+        "add_new": '''def add_new(acc, c):
+    """acc += c for an element acc of a shadow list, where c is a new array nothing else holds: c itself
+    while acc is still the number 0.0 (0.0 + c would be a copy of it)."""
+    import numpy
+
+    if type(acc) is float and acc == 0.0 and type(c) is numpy.ndarray and c.dtype.kind in "fc":
+        return c
+    acc += c
+    return acc
+''',
         "distinct": '''def distinct(d, *earlier):
     """d, or a copy of it where it is one of the earlier cotangents: two gradients never one array."""
     for e in earlier:

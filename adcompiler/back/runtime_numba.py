@@ -308,6 +308,28 @@ def _numba_add_at(shadow, index, value):
 
     return into_tuple
 ''',
+    "sum_all": '''def sum_all(g):
+    """numpy.sum(g) (compiled code only: see the overload below)."""
+    raise TypeError("sum_all is called from code numba.njit compiles")
+
+
+@numba.extending.overload(sum_all)
+def _numba_sum_all(g):
+    """numpy.sum(g) of an array; a number itself."""
+    if isinstance(g, numba.core.types.Array):
+        return lambda g: numpy.sum(g)
+    return lambda g: g
+''',
+    "add_new": '''def add_new(acc, c):
+    """acc + c (compiled code only: see the overload below)."""
+    raise TypeError("add_new is called from code numba.njit compiles")
+
+
+@numba.extending.overload(add_new)
+def _numba_add_new(acc, c):
+    """acc + c: this target's own code keeps acc += c (modes.owned), this is for code differentiated again."""
+    return lambda acc, c: acc + c
+''',
     "extreme_jvp": '''def extreme_jvp(dx, x, z, axis=None, keepdims=False):
     """The tangent of max or min (compiled code only: see the overload below)."""
     raise TypeError("extreme_jvp is called from code numba.njit compiles")

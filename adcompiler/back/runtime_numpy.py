@@ -35,7 +35,9 @@ NUMPY_HELPERS.update(
     import numpy
 
     if axis is None and type(g) in (float, numpy.float64) and type(x) is numpy.ndarray and x.dtype.kind == "f":
-        return numpy.full(x.shape, g, x.dtype)  # the common case, the adjoint of a full sum, in one call
+        out = numpy.empty(x.shape, x.dtype)  # the common case, the adjoint of a full sum: numpy.full's work,
+        out.fill(g)  # without its Python layer (a third of the time for a short vector)
+        return out
     if axis is not None and not keepdims:
         g = numpy.expand_dims(g, axis)
     if type(x) is list or type(x) is tuple:  # a list NumPy read as an array
@@ -405,6 +407,8 @@ NUMPY_HELPERS.update(
 
     if axis is None:
         mask = x == z
+        if type(g) is numpy.ndarray and g.ndim == 0:  # its number: the same quotient, without a 0-d array's costs
+            g = g[()]
         return mask * (g / numpy.count_nonzero(mask))
     expand = (lambda v: v) if keepdims else (lambda v: numpy.expand_dims(v, axis))
     mask = x == expand(z)

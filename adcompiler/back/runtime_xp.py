@@ -112,6 +112,16 @@ XP_HELPERS.update(
     axes = tuple(k for k, n in enumerate(shape) if n == 1 and g.shape[k] != 1)
     return xp.sum(g, axis=axes, keepdims=True) if axes else g
 ''',
+        "add_new": '''def add_new(acc, c):
+    """acc += c for an element acc of a shadow list."""
+    acc += c
+    return acc
+''',
+        "sum_all": '''def sum_all(g):
+    """numpy.sum(g): all of g's entries added up."""
+    xp = namespace(g)
+    return xp.sum(g)
+''',
         "unreduce": '''def unreduce(g, x, axis=None, keepdims=False):
     """Spread g, a reduction of x over axis, back over x's shape (the adjoint of sum)."""
     shape = shape_of(x)

@@ -7,8 +7,10 @@ from ..ir import expr as E
 from .. import rules
 from ..analysis import values as V
 from ..rules import CHANGES
+from ..rules.products import ARRAY_G
 from ..analysis.activity import slots
 from ..lower.dup import DUP
+from .owned import add_new
 from ..ir.nodes import (
     Assign,
     AugAssign,
@@ -64,8 +66,11 @@ class Adjoints:
             maybe_number = g == E.Num(0.0) if isinstance(g, E.Num) else g.id in self.zeroes  # not grad's seed 1.0
             if z in self.arrays and maybe_number and prim not in rules.PARTIALS and prim not in BROADCASTING:
                 g = E.Call("@array_like", (g, E.Name(z)))  # still the number 0.0 if no use of z ran: give it z's shape
+            if isinstance(g, E.Name) and not maybe_number:  # surely an array: rules that index it
+                prim = ARRAY_G.get(prim, prim)
             for a, c in zip(eq.ins, self._merged(eq.ins, rules.vjp(prim, args, E.Name(z), g, list(mask))), strict=True):
-                same = isinstance(g, E.Name) and not maybe_number and self.shaped_like_result(eq, a)
+                shaped = isinstance(g, E.Name) and not maybe_number or eq.prim in _SELECTIONS  # (a where: any g)
+                same = shaped and self.shaped_like_result(eq, a)
                 summed = c if same else self.unbroadcast(eq, a, c)
                 if isinstance(g, E.Name):  # not a literal 0.0, which would leave no name in the zeroes
                     self.note_same_shape(eq, a, c, summed)
@@ -125,7 +130,7 @@ class Adjoints:
             return E.Call("@unbroadcast", (c, self.ref(a)))
         if a.name in self.containers:  # a list NumPy read as an array
             return E.Call("@unbroadcast", (c, E.Call("numpy.asarray", (self.ref(a),))))
-        return E.Call("numpy.sum", (c,))
+        return E.Call("@sum_all", (c,))  # numpy.sum(c), without numpy.sum's dispatch
 
     def array_getitem_adjoint(self, eq: Eq) -> list:
         """``x[index]`` of an array: the cotangent is scattered back, repeated indices adding up."""
@@ -181,7 +186,11 @@ class Adjoints:
                 part = E.Name(self.shadow_of(eq.outs[0].name))
                 out.append(Do(E.Call(self.program.helper("add_slice_into"), (d, part, self.ref(eq.ins[1]))), eq.line))
         elif eq.prim == "getitem" and self.scalar(eq.outs[0]) and self.adjoint_of(eq.outs[0].name) is not None:
-            out.append(AugAssign(E.Subscript(d, self.ref(eq.ins[1])), "+", self.adjoint_of(eq.outs[0].name), eq.line))
+            element, g = E.Subscript(d, self.ref(eq.ins[1])), self.adjoint_of(eq.outs[0].name)
+            if self.array_element(eq.outs[0].name) and isinstance(g, E.Name):  # g itself into a 0.0, if its own
+                out.append(add_new(element, g, eq.line))
+            else:
+                out.append(AugAssign(element, "+", g, eq.line))
         elif (
             eq.prim == "setitem"
             and eq.ins[2] not in ()
@@ -227,6 +236,12 @@ class Adjoints:
             body = (AugAssign(E.Subscript(d, E.Name(k)), "+", g, eq.line),)
             out.append(ForS(k, E.Call("range", (E.Call("len", (d,)),)), body, eq.line))
         return out
+
+    def array_element(self, name: str) -> bool:
+        """Whether ``name``, read from a list, surely holds an array (not a number): an adjoint added into
+        its element of the shadow may be stored there (``owned``); the Numba target's code keeps ``+=``."""
+        a = self.facts.avals.get(name)
+        return isinstance(a, V.Arr) and a.ndim != 0 and getattr(self.program, "new_array_stores", True)
 
     def concat_adjoint(self, eq: Eq) -> list:
         """``u = a + b`` of lists: u's number adjoints go back to a's (from the start) and b's (after a's)."""
@@ -344,3 +359,6 @@ CONTAINER_ADJOINTS = (
 # binary arithmetic whose result has its array operand's shape when the other is a number
 _SCALAR_BROADCAST = ("add", "sub", "mul", "truediv", "pow", "numpy.add", "numpy.subtract", "numpy.multiply")
 _SCALAR_BROADCAST += ("numpy.divide", "numpy.true_divide", "numpy.power")
+# selections of one operand against a number: np.where(b > a, 0.0, g) has a's shape, g a number or of the result's
+_SELECTIONS = ("numpy.maximum", "numpy.minimum", "numpy.fmax", "numpy.fmin")
+_SCALAR_BROADCAST += _SELECTIONS

@@ -32,10 +32,13 @@ def zeros(aval, value: E.Expr, fresh) -> E.Expr | None:
 
 def like(aval, shadow: E.Expr, value: E.Expr, fresh) -> E.Expr | None:
     """The shadow ``shadow`` of ``value`` in ``value``'s structure (tuples where it has tuples; a
-    list's shadow itself where everything below is lists or numbers); None where ``aval`` does not say
-    or where a leaf may be an array (``like_arrays`` makes those arrays of their shapes)."""
+    list's shadow itself where everything below is lists or numbers; a floating array's adjoint made an
+    array of its shape by ``array_like``, which for those does what the helper ``like_arrays`` does);
+    None where ``aval`` does not say (the helper ``like_arrays`` then walks the value)."""
+    if isinstance(aval, V.Arr):
+        return E.Call("@array_like", (shadow, value)) if aval.dtype in _FLOATING else None
     if not isinstance(aval, V.Seq):
-        return shadow if _leaf(aval) and not isinstance(aval, V.Arr) else None
+        return shadow if _leaf(aval) else None
     if aval.kind is None:  # a list or a tuple (a signature assumed from the code): the helper looks
         return None
     if _lists_down(aval):
@@ -52,12 +55,17 @@ def like(aval, shadow: E.Expr, value: E.Expr, fresh) -> E.Expr | None:
         if any(x is None for x in items):
             return None
         return E.Tuple(tuple(items)) if aval.kind == "tuple" else E.List(tuple(items))
-    k = fresh("k")
-    inner = like(aval.elem, E.Subscript(shadow, E.Name(k)), E.Subscript(value, E.Name(k)), fresh)
+    pair = fresh("pair")  # (an element's shadow, the element), as the helpers zip them: as many as the shorter
+    inner = like(aval.elem, E.Subscript(E.Name(pair), E.Num(0)), E.Subscript(E.Name(pair), E.Num(1)), fresh)
     if inner is None:
         return None
-    made = E.ListComp(inner, k, E.Call("range", (E.Call("len", (value,)),)))
+    made = E.ListComp(inner, pair, E.Call("zip", (shadow, value)))
     return E.Call("tuple", (made,)) if aval.kind == "tuple" else made
+
+
+# dtypes whose cotangent is of the array's own dtype for both helpers (an int array's: like_arrays's float64,
+# array_like's the least floating dtype holding it)
+_FLOATING = ("float16", "float32", "float64", "float128", "complex64", "complex128", "complex256")
 
 
 def _leaf(aval) -> bool:

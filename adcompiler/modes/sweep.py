@@ -35,6 +35,7 @@ from .primal import PrimalSweep
 from .taping import Taping
 from .versions import Versions
 from .guards import distinct
+from .owned import owned
 from . import structures
 from .structures import numbers_only
 from ..analysis.facts import check_values, mutable_arrays
@@ -104,6 +105,7 @@ class Sweeps(Taping, Adjoints, PrimalSweep, Checkpoints, Versions):
         self.cotangents = distinct(
             scalars, [self.cotangent(p) for p in scalars], self.arrays, self.adjoint, self.fresh_adjoint
         )
+        self.adjoint = owned(self.adjoint, self.cotangents)  # arrays stored into shadows where their own
 
     def fresh_adjoint(self, base: str) -> str:
         name = self.namer.fresh(base)

@@ -8,8 +8,9 @@ arrays (their ndim and dtype): three exact rewrites of code with a literal seed.
 - ``distinct(d, e)`` (a copy of ``d`` where it is the same object as an earlier cotangent) of a
   ``d`` that a NumPy function has just made: a new object, so ``d`` itself.
 - The adjoint of a full sum with the seed ``1.0`` is an array of ones, ``d = unreduce(1.0, x)``;
-  where nothing but NumPy functions read it, ``np.outer(d, b)`` is ``b`` repeated in ``d.size``
-  rows: a copy, no products (what a hand-written adjoint writes, knowing the cotangent).
+  where nothing but NumPy functions read it, ``np.outer(d, b)`` (or ``d[:, None] * b``) is ``b``
+  repeated in ``d.size`` rows: a copy, no products (what a hand-written adjoint writes, knowing the
+  cotangent).
 """
 
 from __future__ import annotations
@@ -137,8 +138,9 @@ def _repeats(body: tuple, avals: dict) -> tuple:
         return body
 
     def visit(e):
-        if isinstance(e, E.Call) and e.func == "numpy.outer" and len(e.args) == 2 and not e.keywords:
-            d, b = e.args
+        outer = isinstance(e, E.Call) and e.func == "numpy.outer" and len(e.args) == 2 and not e.keywords
+        if outer or isinstance(e, E.BinOp) and e.op == "*" and _column(e.left) is not None:
+            d, b = e.args if outer else (_column(e.left), e.right)  # (g[:, None] * b: rules.products)
             vector = _array(b, avals)
             if isinstance(d, E.Name) and d.id in ones and vector is not None and vector.ndim == 1:
                 if vector.dtype == "float64":
@@ -180,6 +182,12 @@ def _spread_one(e, avals: dict) -> bool:
     return all(_array(a, avals) is not None for a in (factors or (x,)))
 
 
+def _column(e):
+    """``d`` of ``d[:, None]`` (a vector as a column, which only NumPy reads), else None."""
+    column = E.Tuple((E.Slice(None, None), E.Num(None)))
+    return e.value if isinstance(e, E.Subscript) and isinstance(e.value, E.Name) and e.index == column else None
+
+
 def _only_numpy_reads(s, name: str) -> bool:
     """Whether every read of ``name`` in ``s`` is an argument of a NumPy function."""
     if not isinstance(s, (Assign, Do)) or isinstance(s, Assign) and name in _targets(s):
@@ -190,6 +198,9 @@ def _only_numpy_reads(s, name: str) -> bool:
         if isinstance(e, E.Name):
             if e.id == name:
                 found.append(inside_numpy)
+            return
+        if _column(e) == E.Name(name):
+            found.append(True)
             return
         if isinstance(e, E.Call):
             numpy_call = e.func.startswith("numpy.") and not e.keywords

@@ -17,11 +17,13 @@ CHANGES = (
 INERT = ("reject_ints", "expect", "argmax", "argmin")  # no derivative at all
 
 # Runtime helpers of generated NumPy code, as primitives (so derivative code can itself be
-# differentiated in forward mode): which arguments each is linear in, jointly ("linear") or
-# one at a time ("bilinear", the product rule).
+# differentiated in forward mode): which arguments each is linear in, jointly ("linear"), one at a
+# time ("bilinear", the product rule), or whose sum it is ("sum").
 HELPER_RULES = {
     "unbroadcast": ("linear", (0,)),
     "unreduce": ("linear", (0,)),
+    "sum_all": ("linear", (0,)),
+    "add_new": ("sum", (0, 1)),  # acc + c (its tangent never stores: the tangent of c may be another's)
     "array_like": ("linear", (0,)),
     "extreme_vjp": ("linear", (0,)),
     "extreme_jvp": ("linear", (0,)),
@@ -82,6 +84,8 @@ def helper_jvp(prim: str, args: list, tangents: list) -> Expr | None:
         g, x, *rest = args
         dg, dx = tangents[:2]
         return Call(f"@{prim}_jvp", (g, dg or Num(0.0), x, dx or Num(0.0), *rest))
+    if kind == "sum":
+        return sum_exprs([tangents[i] for i in slots if tangents[i] is not None])
     if kind == "linear":
         return Call("@" + prim, tuple((tangents[i] or Num(0.0)) if i in slots else a for i, a in enumerate(args)))
     terms = [

@@ -13,7 +13,7 @@ with primitives that have rules (``np.average`` without weights is ``np.mean``: 
 from __future__ import annotations
 
 from . import padding as D
-from ..ir.expr import Call, Num, sum_exprs
+from ..ir.expr import Call, Num, Slice, Subscript, Tuple, sum_exprs
 
 
 def _h(name):
@@ -196,3 +196,15 @@ SLOTS[DOT_MATVEC] = SLOTS[DOT_VECMAT] = (True, True)
 for _kind in (DOT_MATVEC, DOT_VECMAT):  # np.matmul and @ of these are the same product
     for _table in (FORWARD, REVERSE, SLOTS):
         _table["numpy.matmul" + _kind[9:]] = _table["matmul" + _kind[9:]] = _table[_kind]
+
+# The same where g is surely an array (not the number 0.0 of a result no use of which ran): g_i b_j as
+# g[:, None] * b, np.outer's own product of a column and a row without its Python layer (a microsecond).
+ARRAY_G: dict = {}  # the product -> its rule for an array g (modes.adjoints picks it)
+for _kind in (DOT_MATVEC, "numpy.matmul/matvec", "matmul/matvec"):
+    ARRAY_G[_kind] = _kind + "/array g"
+    REVERSE[ARRAY_G[_kind]] = lambda a, b, z, g: (_column(g) * b, Call("numpy.dot", (g, a)))
+
+
+def _column(g):
+    """``g[:, None]``: the vector g as a column."""
+    return Subscript(g, Tuple((Slice(None, None), Num(None))))
