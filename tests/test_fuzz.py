@@ -14,6 +14,7 @@ import glob
 import importlib.util
 import os
 import random
+import re
 
 import pytest
 
@@ -52,6 +53,27 @@ def test_fuzz_numpy_ci_run():
     assert s.programs == NP_CI_PROGRAMS
     assert s.points_checked >= NP_CI_PROGRAMS, _format(s)
     assert s.mismatches == 0 and s.crashes == 0 and s.refusals == 0, _format(s)
+
+
+REBIND_SEED = 20240603
+_REBOUND = re.compile(r"^ {8,}(v|xs) = ", re.M)  # v (a small array) or xs assigned in a loop or a branch
+
+
+@needs_numpy
+@pytest.mark.parametrize("config", [fuzz.NUMPY_SMALL, fuzz.SMALL], ids=["numpy", "scalar"])
+def test_fuzz_rebound_params(config, tmp_path):
+    """The first programs of a seed that rebind a parameter in a loop or a branch to a value of another shape
+    or length (an array of shape (), (1,), (k, 1) or (1, k) broadcast up; a list made longer or another
+    list): they are made, and each cotangent still looks like its argument (it took the last value's once)."""
+    specs = (fuzz.generate(random.Random(fuzz.program_seed(REBIND_SEED, k)), config) for k in range(80))
+    rebound = [spec for spec in specs if _REBOUND.search(spec.source)][:4]
+    assert len(rebound) == 4
+    for k, spec in enumerate(rebound):
+        try:
+            counts = fuzz.check_program(spec, str(tmp_path), k, points=1, stages=False)
+        except fuzz.Failure as failure:
+            pytest.fail(f"{failure.kind}: {failure.message}\n{spec.source}")
+        assert counts["checked"] + counts["skipped"] + counts["invalid"] >= 1
 
 
 def test_generator_is_deterministic():

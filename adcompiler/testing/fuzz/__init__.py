@@ -12,7 +12,10 @@ reductions, ``dot``/``@``/``outer``/``inner``, shape changes, slices, integer
 and boolean indexing, writes into local arrays (``y[i] = ...``,
 ``Y[:, j] += ...``, ``+=`` on whole arrays), loops over ``range(len(a))``,
 branches on array reductions, helpers taking and returning arrays, and array
-outputs.  Each program is written to a temporary ``.py`` file and imported
+outputs.  Both rebind parameters in loops and branches to values unlike the
+argument (whose cotangent must still look like the argument): array parameters
+of shape (), (1,), (k, 1), (1, k) broadcast up, vectors made matrices, list
+parameters given longer or other lists.  Each program is written to a temporary ``.py`` file and imported
 (adcompiler reads source with ``inspect``), differentiated, and checked at a
 few random points:
 
@@ -46,9 +49,10 @@ one job:
 * config: what the generators are asked for and hand back (Config, presets, bounds, KNOWN_BUGS, Spec);
 * scope: what a generator knows at a program point (Env, NpEnv, Helper, ArrayHelper);
 * the generators, classes stacked in layers, one module each (see scalar_expr):
-  scalar_expr (ExprGen), scalar_lists (ListGen), scalar_stmt (StmtGen), scalar_program (Gen: scalar
-  programs), numpy_expr (NpExprGen), numpy_shape (NpShapeGen), numpy_stmt (NpStmtGen), numpy_program
-  (NpGen: NumPy programs);
+  scalar_expr (ExprGen), scalar_lists (ListGen), scalar_stmt (StmtGen), scalar_rebind (RebindGen:
+  lists rebound), scalar_program (Gen: scalar programs), numpy_expr (NpExprGen), numpy_shape
+  (NpShapeGen), numpy_stmt (NpStmtGen), numpy_rebind (NpRebindGen: small array parameters broadcast
+  up), numpy_program (NpGen: NumPy programs);
 * programs: the program of a seed (program_seed, generate);
 * layout: program values as flat vectors of floats (Layout, flat_out, structure, unflat_like);
 * check: the oracle (check_point, check_program, check_source, load_module, Failure);

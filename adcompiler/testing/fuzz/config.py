@@ -23,6 +23,8 @@ class Config:
     p_tuple_out: float = 0.25
     mode: str = "scalar"  # "scalar" (Gen), "numpy" (NpGen) or "mixed" (each program picks one)
     p_array_stmt: float = 0.5  # NumPy programs: share of statements that are array statements
+    p_rebind: float = 0.08  # share of statements that rebind a list (a parameter first) to a new list
+    p_small_param: float = 0.35  # NumPy programs and helpers: a parameter of shape (), (1,), (k, 1), ...
     avoid_known: bool = True  # step around open adcompiler bugs (KNOWN_BUGS) so they do not hide others
 
 

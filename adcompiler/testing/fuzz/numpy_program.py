@@ -6,12 +6,12 @@ import math
 import random
 
 from .config import HELPER_BOUND, NMAX, PARAM_BOUND, Spec
-from .numpy_stmt import NpStmtGen
+from .numpy_rebind import NpRebindGen
 from .scalar_expr import draw_const, lit
 from .scope import ArrayHelper, ArrInfo, Env, ListInfo, NpEnv
 
 
-class NpGen(NpStmtGen):
+class NpGen(NpRebindGen):
     """Random NumPy programs in README's supported subset, on top of the scalar generator.
 
     Every array variable has one small fixed shape: a program picks dimensions n (2..4) and m (2..3) and
@@ -26,7 +26,9 @@ class NpGen(NpStmtGen):
     def ahelper_args(self, env: NpEnv, h: ArrayHelper) -> str:
         args = []
         for p in h.params:
-            if p[0] == "array":
+            if p[0] == "array" and p[2] not in self.shapes:
+                args.append(self.small_arg(env, p[2]))
+            elif p[0] == "array":
                 a, b = self.aexpr(env, p[2], 1)
                 args.append(self.afit(a, b, HELPER_BOUND)[0])
             elif not (h.default and self.chance(0.4)):
@@ -39,7 +41,8 @@ class NpGen(NpStmtGen):
         rng = self.rng
         name = f"h{idx}"
         shape = rng.choice(self.shapes)
-        params = [("array", "a", shape)]
+        small = self.small_param()  # a parameter the body broadcasts up, maybe in a loop
+        params = [("array", "a", shape if small is None else small)]
         if self.chance(0.4):
             params.append(("array", "b", rng.choice(self.shapes)))
         default = False
@@ -50,7 +53,9 @@ class NpGen(NpStmtGen):
         env = self.new_env()
         saved, self.lines, self.indent = self.lines, [], 1
         for p in params:
-            if p[0] == "array" and self.avoiding("helper_array_param_list"):
+            if p[0] == "array" and p[2] not in self.shapes:
+                env.small[p[1]] = (p[2], HELPER_BOUND)
+            elif p[0] == "array" and self.avoiding("helper_array_param_list"):
                 local = self.fresh("u")  # the body never reads the parameter, only this copy
                 self.emit(f"{local} = {self.f('copy')}({p[1]})")
                 env.arrays[local] = ArrInfo(p[2], HELPER_BOUND, True)
@@ -61,6 +66,7 @@ class NpGen(NpStmtGen):
         sig = [p[1] for p in params]
         if default:
             sig[-1] = f"s={lit(draw_const(rng))}"
+        self.vector_params = {p[1] for p in params if p[0] == "array" and len(p[2]) == 1 and p[2] in self.shapes}
         self.fresh_returns = True
         bound = self.function(name, env, rng.randint(2, max(2, self.config.helper_stmts)), outs)
         self.fresh_returns = False
@@ -126,6 +132,9 @@ class NpGen(NpStmtGen):
         for k in range(narr):
             shape = rng.choice(matrices) if matrices and self.chance(0.4) else rng.choice(vectors)
             params.append(("array", ("A", "B", "C")[k] if len(shape) == 2 else ("x", "y", "w")[k], shape))
+        small = self.small_param()
+        if small is not None:
+            params.append(("array", "v", small))
         for name in ["p", "q"][: rng.choice([0, 0, 1, 1, 2])]:
             params.append(("float", name))
         if self.chance(cfg.p_list_param):
@@ -135,7 +144,9 @@ class NpGen(NpStmtGen):
         env = self.new_env()
         out[4:4] = self.module_arrays(env)
         for p in params:
-            if p[0] == "array":
+            if p[0] == "array" and p[2] not in self.shapes:
+                env.small[p[1]] = (p[2], PARAM_BOUND)
+            elif p[0] == "array":
                 env.arrays[p[1]] = ArrInfo(p[2], PARAM_BOUND, False)
             elif p[0] == "float":
                 env.floats[p[1]] = PARAM_BOUND
@@ -151,6 +162,7 @@ class NpGen(NpStmtGen):
         else:
             outs = [rng.choice([None, None] + self.shapes) for _ in range(rng.randint(2, 3))]
         self.lines = []
+        self.vector_params = {p[1] for p in params if p[0] == "array" and len(p[2]) == 1 and p[2] in self.shapes}
         self.function(entry, env, rng.randint(3, max(3, cfg.max_stmts)), outs)
         out += [f"def {entry}({', '.join(p[1] for p in params)}):"] + self.lines + [""]
         return Spec("\n".join(out), entry, params, len(outs))

@@ -2,9 +2,9 @@
 
 The generators are classes stacked in layers, one module each, every layer a subclass of the one
 below: ExprGen (this module: names, lines, bounds and squashing, float expressions, conditions,
-helper calls), ListGen (scalar_lists), StmtGen (scalar_stmt), Gen (scalar_program: scalar programs),
-then NpExprGen (numpy_expr), NpShapeGen (numpy_shape), NpStmtGen (numpy_stmt), NpGen (numpy_program:
-NumPy programs). A generator is one object: its methods call one another through self whatever
+helper calls), ListGen (scalar_lists), StmtGen (scalar_stmt), RebindGen (scalar_rebind), Gen
+(scalar_program: scalar programs), then NpExprGen (numpy_expr), NpShapeGen (numpy_shape), NpStmtGen
+(numpy_stmt), NpRebindGen (numpy_rebind), NpGen (numpy_program: NumPy programs). A generator is one object: its methods call one another through self whatever
 layer they are in, and the NumPy layers override scalar methods (leaf, stmt, loop_env, ...) to add
 arrays.
 """

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from .config import HELPER_BOUND, NMAX, PARAM_BOUND, Spec
 from .scalar_expr import draw_const, lit
-from .scalar_stmt import StmtGen
+from .scalar_rebind import RebindGen
 from .scope import Env, Helper, ListInfo
 
 
-class Gen(StmtGen):
+class Gen(RebindGen):
     """Random scalar programs (floats, lists of floats, ints) in README's supported subset."""
 
     def live_mix(self, env: Env, src: str, b: float) -> tuple[str, float]:

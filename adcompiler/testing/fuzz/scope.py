@@ -81,11 +81,16 @@ class NpEnv(Env):
         super().__init__()
         self.arrays: dict[str, ArrInfo] = {}
         self.acaps: dict[str, float] = {}  # arrays assigned inside the current loop stay below
+        # parameters of a shape that broadcasts up ((), (1,), (k, 1), ...): name -> (shape, bound). Never
+        # read before their first assignment broadcasts them (see numpy_rebind); shared by every copy, so
+        # the first assignment, on whatever path, takes the name out and no other path reads it
+        self.small: dict[str, tuple] = {}
 
     def copy(self) -> "NpEnv":
         e = super().copy()
         e.arrays = {k: dataclasses.replace(v) for k, v in self.arrays.items()}
         e.acaps = dict(self.acaps)
+        e.small = self.small
         return e
 
 
