@@ -91,3 +91,15 @@ def looped(W, h):
     if np.sum(h) > 0.0:
         h = h * 2.0
     return np.sum(h * h)
+
+
+def outer_by_new_axis(x, y):
+    return np.sum(x[:, None] * y)
+
+
+def dead_broadcast_product(x, y):
+    z = y * 1.0
+    u = z
+    if x[0] < 5.0:
+        z = z * x[:, None]  # unread: its adjoint is the number 0.0, times x[:, None] of shape (2, 1)
+    return u

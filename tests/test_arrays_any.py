@@ -237,3 +237,25 @@ def test_jacobian_of_other_arrays_refused():
     np.testing.assert_allclose(J, autograd.jacobian(lambda v: agnp.sin(v) * v[0])(x), rtol=1e-12)
     with pytest.raises(TypeError, match="call its vjp or jvp"):
         jacobian(differentiate(vec, arrays="any"))(da.from_array(x))
+
+
+@pytest.mark.parametrize("arrays", ["numpy", "any"])
+def test_new_axis_and_the_zero_adjoint_of_a_broadcast_product(arrays):
+    """x[:, None] under arrays="any" (scatter_add drops the new axes), and the number 0.0 times the
+    other operand of a broadcasting product summed down to an operand of another shape (unbroadcast
+    aligns from the last axis and spreads over the first): the same as autograd."""
+    x, y = np.array([1.3, 1.0]), np.array([-0.3, 0.5, -0.7])
+    namespaces = [np]
+    xps = pytest.importorskip("array_api_strict") if arrays == "any" else None
+    namespaces += [xps] if xps is not None else []
+    for xp in namespaces:
+        got = differentiate(F.outer_by_new_axis, arrays=arrays).grad(xp.asarray(x), xp.asarray(y))
+        want = oracle(F.outer_by_new_axis, (x, y), (0, 1))
+        for g, w in zip(got, want):
+            assert np.allclose(np.asarray(g), w) and np.asarray(g).shape == w.shape
+        ct = np.array([1.0, 2.0, 3.0])
+        value, cts = differentiate(F.dead_broadcast_product, arrays=arrays).vjp(
+            (xp.asarray(x), xp.asarray(y)), xp.asarray(ct)
+        )
+        assert np.allclose(np.asarray(value), y)
+        assert np.array_equal(np.asarray(cts[0]), np.zeros(2)) and np.array_equal(np.asarray(cts[1]), ct)

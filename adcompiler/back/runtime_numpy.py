@@ -11,24 +11,22 @@ NUMPY_HELPERS.update(
         "unbroadcast": '''def unbroadcast(g, x):
     """Sum g down to the shape of x: the adjoint of NumPy broadcasting x up to g's shape."""
     shape, g_shape = getattr(x, "shape", None), getattr(g, "shape", ())
-    if shape is None:  # a number, or a list NumPy reads as an array
-        import numpy
-
-        shape = numpy.shape(x)
     if g_shape == shape:
         return g
-    if not shape:
-        return g.sum()
-    if not g_shape:  # a number: the zero adjoint of a result no use of which ran, given x's shape
-        import numpy
+    import numpy
 
+    shape = numpy.shape(x) if shape is None else shape  # (a number, or a list NumPy reads as an array)
+    if g_shape == shape or not shape:
+        return g if g_shape == shape else g.sum()
+    if not g_shape:  # a number: the zero adjoint of a result no use of which ran, given x's shape
         return numpy.full(shape, g, dtype=numpy.result_type(x, numpy.float32))
     while g.ndim > len(shape):
         g = g.sum(axis=0)
-    for axis, n in enumerate(shape):
-        if n == 1 and g.shape[axis] != 1:
+    for axis in range(g.ndim):  # (aligned from the last axis: g may lack some of x's first ones)
+        if shape[axis - g.ndim] == 1 and g.shape[axis] != 1:
             g = g.sum(axis=axis, keepdims=True)
-    return g
+    # g from a number cotangent times the other operand (not the result's shape): alike along x's other axes
+    return g if g.shape == shape else g + numpy.zeros(shape, g.dtype)
 ''',
         "unreduce": '''def unreduce(g, x, axis=None, keepdims=False):
     """Spread g, a reduction of x over axis, back over x's shape (the adjoint of sum)."""

@@ -109,8 +109,11 @@ XP_HELPERS.update(
         return xp.full_like(x, g, dtype=floating(xp, x))  # (x's chunks, for a Dask array)
     if len(g_shape) > len(shape):
         g = xp.sum(g, axis=tuple(range(len(g_shape) - len(shape))))
-    axes = tuple(k for k, n in enumerate(shape) if n == 1 and g.shape[k] != 1)
-    return xp.sum(g, axis=axes, keepdims=True) if axes else g
+    k = len(g.shape)  # (aligned from the last axis: g may lack some of x's first ones)
+    axes = tuple(a for a in range(k) if shape[a - k] == 1 and g.shape[a] != 1)
+    g = xp.sum(g, axis=axes, keepdims=True) if axes else g
+    # g from a number cotangent times the other operand (not the result's shape): alike along x's other axes
+    return g if tuple(g.shape) == tuple(shape) else g + xp.zeros(shape, dtype=g.dtype)
 ''',
         "add_new": '''def add_new(acc, c):
     """acc += c for an element acc of a shadow list."""
@@ -219,6 +222,9 @@ XP_HELPERS.update(
     xp = namespace(d, x, g)
     shape, dtype = shape_of(x), floating(xp, x)
     parts = list(index) if type(index) is tuple else [index]
+    if any(p is None for p in parts):  # x[:, None]: g has an axis of length 1 for each None, x none
+        parts = [p for p in parts if p is not None]
+        g = xp.reshape(xp.asarray(g), tuple(shape_of(x[tuple(parts)])))
     whole = all(p is Ellipsis or p == slice(None) for p in parts[1:])
     if whole and (hasattr(parts[0], "shape") or type(parts[0]) is list):  # one integer array, on the first axis
         where = xp.reshape(xp.asarray(parts[0]), (-1,))
