@@ -40,3 +40,12 @@ def weighted(xs, p):
 def mixed(xs, p):
     """Straight-line code over two flat sequences of numbers, a list output."""
     return [xs[0] * p[0] + xs[1] * xs[2] * p[1], p[1] - xs[2]]
+
+
+def row_sums(M, v):
+    s = 0.0
+    for i in range(len(M)):
+        row = M[i]
+        for j in range(len(v)):
+            s = s + row[j] * v[j]
+    return s

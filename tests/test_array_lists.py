@@ -211,8 +211,12 @@ def test_written_test_says_yes_only_where_describe_agrees(k):
 def test_written_tests_are_made_for_lists_and_tuples_of_arrays_only():
     assert written_test(describe(VALUES[0])) is not None
     assert written_test(describe(VALUES[16])) is not None  # [W, B]: a list used as a record
-    for value in ([1.0, 2.0], [[1.0], [2.0]], [(W, 1.0)], ({"w": W},), [[]], [(W, B)] * 19 + [(B, W)]):
+    for value in ([(W, 1.0)], ({"w": W},), [[]], [(W, B)] * 19 + [(B, W)]):
         assert written_test(describe(value)) is None
+    rows = written_test(describe([[1.0, 2.0], [3.0]]))  # rows of floats: each row's types counted at C speed
+    for value in ([[1.0, 2.0], [3.0]], [[0.5]], [[1.0], []], [[1.0, 2]], [(1.0,)], [], [[1.0], [True]], ([1.0],)):
+        assert rows(value) is False or describe(value) == describe([[1.0]])
+    assert rows([[0.5]]) and not rows([[1.0], []]) and not rows([[1.0, 2]]) and not rows(([1.0],))
 
 
 @pytest.mark.parametrize("fn", [F.first_of_pair, F.second_of_pair, F.matmul_network])

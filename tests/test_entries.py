@@ -209,3 +209,31 @@ def test_the_quick_float_test_implies_the_described_structure():
                 assert V.describe(v) == aval, (like, v)
     assert entries._floats_test("v", V.describe([1.0, 2.0]), names)
     assert entries._floats_test("v", V.describe((1.0, 2.0)), names)
+
+
+def test_rows_of_floats_are_told_from_every_other_structure():
+    """The written test of a list of rows of floats (``analysis.holds``) answers as the checking method
+    does: rows of NumPy floats, of ints, an empty row, a tuple row, rows of other lengths, a tuple of
+    rows, the same row twice, one list passed as both arguments."""
+    np = pytest.importorskip("numpy")
+    M, v = [[0.5, -1.25], [2.0, 0.75], [1.0, -3.0]], [1.5, 0.75]
+    row = [0.25, 3.0]
+    others = [
+        ([[0.25, 3.0], [-1.0, 2.0]], v),
+        ([list(map(np.float64, row)), row], v),
+        ([[1, 3.0], row], v),
+        ([[], row], v),
+        ([tuple(row), row], v),
+        ([[0.25, 3.0, 4.0], [1.0]], v),  # a short row: the primal's IndexError
+        (tuple([row, row]), v),
+        ([row, row], v),
+        ([row, row], row),  # a row of M is v too
+        ([], v),
+    ]
+    warm = adcompiler.differentiate(F.row_sums)
+    warm.grad(M, v)
+    warm.grad(M, v)
+    assert "grad" in vars(warm)
+    for args in others:
+        fresh = adcompiler.differentiate(F.row_sums)
+        assert _outcome(lambda: warm.grad(*args)) == _outcome(lambda: fresh.grad(*args)), args

@@ -3,8 +3,8 @@
 A fast entry tests each list or tuple argument against the abstract value its code was made for;
 ``values.describe`` finds the argument's abstract value by looking at every element (a call per
 element, a few microseconds for the paper's network ``[(W1, b1), (W2, b2)]``, a tenth of its
-gradient's time).  Where the abstract value is made of lists and tuples of arrays, the test is
-written out instead::
+gradient's time).  Where the abstract value is made of lists and tuples of arrays and of lists of
+floats (rows of a matrix), the test is written out instead::
 
     def holds(v):
         if type(v) is not list or not v:
@@ -27,6 +27,8 @@ parts), there is no written test and the entry calls ``describe``.
 """
 
 from __future__ import annotations
+
+from operator import countOf
 
 from . import values as V
 
@@ -61,6 +63,8 @@ def _writable(aval: V.Aval, depth: int) -> bool:
         )
     if aval.kind != "list":
         return False
+    if aval.items is None and aval.elem == V.FLOAT:  # a list of floats: their types counted at C speed
+        return True
     if aval.items is not None:  # a list used as a record ([W, b]): describe keeps positions only for unequal items
         distinct = len(set(aval.items)) > 1
         return distinct and len(aval.items) <= V.MAX_ITEMS and all(_writable(a, depth + 1) for a in aval.items)
@@ -72,6 +76,8 @@ def _as_described(aval: V.Aval) -> V.Aval:
     are ``describe``'s, but the test is only written where that is seen to hold)."""
     if isinstance(aval, V.Arr):
         return V.Arr(aval.ndim, aval.dtype)
+    if not isinstance(aval, V.Seq):
+        return aval
     if aval.items is not None:
         return V.seq(aval.kind, [_as_described(a) for a in aval.items])
     return V.Seq(aval.kind, None, _as_described(aval.elem))
@@ -93,6 +99,10 @@ def _lines(v: str, aval: V.Aval, space: dict, indent: str, count: list) -> list:
         for k, a in enumerate(aval.items):
             out += _lines(f"{v}[{k}]", a, space, indent, count)
         return out
+    if aval.elem == V.FLOAT:  # (describe says the same of any non-empty list of Python floats)
+        space.update(countOf=countOf, float=float, list=list)
+        test = f"type({v}) is not list or not {v} or countOf(map(type, {v}), float) != len({v})"
+        return [f"{indent}if {test}:", f"{indent}    return False"]
     e = f"e{count[0]}"
     count[0] += 1  # a name of its own for each loop: an inner one may read the outer one's
     # a list of alike elements, none missing: an empty list's element is BOTTOM
