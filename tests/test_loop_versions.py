@@ -146,3 +146,23 @@ def test_scatter_add_at_a_basic_index_adds_as_add_at_does():
         np.add.at(want, index, part)
         got = space["scatter_add"](np.zeros((4, 4)) + 1.0, x, index, part)
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(
+    "fn, shapes",
+    [(particles, [(4, 4)]), (grows, [(5,), (5,)]), (grows, [(3, 5), (5,)]), (nested, [(2, 3), (2, 3)]), (alone, [(6,)])],
+    ids=lambda x: getattr(x, "__name__", str(x)),
+)
+def test_numba_backend_agrees_on_these_loops(fn, shapes):
+    """Under backend="numba" (which keeps each loop as it is: a version holding a cotangent as the
+    number 0.0 where the other holds an array would not type) the same gradients as the python
+    backend's; an axis of length 1 broadcast stays refused there, clearly."""
+    pytest.importorskip("numba")
+    args = tuple(RNG.normal(size=s) for s in shapes)
+    want = adcompiler.differentiate(fn).grad(*args)
+    got = adcompiler.differentiate(fn, backend="numba").grad(*args)
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
+    with pytest.raises(ValueError, match="axis of length 1 broadcast"):
+        adcompiler.differentiate(grows, backend="numba").grad(RNG.normal(size=(1,)), RNG.normal(size=(5,)))
