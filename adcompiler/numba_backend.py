@@ -385,6 +385,10 @@ _REASONS = (  # what Numba says -> what it means for the user's code
         "recursive function does not converge",
         "a recursive call in reverse mode: each level keeps the next one's residuals, a type without end",
     ),
-    ("Cannot unify array", "a list argument (an array in compiled code) and a list the code builds in one variable"),
+    (
+        "Cannot unify array",
+        "one variable holding two types in compiled code: arrays of two ndims (a broadcast that adds axes in a"
+        " loop), or a list argument (an array there) and a list the code builds",
+    ),
     ("built-in function setitem", "a write into a tuple: a list of arrays or tuples is one in compiled code"),
 )

@@ -260,3 +260,10 @@ def rotate_by_quaternion(v, q):
         a * uy + b * v[1] + c * (uz * v[0] - ux * v[2]),
         a * uz + b * v[2] + c * (ux * v[1] - uy * v[0]),
     )
+
+
+def grows_in_a_loop(x0, w):
+    x = x0
+    for i in range(2):
+        x = x * w
+    return np.sum(x)

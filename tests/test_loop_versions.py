@@ -150,7 +150,13 @@ def test_scatter_add_at_a_basic_index_adds_as_add_at_does():
 
 @pytest.mark.parametrize(
     "fn, shapes",
-    [(particles, [(4, 4)]), (grows, [(5,), (5,)]), (grows, [(3, 5), (5,)]), (nested, [(2, 3), (2, 3)]), (alone, [(6,)])],
+    [
+        (particles, [(4, 4)]),
+        (grows, [(5,), (5,)]),
+        (grows, [(3, 5), (5,)]),
+        (nested, [(2, 3), (2, 3)]),
+        (alone, [(6,)]),
+    ],
     ids=lambda x: getattr(x, "__name__", str(x)),
 )
 def test_numba_backend_agrees_on_these_loops(fn, shapes):

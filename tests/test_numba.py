@@ -153,7 +153,7 @@ def test_a_list_argument_and_a_built_list_in_one_variable():
     message = str(caught.value)
     assert os.path.basename(F.__file__) in message and 'backend="python"' in message
     assert caught.value.lineno > F.relayer_appending.__code__.co_firstlineno
-    assert "a list argument (an array in compiled code)" in message
+    assert "a list argument (an array there) and a list the code builds" in message
 
 
 def test_network_on_lists_against_autograd_both_modes():
@@ -290,3 +290,13 @@ def test_reverse_jacobian_rows_by_compiled_vjps():
     assert np.allclose(jac(v, q), expected(v, q), rtol=1e-12)
     v, q = [1, 2, 3], [4.0, 5.0, 6.0, 7.0]  # integers: the checking path, as under backend="python"
     assert np.array_equal(jac(v, q), adcompiler.jacobian(F.rotate_by_quaternion, mode="reverse")(v, q))
+
+
+def test_a_variable_whose_ndim_grows_in_a_loop_is_refused_with_its_reason():
+    """x of shape (5,) times a (3, 5) array in a loop: a 1-d then a 2-d array in one variable, which
+    compiled code cannot hold; refused at the loop, saying so."""
+    d = numba_d(F.grows_in_a_loop)
+    with pytest.raises(adcompiler.UnsupportedSyntaxError) as refused:
+        d.grad(np.ones(5), np.ones((3, 5)))
+    message = str(refused.value)
+    assert "numba_funcs.py:" in message and "arrays of two ndims" in message and 'backend="python"' in message
