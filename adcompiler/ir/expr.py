@@ -326,3 +326,17 @@ def pad_call(x, pad_width, mode, values) -> Call:
     if isinstance(mode, Num) and mode.value == "constant":
         return Call("numpy.pad", (x, pad_width, mode), (("constant_values", values),))
     return Call("numpy.pad", (x, pad_width, mode))
+
+
+# NumPy functions whose result is a new object (an array, a number), never an argument or a view of one,
+# each with the most positional arguments it may take so (a further one: an array to write the result into)
+NEW_ARRAYS = {"numpy.add": 2, "numpy.subtract": 2, "numpy.multiply": 2, "numpy.divide": 2, "numpy.negative": 1}
+NEW_ARRAYS.update({"numpy.outer": 2, "numpy.dot": 2, "numpy.matmul": 2, "numpy.where": 3, "numpy.copy": 1})
+NEW_ARRAYS.update({"numpy.zeros": 2, "numpy.ones": 2, "numpy.full": 3, "numpy.tile": 2})
+
+
+def new_array(e) -> bool:
+    """Whether the call ``e`` surely makes a new object (see ``NEW_ARRAYS``; ``x.copy()`` too)."""
+    if isinstance(e, Method):
+        return e.name == "copy" and not e.args
+    return isinstance(e, Call) and not e.keywords and len(e.args) <= NEW_ARRAYS.get(e.func, -1)

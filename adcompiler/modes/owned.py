@@ -21,10 +21,6 @@ from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, ForS, IfS, WhileS, every_statement
 
 ADD_NEW = "@add_new"
-# NumPy functions whose result is a new array (or a number), never one of their arguments or a view of one,
-# with their number of arguments (a further one would be an array to write the result into)
-_NEW = {"numpy.outer": 2, "numpy.dot": 2, "numpy.matmul": 2, "numpy.multiply": 2, "numpy.add": 2}
-_NEW.update({"numpy.subtract": 2, "numpy.where": 3})
 _ARITHMETIC = ("+", "-", "*", "/", "@")
 
 
@@ -114,7 +110,7 @@ def _makes_new(e) -> bool:
         return e.op in _ARITHMETIC
     if isinstance(e, E.Unary):
         return e.op == "-"
-    return isinstance(e, E.Call) and len(e.args) == _NEW.get(e.func) and not e.keywords
+    return E.new_array(e) and not isinstance(e, E.Method)  # (a NumPy function: ir.expr.NEW_ARRAYS)
 
 
 def _count(s, reads: dict) -> None:

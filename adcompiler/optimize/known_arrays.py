@@ -23,15 +23,6 @@ from ..ir.nodes import Assign, AugAssign, Do, ForS, IfS, WhileS, every_statement
 
 _REAL = ("float64", "float32", "float16")  # dtypes whose products never raise and promote to float64 at most
 _PRODUCTS = ("numpy.dot", "numpy.matmul")
-_NEW = {"numpy.multiply", "numpy.add", "numpy.subtract", "numpy.divide", "numpy.negative", "numpy.outer", "numpy.dot"}
-_NEW |= {
-    "numpy.matmul",
-    "numpy.zeros",
-    "numpy.ones",
-    "numpy.full",
-    "numpy.tile",
-    "numpy.copy",
-}  # each returns a new object
 
 
 def simplify_known_arrays(body: tuple, avals: dict) -> tuple:
@@ -108,7 +99,7 @@ def _no_distinct(body: tuple, reads: Counter) -> tuple:
         if not (isinstance(d, E.Name) and assigned[d.id] == 1 and reads[d.id] == 1 and where.get(d.id, k) < k):
             continue
         at = where[d.id]
-        if not _new(body[at].value) or not all(
+        if not E.new_array(body[at].value) or not all(
             isinstance(e, E.Name) and assigned[e.id] == 1 and where.get(e.id, at) < at for e in earlier
         ):
             continue
@@ -121,13 +112,6 @@ def _targets(s) -> list:
     if isinstance(s, Assign):
         return [n for t in s.targets for n in ([t] if isinstance(t, str) else free_names([Do(t)]))]
     return [s.target] if isinstance(s, (AugAssign, ForS)) and isinstance(s.target, str) else []
-
-
-def _new(e) -> bool:
-    """Whether ``e`` surely evaluates to an object no name holds yet."""
-    if isinstance(e, E.Method):
-        return e.name == "copy" and not e.args
-    return isinstance(e, E.Call) and e.func in _NEW and not e.keywords
 
 
 def _repeats(body: tuple, avals: dict) -> tuple:
