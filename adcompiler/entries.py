@@ -15,7 +15,7 @@ import inspect
 from operator import countOf
 
 from .analysis import values as V
-from .analysis.holds import written_test
+from .analysis.holds import written_ids, written_tangent_test, written_test
 from .back.emit import render_body
 from .ir import expr as E
 from .ir.nodes import Def, Do, ForS, IfS, WhileS
@@ -55,7 +55,7 @@ def make_entry(
     wholes = [p for p, n in sequences or () if p != "ct"]
     parts = [f"ct{j}" for p, n in sequences or () if p == "ct" for j in range(n or 0)]
     defaults = [f"default{i}" for i in range(len(owner.params))]
-    kinds = [f"{k}{i}" for i in [*range(len(owner.params)), "ct"] for k in ("aval", "dtype", "holds")]
+    kinds = [f"{k}{i}" for i in [*range(len(owner.params)), "ct"] for k in ("aval", "dtype", "holds", "ids", "matches")]
     helpers = ("generated", "method", "owner", "ndarray", "describe", "mismatch", "alias", "pattern", "avals")
     helpers += ("current", "now") + tuple(f"{k}{j}" for j in range(len(depends)) for k in ("module", "was"))
     g = _fresh([name, *helpers, *_BUILTINS, *wholes, *parts, *defaults, *kinds], taken)
@@ -236,8 +236,28 @@ def _alias_test(values, sig, g, space) -> list:
             for k, i in enumerate(lists)
             for j in lists[k + 1 :]
         ]
+    written = _written_alias_test(values, sig, g, space)
+    if written is not None:
+        return written
     space[g["alias"]], space[g["pattern"]], space[g["avals"]] = V.alias_pattern, sig.alias, sig.avals
     return [f"{g['alias']}(({', '.join(values)},), {g['avals']}) == {g['pattern']}"]
+
+
+def _written_alias_test(values, sig, g, space) -> list | None:
+    """Where no two arguments shared a list, the test that none do now: the ids of the lists each
+    reaches, gathered by a function written out from its abstract value (``analysis.holds``), are
+    disjoint.  None where they shared one, or an abstract value has no such function."""
+    holders = [i for i, a in enumerate(sig.avals) if V.holds_list(a)]
+    if any(sig.alias[i] != i for i in holders):
+        return None
+    sets = []
+    for i in holders:
+        ids = written_ids(sig.avals[i])
+        if ids is None:
+            return None
+        space[g[f"ids{i}"]] = ids
+        sets.append(f"{g[f'ids{i}']}({values[i]})")
+    return [f"{a}.isdisjoint({b})" for k, a in enumerate(sets) for b in sets[k + 1 :]]
 
 
 def _numpy_dtype(name: str):
@@ -290,9 +310,14 @@ def _sequence_parameters(owner, gen_params, sequences, g, space, sig, current=()
                     f'({g["type"]}({v}) in {g["seq"]} or {g["hasattr"]}({v}, "shape")) and {g["len"]}({v}) == {g["len"]}({primal})'
                 )
             elif p == "tangents" and isinstance(aval, V.Seq):  # a list of its primal's structure
-                space[g["mismatch"]] = tangent_mismatch
                 primal = gen_params[owner.params.index(owner.wrt[j])]
-                tests.append(f"not {g['mismatch']}({primal}, {v})")
+                matches = written_tangent_test(aval)
+                if matches is None:
+                    space[g["mismatch"]] = tangent_mismatch
+                    tests.append(f"not {g['mismatch']}({primal}, {v})")
+                else:
+                    space[g[f"matches{j}"]] = matches
+                    tests.append(f"{g[f'matches{j}']}({primal}, {v})")
             elif p == "ct" and ct_aval is not None:  # a list output's: a list of numbers, as the first one
                 tests.append(_kind_test(v, "ct", ct_aval, g, space, False))
             elif p == "ct" and any_array:  # an array output's cotangent: any float or array, as in vjp

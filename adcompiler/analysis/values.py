@@ -351,7 +351,7 @@ def entry_testable(a: Aval) -> bool:
 def signature(args) -> Sig:
     """The abstract signature of run-time arguments (see ``Sig``)."""
     avals = tuple(describe(a) for a in args)
-    if sum(1 for a in avals if _holds_list(a)) < 2:
+    if sum(1 for a in avals if holds_list(a)) < 2:
         return Sig(avals)
     return Sig(avals, alias_pattern(args, avals))
 
@@ -359,7 +359,7 @@ def signature(args) -> Sig:
 def alias_pattern(args, avals) -> tuple:
     """For each argument, the first argument that reaches a list it reaches (itself if none): a list's
     abstract value says where it holds lists, so a flat list is looked at as one object."""
-    holders = [i for i, a in enumerate(avals) if _holds_list(a)]
+    holders = [i for i, a in enumerate(avals) if holds_list(a)]
     alias = list(range(len(args)))
     if len(holders) < 2:
         return tuple(alias)
@@ -378,12 +378,13 @@ def flat(a: Aval) -> bool:
     return isinstance(a, Seq) and all(isinstance(i, Num) for i in (a.items or (a.elem,)) if i is not BOTTOM)
 
 
-def _holds_list(a: Aval) -> bool:
+def holds_list(a: Aval) -> bool:
+    """Whether a value of this abstract value is a list or a tuple reaching one (what aliasing is about)."""
     if not isinstance(a, Seq):
         return False
     if a.kind != "tuple":
         return True
-    return any(_holds_list(i) for i in (a.items or (a.elem,)))
+    return any(holds_list(i) for i in (a.items or (a.elem,)))
 
 
 def _list_ids(value, aval, out=None) -> set:
