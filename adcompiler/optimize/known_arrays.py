@@ -3,7 +3,7 @@ arrays (their ndim and dtype): three exact rewrites of code with a literal seed.
 
 - A product whose value nobody reads, kept only because it may raise (a derivative never succeeds
   where its primal fails): ``np.dot`` of float arrays raises only when the contracted lengths
-  differ, so ``t = np.dot(xs, ys)`` becomes ``if xs.shape[-1] != ys.shape[0]: np.dot(xs, ys)``,
+  differ, so ``t = np.dot(xs, ys)`` becomes ``if xs.size != ys.size: np.dot(xs, ys)`` (vectors),
   which raises the primal's own error and otherwise costs one comparison.
 - ``distinct(d, e)`` (a copy of ``d`` where it is the same object as an earlier cotangent) of a
   ``d`` that a NumPy function has just made: a new object, so ``d`` itself.
@@ -69,7 +69,10 @@ def _checked_product(s, reads: Counter, avals: dict) -> tuple:
         return (s,)  # (stacks of matrices broadcast; a number is refused)
     if a.ndim == 0 or b.ndim == 0:
         return ()
-    test = E.Compare("!=", _shape(factors[0], -1), _shape(factors[1], 0 if b.ndim == 1 else -2))
+    # the contracted lengths; a vector's is its size, read without making its shape's tuple
+    left = E.Attr(factors[0], "size") if a.ndim == 1 else _shape(factors[0], -1)
+    right = E.Attr(factors[1], "size") if b.ndim == 1 else _shape(factors[1], -2)
+    test = E.Compare("!=", left, right)
     return (IfS(test, (Do(e, s.line),), (), s.line),)
 
 
