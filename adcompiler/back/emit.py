@@ -10,7 +10,7 @@ import ast
 import textwrap
 
 from ..ir import expr as E
-from ..ir.nodes import Assign, AugAssign, Break, Comment, Continue, Def, Do, ForS, IfS, Raise, Ret, WhileS
+from ..ir.nodes import Assign, AugAssign, Break, Comment, Continue, Def, Do, ForS, IfS, Raise, Release, Ret, WhileS
 from ..front.names import Namespace
 from .lines import Unprintable, named_arguments, text
 from .lines import line as line_text
@@ -114,6 +114,8 @@ def statement(s, ns: Namespace | None) -> ast.stmt:
         return ast.Return(to_ast(s.value, ns))
     if isinstance(s, Do):
         return ast.Expr(to_ast(s.value, ns))
+    if isinstance(s, Release):
+        return ast.Delete([ast.Name(n, ast.Del()) for n in s.names])
     if isinstance(s, Raise):
         raise_stmt = ast.Raise(to_ast(s.value, ns), None)
         return ast.If(to_ast(s.test, ns), [raise_stmt], []) if s.test is not None else raise_stmt

@@ -13,7 +13,7 @@ does not know raises ``Unprintable``; ``emit`` then takes the ``ast`` way.
 from __future__ import annotations
 
 from ..ir import expr as E
-from ..ir.nodes import Assign, AugAssign, Do, Raise, Ret
+from ..ir.nodes import Assign, AugAssign, Do, Raise, Release, Ret
 
 # ast.unparse's precedence levels (ast._Precedence): a sub-expression is parenthesised when the level its
 # place asks for is above its own.
@@ -43,6 +43,8 @@ def line(s, ns) -> str:
         return "return " + text(s.value, ns)
     if isinstance(s, Do):
         return text(s.value, ns, YIELD)
+    if isinstance(s, Release):
+        return "del " + ", ".join(s.names)
     if isinstance(s, Raise):
         value = text(s.value, ns)  # (to_ast's order: the exception, then the test)
         return f"raise {value}" if s.test is None else f"if {text(s.test, ns)}:\n    raise {value}"

@@ -169,6 +169,15 @@ class Do:
 
 
 @dataclass(frozen=True)
+class Release:
+    """``del a, b``: names whose values the rest of the function never reads, let go before a loop
+    that would otherwise hold their memory to the end (``optimize.release``)."""
+
+    names: tuple
+    line: int = 0
+
+
+@dataclass(frozen=True)
 class Raise:
     """``raise <call>``: argument checks at generated entry points."""
 

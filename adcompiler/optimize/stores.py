@@ -20,6 +20,7 @@ from .bounds import hoist_index_checks
 from .copies import slice_copies
 from .constants import propagate_constants
 from .known_arrays import simplify_known_arrays
+from .release import release_dead
 from .floats import float_names, surely_float
 from ..ir.nodes import Assign, AugAssign, Def, Do, ForS, IfS, Ret, WhileS, every_statement, free_names, shell
 
@@ -39,6 +40,8 @@ def fold_seed_and_stores(d: Def, avals: dict) -> Def:
     body = simplify_known_arrays(body, avals)
     body = _stores(body, floats, float_lists)
     body = slice_copies(body, *_fresh(body))
+    small = {n for n, a in avals.items() if isinstance(a, (V.Num, V.Static))}
+    body = release_dead(body, frozenset(small | floats))
     return d if body == d.body else Def(d.name, d.params, d.defaults, body, d.doc, d.source)
 
 
