@@ -41,6 +41,7 @@ class NumbaProgram(Program):
 
     recompute_recursion = True
     written_shadows = False  # shadows of nested lists and tuples by the overloaded zeros_like/like (modes.structures)
+    releases = False  # no ``del`` (Numba refuses it, and frees what compiled code no longer reads itself)
     versioned_loops = False  # the short version of a loop (modes.versions) may hold a cotangent as 0.0 or an array
     new_array_stores = False  # x[k] += v kept (Numba's tuples of arrays take it as add_at: modes.owned)
 

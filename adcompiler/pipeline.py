@@ -348,7 +348,7 @@ class Program:
             defs = reverse.split(facts, names, params, self, namer)
         defs = [tidy(d, self.user_names) for d in defs]
         if kind in ("grad", "value_and_grad", "jacobian"):  # literal seeds: adjoint loops as cheap as by hand
-            defs = [fold_seed_and_stores(d, facts.avals) for d in defs]
+            defs = [fold_seed_and_stores(d, facts.avals, getattr(self, "releases", True)) for d in defs]
         self.generated[key] = defs
         self.calls[key] = self.queue[before:]
         return defs

@@ -22,28 +22,37 @@ def _loop(*reads):
     return ForS("i", E.Call("range", (E.Num(3),)), tuple(Assign(("s",), N(r)) for r in reads))
 
 
-def test_dead_names_bound_before_a_loop_are_let_go_before_it():
+def test_dead_arrays_bound_before_a_loop_are_let_go_before_it():
     body = (
-        Assign(("a",), E.Num(1.0)),
+        Assign(("a",), E.Call("np.ones", (E.Num(3),))),
         Assign(("b", "c"), N("x")),
-        Assign(("n",), N("x")),
+        Assign(("n",), E.BinOp("*", N("x"), E.Num(2.0))),  # not an array: left alone
         _loop("c"),
         Ret(N("s")),
     )
-    out = release_dead(body, frozenset({"n"}))  # n: a number
+    out = release_dead(body, frozenset({"b", "c"}))
     assert out[3] == Release(("a", "b")) and out[4:] == body[3:]
 
 
-def test_a_name_a_branch_may_bind_or_a_later_statement_reads_is_kept():
+def test_arrays_a_later_statement_reads_are_kept_and_those_a_branch_may_bind_are_set_to_none():
+    arrays = frozenset({"a", "b"})
     branch = IfS(N("p"), (Assign(("a",), N("x")),), ())
     body = (Assign(("b",), N("x")), branch, _loop("s"), Ret(E.BinOp("+", N("b"), N("s"))))
-    assert release_dead(body, frozenset()) == body
+    assert release_dead(body, arrays)[2] == Release(("a",), bound=False)  # a: maybe bound, dead
     inside = IfS(N("p"), (_loop("x"),), ())  # a loop inside a branch: let go before the branch
     body = (Assign(("b",), N("x")), inside, Ret(N("x")))
-    assert release_dead(body, frozenset())[1] == Release(("b",))
+    assert release_dead(body, arrays)[1] == Release(("b",))
     bound_again = (Assign(("b",), N("x")), _loop("x"), Assign(("b",), N("s")), _loop("b"), Ret(N("s")))
-    out = release_dead(bound_again, frozenset())
+    out = release_dead(bound_again, arrays)
     assert out[1] == Release(("b",)) and out[4] == _loop("b") and Release(("b",)) not in out[3:]
+
+
+def test_a_loops_own_arrays_are_let_go_after_it_where_more_than_a_return_follows():
+    step = ForS("i", E.Call("range", (E.Num(3),)), (Assign(("t",), E.BinOp("*", N("x"), N("x"))),))
+    body = (step, Assign(("y",), E.Call("np.ones", (E.Num(3),))), Ret(N("y")))
+    out = release_dead(body, frozenset({"x"}))
+    assert out[1] == Release(("t",), bound=False) and out[2:] == body[1:]
+    assert release_dead((step, Ret(N("x"))), frozenset({"x"})) == (step, Ret(N("x")))
 
 
 def particles_np(state, n_steps):
@@ -86,7 +95,8 @@ def test_particles_gradient_right_and_within_twice_the_hand_written_peak():
     got = d.grad(state, 300)
     np.testing.assert_allclose(got, autograd.grad(_on_autograd(particles_np))(state, 300), rtol=1e-12)
     np.testing.assert_allclose(got, hand_particles_np(state, 300), rtol=1e-10)
-    assert "del P, V" in d.source("grad")  # (for the signature of the last call)
+    source = d.source("grad")  # (for the signature of the last call)
+    assert "del P, t" in source and "d_A = " in source and " = None" in source
     assert _peak(lambda: d.grad(state, 300)) <= 2 * _peak(lambda: hand_particles_np(state, 300))
 
 

@@ -114,8 +114,10 @@ def statement(s, ns: Namespace | None) -> ast.stmt:
         return ast.Return(to_ast(s.value, ns))
     if isinstance(s, Do):
         return ast.Expr(to_ast(s.value, ns))
-    if isinstance(s, Release):
+    if isinstance(s, Release) and s.bound:
         return ast.Delete([ast.Name(n, ast.Del()) for n in s.names])
+    if isinstance(s, Release):
+        return ast.Assign([ast.Name(n, ast.Store()) for n in s.names], ast.Constant(None), lineno=0)
     if isinstance(s, Raise):
         raise_stmt = ast.Raise(to_ast(s.value, ns), None)
         return ast.If(to_ast(s.test, ns), [raise_stmt], []) if s.test is not None else raise_stmt

@@ -44,7 +44,7 @@ def line(s, ns) -> str:
     if isinstance(s, Do):
         return text(s.value, ns, YIELD)
     if isinstance(s, Release):
-        return "del " + ", ".join(s.names)
+        return "del " + ", ".join(s.names) if s.bound else " = ".join(s.names) + " = None"
     if isinstance(s, Raise):
         value = text(s.value, ns)  # (to_ast's order: the exception, then the test)
         return f"raise {value}" if s.test is None else f"if {text(s.test, ns)}:\n    raise {value}"

@@ -165,10 +165,6 @@ class _Rewrite(ast.NodeTransformer):
             return None
         return node
 
-    def visit_Delete(self, node):
-        """``del`` dropped: Numba refuses it, and frees what compiled code no longer reads itself."""
-        return None
-
     def visit_Expr(self, node):
         """Argument checks dropped; ``xs[k]`` alone on its line, the check that a read will not fail,
         made explicit (compiled code reads without one): ``check_index(xs, k)``."""

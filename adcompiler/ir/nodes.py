@@ -170,10 +170,12 @@ class Do:
 
 @dataclass(frozen=True)
 class Release:
-    """``del a, b``: names whose values the rest of the function never reads, let go before a loop
-    that would otherwise hold their memory to the end (``optimize.release``)."""
+    """``del a, b`` (``bound``), or ``a = b = None`` (names a branch or a loop may have left unbound):
+    values the rest of the function never reads, let go around a loop that would otherwise hold their
+    memory to the end (``optimize.release``)."""
 
     names: tuple
+    bound: bool = True
     line: int = 0
 
 

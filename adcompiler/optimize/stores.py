@@ -27,10 +27,11 @@ from ..ir.nodes import Assign, AugAssign, Def, Do, ForS, IfS, Ret, WhileS, every
 _FLOATING = ("float64", "float32", "float16", "longdouble", "float128")  # NumPy dtypes 1.0 * x keeps
 
 
-def fold_seed_and_stores(d: Def, avals: dict) -> Def:
+def fold_seed_and_stores(d: Def, avals: dict, releases: bool = True) -> Def:
     """``d`` (code with a literal seed: a gradient, a Jacobian's rows) with its loops that only check
-    indices hoisted (``bounds``), its float constants folded and its first writes into fresh shadows
-    stored; ``avals``: the abstract values of the primal's variables."""
+    indices hoisted (``bounds``), its float constants folded, its first writes into fresh shadows
+    stored, and (``releases``) what it no longer reads let go around its loops (``release``);
+    ``avals``: the abstract values of the primal's variables."""
     d = hoist_index_checks(d)
     body = d.body
     float_lists = frozenset(n for n, a in avals.items() if isinstance(a, V.Seq) and a.elem == V.FLOAT)
@@ -40,8 +41,8 @@ def fold_seed_and_stores(d: Def, avals: dict) -> Def:
     body = simplify_known_arrays(body, avals)
     body = _stores(body, floats, float_lists)
     body = slice_copies(body, *_fresh(body))
-    small = {n for n, a in avals.items() if isinstance(a, (V.Num, V.Static))}
-    body = release_dead(body, frozenset(small | floats))
+    if releases:
+        body = release_dead(body, frozenset(n for n, a in avals.items() if isinstance(a, (V.Arr, V.Numeric))))
     return d if body == d.body else Def(d.name, d.params, d.defaults, body, d.doc, d.source)
 
 
