@@ -25,34 +25,38 @@ def _loop(*reads):
 def test_dead_arrays_bound_before_a_loop_are_let_go_before_it():
     body = (
         Assign(("a",), E.Call("np.ones", (E.Num(3),))),
-        Assign(("b", "c"), N("x")),
-        Assign(("n",), E.BinOp("*", N("x"), E.Num(2.0))),  # not an array: left alone
+        Assign(("b", "c"), E.Tuple((E.BinOp("*", N("x"), N("x")), N("x")))),
+        Assign(("n",), E.BinOp("*", N("y"), E.Num(2.0))),  # not an array: left alone
+        Assign(("m",), E.Call("numpy.sum", (N("a"),))),  # a number (the primal's analysis says so)
+        Assign(("w",), N("x")),  # the argument's array, which its caller holds
         _loop("c"),
         Ret(N("s")),
     )
-    out = release_dead(body, frozenset({"b", "c"}))
-    assert out[3] == Release(("a", "b")) and out[4:] == body[3:]
+    out = release_dead(body, frozenset({"x"}), frozenset({"m"}))
+    assert out[5] == Release(("a", "b")) and out[6:] == body[5:]
 
 
 def test_arrays_a_later_statement_reads_are_kept_and_those_a_branch_may_bind_are_set_to_none():
-    arrays = frozenset({"a", "b"})
-    branch = IfS(N("p"), (Assign(("a",), N("x")),), ())
-    body = (Assign(("b",), N("x")), branch, _loop("s"), Ret(E.BinOp("+", N("b"), N("s"))))
+    arrays, made = frozenset({"x"}), E.BinOp("*", N("x"), N("x"))
+    branch = IfS(N("p"), (Assign(("a",), made),), ())
+    body = (Assign(("b",), made), branch, _loop("s"), Ret(E.BinOp("+", N("b"), N("s"))))
     assert release_dead(body, arrays)[2] == Release(("a",), bound=False)  # a: maybe bound, dead
     inside = IfS(N("p"), (_loop("x"),), ())  # a loop inside a branch: let go before the branch
-    body = (Assign(("b",), N("x")), inside, Ret(N("x")))
+    body = (Assign(("b",), made), inside, Ret(N("x")))
     assert release_dead(body, arrays)[1] == Release(("b",))
-    bound_again = (Assign(("b",), N("x")), _loop("x"), Assign(("b",), N("s")), _loop("b"), Ret(N("s")))
+    bound_again = (Assign(("b",), made), _loop("x"), Assign(("b",), made), _loop("b"), Ret(N("s")))
     out = release_dead(bound_again, arrays)
     assert out[1] == Release(("b",)) and out[4] == _loop("b") and Release(("b",)) not in out[3:]
 
 
-def test_a_loops_own_arrays_are_let_go_after_it_where_more_than_a_return_follows():
+def test_a_loops_own_arrays_are_let_go_after_it_where_more_than_a_return_or_a_copy_follows():
     step = ForS("i", E.Call("range", (E.Num(3),)), (Assign(("t",), E.BinOp("*", N("x"), N("x"))),))
     body = (step, Assign(("y",), E.Call("np.ones", (E.Num(3),))), Ret(N("y")))
     out = release_dead(body, frozenset({"x"}))
     assert out[1] == Release(("t",), bound=False) and out[2:] == body[1:]
     assert release_dead((step, Ret(N("x"))), frozenset({"x"})) == (step, Ret(N("x")))
+    copy = (step, Assign(("z",), N("x")), Ret(N("z")))  # a copy of a name makes nothing
+    assert release_dead(copy, frozenset({"x"})) == copy
 
 
 def particles_np(state, n_steps):

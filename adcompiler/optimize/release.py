@@ -7,14 +7,15 @@ through every step, and a loop's last temporaries through the code after it.  Th
 paper's particles on NumPy held both: 2.1x the hand-written gradient's peak memory; let go, 1.5x.
 
 Names are let go just before a statement of the function's own block (not a nested one) that holds
-a loop, and just after one (where more than a ``return`` follows), where they are
+a loop, and just after one (where more than a ``return`` or a copy follows), where they are
 
 - dead there: no later statement reads them before binding them again (``analysis.liveness``);
 - bound before it (by a statement of the block: ``del a, b``; only by a branch or a loop, which may
   not have run: ``a = b = None``, which cannot fail on an unbound name);
-- arrays: a primal variable of array value (``arrays``), or a name some assignment binds to a NumPy
-  call, a runtime helper's result or arithmetic on such names (numbers, lists of floats and other
-  small values are left alone: naming them would make the code longer and free a few bytes).
+- arrays the function made: bound to a NumPy call, a runtime helper's result, arithmetic on arrays,
+  or a name or view of such an array (an argument's arrays stay with the caller, and numbers, lists
+  of floats and other small values are left alone: naming them would make the code longer and free
+  a few bytes).
 
 The values computed do not change: only names nothing reads again are let go.  (Numba frees what
 compiled code no longer reads itself: that target asks for none of this.)
@@ -24,21 +25,22 @@ from __future__ import annotations
 
 from ..analysis.liveness import live_before
 from ..ir import expr as E
-from ..ir.nodes import Assign, ForS, IfS, Release, Ret, WhileS, every_statement
+from ..ir.nodes import Assign, Do, ForS, IfS, Release, Ret, WhileS, every_statement, free_names
 
 _PER_LINE = 8  # names let go by one statement: a line a reader takes in at once
 _SHAPES = ("np.shape", "numpy.shape", "np.ndim", "numpy.ndim")  # NumPy calls giving tuples and ints
 
 
-def release_dead(body: tuple, arrays: frozenset) -> tuple:
+def release_dead(body: tuple, arrays: frozenset, numbers: frozenset = frozenset()) -> tuple:
     """``body`` (a function's block) with the arrays it no longer reads let go around each of its
-    statements that holds a loop; ``arrays``: the primal's variables of array value."""
+    statements that holds a loop; ``arrays``, ``numbers``: the primal's variables of array value and
+    of number value (a NumPy reduction's result, say: never let go)."""
     loops = [i for i, s in enumerate(body) if _holds_loop(s)]
     if not loops:
         return body
-    points = set(loops) | {i + 1 for i in loops if any(not isinstance(s, Ret) for s in body[i + 1 :])}
+    points = set(loops) | {i + 1 for i in loops if any(_computes(s) for s in body[i + 1 :])}
     live = live_before(list(body), set(), None)
-    big = _arrays(body, arrays)
+    big = _arrays(body, arrays) - numbers - _appended(body)
     out, bound = [], {}  # name -> whether surely bound, for names bound and not let go (in order)
     for i, s in enumerate(body):
         if i in points:
@@ -68,35 +70,49 @@ def _release(dead: list, bound: dict) -> list:
 
 
 def _arrays(body: tuple, arrays: frozenset) -> set:
-    """``arrays`` and the names bound to arrays made from them: the least set holding every name an
-    assignment binds to a NumPy call, a runtime helper's result, or an expression reading a name of
-    the set."""
+    """The names bound to arrays the function made (not an argument's, which its caller holds): the
+    least set holding every name an assignment binds to a NumPy call or a runtime helper's result,
+    to arithmetic on an array (``arrays``: the primal's variables of array value) or to an expression
+    reading a name of the set (an alias, a view)."""
     values: dict = {}
     for s in every_statement(body):
         if isinstance(s, Assign):
             for n in _assigned(s):
                 values.setdefault(n, []).append(s.value)
-    big = set(arrays)
+    made: set = set()
     grown = True
     while grown:
         grown = False
         for n, exprs in values.items():
-            if n not in big and any(_makes_array(e, big) for e in exprs):
-                big.add(n)
+            if n not in made and any(_makes_array(e, made, arrays) for e in exprs):
+                made.add(n)
                 grown = True
-    return big
+    return made
 
 
-def _makes_array(e, big: set) -> bool:
-    """Whether expression ``e`` may make or hold an array: it calls NumPy or a runtime helper, or
-    reads a name of ``big``."""
+def _appended(body: tuple) -> set:
+    """The names appended to a list (a tape's): the list holds their values, so letting the names go
+    would free nothing."""
+    out: set = set()
+    for s in every_statement(body):
+        e = getattr(s, "value", None) if isinstance(s, Do) else None
+        if isinstance(e, E.Method) and e.name == "append":
+            out |= set(free_names([Do(E.Tuple(e.args))]))
+    return out
+
+
+def _makes_array(e, made: set, arrays: frozenset) -> bool:
+    """Whether expression ``e`` may make an array or hold one the function made: it calls NumPy or a
+    runtime helper, computes with an array, or reads a name of ``made``."""
     if isinstance(e, E.Name):
-        return e.id in big
+        return e.id in made
     if isinstance(e, E.Call) and e.func in _SHAPES:
         return False
     if isinstance(e, E.Call) and e.func.startswith(("np.", "numpy.", "@")):
         return True
-    return any(_makes_array(x, big) for x in _parts(e))
+    if isinstance(e, (E.BinOp, E.Unary)) and any(isinstance(x, E.Name) and x.id in arrays for x in _parts(e)):
+        return True
+    return any(_makes_array(x, made, arrays) for x in _parts(e))
 
 
 def _parts(e) -> tuple:
@@ -110,6 +126,11 @@ def _parts(e) -> tuple:
         elif isinstance(v, tuple):
             out.extend(x for x in v if isinstance(x, E.Expr))
     return tuple(out)
+
+
+def _computes(s) -> bool:
+    """Whether statement ``s`` may make a new value (more than a return or a copy of a name)."""
+    return not isinstance(s, Ret) and not (isinstance(s, Assign) and isinstance(s.value, E.Name))
 
 
 def _holds_loop(s) -> bool:

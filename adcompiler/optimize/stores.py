@@ -42,7 +42,8 @@ def fold_seed_and_stores(d: Def, avals: dict, releases: bool = True) -> Def:
     body = _stores(body, floats, float_lists)
     body = slice_copies(body, *_fresh(body))
     if releases:
-        body = release_dead(body, frozenset(n for n, a in avals.items() if isinstance(a, (V.Arr, V.Numeric))))
+        arrays = frozenset(n for n, a in avals.items() if isinstance(a, (V.Arr, V.Numeric)))
+        body = release_dead(body, arrays, frozenset(n for n, a in avals.items() if isinstance(a, (V.Num, V.Static))))
     return d if body == d.body else Def(d.name, d.params, d.defaults, body, d.doc, d.source)
 
 
