@@ -41,3 +41,11 @@ def sum_dot_read_twice(M, v):
 
 def sum_vec_mat(v, M):
     return np.sum(np.dot(v, M))
+
+
+def reductions(x, y):
+    """np.sum, np.max and np.min of arrays (written as the arrays' methods in the gradient), in a loop."""
+    s = np.sum(x * y) + np.max(x) - np.min(y)
+    for i in range(2):
+        s = s + np.max(x * s) + np.sum(y)
+    return s

@@ -120,3 +120,20 @@ def test_generated_code_reads_as_by_hand():
     d = adcompiler.differentiate(K.sum_dot)
     d.grad(_arr((3, 4)), _arr((4,), np.float32))  # a float32 vector: the product promotes, so it stays
     assert "np.broadcast_to" not in d.source("grad").split("def sum_dot_grad")[1]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize(
+    "shapes", [((), ()), ((1,), (1,)), ((5,), (5,)), ((2, 3), (3,)), ((2, 1, 3), (2, 3, 3))], ids=str
+)
+def test_reductions_as_methods(shapes, dtype):
+    """``np.sum(x)``, ``np.max(x)``, ``np.min(x)`` of arrays as ``x.sum()``, ``x.max()``, ``x.min()``: the
+    gradient against autograd's (a tie-free max), and an empty array raising the primal's error."""
+    args = tuple(_arr(s, dtype) for s in shapes)
+    d = _check(K.reductions, args)
+    body = d.source("grad").split("def reductions_grad")[1]
+    body = "\n".join(line for line in body.splitlines() if not line.strip().startswith("#"))  # (the user's lines)
+    assert "x.max()" in body and "np.max(" not in body and "np.sum(" not in body
+    for fn in (adcompiler.differentiate(K.reductions).grad, K.reductions):
+        with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+            fn(np.zeros((0,), dtype), np.ones(1, dtype))

@@ -136,9 +136,14 @@ class _Rewrite(ast.NodeVisitor):
     def visit_Call(self, node):
         self.generic_visit(node)
         f = node.func  # x.copy() of an array (the seed 1.0 folded into np.multiply(1.0, x)): not a standard method
-        if isinstance(f, ast.Attribute) and f.attr == "copy" and isinstance(f.value, ast.Name) and not node.args:
-            text = f"{self.name_of(BY_HELPER['copy'])}({f.value.id})"
-            self.edits.append((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, text))
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and not node.args and not node.keywords:
+            text = None
+            if f.attr == "copy":
+                text = f"{self.name_of(BY_HELPER['copy'])}({f.value.id})"
+            elif f.attr in ("sum", "max", "min"):  # x.sum() of a gradient (optimize.known_arrays): xp.sum(x)
+                text = f"{self.xp}.{f.attr}({f.value.id})"
+            if text is not None:
+                self.edits.append((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, text))
         for k in node.keywords:
             renamed = self.keywords.get(node.func, {}).get(k.arg)
             if renamed is not None:

@@ -223,7 +223,8 @@ def _as_methods(s, avals: dict):
         return s
 
     def visit(e):
-        if isinstance(e, E.Call) and e.func in _METHODS and len(e.args) == 1 and not e.keywords:
+        whole = (E.Num(None), E.Num(False))  # (axis and keepdims as the IR spells them: the defaults)
+        if isinstance(e, E.Call) and e.func in _METHODS and e.args[1:] in (whole, ()) and not e.keywords:
             x = e.args[0]
             if isinstance(x, E.Name) and isinstance(avals.get(x.id), V.Arr):
                 return E.Method(x, _METHODS[e.func], ())
