@@ -37,7 +37,7 @@ from .front.names import GENERATED_BUILTINS, Namer, Namespace
 from .front.parse import parse_function
 from .front.scopes import nodes
 from .optimize.tidy import tidy
-from .optimize.stores import fold_seed_and_stores
+from .optimize.finish import finished
 from .rules.custom import through_rule
 
 STAGES = ("anf", "dup", "forward", "reverse", "grad")
@@ -346,9 +346,7 @@ class Program:
             defs = [reverse.gradient(facts, names[0], params, self, namer, kind == "value_and_grad")]
         else:
             defs = reverse.split(facts, names, params, self, namer)
-        defs = [tidy(d, self.user_names) for d in defs]
-        if kind in ("grad", "value_and_grad", "jacobian"):  # literal seeds: adjoint loops as cheap as by hand
-            defs = [fold_seed_and_stores(d, facts.avals, getattr(self, "releases", True)) for d in defs]
+        defs = finished([tidy(d, self.user_names) for d in defs], kind, facts.avals, getattr(self, "releases", True))
         self.generated[key] = defs
         self.calls[key] = self.queue[before:]
         return defs

@@ -134,6 +134,8 @@ def test_reductions_as_methods(shapes, dtype):
     body = d.source("grad").split("def reductions_grad")[1]
     body = "\n".join(line for line in body.splitlines() if not line.strip().startswith("#"))  # (the user's lines)
     assert "x.max()" in body and "np.max(" not in body and "np.sum(" not in body
+    forward = d.source("forward").split("def reductions_forward")[1]  # every kind of code, expressions too
+    assert "(x * y).sum()" in forward and "t3 = x.max()" in forward
     for fn in (adcompiler.differentiate(K.reductions).grad, K.reductions):
         with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
             fn(np.zeros((0,), dtype), np.ones(1, dtype))

@@ -136,14 +136,14 @@ class _Rewrite(ast.NodeVisitor):
     def visit_Call(self, node):
         self.generic_visit(node)
         f = node.func  # x.copy() of an array (the seed 1.0 folded into np.multiply(1.0, x)): not a standard method
-        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and not node.args and not node.keywords:
-            text = None
-            if f.attr == "copy":
-                text = f"{self.name_of(BY_HELPER['copy'])}({f.value.id})"
-            elif f.attr in ("sum", "max", "min"):  # x.sum() of a gradient (optimize.known_arrays): xp.sum(x)
-                text = f"{self.xp}.{f.attr}({f.value.id})"
-            if text is not None:
-                self.edits.append((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, text))
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.attr == "copy" and not node.args:
+            text = f"{self.name_of(BY_HELPER['copy'])}({f.value.id})"
+            self.edits.append((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, text))
+        elif isinstance(f, ast.Attribute) and f.attr in ("sum", "max", "min") and not node.args and not node.keywords:
+            # x.sum() of generated code (optimize.known_arrays): xp.sum(x), around the edits inside x
+            start, end = node.end_col_offset - len(f".{f.attr}()"), node.end_col_offset
+            self.edits.append((node.lineno, node.col_offset, node.lineno, node.col_offset, f"{self.xp}.{f.attr}("))
+            self.edits.append((node.end_lineno, start, node.end_lineno, end, ")"))
         for k in node.keywords:
             renamed = self.keywords.get(node.func, {}).get(k.arg)
             if renamed is not None:

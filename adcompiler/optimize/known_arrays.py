@@ -34,7 +34,7 @@ def simplify_known_arrays(body: tuple, avals: dict) -> tuple:
     body = tuple(c for s in body for c in _checked_product(s, reads, avals))
     body = _no_distinct(body, reads)
     body = _repeats(body, avals)
-    return tuple(_as_methods(s, avals) for s in body)
+    return reductions_as_methods(body, avals)
 
 
 def _reads(body) -> Counter:
@@ -209,6 +209,21 @@ def _only_numpy_reads(s, name: str) -> bool:
 _METHODS = {"numpy.sum": "sum", "numpy.max": "max", "numpy.amax": "max", "numpy.min": "min", "numpy.amin": "min"}
 
 
+def _surely_array(e, avals: dict) -> bool:
+    """Whether ``e`` is an array: a name of array value, or arithmetic with one (NumPy's result)."""
+    if isinstance(e, E.Name):
+        return isinstance(avals.get(e.id), V.Arr)
+    if isinstance(e, E.BinOp) and e.op in ("+", "-", "*", "/", "**"):
+        return _surely_array(e.left, avals) or _surely_array(e.right, avals)
+    return isinstance(e, E.Unary) and e.op == "-" and _surely_array(e.operand, avals)
+
+
+def reductions_as_methods(body: tuple, avals: dict) -> tuple:
+    """``body`` with ``np.sum(x)``, ``np.max(x)``, ``np.min(x)`` of arrays written as their methods (any
+    generated code: the rewrite needs no seed)."""
+    return tuple(_as_methods(s, avals) for s in body)
+
+
 def _as_methods(s, avals: dict):
     """Statement ``s`` with ``np.sum(x)``, ``np.max(x)`` and ``np.min(x)`` of an array ``x`` written as
     ``x.sum()``, ``x.max()``, ``x.min()``: NumPy's functions call the same reduction with the same
@@ -225,8 +240,8 @@ def _as_methods(s, avals: dict):
     def visit(e):
         whole = (E.Num(None), E.Num(False))  # (axis and keepdims as the IR spells them: the defaults)
         if isinstance(e, E.Call) and e.func in _METHODS and e.args[1:] in (whole, ()) and not e.keywords:
-            x = e.args[0]
-            if isinstance(x, E.Name) and isinstance(avals.get(x.id), V.Arr):
+            x = visit(e.args[0])
+            if _surely_array(x, avals):
                 return E.Method(x, _METHODS[e.func], ())
         if isinstance(e, tuple):
             return tuple(visit(x) for x in e)
