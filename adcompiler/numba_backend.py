@@ -48,9 +48,10 @@ class NumbaProgram(Program):
     def _generate(self, key) -> list:
         """The generated functions, each tangent and adjoint name read once folded into its use (see
         ``optimize.inline.Folding``): Numba fuses an expression of arrays into one loop making one array,
-        where a line for each operation makes an array each."""
+        where a line for each operation makes an array each.  A variable an accumulator is of stays: the
+        accumulator starts as zeros of it (see ``translate``)."""
         if key not in self.generated:
-            folding = Folding(frozenset(self.user_names), derivatives=True)
+            folding = Folding(frozenset(self.user_names) | frozenset(self.accumulators.values()), derivatives=True)
             self.generated[key] = [fold_function(d, folding) for d in super()._generate(key)]
         return self.generated[key]
 
