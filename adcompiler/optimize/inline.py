@@ -57,7 +57,22 @@ class Folding:
 
     def quiet(self, s) -> bool:
         """Whether folds may move an expression past statement ``s`` (see ``_quiet``)."""
-        return _quiet(s) or self.derivatives and isinstance(s, Comment)
+        if self.derivatives and isinstance(s, Comment):
+            return True
+        return _quiet(s, self.pure)
+
+    def pure(self, e) -> bool:
+        """Whether evaluating ``e`` changes nothing; in the wide folding, a call of ``array_like`` too
+        (a tangent given its variable's shape: it returns the tangent, or a new array)."""
+        if not self.derivatives or pure(e):
+            return pure(e)
+        if isinstance(e, E.Call) and e.func == "@array_like":
+            return all(self.pure(v) for k, v in vars(e).items() if k != "func")
+        if isinstance(e, (tuple, list)):
+            return all(self.pure(x) for x in e)
+        if isinstance(e, E.Expr) and not isinstance(e, (E.Call, E.Method)):
+            return all(self.pure(v) for v in vars(e).values())
+        return False
 
 
 def fold_temporaries(stmts: list, after: set, jump, user_names=frozenset(), folding: Folding | None = None) -> list:
@@ -118,7 +133,9 @@ def _use(block: Block, i: int, loud: list, folding: Folding, readers: dict):
     ``readers`` counts the statements that read each name (one reader: no later statement reads it)."""
     s = block.stmts[i]
     name = s.targets[0] if isinstance(s, Assign) and len(s.targets) == 1 else None
-    if not (isinstance(name, str) and folding.foldable(name) and not isinstance(s.value, E.Num) and pure(s.value)):
+    if not (
+        isinstance(name, str) and folding.foldable(name) and not isinstance(s.value, E.Num) and folding.pure(s.value)
+    ):
         return None
     needs = reads(s)  # (what its value reads: s assigns a plain name)
     if name in block.after or name in needs or readers.get(name, 0) != 1:
@@ -154,12 +171,12 @@ def _depth(e) -> int:
     return 0
 
 
-def _quiet(s) -> bool:
+def _quiet(s, is_pure=pure) -> bool:
     """An assignment of a pure value to plain names: it changes no object, only what names refer to."""
     if not isinstance(s, Assign):
         return False
     plain = all(isinstance(t, str) or isinstance(t, tuple) and all(isinstance(x, str) for x in t) for t in s.targets)
-    return plain and pure(s.value)
+    return plain and is_pure(s.value)
 
 
 def _own_exprs(s) -> list:
