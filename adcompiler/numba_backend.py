@@ -29,6 +29,7 @@ from .back.numba_target import GUARDS, translate
 from .back.runtime import HELPERS
 from .back.runtime_numba import NUMBA_HELPERS
 from .ir.nodes import Eq, For, Function, If, Var, While, walk
+from .optimize.inline import Folding, fold_function
 from .pipeline import BUILDING, Program
 
 BACKENDS = ("python", "numba")
@@ -42,8 +43,18 @@ class NumbaProgram(Program):
     recompute_recursion = True
     written_shadows = False  # shadows of nested lists and tuples by the overloaded zeros_like/like (modes.structures)
     releases = False  # no ``del`` (Numba refuses it, and frees what compiled code no longer reads itself)
-    versioned_loops = False  # the short version of a loop (modes.versions) may hold a cotangent as 0.0 or an array
+    versioned_loops = True  # (modes.versions) its arrays of one ndim: both versions type alike (analysis.loop_shapes)
     new_array_stores = False  # x[k] += v kept (Numba's tuples of arrays take it as add_at: modes.owned)
+
+    def _generate(self, key) -> list:
+        """The generated functions, each tangent and adjoint name read once folded into its use (see
+        ``optimize.inline.Folding``): Numba fuses an expression of arrays into one loop making one array,
+        where a line for each operation makes an array each.  A variable an accumulator is of stays: the
+        accumulator starts as zeros of it (see ``translate``)."""
+        if key not in self.generated:
+            folding = Folding(frozenset(self.user_names) | frozenset(self.accumulators.values()), derivatives=True)
+            self.generated[key] = [fold_function(d, folding) for d in super()._generate(key)]
+        return self.generated[key]
 
     def anf(self, fn):
         """The ANF of a user function, a list parameter copied where a variable holds it and a list the

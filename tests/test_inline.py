@@ -105,3 +105,25 @@ def test_folded_code_gives_the_analytic_numbers():
     assert gy == pytest.approx((polynomial(x, y + h) - polynomial(x, y - h)) / (2 * h), rel=1e-6)
     value, tangent = f.jvp((x, y), (0.3, -1.1))
     assert tangent == pytest.approx(0.3 * gx - 1.1 * gy, rel=1e-12)
+
+
+def test_the_numba_targets_folding_takes_derivative_names_across_line_comments():
+    """Folding(derivatives=True): tangent and adjoint names too (Numba fuses one statement's array
+    expression into one loop), past ``# line N:`` comments and array_like calls; never a user's name."""
+    from adcompiler.ir.nodes import Comment
+    from adcompiler.optimize.inline import Folding
+
+    wide = Folding(frozenset({"x", "y", "dx"}), derivatives=True)
+    body = [
+        Comment("line 2: a = x * y"),
+        Assign(("d_a",), N("dx") * N("y")),
+        Comment("line 3: b = a + x"),
+        Assign(("d_b_2",), E.Call("@array_like", (N("d_a") + N("dx"), N("x")))),
+        Assign(("d_y",), N("d_b_2") * N("x")),
+        Ret(N("d_y")),
+    ]
+    folded = fold_temporaries(list(body), set(), None, folding=wide)
+    assert folded[-1] == Ret(E.Call("@array_like", (N("dx") * N("y") + N("dx"), N("x"))) * N("x"))
+    assert fold(body) == body  # the python target's folding: no temporary's name here
+    kept = [Assign(("dx",), N("x") * N("y")), Ret(N("dx"))]
+    assert fold_temporaries(list(kept), set(), None, folding=wide) == kept  # the user's dx

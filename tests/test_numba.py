@@ -300,3 +300,49 @@ def test_a_variable_whose_ndim_grows_in_a_loop_is_refused_with_its_reason():
         d.grad(np.ones(5), np.ones((3, 5)))
     message = str(refused.value)
     assert "numba_funcs.py:" in message and "arrays of two ndims" in message and 'backend="python"' in message
+
+
+def test_dot_shadows_made_without_zeros_where_every_element_is_stored_first():
+    """dot's shadows are ``numpy.empty`` (the slice copies store every element before any read) and
+    the elements no copy stores are zeros: the same gradients as the python backend's."""
+    d = numba_d(F.dot)
+    for xs, ys in [([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]), ([1.0, 2.0], [4.0, 5.0, 6.0]), ([0.5], [2.0, -1.0])]:
+        assert d.grad(xs, ys) == adcompiler.differentiate(F.dot).grad(xs, ys)
+    source = inspect.getsource(compiled(d).py_func)
+    assert "numpy.zeros" not in source and source.count("numpy.empty(") == 2
+
+
+@pytest.mark.parametrize(
+    "between, store, empty",
+    [
+        ("check_index(d, n - 1)", "d[:n] = v", True),
+        ("", "d[:n] = v", True),
+        ("t = d[0]", "d[:n] = v", False),  # an element read before the store
+        ("", "d[:n] = d[::-1]", False),  # the store reads d itself
+        ("", "d[1:n] = v", False),  # d[0] never stored
+        ("g(d)", "d[:n] = v", False),  # a call that may read it
+    ],
+)
+def test_which_shadows_are_made_without_zeros(between, store, empty):
+    import ast
+    from adcompiler.back.numba_empty import empty_shadows
+
+    source = f"def f(xs, v):\n    d = numpy.zeros(len(xs))\n    n = len(xs)\n    if n > 0:\n        {between or 'pass'}\n        {store}\n    return d\n"
+    function = ast.parse(source).body[0]
+    empty_shadows(function, "numpy", "check_index")
+    text = ast.unparse(function)
+    assert ("numpy.empty(len(xs))" in text and "d[n:] = 0.0" in text) is empty
+    assert ("numpy.zeros(len(xs))" in text) is not empty
+
+
+def test_a_shadow_is_kept_zeros_where_the_length_may_be_negative_or_set_twice():
+    import ast
+    from adcompiler.back.numba_empty import empty_shadows
+
+    for head in ("n = len(xs) - 2", "n = len(xs)\n    n = n - 2"):
+        source = (
+            f"def f(xs, v):\n    d = numpy.zeros(len(xs))\n    {head}\n    if n > 0:\n        d[:n] = v\n    return d\n"
+        )
+        function = ast.parse(source).body[0]
+        empty_shadows(function, "numpy", "check_index")
+        assert "numpy.empty" not in ast.unparse(function)

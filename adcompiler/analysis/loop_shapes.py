@@ -45,7 +45,9 @@ class SameShape:
 def same_shape_loop(loop, of, alias: dict) -> SameShape | None:
     """The shape facts of ``loop`` (a ``For`` of dup form), or None where they are not proven: a body
     of anything but elementwise arithmetic and copies, a value that is neither an array (of ndim >= 1,
-    all of one float dtype) nor a number, or no array at all.  ``of`` gives an atom's abstract value;
+    all of one float dtype and one ndim) nor a number, or no array at all.  Arrays of two ndims never
+    have one shape: the check would always fail, and under Numba the version it guards would not
+    type (a cotangent summed down to a lower ndim by the other version).  ``of`` gives an atom's abstract value;
     ``alias`` maps a dup copy to the name code uses for it."""
     if not isinstance(loop, For) or not loop.body:
         return None
@@ -55,6 +57,7 @@ def same_shape_loop(loop, of, alias: dict) -> SameShape | None:
     entry: dict = {}  # name at the loop's entry -> None
     shaped: set = set()
     dtypes: set = set()
+    ndims: set = set()
 
     def kind(a):
         """ "S" for an array (noted), "num" for a number, None for anything else."""
@@ -64,6 +67,7 @@ def same_shape_loop(loop, of, alias: dict) -> SameShape | None:
         if not isinstance(aval, V.Arr) or aval.dtype not in FLOATS or not isinstance(aval.ndim, int) or aval.ndim < 1:
             return None
         dtypes.add(FLOATS[aval.dtype])
+        ndims.add(aval.ndim)
         return "S"
 
     for s in loop.body:
@@ -82,6 +86,6 @@ def same_shape_loop(loop, of, alias: dict) -> SameShape | None:
                 return None  # a number from an array, or an array from numbers: not elementwise arithmetic
             if k == "S":
                 shaped.update((v.name, alias.get(v.name, v.name)))
-    if not entry or len(dtypes) != 1:
+    if not entry or len(dtypes) != 1 or len(ndims) != 1:
         return None
     return SameShape(tuple(entry), frozenset(shaped))

@@ -24,6 +24,7 @@ import ast
 import re
 from types import ModuleType
 
+from .numba_empty import empty_shadows
 from .numba_loops import runs_forward
 from .runtime_numba import NUMBA_HELPERS
 
@@ -146,7 +147,9 @@ class _Rewrite(ast.NodeTransformer):
                 stmt.value = self._call("zeros_like", [ast.Name(variable, ast.Load())])
             for target in stmt.targets:
                 bound |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
-        return self.generic_visit(node)
+        node = self.generic_visit(node)
+        empty_shadows(node, self.numpy, self.added["check_index"])  # (zeros every element of which is stored)
+        return node
 
     def visit_For(self, node):
         """An adjoint loop whose iterations are independent runs forward (see ``numba_loops``)."""

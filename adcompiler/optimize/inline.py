@@ -22,10 +22,11 @@ same expression tree on the same values, so the numbers do not change.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..ir import expr as E
-from ..ir.nodes import Assign, AugAssign, Do, ForS, IfS, Ret, WhileS
-from ..analysis.liveness import live_step, pure, reads, step
+from ..ir.nodes import Assign, AugAssign, Comment, Def, Do, ForS, IfS, Ret, WhileS
+from ..analysis.liveness import forget, live_step, pure, reads, step
 from ..analysis.positions import Block
 
 TEMPORARY = re.compile(r"(d_?)?t\d+$")  # t7 (ANF), dt7 (its tangent), d_t7 (its adjoint)
@@ -35,29 +36,69 @@ MAX_DEPTH = 12  # a folded expression nests at most this deep: readable, and far
 _DEPTHS: dict = {}  # id of an expression -> (it, _depth of it), for one folding: expressions are immutable
 
 
-def fold_temporaries(stmts: list, after: set, jump, user_names=frozenset()) -> list:
+@dataclass(frozen=True)
+class Folding:
+    """Which names a folding folds: the compiler's temporaries (never a name the user's code uses, ``t1``
+    say, or a derivative of one, ``dt1``, ``d_t1``); with ``derivatives``, also every tangent and adjoint
+    name (``dx``, ``d_x_2``: "d" and the name of a user's variable), folded across the ``# line N:``
+    comments too.  The wide folding is the Numba target's: Numba fuses an expression of arrays into
+    one loop with one new array, but only within one statement (a named result is an array of its own)."""
+
+    user_names: frozenset = frozenset()
+    derivatives: bool = False
+
+    def foldable(self, name: str) -> bool:
+        """Whether the name may be folded away (it is read once, soon after it is set)."""
+        if name in self.user_names:
+            return False
+        if self.derivatives and name.startswith("d"):
+            return True
+        return bool(TEMPORARY.match(name)) and not {name[1:], name[2:]} & self.user_names
+
+    def quiet(self, s) -> bool:
+        """Whether folds may move an expression past statement ``s`` (see ``_quiet``)."""
+        if self.derivatives and isinstance(s, Comment):
+            return True
+        return _quiet(s, self.pure)
+
+    def pure(self, e) -> bool:
+        """Whether evaluating ``e`` changes nothing; in the wide folding, a call of ``array_like`` too
+        (a tangent given its variable's shape: it returns the tangent, or a new array)."""
+        if not self.derivatives or pure(e):
+            return pure(e)
+        if isinstance(e, E.Call) and e.func == "@array_like":
+            return all(self.pure(v) for k, v in vars(e).items() if k != "func")
+        if isinstance(e, (tuple, list)):
+            return all(self.pure(x) for x in e)
+        if isinstance(e, E.Expr) and not isinstance(e, (E.Call, E.Method)):
+            return all(self.pure(v) for v in vars(e).values())
+        return False
+
+
+def fold_temporaries(stmts: list, after: set, jump, user_names=frozenset(), folding: Folding | None = None) -> list:
     """The block with its single-use temporaries (and those of its nested blocks) folded; a name the
-    user's code uses (``t1``, say), or a derivative of one (``dt1``, ``d_t1``), is not a temporary."""
+    user's code uses (``t1``, say), or a derivative of one (``dt1``, ``d_t1``), is not a temporary
+    (``folding``, where given, says which names are folded instead)."""
     try:
-        return _fold(stmts, after, jump, user_names)
+        return _fold(stmts, after, jump, folding or Folding(frozenset(user_names)))
     finally:
         _DEPTHS.clear()
 
 
-def _fold(stmts: list, after: set, jump, user_names) -> list:
+def _fold(stmts: list, after: set, jump, folding: Folding) -> list:
     out, live = [], set(after)
     for s in reversed(stmts):  # nested blocks first, each with what is live after it
-        s = _nested(s, live, jump, user_names)
+        s = _nested(s, live, jump, folding)
         out.append(s)
         live = step(s, live, jump)
     block = Block(out[::-1], after, jump)  # where each name is read and written, kept up to date as folds go
     stmts = block.stmts
-    loud = [p for p, s in enumerate(stmts) if not _quiet(s)]  # no fold moves past these (folds keep them so)
+    loud = [p for p, s in enumerate(stmts) if not folding.quiet(s)]  # no fold moves past these (folds keep them so)
     readers: dict = {}  # name -> how many statements of the block read it (kept up to date as folds go)
     for s in stmts:
         _count_reads(readers, s, 1)
     for i in range(len(stmts) - 1, -1, -1):  # last first: a chain of temporaries folds into one expression
-        k = _use(block, i, loud, user_names, readers)
+        k = _use(block, i, loud, folding, readers)
         if k is not None:
             name, value = stmts[i].targets[0], stmts[i].value
             _count_reads(readers, stmts[i], -1)
@@ -73,31 +114,27 @@ def _count_reads(readers: dict, s, sign: int) -> None:
         readers[name] = readers.get(name, 0) + sign
 
 
-def _nested(s, after: set, jump, user_names):
+def _nested(s, after: set, jump, folding: Folding):
     if isinstance(s, IfS):
-        body = _fold(list(s.body), after, jump, user_names)
-        orelse = _fold(list(s.orelse), after, jump, user_names)
+        body = _fold(list(s.body), after, jump, folding)
+        orelse = _fold(list(s.orelse), after, jump, folding)
         return IfS(s.test, tuple(body), tuple(orelse), s.line)
     if isinstance(s, ForS):
         head = live_step(s, after, jump)
-        return ForS(s.target, s.iterable, tuple(_fold(list(s.body), head, head, user_names)), s.line)
+        return ForS(s.target, s.iterable, tuple(_fold(list(s.body), head, head, folding)), s.line)
     if isinstance(s, WhileS):  # the body (not the header, which runs before every test)
         head = live_step(s, after, jump)
-        return WhileS(s.header, s.test, tuple(_fold(list(s.body), head, head, user_names)), s.line)
+        return WhileS(s.header, s.test, tuple(_fold(list(s.body), head, head, folding)), s.line)
     return s
 
 
-def _use(block: Block, i: int, loud: list, user_names, readers: dict):
+def _use(block: Block, i: int, loud: list, folding: Folding, readers: dict):
     """The position of the one statement the temporary assigned at ``i`` can be folded into, or None;
     ``readers`` counts the statements that read each name (one reader: no later statement reads it)."""
     s = block.stmts[i]
     name = s.targets[0] if isinstance(s, Assign) and len(s.targets) == 1 else None
     if not (
-        isinstance(name, str)
-        and TEMPORARY.match(name)
-        and not {name, name[1:], name[2:]} & user_names  # t1, or d_t1 / dt1 of the user's t1 (or _t1)
-        and not isinstance(s.value, E.Num)
-        and pure(s.value)
+        isinstance(name, str) and folding.foldable(name) and not isinstance(s.value, E.Num) and folding.pure(s.value)
     ):
         return None
     needs = reads(s)  # (what its value reads: s assigns a plain name)
@@ -134,12 +171,12 @@ def _depth(e) -> int:
     return 0
 
 
-def _quiet(s) -> bool:
+def _quiet(s, is_pure=pure) -> bool:
     """An assignment of a pure value to plain names: it changes no object, only what names refer to."""
     if not isinstance(s, Assign):
         return False
     plain = all(isinstance(t, str) or isinstance(t, tuple) and all(isinstance(x, str) for x in t) for t in s.targets)
-    return plain and pure(s.value)
+    return plain and is_pure(s.value)
 
 
 def _own_exprs(s) -> list:
@@ -196,3 +233,10 @@ def _substitute(s, name: str, value):
     if isinstance(s, IfS):
         return IfS(_replace(s.test, name, value), s.body, s.orelse, s.line)
     return ForS(s.target, _replace(s.iterable, name, value), s.body, s.line)
+
+
+def fold_function(d: Def, folding: Folding) -> Def:
+    """The function ``d`` with the names ``folding`` allows folded (once more, after tidying)."""
+    body = fold_temporaries(list(d.body), set(), None, folding=folding)
+    forget()
+    return Def(d.name, d.params, d.defaults, tuple(body), d.doc, d.source)
