@@ -229,6 +229,8 @@ def test_jacobian_rows_store_their_one_contribution():
     d = adcompiler.differentiate(J.rotate)
     text = _rows_text(d, args)
     assert re.search(r"d_v\[0\] = ", text) and not re.search(r"d_v\w*\[\d\] \+= ", text), text
+    # straight-line rows are named alike (each row's numbers let go when the next binds the names)
+    assert text.count("d_v = [0.0] * len(v)") == 3 and "row_2 = d_v + d_q" in text, text
     rows = [d.vjp(args, [1.0 if j == k else 0.0 for j in range(3)])[1] for k in range(3)]
     assert got.tolist() == [list(v) + list(q) for v, q in rows]
 

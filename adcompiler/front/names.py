@@ -51,6 +51,11 @@ class Namer:
         other._temps = self._temps
         return other
 
+    def take_all(self, other: "Namer") -> None:
+        """Take every name ``other`` (a child) handed out: scopes that may reuse each other's names
+        (one per row of a Jacobian, say), all of them kept from what this namer hands out next."""
+        self.taken |= other.taken
+
     def _free(self, name: str) -> bool:
         return name not in self.taken and not any(name in s for s in self.also)
 

@@ -17,7 +17,7 @@ with the cotangent 1.0 folded in.
 from __future__ import annotations
 
 from ..ir import expr as E
-from ..ir.nodes import Assign, Comment, Def, ForS, Ret, Var, WhileS, flatten, free_names
+from ..ir.nodes import Assign, Comment, Def, Eq, ForS, Ret, Return, Var, WhileS, flatten, free_names, walk
 from ..ir.printing import atom
 from ..analysis import values as V
 from ..analysis.facts import Facts
@@ -60,7 +60,8 @@ def jacobian(facts: Facts, name: str, active_params: tuple, program, namer: Name
     them, a list or tuple of a known length) with respect to parameters that hold numbers the same
     way, as ``m`` lists of ``n`` numbers (TypeError for other outputs and parameters).
 
-    Row ``k`` is the adjoint sweep with the literal seed ``e_k`` folded in (its zeros flow nowhere).
+    Row ``k`` is the adjoint sweep with the literal seed ``e_k`` folded in (its zeros flow nowhere),
+    with the same names as every other row: a row's numbers, bound again by the next, are let go.
     Straight-line code whose adjoints change nothing the primal sweep computed runs the primal
     sweep once for all rows, as a hand-written Jacobian does; other code runs both sweeps per row.
     """
@@ -68,11 +69,13 @@ def jacobian(facts: Facts, name: str, active_params: tuple, program, namer: Name
     if not jacobian_applies(facts, active_params):
         raise TypeError(f"{fn.name}: the Jacobian's rows are made for numbers in and numbers of a known count out")
     m = _numbers_in(facts.summary.out)
-    rows = []
-    for k in range(m):
-        seed = _unit_seed(facts.summary.out, iter(range(m)), k)
-        s = Sweeps(facts, active_params, program, namer, seed=seed)
-        rows.append((s, s.primal[len(s.entry) :]))
+    plain = all(isinstance(x, (Eq, Return)) and getattr(x, "prim", "") != "call" for x in walk(fn.body))
+    # straight-line code (no branch, loop or call): rows named alike, so each row's numbers are let go
+    # when the next binds the names again
+    namers = [namer.child() for _ in range(m)] if plain else [namer] * m
+    rows = _rows(facts, active_params, program, namers)
+    for row_namer in namers:
+        namer.take_all(row_namer)
     core = rows[0][1]
     shared = all(not s.tapes and c == core and not (writes_of(s.adjoint) & writes_of(core)) for s, c in rows)
     shared = shared and not any(isinstance(x, (ForS, WhileS)) for x in core)
@@ -89,6 +92,15 @@ def jacobian(facts: Facts, name: str, active_params: tuple, program, namer: Name
     result = E.Tuple(tuple(E.Name(r) for r in results))
     doc = f"Jacobian of {fn.name}: one row per output number, one entry per input number."
     return Def(name, fn.params, tuple(atom(d) for d in fn.defaults), tuple(body) + (Ret(result),), doc, fn.source)
+
+
+def _rows(facts: Facts, active_params: tuple, program, namers: list) -> list:
+    """``(sweeps, primal sweep)`` for each row of the Jacobian, row ``k`` named by ``namers[k]``."""
+    m, rows = len(namers), []
+    for k in range(m):
+        s = Sweeps(facts, active_params, program, namers[k], seed=_unit_seed(facts.summary.out, iter(range(m)), k))
+        rows.append((s, s.primal[len(s.entry) :]))
+    return rows
 
 
 def jacobian_applies(facts: Facts, active_params: tuple) -> bool:

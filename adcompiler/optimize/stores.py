@@ -165,14 +165,18 @@ def _single_write(places, d, outer: tuple):
 
 
 def _top_level_writes(places, d) -> list:
-    """The writes ``d[k] += e`` of straight-line code, each at its own literal index ``k >= 0``, if
-    every other mention of ``d`` is its definition or a return; else []."""
+    """The writes ``d[k] += e`` of straight-line code, each at its own literal index ``k >= 0`` after
+    the definition before it, if every other mention of ``d`` is a definition or a return; else [].
+    (More than one definition, each row's of a Jacobian say: only where every mention is in one block,
+    in the order it runs.)"""
+    mentions = _mentions(places, d)
     sites, seen, defined = [], set(), 0
-    for s, loops, _ in _mentions(places, d):
+    for s, loops, block in mentions:
         if isinstance(s, Assign) and s.targets == (d,) and loops == ():
-            defined += 1  # its definition, once
-            if defined > 1:
+            defined += 1  # a definition: its fresh zeros take one contribution each
+            if defined > 1 and any(b is not block for _, _, b in mentions):
                 return []
+            seen = set()
             continue
         if _hands_back(s, d):
             continue
