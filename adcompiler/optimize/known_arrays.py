@@ -30,6 +30,8 @@ _PRODUCTS = ("numpy.dot", "numpy.matmul")
 def simplify_known_arrays(body: tuple, avals: dict) -> tuple:
     """``body`` (a gradient's, after ``tidy``) with the four rewrites above where they are exact;
     ``avals``: the abstract values of the primal's variables."""
+    if not any(isinstance(a, V.Arr) for a in avals.values()):  # no array: nothing to rewrite
+        return body
     reads = _reads(body)
     body = tuple(c for s in body for c in _checked_product(s, reads, avals))
     body = _no_distinct(body, reads)
@@ -221,6 +223,8 @@ def _surely_array(e, avals: dict) -> bool:
 def reductions_as_methods(body: tuple, avals: dict) -> tuple:
     """``body`` with ``np.sum(x)``, ``np.max(x)``, ``np.min(x)`` of arrays written as their methods (any
     generated code: the rewrite needs no seed)."""
+    if not any(isinstance(a, V.Arr) for a in avals.values()):
+        return body
     return tuple(_as_methods(s, avals) for s in body)
 
 
@@ -244,9 +248,12 @@ def _as_methods(s, avals: dict):
             if _surely_array(x, avals):
                 return E.Method(x, _METHODS[e.func], ())
         if isinstance(e, tuple):
-            return tuple(visit(x) for x in e)
+            parts = tuple(visit(x) for x in e)
+            return e if all(a is b for a, b in zip(parts, e)) else parts
         if isinstance(e, E.Expr) and not isinstance(e, (E.Name, E.Num)):
-            return type(e)(**{k: visit(v) for k, v in vars(e).items()})
-        return e
+            fields = {k: visit(v) for k, v in vars(e).items()}
+            return e if all(fields[k] is v for k, v in vars(e).items()) else type(e)(**fields)
+        return e  # (unchanged parts are kept, not copied: most statements have no reduction)
 
-    return type(s)(**{k: visit(v) if isinstance(v, E.Expr) else v for k, v in vars(s).items()})
+    fields = {k: visit(v) if isinstance(v, E.Expr) else v for k, v in vars(s).items()}
+    return s if all(fields[k] is v for k, v in vars(s).items()) else type(s)(**fields)
