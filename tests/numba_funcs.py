@@ -5,6 +5,8 @@ import math
 import numba
 import numpy as np
 
+from tests.release_funcs import particles_np  # noqa: F401 (Table 1's particles on NumPy)
+
 
 def poly(x, y):
     return x * x * y + math.sin(x) * y - math.exp(-y) / (1.0 + x * x)
@@ -122,17 +124,6 @@ def relayer(xs, n):
             z.append(math.tanh(h[i]))
         h = z
     return h[0]
-
-
-def particles_np(state, steps):
-    """Slices of an array (Table 1's particles, NumPy variant)."""
-    P = state[:, 0:2]
-    V = state[:, 2:4]
-    for step in range(steps):
-        A = -0.5 * P - 0.2 * V
-        P = P + 0.05 * V
-        V = V + 0.05 * A
-    return np.sum(P[:, 0] * P[:, 1])
 
 
 def gathered(x, idx):

@@ -11,6 +11,7 @@ import adcompiler
 from adcompiler.ir import expr as E
 from adcompiler.ir.nodes import Assign, ForS, IfS, Release, Ret
 from adcompiler.optimize.release import release_dead
+from tests.release_funcs import particles_np
 
 autograd = pytest.importorskip("autograd")
 agnp = pytest.importorskip("autograd.numpy")
@@ -57,16 +58,6 @@ def test_a_loops_own_arrays_are_let_go_after_it_where_more_than_a_return_or_a_co
     assert release_dead((step, Ret(N("x"))), frozenset({"x"})) == (step, Ret(N("x")))
     copy = (step, Assign(("z",), N("x")), Ret(N("z")))  # a copy of a name makes nothing
     assert release_dead(copy, frozenset({"x"})) == copy
-
-
-def particles_np(state, n_steps):
-    P = state[:, 0:2]
-    V = state[:, 2:4]
-    for step in range(n_steps):
-        A = -0.5 * P - 0.2 * V
-        P = P + 0.05 * V
-        V = V + 0.05 * A
-    return np.sum(P[:, 0] * P[:, 1])
 
 
 def hand_particles_np(state, n_steps):
