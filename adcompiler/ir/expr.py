@@ -168,6 +168,17 @@ class IfExp(Expr):
     orelse: Expr
 
 
+def parts(e: Expr) -> tuple:
+    """The sub-expressions of ``e``: its fields that are expressions, and the expressions in its tuples."""
+    out = []
+    for v in vars(e).values():
+        if isinstance(v, Expr):
+            out.append(v)
+        elif isinstance(v, tuple):
+            out.extend(x for x in v if isinstance(x, Expr))
+    return tuple(out)
+
+
 def lift(value) -> Expr:
     """Turn a Python number into a literal node; leave expressions alone."""
     if isinstance(value, Expr):

@@ -110,22 +110,9 @@ def _makes_array(e, made: set, arrays: frozenset) -> bool:
         return False
     if isinstance(e, E.Call) and e.func.startswith(("np.", "numpy.", "@")):
         return True
-    if isinstance(e, (E.BinOp, E.Unary)) and any(isinstance(x, E.Name) and x.id in arrays for x in _parts(e)):
+    if isinstance(e, (E.BinOp, E.Unary)) and any(isinstance(x, E.Name) and x.id in arrays for x in E.parts(e)):
         return True
-    return any(_makes_array(x, made, arrays) for x in _parts(e))
-
-
-def _parts(e) -> tuple:
-    """The sub-expressions of ``e``."""
-    if not isinstance(e, E.Expr):
-        return ()
-    out = []
-    for v in vars(e).values():
-        if isinstance(v, E.Expr):
-            out.append(v)
-        elif isinstance(v, tuple):
-            out.extend(x for x in v if isinstance(x, E.Expr))
-    return tuple(out)
+    return any(_makes_array(x, made, arrays) for x in E.parts(e))
 
 
 def _computes(s) -> bool:
