@@ -25,7 +25,7 @@ def _loop(*reads):
 
 def test_dead_arrays_bound_before_a_loop_are_let_go_before_it():
     body = (
-        Assign(("a",), E.Call("np.ones", (E.Num(3),))),
+        Assign(("a",), E.Call("numpy.ones", (E.Num(3),))),
         Assign(("b", "c"), E.Tuple((E.BinOp("*", N("x"), N("x")), N("x")))),
         Assign(("n",), E.BinOp("*", N("y"), E.Num(2.0))),  # not an array: left alone
         Assign(("m",), E.Call("numpy.sum", (N("a"),))),  # a number (the primal's analysis says so)
@@ -52,7 +52,7 @@ def test_arrays_a_later_statement_reads_are_kept_and_those_a_branch_may_bind_are
 
 def test_a_loops_own_arrays_are_let_go_after_it_where_more_than_a_return_or_a_copy_follows():
     step = ForS("i", E.Call("range", (E.Num(3),)), (Assign(("t",), E.BinOp("*", N("x"), N("x"))),))
-    body = (step, Assign(("y",), E.Call("np.ones", (E.Num(3),))), Ret(N("y")))
+    body = (step, Assign(("y",), E.Call("numpy.ones", (E.Num(3),))), Ret(N("y")))
     out = release_dead(body, frozenset({"x"}))
     assert out[1] == Release(("t",), bound=False) and out[2:] == body[1:]
     assert release_dead((step, Ret(N("x"))), frozenset({"x"})) == (step, Ret(N("x")))

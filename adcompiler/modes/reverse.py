@@ -60,8 +60,9 @@ def jacobian(facts: Facts, name: str, active_params: tuple, program, namer: Name
     them, a list or tuple of a known length) with respect to parameters that hold numbers the same
     way, as ``m`` lists of ``n`` numbers (TypeError for other outputs and parameters).
 
-    Row ``k`` is the adjoint sweep with the literal seed ``e_k`` folded in (its zeros flow nowhere),
-    with the same names as every other row: a row's numbers, bound again by the next, are let go.
+    Row ``k`` is the adjoint sweep with the literal seed ``e_k`` folded in (its zeros flow nowhere);
+    in straight-line code with the same names as every other row, so a row's numbers, bound again by
+    the next, are let go.
     Straight-line code whose adjoints change nothing the primal sweep computed runs the primal
     sweep once for all rows, as a hand-written Jacobian does; other code runs both sweeps per row.
     """
