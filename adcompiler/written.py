@@ -80,14 +80,15 @@ def _primal_source(fn, name) -> str:
 
 def constant_names(program: Program) -> list:
     """User globals holding numbers or arrays that the lowered functions refer to by name."""
-    from .ir.nodes import Const, Eq, walk
+    from .ir.nodes import Const, Eq, flatten, walk
 
     names = []
     for function in program.anf_cache.values():
         for stmt in walk(function.body):
             if isinstance(stmt, Eq) and stmt.prim == "global" and stmt.param not in names:
                 names.append(stmt.param)  # a global array, read by name
-            atoms = stmt.ins if isinstance(stmt, Eq) else []
+            fields = ("ins",) if isinstance(stmt, Eq) else ("value", "test", "start", "stop", "step")
+            atoms = flatten(tuple(getattr(stmt, f, None) for f in fields))  # range(N), while x < TOL, return C
             for a in atoms:
                 if isinstance(a, Const) and a.text and "." not in a.text and a.text not in names:
                     names.append(a.text)

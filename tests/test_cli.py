@@ -618,3 +618,31 @@ def test_checkpoint_revolve_module_runs_without_adcompiler(tmp_path, checkpoint,
 def test_bad_checkpoint_revolve_is_refused_with_usage(mod, bad):
     proc = adc("compile", mod, "--checkpoint", bad)
     assert proc.returncode == 2 and "revolve:C" in proc.stderr and repr(bad) in proc.stderr
+
+
+GLOBALS_IN_CONTROL = """
+STEPS = 3
+LIMIT = 2.0
+SCALE = 0.5
+SMALL = 1.5
+
+
+def f(x):
+    for i in range(STEPS):
+        x = x * SCALE + 1.0
+    while x < LIMIT:
+        x = x * 1.5
+    if x > SMALL:
+        return x * x
+    return SMALL
+"""
+
+
+@pytest.mark.parametrize("x", [0.3, 5.0])
+def test_written_module_defines_the_globals_its_loops_and_branches_read(tmp_path, x):
+    """A global read only as a loop's bound, a while's or an if's test or a returned value is written into
+    the module too (Table 1's PARTICLE_STEPS was left out: NameError)."""
+    user, m = _written(tmp_path, GLOBALS_IN_CONTROL, "f")
+    value, (dx,) = m["f_reverse"](x)
+    assert value == user.f(x) and _close(dx, central_diff(user.f, (x,), 0)[0], 1e-6)
+    assert m["f_forward"](x, 1.0) == (value, dx)
