@@ -89,6 +89,18 @@ def mat_vec_sum(rows, v):
     return s
 
 
+def mat_vec_product_sum(rows, v):
+    """Table 1's sum_mat_vec: the adjoint of each row is a copy of v."""
+    s = 0.0
+    for i in range(len(rows)):
+        row = rows[i]
+        r = 0.0
+        for j in range(len(v)):
+            r = r + row[j] * v[j]
+        s = s + r
+    return s
+
+
 def three_outputs(xs):
     return xs[0] * xs[1], math.cos(xs[2]), xs[0] / xs[2]
 
@@ -130,6 +142,16 @@ def gathered(x, idx):
     """An integer array as an index, with repeats: their cotangents accumulate."""
     y = x[idx]
     return np.sum(np.sin(y) * y) + x[1] * x[-1]
+
+
+def broadcast_ones(a, b, c):
+    """Axes of length 1 broadcast (a (3, 1) by a (1, 4)), and a leading axis (c)."""
+    return np.sum(np.sin(a * b + c) * a)
+
+
+def broadcast_one(x, v):
+    """A (1,) array broadcast against a (3,) one (the fuzzer's program)."""
+    return np.sum(np.maximum(v, x) * x)
 
 
 def along_axes(a, b):

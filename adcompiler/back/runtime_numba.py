@@ -52,6 +52,20 @@ def _numba_zeros_rows(rows):
         return lambda rows: numpy.zeros(rows.shape)
     return lambda rows: [numpy.zeros(len(r)) for r in rows]
 ''',
+    "empty_rows": '''def empty_rows(rows):
+    """Uninitialised floats in the shape of a list of lists of numbers (compiled code only: see the
+    overload below)."""
+    raise TypeError("empty_rows is called from code numba.njit compiles")
+
+
+@numba.extending.overload(empty_rows)
+def _numba_empty_rows(rows):
+    """zeros_rows without the zeros, for a shadow every element of which is stored before it is read."""
+    types = numba.core.types
+    if isinstance(rows, types.Array) and rows.ndim == 2:
+        return lambda rows: numpy.empty(rows.shape)
+    return lambda rows: [numpy.empty(len(r)) for r in rows]
+''',
     "check_index": '''def check_index(x, k):
     """IndexError unless x[k] exists (compiled code only: see the overload below)."""
     raise TypeError("check_index is called from code numba.njit compiles")
@@ -172,8 +186,8 @@ def _numba_array_like(d, x):
 
 @numba.extending.overload(unbroadcast)
 def _numba_unbroadcast(g, x):
-    """The adjoint of broadcasting x up to g's shape: leading axes summed away; a number x gets
-    the sum; an axis of length 1 broadcast is an error (outside this target)."""
+    """The adjoint of broadcasting x up to g's shape: g summed over the leading axes x lacks and the
+    axes of length 1 x has where g's are longer; a number x gets the sum."""
     types = numba.core.types
     if not isinstance(g, types.Array):
         if isinstance(x, types.Array):
@@ -181,24 +195,38 @@ def _numba_unbroadcast(g, x):
         return lambda g, x: g
     if not isinstance(x, types.Array) or x.ndim == 0:
         return lambda g, x: g.sum()
+    if g.ndim < x.ndim:
+        return None
+
+    @numba.njit
+    def summed(g, x):
+        """Each element of g added into the element of x it was broadcast from (flat, C order)."""
+        lead = g.ndim - x.ndim
+        for k in range(x.ndim):
+            if x.shape[k] != 1 and x.shape[k] != g.shape[lead + k]:
+                raise ValueError("operands could not be broadcast together")
+        out = numpy.zeros(x.size, g.dtype)
+        flat = numpy.ravel(g)
+        for n in range(flat.size):
+            rest, target, scale = n, 0, 1
+            for k in range(g.ndim - 1, lead - 1, -1):
+                i = rest % g.shape[k]
+                rest //= g.shape[k]
+                if x.shape[k - lead] != 1:
+                    target += i * scale
+                scale *= x.shape[k - lead]
+            out[target] += flat[n]
+        return out.reshape(x.shape)
+
     if g.ndim == x.ndim:
 
         def same(g, x):
-            if g.shape != x.shape:
-                raise ValueError("an axis of length 1 broadcast: backend='python' differentiates it")
-            return g
+            if g.shape == x.shape:
+                return g
+            return summed(g, x)
 
         return same
-    if g.ndim == x.ndim + 1:
-
-        def leading(g, x):
-            out = g.sum(axis=0)
-            if out.shape != x.shape:
-                raise ValueError("an axis of length 1 broadcast: backend='python' differentiates it")
-            return out
-
-        return leading
-    return None
+    return lambda g, x: summed(g, x)
 ''',
     "unreduce": '''def unreduce(g, x, axis=None, keepdims=False):
     """g spread over x's shape (compiled code only: see the overload below)."""
