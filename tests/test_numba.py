@@ -214,37 +214,109 @@ def test_slices_and_gathers_of_arrays_against_autograd():
     assert np.allclose(g, central_grad(F.gathered, (x, idx), 0), atol=1e-8)
 
 
-def test_adjoint_loops_run_forward_with_the_same_bits_and_indices_stay_checked():
+def test_adjoint_loops_run_forward_summing_in_another_order_and_indices_stay_checked():
     rng = np.random.default_rng(4)
     rows, v = rng.normal(size=(7, 5)).tolist(), rng.normal(size=5).tolist()
     d = numba_d(F.mat_vec_sum)
-    assert d.grad(rows, v) == adcompiler.differentiate(F.mat_vec_sum).grad(rows, v)  # to the bit
+    d_rows, d_v = d.grad(rows, v)
+    assert d_rows == [[math.cos(r) * w for r, w in zip(row, v)] for row in rows]  # to the bit: one product each
+    sums = [math.fsum(math.sin(row[j]) for row in rows) for j in range(5)]  # the exact sums, rounded once
+    assert d_v == pytest.approx(sums, rel=1e-15, abs=1e-15)
+    assert d_v == pytest.approx(adcompiler.differentiate(F.mat_vec_sum).grad(rows, v)[1], rel=1e-15, abs=1e-15)
     source = inspect.getsource(compiled(d).py_func)
-    assert "for j in range(t2):" in source and "for i in range(t1 - 1, -1, -1):" in source
+    assert "for j in range(t2):" in source and "for i in range(t1):" in source  # both loops forward
     with pytest.raises(IndexError):  # ys shorter than xs: Python's IndexError, not a read past the end
         numba_d(F.dot).grad([1.0, 2.0, 3.0], [1.0, 2.0])
+
+
+@pytest.mark.parametrize("lengths", [(5, 5, 5), (7, 7, 7), (5, 7, 6)])
+def test_rows_of_a_shadow_made_without_zeros_keep_zeros_where_nothing_is_stored(lengths):
+    """The shadow of a list of lists is made empty when its adjoint loop stores every row; elements
+    past len(v) get no store and stay zero (equal rows reach compiled code as a 2-D array, ragged ones
+    as a typed list)."""
+    rng = np.random.default_rng(6)
+    rows, v = [rng.normal(size=n).tolist() for n in lengths], rng.normal(size=5).tolist()
+    d = numba_d(F.mat_vec_product_sum)
+    d_rows, d_v = d.grad(rows, v)
+    e_rows, e_v = adcompiler.differentiate(F.mat_vec_product_sum).grad(rows, v)
+    assert [len(r) for r in d_rows] == list(lengths) and all(r[5:] == [0.0] * (len(r) - 5) for r in d_rows)
+    assert d_rows == [v + [0.0] * (n - 5) for n in lengths] == e_rows
+    assert d_v == pytest.approx([math.fsum(r[j] for r in rows) for j in range(5)], rel=1e-15, abs=1e-15)
+    assert "empty_rows(rows)" in inspect.getsource(compiled(d).py_func)
+    _, ct = d.vjp((rows, v), 2.0)
+    assert ct[0] == [[2.0 * x for x in r] for r in e_rows]
+    assert d.jvp((rows, v), (rows, v))[1] == pytest.approx(2 * F.mat_vec_product_sum(rows, v), rel=1e-14)
+
+
+_LOOP = """def f(d_x, v, M):
+    d_v = np.zeros(3)
+    d_w = np.zeros(3)
+    d_M = np.zeros((3, 3))
+    d_row = np.zeros(3)
+    d_s = 0.0
+    t = 0.0
+    for j in reversed(range(3)):
+        BODY
+    return d_s, d_v, d_M
+"""
 
 
 @pytest.mark.parametrize(
     "body, forward",
     [
-        ("t = v[j]\n        d_v[j] += row[j]\n        d_row[j] = math.cos(t) * t", True),
+        ("t = v[j]\nd_v[j] += row[j]\nd_row[j] = math.cos(t) * t", True),
         ("d_s = d_s + v[j]", False),  # carried from one iteration to the next
-        ("d_v[j + 1] += v[j]", False),  # another iteration's element
+        ("d_v[j + 1] += v[j]", True),  # a sum: its terms added in another order
+        ("d_v[j + 1] += v[j]\nd_w[j] = d_v[j]", False),  # a sum read in the loop
+        ("d_v[j] = v[j]\nd_w[j] = d_v[j + 1]", False),  # another iteration's element
         ("np.add(d_v[j], v[j], d_v)", False),  # an out argument: writes all of d_v
         ("d_x[j] = v[j]", False),  # d_x is a parameter: it may be a view of anything
-        ("t = v[j]\n        d_v[j] = t\n        d_v[j] += helper(t)", False),  # a call that may write
+        ("t = v[j]\nd_v[j] = t\nd_v[j] += helper(t)", False),  # a call that may write
+        ("r = d_M[j]\nr[:2] = v[:2]\nfor k in range(3):\n    d_w[k] += r[k] * M[j][k]", True),  # own rows
+        ("r = d_M[j]\nr[0] = d_M[0][1]", False),  # another iteration's row
+        ("r = d_M[j]\nd_M[0] += v", False),  # a row of its own, and a sum into every row
+        ("if v[j] > 0.0:\n    t = v[j]\nd_v[j] = t", False),  # t carried where the branch is not taken
+        ("while v[j] > 0.0:\n    d_v[j] = 1.0", False),  # a while loop
+        ("d_w[j] = d_v[0]\nd_v[j] = 1.0", False),  # reads the element another iteration writes
+        ("t = v[j]", False),  # t is read after the loop
     ],
 )
 def test_which_adjoint_loops_may_run_forward(body, forward):
     import ast
     from adcompiler.back.numba_loops import runs_forward
 
-    source = f"def f(d_x, v, M):\n    d_v = np.zeros(3)\n    d_row = d_M[0]\n    d_s = 0.0\n    for j in reversed(range(3)):\n        {body}\n    return d_s\n"
-    source = source.replace("d_M[0]", "np.zeros(3)")
+    source = _LOOP.replace("BODY", body.replace("\n", "\n        "))
+    if body == "t = v[j]":
+        source = source.replace("return d_s,", "return t,")
     function = ast.parse(source).body[0]
     loop = next(n for n in ast.walk(function) if isinstance(n, ast.For))
     assert runs_forward(loop, function, {"np", "math"}, "__adc_comment__", {"np.zeros"}) is forward
+
+
+@pytest.mark.parametrize(
+    "fn, shapes",
+    [
+        (F.broadcast_ones, [(3, 1), (1, 4), (4,)]),
+        (F.broadcast_ones, [(2, 1, 3), (2, 4, 1), (1, 1, 3)]),
+        (F.broadcast_ones, [(1, 1), (2, 3), (1, 3)]),
+        (F.broadcast_ones, [(5,), (1,), (1,)]),
+        (F.broadcast_one, [(3,), (1,)]),
+        (F.broadcast_one, [(1,), (3,)]),
+    ],
+)
+def test_axes_of_length_one_broadcast_against_autograd(fn, shapes):
+    """Compiled unbroadcast sums over the axes of length 1 that broadcast (it refused them at run time)."""
+    rng = np.random.default_rng(7)
+    args = [rng.normal(size=s) for s in shapes]
+    d = numba_d(fn)
+    grads = d.grad(*args)
+    expected = autograd.grad(on_autograd(fn), argnum=tuple(range(len(args))))(*args)
+    for g, e, a in zip(grads, expected, args):
+        assert g.shape == a.shape and g.dtype == a.dtype and np.allclose(g, e, rtol=1e-12, atol=1e-14)
+    tangents = [rng.normal(size=s) for s in shapes]
+    assert d.jvp(tuple(args), tuple(tangents))[1] == pytest.approx(
+        sum(np.sum(e * t) for e, t in zip(expected, tangents)), rel=1e-10
+    )
 
 
 def test_sums_along_an_axis_against_autograd_and_differences():
@@ -329,10 +401,56 @@ def test_which_shadows_are_made_without_zeros(between, store, empty):
 
     source = f"def f(xs, v):\n    d = numpy.zeros(len(xs))\n    n = len(xs)\n    if n > 0:\n        {between or 'pass'}\n        {store}\n    return d\n"
     function = ast.parse(source).body[0]
-    empty_shadows(function, "numpy", "check_index")
+    empty_shadows(function, "numpy", "check_index", ("zeros_rows", "empty_rows"))
     text = ast.unparse(function)
     assert ("numpy.empty(len(xs))" in text and "d[n:] = 0.0" in text) is empty
     assert ("numpy.zeros(len(xs))" in text) is not empty
+
+
+_ROWS = """def f(M, v):
+    d_M = zeros_rows(M)
+    t1 = len(M)
+    if t1 > 0:
+        t2 = len(v)
+        for i in range(t1):
+            if t2 > 0:
+                row = M[i]
+                d_row = d_M[i]
+                BETWEEN
+                if t2 > 0:
+                    check_index(d_row, t2 - 1)
+                    STORE
+                AFTER
+    return d_M
+"""
+
+
+@pytest.mark.parametrize(
+    "change, empty",
+    [
+        ({}, True),
+        ({"for i in range(t1):": "for i in range(t1 - 1, -1, -1):"}, True),  # counting down: every row too
+        ({"BETWEEN": "t = d_row[0]"}, False),  # read before the store
+        ({"AFTER": "t = d_M[0][0]"}, False),  # another row, which a later iteration stores
+        ({"STORE": "d_row[1:t2] = v"}, False),  # d_row[0] never stored
+        ({"STORE": "d_row[:t2] = d_row[::-1]"}, False),  # the store reads the row itself
+        ({"for i in range(t1):": "for i in range(t1 - 1):"}, False),  # the last row never stored
+        ({"t1 = len(M)": "t1 = len(v)"}, False),  # not the number of rows
+        ({"        t2 = len(v)\n": "", "AFTER": "t2 = len(v)"}, False),  # t2 set in the loop: may change
+        ({"d_M = zeros_rows(M)": "d_M = zeros_rows(M)\n    g(d_M)"}, False),  # a call that may read it
+    ],
+)
+def test_which_shadow_rows_are_made_without_zeros(change, empty):
+    import ast
+    from adcompiler.back.numba_empty import empty_shadows
+
+    source = _ROWS
+    for old, new in {"BETWEEN": "pass", "AFTER": "pass", "STORE": "d_row[:t2] = v", **change}.items():
+        source = source.replace(old, new)
+    function = ast.parse(source).body[0]
+    assert empty_shadows(function, "numpy", "check_index", ("zeros_rows", "empty_rows")) is empty
+    text = ast.unparse(function)
+    assert ("d_M = empty_rows(M)" in text and "d_row[t2:] = 0.0" in text and "d_M_row[:] = 0.0" in text) is empty
 
 
 def test_a_shadow_is_kept_zeros_where_the_length_may_be_negative_or_set_twice():
@@ -344,5 +462,5 @@ def test_a_shadow_is_kept_zeros_where_the_length_may_be_negative_or_set_twice():
             f"def f(xs, v):\n    d = numpy.zeros(len(xs))\n    {head}\n    if n > 0:\n        d[:n] = v\n    return d\n"
         )
         function = ast.parse(source).body[0]
-        empty_shadows(function, "numpy", "check_index")
+        empty_shadows(function, "numpy", "check_index", ("zeros_rows", "empty_rows"))
         assert "numpy.empty" not in ast.unparse(function)

@@ -15,6 +15,15 @@ assigned once, ``n = len(...)``, so ``n >= 0``), with nothing in between but ``c
 (which reads its length only), it is made ``numpy.empty(m)``, and ``d[n:] = 0.0`` follows the ``if``:
 the store writes ``d[:n]``, the zeros the rest (none where ``n`` is ``len(d)``, as for ``dot``), before
 anything reads ``d``.  Where the store raises (lengths that differ), ``d`` is never read.
+
+The shadow of a list of lists (``sum_mat_vec``'s ``d_M``) is filled a row per iteration of its
+adjoint loop, ``d_row = d_M[i]`` then ``d_row[:n] = v``.  Where ``d = zeros_rows(X)`` (its only
+assignment) is next touched by ``if m > 0:`` over ``for i in range(m)`` (``m = len(X)``, the number of
+rows, each assigned once), whose body at the top of ``if n > 0:`` binds ``r = d[i]`` (``d``'s only
+mention in the loop, ``r`` bound once) and stores ``r[:n] = v`` before anything but ``check_index``
+reads ``r``, it is made ``empty_rows(X)``; ``r[n:] = 0.0`` follows the store, and after the loop
+every row is zeroed where ``n > 0`` does not hold (no iteration stored one).  Every row is then
+stored before anything reads it: 720 kB not zeroed for 300x300 rows, a fifth of that gradient's time.
 """
 
 from __future__ import annotations
@@ -22,12 +31,17 @@ from __future__ import annotations
 import ast
 
 
-def empty_shadows(function: ast.FunctionDef, numpy: str, check_index: str) -> None:
+def empty_shadows(function: ast.FunctionDef, numpy: str, check_index: str, rows: tuple) -> bool:
     """Each such shadow of ``function`` (already in the Numba target's form) made without zeros, in place;
-    ``numpy`` and ``check_index``: the names the function's code calls them by."""
+    ``numpy``, ``check_index`` and ``rows`` (``zeros_rows``, ``empty_rows``): the names the function's code
+    calls them by.  Whether ``empty_rows`` is called."""
     body = function.body
     counts = _assignments(function)
+    used = False
     for i, stmt in enumerate(body):
+        name = _call_of(stmt, rows[0])
+        if name is not None and counts.get(name) == 1:
+            used |= _rows_stored(body, i, name, counts, check_index, rows[1])
         name = _zeros_of(stmt, numpy)
         if name is None or counts.get(name) != 1:
             continue
@@ -41,6 +55,130 @@ def empty_shadows(function: ast.FunctionDef, numpy: str, check_index: str) -> No
                 break
             if _touches(body[j], name, check_index):
                 break
+    return used
+
+
+def _rows_stored(body: list, i: int, name: str, counts: dict, check_index: str, empty: str) -> bool:
+    """``body[i]``, ``name = zeros_rows(X)``, made ``empty_rows(X)`` where a loop stores every row
+    before it is read (the module's docstring says when), the zeros the stores leave out added."""
+    rows = body[i].value.args[0]
+    for j in range(i + 1, len(body)):
+        stmt = body[j]
+        loop = _over_rows(stmt, rows, counts, body[:j], name, check_index)
+        if loop is not None:
+            found = _row_store(loop, name, counts, check_index)
+            if found is None:
+                return False
+            block, k, n, row = found
+            block.insert(k + 1, _located(f"{row}[{n}:] = 0.0", block[k]))
+            each = _unused(f"{name}_row", body)
+            zero_all = f"if not {n} > 0:\n    for {each} in {name}:\n        {each}[:] = 0.0"
+            stmt.body.insert(stmt.body.index(loop) + 1, _located(zero_all, loop))
+            body[i].value.func = ast.Name(empty, ast.Load())
+            return True
+        if _touches(stmt, name, check_index):
+            return False
+    return False
+
+
+def _over_rows(stmt, rows, counts: dict, before: list, name: str, check_index: str):
+    """The loop ``for i in range(m)`` (or counting down) of ``stmt``, ``if m > 0:``, where ``m = len(rows)``
+    is assigned once among ``before`` and nothing ahead of the loop in the ``if`` touches ``name``."""
+    test = getattr(stmt, "test", None)
+    if not (isinstance(stmt, ast.If) and not stmt.orelse and _positive(test)):
+        return None
+    m = test.left.id
+    if counts.get(m) != 1 or not any(
+        _len_of(s, m) and ast.unparse(s.value.args[0]) == ast.unparse(rows) for s in before
+    ):
+        return None
+    for s in stmt.body:
+        if isinstance(s, ast.For) and not s.orelse and isinstance(s.target, ast.Name) and not _rebinds(s):
+            spans = ast.unparse(s.iter) in (f"range({m})", f"range({m} - 1, -1, -1)")
+            return s if spans else None
+        if _touches(s, name, check_index):
+            return None
+    return None
+
+
+def _row_store(loop: ast.For, name: str, counts: dict, check_index: str):
+    """``(block, k, n, r)`` where ``loop``'s body is ``if n > 0:`` binding ``r = name[i]``, then storing
+    ``r[:n] = v`` as ``block[k]`` (at the top of ``if n > 0:`` or not) before ``r`` is read (but by
+    ``check_index``), ``name`` mentioned nowhere else in the loop; else None."""
+    index = loop.target.id
+    mentions = [n for n in ast.walk(ast.Module(loop.body, [])) if isinstance(n, ast.Name) and n.id == name]
+    guards = [s for s in loop.body if _touches(s, name, check_index)]
+    if len(mentions) != 1 or not guards or not _positive(getattr(guards[0], "test", None)):
+        return None
+    guard = guards[0]
+    n = guard.test.left.id
+    if guard.orelse or counts.get(n) != 1 or _binds_in(loop, n):
+        return None  # n the same in every iteration: assigned once, before the loop
+    row = None
+    for k, s in enumerate(guard.body):
+        if row is None:
+            if _touches(s, name, check_index):
+                bound = isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+                if not (bound and ast.unparse(s.value) == f"{name}[{index}]" and counts.get(s.targets[0].id) == 1):
+                    return None
+                row = s.targets[0].id
+            continue
+        if _slice_store(s, row, n) and not _mentions(s.value, row):
+            return guard.body, k, n, row
+        if isinstance(s, ast.If) and not s.orelse and ast.unparse(s.test) == f"{n} > 0":
+            for k2, inner in enumerate(s.body):
+                if _slice_store(inner, row, n) and not _mentions(inner.value, row):
+                    return s.body, k2, n, row
+                if _touches(inner, row, check_index):
+                    return None
+        if _touches(s, row, check_index):
+            return None
+    return None
+
+
+def _binds_in(node, name: str) -> bool:
+    """Whether ``node`` (a statement, a loop with its variable) assigns ``name``."""
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(node))
+
+
+def _rebinds(loop: ast.For) -> bool:
+    """Whether ``loop``'s body assigns its own variable."""
+    return any(_binds_in(s, loop.target.id) for s in loop.body)
+
+
+def _positive(test) -> bool:
+    """Whether ``test`` is ``n > 0`` for a name ``n``."""
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Gt)
+        and ast.unparse(test.comparators[0]) == "0"
+    )
+
+
+def _call_of(stmt, function: str) -> str | None:
+    """``d`` for ``d = function(X)`` with a name ``X``, else None."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+        return None
+    call = stmt.value
+    if isinstance(call, ast.Call) and ast.unparse(call.func) == function and len(call.args) == 1:
+        return stmt.targets[0].id if isinstance(call.args[0], ast.Name) and not call.keywords else None
+    return None
+
+
+def _unused(name: str, body: list) -> str:
+    """``name``, or it with a number, bound nowhere in ``body``."""
+    taken = {n.id for n in ast.walk(ast.Module(body, [])) if isinstance(n, ast.Name)}
+    k = 0
+    while (name if k == 0 else f"{name}_{k}") in taken:
+        k += 1
+    return name if k == 0 else f"{name}_{k}"
+
+
+def _located(text: str, near) -> ast.stmt:
+    """The statement ``text`` at ``near``'s location."""
+    return ast.fix_missing_locations(ast.copy_location(ast.parse(text).body[0], near))
 
 
 def _zeros_of(stmt, numpy: str) -> str | None:

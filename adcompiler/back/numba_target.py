@@ -42,7 +42,7 @@ def translate(source: str, helpers: dict, fresh, cache: bool = False, accumulato
     numba, numpy = (_imported(tree, module) or fresh(module) for module in ("numba", "numpy"))
     aliases = {alias: name for name, alias in helpers.items()}
     guards = {alias for alias, name in aliases.items() if name in GUARDS}
-    added = {name: fresh(name) for name in ("add_at", "zeros_rows", "check_index", "zeros_like")}
+    added = {name: fresh(name) for name in ("add_at", "zeros_rows", "empty_rows", "check_index", "zeros_like")}
     rewrite = _Rewrite(guards, numpy, added)
     rewrite.accumulators = accumulators or {}
     rewrite.modules = {numpy} | {_imported(tree, m) for m in ("math", "numpy")} - {None}
@@ -148,7 +148,9 @@ class _Rewrite(ast.NodeTransformer):
             for target in stmt.targets:
                 bound |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
         node = self.generic_visit(node)
-        empty_shadows(node, self.numpy, self.added["check_index"])  # (zeros every element of which is stored)
+        rows = (self.added["zeros_rows"], self.added["empty_rows"])
+        if empty_shadows(node, self.numpy, self.added["check_index"], rows):  # (zeros every element of which is stored)
+            self.used.add("empty_rows")
         return node
 
     def visit_For(self, node):
