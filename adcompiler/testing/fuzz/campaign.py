@@ -25,6 +25,7 @@ class Summary:
     points_skipped: int = 0  # near a kink or a branch switch
     points_invalid: int = 0  # the primal itself raised or overflowed there
     points_known: int = 0  # checked, right but for the symptom of a known bug the checker tolerated
+    outside: int = 0  # backend="numba": programs refused as outside its subset (naming backend="python")
     mismatches: int = 0
     refusals: int = 0
     crashes: int = 0
@@ -37,7 +38,8 @@ class Summary:
             f"programs {self.programs}, points checked {self.points_checked}, "
             f"skipped (kink/branch) {self.points_skipped}, invalid {self.points_invalid}, "
             f"known-bug points {self.points_known}, "
-            f"mismatches {self.mismatches}, refusals {self.refusals}, crashes {self.crashes} "
+            + (f"outside the backend's subset {self.outside}, " if self.outside else "")
+            + f"mismatches {self.mismatches}, refusals {self.refusals}, crashes {self.crashes} "
             f"({self.seconds:.1f} s)"
         )
 
@@ -78,7 +80,8 @@ def _one(job):
     spec = generate(random.Random(ps), config)
     try:
         stages = stage_every > 0 and index % stage_every == 0
-        return index, spec, check_program(spec, tmp, ps, points, stages, tolerate=config.avoid_known)
+        counts = check_program(spec, tmp, ps, points, stages, tolerate=config.avoid_known, backend=config.backend)
+        return index, spec, counts
     except Failure as f:
         return index, spec, f
 
@@ -128,6 +131,7 @@ def run(
                 s.points_skipped += res["skipped"]
                 s.points_invalid += res["invalid"]
                 s.points_known += res["known"]
+                s.outside += res.get("outside", 0)
                 if verbose and s.programs % 100 == 0:
                     s.seconds = time.time() - t0
                     print(f"  ... {s}", flush=True)

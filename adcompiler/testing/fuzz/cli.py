@@ -3,6 +3,7 @@
     python -m adcompiler.testing.fuzz --programs 500 --seed 1 [--out DIR] [--points 3]
     python -m adcompiler.testing.fuzz --numpy --programs 200 --seed 1     # NumPy programs (--mode numpy)
     python -m adcompiler.testing.fuzz --mode mixed --programs 200 --seed 1  # each program scalar or NumPy
+    python -m adcompiler.testing.fuzz --backend numba --mode mixed --programs 200 --seed 1  # compiled code
     python -m adcompiler.testing.fuzz --minimise DIR/crash_seed1_prog7.py   # shrink a reported failure
 
 This module is the command line (main): a campaign, one program shown (--show), or a reported
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import random
 import tempfile
 
@@ -50,6 +52,12 @@ def main(argv=None) -> int:
         action="store_true",
         help="do not step around the open bugs of KNOWN_BUGS (generator and checker)",
     )
+    ap.add_argument(
+        "--backend",
+        choices=["python", "numba"],
+        default="python",
+        help="numba: check backend='numba' (programs it refuses, naming backend='python', are counted apart)",
+    )
     ap.add_argument("--jobs", type=int, default=1, help="worker processes")
     ap.add_argument("--start", type=int, default=0, help="index of the first program")
     ap.add_argument("--stage-every", type=int, default=1, help="check printed stages on every n-th program (0: never)")
@@ -59,6 +67,9 @@ def main(argv=None) -> int:
     config = config_for("numpy" if a.numpy else a.mode, a.small)
     if a.strict:
         config = dataclasses.replace(config, avoid_known=False)
+    if a.backend != "python":
+        os.environ.setdefault("NUMBA_OPT", "0")  # (read when Numba is imported) compiles twice as fast
+        config = dataclasses.replace(config, backend=a.backend)
     if a.minimise:
         src, params, outputs, point = read_report(a.minimise)
         small, params, point, f = minimise(src, params, outputs, point, verbose=True, tolerate=not a.strict)

@@ -26,6 +26,7 @@ class Config:
     p_rebind: float = 0.08  # share of statements that rebind a list (a parameter first) to a new list
     p_small_param: float = 0.35  # NumPy programs and helpers: a parameter of shape (), (1,), (k, 1), ...
     avoid_known: bool = True  # step around open adcompiler bugs (KNOWN_BUGS) so they do not hide others
+    backend: str = "python"  # differentiate(..., backend=): "numba" checks the compiled target the same way
 
 
 # Open adcompiler bugs, each with its regression files in tests/fuzz_regressions/. With Config.avoid_known

@@ -94,9 +94,11 @@ class ListGen(ExprGen):
             lst = rng.choice(lists)
             fn = rng.choice(["sum", "max", "min"])
             b = env.lists[lst].bound * (12 if fn == "sum" else 1)
-            idiom = self.idiom(env, lst, fn)
-            self.emit(f"{name} = {idiom[0] if idiom else f'{fn}({lst})'}")
-            b = idiom[1] if idiom else b
+            loop = self.reduction_loop(env, name, lst, lists)
+            idiom = None if loop is not None else self.idiom(env, lst, fn)
+            if loop is None:
+                self.emit(f"{name} = {idiom[0] if idiom else f'{fn}({lst})'}")
+            b = loop if loop is not None else idiom[1] if idiom else b
             env.floats[name] = b
             if b > SQUASH_AT:
                 self.assign_float(env, name, *self.squash(name, b))
@@ -137,6 +139,26 @@ class ListGen(ExprGen):
         if kind == "reversed":
             return f"list(reversed({lst}))[0]", info.bound
         return f"{'max' if fn == 'sum' else fn}(v * {c} for v in {lst})", info.bound
+
+    def reduction_loop(self, env: Env, name: str, lst: str, lists: list) -> float | None:
+        """Sometimes a sum written as loops over the elements, once or over the pairs of two lists
+        (Table 1's ``sum_mat_vec`` on rows): ``name = 0.0``, then ``name = name + ...`` in the loop.
+        Its adjoint loops only add into the lists' shadows, so the Numba target runs them forward.
+        The bound of ``name``, or None (then nothing is written)."""
+        rng = self.idioms()
+        if env.in_loop or rng.random() < 0.75:
+            return None
+        other = rng.choice(lists)
+        i, j = self.fresh("i"), self.fresh("j")
+        c = lit(draw_const(rng, -0.9, 0.9))
+        self.emit(f"{name} = 0.0")
+        self.emit(f"for {i} in range(len({lst})):")
+        if rng.random() < 0.5:
+            self.emit(f"    {name} = {name} + math.sin({lst}[{i}]) * {c}")
+            return float(NMAX + 2) if env.lists[lst].minlen < 8 else 50.0
+        self.emit(f"    for {j} in range(len({other})):")
+        self.emit(f"        {name} = {name} + math.tanh({lst}[{i}]) * math.tanh({other}[{j}] * {c})")
+        return float((NMAX + 2) ** 2)
 
     def grows(self, env: Env, writable: list) -> bool:
         """Sometimes ``xs.extend([...])`` or ``xs.insert(0, ...)`` on a list the function made (it only
