@@ -55,6 +55,22 @@ def test_fuzz_numpy_ci_run():
     assert s.mismatches == 0 and s.crashes == 0 and s.refusals == 0, _format(s)
 
 
+NUMBA_CI_PROGRAMS = 10
+NUMBA_CI_SEED = 20240605
+
+
+def test_fuzz_numba_ci_run():
+    """A few programs under backend="numba": compiled code checked as the python target's is; a program
+    outside the target's subset must be refused naming backend="python" (counted apart), never crash."""
+    pytest.importorskip("numba")
+    import dataclasses
+
+    config = dataclasses.replace(fuzz.SMALL, mode="mixed", backend="numba")
+    s = fuzz.run(NUMBA_CI_PROGRAMS, NUMBA_CI_SEED, points=2, stage_every=0, config=config)
+    assert s.programs == NUMBA_CI_PROGRAMS and s.points_checked >= 4, _format(s)
+    assert s.mismatches == 0 and s.crashes == 0 and s.refusals == 0, _format(s)
+
+
 REBIND_SEED = 20240603
 _REBOUND = re.compile(r"^ {8,}(v|xs) = ", re.M)  # v (a small array) or xs assigned in a loop or a branch
 

@@ -37,6 +37,10 @@ subset, so a refusal is a bug) and crashes (any other exception raised by
 adcompiler or by generated code when the primal runs fine).  Every mismatch,
 refusal and crash is written, with its point, to a file in ``--out``.
 
+``--backend numba`` (``Config.backend``) checks ``differentiate(f, backend="numba")`` the same way; a
+program outside that target's subset must be refused naming ``backend="python"``, and is counted
+apart ("outside the backend's subset"), not as a refusal.
+
 Open bugs found before are listed in KNOWN_BUGS with their regression files:
 by default the generator steps around them, or the checker accepts their
 symptom and counts the point as "known-bug" instead of a mismatch, so that a
