@@ -22,13 +22,14 @@ import traceback
 import types
 
 from .analysis import values as V
-from .errors import UnsupportedSyntaxError, at_line
+from .errors import UnsupportedSyntaxError
 from .back import emit
 from .back.load import load
 from .back.numba_target import GUARDS, translate
 from .back.runtime import HELPERS
 from .back.runtime_numba import NUMBA_HELPERS
 from .ir.nodes import Eq, For, Function, If, Var, While, walk
+from .numba_subset import refuse_draws, refuse_list_operations
 from .optimize.inline import Folding, fold_function
 from .pipeline import BUILDING, Program
 
@@ -63,23 +64,19 @@ class NumbaProgram(Program):
             self.anf_cache[fn] = _list_arguments_copied(super().anf(fn), self.namers[fn])
         drawless = self.__dict__.setdefault("drawless", set())  # functions found to make no draw
         if fn not in drawless:  # (checked until it passes: a refused one is refused on every call)
-            _refuse_draws(self.anf_cache[fn])
+            refuse_draws(self.anf_cache[fn])
             drawless.add(fn)
         return self.anf_cache[fn]
 
-
-def _refuse_draws(function: Function) -> None:
-    """An np.random draw, refused at its line: compiled code draws from Numba's own generator, which
-    ``np.random.seed`` does not reach and which the several passes of a Jacobian or a Hessian cannot
-    start again from one state (each would see other draws: the rows of no one function)."""
-    for eq in walk(function.body):
-        if isinstance(eq, Eq) and eq.prim == "draw":
-            raise at_line(
-                function.source,
-                eq.line,
-                f'the draw {eq.param[1].replace("numpy.", "np.")}(...) under backend="numba"',
-                'differentiate it with backend="python", which makes one draw per call for all its passes',
-            )
+    def facts(self, fn, sig: V.Sig):
+        """The facts of ``fn`` for ``sig``, a list joined with ``+``, repeated with ``*`` or sliced refused
+        (see ``numba_subset``): only the arguments' abstract values tell these from arrays' operations."""
+        facts = super().facts(fn, sig)
+        checked = self.__dict__.setdefault("lists_checked", set())
+        if (fn, sig) not in checked:
+            refuse_list_operations(facts.fn, facts.of)
+            checked.add((fn, sig))
+        return facts
 
 
 _READS = ("getitem", "len", "read", "write")  # what leaves a list as it was (a call may change it)

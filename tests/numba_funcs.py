@@ -101,6 +101,25 @@ def mat_vec_product_sum(rows, v):
     return s
 
 
+def joined(x, y):
+    """Lists joined with + (the numba fuzz run's program): Python joins, arrays would add."""
+    ys = [x * 3.0]
+    zs = [y * y]
+    ys = ys + zs
+    return ys[len(ys) - 1]
+
+
+def repeated(x, xs):
+    zs = xs * 2
+    return zs[3] * x
+
+
+def sliced_then_written(x, xs):
+    ys = xs[1:3]
+    ys[0] = ys[0] * x
+    return xs[1] + ys[0]
+
+
 def three_outputs(xs):
     return xs[0] * xs[1], math.cos(xs[2]), xs[0] / xs[2]
 

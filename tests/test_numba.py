@@ -332,6 +332,29 @@ def test_sums_along_an_axis_against_autograd_and_differences():
     assert d.jvp((a, b), (ta, tb))[1] == pytest.approx(np.sum(ea * ta) + np.sum(eb * tb), rel=1e-10)
 
 
+@pytest.mark.parametrize(
+    "fn, args, what",
+    [
+        (F.joined, (1.5, 0.5), "joining lists with +"),
+        (F.repeated, (1.5, [1.0, 2.0]), "repeating a list with *"),
+        (F.sliced_then_written, (1.5, [1.0, 2.0, 3.0]), "a slice of a list"),
+    ],
+)
+def test_list_joins_repeats_and_slices_are_refused_at_their_line(fn, args, what):
+    """Lists reach compiled code as arrays: + would add, * multiply, a slice share memory; each ran and gave
+    other numbers than Python (joined's gradient took ys[0]'s derivative too) until refused, in both modes."""
+    line = inspect.getsourcelines(fn)[1] + {"joined": 4, "repeated": 1, "sliced_then_written": 1}[fn.__name__]
+    d = numba_d(fn)
+    for call in (lambda: d.grad(*args), lambda: d.jvp(args, args), lambda: adcompiler.hessian(d)(*args)):
+        with pytest.raises(adcompiler.UnsupportedSyntaxError) as refused:
+            call()
+        assert f"numba_funcs.py:{line}:" in str(refused.value) and what in str(refused.value)
+        assert 'backend="python"' in str(refused.value)
+    got = adcompiler.differentiate(fn).grad(*args)  # the python target, analytically
+    expected = {"joined": (0.0, 1.0), "repeated": (2.0, [0.0, 1.5]), "sliced_then_written": (2.0, [0.0, 2.5, 0.0])}
+    assert got == expected[fn.__name__]
+
+
 def test_a_draw_is_refused_at_its_line():
     """Compiled code draws from Numba's own generator, which np.random.seed does not reach and which the
     passes of a Jacobian cannot restart: refused at the draw, in every entry point."""
