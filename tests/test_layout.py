@@ -22,7 +22,7 @@ LAYERS = [
     ("optimize",),
     ("back",),
     ("pipeline",),
-    ("written", "inputs"),
+    ("written", "inputs", "numba_subset"),
     ("entries",),
     ("trees", "pickling", "methods"),
     ("arguments",),
