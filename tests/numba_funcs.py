@@ -101,6 +101,30 @@ def mat_vec_product_sum(rows, v):
     return s
 
 
+def written_elements(x, w):
+    """Writes into a local array at an integer, reading the element before it (u[-1] first)."""
+    u = np.zeros(4)
+    for i in range(4):
+        u[i] = math.tanh(x[i] * w[0]) + u[i - 1] * 0.5
+    return np.sum(u * u)
+
+
+def written_rows(a, w):
+    """Writes of rows, a column and an element into a local 2-D array, overwriting earlier writes."""
+    b = np.zeros((3, 4))
+    for i in range(3):
+        b[i, :] = np.sin(a[i] * w)
+    b[1, 2] = b[0, 0] * 3.0
+    b[:, 1] = b[:, 0] * w[1]
+    return np.sum(b * b)
+
+
+def written_at_indices(x, idx):
+    u = np.zeros(3)
+    u[idx] = x
+    return np.sum(u * u)
+
+
 def joined(x, y):
     """Lists joined with + (the numba fuzz run's program): Python joins, arrays would add."""
     ys = [x * 3.0]

@@ -332,6 +332,31 @@ def test_sums_along_an_axis_against_autograd_and_differences():
     assert d.jvp((a, b), (ta, tb))[1] == pytest.approx(np.sum(ea * ta) + np.sum(eb * tb), rel=1e-10)
 
 
+@pytest.mark.parametrize("fn, shapes", [(F.written_elements, [(4,), (2,)]), (F.written_rows, [(3, 4), (4,)])])
+def test_writes_into_local_arrays_in_both_modes_and_at_second_order(fn, shapes):
+    """x[index] = v into a local array, at integers and slices (take_and_clear compiled): against the python
+    backend, central differences, forward against reverse, and the Hessian against the python backend's."""
+    rng = np.random.default_rng(8)
+    args = tuple(rng.normal(size=s) for s in shapes)
+    d, python = numba_d(fn), adcompiler.differentiate(fn)
+    grads = d.grad(*args)
+    for k, (g, e, a) in enumerate(zip(grads, python.grad(*args), args)):
+        assert g.shape == a.shape and np.allclose(g, e, rtol=1e-12, atol=1e-14)
+        assert np.allclose(g, central_grad(fn, args, k), atol=1e-7)
+    tangents = tuple(rng.normal(size=s) for s in shapes)
+    assert d.jvp(args, tangents)[1] == pytest.approx(sum(np.sum(g * t) for g, t in zip(grads, tangents)), rel=1e-10)
+    if fn is F.written_elements:
+        assert np.allclose(adcompiler.hessian(d)(*args), adcompiler.hessian(python)(*args), rtol=1e-10, atol=1e-12)
+
+
+def test_a_write_at_an_array_of_indices_is_refused_at_its_line():
+    """An index array may name an element twice (the last write gets the cotangent): no compiled form."""
+    line = inspect.getsourcelines(F.written_at_indices)[1] + 2
+    with pytest.raises(adcompiler.UnsupportedSyntaxError) as refused:
+        numba_d(F.written_at_indices, wrt=("x",)).grad(np.array([1.0, 2.0]), np.array([0, 2]))
+    assert f"numba_funcs.py:{line}:" in str(refused.value) and 'backend="python"' in str(refused.value)
+
+
 @pytest.mark.parametrize(
     "fn, args, what",
     [

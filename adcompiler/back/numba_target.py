@@ -195,6 +195,11 @@ class _Rewrite(ast.NodeTransformer):
         inner = node.args[0] if len(node.args) == 1 else None
         if _named(node, "reversed") and isinstance(inner, ast.Call) and _named(inner, "range") and not inner.keywords:
             return _counting_down(inner.args)
+        module = getattr(node.func, "value", None)
+        if isinstance(module, ast.Name) and module.id in self.modules:  # dtype=float: Numba takes numpy.float64
+            for k in node.keywords:
+                if k.arg == "dtype" and isinstance(k.value, ast.Name) and k.value.id == "float":
+                    k.value = ast.Attribute(ast.Name(self.numpy, ast.Load()), "float64", ast.Load())
         return node
 
     def visit_BinOp(self, node):

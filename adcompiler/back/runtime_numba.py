@@ -117,6 +117,34 @@ def _numba_scatter_add(d, x, index, g):
 
     return impl
 ''',
+    "take_and_clear": '''def take_and_clear(d, x, index):
+    """(d with d[index] zeroed, the old d[index]) (compiled code only: see the overload below)."""
+    raise TypeError("take_and_clear is called from code numba.njit compiles")
+
+
+@numba.extending.overload(take_and_clear)
+def _numba_take_and_clear(d, x, index):
+    """The adjoint of writing x[index] = v, for an index of integers and slices (it names each element
+    once): the part of the adjoint d at index (a copy, or a number), which is then zeroed in d (into
+    zeros of x's shape plus d where d is not yet such an array).  An array of integers may name an
+    element twice, whose last write only gets the cotangent: not here (refused, as Numba finds no form)."""
+    types = numba.core.types
+    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
+    if not isinstance(x, types.Array) or not all(isinstance(i, (types.Integer, types.SliceType)) for i in parts):
+        return None
+    if isinstance(d, types.Array) and (d.ndim != x.ndim or not d.mutable):
+        return None
+    number = len(parts) == x.ndim and all(isinstance(i, types.Integer) for i in parts)
+    fresh = not isinstance(d, types.Array)
+
+    def impl(d, x, index):
+        out = numpy.zeros(x.shape) + d if fresh else d
+        part = out[index] if number else out[index].copy()
+        out[index] = 0.0
+        return out, part
+
+    return impl
+''',
     "like": '''def like(shadow, x):
     """The shadow in x's structure (compiled code only: see the overload below)."""
     raise TypeError("like is called from code numba.njit compiles")

@@ -257,6 +257,8 @@ def check_program(
             for stage in ("forward", "reverse"):
                 compile(df.source(stage), f"<fuzz {stage}>", "exec")
     except UnsupportedSyntaxError as exc:
+        if _outside(backend, exc):
+            return {**counts, "outside": 1}
         raise Failure(
             "refusal", f"{type(exc).__name__}: {exc}", layout.plain(layout.draw(random.Random(seed)))
         ) from None
@@ -274,13 +276,18 @@ def check_program(
             except Failure:
                 raise
             except UnsupportedSyntaxError as exc:
-                if backend != "python" and 'backend="python"' in str(exc):
-                    return {**counts, "outside": 1}  # a compiled target's subset: said at the user's line
+                if _outside(backend, exc):
+                    return {**counts, "outside": 1}
                 raise Failure("refusal", f"{type(exc).__name__}: {exc}", layout.plain(args)) from None
             if res == "known":
                 counts["known"] += 1
             counts[res if res not in ("ok", "known") else "checked"] += 1
     return counts
+
+
+def _outside(backend: str, refusal) -> bool:
+    """Whether a compiled target refused the program as outside its subset, saying backend="python" does it."""
+    return backend != "python" and 'backend="python"' in str(refusal)
 
 
 def check_source(
