@@ -279,6 +279,9 @@ _LOOP = """def f(d_x, v, M):
         ("while v[j] > 0.0:\n    d_v[j] = 1.0", False),  # a while loop
         ("d_w[j] = d_v[0]\nd_v[j] = 1.0", False),  # reads the element another iteration writes
         ("t = v[j]", False),  # t is read after the loop
+        ("d_v[j] *= v[j]\nd_v[0] += v[j]", False),  # a product and a sum into one element: order matters
+        ("np.copyto(d_w, v)", False),  # writes into its first argument
+        ("d_w[j] = v[j]\nnp.fill_diagonal(d_M, v[j])", False),
     ],
 )
 def test_which_adjoint_loops_may_run_forward(body, forward):

@@ -101,7 +101,7 @@ def _memory(loop: ast.For, function: ast.FunctionDef, index: str, zeros: set) ->
             if _at(value, index) and _made(value.value, function, zeros):
                 owned[node.targets[0].id] = value.value.id
     ways: dict = {}  # root array -> the one way the loop touches it, and the names it does so through
-    sums = {id(n.target) for n in _walk(loop.body) if isinstance(n, ast.AugAssign)}
+    sums = {id(n.target) for n in _walk(loop.body) if isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Add)}
     subscripted = set()
     for node in _walk(loop.body):
         if not isinstance(node, ast.Subscript):
@@ -268,10 +268,13 @@ def _pure(call: ast.Call, modules: set, marker: str) -> bool:
     if isinstance(func, ast.Name):
         return func.id == marker or func.id in _BUILTINS and not call.keywords
     module = func.value if isinstance(func, ast.Attribute) else None
-    if not isinstance(module, ast.Name) or module.id not in modules or call.keywords:
+    if not isinstance(module, ast.Name) or module.id not in modules or call.keywords or func.attr in _WRITERS:
         return False
     return len(call.args) <= (3 if func.attr == "where" else 1 if func.attr in _TWO_WITH_OUT else 2)
 
+
+# NumPy functions that write into their first argument.
+_WRITERS = {"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis"}
 
 # NumPy functions of one operand whose second positional argument is ``out`` (or an axis).
 _TWO_WITH_OUT = {
