@@ -17,6 +17,7 @@ from pathlib import Path
 from .back import emit
 from .errors import UnsupportedSyntaxError
 from .back.load import write_atomic
+from .back.numba_lists import spelled_as_calls
 from .back.numba_target import translate
 from .numba_backend import NumbaProgram
 from .analysis.assume import assumed_signature
@@ -87,6 +88,8 @@ def _compile_module(module, path: str, functions, mode, stage, checkpoint, refus
                 if d.name not in seen:
                     seen.add(d.name)
                     defs.append(d)
+    if target == "numba":  # lists joined and repeated as calls: on the arrays lists are there, + adds, * multiplies
+        defs = [spelled_as_calls(d) for d in defs]
     body = emit.render_module(defs, program.ns)  # renders first so the namespace learns its imports
     helpers = primal_helpers(program, module)
     header = [

@@ -25,11 +25,12 @@ from .analysis import values as V
 from .errors import UnsupportedSyntaxError
 from .back import emit
 from .back.load import load
+from .back.numba_lists import spelled_as_calls
 from .back.numba_target import GUARDS, translate
 from .back.runtime import HELPERS
 from .back.runtime_numba import NUMBA_HELPERS
 from .ir.nodes import Eq, For, Function, If, Var, While, walk
-from .numba_subset import refuse_draws, refuse_list_operations
+from .numba_subset import refuse_draws, refuse_list_slices
 from .optimize.inline import Folding, fold_function
 from .pipeline import BUILDING, Program
 
@@ -69,12 +70,12 @@ class NumbaProgram(Program):
         return self.anf_cache[fn]
 
     def facts(self, fn, sig: V.Sig):
-        """The facts of ``fn`` for ``sig``, a list joined with ``+``, repeated with ``*`` or sliced refused
-        (see ``numba_subset``): only the arguments' abstract values tell these from arrays' operations."""
+        """The facts of ``fn`` for ``sig``, a slice of a list refused (see ``numba_subset``): only the
+        arguments' abstract values tell it from a slice of an array."""
         facts = super().facts(fn, sig)
         checked = self.__dict__.setdefault("lists_checked", set())
         if (fn, sig) not in checked:
-            refuse_list_operations(facts.fn, facts.of)
+            refuse_list_slices(facts.fn, facts.of)
             checked.add((fn, sig))
         return facts
 
@@ -149,6 +150,7 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
 
     seen: set = set()
     defs = [d for d in built if not (d.name in seen or seen.add(d.name))]
+    defs = [spelled_as_calls(d) for d in defs]  # lists joined and repeated: on arrays, + adds and * multiplies
     source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
     source = translate(source, program.helpers, program.module.fresh, False, program.accumulators, owner.fn.__globals__)
     source = emit.format_source(source)

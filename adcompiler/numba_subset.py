@@ -1,9 +1,9 @@
-"""What the Numba target refuses before it generates code, each at the user's line: draws, list joins, list slices.
+"""What the Numba target refuses before it generates code, each at the user's line: draws, list slices.
 
 Compiled code would run these without an error and give other numbers than Python: a draw comes from
-Numba's own generator, and a list reaches compiled code as a NumPy array, on which ``+`` adds and ``*``
-multiplies where Python joins and repeats, and whose slice is a view where Python's is a copy (a write
-into either would show in the other).
+Numba's own generator, and a list reaches compiled code as a NumPy array, whose slice is a view where
+Python's is a copy (a write into either would show in the other).  (Lists joined with ``+`` or repeated
+with ``*`` are spelled as calls instead: ``back.numba_lists``.)
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ from .analysis import values as V
 from .errors import at_line
 from .ir.nodes import Eq, Function, walk
 
-_LISTS = 'differentiate it with backend="python", or build the list with append (lists are NumPy arrays here)'
-_JOINS = {"list_concat": "joining lists with +", "list_times": "repeating a list with *"}
+_SLICE = 'differentiate it with backend="python" (here lists are NumPy arrays, whose slices share their memory)'
 
 
 def refuse_draws(function: Function) -> None:
@@ -30,20 +29,11 @@ def refuse_draws(function: Function) -> None:
             )
 
 
-def refuse_list_operations(function: Function, of) -> None:
-    """``xs + ys``, ``xs * n`` or ``xs[a:b]`` of lists in ``function`` (specialised: ``analysis.specialise``
-    names the first two ``list_concat`` and ``list_times`` by the arguments' abstract values, which
-    ``of(atom)`` gives), refused at its line."""
+def refuse_list_slices(function: Function, of) -> None:
+    """``xs[a:b]`` of a list in ``function`` (``of(atom)``: its abstract value), refused at its line."""
     for eq in walk(function.body):
-        if not isinstance(eq, Eq):
-            continue
-        if eq.prim in _JOINS:
-            raise at_line(function.source, eq.line, f'{_JOINS[eq.prim]} under backend="numba"', _LISTS)
-        if eq.prim == "getitem" and _list(of(eq.ins[0])) and V.is_slice(of(eq.ins[1])):
+        if isinstance(eq, Eq) and eq.prim == "getitem" and _list(of(eq.ins[0])) and V.is_slice(of(eq.ins[1])):
             raise at_line(function.source, eq.line, 'a slice of a list under backend="numba"', _SLICE)
-
-
-_SLICE = 'differentiate it with backend="python" (here lists are NumPy arrays, whose slices share their memory)'
 
 
 def _list(a: V.Aval) -> bool:

@@ -138,6 +138,18 @@ def repeated(x, xs):
     return zs[3] * x
 
 
+def appended(x, xs):
+    """A list argument joined with a literal, then repeated."""
+    ys = xs + [x * 2.0]
+    zs = ys * 2
+    return zs[len(zs) - 1] * ys[0] + zs[1]
+
+
+def rows_joined(a, b):
+    rows = a + b
+    return rows[1][0] * rows[0][1]
+
+
 def sliced_then_written(x, xs):
     ys = xs[1:3]
     ys[0] = ys[0] * x

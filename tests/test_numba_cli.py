@@ -53,6 +53,13 @@ SAMPLE = textwrap.dedent("""\
         if n == 0:
             return 1.0
         return x * power(x, n - 1)
+
+
+    def joined(x, y):
+        ys = [x * 3.0]
+        ys = ys + [y * y]
+        ws = ys * 2
+        return ws[len(ws) - 1] * ws[0]
     """)
 
 # Run in a fresh process beside the written module: each function's value and gradient (reverse),
@@ -73,6 +80,7 @@ DRIVER = textwrap.dedent("""\
     v, (gW, gx) = m.net_reverse(W, x)
     out["net"] = [v, [gW.tolist(), gx.tolist()], m.net_forward(W, x, gW, gx)[1]]
     out["power"] = [m.power_reverse(1.3, 7)[1][0], m.power_forward(1.3, 7, 1.0, 0)[1]]
+    out["joined"] = [m.joined_reverse(1.5, 0.5)[1], m.joined_forward(1.5, 0.5, 1.0, 0.0)[1]]
     out["mods"] = sorted(k.split(".")[0] for k in sys.modules if k.startswith("adcompiler"))
     print(json.dumps(out))
     """)
@@ -104,7 +112,7 @@ def test_module_stands_alone_and_every_derivative_is_njit_cached(written):
     text = (folder / "sample_ad.py").read_text()
     assert imported_modules(text) == {"math", "numba", "numpy"}
     assert out["mods"] == []  # adcompiler was not imported by the driver
-    for name in ("rosen", "newton", "net", "scale", "power"):
+    for name in ("rosen", "newton", "net", "scale", "power", "joined"):
         for mode in ("forward", "reverse"):
             assert f"@numba.njit(cache=True)\ndef {name}_{mode}(" in text
     assert any(f.endswith(".nbi") for f in os.listdir(folder / "__pycache__"))  # Numba's cache, as asked
@@ -134,3 +142,5 @@ def test_gradients_against_central_differences_and_forward_against_reverse(writt
     assert np.allclose(gx, central_grad(sample.net, (W, x), 1), rtol=1e-7, atol=1e-8)
     assert tangent == pytest.approx(np.sum(np.square(gW)) + np.sum(np.square(gx)), rel=1e-12)
     assert out["power"] == pytest.approx([7 * 1.3**6] * 2, rel=1e-12)  # recursion, both modes
+    (gx, gy), tangent = out["joined"]  # lists joined with + and repeated with *: y*y * 3x
+    assert [gx, gy, tangent] == pytest.approx([3 * 0.25, 2 * 0.5 * 4.5, 3 * 0.25], rel=1e-14)

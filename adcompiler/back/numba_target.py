@@ -25,9 +25,11 @@ import re
 from types import ModuleType
 
 from .numba_empty import empty_shadows
+from .numba_lists import MARKERS
 from .numba_loops import runs_forward
 from .runtime_numba import NUMBA_HELPERS
 
+_LIST_HELPERS = {MARKERS["+"]: "join_lists", MARKERS["*"]: "repeat_list"}
 PURE = ("math", "numpy")  # modules whose functions change nothing but their result
 GUARDS = ("reject_ints", "expect")  # argument checks: the entry's conversion does their work
 
@@ -42,7 +44,10 @@ def translate(source: str, helpers: dict, fresh, cache: bool = False, accumulato
     numba, numpy = (_imported(tree, module) or fresh(module) for module in ("numba", "numpy"))
     aliases = {alias: name for name, alias in helpers.items()}
     guards = {alias for alias, name in aliases.items() if name in GUARDS}
-    added = {name: fresh(name) for name in ("add_at", "zeros_rows", "empty_rows", "check_index", "zeros_like")}
+    added = {
+        name: fresh(name)
+        for name in ("add_at", "zeros_rows", "empty_rows", "check_index", "zeros_like", *_LIST_HELPERS.values())
+    }
     rewrite = _Rewrite(guards, numpy, added)
     rewrite.accumulators = accumulators or {}
     rewrite.modules = {numpy} | {_imported(tree, m) for m in ("math", "numpy")} - {None}
@@ -195,6 +200,9 @@ class _Rewrite(ast.NodeTransformer):
         inner = node.args[0] if len(node.args) == 1 else None
         if _named(node, "reversed") and isinstance(inner, ast.Call) and _named(inner, "range") and not inner.keywords:
             return _counting_down(inner.args)
+        helper = _LIST_HELPERS.get(getattr(node.func, "id", None))
+        if helper is not None:  # a list joined or repeated (back.numba_lists)
+            return self._call(helper, node.args)
         module = getattr(node.func, "value", None)
         if isinstance(module, ast.Name) and module.id in self.modules:  # dtype=float: Numba takes numpy.float64
             for k in node.keywords:

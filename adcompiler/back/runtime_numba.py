@@ -10,6 +10,8 @@ a tuple of its elements' shadows, already the structure of the primal (``like`` 
 
 from __future__ import annotations
 
+from .numba_lists import LIST_HELPERS
+
 NUMBA_HELPERS = {
     "zeros_like": '''def zeros_like(x):
     """A zero with the structure of x (compiled code only: see the overload below)."""
@@ -405,3 +407,5 @@ def _numba_extreme_jvp(dx, x, z, axis=None, keepdims=False):
     return impl
 ''',
 }
+
+NUMBA_HELPERS.update(LIST_HELPERS)  # lists joined and repeated (numba_lists)

@@ -81,6 +81,7 @@ class BinOp(Expr):
     op: str
     left: Expr
     right: Expr
+    lists: bool = False  # Python's + and * of lists (a join, a repeat): the Numba target spells them as calls
 
 
 @dataclass(frozen=True)

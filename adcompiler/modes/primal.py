@@ -173,9 +173,9 @@ class PrimalSweep:
         elif eq.prim == "list_repeat":  # [r] * n repeats r itself: its shadow repeats r's shadow
             value = E.BinOp("*", E.List((self.shadow_value(eq.ins[0]),)), args[1])
         elif eq.prim == "list_concat":  # a new list of both lists' elements: a new shadow of both shadows'
-            value = E.BinOp("+", *(self.shadow_of_list(a) for a in eq.ins))
+            value = E.BinOp("+", *(self.shadow_of_list(a) for a in eq.ins), True)
         elif eq.prim == "list_times":
-            value = E.BinOp("*", self.shadow_of_list(eq.ins[0]), args[1])
+            value = E.BinOp("*", self.shadow_of_list(eq.ins[0]), args[1], True)
         elif eq.prim == "list_copy":  # a copy of a list whose elements are constants starts with zero adjoints
             source = eq.ins[0].name
             value = (
