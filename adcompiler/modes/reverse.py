@@ -128,7 +128,7 @@ def _flat_cotangents(s: Sweeps, params) -> E.Expr:
             parts.append(E.BinOp("*", E.List((E.Num(0.0),)), E.Call("len", (E.Name(p),))))
     flat = parts[0]
     for part in parts[1:]:
-        flat = E.BinOp("+", flat, part)
+        flat = E.BinOp("+", flat, part, True)  # lists joined
     return flat
 
 
