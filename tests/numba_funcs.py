@@ -6,6 +6,7 @@ import numba
 import numpy as np
 
 from tests.release_funcs import particles_np  # noqa: F401 (Table 1's particles on NumPy)
+from tests.store_funcs import dot_rows as mat_vec_product_sum  # noqa: F401 (Table 1's sum_mat_vec on lists)
 
 
 def poly(x, y):
@@ -86,18 +87,6 @@ def mat_vec_sum(rows, v):
         row = rows[i]
         for j in range(len(v)):
             s = s + math.sin(row[j]) * v[j]
-    return s
-
-
-def mat_vec_product_sum(rows, v):
-    """Table 1's sum_mat_vec: the adjoint of each row is a copy of v."""
-    s = 0.0
-    for i in range(len(rows)):
-        row = rows[i]
-        r = 0.0
-        for j in range(len(v)):
-            r = r + row[j] * v[j]
-        s = s + r
     return s
 
 
