@@ -152,7 +152,8 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
     defs = [d for d in built if not (d.name in seen or seen.add(d.name))]
     defs = [spelled_as_calls(d) for d in defs]  # lists joined and repeated: on arrays, + adds and * multiplies
     source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
-    source = translate(source, program.helpers, program.module.fresh, False, program.accumulators, owner.fn.__globals__)
+    scope = getattr(owner.fn, "__adc_scope__", None) or owner.fn.__globals__  # (generated code's: its helpers too)
+    source = translate(source, program.helpers, program.module.fresh, False, program.accumulators, scope)
     source = emit.format_source(source)
     fn = owner.fn
     label = f"{mode} of {fn.__qualname__} (numba)"

@@ -114,6 +114,14 @@ def written_at_indices(x, idx):
     return np.sum(u * u)
 
 
+def products(A, B, x, y):
+    """a @ b of every pair of ndims 1 and 2, a transposed operand among them."""
+    C = np.tanh(A @ B)
+    v = C @ x
+    w = x @ B.T
+    return np.sum(v * v) + np.sin(w @ y) + (x @ x) * 0.1
+
+
 def joined(x, y):
     """Lists joined with + (the numba fuzz run's program): Python joins, arrays would add."""
     ys = [x * 3.0]

@@ -352,6 +352,24 @@ def test_writes_into_local_arrays_in_both_modes_and_at_second_order(fn, shapes):
         assert np.allclose(adcompiler.hessian(d)(*args), adcompiler.hessian(python)(*args), rtol=1e-10, atol=1e-12)
 
 
+def test_matrix_products_against_autograd_in_both_modes_and_at_second_order():
+    """a @ b of matrices and vectors (matmul_vjp_a/b compiled: refused for their import until 2026-11-26)."""
+    rng = np.random.default_rng(9)
+    args = rng.normal(size=(3, 2)), rng.normal(size=(2, 4)), rng.normal(size=4), rng.normal(size=2)
+    d = numba_d(F.products)
+    grads = d.grad(*args)
+    expected = autograd.grad(on_autograd(F.products), argnum=(0, 1, 2, 3))(*args)
+    for g, e, a in zip(grads, expected, args):
+        assert g.shape == a.shape and np.allclose(g, e, rtol=1e-12, atol=1e-14)
+    tangents = tuple(rng.normal(size=np.shape(a)) for a in args)
+    assert d.jvp(args, tangents)[1] == pytest.approx(sum(np.sum(e * t) for e, t in zip(expected, tangents)), rel=1e-10)
+    v = rng.normal(size=6 + 8 + 4 + 2)
+    hvp = adcompiler.hvp(d)(args, v)
+    flat = np.concatenate([np.ravel(h) for h in hvp]) if isinstance(hvp, tuple) else np.ravel(hvp)
+    want = adcompiler.hvp(adcompiler.differentiate(F.products))(args, v)
+    assert np.allclose(flat, np.concatenate([np.ravel(h) for h in want]) if isinstance(want, tuple) else want)
+
+
 def test_a_write_at_an_array_of_indices_is_refused_at_its_line():
     """An index array may name an element twice (the last write gets the cotangent): no compiled form."""
     line = inspect.getsourcelines(F.written_at_indices)[1] + 2

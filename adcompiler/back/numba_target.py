@@ -49,6 +49,10 @@ def translate(source: str, helpers: dict, fresh, cache: bool = False, accumulato
         for name in ("add_at", "zeros_rows", "empty_rows", "check_index", "zeros_like", *_LIST_HELPERS.values())
     }
     rewrite = _Rewrite(guards, numpy, added)
+    rewrite.distinct = {helpers.get("distinct")} | {  # (the reverse code hessian differentiates calls it by its own)
+        k for k, v in (scope or {}).items() if getattr(v, "__adc_primitive__", None) == "distinct"
+    }
+    rewrite.distinct.discard(None)  # distinct(d, a, b) is written distinct(distinct(d, a), b): see numba_arrays
     rewrite.accumulators = accumulators or {}
     rewrite.modules = {numpy} | {_imported(tree, m) for m in ("math", "numpy")} - {None}
     rewrite.modules |= {k for k, v in (scope or {}).items() if isinstance(v, ModuleType) and v.__name__ in PURE}
@@ -114,6 +118,7 @@ class _Rewrite(ast.NodeTransformer):
         self.numpy = numpy
         self.added = added  # the helpers this target adds -> their names in the module
         self.used: set = set()  # those the code calls
+        self.distinct: set = set()  # the names the code calls runtime helper distinct by
 
     def _call(self, helper: str, args: list) -> ast.Call:
         self.used.add(helper)
@@ -203,6 +208,11 @@ class _Rewrite(ast.NodeTransformer):
         helper = _LIST_HELPERS.get(getattr(node.func, "id", None))
         if helper is not None:  # a list joined or repeated (back.numba_lists)
             return self._call(helper, node.args)
+        if isinstance(node.func, ast.Name) and node.func.id in self.distinct and node.args and not node.keywords:
+            out = node.args[0]
+            for earlier in node.args[1:]:
+                out = ast.Call(node.func, [out, earlier], [])
+            return out
         module = getattr(node.func, "value", None)
         if isinstance(module, ast.Name) and module.id in self.modules:  # dtype=float: Numba takes numpy.float64
             for k in node.keywords:

@@ -11,6 +11,7 @@ a tuple of its elements' shadows, already the structure of the primal (``like`` 
 from __future__ import annotations
 
 from .numba_lists import LIST_HELPERS
+from .numba_arrays import ARRAY_HELPERS
 
 NUMBA_HELPERS = {
     "zeros_like": '''def zeros_like(x):
@@ -409,3 +410,4 @@ def _numba_extreme_jvp(dx, x, z, axis=None, keepdims=False):
 }
 
 NUMBA_HELPERS.update(LIST_HELPERS)  # lists joined and repeated (numba_lists)
+NUMBA_HELPERS.update(ARRAY_HELPERS)  # adjoints of a @ b, distinct (numba_arrays)
