@@ -122,6 +122,15 @@ def products(A, B, x, y):
     return np.sum(v * v) + np.sin(w @ y) + (x @ x) * 0.1
 
 
+def row_broadcast(x, p):
+    """A (1, 4) operand of a (2, 4) result, plus a number (the fuzzer's program, seed 92)."""
+    return (x[None, :] - np.full((2, 4), -0.88)) * 2.0 + 3.0 * np.tanh(p)
+
+
+def zeros_plus(x, p):
+    return (np.zeros((3, 4)) + x) * p
+
+
 def joined(x, y):
     """Lists joined with + (the numba fuzz run's program): Python joins, arrays would add."""
     ys = [x * 3.0]

@@ -352,6 +352,18 @@ def test_writes_into_local_arrays_in_both_modes_and_at_second_order(fn, shapes):
         assert np.allclose(adcompiler.hessian(d)(*args), adcompiler.hessian(python)(*args), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("fn", [F.row_broadcast, F.zeros_plus])
+def test_a_tangent_is_broadcast_to_its_output_shape(fn):
+    """The jvp's tangent has the output's shape where an operand's tangent has fewer rows or axes (it
+    came back (1, 4) for a (2, 4) output until 2026-11-26), against the python backend and autograd."""
+    args, tangents = (np.array([0.1, 0.2, 0.3, 0.4]), 0.6), (np.array([1.0, -2.0, 0.5, 0.3]), 0.7)
+    value, tangent = numba_d(fn).jvp(args, tangents)
+    expected = adcompiler.differentiate(fn).jvp(args, tangents)[1]
+    assert tangent.shape == value.shape == expected.shape and np.allclose(tangent, expected, rtol=1e-12)
+    jx, jp = (autograd.jacobian(on_autograd(fn), k)(*args) for k in (0, 1))
+    assert np.allclose(tangent, np.tensordot(jx, tangents[0], axes=1) + jp * tangents[1], rtol=1e-12)
+
+
 def test_matrix_products_against_autograd_in_both_modes_and_at_second_order():
     """a @ b of matrices and vectors (matmul_vjp_a/b compiled: refused for their import until 2026-11-26)."""
     rng = np.random.default_rng(9)

@@ -1,10 +1,13 @@
 """More runtime helpers of the Numba target, as overloads (``runtime_numba`` holds the first ones):
-the adjoints of matrix products, and ``distinct`` for cotangents of several types.
+the adjoints of matrix products, ``distinct`` for cotangents of several types, and ``array_like``.
 
 ``matmul_vjp_a`` and ``matmul_vjp_b``: the python target's helpers (``runtime_numpy``) handle stacks of
 matrices by broadcasting, which Numba does not compile; here the operands are vectors or matrices (a @ b
 of ndim 1 or 2 each, where no axis broadcasts), each case one product, chosen when the caller is
 compiled.  A stack is left to backend="python" (Numba finds no form, and the refusal names the line).
+
+``array_like(d, x)`` broadcasts a tangent to its output's shape where they differ (the tangent of a
+``(1, 4)`` operand of a ``(2, 4)`` result: returned as it was, with the wrong shape, until 2026-11-26).
 
 ``distinct(d, *earlier)`` iterates over cotangents of several types, which Numba cannot; ``numba_target``
 writes it as nested calls of two arguments, which this overload takes.
@@ -14,6 +17,30 @@ from __future__ import annotations
 
 # Merged into runtime_numba.NUMBA_HELPERS.
 ARRAY_HELPERS = {
+    "array_like": '''def array_like(d, x):
+    """d as an array of x's shape (compiled code only: see the overload below)."""
+    raise TypeError("array_like is called from code numba.njit compiles")
+
+
+@numba.extending.overload(array_like)
+def _numba_array_like(d, x):
+    """d itself for a number x, or for an array d of x's shape; d broadcast to x's shape otherwise (a
+    tangent of a (1, 4) operand of a (2, 4) result, a number)."""
+    types = numba.core.types
+    if not isinstance(x, types.Array):
+        return lambda d, x: d
+    if not isinstance(d, types.Array):
+        return lambda d, x: numpy.full(x.shape, d)
+    if d.ndim > x.ndim:
+        return None
+    if d.ndim < x.ndim:
+        return lambda d, x: numpy.broadcast_to(d, x.shape).copy()
+
+    def same_ndim(d, x):
+        return d if d.shape == x.shape else numpy.broadcast_to(d, x.shape).copy()
+
+    return same_ndim
+''',
     "distinct": '''def distinct(d, earlier):
     """d, or a copy where it is earlier (compiled code only: see the overload below)."""
     raise TypeError("distinct is called from code numba.njit compiles")

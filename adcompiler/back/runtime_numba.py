@@ -197,19 +197,6 @@ def _numba_like_arrays(shadow, x):
     """The shadow itself: zeros_like built it in x's structure (the entry restores lists and dtypes)."""
     return lambda shadow, x: shadow
 ''',
-    "array_like": '''def array_like(d, x):
-    """d as an array of x's shape (compiled code only: see the overload below)."""
-    raise TypeError("array_like is called from code numba.njit compiles")
-
-
-@numba.extending.overload(array_like)
-def _numba_array_like(d, x):
-    """d itself for a number x or an array d; an array of x's shape full of d for a number d."""
-    types = numba.core.types
-    if not isinstance(x, types.Array) or isinstance(d, types.Array):
-        return lambda d, x: d
-    return lambda d, x: numpy.full(x.shape, d)
-''',
     "unbroadcast": '''def unbroadcast(g, x):
     """g summed down to x's shape (compiled code only: see the overload below)."""
     raise TypeError("unbroadcast is called from code numba.njit compiles")
