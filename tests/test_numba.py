@@ -532,6 +532,12 @@ _ROWS = """def f(M, v):
         ({"t1 = len(M)": "t1 = len(v)"}, False),  # not the number of rows
         ({"        t2 = len(v)\n": "", "AFTER": "t2 = len(v)"}, False),  # t2 set in the loop: may change
         ({"d_M = zeros_rows(M)": "d_M = zeros_rows(M)\n    g(d_M)"}, False),  # a call that may read it
+        (
+            {
+                "            if t2 > 0:\n                row": "            if v[i] > 0.0:\n                continue\n            if t2 > 0:\n                row"
+            },
+            False,
+        ),
     ],
 )
 def test_which_shadow_rows_are_made_without_zeros(change, empty):

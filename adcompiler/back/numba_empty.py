@@ -106,6 +106,8 @@ def _row_store(loop: ast.For, name: str, counts: dict, check_index: str):
     ``r[:n] = v`` as ``block[k]`` (at the top of ``if n > 0:`` or not) before ``r`` is read (but by
     ``check_index``), ``name`` mentioned nowhere else in the loop; else None."""
     index = loop.target.id
+    if any(isinstance(n, (ast.Break, ast.Continue, ast.Return)) for n in ast.walk(loop)):
+        return None  # an iteration might end before its store
     mentions = [n for n in ast.walk(ast.Module(loop.body, [])) if isinstance(n, ast.Name) and n.id == name]
     guards = [s for s in loop.body if _touches(s, name, check_index)]
     if len(mentions) != 1 or not guards or not _positive(getattr(guards[0], "test", None)):
