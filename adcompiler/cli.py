@@ -16,15 +16,16 @@ from pathlib import Path
 
 from .back import emit
 from .errors import UnsupportedSyntaxError
-from .back.load import write_atomic
 from .back.numba_lists import spelled_as_calls
 from .back.numba_target import translate
 from .numba_backend import NumbaProgram
 from .analysis.assume import assumed_signature
+from .front.files import UnreadDefinitionError, source_text, unread_functions
 from .front.parse import module_functions
 from .inputs import LoadError, as_spelt, import_input
 from . import arrays_backend, cli_check
 from .pipeline import BUILDING, STAGES, Program
+from .outputs import OutputRefused, same_file, write_output
 from .written import primal_helpers
 
 
@@ -54,8 +55,16 @@ def compile_file(
 
 def _compile_module(module, path: str, functions, mode, stage, checkpoint, refused, arrays, target="python") -> str:
     available = module_functions(module)
+    unread = unread_functions(module)  # functions adc compile could not make without running the file
+    for name in functions:
+        if name in unread:
+            raise unread[name].error(name)
+    if not available and unread:
+        raise next(iter(unread.items()))[1].error(next(iter(unread)))
     if not available:
         raise SystemExit(f"adc: {path}: no functions to differentiate (it defines no def at its top level)")
+    if not functions and refused is not None:
+        refused.extend(u.error(name) for name, u in unread.items())
     chosen = list(functions) or list(available)
     if not functions and refused is not None and len(chosen) > 1:
         left_out = _refusals(module, [available[name] for name in chosen], mode, stage, checkpoint)
@@ -150,7 +159,7 @@ def _claim_entry_names(program: Program, path: str, entries: list, modes, sigs: 
 def _name_clash(path: str, name: str, entry: str, mode: str) -> NameClashError:
     """The clash of ``name`` with ``entry``'s derivative, located where the file first defines or uses it
     (a name that only a star import or another module brings in is reported at the file's first line)."""
-    source = Path(path).read_text(encoding="utf-8")
+    source = source_text(Path(path))
     lines = source.splitlines()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
@@ -289,7 +298,7 @@ def _compile_one(args, path: Path, output: str | None) -> int:
     if not path.is_file():
         print(f"adc: {path}: no such file", file=sys.stderr)
         return 2
-    if output and Path(output).resolve() == path.resolve():
+    if output and same_file(Path(output), path):
         print(
             f"adc: refusing to overwrite the input file {path} with its derivative module; choose another -o",
             file=sys.stderr,
@@ -309,11 +318,9 @@ def _compile_one(args, path: Path, output: str | None) -> int:
             args.arrays,
             args.target,
         )
-        for exc in refused:
-            print(
-                f"adc: {as_spelt(exc, path)} (left out of the module; --function NAME compiles chosen ones)",
-                file=sys.stderr,
-            )
+        for exc in sorted(refused, key=lambda e: e.lineno or 0):
+            how = "" if isinstance(exc, UnreadDefinitionError) else "; --function NAME compiles chosen ones"
+            print(f"adc: {as_spelt(exc, path)} (left out of the module{how})", file=sys.stderr)
     except UnsupportedSyntaxError as exc:  # MissingRuleError and NameClashError too: all located in the user's file
         print(f"adc: {as_spelt(exc, path)}", file=sys.stderr)
         return 1
@@ -327,7 +334,10 @@ def _compile_one(args, path: Path, output: str | None) -> int:
         sys.dont_write_bytecode = dont_write_bytecode
     if output:
         try:
-            write_atomic(output, text)
+            write_output(output, text)
+        except OutputRefused as exc:
+            print(f"adc: {output}: not written: {exc}", file=sys.stderr)
+            return 1
         except OSError as exc:
             print(f"adc: {output}: cannot write it: {_unwritable(Path(output), exc)}", file=sys.stderr)
             return 1
@@ -355,13 +365,28 @@ def _compile_many(args) -> int:
         if not given.exists():
             return _usage(f"{given}: no such file or directory")
         found = [given] if given.is_file() else sorted(_python_files(given, out))
+        if not found and given.is_dir():
+            if out.resolve() == given.resolve() or given.resolve() in out.resolve().parents:
+                return _usage(
+                    f"{given}: is the output directory {out} itself (or inside it): its files are left out, so there "
+                    "is nothing to compile; write the modules into another directory (-o OUTDIR)"
+                )
+            return _usage(f"{given}: no Python files in it, nothing to compile")
         for file in found:
             target = out / (file.relative_to(given) if given.is_dir() else Path(file.name))
             target = target.with_name(target.stem + "_ad.py")
             if target in targets:
                 return _usage(f"{file} and {targets[target]} would both be written to {target}: compile them apart")
             targets[target] = file
-    failed = 0
+    inputs = [file for file in targets.values()]
+    for target, file in targets.items():
+        clash = next((i for i in inputs if target.exists() and same_file(target, i)), None)
+        if clash is not None:
+            return _usage(
+                f"{file}'s module would be written over the input {clash} ({target}): "
+                "choose another -o, or leave that file out of the inputs"
+            )
+    failed = written = 0
     for target, file in targets.items():
         if not _defines_functions(file):
             print(f"adc: {file}: no functions, skipped", file=sys.stderr)
@@ -369,7 +394,11 @@ def _compile_many(args) -> int:
         target.parent.mkdir(parents=True, exist_ok=True)
         status = _compile_one(args, file, str(target))
         failed += status != 0
+        written += status == 0
         print(f"{'wrote' if status == 0 else 'failed'} {target}" + ("" if status == 0 else f" (from {file})"))
+    if not failed and not written:
+        print("adc: no file had a function to differentiate: nothing written", file=sys.stderr)
+        return 1
     return 1 if failed else 0
 
 

@@ -148,15 +148,26 @@ def test_a_file_without_functions_says_so(tmp_path, source):
     assert not (tmp_path / "out.py").exists()
 
 
-def test_a_killed_write_leaves_nothing_after_the_next_run(tmp_path):
+def test_a_killed_write_leaves_nothing_after_the_next_run_and_no_other_file_is_removed(tmp_path):
+    """The next write removes the temporary file a killed adc left (its own pattern, its process gone),
+    and nothing else: not a user's file that happens to look like a temporary, not one of a live run."""
     (tmp_path / "m.py").write_text("def f(x):\n    return x * x\n")
-    stale = tmp_path / ".out.py.deadbeef.tmp"
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    stale = tmp_path / f".out.py.adc-{gone.pid}-{'ab' * 8}.tmp"
     stale.write_text("half a module")
+    users = tmp_path / ".out.py.deadbeef.tmp"
+    users.write_text("the user's own file")
+    live = tmp_path / f".out.py.adc-{os.getpid()}-{'cd' * 8}.tmp"
+    live.write_text("a write running now")
     old = time.time() - 3600
-    os.utime(stale, (old, old))
+    for path in (stale, users, live):
+        os.utime(path, (old, old))
     proc = adc("compile", "m.py", "-o", "out.py", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == []
+    assert not stale.exists()
+    assert users.read_text() == "the user's own file" and live.read_text() == "a write running now"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([users.name, live.name, "m.py", "out.py"])
 
 
 def test_version(tmp_path):
