@@ -56,9 +56,10 @@ def compile_file(
 def _compile_module(module, path: str, functions, mode, stage, checkpoint, refused, arrays, target="python") -> str:
     available = module_functions(module)
     unread = unread_functions(module)  # functions adc compile could not make without running the file
+    unset = vars(module).get("__adc_unset__", {})
     for name in functions:
-        if name in unread:
-            raise unread[name].error(name)
+        if name not in available and name in unset:
+            raise unset[name].error(name)
     if not available and unread:
         raise next(iter(unread.items()))[1].error(next(iter(unread)))
     if not available:

@@ -1,6 +1,6 @@
 """``adc check FILE.py --function f --args "..."``: ``check_grad`` from the command line.
 
-Reads FILE.py as ``adc compile`` does (its definitions, not its program, unless ``--import``), evaluates
+Reads FILE.py as ``adc compile`` does (without running any of it, unless ``--import``), evaluates
 ``--args`` as a Python tuple in FILE's namespace (its imports and constants, so ``np.ones(3)`` works where
 FILE imports NumPy as ``np``), and compares both modes with central differences and the complex step.
 Status 0 when every error is within ``--tol``, 1 when one is not (the table is printed) or the function
@@ -43,7 +43,10 @@ def run(args: argparse.Namespace) -> int:
     finally:
         sys.dont_write_bytecode = dont_write_bytecode
     functions = module_functions(module)
+    unset = vars(module).get("__adc_unset__", {})  # names adc could not know without running the file
     name = args.function
+    if name not in functions and name in unset:
+        return _fail(as_spelt(unset[name].error(name), path), 1)
     if name is None:
         if len(functions) != 1:
             found = ", ".join(functions) or "none"

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import importlib
 import importlib.util
 import io
@@ -306,6 +307,12 @@ class Reader:
         for where, names in found.bound.items():
             for name in names:
                 where.forget(name, record)
+        spelt = ast.unparse(stmt).splitlines()[0]
+        spelt = spelt if len(spelt) <= 50 else spelt[:47] + "..."
+        if found.everything:
+            record = dataclasses.replace(record, why=f"{spelt} may rebind any name, and adc compile does not run it")
+        else:
+            record = dataclasses.replace(record, why=f"{spelt} may change it in place, and adc compile does not run it")
         objects = [id(o) for o in found.objects]
         for where, names in found.changed.items():
             for name in names:
@@ -428,8 +435,12 @@ class StaticModule:
 
     def forget(self, name: str, record: Unresolved) -> None:
         self.ns.pop(name, None)
-        if name not in ("__adc_unset__", "__builtins__"):
-            self.unset[name] = record
+        if name in ("__adc_unset__", "__builtins__"):
+            return
+        node = self.defs.get(name)
+        if node is not None and not record.definition:  # a def or class the statement may have replaced
+            record = dataclasses.replace(record, definition="class" if isinstance(node, ast.ClassDef) else "function")
+        self.unset[name] = record
 
     def record(self, node, why: str, definition="") -> Unresolved:
         line = getattr(node, "lineno", 1)
