@@ -96,7 +96,7 @@ class Maker:
             pairs.append(("return", node.returns))
         for name, ann in pairs:
             try:
-                found[name] = self.ev.annotation(ann, local)
+                found[name] = annotation(self.ev, ann, local)
             except Unresolvable as exc:
                 if self.lazy or isinstance(ann, ast.Constant) and isinstance(ann.value, str):
                     continue  # a string: no assumption from it (typing.get_type_hints would fail on it too)
@@ -225,7 +225,7 @@ class Maker:
             return
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             try:
-                annotations[stmt.target.id] = self.ev.annotation(stmt.annotation, body)
+                annotations[stmt.target.id] = annotation(self.ev, stmt.annotation, body)
             except Unresolvable:
                 if not (self.lazy or isinstance(stmt.annotation, ast.Constant)):
                     raise
@@ -249,6 +249,45 @@ class Maker:
             if field is None or not isinstance(value, field.Field):
                 raise Unresolvable(expr, f"{ast.unparse(expr)} is not a value adc compile puts in a class")
         return value
+
+
+def annotation(ev: Evaluator, node: ast.expr, local: dict | None = None):
+    """An annotation's value: a string is read as the expression it spells (a forward reference), so
+    no string is left for ``typing.get_type_hints`` to evaluate later."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            inner = ast.parse(node.value.strip(), mode="eval").body
+        except SyntaxError:
+            raise Unresolvable(node, f"the annotation {node.value!r} is not an expression") from None
+        ast.copy_location(inner, node)
+        for sub in ast.walk(inner):
+            ast.copy_location(sub, node)
+        return annotation(ev, inner, local)
+    if isinstance(node, ast.Subscript):
+        base = annotation(ev, node.value, local)
+        special = getattr(base, "_name", None)  # Literal["a"] and Annotated[float, "meta"] hold data
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        args = tuple(
+            (
+                ev.data(p, local)
+                if special == "Literal" or special == "Annotated" and i
+                else _annotation_part(ev, p, local)
+            )
+            for i, p in enumerate(parts)
+        )
+        return ev.subscript_type(node, base, args[0] if len(args) == 1 else args)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left, right = annotation(ev, node.left, local), annotation(ev, node.right, local)
+        return ev.type_union(node, left, right)
+    return ev.value(node, local)
+
+
+def _annotation_part(ev: Evaluator, node, local):
+    if isinstance(node, ast.List):  # Callable[[float], float]
+        return [annotation(ev, e, local) for e in node.elts]
+    if isinstance(node, ast.Constant) and node.value is Ellipsis:
+        return Ellipsis
+    return annotation(ev, node, local)
 
 
 def _check_class_machinery(node, meta, bases, is_user) -> None:
