@@ -234,7 +234,10 @@ class Reader:
                     into.ns.pop(target, None)
                     into.unset[target] = record.unset[alias.name]
                 else:
-                    into.bind(target, self.load(f"{base}.{alias.name}", stmt))
+                    try:
+                        into.bind(target, self.load(f"{base}.{alias.name}", stmt))
+                    except ModuleNotFoundError:
+                        raise ImportError(f"cannot import name {alias.name!r} from {base!r}", name=base) from None
                 continue
             try:
                 into.bind(target, getattr(module, alias.name))
