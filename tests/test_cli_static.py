@@ -535,17 +535,39 @@ def test_a_value_a_skipped_statement_may_change_is_forgotten(tmp_path):
                 row[0] = 1.0
 
 
+        def wrap(fn):
+            return fn
+
+
+        @wrap  # not made (a decorator of the file's), but read for what it changes
+        def reset_h2():
+            global H2
+            H2 = 0.0
+
+
+        def first(v):
+            v[0] = 1.0
+            return v
+
+
         HOLDER = [np.zeros(2)]
+        H2 = 3.0
+        PAIR = ([1.0], 2.0)
+        ROWS = [np.zeros(2)]
         init(W)
         reset()
         V.fill(2.0)
         print(reads(KEEP, KEEP))
         fill_h()
+        reset_h2()
+        PAIR[0].append(3.0)
+        list(map(first, ROWS))
         """,
     )
     unset = m.__adc_unset__
-    assert {"W", "G", "V", "ALIAS", "HOLDER"} <= set(unset)
-    assert unset["W"].phrase() == "line 30: init(W) may change it in place, and adc compile does not run it"
+    assert {"W", "G", "V", "ALIAS", "HOLDER", "H2", "PAIR", "ROWS"} <= set(unset)
+    assert callable(m.first) and callable(m.reads)  # handed to calls: a function is not changed by that
+    assert unset["W"].phrase() == "line 48: init(W) may change it in place, and adc compile does not run it"
     assert m.KEEP.tolist() == [1.0, 1.0, 1.0] and m.H == 2.0  # only read by what runs: kept
 
 

@@ -45,7 +45,7 @@ from .static_module import (
     Unresolved,
     source_text,
 )
-from .static_values import Unresolvable, is_data
+from .static_values import Unresolvable
 
 __all__ = [
     "Definitions",
@@ -165,6 +165,8 @@ class Reader:
         in the file's own folder first (before any library), then among the libraries, then in the folder
         above the file's package (its own package, for relative imports), or as a folder there (a
         namespace package)."""
+        if top in sys.builtin_module_names:  # found before any folder (math, sys, ...)
+            return False
         if top in self.by_name or top == self.own_package:
             return True
         here = self.roots[0]
@@ -302,9 +304,15 @@ class Reader:
         obj = getattr(obj, "py_func", obj)
         for module in self.by_name.values():
             for node in module.defs.values():
-                if module.ns.get(node.name) is obj:
+                bound = module.ns.get(node.name)
+                if bound is obj or getattr(bound, "py_func", None) is obj:
                     return node, module
         return None
+
+    def definition(self, module: "StaticModule", name: str):
+        """The def or class node that bound ``name`` in ``module`` (None if it was bound otherwise since)."""
+        node = module.defs.get(name)
+        return node if node is not None and name not in module.ns else None
 
     def methods(self, name: str) -> list:
         return [
@@ -335,12 +343,10 @@ class Reader:
         else:
             record = dataclasses.replace(record, why=f"{spelt} may change it in place, and adc compile does not run it")
         objects = [id(o) for o in found.objects]
-        for where, names in found.changed.items():
-            for name in names:
-                value = where.ns.get(name)
-                if name in where.ns and not isinstance(value, (int, float, complex, str, bytes, bool, type(None))):
-                    if not (isinstance(value, tuple) and is_data(value)) and not _library_module(value, self):
-                        objects.append(id(value))
+        for where, names in found.stored.items():  # W[0] = ..., f.__defaults__ = ...: whatever W and f are
+            objects += [id(where.ns[n]) for n in names if n in where.ns and not _immutable(where.ns[n])]
+        for where, names in found.changed.items():  # handed to a call that may change it: arrays, lists, dicts
+            objects += [id(where.ns[n]) for n in names if n in where.ns and _mutable_data(where.ns[n])]
         for where in list(self.by_name.values()):
             for name, value in list(where.ns.items()):
                 if name.startswith("__") and name.endswith("__"):
@@ -362,5 +368,18 @@ def _holds(value, ids: set, depth: int = 0) -> bool:
     return False
 
 
-def _library_module(value, reader: Reader) -> bool:
-    return isinstance(value, types.ModuleType) and not reader.is_user(value)
+def _immutable(value) -> bool:
+    """A number, a string, or a tuple of such: nothing is stored into it."""
+    if isinstance(value, (int, float, complex, str, bytes, bool, type(None))):
+        return True
+    return isinstance(value, (tuple, frozenset)) and all(_immutable(v) for v in list(value)[:100_000])
+
+
+def _mutable_data(value, depth: int = 0) -> bool:
+    """A list, dict, set, bytearray or array, or a tuple holding one: what a call may change in place
+    (a function, a class or a module changes only where the statement stores into it)."""
+    if isinstance(value, (list, dict, set, bytearray)) or type(value).__name__ == "ndarray":
+        return True
+    if isinstance(value, tuple) and depth < 20:
+        return any(_mutable_data(v, depth + 1) for v in list(value)[:100_000])
+    return False

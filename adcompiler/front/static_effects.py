@@ -56,7 +56,8 @@ class Changes:
     changed in place; ``everything``: any name of any module may change."""
 
     bound: dict = field(default_factory=dict)  # module -> set of names
-    changed: dict = field(default_factory=dict)  # module -> set of names
+    changed: dict = field(default_factory=dict)  # module -> names whose values calls may change (arrays, lists)
+    stored: dict = field(default_factory=dict)  # module -> names whose values are stored into (any object)
     objects: list = field(default_factory=list)  # library objects changed by an attribute store (math)
     everything: bool = False
 
@@ -158,7 +159,7 @@ class Walker:
             return
         if value is not None and not self.world.is_user(value) and not _plain_data(value):
             self.found.objects.append(value)  # math.sin = cube: the library module itself
-        self._changed(module).add(target)
+        self.found.stored.setdefault(module, set()).add(target)
 
     def _change(self, name, module, local, aliases) -> None:
         target = aliases.get(name, name)
@@ -170,51 +171,67 @@ class Walker:
     def _call(self, call: ast.Call, module, local, aliases) -> None:
         func = call.func
         callee = self.world.value(module, func) if _root(func) not in local else None
-        passed = [a.value if isinstance(a, ast.Starred) else a for a in call.args]
-        passed += [k.value for k in call.keywords]
-        if any(k.arg == "out" for k in call.keywords):
-            for k in call.keywords:
-                if k.arg == "out":
-                    for name in _names(k.value):
-                        self._change(name, module, local, aliases)
-        if callee is not None and not self.world.is_user(callee):
-            if (getattr(callee, "__module__", None), getattr(callee, "__name__", None)) in MUTATORS:
-                for a in passed:
-                    for name in _names(a):
-                        self._change(name, module, local, aliases)
+        passed = [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
+        for k in call.keywords:
+            if k.arg == "out":
+                self._change_all([k.value], module, local, aliases)
+        source = self._source(callee, func, module, local)
+        if callee is not None and source is None and not self.world.is_user(callee):  # a library's function
+            spelt = (getattr(callee, "__module__", None), getattr(callee, "__name__", None))
+            if spelt in (("builtins", "setattr"), ("builtins", "delattr")) and call.args:
+                root = _root(call.args[0])
+                if root is not None and root not in local:
+                    self.found.stored.setdefault(module, set()).add(aliases.get(root, root))
+            hands = any(
+                self._changed_params(s)
+                for s in (self._source(self._value(a, module, local), a, module, local) for a in passed)
+                if s
+            )
+            if spelt in MUTATORS or hands:  # or it calls a function of the file that changes what it is given
+                self._change_all(passed, module, local, aliases)
             return
-        if callee is not None:  # the file's own function or class: the parameters it changes
-            source = self.world.source(callee)
-            changes = self._changed_params(source) if source is not None else None
+        if source is not None:  # the file's own function or class: the parameters it changes
+            changes = self._changed_params(source)
             for i, a in enumerate(call.args):
-                param = _param_at(source[0], i, None) if source is not None else None
-                if changes is None or param is None or param in changes or isinstance(a, ast.Starred):
-                    for name in _names(a.value if isinstance(a, ast.Starred) else a):
-                        self._change(name, module, local, aliases)
-            for k in call.keywords:
-                if changes is None or k.arg is None or k.arg in changes:
-                    for name in _names(k.value):
-                        self._change(name, module, local, aliases)
+                param = _param_at(source[0], i, None)
+                if param is None or param in changes or isinstance(a, ast.Starred):
+                    self._change_all([a.value if isinstance(a, ast.Starred) else a], module, local, aliases)
+            self._change_all(
+                [k.value for k in call.keywords if k.arg is None or k.arg in changes], module, local, aliases
+            )
             return
         if isinstance(func, ast.Attribute):  # a method of a value: it may change it, unless it only reads
-            if func.attr not in READING_METHODS:
-                root = _root(func.value)
-                if root is not None:
-                    self._change(root, module, local, aliases)
-                for node, where in self.world.methods(func.attr):
-                    self.pending.append((node, where))
-            else:
+            if func.attr in READING_METHODS:
                 return
-        for a in passed:  # a function the reader cannot see may change what it is given
-            for name in _names(a):
+            root = _root(func.value)
+            if root is not None:
+                self._change(root, module, local, aliases)
+            self.pending.extend(self.world.methods(func.attr))
+        self._change_all(passed, module, local, aliases)  # a function the reader cannot see may change them
+
+    def _source(self, value, node, module, local):
+        """(node, module) of the file's function or class ``node`` names: made (``value``), or a
+        definition the reader could not make (an unknown decorator), read all the same."""
+        if value is not None and self.world.is_user(value):
+            return self.world.source(value)
+        if value is None and isinstance(node, ast.Name) and node.id not in local:
+            found = self.world.definition(module, node.id)
+            return (found, module) if found is not None else None
+        return None
+
+    def _value(self, node, module, local):
+        return self.world.value(module, node) if _root(node) not in local else None
+
+    def _change_all(self, nodes, module, local, aliases) -> None:
+        for node in nodes:
+            for name in _names(node):
                 self._change(name, module, local, aliases)
 
     def _reach(self, node, module, local) -> None:
         """A function or class of the file named here may run: walk it too."""
         if _root(node) in local:
             return
-        value = self.world.value(module, node)
-        source = self.world.source(value) if value is not None else None
+        source = self._source(self.world.value(module, node), node, module, local)
         if source is not None:
             self.pending.append(source)
 
