@@ -62,7 +62,7 @@ def _compile_module(module, path: str, functions, mode, stage, checkpoint, refus
         if name not in available and name in unset:
             raise unset[name].error(name)
     if not available and unread:
-        raise next(iter(unread.items()))[1].error(next(iter(unread)))
+        raise Refused([u.error(name) for name, u in unread.items()])
     if not available:
         raise SystemExit(f"adc: {path}: no functions to differentiate (it defines no def at its top level)")
     if not functions and refused is not None:
@@ -73,7 +73,7 @@ def _compile_module(module, path: str, functions, mode, stage, checkpoint, refus
         refused.extend(left_out.values())
         chosen = [name for name in chosen if name not in left_out]
         if not chosen:
-            raise next(iter(left_out.values()))
+            raise Refused(list(refused))
     missing = [f for f in chosen if f not in available]
     if missing:
         raise SystemExit(
@@ -120,6 +120,14 @@ def _compile_module(module, path: str, functions, mode, stage, checkpoint, refus
     elif arrays != "numpy":
         text = arrays_backend.translated(text, program, path, 1, vars(module))
     return emit.format_source(text)
+
+
+class Refused(Exception):
+    """Every function of the file refused (each a located error): nothing to write."""
+
+    def __init__(self, errors: list):
+        super().__init__("; ".join(e.msg for e in errors))
+        self.errors = sorted(errors, key=lambda e: e.lineno or 0)
 
 
 class NameClashError(UnsupportedSyntaxError):
@@ -325,6 +333,10 @@ def _compile_one(args, path: Path, output: str | None) -> int:
             print(f"adc: {as_spelt(exc, path)} (left out of the module{how})", file=sys.stderr)
     except UnsupportedSyntaxError as exc:  # MissingRuleError and NameClashError too: all located in the user's file
         print(f"adc: {as_spelt(exc, path)}", file=sys.stderr)
+        return 1
+    except Refused as exc:  # every function refused: each says where and why, one line each
+        for error in exc.errors:
+            print(f"adc: {as_spelt(error, path)}", file=sys.stderr)
         return 1
     except LoadError as exc:
         print(f"adc: {exc}", file=sys.stderr)

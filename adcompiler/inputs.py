@@ -66,8 +66,18 @@ def describe(exc: BaseException) -> str:
 
 
 def as_spelt(exc: UnsupportedSyntaxError, path: Path) -> str:
-    """A located error's message, with the input file named as the user spelt it, not resolved."""
+    """A located error's message, its place named once as the user would write it: the input file as
+    spelt on the command line, another file (a module of the user's) relative to the working directory
+    when it is under it."""
     message = exc.msg
-    if exc.filename and message.startswith(exc.filename) and same_file(exc.filename, path):
-        message = str(path) + message[len(exc.filename) :]
-    return message
+    if not exc.filename or not message.startswith(exc.filename):
+        return message
+    if same_file(exc.filename, path):
+        return str(path) + message[len(exc.filename) :]
+    try:
+        relative = os.path.relpath(exc.filename)
+    except ValueError:  # another drive
+        return message
+    if relative.startswith(os.pardir):
+        return message
+    return relative + message[len(exc.filename) :]
