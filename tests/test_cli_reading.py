@@ -247,4 +247,6 @@ def test_an_error_in_a_module_of_the_users_is_named_relative_to_the_working_dire
     (tmp_path / "proj" / "main.py").write_text("import helpers\n\n\ndef f(x):\n    return helpers.g(x) + 1.0\n")
     for spelt in ("proj/main.py", str(tmp_path / "proj" / "main.py")):
         proc = adc("compile", spelt, cwd=tmp_path)
-        assert proc.returncode == 1 and proc.stderr.startswith("adc: proj/helpers.py:2:12: the operator '&'"), proc.stderr
+        assert proc.returncode == 1 and proc.stderr.startswith(
+            "adc: proj/helpers.py:2:12: the operator '&'"
+        ), proc.stderr
