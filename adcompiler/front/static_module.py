@@ -120,6 +120,7 @@ class StaticModule:
         record.ns, record.unset, record.skipped, record.defs, record.skips = vars(module), {}, [], {}, 0
         record.ns["__adc_unset__"] = record.unset
         record.evaluator = Evaluator(record.lookup, reader.member, reader.is_user, record._lambda)
+        record.maker = None
         return record
 
     # ------------------------------------------------------------------ reading
@@ -251,7 +252,7 @@ class StaticModule:
             raise Unresolvable(target, f"{ast.unparse(target)} is not data")
         check_binary(stmt, stmt.op, current, value)
         inplace = getattr(operator, "i" + BINARY[type(stmt.op)].__name__.strip("_"))
-        return self.evaluator._apply(stmt, inplace, current, value)
+        return self.evaluator.apply(stmt, inplace, current, value)
 
     def _target(self, target):
         """A function storing a value into ``target`` (checked before any store is made)."""
@@ -300,7 +301,7 @@ class StaticModule:
     def _if(self, stmt: ast.If) -> None:
         try:
             test = self.evaluator.data(stmt.test)
-            truth = self.evaluator._apply(stmt.test, bool, test)
+            truth = self.evaluator.apply(stmt.test, bool, test)
         except Unresolvable as exc:
             self.skip(stmt, f"an if statement whose test adc compile does not evaluate ({exc.why})", exc.node)
             return

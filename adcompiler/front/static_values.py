@@ -125,20 +125,20 @@ class Evaluator:
             if not is_data(side):
                 raise Unresolvable(part, f"{short(part)} is not a number, string, container or array of numbers")
         check_binary(node, node.op, left, right)
-        return self._apply(node, BINARY[type(node.op)], left, right)
+        return self.apply(node, BINARY[type(node.op)], left, right)
 
     def _UnaryOp(self, node, local):
         operand = self.data(node.operand, local)
         if isinstance(node.op, ast.Not):
-            return self._apply(node, truth, operand, negate=True)
-        return self._apply(node, UNARY[type(node.op)], operand)
+            return self.apply(node, truth, operand, negate=True)
+        return self.apply(node, UNARY[type(node.op)], operand)
 
     def _BoolOp(self, node, local):
         is_and = isinstance(node.op, ast.And)
         value = None
         for part in node.values:
             value = self.data(part, local)
-            truth = self._apply(part, truth, value)
+            truth = self.apply(part, truth, value)
             if truth != is_and:
                 return value
         return value
@@ -151,17 +151,17 @@ class Evaluator:
                 for side, part in ((left, node.left), (right, comparator)):
                     if not is_data(side) and not typelike(side):
                         raise Unresolvable(part, f"{short(part)} is not compared without running the file")
-            result = self._apply(node, COMPARE[type(op)], left, right)
+            result = self.apply(node, COMPARE[type(op)], left, right)
             if len(node.ops) == 1:
                 return result
-            if not self._apply(node, truth, result):
+            if not self.apply(node, truth, result):
                 return False
             left = right
         return True
 
     def _IfExp(self, node, local):
         test = self.data(node.test, local)
-        return self.value(node.body if self._apply(node.test, truth, test) else node.orelse, local)
+        return self.value(node.body if self.apply(node.test, truth, test) else node.orelse, local)
 
     # ------------------------------------------------------------------ displays
 
@@ -172,7 +172,7 @@ class Evaluator:
         return self._items(node.elts, local)
 
     def _Set(self, node, local):
-        return self._apply(node, set, self._items(node.elts, local))
+        return self.apply(node, set, self._items(node.elts, local))
 
     def _Dict(self, node, local):
         out = {}
@@ -183,7 +183,7 @@ class Evaluator:
                     raise Unresolvable(value, f"{short(value)} is not a dict")
                 out.update(other)
             else:
-                out[self._apply(key, hashable, self.data(key, local))] = self.value(value, local)
+                out[self.apply(key, hashable, self.data(key, local))] = self.value(value, local)
             if len(out) > LIMIT_ITEMS:
                 raise Unresolvable(node, "the dict is too large to make without running the file")
         return out
@@ -216,7 +216,7 @@ class Evaluator:
             value = self.data(part.value, local)
             spec = self.value(part.format_spec, local) if part.format_spec is not None else ""
             convert = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}[part.conversion]
-            parts.append(self._apply(part, lambda v, s: format(convert(v), s), value, spec))
+            parts.append(self.apply(part, lambda v, s: format(convert(v), s), value, spec))
         return "".join(parts)
 
     def _Slice(self, node, local):
@@ -234,7 +234,7 @@ class Evaluator:
             raise Unresolvable(node.slice, f"{short(node.slice)} is not an index of data")
         if is_array(index) and size_of(index) > LIMIT_ITEMS:
             raise Unresolvable(node.slice, "the index is too large")
-        return self._apply(node, operator.getitem, base, index)
+        return self.apply(node, operator.getitem, base, index)
 
     def subscript_type(self, node, base, index):
         """``list[float]``, ``np.ndarray``'s generic forms, ``typing`` forms: never a class of the user's
@@ -245,12 +245,12 @@ class Evaluator:
         for part in parts:
             if not (typelike(part) or is_data(part) or isinstance(part, list)):
                 raise Unresolvable(node, f"{short(node)} is not evaluated without running the file")
-        return self._apply(node, operator.getitem, base, index)
+        return self.apply(node, operator.getitem, base, index)
 
     def type_union(self, node, left, right):
         if not (typelike(left) and typelike(right)):
             raise Unresolvable(node, f"{short(node)} is not evaluated without running the file")
-        return self._apply(node, operator.or_, left, right)
+        return self.apply(node, operator.or_, left, right)
 
     # ------------------------------------------------------------------ comprehensions
 
@@ -261,13 +261,13 @@ class Evaluator:
         return self._ListComp(node, local)
 
     def _SetComp(self, node, local):
-        return self._apply(node, set, self._ListComp(node, local))
+        return self.apply(node, set, self._ListComp(node, local))
 
     def _DictComp(self, node, local):
         pairs = self._comprehension(
             node, local, lambda scope: (self.data(node.key, scope), self.value(node.value, scope))
         )
-        return self._apply(node, dict, pairs)
+        return self.apply(node, dict, pairs)
 
     def _comprehension(self, node, local, element) -> list:
         out: list = []
@@ -286,7 +286,7 @@ class Evaluator:
                     raise Unresolvable(node, "the comprehension is too long to evaluate without running the file")
                 inner = dict(scope)
                 bind(gen.target, item, inner.__setitem__)
-                if all(self._apply(c, truth, self.data(c, inner)) for c in gen.ifs):
+                if all(self.apply(c, truth, self.data(c, inner)) for c in gen.ifs):
                     go(generators[1:], inner)
 
         go(node.generators, dict(local or {}))
@@ -311,8 +311,12 @@ class Evaluator:
             raise Unresolvable(node, refused_call(node, func, self.is_user))
         args, kwargs = self._arguments(node, local, func)
         check_call(node, func, args, kwargs)
-        result = self._apply(node, func, *args, **kwargs)
-        if not is_data(result) and not isinstance(result, (zip, enumerate, type(reversed([])), type(reversed(())))):
+        result = self.apply(node, func, *args, **kwargs)
+        if not (
+            is_data(result)
+            or typelike(result)
+            or isinstance(result, (zip, enumerate, type(reversed([])), type(reversed(()))))
+        ):
             raise Unresolvable(node, f"{short(node)} gives {type(result).__name__}, which is not data")
         return result
 
@@ -327,7 +331,7 @@ class Evaluator:
         args, kwargs = self._arguments(node, local, None)
         if size_of(base) > LIMIT_ITEMS:
             raise Unresolvable(node, "the value is too large")
-        return self._apply(node, getattr(base, name), *args, **kwargs)
+        return self.apply(node, getattr(base, name), *args, **kwargs)
 
     def _arguments(self, node, local, func):
         args = []
@@ -370,7 +374,7 @@ class Evaluator:
     def _pure(self, func) -> bool:
         return not self.is_user(func) and id(func) in pure_table()
 
-    def _apply(self, node, fn, *args, negate=False, **kwargs):
+    def apply(self, node, fn, *args, negate=False, **kwargs):
         """``fn(*args)``, its exceptions (and NumPy's warnings-as-values) turned into ``Unresolvable``."""
         try:
             result = fn(*args, **kwargs)
