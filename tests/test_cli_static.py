@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+from typing import Optional
 
 import numpy as np
 import pytest
@@ -116,6 +117,10 @@ HOSTILE = textwrap.dedent("""\
         return x * k
 
 
+    def strung(x: "__import__('os').remove('victim.txt')") -> "float":  # typing.get_type_hints would run it
+        return x * 2.0
+
+
     def uses_data(x):
         return x * len(DATA)
 
@@ -198,6 +203,7 @@ def test_adc_compile_runs_nothing_of_a_hostile_file(hostile):
     assert value == pytest.approx(math.sin(0.7) * 3.0 + 0.35, rel=1e-15)
     assert dx == pytest.approx(math.cos(0.7) * 3.0 + 0.5, rel=1e-15)
     assert out.g_forward(2.0, 3.0, 1.0, 0.0) == (6.0, 3.0)
+    assert out.strung_reverse(2.0) == (4.0, (2.0,))
     notes = proc.stderr.splitlines()
     for name, marker in (
         ("decorated", "@shout"),
@@ -297,6 +303,25 @@ def _read(tmp_path, source, name="m.py", files=None):
         path.write_text(textwrap.dedent(text))
     (tmp_path / name).write_text(textwrap.dedent(source))
     return read_definitions(tmp_path / name).module
+
+
+def test_annotations_are_values_and_strings_that_do_not_resolve_are_dropped(tmp_path):
+    m = _read(
+        tmp_path,
+        """\
+        from typing import Optional
+
+        import numpy as np
+
+        def f(x: float, xs: list[float], w: "np.ndarray", o: Optional[int] = None, s: "os.getcwd()" = 1) -> "float":
+            return x
+
+        def g(x: open("victim.txt")):
+            return x
+        """,
+    )
+    assert m.f.__annotations__ == {"x": float, "xs": list[float], "w": np.ndarray, "o": Optional[int], "return": float}
+    assert "annotation open('victim.txt')" in m.__adc_unset__["g"].why
 
 
 def test_constants_are_computed_from_literals_and_pure_library_calls(tmp_path):
