@@ -6,8 +6,10 @@
   renamed over it, so readers see the old file or the new one, never a part;
 - a symbolic link: followed, as the shell's ``>`` follows it; the file it points to is written as
   above and the link stays a link;
-- a character device or a FIFO (``/dev/null``, ``/dev/stdout``, a named pipe): written into, as ``>``
-  writes into it; it is never replaced by a regular file;
+- ``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N``: adc's own descriptor, written into as it is (a pipe,
+  a terminal, a file the shell opened for appending);
+- a character device or a FIFO (``/dev/null``, a named pipe): written into, as ``>`` writes into it;
+  it is never replaced by a regular file;
 - anything else (a directory, a block device, a socket): refused, and nothing is written.
 
 The temporary files are named ``.NAME.adc-PID-TOKEN.tmp``.  One that a killed run left beside NAME is
@@ -29,18 +31,23 @@ class OutputRefused(Exception):
 
 def write_output(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` as the module docstring says; ``OutputRefused`` or ``OSError`` when it cannot."""
-    target = Path(os.path.realpath(path))  # a symbolic link (or a chain of them) followed
+    descriptor = _descriptor(path)
+    if descriptor is not None:  # /dev/stdout: adc's own output, wherever it goes (a pipe, a file appended to)
+        with open(os.dup(descriptor), "w", encoding="utf-8") as stream:
+            stream.write(text)
+        return
     try:
-        mode = os.stat(target).st_mode
+        mode = os.stat(path).st_mode  # through any symbolic link
     except FileNotFoundError:
         mode = None
     if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
-        with open(target, "w", encoding="utf-8") as stream:  # no O_CREAT race: it exists; no rename over it
+        fd = os.open(path, os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+        with open(fd, "w", encoding="utf-8") as stream:  # it exists: no O_CREAT, no O_TRUNC, no rename over it
             stream.write(text)
         return
     if mode is not None and not stat.S_ISREG(mode):
         raise OutputRefused(f"it is {_kind(mode)}; adc writes regular files, character devices and FIFOs")
-    write_atomic(target, text)
+    write_atomic(Path(os.path.realpath(path)), text)  # a link (or a chain of them) followed to the file it names
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -102,6 +109,19 @@ def remove_stale_temporaries(path: Path) -> list:
         except OSError:
             pass
     return removed
+
+
+def _descriptor(path) -> int | None:
+    """The open descriptor ``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N`` or ``/proc/self/fd/N`` names: written
+    into as it is (a pipe, a socket, a file opened for appending), never reopened or replaced."""
+    spelt = os.path.normpath(str(path))
+    if spelt in ("/dev/stdout", "/dev/stderr"):
+        return {"/dev/stdout": 1, "/dev/stderr": 2}[spelt]
+    for prefix in ("/dev/fd/", "/proc/self/fd/", f"/proc/{os.getpid()}/fd/"):
+        number = spelt[len(prefix) :]
+        if spelt.startswith(prefix) and number.isdigit():
+            return int(number)
+    return None
 
 
 def _alive(pid: int) -> bool:

@@ -140,3 +140,20 @@ def test_temporaries_are_this_tools_own(src):
         path.write_text("x")
     assert remove_stale_temporaries(out) == [stale]
     assert all(p.exists() for p in [live, *users])
+
+
+def test_dev_stdout_is_adcs_own_output_wherever_it_goes(src):
+    """A pipe gets the module; a file the shell opened for appending keeps what it had, the module after it."""
+    piped = adc("compile", "m.py", "-o", "/dev/stdout", cwd=src)
+    assert piped.returncode == 0 and "def f_reverse" in piped.stdout, piped.stderr
+    log = src / "log.txt"
+    log.write_text("an earlier line\n")
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    with open(log, "a") as out:
+        done = subprocess.run(
+            [sys.executable, "-m", "adcompiler", "compile", "m.py", "-o", "/dev/stdout"], stdout=out, cwd=src, env=env
+        )
+    assert done.returncode == 0
+    text = log.read_text()
+    assert text.startswith("an earlier line\n") and "def f_reverse" in text
+    assert sorted(p.name for p in src.iterdir()) == ["log.txt", "m.py"]
