@@ -31,7 +31,7 @@ def import_input(path: str, run: bool):
             return load_file(path)
         return read_definitions(path).module
     except ReadError as exc:
-        raise LoadError(f"{path}:{exc.line}: importing it raised {describe(exc.exc)}") from exc
+        raise LoadError(f"{path}:{exc.line}: importing it raised {describe(exc.exc)}{exc.hint}") from exc
     except SyntaxError as exc:
         if same_file(exc.filename, path):
             where = f"{path}:{exc.lineno}" + (f":{exc.offset}" if exc.offset else "")

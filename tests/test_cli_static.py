@@ -633,3 +633,19 @@ def test_a_1000_term_sum_compiles_as_through_the_api(tmp_path):
     out = _load(tmp_path / "long_ad.py")
     assert out.f_reverse(0.5) == (500500.0 * 0.5, (500500.0,))
     assert out.g_reverse(0.5)[1][0] == pytest.approx(2 * 500500.0 * 0.5, rel=1e-15)
+
+
+def test_a_module_found_only_through_a_sys_path_change_names_the_change_and_import(tmp_path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "adc_lib_xyz.py").write_text("K = 2.0\n")
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "s.py").write_text(
+        'import os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))\n'
+        "import adc_lib_xyz\n\n\ndef f(x):\n    return x * adc_lib_xyz.K\n"
+    )
+    proc = adc("compile", "scripts/s.py", cwd=tmp_path)
+    assert proc.returncode == 1 and proc.stderr == (
+        "adc: scripts/s.py:5: importing it raised ModuleNotFoundError: No module named 'adc_lib_xyz' "
+        "(line 4 changes sys.path, and adc compile does not run it: use --import)\n"
+    )
+    assert adc("compile", "scripts/s.py", "--import", cwd=tmp_path).returncode == 0

@@ -68,11 +68,12 @@ class UnreadDefinitionError(UnsupportedSyntaxError):
 class ReadError(Exception):
     """Reading the file failed where importing it would have: ``line`` of the file, and the exception."""
 
-    def __init__(self, filename: str, line: int, exc: BaseException):
-        super().__init__(f"{filename}:{line}: {exc}")
+    def __init__(self, filename: str, line: int, exc: BaseException, hint: str = ""):
+        super().__init__(f"{filename}:{line}: {exc}{hint}")
         self.filename = filename
         self.line = line
         self.exc = exc
+        self.hint = hint
 
 
 def source_text(path: Path) -> str:
@@ -145,7 +146,13 @@ class StaticModule:
             try:
                 self.statement(stmt)
             except IMPORT_ERRORS as exc:
-                raise ReadError(self.filename, stmt.lineno, exc) from exc
+                paths = [line for line, why in self.skipped if "sys.path" in why]  # sys.path.insert(0, ...) not run
+                hint = (
+                    f" (line {paths[0]} changes sys.path, and adc compile does not run it: use --import)"
+                    if paths
+                    else ""
+                )
+                raise ReadError(self.filename, stmt.lineno, exc, hint) from exc
 
     def block(self, body: list) -> None:
         for stmt in body:
