@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     if name not in functions:
         return _fail(f"{path}: no function named {name} (found: {', '.join(functions) or 'none'})", 2)
     fn = functions[name]
-    values = _arguments(args.args, vars(module))
+    values = _arguments(args.args, vars(module), path)
     if isinstance(values, str):
         return _fail(values, 2)
     wrt = tuple(w.strip() for w in args.wrt.split(",")) if args.wrt else None
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _arguments(text: str, namespace: dict):
+def _arguments(text: str, namespace: dict, path: Path):
     """``--args`` as a tuple of values, or what is wrong with it (a string, with a caret under the place)."""
     try:
         code = compile(f"({text}\n,)", "--args", "eval")
@@ -81,6 +81,11 @@ def _arguments(text: str, namespace: dict):
         return f"--args: {exc.msg}:\n    {text}\n    {caret}"
     try:
         return eval(code, dict(namespace))  # noqa: S307 - the user's own command line, run as their code
+    except NameError as exc:  # a name of FILE's that reading it did not compute: say why
+        unread = namespace.get("__adc_unset__", {}).get(exc.name)
+        if unread is None:
+            return f"--args {text!r}: evaluating it raised NameError: {exc}"
+        return f"--args {text!r}: {exc.name} is not known without running {path} ({unread.phrase()}); use --import"
     except Exception as exc:  # noqa: BLE001 - any error evaluating the user's expression is reported
         return f"--args {text!r}: evaluating it raised {type(exc).__name__}: {exc}"
 

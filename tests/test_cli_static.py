@@ -649,3 +649,15 @@ def test_a_module_found_only_through_a_sys_path_change_names_the_change_and_impo
         "(line 4 changes sys.path, and adc compile does not run it: use --import)\n"
     )
     assert adc("compile", "scripts/s.py", "--import", cwd=tmp_path).returncode == 0
+
+
+def test_adc_check_args_naming_a_value_not_known_says_why(tmp_path):
+    (tmp_path / "m.py").write_text(
+        "import numpy as np\n\nX0 = np.ones(2)\nDATA = np.load('data.npy')\n\n\ndef f(x):\n    return np.sum(x * x)\n"
+    )
+    assert adc("check", "m.py", "--args", "X0", cwd=tmp_path).returncode == 0
+    proc = adc("check", "m.py", "--args", "DATA", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr == (
+        "adc: --args 'DATA': DATA is not known without running m.py "
+        "(line 4: np.load(...) is a call adc compile does not make); use --import\n"
+    )
