@@ -344,8 +344,12 @@ def test_constants_are_computed_from_literals_and_pure_library_calls(tmp_path):
         EPS = np.finfo(np.float64).eps
         XS[0] += 10.0
         C["lr"] = 0.2
+        P = [a * b for a, b in zip([1.0, 2.0], [3.0, 4.0])]
+        Q = dict(enumerate(XS))
+        V = sum(x * x for x in reversed(range(3)))
         """,
     )
+    assert m.P == [3.0, 8.0] and m.Q == {0: 10.0, 1: 0.5, 2: 1.0} and m.V == 5
     assert m.XS == [10.0, 0.5, 1.0] and m.T == 1.5 and m.U == -2.0 and m.C == {"lr": 0.2, "steps": 3}
     np.testing.assert_array_equal(m.B, np.array([[11.0, 14.0], [14.0, 21.0]]))
     assert m.E.tolist() == [0.0, 0.25, 0.5, 0.75, 1.0] and m.S == "run-03" and m.R == math.sqrt(2.0)

@@ -31,6 +31,7 @@ class Unresolvable(Exception):
 
 
 SCALARS = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis))
+ITERATORS = (zip, enumerate, type(reversed([])), type(reversed(())), type(iter(range(0))))  # of data, from pure calls
 BINARY = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,

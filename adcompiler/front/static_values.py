@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import itertools
 import operator
 import types
 from typing import Any, Callable
@@ -23,6 +24,7 @@ from .static_data import (
     BINARY,
     COMPARE,
     DATA_ATTRIBUTES,
+    ITERATORS,
     LIMIT_ITEMS,
     PURE_METHODS,
     UNARY,
@@ -200,12 +202,20 @@ class Evaluator:
         return out
 
     def _iterable(self, node, local) -> list:
-        value = self.data(node, local)
-        if isinstance(value, (dict, set, frozenset, list, tuple, str, bytes, range)) or size_of(value) > 1:
-            if size_of(value) > LIMIT_ITEMS:
-                raise Unresolvable(node, f"{short(node)} is too large to go through without running the file")
-            return list(value)
-        raise Unresolvable(node, f"{short(node)} is not iterable")
+        value = self.value(node, local)
+        if isinstance(value, ITERATORS):  # zip(xs, ys), enumerate(xs): of data, made by a pure call
+            items = list(itertools.islice(value, LIMIT_ITEMS + 1))
+        elif not is_data(value):
+            raise Unresolvable(node, f"{short(node)} is not a number, string, container or array of numbers")
+        elif (
+            isinstance(value, (dict, set, frozenset, list, tuple, str, bytes, range)) or is_array(value) and value.ndim
+        ):
+            items = list(value) if size_of(value) <= LIMIT_ITEMS else [None] * (LIMIT_ITEMS + 1)
+        else:
+            raise Unresolvable(node, f"{short(node)} is not iterable")
+        if len(items) > LIMIT_ITEMS:
+            raise Unresolvable(node, f"{short(node)} is too large to go through without running the file")
+        return items
 
     def _JoinedStr(self, node, local):
         parts = []
@@ -312,11 +322,7 @@ class Evaluator:
         args, kwargs = self._arguments(node, local, func)
         check_call(node, func, args, kwargs)
         result = self.apply(node, func, *args, **kwargs)
-        if not (
-            is_data(result)
-            or typelike(result)
-            or isinstance(result, (zip, enumerate, type(reversed([])), type(reversed(()))))
-        ):
+        if not (is_data(result) or typelike(result) or isinstance(result, ITERATORS)):
             raise Unresolvable(node, f"{short(node)} gives {type(result).__name__}, which is not data")
         return result
 
@@ -357,11 +363,9 @@ class Evaluator:
 
     def _argument(self, node, local):
         value = self.value(node, local)
-        if is_data(value) or isinstance(value, (zip, enumerate)):
+        if is_data(value) or isinstance(value, ITERATORS):
             return value
-        if is_dtype(
-            value
-        ):  # float, np.float32: a dtype (astype(np.float32), np.array(x, float)); no table function calls it
+        if is_dtype(value):  # float, np.float32: a dtype (astype(np.float32)); no table function calls it
             return value
         raise Unresolvable(node, f"{short(node)} is not data (only numbers, strings, containers and arrays are passed)")
 
