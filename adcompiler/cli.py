@@ -16,15 +16,17 @@ from pathlib import Path
 
 from .back import emit
 from .errors import UnsupportedSyntaxError
-from .back.load import write_atomic
 from .back.numba_lists import spelled_as_calls
 from .back.numba_target import translate
 from .numba_backend import NumbaProgram
 from .analysis.assume import assumed_signature
+from .front.files import UnreadDefinitionError, source_text, unread_functions
 from .front.parse import module_functions
 from .inputs import LoadError, as_spelt, import_input
 from . import arrays_backend, cli_check
+from .cli_many import compile_many
 from .pipeline import BUILDING, STAGES, Program
+from .outputs import OutputRefused, same_file, write_output
 from .written import primal_helpers
 
 
@@ -54,15 +56,24 @@ def compile_file(
 
 def _compile_module(module, path: str, functions, mode, stage, checkpoint, refused, arrays, target="python") -> str:
     available = module_functions(module)
+    unread = unread_functions(module)  # functions adc compile could not make without running the file
+    unset = vars(module).get("__adc_unset__", {})
+    for name in functions:
+        if name not in available and name in unset:
+            raise unset[name].error(name)
+    if not available and unread:
+        raise Refused([u.error(name) for name, u in unread.items()])
     if not available:
         raise SystemExit(f"adc: {path}: no functions to differentiate (it defines no def at its top level)")
+    if not functions and refused is not None:
+        refused.extend(u.error(name) for name, u in unread.items())
     chosen = list(functions) or list(available)
     if not functions and refused is not None and len(chosen) > 1:
         left_out = _refusals(module, [available[name] for name in chosen], mode, stage, checkpoint)
         refused.extend(left_out.values())
         chosen = [name for name in chosen if name not in left_out]
         if not chosen:
-            raise next(iter(left_out.values()))
+            raise Refused(list(refused))
     missing = [f for f in chosen if f not in available]
     if missing:
         raise SystemExit(
@@ -111,6 +122,14 @@ def _compile_module(module, path: str, functions, mode, stage, checkpoint, refus
     return emit.format_source(text)
 
 
+class Refused(Exception):
+    """Every function of the file refused (each a located error): nothing to write."""
+
+    def __init__(self, errors: list):
+        super().__init__("; ".join(e.msg for e in errors))
+        self.errors = sorted(errors, key=lambda e: e.lineno or 0)
+
+
 class NameClashError(UnsupportedSyntaxError):
     """A name in the user's file that the written module must give to a derivative: ``f_forward`` or
     ``f_reverse`` of a chosen ``f`` (a function, variable or import of that name), located in the file."""
@@ -150,7 +169,7 @@ def _claim_entry_names(program: Program, path: str, entries: list, modes, sigs: 
 def _name_clash(path: str, name: str, entry: str, mode: str) -> NameClashError:
     """The clash of ``name`` with ``entry``'s derivative, located where the file first defines or uses it
     (a name that only a star import or another module brings in is reported at the file's first line)."""
-    source = Path(path).read_text(encoding="utf-8")
+    source = source_text(Path(path))
     lines = source.splitlines()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
@@ -280,7 +299,7 @@ def main(argv=None) -> int:
     if args.command == "check":
         return cli_check.run(args)
     if len(args.file) > 1 or Path(args.file[0]).is_dir():
-        return _compile_many(args)
+        return compile_many(args, _compile_one)
     return _compile_one(args, Path(args.file[0]), args.output)
 
 
@@ -289,7 +308,7 @@ def _compile_one(args, path: Path, output: str | None) -> int:
     if not path.is_file():
         print(f"adc: {path}: no such file", file=sys.stderr)
         return 2
-    if output and Path(output).resolve() == path.resolve():
+    if output and same_file(Path(output), path):
         print(
             f"adc: refusing to overwrite the input file {path} with its derivative module; choose another -o",
             file=sys.stderr,
@@ -309,13 +328,15 @@ def _compile_one(args, path: Path, output: str | None) -> int:
             args.arrays,
             args.target,
         )
-        for exc in refused:
-            print(
-                f"adc: {as_spelt(exc, path)} (left out of the module; --function NAME compiles chosen ones)",
-                file=sys.stderr,
-            )
+        for exc in sorted(refused, key=lambda e: e.lineno or 0):
+            how = "" if isinstance(exc, UnreadDefinitionError) else "; --function NAME compiles chosen ones"
+            print(f"adc: {as_spelt(exc, path)} (left out of the module{how})", file=sys.stderr)
     except UnsupportedSyntaxError as exc:  # MissingRuleError and NameClashError too: all located in the user's file
         print(f"adc: {as_spelt(exc, path)}", file=sys.stderr)
+        return 1
+    except Refused as exc:  # every function refused: each says where and why, one line each
+        for error in exc.errors:
+            print(f"adc: {as_spelt(error, path)}", file=sys.stderr)
         return 1
     except LoadError as exc:
         print(f"adc: {exc}", file=sys.stderr)
@@ -327,75 +348,16 @@ def _compile_one(args, path: Path, output: str | None) -> int:
         sys.dont_write_bytecode = dont_write_bytecode
     if output:
         try:
-            write_atomic(output, text)
+            write_output(output, text)
+        except OutputRefused as exc:
+            print(f"adc: {output}: not written: {exc}", file=sys.stderr)
+            return 1
         except OSError as exc:
             print(f"adc: {output}: cannot write it: {_unwritable(Path(output), exc)}", file=sys.stderr)
             return 1
     else:
         sys.stdout.write(text)
     return 0
-
-
-def _compile_many(args) -> int:
-    """``adc compile A.py B.py -o OUT`` or ``adc compile DIR -o OUT``: each file's module written to
-    ``OUT/<its path under DIR>/<name>_ad.py``; a file without functions is skipped, a file that fails is
-    reported (and not written) and the others are written; status 1 if any failed."""
-    if not args.output:
-        first = args.file[0] if len(args.file) == 1 else None
-        what = f"{first}: is a directory: its files are" if first else "several files are"
-        return _usage(f"{what} compiled into a directory: pass -o OUTDIR (or one Python file, printed)")
-    if args.function or args.stage:
-        return _usage("--function and --stage choose within one file: compile that file on its own")
-    out = Path(args.output)
-    if out.exists() and not out.is_dir():
-        return _usage(f"{out}: is not a directory (with several inputs, -o names the directory to write into)")
-    targets: dict = {}  # output path -> input file
-    for name in args.file:
-        given = Path(name)
-        if not given.exists():
-            return _usage(f"{given}: no such file or directory")
-        found = [given] if given.is_file() else sorted(_python_files(given, out))
-        for file in found:
-            target = out / (file.relative_to(given) if given.is_dir() else Path(file.name))
-            target = target.with_name(target.stem + "_ad.py")
-            if target in targets:
-                return _usage(f"{file} and {targets[target]} would both be written to {target}: compile them apart")
-            targets[target] = file
-    failed = 0
-    for target, file in targets.items():
-        if not _defines_functions(file):
-            print(f"adc: {file}: no functions, skipped", file=sys.stderr)
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        status = _compile_one(args, file, str(target))
-        failed += status != 0
-        print(f"{'wrote' if status == 0 else 'failed'} {target}" + ("" if status == 0 else f" (from {file})"))
-    return 1 if failed else 0
-
-
-def _python_files(directory: Path, out: Path):
-    """The ``.py`` files under ``directory``, hidden folders, ``__pycache__`` and the output folder left out."""
-    for file in directory.rglob("*.py"):
-        parts = file.relative_to(directory).parts
-        if any(p.startswith(".") or p == "__pycache__" for p in parts[:-1]):
-            continue
-        if out.resolve() in file.resolve().parents:
-            continue
-        yield file
-
-
-def _defines_functions(file: Path) -> bool:
-    """Whether ``file`` has a ``def`` at its top level (a file that does not parse: yes, so it is reported)."""
-    try:
-        tree = ast.parse(file.read_bytes())
-    except (SyntaxError, ValueError):
-        return True
-    return any(isinstance(node, ast.FunctionDef) for node in tree.body)
-
-
-def _usage(message: str) -> int:
-    print(f"adc: {message}", file=sys.stderr)
-    return 2
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """``adc check FILE.py --function f --args "..."``: ``check_grad`` from the command line.
 
-Reads FILE.py as ``adc compile`` does (its definitions, not its program, unless ``--import``), evaluates
+Reads FILE.py as ``adc compile`` does (without running any of it, unless ``--import``), evaluates
 ``--args`` as a Python tuple in FILE's namespace (its imports and constants, so ``np.ones(3)`` works where
 FILE imports NumPy as ``np``), and compares both modes with central differences and the complex step.
 Status 0 when every error is within ``--tol``, 1 when one is not (the table is printed) or the function
@@ -43,7 +43,10 @@ def run(args: argparse.Namespace) -> int:
     finally:
         sys.dont_write_bytecode = dont_write_bytecode
     functions = module_functions(module)
+    unset = vars(module).get("__adc_unset__", {})  # names adc could not know without running the file
     name = args.function
+    if name not in functions and name in unset:
+        return _fail(as_spelt(unset[name].error(name), path), 1)
     if name is None:
         if len(functions) != 1:
             found = ", ".join(functions) or "none"
@@ -52,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     if name not in functions:
         return _fail(f"{path}: no function named {name} (found: {', '.join(functions) or 'none'})", 2)
     fn = functions[name]
-    values = _arguments(args.args, vars(module))
+    values = _arguments(args.args, vars(module), path)
     if isinstance(values, str):
         return _fail(values, 2)
     wrt = tuple(w.strip() for w in args.wrt.split(",")) if args.wrt else None
@@ -69,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _arguments(text: str, namespace: dict):
+def _arguments(text: str, namespace: dict, path: Path):
     """``--args`` as a tuple of values, or what is wrong with it (a string, with a caret under the place)."""
     try:
         code = compile(f"({text}\n,)", "--args", "eval")
@@ -78,6 +81,11 @@ def _arguments(text: str, namespace: dict):
         return f"--args: {exc.msg}:\n    {text}\n    {caret}"
     try:
         return eval(code, dict(namespace))  # noqa: S307 - the user's own command line, run as their code
+    except NameError as exc:  # a name of FILE's that reading it did not compute: say why
+        unread = namespace.get("__adc_unset__", {}).get(exc.name)
+        if unread is None:
+            return f"--args {text!r}: evaluating it raised NameError: {exc}"
+        return f"--args {text!r}: {exc.name} is not known without running {path} ({unread.phrase()}); use --import"
     except Exception as exc:  # noqa: BLE001 - any error evaluating the user's expression is reported
         return f"--args {text!r}: evaluating it raised {type(exc).__name__}: {exc}"
 

@@ -1,4 +1,4 @@
-"""The files ``adc`` reads: a user's file as a module (its definitions only, or imported whole), each
+"""The files ``adc`` reads: a user's file as a module (read without running it, or imported whole), each
 failure a ``LoadError`` naming the file and line; located errors with the file named as the user spelt it."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import traceback
 from pathlib import Path
 
 from .errors import UnsupportedSyntaxError
-from .front.files import read_definitions
+from .front.files import ReadError, read_definitions
 from .front.parse import load_file
 
 
@@ -18,19 +18,20 @@ class LoadError(Exception):
 
 
 def import_input(path: str, run: bool):
-    """The user's file as a module, its definitions only (``run``: imported whole); a failure is a
-    ``LoadError`` saying where and why.  A name the chosen functions read that only skipped top-level
-    code sets is reported when building meets it (see ``_unset_name``).
+    """The user's file as a module: read without running any of it (``front.files``), or with ``run``
+    (``--import``) imported whole; a failure is a ``LoadError`` saying where and why.  A name the chosen
+    functions read that the reader could not know is reported when building meets it.
 
-    Only what loading the file raises is caught here: the user's code and the modules it imports run,
-    and whatever they raise is the input's fault, not adcompiler's. KeyboardInterrupt still stops adc.
+    Only what loading the file raises is caught here: with ``run`` the user's code and the modules it
+    imports run, and whatever they raise is the input's fault, not adcompiler's. KeyboardInterrupt
+    still stops adc.
     """
     try:
         if run:
             return load_file(path)
-        found = read_definitions(path)
-        found.module.__adc_unset__ = found.unset
-        return found.module
+        return read_definitions(path).module
+    except ReadError as exc:
+        raise LoadError(f"{path}:{exc.line}: importing it raised {describe(exc.exc)}{exc.hint}") from exc
     except SyntaxError as exc:
         if same_file(exc.filename, path):
             where = f"{path}:{exc.lineno}" + (f":{exc.offset}" if exc.offset else "")
@@ -65,8 +66,18 @@ def describe(exc: BaseException) -> str:
 
 
 def as_spelt(exc: UnsupportedSyntaxError, path: Path) -> str:
-    """A located error's message, with the input file named as the user spelt it, not resolved."""
+    """A located error's message, its place named once as the user would write it: the input file as
+    spelt on the command line, another file (a module of the user's) relative to the working directory
+    when it is under it."""
     message = exc.msg
-    if exc.filename and message.startswith(exc.filename) and same_file(exc.filename, path):
-        message = str(path) + message[len(exc.filename) :]
-    return message
+    if not exc.filename or not message.startswith(exc.filename):
+        return message
+    if same_file(exc.filename, path):
+        return str(path) + message[len(exc.filename) :]
+    try:
+        relative = os.path.relpath(exc.filename)
+    except ValueError:  # another drive
+        return message
+    if relative.startswith(os.pardir):
+        return message
+    return relative + message[len(exc.filename) :]

@@ -11,6 +11,7 @@ import sys
 import textwrap
 import time
 
+import numpy as np
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -148,17 +149,104 @@ def test_a_file_without_functions_says_so(tmp_path, source):
     assert not (tmp_path / "out.py").exists()
 
 
-def test_a_killed_write_leaves_nothing_after_the_next_run(tmp_path):
+def test_a_killed_write_leaves_nothing_after_the_next_run_and_no_other_file_is_removed(tmp_path):
+    """The next write removes the temporary file a killed adc left (its own pattern, its process gone),
+    and nothing else: not a user's file that happens to look like a temporary, not one of a live run."""
     (tmp_path / "m.py").write_text("def f(x):\n    return x * x\n")
-    stale = tmp_path / ".out.py.deadbeef.tmp"
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    stale = tmp_path / f".out.py.adc-{gone.pid}-{'ab' * 8}.tmp"
     stale.write_text("half a module")
+    users = tmp_path / ".out.py.deadbeef.tmp"
+    users.write_text("the user's own file")
+    live = tmp_path / f".out.py.adc-{os.getpid()}-{'cd' * 8}.tmp"
+    live.write_text("a write running now")
     old = time.time() - 3600
-    os.utime(stale, (old, old))
+    for path in (stale, users, live):
+        os.utime(path, (old, old))
     proc = adc("compile", "m.py", "-o", "out.py", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == []
+    assert not stale.exists()
+    assert users.read_text() == "the user's own file" and live.read_text() == "a write running now"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([users.name, live.name, "m.py", "out.py"])
 
 
 def test_version(tmp_path):
     proc = adc("--version", cwd=tmp_path)
     assert proc.returncode == 0 and proc.stdout.startswith("adc ") and proc.stdout.split()[1][0].isdigit()
+
+
+# ---- a real script: each function left out named once, where it is, in Python's spelling -----------
+
+REAL = textwrap.dedent("""\
+    import argparse
+
+    import numpy as np
+
+    X = np.linspace(0.0, 1.0, 20)
+    Y = np.sin(X)
+
+
+    def loss(w):
+        r = w[0] * np.tanh(w[1] * X) - Y
+        return np.sum(r * r)
+
+
+    def report(w):
+        with open("report.txt", "w") as fh:
+            fh.write(str(w))
+
+
+    def main():
+        parser = argparse.ArgumentParser()
+        report(parser)
+
+
+    def same(a, b):
+        if a is not b:
+            return a * 2.0
+        return a
+
+
+    if __name__ == "__main__":
+        main()
+    """)
+
+
+def test_a_script_compiles_its_numeric_functions_and_names_each_left_out_once(tmp_path):
+    (tmp_path / "script.py").write_text(REAL)
+    proc = adc("compile", "script.py", "-o", "out.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert [line.split(":")[2] for line in lines] == ["15", "20", "25"], lines  # report, main, same: in order
+    assert all(line.startswith("adc: script.py:") and line.count("script.py") == 1 for line in lines)
+    assert "the comparison 'is not' is not supported" in lines[2] and "IsNot" not in proc.stderr
+    out = _load(tmp_path / "out.py")
+    w = np.array([1.5, 2.0])
+    value, (dw,) = out.loss_reverse(w)
+    assert value == pytest.approx(np.sum((1.5 * np.tanh(2.0 * out.X) - out.Y) ** 2), rel=1e-14)
+    assert dw.shape == (2,)
+
+
+def test_every_function_refused_is_named_on_its_own_line(tmp_path):
+    (tmp_path / "bad.py").write_text(
+        "def f(a, b):\n    if a is not b:\n        return a\n    return b\n\n\ndef g(x):\n    return x & 1\n"
+    )
+    proc = adc("compile", "bad.py", cwd=tmp_path)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        "adc: bad.py:2:8: the comparison 'is not' is not supported; compare numbers with < <= > >= == !=, "
+        "and test for None with x is None",
+        "adc: bad.py:8:12: the operator '&' is not supported; use + - * / ** // % on floats",
+    ]
+
+
+def test_an_error_in_a_module_of_the_users_is_named_relative_to_the_working_directory(tmp_path):
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "helpers.py").write_text("def g(x):\n    return x & 1\n")
+    (tmp_path / "proj" / "main.py").write_text("import helpers\n\n\ndef f(x):\n    return helpers.g(x) + 1.0\n")
+    for spelt in ("proj/main.py", str(tmp_path / "proj" / "main.py")):
+        proc = adc("compile", spelt, cwd=tmp_path)
+        assert proc.returncode == 1 and proc.stderr.startswith(
+            "adc: proj/helpers.py:2:12: the operator '&'"
+        ), proc.stderr

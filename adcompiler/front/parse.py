@@ -97,6 +97,14 @@ _CHECKED = frozenset(UNSUPPORTED) | {
 }
 
 
+def _spelled(op) -> str:
+    """An operator as Python spells it (``is not``, never the ast's ``IsNot``), for messages."""
+    a, b = ast.Name("a"), ast.Name("b")
+    node = ast.Compare(a, [op], [b]) if isinstance(op, ast.cmpop) else ast.BinOp(a, op, b)
+    node = ast.UnaryOp(op, b) if isinstance(op, ast.unaryop) else node
+    return ast.unparse(node).removeprefix("a ").removesuffix(" b").removesuffix("b")
+
+
 def _none_test(node: ast.Compare) -> bool:
     """``x is None`` or ``x is not None`` (None on either side, one comparison)."""
     sides = [node.left, node.comparators[0]]
@@ -293,22 +301,22 @@ def fence(parsed: Parsed) -> None:
             if isinstance(node, ast.BinOp) and type(node.op) not in BINOPS:
                 raise parsed.error(
                     node,
-                    f"the operator {type(node.op).__name__}",
+                    f"the operator {_spelled(node.op)!r}",
                     "use + - * / ** // % on floats",
                 )
             if isinstance(node, ast.AugAssign) and type(node.op) not in BINOPS:
                 raise parsed.error(
                     node,
-                    f"the augmented assignment {type(node.op).__name__}=",
+                    f"the augmented assignment '{_spelled(node.op)}='",
                     "use += -= *= /= **=",
                 )
             if isinstance(node, ast.UnaryOp) and type(node.op) not in UNARYOPS and not isinstance(node.op, ast.Not):
-                raise parsed.error(node, f"the unary operator {type(node.op).__name__}", "use - or + on floats")
+                raise parsed.error(node, f"the unary operator {_spelled(node.op)!r}", "use - or + on floats")
             if isinstance(node, ast.Compare) and any(type(op) not in COMPARES for op in node.ops):
-                op = next(type(op).__name__ for op in node.ops if type(op) not in COMPARES)
+                op = next(_spelled(op) for op in node.ops if type(op) not in COMPARES)
                 if not (type(node.ops[0]) in IDENTITY and _none_test(node)):
                     remedy = "compare numbers with < <= > >= == !=, and test for None with x is None"
-                    raise parsed.error(node, f"the comparison {op}", remedy)
+                    raise parsed.error(node, f"the comparison {op!r}", remedy)
             if isinstance(node, ast.Call):
                 if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
                     raise parsed.error(

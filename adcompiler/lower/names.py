@@ -11,6 +11,7 @@ import types
 from .. import rules
 from ..errors import MissingRuleError
 from ..front.environment import ABSENT, Read
+from ..front.files import unset_refusal
 from ..ir.nodes import Const, Var
 
 
@@ -101,13 +102,9 @@ class NameLowering:
                     f"the variable {node.id!r} of an enclosing function, not yet assigned there",
                     f"assign {node.id} in the enclosing function before differentiating this one",
                 )
-            unset = glob.get("__adc_unset__", {})  # names only top-level code adc compile did not run sets
-            if node.id in unset:
-                raise self.parsed.error(
-                    node,
-                    f"the global {node.id!r}, which only top-level code sets (line {unset[node.id]}, not run)",
-                    "run adc compile with --import to import the file whole, or set it with a plain assignment",
-                )
+            unread = unset_refusal(glob, node.id, self.parsed.source.filename)  # adc compile's reading of a file
+            if unread is not None:
+                raise self.parsed.error(node, *unread)
             raise self.parsed.error(node, f"the undefined name {node.id!r}", "define it before use")
         if isinstance(node, ast.Attribute):
             base = self.resolve(node.value)
@@ -124,6 +121,9 @@ class NameLowering:
                     f"the attribute access {ast.unparse(node)}",
                     "only module attributes such as math.pi or math.sin are supported",
                 )
+            unread = unset_refusal(vars(base), node.attr, self.parsed.source.filename)
+            if unread is not None:
+                raise self.parsed.error(node, *unread)
             if not hasattr(base, node.attr):
                 raise self.parsed.error(
                     node,
