@@ -12,7 +12,7 @@ from .errors import UnsupportedSyntaxError
 from .front.parse import parse_function
 from .front.scopes import integer_only
 from .entries import tangent_mismatch
-from .trees import any_records, flatten_given, plain
+from .trees import all_integral, any_records, converts, flatten_given, none_as_zero, plain, zero_integers
 
 
 def zeros_for(value, tangent):
@@ -62,13 +62,17 @@ def checked_tangents(name: str, params: tuple, positions: tuple, args, sig: V.Si
     if len(tangents) != len(positions):
         wrt = ", ".join(params[i] for i in positions)
         raise ValueError(f"{name}.jvp: expected {len(positions)} tangents (for {wrt}), got {len(tangents)}")
+    where = f"{name}.jvp: the tangent for"
     if derived is not None:
         tangents = tuple(plain(t) for t in tangents)
     elif any_records(sig.avals):
-        where = f"{name}.jvp: the tangent for"
         tangents = tuple(flatten_given(t, sig.avals[i], f"{where} {params[i]}") for i, t in zip(positions, tangents))
     if all_floats(tangents) and all_floats(args):
         return tangents
+    if converts([sig.avals[i] for i in positions]):  # an integer inside a record, list or tuple: its tangent is 0
+        tangents = tuple(
+            zero_integers(t, args[i], sig.avals[i], f"{where} {params[i]}") for i, t in zip(positions, tangents)
+        )
     for i, t in zip(positions, tangents):
         problem = tangent_mismatch(args[i], t)
         if problem:
@@ -82,10 +86,41 @@ def checked_ct(name: str, out, ct, records: bool, derived):
         ct = plain(ct)
     elif records:
         ct = flatten_given(ct, out, f"{name}.vjp: the output cotangent")
+    if converts(out if isinstance(out, tuple) else (out,)):  # None for an output with no derivative: 0.0
+        ct = none_as_zero(ct, out)
     problem = ct_mismatch(out, ct)
     if problem:
         raise ValueError(f"{name}.vjp: the output cotangent does not match the output: {problem}")
     return ct
+
+
+def require_scalar(name: str, what: str, shape, out) -> None:
+    """Refuse ``grad`` of a function whose output is not one number (a tuple, a list, an array of
+    one or more dimensions): its gradient would be of the sum of the outputs, silently.  ``shape``:
+    the output's tuple structure (None: one value); ``out()``: the output's abstract value."""
+    if shape is not None:
+        raise TypeError(f"{name}.{what} needs one output; {name} returns a tuple: use vjp (or jvp) instead")
+    out = out()
+    if isinstance(out, V.Seq) or isinstance(out, V.Arr) and out.ndim not in (0, None):
+        raise TypeError(
+            f"{name}.{what} needs a number as the output; {name} returns {show(out)}: "
+            f"use vjp with a cotangent of its shape (or adcompiler.jacobian)"
+        )
+
+
+def active_tangents(name: str, tangents: tuple, wrt: tuple, active: tuple) -> tuple:
+    """jvp's tangents for the parameters differentiated (``active``, of the default ``wrt`` those
+    whose argument is no integer): one per active parameter, or one per wrt parameter where that
+    of an integer argument (a constant) is None or 0 and is left out."""
+    if len(tangents) != len(wrt) or len(wrt) == len(active):
+        return tangents
+    for w, t in zip(wrt, tangents):
+        if w not in active and not (t is None or type(t) in (int, float) and t == 0):
+            raise ValueError(
+                f"{name}.jvp: the argument for {w} is an integer, a constant (integers have no derivative): "
+                f"give its tangent as None or 0, or leave it out ({len(active)} tangents, for {', '.join(active)})"
+            )
+    return tuple(t for w, t in zip(wrt, tangents) if w in active)
 
 
 def not_differentiable(value) -> str:
@@ -154,6 +189,16 @@ def refuse_shared_writes(fn, params: tuple, sig: V.Sig, facts) -> None:
             f"{fn.__name__}: the arguments for {', '.join(others)} share a list, and {fn.__name__} "
             f"changes it through {written[0]}; pass a copy (list(...)) for one of them"
         )
+
+
+def constant_integers(wrt: tuple, params: tuple, sig: V.Sig) -> tuple:
+    """The default ``wrt`` for a call of signature ``sig``: ``wrt`` without the parameters whose
+    argument is an integer (an int, a bool, a NumPy integer, an integer array, or a list, tuple or
+    record of integers only), as JAX refuses integers as inputs of grad: ``def pend(theta, n=200)``
+    then ``pend.grad(0.5)`` is the number d/dtheta.  When every one is an integer, ``wrt`` itself
+    (so that the refusal names them)."""
+    kept = tuple(w for w in wrt if not all_integral(sig.avals[params.index(w)]))
+    return kept or wrt
 
 
 def default_wrt(parsed, params: tuple) -> tuple:

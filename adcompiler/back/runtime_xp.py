@@ -141,6 +141,9 @@ XP_HELPERS.update(
 ''',
         "array_like": '''def array_like(d, x):
     """The tangent (or cotangent) d of the array x as an array of x's shape and floating dtype."""
+    if type(x) is float and hasattr(d, "dtype") and hasattr(d, "shape"):  # a float's cotangent: of float64
+        xp = namespace(d)
+        return d if d.dtype == xp.float64 else xp.astype(d, xp.float64)
     if isinstance(x, (int, float, complex)) or not hasattr(x, "shape"):
         return d
     xp = namespace(d, x)

@@ -200,9 +200,13 @@ class ExpressionLowering(NameLowering):
                 self.read_attribute(node.func, target)
             if node.keywords:
                 raise self.parsed.error(node, f"keyword arguments to {text}", "pass the arguments positionally")
-            return self.apply(
-                "custom", [self.atom(self.element(self.expr(a))) for a in node.args], _leaf_hint(hint), param=target
-            )
+            args = [self.atom(self.element(self.expr(a))) for a in node.args]
+            size = rules.output_size(target)  # a tuple of values: one each, as a call of a user function gives
+            if size is None:
+                return self.apply("custom", args, _leaf_hint(hint), param=target)
+            outs = tuple(self.new_var(h) for h in _shaped_hints((None,) * size, hint))
+            self.body.append(Eq(outs, "custom", tuple(args), self.line, target))
+            return outs
         if getattr(target, "__module__", None) and target.__module__.split(".")[0] == "numpy":
             raise self.parsed.error(  # NumPy's own Python functions are not differentiated through
                 node,
