@@ -12,8 +12,8 @@ from .analysis import values as V
 from .analysis.assume import assumed_signature
 from .modes.checkpoint import checkpoint_problem
 from .arguments import all_floats, as_sequence, checked_ct, checked_tangents, constant_integers, default_wrt
-from .arguments import active_tangents, not_differentiable, real_remedy, refusal, refuse_other_arrays, refuse_partial
-from .arguments import refuse_shared_writes, require_scalar, tangent_like, wrt_names
+from .arguments import active_tangents, refusal, refuse_not_differentiable, refuse_other_arrays, refuse_partial
+from .arguments import ct_shapes, refuse_shared_writes, require_scalar, tangent_like, wrt_names
 from .entries import make_entry
 from .back.load import load
 from .front.environment import namespace_of
@@ -263,8 +263,7 @@ class Differentiable:
 
     def _positions_of(self, sig: V.Sig) -> tuple:
         """The positions of ``_wrt_of(sig)``."""
-        wrt = self._wrt_of(sig)
-        return self._positions if wrt is self.wrt else tuple(self.params.index(w) for w in wrt)
+        return tuple(self.params.index(w) for w in self._wrt_of(sig))
 
     def _bind(self, args, kwargs=None) -> tuple:
         """All arguments, positionally, defaults filled in (records as given); integers refused where we
@@ -294,16 +293,7 @@ class Differentiable:
             sig = self._specialise(values)
         elif flat and any_records(sig.avals):  # dicts, NamedTuples, dataclasses: the tuples generated code holds
             values = tuple(flatten(v, a) for v, a in zip(values, sig.avals))
-        for i in self._positions_of(sig):
-            problem = not_differentiable(values[i])
-            if problem:
-                others = tuple(w for w in self.wrt if w != self.params[i])
-                leave = f"leave it out with differentiate({self.fn.__name__}, wrt={others!r}), or " if others else ""
-                raise TypeError(
-                    f"{self.fn.__name__}: cannot differentiate with respect to {self.params[i]}, {problem}: "
-                    + leave
-                    + real_remedy(values[i])
-                )
+        refuse_not_differentiable(self.fn, self.params, self.wrt, self._positions_of(sig), values)
         return values, sig
 
     def _output_shape(self):
@@ -341,7 +331,8 @@ class Differentiable:
 
     def vjp(self, primals: Sequence[Any], ct: Any) -> tuple[Any, Any]:
         """Reverse mode: ``(value, cotangents)``, one cotangent per wrt parameter."""
-        args, sig = self._bound(as_sequence(primals, "primals", self.fn.__name__, "vjp", self.params))
+        primals = as_sequence(primals, "primals", self.fn.__name__, "vjp", self.params)
+        args, sig = self._bound(primals)
         shape = self._output_shape()
         out = self._facts(sig).summary.out
         records = converts(sig.avals) or any_records(out if isinstance(out, tuple) else (out,))
@@ -353,10 +344,15 @@ class Differentiable:
             ct_aval = listed if listed is not None and V.flat(listed) else None  # a list output's
             if listed is None or ct_aval is not None:
                 self._numbers_first("vjp", "reverse", Differentiable.vjp, sequences, sig, ct_aval)
-        if records:
+        try:
             value, cts = reverse(*args, ct)
+        except (ValueError, TypeError, IndexError):  # a cotangent of the wrong shape, told as such
+            ct_shapes(self.fn.__name__, ct, lambda: flatten(self.fn(*self._bind(primals)), out))
+            raise
+        ct_shapes(self.fn.__name__, ct, lambda: value)
+        if records:
             return unflatten(value, out), unflatten_each(cts, [sig.avals[i] for i in self._positions_of(sig)], True)
-        return reverse(*args, ct)
+        return value, cts
 
     def value_and_grad(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         """``(value, gradient)`` of a scalar-valued function."""

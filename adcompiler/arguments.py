@@ -52,6 +52,45 @@ def ct_mismatch(out, ct) -> str:
         return f"the output is {show(out)}, so its cotangent is a list of the same length, not {ct!r}"
     if isinstance(out, (V.Num, V.Arr)) and isinstance(ct, (list, tuple)):
         return f"the output is {show(out)}, so its cotangent is a number or an array, not {ct!r}"
+    if isinstance(out, (V.Num, V.Arr, V.Numeric)) and not _numeric(ct):
+        return f"the output is {show(out)}, so its cotangent is a number or an array of numbers, not {ct!r}"
+    ndim = getattr(ct, "ndim", 0)
+    if isinstance(out, V.Arr) and out.ndim is not None and ndim and ndim != out.ndim or isinstance(out, V.Num) and ndim:
+        return f"the output is {show(out)}, but its cotangent is an array of {ndim} dimensions"
+    return ""
+
+
+def _numeric(ct) -> bool:
+    """A real number or an array of them (of any library: the standard's arrays have a dtype too)."""
+    if type(ct) in (float, int, bool):
+        return True
+    name = str(getattr(ct, "dtype", "")).rpartition(".")[2]
+    return name.startswith(("float", "int", "uint", "bool"))
+
+
+def ct_shapes(name: str, ct, value) -> None:
+    """A ValueError where an array in vjp's output cotangent ``ct`` is not of the shape of the output's
+    value there (``value()``: the output, records as tuples), which NumPy would broadcast or refuse."""
+    if not _holds_array(ct):
+        return
+    problem = _shape_problem(ct, value(), "")
+    if problem:
+        raise ValueError(f"{name}.vjp: the output cotangent does not match the output: {problem}")
+
+
+def _holds_array(ct) -> bool:
+    if isinstance(ct, (list, tuple)):
+        return any(_holds_array(c) for c in ct)
+    return getattr(ct, "ndim", 0) > 0
+
+
+def _shape_problem(ct, value, where: str) -> str:
+    if isinstance(ct, (list, tuple)) and isinstance(value, (list, tuple)):
+        return next((p for k, (c, v) in enumerate(zip(ct, value)) if (p := _shape_problem(c, v, f"{where}[{k}]"))), "")
+    shape = tuple(getattr(value, "shape", ()))
+    if getattr(ct, "ndim", 0) > 0 and tuple(ct.shape) != shape:
+        kind = f"has shape {shape}" if shape else "is a number"
+        return f"the output{where} {kind}, but its cotangent has shape {tuple(ct.shape)}"
     return ""
 
 
@@ -121,6 +160,21 @@ def active_tangents(name: str, tangents: tuple, wrt: tuple, active: tuple) -> tu
                 f"give its tangent as None or 0, or leave it out ({len(active)} tangents, for {', '.join(active)})"
             )
     return tuple(t for w, t in zip(wrt, tangents) if w in active)
+
+
+def refuse_not_differentiable(fn, params: tuple, wrt: tuple, positions: tuple, values: tuple) -> None:
+    """A TypeError for the first argument at ``positions`` that cannot be differentiated (an integer, a
+    complex number), which says what to pass instead or how to leave it out of ``wrt``."""
+    for i in positions:
+        problem = not_differentiable(values[i])
+        if problem:
+            others = tuple(w for w in wrt if w != params[i])
+            leave = f"leave it out with differentiate({fn.__name__}, wrt={others!r}), or " if others else ""
+            raise TypeError(
+                f"{fn.__name__}: cannot differentiate with respect to {params[i]}, {problem}: "
+                + leave
+                + real_remedy(values[i])
+            )
 
 
 def not_differentiable(value) -> str:
