@@ -10,6 +10,7 @@ import types
 from .. import rules
 from ..errors import MissingRuleError
 from ..ir.nodes import Const, Eq, If, rebuild
+from ..ir.supplied import constant
 from ..front.names import is_builtin
 from ..front.callables import fixed_arity, given_local_functions
 from ..front.parse import BINOPS, COMPARES, IDENTITY, UNARYOPS, source_lines
@@ -307,8 +308,8 @@ class ExpressionLowering(NameLowering):
         for name, param in inspect.signature(target).parameters.items():
             if name in bound.arguments:
                 values.append(self.element(self.expr(bound.arguments[name])))  # a tuple is passed as one
-            elif param.default is not inspect.Parameter.empty:
-                values.append(Const(param.default))
+            elif param.default is not inspect.Parameter.empty:  # an array: a name the code is handed
+                values.append(constant(param.default, f"{name}_default"))
             else:  # *args or **kwargs: the callee's own fence refuses it, with its location
                 values.append(Const(None))
         shape = self.callee_shape(target, node)
