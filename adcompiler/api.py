@@ -311,9 +311,11 @@ class Differentiable:
     def jvp(self, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
         """Forward mode: ``(value, tangent of the output)`` along ``tangents`` (one per wrt parameter)."""
         name = self.fn.__name__
-        args, sig = self._bound(as_sequence(primals, "primals", name, "jvp", self.params))
+        primals = as_sequence(primals, "primals", name, "jvp", self.params)
+        args, sig = self._bound(primals)
         wrt, positions = self._wrt_of(sig), self._positions_of(sig)
-        tangents = active_tangents(name, as_sequence(tangents, "tangents", name, "jvp", wrt), self.wrt, wrt)
+        given = tuple(w for w in self.wrt if self.params.index(w) < len(primals))  # (defaults left out)
+        tangents = active_tangents(name, as_sequence(tangents, "tangents", name, "jvp", wrt), (self.wrt, given), wrt)
         tangents = checked_tangents(name, self.params, positions, args, sig, tangents, self._origin)
         forward = self._function("forward", sig)
         out = self._facts(sig).summary.out

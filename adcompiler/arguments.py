@@ -125,7 +125,7 @@ def checked_ct(name: str, out, ct, records: bool, derived):
         ct = plain(ct)
     elif records:
         ct = flatten_given(ct, out, f"{name}.vjp: the output cotangent")
-    if converts(out if isinstance(out, tuple) else (out,)):  # None for an output with no derivative: 0.0
+    if isinstance(out, tuple) or converts((out,)):  # None for an output with no derivative: 0.0
         ct = none_as_zero(ct, out)
     problem = ct_mismatch(out, ct)
     if problem:
@@ -147,11 +147,13 @@ def require_scalar(name: str, what: str, shape, out) -> None:
         )
 
 
-def active_tangents(name: str, tangents: tuple, wrt: tuple, active: tuple) -> tuple:
-    """jvp's tangents for the parameters differentiated (``active``, of the default ``wrt`` those
-    whose argument is no integer): one per active parameter, or one per wrt parameter where that
-    of an integer argument (a constant) is None or 0 and is left out."""
-    if len(tangents) != len(wrt) or len(wrt) == len(active):
+def active_tangents(name: str, tangents: tuple, wrts: tuple, active: tuple) -> tuple:
+    """jvp's tangents for the parameters differentiated (``active``, of the default wrt those whose
+    argument is no integer): one per active parameter, or one per parameter of one of ``wrts`` (the
+    default wrt; those of it the call passes) where that of an integer argument (a constant) is None
+    or 0 and is left out."""
+    wrt = next((w for w in wrts if len(w) == len(tangents) and set(active) <= set(w)), None)
+    if len(tangents) == len(active) or wrt is None:
         return tangents
     for w, t in zip(wrt, tangents):
         if w not in active and not (t is None or type(t) in (int, float) and t == 0):

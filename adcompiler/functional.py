@@ -214,15 +214,20 @@ def _block(columns, out_shape: tuple, like, out):
 
 
 def _structure(value) -> bool:
-    """Whether a Jacobian has ``value``'s structure (a record, a tuple, a list of anything but numbers
-    and such lists) rather than its shape (a number, an array, a list of numbers: NumPy's array)."""
+    """Whether a Jacobian has ``value``'s structure (a record, a tuple, a list of anything but floats
+    and such lists) rather than its shape (a number, an array, a list of floats: NumPy's array)."""
     if fields(value) is not None or isinstance(value, tuple):
         return True
-    return isinstance(value, list) and not all(type(v) in (float, int, bool) or _numbers(v) for v in value)
+    return isinstance(value, list) and not _floats(value)
 
 
-def _numbers(value) -> bool:
-    return isinstance(value, list) and all(type(v) in (float, int, bool) or _numbers(v) for v in value)
+def _floats(value) -> bool:
+    """A list of numbers with a float among them (a list of floats: its ints are joined to floats), or of
+    such lists."""
+    if not isinstance(value, list) or not value:
+        return False
+    kinds = set(map(type, value))
+    return float in kinds and kinds <= {float, int, bool} or all(_floats(v) for v in value)
 
 
 def _past_self(argnums):

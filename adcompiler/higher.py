@@ -22,7 +22,7 @@ from .variadic import Variadic
 from .entries import make_entry
 from .modes import reverse
 from .pipeline import BUILDING
-from .trees import fields, flatten, make, unflatten
+from .trees import converts, fields, flatten, make, unflatten
 from .ir.nodes import Eq, walk
 from .rules import HELPER_RULES
 
@@ -80,7 +80,7 @@ def wrt_leaves(value, like=None, split_arrays=True) -> list:
     """The scalars of ``value`` (a derivative of ``like``, by default ``value`` itself) where ``like``
     has no integer: the inputs of a Jacobian, and the entries of their tangents and cotangents."""
     like = value if like is None else like
-    if type(like) in _NUMBERS or _is_array(like):
+    if type(like) in _NUMBERS or _is_array(like) or _joined(like):
         return [] if integer(like) else leaves(value, split_arrays)
     items = fields(like)
     if items is not None:
@@ -92,12 +92,18 @@ def wrt_leaves(value, like=None, split_arrays=True) -> list:
     return [] if integer(like) or value is None else leaves(value, split_arrays)
 
 
+def _joined(value) -> bool:
+    """A list of Python numbers with a float among them: a list of floats (``values.describe`` joins a
+    list's numbers), its ints included."""
+    return type(value) is list and all(type(v) in _NUMBERS for v in value) and float in set(map(type, value))
+
+
 def wrt_rebuild(like, items):
     """``rebuild`` of a tangent of ``like``: an integer's tangent zero (0.0, or zeros of its shape),
     taking nothing from ``items``."""
     if integer(like):
         return _numpy().zeros(like.shape) if _is_array(like) else 0.0
-    if type(like) in _NUMBERS or _is_array(like):
+    if type(like) in _NUMBERS or _is_array(like) or _joined(like):
         return rebuild(like, items)
     record = fields(like)
     if record is not None:
@@ -275,6 +281,8 @@ def _rows_apply(d: Differentiable, sig, backend: str = "python") -> bool:
     if d.backend != backend or d.arrays != "numpy":  # the vjp of other targets makes the rows
         return False
     facts = d._facts(sig)
+    if converts([sig.avals[i] for i in d._positions_of(sig)]):  # an integer in a tuple: no column of it
+        return False
     return reverse.jacobian_applies(facts, d._wrt_of(sig)) and all(V.entry_testable(a) for a in sig.avals)
 
 
