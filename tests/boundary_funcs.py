@@ -220,3 +220,12 @@ def sine(x):
 
 def two_keys(p):
     return p["a"] * 2.0 + p["b"] * p["a"]
+
+
+class Scaled:
+    def __init__(self, w):
+        self.w = w
+
+    @adcompiler.differentiate
+    def loss(self, x, n):
+        return np.sum(self.w * x) * n

@@ -338,3 +338,11 @@ def test_records_match_whatever_their_key_order():
     assert list(g) == ["b", "a"] and g == {"a": 4.0, "b": 1.5}
     value, (ct,) = adcompiler.differentiate(F.dict_out).vjp((3.0,), {"a": 1.0, "b": 0.0})
     assert ct == 6.0
+
+
+def test_an_integer_argument_of_a_method_is_a_constant_by_default():
+    w, x = np.array([1.0, 2.0]), np.array([0.5, -1.0])
+    np.testing.assert_allclose(F.Scaled(w).loss.grad(x, 3), 3 * w, rtol=1e-14)
+    np.testing.assert_allclose(adcompiler.grad(F.Scaled(w).loss)(x, 3), 3 * w, rtol=1e-14)
+    gx, gn = F.Scaled(w).loss.grad(x, 3.0)  # a float n: differentiated
+    assert gn == pytest.approx(np.dot(w, x))
