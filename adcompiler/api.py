@@ -249,7 +249,7 @@ class Differentiable:
             program = self.program
             sig = self._sig
             self._function(stage, sig) if stage in ("forward", "reverse", "grad") else None
-            text = program.stage(self.fn, stage, self._wrt_of(sig), sig)
+            text = program.stage(self.fn, stage, self.wrt if sig is None else self._wrt_of(sig), sig)
             return arrays_backend.shown(text, program, self.fn) if self.arrays == "any" and stage != "anf" else text
 
     # ---- derivatives ----------------------------------------------------------------

@@ -182,9 +182,12 @@ def refuse_not_differentiable(fn, params: tuple, wrt: tuple, positions: tuple, v
 def not_differentiable(value) -> str:
     """Why a value cannot be differentiated with respect to ("" if it can): integers and booleans (not
     real numbers), complex numbers (the derivative of a function that is not holomorphic has no one
-    meaning), and arrays of those dtypes; NumPy's scalars are named as such, not as arrays."""
+    meaning), and arrays of those dtypes, and lists and tuples (records as tuples) of integers only;
+    NumPy's scalars are named as such, not as arrays."""
     if type(value) in (int, bool):
         return f"the integer {value!r}"
+    if isinstance(value, (list, tuple)) and all_integral(V.describe(value)):
+        return f"a {type(value).__name__} of integers only"
     if isinstance(value, complex):
         return f"the complex number {value!r} (complex arguments are not supported)"
     dtype = getattr(value, "dtype", None)
@@ -291,6 +294,8 @@ def real_remedy(value) -> str:
     """What to pass instead of a value that cannot be differentiated."""
     if isinstance(value, (bool, int)):
         return f"pass a float ({float(value)!r}) if it varies continuously"
+    if isinstance(value, (list, tuple)):
+        return "pass floats (1.0, not 1) if they vary continuously"
     if isinstance(value, complex) or getattr(getattr(value, "dtype", None), "kind", "") == "c":
         return "pass the real and imaginary parts as separate float arguments"
     if not hasattr(value, "astype") and hasattr(type(value), "__array_namespace__"):  # the standard's arrays

@@ -181,7 +181,7 @@ def zero_integers(tangent, value, aval, where: str):
 def none_as_zero(ct, aval):
     """An output cotangent given by the user (records as tuples already) with None where the output
     has no derivative (None, a string, an integer) made 0.0, what the generated code adds up."""
-    if isinstance(aval, tuple) or isinstance(aval, V.Seq) and isinstance(ct, (list, tuple)):
+    if isinstance(aval, (tuple, V.Seq)) and isinstance(ct, (list, tuple)):
         items = aval if isinstance(aval, tuple) else aval.items if aval.items is not None else (aval.elem,) * len(ct)
         out = [none_as_zero(c, a) for c, a in zip(ct, items)]
         return out if isinstance(ct, list) else tuple(out)

@@ -59,8 +59,8 @@ def output_size(fn) -> int | None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             continue  # a nested function's returns are its own
         if isinstance(node, ast.Return):
-            elts = node.value.elts if isinstance(node.value, ast.Tuple) else None
-            flat = elts is not None and not any(isinstance(e, (ast.Tuple, ast.Starred)) for e in elts)
+            elts = node.value.elts if isinstance(node.value, ast.Tuple) else []
+            flat = isinstance(node.value, ast.Tuple) and not any(isinstance(e, (ast.Tuple, ast.Starred)) for e in elts)
             sizes.add(len(elts) if flat else None)
         todo.extend(ast.iter_child_nodes(node))
     return sizes.pop() if len(sizes) == 1 and None not in sizes else None
