@@ -183,6 +183,8 @@ def none_as_zero(ct, aval):
     has no derivative (None, a string, an integer) made 0.0, what the generated code adds up."""
     if isinstance(aval, (tuple, V.Seq)) and isinstance(ct, (list, tuple)):
         items = aval if isinstance(aval, tuple) else aval.items if aval.items is not None else (aval.elem,) * len(ct)
+        if len(items) != len(ct):  # (ct_mismatch says so)
+            return ct
         out = [none_as_zero(c, a) for c, a in zip(ct, items)]
         return out if isinstance(ct, list) else tuple(out)
     return 0.0 if ct is None and (isinstance(aval, V.Static) or integral(aval)) else ct
