@@ -162,8 +162,8 @@ def zero_integers(tangent, value, aval, where: str):
     tangent must be None or zero (a ValueError that says ``where`` otherwise)."""
     if isinstance(aval, V.Seq) and isinstance(value, (list, tuple)) and isinstance(tangent, (list, tuple)):
         items = aval.items if aval.items is not None else (aval.elem,) * len(value)
-        if not any(_static(i, True) for i in items):
-            return tangent
+        if len(tangent) != len(value) or not any(_static(i, True) for i in items):
+            return tangent  # (a tangent of another length: tangent_mismatch says so)
         keys = aval.keys or range(len(items))
         out = [zero_integers(t, v, a, f"{where}[{k!r}]") for k, t, v, a in zip(keys, tangent, value, items)]
         return out if isinstance(tangent, list) else tuple(out)
