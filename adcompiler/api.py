@@ -44,7 +44,7 @@ def differentiate(fn=None, *, wrt=None, checkpoint=None, backend="python", array
     Usable as ``@differentiate``, ``@differentiate(wrt=("x",))`` or ``differentiate(g, wrt=("x",))``;
     ``wrt`` names the parameters to differentiate with respect to (by default all but those whose
     argument is an integer: a constant).  ``checkpoint`` trades time for memory in reverse mode: ``k``,
-    ``True``, ``"revolve"`` or ``("revolve", c)`` (``modes.checkpoint``).  ``backend="numba"``: code compiled by ``numba.njit``;
+    ``True``, ``"revolve"``, ``("revolve", c)`` (``modes.checkpoint``).  ``backend="numba"``: ``numba.njit``;
     ``arrays="any"``: code calling its arguments' array namespace (Dask, CuPy; ``arrays_backend``).
     """
     if checkpoint_problem(checkpoint):

@@ -346,3 +346,12 @@ def test_an_integer_argument_of_a_method_is_a_constant_by_default():
     np.testing.assert_allclose(adcompiler.grad(F.Scaled(w).loss)(x, 3), 3 * w, rtol=1e-14)
     gx, gn = F.Scaled(w).loss.grad(x, 3.0)  # a float n: differentiated
     assert gn == pytest.approx(np.dot(w, x))
+
+
+def test_a_float_through_numpy_functions_of_numbers_gets_a_float_cotangent():
+    """np.maximum of two floats: its adjoint's np.where gives a 0-d array, a float's cotangent a float
+    (found by the boundary fuzzer, seed 104)."""
+    for x in (0.72, 0.3):
+        g, (gy,) = adcompiler.grad(F.maximum_of_floats, argnums=(0, 1))(x, [0.51])
+        assert type(g) is float and g == pytest.approx(0.51**2 if x > 0.51 else 0.0)
+        assert gy == pytest.approx(2 * 0.51 * max(x, 0.51) + (0.51**2 if x <= 0.51 else 0.0))
