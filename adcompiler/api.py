@@ -9,12 +9,11 @@ from typing import Any, Callable, Sequence, Union, overload
 
 from .back import emit
 from .analysis import values as V
-from .analysis.show import show
 from .analysis.assume import assumed_signature
 from .modes.checkpoint import checkpoint_problem
-from .arguments import all_floats, as_sequence, checked_ct, checked_tangents, default_wrt, not_differentiable
-from .arguments import real_remedy, refusal, refuse_other_arrays, refuse_partial, refuse_shared_writes
-from .arguments import tangent_like, wrt_names
+from .arguments import all_floats, as_sequence, checked_ct, checked_tangents, constant_integers, default_wrt
+from .arguments import active_tangents, refusal, refuse_not_differentiable, refuse_other_arrays, refuse_partial
+from .arguments import ct_shapes, refuse_shared_writes, require_scalar, tangent_like, wrt_names
 from .entries import make_entry
 from .back.load import load
 from .front.environment import namespace_of
@@ -23,7 +22,7 @@ from .pickling import reduce
 from .methods import bind, method_of
 from .pipeline import BUILDING, Program
 from .rules.custom import through_rule
-from .trees import any_records, converts, flatten, gradient_of, unflatten, unflatten_each
+from .trees import all_integral, any_records, converts, flatten, gradient_of, narrow_floats, unflatten, unflatten_each
 from . import arrays_backend, numba_backend
 from .variadic import Variadic, has_varargs
 
@@ -43,9 +42,9 @@ def differentiate(fn=None, *, wrt=None, checkpoint=None, backend="python", array
     """Make ``fn`` differentiable: ``f.jvp``, ``f.vjp``, ``f.grad``, ``f.value_and_grad``, ``f.source``.
 
     Usable as ``@differentiate``, ``@differentiate(wrt=("x",))`` or ``differentiate(g, wrt=("x",))``;
-    ``wrt`` names the parameters to differentiate with respect to (all by default).  ``checkpoint``
-    trades time for memory in reverse mode: ``k``, ``True``, ``"revolve"`` or ``("revolve", c)`` (see
-    ``adcompiler.modes.checkpoint``).  ``backend="numba"``: code compiled by ``numba.njit``;
+    ``wrt`` names the parameters to differentiate with respect to (by default all but those whose
+    argument is an integer: a constant).  ``checkpoint`` trades time for memory in reverse mode: ``k``,
+    ``True``, ``"revolve"``, ``("revolve", c)`` (``modes.checkpoint``).  ``backend="numba"``: ``numba.njit``;
     ``arrays="any"``: code calling its arguments' array namespace (Dask, CuPy; ``arrays_backend``).
     """
     if checkpoint_problem(checkpoint):
@@ -177,7 +176,7 @@ class Differentiable:
     def _build(self, mode: str, sig: V.Sig, compiled: dict) -> None:
         """Generate, load and remember (in ``compiled``) the entry function for ``mode`` (see ``_function``)."""
         program = self._program(sig)
-        built = program.build(self.fn, mode, self.wrt, sig)
+        built = program.build(self.fn, mode, self._wrt_of(sig), sig)
         if self.backend == "numba":  # the code compiled by numba.njit
             return compiled.update({mode: numba_backend.build(self, program, built, mode, sig)})
         if self.arrays == "any":  # the code calls its arguments' array namespace
@@ -250,10 +249,21 @@ class Differentiable:
             program = self.program
             sig = self._sig
             self._function(stage, sig) if stage in ("forward", "reverse", "grad") else None
-            text = program.stage(self.fn, stage, self.wrt, sig)
+            text = program.stage(self.fn, stage, self.wrt if sig is None else self._wrt_of(sig), sig)
             return arrays_backend.shown(text, program, self.fn) if self.arrays == "any" and stage != "anf" else text
 
     # ---- derivatives ----------------------------------------------------------------
+
+    def _wrt_of(self, sig: V.Sig) -> tuple:
+        """The parameters differentiated for arguments of signature ``sig``: ``wrt`` as given, or by
+        default every parameter but those whose argument is an integer (``arguments.constant_integers``)."""
+        if self.wrt_given or not any(all_integral(sig.avals[i]) for i in self._positions):
+            return self.wrt
+        return constant_integers(self.wrt, self.params, sig)
+
+    def _positions_of(self, sig: V.Sig) -> tuple:
+        """The positions of ``_wrt_of(sig)``."""
+        return tuple(self.params.index(w) for w in self._wrt_of(sig))
 
     def _bind(self, args, kwargs=None) -> tuple:
         """All arguments, positionally, defaults filled in (records as given); integers refused where we
@@ -283,16 +293,7 @@ class Differentiable:
             sig = self._specialise(values)
         elif flat and any_records(sig.avals):  # dicts, NamedTuples, dataclasses: the tuples generated code holds
             values = tuple(flatten(v, a) for v, a in zip(values, sig.avals))
-        for i in self._positions:
-            problem = not_differentiable(values[i])
-            if problem:
-                others = tuple(w for w in self.wrt if w != self.params[i])
-                leave = f"leave it out with differentiate({self.fn.__name__}, wrt={others!r}), or " if others else ""
-                raise TypeError(
-                    f"{self.fn.__name__}: cannot differentiate with respect to {self.params[i]}, {problem}: "
-                    + leave
-                    + real_remedy(values[i])
-                )
+        refuse_not_differentiable(self.fn, self.params, self.wrt, self._positions_of(sig), values)
         return values, sig
 
     def _output_shape(self):
@@ -304,52 +305,56 @@ class Differentiable:
         return shape[0]
 
     def _require_scalar(self, what: str, sig: V.Sig) -> None:
-        """Refuse ``grad`` of a function whose output is not one number (a tuple, a list, an array of
-        one or more dimensions): its gradient would be of the sum of the outputs, silently."""
-        name = self.fn.__name__
-        if self._output_shape() is not None:
-            raise TypeError(f"{name}.{what} needs one output; {name} returns a tuple: use vjp (or jvp) instead")
-        out = self._facts(sig).summary.out
-        if isinstance(out, V.Seq) or isinstance(out, V.Arr) and out.ndim not in (0, None):
-            raise TypeError(
-                f"{name}.{what} needs a number as the output; {name} returns {show(out)}: "
-                f"use vjp with a cotangent of its shape (or adcompiler.jacobian)"
-            )
+        """Refuse ``grad`` of a function whose output is not one number (``arguments.require_scalar``)."""
+        require_scalar(self.fn.__name__, what, self._output_shape(), lambda: self._facts(sig).summary.out)
 
     def jvp(self, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
         """Forward mode: ``(value, tangent of the output)`` along ``tangents`` (one per wrt parameter)."""
-        args, sig = self._bound(as_sequence(primals, "primals", self.fn.__name__, "jvp", self.params))
-        tangents = as_sequence(tangents, "tangents", self.fn.__name__, "jvp", self.wrt)
-        tangents = checked_tangents(self.fn.__name__, self.params, self._positions, args, sig, tangents, self._origin)
+        name = self.fn.__name__
+        primals = as_sequence(primals, "primals", name, "jvp", self.params)
+        args, sig = self._bound(primals)
+        wrt, positions = self._wrt_of(sig), self._positions_of(sig)
+        given = tuple(w for w in self.wrt if self.params.index(w) < len(primals))  # (defaults left out)
+        tangents = active_tangents(name, as_sequence(tangents, "tangents", name, "jvp", wrt), (self.wrt, given), wrt)
+        tangents = checked_tangents(name, self.params, positions, args, sig, tangents, self._origin)
         forward = self._function("forward", sig)
-        if self._fast_path("jvp", sig) and all(
-            tangent_like(args[i], t, sig.avals[i]) for i, t in zip(self._positions, tangents)
+        out = self._facts(sig).summary.out
+        records = any_records(sig.avals) or any_records(out if isinstance(out, tuple) else (out,))
+        if (
+            not records
+            and self._fast_path("jvp", sig)
+            and all(tangent_like(args[i], t, sig.avals[i]) for i, t in zip(positions, tangents))
         ):
-            sequences = [("primals", len(self.params)), ("tangents", len(self.wrt))]
+            sequences = [("primals", len(self.params)), ("tangents", len(wrt))]
             self._numbers_first("jvp", "forward", Differentiable.jvp, sequences, sig)
-        if any_records(sig.avals):
-            out = self._facts(sig).summary.out
+        if records:  # dicts, NamedTuples, dataclasses in or out: the records again, as in every entry point
             return unflatten_each(forward(*args, *tangents), (out, out))
         return forward(*args, *tangents)
 
     def vjp(self, primals: Sequence[Any], ct: Any) -> tuple[Any, Any]:
         """Reverse mode: ``(value, cotangents)``, one cotangent per wrt parameter."""
-        args, sig = self._bound(as_sequence(primals, "primals", self.fn.__name__, "vjp", self.params))
+        primals = as_sequence(primals, "primals", self.fn.__name__, "vjp", self.params)
+        args, sig = self._bound(primals)
         shape = self._output_shape()
         out = self._facts(sig).summary.out
         records = converts(sig.avals) or any_records(out if isinstance(out, tuple) else (out,))
         ct = checked_ct(self.fn.__name__, out, ct, records, self._origin)
         reverse = self._function("reverse", sig)
-        if self._fast_path("vjp", sig) and (shape is None or all(s is None for s in shape)):
+        if not records and self._fast_path("vjp", sig) and (shape is None or all(s is None for s in shape)):
             sequences = [("primals", len(self.params)), ("ct", None if shape is None else len(shape))]
             listed = V.describe(ct) if shape is None and isinstance(ct, (list, tuple)) else None
             ct_aval = listed if listed is not None and V.flat(listed) else None  # a list output's
             if listed is None or ct_aval is not None:
                 self._numbers_first("vjp", "reverse", Differentiable.vjp, sequences, sig, ct_aval)
-        if records:
+        try:
             value, cts = reverse(*args, ct)
-            return unflatten(value, out), unflatten_each(cts, [sig.avals[i] for i in self._positions], True)
-        return reverse(*args, ct)
+        except (ValueError, TypeError, IndexError):  # a cotangent of the wrong shape, told as such
+            ct_shapes(self.fn.__name__, ct, lambda: flatten(self.fn(*self._bind(primals)), out))
+            raise
+        ct_shapes(self.fn.__name__, ct, lambda: value)
+        if records:
+            return unflatten(value, out), unflatten_each(cts, [sig.avals[i] for i in self._positions_of(sig)], True)
+        return value, cts
 
     def value_and_grad(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         """``(value, gradient)`` of a scalar-valued function."""
@@ -360,7 +365,7 @@ class Differentiable:
             self._numbers_first("value_and_grad", "value_and_grad", Differentiable.value_and_grad, None, sig)
         if converts(sig.avals):
             value, g = function(*args)
-            return value, gradient_of(g, [sig.avals[i] for i in self._positions])
+            return value, gradient_of(g, [sig.avals[i] for i in self._positions_of(sig)])
         return function(*args)
 
     def grad(self, *args: Any, **kwargs: Any) -> Any:
@@ -371,13 +376,15 @@ class Differentiable:
         if self._fast_path("grad", sig):  # later calls like this one skip the checks
             self._numbers_first("grad", "grad", Differentiable.grad, None, sig)
         if converts(sig.avals):
-            return gradient_of(function(*args), [sig.avals[i] for i in self._positions])
+            return gradient_of(function(*args), [sig.avals[i] for i in self._positions_of(sig)])
         return function(*args)
 
     def _fast_path(self, name: str, sig: V.Sig) -> bool:
         """Whether ``f.<name>`` gets a fast entry for signature ``sig`` now: it has none yet, and every
         argument is a float, a float array, a list or a tuple."""
-        return self.arrays == "numpy" and name not in self.__dict__ and all(V.entry_testable(a) for a in sig.avals)
+        if self.arrays != "numpy" or name in self.__dict__ or not all(V.entry_testable(a) for a in sig.avals):
+            return False
+        return not converts([sig.avals[i] for i in self._positions]) and not narrow_floats(sig.avals)  # (trees)
 
     def _numbers_first(self, name: str, mode: str, method, sequences, sig: V.Sig, ct_aval=None) -> None:
         """Make ``f.<name>`` (or ``jvp``, ``vjp``, ...) for later calls: the generated code for ``mode``

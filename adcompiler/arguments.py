@@ -12,7 +12,7 @@ from .errors import UnsupportedSyntaxError
 from .front.parse import parse_function
 from .front.scopes import integer_only
 from .entries import tangent_mismatch
-from .trees import any_records, flatten_given, plain
+from .trees import all_integral, any_records, converts, flatten_given, none_as_zero, plain, zero_integers
 
 
 def zeros_for(value, tangent):
@@ -52,6 +52,45 @@ def ct_mismatch(out, ct) -> str:
         return f"the output is {show(out)}, so its cotangent is a list of the same length, not {ct!r}"
     if isinstance(out, (V.Num, V.Arr)) and isinstance(ct, (list, tuple)):
         return f"the output is {show(out)}, so its cotangent is a number or an array, not {ct!r}"
+    if isinstance(out, (V.Num, V.Arr, V.Numeric)) and not _numeric(ct):
+        return f"the output is {show(out)}, so its cotangent is a number or an array of numbers, not {ct!r}"
+    ndim = getattr(ct, "ndim", 0)
+    if isinstance(out, V.Arr) and out.ndim is not None and ndim and ndim != out.ndim or isinstance(out, V.Num) and ndim:
+        return f"the output is {show(out)}, but its cotangent is an array of {ndim} dimensions"
+    return ""
+
+
+def _numeric(ct) -> bool:
+    """A real number or an array of them (of any library: the standard's arrays have a dtype too)."""
+    if type(ct) in (float, int, bool):
+        return True
+    name = str(getattr(ct, "dtype", "")).rpartition(".")[2]
+    return name.startswith(("float", "int", "uint", "bool"))
+
+
+def ct_shapes(name: str, ct, value) -> None:
+    """A ValueError where an array in vjp's output cotangent ``ct`` is not of the shape of the output's
+    value there (``value()``: the output, records as tuples), which NumPy would broadcast or refuse."""
+    if not _holds_array(ct):
+        return
+    problem = _shape_problem(ct, value(), "")
+    if problem:
+        raise ValueError(f"{name}.vjp: the output cotangent does not match the output: {problem}")
+
+
+def _holds_array(ct) -> bool:
+    if isinstance(ct, (list, tuple)):
+        return any(_holds_array(c) for c in ct)
+    return getattr(ct, "ndim", 0) > 0
+
+
+def _shape_problem(ct, value, where: str) -> str:
+    if isinstance(ct, (list, tuple)) and isinstance(value, (list, tuple)):
+        return next((p for k, (c, v) in enumerate(zip(ct, value)) if (p := _shape_problem(c, v, f"{where}[{k}]"))), "")
+    shape = tuple(getattr(value, "shape", ()))
+    if getattr(ct, "ndim", 0) > 0 and tuple(ct.shape) != shape:
+        kind = f"has shape {shape}" if shape else "is a number"
+        return f"the output{where} {kind}, but its cotangent has shape {tuple(ct.shape)}"
     return ""
 
 
@@ -62,13 +101,17 @@ def checked_tangents(name: str, params: tuple, positions: tuple, args, sig: V.Si
     if len(tangents) != len(positions):
         wrt = ", ".join(params[i] for i in positions)
         raise ValueError(f"{name}.jvp: expected {len(positions)} tangents (for {wrt}), got {len(tangents)}")
+    where = f"{name}.jvp: the tangent for"
     if derived is not None:
         tangents = tuple(plain(t) for t in tangents)
     elif any_records(sig.avals):
-        where = f"{name}.jvp: the tangent for"
         tangents = tuple(flatten_given(t, sig.avals[i], f"{where} {params[i]}") for i, t in zip(positions, tangents))
     if all_floats(tangents) and all_floats(args):
         return tangents
+    if converts([sig.avals[i] for i in positions]):  # an integer inside a record, list or tuple: its tangent is 0
+        tangents = tuple(
+            zero_integers(t, args[i], sig.avals[i], f"{where} {params[i]}") for i, t in zip(positions, tangents)
+        )
     for i, t in zip(positions, tangents):
         problem = tangent_mismatch(args[i], t)
         if problem:
@@ -82,18 +125,69 @@ def checked_ct(name: str, out, ct, records: bool, derived):
         ct = plain(ct)
     elif records:
         ct = flatten_given(ct, out, f"{name}.vjp: the output cotangent")
+    if isinstance(out, tuple) or converts((out,)):  # None for an output with no derivative: 0.0
+        ct = none_as_zero(ct, out)
     problem = ct_mismatch(out, ct)
     if problem:
         raise ValueError(f"{name}.vjp: the output cotangent does not match the output: {problem}")
     return ct
 
 
+def require_scalar(name: str, what: str, shape, out) -> None:
+    """Refuse ``grad`` of a function whose output is not one number (a tuple, a list, an array of
+    one or more dimensions): its gradient would be of the sum of the outputs, silently.  ``shape``:
+    the output's tuple structure (None: one value); ``out()``: the output's abstract value."""
+    if shape is not None:
+        raise TypeError(f"{name}.{what} needs one output; {name} returns a tuple: use vjp (or jvp) instead")
+    out = out()
+    if isinstance(out, V.Seq) or isinstance(out, V.Arr) and out.ndim not in (0, None):
+        raise TypeError(
+            f"{name}.{what} needs a number as the output; {name} returns {show(out)}: "
+            f"use vjp with a cotangent of its shape (or adcompiler.jacobian)"
+        )
+
+
+def active_tangents(name: str, tangents: tuple, wrts: tuple, active: tuple) -> tuple:
+    """jvp's tangents for the parameters differentiated (``active``, of the default wrt those whose
+    argument is no integer): one per active parameter, or one per parameter of one of ``wrts`` (the
+    default wrt; those of it the call passes) where that of an integer argument (a constant) is None
+    or 0 and is left out."""
+    wrt = next((w for w in wrts if len(w) == len(tangents) and set(active) <= set(w)), None)
+    if len(tangents) == len(active) or wrt is None:
+        return tangents
+    for w, t in zip(wrt, tangents):
+        if w not in active and not (t is None or type(t) in (int, float) and t == 0):
+            raise ValueError(
+                f"{name}.jvp: the argument for {w} is an integer, a constant (integers have no derivative): "
+                f"give its tangent as None or 0, or leave it out ({len(active)} tangents, for {', '.join(active)})"
+            )
+    return tuple(t for w, t in zip(wrt, tangents) if w in active)
+
+
+def refuse_not_differentiable(fn, params: tuple, wrt: tuple, positions: tuple, values: tuple) -> None:
+    """A TypeError for the first argument at ``positions`` that cannot be differentiated (an integer, a
+    complex number), which says what to pass instead or how to leave it out of ``wrt``."""
+    for i in positions:
+        problem = not_differentiable(values[i])
+        if problem:
+            others = tuple(w for w in wrt if w != params[i])
+            leave = f"leave it out with differentiate({fn.__name__}, wrt={others!r}), or " if others else ""
+            raise TypeError(
+                f"{fn.__name__}: cannot differentiate with respect to {params[i]}, {problem}: "
+                + leave
+                + real_remedy(values[i])
+            )
+
+
 def not_differentiable(value) -> str:
     """Why a value cannot be differentiated with respect to ("" if it can): integers and booleans (not
     real numbers), complex numbers (the derivative of a function that is not holomorphic has no one
-    meaning), and arrays of those dtypes; NumPy's scalars are named as such, not as arrays."""
+    meaning), and arrays of those dtypes, and lists and tuples (records as tuples) of integers only;
+    NumPy's scalars are named as such, not as arrays."""
     if type(value) in (int, bool):
         return f"the integer {value!r}"
+    if isinstance(value, (list, tuple)) and all_integral(V.describe(value)):
+        return f"a {type(value).__name__} of integers only"
     if isinstance(value, complex):
         return f"the complex number {value!r} (complex arguments are not supported)"
     dtype = getattr(value, "dtype", None)
@@ -156,6 +250,16 @@ def refuse_shared_writes(fn, params: tuple, sig: V.Sig, facts) -> None:
         )
 
 
+def constant_integers(wrt: tuple, params: tuple, sig: V.Sig) -> tuple:
+    """The default ``wrt`` for a call of signature ``sig``: ``wrt`` without the parameters whose
+    argument is an integer (an int, a bool, a NumPy integer, an integer array, or a list, tuple or
+    record of integers only), as JAX refuses integers as inputs of grad: ``def pend(theta, n=200)``
+    then ``pend.grad(0.5)`` is the number d/dtheta.  When every one is an integer, ``wrt`` itself
+    (so that the refusal names them)."""
+    kept = tuple(w for w in wrt if not all_integral(sig.avals[params.index(w)]))
+    return kept or wrt
+
+
 def default_wrt(parsed, params: tuple) -> tuple:
     """Every parameter but those the code (``parsed``, None: none) reads only as integers (``range(n)``,
     ``xs[i]``, ``[0.0] * n``): ``def pend(theta, n=200)`` is differentiated with respect to ``theta``."""
@@ -190,6 +294,8 @@ def real_remedy(value) -> str:
     """What to pass instead of a value that cannot be differentiated."""
     if isinstance(value, (bool, int)):
         return f"pass a float ({float(value)!r}) if it varies continuously"
+    if isinstance(value, (list, tuple)):
+        return "pass floats (1.0, not 1) if they vary continuously"
     if isinstance(value, complex) or getattr(getattr(value, "dtype", None), "kind", "") == "c":
         return "pass the real and imaginary parts as separate float arguments"
     if not hasattr(value, "astype") and hasattr(type(value), "__array_namespace__"):  # the standard's arrays

@@ -7,7 +7,8 @@ import warnings
 from typing import Any, Callable
 
 from .api import Wrt, differentiate
-from .higher import as_differentiable, leaves, rebuild
+from .errors import ReverseOnlyError
+from .higher import as_differentiable, leaves, rebuild, wrt_leaves, wrt_rebuild
 from .trees import fields, make
 
 MAX_OUTPUTS = 20  # up to this many output scalars, each is checked on its own; beyond it, a random mix
@@ -23,10 +24,14 @@ def check_grad(f: Callable[..., Any], *args: Any, wrt: Wrt = None, tol: float = 
     through ``abs``, ``max``, comparisons and the like it is silently wrong, so it is used only
     where it agrees with the central difference, and the central difference is the reference
     elsewhere.  Errors are relative to ``max(1, |derivative|)``, in the function's own units.
-    Raises AssertionError with a per-entry table when an error exceeds ``tol``.
+    A function calling one with a vjp rule only (``custom_vjp``) has no forward mode: reverse mode is
+    compared with the references alone there.  Integers (in records, lists and tuples) have no
+    derivative and are no inputs.  Raises AssertionError with a per-entry table when an error
+    exceeds ``tol``.
     """
     d = as_differentiable(f, wrt) if wrt is not None or hasattr(f, "vjp") else differentiate(f)
-    args = d._bind(args)
+    args, sig = d._bound(args, flat=False)
+    positions, names = d._positions_of(sig), d._wrt_of(sig)
     value = d.fn(*args)
     n_out = len(leaves(value))
     seeds: list[tuple[int | None, list[float]]]
@@ -35,21 +40,25 @@ def check_grad(f: Callable[..., Any], *args: Any, wrt: Wrt = None, tol: float = 
     else:
         rng = random.Random(0)
         seeds = [(None, [rng.uniform(0.5, 1.5) for _ in range(n_out)])]
-    inputs = [(pos, name, j) for pos, name in zip(d._positions, d.wrt) for j in range(len(leaves(args[pos])))]
-    forward = [_directional(d, args, pos, j) for pos, _, j in inputs]
+    inputs = [(pos, name, j) for pos, name in zip(positions, names) for j in range(len(wrt_leaves(args[pos])))]
+    try:
+        forward = [_directional(d, args, positions, pos, j) for pos, _, j in inputs]
+    except ReverseOnlyError:  # a custom_vjp rule: no forward mode to compare, reverse mode against the references
+        forward = [None] * len(inputs)
     rows = []
     for k, weights in seeds:
         _, cts = d.vjp(args, rebuild(value, iter(weights)))
-        reverse = [float(c) for c in leaves(list(cts))]
+        reverse = [float(c) for c in wrt_leaves(list(cts), [args[p] for p in positions])]
         for (pos, name, j), r, tout in zip(inputs, reverse, forward):
-            fw = sum(w * t for w, t in zip(weights, leaves(tout)))
+            fw = None if tout is None else sum(w * t for w, t in zip(weights, leaves(tout)))
             central = _central(d.fn, args, pos, j, weights)
             step = _complex_step(d.fn, args, pos, j, weights)
             if step is not None and abs(step - central) > 1e-5 * max(1.0, abs(central)):
                 step = None  # f is not analytic here (abs, max, a comparison): the complex step does not apply
             reference = central if step is None else step
             scale = max(1.0, abs(reference))
-            err = max(abs(r - reference), abs(fw - reference), abs(r - fw)) / scale
+            err = abs(r - reference) if fw is None else max(abs(r - reference), abs(fw - reference), abs(r - fw))
+            err /= scale
             label = f"{name}[{j}]" if isinstance(args[pos], (list, tuple)) or _is_array(args[pos]) else name
             if n_out > 1:
                 label += f",out[{k}]" if k is not None else ",mix"
@@ -65,18 +74,17 @@ def _report(name: str, rows: list, tol: float, mixed: bool) -> str:
     lines = [f"{'input':>10} {'reverse':>14} {'forward':>14} {'central':>14} {'complex step':>14} {'rel. error':>10}"]
     for label, r, fw, c, s, e in rows:
         flag = "  <-" if e > tol else ""
-        lines.append(
-            f"{label:>10} {r:14.7g} {fw:14.7g} {c:14.7g} {('-' if s is None else f'{s:.7g}'):>14} {e:10.2e}{flag}"
-        )
+        fw, s = ("-" if v is None else f"{v:.7g}" for v in (fw, s))  # (no forward mode: a custom_vjp rule)
+        lines.append(f"{label:>10} {r:14.7g} {fw:>14} {c:14.7g} {s:>14} {e:10.2e}{flag}")
     note = " (outputs mixed with random weights: more than %d of them)" % MAX_OUTPUTS if mixed else ""
     return f"gradient check of {name} failed (tol {tol:g}){note}:\n" + "\n".join(lines)
 
 
-def _directional(d, args, pos, j):
+def _directional(d, args, positions, pos, j):
     """The forward-mode tangent of the output along the j-th scalar of argument ``pos``."""
     tangents = tuple(
-        rebuild(args[p], iter([1.0 if (p == pos and i == j) else 0.0 for i in range(len(leaves(args[p])))]))
-        for p in d._positions
+        wrt_rebuild(args[p], iter([1.0 if (p == pos and i == j) else 0.0 for i in range(len(wrt_leaves(args[p])))]))
+        for p in positions
     )
     return d.jvp(args, tangents)[1]
 
@@ -86,15 +94,16 @@ def _is_array(value) -> bool:
 
 
 def _bumped(value, j: int, delta):
-    """A copy of ``value`` (a number, array, or nested list/tuple/record) with its j-th scalar plus ``delta``;
-    an array takes a dtype that holds the sum exactly (complex for the complex step, float64 else)."""
+    """A copy of ``value`` (a number, array, or nested list/tuple/record) with its j-th scalar (integers not
+    counted) plus ``delta``; an array takes a dtype that holds the sum exactly (complex for the complex
+    step, float64 else)."""
     items = fields(value)
     if items is not None:  # a record: its items in key order, as leaves reads them
         return make(type(value), tuple(items), _bumped(tuple(items.values()), j, delta))
     if isinstance(value, (list, tuple)):
         out, start = [], 0
         for v in value:
-            n = len(leaves(v))
+            n = len(wrt_leaves(v))
             out.append(_bumped(v, j - start, delta) if 0 <= j - start < n else v)
             start += n
         return tuple(out) if isinstance(value, tuple) else out
@@ -123,7 +132,7 @@ def _central(fn, args, pos, j, weights) -> float:
     """A central difference with one Richardson step (error O(h^4)), at the step size where the estimate
     settles: estimates at steps 1e-2 .. 1e-6 are compared in neighbouring pairs, and the finer of the pair
     that agrees best is taken (a large step misjudges a steep function, a small one loses digits)."""
-    scale = max(1.0, abs(float(leaves(args[pos])[j])))
+    scale = max(1.0, abs(float(wrt_leaves(args[pos])[j])))
     estimates = []
     for h in (1e-2, 1e-3, 1e-4, 1e-5, 1e-6):
         coarse = _difference(fn, args, pos, j, weights, h * scale)

@@ -36,6 +36,10 @@ class MissingRuleError(UnsupportedSyntaxError):
     """A call to a function that has neither a derivative rule nor Python source."""
 
 
+class ReverseOnlyError(MissingRuleError):
+    """Forward mode of a function whose rule is a vjp only (``custom_vjp``): reverse mode has it."""
+
+
 def located(
     node,
     filename: str,

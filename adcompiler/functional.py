@@ -15,8 +15,9 @@ from typing import Any, Callable, Sequence, Union
 
 from .api import Differentiable, differentiate
 from .higher import hessian as flat_hessian
-from .higher import jacobian, leaves, rebuild
-from .trees import fields, make
+from .higher import float_dtype, integer, jacobian, leaves, rebuild, wrt_leaves
+from .analysis import values as V
+from .trees import all_integral, fields, make
 from .methods import instance_of
 
 Argnums = Union[int, Sequence[int]]  # one position (one result) or a tuple of them (a tuple of results)
@@ -66,25 +67,27 @@ def value_and_grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = 
 
 
 def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
-    """``(output, output tangent)`` of ``f`` at ``primals`` along ``tangents`` (one per primal)."""
+    """``(output, output tangent)`` of ``f`` at ``primals`` along ``tangents`` (one per primal; an
+    integer primal's, which has no derivative, None or 0)."""
     fn, obj = instance_of(f)
     first = 0 if obj is None else 1  # a bound method's instance: its first argument, not differentiated
     primals = (obj,) * first + tuple(primals)
-    d = _differentiable(fn, tuple(range(first, len(primals))))
-    return d.jvp(primals, tuple(tangents))
+    return _of_primals(fn, first, primals).jvp(primals, tuple(tangents))
 
 
 def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
-    """``(output, pullback)``: ``pullback(ct)`` is the tuple of cotangents of every primal (the primal
-    sweep runs again when it is called: the output is computed first, as JAX returns it first)."""
+    """``(output, pullback)``: ``pullback(ct)`` is the tuple of cotangents of every primal, None for an
+    integer (the primal sweep runs again when it is called: the output is computed first, as JAX
+    returns it first)."""
     fn, obj = instance_of(f)
     first = 0 if obj is None else 1  # a bound method's instance: its first argument, not differentiated
     primals = (obj,) * first + tuple(primals)
-    d = _differentiable(fn, tuple(range(first, len(primals))))
+    d = _of_primals(fn, first, primals)
     out = d.fn(*primals)
 
     def pullback(ct):
-        return d.vjp(primals, ct)[1]
+        cts = dict(zip(d._positions_of(d._bound(primals)[1]), d.vjp(primals, ct)[1]))
+        return tuple(cts.get(i) for i in range(first, len(primals)))
 
     return out, pullback
 
@@ -155,43 +158,76 @@ def _jacobian(f, argnums, mode):
         return _with_instance(_jacobian(fn, _past_self(argnums), mode), obj, f"jac{mode[:3]}_of_{_name(fn)}")
 
     def jac(*args):
-        import numpy as np
-
         d = _differentiable(f, argnums)
-        args = d._bind(args)
+        args, sig = d._bound(args, flat=False)
         flat = jacobian(d, mode=mode)(*args)
-        out = d.fn(*args)
-        outs = out if isinstance(out, tuple) else (out,)
-        blocks, row = [], 0
-        for o in outs:
-            m = len(leaves(o))
-            per_arg, col = [], 0
-            for i in d._positions:
-                n = len(leaves(args[i]))
-                per_arg.append(_block(flat[row : row + m, col : col + n], np.shape(o), args[i]))
-                col += n
-            blocks.append(_shaped(tuple(per_arg) if len(per_arg) > 1 else per_arg[0], argnums))
-            row += m
-        return tuple(blocks) if isinstance(out, tuple) else blocks[0]
+        wrt = [args[i] for i in d._positions_of(sig)]
+        blocks, _ = _out_blocks(d.fn(*args), flat, 0, wrt, argnums)
+        return blocks
 
     jac.__name__ = f"jac{mode[:3]}_of_{_name(f)}"
     return jac
 
 
-def _block(columns, out_shape: tuple, like):
-    """The Jacobian block of one argument, ``out_shape + like.shape``; for a record (a dict, NamedTuple or
-    dataclass), a record of the same keys holding one such block per item, as JAX gives."""
+def _out_blocks(out, flat, row: int, wrt: list, argnums) -> tuple:
+    """``(Jacobian, next row)``: the rows of ``flat`` from ``row`` on for the output ``out``, in its
+    structure as JAX gives it: a record, tuple or list of parts (a list of numbers is one array) holding
+    for each output array or number the blocks of the arguments (a tuple of them for a tuple argnums)."""
     import numpy as np
 
-    items = fields(like)
-    if items is None:
-        return columns.reshape(out_shape + np.shape(like))
-    blocks, col = [], 0
-    for value in items.values():
-        n = len(leaves(value))
-        blocks.append(_block(columns[:, col : col + n], out_shape, value))
+    if _structure(out):
+        items = fields(out)
+        parts, made = list(items.values()) if items is not None else list(out), []
+        for part in parts:
+            block, row = _out_blocks(part, flat, row, wrt, argnums)
+            made.append(block)
+        if items is not None:
+            return make(type(out), tuple(items), made), row
+        return (tuple(made) if isinstance(out, tuple) else made), row
+    m, per_arg, col = len(leaves(out)), [], 0
+    for a in wrt:
+        n = len(wrt_leaves(a))
+        per_arg.append(_block(flat[row : row + m, col : col + n], np.shape(out), a, out))
         col += n
-    return make(type(like), tuple(items), blocks)
+    return _shaped(tuple(per_arg) if len(per_arg) > 1 else per_arg[0], argnums), row + m
+
+
+def _block(columns, out_shape: tuple, like, out):
+    """The Jacobian block of one argument, ``out_shape + like.shape``, of the dtype of the derivative
+    of ``out`` by ``like`` (float32 for both float32); for a record (a dict, NamedTuple or dataclass),
+    a tuple or a list of parts, the same structure of blocks, as JAX gives; None for an integer."""
+    import numpy as np
+
+    if integer(like):
+        return None
+    if not _structure(like):
+        return columns.reshape(out_shape + np.shape(like)).astype(float_dtype(np, [out, like]), copy=False)
+    items = fields(like)
+    parts, blocks, col = list(items.values()) if items is not None else list(like), [], 0
+    for value in parts:
+        n = len(wrt_leaves(value))
+        blocks.append(_block(columns[:, col : col + n], out_shape, value, out))
+        col += n
+    if items is not None:
+        return make(type(like), tuple(items), blocks)
+    return tuple(blocks) if isinstance(like, tuple) else blocks
+
+
+def _structure(value) -> bool:
+    """Whether a Jacobian has ``value``'s structure (a record, a tuple, a list of anything but floats
+    and such lists) rather than its shape (a number, an array, a list of floats: NumPy's array)."""
+    if fields(value) is not None or isinstance(value, tuple):
+        return True
+    return isinstance(value, list) and not _floats(value)
+
+
+def _floats(value) -> bool:
+    """A list of numbers with a float among them (a list of floats: its ints are joined to floats), or of
+    such lists."""
+    if not isinstance(value, list) or not value:
+        return False
+    kinds = set(map(type, value))
+    return float in kinds and kinds <= {float, int, bool} or all(_floats(v) for v in value)
 
 
 def _past_self(argnums):
@@ -209,15 +245,25 @@ def _with_instance(transformed, obj, name: str):
     return call
 
 
-def _differentiable(f, argnums) -> Differentiable:
-    """The one ``Differentiable`` of ``f`` with respect to the parameters at ``argnums``."""
+def _of_primals(fn, first: int, primals: tuple) -> Differentiable:
+    """The ``Differentiable`` of ``fn`` with respect to every primal from ``first`` on: the one grad
+    shares where none is an integer, else one that leaves the integers out (they have no derivative)."""
+    every = any(all_integral(V.describe(p)) for p in primals[first:])
+    return _differentiable(fn, tuple(range(first, len(primals))), every)
+
+
+def _differentiable(f, argnums, every=False) -> Differentiable:
+    """The one ``Differentiable`` of ``f`` with respect to the parameters at ``argnums``; ``every``: those
+    of every primal (jvp, vjp), an integer left out as by default (``api.Differentiable._wrt_of``)."""
     fn = f.fn if isinstance(f, Differentiable) else f
     positions = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     with _LOCK:
         table = _CACHE.setdefault(fn, {})
-        if positions not in table:
-            table[positions] = differentiate(fn, wrt=positions)
-        return table[positions]
+        key = (positions, "every") if every else positions
+        if key not in table:
+            table[key] = d = differentiate(fn, wrt=positions)
+            d.wrt_given = not every
+        return table[key]
 
 
 def _shaped(g, argnums):
@@ -228,13 +274,19 @@ def _shaped(g, argnums):
 
 
 def _zeros_like(value):
-    """A zero cotangent of the structure of ``value`` (numbers, arrays, lists and tuples of them)."""
+    """A zero cotangent of the structure of ``value`` (numbers, arrays, and records, lists and tuples of
+    them; None for a value with no derivative: None, a string, an integer)."""
+    items = fields(value)
+    if items is not None:
+        return make(type(value), tuple(items), [_zeros_like(v) for v in items.values()])
     if isinstance(value, (list, tuple)):
         return type(value)(_zeros_like(v) for v in value)
+    if integer(value) or value is None or isinstance(value, str):
+        return None
     if hasattr(value, "shape"):
         import numpy as np
 
-        return np.zeros(np.shape(value))
+        return np.zeros(np.shape(value), dtype=float_dtype(np, [value]))
     return 0.0
 
 

@@ -22,7 +22,7 @@ from .variadic import Variadic
 from .entries import make_entry
 from .modes import reverse
 from .pipeline import BUILDING
-from .trees import fields, flatten, make, unflatten
+from .trees import converts, fields, flatten, make, unflatten
 from .ir.nodes import Eq, walk
 from .rules import HELPER_RULES
 
@@ -69,6 +69,51 @@ def rebuild(like, items):
 _NUMBERS = (float, int, bool)
 
 
+def integer(value) -> bool:
+    """Whether ``value`` is an integer (an int, a bool, a NumPy integer or bool scalar or array): it has no
+    derivative (``trees.integral``), so it is no input of a Jacobian, and its gradient is None."""
+    t = type(value)
+    return t is int or t is bool or getattr(getattr(value, "dtype", None), "kind", "") in ("i", "u", "b")
+
+
+def wrt_leaves(value, like=None, split_arrays=True) -> list:
+    """The scalars of ``value`` (a derivative of ``like``, by default ``value`` itself) where ``like``
+    has no integer: the inputs of a Jacobian, and the entries of their tangents and cotangents."""
+    like = value if like is None else like
+    if type(like) in _NUMBERS or _is_array(like) or _joined(like):
+        return [] if integer(like) else leaves(value, split_arrays)
+    items = fields(like)
+    if items is not None:
+        got = fields(value)
+        values = [got[k] for k in items] if got is not None else list(value)
+        return [x for v, w in zip(values, items.values()) for x in wrt_leaves(v, w, split_arrays)]
+    if isinstance(like, (list, tuple)):
+        return [x for v, w in zip(value, like) for x in wrt_leaves(v, w, split_arrays)]
+    return [] if integer(like) or value is None else leaves(value, split_arrays)
+
+
+def _joined(value) -> bool:
+    """A list of Python numbers with a float among them: a list of floats (``values.describe`` joins a
+    list's numbers), its ints included."""
+    return type(value) is list and all(type(v) in _NUMBERS for v in value) and float in set(map(type, value))
+
+
+def wrt_rebuild(like, items):
+    """``rebuild`` of a tangent of ``like``: an integer's tangent zero (0.0, or zeros of its shape),
+    taking nothing from ``items``."""
+    if integer(like):
+        return _numpy().zeros(like.shape) if _is_array(like) else 0.0
+    if type(like) in _NUMBERS or _is_array(like) or _joined(like):
+        return rebuild(like, items)
+    record = fields(like)
+    if record is not None:
+        return make(type(like), tuple(record), [wrt_rebuild(v, items) for v in record.values()])
+    if isinstance(like, (list, tuple)):
+        out = [wrt_rebuild(v, items) for v in like]
+        return tuple(out) if isinstance(like, tuple) else out
+    return next(items)
+
+
 def _is_array(value) -> bool:
     return type(value).__name__ == "ndarray"
 
@@ -102,17 +147,36 @@ def _calls_numpy(d: Differentiable, facts, seen: set) -> bool:
     return False
 
 
+def float_dtype(np, values):
+    """The dtype of a derivative of these values: the result type of their floating dtypes, a Python
+    number's float64 (float32 arrays and scalars only: float32)."""
+    found = {
+        x.dtype if getattr(getattr(x, "dtype", None), "kind", "") == "f" else np.dtype(float) for x in _scalars(values)
+    }
+    return np.result_type(*found) if found else np.dtype(float)
+
+
+def _scalars(value):
+    """Each array and number of a structure (records, lists, tuples) but integers."""
+    items = fields(value) if type(value) not in _NUMBERS else None
+    if items is not None or isinstance(value, (list, tuple)):
+        for v in (items.values() if items is not None else value):
+            yield from _scalars(v)
+    elif value is not None and not integer(value):
+        yield value
+
+
 def _holds_array(value) -> bool:
     return any(_is_array(v) or isinstance(v, (list, tuple)) and _holds_array(v) for v in value)
 
 
-def _directions(d: Differentiable, args: tuple):
+def _directions(positions: tuple, args: tuple):
     """One tangent tuple per input scalar (unit vectors), for arguments that hold arrays."""
-    values = [args[i] for i in d._positions]
-    n = sum(len(leaves(v)) for v in values)
+    values = [args[i] for i in positions]
+    n = sum(len(wrt_leaves(v)) for v in values)
     for k in range(n):
         items = iter([1.0 if j == k else 0.0 for j in range(n)])
-        yield tuple(rebuild(v, items) for v in values)
+        yield tuple(wrt_rebuild(v, items) for v in values)
 
 
 def _from_one_state(np, passes, state=None) -> list:
@@ -135,12 +199,12 @@ def as_differentiable(f, wrt) -> Differentiable:
     return differentiate(f.fn, wrt=wrt, backend=f.backend, arrays=f.arrays)
 
 
-def _basis_tangents(d: Differentiable, args: tuple, np):
+def _basis_tangents(positions: tuple, args: tuple, np):
     """One tangent per wrt argument, each scalar carrying a row of the n x n identity."""
-    values = [args[i] for i in d._positions]
-    n = sum(len(leaves(v)) for v in values)
+    values = [args[i] for i in positions]
+    n = sum(len(wrt_leaves(v)) for v in values)
     rows = iter(np.eye(n))
-    return tuple(rebuild(v, rows) for v in values), n
+    return tuple(wrt_rebuild(v, rows) for v in values), n
 
 
 def jacobian(f: Callable[..., Any], wrt: Wrt = None, mode: str = "auto") -> Callable[..., Any]:
@@ -182,27 +246,29 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = None, mode: str = "auto") -> Call
             if entry is None:
                 array, entry = np.array, made
             return np.array(made(*args), dtype=float)
-        n = sum(len(leaves(args[i])) for i in d._positions)
+        positions = d._positions_of(sig)
+        wrt = [args[i] for i in positions]
+        n = sum(len(wrt_leaves(a)) for a in wrt)
         written = any(d._facts(sig).summary.written)  # each run below from the arguments as given
         fresh = (lambda: copy.deepcopy(args)) if written else (lambda: args)  # noqa: E731
         state = np.random.get_state()  # every pass from it: a function that draws makes one draw per call
         value = d.fn(*fresh())
         m = len(leaves(value))
+        dtype = float_dtype(np, [value, *wrt])  # float32 in and out: float32 (float64 for any Python float)
         if mode == "forward" or (mode == "auto" and n <= m):
             if not _scalar_code(d, args):  # array code: one direction per pass
-                passes = [lambda ts=ts: d.jvp(fresh(), ts)[1] for ts in _directions(d, args)]
+                passes = [lambda ts=ts: d.jvp(fresh(), ts)[1] for ts in _directions(positions, args)]
                 columns = [[float(t) for t in leaves(out)] for out in _from_one_state(np, passes, state)]
-                return np.array(columns, dtype=float).reshape(n, m).T
+                return np.array(columns, dtype=dtype).reshape(n, m).T
             np.random.set_state(state)
-            tangents, _ = _basis_tangents(d, args, np)
+            tangents, _ = _basis_tangents(positions, args, np)
             _, out = d.jvp(fresh(), tangents)
-            return np.array([np.broadcast_to(np.asarray(t, dtype=float), (n,)) for t in leaves(out, False)]).reshape(
-                m, n
-            )
+            columns = [np.broadcast_to(np.asarray(t, dtype=float), (n,)) for t in leaves(out, False)]
+            return np.array(columns, dtype=dtype).reshape(m, n)
         cts = [rebuild(value, iter(1.0 if j == k else 0.0 for j in range(m))) for k in range(m)]
         passes = [lambda ct=ct: d.vjp(fresh(), ct)[1] for ct in cts]
-        rows = [[float(c) for c in leaves(list(out))] for out in _from_one_state(np, passes, state)]
-        return np.array(rows, dtype=float).reshape(m, n)
+        rows = [[float(c) for c in wrt_leaves(list(out), wrt)] for out in _from_one_state(np, passes, state)]
+        return np.array(rows, dtype=dtype).reshape(m, n)
 
     jac.__name__ = f"jacobian_of_{d.fn.__name__}"
     return jac
@@ -215,7 +281,9 @@ def _rows_apply(d: Differentiable, sig, backend: str = "python") -> bool:
     if d.backend != backend or d.arrays != "numpy":  # the vjp of other targets makes the rows
         return False
     facts = d._facts(sig)
-    return reverse.jacobian_applies(facts, d.wrt) and all(V.entry_testable(a) for a in sig.avals)
+    if converts([sig.avals[i] for i in d._positions_of(sig)]):  # an integer in a tuple: no column of it
+        return False
+    return reverse.jacobian_applies(facts, d._wrt_of(sig)) and all(V.entry_testable(a) for a in sig.avals)
 
 
 def _vjp_rows(d: Differentiable, sig, value):
@@ -263,7 +331,7 @@ def _reverse_differentiable(d: Differentiable, args: tuple, sig) -> Differentiab
     key = ("reverse", sig)
     if key not in d.derived:  # under backend="numba", the python target's reverse code compiled in forward mode
         code = numba_backend.reverse_code(d, sig) if d.backend == "numba" else d._function("reverse", sig)
-        d.derived[key] = differentiate(code, wrt=d.wrt, backend=d.backend)
+        d.derived[key] = differentiate(code, wrt=d._wrt_of(sig), backend=d.backend)
     return d.derived[key]
 
 
@@ -279,18 +347,19 @@ def hessian(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]:
         r = _reverse_differentiable(d, args, sig)
         written = any(d._facts(sig).summary.written)  # each pass from the arguments as given
         fresh = (lambda: copy.deepcopy(args)) if written else (lambda: args)  # noqa: E731
+        positions = d._positions_of(sig)
+        wrt = [args[i] for i in positions]
         if r.backend == "numba":  # one direction per pass (a tangent of one type), by compiled code only
-            zeros = tuple(rebuild(args[i], itertools.repeat(0.0)) for i in d._positions)
+            zeros = tuple(wrt_rebuild(a, itertools.repeat(0.0)) for a in wrt)
             return np.array(numba_backend.hessian_rows(r, args, zeros, written), dtype=float)
         if not _scalar_code(r, args + (1.0,)):  # array code: one direction per pass
-            passes = [lambda ts=ts: r.jvp(fresh() + (1.0,), ts)[1][1] for ts in _directions(d, args)]
-            rows = [[float(t) for t in leaves(list(out))] for out in _from_one_state(np, passes)]
+            passes = [lambda ts=ts: r.jvp(fresh() + (1.0,), ts)[1][1] for ts in _directions(positions, args)]
+            rows = [[float(t) for t in wrt_leaves(list(out), wrt)] for out in _from_one_state(np, passes)]
             return np.array(rows, dtype=float)
-        tangents, n = _basis_tangents(d, args, np)
+        tangents, n = _basis_tangents(positions, args, np)
         _, (_, dcts) = r.jvp(fresh() + (1.0,), tangents)
-        return np.array([np.broadcast_to(np.asarray(t, dtype=float), (n,)) for t in leaves(list(dcts), False)]).reshape(
-            n, n
-        )
+        columns = [np.broadcast_to(np.asarray(t, dtype=float), (n,)) for t in wrt_leaves(list(dcts), wrt, False)]
+        return np.array(columns).reshape(n, n)
 
     hess.__name__ = f"hessian_of_{d.fn.__name__}"
     return hess
@@ -310,19 +379,20 @@ def hvp(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]:
             args = (args,)  # the one argument itself (an array, a number, a list or a tuple of values)
         args, sig = d._bound(tuple(args))  # records as tuples: the generated reverse code takes those
         r = _reverse_differentiable(d, args, sig)
-        values = [args[i] for i in d._positions]
+        positions = d._positions_of(sig)
+        values = [args[i] for i in positions]
         flat = not (isinstance(v, tuple) and len(v) == len(values))
         if flat:
             items = iter([float(t) for t in v])
-            tangents = tuple(rebuild(x, items) for x in values)
+            tangents = tuple(wrt_rebuild(x, items) for x in values)
         else:
-            tangents = tuple(flatten(t, sig.avals[i]) for t, i in zip(v, d._positions))
+            tangents = tuple(flatten(t, sig.avals[i]) for t, i in zip(v, positions))
         if any(d._facts(sig).summary.written):  # the caller's lists and arrays left as they were
             args = copy.deepcopy(args)
         _, (_, dcts) = r.jvp(args + (1.0,), tangents)
         if flat:
-            return _numpy().array([float(t) for t in leaves(list(dcts))])
-        return tuple(unflatten(c, sig.avals[i]) for c, i in zip(dcts, d._positions))
+            return _numpy().array([float(t) for t in wrt_leaves(list(dcts), values)])
+        return tuple(unflatten(c, sig.avals[i], True) for c, i in zip(dcts, positions))
 
     product.__name__ = f"hvp_of_{d.fn.__name__}"
     return product

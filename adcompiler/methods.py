@@ -34,6 +34,7 @@ def bind(d, obj):
         first = d.params[0] if d.params else None
         others = tuple(w for w in d.wrt if w != first)
         view = d if d.wrt_given or not others else type(d)(d.fn, others, d.checkpoint, d.backend, d.arrays)
+        view.wrt_given = d.wrt_given  # (by default, an integer argument is a constant: api.Differentiable._wrt_of)
         d.derived[("method", None)] = view
     return BoundMethod(d, obj, view)
 

@@ -174,7 +174,7 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
     namespace = load(source, fn.__globals__, label, supply)
     compiled = namespace[built[0].name]
     facts = program.facts(fn, sig)
-    return _entry(compiled, mode, sig, owner._positions, facts.summary.out, source, fn, converter, restore)
+    return _entry(compiled, mode, sig, owner._positions_of(sig), facts.summary.out, source, fn, converter, restore)
 
 
 def reverse_code(d, sig: V.Sig):
@@ -184,7 +184,7 @@ def reverse_code(d, sig: V.Sig):
     its tangent one type), and marked with the user's function, at whose lines its errors are told."""
     with BUILDING:
         program = d._program(sig)
-        built = program.build(d.fn, "reverse", d.wrt, sig)
+        built = program.build(d.fn, "reverse", d._wrt_of(sig), sig)
         seen: set = set()
         defs = [f for f in built if not (f.name in seen or seen.add(f.name))]
         zeros = program.helper("zeros_like")
@@ -256,7 +256,7 @@ def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, sourc
     of Numba located in the user's file."""
     avals = sig.avals
     cts = tuple(avals[i] for i in positions)
-    out, tangent = _tupled(out), _tupled(out, V.TOP)  # a number's tangent may carry many directions (jacobian)
+    out = tangent = _tupled(out)  # (a number's tangent may carry many directions: restore keeps them)
 
     def gradients(g):
         return restore(g, cts[0]) if len(cts) == 1 else tuple(map(restore, g, cts))
@@ -336,13 +336,12 @@ def _flat(value, numpy) -> list:
     return [x for v in value for x in _flat(v, numpy)]
 
 
-def _tupled(out, number=None):
+def _tupled(out):
     """An output's abstract value, a Python tuple of them for a tuple output as a tuple's (so that
-    ``restore`` gives each part its structure: the reverse code hessian differentiates returns lists);
-    a number's, where ``number`` is given, that (V.TOP: what ``restore`` leaves as it is)."""
+    ``restore`` gives each part its structure: the reverse code hessian differentiates returns lists)."""
     if isinstance(out, tuple):
-        return V.seq("tuple", [_tupled(a, number) for a in out])
-    return number if number is not None and isinstance(out, V.Num) else out
+        return V.seq("tuple", [_tupled(a) for a in out])
+    return out
 
 
 def _explained(error, source: str, fn):

@@ -244,8 +244,8 @@ class Program:
         scopes = [ns for ns in {id(ns): ns for ns in map(namespace_of, self.parsed)}.values() if isinstance(ns, Scope)]
         out = {n: c for n, c in captured_cells(self.parsed.items()).items() if n in names}  # a closure's: its cell
         for name in (n for n in names if n not in out):
-            if name in self.injected:
-                out[name] = self.injected[name]
+            if name in self.injected or name in self.ns.constants:  # (an array default: ns.constant)
+                out[name] = self.injected[name] if name in self.injected else self.ns.constants[name].value
             elif name in GENERATED_BUILTINS:
                 out[name] = getattr(builtins, name)
             else:

@@ -46,6 +46,11 @@ def primal_helpers(program: Program, module) -> dict:
         line = constant_line(program, name, program.globals.get(name))
         if line is not None and line not in constants:
             constants.append(line)
+    for name, supplied in program.ns.constants.items():  # an array default of a parameter
+        line = constant_line(program, name, supplied.value)
+        if line is None:
+            raise SystemExit(f"adc: the default {supplied.value!r} of a parameter cannot be written into the module")
+        constants.append(line)
     return {"functions": ["\n\n" + f for f in functions], "constants": constants}
 
 

@@ -67,6 +67,8 @@ def test_check_passes_on_numbers_and_arrays(script, capsys):
     assert status == 0 and "tol 1e-08" in out
     status, out, _ = run(capsys, "check", "fns.py", "--function", "f", "--args", "1.0, 2.0", "--wrt", "y")
     assert status == 0
+    status, out, _ = run(capsys, "check", "fns.py", "--function", "f", "--args", "1, 2.0")  # x an int: a constant
+    assert status == 0
 
 
 def test_check_fails_with_the_table_where_a_rule_is_wrong(script, capsys):
@@ -83,7 +85,11 @@ def test_check_fails_with_the_table_where_a_rule_is_wrong(script, capsys):
         (["--function", "f", "--args", "1.0, 2.0,,"], 2, ["--args: invalid syntax", "1.0, 2.0,,", "         ^"]),
         (["--function", "f", "--args", "zz"], 2, ["--args 'zz': evaluating it raised NameError"]),
         (["--function", "f", "--args", "1.0"], 2, ["f(x, y) with --args '1.0'", "missing a required argument"]),
-        (["--function", "f", "--args", "1, 2.0"], 2, ["cannot differentiate with respect to x, the integer 1"]),
+        (
+            ["--function", "f", "--args", "1, 2.0", "--wrt", "x"],
+            2,
+            ["cannot differentiate with respect to x, the integer 1"],
+        ),
         (["--function", "nope", "--args", "1.0"], 2, ["no function named nope (found: f, g, twice"]),
         (["--args", "1.0"], 2, ["which function? pass --function NAME"]),
         (["--function", "refused", "--args", "1.0"], 1, ["fns.py:33:5: try/except is not supported"]),

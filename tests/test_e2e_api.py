@@ -174,34 +174,58 @@ def test_tuple_output_check_grads():
 
 
 def test_int_wrt_argument_grad_raises_type_error():
-    with pytest.raises(TypeError):
-        dec_plain.grad(2, 1.0)
+    """A parameter wrt names is refused an integer (JAX refuses integers as inputs of grad)."""
+    with pytest.raises(TypeError, match="integer 2"):
+        dec_wrt.grad(2, 1.0)
 
 
 def test_int_wrt_argument_jvp_raises_type_error():
-    with pytest.raises(TypeError):
-        dec_plain.jvp((1.0, 2), (1.0, 1.0))
+    with pytest.raises(TypeError, match="integer 2"):
+        dec_wrt.jvp((1.0, 2), (1.0, 1.0))
 
 
 def test_int_wrt_argument_vjp_raises_type_error():
-    with pytest.raises(TypeError):
-        dec_plain.vjp((2, 1.0), 1.0)
+    with pytest.raises(TypeError, match="integer 2"):
+        dec_wrt.vjp((2, 1.0), 1.0)
+
+
+def test_int_argument_is_a_constant_by_default():
+    """With wrt left to its default, an argument that is an integer at the call is a constant, as a
+    parameter the code reads only as an integer is: the derivative is with respect to the others
+    (analytic: d/dy of x sin y + y^2 at x = 2 is 2 cos y + 2 y); its tangent may be left out or be
+    None or 0; every parameter an integer is refused."""
+    y = 1.0
+    expected = 2 * math.cos(y) + 2 * y
+    assert dec_plain.grad(2, y) == pytest.approx(expected, rel=1e-14)
+    assert dec_plain.value_and_grad(2, y) == pytest.approx((2 * math.sin(y) + y * y, expected), rel=1e-14)
+    assert dec_plain.vjp((2, y), 1.5)[1] == pytest.approx((1.5 * expected,), rel=1e-14)
+    for tangents in ((1.0,), (None, 1.0), (0, 1.0)):
+        assert dec_plain.jvp((2, y), tangents)[1] == pytest.approx(expected, rel=1e-14)
+    with pytest.raises(ValueError, match="x is an integer, a constant"):
+        dec_plain.jvp((2, y), (1.0, 1.0))
+    with pytest.raises(TypeError, match="integer"):
+        dec_plain.grad(2, 3)
 
 
 def test_fast_paths_still_check_after_numbers_warmed_them():
     """After calls with floats, f.grad is the generated function and jvp/vjp skip binding: an integer,
     a wrong number of tangents or a cotangent of the wrong structure is still refused."""
-    f = adcompiler.differentiate(F.poly)
+    f, e = adcompiler.differentiate(F.poly), adcompiler.differentiate(F.poly, wrt=("x", "y"))
     g = adcompiler.differentiate(dec_tuple.fn)
-    f.grad(0.5, 2.0), f.jvp((0.5, 2.0), (1.0, 0.0)), f.vjp((0.5, 2.0), 1.0), g.vjp((0.5, 2.0), (1.0, 1.0, 1.0))
+    for h in (f, e):
+        h.grad(0.5, 2.0), h.jvp((0.5, 2.0), (1.0, 0.0)), h.vjp((0.5, 2.0), 1.0)
+    g.vjp((0.5, 2.0), (1.0, 1.0, 1.0))
     for call in (
-        lambda: f.grad(2, 2.0),
-        lambda: f.jvp((2, 2.0), (1.0, 0.0)),
-        lambda: f.vjp((0.5, 2), 1.0),
-        lambda: f.jvp((True, 2.0), (1.0, 0.0)),
+        lambda: f.grad(2, 3),
+        lambda: f.jvp((2, True), (1.0, 0.0)),
+        lambda: f.vjp((1, 2), 1.0),
+        lambda: e.grad(2, 2.0),
+        lambda: e.jvp((0.5, True), (1.0, 0.0)),
     ):
         with pytest.raises(TypeError, match="integer"):
             call()
+    assert f.grad(2, 2.0) == pytest.approx(3.0 * 4 - 4.0 * 2 * 2.0 - 2 / 4.0, rel=1e-14)  # x a constant: d/dy
+    assert f.vjp((0.5, 2), 1.0)[1] == pytest.approx((6.0 * 0.5 * 2 - 2.0 * 4 + 1 / 2,), rel=1e-14)
     with pytest.raises(ValueError, match="tangents"):
         f.jvp((0.5, 2.0), (1.0,))
     with pytest.raises(ValueError, match="cotangent"):
@@ -422,11 +446,12 @@ def test_grad_after_numbers_still_takes_arrays_keywords_and_can_be_differentiate
     for k in range(2):
         assert (gx[k], gy[k]) == pytest.approx(f.grad(float(xs[k]), float(ys[k])), rel=1e-14)
     with pytest.raises(TypeError, match="int64"):
-        f.grad(np.array([1, 2]), ys)
+        adcompiler.differentiate(F.poly, wrt=("x", "y")).grad(np.array([1, 2]), ys)
     second = adcompiler.differentiate(f.grad, wrt="x")  # d/dx of the gradient: a row of the Hessian
     h = 1e-5
     expected = [(a - b) / (2 * h) for a, b in zip(f.grad(0.5 + h, 2.0), f.grad(0.5 - h, 2.0))]
     assert second.jvp((0.5, 2.0), (1.0,))[1] == pytest.approx(tuple(expected), rel=1e-6)
+    assert f.grad(np.int64(2), 2.0) == f.grad(2, 2.0) == pytest.approx(12.0 - 16.0 - 0.5)  # a constant by default
 
 
 def test_fast_entries_are_made_once_and_take_lists():
@@ -448,8 +473,9 @@ def test_fast_entries_are_made_once_and_take_lists():
         assert f.vjp(([1.0, 2.0, 4.0], 3.0), 2.0)[1] == ([6.0, 6.0, 6.0], 14.0)
         assert f.jvp(([1.0, 2.0, 4.0], 3.0), ([1.0, 0.0, 1.0], 0.0))[1] == pytest.approx(6.0)
     assert (f.grad, f.vjp, f.jvp) == entries
+    assert f.grad([1.0, 2.0], 3) == [3.0, 3.0]  # an integer y: a constant by default
     with pytest.raises(TypeError, match="integer"):
-        f.grad([1.0, 2.0], 3)
+        f.grad([1, 2], 3)
     with pytest.raises(ValueError, match="2 elements but the tangent has 3"):
         f.jvp(([1.0, 2.0], 3.0), ([1.0, 0.0, 1.0], 0.0))
     with pytest.raises(ValueError, match="tangent is float"):

@@ -66,9 +66,11 @@ def test_anything_unlike_the_first_call_goes_to_the_checking_method():
     f = warmed(F.pair)
     f.vjp((0.7, 1.3), (1.0, 0.0))
     with pytest.raises(TypeError, match="integer"):
+        f.jvp((1, 2), (1.0, 0.0))
+    with pytest.raises(ValueError, match="x is an integer, a constant"):
         f.jvp((1, 1.3), (1.0, 0.0))
-    with pytest.raises(TypeError, match="integer"):
-        f.vjp((0.7, 2), (1.0, 0.0))
+    assert f.jvp((1, 1.3), (None, 1.0)) == f.jvp((1.0, 1.3), (0.0, 1.0))  # an int: a constant by default
+    assert f.vjp((0.7, 2), (1.0, 0.5))[1] == pytest.approx((2.0 * 1.5 + 0.5 * math.exp(0.7),), rel=1e-14)
     with pytest.raises(ValueError, match="tangents"):
         f.jvp((0.7, 1.3), (1.0, 0.0, 2.0))
     with pytest.raises(ValueError, match="tangents"):
@@ -125,7 +127,8 @@ def test_numba_target_gets_fast_entries_too():
     assert {"grad", "value_and_grad", "jvp", "vjp"} <= set(vars(f))
     assert type(f.grad(0.7, 1.3)[0]) is float
     with pytest.raises(TypeError, match="integer"):
-        f.grad(1, 2.0)
+        f.grad(1, 2)
+    assert f.grad(1, 2.0) == pytest.approx(4.0, rel=1e-14)  # x an int: a constant by default, d/dy = 4 x
     with pytest.raises(adcompiler.UnsupportedSyntaxError, match=r"entry_funcs.py:26:.*backend=\"python\""):
         f.grad(np.array([0.7, 0.1]), np.array([1.3, 0.2]))  # s becomes an array: Numba refuses, told at the line
     assert f.grad(0.7, 1.3) == pytest.approx(reference.grad(0.7, 1.3), rel=1e-12)  # the entry still works

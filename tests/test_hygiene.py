@@ -14,7 +14,7 @@ never a NameError or TypeError from generated code.
   (hygiene_rename.py), checked by ``fuzz.check_source``;
 * hand-written modules: import aliases, shadowed modules and builtins,
   module constants and helpers named like generated code;
-* integer arguments: refused with TypeError, never zeros.
+* integer arguments: refused with TypeError where wrt names them, a constant by default; never zeros.
 """
 
 import importlib.util
@@ -360,33 +360,53 @@ INTEGERS = {"int": 2, "bool": True, "numpy.int64": np.int64(2), "numpy.int32": n
 
 @pytest.mark.parametrize("kind", list(INTEGERS))
 def test_integer_argument_is_refused_on_the_first_call(kind):
-    df = adcompiler.differentiate(_power)
+    df = adcompiler.differentiate(_power, wrt=("x", "y"))
     raised = _each_entry_point(df, (INTEGERS[kind], 1.5))
     assert raised == dict.fromkeys(raised, "TypeError")
 
 
 @pytest.mark.parametrize("kind", INTEGERS)
 def test_integer_argument_is_refused_after_a_call_with_floats(kind):
-    df = adcompiler.differentiate(_power)
+    df = adcompiler.differentiate(_power, wrt=("x", "y"))
     df.grad(2.0, 1.5), df.value_and_grad(2.0, 1.5)
     raised = _each_entry_point(df, (INTEGERS[kind], 1.5))
     assert raised == dict.fromkeys(raised, "TypeError")
 
 
-def test_integer_default_is_refused_unless_left_out_of_wrt():
-    """A parameter left at its int default is still an int: refused, or fine when not differentiated."""
+@pytest.mark.parametrize("kind", INTEGERS)
+def test_integer_argument_is_a_constant_by_default(kind):
+    """With wrt left to its default, an integer x is a constant: the derivative in y alone, against
+    central differences, before and after a call with floats."""
+    df = adcompiler.differentiate(_power)
+    x = INTEGERS[kind]
+    want = central_diff(_power, (float(x), 1.5), 1)[0]
+    for _ in range(2):
+        assert df.grad(x, 1.5) == pytest.approx(want, rel=1e-7)
+        assert df.vjp((x, 1.5), 1.0)[1] == pytest.approx((want,), rel=1e-7)
+        assert df.jvp((x, 1.5), (1.0,))[1] == pytest.approx(want, rel=1e-7)
+        df.grad(2.0, 1.5)
+
+
+def test_integer_default_is_a_constant_unless_wrt_names_it():
+    """A parameter left at its int default is still an int: a constant by default, refused where wrt
+    names it."""
     with pytest.raises(TypeError, match="integer"):
-        adcompiler.differentiate(H.power_default).grad(0.4)
-    check_grads(adcompiler.differentiate(H.power_default, wrt=("x",)), (0.4,), ("x",))
+        adcompiler.differentiate(H.power_default, wrt=("x", "n")).grad(0.4)
+    check_grads(adcompiler.differentiate(H.power_default), (0.4,), ("x",))
+    assert adcompiler.differentiate(H.power_default).grad(0.4) == pytest.approx(3 * 0.4**2 + math.cos(0.4))
 
 
 @pytest.mark.parametrize("make", ["jacobian", "hessian", "check_grad"])
 def test_integer_argument_is_refused_by_jacobian_hessian_and_check_grad(make):
     with pytest.raises(TypeError, match="integer"):
         if make == "check_grad":
-            adcompiler.check_grad(_power, 2, 1.5)
+            adcompiler.check_grad(_power, 2, 1.5, wrt=("x", "y"))
         else:
-            getattr(adcompiler, make)(_power)(2, 1.5)
+            getattr(adcompiler, make)(_power, wrt=("x", "y"))(2, 1.5)
+    if make == "check_grad":  # by default a constant
+        assert adcompiler.check_grad(_power, 2, 1.5) < 1e-6
+    else:
+        assert getattr(adcompiler, make)(_power)(2, 1.5).shape == (1, 1)
 
 
 def _sum_of_cubes(xs):
@@ -396,12 +416,15 @@ def _sum_of_cubes(xs):
     return s
 
 
-def test_list_of_integers_gets_the_derivative_of_the_floats_never_zeros():
-    """Numbers inside lists are not checked for int: the derivative must then be that of the floats."""
+def test_list_of_integers_is_refused_and_ints_among_floats_are_floats_never_zeros():
+    """A list of integers only has no derivative (refused, as an int); ints in a list of floats are
+    numbers of it (a list's numbers are joined): the derivative must then be that of the floats."""
     df = adcompiler.differentiate(_sum_of_cubes)
+    with pytest.raises(TypeError, match="list of integers only"):
+        df.grad([1, 2, 3])
     expected = [3.0 * v * v for v in (1, 2, 3)]
-    assert (df.grad([1, 2, 3]), df.vjp(([1, 2, 3],), 1.0)[1][0]) == (expected, expected)
-    assert df.jvp(([1, 2, 3],), ([1.0, 1.0, 1.0],))[1] == sum(expected)
+    assert (df.grad([1.0, 2, 3]), df.vjp(([1.0, 2, 3],), 1.0)[1][0]) == (expected, expected)
+    assert df.jvp(([1.0, 2, 3],), ([1.0, 1.0, 1.0],))[1] == sum(expected)
 
 
 def test_written_module_with_an_integer_argument_refuses_or_differentiates_the_float(tmp_path):

@@ -15,6 +15,7 @@ from . import values as V
 from .show import show
 from ..errors import at_line
 from ..ir.nodes import Eq, Function, Return, Var, flatten, walk
+from ..ir.supplied import known
 from ..front.names import root
 from ..rules.linalg import NOT_DIFFERENTIATED
 from ..rules.movement import COMPLEX_PARTS
@@ -36,7 +37,7 @@ class Facts:
         """The abstract value of an atom (a constant's from its value)."""
         if isinstance(a, Var):
             return self.avals.get(a.name, V.BOTTOM)
-        return V.describe(a.value)
+        return V.describe(known(a))
 
     def call_sig(self, eq: Eq) -> V.Sig:
         """The signature a call's callee is specialised on."""

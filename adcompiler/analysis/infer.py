@@ -22,6 +22,7 @@ from .nones import fold_none_tests
 from .facts import Facts
 from .transfer import transfer
 from ..ir.nodes import Const, Eq, For, Function, Return, Var, flatten, walk
+from ..ir.supplied import known
 
 SAME_OBJECT = ("dup", "read", "write")
 
@@ -186,7 +187,7 @@ class _Interpreter:
     def of(self, a) -> V.Aval:
         if isinstance(a, Var):
             return self.get(a.name)
-        return V.describe(a.value)
+        return V.describe(known(a))
 
     def get(self, n: str) -> V.Aval:
         a = self.avals.get(n, V.BOTTOM)

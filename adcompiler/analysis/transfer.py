@@ -106,8 +106,8 @@ def transfer(eq: Eq, ins: list) -> list:
         return [V.INT if len(ins) == 1 else V.FLOAT]
     if prim.startswith("math."):
         return [V.FLOAT]
-    if prim == "custom":
-        return [V.NUMERIC]
+    if prim == "custom":  # (several outputs: a tuple of values, rules.output_size)
+        return [V.NUMERIC] * n
     if prim == "reject_ints":
         return [V.STATIC] * n
     if prim in LIKE_ARGUMENT:

@@ -228,6 +228,8 @@ def _read_as_array(s: Seq, a: Arr) -> Aval:
 def _join_dtype(a, b):
     if a == b:
         return a
+    if {a, b} <= {"int", "bool"}:  # (True + 2 is an int)
+        return "int"
     if {a, b} <= {"float", "int", "bool", "float64"}:
         return "float"
     return None

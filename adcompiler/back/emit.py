@@ -11,6 +11,7 @@ import textwrap
 
 from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, Break, Comment, Continue, Def, Do, ForS, IfS, Raise, Release, Ret, WhileS
+from ..ir.supplied import Supplied
 from ..front.names import Namespace
 from .lines import Unprintable, named_arguments, text
 from .lines import line as line_text
@@ -45,6 +46,8 @@ def to_ast(e: E.Expr, ns: Namespace | None) -> ast.expr:
     if isinstance(e, E.Name):
         return ast.Name(e.id, ast.Load())
     if isinstance(e, E.Num):
+        if isinstance(e.value, Supplied):  # an array default: the name the code is handed it by
+            return ast.Name(ns.constant(e.value) if ns else e.value.hint, ast.Load())
         if e.text is not None:
             return _dotted(ns.render(e.text) if ns else e.text)
         if isinstance(e.value, float) and e.value != e.value:

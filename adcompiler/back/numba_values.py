@@ -7,7 +7,8 @@ list as a tuple of its converted elements when it is short (layers of a network:
 costs nothing, building a typed list a tenth of a millisecond; Numba compiles once per length) and
 as a ``numba.typed.List`` of them when longer, a tuple as a tuple of them.  What comes
 back is put in the structure of the abstract value it stands for: lists where that is a list, a
-tuple where a tuple, Python floats for numbers, and arrays of the argument's floating dtype.
+tuple where a tuple, Python floats for Python numbers, NumPy scalars of their own type (float32), and
+arrays of the argument's floating dtype.
 """
 
 from __future__ import annotations
@@ -83,8 +84,13 @@ def restore(value, aval: V.Aval):
         items = aval.items if aval.items is not None else (aval.elem,) * len(value)
         out = [restore(v, a) for v, a in zip(value, items, strict=True)]
         return tuple(out) if aval.kind == "tuple" else out
-    if isinstance(aval, V.Num):
-        return float(value) if aval.dtype == "float" else value
+    if isinstance(aval, V.Num):  # a NumPy scalar's own type (compiled code gives float32 back as a float)
+        if type(value) is numpy.ndarray:  # a tangent carrying many directions (jacobian)
+            return value
+        if aval.dtype == "float":
+            return float(value)
+        wanted = _DTYPES.get(aval.dtype) or _DTYPES.setdefault(aval.dtype, numpy.dtype(aval.dtype))
+        return wanted.type(value) if wanted.kind in "fc" else value
     if isinstance(aval, V.Arr) and type(value) is numpy.ndarray and aval.dtype is not None:
         wanted = _DTYPES.get(aval.dtype) or _DTYPES.setdefault(aval.dtype, numpy.dtype(aval.dtype))
         if value.dtype != wanted and wanted.kind in "fc":

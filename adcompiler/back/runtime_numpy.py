@@ -70,7 +70,9 @@ NUMPY_HELPERS.update(
     import numpy
 
     if type(x) is not numpy.ndarray:  # a number's cotangent stays a number (not a 0-d array)
-        return d[()] if type(d) is numpy.ndarray and d.ndim == 0 else d
+        d = d[()] if type(d) is numpy.ndarray and d.ndim == 0 else d
+        narrow = isinstance(d, numpy.floating) and type(d) is not numpy.float64  # (float32: x's cotangent a float)
+        return float(d) if type(x) is float and narrow else d
     dtype = x.dtype if x.dtype.kind in "fc" else numpy.result_type(x, numpy.float32)
     if type(d) is numpy.ndarray and d.shape == x.shape:
         return d if d.dtype is dtype else d.astype(dtype)

@@ -33,7 +33,7 @@ XP_HELPERS.update(
     if len(found) > 1:
         raise TypeError(f"arrays of several libraries ({', '.join(sorted(found))}): pass arrays of one library (NumPy arrays may go with another library's)")
     if found:
-        return found.popitem()[1]
+        return with_numbers(found.popitem()[1])
     import numpy
 
     return array_api_compat.array_namespace(numpy.empty(0))
@@ -141,6 +141,9 @@ XP_HELPERS.update(
 ''',
         "array_like": '''def array_like(d, x):
     """The tangent (or cotangent) d of the array x as an array of x's shape and floating dtype."""
+    if type(x) is float and hasattr(d, "dtype") and hasattr(d, "shape"):  # a float's cotangent: of float64
+        xp = namespace(d)
+        return d if d.dtype == xp.float64 else xp.astype(d, xp.float64)
     if isinstance(x, (int, float, complex)) or not hasattr(x, "shape"):
         return d
     xp = namespace(d, x)
@@ -348,3 +351,48 @@ XP_HELPERS.update(
 ''',
     }
 )
+
+XP_HELPERS["with_numbers"] = '''def with_numbers(xp):
+    """xp, or for array-api-strict, whose elementwise functions take Python numbers only beside an array
+    (none in np.sin(0.5), nor in np.where(c, 1.0, 0.0) of a derivative), xp with those functions taking
+    them: where no argument is an array, each number is made a 0-d array first (a float one of float64,
+    as NumPy's np.sin(0.5) is), so that NumPy code runs on its arrays as on NumPy's."""
+    if not getattr(xp, "__name__", "").startswith("array_api_strict"):
+        return xp
+    made = with_numbers.__dict__.get(id(xp))
+    if made is None:
+        import types
+
+        def taking_numbers(function, first):
+            def call(*args, **keywords):
+                if first and type(args[0]) is bool:  # np.where's condition of numbers
+                    args = (xp.asarray(args[0]),) + args[1:]
+                if not any(hasattr(a, "shape") for a in args[first:]):
+                    args = args[:first] + tuple(as_array(xp, a) for a in args[first:])
+                return function(*args, **keywords)
+
+            return call
+
+        names = {n: getattr(xp, n) for n in dir(xp) if not n.startswith("__")}
+        made = types.SimpleNamespace(**names, __name__=xp.__name__)
+        for name in ELEMENTWISE.split():
+            if name in names:
+                setattr(made, name, taking_numbers(names[name], 1 if name == "where" else 0))
+        with_numbers.__dict__[id(xp)] = made
+    return made
+
+
+def as_array(xp, a):
+    """A Python number as a 0-d array of xp (a float of float64); anything else as it is."""
+    if type(a) is float:
+        return xp.asarray(a, dtype=xp.float64)
+    return xp.asarray(a) if type(a) in (int, bool) else a
+
+
+ELEMENTWISE = (
+    "abs acos acosh add asin asinh atan atan2 atanh ceil clip copysign cos cosh divide equal exp expm1 floor "
+    "greater greater_equal hypot isfinite isinf isnan less less_equal log log10 log1p log2 logaddexp logical_and "
+    "logical_not logical_or maximum minimum multiply negative not_equal positive pow round sign sin sinh sqrt "
+    "square subtract tan tanh trunc where"
+)
+'''

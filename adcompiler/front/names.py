@@ -106,6 +106,17 @@ class Namespace:
         self.used: dict[str, str] = {}  # user global name -> the import line that binds it
         self.helper = lambda name: name  # how runtime helpers are named (the program sets this)
         self.avoid: set = set()  # local and parameter names of the user's functions: never a global spelling
+        self.constants: dict = {}  # name -> an ir.nodes.Supplied: a constant generated code is handed (``constant``)
+        self._constant_names: dict = {}  # id of an ir.nodes.Supplied -> its name
+
+    def constant(self, supplied) -> str:
+        """The name generated code reads ``supplied.value`` by (an array default), made on first use;
+        the code is handed the value under it (``pipeline.Program.supplied``, a written module's line)."""
+        name = self._constant_names.get(id(supplied))
+        if name is None:
+            name = self._constant_names[id(supplied)] = self.namer.fresh(supplied.hint)
+            self.constants[name] = supplied  # (kept: its id stays its own)
+        return name
 
     def module_alias(self, module: str) -> str:
         candidates = [

@@ -15,6 +15,7 @@ import ast
 import builtins
 
 from ..ir.nodes import IN_PLACE, Break, Const, Continue, Eq, For, Function, If, Return, Var, While, flatten, rebuild
+from ..ir.supplied import constant
 from ..front.names import Namer, root
 from ..front.parse import BINOPS, Parsed
 from .arrays import ArrayLowering
@@ -85,9 +86,10 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, 
         self.direct_return = len(returns) == 1 and fdef.body[-1] is returns[0]
         self.results = None  # the slots holding the return value, when there are several returns
         self.returned = None  # the flag slot set by a return inside a loop
-        defaults = tuple(Const(v) for v in (self.parsed.obj.__defaults__ or ()))
+        positional = (self.parsed.obj.__defaults__ or ())[::-1]
+        defaults = tuple(constant(v, f"{a.arg}_default") for v, a in zip(positional, fdef.args.args[::-1]))[::-1]
         kwdefaults = self.parsed.obj.__kwdefaults__ or {}
-        defaults += tuple(Const(kwdefaults[a.arg]) for a in fdef.args.kwonlyargs)  # each has one (the fence)
+        defaults += tuple(constant(kwdefaults[a.arg], f"{a.arg}_default") for a in fdef.args.kwonlyargs)
         statements = [s for s in fdef.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
         if not returns and statements:  # a procedure (it fills a list it is given): it returns None
             end = ast.Return(ast.Constant(None), lineno=statements[-1].lineno, col_offset=0)

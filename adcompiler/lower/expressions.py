@@ -10,6 +10,7 @@ import types
 from .. import rules
 from ..errors import MissingRuleError
 from ..ir.nodes import Const, Eq, If, rebuild
+from ..ir.supplied import constant
 from ..front.names import is_builtin
 from ..front.callables import fixed_arity, given_local_functions
 from ..front.parse import BINOPS, COMPARES, IDENTITY, UNARYOPS, source_lines
@@ -200,9 +201,13 @@ class ExpressionLowering(NameLowering):
                 self.read_attribute(node.func, target)
             if node.keywords:
                 raise self.parsed.error(node, f"keyword arguments to {text}", "pass the arguments positionally")
-            return self.apply(
-                "custom", [self.atom(self.element(self.expr(a))) for a in node.args], _leaf_hint(hint), param=target
-            )
+            args = [self.atom(self.element(self.expr(a))) for a in node.args]
+            size = rules.output_size(target)  # a tuple of values: one each, as a call of a user function gives
+            if size is None:
+                return self.apply("custom", args, _leaf_hint(hint), param=target)
+            outs = tuple(self.new_var(h) for h in _shaped_hints((None,) * size, hint))
+            self.body.append(Eq(outs, "custom", tuple(args), self.line, target))
+            return outs
         if getattr(target, "__module__", None) and target.__module__.split(".")[0] == "numpy":
             raise self.parsed.error(  # NumPy's own Python functions are not differentiated through
                 node,
@@ -303,8 +308,8 @@ class ExpressionLowering(NameLowering):
         for name, param in inspect.signature(target).parameters.items():
             if name in bound.arguments:
                 values.append(self.element(self.expr(bound.arguments[name])))  # a tuple is passed as one
-            elif param.default is not inspect.Parameter.empty:
-                values.append(Const(param.default))
+            elif param.default is not inspect.Parameter.empty:  # an array: a name the code is handed
+                values.append(constant(param.default, f"{name}_default"))
             else:  # *args or **kwargs: the callee's own fence refuses it, with its location
                 values.append(Const(None))
         shape = self.callee_shape(target, node)

@@ -288,6 +288,9 @@ class Adjoints:
         """``d_a, d_b = rule_vjp(a, b, d_y)`` for a function with a user-supplied rule."""
         out: list = []
         g = self.adjoint_of(eq.outs[0].name)
+        if len(eq.outs) > 1:  # a tuple of values (rules.output_size): the tuple of their cotangents
+            gs = [self.adjoint_of(v.name) for v in eq.outs]
+            g = None if all(c is None for c in gs) else E.Tuple(tuple(c or E.Num(0.0) for c in gs))
         mask = self.mask(eq)
         if g is None or not any(mask):
             return out

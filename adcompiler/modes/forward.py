@@ -43,7 +43,7 @@ from ..analysis.facts import Facts, mutable_arrays
 from ..front.names import Namer
 from .guards import expectations
 from ..rules import CHANGES
-from ..errors import MissingRuleError
+from ..errors import ReverseOnlyError
 
 # Broadcasting operators whose tangent may be one operand's tangent alone, of a smaller shape than the result.
 PASS_THROUGH = ("add", "sub")
@@ -267,14 +267,15 @@ class _Forward:
         return E.Call("numpy.copy", (t,))  # even an expression may be a view of another tangent
 
     def custom(self, stmt: Eq, ins_t: list) -> list:
-        """``dy = rule_jvp(*args, *tangents)`` for a function with a user-supplied rule."""
+        """``dy = rule_jvp(*args, *tangents)`` for a function with a user-supplied rule (``dy1, dy2 = ...``
+        for one returning a tuple of values)."""
         jvp = rules.CUSTOM[stmt.param][0]
         out = stmt.outs[0].name
-        if out not in self.act or all(t is None for t in ins_t):
+        if all(v.name not in self.act for v in stmt.outs) or all(t is None for t in ins_t):
             return []
         if jvp is None:
             code, name = stmt.param.__code__, stmt.param.__name__
-            raise MissingRuleError(
+            raise ReverseOnlyError(
                 f"forward mode (jvp, jacfwd, and hessian: forward over reverse) of {name}, which has a vjp rule "
                 "only (defrule(..., vjp=...) or custom_vjp)",
                 f"give {name} a jvp rule too (defrule({name}, jvp=..., vjp=...), or define it with custom_jvp), or "
@@ -284,11 +285,14 @@ class _Forward:
                 0,
             )
         ts = tuple(t if t is not None else self.zero(a) for t, a in zip(ins_t, stmt.ins, strict=True))
+        call = E.Call(self.program.primal_name(jvp), tuple(atom(a) for a in stmt.ins) + ts)
+        if len(stmt.outs) > 1:
+            names = [self.namer.fresh("d" + v.name) if v.name in self.act else self.program.discard for v in stmt.outs]
+            self.tangent.update((v.name, E.Name(n)) for v, n in zip(stmt.outs, names) if v.name in self.act)
+            return [Assign((tuple(names),), call, stmt.line)]
         name = self.namer.fresh("d" + out)
         self.tangent[out] = E.Name(name)
-        return [
-            Assign((name,), E.Call(self.program.primal_name(jvp), tuple(atom(a) for a in stmt.ins) + ts), stmt.line)
-        ]
+        return [Assign((name,), call, stmt.line)]
 
     def call(self, stmt: Eq, ins_t: list) -> Assign:
         """``outs, douts = g_forward(args, active tangents)``; constant output tangents are discarded."""

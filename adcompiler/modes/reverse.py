@@ -22,6 +22,7 @@ from ..ir.printing import atom
 from ..analysis import values as V
 from ..analysis.facts import Facts
 from .guards import expectations, int_guard
+from .numbers import float_cotangents
 from ..front.names import Namer
 from .sweep import Sweeps
 from ..analysis.liveness import writes
@@ -33,7 +34,8 @@ def fused(facts: Facts, name: str, active_params: tuple, program, namer: Namer) 
     s = Sweeps(facts, active_params, program, namer)
     ones = _ones(program.shape_of(fn))
     heading = [Comment("adjoints, last line first")] if s.adjoint else []
-    body = s.primal + heading + s.adjoint + [Ret(E.Tuple((s.value(), E.Tuple(tuple(s.cotangents)))))]
+    cts = float_cotangents(facts.avals, active_params, s.cotangents, s.adjoint)
+    body = s.primal + heading + s.adjoint + [Ret(E.Tuple((s.value(), E.Tuple(tuple(cts)))))]
     body = expectations(facts, name, program) + body
     doc = f"Reverse mode of {fn.name}: (value, cotangents)."
     return Def(name, fn.params + (s.ct,), tuple(atom(d) for d in fn.defaults) + (ones,), tuple(body), doc, fn.source)
@@ -47,7 +49,8 @@ def gradient(facts: Facts, name: str, active_params: tuple, program, namer: Name
     """
     fn = facts.fn
     s = Sweeps(facts, active_params, program, namer, seed=E.Num(1.0))
-    grads = s.cotangents[0] if len(s.cotangents) == 1 else E.Tuple(tuple(s.cotangents))
+    cts = float_cotangents(facts.avals, active_params, s.cotangents, s.adjoint)
+    grads = cts[0] if len(cts) == 1 else E.Tuple(tuple(cts))
     arrays = E.Num(any(V.leaves_may_be_arrays(a) for a in facts.sig.avals))
     guard = int_guard(program, arrays, active_params)
     result = E.Tuple((s.value(), grads)) if with_value else grads

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from . import arrays as N
 from . import scalar as S
-from .custom import CUSTOM, defrule
+from .custom import CUSTOM, defrule, output_size
 from .helpers import CHANGES, HELPER_RULES, INERT, MAKES, helper_jvp
 from ..ir.expr import Call, Expr, Name, Num, sum_exprs
 
@@ -200,6 +200,7 @@ __all__ = [
     "defrule",
     "differentiable_slots",
     "has_custom_rule",
+    "output_size",
     "has_rule",
     "helper_jvp",
     "jvp",

@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import ast
 import builtins
 import inspect
 import itertools
 import linecache
+import textwrap
 from typing import Any, Callable, TypeVar
 
 F = TypeVar("F")
@@ -41,6 +43,29 @@ def function_from_source(source: str, name: str, namespace: dict, label: str):
     return namespace[name]
 
 
+def output_size(fn) -> int | None:
+    """How many values a function with rules returns, where each of its return statements is a tuple
+    display of that many values, none a tuple itself (``return (x * 2.0, x * x)``): its call then gives
+    that many values, each with its tangent, and its vjp rule takes the tuple of their cotangents.
+    None for anything else (one value: a number, an array, or a structure its rules handle whole)."""
+    try:
+        fdef = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return None
+    sizes = set()
+    todo = list(getattr(fdef, "body", ()))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue  # a nested function's returns are its own
+        if isinstance(node, ast.Return):
+            elts = node.value.elts if isinstance(node.value, ast.Tuple) else []
+            flat = isinstance(node.value, ast.Tuple) and not any(isinstance(e, (ast.Tuple, ast.Starred)) for e in elts)
+            sizes.add(len(elts) if flat else None)
+        todo.extend(ast.iter_child_nodes(node))
+    return sizes.pop() if len(sizes) == 1 and None not in sizes else None
+
+
 def through_rule(fn):
     """``fn`` itself, or for a function with rules and plain positional parameters, ``def fn(x, y):
     return fn(x, y)``: differentiating that calls the rules, as differentiating ``fn`` should (JAX's
@@ -59,7 +84,10 @@ def through_rule(fn):
         defaults = {f"_default_{i}": p.default for i, p in enumerate(params) if p.default is not p.empty}
         spelt = [f"{p.name}=_default_{i}" if p.default is not p.empty else p.name for i, p in enumerate(params)]
         name = fn.__name__ + "_by_its_rules"
-        source = f"def {name}({', '.join(spelt)}):\n    return {fn.__name__}({', '.join(names)})\n"
+        size, call = output_size(fn), f"{fn.__name__}({', '.join(names)})"
+        items = [f"_out_{k}" for k in range(size or 0)]
+        body = f"{', '.join(items)}, = {call}\n    return ({', '.join(items)},)" if size else f"return {call}"
+        source = f"def {name}({', '.join(spelt)}):\n    {body}\n"
         found = function_from_source(source, name, {fn.__name__: fn, **defaults}, f"rules of {fn.__name__}")
         _ENTRIES[fn] = found
     return found

@@ -8,7 +8,7 @@ central finite differences of ``f`` itself (and autograd, where given a twin):
 * ``jvp`` along a random direction with ``J v``, ``vjp`` with a random cotangent with ``J^T u``;
 * ``<u, J v> == <J^T u, v>`` between adcompiler's two modes;
 * every cotangent has its primal's structure: a list where a list was passed, a tuple for a tuple, an
-  array of the same shape and dtype for an array, a number for a number;
+  array of the same shape and dtype for an array, a number for a number (a float for a Python float);
 * ``grad`` with ``vjp(1.0)`` for a scalar output.
 
 Nothing here uses adcompiler's output as a reference.
@@ -105,6 +105,8 @@ def structure_problem(value, like, where="cotangent") -> str:
         return ""
     if isinstance(value, (list, tuple)) or np.ndim(value) != 0:
         return f"{where}: {type(value).__name__} {np.shape(value)} for a number"
+    if type(like) is float and not isinstance(value, float):  # a float's derivative: a float (float64)
+        return f"{where}: {type(value).__name__} for a float"
     return ""
 
 
