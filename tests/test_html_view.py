@@ -13,6 +13,7 @@ import pytest
 import adcompiler
 import html_view_funcs as H
 from adcompiler.back import emit
+from adcompiler.back.origins import Origin, carried
 from adcompiler.back.page import highlighted_lines
 from adcompiler.cli import compile_file, main
 from html_page import Page, external
@@ -40,7 +41,7 @@ def looped(x, n=4):
     return s
 
 
-MODULE = '''import math
+MODULE = """import math
 
 
 def helper(a):
@@ -55,7 +56,8 @@ def f(x, y):
     if z > 0.5:
         z = z * helper(y)
     return z + x ** 2
-'''
+
+"""  # (ending in a blank line)
 
 
 def _page(f, *args, **options):
@@ -200,7 +202,7 @@ def test_highlighting_keeps_every_character_and_one_entry_per_line(monkeypatch, 
     text = 'x = """a\nb"""  # <tag> & \'q\'\r\ny = 1\rz = 2\n'
     lines = highlighted_lines(text)
     shown = [html.unescape(re.sub(r"<[^>]+>", "", line)) for line in lines]
-    assert shown == ['x = """a', "b\"\"\"  # <tag> & 'q'", "y = 1", "z = 2"]
+    assert shown == ['x = """a', 'b"""  # <tag> & \'q\'', "y = 1", "z = 2"]
 
 
 def test_arrays_any_page_shows_its_code():
@@ -238,6 +240,14 @@ def test_emitted_origins_leave_the_text_unchanged():
     origins: list = []
     text = emit.render_module(defs, program.ns, lambda: program.helper_sources(defs), origins=origins)
     assert text == f.source("reverse") and len(origins) == len(text.splitlines())
+
+
+def test_origins_follow_statements_a_translation_rewrites_adds_and_drops():
+    before = "def f(d, v):\n    check(v)\n    # line 3: d[1] += v\n    d[1] += v\n    return d\n"
+    after = "@njit\ndef f(d, v):\n    # line 3: d[1] += v\n    add_at(d, 1, v)\n    new_helper()\n    return d\n"
+    a, b = Origin("m.py", 3), Origin("m.py", 4)
+    got = carried(before, [None, None, a, a, b], after)
+    assert got == [None, None, a, a, None, b]  # the rewritten line keeps its origin, the added one has none
 
 
 # ---- adc compile --html -----------------------------------------------------------------------------------

@@ -90,7 +90,7 @@ def module_page(filename: str, source: str, text: str, origins: list, title: str
 def _user_file(name: str, lines: dict, index: int, targets: dict) -> str:
     """One user file's lines, each with the links to what was generated from it."""
     numbers = sorted(lines)
-    shown = highlighted_lines("\n".join(lines[n] for n in numbers))
+    shown = highlighted_lines("".join(lines[n] + "\n" for n in numbers))  # (an empty last line kept)
     out = [f'<h2 title="{_esc(name)}">{_esc(os.path.basename(name) or name)}</h2><div class="code">']
     for k, (number, code) in enumerate(zip(numbers, shown, strict=True)):
         if k and number != numbers[k - 1] + 1:
@@ -310,7 +310,8 @@ _FSTRING = {getattr(tokenize, n) for n in ("FSTRING_START", "FSTRING_MIDDLE", "F
 
 _HELP = (
     "Click a line of your code to highlight the lines generated from it (the numbers beside it link to "
-    "them, in each mode); click a generated line to highlight the line of yours it comes from."
+    "them, by generated function; orange: a later section of that function, such as its adjoints); click "
+    "a generated line to highlight the line of yours it comes from."
 )
 
 _CSS = """
