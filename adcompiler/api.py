@@ -16,6 +16,7 @@ from .arguments import active_tangents, refusal, refuse_not_differentiable, refu
 from .arguments import ct_shapes, refuse_shared_writes, require_scalar, tangent_like, wrt_names
 from .entries import make_entry
 from .back.load import load
+from .back.page import page_of
 from .front.environment import namespace_of
 from .collector import no_cycle_collection
 from .pickling import reduce
@@ -240,17 +241,24 @@ class Differentiable:
             for name in ("jvp", "vjp", "grad", "value_and_grad"):  # the fast entries of the old code
                 self.__dict__.pop(name, None)
 
-    def source(self, stage: str = "reverse") -> str:
+    def source(self, stage: str = "reverse", html: bool = False) -> str:
         """The Python source of one stage: "anf", "dup", "forward", "reverse" (the vjp) or "grad" (the
         gradient of a scalar output: the reverse code with the cotangent 1.0 folded in); a ``str``
-        (``back.display.Source``) that Jupyter shows highlighted when Pygments is installed."""
+        (``back.display.Source``) that Jupyter shows highlighted when Pygments is installed.  ``html=True``: a
+        page of this function beside its forward, reverse and ``stage`` code, line linked to line (``back.page``)."""
         self._check_current()
         with BUILDING:
-            program = self.program
-            sig = self._sig
-            self._function(stage, sig) if stage in ("forward", "reverse", "grad") else None
-            text = program.stage(self.fn, stage, self.wrt if sig is None else self._wrt_of(sig), sig)
-            return arrays_backend.shown(text, program, self.fn) if self.arrays == "any" and stage != "anf" else text
+            program, sig = self.program, self._sig
+            wrt = self.wrt if sig is None else self._wrt_of(sig)
+            shown = []
+            for each in dict.fromkeys(("forward", "reverse", stage) if html else (stage,)):
+                self._function(each, sig) if each in ("forward", "reverse", "grad") else None
+                origins: list | None = [] if html else None
+                text: str = program.stage(self.fn, each, wrt, sig, origins)
+                if self.arrays == "any" and each != "anf":
+                    text = arrays_backend.shown(text, program, self.fn, origins)
+                shown.append((each, text, origins))
+            return page_of(self.fn.__name__, shown, stage) if html else shown[0][1]
 
     # ---- derivatives ----------------------------------------------------------------
 

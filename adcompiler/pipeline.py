@@ -353,26 +353,28 @@ class Program:
 
     # ---- printing ---------------------------------------------------------------------
 
-    def stage(self, entry, stage: str, wrt, sig: V.Sig | None = None) -> Source:
-        """One stage as Python source that runs (ANF and dup return the primal's value; Jupyter highlights it)."""
+    def stage(self, entry, stage: str, wrt, sig: V.Sig | None = None, origins: list | None = None) -> Source:
+        """One stage as Python source that runs (ANF and dup return the primal's value; Jupyter highlights it);
+        ``origins``, when given, gets the ``back.origins.Origin`` of each of its lines (for ``back.page``)."""
         if stage not in STAGES:
             raise ValueError(f"stage must be one of {', '.join(STAGES)}, not {stage!r}")
         if stage in ("forward", "reverse", "grad"):
             key = ("stage", entry, stage, tuple(wrt), sig)
-            if key not in self.generated:
+            if key not in self.generated or origins is not None:  # (rendered again for its origins)
                 defs = self.build(entry, stage, wrt, sig)
-                self.generated[key] = Source(emit.render_module(defs, self.ns, lambda: self.helper_sources(defs)))
+                text = Source(emit.render_module(defs, self.ns, lambda: self.helper_sources(defs), origins=origins))
+                return self.generated.setdefault(key, text) if origins is None else text
             return self.generated[key]
         self.anf(entry)
         order = [entry] + [f for f in self.anf_cache if f is not entry]
         if stage == "anf":
             defs = [to_def(self.anf(f), f.__name__, self.primal_name) for f in order]
-            return Source(emit.render_module(defs, self.ns, lambda: self.helper_sources(defs)))
+            return Source(emit.render_module(defs, self.ns, lambda: self.helper_sources(defs), origins=origins))
         helper = self.module.fresh("dup") if not hasattr(self, "_dup_helper") else self._dup_helper
         self._dup_helper = helper
         defs = [to_def(self.dupform(f), f.__name__, self.primal_name, {"dup": helper}) for f in order]
         header = [f"def {helper}(x):\n    return x, x\n\n"]
-        return Source(emit.render_module(defs, self.ns, lambda: header + self.helper_sources(defs)))
+        return Source(emit.render_module(defs, self.ns, lambda: header + self.helper_sources(defs), origins=origins))
 
 
 def _syntactic_shape(fdef: ast.FunctionDef):

@@ -82,11 +82,12 @@ class Variadic:
             f"jacobian, or take differentiate({self.fn.__name__}).fixed(n), its Differentiable for n arguments"
         )
 
-    def source(self, stage: str = "reverse"):
-        """The generated code for the last number of arguments called with."""
+    def source(self, stage: str = "reverse", html: bool = False):
+        """The generated code for the last number of arguments called with (``html``: as a page, see
+        ``Differentiable.source``)."""
         if self._last is None:
             raise ValueError(f"{self.fn.__name__} takes *args: call it (grad, jvp, ...) first, then ask for its source")
-        return self._last.source(stage)
+        return self._last.source(stage, html=html)
 
 
 __all__ = ["Variadic", "has_varargs"]
