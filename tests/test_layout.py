@@ -36,7 +36,7 @@ LAYERS = [
     ("__main__", "testing"),
 ]
 RANK = {unit: i for i, layer in enumerate(LAYERS) for unit in layer}
-MAX_LINES = 420  # "about 400"
+MAX_LINES = 600  # a smell detector, not a cut line (issue 34): a module past it probably holds two concepts
 
 
 def _modules() -> dict:
