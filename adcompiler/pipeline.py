@@ -13,9 +13,9 @@ import ast
 import builtins
 import inspect
 import textwrap
-import threading
 from collections.abc import Mapping
 
+from .building import BUILDING
 from .lower import anf, dup
 from .lower.inline_calls import inline_small_calls
 from .back import emit
@@ -47,8 +47,7 @@ STAGES = ("anf", "dup", "forward", "reverse", "grad")
 # made for a variadic call), and a Program fills its caches as it goes: two threads building at once,
 # even for different functions, would read each other's half-made entries.  Reentrant, because
 # building a derivative of derivative code builds the inner one first.  Generated code runs
-# without it.
-BUILDING = threading.RLock()
+# without it.  It gives the passes room for deep recursion (see ``building``).
 
 
 class Program:
