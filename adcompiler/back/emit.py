@@ -13,6 +13,7 @@ from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, Break, Comment, Continue, Def, Do, ForS, IfS, Raise, Release, Ret, WhileS
 from ..front.names import Namespace
 from .lines import Unprintable, named_arguments, text
+from .nesting import flattened
 from .lines import line as line_text
 
 _BINOPS = {
@@ -134,7 +135,7 @@ def render_def(d: Def, ns: Namespace | None) -> str:
     if d.doc:
         out.append(f'    """{d.doc}"""')
     lines = d.source.lines if d.source is not None else {}
-    _block(d.body, "    ", ns, lines, out, [None])
+    _block(flattened(d.body, d.params), "    ", ns, lines, out, [None])
     return "\n".join(out) + "\n"
 
 
@@ -142,7 +143,7 @@ def render_body(d: Def, ns: Namespace | None) -> list:
     """The statements of one generated function as lines of source, unindented (for an entry that
     holds a small derivative's body itself: see ``adcompiler.entries``)."""
     out: list = []
-    _block(d.body, "", ns, {}, out, [None])
+    _block(flattened(d.body, d.params), "", ns, {}, out, [None])
     return out
 
 
@@ -156,13 +157,15 @@ def _block(stmts, indent: str, ns, lines: dict, out: list, last: list) -> None:
             out.append(f"{indent}# {s.text}")
             last[0] = None
             continue
-        line = getattr(s, "line", 0)
-        if line and line != last[0] and line in lines:
-            out.append(f"{indent}# line {line}: {lines[line].strip()}")
-            last[0] = line
+        _comment(s, indent, lines, out, last)
         if isinstance(s, IfS):
             out.append(f"{indent}if {_expr(s.test, ns)}:")
             _block(s.body, indent + "    ", ns, lines, out, last)
+            while len(s.orelse) == 1 and isinstance(s.orelse[0], IfS):  # an if alone in an else: elif
+                s = s.orelse[0]
+                out.append(f"{indent}elif {_expr(s.test, ns)}:")
+                _comment(s, indent + "    ", lines, out, last)
+                _block(s.body, indent + "    ", ns, lines, out, last)
             if s.orelse:
                 out.append(f"{indent}else:")
                 _block(s.orelse, indent + "    ", ns, lines, out, last)
@@ -189,6 +192,14 @@ def _block(stmts, indent: str, ns, lines: dict, out: list, last: list) -> None:
                 source = ast.unparse(statement(s, ns))
             out.append(indent + source if "\n" not in source else textwrap.indent(source, indent))
         last[0] = last[0] if not isinstance(s, (IfS, ForS, WhileS)) else None
+
+
+def _comment(s, indent: str, lines: dict, out: list, last: list) -> None:
+    """The comment naming the source line of ``s``, where it is not the line last commented."""
+    line = getattr(s, "line", 0)
+    if line and line != last[0] and line in lines:
+        out.append(f"{indent}# line {line}: {lines[line].strip()}")
+        last[0] = line
 
 
 def _expr(e: E.Expr, ns) -> str:
