@@ -22,7 +22,7 @@ LAYERS = [
     ("optimize",),
     ("back",),
     ("pipeline",),
-    ("written", "inputs", "numba_subset"),
+    ("written", "inputs", "numba_subset", "iterables"),
     ("entries",),
     ("trees", "pickling", "methods"),
     ("arguments",),
