@@ -15,6 +15,7 @@ from .arguments import all_floats, as_sequence, checked_ct, checked_tangents, co
 from .arguments import active_tangents, refusal, refuse_not_differentiable, refuse_other_arrays, refuse_partial
 from .arguments import ct_shapes, refuse_shared_writes, require_scalar, tangent_like, wrt_names
 from .entries import make_entry
+from .iterables import refuse_other_iterables
 from .back.load import load
 from .back.page import page_of
 from .front.environment import namespace_of
@@ -151,6 +152,7 @@ class Differentiable:
         every list and tuple looked at, and which arguments share a list (built once per signature)."""
         sig = V.signature(args)
         if sig not in self._compiled_for:
+            refuse_other_iterables(self.fn, self.params, args, sig, lambda: self._program(sig))
             refuse_shared_writes(self.fn, self.params, sig, lambda: self._facts(sig))
         self._sig = sig
         return sig

@@ -13,9 +13,9 @@ import ast
 import builtins
 import inspect
 import textwrap
-import threading
 from collections.abc import Mapping
 
+from .building import BUILDING
 from .lower import anf, dup
 from .lower.inline_calls import inline_small_calls
 from .back import emit
@@ -26,6 +26,7 @@ from .analysis.activity import varied
 from .errors import UnsupportedSyntaxError
 from .analysis.facts import Facts, check_constructs, mutable_arrays
 from .analysis.infer import Analyser
+from .analysis.as_arrays import lists_as_arrays
 from .analysis.specialise import specialise
 from .analysis.nones import fold_none_tests
 from .analysis.inplace import check_in_place
@@ -47,8 +48,7 @@ STAGES = ("anf", "dup", "forward", "reverse", "grad")
 # made for a variadic call), and a Program fills its caches as it goes: two threads building at once,
 # even for different functions, would read each other's half-made entries.  Reentrant, because
 # building a derivative of derivative code builds the inner one first.  Generated code runs
-# without it.
-BUILDING = threading.RLock()
+# without it.  It gives the passes room for deep recursion (see ``building``).
 
 
 class Program:
@@ -149,8 +149,9 @@ class Program:
         key = (fn, sig)
         if key not in self._checked:
             self._checked.add(key)
+            facts.fn, anf = lists_as_arrays(facts, fold_none_tests(self.anf(fn), sig), self.namers[fn].fresh)
             facts.fn = specialise(facts.fn, facts.of)
-            facts.anf = specialise(fold_none_tests(self.anf(fn), sig), facts.of)
+            facts.anf = specialise(anf, facts.of)
             try:
                 check_constructs(facts)
                 shares = self.call_shares(facts)
@@ -333,8 +334,8 @@ class Program:
             return self.generated[key]
         kind, fn, params, sig = key
         names = self.specs[key]
+        facts = self.facts(fn, sig)  # (first: it may name variables, which the namer below then avoids)
         namer = self.namers[fn].child(also=(self.module_names,), report=self.local_names)
-        facts = self.facts(fn, sig)
         before = len(self.queue)
         if kind == "forward":
             defs = [forward.forward(facts.anf, facts, names[0], params, self, namer)]

@@ -12,7 +12,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "adcompiler"
 
 # Bottom to top: a unit may import only units listed before it (and itself).
 LAYERS = [
-    ("errors", "collector", "fields"),
+    ("errors", "collector", "fields", "building"),
     ("ir",),
     ("front",),
     ("rules",),
@@ -22,7 +22,7 @@ LAYERS = [
     ("optimize",),
     ("back",),
     ("pipeline",),
-    ("written", "inputs", "outputs", "numba_subset"),
+    ("written", "inputs", "outputs", "numba_subset", "iterables"),
     ("entries",),
     ("trees", "pickling", "methods"),
     ("arguments",),

@@ -17,7 +17,7 @@ from .records import resolve
 from ..ir.nodes import Const
 from ..rules.arrays import SOLVE_VECTOR
 from ..rules.linalg import NORM_MATRIX
-from ..rules.products import DOT_MATVEC, DOT_VECMAT, DOT_VECTORS
+from ..rules.products import DOT_MATVEC, DOT_VECMAT, DOT_VECTORS, OUTER_FLAT
 
 
 def specialise(fn: Function, of) -> Function:
@@ -52,6 +52,8 @@ def _prim(e: Eq, ins: list) -> str:
     if e.prim in _PRODUCTS and all(isinstance(a, V.Arr) for a in ins):
         kind = {(2, 1): DOT_MATVEC, (1, 2): DOT_VECMAT}.get((ins[0].ndim, ins[1].ndim))
         return e.prim + kind[kind.index("/") :] if kind else e.prim
+    if e.prim == "numpy.outer" and not all(isinstance(a, V.Arr) and a.ndim == 1 for a in ins):
+        return OUTER_FLAT  # NumPy ravels each operand first
     if e.prim == "numpy.linalg.solve" and isinstance(ins[1], V.Arr) and ins[1].ndim == 1:
         return SOLVE_VECTOR  # its adjoint in A is an outer product, not a matrix product
     if e.prim == "numpy.linalg.norm" and all(isinstance(a, Const) for a in e.ins[1:3]):

@@ -14,6 +14,7 @@ from ..ir.nodes import Assign, AugAssign, Break, Comment, Continue, Def, Do, For
 from ..ir.supplied import Supplied
 from ..front.names import Namespace
 from .lines import Unprintable, named_arguments, text
+from .nesting import flattened
 from .lines import line as line_text
 from .origins import Origin, carried
 
@@ -143,7 +144,7 @@ def render_def(d: Def, ns: Namespace | None, origins: list | None = None) -> str
     if origins is not None:
         origins.extend([None] * len(out))
         trace = _Trace(d.source, origins, out)
-    _block(d.body, "    ", ns, lines, out, [None], trace)
+    _block(flattened(d.body, d.params), "    ", ns, lines, out, [None], trace)
     return "\n".join(out) + "\n"
 
 
@@ -151,7 +152,7 @@ def render_body(d: Def, ns: Namespace | None) -> list:
     """The statements of one generated function as lines of source, unindented (for an entry that
     holds a small derivative's body itself: see ``adcompiler.entries``)."""
     out: list = []
-    _block(d.body, "", ns, {}, out, [None])
+    _block(flattened(d.body, d.params), "", ns, {}, out, [None])
     return out
 
 
@@ -189,13 +190,17 @@ def _block(stmts, indent: str, ns, lines: dict, out: list, last: list, trace: _T
                 trace.section = s.text
             continue
         line = getattr(s, "line", 0)
-        if line and line != last[0] and line in lines:
-            out.append(f"{indent}# line {line}: {lines[line].strip()}")
-            last[0] = line
+        _comment(s, indent, lines, out, last)
         if isinstance(s, IfS):
             out.append(f"{indent}if {_expr(s.test, ns)}:")
             trace and trace.note(line)
             _block(s.body, indent + "    ", ns, lines, out, last, trace)
+            while len(s.orelse) == 1 and isinstance(s.orelse[0], IfS):  # an if alone in an else: elif
+                s = s.orelse[0]
+                out.append(f"{indent}elif {_expr(s.test, ns)}:")
+                _comment(s, indent + "    ", lines, out, last)
+                trace and trace.note(getattr(s, "line", 0))
+                _block(s.body, indent + "    ", ns, lines, out, last, trace)
             if s.orelse:
                 out.append(f"{indent}else:")
                 trace and trace.note(line)
@@ -227,6 +232,14 @@ def _block(stmts, indent: str, ns, lines: dict, out: list, last: list, trace: _T
             out.append(indent + source if "\n" not in source else textwrap.indent(source, indent))
         trace and trace.note(line)
         last[0] = last[0] if not isinstance(s, (IfS, ForS, WhileS)) else None
+
+
+def _comment(s, indent: str, lines: dict, out: list, last: list) -> None:
+    """The comment naming the source line of ``s``, where it is not the line last commented."""
+    line = getattr(s, "line", 0)
+    if line and line != last[0] and line in lines:
+        out.append(f"{indent}# line {line}: {lines[line].strip()}")
+        last[0] = line
 
 
 def _expr(e: E.Expr, ns) -> str:

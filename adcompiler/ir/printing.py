@@ -29,6 +29,7 @@ CONTAINER_EXPRS = {
     "array_sum": lambda x: E.Call("sum", (x,)),
     "numpy.linalg.solve/vector": lambda a, b: E.Call("numpy.linalg.solve", (a, b)),
     "numpy.dot/vectors": lambda a, b: E.Call("numpy.dot", (a, b)),
+    "numpy.outer/flat": lambda a, b: E.Call("numpy.outer", (a, b)),
     **{
         f"numpy.{p}/{k}": (lambda a, b, p=p: E.Call("numpy." + p, (a, b))) for p in ("dot", "matmul") for k in _PRODUCTS
     },

@@ -15,6 +15,7 @@ import sys
 import tempfile
 import traceback
 
+from . import entries
 from .config import Spec
 from .layout import Layout, flat_out, structure, unflat_like
 
@@ -89,12 +90,24 @@ def dtypes(value) -> list[str]:
 
 
 def check_point(
-    df, fn, mod, layout: Layout, args, rng: random.Random, outputs: int, stages: bool, tolerate: bool = False
+    df,
+    fn,
+    mod,
+    layout: Layout,
+    args,
+    rng: random.Random,
+    outputs: int,
+    stages: bool,
+    tolerate: bool = False,
+    order: tuple = (),
+    ran: list | None = None,
 ) -> str:
     """'ok' | 'known' | 'skipped' | 'invalid'; raises Failure on a mismatch or crash.
 
     tolerate: accept the symptoms of the known bugs the checker can see past (KNOWN_BUGS) and return
-    'known' for a point that is otherwise right.
+    'known' for a point that is otherwise right.  order: entry points (entries.ENTRIES) called once, in
+    this order, before the detailed checks (grad and value_and_grad only of a number output); ran: a list the names of the entry points that ran are added
+    to; a refusal carries its entry point and a call of it (see entries.compiled_before).
     """
     from adcompiler.errors import UnsupportedSyntaxError
 
@@ -129,13 +142,21 @@ def check_point(
     def fail(kind, msg):
         raise Failure(kind, msg, layout.plain(args))
 
+    entry_calls = entries.calls(args, layout.tangents(dirs[0]), unflat_like(value, cots[0]), _copy_args)
+
     def run(what, thunk):
         try:
-            return thunk()
-        except (Failure, UnsupportedSyntaxError):  # a mode is built on first use: its refusal is a refusal
+            result = thunk()
+        except Failure:
+            raise
+        except UnsupportedSyntaxError as exc:  # a mode is built on first use: its refusal is a refusal
+            exc.fuzz_entry, exc.fuzz_retry = what, entry_calls.get(what.replace("(1.0)", ""))
             raise
         except Exception as exc:  # noqa: BLE001 - anything from generated code is a bug
             fail("crash", f"{what} raised {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+        if ran is not None and what in entry_calls and what not in ran:
+            ran.append(what)
+        return result
 
     def same_value(what, got):
         g = flat_out(got)
@@ -147,6 +168,11 @@ def check_point(
     def tol(a, b):
         return _close(a, b, 0.0, RTOL, ATOL * max(1.0, max(abs(x) for x in fvalue)))
 
+    order = tuple(e for e in order if outputs == 1 and shape == "s" or e not in ("grad", "value_and_grad"))
+    for k, entry in enumerate(order):  # every entry point once, in the program's order, on this one object
+        got = run(entry, lambda: entry_calls[entry](df))
+        if entry in ("jvp", "vjp", "value_and_grad"):
+            same_value(f"{entry}, called after {', '.join(order[:k]) or 'nothing'}", got[0])
     jvps = []
     for v, fd in zip(dirs, fds):
         val, tan = run("jvp", lambda: df.jvp(tuple(_copy_args(args)), layout.tangents(v)))
@@ -250,6 +276,19 @@ def check_program(
     fn = getattr(mod, spec.entry)
     layout = Layout(spec.params)
     rng = random.Random(seed)
+    ran: list = []  # the entry points that ran on df
+
+    def refused(exc, point):
+        """The Failure of a refusal, or None where it is outside a compiled target's subset."""
+        if _outside(backend, exc):
+            bug = entries.compiled_before(
+                exc, ran, lambda: adcompiler.differentiate(fn, wrt=layout.wrt, backend=backend)
+            )
+            if bug is None:
+                return None
+            return Failure("refusal", bug, layout.plain(point))
+        return Failure("refusal", f"{type(exc).__name__}: {exc}", layout.plain(point))
+
     try:
         df = adcompiler.differentiate(fn, wrt=layout.wrt, backend=backend)
         if stages:  # the code for the point's own arguments (before a call it is for assumed kinds)
@@ -272,13 +311,15 @@ def check_program(
             args = layout.draw(rng)
             try:
                 first = stages and counts["checked"] == 0
-                res = check_point(df, fn, mod, layout, args, rng, spec.outputs, first, tolerate)
+                order = entries.order(seed) if not ran else ()
+                res = check_point(df, fn, mod, layout, args, rng, spec.outputs, first, tolerate, order, ran)
             except Failure:
                 raise
             except UnsupportedSyntaxError as exc:
-                if _outside(backend, exc):
+                failure = refused(exc, args)
+                if failure is None:
                     return {**counts, "outside": 1}
-                raise Failure("refusal", f"{type(exc).__name__}: {exc}", layout.plain(args)) from None
+                raise failure from None
             if res == "known":
                 counts["known"] += 1
             counts[res if res not in ("ok", "known") else "checked"] += 1

@@ -4,6 +4,8 @@
     python -m adcompiler.testing.fuzz --numpy --programs 200 --seed 1     # NumPy programs (--mode numpy)
     python -m adcompiler.testing.fuzz --mode mixed --programs 200 --seed 1  # each program scalar or NumPy
     python -m adcompiler.testing.fuzz --backend numba --mode mixed --programs 200 --seed 1  # compiled code
+    python -m adcompiler.testing.fuzz --mode deep --programs 100 --seed 1   # long elif chains, loop nests
+    python -m adcompiler.testing.fuzz --mode lists --programs 300 --seed 1  # NumPy functions of lists
     python -m adcompiler.testing.fuzz --minimise DIR/crash_seed1_prog7.py   # shrink a reported failure
 
 This module is the command line (main): a campaign, one program shown (--show), or a reported
@@ -30,6 +32,8 @@ def config_for(mode: str, small: bool = False) -> Config:
         return NUMPY_SMALL if small else NUMPY
     if mode == "mixed":
         return dataclasses.replace(SMALL, mode="mixed") if small else MIXED
+    if mode in ("deep", "lists"):
+        return dataclasses.replace(SMALL if small else DEFAULT, mode=mode)
     return SMALL if small else DEFAULT
 
 
@@ -42,9 +46,10 @@ def main(argv=None) -> int:
     ap.add_argument("--small", action="store_true", help="smaller programs (the CI configuration)")
     ap.add_argument(
         "--mode",
-        choices=["scalar", "numpy", "mixed"],
+        choices=["scalar", "numpy", "mixed", "deep", "lists"],
         default="scalar",
-        help="scalar programs, NumPy programs, or each program either (drawn from its seed)",
+        help="scalar programs, NumPy programs, or each program either (drawn from its seed); deep: long elif "
+        "chains and loop nests; lists: NumPy functions of list parameters",
     )
     ap.add_argument("--numpy", action="store_true", help="the same as --mode numpy")
     ap.add_argument(

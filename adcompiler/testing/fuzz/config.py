@@ -21,7 +21,7 @@ class Config:
     p_list_param: float = 0.35
     p_int_param: float = 0.3
     p_tuple_out: float = 0.25
-    mode: str = "scalar"  # "scalar" (Gen), "numpy" (NpGen) or "mixed" (each program picks one)
+    mode: str = "scalar"  # "scalar" (Gen), "numpy" (NpGen), "mixed" (each program picks one), "deep", "lists"
     p_array_stmt: float = 0.5  # NumPy programs: share of statements that are array statements
     p_rebind: float = 0.08  # share of statements that rebind a list (a parameter first) to a new list
     p_small_param: float = 0.35  # NumPy programs and helpers: a parameter of shape (), (1,), (k, 1), ...
