@@ -30,8 +30,9 @@ def refuse_other_iterables(fn, params: tuple, args: tuple, sig: V.Sig, program) 
         if reads_elements(program(), fn, param):
             kind = type(arg).__name__
             once = " (read once: list() it before the call)" if hasattr(arg, "__next__") else ""
+            floats = f"; [float(v) for v in {param}] to differentiate with respect to it" if kind == "range" else ""
             raise TypeError(
                 f"{fn.__name__}: argument {param} is a {kind}{once}, and {fn.__name__} reads its elements; "
-                f"pass a list (list({param})) or a tuple: adcompiler differentiates lists, tuples, NumPy arrays "
+                f"pass a list (list({param}){floats}) or a tuple: adcompiler differentiates lists, tuples, NumPy arrays "
                 "and records"
             )
