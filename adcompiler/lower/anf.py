@@ -14,7 +14,22 @@ from __future__ import annotations
 import ast
 import builtins
 
-from ..ir.nodes import IN_PLACE, Break, Const, Continue, Eq, For, Function, If, Return, Var, While, flatten, rebuild
+from ..ir.nodes import (
+    IN_PLACE,
+    UNPACKED,
+    Break,
+    Const,
+    Continue,
+    Eq,
+    For,
+    Function,
+    If,
+    Return,
+    Var,
+    While,
+    flatten,
+    rebuild,
+)
 from ..front.names import Namer, root
 from ..front.parse import BINOPS, Parsed
 from .arrays import ArrayLowering
@@ -301,7 +316,8 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, 
             else:
                 self.env[target.id] = value
             return
-        if isinstance(value, Var):  # unpacking a real tuple or list: one read per name
+        if isinstance(value, Var):  # unpacking a real tuple, list or array: Python's length check, one read per name
+            self.body.append(Eq((), "effect", (value, Const(len(target.elts))), self.line, UNPACKED))
             value = tuple(
                 self.apply("getitem", [value, Const(k)], _hint(t) if isinstance(t, ast.Name) else None)
                 for k, t in enumerate(target.elts)
