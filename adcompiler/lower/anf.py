@@ -14,22 +14,8 @@ from __future__ import annotations
 import ast
 import builtins
 
-from ..ir.nodes import (
-    IN_PLACE,
-    UNPACKED,
-    Break,
-    Const,
-    Continue,
-    Eq,
-    For,
-    Function,
-    If,
-    Return,
-    Var,
-    While,
-    flatten,
-    rebuild,
-)
+from ..ir.nodes import IN_PLACE, Break, Const, Continue, Eq, For, Function, If, Return, Var, While, flatten, rebuild
+from ..ir.nodes import UNPACKED
 from ..front.names import Namer, root
 from ..front.parse import BINOPS, Parsed
 from .arrays import ArrayLowering
