@@ -186,7 +186,8 @@ class Differentiable:
         defs = [d for d in built if not (d.name in seen or seen.add(d.name))]  # type: ignore[func-returns-value]
         source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
         # run in the function's own module (its globals read when the code runs), nothing written into it
-        namespace = load(source, self.fn.__globals__, f"{mode} of {self.fn.__qualname__}", program.supplied)
+        label = f"{mode} of {self.fn.__qualname__}"
+        namespace = load(source, self.fn.__globals__, label, program.supplied, {d.name for d in defs})
         for name, alias in program.helpers.items():
             namespace[alias].__adc_primitive__ = name  # so derivative code can itself be differentiated
         function = namespace[built[0].name]

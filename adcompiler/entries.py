@@ -71,7 +71,7 @@ def make_entry(
         guard[:0] = [
             "    try:",
             f"        {g['current']} = {tests}",
-            "    except KeyError:",
+            f"    except {g['KeyError']}:",
             f"        {g['current']} = False",
         ]
     if body is None:
@@ -129,6 +129,7 @@ _BUILTINS = {
     "tuple": tuple,
     "map": map,
     "countOf": countOf,
+    "KeyError": KeyError,
 }
 
 

@@ -32,8 +32,8 @@ from .analysis.inplace import check_in_place
 from .analysis.memory import returned_memory
 from .ir.nodes import Const, Var, calls, flatten
 from .ir.printing import to_def
-from .front.environment import Read, Scope, captured_cells, dependencies, namespace_of
-from .front.names import GENERATED_BUILTINS, Namer, Namespace
+from .front.environment import ABSENT, Read, Scope, captured_cells, dependencies, namespace_of
+from .front.names import GENERATED_BUILTINS, Namer, Namespace, is_builtin
 from .front.parse import parse_function
 from .front.scopes import nodes
 from .optimize.tidy import tidy
@@ -109,6 +109,7 @@ class Program:
         self._lowering.append(fn)
         try:
             lowered = anf.lower(parsed, namer, self._callee_shape)
+            self.ns.read |= {r.name for r in parsed.reads if r.value is not ABSENT and not is_builtin(r.name, r.value)}
             self.anf_cache[fn] = inline_small_calls(lowered, self.anf, namer, self._lowering)
         except RecursionError:
             raise _too_deep(fn) from None
@@ -246,7 +247,7 @@ class Program:
         for name in (n for n in names if n not in out):
             if name in self.injected:
                 out[name] = self.injected[name]
-            elif name in GENERATED_BUILTINS:
+            elif name in GENERATED_BUILTINS and name not in self.ns.read:  # (else the user's: see Namespace.render)
                 out[name] = getattr(builtins, name)
             else:
                 found = {id(ns.own[name]): ns.own[name] for ns in scopes if name in ns.own}

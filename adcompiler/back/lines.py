@@ -156,8 +156,8 @@ def _subscript(e: E.Subscript, ns) -> str:
 
 
 def _number(e: E.Num, ns, level: int) -> str:
-    if e.text is not None:
-        return ns.render(e.text) if ns else e.text
+    if e.text is not None:  # math.pi, or a global of the user's module read by its name (never a builtin)
+        return ns.render(e.text) if ns and "." in e.text else e.text
     v = e.value
     if v.__class__ is float and v != v:
         return "float('nan')"

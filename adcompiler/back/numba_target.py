@@ -105,7 +105,8 @@ def _docstring(stmt) -> bool:
 
 def _helper(name: str, alias: str, numba: str, numpy: str) -> list:
     """The statements defining the Numba version of runtime helper ``name`` under ``alias``."""
-    text = re.sub(r"\bnumba\.(?=extending|core)", f"{numba}.", NUMBA_HELPERS[name]).replace("numpy.", f"{numpy}.")
+    text = re.sub(r"\bnumba\.(?=extending|core|njit$)", f"{numba}.", NUMBA_HELPERS[name], flags=re.M)  # (not in text)
+    text = text.replace("numpy.", f"{numpy}.")
     text = re.sub(rf"\b{name}\b", alias, text)
     return ast.parse(text).body
 
