@@ -130,7 +130,9 @@ class NameLowering:
                     f"{ast.unparse(node)} (no such attribute)",
                     "check the spelling",
                 )
-            return getattr(base, node.attr)
+            value = getattr(base, node.attr)  # the code depends on what it is now (math.sin = cube: built again)
+            self.parsed.reads.append(Read(vars(base), node.attr, value))
+            return value
         raise self.parsed.error(node, "calling the result of an expression", "call a named function")
 
 
