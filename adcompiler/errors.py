@@ -36,6 +36,11 @@ class MissingRuleError(UnsupportedSyntaxError):
     """A call to a function that has neither a derivative rule nor Python source."""
 
 
+class StaleSourceError(UnsupportedSyntaxError):
+    """A function whose source, as its file holds it now, is not the code it runs (the file edited
+    after the module was imported, or ``__code__`` replaced): never differentiated."""
+
+
 def located(
     node,
     filename: str,

@@ -243,7 +243,7 @@ class Program:
         (the module may bind those names to something else), and, in derivative code differentiated
         again, the names of the code it differentiates.  Every other name is the module's global."""
         scopes = [ns for ns in {id(ns): ns for ns in map(namespace_of, self.parsed)}.values() if isinstance(ns, Scope)]
-        out = {n: c for n, c in captured_cells(self.parsed.items()).items() if n in names}  # a closure's: its cell
+        out = captured_cells(self.parsed.items(), names)  # a closure's: its cell
         for name in (n for n in names if n not in out):
             if name in self.injected:
                 out[name] = self.injected[name]

@@ -147,20 +147,37 @@ def lift(fdef: ast.FunctionDef, error) -> dict:
     return out
 
 
-def fixed_arity_tree(fdef: ast.FunctionDef, n: int) -> ast.FunctionDef:
-    """``def f(a, *xs)`` as ``def f(a, xs0, ..., xs{n-1})`` whose body starts ``xs = (xs0, ...)``: a
-    function called with n extra positional arguments (their names kept clear of every name it reads)."""
+def fixed_arity_tree(fdef: ast.FunctionDef, n: int, names=None) -> ast.FunctionDef:
+    """``def f(a, *xs, **kw)`` as ``def f(a, xs0, ..., xs{n-1})`` whose body starts ``xs = (xs0, ...)``: a
+    function called with n extra positional arguments and no keywords (their names kept clear of every
+    name it reads, or ``names``).  Where ``xs`` is never assigned, ``g(*xs)`` is ``g(xs0, ..., xs{n-1})``;
+    where ``kw`` is only passed on (``g(**kw)``), it is dropped: it is empty.  So a ``functools.wraps``
+    wrapper, ``def wrapper(*args, **kwargs): return 2 * fn(*args, **kwargs)``, is a function of n numbers."""
     new = copy.deepcopy(fdef)
-    star = new.args.vararg
-    taken = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)} | set(_params(fdef.args))
-    suffix = ""
-    while any(f"{star.arg}{suffix}{i}" in taken for i in range(n)):
-        suffix += "_"
-    names = [f"{star.arg}{suffix}{i}" for i in range(n)]
+    star, double = new.args.vararg, new.args.kwarg
+    if double is not None and _only_passed_on(new, double.arg):
+        for call in (c for c in ast.walk(new) if isinstance(c, ast.Call)):
+            call.keywords = [k for k in call.keywords if not (k.arg is None and _named(k.value, double.arg))]
+        new.args.kwarg = None
+    if star is None:
+        return new
+    if names is None:
+        taken = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)} | set(_params(fdef.args))
+        suffix = ""
+        while any(f"{star.arg}{suffix}{i}" in taken for i in range(n)):
+            suffix += "_"
+        names = [f"{star.arg}{suffix}{i}" for i in range(n)]
     new.args.args = new.args.args + [_placed(ast.arg(name), star) for name in names]
     if n:  # a default before *xs is then always given (Python fills it first)
         new.args.defaults = []
     new.args.vararg = None
+    if all(isinstance(u.ctx, ast.Load) for u in ast.walk(new) if _named(u, star.arg)):  # g(*xs): g(xs0, ...)
+        for call in (c for c in ast.walk(new) if isinstance(c, ast.Call)):
+            spread = [
+                [_placed(ast.Name(v, ast.Load()), a) for v in names] if _starred(a, star.arg) else [a]
+                for a in call.args
+            ]
+            call.args = [a for part in spread for a in part]
     pack = ast.Assign(
         [ast.Name(star.arg, ast.Store())], ast.Tuple([ast.Name(v, ast.Load()) for v in names], ast.Load())
     )
@@ -168,6 +185,20 @@ def fixed_arity_tree(fdef: ast.FunctionDef, n: int) -> ast.FunctionDef:
         _placed(node, star)
     new.body = [pack] + new.body
     return new
+
+
+def _named(node, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _starred(node, name: str) -> bool:
+    return isinstance(node, ast.Starred) and _named(node.value, name)
+
+
+def _only_passed_on(fdef: ast.FunctionDef, name: str) -> bool:
+    """Whether ``name`` is read in ``fdef`` only as ``**name`` in calls (never assigned, never read otherwise)."""
+    spread = {id(k.value) for c in ast.walk(fdef) if isinstance(c, ast.Call) for k in c.keywords if k.arg is None}
+    return all(id(n) in spread for n in ast.walk(fdef) if _named(n, name))
 
 
 def _check(local: ast.FunctionDef, error) -> None:

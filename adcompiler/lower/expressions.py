@@ -11,7 +11,7 @@ from .. import rules
 from ..errors import MissingRuleError
 from ..ir.nodes import Const, Eq, If, rebuild
 from ..front.names import is_builtin
-from ..front.callables import fixed_arity, given_local_functions
+from ..front.callables import fixed_arity, given_local_functions, what_runs
 from ..front.parse import BINOPS, COMPARES, IDENTITY, UNARYOPS, source_lines
 from .arrays import numpy_name
 from .draws import draw_name, lower_draw
@@ -203,8 +203,9 @@ class ExpressionLowering(NameLowering):
             return self.apply(
                 "custom", [self.atom(self.element(self.expr(a))) for a in node.args], _leaf_hint(hint), param=target
             )
-        if getattr(target, "__module__", None) and target.__module__.split(".")[0] == "numpy":
-            raise self.parsed.error(  # NumPy's own Python functions are not differentiated through
+        library = (getattr(target, "__module__", None) or "").split(".")[0]
+        if library in ("numpy", "scipy") and rules.prim_of(target) is None:
+            raise self.parsed.error(  # NumPy's and SciPy's own Python functions are not differentiated through
                 node,
                 f"{text}, which has no derivative rule",
                 "write it with the NumPy functions adcompiler knows (see README), or give it rules with adcompiler.defrule",
@@ -278,8 +279,9 @@ class ExpressionLowering(NameLowering):
                 MissingRuleError,
             ) from None
 
-        if target.__code__.co_flags & inspect.CO_VARARGS:  # g(x, y) of def g(*xs): g of two parameters
-            first = target.__code__.co_argcount
+        target = what_runs(target)  # a functools.wraps wrapper: its own code, at the parameters it declares
+        if target.__code__.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):  # g(x, y) of def g(*xs):
+            first = target.__code__.co_argcount  # g of two parameters (and **kw passed on: none)
             target = fixed_arity(target, max(0, len(node.args) - first))
         passed = {  # apply(g, x) with g a local function: apply with g's free variables in its place
             i: self.parsed.local_functions[a.id]
