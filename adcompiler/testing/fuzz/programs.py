@@ -10,6 +10,7 @@ import random
 from .config import DEFAULT, Config, Spec
 from .numpy_program import NpGen
 from .scalar_program import Gen
+from .what_runs import WhatGen
 
 
 def program_seed(seed: int, index: int) -> int:
@@ -17,8 +18,11 @@ def program_seed(seed: int, index: int) -> int:
 
 
 def generate(rng: random.Random, config: Config = DEFAULT) -> Spec:
-    """The program of one seed: scalar (Gen) or NumPy (NpGen) by config.mode; "mixed" draws which first."""
+    """The program of one seed: scalar (Gen) or NumPy (NpGen) by config.mode; "mixed" draws which first;
+    "what" rewrites either (what_runs)."""
     mode = config.mode
+    if mode == "what":
+        return WhatGen(rng, config).program()
     if mode == "mixed":
         mode = "numpy" if rng.random() < 0.5 else "scalar"
     return (NpGen if mode == "numpy" else Gen)(rng, config).program()
