@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 import types
 from dataclasses import dataclass
+from typing import Any
 
 from .analysis import values as V
 from .arguments import default_wrt, refusal, wrt_names
@@ -26,11 +27,11 @@ from .front.environment import Dependency, function_state
 class Reading:
     """What was read of a function given to ``differentiate`` (see the module docstring)."""
 
-    fn: object  # the function differentiated
+    fn: Any  # the function differentiated
     state: tuple | None  # the given function, its code and defaults then (None: not a plain function)
     signature: inspect.Signature
     params: tuple
-    parsed: object  # its tree past the fence, or None
+    parsed: Any  # its tree past the fence, or None
     refusal: Exception | None  # what the fence refuses in it (raised by any call)
     wrt: tuple
     positions: tuple

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import __future__
 import ast
-import copy
 import linecache
 import types
 
@@ -35,8 +34,8 @@ def matches(node: ast.FunctionDef, fn) -> bool:
     want = _fingerprint(code)
     try:  # compiled in its file (its imports known), or alone (as adc compile reads a file's definitions)
         found = any(made is None or _fingerprint(made) == want for made in _made(node, fn, code, lines))
-    except SyntaxError:  # (a def that only compiles in its place: the code can tell no more than the text)
-        found = True
+    except (SyntaxError, RecursionError):  # (a def that only compiles in its place; one nested too deep
+        found = True  # to compile again: the code can tell no more than the text)
     if found:
         if len(_CHECKED) >= 256:
             _CHECKED.clear()
@@ -76,9 +75,7 @@ def _compiled(node: ast.FunctionDef, fn, imported: list):
     """The code object of ``node`` compiled in the place ``fn``'s qualified name gives it, in a module
     that imports the names ``imported``."""
     code = fn.__code__
-    fdef = copy.deepcopy(node)
-    fdef.decorator_list = []
-    fdef.name = code.co_name
+    fdef = ast.FunctionDef(code.co_name, node.args, node.body, [], node.returns, type_params=[])  # (its parts: shared)
     frees = [n for n in code.co_freevars if n != "__class__"]
     stmt: ast.stmt = fdef
     scopes = _scopes(code.co_qualname)  # (the code's own: functools.wraps changes the function's)
@@ -94,10 +91,24 @@ def _compiled(node: ast.FunctionDef, fn, imported: list):
         scopes.insert(0, ("def", "__adc_cells__"))
         stmt = _function("__adc_cells__", [_assign(n) for n in frees] + [stmt])
     imports = [ast.Import([ast.alias("_", name)]) for name in imported]
-    module = ast.fix_missing_locations(ast.Module(imports + [stmt], []))
+    module = ast.Module(imports + [stmt], [])
+    for made in _made_nodes(module, fdef):  # positions for the nodes made here (the def's own are the file's)
+        made.lineno, made.col_offset, made.end_lineno, made.end_col_offset = node.lineno, 0, node.lineno, 0
     flags = code.co_flags & _FUTURE
     compiled = compile(module, code.co_filename, "exec", flags=flags, dont_inherit=True)
     return _find(compiled, [name for _, name in scopes] + [code.co_name])
+
+
+def _made_nodes(module: ast.Module, fdef: ast.FunctionDef):
+    """The nodes of ``module`` outside ``fdef``'s arguments and body: those ``_compiled`` made, walked
+    without recursion (the def may be deep)."""
+    stack: list = [module]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.stmt, ast.expr, ast.alias)):
+            yield n
+        if n is not fdef:
+            stack.extend(ast.iter_child_nodes(n))
 
 
 def _scopes(qualname: str) -> list:
