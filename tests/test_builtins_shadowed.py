@@ -192,3 +192,17 @@ def test_numba_code_reads_the_builtins(builtin, tmp_path):
     clean = adcompiler.differentiate(S.list_loop, backend="numba")
     _same(shadowed.grad(xs), clean.grad(xs))
     _same(shadowed.jvp((xs,), (xs,)), clean.jvp((xs,), (xs,)))
+
+
+@pytest.mark.parametrize("builtin", ["slice", "len", "range", "reversed"])
+def test_printed_stages_run_in_the_module_that_binds_the_name(builtin, tmp_path):
+    """The text of a stage spells a builtin the module binds ``builtins.x``: run in the module, as
+    ``source()`` promises, it is the primal."""
+    module = _shadowing(tmp_path, builtin)
+    for name, args in (("slices", CASES["slices"][0]), ("list_loop", CASES["list_loop"][0])):
+        d = adcompiler.differentiate(getattr(module, name))
+        d.grad(*args)
+        for stage in ("anf", "dup"):
+            space = dict(vars(module))
+            exec(compile(d.source(stage), f"<{stage}>", "exec"), space)
+            assert space[name](*args) == getattr(module, name)(*args)

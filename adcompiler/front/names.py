@@ -123,8 +123,12 @@ class Namespace:
             return f"{self.module_alias('numpy')}.random.{attr}"
         module, dot, attr = canonical.rpartition(".")
         if not dot:
-            if canonical in GENERATED_BUILTINS and (canonical in self.avoid or canonical in self.read):
-                return f"{self.module_alias('builtins')}.{canonical}"  # the user's code reads this name as its own
+            if canonical in GENERATED_BUILTINS and (
+                canonical in self.avoid
+                or canonical in self.read
+                or not is_builtin(canonical, self.globals.get(canonical, getattr(builtins, canonical)))
+            ):  # the user's code binds this name (the text then runs in its module as it is loaded)
+                return f"{self.module_alias('builtins')}.{canonical}"
             return canonical
         target = _lookup(canonical)
         for name, value in sorted(self.globals.items()):
