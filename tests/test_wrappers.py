@@ -56,7 +56,12 @@ def test_a_pass_through_wrapper_prints_as_the_call_does(capsys):
 
 @pytest.mark.parametrize(
     "fn, args",
-    [(W.calls_scaled, (1.0, 2.0)), (W.calls_printed, (0.7,)), (W.calls_own_parameters, (0.7,))],
+    [
+        (W.calls_scaled, (1.0, 2.0)),
+        (W.calls_printed, (0.7,)),
+        (W.calls_own_parameters, (0.7,)),
+        (W.calls_with_keywords, (1.0, 2.0, 0.5)),  # keywords a wrapper's **kwargs passes on
+    ],
     ids=lambda v: getattr(v, "__name__", ""),
 )
 def test_decorated_helpers(fn, args):

@@ -38,3 +38,11 @@ def shifted(fn):
         return fn(x) + x
 
     return wrapper
+
+
+def offset(fn):
+    @functools.wraps(fn)
+    def wrapper(a, *rest, **kwargs):
+        return fn(a, *rest, **kwargs) + 0.25 * a
+
+    return wrapper

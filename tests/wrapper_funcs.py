@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from tests.wrapper_decorators import counted, doubled, logged, shifted
+from tests.wrapper_decorators import counted, doubled, logged, offset, shifted
 
 
 @doubled
@@ -41,6 +41,15 @@ def with_state(x):
 @doubled
 def scaled_array(x):
     return np.sum(np.tanh(x))
+
+
+@offset
+def offset_helper(a, b, ws, c=2.0):
+    return a * b + ws[0] * c
+
+
+def calls_with_keywords(x, y, z):
+    return offset_helper(x, y, ws=[z]) + offset_helper(y, x, [z], c=3.0)
 
 
 def calls_scaled(x, y):

@@ -22,14 +22,18 @@ from .parse import compiled_function, read_function, source_lines
 _MADE: dict = {}  # (function, what the call fixes) -> (the file's text then, the function made)
 
 
-def fixed_arity(fn, n: int):
-    """``fn``, which has ``*xs``, as a function of ``n`` parameters in its place: one function, with its
-    own derivatives, per number of positional arguments it is called with."""
-    key = (fn, n)
+def fixed_arity(fn, n: int, keywords: tuple = ()):
+    """``fn``, which has ``*xs`` (or ``**kw``), as a function of ``n`` parameters in its place (and of the
+    ``keywords`` a call passes to ``**kw``): one function, with its own derivatives, per number of
+    positional arguments it is called with."""
+    key = (fn, n, keywords)
     if key not in _MADE or _MADE[key][0] is not source_lines(fn):
         node, source = read_function(fn)
         values = (fn.__defaults__ if n == 0 else None, fn.__kwdefaults__)  # given defaults before *xs: all given
-        function = compiled_function(fixed_arity_tree(node, n), source, fn, values=values)
+        tree = fixed_arity_tree(node, n, keywords=keywords)
+        kw = {a.arg for a in tree.args.kwonlyargs} - {a.arg for a in node.args.kwonlyargs}  # (given at each call)
+        values = (values[0], dict(values[1] or {}) | dict.fromkeys(kw))
+        function = compiled_function(tree, source, fn, values=values)
         function.__qualname__ = fn.__qualname__
         _MADE[key] = (source_lines(fn), function)  # made again when the file's text changed
     return _MADE[key][1]

@@ -147,22 +147,27 @@ def lift(fdef: ast.FunctionDef, error) -> dict:
     return out
 
 
-def fixed_arity_tree(fdef: ast.FunctionDef, n: int, names=None) -> ast.FunctionDef:
+def fixed_arity_tree(fdef: ast.FunctionDef, n: int, names=None, keywords: tuple = ()) -> ast.FunctionDef:
     """``def f(a, *xs, **kw)`` as ``def f(a, xs0, ..., xs{n-1})`` whose body starts ``xs = (xs0, ...)``: a
-    function called with n extra positional arguments and no keywords (their names kept clear of every
-    name it reads, or ``names``).  Where ``xs`` is never assigned, ``g(*xs)`` is ``g(xs0, ..., xs{n-1})``;
-    where ``kw`` is only passed on (``g(**kw)``), it is dropped: it is empty.  So a ``functools.wraps``
-    wrapper, ``def wrapper(*args, **kwargs): return 2 * fn(*args, **kwargs)``, is a function of n numbers."""
+    function called with n extra positional arguments (their names kept clear of every name it reads, or
+    ``names``) and the ``keywords`` that go to ``**kw``.  Where ``xs`` is never assigned, ``g(*xs)`` is
+    ``g(xs0, ..., xs{n-1})``; where ``kw`` is only passed on (``g(**kw)``), it is ``g(k=k)`` for each of
+    ``keywords``, keyword-only parameters (none: it is dropped).  So a ``functools.wraps`` wrapper,
+    ``def wrapper(*args, **kwargs): return 2 * fn(*args, **kwargs)``, is a function of n numbers."""
     new = copy.deepcopy(fdef)
     star, double = new.args.vararg, new.args.kwarg
-    if double is not None and _only_passed_on(new, double.arg):
+    taken = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)} | set(_params(fdef.args))
+    if double is not None and _only_passed_on(new, double.arg) and not taken & set(keywords):
         for call in (c for c in ast.walk(new) if isinstance(c, ast.Call)):
-            call.keywords = [k for k in call.keywords if not (k.arg is None and _named(k.value, double.arg))]
+            spread = [[k] if k.arg is not None or not _named(k.value, double.arg) else None for k in call.keywords]
+            passed = [_placed(ast.keyword(k, _placed(ast.Name(k, ast.Load()), call)), call) for k in keywords]
+            call.keywords = [k for part in spread for k in (part if part is not None else passed)]
+        new.args.kwonlyargs += [_placed(ast.arg(k), double) for k in keywords]
+        new.args.kw_defaults += [_placed(ast.Constant(None), double) for _ in keywords]  # (each call gives it)
         new.args.kwarg = None
     if star is None:
         return new
     if names is None:
-        taken = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)} | set(_params(fdef.args))
         suffix = ""
         while any(f"{star.arg}{suffix}{i}" in taken for i in range(n)):
             suffix += "_"

@@ -280,9 +280,11 @@ class ExpressionLowering(NameLowering):
             ) from None
 
         target = what_runs(target)  # a functools.wraps wrapper: its own code, at the parameters it declares
-        if target.__code__.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):  # g(x, y) of def g(*xs):
-            first = target.__code__.co_argcount  # g of two parameters (and **kw passed on: none)
-            target = fixed_arity(target, max(0, len(node.args) - first))
+        code = target.__code__
+        if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):  # g(x, y) of def g(*xs): g of two
+            named = set(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])  # parameters (and **kw:
+            extra = tuple(k.arg for k in node.keywords if k.arg not in named)  # the call's keywords for it)
+            target = fixed_arity(target, max(0, len(node.args) - code.co_argcount), extra)
         passed = {  # apply(g, x) with g a local function: apply with g's free variables in its place
             i: self.parsed.local_functions[a.id]
             for i, a in enumerate(node.args)

@@ -55,8 +55,8 @@ def halved(fn):
 
 def shifted(fn):
     @functools.wraps(fn)
-    def wrapper(a, *rest):
-        return fn(a, *rest) + 0.25 * a
+    def wrapper(a, *rest, **kwargs):
+        return fn(a, *rest, **kwargs) + 0.25 * a
 
     return wrapper
 """
