@@ -215,13 +215,12 @@ class Program:
         """The source of the runtime helpers (those ``defs`` call, when given), under their module names."""
         from .back.runtime import HELPERS
 
-        called = None
-        if defs is not None:
-            called = {e.func for d in defs for e in calls(d.body)}
+        called = {e.func for d in defs for e in calls(d.body)} if defs is not None else None
         out = []
         for name, alias in self.helpers.items():
             if called is None or alias in called or "@" + name in called:
-                out.append(HELPERS[name].replace(f"def {name}(", f"def {alias}(").replace(f" {name}(", f" {alias}("))
+                text = HELPERS[name].replace(f"def {name}(", f"def {alias}(").replace(f" {name}(", f" {alias}(")
+                out.append(self.ns.builtins_spelled(text))  # (a builtin the module binds: builtins.len)
         return out
 
     def dependencies(self) -> list:

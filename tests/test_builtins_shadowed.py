@@ -119,6 +119,7 @@ def test_every_builtin_the_helpers_name_is_listed():
             bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
             bound |= {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)}
             assert _names(text) - bound <= GENERATED_BUILTINS, name
+            assert not bound & GENERATED_BUILTINS, name  # (each is a builtin there: Namespace.builtins_spelled)
 
 
 def test_every_builtin_the_generated_code_names_is_listed():
@@ -194,12 +195,13 @@ def test_numba_code_reads_the_builtins(builtin, tmp_path):
     _same(shadowed.jvp((xs,), (xs,)), clean.jvp((xs,), (xs,)))
 
 
-@pytest.mark.parametrize("builtin", ["slice", "len", "range", "reversed"])
+@pytest.mark.parametrize("builtin", ["slice", "len", "range", "reversed", "enumerate", "hasattr"])
 def test_printed_stages_run_in_the_module_that_binds_the_name(builtin, tmp_path):
     """The text of a stage spells a builtin the module binds ``builtins.x``: run in the module, as
     ``source()`` promises, it is the primal."""
     module = _shadowing(tmp_path, builtin)
-    for name, args in (("slices", CASES["slices"][0]), ("list_loop", CASES["list_loop"][0])):
+    cases = ("slices", "list_loop", "largest", "axis_sum")  # (their helpers' text too: scatter_add, argmax, ...)
+    for name, args in ((name, CASES[name][0]) for name in cases):
         d = adcompiler.differentiate(getattr(module, name))
         d.grad(*args)
         for stage in ("anf", "dup"):

@@ -31,8 +31,8 @@ def fixed_arity(fn, n: int, keywords: tuple = ()):
         node, source = read_function(fn)
         values = (fn.__defaults__ if n == 0 else None, fn.__kwdefaults__)  # given defaults before *xs: all given
         tree = fixed_arity_tree(node, n, keywords=keywords)
-        kw = {a.arg for a in tree.args.kwonlyargs} - {a.arg for a in node.args.kwonlyargs}  # (given at each call)
-        values = (values[0], dict(values[1] or {}) | dict.fromkeys(kw))
+        given = len(tree.args.args) - len(node.args.args) - n  # parameters for the keywords, given at each call
+        values = (values[0] + (None,) * given if values[0] and given > 0 else values[0], values[1])
         function = compiled_function(tree, source, fn, values=values)
         function.__qualname__ = fn.__qualname__
         _MADE[key] = (source_lines(fn), function)  # made again when the file's text changed

@@ -152,7 +152,7 @@ def fixed_arity_tree(fdef: ast.FunctionDef, n: int, names=None, keywords: tuple 
     function called with n extra positional arguments (their names kept clear of every name it reads, or
     ``names``) and the ``keywords`` that go to ``**kw``.  Where ``xs`` is never assigned, ``g(*xs)`` is
     ``g(xs0, ..., xs{n-1})``; where ``kw`` is only passed on (``g(**kw)``), it is ``g(k=k)`` for each of
-    ``keywords``, keyword-only parameters (none: it is dropped).  So a ``functools.wraps`` wrapper,
+    ``keywords``, parameters after the others (none: it is dropped; generated code passes them by position).  So a ``functools.wraps`` wrapper,
     ``def wrapper(*args, **kwargs): return 2 * fn(*args, **kwargs)``, is a function of n numbers."""
     new = copy.deepcopy(fdef)
     star, double = new.args.vararg, new.args.kwarg
@@ -162,8 +162,9 @@ def fixed_arity_tree(fdef: ast.FunctionDef, n: int, names=None, keywords: tuple 
             spread = [[k] if k.arg is not None or not _named(k.value, double.arg) else None for k in call.keywords]
             passed = [_placed(ast.keyword(k, _placed(ast.Name(k, ast.Load()), call)), call) for k in keywords]
             call.keywords = [k for part in spread for k in (part if part is not None else passed)]
-        new.args.kwonlyargs += [_placed(ast.arg(k), double) for k in keywords]
-        new.args.kw_defaults += [_placed(ast.Constant(None), double) for _ in keywords]  # (each call gives it)
+        new.args.args += [_placed(ast.arg(k), double) for k in keywords]
+        if new.args.defaults:  # (each call gives them)
+            new.args.defaults += [_placed(ast.Constant(None), double) for _ in keywords]
         new.args.kwarg = None
     if star is None:
         return new
@@ -172,7 +173,9 @@ def fixed_arity_tree(fdef: ast.FunctionDef, n: int, names=None, keywords: tuple 
         while any(f"{star.arg}{suffix}{i}" in taken for i in range(n)):
             suffix += "_"
         names = [f"{star.arg}{suffix}{i}" for i in range(n)]
-    new.args.args = new.args.args + [_placed(ast.arg(name), star) for name in names]
+    given = len(new.args.args) - len(fdef.args.args)  # the keywords' parameters, after those for xs
+    own = new.args.args[: len(new.args.args) - given]
+    new.args.args = own + [_placed(ast.arg(name), star) for name in names] + new.args.args[len(own) :]
     if n:  # a default before *xs is then always given (Python fills it first)
         new.args.defaults = []
     new.args.vararg = None

@@ -9,7 +9,10 @@ functions the user's globals hold (``math.cos`` may be spelt ``m.cos``).
 from __future__ import annotations
 
 import builtins
+import io
 import keyword
+import re
+import tokenize
 import types
 
 # Every builtin generated code or a runtime helper names (tests/test_builtins_shadowed.py checks this
@@ -136,6 +139,24 @@ class Namespace:
                 self.used[name] = f"from {module} import {attr}"
                 return name
         return f"{self.module_alias(module)}.{attr}"
+
+    def builtins_spelled(self, text: str) -> str:
+        """A runtime helper's ``text`` with each builtin the user's module binds to something else spelt
+        ``builtins.x``, as the generated code spells it: the text then runs in the module as it reads
+        (loaded, a helper sees only the builtins anyway: ``back.load``)."""
+        bound = {n for n in GENERATED_BUILTINS if not is_builtin(n, self.globals.get(n, getattr(builtins, n)))}
+        if not bound or not re.search(rf"\b({'|'.join(sorted(bound))})\b", text):
+            return text
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+        spelled = f"{self.module_alias('builtins')}."
+        lines = text.splitlines(True)
+        for k in reversed(range(len(tokens))):
+            tok = tokens[k]
+            after_dot = k > 0 and tokens[k - 1].string == "."
+            if tok.type == tokenize.NAME and tok.string in bound and not after_dot:
+                row, col = tok.start
+                lines[row - 1] = lines[row - 1][:col] + spelled + lines[row - 1][col:]
+        return "".join(lines)
 
     def import_lines(self) -> list:
         """Import statements for everything rendered so far (for a standalone module)."""
