@@ -67,7 +67,9 @@ def make_entry(
         head, guard = _own_parameters(owner, g, space, sig, current)
     else:
         head, guard = _sequence_parameters(owner, gen_params, sequences, g, space, sig, current, ct_aval)
-    if current:  # a name the module no longer has (KeyError) is a change too
+    if current and all(d.kind == "code" for d in depends):  # the function's own code and defaults: attributes
+        guard[:0] = [f"    {g['current']} = {' and '.join(current)}"]
+    elif current:  # a name the module no longer has (KeyError) is a change too
         tests = " and ".join(current)
         guard[:0] = [
             "    try:",
@@ -162,12 +164,13 @@ def _current_tests(depends, g, space) -> list:
             tests.append(f"{dep.name!r} not in {where}")
         elif dep.kind == "same":
             tests.append(f"{read} is {was}")
-        elif dep.kind == "function":  # the same function, its code and defaults not replaced
-            space[was] = dep.value[0]
-            tests.append(f"{read} is {was}")
+        elif dep.kind in ("function", "code"):  # the same function (code: the entry's own), its code and
+            space[was] = dep.value[0]  # defaults not replaced
+            tests += [f"{read} is {was}"] if dep.kind == "function" else []
             for attribute, value in zip(("__code__", "__defaults__", "__kwdefaults__"), dep.value[1:]):
-                space[g[f"{attribute.strip('_')}{k}"]] = value
-                tests.append(f"{was}.{attribute} is {g[attribute.strip('_') + str(k)]}")
+                if value is not None or attribute == "__code__":  # (no defaults then: every call gave each
+                    space[g[f"{attribute.strip('_')}{k}"]] = value  # argument, none to go stale)
+                    tests.append(f"{was}.{attribute} is {g[attribute.strip('_') + str(k)]}")
         elif dep.kind == "type":
             tests.append(f"{g['type']}({read}) is {was}")
         elif dep.kind == "int":

@@ -72,8 +72,7 @@ def own_dependency(reading: Reading) -> list:
     """That the given function still runs the code it was read from, with the defaults it had."""
     if reading.state is None:
         return []
-    fn = reading.state[0]
-    return [Dependency({fn.__name__: fn}, fn.__name__, "function", reading.state)]
+    return [Dependency(None, reading.state[0].__qualname__, "code", reading.state)]
 
 
 __all__ = ["Reading", "changed", "given", "own_dependency", "read"]

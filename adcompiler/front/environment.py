@@ -167,7 +167,8 @@ class Dependency:
     """A test that the module dictionary ``where`` still holds, under ``name``, what the code was built
     for.  ``kind`` is "absent" (the name is still not there), "same" (the same object), "function" (the
     same function, running the same code with the same defaults: ``f.__code__`` or ``f.__defaults__``
-    replaced is a change), "type" (a
+    replaced is a change), "code" (the function ``value[0]`` itself, held by what depends on it, runs the
+    same code with the same defaults: ``where`` is not read), "type" (a
     number of the same type: its value is read when the code runs), "int" (the same integer: it
     may have chosen an index or a length), "array" (an array of the same ndim and dtype) or
     "sequence" (a list or tuple of the same lengths and leaf types: its numbers read when the code runs)."""
@@ -181,6 +182,8 @@ class Dependency:
         """Whether the module still holds what the code was built for."""
         if self.kind == "absent":
             return self.name not in self.where
+        if self.kind == "code":
+            return function_state(self.value[0]) == self.value
         try:
             now = self.where[self.name]
         except KeyError:
