@@ -74,7 +74,8 @@ def build(owner, program, built: list, mode: str):
     fn = owner.fn
     source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
     source = translated(source, program, _filename(fn), fn.__code__.co_firstlineno, fn.__globals__)
-    namespace = load(source, fn.__globals__, f"{mode} of {fn.__qualname__} (arrays='any')", program.supplied)
+    label = f"{mode} of {fn.__qualname__} (arrays='any')"
+    namespace = load(source, fn.__globals__, label, program.supplied, {d.name for d in defs})
     return namespace[built[0].name]
 
 

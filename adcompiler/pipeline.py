@@ -33,8 +33,8 @@ from .analysis.inplace import check_in_place
 from .analysis.memory import returned_memory
 from .ir.nodes import Const, Var, calls, flatten
 from .ir.printing import to_def
-from .front.environment import Read, Scope, captured_cells, dependencies, namespace_of
-from .front.names import GENERATED_BUILTINS, Namer, Namespace
+from .front.environment import ABSENT, Read, Scope, captured_cells, dependencies, namespace_of
+from .front.names import GENERATED_BUILTINS, Namer, Namespace, is_builtin
 from .front.parse import parse_function
 from .front.scopes import nodes
 from .optimize.tidy import tidy
@@ -109,6 +109,7 @@ class Program:
         self._lowering.append(fn)
         try:
             lowered = anf.lower(parsed, namer, self._callee_shape)
+            self.ns.read |= {r.name for r in parsed.reads if r.value is not ABSENT and not is_builtin(r.name, r.value)}
             self.anf_cache[fn] = inline_small_calls(lowered, self.anf, namer, self._lowering)
         except RecursionError:
             raise _too_deep(fn) from None
@@ -215,13 +216,12 @@ class Program:
         """The source of the runtime helpers (those ``defs`` call, when given), under their module names."""
         from .back.runtime import HELPERS
 
-        called = None
-        if defs is not None:
-            called = {e.func for d in defs for e in calls(d.body)}
+        called = {e.func for d in defs for e in calls(d.body)} if defs is not None else None
         out = []
         for name, alias in self.helpers.items():
             if called is None or alias in called or "@" + name in called:
-                out.append(HELPERS[name].replace(f"def {name}(", f"def {alias}(").replace(f" {name}(", f" {alias}("))
+                text = HELPERS[name].replace(f"def {name}(", f"def {alias}(").replace(f" {name}(", f" {alias}(")
+                out.append(self.ns.builtins_spelled(text))  # (a builtin the module binds: builtins.len)
         return out
 
     def dependencies(self) -> list:
@@ -243,11 +243,11 @@ class Program:
         (the module may bind those names to something else), and, in derivative code differentiated
         again, the names of the code it differentiates.  Every other name is the module's global."""
         scopes = [ns for ns in {id(ns): ns for ns in map(namespace_of, self.parsed)}.values() if isinstance(ns, Scope)]
-        out = {n: c for n, c in captured_cells(self.parsed.items()).items() if n in names}  # a closure's: its cell
+        out = captured_cells(self.parsed.items(), names)  # a closure's: its cell
         for name in (n for n in names if n not in out):
             if name in self.injected or name in self.ns.constants:  # (an array default: ns.constant)
                 out[name] = self.injected[name] if name in self.injected else self.ns.constants[name].value
-            elif name in GENERATED_BUILTINS:
+            elif name in GENERATED_BUILTINS and name not in self.ns.read:  # (else the user's: see Namespace.render)
                 out[name] = getattr(builtins, name)
             else:
                 found = {id(ns.own[name]): ns.own[name] for ns in scopes if name in ns.own}
@@ -368,12 +368,13 @@ class Program:
             return self.generated[key]
         self.anf(entry)
         order = [entry] + [f for f in self.anf_cache if f is not entry]
-        if stage == "anf":
-            defs = [to_def(self.anf(f), f.__name__, self.primal_name) for f in order]
+        names = [entry.__name__] + [self.primal_name(f) for f in order[1:]]  # each as its callers call it
+        if stage == "anf":  # (a wrapper and the function it wraps, both named f: f and f_1)
+            defs = [to_def(self.anf(f), name, self.primal_name) for f, name in zip(order, names)]
             return Source(emit.render_module(defs, self.ns, lambda: self.helper_sources(defs), origins=origins))
         helper = self.module.fresh("dup") if not hasattr(self, "_dup_helper") else self._dup_helper
         self._dup_helper = helper
-        defs = [to_def(self.dupform(f), f.__name__, self.primal_name, {"dup": helper}) for f in order]
+        defs = [to_def(self.dupform(f), name, self.primal_name, {"dup": helper}) for f, name in zip(order, names)]
         header = [f"def {helper}(x):\n    return x, x\n\n"]
         return Source(emit.render_module(defs, self.ns, lambda: header + self.helper_sources(defs), origins=origins))
 

@@ -26,7 +26,7 @@ LAYERS = [
     ("entries",),
     ("trees", "pickling", "methods"),
     ("arguments",),
-    ("numba_backend", "arrays_backend", "variadic"),
+    ("numba_backend", "arrays_backend", "variadic", "runs"),
     ("api",),
     ("higher",),
     ("check", "functional", "custom_rules"),

@@ -46,9 +46,11 @@ def test_not_differentiated_or_read_in_a_helper(fn, args, wrt, name):
     # the remedy the message gives works: a range's integers as floats where it is differentiated
     floats = wrt is None
     listed = tuple(
-        ([float(v) for v in a] if floats and isinstance(a, range) else list(a))
-        if isinstance(a, (range, collections.deque))
-        else a
+        (
+            ([float(v) for v in a] if floats and isinstance(a, range) else list(a))
+            if isinstance(a, (range, collections.deque))
+            else a
+        )
         for a in args
     )
     adcompiler.differentiate(fn, wrt=wrt).grad(*listed)

@@ -5,13 +5,14 @@ read at its position (``records``).  Syntax cannot tell these apart; the argumen
 values can, so the derivative passes pick a rule by the primitive's name and never guess.
 
 Only primitive names change (no variable is added or removed), so the abstract values of the
-program before stay those of the program after.
+program before stay those of the program after; an unpacking's length check the abstract value
+already proves (``a, b = xs`` of a list of two) is dropped.
 """
 
 from __future__ import annotations
 
 from . import values as V
-from ..ir.nodes import Eq, Function, map_equations
+from ..ir.nodes import UNPACKED, Eq, Function, map_equations
 from .numpy_values import ndim_of
 from .records import resolve
 from ..ir.nodes import Const
@@ -23,8 +24,10 @@ from ..rules.products import DOT_MATVEC, DOT_VECMAT, DOT_VECTORS, OUTER_FLAT
 def specialise(fn: Function, of) -> Function:
     """``fn`` with value-specific primitives; ``of(atom)`` gives an atom's abstract value."""
 
-    def eq(e: Eq) -> Eq:
+    def eq(e: Eq) -> Eq | list:
         ins = [of(a) for a in e.ins]
+        if e.param == UNPACKED and _holds(ins[0], e.ins[1].value):  # a, b = xs of a list of two: no check
+            return []
         e = resolve(e, ins, fn.source)
         prim = _prim(e, ins)
         if prim == e.prim:
@@ -33,6 +36,11 @@ def specialise(fn: Function, of) -> Function:
         return Eq(e.outs, prim, args, e.line, e.param)
 
     return fn.with_body(map_equations(fn.body, eq))
+
+
+def _holds(aval, n: int) -> bool:
+    """Whether a value of abstract value ``aval`` surely holds ``n`` items (a list or tuple of known length)."""
+    return isinstance(aval, V.Seq) and aval.items is not None and len(aval.items) == n
 
 
 _PRODUCTS = ("numpy.dot", "numpy.matmul", "matmul")  # the same product of a matrix and a vector

@@ -240,7 +240,11 @@ def _constant_int(node) -> bool:
 
 
 def _named(call: ast.Call, name: str) -> bool:
-    return isinstance(call.func, ast.Name) and call.func.id == name
+    """Whether ``call`` calls the builtin ``name`` (``builtins.range`` where the module binds ``range``)."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id.startswith("builtins"):
+        return func.attr == name
+    return isinstance(func, ast.Name) and func.id == name
 
 
 def _counting_down(args: list) -> ast.Call:

@@ -34,6 +34,7 @@ class Const:
 Atom = Var | Const
 
 IN_PLACE = "in place"  # the ``param`` of an operator equation lowered from ``x op= y``
+UNPACKED = ("effect", "@check_unpack", ())  # a, b = xs: the ValueError Python raises unless xs holds two items
 
 
 @dataclass(frozen=True)

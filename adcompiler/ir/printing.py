@@ -116,6 +116,8 @@ def primal_stmt(eq: Eq, callee_name=None, rename=None):
     if eq.prim == "append":
         xs, v = (atom(a) for a in eq.ins)
         return Do(E.Method(xs, "append", (v,)), eq.line)
+    if not eq.outs:  # a check run for its error (check_unpack)
+        return Do(prim_expr(eq, callee_name, rename), eq.line)
     return Assign(tuple(v.name for v in eq.outs), prim_expr(eq, callee_name, rename), eq.line)
 
 

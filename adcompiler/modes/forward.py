@@ -148,6 +148,8 @@ class _Forward:
             if any(t is not None for t in ins_t) and (lists or any(v.name in self.act for v in stmt.outs)):
                 return [self.call(stmt, ins_t)] + self.changed_later(stmt)
             return [primal] + self.changed_later(stmt)
+        if not stmt.outs:  # a check (a, b = xs: check_unpack), run for its error only
+            return [primal]
         out = stmt.outs[0].name
         if stmt.prim == "write":
             if out not in self.tangent:

@@ -77,7 +77,8 @@ def fd_dir(fn, layout: Layout, args, v, h) -> list:
 
 def stage_value(df, mod, stage: str, args):
     src = df.source(stage)
-    ns = dict(mod.__dict__)
+    ns = dict(mod.__dict__)  # and what a closure reads from its cells (a decorator's wrapper: fn)
+    ns.update((n, c.cell_contents) for n, c in zip(df.fn.__code__.co_freevars, df.fn.__closure__ or ()))
     exec(compile(src, f"<fuzz {stage}>", "exec"), ns)
     return ns[df.__name__](*_copy_args(args))
 
@@ -271,7 +272,7 @@ def check_program(
     import adcompiler
     from adcompiler.errors import UnsupportedSyntaxError
 
-    counts = {"checked": 0, "skipped": 0, "invalid": 0, "known": 0}
+    counts = {"checked": 0, "skipped": 0, "invalid": 0, "known": 0, "raised": 0}
     mod = load_module(spec.source, directory)
     fn = getattr(mod, spec.entry)
     layout = Layout(spec.params)
@@ -310,6 +311,12 @@ def check_program(
             tried += 1
             args = layout.draw(rng)
             try:
+                message = unpacking_error(fn, args) if getattr(spec, "base", None) is not None else None
+                if message is not None:  # the primal raises there: so must every derivative (what_runs)
+                    same_error(df, directory, spec, layout, args, message, rng)
+                    counts["checked"] += 1
+                    counts["raised"] += 1
+                    continue
                 first = stages and counts["checked"] == 0
                 order = entries.order(seed) if not ran else ()
                 res = check_point(df, fn, mod, layout, args, rng, spec.outputs, first, tolerate, order, ran)
@@ -324,6 +331,53 @@ def check_program(
                 counts["known"] += 1
             counts[res if res not in ("ok", "known") else "checked"] += 1
     return counts
+
+
+def unpacking_error(fn, args) -> str | None:
+    """The message of the ValueError Python's unpacking raises when ``fn`` runs at ``args``, or None."""
+    try:
+        primal(fn, args)
+    except ValueError as exc:
+        if str(exc).startswith(("too many values to unpack", "not enough values to unpack")):
+            return str(exc)
+    except Exception:  # noqa: BLE001 - any other outcome: check_point's
+        pass
+    return None
+
+
+def same_error(df, directory: str, spec, layout: Layout, args, message: str, rng: random.Random) -> None:
+    """Each entry point raises the primal's ValueError of an unpacking, with its message: jvp, vjp (a
+    cotangent shaped like the output of ``spec.base``, the program without the line), and for a number
+    output grad and value_and_grad.  Raises Failure otherwise."""
+    from adcompiler.errors import UnsupportedSyntaxError
+
+    base = getattr(load_module(spec.base, directory, "base"), spec.entry)
+    try:
+        value = primal(base, args)
+    except Exception:  # noqa: BLE001 - the program without the line fails there too: jvp alone
+        value = None
+    u = [rng.uniform(-1, 1) for _ in flat_out(value)] if value is not None else []
+    calls = {"jvp": lambda: df.jvp(tuple(_copy_args(args)), layout.tangents([1.0] * len(layout.flat(args))))}
+    if value is not None:
+        calls["vjp"] = lambda: df.vjp(tuple(_copy_args(args)), unflat_like(value, u))
+        if structure(value) == "s":
+            calls["grad"] = lambda: df.grad(*_copy_args(args))
+            calls["value_and_grad"] = lambda: df.value_and_grad(*_copy_args(args))
+    for name, call in calls.items():
+        try:
+            got = call()
+        except UnsupportedSyntaxError:  # (a refusal: the caller's to tell)
+            raise
+        except ValueError as exc:
+            if str(exc) != message:
+                raise Failure("mismatch", f"{name} raised ValueError({exc}); the primal: {message}", layout.plain(args))
+            continue
+        except Exception as exc:  # noqa: BLE001
+            msg = f"{name} raised {type(exc).__name__}: {exc}; the primal: ValueError({message})"
+            raise Failure("crash", f"{msg}\n{traceback.format_exc()}", layout.plain(args)) from None
+        raise Failure(
+            "mismatch", f"{name} returned {got!r}; the primal raises ValueError({message})", layout.plain(args)
+        )
 
 
 def _outside(backend: str, refusal) -> bool:
