@@ -23,10 +23,15 @@ import traceback
 import adcompiler
 
 
-@functools.cache
 def derivative(fn, wrt=None, backend="python", **options):
     """``adcompiler.differentiate(fn, wrt=wrt, backend=backend, **options)``, built once per session."""
-    return adcompiler.differentiate(fn, wrt=wrt, backend=backend, **options)
+    wrt = tuple(wrt) if isinstance(wrt, list) else wrt
+    return _derivative(fn, wrt, backend, tuple(sorted(options.items())))
+
+
+@functools.cache
+def _derivative(fn, wrt, backend, options):
+    return adcompiler.differentiate(fn, wrt=wrt, backend=backend, **dict(options))
 
 
 @dataclasses.dataclass
