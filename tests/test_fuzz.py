@@ -31,7 +31,7 @@ REGRESSIONS = sorted(glob.glob(os.path.join(HERE, "fuzz_regressions", "*.py")))
 CAMPAIGNS = {  # name -> (seed, programs by default, programs in all, config)
     "scalar": (20240601, 12, 40, fuzz.SMALL),
     "numpy": (20240602, 8, 20, fuzz.NUMPY_SMALL),
-    "numba": (20240605, 3, 10, dataclasses.replace(fuzz.SMALL, mode="mixed", backend="numba")),
+    "numba": (20240605, 2, 10, dataclasses.replace(fuzz.SMALL, mode="mixed", backend="numba")),
 }
 NEEDS = {"scalar": None, "numpy": "numpy", "numba": "numba"}
 
@@ -61,7 +61,7 @@ def test_fuzz_ci_campaign(name, part):
     stage_every = 0 if config.backend == "numba" else 2
     s = fuzz.run(programs, seed, points=2, stage_every=stage_every, start=start, config=config)
     assert s.programs == programs
-    assert s.points_checked >= (programs if config.backend == "python" else programs * 2 // 5), _format(s)
+    assert s.points_checked >= (programs if config.backend == "python" else max(1, programs * 2 // 5)), _format(s)
     assert s.mismatches == 0 and s.crashes == 0 and s.refusals == 0, _format(s)
 
 

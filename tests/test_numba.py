@@ -298,15 +298,18 @@ def test_which_adjoint_loops_may_run_forward(body, forward):
     assert runs_forward(loop, function, {"np", "math"}, "__adc_comment__", {"np.zeros"}) is forward
 
 
+SLOW = pytest.mark.slow  # a second shape of a path a default case covers: run with --runslow
+
+
 @pytest.mark.parametrize(
     "fn, shapes",
     [
         (F.broadcast_ones, [(3, 1), (1, 4), (4,)]),
-        (F.broadcast_ones, [(2, 1, 3), (2, 4, 1), (1, 1, 3)]),
-        (F.broadcast_ones, [(1, 1), (2, 3), (1, 3)]),
-        (F.broadcast_ones, [(5,), (1,), (1,)]),
+        pytest.param(F.broadcast_ones, [(2, 1, 3), (2, 4, 1), (1, 1, 3)], marks=SLOW),
+        pytest.param(F.broadcast_ones, [(1, 1), (2, 3), (1, 3)], marks=SLOW),
+        pytest.param(F.broadcast_ones, [(5,), (1,), (1,)], marks=SLOW),
         (F.broadcast_one, [(3,), (1,)]),
-        (F.broadcast_one, [(1,), (3,)]),
+        pytest.param(F.broadcast_one, [(1,), (3,)], marks=SLOW),
     ],
 )
 def test_axes_of_length_one_broadcast_against_autograd(fn, shapes):
@@ -337,10 +340,14 @@ def test_sums_along_an_axis_against_autograd_and_differences():
     assert d.jvp((a, b), (ta, tb))[1] == pytest.approx(np.sum(ea * ta) + np.sum(eb * tb), rel=1e-10)
 
 
-def test_matrix_products_against_autograd_in_both_modes_and_at_second_order():
-    """a @ b of matrices and vectors (matmul_vjp_a/b compiled: refused for their import until 2026-11-26)."""
+def _products_arguments():
     rng = np.random.default_rng(9)
-    args = rng.normal(size=(3, 2)), rng.normal(size=(2, 4)), rng.normal(size=4), rng.normal(size=2)
+    return (rng.normal(size=(3, 2)), rng.normal(size=(2, 4)), rng.normal(size=4), rng.normal(size=2)), rng
+
+
+def test_matrix_products_against_autograd_in_both_modes():
+    """a @ b of matrices and vectors (matmul_vjp_a/b compiled: refused for their import until 2026-11-26)."""
+    args, rng = _products_arguments()
     d = numba_d(F.products)
     grads = d.grad(*args)
     expected = autograd.grad(on_autograd(F.products), argnum=(0, 1, 2, 3))(*args)
@@ -348,8 +355,14 @@ def test_matrix_products_against_autograd_in_both_modes_and_at_second_order():
         assert g.shape == a.shape and np.allclose(g, e, rtol=1e-12, atol=1e-14)
     tangents = tuple(rng.normal(size=np.shape(a)) for a in args)
     assert d.jvp(args, tangents)[1] == pytest.approx(sum(np.sum(e * t) for e, t in zip(expected, tangents)), rel=1e-10)
+
+
+@pytest.mark.slow  # the Numba form of matmul_vjp_a/b differentiated in forward mode: one long compile
+def test_matrix_products_at_second_order():
+    """hvp of a @ b under Numba against the python backend's."""
+    args, rng = _products_arguments()
     v = rng.normal(size=6 + 8 + 4 + 2)
-    hvp = adcompiler.hvp(d)(args, v)
+    hvp = adcompiler.hvp(numba_d(F.products))(args, v)
     flat = np.concatenate([np.ravel(h) for h in hvp]) if isinstance(hvp, tuple) else np.ravel(hvp)
     want = adcompiler.hvp(derivative(F.products))(args, v)
     assert np.allclose(flat, np.concatenate([np.ravel(h) for h in want]) if isinstance(want, tuple) else want)

@@ -15,7 +15,8 @@ primitive per case, floats and 1-D float64 arrays) and of the control-flow regre
 - the jvp agrees with the python backend's and with the gradient (<u, J v> == <J^T u, v>);
 - where the row asks, the Hessian (forward over reverse, compiled) equals the python backend's.
 
-A row marked slow runs with --runslow (a second shape or dtype of a path a default row covers).  A sampled
+A row marked slow runs with --runslow (a second shape or dtype of a path a default row covers), and so
+does every second case of each sample.  A sampled
 case the target cannot compile must be refused with a located error naming the case's file and saying that
 backend="python" handles it (then skipped); anything else, a Numba traceback included, fails.  The Numba
 target's own behaviour (what it refuses, the code it writes, its entries) is in tests/test_numba.py and
@@ -77,7 +78,7 @@ ROWS = [
     Row("versions", LV.grows, [(5,), (5,)]),
     Row("versions", LV.grows, [(1,), (1,)], slow=True),
     Row("versions", LV.grows, [(1,), (5,)]),  # a (1,) array broadcast in the loop: the version that tapes
-    Row("versions", LV.grows, [(3, 5), (5,)]),  # two ndims: the loop as it is
+    Row("versions", LV.grows, [(3, 5), (5,)], slow=True),  # two ndims: the loop as it is
     Row("versions", LV.nested, [(2, 3), (2, 3)]),
     Row("versions", LV.alone, [(6,)]),
     Row("versions", LV.alone, [(1,)], slow=True),
@@ -200,7 +201,14 @@ def _compiled_or_skip(d, call, filename):
         pytest.skip(f"outside the Numba target: {str(e).split(' under ')[0][-60:]}")
 
 
-@pytest.mark.parametrize("case", SAMPLE, ids=[c.id for c in SAMPLE])
+def _halves(items, ids):
+    """``items`` as parameters, every second one slow: the default run checks half of a sample."""
+    return [
+        pytest.param(x, marks=[pytest.mark.slow] if k % 2 else [], id=i) for k, (x, i) in enumerate(zip(items, ids))
+    ]
+
+
+@pytest.mark.parametrize("case", _halves(SAMPLE, [c.id for c in SAMPLE]))
 def test_rule_case_against_python_backend_and_differences(case, tmp_path):
     module = module_for(case, str(tmp_path))
     args = tuple(case.args.values())
@@ -223,8 +231,9 @@ def test_rule_case_against_python_backend_and_differences(case, tmp_path):
         np.testing.assert_allclose(leaves(got), leaves(central_grad(module.f, args, k)), rtol=1e-6, atol=1e-7)
 
 
-@pytest.mark.parametrize("func, args, wrt", CONTROL_FLOW[::6], ids=lambda v: getattr(v, "__name__", ""))
-def test_control_flow_regressions_against_differences(func, args, wrt):
+@pytest.mark.parametrize("case", _halves(CONTROL_FLOW[::6], [c[0].__name__ for c in CONTROL_FLOW[::6]]))
+def test_control_flow_regressions_against_differences(case):
+    func, args, wrt = case
     d = adcompiler.differentiate(func, wrt=wrt, backend="numba")
     out = func(*args)
     ct = tuple(1.0 for _ in out) if isinstance(out, tuple) else 1.0

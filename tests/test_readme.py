@@ -21,6 +21,7 @@ import sys
 import pytest
 
 import test_error_catalogue as T
+from shared import adc
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGES = ["README.md"] + sorted(
@@ -103,6 +104,16 @@ def test_a_page_importing_a_missing_extra_is_told_apart():
     missing = {m for m in ("numba", "dask") if importlib.util.find_spec(m) is None}
     assert _missing_extras(script) == [f"{m} ([{OPTIONAL[m]}])" for m in sorted(missing)]
     assert _missing_extras("import os, math\nimport adcompiler\n") == []
+
+
+def test_the_readmes_adc_command_prints_what_it_shows():
+    """README's third command (``adc compile samples/...``) prints a module that ends as the README shows."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as fh:
+        text = fh.read()
+    command = re.search(r"^adc (compile samples/\S+\.py[^#\n]*)", text, re.M).group(1).split()
+    shown = re.search(r"<!-- the end of what the command above prints.*?-->\n```text\n(.*?)```", text, re.S).group(1)
+    run = adc(*command, cwd=ROOT)
+    assert run.returncode == 0 and run.stdout.endswith(shown), run.stdout[-2000:] + run.stderr
 
 
 def _table(marker: str) -> list:
