@@ -14,6 +14,7 @@ import textwrap
 import pytest
 
 from oracle import anf_violations, central_diff, imported_modules
+from shared import adc  # adc ARGS in this process: the same main, without starting Python
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -65,7 +66,8 @@ def _env():
     return env
 
 
-def adc(*args, cwd=None):
+def adc_process(*args, cwd=None):
+    """``python -m adcompiler ARGS`` in a process of its own (where the process is the point)."""
     return subprocess.run(
         [sys.executable, "-m", "adcompiler", *map(str, args)],
         capture_output=True,
@@ -322,16 +324,35 @@ def test_missing_input_file_fails_cleanly(tmp_path):
     assert proc.returncode != 0, proc.stderr
 
 
-@pytest.mark.skipif(shutil.which("adc") is None, reason="console script not installed")
+def _console_script():
+    """The ``adc`` console script of this Python's environment (activated or not), or the one on PATH."""
+    beside = os.path.join(os.path.dirname(sys.executable), "adc")
+    return beside if os.path.exists(beside) else shutil.which("adc")
+
+
+@pytest.mark.skipif(_console_script() is None, reason="console script not installed")
 def test_adc_console_script_matches_module(mod):
     proc = subprocess.run(
-        ["adc", "compile", str(mod)],
+        [_console_script(), "compile", str(mod)],
         capture_output=True,
         text=True,
         env=_env(),
         timeout=60,
     )
     assert (proc.returncode, proc.stdout) == (0, adc("compile", mod).stdout)
+
+
+def test_python_m_adcompiler_is_adc_in_its_own_process(mod, tmp_path):
+    """``python -m adcompiler`` in a fresh interpreter (bytecode caches on): the module adc prints in-process,
+    the status of a refusal, and no ``__pycache__`` beside the input file."""
+    proc = adc_process("compile", mod)
+    assert (proc.returncode, proc.stdout) == (0, adc("compile", mod).stdout), proc.stderr
+    (tmp_path / "helper.py").write_text("SCALE = 2.0\n")
+    (tmp_path / "user.py").write_text("import helper\n\n\ndef f(x):\n    return helper.SCALE * x * x\n")
+    written = adc_process("compile", "user.py", "-o", "user_ad.py", cwd=tmp_path)
+    assert written.returncode == 0 and "__pycache__" not in os.listdir(tmp_path), written.stderr
+    refused = adc_process("compile", "user.py", "--function", "nope", cwd=tmp_path)
+    assert refused.returncode != 0 and "no function named nope" in refused.stderr
 
 
 # --------------------------------------------------------------- never over the input, never a partial output
