@@ -29,14 +29,13 @@ def eval_module(name: str):
 
 
 def primal(fn: Callable, backend: str) -> tuple[Callable, dict]:
-    """``fn`` as the primal runs on ``backend``: under Numba, ``numba.njit(fn)`` when Numba compiles it
+    """``fn`` as the primal runs on ``backend``: under Numba, ``fn`` compiled by ``numba.njit`` with
+    every function of its module compiled too (as a Numba user decorates each), when Numba takes it
     (tried at the first call), else ``fn``; ``notes["primal_kind"]`` says which ran."""
     notes = {"primal_kind": "python"}
     if backend != "numba":
         return fn, notes
-    import numba
-
-    compiled = numba.njit(fn)
+    compiled = njit_module(fn.__module__)[fn.__name__]
     state = {"call": None}
 
     def call(*args):
@@ -53,6 +52,29 @@ def primal(fn: Callable, backend: str) -> tuple[Callable, dict]:
         return state["call"](*args)
 
     return call, notes
+
+
+_NJIT_MODULES: dict[str, dict] = {}
+
+
+def njit_module(name: str) -> dict:
+    """A copy of the module's namespace in which each function it defines is ``numba.njit`` of
+    itself: the module is executed again into a new dict, so the module adcompiler reads is
+    untouched."""
+    if name not in _NJIT_MODULES:
+        import inspect
+        import types
+
+        import numba
+
+        module = importlib.import_module(name)
+        namespace = {"__name__": f"{name}__njit", "__file__": module.__file__}
+        exec(compile(inspect.getsource(module), module.__file__, "exec"), namespace)
+        for key, value in list(namespace.items()):
+            if isinstance(value, types.FunctionType) and value.__module__ == namespace["__name__"]:
+                namespace[key] = numba.njit(value)
+        _NJIT_MODULES[name] = namespace
+    return _NJIT_MODULES[name]
 
 
 def numba_reason(message: str) -> str:

@@ -191,9 +191,7 @@ def relay(
     progress=None,
 ) -> list[Record]:
     """Run one eval session against ``tool``: the records of its evaluate messages."""
-    eval_stderr = (
-        open(side_file(log_path, "eval.stderr"), "w+b") if log_path else tempfile.TemporaryFile()
-    )  # noqa: SIM115
+    eval_stderr = open(side_file(log_path, "eval.stderr"), "w+b") if log_path else tempfile.TemporaryFile()
     driver = subprocess.Popen(
         eval_argv,
         stdin=subprocess.PIPE,
@@ -275,6 +273,16 @@ def relay(
                     over_at = record.description
                 if progress:
                     progress(record)
+            if kind == "define" and not response.get("success"):
+                records[message["id"]] = Record(
+                    eval=message.get("module", eval_name),
+                    tool=tool_name,
+                    function="define",
+                    description="-",
+                    id=message["id"],
+                    status="failed",
+                    error=response.get("error") or "define: success false",
+                )
             if kind == "analysis" and message.get("of") in records:
                 records[message["of"]].valid = bool(message.get("valid"))
                 records[message["of"]].analysis_error = message.get("error")
