@@ -216,7 +216,7 @@ class Adjoints:
         if eq.prim == "add_slice_into" and all(isinstance(a, Var) and a.name in self.plan.act for a in eq.ins[:2]):
             acc, src = (E.Name(self.shadows.of(a.name)) for a in eq.ins[:2])  # part's adjoint: acc's at index
             into = E.Subscript(acc, self.plan.ref(eq.ins[2]))
-        return [Do(E.Call(self.program.helper("add_into"), (src, into)), eq.line)]
+            return [Do(E.Call(self.program.helper("add_into"), (src, into)), eq.line)]
         return []
 
     def scalar(self, a) -> bool:
