@@ -47,6 +47,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from ..analysis.defuse import writes_block
 from ..ir import expr as E
 from ..ir.nodes import Assign, Break, Continue, Do, Eq, For, ForS, IfS, Return, Var, While, WhileS, free_names, walk
 from ..rules import CHANGES
@@ -64,7 +65,7 @@ def checkpoint_plan(plan: TapePlan, program, namer, loop, fwd: list, looped: boo
         return None
     if not any(_pushes(s) for s in fwd):
         return None  # nothing is taped per iteration: there is nothing to save memory on
-    written = set().union(set(), *(_written(s) for s in fwd))
+    written = writes_block(fwd)
     state = [n for n in _reads(fwd) if (n in fn.slots or (in_loop(n) and n not in written)) and n not in plan.targets]
     before = _assigned_before(fn.body, loop, set(fn.params))
     if before is None or any(n not in before for n in state):
@@ -245,23 +246,6 @@ def _without_pushes(stmts: list) -> list:
             s = IfS(s.test, tuple(_without_pushes(list(s.body))), tuple(_without_pushes(list(s.orelse))), s.line)
         out.append(s)
     return out
-
-
-def _written(s) -> set:
-    if isinstance(s, Assign):
-        out: set = set()
-        for t in s.targets:
-            _target_names(t, out)
-        return out
-    return set().union(set(), *(_written(x) for x in getattr(s, "body", ()) + getattr(s, "orelse", ())))
-
-
-def _target_names(t, out: set) -> None:
-    if isinstance(t, str):
-        out.add(t)
-    elif isinstance(t, tuple):
-        for x in t:
-            _target_names(x, out)
 
 
 def _reads(stmts) -> list:

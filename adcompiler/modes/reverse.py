@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..analysis import values as V
 from ..analysis.facts import Facts
-from ..analysis.liveness import writes
+from ..analysis.defuse import writes_block
 from ..front.names import Namer
 from ..ir import expr as E
 from ..ir.nodes import Assign, Comment, Def, Eq, ForS, Ret, Return, Var, WhileS, flatten, free_names, rebuild, walk
@@ -185,9 +185,9 @@ def jacobian(facts: Facts, name: str, active_params: tuple, program, namer: Name
     for row_namer in namers:
         namer.take_all(row_namer)
     core = rows[0][1]
-    shared = all(not s.kept.tapes and c == core and not (writes_of(s.adjoint) & writes_of(core)) for s, c in rows)
+    shared = all(not s.kept.tapes and c == core and not (writes_block(s.adjoint) & writes_block(core)) for s, c in rows)
     shared = shared and not any(isinstance(x, (ForS, WhileS)) for x in core)
-    shared = shared and not any(set(free_names(core)) & writes_of(s.entry) for s, _ in rows)  # a row's shadows
+    shared = shared and not any(set(free_names(core)) & writes_block(s.entry) for s, _ in rows)  # a row's shadows
     body = int_guard(program, E.Num(any(V.leaves_may_be_arrays(a) for a in facts.sig.avals)), active_params)
     given = {p: namer.fresh(p + "_given") for p in fn.params}  # each row's primal starts from the arguments
     body += core if shared else [Assign((given[p],), E.Name(p)) for p in fn.params]
@@ -272,7 +272,7 @@ def split(facts: Facts, names: tuple, active_params: tuple, program, namer: Name
     s = sweeps(facts, active_params, program, namer, split=True)
     out = s.cotangents[0] if len(s.cotangents) == 1 else E.Tuple(tuple(s.cotangents))
     inside = s.looped | s.plan.targets  # restored by the tape or by the reversed loops themselves
-    inside |= set().union(set(), *(writes(x) for x in s.adjoint))  # and what the adjoint code defines itself
+    inside |= writes_block(s.adjoint)  # and what the adjoint code defines itself
     residuals = [n for n in free_names(s.adjoint + [Ret(out)]) if n not in s.adjoint_names and n not in inside]
     res = namer.fresh("residuals")
     ret = fn.body[-1]
@@ -302,11 +302,6 @@ def split(facts: Facts, names: tuple, active_params: tuple, program, namer: Name
             fn.source,
         ),
     ]
-
-
-def writes_of(stmts) -> set:
-    """Every name the statements assign."""
-    return set().union(set(), *(writes(x) for x in stmts))
 
 
 def _ones(shape) -> E.Expr:

@@ -29,6 +29,7 @@ from ..ir.nodes import (
     inner_blocks,
     shell,
 )
+from ..analysis.defuse import writes
 from ..analysis.liveness import pure
 from .floats import surely_float
 
@@ -89,7 +90,7 @@ def _statement(s, env: dict, floats, float_lists, float_arrays):
 def _loop(s, env: dict, floats, float_lists, float_arrays):
     """A loop rewritten for the constants that hold wherever its body starts (before the first
     iteration and after every one), and the state after it (after zero or more iterations)."""
-    written = _assigned(s)
+    written = writes(s)
     entry = {k: v for k, v in env.items()}
     if isinstance(s, ForS):
         entry[s.target] = _UNKNOWN
@@ -171,16 +172,6 @@ def _substitute(e, env: dict, floats, float_lists, float_arrays):
 
 def _is_one(e) -> bool:
     return _constant(e) and e.value == 1.0
-
-
-def _assigned(s) -> set:
-    names = set()
-    for x in every_statement((s,)):
-        if isinstance(x, Assign):
-            names.update(t for t in x.targets if isinstance(t, str))
-        elif isinstance(x, (AugAssign, ForS)) and isinstance(x.target, str):
-            names.add(x.target)
-    return names
 
 
 def _drop_unread(body: tuple) -> tuple:
