@@ -42,12 +42,12 @@ from .rules.custom import through_rule
 
 STAGES = ("anf", "dup", "forward", "reverse", "grad")
 
-# Held while anything is transformed.  The passes share module-level tables (tidy's memo tables and
-# the state of the function it tidies, the NumPy names lower_numpy collects on first use, the rules
-# made for a variadic call), and a Program fills its caches as it goes: two threads building at once,
-# even for different functions, would read each other's half-made entries.  Reentrant, because
-# building a derivative of derivative code builds the inner one first.  Generated code runs
-# without it.
+# Held while anything is transformed.  The passes keep no state of their own between threads (their
+# memo tables are the building thread's: analysis.memo; the tables they read are made whole once),
+# but a Program fills its caches as it goes: two threads building the same program at once would
+# read each other's half-made entries.  (One lock per Program would do; this one is shared by every
+# program.)  Reentrant, because building a derivative of derivative code builds the inner one
+# first.  Generated code runs without it.
 BUILDING = threading.RLock()
 
 

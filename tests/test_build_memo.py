@@ -1,9 +1,13 @@
 """The memo tables of tidying and liveness belong to the build running in each thread
-(``analysis.memo``): two threads tidying at once, with no lock, each get the single-threaded result."""
+(``analysis.memo``): two threads tidying at once, with no lock, each get the single-threaded result;
+and building changes no table of rules (a variadic primitive's rule is made apart, once)."""
 
+import math
 import sys
 import threading
 
+import adcompiler
+from adcompiler import rules
 from adcompiler.ir import expr as E
 from adcompiler.ir.nodes import Assign, Def, Do, Ret
 from adcompiler.optimize.tidy import tidy
@@ -52,3 +56,16 @@ def test_tidying_from_four_threads_at_once():
         sys.setswitchinterval(old)
     assert wrong == 0
 
+
+def _hypot3(x, y, z):
+    return math.hypot(x, y, z) * x
+
+
+def test_a_variadic_call_leaves_the_rule_tables_as_they_were():
+    """``math.hypot`` of three arguments gets its rule made for three (once), outside the tables every
+    thread reads: building changes no table of rules."""
+    before = dict(rules.PARTIALS)
+    d = adcompiler.differentiate(_hypot3)
+    g = d.grad(1.0, 2.0, 2.0)
+    assert abs(g[0] - (3.0 + 1.0 / 3.0)) < 1e-12 and abs(g[1] - 2.0 / 3.0) < 1e-12
+    assert rules.PARTIALS == before
