@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
+from collections.abc import Mapping
 
 from ..analysis import values as V
 from ..analysis.activity import active, slots
