@@ -42,4 +42,10 @@ class Building:
         return False
 
 
+# Held while anything is transformed.  The passes keep no state of their own between threads (their
+# memo tables are the building thread's: analysis.memo; the tables they read are made whole once),
+# but a Program fills its caches as it goes: two threads building the same program at once would
+# read each other's half-made entries.  (One lock per Program would do; this one is shared by every
+# program.)  Reentrant, because building a derivative of derivative code builds the inner one
+# first.  Generated code runs without it.  It gives the passes room for deep recursion (above).
 BUILDING = Building()

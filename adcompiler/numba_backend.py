@@ -39,7 +39,7 @@ BACKENDS = ("python", "numba")
 
 class NumbaProgram(Program):
     """The program of the Numba target: a call of a recursive function recomputes its residuals in
-    the adjoint sweep (``modes.primal.recomputed``), since Numba has no type for residuals that hold
+    the adjoint sweep (``modes.plan.recomputed``), since Numba has no type for residuals that hold
     the next level's."""
 
     recompute_recursion = True

@@ -43,13 +43,6 @@ from .rules.custom import through_rule
 
 STAGES = ("anf", "dup", "forward", "reverse", "grad")
 
-# Held while anything is transformed.  The passes share module-level tables (tidy's memo tables and
-# the state of the function it tidies, the NumPy names lower_numpy collects on first use, the rules
-# made for a variadic call), and a Program fills its caches as it goes: two threads building at once,
-# even for different functions, would read each other's half-made entries.  Reentrant, because
-# building a derivative of derivative code builds the inner one first.  Generated code runs
-# without it.  It gives the passes room for deep recursion (see ``building``).
-
 
 class Program:
     """Everything generated for one entry function, built on demand and cached."""
