@@ -4,7 +4,7 @@
   each function and options; its transformations and Numba compilations are cached on it, so every test that
   asks for the same derivative reuses them.  A test that checks what a first call does, or changes the
   object, makes its own with ``adcompiler.differentiate``.
-- ``adc(*args, cwd=None)``: ``adc ARGS`` run in this process (``adcompiler.cli.main``), with the result of a
+- ``adc(*args, cwd=None)``: ``adc ARGS`` run in this process (``adcompiler.cli.main.main``), with the result of a
   subprocess (``returncode``, ``stdout``, ``stderr``).  Use a real subprocess only where the process is the
   point: the console script, ``python -m adcompiler``, a written module imported where adcompiler is not,
   what the interpreter leaves on disk (``__pycache__``), or a file whose top level may end the process.
@@ -47,7 +47,7 @@ def adc(*args, cwd=None) -> Run:
     """``adc ARGS`` in this process, in directory ``cwd``: its exit status, stdout and stderr.  An exception
     that escapes ``main`` is reported as the interpreter would (a traceback on stderr, status 1).  Modules
     the user's files import are forgotten afterwards, so that another test's file of the same name is read."""
-    from adcompiler.cli import main
+    from adcompiler.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
     modules, path, bytecode = set(sys.modules), list(sys.path), sys.dont_write_bytecode

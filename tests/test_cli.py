@@ -530,7 +530,7 @@ CLASHING = textwrap.dedent("""\
 
 def _written(tmp_path, source, *functions):
     """Compile `source` in process (as adc compile does) and load the written module's namespace."""
-    from adcompiler.cli import compile_file
+    from adcompiler.cli.main import compile_file
 
     src = tmp_path / "user.py"
     src.write_text(source)
@@ -565,7 +565,7 @@ def test_written_module_names_its_derivative_as_documented_or_refuses(tmp_path):
 
 def test_name_clash_is_refused_where_the_user_names_it(tmp_path):
     """The refusal points at the user's step_forward (line 19, its def) and says what to do."""
-    from adcompiler.cli import NameClashError
+    from adcompiler.cli.main import NameClashError
 
     with pytest.raises(NameClashError) as info:
         _written(tmp_path, CLASHING, "step")
@@ -575,7 +575,7 @@ def test_name_clash_is_refused_where_the_user_names_it(tmp_path):
 def test_a_local_variable_named_like_a_derivative_is_refused_too(tmp_path):
     """Generated module-level names avoid every name the user's code uses, locals too (g's derivative keeps g's
     local names): a local f_reverse is refused where it is bound, not left to turn f's derivative into f_reverse_1."""
-    from adcompiler.cli import NameClashError
+    from adcompiler.cli.main import NameClashError
 
     source = "def f(x):\n    return x * x\n\n\ndef g(y):\n    f_reverse = y + 1.0\n    return f(f_reverse)\n"
     with pytest.raises(NameClashError) as info:

@@ -1,6 +1,6 @@
 """custom_jvp / custom_vjp (JAX's spellings of defrule) against analytic derivatives, in both modes,
 through a differentiated caller and differentiated directly, with arrays; second order refused with
-what to write instead (see adcompiler/custom_rules.py).  Functions: tests/custom_rules_funcs.py."""
+what to write instead (see adcompiler/api/custom_rules.py).  Functions: tests/custom_rules_funcs.py."""
 
 import importlib.util
 import math

@@ -137,7 +137,7 @@ def test_dot_product_of_forward_and_reverse():
 
 
 def test_scatter_add_at_a_basic_index_adds_as_add_at_does():
-    from adcompiler.back.runtime_numpy import NUMPY_HELPERS
+    from adcompiler.targets.python.runtime_numpy import NUMPY_HELPERS
 
     space: dict = {}
     exec(NUMPY_HELPERS["scatter_add"], space)

@@ -288,7 +288,7 @@ _LOOP = """def f(d_x, v, M):
 )
 def test_which_adjoint_loops_may_run_forward(body, forward):
     import ast
-    from adcompiler.back.numba_loops import runs_forward
+    from adcompiler.targets.numba.loops import runs_forward
 
     source = _LOOP.replace("BODY", body.replace("\n", "\n        "))
     if body == "t = v[j]":
@@ -477,7 +477,7 @@ def test_dot_shadows_made_without_zeros_where_every_element_is_stored_first():
 )
 def test_which_shadows_are_made_without_zeros(between, store, empty):
     import ast
-    from adcompiler.back.numba_empty import empty_shadows
+    from adcompiler.targets.numba.empty import empty_shadows
 
     source = f"def f(xs, v):\n    d = numpy.zeros(len(xs))\n    n = len(xs)\n    if n > 0:\n        {between or 'pass'}\n        {store}\n    return d\n"
     function = ast.parse(source).body[0]
@@ -528,7 +528,7 @@ _ROWS = """def f(M, v):
 )
 def test_which_shadow_rows_are_made_without_zeros(change, empty):
     import ast
-    from adcompiler.back.numba_empty import empty_shadows
+    from adcompiler.targets.numba.empty import empty_shadows
 
     source = _ROWS
     for old, new in {"BETWEEN": "pass", "AFTER": "pass", "STORE": "d_row[:t2] = v", **change}.items():
@@ -541,7 +541,7 @@ def test_which_shadow_rows_are_made_without_zeros(change, empty):
 
 def test_a_shadow_is_kept_zeros_where_the_length_may_be_negative_or_set_twice():
     import ast
-    from adcompiler.back.numba_empty import empty_shadows
+    from adcompiler.targets.numba.empty import empty_shadows
 
     for head in ("n = len(xs) - 2", "n = len(xs)\n    n = n - 2"):
         source = (
