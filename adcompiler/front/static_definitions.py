@@ -321,7 +321,9 @@ def _check_class_machinery(node, meta, bases, is_user) -> None:
 
 def _rule_decorator(obj) -> bool:
     """A rule's own decorator (``@f.defjvp``): adcompiler's code, which records a rule."""
-    return getattr(obj, "__module__", None) == "adcompiler.api.custom_rules" and getattr(obj, "__name__", "") == "defjvp"
+    return (
+        getattr(obj, "__module__", None) == "adcompiler.api.custom_rules" and getattr(obj, "__name__", "") == "defjvp"
+    )
 
 
 def _property_accessor(obj) -> bool:
