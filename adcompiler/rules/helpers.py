@@ -84,6 +84,8 @@ HELPER_REVERSE = {
         None,
         Call("@gather_like", (g, index, v)),
     ],
+    "distinct": lambda g, d, *earlier: [g] + [None] * len(earlier),  # d itself, or a copy of it
+    "sum_all": lambda g, a: [Call("@unreduce", (g, a))],  # numpy.sum: spread back
     "unreduce": lambda g, a, *rest: [Call("@unreduce_vjp", (g, a, *rest[1:]))] + [None] * len(rest),
 }
 
