@@ -96,3 +96,30 @@ def uses_vjp(x):
 
 def uses_has_aux(x):
     return adcompiler.grad(mul, has_aux=True)(x, 2.0)[0]
+
+
+def curvature_forward_over_reverse(x, w):
+    """v . H v by a jvp of the gradient (forward over reverse inside), differentiated again outside."""
+    v = np.array([1.0, -2.0, 0.5])
+    _, hv = adcompiler.jvp(adcompiler.grad(energy), (x, w), (v, 0.0))
+    return np.sum(v * hv)
+
+
+def uses_hessian(x):
+    return adcompiler.hessian(mul, argnums=0)(x, 2.0)
+
+
+def pair(x, w):
+    return -np.array([x * w, x + w])
+
+
+def last_pass_unused(w):
+    """A list made an array in a loop pass that break leaves before using it: its adjoint stays 0.0."""
+    x, s, i = 1.0, 0.0, 0
+    while True:
+        a = pair(x, w)
+        if i > 2:
+            break
+        s = s + a[0]
+        i += 1
+    return s

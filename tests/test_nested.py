@@ -74,7 +74,13 @@ def _directional_forward(x, w):
     return g[0] * g[0] + anp.sin(g[1]) * w
 
 
+def _curvature(x, w):
+    v = np.array([1.0, -2.0, 0.5])
+    return anp.sum(v * (autograd.jacobian(autograd.grad(_energy))(x, w) @ v))
+
+
 ARRAYS = [
+    (N.curvature_forward_over_reverse, _curvature),  # third order: the outer mode over jvp over grad
     (N.grad_norm_reverse, _grad_norm_reverse),
     (N.grad_norm_both, _grad_norm_both),
     (N.directional_forward, _directional_forward),
@@ -96,8 +102,15 @@ def test_arrays_all_mode_pairs_against_autograd(f, oracle):
     assert d.jvp((x, w), (np.zeros(3), 1.0))[1] == pytest.approx(want_w, rel=1e-10)
 
 
+def test_jvp_of_grad_at_runtime_is_a_hessian_vector_product():
+    """Called directly too (differentiate what runs): jvp(grad(f)) is forward mode over f's gradient code."""
+    x, w, v = np.array([0.3, -1.2, 0.8]), 0.4, np.array([1.0, -2.0, 0.5])
+    _, hv = adcompiler.jvp(adcompiler.grad(N.energy), (x, w), (v, 0.0))
+    np.testing.assert_allclose(hv, autograd.jacobian(autograd.grad(_energy))(x, w) @ v, rtol=1e-12)
+
+
 def test_refusals_are_located():
-    for f, what in [(N.uses_vjp, "adcompiler.vjp"), (N.uses_has_aux, "has_aux")]:
+    for f, what in [(N.uses_vjp, "adcompiler.vjp"), (N.uses_has_aux, "has_aux"), (N.uses_hessian, "hessian")]:
         with pytest.raises(UnsupportedSyntaxError) as info:
             adcompiler.grad(f)(1.0)
         message = str(info.value)
@@ -153,3 +166,9 @@ def test_saddle_solves(evals, name):
     _, saddle = evals
     found = getattr(saddle, name)([1.0, 1.0])
     np.testing.assert_allclose(found, np.zeros(4), atol=1e-3)
+
+
+def test_array_of_a_list_unused_in_the_last_pass():
+    """Found through particle's reverse over forward: the zero adjoint of np.array([...]) made in the
+    pass a break leaves was added into the list's shadow as if it were a list (len of a float)."""
+    assert adcompiler.grad(N.last_pass_unused)(0.5) == pytest.approx(-3.0, rel=1e-12)  # s = -3 x w

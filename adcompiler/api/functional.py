@@ -76,10 +76,20 @@ def value_and_grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = 
 def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
     """``(output, output tangent)`` of ``f`` at ``primals`` along ``tangents`` (one per primal; an
     integer primal's, which has no derivative, None or 0)."""
-    fn, obj = instance_of(f)
+    fn, obj = instance_of(_derivative_code(f))
     first = 0 if obj is None else 1  # a bound method's instance: its first argument, not differentiated
     primals = (obj,) * first + tuple(primals)
     return _of_primals(fn, first, primals).jvp(primals, tuple(tangents))
+
+
+def _derivative_code(f):
+    """For ``grad(g)`` / ``value_and_grad(g)`` (an int or a longer tuple ``argnums``), the generated code
+    it runs, which forward mode differentiates (``jvp(grad(g), ...)``: a Hessian-vector product, as
+    inside a differentiated function: ``lower.nested``); ``f`` itself for anything else."""
+    if getattr(f, "__adc_of__", None) is None:
+        return f
+    inner = _inner(f, ())
+    return inner.function if inner is not None and inner.refusal is None and inner.wrap is None else f
 
 
 def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
