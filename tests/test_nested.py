@@ -172,3 +172,14 @@ def test_array_of_a_list_unused_in_the_last_pass():
     """Found through particle's reverse over forward: the zero adjoint of np.array([...]) made in the
     pass a break leaves was added into the list's shadow as if it were a list (len of a float)."""
     assert adcompiler.grad(N.last_pass_unused)(0.5) == pytest.approx(-3.0, rel=1e-12)  # s = -3 x w
+
+
+@pytest.mark.parametrize("f, oracle", ARRAYS, ids=[f.__name__ for f, _ in ARRAYS])
+def test_arrays_outer_numba_against_autograd(f, oracle):
+    """backend="numba" for the outer derivative: the gradient code's helpers differentiated in reverse
+    mode (rebroadcast, unreduce_vjp, gather_like) compiled by Numba too."""
+    pytest.importorskip("numba")
+    x, w = np.array([0.3, -1.2, 0.8]), 0.4
+    gx, gw = adcompiler.differentiate(f, backend="numba").grad(x, w)
+    np.testing.assert_allclose(gx, autograd.grad(oracle, 0)(x, w), rtol=1e-10)
+    assert gw == pytest.approx(autograd.grad(oracle, 1)(x, w), rel=1e-10)
