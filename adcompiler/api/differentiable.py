@@ -424,6 +424,8 @@ class Differentiable:
             setattr(self, name, entry)
 
 
+differentiate.__adc_static__ = "call"  # called while lowering a call of differentiate(f).grad (lower.nested)
+
 _MODES = {"grad": "grad", "value_and_grad": "value_and_grad", "vjp": "reverse", "jvp": "forward"}
 
 

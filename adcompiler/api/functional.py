@@ -9,7 +9,9 @@ is called.
 
 from __future__ import annotations
 
+import inspect
 import threading
+import types
 import weakref
 from typing import Any, Callable, Sequence, Union
 
@@ -19,6 +21,9 @@ from .higher import float_dtype, integer, jacobian, leaves, rebuild, wrt_leaves
 from ..analysis import values as V
 from .trees import all_integral, fields, make
 from .methods import instance_of
+from ..analysis.assume import assumed_signature
+from ..compile.pipeline import BUILDING
+from ..lower.nested import INNER, Inner
 
 Argnums = Union[int, Sequence[int]]  # one position (one result) or a tuple of them (a tuple of results)
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # function -> {wrt: Differentiable}
@@ -40,6 +45,7 @@ def grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> 
         return _shaped(_differentiable(f, argnums).grad(*args, **kwargs), argnums)
 
     gradient.__name__ = f"grad_of_{_name(f)}"
+    gradient.__adc_of__ = ("grad", f, argnums, has_aux)  # called inside a differentiated function: _inner
     return gradient
 
 
@@ -63,16 +69,27 @@ def value_and_grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = 
         return (value, aux), _shaped(cts if len(d.wrt) > 1 else cts[0], argnums)
 
     both.__name__ = f"value_and_grad_of_{_name(f)}"
+    both.__adc_of__ = ("value_and_grad", f, argnums, has_aux)
     return both
 
 
 def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
     """``(output, output tangent)`` of ``f`` at ``primals`` along ``tangents`` (one per primal; an
     integer primal's, which has no derivative, None or 0)."""
-    fn, obj = instance_of(f)
+    fn, obj = instance_of(_derivative_code(f))
     first = 0 if obj is None else 1  # a bound method's instance: its first argument, not differentiated
     primals = (obj,) * first + tuple(primals)
     return _of_primals(fn, first, primals).jvp(primals, tuple(tangents))
+
+
+def _derivative_code(f):
+    """For ``grad(g)`` / ``value_and_grad(g)`` (an int or a longer tuple ``argnums``), the generated code
+    it runs, which forward mode differentiates (``jvp(grad(g), ...)``: a Hessian-vector product, as
+    inside a differentiated function: ``lower.nested``); ``f`` itself for anything else."""
+    if getattr(f, "__adc_of__", None) is None:
+        return f
+    inner = _inner(f, ())
+    return inner.function if inner is not None and inner.refusal is None and inner.wrap is None else f
 
 
 def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
@@ -149,6 +166,7 @@ def hessian(f: Callable[..., Any], wrt: Any = None, argnums: Argnums | None = No
         return rows[0][0] if isinstance(argnums, int) else rows
 
     hess.__name__ = f"hessian_of_{_name(f)}"
+    hess.__adc_of__ = ("hessian", f, argnums, False)
     return hess
 
 
@@ -266,6 +284,77 @@ def _differentiable(f, argnums, every=False) -> Differentiable:
         return table[key]
 
 
+def _inner(callee, given: tuple):
+    """What a call of ``callee`` inside a differentiated function runs (``lower.nested``): the generated
+    code of the derivative it computes, or a refusal; None when ``callee`` is no derivative."""
+    of = getattr(callee, "__adc_of__", None)
+    owner = getattr(callee, "__self__", None)
+    if of is not None and not given:
+        kind, f, argnums, has_aux = of
+        text = f"adcompiler.{kind}({_name(f)})"
+        if kind == "hessian" or has_aux or instance_of(f)[1] is not None:
+            why = "with has_aux=True" if has_aux else "of a method" if kind != "hessian" else ""
+            return Inner(
+                None, refusal=(f"{text} {why} called inside a differentiated function".replace("  ", " "), _NESTED)
+            )
+        d = _differentiable(f, argnums)
+        one = not isinstance(argnums, int) and len(argnums) == 1
+        return _generated(d, kind, text, wrap=f"{kind}1" if one else None)
+    if isinstance(owner, Differentiable) and callee.__name__ in ("grad", "value_and_grad", "jvp", "vjp") and not given:
+        text = f"{callee.__name__} of differentiate({owner.fn.__name__})"
+        if callee.__name__ == "vjp":
+            return Inner(None, refusal=(f"{text} called inside a differentiated function", _NESTED))
+        if callee.__name__ == "jvp":
+            return _generated(owner, "forward", text, kind="jvp")
+        return _generated(owner, callee.__name__, text)
+    if callee in (jvp, vjp) and given:
+        f = given[0]
+        text = f"adcompiler.{callee.__name__}({_name(f)}, ...)"
+        if callee is vjp:
+            return Inner(None, refusal=(f"{text} called inside a differentiated function (its pullback)", _NESTED))
+        inner = _inner(f, ()) if callable(f) else None  # jvp of a derivative: of its generated code
+        if inner is not None and (inner.refusal is not None or inner.kind != "call" or inner.wrap is not None):
+            return Inner(None, refusal=(f"{text} of that derivative called inside a differentiated function", _NESTED))
+        fn = inner.function if inner is not None else f
+        if not isinstance(fn, types.FunctionType) or instance_of(fn)[1] is not None:
+            return Inner(None, refusal=(f"{text} of other than a function defined with def", _NESTED))
+        d = _differentiable(fn, tuple(range(len(inspect.signature(fn).parameters))))
+        return _generated(d, "forward", text, kind="jvp")
+    return None
+
+
+_NESTED = (
+    "write the inner derivative as adcompiler.grad(f)(...), adcompiler.value_and_grad(f)(...) or "
+    "adcompiler.jvp(f, (x, ...), (dx, ...)) of a function f defined with def"
+)
+
+
+def _generated(d: Differentiable, mode: str, text: str, kind: str = "call", wrap=None) -> Inner:
+    """The generated code of ``d`` for ``mode`` (for the signature of its last call, or the one its code
+    assumes), as the callee of a nested derivative call."""
+    if d.backend != "python" or d.arrays != "numpy":
+        return Inner(None, refusal=(f"{text} with backend={d.backend!r} inside a differentiated function", _NESTED))
+    sig = _nested_signature(d)
+    if mode in ("grad", "value_and_grad"):
+        d._require_scalar(mode, sig)
+    return Inner(d._function(mode, sig), kind, wrap)
+
+
+def _nested_signature(d: Differentiable) -> V.Sig:
+    """The signature a nested derivative's code is generated for: the one ``adc compile`` assumes from
+    the code's use of each parameter, a parameter it reads as a list of numbers (``x[0] * x[0]``) taken
+    for a number or array of any shape (NumPy arrays are what code differentiated twice is handed; a
+    list argument is refused by the code's own check).  Not the last call's: the code built must not
+    depend on which call ran first."""
+    with BUILDING:
+        assumed = assumed_signature(d.program, d.fn)
+    numeric = (
+        V.NUMERIC if isinstance(a, V.Seq) and all(isinstance(i, V.Num) for i in a.items or ()) and a.items else a
+        for a in assumed.avals
+    )
+    return V.Sig(tuple(numeric))
+
+
 def _shaped(g, argnums):
     """One gradient for an int ``argnums``, a tuple of them for a tuple (even of one), as JAX gives."""
     if isinstance(argnums, int):
@@ -293,5 +382,9 @@ def _zeros_like(value):
 def _name(f) -> str:
     return getattr(f, "__name__", type(f).__name__)
 
+
+INNER.append(_inner)
+grad.__adc_static__ = value_and_grad.__adc_static__ = hessian.__adc_static__ = "call"  # (lower.nested)
+jvp.__adc_static__ = vjp.__adc_static__ = "first"
 
 __all__ = ["grad", "jacfwd", "jacrev", "jvp", "value_and_grad", "vjp"]

@@ -21,6 +21,7 @@ from ..front.names import Namer, root
 from ..front.parse import BINOPS, Parsed
 from .arrays import ArrayLowering
 from .lists import ListLowering, is_append
+from .nested import NestedLowering
 from .expressions import ExpressionLowering
 from .idioms import IdiomLowering, desugar_loop_else
 from .params import separate_rebound_params
@@ -33,7 +34,7 @@ def lower(parsed: Parsed, namer: Namer, callee_shape) -> Function:
     return _Lowering(parsed, namer, callee_shape).run()
 
 
-class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, RecordLowering):
+class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, RecordLowering, NestedLowering):
     def __init__(self, parsed: Parsed, namer: Namer, callee_shape):
         self.parsed = parsed
         self.namer = namer

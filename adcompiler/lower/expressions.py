@@ -165,6 +165,9 @@ class ExpressionLowering(NameLowering):
                 return self.apply("pop", [self.element(self.expr(base))], _leaf_hint(hint))
         if _is_add_at(node, self):
             return self.add_at(node)
+        found = self.nested_call(node, hint)  # adcompiler.grad(f)(x): the inner derivative's generated code
+        if found is not None:
+            return found
         found = self.self_method(node, _leaf_hint(hint))  # self.forward(x) in a method
         if found is not None:
             return found

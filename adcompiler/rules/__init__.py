@@ -22,7 +22,7 @@ import functools
 from . import arrays as N
 from . import scalar as S
 from .custom import CUSTOM, defrule, output_size
-from .helpers import CHANGES, HELPER_RULES, INERT, MAKES, helper_jvp
+from .helpers import CHANGES, HELPER_REVERSE, HELPER_RULES, INERT, MAKES, helper_jvp
 from ..ir.expr import Call, Expr, Name, Num, sum_exprs
 
 # The tables both modes read: scalar rules, then NumPy's.
@@ -166,6 +166,8 @@ def vjp(prim: str, args: list, out: Expr, g: Expr, active: list) -> list:
             for i, on in enumerate(active[: len(arrays)])
         ]
         return parts + [None] * (len(args) - len(arrays))
+    if prim in HELPER_REVERSE:
+        return [c if a else None for c, a in zip(HELPER_REVERSE[prim](g, *args), active, strict=False)]
     if prim in HELPER_RULES and prim not in REVERSE:
         raise TypeError(
             f"reverse mode over generated NumPy derivative code ({prim}) is not supported yet; use forward mode (hessian, hvp)"

@@ -72,6 +72,24 @@ HELPER_RULES = {
 }
 
 
+# The adjoints of the linear helpers that gradient code is made of, so gradient code can itself be
+# differentiated in reverse mode (a gradient called inside a function differentiated: lower.nested).
+# Each gives the cotangent of every argument from the helper's arguments and its output's cotangent g.
+HELPER_REVERSE = {
+    "unbroadcast": lambda g, a, *rest: [Call("@rebroadcast", (g, a))] + [None] * (1 + len(rest)),
+    "array_like": lambda g, d, *rest: [Call("@rebroadcast", (g, d))] + [None] * (1 + len(rest)),
+    "scatter_add": lambda g, d, x, index, v: [
+        Call("@rebroadcast", (g, d)),
+        None,
+        None,
+        Call("@gather_like", (g, index, v)),
+    ],
+    "distinct": lambda g, d, *earlier: [g] + [None] * len(earlier),  # d itself, or a copy of it
+    "sum_all": lambda g, a: [Call("@unreduce", (g, a))],  # numpy.sum: spread back
+    "unreduce": lambda g, a, *rest: [Call("@unreduce_vjp", (g, a, *rest[1:]))] + [None] * len(rest),
+}
+
+
 def helper_jvp(prim: str, args: list, tangents: list) -> Expr | None:
     """The tangent of a helper call: the helper applied to tangents (product rule where bilinear)."""
     kind, slots = HELPER_RULES[prim]

@@ -41,6 +41,60 @@ def _numba_array_like(d, x):
 
     return same_ndim
 ''',
+    "rebroadcast": '''def rebroadcast(g, a):
+    """The adjoint of unbroadcast(a, x) with respect to a (compiled code only: see the overload below)."""
+    raise TypeError("rebroadcast is called from code numba.njit compiles")
+
+
+@numba.extending.overload(rebroadcast)
+def _numba_rebroadcast(g, a):
+    """g spread over a's shape (a number g: filled; an array a of g's shape: g), or summed to a number a;
+    an array g of more axes than an array a is left to backend="python"."""
+    types = numba.core.types
+    if not isinstance(a, types.Array):
+        return (lambda g, a: g.sum()) if isinstance(g, types.Array) else (lambda g, a: g)
+    if not isinstance(g, types.Array):
+        return lambda g, a: numpy.full(a.shape, g)
+    if g.ndim > a.ndim:
+        return None
+    if g.ndim < a.ndim:
+        return lambda g, a: numpy.broadcast_to(g, a.shape).copy()
+    return lambda g, a: g if g.shape == a.shape else numpy.broadcast_to(g, a.shape).copy()
+''',
+    "unreduce_vjp": '''def unreduce_vjp(c, g, axis=None, keepdims=False):
+    """The adjoint of unreduce(g, x) with respect to g (compiled code only: see the overload below)."""
+    raise TypeError("unreduce_vjp is called from code numba.njit compiles")
+
+
+@numba.extending.overload(unreduce_vjp)
+def _numba_unreduce_vjp(c, g, axis=None, keepdims=False):
+    """c summed: the adjoint of spreading a full reduction g (a number) over x; a reduction over an axis
+    is left to backend="python"."""
+    types = numba.core.types
+    if isinstance(g, types.Array) or not (axis is None or isinstance(axis, (types.NoneType, types.Omitted))):
+        return None
+    if isinstance(c, types.Array):
+        return lambda c, g, axis=None, keepdims=False: c.sum()
+    return lambda c, g, axis=None, keepdims=False: c
+''',
+    "gather_like": '''def gather_like(c, index, g):
+    """The adjoint of scatter_add(d, x, index, g) with respect to g (compiled code only: see the overload below)."""
+    raise TypeError("gather_like is called from code numba.njit compiles")
+
+
+@numba.extending.overload(gather_like)
+def _numba_gather_like(c, index, g):
+    """c read at index: an element of a vector for a number g, a copy of the part for an array g (of the
+    part's shape); a number g broadcast over a part is left to backend="python"."""
+    types = numba.core.types
+    if not isinstance(c, types.Array):
+        return None
+    if not isinstance(g, types.Array):
+        if isinstance(index, types.Integer) and c.ndim == 1:
+            return lambda c, index, g: c[index]
+        return None
+    return lambda c, index, g: numpy.asarray(c[index]).copy()
+''',
     "distinct": '''def distinct(d, earlier):
     """d, or a copy where it is earlier (compiled code only: see the overload below)."""
     raise TypeError("distinct is called from code numba.njit compiles")

@@ -48,7 +48,10 @@ HELPERS = {
     return 0.0
 ''',
     "add_into": '''def add_into(acc, ct):
-    """Add the nested list or tuple ct into the shadow list acc, element by element."""
+    """Add the nested list or tuple ct into the shadow list acc, element by element (ct the number 0.0:
+    the adjoint of a value no use of which ran, as in a loop's last pass left by break: nothing)."""
+    if type(ct) is float and ct == 0.0:
+        return
     if len(acc) != len(ct):
         raise ValueError(f"a cotangent of {len(ct)} values for a list of {len(acc)}: give one per element")
     for k in range(len(acc)):

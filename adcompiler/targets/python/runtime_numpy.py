@@ -8,6 +8,38 @@ NUMPY_HELPERS: dict = {**MORE_HELPERS, **PRODUCT_HELPERS}
 
 NUMPY_HELPERS.update(
     {
+        "rebroadcast": '''def rebroadcast(g, a):
+    """The adjoint of unbroadcast(a, x) and of array_like(a, x) with respect to a: g, of x's shape,
+    spread over a's shape or summed down to it (a number: a number)."""
+    import numpy
+
+    shape = numpy.shape(a)
+    g = numpy.broadcast_to(g, numpy.broadcast_shapes(numpy.shape(g), shape))
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1)
+    g = g.sum(axis=axes).reshape(shape) if axes else g
+    return g if type(a) is numpy.ndarray else g[()]
+''',
+        "gather_like": '''def gather_like(c, index, g):
+    """The adjoint of scatter_add(d, x, index, g) with respect to g: c read at index, summed down to
+    g's shape where g was broadcast there (a number: a number)."""
+    import numpy
+
+    shape = numpy.shape(g)
+    part = numpy.asarray(c)[index]
+    part = numpy.broadcast_to(part, numpy.broadcast_shapes(numpy.shape(part), shape))
+    lead = part.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and part.shape[lead + i] != 1)
+    part = part.sum(axis=axes).reshape(shape) if axes else part
+    return numpy.array(part) if type(g) is numpy.ndarray else part[()]
+''',
+        "unreduce_vjp": '''def unreduce_vjp(c, g, axis=None, keepdims=False):
+    """The adjoint of unreduce(g, x, axis, keepdims) with respect to g: c, of x's shape, summed over axis."""
+    import numpy
+
+    out = numpy.asarray(numpy.sum(c, axis=axis, keepdims=keepdims and axis is not None))
+    return out.reshape(numpy.shape(g)) if type(g) is numpy.ndarray else out[()]
+''',
         "unbroadcast": '''def unbroadcast(g, x):
     """Sum g down to the shape of x: the adjoint of NumPy broadcasting x up to g's shape."""
     shape, g_shape = getattr(x, "shape", None), getattr(g, "shape", ())

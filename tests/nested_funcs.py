@@ -1,0 +1,125 @@
+"""Functions that call a derivative inside themselves (nested AD, issue 35): each is differentiated
+again by tests/test_nested.py, in forward and in reverse mode.  The inner derivative is spelt every
+way the API gives one: ``adcompiler.grad(f)(...)``, ``adcompiler.jvp(f, primals, tangents)``,
+``adcompiler.value_and_grad``, a module-level ``g = adcompiler.grad(f)``, ``differentiate(f).grad``
+and a module-level Differentiable's ``.grad`` / ``.jvp``."""
+
+import numpy as np
+
+import adcompiler
+
+
+def add(x, y):
+    return x + y
+
+
+def mul(x, y):
+    return x * y
+
+
+# The classic perturbation-confusion cases (Siskind and Pearlmutter): d/dx (x * d/dy (x + y)) = 1 and
+# d/dx (x * d/dy (x * y)) = 2x; a derivative that confused the two perturbations gives 2 and 3x.
+
+
+def classic_add_reverse(x):
+    return x * adcompiler.grad(add, argnums=1)(x, 1.0)
+
+
+def classic_add_forward(x):
+    _, d = adcompiler.jvp(add, (x, 1.0), (0.0, 1.0))
+    return x * d
+
+
+def classic_mul_reverse(x):
+    return x * adcompiler.grad(mul, argnums=1)(x, 2.0)
+
+
+def classic_mul_forward(x):
+    _, d = adcompiler.jvp(mul, (x, 2.0), (0.0, 1.0))
+    return x * d
+
+
+grad_mul_y = adcompiler.grad(mul, argnums=1)  # a module-level derivative, called inside
+
+
+def classic_module_name(x):
+    return x * grad_mul_y(x, 2.0)
+
+
+d_mul = adcompiler.differentiate(mul, wrt=("y",))
+
+
+def classic_differentiable(x):
+    return x * d_mul.grad(x, 2.0) + adcompiler.differentiate(mul, wrt=("y",)).grad(x, 3.0)
+
+
+def classic_differentiable_jvp(x):
+    _, d = d_mul.jvp((x, 2.0), (1.0,))
+    return x * d
+
+
+def classic_value_and_grad(x):
+    v, (g,) = adcompiler.value_and_grad(mul, argnums=(1,))(x, 2.0)
+    return v * g  # 2x * x
+
+
+# Arrays: the gradient of a function of a vector, used inside another.
+
+
+def energy(x, w):
+    return np.sum(np.sin(x) * x[0]) + w * np.sum(x * x) ** 2
+
+
+def grad_norm_reverse(x, w):
+    g = adcompiler.grad(energy)(x, w)
+    return np.sum(g * g) + w * g[1]
+
+
+def grad_norm_both(x, w):
+    gx, gw = adcompiler.grad(energy, argnums=(0, 1))(x, w)
+    return np.sum(gx * gx) * gw
+
+
+def directional_forward(x, w):
+    _, d0 = adcompiler.jvp(energy, (x, w), (np.array([1.0, 0.0, 0.0]), 0.0))
+    _, d1 = adcompiler.jvp(energy, (x, w), (np.array([0.0, 1.0, 0.0]), 0.0))
+    return d0 * d0 + np.sin(d1) * w
+
+
+# Refused spellings (located, saying what to write instead)
+
+
+def uses_vjp(x):
+    out, pullback = adcompiler.vjp(mul, x, 2.0)
+    return out
+
+
+def uses_has_aux(x):
+    return adcompiler.grad(mul, has_aux=True)(x, 2.0)[0]
+
+
+def curvature_forward_over_reverse(x, w):
+    """v . H v by a jvp of the gradient (forward over reverse inside), differentiated again outside."""
+    v = np.array([1.0, -2.0, 0.5])
+    _, hv = adcompiler.jvp(adcompiler.grad(energy), (x, w), (v, 0.0))
+    return np.sum(v * hv)
+
+
+def uses_hessian(x):
+    return adcompiler.hessian(mul, argnums=0)(x, 2.0)
+
+
+def pair(x, w):
+    return -np.array([x * w, x + w])
+
+
+def last_pass_unused(w):
+    """A list made an array in a loop pass that break leaves before using it: its adjoint stays 0.0."""
+    x, s, i = 1.0, 0.0, 0
+    while True:
+        a = pair(x, w)
+        if i > 2:
+            break
+        s = s + a[0]
+        i += 1
+    return s

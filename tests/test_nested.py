@@ -1,0 +1,185 @@
+"""Nested AD (issue 35): a derivative called inside a function that is differentiated again, in all
+four mode pairs (forward over forward, forward over reverse, reverse over forward, reverse over
+reverse), checked against autograd's nested derivatives, central differences and analytic values;
+GradBench's particle and saddle objectives (benchmarks/gradbench/evals) likewise."""
+
+import pathlib
+import sys
+
+import autograd
+import autograd.numpy as anp
+import numpy as np
+import pytest
+
+import adcompiler
+import nested_funcs as N
+from adcompiler.errors import UnsupportedSyntaxError
+
+EVALS = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "gradbench" / "evals"
+
+
+def outer(f, mode, *args):
+    """The derivative of f by its first argument (a number), by the outer mode."""
+    if mode == "reverse":
+        return adcompiler.grad(f)(*args)
+    return adcompiler.jvp(f, args, (1.0,) + (0.0,) * (len(args) - 1))[1]
+
+
+# the inner mode is in the function's name; the outer mode is each test's parameter
+CLASSIC = [
+    (N.classic_add_reverse, lambda x: 1.0),  # confused: 2
+    (N.classic_add_forward, lambda x: 1.0),
+    (N.classic_mul_reverse, lambda x: 2.0 * x),  # x * x; confused: 3 x
+    (N.classic_mul_forward, lambda x: 2.0 * x),
+    (N.classic_module_name, lambda x: 2.0 * x),
+    (N.classic_differentiable, lambda x: 2.0 * x + 1.0),  # x * x + x
+    (N.classic_differentiable_jvp, lambda x: 2.0 * x),
+    (N.classic_value_and_grad, lambda x: 4.0 * x),  # 2 x * x
+]
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("f, want", CLASSIC, ids=[f.__name__ for f, _ in CLASSIC])
+def test_classic_perturbation_confusion(f, want, mode):
+    for x in (1.0, -0.7):
+        assert outer(f, mode, x) == pytest.approx(want(x), rel=1e-12)
+
+
+def test_classic_against_autograd():
+    """autograd's nested grad gives the same classic values (its own answer, not ours)."""
+    ag = autograd.grad(lambda x: x * autograd.grad(lambda y: x + y)(1.0))(1.0)
+    assert ag == pytest.approx(1.0)
+    assert adcompiler.grad(N.classic_add_reverse)(1.0) == pytest.approx(ag)
+    ag = autograd.grad(lambda x: x * autograd.grad(lambda y: x * y)(2.0))(1.5)
+    assert adcompiler.grad(N.classic_mul_reverse)(1.5) == pytest.approx(ag)
+
+
+def _energy(x, w):
+    return anp.sum(anp.sin(x) * x[0]) + w * anp.sum(x * x) ** 2
+
+
+def _grad_norm_reverse(x, w):
+    g = autograd.grad(_energy)(x, w)
+    return anp.sum(g * g) + w * g[1]
+
+
+def _grad_norm_both(x, w):
+    gx = autograd.grad(_energy, 0)(x, w)
+    gw = autograd.grad(_energy, 1)(x, w)
+    return anp.sum(gx * gx) * gw
+
+
+def _directional_forward(x, w):
+    g = autograd.grad(_energy)(x, w)
+    return g[0] * g[0] + anp.sin(g[1]) * w
+
+
+def _curvature(x, w):
+    v = np.array([1.0, -2.0, 0.5])
+    return anp.sum(v * (autograd.jacobian(autograd.grad(_energy))(x, w) @ v))
+
+
+ARRAYS = [
+    (N.curvature_forward_over_reverse, _curvature),  # third order: the outer mode over jvp over grad
+    (N.grad_norm_reverse, _grad_norm_reverse),
+    (N.grad_norm_both, _grad_norm_both),
+    (N.directional_forward, _directional_forward),
+]
+
+
+@pytest.mark.parametrize("f, oracle", ARRAYS, ids=[f.__name__ for f, _ in ARRAYS])
+def test_arrays_all_mode_pairs_against_autograd(f, oracle):
+    x, w = np.array([0.3, -1.2, 0.8]), 0.4
+    assert f(x, w) == pytest.approx(oracle(x, w), rel=1e-12)
+    want_x, want_w = autograd.grad(oracle, 0)(x, w), autograd.grad(oracle, 1)(x, w)
+    d = adcompiler.differentiate(f)
+    gx, gw = d.grad(x, w)  # reverse over the inner mode
+    np.testing.assert_allclose(gx, want_x, rtol=1e-10)
+    assert gw == pytest.approx(want_w, rel=1e-10)
+    for i, e in enumerate(np.eye(3)):  # forward over the inner mode
+        _, t = d.jvp((x, w), (e, 0.0))
+        assert t == pytest.approx(want_x[i], rel=1e-10)
+    assert d.jvp((x, w), (np.zeros(3), 1.0))[1] == pytest.approx(want_w, rel=1e-10)
+
+
+def test_jvp_of_grad_at_runtime_is_a_hessian_vector_product():
+    """Called directly too (differentiate what runs): jvp(grad(f)) is forward mode over f's gradient code."""
+    x, w, v = np.array([0.3, -1.2, 0.8]), 0.4, np.array([1.0, -2.0, 0.5])
+    _, hv = adcompiler.jvp(adcompiler.grad(N.energy), (x, w), (v, 0.0))
+    np.testing.assert_allclose(hv, autograd.jacobian(autograd.grad(_energy))(x, w) @ v, rtol=1e-12)
+
+
+def test_refusals_are_located():
+    for f, what in [(N.uses_vjp, "adcompiler.vjp"), (N.uses_has_aux, "has_aux"), (N.uses_hessian, "hessian")]:
+        with pytest.raises(UnsupportedSyntaxError) as info:
+            adcompiler.grad(f)(1.0)
+        message = str(info.value)
+        assert what in message and "nested_funcs.py" in message and "adcompiler.grad(f)" in message
+
+
+@pytest.fixture(scope="module")
+def evals():
+    sys.path.insert(0, str(EVALS))
+    try:
+        import particle
+        import saddle
+
+        yield particle, saddle
+    finally:
+        sys.path.remove(str(EVALS))
+
+
+@pytest.mark.parametrize("inner_forward", [False, True], ids=["inner_reverse", "inner_forward"])
+def test_particle_objective_all_mode_pairs(evals, inner_forward):
+    """GradBench particle: d/dw of x_0(t_f)^2, through the Euler loop whose force is the inner
+    derivative, against central differences of the analytic-force objective (no AD at all)."""
+    particle, _ = evals
+    d = adcompiler.differentiate(particle.naive_euler, wrt=("w",))
+    for w in (0.0, 0.2):
+        h = 1e-6
+        want = (particle.naive_euler_analytic(w + h) - particle.naive_euler_analytic(w - h)) / (2 * h)
+        assert d(w, inner_forward) == pytest.approx(particle.naive_euler_analytic(w), rel=1e-12)
+        assert d.grad(w, inner_forward) == pytest.approx(want, rel=1e-6)
+        assert d.jvp((w, inner_forward), (1.0,))[1] == pytest.approx(want, rel=1e-6)
+
+
+@pytest.mark.parametrize("inner_forward", [False, True], ids=["inner_reverse", "inner_forward"])
+def test_saddle_cost_all_mode_pairs(evals, inner_forward):
+    """GradBench saddle: the gradient of the inner maximisation's value (which takes the inner
+    derivative in its loop) with respect to x, against central differences."""
+    _, saddle = evals
+    start, x, h = np.array([1.0, 1.0]), np.array([0.5, 0.7]), 1e-6
+    d = adcompiler.differentiate(saddle.inner_max, wrt=("x",))
+    want = [
+        (saddle.inner_max(x + h * e, start, inner_forward) - saddle.inner_max(x - h * e, start, inner_forward))
+        / (2 * h)
+        for e in np.eye(2)
+    ]
+    np.testing.assert_allclose(d.grad(x, start, inner_forward), want, rtol=1e-6)
+    forward = [d.jvp((x, start, inner_forward), (e,))[1] for e in np.eye(2)]
+    np.testing.assert_allclose(forward, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["rr", "rf", "fr", "ff"])
+def test_saddle_solves(evals, name):
+    """The whole eval, each mode pair: the saddle point of f is the origin."""
+    _, saddle = evals
+    found = getattr(saddle, name)([1.0, 1.0])
+    np.testing.assert_allclose(found, np.zeros(4), atol=1e-3)
+
+
+def test_array_of_a_list_unused_in_the_last_pass():
+    """Found through particle's reverse over forward: the zero adjoint of np.array([...]) made in the
+    pass a break leaves was added into the list's shadow as if it were a list (len of a float)."""
+    assert adcompiler.grad(N.last_pass_unused)(0.5) == pytest.approx(-3.0, rel=1e-12)  # s = -3 x w
+
+
+@pytest.mark.parametrize("f, oracle", ARRAYS, ids=[f.__name__ for f, _ in ARRAYS])
+def test_arrays_outer_numba_against_autograd(f, oracle):
+    """backend="numba" for the outer derivative: the gradient code's helpers differentiated in reverse
+    mode (rebroadcast, unreduce_vjp, gather_like) compiled by Numba too."""
+    pytest.importorskip("numba")
+    x, w = np.array([0.3, -1.2, 0.8]), 0.4
+    gx, gw = adcompiler.differentiate(f, backend="numba").grad(x, w)
+    np.testing.assert_allclose(gx, autograd.grad(oracle, 0)(x, w), rtol=1e-10)
+    assert gw == pytest.approx(autograd.grad(oracle, 1)(x, w), rel=1e-10)
