@@ -77,11 +77,6 @@ class Facts:
         return frozenset(n for n, a in self.avals.items() if isinstance(a, (V.Arr, V.Numeric)))
 
     @cached_property
-    def surely_arrays(self) -> frozenset:
-        """Names that hold NumPy arrays for certain."""
-        return frozenset(n for n, a in self.avals.items() if isinstance(a, V.Arr))
-
-    @cached_property
     def array_params(self) -> frozenset:
         return frozenset(p for p, a in zip(self.fn.params, self.sig.avals) if V.maybe_array(a))
 

@@ -131,10 +131,6 @@ def uniform(kind: str | None, elem: Aval) -> Seq:
 # ---- questions passes ask ---------------------------------------------------------------------
 
 
-def is_num(a: Aval) -> bool:
-    return isinstance(a, Num)
-
-
 def is_array(a: Aval) -> bool:
     return isinstance(a, Arr)
 

@@ -377,10 +377,6 @@ def _exempt(fdef: ast.FunctionDef, globals_) -> tuple:
     return subscripts, ellipses, operands
 
 
-def _is_append(node) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append"
-
-
 def _is_docstring(fdef: ast.FunctionDef, node) -> bool:
     first = fdef.body[0]
     return (
