@@ -60,6 +60,8 @@ def transfer(eq: Eq, ins: list) -> list:
             return [V.Seq("list", src.items, src.elem)]
         if isinstance(src, V.Arr):  # list(array): its rows (or numbers)
             return [V.uniform("list", _row(src))]
+        if isinstance(src, V.Static) and src.what == "range":  # list(range(n)): ints
+            return [V.uniform("list", V.INT)]
         return [V.TOP]
     if prim in ("getitem", "pop"):
         return [getitem(ins[0], eq.ins[1] if prim == "getitem" else None, ins[1] if prim == "getitem" else None)]
