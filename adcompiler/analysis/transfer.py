@@ -108,6 +108,10 @@ def transfer(eq: Eq, ins: list) -> list:
         return [V.INT if len(ins) == 1 else V.FLOAT]
     if prim.startswith("math."):
         return [V.FLOAT]
+    if prim == "library":  # np.vander(t, m): the kind of value a call on examples gives (library_values)
+        from .library_values import library_value
+
+        return library_value(eq, ins)
     if prim == "custom":  # (several outputs: a tuple of values, rules.output_size)
         return [V.NUMERIC] * n
     if prim == "reject_ints":
