@@ -54,3 +54,14 @@ def chained(a, b):
 def seeded(x):
     np.random.seed(0)  # ERR:seed
     return x * 2.0
+
+
+def zero_diagonal(A):
+    np.fill_diagonal(A, 0.0)  # ERR:inplace
+    return np.sum(A * A)
+
+
+def halves(x, n):
+    """divmod of ints: a builtin with no rule, on values with no derivative."""
+    q, r = divmod(n, 2)
+    return x * q + r * x * x

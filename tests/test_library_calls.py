@@ -59,6 +59,10 @@ def test_scipy_and_math_of_integers_and_constants():
     check_both_modes(L.wishart_constant, (RNG.normal(size=3), 2), ("q",))
 
 
+def test_a_builtin_of_ints():
+    check_both_modes(L.halves, (1.5, 7), ("x",))
+
+
 def test_the_call_is_the_primal_line_in_the_generated_code():
     d = adcompiler.differentiate(L.poly_fit, wrt=("x",))
     d.grad(np.ones(3), 5)
@@ -67,7 +71,11 @@ def test_the_call_is_the_primal_line_in_the_generated_code():
 
 def _refused(fn, mode):
     d = adcompiler.differentiate(fn, wrt=(list(inspect.signature(fn).parameters)[0],))
-    args = (np.eye(2) * 2.0, np.ones(2)) if fn is L.chained else (np.ones(3),)
+    args = (
+        (np.eye(2) * 2.0, np.ones(2))
+        if fn is L.chained
+        else (np.ones((3, 3)),) if fn is L.zero_diagonal else (np.ones(3),)
+    )
     with pytest.raises(adcompiler.MissingRuleError) as caught:
         if mode == "grad":
             d.grad(*args)
@@ -84,8 +92,9 @@ def _refused(fn, mode):
         (L.through_helper, "helper", ("np.vander", "no derivative rule")),  # in a callee, its output returned
         (L.chained, "chained", ("sl.cho_factor", "no derivative rule", "(a)")),  # through another library call
         (L.seeded, "seed", ("np.random.seed", "no derivative rule")),  # a state, not a value: refused as before
+        (L.zero_diagonal, "inplace", ("np.fill_diagonal", "(A)")),  # it changes A in place: refused
     ],
-    ids=["active", "callee", "chained", "seed"],
+    ids=["active", "callee", "chained", "seed", "inplace"],
 )
 def test_an_argument_with_a_derivative_is_refused_at_the_users_line(fn, marker, words, mode):
     error = _refused(fn, mode)

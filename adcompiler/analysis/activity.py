@@ -191,25 +191,26 @@ def _members(fn, reps: set, classes: Classes) -> set:
 
 
 def active(fn: Function, active_params, callee_outputs, containers=frozenset(), shared=()) -> set:
-    """Names both varied and useful; a library function with no rule refused where it would need one."""
-    moving, needed = varied(fn, active_params, callee_outputs, containers, shared), useful(fn, containers, shared)
-    refuse_library_calls(fn, moving, needed)
-    return moving & needed
+    """Names both varied and useful; a library function with no rule refused where an argument varies."""
+    moving = varied(fn, active_params, callee_outputs, containers, shared)
+    refuse_library_calls(fn, moving)
+    return moving & useful(fn, containers, shared)
 
 
-def refuse_library_calls(fn: Function, moving: set, needed: set) -> None:
+def refuse_library_calls(fn: Function, moving: set) -> None:
     """Refuse, at its line, a call of a library function with no derivative rule (computed as the primal
-    computes it, ``lower.expressions``) of an argument that varies, whose value the output depends on:
-    its derivative would be needed, and nothing says what it is."""
+    computes it, ``lower.expressions``) of an argument that varies: its output's derivative would be
+    needed, or it may change that argument in place (``np.fill_diagonal(A, 0.0)``), and nothing says
+    how."""
     for eq in walk(fn.body):
         if not (isinstance(eq, Eq) and eq.prim == "library"):
             continue
         moved = [a.name for a in eq.ins if isinstance(a, Var) and a.name in moving]
-        if any(v.name in moving and v.name in needed for v in eq.outs):
+        if moved:
             raise at_line(
                 fn.source,
                 eq.line,
-                f"{eq.param[4]}, which has no derivative rule, of a value with a derivative ({root(moved[0]) if moved else 'an argument'})",
+                f"{eq.param[4]}, which has no derivative rule, of a value with a derivative ({root(moved[0])})",
                 "give it rules with adcompiler.defrule(fn, jvp=..., vjp=...), write it with functions adcompiler "
                 "knows, or pass it values with no derivative (constants, integers, data not differentiated)",
                 MissingRuleError,

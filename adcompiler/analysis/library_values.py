@@ -6,7 +6,9 @@ arguments: each constant as it is, each other argument a small value of its abst
 float 2.5, an array of that ndim and dtype filled with them).  The answer is described as a run-time
 value is, widened where a value may decide it (a list's length); where no example can be made, or the
 example call fails, the result is a number or an array (``Numeric``), code for which is decided at run
-time.  Functions of ``np.random`` never come here (``lower.expressions`` refuses them: they change a state).
+time.  Only functions of libraries that compute values and change nothing (``PURE_LIBRARIES``: NumPy,
+SciPy, math, a few builtins) are called at build time; another's result is a number or an array too.
+Functions of ``np.random`` never come here (``lower.expressions`` refuses them: they change a state).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import warnings
 from . import values as V
 from ..ir.nodes import Const
 from ..ir.supplied import known
+from ..lower.expressions import PURE_LIBRARIES
 
 EXAMPLE_SIZE = 3  # the length of every axis and list of an example argument
 EXAMPLE_INT, EXAMPLE_FLOAT = 3, 2.5
@@ -27,7 +30,9 @@ class _NoExample(Exception):
 
 def library_value(eq, ins: list) -> list:
     """The abstract value of a ``library`` equation's output, from a call on example arguments."""
-    _, _, keys, target, _ = eq.param
+    _, path, keys, target, _ = eq.param
+    if path.split(".")[0] not in PURE_LIBRARIES:  # (time.time, a file's functions: not called at build time)
+        return [V.NUMERIC]
     try:
         args = [_example_of(a, aval) for a, aval in zip(eq.ins, ins, strict=True)]
     except _NoExample:

@@ -276,7 +276,8 @@ class ExpressionLowering(NameLowering):
         this line, where an argument has a derivative (``analysis.activity``)."""
         text = ast.unparse(node.func)
         path = library_path(node.func, target, self)
-        if path is None or path.startswith("numpy.random."):  # (np.random.seed: a state, not a value)
+        refused = path is None or path.startswith("numpy.random.")  # (np.random.seed: a state, not a value)
+        if refused or path.startswith("builtins.") and path[len("builtins.") :] not in PURE_BUILTINS:
             raise self.parsed.error(node, f"{text}, which has no derivative rule", remedy, MissingRuleError)
         if isinstance(node.func, ast.Attribute):
             self.read_attribute(node.func, target)
@@ -340,6 +341,13 @@ class ExpressionLowering(NameLowering):
         if not isinstance(shape, tuple):
             return outs[0]
         return rebuild(shape, iter(outs))
+
+
+# Builtins with no rule computed as the primal computes them (open, exec, input, setattr: refused).
+PURE_BUILTINS = ("divmod", "chr", "ord", "bin", "hex", "oct", "hash", "isinstance", "callable", "repr", "format")
+# Libraries whose functions compute values and change nothing: the kind of value one returns is learnt
+# from a call on example arguments at build time (analysis.library_values); another's is not called then.
+PURE_LIBRARIES = ("numpy", "scipy", "math", "cmath", "builtins")
 
 
 def library_path(func, target, lowering) -> str | None:
