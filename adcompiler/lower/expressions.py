@@ -281,10 +281,10 @@ class ExpressionLowering(NameLowering):
             raise self.parsed.error(node, f"{text}, which has no derivative rule", remedy, MissingRuleError)
         if isinstance(node.func, ast.Attribute):
             self.read_attribute(node.func, target)
-        args = [self.element(self.expr(a)) for a in node.args]
-        args += [self.element(self.expr(k.value)) for k in node.keywords]
         if any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
             raise self.parsed.error(node, f"*args or **kwargs passed to {text}", "pass the arguments one by one")
+        args = [self.element(self.expr(a)) for a in node.args]
+        args += [self.element(self.expr(k.value)) for k in node.keywords]
         keys = tuple(k.arg for k in node.keywords)
         return self.apply("library", args, _leaf_hint(hint), param=("library", path, keys, target, text))
 
