@@ -25,11 +25,13 @@ class UnsupportedSyntaxError(SyntaxError):
         super().__init__(message, (filename, lineno, col + 1, text))
 
 
-def at_line(source, line: int, construct: str, remedy: str) -> UnsupportedSyntaxError:
-    """The located error for a construct on ``line`` of a function's ``source`` (a ``front.parse.Source``),
-    at the line's first column: what the analysis, which has lines but no ast nodes, refuses."""
+def at_line(source, line: int, construct: str, remedy: str, cls=None) -> UnsupportedSyntaxError:
+    """The located error (``cls``, by default ``UnsupportedSyntaxError``) for a construct on ``line`` of a
+    function's ``source`` (a ``front.parse.Source``), at the line's first column: what the analysis, which
+    has lines but no ast nodes, refuses."""
     text = source.lines.get(line, "")
-    return UnsupportedSyntaxError(construct, remedy, source.filename, line, len(text) - len(text.lstrip()), text)
+    cls = cls or UnsupportedSyntaxError
+    return cls(construct, remedy, source.filename, line, len(text) - len(text.lstrip()), text)
 
 
 class MissingRuleError(UnsupportedSyntaxError):

@@ -19,6 +19,8 @@ from .. import rules
 from ..lower.dup import DUP
 from ..ir.nodes import Eq, Function, Return, Var, flatten, walk
 from ..rules import CHANGES
+from ..errors import MissingRuleError, at_line
+from ..front.names import root
 
 STRUCTURAL = ("call", "custom", DUP, "read", "write", "list", "tuple", "list_copy", "sum", "list_concat", "array_sum")
 SLOTS = {
@@ -49,6 +51,8 @@ def slots(eq: Eq) -> tuple:
         return (True,) * len(eq.ins)
     if eq.prim in SLOTS:
         return SLOTS[eq.prim]
+    if eq.prim == "library":  # a library function with no rule: as if it had one, refused where it is active
+        return (True,) * len(eq.ins)  # (a chain of them, sl.cho_solve(sl.cho_factor(a), b), or one in a callee)
     if eq.prim == "reject_ints":
         return (False,) * len(eq.ins)
     return rules.differentiable_slots(eq.prim, len(eq.ins))
@@ -187,4 +191,27 @@ def _members(fn, reps: set, classes: Classes) -> set:
 
 
 def active(fn: Function, active_params, callee_outputs, containers=frozenset(), shared=()) -> set:
-    return varied(fn, active_params, callee_outputs, containers, shared) & useful(fn, containers, shared)
+    """Names both varied and useful; a library function with no rule refused where an argument varies."""
+    moving = varied(fn, active_params, callee_outputs, containers, shared)
+    refuse_library_calls(fn, moving)
+    return moving & useful(fn, containers, shared)
+
+
+def refuse_library_calls(fn: Function, moving: set) -> None:
+    """Refuse, at its line, a call of a library function with no derivative rule (computed as the primal
+    computes it, ``lower.expressions``) of an argument that varies: its output's derivative would be
+    needed, or it may change that argument in place (``np.fill_diagonal(A, 0.0)``), and nothing says
+    how."""
+    for eq in walk(fn.body):
+        if not (isinstance(eq, Eq) and eq.prim == "library"):
+            continue
+        moved = [a.name for a in eq.ins if isinstance(a, Var) and a.name in moving]
+        if moved:
+            raise at_line(
+                fn.source,
+                eq.line,
+                f"{eq.param[4]}, which has no derivative rule, of a value with a derivative ({root(moved[0])})",
+                "give it rules with adcompiler.defrule(fn, jvp=..., vjp=...), write it with functions adcompiler "
+                "knows, or pass it values with no derivative (constants, integers, data not differentiated)",
+                MissingRuleError,
+            )

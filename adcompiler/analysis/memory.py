@@ -39,7 +39,7 @@ class Memory:
             outs = [v.name for v in eq.outs]
             if eq.prim == "call":
                 self._call(eq, call_shares(eq) if call_shares is not None else None)
-            elif eq.prim == "custom":  # a function with rules, not read: its result may be any argument
+            elif eq.prim in ("custom", "library"):  # a function not read: its result may be any argument
                 self._call(eq, [frozenset(range(len(eq.ins)))] * len(eq.outs))
             if eq.prim in SAME_OBJECT:
                 for n in ins + outs:

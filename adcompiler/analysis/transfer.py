@@ -60,6 +60,8 @@ def transfer(eq: Eq, ins: list) -> list:
             return [V.Seq("list", src.items, src.elem)]
         if isinstance(src, V.Arr):  # list(array): its rows (or numbers)
             return [V.uniform("list", _row(src))]
+        if isinstance(src, V.Static) and src.what == "range":  # list(range(n)): ints
+            return [V.uniform("list", V.INT)]
         return [V.TOP]
     if prim in ("getitem", "pop"):
         return [getitem(ins[0], eq.ins[1] if prim == "getitem" else None, ins[1] if prim == "getitem" else None)]
@@ -106,6 +108,10 @@ def transfer(eq: Eq, ins: list) -> list:
         return [V.INT if len(ins) == 1 else V.FLOAT]
     if prim.startswith("math."):
         return [V.FLOAT]
+    if prim == "library":  # np.vander(t, m): the kind of value a call on examples gives (library_values)
+        from .library_values import library_value
+
+        return library_value(eq, ins)
     if prim == "custom":  # (several outputs: a tuple of values, rules.output_size)
         return [V.NUMERIC] * n
     if prim == "reject_ints":

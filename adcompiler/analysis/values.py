@@ -175,6 +175,18 @@ def leaves_may_be_arrays(a: Aval) -> bool:
     return maybe_array(a)
 
 
+def may_carry_derivative(a: Aval) -> bool:
+    """Whether a value, or a leaf of a (nested) sequence, may be a float or a float array: something a
+    derivative can flow through (a list of ints or of ranges cannot)."""
+    if isinstance(a, Seq):
+        return any(may_carry_derivative(i) for i in (a.items if a.items is not None else (a.elem,)))
+    if isinstance(a, Num):
+        return a.dtype not in ("int", "bool")
+    if isinstance(a, (Arr, Numeric)):
+        return a.dtype is None or not str(a.dtype).startswith(("int", "uint", "bool"))
+    return isinstance(a, Top)
+
+
 # ---- join ---------------------------------------------------------------------------------------
 
 

@@ -185,8 +185,8 @@ class Program:
         facts = self.facts(fn, sig)
         f = facts.fn
         leaves = flatten(f.body[-1].value)
-        lists = tuple(p in facts.containers for p in f.params)
-        if key in self._outputs:
+        lists = tuple(p in facts.containers and V.may_carry_derivative(facts.avals.get(p, V.TOP)) for p in f.params)
+        if key in self._outputs:  # within a recursion: every output, every list that can hold a float
             return self._outputs[key] or (True,) * len(leaves) + lists
         self._outputs[key] = None
         written = set(mutable_arrays(f, facts.numeric_arrays))  # arrays written in place: one object, varied whole

@@ -87,7 +87,11 @@ def prim_expr(eq: Eq, callee_name=None, rename=None) -> E.Expr:
         return CONTAINER_EXPRS[eq.prim](*args)
     if eq.prim.endswith("]"):  # numpy.linalg.eigh[1](a, ..., raw): one array of a decomposition
         return E.Subscript(args[-1], E.Num(int(eq.prim[eq.prim.rindex("[") + 1 : -1])))
-    if eq.prim in ("effect", "draw"):  # print(...), logging.info(...), np.random.normal(...): (_, name, keywords)
+    if eq.prim in (
+        "effect",
+        "draw",
+        "library",
+    ):  # print(...), np.random.normal(...), np.vander(...): (_, name, keywords)
         n = len(args) - len(eq.param[2])
         return E.Call(eq.param[1], args[:n], tuple(zip(eq.param[2], args[n:])))
     if eq.prim == "str_format":  # an f-string as "template".format(values)

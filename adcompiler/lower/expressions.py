@@ -213,11 +213,11 @@ class ExpressionLowering(NameLowering):
             return outs
         library = (getattr(target, "__module__", None) or "").split(".")[0]
         if library in ("numpy", "scipy") and rules.prim_of(target) is None:
-            raise self.parsed.error(  # NumPy's and SciPy's own Python functions are not differentiated through
+            return self.library_call(  # NumPy's and SciPy's own Python functions are not differentiated through
                 node,
-                f"{text}, which has no derivative rule",
+                target,
+                hint,
                 "write it with the NumPy functions adcompiler knows (see README), or give it rules with adcompiler.defrule",
-                MissingRuleError,
             )
         if isinstance(target, types.FunctionType) and not is_builtin(text, target) and rules.prim_of(target) is None:
             if isinstance(node.func, ast.Attribute):  # helpers.g(x): g is compiled into the derivative
@@ -238,11 +238,11 @@ class ExpressionLowering(NameLowering):
             return self.list_builtin(node, target, hint)
         prim = rules.prim_of(target)
         if prim is None:
-            raise self.parsed.error(
+            return self.library_call(
                 node,
-                f"{text}, which has no derivative rule",
+                target,
+                hint,
                 "give it rules with adcompiler.defrule(fn, jvp=..., vjp=...), or call only math/NumPy functions adcompiler knows, abs/min/max/pow/round/int/float and your own Python functions",
-                MissingRuleError,
             )
         if node.keywords:
             raise self.parsed.error(node, f"keyword arguments to {text}", "pass the arguments positionally")
@@ -272,6 +272,24 @@ class ExpressionLowering(NameLowering):
                 MissingRuleError,
             )
         return self.apply(prim, args, hint)
+
+    def library_call(self, node: ast.Call, target, hint, remedy: str):
+        """A call of a library function with no derivative rule (``np.triu_indices(d, 1)``, ``math.comb``):
+        computed as the primal computes it, without reading its source; activity analysis refuses it, at
+        this line, where an argument has a derivative (``analysis.activity``)."""
+        text = ast.unparse(node.func)
+        path = library_path(node.func, target, self)
+        refused = path is None or path.startswith("numpy.random.")  # (np.random.seed: a state, not a value)
+        if refused or path.startswith("builtins.") and path[len("builtins.") :] not in PURE_BUILTINS:
+            raise self.parsed.error(node, f"{text}, which has no derivative rule", remedy, MissingRuleError)
+        if isinstance(node.func, ast.Attribute):
+            self.read_attribute(node.func, target)
+        if any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.parsed.error(node, f"*args or **kwargs passed to {text}", "pass the arguments one by one")
+        args = [self.element(self.expr(a)) for a in node.args]
+        args += [self.element(self.expr(k.value)) for k in node.keywords]
+        keys = tuple(k.arg for k in node.keywords)
+        return self.apply("library", args, _leaf_hint(hint), param=("library", path, keys, target, text))
 
     def user_call(self, node: ast.Call, target, hint):
         """A call of another user function: bind arguments, fill defaults."""
@@ -326,6 +344,34 @@ class ExpressionLowering(NameLowering):
         if not isinstance(shape, tuple):
             return outs[0]
         return rebuild(shape, iter(outs))
+
+
+# Builtins with no rule computed as the primal computes them (open, exec, input, setattr: refused).
+PURE_BUILTINS = ("divmod", "chr", "ord", "bin", "hex", "oct", "hash", "isinstance", "callable", "repr", "format")
+# Libraries whose functions compute values and change nothing: the kind of value one returns is learnt
+# from a call on example arguments at build time (analysis.library_values); another's is not called then.
+PURE_LIBRARIES = ("numpy", "scipy", "math", "cmath", "builtins")
+
+
+def library_path(func, target, lowering) -> str | None:
+    """The dotted name ``module.attr`` of a library function, as written (``np.vander`` -> ``numpy.vander``)
+    or where it was defined (``multigammaln`` -> ``scipy.special._spfun_stats.multigammaln``); None when no
+    module holds it under its name."""
+    parts = []
+    while isinstance(func, ast.Attribute):
+        parts.insert(0, func.attr)
+        func = func.value
+    if parts and isinstance(func, ast.Name):
+        base = lowering.resolve(func)
+        for part in parts[:-1]:  # np.linalg.x: through the modules to the function
+            base = getattr(base, part, None) if isinstance(base, types.ModuleType) else None
+        if isinstance(base, types.ModuleType) and getattr(base, parts[-1], None) is target:
+            return f"{base.__name__}.{parts[-1]}"
+    module, name = getattr(target, "__module__", None), getattr(target, "__name__", None)
+    found = sys.modules.get(module) if isinstance(module, str) else None
+    if found is not None and isinstance(name, str) and getattr(found, name, None) is target:
+        return f"{module}.{name}"
+    return None
 
 
 def _is_add_at(node: ast.Call, lowering) -> bool:

@@ -21,7 +21,7 @@ from ..ir.nodes import Eq, For, Var, blocks, walk
 from ..lower.dup import DUP
 from ..rules import CHANGES
 
-_IN_PLACE = ("setitem", "pop", "custom")  # equations that may change a list other than by appending to it
+_IN_PLACE = ("setitem", "pop", "custom", "library")  # equations that may change a list other than by appending
 _ARITHMETIC = ("neg", "pos", "add", "sub", "mul", "truediv")
 
 
@@ -35,7 +35,7 @@ def rereadable(lay, facts, program, split: bool) -> dict:
     def touched(prims) -> set:
         return {classes.find(a.name) for e in eqs if e.prim in prims for a in e.ins if isinstance(a, Var)}
 
-    changed = touched(("setitem", "pop", "call", "custom") + CHANGES)
+    changed = touched(("setitem", "pop", "call", "custom", "library") + CHANGES)
     appended = touched(("append",))
     found: dict = {}
 

@@ -1,0 +1,77 @@
+"""The GradBench evals (benchmarks/gradbench/evals) differentiated by adcompiler, against independent
+oracles: analytic gradients, central differences, and forward mode against reverse mode."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import adcompiler
+
+HARNESS = Path(__file__).resolve().parent.parent / "benchmarks" / "gradbench"
+sys.path.insert(0, str(HARNESS))
+
+from evals import det, gmm, llsq  # noqa: E402
+
+
+@pytest.mark.parametrize("ell", [3, 4, 5, 6])
+def test_det_by_minors_gradient_is_the_cofactor_matrix(ell):
+    """d det(A) / dA = det(A) inv(A)^T; the index lists sliced, joined and passed down the recursion are
+    ints (no derivative), in both modes."""
+    rng = np.random.default_rng(ell)
+    A = rng.normal(size=(ell, ell))
+    f = adcompiler.differentiate(det.det)
+    expected = np.linalg.det(A) * np.linalg.inv(A).T
+    np.testing.assert_allclose(f.grad(A), expected, rtol=1e-10, atol=1e-12)
+    V = rng.normal(size=(ell, ell))
+    value, tangent = f.jvp((A,), (V,))
+    _, (cotangent,) = f.vjp((A,), 1.0)
+    np.testing.assert_allclose(value, np.linalg.det(A), rtol=1e-10)
+    np.testing.assert_allclose(tangent, np.sum(cotangent * V), rtol=1e-10)
+    np.testing.assert_allclose(tangent, np.sum(expected * V), rtol=1e-10)
+
+
+def central(f, args, i, h=1e-6):
+    """d f / d args[i] by central differences."""
+    g = np.zeros_like(args[i])
+    for j in np.ndindex(g.shape):
+        e = np.zeros_like(g)
+        e[j] = h
+        hi, lo = list(args), list(args)
+        hi[i], lo[i] = args[i] + e, args[i] - e
+        g[j] = (f(*hi) - f(*lo)) / (2 * h)
+    return g
+
+
+def test_gmm_log_posterior_gradient():
+    """np.triu_indices(d, 1) and multigammaln(0.5 * n, d) of integers: computed as the primal does."""
+    rng = np.random.default_rng(11)
+    k, d, n = 3, 4, 6
+    args = (
+        rng.normal(size=k),
+        rng.normal(size=(k, d)),
+        0.3 * rng.normal(size=(k, d)),
+        rng.normal(size=(k, d * (d - 1) // 2)),
+        rng.normal(size=(n, d)),
+        1.0,
+        0,
+    )
+    f = adcompiler.differentiate(gmm.log_posterior, wrt=("alpha", "mu", "q", "l"))
+    grads = f.grad(*args)
+    for i, g in enumerate(grads):
+        np.testing.assert_allclose(g, central(gmm.log_posterior, args, i), rtol=1e-6, atol=1e-6)
+    tangents = tuple(rng.normal(size=g.shape) for g in grads)
+    _, tangent = f.jvp(args, tangents)
+    assert tangent == pytest.approx(sum(np.sum(g * t) for g, t in zip(grads, tangents)), rel=1e-10)
+
+
+def test_llsq_gradient_is_the_normal_equations_residual():
+    """np.vander(t, m) of sample points, not differentiated: grad = P^T (P x - s)."""
+    x = np.random.default_rng(5).normal(size=5)
+    t = -1.0 + np.arange(9) * 2.0 / 8
+    P = np.vander(t, 5, increasing=True)
+    f = adcompiler.differentiate(llsq.llsq, wrt=("x",))
+    np.testing.assert_allclose(f.grad(x, 9), P.T @ (P @ x - np.sign(t)), rtol=1e-12, atol=1e-12)
+    v = np.ones(5)
+    assert f.jvp((x, 9), (v,))[1] == pytest.approx(np.sum(f.grad(x, 9) * v), rel=1e-12)
