@@ -179,3 +179,18 @@ def test_code_that_is_its_source_is_never_refused(tmp_path):
 
 def central(f, x, h=1e-6):
     return (f(x + h) - f(x - h)) / (2 * h)
+
+
+def checked_square(x):
+    """Defined in this test module, which pytest imports with its asserts rewritten."""
+    assert x > -100.0, "x out of range"
+    return x * x
+
+
+def test_a_function_whose_asserts_pytest_rewrote_is_not_stale():
+    """pytest compiles a test module's asserts into its own checks: the code is not its file's text
+    compiled plainly, yet it is that text (found differentiating a function with an assert in a test)."""
+    assert type(globals().get("__loader__")).__name__ == "AssertionRewritingHook"
+    assert adcompiler.grad(checked_square)(3.0) == 6.0
+    with pytest.raises(AssertionError, match="x out of range"):
+        adcompiler.grad(checked_square)(-200.0)

@@ -14,6 +14,7 @@ from .arguments import all_floats, as_sequence, checked_ct, checked_tangents, co
 from .arguments import active_tangents, refuse_not_differentiable, refuse_other_arrays, refuse_partial
 from .arguments import ct_shapes, refuse_shared_writes, require_scalar, tangent_like
 from .entries import make_entry
+from ..modes.plan import reaches_recursion
 from .iterables import refuse_other_iterables
 from ..compile.load import load
 from ..compile.page import page_of
@@ -420,7 +421,8 @@ class Differentiable:
             generated = self._function(mode, sig)
             source = self._sources.get(generated)
             depends = self._dependencies()
-            entry = make_entry(name, self, generated, method, sequences, sig, ndarray, source, depends, ct_aval)
+            paused = mode != "forward" and reaches_recursion(self._program(sig), self.fn)
+            entry = make_entry(name, self, generated, method, sequences, sig, ndarray, source, depends, ct_aval, paused)
             setattr(self, name, entry)
 
 

@@ -11,6 +11,7 @@ tangent, and the forward mode of ``x * y`` is what the hand-written tangent is m
 
 from __future__ import annotations
 
+import gc
 import inspect
 from operator import countOf
 
@@ -27,7 +28,17 @@ _GUARDED_LIMIT = 400  # statements: a body whose int check looks at lists is inl
 
 
 def make_entry(
-    name: str, owner, generated, method, sequences=None, sig=None, ndarray=None, source=None, depends=(), ct_aval=None
+    name: str,
+    owner,
+    generated,
+    method,
+    sequences=None,
+    sig=None,
+    ndarray=None,
+    source=None,
+    depends=(),
+    ct_aval=None,
+    paused=False,
 ):
     """The entry ``f.<name>`` of Differentiable ``owner``: ``generated`` (the derivative for this
     call's signature) when the arguments have that signature, else ``method(owner, ...)``.
@@ -43,11 +54,14 @@ def make_entry(
     call; when the module no longer holds it the method builds the code again.
     ``ct_aval``: for a list output, the abstract value of the first call's cotangent (a list of
     numbers), which later cotangents are tested against whole.
+    ``paused``: the cyclic garbage collector paused while ``generated`` runs (reverse code of a
+    recursive function keeps a residual tuple per call alive until its adjoint sweep ends: collections
+    that find nothing to free took half of GradBench det's gradient at ell = 8).
     """
     code = getattr(generated, "__wrapped__", generated).__code__  # (a compiled target's entry: its code's)
     gen_params = code.co_varnames[: code.co_argcount]
     sequenced = sig is not None and any(not isinstance(a, V.Num) for a in sig.avals)
-    body = _inlined_body(*source, sequenced) if source is not None else None
+    body = _inlined_body(*source, sequenced) if source is not None and not paused else None
     if body is not None and sequences is None and gen_params != owner.params:
         body = None
     scope = namespace_of(generated)  # what an inlined body reads: the generated names, the module's globals
@@ -59,9 +73,11 @@ def make_entry(
     helpers = ("generated", "method", "owner", "ndarray", "describe", "mismatch", "alias", "pattern", "avals", "unset")
     states = ("module", "was", "code", "defaults", "kwdefaults")  # (a function's: the code and defaults it had)
     helpers += ("current", "now") + tuple(f"{k}{j}" for j in range(len(depends)) for k in states)
+    helpers += ("collecting", "pause", "resume")
     g = _fresh([name, *helpers, *_BUILTINS, *wholes, *parts, *defaults, *kinds], taken)
     space = {g[k]: v for k, v in _BUILTINS.items()}  # the entry's own names, handed to it (back.load)
     space.update({g["generated"]: generated, g["method"]: method, g["owner"]: owner, g["ndarray"]: ndarray})
+    space.update({g["collecting"]: gc.isenabled, g["pause"]: gc.disable, g["resume"]: gc.enable})
     current = _current_tests(depends, g, space)
     if sequences is None:
         head, guard = _own_parameters(owner, g, space, sig, current)
@@ -77,7 +93,11 @@ def make_entry(
             f"    except {g['KeyError']}:",
             f"        {g['current']} = False",
         ]
-    if body is None:
+    if body is None and paused:
+        call = f"{g['generated']}({', '.join(gen_params)})"
+        body = [f"if not {g['collecting']}():", f"    return {call}", f"{g['pause']}()", "try:", f"    return {call}"]
+        body += ["finally:", f"    {g['resume']}()"]
+    elif body is None:
         body = [f"return {g['generated']}({', '.join(gen_params)})"]
     text = "\n".join([f"def {g[name]}({head}):", *guard, *("    " + line for line in body), ""])
     own = scope.own if isinstance(scope, Scope) else {}

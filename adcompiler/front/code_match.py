@@ -7,14 +7,17 @@ the classes and functions its qualified name names, its free variables cells of 
 function, with its module's ``from __future__`` flags and the names its module imports, which choose
 how a call of a module's function compiles) and compares what the code does, not where it is: the bytecode, the names, the constants (nested code objects compared the same way) and the
 parameters.  Line numbers, decorators and defaults (``fn.__defaults__`` are used as they are) play no
-part.  Done once per code object and text of its file.
+part.  A module pytest imported (a test module, a conftest) has its asserts rewritten by pytest: its
+definitions are compiled with pytest's rewriting too.  Done once per code object and text of its file.
 """
 
 from __future__ import annotations
 
 import __future__
 import ast
+import copy
 import linecache
+import sys
 import types
 
 _FUTURE = 0
@@ -94,9 +97,23 @@ def _compiled(node: ast.FunctionDef, fn, imported: list):
     module = ast.Module(imports + [stmt], [])
     for made in _made_nodes(module, fdef):  # positions for the nodes made here (the def's own are the file's)
         made.lineno, made.col_offset, made.end_lineno, made.end_col_offset = node.lineno, 0, node.lineno, 0
+    rewriter = _assert_rewriter(fn)
+    if rewriter is not None:  # a test module pytest imported: its asserts rewritten, as pytest compiled them
+        module = copy.deepcopy(module)  # (the def's parts are the parsed tree's, which lowering reads)
+        rewriter(module, "".join(linecache.getlines(code.co_filename)).encode(), code.co_filename, None)
     flags = code.co_flags & _FUTURE
     compiled = compile(module, code.co_filename, "exec", flags=flags, dont_inherit=True)
     return _find(compiled, [name for _, name in scopes] + [code.co_name])
+
+
+def _assert_rewriter(fn):
+    """pytest's ``rewrite_asserts`` where ``fn``'s module was imported by pytest's assertion-rewriting
+    import hook (a test module, a conftest, a plugin registered for it); None elsewhere."""
+    loader = fn.__globals__.get("__loader__")
+    if type(loader).__name__ != "AssertionRewritingHook":
+        return None
+    rewrite = sys.modules.get("_pytest.assertion.rewrite")
+    return getattr(rewrite, "rewrite_asserts", None)
 
 
 def _made_nodes(module: ast.Module, fdef: ast.FunctionDef):

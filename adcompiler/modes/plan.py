@@ -331,21 +331,29 @@ def recomputed(plan: TapePlan, program, eq: Eq) -> bool:
     sig = plan.facts.call_sig(eq)
     numbers = all(isinstance(a, (V.Num, V.Static)) for a in sig.avals)
     lists = any(v.name in plan.containers for v in eq.outs)
-    return numbers and not lists and _recursive(program, eq.param)
+    return numbers and not lists and fn_recursive(program, eq.param)
 
 
-def _recursive(program, fn) -> bool:
-    """Whether the user function ``fn`` calls itself, directly or through other user functions."""
+def _callees(program, fn) -> set:
+    """The user functions ``fn`` calls, directly or through others."""
     seen, pending = set(), [fn]
     while pending:
         for eq in walk(program.anf(pending.pop()).body):
-            if isinstance(eq, Eq) and eq.prim == "call":
-                if eq.param is fn:
-                    return True
-                if eq.param not in seen:
-                    seen.add(eq.param)
-                    pending.append(eq.param)
-    return False
+            if isinstance(eq, Eq) and eq.prim == "call" and eq.param not in seen:
+                seen.add(eq.param)
+                pending.append(eq.param)
+    return seen
+
+
+def fn_recursive(program, fn) -> bool:
+    """Whether the user function ``fn`` calls itself, directly or through other user functions."""
+    return fn in _callees(program, fn)
+
+
+def reaches_recursion(program, fn) -> bool:
+    """Whether ``fn`` or a function it calls (at any depth) is recursive: its reverse code keeps a
+    residual tuple per call, many small objects alive until the adjoint sweep ends."""
+    return fn_recursive(program, fn) or any(fn_recursive(program, g) for g in _callees(program, fn))
 
 
 def placed(stmts, block: Site) -> list:
