@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import sys
 from typing import Any, Callable, Sequence, Union, overload
 
 from .back import emit
@@ -14,7 +13,7 @@ from .modes.checkpoint import checkpoint_problem
 from .arguments import all_floats, as_sequence, checked_ct, checked_tangents, constant_integers, default_wrt
 from .arguments import active_tangents, refusal, refuse_not_differentiable, refuse_other_arrays, refuse_partial
 from .arguments import ct_shapes, refuse_shared_writes, require_scalar, tangent_like, wrt_names
-from .entries import make_entry
+from .entries import install
 from .back.load import load
 from .front.environment import namespace_of
 from .collector import no_cycle_collection
@@ -387,30 +386,29 @@ class Differentiable:
         return not converts([sig.avals[i] for i in self._positions]) and not narrow_floats(sig.avals)  # (trees)
 
     def _numbers_first(self, name: str, mode: str, method, sequences, sig: V.Sig, ct_aval=None) -> None:
-        """Make ``f.<name>`` (or ``jvp``, ``vjp``, ...) for later calls: the generated code for ``mode``
-        when the arguments have signature ``sig`` (floats, arrays of the same ndim and dtype with
-        tangents of their shapes, lists of the same abstract value: a test or two each), else
-        ``method``, which checks, binds and specialises (other kinds, keywords, integers, wrong
-        structures).  ``sequences``: the entry's parameters, each with the number of values it holds
-        (None: one value); None: the function's own parameters.  See ``adcompiler.entries``."""
-        ndarray = getattr(sys.modules.get("numpy"), "ndarray", None)
-        with BUILDING, no_cycle_collection():
-            if name in self.__dict__:  # another thread made it meanwhile
-                return
-            generated = self._function(mode, sig)
-            source = self._sources.get(generated)
-            depends = self._dependencies()
-            entry = make_entry(name, self, generated, method, sequences, sig, ndarray, source, depends, ct_aval)
-            setattr(self, name, entry)
+        """Make ``f.<name>`` for later calls like this one (``entries.install``)."""
+        install(self, name, mode, method, sequences, sig, ct_aval, BUILDING, no_cycle_collection)
 
 
 _MODES = {"grad": "grad", "value_and_grad": "value_and_grad", "vjp": "reverse", "jvp": "forward"}
 
 
+def code_of(owner: Differentiable, mode: str, sig: V.Sig, wrt: tuple) -> Differentiable:
+    """``owner``'s generated ``mode`` code for arguments of signature ``sig``, itself made differentiable
+    with respect to ``wrt`` (once): what a transform of a transform (``grad(grad(f))``) differentiates."""
+    with BUILDING:
+        key = ("code", mode, sig, wrt)
+        if key not in owner.derived:
+            owner.derived[key] = Differentiable((owner, mode, sig), wrt, owner.checkpoint)  # type: ignore[arg-type]
+        return owner.derived[key]
+
+
 def _origin(fn):
     """For ``f.grad`` / ``f.vjp`` / ... of a Differentiable: ``(f, mode, signature)``, the generated
     function behind it being ``f._function(mode, signature)`` (for the signature of f's last call);
-    None for anything else."""
+    for ``(f, mode, signature)`` itself (``code_of``), that; None for anything else."""
+    if type(fn) is tuple:
+        return fn
     owner = getattr(fn, "__self__", None)
     if not isinstance(owner, Differentiable) or fn.__name__ not in _MODES:
         return None

@@ -12,6 +12,7 @@ tangent, and the forward mode of ``x * y`` is what the hand-written tangent is m
 from __future__ import annotations
 
 import inspect
+import sys
 from operator import countOf
 
 from .analysis import values as V
@@ -24,6 +25,25 @@ from .front.environment import Scope, cells_of, namespace_of
 
 _INLINE_LIMIT = 30  # statements: a longer derivative's own work hides the cost of one call
 _GUARDED_LIMIT = 400  # statements: a body whose int check looks at lists is inlined up to this size (see below)
+
+
+def install(owner, name: str, mode: str, method, sequences, sig, ct_aval, building, paused) -> None:
+    """Make ``owner.<name>`` (``grad``, ``jvp``, ...) for later calls: the generated code for ``mode``
+    when the arguments have signature ``sig`` (floats, arrays of the same ndim and dtype with tangents
+    of their shapes, lists of the same abstract value: a test or two each), else ``method``, which
+    checks, binds and specialises (other kinds, keywords, integers, wrong structures).  ``sequences``:
+    the entry's parameters, each with the number of values it holds (None: one value); None: the
+    function's own parameters.  ``building``: the lock held (``pipeline.BUILDING``), ``paused``: the
+    garbage collector paused meanwhile (``collector.no_cycle_collection``)."""
+    ndarray = getattr(sys.modules.get("numpy"), "ndarray", None)
+    with building, paused():
+        if name in owner.__dict__:  # another thread made it meanwhile
+            return
+        generated = owner._function(mode, sig)
+        source = owner._sources.get(generated)
+        depends = owner._dependencies()
+        entry = make_entry(name, owner, generated, method, sequences, sig, ndarray, source, depends, ct_aval)
+        setattr(owner, name, entry)
 
 
 def make_entry(

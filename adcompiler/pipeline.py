@@ -35,6 +35,7 @@ from .ir.printing import to_def
 from .front.environment import Read, Scope, captured_cells, dependencies, namespace_of
 from .front.names import GENERATED_BUILTINS, Namer, Namespace
 from .front.parse import parse_function
+from .front.lambdas import def_name
 from .front.scopes import nodes
 from .optimize.tidy import tidy
 from .optimize.finish import finished
@@ -265,7 +266,7 @@ class Program:
             if fn.__name__ in bound or bound:
                 self.primal_names[fn] = fn.__name__ if fn.__name__ in bound else sorted(bound)[0]
             else:
-                base = fn.__name__ if fn.__name__.isidentifier() else "rule"  # a lambda's name is <lambda>
+                base = def_name(fn) if hasattr(fn, "__code__") else "rule"  # a lambda's name is <lambda>
                 name = self.module.fresh(base)
                 self.injected[name] = fn
                 self.primal_names[fn] = name
@@ -275,7 +276,7 @@ class Program:
         """Name (and schedule) a derivative of ``fn`` for one signature; ``mask`` says which parameters are active."""
         key = (kind, fn, _params(self.anf(fn), mask), sig)
         if key not in self.specs:
-            base = fn.__name__ if all(mask) else fn.__name__ + "_" + "_".join(key[2])
+            base = def_name(fn) if all(mask) else def_name(fn) + "_" + "_".join(key[2])
             self.specs[key] = tuple(self.module.fresh(f"{base}_{s}") for s in suffixes)
         self.queue.append(key)  # every request, so each caller learns what it calls
         return self.specs[key]
@@ -309,7 +310,7 @@ class Program:
         kind = "fused" if mode == "reverse" else mode
         key = (kind, entry, wrt, sig)
         if key not in self.specs:
-            self.specs[key] = (self.module.fresh(f"{entry.__name__}_{mode}"),)
+            self.specs[key] = (self.module.fresh(f"{def_name(entry)}_{mode}"),)
         return self.drain([key])
 
     def drain(self, wanted) -> list:
@@ -366,11 +367,11 @@ class Program:
         self.anf(entry)
         order = [entry] + [f for f in self.anf_cache if f is not entry]
         if stage == "anf":
-            defs = [to_def(self.anf(f), f.__name__, self.primal_name) for f in order]
+            defs = [to_def(self.anf(f), def_name(f), self.primal_name) for f in order]
             return Source(emit.render_module(defs, self.ns, lambda: self.helper_sources(defs)))
         helper = self.module.fresh("dup") if not hasattr(self, "_dup_helper") else self._dup_helper
         self._dup_helper = helper
-        defs = [to_def(self.dupform(f), f.__name__, self.primal_name, {"dup": helper}) for f in order]
+        defs = [to_def(self.dupform(f), def_name(f), self.primal_name, {"dup": helper}) for f in order]
         header = [f"def {helper}(x):\n    return x, x\n\n"]
         return Source(emit.render_module(defs, self.ns, lambda: header + self.helper_sources(defs)))
 

@@ -29,6 +29,7 @@ LAYERS = [
     ("numba_backend", "arrays_backend", "variadic"),
     ("api",),
     ("higher",),
+    ("targets", "blocks"),
     ("check", "functional", "custom_rules"),
     ("cli_check", "cli_many"),
     ("cli",),

@@ -237,6 +237,6 @@ def test_numba_backend_runs_the_short_version_with_one_array_a_line():
 def test_numba_hessian_of_a_loop_with_versions_agrees_with_the_python_backend():
     pytest.importorskip("numba")
     state = RNG.normal(size=(4, 4))
-    want = adcompiler.hessian(adcompiler.differentiate(particles))(state)
-    got = adcompiler.hessian(adcompiler.differentiate(particles, backend="numba"))(state)
+    want = adcompiler.hessian_matrix(adcompiler.differentiate(particles))(state)
+    got = adcompiler.hessian_matrix(adcompiler.differentiate(particles, backend="numba"))(state)
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-13)
