@@ -276,7 +276,7 @@ class Program:
         """Name (and schedule) a derivative of ``fn`` for one signature; ``mask`` says which parameters are active."""
         key = (kind, fn, _params(self.anf(fn), mask), sig)
         if key not in self.specs:
-            base = def_name(fn) if all(mask) else def_name(fn) + "_" + "_".join(key[2])
+            base = def_name(fn) if all(mask) else def_name(fn) + "_" + ("_".join(key[2]) or "primal")
             self.specs[key] = tuple(self.module.fresh(f"{base}_{s}") for s in suffixes)
         self.queue.append(key)  # every request, so each caller learns what it calls
         return self.specs[key]

@@ -29,6 +29,7 @@ from ..ir.nodes import (
     walk,
 )
 from ..ir.printing import primal_stmt, range_expr
+from .calls import record_call
 
 
 class PrimalSweep:
@@ -101,7 +102,7 @@ class PrimalSweep:
             )
             returned = tuple(self.shadow_of(v.name) for v in eq.outs if v.name in self.containers)
             if self.recomputed(eq):  # the value now, the arguments kept: the adjoint runs the call again
-                call = primal_stmt(
+                call = record_call(self.program, eq, sig, args) or primal_stmt(
                     Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), self.program.primal_name
                 )
                 return [call, Assign((self.saved[eq],), E.Tuple(args), eq.line)]
@@ -109,6 +110,8 @@ class PrimalSweep:
             targets = (value, returned, self.saved[eq]) if returned else (value, self.saved[eq])
             return [Assign(targets, E.Call(sweep, args + shadows), eq.line)]
         primal = primal_stmt(Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), self.program.primal_name)
+        if eq.prim == "call":  # handed a record: not the user's function (calls)
+            primal = record_call(self.program, eq, self.facts.call_sig(eq), args) or primal
         if isinstance(primal, Assign) and self.facts.may_raise(eq):
             primal = replace(primal, effect=INDEX if self.index_read(eq) else True)
         if eq.prim == "call":  # not differentiated (its arguments are constants): a list it returns that gets

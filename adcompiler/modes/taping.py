@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..ir import expr as E
-from ..ir.printing import prim_expr
+from ..ir.printing import global_expr, prim_expr
 from ..analysis import values as V
 from ..rules import CHANGES
 from ..lower.dup import DUP, value_reads
@@ -213,7 +213,7 @@ class Taping:
     def reread(self, name: str):
         """How the adjoint sweep computes ``name`` again, or None: (expression, names it needs first)."""
         if name in self.rereadable and self.rereadable[name][0] == "global":
-            return E.Name(self.rereadable[name][1]), []
+            return global_expr(self.rereadable[name][1]), []
         if name in self.rereadable and self.rereadable[name][0] == "expr":
             e = self.rereadable[name][1]
             ins = tuple(Var(self.alias.get(a.name, a.name)) if isinstance(a, Var) else a for a in e.ins)
