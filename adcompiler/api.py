@@ -13,7 +13,7 @@ from .modes.checkpoint import checkpoint_problem
 from .arguments import all_floats, as_sequence, checked_ct, checked_tangents, constant_integers, default_wrt
 from .arguments import active_tangents, refusal, refuse_not_differentiable, refuse_other_arrays, refuse_partial
 from .arguments import ct_shapes, refuse_shared_writes, require_scalar, tangent_like, wrt_names
-from .entries import install
+from .entries import install, record_entry, remember_records
 from .back.load import load
 from .front.environment import namespace_of
 from .collector import no_cycle_collection
@@ -91,6 +91,7 @@ class Differentiable:
         self._sources: dict = {}  # each generated entry function: the IR it was emitted from
         self._compiled_for: dict = {}  # signature -> mode -> the loaded entry function
         self.derived: dict = {}  # derivatives of the generated code (hessian's), by mode and signature
+        self._record_entries: dict = {}  # grad, value_and_grad -> [(tests, code, rebuild)] (entries)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)
@@ -235,6 +236,7 @@ class Differentiable:
                 self.fn = owner._function(mode, sig)
                 functools.update_wrapper(self, self.fn)
             self._programs, self._sources, self._compiled_for, self.derived = {}, {}, {}, {}
+            self._record_entries = {}
             self._out_shape = None
             for name in ("jvp", "vjp", "grad", "value_and_grad"):  # the fast entries of the old code
                 self.__dict__.pop(name, None)
@@ -357,6 +359,9 @@ class Differentiable:
 
     def value_and_grad(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         """``(value, gradient)`` of a scalar-valued function."""
+        fast = record_entry(self, "value_and_grad", args, kwargs)  # records: a call like an earlier one
+        if fast is not None:
+            return fast[0]
         args, sig = self._bound(args, kwargs)
         self._require_scalar("value_and_grad", sig)
         function = self._function("value_and_grad", sig)
@@ -364,19 +369,32 @@ class Differentiable:
             self._numbers_first("value_and_grad", "value_and_grad", Differentiable.value_and_grad, None, sig)
         if converts(sig.avals):
             value, g = function(*args)
+            self._remember_records("value_and_grad", sig, function, True)
             return value, gradient_of(g, [sig.avals[i] for i in self._positions_of(sig)])
         return function(*args)
 
     def grad(self, *args: Any, **kwargs: Any) -> Any:
         """The gradient: one value for a single wrt parameter, else a tuple."""
+        fast = record_entry(self, "grad", args, kwargs)  # records: a call like an earlier one
+        if fast is not None:
+            return fast[0]
         args, sig = self._bound(args, kwargs)
         self._require_scalar("grad", sig)
         function = self._function("grad", sig)
         if self._fast_path("grad", sig):  # later calls like this one skip the checks
             self._numbers_first("grad", "grad", Differentiable.grad, None, sig)
         if converts(sig.avals):
-            return gradient_of(function(*args), [sig.avals[i] for i in self._positions_of(sig)])
+            g = gradient_of(function(*args), [sig.avals[i] for i in self._positions_of(sig)])
+            self._remember_records("grad", sig, function, False)
+            return g
         return function(*args)
+
+    def _remember_records(self, name: str, sig: V.Sig, function, both: bool) -> None:
+        """A records entry for later calls like this one (``entries.remember_records``): the structure
+        described once, not per call; not for derivative code (its records are tuples already)."""
+        if self.arrays == "numpy" and self._origin is None and not narrow_floats(sig.avals):
+            with BUILDING:
+                remember_records(self, name, sig, function, self._positions_of(sig), both)
 
     def _fast_path(self, name: str, sig: V.Sig) -> bool:
         """Whether ``f.<name>`` gets a fast entry for signature ``sig`` now: it has none yet, and every

@@ -245,3 +245,19 @@ def function_attribute(obj, x):
 class Activated:
     def __init__(self, w):
         self.w, self.act = w, np.tanh
+
+
+# ---- records entries (issue 37 item 6: tests/test_record_entries.py) -----------------------------
+
+
+def logistic(params, X, y):
+    z = X @ params["w"] + params["b"]
+    return np.mean(np.logaddexp(0.0, z) - y * z) + 0.01 * np.sum(params["w"] ** 2)
+
+
+def squash(z):
+    return np.tanh(z)
+
+
+def through_helper(params, x):
+    return np.sum(squash(params["w"] * x) ** 2)
