@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import functools
-import inspect
 from typing import Any, Callable, Sequence, Union, overload
 
 from .back import emit
 from .analysis import values as V
 from .analysis.assume import assumed_signature
 from .modes.checkpoint import checkpoint_problem
-from .arguments import all_floats, as_sequence, checked_ct, checked_tangents, constant_integers, default_wrt
-from .arguments import active_tangents, refusal, refuse_not_differentiable, refuse_other_arrays, refuse_partial
-from .arguments import ct_shapes, refuse_shared_writes, require_scalar, tangent_like, wrt_names
+from .arguments import all_floats, as_sequence, checked_ct, checked_tangents, constant_integers
+from .arguments import active_tangents, refuse_not_differentiable, refuse_other_arrays, refuse_partial
+from .arguments import ct_shapes, refuse_shared_writes, require_scalar, tangent_like
 from .entries import install, record_entry, remember_records
+from .iterables import refuse_other_iterables
 from .back.load import load
+from .back.page import page_of
 from .front.environment import namespace_of
 from .collector import no_cycle_collection
 from .pickling import reduce
@@ -22,7 +23,7 @@ from .methods import bind, method_of
 from .pipeline import BUILDING, Program
 from .rules.custom import through_rule
 from .trees import all_integral, any_records, converts, flatten, gradient_of, narrow_floats, unflatten, unflatten_each
-from . import arrays_backend, numba_backend
+from . import arrays_backend, numba_backend, runs
 from .variadic import Variadic, has_varargs
 
 Wrt = Union[str, int, Sequence[Union[str, int]], None]  # parameters by name or position; None: all
@@ -72,19 +73,11 @@ class Differentiable:
             owner, mode, sig = self._origin
             fn = owner._function(mode, sig)  # the generated function itself
         self.checkpoint = checkpoint
-        self.backend = backend  # "python", or "numba": the code compiled by numba.njit (numba_backend)
-        self.arrays = arrays  # "numpy", or "any": code that calls its arguments' array namespace (arrays_backend)
+        self.backend, self.arrays = backend, arrays  # "numba": numba_backend; "any": any array API (arrays_backend)
         functools.update_wrapper(self, fn)
-        self.fn = fn
-        self.signature = inspect.signature(fn)
-        self.params = tuple(self.signature.parameters)
-        with no_cycle_collection():  # (a long function's tree is many objects, none of them garbage)
-            parsed, self._refusal = refusal(fn)  # a construct the fence refuses: the first thing any call reports
-        self._parsed = parsed  # handed to the first Program (see _new_program)
-        self.wrt = default_wrt(parsed, self.params) if wrt is None else wrt_names(wrt, self.params, fn, self.signature)
+        self._called = fn  # what a call runs (self.fn: the function differentiated, see adcompiler.runs)
         self.wrt_given = wrt is not None  # (a method's default leaves self out: adcompiler.methods)
-        self._positions = tuple(self.params.index(w) for w in self.wrt)
-        self._floats = V.Sig((V.FLOAT,) * len(self.params))  # the signature of numbers only
+        self._read(wrt)
         self._sig: V.Sig | None = None  # the abstract signature of the last call's arguments: what the code is for
         self._out_shape = None
         self._programs: dict = {}  # signature -> its Program
@@ -93,12 +86,21 @@ class Differentiable:
         self.derived: dict = {}  # derivatives of the generated code (hessian's), by mode and signature
         self._record_entries: dict = {}  # grad, value_and_grad -> [(tests, code, rebuild)] (entries)
 
+    def _read(self, wrt: Wrt) -> None:
+        """What a call runs (``runs.read``): the function differentiated, its signature, its tree (what the fence
+        refuses: the first thing any call reports), the parameters to differentiate; again when they change."""
+        self._wrt_asked, self._reading = wrt, runs.read(self._called, wrt)
+        self.fn, self.signature, self.params = self._reading.fn, self._reading.signature, self._reading.params
+        self._refusal, self._parsed = self._reading.refusal, self._reading.parsed  # (parsed: the first Program's)
+        self.wrt, self._positions, self._floats = self._reading.wrt, self._reading.positions, self._reading.floats
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.fn(*args, **kwargs)
+        return self._called(*args, **kwargs)
 
     def __reduce__(self):
         """Pickled by reference (see ``adcompiler.pickling``)."""
-        return reduce(self, self.fn, (self.wrt, self.checkpoint, self.backend, self.arrays), self._origin is not None)
+        options = (self.wrt, self.checkpoint, self.backend, self.arrays)
+        return reduce(self, self._called, options, self._origin is not None)
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else bind(self, obj)  # a method of obj (adcompiler.methods)
@@ -150,6 +152,7 @@ class Differentiable:
         every list and tuple looked at, and which arguments share a list (built once per signature)."""
         sig = V.signature(args)
         if sig not in self._compiled_for:
+            refuse_other_iterables(self.fn, self.params, args, sig, lambda: self._program(sig))
             refuse_shared_writes(self.fn, self.params, sig, lambda: self._facts(sig))
         self._sig = sig
         return sig
@@ -185,7 +188,8 @@ class Differentiable:
         defs = [d for d in built if not (d.name in seen or seen.add(d.name))]  # type: ignore[func-returns-value]
         source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
         # run in the function's own module (its globals read when the code runs), nothing written into it
-        namespace = load(source, self.fn.__globals__, f"{mode} of {self.fn.__qualname__}", program.supplied)
+        label = f"{mode} of {self.fn.__qualname__}"
+        namespace = load(source, self.fn.__globals__, label, program.supplied, {d.name for d in defs})
         for name, alias in program.helpers.items():
             namespace[alias].__adc_primitive__ = name  # so derivative code can itself be differentiated
         function = namespace[built[0].name]
@@ -205,6 +209,7 @@ class Differentiable:
         that code depends on."""
         found: dict = {}
         deps = [d for program in list(self._programs.values()) for d in program.dependencies()]
+        deps += runs.own_dependency(self._reading)
         if self._origin is not None:
             deps += self._origin[0]._dependencies()
         for d in deps:
@@ -215,9 +220,11 @@ class Differentiable:
         """Whether the module no longer holds something the code was built from."""
         if self._origin is not None:  # the differentiated code: stale, or built again since
             owner, mode, sig = self._origin
-            if owner._stale() or owner._compiled_for.get(sig, {}).get(mode) is not self.fn:
+            if owner._stale() or owner._compiled_for.get(sig, {}).get(mode) is not self._called:
                 return True
-        return any(not d.holds() for program in list(self._programs.values()) for d in program.dependencies())
+        return runs.changed(self._reading) or any(
+            not d.holds() for program in list(self._programs.values()) for d in program.dependencies()
+        )
 
     def _check_current(self) -> None:
         """Drop everything built if the module no longer holds what it was built from."""
@@ -233,25 +240,35 @@ class Differentiable:
             if self._origin is not None:
                 owner, mode, sig = self._origin
                 owner._check_current()
-                self.fn = owner._function(mode, sig)
-                functools.update_wrapper(self, self.fn)
+                self._called = owner._function(mode, sig)
+                self._read(self._wrt_asked)
+                functools.update_wrapper(self, self._called)
+            if runs.changed(self._reading):
+                self._read(self._wrt_asked)  # its signature, defaults and tree as they are now
             self._programs, self._sources, self._compiled_for, self.derived = {}, {}, {}, {}
             self._record_entries = {}
             self._out_shape = None
             for name in ("jvp", "vjp", "grad", "value_and_grad"):  # the fast entries of the old code
                 self.__dict__.pop(name, None)
 
-    def source(self, stage: str = "reverse") -> str:
+    def source(self, stage: str = "reverse", html: bool = False) -> str:
         """The Python source of one stage: "anf", "dup", "forward", "reverse" (the vjp) or "grad" (the
         gradient of a scalar output: the reverse code with the cotangent 1.0 folded in); a ``str``
-        (``back.display.Source``) that Jupyter shows highlighted when Pygments is installed."""
+        (``back.display.Source``) that Jupyter shows highlighted when Pygments is installed.  ``html=True``: a
+        page of this function beside its forward, reverse and ``stage`` code, line linked to line (``back.page``)."""
         self._check_current()
         with BUILDING:
-            program = self.program
-            sig = self._sig
-            self._function(stage, sig) if stage in ("forward", "reverse", "grad") else None
-            text = program.stage(self.fn, stage, self.wrt if sig is None else self._wrt_of(sig), sig)
-            return arrays_backend.shown(text, program, self.fn) if self.arrays == "any" and stage != "anf" else text
+            program, sig = self.program, self._sig
+            wrt = self.wrt if sig is None else self._wrt_of(sig)
+            shown = []
+            for each in dict.fromkeys(("forward", "reverse", stage) if html else (stage,)):
+                self._function(each, sig) if each in ("forward", "reverse", "grad") else None
+                origins: list | None = [] if html else None
+                text: str = program.stage(self.fn, each, wrt, sig, origins)
+                if self.arrays == "any" and each != "anf":
+                    text = arrays_backend.shown(text, program, self.fn, origins)
+                shown.append((each, text, origins))
+            return page_of(self.fn.__name__, shown, stage) if html else shown[0][1]
 
     # ---- derivatives ----------------------------------------------------------------
 
@@ -278,6 +295,7 @@ class Differentiable:
         if self._refusal is not None:
             raise self._refusal
         self._check_current()
+        args, kwargs = runs.given(args, kwargs, self.params)
         if kwargs or len(args) != len(self.params):
             bound = self.signature.bind(*args, **(kwargs or {}))
             bound.apply_defaults()

@@ -15,6 +15,7 @@ import weakref
 from .back import emit
 from .back.arrays_target import NotInStandard, translate
 from .back.load import load
+from .back.origins import carried
 from .errors import UnsupportedSyntaxError
 
 ARRAYS = ("numpy", "any")
@@ -73,13 +74,18 @@ def build(owner, program, built: list, mode: str):
     fn = owner.fn
     source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
     source = translated(source, program, _filename(fn), fn.__code__.co_firstlineno, fn.__globals__)
-    namespace = load(source, fn.__globals__, f"{mode} of {fn.__qualname__} (arrays='any')", program.supplied)
+    label = f"{mode} of {fn.__qualname__} (arrays='any')"
+    namespace = load(source, fn.__globals__, label, program.supplied, {d.name for d in defs})
     return namespace[built[0].name]
 
 
-def shown(text: str, program, fn) -> str:
-    """``f.source()`` under ``arrays="any"``: the code that runs, black-formatted."""
-    return emit.format_source(translated(text, program, _filename(fn), fn.__code__.co_firstlineno, fn.__globals__))
+def shown(text: str, program, fn, origins: list | None = None) -> str:
+    """``f.source()`` under ``arrays="any"``: the code that runs, black-formatted; ``origins``, those of
+    ``text``'s lines when given, become those of its lines (``back.origins``)."""
+    out = emit.format_source(translated(text, program, _filename(fn), fn.__code__.co_firstlineno, fn.__globals__))
+    if origins is not None:
+        origins[:] = carried(text, origins, out)
+    return out
 
 
 _NAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # program -> the names this target added

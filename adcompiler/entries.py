@@ -76,8 +76,9 @@ def make_entry(
     parts = [f"ct{j}" for p, n in sequences or () if p == "ct" for j in range(n or 0)]
     defaults = [f"default{i}" for i in range(len(owner.params))]
     kinds = [f"{k}{i}" for i in [*range(len(owner.params)), "ct"] for k in ("aval", "dtype", "holds", "ids", "matches")]
-    helpers = ("generated", "method", "owner", "ndarray", "describe", "mismatch", "alias", "pattern", "avals")
-    helpers += ("current", "now") + tuple(f"{k}{j}" for j in range(len(depends)) for k in ("module", "was"))
+    helpers = ("generated", "method", "owner", "ndarray", "describe", "mismatch", "alias", "pattern", "avals", "unset")
+    states = ("module", "was", "code", "defaults", "kwdefaults")  # (a function's: the code and defaults it had)
+    helpers += ("current", "now") + tuple(f"{k}{j}" for j in range(len(depends)) for k in states)
     g = _fresh([name, *helpers, *_BUILTINS, *wholes, *parts, *defaults, *kinds], taken)
     space = {g[k]: v for k, v in _BUILTINS.items()}  # the entry's own names, handed to it (back.load)
     space.update({g["generated"]: generated, g["method"]: method, g["owner"]: owner, g["ndarray"]: ndarray})
@@ -86,12 +87,14 @@ def make_entry(
         head, guard = _own_parameters(owner, g, space, sig, current)
     else:
         head, guard = _sequence_parameters(owner, gen_params, sequences, g, space, sig, current, ct_aval)
-    if current:  # a name the module no longer has (KeyError) is a change too
+    if current and all(d.kind == "code" for d in depends):  # the function's own code and defaults: attributes
+        guard[:0] = [f"    {g['current']} = {' and '.join(current)}"]
+    elif current:  # a name the module no longer has (KeyError) is a change too
         tests = " and ".join(current)
         guard[:0] = [
             "    try:",
             f"        {g['current']} = {tests}",
-            "    except KeyError:",
+            f"    except {g['KeyError']}:",
             f"        {g['current']} = False",
         ]
     if body is None:
@@ -153,6 +156,7 @@ _BUILTINS = {
     "tuple": tuple,
     "map": map,
     "countOf": countOf,
+    "KeyError": KeyError,
 }
 
 
@@ -184,6 +188,13 @@ def _current_tests(depends, g, space) -> list:
             tests.append(f"{dep.name!r} not in {where}")
         elif dep.kind == "same":
             tests.append(f"{read} is {was}")
+        elif dep.kind in ("function", "code"):  # the same function (code: the entry's own), its code and
+            space[was] = dep.value[0]  # defaults not replaced
+            tests += [f"{read} is {was}"] if dep.kind == "function" else []
+            for attribute, value in zip(("__code__", "__defaults__", "__kwdefaults__"), dep.value[1:]):
+                if value is not None or attribute == "__code__":  # (no defaults then: every call gave each
+                    space[g[f"{attribute.strip('_')}{k}"]] = value  # argument, none to go stale)
+                    tests.append(f"{was}.{attribute} is {g[attribute.strip('_') + str(k)]}")
         elif dep.kind == "type":
             tests.append(f"{g['type']}({read}) is {was}")
         elif dep.kind == "int":
@@ -201,18 +212,32 @@ def _current_tests(depends, g, space) -> list:
 
 def _own_parameters(owner, g, space, sig, current=()):
     """Head and guard of an entry taking the function's own parameters (``grad``, ``value_and_grad``);
-    ``current``: whether the module still holds what the code was built from (tested first)."""
-    signature = []
+    ``current``: whether the module still holds what the code was built from (tested first: where it
+    does not, an argument left out is handed to the method as ``UNSET``, which reads the function's
+    defaults as they are then)."""
+    signature, filled = [], []
+    call = f"{g['method']}({g['owner']}, {', '.join(owner.params)})"
     for i, (n, param) in enumerate(owner.signature.parameters.items()):
         if param.default is not inspect.Parameter.empty:
-            space[g[f"default{i}"]] = param.default
-            n = f"{n}={g[f'default{i}']}"
+            space[g[f"default{i}"]], space[g["unset"]] = param.default, UNSET
+            filled += [f"    if {n} is {g['unset']}:", f"        {n} = {g[f'default{i}']}"]
+            n = f"{n}={g['unset']}"
         signature.append(n)
-    tests = [g["current"]] if current else []
-    tests += [_kind_test(n, i, sig.avals[i], g, space, True) for i, n in enumerate(owner.params)]
+    guard = [f"    if not {g['current']}:", f"        return {call}"] if current else []
+    tests = [_kind_test(n, i, sig.avals[i], g, space, True) for i, n in enumerate(owner.params)]
     tests += _alias_test(owner.params, sig, g, space)
-    call = f"{g['method']}({g['owner']}, {', '.join(owner.params)})"
-    return ", ".join(signature), [f"    if not ({' and '.join(tests) or 'True'}):", f"        return {call}"]
+    guard += filled + [f"    if not ({' and '.join(tests) or 'True'}):", f"        return {call}"]
+    return ", ".join(signature), guard
+
+
+class _Unset:
+    """An argument a fast entry was called without (its default is the function's, read by the method)."""
+
+    def __repr__(self) -> str:
+        return "<unset>"
+
+
+UNSET = _Unset()
 
 
 def _kind_test(v: str, i: int, aval, g, space, exact: bool) -> str:

@@ -40,6 +40,11 @@ class ReverseOnlyError(MissingRuleError):
     """Forward mode of a function whose rule is a vjp only (``custom_vjp``): reverse mode has it."""
 
 
+class StaleSourceError(UnsupportedSyntaxError):
+    """A function whose source, as its file holds it now, is not the code it runs (the file edited
+    after the module was imported, or ``__code__`` replaced): never differentiated."""
+
+
 def located(
     node,
     filename: str,

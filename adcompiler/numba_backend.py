@@ -171,7 +171,7 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
                 handed[name] = _jitted(value, numba, compiled_users)  # a user function the code calls as it is
         return handed
 
-    namespace = load(source, fn.__globals__, label, supply)
+    namespace = load(source, fn.__globals__, label, supply, {d.name for d in defs})
     compiled = namespace[built[0].name]
     facts = program.facts(fn, sig)
     return _entry(compiled, mode, sig, owner._positions_of(sig), facts.summary.out, source, fn, converter, restore)
@@ -190,7 +190,8 @@ def reverse_code(d, sig: V.Sig):
         zeros = program.helper("zeros_like")
         source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
     source = _accumulators_as_zeros(source, program.accumulators, zeros)
-    namespace = load(source, d.fn.__globals__, f"reverse of {d.fn.__qualname__}", program.supplied)
+    label = f"reverse of {d.fn.__qualname__}"
+    namespace = load(source, d.fn.__globals__, label, program.supplied, {f.name for f in defs})
     for name, alias in program.helpers.items():
         namespace[alias].__adc_primitive__ = name  # so the code can be differentiated
     function = namespace[built[0].name]

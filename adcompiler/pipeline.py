@@ -13,9 +13,9 @@ import ast
 import builtins
 import inspect
 import textwrap
-import threading
 from collections.abc import Mapping
 
+from .building import BUILDING
 from .lower import anf, dup
 from .lower.inline_calls import inline_small_calls
 from .back import emit
@@ -26,14 +26,15 @@ from .analysis.activity import varied
 from .errors import UnsupportedSyntaxError
 from .analysis.facts import Facts, check_constructs, mutable_arrays
 from .analysis.infer import Analyser
+from .analysis.as_arrays import lists_as_arrays
 from .analysis.specialise import specialise
 from .analysis.nones import fold_none_tests
 from .analysis.inplace import check_in_place
 from .analysis.memory import returned_memory
 from .ir.nodes import Const, Var, calls, flatten
 from .ir.printing import to_def
-from .front.environment import Read, Scope, captured_cells, dependencies, namespace_of
-from .front.names import GENERATED_BUILTINS, Namer, Namespace
+from .front.environment import ABSENT, Read, Scope, captured_cells, dependencies, namespace_of
+from .front.names import GENERATED_BUILTINS, Namer, Namespace, is_builtin
 from .front.parse import parse_function
 from .front.lambdas import def_name
 from .front.scopes import nodes
@@ -48,8 +49,7 @@ STAGES = ("anf", "dup", "forward", "reverse", "grad")
 # made for a variadic call), and a Program fills its caches as it goes: two threads building at once,
 # even for different functions, would read each other's half-made entries.  Reentrant, because
 # building a derivative of derivative code builds the inner one first.  Generated code runs
-# without it.
-BUILDING = threading.RLock()
+# without it.  It gives the passes room for deep recursion (see ``building``).
 
 
 class Program:
@@ -110,6 +110,11 @@ class Program:
         self._lowering.append(fn)
         try:
             lowered = anf.lower(parsed, namer, self._callee_shape)
+            self.ns.read |= {  # (an item of a list or dict a closure holds is read too: lower.names.global_record)
+                r.name
+                for r in parsed.reads
+                if isinstance(r.name, str) and r.value is not ABSENT and not is_builtin(r.name, r.value)
+            }
             self.anf_cache[fn] = inline_small_calls(lowered, self.anf, namer, self._lowering)
         except RecursionError:
             raise _too_deep(fn) from None
@@ -150,8 +155,9 @@ class Program:
         key = (fn, sig)
         if key not in self._checked:
             self._checked.add(key)
+            facts.fn, anf = lists_as_arrays(facts, fold_none_tests(self.anf(fn), sig), self.namers[fn].fresh)
             facts.fn = specialise(facts.fn, facts.of)
-            facts.anf = specialise(fold_none_tests(self.anf(fn), sig), facts.of)
+            facts.anf = specialise(anf, facts.of)
             try:
                 check_constructs(facts)
                 shares = self.call_shares(facts)
@@ -215,13 +221,12 @@ class Program:
         """The source of the runtime helpers (those ``defs`` call, when given), under their module names."""
         from .back.runtime import HELPERS
 
-        called = None
-        if defs is not None:
-            called = {e.func for d in defs for e in calls(d.body)}
+        called = {e.func for d in defs for e in calls(d.body)} if defs is not None else None
         out = []
         for name, alias in self.helpers.items():
             if called is None or alias in called or "@" + name in called:
-                out.append(HELPERS[name].replace(f"def {name}(", f"def {alias}(").replace(f" {name}(", f" {alias}("))
+                text = HELPERS[name].replace(f"def {name}(", f"def {alias}(").replace(f" {name}(", f" {alias}(")
+                out.append(self.ns.builtins_spelled(text))  # (a builtin the module binds: builtins.len)
         return out
 
     def dependencies(self) -> list:
@@ -243,11 +248,11 @@ class Program:
         (the module may bind those names to something else), and, in derivative code differentiated
         again, the names of the code it differentiates.  Every other name is the module's global."""
         scopes = [ns for ns in {id(ns): ns for ns in map(namespace_of, self.parsed)}.values() if isinstance(ns, Scope)]
-        out = {n: c for n, c in captured_cells(self.parsed.items()).items() if n in names}  # a closure's: its cell
+        out = captured_cells(self.parsed.items(), names)  # a closure's: its cell
         for name in (n for n in names if n not in out):
             if name in self.injected or name in self.ns.constants:  # (an array default: ns.constant)
                 out[name] = self.injected[name] if name in self.injected else self.ns.constants[name].value
-            elif name in GENERATED_BUILTINS:
+            elif name in GENERATED_BUILTINS and name not in self.ns.read:  # (else the user's: see Namespace.render)
                 out[name] = getattr(builtins, name)
             else:
                 found = {id(ns.own[name]): ns.own[name] for ns in scopes if name in ns.own}
@@ -334,8 +339,8 @@ class Program:
             return self.generated[key]
         kind, fn, params, sig = key
         names = self.specs[key]
+        facts = self.facts(fn, sig)  # (first: it may name variables, which the namer below then avoids)
         namer = self.namers[fn].child(also=(self.module_names,), report=self.local_names)
-        facts = self.facts(fn, sig)
         before = len(self.queue)
         if kind == "forward":
             defs = [forward.forward(facts.anf, facts, names[0], params, self, namer)]
@@ -354,26 +359,29 @@ class Program:
 
     # ---- printing ---------------------------------------------------------------------
 
-    def stage(self, entry, stage: str, wrt, sig: V.Sig | None = None) -> Source:
-        """One stage as Python source that runs (ANF and dup return the primal's value; Jupyter highlights it)."""
+    def stage(self, entry, stage: str, wrt, sig: V.Sig | None = None, origins: list | None = None) -> Source:
+        """One stage as Python source that runs (ANF and dup return the primal's value; Jupyter highlights it);
+        ``origins``, when given, gets the ``back.origins.Origin`` of each of its lines (for ``back.page``)."""
         if stage not in STAGES:
             raise ValueError(f"stage must be one of {', '.join(STAGES)}, not {stage!r}")
         if stage in ("forward", "reverse", "grad"):
             key = ("stage", entry, stage, tuple(wrt), sig)
-            if key not in self.generated:
+            if key not in self.generated or origins is not None:  # (rendered again for its origins)
                 defs = self.build(entry, stage, wrt, sig)
-                self.generated[key] = Source(emit.render_module(defs, self.ns, lambda: self.helper_sources(defs)))
+                text = Source(emit.render_module(defs, self.ns, lambda: self.helper_sources(defs), origins=origins))
+                return self.generated.setdefault(key, text) if origins is None else text
             return self.generated[key]
         self.anf(entry)
         order = [entry] + [f for f in self.anf_cache if f is not entry]
-        if stage == "anf":
-            defs = [to_def(self.anf(f), def_name(f), self.primal_name) for f in order]
-            return Source(emit.render_module(defs, self.ns, lambda: self.helper_sources(defs)))
+        names = [def_name(entry)] + [self.primal_name(f) for f in order[1:]]  # each as its callers call it
+        if stage == "anf":  # (a wrapper and the function it wraps, both named f: f and f_1)
+            defs = [to_def(self.anf(f), name, self.primal_name) for f, name in zip(order, names)]
+            return Source(emit.render_module(defs, self.ns, lambda: self.helper_sources(defs), origins=origins))
         helper = self.module.fresh("dup") if not hasattr(self, "_dup_helper") else self._dup_helper
         self._dup_helper = helper
-        defs = [to_def(self.dupform(f), def_name(f), self.primal_name, {"dup": helper}) for f in order]
+        defs = [to_def(self.dupform(f), name, self.primal_name, {"dup": helper}) for f, name in zip(order, names)]
         header = [f"def {helper}(x):\n    return x, x\n\n"]
-        return Source(emit.render_module(defs, self.ns, lambda: header + self.helper_sources(defs)))
+        return Source(emit.render_module(defs, self.ns, lambda: header + self.helper_sources(defs), origins=origins))
 
 
 def _syntactic_shape(fdef: ast.FunctionDef):

@@ -13,13 +13,16 @@ import functools
 import inspect
 import types
 
-from .front.callables import fixed_arity
+from .front.callables import fixed_arity, what_runs
 
 
 def has_varargs(fn) -> bool:
-    """Whether ``fn`` is a plain function with a ``*args`` parameter."""
-    fn = inspect.unwrap(fn) if isinstance(fn, types.FunctionType) else fn  # not a method (d.grad) nor a partial
-    return isinstance(fn, types.FunctionType) and bool(fn.__code__.co_flags & inspect.CO_VARARGS)
+    """Whether ``fn`` is a plain function with a ``*args`` parameter (its own code's: a ``functools.wraps``
+    wrapper's, unless it stands for the parameters it declares, ``front.callables.declared``)."""
+    if not (isinstance(fn, types.FunctionType) and fn.__code__.co_flags & inspect.CO_VARARGS):
+        return False  # (not a method, d.grad, nor a partial)
+    fn = what_runs(fn)
+    return bool(fn.__code__.co_flags & inspect.CO_VARARGS)
 
 
 class Variadic:
@@ -27,7 +30,7 @@ class Variadic:
 
     def __init__(self, fn, wrt=None, checkpoint=None, backend="python", arrays="numpy", *, make):
         functools.update_wrapper(self, fn)
-        self.fn = inspect.unwrap(fn)
+        self.fn = fn
         self.wrt, self.checkpoint, self.backend, self.arrays = wrt, checkpoint, backend, arrays
         self._make = make  # Differentiable's constructor (api imports this module, not the other way)
         self._fixed: dict = {}
@@ -82,11 +85,12 @@ class Variadic:
             f"jacobian, or take differentiate({self.fn.__name__}).fixed(n), its Differentiable for n arguments"
         )
 
-    def source(self, stage: str = "reverse"):
-        """The generated code for the last number of arguments called with."""
+    def source(self, stage: str = "reverse", html: bool = False):
+        """The generated code for the last number of arguments called with (``html``: as a page, see
+        ``Differentiable.source``)."""
         if self._last is None:
             raise ValueError(f"{self.fn.__name__} takes *args: call it (grad, jvp, ...) first, then ask for its source")
-        return self._last.source(stage)
+        return self._last.source(stage, html=html)
 
 
 __all__ = ["Variadic", "has_varargs"]

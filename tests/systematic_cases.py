@@ -340,6 +340,9 @@ def cases() -> list:
             prims = ("numpy.dot/vectors",) if prim == "numpy.dot" and (na, nb) == (1, 1) else (prim + kind,)
             out.append(Case(prims, expr, args, slow=slow, hessian=(na, nb) in ((2, 1), (1, 1))))
     out.append(Case(("numpy.outer",), "np.outer(x, y)", {"x": value((3,), seed=99), "y": value((2,), seed=100)}))
+    for a_shape, b_shape in (((2, 3), (2,)), (None, (2, 2)), ((2, 2, 1), (3,))):  # NumPy ravels each operand
+        args = {"x": value(a_shape, seed=107), "y": value(b_shape, seed=108)}
+        out.append(Case(("numpy.outer/flat",), "np.outer(x, y)", args, hessian=a_shape == (2, 3)))
     vectors32 = {"x": value((3,), dtype=np.float32, seed=103), "y": value((3,), dtype=np.float32, seed=104)}
     out.append(Case(("numpy.dot/vectors",), "np.dot(x, y) * x + np.dot(y, y)", vectors32))
     mixed32 = {"x": value((2, 3), dtype=np.float32, seed=105), "y": value((3,), dtype=np.float32, seed=106)}

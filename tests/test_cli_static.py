@@ -347,8 +347,10 @@ def test_constants_are_computed_from_literals_and_pure_library_calls(tmp_path):
         P = [a * b for a, b in zip([1.0, 2.0], [3.0, 4.0])]
         Q = dict(enumerate(XS))
         V = sum(x * x for x in reversed(range(3)))
+        W = (0.0 or N > 2 and 4.0, 2.0 and 0.0, not N)
         """,
     )
+    assert m.W == (4.0, 0.0, False)  # (and/or: found by pyflakes, a local shadowing the truth it applied)
     assert m.P == [3.0, 8.0] and m.Q == {0: 10.0, 1: 0.5, 2: 1.0} and m.V == 5
     assert m.XS == [10.0, 0.5, 1.0] and m.T == 1.5 and m.U == -2.0 and m.C == {"lr": 0.2, "steps": 3}
     np.testing.assert_array_equal(m.B, np.array([[11.0, 14.0], [14.0, 21.0]]))

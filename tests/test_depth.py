@@ -76,7 +76,10 @@ def test_lowering_a_long_chain_does_not_recurse_with_its_length(tmp_path):
     assert sum(1 for eq in function.body if getattr(eq, "prim", None) == "add") == 900
 
 
-def test_too_deep_is_a_located_error(tmp_path):
+def test_too_deep_is_a_located_error(tmp_path, monkeypatch):
+    import adcompiler.building
+
+    monkeypatch.setattr(adcompiler.building, "ROOM", 250)  # (the room transformations take for recursion)
     path, m = _module(
         tmp_path,
         "deep",

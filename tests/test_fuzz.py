@@ -71,6 +71,42 @@ def test_fuzz_numba_ci_run():
     assert s.mismatches == 0 and s.crashes == 0 and s.refusals == 0, _format(s)
 
 
+WHAT_CI_PROGRAMS = 8
+WHAT_CI_SEED = 20260624
+
+
+@needs_numpy
+def test_fuzz_what_runs_ci_run():
+    """A few programs rewritten to ask what runs (what_runs): decorated helpers and entries, module names
+    that shadow builtins, unpacking of the right and of the wrong length (whose ValueError every entry
+    point must raise, with the primal's message)."""
+    s = fuzz.run(WHAT_CI_PROGRAMS, WHAT_CI_SEED, points=2, stage_every=4, config=fuzz.WHAT_SMALL)
+    assert s.programs == WHAT_CI_PROGRAMS and s.points_checked >= WHAT_CI_PROGRAMS, _format(s)
+    assert s.points_raised >= 2, _format(s)  # the seed's programs unpack with the wrong length, too
+    assert s.mismatches == 0 and s.crashes == 0 and s.refusals == 0, _format(s)
+
+
+@pytest.mark.parametrize("k", range(12))
+def test_what_runs_programs_ask_what_runs(k):
+    """Each program of the what_runs generator binds builtins' names and defines the decorators; the seed's
+    first programs decorate helpers, unpack with the right length and with the wrong one (then its base,
+    the program without that line, is kept)."""
+    spec = fuzz.generate(random.Random(fuzz.program_seed(WHAT_CI_SEED, k)), fuzz.WHAT_SMALL)
+    compile(spec.source, "<what>", "exec")
+    assert "AssertionError('the module binds" in spec.source and "@functools.wraps(fn)" in spec.source
+    if spec.base is not None:
+        compile(spec.base, "<base>", "exec")
+        assert len(spec.source.splitlines()) == len(spec.base.splitlines()) + 1
+
+
+def test_what_runs_seed_covers_each_rewrite():
+    specs = [fuzz.generate(random.Random(fuzz.program_seed(WHAT_CI_SEED, k)), fuzz.WHAT_SMALL) for k in range(12)]
+    assert any(s.base is not None for s in specs)  # a wrong-length unpacking
+    assert any(s.base is None and re.search(r"^    piece0, .*= ", s.source, re.M) for s in specs)  # a right one
+    for decorator in ("passed", "logged", "halved", "shifted"):
+        assert any(f"@{decorator}\n" in s.source for s in specs), decorator
+
+
 REBIND_SEED = 20240603
 _REBOUND = re.compile(r"^ {8,}(v|xs) = ", re.M)  # v (a small array) or xs assigned in a loop or a branch
 

@@ -12,7 +12,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "adcompiler"
 
 # Bottom to top: a unit may import only units listed before it (and itself).
 LAYERS = [
-    ("errors", "collector", "fields"),
+    ("errors", "collector", "fields", "building"),
     ("ir",),
     ("front",),
     ("rules",),
@@ -22,11 +22,11 @@ LAYERS = [
     ("optimize",),
     ("back",),
     ("pipeline",),
-    ("written", "inputs", "outputs", "numba_subset"),
+    ("written", "inputs", "outputs", "numba_subset", "iterables"),
     ("entries",),
     ("trees", "pickling", "methods"),
     ("arguments",),
-    ("numba_backend", "arrays_backend", "variadic"),
+    ("numba_backend", "arrays_backend", "variadic", "runs"),
     ("api",),
     ("higher",),
     ("targets", "blocks"),
@@ -37,7 +37,7 @@ LAYERS = [
     ("__main__", "testing"),
 ]
 RANK = {unit: i for i, layer in enumerate(LAYERS) for unit in layer}
-MAX_LINES = 420  # "about 400"
+MAX_LINES = 600  # a smell detector, not a cut line (issue 34): a module past it probably holds two concepts
 
 
 def _modules() -> dict:

@@ -143,6 +143,29 @@ def _use(program, function, names: set, seen: set) -> _Use:
     return use
 
 
+def reads_elements(program, fn, param: str, seen=None) -> bool:
+    """Whether ``fn`` (or a function it hands ``param`` to) does more with parameter ``param`` than pass it
+    on or measure it (``len``): indexes it, loops over it, sums it, computes with it."""
+    function = program.dupform(fn)
+    seen = (seen or set()) | {(fn, param)}
+    names = _reads_of(function, param)
+    for eq in walk(function.body):
+        if not isinstance(eq, Eq) or eq.prim in ("dup", "read", "write", "len"):
+            continue
+        handed = (
+            [q for a, q in zip(eq.ins, program.dupform(eq.param).params) if _var(a) in names]
+            if eq.prim == "call"
+            else []
+        )
+        if eq.prim == "call" and any(
+            (eq.param, q) not in seen and reads_elements(program, eq.param, q, seen) for q in handed
+        ):
+            return True
+        if eq.prim != "call" and any(_var(a) in names for a in eq.ins):
+            return True
+    return False
+
+
 def _changed_in_place(function, param: str) -> bool:
     """Whether ``param`` (its value, read from its slot or copied) is changed by ``p += ...``."""
     names = _reads_of(function, param)

@@ -237,12 +237,21 @@ def _branch(s, jump=None) -> tuple:
 
 def _jumps(s) -> bool:
     """Whether a branch holds a break or continue of the loop around it (then its effect depends on
-    ``jump``)."""
-    return _memoised("j", s, lambda s: any(_jumps_to(x) for x in s.body + s.orelse))
-
-
-def _jumps_to(s) -> bool:
-    return isinstance(s, (Break, Continue)) or isinstance(s, IfS) and _jumps(s)
+    ``jump``); worked out without recursion, innermost branch first (an elif chain of hundreds)."""
+    table = _MEMOS["j"]
+    pending, order = [s], []
+    while pending:  # the branches in s not yet known, each after the one holding it
+        x = pending.pop()
+        hit = table.get(id(x))
+        if hit is None or hit[0] is not x:
+            order.append(x)
+            pending += [y for y in x.body + x.orelse if isinstance(y, IfS)]
+    for x in reversed(order):
+        jumps = any(
+            isinstance(y, (Break, Continue)) or isinstance(y, IfS) and table[id(y)][1] for y in x.body + x.orelse
+        )
+        table[id(x)] = (x, jumps)
+    return table[id(s)][1]
 
 
 def loop_head(s, after: set) -> set:

@@ -5,27 +5,30 @@ read at its position (``records``).  Syntax cannot tell these apart; the argumen
 values can, so the derivative passes pick a rule by the primitive's name and never guess.
 
 Only primitive names change (no variable is added or removed), so the abstract values of the
-program before stay those of the program after.
+program before stay those of the program after; an unpacking's length check the abstract value
+already proves (``a, b = xs`` of a list of two) is dropped.
 """
 
 from __future__ import annotations
 
 from . import values as V
-from ..ir.nodes import Eq, Function, map_equations
+from ..ir.nodes import UNPACKED, Eq, Function, map_equations
 from .numpy_values import ndim_of
 from .records import resolve
 from .methods import as_call, refuse
 from ..ir.nodes import Const
 from ..rules.arrays import SOLVE_VECTOR
 from ..rules.linalg import NORM_MATRIX
-from ..rules.products import DOT_MATVEC, DOT_VECMAT, DOT_VECTORS
+from ..rules.products import DOT_MATVEC, DOT_VECMAT, DOT_VECTORS, OUTER_FLAT
 
 
 def specialise(fn: Function, of) -> Function:
     """``fn`` with value-specific primitives; ``of(atom)`` gives an atom's abstract value."""
 
-    def eq(e: Eq) -> Eq:
+    def eq(e: Eq) -> Eq | list:
         ins = [of(a) for a in e.ins]
+        if e.param == UNPACKED and _holds(ins[0], e.ins[1].value):  # a, b = xs of a list of two: no check
+            return []
         called = as_call(e, ins)  # layer(h), layer.forward(h), self.scale (a property): a call (methods)
         if called is not None:
             return called
@@ -38,6 +41,11 @@ def specialise(fn: Function, of) -> Function:
         return Eq(e.outs, prim, args, e.line, e.param)
 
     return fn.with_body(map_equations(fn.body, eq))
+
+
+def _holds(aval, n: int) -> bool:
+    """Whether a value of abstract value ``aval`` surely holds ``n`` items (a list or tuple of known length)."""
+    return isinstance(aval, V.Seq) and aval.items is not None and len(aval.items) == n
 
 
 _PRODUCTS = ("numpy.dot", "numpy.matmul", "matmul")  # the same product of a matrix and a vector
@@ -57,6 +65,8 @@ def _prim(e: Eq, ins: list) -> str:
     if e.prim in _PRODUCTS and all(isinstance(a, V.Arr) for a in ins):
         kind = {(2, 1): DOT_MATVEC, (1, 2): DOT_VECMAT}.get((ins[0].ndim, ins[1].ndim))
         return e.prim + kind[kind.index("/") :] if kind else e.prim
+    if e.prim == "numpy.outer" and not all(isinstance(a, V.Arr) and a.ndim == 1 for a in ins):
+        return OUTER_FLAT  # NumPy ravels each operand first
     if e.prim == "numpy.linalg.solve" and isinstance(ins[1], V.Arr) and ins[1].ndim == 1:
         return SOLVE_VECTOR  # its adjoint in A is an outer product, not a matrix product
     if e.prim == "numpy.linalg.norm" and all(isinstance(a, Const) for a in e.ins[1:3]):

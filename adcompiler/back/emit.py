@@ -14,7 +14,9 @@ from ..ir.nodes import Assign, AugAssign, Break, Comment, Continue, Def, Do, For
 from ..ir.supplied import Supplied
 from ..front.names import Namespace
 from .lines import Unprintable, named_arguments, text
+from .nesting import flattened
 from .lines import line as line_text
+from .origins import Origin, carried
 
 _BINOPS = {
     "+": ast.Add,
@@ -127,8 +129,9 @@ def statement(s, ns: Namespace | None) -> ast.stmt:
     raise TypeError(f"cannot emit {s!r}")
 
 
-def render_def(d: Def, ns: Namespace | None) -> str:
-    """One generated function as (unformatted) Python source with source-line comments."""
+def render_def(d: Def, ns: Namespace | None, origins: list | None = None) -> str:
+    """One generated function as (unformatted) Python source with source-line comments; ``origins``, when
+    given, gets the ``Origin`` of each line written (None for a line no user line made)."""
     params = list(d.params)
     defaults = [ast.unparse(to_ast(x, ns)) for x in d.defaults]
     offset = len(params) - len(defaults)
@@ -137,7 +140,11 @@ def render_def(d: Def, ns: Namespace | None) -> str:
     if d.doc:
         out.append(f'    """{d.doc}"""')
     lines = d.source.lines if d.source is not None else {}
-    _block(d.body, "    ", ns, lines, out, [None])
+    trace = None
+    if origins is not None:
+        origins.extend([None] * len(out))
+        trace = _Trace(d.source, origins, out)
+    _block(flattened(d.body, d.params), "    ", ns, lines, out, [None], trace)
     return "\n".join(out) + "\n"
 
 
@@ -145,42 +152,74 @@ def render_body(d: Def, ns: Namespace | None) -> list:
     """The statements of one generated function as lines of source, unindented (for an entry that
     holds a small derivative's body itself: see ``adcompiler.entries``)."""
     out: list = []
-    _block(d.body, "", ns, {}, out, [None])
+    _block(flattened(d.body, d.params), "", ns, {}, out, [None])
     return out
 
 
-def _block(stmts, indent: str, ns, lines: dict, out: list, last: list) -> None:
-    """Append the lines of a block; ``last`` remembers the source line last commented."""
+class _Trace:
+    """The origins of the lines one function's rendering appends to ``out``, one per line of text (an
+    element of ``out`` may hold two: a checked raise)."""
+
+    def __init__(self, source, origins: list, out: list):
+        self.source, self.origins, self.out = source, origins, out
+        self.seen = len(out)  # the elements of out whose lines origins already holds
+        self.section = ""
+
+    def note(self, line: int) -> None:
+        """The lines appended since the last note come from ``line`` (0: from no user line)."""
+        known = self.source is not None and line in self.source.lines
+        origin = Origin(self.source.filename, line, self.section, self.source) if known else None
+        for element in self.out[self.seen :]:
+            self.origins.extend([origin] * (element.count("\n") + 1))
+        self.seen = len(self.out)
+
+
+def _block(stmts, indent: str, ns, lines: dict, out: list, last: list, trace: _Trace | None = None) -> None:
+    """Append the lines of a block; ``last`` remembers the source line last commented; ``trace``, when
+    given, records where each line comes from."""
     if not stmts:
         out.append(indent + "pass")
+        trace and trace.note(0)
         return
     for s in stmts:
         if isinstance(s, Comment):
             out.append(f"{indent}# {s.text}")
             last[0] = None
+            if trace:
+                trace.note(0)
+                trace.section = s.text
             continue
         line = getattr(s, "line", 0)
-        if line and line != last[0] and line in lines:
-            out.append(f"{indent}# line {line}: {lines[line].strip()}")
-            last[0] = line
+        _comment(s, indent, lines, out, last)
         if isinstance(s, IfS):
             out.append(f"{indent}if {_expr(s.test, ns)}:")
-            _block(s.body, indent + "    ", ns, lines, out, last)
+            trace and trace.note(line)
+            _block(s.body, indent + "    ", ns, lines, out, last, trace)
+            while len(s.orelse) == 1 and isinstance(s.orelse[0], IfS):  # an if alone in an else: elif
+                s = s.orelse[0]
+                out.append(f"{indent}elif {_expr(s.test, ns)}:")
+                _comment(s, indent + "    ", lines, out, last)
+                trace and trace.note(getattr(s, "line", 0))
+                _block(s.body, indent + "    ", ns, lines, out, last, trace)
             if s.orelse:
                 out.append(f"{indent}else:")
-                _block(s.orelse, indent + "    ", ns, lines, out, last)
+                trace and trace.note(line)
+                _block(s.orelse, indent + "    ", ns, lines, out, last, trace)
         elif isinstance(s, ForS):
             out.append(f"{indent}for {s.target} in {_expr(s.iterable, ns)}:")
-            _block(s.body, indent + "    ", ns, lines, out, last)
+            trace and trace.note(line)
+            _block(s.body, indent + "    ", ns, lines, out, last, trace)
         elif isinstance(s, WhileS):
             if s.header:
                 out.append(f"{indent}while True:")
-                _block(s.header, indent + "    ", ns, lines, out, last)
+                trace and trace.note(line)
+                _block(s.header, indent + "    ", ns, lines, out, last, trace)
                 out.append(f"{indent}    if not {_expr(s.test, ns)}:")
                 out.append(f"{indent}        break")
             else:
                 out.append(f"{indent}while {_expr(s.test, ns)}:")
-            _block(s.body, indent + "    ", ns, lines, out, last)
+            trace and trace.note(line)
+            _block(s.body, indent + "    ", ns, lines, out, last, trace)
         elif isinstance(s, Break):
             out.append(indent + "break")
         elif isinstance(s, Continue):
@@ -191,7 +230,16 @@ def _block(stmts, indent: str, ns, lines: dict, out: list, last: list) -> None:
             except Unprintable:
                 source = ast.unparse(statement(s, ns))
             out.append(indent + source if "\n" not in source else textwrap.indent(source, indent))
+        trace and trace.note(line)
         last[0] = last[0] if not isinstance(s, (IfS, ForS, WhileS)) else None
+
+
+def _comment(s, indent: str, lines: dict, out: list, last: list) -> None:
+    """The comment naming the source line of ``s``, where it is not the line last commented."""
+    line = getattr(s, "line", 0)
+    if line and line != last[0] and line in lines:
+        out.append(f"{indent}# line {line}: {lines[line].strip()}")
+        last[0] = line
 
 
 def _expr(e: E.Expr, ns) -> str:
@@ -201,20 +249,35 @@ def _expr(e: E.Expr, ns) -> str:
         return ast.unparse(to_ast(e, ns))
 
 
-def render_module(defs: list, ns: Namespace | None, header=(), formatted: bool = True) -> str:
+def render_module(
+    defs: list, ns: Namespace | None, header=(), formatted: bool = True, origins: list | None = None
+) -> str:
     """Several generated functions (and import lines) as one black-formatted module.
 
     ``header`` (lines, or a function returning them once the body is rendered,
     when rendering decides which helpers are needed) goes first.  Code that is
     only loaded, not shown, may skip black (``formatted=False``): black is most
     of the transformation's time, and ``source()`` formats what people read.
+    ``origins``, when given, gets the ``back.origins.Origin`` of each line of the text (None for a
+    line no user line made): the side-by-side page reads them (``back.page``).
     """
-    body = "\n\n".join(render_def(d, ns) for d in defs)
+    traced: list | None = [] if origins is not None else None
+    rendered = []
+    for k, d in enumerate(defs):
+        if traced is not None and k:
+            traced.extend([None, None])  # the two blank lines "\n\n".join puts between functions
+        rendered.append(render_def(d, ns, traced))
+    body = "\n\n".join(rendered)
     parts = list(header() if callable(header) else header)
     if ns is not None:
         parts.extend(f"import {m}" if alias == m else f"import {m} as {alias}" for m, alias in ns.imports.items())
-    text = "\n".join(parts) + ("\n\n\n" if parts else "") + body
-    return format_source(text) if formatted else text
+    head = "\n".join(parts) + ("\n\n\n" if parts else "")
+    text = head + body
+    result = format_source(text) if formatted else text
+    if origins is not None:
+        traced = [None] * head.count("\n") + traced
+        origins.extend(carried(text, traced, result) if formatted else traced)
+    return result
 
 
 def format_source(src: str) -> str:

@@ -12,6 +12,8 @@ does not know raises ``Unprintable``; ``emit`` then takes the ``ast`` way.
 
 from __future__ import annotations
 
+import builtins
+
 from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, Do, Raise, Release, Ret
 
@@ -156,8 +158,9 @@ def _subscript(e: E.Subscript, ns) -> str:
 
 
 def _number(e: E.Num, ns, level: int) -> str:
-    if e.text is not None:
-        return ns.render(e.text) if ns else e.text
+    if e.text is not None:  # math.pi, a builtin (float), or a global of the user's module read by its name
+        builtin = "." not in e.text and getattr(builtins, e.text, None) is e.value
+        return ns.render(e.text) if ns and ("." in e.text or builtin) else e.text
     v = e.value
     if v.__class__ is float and v != v:
         return "float('nan')"

@@ -8,12 +8,16 @@ so a constant, an array or a helper it reads is the module's as it is when the c
 nothing is written into that dictionary.  The names the code defines itself (its functions,
 imports and runtime helpers) and the names it is handed (the builtins it calls, functions it
 calls by a name the module does not bind) are local variables of one function whose body is the
-generated module: closure variables of the generated functions, as quick to read as globals.
+generated module: closure variables of the generated functions, as quick to read as globals.  The
+runtime helpers are library code: they are made by a function of their own whose globals hold only
+the builtins, so a name of the user's module (a global ``slice``, ``any`` or ``enumerate``) never
+reaches them.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import itertools
 import linecache
 import sys
@@ -26,13 +30,15 @@ _counter = itertools.count(1)
 _MODULE = "__adc_module__"  # the function whose body is the generated module (never bound anywhere)
 
 
-def load(source: str, globals_: dict, label: str, supply=None) -> dict:
+def load(source: str, globals_: dict, label: str, supply=None, generated=None) -> dict:
     """Run generated ``source`` in the module dictionary ``globals_`` and return the names it defines.
 
     ``supply(names)`` gives, for the names the source reads but does not define, the values it is to
-    be handed (a dict; names left out are the module's globals, or builtins).  Every function the
-    source defines gets ``__adc_scope__``, the ``Scope`` its body reads names from (see
-    ``front.environment.namespace_of``), so it can be differentiated in turn."""
+    be handed (a dict; names left out are the module's globals, or builtins).  ``generated``: the names
+    of the functions made from the user's code; when given, every other function of the source is a
+    runtime helper, made apart with only the builtins as its globals.
+    Every function the source defines gets ``__adc_scope__``, the ``Scope`` its body reads names from
+    (see ``front.environment.namespace_of``), so it can be differentiated in turn."""
     filename = f"<adcompiler {label} #{next(_counter)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST)  # the generated text as a tree
@@ -41,12 +47,19 @@ def load(source: str, globals_: dict, label: str, supply=None) -> dict:
     handed = dict(supply(read)) if supply is not None else {}
     cells = {n: v for n, v in handed.items() if isinstance(v, types.CellType)}  # a closure's: read from the cell
     handed = {n: v for n, v in handed.items() if n not in cells}
-    module = _as_function(tree, list(handed), defined, list(cells))
-    body = _code_named(compile(module, filename, "exec"), _MODULE)
-    closure = tuple(cells[n] for n in body.co_freevars)
-    values = types.FunctionType(body, globals_, _MODULE, None, closure)(*handed.values())
+    helpers = [
+        s for s in tree.body if isinstance(s, ast.FunctionDef) and generated is not None and s.name not in generated
+    ]
+    if helpers:  # made first, apart (with the module's imports and the constants they read): handed to the rest
+        reads = {n.id for h in helpers for n in every_node(h) if n.__class__ is ast.Name}
+        constants = [s for s in tree.body if isinstance(s, ast.Assign) and set(_defined([s])) <= reads]
+        tree.body = [s for s in tree.body if not any(s is h for h in helpers + constants)]
+        imports = [s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom))]
+        apart = ast.Module(imports + constants + helpers, [])
+        made = [h.name for h in helpers] + _defined(constants)
+        handed.update(_run(apart, filename, handed, made, _RUNTIME, {}))
     namespace = dict(handed)
-    namespace.update(zip(defined, values))
+    namespace.update(_run(tree, filename, handed, [n for n in defined if n not in handed], globals_, cells))
     scope = Scope(namespace, Closure(cells, globals_) if cells else globals_)
     for name in defined:
         value = namespace[name]
@@ -54,6 +67,21 @@ def load(source: str, globals_: dict, label: str, supply=None) -> dict:
             value.__qualname__ = value.__name__
             value.__adc_scope__ = scope
     return namespace
+
+
+_RUNTIME = {"__builtins__": vars(builtins), "__name__": "adcompiler.runtime"}  # the runtime helpers' globals
+
+
+def _run(tree: ast.Module, filename: str, handed: dict, defined: list, globals_: dict, cells: dict) -> dict:
+    """The names ``defined`` by running the module ``tree`` as the body of a function of ``globals_``
+    that is handed ``handed`` (those it reads) and reads ``cells`` as its free variables."""
+    read = {n.id for n in every_node(tree) if n.__class__ is ast.Name}
+    given = {n: v for n, v in handed.items() if n in read}
+    module = _as_function(tree, list(given), defined, [n for n in cells if n in read])
+    body = _code_named(compile(module, filename, "exec"), _MODULE)
+    closure = tuple(cells[n] for n in body.co_freevars)
+    values = types.FunctionType(body, globals_, _MODULE, None, closure)(*given.values())
+    return dict(zip(defined, values))
 
 
 def _defined(body: list) -> list:

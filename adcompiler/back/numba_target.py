@@ -104,10 +104,15 @@ def _docstring(stmt) -> bool:
 
 
 def _helper(name: str, alias: str, numba: str, numpy: str) -> list:
-    """The statements defining the Numba version of runtime helper ``name`` under ``alias``."""
-    text = re.sub(r"\bnumba\.(?=extending|core)", f"{numba}.", NUMBA_HELPERS[name]).replace("numpy.", f"{numpy}.")
-    text = re.sub(rf"\b{name}\b", alias, text)
-    return ast.parse(text).body
+    """The statements defining the Numba version of runtime helper ``name`` under ``alias``: its names
+    ``numba`` and ``numpy`` (every use: ``numba.njit`` of an inner function too) read as the module's
+    names of them, which a second entry point's module may have made ``numba_1`` (its first took ``numba``)."""
+    tree = ast.parse(re.sub(rf"\b{name}\b", alias, NUMBA_HELPERS[name]))
+    modules = {"numba": numba, "numpy": numpy}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in modules:
+            node.id = modules[node.id]
+    return tree.body
 
 
 class _Rewrite(ast.NodeTransformer):
@@ -235,7 +240,11 @@ def _constant_int(node) -> bool:
 
 
 def _named(call: ast.Call, name: str) -> bool:
-    return isinstance(call.func, ast.Name) and call.func.id == name
+    """Whether ``call`` calls the builtin ``name`` (``builtins.range`` where the module binds ``range``)."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id.startswith("builtins"):
+        return func.attr == name
+    return isinstance(func, ast.Name) and func.id == name
 
 
 def _counting_down(args: list) -> ast.Call:

@@ -180,6 +180,13 @@ HELPERS.update(
     """A failed assert of the user's code."""
     raise AssertionError(*message)
 ''',
+        "check_unpack": '''def check_unpack(xs, n):
+    """Raise the ValueError Python's unpacking of xs into n names raises: xs must hold n items."""
+    if len(xs) > n:
+        raise ValueError("too many values to unpack (expected " + str(n) + ")")
+    if len(xs) < n:
+        raise ValueError("not enough values to unpack (expected " + str(n) + ", got " + str(len(xs)) + ")")
+''',
         "polygamma": '''def polygamma(n, x):
     """The n-th derivative of digamma (n = 0: digamma itself, the derivative of math.lgamma): the
     recurrence psi_n(x) = psi_n(x + 1) - (-1)**n n! / x**(n + 1) up to x >= 16 + n, then the

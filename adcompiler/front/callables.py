@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import inspect
 import types
 
 from .closures import fixed_arity_tree
@@ -21,17 +22,65 @@ from .parse import compiled_function, read_function, source_lines
 _MADE: dict = {}  # (function, what the call fixes) -> (the file's text then, the function made)
 
 
-def fixed_arity(fn, n: int):
-    """``fn``, which has ``*xs``, as a function of ``n`` parameters in its place: one function, with its
-    own derivatives, per number of positional arguments it is called with."""
-    key = (fn, n)
+def fixed_arity(fn, n: int, keywords: tuple = ()):
+    """``fn``, which has ``*xs`` (or ``**kw``), as a function of ``n`` parameters in its place (and of the
+    ``keywords`` a call passes to ``**kw``): one function, with its own derivatives, per number of
+    positional arguments it is called with."""
+    key = (fn, n, keywords)
     if key not in _MADE or _MADE[key][0] is not source_lines(fn):
         node, source = read_function(fn)
         values = (fn.__defaults__ if n == 0 else None, fn.__kwdefaults__)  # given defaults before *xs: all given
-        function = compiled_function(fixed_arity_tree(node, n), source, fn, values=values)
+        tree = fixed_arity_tree(node, n, keywords=keywords)
+        given = len(tree.args.args) - len(node.args.args) - n  # parameters for the keywords, given at each call
+        values = (values[0] + (None,) * given if values[0] and given > 0 else values[0], values[1])
+        function = compiled_function(tree, source, fn, values=values)
         function.__qualname__ = fn.__qualname__
         _MADE[key] = (source_lines(fn), function)  # made again when the file's text changed
     return _MADE[key][1]
+
+
+def what_runs(fn):
+    """The function whose code a call of ``fn`` runs, as it is differentiated: ``fn`` itself, a
+    ``functools.wraps`` wrapper at the parameters it declares (``declared``), or the generated code an
+    entry of adcompiler's own wraps (``backend="numba"``'s)."""
+    if not isinstance(fn, types.FunctionType):
+        return fn
+    wrapped = getattr(fn, "__wrapped__", None)
+    if hasattr(wrapped, "__adc_scope__"):
+        return wrapped
+    return declared(fn) or fn
+
+
+def declared(fn):
+    """For a ``functools.wraps`` wrapper that takes ``*args`` (and ``**kwargs``) and passes them on, the
+    wrapper's own code as a function of the parameters it declares (those of the function it wraps,
+    their defaults as they are now): ``def f(x, k=2.0)`` wrapped by ``def wrapper(*args, **kwargs):
+    return 2 * fn(*args, **kwargs)`` is differentiated as ``def f(x, k=2.0): return 2 * fn(x, k)``, what
+    a call of it runs.  None for any other function (a wrapper with parameters of its own is itself)."""
+    code = getattr(fn, "__code__", None)
+    if not (hasattr(fn, "__wrapped__") and code is not None and code.co_flags & inspect.CO_VARARGS):
+        return None
+    if code.co_argcount or code.co_kwonlyargcount:
+        return None
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params):
+        return None  # (*xs, keyword-only: fn's own code at the arity of each call: variadic)
+    names = tuple(p.name for p in params)
+    values = tuple(p.default for p in params if p.default is not p.empty)
+    key = (fn, names)
+    made = _MADE.get(key)
+    if made is None or made[0] is not source_lines(fn) or list(map(id, made[2])) != list(map(id, values)):
+        node, source = read_function(fn)
+        tree = fixed_arity_tree(node, len(names), names)
+        tree.args.defaults = [ast.Constant(None)] * len(values)  # (their values: given below)
+        function = compiled_function(tree, source, fn, values=(values, None))
+        function.__name__, function.__qualname__, function.__module__ = fn.__name__, fn.__qualname__, fn.__module__
+        function.__doc__ = fn.__doc__
+        _MADE[key] = made = (source_lines(fn), function, values)
+    return made[1]
 
 
 def given_local_functions(fn, passed: dict, error):
@@ -85,4 +134,4 @@ def _fresh(base: str, taken: set) -> str:
     return name
 
 
-__all__ = ["fixed_arity", "given_local_functions"]
+__all__ = ["declared", "fixed_arity", "given_local_functions", "what_runs"]

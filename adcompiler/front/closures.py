@@ -147,20 +147,45 @@ def lift(fdef: ast.FunctionDef, error) -> dict:
     return out
 
 
-def fixed_arity_tree(fdef: ast.FunctionDef, n: int) -> ast.FunctionDef:
-    """``def f(a, *xs)`` as ``def f(a, xs0, ..., xs{n-1})`` whose body starts ``xs = (xs0, ...)``: a
-    function called with n extra positional arguments (their names kept clear of every name it reads)."""
+def fixed_arity_tree(fdef: ast.FunctionDef, n: int, names=None, keywords: tuple = ()) -> ast.FunctionDef:
+    """``def f(a, *xs, **kw)`` as ``def f(a, xs0, ..., xs{n-1})`` whose body starts ``xs = (xs0, ...)``: a
+    function called with n extra positional arguments (their names kept clear of every name it reads, or
+    ``names``) and the ``keywords`` that go to ``**kw``.  Where ``xs`` is never assigned, ``g(*xs)`` is
+    ``g(xs0, ..., xs{n-1})``; where ``kw`` is only passed on (``g(**kw)``), it is ``g(k=k)`` for each of
+    ``keywords``, parameters after the others (none: it is dropped; generated code passes them by position).  So a ``functools.wraps`` wrapper,
+    ``def wrapper(*args, **kwargs): return 2 * fn(*args, **kwargs)``, is a function of n numbers."""
     new = copy.deepcopy(fdef)
-    star = new.args.vararg
+    star, double = new.args.vararg, new.args.kwarg
     taken = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)} | set(_params(fdef.args))
-    suffix = ""
-    while any(f"{star.arg}{suffix}{i}" in taken for i in range(n)):
-        suffix += "_"
-    names = [f"{star.arg}{suffix}{i}" for i in range(n)]
-    new.args.args = new.args.args + [_placed(ast.arg(name), star) for name in names]
+    if double is not None and _only_passed_on(new, double.arg) and not taken & set(keywords):
+        for call in (c for c in ast.walk(new) if isinstance(c, ast.Call)):
+            spread = [[k] if k.arg is not None or not _named(k.value, double.arg) else None for k in call.keywords]
+            passed = [_placed(ast.keyword(k, _placed(ast.Name(k, ast.Load()), call)), call) for k in keywords]
+            call.keywords = [k for part in spread for k in (part if part is not None else passed)]
+        new.args.args += [_placed(ast.arg(k), double) for k in keywords]
+        if new.args.defaults:  # (each call gives them)
+            new.args.defaults += [_placed(ast.Constant(None), double) for _ in keywords]
+        new.args.kwarg = None
+    if star is None:
+        return new
+    if names is None:
+        suffix = ""
+        while any(f"{star.arg}{suffix}{i}" in taken for i in range(n)):
+            suffix += "_"
+        names = [f"{star.arg}{suffix}{i}" for i in range(n)]
+    given = len(new.args.args) - len(fdef.args.args)  # the keywords' parameters, after those for xs
+    own = new.args.args[: len(new.args.args) - given]
+    new.args.args = own + [_placed(ast.arg(name), star) for name in names] + new.args.args[len(own) :]
     if n:  # a default before *xs is then always given (Python fills it first)
         new.args.defaults = []
     new.args.vararg = None
+    if all(isinstance(u.ctx, ast.Load) for u in ast.walk(new) if _named(u, star.arg)):  # g(*xs): g(xs0, ...)
+        for call in (c for c in ast.walk(new) if isinstance(c, ast.Call)):
+            spread = [
+                [_placed(ast.Name(v, ast.Load()), a) for v in names] if _starred(a, star.arg) else [a]
+                for a in call.args
+            ]
+            call.args = [a for part in spread for a in part]
     pack = ast.Assign(
         [ast.Name(star.arg, ast.Store())], ast.Tuple([ast.Name(v, ast.Load()) for v in names], ast.Load())
     )
@@ -168,6 +193,20 @@ def fixed_arity_tree(fdef: ast.FunctionDef, n: int) -> ast.FunctionDef:
         _placed(node, star)
     new.body = [pack] + new.body
     return new
+
+
+def _named(node, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _starred(node, name: str) -> bool:
+    return isinstance(node, ast.Starred) and _named(node.value, name)
+
+
+def _only_passed_on(fdef: ast.FunctionDef, name: str) -> bool:
+    """Whether ``name`` is read in ``fdef`` only as ``**name`` in calls (never assigned, never read otherwise)."""
+    spread = {id(k.value) for c in ast.walk(fdef) if isinstance(c, ast.Call) for k in c.keywords if k.arg is None}
+    return all(id(n) in spread for n in ast.walk(fdef) if _named(n, name))
 
 
 def _check(local: ast.FunctionDef, error) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Mapping
 from dataclasses import dataclass
+import types
 import weakref
 
 
@@ -111,13 +112,16 @@ def cells_of(namespace: Mapping) -> dict:
     return dict(namespace.cells) if isinstance(namespace, Closure) else {}
 
 
-def captured_cells(functions) -> dict:
-    """The closure cells that functions lowered together (``(fn, parsed)`` pairs) read, by name: their
-    generated code shares one module, so a name that is two closures' cells, or a cell of one function
-    and a global of another, is refused."""
+def captured_cells(functions, names=None) -> dict:
+    """The closure cells that functions lowered together (``(fn, parsed)`` pairs) read, by name, of those
+    their generated code names (``names``; None: all): that code shares one module, so such a name that
+    is two closures' cells, or a cell of one function and a global of another, is refused.  (A cell
+    holding a function the code calls is not named: the call is by the function.)"""
     found: dict = {}
     for fn, parsed in functions:
         for read in parsed.reads:
+            if names is not None and read.name not in names:
+                continue
             cell = cells_of(read.namespace).get(read.name)
             if cell is not None and found.setdefault(read.name, cell) is not cell:
                 raise ValueError(
@@ -161,7 +165,10 @@ class Read:
 @dataclass(frozen=True)
 class Dependency:
     """A test that the module dictionary ``where`` still holds, under ``name``, what the code was built
-    for.  ``kind`` is "absent" (the name is still not there), "same" (the same object), "type" (a
+    for.  ``kind`` is "absent" (the name is still not there), "same" (the same object), "function" (the
+    same function, running the same code with the same defaults: ``f.__code__`` or ``f.__defaults__``
+    replaced is a change), "code" (the function ``value[0]`` itself, held by what depends on it, runs the
+    same code with the same defaults: ``where`` is not read), "type" (a
     number of the same type: its value is read when the code runs), "int" (the same integer: it
     may have chosen an index or a length), "array" (an array of the same ndim and dtype) or
     "sequence" (a list or tuple of the same lengths and leaf types: its numbers read when the code runs)."""
@@ -175,12 +182,16 @@ class Dependency:
         """Whether the module still holds what the code was built for."""
         if self.kind == "absent":
             return self.name not in self.where
+        if self.kind == "code":
+            return function_state(self.value[0]) == self.value
         try:
             now = self.where[self.name]
         except KeyError:
             return False
         if self.kind == "same":
             return now is self.value
+        if self.kind == "function":
+            return now is self.value[0] and function_state(now) == self.value
         if self.kind == "type":
             return type(now) is self.value
         if self.kind == "int":
@@ -206,7 +217,14 @@ def dependency(read: Read) -> Dependency | None:
         return Dependency(where, read.name, "array", (value.ndim, value.dtype))
     if isinstance(value, (list, tuple)):
         return Dependency(where, read.name, "sequence", structure(value))
+    if isinstance(value, types.FunctionType):
+        return Dependency(where, read.name, "function", function_state(value))
     return Dependency(where, read.name, "same", value)
+
+
+def function_state(fn) -> tuple:
+    """A function with what its code was built from: the code it runs and its defaults (compared by identity)."""
+    return (fn, fn.__code__, fn.__defaults__, fn.__kwdefaults__)
 
 
 def structure(value):
@@ -236,6 +254,7 @@ __all__ = [
     "Scope",
     "dependencies",
     "dependency",
+    "function_state",
     "live_dict",
     "namespace_of",
 ]

@@ -9,29 +9,20 @@ functions the user's globals hold (``math.cos`` may be spelt ``m.cos``).
 from __future__ import annotations
 
 import builtins
+import io
 import keyword
+import re
+import tokenize
 import types
 
-# Builtins that generated code may call; never hand these out as variable names.
+# Every builtin generated code or a runtime helper names (tests/test_builtins_shadowed.py checks this
+# against the helpers' text and the code generated for its test programs): never handed out as a
+# variable name, handed to the code from ``builtins`` (``Program.supplied``), spelt ``builtins.x``
+# where the user's code binds the name to something else (``Namespace.render``).
 GENERATED_BUILTINS = frozenset(
-    {
-        "float",
-        "int",
-        "len",
-        "range",
-        "reversed",
-        "type",
-        "TypeError",
-        "ValueError",
-        "isinstance",
-        "tuple",
-        "list",
-        "zip",
-        "abs",
-        "min",
-        "max",
-        "sum",
-    }
+    """AssertionError Ellipsis IndexError KeyError TypeError ValueError abs all any bool complex dict dir enumerate
+    exec float getattr hasattr id int isinstance len list map max min print range reversed round set setattr slice
+    sorted str sum tuple type zip""".split()
 )
 
 
@@ -106,6 +97,7 @@ class Namespace:
         self.used: dict[str, str] = {}  # user global name -> the import line that binds it
         self.helper = lambda name: name  # how runtime helpers are named (the program sets this)
         self.avoid: set = set()  # local and parameter names of the user's functions: never a global spelling
+        self.read: set = set()  # the globals the user's functions read (not builtins): generated code's by those names
         self.constants: dict = {}  # name -> an ir.nodes.Supplied: a constant generated code is handed (``constant``)
         self._constant_names: dict = {}  # id of an ir.nodes.Supplied -> its name
 
@@ -147,16 +139,35 @@ class Namespace:
         if not dot:
             if canonical in GENERATED_BUILTINS and (
                 canonical in self.avoid
+                or canonical in self.read
                 or not is_builtin(canonical, self.globals.get(canonical, getattr(builtins, canonical)))
-            ):
-                return f"{self.module_alias('builtins')}.{canonical}"  # the user's code binds this name
+            ):  # the user's code binds this name (the text then runs in its module as it is loaded)
+                return f"{self.module_alias('builtins')}.{canonical}"
             return canonical
         target = _lookup(canonical)
         for name, value in sorted(self.globals.items()):
-            if target is not None and value is target and name == attr and name not in self.avoid:
+            if target is not None and value is target and name == attr and name not in self.avoid | GENERATED_BUILTINS:
                 self.used[name] = f"from {module} import {attr}"
                 return name
         return f"{self.module_alias(module)}.{attr}"
+
+    def builtins_spelled(self, text: str) -> str:
+        """A runtime helper's ``text`` with each builtin the user's module binds to something else spelt
+        ``builtins.x``, as the generated code spells it: the text then runs in the module as it reads
+        (loaded, a helper sees only the builtins anyway: ``back.load``)."""
+        bound = {n for n in GENERATED_BUILTINS if not is_builtin(n, self.globals.get(n, getattr(builtins, n)))}
+        if not bound or not re.search(rf"\b({'|'.join(sorted(bound))})\b", text):
+            return text
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+        spelled = f"{self.module_alias('builtins')}."
+        lines = text.splitlines(True)
+        for k in reversed(range(len(tokens))):
+            tok = tokens[k]
+            after_dot = k > 0 and tokens[k - 1].string == "."
+            if tok.type == tokenize.NAME and tok.string in bound and not after_dot:
+                row, col = tok.start
+                lines[row - 1] = lines[row - 1][:col] + spelled + lines[row - 1][col:]
+        return "".join(lines)
 
     def import_lines(self) -> list:
         """Import statements for everything rendered so far (for a standalone module)."""

@@ -19,9 +19,10 @@ import textwrap
 import types
 from pathlib import Path
 
-from ..errors import UnsupportedSyntaxError, located
+from ..errors import StaleSourceError, UnsupportedSyntaxError, located
 from ..ir.nodes import Source
 from .closures import lift
+from .code_match import matches
 from .lambdas import lambda_def
 from .environment import namespace_of
 from .scopes import every_node, nodes
@@ -130,10 +131,11 @@ _SOURCES: dict = {}  # code object -> (its file's lines as linecache held them, 
 
 
 def source_lines(fn) -> tuple:
-    """``inspect.getsourcelines(fn)``, which tokenizes the function's text on every call, done once per
-    code object and text of its file: a function is read several times per transformation (its
-    parameters, the fence, lowering), and again by every call that lowers a call of it."""
-    code = getattr(inspect.unwrap(fn), "__code__", None)
+    """``inspect.getsourcelines`` of the code ``fn`` runs (a ``functools.wraps`` wrapper's own, never the
+    function it wraps), which tokenizes the function's text on every call, done once per code object
+    and text of its file: a function is read several times per transformation (its parameters, the
+    fence, lowering), and again by every call that lowers a call of it."""
+    code = getattr(fn, "__code__", None)
     if code is None:  # a class, say
         return inspect.getsourcelines(fn)
     linecache.checkcache(code.co_filename)  # as inspect does: a file changed since is read again
@@ -142,7 +144,7 @@ def source_lines(fn) -> tuple:
     hit = _SOURCES.get(code)
     if hit is not None and text is not None and hit[0] is text:
         return hit[1]
-    found = inspect.getsourcelines(fn)
+    found = inspect.getsourcelines(code)
     held = linecache.cache.get(code.co_filename)
     if held is not None and len(held) == 4:
         if len(_SOURCES) >= 256:  # the functions of a session are few; generated code is many
@@ -152,8 +154,7 @@ def source_lines(fn) -> tuple:
 
 
 def parse_function(fn) -> Parsed:
-    """Read ``fn``'s source and parse it; raise a located error if there is none."""
-    fn = inspect.unwrap(fn)
+    """Read the source of the code ``fn`` runs and parse it; raise a located error if there is none."""
     if not isinstance(fn, types.FunctionType):
         raise TypeError(f"adcompiler differentiates plain Python functions, not {type(fn).__name__} {fn!r}")
     lifted = getattr(fn, "__adc_lifted__", None)
@@ -201,6 +202,18 @@ def read_function(fn) -> tuple:
         awaited = next((n for n in ast.walk(node) if isinstance(n, ast.Await)), None)
         where, what = (awaited, "await (an async function)") if awaited else (node, "an async function")
         raise located(where, filename, lines, what, "write a plain (synchronous) function")
+    if not hasattr(fn, "__adc_scope__") and not matches(node, fn):  # (generated code: its own text)
+        numbered = {first + i: line.rstrip("\n") for i, line in enumerate(lines)}
+        raise located(
+            node,
+            filename,
+            numbered,
+            f"the source of {fn.__qualname__} as its file holds it now, which is not the code {fn.__name__} runs "
+            "(the file was changed after the module was imported, or its __code__ replaced)",
+            "reload the module (importlib.reload, or run the cell that defines it again) and differentiate the "
+            "function it defines then",
+            StaleSourceError,
+        )
     namespace = namespace_of(fn)
     source = Source(filename, {first + i: line.rstrip("\n") for i, line in enumerate(lines)}, namespace, fn.__module__)
     node.body = [_unguarded(stmt, namespace) for stmt in node.body]

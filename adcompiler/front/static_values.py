@@ -140,8 +140,8 @@ class Evaluator:
         value = None
         for part in node.values:
             value = self.data(part, local)
-            truth = self.apply(part, truth, value)
-            if truth != is_and:
+            holds = self.apply(part, truth, value)
+            if holds != is_and:
                 return value
         return value
 

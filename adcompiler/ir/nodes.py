@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import expr as E
+from .walks import depth_first
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class Const:
 Atom = Var | Const
 
 IN_PLACE = "in place"  # the ``param`` of an operator equation lowered from ``x op= y``
+UNPACKED = ("effect", "@check_unpack", ())  # a, b = xs: the ValueError Python raises unless xs holds two items
 
 
 @dataclass(frozen=True)
@@ -264,8 +266,18 @@ def segments(stmts) -> list:
 
 
 def jumps(stmt) -> bool:
-    """Whether a branch statement contains a break or continue of the enclosing loop."""
-    return any(isinstance(s, (Break, Continue)) or (isinstance(s, If) and jumps(s)) for b in blocks(stmt) for s in b)
+    """Whether a branch statement contains a break or continue of the enclosing loop (remembered: asked of
+    each branch of a nest, it would otherwise walk the nest again at each level)."""
+    hit = _JUMPS.get(id(stmt))
+    if hit is None or hit[0] is not stmt:
+        if len(_JUMPS) > 50_000:  # (it keeps what it answered for alive: let them go now and then)
+            _JUMPS.clear()
+        found = any(isinstance(s, (Break, Continue)) or isinstance(s, If) and jumps(s) for b in blocks(stmt) for s in b)
+        hit = _JUMPS[id(stmt)] = (stmt, found)
+    return hit[1]
+
+
+_JUMPS: dict = {}  # id(branch) -> (it, whether it jumps)
 
 
 def map_equations(stmts, f) -> tuple:
@@ -291,12 +303,8 @@ def map_equations(stmts, f) -> tuple:
 
 
 def walk(stmts):
-    """Every statement, depth first, in program order."""
-    for stmt in stmts:
-        yield stmt
-        if stmt.__class__ in _COMPOUND:  # (most are equations: no blocks to ask for)
-            for b in blocks(stmt):
-                yield from walk(b)
+    """Every statement, depth first, in program order (``walks``: as fast however deep)."""
+    return depth_first(stmts, lambda s: blocks(s) if s.__class__ in _COMPOUND else ())
 
 
 _COMPOUND = frozenset((If, For, While))
@@ -397,8 +405,5 @@ def shell(s):
 
 
 def every_statement(stmts):
-    """Each generated statement, nested ones after the statement holding them."""
-    for s in stmts:
-        yield s
-        for block in inner_blocks(s):
-            yield from every_statement(block)
+    """Each generated statement, nested ones after the statement holding them (``walks``)."""
+    return depth_first(stmts, inner_blocks)

@@ -29,6 +29,7 @@ CONTAINER_EXPRS = {
     "array_sum": lambda x: E.Call("sum", (x,)),
     "numpy.linalg.solve/vector": lambda a, b: E.Call("numpy.linalg.solve", (a, b)),
     "numpy.dot/vectors": lambda a, b: E.Call("numpy.dot", (a, b)),
+    "numpy.outer/flat": lambda a, b: E.Call("numpy.outer", (a, b)),
     **{
         f"numpy.{p}/{k}": (lambda a, b, p=p: E.Call("numpy." + p, (a, b))) for p in ("dot", "matmul") for k in _PRODUCTS
     },
@@ -115,6 +116,8 @@ def primal_stmt(eq: Eq, callee_name=None, rename=None):
     if eq.prim == "append":
         xs, v = (atom(a) for a in eq.ins)
         return Do(E.Method(xs, "append", (v,)), eq.line)
+    if not eq.outs:  # a check run for its error (check_unpack)
+        return Do(prim_expr(eq, callee_name, rename), eq.line)
     return Assign(tuple(v.name for v in eq.outs), prim_expr(eq, callee_name, rename), eq.line)
 
 

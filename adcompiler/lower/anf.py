@@ -16,6 +16,7 @@ import builtins
 
 from ..ir.nodes import IN_PLACE, Break, Const, Continue, Eq, For, Function, If, Return, Var, While, flatten, rebuild
 from ..ir.supplied import constant
+from ..ir.nodes import UNPACKED
 from ..front.names import Namer, root
 from ..front.parse import BINOPS, Parsed
 from .arrays import ArrayLowering
@@ -328,7 +329,8 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, 
             else:
                 self.env[target.id] = value
             return
-        if isinstance(value, Var):  # unpacking a real tuple or list: one read per name
+        if isinstance(value, Var):  # unpacking a real tuple, list or array: Python's length check, one read per name
+            self.body.append(Eq((), "effect", (value, Const(len(target.elts))), self.line, UNPACKED))
             value = tuple(
                 self.apply("getitem", [value, Const(k)], _hint(t) if isinstance(t, ast.Name) else None)
                 for k, t in enumerate(target.elts)

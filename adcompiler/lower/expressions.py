@@ -12,7 +12,7 @@ from ..errors import MissingRuleError
 from ..ir.nodes import Const, Eq, If, rebuild
 from ..ir.supplied import constant
 from ..front.names import is_builtin
-from ..front.callables import fixed_arity, given_local_functions
+from ..front.callables import fixed_arity, given_local_functions, what_runs
 from ..front.parse import BINOPS, COMPARES, IDENTITY, UNARYOPS, source_lines
 from .arrays import numpy_name
 from .draws import draw_name, lower_draw
@@ -207,8 +207,9 @@ class ExpressionLowering(NameLowering):
             outs = tuple(self.new_var(h) for h in _shaped_hints((None,) * size, hint))
             self.body.append(Eq(outs, "custom", tuple(args), self.line, target))
             return outs
-        if getattr(target, "__module__", None) and target.__module__.split(".")[0] == "numpy":
-            raise self.parsed.error(  # NumPy's own Python functions are not differentiated through
+        library = (getattr(target, "__module__", None) or "").split(".")[0]
+        if library in ("numpy", "scipy") and rules.prim_of(target) is None:
+            raise self.parsed.error(  # NumPy's and SciPy's own Python functions are not differentiated through
                 node,
                 f"{text}, which has no derivative rule",
                 "write it with the NumPy functions adcompiler knows (see README), or give it rules with adcompiler.defrule",
@@ -295,9 +296,12 @@ class ExpressionLowering(NameLowering):
                 MissingRuleError,
             ) from None
 
-        if target.__code__.co_flags & inspect.CO_VARARGS:  # g(x, y) of def g(*xs): g of two parameters
-            first = target.__code__.co_argcount
-            target = fixed_arity(target, max(0, len(node.args) - first))
+        target = what_runs(target)  # a functools.wraps wrapper: its own code, at the parameters it declares
+        code = target.__code__
+        if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):  # g(x, y) of def g(*xs): g of two
+            named = set(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])  # parameters (and **kw:
+            extra = tuple(k.arg for k in node.keywords if k.arg not in named)  # the call's keywords for it)
+            target = fixed_arity(target, max(0, len(node.args) - code.co_argcount), extra)
         passed = {  # apply(g, x) with g a local function: apply with g's free variables in its place
             i: self.parsed.local_functions[a.id]
             for i, a in enumerate(node.args)

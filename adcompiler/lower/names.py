@@ -106,6 +106,8 @@ class NameLowering:
             return Const(value, canonical or text)
         if value is None and node.attr == "newaxis":  # np.newaxis: None, a new axis in an index
             return Const(None)
+        if isinstance(value, str) and node.attr in NAMES:  # a function's name, as a wrapper prints it
+            return Const(value)
         raise self.parsed.error(node, f"the attribute {text}", "use numbers and math functions")
 
     def read_attribute(self, node: ast.Attribute, value) -> None:
@@ -157,6 +159,8 @@ class NameLowering:
                 owner = next(k for k in base.__mro__ if node.attr in vars(k))  # (redefined there: built again)
                 self.parsed.reads.append(Read(vars(owner), node.attr, vars(owner)[node.attr]))
                 return method
+            if isinstance(base, types.FunctionType) and node.attr in NAMES:  # a decorator's print(fn.__name__)
+                return getattr(base, node.attr)
             if not isinstance(base, types.ModuleType):
                 raise self.parsed.error(
                     node,
@@ -172,7 +176,9 @@ class NameLowering:
                     f"{ast.unparse(node)} (no such attribute)",
                     "check the spelling",
                 )
-            return getattr(base, node.attr)
+            value = getattr(base, node.attr)  # the code depends on what it is now (math.sin = cube: built again)
+            self.parsed.reads.append(Read(vars(base), node.attr, value))
+            return value
         raise self.parsed.error(node, "calling the result of an expression", "call a named function")
 
 
@@ -210,6 +216,7 @@ def _numbers(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+NAMES = ("__name__", "__qualname__")  # the attributes of a function read (as strs): a logging wrapper's
 READERS = ("len", "sum", "max", "min", "sorted", "list", "tuple", "enumerate", "zip", "reversed")
 
 

@@ -152,6 +152,8 @@ class _Forward:
             if any(t is not None for t in ins_t) and (lists or any(v.name in self.act for v in stmt.outs)):
                 return [self.call(stmt, ins_t)] + self.changed_later(stmt)
             return [primal] + self.changed_later(stmt)
+        if not stmt.outs:  # a check (a, b = xs: check_unpack), run for its error only
+            return [primal]
         out = stmt.outs[0].name
         if stmt.prim == "write":
             if out not in self.tangent:
@@ -181,7 +183,8 @@ class _Forward:
         t = rules.jvp(prim, [atom(a) for a in stmt.ins], E.Name(out), ins_t)
         t = self.spread(prim, out, t)
         if stmt.prim in ("numpy.array", "numpy.asarray", "numpy.copy") and stmt.ins[0].name in self.containers:
-            t = E.Call("numpy.array", (t,), (("dtype", E.Name("float")),))  # a list's tangent list, as an array
+            made = "numpy.asarray" if stmt.prim == "numpy.asarray" else "numpy.array"  # (a copy where the primal's is)
+            t = E.Call(made, (t,), (("dtype", E.Name("float")),))  # a list's tangent list, as an array
         elif stmt.prim in ("numpy.copy", "numpy.array") and isinstance(t, E.Name):  # (np.array copies an array)
             t = E.Call("numpy.copy", (t,))  # a copy's tangent is a copy too: a later write into one spares the other
         if out in self.written and stmt.prim not in ("read", "dup"):  # a new array written into later: its own tangent

@@ -25,6 +25,7 @@ from .guards import expectations, int_guard
 from .numbers import float_cotangents
 from ..front.names import Namer
 from .sweep import Sweeps
+from .checkpoint_reach import warn_if_unreached
 from ..analysis.liveness import writes
 
 
@@ -32,6 +33,7 @@ def fused(facts: Facts, name: str, active_params: tuple, program, namer: Namer) 
     """``name(*params, ct=1.0) -> (value, cotangents)``: both sweeps in one function."""
     fn = facts.fn
     s = Sweeps(facts, active_params, program, namer)
+    warn_if_unreached(s, program)
     ones = _ones(program.shape_of(fn))
     heading = [Comment("adjoints, last line first")] if s.adjoint else []
     cts = float_cotangents(facts.avals, active_params, s.cotangents, s.adjoint)
@@ -49,6 +51,7 @@ def gradient(facts: Facts, name: str, active_params: tuple, program, namer: Name
     """
     fn = facts.fn
     s = Sweeps(facts, active_params, program, namer, seed=E.Num(1.0))
+    warn_if_unreached(s, program)
     cts = float_cotangents(facts.avals, active_params, s.cotangents, s.adjoint)
     grads = cts[0] if len(cts) == 1 else E.Tuple(tuple(cts))
     arrays = E.Num(any(V.leaves_may_be_arrays(a) for a in facts.sig.avals))
@@ -78,6 +81,7 @@ def jacobian(facts: Facts, name: str, active_params: tuple, program, namer: Name
     # when the next binds the names again
     namers = [namer.child() for _ in range(m)] if plain else [namer] * m
     rows = _rows(facts, active_params, program, namers)
+    warn_if_unreached(rows[0][0], program)
     for row_namer in namers:
         namer.take_all(row_namer)
     core = rows[0][1]

@@ -11,6 +11,7 @@ with the state its body leaves, to a fixpoint; a branch joins its two ways).
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field
 
 from ..ir import expr as E
 from ..ir.nodes import (
@@ -40,21 +41,62 @@ def propagate_constants(body: tuple, floats: set, float_lists, float_arrays=froz
     """``body`` with reads of known float constants replaced by them, then its dead assignments of
     pure values dropped (``floats``, ``float_lists``: see ``floats``; extended with the constants;
     ``float_arrays``: the names of NumPy arrays of a floating dtype, whose product with 1.0 is a copy)."""
-    out, _ = _block(body, {}, floats, float_lists, float_arrays)
+    out, _ = _block(body, {}, _Pass(floats, float_lists, float_arrays))
     return _drop_unread(out)
 
 
-def _block(stmts, env: dict, floats, float_lists, float_arrays) -> tuple:
+@dataclass
+class _Pass:
+    """What one propagation knows: the kinds of names (see ``propagate_constants``), and, so that its cost
+    stays linear in the code however deep its loops nest, each loop's facts (its names, what it assigns,
+    whether it may stop early) and its result for each state of its own names at its entry: a loop nest
+    is gone round to a fixpoint at each level, and without the memo the levels inside would be worked
+    out again for every round of the levels outside (twice as long per level)."""
+
+    floats: set
+    float_lists: object
+    float_arrays: frozenset
+    facts: dict = field(default_factory=dict)  # id(statement) -> (names it reads or assigns, sorted; assigned; jumps)
+    done: dict = field(default_factory=dict)  # (id(loop), its names' states at entry) -> (loop rewritten, changes)
+
+    def sub(self, e, env: dict):
+        return _substitute(e, env, self.floats, self.float_lists, self.float_arrays)
+
+    def facts_of(self, s) -> tuple:
+        """(the names ``s`` reads or assigns, sorted; the plain names it assigns; whether it holds a
+        ``break`` or ``continue``), made once per statement from its blocks' own."""
+        found = self.facts.get(id(s))
+        if found is None:
+            names, written, jumps = set(_own_reads(s)), set(), isinstance(s, (Break, Continue))
+            if isinstance(s, Assign):
+                written.update(t for t in s.targets if isinstance(t, str))
+                names.update(t for t in s.targets if isinstance(t, str))
+                for t in s.targets:
+                    names.update(free_names([Do(t)]) if not isinstance(t, (str, E.Subscript)) else ())
+            elif isinstance(s, (AugAssign, ForS)) and isinstance(s.target, str):
+                written.add(s.target)
+                names.add(s.target)
+            for x in (x for block in inner_blocks(s) for x in block):
+                inner = self.facts_of(x)
+                names.update(inner[0])
+                written |= inner[1]
+                jumps = jumps or inner[2]
+            found = self.facts[id(s)] = (tuple(sorted(names)), frozenset(written), jumps)
+            self.facts[id(s), "keep"] = s  # (alive while the pass runs: its id is not reused)
+        return found
+
+
+def _block(stmts, env: dict, p: _Pass) -> tuple:
     """The statements rewritten for the constants in ``env`` at their start, and ``env`` at their end."""
     out = []
     for s in stmts:
-        s, env = _statement(s, env, floats, float_lists, float_arrays)
+        s, env = _statement(s, env, p)
         out.append(s)
     return tuple(out), env
 
 
-def _statement(s, env: dict, floats, float_lists, float_arrays):
-    sub = lambda e: _substitute(e, env, floats, float_lists, float_arrays)  # noqa: E731
+def _statement(s, env: dict, p: _Pass):
+    sub = lambda e: p.sub(e, env)  # noqa: E731
     if isinstance(s, Assign):
         s = Assign(
             tuple(sub(t) if isinstance(t, E.Subscript) else t for t in s.targets), sub(s.value), s.line, s.effect
@@ -78,46 +120,74 @@ def _statement(s, env: dict, floats, float_lists, float_arrays):
     if isinstance(s, Raise):
         return Raise(sub(s.value), sub(s.test) if s.test is not None else None), env
     if isinstance(s, IfS):
-        body, after_body = _block(s.body, env, floats, float_lists, float_arrays)
-        orelse, after_else = _block(s.orelse, env, floats, float_lists, float_arrays)
+        body, after_body = _block(s.body, env, p)
+        orelse, after_else = _block(s.orelse, env, p)
         return IfS(sub(s.test), body, orelse, s.line), _join(after_body, after_else)
     if isinstance(s, (ForS, WhileS)):
-        return _loop(s, env, floats, float_lists, float_arrays)
+        return _remembered_loop(s, env, p)
     return s, env
 
 
-def _loop(s, env: dict, floats, float_lists, float_arrays):
+_ABSENT = object()
+
+
+def _remembered_loop(s, env: dict, p: _Pass):
+    """``_loop``, worked out once for each state of the loop's own names at its entry (see ``_Pass``)."""
+    names = p.facts_of(s)[0]
+    key = (id(s), tuple(_state(env.get(n, _UNKNOWN)) for n in names))
+    if key not in p.done:
+        rewritten, after = _loop(s, env, p)
+        changes = {k: after.get(k, _ABSENT) for k in set(env) | set(after) if not _kept(env, after, k)}
+        p.done[key] = (rewritten, changes)
+    rewritten, changes = p.done[key]
+    after = dict(env)
+    for k, v in changes.items():
+        if v is _ABSENT:
+            after.pop(k, None)
+        else:
+            after[k] = v
+    return rewritten, after
+
+
+def _state(v):
+    return None if v is _UNKNOWN else repr(v.value)  # (0.0 is not -0.0)
+
+
+def _kept(a: dict, b: dict, k) -> bool:
+    """Whether states ``a`` and ``b`` say the same of ``k`` (both lack it, or hold the same)."""
+    if (k in a) != (k in b):
+        return False
+    return k not in a or _same(a[k], b[k])
+
+
+def _loop(s, env: dict, p: _Pass):
     """A loop rewritten for the constants that hold wherever its body starts (before the first
     iteration and after every one), and the state after it (after zero or more iterations)."""
-    written = _assigned(s)
+    _, written, jumps = p.facts_of(s)
     entry = {k: v for k, v in env.items()}
     if isinstance(s, ForS):
         entry[s.target] = _UNKNOWN
-    jumps = any(isinstance(x, (Break, Continue)) for x in every_statement(_blocks_of(s)))
     if jumps:  # it may stop, or go round, anywhere in its body
         entry.update({k: _UNKNOWN for k in written if k in entry})
+    parts = (s.body,) if isinstance(s, ForS) else (s.header, s.body)
     for _ in range(len(written) + 2):  # each round makes at least one more name unknown, or stops
-        parts = (s.body,) if isinstance(s, ForS) else (s.header, s.body)
-        state = entry
+        state, rewritten = entry, []
         for part in parts:
-            _, state = _block(part, state, floats, float_lists, float_arrays)
+            out, state = _block(part, state, p)
+            rewritten.append(out)
         joined = _join(entry, state)
-        if joined == entry:
+        if joined == entry:  # (the rewritten body of this round is for the entry found: kept)
             break
-        entry = joined
+        entry, rewritten = joined, None
     if isinstance(s, ForS):
-        body, _ = _block(s.body, entry, floats, float_lists, float_arrays)
-        iterable = _substitute(s.iterable, env, floats, float_lists, float_arrays)
+        body = rewritten[0] if rewritten is not None else _block(s.body, entry, p)[0]
+        iterable = p.sub(s.iterable, env)
         return ForS(s.target, iterable, body, s.line), _join(env, entry)
-    header, state = _block(s.header, entry, floats, float_lists, float_arrays)
-    test = _substitute(s.test, state, floats, float_lists, float_arrays)
-    body, _ = _block(s.body, state, floats, float_lists, float_arrays)
+    header, state = _block(s.header, entry, p)
+    test = p.sub(s.test, state)
+    body = rewritten[1] if rewritten is not None else _block(s.body, state, p)[0]
     after = {k: _UNKNOWN if jumps and k in written else v for k, v in state.items()}  # (without a break:
     return WhileS(header, test, body, s.line), after  # it ends after its header, whatever ran before)
-
-
-def _blocks_of(s) -> tuple:
-    return tuple(x for block in inner_blocks(s) for x in block)
 
 
 def _join(a: dict, b: dict) -> dict:
@@ -171,16 +241,6 @@ def _substitute(e, env: dict, floats, float_lists, float_arrays):
 
 def _is_one(e) -> bool:
     return _constant(e) and e.value == 1.0
-
-
-def _assigned(s) -> set:
-    names = set()
-    for x in every_statement((s,)):
-        if isinstance(x, Assign):
-            names.update(t for t in x.targets if isinstance(t, str))
-        elif isinstance(x, (AugAssign, ForS)) and isinstance(x.target, str):
-            names.add(x.target)
-    return names
 
 
 def _drop_unread(body: tuple) -> tuple:

@@ -11,7 +11,8 @@ Conventions at non-differentiable points: ``abs'(0) = 0``; ``max``/``min``
 send the whole derivative to the argument Python returns (the first one on a
 tie); ``floor``, ``ceil``, ``trunc``, ``round``, ``int``, ``//`` and
 comparisons have derivative zero; ``d/dy x**y = x**y log x`` is taken as 0 at
-``x == 0``.
+``x == 0`` and is NaN where ``x < 0`` (``x**y`` of a negative ``x`` is real only at an
+integer ``y``: no derivative in ``y``, as JAX and autograd say; ``d/dx`` is ``y x**(y-1)``).
 """
 
 from __future__ import annotations

@@ -14,6 +14,8 @@ arguments.  Constructors (``zeros``, ``arange``, ...) are constants.
 
 from __future__ import annotations
 
+import math
+
 from . import linalg as L
 from . import movement as M
 from . import products as P
@@ -89,7 +91,7 @@ PARTIALS.update(
         "numpy.hypot": (lambda x, y, z: x / _nonzero(z), lambda x, y, z: y / _nonzero(z)),  # 0 at the origin
         "numpy.power": (
             lambda x, y, z: y * x ** _exponent_less_one(y),  # 0 where y == 0 (x**0 is 1 everywhere)
-            lambda x, y, z: z * log(npwhere(gt(x, 0), x, 1.0)),
+            lambda x, y, z: z * log(npwhere(gt(x, 0), x, npwhere(lt(x, 0), math.nan, 1.0))),  # as pow's (scalar.py)
         ),
         "numpy.logaddexp": (lambda a, b, z: exp(a - z), lambda a, b, z: exp(b - z)),
         "numpy.logaddexp2": (lambda a, b, z: np_("exp2")(a - z), lambda a, b, z: np_("exp2")(b - z)),

@@ -12,7 +12,7 @@ of that triangle (for a symmetric matrix, the usual one).
 
 from __future__ import annotations
 
-from ..ir.expr import Call, Num, Subscript, Tuple, fn
+from ..ir.expr import Call, Num, Slice, Subscript, Tuple, fn
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
 solve, tril, triu = (np_(n) for n in ("linalg.solve", "tril", "triu"))
@@ -116,16 +116,31 @@ def _eigh_adjoint(i, a, uplo, raw, g):
 # dP = U^T dA V and F[i, j] = 1 / (s_j^2 - s_i^2): ds = diag(dP),
 # dU = U (F o (dP S + S dP^T)) + (I - U U^T) dA V S^-1, dV likewise with A^T; the adjoint is
 # Townsend 2016, "Differentiating the singular value decomposition", eq. 36 (one term per output).
-def _svd_parts(raw):
-    u, s, vh = (_part(raw, i) for i in range(3))
-    return _check(u, "svd", s, vh), s, vh, _gaps(s * s, _eye(s))
+def _svd_parts(raw, i):
+    """(U, s, Vh, F) for the derivative of part ``i`` (0: U, 2: Vh): U's first k columns and Vh's first
+    k rows (the reduced svd's), part ``i`` whole checked to be no more than those (of a full svd of a
+    matrix that is not square, the extra columns of U, or rows of Vh, have no unique derivative; the
+    other part's extra ones do not enter part i's)."""
+    u, vh, s = _singular_vectors(raw)
+    checked = _check(_part(raw, 0), "svd", s, vh) if i == 0 else _check(u, "svd", s, _part(raw, 2))
+    return checked, s, vh, _gaps(s * s, _eye(s))
+
+
+def _singular_vectors(raw):
+    """(U's first k columns, Vh's first k rows, s), k = len(s): all of them for a reduced svd; of a full
+    one (full_matrices=True) of a matrix that is not square, those the singular values have (the others
+    span the complement, a basis of which has no unique derivative, but they do not enter s's)."""
+    k = _n(_part(raw, 1))
+    columns, rows = Tuple((Num(Ellipsis), Slice(None, k))), Tuple((Num(Ellipsis), Slice(None, k), Slice(None, None)))
+    return Subscript(_part(raw, 0), columns), Subscript(_part(raw, 2), rows), _part(raw, 1)
 
 
 def _svd_tangent(i, a, raw, da):
-    u, s, vh, f = _svd_parts(raw)
-    row, col = expand(s, Num(-2)), expand(s, Num(-1))
     if i == 1:
+        u, vh, _ = _singular_vectors(raw)
         return npsum(u * (da @ mT(vh)), Num(-2))
+    u, s, vh, f = _svd_parts(raw, i)
+    row, col = expand(s, Num(-2)), expand(s, Num(-1))
     dp = mT(u) @ (da @ mT(vh))
     if i == 0:
         return u @ (f * (dp * row + col * mT(dp))) + (da @ mT(vh) - u @ dp) / row
@@ -133,10 +148,11 @@ def _svd_tangent(i, a, raw, da):
 
 
 def _svd_adjoint(i, a, raw, g):
-    u, s, vh, f = _svd_parts(raw)
-    row, col = expand(s, Num(-2)), expand(s, Num(-1))
     if i == 1:
+        u, vh, _ = _singular_vectors(raw)
         return (u * expand(g, Num(-2))) @ vh
+    u, s, vh, f = _svd_parts(raw, i)
+    row, col = expand(s, Num(-2)), expand(s, Num(-1))
     if i == 0:
         j = f * (mT(u) @ g)
         return (u @ ((j + mT(j)) * row) + (g - u @ (mT(u) @ g)) / row) @ vh

@@ -197,6 +197,16 @@ for _kind in (DOT_MATVEC, DOT_VECMAT):  # np.matmul and @ of these are the same 
     for _table in (FORWARD, REVERSE, SLOTS):
         _table["numpy.matmul" + _kind[9:]] = _table["matmul" + _kind[9:]] = _table[_kind]
 
+# np.outer of operands that are not both vectors (matrices, numbers, an ndim not known): NumPy ravels each
+# first, so each adjoint is the vector one of the raveled operands, in the operand's own shape.
+OUTER_FLAT = "numpy.outer/flat"
+FORWARD[OUTER_FLAT] = lambda a, b, z, da, db: _bilinear("numpy.outer", a, b, (), da, db)
+REVERSE[OUTER_FLAT] = lambda a, b, z, g: (
+    _np("reshape", _np("dot", g, _np("ravel", b)), _np("shape", a)),
+    _np("reshape", _np("dot", _np("ravel", a), g), _np("shape", b)),
+)
+SLOTS[OUTER_FLAT] = (True, True)
+
 # The same where g is surely an array (not the number 0.0 of a result no use of which ran): g_i b_j as
 # g[:, None] * b, np.outer's own product of a column and a row without its Python layer (a microsecond).
 ARRAY_G: dict = {}  # the product -> its rule for an array g (modes.adjoints picks it)

@@ -38,8 +38,14 @@ def _pow_base(x, y, z):
     return where(ne(y, 0), y * x ** (y - 1), 0.0)
 
 
+NAN = Num(math.nan)
+
+
 def _pow_exponent(x, y, z):
-    return where(ne(x, 0), z * log(x), 0.0)
+    """x**y log x; 0 at x == 0 (the convention above); NaN where x < 0: x**y of a negative x is real only
+    at an integer y, so it has no derivative in y there (as JAX and autograd say), while its derivative
+    in x does (y x**(y-1)): never log of a negative, which raises."""
+    return where(lt(x, 0), NAN, where(ne(x, 0), z * log(x), 0.0))
 
 
 PARTIALS = {

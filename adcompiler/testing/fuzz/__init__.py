@@ -56,7 +56,9 @@ one job:
   scalar_expr (ExprGen), scalar_lists (ListGen), scalar_stmt (StmtGen), scalar_rebind (RebindGen:
   lists rebound), scalar_program (Gen: scalar programs), numpy_expr (NpExprGen), numpy_shape
   (NpShapeGen), numpy_stmt (NpStmtGen), numpy_rebind (NpRebindGen: small array parameters broadcast
-  up), numpy_program (NpGen: NumPy programs);
+  up), numpy_program (NpGen: NumPy programs), what_runs (WhatGen: either rewritten with functools.wraps
+  decorators, module names that shadow builtins, and unpacking of the right and of the wrong length;
+  ``--mode what``);
 * programs: the program of a seed (program_seed, generate);
 * layout: program values as flat vectors of floats (Layout, flat_out, structure, unflat_like);
 * check: the oracle (check_point, check_program, check_source, load_module, Failure);
@@ -88,6 +90,8 @@ from .config import (
     KNOWN_BUGS,
     LOOP_CAP,
     MIXED,
+    WHAT,
+    WHAT_SMALL,
     NMAX,
     NUMPY,
     NUMPY_SMALL,
@@ -102,6 +106,7 @@ from .minimiser import minimise
 from .numpy_program import NpGen
 from .programs import generate, program_seed
 from .scalar_program import Gen
+from .what_runs import WhatGen
 from .scope import ArrayHelper, ArrInfo, Env, Helper, Idx, ListInfo, NpEnv
 
 __all__ = [
@@ -123,6 +128,9 @@ __all__ = [
     "Layout",
     "ListInfo",
     "MIXED",
+    "WHAT",
+    "WHAT_SMALL",
+    "WhatGen",
     "NMAX",
     "NUMPY",
     "NUMPY_SMALL",

@@ -25,6 +25,7 @@ class Summary:
     points_skipped: int = 0  # near a kink or a branch switch
     points_invalid: int = 0  # the primal itself raised or overflowed there
     points_known: int = 0  # checked, right but for the symptom of a known bug the checker tolerated
+    points_raised: int = 0  # checked where the primal raises (an unpacking's ValueError): every derivative did
     outside: int = 0  # backend="numba": programs refused as outside its subset (naming backend="python")
     mismatches: int = 0
     refusals: int = 0
@@ -38,6 +39,7 @@ class Summary:
             f"programs {self.programs}, points checked {self.points_checked}, "
             f"skipped (kink/branch) {self.points_skipped}, invalid {self.points_invalid}, "
             f"known-bug points {self.points_known}, "
+            + (f"raising as the primal {self.points_raised}, " if self.points_raised else "")
             + (f"outside the backend's subset {self.outside}, " if self.outside else "")
             + f"mismatches {self.mismatches}, refusals {self.refusals}, crashes {self.crashes} "
             f"({self.seconds:.1f} s)"
@@ -131,6 +133,7 @@ def run(
                 s.points_skipped += res["skipped"]
                 s.points_invalid += res["invalid"]
                 s.points_known += res["known"]
+                s.points_raised += res["raised"]
                 s.outside += res.get("outside", 0)
                 if verbose and s.programs % 100 == 0:
                     s.seconds = time.time() - t0

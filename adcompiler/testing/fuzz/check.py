@@ -15,6 +15,7 @@ import sys
 import tempfile
 import traceback
 
+from . import entries
 from .config import Spec
 from .layout import Layout, flat_out, structure, unflat_like
 
@@ -76,7 +77,8 @@ def fd_dir(fn, layout: Layout, args, v, h) -> list:
 
 def stage_value(df, mod, stage: str, args):
     src = df.source(stage)
-    ns = dict(mod.__dict__)
+    ns = dict(mod.__dict__)  # and what a closure reads from its cells (a decorator's wrapper: fn)
+    ns.update((n, c.cell_contents) for n, c in zip(df.fn.__code__.co_freevars, df.fn.__closure__ or ()))
     exec(compile(src, f"<fuzz {stage}>", "exec"), ns)
     return ns[df.__name__](*_copy_args(args))
 
@@ -89,12 +91,24 @@ def dtypes(value) -> list[str]:
 
 
 def check_point(
-    df, fn, mod, layout: Layout, args, rng: random.Random, outputs: int, stages: bool, tolerate: bool = False
+    df,
+    fn,
+    mod,
+    layout: Layout,
+    args,
+    rng: random.Random,
+    outputs: int,
+    stages: bool,
+    tolerate: bool = False,
+    order: tuple = (),
+    ran: list | None = None,
 ) -> str:
     """'ok' | 'known' | 'skipped' | 'invalid'; raises Failure on a mismatch or crash.
 
     tolerate: accept the symptoms of the known bugs the checker can see past (KNOWN_BUGS) and return
-    'known' for a point that is otherwise right.
+    'known' for a point that is otherwise right.  order: entry points (entries.ENTRIES) called once, in
+    this order, before the detailed checks (grad and value_and_grad only of a number output); ran: a list the names of the entry points that ran are added
+    to; a refusal carries its entry point and a call of it (see entries.compiled_before).
     """
     from adcompiler.errors import UnsupportedSyntaxError
 
@@ -129,13 +143,21 @@ def check_point(
     def fail(kind, msg):
         raise Failure(kind, msg, layout.plain(args))
 
+    entry_calls = entries.calls(args, layout.tangents(dirs[0]), unflat_like(value, cots[0]), _copy_args)
+
     def run(what, thunk):
         try:
-            return thunk()
-        except (Failure, UnsupportedSyntaxError):  # a mode is built on first use: its refusal is a refusal
+            result = thunk()
+        except Failure:
+            raise
+        except UnsupportedSyntaxError as exc:  # a mode is built on first use: its refusal is a refusal
+            exc.fuzz_entry, exc.fuzz_retry = what, entry_calls.get(what.replace("(1.0)", ""))
             raise
         except Exception as exc:  # noqa: BLE001 - anything from generated code is a bug
             fail("crash", f"{what} raised {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+        if ran is not None and what in entry_calls and what not in ran:
+            ran.append(what)
+        return result
 
     def same_value(what, got):
         g = flat_out(got)
@@ -147,6 +169,11 @@ def check_point(
     def tol(a, b):
         return _close(a, b, 0.0, RTOL, ATOL * max(1.0, max(abs(x) for x in fvalue)))
 
+    order = tuple(e for e in order if outputs == 1 and shape == "s" or e not in ("grad", "value_and_grad"))
+    for k, entry in enumerate(order):  # every entry point once, in the program's order, on this one object
+        got = run(entry, lambda: entry_calls[entry](df))
+        if entry in ("jvp", "vjp", "value_and_grad"):
+            same_value(f"{entry}, called after {', '.join(order[:k]) or 'nothing'}", got[0])
     jvps = []
     for v, fd in zip(dirs, fds):
         val, tan = run("jvp", lambda: df.jvp(tuple(_copy_args(args)), layout.tangents(v)))
@@ -245,11 +272,24 @@ def check_program(
     import adcompiler
     from adcompiler.errors import UnsupportedSyntaxError
 
-    counts = {"checked": 0, "skipped": 0, "invalid": 0, "known": 0}
+    counts = {"checked": 0, "skipped": 0, "invalid": 0, "known": 0, "raised": 0}
     mod = load_module(spec.source, directory)
     fn = getattr(mod, spec.entry)
     layout = Layout(spec.params)
     rng = random.Random(seed)
+    ran: list = []  # the entry points that ran on df
+
+    def refused(exc, point):
+        """The Failure of a refusal, or None where it is outside a compiled target's subset."""
+        if _outside(backend, exc):
+            bug = entries.compiled_before(
+                exc, ran, lambda: adcompiler.differentiate(fn, wrt=layout.wrt, backend=backend)
+            )
+            if bug is None:
+                return None
+            return Failure("refusal", bug, layout.plain(point))
+        return Failure("refusal", f"{type(exc).__name__}: {exc}", layout.plain(point))
+
     try:
         df = adcompiler.differentiate(fn, wrt=layout.wrt, backend=backend)
         if stages:  # the code for the point's own arguments (before a call it is for assumed kinds)
@@ -271,18 +311,73 @@ def check_program(
             tried += 1
             args = layout.draw(rng)
             try:
+                message = unpacking_error(fn, args) if getattr(spec, "base", None) is not None else None
+                if message is not None:  # the primal raises there: so must every derivative (what_runs)
+                    same_error(df, directory, spec, layout, args, message, rng)
+                    counts["checked"] += 1
+                    counts["raised"] += 1
+                    continue
                 first = stages and counts["checked"] == 0
-                res = check_point(df, fn, mod, layout, args, rng, spec.outputs, first, tolerate)
+                order = entries.order(seed) if not ran else ()
+                res = check_point(df, fn, mod, layout, args, rng, spec.outputs, first, tolerate, order, ran)
             except Failure:
                 raise
             except UnsupportedSyntaxError as exc:
-                if _outside(backend, exc):
+                failure = refused(exc, args)
+                if failure is None:
                     return {**counts, "outside": 1}
-                raise Failure("refusal", f"{type(exc).__name__}: {exc}", layout.plain(args)) from None
+                raise failure from None
             if res == "known":
                 counts["known"] += 1
             counts[res if res not in ("ok", "known") else "checked"] += 1
     return counts
+
+
+def unpacking_error(fn, args) -> str | None:
+    """The message of the ValueError Python's unpacking raises when ``fn`` runs at ``args``, or None."""
+    try:
+        primal(fn, args)
+    except ValueError as exc:
+        if str(exc).startswith(("too many values to unpack", "not enough values to unpack")):
+            return str(exc)
+    except Exception:  # noqa: BLE001 - any other outcome: check_point's
+        pass
+    return None
+
+
+def same_error(df, directory: str, spec, layout: Layout, args, message: str, rng: random.Random) -> None:
+    """Each entry point raises the primal's ValueError of an unpacking, with its message: jvp, vjp (a
+    cotangent shaped like the output of ``spec.base``, the program without the line), and for a number
+    output grad and value_and_grad.  Raises Failure otherwise."""
+    from adcompiler.errors import UnsupportedSyntaxError
+
+    base = getattr(load_module(spec.base, directory, "base"), spec.entry)
+    try:
+        value = primal(base, args)
+    except Exception:  # noqa: BLE001 - the program without the line fails there too: jvp alone
+        value = None
+    u = [rng.uniform(-1, 1) for _ in flat_out(value)] if value is not None else []
+    calls = {"jvp": lambda: df.jvp(tuple(_copy_args(args)), layout.tangents([1.0] * len(layout.flat(args))))}
+    if value is not None:
+        calls["vjp"] = lambda: df.vjp(tuple(_copy_args(args)), unflat_like(value, u))
+        if structure(value) == "s":
+            calls["grad"] = lambda: df.grad(*_copy_args(args))
+            calls["value_and_grad"] = lambda: df.value_and_grad(*_copy_args(args))
+    for name, call in calls.items():
+        try:
+            got = call()
+        except UnsupportedSyntaxError:  # (a refusal: the caller's to tell)
+            raise
+        except ValueError as exc:
+            if str(exc) != message:
+                raise Failure("mismatch", f"{name} raised ValueError({exc}); the primal: {message}", layout.plain(args))
+            continue
+        except Exception as exc:  # noqa: BLE001
+            msg = f"{name} raised {type(exc).__name__}: {exc}; the primal: ValueError({message})"
+            raise Failure("crash", f"{msg}\n{traceback.format_exc()}", layout.plain(args)) from None
+        raise Failure(
+            "mismatch", f"{name} returned {got!r}; the primal raises ValueError({message})", layout.plain(args)
+        )
 
 
 def _outside(backend: str, refusal) -> bool:

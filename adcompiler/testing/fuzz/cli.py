@@ -3,7 +3,10 @@
     python -m adcompiler.testing.fuzz --programs 500 --seed 1 [--out DIR] [--points 3]
     python -m adcompiler.testing.fuzz --numpy --programs 200 --seed 1     # NumPy programs (--mode numpy)
     python -m adcompiler.testing.fuzz --mode mixed --programs 200 --seed 1  # each program scalar or NumPy
+    python -m adcompiler.testing.fuzz --mode what --programs 200 --seed 1   # decorators, shadowed builtins, unpacking
     python -m adcompiler.testing.fuzz --backend numba --mode mixed --programs 200 --seed 1  # compiled code
+    python -m adcompiler.testing.fuzz --mode deep --programs 100 --seed 1   # long elif chains, loop nests
+    python -m adcompiler.testing.fuzz --mode lists --programs 300 --seed 1  # NumPy functions of lists
     python -m adcompiler.testing.fuzz --minimise DIR/crash_seed1_prog7.py   # shrink a reported failure
 
 This module is the command line (main): a campaign, one program shown (--show), or a reported
@@ -19,17 +22,21 @@ import random
 import tempfile
 
 from .campaign import read_report, run
-from .config import DEFAULT, MIXED, NUMPY, NUMPY_SMALL, SMALL, Config
+from .config import DEFAULT, MIXED, NUMPY, NUMPY_SMALL, SMALL, WHAT, WHAT_SMALL, Config
 from .minimiser import minimise
 from .programs import generate, program_seed
 
 
 def config_for(mode: str, small: bool = False) -> Config:
     """The configuration of a --mode (and --small)."""
+    if mode == "what":
+        return WHAT_SMALL if small else WHAT
     if mode == "numpy":
         return NUMPY_SMALL if small else NUMPY
     if mode == "mixed":
         return dataclasses.replace(SMALL, mode="mixed") if small else MIXED
+    if mode in ("deep", "lists"):
+        return dataclasses.replace(SMALL if small else DEFAULT, mode=mode)
     return SMALL if small else DEFAULT
 
 
@@ -42,9 +49,11 @@ def main(argv=None) -> int:
     ap.add_argument("--small", action="store_true", help="smaller programs (the CI configuration)")
     ap.add_argument(
         "--mode",
-        choices=["scalar", "numpy", "mixed"],
+        choices=["scalar", "numpy", "mixed", "deep", "lists", "what"],
         default="scalar",
-        help="scalar programs, NumPy programs, or each program either (drawn from its seed)",
+        help="scalar programs, NumPy programs, or each program either (drawn from its seed); deep: long elif "
+        "chains and loop nests; lists: NumPy functions of list parameters; what: either rewritten to ask what "
+        "runs (decorated helpers, builtins' names bound, unpacking: what_runs)",
     )
     ap.add_argument("--numpy", action="store_true", help="the same as --mode numpy")
     ap.add_argument(

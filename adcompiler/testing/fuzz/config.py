@@ -21,7 +21,9 @@ class Config:
     p_list_param: float = 0.35
     p_int_param: float = 0.3
     p_tuple_out: float = 0.25
-    mode: str = "scalar"  # "scalar" (Gen), "numpy" (NpGen) or "mixed" (each program picks one)
+    mode: str = (
+        "scalar"  # "scalar" (Gen), "numpy" (NpGen), "mixed" (each program picks one), "deep", "lists", "what" (WhatGen)
+    )
     p_array_stmt: float = 0.5  # NumPy programs: share of statements that are array statements
     p_rebind: float = 0.08  # share of statements that rebind a list (a parameter first) to a new list
     p_small_param: float = 0.35  # NumPy programs and helpers: a parameter of shape (), (1,), (k, 1), ...
@@ -40,6 +42,8 @@ SMALL = Config(max_stmts=6, max_helpers=1, helper_stmts=4)  # the CI configurati
 NUMPY = Config(mode="numpy", max_stmts=10, helper_stmts=5, p_list_param=0.1, p_int_param=0.2)
 NUMPY_SMALL = Config(mode="numpy", max_stmts=6, max_helpers=1, helper_stmts=4, p_list_param=0.1, p_int_param=0.2)
 MIXED = Config(mode="mixed")
+WHAT = Config(mode="what", p_list_param=0.5)  # what_runs: decorated helpers, builtins' names bound, unpacking
+WHAT_SMALL = Config(mode="what", max_stmts=6, max_helpers=2, helper_stmts=4, p_list_param=0.5)
 
 
 @dataclasses.dataclass

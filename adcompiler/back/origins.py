@@ -1,0 +1,169 @@
+"""Where each line of generated code comes from: the user's line it was generated from, as the IR says.
+
+``emit`` records an ``Origin`` for every line it writes (``render_module(..., origins=[])``): the
+file and line of the statement it writes (``Eq.line`` and the like), and the section of its
+function (the heading comment it follows).  Black and the targets' translations then rewrite the
+text; ``carried`` follows each statement and comment of the text emit wrote to the one it became,
+so the origins stay facts of the IR, never read back out of the text.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import difflib
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Origin:
+    """A generated line's source: ``line`` of ``filename``, in the section headed ``section`` ("" for
+    the lines before a function's first heading, such as the primal sweep before "adjoints ...");
+    ``source`` is the IR's record of the user's function (``ir.nodes.Source``: its lines)."""
+
+    filename: str
+    line: int
+    section: str = ""
+    source: object = field(default=None, repr=False, hash=False, compare=False)
+
+
+NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def source_lines(text: str) -> list:
+    """``text``'s lines as Python numbers them (split at ``\\n``, ``\\r\\n`` and ``\\r`` only, unlike
+    ``str.splitlines``)."""
+    lines = NEWLINE.split(text)
+    return lines[:-1] if lines and not lines[-1] else lines
+
+
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def carried(before: str, origins: list, after: str) -> list:
+    """The origin of each line of ``after`` (None where it has none), ``after`` being ``before``
+    rewritten (formatted by black, translated for a target) and ``origins`` those of ``before``'s lines.
+
+    Statements are matched in order by what they say (their ``ast``, positions aside; a compound
+    statement by its header), comments by their text; a statement a translation rewrote keeps its
+    origin (paired with the most alike of the statements where the two texts differ), one it added
+    has none."""
+    out: list = [None] * len(source_lines(after))
+    comment_lines = _comments(after)
+    blank = {k + 1 for k, text in enumerate(source_lines(after)) if not text.strip()}
+    taken = {line for _, line in comment_lines} | blank
+    for (_, a, _, _), (_, _, span, _) in _matched(_statements(before), _statements(after), _atoms):
+        origin = origins[a - 1] if a - 1 < len(origins) else None
+        for line in span:
+            if line not in taken:
+                out[line - 1] = origin
+    for (_, a), (_, b) in _matched(_comments(before), comment_lines):
+        out[b - 1] = origins[a - 1] if a - 1 < len(origins) else None
+    return out
+
+
+def _matched(old: list, new: list, atoms=None):
+    """Pairs of matching items (``(key, ...)`` tuples) of two sequences, in order: runs of equal keys,
+    and, where a run was replaced by another, the pairs ``_aligned`` finds by their ``atoms``."""
+    keys_old, keys_new = [x[0] for x in old], [x[0] for x in new]
+    if keys_old == keys_new:  # black: the same statements, only laid out differently
+        yield from zip(old, new)
+        return
+    matcher = difflib.SequenceMatcher(None, keys_old, keys_new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            yield from zip(old[i1:i2], new[j1:j2])
+        elif tag == "replace" and atoms is not None:
+            yield from _aligned(old[i1:i2], new[j1:j2], atoms)
+
+
+_MOST = 40_000  # pairs of statements compared in one replaced run, at most
+_ALIKE = 0.25  # the likeness below which two statements are not one rewritten
+
+
+def _aligned(old: list, new: list, atoms) -> list:
+    """The pairs, in order, of two runs of statements with the greatest likeness in all (each pair at
+    least ``_ALIKE`` alike: the share of ``atoms`` they have in common), so that a statement dropped,
+    one added and one rewritten in one run are told apart."""
+    n, m = len(old), len(new)
+    if n * m > _MOST:
+        return list(zip(old, new)) if n == m else []
+    xs, ys = [atoms(x) for x in old], [atoms(y) for y in new]
+    score = [[0.0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n):
+        for j in range(m):
+            likeness = len(xs[i] & ys[j]) / len(xs[i] | ys[j])
+            paired = score[i][j] + likeness if likeness >= _ALIKE else 0.0
+            score[i + 1][j + 1] = max(score[i][j + 1], score[i + 1][j], paired)
+    pairs, i, j = [], n, m
+    while i and j:
+        if score[i][j] == score[i - 1][j]:
+            i -= 1
+        elif score[i][j] == score[i][j - 1]:
+            j -= 1
+        else:
+            pairs.append((old[i - 1], new[j - 1]))
+            i, j = i - 1, j - 1
+    return pairs[::-1]
+
+
+def _atoms(item) -> set:
+    """What a statement says, as a set: its kind, and the names, attributes and constants it holds."""
+    node = item[3]
+    out = {type(node).__name__}
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            out.add(sub.id)
+        elif isinstance(sub, ast.Attribute):
+            out.add("." + sub.attr)
+        elif isinstance(sub, ast.Constant):
+            out.add(repr(sub.value))
+        elif isinstance(sub, (ast.FunctionDef, ast.arg)):
+            out.add(getattr(sub, "name", None) or sub.arg)
+    return out
+
+
+def _statements(text: str) -> list:
+    """``(key, first line, lines of its own, node)`` for every statement of ``text``, outer before inner
+    (a compound statement's node and key: its header alone)."""
+    out: list = []
+
+    def visit(stmts):
+        for node in stmts:
+            inner = [s for field in _BLOCKS for s in _block(node, field)]
+            if not inner:
+                out.append((ast.dump(node), node.lineno, range(node.lineno, node.end_lineno + 1), node))
+                continue
+            header = copy.copy(node)
+            for field in _BLOCKS:
+                if hasattr(header, field):
+                    setattr(header, field, [])
+            head = getattr(node, "decorator_list", None) or [node]
+            first_inner = min(s.lineno for s in inner)
+            out.append((ast.dump(header), node.lineno, range(head[0].lineno, first_inner), header))
+            for field in _BLOCKS:
+                visit(_block(node, field))
+
+    visit(ast.parse(text).body)
+    return out
+
+
+def _block(node, field: str) -> list:
+    block = getattr(node, field, None)
+    if not isinstance(block, list):
+        return []
+    if field in ("handlers", "cases"):
+        return [s for handler in block for s in handler.body]
+    return [s for s in block if isinstance(s, ast.stmt)]
+
+
+def _comments(text: str) -> list:
+    """``(text, line)`` of every comment alone on its line."""
+    out = []
+    for tok in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):
+        if tok.type == tokenize.COMMENT and not tok.line[: tok.start[1]].strip():
+            out.append((tok.string, tok.start[0]))
+    return out
