@@ -9,12 +9,12 @@ f.grad(x, y)              # gradient of a scalar output
 f.source("reverse")       # the generated derivative code
 """
 
-from .api import Differentiable, differentiate
-from .check import check_grad
-from .custom_rules import custom_jvp, custom_vjp
+from .api.differentiable import Differentiable, differentiate
+from .api.check import check_grad
+from .api.custom_rules import custom_jvp, custom_vjp
 from .errors import MissingRuleError, UnsupportedSyntaxError
-from .functional import grad, hessian, hvp, jacfwd, jacrev, jvp, ravel, value_and_grad, vjp
-from .higher import hessian_matrix, jacobian
+from .api.functional import grad, hessian, hvp, jacfwd, jacrev, jvp, ravel, value_and_grad, vjp
+from .api.higher import hessian_matrix, jacobian
 from .rules import defrule
 
 __all__ = [

@@ -32,7 +32,7 @@ import numpy as np
 from timing import best
 
 import adcompiler
-from adcompiler.back.numba_values import convert
+from adcompiler.targets.numba.values import convert
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -1,5 +1,14 @@
-"""Make the helper modules in tests/ (oracle, e2e_funcs) importable; ``--runslow`` runs the tests
-marked ``slow`` (the systematic rule test's full cross product), which are skipped by default."""
+"""The suite's settings (how to write tests for it: docs/testing.md).
+
+- The helper modules in tests/ (oracle, shared, e2e_funcs, ...) are importable by name.
+- ``--runslow`` runs the tests marked ``slow`` (the long cross products: the systematic rule test's whole
+  grid, the rest of each CI fuzz campaign, the second shapes of the Numba table), skipped by default.
+- Under pytest-xdist (``-n auto``) the tests that compile with Numba share one worker (a test whose file or
+  name says numba), so that Numba compiles its NumPy and runtime-helper overloads once, and each derivative
+  ``shared.derivative`` gives once; the other tests are spread over the workers one by one.
+- Numba compiles without LLVM's optimisations (``NUMBA_OPT=0``): about half the compile time, the same
+  results; hypothesis draws the same examples in every run.
+"""
 
 import os
 import sys
@@ -25,10 +34,32 @@ def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", default=False, help="run the tests marked slow")
 
 
+def compiles_with_numba(nodeid: str) -> bool:
+    """Whether a test belongs to the Numba worker: its file's name or its own name says numba."""
+    path, _, name = nodeid.partition("::")
+    return "numba" in os.path.basename(path) or "numba" in name
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Under ``-n N`` (xdist's ``--dist load``): the tests that compile with Numba are one unit of work, sent
+    to one worker, the others one unit each.  (xdist's own ``loadgroup`` renames the tests of a group, which
+    pytest 9's test ids no longer allow.)"""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class NumbaTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "numba" if compiles_with_numba(nodeid) else nodeid
+
+    return NumbaTogether(config, log)
+
+
 def pytest_collection_modifyitems(config, items):
     if config.getoption("--runslow"):
         return
     skip = pytest.mark.skip(reason="slow: run with --runslow")
     for item in items:
-        if "slow" in item.keywords:
+        if item.get_closest_marker("slow"):
             item.add_marker(skip)

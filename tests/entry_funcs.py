@@ -1,4 +1,4 @@
-"""Functions whose fast entries (adcompiler.entries) are tested: names that clash with an entry's
+"""Functions whose fast entries (adcompiler.api.entries) are tested: names that clash with an entry's
 own, defaults, tuple outputs, loops (not inlined) and errors raised inside an inlined body."""
 
 import math

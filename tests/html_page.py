@@ -1,4 +1,4 @@
-"""Reading a side-by-side page (adcompiler/back/page.py) back with the standard library's html.parser, for
+"""Reading a side-by-side page (adcompiler/compile/page.py) back with the standard library's html.parser, for
 tests/test_html_view.py: its elements, whether they nest properly, its links, and the code it shows."""
 
 from __future__ import annotations

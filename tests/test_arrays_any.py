@@ -165,7 +165,7 @@ def test_adc_compile_arrays_any(tmp_path):
     """adc compile --arrays any writes a module whose reverse mode runs on Dask arrays."""
     import importlib.util
 
-    from adcompiler.cli import main
+    from adcompiler.cli.main import main
 
     da = pytest.importorskip("dask.array")
     source = tmp_path / "lsq.py"

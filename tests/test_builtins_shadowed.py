@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import adcompiler
-from adcompiler.back.runtime import HELPERS
-from adcompiler.back.runtime_numba import NUMBA_HELPERS
-from adcompiler.back.runtime_xp import XP_HELPERS
+from adcompiler.targets.python.runtime import HELPERS
+from adcompiler.targets.numba.runtime import NUMBA_HELPERS
+from adcompiler.targets.array_api.runtime import XP_HELPERS
 from adcompiler.front.names import GENERATED_BUILTINS
 from tests import shadow_funcs as S
 

@@ -125,7 +125,7 @@ def test_adc_compile_checkpoint_option(tmp_path, flag, marker, bad):
     import importlib.util
     import inspect
 
-    from adcompiler import cli
+    from adcompiler.cli import main as cli
 
     src = tmp_path / "pend.py"
     src.write_text("import math\n\n\n" + inspect.getsource(C.pendulum))
@@ -175,7 +175,7 @@ def test_revolve_leaves_loops_that_do_not_qualify_taped(fn):
 
 def _revolve_helper():
     """The runtime helper as generated modules define it (its source, run)."""
-    from adcompiler.back.runtime import HELPERS
+    from adcompiler.targets.python.runtime import HELPERS
 
     namespace: dict = {}
     exec(HELPERS["revolve"], namespace)

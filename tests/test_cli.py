@@ -14,6 +14,7 @@ import textwrap
 import pytest
 
 from oracle import anf_violations, central_diff, imported_modules
+from shared import adc  # adc ARGS in this process: the same main, without starting Python
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -65,7 +66,8 @@ def _env():
     return env
 
 
-def adc(*args, cwd=None):
+def adc_process(*args, cwd=None):
+    """``python -m adcompiler ARGS`` in a process of its own (where the process is the point)."""
     return subprocess.run(
         [sys.executable, "-m", "adcompiler", *map(str, args)],
         capture_output=True,
@@ -322,16 +324,35 @@ def test_missing_input_file_fails_cleanly(tmp_path):
     assert proc.returncode != 0, proc.stderr
 
 
-@pytest.mark.skipif(shutil.which("adc") is None, reason="console script not installed")
+def _console_script():
+    """The ``adc`` console script of this Python's environment (activated or not), or the one on PATH."""
+    beside = os.path.join(os.path.dirname(sys.executable), "adc")
+    return beside if os.path.exists(beside) else shutil.which("adc")
+
+
+@pytest.mark.skipif(_console_script() is None, reason="console script not installed")
 def test_adc_console_script_matches_module(mod):
     proc = subprocess.run(
-        ["adc", "compile", str(mod)],
+        [_console_script(), "compile", str(mod)],
         capture_output=True,
         text=True,
         env=_env(),
         timeout=60,
     )
     assert (proc.returncode, proc.stdout) == (0, adc("compile", mod).stdout)
+
+
+def test_python_m_adcompiler_is_adc_in_its_own_process(mod, tmp_path):
+    """``python -m adcompiler`` in a fresh interpreter (bytecode caches on): the module adc prints in-process,
+    the status of a refusal, and no ``__pycache__`` beside the input file."""
+    proc = adc_process("compile", mod)
+    assert (proc.returncode, proc.stdout) == (0, adc("compile", mod).stdout), proc.stderr
+    (tmp_path / "helper.py").write_text("SCALE = 2.0\n")
+    (tmp_path / "user.py").write_text("import helper\n\n\ndef f(x):\n    return helper.SCALE * x * x\n")
+    written = adc_process("compile", "user.py", "-o", "user_ad.py", cwd=tmp_path)
+    assert written.returncode == 0 and "__pycache__" not in os.listdir(tmp_path), written.stderr
+    refused = adc_process("compile", "user.py", "--function", "nope", cwd=tmp_path)
+    assert refused.returncode != 0 and "no function named nope" in refused.stderr
 
 
 # --------------------------------------------------------------- never over the input, never a partial output
@@ -509,7 +530,7 @@ CLASHING = textwrap.dedent("""\
 
 def _written(tmp_path, source, *functions):
     """Compile `source` in process (as adc compile does) and load the written module's namespace."""
-    from adcompiler.cli import compile_file
+    from adcompiler.cli.main import compile_file
 
     src = tmp_path / "user.py"
     src.write_text(source)
@@ -544,7 +565,7 @@ def test_written_module_names_its_derivative_as_documented_or_refuses(tmp_path):
 
 def test_name_clash_is_refused_where_the_user_names_it(tmp_path):
     """The refusal points at the user's step_forward (line 19, its def) and says what to do."""
-    from adcompiler.cli import NameClashError
+    from adcompiler.cli.main import NameClashError
 
     with pytest.raises(NameClashError) as info:
         _written(tmp_path, CLASHING, "step")
@@ -554,7 +575,7 @@ def test_name_clash_is_refused_where_the_user_names_it(tmp_path):
 def test_a_local_variable_named_like_a_derivative_is_refused_too(tmp_path):
     """Generated module-level names avoid every name the user's code uses, locals too (g's derivative keeps g's
     local names): a local f_reverse is refused where it is bound, not left to turn f's derivative into f_reverse_1."""
-    from adcompiler.cli import NameClashError
+    from adcompiler.cli.main import NameClashError
 
     source = "def f(x):\n    return x * x\n\n\ndef g(y):\n    f_reverse = y + 1.0\n    return f(f_reverse)\n"
     with pytest.raises(NameClashError) as info:

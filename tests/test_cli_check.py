@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from adcompiler import cli
+from adcompiler.cli import main as cli
 
 SOURCE = """\
 import math

@@ -1,4 +1,4 @@
-"""Where ``adc compile -o`` writes (adcompiler/outputs.py): a FIFO or a character device is written into and
+"""Where ``adc compile -o`` writes (adcompiler/cli/outputs.py): a FIFO or a character device is written into and
 never replaced, a symbolic link is followed and stays a link, a directory or a socket is refused, an output
 that is one of the inputs is refused, only this tool's own temporary files are ever removed, and a
 directory with nothing to compile says so."""
@@ -128,7 +128,7 @@ def test_a_directory_of_files_without_functions_says_nothing_was_written(tmp_pat
 
 def test_temporaries_are_this_tools_own(src):
     """A stale temporary of a run that is gone is removed; a user's look-alike and a live run's are kept."""
-    from adcompiler.outputs import remove_stale_temporaries, temporary_name
+    from adcompiler.cli.outputs import remove_stale_temporaries, temporary_name
 
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()

@@ -142,14 +142,11 @@ def f(x, y):
 
 def test_adc_compile_writes_a_module_with_local_functions_lifted(tmp_path):
     """The written module runs without adcompiler; its gradient against central differences of the file's f."""
-    import os
-    import subprocess
-    import sys
+    from shared import adc
 
     src, out = tmp_path / "nested.py", tmp_path / "nested_ad.py"
     src.write_text(NESTED_FILE)
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(adcompiler.__file__)))
-    done = subprocess.run([sys.executable, "-m", "adcompiler", "compile", src, "-o", out], env=env, capture_output=True)
+    done = adc("compile", src, "-o", out)
     assert done.returncode == 0, done.stderr
     space: dict = {}
     exec(compile(out.read_text(), str(out), "exec"), space)

@@ -1,17 +1,18 @@
 """custom_jvp / custom_vjp (JAX's spellings of defrule) against analytic derivatives, in both modes,
 through a differentiated caller and differentiated directly, with arrays; second order refused with
-what to write instead (see adcompiler/custom_rules.py).  Functions: tests/custom_rules_funcs.py."""
+what to write instead (see adcompiler/api/custom_rules.py).  Functions: tests/custom_rules_funcs.py."""
 
+import importlib.util
 import math
 import pathlib
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import adcompiler
 import custom_rules_funcs as C
+from oracle import imported_modules
+from shared import adc
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -111,18 +112,18 @@ def test_decorators_refuse_what_rules_cannot_receive():
 
 def test_adc_compile_writes_custom_vjp_rules_and_refuses_a_transposed_jvp(tmp_path):
     out = tmp_path / "rules_ad.py"
-    adc = [sys.executable, "-m", "adcompiler", "compile", str(HERE / "custom_rules_funcs.py")]
-    run = subprocess.run(
-        adc + ["--mode", "reverse", "--function", "uses_scaled_sin", "-o", str(out)], capture_output=True, text=True
-    )
+    source = str(HERE / "custom_rules_funcs.py")
+    run = adc("compile", source, "--mode", "reverse", "--function", "uses_scaled_sin", "-o", out)
     assert run.returncode == 0, run.stderr
-    check = "import rules_ad, math; print(rules_ad.uses_scaled_sin_reverse(0.7, 1.3)[1])"
-    printed = subprocess.run([sys.executable, "-c", check], cwd=tmp_path, capture_output=True, text=True)
+    assert imported_modules(out.read_text()) <= {"math", "numpy"}  # it stands alone: the rules are written into it
+    spec = importlib.util.spec_from_file_location("rules_ad", out)
+    written = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(written)
     x, y = 0.7, 1.3
-    assert [float(v) for v in printed.stdout.replace("np.float64", "").strip("()\n").replace("(", "").split(",")] == (
+    assert [float(v) for v in written.uses_scaled_sin_reverse(x, y)[1]] == (
         pytest.approx([y * y * math.cos(x * x) * 2 * x, 2 * y * math.sin(x * x)], rel=1e-14)
     )
-    refused = subprocess.run(adc + ["--function", "uses_safe_norm"], capture_output=True, text=True)
+    refused = adc("compile", source, "--function", "uses_safe_norm")
     assert refused.returncode != 0
     assert "custom_rules_funcs.py:" in refused.stderr and "a written module cannot hold it" in refused.stderr
 

@@ -6,7 +6,7 @@ from generated code (each link nested one level deeper; Python's parser stops at
 doubled with each level of loop nesting (optimize/constants.py: 14 levels took 25 s).  Now an elif alone
 in an else is written ``elif``, deeper chains are flattened (back/nesting.py), the constant propagation
 remembers each loop's result for each state of its names (linear in the nest), and the passes have room
-for deep recursion while they run (adcompiler/building.py).  No test asserts on time: the deep cases are
+for deep recursion while they run (adcompiler/compile/building.py).  No test asserts on time: the deep cases are
 sized so that they must finish (the old code took minutes for the loop nest, and could not run the rest).
 
 References: analytic derivatives and central differences.
@@ -18,8 +18,8 @@ import importlib.util
 import pytest
 
 import adcompiler
-from adcompiler.back import nesting
-from adcompiler.back.nesting import LINKS, flattened
+from adcompiler.compile import nesting
+from adcompiler.compile.nesting import LINKS, flattened
 from adcompiler.ir import expr as E
 from adcompiler.ir.nodes import Assign, IfS
 from oracle import central_grad
@@ -150,7 +150,7 @@ def test_a_flattened_chain_runs_as_the_nest_did(monkeypatch):
 
 def _function(body):
     """(the function ``g(x)`` made of ``body``, returning y and log, its source)."""
-    from adcompiler.back.emit import render_def
+    from adcompiler.compile.emit import render_def
     from adcompiler.ir.nodes import Def, Ret
 
     start, end = Assign(("log",), E.Num(0.0)), Ret(E.Tuple((E.Name("y"), E.Name("log"))))

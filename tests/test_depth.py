@@ -11,8 +11,8 @@ import sys
 import pytest
 
 import adcompiler
-from adcompiler.cli import compile_file
-from adcompiler.pipeline import Program
+from adcompiler.cli.main import compile_file
+from adcompiler.compile.pipeline import Program
 
 
 def _module(tmp_path, name, source):
@@ -77,9 +77,9 @@ def test_lowering_a_long_chain_does_not_recurse_with_its_length(tmp_path):
 
 
 def test_too_deep_is_a_located_error(tmp_path, monkeypatch):
-    import adcompiler.building
+    import adcompiler.compile.building
 
-    monkeypatch.setattr(adcompiler.building, "ROOM", 250)  # (the room transformations take for recursion)
+    monkeypatch.setattr(adcompiler.compile.building, "ROOM", 250)  # (the room transformations take for recursion)
     path, m = _module(
         tmp_path,
         "deep",

@@ -1,5 +1,5 @@
 """The fast entries f.grad, f.jvp, f.vjp and f.value_and_grad become after a call with floats
-(adcompiler.entries): the same numbers as the checking methods, against analytic derivatives,
+(adcompiler.api.entries): the same numbers as the checking methods, against analytic derivatives,
 and everything unlike the first call handed to the methods."""
 
 import inspect
@@ -194,7 +194,7 @@ def test_the_quick_float_test_implies_the_described_structure():
     """Whatever passes ``_floats_test`` for an abstract value describes as that value: the quick test
     may only turn away (to ``describe``), never let through something else."""
     np = pytest.importorskip("numpy")
-    from adcompiler import entries
+    from adcompiler.api import entries
     from adcompiler.analysis import values as V
 
     names = {k: k for k in ("type", "list", "tuple", "len", "map", "countOf", "float")}

@@ -10,17 +10,15 @@ hard-coded, so the functions file may be edited freely.
 
 import os
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import adcompiler
 import catalogue_funcs as C
+from shared import adc
 
 FUNCS_PATH = os.path.abspath(C.__file__)
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 with open(FUNCS_PATH, encoding="utf-8") as _fh:
     FUNCS_LINES = _fh.read().splitlines()
 
@@ -230,15 +228,7 @@ def test_no_source_function_directly():
 
 
 def test_cli_reports_file_line_col():
-    env = dict(os.environ)
-    env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
-    proc = subprocess.run(
-        [sys.executable, "-m", "adcompiler", "compile", FUNCS_PATH, "--function", "c_try_except"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    proc = adc("compile", FUNCS_PATH, "--function", "c_try_except")
     assert proc.returncode != 0
     line = marker_line("try_except")
     col = marker_text("try_except").index("try") + 1

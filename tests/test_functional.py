@@ -79,7 +79,7 @@ def test_one_transformation_shared():
     g = adcompiler.grad(F.scalar_pair, argnums=(0, 1))
     g(0.3, 0.4)
     vg = adcompiler.value_and_grad(F.scalar_pair, argnums=(0, 1))
-    from adcompiler.targets import _CACHE
+    from adcompiler.api.targets import _CACHE
 
     assert len(_CACHE[F.scalar_pair]) == 1
     assert vg(0.3, 0.4)[1] == pytest.approx(g(0.3, 0.4))

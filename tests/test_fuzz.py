@@ -10,6 +10,7 @@ to be removed. The NumPy run steps around the open bugs of fuzz.KNOWN_BUGS
 (their regressions are xfails here), so it fails only on something new.
 """
 
+import dataclasses
 import glob
 import importlib.util
 import os
@@ -25,10 +26,14 @@ needs_numpy = pytest.mark.skipif(importlib.util.find_spec("numpy") is None, reas
 HERE = os.path.dirname(os.path.abspath(__file__))
 REGRESSIONS = sorted(glob.glob(os.path.join(HERE, "fuzz_regressions", "*.py")))
 
-CI_PROGRAMS = 40
-CI_SEED = 20240601
-NP_CI_PROGRAMS = 20
-NP_CI_SEED = 20240602
+# The CI campaigns: each seed's first programs run by default (a few seconds each, enough to catch a
+# regression of what they exercise); --runslow runs the rest of each campaign (the programs after those).
+CAMPAIGNS = {  # name -> (seed, programs by default, programs in all, config)
+    "scalar": (20240601, 12, 40, fuzz.SMALL),
+    "numpy": (20240602, 8, 20, fuzz.NUMPY_SMALL),
+    "numba": (20240605, 2, 10, dataclasses.replace(fuzz.SMALL, mode="mixed", backend="numba")),
+}
+NEEDS = {"scalar": None, "numpy": "numpy", "numba": "numba"}
 
 
 def _format(summary):
@@ -38,36 +43,25 @@ def _format(summary):
     return "\n".join(lines)
 
 
-def test_fuzz_ci_run():
-    """A CI-sized campaign: no mismatches, no crashes, no refusals of the supported subset."""
-    s = fuzz.run(CI_PROGRAMS, CI_SEED, points=2, stage_every=2, config=fuzz.SMALL)
-    assert s.programs == CI_PROGRAMS
-    assert s.points_checked >= CI_PROGRAMS, _format(s)  # most points are away from kinks
-    assert s.mismatches == 0 and s.crashes == 0 and s.refusals == 0, _format(s)
+def _campaign(name, part):
+    """The CI campaign ``name``: its first programs ("first") or the others ("rest", marked slow)."""
+    marks = [pytest.mark.slow] if part == "rest" else []
+    return pytest.param(name, part, marks=marks, id=f"{name}-{part}")
 
 
-@needs_numpy
-def test_fuzz_numpy_ci_run():
-    """A CI-sized campaign of NumPy programs (arrays, broadcasting, writes into local arrays, helpers)."""
-    s = fuzz.run(NP_CI_PROGRAMS, NP_CI_SEED, points=2, stage_every=2, config=fuzz.NUMPY_SMALL)
-    assert s.programs == NP_CI_PROGRAMS
-    assert s.points_checked >= NP_CI_PROGRAMS, _format(s)
-    assert s.mismatches == 0 and s.crashes == 0 and s.refusals == 0, _format(s)
-
-
-NUMBA_CI_PROGRAMS = 10
-NUMBA_CI_SEED = 20240605
-
-
-def test_fuzz_numba_ci_run():
-    """A few programs under backend="numba": compiled code checked as the python target's is; a program
-    outside the target's subset must be refused naming backend="python" (counted apart), never crash."""
-    pytest.importorskip("numba")
-    import dataclasses
-
-    config = dataclasses.replace(fuzz.SMALL, mode="mixed", backend="numba")
-    s = fuzz.run(NUMBA_CI_PROGRAMS, NUMBA_CI_SEED, points=2, stage_every=0, config=config)
-    assert s.programs == NUMBA_CI_PROGRAMS and s.points_checked >= 4, _format(s)
+@pytest.mark.parametrize("name, part", [_campaign(n, p) for n in CAMPAIGNS for p in ("first", "rest")])
+def test_fuzz_ci_campaign(name, part):
+    """A CI-sized campaign: no mismatches, no crashes, no refusals of the supported subset (under
+    backend="numba", a program outside the target's subset must be refused naming backend="python": counted
+    apart, never a crash).  Most points are away from kinks: at least one checked per program."""
+    if NEEDS[name]:
+        pytest.importorskip(NEEDS[name])
+    seed, first, total, config = CAMPAIGNS[name]
+    start, programs = (0, first) if part == "first" else (first, total - first)
+    stage_every = 0 if config.backend == "numba" else 2
+    s = fuzz.run(programs, seed, points=2, stage_every=stage_every, start=start, config=config)
+    assert s.programs == programs
+    assert s.points_checked >= (programs if config.backend == "python" else max(1, programs * 2 // 5)), _format(s)
     assert s.mismatches == 0 and s.crashes == 0 and s.refusals == 0, _format(s)
 
 

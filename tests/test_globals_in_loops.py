@@ -11,7 +11,7 @@ import pytest
 
 import adcompiler
 import globals_in_loops_funcs as G
-from adcompiler.cli import compile_file
+from adcompiler.cli.main import compile_file
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

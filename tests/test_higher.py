@@ -51,9 +51,9 @@ def hvp(f, wrt=None):
         flat = not (isinstance(v, tuple) and len(v) == len(values))
         if flat:
             items = iter(v)
-            v = tuple(adcompiler.higher.rebuild(a, items) for a in values)
+            v = tuple(adcompiler.api.higher.rebuild(a, items) for a in values)
         out = adcompiler.hvp(d, argnums=places)(tuple(args), v)
-        return np.array(adcompiler.higher.leaves(list(out))) if flat else out
+        return np.array(adcompiler.api.higher.leaves(list(out))) if flat else out
 
     return product
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import adcompiler
 from adcompiler.analysis.holds import written_ids, written_tangent_test
 from adcompiler.analysis.values import alias_pattern, describe
-from adcompiler.entries import tangent_mismatch
+from adcompiler.api.entries import tangent_mismatch
 
 SHAPES = [(), (1,), (3,), (2, 3), (2, 1, 2)]
 

@@ -12,10 +12,10 @@ import pytest
 
 import adcompiler
 import html_view_funcs as H
-from adcompiler.back import emit
-from adcompiler.back.origins import Origin, carried
-from adcompiler.back.page import highlighted_lines
-from adcompiler.cli import compile_file, main
+from adcompiler.compile import emit
+from adcompiler.compile.origins import Origin, carried
+from adcompiler.compile.page import highlighted_lines
+from adcompiler.cli.main import compile_file, main
 from html_page import Page, external
 
 HERE = os.path.abspath(__file__)

@@ -26,7 +26,7 @@ import pytest
 
 import adcompiler
 from adcompiler.testing import fuzz
-from adcompiler.cli import compile_file
+from adcompiler.cli.main import compile_file
 
 from . import hygiene_funcs as H
 from .alias_oracle import fresh, leaves, outcome

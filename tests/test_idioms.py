@@ -147,7 +147,7 @@ def test_second_order_against_differences_of_the_gradient(f, args):
 def test_digamma_and_its_derivatives_against_scipy():
     """The polygamma helper behind lgamma's and gamma's rules, against SciPy at orders 0 to 3."""
     special = pytest.importorskip("scipy.special")
-    from adcompiler.back.runtime import HELPERS
+    from adcompiler.targets.python.runtime import HELPERS
 
     ns: dict = {}
     exec(HELPERS["polygamma"], ns)

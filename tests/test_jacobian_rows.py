@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import adcompiler
-from adcompiler.back import emit
+from adcompiler.compile import emit
 from tests import jacobian_funcs as J
 
 V3, Q4 = [1.0, -2.0, 0.5], [0.3, 0.4, -0.6, 0.7]

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import adcompiler
+from shared import derivative
 
 
 def _ag(fn):
@@ -136,7 +137,7 @@ def test_dot_product_of_forward_and_reverse():
 
 
 def test_scatter_add_at_a_basic_index_adds_as_add_at_does():
-    from adcompiler.back.runtime_numpy import NUMPY_HELPERS
+    from adcompiler.targets.python.runtime_numpy import NUMPY_HELPERS
 
     space: dict = {}
     exec(NUMPY_HELPERS["scatter_add"], space)
@@ -162,53 +163,8 @@ def no_steps(x0, w):
     return np.sum(x * x)
 
 
-NUMBA_LOOPS = [
-    (particles, [(4, 4)], np.float64),  # one shape: the short version
-    (grows, [(5,), (5,)], np.float64),
-    (grows, [(1,), (1,)], np.float64),
-    (grows, [(3, 5), (5,)], np.float64),  # two ndims: the loop as it is (its arrays never have one shape)
-    (nested, [(2, 3), (2, 3)], np.float64),
-    (alone, [(6,)], np.float64),
-    (alone, [(1,)], np.float64),
-    (negated, [(4,), (4,)], np.float32),
-    (negated, [(2, 3), (2, 3)], np.float64),
-    (no_steps, [(4,), (4,)], np.float64),
-]
-
-
-@pytest.mark.parametrize("fn, shapes, dtype", NUMBA_LOOPS, ids=lambda x: getattr(x, "__name__", str(x)))
-def test_numba_backend_agrees_on_these_loops(fn, shapes, dtype):
-    """Under backend="numba", with both versions of a loop (its arrays of one ndim, so that both type
-    alike), the gradients of the python backend and of autograd, of the arguments' shapes and dtypes,
-    and the jvp's <g, v> (the dot test)."""
-    pytest.importorskip("numba")
-    args = tuple(np.asarray(RNG.normal(size=s), dtype=dtype) for s in shapes)
-    d = adcompiler.differentiate(fn, backend="numba")
-    got = d.grad(*args)
-    got = got if isinstance(got, tuple) else (got,)
-    want = adcompiler.differentiate(fn).grad(*args)
-    want = want if isinstance(want, tuple) else (want,)
-    rtol = 1e-5 if dtype == np.float32 else 1e-12
-    for k, (g, w, a) in enumerate(zip(got, want, args)):
-        assert np.shape(g) == a.shape and np.asarray(g).dtype == a.dtype == np.asarray(w).dtype
-        np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-14)
-        np.testing.assert_allclose(g, autograd.grad(_ag(fn), k)(*args), rtol=rtol, atol=1e-12)
-    vs = tuple(np.asarray(RNG.normal(size=s), dtype=dtype) for s in shapes)
-    tangent = d.jvp(args, vs)[1]
-    assert np.isclose(tangent, sum(np.sum(g * v) for g, v in zip(got, vs)), rtol=10 * rtol)
-
-
-def test_numba_backend_sums_a_length_one_broadcast():
-    """A (1,) array broadcast in the loop (its shape changes: the version that tapes) gets the sum of the
-    (5,) adjoint, as under the python backend and autograd (compiled code refused it at run time once)."""
-    pytest.importorskip("numba")
-    args = RNG.normal(size=(1,)), RNG.normal(size=(5,))
-    got = adcompiler.differentiate(grows, backend="numba").grad(*args)
-    want = adcompiler.differentiate(grows).grad(*args)
-    for k, (g, w, a) in enumerate(zip(got, want, args)):
-        assert g.shape == a.shape
-        np.testing.assert_allclose(g, w, rtol=1e-12)
-        np.testing.assert_allclose(g, autograd.grad(_ag(grows), k)(*args), rtol=1e-12)
+# backend="numba" on these loops, against the python backend and central differences: rows of
+# tests/test_numba_agrees.py (the Hessian of particles too)
 
 
 def test_numba_backend_refuses_zero_dim_arrays_in_a_loop_as_before():
@@ -225,18 +181,10 @@ def test_numba_backend_runs_the_short_version_with_one_array_a_line():
     """Under backend="numba" the loop has its two versions, and in the short one's adjoint each line of
     the user's is one expression (Numba fuses an expression of arrays into one loop, one new array)."""
     pytest.importorskip("numba")
-    d = adcompiler.differentiate(particles, backend="numba")
+    d = derivative(particles, backend="numba")  # compiled once: tests/test_numba_agrees.py checks its values
     d.grad(RNG.normal(size=(4, 4)))
     body = str(d.source("grad")).split("def particles_grad")[1]
     adjoint = body.split("if same_shapes:")[2].split("else:")[0]
     lines = [s.strip() for s in adjoint.splitlines() if " = " in s and "#" not in s]
     assert "unbroadcast(" not in adjoint and ".pop()" not in adjoint
     assert lines == ["d_A = DT * d_V", "d_V = 0.2 * -d_A + (DT * d_P + d_V)", "d_P = -0.5 * d_A + d_P"]
-
-
-def test_numba_hessian_of_a_loop_with_versions_agrees_with_the_python_backend():
-    pytest.importorskip("numba")
-    state = RNG.normal(size=(4, 4))
-    want = adcompiler.hessian_matrix(adcompiler.differentiate(particles))(state)
-    got = adcompiler.hessian_matrix(adcompiler.differentiate(particles, backend="numba"))(state)
-    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-13)

@@ -18,6 +18,7 @@ import adcompiler  # noqa: E402
 import numba_funcs as F  # noqa: E402
 from adcompiler.errors import UnsupportedSyntaxError  # noqa: E402
 from oracle import central_grad, check_grads  # noqa: E402
+from shared import derivative  # noqa: E402
 
 
 def on_autograd(fn):
@@ -26,7 +27,8 @@ def on_autograd(fn):
 
 
 def numba_d(fn, **options):
-    return adcompiler.differentiate(fn, backend="numba", **options)
+    """The derivative under backend="numba", compiled once per session (shared with tests/test_numba_agrees.py)."""
+    return derivative(fn, backend="numba", **options)
 
 
 def compiled(d, mode="grad"):
@@ -67,7 +69,7 @@ def test_recursion_both_modes_with_recomputed_residuals():
     d = numba_d(F.tower, wrt=("x",))  # the inner call's cotangent depends on its value
     g = d.grad(0.7, 6)
     assert g == pytest.approx(float(central_grad(F.tower, (0.7, 6), 0)), rel=1e-8)
-    assert g == pytest.approx(adcompiler.differentiate(F.tower, wrt=("x",)).grad(0.7, 6), rel=1e-13)
+    assert g == pytest.approx(derivative(F.tower, wrt=("x",)).grad(0.7, 6), rel=1e-13)
     assert d.jvp((0.7, 6), (1.0,))[1] == pytest.approx(g, rel=1e-13)
 
 
@@ -147,7 +149,7 @@ def test_a_list_argument_and_a_built_list_in_one_variable():
     """h = xs then h = z (z built by append): the argument copied into a list (it is an array in
     compiled code); where the code changes the argument's list through h, refused at the user's line."""
     g = numba_d(F.relayer, wrt=("xs",)).grad([1.0, 2.0], 2)
-    assert type(g) is list and g == pytest.approx(adcompiler.differentiate(F.relayer, wrt=("xs",)).grad([1.0, 2.0], 2))
+    assert type(g) is list and g == pytest.approx(derivative(F.relayer, wrt=("xs",)).grad([1.0, 2.0], 2))
     with pytest.raises(UnsupportedSyntaxError) as caught:
         numba_d(F.relayer_appending, wrt=("xs",)).grad([1.0, 2.0], 2)
     message = str(caught.value)
@@ -222,7 +224,7 @@ def test_adjoint_loops_run_forward_summing_in_another_order_and_indices_stay_che
     assert d_rows == [[math.cos(r) * w for r, w in zip(row, v)] for row in rows]  # to the bit: one product each
     sums = [math.fsum(math.sin(row[j]) for row in rows) for j in range(5)]  # the exact sums, rounded once
     assert d_v == pytest.approx(sums, rel=1e-15, abs=1e-15)
-    assert d_v == pytest.approx(adcompiler.differentiate(F.mat_vec_sum).grad(rows, v)[1], rel=1e-15, abs=1e-15)
+    assert d_v == pytest.approx(derivative(F.mat_vec_sum).grad(rows, v)[1], rel=1e-15, abs=1e-15)
     source = inspect.getsource(compiled(d).py_func)
     assert "for j in range(t2):" in source and "for i in range(t1):" in source  # both loops forward
     with pytest.raises(IndexError):  # ys shorter than xs: Python's IndexError, not a read past the end
@@ -238,7 +240,7 @@ def test_rows_of_a_shadow_made_without_zeros_keep_zeros_where_nothing_is_stored(
     rows, v = [rng.normal(size=n).tolist() for n in lengths], rng.normal(size=5).tolist()
     d = numba_d(F.mat_vec_product_sum)
     d_rows, d_v = d.grad(rows, v)
-    e_rows, e_v = adcompiler.differentiate(F.mat_vec_product_sum).grad(rows, v)
+    e_rows, e_v = derivative(F.mat_vec_product_sum).grad(rows, v)
     assert [len(r) for r in d_rows] == list(lengths) and all(r[5:] == [0.0] * (len(r) - 5) for r in d_rows)
     assert d_rows == [v + [0.0] * (n - 5) for n in lengths] == e_rows
     assert d_v == pytest.approx([math.fsum(r[j] for r in rows) for j in range(5)], rel=1e-15, abs=1e-15)
@@ -286,7 +288,7 @@ _LOOP = """def f(d_x, v, M):
 )
 def test_which_adjoint_loops_may_run_forward(body, forward):
     import ast
-    from adcompiler.back.numba_loops import runs_forward
+    from adcompiler.targets.numba.loops import runs_forward
 
     source = _LOOP.replace("BODY", body.replace("\n", "\n        "))
     if body == "t = v[j]":
@@ -296,15 +298,18 @@ def test_which_adjoint_loops_may_run_forward(body, forward):
     assert runs_forward(loop, function, {"np", "math"}, "__adc_comment__", {"np.zeros"}) is forward
 
 
+SLOW = pytest.mark.slow  # a second shape of a path a default case covers: run with --runslow
+
+
 @pytest.mark.parametrize(
     "fn, shapes",
     [
         (F.broadcast_ones, [(3, 1), (1, 4), (4,)]),
-        (F.broadcast_ones, [(2, 1, 3), (2, 4, 1), (1, 1, 3)]),
-        (F.broadcast_ones, [(1, 1), (2, 3), (1, 3)]),
-        (F.broadcast_ones, [(5,), (1,), (1,)]),
+        pytest.param(F.broadcast_ones, [(2, 1, 3), (2, 4, 1), (1, 1, 3)], marks=SLOW),
+        pytest.param(F.broadcast_ones, [(1, 1), (2, 3), (1, 3)], marks=SLOW),
+        pytest.param(F.broadcast_ones, [(5,), (1,), (1,)], marks=SLOW),
         (F.broadcast_one, [(3,), (1,)]),
-        (F.broadcast_one, [(1,), (3,)]),
+        pytest.param(F.broadcast_one, [(1,), (3,)], marks=SLOW),
     ],
 )
 def test_axes_of_length_one_broadcast_against_autograd(fn, shapes):
@@ -335,41 +340,14 @@ def test_sums_along_an_axis_against_autograd_and_differences():
     assert d.jvp((a, b), (ta, tb))[1] == pytest.approx(np.sum(ea * ta) + np.sum(eb * tb), rel=1e-10)
 
 
-@pytest.mark.parametrize("fn, shapes", [(F.written_elements, [(4,), (2,)]), (F.written_rows, [(3, 4), (4,)])])
-def test_writes_into_local_arrays_in_both_modes_and_at_second_order(fn, shapes):
-    """x[index] = v into a local array, at integers and slices (take_and_clear compiled): against the python
-    backend, central differences, forward against reverse, and the Hessian against the python backend's."""
-    rng = np.random.default_rng(8)
-    args = tuple(rng.normal(size=s) for s in shapes)
-    d, python = numba_d(fn), adcompiler.differentiate(fn)
-    grads = d.grad(*args)
-    for k, (g, e, a) in enumerate(zip(grads, python.grad(*args), args)):
-        assert g.shape == a.shape and np.allclose(g, e, rtol=1e-12, atol=1e-14)
-        assert np.allclose(g, central_grad(fn, args, k), atol=1e-7)
-    tangents = tuple(rng.normal(size=s) for s in shapes)
-    assert d.jvp(args, tangents)[1] == pytest.approx(sum(np.sum(g * t) for g, t in zip(grads, tangents)), rel=1e-10)
-    if fn is F.written_elements:
-        assert np.allclose(
-            adcompiler.hessian_matrix(d)(*args), adcompiler.hessian_matrix(python)(*args), rtol=1e-10, atol=1e-12
-        )
-
-
-@pytest.mark.parametrize("fn", [F.row_broadcast, F.zeros_plus])
-def test_a_tangent_is_broadcast_to_its_output_shape(fn):
-    """The jvp's tangent has the output's shape where an operand's tangent has fewer rows or axes (it
-    came back (1, 4) for a (2, 4) output until 2026-11-26), against the python backend and autograd."""
-    args, tangents = (np.array([0.1, 0.2, 0.3, 0.4]), 0.6), (np.array([1.0, -2.0, 0.5, 0.3]), 0.7)
-    value, tangent = numba_d(fn).jvp(args, tangents)
-    expected = adcompiler.differentiate(fn).jvp(args, tangents)[1]
-    assert tangent.shape == value.shape == expected.shape and np.allclose(tangent, expected, rtol=1e-12)
-    jx, jp = (autograd.jacobian(on_autograd(fn), k)(*args) for k in (0, 1))
-    assert np.allclose(tangent, np.tensordot(jx, tangents[0], axes=1) + jp * tangents[1], rtol=1e-12)
-
-
-def test_matrix_products_against_autograd_in_both_modes_and_at_second_order():
-    """a @ b of matrices and vectors (matmul_vjp_a/b compiled: refused for their import until 2026-11-26)."""
+def _products_arguments():
     rng = np.random.default_rng(9)
-    args = rng.normal(size=(3, 2)), rng.normal(size=(2, 4)), rng.normal(size=4), rng.normal(size=2)
+    return (rng.normal(size=(3, 2)), rng.normal(size=(2, 4)), rng.normal(size=4), rng.normal(size=2)), rng
+
+
+def test_matrix_products_against_autograd_in_both_modes():
+    """a @ b of matrices and vectors (matmul_vjp_a/b compiled: refused for their import until 2026-11-26)."""
+    args, rng = _products_arguments()
     d = numba_d(F.products)
     grads = d.grad(*args)
     expected = autograd.grad(on_autograd(F.products), argnum=(0, 1, 2, 3))(*args)
@@ -377,9 +355,15 @@ def test_matrix_products_against_autograd_in_both_modes_and_at_second_order():
         assert g.shape == a.shape and np.allclose(g, e, rtol=1e-12, atol=1e-14)
     tangents = tuple(rng.normal(size=np.shape(a)) for a in args)
     assert d.jvp(args, tangents)[1] == pytest.approx(sum(np.sum(e * t) for e, t in zip(expected, tangents)), rel=1e-10)
+
+
+@pytest.mark.slow  # the Numba form of matmul_vjp_a/b differentiated in forward mode: one long compile
+def test_matrix_products_at_second_order():
+    """hvp of a @ b under Numba against the python backend's."""
+    args, rng = _products_arguments()
     v = tuple(rng.normal(size=np.shape(a)) for a in args)
-    hvp = adcompiler.hvp(d, argnums=(0, 1, 2, 3))(args, v)
-    want = adcompiler.hvp(adcompiler.differentiate(F.products), argnums=(0, 1, 2, 3))(args, v)
+    hvp = adcompiler.hvp(numba_d(F.products), argnums=(0, 1, 2, 3))(args, v)
+    want = adcompiler.hvp(derivative(F.products), argnums=(0, 1, 2, 3))(args, v)
     assert all(np.allclose(h, w) and np.shape(h) == np.shape(a) for h, w, a in zip(hvp, want, args))
 
 
@@ -397,7 +381,7 @@ def test_a_write_at_an_array_of_indices_is_refused_at_its_line():
 def test_lists_joined_and_repeated_in_both_modes_and_at_second_order(fn, args):
     """xs + ys and xs * n of lists are calls in compiled code, where lists are arrays (+ added and *
     multiplied there: joined's gradient took ys[0]'s derivative too, until 2026-11-26)."""
-    d, python = numba_d(fn), adcompiler.differentiate(fn)
+    d, python = numba_d(fn), derivative(fn)
     expected = {"joined": (0.0, 1.0), "repeated": (2.0, [0.0, 1.5]), "appended": (2.0, [1.4, 1.0])}[fn.__name__]
     assert d.grad(*args) == python.grad(*args) == expected
     assert "join_lists" in inspect.getsource(compiled(d).py_func) or fn is F.repeated
@@ -419,7 +403,7 @@ def test_a_slice_of_a_list_is_refused_at_its_line_in_both_modes():
             call()
         assert f"numba_funcs.py:{line}:" in str(refused.value) and "a slice of a list" in str(refused.value)
         assert 'backend="python"' in str(refused.value)
-    assert adcompiler.differentiate(F.sliced_then_written).grad(*args) == (2.0, [0.0, 2.5, 0.0])
+    assert derivative(F.sliced_then_written).grad(*args) == (2.0, [0.0, 2.5, 0.0])
 
 
 def test_lists_of_lists_joined_are_refused_at_their_line():
@@ -476,7 +460,7 @@ def test_dot_shadows_made_without_zeros_where_every_element_is_stored_first():
     the elements no copy stores are zeros: the same gradients as the python backend's."""
     d = numba_d(F.dot)
     for xs, ys in [([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]), ([1.0, 2.0], [4.0, 5.0, 6.0]), ([0.5], [2.0, -1.0])]:
-        assert d.grad(xs, ys) == adcompiler.differentiate(F.dot).grad(xs, ys)
+        assert d.grad(xs, ys) == derivative(F.dot).grad(xs, ys)
     source = inspect.getsource(compiled(d).py_func)
     assert "numpy.zeros" not in source and source.count("numpy.empty(") == 2
 
@@ -494,7 +478,7 @@ def test_dot_shadows_made_without_zeros_where_every_element_is_stored_first():
 )
 def test_which_shadows_are_made_without_zeros(between, store, empty):
     import ast
-    from adcompiler.back.numba_empty import empty_shadows
+    from adcompiler.targets.numba.empty import empty_shadows
 
     source = f"def f(xs, v):\n    d = numpy.zeros(len(xs))\n    n = len(xs)\n    if n > 0:\n        {between or 'pass'}\n        {store}\n    return d\n"
     function = ast.parse(source).body[0]
@@ -545,7 +529,7 @@ _ROWS = """def f(M, v):
 )
 def test_which_shadow_rows_are_made_without_zeros(change, empty):
     import ast
-    from adcompiler.back.numba_empty import empty_shadows
+    from adcompiler.targets.numba.empty import empty_shadows
 
     source = _ROWS
     for old, new in {"BETWEEN": "pass", "AFTER": "pass", "STORE": "d_row[:t2] = v", **change}.items():
@@ -558,7 +542,7 @@ def test_which_shadow_rows_are_made_without_zeros(change, empty):
 
 def test_a_shadow_is_kept_zeros_where_the_length_may_be_negative_or_set_twice():
     import ast
-    from adcompiler.back.numba_empty import empty_shadows
+    from adcompiler.targets.numba.empty import empty_shadows
 
     for head in ("n = len(xs) - 2", "n = len(xs)\n    n = n - 2"):
         source = (

@@ -14,8 +14,7 @@ numba = pytest.importorskip("numba")
 np = pytest.importorskip("numpy")
 
 from oracle import central_grad, imported_modules  # noqa: E402
-
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from shared import adc  # noqa: E402
 
 SAMPLE = textwrap.dedent("""\
     import math
@@ -91,9 +90,7 @@ def written(tmp_path_factory):
     """The sample, its module written by adc compile --target numba, and what the driver printed."""
     folder = tmp_path_factory.mktemp("numba_cli")
     (folder / "sample.py").write_text(SAMPLE)
-    env = {**os.environ, "PYTHONPATH": REPO + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    command = [sys.executable, "-m", "adcompiler", "compile", "sample.py", "--target", "numba", "-o", "sample_ad.py"]
-    done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=120)
+    done = adc("compile", "sample.py", "--target", "numba", "-o", "sample_ad.py", cwd=folder)
     assert done.returncode == 0, done.stderr
     (folder / "driver.py").write_text(DRIVER)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the module stands alone

@@ -17,6 +17,7 @@ anp = pytest.importorskip("autograd.numpy")
 import adcompiler  # noqa: E402
 import numba_funcs as F  # noqa: E402
 from adcompiler.errors import UnsupportedSyntaxError  # noqa: E402
+from shared import derivative  # noqa: E402
 
 MATH = types.SimpleNamespace(sin=anp.sin, cos=anp.cos, exp=anp.exp, tanh=anp.tanh, log=anp.log)
 
@@ -59,12 +60,12 @@ def second_order(d, args):
 def hessian_checked(fn, args, wrt=None):
     """The Hessian under backend="numba", an (n, n) float64 array computed by compiled code, equal to
     the python backend's."""
-    d = adcompiler.differentiate(fn, wrt=wrt, backend="numba")
+    d = derivative(fn, wrt, "numba")
     h = adcompiler.hessian_matrix(d)(*args)
     n = sum(np.size(args[d.params.index(w)]) for w in d.wrt)
     assert type(h) is np.ndarray and h.shape == (n, n) and h.dtype == np.float64
     assert isinstance(second_order(d, args), numba.core.registry.CPUDispatcher)
-    np.testing.assert_allclose(h, adcompiler.hessian_matrix(adcompiler.differentiate(fn, wrt=wrt))(*args), rtol=1e-12)
+    np.testing.assert_allclose(h, adcompiler.hessian_matrix(derivative(fn, wrt))(*args), rtol=1e-12)
     return h
 
 
@@ -99,7 +100,7 @@ def test_hessian_of_a_while_loop_is_the_analytic_one():
 def test_hessian_of_recursion_against_the_power_rule_and_differences():
     h = hessian_checked(F.power, (1.3, 7), ("x",))
     assert h[0, 0] == pytest.approx(7 * 6 * 1.3**5, rel=1e-12)
-    grad = adcompiler.differentiate(F.tower, wrt=("x",), backend="numba").grad
+    grad = derivative(F.tower, wrt=("x",), backend="numba").grad
     step = 1e-5
     expected = (grad(0.7 + step, 5) - grad(0.7 - step, 5)) / (2 * step)
     assert hessian_checked(F.tower, (0.7, 5), ("x",))[0, 0] == pytest.approx(expected, rel=1e-7)
@@ -123,7 +124,7 @@ def test_hessian_of_a_gather_with_repeats_against_autograd():
 def test_hvp_against_h_times_v_structured():
     rng = np.random.default_rng(9)
     xs, c = [0.3, -0.7, 1.2, 0.9], 0.8
-    d = adcompiler.differentiate(F.list_loop, backend="numba")
+    d = derivative(F.list_loop, backend="numba")
     h = adcompiler.hessian_matrix(d)(xs, c)
     v = rng.normal(size=5)
     hv_xs, hv_c = adcompiler.hvp(d, argnums=(0, 1))((xs, c), (v[:4].tolist(), float(v[4])))  # shaped like them
@@ -135,13 +136,13 @@ def test_hvp_against_h_times_v_structured():
 def test_hvp_of_arrays_keeps_their_shapes_and_is_scipys_hessp():
     rng = np.random.default_rng(10)
     w, x = rng.normal(size=(3, 2)), rng.normal(size=2)
-    d = adcompiler.differentiate(F.softmax_np, backend="numba")
+    d = derivative(F.softmax_np, backend="numba")
     h = adcompiler.hessian_matrix(d)(w, x)
     tw, tx = rng.normal(size=(3, 2)), rng.normal(size=2)
     hw, hx = adcompiler.hvp(d, argnums=(0, 1))((w, x), (tw, tx))
     assert hw.shape == w.shape and hx.shape == x.shape and hw.dtype == hx.dtype == np.float64
     np.testing.assert_allclose(np.concatenate([hw.ravel(), hx]), h @ np.concatenate([tw.ravel(), tx]), rtol=1e-10)
-    d = adcompiler.differentiate(F.gathered, wrt=("x",), backend="numba")  # one wrt parameter: (x, p)
+    d = derivative(F.gathered, wrt=("x",), backend="numba")  # one wrt parameter: (x, p)
     x, idx, p = rng.normal(size=5), np.array([0, 3, 3]), rng.normal(size=5)
     hp = adcompiler.hvp(d)((x, idx), p)
     np.testing.assert_allclose(hp, adcompiler.hessian_matrix(d)(x, idx) @ p, rtol=1e-12)
@@ -151,7 +152,7 @@ def test_outside_the_subset_at_second_order_is_refused_at_the_users_line():
     rng = np.random.default_rng(11)
     layers = [(rng.normal(size=(3, 2)), rng.normal(size=3)), (rng.normal(size=(1, 3)), rng.normal(size=1))]
     x = rng.normal(size=2)
-    d = adcompiler.differentiate(F.layers_np, backend="numba")
+    d = derivative(F.layers_np, backend="numba")
     with pytest.raises(UnsupportedSyntaxError) as caught:
         adcompiler.hessian_matrix(d)(layers, x)
     message = str(caught.value)

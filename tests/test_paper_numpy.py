@@ -21,13 +21,13 @@ Nothing here uses adcompiler's own output as a reference.
 import functools
 import importlib.util
 import os
-import subprocess
 import sys
 
 import numpy as np
 import pytest
 
 import adcompiler
+from shared import adc
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 for _sub in ("samples", "benchmarks"):
@@ -480,12 +480,7 @@ def test_neural_against_scalar_version():
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory):
     out = tmp_path_factory.mktemp("paper_numpy") / "paper_numpy_ad.py"
-    proc = subprocess.run(
-        [sys.executable, "-m", "adcompiler", "compile", SAMPLE, "-o", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = adc("compile", SAMPLE, "-o", out)
     assert proc.returncode == 0, proc.stderr
     text = out.read_text()
     assert "adcompiler" not in "\n".join(line for line in text.splitlines() if line.startswith(("import", "from")))
@@ -607,7 +602,7 @@ def cli_repro(tmp_path_factory):
     d = tmp_path_factory.mktemp("cli_repro")
     (d / "repro.py").write_text(CLI_REPRO)
     out = d / "repro_ad.py"
-    subprocess.run([sys.executable, "-m", "adcompiler", "compile", str(d / "repro.py"), "-o", str(out)], check=True)
+    assert adc("compile", d / "repro.py", "-o", out).returncode == 0
     spec = importlib.util.spec_from_file_location("repro_ad", out)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -29,6 +29,7 @@ import pytest
 
 import adcompiler
 from oracle import check_grads
+from shared import adc
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 for _sub in ("samples", "benchmarks"):
@@ -413,12 +414,7 @@ def test_particles_paper_size_vs_handwritten():
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory):
     out = tmp_path_factory.mktemp("paper") / "paper_programs_ad.py"
-    proc = subprocess.run(
-        [sys.executable, "-m", "adcompiler", "compile", SAMPLE, "-o", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = adc("compile", SAMPLE, "-o", out)
     assert proc.returncode == 0, proc.stderr
     spec = importlib.util.spec_from_file_location("paper_programs_ad", out)
     mod = importlib.util.module_from_spec(spec)
@@ -501,12 +497,7 @@ def test_cli_copies_module_constants_read_inside_a_loop(tmp_path):
     src = tmp_path / "const_in_loop.py"
     src.write_text("K = 2.0\n\n\ndef f(x):\n    for _ in range(3):\n        x = K * x\n    return x\n")
     out = tmp_path / "const_in_loop_ad.py"
-    proc = subprocess.run(
-        [sys.executable, "-m", "adcompiler", "compile", str(src), "-o", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = adc("compile", src, "-o", out)
     assert proc.returncode == 0, proc.stderr
     spec = importlib.util.spec_from_file_location("const_in_loop_ad", out)
     mod = importlib.util.module_from_spec(spec)

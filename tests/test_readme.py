@@ -11,6 +11,8 @@
    table names is a catalogue case and every case is in the table, so neither changes alone.
 """
 
+import ast
+import importlib.util
 import os
 import re
 import subprocess
@@ -19,12 +21,16 @@ import sys
 import pytest
 
 import test_error_catalogue as T
+from shared import adc
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGES = ["README.md"] + sorted(
     os.path.join("docs", name) for name in os.listdir(os.path.join(ROOT, "docs")) if name.endswith(".md")
 )
 MARK = "# ---- block {} ----"
+# modules of the optional extras (pyproject.toml): a page whose examples import one that is not installed is skipped
+OPTIONAL = {"numba": "numba", "dask": "arrays", "distributed": "arrays", "array_api_compat": "arrays"}
+OPTIONAL |= {"array_api_strict": "arrays", "matplotlib": "bench", "pygments": "jupyter"}
 
 
 def _blocks(text: str) -> list:
@@ -49,6 +55,17 @@ def _blocks(text: str) -> list:
     return found
 
 
+def _missing_extras(script: str) -> list:
+    """The optional modules ``script`` imports that are not installed, each with its extra."""
+    imported = set()
+    for node in ast.walk(ast.parse(script)):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            imported.add(node.module.split(".")[0])
+    return [f"{m} ([{OPTIONAL[m]}])" for m in sorted(imported & set(OPTIONAL)) if importlib.util.find_spec(m) is None]
+
+
 def _runnable(page: str) -> list:
     with open(os.path.join(ROOT, page), encoding="utf-8") as fh:
         return [(code, out) for lang, code, skipped, out in _blocks(fh.read()) if lang == "python" and not skipped]
@@ -59,6 +76,9 @@ def test_examples_print_what_the_page_shows(page, tmp_path):
     blocks = _runnable(page)
     # each block's output ends at its mark; the first block starts at line 1, as the pages number its lines
     script = "".join(f"{code}print({MARK.format(k)!r})\n" for k, (code, _) in enumerate(blocks))
+    missing = _missing_extras(script)
+    if missing:
+        pytest.skip(f"{page}'s examples import {', '.join(missing)}, not installed")
     path = tmp_path / "example.py"  # a file, so adcompiler can read the functions' source
     path.write_text(script)
     run = subprocess.run([sys.executable, str(path)], cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -76,6 +96,24 @@ def test_an_example_that_prints_what_it_shows_is_told_apart():
     """The reader of the pages: a ``prints`` block belongs to the block before it; a comment skips one."""
     text = "```python\nprint(1)\n```\n\nprints\n\n```text\n1\n```\n\n<!-- not run: x -->\n```python\nf(x)\n```\n"
     assert _blocks(text) == [("python", "print(1)\n", False, "1\n"), ("python", "f(x)\n", True, None)]
+
+
+def test_a_page_importing_a_missing_extra_is_told_apart():
+    """A page whose examples import an optional module that is absent is skipped, naming it and its extra."""
+    script = "import math\nimport numba\nfrom dask import array\nfrom . import x\n"
+    missing = {m for m in ("numba", "dask") if importlib.util.find_spec(m) is None}
+    assert _missing_extras(script) == [f"{m} ([{OPTIONAL[m]}])" for m in sorted(missing)]
+    assert _missing_extras("import os, math\nimport adcompiler\n") == []
+
+
+def test_the_readmes_adc_command_prints_what_it_shows():
+    """README's third command (``adc compile samples/...``) prints a module that ends as the README shows."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as fh:
+        text = fh.read()
+    command = re.search(r"^adc (compile samples/\S+\.py[^#\n]*)", text, re.M).group(1).split()
+    shown = re.search(r"<!-- the end of what the command above prints.*?-->\n```text\n(.*?)```", text, re.S).group(1)
+    run = adc(*command, cwd=ROOT)
+    assert run.returncode == 0 and run.stdout.endswith(shown), run.stdout[-2000:] + run.stderr
 
 
 def _table(marker: str) -> list:

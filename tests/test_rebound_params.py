@@ -3,7 +3,7 @@ cotangent has the argument's shape, length and type, not the last value the vari
 
 Each program is checked against autograd (grad, and the jvp along a random direction), reverse
 against forward (the dot test), every cotangent's type, shape and dtype against its primal's, the
-Hessian of the scalar programs against autograd's, and under backend="numba" where Numba compiles it.
+Hessian of the scalar programs against autograd's (backend="numba": tests/test_numba_agrees.py).
 """
 
 import types
@@ -110,19 +110,7 @@ def test_the_argument_is_kept_for_the_cotangent():
     assert "x_1 = x\n" in body and "array_like(d_x_1, x)" in body
 
 
-NUMBA = {"float_rebind": CASES["float_rebind"][1], "scalar_rebind_twice": CASES["scalar_rebind_twice"][1]}
-NUMBA["loop_rebind"] = (np.array([0.5, 1.5, -1.0]), np.array([1.0, 2.0, -0.5]))  # (broadcasting: refused there)
-
-
-@pytest.mark.parametrize("name", NUMBA)
-def test_numba_backend(name):
-    pytest.importorskip("numba")
-    fn, args = CASES[name][0], NUMBA[name]
-    want = adcompiler.differentiate(fn).grad(*args)
-    got = adcompiler.differentiate(fn, backend="numba").grad(*args)
-    for g, w, a in zip(got, want, args):
-        assert _same_kind(g, a)
-        np.testing.assert_allclose(np.asarray(g, dtype=float), np.asarray(w, dtype=float), rtol=1e-12)
+# backend="numba" on float_rebind, scalar_rebind_twice and loop_rebind: rows of tests/test_numba_agrees.py
 
 
 def test_a_parameter_as_a_loop_variable_is_refused_at_the_loop():

@@ -385,7 +385,7 @@ def _line_of(source: str, function: str, text: str) -> int:
 @pytest.fixture(scope="module")
 def call_results(tmp_path_factory):
     """The module of CALL_RESULTS, and the module adc compile writes for it (run without adcompiler)."""
-    from adcompiler.cli import compile_file
+    from adcompiler.cli.main import compile_file
 
     path = tmp_path_factory.mktemp("call_results") / "call_results.py"
     path.write_text(CALL_RESULTS)
@@ -474,7 +474,7 @@ def test_the_cases_of_the_report(tmp_path):
     """h returns a constant array (or list) the function then writes x into: the tangent is [0, 1]
     (not [0, 0]) and the cotangent of x is the output cotangent's second entry, in both modes of the
     API and of the module adc compile writes."""
-    from adcompiler.cli import compile_file
+    from adcompiler.cli.main import compile_file
 
     path = tmp_path / "reported.py"
     path.write_text(REPORTED)
@@ -510,7 +510,7 @@ def refused(tmp_path_factory):
 
 @pytest.mark.parametrize("name", sorted(REFUSED_WRITES))
 def test_a_helpers_result_that_may_be_another_live_array_is_refused_where_it_is_written(refused, name):
-    from adcompiler.cli import compile_file
+    from adcompiler.cli.main import compile_file
 
     module, path = refused
     write, says = REFUSED_WRITES[name]

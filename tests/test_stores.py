@@ -236,7 +236,7 @@ def test_jacobian_rows_store_their_one_contribution():
 
 
 def _rows_text(d, args):
-    from adcompiler.back import emit
+    from adcompiler.compile import emit
 
     _, sig = d._bound(args)
     built = d.program.build(d.fn, "jacobian", d.wrt, sig)

@@ -1,13 +1,16 @@
-"""Which names a generated statement reads and writes, which are live before it, and which expressions
-change nothing: the facts about names that tidying and inlining rewrite by.
+"""Which names are live before a generated statement, and which expressions change nothing: the facts
+about names that tidying and inlining rewrite by (the names each statement reads and writes: ``defuse``).
 
 Statements and expressions are immutable, so every fact is memoised on the object's identity for the
-length of one tidying; ``forget`` drops the memos when it ends."""
+length of one tidying, in the tables of the build running in this thread (``memo``); ``forget`` drops
+them when it ends."""
 
 from __future__ import annotations
 
 from ..ir import expr as E
-from ..ir.nodes import AugAssign, Assign, Break, Continue, Do, ForS, IfS, Raise, Ret, WhileS
+from ..ir.nodes import AugAssign, Assign, Break, Continue, Do, ForS, IfS, Ret, WhileS
+from .defuse import head_reads, reads, writes
+from .memo import MEMO, memoised
 
 COUNT: dict = {"statements": 0}  # statements whole-block liveness has walked (tests check it grows linearly)
 PURE_CALLS = {"abs", "min", "max", "len", "float", "int", "range", "reversed", "sum", "list", "type"}
@@ -15,138 +18,7 @@ PURE_CALLS = {"abs", "min", "max", "len", "float", "int", "range", "reversed", "
 
 def forget() -> None:
     """Drop the memoised facts: the statements they are about are gone once a tidying ends."""
-    _MEMO.clear()
-    for table in _MEMOS.values():
-        table.clear()
-    _LOOP_BODIES.clear()
-
-
-# ---- names read and written --------------------------------------------------------
-
-
-def reads_expr(e, out: set) -> set:
-    cls = e.__class__  # the common kinds first, by class: this walk is a tenth of tidying
-    if cls is E.Name:
-        out.add(e.id.split(".")[0])
-    elif cls is str:  # an operator, a function's name
-        pass
-    elif cls is E.BinOp:
-        reads_expr(e.left, out)
-        reads_expr(e.right, out)
-    elif isinstance(e, E.ListComp):  # its target is its own
-        reads_expr(e.iterable, out)
-        out |= reads_expr(e.elt, set()) - {e.target}
-    elif isinstance(e, (tuple, list)):
-        for x in e:
-            reads_expr(x, out)
-    elif isinstance(e, E.Expr):
-        for value in vars(e).values():
-            reads_expr(value, out)
-    return out
-
-
-def target_names(t) -> set:
-    if isinstance(t, tuple):
-        return set().union(*(target_names(x) for x in t)) if t else set()
-    return {t} if isinstance(t, str) else set()
-
-
-_MEMO: dict = {}  # ("l", ids of statements, live sets) -> (statements, liveness); statements are immutable
-_MEMOS: dict = {
-    "r": {},
-    "w": {},
-    "p": {},
-    "h": {},
-    "c": {},
-    "j": {},
-}  # kind -> id of statement or expression -> (it, value)
-_LOOP_BODIES: dict = {}  # id(loop) -> (loop, the statements its head's liveness runs over)
-
-
-def _memoised(kind: str, x, compute):
-    """``compute(x)``, once per object: statements and expressions are immutable."""
-    table = _MEMOS[kind]
-    hit = table.get(id(x))
-    if hit is not None and hit[0] is x:
-        return hit[1]
-    value = compute(x)
-    table[id(x)] = (x, value)
-    return value
-
-
-def reads(s) -> set:
-    """Names a statement (with its nested blocks) reads."""
-    hit = _MEMOS["r"].get(id(s))
-    if hit is not None and hit[0] is s:
-        return hit[1]
-    return _memoised("r", s, _reads)
-
-
-def _reads(s) -> set:
-    out: set = set()
-    if isinstance(s, Assign):
-        reads_expr(s.value, out)
-        for t in s.targets:
-            if isinstance(t, E.Expr):
-                reads_expr(t, out)
-            elif isinstance(t, tuple):
-                for x in flat_targets(t):
-                    if isinstance(x, E.Expr):
-                        reads_expr(x, out)
-    elif isinstance(s, AugAssign):
-        reads_expr(s.value, out)
-        reads_expr(s.target if isinstance(s.target, E.Expr) else E.Name(s.target), out)
-    elif isinstance(s, (Ret, Do)):
-        reads_expr(s.value, out)
-    elif isinstance(s, Raise):
-        reads_expr((s.value, s.test), out)
-    elif isinstance(s, IfS):
-        reads_expr(s.test, out)
-        for x in s.body + s.orelse:
-            out |= reads(x)
-    elif isinstance(s, ForS):
-        reads_expr(s.iterable, out)
-        for x in s.body:
-            out |= reads(x)
-    elif isinstance(s, WhileS):
-        reads_expr(s.test, out)
-        for x in s.header + s.body:
-            out |= reads(x)
-    return out
-
-
-def reads_block(stmts) -> set:
-    return set().union(set(), *(reads(x) for x in stmts))
-
-
-def writes(s) -> set:
-    """Names a statement (with its nested blocks) assigns."""
-    hit = _MEMOS["w"].get(id(s))
-    if hit is not None and hit[0] is s:
-        return hit[1]
-    return _memoised("w", s, _writes)
-
-
-def _writes(s) -> set:
-    if isinstance(s, Assign):
-        return set().union(*(target_names(t) for t in s.targets))
-    if isinstance(s, AugAssign):
-        return {s.target} if isinstance(s.target, str) else set()
-    if isinstance(s, IfS):
-        return set().union(set(), *(writes(x) for x in s.body + s.orelse))
-    if isinstance(s, ForS):
-        return {s.target}.union(*(writes(x) for x in s.body))
-    if isinstance(s, WhileS):
-        return set().union(set(), *(writes(x) for x in s.header + s.body))
-    return set()
-
-
-def flat_targets(t):
-    for x in t:
-        if isinstance(x, tuple):
-            yield from flat_targets(x)
-        else:
-            yield x
+    MEMO.forget()
 
 
 # ---- liveness ------------------------------------------------------------------------
@@ -158,11 +30,11 @@ def live_before(stmts, after: set, jump: set | None) -> list:
     Memoised on the statements' identities (statements are immutable) and the live sets: nested loops
     ask for the liveness of the same body many times while their heads reach a fixpoint."""
     key = ("l", tuple(map(id, stmts)), frozenset(after), None if jump is None else frozenset(jump))
-    hit = _MEMO.get(key)
+    hit = MEMO.live.get(key)
     if hit is not None and all(a is b for a, b in zip(hit[0], stmts)):
         return hit[1]
     out = _liveness(stmts, after, jump)
-    _MEMO[key] = (tuple(stmts), out)
+    MEMO.live[key] = (tuple(stmts), out)
     return out
 
 
@@ -216,9 +88,9 @@ def effect(s, jump: set | None) -> tuple:
     if isinstance(s, (Break, Continue, Ret)):
         return live_step(s, set(), jump), None
     if isinstance(s, IfS):
-        return _memoised("c", s, _branch) if not _jumps(s) else _branch(s, jump)
+        return memoised("effect", s, _branch) if not _jumps(s) else _branch(s, jump)
     if isinstance(s, (ForS, WhileS)):
-        return _memoised("c", s, lambda s: (_loop_head(s), set()))  # a loop may run no time: nothing is killed
+        return memoised("effect", s, lambda s: (_loop_head(s), set()))  # a loop may run no time: nothing is killed
     if isinstance(s, AugAssign) and isinstance(s.target, str):
         return reads(s), set()
     return reads(s), writes(s)
@@ -238,7 +110,7 @@ def _branch(s, jump=None) -> tuple:
 def _jumps(s) -> bool:
     """Whether a branch holds a break or continue of the loop around it (then its effect depends on
     ``jump``); worked out without recursion, innermost branch first (an elif chain of hundreds)."""
-    table = _MEMOS["j"]
+    table = MEMO.facts["jumps"]
     pending, order = [s], []
     while pending:  # the branches in s not yet known, each after the one holding it
         x = pending.pop()
@@ -261,10 +133,10 @@ def loop_head(s, after: set) -> set:
 
 def _loop_head(s) -> set:
     """``loop_head`` with nothing needed on exit: the fixpoint over the body."""
-    body = _LOOP_BODIES.get(id(s))
+    body = MEMO.loop_bodies.get(id(s))
     if body is None or body[0] is not s:
         body = (s, list(s.header) + [Do(s.test)] + list(s.body) if isinstance(s, WhileS) else list(s.body))
-        _LOOP_BODIES[id(s)] = body
+        MEMO.loop_bodies[id(s)] = body
     body = body[1]
     head = head_reads(s) if isinstance(s, ForS) else set()
     while True:
@@ -272,11 +144,6 @@ def _loop_head(s) -> set:
         if grown == head:
             return head
         head = grown
-
-
-def head_reads(s) -> set:
-    """Names the test of a branch or while loop, or the iterable of a for loop, reads."""
-    return _memoised("h", s, lambda s: reads_expr(s.iterable if isinstance(s, ForS) else s.test, set()))
 
 
 # ---- effects -------------------------------------------------------------------------
@@ -287,7 +154,7 @@ def pure(e) -> bool:
     cls = e.__class__
     if cls is E.Name or cls is str or cls is E.Num:  # the leaves, most of what is asked: no memo needed
         return True
-    return _memoised("p", e, _pure_expr)
+    return memoised("pure", e, _pure_expr)
 
 
 def _pure_expr(e) -> bool:

@@ -14,7 +14,8 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 
 from ..ir.nodes import Break, Continue, IfS, Ret
-from .liveness import effect, reads, writes
+from .defuse import reads, writes
+from .liveness import effect
 
 JUMPS = (Break, Continue, Ret)
 _BARRIERS = JUMPS + (IfS,)  # statements liveness may not pass through

@@ -29,7 +29,7 @@ import sys
 from dataclasses import dataclass
 from operator import countOf
 
-from ..fields import record_fields
+from ..front.fields import record_fields
 
 MAX_ITEMS = 16  # a longer tuple is described by its elements' join (its length is then not part of the key)
 MAX_DEPTH = 6  # deeper nesting (recursive structures) is widened to TOP
@@ -343,7 +343,7 @@ class Sig:
 
 
 def entry_testable(a: Aval) -> bool:
-    """Whether a fast entry (``adcompiler.entries``) can test an argument for this abstract value: a
+    """Whether a fast entry (``adcompiler.api.entries``) can test an argument for this abstract value: a
     float by its type, a float array by its type, ndim and dtype, a list or tuple whole."""
     if isinstance(a, Seq):
         return not has_records(a)  # a record is converted to a tuple at the boundary (the checking path)

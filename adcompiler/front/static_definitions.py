@@ -321,7 +321,9 @@ def _check_class_machinery(node, meta, bases, is_user) -> None:
 
 def _rule_decorator(obj) -> bool:
     """A rule's own decorator (``@f.defjvp``): adcompiler's code, which records a rule."""
-    return getattr(obj, "__module__", None) == "adcompiler.custom_rules" and getattr(obj, "__name__", "") == "defjvp"
+    return (
+        getattr(obj, "__module__", None) == "adcompiler.api.custom_rules" and getattr(obj, "__name__", "") == "defjvp"
+    )
 
 
 def _property_accessor(obj) -> bool:
@@ -339,7 +341,7 @@ def known_decorators(kind: str) -> set:
     numba = sys.modules.get("numba")
     if numba is not None:
         found += [numba.njit, numba.jit]
-    custom = sys.modules.get("adcompiler.custom_rules")
+    custom = sys.modules.get("adcompiler.api.custom_rules")
     if custom is not None:
         found += [custom.custom_jvp, custom.custom_vjp]
     for module, names in (("abc", "abstractmethod"), ("typing", "final no_type_check overload")):

@@ -372,7 +372,11 @@ def is_rule_function(obj) -> bool:
     """adcompiler's ``defrule``, or a rule's ``defjvp`` / ``defvjp``: calls that only record rules."""
     module = getattr(obj, "__module__", None)
     name = getattr(obj, "__name__", None)
-    return module in ("adcompiler.rules.custom", "adcompiler.custom_rules") and name in ("defrule", "defjvp", "defvjp")
+    return module in ("adcompiler.rules.custom", "adcompiler.api.custom_rules") and name in (
+        "defrule",
+        "defjvp",
+        "defvjp",
+    )
 
 
 def statement_kind(stmt: ast.stmt) -> str:

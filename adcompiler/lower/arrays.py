@@ -13,6 +13,7 @@ when the user's code refers to it.
 from __future__ import annotations
 
 import ast
+import functools
 
 from .records import field
 import sys
@@ -30,9 +31,6 @@ def _leaf_hint(hint, index=None):
     return hint if isinstance(hint, str) else None
 
 
-_CANONICAL: dict = {}
-
-
 def _tuples(value):
     """A literal with its lists made tuples (a constant argument such as tensordot's axes [[1], [0]])."""
     return tuple(_tuples(v) for v in value) if isinstance(value, (list, tuple)) else value
@@ -43,28 +41,35 @@ def numpy_name(obj) -> str | None:
     numpy = sys.modules.get("numpy")
     if numpy is None:
         return None
-    if not _CANONICAL:
-        names = (
-            set(N.SIGNATURES)
-            | set(N.INACTIVE)
-            | set(N.SEQUENCE)
-            | {"numpy.einsum"}
-            | set(N.EXPANDED)
-            | set(REFUSED)
-            | {f"numpy.{c}" for c in N.CONSTRUCTORS}
-        )
-        # sorted: of two names of one function (np.mod, np.remainder) the same one in every process,
-        # whatever the hash seed, so that the generated text is reproducible
-        for canonical in sorted(names):
-            target = numpy
-            for part in canonical.split(".")[1:]:
-                target = getattr(target, part, None)
-            if target is not None:
-                _CANONICAL.setdefault(id(target), canonical)
     try:
-        return _CANONICAL.get(id(obj))
+        return _canonical(numpy).get(id(obj))
     except TypeError:
         return None
+
+
+@functools.cache
+def _canonical(numpy) -> dict:
+    """id of a NumPy function -> its canonical name: made whole once, then only read (no thread sees it
+    half made)."""
+    found: dict = {}
+    names = (
+        set(N.SIGNATURES)
+        | set(N.INACTIVE)
+        | set(N.SEQUENCE)
+        | {"numpy.einsum"}
+        | set(N.EXPANDED)
+        | set(REFUSED)
+        | {f"numpy.{c}" for c in N.CONSTRUCTORS}
+    )
+    # sorted: of two names of one function (np.mod, np.remainder) the same one in every process,
+    # whatever the hash seed, so that the generated text is reproducible
+    for canonical in sorted(names):
+        target = numpy
+        for part in canonical.split(".")[1:]:
+            target = getattr(target, part, None)
+        if target is not None:
+            found.setdefault(id(target), canonical)
+    return found
 
 
 class ArrayLowering(SpellingLowering):

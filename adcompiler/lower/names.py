@@ -13,7 +13,7 @@ from .. import rules
 from ..errors import MissingRuleError
 from ..front.environment import ABSENT, Read
 from ..front.files import unset_refusal
-from ..fields import record_fields
+from ..front.fields import record_fields
 from ..ir.nodes import Const, Var
 from .records import Record
 

@@ -1,5 +1,13 @@
-"""The adjoint of one equation, by the kind of its primitive: numbers and arrays by the rule tables;
-containers, array reads and writes, runtime helpers and calls by the methods here."""
+"""The adjoints of reverse mode and the adjoint of one equation, by the kind of its primitive: numbers
+and arrays by the rule tables; containers, array reads and writes, runtime helpers and calls by the
+methods here.
+
+Adjoints come in two kinds.  A variable used only in the block that defines it gets its adjoint
+``d_x`` by one plain assignment (dup form guarantees one use, so one definition), or is an alias of
+another adjoint.  A variable used inside a nested block, and every slot, has an *accumulator*:
+``d_x = 0.0`` where the adjoint sweep enters the defining block (``sweep``), then ``d_x += ...`` per
+use.
+"""
 
 from __future__ import annotations
 
@@ -8,25 +16,62 @@ from .. import rules
 from ..analysis import values as V
 from ..rules import CHANGES
 from ..rules.products import ARRAY_G
-from ..analysis.activity import slots
 from ..lower.dup import DUP
 from .owned import add_new
-from ..ir.nodes import (
-    Assign,
-    AugAssign,
-    Do,
-    Eq,
-    ForS,
-    Var,
-    rebuild,
-)
+from .plan import Keeping, TapePlan, recomputed
+from .shadows import Shadows
+from ..analysis.loop_shapes import ELEMENTWISE
+from ..ir.nodes import Assign, AugAssign, Do, Eq, ForS, Var, free_names, rebuild
 
 
 class Adjoints:
-    """Per-equation adjoint rules of reverse mode, mixed into ``Sweeps``: ``rev_eq`` gives the adjoint lines of one
-    equation, reading and adding to the adjoints ``Sweeps`` keeps."""
+    """The adjoints of one function's variables as the adjoint sweep writes them, and the adjoint of
+    one equation (``equation``), which reads them and adds to them."""
 
-    def rev_eq(self, eq: Eq) -> list:
+    def __init__(self, plan: TapePlan, shadows: Shadows, keeping: Keeping, program, namer):
+        self.plan, self.shadows, self.keeping, self.program, self.namer = plan, shadows, keeping, program, namer
+        self.adj: dict = {}  # var name -> adjoint expression (assigned once)
+        self.acc: dict = {}  # var name -> accumulator name
+        self.zeroes: set = set()  # adjoint names that may still be the number 0.0 (from an accumulator no use added to)
+        self.names: set = set()  # every adjoint name made
+        self.same_calls: dict = {}  # loop site -> {unbroadcast call that returns its cotangent: the cotangent}
+
+    def fresh(self, base: str) -> str:
+        name = self.namer.fresh(base)
+        self.names.add(name)
+        return name
+
+    def of(self, name: str):
+        """The adjoint of ``name`` so far (its accumulator, if it has one), or None."""
+        return E.Name(self.acc[name]) if name in self.acc else self.adj.get(name)
+
+    def contribute(self, var, c, line: int, out: list, copy: bool = False) -> None:
+        """Add ``c`` to the adjoint of ``var``: accumulate, or define it (once).  A list read as an array
+        (``np.dot(w, xs)``, or a slot holding a list, then arrays) gets the cotangent in its shadow."""
+        if c is None or not isinstance(var, Var) or var.name not in self.plan.act:
+            return
+        if var.name in self.plan.containers:
+            shadow = E.Name(self.shadows.of(var.name))
+            out.append(Do(E.Call(self.program.helper("add_into"), (shadow, c)), line))
+            return
+        if var.name in self.acc:
+            if var.name in self.plan.arrays:  # never in place: the adjoint array may be shared
+                out.append(Assign((self.acc[var.name],), E.Name(self.acc[var.name]) + c, line))
+            else:
+                out.append(AugAssign(self.acc[var.name], "+", c, line))
+            return
+        assert var.name not in self.adj, f"{var.name} used twice in dup form"
+        if isinstance(c, (E.Name, E.Num)) and not copy:
+            self.adj[var.name] = c
+        else:
+            self.adj[var.name] = E.Name(self.fresh("d_" + var.name))
+            out.append(Assign((self.adj[var.name].id,), c, line))
+        shaped = isinstance(c, E.Call) and c.func in ("@unbroadcast", "@array_like")  # an array of var's shape
+        if not shaped and any(n in self.zeroes for n in free_names([Do(c)])):
+            self.zeroes.add(self.adj[var.name].id)
+
+    def equation(self, eq: Eq, site: tuple) -> list:
+        """The adjoint lines of the equation ``eq`` at ``site``."""
         out: list = []
         if eq.prim in HELPERS:
             return self.helper_adjoint(eq)
@@ -36,35 +81,35 @@ class Adjoints:
                 self.contribute(eq.ins[0], E.Name(self.acc[slot]), eq.line, out, copy=True)
                 out.append(Assign((self.acc[slot],), E.Num(0.0), eq.line))
             return out
-        if eq.prim == "getitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in self.arrays:
+        if eq.prim == "getitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in self.plan.arrays:
             return self.array_getitem_adjoint(eq)
-        if eq.prim == "setitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in self.arrays:
-            return self.array_setitem_adjoint(eq)
+        if eq.prim == "setitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in self.plan.arrays:
+            return self.array_setitem_adjoint(eq, site)
         if eq.prim in CONTAINER_ADJOINTS:
             return self.container_adjoint(eq)
         if eq.prim == "call":
             if self.touches(eq):
-                self.call_adjoint(eq, out)
+                self.call_adjoint(eq, site, out)
             return out
         if eq.prim == "custom":
             return self.custom_adjoint(eq)
-        if any(v.name in self.containers for v in eq.outs):
+        if any(v.name in self.plan.containers for v in eq.outs):
             return out
-        gs = [self.adjoint_of(v.name) for v in eq.outs]
-        mask = self.mask(eq)
+        gs = [self.of(v.name) for v in eq.outs]
+        mask = self.plan.mask(eq)
         if all(g is None for g in gs) or not any(mask):
             return out
-        if eq.prim in (DUP, "read") and eq.ins[0].name in self.mutable:
+        if eq.prim in (DUP, "read") and eq.ins[0].name in self.plan.mutable:
             return out  # the same array object: its adjoint is already shared
         if eq.prim in (DUP, "read"):
             self.contribute(eq.ins[0], E.sum_exprs(gs), eq.line, out)
         else:
-            args = [self.ref(a) for a in eq.ins]
+            args = [self.plan.ref(a) for a in eq.ins]
             z = eq.outs[0].name
-            prim = rules.ARRAY_VARIANTS.get(eq.prim, eq.prim) if z in self.arrays else eq.prim
+            prim = rules.ARRAY_VARIANTS.get(eq.prim, eq.prim) if z in self.plan.arrays else eq.prim
             g = gs[0]
             maybe_number = g == E.Num(0.0) if isinstance(g, E.Num) else g.id in self.zeroes  # not grad's seed 1.0
-            if z in self.arrays and maybe_number and prim not in rules.PARTIALS and prim not in BROADCASTING:
+            if z in self.plan.arrays and maybe_number and prim not in rules.PARTIALS and prim not in BROADCASTING:
                 g = E.Call("@array_like", (g, E.Name(z)))  # still the number 0.0 if no use of z ran: give it z's shape
             if isinstance(g, E.Name) and not maybe_number:  # surely an array: rules that index it
                 prim = ARRAY_G.get(prim, prim)
@@ -73,7 +118,7 @@ class Adjoints:
                 same = shaped and self.shaped_like_result(eq, a)
                 summed = c if same else self.unbroadcast(eq, a, c)
                 if isinstance(g, E.Name):  # not a literal 0.0, which would leave no name in the zeroes
-                    self.note_same_shape(eq, a, c, summed)
+                    self.note_same_shape(site, eq, a, c, summed)
                 self.contribute(a, summed, eq.line, out)
         return out
 
@@ -85,7 +130,7 @@ class Adjoints:
             same = (
                 isinstance(a, Var)
                 and isinstance(b, Var)
-                and self.alias.get(a.name, a.name) == self.alias.get(b.name, b.name)
+                and self.plan.alias.get(a.name, a.name) == self.plan.alias.get(b.name, b.name)
             )
             if same and cotangents[i] is not None and cotangents[i] == cotangents[j]:
                 cotangents[i], cotangents[j] = E.mul(E.Num(2), cotangents[i]), None
@@ -95,18 +140,18 @@ class Adjoints:
         """Whether argument ``a`` of the arithmetic ``eq`` surely has the result's shape: an array whose
         other operand is a number or a 0-d array (then ``unbroadcast`` would hand the cotangent back
         as it is, and ``a`` need not be kept for its shape)."""
-        if eq.prim not in _SCALAR_BROADCAST or len(eq.ins) != 2 or not isinstance(self.facts.of(a), V.Arr):
+        if eq.prim not in _SCALAR_BROADCAST or len(eq.ins) != 2 or not isinstance(self.plan.facts.of(a), V.Arr):
             return False
-        other = self.facts.of(eq.ins[1] if a is eq.ins[0] else eq.ins[0])
+        other = self.plan.facts.of(eq.ins[1] if a is eq.ins[0] else eq.ins[0])
         return isinstance(other, V.Num) or isinstance(other, V.Arr) and other.ndim == 0
 
     def unbroadcast(self, eq: Eq, a, c):
         """An array result's cotangent, summed back to the shape of an argument NumPy broadcast."""
-        if c is None or eq.prim not in BROADCASTING or eq.outs[0].name not in self.arrays:
+        if c is None or eq.prim not in BROADCASTING or eq.outs[0].name not in self.plan.arrays:
             return c
         return self.unbroadcast_to(c, a)
 
-    def array_setitem_adjoint(self, eq: Eq) -> list:
+    def array_setitem_adjoint(self, eq: Eq, site: tuple) -> list:
         """``x[index] = v`` of an array: v's cotangent is what x[index] had, which is then cleared;
         the overwritten values come back from the tape so earlier adjoints see the array as it was."""
         x, index, v = eq.ins
@@ -115,32 +160,36 @@ class Adjoints:
         if x.name in self.acc:
             d = self.acc[x.name]
             out.append(
-                Assign(((d, pieces),), E.Call("@take_and_clear", (E.Name(d), self.ref(x), self.ref(index))), eq.line)
+                Assign(
+                    ((d, pieces),),
+                    E.Call("@take_and_clear", (E.Name(d), self.plan.ref(x), self.plan.ref(index))),
+                    eq.line,
+                )
             )
             self.contribute(v, self.unbroadcast_to(E.Name(pieces), v), eq.line, out)
-        popped = E.Method(self.tape(("write", id(eq))), "pop", ())
-        out.append(Assign((E.Subscript(self.ref(x), self.ref(index)),), popped, eq.line))
+        popped = E.Method(self.keeping.tape(("write", site)), "pop", ())
+        out.append(Assign((E.Subscript(self.plan.ref(x), self.plan.ref(index)),), popped, eq.line))
         return out
 
     def unbroadcast_to(self, c, a):
         """``c`` summed down to the shape of the value ``a`` (a number or an array)."""
         if not isinstance(a, Var):
             return c
-        if a.name in self.arrays:
-            return E.Call("@unbroadcast", (c, self.ref(a)))
-        if a.name in self.containers:  # a list NumPy read as an array
-            return E.Call("@unbroadcast", (c, E.Call("numpy.asarray", (self.ref(a),))))
+        if a.name in self.plan.arrays:
+            return E.Call("@unbroadcast", (c, self.plan.ref(a)))
+        if a.name in self.plan.containers:  # a list NumPy read as an array
+            return E.Call("@unbroadcast", (c, E.Call("numpy.asarray", (self.plan.ref(a),))))
         return E.Call("@sum_all", (c,))  # numpy.sum(c), without numpy.sum's dispatch
 
     def array_getitem_adjoint(self, eq: Eq) -> list:
         """``x[index]`` of an array: the cotangent is scattered back, repeated indices adding up."""
         out: list = []
-        g = self.adjoint_of(eq.outs[0].name)
+        g = self.of(eq.outs[0].name)
         x = eq.ins[0]
-        if g is None or not (isinstance(x, Var) and x.name in self.act):
+        if g is None or not (isinstance(x, Var) and x.name in self.plan.act):
             return out
         current = E.Name(self.acc[x.name]) if x.name in self.acc else E.Num(0.0)
-        value = E.Call("@scatter_add", (current, self.ref(x), self.ref(eq.ins[1]), g))
+        value = E.Call("@scatter_add", (current, self.plan.ref(x), self.plan.ref(eq.ins[1]), g))
         if x.name in self.acc:
             out.append(Assign((self.acc[x.name],), value, eq.line))
         else:
@@ -149,28 +198,29 @@ class Adjoints:
 
     def helper_adjoint(self, eq: Eq) -> list:
         """Adjoints of the runtime helpers, when derivative code is itself differentiated."""
-        if eq.prim in ("like", "like_arrays") and eq.outs[0].name in self.act and eq.ins[0].name in self.act:
+        if eq.prim in ("like", "like_arrays") and eq.outs[0].name in self.plan.act and eq.ins[0].name in self.plan.act:
             return [
                 Do(
                     E.Call(
                         self.program.helper("add_into"),
-                        (E.Name(self.shadow_of(eq.ins[0].name)), E.Name(self.shadow_of(eq.outs[0].name))),
+                        (E.Name(self.shadows.of(eq.ins[0].name)), E.Name(self.shadows.of(eq.outs[0].name))),
                     ),
                     eq.line,
                 )
             ]
         if eq.prim in ("add_into", "add_scalars_into") and all(
-            isinstance(a, Var) and a.name in self.act for a in eq.ins
+            isinstance(a, Var) and a.name in self.plan.act for a in eq.ins
         ):
-            acc, src = (E.Name(self.shadow_of(a.name)) for a in eq.ins)
+            acc, src = (E.Name(self.shadows.of(a.name)) for a in eq.ins)
             return [Do(E.Call(self.program.helper(eq.prim), (src, acc)), eq.line)]
-        if eq.prim == "add_slice_into" and all(isinstance(a, Var) and a.name in self.act for a in eq.ins[:2]):
-            acc, src = (E.Name(self.shadow_of(a.name)) for a in eq.ins[:2])  # part's adjoint: acc's at index
-            return [Do(E.Call(self.program.helper("add_into"), (src, E.Subscript(acc, self.ref(eq.ins[2])))), eq.line)]
+        if eq.prim == "add_slice_into" and all(isinstance(a, Var) and a.name in self.plan.act for a in eq.ins[:2]):
+            acc, src = (E.Name(self.shadows.of(a.name)) for a in eq.ins[:2])  # part's adjoint: acc's at index
+            into = E.Subscript(acc, self.plan.ref(eq.ins[2]))
+            return [Do(E.Call(self.program.helper("add_into"), (src, into)), eq.line)]
         return []
 
     def scalar(self, a) -> bool:
-        return isinstance(a, Var) and a.name in self.act and a.name not in self.containers
+        return isinstance(a, Var) and a.name in self.plan.act and a.name not in self.plan.containers
 
     def container_adjoint(self, eq: Eq) -> list:
         """Adjoints of list primitives: element adjoints live in the shadow lists."""
@@ -178,15 +228,17 @@ class Adjoints:
         if eq.prim == "list_concat":
             return self.concat_adjoint(eq)
         target = eq.ins[0] if eq.prim in ("setitem", "append", "getitem", "sum", "list_copy", "pop") else eq.outs[0]
-        if not isinstance(target, Var) or target.name not in self.act or target.name in self.seeded:
+        if not isinstance(target, Var) or target.name not in self.plan.act or target.name in self.keeping.seeded:
             return out
-        d = E.Name(self.shadow_of(target.name))
-        if eq.prim == "getitem" and V.is_slice(self.facts.of(eq.ins[1])):  # xs[a:b]: a new list of xs's elements
-            if eq.outs[0].name in self.act:
-                part = E.Name(self.shadow_of(eq.outs[0].name))
-                out.append(Do(E.Call(self.program.helper("add_slice_into"), (d, part, self.ref(eq.ins[1]))), eq.line))
-        elif eq.prim == "getitem" and self.scalar(eq.outs[0]) and self.adjoint_of(eq.outs[0].name) is not None:
-            element, g = E.Subscript(d, self.ref(eq.ins[1])), self.adjoint_of(eq.outs[0].name)
+        d = E.Name(self.shadows.of(target.name))
+        if eq.prim == "getitem" and V.is_slice(self.plan.facts.of(eq.ins[1])):  # xs[a:b]: a new list of xs's elements
+            if eq.outs[0].name in self.plan.act:
+                part = E.Name(self.shadows.of(eq.outs[0].name))
+                out.append(
+                    Do(E.Call(self.program.helper("add_slice_into"), (d, part, self.plan.ref(eq.ins[1]))), eq.line)
+                )
+        elif eq.prim == "getitem" and self.scalar(eq.outs[0]) and self.of(eq.outs[0].name) is not None:
+            element, g = E.Subscript(d, self.plan.ref(eq.ins[1])), self.of(eq.outs[0].name)
             if self.array_element(eq.outs[0].name) and isinstance(g, E.Name):  # g itself into a 0.0, if its own
                 out.append(add_new(element, g, eq.line))
             else:
@@ -194,16 +246,14 @@ class Adjoints:
         elif (
             eq.prim == "setitem"
             and eq.ins[2] not in ()
-            and not (isinstance(eq.ins[2], Var) and eq.ins[2].name in self.containers)
+            and not (isinstance(eq.ins[2], Var) and eq.ins[2].name in self.plan.containers)
         ):
-            element = E.Subscript(d, self.ref(eq.ins[1]))
+            element = E.Subscript(d, self.plan.ref(eq.ins[1]))
             self.contribute(eq.ins[2], element, eq.line, out, copy=True)
             out.append(Assign((element,), E.Num(0.0), eq.line))
         elif eq.prim == "pop":  # the element goes back, with its adjoint
             element = (
-                self.shadow_value(eq.outs[0])
-                if eq.outs[0].name in self.containers
-                else self.adjoint_of(eq.outs[0].name)
+                self.shadows.value(eq.outs[0]) if eq.outs[0].name in self.plan.containers else self.of(eq.outs[0].name)
             )
             out.append(Do(E.Method(d, "append", (element if element is not None else E.Num(0.0),)), eq.line))
         elif eq.prim == "append":
@@ -218,21 +268,21 @@ class Adjoints:
                     self.contribute(a, E.Subscript(d, E.Num(k)), eq.line, out, copy=True)
         elif eq.prim == "list_repeat" and self.scalar(eq.ins[0]):
             self.contribute(eq.ins[0], E.Call("sum", (d,)), eq.line, out)
-        elif eq.prim == "list_times" and eq.ins[0].name in self.act:
-            source = E.Name(self.shadow_of(eq.ins[0].name))
+        elif eq.prim == "list_times" and eq.ins[0].name in self.plan.act:
+            source = E.Name(self.shadows.of(eq.ins[0].name))
             out.append(Do(E.Call(self.program.helper("add_tiled_into"), (source, d)), eq.line))
-        elif eq.prim == "list_copy" and eq.outs[0].name in self.act:
+        elif eq.prim == "list_copy" and eq.outs[0].name in self.plan.act:
             out.append(
                 Do(
-                    E.Call(self.program.helper("add_scalars_into"), (d, E.Name(self.shadow_of(eq.outs[0].name)))),
+                    E.Call(self.program.helper("add_scalars_into"), (d, E.Name(self.shadows.of(eq.outs[0].name)))),
                     eq.line,
                 )
             )
-        elif eq.prim == "sum" and self.adjoint_of(eq.outs[0].name) is not None:
+        elif eq.prim == "sum" and self.of(eq.outs[0].name) is not None:
             k = self.namer.fresh("k")
-            g = self.adjoint_of(eq.outs[0].name)
-            if eq.outs[0].name in self.arrays:  # each element gets g summed to its own shape ([c] + rows)
-                g = E.Call("@unbroadcast", (g, E.Subscript(self.ref(eq.ins[0]), E.Name(k))))
+            g = self.of(eq.outs[0].name)
+            if eq.outs[0].name in self.plan.arrays:  # each element gets g summed to its own shape ([c] + rows)
+                g = E.Call("@unbroadcast", (g, E.Subscript(self.plan.ref(eq.ins[0]), E.Name(k))))
             body = (AugAssign(E.Subscript(d, E.Name(k)), "+", g, eq.line),)
             out.append(ForS(k, E.Call("range", (E.Call("len", (d,)),)), body, eq.line))
         return out
@@ -240,40 +290,40 @@ class Adjoints:
     def array_element(self, name: str) -> bool:
         """Whether ``name``, read from a list, surely holds an array (not a number): an adjoint added into
         its element of the shadow may be stored there (``owned``); the Numba target's code keeps ``+=``."""
-        a = self.facts.avals.get(name)
-        return isinstance(a, V.Arr) and a.ndim != 0 and getattr(self.program, "new_array_stores", True)
+        a = self.plan.facts.avals.get(name)
+        return isinstance(a, V.Arr) and a.ndim != 0 and self.plan.options.new_array_stores
 
     def concat_adjoint(self, eq: Eq) -> list:
         """``u = a + b`` of lists: u's number adjoints go back to a's (from the start) and b's (after a's)."""
         out: list = []
-        if eq.outs[0].name not in self.act:
+        if eq.outs[0].name not in self.plan.act:
             return out
-        whole = E.Name(self.shadow_of(eq.outs[0].name))
+        whole = E.Name(self.shadows.of(eq.outs[0].name))
         a, b = eq.ins
         for part, start in ((a, E.Num(0)), (b, None)):
-            if isinstance(part, Var) and part.name in self.act:
-                d = E.Name(self.shadow_of(part.name))
+            if isinstance(part, Var) and part.name in self.plan.act:
+                d = E.Name(self.shadows.of(part.name))
                 if start is None:  # the shadows have their lengths of then: lists grown since have been popped
                     start = E.BinOp("-", E.Call("len", (whole,)), E.Call("len", (d,)))
                 out.append(Do(E.Call(self.program.helper("add_part_into"), (d, whole, start)), eq.line))
         return out
 
-    def call_adjoint(self, eq: Eq, out: list) -> None:
+    def call_adjoint(self, eq: Eq, site: tuple, out: list) -> None:
         """``d_a, d_b = g_reverse_sweep(g_res, ct)`` for a differentiated call.
 
         Lists a callee reads or fills have their shadows passed in the primal
         sweep, so only number arguments get cotangents back here.
         """
-        mask = self.mask(eq)
-        gs = [None if v.name in self.containers else self.adjoint_of(v.name) for v in eq.outs]
+        mask = self.plan.mask(eq)
+        gs = [None if v.name in self.plan.containers else self.of(v.name) for v in eq.outs]
         shape = self.program.shape(eq.param)
         ct = E.tuple_of(rebuild(shape, iter(g if g is not None else E.Num(0.0) for g in gs)))
-        sig = self.facts.call_sig(eq)
+        sig = self.plan.facts.call_sig(eq)
         as_list = [V.is_seq(a) for a in sig.avals]  # list arguments: their shadows are passed in the primal sweep
         scalars = [a for a, on, lst in zip(eq.ins, mask, as_list, strict=True) if on and not lst]
-        names = [self.fresh_adjoint("d_" + a.name) for a in scalars]
-        residuals = E.Name(self.saved_name(eq))
-        if self.recomputed(eq):  # the call run again from its arguments, for its residuals
+        names = [self.fresh("d_" + a.name) for a in scalars]
+        residuals = E.Name(self.keeping.residual(site, eq, eq.outs[0].name in self.plan.in_loop))
+        if recomputed(self.plan, self.program, eq):  # the call run again from its arguments, for its residuals
             kept = tuple(E.Subscript(residuals, E.Num(k)) for k in range(len(eq.ins)))
             residuals = E.Subscript(E.Call(self.program.forward_sweep(eq.param, mask, sig), kept), E.Num(1))
         call = E.Call(self.program.reverse_sweep(eq.param, mask, sig), (residuals, ct))
@@ -287,11 +337,11 @@ class Adjoints:
     def custom_adjoint(self, eq: Eq) -> list:
         """``d_a, d_b = rule_vjp(a, b, d_y)`` for a function with a user-supplied rule."""
         out: list = []
-        g = self.adjoint_of(eq.outs[0].name)
+        g = self.of(eq.outs[0].name)
         if len(eq.outs) > 1:  # a tuple of values (rules.output_size): the tuple of their cotangents
-            gs = [self.adjoint_of(v.name) for v in eq.outs]
+            gs = [self.of(v.name) for v in eq.outs]
             g = None if all(c is None for c in gs) else E.Tuple(tuple(c or E.Num(0.0) for c in gs))
-        mask = self.mask(eq)
+        mask = self.plan.mask(eq)
         if g is None or not any(mask):
             return out
         vjp = rules.CUSTOM[eq.param][1]
@@ -299,11 +349,8 @@ class Adjoints:
             raise TypeError(
                 f"{eq.param.__name__} has a jvp rule but no vjp rule: reverse mode needs defrule(..., vjp=...)"
             )
-        names = [
-            self.fresh_adjoint("d_" + a.name) if on else self.program.discard
-            for a, on in zip(eq.ins, mask, strict=True)
-        ]
-        call = E.Call(self.program.primal_name(vjp), tuple(self.ref(a) for a in eq.ins) + (g,))
+        names = [self.fresh("d_" + a.name) if on else self.program.discard for a, on in zip(eq.ins, mask, strict=True)]
+        call = E.Call(self.program.primal_name(vjp), tuple(self.plan.ref(a) for a in eq.ins) + (g,))
         out.append(Assign((tuple(names),), call, eq.line))
         for a, n in zip(eq.ins, names, strict=True):
             if n != self.program.discard:
@@ -312,19 +359,20 @@ class Adjoints:
 
     def touches(self, eq: Eq) -> bool:
         """Whether a call needs differentiating: it has active inputs and active outputs or list arguments."""
-        mask = self.mask(eq)
-        lists = any(on and a.name in self.containers for a, on in zip(eq.ins, mask, strict=True))
-        return any(mask) and (lists or any(v.name in self.act for v in eq.outs))
+        mask = self.plan.mask(eq)
+        lists = any(on and a.name in self.plan.containers for a, on in zip(eq.ins, mask, strict=True))
+        return any(mask) and (lists or any(v.name in self.plan.act for v in eq.outs))
 
-    def saved_name(self, eq: Eq) -> str:
-        if eq not in self.saved:
-            self.saved[eq] = self.namer.fresh(f"{eq.param.__name__}_res")
-            if any(eq.outs[0].name in s for s in (self.in_loop,)):
-                self.in_loop.add(self.saved[eq])
-        return self.saved[eq]
-
-    def mask(self, eq: Eq) -> tuple:
-        return tuple(isinstance(a, Var) and a.name in self.act and s for a, s in zip(eq.ins, slots(eq), strict=True))
+    def note_same_shape(self, site: tuple, eq, a, c, summed) -> None:
+        """Note that ``summed``, the cotangent ``c`` of the operand ``a`` of ``eq`` (at ``site``) summed to
+        its shape, is ``c`` itself where the loop around ``eq`` has one shape for all its arrays
+        (see ``versions``)."""
+        loop = self.plan.shape_loop(site)
+        if loop is None or summed is c or not isinstance(summed, E.Call) or summed.func != "@unbroadcast":
+            return
+        arrays = self.plan.same_shapes[loop].arrays
+        if eq.prim in ELEMENTWISE and a.name in arrays and eq.outs[0].name in arrays:
+            self.same_calls.setdefault(loop, {})[summed] = c
 
 
 HELPERS = ("zeros_like", "like", "like_arrays", "reject_ints") + CHANGES

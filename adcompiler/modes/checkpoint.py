@@ -45,145 +45,144 @@ usual: checkpointing changes memory and time, never the derivative.
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
+from ..analysis.defuse import writes_block
 from ..ir import expr as E
-from ..rules import CHANGES
 from ..ir.nodes import Assign, Break, Continue, Do, Eq, For, ForS, IfS, Return, Var, While, WhileS, free_names, walk
-from ..ir.printing import range_expr
+from ..rules import CHANGES
+from .plan import CheckpointPlan, TapePlan
 
 CHANGES_LISTS = ("setitem", "append", "pop") + CHANGES
 
 
-class Checkpoints:
-    """The checkpointed-loop part of ``sweep.Sweeps`` (a mixin: it uses the sweeps' analyses)."""
+def checkpoint_plan(plan: TapePlan, program, namer, loop, fwd: list, looped: bool, in_loop) -> CheckpointPlan | None:
+    """If ``loop`` is checkpointed: its names and state, else None.  Decided while building the adjoint
+    sweep (``fwd`` is the loop body's primal code with pushes; ``in_loop(name)``: whether a name is
+    defined inside a loop; ``looped``: whether the loop runs inside another)."""
+    every, fn = plan.options.checkpoint, plan.fn
+    if not every or plan.split or not isinstance(loop, For) or not _checkpointable(plan, program, loop):
+        return None
+    if not any(_pushes(s) for s in fwd):
+        return None  # nothing is taped per iteration: there is nothing to save memory on
+    written = writes_block(fwd)
+    state = [n for n in _reads(fwd) if (n in fn.slots or (in_loop(n) and n not in written)) and n not in plan.targets]
+    before = _assigned_before(fn.body, loop, set(fn.params))
+    if before is None or any(n not in before for n in state):
+        return None  # a state variable may be unbound when the loop starts
+    if revolve_limit(every) is None:  # the generated names each kind of loop uses (key: base name)
+        names = {"snapshots": "snapshots", "steps": "steps", "k": "every", "start": "c"}
+    else:
+        names = {n: n for n in ("snapshots", "steps", "most", "left", "at", "to")}
+    made = {key: namer.fresh(base) for key, base in names.items()}
+    return CheckpointPlan(every, tuple(state), looped, MappingProxyType(made))
 
-    def checkpoint_plan(self, loop, body: list, fwd: list):
-        """If ``loop`` is checkpointed: its names and state, else None.  Decided while building the
-        adjoint sweep (``body`` is the loop's adjoint code, ``fwd`` its primal code with pushes)."""
-        every = getattr(self.program, "checkpoint", None)
-        if not every or self.split or not isinstance(loop, For) or not self._checkpointable(loop):
-            return None
-        if not any(_pushes(s) for s in fwd):
-            return None  # nothing is taped per iteration: there is nothing to save memory on
-        written = set().union(set(), *(_written(s) for s in fwd))
-        state = [
-            n
-            for n in _reads(fwd)
-            if (n in self.fn.slots or (n in self.in_loop and n not in written)) and n not in self.targets
-        ]
-        before = _assigned_before(self.fn.body, loop, set(self.fn.params))
-        if before is None or any(n not in before for n in state):
-            return None  # a state variable may be unbound when the loop starts
-        if revolve_limit(every) is None:  # the generated names each kind of loop uses (key: base name)
-            names = {"snapshots": "snapshots", "steps": "steps", "k": "every", "start": "c"}
-        else:
-            names = {n: n for n in ("snapshots", "steps", "most", "left", "at", "to")}
-        plan = {"every": every, "state": state} | {key: self.namer.fresh(base) for key, base in names.items()}
-        self.checkpointed[id(loop)] = plan
-        return plan
 
-    def _checkpointable(self, loop) -> bool:
-        for s in walk(loop.body):
-            if isinstance(s, (For, While, Break, Continue, Return)):
-                return False
-            if isinstance(s, Eq) and s.prim in CHANGES_LISTS:
-                return False
-            if isinstance(s, Eq) and _draws(self.program, s, set()):  # run again, it would draw again: taped
-                return False
-            if (
-                isinstance(s, Eq)
-                and s.prim == "call"
-                and any(isinstance(a, Var) and (a.name in self.containers or a.name in self.arrays) for a in s.ins)
-            ):
-                return False
-        return True
+def _checkpointable(plan: TapePlan, program, loop) -> bool:
+    for s in walk(loop.body):
+        if isinstance(s, (For, While, Break, Continue, Return)):
+            return False
+        if isinstance(s, Eq) and s.prim in CHANGES_LISTS:
+            return False
+        if isinstance(s, Eq) and _draws(program, s, set()):  # run again, it would draw again: taped
+            return False
+        if (
+            isinstance(s, Eq)
+            and s.prim == "call"
+            and any(isinstance(a, Var) and (a.name in plan.containers or a.name in plan.arrays) for a in s.ins)
+        ):
+            return False
+    return True
 
-    def _range(self, loop) -> E.Expr:
-        """``range(...)`` of the loop's iterations, as the generated code names its bounds."""
-        bounds = For(loop.target, *(self.alias_atom(a) for a in (loop.start, loop.stop, loop.step)), (), loop.line)
-        return range_expr(bounds)
 
-    def _segments_of(self, plan, loop) -> list:
-        """``steps = range(...)``, ``every = k``: what both sweeps compute the segments from."""
-        steps = E.Name(plan["steps"])
-        if plan["every"] is True:
-            k = E.BoolOp("or", (E.Call("int", (E.BinOp("**", E.Call("len", (steps,)), E.Num(0.5)),)), E.Num(1)))
-        else:
-            k = E.Num(int(plan["every"]))
-        return [Assign((plan["steps"],), self._range(loop), loop.line), Assign((plan["k"],), k)]
+def _segments_of(plan: TapePlan, cp: CheckpointPlan, loop) -> list:
+    """``steps = range(...)``, ``every = k``: what both sweeps compute the segments from."""
+    steps = E.Name(cp.names["steps"])
+    if cp.every is True:
+        k = E.BoolOp("or", (E.Call("int", (E.BinOp("**", E.Call("len", (steps,)), E.Num(0.5)),)), E.Num(1)))
+    else:
+        k = E.Num(int(cp.every))
+    return [Assign((cp.names["steps"],), plan.range_of(loop), loop.line), Assign((cp.names["k"],), k)]
 
-    def _segment(self, plan) -> E.Expr:
-        start = E.Name(plan["start"])
-        return E.Subscript(E.Name(plan["steps"]), E.Slice(start, start + E.Name(plan["k"])))
 
-    def _state(self, plan) -> E.Expr:
-        names = [E.Name(n) for n in plan["state"]]
-        return names[0] if len(names) == 1 else E.Tuple(tuple(names))
+def _segment(cp: CheckpointPlan) -> E.Expr:
+    start = E.Name(cp.names["start"])
+    return E.Subscript(E.Name(cp.names["steps"]), E.Slice(start, start + E.Name(cp.names["k"])))
 
-    def fwd_checkpointed(self, loop, plan, body: list) -> list:
-        """The primal sweep: the loop in segments, a snapshot of the state before each, no taping."""
-        quiet = _without_pushes(body)
-        if revolve_limit(plan["every"]) is not None:  # the schedule recomputes from the loop's start
-            start = Assign((plan["snapshots"],), E.List((self._snapshot(plan, E.Num(0)),)), loop.line)
-            return [start, ForS(loop.target.name, self._range(loop), tuple(quiet), loop.line)]
-        starts = E.Call("range", (E.Num(0), E.Call("len", (E.Name(plan["steps"]),)), E.Name(plan["k"])))
-        segment = [ForS(loop.target.name, self._segment(plan), tuple(quiet), loop.line)]
-        keep = [Do(E.Method(E.Name(plan["snapshots"]), "append", (self._state(plan),)))] if plan["state"] else []
-        return (
-            [Assign((plan["snapshots"],), E.List(()), loop.line)]
-            + self._segments_of(plan, loop)
-            + [ForS(plan["start"], starts, tuple(keep + segment), loop.line)]
-        )
 
-    def rev_checkpointed(self, loop, plan, body: list, fwd: list) -> list:
-        """The adjoint sweep: per segment, last first, restore its snapshot, run it again taping, reverse it."""
-        if revolve_limit(plan["every"]) is not None:
-            return self.rev_revolve(loop, plan, body, fwd)
-        starts = E.Call("range", (E.Num(0), E.Call("len", (E.Name(plan["steps"]),)), E.Name(plan["k"])))
-        state = plan["state"]
-        restore = [
-            Assign((state[0] if len(state) == 1 else tuple(state),), E.Method(E.Name(plan["snapshots"]), "pop", ()))
-        ]
-        again = ForS(loop.target.name, self._segment(plan), tuple(fwd), loop.line)
-        back = ForS(loop.target.name, E.Call("reversed", (self._segment(plan),)), tuple(body), loop.line)
-        segments = ForS(
-            plan["start"], E.Call("reversed", (starts,)), tuple((restore if state else []) + [again, back]), loop.line
-        )
-        return self._segments_of(plan, loop) + [segments]
+def _state(cp: CheckpointPlan) -> E.Expr:
+    names = [E.Name(n) for n in cp.state]
+    return names[0] if len(names) == 1 else E.Tuple(tuple(names))
 
-    def _snapshot(self, plan, step: E.Expr) -> E.Expr:
-        """A revolve snapshot: the step it is taken before, then the loop's state."""
-        return E.Tuple((step,) + tuple(E.Name(n) for n in plan["state"])) if plan["state"] else step
 
-    def rev_revolve(self, loop, plan, body: list, fwd: list) -> list:
-        """The adjoint sweep of a revolve loop: the ``revolve`` helper says, from the top snapshot, which
-        step to run to, then either a snapshot is taken there or that step is run taping and reversed."""
-        steps, snapshots = E.Name(plan["steps"]), E.Name(plan["snapshots"])
-        at, to, left, most = (E.Name(plan[k]) for k in ("at", "to", "left", "most"))
-        limit = revolve_limit(plan["every"])
-        count = E.Call("len", (steps,))
-        target, line = loop.target.name, loop.line
-        restore = Assign(
-            ((plan["at"], *plan["state"]) if plan["state"] else plan["at"],), E.Subscript(snapshots, E.Num(-1)), line
-        )
-        free = most - E.Call("len", (snapshots,))
-        choose = Assign((plan["to"],), E.Call(self.program.helper("revolve"), (at, left, free)), line)
-        advance = ForS(target, E.Subscript(steps, E.Slice(at, to)), tuple(_without_pushes(fwd)), line)
-        keep = Do(E.Method(snapshots, "append", (self._snapshot(plan, to),)), line)
-        done = IfS(E.Compare("==", at, to), (Do(E.Method(snapshots, "pop", ()), line),), (), line)
-        reverse = [
-            Assign((target,), E.Subscript(steps, to), line),
-            *fwd,
-            *body,
-            Assign((plan["left"],), to, line),
-            done,
-        ]
-        step = IfS(E.Compare("<", to, left - E.Num(1)), (keep,), tuple(reverse), line)
-        return [
-            Assign((plan["steps"],), self._range(loop), line),
-            Assign((plan["most"],), E.Method(count, "bit_length", ()) if limit is True else E.Num(limit), line),
-            Assign((plan["left"],), count, line),
-            WhileS((), E.Compare(">", left, E.Num(0)), (restore, choose, advance, step), line),
-        ]
+def fwd_checkpointed(plan: TapePlan, cp: CheckpointPlan, loop, body: list) -> list:
+    """The primal sweep: the loop in segments, a snapshot of the state before each, no taping."""
+    quiet, names = _without_pushes(body), cp.names
+    if revolve_limit(cp.every) is not None:  # the schedule recomputes from the loop's start
+        start = Assign((names["snapshots"],), E.List((_snapshot(cp, E.Num(0)),)), loop.line)
+        return [start, ForS(loop.target.name, plan.range_of(loop), tuple(quiet), loop.line)]
+    starts = E.Call("range", (E.Num(0), E.Call("len", (E.Name(names["steps"]),)), E.Name(names["k"])))
+    segment = [ForS(loop.target.name, _segment(cp), tuple(quiet), loop.line)]
+    keep = [Do(E.Method(E.Name(names["snapshots"]), "append", (_state(cp),)))] if cp.state else []
+    return (
+        [Assign((names["snapshots"],), E.List(()), loop.line)]
+        + _segments_of(plan, cp, loop)
+        + [ForS(names["start"], starts, tuple(keep + segment), loop.line)]
+    )
+
+
+def rev_checkpointed(plan: TapePlan, program, cp: CheckpointPlan, loop, body: list, fwd: list) -> list:
+    """The adjoint sweep: per segment, last first, restore its snapshot, run it again taping, reverse it."""
+    if revolve_limit(cp.every) is not None:
+        return _rev_revolve(plan, program, cp, loop, body, fwd)
+    names = cp.names
+    starts = E.Call("range", (E.Num(0), E.Call("len", (E.Name(names["steps"]),)), E.Name(names["k"])))
+    state = cp.state
+    restore = [
+        Assign((state[0] if len(state) == 1 else tuple(state),), E.Method(E.Name(names["snapshots"]), "pop", ()))
+    ]
+    again = ForS(loop.target.name, _segment(cp), tuple(fwd), loop.line)
+    back = ForS(loop.target.name, E.Call("reversed", (_segment(cp),)), tuple(body), loop.line)
+    segments = ForS(
+        names["start"], E.Call("reversed", (starts,)), tuple((restore if state else []) + [again, back]), loop.line
+    )
+    return _segments_of(plan, cp, loop) + [segments]
+
+
+def _snapshot(cp: CheckpointPlan, step: E.Expr) -> E.Expr:
+    """A revolve snapshot: the step it is taken before, then the loop's state."""
+    return E.Tuple((step,) + tuple(E.Name(n) for n in cp.state)) if cp.state else step
+
+
+def _rev_revolve(plan: TapePlan, program, cp: CheckpointPlan, loop, body: list, fwd: list) -> list:
+    """The adjoint sweep of a revolve loop: the ``revolve`` helper says, from the top snapshot, which
+    step to run to, then either a snapshot is taken there or that step is run taping and reversed."""
+    names = cp.names
+    steps, snapshots = E.Name(names["steps"]), E.Name(names["snapshots"])
+    at, to, left, most = (E.Name(names[k]) for k in ("at", "to", "left", "most"))
+    limit = revolve_limit(cp.every)
+    count = E.Call("len", (steps,))
+    target, line = loop.target.name, loop.line
+    restore = Assign(((names["at"], *cp.state) if cp.state else names["at"],), E.Subscript(snapshots, E.Num(-1)), line)
+    free = most - E.Call("len", (snapshots,))
+    choose = Assign((names["to"],), E.Call(program.helper("revolve"), (at, left, free)), line)
+    advance = ForS(target, E.Subscript(steps, E.Slice(at, to)), tuple(_without_pushes(fwd)), line)
+    keep = Do(E.Method(snapshots, "append", (_snapshot(cp, to),)), line)
+    done = IfS(E.Compare("==", at, to), (Do(E.Method(snapshots, "pop", ()), line),), (), line)
+    reverse = [
+        Assign((target,), E.Subscript(steps, to), line),
+        *fwd,
+        *body,
+        Assign((names["left"],), to, line),
+        done,
+    ]
+    step = IfS(E.Compare("<", to, left - E.Num(1)), (keep,), tuple(reverse), line)
+    return [
+        Assign((names["steps"],), plan.range_of(loop), line),
+        Assign((names["most"],), E.Method(count, "bit_length", ()) if limit is True else E.Num(limit), line),
+        Assign((names["left"],), count, line),
+        WhileS((), E.Compare(">", left, E.Num(0)), (restore, choose, advance, step), line),
+    ]
 
 
 def _draws(program, eq, seen: set) -> bool:
@@ -247,23 +246,6 @@ def _without_pushes(stmts: list) -> list:
             s = IfS(s.test, tuple(_without_pushes(list(s.body))), tuple(_without_pushes(list(s.orelse))), s.line)
         out.append(s)
     return out
-
-
-def _written(s) -> set:
-    if isinstance(s, Assign):
-        out: set = set()
-        for t in s.targets:
-            _target_names(t, out)
-        return out
-    return set().union(set(), *(_written(x) for x in getattr(s, "body", ()) + getattr(s, "orelse", ())))
-
-
-def _target_names(t, out: set) -> None:
-    if isinstance(t, str):
-        out.add(t)
-    elif isinstance(t, tuple):
-        for x in t:
-            _target_names(x, out)
 
 
 def _reads(stmts) -> list:

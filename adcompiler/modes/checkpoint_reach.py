@@ -19,10 +19,11 @@ from ..ir.nodes import Eq, For, While, walk
 
 def warn_if_unreached(sweeps, program) -> None:
     """Warn when ``checkpoint=`` was asked for, no loop of the differentiated function was checkpointed
-    (``sweeps.checkpointed`` is empty), and a function it calls (at any depth) has a loop."""
-    if not getattr(program, "checkpoint", None) or sweeps.checkpointed or sweeps.split:
+    (``sweeps.kept.checkpoints`` is empty), and a function it calls (at any depth) has a loop."""
+    plan = sweeps.plan
+    if not plan.options.checkpoint or sweeps.kept.checkpoints or plan.split:
         return
-    fn = sweeps.fn
+    fn = plan.facts.fn
     if any(isinstance(s, (For, While)) for s in walk(fn.body)):
         return  # its own loops did not qualify (see checkpoint's docstring): not what this warns of
     found = _loop_in_callees(program, fn, set())
@@ -31,7 +32,7 @@ def warn_if_unreached(sweeps, program) -> None:
     callee, loop = found
     where = f"{callee.source.filename}:{loop.line}" if callee.source is not None else callee.name
     warnings.warn(
-        f"checkpoint={program.checkpoint!r} changes nothing in {fn.name}: its loop is in {callee.name} "
+        f"checkpoint={plan.options.checkpoint!r} changes nothing in {fn.name}: its loop is in {callee.name} "
         f"({where}), a function it calls, and checkpointing applies to the loops of the differentiated "
         f"function itself (a function it calls is differentiated in two sweeps, which checkpointing does not "
         f"split); to checkpoint the loop, write it in {fn.name}",

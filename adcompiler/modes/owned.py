@@ -17,6 +17,7 @@ only where the array is provably the adjoint's own, and turns every other one ba
 
 from __future__ import annotations
 
+from ..analysis.defuse import target_names
 from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, ForS, IfS, WhileS, every_statement
 
@@ -41,7 +42,7 @@ def owned(stmts: list, results=()) -> list:
     for s in every_statement(stmts):
         _count(s, reads)
         if isinstance(s, Assign):
-            for n in _target_names(s.targets):
+            for n in target_names(s.targets):
                 assigned[n] = assigned.get(n, 0) + 1
     sites: dict = {}  # id of an add_new line whose adjoint its block has just made -> that name
     _sites(stmts, sites)
@@ -67,7 +68,7 @@ def _sites(stmts, sites: dict) -> None:
                 sites[id(s)] = g.id
                 made.discard(g.id)
         elif isinstance(s, Assign):
-            made -= set(_target_names(s.targets))
+            made -= set(target_names(s.targets))
             if len(s.targets) == 1 and isinstance(s.targets[0], str) and _makes_new(s.value):
                 made.add(s.targets[0])
 
@@ -86,17 +87,6 @@ def _rewritten(stmts, kept: set) -> list:
             element, g = s.value.args
             s = AugAssign(element, "+", g, s.line)
         out.append(s)
-    return out
-
-
-def _target_names(targets) -> list:
-    """Every name an assignment's targets bind (tuples unpacked; a subscript binds none)."""
-    out: list = []
-    for t in targets:
-        if isinstance(t, str):
-            out.append(t)
-        elif isinstance(t, tuple):
-            out += _target_names(t)
     return out
 
 

@@ -16,28 +16,135 @@ with the cotangent 1.0 folded in.
 
 from __future__ import annotations
 
-from ..ir import expr as E
-from ..ir.nodes import Assign, Comment, Def, Eq, ForS, Ret, Return, Var, WhileS, flatten, free_names, walk
-from ..ir.printing import atom
+from dataclasses import dataclass
+
 from ..analysis import values as V
 from ..analysis.facts import Facts
-from .guards import expectations, int_guard
-from .numbers import float_cotangents
+from ..analysis.defuse import writes_block
 from ..front.names import Namer
-from .sweep import Sweeps
+from ..ir import expr as E
+from ..ir.nodes import Assign, Comment, Def, Eq, ForS, Ret, Return, Var, WhileS, flatten, free_names, rebuild, walk
+from ..ir.printing import atom
+from . import structures
+from .adjoints import Adjoints
 from .checkpoint_reach import warn_if_unreached
-from ..analysis.liveness import writes
+from .guards import distinct, expectations, int_guard
+from .numbers import float_cotangents
+from .owned import owned
+from .plan import Kept, TapePlan, tape_plan
+from .primal import primal_sweep
+from .shadows import Shadows
+from .sweep import adjoint_sweep
+
+
+@dataclass(frozen=True)
+class Sweeps:
+    """Both sweeps of one function, and what the entry points ask of them."""
+
+    plan: TapePlan
+    shadows: Shadows  # the shadow lists' names (asked for more by split's returned lists)
+    kept: Kept  # what the primal sweep keeps for the adjoint sweep
+    primal: list  # the primal sweep, starting with ``entry``
+    entry: list  # the tapes and shadows the primal sweep starts with
+    adjoint: list  # the adjoint sweep
+    ct: str | None  # the output cotangent's parameter (None: a literal seed was folded in)
+    cotangents: list  # the cotangents of the active parameters (their shadows, for a split sweep's lists)
+    value: E.Expr  # the function's value
+    shadow_params: list  # a split sweep's parameters for the shadows of its list parameters
+    adjoint_names: frozenset  # every adjoint name made
+    looped: frozenset  # names defined inside loops (shadows and residuals of calls among them)
+
+
+def sweeps(facts: Facts, active_params: tuple, program, namer: Namer, seed=None, split=False) -> Sweeps:
+    """Both sweeps of ``facts.fn``: the tape plan, the adjoint sweep and what it keeps, then the primal
+    sweep, its entry, the cotangents of ``active_params`` (``seed``: a literal output cotangent folded
+    in; ``split``: a called function's two sweeps, apart)."""
+    fn = facts.fn
+    plan = tape_plan(facts, active_params, program, split)
+    shadows = Shadows(plan, program, namer)
+    ct = namer.fresh("ct") if seed is None else None
+    adjoint, adjoints, kept = adjoint_sweep(plan, shadows, program, namer, seed if seed is not None else E.Name(ct), ct)
+    primal = primal_sweep(plan, kept, shadows, program)
+    lists = [p for p in active_params if p in plan.containers]
+    shadow_params = [shadows.of(p) for p in lists] if split else []
+    # a list parameter not differentiated may still receive active values: it gets a shadow too
+    unasked = [p for p in fn.params if p in plan.containers and p in plan.act and p not in active_params]
+    entry = [
+        Assign((shadows.of(p),), shadows.zeros(p, E.Name(p)))
+        for p in ([] if split else [p for p in lists if p in plan.act]) + unasked
+    ]
+    entry[:0] = [Assign((name,), E.List(())) for name in kept.tapes.values()]
+    primal[:0] = entry
+    snapshots = {}  # written arrays that are returned: copied before the reverse sweep restores them
+    ret = next(s for s in reversed(fn.body) if isinstance(s, Return))
+    for a in flatten(ret.value):
+        # a returned array may be a written one, or a view of it (u[:], u.reshape(4)): copied either way
+        if isinstance(a, Var) and (plan.written or plan.mutable) and a.name in plan.arrays:
+            snapshots[a.name] = namer.fresh(a.name + "_out")
+            primal.append(Assign((snapshots[a.name],), E.Call("numpy.copy", (plan.ref(a),))))
+    refs = (
+        E.Name(snapshots[a.name]) if isinstance(a, Var) and a.name in snapshots else plan.ref(a)
+        for a in flatten(ret.value)
+    )
+    value = E.tuple_of(rebuild(ret.value, iter(refs)))
+    scalars = [p for p in active_params if not (split and p in plan.containers)]
+    made = [_cotangent(p, plan, adjoints, shadows, program) for p in scalars]
+    cotangents = distinct(scalars, made, plan.arrays, adjoint, adjoints.fresh)
+    adjoint = owned(adjoint, cotangents)  # arrays stored into shadows where their own
+    looped = plan.in_loop | shadows.looped() | kept.looped_residuals
+    return Sweeps(
+        plan,
+        shadows,
+        kept,
+        primal,
+        entry,
+        adjoint,
+        ct,
+        cotangents,
+        value,
+        shadow_params,
+        frozenset(adjoints.names),
+        looped,
+    )
+
+
+def _cotangent(p: str, plan: TapePlan, adjoints: Adjoints, shadows: Shadows, program) -> E.Expr:
+    """The cotangent of the parameter ``p`` as the caller gets it: its adjoint, of its type and shape."""
+    aval = plan.facts.avals.get(p, V.TOP)
+    if p in plan.containers:
+        shadow = E.Name(shadows.of(p)) if p in plan.act else shadows.zeros(p, E.Name(p))
+        if structures.lists_of_numbers(aval) and structures.lists_all_down(aval):  # the shadow is the cotangent
+            return shadow
+        made = structures.like(aval, shadow, E.Name(p), shadows.namer.fresh)
+        if made is not None and (structures.numbers_only(aval) or plan.options.written_shadows):
+            return made
+        like = "like_arrays" if V.leaves_may_be_arrays(aval) else "like"
+        return E.Call(program.helper(like), (shadow, E.Name(p)))
+    d = adjoints.of(p)
+    if p in plan.arrays:
+        float64 = isinstance(aval, V.Arr) and aval.dtype == "float64" and aval.ndim != 0  # 0-D: not a NumPy scalar
+        if isinstance(d, E.Name) and d.id not in adjoints.zeroes and float64:
+            return d  # surely an array of p's shape (and dtype) already
+        return E.Call("@array_like", (d or E.Num(0.0), E.Name(p)))
+    if d is None and p not in plan.act:  # unused: a zero shaped like whatever was passed
+        return E.Call("@zeros_like", (E.Name(p),))
+    d = d or E.Num(0.0)
+    if isinstance(aval, V.Num) and aval.dtype not in ("float", "int", "bool"):  # a NumPy float32: its type
+        return E.Call(f"numpy.{aval.dtype}", (d,))
+    if plan.arrays and not isinstance(d, E.Num):  # arrays' cotangents reached it: a 0-d array made a number
+        return E.Call("@array_like", (d, E.Name(p)))
+    return d
 
 
 def fused(facts: Facts, name: str, active_params: tuple, program, namer: Namer) -> Def:
     """``name(*params, ct=1.0) -> (value, cotangents)``: both sweeps in one function."""
     fn = facts.fn
-    s = Sweeps(facts, active_params, program, namer)
+    s = sweeps(facts, active_params, program, namer)
     warn_if_unreached(s, program)
     ones = _ones(program.shape_of(fn))
     heading = [Comment("adjoints, last line first")] if s.adjoint else []
     cts = float_cotangents(facts.avals, active_params, s.cotangents, s.adjoint)
-    body = s.primal + heading + s.adjoint + [Ret(E.Tuple((s.value(), E.Tuple(tuple(cts)))))]
+    body = s.primal + heading + s.adjoint + [Ret(E.Tuple((s.value, E.Tuple(tuple(cts)))))]
     body = expectations(facts, name, program) + body
     doc = f"Reverse mode of {fn.name}: (value, cotangents)."
     return Def(name, fn.params + (s.ct,), tuple(atom(d) for d in fn.defaults) + (ones,), tuple(body), doc, fn.source)
@@ -50,13 +157,13 @@ def gradient(facts: Facts, name: str, active_params: tuple, program, namer: Name
     active parameters, then runs both sweeps with the cotangent 1.0 folded in.
     """
     fn = facts.fn
-    s = Sweeps(facts, active_params, program, namer, seed=E.Num(1.0))
+    s = sweeps(facts, active_params, program, namer, seed=E.Num(1.0))
     warn_if_unreached(s, program)
     cts = float_cotangents(facts.avals, active_params, s.cotangents, s.adjoint)
     grads = cts[0] if len(cts) == 1 else E.Tuple(tuple(cts))
     arrays = E.Num(any(V.leaves_may_be_arrays(a) for a in facts.sig.avals))
     guard = int_guard(program, arrays, active_params)
-    result = E.Tuple((s.value(), grads)) if with_value else grads
+    result = E.Tuple((s.value, grads)) if with_value else grads
     body = guard + s.primal + s.adjoint + [Ret(result)]
     return Def(name, fn.params, tuple(atom(d) for d in fn.defaults), tuple(body), f"Gradient of {fn.name}.", fn.source)
 
@@ -85,9 +192,9 @@ def jacobian(facts: Facts, name: str, active_params: tuple, program, namer: Name
     for row_namer in namers:
         namer.take_all(row_namer)
     core = rows[0][1]
-    shared = all(not s.tapes and c == core and not (writes_of(s.adjoint) & writes_of(core)) for s, c in rows)
+    shared = all(not s.kept.tapes and c == core and not (writes_block(s.adjoint) & writes_block(core)) for s, c in rows)
     shared = shared and not any(isinstance(x, (ForS, WhileS)) for x in core)
-    shared = shared and not any(set(free_names(core)) & writes_of(s.entry) for s, _ in rows)  # a row's shadows
+    shared = shared and not any(set(free_names(core)) & writes_block(s.entry) for s, _ in rows)  # a row's shadows
     body = int_guard(program, E.Num(any(V.leaves_may_be_arrays(a) for a in facts.sig.avals)), active_params)
     given = {p: namer.fresh(p + "_given") for p in fn.params}  # each row's primal starts from the arguments
     body += core if shared else [Assign((given[p],), E.Name(p)) for p in fn.params]
@@ -106,7 +213,7 @@ def _rows(facts: Facts, active_params: tuple, program, namers: list) -> list:
     """``(sweeps, primal sweep)`` for each row of the Jacobian, row ``k`` named by ``namers[k]``."""
     m, rows = len(namers), []
     for k in range(m):
-        s = Sweeps(facts, active_params, program, namers[k], seed=_unit_seed(facts.summary.out, iter(range(m)), k))
+        s = sweeps(facts, active_params, program, namers[k], seed=_unit_seed(facts.summary.out, iter(range(m)), k))
         rows.append((s, s.primal[len(s.entry) :]))
     return rows
 
@@ -127,10 +234,10 @@ def _flat_cotangents(s: Sweeps, params) -> E.Expr:
     """The cotangents of ``params`` (numbers, flat lists and tuples) as one list of numbers."""
     parts = []
     for p, c in zip(params, s.cotangents):
-        if s.facts.avals.get(p) == V.FLOAT:
+        if s.plan.facts.avals.get(p) == V.FLOAT:
             parts.append(E.List((c,)))
-        elif p in s.act:
-            parts.append(E.Name(s.shadow_of(p)))
+        elif p in s.plan.act:
+            parts.append(E.Name(s.shadows.of(p)))
         else:
             parts.append(E.BinOp("*", E.List((E.Num(0.0),)), E.Call("len", (E.Name(p),))))
     flat = parts[0]
@@ -161,11 +268,6 @@ def _unit_seed(out, positions, k) -> E.Expr:
     return E.Num(1.0 if next(positions) == k else 0.0)
 
 
-def writes_of(stmts) -> set:
-    """Every name the statements assign."""
-    return set().union(set(), *(writes(x) for x in stmts))
-
-
 def split(facts: Facts, names: tuple, active_params: tuple, program, namer: Namer) -> list:
     """The forward sweep and the reverse sweep of a called function.
 
@@ -174,17 +276,17 @@ def split(facts: Facts, names: tuple, active_params: tuple, program, namer: Name
     """
     fwd_name, rev_name = names
     fn = facts.fn
-    s = Sweeps(facts, active_params, program, namer, split=True)
+    s = sweeps(facts, active_params, program, namer, split=True)
     out = s.cotangents[0] if len(s.cotangents) == 1 else E.Tuple(tuple(s.cotangents))
-    inside = s.in_loop | s.targets  # restored by the tape or by the reversed loops themselves
-    inside |= set().union(set(), *(writes(x) for x in s.adjoint))  # and what the adjoint code defines itself
+    inside = s.looped | s.plan.targets  # restored by the tape or by the reversed loops themselves
+    inside |= writes_block(s.adjoint)  # and what the adjoint code defines itself
     residuals = [n for n in free_names(s.adjoint + [Ret(out)]) if n not in s.adjoint_names and n not in inside]
     res = namer.fresh("residuals")
     ret = fn.body[-1]
-    lists = [a for a in flatten(ret.value) if isinstance(a, Var) and a.name in s.containers]
-    shadows = E.Tuple(tuple(s.shadow_value(a) for a in lists))
+    lists = [a for a in flatten(ret.value) if isinstance(a, Var) and a.name in s.plan.containers]
+    shadows = E.Tuple(tuple(s.shadows.value(a) for a in lists))
     saved = E.Tuple(tuple(E.Name(r) for r in residuals))
-    value = E.Tuple((s.value(), shadows, saved) if lists else (s.value(), saved))
+    value = E.Tuple((s.value, shadows, saved) if lists else (s.value, saved))
     fwd_body = s.primal + [Ret(value)]
     unpack = [Assign((tuple(residuals),), E.Name(res))] if residuals else []
     rev_body = unpack + s.adjoint + [Ret(out)]

@@ -86,3 +86,22 @@ def _lists_down(aval) -> bool:
         return isinstance(aval, V.Num)
     inner = aval.items if aval.items is not None else (aval.elem,)
     return aval.kind == "list" and all(_lists_down(a) for a in inner)
+
+
+def lists_of_numbers(aval) -> bool:
+    """Whether a value is a list (or a list of lists, ...) of numbers, read by position only where
+    its elements are alike: its shadow is its cotangent."""
+    if not isinstance(aval, V.Seq) or aval.kind == "tuple" and not numbers_only(aval):
+        return False
+    if numbers_only(aval):
+        return True
+    return aval.items is None and aval.kind == "list" and lists_of_numbers(aval.elem)
+
+
+def lists_all_down(aval) -> bool:
+    """Whether every sequence in a value is a list: its shadow (lists of adjoints) is then its cotangent;
+    a tuple inside (a list of ``(x,)`` records) gets its cotangent rebuilt by ``like``, as a tuple."""
+    if not isinstance(aval, V.Seq):
+        return True
+    inner = aval.items if aval.items is not None else (aval.elem,)
+    return aval.kind == "list" and all(lists_all_down(a) for a in inner)

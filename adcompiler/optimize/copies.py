@@ -26,6 +26,7 @@ from collections import Counter
 from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, Break, Continue, Do, ForS, IfS, Raise, Ret, WhileS, every_statement
 from ..ir.nodes import free_names, shell
+from ..analysis.defuse import binds
 from ..analysis.liveness import pure
 
 
@@ -45,13 +46,9 @@ def _row_aliases(body, rows) -> set:
     """The names only ever assigned a row of one of ``rows`` (``d_row = d_M[i]``)."""
     assigned: dict = {}
     for s in every_statement(body):
-        if isinstance(s, Assign):
-            for t in s.targets:
-                if isinstance(t, str):
-                    row = isinstance(s.value, E.Subscript) and isinstance(s.value.value, E.Name)
-                    assigned[t] = assigned.get(t, True) and row and s.value.value.id in rows
-        elif isinstance(s, (AugAssign, ForS)) and isinstance(s.target, str):
-            assigned[s.target] = False
+        row = isinstance(s, Assign) and isinstance(s.value, E.Subscript) and isinstance(s.value.value, E.Name)
+        for t in binds(s):  # (a name unpacked from a tuple, or changed by +=, is not a row)
+            assigned[t] = assigned.get(t, True) and row and t in s.targets and s.value.value.id in rows
     return {name for name, ok in assigned.items() if ok}
 
 

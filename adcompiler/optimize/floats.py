@@ -8,8 +8,9 @@ of floats, ``math``'s functions of real numbers.
 
 from __future__ import annotations
 
+from ..analysis.defuse import target_names
 from ..ir import expr as E
-from ..ir.nodes import Assign, AugAssign, Do, ForS, every_statement, free_names
+from ..ir.nodes import Assign, AugAssign, ForS, every_statement
 
 
 def surely_float(e, floats, float_lists) -> bool:
@@ -45,7 +46,7 @@ def float_names(body, floats: set, float_lists) -> set:
                 if isinstance(t, str):
                     assigned.setdefault(t, []).append(s.value)
                 elif not isinstance(t, E.Subscript):
-                    for n in free_names([Do(t)]):
+                    for n in target_names(t):
                         assigned.setdefault(n, []).append(None)  # unpacked: not known
         elif isinstance(s, AugAssign) and isinstance(s.target, str):
             assigned.setdefault(s.target, []).append(E.BinOp(s.op, E.Name(s.target), s.value))

@@ -26,14 +26,13 @@ from dataclasses import dataclass
 
 from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, Comment, Def, Do, ForS, IfS, Ret, WhileS
-from ..analysis.liveness import forget, live_step, pure, reads, step
+from ..analysis.defuse import reads
+from ..analysis.liveness import forget, live_step, pure, step
+from ..analysis.memo import MEMO
 from ..analysis.positions import Block
 
 TEMPORARY = re.compile(r"(d_?)?t\d+$")  # t7 (ANF), dt7 (its tangent), d_t7 (its adjoint)
 MAX_DEPTH = 12  # a folded expression nests at most this deep: readable, and far from Python's parser limits
-
-
-_DEPTHS: dict = {}  # id of an expression -> (it, _depth of it), for one folding: expressions are immutable
 
 
 @dataclass(frozen=True)
@@ -82,7 +81,7 @@ def fold_temporaries(stmts: list, after: set, jump, user_names=frozenset(), fold
     try:
         return _fold(stmts, after, jump, folding or Folding(frozenset(user_names)))
     finally:
-        _DEPTHS.clear()
+        MEMO.depths.clear()  # (the build's own: see analysis.memo)
 
 
 def _fold(stmts: list, after: set, jump, folding: Folding) -> list:
@@ -162,11 +161,11 @@ def _depth(e) -> int:
     if isinstance(e, (tuple, list)):
         return max((_depth(x) for x in e), default=0)
     if isinstance(e, E.Expr):
-        hit = _DEPTHS.get(id(e))  # a host is asked again after each fold into it
+        hit = MEMO.depths.get(id(e))  # a host is asked again after each fold into it
         if hit is not None and hit[0] is e:
             return hit[1]
         depth = 1 + max((_depth(v) for v in vars(e).values()), default=0)
-        _DEPTHS[id(e)] = (e, depth)
+        MEMO.depths[id(e)] = (e, depth)
         return depth
     return 0
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..analysis import values as V
+from ..analysis.defuse import binds, flat_targets
 from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, Do, ForS, IfS, Ret, WhileS, every_statement, free_names, shell
 
@@ -117,9 +118,9 @@ def _no_distinct(body: tuple, reads: Counter) -> tuple:
 
 
 def _targets(s) -> list:
-    if isinstance(s, Assign):
-        return [n for t in s.targets for n in ([t] if isinstance(t, str) else free_names([Do(t)]))]
-    return [s.target] if isinstance(s, (AugAssign, ForS)) and isinstance(s.target, str) else []
+    """The names statement ``s`` binds, and those of a list or array it stores into (with the index)."""
+    stores = [t for t in flat_targets(s.targets) if isinstance(t, E.Expr)] if isinstance(s, Assign) else []
+    return binds(s) + [n for t in stores for n in free_names([Do(t)])]
 
 
 def _repeats(body: tuple, avals: dict) -> tuple:

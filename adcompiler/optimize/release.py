@@ -23,7 +23,8 @@ compiled code no longer reads itself: that target asks for none of this.)
 
 from __future__ import annotations
 
-from ..analysis.liveness import flat_targets, live_before
+from ..analysis.defuse import target_names
+from ..analysis.liveness import live_before
 from ..ir import expr as E
 from ..ir.nodes import Assign, Do, ForS, IfS, Release, Ret, WhileS, every_statement, free_names
 
@@ -77,7 +78,7 @@ def _arrays(body: tuple, arrays: frozenset) -> set:
     values: dict = {}
     for s in every_statement(body):
         if isinstance(s, Assign):
-            for n in _assigned(s):
+            for n in target_names(s.targets):
                 values.setdefault(n, []).append(s.value)
     made: set = set()
     grown = True
@@ -130,16 +131,11 @@ def _holds_loop(s) -> bool:
 def _bound_by(s) -> list:
     """The plain names statement ``s`` of the block surely binds (an assignment's; a branch's or a
     loop's may not run)."""
-    return _assigned(s) if isinstance(s, Assign) else []
+    return target_names(s.targets) if isinstance(s, Assign) else []
 
 
 def _maybe_bound_by(s) -> list:
     """The plain names assignments inside compound statement ``s`` may bind."""
     if not isinstance(s, (IfS, ForS, WhileS)):
         return []
-    return [n for x in every_statement([s]) if isinstance(x, Assign) for n in _assigned(x)]
-
-
-def _assigned(s: Assign) -> list:
-    """The plain names assignment ``s`` binds, in order."""
-    return [x for x in flat_targets(s.targets) if isinstance(x, str)]
+    return [n for x in every_statement([s]) if isinstance(x, Assign) for n in target_names(x.targets)]

@@ -15,6 +15,7 @@ indices, each once.
 from __future__ import annotations
 
 from ..analysis import values as V
+from ..analysis.defuse import binds, writes_block
 from ..ir import expr as E
 from .bounds import hoist_index_checks
 from .copies import slice_copies
@@ -90,10 +91,14 @@ def _fresh(body) -> tuple:
     assigned new rows of zeros (``[[0.0] * len(r) for r in M]``, each row a new list)."""
     kinds: dict = {}
     for s in every_statement(body):
-        for t in s.targets if isinstance(s, Assign) else (s.target,) if isinstance(s, (AugAssign, ForS)) else ():
-            if isinstance(t, str):
-                kind = "zeros" if isinstance(s, Assign) and _zeros(s.value) else "rows" if _rows(s) else None
-                kinds[t] = kind if kinds.get(t, kind) == kind else None
+        for t in binds(s):
+            plain = not isinstance(s, Assign) or t in s.targets  # (not one unpacked from a tuple)
+            kind = (
+                "zeros"
+                if isinstance(s, Assign) and plain and _zeros(s.value)
+                else "rows" if plain and _rows(s) else None
+            )
+            kinds[t] = kind if kinds.get(t, kind) == kind else None
     return ({n for n, k in kinds.items() if k == "zeros"}, {n for n, k in kinds.items() if k == "rows"})
 
 
@@ -201,7 +206,7 @@ def _counted_write(s, d, loops, outer) -> bool:
     if loops[:-1] != outer or not loops or not isinstance(loops[-1], ForS):
         return False
     loop = loops[-1]
-    return loop.target == s.target.index.id and _distinct(loop.iterable) and not _assigns(loop.body, loop.target)
+    return loop.target == s.target.index.id and _distinct(loop.iterable) and loop.target not in writes_block(loop.body)
 
 
 def _row_write(places, d):
@@ -242,7 +247,7 @@ def _row_read(s, d, loops) -> bool:
     if len(loops) != 1 or not isinstance(loops[0], ForS):
         return False
     loop = loops[0]
-    return loop.target == v.index.id and _distinct(loop.iterable) and not _assigns(loop.body, loop.target)
+    return loop.target == v.index.id and _distinct(loop.iterable) and loop.target not in writes_block(loop.body)
 
 
 def _hands_back(s, d) -> bool:
@@ -283,17 +288,6 @@ def _distinct(iterable) -> bool:
     if isinstance(iterable, E.Call) and iterable.func == "reversed" and len(iterable.args) == 1:
         iterable = iterable.args[0]
     return isinstance(iterable, E.Call) and iterable.func == "range" and not iterable.keywords
-
-
-def _assigns(stmts, name) -> bool:
-    for s in every_statement(stmts):
-        if isinstance(s, Assign) and any(
-            name == t or not isinstance(t, (str, E.Subscript)) and name in free_names([Do(t)]) for t in s.targets
-        ):
-            return True
-        if isinstance(s, (AugAssign, ForS)) and s.target == name:
-            return True
-    return False
 
 
 def _replace(stmts, old, new) -> tuple:

@@ -23,28 +23,28 @@ import heapq
 
 from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, Break, Continue, Def, Do, ForS, IfS, Raise, Ret, WhileS, calls
-from ..analysis.liveness import flat_targets, forget, head_reads, loop_head, pure, reads, reads_block, step, writes
+from ..analysis.defuse import flat_targets, head_reads, reads, reads_block, writes
+from ..analysis.liveness import forget, loop_head, pure, step
+from ..analysis.memo import MEMO
 from ..analysis.positions import Block
 from .inline import fold_temporaries
 
 IN_PLACE = ("scatter_add", "take_and_clear")  # runtime helpers that change an adjoint array in place
-_STATE: dict = {"in_place": None, "body": ()}  # whether the function being tidied calls one (None: not known yet)
-_CANDIDATES: dict = {}  # id of a statement -> (it, _candidate of it), for one tidying: statements are immutable
 
 
 def tidy(d: Def, user_names=frozenset()) -> Def:
     """The same function, with the copies and dead lines above removed, then its single-use
     temporaries folded into their use (see inline.py; ``user_names`` are never folded)."""
     body = list(d.body)
-    _STATE.update(in_place=None, body=body)
+    MEMO.tidying.update(in_place=None, body=body)  # (the build's own: see analysis.memo)
     for _ in range(3):
         before, body = body, _block(_drop_faint(body), set(), None)
         if _same(body, before) or body == before:  # a fixpoint: another round would change nothing
             break
     body = fold_temporaries(body, set(), None, user_names)
     forget()
-    _CANDIDATES.clear()
-    _STATE.update(in_place=None, body=())
+    MEMO.candidates.clear()
+    MEMO.tidying.update(in_place=None, body=())
     return Def(d.name, d.params, d.defaults, tuple(body), d.doc, d.source)
 
 
@@ -212,15 +212,16 @@ def _in_place() -> bool:
     """Whether the function being tidied calls a helper that changes an adjoint array in place
     (then ``d = e`` would make ``d`` an alias of an array changed later); found on first asking.
     A helper given the number 0.0 to start from makes a new array: that changes nothing in place."""
-    if _STATE["in_place"] is None:
-        found = calls(_STATE["body"])
-        _STATE["in_place"] = any(
+    state = MEMO.tidying  # whether the function being tidied calls one (None: not known yet)
+    if state["in_place"] is None:
+        found = calls(state["body"])
+        state["in_place"] = any(
             isinstance(c, E.Call)
             and c.func.lstrip("@").startswith(IN_PLACE)
             and not (c.args and isinstance(c.args[0], E.Num))
             for c in found
         )
-    return _STATE["in_place"]
+    return state["in_place"]
 
 
 def _adds_to(s, d: str) -> bool:
@@ -315,7 +316,7 @@ def _collect(stmts, parents: tuple, writers: dict, mark) -> None:
 
 def _candidate(s) -> bool:
     """An assignment without effects to plain names: removable if nothing needs what it assigns."""
-    hit = _CANDIDATES.get(id(s))  # asked of each statement in every round, and again when sweeping
+    hit = MEMO.candidates.get(id(s))  # asked of each statement in every round, and again when sweeping
     if hit is not None and hit[0] is s:
         return hit[1]
     if isinstance(s, Assign):
@@ -325,7 +326,7 @@ def _candidate(s) -> bool:
     else:
         plain = isinstance(s, AugAssign) and isinstance(s.target, str)
     found = plain and pure(s.value)
-    _CANDIDATES[id(s)] = (s, found)
+    MEMO.candidates[id(s)] = (s, found)
     return found
 
 

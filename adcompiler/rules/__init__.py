@@ -17,6 +17,8 @@ integer ``y``: no derivative in ``y``, as JAX and autograd say; ``d/dx`` is ``y 
 
 from __future__ import annotations
 
+import functools
+
 from . import arrays as N
 from . import scalar as S
 from .custom import CUSTOM, defrule, output_size
@@ -50,12 +52,21 @@ def has_custom_rule(obj) -> bool:
         return False
 
 
-def key(prim: str, nargs: int) -> str:
-    """The table key for ``prim`` applied to ``nargs`` arguments."""
+def _partials(prim: str, nargs: int) -> tuple:
+    """The partials of ``prim`` applied to ``nargs`` arguments: its rule for that count, else its rule."""
     specific = f"{prim}/{nargs}"
-    if prim in VARIADIC and specific not in PARTIALS:
-        PARTIALS[specific] = VARIADIC[prim](nargs)
-    return specific if specific in PARTIALS else prim
+    if specific in PARTIALS:
+        return PARTIALS[specific]
+    if prim in VARIADIC:
+        return _variadic(prim, nargs)
+    return PARTIALS[prim]
+
+
+@functools.cache
+def _variadic(prim: str, nargs: int) -> tuple:
+    """A variadic primitive's partials for ``nargs`` arguments, made once (the tables are never changed:
+    two threads building at once read the same ones)."""
+    return VARIADIC[prim](nargs)
 
 
 def has_rule(prim: str, nargs: int) -> bool:
@@ -63,7 +74,9 @@ def has_rule(prim: str, nargs: int) -> bool:
         prim in N.SEQUENCE
         or prim in N.PRODUCT
         or (
-            key(prim, nargs) in PARTIALS
+            f"{prim}/{nargs}" in PARTIALS
+            or prim in VARIADIC
+            or prim in PARTIALS
             or prim in FORWARD
             or prim in N.LINEAR
             or prim in N.BILINEAR
@@ -88,7 +101,7 @@ def differentiable_slots(prim: str, nargs: int) -> tuple:
         return (True, True)
     if prim in N.INACTIVE:
         return (False,) * nargs
-    return tuple(p is not None for p in PARTIALS[key(prim, nargs)])
+    return tuple(p is not None for p in _partials(prim, nargs))
 
 
 def _join(prim: str, arrays, axis) -> Expr:
@@ -130,7 +143,7 @@ def jvp(prim: str, args: list, out: Expr, tangents: list) -> Expr | None:
     if prim in N.PRODUCT:
         others = Call("@prod_vjp", (Num(1.0),) + tuple(args))
         return None if tangents[0] is None else Call("numpy.sum", (others * tangents[0], args[1], args[2]))
-    partials = PARTIALS[key(prim, len(args))]
+    partials = _partials(prim, len(args))
     return sum_exprs(
         _scale(partial(*args, out), t)
         for partial, t in zip(partials, tangents, strict=True)
@@ -169,7 +182,7 @@ def vjp(prim: str, args: list, out: Expr, g: Expr, active: list) -> list:
         )
     if prim in N.PRODUCT:
         return [Call("@prod_vjp", (g,) + tuple(args)) if active[0] else None] + [None] * (len(args) - 1)
-    partials = PARTIALS[key(prim, len(args))]
+    partials = _partials(prim, len(args))
     return [
         _scale(partial(*args, out), g) if partial is not None and a else None
         for partial, a in zip(partials, active, strict=True)

@@ -1,5 +1,5 @@
 """Derivative rules users give their own functions (``adcompiler.defrule``, and the JAX spellings of
-``adcompiler.custom_rules`` built on it)."""
+``adcompiler.api.custom_rules`` built on it)."""
 
 from __future__ import annotations
 

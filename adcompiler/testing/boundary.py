@@ -139,8 +139,8 @@ def generate(rng: random.Random) -> Program:
 
 def check(program: Program, seed: int, directory: str, k: int) -> str:
     """ "ok", "refusal: ..." or "failure: ..." for one program at one random point."""
-    from adcompiler.errors import UnsupportedSyntaxError
-    from adcompiler.testing.fuzz import load_module
+    from ..errors import UnsupportedSyntaxError
+    from .fuzz import load_module
 
     module = load_module(program.source, directory, f"boundary{k}")
     rng = random.Random(seed)

@@ -345,9 +345,9 @@ def _autograd_twin(module):
 
 def check(program: Program, seed: int, directory: str, k: int) -> str:
     """ "ok", "refusal: ..." or "failure: ..." for one program at one random point."""
-    from adcompiler.errors import UnsupportedSyntaxError
-    from adcompiler.testing.fuzz import load_module
-    from adcompiler.testing.oracle import check_both_modes
+    from ..errors import UnsupportedSyntaxError
+    from .fuzz import load_module
+    from .oracle import check_both_modes
 
     module = load_module(program.source, directory, f"structures{k}")
     rng = random.Random(seed)
@@ -366,7 +366,7 @@ def _twin_jacobian(twin, args):
     """A function of the arguments giving autograd's flattened Jacobian (None where autograd cannot)."""
     import numpy as np
 
-    from adcompiler.testing.oracle import leaves
+    from .oracle import leaves
 
     try:
         import autograd

@@ -110,7 +110,7 @@ def check_point(
     this order, before the detailed checks (grad and value_and_grad only of a number output); ran: a list the names of the entry points that ran are added
     to; a refusal carries its entry point and a call of it (see entries.compiled_before).
     """
-    from adcompiler.errors import UnsupportedSyntaxError
+    from ...errors import UnsupportedSyntaxError
 
     known = False
     try:
@@ -270,7 +270,7 @@ def check_program(
     Raises Failure on a bug.
     """
     import adcompiler
-    from adcompiler.errors import UnsupportedSyntaxError
+    from ...errors import UnsupportedSyntaxError
 
     counts = {"checked": 0, "skipped": 0, "invalid": 0, "known": 0, "raised": 0}
     mod = load_module(spec.source, directory)
@@ -349,7 +349,7 @@ def same_error(df, directory: str, spec, layout: Layout, args, message: str, rng
     """Each entry point raises the primal's ValueError of an unpacking, with its message: jvp, vjp (a
     cotangent shaped like the output of ``spec.base``, the program without the line), and for a number
     output grad and value_and_grad.  Raises Failure otherwise."""
-    from adcompiler.errors import UnsupportedSyntaxError
+    from ...errors import UnsupportedSyntaxError
 
     base = getattr(load_module(spec.base, directory, "base"), spec.entry)
     try:
@@ -402,7 +402,7 @@ def check_source(
     minimiser deleted) propagate.
     """
     import adcompiler
-    from adcompiler.errors import UnsupportedSyntaxError
+    from ...errors import UnsupportedSyntaxError
 
     own = directory is None
     directory = directory or tempfile.mkdtemp(prefix="adc_fuzz_one_")

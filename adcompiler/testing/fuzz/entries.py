@@ -45,7 +45,7 @@ def compiled_before(refusal, ran: list, fresh) -> str | None:
     """Why ``refusal`` (an UnsupportedSyntaxError naming backend="python") is a bug, or None: the object
     ran the entry points ``ran`` before, and ``fresh()``, a new object for the same function, runs the
     call that was refused (whose entry point and call the checker attached to the refusal)."""
-    from adcompiler.errors import UnsupportedSyntaxError
+    from ...errors import UnsupportedSyntaxError
 
     retry, entry = getattr(refusal, "fuzz_retry", None), getattr(refusal, "fuzz_entry", "?")
     if not ran or retry is None:

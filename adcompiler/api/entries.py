@@ -1,0 +1,455 @@
+"""Fast entries: what ``f.grad``, ``f.jvp``, ``f.vjp`` and ``f.value_and_grad`` become after a
+call with floats (and float arrays).
+
+An entry is a small generated function.  It tests that its arguments are like that first call's
+(a type test each) and runs the generated derivative; anything else goes to the checking method
+of ``Differentiable``, which binds keywords and defaults, refuses integers and wrong structures,
+and specialises for other arrays.  For a small derivative (straight-line code, a few lines) the
+entry holds the derivative's body itself: a Python call costs about as much as ``x * y``'s whole
+tangent, and the forward mode of ``x * y`` is what the hand-written tangent is measured against.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from operator import countOf
+
+from ..analysis import values as V
+from ..analysis.holds import written_ids, written_tangent_test, written_test
+from ..compile.emit import render_body
+from ..ir import expr as E
+from ..ir.nodes import Def, Do, ForS, IfS, WhileS
+from ..compile.load import load
+from ..front.environment import Scope, cells_of, namespace_of
+
+_INLINE_LIMIT = 30  # statements: a longer derivative's own work hides the cost of one call
+_GUARDED_LIMIT = 400  # statements: a body whose int check looks at lists is inlined up to this size (see below)
+
+
+def install(owner, name: str, mode: str, method, sequences, sig, ct_aval, building, paused) -> None:
+    """Make ``owner.<name>`` (``grad``, ``jvp``, ...) for later calls: the generated code for ``mode``
+    when the arguments have signature ``sig`` (floats, arrays of the same ndim and dtype with tangents
+    of their shapes, lists of the same abstract value: a test or two each), else ``method``, which
+    checks, binds and specialises (other kinds, keywords, integers, wrong structures).  ``sequences``:
+    the entry's parameters, each with the number of values it holds (None: one value); None: the
+    function's own parameters.  ``building``: the lock held (``pipeline.BUILDING``), ``paused``: the
+    garbage collector paused meanwhile (``collector.no_cycle_collection``)."""
+    ndarray = getattr(sys.modules.get("numpy"), "ndarray", None)
+    with building, paused():
+        if name in owner.__dict__:  # another thread made it meanwhile
+            return
+        generated = owner._function(mode, sig)
+        source = owner._sources.get(generated)
+        depends = owner._dependencies()
+        entry = make_entry(name, owner, generated, method, sequences, sig, ndarray, source, depends, ct_aval)
+        setattr(owner, name, entry)
+
+
+def make_entry(
+    name: str, owner, generated, method, sequences=None, sig=None, ndarray=None, source=None, depends=(), ct_aval=None
+):
+    """The entry ``f.<name>`` of Differentiable ``owner``: ``generated`` (the derivative for this
+    call's signature) when the arguments have that signature, else ``method(owner, ...)``.
+
+    ``sequences``: the entry's parameters, each with the number of values it holds (None: passed
+    whole), in the order ``generated`` takes their values; None: the function's own parameters.
+    ``sig``: the abstract signature ``generated`` is specialised on: a float is tested by its type,
+    an array by its type, ndim and dtype (its tangent: an array of the same shape), a list or tuple
+    by its whole abstract value (every element looked at: one of floats by their types at C speed,
+    else ``values.describe``) and, where several arguments hold lists, by which of them share one.
+    ``source``: ``(Def, Namespace)``, the IR ``generated`` was emitted from, to inline a short body.
+    ``depends``: what the code was built from (``front.environment.Dependency``), tested on every
+    call; when the module no longer holds it the method builds the code again.
+    ``ct_aval``: for a list output, the abstract value of the first call's cotangent (a list of
+    numbers), which later cotangents are tested against whole.
+    """
+    code = getattr(generated, "__wrapped__", generated).__code__  # (a compiled target's entry: its code's)
+    gen_params = code.co_varnames[: code.co_argcount]
+    sequenced = sig is not None and any(not isinstance(a, V.Num) for a in sig.avals)
+    body = _inlined_body(*source, sequenced) if source is not None else None
+    if body is not None and sequences is None and gen_params != owner.params:
+        body = None
+    scope = namespace_of(generated)  # what an inlined body reads: the generated names, the module's globals
+    taken = set(scope) | set(code.co_varnames) | set(code.co_names) | set(owner.params)
+    wholes = [p for p, n in sequences or () if p != "ct"]
+    parts = [f"ct{j}" for p, n in sequences or () if p == "ct" for j in range(n or 0)]
+    defaults = [f"default{i}" for i in range(len(owner.params))]
+    kinds = [f"{k}{i}" for i in [*range(len(owner.params)), "ct"] for k in ("aval", "dtype", "holds", "ids", "matches")]
+    helpers = ("generated", "method", "owner", "ndarray", "describe", "mismatch", "alias", "pattern", "avals", "unset")
+    states = ("module", "was", "code", "defaults", "kwdefaults")  # (a function's: the code and defaults it had)
+    helpers += ("current", "now") + tuple(f"{k}{j}" for j in range(len(depends)) for k in states)
+    g = _fresh([name, *helpers, *_BUILTINS, *wholes, *parts, *defaults, *kinds], taken)
+    space = {g[k]: v for k, v in _BUILTINS.items()}  # the entry's own names, handed to it (back.load)
+    space.update({g["generated"]: generated, g["method"]: method, g["owner"]: owner, g["ndarray"]: ndarray})
+    current = _current_tests(depends, g, space)
+    if sequences is None:
+        head, guard = _own_parameters(owner, g, space, sig, current)
+    else:
+        head, guard = _sequence_parameters(owner, gen_params, sequences, g, space, sig, current, ct_aval)
+    if current and all(d.kind == "code" for d in depends):  # the function's own code and defaults: attributes
+        guard[:0] = [f"    {g['current']} = {' and '.join(current)}"]
+    elif current:  # a name the module no longer has (KeyError) is a change too
+        tests = " and ".join(current)
+        guard[:0] = [
+            "    try:",
+            f"        {g['current']} = {tests}",
+            f"    except {g['KeyError']}:",
+            f"        {g['current']} = False",
+        ]
+    if body is None:
+        body = [f"return {g['generated']}({', '.join(gen_params)})"]
+    text = "\n".join([f"def {g[name]}({head}):", *guard, *("    " + line for line in body), ""])
+    own = scope.own if isinstance(scope, Scope) else {}
+    cells = cells_of(scope)  # a closure's captured variables: read from its cells (back.load)
+
+    def supply(names) -> dict:
+        found = {n: space[n] if n in space else own[n] for n in names if n in space or n in own}
+        return found | {n: cells[n] for n in names if n in cells and n not in found}
+
+    entry = load(text, generated.__globals__, f"{name} entry of {owner.fn.__qualname__}", supply)[g[name]]
+    entry.__name__ = name
+    entry.__module__ = owner.fn.__module__  # pickled by reference as the module's f.grad (or f.jvp, ...)
+    entry.__qualname__ = f"{owner.fn.__qualname__}.{name}"
+    entry.__self__ = owner  # like the bound method it replaces: differentiate(f.grad) finds f
+    return entry
+
+
+def tangent_mismatch(value, tangent, where="") -> str:
+    """Why ``tangent`` cannot be a tangent of ``value`` (lists must match in length and nesting), or ""."""
+    if isinstance(value, (list, tuple)):
+        if not isinstance(tangent, (list, tuple)) and not hasattr(tangent, "shape"):
+            return f"{where or 'it'} is a {type(value).__name__} of {len(value)} but the tangent is {type(tangent).__name__}"
+        if len(tangent) != len(value):
+            return f"{where or 'it'} has {len(value)} elements but the tangent has {len(tangent)}"
+        kinds = set(map(type, value))
+        if kinds & {list, tuple} or any(k.__name__ == "ndarray" for k in kinds):  # numbers only: the length is enough
+            for k, (v, t) in enumerate(zip(value, tangent)):
+                if tangent_mismatch(v, t):
+                    return tangent_mismatch(v, t, f"{where}[{k}]")  # named only when wrong: formatting costs
+        return ""
+    if type(value).__name__ == "ndarray":  # numbers carry vector tangents
+        shape = value.shape
+        if isinstance(tangent, (list, tuple)):
+            kind = type(tangent).__name__
+            return f"{where or 'it'} is an array of shape {shape} but the tangent is a {kind} of {len(tangent)}: give an array"
+        other = getattr(tangent, "shape", ())
+        if tuple(other) != shape and not (isinstance(tangent, (int, float)) and tangent == 0):
+            what = f"has shape {tuple(other)}" if hasattr(tangent, "shape") else f"is {tangent!r}"
+            return f"{where or 'it'} has shape {shape} but the tangent {what}"
+        return ""
+    if isinstance(tangent, (list, tuple)):
+        return f"{where or 'it'} is a number but the tangent is a {type(tangent).__name__}"
+    return ""
+
+
+# what the entry's tests call, as globals no name of the derivative's body can shadow
+_BUILTINS = {
+    "type": type,
+    "float": float,
+    "int": int,
+    "isinstance": isinstance,
+    "hasattr": hasattr,
+    "len": len,
+    "seq": (tuple, list),
+    "list": list,
+    "tuple": tuple,
+    "map": map,
+    "countOf": countOf,
+    "KeyError": KeyError,
+}
+
+
+def _fresh(bases, taken) -> dict:
+    """``base + "_" * width`` for each base, with the least width that clashes with no taken name."""
+    width = 1
+    while any(b + "_" * width in taken for b in bases):
+        width += 1
+    return {b: b + "_" * width for b in bases}
+
+
+def _float_test(v: str, exact: bool, g: dict) -> str:
+    """The test that value ``v`` is a float."""
+    return f"{g['type']}({v}) is {g['float']}" if exact else f"{g['isinstance']}({v}, {g['float']})"
+
+
+def _current_tests(depends, g, space) -> list:
+    """The tests that the module still holds what the code was built from (``depends``; see
+    ``front.environment.Dependency``): a dictionary lookup and an identity or type test each."""
+    tests, modules = [], {}
+    for k, dep in enumerate(depends):
+        if id(dep.where) not in modules:
+            modules[id(dep.where)] = g[f"module{len(modules)}"]
+            space[modules[id(dep.where)]] = dep.where
+        where, was, now = modules[id(dep.where)], g[f"was{k}"], g["now"]
+        space[was] = dep.value
+        read = f"{where}[{dep.name!r}]"
+        if dep.kind == "absent":
+            tests.append(f"{dep.name!r} not in {where}")
+        elif dep.kind == "same":
+            tests.append(f"{read} is {was}")
+        elif dep.kind in ("function", "code"):  # the same function (code: the entry's own), its code and
+            space[was] = dep.value[0]  # defaults not replaced
+            tests += [f"{read} is {was}"] if dep.kind == "function" else []
+            for attribute, value in zip(("__code__", "__defaults__", "__kwdefaults__"), dep.value[1:]):
+                if value is not None or attribute == "__code__":  # (no defaults then: every call gave each
+                    space[g[f"{attribute.strip('_')}{k}"]] = value  # argument, none to go stale)
+                    tests.append(f"{was}.{attribute} is {g[attribute.strip('_') + str(k)]}")
+        elif dep.kind == "type":
+            tests.append(f"{g['type']}({read}) is {was}")
+        elif dep.kind == "int":
+            tests.append(f"{g['type']}({now} := {read}) is {g['int']} and {now} == {was}")
+        elif dep.kind == "sequence":  # a list or tuple of numbers: of the same structure (rarely read: a call)
+            space[was] = dep
+            tests.append(f"{was}.holds()")
+        else:  # an array: of the same ndim and dtype
+            space[was] = dep.value[1]
+            tests.append(
+                f"{g['type']}({now} := {read}) is {g['ndarray']} and {now}.ndim == {dep.value[0]} and {now}.dtype == {was}"
+            )
+    return tests
+
+
+def _own_parameters(owner, g, space, sig, current=()):
+    """Head and guard of an entry taking the function's own parameters (``grad``, ``value_and_grad``);
+    ``current``: whether the module still holds what the code was built from (tested first: where it
+    does not, an argument left out is handed to the method as ``UNSET``, which reads the function's
+    defaults as they are then)."""
+    signature, filled = [], []
+    call = f"{g['method']}({g['owner']}, {', '.join(owner.params)})"
+    for i, (n, param) in enumerate(owner.signature.parameters.items()):
+        if param.default is not inspect.Parameter.empty:
+            space[g[f"default{i}"]], space[g["unset"]] = param.default, UNSET
+            filled += [f"    if {n} is {g['unset']}:", f"        {n} = {g[f'default{i}']}"]
+            n = f"{n}={g['unset']}"
+        signature.append(n)
+    guard = [f"    if not {g['current']}:", f"        return {call}"] if current else []
+    tests = [_kind_test(n, i, sig.avals[i], g, space, True) for i, n in enumerate(owner.params)]
+    tests += _alias_test(owner.params, sig, g, space)
+    guard += filled + [f"    if not ({' and '.join(tests) or 'True'}):", f"        return {call}"]
+    return ", ".join(signature), guard
+
+
+class _Unset:
+    """An argument a fast entry was called without (its default is the function's, read by the method)."""
+
+    def __repr__(self) -> str:
+        return "<unset>"
+
+
+UNSET = _Unset()
+
+
+def _kind_test(v: str, i: int, aval, g, space, exact: bool) -> str:
+    """The test that value ``v`` of the ``i``-th parameter has the abstract value ``aval``: a float, an
+    array of its ndim and dtype, or a list or tuple whose every element is as before."""
+    if isinstance(aval, V.Seq):  # equal structures are mostly the same cached object: tested first
+        space[g[f"aval{i}"]], space[g["describe"]] = aval, V.describe
+        described = f"(({g['now']} := {g['describe']}({v})) is {g[f'aval{i}']} or {g['now']} == {g[f'aval{i}']})"
+        floats = _floats_test(v, aval, g)  # a flat list of floats: its element types at C speed
+        if floats:
+            return f"({floats} or {described})"
+        holds = written_test(aval)  # lists and tuples of arrays: a test written out, quicker than describe
+        if holds is None:
+            return described
+        space[g[f"holds{i}"]] = holds
+        return f"({g[f'holds{i}']}({v}) or {described})"
+    if isinstance(aval, V.Arr):
+        space[g[f"dtype{i}"]] = _numpy_dtype(aval.dtype)
+        return f"{g['type']}({v}) is {g['ndarray']} and {v}.ndim == {aval.ndim} and {v}.dtype is {g[f'dtype{i}']}"
+    return _float_test(v, exact, g)
+
+
+def _floats_test(v: str, aval, g) -> str:
+    """For a list or tuple of floats: a test that ``v`` is one, at C speed (a third of ``describe``'s
+    cost), which implies ``describe(v) == aval``; "" for other structures.  Lists of other numbers
+    that describe alike (NumPy's float64) fail it and are left to ``describe``."""
+    if aval == V.describe([1.0]):  # a list of floats, of any length but 0
+        head = f"{g['type']}({v}) is {g['list']} and {g['len']}({v})"
+        return f"({head} and {g['countOf']}({g['map']}({g['type']}, {v}), {g['float']}) == {g['len']}({v}))"
+    k = len(aval.items or ())
+    if aval.kind == "tuple" and 0 < k <= V.MAX_ITEMS and aval == V.describe((1.0,) * k):
+        head = f"{g['type']}({v}) is {g['tuple']} and {g['len']}({v}) == {k}"
+        return f"({head} and {g['countOf']}({g['map']}({g['type']}, {v}), {g['float']}) == {k})"
+    return ""
+
+
+def _alias_test(values, sig, g, space) -> list:
+    """Where several arguments hold lists, the test that the same ones share a list as before."""
+    if sum(1 for a in sig.avals if isinstance(a, V.Seq)) < 2:
+        return []
+    lists = [i for i, a in enumerate(sig.avals) if isinstance(a, V.Seq) and a.kind != "tuple"]
+    if all(V.flat(a) for a in sig.avals if isinstance(a, V.Seq)):  # numbers only: the same list or not, each pair
+        return [
+            f"{values[i]} {'is' if sig.alias[i] == sig.alias[j] else 'is not'} {values[j]}"
+            for k, i in enumerate(lists)
+            for j in lists[k + 1 :]
+        ]
+    written = _written_alias_test(values, sig, g, space)
+    if written is not None:
+        return written
+    space[g["alias"]], space[g["pattern"]], space[g["avals"]] = V.alias_pattern, sig.alias, sig.avals
+    return [f"{g['alias']}(({', '.join(values)},), {g['avals']}) == {g['pattern']}"]
+
+
+def _written_alias_test(values, sig, g, space) -> list | None:
+    """Where no two arguments shared a list, the test that none do now: the ids of the lists each
+    reaches, gathered by a function written out from its abstract value (``analysis.holds``), are
+    disjoint.  None where they shared one, or an abstract value has no such function."""
+    holders = [i for i, a in enumerate(sig.avals) if V.holds_list(a)]
+    if any(sig.alias[i] != i for i in holders):
+        return None
+    sets = []
+    for i in holders:
+        ids = written_ids(sig.avals[i])
+        if ids is None:
+            return None
+        space[g[f"ids{i}"]] = ids
+        sets.append(f"{g[f'ids{i}']}({values[i]})")
+    return [f"{a}.isdisjoint({b})" for k, a in enumerate(sets) for b in sets[k + 1 :]]
+
+
+def _numpy_dtype(name: str):
+    import numpy
+
+    return numpy.dtype(name)
+
+
+def _sequence_parameters(owner, gen_params, sequences, g, space, sig, current=(), ct_aval=None):
+    """Head and guard of an entry taking sequences (``jvp(primals, tangents)``, ``vjp(primals,
+    ct)``).  Primals and tangents are unpacked into the generated function's parameter names; the
+    cotangent is its one parameter, unpacked only to test a tuple's parts.
+
+    Unpacking in a ``try`` costs nothing when it succeeds, where testing each sequence's type and
+    length first cost as much as the tangent of ``x * y``.  A one-shot iterator spent so is handed
+    on as a tuple of its values, so only where any other length is an error anyway: not the
+    primals of a function with defaults, nor a tuple cotangent (the generated code unpacks it
+    again, and the method takes only a tuple or list)."""
+    has_defaults = any(p.default is not inspect.Parameter.empty for p in owner.signature.parameters.values())
+    heads, slots, k = [], [], 0
+    for p, n in sequences:  # the generated parameters each sequence fills
+        width = 1 if p == "ct" else n
+        heads.append(gen_params[k] if p == "ct" else g[p])
+        slots.append(gen_params[k : k + width])
+        k += width
+    guard, tests, passed = [], [g["current"]] if current else [], list(heads)
+    for i, ((p, n), head, slot) in enumerate(zip(sequences, heads, slots)):
+        items = slot if p != "ct" or n is None else [g[f"ct{j}"] for j in range(n)]
+        if n is not None:
+            target = "()" if n == 0 else ", ".join(items) + ("," if n == 1 else "")
+            fallback = f"        return {g['method']}({g['owner']}, {', '.join(passed)})"
+            if p == "ct" or p == "primals" and has_defaults:
+                test = f"{g['type']}({head}) in {g['seq']} and {g['len']}({head}) == {n}"
+                guard += [f"    if not ({test}):", fallback, f"    {target} = {head}"]
+            else:
+                guard += ["    try:", f"        {target} = {head}", "    except (TypeError, ValueError):", fallback]
+            if p != "ct":
+                passed[i] = f"({target})"
+        for j, v in enumerate(items):
+            aval = sig.avals[owner.params.index(owner.wrt[j])] if p == "tangents" else None
+            if p == "primals":
+                tests.append(_kind_test(v, j, sig.avals[j], g, space, False))
+            elif p == "tangents" and isinstance(aval, V.Arr):  # an array of its primal's shape
+                primal = gen_params[owner.params.index(owner.wrt[j])]
+                tests.append(f'{g["type"]}({v}) is {g["ndarray"]} and {v}.shape == {primal}.shape')
+            elif p == "tangents" and V.flat(aval):  # numbers (the primal's test said so): the length is enough
+                primal = gen_params[owner.params.index(owner.wrt[j])]
+                tests.append(
+                    f'({g["type"]}({v}) in {g["seq"]} or {g["hasattr"]}({v}, "shape")) and {g["len"]}({v}) == {g["len"]}({primal})'
+                )
+            elif p == "tangents" and isinstance(aval, V.Seq):  # a list of its primal's structure
+                primal = gen_params[owner.params.index(owner.wrt[j])]
+                matches = written_tangent_test(aval)
+                if matches is None:
+                    space[g["mismatch"]] = tangent_mismatch
+                    tests.append(f"not {g['mismatch']}({primal}, {v})")
+                else:
+                    space[g[f"matches{j}"]] = matches
+                    tests.append(f"{g[f'matches{j}']}({primal}, {v})")
+            elif p == "ct" and ct_aval is not None:  # a list output's: a list of numbers, as the first one
+                tests.append(_kind_test(v, "ct", ct_aval, g, space, False))
+            else:  # (an array goes to the method, which checks its shape against the output's)
+                tests.append(_float_test(v, False, g))
+        if p == "primals":
+            tests += _alias_test(items, sig, g, space)
+    guard += [
+        f"    if not ({' and '.join(tests) or 'True'}):",
+        f"        return {g['method']}({g['owner']}, {', '.join(passed)})",
+    ]
+    return ", ".join(heads), guard
+
+
+def _inlined_body(d: Def | None, ns, sequenced: bool = False) -> list | None:
+    """The statements of generated function ``d`` as source lines if it is short and straight-line
+    (no loop: a loop's own work hides the cost of one call), else None.  ``sequenced``: an argument is
+    a list, tuple or array, which the generated function's check refusing integers walks on every call
+    (about a microsecond) though the entry's own tests have passed: then a body of up to
+    ``_GUARDED_LIMIT`` statements, loops included, is inlined without that check."""
+    if d is None:
+        return None
+    guarded = sequenced and bool(d.body) and _int_guard(d.body[0])
+    limit = _GUARDED_LIMIT if guarded else _INLINE_LIMIT
+    count, todo = 0, list(d.body)
+    while todo:
+        s = todo.pop()
+        count += 1
+        if isinstance(s, (ForS, WhileS)) and not guarded or count > limit:
+            return None
+        if isinstance(s, (IfS, ForS)):
+            todo.extend(s.body + getattr(s, "orelse", ()))
+        elif isinstance(s, WhileS):
+            todo.extend(s.header + s.body)
+    if d.body and _int_guard(d.body[0]):  # the entry's own tests are stricter: floats and float arrays
+        d = Def(d.name, d.params, d.defaults, d.body[1:], d.doc, d.source)
+    return render_body(d, ns)
+
+
+def _int_guard(s) -> bool:
+    """Whether ``s`` is the check refusing integer arguments (``modes.guards.int_guard``)."""
+    if isinstance(s, IfS) and len(s.body) == 1 and not s.orelse:
+        s = s.body[0]
+    return isinstance(s, Do) and isinstance(s.value, E.Call) and s.value.func.lstrip("@").startswith("reject_ints")
+
+
+# ---- records: the structure described once per distinct structure --------------------------------
+
+_RECORD_ENTRIES = 8  # distinct structures remembered per entry point (others take the checking method)
+
+
+def record_entry(owner, name: str, args: tuple, kwargs: dict):
+    """``(result,)`` of ``owner.<name>(*args)`` (``grad`` or ``value_and_grad``) through an entry made
+    for an earlier call whose arguments had the same structure (``remember_records``), or None: no such
+    entry, keywords, or code built from what the module no longer holds (the checking method runs).
+    Each argument is tested and flattened by code written for its abstract value
+    (``analysis.flattening``): a type test per part instead of ``values.describe`` of it."""
+    entries = owner._record_entries.get(name)
+    if not entries or kwargs or len(args) != len(owner.params) or owner._stale():
+        return None
+    for flats, function, rebuild in entries:
+        values = []
+        for flat, arg in zip(flats, args):
+            found = flat(arg)
+            if found is None:
+                break
+            values.append(found[0])
+        else:
+            return (rebuild(function(*values)),)
+    return None
+
+
+def remember_records(owner, name: str, sig, function, positions: tuple, both: bool) -> None:
+    """Remember, for ``record_entry``, how calls whose arguments have signature ``sig`` (records in them)
+    reach ``function``, the generated ``name`` code, and how its result becomes records again (``both``:
+    a ``(value, gradient)`` pair).  Not where two arguments hold lists (which of them share one is a
+    test of its own) or where something is not written out (``analysis.flattening``)."""
+    from ..analysis.flattening import written_flatten, written_rebuild
+
+    entries = owner._record_entries.setdefault(name, [])
+    if len(entries) >= _RECORD_ENTRIES or sum(1 for a in sig.avals if V.holds_list(a)) > 1:
+        return
+    flats = [written_flatten(a) for a in sig.avals]
+    if any(f is None for f in flats):
+        return
+    gradient = written_rebuild([sig.avals[i] for i in positions])
+    rebuild = (lambda out: (out[0], gradient(out[1]))) if both else gradient
+    entries.append((flats, function, rebuild))

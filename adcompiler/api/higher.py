@@ -1,0 +1,389 @@
+"""Jacobians, Hessians and Hessian-vector products, built from generated code.
+
+``jacobian`` in forward mode pushes every input direction through one forward
+pass at once: each tangent is a NumPy array holding one component per input
+scalar (a row of the identity), so the generated tangent code, written for
+floats, carries whole Jacobian columns.  In reverse mode it runs one vjp per
+output scalar.  ``hessian`` and ``hvp`` are forward mode applied to the
+generated reverse-mode code (forward over reverse).  NumPy is imported only
+here, when one of these is called.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from typing import Any, Callable
+
+from ..analysis import values as V
+from ..targets.numba import backend as numba_backend
+from .differentiable import Differentiable, Wrt, differentiate
+from .variadic import Variadic
+from .entries import make_entry
+from ..modes import reverse
+from ..compile.pipeline import BUILDING
+from .trees import converts, fields, flatten, make, unflatten
+from ..ir.nodes import Eq, walk
+from ..rules import HELPER_RULES
+
+
+def _numpy():
+    try:
+        import numpy
+    except ImportError as exc:  # pragma: no cover - exercised only without NumPy
+        raise ImportError("adcompiler.jacobian, hessian and hvp return NumPy arrays: pip install numpy") from exc
+    return numpy
+
+
+def leaves(value, split_arrays=True) -> list:
+    """The scalars of a nested list/tuple/array structure, left to right (arrays whole if not split;
+    records' items in key order, as generated code holds them)."""
+    if type(value) in _NUMBERS:  # the common leaf first: a record's test costs ten times as much
+        return [value]
+    items = fields(value)
+    if items is not None:
+        return [x for v in items.values() for x in leaves(v, split_arrays)]
+    if isinstance(value, (list, tuple)):
+        return [x for v in value for x in leaves(v, split_arrays)]
+    if split_arrays and _is_array(value):
+        return list(value.ravel())
+    return [value]
+
+
+def rebuild(like, items):
+    """``like``'s structure with its scalars taken in order from the iterator ``items``."""
+    if type(like) in _NUMBERS:
+        return next(items)
+    record = fields(like)
+    if record is not None:
+        return make(type(like), tuple(record), [rebuild(v, items) for v in record.values()])
+    if isinstance(like, (list, tuple)):
+        out = [rebuild(v, items) for v in like]
+        return tuple(out) if isinstance(like, tuple) else out
+    if _is_array(like):
+        np = _numpy()
+        return np.array([next(items) for _ in range(like.size)], dtype=float).reshape(like.shape)
+    return next(items)
+
+
+_NUMBERS = (float, int, bool)
+
+
+def integer(value) -> bool:
+    """Whether ``value`` is an integer (an int, a bool, a NumPy integer or bool scalar or array): it has no
+    derivative (``trees.integral``), so it is no input of a Jacobian, and its gradient is None."""
+    t = type(value)
+    return t is int or t is bool or getattr(getattr(value, "dtype", None), "kind", "") in ("i", "u", "b")
+
+
+def wrt_leaves(value, like=None, split_arrays=True) -> list:
+    """The scalars of ``value`` (a derivative of ``like``, by default ``value`` itself) where ``like``
+    has no integer: the inputs of a Jacobian, and the entries of their tangents and cotangents."""
+    like = value if like is None else like
+    if type(like) in _NUMBERS or _is_array(like) or _joined(like):
+        return [] if integer(like) else leaves(value, split_arrays)
+    items = fields(like)
+    if items is not None:
+        got = fields(value)
+        values = [got[k] for k in items] if got is not None else list(value)
+        return [x for v, w in zip(values, items.values()) for x in wrt_leaves(v, w, split_arrays)]
+    if isinstance(like, (list, tuple)):
+        return [x for v, w in zip(value, like) for x in wrt_leaves(v, w, split_arrays)]
+    return [] if integer(like) or value is None else leaves(value, split_arrays)
+
+
+def _joined(value) -> bool:
+    """A list of Python numbers with a float among them: a list of floats (``values.describe`` joins a
+    list's numbers), its ints included."""
+    return type(value) is list and all(type(v) in _NUMBERS for v in value) and float in set(map(type, value))
+
+
+def wrt_rebuild(like, items):
+    """``rebuild`` of a tangent of ``like``: an integer's tangent zero (0.0, or zeros of its shape),
+    taking nothing from ``items``."""
+    if integer(like):
+        return _numpy().zeros(like.shape) if _is_array(like) else 0.0
+    if type(like) in _NUMBERS or _is_array(like) or _joined(like):
+        return rebuild(like, items)
+    record = fields(like)
+    if record is not None:
+        return make(type(like), tuple(record), [wrt_rebuild(v, items) for v in record.values()])
+    if isinstance(like, (list, tuple)):
+        out = [wrt_rebuild(v, items) for v in like]
+        return tuple(out) if isinstance(like, tuple) else out
+    return next(items)
+
+
+def _is_array(value) -> bool:
+    return type(value).__name__ == "ndarray"
+
+
+def _scalar_code(d: Differentiable, args: tuple) -> bool:
+    """Whether ``d``'s code for these arguments handles numbers only: then its tangents may be NumPy
+    arrays carrying many directions at once.  Code that may handle arrays (shape-generic helpers such
+    as ``unbroadcast``, which sum a tangent to its value's shape) takes one direction per pass."""
+    if any(_is_array(a) or isinstance(a, (list, tuple)) and _holds_array(a) for a in args):
+        return False
+    _, sig = d._bound(tuple(args))
+    facts = d._facts(sig)
+    return not facts.arrays and not _calls_numpy(d, facts, set())
+
+
+def _calls_numpy(d: Differentiable, facts, seen: set) -> bool:
+    """Whether the function (or a function it calls) calls NumPy: on numbers too, ``np.dot`` or
+    ``np.sum`` of a tangent that carries many directions would mix the directions up."""
+    for eq in walk(facts.fn.body):
+        if not isinstance(eq, Eq):
+            continue
+        if eq.prim.startswith("numpy.") or eq.prim in HELPER_RULES:
+            return True
+        if eq.prim == "call" and eq.outs in facts.calls:
+            key = (eq.param, facts.call_sig(eq))
+            if key not in seen:
+                seen.add(key)
+                callee = d._program(facts.sig).facts(*key)
+                if callee.arrays or _calls_numpy(d, callee, seen):
+                    return True
+    return False
+
+
+def float_dtype(np, values):
+    """The dtype of a derivative of these values: the result type of their floating dtypes, a Python
+    number's float64 (float32 arrays and scalars only: float32)."""
+    found = {
+        x.dtype if getattr(getattr(x, "dtype", None), "kind", "") == "f" else np.dtype(float) for x in _scalars(values)
+    }
+    return np.result_type(*found) if found else np.dtype(float)
+
+
+def _scalars(value):
+    """Each array and number of a structure (records, lists, tuples) but integers."""
+    items = fields(value) if type(value) not in _NUMBERS else None
+    if items is not None or isinstance(value, (list, tuple)):
+        for v in (items.values() if items is not None else value):
+            yield from _scalars(v)
+    elif value is not None and not integer(value):
+        yield value
+
+
+def _holds_array(value) -> bool:
+    return any(_is_array(v) or isinstance(v, (list, tuple)) and _holds_array(v) for v in value)
+
+
+def _directions(positions: tuple, args: tuple):
+    """One tangent tuple per input scalar (unit vectors), for arguments that hold arrays."""
+    values = [args[i] for i in positions]
+    n = sum(len(wrt_leaves(v)) for v in values)
+    for k in range(n):
+        items = iter([1.0 if j == k else 0.0 for j in range(n)])
+        yield tuple(wrt_rebuild(v, items) for v in values)
+
+
+def _from_one_state(np, passes, state=None) -> list:
+    """Each pass run from one state of np.random's global generator (``state``, else the current one),
+    leaving it as one pass leaves it: a function that draws (np.random.randn in its body) makes its draw
+    once per call, and the several passes of one Jacobian or Hessian are one call."""
+    state = np.random.get_state() if state is None else state
+    out = []
+    for run in passes:
+        np.random.set_state(state)
+        out.append(run())
+    return out
+
+
+def as_differentiable(f, wrt) -> Differentiable:
+    if isinstance(f, Differentiable) and (wrt is None or tuple(wrt) == f.wrt):
+        return f
+    if not isinstance(f, Differentiable):
+        return differentiate(f, wrt=wrt)
+    return differentiate(f.fn, wrt=wrt, backend=f.backend, arrays=f.arrays)
+
+
+def _basis_tangents(positions: tuple, args: tuple, np):
+    """One tangent per wrt argument, each scalar carrying a row of the n x n identity."""
+    values = [args[i] for i in positions]
+    n = sum(len(wrt_leaves(v)) for v in values)
+    rows = iter(np.eye(n))
+    return tuple(wrt_rebuild(v, rows) for v in values), n
+
+
+def jacobian(f: Callable[..., Any], wrt: Wrt = None, mode: str = "auto") -> Callable[..., Any]:
+    """A callable giving the (m, n) Jacobian: m output scalars (flattened), n wrt input scalars (flattened, wrt order).
+
+    ``mode`` is "forward" (all n directions in one pass, tangents as NumPy
+    arrays), "reverse" (one reverse pass per output scalar) or "auto" (forward
+    when n <= m).
+    """
+    if mode not in ("auto", "forward", "reverse"):
+        raise ValueError(f"mode must be 'auto', 'forward' or 'reverse', not {mode!r}")
+    d = as_differentiable(f, wrt)
+    if isinstance(d, Variadic):  # def f(*xs): the Jacobian of f with as many parameters as arguments
+        return lambda *args: jacobian(d.fixed(len(args)), mode=mode)(*args)
+    entry = array = None  # the entry giving the rows of the reverse Jacobian (see _rows_entry), and np.array
+
+    def jac(*args):
+        if entry is not None:  # closure cells, read at the cost of a local: the whole call is a few microseconds
+            return array(entry(*args), float)  # (dtype=float)
+        return checked(*args)
+
+    def checked(*args):
+        nonlocal entry, array
+        np = _numpy()
+        args, sig = d._bound(args, flat=False)  # records kept: jvp and vjp take them
+        if any(type(a).__module__.split(".")[0] not in ("numpy", "builtins") and hasattr(a, "dtype") for a in args):
+            raise TypeError(
+                f"jacobian of {d.fn.__name__} builds NumPy arrays; for arrays of {type(args[0]).__module__.split('.')[0]} "
+                'or another library (arrays="any"), call its vjp or jvp, which keep them'
+            )
+        if mode == "reverse" and _rows_apply(d, sig):  # no primal run to count the outputs
+            made = _rows_entry(d, sig, lambda *a: checked(*a).tolist())
+            if entry is None:  # the first of two threads' (the other's works as well)
+                array, entry = np.array, made
+            return np.array(made(*args), dtype=float)
+        if mode == "reverse" and _rows_apply(d, sig, "numba"):
+            rows = _vjp_rows(d, sig, d.fn(*args))
+            made = lambda *a: _or_else(rows(*a), lambda: checked(*a).tolist())  # noqa: E731
+            if entry is None:
+                array, entry = np.array, made
+            return np.array(made(*args), dtype=float)
+        positions = d._positions_of(sig)
+        wrt = [args[i] for i in positions]
+        n = sum(len(wrt_leaves(a)) for a in wrt)
+        written = any(d._facts(sig).summary.written)  # each run below from the arguments as given
+        fresh = (lambda: copy.deepcopy(args)) if written else (lambda: args)  # noqa: E731
+        state = np.random.get_state()  # every pass from it: a function that draws makes one draw per call
+        value = d.fn(*fresh())
+        m = len(leaves(value))
+        dtype = float_dtype(np, [value, *wrt])  # float32 in and out: float32 (float64 for any Python float)
+        if mode == "forward" or (mode == "auto" and n <= m):
+            if not _scalar_code(d, args):  # array code: one direction per pass
+                passes = [lambda ts=ts: d.jvp(fresh(), ts)[1] for ts in _directions(positions, args)]
+                columns = [[float(t) for t in leaves(out)] for out in _from_one_state(np, passes, state)]
+                return np.array(columns, dtype=dtype).reshape(n, m).T
+            np.random.set_state(state)
+            tangents, _ = _basis_tangents(positions, args, np)
+            _, out = d.jvp(fresh(), tangents)
+            columns = [np.broadcast_to(np.asarray(t, dtype=float), (n,)) for t in leaves(out, False)]
+            return np.array(columns, dtype=dtype).reshape(m, n)
+        cts = [rebuild(value, iter(1.0 if j == k else 0.0 for j in range(m))) for k in range(m)]
+        passes = [lambda ct=ct: d.vjp(fresh(), ct)[1] for ct in cts]
+        rows = [[float(c) for c in wrt_leaves(list(out), wrt)] for out in _from_one_state(np, passes, state)]
+        return np.array(rows, dtype=dtype).reshape(m, n)
+
+    jac.__name__ = f"jacobian_of_{d.fn.__name__}"
+    return jac
+
+
+def _rows_apply(d: Differentiable, sig, backend: str = "python") -> bool:
+    """Whether the reverse Jacobian of ``d`` (of ``backend``) for this signature is one generated
+    function (see ``modes.reverse.jacobian``; under Numba, ``_vjp_rows``): numbers in (floats, flat
+    lists), numbers of a known count out, nothing written."""
+    if d.backend != backend or d.arrays != "numpy":  # the vjp of other targets makes the rows
+        return False
+    facts = d._facts(sig)
+    if converts([sig.avals[i] for i in d._positions_of(sig)]):  # an integer in a tuple: no column of it
+        return False
+    return reverse.jacobian_applies(facts, d._wrt_of(sig)) and all(V.entry_testable(a) for a in sig.avals)
+
+
+def _vjp_rows(d: Differentiable, sig, value):
+    """``rows(*args)``: the rows of the Jacobian by one call of the compiled vjp per output number (its
+    fast entry), for arguments of signature ``sig`` (looked at whole), else None.  Under Numba: the
+    python target's one function for all rows joins the rows' shadows, which compiled code cannot;
+    ``value``, the function's value, gives the output's structure."""
+    m = len(leaves(value))
+    cts = [rebuild(value, iter([1.0 if j == k else 0.0 for j in range(m)])) for k in range(m)]
+    avals = sig.avals
+
+    def rows(*args):
+        if len(args) != len(avals) or any(V.describe(a) != s for a, s in zip(args, avals)):
+            return None
+        return [[float(c) for c in leaves(list(d.vjp(args, ct)[1]))] for ct in cts]
+
+    return rows
+
+
+def _or_else(value, otherwise):
+    return otherwise() if value is None else value
+
+
+def _rows_entry(d: Differentiable, sig, slow):
+    """``entry(*args)``: the rows of the Jacobian from the generated function when the arguments are
+    like this call's (a type test each, lists looked at whole), else ``slow(*args)``."""
+    with BUILDING:
+        generated = d._function("jacobian", sig)
+        source = d._sources.get(generated)  # (its body inlined into the entry, as for f.grad)
+        return make_entry(
+            "jacobian", d, generated, lambda owner, *a: slow(*a), None, sig, None, source, d._dependencies()
+        )
+
+
+def _reverse_differentiable(d: Differentiable, args: tuple, sig) -> Differentiable:
+    """The generated reverse-mode function of ``d`` for arguments of signature ``sig``, itself made
+    differentiable in its wrt parameters (made once per signature)."""
+    if d._output_shape() is not None:
+        raise TypeError(f"hessian/hvp need a function with one output; {d.fn.__name__} returns a tuple")
+    if d.arrays != "numpy":
+        raise NotImplementedError(
+            f'hessian/hvp of {d.fn.__name__} with arrays="{d.arrays}": second derivatives of array-API code are '
+            f'not generated; use differentiate({d.fn.__name__}) (arrays="numpy") for them'
+        )
+    key = ("reverse", sig)
+    if key not in d.derived:  # under backend="numba", the python target's reverse code compiled in forward mode
+        code = numba_backend.reverse_code(d, sig) if d.backend == "numba" else d._function("reverse", sig)
+        d.derived[key] = differentiate(code, wrt=d._wrt_of(sig), backend=d.backend)
+    return d.derived[key]
+
+
+def hessian_matrix(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]:
+    """A callable giving the (n, n) Hessian of a scalar function: forward mode over the generated reverse
+    code; n counts the scalars of the ``wrt`` parameters (by default every one, as ``jacobian``), in
+    order.  ``adcompiler.hessian`` gives JAX's shapes instead."""
+    d = as_differentiable(f, wrt)
+    if isinstance(d, Variadic):  # def f(*xs): the Hessian of f with as many parameters as arguments
+        return lambda *args: hessian_matrix(d.fixed(len(args)))(*args)
+
+    def hess(*args):
+        np = _numpy()
+        args, sig = d._bound(args)  # records as tuples: the generated reverse code takes those
+        r = _reverse_differentiable(d, args, sig)
+        written = any(d._facts(sig).summary.written)  # each pass from the arguments as given
+        fresh = (lambda: copy.deepcopy(args)) if written else (lambda: args)  # noqa: E731
+        positions = d._positions_of(sig)
+        wrt = [args[i] for i in positions]
+        if r.backend == "numba":  # one direction per pass (a tangent of one type), by compiled code only
+            zeros = tuple(wrt_rebuild(a, itertools.repeat(0.0)) for a in wrt)
+            return np.array(numba_backend.hessian_rows(r, args, zeros, written), dtype=float)
+        if not _scalar_code(r, args + (1.0,)):  # array code: one direction per pass
+            passes = [lambda ts=ts: r.jvp(fresh() + (1.0,), ts)[1][1] for ts in _directions(positions, args)]
+            rows = [[float(t) for t in wrt_leaves(list(out), wrt)] for out in _from_one_state(np, passes)]
+            return np.array(rows, dtype=float)
+        tangents, n = _basis_tangents(positions, args, np)
+        _, (_, dcts) = r.jvp(fresh() + (1.0,), tangents)
+        columns = [np.broadcast_to(np.asarray(t, dtype=float), (n,)) for t in wrt_leaves(list(dcts), wrt, False)]
+        return np.array(columns).reshape(n, n)
+
+    hess.__name__ = f"hessian_of_{d.fn.__name__}"
+    return hess
+
+
+def hvp_of(d: Differentiable) -> Callable[..., Any]:
+    """``product(args, v)``: the Hessian of ``d``'s scalar output with respect to its wrt parameters
+    times ``v`` (a tuple, one tangent per wrt parameter, each shaped like its argument), without forming
+    the Hessian: one forward pass over the reverse code; a tuple of products shaped the same."""
+
+    def product(args, v):
+        args, sig = d._bound(tuple(args))  # records as tuples: the generated reverse code takes those
+        r = _reverse_differentiable(d, args, sig)
+        positions = d._positions_of(sig)
+        if not isinstance(v, (tuple, list)) or len(v) != len(positions):
+            wrt = ", ".join(d.params[i] for i in positions)
+            raise ValueError(f"hvp of {d.fn.__name__}: give one tangent per differentiated argument ({wrt}), not {v!r}")
+        tangents = tuple(flatten(t, sig.avals[i]) for t, i in zip(v, positions))
+        if any(d._facts(sig).summary.written):  # the caller's lists and arrays left as they were
+            args = copy.deepcopy(args)
+        _, (_, dcts) = r.jvp(args + (1.0,), tangents)
+        return tuple(unflatten(c, sig.avals[i], True) for c, i in zip(dcts, positions))
+
+    product.__name__ = f"hvp_of_{d.fn.__name__}"
+    return product

@@ -1,1 +1,0 @@
-"""The back end: generated programs to Python source, loaded; the runtime helpers they call."""

@@ -1,0 +1,101 @@
+"""What a module written by ``adc compile`` holds besides the derivatives: the user's functions its code
+calls (their source), and the module constants those and the derivatives read (numbers, and NumPy
+arrays as exact literals)."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import types
+
+from ..compile.pipeline import Program, primal_source
+
+
+def primal_helpers(program: Program, module) -> dict:
+    """Source of the user functions generated code calls, and the globals they read."""
+    functions, constants, seen = [], [], set()
+    pending = [fn for fn in program.primal_names]
+    pending += [program.globals[n] for n in constant_names(program) if n in program.globals]
+    while pending:
+        item = pending.pop(0)
+        if isinstance(item, types.FunctionType):
+            if item in seen:
+                continue
+            if getattr(item, "__adc_runtime_only__", None):  # a rule adcompiler computes as it runs
+                raise SystemExit(f"adc: {item.__adc_runtime_only__}")
+            seen.add(item)
+            functions.append(_primal_source(item, program.primal_names.get(item)))
+            for name in sorted({n.id for n in ast.walk(ast.parse(functions[-1])) if isinstance(n, ast.Name)}):
+                value = item.__globals__.get(name)
+                if isinstance(value, types.FunctionType) and value not in seen:
+                    pending.append(value)
+                elif isinstance(value, types.ModuleType):
+                    program.ns.used.setdefault(
+                        name,
+                        (
+                            f"import {value.__name__}"
+                            if name == value.__name__
+                            else f"import {value.__name__} as {name}"
+                        ),
+                    )
+                else:
+                    line = constant_line(program, name, value)
+                    if line is not None and line not in constants:
+                        constants.append(line)
+    for name in constant_names(program):
+        line = constant_line(program, name, program.globals.get(name))
+        if line is not None and line not in constants:
+            constants.append(line)
+    for name, supplied in program.ns.constants.items():  # an array default of a parameter
+        line = constant_line(program, name, supplied.value)
+        if line is None:
+            raise SystemExit(f"adc: the default {supplied.value!r} of a parameter cannot be written into the module")
+        constants.append(line)
+    return {"functions": ["\n\n" + f for f in functions], "constants": constants}
+
+
+MAX_CONSTANT_ARRAY = 10_000  # elements of a global array written into the module as a literal
+
+
+def constant_line(program: Program, name: str, value) -> str | None:
+    """The line that gives the written module the user's global ``name``: a number, or a NumPy array of
+    numbers as an exact literal (floats round-trip through repr); None for anything else."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{name} = {value!r}"
+    if type(value).__name__ == "ndarray" and value.dtype.kind in "biuf":
+        if value.size > MAX_CONSTANT_ARRAY:
+            raise SystemExit(
+                f"adc: the global array {name} ({value.size} elements) is too large to write into the module; "
+                "pass it to the function as an argument"
+            )
+        np = program.ns.module_alias("numpy")
+        return f"{name} = {np}.array({value.tolist()!r}, dtype={np}.{value.dtype.name})"
+    return None
+
+
+def _primal_source(fn, name) -> str:
+    """A user function's source; a local function's as lifted out (front.closures), under its name here."""
+    lifted = getattr(fn, "__adc_lifted__", None)
+    if lifted is None:
+        return primal_source(fn)
+    node = copy.deepcopy(lifted[0])
+    node.name = name or node.name
+    return ast.unparse(node) + "\n"
+
+
+def constant_names(program: Program) -> list:
+    """User globals holding numbers or arrays that the lowered functions refer to by name."""
+    from ..ir.nodes import Const, Eq, flatten, walk
+
+    names = []
+    for function in program.anf_cache.values():
+        for stmt in walk(function.body):
+            if isinstance(stmt, Eq) and stmt.prim == "global":  # a global array, read by name (a dict's: by its)
+                root = stmt.param if isinstance(stmt.param, str) else stmt.param[0]
+                names.append(root) if root not in names else None
+            fields = ("ins",) if isinstance(stmt, Eq) else ("value", "test", "start", "stop", "step")
+            atoms = flatten(tuple(getattr(stmt, f, None) for f in fields))  # range(N), while x < TOL, return C
+            for a in atoms:
+                if isinstance(a, Const) and a.text and "." not in a.text and a.text not in names:
+                    names.append(a.text)
+    return names

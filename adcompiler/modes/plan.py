@@ -1,0 +1,367 @@
+"""The tape plan of reverse mode, and the record of what the primal sweep keeps.
+
+``tape_plan`` reads a function in dup form and its facts, once, before either sweep is written, and
+returns a frozen ``TapePlan``: which variables are active, where each is defined (its *home* block),
+which live inside loops (overwritten by the next iteration: what the adjoint needs of them is taped
+or read again), which need accumulators, the loops and branches around every block, the values the
+adjoint sweep can compute again instead of taping them (``rereadable``), and the loops whose arrays
+may all have one shape (``versions``).
+
+The adjoint sweep (``sweep``) then decides, site by site, what it reads of the primal and returns it
+as ``Kept``: the names each run of lines pushes at its end, the branches whose direction is pushed,
+each loop's trip counter and the names pushed after it runs, its checkpointing plan and its shape
+version, the residuals of each call, and the name of every tape.  The primal sweep (``primal``) is
+a function of the plan and that record.
+
+A *site* is a statement's place in the function: its index in its block, after the place of that
+block.  The function's body is the block ``()``; the statement ``j`` of block ``b`` is ``b + (j,)``;
+block ``k`` of the statement at ``s`` is ``s + (k,)`` (a branch's body 0 and orelse 1, a for loop's
+body 0, a while loop's header 0 and body 1).  A run of equations is placed at its first equation.
+Sites are plain tuples: the same program gives the same sites in every build, and a site says which
+loops are around it (its prefixes), which a pass that keeps one slot per iteration instead of a
+list per site (a parallel reverse sweep) needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from collections.abc import Mapping
+
+from ..analysis import values as V
+from ..analysis.activity import active, slots
+from ..analysis.facts import check_values, mutable_arrays
+from ..analysis.loop_shapes import same_shape_loop
+from ..ir import expr as E
+from ..ir.nodes import Assign, Const, Do, Eq, For, Var, While, blocks, walk
+from ..ir.printing import atom, range_expr
+from ..lower.dup import DUP, value_reads
+from .rereadable import rereadable
+
+Site = tuple  # a statement's or block's place: see the module docstring
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the program asks of reverse mode (read off it once)."""
+
+    checkpoint: object = None  # None, True, k, "revolve" or ("revolve", c): checkpoint.py
+    versioned_loops: bool = True  # loops whose arrays may have one shape written twice: versions.py
+    recompute_recursion: bool = False  # a recursive call's residuals recomputed, not kept (Numba)
+    written_shadows: bool = True  # shadows of zeros written out from the abstract values (structures.py)
+    new_array_stores: bool = True  # an adjoint array stored into a shadow's 0.0 (owned.py)
+
+
+def options_of(program) -> Options:
+    """The options a program (the driver or the Numba target's) sets for reverse mode."""
+    return Options(**{f: getattr(program, f, default) for f, default in vars(Options()).items()})
+
+
+@dataclass(frozen=True)
+class TapePlan:
+    """What reverse mode knows of one function in dup form before writing either sweep."""
+
+    fn: object  # the function (ir.nodes.Function)
+    facts: object  # its facts (analysis.facts.Facts)
+    split: bool  # a forward and a reverse sweep apart (a called function): see reverse.split
+    options: Options
+    containers: frozenset  # lists and tuples: their adjoints live in shadow lists
+    arrays: frozenset  # names that may hold arrays: their adjoint code is shape-generic
+    mutable: Mapping  # array written in place -> the variable whose adjoint it shares
+    act: frozenset  # active variables
+    alias: Mapping  # dup copy -> the primal name it reuses
+    shared: Mapping  # dup copy of a container -> the variable whose shadow it shares
+    home: Mapping  # name -> the block that defines it
+    defined_in: Mapping  # block -> the names it defines, in the order they were found
+    in_loop: frozenset  # names defined inside a loop
+    targets: frozenset  # loop targets
+    loop_of: Mapping  # block -> the innermost loop around it (None outside loops)
+    parent_loop: Mapping  # loop -> the loop around it (None)
+    accumulated: frozenset  # names whose adjoint is an accumulator (used in another block, slots, mutable)
+    written: frozenset  # arrays written in place (x[i] = v)
+    rereadable: Mapping  # name -> how the adjoint sweep computes it again (see rereadable.py)
+    same_shapes: Mapping  # for loop -> its shape facts (analysis.loop_shapes.SameShape), see versions.py
+    built_at_top: Mapping  # list -> the equation building it of its elements, at the function's top level
+
+    def ref(self, a) -> E.Expr:
+        """An atom as generated code spells it (a dup copy by the name it reuses)."""
+        if isinstance(a, Var):
+            return E.Name(self.alias.get(a.name, a.name))
+        return atom(a)
+
+    def alias_atom(self, a):
+        """An atom with dup copies replaced by the name they reuse."""
+        return Var(self.alias.get(a.name, a.name)) if isinstance(a, Var) else a
+
+    def range_of(self, loop) -> E.Expr:
+        """``range(...)`` of a for loop's iterations, as the generated code names its bounds."""
+        bounds = For(loop.target, *(self.alias_atom(a) for a in (loop.start, loop.stop, loop.step)), (), loop.line)
+        return range_expr(bounds)
+
+    def mask(self, eq: Eq) -> tuple:
+        """For each argument of ``eq``: whether it is active and differentiable there."""
+        return tuple(isinstance(a, Var) and a.name in self.act and s for a, s in zip(eq.ins, slots(eq), strict=True))
+
+    def shape_loop(self, site: Site):
+        """The loop with shape facts whose body holds the statement at ``site`` directly, or None."""
+        block = site[:-1]
+        if block and block[-1] == 0 and block[:-1] in self.same_shapes:
+            return block[:-1]
+        return None
+
+
+def tape_plan(facts, active_params: tuple, program, split: bool = False) -> TapePlan:
+    """The tape plan of ``facts.fn`` with respect to ``active_params`` (see the module docstring)."""
+    fn, options = facts.fn, options_of(program)
+    mutable = mutable_arrays(fn, facts.numeric_arrays)
+    act = active(fn, active_params, program.outputs_of(facts), facts.containers | set(mutable), facts.shared)
+    check_values(facts, act)
+    lay = _Layout(fn, split)
+    accumulated = {v for v, homes in lay.used_in.items() if homes - {lay.home.get(v)}} | set(fn.slots)
+    accumulated -= facts.containers
+    accumulated |= set(mutable)  # cleared and refilled in place: never an alias
+    written = {
+        eq.ins[0].name
+        for eq in walk(fn.body)
+        if isinstance(eq, Eq) and eq.prim == "setitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in facts.arrays
+    }
+    found = rereadable(lay, facts, program, split)
+    defined_in: dict = {}
+    for v, home in lay.home.items():
+        defined_in.setdefault(home, []).append(v)
+    same_shapes = {}
+    if options.versioned_loops and not options.checkpoint:
+        for site, loop in lay.loops.items():
+            shapes = same_shape_loop(loop, facts.of, lay.alias) if isinstance(loop, For) else None
+            if shapes is not None:
+                same_shapes[site] = shapes
+    built = {eq.outs[0].name: eq for eq in fn.body if isinstance(eq, Eq) and eq.prim in ("list", "tuple")}
+    return TapePlan(
+        fn=fn,
+        facts=facts,
+        split=split,
+        options=options,
+        containers=frozenset(facts.containers),
+        arrays=frozenset(facts.arrays),
+        mutable=_frozen(mutable),
+        act=frozenset(act),
+        alias=_frozen(lay.alias),
+        shared=_frozen(lay.shared),
+        home=_frozen(lay.home),
+        defined_in=_frozen({b: tuple(names) for b, names in defined_in.items()}),
+        in_loop=frozenset(lay.in_loop),
+        targets=frozenset(lay.targets),
+        loop_of=_frozen(lay.loop_of),
+        parent_loop=_frozen(lay.parent_loop),
+        accumulated=frozenset(accumulated),
+        written=frozenset(written),
+        rereadable=_frozen(found),
+        same_shapes=_frozen(same_shapes),
+        built_at_top=_frozen(built),
+    )
+
+
+class _Layout:
+    """One walk of the dup form: where each variable is defined and used, the loops around each block."""
+
+    def __init__(self, fn, split: bool):
+        self.fn = fn
+        self.home: dict = {p: () for p in fn.params}
+        self.in_loop: set = set()
+        self.targets: set = set()
+        self.used_in: dict = {}  # name -> the blocks that read it
+        self.alias: dict = {}
+        self.shared: dict = {}
+        self.loop_of: dict = {}
+        self.parent_loop: dict = {}
+        self.loops: dict = {}  # loop site -> the loop
+        self.counts_up: dict = {}  # loop target -> whether its loop counts up from a constant >= 0
+        self.assigned: set = set()  # names an equation other than a dup assigns
+        self.split = split
+        self._visit(fn.body, (), False, None)
+
+    def _visit(self, stmts, block: Site, looped: bool, loop) -> None:
+        self.loop_of[block] = loop
+        for j, stmt in enumerate(stmts):
+            site = block + (j,)
+            for v in value_reads(stmt):
+                self.used_in.setdefault(v.name, set()).add(block)
+            if isinstance(stmt, Eq) and stmt.prim == DUP:
+                for v in stmt.outs:
+                    self.alias[v.name] = self.alias.get(stmt.ins[0].name, stmt.ins[0].name)
+                    self.shared[v.name] = self.shared.get(stmt.ins[0].name, stmt.ins[0].name)
+            if isinstance(stmt, Eq) and stmt.prim != "write":
+                if stmt.prim != DUP:
+                    self.assigned.update(v.name for v in stmt.outs)
+                for v in stmt.outs:
+                    self.home[v.name] = block
+                    if looped:
+                        self.in_loop.add(v.name)
+            if isinstance(stmt, For):
+                self.home[stmt.target.name] = site + (0,)
+                self.targets.add(stmt.target.name)
+                up = all(
+                    isinstance(a, Const) and type(a.value) is int and a.value >= low
+                    for a, low in ((stmt.start, 0), (stmt.step, 1))
+                )
+                self.counts_up[stmt.target.name] = up and self.counts_up.get(stmt.target.name, True)
+            if isinstance(stmt, (For, While)):
+                self.parent_loop[site] = loop
+                self.loops[site] = stmt
+            for k, b in enumerate(blocks(stmt)):
+                # a split sweep returns its residuals, so values a branch may not define go on the tape too
+                is_loop = isinstance(stmt, (For, While))
+                self._visit(b, site + (k,), looped or is_loop or self.split, site if is_loop else loop)
+
+
+def _frozen(d: dict) -> Mapping:
+    return MappingProxyType(dict(d))
+
+
+# ---- what the adjoint sweep returns -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LoopKept:
+    """What the primal sweep keeps of one loop: its trip count (a while loop, or one that may break)
+    and the names pushed after each run of it (the count first)."""
+
+    counter: str | None
+    saved: tuple
+
+
+@dataclass(frozen=True)
+class CheckpointPlan:
+    """A checkpointed loop (see checkpoint.py): the option it follows, the names of its state, whether
+    it runs inside another loop (each run has its own snapshots), and the names its code uses."""
+
+    every: object
+    state: tuple
+    looped: bool
+    names: Mapping  # snapshots, steps, k, start (segments) or snapshots, steps, most, left, at, to (revolve)
+
+
+@dataclass(frozen=True)
+class Version:
+    """A loop written twice (see versions.py): the check's name (None: it cannot fail), the names the
+    short version's run pushes, its tape, and whether the check's result is pushed."""
+
+    check: str | None
+    kept: tuple
+    site: tuple
+    pushed: bool
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What the adjoint sweep needs of the primal sweep, by site (see the module docstring)."""
+
+    tapes: Mapping  # push key (kind, site, ...) -> the name of its tape, in the order made
+    runs: Mapping  # site of a run of lines -> names pushed at its end
+    branches: frozenset  # sites of the branches whose direction is pushed
+    loops: Mapping  # loop site -> LoopKept
+    checkpoints: Mapping  # loop site -> CheckpointPlan
+    versions: Mapping  # loop site -> Version
+    residuals: Mapping  # site of a call -> the name of its residuals
+    seeded: frozenset  # lists whose elements a literal seed reached directly: no shadow
+    looped_residuals: frozenset  # residuals of calls inside loops
+
+    def push(self, values: list, key) -> Do:
+        """``tape.append(value)``: what the primal sweep pushes at the push site ``key``."""
+        value = values[0] if len(values) == 1 else E.Tuple(tuple(values))
+        return Do(E.Method(E.Name(self.tapes[key]), "append", (value,)))
+
+
+class Keeping:
+    """``Kept`` while the adjoint sweep fills it in."""
+
+    def __init__(self, namer):
+        self.namer = namer
+        self.tapes: dict = {}
+        self.runs: dict = {}
+        self.branches: set = set()
+        self.loops: dict = {}
+        self.checkpoints: dict = {}
+        self.versions: dict = {}
+        self.residuals: dict = {}
+        self.looped_residuals: set = set()  # residuals of calls inside loops
+        self.seeded: set = set()
+
+    def tape(self, key) -> E.Name:
+        """The tape of one push site (a run of lines, a branch, a loop, an array write): a list whose
+        entries are all alike, popped by the site's adjoint in reverse order."""
+        if key not in self.tapes:
+            self.tapes[key] = self.namer.fresh("tape")
+        return E.Name(self.tapes[key])
+
+    def pop(self, names: list, key) -> Assign:
+        """``names = tape.pop()``: what the adjoint sweep reads back at the push site ``key``."""
+        target = names[0] if len(names) == 1 else tuple(names)
+        return Assign((target,), E.Method(self.tape(key), "pop", ()))
+
+    def residual(self, site: Site, eq: Eq, looped: bool) -> str:
+        """The name of the residuals of the call ``eq`` at ``site``."""
+        if site not in self.residuals:
+            self.residuals[site] = self.namer.fresh(f"{eq.param.__name__}_res")
+            if looped:
+                self.looped_residuals.add(self.residuals[site])
+        return self.residuals[site]
+
+    def frozen(self) -> Kept:
+        return Kept(
+            tapes=_frozen(self.tapes),
+            runs=_frozen(self.runs),
+            branches=frozenset(self.branches),
+            loops=_frozen(self.loops),
+            checkpoints=_frozen(self.checkpoints),
+            versions=_frozen(self.versions),
+            residuals=_frozen(self.residuals),
+            seeded=frozenset(self.seeded),
+            looped_residuals=frozenset(self.looped_residuals),
+        )
+
+
+def recomputed(plan: TapePlan, program, eq: Eq) -> bool:
+    """Whether a call's residuals are recomputed in the adjoint sweep rather than kept: where the
+    program asks for it (``recompute_recursion``: the Numba target, whose types cannot nest without
+    end), for a call of a recursive function of numbers (arrays could change in place before the
+    adjoint runs, lists have shadows passed along)."""
+    if not plan.options.recompute_recursion:
+        return False
+    sig = plan.facts.call_sig(eq)
+    numbers = all(isinstance(a, (V.Num, V.Static)) for a in sig.avals)
+    lists = any(v.name in plan.containers for v in eq.outs)
+    return numbers and not lists and _recursive(program, eq.param)
+
+
+def _recursive(program, fn) -> bool:
+    """Whether the user function ``fn`` calls itself, directly or through other user functions."""
+    seen, pending = set(), [fn]
+    while pending:
+        for eq in walk(program.anf(pending.pop()).body):
+            if isinstance(eq, Eq) and eq.prim == "call":
+                if eq.param is fn:
+                    return True
+                if eq.param not in seen:
+                    seen.add(eq.param)
+                    pending.append(eq.param)
+    return False
+
+
+def placed(stmts, block: Site) -> list:
+    """``(site, segment)`` for the runs of equations (lists) and single other statements of a block."""
+    out: list = []
+    for j, stmt in enumerate(stmts):
+        if isinstance(stmt, Eq):
+            if out and isinstance(out[-1][1], list):
+                out[-1][1].append(stmt)
+            else:
+                out.append((block + (j,), [stmt]))
+        else:
+            out.append((block + (j,), stmt))
+    return out
+
+
+def body_of(loop, site: Site) -> Site:
+    """The block of a loop's body (a while loop's header is block 0)."""
+    return site + ((1,) if isinstance(loop, While) else (0,))

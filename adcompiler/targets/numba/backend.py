@@ -1,0 +1,406 @@
+"""``differentiate(f, backend="numba")``: the generated derivative code compiled by ``numba.njit``.
+
+The code of the python target is rewritten into the form Numba types (``back.numba_target``),
+loaded like any generated code, and its functions compiled in nopython mode; the user's functions
+it calls are compiled too (a ``@numba.njit`` one is used as it is).  The entry made here converts
+the arguments for compiled code (``back.numba_values``), calls it, and gives back every result in
+the structure the python target gives (lists where the argument was a list); a typing error of
+Numba is reported at the user's line, with the construct, and the advice that ``backend="python"``
+handles it.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import dataclasses
+import functools
+import inspect
+import linecache
+import re
+import traceback
+import types
+
+from ...analysis import values as V
+from ...errors import UnsupportedSyntaxError
+from ...compile import emit
+from ...compile.load import load
+from .lists import spelled_as_calls
+from .translate import GUARDS, translate
+from ..python.runtime import HELPERS
+from .runtime import NUMBA_HELPERS
+from ...ir.nodes import Eq, For, Function, If, Var, While, walk
+from .subset import refuse_draws, refuse_list_slices
+from ...optimize.inline import Folding, fold_function
+from ...compile.pipeline import BUILDING, Program
+
+BACKENDS = ("python", "numba")
+
+
+class NumbaProgram(Program):
+    """The program of the Numba target: a call of a recursive function recomputes its residuals in
+    the adjoint sweep (``modes.plan.recomputed``), since Numba has no type for residuals that hold
+    the next level's."""
+
+    recompute_recursion = True
+    written_shadows = False  # shadows of nested lists and tuples by the overloaded zeros_like/like (modes.structures)
+    releases = False  # no ``del`` (Numba refuses it, and frees what compiled code no longer reads itself)
+    versioned_loops = True  # (modes.versions) its arrays of one ndim: both versions type alike (analysis.loop_shapes)
+    new_array_stores = False  # x[k] += v kept (Numba's tuples of arrays take it as add_at: modes.owned)
+
+    def _generate(self, key) -> list:
+        """The generated functions, each tangent and adjoint name read once folded into its use (see
+        ``optimize.inline.Folding``): Numba fuses an expression of arrays into one loop making one array,
+        where a line for each operation makes an array each.  A variable an accumulator is of stays: the
+        accumulator starts as zeros of it (see ``translate``)."""
+        if key not in self.generated:
+            folding = Folding(frozenset(self.user_names) | frozenset(self.accumulators.values()), derivatives=True)
+            self.generated[key] = [fold_function(d, folding) for d in super()._generate(key)]
+        return self.generated[key]
+
+    def anf(self, fn):
+        """The ANF of a user function, a list parameter copied where a variable holds it and a list the
+        function builds (see ``_list_arguments_copied``)."""
+        if fn not in self.anf_cache:
+            self.anf_cache[fn] = _list_arguments_copied(super().anf(fn), self.namers[fn])
+        drawless = self.__dict__.setdefault("drawless", set())  # functions found to make no draw
+        if fn not in drawless:  # (checked until it passes: a refused one is refused on every call)
+            refuse_draws(self.anf_cache[fn])
+            drawless.add(fn)
+        return self.anf_cache[fn]
+
+    def facts(self, fn, sig: V.Sig):
+        """The facts of ``fn`` for ``sig``, a slice of a list refused (see ``numba_subset``): only the
+        arguments' abstract values tell it from a slice of an array."""
+        facts = super().facts(fn, sig)
+        checked = self.__dict__.setdefault("lists_checked", set())
+        if (fn, sig) not in checked:
+            refuse_list_slices(facts.fn, facts.of)
+            checked.add((fn, sig))
+        return facts
+
+
+_READS = ("getitem", "len", "read", "write")  # what leaves a list as it was (a call may change it)
+
+
+def _list_arguments_copied(function: Function, namer) -> Function:
+    """``function`` with ``h = x`` made ``h = list(x)`` where ``x`` is a parameter and ``h`` also holds
+    a list the function builds (``h = z`` after ``z = []`` and appends: a layer of a network on lists):
+    a list argument reaches compiled code as an array, which Numba cannot hold in one variable with a
+    list.  The copy is the same list as long as nothing changes the argument; where something may (a
+    write, an append, a call it is passed to, through any name that may hold it), the line is left as
+    it is and Numba's refusal stands."""
+    eqs = [e for e in walk(function.body) if isinstance(e, Eq)]
+    moves = [(e.ins[0].name, e.outs[0].name) for e in eqs if e.prim in ("read", "write") and isinstance(e.ins[0], Var)]
+    built = {e.outs[0].name for e in eqs if e.prim == "list"}
+    while any(a in built and b not in built for a, b in moves):
+        built |= {b for a, b in moves if a in built}
+    used = {a.name for e in eqs if e.prim not in _READS for a in e.ins if isinstance(a, Var)}
+    copied_params = set()
+    for p in {getattr(p, "name", p) for p in function.params}:
+        holders = {p}  # the names that may hold the argument's list
+        while any(a in holders and b not in holders for a, b in moves):
+            holders |= {b for a, b in moves if a in holders}
+        if holders & built and not holders & used:
+            copied_params.add(Var(p))
+
+    def copied(stmts) -> tuple:
+        out: list = []
+        for s in stmts:
+            if isinstance(s, (If, For, While)):
+                parts = {k: copied(getattr(s, k)) for k in ("body", "orelse", "header") if hasattr(s, k)}
+                out.append(dataclasses.replace(s, **parts))
+            elif isinstance(s, Eq) and s.prim == "write" and s.outs[0].name in built and s.ins[0] in copied_params:
+                copy = Var(namer.fresh(s.outs[0].name))
+                out += [Eq((copy,), "list_copy", s.ins, s.line), Eq(s.outs, "write", (copy,), s.line)]
+            else:
+                out.append(s)
+        return tuple(out)
+
+    return function.with_body(copied(function.body))
+
+
+def numba_module():
+    """The ``numba`` module, or an ImportError that says how to install it."""
+    try:
+        import numba
+    except ImportError:
+        raise ImportError(
+            'backend="numba" needs Numba: pip install "adcompiler[numba]" (or use backend="python")'
+        ) from None
+    return numba
+
+
+def for_backend(fn, backend: str):
+    """``fn`` as the backend differentiates it: for "numba", the Python function behind a
+    ``@numba.njit`` dispatcher (Numba imported now, so that a missing one is reported at once)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend={backend!r}: choose one of {', '.join(map(repr, BACKENDS))}")
+    if backend == "python" or fn is None:
+        return fn
+    numba_module()
+    py_func = getattr(fn, "py_func", None)
+    return py_func if isinstance(py_func, types.FunctionType) else fn
+
+
+def build(owner, program, built: list, mode: str, sig: V.Sig):
+    """The entry function for ``mode``: the generated functions ``built`` compiled by Numba."""
+    numba = numba_module()
+    from .values import converter, restore  # NumPy, imported only where Numba is used
+
+    seen: set = set()
+    defs = [d for d in built if not (d.name in seen or seen.add(d.name))]
+    defs = [spelled_as_calls(d) for d in defs]  # lists joined and repeated: on arrays, + adds and * multiplies
+    source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
+    scope = getattr(owner.fn, "__adc_scope__", None) or owner.fn.__globals__  # (generated code's: its helpers too)
+    source = translate(source, program.helpers, program.module.fresh, False, program.accumulators, scope)
+    source = emit.format_source(source)
+    fn = owner.fn
+    label = f"{mode} of {fn.__qualname__} (numba)"
+
+    compiled_users: dict = {}
+
+    def supply(read):
+        handed = program.supplied(read)
+        for name in read:
+            value = handed.get(name, fn.__globals__.get(name))
+            helper = getattr(value, "__adc_primitive__", None)  # of the reverse code hessian differentiates
+            if helper in NUMBA_HELPERS or helper in GUARDS:
+                handed[name] = _numba_helper(helper, numba)
+            elif isinstance(value, types.FunctionType) and (helper is None or helper in HELPERS):
+                handed[name] = _jitted(value, numba, compiled_users)  # a user function the code calls as it is
+        return handed
+
+    namespace = load(source, fn.__globals__, label, supply, {d.name for d in defs})
+    compiled = namespace[built[0].name]
+    facts = program.facts(fn, sig)
+    return _entry(compiled, mode, sig, owner._positions_of(sig), facts.summary.out, source, fn, converter, restore)
+
+
+def reverse_code(d, sig: V.Sig):
+    """The python target's reverse-mode function of ``d`` for ``sig``, for hessian and hvp to
+    differentiate under this target: made by d's program (a call of a recursive function recomputes
+    its residuals), each accumulator of an array starting as zeros of its shape (so that Numba gives
+    its tangent one type), and marked with the user's function, at whose lines its errors are told."""
+    with BUILDING:
+        program = d._program(sig)
+        built = program.build(d.fn, "reverse", d._wrt_of(sig), sig)
+        seen: set = set()
+        defs = [f for f in built if not (f.name in seen or seen.add(f.name))]
+        zeros = program.helper("zeros_like")
+        source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
+    source = _accumulators_as_zeros(source, program.accumulators, zeros)
+    label = f"reverse of {d.fn.__qualname__}"
+    namespace = load(source, d.fn.__globals__, label, program.supplied, {f.name for f in defs})
+    for name, alias in program.helpers.items():
+        namespace[alias].__adc_primitive__ = name  # so the code can be differentiated
+    function = namespace[built[0].name]
+    function.__adc_user__ = d.fn
+    return function
+
+
+def _accumulators_as_zeros(source: str, accumulators: dict, zeros: str) -> str:
+    """``source`` with each accumulator ``d_x = 0.0`` at a function's top level, where ``x`` is surely
+    bound (a parameter, or assigned by an earlier line at that level), made ``d_x = zeros(x)``; the
+    lines edited in place, so the source keeps its comments."""
+    lines = source.splitlines()
+    for function in ast.parse(source).body:
+        if not isinstance(function, ast.FunctionDef):
+            continue
+        bound = {a.arg for a in function.args.args}
+        for stmt in function.body:
+            if not isinstance(stmt, ast.Assign):
+                continue
+            target = stmt.targets[0]
+            variable = accumulators.get(target.id) if isinstance(target, ast.Name) else None
+            if variable in bound and isinstance(stmt.value, ast.Constant) and stmt.value.value == 0.0:
+                k = stmt.lineno - 1
+                lines[k] = lines[k][: stmt.col_offset] + f"{target.id} = {zeros}({variable})"
+            bound |= {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return "\n".join(lines) + "\n"
+
+
+_HELPERS: dict = {}  # runtime helper -> the function compiled code calls for it (made once: Numba keeps overloads)
+
+
+def _numba_helper(name: str, numba):
+    """The Numba form of runtime helper ``name`` (an argument check: a function that does nothing)."""
+    if name not in _HELPERS:
+        if name in GUARDS:
+            _HELPERS[name] = numba.njit(lambda *args: None)
+        else:
+            import numpy
+
+            scope = {"numba": numba, "numpy": numpy}
+            exec(NUMBA_HELPERS[name], scope)
+            _HELPERS[name] = scope[name]
+    return _HELPERS[name]
+
+
+def _jitted(fn, numba, done: dict):
+    """``fn`` compiled by ``numba.njit``, reading the user functions it calls (itself too, when it
+    recurses) as compiled ones: a copy of it over a copy of its globals (Numba freezes them anyway)."""
+    if fn in done:
+        return done[fn]
+    scope = dict(fn.__globals__)
+    copy = types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__, fn.__closure__)
+    done[fn] = numba.njit(copy)
+    for name in fn.__code__.co_names:
+        value = scope.get(name)
+        if isinstance(value, types.FunctionType) and not hasattr(value, "__adc_primitive__"):
+            scope[name] = _jitted(value, numba, done)
+    return done[fn]
+
+
+def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, source: str, fn, converter, restore):
+    """The Python entry around ``compiled``: arguments converted, results restored, typing errors
+    of Numba located in the user's file."""
+    avals = sig.avals
+    cts = tuple(avals[i] for i in positions)
+    out = tangent = _tupled(out)  # (a number's tangent may carry many directions: restore keeps them)
+
+    def gradients(g):
+        return restore(g, cts[0]) if len(cts) == 1 else tuple(map(restore, g, cts))
+
+    finish = {
+        "grad": gradients,
+        "value_and_grad": lambda r: (restore(r[0], out), gradients(r[1])),
+        "reverse": lambda r: (restore(r[0], out), tuple(map(restore, r[1], cts))),
+        "forward": lambda r: (restore(r[0], out), restore(r[1], tangent)),
+    }[mode]
+
+    extra = {"forward": cts, "reverse": (out,)}.get(mode, ())  # tangents, or the output's cotangent
+    convert = tuple(map(converter, avals + extra))
+
+    @functools.wraps(compiled.py_func)
+    def entry(*args):
+        converted = tuple(c(a) for c, a in zip(convert, args, strict=True))
+        try:
+            result = compiled(*converted)
+        except Exception as e:
+            problem = _explained(e, source, fn)
+            if problem is None:
+                raise
+            raise problem from None
+        return finish(result)
+
+    entry.compiled, entry.convert = compiled, convert
+    return entry
+
+
+def hessian_rows(r, args: tuple, zeros: tuple, written: bool) -> list:
+    """hessian's rows under this target: for each unit tangent (one per scalar of ``zeros``, the zero
+    tangents of the wrt arguments), the tangent of the cotangents the reverse code ``r`` returns for
+    ``args``, flat, by r's compiled forward code: the first pass through the entry (a typing error
+    told at the user's line), the others straight to the compiled code, the arguments converted once
+    (each pass, from a copy, if the function writes into them)."""
+    import numpy
+
+    entry = r._function("forward", r._bound(args + (1.0,))[1])
+    n = len(args) + 1
+    values, tangents = entry.convert[:n], entry.convert[n:]
+    rows, primals = [], None
+    for ts in _units(tuple(c(z) for c, z in zip(tangents, zeros, strict=True))):
+        if not rows:
+            cts = entry(*(copy.deepcopy(args) if written else args), 1.0, *ts)[1][1]
+        else:
+            if primals is None or written:
+                primals = [c(a) for c, a in zip(values, copy.deepcopy(args) if written else args)] + [1.0]
+            cts = entry.compiled(*primals, *ts)[1][1]
+        rows.append(numpy.concatenate(_flat(cts, numpy)))
+    return rows
+
+
+def _units(value):
+    """Copies of ``value`` (zeros: numbers, arrays, and tuples or typed lists of them, as compiled code
+    takes them) with one scalar 1.0, for each scalar in turn, left to right."""
+    if isinstance(value, (float, int)):
+        yield 1.0
+    elif hasattr(value, "flat"):
+        for k in range(value.size):
+            unit = value.copy()
+            unit.flat[k] = 1.0
+            yield unit
+    else:
+        items = list(value)
+        for k, item in enumerate(items):
+            for unit in _units(item):
+                yield type(value)(items[:k] + [unit] + items[k + 1 :])
+
+
+def _flat(value, numpy) -> list:
+    """The arrays and numbers of a nested structure of them, each raveled, left to right."""
+    if isinstance(value, numpy.ndarray) or numpy.isscalar(value):
+        return [numpy.ravel(value)]
+    if all(isinstance(v, float) for v in value):  # a list of numbers at once
+        return [numpy.array(value, dtype=float)]
+    return [x for v in value for x in _flat(v, numpy)]
+
+
+def _tupled(out):
+    """An output's abstract value, a Python tuple of them for a tuple output as a tuple's (so that
+    ``restore`` gives each part its structure: the reverse code hessian differentiates returns lists)."""
+    if isinstance(out, tuple):
+        return V.seq("tuple", [_tupled(a) for a in out])
+    return out
+
+
+def _explained(error, source: str, fn):
+    """A located error for a Numba typing error in the compiled code (None for other errors)."""
+    numba = numba_module()
+    frames = traceback.extract_tb(error.__traceback__)
+    compiling = any("numba" in f.filename and f.name == "_compile_for_args" for f in frames)
+    if not isinstance(error, numba.core.errors.NumbaError) and not type(error).__module__.startswith("numba"):
+        if not compiling or not any(f.filename.endswith(("typeinfer.py", "compiler_machinery.py")) for f in frames):
+            return None  # an error of the compiled code as it runs, not of Numba compiling it
+        error = f"Numba failed while typing it ({type(error).__name__}: {error})"
+    message = re.sub(r"\x1b\[[0-9;]*m", "", str(error))  # Numba's terminal colours
+    found = re.search(r"<adcompiler [^>]*> \((\d+)\)", message)  # the innermost place Numba names
+    user_line, text, helper = _commented(source.splitlines(), int(found.group(1)) if found else 0)
+    reason = next((s.strip() for s in message.splitlines() if s.strip() and "Failed in" not in s), message)
+    reason = re.sub(r"(, defined at)?\s*\(?<adcompiler [^>]*>.*", "", reason)
+    reason = next((plain for known, plain in _REASONS if known in reason), reason)
+    order = ""
+    if hasattr(fn, "__adc_user__"):  # the reverse code hessian differentiates: its line's own comment
+        order, reverse_lines = " at second order (hessian, hvp)", linecache.getlines(fn.__code__.co_filename)
+        fn = fn.__adc_user__
+        if not helper:
+            user_line, text, helper = _commented(reverse_lines, user_line or 0)
+    construct = text if helper else f"`{text}`" if text else f"the derivative code of {fn.__name__}"
+    filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+    return UnsupportedSyntaxError(
+        f'{construct} under backend="numba"{order} ({reason})',
+        'differentiate it with backend="python", which handles it',
+        filename,
+        user_line or fn.__code__.co_firstlineno,
+        0,
+        None if helper else text,
+    )
+
+
+def _commented(lines: list, line: int) -> tuple:
+    """(the line named by the last ``# line N: text`` comment at or above line ``line`` of ``lines``,
+    its text, None), or (None, "the runtime helper h", h) for a line in the runtime helper h (which
+    has no such comments); (None, None, None) when neither is found."""
+    for k in range(min(line, len(lines)) - 1, -1, -1):
+        comment = re.match(r"\s*# line (\d+): (.*)", lines[k])
+        if comment:
+            return int(comment.group(1)), comment.group(2).rstrip("\n"), None
+        helper = re.match(r"def (\w+)\(", lines[k])
+        if helper:
+            return None, f"the runtime helper {helper.group(1)}", helper.group(1)
+    return None, None, None
+
+
+_REASONS = (  # what Numba says -> what it means for the user's code
+    (
+        "recursive function does not converge",
+        "a recursive call in reverse mode: each level keeps the next one's residuals, a type without end",
+    ),
+    (
+        "Cannot unify array",
+        "one variable holding two types in compiled code: arrays of two ndims (a broadcast that adds axes in a"
+        " loop), or a list argument (an array there) and a list the code builds",
+    ),
+    ("built-in function setitem", "a write into a tuple: a list of arrays or tuples is one in compiled code"),
+)

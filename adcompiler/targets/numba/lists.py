@@ -1,0 +1,86 @@
+"""Lists joined and repeated, spelled for the Numba target: ``xs + ys`` and ``xs * n`` of lists as calls.
+
+Lists reach compiled code as NumPy arrays, on which ``+`` adds and ``*`` multiplies.  The passes mark
+the ``+`` and ``*`` of lists (``E.BinOp.lists``, from the arguments' abstract values: ``list_concat``
+and ``list_times``); this pass makes each marked one a call of a marker, ``__adc_join_lists__(xs, ys)``
+or ``__adc_repeat_list__(xs, n)``, which ``numba_target`` turns into the runtime helpers that join or
+repeat (``runtime_numba``).  The python target prints them as the user wrote them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ...ir import expr as E
+
+MARKERS = {"+": "__adc_join_lists__", "*": "__adc_repeat_list__"}  # -> "join_lists", "repeat_list"
+
+
+def spelled_as_calls(node):
+    """``node`` (a generated function, a statement, an expression, or a tuple of them) with every
+    ``+`` or ``*`` of lists a call of its marker."""
+    if isinstance(node, tuple):
+        items = tuple(spelled_as_calls(x) for x in node)
+        return node if all(a is b for a, b in zip(items, node)) else items
+    if isinstance(node, E.BinOp) and node.lists:
+        return E.Call(MARKERS[node.op], (spelled_as_calls(node.left), spelled_as_calls(node.right)))
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+        fields = {f.name: getattr(node, f.name) for f in dataclasses.fields(node) if f.init}
+        changed = {k: spelled_as_calls(v) for k, v in fields.items() if isinstance(v, (tuple, E.Expr))}
+        if any(changed[k] is not fields[k] for k in changed):
+            return dataclasses.replace(node, **changed)
+    return node
+
+
+# The runtime helpers the markers become (merged into runtime_numba.NUMBA_HELPERS): lists of floats only
+# (1-D arrays here, or Python lists of floats); a list of lists or of arrays is left to backend="python",
+# since joining its rows here would copy what Python's lists share.
+LIST_HELPERS = {
+    "join_lists": '''def join_lists(a, b):
+    """a's elements, then b's (compiled code only: see the overload below)."""
+    raise TypeError("join_lists is called from code numba.njit compiles")
+
+
+@numba.extending.overload(join_lists)
+def _numba_join_lists(a, b):
+    """Python's a + b of two lists of floats, as a new 1-D array."""
+    types = numba.core.types
+    flat = [isinstance(t, types.Array) and t.ndim == 1 or isinstance(t, (types.List, types.ListType)) for t in (a, b)]
+    if not all(flat) or not all(isinstance(t.dtype, types.Float) for t in (a, b)):
+        return None
+
+    def impl(a, b):
+        n, m = len(a), len(b)
+        out = numpy.empty(n + m)
+        for k in range(n):
+            out[k] = a[k]
+        for k in range(m):
+            out[n + k] = b[k]
+        return out
+
+    return impl
+''',
+    "repeat_list": '''def repeat_list(xs, n):
+    """xs's elements n times over (compiled code only: see the overload below)."""
+    raise TypeError("repeat_list is called from code numba.njit compiles")
+
+
+@numba.extending.overload(repeat_list)
+def _numba_repeat_list(xs, n):
+    """Python's xs * n of a list of floats (none for n <= 0), as a new 1-D array."""
+    types = numba.core.types
+    flat = isinstance(xs, types.Array) and xs.ndim == 1 or isinstance(xs, (types.List, types.ListType))
+    if not flat or not isinstance(xs.dtype, types.Float) or not isinstance(n, types.Integer):
+        return None
+
+    def impl(xs, n):
+        m, times = len(xs), max(n, 0)
+        out = numpy.empty(m * times)
+        for r in range(times):
+            for k in range(m):
+                out[r * m + k] = xs[k]
+        return out
+
+    return impl
+''',
+}

@@ -1,0 +1,400 @@
+"""Runtime helpers of the Numba target: the python target's helpers that dispatch on the kinds of
+their arguments with ``isinstance``, written as Numba overloads, which choose their code from the
+Numba types of the arguments when the caller is compiled (so the compiled code holds no dispatch).
+
+Each entry is source text copied into the generated module, as ``runtime.HELPERS`` are: a Python
+stub that only compiled code calls, and its ``numba.extending.overload``.  Lists of floats reach
+compiled code as arrays (see ``numba_target``), so a shadow of one is an array; a tuple's shadow is
+a tuple of its elements' shadows, already the structure of the primal (``like`` has nothing to do).
+"""
+
+from __future__ import annotations
+
+from .lists import LIST_HELPERS
+from .arrays import ARRAY_HELPERS
+
+NUMBA_HELPERS = {
+    "zeros_like": '''def zeros_like(x):
+    """A zero with the structure of x (compiled code only: see the overload below)."""
+    raise TypeError("zeros_like is called from code numba.njit compiles")
+
+
+@numba.extending.overload(zeros_like)
+def _numba_zeros_like(x):
+    """0.0 for a number, zeros of x's shape for an array or a list of numbers, a list or tuple of
+    zeros_like of each element otherwise."""
+    types = numba.core.types
+    if isinstance(x, types.Number):
+        return lambda x: 0.0
+    if isinstance(x, types.Array):
+        return lambda x: numpy.zeros(x.shape)
+    if isinstance(x, (types.List, types.ListType)) and isinstance(x.dtype, types.Number):
+        return lambda x: numpy.zeros(len(x))
+    if isinstance(x, types.List) and isinstance(x.dtype, types.Boolean):  # a tape of branches: popped only
+        return lambda x: [0.0 for e in x]
+    if isinstance(x, (types.List, types.ListType)):
+        return lambda x: [zeros_like(e) for e in x]
+    if isinstance(x, types.BaseTuple):
+        items = ", ".join(f"zeros_like(x[{k}])" for k in range(len(x)))
+        scope = {"zeros_like": zeros_like}
+        exec(f"def impl(x):\\n    return ({items},)", scope)
+        return scope["impl"]
+    return None
+''',
+    "zeros_rows": '''def zeros_rows(rows):
+    """Zeros in the shape of a list of lists of numbers (compiled code only: see the overload below)."""
+    raise TypeError("zeros_rows is called from code numba.njit compiles")
+
+
+@numba.extending.overload(zeros_rows)
+def _numba_zeros_rows(rows):
+    """A 2-D array of zeros for a 2-D array (equal-length rows reach compiled code as one: one block
+    of memory, a row of it a view); a list of arrays of zeros for a typed list of rows."""
+    types = numba.core.types
+    if isinstance(rows, types.Array) and rows.ndim == 2:
+        return lambda rows: numpy.zeros(rows.shape)
+    return lambda rows: [numpy.zeros(len(r)) for r in rows]
+''',
+    "empty_rows": '''def empty_rows(rows):
+    """Uninitialised floats in the shape of a list of lists of numbers (compiled code only: see the
+    overload below)."""
+    raise TypeError("empty_rows is called from code numba.njit compiles")
+
+
+@numba.extending.overload(empty_rows)
+def _numba_empty_rows(rows):
+    """zeros_rows without the zeros, for a shadow every element of which is stored before it is read."""
+    types = numba.core.types
+    if isinstance(rows, types.Array) and rows.ndim == 2:
+        return lambda rows: numpy.empty(rows.shape)
+    return lambda rows: [numpy.empty(len(r)) for r in rows]
+''',
+    "check_index": '''def check_index(x, k):
+    """IndexError unless x[k] exists (compiled code only: see the overload below)."""
+    raise TypeError("check_index is called from code numba.njit compiles")
+
+
+@numba.extending.overload(check_index)
+def _numba_check_index(x, k):
+    """What reading x[k] raises in Python (compiled code reads without a check)."""
+
+    def impl(x, k):
+        if not -len(x) <= k < len(x):
+            raise IndexError("list index out of range")
+
+    return impl
+''',
+    "scatter_add": '''def scatter_add(d, x, index, g):
+    """d with g added at x[index] (compiled code only: see the overload below)."""
+    raise TypeError("scatter_add is called from code numba.njit compiles")
+
+
+@numba.extending.overload(scatter_add)
+def _numba_scatter_add(d, x, index, g):
+    """The adjoint d of the array x with g added at x[index] (into d itself when d is an array of x's
+    shape, else into zeros of x's shape plus d): an index of integers and slices adds at once (it
+    names each element once); a 1-D array of integers into a vector adds one by one, so a repeated
+    index accumulates, as numpy.add.at does."""
+    types = numba.core.types
+    if not isinstance(x, types.Array) or isinstance(d, types.Array) and (d.ndim != x.ndim or not d.mutable):
+        return None
+    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
+    basic = all(isinstance(i, (types.Integer, types.SliceType)) for i in parts)
+    listed = isinstance(index, types.Array) and index.ndim == 1 and isinstance(index.dtype, types.Integer)
+    if not basic and not (listed and x.ndim == 1):
+        return None
+    fresh = not isinstance(d, types.Array)
+
+    def impl(d, x, index, g):
+        if fresh:
+            out = numpy.zeros(x.shape) + d
+        else:
+            out = d if d.shape == x.shape else numpy.zeros(x.shape) + d
+        if basic:
+            out[index] += g
+        else:
+            values = numpy.broadcast_to(numpy.asarray(g), index.shape)
+            for k in range(len(index)):
+                out[index[k]] += values[k]
+        return out
+
+    return impl
+''',
+    "take_and_clear": '''def take_and_clear(d, x, index):
+    """(d with d[index] zeroed, the old d[index]) (compiled code only: see the overload below)."""
+    raise TypeError("take_and_clear is called from code numba.njit compiles")
+
+
+@numba.extending.overload(take_and_clear)
+def _numba_take_and_clear(d, x, index):
+    """The adjoint of writing x[index] = v, for an index of integers and slices (it names each element
+    once): the part of the adjoint d at index (a copy, or a number), which is then zeroed in d (into
+    zeros of x's shape plus d where d is not yet such an array).  An array of integers may name an
+    element twice, whose last write only gets the cotangent: not here (refused, as Numba finds no form)."""
+    types = numba.core.types
+    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
+    if not isinstance(x, types.Array) or not all(isinstance(i, (types.Integer, types.SliceType)) for i in parts):
+        return None
+    if isinstance(d, types.Array) and (d.ndim != x.ndim or not d.mutable):
+        return None
+    number = len(parts) == x.ndim and all(isinstance(i, types.Integer) for i in parts)
+    fresh = not isinstance(d, types.Array)
+
+    def impl(d, x, index):
+        out = numpy.zeros(x.shape) + d if fresh else d
+        part = out[index] if number else out[index].copy()
+        out[index] = 0.0
+        return out, part
+
+    return impl
+''',
+    "like": '''def like(shadow, x):
+    """The shadow in x's structure (compiled code only: see the overload below)."""
+    raise TypeError("like is called from code numba.njit compiles")
+
+
+@numba.extending.overload(like)
+def _numba_like(shadow, x):
+    """The shadow itself: zeros_like built it in x's structure (the entry restores lists)."""
+    return lambda shadow, x: shadow
+''',
+    "add_into": '''def add_into(acc, ct):
+    """Add ct into the shadow acc (compiled code only: see the overload below)."""
+    raise TypeError("add_into is called from code numba.njit compiles")
+
+
+@numba.extending.overload(add_into)
+def _numba_add_into(acc, ct):
+    """acc[k] += ct[k] for every k: acc is an array or list of numbers, ct an array, list or tuple of them."""
+    types = numba.core.types
+    if isinstance(acc, types.Array) and acc.ndim == 2 and isinstance(ct, types.Array) and ct.ndim == 2:
+
+        def rows(acc, ct):
+            if acc.shape != ct.shape:
+                raise ValueError("a cotangent with a number of values other than the list's")
+            acc += ct
+
+        return rows
+    numbers = isinstance(acc, types.Array) and acc.ndim == 1 or isinstance(acc, types.List) and isinstance(acc.dtype, types.Number)
+    if numbers:
+
+        def impl(acc, ct):
+            if len(acc) != len(ct):
+                raise ValueError("a cotangent with a number of values other than the list's")
+            for k in range(len(acc)):
+                acc[k] += ct[k]
+
+        return impl
+    return None
+''',
+    "like_arrays": '''def like_arrays(shadow, x):
+    """The shadow in x's structure (compiled code only: see the overload below)."""
+    raise TypeError("like_arrays is called from code numba.njit compiles")
+
+
+@numba.extending.overload(like_arrays)
+def _numba_like_arrays(shadow, x):
+    """The shadow itself: zeros_like built it in x's structure (the entry restores lists and dtypes)."""
+    return lambda shadow, x: shadow
+''',
+    "unbroadcast": '''def unbroadcast(g, x):
+    """g summed down to x's shape (compiled code only: see the overload below)."""
+    raise TypeError("unbroadcast is called from code numba.njit compiles")
+
+
+@numba.extending.overload(unbroadcast)
+def _numba_unbroadcast(g, x):
+    """The adjoint of broadcasting x up to g's shape: g summed over the leading axes x lacks and the
+    axes of length 1 x has where g's are longer; a number x gets the sum."""
+    types = numba.core.types
+    if not isinstance(g, types.Array):
+        if isinstance(x, types.Array):
+            return lambda g, x: numpy.full(x.shape, g)
+        return lambda g, x: g
+    if not isinstance(x, types.Array) or x.ndim == 0:
+        return lambda g, x: g.sum()
+    if g.ndim < x.ndim:
+        return None
+
+    @numba.njit
+    def summed(g, x):
+        """Each element of g added into the element of x it was broadcast from (flat, C order)."""
+        lead = g.ndim - x.ndim
+        for k in range(x.ndim):
+            if x.shape[k] != 1 and x.shape[k] != g.shape[lead + k]:
+                raise ValueError("operands could not be broadcast together")
+        out = numpy.zeros(x.size, g.dtype)
+        flat = numpy.ravel(g)
+        for n in range(flat.size):
+            rest, target, scale = n, 0, 1
+            for k in range(g.ndim - 1, lead - 1, -1):
+                i = rest % g.shape[k]
+                rest //= g.shape[k]
+                if x.shape[k - lead] != 1:
+                    target += i * scale
+                scale *= x.shape[k - lead]
+            out[target] += flat[n]
+        return out.reshape(x.shape)
+
+    if g.ndim == x.ndim:
+
+        def same(g, x):
+            if g.shape == x.shape:
+                return g
+            return summed(g, x)
+
+        return same
+    return lambda g, x: summed(g, x)
+''',
+    "unreduce": '''def unreduce(g, x, axis=None, keepdims=False):
+    """g spread over x's shape (compiled code only: see the overload below)."""
+    raise TypeError("unreduce is called from code numba.njit compiles")
+
+
+@numba.extending.overload(unreduce)
+def _numba_unreduce(g, x, axis=None, keepdims=False):
+    """The adjoint of a sum of x: g at every element of x (a number for a number x); along one axis
+    (an integer, negative from the end), g's entry of each line along it."""
+    types = numba.core.types
+    if isinstance(axis, types.Integer) and isinstance(x, types.Array) and isinstance(g, types.Array):
+        if g.ndim == x.ndim:  # keepdims: g broadcasts as it is
+            return lambda g, x, axis=None, keepdims=False: numpy.broadcast_to(g, x.shape).copy()
+
+        def along(g, x, axis=None, keepdims=False):
+            return numpy.broadcast_to(numpy.expand_dims(g, axis if axis >= 0 else axis + x.ndim), x.shape).copy()
+
+        return along
+    if not isinstance(axis, (types.NoneType, types.Omitted)) and axis is not None:
+        return None
+    if isinstance(x, types.Array):
+        return lambda g, x, axis=None, keepdims=False: numpy.full(x.shape, g)
+    return lambda g, x, axis=None, keepdims=False: g
+''',
+    "extreme_vjp": '''def extreme_vjp(g, x, z, axis=None, keepdims=False):
+    """The cotangent of max or min (compiled code only: see the overload below)."""
+    raise TypeError("extreme_vjp is called from code numba.njit compiles")
+
+
+@numba.extending.overload(extreme_vjp)
+def _numba_extreme_vjp(g, x, z, axis=None, keepdims=False):
+    """The cotangent of the max or min z of all of x: g shared among the entries equal to z."""
+    types = numba.core.types
+    if not isinstance(axis, (types.NoneType, types.Omitted)) and axis is not None:
+        return None
+
+    def impl(g, x, z, axis=None, keepdims=False):
+        mask = x == z
+        return mask * (g / numpy.count_nonzero(mask))
+
+    return impl
+''',
+    "dot_vjp_a": '''def dot_vjp_a(g, a, b):
+    """The cotangent of a in numpy.dot(a, b) (compiled code only: see the overload below)."""
+    raise TypeError("dot_vjp_a is called from code numba.njit compiles")
+
+
+@numba.extending.overload(dot_vjp_a)
+def _numba_dot_vjp_a(g, a, b):
+    """For numbers, vectors and matrices a and b: chosen by their number of dimensions."""
+    types = numba.core.types
+    na = a.ndim if isinstance(a, types.Array) else 0
+    nb = b.ndim if isinstance(b, types.Array) else 0
+    if na == 0:
+        return lambda g, a, b: numpy.sum(g * b)
+    if nb == 0:
+        return lambda g, a, b: g * b
+    if nb == 1:
+        return (lambda g, a, b: numpy.outer(g, b)) if na == 2 else (lambda g, a, b: g * b)
+    if na <= 2 and nb == 2:
+        return lambda g, a, b: numpy.dot(g, b.T)
+    return None
+''',
+    "dot_vjp_b": '''def dot_vjp_b(g, a, b):
+    """The cotangent of b in numpy.dot(a, b) (compiled code only: see the overload below)."""
+    raise TypeError("dot_vjp_b is called from code numba.njit compiles")
+
+
+@numba.extending.overload(dot_vjp_b)
+def _numba_dot_vjp_b(g, a, b):
+    """For numbers, vectors and matrices a and b: chosen by their number of dimensions."""
+    types = numba.core.types
+    na = a.ndim if isinstance(a, types.Array) else 0
+    nb = b.ndim if isinstance(b, types.Array) else 0
+    if nb == 0:
+        return lambda g, a, b: numpy.sum(g * a)
+    if na == 0:
+        return lambda g, a, b: g * a
+    if na == 1 and nb <= 2:
+        return (lambda g, a, b: numpy.outer(a, g)) if nb == 2 else (lambda g, a, b: g * a)
+    if na == 2 and nb <= 2:
+        return lambda g, a, b: numpy.dot(a.T, g)
+    return None
+''',
+    "add_at": '''def add_at(shadow, index, value):
+    """shadow[index] += value (compiled code only: see the overload below)."""
+    raise TypeError("add_at is called from code numba.njit compiles")
+
+
+@numba.extending.overload(add_at, prefer_literal=True)
+def _numba_add_at(shadow, index, value):
+    """shadow[index] += value; for a tuple (of arrays), added into the array in place."""
+    types = numba.core.types
+    if not isinstance(shadow, types.BaseTuple):
+
+        def impl(shadow, index, value):
+            shadow[index] += value
+
+        return impl
+    if not isinstance(index, types.IntegerLiteral) or not isinstance(shadow[index.literal_value], types.Array):
+        return None
+    k = index.literal_value
+
+    def into_tuple(shadow, index, value):
+        numpy.add(shadow[k], value, shadow[k])
+
+    return into_tuple
+''',
+    "sum_all": '''def sum_all(g):
+    """numpy.sum(g) (compiled code only: see the overload below)."""
+    raise TypeError("sum_all is called from code numba.njit compiles")
+
+
+@numba.extending.overload(sum_all)
+def _numba_sum_all(g):
+    """numpy.sum(g) of an array; a number itself."""
+    if isinstance(g, numba.core.types.Array):
+        return lambda g: numpy.sum(g)
+    return lambda g: g
+''',
+    "add_new": '''def add_new(acc, c):
+    """acc + c (compiled code only: see the overload below)."""
+    raise TypeError("add_new is called from code numba.njit compiles")
+
+
+@numba.extending.overload(add_new)
+def _numba_add_new(acc, c):
+    """acc + c: this target's own code keeps acc += c (modes.owned), this is for code differentiated again."""
+    return lambda acc, c: acc + c
+''',
+    "extreme_jvp": '''def extreme_jvp(dx, x, z, axis=None, keepdims=False):
+    """The tangent of max or min (compiled code only: see the overload below)."""
+    raise TypeError("extreme_jvp is called from code numba.njit compiles")
+
+
+@numba.extending.overload(extreme_jvp)
+def _numba_extreme_jvp(dx, x, z, axis=None, keepdims=False):
+    """The tangent of the max or min z of all of x: the mean of the tangents where x equals z."""
+    types = numba.core.types
+    if not isinstance(axis, (types.NoneType, types.Omitted)) and axis is not None:
+        return None
+
+    def impl(dx, x, z, axis=None, keepdims=False):
+        mask = x == z
+        return numpy.sum(numpy.where(mask, dx, 0.0)) / numpy.count_nonzero(mask)
+
+    return impl
+''',
+}
+
+NUMBA_HELPERS.update(LIST_HELPERS)  # lists joined and repeated (numba_lists)
+NUMBA_HELPERS.update(ARRAY_HELPERS)  # adjoints of a @ b, distinct (numba_arrays)

@@ -1,0 +1,258 @@
+"""The Numba target: generated Python source -> source that ``numba.njit`` compiles in nopython mode.
+
+The python target's code is already close to what Numba types; this pass rewrites the few
+constructs it does not (on the emitted ``ast``, so the modes stay target-free):
+
+* ``reversed(range(a, b, s))`` becomes the counting-down ``range`` with the same elements;
+* the argument checks (``reject_ints``, ``expect``) are dropped: they dispatch on Python types,
+  and the entry made here converts and checks the arguments before compiled code runs;
+* the runtime helpers that dispatch with ``isinstance`` are replaced by ones Numba specialises
+  on the types of their arguments when it compiles them (``runtime_numba``);
+* a shadow list of zeros, ``[0.0] * n``, becomes ``numpy.zeros(n)`` (lists of floats reach
+  compiled code as arrays: see ``convert``);
+* every generated function gets ``@numba.njit``, so derivatives of callees call each other
+  compiled.
+
+Values cross into compiled code through ``convert`` (a list of floats -> a 1-D array, a list of
+equal-length lists of floats -> a 2-D array, other lists -> ``numba.typed.List``) and come back
+through ``restore`` (each cotangent in its primal's structure: lists where the argument was a list).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from types import ModuleType
+
+from .empty import empty_shadows
+from .lists import MARKERS
+from .loops import runs_forward
+from .runtime import NUMBA_HELPERS
+
+_LIST_HELPERS = {MARKERS["+"]: "join_lists", MARKERS["*"]: "repeat_list"}
+PURE = ("math", "numpy")  # modules whose functions change nothing but their result
+GUARDS = ("reject_ints", "expect")  # argument checks: the entry's conversion does their work
+
+
+def translate(source: str, helpers: dict, fresh, cache: bool = False, accumulators=None, scope=None) -> str:
+    """The Numba form of generated ``source``; ``helpers`` maps each runtime helper's name to its
+    name in the source; ``fresh(name)`` gives a module-level name no other name in it clashes with
+    (for the modules and the helpers this target adds); ``accumulators``: adjoint accumulators
+    (``d_x = 0.0``) -> their variables, so that an array's starts as zeros of its shape; ``scope``: the
+    globals the code runs in (its names of the math and NumPy modules)."""
+    tree = ast.parse(_COMMENT.sub(_as_call, source))  # comments kept as calls, ast.unparse drops comments
+    numba, numpy = (_imported(tree, module) or fresh(module) for module in ("numba", "numpy"))
+    aliases = {alias: name for name, alias in helpers.items()}
+    guards = {alias for alias, name in aliases.items() if name in GUARDS}
+    added = {
+        name: fresh(name)
+        for name in ("add_at", "zeros_rows", "empty_rows", "check_index", "zeros_like", *_LIST_HELPERS.values())
+    }
+    rewrite = _Rewrite(guards, numpy, added)
+    rewrite.distinct = {helpers.get("distinct")} | {  # (the reverse code hessian differentiates calls it by its own)
+        k for k, v in (scope or {}).items() if getattr(v, "__adc_primitive__", None) == "distinct"
+    }
+    rewrite.distinct.discard(None)  # distinct(d, a, b) is written distinct(distinct(d, a), b): see numba_arrays
+    rewrite.accumulators = accumulators or {}
+    rewrite.modules = {numpy} | {_imported(tree, m) for m in ("math", "numpy")} - {None}
+    rewrite.modules |= {k for k, v in (scope or {}).items() if isinstance(v, ModuleType) and v.__name__ in PURE}
+    body = []
+    for stmt in tree.body:
+        name = aliases.get(getattr(stmt, "name", None))
+        if name in GUARDS:
+            continue
+        if name is not None and name in NUMBA_HELPERS:
+            body += _helper(name, stmt.name, numba, numpy)
+            continue
+        if isinstance(stmt, ast.FunctionDef):
+            stmt = rewrite.visit(stmt)
+            options = [ast.keyword("cache", ast.Constant(True))] if cache else []
+            stmt.decorator_list = [ast.Call(ast.parse(f"{numba}.njit", mode="eval").body, [], options)]
+        body.append(stmt)
+    for name in rewrite.used:
+        body[:0] = _helper(name, added[name], numba, numpy)
+    imports = [
+        f"import {m}" if m == alias else f"import {m} as {alias}" for m, alias in (("numba", numba), ("numpy", numpy))
+    ]
+    head = [s for s in body if _docstring(s) or isinstance(s, (ast.Import, ast.ImportFrom))]
+    imports = [s for s in ast.parse("\n".join(imports)).body if ast.dump(s) not in map(ast.dump, head)]
+    tree.body = head[:1] + imports + head[1:] + [s for s in body if s not in head]
+    text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    return _CALL.sub(lambda m: f"{m.group(1)}# {ast.literal_eval(m.group(2))}", text)
+
+
+_MARK = "__adc_comment__"
+_COMMENT = re.compile(r"^([ \t]*)# (.*)$", re.M)
+_CALL = re.compile(rf"^([ \t]*){_MARK}\((.*)\)$", re.M)
+
+
+def _as_call(match) -> str:
+    return f"{match.group(1)}{_MARK}({match.group(2)!r})"
+
+
+def _imported(tree: ast.Module, module: str) -> str | None:
+    """The name ``source`` binds ``module`` to at its top level (``import numpy as np``: np), if any."""
+    for stmt in tree.body:
+        for alias in stmt.names if isinstance(stmt, ast.Import) else ():
+            if alias.name == module:
+                return alias.asname or module
+    return None
+
+
+def _docstring(stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
+def _helper(name: str, alias: str, numba: str, numpy: str) -> list:
+    """The statements defining the Numba version of runtime helper ``name`` under ``alias``: its names
+    ``numba`` and ``numpy`` (every use: ``numba.njit`` of an inner function too) read as the module's
+    names of them, which a second entry point's module may have made ``numba_1`` (its first took ``numba``)."""
+    tree = ast.parse(re.sub(rf"\b{name}\b", alias, NUMBA_HELPERS[name]))
+    modules = {"numba": numba, "numpy": numpy}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in modules:
+            node.id = modules[node.id]
+    return tree.body
+
+
+class _Rewrite(ast.NodeTransformer):
+    """The constructs of one generated function that Numba does not type, in forms it does."""
+
+    def __init__(self, guards: set, numpy: str, added: dict):
+        self.guards = guards
+        self.numpy = numpy
+        self.added = added  # the helpers this target adds -> their names in the module
+        self.used: set = set()  # those the code calls
+        self.distinct: set = set()  # the names the code calls runtime helper distinct by
+
+    def _call(self, helper: str, args: list) -> ast.Call:
+        self.used.add(helper)
+        return ast.Call(ast.Name(self.added[helper], ast.Load()), args, [])
+
+    def visit_AugAssign(self, node):
+        """``x[k] += v`` with a constant k (x may be a tuple, of arrays): ``add_at(x, k, v)``."""
+        node = self.generic_visit(node)
+        target = node.target
+        if isinstance(node.op, ast.Add) and isinstance(target, ast.Subscript) and _constant_int(target.slice):
+            return ast.Expr(self._call("add_at", [target.value, target.slice, node.value]))
+        return node
+
+    def visit_ListComp(self, node):
+        """``[zeros(len(row)) for row in rows]``, the shadow of a list of lists: ``zeros_rows(rows)``
+        (one 2-D array where the rows are one)."""
+        node = self.generic_visit(node)
+        (loop,) = node.generators if len(node.generators) == 1 else (None,)
+        zeros = f"{self.numpy}.zeros(len({getattr(loop and loop.target, 'id', None)}))"
+        if loop and not loop.ifs and not loop.is_async and ast.unparse(node.elt) == zeros:
+            return self._call("zeros_rows", [loop.iter])
+        return node
+
+    def visit_FunctionDef(self, node):
+        """Also: an accumulator ``d_x = 0.0`` at the function's top level, where ``x`` is surely bound
+        (a parameter, or assigned by an earlier line at that level), starts as ``zeros_like(x)``: the
+        number 0.0 for a number, zeros for an array, whose adjoint Numba then types as one array."""
+        self.function = node
+        bound = {a.arg for a in node.args.args}
+        for stmt in node.body:
+            if not isinstance(stmt, ast.Assign):
+                continue
+            target = stmt.targets[0]
+            variable = self.accumulators.get(target.id) if isinstance(target, ast.Name) else None
+            if variable in bound and isinstance(stmt.value, ast.Constant) and stmt.value.value == 0.0:
+                stmt.value = self._call("zeros_like", [ast.Name(variable, ast.Load())])
+            for target in stmt.targets:
+                bound |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        node = self.generic_visit(node)
+        rows = (self.added["zeros_rows"], self.added["empty_rows"])
+        if empty_shadows(node, self.numpy, self.added["check_index"], rows):  # (zeros every element of which is stored)
+            self.used.add("empty_rows")
+        return node
+
+    def visit_For(self, node):
+        """An adjoint loop whose iterations are independent runs forward (see ``numba_loops``)."""
+        it = node.iter
+        if isinstance(it, ast.Call) and _named(it, "reversed") and len(it.args) == 1 and not it.keywords:
+            inner = it.args[0]
+            zeros = {f"{self.numpy}.zeros", self.added["zeros_rows"]}
+            if isinstance(inner, ast.Call) and _named(inner, "range") and not inner.keywords:
+                if runs_forward(node, self.function, self.modules, _MARK, zeros):
+                    node.iter = inner
+        return self.generic_visit(node)
+
+    def visit_If(self, node):
+        node = self.generic_visit(node)
+        if not node.orelse and all(self._is_guard(s) for s in node.body):
+            return None
+        return node
+
+    def visit_Expr(self, node):
+        """Argument checks dropped; ``xs[k]`` alone on its line, the check that a read will not fail,
+        made explicit (compiled code reads without one): ``check_index(xs, k)``."""
+        if self._is_guard(node):
+            return None
+        node = self.generic_visit(node)
+        read = node.value
+        if isinstance(read, ast.Subscript) and not isinstance(read.slice, (ast.Slice, ast.Tuple)):
+            return ast.Expr(self._call("check_index", [read.value, read.slice]))
+        return node
+
+    def _is_guard(self, stmt) -> bool:
+        call = getattr(stmt, "value", None)
+        return (
+            isinstance(stmt, ast.Expr)
+            and isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id in self.guards
+        )
+
+    def visit_Call(self, node):
+        node = self.generic_visit(node)
+        inner = node.args[0] if len(node.args) == 1 else None
+        if _named(node, "reversed") and isinstance(inner, ast.Call) and _named(inner, "range") and not inner.keywords:
+            return _counting_down(inner.args)
+        helper = _LIST_HELPERS.get(getattr(node.func, "id", None))
+        if helper is not None:  # a list joined or repeated (back.numba_lists)
+            return self._call(helper, node.args)
+        if isinstance(node.func, ast.Name) and node.func.id in self.distinct and node.args and not node.keywords:
+            out = node.args[0]
+            for earlier in node.args[1:]:
+                out = ast.Call(node.func, [out, earlier], [])
+            return out
+        module = getattr(node.func, "value", None)
+        if isinstance(module, ast.Name) and module.id in self.modules:  # dtype=float: Numba takes numpy.float64
+            for k in node.keywords:
+                if k.arg == "dtype" and isinstance(k.value, ast.Name) and k.value.id == "float":
+                    k.value = ast.Attribute(ast.Name(self.numpy, ast.Load()), "float64", ast.Load())
+        return node
+
+    def visit_BinOp(self, node):
+        node = self.generic_visit(node)
+        zero = ast.List([ast.Constant(0.0)], ast.Load())
+        if isinstance(node.op, ast.Mult) and ast.dump(node.left) == ast.dump(zero):
+            return ast.Call(ast.parse(f"{self.numpy}.zeros", mode="eval").body, [node.right], [])
+        return node
+
+
+def _constant_int(node) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def _named(call: ast.Call, name: str) -> bool:
+    """Whether ``call`` calls the builtin ``name`` (``builtins.range`` where the module binds ``range``)."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id.startswith("builtins"):
+        return func.attr == name
+    return isinstance(func, ast.Name) and func.id == name
+
+
+def _counting_down(args: list) -> ast.Call:
+    """``range(...)`` giving the elements of ``range(*args)`` last first."""
+    if len(args) == 1:
+        text = "range({0} - 1, -1, -1)"
+    elif len(args) == 2:
+        text = "range({1} - 1, {0} - 1, -1)"
+    else:  # a + k * s for k = n - 1 .. 0, n = len(range(a, b, s))
+        text = "range({0} + (len(range({0}, {1}, {2})) - 1) * {2}, {0} - {2}, -{2})"
+    return ast.parse(text.format(*(f"({ast.unparse(a)})" for a in args)), mode="eval").body

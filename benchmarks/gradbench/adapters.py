@@ -1,0 +1,382 @@
+"""What adcompiler's GradBench tool runs for each eval: JSON input to NumPy, the call, NumPy to JSON.
+
+``functions(eval, backend)`` gives ``{function name: protocol.Function}`` for one GradBench
+module.  The derivatives are made
+with ``adcompiler.differentiate(..., backend=backend)`` and the functions of functions in
+``adcompiler`` (``jacobian``, ``hvp``), as a user of the library writes them.
+
+The primal under ``backend="numba"`` is the eval module's function compiled by ``numba.njit``
+where Numba takes it (its first call compiles it), else the plain Python function; the response
+says which (``primal_kind``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable
+
+import numpy as np
+from protocol import Function
+
+import adcompiler
+
+BA_NCAMPARAMS = 11
+
+
+def eval_module(name: str):
+    """The eval's plain NumPy module, ``evals.<name>``."""
+    return importlib.import_module(f"evals.{name}")
+
+
+def primal(fn: Callable, backend: str) -> tuple[Callable, dict]:
+    """``fn`` as the primal runs on ``backend``: under Numba, ``fn`` compiled by ``numba.njit`` with
+    every function of its module compiled too (as a Numba user decorates each), when Numba takes it
+    (tried at the first call), else ``fn``; ``notes["primal_kind"]`` says which ran."""
+    notes = {"primal_kind": "python"}
+    if backend != "numba":
+        return fn, notes
+    compiled = njit_module(fn.__module__)[fn.__name__]
+    state = {"call": None}
+
+    def call(*args):
+        if state["call"] is None:
+            try:
+                value = compiled(*args)
+                state["call"] = compiled
+                notes["primal_kind"] = "numba"
+                return value
+            except Exception as e:  # noqa: BLE001 - Numba's typing errors have many classes
+                state["call"] = fn
+                notes["primal_kind"] = "python"
+                notes["numba_primal_refused"] = numba_reason(str(e))
+        return state["call"](*args)
+
+    return call, notes
+
+
+_NJIT_MODULES: dict[str, dict] = {}
+
+
+def njit_module(name: str) -> dict:
+    """A copy of the module's namespace in which each function it defines is ``numba.njit`` of
+    itself: the module is executed again into a new dict, so the module adcompiler reads is
+    untouched."""
+    if name not in _NJIT_MODULES:
+        import inspect
+        import types
+
+        import numba
+
+        module = importlib.import_module(name)
+        namespace = {"__name__": f"{name}__njit", "__file__": module.__file__}
+        exec(compile(inspect.getsource(module), module.__file__, "exec"), namespace)
+        for key, value in list(namespace.items()):
+            if isinstance(value, types.FunctionType) and value.__module__ == namespace["__name__"]:
+                namespace[key] = numba.njit(value)
+        _NJIT_MODULES[name] = namespace
+    return _NJIT_MODULES[name]
+
+
+def numba_reason(message: str) -> str:
+    """The informative line of a Numba typing error (its first line only names the pipeline step)."""
+    keys = (
+        "No implementation of function",
+        "Untyped global name",
+        "Unknown attribute",
+        "Cannot determine Numba type",
+        "Use of unsupported",
+        "non-precise type",
+        "Cannot unify",
+        "Invalid use of",
+        "NameError",
+        "not supported",
+    )
+    for line in message.splitlines():
+        if any(k in line for k in keys):
+            return line.strip()[:300]
+    return first_line(message)
+
+
+def first_line(message: str) -> str:
+    """The first non-empty line of an error message."""
+    for line in message.splitlines():
+        if line.strip():
+            return line.strip()
+    return message.strip()
+
+
+def floats(x) -> np.ndarray:
+    return np.asarray(x, dtype=np.float64)
+
+
+def tolist(x) -> Any:
+    return np.asarray(x, dtype=np.float64).tolist()
+
+
+# ---------------------------------------------------------------------------------------------- evals
+
+
+def lse(backend: str) -> dict[str, Function]:
+    m = eval_module("lse")
+    p, notes = primal(m.logsumexp, backend)
+    d = adcompiler.differentiate(m.logsumexp, backend=backend)
+    prepare = lambda raw: (floats(raw["x"]),)  # noqa: E731
+    return {
+        "primal": Function(prepare, p, float, notes),
+        "gradient": Function(prepare, d.grad, tolist),
+    }
+
+
+def det(backend: str) -> dict[str, Function]:
+    m = eval_module("det")
+    p, notes = primal(m.det, backend)
+    d = adcompiler.differentiate(m.det, backend=backend)
+    prepare = lambda raw: (floats(raw["A"]).reshape(raw["ell"], raw["ell"]),)  # noqa: E731
+    return {
+        "primal": Function(prepare, p, float, notes),
+        "gradient": Function(prepare, d.grad, lambda g: tolist(np.ravel(g))),
+    }
+
+
+def llsq(backend: str) -> dict[str, Function]:
+    m = eval_module("llsq")
+    p, notes = primal(m.llsq, backend)
+    d = adcompiler.differentiate(m.llsq, wrt=("x",), backend=backend)
+    prepare = lambda raw: (floats(raw["x"]), int(raw["n"]))  # noqa: E731
+    return {
+        "primal": Function(prepare, p, float, notes),
+        "gradient": Function(prepare, d.grad, tolist),
+    }
+
+
+def ode(backend: str) -> dict[str, Function]:
+    m = eval_module("ode")
+    p, notes = primal(m.solve, backend)
+    d = adcompiler.differentiate(m.last, wrt=("x",), backend=backend)
+    prepare = lambda raw: (floats(raw["x"]), int(raw["s"]))  # noqa: E731
+    return {
+        "primal": Function(prepare, p, tolist, notes),
+        "gradient": Function(prepare, d.grad, tolist),
+    }
+
+
+def kmeans(backend: str, formulation: str = "cost") -> dict[str, Function]:
+    m = eval_module("kmeans")
+    fn = getattr(m, formulation)
+    p, notes = primal(fn, backend)
+    d = adcompiler.differentiate(fn, wrt=("centroids",), backend=backend)
+    hvp = adcompiler.hvp(d)
+
+    def direction(points, centroids):
+        gradient = d.grad(points, centroids)
+        hessian_diagonal = hvp((points, centroids), (np.ones_like(centroids),))[0]  # H is diagonal
+        return gradient / hessian_diagonal
+
+    prepare = lambda raw: (floats(raw["points"]), floats(raw["centroids"]))  # noqa: E731
+    return {
+        "cost": Function(prepare, p, float, notes),
+        "dir": Function(prepare, direction, tolist),
+    }
+
+
+def gmm(backend: str) -> dict[str, Function]:
+    m = eval_module("gmm")
+    p, notes = primal(m.log_posterior, backend)
+    d = adcompiler.differentiate(m.log_posterior, wrt=("alpha", "mu", "q", "l"), backend=backend)
+
+    def prepare(raw):
+        return (
+            floats(raw["alpha"]),
+            floats(raw["mu"]),
+            floats(raw["q"]),
+            floats(raw["l"]).reshape(raw["k"], raw["d"] * (raw["d"] - 1) // 2),
+            floats(raw["x"]),
+            float(raw["gamma"]),
+            int(raw["m"]),
+        )
+
+    def post(g):
+        alpha, mu, q, l = g
+        return {"alpha": tolist(alpha), "mu": tolist(mu), "q": tolist(q), "l": tolist(l)}
+
+    return {
+        "objective": Function(prepare, p, float, notes),
+        "jacobian": Function(prepare, d.grad, post),
+    }
+
+
+def ba_inputs(raw) -> tuple:
+    """The eval's one camera, point, weight and feature repeated as ADBench does (``p``
+    observations, camera i % n and point i % m for observation i)."""
+    n, m, p = raw["n"], raw["m"], raw["p"]
+    cams = np.tile(floats(raw["cam"]), (n, 1))
+    X = np.tile(floats(raw["x"]), (m, 1))
+    w = np.full(p, float(raw["w"]))
+    feats = np.tile(floats(raw["feat"]), (p, 1))
+    obs = np.stack((np.arange(p) % n, np.arange(p) % m), axis=1)
+    return cams, X, w, obs, feats
+
+
+def ba(backend: str) -> dict[str, Function]:
+    mod = eval_module("ba")
+    p_objective, notes = primal(mod.objective, backend)
+    d_reproj = adcompiler.differentiate(mod.reproj_err, wrt=("cam", "X", "w"), backend=backend)
+    reproj_jacobian = adcompiler.jacobian(d_reproj)
+    d_w = adcompiler.differentiate(mod.w_err, backend=backend)
+
+    def jacobian(cams, X, w, obs, feats):
+        """The sparse Jacobian of (reprojection errors, weight errors) as ADBench's BASparseMat:
+        row starts, column indices and values, each observation a 2 x 15 block."""
+        n, m, p = len(cams), len(X), len(w)
+        block = BA_NCAMPARAMS + 3 + 1
+        rows = [0]
+        cols, vals = [], []
+        for j in range(p):
+            cam, pt = obs[j]
+            J = reproj_jacobian(cams[cam], X[pt], w[j], feats[j])  # (2, 15): cam, X, w
+            columns = list(range(BA_NCAMPARAMS * cam, BA_NCAMPARAMS * (cam + 1)))
+            columns += list(range(BA_NCAMPARAMS * n + 3 * pt, BA_NCAMPARAMS * n + 3 * pt + 3))
+            columns.append(BA_NCAMPARAMS * n + 3 * m + j)
+            for i_row in range(2):
+                rows.append(rows[-1] + block)
+                cols.extend(columns)
+                vals.extend(J[i_row])
+        for j in range(p):
+            rows.append(rows[-1] + 1)
+            cols.append(BA_NCAMPARAMS * n + 3 * m + j)
+            vals.append(d_w.grad(w[j]))
+        return rows, cols, vals
+
+    def post_objective(out):
+        errs, werrs = out
+        return {
+            "reproj_error": {"elements": tolist(errs[0]), "repeated": len(errs)},
+            "w_err": {"element": float(werrs[0]), "repeated": len(werrs)},
+        }
+
+    def post_jacobian(out):
+        # Only the first 30 entries and the last go back (the input repeats one observation).
+        rows, cols, vals = out
+        return {
+            "rows": [int(r) for r in rows[:30] + rows[-1:]],
+            "cols": [int(c) for c in cols[:30] + cols[-1:]],
+            "vals": [float(v) for v in vals[:30] + vals[-1:]],
+        }
+
+    return {
+        "objective": Function(ba_inputs, p_objective, post_objective, notes),
+        "jacobian": Function(ba_inputs, jacobian, post_jacobian),
+    }
+
+
+def ht_inputs(raw) -> tuple:
+    """(theta, us or None, the model and data arrays in objective order)."""
+    data = raw["data"]
+    model = data["model"]
+    arrays = (
+        np.asarray(model["parents"], dtype=np.int64),
+        floats(model["base_relatives"]),
+        floats(model["inverse_base_absolutes"]),
+        floats(model["base_positions"]),
+        floats(model["weights"]),
+        bool(model["is_mirrored"]),
+        floats(data["points"]),
+        np.asarray(data["correspondences"], dtype=np.int64),
+    )
+    us = floats(raw["us"]) if len(raw["us"]) > 0 else None
+    return floats(raw["theta"]), us, arrays, np.asarray(model["triangles"], dtype=np.int64)
+
+
+def ht(backend: str) -> dict[str, Function]:
+    mod = eval_module("ht")
+    p_simple, notes = primal(mod.objective_simple, backend)
+    p_complicated, notes_c = primal(mod.objective_complicated, backend)
+    notes_both = {}
+    d_simple = adcompiler.differentiate(mod.objective_simple, wrt=("theta",), backend=backend)
+    d_complicated = adcompiler.differentiate(mod.objective_complicated, wrt=("theta", "us"), backend=backend)
+    jac_simple = adcompiler.jacobian(d_simple, mode="forward")
+
+    def objective(theta, us, arrays, triangles):
+        if us is None:
+            out = p_simple(theta, *arrays)
+            notes_both.update(notes)
+        else:
+            out = p_complicated(theta, us, *arrays, triangles)
+            notes_both.update(notes_c)
+        return out
+
+    def jacobian(theta, us, arrays, triangles):
+        """(3 points, 26) for the simple variant.  For the complicated one, ADBench's 28 columns: two
+        for the points' own barycentric coordinates (each residual depends on its point's ``us``
+        only, so one jvp with every point's u_0 moving gives a column for them all), then the 26 of
+        theta, each a jvp."""
+        if us is None:
+            return jac_simple(theta, *arrays)
+        args = (theta, us, *arrays, triangles)
+        no_theta, no_us = np.zeros_like(theta), np.zeros_like(us)
+        columns = [d_complicated.jvp(args, (no_theta, np.tile(u, (len(us), 1))))[1] for u in ([1.0, 0.0], [0.0, 1.0])]
+        columns += [d_complicated.jvp(args, (e, no_us))[1] for e in np.eye(len(theta))]
+        return np.column_stack(columns)
+
+    return {
+        "objective": Function(ht_inputs, objective, tolist, notes_both),
+        "jacobian": Function(ht_inputs, jacobian, tolist),
+    }
+
+
+def lstm(backend: str) -> dict[str, Function]:
+    mod = eval_module("lstm")
+    p, notes = primal(mod.objective, backend)
+    d = adcompiler.differentiate(mod.objective, wrt=("main_params", "extra_params"), backend=backend)
+    prepare = lambda raw: tuple(  # noqa: E731
+        floats(raw[k]) for k in ("main_params", "extra_params", "state", "sequence")
+    )
+
+    def post(g):
+        main, extra = g
+        return tolist(np.concatenate((np.ravel(main), np.ravel(extra))))
+
+    return {
+        "objective": Function(prepare, p, float, notes),
+        "jacobian": Function(prepare, d.grad, post),
+    }
+
+
+def particle(backend: str) -> dict[str, Function]:
+    mod = eval_module("particle")
+    prepare = lambda raw: (float(raw["w"]),)  # noqa: E731
+    return {
+        name: Function(prepare, lambda w, f=getattr(mod, name): f(w, backend=backend), float)
+        for name in ("rr", "ff", "fr", "rf")
+    }
+
+
+def saddle(backend: str) -> dict[str, Function]:
+    mod = eval_module("saddle")
+    prepare = lambda raw: (floats(raw["start"]),)  # noqa: E731
+    return {
+        name: Function(prepare, lambda s, f=getattr(mod, name): f(s, backend=backend), tolist)
+        for name in ("rr", "ff", "fr", "rf")
+    }
+
+
+MAKERS: dict[str, Callable[..., dict[str, Function]]] = {
+    "det": det,
+    "gmm": gmm,
+    "ba": ba,
+    "ht": ht,
+    "kmeans": kmeans,
+    "llsq": llsq,
+    "lse": lse,
+    "lstm": lstm,
+    "ode": ode,
+    "particle": particle,
+    "saddle": saddle,
+}
+
+
+def functions(eval_name: str, backend: str, **options) -> dict[str, Function]:
+    """The GradBench functions of ``eval_name`` on adcompiler's ``backend``."""
+    if eval_name not in MAKERS:
+        raise KeyError(f"no adcompiler implementation of the eval {eval_name!r}")
+    return MAKERS[eval_name](backend, **options)
