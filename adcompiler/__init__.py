@@ -13,8 +13,8 @@ from .api.differentiable import Differentiable, differentiate
 from .api.check import check_grad
 from .api.custom_rules import custom_jvp, custom_vjp
 from .errors import MissingRuleError, UnsupportedSyntaxError
-from .api.functional import grad, hessian, jacfwd, jacrev, jvp, ravel, value_and_grad, vjp
-from .api.higher import hvp, jacobian
+from .api.functional import grad, hessian, hvp, jacfwd, jacrev, jvp, ravel, value_and_grad, vjp
+from .api.higher import hessian_matrix, jacobian
 from .rules import defrule
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "differentiate",
     "grad",
     "hessian",
+    "hessian_matrix",
     "hvp",
     "jacfwd",
     "jacobian",

@@ -305,11 +305,11 @@ def run_hessians(peers: str) -> str:
     ]:
         compiled, python = adcompiler.differentiate(fn, backend="numba"), adcompiler.differentiate(fn)
         start = time.perf_counter()
-        h = adcompiler.hessian(compiled)(*args)
+        h = adcompiler.hessian_matrix(compiled)(*args)
         took = time.perf_counter() - start
         v = np.linspace(-1.0, 1.0, h.shape[0])
         times = [
-            best(lambda d=d: adcompiler.hessian(d)(*args), repeat=repeat) * 1e6
+            best(lambda d=d: adcompiler.hessian_matrix(d)(*args), repeat=repeat) * 1e6
             for d, repeat in ((compiled, 5), (python, 3))
         ]
         times += [best(lambda d=d: adcompiler.hvp(d)(args, v), repeat=5) * 1e6 for d in (compiled, python)]

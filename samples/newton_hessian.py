@@ -40,7 +40,7 @@ if __name__ == "__main__":
 
     def newton(f, x0, steps=8, tol=1e-14):
         d = adcompiler.differentiate(f)
-        hess = adcompiler.hessian(d)
+        hess = adcompiler.hessian_matrix(d)
         x = np.array(x0, dtype=float)
         history = []
         for k in range(steps):
@@ -64,7 +64,7 @@ if __name__ == "__main__":
 
     print("Newton's method on booth_like(x, y), from (-4, 8):")
     d2 = adcompiler.differentiate(booth_like)
-    h2 = adcompiler.hessian(d2)
+    h2 = adcompiler.hessian_matrix(d2)
     p = np.array([-4.0, 8.0])
     for k in range(7):
         g = np.array(d2.grad(*p))

@@ -70,7 +70,7 @@ if __name__ == "__main__":
     assert abs(J[0, 0] - g[0]) < 1e-14 and abs(J[0, 1] - g[3]) < 1e-13 and abs(J[0, 2] - g[2]) < 1e-13
 
     # second order: the Hessian in (spot, vol)
-    H = adcompiler.hessian(call_price, wrt=("spot", "vol"))(spot, strike, rate, vol, t)
+    H = adcompiler.hessian_matrix(call_price, wrt=("spot", "vol"))(spot, strike, rate, vol, t)
     ad.update(gamma=H[0, 0], vanna=H[0, 1], volga=H[1, 1])
     assert abs(H[0, 1] - H[1, 0]) < 1e-12
 
@@ -80,4 +80,4 @@ if __name__ == "__main__":
         print(f"{name:>6} {a:22.15g} {c:22.15g} {abs(a - c) / max(abs(c), 1e-300):10.1e}")
     print(f"check_grad(call_price): {adcompiler.check_grad(call_price, spot, strike, rate, vol, t):.1e}")
     print("full Hessian in (S, K, r, sigma, T):")
-    print(np.array2string(adcompiler.hessian(d)(spot, strike, rate, vol, t), precision=6, suppress_small=True))
+    print(np.array2string(adcompiler.hessian_matrix(d)(spot, strike, rate, vol, t), precision=6, suppress_small=True))

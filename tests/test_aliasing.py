@@ -218,7 +218,7 @@ def fd_hessian(fn, x, h=1e-4):
 def test_hessian_of_aliasing_code_matches_second_differences(name):
     fn = getattr(F, name)
     for x in ((0.7, -0.4), (-0.6, 0.9)):
-        got = np.asarray(adcompiler.hessian(fn)(*x))
+        got = np.asarray(adcompiler.hessian_matrix(fn)(*x))
         assert np.allclose(got, fd_hessian(fn, x), rtol=1e-4, atol=1e-5), (x, got)
 
 

@@ -88,7 +88,7 @@ def test_an_integer_argument_or_default_is_a_constant_by_default():
     assert d.jvp((0.5,), (1.0,))[1] == pytest.approx(want, rel=1e-7)
     assert adcompiler.grad(F.pend)(0.5) == pytest.approx(want, rel=1e-7)
     assert adcompiler.check_grad(F.pend, 0.5) < 1e-6
-    assert adcompiler.hessian(F.pend)(0.5).shape == (1, 1)
+    assert adcompiler.hessian_matrix(F.pend)(0.5).shape == (1, 1)
     with pytest.raises(TypeError, match="cannot differentiate with respect to n, the integer 200"):
         adcompiler.differentiate(F.pend, wrt=("theta", "n")).grad(0.5)
 

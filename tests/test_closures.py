@@ -97,7 +97,7 @@ def test_a_changed_captured_value_is_read_when_the_code_runs():
     assert d.grad(1.5) == 6.0 and d.jvp((1.5,), (1.0,)) == (4.5, 6.0)
     set_k(3.0)
     assert d.grad(1.5) == 9.0 and d.jvp((1.5,), (1.0,)) == (6.75, 9.0)
-    assert adcompiler.hessian(f)(1.5) == 6.0
+    assert adcompiler.hessian_matrix(f)(1.5) == 6.0
 
 
 def test_a_captured_integer_or_array_changed_in_kind_builds_the_code_again():

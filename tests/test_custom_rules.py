@@ -67,7 +67,7 @@ def test_custom_vjp_has_no_forward_mode():
     with pytest.raises(adcompiler.MissingRuleError, match=r"custom_rules_funcs.py:\d+:1: forward mode .* custom_jvp"):
         adcompiler.differentiate(C.uses_scaled_sin).jvp((0.7, 1.3), (1.0, 0.0))
     with pytest.raises(adcompiler.MissingRuleError, match="vjp rule only"):
-        adcompiler.hessian(C.uses_scaled_sin)(0.7, 1.3)
+        adcompiler.hessian_matrix(C.uses_scaled_sin)(0.7, 1.3)
 
 
 @pytest.mark.parametrize("shape", [(), (3,), (2, 3, 2)])
@@ -97,7 +97,7 @@ def test_custom_jvp_float32_cotangents_keep_their_dtype():
 
 def test_second_derivative_through_a_transposed_jvp_rule_is_refused():
     with pytest.raises(TypeError, match=r"custom_rules_funcs.py:\d+: a second derivative through safe_norm"):
-        adcompiler.hessian(C.uses_safe_norm)(0.5, 2.0)
+        adcompiler.hessian_matrix(C.uses_safe_norm)(0.5, 2.0)
 
 
 def test_decorators_refuse_what_rules_cannot_receive():
@@ -134,7 +134,7 @@ def test_differentiating_a_function_with_rules_calls_them_defaults_included():
     assert d.grad(2.0, 4) == pytest.approx(32.0, rel=1e-15)
     assert d.jvp((2.0, 3), (1.0,))[1] == pytest.approx(12.0, rel=1e-15)
     assert "power_vjp(" in d.source("reverse") and "power_jvp(" in d.source("forward")
-    assert adcompiler.hessian(C.power, wrt=("x",))(2.0)[0][0] == pytest.approx(
+    assert adcompiler.hessian_matrix(C.power, wrt=("x",))(2.0)[0][0] == pytest.approx(
         12.0, rel=1e-14
     )  # the vjp rule differentiated
 
@@ -153,5 +153,5 @@ def test_erf_of_scipy_by_defrule_in_both_modes_and_at_second_order():
     agspecial = pytest.importorskip("autograd.scipy.special")
     anp = pytest.importorskip("autograd.numpy")
     expected = ag.hessian(lambda w: anp.sum(agspecial.erf(w * x) ** 2))(0.5)
-    got = adcompiler.hessian(C.erf_loss, wrt="w")(0.5, x)
+    got = adcompiler.hessian_matrix(C.erf_loss, wrt="w")(0.5, x)
     np.testing.assert_allclose(np.ravel(got), np.ravel(expected), rtol=1e-8)

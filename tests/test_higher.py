@@ -37,11 +37,25 @@ def jac(f, wrt=None, mode="auto"):
 
 
 def hess(f, wrt=None):
-    return adcompiler.hessian(D(f, wrt))
+    return adcompiler.hessian_matrix(D(f, wrt))
 
 
 def hvp(f, wrt=None):
-    return adcompiler.hvp(D(f, wrt))
+    """``(args, v) -> H v`` over every wrt parameter's scalars, ``v`` flat (as ``hess``'s columns) or one
+    tangent per wrt parameter: ``adcompiler.hvp`` with those argnums, its products flattened alike."""
+    d = f if isinstance(f, adcompiler.Differentiable) else D(f, wrt)
+
+    def product(args, v):
+        places = tuple(d.params.index(w) for w in d.wrt)
+        values = [args[i] for i in places]
+        flat = not (isinstance(v, tuple) and len(v) == len(values))
+        if flat:
+            items = iter(v)
+            v = tuple(adcompiler.api.higher.rebuild(a, items) for a in values)
+        out = adcompiler.hvp(d, argnums=places)(tuple(args), v)
+        return np.array(adcompiler.api.higher.leaves(list(out))) if flat else out
+
+    return product
 
 
 def check_close(got, expected, rtol=RTOL, atol=1e-12):
@@ -654,9 +668,9 @@ def test_second_derivatives_leave_a_written_list_argument_alone():
     xs, c = [0.5, -1.25, 2.0], 1.5
     want = autograd.hessian(lambda v: anp.sum((v[:-1] * v[-1]) ** 3))(np.array(xs + [c]))
     f = adcompiler.differentiate(H.scales_in_place)
-    got = adcompiler.hessian(f)(xs, c)
+    got = adcompiler.hessian_matrix(f)(xs, c)
     assert xs == [0.5, -1.25, 2.0]
     np.testing.assert_allclose(got, want, rtol=1e-12)
     v = [1.0, 0.5, -2.0, 0.25]
-    np.testing.assert_allclose(adcompiler.hvp(f)((xs, c), v), want @ np.array(v), rtol=1e-12)
+    np.testing.assert_allclose(hvp(f)((xs, c), v), want @ np.array(v), rtol=1e-12)
     assert xs == [0.5, -1.25, 2.0]

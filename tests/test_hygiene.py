@@ -396,7 +396,7 @@ def test_integer_default_is_a_constant_unless_wrt_names_it():
     assert adcompiler.differentiate(H.power_default).grad(0.4) == pytest.approx(3 * 0.4**2 + math.cos(0.4))
 
 
-@pytest.mark.parametrize("make", ["jacobian", "hessian", "check_grad"])
+@pytest.mark.parametrize("make", ["jacobian", "hessian_matrix", "check_grad"])
 def test_integer_argument_is_refused_by_jacobian_hessian_and_check_grad(make):
     with pytest.raises(TypeError, match="integer"):
         if make == "check_grad":

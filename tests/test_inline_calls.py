@@ -46,7 +46,7 @@ def test_written_in_place_derivatives(a):
     want = (F.layer(ws, a + h) - F.layer(ws, a - h)) / (2 * h)
     assert f.grad(ws, a) == pytest.approx(want, rel=1e-6)
     assert f.jvp((ws, a), (1.0,))[1] == pytest.approx(want, rel=1e-6)
-    hess = adcompiler.hessian(f)(ws, a)[0][0]
+    hess = adcompiler.hessian_matrix(f)(ws, a)[0][0]
     d2 = (F.layer(ws, a + 1e-4) - 2 * F.layer(ws, a) + F.layer(ws, a - 1e-4)) / 1e-8
     assert hess == pytest.approx(d2, rel=1e-4, abs=1e-6)
 
@@ -69,4 +69,4 @@ def test_list_helpers_and_recursion_stay_calls():
 def test_one_argument_for_two_parameters_one_of_them_assigned(a):
     _check(F.argument_twice, (a,))
     assert F.argument_twice(a) == adcompiler.differentiate(F.argument_twice).value_and_grad(a)[0]
-    assert math.isfinite(adcompiler.hessian(F.argument_twice)(a)[0][0])
+    assert math.isfinite(adcompiler.hessian_matrix(F.argument_twice)(a)[0][0])

@@ -105,7 +105,7 @@ def test_functions_that_change_their_list_argument():
     want = [[0.0, 1.0 - math.tanh(xs[1]) ** 2]]
     for mode in ("reverse", "forward"):
         np.testing.assert_allclose(adcompiler.jacobian(J.writes_into, mode=mode)(list(xs)), want, rtol=1e-12)
-    H = adcompiler.hessian(J.writes_into)(list(xs))
+    H = adcompiler.hessian_matrix(J.writes_into)(list(xs))
     np.testing.assert_allclose(H, [[0.0, 0.0], [0.0, -2 * math.tanh(xs[1]) * (1 - math.tanh(xs[1]) ** 2)]], atol=1e-12)
 
 

@@ -158,7 +158,7 @@ def test_numba_hessian_agrees_with_the_python_backend(row):
     dtype, and central differences of the python backend's gradient."""
     args = row.arguments()
     compiled, python = derivative(row.fn, row.wrt, "numba"), derivative(row.fn, row.wrt)
-    h, want = adcompiler.hessian(compiled)(*args), adcompiler.hessian(python)(*args)
+    h, want = adcompiler.hessian_matrix(compiled)(*args), adcompiler.hessian_matrix(python)(*args)
     assert type(h) is np.ndarray and h.shape == want.shape and h.dtype == want.dtype == np.float64
     np.testing.assert_allclose(h, want, rtol=1e-10, atol=1e-13)
     positions = [python.params.index(w) for w in python.wrt]

@@ -637,7 +637,7 @@ def test_jacobian_two_array_args_vs_autograd():
 def test_hessian_vs_autograd():
     ag = _autograd()
     x = np.random.default_rng(15).uniform(-1, 1, 4)
-    H = adcompiler.hessian(F.hess_small)(x)
+    H = adcompiler.hessian_matrix(F.hess_small)(x)
     E = ag.hessian(twin(F.hess_small))(x)
     assert H.shape == (4, 4)
     np.testing.assert_allclose(H, E, rtol=1e-10, atol=1e-12)
@@ -649,7 +649,7 @@ def test_hessian_two_args_vs_autograd():
     ag = _autograd()
     rng = np.random.default_rng(17)
     x, y = rng.uniform(-1, 1, 3), rng.uniform(-1, 1, 3)
-    H = adcompiler.hessian(F.hess_two)(x, y)
+    H = adcompiler.hessian_matrix(F.hess_two)(x, y)
     g = twin(F.hess_two)
     E = ag.hessian(lambda z: g(z[:3], z[3:]))(np.concatenate([x, y]))
     np.testing.assert_allclose(H, E, rtol=1e-10, atol=1e-12)

@@ -56,7 +56,7 @@ def test_a_list_built_in_a_loop_then_stacked():
         return anp.sum(anp.vstack([anp.tanh(w * x) for x in xs]) ** 2)
 
     np.testing.assert_allclose(adcompiler.differentiate(F.stack_in_loop, wrt=("w",)).grad(xs, w), ag.grad(twin)(w))
-    np.testing.assert_allclose(adcompiler.hessian(F.stack_in_loop, wrt="w")(xs, w), ag.hessian(twin)(w))
+    np.testing.assert_allclose(adcompiler.hessian_matrix(F.stack_in_loop, wrt="w")(xs, w), ag.hessian(twin)(w))
 
 
 @pytest.mark.parametrize("container", [list, tuple])

@@ -57,4 +57,4 @@ def test_both_modes_and_second_order(f, args):
         e[k] = h
         plus, minus = (grad(X + s * e.reshape(X.shape), *args[1:]) for s in (1, -1))
         cols.append(((plus - minus) / (2 * h)).ravel())
-    np.testing.assert_allclose(adcompiler.hessian(f, wrt="x")(*args), np.array(cols).T, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(adcompiler.hessian_matrix(f, wrt="x")(*args), np.array(cols).T, rtol=1e-5, atol=1e-6)

@@ -26,7 +26,7 @@ def test_keepdims_reduction_tangent_has_the_output_shape(f, pick, shape):
 
 @pytest.mark.parametrize("f", [P.dot_numbers, P.inner_numbers])
 def test_hessian_of_a_numpy_product_of_numbers(f):
-    np.testing.assert_array_equal(adcompiler.hessian(f)(1.5, 0.3), [[0.0, 1.0], [1.0, 0.0]])
+    np.testing.assert_array_equal(adcompiler.hessian_matrix(f)(1.5, 0.3), [[0.0, 1.0], [1.0, 0.0]])
     np.testing.assert_array_equal(adcompiler.jacobian(f)(1.5, 0.3), [[0.3, 1.5]])
 
 
@@ -34,7 +34,7 @@ def test_a_numbers_cotangent_through_a_reduction_is_a_number():
     for f in (P.sum_of_number, P.prod_of_number):
         g = adcompiler.differentiate(f).grad(0.7)
         assert not isinstance(g, np.ndarray) and g == 1.0
-    assert adcompiler.hessian(P.prod_of_number)(0.7).tolist() == [[0.0]]
+    assert adcompiler.hessian_matrix(P.prod_of_number)(0.7).tolist() == [[0.0]]
 
 
 def test_norm_of_a_list_and_of_a_tuple():
@@ -57,7 +57,7 @@ def test_norm_of_a_list_and_of_a_tuple():
 def test_hessian_of_a_tuple_parameter():
     a, b, c = 0.5, 1.5, -1.0
     expected = [[0.0, 1.0, 2 * c], [1.0, 0.0, 0.0], [2 * c, 0.0, 2 * a]]
-    np.testing.assert_allclose(adcompiler.hessian(P.tuple_parameter)((a, b, c)), expected, rtol=1e-14)
+    np.testing.assert_allclose(adcompiler.hessian_matrix(P.tuple_parameter)((a, b, c)), expected, rtol=1e-14)
     _, (ct,) = adcompiler.differentiate(P.tuple_parameter).vjp(((a, b, c),), 1.0)
     assert type(ct) is tuple and ct == pytest.approx((b + c * c, a, 2 * c * a), rel=1e-14)
 
@@ -74,13 +74,13 @@ def test_hessian_through_writes_into_a_local_array():
         expected += -np.sin(u) * np.outer(du, du)
         expected[i, j] += np.cos(u)
         expected[j, i] += np.cos(u)
-    np.testing.assert_allclose(adcompiler.hessian(P.fill_in_a_loop)(x), expected, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(adcompiler.hessian_matrix(P.fill_in_a_loop)(x), expected, rtol=1e-12, atol=1e-14)
     v = np.array([1.0, -0.5, 0.25, 2.0])
     np.testing.assert_allclose(adcompiler.hvp(P.fill_in_a_loop)(x, v), expected @ v, rtol=1e-12, atol=1e-14)
 
 
 def test_hessian_of_a_mean_of_a_tuple():
-    assert adcompiler.hessian(P.mean_of_a_tuple)(0.7).tolist() == [[1.0]]  # (x^2 + x + 2) / 2
+    assert adcompiler.hessian_matrix(P.mean_of_a_tuple)(0.7).tolist() == [[1.0]]  # (x^2 + x + 2) / 2
 
 
 def test_newaxis_and_ellipsis_indexing_against_autograd():
@@ -99,7 +99,7 @@ def test_newaxis_and_ellipsis_indexing_against_autograd():
     v = (rng.standard_normal((3, 2)), rng.standard_normal(3))
     _, tangent = d.jvp((x, y), v)
     assert tangent == pytest.approx(sum(float(np.sum(g * t)) for g, t in zip(d.grad(x, y), v)), rel=1e-12)
-    hessian = adcompiler.hessian(P.newaxis_and_ellipsis, wrt=("x",))(x, y)
+    hessian = adcompiler.hessian_matrix(P.newaxis_and_ellipsis, wrt=("x",))(x, y)
     np.testing.assert_allclose(hessian, autograd.hessian(lambda x: twin(x, y))(x).reshape(6, 6), rtol=1e-12, atol=1e-14)
 
 

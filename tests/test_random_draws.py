@@ -77,7 +77,7 @@ def test_against_autograd_with_the_same_draws(f, args, wrt):
         expected = seeded(lambda: ag.grad(twin(f), k)(*args))
         got = seeded(lambda: adcompiler.differentiate(f, wrt=w).grad(*args))
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
-        h = seeded(lambda: adcompiler.hessian(f, wrt=w)(*args))
+        h = seeded(lambda: adcompiler.hessian_matrix(f, wrt=w)(*args))
         expected = seeded(lambda: ag.hessian(twin(f), k)(*args))
         np.testing.assert_allclose(np.reshape(h, np.shape(expected)), expected, rtol=1e-10, atol=1e-12)
 

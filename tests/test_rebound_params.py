@@ -84,14 +84,14 @@ def test_against_autograd_in_both_modes(name):
 def test_second_order(name):
     fn, args = CASES[name]
     want = autograd.hessian(lambda v: _autograd(fn)(v[0], v[1]))(np.array(args))
-    np.testing.assert_allclose(adcompiler.hessian(fn)(*args), want, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(adcompiler.hessian_matrix(fn)(*args), want, rtol=1e-8, atol=1e-10)
 
 
 def test_second_order_of_a_list(fn=R.list_rebind, args=([0.5, 1.5], 2.0)):
     """The Hessian of a function that rebinds its list parameter to a longer list."""
     flat = lambda v: _autograd(fn)(list(v[:-1]), v[-1])  # noqa: E731
     want = autograd.hessian(flat)(np.array(args[0] + [args[1]]))
-    got = adcompiler.hessian(fn)(*args)
+    got = adcompiler.hessian_matrix(fn)(*args)
     np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-10)
 
 

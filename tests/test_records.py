@@ -216,7 +216,7 @@ def test_jacobian_hessian_hvp_of_dicts():
         g = adcompiler.grad(f)(p)
         for k in p:
             np.testing.assert_allclose(J[k], g[k], rtol=1e-12)
-    H = adcompiler.hessian(f)(p)
+    H = adcompiler.hessian_matrix(f)(p)
     grad = adcompiler.grad(f)
     flat = lambda q: np.concatenate([np.ravel(q[k]) for k in ("a", "b", "c")])  # noqa: E731
     x0 = flat(p)
@@ -228,10 +228,13 @@ def test_jacobian_hessian_hvp_of_dicts():
         cols.append((flat(grad(unflat(x0 + e))) - flat(grad(unflat(x0 - e)))) / 2e-6)
     np.testing.assert_allclose(H, np.array(cols).T, rtol=1e-6, atol=1e-8)
     v = {"a": 0.3, "b": np.array([1.0, -2.0]), "c": 0.5}
-    (hv,) = adcompiler.hvp(f)((p,), (v,))
+    hv = adcompiler.hvp(f)((p,), v)  # v and H v shaped like the argument, as JAX's hvp
     assert set(hv) == {"a", "b", "c"}
     np.testing.assert_allclose(flat(hv), H @ flat(v), rtol=1e-10)
-    np.testing.assert_allclose(adcompiler.hvp(f)(p, flat(v)), H @ flat(v), rtol=1e-10)
+    np.testing.assert_allclose(flat(adcompiler.hvp(f)(p, v)), H @ flat(v), rtol=1e-10)
+    Hd = adcompiler.hessian(f)(p)  # JAX's shape for a dict: a dict of dicts of blocks
+    assert set(Hd) == {"a", "b", "c"} and np.shape(Hd["b"]["b"]) == (2, 2) and np.shape(Hd["a"]["b"]) == (2,)
+    np.testing.assert_allclose(Hd["b"]["c"], H[1:3, 3], rtol=1e-12)
 
 
 def test_dict_of_params_through_scipy_optimize():

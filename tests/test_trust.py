@@ -212,11 +212,11 @@ def test_power_with_exponent_zero_at_zero():
 
 
 def test_hessian_through_recursion_with_an_int_argument():
-    assert adcompiler.hessian(T.power_by_recursion, wrt="x")(1.5, 3)[0, 0] == pytest.approx(9.0)
+    assert adcompiler.hessian_matrix(T.power_by_recursion, wrt="x")(1.5, 3)[0, 0] == pytest.approx(9.0)
 
 
 def test_hessian_of_a_function_linear_in_a_list():
-    np.testing.assert_array_equal(adcompiler.hessian(T.linear_in_list)([1.0, 2.0, 3.0]), np.zeros((3, 3)))
+    np.testing.assert_array_equal(adcompiler.hessian_matrix(T.linear_in_list)([1.0, 2.0, 3.0]), np.zeros((3, 3)))
 
 
 @pytest.mark.parametrize("n", [2, 3])
@@ -224,7 +224,7 @@ def test_hessian_of_a_recursive_determinant_against_autograd(n):
     ag, anp = pytest.importorskip("autograd"), pytest.importorskip("autograd.numpy")
     m = r(n, n)
     expected = ag.hessian(lambda a: anp.linalg.det(a))(m).reshape(n * n, n * n)
-    np.testing.assert_allclose(adcompiler.hessian(T.determinant)(m.tolist()), expected, atol=1e-10)
+    np.testing.assert_allclose(adcompiler.hessian_matrix(T.determinant)(m.tolist()), expected, atol=1e-10)
     check_both_modes(T.determinant, (m.tolist(),))
 
 
@@ -283,7 +283,7 @@ def test_cotangents_take_their_primals_dtype(dtypes):
 def test_rosenbrock_hessian_and_hvp_against_scipy():
     optimize = pytest.importorskip("scipy.optimize")
     x = np.array([1.3, 0.7, 0.8, 1.9, 1.2])
-    np.testing.assert_allclose(adcompiler.hessian(T.rosen)(x), optimize.rosen_hess(x), rtol=1e-12)
+    np.testing.assert_allclose(adcompiler.hessian_matrix(T.rosen)(x), optimize.rosen_hess(x), rtol=1e-12)
     v = r(5)
     np.testing.assert_allclose(adcompiler.hvp(T.rosen)((x,), v), optimize.rosen_hess_prod(x, v), rtol=1e-12)
     check_both_modes(T.rosen, (x,))
@@ -334,9 +334,9 @@ def test_loop_targets_and_tuples(f, args):
 
 
 def test_second_order_of_tuples_in_branches():
-    assert adcompiler.hessian(T.tuple_in_branch)(1.5)[0, 0] == pytest.approx(4.0)  # 2 x^2 for x > 0
-    assert adcompiler.hessian(T.tuple_in_branch)(-1.5)[0, 0] == pytest.approx(-9.0)  # x^3 for x <= 0
-    assert math.isfinite(adcompiler.hessian(T.enumerate_zip)([1.0, 2.0], [3.0, 4.0])[0, 2])
+    assert adcompiler.hessian_matrix(T.tuple_in_branch)(1.5)[0, 0] == pytest.approx(4.0)  # 2 x^2 for x > 0
+    assert adcompiler.hessian_matrix(T.tuple_in_branch)(-1.5)[0, 0] == pytest.approx(-9.0)  # x^3 for x <= 0
+    assert math.isfinite(adcompiler.hessian_matrix(T.enumerate_zip)([1.0, 2.0], [3.0, 4.0])[0, 2])
 
 
 # ---- found running autograd's own test functions -----------------------------------------------
@@ -357,10 +357,9 @@ def test_returning_a_value_of_unknown_kind_is_refused_in_reverse_mode():
         d.vjp((1.5, 0), 1.0)
 
 
-def test_a_lambda_is_refused_where_it_is_written():
-    with pytest.raises(adcompiler.UnsupportedSyntaxError, match="a lambda") as info:
-        adcompiler.differentiate(T.doubled).grad(1.0)
-    assert info.value.filename.endswith("trust_funcs.py") and info.value.lineno == T.doubled.__code__.co_firstlineno
+def test_a_lambda_is_differentiated_as_the_def_it_stands_for():
+    d = adcompiler.differentiate(T.doubled)
+    assert d.grad(1.0) == 2.0 and "def doubled_grad(x)" in d.source("grad")  # named for its variable
 
 
 def test_a_numpy_float32_number_gets_a_float32_cotangent():

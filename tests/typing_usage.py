@@ -26,7 +26,7 @@ df: Callable[..., Any] = adcompiler.grad(math.hypot, argnums=(0, 1))
 primal, pullback = adcompiler.vjp(f, 1.0, 2.0)
 cts: tuple[Any, ...] = pullback(1.0)
 jac: Callable[..., Any] = adcompiler.jacfwd(f, argnums=0)
-hess: Callable[..., Any] = adcompiler.hessian(f)
+hess: Callable[..., Any] = adcompiler.hessian_matrix(f)
 worst: float = adcompiler.check_grad(f, 1.0, 2.0, tol=1e-8)
 version: str = adcompiler.__version__
 

@@ -124,7 +124,20 @@ def mutable_arrays(fn: Function, arrays) -> dict:
 
 
 # What cannot raise: moving values, building lists and tuples, measuring them.
-NEVER_RAISE = ("dup", "read", "write", "list", "tuple", "list_copy", "list_concat", "len", "range", "slice", "not")
+NEVER_RAISE = (
+    "dup",
+    "read",
+    "write",
+    "list",
+    "tuple",
+    "list_copy",
+    "list_concat",
+    "len",
+    "range",
+    "slice",
+    "not",
+    "global",
+)
 NEVER_RAISE += ("numpy.shape", "numpy.ndim", "numpy.size", "lt", "le", "gt", "ge", "eq", "ne", "is_", "is_not")
 # On Python numbers: arithmetic and the functions defined (and finite) everywhere.
 SAFE_ON_NUMBERS = ("add", "sub", "mul", "neg", "pos", "abs", "max", "min", "float", "math.fabs", "math.sin")

@@ -21,6 +21,7 @@ from . import values as V
 from .nones import fold_none_tests
 from .facts import Facts
 from .transfer import transfer
+from .methods import METHOD, as_call, refuse
 from ..ir.nodes import Const, Eq, For, Function, Return, Var, flatten, walk
 from ..ir.supplied import known
 
@@ -259,8 +260,10 @@ class _Interpreter:
             return
         if prim == "call":
             return self.call(eq, ins)
+        if (prim == METHOD or prim == "getitem") and self.through_object(eq, ins) or prim == METHOD:
+            return  # (a method not found yet: its receiver not known yet, or refused by specialise)
         if prim == "global":
-            return self.set(eq.outs[0].name, V.describe(self.fn.source.globals.get(eq.param)))
+            return self.set(eq.outs[0].name, V.describe(global_value(self.fn.source.globals, eq.param)))
         if prim in ("setitem", "append"):
             xs = eq.ins[0]
             if isinstance(xs, Var) and isinstance(ins[0], V.Seq):
@@ -314,6 +317,19 @@ class _Interpreter:
                 if after != before:
                     self.set(arg.name, after)
                     self.obj[c] = V.join(self.obj.get(c, V.BOTTOM), after)
+
+    def through_object(self, eq: Eq, ins: list) -> bool:
+        """A call through an object (``layer(h)``, a property read; ``methods``) analysed as the call
+        of its class's function; False where ``eq`` is none (yet)."""
+        call = as_call(eq, ins)
+        if call is None:
+            return False
+        call_ins = [self.of(a) for a in call.ins]
+        summary = self.analyser.summary(call.param, self.call_sig(call, call_ins))
+        if summary is not None and isinstance(summary.out, tuple):
+            refuse(eq, ins, summary.out, self.fn.source)
+        self.call(call, call_ins)
+        return True
 
     def call_sig(self, eq: Eq, ins: list) -> V.Sig:
         """The callee's signature at this call: its arguments' values, and which of them share lists."""
@@ -372,3 +388,13 @@ def _rebuild(value, leaves):
     if isinstance(value, tuple):
         return tuple(_rebuild(v, leaves) for v in value)
     return next(leaves)
+
+
+def global_value(namespace, param):
+    """The value a ``global`` equation reads now: the name's, or the item at its path (``printing.global_expr``)."""
+    if isinstance(param, str):
+        return namespace.get(param)
+    value = namespace.get(param[0])
+    for kind, key in param[1:]:
+        value = value[key] if kind == "[]" else getattr(value, key)
+    return value

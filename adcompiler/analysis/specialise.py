@@ -15,6 +15,7 @@ from . import values as V
 from ..ir.nodes import UNPACKED, Eq, Function, map_equations
 from .numpy_values import ndim_of
 from .records import resolve
+from .methods import as_call, refuse
 from ..ir.nodes import Const
 from ..rules.arrays import SOLVE_VECTOR
 from ..rules.linalg import NORM_MATRIX
@@ -28,6 +29,10 @@ def specialise(fn: Function, of) -> Function:
         ins = [of(a) for a in e.ins]
         if e.param == UNPACKED and _holds(ins[0], e.ins[1].value):  # a, b = xs of a list of two: no check
             return []
+        called = as_call(e, ins)  # layer(h), layer.forward(h), self.scale (a property): a call (methods)
+        if called is not None:
+            return called
+        refuse(e, ins, None, fn.source)
         e = resolve(e, ins, fn.source)
         prim = _prim(e, ins)
         if prim == e.prim:

@@ -48,8 +48,8 @@ def transfer(eq: Eq, ins: list) -> list:
     n = len(eq.outs)
     if any(isinstance(a, V.Bottom) for a in ins) and prim not in ("list", "tuple", "list_repeat"):
         return [V.BOTTOM] * n  # an argument not known yet: the fixed point comes back
-    if prim == "tuple" and eq.param is not None:  # a dict built in the function, with its keys
-        return [V.record(ins, eq.param, dict)]
+    if prim == "tuple" and eq.param is not None:  # a record built in the function, with its keys (and type)
+        return [V.record(ins, tuple(eq.param), getattr(eq.param, "cls", dict))]
     if prim in ("list", "tuple"):
         return [V.seq(prim, ins)]
     if prim == "list_repeat":

@@ -29,7 +29,7 @@ import sys
 from dataclasses import dataclass
 from operator import countOf
 
-from .fields import record_fields
+from ..front.fields import record_fields
 
 MAX_ITEMS = 16  # a longer tuple is described by its elements' join (its length is then not part of the key)
 MAX_DEPTH = 6  # deeper nesting (recursive structures) is widened to TOP

@@ -44,47 +44,65 @@ class CustomVJP(Protocol[P, R_co]):
     def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> None: ...
 
 
-def custom_jvp(fun: Callable[P, R]) -> CustomJVP[P, R]:
+def custom_jvp(fun: Callable[P, R] | None = None, *, nondiff_argnums: tuple = ()) -> Any:
     """Mark ``fun`` for a JAX-style jvp rule, given next with ``@fun.defjvp``; returns ``fun``.
 
     The rule takes ``(primals, tangents)``, two tuples with one entry per parameter, and returns
     ``(primal_out, tangent_out)``.  It gives forward mode, and reverse mode by transposing it (one
     evaluation of the rule per input scalar: for large arrays give a vjp rule with ``defrule``);
     second derivatives through that transposition are refused (give ``fun`` a vjp rule with
-    ``defrule(fun, jvp=..., vjp=...)``, which is differentiated again).
+    ``defrule(fun, jvp=..., vjp=...)``, which is differentiated again).  With ``nondiff_argnums``
+    (``functools.partial(custom_jvp, nondiff_argnums=(1,))``, as JAX spells it) the arguments at
+    those positions have no derivative: the rule takes them first, ``jvp(k, primals, tangents)``, and
+    ``primals`` and ``tangents`` hold the others only.
     """
+    if fun is None:
+        return lambda f: custom_jvp(f, nondiff_argnums=nondiff_argnums)
     params = _parameters(fun, "custom_jvp")
+    fixed = _nondiff(fun, params, nondiff_argnums, "custom_jvp")
 
     def defjvp(jvp: Callable) -> Callable:
         """Give the jvp rule ``jvp(primals, tangents) -> (primal_out, tangent_out)``; returns ``jvp``."""
-        adapter = _jvp_adapter(fun, params, jvp)
-        defrule(fun, jvp=adapter, vjp=_transposed(fun, params, adapter))
+        adapter = _jvp_adapter(fun, params, jvp, fixed)
+        defrule(fun, jvp=adapter, vjp=_transposed(fun, params, adapter, fixed))
         return jvp
 
     fun.defjvp = defjvp  # type: ignore[attr-defined]
     return cast(CustomJVP[P, R], fun)
 
 
-def custom_vjp(fun: Callable[P, R]) -> CustomVJP[P, R]:
+def custom_vjp(fun: Callable[P, R] | None = None, *, nondiff_argnums: tuple = ()) -> Any:
     """Mark ``fun`` for a JAX-style vjp rule, given next with ``fun.defvjp(fwd, bwd)``; returns ``fun``.
 
     ``fwd(*primals)`` returns ``(primal_out, residuals)``; ``bwd(residuals, g)`` returns a tuple with
     one cotangent per parameter.  Reverse mode only: forward mode (``jvp``, ``jacfwd``, ``hessian``,
     which is forward over reverse) is refused, as in JAX; use ``custom_jvp`` for those.  ``fwd`` runs
-    again in the adjoint sweep to give ``bwd`` its residuals (one more primal evaluation).
+    again in the adjoint sweep to give ``bwd`` its residuals (one more primal evaluation).  With
+    ``nondiff_argnums``, as JAX spells it, ``bwd(*nondiff, residuals, g)`` takes those arguments first
+    and returns the cotangents of the others only (they have no derivative).
     """
+    if fun is None:
+        return lambda f: custom_vjp(f, nondiff_argnums=nondiff_argnums)
     params = _parameters(fun, "custom_vjp")
+    fixed = _nondiff(fun, params, nondiff_argnums, "custom_vjp")
 
     def defvjp(fwd: Callable, bwd: Callable) -> None:
         """Give the rule pair: ``fwd(*primals) -> (out, residuals)``, ``bwd(residuals, g) -> cotangents``."""
         used = set(params)
         fwd_name, bwd_name = _fresh(_name(fwd, "fwd"), used), _fresh(_name(bwd, "bwd"), used)
-        out, res, g = (_fresh(n, used) for n in ("primal_out", "residuals", "g"))
+        out, res, g, cts = (_fresh(n, used) for n in ("primal_out", "residuals", "g", "cotangents"))
         name = _fresh(f"{fun.__name__}_vjp_rule", used)
+        kept = [p for i, p in enumerate(params) if i in fixed]
+        slots, k = [], 0
+        for i in range(len(params)):  # bwd's cotangents in their parameters' places, 0.0 for the fixed ones
+            slots.append("0.0" if i in fixed else f"{cts}[{k}]")
+            k += i not in fixed
+        returned = f"{bwd_name}({res}, {g})" if not fixed else _tuple(slots)
         source = (
             f"def {name}({', '.join(params + [g])}):\n"
             f"    {out}, {res} = {fwd_name}({', '.join(params)})\n"
-            f"    return {bwd_name}({res}, {g})\n"
+            + (f"    {cts} = {bwd_name}({', '.join(kept + [res, g])})\n" if fixed else "")
+            + f"    return {returned}\n"
         )
         adapter = function_from_source(source, name, {fwd_name: fwd, bwd_name: bwd}, f"vjp rule of {fun.__name__}")
         defrule(fun, vjp=adapter)
@@ -108,21 +126,34 @@ def _parameters(fun, decorator: str) -> list:
     return [p.name for p in params]
 
 
-def _jvp_adapter(fun, params: list, jvp):
-    """``f_jvp_rule(*primals, *tangents) -> tangent`` (defrule's form) calling JAX's form ``jvp``."""
+def _nondiff(fun, params: list, nondiff_argnums, decorator: str) -> frozenset:
+    """The positions of ``nondiff_argnums`` (an int or a tuple of them), checked against ``fun``'s parameters."""
+    positions = (nondiff_argnums,) if isinstance(nondiff_argnums, int) else tuple(nondiff_argnums)
+    bad = [p for p in positions if not (isinstance(p, int) and -len(params) <= p < len(params))]
+    if bad:
+        raise ValueError(f"{decorator}: nondiff_argnums {bad[0]!r} is no position of {fun.__name__}'s parameters")
+    return frozenset(p % len(params) for p in positions)
+
+
+def _jvp_adapter(fun, params: list, jvp, fixed=frozenset()):
+    """``f_jvp_rule(*primals, *tangents) -> tangent`` (defrule's form) calling JAX's form ``jvp``, the
+    arguments at ``fixed`` (``nondiff_argnums``) first and out of the primals and tangents."""
     used = set(params)
     tangents = [_fresh(f"d_{p}", used) for p in params]
     rule, out, tangent = _fresh(_name(jvp, "jvp"), used), _fresh("primal_out", used), _fresh("tangent_out", used)
     name = _fresh(f"{fun.__name__}_jvp_rule", used)
+    kept = [p for i, p in enumerate(params) if i in fixed]
+    primals = [p for i, p in enumerate(params) if i not in fixed]
+    moving = [t for i, t in enumerate(tangents) if i not in fixed]
     source = (
         f"def {name}({', '.join(params + tangents)}):\n"
-        f"    {out}, {tangent} = {rule}({_tuple(params)}, {_tuple(tangents)})\n"
+        f"    {out}, {tangent} = {rule}({', '.join(kept + [_tuple(primals), _tuple(moving)])})\n"
         f"    return {tangent}\n"
     )
     return function_from_source(source, name, {rule: jvp}, f"jvp rule of {fun.__name__}")
 
 
-def _transposed(fun, params: list, adapter):
+def _transposed(fun, params: list, adapter, fixed=frozenset()):
     """``f_vjp_rule(*primals, g) -> cotangents``: the transpose of the jvp rule, which is linear in the
     tangents, column by column: the cotangent of each input scalar is ``<g, jvp(primals, e)>`` for the
     unit tangent ``e`` of that scalar (one evaluation of the rule per input scalar, exact).  Its own
@@ -131,7 +162,7 @@ def _transposed(fun, params: list, adapter):
 
     def transposed(*args):
         primals, g = args[:n], args[n]
-        active = [not not_differentiable(p) for p in primals]
+        active = [not not_differentiable(p) and i not in fixed for i, p in enumerate(primals)]
         zeros = [rebuild(p, itertools.repeat(0.0)) if on else 0.0 for p, on in zip(primals, active, strict=True)]
         weights = leaves(g)
         cts = []
@@ -145,9 +176,9 @@ def _transposed(fun, params: list, adapter):
                 out = adapter(*primals, *zeros[:i], unit, *zeros[i + 1 :])
                 column.append(sum(w * t for w, t in zip(weights, leaves(out), strict=True)))
             ct = rebuild(p, iter(column))
-            cts.append(
-                ct.astype(p.dtype) if hasattr(ct, "astype") else float(ct) if not isinstance(p, (list, tuple)) else ct
-            )
+            if hasattr(p, "dtype") and hasattr(ct, "astype"):
+                ct = ct.astype(p.dtype)
+            cts.append(ct if hasattr(p, "dtype") or isinstance(p, (list, tuple)) else float(ct))
         return tuple(cts)
 
     transposed.__name__ = transposed.__qualname__ = f"{fun.__name__}_transposed_jvp"

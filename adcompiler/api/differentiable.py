@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import sys
 from typing import Any, Callable, Sequence, Union, overload
 
 from ..compile import emit
@@ -13,8 +12,7 @@ from ..modes.checkpoint import checkpoint_problem
 from .arguments import all_floats, as_sequence, checked_ct, checked_tangents, constant_integers
 from .arguments import active_tangents, refuse_not_differentiable, refuse_other_arrays, refuse_partial
 from .arguments import ct_shapes, refuse_shared_writes, require_scalar, tangent_like
-from .entries import make_entry
-from ..modes.plan import reaches_recursion
+from .entries import install, record_entry, remember_records
 from .iterables import refuse_other_iterables
 from ..compile.load import load
 from ..compile.page import page_of
@@ -88,6 +86,7 @@ class Differentiable:
         self._sources: dict = {}  # each generated entry function: the IR it was emitted from
         self._compiled_for: dict = {}  # signature -> mode -> the loaded entry function
         self.derived: dict = {}  # derivatives of the generated code (hessian's), by mode and signature
+        self._record_entries: dict = {}  # grad, value_and_grad -> [(tests, code, rebuild)] (entries)
 
     def _read(self, wrt: Wrt) -> None:
         """What a call runs (``runs.read``): the function differentiated, its signature, its tree (what the fence
@@ -249,6 +248,7 @@ class Differentiable:
             if runs.changed(self._reading):
                 self._read(self._wrt_asked)  # its signature, defaults and tree as they are now
             self._programs, self._sources, self._compiled_for, self.derived = {}, {}, {}, {}
+            self._record_entries = {}
             self._out_shape = None
             for name in ("jvp", "vjp", "grad", "value_and_grad"):  # the fast entries of the old code
                 self.__dict__.pop(name, None)
@@ -379,6 +379,9 @@ class Differentiable:
 
     def value_and_grad(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         """``(value, gradient)`` of a scalar-valued function."""
+        fast = record_entry(self, "value_and_grad", args, kwargs)  # records: a call like an earlier one
+        if fast is not None:
+            return fast[0]
         args, sig = self._bound(args, kwargs)
         self._require_scalar("value_and_grad", sig)
         function = self._function("value_and_grad", sig)
@@ -386,19 +389,32 @@ class Differentiable:
             self._numbers_first("value_and_grad", "value_and_grad", Differentiable.value_and_grad, None, sig)
         if converts(sig.avals):
             value, g = function(*args)
+            self._remember_records("value_and_grad", sig, function, True)
             return value, gradient_of(g, [sig.avals[i] for i in self._positions_of(sig)])
         return function(*args)
 
     def grad(self, *args: Any, **kwargs: Any) -> Any:
         """The gradient: one value for a single wrt parameter, else a tuple."""
+        fast = record_entry(self, "grad", args, kwargs)  # records: a call like an earlier one
+        if fast is not None:
+            return fast[0]
         args, sig = self._bound(args, kwargs)
         self._require_scalar("grad", sig)
         function = self._function("grad", sig)
         if self._fast_path("grad", sig):  # later calls like this one skip the checks
             self._numbers_first("grad", "grad", Differentiable.grad, None, sig)
         if converts(sig.avals):
-            return gradient_of(function(*args), [sig.avals[i] for i in self._positions_of(sig)])
+            g = gradient_of(function(*args), [sig.avals[i] for i in self._positions_of(sig)])
+            self._remember_records("grad", sig, function, False)
+            return g
         return function(*args)
+
+    def _remember_records(self, name: str, sig: V.Sig, function, both: bool) -> None:
+        """A records entry for later calls like this one (``entries.remember_records``): the structure
+        described once, not per call; not for derivative code (its records are tuples already)."""
+        if self.arrays == "numpy" and self._origin is None and not narrow_floats(sig.avals):
+            with BUILDING:
+                remember_records(self, name, sig, function, self._positions_of(sig), both)
 
     def _fast_path(self, name: str, sig: V.Sig) -> bool:
         """Whether ``f.<name>`` gets a fast entry for signature ``sig`` now: it has none yet, and every
@@ -408,22 +424,8 @@ class Differentiable:
         return not converts([sig.avals[i] for i in self._positions]) and not narrow_floats(sig.avals)  # (trees)
 
     def _numbers_first(self, name: str, mode: str, method, sequences, sig: V.Sig, ct_aval=None) -> None:
-        """Make ``f.<name>`` (or ``jvp``, ``vjp``, ...) for later calls: the generated code for ``mode``
-        when the arguments have signature ``sig`` (floats, arrays of the same ndim and dtype with
-        tangents of their shapes, lists of the same abstract value: a test or two each), else
-        ``method``, which checks, binds and specialises (other kinds, keywords, integers, wrong
-        structures).  ``sequences``: the entry's parameters, each with the number of values it holds
-        (None: one value); None: the function's own parameters.  See ``adcompiler.api.entries``."""
-        ndarray = getattr(sys.modules.get("numpy"), "ndarray", None)
-        with BUILDING, no_cycle_collection():
-            if name in self.__dict__:  # another thread made it meanwhile
-                return
-            generated = self._function(mode, sig)
-            source = self._sources.get(generated)
-            depends = self._dependencies()
-            paused = mode != "forward" and reaches_recursion(self._program(sig), self.fn)
-            entry = make_entry(name, self, generated, method, sequences, sig, ndarray, source, depends, ct_aval, paused)
-            setattr(self, name, entry)
+        """Make ``f.<name>`` for later calls like this one (``entries.install``)."""
+        install(self, name, mode, method, sequences, sig, ct_aval, BUILDING, no_cycle_collection)
 
 
 differentiate.__adc_static__ = "call"  # called while lowering a call of differentiate(f).grad (lower.nested)
@@ -431,10 +433,22 @@ differentiate.__adc_static__ = "call"  # called while lowering a call of differe
 _MODES = {"grad": "grad", "value_and_grad": "value_and_grad", "vjp": "reverse", "jvp": "forward"}
 
 
+def code_of(owner: Differentiable, mode: str, sig: V.Sig, wrt: tuple) -> Differentiable:
+    """``owner``'s generated ``mode`` code for arguments of signature ``sig``, itself made differentiable
+    with respect to ``wrt`` (once): what a transform of a transform (``grad(grad(f))``) differentiates."""
+    with BUILDING:
+        key = ("code", mode, sig, wrt)
+        if key not in owner.derived:
+            owner.derived[key] = Differentiable((owner, mode, sig), wrt, owner.checkpoint)  # type: ignore[arg-type]
+        return owner.derived[key]
+
+
 def _origin(fn):
     """For ``f.grad`` / ``f.vjp`` / ... of a Differentiable: ``(f, mode, signature)``, the generated
     function behind it being ``f._function(mode, signature)`` (for the signature of f's last call);
-    None for anything else."""
+    for ``(f, mode, signature)`` itself (``code_of``), that; None for anything else."""
+    if type(fn) is tuple:
+        return fn
     owner = getattr(fn, "__self__", None)
     if not isinstance(owner, Differentiable) or fn.__name__ not in _MODES:
         return None

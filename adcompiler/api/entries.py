@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import inspect
+import sys
 from operator import countOf
 
 from ..analysis import values as V
@@ -21,10 +22,32 @@ from ..compile.emit import render_body
 from ..ir import expr as E
 from ..ir.nodes import Def, Do, ForS, IfS, WhileS
 from ..compile.load import load
+from ..modes.plan import reaches_recursion
 from ..front.environment import Scope, cells_of, namespace_of
 
 _INLINE_LIMIT = 30  # statements: a longer derivative's own work hides the cost of one call
 _GUARDED_LIMIT = 400  # statements: a body whose int check looks at lists is inlined up to this size (see below)
+
+
+def install(owner, name: str, mode: str, method, sequences, sig, ct_aval, building, no_collection) -> None:
+    """Make ``owner.<name>`` (``grad``, ``jvp``, ...) for later calls: the generated code for ``mode``
+    when the arguments have signature ``sig`` (floats, arrays of the same ndim and dtype with tangents
+    of their shapes, lists of the same abstract value: a test or two each), else ``method``, which
+    checks, binds and specialises (other kinds, keywords, integers, wrong structures).  ``sequences``:
+    the entry's parameters, each with the number of values it holds (None: one value); None: the
+    function's own parameters.  ``building``: the lock held (``pipeline.BUILDING``), ``no_collection``:
+    the garbage collector paused meanwhile (``collector.no_cycle_collection``).  The entry of reverse
+    code that reaches a recursive function pauses the collector while it runs (``make_entry``)."""
+    ndarray = getattr(sys.modules.get("numpy"), "ndarray", None)
+    with building, no_collection():
+        if name in owner.__dict__:  # another thread made it meanwhile
+            return
+        generated = owner._function(mode, sig)
+        source = owner._sources.get(generated)
+        depends = owner._dependencies()
+        paused = mode != "forward" and reaches_recursion(owner._program(sig), owner.fn)
+        entry = make_entry(name, owner, generated, method, sequences, sig, ndarray, source, depends, ct_aval, paused)
+        setattr(owner, name, entry)
 
 
 def make_entry(
@@ -409,3 +432,47 @@ def _int_guard(s) -> bool:
     if isinstance(s, IfS) and len(s.body) == 1 and not s.orelse:
         s = s.body[0]
     return isinstance(s, Do) and isinstance(s.value, E.Call) and s.value.func.lstrip("@").startswith("reject_ints")
+
+
+# ---- records: the structure described once per distinct structure --------------------------------
+
+_RECORD_ENTRIES = 8  # distinct structures remembered per entry point (others take the checking method)
+
+
+def record_entry(owner, name: str, args: tuple, kwargs: dict):
+    """``(result,)`` of ``owner.<name>(*args)`` (``grad`` or ``value_and_grad``) through an entry made
+    for an earlier call whose arguments had the same structure (``remember_records``), or None: no such
+    entry, keywords, or code built from what the module no longer holds (the checking method runs).
+    Each argument is tested and flattened by code written for its abstract value
+    (``analysis.flattening``): a type test per part instead of ``values.describe`` of it."""
+    entries = owner._record_entries.get(name)
+    if not entries or kwargs or len(args) != len(owner.params) or owner._stale():
+        return None
+    for flats, function, rebuild in entries:
+        values = []
+        for flat, arg in zip(flats, args):
+            found = flat(arg)
+            if found is None:
+                break
+            values.append(found[0])
+        else:
+            return (rebuild(function(*values)),)
+    return None
+
+
+def remember_records(owner, name: str, sig, function, positions: tuple, both: bool) -> None:
+    """Remember, for ``record_entry``, how calls whose arguments have signature ``sig`` (records in them)
+    reach ``function``, the generated ``name`` code, and how its result becomes records again (``both``:
+    a ``(value, gradient)`` pair).  Not where two arguments hold lists (which of them share one is a
+    test of its own) or where something is not written out (``analysis.flattening``)."""
+    from ..analysis.flattening import written_flatten, written_rebuild
+
+    entries = owner._record_entries.setdefault(name, [])
+    if len(entries) >= _RECORD_ENTRIES or sum(1 for a in sig.avals if V.holds_list(a)) > 1:
+        return
+    flats = [written_flatten(a) for a in sig.avals]
+    if any(f is None for f in flats):
+        return
+    gradient = written_rebuild([sig.avals[i] for i in positions])
+    rebuild = (lambda out: (out[0], gradient(out[1]))) if both else gradient
+    entries.append((flats, function, rebuild))

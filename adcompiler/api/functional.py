@@ -1,122 +1,198 @@
-"""JAX-style functions of functions: ``grad``, ``value_and_grad``, ``jvp``, ``vjp``, ``jacfwd``, ``jacrev``.
+"""JAX-style functions of functions: ``grad``, ``value_and_grad``, ``jvp``, ``vjp``, ``jacfwd``, ``jacrev``,
+``hessian``, ``hvp``.
 
 Each is a spelling of ``differentiate`` a JAX or autograd user guesses right: ``argnums`` is an int or
 a tuple of positions (an int gives one result, a tuple a tuple of them, as in JAX), ``has_aux`` lets
-``f`` return ``(output, aux)`` with ``aux`` handed back untouched.  They share one ``Differentiable``
-per function and ``argnums``, so a function is transformed once per specialisation whichever of them
-is called.
+``f`` return ``(output, aux)`` with ``aux`` handed back untouched.  ``f`` may be a function or a lambda,
+a bound method, a callable object, a ``functools.partial`` or another of these transforms (``targets``):
+``grad(grad(f))`` and ``jacfwd(jacrev(f))`` differentiate the inner one's generated code.  They share one
+``Differentiable`` per function and ``argnums``, so a function is transformed once per specialisation
+whichever of them is called.
 """
 
 from __future__ import annotations
 
 import inspect
-import threading
 import types
-import weakref
 from typing import Any, Callable, Sequence, Union
 
-from .differentiable import Differentiable, differentiate
-from .higher import hessian as flat_hessian
-from .higher import float_dtype, integer, jacobian, leaves, rebuild, wrt_leaves
 from ..analysis import values as V
-from .trees import all_integral, fields, make
+from .differentiable import Differentiable
 from .methods import instance_of
 from ..analysis.assume import assumed_signature
 from ..compile.pipeline import BUILDING
 from ..lower.nested import INNER, Inner
+from .blocks import gradient_like, out_blocks
+from .higher import hessian_matrix, hvp_of, jacobian, leaves, rebuild, wrt_leaves
+from .transforms import TRANSFORM, Target, differentiable, made, name_of, positions, refuse_rows, shaped, target
+from .trees import all_integral, fields, flatten, make
+from .higher import float_dtype, integer
 
 Argnums = Union[int, Sequence[int]]  # one position (one result) or a tuple of them (a tuple of results)
-_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # function -> {wrt: Differentiable}
-_LOCK = threading.Lock()
 
 
 def grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[..., Any]:
     """``g(*args)``: the gradient of ``f``'s scalar output with respect to the arguments at ``argnums``
     (``(gradient, aux)`` with ``has_aux``)."""
-    fn, obj = instance_of(f)
-    if obj is not None:  # model.loss: the instance is the function's first argument
-        return _with_instance(grad(fn, _past_self(argnums), has_aux), obj, f"grad_of_{_name(fn)}")
     both = value_and_grad(f, argnums, has_aux)
 
     def gradient(*args, **kwargs):
         if has_aux:
             (_, aux), g = both(*args, **kwargs)
             return g, aux
-        return _shaped(_differentiable(f, argnums).grad(*args, **kwargs), argnums)
+        t = target(f, positions(argnums), args, kwargs)
+        refuse_rows(t, "grad")
+        return _restored(t, t.d.grad(*t.args, **t.kwargs), argnums)
 
-    gradient.__name__ = f"grad_of_{_name(f)}"
-    gradient.__adc_of__ = ("grad", f, argnums, has_aux)  # called inside a differentiated function: _inner
-    return gradient
+    return made(gradient, "grad", f, argnums, has_aux)
 
 
 def value_and_grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[..., Any]:
     """``g(*args)``: ``(value, gradient)``, or ``((value, aux), gradient)`` with ``has_aux``, as JAX gives."""
-    fn, obj = instance_of(f)
-    if obj is not None:
-        return _with_instance(value_and_grad(fn, _past_self(argnums), has_aux), obj, f"value_and_grad_of_{_name(fn)}")
 
     def both(*args, **kwargs):
-        d = _differentiable(f, argnums)
+        t = target(f, positions(argnums), args, kwargs)
+        refuse_rows(t, "value_and_grad")
+        d = t.d
         if not has_aux:
-            value, g = d.value_and_grad(*args, **kwargs)
-            return value, _shaped(g, argnums)
-        args = d._bind(args, kwargs)
+            value, g = d.value_and_grad(*t.args, **t.kwargs)
+            return value, _restored(t, g, argnums)
+        args = d._bind(t.args, t.kwargs)
         out = d.fn(*args)
         if not (isinstance(out, tuple) and len(out) == 2):
-            raise TypeError(f"{_name(f)} with has_aux=True must return (output, aux); it returned {out!r}")
-        value, aux = out
-        (value, aux), cts = d.vjp(args, (1.0, _zeros_like(aux)))
-        return (value, aux), _shaped(cts if len(d.wrt) > 1 else cts[0], argnums)
+            raise TypeError(f"{name_of(f)} with has_aux=True must return (output, aux); it returned {out!r}")
+        (value, aux), cts = d.vjp(args, (1.0, zeros_like(out[1])))
+        return (value, aux), _restored(t, cts if len(d.wrt) > 1 else cts[0], argnums)
 
-    both.__name__ = f"value_and_grad_of_{_name(f)}"
-    both.__adc_of__ = ("value_and_grad", f, argnums, has_aux)
-    return both
+    return made(both, "value_and_grad", f, argnums, has_aux)
+
+
+def _restored(t: Target, g, argnums):
+    """A gradient as JAX gives it: one for an int ``argnums``, a tuple for a tuple; of derivative code
+    (a transform of a transform), with its records made records again."""
+    if t.restore is not None:
+        from .trees import gradient_of
+
+        g = gradient_of(g, [t.avals[i] for i in t.positions])
+    return shaped(g, argnums)
 
 
 def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
     """``(output, output tangent)`` of ``f`` at ``primals`` along ``tangents`` (one per primal; an
     integer primal's, which has no derivative, None or 0)."""
-    fn, obj = instance_of(_derivative_code(f))
-    first = 0 if obj is None else 1  # a bound method's instance: its first argument, not differentiated
-    primals = (obj,) * first + tuple(primals)
-    return _of_primals(fn, first, primals).jvp(primals, tuple(tangents))
-
-
-def _derivative_code(f):
-    """For ``grad(g)`` / ``value_and_grad(g)`` (an int or a longer tuple ``argnums``), the generated code
-    it runs, which forward mode differentiates (``jvp(grad(g), ...)``: a Hessian-vector product, as
-    inside a differentiated function: ``lower.nested``); ``f`` itself for anything else."""
-    if getattr(f, "__adc_of__", None) is None:
-        return f
-    inner = _inner(f, ())
-    return inner.function if inner is not None and inner.refusal is None and inner.wrap is None else f
+    primals = tuple(primals)
+    t = _of_primals(f, primals)
+    refuse_rows(t, "jvp")
+    out, tangent = t.d.jvp(t.d._bind(t.args, t.kwargs), tuple(tangents))
+    if t.restore is not None:
+        return t.restore(out), t.restore(tangent)
+    return out, tangent
 
 
 def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
     """``(output, pullback)``: ``pullback(ct)`` is the tuple of cotangents of every primal, None for an
     integer (the primal sweep runs again when it is called: the output is computed first, as JAX
     returns it first)."""
-    fn, obj = instance_of(f)
-    first = 0 if obj is None else 1  # a bound method's instance: its first argument, not differentiated
-    primals = (obj,) * first + tuple(primals)
-    d = _of_primals(fn, first, primals)
-    out = d.fn(*primals)
+    t = _of_primals(f, primals)
+    refuse_rows(t, "vjp")
+    d = t.d
+    args = d._bind(t.args, t.kwargs)
+    out = d.fn(*args)
+    first = t.positions[0] if t.positions else 0
+    if t.restore is not None:
+        out = t.restore(out)
 
     def pullback(ct):
-        cts = dict(zip(d._positions_of(d._bound(primals)[1]), d.vjp(primals, ct)[1]))
-        return tuple(cts.get(i) for i in range(first, len(primals)))
+        cts = dict(zip(d._positions_of(d._bound(args)[1]), d.vjp(args, ct)[1]))
+        if t.restore is not None:
+            from .trees import unflatten
+
+            cts = {i: unflatten(c, t.avals[i], True) for i, c in cts.items()}
+        return tuple(cts.get(i) for i in range(first, first + len(primals)))
 
     return out, pullback
 
 
-def jacfwd(f: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
-    """``J(*args)``: the Jacobian, forward mode, shaped ``out.shape + in.shape`` per argument."""
-    return _jacobian(f, argnums, "forward")
+def _of_primals(f, primals: tuple) -> Target:
+    """The target of ``f`` with respect to every primal: the one grad shares where none is an integer,
+    else one that leaves the integers out (they have no derivative)."""
+    every = any(all_integral(V.describe(p)) for p in primals)
+    return target(f, tuple(range(len(primals))), primals, {}, every)
 
 
-def jacrev(f: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
-    """``J(*args)``: the Jacobian, reverse mode, shaped ``out.shape + in.shape`` per argument."""
-    return _jacobian(f, argnums, "reverse")
+def jacfwd(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[..., Any]:
+    """``J(*args)``: the Jacobian, forward mode, shaped ``out.shape + in.shape`` per argument
+    (``(J, aux)`` with ``has_aux``)."""
+    return made(_jacobian(f, argnums, "forward", has_aux), "jacfwd", f, argnums, has_aux)
+
+
+def jacrev(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[..., Any]:
+    """``J(*args)``: the Jacobian, reverse mode, shaped ``out.shape + in.shape`` per argument
+    (``(J, aux)`` with ``has_aux``)."""
+    return made(_jacobian(f, argnums, "reverse", has_aux), "jacrev", f, argnums, has_aux)
+
+
+def _jacobian(f, argnums, mode, has_aux):
+    def jac(*args, **kwargs):
+        t = target(f, positions(argnums), args, kwargs)
+        if t.rows is not None:
+            return _jacobian_of_rows(t, argnums)
+        d = t.d
+        full, sig = d._bound(t.args, t.kwargs, flat=False)
+        if has_aux:
+            return _jacobian_with_aux(f, d, full, sig, argnums, mode)
+        # of derivative code: forward over it, as hessian (the same numbers; reverse over NumPy code is not made)
+        flat = jacobian(d, mode=mode if t.restore is None else "forward")(*full)
+        out = d.fn(*d._bind(full)) if t.restore is None else t.restore(d.fn(*full))
+        given = d._bind(t.args, t.kwargs) if t.restore is None else None
+        wrt = [given[i] for i in d._positions_of(sig)] if given is not None else _originals(t, args, kwargs, sig)
+        return out_blocks(out, flat, 0, wrt, argnums, shaped)[0]
+
+    return jac
+
+
+def _jacobian_of_rows(t: Target, argnums):
+    """The Jacobian of the Jacobian of a function of several output numbers, shaped as JAX gives it:
+    for each output number, the Jacobian of its gradient (forward mode over the reverse code with that
+    number's unit cotangent); the rows put in the order of the inner Jacobian's blocks by cutting an
+    index matrix into them the same way."""
+    import numpy as np
+
+    inner, inner_argnums, sig = t.rows
+    d0 = inner.d
+    given = d0._bind(inner.args, inner.kwargs)  # records as records
+    value = d0.fn(*given)
+    flat_value = flatten(value, d0._facts(sig).summary.out)  # the cotangent the reverse code takes
+    m = len(leaves(flat_value))
+    rows = []
+    for k in range(m):
+        unit = rebuild(flat_value, iter([1.0 if j == k else 0.0 for j in range(m)]))
+        rows.append(jacobian(t.d, mode="forward")(*t.args, unit)[m:])  # (its value's rows first)
+    inner_wrt = [given[i] for i in d0._positions_of(sig)]
+    n = sum(len(wrt_leaves(a)) for a in inner_wrt)
+    layout = out_blocks(value, np.arange(m * n, dtype=float).reshape(m, n), 0, inner_wrt, inner_argnums, shaped)[0]
+    stacked = np.concatenate(rows)[[int(i) for i in leaves(layout)]]
+    return out_blocks(layout, stacked, 0, [given[i] for i in t.positions], argnums, shaped)[0]
+
+
+def _originals(t: Target, args, kwargs, sig) -> list:
+    """The arguments a transform of a transform differentiates, records as records (for the blocks'
+    structure): rebuilt from the flat arguments the code takes with the records' abstract values."""
+    from .trees import unflatten
+
+    return [unflatten(t.args[i], t.avals[i]) for i in t.d._positions_of(sig)]
+
+
+def _jacobian_with_aux(f, d, full, sig, argnums, mode):
+    """``(Jacobian of the output, aux)`` of a function returning ``(output, aux)``: the Jacobian of the
+    pair, its first part kept (the aux's rows are its own derivative, dropped)."""
+    args = d._bind(full)
+    out = d.fn(*args)
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise TypeError(f"{name_of(f)} with has_aux=True must return (output, aux); it returned {out!r}")
+    flat = jacobian(d, mode=mode)(*full)
+    wrt = [args[i] for i in d._positions_of(sig)]
+    return out_blocks(out[0], flat, 0, wrt, argnums, shaped)[0], out[1]
 
 
 def ravel(tree: Any) -> tuple[Any, Callable[[Any], Any]]:
@@ -134,170 +210,96 @@ def ravel(tree: Any) -> tuple[Any, Callable[[Any], Any]]:
     return vector, unravel
 
 
-def hessian(f: Callable[..., Any], wrt: Any = None, argnums: Argnums | None = None) -> Callable[..., Any]:
-    """``H(*args)``: with ``argnums`` (an int or a tuple, as in JAX), the Hessian of a scalar output
-    shaped ``in.shape + in.shape``, a tuple of tuples of blocks ``H[i][j]`` shaped ``in_i.shape +
-    in_j.shape`` for a tuple of argnums; without it, the (n, n) matrix over the ``wrt`` parameters'
-    scalars (``adcompiler.api.higher.hessian``)."""
-    if argnums is None:
-        return flat_hessian(f, wrt)
-    fn, obj = instance_of(f)
-    if obj is not None:
-        return _with_instance(hessian(fn, argnums=_past_self(argnums)), obj, f"hessian_of_{_name(fn)}")
+def hessian(f: Callable[..., Any], argnums: Argnums = 0, **wrt) -> Callable[..., Any]:
+    """``H(*args)``: the Hessian of a scalar output with respect to the arguments at ``argnums``, as JAX
+    gives it: ``in.shape + in.shape`` (a number for a number), the blocks ``H[i][j]`` shaped ``in_i.shape
+    + in_j.shape`` as a tuple of tuples for a tuple of argnums, a record of records for a record.
+    Forward mode over the generated reverse code; of another transform, ``jacfwd(jacrev(f))``.  The flat
+    ``(n, n)`` matrix over ``wrt`` parameters is ``hessian_matrix``."""
+    if wrt:
+        raise TypeError(
+            "adcompiler.hessian takes argnums, as JAX does, and gives JAX's shapes; the (n, n) matrix over the "
+            f"scalars of the wrt parameters is adcompiler.hessian_matrix(f, wrt={wrt.get('wrt')!r})"
+        )
 
-    def hess(*args):
+    def hess(*args, **kwargs):
+        t = target(f, positions(argnums), args, kwargs)
+        if t.restore is not None or t.rows is not None:  # of another transform: the Jacobian of its Jacobian
+            return jacfwd(jacrev(f, argnums), argnums)(*args, **kwargs)
+        d = t.d
+        full, sig = d._bound(t.args, t.kwargs, flat=False)
+        flat = hessian_matrix(d)(*full)
+        wrt = [full[i] for i in d._positions_of(sig)]
+        like = shaped(tuple(map(gradient_like, wrt)) if len(wrt) > 1 else gradient_like(wrt[0]), argnums)
+        return out_blocks(like, flat, 0, wrt, argnums, shaped, none_rows=0)[0]
+
+    return made(hess, "hessian", f, argnums)
+
+
+def hvp(f: Callable[..., Any], argnums: Argnums = 0, wrt: Any = None) -> Callable[..., Any]:
+    """``product(args, v)``: the Hessian of ``f``'s scalar output (with respect to the arguments at
+    ``argnums``) times ``v``, without forming the Hessian; ``v`` and the product are shaped like the
+    argument at ``argnums`` (a tuple of them for a tuple).  ``args`` is the tuple of arguments, or the
+    first argument itself followed by the others: ``product(x, v, *rest)`` is SciPy's ``hessp(x, p,
+    *args)``.  ``wrt`` (parameter names or positions) is another spelling of ``argnums``."""
+    which: Any = argnums if wrt is None else wrt if isinstance(wrt, (int, str)) else tuple(wrt)
+    one = isinstance(which, (int, str))
+
+    def product(args, v, *rest):
+        if rest or not isinstance(args, tuple):
+            args = (args, *rest)
+        t = target(f, _places(f, which), args, {})
+        refuse_rows(t, "hvp")
+        result = hvp_of(t.d)(t.args, (v,) if one else v)
+        return result[0] if one else result
+
+    product.__name__ = f"hvp_of_{name_of(f)}"
+    return product
+
+
+def _places(f, argnums) -> tuple:
+    """``argnums`` as positions, names (``hvp``'s ``wrt``) read as the positions of ``f``'s parameters."""
+    items = (argnums,) if isinstance(argnums, (int, str)) else tuple(argnums)
+    if all(isinstance(a, int) for a in items):
+        return items
+    import inspect
+
+    params = list(inspect.signature(f).parameters)
+    return tuple(params.index(a) if isinstance(a, str) else a for a in items)
+
+
+def zeros_like(value):
+    """A zero cotangent of the structure of ``value`` (numbers, arrays, and records, lists and tuples of
+    them; None for a value with no derivative: None, a string, an integer)."""
+    items = fields(value)
+    if items is not None:
+        return make(type(value), tuple(items), [zeros_like(v) for v in items.values()])
+    if isinstance(value, (list, tuple)):
+        made_ = [zeros_like(v) for v in value]
+        return made_ if isinstance(value, list) else tuple(made_) if type(value) is tuple else type(value)(*made_)
+    if integer(value) or value is None or isinstance(value, str):
+        return None
+    if hasattr(value, "shape"):
         import numpy as np
 
-        d = _differentiable(f, argnums)
-        args = d._bind(args)
-        flat = flat_hessian(d)(*args)
-        shapes = [np.shape(args[i]) for i in d._positions]
-        if any(fields(args[i]) is not None or isinstance(args[i], (list, tuple)) for i in d._positions):
-            raise TypeError(
-                f"hessian with argnums of {_name(f)}: give arrays or numbers (or use wrt= for the flat matrix)"
-            )
-        edges = np.cumsum([0] + [int(np.prod(s)) for s in shapes])
-        rows = tuple(
-            tuple(
-                flat[edges[i] : edges[i + 1], edges[j] : edges[j + 1]].reshape(si + sj) for j, sj in enumerate(shapes)
-            )
-            for i, si in enumerate(shapes)
-        )
-        return rows[0][0] if isinstance(argnums, int) else rows
-
-    hess.__name__ = f"hessian_of_{_name(f)}"
-    hess.__adc_of__ = ("hessian", f, argnums, False)
-    return hess
-
-
-def _jacobian(f, argnums, mode):
-    fn, obj = instance_of(f)
-    if obj is not None:
-        return _with_instance(_jacobian(fn, _past_self(argnums), mode), obj, f"jac{mode[:3]}_of_{_name(fn)}")
-
-    def jac(*args):
-        d = _differentiable(f, argnums)
-        args, sig = d._bound(args, flat=False)
-        flat = jacobian(d, mode=mode)(*args)
-        wrt = [args[i] for i in d._positions_of(sig)]
-        blocks, _ = _out_blocks(d.fn(*args), flat, 0, wrt, argnums)
-        return blocks
-
-    jac.__name__ = f"jac{mode[:3]}_of_{_name(f)}"
-    return jac
-
-
-def _out_blocks(out, flat, row: int, wrt: list, argnums) -> tuple:
-    """``(Jacobian, next row)``: the rows of ``flat`` from ``row`` on for the output ``out``, in its
-    structure as JAX gives it: a record, tuple or list of parts (a list of numbers is one array) holding
-    for each output array or number the blocks of the arguments (a tuple of them for a tuple argnums)."""
-    import numpy as np
-
-    if _structure(out):
-        items = fields(out)
-        parts, made = list(items.values()) if items is not None else list(out), []
-        for part in parts:
-            block, row = _out_blocks(part, flat, row, wrt, argnums)
-            made.append(block)
-        if items is not None:
-            return make(type(out), tuple(items), made), row
-        return (tuple(made) if isinstance(out, tuple) else made), row
-    m, per_arg, col = len(leaves(out)), [], 0
-    for a in wrt:
-        n = len(wrt_leaves(a))
-        per_arg.append(_block(flat[row : row + m, col : col + n], np.shape(out), a, out))
-        col += n
-    return _shaped(tuple(per_arg) if len(per_arg) > 1 else per_arg[0], argnums), row + m
-
-
-def _block(columns, out_shape: tuple, like, out):
-    """The Jacobian block of one argument, ``out_shape + like.shape``, of the dtype of the derivative
-    of ``out`` by ``like`` (float32 for both float32); for a record (a dict, NamedTuple or dataclass),
-    a tuple or a list of parts, the same structure of blocks, as JAX gives; None for an integer."""
-    import numpy as np
-
-    if integer(like):
-        return None
-    if not _structure(like):
-        return columns.reshape(out_shape + np.shape(like)).astype(float_dtype(np, [out, like]), copy=False)
-    items = fields(like)
-    parts, blocks, col = list(items.values()) if items is not None else list(like), [], 0
-    for value in parts:
-        n = len(wrt_leaves(value))
-        blocks.append(_block(columns[:, col : col + n], out_shape, value, out))
-        col += n
-    if items is not None:
-        return make(type(like), tuple(items), blocks)
-    return tuple(blocks) if isinstance(like, tuple) else blocks
-
-
-def _structure(value) -> bool:
-    """Whether a Jacobian has ``value``'s structure (a record, a tuple, a list of anything but floats
-    and such lists) rather than its shape (a number, an array, a list of floats: NumPy's array)."""
-    if fields(value) is not None or isinstance(value, tuple):
-        return True
-    return isinstance(value, list) and not _floats(value)
-
-
-def _floats(value) -> bool:
-    """A list of numbers with a float among them (a list of floats: its ints are joined to floats), or of
-    such lists."""
-    if not isinstance(value, list) or not value:
-        return False
-    kinds = set(map(type, value))
-    return float in kinds and kinds <= {float, int, bool} or all(_floats(v) for v in value)
-
-
-def _past_self(argnums):
-    """A bound method's ``argnums`` as positions of its function, whose first argument is the instance."""
-    return argnums + 1 if isinstance(argnums, int) else tuple(a + 1 for a in argnums)
-
-
-def _with_instance(transformed, obj, name: str):
-    """``transformed`` (of a method's function) called with the instance first."""
-
-    def call(*args, **kwargs):
-        return transformed(obj, *args, **kwargs)
-
-    call.__name__ = name
-    return call
-
-
-def _of_primals(fn, first: int, primals: tuple) -> Differentiable:
-    """The ``Differentiable`` of ``fn`` with respect to every primal from ``first`` on: the one grad
-    shares where none is an integer, else one that leaves the integers out (they have no derivative)."""
-    every = any(all_integral(V.describe(p)) for p in primals[first:])
-    return _differentiable(fn, tuple(range(first, len(primals))), every)
-
-
-def _differentiable(f, argnums, every=False) -> Differentiable:
-    """The one ``Differentiable`` of ``f`` with respect to the parameters at ``argnums``; ``every``: those
-    of every primal (jvp, vjp), an integer left out as by default (``api.Differentiable._wrt_of``)."""
-    fn = f.fn if isinstance(f, Differentiable) else f
-    positions = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    with _LOCK:
-        table = _CACHE.setdefault(fn, {})
-        key = (positions, "every") if every else positions
-        if key not in table:
-            table[key] = d = differentiate(fn, wrt=positions)
-            d.wrt_given = not every
-        return table[key]
+        return np.zeros(np.shape(value), dtype=float_dtype(np, [value]))
+    return 0.0
 
 
 def _inner(callee, given: tuple):
     """What a call of ``callee`` inside a differentiated function runs (``lower.nested``): the generated
     code of the derivative it computes, or a refusal; None when ``callee`` is no derivative."""
-    of = getattr(callee, "__adc_of__", None)
+    of = getattr(callee, TRANSFORM, None)
     owner = getattr(callee, "__self__", None)
     if of is not None and not given:
-        kind, f, argnums, has_aux = of
-        text = f"adcompiler.{kind}({_name(f)})"
+        kind, f, argnums, has_aux = of.kind, of.f, of.argnums, of.has_aux
+        text = f"adcompiler.{kind}({name_of(f)})"
         if kind == "hessian" or has_aux or instance_of(f)[1] is not None:
             why = "with has_aux=True" if has_aux else "of a method" if kind != "hessian" else ""
             return Inner(
                 None, refusal=(f"{text} {why} called inside a differentiated function".replace("  ", " "), _NESTED)
             )
-        d = _differentiable(f, argnums)
+        d = differentiable(f, positions(argnums))
         one = not isinstance(argnums, int) and len(argnums) == 1
         return _generated(d, kind, text, wrap=f"{kind}1" if one else None)
     if isinstance(owner, Differentiable) and callee.__name__ in ("grad", "value_and_grad", "jvp", "vjp") and not given:
@@ -309,7 +311,7 @@ def _inner(callee, given: tuple):
         return _generated(owner, callee.__name__, text)
     if callee in (jvp, vjp) and given:
         f = given[0]
-        text = f"adcompiler.{callee.__name__}({_name(f)}, ...)"
+        text = f"adcompiler.{callee.__name__}({name_of(f)}, ...)"
         if callee is vjp:
             return Inner(None, refusal=(f"{text} called inside a differentiated function (its pullback)", _NESTED))
         inner = _inner(f, ()) if callable(f) else None  # jvp of a derivative: of its generated code
@@ -318,7 +320,7 @@ def _inner(callee, given: tuple):
         fn = inner.function if inner is not None else f
         if not isinstance(fn, types.FunctionType) or instance_of(fn)[1] is not None:
             return Inner(None, refusal=(f"{text} of other than a function defined with def", _NESTED))
-        d = _differentiable(fn, tuple(range(len(inspect.signature(fn).parameters))))
+        d = differentiable(fn, tuple(range(len(inspect.signature(fn).parameters))))
         return _generated(d, "forward", text, kind="jvp")
     return None
 
@@ -355,36 +357,8 @@ def _nested_signature(d: Differentiable) -> V.Sig:
     return V.Sig(tuple(numeric))
 
 
-def _shaped(g, argnums):
-    """One gradient for an int ``argnums``, a tuple of them for a tuple (even of one), as JAX gives."""
-    if isinstance(argnums, int):
-        return g
-    return g if len(argnums) > 1 else (g,)
-
-
-def _zeros_like(value):
-    """A zero cotangent of the structure of ``value`` (numbers, arrays, and records, lists and tuples of
-    them; None for a value with no derivative: None, a string, an integer)."""
-    items = fields(value)
-    if items is not None:
-        return make(type(value), tuple(items), [_zeros_like(v) for v in items.values()])
-    if isinstance(value, (list, tuple)):
-        return type(value)(_zeros_like(v) for v in value)
-    if integer(value) or value is None or isinstance(value, str):
-        return None
-    if hasattr(value, "shape"):
-        import numpy as np
-
-        return np.zeros(np.shape(value), dtype=float_dtype(np, [value]))
-    return 0.0
-
-
-def _name(f) -> str:
-    return getattr(f, "__name__", type(f).__name__)
-
-
 INNER.append(_inner)
 grad.__adc_static__ = value_and_grad.__adc_static__ = hessian.__adc_static__ = "call"  # (lower.nested)
 jvp.__adc_static__ = vjp.__adc_static__ = "first"
 
-__all__ = ["grad", "jacfwd", "jacrev", "jvp", "value_and_grad", "vjp"]
+__all__ = ["grad", "hessian", "hvp", "jacfwd", "jacrev", "jvp", "ravel", "value_and_grad", "vjp"]

@@ -335,11 +335,13 @@ def _reverse_differentiable(d: Differentiable, args: tuple, sig) -> Differentiab
     return d.derived[key]
 
 
-def hessian(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]:
-    """A callable giving the (n, n) Hessian of a scalar function: forward mode over the generated reverse code."""
+def hessian_matrix(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]:
+    """A callable giving the (n, n) Hessian of a scalar function: forward mode over the generated reverse
+    code; n counts the scalars of the ``wrt`` parameters (by default every one, as ``jacobian``), in
+    order.  ``adcompiler.hessian`` gives JAX's shapes instead."""
     d = as_differentiable(f, wrt)
     if isinstance(d, Variadic):  # def f(*xs): the Hessian of f with as many parameters as arguments
-        return lambda *args: hessian(d.fixed(len(args)))(*args)
+        return lambda *args: hessian_matrix(d.fixed(len(args)))(*args)
 
     def hess(*args):
         np = _numpy()
@@ -365,33 +367,22 @@ def hessian(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]:
     return hess
 
 
-def hvp(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]:
-    """A callable ``(args, v) -> H v`` without forming H: one forward pass over the reverse code.
-
-    ``args`` is the tuple of arguments; for a function of one parameter it may be the argument itself,
-    so ``hvp(f)(x, p)`` is SciPy's ``hessp(x, p)``.  ``v`` is either a flat sequence of n numbers or
-    shaped like the wrt arguments (a tuple, one entry per wrt parameter); the result has the same form.
-    """
-    d = as_differentiable(f, wrt)
+def hvp_of(d: Differentiable) -> Callable[..., Any]:
+    """``product(args, v)``: the Hessian of ``d``'s scalar output with respect to its wrt parameters
+    times ``v`` (a tuple, one tangent per wrt parameter, each shaped like its argument), without forming
+    the Hessian: one forward pass over the reverse code; a tuple of products shaped the same."""
 
     def product(args, v):
-        if len(d.params) == 1 and not (isinstance(args, tuple) and len(args) == 1):
-            args = (args,)  # the one argument itself (an array, a number, a list or a tuple of values)
         args, sig = d._bound(tuple(args))  # records as tuples: the generated reverse code takes those
         r = _reverse_differentiable(d, args, sig)
         positions = d._positions_of(sig)
-        values = [args[i] for i in positions]
-        flat = not (isinstance(v, tuple) and len(v) == len(values))
-        if flat:
-            items = iter([float(t) for t in v])
-            tangents = tuple(wrt_rebuild(x, items) for x in values)
-        else:
-            tangents = tuple(flatten(t, sig.avals[i]) for t, i in zip(v, positions))
+        if not isinstance(v, (tuple, list)) or len(v) != len(positions):
+            wrt = ", ".join(d.params[i] for i in positions)
+            raise ValueError(f"hvp of {d.fn.__name__}: give one tangent per differentiated argument ({wrt}), not {v!r}")
+        tangents = tuple(flatten(t, sig.avals[i]) for t, i in zip(v, positions))
         if any(d._facts(sig).summary.written):  # the caller's lists and arrays left as they were
             args = copy.deepcopy(args)
         _, (_, dcts) = r.jvp(args + (1.0,), tangents)
-        if flat:
-            return _numpy().array([float(t) for t in wrt_leaves(list(dcts), values)])
         return tuple(unflatten(c, sig.avals[i], True) for c, i in zip(dcts, positions))
 
     product.__name__ = f"hvp_of_{d.fn.__name__}"

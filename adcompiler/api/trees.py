@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..analysis import values as V
-from ..analysis.fields import record_fields
+from ..front.fields import record_fields
 
 
 def flatten(value, aval):

@@ -90,8 +90,9 @@ def constant_names(program: Program) -> list:
     names = []
     for function in program.anf_cache.values():
         for stmt in walk(function.body):
-            if isinstance(stmt, Eq) and stmt.prim == "global" and stmt.param not in names:
-                names.append(stmt.param)  # a global array, read by name
+            if isinstance(stmt, Eq) and stmt.prim == "global":  # a global array, read by name (a dict's: by its)
+                root = stmt.param if isinstance(stmt.param, str) else stmt.param[0]
+                names.append(root) if root not in names else None
             fields = ("ins",) if isinstance(stmt, Eq) else ("value", "test", "start", "stop", "step")
             atoms = flatten(tuple(getattr(stmt, f, None) for f in fields))  # range(N), while x < TOL, return C
             for a in atoms:

@@ -36,6 +36,7 @@ from ..ir.printing import to_def
 from ..front.environment import ABSENT, Read, Scope, captured_cells, dependencies, namespace_of
 from ..front.names import GENERATED_BUILTINS, Namer, Namespace, is_builtin
 from ..front.parse import parse_function
+from ..front.lambdas import def_name
 from ..front.scopes import nodes
 from ..optimize.tidy import tidy
 from ..optimize.finish import finished
@@ -102,7 +103,11 @@ class Program:
         self._lowering.append(fn)
         try:
             lowered = anf.lower(parsed, namer, self._callee_shape)
-            self.ns.read |= {r.name for r in parsed.reads if r.value is not ABSENT and not is_builtin(r.name, r.value)}
+            self.ns.read |= {  # (an item of a list or dict a closure holds is read too: lower.names.global_record)
+                r.name
+                for r in parsed.reads
+                if isinstance(r.name, str) and r.value is not ABSENT and not is_builtin(r.name, r.value)
+            }
             self.anf_cache[fn] = inline_small_calls(lowered, self.anf, namer, self._lowering)
         except RecursionError:
             raise _too_deep(fn) from None
@@ -262,7 +267,7 @@ class Program:
             if fn.__name__ in bound or bound:
                 self.primal_names[fn] = fn.__name__ if fn.__name__ in bound else sorted(bound)[0]
             else:
-                base = fn.__name__ if fn.__name__.isidentifier() else "rule"  # a lambda's name is <lambda>
+                base = def_name(fn) if hasattr(fn, "__code__") else "rule"  # a lambda's name is <lambda>
                 name = self.module.fresh(base)
                 self.injected[name] = fn
                 self.primal_names[fn] = name
@@ -272,7 +277,7 @@ class Program:
         """Name (and schedule) a derivative of ``fn`` for one signature; ``mask`` says which parameters are active."""
         key = (kind, fn, _params(self.anf(fn), mask), sig)
         if key not in self.specs:
-            base = fn.__name__ if all(mask) else fn.__name__ + "_" + "_".join(key[2])
+            base = def_name(fn) if all(mask) else def_name(fn) + "_" + ("_".join(key[2]) or "primal")
             self.specs[key] = tuple(self.module.fresh(f"{base}_{s}") for s in suffixes)
         self.queue.append(key)  # every request, so each caller learns what it calls
         return self.specs[key]
@@ -306,7 +311,7 @@ class Program:
         kind = "fused" if mode == "reverse" else mode
         key = (kind, entry, wrt, sig)
         if key not in self.specs:
-            self.specs[key] = (self.module.fresh(f"{entry.__name__}_{mode}"),)
+            self.specs[key] = (self.module.fresh(f"{def_name(entry)}_{mode}"),)
         return self.drain([key])
 
     def drain(self, wanted) -> list:
@@ -364,7 +369,7 @@ class Program:
             return self.generated[key]
         self.anf(entry)
         order = [entry] + [f for f in self.anf_cache if f is not entry]
-        names = [entry.__name__] + [self.primal_name(f) for f in order[1:]]  # each as its callers call it
+        names = [def_name(entry)] + [self.primal_name(f) for f in order[1:]]  # each as its callers call it
         if stage == "anf":  # (a wrapper and the function it wraps, both named f: f and f_1)
             defs = [to_def(self.anf(f), name, self.primal_name) for f, name in zip(order, names)]
             return Source(emit.render_module(defs, self.ns, lambda: self.helper_sources(defs), origins=origins))

@@ -23,6 +23,7 @@ from ..errors import StaleSourceError, UnsupportedSyntaxError, located
 from ..ir.nodes import Source
 from .closures import lift
 from .code_match import matches
+from .lambdas import lambda_def
 from .environment import namespace_of
 from .scopes import every_node, nodes
 
@@ -175,6 +176,16 @@ def read_function(fn) -> tuple:
             fn.__code__.co_firstlineno,
             0,
         ) from exc
+    if fn.__code__.co_name == "<lambda>":  # the def it stands for, read from its whole file
+        made = lambda_def(fn)
+        if made is None:
+            raise UnsupportedSyntaxError(
+                "this lambda (its place in the file was not found)", "define it with def", filename, first, 0
+            )
+        node, numbered = made
+        namespace = namespace_of(fn)
+        node.body = [_unguarded(stmt, namespace) for stmt in node.body]
+        return node, Source(filename, numbered, namespace, fn.__module__)
     text = "".join(lines)
     dedented = textwrap.dedent(text)
     indent = len(lines[0]) - len(lines[0].lstrip()) if dedented != text else 0
@@ -191,10 +202,6 @@ def read_function(fn) -> tuple:
         awaited = next((n for n in ast.walk(node) if isinstance(n, ast.Await)), None)
         where, what = (awaited, "await (an async function)") if awaited else (node, "an async function")
         raise located(where, filename, lines, what, "write a plain (synchronous) function")
-    if not isinstance(node, ast.FunctionDef):  # a lambda: its line holds an expression, not a def
-        lines = {first + i: line.rstrip("\n") for i, line in enumerate(lines)}
-        where = next((n for n in ast.walk(tree) if isinstance(n, ast.Lambda)), node)
-        raise located(where, filename, lines, "a lambda as the function to differentiate", "define it with def")
     if not hasattr(fn, "__adc_scope__") and not matches(node, fn):  # (generated code: its own text)
         numbered = {first + i: line.rstrip("\n") for i, line in enumerate(lines)}
         raise located(
@@ -208,12 +215,7 @@ def read_function(fn) -> tuple:
             StaleSourceError,
         )
     namespace = namespace_of(fn)
-    source = Source(
-        filename,
-        {first + i: line.rstrip("\n") for i, line in enumerate(lines)},
-        namespace,
-        fn.__module__,
-    )
+    source = Source(filename, {first + i: line.rstrip("\n") for i, line in enumerate(lines)}, namespace, fn.__module__)
     node.body = [_unguarded(stmt, namespace) for stmt in node.body]
     return node, source
 

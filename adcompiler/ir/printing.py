@@ -81,8 +81,8 @@ def prim_expr(eq: Eq, callee_name=None, rename=None) -> E.Expr:
         return E.Compare(COMPARE[eq.prim], *args)
     if eq.prim in COPIES:
         return args[0]
-    if eq.prim == "global":  # a module's constant array, by its name
-        return E.Name(eq.param)
+    if eq.prim == "global":  # a module's constant array, by its name (an item of its dict: by its path)
+        return global_expr(eq.param)
     if eq.prim in CONTAINER_EXPRS:
         return CONTAINER_EXPRS[eq.prim](*args)
     if eq.prim.endswith("]"):  # numpy.linalg.eigh[1](a, ..., raw): one array of a decomposition
@@ -154,3 +154,14 @@ def range_expr(stmt: For) -> E.Expr:
     if stmt.step == Const(1):
         args = args[1:2] if stmt.start == Const(0) else args[:2]
     return E.Call("range", tuple(args))
+
+
+def global_expr(param) -> E.Expr:
+    """What a ``global`` equation reads: a name, or an item of a dict or object a name holds by its path
+    (``("params", ("[]", "W"))``: ``params["W"]``; ``(".", "W")``: an attribute)."""
+    if isinstance(param, str):
+        return E.Name(param)
+    out: E.Expr = E.Name(param[0])
+    for kind, key in param[1:]:
+        out = E.Subscript(out, E.Num(key)) if kind == "[]" else E.Attr(out, key)
+    return out

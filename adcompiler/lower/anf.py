@@ -45,6 +45,7 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, 
         self.line = parsed.node.lineno
         self.assigned: set = set()  # slots surely assigned on the path being lowered
         self.pinned: dict = {}  # slot -> its value read once before a loop that never assigns it
+        self.called: dict = {}  # a loop's name -> the function it stands for (a loop over functions, unrolled)
         self.last_read: dict = {}  # slot -> (the block, its read there): reused until the slot is written
 
     def run(self) -> Function:
@@ -229,6 +230,9 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, 
         if stmt.orelse:
             raise self.parsed.error(stmt, "for ... else", "set a flag before break and test it after the loop")
         it = stmt.iter
+        functions = self.function_list(it)
+        if functions is not None:  # for f in fs, fs a list of functions the module or a closure holds
+            return self.unrolled(stmt, functions, loops)
         backwards = _reversed_range(it)
         if backwards is not None:
             it = backwards
@@ -259,6 +263,25 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, 
         else:
             self.env[stmt.target.id] = saved
         self.body.append(For(target, start, stop, step, body, stmt.lineno))
+
+    def unrolled(self, stmt: ast.For, functions: tuple, loops: int) -> None:
+        """``for f in fs: x = f(x)`` over a list of functions: the body once per function, ``f(...)``
+        a call of that function (each may be of another kind: a loop could not call them alike)."""
+        if not isinstance(stmt.target, ast.Name):
+            raise self.parsed.error(stmt.target, "unpacking a function of a list of them", "loop over one name")
+        jump = next((n for n in nodes(stmt) if isinstance(n, (ast.Break, ast.Continue, ast.Return))), None)
+        if jump is not None:
+            raise self.parsed.error(
+                jump, f"{type(jump).__name__.lower()} in a loop over functions", "loop without jumps: for f in fs"
+            )
+        saved = self.called.get(stmt.target.id)
+        for function in functions:
+            self.called[stmt.target.id] = function
+            self.lower_stmts(list(stmt.body), loops)
+        if saved is None:
+            del self.called[stmt.target.id]
+        else:
+            self.called[stmt.target.id] = saved
 
     def while_(self, stmt: ast.While, loops: int) -> None:
         if stmt.orelse:
@@ -292,6 +315,8 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, 
 
     def bind(self, target, value) -> None:
         """Give a user name (or a tuple of names) the value of an atom or symbolic tuple."""
+        if isinstance(value, Record) and hasattr(value.cls, "_fields") and not isinstance(target, ast.Name):
+            value = tuple(value)  # m, v = Stats(...): a NamedTuple unpacks into its items
         if isinstance(value, Record) and not isinstance(target, ast.Name):
             raise self.parsed.error(
                 target, "unpacking a dict (Python gives its keys)", "unpack d.values() or d.items()"

@@ -338,12 +338,8 @@ class ArrayLowering(SpellingLowering):
         name = node.func.attr
         if name == "astype":
             return self.astype(node, hint)
-        if name not in N.METHODS:
-            raise self.parsed.error(
-                node,
-                f"the method .{name}() of a local value",
-                "use .sum .mean .max .min .reshape .ravel .dot .copy .transpose .T or the numpy function",
-            )
+        if name not in N.METHODS:  # layer.forward(h): a method of the value's class (analysis.methods)
+            return self.object_call(node, name, node.func.value, hint)
         return self.numpy_call(node, N.METHODS[name], hint, receiver=self.element(self.expr(node.func.value)))
 
     def add_at(self, node: ast.Call):
@@ -362,6 +358,8 @@ class ArrayLowering(SpellingLowering):
         """``x.T``, ``x.shape``, ``x.ndim``, ``x.size`` of a local array."""
         if node.attr not in N.ATTRIBUTES:  # a NamedTuple's or dataclass's field (analysis.records checks it is)
             value = self.expr(node.value)
+            if getattr(value, "cls", dict) is not dict and node.attr in value.keys:  # of a record built here
+                return value.value(node.attr)
             if isinstance(value, tuple):
                 raise self.parsed.error(node, f"the attribute .{node.attr} of a dict or tuple", 'read d["key"]')
             return self.apply("getitem", [value, field(node.attr)], hint)

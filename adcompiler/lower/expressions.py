@@ -17,7 +17,7 @@ from ..front.parse import BINOPS, COMPARES, IDENTITY, UNARYOPS, source_lines
 from .arrays import numpy_name
 from .draws import draw_name, lower_draw
 from .idioms import METHODS
-from .records import DICT_METHODS
+from .records import DICT_METHODS, METHOD, record_class
 from .names import NameLowering
 from ..rules.scalar import SCALAR_HELPERS
 from ..rules import CHANGES, INERT, MAKES
@@ -182,14 +182,13 @@ class ExpressionLowering(NameLowering):
             return self.user_call(
                 ast.copy_location(ast.Call(node.func, reads + node.args, node.keywords), node), function, hint
             )
-        if isinstance(node.func, ast.Name) and node.func.id in self.env:
-            raise self.parsed.error(
-                node.func,
-                f"calling the local variable {node.func.id!r}",
-                "call a function defined at module level",
-            )
-        target = self.resolve(node.func)
+        if isinstance(node.func, ast.Name) and node.func.id in self.env or isinstance(node.func, ast.Subscript):
+            return self.object_call(node, "__call__", node.func, hint)  # layer(h), layers[0](h): its class's
+        called = self.called.get(node.func.id) if isinstance(node.func, ast.Name) else None
+        target = called if called is not None else self.resolve(node.func)  # for f in fs: f(x), unrolled
         target = getattr(target, "py_func", target) if hasattr(target, "py_func") else target  # @numba.njit's
+        if record_class(target):  # Stats(m, v): a NamedTuple or dataclass built here
+            return self.record_call(node, target)
         found = self.idiom_call(node, target, hint)  # print, sum(x * x for x in xs), sorted(xs), ...
         if found is not None:
             return found
@@ -290,6 +289,19 @@ class ExpressionLowering(NameLowering):
         args += [self.element(self.expr(k.value)) for k in node.keywords]
         keys = tuple(k.arg for k in node.keywords)
         return self.apply("library", args, _leaf_hint(hint), param=("library", path, keys, target, text))
+
+    def object_call(self, node: ast.Call, name: str, receiver, hint):
+        """``layer(h)`` (``name`` ``__call__``) or ``layer.forward(h)`` of a local value: the method of
+        its class, which the analysis knows from its abstract value (``analysis.methods``)."""
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.parsed.error(
+                node,
+                f"keyword arguments in a call through an object ({ast.unparse(node.func)})",
+                "pass them by position",
+            )
+        obj = self.atom(self.element(self.expr(receiver)))
+        args = [self.element(self.expr(a)) for a in node.args]
+        return self.apply(METHOD, [obj, *args], _leaf_hint(hint), param=name)
 
     def user_call(self, node: ast.Call, target, hint):
         """A call of another user function: bind arguments, fill defaults."""

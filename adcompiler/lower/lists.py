@@ -28,7 +28,7 @@ class ListLowering:
         """A value stored in a container: symbolic tuples become real ones (a record's with its keys)."""
         if isinstance(value, Record):
             value.shared = True
-            return self.apply("tuple", [self.element(v) for v in value], None, param=value.keys)
+            return self.apply("tuple", [self.element(v) for v in value], None, param=value.fields)
         if isinstance(value, tuple):
             return self.apply("tuple", [self.element(v) for v in value], None)
         return value

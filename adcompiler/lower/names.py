@@ -5,6 +5,7 @@ is built again when the module changes it (``front.environment``)."""
 from __future__ import annotations
 
 import ast
+import inspect
 import builtins
 import types
 
@@ -12,7 +13,9 @@ from .. import rules
 from ..errors import MissingRuleError
 from ..front.environment import ABSENT, Read
 from ..front.files import unset_refusal
+from ..front.fields import record_fields
 from ..ir.nodes import Const, Var
+from .records import Record
 
 
 class NameLowering:
@@ -40,6 +43,8 @@ class NameLowering:
                 f"the list {node.id!r} of the module or an enclosing function, used other than read",
                 f"pass {node.id} as an argument, or make it a tuple if it never changes",
             )
+        if _data_record(value):  # params["W"] of a dict of arrays the module or a closure holds: each item read
+            return self.global_record(value, (node.id,))
         if type(value).__name__ == "ndarray" or _numbers(value):  # a constant array or list, read when the code runs
             # into a temporary, never a variable named like it: assigned in a function, the module's name
             # would become a local of the function (copy propagation gives the reads back their name)
@@ -49,6 +54,38 @@ class NameLowering:
             f"the global {node.id!r} ({type(value).__name__})",
             "use numbers, NumPy arrays, math functions and functions defined with def",
         )
+
+    def global_record(self, value, path: tuple):
+        """A dict (a NamedTuple, a dataclass, an object) of numbers and arrays that the module or an
+        enclosing function holds, read as a record of constants: each item read by its path when the
+        code runs (``params["W"]``), each remembered (an item replaced by one of another kind, or the
+        dict by another, builds the code again)."""
+        items: dict = {}
+        fields = record_fields(value)
+        namespace = value if type(value) is dict else vars(value)
+        for key, item in fields.items():
+            self.parsed.reads.append(Read(namespace, key, item))
+            step = ("[]", key) if type(value) is dict else (".", key)
+            if _data_record(item):
+                items[key] = self.global_record(item, path + (step,))
+            else:
+                items[key] = self.apply("global", [], None, param=path + (step,))
+        return Record(items.values(), items, self.body, type(value))
+
+    def function_list(self, node) -> tuple | None:
+        """The functions of a list or tuple of them that a name of the module or of an enclosing function
+        holds (``for f in fs``), each remembered; None for anything else."""
+        if not isinstance(node, ast.Name) or node.id in self.env or node.id in self.slots:
+            return None
+        if node.id in self.parsed.local_functions or node.id in self.called:
+            return None
+        glob = self.parsed.source.globals
+        value = glob.get(node.id) if node.id in glob else None
+        if not isinstance(value, (list, tuple)) or not value or not all(map(_function, value)):
+            return None
+        self.resolve(node)  # (the name remembered: another list, or one of another length, builds again)
+        self.parsed.reads += [Read(value, k, f) for k, f in enumerate(value)]  # (each function: the same one)
+        return tuple(value)
 
     def is_builtin_name(self, node: ast.Name, value) -> bool:
         """Whether a name is the builtin ``value`` here (no local or global of that name hides it)."""
@@ -117,6 +154,11 @@ class NameLowering:
                     "write it with the NumPy functions adcompiler knows (see README), or give it rules with adcompiler.defrule",
                     MissingRuleError,
                 )
+            method = _class_function(base, node.attr)
+            if method is not None:  # Dense.square(h), Pairs.both(obj, h): the function a class defines
+                owner = next(k for k in base.__mro__ if node.attr in vars(k))  # (redefined there: built again)
+                self.parsed.reads.append(Read(vars(owner), node.attr, vars(owner)[node.attr]))
+                return method
             if isinstance(base, types.FunctionType) and node.attr in NAMES:  # a decorator's print(fn.__name__)
                 return getattr(base, node.attr)
             if not isinstance(base, types.ModuleType):
@@ -138,6 +180,33 @@ class NameLowering:
             self.parsed.reads.append(Read(vars(base), node.attr, value))
             return value
         raise self.parsed.error(node, "calling the result of an expression", "call a named function")
+
+
+def _class_function(base, name: str):
+    """The function of a user class's method or static method ``name`` (``Dense.square``), or None."""
+    if not isinstance(base, type) or base.__module__ in ("builtins", "numpy") or name.startswith("__"):
+        return None
+    found = inspect.getattr_static(base, name, None)
+    if isinstance(found, staticmethod):
+        found = found.__func__
+    return found if isinstance(found, types.FunctionType) else None
+
+
+def _function(value) -> bool:
+    """A function a loop over a list of them may call: one of the user's, a NumPy ufunc, a builtin."""
+    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or type(value).__name__ == "ufunc"
+
+
+def _data_record(value) -> bool:
+    """A record (``fields.record_fields``) whose leaves are numbers, arrays and lists of numbers, or such
+    records: what a closure or the module may hold as constant parameters."""
+    fields = record_fields(value) if not isinstance(value, (type, types.ModuleType)) else None
+    if not fields or hasattr(value, "_fields") or not (type(value) is dict or hasattr(value, "__dict__")):
+        return False  # (a NamedTuple's items are read by position: an ordinary tuple of the module)
+    return all(
+        type(v).__name__ == "ndarray" or isinstance(v, (int, float)) or _numbers(v) or _data_record(v)
+        for v in fields.values()
+    )
 
 
 def _numbers(value) -> bool:

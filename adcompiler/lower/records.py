@@ -12,29 +12,73 @@ record's keys, puts the position in its place (``analysis.records``).
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import types
 
 from ..front.environment import Read
 from ..ir.nodes import Const
+from ..ir.supplied import constant
 
 DICT_METHODS = ("values", "keys", "items", "get", "copy")
+METHOD = "method"  # a call through an object: ``layer(h)``, ``layer.forward(h)`` (its param: the method's name)
 
 
 class Record(tuple):
-    """A dict built in the function: the atoms (or symbolic tuples) of its items, and its keys."""
+    """A record built in the function (a dict, or a NamedTuple or dataclass made by calling its class):
+    the atoms (or symbolic tuples) of its items, its keys and its type."""
 
     keys: tuple
     block: object  # the block it was built in: changed in another (a loop, a branch) it is refused
     shared: bool  # bound to a second name, stored or passed on: changing it then is refused
+    cls: type
 
-    def __new__(cls, items, keys, block):
+    def __new__(cls, items, keys, block, kind: type = dict):
         record = super().__new__(cls, items)
-        record.keys, record.block, record.shared = tuple(keys), block, False
+        record.keys, record.block, record.shared, record.cls = tuple(keys), block, False, kind
         return record
 
     def value(self, key):
         return self[self.keys.index(key)]
+
+    @property
+    def fields(self):
+        """The keys as the ``tuple`` equation that stores the record holds them (``Fields``)."""
+        return self.keys if self.cls is dict else Fields(self.keys, self.cls)
+
+
+class Fields(tuple):
+    """The keys of a NamedTuple or dataclass made in the function, with its type (the ``param`` of the
+    ``tuple`` equation that stores it; a dict's are a plain tuple)."""
+
+    cls: type
+
+    def __new__(cls, keys, kind: type):
+        made = super().__new__(cls, keys)
+        made.cls = kind
+        return made
+
+    def __eq__(self, other):
+        return isinstance(other, tuple) and tuple.__eq__(self, other) and getattr(other, "cls", dict) is self.cls
+
+    def __hash__(self):
+        return hash((tuple(self), self.cls))
+
+    def __reduce__(self):
+        return Fields, (tuple(self), self.cls)
+
+
+def record_class(target) -> bool:
+    """Whether calling ``target`` makes a record of its fields: a NamedTuple, or a dataclass whose
+    ``__init__`` is the one ``dataclass`` wrote (every field set by it, no ``__post_init__``)."""
+    if not isinstance(target, type):
+        return False
+    if issubclass(target, tuple) and isinstance(getattr(target, "_fields", None), tuple):
+        return True
+    params = getattr(target, "__dataclass_params__", None)
+    if params is None or not params.init or hasattr(target, "__post_init__"):
+        return False
+    return all(f.init for f in dataclasses.fields(target))
 
 
 def field(name: str) -> Const:
@@ -68,6 +112,23 @@ class RecordLowering:
             items[k.arg] = self.expr(k.value)
         return Record(items.values(), items, self.body)
 
+    def record_call(self, node: ast.Call, target: type):
+        """``Stats(m, v)`` or ``Stats(mean=m, var=v)`` of a NamedTuple or dataclass: a record built here,
+        its defaults filled in (``record_class``)."""
+        try:
+            bound = inspect.signature(target).bind(*node.args, **{k.arg: k.value for k in node.keywords})
+        except TypeError as exc:
+            raise self.parsed.error(node, f"the call {ast.unparse(node)} ({exc})", "pass one value per field") from None
+        items: dict = {}
+        for name, param in inspect.signature(target).parameters.items():
+            if name in bound.arguments:
+                items[name] = self.expr(bound.arguments[name])
+            elif param.default is not inspect.Parameter.empty and param.default is not dataclasses.MISSING:
+                items[name] = constant(param.default, f"{name}_default")
+            else:
+                raise self.parsed.error(node, f"the field {name} of {target.__name__} made by a factory", "pass it")
+        return Record(items.values(), items, self.body, target)
+
     def key_of(self, node) -> str:
         if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
             raise self.parsed.error(
@@ -76,7 +137,18 @@ class RecordLowering:
         return node.value
 
     def record_read(self, record: Record, node: ast.Subscript):
-        """``d["W"]`` of a dict built here: the item's atom."""
+        """``d["W"]`` of a dict built here, ``s[0]`` of a NamedTuple built here: the item's atom."""
+        if record.cls is not dict and hasattr(record.cls, "_fields"):
+            index = node.slice
+            if (
+                isinstance(index, ast.Constant)
+                and type(index.value) is int
+                and -len(record) <= index.value < len(record)
+            ):
+                return record[index.value]
+            raise self.parsed.error(node, f"this index of a {record.cls.__name__}", "read its fields as s.name")
+        if record.cls is not dict:
+            raise self.parsed.error(node, f"an index of a {record.cls.__name__}", "read its fields as s.name")
         key = self.key_of(node.slice)
         if key not in record.keys:
             raise self.parsed.error(

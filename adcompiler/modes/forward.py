@@ -42,6 +42,7 @@ from ..ir.printing import atom, primal_stmt, range_expr
 from ..analysis.facts import Facts, mutable_arrays
 from ..front.names import Namer
 from .guards import expectations
+from .calls import record_call
 from ..rules import CHANGES
 from ..errors import ReverseOnlyError
 
@@ -134,6 +135,9 @@ class _Forward:
 
     def eq(self, stmt: Eq) -> list:
         primal = primal_stmt(stmt, self.program.primal_name)
+        if stmt.prim == "call":  # handed a record: not the user's function (calls)
+            args = tuple(atom(a) for a in stmt.ins)
+            primal = record_call(self.program, stmt, self.facts.call_sig(stmt), args) or primal
         if isinstance(primal, Assign) and self.facts.may_raise(stmt):
             primal = replace(primal, effect=True)
         ins_t = [self.tangent.get(a.name) if isinstance(a, Var) else None for a in stmt.ins]

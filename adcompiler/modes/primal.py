@@ -11,6 +11,7 @@ from ..ir.nodes import INDEX, Assign, AugAssign, Break, Const, Continue, Do, Eq,
 from ..ir.nodes import WhileS, jumps, rebuild
 from ..ir.printing import primal_stmt
 from ..lower.dup import DUP
+from .calls import record_call
 from .checkpoint import fwd_checkpointed
 from .plan import Kept, TapePlan, body_of, placed, recomputed
 from .shadows import Shadows
@@ -86,6 +87,8 @@ class PrimalSweep:
         if eq.prim == "call" and site in kept.residuals:
             return self.call(eq, site, args)
         primal = primal_stmt(Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), program.primal_name)
+        if eq.prim == "call":  # handed a record: not the user's function (calls)
+            primal = record_call(program, eq, plan.facts.call_sig(eq), args) or primal
         if isinstance(primal, Assign) and plan.facts.may_raise(eq):
             primal = replace(primal, effect=INDEX if self.index_read(eq) else True)
         if eq.prim == "call":  # not differentiated (its arguments are constants): a list it returns that gets
@@ -116,7 +119,9 @@ class PrimalSweep:
         returned = tuple(self.shadows.of(v.name) for v in eq.outs if v.name in plan.containers)
         residuals = self.kept.residuals[site]
         if recomputed(plan, program, eq):  # the value now, the arguments kept: the adjoint runs the call again
-            call = primal_stmt(Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), program.primal_name)
+            call = record_call(program, eq, sig, args) or primal_stmt(
+                Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), program.primal_name
+            )
             return [call, Assign((residuals,), E.Tuple(args), eq.line)]
         sweep = program.forward_sweep(eq.param, mask, sig)
         targets = (value, returned, residuals) if returned else (value, residuals)

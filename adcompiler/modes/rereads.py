@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..ir import expr as E
 from ..ir.nodes import Assign, Eq, Var
-from ..ir.printing import prim_expr
+from ..ir.printing import global_expr, prim_expr
 from .plan import TapePlan
 from .shadows import Shadows
 
@@ -25,7 +25,7 @@ class Rereads:
         plan = self.plan
         found, alias = plan.rereadable.get(name), plan.alias
         if found is not None and found[0] == "global":
-            return E.Name(found[1]), []
+            return global_expr(found[1]), []  # (an item of a dict a closure holds: by its path)
         if found is not None and found[0] == "expr":
             e = found[1]
             ins = tuple(Var(alias.get(a.name, a.name)) if isinstance(a, Var) else a for a in e.ins)

@@ -219,11 +219,11 @@ def check_both_modes(f, args, wrt=None, rtol=1e-5, atol=1e-7, seed=0, twin=None)
 
 
 def check_second_order(f, args, rtol=1e-5, atol=1e-6):
-    """Assert ``adcompiler.hessian`` of ``f`` with respect to each parameter (forward over reverse)
+    """Assert ``adcompiler.hessian_matrix`` of ``f`` with respect to each parameter (forward over reverse)
     against central differences of adcompiler's gradient, its leaves moved one at a time."""
     for k, a in enumerate(args):
         name = adcompiler.differentiate(f).params[k]
-        h = adcompiler.hessian(f, wrt=name)(*args)
+        h = adcompiler.hessian_matrix(f, wrt=name)(*args)
         grad = adcompiler.differentiate(f, wrt=name).grad
         flat = np.array(leaves(a), dtype=float)
         cols = []

@@ -1,0 +1,112 @@
+"""Calls through objects: ``layer(h)``, ``layer.forward(h)`` and ``self.scale`` (a property) of a value
+whose class is known from its abstract value: an object passed in (a record of its class, see
+``trees``), or one read out of a list, tuple, dict or attribute of them (``for layer in self.layers``).
+
+Lowering cannot know the class (``layer`` is a local), so it writes ``out = method(obj, *args)`` with the
+method's name as the equation's parameter.  The analysis reads the class from ``obj``'s abstract value
+and makes the equation the call of the class's function with ``obj`` first (a static method without
+it), its defaults filled in: from then on it is a call of a user function like any other, so the
+object's gradient comes back as an object of its class.  What cannot be called so is refused with its
+location: the class has no such method, the object is no object of a class (an array, a dict), or the
+method returns a tuple (one output only, through an object).
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+
+from . import values as V
+from .show import show
+from ..errors import at_line
+from ..ir.nodes import Const, Eq
+from ..ir.supplied import constant
+from ..lower.records import METHOD
+
+
+def as_call(e: Eq, ins: list) -> Eq | None:
+    """The call ``e`` stands for, given its arguments' abstract values ``ins``: a method of the
+    receiver's class, or the getter of a property read as an attribute; None where there is none."""
+    if e.prim == METHOD and V.is_record(ins[0]):
+        found = _function(ins[0].cls, e.param)
+        if found is None:
+            return None
+        fn, bound = found
+        args = e.ins if bound else e.ins[1:]
+        return Eq(e.outs, "call", _filled(fn, args), e.line, fn)
+    if e.prim == "getitem" and _attribute(e) and V.is_record(ins[0]) and e.ins[1].value not in ins[0].keys:
+        prop = inspect.getattr_static(ins[0].cls, e.ins[1].value, None)
+        if isinstance(prop, property) and isinstance(prop.fget, types.FunctionType):
+            return Eq(e.outs, "call", (e.ins[0],), e.line, prop.fget)
+    return None
+
+
+def _function(cls, name: str):
+    """``(function, whether the object is its first argument)`` of ``cls``'s method ``name``; None."""
+    if cls is None or cls is dict:
+        return None
+    found = inspect.getattr_static(cls, name, None)
+    if isinstance(found, staticmethod) and isinstance(found.__func__, types.FunctionType):
+        return found.__func__, False
+    if isinstance(found, types.FunctionType):
+        return found, True
+    return None
+
+
+def _filled(fn, args: tuple) -> tuple:
+    """``args`` with ``fn``'s defaults after them (the parameters the call does not pass)."""
+    params = list(inspect.signature(fn).parameters.values())
+    rest = [constant(p.default, f"{p.name}_default") for p in params[len(args) :] if p.default is not p.empty]
+    return tuple(args) + tuple(rest)
+
+
+def _attribute(e: Eq) -> bool:
+    key = e.ins[1]
+    return isinstance(key, Const) and isinstance(key.value, str) and key.text == "." + key.value
+
+
+def refuse(e: Eq, ins: list, summary_out, source) -> None:
+    """Refuse, at its line, a call through an object that is no call of a method (see the module
+    docstring); ``summary_out``: the output of the method called, when it was found."""
+    if e.prim != METHOD:
+        return
+    obj, name = ins[0], e.param
+    called = "calling" if name == "__call__" else f"the method .{name}() of"
+    if isinstance(obj, V.Top):  # objects of several classes joined (one list, one loop variable)
+        raise at_line(
+            source,
+            e.line,
+            f"{called} a local variable whose class is not known (objects of several classes in one list?)",
+            "keep objects of one class in a list that is looped over, or name each: first, second = layers",
+        )
+    if not V.is_record(obj) or obj.cls is dict:
+        remedy = (
+            "call functions defined with def, or objects whose class defines __call__"
+            if name == "__call__"
+            else "use .sum .mean .max .min .reshape .ravel .dot .copy .transpose .T or the numpy function"
+        )
+        raise at_line(source, e.line, f"{called} a local variable holding {show(obj)}", remedy)
+    found = _function(obj.cls, name)
+    cls = obj.cls.__name__
+    if found is None and name in obj.keys:
+        raise at_line(
+            source,
+            e.line,
+            f"calling .{name}, an attribute of a {cls} object (a value held in it, not a method of {cls})",
+            f"call the function by its own name, or define a method of {cls} that calls it",
+        )
+    if found is None and getattr(obj.cls, "__module__", "").split(".")[0] in ("numpy", "builtins"):
+        raise at_line(
+            source, e.line, f"calling a {cls} held in a local variable", "call the function by its own name: np.tanh(h)"
+        )
+    if found is None:
+        what = f"calling a {cls}" if name == "__call__" else f"the method .{name}() of a {cls}"
+        raise at_line(source, e.line, f"{what}, a class with no method {name},", "check its spelling")
+    if isinstance(summary_out, tuple):
+        raise at_line(
+            source,
+            e.line,
+            f"{obj.cls.__name__}.{name}, which returns a tuple, called through an object",
+            "return one value from it (a list or an array), or call the class's function: "
+            f"{obj.cls.__name__}.{name}(obj, ...)",
+        )

@@ -1,0 +1,263 @@
+"""Records and objects as users build them (issue 37 items 3-4, tests/test_objects.py): NamedTuples and
+dataclasses made inside the function, properties read through self, closures over a dict of parameters
+or a list of functions, and calls through objects (``layer(h)``, ``layer.forward(h)``) held in lists,
+tuples, dicts and attributes."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+import adcompiler
+
+# ---- records made in the function ----------------------------------------------------------------
+
+
+class Stats(NamedTuple):
+    mean: float
+    var: float
+
+
+@dataclass
+class Pair:
+    a: np.ndarray
+    scale: float = 2.0
+
+
+def stats_local(x):
+    s = Stats(np.mean(x), np.var(x))
+    return s.mean * s.var + s[0]
+
+
+def stats_keywords(x):
+    s = Stats(var=np.var(x), mean=np.mean(x))
+    m, v = s
+    return m * np.sin(v)
+
+
+def stats_result(x):
+    return Stats(np.mean(x), np.var(x))
+
+
+def pair_default(x):
+    p = Pair(x * 2.0)
+    return np.sum(p.a**2) * p.scale
+
+
+def pair_passed(x, k):
+    p = Pair(np.sin(x), k)
+    return _pair_energy(p)
+
+
+def _pair_energy(p):
+    return np.sum(p.a * p.a) * p.scale
+
+
+# ---- properties and closures ---------------------------------------------------------------------
+
+
+class Scaled:
+    def __init__(self, w, shift):
+        self.w, self.shift = w, shift
+
+    @property
+    def doubled(self):
+        return self.w * 2.0 + self.shift
+
+    def loss(self, x):
+        return np.sum(self.doubled * x**2)
+
+
+def property_loss(model, x):
+    return model.loss(x)
+
+
+PARAMS = {"W": np.array([[1.0, 0.5, -0.3], [0.2, 0.1, 0.4]]), "b": np.array([0.1, -0.2])}
+
+
+def module_dict(x):
+    return np.sum(np.tanh(PARAMS["W"] @ x + PARAMS["b"]))
+
+
+def closure_over(params):
+    def loss(x):
+        return np.sum(np.tanh(params["W"] @ x + params["b"]) ** 2)
+
+    return loss
+
+
+ACTIVATIONS = [np.sin, np.tanh, np.exp]
+
+
+def chain_of_functions(x):
+    for fn in ACTIVATIONS:
+        x = fn(x)
+    return np.sum(x)
+
+
+@functools.partial(adcompiler.custom_jvp, nondiff_argnums=(1,))
+def scaled_sin(x, k):
+    return np.sin(k * x)
+
+
+@scaled_sin.defjvp
+def _scaled_sin_jvp(k, primals, tangents):
+    (x,), (dx,) = primals, tangents
+    return np.sin(k * x), k * np.cos(k * x) * dx
+
+
+def uses_scaled_sin(x):
+    return np.sum(scaled_sin(x, 3.0) ** 2)
+
+
+@functools.partial(adcompiler.custom_vjp, nondiff_argnums=(0,))
+def power_sum(n, x):
+    return np.sum(x**n)
+
+
+def _power_sum_fwd(n, x):
+    return power_sum(n, x), x
+
+
+def _power_sum_bwd(n, x, g):
+    return (g * n * x ** (n - 1),)
+
+
+power_sum.defvjp(_power_sum_fwd, _power_sum_bwd)
+
+
+def uses_power_sum(x):
+    return power_sum(3, x) * 0.5
+
+
+# ---- calls through objects -----------------------------------------------------------------------
+
+
+class Dense:
+    def __init__(self, W, b):
+        self.W, self.b = W, b
+
+    def __call__(self, h):
+        return np.tanh(self.W @ h + self.b)
+
+    def forward(self, h):
+        return self(h)
+
+    @staticmethod
+    def square(h):
+        return h * h
+
+
+class Shifted(Dense):
+    """Inherits ``forward``; its own ``__call__``."""
+
+    def __call__(self, h):
+        return self.W @ h + self.b
+
+
+class Model:
+    def __init__(self, layers, scale):
+        self.layers, self.scale = layers, scale
+
+    def __call__(self, x):
+        h = x
+        for layer in self.layers:
+            h = layer(h)
+        return np.sum(h**2) * self.scale
+
+
+def layers_forward(layers, x):
+    h = x
+    for layer in layers:
+        h = layer.forward(h)
+    return np.sum(h**2)
+
+
+def layers_unpacked(layers, x):
+    first, second = layers
+    return np.sum(Dense.square(second(first(x))))
+
+
+def layers_indexed(layers, x):
+    return np.sum(layers[1](layers[0](x)) ** 2)
+
+
+def layers_by_name(named, x):
+    return np.sum(named["second"].forward(named["first"](x)) ** 2)
+
+
+def model_call(model, x):
+    return model(x)
+
+
+def static_through_object(layer, x):
+    return np.sum(layer.square(x) + layer(x))
+
+
+# ---- refused -------------------------------------------------------------------------------------
+
+
+class Pairs:
+    def __init__(self, w):
+        self.w = w
+
+    def both(self, h):
+        return h * self.w, h
+
+    def __call__(self, h):
+        return self.w * h
+
+
+def array_method(x):
+    return np.sum(x.foo())
+
+
+def array_called(x):
+    g = x
+    return np.sum(g(x))
+
+
+def no_such_method(obj, x):
+    return np.sum(obj.bar(x))
+
+
+def method_returning_tuple(obj, x):
+    a, b = obj.both(x)
+    return np.sum(a + b)
+
+
+def keyword_through_object(obj, x):
+    return np.sum(obj(h=x))
+
+
+def through_the_class(obj, x):
+    a, b = Pairs.both(obj, x)  # a method returning a tuple: called through its class
+    return np.sum(a * b) + np.sum(Dense.square(x))
+
+
+def function_attribute(obj, x):
+    return np.sum(obj.act(x))
+
+
+class Activated:
+    def __init__(self, w):
+        self.w, self.act = w, np.tanh
+
+
+# ---- records entries (issue 37 item 6: tests/test_record_entries.py) -----------------------------
+
+
+def logistic(params, X, y):
+    z = X @ params["w"] + params["b"]
+    return np.mean(np.logaddexp(0.0, z) - y * z) + 0.01 * np.sum(params["w"] ** 2)
+
+
+def squash(z):
+    return np.tanh(z)
+
+
+def through_helper(params, x):
+    return np.sum(squash(params["w"] * x) ** 2)

@@ -1,0 +1,213 @@
+"""Records and objects as users build them (issue 37 items 3-4): NamedTuples and dataclasses made in the
+function (locals and results, defaults filled in, keyword construction, unpacking), ``@property`` read
+through self, closures over a dict of parameters or a list of functions, ``custom_jvp``/``custom_vjp``
+with ``nondiff_argnums`` as JAX spells them, and calls through objects (``layer(h)``,
+``layer.forward(h)``, static and inherited methods) held in lists, tuples, dicts and attributes, the
+gradient coming back in the same objects.  Checked against autograd on the same computation written on
+arrays, central differences and the dot-product identity (check_both_modes); what cannot be called so
+is refused at the user's line."""
+
+import numpy as np
+import pytest
+
+import adcompiler
+import object_funcs as F
+from adcompiler.errors import UnsupportedSyntaxError
+from adcompiler.testing.oracle import check_both_modes, fd_jacobian
+
+RNG = np.random.default_rng(37)
+X = RNG.normal(size=3)
+
+
+def _layers(cls=F.Dense):
+    return [F.Dense(RNG.normal(size=(4, 3)), RNG.normal(size=4)), cls(RNG.normal(size=(2, 4)), RNG.normal(size=2))]
+
+
+def _twin(arrays, x, last_linear=False, scale=1.0):
+    """The two-layer network on plain arrays, for autograd."""
+    anp = pytest.importorskip("autograd.numpy")
+    (W1, b1), (W2, b2) = arrays
+    h = anp.tanh(W1 @ x + b1)
+    z = W2 @ h + b2
+    return anp.sum((z if last_linear else anp.tanh(z)) ** 2) * scale
+
+
+def _arrays(layers):
+    return [(layer.W, layer.b) for layer in layers]
+
+
+@pytest.mark.parametrize(
+    "f, args",
+    [
+        (F.stats_local, (X,)),
+        (F.stats_keywords, (X,)),
+        (F.stats_result, (X,)),
+        (F.pair_default, (X,)),
+        (F.pair_passed, (X, 0.7)),
+        (F.module_dict, (X,)),
+        (F.chain_of_functions, (0.1 * X,)),
+        (F.uses_scaled_sin, (X,)),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_records_and_closures_both_modes(f, args):
+    check_both_modes(f, args)
+
+
+def test_custom_vjp_with_nondiff_argnums():
+    g = adcompiler.grad(F.uses_power_sum)(X)  # reverse mode only, as JAX's custom_vjp
+    np.testing.assert_allclose(g, 1.5 * X**2, rtol=1e-12)
+    np.testing.assert_allclose(g, fd_jacobian(F.uses_power_sum, (X,), [0])[0], rtol=1e-6)
+
+
+def test_records_made_inside_against_autograd():
+    ag = pytest.importorskip("autograd")
+    anp = pytest.importorskip("autograd.numpy")
+    np.testing.assert_allclose(
+        adcompiler.grad(F.stats_local)(X), ag.grad(lambda x: anp.mean(x) * anp.var(x) + anp.mean(x))(X), rtol=1e-10
+    )
+    jac = adcompiler.jacrev(F.stats_result)(X)  # a NamedTuple result: its Jacobian a NamedTuple of rows
+    assert type(jac) is F.Stats
+    np.testing.assert_allclose(jac.var, ag.grad(anp.var)(X), rtol=1e-10)
+    np.testing.assert_allclose(jac.mean, np.full(3, 1 / 3), rtol=1e-12)
+    g_x, g_k = adcompiler.grad(F.pair_passed, argnums=(0, 1))(X, 0.7)
+    np.testing.assert_allclose(g_x, ag.grad(lambda x: anp.sum(anp.sin(x) ** 2) * 0.7)(X), rtol=1e-10)
+    assert g_k == pytest.approx(float(np.sum(np.sin(X) ** 2)), rel=1e-12)
+
+
+def test_property_read_through_self():
+    ag = pytest.importorskip("autograd")
+    anp = pytest.importorskip("autograd.numpy")
+    model = F.Scaled(RNG.normal(size=3), 0.3)
+    g = adcompiler.grad(F.property_loss)(model, X)
+    assert type(g) is F.Scaled
+    np.testing.assert_allclose(g.w, 2.0 * X**2, rtol=1e-12)
+    assert g.shift == pytest.approx(float(np.sum(X**2)), rel=1e-12)
+    twin = ag.grad(lambda x: anp.sum((model.w * 2.0 + 0.3) * x**2))
+    np.testing.assert_allclose(adcompiler.grad(F.property_loss, argnums=1)(model, X), twin(X), rtol=1e-12)
+
+
+def test_closure_over_a_dict_of_parameters():
+    ag = pytest.importorskip("autograd")
+    anp = pytest.importorskip("autograd.numpy")
+    params = {"W": RNG.normal(size=(2, 3)), "b": RNG.normal(size=2)}
+    loss = F.closure_over(params)
+    twin = ag.grad(lambda x: anp.sum(anp.tanh(params["W"] @ x + params["b"]) ** 2))
+    np.testing.assert_allclose(adcompiler.grad(loss)(X), twin(X), rtol=1e-10)
+    other = F.closure_over({"W": RNG.normal(size=(2, 3)), "b": RNG.normal(size=2)})  # another closure's dict
+    np.testing.assert_allclose(adcompiler.grad(other)(X), fd_jacobian(other, (X,), [0])[0], rtol=1e-6)
+    params["b"] = RNG.normal(size=2)  # an item replaced: read when the code runs
+    np.testing.assert_allclose(adcompiler.grad(loss)(X), twin(X), rtol=1e-10)
+
+
+def test_layers_in_a_list_against_autograd():
+    ag = pytest.importorskip("autograd")
+    layers = _layers()
+    assert F.layers_forward(layers, X) == pytest.approx(_twin(_arrays(layers), X), rel=1e-12)
+    g_layers, g_x = adcompiler.grad(F.layers_forward, argnums=(0, 1))(layers, X)
+    assert type(g_layers) is list and all(type(g) is F.Dense for g in g_layers)
+    expected = ag.grad(_twin, 0)(_arrays(layers), X)
+    for g, (eW, eb) in zip(g_layers, expected):
+        np.testing.assert_allclose(g.W, eW, rtol=1e-10)
+        np.testing.assert_allclose(g.b, eb, rtol=1e-10)
+    np.testing.assert_allclose(g_x, ag.grad(_twin, 1)(_arrays(layers), X), rtol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "f, wrap",
+    [
+        (F.layers_unpacked, tuple),
+        (F.layers_indexed, list),
+        (F.layers_by_name, lambda ls: {"first": ls[0], "second": ls[1]}),
+    ],
+    ids=["tuple", "indexed", "dict"],
+)
+def test_layers_held_in_containers(f, wrap):
+    ag = pytest.importorskip("autograd")
+    layers = _layers()
+    held = wrap(layers)
+    g = adcompiler.grad(f)(held, X)
+    firsts = g[0] if not isinstance(g, dict) else g["first"]
+    assert type(firsts) is F.Dense
+    if f is F.layers_unpacked:  # square of the second layer's output
+        anp = pytest.importorskip("autograd.numpy")
+
+        def twin(arrays, x):
+            (W1, b1), (W2, b2) = arrays
+            return anp.sum(anp.tanh(W2 @ anp.tanh(W1 @ x + b1) + b2) ** 2)
+
+        expected = ag.grad(twin)(_arrays(layers), X)
+    else:
+        expected = ag.grad(_twin)(_arrays(layers), X)
+    np.testing.assert_allclose(firsts.W, expected[0][0], rtol=1e-10)
+    np.testing.assert_allclose(firsts.b, expected[0][1], rtol=1e-10)
+    g_x = adcompiler.grad(f, argnums=1)(held, X)  # forward mode through the objects too
+    np.testing.assert_allclose(adcompiler.jacfwd(f, argnums=1)(held, X), g_x, rtol=1e-10)
+    np.testing.assert_allclose(g_x, fd_jacobian(f, (held, X), [1])[0], rtol=1e-6, atol=1e-9)
+
+
+def test_model_holding_layers_in_an_attribute():
+    ag = pytest.importorskip("autograd")
+    layers = _layers()
+    model = F.Model(layers, 1.5)  # for layer in self.layers: h = layer(h)
+    assert F.model_call(model, X) == pytest.approx(_twin(_arrays(layers), X, False, 1.5), rel=1e-12)
+    g = adcompiler.grad(F.model_call)(model, X)
+    assert type(g) is F.Model and [type(layer) for layer in g.layers] == [F.Dense, F.Dense]
+    expected = ag.grad(_twin)(_arrays(layers), X, False, 1.5)
+    for layer, (eW, eb) in zip(g.layers, expected):
+        np.testing.assert_allclose(layer.W, eW, rtol=1e-10)
+        np.testing.assert_allclose(layer.b, eb, rtol=1e-10)
+    assert g.scale == pytest.approx(_twin(_arrays(layers), X, False, 1.0), rel=1e-10)
+    twin_x = ag.grad(_twin, 1)(_arrays(layers), X, False, 1.5)
+    np.testing.assert_allclose(adcompiler.grad(model)(X), twin_x, rtol=1e-10)  # the callable object itself
+
+
+def test_dispatch_on_each_objects_class():
+    ag = pytest.importorskip("autograd")
+    layers = _layers(F.Shifted)  # the second's __call__ is Shifted's (linear), its forward inherited
+    held = tuple(layers)
+    g_layers, g_x = adcompiler.grad(F.layers_indexed, argnums=(0, 1))(held, X)
+    assert [type(layer) for layer in g_layers] == [F.Dense, F.Shifted]
+    expected = ag.grad(_twin)(_arrays(layers), X, True)
+    for layer, (eW, eb) in zip(g_layers, expected):
+        np.testing.assert_allclose(layer.W, eW, rtol=1e-10)
+        np.testing.assert_allclose(layer.b, eb, rtol=1e-10)
+    np.testing.assert_allclose(g_x, ag.grad(_twin, 1)(_arrays(layers), X, True), rtol=1e-10)
+    with pytest.raises(UnsupportedSyntaxError, match="whose class is not known") as info:  # one loop, two classes
+        adcompiler.grad(F.model_call)(F.Model(layers, 1.0), X)
+    assert f"object_funcs.py:{F.Model.__call__.__code__.co_firstlineno + 3}:" in str(info.value)
+
+
+def test_methods_called_through_their_class():
+    obj = F.Pairs(X)
+    g_obj, g_x = adcompiler.grad(F.through_the_class, argnums=(0, 1))(obj, X)
+    np.testing.assert_allclose(g_obj.w, X * X, rtol=1e-12)  # sum(w x * x)
+    np.testing.assert_allclose(g_x, 2 * obj.w * X + 2 * X, rtol=1e-12)
+    np.testing.assert_allclose(g_x, fd_jacobian(F.through_the_class, (obj, X), [1])[0], rtol=1e-6)
+
+
+def test_static_method_through_an_object():
+    layer = F.Dense(RNG.normal(size=(3, 3)), RNG.normal(size=3))
+    g = adcompiler.grad(F.static_through_object, argnums=1)(layer, X)
+    np.testing.assert_allclose(g, fd_jacobian(F.static_through_object, (layer, X), [1])[0], rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "f, args, words, line",
+    [
+        (F.array_method, (X,), ["the method .foo()", "1-D float64 array", "numpy function"], 1),
+        (F.array_called, (X,), ["calling a local variable holding a 1-D float64 array", "__call__"], 2),
+        (F.no_such_method, (F.Pairs(X), X), ["the method .bar() of a Pairs, a class with no method bar"], 1),
+        (F.method_returning_tuple, (F.Pairs(X), X), ["Pairs.both, which returns a tuple", "Pairs.both(obj, ...)"], 1),
+        (F.keyword_through_object, (F.Pairs(X), X), ["keyword arguments in a call through an object"], 1),
+        (F.function_attribute, (F.Activated(X), X), ["calling .act, an attribute of a Activated object"], 1),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_refused_at_the_users_line(f, args, words, line):
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        adcompiler.grad(f, argnums=1)(*args) if len(args) > 1 else adcompiler.grad(f)(*args)
+    message = str(info.value)
+    assert "object_funcs.py" in message and all(w in message for w in words), message
+    line = f.__code__.co_firstlineno + line
+    assert f":{line}:" in message, message
