@@ -95,3 +95,76 @@ def test_compiled_before_any_call_and_its_refusals():
         d.compiled("jvp")
     with pytest.raises(ValueError, match='backend="numba"'):
         differentiate(cube).compiled("reverse")
+
+
+# ---- item 4: compiled once per machine -----------------------------------------------------------
+
+PROGRAM = """
+import json, os, sys
+import numpy as np
+from adcompiler import differentiate
+
+SCALE = float(os.environ.get("SCALE", "1.0"))  # a global the compiled code freezes
+
+
+def loss(w, x, y):
+    r = x @ w - y
+    return SCALE * np.sum(r * r) / y.shape[0]
+
+
+x = np.linspace(0.0, 1.0, 12).reshape(4, 3)
+y = np.array([1.0, 2.0, 0.5, -1.0])
+d = differentiate(loss, wrt="w", backend="numba")
+g = d.grad(np.array([0.5, -0.25, 1.0]), x, y)
+dispatcher = d.compiled("grad")
+stats = dispatcher.stats
+print(json.dumps({"grad": g.tolist(), "hits": sum(stats.cache_hits.values()),
+                  "misses": sum(stats.cache_misses.values()), "file": dispatcher.py_func.__code__.co_filename}))
+"""
+
+
+def run_program(tmp_path, cache, **env):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "program.py"
+    script.write_text(PROGRAM)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    environment = {**os.environ, "PYTHONPATH": root, "ADCOMPILER_CACHE_DIR": str(cache), **env}
+    environment["NUMBA_OPT"] = "3"  # (at 0, LLVM leaves loads of dispatchers' addresses Numba will not cache)
+    done = subprocess.run([sys.executable, str(script)], env=environment, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_second_process_is_served_from_the_cache(tmp_path):
+    cache = tmp_path / "cache"
+    first = run_program(tmp_path, cache)
+    second = run_program(tmp_path, cache)
+    w, x, y = np.array([0.5, -0.25, 1.0]), np.linspace(0.0, 1.0, 12).reshape(4, 3), np.array([1.0, 2.0, 0.5, -1.0])
+    np.testing.assert_allclose(first["grad"], analytic(w, x, y), rtol=1e-12)
+    assert second["grad"] == first["grad"]
+    assert (first["hits"], second["misses"]) == (0, 0) and first["misses"] > 0 and second["hits"] > 0
+    assert first["file"] == second["file"] and first["file"].startswith(str(cache / "numba"))
+    written = {p.name for p in (cache / "numba").iterdir()} - {"__pycache__"}
+    assert written == {first["file"].rsplit("/", 1)[1]}  # one module, named by its hash
+    assert (cache / "numba" / "__pycache__").is_dir()
+    kept = [p.suffix for p in (cache / "numba" / "__pycache__").iterdir()]
+    assert ".nbi" in kept and ".nbc" in kept  # Numba's index and machine code, beside the file
+    assert not list(tmp_path.glob("__pycache__"))  # nothing written beside the user's program
+
+    # a global the code freezes changed: a new file, compiled again, the new number
+    third = run_program(tmp_path, cache, SCALE="2.0")
+    assert third["file"] != first["file"] and third["hits"] == 0 and third["misses"] > 0
+    np.testing.assert_allclose(third["grad"], 2.0 * np.array(first["grad"]), rtol=1e-12)
+
+
+def test_no_cache_where_the_directory_cannot_be_made(tmp_path):
+    blocked = tmp_path / "a file"
+    blocked.write_text("")
+    for cache in (blocked / "cache", ""):  # under a file; empty: no cache asked for
+        result = run_program(tmp_path, cache)
+        assert result["file"].startswith("<adcompiler") and result["hits"] == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a file", "program.py"]
