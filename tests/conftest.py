@@ -8,14 +8,21 @@
   ``shared.derivative`` gives once; the other tests are spread over the workers one by one.
 - Numba compiles without LLVM's optimisations (``NUMBA_OPT=0``): about half the compile time, the same
   results; hypothesis draws the same examples in every run.
+- Compiled derivatives are kept in a temporary directory of the run (``ADCOMPILER_CACHE_DIR``), not in ~/.cache.
 """
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 
 import pytest
 
 os.environ.setdefault("NUMBA_OPT", "0")  # backend="numba" tests: Numba compiles twice as fast, the same results
+if "ADCOMPILER_CACHE_DIR" not in os.environ:  # backend="numba" keeps compiled code here, not in ~/.cache
+    os.environ["ADCOMPILER_CACHE_DIR"] = tempfile.mkdtemp(prefix="adcompiler-tests-")
+    atexit.register(shutil.rmtree, os.environ["ADCOMPILER_CACHE_DIR"], True)
 
 try:  # property tests draw the same examples in every run (a fresh CI clone has no example database)
     from hypothesis import settings

@@ -416,6 +416,30 @@ class Differentiable:
             with BUILDING:
                 remember_records(self, name, sig, function, self._positions_of(sig), both)
 
+    def compiled(self, mode: str = "reverse", *args: Any):
+        """The derivative ``mode`` as the Numba dispatcher ``backend="numba"`` compiles, for ``@numba.njit``
+        code to call (an optimiser's loop, a sampler), with the signatures of the module ``adc compile
+        --target numba`` writes: "reverse" ``f_reverse(*params, ct=1.0) -> (value, cotangents)``, "forward"
+        ``f_forward(*params, *tangents) -> (value, tangent)``, "grad" ``f_grad(*params)`` (one gradient per
+        wrt parameter, a tuple of them for several), "value_and_grad" ``f_value_and_grad(*params)``.
+        ``args``: example arguments, whose signature chooses the code (as a call's does); none: the last
+        call's, or, before any call, what the code's use of each parameter says.  Numba compiles the
+        dispatcher for the argument types of its first call; compiled code takes lists as NumPy arrays."""
+        if self.backend != "numba":
+            raise ValueError(f'compiled() gives Numba dispatchers: differentiate({self.fn.__name__}, backend="numba")')
+        if mode not in _COMPILED:
+            raise ValueError(f"compiled({mode!r}): choose one of {', '.join(map(repr, _COMPILED))}")
+        if args:
+            sig = self._bound(args)[1]
+        else:
+            self._check_current()
+            with BUILDING:
+                self.program  # noqa: B018  (makes the assumed signature when nothing was called yet)
+                sig = self._sig
+        if mode in ("grad", "value_and_grad"):
+            self._require_scalar(mode, sig)
+        return self._function(mode, sig).compiled
+
     def _fast_path(self, name: str, sig: V.Sig) -> bool:
         """Whether ``f.<name>`` gets a fast entry for signature ``sig`` now: it has none yet, and every
         argument is a float, a float array, a list or a tuple."""
@@ -429,7 +453,7 @@ class Differentiable:
 
 
 differentiate.__adc_static__ = "call"  # called while lowering a call of differentiate(f).grad (lower.nested)
-
+_COMPILED = ("reverse", "forward", "grad", "value_and_grad")  # the modes compiled() gives
 _MODES = {"grad": "grad", "value_and_grad": "value_and_grad", "vjp": "reverse", "jvp": "forward"}
 
 

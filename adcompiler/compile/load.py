@@ -30,7 +30,7 @@ _counter = itertools.count(1)
 _MODULE = "__adc_module__"  # the function whose body is the generated module (never bound anywhere)
 
 
-def load(source: str, globals_: dict, label: str, supply=None, generated=None) -> dict:
+def load(source: str, globals_: dict, label: str, supply=None, generated=None, path=None) -> dict:
     """Run generated ``source`` in the module dictionary ``globals_`` and return the names it defines.
 
     ``supply(names)`` gives, for the names the source reads but does not define, the values it is to
@@ -38,8 +38,12 @@ def load(source: str, globals_: dict, label: str, supply=None, generated=None) -
     of the functions made from the user's code; when given, every other function of the source is a
     runtime helper, made apart with only the builtins as its globals.
     Every function the source defines gets ``__adc_scope__``, the ``Scope`` its body reads names from
-    (see ``front.environment.namespace_of``), so it can be differentiated in turn."""
-    filename = f"<adcompiler {label} #{next(_counter)}>"
+    (see ``front.environment.namespace_of``), so it can be differentiated in turn.
+    ``path``: a file that holds ``source`` (``targets.numba.cache``): the code is compiled as that file's, and
+    its functions are made at the top level of a module whose globals are a copy of ``globals_`` with the
+    names handed (no closure variables: Numba caches a function by its file and its bytecode; it
+    freezes the globals it reads anyway), unless a name is handed a closure's cell."""
+    filename = path or f"<adcompiler {label} #{next(_counter)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST)  # the generated text as a tree
     defined = _defined(tree.body)
@@ -59,7 +63,13 @@ def load(source: str, globals_: dict, label: str, supply=None, generated=None) -
         made = [h.name for h in helpers] + _defined(constants)
         handed.update(_run(apart, filename, handed, made, _RUNTIME, {}))
     namespace = dict(handed)
-    namespace.update(_run(tree, filename, handed, [n for n in defined if n not in handed], globals_, cells))
+    own = [n for n in defined if n not in handed]
+    if path is not None and not cells:
+        module = {**globals_, **handed}
+        exec(compile(tree, filename, "exec"), module)
+        namespace.update({n: module[n] for n in own})
+    else:
+        namespace.update(_run(tree, filename, handed, own, globals_, cells))
     scope = Scope(namespace, Closure(cells, globals_) if cells else globals_)
     for name in defined:
         value = namespace[name]
@@ -69,7 +79,17 @@ def load(source: str, globals_: dict, label: str, supply=None, generated=None) -
     return namespace
 
 
-_RUNTIME = {"__builtins__": vars(builtins), "__name__": "adcompiler.runtime"}  # the runtime helpers' globals
+def reads(source: str) -> set:
+    """The names ``source`` reads and does not define (those ``load`` asks ``supply`` for)."""
+    tree = ast.parse(source)
+    return {n.id for n in every_node(tree) if n.__class__ is ast.Name} - set(_defined(tree.body))
+
+
+_RUNTIME = {
+    "__builtins__": vars(builtins),
+    "__name__": "adcompiler.targets.python.runtime",
+}  # the runtime helpers' globals
+# (named after a module that exists: Numba imports it to load code cached on disk that calls them)
 
 
 def _run(tree: ast.Module, filename: str, handed: dict, defined: list, globals_: dict, cells: dict) -> dict:

@@ -24,7 +24,8 @@ import types
 from ...analysis import values as V
 from ...errors import UnsupportedSyntaxError
 from ...compile import emit
-from ...compile.load import load
+from ...compile.load import load, reads
+from . import cache
 from .lists import spelled_as_calls
 from .translate import GUARDS, translate
 from ..python.runtime import HELPERS
@@ -151,11 +152,13 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
     seen: set = set()
     defs = [d for d in built if not (d.name in seen or seen.add(d.name))]
     defs = [spelled_as_calls(d) for d in defs]  # lists joined and repeated: on arrays, + adds and * multiplies
-    source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
+    python = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
     scope = getattr(owner.fn, "__adc_scope__", None) or owner.fn.__globals__  # (generated code's: its helpers too)
-    source = translate(source, program.helpers, program.module.fresh, False, program.accumulators, scope)
-    source = emit.format_source(source)
     fn = owner.fn
+
+    where = cache.directory()  # compiled once per machine: Numba's cache beside the file (targets.numba.cache)
+    source = translate(python, program.helpers, program.module.fresh, where is not None, program.accumulators, scope)
+    source, path = emit.format_source(source), None
     label = f"{mode} of {fn.__qualname__} (numba)"
 
     compiled_users: dict = {}
@@ -171,7 +174,16 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
                 handed[name] = _jitted(value, numba, compiled_users)  # a user function the code calls as it is
         return handed
 
-    namespace = load(source, fn.__globals__, label, supply, {d.name for d in defs})
+    supplied = supply
+    if where is not None:
+        handed = supply(reads(source))
+        supplied = lambda read: handed  # noqa: E731  (asked once)
+        read = {n: handed[n] if n in handed else fn.__globals__.get(n, _UNBOUND) for n in cache.global_reads(source)}
+        read["__name__"] = fn  # (the module the code runs in: Numba imports it to load the cached code)
+        path = cache.place(where, source, read)
+        if path is None:  # something read has no fingerprint: compiled in this process only
+            source = re.sub(r"^(\s*@\w+\.njit\()cache=True\)", r"\1)", source, flags=re.M)
+    namespace = load(source, fn.__globals__, label, supplied, {d.name for d in defs}, path)
     compiled = namespace[built[0].name]
     facts = program.facts(fn, sig)
     return _entry(compiled, mode, sig, owner._positions_of(sig), facts.summary.out, source, fn, converter, restore)
@@ -219,6 +231,8 @@ def _accumulators_as_zeros(source: str, accumulators: dict, zeros: str) -> str:
             bound |= {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
     return "\n".join(lines) + "\n"
 
+
+_UNBOUND = "(unbound)"  # what the code reads by a name nothing binds (a builtin)
 
 _HELPERS: dict = {}  # runtime helper -> the function compiled code calls for it (made once: Numba keeps overloads)
 
@@ -355,10 +369,10 @@ def _explained(error, source: str, fn):
             return None  # an error of the compiled code as it runs, not of Numba compiling it
         error = f"Numba failed while typing it ({type(error).__name__}: {error})"
     message = re.sub(r"\x1b\[[0-9;]*m", "", str(error))  # Numba's terminal colours
-    found = re.search(r"<adcompiler [^>]*> \((\d+)\)", message)  # the innermost place Numba names
+    found = re.search(rf"{_FILE} \((\d+)\)", message)  # the innermost place Numba names
     user_line, text, helper = _commented(source.splitlines(), int(found.group(1)) if found else 0)
     reason = next((s.strip() for s in message.splitlines() if s.strip() and "Failed in" not in s), message)
-    reason = re.sub(r"(, defined at)?\s*\(?<adcompiler [^>]*>.*", "", reason)
+    reason = re.sub(rf"(, defined at)?\s*\(?{_FILE}.*", "", reason)
     reason = next((plain for known, plain in _REASONS if known in reason), reason)
     order = ""
     if hasattr(fn, "__adc_user__"):  # the reverse code hessian differentiates: its line's own comment
@@ -376,6 +390,9 @@ def _explained(error, source: str, fn):
         0,
         None if helper else text,
     )
+
+
+_FILE = r"(?:<adcompiler [^>]*>|[^\s\"'(]*adc_[0-9a-f]+\.py)"  # generated code's file (cache.place's when kept)
 
 
 def _commented(lines: list, line: int) -> tuple:

@@ -1,0 +1,170 @@
+"""backend="numba" as a home for derivatives (issue 36, items 3 and 4).
+
+Item 3: ``d.compiled(mode)`` is the Numba dispatcher of a derivative, which other ``@numba.njit`` code
+calls with the signatures of the module ``adc compile --target numba`` writes; checked against the
+analytic gradient of a least-squares loss and against the python backend.  Skipped without Numba."""
+
+import numpy as np
+import pytest
+
+numba = pytest.importorskip("numba")
+
+from adcompiler import differentiate  # noqa: E402
+
+
+def loss(w, x, y):
+    r = x @ w - y
+    return np.sum(r * r) / y.shape[0]
+
+
+def analytic(w, x, y):  # the gradient of loss in w, by hand
+    return 2.0 * x.T @ (x @ w - y) / y.shape[0]
+
+
+def data():
+    x = np.random.default_rng(1).normal(size=(30, 3))
+    return x, x @ np.array([1.0, -2.0, 0.5]) + 0.01 * np.arange(30)
+
+
+def test_njit_descent_calls_the_compiled_reverse():
+    x, y = data()
+    d = differentiate(loss, wrt="w", backend="numba")
+    reverse = d.compiled("reverse", np.zeros(3), x, y)
+    assert isinstance(reverse, numba.core.registry.CPUDispatcher)
+
+    @numba.njit
+    def descend(w, x, y, steps, rate):
+        for _ in range(steps):
+            value, (g,) = reverse(w, x, y)  # ct=1.0 by default
+            w = w - rate * g
+        return w
+
+    @numba.njit
+    def one(w, x, y):
+        return reverse(w, x, y, 2.0)
+
+    w0 = np.array([0.3, 0.1, -0.2])
+    value, (g,) = one(w0, x, y)
+    python = differentiate(loss, wrt="w")
+    assert value == pytest.approx(loss(w0, x, y), rel=1e-12)
+    np.testing.assert_allclose(g, 2.0 * python.grad(w0, x, y), rtol=1e-12)
+    np.testing.assert_allclose(g, 2.0 * analytic(w0, x, y), rtol=1e-12)
+    w = descend(np.zeros(3), x, y, 2000, 0.1)
+    expected = np.linalg.lstsq(x, y, rcond=None)[0]  # where the descent must end
+    np.testing.assert_allclose(w, expected, rtol=1e-8)
+    np.testing.assert_allclose(python.grad(w, x, y), 0.0, atol=1e-10)
+
+
+def test_njit_calls_forward_and_grad():
+    x, y = data()
+    d = differentiate(loss, backend="numba")  # every parameter: cotangents of w, x and y
+    w0, v = np.array([0.3, 0.1, -0.2]), np.array([1.0, -1.0, 2.0])
+    d.grad(w0, x, y)  # a call: compiled() without arguments gives the code for its signature
+    forward, grad = d.compiled("forward"), d.compiled("grad")
+    values = d.compiled("value_and_grad")
+
+    @numba.njit
+    def both(w, x, y, v):
+        zx, zy = np.zeros_like(x), np.zeros_like(y)
+        return forward(w, x, y, v, zx, zy), grad(w, x, y), values(w, x, y)
+
+    (value, tangent), (gw, gx, gy), (value2, (gw2, _, _)) = both(w0, x, y, v)
+    assert value == value2 == pytest.approx(loss(w0, x, y), rel=1e-12)
+    assert tangent == pytest.approx(analytic(w0, x, y) @ v, rel=1e-12)
+    np.testing.assert_allclose(gw, analytic(w0, x, y), rtol=1e-12)
+    np.testing.assert_array_equal(gw, gw2)
+    python = differentiate(loss).grad(w0, x, y)
+    for got, want in zip((gw, gx, gy), python):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+def test_compiled_before_any_call_and_its_refusals():
+    def cube(a, b):
+        return a * a * b + b
+
+    d = differentiate(cube, backend="numba")
+    reverse = d.compiled("reverse")  # before any call: numbers, as the code's use of a and b says
+
+    @numba.njit
+    def use(a, b):
+        return reverse(a, b)
+
+    value, (da, db) = use(2.0, 3.0)
+    assert (value, da, db) == (15.0, 12.0, 5.0)
+    with pytest.raises(ValueError, match="choose one of"):
+        d.compiled("jvp")
+    with pytest.raises(ValueError, match='backend="numba"'):
+        differentiate(cube).compiled("reverse")
+
+
+# ---- item 4: compiled once per machine -----------------------------------------------------------
+
+PROGRAM = """
+import json, os, sys
+import numpy as np
+from adcompiler import differentiate
+
+SCALE = float(os.environ.get("SCALE", "1.0"))  # a global the compiled code freezes
+
+
+def loss(w, x, y):
+    r = x @ w - y
+    return SCALE * np.sum(r * r) / y.shape[0]
+
+
+x = np.linspace(0.0, 1.0, 12).reshape(4, 3)
+y = np.array([1.0, 2.0, 0.5, -1.0])
+d = differentiate(loss, wrt="w", backend="numba")
+g = d.grad(np.array([0.5, -0.25, 1.0]), x, y)
+dispatcher = d.compiled("grad")
+stats = dispatcher.stats
+print(json.dumps({"grad": g.tolist(), "hits": sum(stats.cache_hits.values()),
+                  "misses": sum(stats.cache_misses.values()), "file": dispatcher.py_func.__code__.co_filename}))
+"""
+
+
+def run_program(tmp_path, cache, **env):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "program.py"
+    script.write_text(PROGRAM)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    environment = {**os.environ, "PYTHONPATH": root, "ADCOMPILER_CACHE_DIR": str(cache), **env}
+    environment["NUMBA_OPT"] = "3"  # (at 0, LLVM leaves loads of dispatchers' addresses Numba will not cache)
+    done = subprocess.run([sys.executable, str(script)], env=environment, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_second_process_is_served_from_the_cache(tmp_path):
+    cache = tmp_path / "cache"
+    first = run_program(tmp_path, cache)
+    second = run_program(tmp_path, cache)
+    w, x, y = np.array([0.5, -0.25, 1.0]), np.linspace(0.0, 1.0, 12).reshape(4, 3), np.array([1.0, 2.0, 0.5, -1.0])
+    np.testing.assert_allclose(first["grad"], analytic(w, x, y), rtol=1e-12)
+    assert second["grad"] == first["grad"]
+    assert (first["hits"], second["misses"]) == (0, 0) and first["misses"] > 0 and second["hits"] > 0
+    assert first["file"] == second["file"] and first["file"].startswith(str(cache / "numba"))
+    written = {p.name for p in (cache / "numba").iterdir()} - {"__pycache__"}
+    assert written == {first["file"].rsplit("/", 1)[1]}  # one module, named by its hash
+    assert (cache / "numba" / "__pycache__").is_dir()
+    kept = [p.suffix for p in (cache / "numba" / "__pycache__").iterdir()]
+    assert ".nbi" in kept and ".nbc" in kept  # Numba's index and machine code, beside the file
+    assert not list(tmp_path.glob("__pycache__"))  # nothing written beside the user's program
+
+    # a global the code freezes changed: a new file, compiled again, the new number
+    third = run_program(tmp_path, cache, SCALE="2.0")
+    assert third["file"] != first["file"] and third["hits"] == 0 and third["misses"] > 0
+    np.testing.assert_allclose(third["grad"], 2.0 * np.array(first["grad"]), rtol=1e-12)
+
+
+def test_no_cache_where_the_directory_cannot_be_made(tmp_path):
+    blocked = tmp_path / "a file"
+    blocked.write_text("")
+    for cache in (blocked / "cache", ""):  # under a file; empty: no cache asked for
+        result = run_program(tmp_path, cache)
+        assert result["file"].startswith("<adcompiler") and result["hits"] == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a file", "program.py"]
