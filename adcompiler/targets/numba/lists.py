@@ -32,8 +32,8 @@ def spelled_as_calls(node):
     return node
 
 
-# The runtime helpers the markers become (merged into runtime_numba.NUMBA_HELPERS): lists of floats only
-# (1-D arrays here, or Python lists of floats); a list of lists or of arrays is left to backend="python",
+# The runtime helpers the markers become (merged into runtime_numba.NUMBA_HELPERS): lists of numbers only
+# (1-D arrays here, or Python lists of floats or integers); a list of lists or of arrays is left to backend="python",
 # since joining its rows here would copy what Python's lists share.
 LIST_HELPERS = {
     "join_lists": '''def join_lists(a, b):
@@ -43,15 +43,17 @@ LIST_HELPERS = {
 
 @numba.extending.overload(join_lists)
 def _numba_join_lists(a, b):
-    """Python's a + b of two lists of floats, as a new 1-D array."""
+    """Python's a + b of two lists of numbers, as a new 1-D array: of integers where both hold integers
+    (indices: det's ``cols[:j] + [0]``), else of floats (an integer among floats is the same number)."""
     types = numba.core.types
     flat = [isinstance(t, types.Array) and t.ndim == 1 or isinstance(t, (types.List, types.ListType)) for t in (a, b)]
-    if not all(flat) or not all(isinstance(t.dtype, types.Float) for t in (a, b)):
+    if not all(flat) or not all(isinstance(t.dtype, (types.Float, types.Integer)) for t in (a, b)):
         return None
+    dtype = numpy.int64 if all(isinstance(t.dtype, types.Integer) for t in (a, b)) else numpy.float64
 
     def impl(a, b):
         n, m = len(a), len(b)
-        out = numpy.empty(n + m)
+        out = numpy.empty(n + m, dtype)
         for k in range(n):
             out[k] = a[k]
         for k in range(m):
@@ -67,15 +69,16 @@ def _numba_join_lists(a, b):
 
 @numba.extending.overload(repeat_list)
 def _numba_repeat_list(xs, n):
-    """Python's xs * n of a list of floats (none for n <= 0), as a new 1-D array."""
+    """Python's xs * n of a list of floats or of integers (none for n <= 0), as a new 1-D array."""
     types = numba.core.types
     flat = isinstance(xs, types.Array) and xs.ndim == 1 or isinstance(xs, (types.List, types.ListType))
-    if not flat or not isinstance(xs.dtype, types.Float) or not isinstance(n, types.Integer):
+    if not flat or not isinstance(xs.dtype, (types.Float, types.Integer)) or not isinstance(n, types.Integer):
         return None
+    dtype = numpy.int64 if isinstance(xs.dtype, types.Integer) else numpy.float64
 
     def impl(xs, n):
         m, times = len(xs), max(n, 0)
-        out = numpy.empty(m * times)
+        out = numpy.empty(m * times, dtype)
         for r in range(times):
             for k in range(m):
                 out[r * m + k] = xs[k]
