@@ -394,3 +394,8 @@ def minors(A):
         total = total + sign * A[0, cols[2]] * (A[1, cols[0]] * A[2, cols[1]] - A[1, cols[1]] * A[2, cols[0]])
         sign = -sign
     return total
+
+
+def summed_terms(x, w):
+    """A generator of arrays summed with sum (a list of arrays to Numba, whose own sum takes numbers)."""
+    return sum(np.sin(x * k) * w[k] for k in range(3)) + sum(x[i] * w[i] for i in range(2))

@@ -103,6 +103,7 @@ ROWS = [
     Row("joins", NF.gates, [(3,), (3,), (12,), (12,)], hessian=True),
     Row("joins", NF.stacked_list, [(4,), (4,)], hessian="slow"),
     Row("joins", NF.minors, [(3, 3)]),
+    Row("joins", NF.summed_terms, [(2,), (3,)]),
 ]
 
 

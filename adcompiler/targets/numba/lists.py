@@ -62,6 +62,31 @@ def _numba_join_lists(a, b):
 
     return impl
 ''',
+    "sum_list": '''def sum_list(xs):
+    """Python's sum(xs) (compiled code only: see the overload below)."""
+    raise TypeError("sum_list is called from code numba.njit compiles")
+
+
+@numba.extending.overload(sum_list)
+def _numba_sum_list(xs):
+    """sum(xs) of a list of arrays (a generator of arrays summed, ``sum(w[k] * x for k in ...)``), which
+    Numba's sum does not take: 0 + xs[0] + xs[1] + ..., broadcast as Python's adds them; of anything
+    else, Numba's own sum.  An empty list of arrays sums to the number 0 in Python, which compiled code
+    cannot give where arrays are: a ValueError."""
+    types = numba.core.types
+    if not (isinstance(xs, (types.List, types.ListType)) and isinstance(xs.dtype, types.Array)):
+        return lambda xs: sum(xs)
+
+    def arrays(xs):
+        if len(xs) == 0:
+            raise ValueError("sum of an empty list of arrays (the number 0 in Python) in compiled code")
+        out = 0 + xs[0]
+        for k in range(1, len(xs)):
+            out = out + xs[k]
+        return out
+
+    return arrays
+''',
     "repeat_list": '''def repeat_list(xs, n):
     """xs's elements n times over (compiled code only: see the overload below)."""
     raise TypeError("repeat_list is called from code numba.njit compiles")

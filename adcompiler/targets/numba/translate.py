@@ -32,7 +32,11 @@ from .reductions import KEEPDIMS, REDUCED
 from .runtime import NUMBA_HELPERS
 
 _LIST_HELPERS = {MARKERS["+"]: "join_lists", MARKERS["*"]: "repeat_list"}
-_ADDED = ("join_sequence", "reduce_along")  # helpers for NumPy's functions where Numba's own differ (joins, reductions)
+_ADDED = (
+    "join_sequence",
+    "reduce_along",
+    "sum_list",
+)  # for functions where Numba's own differ (joins, reductions, sum)
 PURE = ("math", "numpy")  # modules whose functions change nothing but their result
 GUARDS = ("reject_ints", "expect")  # argument checks: the entry's conversion does their work
 
@@ -224,6 +228,8 @@ class _Rewrite(ast.NodeTransformer):
         inner = node.args[0] if len(node.args) == 1 else None
         if _named(node, "reversed") and isinstance(inner, ast.Call) and _named(inner, "range") and not inner.keywords:
             return _counting_down(inner.args)
+        if _named(node, "sum") and len(node.args) == 1 and not node.keywords:  # sum(xs) of a list of arrays too
+            return self._call("sum_list", node.args)
         helper = _LIST_HELPERS.get(getattr(node.func, "id", None))
         if helper is not None:  # a list joined or repeated (back.numba_lists)
             return self._call(helper, node.args)
