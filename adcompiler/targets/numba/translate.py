@@ -32,11 +32,8 @@ from .reductions import KEEPDIMS, REDUCED
 from .runtime import NUMBA_HELPERS
 
 _LIST_HELPERS = {MARKERS["+"]: "join_lists", MARKERS["*"]: "repeat_list"}
-_ADDED = (
-    "join_sequence",
-    "reduce_along",
-    "sum_list",
-)  # for functions where Numba's own differ (joins, reductions, sum)
+# Helpers for functions where Numba's own differ from Python's and NumPy's (joins, reductions, sum):
+_ADDED = ("join_sequence", "reduce_along", "sum_list")
 PURE = ("math", "numpy")  # modules whose functions change nothing but their result
 GUARDS = ("reject_ints", "expect")  # argument checks: the entry's conversion does their work
 
