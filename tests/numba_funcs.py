@@ -341,3 +341,61 @@ def grows_in_a_loop(x0, w):
     for i in range(2):
         x = x * w
     return np.sum(x)
+
+
+# ---- what GradBench's evals ask of the target: joins of tuples and lists, reductions along an axis ----
+
+
+def nearest(points, centroids):
+    """k-means' cost (GradBench's kmeans): the smallest squared distance of each point, along an axis."""
+    diff = points[:, None, :] - centroids[None, :, :]
+    dist2 = np.sum(diff * diff, axis=2)
+    return np.sum(np.min(dist2, axis=1))
+
+
+def along_kept(a):
+    """max, min and mean along an axis (negative too), keepdims, and a vector's own axis (a number)."""
+    top = np.max(a, axis=0, keepdims=True)
+    low = np.min(a, axis=-1)
+    mid = np.mean(a * a, axis=1)
+    return np.sum(np.exp(top) * a) + np.sum(low * mid) + np.amax(a[0], axis=0)
+
+
+def right_hand(x, y):
+    """An ODE's right-hand side (GradBench's ode): slices of two arrays joined by a tuple."""
+    return np.concatenate((x[:1], x[1:] * y[:-1]))
+
+
+def gates(x, h, w, b):
+    """An LSTM's gates (GradBench's lstm): a tuple of arrays joined, then tuples stacked along two axes."""
+    g = np.concatenate((x, h, x, h)) * w + b
+    n = len(x)
+    s = np.stack((g[:n], g[n : 2 * n]), axis=1)
+    return np.sum(np.tanh(s) * np.vstack([x, h]).T) + np.sum(np.hstack((x, g)) ** 2)
+
+
+def stacked_list(x, w):
+    """A list of arrays built by append, stacked and joined (GradBench's lstm's new state)."""
+    xs = []
+    for k in range(3):
+        xs.append(np.sin(x * (k + 1.0)) * w)
+    s = np.stack(xs)
+    c = np.concatenate(xs)
+    return np.sum(s * s) + np.sum(np.cos(c)) + np.sum(np.stack(xs, axis=1)[0])
+
+
+def minors(A):
+    """Lists of integers joined with + (GradBench's det names a minor's columns so): the indices of
+    a 3 x 3 determinant's terms along its first row."""
+    total = 0.0
+    sign = 1.0
+    for j in range(3):
+        cols = [c for c in range(3) if c != j] + [j]
+        total = total + sign * A[0, cols[2]] * (A[1, cols[0]] * A[2, cols[1]] - A[1, cols[1]] * A[2, cols[0]])
+        sign = -sign
+    return total
+
+
+def summed_terms(x, w):
+    """A generator of arrays summed with sum (a list of arrays to Numba, whose own sum takes numbers)."""
+    return sum(np.sin(x * k) * w[k] for k in range(3)) + sum(x[i] * w[i] for i in range(2))

@@ -50,6 +50,7 @@ class Options:
     recompute_recursion: bool = False  # a recursive call's residuals recomputed, not kept (Numba)
     written_shadows: bool = True  # shadows of zeros written out from the abstract values (structures.py)
     new_array_stores: bool = True  # an adjoint array stored into a shadow's 0.0 (owned.py)
+    shaped_zeros: bool = False  # a shadow list's zero for an array element: zeros of its shape, not 0.0 (shadows.py)
 
 
 def options_of(program) -> Options:

@@ -7,6 +7,7 @@ shadow of the list it copies)."""
 
 from __future__ import annotations
 
+from ..analysis import values as V
 from ..ir import expr as E
 from ..ir.nodes import Var
 from . import structures
@@ -43,11 +44,15 @@ class Shadows:
         return made if made is not None else E.Call(self.program.helper("zeros_like"), (value,))
 
     def value(self, a) -> E.Expr:
-        """What a shadow list holds for a stored value: its shadow if it is a list, else a zero adjoint."""
+        """What a shadow list holds for a stored value: its shadow if it is a list, else a zero adjoint
+        (0.0; zeros of an array's shape where the target types a list's elements alike: Numba)."""
         if isinstance(a, Var) and a.name in self.plan.containers:
             if a.name in self.plan.act:
                 return E.Name(self.of(a.name))
             return self.zeros(a.name, E.Name(a.name))
+        aval = self.plan.facts.avals.get(a.name) if isinstance(a, Var) else None
+        if self.plan.options.shaped_zeros and isinstance(aval, V.Arr) and aval.ndim != 0:
+            return E.Call(self.program.helper("zeros_like"), (self.plan.ref(a),))
         return E.Num(0.0)
 
     def of_list(self, a) -> E.Expr:

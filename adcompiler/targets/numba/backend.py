@@ -48,6 +48,7 @@ class NumbaProgram(Program):
     releases = False  # no ``del`` (Numba refuses it, and frees what compiled code no longer reads itself)
     versioned_loops = True  # (modes.versions) its arrays of one ndim: both versions type alike (analysis.loop_shapes)
     new_array_stores = False  # x[k] += v kept (Numba's tuples of arrays take it as add_at: modes.owned)
+    shaped_zeros = True  # a shadow list of arrays holds zeros of their shapes (Numba's list has one element type)
 
     def _generate(self, key) -> list:
         """The generated functions, each tangent and adjoint name read once folded into its use (see

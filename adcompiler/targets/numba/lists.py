@@ -32,8 +32,8 @@ def spelled_as_calls(node):
     return node
 
 
-# The runtime helpers the markers become (merged into runtime_numba.NUMBA_HELPERS): lists of floats only
-# (1-D arrays here, or Python lists of floats); a list of lists or of arrays is left to backend="python",
+# The runtime helpers the markers become (merged into runtime_numba.NUMBA_HELPERS): lists of numbers only
+# (1-D arrays here, or Python lists of floats or integers); a list of lists or of arrays is left to backend="python",
 # since joining its rows here would copy what Python's lists share.
 LIST_HELPERS = {
     "join_lists": '''def join_lists(a, b):
@@ -43,15 +43,17 @@ LIST_HELPERS = {
 
 @numba.extending.overload(join_lists)
 def _numba_join_lists(a, b):
-    """Python's a + b of two lists of floats, as a new 1-D array."""
+    """Python's a + b of two lists of numbers, as a new 1-D array: of integers where both hold integers
+    (indices: det's ``cols[:j] + [0]``), else of floats (an integer among floats is the same number)."""
     types = numba.core.types
     flat = [isinstance(t, types.Array) and t.ndim == 1 or isinstance(t, (types.List, types.ListType)) for t in (a, b)]
-    if not all(flat) or not all(isinstance(t.dtype, types.Float) for t in (a, b)):
+    if not all(flat) or not all(isinstance(t.dtype, (types.Float, types.Integer)) for t in (a, b)):
         return None
+    dtype = numpy.int64 if all(isinstance(t.dtype, types.Integer) for t in (a, b)) else numpy.float64
 
     def impl(a, b):
         n, m = len(a), len(b)
-        out = numpy.empty(n + m)
+        out = numpy.empty(n + m, dtype)
         for k in range(n):
             out[k] = a[k]
         for k in range(m):
@@ -60,6 +62,31 @@ def _numba_join_lists(a, b):
 
     return impl
 ''',
+    "sum_list": '''def sum_list(xs):
+    """Python's sum(xs) (compiled code only: see the overload below)."""
+    raise TypeError("sum_list is called from code numba.njit compiles")
+
+
+@numba.extending.overload(sum_list)
+def _numba_sum_list(xs):
+    """sum(xs) of a list of arrays (a generator of arrays summed, ``sum(w[k] * x for k in ...)``), which
+    Numba's sum does not take: 0 + xs[0] + xs[1] + ..., broadcast as Python's adds them; of anything
+    else, Numba's own sum.  An empty list of arrays sums to the number 0 in Python, which compiled code
+    cannot give where arrays are: a ValueError."""
+    types = numba.core.types
+    if not (isinstance(xs, (types.List, types.ListType)) and isinstance(xs.dtype, types.Array)):
+        return lambda xs: sum(xs)
+
+    def arrays(xs):
+        if len(xs) == 0:
+            raise ValueError("sum of an empty list of arrays (the number 0 in Python) in compiled code")
+        out = 0 + xs[0]
+        for k in range(1, len(xs)):
+            out = out + xs[k]
+        return out
+
+    return arrays
+''',
     "repeat_list": '''def repeat_list(xs, n):
     """xs's elements n times over (compiled code only: see the overload below)."""
     raise TypeError("repeat_list is called from code numba.njit compiles")
@@ -67,15 +94,16 @@ def _numba_join_lists(a, b):
 
 @numba.extending.overload(repeat_list)
 def _numba_repeat_list(xs, n):
-    """Python's xs * n of a list of floats (none for n <= 0), as a new 1-D array."""
+    """Python's xs * n of a list of floats or of integers (none for n <= 0), as a new 1-D array."""
     types = numba.core.types
     flat = isinstance(xs, types.Array) and xs.ndim == 1 or isinstance(xs, (types.List, types.ListType))
-    if not flat or not isinstance(xs.dtype, types.Float) or not isinstance(n, types.Integer):
+    if not flat or not isinstance(xs.dtype, (types.Float, types.Integer)) or not isinstance(n, types.Integer):
         return None
+    dtype = numpy.int64 if isinstance(xs.dtype, types.Integer) else numpy.float64
 
     def impl(xs, n):
         m, times = len(xs), max(n, 0)
-        out = numpy.empty(m * times)
+        out = numpy.empty(m * times, dtype)
         for r in range(times):
             for k in range(m):
                 out[r * m + k] = xs[k]

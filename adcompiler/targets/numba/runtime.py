@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from .lists import LIST_HELPERS
 from .arrays import ARRAY_HELPERS
+from .joins import JOIN_HELPERS
+from .reductions import REDUCTION_HELPERS
 
 NUMBA_HELPERS = {
     "zeros_like": '''def zeros_like(x):
@@ -99,7 +101,7 @@ def _numba_scatter_add(d, x, index, g):
     if not isinstance(x, types.Array) or isinstance(d, types.Array) and (d.ndim != x.ndim or not d.mutable):
         return None
     parts = index.types if isinstance(index, types.BaseTuple) else (index,)
-    basic = all(isinstance(i, (types.Integer, types.SliceType)) for i in parts)
+    basic = all(isinstance(i, (types.Integer, types.SliceType, types.NoneType)) for i in parts)  # (None: a new axis)
     listed = isinstance(index, types.Array) and index.ndim == 1 and isinstance(index.dtype, types.Integer)
     if not basic and not (listed and x.ndim == 1):
         return None
@@ -175,6 +177,15 @@ def _numba_add_into(acc, ct):
             acc += ct
 
         return rows
+    if isinstance(acc, types.List) and isinstance(acc.dtype, types.Array):  # a list of arrays: each a new sum
+
+        def arrays(acc, ct):
+            if len(acc) != len(ct):
+                raise ValueError("a cotangent with a number of values other than the list's")
+            for k in range(len(acc)):
+                acc[k] = acc[k] + ct[k]
+
+        return arrays
     numbers = isinstance(acc, types.Array) and acc.ndim == 1 or isinstance(acc, types.List) and isinstance(acc.dtype, types.Number)
     if numbers:
 
@@ -275,18 +286,31 @@ def _numba_unreduce(g, x, axis=None, keepdims=False):
     raise TypeError("extreme_vjp is called from code numba.njit compiles")
 
 
-@numba.extending.overload(extreme_vjp)
+@numba.extending.overload(extreme_vjp, prefer_literal=True)
 def _numba_extreme_vjp(g, x, z, axis=None, keepdims=False):
-    """The cotangent of the max or min z of all of x: g shared among the entries equal to z."""
+    """The cotangent of the max or min z of x: g shared among the entries equal to z, of all of x, or
+    along one axis (a literal: z and g lack it unless keepdims) of each line along it."""
     types = numba.core.types
-    if not isinstance(axis, (types.NoneType, types.Omitted)) and axis is not None:
-        return None
+    whole = isinstance(axis, (types.NoneType, types.Omitted)) or axis is None
 
     def impl(g, x, z, axis=None, keepdims=False):
         mask = x == z
         return mask * (g / numpy.count_nonzero(mask))
 
-    return impl
+    if whole or not isinstance(z, types.Array):  # (a vector's extreme along its axis: a number)
+        return impl if whole or isinstance(axis, types.Integer) else None
+    kept = getattr(keepdims, "literal_value", False if isinstance(keepdims, types.Omitted) else None)
+    if not isinstance(axis, types.IntegerLiteral) or kept is None:
+        return None
+    at = axis.literal_value + x.ndim if axis.literal_value < 0 else axis.literal_value
+
+    def along(g, x, z, axis=None, keepdims=False):
+        zz = z if kept else numpy.expand_dims(z, at)
+        mask = x == zz
+        count = numpy.expand_dims(numpy.sum(mask, axis=at), at)
+        return mask * (numpy.asarray(g) if kept else numpy.expand_dims(numpy.asarray(g), at)) / count
+
+    return along
 ''',
     "dot_vjp_a": '''def dot_vjp_a(g, a, b):
     """The cotangent of a in numpy.dot(a, b) (compiled code only: see the overload below)."""
@@ -381,20 +405,34 @@ def _numba_add_new(acc, c):
     raise TypeError("extreme_jvp is called from code numba.njit compiles")
 
 
-@numba.extending.overload(extreme_jvp)
+@numba.extending.overload(extreme_jvp, prefer_literal=True)
 def _numba_extreme_jvp(dx, x, z, axis=None, keepdims=False):
-    """The tangent of the max or min z of all of x: the mean of the tangents where x equals z."""
+    """The tangent of the max or min z of x: the mean of the tangents where x equals z, of all of x,
+    or along one axis (a literal: z lacks it unless keepdims) of each line along it."""
     types = numba.core.types
-    if not isinstance(axis, (types.NoneType, types.Omitted)) and axis is not None:
-        return None
+    whole = isinstance(axis, (types.NoneType, types.Omitted)) or axis is None
 
     def impl(dx, x, z, axis=None, keepdims=False):
         mask = x == z
         return numpy.sum(numpy.where(mask, dx, 0.0)) / numpy.count_nonzero(mask)
 
-    return impl
+    if whole or not isinstance(z, types.Array):  # (a vector's extreme along its axis: a number)
+        return impl if whole or isinstance(axis, types.Integer) else None
+    kept = getattr(keepdims, "literal_value", False if isinstance(keepdims, types.Omitted) else None)
+    if not isinstance(axis, types.IntegerLiteral) or kept is None:
+        return None
+    at = axis.literal_value + x.ndim if axis.literal_value < 0 else axis.literal_value
+
+    def along(dx, x, z, axis=None, keepdims=False):
+        mask = x == (z if kept else numpy.expand_dims(z, at))
+        out = numpy.sum(numpy.where(mask, dx, 0.0), axis=at) / numpy.sum(mask, axis=at)
+        return numpy.expand_dims(out, at) if kept else out
+
+    return along
 ''',
 }
 
 NUMBA_HELPERS.update(LIST_HELPERS)  # lists joined and repeated (numba_lists)
 NUMBA_HELPERS.update(ARRAY_HELPERS)  # adjoints of a @ b, distinct (numba_arrays)
+NUMBA_HELPERS.update(JOIN_HELPERS)  # np.concatenate, np.stack, ... of tuples and lists, and their derivatives
+NUMBA_HELPERS.update(REDUCTION_HELPERS)  # np.min, np.mean, ... along an axis

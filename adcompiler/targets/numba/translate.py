@@ -25,11 +25,15 @@ import re
 from types import ModuleType
 
 from .empty import empty_shadows
+from .joins import JOINS
 from .lists import MARKERS
 from .loops import runs_forward
+from .reductions import KEEPDIMS, REDUCED
 from .runtime import NUMBA_HELPERS
 
 _LIST_HELPERS = {MARKERS["+"]: "join_lists", MARKERS["*"]: "repeat_list"}
+# Helpers for functions where Numba's own differ from Python's and NumPy's (joins, reductions, sum):
+_ADDED = ("join_sequence", "reduce_along", "sum_list")
 PURE = ("math", "numpy")  # modules whose functions change nothing but their result
 GUARDS = ("reject_ints", "expect")  # argument checks: the entry's conversion does their work
 
@@ -46,7 +50,15 @@ def translate(source: str, helpers: dict, fresh, cache: bool = False, accumulato
     guards = {alias for alias, name in aliases.items() if name in GUARDS}
     added = {
         name: fresh(name)
-        for name in ("add_at", "zeros_rows", "empty_rows", "check_index", "zeros_like", *_LIST_HELPERS.values())
+        for name in (
+            "add_at",
+            "zeros_rows",
+            "empty_rows",
+            "check_index",
+            "zeros_like",
+            *_LIST_HELPERS.values(),
+            *_ADDED,
+        )
     }
     rewrite = _Rewrite(guards, numpy, added)
     rewrite.distinct = {helpers.get("distinct")} | {  # (the reverse code hessian differentiates calls it by its own)
@@ -56,6 +68,8 @@ def translate(source: str, helpers: dict, fresh, cache: bool = False, accumulato
     rewrite.accumulators = accumulators or {}
     rewrite.modules = {numpy} | {_imported(tree, m) for m in ("math", "numpy")} - {None}
     rewrite.modules |= {k for k, v in (scope or {}).items() if isinstance(v, ModuleType) and v.__name__ in PURE}
+    rewrite.numpy_names = {numpy, _imported(tree, "numpy")} - {None}
+    rewrite.numpy_names |= {k for k, v in (scope or {}).items() if isinstance(v, ModuleType) and v.__name__ == "numpy"}
     body = []
     for stmt in tree.body:
         name = aliases.get(getattr(stmt, "name", None))
@@ -124,6 +138,7 @@ class _Rewrite(ast.NodeTransformer):
         self.added = added  # the helpers this target adds -> their names in the module
         self.used: set = set()  # those the code calls
         self.distinct: set = set()  # the names the code calls runtime helper distinct by
+        self.numpy_names: set = {numpy}  # the names of the NumPy module in the code
 
     def _call(self, helper: str, args: list) -> ast.Call:
         self.used.add(helper)
@@ -210,6 +225,8 @@ class _Rewrite(ast.NodeTransformer):
         inner = node.args[0] if len(node.args) == 1 else None
         if _named(node, "reversed") and isinstance(inner, ast.Call) and _named(inner, "range") and not inner.keywords:
             return _counting_down(inner.args)
+        if _named(node, "sum") and len(node.args) == 1 and not node.keywords:  # sum(xs) of a list of arrays too
+            return self._call("sum_list", node.args)
         helper = _LIST_HELPERS.get(getattr(node.func, "id", None))
         if helper is not None:  # a list joined or repeated (back.numba_lists)
             return self._call(helper, node.args)
@@ -219,11 +236,37 @@ class _Rewrite(ast.NodeTransformer):
                 out = ast.Call(node.func, [out, earlier], [])
             return out
         module = getattr(node.func, "value", None)
+        if isinstance(module, ast.Name) and module.id in self.numpy_names:
+            node = self._numpy_call(node.func.attr, node)
+            if not isinstance(node.func, ast.Attribute):
+                return node
         if isinstance(module, ast.Name) and module.id in self.modules:  # dtype=float: Numba takes numpy.float64
             for k in node.keywords:
                 if k.arg == "dtype" and isinstance(k.value, ast.Name) and k.value.id == "float":
                     k.value = ast.Attribute(ast.Name(self.numpy, ast.Load()), "float64", ast.Load())
         return node
+
+    def _numpy_call(self, name: str, node: ast.Call) -> ast.Call:
+        """A join or a reduction of NumPy's in the form Numba takes (see ``joins`` and ``reductions``):
+        ``numpy.concatenate([a, b], axis=0)`` with a tuple, ``numpy.stack(xs)`` of a sequence named by
+        a variable ``join_sequence(xs, "stack", 0)``, ``numpy.min(x, axis=1)`` ``reduce_along(x, "min",
+        1, False)``; any other call as it is."""
+        words = {k.arg: k.value for k in node.keywords}
+        if name in JOINS and len(node.args) in (1, 2) and set(words) <= {"axis"} and None not in words:
+            axis = node.args[1] if len(node.args) == 2 else words.get("axis", ast.Constant(JOINS[name]))
+            if name in _AXIS and _none(axis):  # (joined flat)
+                return node
+            if isinstance(node.args[0], (ast.List, ast.Tuple)):
+                arrays = ast.Tuple(node.args[0].elts, ast.Load())
+                return ast.Call(node.func, [arrays], [ast.keyword("axis", axis)] if name in _AXIS else [])
+            return self._call("join_sequence", [node.args[0], ast.Constant(name), axis])
+        if name not in REDUCED + KEEPDIMS or len(node.args) not in (1, 2) or not set(words) <= {"axis", "keepdims"}:
+            return node
+        axis = node.args[1] if len(node.args) == 2 else words.get("axis")
+        keepdims = words.get("keepdims", ast.Constant(False))
+        if axis is None or name in KEEPDIMS and "keepdims" not in words or _none(axis):
+            return node
+        return self._call("reduce_along", [node.args[0], ast.Constant(name), axis, keepdims])
 
     def visit_BinOp(self, node):
         node = self.generic_visit(node)
@@ -231,6 +274,13 @@ class _Rewrite(ast.NodeTransformer):
         if isinstance(node.op, ast.Mult) and ast.dump(node.left) == ast.dump(zero):
             return ast.Call(ast.parse(f"{self.numpy}.zeros", mode="eval").body, [node.right], [])
         return node
+
+
+_AXIS = ("concatenate", "stack")  # the joins that take an axis
+
+
+def _none(node) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _constant_int(node) -> bool:
