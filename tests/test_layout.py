@@ -15,7 +15,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "adcompiler"
 # (targets' are each their own: the python target's runtime helpers are what the driver starts from;
 # the Numba and array-API targets build on the driver).
 LAYERS = [
-    ("errors",),
+    ("errors", "options"),
     ("ir",),
     ("front",),
     ("rules",),
@@ -141,3 +141,32 @@ def test_modules_stay_small():
 def test_every_module_says_its_job():
     missing = [name for name, path in MODULES.items() if not ast.get_docstring(ast.parse(path.read_text()))]
     assert not missing, missing
+
+
+def test_no_pass_reads_a_flag_off_the_driver():
+    """Passes are handed ``adcompiler.options.Options`` (the driver's ``program.options``): a switch of
+    code generation read with ``getattr(program, ...)`` (a flag a subclass of the driver may set) is
+    what the Target's options replaced (issue 34)."""
+    found = []
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr":
+                owner = node.args[0] if node.args else None
+                text = ast.unparse(owner) if owner is not None else ""
+                if text in ("program", "self.program", "self.owner.program", "p.program"):
+                    found.append((name, node.lineno, ast.unparse(node)))
+    assert not found, found
+
+
+def test_numba_is_imported_in_its_target_only():
+    """Only ``targets/numba`` (and the fuzzers) import numba; the rest of the compiler names no such library."""
+    found = []
+    for name, path in MODULES.items():
+        if name.startswith(("targets.numba", "testing")):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "numba" for a in node.names):
+                found.append((name, node.lineno))
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "numba" and not node.level:
+                found.append((name, node.lineno))
+    assert not found, found

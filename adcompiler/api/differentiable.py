@@ -21,6 +21,7 @@ from ..compile.collector import no_cycle_collection
 from .pickling import reduce
 from .methods import bind, method_of
 from ..compile.pipeline import BUILDING, Program
+from ..options import Options
 from ..rules.custom import through_rule
 from .trees import all_integral, any_records, converts, flatten, gradient_of, narrow_floats, unflatten, unflatten_each
 from ..targets.array_api import backend as arrays_backend
@@ -139,7 +140,11 @@ class Differentiable:
         """A new ``kind`` of Program for this function.  The first is handed the tree the fence read when
         the function was made differentiable, so the function is parsed once, not twice; only one Program
         may have it (lowering changes the tree)."""
-        program, parsed, self._parsed = kind(namespace_of(self.fn), self.checkpoint), self._parsed, None
+        program, parsed, self._parsed = (
+            kind(namespace_of(self.fn), Options(checkpoint=self.checkpoint)),
+            self._parsed,
+            None,
+        )
         if parsed is not None and through_rule(self.fn) is self.fn:  # (a function with rules lowers a wrapper)
             program.parsed[self.fn] = parsed
         return program

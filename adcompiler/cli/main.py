@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from ..compile import emit
+from ..options import Options
 from ..compile.origins import carried
 from ..compile.page import module_page
 from ..errors import UnsupportedSyntaxError
@@ -86,8 +87,8 @@ def _compile_module(
         raise SystemExit(
             f"adc: {path}: no function named {', '.join(missing)} (found: {', '.join(available) or 'none'})"
         )
-    program = (NumbaProgram if target == "numba" else Program)(vars(module), checkpoint)
-    program.guard = True  # each entry checks its arguments are of the kinds assumed for it
+    options = Options(checkpoint=checkpoint, guard=True)  # each entry checks its arguments' kinds
+    program = (NumbaProgram if target == "numba" else Program)(vars(module), options)
     sigs = {name: assumed_signature(program, available[name]) for name in chosen}
     if stage is not None:
         return "\n\n".join(
@@ -224,8 +225,7 @@ def _refusals(module, fns: list, mode: str, stage: str | None, checkpoint) -> di
     found = {}
     modes = ("forward", "reverse") if mode == "both" else (mode,)
     for fn in fns:
-        program = Program(vars(module), checkpoint)
-        program.guard = True
+        program = Program(vars(module), Options(checkpoint=checkpoint, guard=True))
         try:
             sig = assumed_signature(program, fn)
             if stage is not None:

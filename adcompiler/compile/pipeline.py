@@ -16,6 +16,7 @@ import textwrap
 from collections.abc import Mapping
 
 from .building import BUILDING
+from ..options import DEFAULT, Options
 from ..lower import anf, dup
 from ..lower.inline_calls import inline_small_calls
 from . import emit
@@ -48,9 +49,9 @@ STAGES = ("anf", "dup", "forward", "reverse", "grad")
 class Program:
     """Everything generated for one entry function, built on demand and cached."""
 
-    def __init__(self, globals_: Mapping, checkpoint=None):
+    def __init__(self, globals_: Mapping, options: Options = DEFAULT):
         self.globals = globals_  # what the entry function reads as globals: its module (a Scope for generated code)
-        self.checkpoint = checkpoint  # None, True (segments of sqrt N), k, "revolve" or ("revolve", c): checkpoint.py
+        self.options = options  # what the build is asked for, handed to the passes (adcompiler.options)
         self.module_names: set = set()  # generated module-level names
         self.local_names: set = set()  # every local name handed out anywhere
         self.user_names: set = set(globals_)
@@ -348,7 +349,7 @@ class Program:
             defs = [reverse.gradient(facts, names[0], params, self, namer, kind == "value_and_grad")]
         else:
             defs = reverse.split(facts, names, params, self, namer)
-        defs = finished([tidy(d, self.user_names) for d in defs], kind, facts.avals, getattr(self, "releases", True))
+        defs = finished([tidy(d, self.user_names) for d in defs], kind, facts.avals, self.options.releases)
         self.generated[key] = defs
         self.calls[key] = self.queue[before:]
         return defs

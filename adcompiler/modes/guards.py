@@ -15,7 +15,7 @@ from ..ir.nodes import Assign, Do, IfS
 def expectations(facts: Facts, name: str, program) -> list:
     """In a module ``adc compile`` writes: the checks that each argument is of the kind the code was
     generated for (with no call to learn from, those kinds were assumed: a wrong one is an error)."""
-    if not getattr(program, "guard", False):
+    if not program.options.guard:
         return []
     return [
         Do(E.Call(program.helper("expect"), (E.Num(f"{name}'s {p}: {show(a)}"), E.Num(spec(a)), E.Name(p))))

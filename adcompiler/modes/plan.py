@@ -36,26 +36,10 @@ from ..ir import expr as E
 from ..ir.nodes import Assign, Const, Do, Eq, For, Var, While, blocks, walk
 from ..ir.printing import atom, range_expr
 from ..lower.dup import DUP, value_reads
+from ..options import Options
 from .rereadable import rereadable
 
 Site = tuple  # a statement's or block's place: see the module docstring
-
-
-@dataclass(frozen=True)
-class Options:
-    """What the program asks of reverse mode (read off it once)."""
-
-    checkpoint: object = None  # None, True, k, "revolve" or ("revolve", c): checkpoint.py
-    versioned_loops: bool = True  # loops whose arrays may have one shape written twice: versions.py
-    recompute_recursion: bool = False  # a recursive call's residuals recomputed, not kept (Numba)
-    written_shadows: bool = True  # shadows of zeros written out from the abstract values (structures.py)
-    new_array_stores: bool = True  # an adjoint array stored into a shadow's 0.0 (owned.py)
-    shaped_zeros: bool = False  # a shadow list's zero for an array element: zeros of its shape, not 0.0 (shadows.py)
-
-
-def options_of(program) -> Options:
-    """The options a program (the driver or the Numba target's) sets for reverse mode."""
-    return Options(**{f: getattr(program, f, default) for f, default in vars(Options()).items()})
 
 
 @dataclass(frozen=True)
@@ -113,7 +97,7 @@ class TapePlan:
 
 def tape_plan(facts, active_params: tuple, program, split: bool = False) -> TapePlan:
     """The tape plan of ``facts.fn`` with respect to ``active_params`` (see the module docstring)."""
-    fn, options = facts.fn, options_of(program)
+    fn, options = facts.fn, program.options
     mutable = mutable_arrays(fn, facts.numeric_arrays)
     act = active(fn, active_params, program.outputs_of(facts), facts.containers | set(mutable), facts.shared)
     check_values(facts, act)

@@ -34,8 +34,18 @@ from ...ir.nodes import Eq, For, Function, If, Var, While, walk
 from .subset import refuse_draws, refuse_list_slices
 from ...optimize.inline import Folding, fold_function
 from ...compile.pipeline import BUILDING, Program
+from ...options import DEFAULT, Options
 
 BACKENDS = ("python", "numba")
+
+NUMBA = dict(  # the switches of code generation the Numba target sets (adcompiler.options)
+    recompute_recursion=True,
+    written_shadows=False,  # shadows of nested lists and tuples by the overloaded zeros_like/like (modes.structures)
+    releases=False,  # no ``del`` (Numba refuses it, and frees what compiled code no longer reads itself)
+    versioned_loops=True,  # (modes.versions) its arrays of one ndim: both versions type alike (analysis.loop_shapes)
+    new_array_stores=False,  # x[k] += v kept (Numba's tuples of arrays take it as add_at: modes.owned)
+    shaped_zeros=True,  # a shadow list of arrays holds zeros of their shapes (Numba's list has one element type)
+)
 
 
 class NumbaProgram(Program):
@@ -43,12 +53,8 @@ class NumbaProgram(Program):
     the adjoint sweep (``modes.plan.recomputed``), since Numba has no type for residuals that hold
     the next level's."""
 
-    recompute_recursion = True
-    written_shadows = False  # shadows of nested lists and tuples by the overloaded zeros_like/like (modes.structures)
-    releases = False  # no ``del`` (Numba refuses it, and frees what compiled code no longer reads itself)
-    versioned_loops = True  # (modes.versions) its arrays of one ndim: both versions type alike (analysis.loop_shapes)
-    new_array_stores = False  # x[k] += v kept (Numba's tuples of arrays take it as add_at: modes.owned)
-    shaped_zeros = True  # a shadow list of arrays holds zeros of their shapes (Numba's list has one element type)
+    def __init__(self, globals_, options: Options = DEFAULT):
+        super().__init__(globals_, options.but(**NUMBA))
 
     def _generate(self, key) -> list:
         """The generated functions, each tangent and adjoint name read once folded into its use (see

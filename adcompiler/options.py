@@ -1,0 +1,34 @@
+"""One immutable record of what a build of derivative code is asked for (``Options``).
+
+The user's choice (``checkpoint``), the entry point's (``guard``: ``adc compile``'s modules check their
+arguments), and the switches of code generation a target sets (``targets.numba.backend.NUMBA``:
+Numba has no ``del``, no list of mixed element types, no residuals that nest): the driver
+(``compile.pipeline.Program``) holds one and hands it to the passes; no pass reads a flag of its own
+off the driver.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a build of derivative code is asked for (see the module docstring)."""
+
+    checkpoint: object = None  # None, True, k, "revolve" or ("revolve", c): modes.checkpoint
+    guard: bool = False  # each entry checks its arguments are of the kinds assumed for it (adc compile)
+    releases: bool = True  # arrays no longer read let go around loops (optimize.release)
+    versioned_loops: bool = True  # loops whose arrays may have one shape written twice (modes.versions)
+    recompute_recursion: bool = False  # a recursive call's residuals recomputed, not kept (modes.plan)
+    written_shadows: bool = True  # shadows of zeros written out from the abstract values (modes.structures)
+    new_array_stores: bool = True  # an adjoint array stored into a shadow's 0.0 (modes.owned)
+    shaped_zeros: bool = False  # a shadow list's zero for an array element: zeros of its shape (modes.shadows)
+
+    def but(self, **changes) -> "Options":
+        """These options with ``changes``."""
+        return dataclasses.replace(self, **changes)
+
+
+DEFAULT = Options()
