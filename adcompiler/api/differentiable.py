@@ -457,7 +457,7 @@ class Differentiable:
         install(self, name, mode, method, sequences, sig, ct_aval, BUILDING, no_cycle_collection)
 
 
-differentiate.__adc_static__ = "call"  # called while lowering a call of differentiate(f).grad (lower.nested)
+setattr(differentiate, "__adc_static__", "call")  # called while lowering differentiate(f).grad (lower.nested)
 _COMPILED = ("reverse", "forward", "grad", "value_and_grad")  # the modes compiled() gives
 _MODES = {"grad": "grad", "value_and_grad": "value_and_grad", "vjp": "reverse", "jvp": "forward"}
 

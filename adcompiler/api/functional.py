@@ -358,7 +358,7 @@ def _nested_signature(d: Differentiable) -> V.Sig:
 
 
 INNER.append(_inner)
-grad.__adc_static__ = value_and_grad.__adc_static__ = hessian.__adc_static__ = "call"  # (lower.nested)
-jvp.__adc_static__ = vjp.__adc_static__ = "first"
+for _transform, _how in ((grad, "call"), (value_and_grad, "call"), (hessian, "call"), (jvp, "first"), (vjp, "first")):
+    setattr(_transform, "__adc_static__", _how)  # how lower.nested reads a call of it in a differentiated function
 
 __all__ = ["grad", "hessian", "hvp", "jacfwd", "jacrev", "jvp", "ravel", "value_and_grad", "vjp"]

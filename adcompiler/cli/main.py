@@ -233,8 +233,18 @@ def _refusals(module, fns: list, mode: str, stage: str | None, checkpoint) -> di
             for m in modes:
                 program.build(fn, m, _params(fn), sig)
         except UnsupportedSyntaxError as exc:
+            exc.left_out = (fn.__name__, _span(fn.__code__))  # (its error may be in a function it calls)
             found[fn.__name__] = exc
     return found
+
+
+def _span(code) -> tuple:
+    """The first and last lines of a function's code (its nested functions' too)."""
+    lines = [line for _, _, line in code.co_lines() if line is not None]
+    for const in code.co_consts:
+        if hasattr(const, "co_lines"):
+            lines.append(_span(const)[1])
+    return code.co_firstlineno, max(lines, default=code.co_firstlineno)
 
 
 def _params(fn) -> tuple:
@@ -358,9 +368,12 @@ def _compile_one(args, path: Path, output: str | None) -> int:
             args.target,
             origins,
         )
-        for exc in sorted(refused, key=lambda e: e.lineno or 0):
+        for exc in sorted(refused, key=lambda e: getattr(e, "left_out", (None, (e.lineno or 0,)))[1][0]):
             how = "" if isinstance(exc, UnreadDefinitionError) else "; --function NAME compiles chosen ones"
-            print(f"adc: {as_spelt(exc, path)} (left out of the module{how})", file=sys.stderr)
+            name, span = getattr(exc, "left_out", (None, None))
+            inside = name is None or exc.lineno is None or span[0] <= exc.lineno <= span[1]
+            whom = "" if name is None else f"{name} " if inside else f"{name}, which calls the function there, "
+            print(f"adc: {as_spelt(exc, path)} ({whom}left out of the module{how})", file=sys.stderr)
     except UnsupportedSyntaxError as exc:  # MissingRuleError and NameClashError too: all located in the user's file
         print(f"adc: {as_spelt(exc, path)}", file=sys.stderr)
         return 1
