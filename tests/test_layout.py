@@ -25,7 +25,8 @@ LAYERS = [
     ("optimize",),
     ("targets.python",),
     ("compile",),
-    ("targets.numba", "targets.array_api", "targets"),
+    ("targets.numba", "targets.array_api"),
+    ("targets.registry", "targets"),  # the registry of the targets above
     ("api",),
     ("__init__", "cli"),
     ("__main__", "testing"),
@@ -169,4 +170,21 @@ def test_numba_is_imported_in_its_target_only():
                 found.append((name, node.lineno))
             elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "numba" and not node.level:
                 found.append((name, node.lineno))
+    assert not found, found
+
+
+def test_only_the_targets_compare_a_target_name():
+    """Outside ``targets/`` a target is an object of ``targets.registry`` (its program, loading, Hessian
+    rows, ...): no module compares ``backend`` or ``arrays`` with a target's name (issue 34)."""
+    import re
+
+    names = r"\"(python|numba|any|numpy)\""
+    pattern = re.compile(rf"\b(backend|arrays|target)\s*[!=]=\s*{names}|{names}\s*[!=]=\s*\w*(backend|arrays|target)\b")
+    found = [
+        (name, n + 1, line.strip())
+        for name, path in MODULES.items()
+        if not name.startswith(("targets", "testing", "cli"))
+        for n, line in enumerate(path.read_text().splitlines())
+        if pattern.search(line)
+    ]
     assert not found, found

@@ -24,8 +24,7 @@ from ..compile.pipeline import BUILDING, Program
 from ..options import Options
 from ..rules.custom import through_rule
 from .trees import all_integral, any_records, converts, flatten, gradient_of, narrow_floats, unflatten, unflatten_each
-from ..targets.array_api import backend as arrays_backend
-from ..targets.numba import backend as numba_backend
+from ..targets import registry as targets
 from . import runs
 from .variadic import Variadic, has_varargs
 
@@ -48,12 +47,11 @@ def differentiate(fn=None, *, wrt=None, checkpoint=None, backend="python", array
     ``wrt`` names the parameters to differentiate with respect to (by default all but those whose
     argument is an integer: a constant).  ``checkpoint`` trades time for memory in reverse mode: ``k``,
     ``True``, ``"revolve"``, ``("revolve", c)`` (``modes.checkpoint``).  ``backend="numba"``: ``numba.njit``;
-    ``arrays="any"``: code calling its arguments' array namespace (Dask, CuPy; ``arrays_backend``).
+    ``arrays="any"``: code calling its arguments' array namespace (Dask, CuPy; ``targets.registry``).
     """
     if checkpoint_problem(checkpoint):
         raise ValueError(checkpoint_problem(checkpoint))
-    arrays_backend.check(arrays, backend)
-    fn = numba_backend.for_backend(fn, backend)  # a @numba.njit function's own Python function
+    fn = targets.of(backend, arrays).unwrapped(fn)  # (a @numba.njit function's own Python function)
     options = dict(wrt=wrt, checkpoint=checkpoint, backend=backend, arrays=arrays)
     method = method_of(fn, Differentiable, lambda f: differentiate(f, **options))  # model.forward, static methods
     refuse_partial(fn)
@@ -76,7 +74,8 @@ class Differentiable:
             owner, mode, sig = self._origin
             fn = owner._function(mode, sig)  # the generated function itself
         self.checkpoint = checkpoint
-        self.backend, self.arrays = backend, arrays  # "numba": numba_backend; "any": any array API (arrays_backend)
+        self.backend, self.arrays = backend, arrays  # as the user gave them (pickling, methods, variadic)
+        self.target = targets.of(backend, arrays)  # where the code runs (adcompiler.targets.registry)
         functools.update_wrapper(self, fn)
         self._called = fn  # what a call runs (self.fn: the function differentiated, see adcompiler.api.runs)
         self.wrt_given = wrt is not None  # (a method's default leaves self out: adcompiler.api.methods)
@@ -131,7 +130,7 @@ class Differentiable:
         """The program for arguments of signature ``sig`` (made on first use)."""
         program = self._programs.get(sig)
         if program is None:
-            kind = numba_backend.NumbaProgram if self.backend == "numba" else Program  # (see numba_backend)
+            kind = self.target.program
             with BUILDING:  # (another thread's, if it made one meanwhile)
                 program = self._programs.get(sig) or self._programs.setdefault(sig, self._new_program(kind))
         return program
@@ -187,10 +186,8 @@ class Differentiable:
         """Generate, load and remember (in ``compiled``) the entry function for ``mode`` (see ``_function``)."""
         program = self._program(sig)
         built = program.build(self.fn, mode, self._wrt_of(sig), sig)
-        if self.backend == "numba":  # the code compiled by numba.njit
-            return compiled.update({mode: numba_backend.build(self, program, built, mode, sig)})
-        if self.arrays == "any":  # the code calls its arguments' array namespace
-            return compiled.update({mode: arrays_backend.build(self, program, built, mode)})
+        if self.target.load is not None:  # compiled by numba.njit, calling its arguments' array namespace, ...
+            return compiled.update({mode: self.target.load(self, program, built, mode, sig)})
         seen: set = set()
         defs = [d for d in built if not (d.name in seen or seen.add(d.name))]  # type: ignore[func-returns-value]
         source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
@@ -272,8 +269,8 @@ class Differentiable:
                 self._function(each, sig) if each in ("forward", "reverse", "grad") else None
                 origins: list | None = [] if html else None
                 text: str = program.stage(self.fn, each, wrt, sig, origins)
-                if self.arrays == "any" and each != "anf":
-                    text = arrays_backend.shown(text, program, self.fn, origins)
+                if self.target.shown is not None and each != "anf":
+                    text = self.target.shown(text, program, self.fn, origins)
                 shown.append((each, text, origins))
             return page_of(self.fn.__name__, shown, stage) if html else shown[0][1]
 
@@ -312,7 +309,7 @@ class Differentiable:
             if all_floats(values):  # numbers only, the common case: nothing to refuse
                 self._sig = self._floats
                 return values, self._floats
-        refuse_other_arrays(self.fn, self.params, values) if self.arrays == "numpy" else None
+        refuse_other_arrays(self.fn, self.params, values) if self.target.numpy_only else None
         sig = self._specialise(values)
         if self._origin is not None and any_records(sig.avals):  # derivative code reads records as tuples
             values = tuple(flatten(v, a) for v, a in zip(values, sig.avals))
@@ -417,7 +414,7 @@ class Differentiable:
     def _remember_records(self, name: str, sig: V.Sig, function, both: bool) -> None:
         """A records entry for later calls like this one (``entries.remember_records``): the structure
         described once, not per call; not for derivative code (its records are tuples already)."""
-        if self.arrays == "numpy" and self._origin is None and not narrow_floats(sig.avals):
+        if self.target.numpy_only and self._origin is None and not narrow_floats(sig.avals):
             with BUILDING:
                 remember_records(self, name, sig, function, self._positions_of(sig), both)
 
@@ -430,7 +427,7 @@ class Differentiable:
         ``args``: example arguments, whose signature chooses the code (as a call's does); none: the last
         call's, or, before any call, what the code's use of each parameter says.  Numba compiles the
         dispatcher for the argument types of its first call; compiled code takes lists as NumPy arrays."""
-        if self.backend != "numba":
+        if not self.target.dispatchers:
             raise ValueError(f'compiled() gives Numba dispatchers: differentiate({self.fn.__name__}, backend="numba")')
         if mode not in _COMPILED:
             raise ValueError(f"compiled({mode!r}): choose one of {', '.join(map(repr, _COMPILED))}")
@@ -448,7 +445,7 @@ class Differentiable:
     def _fast_path(self, name: str, sig: V.Sig) -> bool:
         """Whether ``f.<name>`` gets a fast entry for signature ``sig`` now: it has none yet, and every
         argument is a float, a float array, a list or a tuple."""
-        if self.arrays != "numpy" or name in self.__dict__ or not all(V.entry_testable(a) for a in sig.avals):
+        if not self.target.numpy_only or name in self.__dict__ or not all(V.entry_testable(a) for a in sig.avals):
             return False
         return not converts([sig.avals[i] for i in self._positions]) and not narrow_floats(sig.avals)  # (trees)
 

@@ -334,7 +334,7 @@ _NESTED = (
 def _generated(d: Differentiable, mode: str, text: str, kind: str = "call", wrap=None) -> Inner:
     """The generated code of ``d`` for ``mode`` (for the signature of its last call, or the one its code
     assumes), as the callee of a nested derivative call."""
-    if d.backend != "python" or d.arrays != "numpy":
+    if not d.target.nests:
         return Inner(None, refusal=(f"{text} with backend={d.backend!r} inside a differentiated function", _NESTED))
     sig = _nested_signature(d)
     if mode in ("grad", "value_and_grad"):

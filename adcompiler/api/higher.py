@@ -16,7 +16,7 @@ import itertools
 from typing import Any, Callable
 
 from ..analysis import values as V
-from ..targets.numba import backend as numba_backend
+from ..targets import registry as targets
 from .differentiable import Differentiable, Wrt, differentiate
 from .variadic import Variadic
 from .entries import make_entry
@@ -240,7 +240,7 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = None, mode: str = "auto") -> Call
             if entry is None:  # the first of two threads' (the other's works as well)
                 array, entry = np.array, made
             return np.array(made(*args), dtype=float)
-        if mode == "reverse" and _rows_apply(d, sig, "numba"):
+        if mode == "reverse" and _rows_apply(d, sig, targets.NUMBA):
             rows = _vjp_rows(d, sig, d.fn(*args))
             made = lambda *a: _or_else(rows(*a), lambda: checked(*a).tolist())  # noqa: E731
             if entry is None:
@@ -274,11 +274,11 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = None, mode: str = "auto") -> Call
     return jac
 
 
-def _rows_apply(d: Differentiable, sig, backend: str = "python") -> bool:
-    """Whether the reverse Jacobian of ``d`` (of ``backend``) for this signature is one generated
+def _rows_apply(d: Differentiable, sig, target=targets.PYTHON) -> bool:
+    """Whether the reverse Jacobian of ``d`` (of ``target``) for this signature is one generated
     function (see ``modes.reverse.jacobian``; under Numba, ``_vjp_rows``): numbers in (floats, flat
     lists), numbers of a known count out, nothing written."""
-    if d.backend != backend or d.arrays != "numpy":  # the vjp of other targets makes the rows
+    if d.target is not target:  # the vjp of other targets makes the rows
         return False
     facts = d._facts(sig)
     if converts([sig.avals[i] for i in d._positions_of(sig)]):  # an integer in a tuple: no column of it
@@ -323,14 +323,14 @@ def _reverse_differentiable(d: Differentiable, args: tuple, sig) -> Differentiab
     differentiable in its wrt parameters (made once per signature)."""
     if d._output_shape() is not None:
         raise TypeError(f"hessian/hvp need a function with one output; {d.fn.__name__} returns a tuple")
-    if d.arrays != "numpy":
+    if not d.target.second_order:
         raise NotImplementedError(
             f'hessian/hvp of {d.fn.__name__} with arrays="{d.arrays}": second derivatives of array-API code are '
             f'not generated; use differentiate({d.fn.__name__}) (arrays="numpy") for them'
         )
     key = ("reverse", sig)
     if key not in d.derived:  # under backend="numba", the python target's reverse code compiled in forward mode
-        code = numba_backend.reverse_code(d, sig) if d.backend == "numba" else d._function("reverse", sig)
+        code = d.target.reverse_code(d, sig) if d.target.reverse_code else d._function("reverse", sig)
         d.derived[key] = differentiate(code, wrt=d._wrt_of(sig), backend=d.backend)
     return d.derived[key]
 
@@ -351,9 +351,9 @@ def hessian_matrix(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]
         fresh = (lambda: copy.deepcopy(args)) if written else (lambda: args)  # noqa: E731
         positions = d._positions_of(sig)
         wrt = [args[i] for i in positions]
-        if r.backend == "numba":  # one direction per pass (a tangent of one type), by compiled code only
+        if r.target.hessian_rows is not None:  # one direction per pass (a tangent of one type): compiled code
             zeros = tuple(wrt_rebuild(a, itertools.repeat(0.0)) for a in wrt)
-            return np.array(numba_backend.hessian_rows(r, args, zeros, written), dtype=float)
+            return np.array(r.target.hessian_rows(r, args, zeros, written), dtype=float)
         if not _scalar_code(r, args + (1.0,)):  # array code: one direction per pass
             passes = [lambda ts=ts: r.jvp(fresh() + (1.0,), ts)[1][1] for ts in _directions(positions, args)]
             rows = [[float(t) for t in wrt_leaves(list(out), wrt)] for out in _from_one_state(np, passes)]

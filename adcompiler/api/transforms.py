@@ -122,7 +122,7 @@ def _code(of: Of, places: tuple, args: tuple, kwargs: dict, every: bool) -> Targ
     inner = target(of.f, positions(of.argnums), args, kwargs)
     outer = target(of.f, places, args, kwargs)
     d = inner.d
-    if d.backend != "python" or d.arrays != "numpy":
+    if not (d.target.second_order and d.target.nests):
         raise NotImplementedError(
             f"{of.kind} of {name_of(of.f)} under backend={d.backend!r}, arrays={d.arrays!r} cannot be differentiated "
             "again; differentiate the function with the default backend for derivatives of derivatives"

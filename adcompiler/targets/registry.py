@@ -1,0 +1,82 @@
+"""The targets as registered objects (issue 34): what ``differentiate(backend=..., arrays=...)`` and
+the higher derivatives ask of the place generated code runs, so that the API never compares a target's
+name.
+
+A ``Target`` holds the driver it builds with, how it makes the entry function of a mode from the
+generated functions (None: the python target's plain loading, which the API does), how it shows the
+code ``f.source()`` prints, what a Hessian differentiates in forward mode and how it assembles the
+rows, and whether its derivatives may be generated code a derivative calls (``lower.nested``).
+``of(backend, arrays)`` is the one place the user's two options choose one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..compile.pipeline import Program
+from .array_api import backend as array_api
+from .numba import backend as numba
+
+
+@dataclass(frozen=True)
+class Target:
+    """One place generated code runs (see the module docstring)."""
+
+    name: str
+    program: type = Program  # the driver it builds with (Numba's: its options and refusals)
+    load: Callable | None = None  # (owner, program, built, mode, sig) -> the entry function
+    shown: Callable | None = None  # (text, program, fn, origins) -> the code f.source() shows
+    reverse_code: Callable | None = None  # (d, sig) -> the reverse code a Hessian runs forward mode over
+    hessian_rows: Callable | None = None  # (r, args, zeros, written) -> the Hessian's rows, one pass each
+    nests: bool = True  # whether its generated code may be called inside a differentiated function
+    second_order: bool = True  # whether its code can be differentiated again (hessian, jacfwd(jacrev))
+    dispatchers: bool = False  # its entries hold the compiled dispatchers njit code calls (``compiled()``)
+    numpy_only: bool = True  # its code takes NumPy arrays only (others refused at the call; fast entries test them)
+    unwrap: Callable | None = None  # fn -> the function it differentiates (a @numba.njit one's Python function)
+
+    def unwrapped(self, fn):
+        """The function this target differentiates for ``fn`` (what ``differentiate`` is handed)."""
+        return fn if self.unwrap is None else self.unwrap(fn)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+PYTHON = Target("python")
+NUMBA = Target(
+    "numba",
+    program=numba.NumbaProgram,
+    load=numba.build,
+    reverse_code=numba.reverse_code,
+    hessian_rows=numba.hessian_rows,
+    nests=False,
+    dispatchers=True,
+    unwrap=lambda fn: numba.for_backend(fn, "numba"),
+)
+ARRAY_API = Target(
+    "array_api",
+    load=lambda owner, program, built, mode, sig: array_api.build(owner, program, built, mode),
+    shown=array_api.shown,
+    nests=False,
+    second_order=False,
+    numpy_only=False,
+)
+_REGISTERED = {t.name: t for t in (PYTHON, NUMBA, ARRAY_API)}
+
+
+def register(target: Target) -> None:
+    """Make ``target`` one ``of`` may choose (by its name, as ``backend=``)."""
+    _REGISTERED[target.name] = target
+
+
+def of(backend: str, arrays: str) -> Target:
+    """The target ``differentiate(backend=..., arrays=...)`` asks for: the array API's for ``arrays="any"``,
+    else the one registered under ``backend``."""
+    array_api.check(arrays, backend)
+    if arrays == "any":
+        return ARRAY_API
+    if backend not in _REGISTERED or backend == ARRAY_API.name:
+        names = ", ".join(repr(n) for n in _REGISTERED if n != ARRAY_API.name)
+        raise ValueError(f"backend={backend!r}: choose one of {names}")
+    return _REGISTERED[backend]
