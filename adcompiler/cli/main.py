@@ -19,9 +19,7 @@ from ..options import Options
 from ..compile.origins import carried
 from ..compile.page import module_page
 from ..errors import UnsupportedSyntaxError
-from ..targets.numba.lists import spelled_as_calls
-from ..targets.numba.translate import translate
-from ..targets.numba.backend import NumbaProgram
+from ..targets import registry as targets
 from ..analysis.assume import assumed_signature
 from ..front.files import UnreadDefinitionError, source_text, unread_functions
 from ..front.parse import module_functions
@@ -88,7 +86,8 @@ def _compile_module(
             f"adc: {path}: no function named {', '.join(missing)} (found: {', '.join(available) or 'none'})"
         )
     options = Options(checkpoint=checkpoint, guard=True)  # each entry checks its arguments' kinds
-    program = (NumbaProgram if target == "numba" else Program)(vars(module), options)
+    where = targets.of(target, arrays)  # (refuses arrays="any" with the numba target)
+    program = where.program(vars(module), options)
     sigs = {name: assumed_signature(program, available[name]) for name in chosen}
     if stage is not None:
         return "\n\n".join(
@@ -107,8 +106,8 @@ def _compile_module(
                 if d.name not in seen:
                     seen.add(d.name)
                     defs.append(d)
-    if target == "numba":  # lists joined and repeated as calls: on the arrays lists are there, + adds, * multiplies
-        defs = [spelled_as_calls(d) for d in defs]
+    if where.finish_defs is not None:  # (Numba's: lists joined and repeated as calls)
+        defs = where.finish_defs(defs)
     traced = [] if origins is not None else None
     body = emit.render_module(defs, program.ns, origins=traced)  # renders first so the namespace learns its imports
     helpers = primal_helpers(program, module)
@@ -120,15 +119,8 @@ def _compile_module(
     header += ["\n\n" + h for h in program.helper_sources()]
     text = "\n".join(header) + "\n\n" + body
     module_text = text
-    if target == "numba":
-        user = vars(module)  # the file's own import of numba or numpy serves the module too
-
-        def fresh(name):
-            return name if getattr(user.get(name), "__name__", None) == name else program.module.fresh(name)
-
-        text = translate(text, program.helpers, fresh, True, program.accumulators, user)
-    elif arrays != "numpy":
-        text = arrays_backend.translated(text, program, path, 1, vars(module))
+    if where.write is not None:  # compiled by numba.njit, or calling the arguments' array namespace
+        text = where.write(text, program, path, vars(module))
     text = emit.format_source(text)
     if origins is not None:
         head = "\n".join(header) + "\n\n"
@@ -313,7 +305,7 @@ def main(argv=None) -> int:
     )
     comp.add_argument(
         "--target",
-        choices=("python", "numba"),
+        choices=targets.backends(),
         default="python",
         help="numba: every function of the module compiled by @numba.njit(cache=True) (lists taken as NumPy arrays)",
     )

@@ -34,6 +34,8 @@ class Target:
     dispatchers: bool = False  # its entries hold the compiled dispatchers njit code calls (``compiled()``)
     numpy_only: bool = True  # its code takes NumPy arrays only (others refused at the call; fast entries test them)
     unwrap: Callable | None = None  # fn -> the function it differentiates (a @numba.njit one's Python function)
+    finish_defs: Callable | None = None  # the generated functions of a written module (adc compile), on the IR
+    write: Callable | None = None  # (text, program, path, the file's names) -> the module adc compile writes
 
     def unwrapped(self, fn):
         """The function this target differentiates for ``fn`` (what ``differentiate`` is handed)."""
@@ -53,6 +55,8 @@ NUMBA = Target(
     nests=False,
     dispatchers=True,
     unwrap=lambda fn: numba.for_backend(fn, "numba"),
+    finish_defs=numba.finished_defs,
+    write=numba.written,
 )
 ARRAY_API = Target(
     "array_api",
@@ -61,6 +65,7 @@ ARRAY_API = Target(
     nests=False,
     second_order=False,
     numpy_only=False,
+    write=lambda text, program, path, user: array_api.translated(text, program, path, 1, user),
 )
 _REGISTERED = {t.name: t for t in (PYTHON, NUMBA, ARRAY_API)}
 
@@ -70,13 +75,18 @@ def register(target: Target) -> None:
     _REGISTERED[target.name] = target
 
 
+def backends() -> tuple:
+    """The names ``backend=`` (and ``adc compile --target``) takes."""
+    return tuple(n for n in _REGISTERED if n != ARRAY_API.name)
+
+
 def of(backend: str, arrays: str) -> Target:
     """The target ``differentiate(backend=..., arrays=...)`` asks for: the array API's for ``arrays="any"``,
     else the one registered under ``backend``."""
     array_api.check(arrays, backend)
     if arrays == "any":
         return ARRAY_API
-    if backend not in _REGISTERED or backend == ARRAY_API.name:
-        names = ", ".join(repr(n) for n in _REGISTERED if n != ARRAY_API.name)
+    if backend not in backends():
+        names = ", ".join(map(repr, backends()))
         raise ValueError(f"backend={backend!r}: choose one of {names}")
     return _REGISTERED[backend]

@@ -428,3 +428,20 @@ _REASONS = (  # what Numba says -> what it means for the user's code
     ),
     ("built-in function setitem", "a write into a tuple: a list of arrays or tuples is one in compiled code"),
 )
+
+
+def finished_defs(defs: list) -> list:
+    """The module ``adc compile --target numba`` writes, on the IR: lists joined and repeated as calls
+    (on the arrays lists are in compiled code, ``+`` adds and ``*`` multiplies)."""
+    return [spelled_as_calls(d) for d in defs]
+
+
+def written(text: str, program, path: str, user: dict) -> str:
+    """The module text ``adc compile --target numba`` writes for ``text`` (the python target's): its
+    functions compiled by ``@numba.njit(cache=True)``; the file's own import of numba or numpy serves
+    the module too (``user``: the file's names)."""
+
+    def fresh(name):
+        return name if getattr(user.get(name), "__name__", None) == name else program.module.fresh(name)
+
+    return translate(text, program.helpers, fresh, True, program.accumulators, user)
