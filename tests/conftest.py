@@ -12,6 +12,7 @@
 """
 
 import atexit
+import importlib.util
 import os
 import shutil
 import sys
@@ -70,3 +71,30 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("slow"):
             item.add_marker(skip)
+
+
+_EXTRAS = ("numba", "array_api_compat", "array_api_strict", "dask")  # the optional extras' modules
+
+
+def _missing_extra(exc: ImportError) -> str | None:
+    """The optional extra whose absence ``exc`` reports (adcompiler's "needs Numba: pip install ...", or
+    Python's "No module named 'numba'"), when that module is indeed not installed; None otherwise."""
+    text = str(exc).lower().replace("-", "_")
+    for module in _EXTRAS:
+        named = exc.name == module or module in text or module == "numba" and "needs numba" in text
+        if named and importlib.util.find_spec(module) is None:
+            return module
+    return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """A test that needs an optional extra that is not installed is skipped, saying which: the suite
+    passes after ``pip install -e ".[test]"`` alone (README), whichever test reaches the extra first."""
+    try:
+        return (yield)
+    except ImportError as exc:
+        missing = _missing_extra(exc)
+        if missing is None:
+            raise
+        pytest.skip(f'needs {missing}, which is not installed (pip install -e ".[test,numba,arrays]")')

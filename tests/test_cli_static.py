@@ -382,6 +382,7 @@ def test_values_that_would_cost_too_much_or_run_code_are_not_computed(tmp_path, 
 
 
 def test_decorators_are_recognised_and_unknown_ones_leave_the_function_out(tmp_path):
+    pytest.importorskip("numba", reason="the file read imports numba (its decorators are among those recognised)")
     m = _read(
         tmp_path,
         """\
