@@ -198,6 +198,10 @@ class ExpressionLowering(NameLowering):
         canonical = numpy_name(target)
         if canonical is not None:
             return self.numpy_call(node, canonical, hint)  # a tuple hint names a decomposition's parts
+        if not rules.has_custom_rule(target) and _scipy_special(target):
+            from ..rules import scipy_special
+
+            scipy_special.register()  # (SciPy's rules given on first use: SciPy is optional)
         if rules.has_custom_rule(target):
             if isinstance(node.func, ast.Attribute):
                 self.read_attribute(node.func, target)
@@ -441,3 +445,10 @@ def _repeats(node) -> bool:
         and isinstance(node.op, ast.Mult)
         and (isinstance(node.left, ast.List) or isinstance(node.right, ast.List))
     )
+
+
+def _scipy_special(target) -> bool:
+    """Whether ``target`` is a function of ``scipy.special`` (when SciPy was imported: nothing is here)."""
+    special = sys.modules.get("scipy.special")
+    name = getattr(target, "__name__", None)
+    return special is not None and isinstance(name, str) and getattr(special, name, None) is target

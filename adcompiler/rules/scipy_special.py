@@ -1,0 +1,136 @@
+"""Derivative rules for ``scipy.special`` (issue 37): the functions users reach for, each a line of
+partial derivatives written with NumPy and SciPy, given to the function with ``defrule`` the first time
+differentiated code calls a SciPy function (SciPy is optional: nothing is imported before).
+
+The rules take arrays or numbers, broadcast as the function does; a cotangent is summed back to its
+argument's shape.  ``logsumexp``, ``softmax`` and ``log_softmax`` take ``axis`` by position (a keyword
+argument of a function with rules is refused at the user's line, saying so).  These rules are
+functions of this module, so derivative code that calls them can be differentiated again (a Hessian
+of a function of ``expit`` is forward mode over the rule's own code).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_done = False
+
+
+def _sum_to(g, x):
+    """``g`` summed down to the shape of ``x`` (the adjoint of broadcasting ``x`` up to ``g``'s shape)."""
+    shape = np.shape(x)
+    g = np.asarray(g, dtype=float)
+    while g.ndim > len(shape):
+        g = g.sum(axis=0)
+    for axis, n in enumerate(shape):
+        if n == 1 and g.shape[axis] != 1:
+            g = g.sum(axis=axis, keepdims=True)
+    return g if shape else float(g)
+
+
+def _unary(fn, partial):
+    """``fn(x)`` given the jvp ``partial(x) * dx`` and the vjp ``(partial(x) * ct,)``."""
+    from .custom import defrule
+
+    defrule(fn, jvp=lambda x, dx: partial(x) * dx, vjp=lambda x, ct: (_sum_to(partial(x) * ct, x),))
+
+
+def _binary(fn, d0, d1):
+    """``fn(a, b)`` given its partial derivatives ``d0(a, b)`` and ``d1(a, b)``."""
+    from .custom import defrule
+
+    defrule(
+        fn,
+        jvp=lambda a, b, da, db: d0(a, b) * da + d1(a, b) * db,
+        vjp=lambda a, b, ct: (_sum_to(d0(a, b) * ct, a), _sum_to(d1(a, b) * ct, b)),
+    )
+
+
+def register() -> None:
+    """Give the functions of ``scipy.special`` below their rules (once; SciPy imported now)."""
+    global _done
+    if _done:
+        return
+    _done = True
+    import scipy.special as sp
+
+    def expit_partial(x):
+        s = sp.expit(x)
+        return s * (1.0 - s)
+
+    _unary(sp.expit, expit_partial)
+    _unary(sp.logit, lambda x: 1.0 / (x * (1.0 - x)))
+    _unary(sp.erf, lambda x: 2.0 / np.sqrt(np.pi) * np.exp(-(np.asarray(x) ** 2)))
+    _unary(sp.erfc, lambda x: -2.0 / np.sqrt(np.pi) * np.exp(-(np.asarray(x) ** 2)))
+    _unary(sp.erfinv, lambda x: np.sqrt(np.pi) / 2.0 * np.exp(sp.erfinv(x) ** 2))
+    _unary(sp.gammaln, sp.digamma)
+    _unary(sp.digamma, lambda x: sp.polygamma(1, x))
+    _unary(sp.psi, lambda x: sp.polygamma(1, x))
+    _unary(sp.log_ndtr, lambda x: np.exp(-(np.asarray(x) ** 2) / 2.0 - sp.log_ndtr(x)) / np.sqrt(2.0 * np.pi))
+    _unary(sp.ndtr, lambda x: np.exp(-(np.asarray(x) ** 2) / 2.0) / np.sqrt(2.0 * np.pi))
+    _unary(sp.i0, sp.i1)
+    _unary(sp.i1, lambda x: sp.i0(x) - sp.i1(x) / x)
+
+    from .custom import defrule
+
+    def polygamma_jvp(n, x, dn, dx):
+        return sp.polygamma(n + 1, x) * dx  # (n: an integer, no derivative)
+
+    def polygamma_vjp(n, x, ct):
+        return (None, _sum_to(sp.polygamma(n + 1, x) * ct, x))
+
+    defrule(sp.polygamma, jvp=polygamma_jvp, vjp=polygamma_vjp)
+    _binary(sp.xlogy, lambda x, y: sp.xlogy(np.ones_like(x, dtype=float), y), lambda x, y: x / y)
+    _binary(sp.xlog1py, lambda x, y: sp.xlog1py(np.ones_like(x, dtype=float), y), lambda x, y: x / (1.0 + y))
+
+    # logsumexp, softmax, log_softmax: called as f(x) or f(x, axis); a jvp rule gets (x, dx) or
+    # (x, axis, dx, daxis), a vjp rule (x, ct) or (x, axis, ct)
+
+    def logsumexp_jvp(a, *rest):
+        axis = rest[0] if len(rest) == 3 else None
+        return np.sum(_weights(a, axis) * rest[len(rest) // 2], axis=axis)
+
+    def logsumexp_vjp(a, *rest):
+        if len(rest) == 2:
+            return (_weights(a, rest[0]) * _expanded(rest[1], a, rest[0]), None)
+        return (_weights(a, None) * rest[0],)
+
+    defrule(sp.logsumexp, jvp=logsumexp_jvp, vjp=logsumexp_vjp)
+
+    def softmax_jvp(x, *rest):
+        axis = rest[0] if len(rest) == 3 else None
+        dx = rest[len(rest) // 2]
+        s = sp.softmax(x, axis)
+        return s * (dx - np.sum(s * dx, axis=axis, keepdims=True))
+
+    def softmax_vjp(x, *rest):
+        axis = rest[0] if len(rest) == 2 else None
+        s = sp.softmax(x, axis)
+        g = s * (rest[-1] - np.sum(s * rest[-1], axis=axis, keepdims=True))
+        return (g, None) if len(rest) == 2 else (g,)
+
+    defrule(sp.softmax, jvp=softmax_jvp, vjp=softmax_vjp)
+
+    def log_softmax_jvp(x, *rest):
+        axis = rest[0] if len(rest) == 3 else None
+        dx = rest[len(rest) // 2]
+        return dx - np.sum(sp.softmax(x, axis) * dx, axis=axis, keepdims=True)
+
+    def log_softmax_vjp(x, *rest):
+        axis = rest[0] if len(rest) == 2 else None
+        g = rest[-1] - sp.softmax(x, axis) * np.sum(rest[-1], axis=axis, keepdims=True)
+        return (g, None) if len(rest) == 2 else (g,)
+
+    defrule(sp.log_softmax, jvp=log_softmax_jvp, vjp=log_softmax_vjp)
+
+
+def _weights(a, axis):
+    """softmax of ``a`` over ``axis`` (every entry for None): logsumexp's partial derivatives."""
+    a = np.asarray(a, dtype=float)
+    shifted = np.exp(a - np.max(a, axis=axis, keepdims=True))
+    return shifted / np.sum(shifted, axis=axis, keepdims=True)
+
+
+def _expanded(ct, a, axis):
+    """A cotangent of a reduction of ``a`` over ``axis`` with the reduced axes put back (to broadcast)."""
+    return np.expand_dims(ct, axis) if axis is not None and np.ndim(ct) < np.ndim(a) else ct

@@ -1,0 +1,80 @@
+"""Rules for scipy.special (adcompiler/rules/scipy_special.py, issue 37 item 5): gradients against
+autograd's scipy.special and central differences, jvp against vjp, Hessians of the elementwise ones
+against autograd's, a keyword argument refused at the user's line."""
+
+import autograd
+import autograd.numpy as anp
+import autograd.scipy.special as asp
+import numpy as np
+import pytest
+
+import adcompiler
+import scipy_special_funcs as S
+
+RNG = np.random.default_rng(11)
+
+
+def central(f, x, h=1e-6):
+    x = np.asarray(x, dtype=float)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = h
+        g[i] = (f(x + e) - f(x - e)) / (2 * h)
+    return g
+
+
+def a_specials(x):
+    return anp.sum(
+        asp.erf(x) * asp.erfc(0.5 * x)
+        + asp.gammaln(x + 3.0)
+        + asp.digamma(x + 2.0)
+        + asp.logit(asp.expit(x) * 0.5 + 0.25)
+    )
+
+
+def a_lse(x):
+    return asp.logsumexp(x) + anp.sum(anp.exp(x - asp.logsumexp(x)) * x) + anp.sum(2.0 * x - asp.logsumexp(2.0 * x))
+
+
+def a_inverse_and_bessel(x):
+    return anp.sum(asp.erfinv(0.5 * anp.tanh(x)) * asp.i0(x))
+
+
+@pytest.mark.parametrize(
+    "fn, oracle", [(S.specials, a_specials), (S.lse, a_lse), (S.inverse_and_bessel, a_inverse_and_bessel)]
+)
+def test_gradients_are_autograds_and_jvp_agrees(fn, oracle):
+    x = RNG.random(5) + 0.2
+    d = adcompiler.differentiate(fn)
+    g = d.grad(x)
+    np.testing.assert_allclose(g, autograd.grad(oracle)(x), rtol=1e-9, atol=1e-12)
+    assert g.shape == x.shape and g.dtype == x.dtype
+    v = RNG.normal(size=5)
+    _, tangent = d.jvp((x,), (v,))
+    np.testing.assert_allclose(tangent, g @ v, rtol=1e-10)
+
+
+def test_the_hessian_of_elementwise_special_functions_is_autograds():
+    x = RNG.random(4) + 0.2
+    np.testing.assert_allclose(adcompiler.hessian(S.specials)(x), autograd.hessian(a_specials)(x), rtol=1e-7, atol=1e-9)
+
+
+def test_logistic_regression_with_xlogy_against_central_differences():
+    w, X = RNG.normal(size=3), RNG.normal(size=(6, 3))
+    y = (RNG.random(6) < 0.5).astype(float)
+    g = adcompiler.grad(S.logistic_loss)(w, X, y)
+    np.testing.assert_allclose(g, central(lambda w: S.logistic_loss(w, X, y), w), rtol=1e-6)
+
+
+def test_axis_by_position_and_scalars():
+    A = RNG.normal(size=(3, 4))
+    np.testing.assert_allclose(adcompiler.grad(S.lse_axis)(A), central(S.lse_axis, A), rtol=1e-6, atol=1e-8)
+    d = adcompiler.differentiate(S.scalar)
+    g = d.grad(0.3)
+    assert type(g) is float and g == pytest.approx((S.scalar(0.3 + 1e-6) - S.scalar(0.3 - 1e-6)) / 2e-6, rel=1e-6)
+
+
+def test_a_keyword_argument_is_refused_at_the_users_line():
+    with pytest.raises(adcompiler.UnsupportedSyntaxError, match=r"scipy_special_funcs\.py:\d+.*keyword arguments"):
+        adcompiler.grad(S.keyword_axis)(RNG.normal(size=(2, 3)))
