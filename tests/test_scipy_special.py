@@ -78,3 +78,15 @@ def test_axis_by_position_and_scalars():
 def test_a_keyword_argument_is_refused_at_the_users_line():
     with pytest.raises(adcompiler.UnsupportedSyntaxError, match=r"scipy_special_funcs\.py:\d+.*keyword arguments"):
         adcompiler.grad(S.keyword_axis)(RNG.normal(size=(2, 3)))
+
+
+def test_scipy_linalg_solve_inv_det_are_numpys_primitives():
+    """scipy.linalg.solve, inv and det compute what numpy.linalg's do: their rules (a GP likelihood)."""
+    B = RNG.normal(size=(4, 4))
+    K, y = B @ B.T + 4.0 * np.eye(4), RNG.normal(size=4)
+    d = adcompiler.differentiate(S.gp_like)
+    gK, gy = d.grad(K, y)
+    np.testing.assert_allclose(gK, central(lambda K: S.gp_like(K, y), K), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gy, central(lambda y: S.gp_like(K, y), y), rtol=1e-6, atol=1e-8)
+    _, tangent = d.jvp((K, y), (np.eye(4), np.ones(4)))
+    np.testing.assert_allclose(tangent, np.sum(gK * np.eye(4)) + np.sum(gy), rtol=1e-9)

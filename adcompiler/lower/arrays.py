@@ -42,9 +42,21 @@ def numpy_name(obj) -> str | None:
     if numpy is None:
         return None
     try:
-        return _canonical(numpy).get(id(obj))
+        found = _canonical(numpy).get(id(obj))
     except TypeError:
         return None
+    linalg = sys.modules.get("scipy.linalg")
+    return found if found is not None or linalg is None else _scipy_linalg(linalg).get(id(obj))
+
+
+SCIPY_LINALG = ("solve", "inv", "det")  # scipy.linalg's functions that compute what numpy.linalg's do
+
+
+@functools.cache
+def _scipy_linalg(linalg) -> dict:
+    """id of a function of ``scipy.linalg`` that computes what NumPy's of its name does -> NumPy's
+    canonical name (its keywords, ``assume_a=`` and the like, are refused as NumPy's unknown ones)."""
+    return {id(getattr(linalg, name)): f"numpy.linalg.{name}" for name in SCIPY_LINALG if hasattr(linalg, name)}
 
 
 @functools.cache
