@@ -34,3 +34,8 @@ def pieces(x):
     for p in np.array_split(x, 2):
         total = total + np.sum(p**2)
     return np.sum(a) * np.sum(c) + np.sum(b**3) + total
+
+
+def transposed_by_method(T):
+    """``x.transpose(1, 0, 2)``: the axes as separate arguments of the method (issue 37's held-out set)."""
+    return np.sum(T.transpose(1, 0, 2) * np.arange(24.0).reshape(3, 2, 4)) + np.sum(np.tanh(T.transpose(2, 0, 1)))

@@ -49,3 +49,18 @@ def test_average_returned_is_refused():
 def test_split_sections_must_be_constants():
     with pytest.raises(UnsupportedSyntaxError, match="indices_or_sections not one of the constants"):
         adcompiler.differentiate(F.split_computed).grad(np.ones((4, 2)))
+
+
+def test_transpose_method_with_axes_as_arguments_against_autograd():
+    import autograd
+    import autograd.numpy as anp
+
+    T = np.random.default_rng(5).normal(size=(2, 3, 4))
+
+    def oracle(T):
+        return anp.sum(anp.transpose(T, (1, 0, 2)) * anp.arange(24.0).reshape(3, 2, 4)) + anp.sum(
+            anp.tanh(anp.transpose(T, (2, 0, 1)))
+        )
+
+    np.testing.assert_allclose(adcompiler.grad(F.transposed_by_method)(T), autograd.grad(oracle)(T), rtol=1e-12)
+    check_both_modes(F.transposed_by_method, (T,))

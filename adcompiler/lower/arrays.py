@@ -120,8 +120,8 @@ class ArrayLowering(SpellingLowering):
             if keywords:
                 return self.apply(prim, args + list(keywords.values()), hint, param=tuple(keywords))
             return self.apply(prim, args, hint)
-        if prim == "numpy.reshape" and receiver is not None and len(args) > 2:
-            args = [args[0], self.apply("tuple", args[1:], None)]
+        if prim in ("numpy.reshape", "numpy.transpose") and receiver is not None and len(args) > 2:
+            args = [args[0], self.apply("tuple", args[1:], None)]  # x.reshape(2, 3), x.transpose(1, 0, 2)
         if len(args) > N.POSITIONAL.get(prim, len(args)):
             raise self.parsed.error(
                 node,
