@@ -64,3 +64,10 @@ def test_transpose_method_with_axes_as_arguments_against_autograd():
 
     np.testing.assert_allclose(adcompiler.grad(F.transposed_by_method)(T), autograd.grad(oracle)(T), rtol=1e-12)
     check_both_modes(F.transposed_by_method, (T,))
+
+
+def test_where_with_one_argument_gives_indices():
+    x = np.array([0.5, -1.0, 2.0, -0.3, 0.7])
+    g = adcompiler.grad(F.positive_part_by_indices)(x)
+    np.testing.assert_allclose(g, np.where(x > 0, 2 * x + 1.0, 0.0), rtol=1e-15)
+    check_both_modes(F.positive_part_by_indices, (x,))

@@ -94,6 +94,10 @@ class ArrayLowering(SpellingLowering):
             raise self.parsed.error(node, f"{ast.unparse(node.func)} {REFUSED[prim][0]}", REFUSED[prim][1])
         if prim in N.SEQUENCE:
             return self.join(node, prim, hint)
+        if prim == "numpy.where" and receiver is None and len(node.args) == 1 and not node.keywords:
+            # np.where(cond): the indices where cond holds (np.nonzero): integers, computed as the primal does
+            remedy = "use np.where(cond, x, y), or compute the indices outside the differentiated function"
+            return self.library_call(node, sys.modules["numpy"].where, hint, remedy)
         if prim == "numpy.einsum":
             spec, operands = einsum_subscripts(node)
             if spec is None:
