@@ -75,6 +75,11 @@ def _compile_module(
         refused.extend(u.error(name) for name, u in unread.items())
     chosen = list(functions) or list(available)
     if not functions and refused is not None and len(chosen) > 1:
+        try:  # every function at once, as usual; only where one is refused, each alone to name which
+            return _compile_module(module, path, chosen, mode, stage, checkpoint, None, arrays, target, origins)
+        except UnsupportedSyntaxError:
+            if origins is not None:
+                origins.clear()
         left_out = _refusals(module, [available[name] for name in chosen], mode, stage, checkpoint)
         refused.extend(left_out.values())
         chosen = [name for name in chosen if name not in left_out]
