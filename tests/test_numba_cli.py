@@ -141,3 +141,23 @@ def test_gradients_against_central_differences_and_forward_against_reverse(writt
     assert out["power"] == pytest.approx([7 * 1.3**6] * 2, rel=1e-12)  # recursion, both modes
     (gx, gy), tangent = out["joined"]  # lists joined with + and repeated with *: y*y * 3x
     assert [gx, gy, tangent] == pytest.approx([3 * 0.25, 2 * 0.5 * 4.5, 3 * 0.25], rel=1e-14)
+
+
+def test_the_written_module_is_the_same_text_whatever_the_hash_seed(tmp_path):
+    """The runtime helpers a Numba module needs are written in order of name, not in a set's order
+    (found comparing the samples' modules between two runs)."""
+    sample = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "samples", "paper_numpy.py")
+    texts = []
+    for seed in ("0", "1"):
+        out = tmp_path / f"m{seed}.py"
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        proc = subprocess.run(
+            [sys.executable, "-m", "adcompiler", "compile", sample, "--target", "numba", "-o", str(out)],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        assert proc.returncode == 0, proc.stderr
+        texts.append(out.read_text())
+    assert texts[0] == texts[1]
+    assert texts[0].count("@numba.extending.overload(") >= 3  # (several helpers, so their order matters)

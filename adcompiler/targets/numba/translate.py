@@ -83,7 +83,7 @@ def translate(source: str, helpers: dict, fresh, cache: bool = False, accumulato
             options = [ast.keyword("cache", ast.Constant(True))] if cache else []
             stmt.decorator_list = [ast.Call(ast.parse(f"{numba}.njit", mode="eval").body, [], options)]
         body.append(stmt)
-    for name in rewrite.used:
+    for name in sorted(rewrite.used, reverse=True):  # (in order of name: the same text whatever the hash seed)
         body[:0] = _helper(name, added[name], numba, numpy)
     imports = [
         f"import {m}" if m == alias else f"import {m} as {alias}" for m, alias in (("numba", numba), ("numpy", numpy))
