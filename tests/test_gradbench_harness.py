@@ -329,3 +329,21 @@ def test_jax_port_matches_the_modules():
     assert evaluate(jax_port.functions("gmm")["objective"], raw)["output"] == pytest.approx(
         gmm.log_posterior(*args, 1.0, 0), rel=1e-12
     )
+
+
+@pytest.mark.parametrize("formulation", ["cost", "cost_matmul"])
+def test_kmeans_direction_of_the_tool_is_gradient_over_hessian_diagonal(formulation):
+    """The tool's kmeans ``dir`` (adcompiler's gradient and Hessian-vector product of the eval's cost)
+    against the analytic one: each centroid's gradient 2 (n_k c_k - sum of its points), its diagonal
+    2 n_k (it gave a ValueError when hvp took JAX's argnums=0, the points, for the adapter's wrt)."""
+    import adapters
+
+    rng = np.random.default_rng(4)
+    points, centroids = rng.random((60, 3)), rng.random((4, 3))
+    got = adapters.kmeans("python", formulation)["dir"].run(points, centroids)
+    nearest = ((points[:, None, :] - centroids[None, :, :]) ** 2).sum(-1).argmin(1)
+    want = np.zeros_like(centroids)
+    for k in range(len(centroids)):
+        mine = nearest == k
+        want[k] = 2 * (centroids[k] * mine.sum() - points[mine].sum(0)) / (2 * mine.sum())
+    np.testing.assert_allclose(got, want, rtol=1e-12)

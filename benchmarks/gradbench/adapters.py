@@ -165,11 +165,11 @@ def kmeans(backend: str, formulation: str = "cost") -> dict[str, Function]:
     fn = getattr(m, formulation)
     p, notes = primal(fn, backend)
     d = adcompiler.differentiate(fn, wrt=("centroids",), backend=backend)
-    hvp = adcompiler.hvp(d)
+    hvp = adcompiler.hvp(d, wrt="centroids")  # (JAX's argnums=0 would be the points)
 
     def direction(points, centroids):
         gradient = d.grad(points, centroids)
-        hessian_diagonal = hvp((points, centroids), (np.ones_like(centroids),))[0]  # H is diagonal
+        hessian_diagonal = hvp((points, centroids), np.ones_like(centroids))  # H is diagonal
         return gradient / hessian_diagonal
 
     prepare = lambda raw: (floats(raw["points"]), floats(raw["centroids"]))  # noqa: E731
