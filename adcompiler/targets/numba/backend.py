@@ -187,6 +187,8 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
         supplied = lambda read: handed  # noqa: E731  (asked once)
         read = {n: handed[n] if n in handed else fn.__globals__.get(n, _UNBOUND) for n in cache.global_reads(source)}
         read["__name__"] = fn  # (the module the code runs in: Numba imports it to load the cached code)
+        read["__module__"] = fn.__module__  # (by its name: code cached for a module another process names
+        # otherwise, a fuzzer's or a script's, cannot be loaded, as its environment imports the module)
         path = cache.place(where, source, read)
         if path is None:  # something read has no fingerprint: compiled in this process only
             source = re.sub(r"^(\s*@\w+\.njit\()cache=True\)", r"\1)", source, flags=re.M)
