@@ -168,3 +168,27 @@ def test_no_cache_where_the_directory_cannot_be_made(tmp_path):
         result = run_program(tmp_path, cache)
         assert result["file"].startswith("<adcompiler") and result["hits"] == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a file", "program.py"]
+
+
+def test_one_source_in_two_modules_is_cached_apart(tmp_path, monkeypatch):
+    """Code cached for a module is loaded only by a module of that name: Numba's cached environment
+    imports it by name (a module another process names otherwise, a fuzzer's, crashed the load)."""
+    import importlib.util
+    import sys
+
+    monkeypatch.setenv("ADCOMPILER_CACHE_DIR", str(tmp_path / "cache"))
+    source = tmp_path / "shared_source.py"
+    source.write_text("import numpy as np\n\n\ndef f(x):\n    return np.sum(np.sin(x) * x)\n")
+    grads = []
+    for name in ("adc_cache_module_a", "adc_cache_module_b"):
+        spec = importlib.util.spec_from_file_location(name, source)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        grads.append(differentiate(module.f, backend="numba").grad(np.array([0.5, 1.5])))
+        del sys.modules[name]
+    written = sorted(p.name for p in (tmp_path / "cache" / "numba").glob("adc_*.py"))
+    assert len(written) == 2, written
+    x = np.array([0.5, 1.5])
+    for g in grads:
+        np.testing.assert_allclose(g, np.cos(x) * x + np.sin(x), rtol=1e-12)
