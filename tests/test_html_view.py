@@ -117,6 +117,7 @@ def test_the_stage_asked_for_is_a_tab_too_and_shown_first():
 
 def test_user_lines_link_to_their_generated_lines_and_back():
     _, page = _page(adcompiler.differentiate(model), 0.5, 0.7)
+    assert page.user_lines() and all(page.targets(u) for u in page.user_lines()[1:2])  # (links to check)
     _linked_both_ways(page)
     for listing in ("forward", "reverse"):
         _comments_agree(page, listing)

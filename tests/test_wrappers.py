@@ -65,7 +65,8 @@ def test_a_pass_through_wrapper_prints_as_the_call_does(capsys):
     ids=lambda v: getattr(v, "__name__", ""),
 )
 def test_decorated_helpers(fn, args):
-    _against_differences(fn, *args)
+    gradient = _against_differences(fn, *args)  # (value, gradient, jvp and vjp against central differences)
+    assert len(gradient) == len(args)
 
 
 def test_a_wrapper_with_parameters_of_its_own_is_itself():
