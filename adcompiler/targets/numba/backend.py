@@ -164,7 +164,9 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
     fn = owner.fn
 
     where = cache.directory()  # compiled once per machine: Numba's cache beside the file (targets.numba.cache)
-    source = translate(python, program.helpers, program.module.fresh, where is not None, program.accumulators, scope)
+    source = translate(
+        python, program.helpers, program.module.fresh, where is not None, program.accumulators, scope, shared=True
+    )
     source, path = emit.format_source(source), None
     label = f"{mode} of {fn.__qualname__} (numba)"
 
@@ -243,21 +245,19 @@ def _accumulators_as_zeros(source: str, accumulators: dict, zeros: str) -> str:
 
 _UNBOUND = "(unbound)"  # what the code reads by a name nothing binds (a builtin)
 
-_HELPERS: dict = {}  # runtime helper -> the function compiled code calls for it (made once: Numba keeps overloads)
+_GUARDS: dict = {}  # argument check -> the function compiled code calls for it (made once)
 
 
 def _numba_helper(name: str, numba):
-    """The Numba form of runtime helper ``name`` (an argument check: a function that does nothing)."""
-    if name not in _HELPERS:
-        if name in GUARDS:
-            _HELPERS[name] = numba.njit(lambda *args: None)
-        else:
-            import numpy
+    """The Numba form of runtime helper ``name``: the process's one (``targets.numba.live``), or for an
+    argument check a function that does nothing."""
+    if name not in GUARDS:
+        from . import live
 
-            scope = {"numba": numba, "numpy": numpy}
-            exec(NUMBA_HELPERS[name], scope)
-            _HELPERS[name] = scope[name]
-    return _HELPERS[name]
+        return getattr(live, name)
+    if name not in _GUARDS:
+        _GUARDS[name] = numba.njit(lambda *args: None)
+    return _GUARDS[name]
 
 
 def _jitted(fn, numba, done: dict):

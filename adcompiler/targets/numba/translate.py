@@ -34,16 +34,21 @@ from .runtime import NUMBA_HELPERS
 _LIST_HELPERS = {MARKERS["+"]: "join_lists", MARKERS["*"]: "repeat_list"}
 # Helpers for functions where Numba's own differ from Python's and NumPy's (joins, reductions, sum):
 _ADDED = ("join_sequence", "reduce_along", "sum_list")
+_LIVE = __name__.rsplit(".", 1)[0] + ".live"  # the module of the helpers compiled once a process
 PURE = ("math", "numpy")  # modules whose functions change nothing but their result
 GUARDS = ("reject_ints", "expect")  # argument checks: the entry's conversion does their work
 
 
-def translate(source: str, helpers: dict, fresh, cache: bool = False, accumulators=None, scope=None) -> str:
+def translate(
+    source: str, helpers: dict, fresh, cache: bool = False, accumulators=None, scope=None, shared: bool = False
+) -> str:
     """The Numba form of generated ``source``; ``helpers`` maps each runtime helper's name to its
     name in the source; ``fresh(name)`` gives a module-level name no other name in it clashes with
     (for the modules and the helpers this target adds); ``accumulators``: adjoint accumulators
     (``d_x = 0.0``) -> their variables, so that an array's starts as zeros of its shape; ``scope``: the
-    globals the code runs in (its names of the math and NumPy modules)."""
+    globals the code runs in (its names of the math and NumPy modules); ``shared``: the Numba helpers
+    imported from ``targets.numba.live`` (compiled once a process), not defined in the module (a module
+    that stands alone)."""
     tree = ast.parse(_COMMENT.sub(_as_call, source))  # comments kept as calls, ast.unparse drops comments
     numba, numpy = (_imported(tree, module) or fresh(module) for module in ("numba", "numpy"))
     aliases = {alias: name for name, alias in helpers.items()}
@@ -76,7 +81,7 @@ def translate(source: str, helpers: dict, fresh, cache: bool = False, accumulato
         if name in GUARDS:
             continue
         if name is not None and name in NUMBA_HELPERS:
-            body += _helper(name, stmt.name, numba, numpy)
+            body += _helper(name, stmt.name, numba, numpy, shared)
             continue
         if isinstance(stmt, ast.FunctionDef):
             stmt = rewrite.visit(stmt)
@@ -84,7 +89,7 @@ def translate(source: str, helpers: dict, fresh, cache: bool = False, accumulato
             stmt.decorator_list = [ast.Call(ast.parse(f"{numba}.njit", mode="eval").body, [], options)]
         body.append(stmt)
     for name in sorted(rewrite.used, reverse=True):  # (in order of name: the same text whatever the hash seed)
-        body[:0] = _helper(name, added[name], numba, numpy)
+        body[:0] = _helper(name, added[name], numba, numpy, shared)
     imports = [
         f"import {m}" if m == alias else f"import {m} as {alias}" for m, alias in (("numba", numba), ("numpy", numpy))
     ]
@@ -117,10 +122,13 @@ def _docstring(stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
 
 
-def _helper(name: str, alias: str, numba: str, numpy: str) -> list:
+def _helper(name: str, alias: str, numba: str, numpy: str, shared: bool = False) -> list:
     """The statements defining the Numba version of runtime helper ``name`` under ``alias``: its names
     ``numba`` and ``numpy`` (every use: ``numba.njit`` of an inner function too) read as the module's
-    names of them, which a second entry point's module may have made ``numba_1`` (its first took ``numba``)."""
+    names of them, which a second entry point's module may have made ``numba_1`` (its first took ``numba``);
+    ``shared``: the import of the process's one (``targets.numba.live``) under ``alias``."""
+    if shared:
+        return [ast.ImportFrom(_LIVE, [ast.alias(name, None if alias == name else alias)], 0)]
     tree = ast.parse(re.sub(rf"\b{name}\b", alias, NUMBA_HELPERS[name]))
     modules = {"numba": numba, "numpy": numpy}
     for node in ast.walk(tree):
