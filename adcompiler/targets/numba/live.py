@@ -13,12 +13,13 @@ on disk (``targets.numba.cache``) is loaded in another one as it is.
 
 from __future__ import annotations
 
-import numba  # noqa: F401 (the helpers' texts read numba and numpy)
-import numpy  # noqa: F401
+import numba
+import numpy
 
 from .runtime import NUMBA_HELPERS
 
 __all__ = sorted(NUMBA_HELPERS)
+MODULES = (numba, numpy)  # the names the helpers' texts read
 
 for _name in __all__:  # each helper's stub and its overload (the helpers call each other by these names)
     exec(compile(NUMBA_HELPERS[_name], f"<adcompiler numba helper {_name}>", "exec"), globals())
