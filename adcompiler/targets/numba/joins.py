@@ -36,9 +36,11 @@ _JOINED = '''
         axis = axis + out_ndim if axis < 0 else axis
         return (axis, new, out_ndim) if 0 <= axis < out_ndim and ndim >= 1 else None
 
-    def sequence_code(name, kind, axis, ndim):
-        """The body of ``def name(xs)`` joining the arrays of the list xs (each of ndim ``ndim``) as
-        numpy.<kind>(xs, axis) does, each element copied into its place, its shape checked."""
+    def sequence_code(params, joined_name, kind, axis, ndim):
+        """``def impl(params)`` joining the arrays of the list its parameter ``joined_name`` (each of ndim
+        ``ndim``) as numpy.<kind>(xs, axis) does, each element copied into its place, its shape checked:
+        the overload's own implementation (a function compiled apart and called from it would be a
+        dynamic global of the caller, which Numba then does not cache)."""
         found = joined(kind, axis, ndim)
         if found is None:
             return None
@@ -46,29 +48,30 @@ _JOINED = '''
         before = "".join(":, " for _ in range(axis))
         if new:
             shape = [f"first.shape[{d}]" for d in range(ndim)]
-            shape.insert(axis, "len(xs)")
-            check = "xs[k].shape != first.shape"
-            place = f"out[{before}k] = xs[k]"
+            shape.insert(axis, "len(seq)")
+            check = "seq[k].shape != first.shape"
+            place = f"out[{before}k] = seq[k]"
             size = "1"
         else:
             shape = [f"first.shape[{d}]" if d != axis else "total" for d in range(ndim)]
             others = [d for d in range(ndim) if d != axis]
-            check = " or ".join(f"xs[k].shape[{d}] != first.shape[{d}]" for d in others) or "False"
-            place = f"out[{before}start : start + xs[k].shape[{axis}]] = xs[k]"
-            size = f"xs[k].shape[{axis}]"
+            check = " or ".join(f"seq[k].shape[{d}] != first.shape[{d}]" for d in others) or "False"
+            place = f"out[{before}start : start + seq[k].shape[{axis}]] = seq[k]"
+            size = f"seq[k].shape[{axis}]"
         shape = "".join(s + ", " for s in shape)
-        return f"""def {name}(xs):
-    if len(xs) == 0:
+        return f"""def impl({params}):
+    seq = {joined_name}
+    if len(seq) == 0:
         raise ValueError("need at least one array to {kind}")
-    first = xs[0]
+    first = seq[0]
     total = 0
-    for k in range(len(xs)):
+    for k in range(len(seq)):
         if {check}:
             raise ValueError("all the input array dimensions except for the concatenation axis must match exactly")
         total += {size}
     out = numpy.empty(({shape}), first.dtype)
     start = 0
-    for k in range(len(xs)):
+    for k in range(len(seq)):
         {place}
         start += {size}
     return out
@@ -101,13 +104,12 @@ def _numba_join_sequence(xs, kind, axis):
         element_ndim = xs.dtype.ndim
     else:
         return None
-    code = sequence_code("join", name, at, element_ndim)
+    code = sequence_code("xs, kind, axis", "xs", name, at, element_ndim)
     if code is None:
         return None
     scope = {{"numpy": numpy}}
     exec(code, scope)
-    join = numba.njit(scope["join"])
-    return lambda xs, kind, axis: join(xs)
+    return scope["impl"]
 ''',
     "join_tangent": f'''def join_tangent(dxs, xs, kind, *axis):
     """The tangent of numpy.<kind>(xs, *axis) (compiled code only: see the overload below)."""
@@ -145,13 +147,12 @@ def _numba_join_tangent(dxs, xs, kind, *axis):
         element_ndim = dxs.dtype.ndim
     else:
         return None
-    code = sequence_code("join", name, at, element_ndim)
+    code = sequence_code("dxs, xs, kind, *axis", "dxs", name, at, element_ndim)
     if code is None:
         return None
     scope = {{"numpy": numpy}}
     exec(code, scope)
-    join = numba.njit(scope["join"])
-    return lambda dxs, xs, kind, *axis: join(dxs)
+    return scope["impl"]
 ''',
     "unjoin": '''def unjoin(g, kind, axis, i, *arrays):
     """The part of g that belongs to arrays[i] (compiled code only: see the overload below)."""

@@ -227,35 +227,38 @@ def _numba_unbroadcast(g, x):
     if g.ndim < x.ndim:
         return None
 
-    @numba.njit
-    def summed(g, x):
-        """Each element of g added into the element of x it was broadcast from (flat, C order)."""
-        lead = g.ndim - x.ndim
-        for k in range(x.ndim):
-            if x.shape[k] != 1 and x.shape[k] != g.shape[lead + k]:
-                raise ValueError("operands could not be broadcast together")
-        out = numpy.zeros(x.size, g.dtype)
-        flat = numpy.ravel(g)
-        for n in range(flat.size):
-            rest, target, scale = n, 0, 1
-            for k in range(g.ndim - 1, lead - 1, -1):
-                i = rest % g.shape[k]
-                rest //= g.shape[k]
-                if x.shape[k - lead] != 1:
-                    target += i * scale
-                scale *= x.shape[k - lead]
-            out[target] += flat[n]
-        return out.reshape(x.shape)
-
     if g.ndim == x.ndim:
 
         def same(g, x):
             if g.shape == x.shape:
                 return g
-            return summed(g, x)
+            return unbroadcast_summed(g, x)
 
         return same
-    return lambda g, x: summed(g, x)
+    return lambda g, x: unbroadcast_summed(g, x)
+
+
+@numba.njit
+def unbroadcast_summed(g, x):
+    """Each element of g added into the element of x it was broadcast from (flat, C order): a function of
+    the module, not of the overload (a function compiled apart in it would be a dynamic global of its caller,
+    which Numba does not cache)."""
+    lead = g.ndim - x.ndim
+    for k in range(x.ndim):
+        if x.shape[k] != 1 and x.shape[k] != g.shape[lead + k]:
+            raise ValueError("operands could not be broadcast together")
+    out = numpy.zeros(x.size, g.dtype)
+    flat = numpy.ravel(g)
+    for n in range(flat.size):
+        rest, target, scale = n, 0, 1
+        for k in range(g.ndim - 1, lead - 1, -1):
+            i = rest % g.shape[k]
+            rest //= g.shape[k]
+            if x.shape[k - lead] != 1:
+                target += i * scale
+            scale *= x.shape[k - lead]
+        out[target] += flat[n]
+    return out.reshape(x.shape)
 ''',
     "unreduce": '''def unreduce(g, x, axis=None, keepdims=False):
     """g spread over x's shape (compiled code only: see the overload below)."""
