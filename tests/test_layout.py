@@ -188,3 +188,16 @@ def test_only_the_targets_compare_a_target_name():
         if pattern.search(line)
     ]
     assert not found, found
+
+
+def test_no_target_subclasses_the_driver():
+    """A target adds to the driver through its ``TargetPasses`` record (``compile.pipeline``), handed to
+    ``Program``: no class in the package derives from ``Program`` (the Numba target's subclass was
+    replaced, issue 34), so the driver's behaviour is read in one class."""
+    found = [
+        (name, node.lineno, node.name)
+        for name, path in MODULES.items()
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ClassDef) and any(ast.unparse(b).split(".")[-1] == "Program" for b in node.bases)
+    ]
+    assert not found, found

@@ -13,7 +13,8 @@ import ast
 import builtins
 import inspect
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from .building import BUILDING
 from ..options import DEFAULT, Options
@@ -46,12 +47,30 @@ from ..rules.custom import through_rule
 STAGES = ("anf", "dup", "forward", "reverse", "grad")
 
 
+@dataclass(frozen=True)
+class TargetPasses:
+    """What a target adds to the driver, at its fixed points (the python target adds nothing): the code
+    generation switches it sets (``Options`` fields), and a pass at each of three places.  A target is
+    a registered object (``targets.registry``) holding one of these; the driver never names a target."""
+
+    options: Mapping = field(default_factory=dict)  # switches of code generation (adcompiler.options)
+    lowered: Callable | None = None  # (function, namer) -> the ANF of a user function as the target takes it
+    refuse_lowered: Callable | None = None  # (function) -> None, raising where the target refuses the ANF
+    refuse_facts: Callable | None = None  # (facts) -> None, raising where it refuses what they say
+    generated: Callable | None = None  # (defs, program) -> the generated functions of one spec, finished
+
+
+PYTHON_PASSES = TargetPasses()
+
+
 class Program:
     """Everything generated for one entry function, built on demand and cached."""
 
-    def __init__(self, globals_: Mapping, options: Options = DEFAULT):
+    def __init__(self, globals_: Mapping, options: Options = DEFAULT, passes: TargetPasses = PYTHON_PASSES):
         self.globals = globals_  # what the entry function reads as globals: its module (a Scope for generated code)
-        self.options = options  # what the build is asked for, handed to the passes (adcompiler.options)
+        self.options = options.but(**passes.options)  # what the build is asked for, handed to the passes
+        self.passes = passes  # the target's (TargetPasses)
+        self._accepted: set = set()  # the functions whose ANF the target's refuse_lowered passed
         self.module_names: set = set()  # generated module-level names
         self.local_names: set = set()  # every local name handed out anywhere
         self.user_names: set = set(globals_)
@@ -81,9 +100,17 @@ class Program:
     # ---- lowering -----------------------------------------------------------------
 
     def anf(self, fn):
-        """The ANF of a user function (lowering its callees first)."""
-        if fn in self.anf_cache:
-            return self.anf_cache[fn]
+        """The ANF of a user function (lowering its callees first), as the target takes it, and checked
+        by the target on every request until it passes (a refused function is refused on every call)."""
+        if fn not in self.anf_cache:
+            self.anf_cache[fn] = self._lowered(fn)
+        if self.passes.refuse_lowered is not None and fn not in self._accepted:
+            self.passes.refuse_lowered(self.anf_cache[fn])
+            self._accepted.add(fn)
+        return self.anf_cache[fn]
+
+    def _lowered(self, fn):
+        """The ANF of ``fn``: lowered, small calls inlined, then the target's pass."""
         parsed = self.parsed.get(fn) or parse_function(through_rule(fn))  # rules, not the body
         self.parsed[fn] = parsed
         every = nodes(parsed.node)
@@ -109,12 +136,12 @@ class Program:
                 for r in parsed.reads
                 if isinstance(r.name, str) and r.value is not ABSENT and not is_builtin(r.name, r.value)
             }
-            self.anf_cache[fn] = inline_small_calls(lowered, self.anf, namer, self._lowering)
+            function = inline_small_calls(lowered, self.anf, namer, self._lowering)
         except RecursionError:
             raise _too_deep(fn) from None
         finally:
             self._lowering.pop()
-        return self.anf_cache[fn]
+        return function if self.passes.lowered is None else self.passes.lowered(function, namer)
 
     def _callee_shape(self, fn, node):
         if fn in self._lowering:
@@ -158,6 +185,8 @@ class Program:
                 check_in_place(
                     facts.fn, facts.numeric_arrays, facts.containers, facts.array_params, facts.holders, shares
                 )
+                if self.passes.refuse_facts is not None:
+                    self.passes.refuse_facts(facts)
             except Exception:
                 self._checked.discard(key)  # refused: so is every later request, in either mode
                 raise
@@ -350,6 +379,8 @@ class Program:
         else:
             defs = reverse.split(facts, names, params, self, namer)
         defs = finished([tidy(d, self.user_names) for d in defs], kind, facts.avals, self.options.releases)
+        if self.passes.generated is not None:
+            defs = self.passes.generated(defs, self)
         self.generated[key] = defs
         self.calls[key] = self.queue[before:]
         return defs

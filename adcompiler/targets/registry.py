@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ..compile.pipeline import Program
+from ..compile.pipeline import PYTHON_PASSES, Program, TargetPasses
+from ..options import Options
 from .array_api import backend as array_api
 from .numba import backend as numba
 
@@ -24,7 +25,7 @@ class Target:
     """One place generated code runs (see the module docstring)."""
 
     name: str
-    program: type = Program  # the driver it builds with (Numba's: its options and refusals)
+    passes: TargetPasses = PYTHON_PASSES  # what it adds to the driver (Numba's: its options and refusals)
     load: Callable | None = None  # (owner, program, built, mode, sig) -> the entry function
     shown: Callable | None = None  # (text, program, fn, origins) -> the code f.source() shows
     reverse_code: Callable | None = None  # (d, sig) -> the reverse code a Hessian runs forward mode over
@@ -37,6 +38,10 @@ class Target:
     finish_defs: Callable | None = None  # the generated functions of a written module (adc compile), on the IR
     write: Callable | None = None  # (text, program, path, the file's names) -> the module adc compile writes
 
+    def program(self, globals_, options: Options) -> Program:
+        """A driver that builds this target's code for a function reading ``globals_``."""
+        return Program(globals_, options, self.passes)
+
     def unwrapped(self, fn):
         """The function this target differentiates for ``fn`` (what ``differentiate`` is handed)."""
         return fn if self.unwrap is None else self.unwrap(fn)
@@ -48,7 +53,7 @@ class Target:
 PYTHON = Target("python")
 NUMBA = Target(
     "numba",
-    program=numba.NumbaProgram,
+    passes=numba.PASSES,
     load=numba.build,
     reverse_code=numba.reverse_code,
     hessian_rows=numba.hessian_rows,

@@ -33,8 +33,7 @@ from .runtime import NUMBA_HELPERS
 from ...ir.nodes import Eq, For, Function, If, Var, While, walk
 from .subset import refuse_draws, refuse_list_slices
 from ...optimize.inline import Folding, fold_function
-from ...compile.pipeline import BUILDING, Program
-from ...options import DEFAULT, Options
+from ...compile.pipeline import BUILDING, TargetPasses
 
 BACKENDS = ("python", "numba")
 
@@ -48,44 +47,32 @@ NUMBA = dict(  # the switches of code generation the Numba target sets (adcompil
 )
 
 
-class NumbaProgram(Program):
-    """The program of the Numba target: a call of a recursive function recomputes its residuals in
-    the adjoint sweep (``modes.plan.recomputed``), since Numba has no type for residuals that hold
-    the next level's."""
+def _folded(defs: list, program) -> list:
+    """The generated functions, each tangent and adjoint name read once folded into its use (see
+    ``optimize.inline.Folding``): Numba fuses an expression of arrays into one loop making one array,
+    where a line for each operation makes an array each.  A variable an accumulator is of stays: the
+    accumulator starts as zeros of it (see ``translate``)."""
+    folding = Folding(frozenset(program.user_names) | frozenset(program.accumulators.values()), derivatives=True)
+    return [fold_function(d, folding) for d in defs]
 
-    def __init__(self, globals_, options: Options = DEFAULT):
-        super().__init__(globals_, options.but(**NUMBA))
 
-    def _generate(self, key) -> list:
-        """The generated functions, each tangent and adjoint name read once folded into its use (see
-        ``optimize.inline.Folding``): Numba fuses an expression of arrays into one loop making one array,
-        where a line for each operation makes an array each.  A variable an accumulator is of stays: the
-        accumulator starts as zeros of it (see ``translate``)."""
-        if key not in self.generated:
-            folding = Folding(frozenset(self.user_names) | frozenset(self.accumulators.values()), derivatives=True)
-            self.generated[key] = [fold_function(d, folding) for d in super()._generate(key)]
-        return self.generated[key]
+def _refused_list_slices(facts) -> None:
+    """A slice of a list refused (see ``subset``): only the arguments' abstract values tell it from a
+    slice of an array."""
+    refuse_list_slices(facts.fn, facts.of)
 
-    def anf(self, fn):
-        """The ANF of a user function, a list parameter copied where a variable holds it and a list the
-        function builds (see ``_list_arguments_copied``)."""
-        if fn not in self.anf_cache:
-            self.anf_cache[fn] = _list_arguments_copied(super().anf(fn), self.namers[fn])
-        drawless = self.__dict__.setdefault("drawless", set())  # functions found to make no draw
-        if fn not in drawless:  # (checked until it passes: a refused one is refused on every call)
-            refuse_draws(self.anf_cache[fn])
-            drawless.add(fn)
-        return self.anf_cache[fn]
 
-    def facts(self, fn, sig: V.Sig):
-        """The facts of ``fn`` for ``sig``, a slice of a list refused (see ``numba_subset``): only the
-        arguments' abstract values tell it from a slice of an array."""
-        facts = super().facts(fn, sig)
-        checked = self.__dict__.setdefault("lists_checked", set())
-        if (fn, sig) not in checked:
-            refuse_list_slices(facts.fn, facts.of)
-            checked.add((fn, sig))
-        return facts
+PASSES = TargetPasses(
+    options=NUMBA,
+    lowered=lambda function, namer: _list_arguments_copied(function, namer),
+    refuse_lowered=refuse_draws,  # (a function that draws random numbers: refused on every call)
+    refuse_facts=_refused_list_slices,
+    generated=_folded,
+)
+"""The Numba target's passes (``compile.pipeline.TargetPasses``): a call of a recursive function
+recomputes its residuals in the adjoint sweep (``modes.plan.recomputed``), since Numba has no type for
+residuals that hold the next level's; a list parameter copied where a variable also holds a list the
+function builds; draws and slices of lists refused; tangents and adjoints folded into their uses."""
 
 
 _READS = ("getitem", "len", "read", "write")  # what leaves a list as it was (a call may change it)
