@@ -333,6 +333,13 @@ class Differentiable:
 
     def jvp(self, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
         """Forward mode: ``(value, tangent of the output)`` along ``tangents`` (one per wrt parameter)."""
+        return self.__dict__.get("jvp", self._jvp)(
+            primals, tangents
+        )  # (the fast entry, for a bound method taken first)
+
+    def _jvp(self, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+        """``jvp`` itself: the arguments checked, bound and the code for their signature made (the fast
+        entry installed on ``self`` for later calls like this one falls back to it)."""
         name = self.fn.__name__
         primals = as_sequence(primals, "primals", name, "jvp", self.params)
         args, sig = self._bound(primals)
@@ -349,13 +356,18 @@ class Differentiable:
             and all(tangent_like(args[i], t, sig.avals[i]) for i, t in zip(positions, tangents))
         ):
             sequences = [("primals", len(self.params)), ("tangents", len(wrt))]
-            self._numbers_first("jvp", "forward", Differentiable.jvp, sequences, sig)
+            self._numbers_first("jvp", "forward", Differentiable._jvp, sequences, sig)
         if records:  # dicts, NamedTuples, dataclasses in or out: the records again, as in every entry point
             return unflatten_each(forward(*args, *tangents), (out, out))
         return forward(*args, *tangents)
 
     def vjp(self, primals: Sequence[Any], ct: Any) -> tuple[Any, Any]:
         """Reverse mode: ``(value, cotangents)``, one cotangent per wrt parameter."""
+        return self.__dict__.get("vjp", self._vjp)(primals, ct)  # (the fast entry, for a bound method taken first)
+
+    def _vjp(self, primals: Sequence[Any], ct: Any) -> tuple[Any, Any]:
+        """``vjp`` itself: the arguments checked, bound and the code for their signature made (the fast
+        entry installed on ``self`` for later calls like this one falls back to it)."""
         primals = as_sequence(primals, "primals", self.fn.__name__, "vjp", self.params)
         args, sig = self._bound(primals)
         shape = self._output_shape()
@@ -368,7 +380,7 @@ class Differentiable:
             listed = V.describe(ct) if shape is None and isinstance(ct, (list, tuple)) else None
             ct_aval = listed if listed is not None and V.flat(listed) else None  # a list output's
             if listed is None or ct_aval is not None:
-                self._numbers_first("vjp", "reverse", Differentiable.vjp, sequences, sig, ct_aval)
+                self._numbers_first("vjp", "reverse", Differentiable._vjp, sequences, sig, ct_aval)
         try:
             value, cts = reverse(*args, ct)
         except (ValueError, TypeError, IndexError):  # a cotangent of the wrong shape, told as such
@@ -381,6 +393,13 @@ class Differentiable:
 
     def value_and_grad(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         """``(value, gradient)`` of a scalar-valued function."""
+        return self.__dict__.get("value_and_grad", self._value_and_grad)(
+            *args, **kwargs
+        )  # (the fast entry, for a bound method taken first)
+
+    def _value_and_grad(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        """``value_and_grad`` itself: the arguments checked, bound and the code for their signature made (the fast
+        entry installed on ``self`` for later calls like this one falls back to it)."""
         fast = record_entry(self, "value_and_grad", args, kwargs)  # records: a call like an earlier one
         if fast is not None:
             return fast[0]
@@ -388,7 +407,7 @@ class Differentiable:
         self._require_scalar("value_and_grad", sig)
         function = self._function("value_and_grad", sig)
         if self._fast_path("value_and_grad", sig):  # later calls like this one skip the checks
-            self._numbers_first("value_and_grad", "value_and_grad", Differentiable.value_and_grad, None, sig)
+            self._numbers_first("value_and_grad", "value_and_grad", Differentiable._value_and_grad, None, sig)
         if converts(sig.avals):
             value, g = function(*args)
             self._remember_records("value_and_grad", sig, function, True)
@@ -397,6 +416,13 @@ class Differentiable:
 
     def grad(self, *args: Any, **kwargs: Any) -> Any:
         """The gradient: one value for a single wrt parameter, else a tuple."""
+        return self.__dict__.get("grad", self._grad)(
+            *args, **kwargs
+        )  # (the fast entry, for a bound method taken first)
+
+    def _grad(self, *args: Any, **kwargs: Any) -> Any:
+        """``grad`` itself: the arguments checked, bound and the code for their signature made (the fast
+        entry installed on ``self`` for later calls like this one falls back to it)."""
         fast = record_entry(self, "grad", args, kwargs)  # records: a call like an earlier one
         if fast is not None:
             return fast[0]
@@ -404,7 +430,7 @@ class Differentiable:
         self._require_scalar("grad", sig)
         function = self._function("grad", sig)
         if self._fast_path("grad", sig):  # later calls like this one skip the checks
-            self._numbers_first("grad", "grad", Differentiable.grad, None, sig)
+            self._numbers_first("grad", "grad", Differentiable._grad, None, sig)
         if converts(sig.avals):
             g = gradient_of(function(*args), [sig.avals[i] for i in self._positions_of(sig)])
             self._remember_records("grad", sig, function, False)

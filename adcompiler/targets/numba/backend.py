@@ -281,21 +281,54 @@ def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, sourc
 
     extra = {"forward": cts, "reverse": (out,)}.get(mode, ())  # tangents, or the output's cotangent
     convert = tuple(map(converter, avals + extra))
+    if all(map(_plain, cts + (out,))):  # what compiled code returns is already what the python target gives
+        finish = _same
+    if all(map(_plain, avals + extra)):  # floats and float64 arrays go in as they are: no conversion
+        convert_all = _same
+    else:
 
-    @functools.wraps(compiled.py_func)
-    def entry(*args):
-        converted = tuple(c(a) for c, a in zip(convert, args, strict=True))
-        try:
-            result = compiled(*converted)
-        except Exception as e:
-            problem = _explained(e, source, fn)
-            if problem is None:
-                raise
-            raise problem from None
-        return finish(result)
+        def convert_all(args):
+            return tuple(c(a) for c, a in zip(convert, args, strict=True))
+
+    def explained(e, args):
+        if len(args) != len(convert):  # (as the call of the python target's function raises it)
+            raise TypeError(f"{fn.__name__}() takes {len(convert)} arguments ({len(args)} given)") from None
+        problem = _explained(e, source, fn)
+        if problem is None:
+            raise e
+        raise problem from None
+
+    if finish is _same and convert_all is _same:  # (the call of the compiled code is all there is to do)
+
+        @functools.wraps(compiled.py_func)
+        def entry(*args):
+            try:
+                return compiled(*args)
+            except Exception as e:
+                explained(e, args)
+
+    else:
+
+        @functools.wraps(compiled.py_func)
+        def entry(*args):
+            try:
+                result = compiled(*convert_all(args))
+            except Exception as e:
+                explained(e, args)
+            return finish(result)
 
     entry.compiled, entry.convert = compiled, convert
     return entry
+
+
+def _plain(aval) -> bool:
+    """Whether values of ``aval`` cross into and out of compiled code unchanged: Python floats (and
+    NumPy float64 scalars, which come back as the floats the python target gives) and float64 arrays."""
+    return aval == V.FLOAT or isinstance(aval, V.Arr) and aval.dtype == "float64"
+
+
+def _same(value):
+    return value
 
 
 def hessian_rows(r, args: tuple, zeros: tuple, written: bool) -> list:
