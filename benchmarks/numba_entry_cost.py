@@ -38,13 +38,16 @@ def main() -> None:
     d_scalar = adcompiler.differentiate(scalar, backend="numba")
     d_dot = adcompiler.differentiate(dot, backend="numba")
     reverse = d_dot.compiled("reverse", w, x)
+    lists = adcompiler.differentiate(dot, backend="numba")  # (first called with a list: its fast entry's)
     rows = [
         ("scalar(0.3, 0.5): @njit primal", numba.njit(scalar), (0.3, 0.5)),
         ("scalar: d.grad", d_scalar.grad, (0.3, 0.5)),
         ("dot(w, x), 10 floats each: @njit primal", numba.njit(dot), (w, x)),
         ("dot: d.grad", d_dot.grad, (w, x)),
         ("dot: the compiled reverse code called alone", reverse, (w, x)),
-        ("dot: d.grad with w a list", d_dot.grad, (list(w), x)),
+        ("dot: d.grad, w a list of floats (w.tolist()), its own d", lists.grad, (w.tolist(), x)),
+        ("dot: the same d.grad, w a list of NumPy scalars (list(w))", lists.grad, (list(w), x)),
+        ("dot: the first d.grad, w a list (another signature than its first)", d_dot.grad, (w.tolist(), x)),
     ]
     print("| call | µs a call |\n|---|---:|")
     for label, fn, args in rows:
