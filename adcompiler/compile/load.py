@@ -47,7 +47,8 @@ def load(source: str, globals_: dict, label: str, supply=None, generated=None, p
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST)  # the generated text as a tree
     defined = _defined(tree.body)
-    read = {n.id for n in every_node(tree) if n.__class__ is ast.Name} - set(defined)
+    names = {id(s): {n.id for n in every_node(s) if n.__class__ is ast.Name} for s in tree.body}  # (one walk)
+    read = set().union(*names.values()) - set(defined)
     handed = dict(supply(read)) if supply is not None else {}
     cells = {n: v for n, v in handed.items() if isinstance(v, types.CellType)}  # a closure's: read from the cell
     handed = {n: v for n, v in handed.items() if n not in cells}
@@ -55,13 +56,13 @@ def load(source: str, globals_: dict, label: str, supply=None, generated=None, p
         s for s in tree.body if isinstance(s, ast.FunctionDef) and generated is not None and s.name not in generated
     ]
     if helpers:  # made first, apart (with the module's imports and the constants they read): handed to the rest
-        reads = {n.id for h in helpers for n in every_node(h) if n.__class__ is ast.Name}
+        reads = set().union(*(names[id(h)] for h in helpers))
         constants = [s for s in tree.body if isinstance(s, ast.Assign) and set(_defined([s])) <= reads]
         tree.body = [s for s in tree.body if not any(s is h for h in helpers + constants)]
         imports = [s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom))]
         apart = ast.Module(imports + constants + helpers, [])
         made = [h.name for h in helpers] + _defined(constants)
-        handed.update(_run(apart, filename, handed, made, _RUNTIME, {}))
+        handed.update(_run(apart, filename, handed, made, _RUNTIME, {}, names))
     namespace = dict(handed)
     own = [n for n in defined if n not in handed]
     if path is not None and not cells:
@@ -69,7 +70,7 @@ def load(source: str, globals_: dict, label: str, supply=None, generated=None, p
         exec(compile(tree, filename, "exec"), module)
         namespace.update({n: module[n] for n in own})
     else:
-        namespace.update(_run(tree, filename, handed, own, globals_, cells))
+        namespace.update(_run(tree, filename, handed, own, globals_, cells, names))
     scope = Scope(namespace, Closure(cells, globals_) if cells else globals_)
     for name in defined:
         value = namespace[name]
@@ -92,10 +93,11 @@ _RUNTIME = {
 # (named after a module that exists: Numba imports it to load code cached on disk that calls them)
 
 
-def _run(tree: ast.Module, filename: str, handed: dict, defined: list, globals_: dict, cells: dict) -> dict:
+def _run(tree: ast.Module, filename: str, handed: dict, defined: list, globals_: dict, cells: dict, names) -> dict:
     """The names ``defined`` by running the module ``tree`` as the body of a function of ``globals_``
-    that is handed ``handed`` (those it reads) and reads ``cells`` as its free variables."""
-    read = {n.id for n in every_node(tree) if n.__class__ is ast.Name}
+    that is handed ``handed`` (those it reads) and reads ``cells`` as its free variables; ``names``: the
+    names each top-level statement reads or binds (by ``id``)."""
+    read = set().union(*(names[id(s)] for s in tree.body))
     given = {n: v for n, v in handed.items() if n in read}
     module = _as_function(tree, list(given), defined, [n for n in cells if n in read])
     body = _code_named(compile(module, filename, "exec"), _MODULE)
