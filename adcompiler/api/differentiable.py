@@ -188,12 +188,10 @@ class Differentiable:
         built = program.build(self.fn, mode, self._wrt_of(sig), sig)
         if self.target.load is not None:  # compiled by numba.njit, calling its arguments' array namespace, ...
             return compiled.update({mode: self.target.load(self, program, built, mode, sig)})
-        seen: set = set()
-        defs = [d for d in built if not (d.name in seen or seen.add(d.name))]  # type: ignore[func-returns-value]
-        source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
+        source = emit.render_module(built, program.ns, program.helper_sources, formatted=False)
         # run in the function's own module (its globals read when the code runs), nothing written into it
         label = f"{mode} of {self.fn.__qualname__}"
-        namespace = load(source, self.fn.__globals__, label, program.supplied, {d.name for d in defs})
+        namespace = load(source, self.fn.__globals__, label, program.supplied, {d.name for d in built})
         for name, alias in program.helpers.items():
             namespace[alias].__adc_primitive__ = name  # so derivative code can itself be differentiated
         function = namespace[built[0].name]

@@ -345,7 +345,8 @@ class Program:
         return self.drain([key])
 
     def drain(self, wanted) -> list:
-        """Build ``wanted`` and every function they call, each once."""
+        """Build ``wanted`` and every function they call, each once: the generated functions, each name
+        once (two specs may generate one function: the first's is kept)."""
         built, order = {}, list(wanted)
         while order:
             key = order.pop(0)
@@ -358,7 +359,10 @@ class Program:
                 raise _too_deep(key[1]) from None
             order.extend(k for k in self.queue[before:] if k not in built)
             order.extend(k for k in self.calls.get(key, ()) if k not in built)
-        return [d for key in built for d in built[key]]
+        unique: dict = {}
+        for d in (d for key in built for d in built[key]):
+            unique.setdefault(d.name, d)
+        return list(unique.values())
 
     def _generate(self, key) -> list:
         if key in self.generated:

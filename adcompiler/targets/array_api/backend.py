@@ -69,13 +69,11 @@ def located(error: NotInStandard, source: str, filename: str, first_line: int) -
 def build(owner, program, built: list, mode: str):
     """The entry function for ``mode``: the generated functions ``built`` in their array-API form."""
     array_api_compat()
-    seen: set = set()
-    defs = [d for d in built if not (d.name in seen or seen.add(d.name))]
     fn = owner.fn
-    source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
+    source = emit.render_module(built, program.ns, program.helper_sources, formatted=False)
     source = translated(source, program, _filename(fn), fn.__code__.co_firstlineno, fn.__globals__)
     label = f"{mode} of {fn.__qualname__} (arrays='any')"
-    namespace = load(source, fn.__globals__, label, program.supplied, {d.name for d in defs})
+    namespace = load(source, fn.__globals__, label, program.supplied, {d.name for d in built})
     return namespace[built[0].name]
 
 

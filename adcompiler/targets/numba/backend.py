@@ -143,9 +143,7 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
     numba = numba_module()
     from .values import converter, restore  # NumPy, imported only where Numba is used
 
-    seen: set = set()
-    defs = [d for d in built if not (d.name in seen or seen.add(d.name))]
-    defs = [spelled_as_calls(d) for d in defs]  # lists joined and repeated: on arrays, + adds and * multiplies
+    defs = [spelled_as_calls(d) for d in built]  # lists joined and repeated: on arrays, + adds and * multiplies
     python = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
     scope = getattr(owner.fn, "__adc_scope__", None) or owner.fn.__globals__  # (generated code's: its helpers too)
     fn = owner.fn
@@ -195,13 +193,11 @@ def reverse_code(d, sig: V.Sig):
     with BUILDING:
         program = d._program(sig)
         built = program.build(d.fn, "reverse", d._wrt_of(sig), sig)
-        seen: set = set()
-        defs = [f for f in built if not (f.name in seen or seen.add(f.name))]
         zeros = program.helper("zeros_like")
-        source = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
+        source = emit.render_module(built, program.ns, program.helper_sources, formatted=False)
     source = _accumulators_as_zeros(source, program.accumulators, zeros)
     label = f"reverse of {d.fn.__qualname__}"
-    namespace = load(source, d.fn.__globals__, label, program.supplied, {f.name for f in defs})
+    namespace = load(source, d.fn.__globals__, label, program.supplied, {f.name for f in built})
     for name, alias in program.helpers.items():
         namespace[alias].__adc_primitive__ = name  # so the code can be differentiated
     function = namespace[built[0].name]
