@@ -37,3 +37,12 @@ def other_helper(x):
 def through_helper(x):
     """Calls a module-level helper, which a test replaces between two Jacobians."""
     return 2.0 * helper(x)
+
+
+def energy(x):
+    """A scalar of an array: its Hessian is one forward pass over the reverse code per direction."""
+    return np.sum(np.sin(x)) + np.sum(x) ** 2
+
+
+def noisy_energy(x):
+    return np.sum(np.random.randn(3) * x * x)

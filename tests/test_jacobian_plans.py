@@ -113,3 +113,18 @@ def test_helper_replaced_between_calls(monkeypatch):
     assert np.allclose(jac(x), np.diag(2.0 * np.cos(x)))
     monkeypatch.setattr(F, "helper", F.other_helper)  # the plan's code was built from the old helper
     assert np.allclose(jac(x + 0.1), np.diag(-2.0 * np.sin(x + 0.1)))
+
+
+def test_hessian_saves_no_random_state_unless_drawing(monkeypatch):
+    hess = adcompiler.hessian_matrix(F.energy)
+    x = np.array([0.3, -0.4, 0.8])
+    saved = []
+    real = np.random.get_state
+    monkeypatch.setattr(np.random, "get_state", lambda *a: saved.append(1) or real(*a))
+    H = hess(x)
+    assert saved == [] and np.allclose(H, np.diag(-np.sin(x)) + 2.0)
+    hess_noisy = adcompiler.hessian_matrix(F.noisy_energy)
+    np.random.seed(2)
+    draw = np.random.randn(3)
+    np.random.seed(2)
+    assert np.allclose(hess_noisy(x), np.diag(2.0 * draw)) and saved  # each pass from the call's one state
