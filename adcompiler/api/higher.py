@@ -376,6 +376,7 @@ def _plan(d: Differentiable, sig, args: tuple, value, mode: str, np, draws: bool
         call = (lambda a, ct: code(*a, ct)) if direct else d.vjp  # noqa: E731
     offsets = list(itertools.accumulate(len(wrt_leaves(a)) for a in wrt))
     spans = list(zip([0, *offsets], offsets))  # each wrt argument's columns
+    like = None if direct else wrt  # (the caller's arrays not kept alive by a plan kept for later calls)
 
     def run(args, state=None, check=True):
         if draws and state is None:
@@ -409,7 +410,7 @@ def _plan(d: Differentiable, sig, args: tuple, value, mode: str, np, draws: bool
                 flat[k] = np.ravel(parts[0]) if len(parts) == 1 else np.concatenate([np.ravel(t) for t in parts])
             return flat.T, got
         if not direct:
-            rows = [[float(c) for c in wrt_leaves(list(out), wrt)] for out in results]
+            rows = [[float(c) for c in wrt_leaves(list(out), like)] for out in results]
             return np.array(rows, dtype=dtype).reshape(m, n), got
         flat = np.empty((m, n), dtype=dtype)
         for k, cts in enumerate(results):
