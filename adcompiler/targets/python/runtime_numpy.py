@@ -83,7 +83,12 @@ NUMPY_HELPERS.update(
 
     shape = x.shape if type(x) is numpy.ndarray else numpy.shape(x)
     if not isinstance(d, numpy.ndarray) or d.shape != shape or not d.flags.writeable:
-        zeros = numpy.zeros(shape, dtype=numpy.result_type(x, numpy.float32) if shape else float)
+        dtype = x.dtype if type(x) is numpy.ndarray else None  # (float32 and wider: numpy.result_type's answer)
+        if not shape:
+            dtype = float
+        elif dtype is None or dtype.kind not in "fc" or dtype.itemsize < 4:
+            dtype = numpy.result_type(x, numpy.float32)
+        zeros = numpy.zeros(shape, dtype=dtype)
         d = zeros if type(d) is float and d == 0.0 else zeros + d  # (zeros + 0.0: the same zeros, a copy)
     same = type(g) is numpy.ndarray and g.dtype == d.dtype or type(g) is float and d.dtype == numpy.float64
     kind = type(index)
