@@ -46,3 +46,8 @@ def energy(x):
 
 def noisy_energy(x):
     return np.sum(np.random.randn(3) * x * x)
+
+
+def weight_error(w):
+    """GradBench ba's weight error."""
+    return 1.0 - w * w
