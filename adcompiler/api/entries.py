@@ -103,7 +103,7 @@ def make_entry(
     space.update({g["generated"]: generated, g["method"]: method, g["owner"]: owner, g["ndarray"]: ndarray})
     space[g["float64"]] = getattr(sys.modules.get("numpy"), "float64", float)  # (NumPy's float: a float subclass)
     space.update({g["collecting"]: gc.isenabled, g["pause"]: gc.disable, g["resume"]: gc.enable})
-    current = _current_tests(depends, g, space)
+    current = current_tests(depends, g, space)
     if sequences is None:
         head, guard = _own_parameters(owner, g, space, sig, current)
     else:
@@ -201,7 +201,7 @@ def _float_test(v: str, exact: bool, g: dict) -> str:
     return f"{g['isinstance']}({v}, {g['float']})"
 
 
-def _current_tests(depends, g, space) -> list:
+def current_tests(depends, g, space) -> list:
     """The tests that the module still holds what the code was built from (``depends``; see
     ``front.environment.Dependency``): a dictionary lookup and an identity or type test each."""
     tests, modules = [], {}

@@ -19,7 +19,8 @@ from ..analysis import values as V
 from ..targets import registry as targets
 from .differentiable import Differentiable, Wrt, differentiate
 from .variadic import Variadic
-from .entries import make_entry
+from .entries import current_tests, make_entry
+from ..compile.load import load
 from ..modes import reverse
 from ..compile.pipeline import BUILDING
 from .trees import converts, fields, flatten, make, unflatten
@@ -429,7 +430,18 @@ def _current(d: Differentiable):
     if d._origin is not None:  # derivative code: also whether the code it differentiates was built again
         return lambda: not d._stale()
     depends = d._dependencies()
-    return lambda: all(dep.holds() for dep in depends)
+    if not depends:
+        return lambda: True
+    states = ("module", "was", "code", "defaults", "kwdefaults")
+    g = {b: b + "_" for b in ("current", "now", "type", "int", "ndarray", "KeyError")}  # (it reads no other name)
+    g.update({f"{k}{j}": f"{k}{j}_" for j in range(len(depends)) for k in states})
+    space = {g["type"]: type, g["int"]: int, g["ndarray"]: _numpy().ndarray, g["KeyError"]: KeyError}
+    tests = " and ".join(current_tests(depends, g, space))  # (entries' own: a lookup and a test or two each)
+    text = (
+        f"def {g['current']}():\n    try:\n        return {tests}\n    except {g['KeyError']}:\n        return False\n"
+    )
+    label = f"jacobian's current test of {d.fn.__qualname__}"
+    return load(text, {}, label, lambda names: {n: space[n] for n in names if n in space})[g["current"]]
 
 
 def _rows_apply(d: Differentiable, sig, target=targets.PYTHON) -> bool:
