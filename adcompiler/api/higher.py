@@ -379,6 +379,8 @@ def _plan(d: Differentiable, sig, args: tuple, value, mode: str, np, draws: bool
     spans = list(zip([0, *offsets], offsets))  # each wrt argument's columns
     like = None if direct else wrt  # (the caller's arrays not kept alive by a plan kept for later calls)
 
+    ndarray = np.ndarray
+
     def run(args, state=None, check=True):
         if draws and state is None:
             state = np.random.get_state()
@@ -414,9 +416,9 @@ def _plan(d: Differentiable, sig, args: tuple, value, mode: str, np, draws: bool
             rows = [[float(c) for c in wrt_leaves(list(out), like)] for out in results]
             return np.array(rows, dtype=dtype).reshape(m, n), got
         flat = np.empty((m, n), dtype=dtype)
-        for k, cts in enumerate(results):
+        for row, cts in zip(flat, results):
             for (a, b), c in zip(spans, cts):
-                flat[k, a:b] = np.ravel(c)
+                row[a:b] = c.ravel() if type(c) is ndarray else c  # (a number: the one entry of its span)
         return flat, got
 
     run.direct = direct  # type: ignore[attr-defined]
