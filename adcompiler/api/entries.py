@@ -94,14 +94,16 @@ def make_entry(
     defaults = [f"default{i}" for i in range(len(owner.params))]
     kinds = [f"{k}{i}" for i in [*range(len(owner.params)), "ct"] for k in ("aval", "dtype", "holds", "ids", "matches")]
     helpers = ("generated", "method", "owner", "ndarray", "describe", "mismatch", "alias", "pattern", "avals", "unset")
+    helpers += ("float64",)
     states = ("module", "was", "code", "defaults", "kwdefaults")  # (a function's: the code and defaults it had)
     helpers += ("current", "now") + tuple(f"{k}{j}" for j in range(len(depends)) for k in states)
     helpers += ("collecting", "pause", "resume")
     g = _fresh([name, *helpers, *_BUILTINS, *wholes, *parts, *defaults, *kinds], taken)
     space = {g[k]: v for k, v in _BUILTINS.items()}  # the entry's own names, handed to it (back.load)
     space.update({g["generated"]: generated, g["method"]: method, g["owner"]: owner, g["ndarray"]: ndarray})
+    space[g["float64"]] = getattr(sys.modules.get("numpy"), "float64", float)  # (NumPy's float: a float subclass)
     space.update({g["collecting"]: gc.isenabled, g["pause"]: gc.disable, g["resume"]: gc.enable})
-    current = _current_tests(depends, g, space)
+    current = current_tests(depends, g, space)
     if sequences is None:
         head, guard = _own_parameters(owner, g, space, sig, current)
     else:
@@ -192,11 +194,14 @@ def _fresh(bases, taken) -> dict:
 
 
 def _float_test(v: str, exact: bool, g: dict) -> str:
-    """The test that value ``v`` is a float."""
-    return f"{g['type']}({v}) is {g['float']}" if exact else f"{g['isinstance']}({v}, {g['float']})"
+    """The test that value ``v`` is a float (``exact``: a Python float or NumPy's float64, which the
+    signature describes alike, not another subclass of float)."""
+    if exact:
+        return f"({g['type']}({v}) is {g['float']} or {g['type']}({v}) is {g['float64']})"
+    return f"{g['isinstance']}({v}, {g['float']})"
 
 
-def _current_tests(depends, g, space) -> list:
+def current_tests(depends, g, space) -> list:
     """The tests that the module still holds what the code was built from (``depends``; see
     ``front.environment.Dependency``): a dictionary lookup and an identity or type test each."""
     tests, modules = [], {}

@@ -23,7 +23,7 @@ from ..analysis.assume import assumed_signature
 from ..compile.pipeline import BUILDING
 from ..lower.nested import INNER, Inner
 from .blocks import gradient_like, out_blocks
-from .higher import hessian_matrix, hvp_of, jacobian, leaves, rebuild, wrt_leaves
+from .higher import hessian_matrix, hvp_of, jacobian, jacobians, leaves, rebuild, wrt_leaves
 from .transforms import TRANSFORM, Target, differentiable, made, name_of, positions, refuse_rows, shaped, target
 from .trees import all_integral, fields, flatten, make
 from .higher import float_dtype, integer
@@ -142,8 +142,9 @@ def _jacobian(f, argnums, mode, has_aux):
         if has_aux:
             return _jacobian_with_aux(f, d, full, sig, argnums, mode)
         # of derivative code: forward over it, as hessian (the same numbers; reverse over NumPy code is not made)
-        flat = jacobian(d, mode=mode if t.restore is None else "forward")(*full)
-        out = d.fn(*d._bind(full)) if t.restore is None else t.restore(d.fn(*full))
+        flat, out = jacobians(d, mode if t.restore is None else "forward")[1](*full)  # (out: the value, if at hand)
+        if out is None or t.restore is not None:
+            out = d.fn(*d._bind(full)) if t.restore is None else t.restore(d.fn(*full))
         given = d._bind(t.args, t.kwargs) if t.restore is None else None
         wrt = [given[i] for i in d._positions_of(sig)] if given is not None else _originals(t, args, kwargs, sig)
         return out_blocks(out, flat, 0, wrt, argnums, shaped)[0]

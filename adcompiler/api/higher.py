@@ -19,12 +19,16 @@ from ..analysis import values as V
 from ..targets import registry as targets
 from .differentiable import Differentiable, Wrt, differentiate
 from .variadic import Variadic
-from .entries import make_entry
+from .entries import current_tests, make_entry
+from ..compile.load import load
 from ..modes import reverse
 from ..compile.pipeline import BUILDING
 from .trees import converts, fields, flatten, make, unflatten
 from ..ir.nodes import Eq, walk
 from ..rules import HELPER_RULES
+from ..modes.plan import may_draw
+from .arguments import checked_ct, checked_tangents
+from .trees import any_records
 
 
 def _numpy():
@@ -179,11 +183,13 @@ def _directions(positions: tuple, args: tuple):
         yield tuple(wrt_rebuild(v, items) for v in values)
 
 
-def _from_one_state(np, passes, state=None) -> list:
-    """Each pass run from one state of np.random's global generator (``state``, else the current one),
-    leaving it as one pass leaves it: a function that draws (np.random.randn in its body) makes its draw
-    once per call, and the several passes of one Jacobian or Hessian are one call."""
-    state = np.random.get_state() if state is None else state
+def _from_one_state(np, passes, draws=True) -> list:
+    """Each pass run from one state of np.random's global generator (the current one), leaving it as one
+    pass leaves it, where the function may draw (``_draws``): a function that draws (np.random.randn in
+    its body) makes its draw once per call, and the several passes of one Hessian are one call."""
+    if not draws:
+        return [run() for run in passes]
+    state = np.random.get_state()
     out = []
     for run in passes:
         np.random.set_state(state)
@@ -219,16 +225,50 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = None, mode: str = "auto") -> Call
     d = as_differentiable(f, wrt)
     if isinstance(d, Variadic):  # def f(*xs): the Jacobian of f with as many parameters as arguments
         return lambda *args: jacobian(d.fixed(len(args)), mode=mode)(*args)
+    return jacobians(d, mode)[0]
+
+
+def jacobians(d: Differentiable, mode: str) -> tuple:
+    """``(jac, with_value)`` for ``d`` (made once per mode, kept with ``d``'s derived code, so each
+    later call of ``jacobian(d)``, ``jacfwd`` or ``jacrev`` finds the plans of the earlier ones):
+    ``jac(*args)`` the (m, n) Jacobian, ``with_value(*args)`` ``(Jacobian, the function's value, or
+    None where no pass gave it)``."""
+    made = d.derived.get(("jacobian", mode))
+    if made is None:
+        with BUILDING:
+            made = d.derived.setdefault(("jacobian", mode), _jacobians(d, mode))
+    return made
+
+
+_PLANS = 8  # argument kinds planned per Jacobian (others take the checking path each call)
+
+
+def _jacobians(d: Differentiable, mode: str) -> tuple:
+    """``jacobians``' pair, made.  The first call for arguments of one kind (each a number, or a NumPy
+    array of a shape and dtype) binds and checks them, runs the function to count its outputs and
+    plans the passes (``_plan``); later calls of that kind run the plan: no binding, no primal run."""
     entry = array = None  # the entry giving the rows of the reverse Jacobian (see _rows_entry), and np.array
+    plans: dict = {}  # the arguments' kinds (_kinds) -> the plan of the passes for them
+    kinds = None  # _kinds, once NumPy is imported
 
     def jac(*args):
         if entry is not None:  # closure cells, read at the cost of a local: the whole call is a few microseconds
             return array(entry(*args), float)  # (dtype=float)
+        return with_value(*args)[0]
+
+    def with_value(*args):
+        if plans:
+            plan = plans.get(kinds(args))
+            if plan is not None and plan.current():  # (the module still holds what the code was built from)
+                found = plan(args)
+                if found is not None:  # (None: the value is not shaped as the plan's: planned again)
+                    return found
         return checked(*args)
 
     def checked(*args):
-        nonlocal entry, array
+        nonlocal entry, array, kinds
         np = _numpy()
+        given = args
         args, sig = d._bound(args, flat=False)  # records kept: jvp and vjp take them
         if any(type(a).__module__.split(".")[0] not in ("numpy", "builtins") and hasattr(a, "dtype") for a in args):
             raise TypeError(
@@ -236,42 +276,174 @@ def jacobian(f: Callable[..., Any], wrt: Wrt = None, mode: str = "auto") -> Call
                 'or another library (arrays="any"), call its vjp or jvp, which keep them'
             )
         if mode == "reverse" and _rows_apply(d, sig):  # no primal run to count the outputs
-            made = _rows_entry(d, sig, lambda *a: checked(*a).tolist())
+            made = _rows_entry(d, sig, lambda *a: with_value(*a)[0].tolist())
             if entry is None:  # the first of two threads' (the other's works as well)
                 array, entry = np.array, made
-            return np.array(made(*args), dtype=float)
+            return np.array(made(*args), dtype=float), None
         if mode == "reverse" and _rows_apply(d, sig, targets.NUMBA):
             rows = _vjp_rows(d, sig, d.fn(*args))
-            made = lambda *a: _or_else(rows(*a), lambda: checked(*a).tolist())  # noqa: E731
+            made = lambda *a: _or_else(rows(*a), lambda: with_value(*a)[0].tolist())  # noqa: E731
             if entry is None:
                 array, entry = np.array, made
-            return np.array(made(*args), dtype=float)
-        positions = d._positions_of(sig)
-        wrt = [args[i] for i in positions]
-        n = sum(len(wrt_leaves(a)) for a in wrt)
+            return np.array(made(*args), dtype=float), None
+        draws = _draws(d, sig)
         written = any(d._facts(sig).summary.written)  # each run below from the arguments as given
-        fresh = (lambda: copy.deepcopy(args)) if written else (lambda: args)  # noqa: E731
-        state = np.random.get_state()  # every pass from it: a function that draws makes one draw per call
-        value = d.fn(*fresh())
-        m = len(leaves(value))
-        dtype = float_dtype(np, [value, *wrt])  # float32 in and out: float32 (float64 for any Python float)
-        if mode == "forward" or (mode == "auto" and n <= m):
-            if not _scalar_code(d, args):  # array code: one direction per pass
-                passes = [lambda ts=ts: d.jvp(fresh(), ts)[1] for ts in _directions(positions, args)]
-                columns = [[float(t) for t in leaves(out)] for out in _from_one_state(np, passes, state)]
-                return np.array(columns, dtype=dtype).reshape(n, m).T
-            np.random.set_state(state)
-            tangents, _ = _basis_tangents(positions, args, np)
-            _, out = d.jvp(fresh(), tangents)
-            columns = [np.broadcast_to(np.asarray(t, dtype=float), (n,)) for t in leaves(out, False)]
-            return np.array(columns, dtype=dtype).reshape(m, n)
-        cts = [rebuild(value, iter(1.0 if j == k else 0.0 for j in range(m))) for k in range(m)]
-        passes = [lambda ct=ct: d.vjp(fresh(), ct)[1] for ct in cts]
-        rows = [[float(c) for c in wrt_leaves(list(out), wrt)] for out in _from_one_state(np, passes, state)]
-        return np.array(rows, dtype=dtype).reshape(m, n)
+        state = np.random.get_state() if draws else None  # every pass from it: one draw per call
+        value = d.fn(*(copy.deepcopy(args) if written else args))
+        plan = _plan(d, sig, args, value, mode, np, draws, written)
+        if plan.direct and len(given) == len(args) and len(plans) < _PLANS:  # no defaults filled in
+            kinds = kinds or _kinds_of(np.ndarray)
+            plans[kinds(args)] = plan
+        return plan(args, state, False)[0], value
 
     jac.__name__ = f"jacobian_of_{d.fn.__name__}"
-    return jac
+    return jac, with_value
+
+
+def _kinds_of(ndarray):
+    """``kinds(args)``: what a Jacobian's plan is made for: each argument's type, an array's shape and dtype too."""
+
+    def kinds(args):
+        return tuple((ndarray, a.shape, a.dtype) if type(a) is ndarray else type(a) for a in args)
+
+    return kinds
+
+
+def _draws(d: Differentiable, sig) -> bool:
+    """Whether the function may draw from ``np.random``'s generator (``modes.plan.may_draw``): then the
+    passes of one Jacobian or Hessian each start from one state of it (``_from_one_state``)."""
+    key = ("draws", sig)
+    if key not in d.derived:
+        with BUILDING:
+            d.derived[key] = may_draw(d._program(sig), d.fn)
+    return d.derived[key]
+
+
+def _direct(d: Differentiable, sig, args: tuple, positions: tuple) -> bool:
+    """Whether the passes may call the generated code itself, as ``jvp`` and ``vjp`` do after their checks:
+    numbers and NumPy arrays of numbers in, floats and float arrays differentiated, no records in or out."""
+    if any_records(sig.avals) or converts(sig.avals):
+        return False
+    out = d._facts(sig).summary.out
+    if any_records(out if isinstance(out, tuple) else (out,)):
+        return False
+    return all(_plain(a, "fiub") for a in args) and all(_plain(args[i], "f") for i in positions)
+
+
+def _plain(value, kinds: str) -> bool:
+    """A Python number or a NumPy scalar or array whose dtype is of one of these kinds (``"fiub"``)."""
+    if type(value) in _NUMBERS:
+        return type(value) is float or kinds != "f"
+    dtype = getattr(value, "dtype", None)
+    return type(value).__module__ == "numpy" and dtype is not None and dtype.kind in kinds
+
+
+def _structure(value):
+    """What of an output its Jacobian's rows and blocks depend on: the nesting of tuples and lists, arrays'
+    shapes, dtypes other than float64."""
+    if type(value) is tuple or type(value) is list:
+        return type(value), tuple(map(_structure, value))
+    dtype = getattr(value, "dtype", None)
+    return getattr(value, "shape", None) or None, None if dtype is None or dtype.char == "d" else dtype.char
+
+
+def _plan(d: Differentiable, sig, args: tuple, value, mode: str, np, draws: bool, written: bool):
+    """``run(args, state=None, check=True)``: the Jacobian of ``d`` at arguments of the kinds of ``args``
+    (signature ``sig``) where it has the value ``value``, as ``(Jacobian, value)``: the passes' unit
+    tangents or cotangents made here, once.  ``run.direct``: the passes call the generated code itself
+    (``_direct``), else ``d.jvp`` or ``d.vjp``.  ``check``: None where the first pass's value is not
+    structured as ``value`` (an output whose shape depends on the arguments' values).  ``state``: the
+    state of ``np.random`` each pass starts from where the function may draw (``draws``)."""
+    positions = d._positions_of(sig)
+    wrt = [args[i] for i in positions]
+    n = sum(len(wrt_leaves(a)) for a in wrt)
+    m = len(leaves(value))
+    dtype = float_dtype(np, [value, *wrt])  # float32 in and out: float32 (float64 for any Python float)
+    direct = _direct(d, sig, args, positions)
+    expected = _structure(value)
+    forward = mode == "forward" or (mode == "auto" and n <= m)
+    if forward:
+        batched = _scalar_code(d, args)  # numbers only: every direction in one pass
+        passes = [_basis_tangents(positions, args, np)[0]] if batched else list(_directions(positions, args))
+        if direct:
+            code, name = d._function("forward", sig), d.fn.__name__
+            passes = [checked_tangents(name, d.params, positions, args, sig, ts, d._origin) for ts in passes]
+        call = (lambda a, ts: code(*a, *ts)) if direct else d.jvp  # noqa: E731
+    else:
+        passes = [rebuild(value, iter([1.0 if j == k else 0.0 for j in range(m)])) for k in range(m)]
+        if direct:
+            code, out = d._function("reverse", sig), d._facts(sig).summary.out
+            passes = [checked_ct(d.fn.__name__, out, ct, False, d._origin) for ct in passes]
+        call = (lambda a, ct: code(*a, ct)) if direct else d.vjp  # noqa: E731
+    offsets = list(itertools.accumulate(len(wrt_leaves(a)) for a in wrt))
+    spans = list(zip([0, *offsets], offsets))  # each wrt argument's columns
+    like = None if direct else wrt  # (the caller's arrays not kept alive by a plan kept for later calls)
+
+    ndarray = np.ndarray
+
+    def run(args, state=None, check=True):
+        if draws and state is None:
+            state = np.random.get_state()
+        got = None
+        results = []
+        for k, p in enumerate(passes):
+            if draws:
+                np.random.set_state(state)
+            if check and k == 0:  # a cotangent of another shape may fail: the checked path says why
+                try:
+                    got, d_out = call(copy.deepcopy(args) if written else args, p)
+                except (ValueError, TypeError, IndexError):
+                    got = None
+                if got is None or _structure(got) != expected:
+                    np.random.set_state(state) if draws else None  # (the checked path starts from it)
+                    return None
+            else:
+                got, d_out = call(copy.deepcopy(args) if written else args, p)
+            results.append(d_out)
+        if forward and batched:
+            columns = [np.broadcast_to(np.asarray(t, dtype=float), (n,)) for t in leaves(results[0], False)]
+            return np.array(columns, dtype=dtype).reshape(m, n), got
+        if forward and not direct:
+            columns = [[float(t) for t in leaves(out)] for out in results]
+            return np.array(columns, dtype=dtype).reshape(n, m).T, got
+        if forward:
+            flat = np.empty((n, m), dtype=dtype)
+            for k, out in enumerate(results):
+                parts = leaves(out, False)
+                flat[k] = np.ravel(parts[0]) if len(parts) == 1 else np.concatenate([np.ravel(t) for t in parts])
+            return flat.T, got
+        if not direct:
+            rows = [[float(c) for c in wrt_leaves(list(out), like)] for out in results]
+            return np.array(rows, dtype=dtype).reshape(m, n), got
+        flat = np.empty((m, n), dtype=dtype)
+        for row, cts in zip(flat, results):
+            for (a, b), c in zip(spans, cts):
+                row[a:b] = c.ravel() if type(c) is ndarray else c  # (a number: the one entry of its span)
+        return flat, got
+
+    run.direct = direct  # type: ignore[attr-defined]
+    run.current = _current(d)  # type: ignore[attr-defined]
+    return run
+
+
+def _current(d: Differentiable):
+    """``current()``: whether the module still holds what ``d``'s code was built from (``d._stale``),
+    what it depends on gathered once."""
+    if d._origin is not None:  # derivative code: also whether the code it differentiates was built again
+        return lambda: not d._stale()
+    depends = d._dependencies()
+    if not depends:
+        return lambda: True
+    states = ("module", "was", "code", "defaults", "kwdefaults")
+    g = {b: b + "_" for b in ("current", "now", "type", "int", "ndarray", "KeyError")}  # (it reads no other name)
+    g.update({f"{k}{j}": f"{k}{j}_" for j in range(len(depends)) for k in states})
+    space = {g["type"]: type, g["int"]: int, g["ndarray"]: _numpy().ndarray, g["KeyError"]: KeyError}
+    tests = " and ".join(current_tests(depends, g, space))  # (entries' own: a lookup and a test or two each)
+    text = (
+        f"def {g['current']}():\n    try:\n        return {tests}\n    except {g['KeyError']}:\n        return False\n"
+    )
+    label = f"jacobian's current test of {d.fn.__qualname__}"
+    return load(text, {}, label, lambda names: {n: space[n] for n in names if n in space})[g["current"]]
 
 
 def _rows_apply(d: Differentiable, sig, target=targets.PYTHON) -> bool:
@@ -356,7 +528,8 @@ def hessian_matrix(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]
             return np.array(r.target.hessian_rows(r, args, zeros, written), dtype=float)
         if not _scalar_code(r, args + (1.0,)):  # array code: one direction per pass
             passes = [lambda ts=ts: r.jvp(fresh() + (1.0,), ts)[1][1] for ts in _directions(positions, args)]
-            rows = [[float(t) for t in wrt_leaves(list(out), wrt)] for out in _from_one_state(np, passes)]
+            draws = _draws(d, sig)
+            rows = [[float(t) for t in wrt_leaves(list(out), wrt)] for out in _from_one_state(np, passes, draws)]
             return np.array(rows, dtype=float)
         tangents, n = _basis_tangents(positions, args, np)
         _, (_, dcts) = r.jvp(fresh() + (1.0,), tangents)

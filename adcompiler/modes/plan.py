@@ -341,6 +341,27 @@ def reaches_recursion(program, fn) -> bool:
     return fn_recursive(program, fn) or any(fn_recursive(program, g) for g in _callees(program, fn))
 
 
+_PURE_LIBRARIES = ("numpy", "scipy", "math", "cmath", "builtins", "operator")  # (np.random's functions are refused)
+
+
+def may_draw(program, fn) -> bool:
+    """Whether ``fn`` or a function it calls may draw from ``np.random``'s global generator: an ``np.random``
+    draw (``lower.draws``), or a call whose source is not read (a library function outside NumPy, SciPy and
+    Python's pure modules, a custom rule, a method of an object).  The several passes of one Jacobian or
+    Hessian of such a function each start from one state of the generator (``api.higher``)."""
+    for g in (fn, *_callees(program, fn)):
+        for eq in walk(program.anf(g).body):
+            if isinstance(eq, Eq) and (eq.prim in ("draw", "custom", "method") or _opaque_library(eq)):
+                return True
+    return False
+
+
+def _opaque_library(eq: Eq) -> bool:
+    """Whether ``eq`` calls a library function with no rule (``lower.expressions.library_call``) of a
+    library that may hold a state."""
+    return eq.prim == "library" and eq.param[1].split(".")[0] not in _PURE_LIBRARIES
+
+
 def placed(stmts, block: Site) -> list:
     """``(site, segment)`` for the runs of equations (lists) and single other statements of a block."""
     out: list = []

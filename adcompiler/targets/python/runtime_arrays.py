@@ -103,6 +103,21 @@ MORE_HELPERS.update(
     says where each entry of the result comes from."""
     import numpy
 
+    at = axis[0] if axis else 0
+    if (
+        kind in ("stack", "concatenate")
+        and type(g) is numpy.ndarray
+        and type(xs) in (list, tuple)
+        and at is not None
+        and all(type(x) is numpy.ndarray and x.ndim == g.ndim - (kind == "stack") > 0 for x in xs)
+    ):  # arrays stacked or joined along an axis: each one's piece of g is a view (no two share an entry)
+        head, start, pieces = (slice(None),) * (at % g.ndim), 0, []
+        for k, x in enumerate(xs):
+            stop = start + (1 if kind == "stack" else x.shape[at % g.ndim])
+            piece = g[head + ((k,) if kind == "stack" else (slice(start, stop),))]
+            pieces.append(piece.astype(numpy.result_type(g, x, numpy.float32), copy=False))
+            start = stop
+        return pieces
     starts = numpy.cumsum([0] + [numpy.size(x) for x in xs])
     numbers = [numpy.arange(a, b).reshape(numpy.shape(x)) for a, b, x in zip(starts, starts[1:], xs)]
     source = getattr(numpy, kind)(numbers, *axis)

@@ -81,10 +81,21 @@ NUMPY_HELPERS.update(
     """The adjoint d of x with g added at x[index]; repeated indices accumulate, as numpy.add.at does."""
     import numpy
 
-    if not isinstance(d, numpy.ndarray) or d.shape != numpy.shape(x) or not d.flags.writeable:
-        d = numpy.zeros(numpy.shape(x), dtype=numpy.result_type(x, numpy.float32) if numpy.ndim(x) else float) + d
+    shape = x.shape if type(x) is numpy.ndarray else numpy.shape(x)
+    if not isinstance(d, numpy.ndarray) or d.shape != shape or not d.flags.writeable:
+        dtype = x.dtype if type(x) is numpy.ndarray else None  # (float32 and wider: numpy.result_type's answer)
+        if not shape:
+            dtype = float
+        elif dtype is None or dtype.kind not in "fc" or dtype.itemsize < 4:
+            dtype = numpy.result_type(x, numpy.float32)
+        zeros = numpy.zeros(shape, dtype=dtype)
+        d = zeros if type(d) is float and d == 0.0 else zeros + d  # (zeros + 0.0: the same zeros, a copy)
     same = type(g) is numpy.ndarray and g.dtype == d.dtype or type(g) is float and d.dtype == numpy.float64
-    parts = index if type(index) is tuple else (index,)
+    kind = type(index)
+    if same and (kind is int or kind is slice):  # the common reads, x[i] and x[a:b], tested first
+        d[index] += g
+        return d
+    parts = index if kind is tuple else (index,)
     if same and all(type(p) is slice or type(p) is int or p is Ellipsis or p is None for p in parts):
         d[index] += g  # a basic index names each entry once: the same sums, without numpy.add.at's buffers
         return d
@@ -289,8 +300,9 @@ NUMPY_HELPERS.update(
     """The part of g, the cotangent of numpy.<kind>(arrays, axis), that belongs to arrays[i]."""
     import numpy
 
-    if kind == "stack":
-        return numpy.take(g, i, axis=axis)
+    g = numpy.asarray(g)
+    if kind == "stack":  # (a negative axis counts from the end of g's axes, which are the join's)
+        return g[(slice(None),) * (axis % g.ndim) + (i,)]  # a view: the piece's entries are no other piece's
     if kind in ("vstack", "row_stack"):
         parts = [numpy.atleast_2d(a) for a in arrays]
         axis = 0
@@ -303,9 +315,14 @@ NUMPY_HELPERS.update(
         axis = 1 if numpy.ndim(arrays[0]) > 1 else 0
     else:
         parts = list(arrays)
-    start = sum(numpy.shape(p)[axis] for p in parts[:i])
-    piece = numpy.take(g, numpy.arange(start, start + numpy.shape(parts[i])[axis]), axis=axis)
-    return numpy.reshape(piece, numpy.shape(arrays[i]))
+    axis, start = axis % g.ndim, 0
+    for p in parts[:i]:
+        start += (p.shape if type(p) is numpy.ndarray else numpy.shape(p))[axis]
+    part = parts[i]
+    stop = start + (part.shape if type(part) is numpy.ndarray else numpy.shape(part))[axis]
+    piece = g[(slice(None),) * axis + (slice(start, stop),)]  # a view: the piece's entries are no other piece's
+    shape = arrays[i].shape if type(arrays[i]) is numpy.ndarray else numpy.shape(arrays[i])
+    return piece if piece.shape == shape else piece.reshape(shape)
 ''',
         "prod_vjp": '''def prod_vjp(g, x, axis=None, keepdims=False):
     """Cotangent of numpy.prod over axis: g times the product of the other entries (exact at zeros)."""
