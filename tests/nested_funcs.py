@@ -123,3 +123,25 @@ def last_pass_unused(w):
         s = s + a[0]
         i += 1
     return s
+
+
+def charge_potential(x, w):
+    """particle's potential: a charge placed by w (its position an array of a list)."""
+    return 1.0 / np.linalg.norm(x - np.array([10.0, 10.0 - w]))
+
+
+def euler_with_inner_forces(w, inner_forward):
+    """particle's naive Euler loop in small (three steps): the force is the inner derivative, by
+    forward mode (a jvp per direction) or by reverse mode."""
+    x = np.array([0.0, 8.0])
+    xdot = np.array([0.75, 0.0])
+    for step in range(3):
+        if inner_forward:
+            _, fx = adcompiler.jvp(charge_potential, (x, w), (np.array([1.0, 0.0]), 0.0))
+            _, fy = adcompiler.jvp(charge_potential, (x, w), (np.array([0.0, 1.0]), 0.0))
+            xddot = -np.array([fx, fy])
+        else:
+            xddot = -adcompiler.grad(charge_potential)(x, w)
+        x = x + 0.1 * xdot
+        xdot = xdot + 0.1 * xddot
+    return x[0] * x[0] + x[1]

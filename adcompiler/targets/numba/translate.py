@@ -248,18 +248,28 @@ class _Rewrite(ast.NodeTransformer):
             node = self._numpy_call(node.func.attr, node)
             if not isinstance(node.func, ast.Attribute):
                 return node
-        if isinstance(module, ast.Name) and module.id in self.modules:  # dtype=float: Numba takes numpy.float64
-            for k in node.keywords:
-                if k.arg == "dtype" and isinstance(k.value, ast.Name) and k.value.id == "float":
-                    k.value = ast.Attribute(ast.Name(self.numpy, ast.Load()), "float64", ast.Load())
+        if isinstance(module, ast.Name) and module.id in self.modules:  # dtype=float or "float64": Numba takes
+            for k in node.keywords:  # numpy.float64 (the derivative of derivative code spells a dtype by its name)
+                named = k.value.id == "float" if isinstance(k.value, ast.Name) else None
+                if isinstance(k.value, ast.Constant) and k.value.value in _DTYPE_NAMES:
+                    named = k.value.value
+                if k.arg == "dtype" and named:
+                    dtype = "float64" if named is True else named
+                    k.value = ast.Attribute(ast.Name(self.numpy, ast.Load()), dtype, ast.Load())
         return node
 
     def _numpy_call(self, name: str, node: ast.Call) -> ast.Call:
         """A join or a reduction of NumPy's in the form Numba takes (see ``joins`` and ``reductions``):
         ``numpy.concatenate([a, b], axis=0)`` with a tuple, ``numpy.stack(xs)`` of a sequence named by
         a variable ``join_sequence(xs, "stack", 0)``, ``numpy.min(x, axis=1)`` ``reduce_along(x, "min",
-        1, False)``; any other call as it is."""
+        1, False)``, ``numpy.array(numpy.array(xs), dtype=d)`` (the tangent of ``numpy.array(xs, dtype=d)``,
+        which Numba does not take: an array of an array) ``numpy.array(xs, dtype=d)``; any other call as it is."""
         words = {k.arg: k.value for k in node.keywords}
+        inner = node.args[0] if name == "array" and len(node.args) == 1 else None
+        if isinstance(inner, ast.Call) and len(inner.args) == 1 and not inner.keywords:
+            module = getattr(inner.func, "value", None)
+            if getattr(inner.func, "attr", None) == "array" and getattr(module, "id", None) in self.numpy_names:
+                node.args = [inner.args[0]]
         if name in JOINS and len(node.args) in (1, 2) and set(words) <= {"axis"} and None not in words:
             axis = node.args[1] if len(node.args) == 2 else words.get("axis", ast.Constant(JOINS[name]))
             if name in _AXIS and _none(axis):  # (joined flat)
@@ -285,6 +295,14 @@ class _Rewrite(ast.NodeTransformer):
 
 
 _AXIS = ("concatenate", "stack")  # the joins that take an axis
+_DTYPE_NAMES = (
+    "float64",
+    "float32",
+    "int64",
+    "int32",
+    "bool_",
+    "complex128",
+)  # dtype="..." Numba takes as numpy.<name>
 
 
 def _none(node) -> bool:
