@@ -399,3 +399,16 @@ def minors(A):
 def summed_terms(x, w):
     """A generator of arrays summed with sum (a list of arrays to Numba, whose own sum takes numbers)."""
     return sum(np.sin(x * k) * w[k] for k in range(3)) + sum(x[i] * w[i] for i in range(2))
+
+
+def overwritten_in_a_branch(x, w):
+    """An array variable overwritten in one branch of a loop's body and not the other (particle's
+    x = x_new): its adjoint is reset to zero in that branch only, so the reset must be an array too."""
+    v = x * 1.0
+    for k in range(4):
+        trial = v * w + np.sin(v)
+        if np.sum(trial) > -100.0 + k:
+            v = trial
+        else:
+            break
+    return np.sum(v * v)

@@ -200,3 +200,19 @@ def test_numba_forward_over_an_inner_derivative_against_differences(inner_forwar
     assert value == pytest.approx(N.euler_with_inner_forces(w, inner_forward), rel=1e-12)
     assert tangent == pytest.approx(want, rel=1e-4)  # (a small tangent: the differences carry about 4e-5 of it)
     assert tangent == pytest.approx(python_d.jvp((w, inner_forward), (1.0,))[1], rel=1e-12)
+
+
+@pytest.mark.parametrize("inner_forward", [False, True], ids=["inner_reverse", "inner_forward"])
+def test_numba_reverse_over_particles_inner_derivative(evals, inner_forward):
+    """backend="numba" for the outer reverse mode of GradBench's particle (its rr and rf): the Euler
+    loop's x = x_new in one branch resets x's adjoint there, which must stay an array (zero_array), and
+    the code's names must not collide with the names Numba gives a variable's versions."""
+    pytest.importorskip("numba")
+    particle, _ = evals
+    w, h = 0.0, 1e-6
+    numba_d = adcompiler.differentiate(particle.naive_euler, wrt=("w",), backend="numba")
+    python_d = adcompiler.differentiate(particle.naive_euler, wrt=("w",))
+    want = (particle.naive_euler(w + h, inner_forward) - particle.naive_euler(w - h, inner_forward)) / (2 * h)
+    got = numba_d.grad(w, inner_forward)
+    assert got == pytest.approx(want, rel=1e-6)
+    assert got == pytest.approx(python_d.grad(w, inner_forward), rel=1e-12)

@@ -100,6 +100,7 @@ ROWS = [
     Row("axes", NF.nearest, [(7, 3), (4, 3)], hessian=True),
     Row("axes", NF.along_kept, [(3, 4)], hessian="slow"),
     Row("joins", NF.right_hand, [(5,), (5,)]),
+    Row("loops", NF.overwritten_in_a_branch, args=(np.array([0.3, -0.2, 0.5]), 0.7)),
     Row("joins", NF.gates, [(3,), (3,), (12,), (12,)], hessian=True),
     Row("joins", NF.stacked_list, [(4,), (4,)], hessian="slow"),
     Row("joins", NF.minors, [(3, 3)]),

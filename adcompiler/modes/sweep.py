@@ -15,6 +15,7 @@ is pushed.  What to push is decided here, as the adjoint code shows what it read
 
 from __future__ import annotations
 
+from ..analysis import values as V
 from ..ir import expr as E
 from ..ir.nodes import Assign, Break, Do, For, ForS, If, IfS, Return, Var, While, flatten, free_names, jumps, rebuild
 from .adjoints import Adjoints
@@ -76,6 +77,9 @@ class _AdjointSweep:
                 adj.acc[v] = adj.fresh("d_" + v)
                 adj.zeroes.add(adj.acc[v])
                 self.program.accumulators[adj.acc[v]] = plan.alias.get(v, v)  # Numba: an array's a type of its own
+                aval = plan.facts.of(Var(v)) if plan.options.typed_zeros else None
+                if isinstance(aval, V.Arr) and aval.ndim:  # (its zeros in a loop or branch: targets.numba.translate)
+                    self.program.array_accumulators[adj.acc[v]] = aval.ndim
                 out.append(Assign((adj.acc[v],), E.Num(0.0)))
                 for member, rep in plan.mutable.items():  # one object, one adjoint array
                     if rep == v:

@@ -44,6 +44,7 @@ NUMBA = dict(  # the switches of code generation the Numba target sets (adcompil
     versioned_loops=True,  # (modes.versions) its arrays of one ndim: both versions type alike (analysis.loop_shapes)
     new_array_stores=False,  # x[k] += v kept (Numba's tuples of arrays take it as add_at: modes.owned)
     shaped_zeros=True,  # a shadow list of arrays holds zeros of their shapes (Numba's list has one element type)
+    typed_zeros=True,  # an array's adjoint set to zero in a loop or branch is an array (one type a variable)
 )
 
 
@@ -150,7 +151,14 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
 
     where = cache.directory()  # compiled once per machine: Numba's cache beside the file (targets.numba.cache)
     source = translate(
-        python, program.helpers, program.module.fresh, where is not None, program.accumulators, scope, shared=True
+        python,
+        program.helpers,
+        program.module.fresh,
+        where is not None,
+        program.accumulators,
+        scope,
+        shared=True,
+        array_accumulators=program.array_accumulators,
     )
     source, path = emit.format_source(source), None
     label = f"{mode} of {fn.__qualname__} (numba)"
@@ -462,4 +470,6 @@ def written(text: str, program, path: str, user: dict) -> str:
     def fresh(name):
         return name if getattr(user.get(name), "__name__", None) == name else program.module.fresh(name)
 
-    return translate(text, program.helpers, fresh, True, program.accumulators, user)
+    return translate(
+        text, program.helpers, fresh, True, program.accumulators, user, array_accumulators=program.array_accumulators
+    )

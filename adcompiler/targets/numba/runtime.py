@@ -43,6 +43,23 @@ def _numba_zeros_like(x):
         return scope["impl"]
     return None
 ''',
+    "zero_array": '''def zero_array(ndim):
+    """Zeros of length 1 along each of ndim axes (compiled code only: see the overload below)."""
+    raise TypeError("zero_array is called from code numba.njit compiles")
+
+
+@numba.extending.overload(zero_array, prefer_literal=True)
+def _numba_zero_array(ndim):
+    """The zero adjoint of an array of ``ndim`` axes before anything is added to it: an array, so that
+    the variable keeps one type, which broadcasts as the number 0.0 does (``unbroadcast``, ``array_like``
+    and ``scatter_add`` give it the shape it stands for)."""
+    if not isinstance(ndim, numba.core.types.IntegerLiteral):
+        return None
+    shape = "(" + "1, " * ndim.literal_value + ")"
+    scope = {"numpy": numpy}
+    exec(f"def impl(ndim):\\n    return numpy.zeros({shape})", scope)
+    return scope["impl"]
+''',
     "zeros_rows": '''def zeros_rows(rows):
     """Zeros in the shape of a list of lists of numbers (compiled code only: see the overload below)."""
     raise TypeError("zeros_rows is called from code numba.njit compiles")
@@ -173,8 +190,11 @@ def _numba_add_into(acc, ct):
 
         def rows(acc, ct):
             if acc.shape != ct.shape:
-                raise ValueError("a cotangent with a number of values other than the list's")
-            acc += ct
+                if ct.size != 1:  # (one value: a zero_array, which broadcasts as the number 0.0 does)
+                    raise ValueError("a cotangent with a number of values other than the list's")
+                acc += ct.ravel()[0]
+            else:
+                acc += ct
 
         return rows
     if isinstance(acc, types.List) and isinstance(acc.dtype, types.Array):  # a list of arrays: each a new sum
@@ -190,10 +210,11 @@ def _numba_add_into(acc, ct):
     if numbers:
 
         def impl(acc, ct):
-            if len(acc) != len(ct):
+            one = len(ct) == 1 and len(acc) != 1  # a zero_array, which broadcasts as the number 0.0 does
+            if len(acc) != len(ct) and not one:
                 raise ValueError("a cotangent with a number of values other than the list's")
             for k in range(len(acc)):
-                acc[k] += ct[k]
+                acc[k] += ct[0] if one else ct[k]
 
         return impl
     return None
@@ -232,6 +253,8 @@ def _numba_unbroadcast(g, x):
         def same(g, x):
             if g.shape == x.shape:
                 return g
+            if g.size == 1 and x.size != 1:  # a zero_array (a cotangent is never smaller than its operand)
+                return numpy.full(x.shape, g.ravel()[0])
             return unbroadcast_summed(g, x)
 
         return same

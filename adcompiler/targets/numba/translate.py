@@ -40,7 +40,14 @@ GUARDS = ("reject_ints", "expect")  # argument checks: the entry's conversion do
 
 
 def translate(
-    source: str, helpers: dict, fresh, cache: bool = False, accumulators=None, scope=None, shared: bool = False
+    source: str,
+    helpers: dict,
+    fresh,
+    cache: bool = False,
+    accumulators=None,
+    scope=None,
+    shared: bool = False,
+    array_accumulators=None,
 ) -> str:
     """The Numba form of generated ``source``; ``helpers`` maps each runtime helper's name to its
     name in the source; ``fresh(name)`` gives a module-level name no other name in it clashes with
@@ -48,7 +55,8 @@ def translate(
     (``d_x = 0.0``) -> their variables, so that an array's starts as zeros of its shape; ``scope``: the
     globals the code runs in (its names of the math and NumPy modules); ``shared``: the Numba helpers
     imported from ``targets.numba.live`` (compiled once a process), not defined in the module (a module
-    that stands alone)."""
+    that stands alone); ``array_accumulators``: the accumulators of arrays' adjoints -> the arrays' ndims
+    (``d_x = 0.0`` of one in a loop or branch is ``zero_array(ndim)``: a variable of compiled code has one type)."""
     tree = ast.parse(_COMMENT.sub(_as_call, source))  # comments kept as calls, ast.unparse drops comments
     numba, numpy = (_imported(tree, module) or fresh(module) for module in ("numba", "numpy"))
     aliases = {alias: name for name, alias in helpers.items()}
@@ -61,6 +69,7 @@ def translate(
             "empty_rows",
             "check_index",
             "zeros_like",
+            "zero_array",
             *_LIST_HELPERS.values(),
             *_ADDED,
         )
@@ -71,6 +80,7 @@ def translate(
     }
     rewrite.distinct.discard(None)  # distinct(d, a, b) is written distinct(distinct(d, a), b): see numba_arrays
     rewrite.accumulators = accumulators or {}
+    rewrite.array_accumulators = array_accumulators or {}
     rewrite.modules = {numpy} | {_imported(tree, m) for m in ("math", "numpy")} - {None}
     rewrite.modules |= {k for k, v in (scope or {}).items() if isinstance(v, ModuleType) and v.__name__ in PURE}
     rewrite.numpy_names = {numpy, _imported(tree, "numpy")} - {None}
@@ -96,6 +106,9 @@ def translate(
     head = [s for s in body if _docstring(s) or isinstance(s, (ast.Import, ast.ImportFrom))]
     imports = [s for s in ast.parse("\n".join(imports)).body if ast.dump(s) not in map(ast.dump, head)]
     tree.body = head[:1] + imports + head[1:] + [s for s in body if s not in head]
+    for stmt in tree.body:
+        if isinstance(stmt, ast.FunctionDef) and stmt.decorator_list:  # (the generated functions, not helpers)
+            _unclashed(stmt)
     text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
     return _CALL.sub(lambda m: f"{m.group(1)}# {ast.literal_eval(m.group(2))}", text)
 
@@ -107,6 +120,27 @@ _CALL = re.compile(rf"^([ \t]*){_MARK}\((.*)\)$", re.M)
 
 def _as_call(match) -> str:
     return f"{match.group(1)}{_MARK}({match.group(2)!r})"
+
+
+_NUMBERED = re.compile(r"^(.*)_(\d+)$")
+
+
+def _unclashed(function: ast.FunctionDef) -> None:
+    """Each local variable of ``function`` named ``v_k`` (a number k) renamed ``v__k``, in place.  Numba
+    names the versions of a variable assigned twice ``v.1``, ``v.2``, ... and, fusing an expression of
+    arrays into one loop, spells each as ``v_1``, ``v_2``: where the code has ``d_x`` and ``d_x_2`` both,
+    two of those collide and Numba fails ("'d_x_2_1' not unique", numba/np/ufunc/array_exprs.py).  No
+    name ``v__k`` can be such a spelling of another (the renaming is one to one).  Parameters keep their
+    names (njit code may pass them by name)."""
+    params = {a.arg for a in function.args.args + function.args.kwonlyargs}  # (kept: callers may name them)
+    stored = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    stored -= params | {g for n in ast.walk(function) if isinstance(n, ast.Global) for g in n.names}
+    renamed = {v: _NUMBERED.sub(r"\1__\2", v) for v in stored if _NUMBERED.match(v)}
+    if not renamed:
+        return
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id in renamed:
+            node.id = renamed[node.id]
 
 
 def _imported(tree: ast.Module, module: str) -> str | None:
@@ -189,6 +223,18 @@ class _Rewrite(ast.NodeTransformer):
         rows = (self.added["zeros_rows"], self.added["empty_rows"])
         if empty_shadows(node, self.numpy, self.added["check_index"], rows):  # (zeros every element of which is stored)
             self.used.add("empty_rows")
+        return node
+
+    def visit_Assign(self, node):
+        """``d_x = 0.0`` of an array's accumulator not made ``zeros_like(x)`` above (in a loop or a branch,
+        or before ``x`` is bound): ``zero_array(ndim)``, zeros of length 1 along each axis, which broadcast
+        as the number does, so the variable keeps one type; ``unbroadcast``, ``array_like``, ``add_into``
+        and ``scatter_add`` give it the shape it stands for."""
+        node = self.generic_visit(node)
+        target = node.targets[0] if len(node.targets) == 1 else None
+        ndim = self.array_accumulators.get(target.id) if isinstance(target, ast.Name) else None
+        if ndim and isinstance(node.value, ast.Constant) and node.value.value == 0.0:
+            node.value = self._call("zero_array", [ast.Constant(ndim)])
         return node
 
     def visit_For(self, node):
