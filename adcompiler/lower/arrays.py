@@ -19,6 +19,7 @@ from .records import field
 import sys
 
 from ..rules import arrays as N
+from ..rules import scipy_linalg as SL
 from ..rules.movement import REFUSED
 from ..ir.nodes import Const, Eq
 from .spellings import CROSS_AXES, SpellingLowering, einsum_subscripts, explicit_einsum
@@ -55,8 +56,14 @@ SCIPY_LINALG = ("solve", "inv", "det")  # scipy.linalg's functions that compute 
 @functools.cache
 def _scipy_linalg(linalg) -> dict:
     """id of a function of ``scipy.linalg`` that computes what NumPy's of its name does -> NumPy's
-    canonical name (its keywords, ``assume_a=`` and the like, are refused as NumPy's unknown ones)."""
-    return {id(getattr(linalg, name)): f"numpy.linalg.{name}" for name in SCIPY_LINALG if hasattr(linalg, name)}
+    canonical name (its keywords, ``assume_a=`` and the like, are refused as NumPy's unknown ones); of
+    one written with NumPy's primitives (``rules.scipy_linalg``) -> its own name."""
+    found = {id(getattr(linalg, name)): f"numpy.linalg.{name}" for name in SCIPY_LINALG if hasattr(linalg, name)}
+    for prim in SL.SIGNATURES:
+        target = getattr(linalg, prim.rpartition(".")[2], None)
+        if target is not None:
+            found[id(target)] = prim
+    return found
 
 
 @functools.cache
@@ -92,6 +99,8 @@ class ArrayLowering(SpellingLowering):
         names, hint = hint, _leaf_hint(hint)  # a tuple of names: for a decomposition's parts
         if prim in REFUSED:
             raise self.parsed.error(node, f"{ast.unparse(node.func)} {REFUSED[prim][0]}", REFUSED[prim][1])
+        if prim in SL.SIGNATURES:
+            return self.scipy_linalg(node, prim, hint)
         if prim in N.SEQUENCE:
             return self.join(node, prim, hint)
         if prim == "numpy.where" and receiver is None and len(node.args) == 1 and not node.keywords:
@@ -132,32 +141,7 @@ class ArrayLowering(SpellingLowering):
                 f"{ast.unparse(node.func)} with more than {N.POSITIONAL[prim]} positional arguments",
                 "pass the others by keyword: " + ", ".join(f"{n}=..." for n, _ in signature[N.POSITIONAL[prim] :]),
             )
-        values = []
-        for i, (name, default) in enumerate(signature):
-            if i < len(args):
-                values.append(args[i])
-            elif name in keywords:
-                values.append(keywords.pop(name))
-            elif default is not None:
-                values.append(Const(default.value))
-            else:
-                raise self.parsed.error(node, f"{ast.unparse(node.func)} without its argument {name!r}", f"pass {name}")
-        if keywords or len(args) > len(signature):
-            extra = ", ".join(keywords) or f"{len(args)} arguments"
-            raise self.parsed.error(
-                node,
-                f"{ast.unparse(node.func)} with {extra}",
-                "use the arguments adcompiler knows: " + ", ".join(n for n, _ in signature),
-            )
-        for name, allowed in N.STATIC.get(prim, {}).items():
-            value = values[[n for n, _ in signature].index(name)]
-            if not isinstance(value, Const) or allowed is not None and value.value not in allowed:
-                raise self.parsed.error(
-                    node,
-                    f"{ast.unparse(node.func)} with {name} not one of the constants "
-                    + (", ".join(map(repr, allowed)) if allowed else "(a number or a tuple of numbers)"),
-                    f"write {name} as a constant where the function is called",
-                )
+        values = self.bound(node, args, keywords, signature, N.STATIC.get(prim, {}))
         if (
             prim == "numpy.pad"
             and values[2].value != "constant"
@@ -180,6 +164,59 @@ class ArrayLowering(SpellingLowering):
         if prim in N.SPLITS:
             return self.split(prim, values, hint)
         return self.apply(prim, values, hint)
+
+    def bound(self, node: ast.Call, args: list, keywords: dict, signature, static: dict) -> list:
+        """The arguments of a call in ``signature``'s order, defaults filled in; those ``static`` names
+        checked to be constants (of the values it allows, None: any)."""
+        values = []
+        for i, (name, default) in enumerate(signature):
+            if i < len(args):
+                values.append(args[i])
+            elif name in keywords:
+                values.append(keywords.pop(name))
+            elif default is not None:
+                values.append(Const(default.value))
+            else:
+                raise self.parsed.error(node, f"{ast.unparse(node.func)} without its argument {name!r}", f"pass {name}")
+        if keywords or len(args) > len(signature):
+            extra = ", ".join(keywords) or f"{len(args)} arguments"
+            raise self.parsed.error(
+                node,
+                f"{ast.unparse(node.func)} with {extra}",
+                "use the arguments adcompiler knows: " + ", ".join(n for n, _ in signature),
+            )
+        for name, allowed in static.items():
+            value = values[[n for n, _ in signature].index(name)]
+            if not isinstance(value, Const) or allowed is not None and value.value not in allowed:
+                raise self.parsed.error(
+                    node,
+                    f"{ast.unparse(node.func)} with {name} not one of the constants "
+                    + (", ".join(map(repr, allowed)) if allowed else "(a number or a tuple of numbers)"),
+                    f"write {name} as a constant where the function is called",
+                )
+        return values
+
+    def scipy_linalg(self, node: ast.Call, prim: str, hint):
+        """``scipy.linalg.cho_factor(K, lower=True)`` and friends: written with NumPy's primitives as
+        ``rules.scipy_linalg`` says; ``cho_solve`` takes the pair ``(c, lower)`` cho_factor gave."""
+        if any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.parsed.error(node, f"*args or **kwargs passed to {ast.unparse(node.func)}", "pass them one by one")
+        pair = prim == "scipy.linalg.cho_solve"
+        args = [self.expr(a) if pair and i == 0 else self.static_arg(a) for i, a in enumerate(node.args)]
+        keywords = {k.arg: self.expr(k.value) if k.arg == "c_and_lower" else self.static_arg(k.value) for k in node.keywords}
+        values = self.bound(node, args, keywords, SL.SIGNATURES[prim], SL.STATIC[prim])
+        apply = lambda p, xs, h=None: self.apply(p, [self.atom(x) for x in xs], h)  # noqa: E731
+        if not pair:
+            return SL.WRITTEN[prim](apply, Const, [self.element(v) for v in values], _leaf_hint(hint))
+        factor = values[0]
+        if not (isinstance(factor, tuple) and len(factor) == 2 and isinstance(factor[1], Const)):
+            raise self.parsed.error(
+                node,
+                f"{ast.unparse(node.func)} of a factor whose lower flag is not a constant here",
+                "pass what cho_factor returned, c_and_lower = cho_factor(K, lower=True), or the pair (c, lower) it gave",
+            )
+        c, lower = factor
+        return SL.cho_solve(apply, Const, self.element(c), lower.value, self.element(values[1]), _leaf_hint(hint))
 
     def decomposition(self, prim: str, values: list, hint):
         """``w, v = numpy.linalg.eigh(a)``: the decomposition once (no derivative), then one primitive
