@@ -107,6 +107,16 @@ class ArrayLowering(SpellingLowering):
             # np.where(cond): the indices where cond holds (np.nonzero): integers, computed as the primal does
             remedy = "use np.where(cond, x, y), or compute the indices outside the differentiated function"
             return self.library_call(node, sys.modules["numpy"].where, hint, remedy)
+        if prim == "numpy.einsum" and any(k.arg == "optimize" and isinstance(k.value, ast.Constant) for k in node.keywords):
+            kept = [k for k in node.keywords if k.arg != "optimize"]  # the order of contraction: the same values
+            node = ast.copy_location(ast.Call(node.func, node.args, kept), node)
+        if prim in ("numpy.sum", "numpy.reshape") and any(k.arg in ("where", "order") for k in node.keywords):
+            return self.keyword_spelled(node, prim, hint, receiver)
+        if prim == "numpy.linalg.eigvalsh":  # eigh's eigenvalues (its rule needs the vectors anyway)
+            args = [self.static_arg(a) for a in node.args]
+            keywords = {k.arg: self.static_arg(k.value) for k in node.keywords}
+            values = self.bound(node, args, keywords, N.EIGVALSH, N.STATIC["numpy.linalg.eigh"])
+            return self.decomposition("numpy.linalg.eigh", values, (hint, None))[0]
         if prim == "numpy.einsum":
             spec, operands = einsum_subscripts(node)
             if spec is None:
@@ -164,6 +174,43 @@ class ArrayLowering(SpellingLowering):
         if prim in N.SPLITS:
             return self.split(prim, values, hint)
         return self.apply(prim, values, hint)
+
+    def keyword_spelled(self, node: ast.Call, prim: str, hint, receiver):
+        """``np.sum(x, axis, where=mask)``: the sum of ``np.where(mask, x, 0)``; ``x.reshape(shape,
+        order="F")``: the C-order reshape of ``x.T`` to the shape reversed, transposed (``order="C"``: as
+        without it)."""
+        keyword = next(k for k in node.keywords if k.arg in ("where", "order"))
+        rest = ast.copy_location(ast.Call(node.func, node.args, [k for k in node.keywords if k is not keyword]), node)
+        if receiver is None and not node.args:
+            raise self.parsed.error(node, f"{ast.unparse(node.func)} without its array", "pass the array first")
+        x = receiver if receiver is not None else self.array_arg(node.args[0])
+        if receiver is None:
+            rest.args = node.args[1:]
+        if keyword.arg == "where":
+            masked = self.apply("numpy.where", [self.atom(self.array_arg(keyword.value)), self.atom(x), Const(0)], None)
+            return self.numpy_call(rest, prim, hint, receiver=masked)
+        order = keyword.value.value if isinstance(keyword.value, ast.Constant) else None
+        if order == "C":
+            return self.numpy_call(rest, prim, hint, receiver=x)
+        shape = list(rest.args) or [k.value for k in rest.keywords if k.arg in ("newshape", "shape")]
+        if len(shape) == 1 and isinstance(shape[0], (ast.Tuple, ast.List)):
+            shape = shape[0].elts
+        literal = len(shape) == 1 and isinstance(shape[0], ast.Constant)
+        if order != "F" or not shape or len(shape) == 1 and not literal or len(rest.keywords) > (not rest.args):
+            raise self.parsed.error(
+                node,
+                f"{ast.unparse(node.func)} with order={ast.unparse(keyword.value)}"
+                + (" and a shape not written out" if order == "F" else ""),
+                "write order='C' or order='F' and the new shape as a tuple display: x.reshape((n, m), order='F')",
+            )
+        dims = [self.atom(self.expr(e)) for e in reversed(shape)]
+        if all(isinstance(d, Const) for d in dims):
+            reversed_shape = Const(tuple(d.value for d in dims))
+        else:
+            reversed_shape = self.apply("tuple", dims, None)
+        flipped = self.apply("numpy.transpose", [self.atom(x), Const(None)], None)
+        shaped = self.apply("numpy.reshape", [flipped, reversed_shape], None)
+        return self.apply("numpy.transpose", [shaped, Const(None)], hint)
 
     def bound(self, node: ast.Call, args: list, keywords: dict, signature, static: dict) -> list:
         """The arguments of a call in ``signature``'s order, defaults filled in; those ``static`` names

@@ -165,6 +165,9 @@ class ExpressionLowering(NameLowering):
                 return self.apply("pop", [self.element(self.expr(base))], _leaf_hint(hint))
         if _is_add_at(node, self):
             return self.add_at(node)
+        outer = _ufunc_outer(node, self)  # np.multiply.outer(a, b): rules.numpy_written
+        if outer is not None:
+            return self.user_call(node, outer, hint)
         found = self.nested_call(node, hint)  # adcompiler.grad(f)(x): the inner derivative's generated code
         if found is not None:
             return found
@@ -198,6 +201,13 @@ class ExpressionLowering(NameLowering):
         text = ast.unparse(node.func)
         if draw_name(target) is not None:  # np.random.normal(size=3): made by the primal, no derivative
             return lower_draw(self, node, draw_name(target), hint)
+        written = _numpy_written(target, len(node.args))  # np.corrcoef(x), np.nanmean(x), ...
+        if written is not None:
+            return self.user_call(node, written, hint)
+        if target is getattr(sys.modules.get("numpy"), "meshgrid", None):
+            raise self.parsed.error(
+                node, f"{ast.unparse(node.func)} of {len(node.args)} arrays", "pass two or three arrays by position"
+            )
         canonical = numpy_name(target)
         if canonical is not None:
             return self.numpy_call(node, canonical, hint)  # a tuple hint names a decomposition's parts
@@ -437,6 +447,45 @@ def _is_add_at(node: ast.Call, lowering) -> bool:
         return False
     numpy = sys.modules.get("numpy")
     return numpy is not None and lowering.resolve(func.value) is numpy.add
+
+
+def _numpy_written(target, nargs: int):
+    """The function of ``rules.numpy_written`` computing what the NumPy function ``target`` does, or None."""
+    if "numpy" not in sys.modules or isinstance(target, type) and target.__module__ != "numpy":
+        return None
+    from ..rules import numpy_written
+
+    return numpy_written.written(target, nargs)
+
+
+def _ufunc_outer(node: ast.Call, lowering):
+    """The function of ``rules.numpy_written`` for ``np.multiply.outer(a, b)`` (NumPy under any alias), or
+    None for any other call."""
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "outer" and isinstance(func.value, ast.Attribute)):
+        return None
+    if "numpy" not in sys.modules or not _module_path(func.value.value, lowering):
+        return None
+    try:
+        ufunc = lowering.resolve(func.value)
+    except SyntaxError:
+        return None
+    if type(ufunc).__name__ != "ufunc":
+        return None
+    from ..rules import numpy_written
+
+    found = numpy_written.written(ufunc.outer, len(node.args))
+    if found is None:
+        raise lowering.parsed.error(
+            node,
+            f"{ast.unparse(func)}, which has no derivative rule",
+            "write it with broadcasting, op(a[..., None], b), or use the outer of np.add, np.subtract, "
+            "np.multiply, np.divide, np.power, np.maximum or np.minimum",
+            MissingRuleError,
+        )
+    if len(node.args) != 2 or node.keywords:
+        raise lowering.parsed.error(node, f"{ast.unparse(func)} with these arguments", "call it with two arrays a, b")
+    return found
 
 
 def _leaf_hint(hint, index=None):

@@ -402,7 +402,9 @@ POSITIONAL.update(P.POSITIONAL)
 INACTIVE += L.INACTIVE + P.SPLITS  # the split computed once: its pieces are primitives of their own
 SPLITS, SPLIT_PART = P.SPLITS, P.SPLIT_PART
 PARTS, STATIC = L.PARTS, {**L.STATIC, **P.STATIC}  # several results: one primitive each; constant arguments
-EXPANDED = ("numpy.linalg.multi_dot", "numpy.select")  # lowered to other primitives (numpy.dot, numpy.where)
+# lowered to other primitives (numpy.dot, numpy.where, numpy.linalg.eigh's eigenvalues)
+EXPANDED = ("numpy.linalg.multi_dot", "numpy.select", "numpy.linalg.eigvalsh")
+EIGVALSH = (("a", None), ("UPLO", Num("L")))
 
 # Functions of a sequence of arrays: numpy.concatenate([a, b], axis) is one primitive of a, b and axis.
 SEQUENCE = ("numpy.concatenate", "numpy.stack", "numpy.hstack", "numpy.vstack", "numpy.row_stack")
