@@ -131,3 +131,19 @@ def test_einsum_optimize_reshape_order_and_sum_where():
 def test_what_is_refused_is_refused_at_the_users_line(fn, arg, error, match):
     with pytest.raises(error, match=r"numpy_written_funcs\.py:\d+.*" + match):
         adcompiler.grad(fn)(arg)
+
+
+def test_a_stack_of_matrices_solved_against_one_vector():
+    """NumPy 2: np.linalg.solve(A, b) of A (k, n, n) and b (n,) solves each matrix against b."""
+    B = RNG.normal(size=(2, 3, 3))
+    A, b = B + 3 * np.eye(3), RNG.normal(size=3)
+    check_both_modes(F.stacked_solve, (A, b))
+
+    def oracle(A, b):
+        x = anp.stack([anp.linalg.solve(A[k], b) for k in range(2)])
+        return anp.sum(x**2 * anp.arange(1.0, 7.0).reshape(2, 3))
+
+    got = adcompiler.differentiate(F.stacked_solve).grad(A, b)
+    for k in (0, 1):
+        np.testing.assert_allclose(got[k], autograd.grad(oracle, k)(A, b), rtol=1e-10)
+    check_second_order(F.stacked_solve, (A, b))
