@@ -451,7 +451,7 @@ def _is_add_at(node: ast.Call, lowering) -> bool:
 
 def _numpy_written(target, nargs: int):
     """The function of ``rules.numpy_written`` computing what the NumPy function ``target`` does, or None."""
-    if "numpy" not in sys.modules or isinstance(target, type) and target.__module__ != "numpy":
+    if sys.modules.get("numpy") is None or isinstance(target, type) and target.__module__ != "numpy":
         return None
     from ..rules import numpy_written
 
@@ -464,7 +464,7 @@ def _ufunc_outer(node: ast.Call, lowering):
     func = node.func
     if not (isinstance(func, ast.Attribute) and func.attr == "outer" and isinstance(func.value, ast.Attribute)):
         return None
-    if "numpy" not in sys.modules or not _module_path(func.value.value, lowering):
+    if sys.modules.get("numpy") is None or not _module_path(func.value.value, lowering):
         return None
     try:
         ufunc = lowering.resolve(func.value)
