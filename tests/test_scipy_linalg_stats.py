@@ -72,7 +72,6 @@ def test_solve_triangular_with_lower_trans_and_unit_diagonal():
     check_both_modes(F.triangular, (A, B))
 
 
-
 def test_solve_triangular_against_autograds_rule():
     """(autograd's rule ignores unit_diagonal: that case is checked against differences above.)"""
     A = np.tril(RNG.normal(size=(4, 4))) + 3 * np.eye(4)

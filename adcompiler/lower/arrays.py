@@ -100,14 +100,16 @@ class ArrayLowering(SpellingLowering):
         if prim in REFUSED:
             raise self.parsed.error(node, f"{ast.unparse(node.func)} {REFUSED[prim][0]}", REFUSED[prim][1])
         if prim in SL.SIGNATURES:
-            return self.scipy_linalg(node, prim, hint)
+            return self.scipy_linalg(node, prim, names)
         if prim in N.SEQUENCE:
             return self.join(node, prim, hint)
         if prim == "numpy.where" and receiver is None and len(node.args) == 1 and not node.keywords:
             # np.where(cond): the indices where cond holds (np.nonzero): integers, computed as the primal does
             remedy = "use np.where(cond, x, y), or compute the indices outside the differentiated function"
             return self.library_call(node, sys.modules["numpy"].where, hint, remedy)
-        if prim == "numpy.einsum" and any(k.arg == "optimize" and isinstance(k.value, ast.Constant) for k in node.keywords):
+        if prim == "numpy.einsum" and any(
+            k.arg == "optimize" and isinstance(k.value, ast.Constant) for k in node.keywords
+        ):
             kept = [k for k in node.keywords if k.arg != "optimize"]  # the order of contraction: the same values
             node = ast.copy_location(ast.Call(node.func, node.args, kept), node)
         if prim in ("numpy.sum", "numpy.reshape") and any(k.arg in ("where", "order") for k in node.keywords):
@@ -247,14 +249,19 @@ class ArrayLowering(SpellingLowering):
         """``scipy.linalg.cho_factor(K, lower=True)`` and friends: written with NumPy's primitives as
         ``rules.scipy_linalg`` says; ``cho_solve`` takes the pair ``(c, lower)`` cho_factor gave."""
         if any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
-            raise self.parsed.error(node, f"*args or **kwargs passed to {ast.unparse(node.func)}", "pass them one by one")
+            raise self.parsed.error(
+                node, f"*args or **kwargs passed to {ast.unparse(node.func)}", "pass them one by one"
+            )
         pair = prim == "scipy.linalg.cho_solve"
         args = [self.expr(a) if pair and i == 0 else self.static_arg(a) for i, a in enumerate(node.args)]
-        keywords = {k.arg: self.expr(k.value) if k.arg == "c_and_lower" else self.static_arg(k.value) for k in node.keywords}
+        keywords = {
+            k.arg: self.expr(k.value) if k.arg == "c_and_lower" else self.static_arg(k.value) for k in node.keywords
+        }
         values = self.bound(node, args, keywords, SL.SIGNATURES[prim], SL.STATIC[prim])
         apply = lambda p, xs, h=None: self.apply(p, [self.atom(x) for x in xs], h)  # noqa: E731
         if not pair:
-            return SL.WRITTEN[prim](apply, Const, [self.element(v) for v in values], _leaf_hint(hint))
+            named = _leaf_hint(hint, 0) if isinstance(hint, tuple) else _leaf_hint(hint)  # c, low = cho_factor(K)
+            return SL.WRITTEN[prim](apply, Const, [self.element(v) for v in values], named)
         factor = values[0]
         if not (isinstance(factor, tuple) and len(factor) == 2 and isinstance(factor[1], Const)):
             raise self.parsed.error(

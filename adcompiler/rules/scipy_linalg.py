@@ -29,7 +29,12 @@ _FACTOR = (("a", None), ("lower", Num(False)), ("overwrite_a", Num(False)), ("ch
 SIGNATURES = {
     "scipy.linalg.cholesky": _FACTOR,
     "scipy.linalg.cho_factor": _FACTOR,
-    "scipy.linalg.cho_solve": (("c_and_lower", None), ("b", None), ("overwrite_b", Num(False)), ("check_finite", Num(True))),
+    "scipy.linalg.cho_solve": (
+        ("c_and_lower", None),
+        ("b", None),
+        ("overwrite_b", Num(False)),
+        ("check_finite", Num(True)),
+    ),
     "scipy.linalg.solve_triangular": (
         ("a", None),
         ("b", None),

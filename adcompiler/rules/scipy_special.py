@@ -56,6 +56,7 @@ def register() -> None:
     import scipy.special as sp
 
     _digamma = sp.digamma
+
     def expit_partial(x):
         s = sp.expit(x)
         return s * (1.0 - s)

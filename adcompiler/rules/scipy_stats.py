@@ -15,8 +15,6 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr, ndtri
 
 
-
-
 def logpdf(x, loc=0.0, scale=1.0):
     z = (x - loc) / scale
     return -0.5 * z * z - np.log(scale) - 0.9189385332046727
