@@ -311,6 +311,12 @@ def cases() -> list:
             "np.linalg.solve(x, y)",
             {"x": value((2, 3, 3), seed=92) + 3 * np.eye(3), "y": value((2, 3, 2), seed=93)},
         ),
+        Case(  # a stack of matrices and one vector: NumPy 2 solves each against it
+            ("numpy.linalg.solve/stacked",),
+            "np.linalg.solve(x, y)",
+            {"x": value((2, 3, 3), seed=94) + 3 * np.eye(3), "y": value((3,), seed=95)},
+            hessian=True,
+        ),
         Case(
             ("numpy.linalg.inv", "numpy.linalg.det"),
             "np.linalg.inv(x) * np.linalg.det(x)",

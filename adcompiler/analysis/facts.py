@@ -195,13 +195,13 @@ def check_constructs(facts: Facts) -> None:
                     "np.linalg.solve of arrays whose ndim is not known here (its adjoint differs for a vector b)",
                     "differentiate it through differentiate(f) called with the arrays, where their ndim is known",
                 )
-            if not (nd[0] == 2 and nd[1] in (1, 2) or nd[0] > 2 and nd[1] == nd[0]):
+            if not (nd[0] == 2 and nd[1] in (1, 2) or nd[0] > 2 and nd[1] in (1, nd[0])):
                 _refuse(
                     facts,
                     eq.line,
                     f"np.linalg.solve of {show(a)} and {show(b)}",
-                    "solve with one matrix and a vector or matrix b, or stacks of matrices of the same ndim "
-                    "(b[..., None] for stacked vectors, then take [..., 0])",
+                    "solve with one matrix and a vector or matrix b, a stack of matrices and one vector b, or "
+                    "stacks of matrices of the same ndim (b[..., None] for stacked vectors, then take [..., 0])",
                 )
         if (
             isinstance(eq, Eq)

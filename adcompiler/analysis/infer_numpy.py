@@ -248,6 +248,12 @@ def _converted(ins, static) -> V.Aval:
     return V.Arr(a.ndim, dtype)
 
 
+def _solved_ndim(ins):
+    """np.linalg.solve's result: b's ndim, or for a stack of matrices and one vector b, a vector per matrix."""
+    a, b = ndim_of(ins[0]), ndim_of(ins[1])
+    return a - 1 if b == 1 and a is not None and a > 2 else b
+
+
 _RULES = {
     "numpy.sum": _reduced,
     "numpy.prod": _reduced,
@@ -287,7 +293,7 @@ _RULES = {
     "numpy.cumsum": _cumsum,
     "numpy.trace": _trace,
     "numpy.linalg.inv": lambda ins, static: array_of(ndim_of(ins[0]), float_dtype(ins[:1])),
-    "numpy.linalg.solve": lambda ins, static: array_of(ndim_of(ins[1]), float_dtype(ins[:2])),
+    "numpy.linalg.solve": lambda ins, static: array_of(_solved_ndim(ins), float_dtype(ins[:2])),
     "numpy.linalg.det": lambda ins, static: _trace([array_of(ndim_of(ins[0]), float_dtype(ins[:1]))], static),
     "numpy.diag": _diag,
     "numpy.linalg.norm": _norm,

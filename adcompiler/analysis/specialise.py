@@ -17,7 +17,7 @@ from .numpy_values import ndim_of
 from .records import resolve
 from .methods import as_call, refuse
 from ..ir.nodes import Const
-from ..rules.arrays import SOLVE_VECTOR
+from ..rules.arrays import SOLVE_STACKED, SOLVE_VECTOR
 from ..rules.linalg import NORM_MATRIX
 from ..rules.products import DOT_MATVEC, DOT_VECMAT, DOT_VECTORS, OUTER_FLAT
 
@@ -68,7 +68,8 @@ def _prim(e: Eq, ins: list) -> str:
     if e.prim == "numpy.outer" and not all(isinstance(a, V.Arr) and a.ndim == 1 for a in ins):
         return OUTER_FLAT  # NumPy ravels each operand first
     if e.prim == "numpy.linalg.solve" and isinstance(ins[1], V.Arr) and ins[1].ndim == 1:
-        return SOLVE_VECTOR  # its adjoint in A is an outer product, not a matrix product
+        stacked = isinstance(ins[0], V.Arr) and ins[0].ndim is not None and ins[0].ndim > 2
+        return SOLVE_STACKED if stacked else SOLVE_VECTOR  # its adjoint in A: outer products, not a matrix product
     if e.prim == "numpy.linalg.norm" and all(isinstance(a, Const) for a in e.ins[1:3]):
         ord_, axis = e.ins[1].value, e.ins[2].value
         if isinstance(axis, tuple) and len(axis) == 2 or axis is None and ord_ is not None and ndim_of(ins[0]) == 2:

@@ -28,6 +28,7 @@ CONTAINER_EXPRS = {
     "list_times": lambda xs, n: E.BinOp("*", xs, n, True),
     "array_sum": lambda x: E.Call("sum", (x,)),
     "numpy.linalg.solve/vector": lambda a, b: E.Call("numpy.linalg.solve", (a, b)),
+    "numpy.linalg.solve/stacked": lambda a, b: E.Call("numpy.linalg.solve", (a, b)),
     "numpy.dot/vectors": lambda a, b: E.Call("numpy.dot", (a, b)),
     "numpy.outer/flat": lambda a, b: E.Call("numpy.outer", (a, b)),
     **{

@@ -19,6 +19,7 @@ from .records import field
 import sys
 
 from ..rules import arrays as N
+from ..rules import scipy_linalg as SL
 from ..rules.movement import REFUSED
 from ..ir.nodes import Const, Eq
 from .spellings import CROSS_AXES, SpellingLowering, einsum_subscripts, explicit_einsum
@@ -55,8 +56,14 @@ SCIPY_LINALG = ("solve", "inv", "det")  # scipy.linalg's functions that compute 
 @functools.cache
 def _scipy_linalg(linalg) -> dict:
     """id of a function of ``scipy.linalg`` that computes what NumPy's of its name does -> NumPy's
-    canonical name (its keywords, ``assume_a=`` and the like, are refused as NumPy's unknown ones)."""
-    return {id(getattr(linalg, name)): f"numpy.linalg.{name}" for name in SCIPY_LINALG if hasattr(linalg, name)}
+    canonical name (its keywords, ``assume_a=`` and the like, are refused as NumPy's unknown ones); of
+    one written with NumPy's primitives (``rules.scipy_linalg``) -> its own name."""
+    found = {id(getattr(linalg, name)): f"numpy.linalg.{name}" for name in SCIPY_LINALG if hasattr(linalg, name)}
+    for prim in SL.SIGNATURES:
+        target = getattr(linalg, prim.rpartition(".")[2], None)
+        if target is not None:
+            found[id(target)] = prim
+    return found
 
 
 @functools.cache
@@ -92,12 +99,26 @@ class ArrayLowering(SpellingLowering):
         names, hint = hint, _leaf_hint(hint)  # a tuple of names: for a decomposition's parts
         if prim in REFUSED:
             raise self.parsed.error(node, f"{ast.unparse(node.func)} {REFUSED[prim][0]}", REFUSED[prim][1])
+        if prim in SL.SIGNATURES:
+            return self.scipy_linalg(node, prim, names)
         if prim in N.SEQUENCE:
             return self.join(node, prim, hint)
         if prim == "numpy.where" and receiver is None and len(node.args) == 1 and not node.keywords:
             # np.where(cond): the indices where cond holds (np.nonzero): integers, computed as the primal does
             remedy = "use np.where(cond, x, y), or compute the indices outside the differentiated function"
             return self.library_call(node, sys.modules["numpy"].where, hint, remedy)
+        if prim == "numpy.einsum" and any(
+            k.arg == "optimize" and isinstance(k.value, ast.Constant) for k in node.keywords
+        ):
+            kept = [k for k in node.keywords if k.arg != "optimize"]  # the order of contraction: the same values
+            node = ast.copy_location(ast.Call(node.func, node.args, kept), node)
+        if prim in ("numpy.sum", "numpy.reshape") and any(k.arg in ("where", "order") for k in node.keywords):
+            return self.keyword_spelled(node, prim, hint, receiver)
+        if prim == "numpy.linalg.eigvalsh":  # eigh's eigenvalues (its rule needs the vectors anyway)
+            args = [self.static_arg(a) for a in node.args]
+            keywords = {k.arg: self.static_arg(k.value) for k in node.keywords}
+            values = self.bound(node, args, keywords, N.EIGVALSH, N.STATIC["numpy.linalg.eigh"])
+            return self.decomposition("numpy.linalg.eigh", values, (hint, None))[0]
         if prim == "numpy.einsum":
             spec, operands = einsum_subscripts(node)
             if spec is None:
@@ -132,32 +153,7 @@ class ArrayLowering(SpellingLowering):
                 f"{ast.unparse(node.func)} with more than {N.POSITIONAL[prim]} positional arguments",
                 "pass the others by keyword: " + ", ".join(f"{n}=..." for n, _ in signature[N.POSITIONAL[prim] :]),
             )
-        values = []
-        for i, (name, default) in enumerate(signature):
-            if i < len(args):
-                values.append(args[i])
-            elif name in keywords:
-                values.append(keywords.pop(name))
-            elif default is not None:
-                values.append(Const(default.value))
-            else:
-                raise self.parsed.error(node, f"{ast.unparse(node.func)} without its argument {name!r}", f"pass {name}")
-        if keywords or len(args) > len(signature):
-            extra = ", ".join(keywords) or f"{len(args)} arguments"
-            raise self.parsed.error(
-                node,
-                f"{ast.unparse(node.func)} with {extra}",
-                "use the arguments adcompiler knows: " + ", ".join(n for n, _ in signature),
-            )
-        for name, allowed in N.STATIC.get(prim, {}).items():
-            value = values[[n for n, _ in signature].index(name)]
-            if not isinstance(value, Const) or allowed is not None and value.value not in allowed:
-                raise self.parsed.error(
-                    node,
-                    f"{ast.unparse(node.func)} with {name} not one of the constants "
-                    + (", ".join(map(repr, allowed)) if allowed else "(a number or a tuple of numbers)"),
-                    f"write {name} as a constant where the function is called",
-                )
+        values = self.bound(node, args, keywords, signature, N.STATIC.get(prim, {}))
         if (
             prim == "numpy.pad"
             and values[2].value != "constant"
@@ -180,6 +176,101 @@ class ArrayLowering(SpellingLowering):
         if prim in N.SPLITS:
             return self.split(prim, values, hint)
         return self.apply(prim, values, hint)
+
+    def keyword_spelled(self, node: ast.Call, prim: str, hint, receiver):
+        """``np.sum(x, axis, where=mask)``: the sum of ``np.where(mask, x, 0)``; ``x.reshape(shape,
+        order="F")``: the C-order reshape of ``x.T`` to the shape reversed, transposed (``order="C"``: as
+        without it)."""
+        keyword = next(k for k in node.keywords if k.arg in ("where", "order"))
+        rest = ast.copy_location(ast.Call(node.func, node.args, [k for k in node.keywords if k is not keyword]), node)
+        if receiver is None and not node.args:
+            raise self.parsed.error(node, f"{ast.unparse(node.func)} without its array", "pass the array first")
+        x = receiver if receiver is not None else self.array_arg(node.args[0])
+        if receiver is None:
+            rest.args = node.args[1:]
+        if keyword.arg == "where":
+            masked = self.apply("numpy.where", [self.atom(self.array_arg(keyword.value)), self.atom(x), Const(0)], None)
+            return self.numpy_call(rest, prim, hint, receiver=masked)
+        order = keyword.value.value if isinstance(keyword.value, ast.Constant) else None
+        if order == "C":
+            return self.numpy_call(rest, prim, hint, receiver=x)
+        shape = list(rest.args) or [k.value for k in rest.keywords if k.arg in ("newshape", "shape")]
+        if len(shape) == 1 and isinstance(shape[0], (ast.Tuple, ast.List)):
+            shape = shape[0].elts
+        literal = len(shape) == 1 and isinstance(shape[0], ast.Constant)
+        if order != "F" or not shape or len(shape) == 1 and not literal or len(rest.keywords) > (not rest.args):
+            raise self.parsed.error(
+                node,
+                f"{ast.unparse(node.func)} with order={ast.unparse(keyword.value)}"
+                + (" and a shape not written out" if order == "F" else ""),
+                "write order='C' or order='F' and the new shape as a tuple display: x.reshape((n, m), order='F')",
+            )
+        dims = [self.atom(self.expr(e)) for e in reversed(shape)]
+        if all(isinstance(d, Const) for d in dims):
+            reversed_shape = Const(tuple(d.value for d in dims))
+        else:
+            reversed_shape = self.apply("tuple", dims, None)
+        flipped = self.apply("numpy.transpose", [self.atom(x), Const(None)], None)
+        shaped = self.apply("numpy.reshape", [flipped, reversed_shape], None)
+        return self.apply("numpy.transpose", [shaped, Const(None)], hint)
+
+    def bound(self, node: ast.Call, args: list, keywords: dict, signature, static: dict) -> list:
+        """The arguments of a call in ``signature``'s order, defaults filled in; those ``static`` names
+        checked to be constants (of the values it allows, None: any)."""
+        values = []
+        for i, (name, default) in enumerate(signature):
+            if i < len(args):
+                values.append(args[i])
+            elif name in keywords:
+                values.append(keywords.pop(name))
+            elif default is not None:
+                values.append(Const(default.value))
+            else:
+                raise self.parsed.error(node, f"{ast.unparse(node.func)} without its argument {name!r}", f"pass {name}")
+        if keywords or len(args) > len(signature):
+            extra = ", ".join(keywords) or f"{len(args)} arguments"
+            raise self.parsed.error(
+                node,
+                f"{ast.unparse(node.func)} with {extra}",
+                "use the arguments adcompiler knows: " + ", ".join(n for n, _ in signature),
+            )
+        for name, allowed in static.items():
+            value = values[[n for n, _ in signature].index(name)]
+            if not isinstance(value, Const) or allowed is not None and value.value not in allowed:
+                raise self.parsed.error(
+                    node,
+                    f"{ast.unparse(node.func)} with {name} not one of the constants "
+                    + (", ".join(map(repr, allowed)) if allowed else "(a number or a tuple of numbers)"),
+                    f"write {name} as a constant where the function is called",
+                )
+        return values
+
+    def scipy_linalg(self, node: ast.Call, prim: str, hint):
+        """``scipy.linalg.cho_factor(K, lower=True)`` and friends: written with NumPy's primitives as
+        ``rules.scipy_linalg`` says; ``cho_solve`` takes the pair ``(c, lower)`` cho_factor gave."""
+        if any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.parsed.error(
+                node, f"*args or **kwargs passed to {ast.unparse(node.func)}", "pass them one by one"
+            )
+        pair = prim == "scipy.linalg.cho_solve"
+        args = [self.expr(a) if pair and i == 0 else self.static_arg(a) for i, a in enumerate(node.args)]
+        keywords = {
+            k.arg: self.expr(k.value) if k.arg == "c_and_lower" else self.static_arg(k.value) for k in node.keywords
+        }
+        values = self.bound(node, args, keywords, SL.SIGNATURES[prim], SL.STATIC[prim])
+        apply = lambda p, xs, h=None: self.apply(p, [self.atom(x) for x in xs], h)  # noqa: E731
+        if not pair:
+            named = _leaf_hint(hint, 0) if isinstance(hint, tuple) else _leaf_hint(hint)  # c, low = cho_factor(K)
+            return SL.WRITTEN[prim](apply, Const, [self.element(v) for v in values], named)
+        factor = values[0]
+        if not (isinstance(factor, tuple) and len(factor) == 2 and isinstance(factor[1], Const)):
+            raise self.parsed.error(
+                node,
+                f"{ast.unparse(node.func)} of a factor whose lower flag is not a constant here",
+                "pass what cho_factor returned, c_and_lower = cho_factor(K, lower=True), or the pair (c, lower) it gave",
+            )
+        c, lower = factor
+        return SL.cho_solve(apply, Const, self.element(c), lower.value, self.element(values[1]), _leaf_hint(hint))
 
     def decomposition(self, prim: str, values: list, hint):
         """``w, v = numpy.linalg.eigh(a)``: the decomposition once (no derivative), then one primitive

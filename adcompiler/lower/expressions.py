@@ -165,6 +165,9 @@ class ExpressionLowering(NameLowering):
                 return self.apply("pop", [self.element(self.expr(base))], _leaf_hint(hint))
         if _is_add_at(node, self):
             return self.add_at(node)
+        outer = _ufunc_outer(node, self)  # np.multiply.outer(a, b): rules.numpy_written
+        if outer is not None:
+            return self.user_call(node, outer, hint)
         found = self.nested_call(node, hint)  # adcompiler.grad(f)(x): the inner derivative's generated code
         if found is not None:
             return found
@@ -185,6 +188,9 @@ class ExpressionLowering(NameLowering):
         if isinstance(node.func, ast.Name) and node.func.id in self.env or isinstance(node.func, ast.Subscript):
             return self.object_call(node, "__call__", node.func, hint)  # layer(h), layers[0](h): its class's
         called = self.called.get(node.func.id) if isinstance(node.func, ast.Name) else None
+        found = self.distribution_call(node, hint) if called is None else None  # norm.logpdf(x, loc, scale)
+        if found is not None:
+            return found
         target = called if called is not None else self.resolve(node.func)  # for f in fs: f(x), unrolled
         target = getattr(target, "py_func", target) if hasattr(target, "py_func") else target  # @numba.njit's
         if record_class(target):  # Stats(m, v): a NamedTuple or dataclass built here
@@ -195,13 +201,24 @@ class ExpressionLowering(NameLowering):
         text = ast.unparse(node.func)
         if draw_name(target) is not None:  # np.random.normal(size=3): made by the primal, no derivative
             return lower_draw(self, node, draw_name(target), hint)
+        written = _numpy_written(target, len(node.args))  # np.corrcoef(x), np.nanmean(x), ...
+        if written is not None:
+            return self.user_call(node, written, hint)
+        if target is getattr(sys.modules.get("numpy"), "meshgrid", None):
+            raise self.parsed.error(
+                node, f"{ast.unparse(node.func)} of {len(node.args)} arrays", "pass two or three arrays by position"
+            )
         canonical = numpy_name(target)
         if canonical is not None:
             return self.numpy_call(node, canonical, hint)  # a tuple hint names a decomposition's parts
-        if not rules.has_custom_rule(target) and _scipy_special(target):
+        if not rules.has_custom_rule(target) and _scipy_member(target, "scipy.special"):
             from ..rules import scipy_special
 
             scipy_special.register()  # (SciPy's rules given on first use: SciPy is optional)
+        if not rules.has_custom_rule(target) and _scipy_member(target, "scipy.linalg"):
+            from ..rules import scipy_linalg
+
+            scipy_linalg.register()  # (expm)
         if rules.has_custom_rule(target):
             if isinstance(node.func, ast.Attribute):
                 self.read_attribute(node.func, target)
@@ -275,6 +292,38 @@ class ExpressionLowering(NameLowering):
                 MissingRuleError,
             )
         return self.apply(prim, args, hint)
+
+    def distribution_call(self, node: ast.Call, hint):
+        """``norm.logpdf(x, loc, scale)`` (any spelling of ``scipy.stats.norm``): a call of the function of
+        ``rules.scipy_stats`` that computes it; a method of another ``scipy.stats`` distribution, or another
+        of norm's, refused at this line; None for a call of anything else."""
+        stats = sys.modules.get("scipy.stats")
+        if stats is None or not isinstance(node.func, ast.Attribute) or not _module_path(node.func.value, self):
+            return None
+        try:
+            base = self.resolve(node.func.value)
+        except SyntaxError:  # (not a module's path: what resolve says of the whole call, below)
+            return None
+        if not isinstance(base, getattr(stats, "rv_continuous", ())) and not isinstance(
+            base, getattr(stats, "rv_discrete", ())
+        ):
+            return None
+        from ..rules import scipy_special, scipy_stats
+
+        scipy_special.register()  # (ndtr, log_ndtr: the rules the functions written for norm call)
+        method = getattr(base, node.func.attr, None)
+        written = scipy_stats.written(method)
+        if written is None:
+            raise self.parsed.error(
+                node,
+                f"{ast.unparse(node.func)}, which has no derivative rule",
+                "adcompiler differentiates scipy.stats.norm's "
+                + ", ".join(scipy_stats.METHODS)
+                + "; write others with NumPy and scipy.special (norm.isf(q) is -scipy.special.ndtri(q) * scale + loc), "
+                "or give a function of yours rules with adcompiler.defrule",
+                MissingRuleError,
+            )
+        return self.user_call(node, written, hint)
 
     def library_call(self, node: ast.Call, target, hint, remedy: str):
         """A call of a library function with no derivative rule (``np.triu_indices(d, 1)``, ``math.comb``):
@@ -401,6 +450,45 @@ def _is_add_at(node: ast.Call, lowering) -> bool:
     return numpy is not None and lowering.resolve(func.value) is numpy.add
 
 
+def _numpy_written(target, nargs: int):
+    """The function of ``rules.numpy_written`` computing what the NumPy function ``target`` does, or None."""
+    if sys.modules.get("numpy") is None or isinstance(target, type) and target.__module__ != "numpy":
+        return None
+    from ..rules import numpy_written
+
+    return numpy_written.written(target, nargs)
+
+
+def _ufunc_outer(node: ast.Call, lowering):
+    """The function of ``rules.numpy_written`` for ``np.multiply.outer(a, b)`` (NumPy under any alias), or
+    None for any other call."""
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "outer" and isinstance(func.value, ast.Attribute)):
+        return None
+    if sys.modules.get("numpy") is None or not _module_path(func.value.value, lowering):
+        return None
+    try:
+        ufunc = lowering.resolve(func.value)
+    except SyntaxError:
+        return None
+    if type(ufunc).__name__ != "ufunc":
+        return None
+    from ..rules import numpy_written
+
+    found = numpy_written.written(ufunc.outer, len(node.args))
+    if found is None:
+        raise lowering.parsed.error(
+            node,
+            f"{ast.unparse(func)}, which has no derivative rule",
+            "write it with broadcasting, op(a[..., None], b), or use the outer of np.add, np.subtract, "
+            "np.multiply, np.divide, np.power, np.maximum or np.minimum",
+            MissingRuleError,
+        )
+    if len(node.args) != 2 or node.keywords:
+        raise lowering.parsed.error(node, f"{ast.unparse(func)} with these arguments", "call it with two arrays a, b")
+    return found
+
+
 def _leaf_hint(hint, index=None):
     """The single-name part of a hint (``None`` for tuple hints)."""
     if index is not None:
@@ -447,8 +535,8 @@ def _repeats(node) -> bool:
     )
 
 
-def _scipy_special(target) -> bool:
-    """Whether ``target`` is a function of ``scipy.special`` (when SciPy was imported: nothing is here)."""
-    special = sys.modules.get("scipy.special")
+def _scipy_member(target, module: str) -> bool:
+    """Whether ``target`` is a function of SciPy's ``module`` (when SciPy was imported: nothing is here)."""
+    found = sys.modules.get(module)
     name = getattr(target, "__name__", None)
-    return special is not None and isinstance(name, str) and getattr(special, name, None) is target
+    return found is not None and isinstance(name, str) and getattr(found, name, None) is target

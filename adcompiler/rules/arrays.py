@@ -19,7 +19,7 @@ import math
 from . import linalg as L
 from . import movement as M
 from . import products as P
-from ..ir.expr import Call, Num, Tuple, compare, fn, gt, lt, ne
+from ..ir.expr import Call, Num, Slice, Subscript, Tuple, compare, fn, gt, lt, ne
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
 cos, sin, exp, log, sqrt, sign = (np_(n) for n in ("cos", "sin", "exp", "log", "sqrt", "sign"))
@@ -119,6 +119,7 @@ PARTIALS.update(
 
 
 SOLVE_VECTOR = "numpy.linalg.solve/vector"  # solve with a vector b (``specialise`` names it by b's ndim)
+SOLVE_STACKED = "numpy.linalg.solve/stacked"  # a stack of matrices and one vector b (NumPy 2: b for each)
 
 
 def _solve_tangent(a, z, da, db):
@@ -129,6 +130,30 @@ def _solve_tangent(a, z, da, db):
 def _solve_adjoint(a, z, g, outer):
     gb = np_("linalg.solve")(_mT(a), g)
     return (outer(gb), gb)
+
+
+def _column(v):
+    """``v[..., None]``: vectors as one-column matrices."""
+    return Subscript(v, Tuple((Num(Ellipsis), Num(None))))
+
+
+def _first_column(m):
+    """``m[..., 0]``: one-column matrices as vectors."""
+    return Subscript(m, Tuple((Num(Ellipsis), Num(0))))
+
+
+def _stacked_solve_tangent(a, z, da, db):
+    """A_k z_k = b for each matrix A_k of a stack: A_k dz_k = db - dA_k z_k, solved column by column."""
+    minus = -_first_column(da @ _column(z)) if da is not None else None
+    rhs = [t for t in (db, minus) if t is not None]
+    return _first_column(np_("linalg.solve")(a, _column(rhs[0] if len(rhs) == 1 else rhs[0] + rhs[1])))
+
+
+def _stacked_solve_adjoint(a, b, z, g):
+    """gb_k = A_k^-T g_k, summed over the stack into b's shape; gA_k = -gb_k z_k^T."""
+    gb = _first_column(np_("linalg.solve")(_mT(a), _column(g)))
+    rows = Subscript(z, Tuple((Num(Ellipsis), Num(None), Slice(None, None))))
+    return (-(_column(gb) * rows), _h("unbroadcast")(gb, b))
 
 
 def _negated(shift):
@@ -188,6 +213,7 @@ FORWARD = {
     # A z = b: A dz = db - dA z, solved (not inverted); b a matrix (stack) or, for one matrix A, a vector
     "numpy.linalg.solve": lambda a, b, z, da, db: _solve_tangent(a, z, da, db),
     SOLVE_VECTOR: lambda a, b, z, da, db: _solve_tangent(a, z, da, db),
+    SOLVE_STACKED: lambda a, b, z, da, db: _stacked_solve_tangent(a, z, da, db),
     # variance and standard deviation (axis, keepdims, ddof): 2 (x - mean) / (n - ddof) against dx
     "numpy.ptp": lambda x, axis, keep, z, dx, da, dk: _extremes(
         x, axis, keep, lambda e: _h("extreme_jvp")(dx, x, e, axis, keep)
@@ -221,6 +247,7 @@ REVERSE = {
     # gb = A^-T g by a solve; gA = -gb z^T (an outer product for a vector b)
     "numpy.linalg.solve": lambda a, b, z, g: _solve_adjoint(a, z, g, lambda gb: -(gb @ _mT(z))),
     SOLVE_VECTOR: lambda a, b, z, g: _solve_adjoint(a, z, g, lambda gb: -np_("outer")(gb, z)),
+    SOLVE_STACKED: lambda a, b, z, g: _stacked_solve_adjoint(a, b, z, g),
     "numpy.ptp": lambda x, axis, keep, z, g: (
         _extremes(x, axis, keep, lambda e: _h("extreme_vjp")(g, x, e, axis, keep)),
         None,
@@ -402,7 +429,9 @@ POSITIONAL.update(P.POSITIONAL)
 INACTIVE += L.INACTIVE + P.SPLITS  # the split computed once: its pieces are primitives of their own
 SPLITS, SPLIT_PART = P.SPLITS, P.SPLIT_PART
 PARTS, STATIC = L.PARTS, {**L.STATIC, **P.STATIC}  # several results: one primitive each; constant arguments
-EXPANDED = ("numpy.linalg.multi_dot", "numpy.select")  # lowered to other primitives (numpy.dot, numpy.where)
+# lowered to other primitives (numpy.dot, numpy.where, numpy.linalg.eigh's eigenvalues)
+EXPANDED = ("numpy.linalg.multi_dot", "numpy.select", "numpy.linalg.eigvalsh")
+EIGVALSH = (("a", None), ("UPLO", Num("L")))
 
 # Functions of a sequence of arrays: numpy.concatenate([a, b], axis) is one primitive of a, b and axis.
 SEQUENCE = ("numpy.concatenate", "numpy.stack", "numpy.hstack", "numpy.vstack", "numpy.row_stack")

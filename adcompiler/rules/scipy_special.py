@@ -2,7 +2,7 @@
 partial derivatives written with NumPy and SciPy, given to the function with ``defrule`` the first time
 differentiated code calls a SciPy function (SciPy is optional: nothing is imported before).
 
-The rules take arrays or numbers, broadcast as the function does; a cotangent is summed back to its
+``multigammaln(a, d)``'s rule is in ``a`` (``d``, the dimension, is a whole number).  The rules take arrays or numbers, broadcast as the function does; a cotangent is summed back to its
 argument's shape.  ``logsumexp``, ``softmax`` and ``log_softmax`` take ``axis`` by position (a keyword
 argument of a function with rules is refused at the user's line, saying so).  These rules are
 functions of this module, so derivative code that calls them can be differentiated again (a Hessian
@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 _done = False
+_digamma = None  # scipy.special.digamma, once SciPy is imported (register)
 
 
 def _sum_to(g, x):
@@ -48,11 +49,13 @@ def _binary(fn, d0, d1):
 
 def register() -> None:
     """Give the functions of ``scipy.special`` below their rules (once; SciPy imported now)."""
-    global _done
+    global _done, _digamma
     if _done:
         return
     _done = True
     import scipy.special as sp
+
+    _digamma = sp.digamma
 
     def expit_partial(x):
         s = sp.expit(x)
@@ -68,6 +71,7 @@ def register() -> None:
     _unary(sp.psi, lambda x: sp.polygamma(1, x))
     _unary(sp.log_ndtr, lambda x: np.exp(-(np.asarray(x) ** 2) / 2.0 - sp.log_ndtr(x)) / np.sqrt(2.0 * np.pi))
     _unary(sp.ndtr, lambda x: np.exp(-(np.asarray(x) ** 2) / 2.0) / np.sqrt(2.0 * np.pi))
+    _unary(sp.ndtri, lambda p: np.sqrt(2.0 * np.pi) * np.exp(sp.ndtri(p) ** 2 / 2.0))
     _unary(sp.i0, sp.i1)
     _unary(sp.i1, lambda x: sp.i0(x) - sp.i1(x) / x)
 
@@ -80,6 +84,7 @@ def register() -> None:
         return (None, _sum_to(sp.polygamma(n + 1, x) * ct, x))
 
     defrule(sp.polygamma, jvp=polygamma_jvp, vjp=polygamma_vjp)
+    defrule(sp.multigammaln, jvp=multigammaln_jvp, vjp=multigammaln_vjp)
     _binary(sp.xlogy, lambda x, y: sp.xlogy(np.ones_like(x, dtype=float), y), lambda x, y: x / y)
     _binary(sp.xlog1py, lambda x, y: sp.xlog1py(np.ones_like(x, dtype=float), y), lambda x, y: x / (1.0 + y))
 
@@ -122,6 +127,23 @@ def register() -> None:
         return (g, None) if len(rest) == 2 else (g,)
 
     defrule(sp.log_softmax, jvp=log_softmax_jvp, vjp=log_softmax_vjp)
+
+
+def multigammaln_jvp(a, d, da, dd):
+    """d/da log Gamma_d(a) = sum_j digamma(a - j / 2), j < d (d: a whole number, no derivative)."""
+    return _multidigamma(a, d) * da
+
+
+def multigammaln_vjp(a, d, ct):
+    return (_sum_to(_multidigamma(a, d) * ct, a), None)
+
+
+def _multidigamma(a, d):
+    """sum_j digamma(a - j / 2) over j < d: the derivative of multigammaln(a, d) in a."""
+    total = 0.0
+    for j in range(d):
+        total = total + _digamma(a - 0.5 * j)
+    return total
 
 
 def _weights(a, axis):
