@@ -668,3 +668,38 @@ def test_adc_check_args_naming_a_value_not_known_says_why(tmp_path):
         "adc: --args 'DATA': DATA is not known without running m.py "
         "(line 4: np.load(...) is a call adc compile does not make); use --import\n"
     )
+
+
+def test_a_library_call_that_writes_a_file_is_not_called_while_building(tmp_path):
+    """A library function without a derivative rule is called on example arguments while the code is
+    built, to learn what kind of value it returns (analysis/library_values.py): never one that writes
+    or reads a file, changes a setting or reads memory its arguments point at (np.save wrote
+    touched.npy while adc compile built the module, which promises not to run the file)."""
+    (tmp_path / "m.py").write_text(
+        'import numpy as np\n\n\ndef f(x):\n    np.save("touched.npy", np.ones(3) * 2.0)\n    return x * x\n'
+    )
+    proc = adc("compile", "m.py", "-o", "m_ad.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.py", "m_ad.py"]
+
+
+@pytest.mark.parametrize(
+    "path, called",
+    [
+        ("numpy.vander", True),
+        ("scipy.special.multigammaln", True),
+        ("numpy.setdiff1d", True),
+        ("numpy.save", False),
+        ("numpy.loadtxt", False),
+        ("numpy.seterr", False),
+        ("numpy.set_printoptions", False),
+        ("numpy.lib.stride_tricks.as_strided", False),
+        ("numpy.frombuffer", False),
+        ("scipy.linalg.lu_solve", False),
+        ("time.time", False),
+    ],
+)
+def test_which_library_functions_are_called_on_examples(path, called):
+    from adcompiler.analysis.library_values import called_at_build
+
+    assert called_at_build(path) is called

@@ -7,12 +7,17 @@ float 2.5, an array of that ndim and dtype filled with them).  The answer is des
 value is, widened where a value may decide it (a list's length); where no example can be made, or the
 example call fails, the result is a number or an array (``Numeric``), code for which is decided at run
 time.  Only functions of libraries that compute values and change nothing (``PURE_LIBRARIES``: NumPy,
-SciPy, math, a few builtins) are called at build time; another's result is a number or an array too.
-Functions of ``np.random`` never come here (``lower.expressions`` refuses them: they change a state).
+SciPy, math, a few builtins) are called at build time, and of those not the ones whose name says they
+read or write files or change a setting (``np.save``, ``np.loadtxt``, ``np.seterr``, ...) or read memory
+where their arguments say (``as_strided``, ``frombuffer``), nor SciPy's outside ``scipy.special`` (its
+LAPACK routines, given a made-up pivot or factor, read and write out of bounds: ``lu_solve`` corrupted
+the heap); another's result is a number or an array too.  Functions of ``np.random`` never come here
+(``lower.expressions`` refuses them: they change a state).
 """
 
 from __future__ import annotations
 
+import re
 import warnings
 
 from . import values as V
@@ -24,6 +29,18 @@ EXAMPLE_SIZE = 3  # the length of every axis and list of an example argument
 EXAMPLE_INT, EXAMPLE_FLOAT = 3, 2.5
 
 
+_NOT_CALLED = re.compile(r"save|load|write|read|file|open|memmap|print|seterr|setbuf|^set_|strided|buffer|ctypes", re.I)
+
+
+def called_at_build(path: str) -> bool:
+    """Whether the library function named ``path`` (``numpy.vander``) may be called on example arguments
+    while the code is built (see the module docstring)."""
+    parts = path.split(".")
+    if parts[0] not in PURE_LIBRARIES or parts[0] == "scipy" and parts[1:2] != ["special"]:
+        return False
+    return not any(_NOT_CALLED.search(part) for part in parts[1:])
+
+
 class _NoExample(Exception):
     """An abstract value no example stands for (a string, a function, anything)."""
 
@@ -31,7 +48,7 @@ class _NoExample(Exception):
 def library_value(eq, ins: list) -> list:
     """The abstract value of a ``library`` equation's output, from a call on example arguments."""
     _, path, keys, target, _ = eq.param
-    if path.split(".")[0] not in PURE_LIBRARIES:  # (time.time, a file's functions: not called at build time)
+    if not called_at_build(path):  # (time.time, np.save, scipy.linalg.lu_solve: not called at build time)
         return [V.NUMERIC]
     try:
         args = [_example_of(a, aval) for a, aval in zip(eq.ins, ins, strict=True)]
