@@ -35,7 +35,7 @@ from ..analysis.inplace import check_in_place
 from ..analysis.memory import returned_memory
 from ..ir.nodes import Const, Var, calls, flatten
 from ..ir.printing import to_def
-from ..front.environment import ABSENT, Read, Scope, captured_cells, dependencies, namespace_of
+from ..front.environment import ABSENT, Read, Scope, captured_cells, dependencies, module_of, namespace_of
 from ..front.names import GENERATED_BUILTINS, Namer, Namespace, is_builtin
 from ..front.parse import parse_function
 from ..front.lambdas import def_name
@@ -133,7 +133,7 @@ class Program:
         self.namers[fn] = namer
         self._lowering.append(fn)
         try:
-            lowered = anf.lower(parsed, namer, self._callee_shape)
+            lowered = anf.lower(parsed, namer, self._callee_shape, module_of(namespace) is not module_of(self.globals))
             self.ns.read |= {  # (an item of a list or dict a closure holds is read too: lower.names.global_record)
                 r.name
                 for r in parsed.reads

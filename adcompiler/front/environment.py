@@ -105,6 +105,13 @@ def namespace_of(fn) -> Mapping:
     return _CLOSURES[fn]
 
 
+def module_of(namespace: Mapping) -> Mapping:
+    """The module dictionary under a namespace (a ``Scope``'s or a ``Closure``'s parent, to the end)."""
+    while isinstance(namespace, (Scope, Closure)):
+        namespace = namespace.parent
+    return namespace
+
+
 def cells_of(namespace: Mapping) -> dict:
     """The closure cells a namespace reads names from (those of a ``Closure``, or of a ``Scope``'s)."""
     if isinstance(namespace, Scope):

@@ -29,16 +29,19 @@ from .records import Record, RecordLowering
 from ..front.scopes import falls_through, find_slots, loop_targets, may_jump, may_return, nodes
 
 
-def lower(parsed: Parsed, namer: Namer, callee_shape) -> Function:
-    """Lower one parsed function to ANF; ``callee_shape(fn)`` gives a callee's output shape."""
-    return _Lowering(parsed, namer, callee_shape).run()
+def lower(parsed: Parsed, namer: Namer, callee_shape, foreign: bool = False) -> Function:
+    """Lower one parsed function to ANF; ``callee_shape(fn)`` gives a callee's output shape; ``foreign``:
+    the function is of another module than the code generated for it runs in (its module's numbers and
+    arrays are then handed to the code, not read by their names: ``names.NameLowering.name``)."""
+    return _Lowering(parsed, namer, callee_shape, foreign).run()
 
 
 class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, RecordLowering, NestedLowering):
-    def __init__(self, parsed: Parsed, namer: Namer, callee_shape):
+    def __init__(self, parsed: Parsed, namer: Namer, callee_shape, foreign: bool = False):
         self.parsed = parsed
         self.namer = namer
         self.callee_shape = callee_shape
+        self.foreign = foreign
         self.env: dict = {}
         self.defined: set = set()  # SSA names already given out in this function
         self.body: list = []

@@ -15,6 +15,7 @@ from ..front.environment import ABSENT, Read
 from ..front.files import unset_refusal
 from ..front.fields import record_fields
 from ..ir.nodes import Const, Var
+from ..ir.supplied import constant
 from .records import Record
 
 
@@ -35,8 +36,8 @@ class NameLowering:
                 "call it, or pass it to one of your functions that calls it",
             )
         value = self.resolve(node)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return Const(value, node.id)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):  # (its name: what it is read by)
+            return Const(value) if self.foreign else Const(value, node.id)  # (another module's: the number)
         if isinstance(value, list) and _numbers(value) and not _read_only(node, self.parsed.node, self.resolve):
             raise self.parsed.error(
                 node,
@@ -48,6 +49,8 @@ class NameLowering:
         if type(value).__name__ == "ndarray" or _numbers(value):  # a constant array or list, read when the code runs
             # into a temporary, never a variable named like it: assigned in a function, the module's name
             # would become a local of the function (copy propagation gives the reads back their name)
+            if self.foreign:  # another module's: handed to the code (the read recorded: rebound, built again)
+                return constant(value, node.id)
             return self.apply("global", [], None, param=node.id)
         raise self.parsed.error(
             node,
