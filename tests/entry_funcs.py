@@ -3,6 +3,8 @@ own, defaults, tuple outputs, loops (not inlined) and errors raised inside an in
 
 import math
 
+import numpy as np
+
 method_ = 3.0  # globals and parameters named like an entry's internals
 float_ = 0.5
 
@@ -49,3 +51,13 @@ def row_sums(M, v):
         for j in range(len(v)):
             s = s + row[j] * v[j]
     return s
+
+
+def wave(x, y):
+    """An array output: its cotangent is an array of its shape."""
+    return np.sin(x) * y
+
+
+def wave_and_total(x, y):
+    """A tuple output of an array and a number."""
+    return np.sin(x) * y, np.sum(x * x)
