@@ -61,3 +61,11 @@ def wave(x, y):
 def wave_and_total(x, y):
     """A tuple output of an array and a number."""
     return np.sin(x) * y, np.sum(x * x)
+
+
+def power(x, n):
+    """x ** (n + 1) by a loop of ``n`` products: an int argument, a constant by default."""
+    p = x
+    for _ in range(n):
+        p = p * x
+    return p

@@ -340,3 +340,21 @@ def test_a_tuple_output_with_an_array_part_gets_a_vjp_entry(backend, monkeypatch
     bad = (np.ones(4), 1.0)
     assert _outcome(lambda: f.vjp((x, y), bad)) == _outcome(lambda: fresh.vjp((x, y), bad))
     assert "has shape (5,), but its cotangent has shape (4,)" in _outcome(lambda: f.vjp((x, y), bad))[1]
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_an_int_argument_not_differentiated_does_not_keep_grad_on_the_checking_method(backend, monkeypatch):
+    """``f.grad(x, n)`` with ``n`` an int (a constant: GradBench ode's number of steps): later calls with
+    other floats and ints run the fast entry, its ints tested by their type; other kinds still go to the
+    checking method, which answers as without an entry."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    calls = _counting(monkeypatch, "grad")
+    f = adcompiler.differentiate(F.power, backend=backend)
+    for x, n in [(0.5, 3), (0.7, 5), (-1.5, 0), (2.0, 2)]:
+        assert f.grad(x, n) == pytest.approx((n + 1) * x**n, rel=1e-14)
+    assert len(calls) == 1 and "grad" in vars(f)
+    for args in [(0.7, True), (0.7, 2.0), (2, 3)]:
+        fresh = adcompiler.differentiate(F.power, backend=backend)
+        assert _outcome(lambda: f.grad(*args)) == _outcome(lambda: fresh.grad(*args)), args
+    assert len(calls) == 1 + 2 * 3

@@ -332,7 +332,7 @@ UNSET = _Unset()
 
 def _kind_test(v: str, i: int, aval, g, space, exact: bool) -> str:
     """The test that value ``v`` of the ``i``-th parameter has the abstract value ``aval``: a float, an
-    array of its ndim and dtype, or a list or tuple whose every element is as before."""
+    int, an array of its ndim and dtype, or a list or tuple whose every element is as before."""
     if isinstance(aval, V.Seq):  # equal structures are mostly the same cached object: tested first
         space[g[f"aval{i}"]], space[g["describe"]] = aval, V.describe
         described = f"(({g['now']} := {g['describe']}({v})) is {g[f'aval{i}']} or {g['now']} == {g[f'aval{i}']})"
@@ -347,6 +347,8 @@ def _kind_test(v: str, i: int, aval, g, space, exact: bool) -> str:
     if isinstance(aval, V.Arr):
         space[g[f"dtype{i}"]] = _numpy_dtype(aval.dtype)
         return f"{g['type']}({v}) is {g['ndarray']} and {v}.ndim == {aval.ndim} and {v}.dtype is {g[f'dtype{i}']}"
+    if aval == V.INT:  # (an int not differentiated: a constant)
+        return f"{g['type']}({v}) is {g['int']}"
     return _float_test(v, exact, g)
 
 
