@@ -358,3 +358,19 @@ def test_an_int_argument_not_differentiated_does_not_keep_grad_on_the_checking_m
         fresh = adcompiler.differentiate(F.power, backend=backend)
         assert _outcome(lambda: f.grad(*args)) == _outcome(lambda: fresh.grad(*args)), args
     assert len(calls) == 1 + 2 * 3
+
+
+def test_a_jvp_entry_tests_each_tangent_against_its_own_parameter(monkeypatch):
+    """``f.jvp((2, x), (dx,))`` with ``a`` an int (a constant, its tangent left out): the one tangent is
+    x's, tested as an array of x's shape (not as the float ``a``'s would be, which took a number for
+    x's tangent and sent every array to the checking method)."""
+    np = pytest.importorskip("numpy")
+    calls = _counting(monkeypatch, "jvp")
+    f = adcompiler.differentiate(F.weighted_sum)
+    x = np.linspace(0.1, 1.0, 4)
+    for a, dx in [(2, np.ones(4)), (3, x), (-1, np.zeros(4))]:
+        assert f.jvp((a, x), (dx,)) == pytest.approx((a * np.sum(x * x), a * np.sum(2 * x * dx)), rel=1e-14)
+    assert len(calls) == 1
+    fresh = adcompiler.differentiate(F.weighted_sum)
+    assert _outcome(lambda: f.jvp((2, x), (1.0,))) == _outcome(lambda: fresh.jvp((2, x), (1.0,)))
+    assert "does not match its value" in _outcome(lambda: f.jvp((2, x), (1.0,)))[1]

@@ -425,6 +425,7 @@ def _sequence_parameters(owner, gen_params, sequences, g, space, sig, current=()
         slots.append(gen_params[k : k + width])
         k += width
     guard, tests, passed, shaped = [], [g["current"]] if current else [], list(heads), []
+    active = owner._wrt_of(sig)  # the parameters the tangents are for (not an int argument: a constant)
     for i, ((p, n), head, slot) in enumerate(zip(sequences, heads, slots)):
         items = slot if p != "ct" or n is None else [g[f"ct{j}"] for j in range(n)]
         if n is not None:
@@ -438,19 +439,19 @@ def _sequence_parameters(owner, gen_params, sequences, g, space, sig, current=()
             if p != "ct":
                 passed[i] = f"({target})"
         for j, v in enumerate(items):
-            aval = sig.avals[owner.params.index(owner.wrt[j])] if p == "tangents" else None
+            aval = sig.avals[owner.params.index(active[j])] if p == "tangents" else None
             if p == "primals":
                 tests.append(_kind_test(v, j, sig.avals[j], g, space, False))
             elif p == "tangents" and isinstance(aval, V.Arr):  # an array of its primal's shape
-                primal = gen_params[owner.params.index(owner.wrt[j])]
+                primal = gen_params[owner.params.index(active[j])]
                 tests.append(f'{g["type"]}({v}) is {g["ndarray"]} and {v}.shape == {primal}.shape')
             elif p == "tangents" and V.flat(aval):  # numbers (the primal's test said so): the length is enough
-                primal = gen_params[owner.params.index(owner.wrt[j])]
+                primal = gen_params[owner.params.index(active[j])]
                 tests.append(
                     f'({g["type"]}({v}) in {g["seq"]} or {g["hasattr"]}({v}, "shape")) and {g["len"]}({v}) == {g["len"]}({primal})'
                 )
             elif p == "tangents" and isinstance(aval, V.Seq):  # a list of its primal's structure
-                primal = gen_params[owner.params.index(owner.wrt[j])]
+                primal = gen_params[owner.params.index(active[j])]
                 matches = written_tangent_test(aval)
                 if matches is None:
                     space[g["mismatch"]] = tangent_mismatch
