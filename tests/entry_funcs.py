@@ -3,6 +3,8 @@ own, defaults, tuple outputs, loops (not inlined) and errors raised inside an in
 
 import math
 
+import numpy as np
+
 method_ = 3.0  # globals and parameters named like an entry's internals
 float_ = 0.5
 
@@ -49,3 +51,26 @@ def row_sums(M, v):
         for j in range(len(v)):
             s = s + row[j] * v[j]
     return s
+
+
+def wave(x, y):
+    """An array output: its cotangent is an array of its shape."""
+    return np.sin(x) * y
+
+
+def wave_and_total(x, y):
+    """A tuple output of an array and a number."""
+    return np.sin(x) * y, np.sum(x * x)
+
+
+def power(x, n):
+    """x ** (n + 1) by a loop of ``n`` products: an int argument, a constant by default."""
+    p = x
+    for _ in range(n):
+        p = p * x
+    return p
+
+
+def weighted_sum(a, x):
+    """A number parameter first: called with an int, a constant; its tangent left out."""
+    return a * np.sum(x * x)

@@ -88,3 +88,26 @@ def test_scatter_add_from_zero_is_the_parents_shape():
     assert np.array_equal(d, [[1, 1], [3, 4], [0, 0]])
     assert np.array_equal(scatter_add(-0.0, np.ones(2), 0, 1.0), [1.0, 0.0])
     assert np.array_equal(scatter_add(1.5, np.ones(2), 0, 1.0), [2.5, 1.5])
+
+
+def test_scatter_add_of_a_numpy_float_at_an_entry_adds_in_place(monkeypatch):
+    """``A[i, j]``'s adjoint with a NumPy float64 cotangent (a number read from a float64 array: GradBench
+    det's products of entries) is added at the entry as a Python float is, not through numpy.add.at
+    (whose buffers took half of det's scatters); a float32 parent still goes to numpy.add.at, which
+    keeps its dtype."""
+    scatter_add = helper("scatter_add")
+    at_calls, add = [], np.add
+
+    class Add:  # numpy.add with its .at counted
+        def at(self, *args):
+            at_calls.append(args[1])
+            return add.at(*args)
+
+    d = scatter_add(0.0, np.ones((3, 3)), (1, 2), np.float64(2.5))
+    monkeypatch.setattr(np, "add", Add())
+    assert scatter_add(d, np.ones((3, 3)), (1, 2), np.float64(-0.5)) is d
+    assert scatter_add(d, np.ones((3, 3)), 0, np.float64(1.0)) is d
+    assert at_calls == []
+    np.testing.assert_array_equal(d, [[1, 1, 1], [0, 0, 2.0], [0, 0, 0]])
+    narrow = scatter_add(0.0, np.ones(3, dtype=np.float32), 1, np.float64(2.5))
+    assert narrow.dtype == np.float32 and np.array_equal(narrow, [0, 2.5, 0]) and at_calls == [1]

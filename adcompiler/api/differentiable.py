@@ -12,7 +12,7 @@ from ..modes.checkpoint import checkpoint_problem
 from .arguments import all_floats, as_sequence, checked_ct, checked_tangents, constant_integers
 from .arguments import active_tangents, refuse_not_differentiable, refuse_other_arrays, refuse_partial
 from .arguments import ct_shapes, refuse_shared_writes, require_scalar, tangent_like
-from .entries import install, record_entry, remember_records
+from .entries import NO_ENTRY, ct_kind, install, record_entry, remember_records
 from .iterables import refuse_other_iterables
 from ..compile.load import load
 from ..compile.page import page_of
@@ -375,9 +375,8 @@ class Differentiable:
         reverse = self._function("reverse", sig)
         if not records and self._fast_path("vjp", sig) and (shape is None or all(s is None for s in shape)):
             sequences = [("primals", len(self.params)), ("ct", None if shape is None else len(shape))]
-            listed = V.describe(ct) if shape is None and isinstance(ct, (list, tuple)) else None
-            ct_aval = listed if listed is not None and V.flat(listed) else None  # a list output's
-            if listed is None or ct_aval is not None:
+            ct_aval = ct_kind(ct, shape)  # what later cotangents are tested against (floats: None)
+            if ct_aval is not NO_ENTRY:
                 self._numbers_first("vjp", "reverse", Differentiable._vjp, sequences, sig, ct_aval)
         try:
             value, cts = reverse(*args, ct)
@@ -468,8 +467,12 @@ class Differentiable:
 
     def _fast_path(self, name: str, sig: V.Sig) -> bool:
         """Whether ``f.<name>`` gets a fast entry for signature ``sig`` now: it has none yet, and every
-        argument is a float, a float array, a list or a tuple."""
-        if not self.target.numpy_only or name in self.__dict__ or not all(V.entry_testable(a) for a in sig.avals):
+        argument is a float, a float array, a list or a tuple, or an int not differentiated (a constant:
+        ode's number of steps; the code is the same for every int, tested by its type)."""
+        if not self.target.numpy_only or name in self.__dict__:
+            return False
+        wrt = self._positions_of(sig)
+        if not all(V.entry_testable(a) or a == V.INT and i not in wrt for i, a in enumerate(sig.avals)):
             return False
         return not converts([sig.avals[i] for i in self._positions]) and not narrow_floats(sig.avals)  # (trees)
 

@@ -75,8 +75,11 @@ def make_entry(
     ``source``: ``(Def, Namespace)``, the IR ``generated`` was emitted from, to inline a short body.
     ``depends``: what the code was built from (``front.environment.Dependency``), tested on every
     call; when the module no longer holds it the method builds the code again.
-    ``ct_aval``: for a list output, the abstract value of the first call's cotangent (a list of
-    numbers), which later cotangents are tested against whole.
+    ``ct_aval``: the abstract value of the first call's cotangent where it is not a float, which later
+    cotangents are tested against (``ct_kind``): for a list output a list of numbers, tested whole; for
+    an array output an array, tested by its type, ndim and dtype, and after the call by its shape
+    against the output's (else the method runs, which tells a wrong shape); for a tuple output one
+    such value (or None: a float) per part.
     ``paused``: the cyclic garbage collector paused while ``generated`` runs (reverse code of a
     recursive function keeps a residual tuple per call alive until its adjoint sweep ends: collections
     that find nothing to free took half of GradBench det's gradient at ell = 8).
@@ -92,22 +95,26 @@ def make_entry(
     wholes = [p for p, n in sequences or () if p != "ct"]
     parts = [f"ct{j}" for p, n in sequences or () if p == "ct" for j in range(n or 0)]
     defaults = [f"default{i}" for i in range(len(owner.params))]
-    kinds = [f"{k}{i}" for i in [*range(len(owner.params)), "ct"] for k in ("aval", "dtype", "holds", "ids", "matches")]
+    slots = [*range(len(owner.params)), "ct", *parts]  # (parts: a tuple output's cotangents)
+    kinds = [f"{k}{i}" for i in slots for k in ("aval", "dtype", "holds", "ids", "matches")]
     helpers = ("generated", "method", "owner", "ndarray", "describe", "mismatch", "alias", "pattern", "avals", "unset")
     helpers += ("float64",)
     states = ("module", "was", "code", "defaults", "kwdefaults")  # (a function's: the code and defaults it had)
     helpers += ("current", "now") + tuple(f"{k}{j}" for j in range(len(depends)) for k in states)
-    helpers += ("collecting", "pause", "resume")
+    helpers += ("collecting", "pause", "resume", "out")
     g = _fresh([name, *helpers, *_BUILTINS, *wholes, *parts, *defaults, *kinds], taken)
     space = {g[k]: v for k, v in _BUILTINS.items()}  # the entry's own names, handed to it (back.load)
     space.update({g["generated"]: generated, g["method"]: method, g["owner"]: owner, g["ndarray"]: ndarray})
     space[g["float64"]] = getattr(sys.modules.get("numpy"), "float64", float)  # (NumPy's float: a float subclass)
     space.update({g["collecting"]: gc.isenabled, g["pause"]: gc.disable, g["resume"]: gc.enable})
     current = current_tests(depends, g, space)
+    shaped: list = []  # (the output's part, the cotangent given for it): shapes compared after the call
     if sequences is None:
         head, guard = _own_parameters(owner, g, space, sig, current)
     else:
-        head, guard = _sequence_parameters(owner, gen_params, sequences, g, space, sig, current, ct_aval)
+        head, guard, (shaped, fallback) = _sequence_parameters(
+            owner, gen_params, sequences, g, space, sig, current, ct_aval
+        )
     if current and all(d.kind == "code" for d in depends):  # the function's own code and defaults: attributes
         guard[:0] = [f"    {g['current']} = {' and '.join(current)}"]
     elif current:  # a name the module no longer has (KeyError) is a change too
@@ -118,12 +125,14 @@ def make_entry(
             f"    except {g['KeyError']}:",
             f"        {g['current']} = False",
         ]
-    if body is None and paused:
-        call = f"{g['generated']}({', '.join(gen_params)})"
+    call = f"{g['generated']}({', '.join(gen_params)})"
+    if shaped:  # an array cotangent: the output's shape, known once the code has run, is its own
+        body = _shape_checked(call, shaped, fallback, paused, g)
+    elif body is None and paused:
         body = [f"if not {g['collecting']}():", f"    return {call}", f"{g['pause']}()", "try:", f"    return {call}"]
         body += ["finally:", f"    {g['resume']}()"]
     elif body is None:
-        body = [f"return {g['generated']}({', '.join(gen_params)})"]
+        body = [f"return {call}"]
     text = "\n".join([f"def {g[name]}({head}):", *guard, *("    " + line for line in body), ""])
     own = scope.own if isinstance(scope, Scope) else {}
     cells = cells_of(scope)  # a closure's captured variables: read from its cells (back.load)
@@ -138,6 +147,55 @@ def make_entry(
     entry.__qualname__ = f"{owner.fn.__qualname__}.{name}"
     entry.__self__ = owner  # like the bound method it replaces: differentiate(f.grad) finds f
     return entry
+
+
+def _shape_checked(call: str, shaped: list, fallback: str, paused: bool, g: dict) -> list:
+    """The body of a vjp entry whose cotangent holds arrays: ``call``, its output's parts (``shaped``:
+    ``(index of the part or None, the cotangent's name)``) compared in shape with their cotangents, and
+    ``fallback`` (the checking method, which runs the code again and raises the error it always raised)
+    where one differs or the code raised what a cotangent of the wrong shape raises (NumPy would
+    otherwise broadcast it, or refuse it from deep inside the code).  ``paused``: the collector paused
+    while the code runs (see ``make_entry``)."""
+    out = g["out"]
+    if paused:
+        run = [f"if {g['collecting']}():", f"    {g['pause']}()", "    try:", f"        {out} = {call}"]
+        run += ["    finally:", f"        {g['resume']}()", "else:", f"    {out} = {call}"]
+    else:
+        run = [f"{out} = {call}"]
+    value = f"{out}[0]"
+    tests = [
+        f"{g['getattr']}({value if j is None else f'{value}[{j}]'}, 'shape', None) == {ct}.shape" for j, ct in shaped
+    ]
+    body = [
+        "try:",
+        *("    " + line for line in run),
+        f"except ({g['ValueError']}, {g['TypeError']}, {g['IndexError']}):",
+    ]
+    body += [f"    {out} = None", f"if {out} is None or not ({' and '.join(tests)}):", f"    return {fallback}"]
+    return body + [f"return {out}"]
+
+
+def ct_kind(ct, shape):
+    """What a vjp entry tests later cotangents against (``make_entry``'s ``ct_aval``), from the first
+    call's ``ct`` for an output of tuple structure ``shape`` (None: one value): None where a float is
+    tested; the abstract value of a flat list (a list output), or of an array of one or more dimensions;
+    for a tuple output, one of those per part; ``NO_ENTRY`` where no entry is made (a list of lists)."""
+    if shape is not None:
+        parts = tuple(_array_kind(c) for c in ct) if isinstance(ct, (list, tuple)) else ()
+        return parts if any(p is not None for p in parts) else None
+    if isinstance(ct, (list, tuple)):
+        listed = V.describe(ct)
+        return listed if V.flat(listed) else NO_ENTRY
+    return _array_kind(ct)
+
+
+def _array_kind(ct):
+    """The abstract value of a NumPy array of one or more dimensions, else None."""
+    ndarray = getattr(sys.modules.get("numpy"), "ndarray", None)
+    return V.describe(ct) if type(ct) is ndarray and ct.ndim > 0 else None
+
+
+NO_ENTRY = object()  # ct_kind's answer where no entry is made
 
 
 def tangent_mismatch(value, tangent, where="") -> str:
@@ -182,6 +240,10 @@ _BUILTINS = {
     "map": map,
     "countOf": countOf,
     "KeyError": KeyError,
+    "ValueError": ValueError,
+    "TypeError": TypeError,
+    "IndexError": IndexError,
+    "getattr": getattr,
 }
 
 
@@ -270,7 +332,7 @@ UNSET = _Unset()
 
 def _kind_test(v: str, i: int, aval, g, space, exact: bool) -> str:
     """The test that value ``v`` of the ``i``-th parameter has the abstract value ``aval``: a float, an
-    array of its ndim and dtype, or a list or tuple whose every element is as before."""
+    int, an array of its ndim and dtype, or a list or tuple whose every element is as before."""
     if isinstance(aval, V.Seq):  # equal structures are mostly the same cached object: tested first
         space[g[f"aval{i}"]], space[g["describe"]] = aval, V.describe
         described = f"(({g['now']} := {g['describe']}({v})) is {g[f'aval{i}']} or {g['now']} == {g[f'aval{i}']})"
@@ -285,6 +347,8 @@ def _kind_test(v: str, i: int, aval, g, space, exact: bool) -> str:
     if isinstance(aval, V.Arr):
         space[g[f"dtype{i}"]] = _numpy_dtype(aval.dtype)
         return f"{g['type']}({v}) is {g['ndarray']} and {v}.ndim == {aval.ndim} and {v}.dtype is {g[f'dtype{i}']}"
+    if aval == V.INT:  # (an int not differentiated: a constant)
+        return f"{g['type']}({v}) is {g['int']}"
     return _float_test(v, exact, g)
 
 
@@ -360,7 +424,8 @@ def _sequence_parameters(owner, gen_params, sequences, g, space, sig, current=()
         heads.append(gen_params[k] if p == "ct" else g[p])
         slots.append(gen_params[k : k + width])
         k += width
-    guard, tests, passed = [], [g["current"]] if current else [], list(heads)
+    guard, tests, passed, shaped = [], [g["current"]] if current else [], list(heads), []
+    active = owner._wrt_of(sig)  # the parameters the tangents are for (not an int argument: a constant)
     for i, ((p, n), head, slot) in enumerate(zip(sequences, heads, slots)):
         items = slot if p != "ct" or n is None else [g[f"ct{j}"] for j in range(n)]
         if n is not None:
@@ -374,19 +439,19 @@ def _sequence_parameters(owner, gen_params, sequences, g, space, sig, current=()
             if p != "ct":
                 passed[i] = f"({target})"
         for j, v in enumerate(items):
-            aval = sig.avals[owner.params.index(owner.wrt[j])] if p == "tangents" else None
+            aval = sig.avals[owner.params.index(active[j])] if p == "tangents" else None
             if p == "primals":
                 tests.append(_kind_test(v, j, sig.avals[j], g, space, False))
             elif p == "tangents" and isinstance(aval, V.Arr):  # an array of its primal's shape
-                primal = gen_params[owner.params.index(owner.wrt[j])]
+                primal = gen_params[owner.params.index(active[j])]
                 tests.append(f'{g["type"]}({v}) is {g["ndarray"]} and {v}.shape == {primal}.shape')
             elif p == "tangents" and V.flat(aval):  # numbers (the primal's test said so): the length is enough
-                primal = gen_params[owner.params.index(owner.wrt[j])]
+                primal = gen_params[owner.params.index(active[j])]
                 tests.append(
                     f'({g["type"]}({v}) in {g["seq"]} or {g["hasattr"]}({v}, "shape")) and {g["len"]}({v}) == {g["len"]}({primal})'
                 )
             elif p == "tangents" and isinstance(aval, V.Seq):  # a list of its primal's structure
-                primal = gen_params[owner.params.index(owner.wrt[j])]
+                primal = gen_params[owner.params.index(active[j])]
                 matches = written_tangent_test(aval)
                 if matches is None:
                     space[g["mismatch"]] = tangent_mismatch
@@ -394,9 +459,11 @@ def _sequence_parameters(owner, gen_params, sequences, g, space, sig, current=()
                 else:
                     space[g[f"matches{j}"]] = matches
                     tests.append(f"{g[f'matches{j}']}({primal}, {v})")
-            elif p == "ct" and ct_aval is not None:  # a list output's: a list of numbers, as the first one
-                tests.append(_kind_test(v, "ct", ct_aval, g, space, False))
-            else:  # (an array goes to the method, which checks its shape against the output's)
+            elif p == "ct" and (ct_aval if n is None else ct_aval and ct_aval[j]) is not None:
+                kind = ct_aval if n is None else ct_aval[j]  # a list of numbers (a list output's), or an array
+                tests.append(_kind_test(v, f"ct{'' if n is None else j}", kind, g, space, False))
+                shaped += [(None if n is None else j, v)] if isinstance(kind, V.Arr) else []
+            else:
                 tests.append(_float_test(v, False, g))
         if p == "primals":
             tests += _alias_test(items, sig, g, space)
@@ -404,7 +471,7 @@ def _sequence_parameters(owner, gen_params, sequences, g, space, sig, current=()
         f"    if not ({' and '.join(tests) or 'True'}):",
         f"        return {g['method']}({g['owner']}, {', '.join(passed)})",
     ]
-    return ", ".join(heads), guard
+    return ", ".join(heads), guard, (shaped, f"{g['method']}({g['owner']}, {', '.join(passed)})")
 
 
 def _inlined_body(d: Def | None, ns, sequenced: bool = False) -> list | None:

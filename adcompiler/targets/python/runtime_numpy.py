@@ -90,8 +90,9 @@ NUMPY_HELPERS.update(
             dtype = numpy.result_type(x, numpy.float32)
         zeros = numpy.zeros(shape, dtype=dtype)
         d = zeros if type(d) is float and d == 0.0 else zeros + d  # (zeros + 0.0: the same zeros, a copy)
-    same = type(g) is numpy.ndarray and g.dtype == d.dtype or type(g) is float and d.dtype == numpy.float64
-    kind = type(index)
+    kind, g_kind = type(index), type(g)
+    number = g_kind is float or g_kind is numpy.float64  # (a number read from a float64 array is NumPy's float64)
+    same = g_kind is numpy.ndarray and g.dtype == d.dtype or number and d.dtype == numpy.float64
     if same and (kind is int or kind is slice):  # the common reads, x[i] and x[a:b], tested first
         d[index] += g
         return d
