@@ -202,7 +202,11 @@ def test_numba_forward_over_an_inner_derivative_against_differences(inner_forwar
     assert tangent == pytest.approx(python_d.jvp((w, inner_forward), (1.0,))[1], rel=1e-12)
 
 
-@pytest.mark.parametrize("inner_forward", [False, True], ids=["inner_reverse", "inner_forward"])
+@pytest.mark.parametrize(
+    "inner_forward",
+    [False, pytest.param(True, marks=pytest.mark.slow)],  # (8 s each: rf behind --runslow)
+    ids=["inner_reverse", "inner_forward"],
+)
 def test_numba_reverse_over_particles_inner_derivative(evals, inner_forward):
     """backend="numba" for the outer reverse mode of GradBench's particle (its rr and rf): the Euler
     loop's x = x_new in one branch resets x's adjoint there, which must stay an array (zero_array), and
