@@ -1,7 +1,9 @@
-"""Four programs as a new user writes them first (issue 37's new-user pass), each differentiated as
+"""Five programs as a new user writes them first (issue 37's new-user pass), each differentiated as
 written: logistic regression with dict parameters fitted by ``scipy.optimize``, an MLP on a list of
-``(W, b)`` trained by SGD, an RK4 integrator whose state is unpacked each step, and a model class with
-layer objects whose loss returns a dict of metrics (``has_aux``).
+``(W, b)`` trained by SGD, an RK4 integrator whose state is unpacked each step, a model class with
+layer objects whose loss returns a dict of metrics (``has_aux``), and an N-body simulation (with
+``backend="numba"`` where Numba is installed).  The sixth, a Gaussian-process likelihood through
+``scipy.linalg.cho_factor``, is in tests/test_scipy_linalg_stats.py.
 
 Run it: ``python samples/new_user.py``.
 """
@@ -99,6 +101,25 @@ def rk4_loss(y0, theta):
     return np.sum(y**2)
 
 
+# ---- an N-body simulation --------------------------------------------------------------------------
+
+
+def nbody_kinetic_energy(pos, vel, masses, dt, steps):
+    """Kinetic energy after ``steps`` explicit Euler steps of softened gravity between the bodies."""
+    n = pos.shape[0]
+    for step in range(steps):
+        acc = np.zeros_like(pos)
+        for i in range(n):
+            for j in range(n):
+                if i != j:
+                    d = pos[j] - pos[i]
+                    r = np.sqrt(np.sum(d * d) + 1e-3)
+                    acc[i] = acc[i] + masses[j] * d / r**3
+        vel = vel + dt * acc
+        pos = pos + dt * vel
+    return 0.5 * np.sum(masses[:, None] * vel * vel)
+
+
 # ---- a model class with layer objects and a dict of metrics -------------------------------------
 
 
@@ -144,6 +165,10 @@ def main() -> None:
     y0, theta = np.array([1.0, 0.5, 0.8, 0.3]), np.array([1.1, 0.4])
     g_y0, g_theta = adcompiler.grad(rk4_loss, argnums=(0, 1))(y0, theta)
     print("RK4 gradient:", np.round(g_y0, 4), np.round(g_theta, 4))
+
+    pos, vel, masses = rng.standard_normal((4, 3)), 0.1 * rng.standard_normal((4, 3)), np.ones(4)
+    nbody = adcompiler.differentiate(nbody_kinetic_energy, wrt=("pos", "vel", "masses"))
+    print("N-body gradient in the first body's position:", np.round(nbody.grad(pos, vel, masses, 0.01, 5)[0][0], 4))
 
     model = Model([Dense(rng.standard_normal((5, 3)), np.zeros(5)), Dense(rng.standard_normal((2, 5)), np.zeros(2))])
     g, metrics = adcompiler.grad(Model.loss_and_metrics, has_aux=True)(model, rng.standard_normal(3), np.ones(2))

@@ -1,8 +1,8 @@
 """The new-user programs of issue 37 (samples/new_user.py), run unchanged: logistic regression with dict
 parameters fitted through scipy.optimize, an MLP on a list of (W, b) trained by SGD, an RK4 integrator
 that unpacks its state, and a model class with layer objects whose loss returns a dict of metrics
-(has_aux).  Each gradient is checked against autograd on the same program written with autograd.numpy
-(the RK4 one against central differences)."""
+(has_aux), and an N-body simulation on both backends.  Each gradient is checked against autograd on the
+same program written with autograd.numpy (the RK4 and N-body ones against central differences)."""
 
 import importlib.util
 import os
@@ -68,6 +68,20 @@ def test_rk4_with_an_unpacked_state():
     g_y0, g_theta = adcompiler.grad(U.rk4_loss, argnums=(0, 1))(y0, theta)
     np.testing.assert_allclose(g_y0, fd_jacobian(U.rk4_loss, (y0, theta), [0])[0], rtol=1e-6)
     np.testing.assert_allclose(g_theta, fd_jacobian(U.rk4_loss, (y0, theta), [1])[0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_nbody_on_each_backend(backend):
+    if backend == "numba":
+        pytest.importorskip("numba")
+    pos, vel, masses = RNG.standard_normal((4, 3)), 0.1 * RNG.standard_normal((4, 3)), RNG.uniform(0.5, 1.5, 4)
+    args = (pos, vel, masses, 0.01, 5)
+    d = adcompiler.differentiate(U.nbody_kinetic_energy, wrt=("pos", "vel", "masses"), backend=backend)
+    got = d.grad(*args)
+    for k, g in enumerate(got):
+        want = fd_jacobian(U.nbody_kinetic_energy, args, [k])[0].reshape(args[k].shape)
+        np.testing.assert_allclose(g, want, rtol=1e-6, atol=1e-9)
+        assert g.shape == args[k].shape and g.dtype == args[k].dtype
 
 
 def test_model_with_layer_objects_and_dict_metrics():
