@@ -6,6 +6,7 @@ a bug is raised or returned as a Failure.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import itertools
 import math
@@ -40,8 +41,14 @@ _module_counter = itertools.count()
 
 
 def load_module(source: str, directory: str, stem: str = "fuzzprog"):
-    """Write source to a .py file in directory and import it under a unique name."""
+    """Write source to a .py file in directory and import it under a unique name; a module the program
+    imports from as ``__companion__``, whose source it holds as ``__adc_fuzz_companion__`` (the ``what``
+    fuzzer's helper moved to a module of its own), written and imported first, under a name of its own."""
     name = f"_adc_fuzz_{stem}_{os.getpid()}_{next(_module_counter)}"
+    companion = _companion(source)
+    if companion is not None:
+        helpers = load_module(companion, directory, stem + "_helpers")
+        source = source.replace("__companion__", helpers.__name__)
     path = os.path.join(directory, name + ".py")
     with open(path, "w") as fh:
         fh.write(source)
@@ -50,6 +57,16 @@ def load_module(source: str, directory: str, stem: str = "fuzzprog"):
     sys.modules[name] = mod
     spec.loader.exec_module(mod)
     return mod
+
+
+def _companion(source: str) -> str | None:
+    """The string a program's top level assigns to ``__adc_fuzz_companion__``, if any."""
+    if "__adc_fuzz_companion__" not in source:
+        return None
+    for stmt in ast.parse(source).body:
+        if isinstance(stmt, ast.Assign) and getattr(stmt.targets[0], "id", None) == "__adc_fuzz_companion__":
+            return stmt.value.value
+    return None
 
 
 def _close(a, b, scale, rtol, atol) -> bool:

@@ -11,7 +11,11 @@ NumPy program (Gen, NpGen) so that
 * a list or array parameter is unpacked into names, as many as it holds (the names are then read), or
   another number of them: every call that reaches the line raises the ValueError Python raises, and so
   must every derivative (``WhatSpec.base``: the program without that line, whose output gives the
-  cotangent; see ``check.same_error``).
+  cotangent; see ``check.same_error``);
+* a helper that calls no other is moved to a module of its own, which also binds ``SCALE`` (the helper's
+  results scaled by it) where the program's module binds ``SCALE`` to another number: the derivative
+  must read each module's globals in its own module (the source of that module is held in the program's,
+  as ``__adc_fuzz_companion__``, and written beside it by ``check.load_module``).
 
 Drawn from a generator of its own (seeded by the program's), so the program rewritten is the one the
 base generator writes for the seed.
@@ -87,6 +91,8 @@ class WhatGen:
         spec = (NpGen if numpy else Gen)(self.base_rng, self.config).program(entry)
         tree = ast.parse(spec.source)
         defs = {s.name: s for s in tree.body if isinstance(s, ast.FunctionDef)}
+        if self.rng.random() < 0.3:
+            self.move(tree, defs, entry)
         self.decorate(defs, entry, numpy)
         self.shadow(tree)
         base = self.unpack(tree, defs[entry], spec.params) if self.rng.random() < 0.6 else None
@@ -138,6 +144,34 @@ class WhatGen:
             if isinstance(s, ast.Import) and s.names[0].name == "numpy":
                 return s.names[0].asname or "numpy"
         return "numpy"
+
+    def move(self, tree: ast.Module, defs: dict, entry: str) -> None:
+        """One helper that calls none of the program's functions moved to a module of its own (see the
+        module docstring), left out of ``defs`` (no decorator: those are the program module's)."""
+        movable = [
+            name
+            for name, fdef in defs.items()
+            if name != entry
+            and not any(isinstance(n, ast.Name) and n.id in defs and n.id != name for n in ast.walk(fdef))
+        ]
+        if not movable:
+            return
+        name = self.rng.choice(movable)
+        fdef = defs.pop(name)
+        tree.body.remove(fdef)
+        for r in (r for r in ast.walk(fdef) if isinstance(r, ast.Return) and r.value is not None):
+            if isinstance(r.value, ast.Tuple):
+                r.value.elts[0] = ast.BinOp(r.value.elts[0], ast.Mult(), ast.Name("SCALE", ast.Load()))
+            else:
+                r.value = ast.BinOp(r.value, ast.Mult(), ast.Name("SCALE", ast.Load()))
+        imports = [s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom))]
+        scale = self.rng.choice([0.5, 1.25, 2.0])
+        companion = ast.Module(imports + ast.parse(f"SCALE = {scale}").body + [fdef], [])
+        here = ast.parse(
+            f"__adc_fuzz_companion__ = {ast.unparse(companion) + chr(10)!r}\n"
+            f"from __companion__ import {name}\nSCALE = {scale * 31.0}\n"
+        ).body
+        tree.body[len(imports) : len(imports)] = here
 
     def shadow(self, tree: ast.Module) -> None:
         """The decorators' module, and one to three builtins' names bound to functions that raise."""
