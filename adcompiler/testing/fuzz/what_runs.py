@@ -91,10 +91,11 @@ class WhatGen:
         spec = (NpGen if numpy else Gen)(self.base_rng, self.config).program(entry)
         tree = ast.parse(spec.source)
         defs = {s.name: s for s in tree.body if isinstance(s, ast.FunctionDef)}
-        if self.rng.random() < 0.3:
-            self.move(tree, defs, entry)
         self.decorate(defs, entry, numpy)
         self.shadow(tree)
+        mover = random.Random(repr(self.base_rng.getstate()[1][:8]) + "move")  # (the other rewrites' draws kept)
+        if mover.random() < 0.6:
+            self.move(tree, defs, entry, mover)
         base = self.unpack(tree, defs[entry], spec.params) if self.rng.random() < 0.6 else None
         return WhatSpec(ast.unparse(tree) + "\n", entry, spec.params, spec.outputs, base)
 
@@ -145,9 +146,9 @@ class WhatGen:
                 return s.names[0].asname or "numpy"
         return "numpy"
 
-    def move(self, tree: ast.Module, defs: dict, entry: str) -> None:
-        """One helper that calls none of the program's functions moved to a module of its own (see the
-        module docstring), left out of ``defs`` (no decorator: those are the program module's)."""
+    def move(self, tree: ast.Module, defs: dict, entry: str, rng: random.Random) -> None:
+        """One helper that calls none of the program's functions moved to a module of its own, without
+        its decorator (the program module's), as the module docstring says."""
         movable = [
             name
             for name, fdef in defs.items()
@@ -156,16 +157,17 @@ class WhatGen:
         ]
         if not movable:
             return
-        name = self.rng.choice(movable)
+        name = rng.choice(movable)
         fdef = defs.pop(name)
         tree.body.remove(fdef)
+        fdef.decorator_list = []
         for r in (r for r in ast.walk(fdef) if isinstance(r, ast.Return) and r.value is not None):
             if isinstance(r.value, ast.Tuple):
                 r.value.elts[0] = ast.BinOp(r.value.elts[0], ast.Mult(), ast.Name("SCALE", ast.Load()))
             else:
                 r.value = ast.BinOp(r.value, ast.Mult(), ast.Name("SCALE", ast.Load()))
-        imports = [s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom))]
-        scale = self.rng.choice([0.5, 1.25, 2.0])
+        imports = [s for s in tree.body if isinstance(s, ast.Import)]  # (math, numpy: not the decorators')
+        scale = rng.choice([0.5, 1.25, 2.0])
         companion = ast.Module(imports + ast.parse(f"SCALE = {scale}").body + [fdef], [])
         here = ast.parse(
             f"__adc_fuzz_companion__ = {ast.unparse(companion) + chr(10)!r}\n"
