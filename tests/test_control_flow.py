@@ -499,3 +499,41 @@ def test_unsupported_construct_is_located(func, dline, words):
 def test_reversed_range_is_supported():
     # reversed(range(3)) runs three times: d/dx (8 x) = 8, in both modes
     assert both_grads(F.uses_for_over_reversed, (1.5,), ("x",)) == (8.0, 8.0)
+
+
+def _grow(ws, b):
+    ws.extend([b * 2.0])
+    return ws[0]
+
+
+def _grown_in_the_test(x):
+    ys = [x, x]
+    j = 0
+    while j < 2 and _grow(ys, x) < 10.0:
+        j += 1
+        ys[-1] = ys[-1] * x
+    return ys[-1]
+
+
+def _grown_in_the_body(x):
+    ys = [x, x]
+    j = 0
+    ok = _grow(ys, x) < 10.0
+    while j < 2 and ok:
+        j += 1
+        ys[-1] = ys[-1] * x
+        ok = _grow(ys, x) < 10.0
+    return ys[-1] + ys[2]
+
+
+def test_a_while_test_that_changes_a_followed_list_is_refused_at_its_line():
+    """The adjoint sweep runs a while loop's body backwards, not its test: a call in the test that appends
+    to a list the derivative follows lost the appended values' adjoints and read the list's shadow at the
+    wrong places (a wrong gradient, 2.87 for 2.8; found by the mixed fuzzer, seed 2812). Refused at the
+    line, with the rewrite that works, which is checked against central differences."""
+    with pytest.raises(adcompiler.UnsupportedSyntaxError, match="condition that changes 'ys'") as caught:
+        adcompiler.grad(_grown_in_the_test)(0.7)
+    assert "before the loop and again at the end of its body" in str(caught.value)
+    h = 1e-6
+    want = (_grown_in_the_body(0.7 + h) - _grown_in_the_body(0.7 - h)) / (2 * h)
+    assert adcompiler.grad(_grown_in_the_body)(0.7) == pytest.approx(want, rel=1e-7)

@@ -319,7 +319,7 @@ def recomputed(plan: TapePlan, program, eq: Eq) -> bool:
     return numbers and not lists and fn_recursive(program, eq.param)
 
 
-def _callees(program, fn) -> set:
+def callees(program, fn) -> set:
     """The user functions ``fn`` calls, directly or through others."""
     seen, pending = set(), [fn]
     while pending:
@@ -332,13 +332,13 @@ def _callees(program, fn) -> set:
 
 def fn_recursive(program, fn) -> bool:
     """Whether the user function ``fn`` calls itself, directly or through other user functions."""
-    return fn in _callees(program, fn)
+    return fn in callees(program, fn)
 
 
 def reaches_recursion(program, fn) -> bool:
     """Whether ``fn`` or a function it calls (at any depth) is recursive: its reverse code keeps a
     residual tuple per call, many small objects alive until the adjoint sweep ends."""
-    return fn_recursive(program, fn) or any(fn_recursive(program, g) for g in _callees(program, fn))
+    return fn_recursive(program, fn) or any(fn_recursive(program, g) for g in callees(program, fn))
 
 
 _PURE_LIBRARIES = ("numpy", "scipy", "math", "cmath", "builtins", "operator")  # (np.random's functions are refused)
@@ -349,7 +349,7 @@ def may_draw(program, fn) -> bool:
     draw (``lower.draws``), or a call whose source is not read (a library function outside NumPy, SciPy and
     Python's pure modules, a custom rule, a method of an object).  The several passes of one Jacobian or
     Hessian of such a function each start from one state of the generator (``api.higher``)."""
-    for g in (fn, *_callees(program, fn)):
+    for g in (fn, *callees(program, fn)):
         for eq in walk(program.anf(g).body):
             if isinstance(eq, Eq) and (eq.prim in ("draw", "custom", "method") or _opaque_library(eq)):
                 return True

@@ -17,10 +17,14 @@ from __future__ import annotations
 
 from ..analysis import values as V
 from ..ir import expr as E
-from ..ir.nodes import Assign, Break, Do, For, ForS, If, IfS, Return, Var, While, flatten, free_names, jumps, rebuild
+from ..errors import at_line
+from ..front.names import root
+from ..ir.nodes import Assign, Break, Do, Eq, For, ForS, If, IfS, Return, Var, While, flatten, free_names, jumps
+from ..ir.nodes import rebuild, walk
+from ..rules import CHANGES
 from .adjoints import Adjoints
 from .checkpoint import checkpoint_plan, rev_checkpointed
-from .plan import Kept, Keeping, LoopKept, TapePlan, body_of, placed
+from .plan import Kept, Keeping, LoopKept, TapePlan, body_of, callees, placed
 from .primal import PrimalSweep
 from .rereads import Rereads
 from .shadows import Shadows
@@ -174,6 +178,8 @@ class _AdjointSweep:
     def loop(self, loop, site: tuple, looped: bool) -> list:
         """The adjoint of a loop: its iterations in reverse, what it pushed after each run popped first."""
         plan, rereads = self.plan, self.rereads
+        if isinstance(loop, While):
+            _refuse_active_header(loop, plan, self.program)
         frame = {"target": loop.target.name if isinstance(loop, For) else None, "hoisted": [], "names": set()}
         floor = rereads.floor
         if isinstance(loop, While) or any(jumps(s) for s in loop.body if isinstance(s, If)):
@@ -259,3 +265,38 @@ def _nonempty(args) -> E.Expr:
 
 def _breaks(stmts) -> bool:
     return any(isinstance(s, Break) or (isinstance(s, If) and _breaks(s.body + s.orelse)) for s in stmts)
+
+
+_CHANGING = ("setitem", "append", "pop")  # (with CHANGES: what stores into its first argument)
+
+
+def _refuse_active_header(loop: While, plan: TapePlan, program) -> None:
+    """A ``while`` loop's test (its header: what runs before ``if not test: break``, the last time too)
+    that changes a value the derivative follows, refused at its line: the adjoint sweep runs the loop's
+    body backwards, not its test (``while j < 2 and grow(ys, x) < 10``, where ``grow`` appends to
+    ``ys``, lost the appended values' adjoints and read the shadow of ``ys`` at the wrong places)."""
+    for eq in walk(loop.header):
+        if not isinstance(eq, Eq):
+            continue
+        active = [a for a in eq.ins if isinstance(a, Var) and a.name in plan.act]
+        if eq.prim in _CHANGING + CHANGES and active[:1] == [eq.ins[0]]:
+            changed = eq.ins[0].name
+        elif eq.prim == "call" and _changes_arguments(program, eq.param):
+            changed = next((a.name for a in active if a.name in plan.containers), None)
+        else:
+            changed = next((v.name for v in eq.outs if v.name in plan.act), None)
+        if changed is not None:
+            raise at_line(
+                plan.fn.source,
+                eq.line,
+                f"a while loop's condition that changes {root(changed)!r}, which the derivative follows",
+                "make the call before the loop and again at the end of its body, and test its result there",
+            )
+
+
+def _changes_arguments(program, fn) -> bool:
+    """Whether the user function ``fn``, or one it calls, stores into a list (perhaps one it was handed)."""
+    for g in (fn, *callees(program, fn)):
+        if any(isinstance(eq, Eq) and eq.prim in _CHANGING + CHANGES for eq in walk(program.anf(g).body)):
+            return True
+    return False
