@@ -397,9 +397,14 @@ def same_error(df, directory: str, spec, layout: Layout, args, message: str, rng
         )
 
 
+KNOWN_LIMITS = ("a while loop's condition that changes",)  # what every target refuses, each a documented limit
+
+
 def _outside(backend: str, refusal) -> bool:
-    """Whether a compiled target refused the program as outside its subset, saying backend="python" does it."""
-    return backend != "python" and 'backend="python"' in str(refusal)
+    """Whether a compiled target refused the program as outside its subset, saying backend="python" does it,
+    or any target refused it for one of the documented limits (``KNOWN_LIMITS``: counted apart, not a bug)."""
+    text = str(refusal)
+    return backend != "python" and 'backend="python"' in text or any(k in text for k in KNOWN_LIMITS)
 
 
 def check_source(
