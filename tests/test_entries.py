@@ -197,8 +197,9 @@ def test_the_quick_float_test_implies_the_described_structure():
     from adcompiler.api import entries
     from adcompiler.analysis import values as V
 
-    names = {k: k for k in ("type", "list", "tuple", "len", "map", "countOf", "float")}
+    names = {k: k for k in ("type", "list", "tuple", "len", "map", "countOf", "float", "float64")}
     space = {"type": type, "list": list, "tuple": tuple, "len": len, "map": map, "float": float}
+    space["float64"] = np.float64
     space["countOf"] = entries.countOf
     values = [[0.5], [0.5, 1.0], (0.5,), (0.5, 1.0), (0.5, 1.0, 2.0), [], (), [1, 2.0], (1.0, True), [np.float64(1.0)]]
     values += [_Floats([1.0]), [[1.0]], ([1.0],), tuple([1.0] * 20), [1.0] * 20]
@@ -212,6 +213,7 @@ def test_the_quick_float_test_implies_the_described_structure():
                 assert V.describe(v) == aval, (like, v)
     assert entries._floats_test("v", V.describe([1.0, 2.0]), names)
     assert entries._floats_test("v", V.describe((1.0, 2.0)), names)
+    assert eval(entries._floats_test("v", V.describe([1.0]), names), dict(space, v=[np.float64(1.0), 2.0]))
 
 
 def test_rows_of_floats_are_told_from_every_other_structure():
@@ -374,3 +376,39 @@ def test_a_jvp_entry_tests_each_tangent_against_its_own_parameter(monkeypatch):
     fresh = adcompiler.differentiate(F.weighted_sum)
     assert _outcome(lambda: f.jvp((2, x), (1.0,))) == _outcome(lambda: fresh.jvp((2, x), (1.0,)))
     assert "does not match its value" in _outcome(lambda: f.jvp((2, x), (1.0,)))[1]
+
+
+def _dot_of_lists(w, x):
+    s = 0.0
+    for i in range(len(w)):
+        s = s + w[i] * x[i]
+    return s
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_a_list_of_numpy_floats_passes_the_quick_test(backend, monkeypatch):
+    """``list(array)`` gives NumPy float64 scalars, which the signature describes as floats: the fast entry's
+    quick test takes them (and lists mixing them with Python floats) as it takes floats, without
+    describing the list's every element (under Numba 177 µs a call for ten, now 5.8), and the gradient
+    is the one of the same list of floats."""
+    np = pytest.importorskip("numpy")
+    if backend == "numba":
+        pytest.importorskip("numba")
+    from adcompiler.analysis import values as V
+
+    described = []
+    original = V.describe
+    monkeypatch.setattr(V, "describe", lambda value, *rest: described.append(value) or original(value, *rest))
+    d = adcompiler.differentiate(_dot_of_lists, backend=backend)
+    x = [1.0, 2.0, 3.0]
+    first = d.grad([0.5, 0.25, 0.125], x)
+
+    def checks(*args, **kwargs):
+        raise AssertionError("grad went through the checking method")
+
+    monkeypatch.setattr(type(d), "_grad", checks)
+    for w in (list(np.array([0.5, 0.25, 0.125])), [np.float64(0.5), 0.25, np.float64(0.125)]):
+        described.clear()
+        got = d.grad(w, x)
+        assert not [v for v in described if v is w], "the list was described"
+        assert [list(map(float, g)) for g in got] == [list(map(float, f)) for f in first]

@@ -354,16 +354,24 @@ def _kind_test(v: str, i: int, aval, g, space, exact: bool) -> str:
 
 def _floats_test(v: str, aval, g) -> str:
     """For a list or tuple of floats: a test that ``v`` is one, at C speed (a third of ``describe``'s
-    cost), which implies ``describe(v) == aval``; "" for other structures.  Lists of other numbers
-    that describe alike (NumPy's float64) fail it and are left to ``describe``."""
+    cost), which implies ``describe(v) == aval``; "" for other structures.  Python floats and NumPy's
+    float64, which describe alike (``list(array)`` gives the latter), are counted, the floats first
+    (without NumPy, float64 is float, and the second count never matches)."""
     if aval == V.describe([1.0]):  # a list of floats, of any length but 0
-        head = f"{g['type']}({v}) is {g['list']} and {g['len']}({v})"
-        return f"({head} and {g['countOf']}({g['map']}({g['type']}, {v}), {g['float']}) == {g['len']}({v}))"
+        head, length = f"{g['type']}({v}) is {g['list']} and {g['len']}({v})", f"{g['len']}({v})"
+        return f"({head} and {_counted(v, length, g)})"
     k = len(aval.items or ())
     if aval.kind == "tuple" and 0 < k <= V.MAX_ITEMS and aval == V.describe((1.0,) * k):
         head = f"{g['type']}({v}) is {g['tuple']} and {g['len']}({v}) == {k}"
-        return f"({head} and {g['countOf']}({g['map']}({g['type']}, {v}), {g['float']}) == {k})"
+        return f"({head} and {_counted(v, str(k), g)})"
     return ""
+
+
+def _counted(v: str, n: str, g) -> str:
+    """The test that every one of the ``n`` elements of ``v`` is a float or NumPy's float64."""
+    floats = f"{g['countOf']}({g['map']}({g['type']}, {v}), {g['float']})"
+    float64s = f"{g['countOf']}({g['map']}({g['type']}, {v}), {g['float64']})"
+    return f"({floats} == {n} or {floats} + {float64s} == {n})"
 
 
 def _alias_test(values, sig, g, space) -> list:
