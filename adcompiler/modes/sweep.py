@@ -81,9 +81,13 @@ class _AdjointSweep:
                 adj.acc[v] = adj.fresh("d_" + v)
                 adj.zeroes.add(adj.acc[v])
                 self.program.accumulators[adj.acc[v]] = plan.alias.get(v, v)  # Numba: an array's a type of its own
-                aval = plan.facts.of(Var(v)) if plan.options.typed_zeros else None
-                if isinstance(aval, V.Arr) and aval.ndim:  # (its zeros in a loop or branch: targets.numba.translate)
-                    self.program.array_accumulators[adj.acc[v]] = aval.ndim
+                if plan.options.typed_zeros:  # its zeros in a loop or branch (targets.numba.translate); the
+                    # map is the module's: a name two functions' accumulators of two kinds share is left alone
+                    aval = plan.facts.of(Var(v))
+                    ndim = aval.ndim if isinstance(aval, V.Arr) and aval.ndim else 0
+                    known = self.program.array_accumulators
+                    if known.setdefault(adj.acc[v], ndim) != ndim:
+                        known[adj.acc[v]] = None
                 out.append(Assign((adj.acc[v],), E.Num(0.0)))
                 for member, rep in plan.mutable.items():  # one object, one adjoint array
                     if rep == v:
