@@ -7,8 +7,9 @@ for every target (``backend="python"`` runs the loop in order, and gives the sam
 - a value the iterations share may be read, never assigned, but for a *reduction*: a number the loop
   adds into (``s += e`` or ``s -= e``, once an iteration, ``e`` not reading ``s``);
 - an array made before the loop may be written only at the iteration's own index (``y[i] = ...``,
-  ``y[i, j] = ...``, ``y[i, :] = ...``), and then not read in the loop (an iteration would see, or
-  not, another one's write); no list, dict or object made before the loop is changed;
+  ``y[i, j] = ...``, ``y[i, :] = ...``, ``y[i] += ...``), and then read in the loop only there (an
+  iteration would see, or not, another one's write); no list, dict or object made before the loop
+  is changed;
 - no ``break``, ``continue`` or ``return`` (an iteration cannot stop the others).
 
 A construct outside that is refused at its line with the rewrite that works.  ``ParallelLoop`` is
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 
 from ..errors import at_line
 from ..front.names import root
-from ..ir.nodes import Break, Continue, Eq, For, Return, Var, While, walk
+from ..ir.nodes import Break, Continue, Eq, For, If, Return, Var, While, walk
 from ..lower.dup import DUP
 from ..rules import CHANGES
 
@@ -128,12 +129,13 @@ def parallel_loop(facts, loop: For, program) -> ParallelLoop:
                 at_row = s.prim == "getitem" and k == 0 and own_row(s.ins[1])
                 rows[first(a.name)] = rows.get(first(a.name), True) and at_row
     for name, line in written.items():
-        if name in rows:
+        if not rows.get(name, True):
             refuse(
                 line,
-                f"reading {root(name)!r} in the prange loop that writes it (an iteration would see another's"
-                " writes, or not)",
-                f"read a copy made before the loop ({root(name)}_before = {root(name)}.copy())",
+                f"reading {root(name)!r} beyond the iteration's own row in the prange loop that writes it (an"
+                " iteration would see another's writes, or not)",
+                f"read a copy made before the loop ({root(name)}_before = {root(name)}.copy()), or only"
+                f" {root(name)}[{root(loop.target.name)}]",
             )
     reductions = _reductions(fn, loop, refuse)
     return ParallelLoop(
@@ -167,28 +169,37 @@ def _reductions(fn, loop: For, refuse) -> frozenset:
             continue
         if seen[0].prim == "write" and slot not in after:
             continue  # the iteration's own
-        reads = [s for s in seen if s.prim == "read"]
-        total = defs.get(writes[0].ins[0].name) if len(writes) == 1 and isinstance(writes[0].ins[0], Var) else None
-        read = reads[0].outs[0].name if len(reads) == 1 else None
-        ok = (
-            total is not None
-            and total.prim in ("add", "sub")
-            and read is not None
-            and (isinstance(total.ins[0], Var) and total.ins[0].name == read)
-            != (total.prim == "add" and isinstance(total.ins[1], Var) and total.ins[1].name == read)
-            and _uses(loop.body, read) == 1
-            and seen.index(reads[0]) < seen.index(writes[0])
-        )
-        if not ok:
+        wrong = _not_a_sum(loop.body, [s for s in seen if s.prim == "read"], writes, defs)
+        if wrong is not None:
             name = root(slot)
             refuse(
-                writes[0].line,
-                f"an assignment to {name!r}, which the prange loop's iterations share",
-                f"add into it once an iteration ({name} += ...), or give each iteration its own element"
-                f" ({name}_all[i] = ...)",
+                wrong.line,
+                f"a change to {name!r} other than adding into it (the prange loop's iterations share it)",
+                f"add into it ({name} += ...), or give each iteration its own element ({name}_all[i] = ...)",
             )
         found.add(slot)
     return frozenset(found)
+
+
+def _not_a_sum(body, reads: list, writes: list, defs: dict):
+    """The first of a slot's ``reads`` and ``writes`` in a loop's ``body`` that is not a sum into it
+    (None if all are): each write must be of ``r + e``, ``e + r`` or ``r - e``, r one of the reads
+    (used there only) and e none of them, and every read one of those r (``s += a`` then ``s += b``,
+    in a branch or in an inner loop too)."""
+    read = {r.outs[0].name: r for r in reads}
+    paired = set()
+    for w in writes:
+        total = defs.get(w.ins[0].name) if isinstance(w.ins[0], Var) else None
+        if total is None or total.prim not in ("add", "sub"):
+            return w
+        a, b = total.ins
+        left = isinstance(a, Var) and a.name in read
+        right = total.prim == "add" and isinstance(b, Var) and b.name in read
+        other = b if left else a
+        if left == right or isinstance(other, Var) and other.name in read:
+            return w
+        paired.add(a.name if left else b.name)
+    return next((r for name, r in read.items() if name not in paired or _uses(body, name) != 1), None)
 
 
 def _uses(body, name: str) -> int:
@@ -196,22 +207,39 @@ def _uses(body, name: str) -> int:
 
 
 def _read_after(body, loop) -> set:
-    """The slots read after ``loop`` in the function ``body``, or in a loop around it (which runs it
-    again after its own later reads)."""
-    inside = {id(s) for s in walk(loop.body)}
-    seen, out = False, set()
-    for s in walk(body):
-        if s is loop:
-            seen = True
-        elif seen and id(s) not in inside and isinstance(s, Eq) and s.prim == "read":
-            out.add(s.ins[0].name)
-    for s in walk(body):
-        blocks = s.body if isinstance(s, For) else s.header + s.body if isinstance(s, While) else None
-        if blocks is not None and s is not loop and any(x is loop for x in walk(blocks)):
-            out |= {
-                e.ins[0].name for e in walk(blocks) if isinstance(e, Eq) and e.prim == "read" and id(e) not in inside
-            }
+    """The slots the function ``body`` may read after ``loop`` before assigning them again (the value
+    the loop left): after it in its block and in the blocks around it, and anywhere in a loop around it
+    (which runs it again after its own later reads)."""
+    out: set = set()
+    written: set = set()  # surely assigned again after the loop: what is read later is not the loop's
+    for block, k, around in reversed(_path(body, loop)):
+        for s in block[k + 1 :]:
+            for e in walk([s]):
+                if isinstance(e, Eq) and e.prim == "read" and e.ins[0].name not in written:
+                    out.add(e.ins[0].name)
+            if isinstance(s, Eq) and s.prim == "write":
+                written.add(s.outs[0].name)
+        if isinstance(around, (For, While)):  # the loop around runs this block again
+            inner = around.body if isinstance(around, For) else around.header + around.body
+            out |= {e.ins[0].name for e in walk(inner) if isinstance(e, Eq) and e.prim == "read"}
     return out
+
+
+def _path(block, target, around=None) -> list:
+    """The blocks from ``block`` down to the statement ``target``: (block, index in it, the statement
+    whose block it is), outermost first; [] if it is not there."""
+    for k, s in enumerate(block):
+        if s is target:
+            return [(block, k, around)]
+        for inner in (
+            (s.body, s.orelse)
+            if isinstance(s, If)
+            else (s.body,) if isinstance(s, For) else (s.header, s.body) if isinstance(s, While) else ()
+        ):
+            found = _path(inner, target, s)
+            if found:
+                return [(block, k, around)] + found
+    return []
 
 
 def _changes_arguments(program, fn, seen=None) -> bool:

@@ -47,7 +47,7 @@ def parallel_adjoint(sweep, loop, site: tuple) -> list:
     plan, program, adjoints, keeping, namer = sweep.plan, sweep.program, sweep.adjoints, sweep.keeping, sweep.namer
     record = parallel_loop(plan.facts, loop, program)
     body_site = body_of(loop, site)
-    before = set(keeping.tapes)
+    before, made = set(keeping.tapes), set(adjoints.acc.values())
     sweep.parallel = True
     try:
         adjoint = sweep.block(loop.body, body_site, False)
@@ -66,11 +66,17 @@ def parallel_adjoint(sweep, loop, site: tuple) -> list:
     again = [_renamed_targets(s, totals) for s in again]
     split = _Split(sweep, record, loop, adjoints.acc, tapes)
     body = split.body(adjoint)
+    # the accumulators of the iteration's own variables made outside the loop (a slot's, at the top of the
+    # function) start from zero in each iteration, as the serial sweep leaves them after an iteration
+    fresh = sorted(a for v, a in adjoints.acc.items() if a in made and a not in split.outer and a in writes_block(body))
+    body = [Assign((a,), E.Num(0.0), loop.line) for a in fresh] + body
     own = [Assign((t,), E.List(()), loop.line) for t in sorted(tapes)]
     iteration = split.start() + own + list(again) + body + split.finish()
     stmt = ForS(loop.target.name, plan.range_of(loop), tuple(iteration), loop.line, True)
+    # the arrays written by row as they were before the loop: each iteration then computes from its rows
+    # what it did (y[i] += e reads y[i]), and leaves its rows as they were, as the serial sweep does
     restore = [_restore(a, copy, loop.line) for a, copy in snapshots]
-    return split.before() + [stmt] + split.after() + restore
+    return restore + split.before() + [stmt] + split.after()
 
 
 def _restore(a: str, copy: str, line: int) -> Assign:

@@ -151,10 +151,11 @@ def _exposed(stmts, bound: set) -> set:
 
 
 def _writes_outside(stmts, loop) -> set:
-    """The names the statements bind, but for those of ``loop``."""
+    """The names the statements bind, but for those of ``loop`` and of other parallel loops (an
+    iteration's own names)."""
     out: set = set()
     for s in stmts:
-        if s is loop:
+        if s is loop or isinstance(s, ForS) and s.parallel:
             continue
         if isinstance(s, (ForS, IfS, WhileS)):
             if isinstance(s, ForS):
