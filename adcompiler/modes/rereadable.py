@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ..analysis import values as V
 from ..analysis.activity import Classes
+from ..analysis.facts import mutable_arrays
 from ..ir.nodes import Eq, For, Var, blocks, walk
 from ..lower.dup import DUP
 from ..rules import CHANGES
@@ -43,12 +44,19 @@ def rereadable(lay, facts, program, split: bool) -> dict:
         name = alias.get(a.name, a.name) if isinstance(a, Var) else None
         return name is None or name not in lay.in_loop or name in lay.targets or name in found
 
+    written = None  # arrays the function writes in place (and the copies sharing them), found on first use
     for e in eqs:
         if e.prim == "global":  # a module's array, read by its name: the same object all along
             found[e.outs[0].name] = ("global", e.param)
             continue
-        if _arithmetic_of_knowns(e, known, facts, fn):  # 1.0 / MASS in a loop: computed again, not taped
-            found[e.outs[0].name] = ("expr", e)
+        if _arithmetic_of_knowns(e, known, facts, fn) or _index_of_knowns(e, known, facts):
+            found[e.outs[0].name] = ("expr", e)  # 1.0 / MASS in a loop, (i, t): computed again, not taped
+            continue
+        if e.prim == "getitem" and not split and _number_of_array(e, facts, fn) and known(e.ins[0]) and known(e.ins[1]):
+            if written is None:
+                written = {alias.get(n, n) for pair in mutable_arrays(fn, facts.arrays).items() for n in pair}
+            if alias.get(e.ins[0].name, e.ins[0].name) not in written:  # x[i, t] of an array nothing writes
+                found[e.outs[0].name] = ("getitem", e.ins[0], e.ins[1])
             continue
         if e.prim not in ("getitem", "len") or not isinstance(e.ins[0], Var) or e.ins[0].name not in containers:
             continue
@@ -77,6 +85,24 @@ def _arithmetic_of_knowns(e: Eq, known, facts, fn) -> bool:
     if facts.avals.get(e.outs[0].name) != V.FLOAT:
         return False
     return all(not isinstance(a, Var) or known(a) and a.name not in fn.slots for a in e.ins)
+
+
+def _index_of_knowns(e: Eq, known, facts) -> bool:
+    """Whether ``e`` builds a tuple of integers the adjoint sweep knows (``(i, t)``, an index)."""
+    if e.prim != "tuple" or len(e.outs) != 1:
+        return False
+    return all(
+        facts.avals.get(a.name) == V.INT and known(a) if isinstance(a, Var) else type(a.value) is int for a in e.ins
+    )
+
+
+def _number_of_array(e: Eq, facts, fn) -> bool:
+    """Whether ``e`` reads a number out of a numeric array (a copy: the array's later writes, which
+    the next line checks there are none of, could not change it) at an index of integers."""
+    xs = e.ins[0]
+    if not isinstance(xs, Var) or xs.name not in facts.numeric_arrays or xs.name in fn.slots:
+        return False
+    return facts.avals.get(e.outs[0].name) == V.FLOAT
 
 
 class _Found:
