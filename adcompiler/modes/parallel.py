@@ -12,11 +12,11 @@ primal is a join in the reverse pass, and independent work stays independent.  A
   then its adjoint lines, with tapes of its own for the loops and branches inside it;
 - the cotangents of values private to an iteration written directly: the row ``d_x[i]`` of an array
   the loop reads only at ``x[i]``, and the row ``d_y[i]`` of an array it writes (read, then cleared);
-- the cotangents of values the iterations share (``W`` in ``y[i] = W @ x[i]``, the total ``s`` of
-  ``s += e``) added, within an iteration, into an accumulator of its own, which is then added into the
-  partial sums of the iteration's thread (a row each, ``thread_id()``), reduced after the loop.  No two
-  threads ever write one element; the sums are in another order than a serial loop's only where the
-  partial sums of threads are added (rounding differs at 1e-15 relative).
+- the cotangents of values the iterations share (``W`` in ``y[i] = W @ x[i]``, a parameter read by every
+  iteration) added into as they are (``d_W = d_W + e``): sums of the loop, which the target adds up
+  without a race (the Numba target: partial sums per chunk of iterations, ``targets.numba.parallel``);
+  an accumulator the iterations also read (the cotangent of a total ``s += e``) gets a copy per
+  iteration, whose change is the sum.
 
 Elsewhere (``backend="python"``, a called function's split sweeps, a ``prange`` inside another one's
 body) the loop is a ``range`` loop and the sweep's usual tape serves, giving the same numbers.
@@ -85,20 +85,17 @@ def _restore(a: str, copy: str, line: int) -> Assign:
 
 
 class _Split:
-    """The accumulators an adjoint loop's iterations add into, each given its own place: a row of
-    the accumulator itself, or an accumulator of the iteration's own then added into its thread's
-    partial sums (see the module docstring)."""
+    """The accumulators an adjoint loop's iterations add into, each in its place: a row of the
+    accumulator itself, or a sum of the loop (see the module docstring)."""
 
     def __init__(self, sweep, record: ParallelLoop, loop, acc: dict, tapes: frozenset):
         self.sweep, self.record, self.loop = sweep, record, loop
-        plan, namer = sweep.plan, sweep.namer
+        plan = sweep.plan
         local = record.local | {s for s in plan.fn.slots if s not in record.reductions and _assigned_in(s, loop)}
         self.outer = {a: v for v, a in acc.items() if _root_of(plan, v) not in local and v not in local}
         self.rows = {}  # accumulator -> the array whose rows the iterations own (d_x of x[i], d_y of y[i] = ...)
-        self.shared = {}  # accumulator -> its iteration's own accumulator
-        self.incoming = set()  # shared accumulators the iterations read (then their change is added up)
-        self.partials = {}  # accumulator -> its partial sums' array, a row a thread
-        self.tid = namer.fresh("thread")
+        self.sums = set()  # accumulators the iterations only add into: sums of the loop
+        self.read = {}  # accumulator the iterations read too -> (its iteration's copy, the sum of their changes)
         self.discard = sweep.program.discard
 
     # ---- the adjoint lines of one iteration, each accumulator in its place ------------------------
@@ -107,7 +104,8 @@ class _Split:
         assigned = writes_block(code)
         for a in sorted(set(self.outer) & assigned):
             self.classify(a, code)
-        return [self.statement(s) for s in code]
+        here = {a: copy for a, (copy, _) in self.read.items()}
+        return [self.statement(s, here) for s in code]
 
     def classify(self, a: str, code) -> None:
         """Where the iterations' additions into the accumulator ``a`` go."""
@@ -118,26 +116,26 @@ class _Split:
         owner = _base(self.sweep.plan, v)
         if by_row and (owner in self.record.rows or owner in self.record.written):
             self.rows[a] = root
-            return
-        self.shared[a] = self.sweep.namer.fresh(a + "_here")
-        self.partials[a] = self.sweep.namer.fresh(a + "_threads")
-        if any(kind == "read" for kind, _ in uses):
-            self.incoming.add(a)
-        if any(kind == "clear" for kind, _ in uses):
+        elif any(kind == "clear" for kind, _ in uses):
             raise at_line(
                 self.sweep.plan.fn.source,
                 self.loop.line,
                 f"a prange loop whose adjoint clears part of {root!r} at an index not its own",
                 "write each iteration's row only",
             )
+        elif any(kind == "read" for kind, _ in uses):  # (a total's cotangent: each iteration reads it)
+            namer = self.sweep.namer
+            self.read[a] = (namer.fresh(a + "_here"), namer.fresh(a + "_sum"))
+        else:
+            self.sums.add(a)
 
     def own_row(self, index) -> bool:
         """Whether the index expression ``index`` starts with the loop's variable."""
         names = self.record.index | self.record.row_indices
         return isinstance(index, E.Name) and index.id in names
 
-    def statement(self, s):
-        """``s`` with its accumulators in their places."""
+    def statement(self, s, here: dict):
+        """``s`` with its accumulators in their places (``here``: those read, to the iteration's copies)."""
         if isinstance(s, Assign) and len(s.targets) == 1 and isinstance(s.value, E.Call):
             target, call = s.targets[0], s.value
             if call.func == "@scatter_add" and target in self.rows:
@@ -146,24 +144,13 @@ class _Split:
                 return Assign((row,), E.add(row, g), s.line)
             if call.func == "@take_and_clear" and isinstance(target, tuple) and target[0] in self.rows:
                 return Assign(((self.discard, target[1]),), call, s.line)  # (cleared in place: an array of x's shape)
+        inner = lambda block: tuple(self.statement(x, here) for x in block)  # noqa: E731
         if isinstance(s, IfS):
-            return IfS(
-                _renamed(s.test, self.shared),
-                tuple(map(self.statement, s.body)),
-                tuple(map(self.statement, s.orelse)),
-                s.line,
-            )
+            return IfS(_renamed(s.test, here), inner(s.body), inner(s.orelse), s.line)
         if isinstance(s, ForS):
-            return ForS(
-                s.target, _renamed(s.iterable, self.shared), tuple(map(self.statement, s.body)), s.line, s.parallel
-            )
+            return ForS(s.target, _renamed(s.iterable, here), inner(s.body), s.line, s.parallel)
         if isinstance(s, WhileS):
-            return WhileS(
-                tuple(map(self.statement, s.header)),
-                _renamed(s.test, self.shared),
-                tuple(map(self.statement, s.body)),
-                s.line,
-            )
+            return WhileS(inner(s.header), _renamed(s.test, here), inner(s.body), s.line)
         if set(_names_in(s)) & set(self.rows):
             raise at_line(
                 self.sweep.plan.fn.source,
@@ -171,61 +158,50 @@ class _Split:
                 "a prange loop whose adjoint reads a whole array the iterations own a row each of",
                 "read the array only at the iteration's row (x[i]), or loop with range",
             )
-        return _renamed_statement(s, self.shared)
+        return _renamed_statement(s, here)
 
     # ---- around the loop and each iteration -----------------------------------------------------
 
+    def _array(self, a: str) -> str | None:
+        """The array whose adjoint the accumulator ``a`` is, or None for a number's."""
+        plan = self.sweep.plan
+        v = plan.alias.get(self.outer[a], self.outer[a])
+        return v if v in plan.arrays else None
+
     def before(self) -> list:
-        """The row-owned accumulators made arrays of their arrays' shapes; the partial sums made."""
-        plan, line, out = self.sweep.plan, self.loop.line, []
-        zeros = self.sweep.program.helper("zeros_like")
-        for a, root in sorted(self.rows.items()):
-            out.append(Assign((a,), E.add(E.Name(a), E.Call(zeros, (E.Name(root),))), line))
-        count = E.Call("@thread_count", ())
-        for a, p in sorted(self.partials.items()):
-            v = plan.alias.get(self.outer[a], self.outer[a])
-            shape = (
-                E.Tuple((count,))
-                if v not in plan.arrays
-                else E.BinOp("+", E.Tuple((count,)), E.Call("numpy.shape", (E.Name(v),)))
-            )
-            out.append(Assign((p,), E.Call("numpy.zeros", (shape,)), line))
+        """Each accumulator the iterations write into an array of its array's shape (itself, where it is
+        one: the accumulator is the function's own); the sums of the changes of those they read, zero."""
+        line, out = self.loop.line, []
+        for a in sorted(set(self.rows) | self.sums | set(self.read)):
+            v = self.rows.get(a) or self._array(a)
+            if v is not None:
+                out.append(Assign((a,), E.Call("@array_like", (E.Name(a), E.Name(v))), line))
+        for a, (_, total) in sorted(self.read.items()):
+            v = self._array(a)
+            zero = E.Num(0.0) if v is None else E.Call("numpy.zeros", (E.Call("numpy.shape", (E.Name(v),)),))
+            out.append(Assign((total,), zero, line))
         return out
 
     def start(self) -> list:
-        """An iteration's own accumulators, each from zero (or from the shared one, where it is read)."""
-        line = self.loop.line
-        out = [Assign((self.tid,), E.Call("@thread_id", ()), line)] if self.shared else []
-        plan = self.sweep.plan
-        for a, here in sorted(self.shared.items()):
-            v = plan.alias.get(self.outer[a], self.outer[a])
-            if v not in plan.arrays:
-                start = E.Name(a) if a in self.incoming else E.Num(0.0)
-            else:  # (zeros of the shape itself: Numba's parallel code does not broadcast a zero_array)
-                start = (
-                    E.Call("numpy.copy", (E.Name(a),))
-                    if a in self.incoming
-                    else E.Call("numpy.zeros", (E.Call("numpy.shape", (E.Name(v),)),))
-                )
-            out.append(Assign((here,), start, line))
+        """An iteration's copies of the accumulators it reads."""
+        out = []
+        for a, (copy, _) in sorted(self.read.items()):
+            value = E.Name(a) if self._array(a) is None else E.Call("numpy.copy", (E.Name(a),))
+            out.append(Assign((copy,), value, self.loop.line))
         return out
 
     def finish(self) -> list:
-        """An iteration's additions into its thread's partial sums."""
-        line, out = self.loop.line, []
-        for a, here in sorted(self.shared.items()):
-            part = E.Name(here) if a not in self.incoming else E.sub(E.Name(here), E.Name(a))
-            row = E.Subscript(E.Name(self.partials[a]), E.Name(self.tid))
-            out.append(Assign((row,), E.add(row, part), line))
-        return out
+        """An iteration's changes of the accumulators it reads, added into their sums."""
+        return [
+            Assign((total,), E.add(E.Name(total), E.sub(E.Name(copy), E.Name(a))), self.loop.line)
+            for a, (copy, total) in sorted(self.read.items())
+        ]
 
     def after(self) -> list:
-        """The partial sums of the threads added into the accumulators."""
-        line, out = self.loop.line, []
-        for a, p in sorted(self.partials.items()):
-            total = E.Method(E.Name(p), "sum", (E.Num(0),))
-            out.append(Assign((a,), E.add(E.Name(a), total), line))
-        return out
+        """The sums of the changes added into the accumulators."""
+        return [
+            Assign((a,), E.add(E.Name(a), E.Name(total)), self.loop.line) for a, (_, total) in sorted(self.read.items())
+        ]
 
 
 def _assigned_in(slot: str, loop) -> bool:

@@ -1,19 +1,26 @@
-"""The Numba target's ``prange`` loops: each one's iterations a function of their own, compiled as
-Numba compiles any function, called from a loop that is all ``@njit(parallel=True)`` compiles.
+"""The Numba target's ``prange`` loops: chunks of iterations, each chunk a function of its own that
+Numba compiles as it compiles any function, called from a loop that is all ``@njit(parallel=True)``
+compiles.
 
 Numba's parallel compilation turns the expressions of arrays in a parallel function into parallel
 loops of their own, and those do not broadcast as NumPy does (``d[:, None] * x`` of shapes (3, 1) and
 (4,) gives wrong numbers, silently, in numba 0.68); generated derivative code broadcasts everywhere.
-So a ``ForS`` marked parallel (``modes.parallel``, the primal and the tangent loops of ``modes``) is
-written, on the IR, as three pieces:
+So a ``ForS`` marked parallel (the primal and tangent loops ``modes`` makes of a ``prange`` loop, and
+the adjoint loop of ``modes.parallel``) is written, on the IR, as three pieces:
 
-- ``f_iteration_k(i, reads...)``: the loop's body, in which a total the iterations add into (``s = s +
-  e``, a name the function assigns outside the loop too) starts from zero and is added, at its end,
-  into the row ``thread_id()`` of that total's partial sums;
-- ``f_loop_k(start, count, step, reads...)``: ``for k in prange(count): f_iteration_k(start + k * step,
-  ...)``, the only function compiled with ``parallel=True``, with no array expression in it;
-- in ``f``, the partial sums made (zeros, a row a thread), the call of the loop, and each total's
-  partial sums added into it.
+- ``f_chunk_k(chunk, chunks, first, count, step, reads...)``: the iterations of one chunk (a
+  ``chunks``-th of them, in order) of the loop's body.  A name the function has before the loop that
+  the body adds into (``s = s + e``: a sum of the loop, the user's ``s += e`` or a shared cotangent
+  of the adjoint loop) starts from zero in the chunk and is added, at its end, into the chunk's row of
+  that sum's partial sums;
+- ``f_loop_k(chunks, first, count, step, reads...)``: ``for chunk in prange(chunks): f_chunk_k(...)``,
+  the only function compiled with ``parallel=True``, with no expression of arrays in it;
+- in ``f``: ``chunks = thread_count()`` (NUMBA_NUM_THREADS, however many threads run), the partial
+  sums (zeros, a row a chunk), the call of the loop, and each sum's partial sums added into it.
+
+A thread writes its chunk's row of partial sums once, at the chunk's end (no two threads write one
+element, and none write one cache line over and over), and the sums are added in the same order
+whatever ``numba.set_num_threads`` says: one thread and all of them give the same numbers.
 """
 
 from __future__ import annotations
@@ -54,61 +61,45 @@ def _block(d: Def, stmts, fresh, made: list, known: set) -> list:
 
 
 def _split(d: Def, loop: ForS, around, fresh, made: list, known: set) -> list:
-    """The parallel ``loop`` of ``d`` as an iteration function and a loop function (appended to
-    ``made``), and what ``d`` runs in its place."""
+    """The parallel ``loop`` of ``d`` as a chunk function and a loop function (appended to ``made``),
+    and what ``d`` runs in its place."""
     inside = writes_block(loop.body) | {loop.target}
     elsewhere = set(d.params) | _writes_outside(d.body, loop)
     # a name the body assigns and reads before it does, which the function has outside the loop: a sum the
-    # iterations add into (analysis.parallel checked that it is one); any other the body assigns is its own
+    # iterations add into (analysis.parallel and modes.parallel made it one); any other the body assigns is its own
     totals = sorted(inside & elsewhere & _exposed(loop.body, {loop.target}))
     read = set().union(*(reads(s) for s in loop.body)) if loop.body else set()
-    passed = sorted((read & known) - inside | (read & set(totals)))
-    passed = [n for n in passed if n not in totals]
-    partials = {t: fresh(t + "_threads") for t in totals}
-    thread = fresh("thread")
+    passed = [n for n in sorted((read & known) - inside) if n not in totals]
+    partials = {t: fresh(t + "_chunks") for t in totals}
+    names = {k: fresh(k) for k in ("chunk", "chunks", "first", "count", "step", "k")}
+    chunk, chunks, k = (E.Name(names[x]) for x in ("chunk", "chunks", "k"))
+    first, count, step = (E.Name(names[x]) for x in ("first", "count", "step"))
     line = loop.line
 
-    iteration_name, loop_name = fresh(d.name + "_iteration"), fresh(d.name + "_loop")
-    start = [Assign((t,), E.mul(E.Subscript(E.Name(partials[t]), E.Name(thread)), E.Num(0.0)), line) for t in totals]
-    finish = [_added_into(E.Subscript(E.Name(partials[t]), E.Name(thread)), E.Name(t), line) for t in totals]
-    head = [Assign((thread,), E.Call("@thread_id", ()), line)] if totals else []
-    body = head + start + [_serial(s) for s in loop.body] + finish
-    params = tuple([loop.target] + passed + [partials[t] for t in totals])
-    made.append(Def(iteration_name, params, (), tuple(body), f"One iteration of a prange loop of {d.name}."))
+    row = lambda t: E.Subscript(E.Name(partials[t]), chunk)  # noqa: E731
+    start = [Assign((t,), E.mul(row(t), E.Num(0.0)), line) for t in totals]  # (a zero of the total's shape)
+    finish = [Assign((row(t),), E.add(row(t), E.Name(t)), line) for t in totals]
+    lo, hi = (E.BinOp("//", E.mul(E.add(chunk, E.Num(j)) if j else chunk, count), chunks) for j in (0, 1))
+    at = Assign((loop.target,), E.add(first, E.mul(k, step)), line)
+    serial = ForS(names["k"], E.Call("range", (lo, hi)), tuple([at] + [_serial(s) for s in loop.body]), line)
+    heads = [names[x] for x in ("chunk", "chunks", "first", "count", "step")]
+    params = tuple(heads + passed + [partials[t] for t in totals])
+    chunk_name, loop_name = fresh(d.name + "_chunk"), fresh(d.name + "_loop")
+    doc = f"The iterations of a prange loop of {d.name} in one chunk of them, in order."
+    made.append(Def(chunk_name, params, (), tuple(start + [serial] + finish), doc))
+    call = Do(E.Call(chunk_name, tuple(E.Name(n) for n in params)), line)
+    parallel = ForS(names["chunk"], E.Call("range", (chunks,)), (call,), line, True)
+    doc = f"A prange loop of {d.name}: its chunks of iterations on Numba's threads."
+    made.append(Def(loop_name, params[1:], (), (parallel,), doc))
 
-    first, count, step = _range(loop.iterable)
-    k = fresh("k")
-    at = (
-        E.add(first, E.mul(E.Name(k), step))
-        if step != E.Num(1)
-        else E.Name(k) if first == E.Num(0) else E.add(first, E.Name(k))
-    )
-    call = Do(E.Call(iteration_name, (at,) + tuple(E.Name(n) for n in params[1:])), line)
-    bounds = ["start", "count", "step"]
-    loop_params = tuple(bounds + list(params[1:]))
-    parallel = ForS(k, E.Call("range", (E.Name("count"),)), (call,), line, True)
-    made.append(
-        Def(loop_name, loop_params, (), (parallel,), f"A prange loop of {d.name}, its iterations on Numba's threads.")
-    )
-
-    zeros = [
-        Assign(
-            (partials[t],),
-            E.Call(
-                "numpy.zeros",
-                (E.BinOp("+", E.Tuple((E.Call("@thread_count", ()),)), E.Call("numpy.shape", (E.Name(t),))),),
-            ),
-            line,
-        )
-        for t in totals
-    ]
-    run = Do(E.Call(loop_name, (first, count, step) + tuple(E.Name(n) for n in params[1:])), line)
+    begin, size, stride = _range(loop.iterable)
+    setup = [Assign((names["chunks"],), E.Call("@thread_count", ()), line)]
+    for t in totals:
+        shape = E.BinOp("+", E.Tuple((chunks,)), E.Call("numpy.shape", (E.Name(t),)))
+        setup.append(Assign((partials[t],), E.Call("numpy.zeros", (shape,)), line))
+    run = Do(E.Call(loop_name, (chunks, begin, size, stride) + tuple(E.Name(n) for n in params[5:])), line)
     summed = [Assign((t,), E.add(E.Name(t), E.Method(E.Name(partials[t]), "sum", (E.Num(0),))), line) for t in totals]
-    return zeros + [run] + summed
-
-
-def _added_into(row, value, line: int) -> Assign:
-    return Assign((row,), E.add(row, value), line)
+    return setup + [run] + summed
 
 
 def _serial(s):

@@ -16,17 +16,6 @@ from .joins import JOIN_HELPERS
 from .reductions import REDUCTION_HELPERS
 
 NUMBA_HELPERS = {
-    "thread_id": '''def thread_id():
-    """The number of the thread running this iteration of a prange loop (compiled code only)."""
-    raise TypeError("thread_id is called from code numba.njit compiles")
-
-
-@numba.extending.overload(thread_id)
-def _numba_thread_id():
-    """Numba's thread number, below thread_count(): the row of a prange loop's partial sums this
-    iteration adds into (modes.parallel)."""
-    return lambda: numba.get_thread_id()
-''',
     "thread_count": '''def thread_count():
     """How many threads may run a prange loop's iterations (compiled code only)."""
     raise TypeError("thread_count is called from code numba.njit compiles")
@@ -34,8 +23,8 @@ def _numba_thread_id():
 
 @numba.extending.overload(thread_count)
 def _numba_thread_count():
-    """NUMBA_NUM_THREADS, the most threads a parallel loop runs on whatever numba.set_num_threads says
-    (each thread number below it): the rows of a prange loop's partial sums."""
+    """NUMBA_NUM_THREADS, the most threads a parallel loop runs on whatever numba.set_num_threads says:
+    the chunks a prange loop's iterations are cut into, a row of partial sums each (targets.numba.parallel)."""
     count = numba.config.NUMBA_NUM_THREADS
     return lambda: count
 ''',
