@@ -1,7 +1,7 @@
 """Parallel reverse mode (issue 36): for each ``prange`` program of ``adcompiler.testing.parallel_programs``
 (the paper's particles, a Gaussian mixture over points, a Monte Carlo price over paths), per thread
 count (``numba.set_num_threads``): the primal's time (the user's function under
-``numba.njit(parallel=True)``), the gradient's (``adcompiler.differentiate(f, backend="numba").vjp``),
+``numba.njit(parallel=True)``), the gradient's (``adcompiler.differentiate(f, wrt=WRT[name], backend="numba").vjp``, the parameters),
 gradient / primal at that thread count, and each one's speedup over its own one-thread time.
 
     python benchmarks/bench_parallel.py [--sizes particles=2000,gmm=20000,monte_carlo=20000]
@@ -52,14 +52,14 @@ def run(name: str, size: int, repeats: int, threads: list) -> list:
 
     f, args = P.PROGRAMS[name], P.inputs(name, size)
     primal = numba.njit(parallel=True)(f)
-    d = adcompiler.differentiate(f, backend="numba")
+    d = adcompiler.differentiate(f, wrt=P.WRT[name], backend="numba")
     start = time.perf_counter()
     primal(*args)
     first_primal = time.perf_counter() - start
     start = time.perf_counter()
     d.vjp(args, 1.0)
     first_gradient = time.perf_counter() - start
-    _checked(d, adcompiler.differentiate(f), args)
+    _checked(d, adcompiler.differentiate(f, wrt=P.WRT[name]), args)
     rows, base = [], None
     for n in threads:
         numba.set_num_threads(n)
@@ -94,8 +94,8 @@ def main(argv=None) -> int:
         f"{[round(x, 1) for x in after]}; peak memory of the process "
         f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB.",
         "",
-        'Primal: the function under `numba.njit(parallel=True)`; gradient: `differentiate(f, backend="numba").vjp`'
-        " (value and gradient). Times: the minimum over the calls after the first; *first call*: Numba's compilation"
+        'Primal: the function under `numba.njit(parallel=True)`; gradient: `differentiate(f, wrt=..., backend="numba")'
+        '.vjp` (value and gradient) with respect to the parameters (`parallel_programs.WRT`, not the data). Times: the minimum over the calls after the first; *first call*: Numba's compilation"
         " of each (one process, this machine's cache left as it was).",
         "",
         "| program | size | threads | primal | gradient | gradient / primal | primal speedup | gradient speedup |"

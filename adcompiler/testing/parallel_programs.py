@@ -85,3 +85,8 @@ def inputs(name: str, size: int, seed: int = 0) -> tuple:
 
 
 PROGRAMS = {"particles": particles, "gmm": gmm, "monte_carlo": monte_carlo}
+WRT = {  # what a user differentiates each with respect to: the parameters, not the data
+    "particles": ("centres", "strengths", "x0", "v0"),
+    "gmm": ("alphas", "means", "log_scales"),
+    "monte_carlo": ("s0", "rate", "vol"),
+}
