@@ -95,7 +95,8 @@ def main(argv=None) -> int:
         f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB.",
         "",
         'Primal: the function under `numba.njit(parallel=True)`; gradient: `differentiate(f, wrt=..., backend="numba")'
-        '.vjp` (value and gradient) with respect to the parameters (`parallel_programs.WRT`, not the data). Times: the minimum over the calls after the first; *first call*: Numba's compilation"
+        ".vjp` (value and gradient) with respect to the parameters (`parallel_programs.WRT`, not the data)."
+        " Times: the minimum over the calls after the first; *first call*: Numba's compilation"
         " of each (one process, this machine's cache left as it was).",
         "",
         "| program | size | threads | primal | gradient | gradient / primal | primal speedup | gradient speedup |"
