@@ -55,7 +55,8 @@ def rereadable(lay, facts, program, split: bool) -> dict:
         if e.prim == "getitem" and not split and _number_of_array(e, facts, fn) and known(e.ins[0]) and known(e.ins[1]):
             if written is None:
                 written = {alias.get(n, n) for pair in mutable_arrays(fn, facts.arrays).items() for n in pair}
-            if alias.get(e.ins[0].name, e.ins[0].name) not in written:  # x[i, t] of an array nothing writes
+            if not {alias.get(e.ins[0].name, e.ins[0].name), alias.get(e.outs[0].name, e.outs[0].name)} & written:
+                # x[i, t], or the row x[c], of an array nothing writes: the same values read again
                 found[e.outs[0].name] = ("getitem", e.ins[0], e.ins[1])
             continue
         if e.prim not in ("getitem", "len") or not isinstance(e.ins[0], Var) or e.ins[0].name not in containers:
@@ -97,12 +98,15 @@ def _index_of_knowns(e: Eq, known, facts) -> bool:
 
 
 def _number_of_array(e: Eq, facts, fn) -> bool:
-    """Whether ``e`` reads a number out of a numeric array (a copy: the array's later writes, which
-    the next line checks there are none of, could not change it) at an index of integers."""
-    xs = e.ins[0]
+    """Whether ``e`` reads a float or a row of floats out of a numeric array at an index of integers
+    (the caller checks that nothing writes either in place)."""
+    xs, out = e.ins[0], facts.avals.get(e.outs[0].name)
     if not isinstance(xs, Var) or xs.name not in facts.numeric_arrays or xs.name in fn.slots:
         return False
-    return facts.avals.get(e.outs[0].name) == V.FLOAT
+    index = facts.avals.get(e.ins[1].name) if isinstance(e.ins[1], Var) else V.INT
+    if not (index == V.INT or isinstance(index, V.Seq) and all(i == V.INT for i in index.items or ())):
+        return False
+    return out == V.FLOAT or isinstance(out, V.Arr) and out.dtype == "float64"
 
 
 class _Found:
