@@ -73,11 +73,46 @@ def test_recursion_both_modes_with_recomputed_residuals():
     assert d.jvp((0.7, 6), (1.0,))[1] == pytest.approx(g, rel=1e-13)
 
 
-def test_recursion_over_arrays_in_reverse_mode_is_refused_at_the_call():
+def test_recursion_over_arrays_recomputes_where_nothing_changes_in_place():
+    """No function of the program writes into an array or a list: the adjoint runs the recursive call
+    again on the arrays it had (the same values), as for numbers."""
     d = numba_d(F.array_depth, wrt=("a",))
+    a = np.array([0.3, -0.7, 1.1])
+    g = d.grad(a, 3)
+    assert np.allclose(g, central_grad(F.array_depth, (a, 3), 0), rtol=1e-7, atol=1e-9)
+    assert np.allclose(g, derivative(F.array_depth, wrt=("a",)).grad(a, 3), rtol=1e-13, atol=0)
+    v = np.array([1.0, 0.5, -2.0])
+    assert d.jvp((a, 3), (v,))[1] == pytest.approx(float(g @ v), rel=1e-12)
+
+
+def test_recursion_over_arrays_written_in_place_is_refused_at_the_call():
+    d = numba_d(F.array_depth_written, wrt=("a",))
     with pytest.raises(UnsupportedSyntaxError, match="recursive call in reverse mode") as caught:
         d.grad(np.ones(3), 2)
-    assert caught.value.lineno == F.array_depth.__code__.co_firstlineno + 4  # return array_depth(...) * 2.0
+    assert caught.value.lineno == F.array_depth_written.__code__.co_firstlineno + 7  # return ...(b, n - 1) * 2.0
+
+
+def test_determinant_by_minors_recursion_over_an_array_with_slices_and_joins_of_index_lists():
+    """GradBench's det: d det(A) / dA = det(A) inv(A)^T, in both modes, agreeing with the python backend."""
+    A = np.random.default_rng(3).normal(size=(5, 5))
+    d = numba_d(F.det_by_minors)
+    expected = np.linalg.det(A) * np.linalg.inv(A).T
+    g = d.grad(A)
+    assert np.allclose(g, expected, rtol=1e-10, atol=1e-12)
+    assert np.allclose(g, derivative(F.det_by_minors).grad(A), rtol=1e-12, atol=1e-14)
+    V = np.random.default_rng(4).normal(size=(5, 5))
+    value, tangent = d.jvp((A,), (V,))
+    assert value == pytest.approx(np.linalg.det(A), rel=1e-12)
+    assert tangent == pytest.approx(float(np.sum(expected * V)), rel=1e-10)
+
+
+def test_a_user_function_handed_a_list_runs_generated_code():
+    """doubled_length(cols) is len(cols[1:] + cols[1:]) = 4 in Python; compiled as written, on the
+    array cols is there, + adds (2): the call runs the generated code, whose join is Python's."""
+    x, cols = np.array([2.0, 3.0, 5.0, 7.0, 11.0]), [0, 1, 2]
+    d = numba_d(F.read_at_joined_length, wrt=("x",))
+    assert np.array_equal(d.grad(x, cols), [7.0, 0.0, 0.0, 2.0, 0.0])
+    assert d.jvp((x, cols), (np.ones(5),))[1] == 9.0
 
 
 def test_njit_function_and_njit_callee():
@@ -392,18 +427,37 @@ def test_lists_joined_and_repeated_in_both_modes_and_at_second_order(fn, args):
     )
 
 
-def test_a_slice_of_a_list_is_refused_at_its_line_in_both_modes():
+def test_a_slice_of_a_list_is_a_new_list_in_both_modes():
     """A slice of a list is a copy in Python and would be a view of the array the list is in compiled code
-    (forward mode ran and gave 22.0 where Python gives 20.0, until 2026-11-26)."""
+    (forward mode gave 22.0 where Python gives 20.0, until it was refused on 2026-11-26): each slice is
+    copied, so a write into it leaves the list as it was."""
     args = (1.5, [1.0, 2.0, 3.0])
-    line = inspect.getsourcelines(F.sliced_then_written)[1] + 1
-    d = numba_d(F.sliced_then_written)
-    for call in (lambda: d.grad(*args), lambda: d.jvp(args, args), lambda: adcompiler.hessian_matrix(d)(*args)):
-        with pytest.raises(adcompiler.UnsupportedSyntaxError) as refused:
-            call()
-        assert f"numba_funcs.py:{line}:" in str(refused.value) and "a slice of a list" in str(refused.value)
-        assert 'backend="python"' in str(refused.value)
-    assert derivative(F.sliced_then_written).grad(*args) == (2.0, [0.0, 2.5, 0.0])
+    d, python = numba_d(F.sliced_then_written), derivative(F.sliced_then_written)
+    assert d.grad(*args) == python.grad(*args) == (2.0, [0.0, 2.5, 0.0])
+    assert d.jvp(args, args) == python.jvp(args, args) == (5.0, 8.0)
+    assert np.allclose(adcompiler.hessian_matrix(d)(*args), adcompiler.hessian_matrix(python)(*args))
+    assert "copy_list" in inspect.getsource(compiled(d).py_func)
+
+
+def test_slices_of_an_active_list_against_differences():
+    xs, x = [0.5, -1.2, 2.0, 0.7], 1.3
+    d = numba_d(F.slices_of_a_list)
+    g_xs, g_x = d.grad(xs, x)
+    assert np.allclose(g_xs, central_grad(F.slices_of_a_list, (xs, x), 0), rtol=1e-7)
+    assert g_x == pytest.approx(float(central_grad(F.slices_of_a_list, (xs, x), 1)), rel=1e-7)
+    python_xs, python_x = derivative(F.slices_of_a_list).grad(xs, x)
+    assert g_xs == pytest.approx(python_xs, rel=1e-13) and g_x == pytest.approx(python_x, rel=1e-13)
+    u = [0.3, -0.2, 0.9, 1.4]
+    tangent = d.jvp((xs, x), (u, 0.5))[1]
+    assert tangent == pytest.approx(float(np.dot(g_xs, u)) + 0.5 * g_x, rel=1e-12)
+
+
+def test_a_slice_of_a_list_of_lists_is_refused_at_its_line():
+    with pytest.raises(adcompiler.UnsupportedSyntaxError) as refused:
+        numba_d(F.rows_sliced).grad([[1.0, 2.0], [3.0, 4.0]], 0.5)
+    line = inspect.getsourcelines(F.rows_sliced)[1] + 2
+    assert f"numba_funcs.py:{line}:" in str(refused.value) and "a slice of a list of lists" in str(refused.value)
+    assert 'backend="python"' in str(refused.value)
 
 
 def test_lists_of_lists_joined_are_refused_at_their_line():

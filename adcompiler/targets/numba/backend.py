@@ -31,7 +31,7 @@ from .translate import GUARDS, translate
 from ..python.runtime import HELPERS
 from .runtime import NUMBA_HELPERS
 from ...ir.nodes import Eq, For, Function, If, Var, While, walk
-from .subset import refuse_draws, refuse_list_slices
+from .subset import refuse_draws, refuse_row_slices
 from ...optimize.inline import Folding, fold_function
 from ...compile.pipeline import BUILDING, TargetPasses
 
@@ -44,7 +44,8 @@ NUMBA = dict(  # the switches of code generation the Numba target sets (adcompil
     versioned_loops=True,  # (modes.versions) its arrays of one ndim: both versions type alike (analysis.loop_shapes)
     new_array_stores=False,  # x[k] += v kept (Numba's tuples of arrays take it as add_at: modes.owned)
     shaped_zeros=True,  # a shadow list of arrays holds zeros of their shapes (Numba's list has one element type)
-    typed_zeros=True,  # an array's adjoint set to zero in a loop or branch is an array (one type a variable)
+    typed_zeros=True,
+    list_calls_generated=True,  # a user function handed a list (an array here) called as generated code  # an array's adjoint set to zero in a loop or branch is an array (one type a variable)
 )
 
 
@@ -57,23 +58,23 @@ def _folded(defs: list, program) -> list:
     return [fold_function(d, folding) for d in defs]
 
 
-def _refused_list_slices(facts) -> None:
-    """A slice of a list refused (see ``subset``): only the arguments' abstract values tell it from a
-    slice of an array."""
-    refuse_list_slices(facts.fn, facts.of)
+def _refused_row_slices(facts) -> None:
+    """A slice of a list of lists refused (see ``subset``): only the arguments' abstract values tell it from
+    a slice of an array or of a list of numbers."""
+    refuse_row_slices(facts.fn, facts.of)
 
 
 PASSES = TargetPasses(
     options=NUMBA,
     lowered=lambda function, namer: _list_arguments_copied(function, namer),
     refuse_lowered=refuse_draws,  # (a function that draws random numbers: refused on every call)
-    refuse_facts=_refused_list_slices,
+    refuse_facts=_refused_row_slices,
     generated=_folded,
 )
 """The Numba target's passes (``compile.pipeline.TargetPasses``): a call of a recursive function
 recomputes its residuals in the adjoint sweep (``modes.plan.recomputed``), since Numba has no type for
 residuals that hold the next level's; a list parameter copied where a variable also holds a list the
-function builds; draws and slices of lists refused; tangents and adjoints folded into their uses."""
+function builds; draws and slices of lists of lists refused; tangents and adjoints folded into their uses."""
 
 
 _READS = ("getitem", "len", "read", "write")  # what leaves a list as it was (a call may change it)

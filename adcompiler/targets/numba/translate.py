@@ -31,7 +31,7 @@ from .loops import runs_forward
 from .reductions import KEEPDIMS, REDUCED
 from .runtime import NUMBA_HELPERS
 
-_LIST_HELPERS = {MARKERS["+"]: "join_lists", MARKERS["*"]: "repeat_list"}
+_LIST_HELPERS = {MARKERS["+"]: "join_lists", MARKERS["*"]: "repeat_list", MARKERS["[:]"]: "copy_list"}
 # Helpers for functions where Numba's own differ from Python's and NumPy's (joins, reductions, sum):
 _ADDED = ("join_sequence", "reduce_along", "sum_list")
 _LIVE = __name__.rsplit(".", 1)[0] + ".live"  # the module of the helpers compiled once a process
