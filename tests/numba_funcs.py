@@ -4,6 +4,7 @@ import math
 
 import numba
 import numpy as np
+from scipy.special import gammaln, multigammaln
 
 from tests.release_funcs import particles_np  # noqa: F401 (Table 1's particles on NumPy)
 from tests.store_funcs import dot_rows as mat_vec_product_sum  # noqa: F401 (Table 1's sum_mat_vec on lists)
@@ -466,3 +467,36 @@ def overwritten_in_a_branch(x, w):
         else:
             break
     return np.sum(v * v)
+
+
+def wishart_constant(q, m):
+    """multigammaln and gammaln of numbers with no derivative (the shapes', an int argument's), times a
+    function of q: SciPy's functions called as they are (in Numba's object mode under backend="numba")."""
+    k, d = q.shape
+    n = d + m + 1
+    c = n * d * math.log(2.0) - multigammaln(0.5 * n, d) + gammaln(n)
+    return k * c * np.sum(q * q) + np.sum(np.exp(q))
+
+
+def lower_triangular(qk, lk, w):
+    """GradBench gmm's Q: exp(qk) on the diagonal, lk below it column by column, written at arrays of
+    coordinates (Q[rows, cols] = lk); then a function of Q."""
+    d = len(qk)
+    Q = np.diag(np.exp(qk))
+    cols, rows = np.triu_indices(d, 1)
+    Q[rows, cols] = lk
+    return np.sum((Q @ Q.T) * w)
+
+
+def written_twice(v, x):
+    """Q[(rows, cols)] = v naming the place (0, 1) twice: NumPy keeps the last value, the first gets no
+    cotangent; then a read at the same coordinates."""
+    Q = np.zeros((2, 2)) + x
+    at = (np.array([0, 0, 1]), np.array([1, 1, 0]))
+    Q[at] = v * 2.0
+    return np.sum(Q * Q) + np.sum(Q[at] * v)
+
+
+def diagonal_of(M):
+    """np.diag of a matrix: its diagonal's cotangent put back on the diagonal."""
+    return np.sum(np.diag(M) ** 2) + np.sum(np.diag(M, 1))

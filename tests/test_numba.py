@@ -452,6 +452,49 @@ def test_slices_of_an_active_list_against_differences():
     assert tangent == pytest.approx(float(np.dot(g_xs, u)) + 0.5 * g_x, rel=1e-12)
 
 
+def test_scipy_functions_of_constants_are_called_in_object_mode():
+    """GradBench gmm's multigammaln(0.5 * n, d) of the shapes and an int argument (Numba types neither
+    SciPy's Python nor its ufuncs): the function itself, called in object mode."""
+    q = np.array([[0.3, -0.2, 0.5], [0.1, 0.4, -0.6]])
+    d = numba_d(F.wishart_constant, wrt=("q",))
+    g = d.grad(q, 2)
+    assert np.allclose(g, derivative(F.wishart_constant, wrt=("q",)).grad(q, 2), rtol=1e-13, atol=0)
+    assert np.allclose(g, central_grad(F.wishart_constant, (q, 2), 0), rtol=1e-7)
+    assert d(q, 2) == pytest.approx(F.wishart_constant(q, 2), rel=1e-14)
+
+
+def test_writes_and_reads_at_arrays_of_coordinates():
+    """Q[rows, cols] = lk with rows, cols from np.triu_indices (GradBench gmm), both modes and second
+    order, against the python backend and central differences."""
+    qk, lk = np.array([0.1, -0.3, 0.2, 0.4]), np.array([0.5, -0.1, 0.3, 0.2, -0.4, 0.6])
+    w = np.random.default_rng(5).normal(size=(4, 4))
+    d, python = numba_d(F.lower_triangular, wrt=("qk", "lk")), derivative(F.lower_triangular, wrt=("qk", "lk"))
+    g_qk, g_lk = d.grad(qk, lk, w)
+    p_qk, p_lk = python.grad(qk, lk, w)
+    assert np.allclose(g_qk, p_qk, rtol=1e-13, atol=1e-15) and np.allclose(g_lk, p_lk, rtol=1e-13, atol=1e-15)
+    assert np.allclose(g_lk, central_grad(F.lower_triangular, (qk, lk, w), 1), rtol=1e-7)
+    u, v = np.array([1.0, 0.5, -0.5, 2.0]), np.linspace(-1.0, 1.0, 6)
+    assert d.jvp((qk, lk, w), (u, v))[1] == pytest.approx(float(g_qk @ u + g_lk @ v), rel=1e-12)
+    assert "write_at" in inspect.getsource(compiled(d).py_func)
+
+
+def test_a_place_written_twice_keeps_the_last_value_and_its_cotangent():
+    v, x = np.array([1.5, -2.0, 0.7]), 0.3
+    d, python = numba_d(F.written_twice), derivative(F.written_twice)
+    assert d(v, x) == pytest.approx(F.written_twice(v, x), rel=1e-15)
+    g_v, g_x = d.grad(v, x)
+    p_v, p_x = python.grad(v, x)
+    assert np.allclose(g_v, p_v, rtol=1e-14) and g_x == pytest.approx(p_x, rel=1e-14)
+    assert np.allclose(g_v, central_grad(F.written_twice, (v, x), 0), rtol=1e-7)
+
+
+def test_the_diagonal_of_a_matrix():
+    M = np.arange(9.0).reshape(3, 3) / 7.0
+    g = numba_d(F.diagonal_of).grad(M)
+    assert np.allclose(g, derivative(F.diagonal_of).grad(M), rtol=1e-14)
+    assert np.allclose(g, central_grad(F.diagonal_of, (M,), 0), rtol=1e-7)
+
+
 def test_a_slice_of_a_list_of_lists_is_refused_at_its_line():
     with pytest.raises(adcompiler.UnsupportedSyntaxError) as refused:
         numba_d(F.rows_sliced).grad([[1.0, 2.0], [3.0, 4.0]], 0.5)

@@ -26,6 +26,7 @@ from ...errors import UnsupportedSyntaxError
 from ...compile import emit
 from ...compile.load import load, reads
 from . import cache
+from .library import in_object_mode, library_functions
 from .lists import spelled_as_calls
 from .translate import GUARDS, translate
 from ..python.runtime import HELPERS
@@ -165,13 +166,16 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
     label = f"{mode} of {fn.__qualname__} (numba)"
 
     compiled_users: dict = {}
+    libraries = library_functions(list(program.anf_cache.values()))  # (SciPy's: called in object mode)
 
     def supply(read):
         handed = program.supplied(read)
         for name in read:
             value = handed.get(name, fn.__globals__.get(name))
             helper = getattr(value, "__adc_primitive__", None)  # of the reverse code hessian differentiates
-            if helper in NUMBA_HELPERS or helper in GUARDS:
+            if id(value) in libraries:
+                handed[name] = in_object_mode(value)
+            elif helper in NUMBA_HELPERS or helper in GUARDS:
                 handed[name] = _numba_helper(helper, numba)
             elif isinstance(value, types.FunctionType) and (helper is None or helper in HELPERS):
                 handed[name] = _jitted(value, numba, compiled_users)  # a user function the code calls as it is

@@ -70,6 +70,8 @@ def translate(
             "check_index",
             "zeros_like",
             "zero_array",
+            "read_at",
+            "write_at",
             *_LIST_HELPERS.values(),
             *_ADDED,
         )
@@ -209,6 +211,13 @@ class _Rewrite(ast.NodeTransformer):
         (a parameter, or assigned by an earlier line at that level), starts as ``zeros_like(x)``: the
         number 0.0 for a number, zeros for an array, whose adjoint Numba then types as one array."""
         self.function = node
+        self.tuples = {  # names bound to tuples of two or more (an index: ``t3 = (rows, cols)``)
+            t.id
+            for a in ast.walk(node)
+            if isinstance(a, ast.Assign) and isinstance(a.value, ast.Tuple) and len(a.value.elts) > 1
+            for t in a.targets
+            if isinstance(t, ast.Name)
+        }
         bound = {a.arg for a in node.args.args}
         for stmt in node.body:
             if not isinstance(stmt, ast.Assign):
@@ -225,13 +234,29 @@ class _Rewrite(ast.NodeTransformer):
             self.used.add("empty_rows")
         return node
 
+    def _indexed_by_tuple(self, node) -> bool:
+        """Whether ``node`` is ``x[t]`` with ``t`` a name bound to a tuple: it may hold arrays of coordinates."""
+        return isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name) and node.slice.id in self.tuples
+
+    def visit_Subscript(self, node):
+        """``x[t]`` read, ``t`` a name bound to a tuple: ``read_at(x, t)``, NumPy's read where ``t`` holds
+        arrays of coordinates (Numba takes one array among the indices), ``x[t]`` where it does not
+        (``targets.numba.coordinates``)."""
+        node = self.generic_visit(node)
+        if isinstance(node.ctx, ast.Load) and self._indexed_by_tuple(node):
+            return self._call("read_at", [node.value, node.slice])
+        return node
+
     def visit_Assign(self, node):
         """``d_x = 0.0`` of an array's accumulator not made ``zeros_like(x)`` above (in a loop or a branch,
         or before ``x`` is bound): ``zero_array(ndim)``, zeros of length 1 along each axis, which broadcast
         as the number does, so the variable keeps one type; ``unbroadcast``, ``array_like``, ``add_into``
-        and ``scatter_add`` give it the shape it stands for."""
+        and ``scatter_add`` give it the shape it stands for.  ``x[t] = v``, ``t`` a name bound to a tuple:
+        ``write_at(x, t, v)`` (see ``visit_Subscript``)."""
         node = self.generic_visit(node)
         target = node.targets[0] if len(node.targets) == 1 else None
+        if self._indexed_by_tuple(target):
+            return ast.Expr(self._call("write_at", [target.value, target.slice, node.value]))
         ndim = self.array_accumulators.get(target.id) if isinstance(target, ast.Name) else None
         if ndim and isinstance(node.value, ast.Constant) and node.value.value == 0.0:
             node.value = self._call("zero_array", [ast.Constant(ndim)])
