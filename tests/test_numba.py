@@ -2,9 +2,12 @@
 differences and the inner-product identity <u, J v> == <J^T u, v>; cotangents in their primal's
 structure; what the target cannot compile refused at the user's line.  Skipped without Numba."""
 
+import ast
 import inspect
 import math
 import os
+import re
+import textwrap
 import types
 
 import pytest
@@ -493,6 +496,34 @@ def test_the_diagonal_of_a_matrix():
     g = numba_d(F.diagonal_of).grad(M)
     assert np.allclose(g, derivative(F.diagonal_of).grad(M), rtol=1e-14)
     assert np.allclose(g, central_grad(F.diagonal_of, (M,), 0), rtol=1e-7)
+
+
+def test_a_loop_accumulator_of_an_array_adds_in_place():
+    """d_w = d_w + e in the adjoint loop is d_w += e (no array of w's shape made each iteration), with the
+    python backend's gradient."""
+    w, X = np.array([0.3, -0.5, 0.8]), np.random.default_rng(6).normal(size=(6, 3))
+    d = numba_d(F.rows_weighted, wrt=("w",))
+    assert np.allclose(d.grad(w, X), derivative(F.rows_weighted, wrt=("w",)).grad(w, X), rtol=1e-13, atol=0)
+    assert np.allclose(d.grad(w, X), central_grad(F.rows_weighted, (w, X), 0), rtol=1e-7)
+    assert re.search(r"\bd_w\w* \+= ", inspect.getsource(compiled(d).py_func))
+
+
+@pytest.mark.parametrize(
+    "body, in_place",
+    [
+        ("d = zeros_like(x)\nfor i in range(3):\n    d = d + e\nreturn d", True),
+        ("d = zeros_like(x)\nfor i in range(3):\n    d = d + e\n    y = d\nreturn y", False),  # read in the loop
+        ("d = zeros_like(x)\nd = d + e\ny = d\nd = d + e\nreturn y", False),  # read before the last sum
+        ("d = zeros_like(x)\nd = e\nd = d + e\nreturn d", False),  # bound to another array
+        ("d = zeros_like(x)\nd = d + d * e\nreturn d", False),  # the sum reads d itself
+    ],
+)
+def test_accumulators_added_in_place_only_where_nothing_else_holds_them(body, in_place):
+    from adcompiler.targets.numba.translate import added_in_place
+
+    function = ast.parse("def f(x, e):\n" + textwrap.indent(body, "    ")).body[0]
+    added_in_place(function, {"d"})
+    assert ("d += " in ast.unparse(function)) == in_place
 
 
 def test_a_slice_of_a_list_of_lists_is_refused_at_its_line():

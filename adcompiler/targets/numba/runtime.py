@@ -125,7 +125,7 @@ def _numba_scatter_add(d, x, index, g):
         fresh = not isinstance(d, types.Array)
 
         def at_coordinates(d, x, index, g):
-            out = numpy.zeros(x.shape) + d if fresh else d
+            out = numpy.full(x.shape, d + 0.0) if fresh else d
             if out.shape != x.shape:  # (a zero_array: zeros of length 1 along each axis)
                 out = numpy.zeros(x.shape) + out
             values = numpy.broadcast_to(numpy.asarray(g), index[0].shape)
@@ -144,7 +144,7 @@ def _numba_scatter_add(d, x, index, g):
 
     def impl(d, x, index, g):
         if fresh:
-            out = numpy.zeros(x.shape) + d
+            out = numpy.full(x.shape, d + 0.0)
         else:
             out = d if d.shape == x.shape else numpy.zeros(x.shape) + d
         if basic:
@@ -178,7 +178,7 @@ def _numba_take_and_clear(d, x, index):
         fresh = not isinstance(d, types.Array)
 
         def at_coordinates(d, x, index):
-            out = numpy.zeros(x.shape) + d if fresh else d
+            out = numpy.full(x.shape, d + 0.0) if fresh else d
             if out.shape != x.shape:  # (a zero_array: zeros of length 1 along each axis)
                 out = numpy.zeros(x.shape) + out
             m = len(index[0])
@@ -200,7 +200,7 @@ def _numba_take_and_clear(d, x, index):
     fresh = not isinstance(d, types.Array)
 
     def impl(d, x, index):
-        out = numpy.zeros(x.shape) + d if fresh else d
+        out = numpy.full(x.shape, d + 0.0) if fresh else d
         part = out[index] if number else out[index].copy()
         out[index] = 0.0
         return out, part

@@ -145,6 +145,62 @@ def _unclashed(function: ast.FunctionDef) -> None:
             node.id = renamed[node.id]
 
 
+def added_in_place(function: ast.FunctionDef, owned: set) -> None:
+    """``d = d + e`` made ``d += e``, in place, for each accumulator ``d`` of ``owned`` (one the function
+    made zeros of its array's shape: ``visit_FunctionDef``) that nothing else can hold: every other line
+    that binds it is such a sum, and every other read of it comes after the last of them, at the
+    function's top level (``return array_like(d, x)``).  Each sum then adds into the accumulator instead
+    of making an array of its shape (GradBench lstm's ``d_main_params`` once a character; the adjoint of
+    a value read in one branch, added into zeros).  The sum has the accumulator's shape: an adjoint is
+    never larger than its array."""
+    if not owned:
+        return
+    sums, last, reads = {}, {}, {}
+    for k, stmt in enumerate(function.body):
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Assign) and _self_sum(node) in owned:
+                sums.setdefault(node.targets[0].id, []).append(node)
+                last[node.targets[0].id] = k
+    for k, stmt in enumerate(function.body):
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and node.id in owned:
+                reads.setdefault(node.id, []).append((k, node))
+    in_sums = {id(n.targets[0]) for ns in sums.values() for n in ns} | {
+        id(n.value.left) for ns in sums.values() for n in ns
+    }
+    for name, nodes in sums.items():
+        others = [(k, n) for k, n in reads.get(name, ()) if id(n) not in in_sums]
+        stores = [n for k, n in others if isinstance(n.ctx, ast.Store)]
+        if len(stores) != 1 or any(k <= last[name] for k, n in others if isinstance(n.ctx, ast.Load)):
+            continue  # (bound otherwise than by its zeros and the sums, or read before the last sum)
+        for assign in nodes:
+            augmented = ast.AugAssign(assign.targets[0], ast.Add(), assign.value.right)
+            ast.copy_location(augmented, assign)
+            _replace(function, assign, augmented)
+
+
+def _self_sum(node: ast.Assign) -> str | None:
+    """``d`` where ``node`` is ``d = d + e`` (``e`` not reading ``d``), else None."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+        return None
+    value, name = node.value, node.targets[0].id
+    if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) and isinstance(value.left, ast.Name)):
+        return None
+    if value.left.id != name or any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value.right)):
+        return None
+    return name
+
+
+def _replace(tree, old, new) -> None:
+    """``old``, a statement somewhere in ``tree``, replaced by ``new`` in its block."""
+    for node in ast.walk(tree):
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and any(s is old for s in block):
+                block[[id(s) for s in block].index(id(old))] = new
+                return
+
+
 def _imported(tree: ast.Module, module: str) -> str | None:
     """The name ``source`` binds ``module`` to at its top level (``import numpy as np``: np), if any."""
     for stmt in tree.body:
@@ -228,10 +284,20 @@ class _Rewrite(ast.NodeTransformer):
                 stmt.value = self._call("zeros_like", [ast.Name(variable, ast.Load())])
             for target in stmt.targets:
                 bound |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        owned = {  # accumulators made zeros of their arrays' shapes here: arrays no other name holds
+            stmt.targets[0].id
+            for stmt in node.body
+            if isinstance(stmt, ast.Assign)
+            and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id in self.array_accumulators
+            and isinstance(stmt.value, ast.Call)
+            and _named(stmt.value, self.added["zeros_like"])
+        }
         node = self.generic_visit(node)
         rows = (self.added["zeros_rows"], self.added["empty_rows"])
         if empty_shadows(node, self.numpy, self.added["check_index"], rows):  # (zeros every element of which is stored)
             self.used.add("empty_rows")
+        added_in_place(node, owned)
         return node
 
     def _indexed_by_tuple(self, node) -> bool:
