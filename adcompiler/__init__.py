@@ -15,6 +15,7 @@ from .api.custom_rules import custom_jvp, custom_vjp
 from .errors import MissingRuleError, UnsupportedSyntaxError
 from .api.functional import grad, hessian, hvp, jacfwd, jacrev, jvp, ravel, value_and_grad, vjp
 from .api.higher import hessian_matrix, jacobian
+from .front.parallel import prange
 from .rules import defrule
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "jacobian",
     "jacrev",
     "jvp",
+    "prange",
     "ravel",
     "value_and_grad",
     "vjp",

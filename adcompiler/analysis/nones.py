@@ -69,7 +69,7 @@ class _State:
                 for name in written:  # a loop may run any number of times: its slots are not known
                     self.slots.pop(name, None)
                 if isinstance(s, For):
-                    out.append(For(s.target, s.start, s.stop, s.step, self.block(s.body), s.line))
+                    out.append(For(s.target, s.start, s.stop, s.step, self.block(s.body), s.line, s.parallel))
                 else:
                     out.append(While(self.block(s.header), s.test, self.block(s.body), s.line))
                 for name in written:

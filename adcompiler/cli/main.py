@@ -111,8 +111,8 @@ def _compile_module(
                 if d.name not in seen:
                     seen.add(d.name)
                     defs.append(d)
-    if where.finish_defs is not None:  # (Numba's: lists joined and repeated as calls)
-        defs = where.finish_defs(defs)
+    if where.finish_defs is not None:  # (Numba's: lists joined and repeated as calls, prange loops split)
+        defs = where.finish_defs(defs, program.module.fresh)
     traced = [] if origins is not None else None
     body = emit.render_module(
         defs, program.ns, origins=traced, formatted=False

@@ -206,7 +206,10 @@ def _block(stmts, indent: str, ns, lines: dict, out: list, last: list, trace: _T
                 trace and trace.note(line)
                 _block(s.orelse, indent + "    ", ns, lines, out, last, trace)
         elif isinstance(s, ForS):
-            out.append(f"{indent}for {s.target} in {_expr(s.iterable, ns)}:")
+            iterable = _expr(s.iterable, ns)
+            if s.parallel and iterable.startswith("range("):  # (a target that runs iterations at once: Numba)
+                iterable = "p" + iterable
+            out.append(f"{indent}for {s.target} in {iterable}:")
             trace and trace.note(line)
             _block(s.body, indent + "    ", ns, lines, out, last, trace)
         elif isinstance(s, WhileS):

@@ -88,7 +88,7 @@ class _Flattening:
             elif isinstance(s, IfS):  # (its elifs rebuilt in a loop: a chain of a thousand is no recursion)
                 out.append(self.rebuilt(_elifs(s), None))
             elif isinstance(s, ForS):
-                out.append(ForS(s.target, s.iterable, self.block(s.body), s.line))
+                out.append(ForS(s.target, s.iterable, self.block(s.body), s.line, s.parallel))
             elif isinstance(s, WhileS):
                 out.append(WhileS(self.block(s.header), s.test, self.block(s.body), s.line))
             else:

@@ -27,6 +27,7 @@ from ..analysis import values as V
 from ..analysis.activity import varied
 from ..errors import UnsupportedSyntaxError
 from ..analysis.facts import Facts, check_constructs, mutable_arrays
+from ..analysis.parallel import check_parallel_loops
 from ..analysis.infer import Analyser
 from ..analysis.as_arrays import lists_as_arrays
 from ..analysis.specialise import specialise
@@ -182,6 +183,7 @@ class Program:
             facts.anf = specialise(anf, facts.of)
             try:
                 check_constructs(facts)
+                check_parallel_loops(facts, self)
                 shares = self.call_shares(facts)
                 check_in_place(
                     facts.fn, facts.numeric_arrays, facts.containers, facts.array_params, facts.holders, shares

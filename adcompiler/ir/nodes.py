@@ -77,6 +77,7 @@ class For:
     step: object
     body: tuple
     line: int = 0
+    parallel: bool = False  # ``prange``: iterations independent (checked by analysis.parallel)
 
 
 @dataclass(frozen=True)
@@ -206,6 +207,7 @@ class ForS:
     iterable: E.Expr
     body: tuple
     line: int = 0
+    parallel: bool = False  # ``prange`` on a target that runs iterations in parallel (Numba), else ``range``
 
 
 @dataclass(frozen=True)
@@ -295,7 +297,7 @@ def map_equations(stmts, f) -> tuple:
         elif isinstance(s, If):
             out.append(If(s.test, map_equations(s.body, f), map_equations(s.orelse, f), s.line))
         elif isinstance(s, For):
-            out.append(For(s.target, s.start, s.stop, s.step, map_equations(s.body, f), s.line))
+            out.append(For(s.target, s.start, s.stop, s.step, map_equations(s.body, f), s.line, s.parallel))
         elif isinstance(s, While):
             out.append(While(map_equations(s.header, f), s.test, map_equations(s.body, f), s.line))
         else:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import builtins
 
+from ..front.parallel import is_prange
 from ..ir.nodes import IN_PLACE, Break, Const, Continue, Eq, For, Function, If, Return, Var, While, flatten, rebuild
 from ..ir.supplied import constant
 from ..ir.nodes import UNPACKED
@@ -239,11 +240,12 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, 
         backwards = _reversed_range(it)
         if backwards is not None:
             it = backwards
-        elif not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
+        parallel = backwards is None and self.parallel_range(it)
+        if not parallel and not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
             return self.iterate(stmt, loops)
         if not isinstance(stmt.target, ast.Name):
             raise self.parsed.error(stmt.target, "unpacking a range loop's index", "use one name: for i in range(n)")
-        if not (self.resolve(it.func) is builtins.range and 1 <= len(it.args) <= 3 and not it.keywords):
+        if not ((parallel or self.resolve(it.func) is builtins.range) and 1 <= len(it.args) <= 3 and not it.keywords):
             raise self.parsed.error(it, f"a for loop over {ast.unparse(it)}", "loop over range(...)")
         args = [self.atom(self.expr(a)) for a in it.args]
         start, stop, step = (
@@ -265,7 +267,15 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, 
             del self.env[stmt.target.id]
         else:
             self.env[stmt.target.id] = saved
-        self.body.append(For(target, start, stop, step, body, stmt.lineno))
+        self.body.append(For(target, start, stop, step, body, stmt.lineno, parallel))
+
+    def parallel_range(self, it) -> bool:
+        """Whether ``it`` is ``prange(...)`` (Numba's or adcompiler's): a loop of independent iterations."""
+        if not (isinstance(it, ast.Call) and isinstance(it.func, (ast.Name, ast.Attribute))):
+            return False
+        if (it.func.id if isinstance(it.func, ast.Name) else it.func.attr) != "prange":
+            return False
+        return is_prange(self.resolve(it.func))
 
     def unrolled(self, stmt: ast.For, functions: tuple, loops: int) -> None:
         """``for f in fs: x = f(x)`` over a list of functions: the body once per function, ``f(...)``

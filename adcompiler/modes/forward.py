@@ -102,7 +102,8 @@ class _Forward:
             elif isinstance(stmt, If):
                 out.append(IfS(atom(stmt.test), self.block(stmt.body), self.block(stmt.orelse), stmt.line))
             elif isinstance(stmt, For):
-                out.append(ForS(stmt.target.name, range_expr(stmt), self.block(stmt.body), stmt.line))
+                parallel = stmt.parallel and self.program.options.parallel_loops
+                out.append(ForS(stmt.target.name, range_expr(stmt), self.block(stmt.body), stmt.line, parallel))
             elif isinstance(stmt, While):
                 out.append(WhileS(self.block(stmt.header), atom(stmt.test), self.block(stmt.body), stmt.line))
             elif isinstance(stmt, (Break, Continue)):

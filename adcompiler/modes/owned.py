@@ -78,7 +78,7 @@ def _rewritten(stmts, kept: set) -> list:
     out: list = []
     for s in stmts:
         if isinstance(s, ForS):
-            s = ForS(s.target, s.iterable, tuple(_rewritten(s.body, kept)), s.line)
+            s = ForS(s.target, s.iterable, tuple(_rewritten(s.body, kept)), s.line, s.parallel)
         elif isinstance(s, IfS):
             s = IfS(s.test, tuple(_rewritten(s.body, kept)), tuple(_rewritten(s.orelse, kept)), s.line)
         elif isinstance(s, WhileS):

@@ -239,6 +239,15 @@ class Version:
 
 
 @dataclass(frozen=True)
+class ParallelKept:
+    """What the primal sweep does for one parallel loop: no pushes to ``tapes`` (the iterations' own,
+    made in the adjoint loop), and ``snapshots``, (array, its copy) of the arrays written by row."""
+
+    tapes: frozenset
+    snapshots: tuple
+
+
+@dataclass(frozen=True)
 class Kept:
     """What the adjoint sweep needs of the primal sweep, by site (see the module docstring)."""
 
@@ -251,6 +260,7 @@ class Kept:
     residuals: Mapping  # site of a call -> the name of its residuals
     seeded: frozenset  # lists whose elements a literal seed reached directly: no shadow
     looped_residuals: frozenset  # residuals of calls inside loops
+    parallel: Mapping  # site of a prange loop -> parallel.ParallelKept: the adjoint loop runs in parallel
 
     def push(self, values: list, key) -> Do:
         """``tape.append(value)``: what the primal sweep pushes at the push site ``key``."""
@@ -272,6 +282,7 @@ class Keeping:
         self.residuals: dict = {}
         self.looped_residuals: set = set()  # residuals of calls inside loops
         self.seeded: set = set()
+        self.parallel: dict = {}  # site of a prange loop -> parallel.ParallelKept
 
     def tape(self, key) -> E.Name:
         """The tape of one push site (a run of lines, a branch, a loop, an array write): a list whose
@@ -304,6 +315,7 @@ class Keeping:
             residuals=_frozen(self.residuals),
             seeded=frozenset(self.seeded),
             looped_residuals=frozenset(self.looped_residuals),
+            parallel=_frozen(self.parallel),
         )
 
 

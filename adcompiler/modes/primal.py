@@ -59,6 +59,8 @@ class PrimalSweep:
     def loop(self, loop, site: tuple) -> list:
         """A loop's primal code: its trip count kept where the adjoint needs it, then what it pushes after."""
         plan, kept = self.plan, self.kept
+        if site in kept.parallel:  # a prange loop whose adjoint runs its iterations again, in parallel
+            return self.parallel_loop(loop, site, kept.parallel[site])
         counter, saved = (kept.loops[site].counter, kept.loops[site].saved) if site in kept.loops else (None, ())
         after = [kept.push([E.Name(n) for n in saved], ("loop", site))] if saved else []
         body_site = body_of(loop, site)
@@ -77,6 +79,13 @@ class PrimalSweep:
         init = [Assign((counter,), E.Num(0), loop.line)] if counter else []
         stmts = versioned_primal(plan, kept, loop, site, stmt) if isinstance(loop, For) else [stmt]
         return init + stmts + after
+
+    def parallel_loop(self, loop, site: tuple, parallel) -> list:
+        """A ``prange`` loop of the primal sweep (``modes.parallel``): the arrays it writes by row copied
+        first, then the loop, in parallel, pushing nothing."""
+        body = without_pushes(self.block(loop.body, body_of(loop, site), False, ()), parallel.tapes)
+        copies = [Assign((copy,), E.Call("numpy.copy", (E.Name(a),)), loop.line) for a, copy in parallel.snapshots]
+        return copies + [ForS(loop.target.name, self.plan.range_of(loop), tuple(body), loop.line, True)]
 
     def equation(self, eq: Eq, site: tuple) -> list:
         """The primal code of the equation at ``site``: a line, with its shadow's and its pushes."""
@@ -187,3 +196,20 @@ class PrimalSweep:
 def args_to_atoms(args) -> tuple:
     """Expressions of references back to atoms (after dup copies were renamed)."""
     return tuple(Var(a.id) if isinstance(a, E.Name) else Const(a.value, a.text) for a in args)
+
+
+def without_pushes(code, tapes: frozenset) -> list:
+    """``code`` (generated statements) without its appends to ``tapes``."""
+    out = []
+    for s in code:
+        if isinstance(s, Do) and isinstance(s.value, E.Method) and s.value.name == "append":
+            if isinstance(s.value.obj, E.Name) and s.value.obj.id in tapes:
+                continue
+        if isinstance(s, IfS):
+            s = IfS(s.test, tuple(without_pushes(s.body, tapes)), tuple(without_pushes(s.orelse, tapes)), s.line)
+        elif isinstance(s, ForS):
+            s = ForS(s.target, s.iterable, tuple(without_pushes(s.body, tapes)), s.line, s.parallel)
+        elif isinstance(s, WhileS):
+            s = WhileS(tuple(without_pushes(s.header, tapes)), s.test, tuple(without_pushes(s.body, tapes)), s.line)
+        out.append(s)
+    return out

@@ -25,6 +25,7 @@ from ..rules import CHANGES
 from .adjoints import Adjoints
 from .checkpoint import checkpoint_plan, rev_checkpointed
 from .plan import Kept, Keeping, LoopKept, TapePlan, body_of, callees, placed
+from .parallel import parallel_adjoint, runs_parallel
 from .primal import PrimalSweep
 from .rereads import Rereads
 from .shadows import Shadows
@@ -48,6 +49,7 @@ class _AdjointSweep:
         self.keeping = Keeping(namer)
         self.adjoints = Adjoints(plan, shadows, self.keeping, program, namer)
         self.rereads = Rereads(plan, shadows, self.looped)
+        self.parallel = False  # inside the body of a parallel adjoint loop (modes.parallel)
         if ct is not None:
             self.adjoints.names.add(ct)
 
@@ -184,6 +186,8 @@ class _AdjointSweep:
         plan, rereads = self.plan, self.rereads
         if isinstance(loop, While):
             _refuse_active_header(loop, plan, self.program)
+        elif runs_parallel(self, loop):
+            return parallel_adjoint(self, loop, site)
         frame = {"target": loop.target.name if isinstance(loop, For) else None, "hoisted": [], "names": set()}
         floor = rereads.floor
         if isinstance(loop, While) or any(jumps(s) for s in loop.body if isinstance(s, If)):

@@ -37,7 +37,7 @@ def versioned_adjoint(plan: TapePlan, keeping: Keeping, table, namer, loop, site
     short = key + ("same shapes",)
     if saved:
         body[at : at + 1] = [keeping.pop(kept, short)] if kept else []
-    version = ForS(generic.target, generic.iterable, tuple(body), generic.line)
+    version = ForS(generic.target, generic.iterable, tuple(body), generic.line, generic.parallel)
     check = None if len(plan.same_shapes[site].entry) == 1 else namer.fresh("same_shapes")
     keeping.versions[site] = Version(check, tuple(kept), short, looped or plan.split)
     if check is None:
@@ -59,7 +59,7 @@ def versioned_primal(plan: TapePlan, kept: Kept, loop, site: tuple, generic) -> 
         body[at : at + 1] = (
             [kept.push([E.Name(n) for n in version_of.kept], version_of.site)] if version_of.kept else []
         )
-    version = ForS(generic.target, generic.iterable, tuple(body), generic.line)
+    version = ForS(generic.target, generic.iterable, tuple(body), generic.line, generic.parallel)
     check = version_of.check
     if check is None:
         return [version]

@@ -44,7 +44,7 @@ def _block(stmts, reads: Counter) -> tuple:
     out = []
     for s in stmts:
         if isinstance(s, ForS):
-            s = ForS(s.target, s.iterable, _block(s.body, reads), s.line)
+            s = ForS(s.target, s.iterable, _block(s.body, reads), s.line, s.parallel)
             out.extend(_hoisted(s, reads) or [s])
         elif isinstance(s, IfS):
             out.append(IfS(s.test, _block(s.body, reads), _block(s.orelse, reads), s.line))

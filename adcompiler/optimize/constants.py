@@ -182,7 +182,7 @@ def _loop(s, env: dict, p: _Pass):
     if isinstance(s, ForS):
         body = rewritten[0] if rewritten is not None else _block(s.body, entry, p)[0]
         iterable = p.sub(s.iterable, env)
-        return ForS(s.target, iterable, body, s.line), _join(env, entry)
+        return ForS(s.target, iterable, body, s.line, s.parallel), _join(env, entry)
     header, state = _block(s.header, entry, p)
     test = p.sub(s.test, state)
     body = rewritten[1] if rewritten is not None else _block(s.body, state, p)[0]
@@ -272,7 +272,7 @@ def _without(stmts, reads: Counter, gone: list) -> tuple:
             gone.append(s)
             continue
         if isinstance(s, ForS):
-            s = ForS(s.target, s.iterable, _without(s.body, reads, gone), s.line)
+            s = ForS(s.target, s.iterable, _without(s.body, reads, gone), s.line, s.parallel)
             if not s.body and pure(s.iterable) and not reads[s.target]:
                 gone.append(s)
                 continue  # nothing left to do, and nothing reads what it leaves in its target

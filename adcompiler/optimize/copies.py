@@ -56,7 +56,7 @@ def _block(stmts, zeros, family, aliases, reads) -> tuple:
     out: list = []
     for s in stmts:
         if isinstance(s, ForS):
-            s = ForS(s.target, s.iterable, _block(s.body, zeros, family, aliases, reads), s.line)
+            s = ForS(s.target, s.iterable, _block(s.body, zeros, family, aliases, reads), s.line, s.parallel)
             out.extend(_split(s, zeros, family, aliases, reads))
         elif isinstance(s, IfS):
             body, orelse = (_block(b, zeros, family, aliases, reads) for b in (s.body, s.orelse))
@@ -110,7 +110,7 @@ def _split(loop: ForS, zeros, family, aliases, reads) -> list:
     if not left and reads[loop.target] > _reads(loop.body, loop.target):
         return [loop]  # the value the loop leaves in its target is read afterwards
     out: list = [IfS(E.Compare(">", stop, start), tuple(checks + slices), (), loop.line)]
-    return out + [ForS(loop.target, loop.iterable, left, loop.line)] if left else out
+    return out + [ForS(loop.target, loop.iterable, left, loop.line, loop.parallel)] if left else out
 
 
 def _reads(stmts, name) -> int:

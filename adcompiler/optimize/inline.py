@@ -120,7 +120,7 @@ def _nested(s, after: set, jump, folding: Folding):
         return IfS(s.test, tuple(body), tuple(orelse), s.line)
     if isinstance(s, ForS):
         head = live_step(s, after, jump)
-        return ForS(s.target, s.iterable, tuple(_fold(list(s.body), head, head, folding)), s.line)
+        return ForS(s.target, s.iterable, tuple(_fold(list(s.body), head, head, folding)), s.line, s.parallel)
     if isinstance(s, WhileS):  # the body (not the header, which runs before every test)
         head = live_step(s, after, jump)
         return WhileS(s.header, s.test, tuple(_fold(list(s.body), head, head, folding)), s.line)
@@ -231,7 +231,7 @@ def _substitute(s, name: str, value):
         return type(s)(_replace(s.value, name, value), s.line)
     if isinstance(s, IfS):
         return IfS(_replace(s.test, name, value), s.body, s.orelse, s.line)
-    return ForS(s.target, _replace(s.iterable, name, value), s.body, s.line)
+    return ForS(s.target, _replace(s.iterable, name, value), s.body, s.line, s.parallel)
 
 
 def fold_function(d: Def, folding: Folding) -> Def:

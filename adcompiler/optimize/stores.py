@@ -297,7 +297,7 @@ def _replace(stmts, old, new) -> tuple:
         if s is old:
             out.append(new)
         elif isinstance(s, ForS):
-            out.append(ForS(s.target, s.iterable, _replace(s.body, old, new), s.line))
+            out.append(ForS(s.target, s.iterable, _replace(s.body, old, new), s.line, s.parallel))
         elif isinstance(s, IfS):
             out.append(IfS(s.test, _replace(s.body, old, new), _replace(s.orelse, old, new), s.line))
         elif isinstance(s, WhileS):

@@ -76,7 +76,7 @@ def _nested(s, after: set, jump):
         head = loop_head(s, after)
         if isinstance(s, ForS):
             body = _block(list(s.body), head, head)
-            return s if _same(body, s.body) else ForS(s.target, s.iterable, tuple(body), s.line)
+            return s if _same(body, s.body) else ForS(s.target, s.iterable, tuple(body), s.line, s.parallel)
         body = _block(list(s.body), head | head_reads(s) | reads_block(s.header), head)
         return s if _same(body, s.body) else WhileS(s.header, s.test, tuple(body), s.line)
     return s
@@ -124,7 +124,7 @@ def _rename(s, old: str, new: str):
             s.line,
         )
     if isinstance(s, ForS):
-        return ForS(s.target, sub(s.iterable), tuple(_rename(x, old, new) for x in s.body), s.line)
+        return ForS(s.target, sub(s.iterable), tuple(_rename(x, old, new) for x in s.body), s.line, s.parallel)
     if isinstance(s, WhileS):
         return WhileS(
             tuple(_rename(x, old, new) for x in s.header),
@@ -355,7 +355,7 @@ def _sweep(stmts, needed: set) -> list:
         elif isinstance(s, ForS):
             body = _sweep(s.body, needed)
             if body or not pure(s.iterable) or s.target in needed:  # an empty loop may still set its target
-                out.append(s if _same(body, s.body) else ForS(s.target, s.iterable, tuple(body), s.line))
+                out.append(s if _same(body, s.body) else ForS(s.target, s.iterable, tuple(body), s.line, s.parallel))
         elif not _removable(s, needed):
             out.append(s)
     return out

@@ -30,6 +30,7 @@ from .library import in_object_mode, library_functions
 from .lists import spelled_as_calls
 from .translate import GUARDS, translate
 from ..python.runtime import HELPERS
+from .parallel import outlined
 from .runtime import NUMBA_HELPERS
 from ...ir.nodes import Eq, For, Function, If, Var, While, walk
 from .subset import refuse_draws, refuse_row_slices
@@ -45,8 +46,9 @@ NUMBA = dict(  # the switches of code generation the Numba target sets (adcompil
     versioned_loops=True,  # (modes.versions) its arrays of one ndim: both versions type alike (analysis.loop_shapes)
     new_array_stores=False,  # x[k] += v kept (Numba's tuples of arrays take it as add_at: modes.owned)
     shaped_zeros=True,  # a shadow list of arrays holds zeros of their shapes (Numba's list has one element type)
-    typed_zeros=True,
-    list_calls_generated=True,  # a user function handed a list (an array here) called as generated code  # an array's adjoint set to zero in a loop or branch is an array (one type a variable)
+    parallel_loops=True,  # prange loops' primal, tangent and adjoint loops are Numba prange loops (modes.parallel)
+    typed_zeros=True,  # an array's adjoint set to zero in a loop or branch is an array (one type a variable)
+    list_calls_generated=True,  # a user function handed a list (an array here) called as its generated code
 )
 
 
@@ -147,6 +149,7 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
     from .values import converter, restore  # NumPy, imported only where Numba is used
 
     defs = [spelled_as_calls(d) for d in built]  # lists joined and repeated: on arrays, + adds and * multiplies
+    defs = outlined(defs, program.module.fresh)  # prange loops: their iterations functions of their own
     python = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
     scope = getattr(owner.fn, "__adc_scope__", None) or owner.fn.__globals__  # (generated code's: its helpers too)
     fn = owner.fn
@@ -461,10 +464,11 @@ _REASONS = (  # what Numba says -> what it means for the user's code
 )
 
 
-def finished_defs(defs: list) -> list:
+def finished_defs(defs: list, fresh) -> list:
     """The module ``adc compile --target numba`` writes, on the IR: lists joined and repeated as calls
-    (on the arrays lists are in compiled code, ``+`` adds and ``*`` multiplies)."""
-    return [spelled_as_calls(d) for d in defs]
+    (on the arrays lists are in compiled code, ``+`` adds and ``*`` multiplies), and each prange loop's
+    iterations a function of their own (``parallel``)."""
+    return outlined([spelled_as_calls(d) for d in defs], fresh)
 
 
 def written(text: str, program, path: str, user: dict) -> str:

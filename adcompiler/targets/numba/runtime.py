@@ -17,6 +17,29 @@ from .joins import JOIN_HELPERS
 from .reductions import REDUCTION_HELPERS
 
 NUMBA_HELPERS = {
+    "thread_id": '''def thread_id():
+    """The number of the thread running this iteration of a prange loop (compiled code only)."""
+    raise TypeError("thread_id is called from code numba.njit compiles")
+
+
+@numba.extending.overload(thread_id)
+def _numba_thread_id():
+    """Numba's thread number, below thread_count(): the row of a prange loop's partial sums this
+    iteration adds into (modes.parallel)."""
+    return lambda: numba.get_thread_id()
+''',
+    "thread_count": '''def thread_count():
+    """How many threads may run a prange loop's iterations (compiled code only)."""
+    raise TypeError("thread_count is called from code numba.njit compiles")
+
+
+@numba.extending.overload(thread_count)
+def _numba_thread_count():
+    """NUMBA_NUM_THREADS, the most threads a parallel loop runs on whatever numba.set_num_threads says
+    (each thread number below it): the rows of a prange loop's partial sums."""
+    count = numba.config.NUMBA_NUM_THREADS
+    return lambda: count
+''',
     "zeros_like": '''def zeros_like(x):
     """A zero with the structure of x (compiled code only: see the overload below)."""
     raise TypeError("zeros_like is called from code numba.njit compiles")

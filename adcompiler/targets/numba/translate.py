@@ -98,6 +98,8 @@ def translate(
         if isinstance(stmt, ast.FunctionDef):
             stmt = rewrite.visit(stmt)
             options = [ast.keyword("cache", ast.Constant(True))] if cache else []
+            if _parallel(stmt, numba):  # a prange loop: its iterations on Numba's threads
+                options.append(ast.keyword("parallel", ast.Constant(True)))
             stmt.decorator_list = [ast.Call(ast.parse(f"{numba}.njit", mode="eval").body, [], options)]
         body.append(stmt)
     for name in sorted(rewrite.used, reverse=True):  # (in order of name: the same text whatever the hash seed)
@@ -113,6 +115,18 @@ def translate(
             _unclashed(stmt)
     text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
     return _CALL.sub(lambda m: f"{m.group(1)}# {ast.literal_eval(m.group(2))}", text)
+
+
+def _parallel(function: ast.FunctionDef, numba: str) -> bool:
+    """Whether ``function`` has a ``prange`` loop (``modes.parallel``), each such ``prange`` spelt
+    ``numba.prange`` in place."""
+    found = False
+    for node in ast.walk(function):
+        if isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name):
+            if node.iter.func.id == "prange":
+                node.iter.func = ast.Attribute(ast.Name(numba, ast.Load()), "prange", ast.Load())
+                found = True
+    return found
 
 
 _MARK = "__adc_comment__"

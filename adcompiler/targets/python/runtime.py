@@ -38,6 +38,14 @@ HELPERS = {
         if kind.__name__ == "ndarray" or type(first).__name__ == "ndarray":
             raise TypeError(f"argument {k + 1} is a NumPy array, but this gradient was generated for numbers; call it through the object adcompiler.differentiate returned")
 ''',
+    "thread_id": '''def thread_id():
+    """The number of the thread running this iteration of a prange loop: 0 (Python runs them in order)."""
+    return 0
+''',
+    "thread_count": '''def thread_count():
+    """How many threads may run a prange loop's iterations: one in Python."""
+    return 1
+''',
     "zeros_like": '''def zeros_like(x):
     """A zero with the structure of x: 0.0 for a number, a list of zeros for a list or tuple."""
     if isinstance(x, (list, tuple)):

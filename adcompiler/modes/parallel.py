@@ -1,0 +1,344 @@
+"""Reverse mode of a ``prange`` loop on a target that runs iterations at once: a parallel adjoint loop.
+
+The paper's Section 12 differentiates a parallel program into a parallel derivative: a fork in the
+primal is a join in the reverse pass, and independent work stays independent.  A ``prange`` loop
+(its iterations checked independent by ``analysis.parallel``) on a target whose options ask for it
+(``parallel_loops``: Numba) gets
+
+- a primal loop that pushes nothing: it is the user's loop, run in parallel (no tape is appended to
+  in an order, which threads would not keep); the arrays it writes by row are copied before it;
+- an adjoint loop over the iterations, in parallel too, each iteration computing its own primal values
+  again from what the loop read (they are the iteration's own: no other iteration changes them) and
+  then its adjoint lines, with tapes of its own for the loops and branches inside it;
+- the cotangents of values private to an iteration written directly: the row ``d_x[i]`` of an array
+  the loop reads only at ``x[i]``, and the row ``d_y[i]`` of an array it writes (read, then cleared);
+- the cotangents of values the iterations share (``W`` in ``y[i] = W @ x[i]``, the total ``s`` of
+  ``s += e``) added, within an iteration, into an accumulator of its own, which is then added into the
+  partial sums of the iteration's thread (a row each, ``thread_id()``), reduced after the loop.  No two
+  threads ever write one element; the sums are in another order than a serial loop's only where the
+  partial sums of threads are added (rounding differs at 1e-15 relative).
+
+Elsewhere (``backend="python"``, a called function's split sweeps, a ``prange`` inside another one's
+body) the loop is a ``range`` loop and the sweep's usual tape serves, giving the same numbers.
+"""
+
+from __future__ import annotations
+
+from ..analysis.defuse import reads, reads_expr, writes, writes_block
+from ..analysis.parallel import ParallelLoop, parallel_loop
+from ..errors import at_line
+from ..ir import expr as E
+from ..ir.nodes import Assign, AugAssign, Do, Eq, ForS, IfS, WhileS, walk
+from .plan import ParallelKept, body_of
+from .primal import PrimalSweep
+
+
+def runs_parallel(sweep, loop) -> bool:
+    """Whether the adjoint sweep ``sweep`` makes ``loop`` a parallel adjoint loop."""
+    plan = sweep.plan
+    return (
+        bool(getattr(loop, "parallel", False)) and plan.options.parallel_loops and not plan.split and not sweep.parallel
+    )
+
+
+def parallel_adjoint(sweep, loop, site: tuple) -> list:
+    """The adjoint of the ``prange`` loop ``loop`` at ``site`` (see the module docstring); what the primal
+    sweep does for it recorded in ``sweep.keeping.parallel``."""
+    plan, program, adjoints, keeping, namer = sweep.plan, sweep.program, sweep.adjoints, sweep.keeping, sweep.namer
+    record = parallel_loop(plan.facts, loop, program)
+    body_site = body_of(loop, site)
+    before, made = set(keeping.tapes), set(adjoints.acc.values())
+    sweep.parallel = True
+    try:
+        adjoint = sweep.block(loop.body, body_site, False)
+    finally:
+        sweep.parallel = False
+    tapes = frozenset(name for key, name in keeping.tapes.items() if key not in before)
+    snapshots = tuple(
+        (plan.alias.get(a, a), namer.fresh(plan.alias.get(a, a) + "_before")) for a in sorted(record.written)
+    )
+    keeping.parallel[site] = ParallelKept(tapes, snapshots)
+    if not adjoint:
+        return [_restore(a, copy, loop.line) for a, copy in snapshots]
+    again = PrimalSweep(plan, keeping.frozen(), sweep.shadows, program).block(loop.body, body_site, False, ())
+    # the iteration's values computed again; the totals it adds into are left as the loop left them
+    totals = {plan.alias.get(s, s): namer.fresh(plan.alias.get(s, s) + "_again") for s in record.reductions}
+    again = [_renamed_targets(s, totals) for s in again]
+    split = _Split(sweep, record, loop, adjoints.acc, tapes)
+    body = split.body(adjoint)
+    # the accumulators of the iteration's own variables made outside the loop (a slot's, at the top of the
+    # function) start from zero in each iteration, as the serial sweep leaves them after an iteration
+    fresh = sorted(a for v, a in adjoints.acc.items() if a in made and a not in split.outer and a in writes_block(body))
+    body = [Assign((a,), E.Num(0.0), loop.line) for a in fresh] + body
+    own = [Assign((t,), E.List(()), loop.line) for t in sorted(tapes)]
+    iteration = split.start() + own + list(again) + body + split.finish()
+    stmt = ForS(loop.target.name, plan.range_of(loop), tuple(iteration), loop.line, True)
+    # the arrays written by row as they were before the loop: each iteration then computes from its rows
+    # what it did (y[i] += e reads y[i]), and leaves its rows as they were, as the serial sweep does
+    restore = [_restore(a, copy, loop.line) for a, copy in snapshots]
+    return restore + split.before() + [stmt] + split.after()
+
+
+def _restore(a: str, copy: str, line: int) -> Assign:
+    """``a[:] = copy``: an array the loop wrote by row as it was before the loop."""
+    return Assign((E.Subscript(E.Name(a), E.Slice(None, None)),), E.Name(copy), line)
+
+
+class _Split:
+    """The accumulators an adjoint loop's iterations add into, each given its own place: a row of
+    the accumulator itself, or an accumulator of the iteration's own then added into its thread's
+    partial sums (see the module docstring)."""
+
+    def __init__(self, sweep, record: ParallelLoop, loop, acc: dict, tapes: frozenset):
+        self.sweep, self.record, self.loop = sweep, record, loop
+        plan, namer = sweep.plan, sweep.namer
+        local = record.local | {s for s in plan.fn.slots if s not in record.reductions and _assigned_in(s, loop)}
+        self.outer = {a: v for v, a in acc.items() if _root_of(plan, v) not in local and v not in local}
+        self.rows = {}  # accumulator -> the array whose rows the iterations own (d_x of x[i], d_y of y[i] = ...)
+        self.shared = {}  # accumulator -> its iteration's own accumulator
+        self.incoming = set()  # shared accumulators the iterations read (then their change is added up)
+        self.partials = {}  # accumulator -> its partial sums' array, a row a thread
+        self.tid = namer.fresh("thread")
+        self.discard = sweep.program.discard
+
+    # ---- the adjoint lines of one iteration, each accumulator in its place ------------------------
+
+    def body(self, code) -> list:
+        assigned = writes_block(code)
+        for a in sorted(set(self.outer) & assigned):
+            self.classify(a, code)
+        return [self.statement(s) for s in code]
+
+    def classify(self, a: str, code) -> None:
+        """Where the iterations' additions into the accumulator ``a`` go."""
+        v = self.outer[a]
+        root = self.sweep.plan.alias.get(v, v)
+        uses = list(_uses(code, a))
+        by_row = all(kind in ("scatter", "clear") and self.own_row(index) for kind, index in uses)
+        owner = _base(self.sweep.plan, v)
+        if by_row and (owner in self.record.rows or owner in self.record.written):
+            self.rows[a] = root
+            return
+        self.shared[a] = self.sweep.namer.fresh(a + "_here")
+        self.partials[a] = self.sweep.namer.fresh(a + "_threads")
+        if any(kind == "read" for kind, _ in uses):
+            self.incoming.add(a)
+        if any(kind == "clear" for kind, _ in uses):
+            raise at_line(
+                self.sweep.plan.fn.source,
+                self.loop.line,
+                f"a prange loop whose adjoint clears part of {root!r} at an index not its own",
+                "write each iteration's row only",
+            )
+
+    def own_row(self, index) -> bool:
+        """Whether the index expression ``index`` starts with the loop's variable."""
+        names = self.record.index | self.record.row_indices
+        return isinstance(index, E.Name) and index.id in names
+
+    def statement(self, s):
+        """``s`` with its accumulators in their places."""
+        if isinstance(s, Assign) and len(s.targets) == 1 and isinstance(s.value, E.Call):
+            target, call = s.targets[0], s.value
+            if call.func == "@scatter_add" and target in self.rows:
+                _, _, index, g = call.args
+                row = E.Subscript(E.Name(target), index)
+                return Assign((row,), E.add(row, g), s.line)
+            if call.func == "@take_and_clear" and isinstance(target, tuple) and target[0] in self.rows:
+                return Assign(((self.discard, target[1]),), call, s.line)  # (cleared in place: an array of x's shape)
+        if isinstance(s, IfS):
+            return IfS(
+                _renamed(s.test, self.shared),
+                tuple(map(self.statement, s.body)),
+                tuple(map(self.statement, s.orelse)),
+                s.line,
+            )
+        if isinstance(s, ForS):
+            return ForS(
+                s.target, _renamed(s.iterable, self.shared), tuple(map(self.statement, s.body)), s.line, s.parallel
+            )
+        if isinstance(s, WhileS):
+            return WhileS(
+                tuple(map(self.statement, s.header)),
+                _renamed(s.test, self.shared),
+                tuple(map(self.statement, s.body)),
+                s.line,
+            )
+        if set(_names_in(s)) & set(self.rows):
+            raise at_line(
+                self.sweep.plan.fn.source,
+                getattr(s, "line", 0) or self.loop.line,
+                "a prange loop whose adjoint reads a whole array the iterations own a row each of",
+                "read the array only at the iteration's row (x[i]), or loop with range",
+            )
+        return _renamed_statement(s, self.shared)
+
+    # ---- around the loop and each iteration -----------------------------------------------------
+
+    def before(self) -> list:
+        """The row-owned accumulators made arrays of their arrays' shapes; the partial sums made."""
+        plan, line, out = self.sweep.plan, self.loop.line, []
+        zeros = self.sweep.program.helper("zeros_like")
+        for a, root in sorted(self.rows.items()):
+            out.append(Assign((a,), E.add(E.Name(a), E.Call(zeros, (E.Name(root),))), line))
+        count = E.Call("@thread_count", ())
+        for a, p in sorted(self.partials.items()):
+            v = plan.alias.get(self.outer[a], self.outer[a])
+            shape = (
+                E.Tuple((count,))
+                if v not in plan.arrays
+                else E.BinOp("+", E.Tuple((count,)), E.Call("numpy.shape", (E.Name(v),)))
+            )
+            out.append(Assign((p,), E.Call("numpy.zeros", (shape,)), line))
+        return out
+
+    def start(self) -> list:
+        """An iteration's own accumulators, each from zero (or from the shared one, where it is read)."""
+        line = self.loop.line
+        out = [Assign((self.tid,), E.Call("@thread_id", ()), line)] if self.shared else []
+        plan = self.sweep.plan
+        for a, here in sorted(self.shared.items()):
+            v = plan.alias.get(self.outer[a], self.outer[a])
+            if v not in plan.arrays:
+                start = E.Name(a) if a in self.incoming else E.Num(0.0)
+            else:  # (zeros of the shape itself: Numba's parallel code does not broadcast a zero_array)
+                start = (
+                    E.Call("numpy.copy", (E.Name(a),))
+                    if a in self.incoming
+                    else E.Call("numpy.zeros", (E.Call("numpy.shape", (E.Name(v),)),))
+                )
+            out.append(Assign((here,), start, line))
+        return out
+
+    def finish(self) -> list:
+        """An iteration's additions into its thread's partial sums."""
+        line, out = self.loop.line, []
+        for a, here in sorted(self.shared.items()):
+            part = E.Name(here) if a not in self.incoming else E.sub(E.Name(here), E.Name(a))
+            row = E.Subscript(E.Name(self.partials[a]), E.Name(self.tid))
+            out.append(Assign((row,), E.add(row, part), line))
+        return out
+
+    def after(self) -> list:
+        """The partial sums of the threads added into the accumulators."""
+        line, out = self.loop.line, []
+        for a, p in sorted(self.partials.items()):
+            total = E.Method(E.Name(p), "sum", (E.Num(0),))
+            out.append(Assign((a,), E.add(E.Name(a), total), line))
+        return out
+
+
+def _assigned_in(slot: str, loop) -> bool:
+    return any(isinstance(s, Eq) and s.prim == "write" and s.outs[0].name == slot for s in walk(loop.body))
+
+
+def _root_of(plan, v: str) -> str:
+    return plan.alias.get(v, v)
+
+
+def _base(plan, v: str) -> str:
+    """The name ``v`` copies (a dup copy's first name), as ``analysis.parallel`` names arrays."""
+    seen = v
+    while seen in plan.alias and plan.alias[seen] != seen:
+        seen = plan.alias[seen]
+    return seen
+
+
+def _names_in(s) -> set:
+    return reads(s) | writes(s)
+
+
+def _uses(code, a: str):
+    """How the generated statements use the accumulator ``a``: ("scatter", index) for
+    ``a = scatter_add(a, x, index, g)``, ("clear", index) for ``a, part = take_and_clear(a, x, index)``,
+    ("add", None) for ``a = a + e`` and ``a += e``, ("read", None) for any other read."""
+    for s in code:
+        if isinstance(s, (IfS, ForS, WhileS)):
+            test = getattr(s, "test", None) or getattr(s, "iterable", None)
+            if test is not None and a in _expr_names(test):
+                yield "read", None
+            for inner in (getattr(s, "body", ()), getattr(s, "orelse", ()), getattr(s, "header", ())):
+                yield from _uses(inner, a)
+            continue
+        value = getattr(s, "value", None)
+        targets = s.targets if isinstance(s, Assign) else ((s.target,) if isinstance(s, AugAssign) else ())
+        if isinstance(s, Assign) and isinstance(value, E.Call) and value.args and value.args[0] == E.Name(a):
+            if value.func == "@scatter_add" and targets == (a,):
+                yield "scatter", value.args[2]
+                if any(a in _expr_names(x) for x in value.args[1:]):
+                    yield "read", None
+                continue
+            if value.func == "@take_and_clear" and isinstance(targets[0], tuple) and targets[0][0] == a:
+                yield "clear", value.args[2]
+                continue
+        if isinstance(s, AugAssign) and s.target == a and s.op == "+":
+            if a in _expr_names(value):
+                yield "read", None
+            yield "add", None
+            continue
+        if isinstance(s, Assign) and targets == (a,) and isinstance(value, E.BinOp) and value.op == "+":
+            left, right = value.left, value.right
+            if left == E.Name(a) and a not in _expr_names(right) or right == E.Name(a) and a not in _expr_names(left):
+                yield "add", None
+                continue
+        if (
+            value is not None
+            and a in _expr_names(value)
+            or any(isinstance(t, E.Expr) and a in _expr_names(t) for t in targets)
+        ):
+            yield "read", None
+
+
+def _expr_names(e) -> set:
+    return reads_expr(e, set())
+
+
+def _renamed(e, names: dict):
+    """The expression ``e`` with the names of ``names`` renamed."""
+    if not names:
+        return e
+    if isinstance(e, E.Name):
+        return E.Name(names[e.id]) if e.id in names else e
+    if isinstance(e, tuple):
+        return tuple(_renamed(x, names) for x in e)
+    if isinstance(e, E.Expr):
+        return type(e)(**{k: _renamed(v, names) for k, v in vars(e).items()})
+    return e
+
+
+def _target(t, names: dict):
+    if isinstance(t, str):
+        return names.get(t, t)
+    if isinstance(t, tuple):
+        return tuple(_target(x, names) for x in t)
+    return _renamed(t, names)
+
+
+def _renamed_targets(s, names: dict):
+    """The generated statement ``s`` assigning the names of ``names`` renamed (reads left as they are)."""
+    if isinstance(s, Assign):
+        return Assign(tuple(_target(t, names) for t in s.targets), s.value, s.line, s.effect)
+    if isinstance(s, AugAssign):
+        return AugAssign(_target(s.target, names), s.op, s.value, s.line)
+    if isinstance(s, IfS):
+        body, orelse = ([_renamed_targets(x, names) for x in b] for b in (s.body, s.orelse))
+        return IfS(s.test, tuple(body), tuple(orelse), s.line)
+    if isinstance(s, ForS):
+        return ForS(s.target, s.iterable, tuple(_renamed_targets(x, names) for x in s.body), s.line, s.parallel)
+    if isinstance(s, WhileS):
+        header, body = ([_renamed_targets(x, names) for x in b] for b in (s.header, s.body))
+        return WhileS(tuple(header), s.test, tuple(body), s.line)
+    return s
+
+
+def _renamed_statement(s, names: dict):
+    """A simple generated statement with the names of ``names`` renamed, where it reads and assigns them."""
+    if not names:
+        return s
+    if isinstance(s, Assign):
+        return Assign(tuple(_target(t, names) for t in s.targets), _renamed(s.value, names), s.line, s.effect)
+    if isinstance(s, AugAssign):
+        return AugAssign(_target(s.target, names), s.op, _renamed(s.value, names), s.line)
+    if isinstance(s, Do):
+        return Do(_renamed(s.value, names), s.line)
+    return s

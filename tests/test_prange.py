@@ -1,0 +1,223 @@
+"""``prange`` loops (issue 36, the paper's Section 12): a parallel primal, tangent and adjoint loop under
+``backend="numba"``, the same numbers in order under ``backend="python"``, and the loops whose iterations
+are not independent refused at their line.
+
+Oracles: central differences of the primal (the gradient), forward mode against reverse mode
+(``<u, J v> == <J^T u, v>``), the python backend (which runs the loop in order and is checked against
+differences itself) for the Numba one, and Numba on one thread for Numba on all of them.  Parallel and
+serial sums differ only in the order the threads' partial sums are added: relative 1e-12.
+
+The three programs of ``adcompiler.testing.parallel_programs`` (the paper's particles, a mixture's
+likelihood over points, a Monte Carlo price over paths) and the generator of ``testing.prange_gen``
+(shared reads, rows written, totals added into, inner loops and branches; and each kind of loop that
+must be refused).  Numba's compilation of particles and gmm (about 25 s each) and the rest of the
+generated campaign run with ``--runslow``.
+"""
+
+import os
+import random
+
+import numpy as np
+import pytest
+
+import adcompiler
+from adcompiler import UnsupportedSyntaxError
+from adcompiler.testing import parallel_programs as P
+from adcompiler.testing import prange_gen
+from adcompiler.testing.fuzz.check import load_module
+from adcompiler.testing.oracle import fd_jacobian
+
+
+def _floats(args):
+    return [k for k, a in enumerate(args) if isinstance(a, float) or isinstance(a, np.ndarray)]
+
+
+def _gradient_by_differences(f, args):
+    """Central differences of the scalar ``f`` in each float argument, shaped as the argument."""
+    row = fd_jacobian(f, args, _floats(args))[0]
+    out, k = [], 0
+    for i in _floats(args):
+        size = int(np.size(args[i]))
+        out.append(row[k : k + size].reshape(np.shape(args[i])))
+        k += size
+    return out
+
+
+def _close(got, expected, rtol, what):
+    for g, e in zip(got, expected):
+        scale = max(1.0, float(np.max(np.abs(e))))
+        assert np.shape(g) == np.shape(e), what
+        np.testing.assert_allclose(
+            np.asarray(g, float), np.asarray(e, float), rtol=rtol, atol=rtol * scale, err_msg=what
+        )
+
+
+def _dot_test(d, args, seed=0):
+    """<u, J v> == <J^T u, v> for a scalar output: J v by jvp, J^T u by vjp (u = 1)."""
+    rng = np.random.default_rng(seed)
+    tangents = tuple(
+        rng.standard_normal(np.shape(a)) if isinstance(a, np.ndarray) else float(rng.standard_normal()) for a in args
+    )
+    _, jv = d.jvp(args, tangents)
+    _, cts = d.vjp(args, 1.0)
+    jtu = sum(float(np.sum(np.asarray(c) * np.asarray(t))) for c, t in zip(cts, tangents))
+    assert abs(float(jv) - jtu) <= 1e-10 * max(1.0, abs(jtu)), (jv, jtu)
+
+
+PROGRAMS = sorted(P.PROGRAMS)
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_program_on_python_against_differences(name):
+    f, args = P.PROGRAMS[name], P.inputs(name, 6)
+    d = adcompiler.differentiate(f)
+    value, cts = d.vjp(args, 1.0)
+    assert value == pytest.approx(f(*args), rel=1e-12)
+    _close(cts, _gradient_by_differences(f, args), 1e-6, f"{name}: vjp against central differences")
+    _dot_test(d, args)
+
+
+def _numba_against_python(f, args, threads_too=True):
+    numba = pytest.importorskip("numba")
+    d, p = adcompiler.differentiate(f, backend="numba"), adcompiler.differentiate(f)
+    value, cts = d.vjp(args, 1.0)
+    expected_value, expected = p.vjp(args, 1.0)
+    assert value == pytest.approx(expected_value, rel=1e-12)
+    _close(cts, expected, 1e-12, "numba (all threads) against python")
+    for ct, a in zip(cts, args):
+        assert np.shape(ct) == np.shape(a) and np.asarray(ct).dtype == np.float64
+    _dot_test(d, args)
+    if threads_too:
+        before = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:
+            _, serial = d.vjp(args, 1.0)
+        finally:
+            numba.set_num_threads(before)
+        _close(serial, cts, 1e-12, "numba on one thread against numba on all")
+
+
+def test_monte_carlo_on_numba_against_python_and_one_thread():
+    _numba_against_python(P.monte_carlo, P.inputs("monte_carlo", 40))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["particles", "gmm"])
+def test_program_on_numba_against_python_and_one_thread(name):
+    _numba_against_python(P.PROGRAMS[name], P.inputs(name, 30))
+
+
+def test_numba_prange_is_what_the_loop_is_marked_with():
+    """``numba.prange`` and ``adcompiler.prange`` alike: the generated Numba code has a parallel loop."""
+    pytest.importorskip("numba")
+    d = adcompiler.differentiate(P.monte_carlo, backend="numba")
+    assert "prange" in P.monte_carlo.__code__.co_names
+    assert d.jvp(P.inputs("monte_carlo", 5), (1.0, 0.0, 0.0, 0.0, np.zeros((5, 50))))[1] > 0
+
+
+# ---- generated loops ---------------------------------------------------------------------------------
+
+
+def _generated(seed, bad, directory):
+    rng = random.Random(seed)
+    source, line = prange_gen.program(rng, bad)
+    return load_module(source, str(directory), f"prange{seed}"), source, line, prange_gen.inputs(rng)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_generated_loop_on_python_against_differences(seed, tmp_path):
+    module, source, _, args = _generated(seed, False, tmp_path)
+    d = adcompiler.differentiate(module.f)
+    _, cts = d.vjp(args, 1.0)
+    _close(cts, _gradient_by_differences(module.f, args), 1e-6, source)
+    _dot_test(d, args, seed)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_generated_loop_that_races_is_refused_at_its_line(seed, tmp_path):
+    module, source, line, args = _generated(seed, True, tmp_path)
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        adcompiler.grad(module.f, argnums=(0, 1, 2))(*args)
+    assert info.value.lineno == line, (source, str(info.value))
+    assert "prange" in str(info.value) or "share" in str(info.value)
+    assert os.path.basename(info.value.filename) == os.path.basename(module.__file__)
+
+
+@pytest.mark.parametrize("seed", [0, 1] + [pytest.param(s, marks=pytest.mark.slow) for s in range(2, 8)])
+def test_generated_loop_on_numba_against_python(seed, tmp_path):
+    module, *_, args = _generated(seed, False, tmp_path)
+    _numba_against_python(module.f, args, threads_too=seed == 0)
+
+
+# ---- what is refused, and where -------------------------------------------------------------------------
+
+
+REFUSED = {
+    "collide": ("y[idx[i]] = x[i] * 2.0", "at an index other than the prange loop's own"),
+    "shared": ("s = x[i] * 2.0", "other than adding into it"),
+    "product": ("s *= x[i]", "other than adding into it"),
+    "neighbour": ("y[i] = y[i - 1] + x[i]", "beyond the iteration's own row"),
+    "appends": ("out.append(x[i] * 2.0)", "made before the prange loop"),
+}
+
+
+def _refused_program(kind, tmp_path):
+    stmt = REFUSED[kind][0]
+    source = (
+        "import numpy as np\nfrom adcompiler import prange\n\n\n"
+        "def f(x, idx):\n    y = np.zeros(x.shape[0])\n    s = 0.0\n    out = []\n"
+        f"    for i in prange(1, x.shape[0]):\n        {stmt}\n"
+        "    return np.sum(y) + s + sum(out)\n"
+    )
+    return load_module(source, str(tmp_path), "refused_" + kind)
+
+
+@pytest.mark.parametrize("kind", sorted(REFUSED))
+def test_a_loop_whose_iterations_are_not_independent_is_refused(kind, tmp_path):
+    module = _refused_program(kind, tmp_path)
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        adcompiler.grad(module.f)(np.linspace(0.1, 0.9, 6), np.arange(6) % 3)
+    assert info.value.lineno == 10 and REFUSED[kind][1] in str(info.value), str(info.value)
+
+
+def test_adc_compile_refuses_a_racing_prange_at_its_line(tmp_path):
+    from adcompiler.cli.main import main
+
+    path = tmp_path / "race.py"
+    path.write_text(
+        "import numpy as np\nfrom adcompiler import prange\n\n\ndef f(x):\n    y = np.zeros(4)\n"
+        "    for i in prange(x.shape[0]):\n        y[i % 4] += x[i]\n    return np.sum(y)\n"
+    )
+    out = tmp_path / "out.py"
+    assert main(["compile", str(path), "--function", "f", "-o", str(out)]) != 0
+    assert not out.exists()
+
+
+def test_own_rows_read_and_written_nested_prange_and_a_called_prange_work(tmp_path):
+    source = """import numpy as np
+from adcompiler import prange
+
+
+def inner(w, row):
+    out = np.zeros(row.shape[0])
+    for j in prange(row.shape[0]):
+        out[j] = np.tanh(w * row[j])
+    return np.sum(out)
+
+
+def f(w, X):
+    y = np.ones((X.shape[0], 2))
+    acc = 0.0
+    for i in prange(X.shape[0]):
+        acc += inner(w, X[i])
+        for j in prange(X.shape[1]):
+            acc += X[i, j] * w
+        y[i] += X[i, :2] * w
+        y[i, 0] *= 2.0
+    return acc + np.sum(y * y)
+"""
+    module = load_module(source, str(tmp_path), "nested")
+    args = (0.7, np.random.default_rng(3).random((5, 3)))
+    d = adcompiler.differentiate(module.f)
+    _close(d.vjp(args, 1.0)[1], _gradient_by_differences(module.f, args), 1e-6, "python")
+    _dot_test(d, args)
