@@ -516,6 +516,7 @@ def test_a_loop_accumulator_of_an_array_adds_in_place():
         ("d = zeros_like(x)\nd = d + e\ny = d\nd = d + e\nreturn y", False),  # read before the last sum
         ("d = zeros_like(x)\nd = e\nd = d + e\nreturn d", False),  # bound to another array
         ("d = zeros_like(x)\nd = d + d * e\nreturn d", False),  # the sum reads d itself
+        ("d = zeros_like(x)\nfor i in numba.prange(3):\n    d = d + e\nreturn d", False),  # Numba's reduction
     ],
 )
 def test_accumulators_added_in_place_only_where_nothing_else_holds_them(body, in_place):

@@ -170,11 +170,16 @@ def added_in_place(function: ast.FunctionDef, owned: set) -> None:
     if not owned:
         return
     sums, last, reads = {}, {}, {}
+    parallel = {  # (a sum in a prange loop is Numba's reduction, which it spells its own way)
+        id(n) for loop in ast.walk(function) if _prange(loop) for n in ast.walk(loop) if isinstance(n, ast.Assign)
+    }
     for k, stmt in enumerate(function.body):
         for node in ast.walk(stmt):
             if isinstance(node, ast.Assign) and _self_sum(node) in owned:
                 sums.setdefault(node.targets[0].id, []).append(node)
                 last[node.targets[0].id] = k
+    for name in [n for n, nodes in sums.items() if any(id(a) in parallel for a in nodes)]:
+        del sums[name]
     for k, stmt in enumerate(function.body):
         for node in ast.walk(stmt):
             if isinstance(node, ast.Name) and node.id in owned:
@@ -191,6 +196,13 @@ def added_in_place(function: ast.FunctionDef, owned: set) -> None:
             augmented = ast.AugAssign(assign.targets[0], ast.Add(), assign.value.right)
             ast.copy_location(augmented, assign)
             _replace(function, assign, augmented)
+
+
+def _prange(node) -> bool:
+    """Whether ``node`` is a ``for`` loop over ``prange(...)`` (``numba.prange``)."""
+    it = getattr(node, "iter", None) if isinstance(node, ast.For) else None
+    func = getattr(it, "func", None)
+    return getattr(func, "attr", getattr(func, "id", None)) == "prange"
 
 
 def _self_sum(node: ast.Assign) -> str | None:
