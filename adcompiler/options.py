@@ -25,6 +25,8 @@ class Options:
     written_shadows: bool = True  # shadows of zeros written out from the abstract values (modes.structures)
     new_array_stores: bool = True  # an adjoint array stored into a shadow's 0.0 (modes.owned)
     shaped_zeros: bool = False  # a shadow list's zero for an array element: zeros of its shape (modes.shadows)
+    list_calls_generated: bool = False  # a call of a user function handed a list runs generated code (modes.calls):
+    # compiled code holds a list as an array, on which the user's own + and slices would not be Python's (Numba)
     parallel_loops: bool = False  # prange loops run in parallel (modes.parallel): a target with threads (Numba)
     typed_zeros: bool = False  # accumulators of arrays' adjoints recorded with their ndims (modes.sweep), for a target
     # whose variables keep one type to set them to an array, not the number 0.0, in loops and branches (Numba)

@@ -4,6 +4,7 @@ import math
 
 import numba
 import numpy as np
+from scipy.special import gammaln, multigammaln
 
 from tests.release_funcs import particles_np  # noqa: F401 (Table 1's particles on NumPy)
 from tests.store_funcs import dot_rows as mat_vec_product_sum  # noqa: F401 (Table 1's sum_mat_vec on lists)
@@ -237,6 +238,60 @@ def array_depth(a, n):
     return array_depth(np.tanh(a), n - 1) * 2.0
 
 
+def array_depth_written(a, n):
+    """Recursion over an array the program also writes into: outside the target in reverse mode (the
+    adjoint could not run the call again on what the array held then)."""
+    if n == 0:
+        return np.sum(a * a)
+    b = np.tanh(a)
+    b[0] = b[0] * 2.0
+    return array_depth_written(b, n - 1) * 2.0
+
+
+def det_of_minor(A, rows, cols):
+    """GradBench's det: the determinant by expansion along the first row, the minor named by fresh lists
+    of indices (slices and joins of lists of ints), recursion over the array A."""
+    if len(rows) == 1:
+        return A[rows[0], cols[0]]
+    total = 0.0
+    sign = 1.0
+    for j in range(len(cols)):
+        sub_cols = cols[:j] + cols[j + 1 :]
+        total = total + sign * A[rows[0], cols[j]] * det_of_minor(A, rows[1:], sub_cols)
+        sign = -sign
+    return total
+
+
+def det_by_minors(A):
+    ell = A.shape[0]
+    return det_of_minor(A, list(range(ell)), list(range(ell)))
+
+
+def doubled_length(cols):
+    """Python's len(cols[1:] + cols[1:]); on the arrays lists are in compiled code, + would add."""
+    return len(cols[1:] + cols[1:])
+
+
+def read_at_joined_length(x, cols):
+    """A call of a user function handed a list of ints, not differentiated: compiled code runs its
+    generated code, not the function as written."""
+    return x[doubled_length(cols) - 1] * x[0]
+
+
+def slices_of_a_list(xs, x):
+    """Slices of an active list: new lists with new shadows (summed back into xs's)."""
+    head = xs[:2]
+    tail = xs[1:]
+    tail[0] = tail[0] * x
+    return head[0] * tail[0] + sum(tail) * head[1] + xs[1]
+
+
+def rows_sliced(rows, x):
+    """A slice of a list of lists: its rows shared with rows in Python, copied by a 2-D array's slice."""
+    tail = rows[1:]
+    return tail[0][0] * x
+
+
 def list_loop(xs, c):
     """A loop over a list of floats with a branch on its values (second order: tests/test_numba_hessian.py)."""
     s = 0.0
@@ -412,3 +467,44 @@ def overwritten_in_a_branch(x, w):
         else:
             break
     return np.sum(v * v)
+
+
+def wishart_constant(q, m):
+    """multigammaln and gammaln of numbers with no derivative (the shapes', an int argument's), times a
+    function of q: SciPy's functions called as they are (in Numba's object mode under backend="numba")."""
+    k, d = q.shape
+    n = d + m + 1
+    c = n * d * math.log(2.0) - multigammaln(0.5 * n, d) + gammaln(n)
+    return k * c * np.sum(q * q) + np.sum(np.exp(q))
+
+
+def lower_triangular(qk, lk, w):
+    """GradBench gmm's Q: exp(qk) on the diagonal, lk below it column by column, written at arrays of
+    coordinates (Q[rows, cols] = lk); then a function of Q."""
+    d = len(qk)
+    Q = np.diag(np.exp(qk))
+    cols, rows = np.triu_indices(d, 1)
+    Q[rows, cols] = lk
+    return np.sum((Q @ Q.T) * w)
+
+
+def written_twice(v, x):
+    """Q[(rows, cols)] = v naming the place (0, 1) twice: NumPy keeps the last value, the first gets no
+    cotangent; then a read at the same coordinates."""
+    Q = np.zeros((2, 2)) + x
+    at = (np.array([0, 0, 1]), np.array([1, 1, 0]))
+    Q[at] = v * 2.0
+    return np.sum(Q * Q) + np.sum(Q[at] * v)
+
+
+def diagonal_of(M):
+    """np.diag of a matrix: its diagonal's cotangent put back on the diagonal."""
+    return np.sum(np.diag(M) ** 2) + np.sum(np.diag(M, 1))
+
+
+def rows_weighted(w, X):
+    """A loop reading w each time: its adjoint accumulates w's in the loop (in place under Numba)."""
+    total = 0.0
+    for i in range(X.shape[0]):
+        total = total + np.sum(np.tanh(w * X[i]))
+    return total

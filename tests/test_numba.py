@@ -2,9 +2,12 @@
 differences and the inner-product identity <u, J v> == <J^T u, v>; cotangents in their primal's
 structure; what the target cannot compile refused at the user's line.  Skipped without Numba."""
 
+import ast
 import inspect
 import math
 import os
+import re
+import textwrap
 import types
 
 import pytest
@@ -73,11 +76,46 @@ def test_recursion_both_modes_with_recomputed_residuals():
     assert d.jvp((0.7, 6), (1.0,))[1] == pytest.approx(g, rel=1e-13)
 
 
-def test_recursion_over_arrays_in_reverse_mode_is_refused_at_the_call():
+def test_recursion_over_arrays_recomputes_where_nothing_changes_in_place():
+    """No function of the program writes into an array or a list: the adjoint runs the recursive call
+    again on the arrays it had (the same values), as for numbers."""
     d = numba_d(F.array_depth, wrt=("a",))
+    a = np.array([0.3, -0.7, 1.1])
+    g = d.grad(a, 3)
+    assert np.allclose(g, central_grad(F.array_depth, (a, 3), 0), rtol=1e-7, atol=1e-9)
+    assert np.allclose(g, derivative(F.array_depth, wrt=("a",)).grad(a, 3), rtol=1e-13, atol=0)
+    v = np.array([1.0, 0.5, -2.0])
+    assert d.jvp((a, 3), (v,))[1] == pytest.approx(float(g @ v), rel=1e-12)
+
+
+def test_recursion_over_arrays_written_in_place_is_refused_at_the_call():
+    d = numba_d(F.array_depth_written, wrt=("a",))
     with pytest.raises(UnsupportedSyntaxError, match="recursive call in reverse mode") as caught:
         d.grad(np.ones(3), 2)
-    assert caught.value.lineno == F.array_depth.__code__.co_firstlineno + 4  # return array_depth(...) * 2.0
+    assert caught.value.lineno == F.array_depth_written.__code__.co_firstlineno + 7  # return ...(b, n - 1) * 2.0
+
+
+def test_determinant_by_minors_recursion_over_an_array_with_slices_and_joins_of_index_lists():
+    """GradBench's det: d det(A) / dA = det(A) inv(A)^T, in both modes, agreeing with the python backend."""
+    A = np.random.default_rng(3).normal(size=(5, 5))
+    d = numba_d(F.det_by_minors)
+    expected = np.linalg.det(A) * np.linalg.inv(A).T
+    g = d.grad(A)
+    assert np.allclose(g, expected, rtol=1e-10, atol=1e-12)
+    assert np.allclose(g, derivative(F.det_by_minors).grad(A), rtol=1e-12, atol=1e-14)
+    V = np.random.default_rng(4).normal(size=(5, 5))
+    value, tangent = d.jvp((A,), (V,))
+    assert value == pytest.approx(np.linalg.det(A), rel=1e-12)
+    assert tangent == pytest.approx(float(np.sum(expected * V)), rel=1e-10)
+
+
+def test_a_user_function_handed_a_list_runs_generated_code():
+    """doubled_length(cols) is len(cols[1:] + cols[1:]) = 4 in Python; compiled as written, on the
+    array cols is there, + adds (2): the call runs the generated code, whose join is Python's."""
+    x, cols = np.array([2.0, 3.0, 5.0, 7.0, 11.0]), [0, 1, 2]
+    d = numba_d(F.read_at_joined_length, wrt=("x",))
+    assert np.array_equal(d.grad(x, cols), [7.0, 0.0, 0.0, 2.0, 0.0])
+    assert d.jvp((x, cols), (np.ones(5),))[1] == 9.0
 
 
 def test_njit_function_and_njit_callee():
@@ -392,18 +430,109 @@ def test_lists_joined_and_repeated_in_both_modes_and_at_second_order(fn, args):
     )
 
 
-def test_a_slice_of_a_list_is_refused_at_its_line_in_both_modes():
+def test_a_slice_of_a_list_is_a_new_list_in_both_modes():
     """A slice of a list is a copy in Python and would be a view of the array the list is in compiled code
-    (forward mode ran and gave 22.0 where Python gives 20.0, until 2026-11-26)."""
+    (forward mode gave 22.0 where Python gives 20.0, until it was refused on 2026-11-26): each slice is
+    copied, so a write into it leaves the list as it was."""
     args = (1.5, [1.0, 2.0, 3.0])
-    line = inspect.getsourcelines(F.sliced_then_written)[1] + 1
-    d = numba_d(F.sliced_then_written)
-    for call in (lambda: d.grad(*args), lambda: d.jvp(args, args), lambda: adcompiler.hessian_matrix(d)(*args)):
-        with pytest.raises(adcompiler.UnsupportedSyntaxError) as refused:
-            call()
-        assert f"numba_funcs.py:{line}:" in str(refused.value) and "a slice of a list" in str(refused.value)
-        assert 'backend="python"' in str(refused.value)
-    assert derivative(F.sliced_then_written).grad(*args) == (2.0, [0.0, 2.5, 0.0])
+    d, python = numba_d(F.sliced_then_written), derivative(F.sliced_then_written)
+    assert d.grad(*args) == python.grad(*args) == (2.0, [0.0, 2.5, 0.0])
+    assert d.jvp(args, args) == python.jvp(args, args) == (5.0, 8.0)
+    assert np.allclose(adcompiler.hessian_matrix(d)(*args), adcompiler.hessian_matrix(python)(*args))
+    assert "copy_list" in inspect.getsource(compiled(d).py_func)
+
+
+def test_slices_of_an_active_list_against_differences():
+    xs, x = [0.5, -1.2, 2.0, 0.7], 1.3
+    d = numba_d(F.slices_of_a_list)
+    g_xs, g_x = d.grad(xs, x)
+    assert np.allclose(g_xs, central_grad(F.slices_of_a_list, (xs, x), 0), rtol=1e-7)
+    assert g_x == pytest.approx(float(central_grad(F.slices_of_a_list, (xs, x), 1)), rel=1e-7)
+    python_xs, python_x = derivative(F.slices_of_a_list).grad(xs, x)
+    assert g_xs == pytest.approx(python_xs, rel=1e-13) and g_x == pytest.approx(python_x, rel=1e-13)
+    u = [0.3, -0.2, 0.9, 1.4]
+    tangent = d.jvp((xs, x), (u, 0.5))[1]
+    assert tangent == pytest.approx(float(np.dot(g_xs, u)) + 0.5 * g_x, rel=1e-12)
+
+
+def test_scipy_functions_of_constants_are_called_in_object_mode():
+    """GradBench gmm's multigammaln(0.5 * n, d) of the shapes and an int argument (Numba types neither
+    SciPy's Python nor its ufuncs): the function itself, called in object mode."""
+    q = np.array([[0.3, -0.2, 0.5], [0.1, 0.4, -0.6]])
+    d = numba_d(F.wishart_constant, wrt=("q",))
+    g = d.grad(q, 2)
+    assert np.allclose(g, derivative(F.wishart_constant, wrt=("q",)).grad(q, 2), rtol=1e-13, atol=0)
+    assert np.allclose(g, central_grad(F.wishart_constant, (q, 2), 0), rtol=1e-7)
+    assert d(q, 2) == pytest.approx(F.wishart_constant(q, 2), rel=1e-14)
+
+
+def test_writes_and_reads_at_arrays_of_coordinates():
+    """Q[rows, cols] = lk with rows, cols from np.triu_indices (GradBench gmm), both modes and second
+    order, against the python backend and central differences."""
+    qk, lk = np.array([0.1, -0.3, 0.2, 0.4]), np.array([0.5, -0.1, 0.3, 0.2, -0.4, 0.6])
+    w = np.random.default_rng(5).normal(size=(4, 4))
+    d, python = numba_d(F.lower_triangular, wrt=("qk", "lk")), derivative(F.lower_triangular, wrt=("qk", "lk"))
+    g_qk, g_lk = d.grad(qk, lk, w)
+    p_qk, p_lk = python.grad(qk, lk, w)
+    assert np.allclose(g_qk, p_qk, rtol=1e-13, atol=1e-15) and np.allclose(g_lk, p_lk, rtol=1e-13, atol=1e-15)
+    assert np.allclose(g_lk, central_grad(F.lower_triangular, (qk, lk, w), 1), rtol=1e-7)
+    u, v = np.array([1.0, 0.5, -0.5, 2.0]), np.linspace(-1.0, 1.0, 6)
+    assert d.jvp((qk, lk, w), (u, v))[1] == pytest.approx(float(g_qk @ u + g_lk @ v), rel=1e-12)
+    assert "write_at" in inspect.getsource(compiled(d).py_func)
+
+
+def test_a_place_written_twice_keeps_the_last_value_and_its_cotangent():
+    v, x = np.array([1.5, -2.0, 0.7]), 0.3
+    d, python = numba_d(F.written_twice), derivative(F.written_twice)
+    assert d(v, x) == pytest.approx(F.written_twice(v, x), rel=1e-15)
+    g_v, g_x = d.grad(v, x)
+    p_v, p_x = python.grad(v, x)
+    assert np.allclose(g_v, p_v, rtol=1e-14) and g_x == pytest.approx(p_x, rel=1e-14)
+    assert np.allclose(g_v, central_grad(F.written_twice, (v, x), 0), rtol=1e-7)
+
+
+def test_the_diagonal_of_a_matrix():
+    M = np.arange(9.0).reshape(3, 3) / 7.0
+    g = numba_d(F.diagonal_of).grad(M)
+    assert np.allclose(g, derivative(F.diagonal_of).grad(M), rtol=1e-14)
+    assert np.allclose(g, central_grad(F.diagonal_of, (M,), 0), rtol=1e-7)
+
+
+def test_a_loop_accumulator_of_an_array_adds_in_place():
+    """d_w = d_w + e in the adjoint loop is d_w += e (no array of w's shape made each iteration), with the
+    python backend's gradient."""
+    w, X = np.array([0.3, -0.5, 0.8]), np.random.default_rng(6).normal(size=(6, 3))
+    d = numba_d(F.rows_weighted, wrt=("w",))
+    assert np.allclose(d.grad(w, X), derivative(F.rows_weighted, wrt=("w",)).grad(w, X), rtol=1e-13, atol=0)
+    assert np.allclose(d.grad(w, X), central_grad(F.rows_weighted, (w, X), 0), rtol=1e-7)
+    assert re.search(r"\bd_w\w* \+= ", inspect.getsource(compiled(d).py_func))
+
+
+@pytest.mark.parametrize(
+    "body, in_place",
+    [
+        ("d = zeros_like(x)\nfor i in range(3):\n    d = d + e\nreturn d", True),
+        ("d = zeros_like(x)\nfor i in range(3):\n    d = d + e\n    y = d\nreturn y", False),  # read in the loop
+        ("d = zeros_like(x)\nd = d + e\ny = d\nd = d + e\nreturn y", False),  # read before the last sum
+        ("d = zeros_like(x)\nd = e\nd = d + e\nreturn d", False),  # bound to another array
+        ("d = zeros_like(x)\nd = d + d * e\nreturn d", False),  # the sum reads d itself
+        ("d = zeros_like(x)\nfor i in numba.prange(3):\n    d = d + e\nreturn d", False),  # Numba's reduction
+    ],
+)
+def test_accumulators_added_in_place_only_where_nothing_else_holds_them(body, in_place):
+    from adcompiler.targets.numba.translate import added_in_place
+
+    function = ast.parse("def f(x, e):\n" + textwrap.indent(body, "    ")).body[0]
+    added_in_place(function, {"d"})
+    assert ("d += " in ast.unparse(function)) == in_place
+
+
+def test_a_slice_of_a_list_of_lists_is_refused_at_its_line():
+    with pytest.raises(adcompiler.UnsupportedSyntaxError) as refused:
+        numba_d(F.rows_sliced).grad([[1.0, 2.0], [3.0, 4.0]], 0.5)
+    line = inspect.getsourcelines(F.rows_sliced)[1] + 2
+    assert f"numba_funcs.py:{line}:" in str(refused.value) and "a slice of a list of lists" in str(refused.value)
+    assert 'backend="python"' in str(refused.value)
 
 
 def test_lists_of_lists_joined_are_refused_at_their_line():

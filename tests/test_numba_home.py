@@ -192,3 +192,51 @@ def test_one_source_in_two_modules_is_cached_apart(tmp_path, monkeypatch):
     x = np.array([0.5, 1.5])
     for g in grads:
         np.testing.assert_allclose(g, np.cos(x) * x + np.sin(x), rtol=1e-12)
+
+
+DETERMINANT = """
+import json, sys
+import numpy as np
+sys.path.insert(0, {tests!r})
+import numba_funcs as F
+from adcompiler import differentiate
+
+A = np.array([[2.0, 0.5, -1.0, 0.3], [0.1, 1.5, 0.2, -0.4], [0.7, -0.3, 1.2, 0.5], [0.2, 0.8, -0.6, 1.1]])
+print(json.dumps(differentiate(F.det_by_minors, backend="numba").grad(A).tolist()))
+"""
+
+
+def test_a_recursion_over_index_lists_loads_from_the_cache(tmp_path):
+    """GradBench's det in a second process: its recursive sweeps loaded from Numba's cache (compiled for
+    a list and for an array at once, the load crashed the process: joins of built lists stay lists)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    tests = os.path.dirname(os.path.abspath(__file__))
+    script = tmp_path / "determinant.py"
+    script.write_text(DETERMINANT.format(tests=tests))
+    environment = {**os.environ, "PYTHONPATH": os.path.dirname(tests), "ADCOMPILER_CACHE_DIR": str(tmp_path / "c")}
+    grads = []
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, str(script)], env=environment, capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        grads.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    A = np.array([[2.0, 0.5, -1.0, 0.3], [0.1, 1.5, 0.2, -0.4], [0.7, -0.3, 1.2, 0.5], [0.2, 0.8, -0.6, 1.1]])
+    np.testing.assert_allclose(grads[1], np.linalg.det(A) * np.linalg.inv(A).T, rtol=1e-12)
+    assert grads[0] == grads[1]
+
+
+def test_the_cache_file_is_named_by_the_helpers_too(tmp_path, monkeypatch):
+    """Compiled code inlines the helpers' overloads, whose stubs' fingerprints do not show them: another
+    helper text, another file (an old file compiled against the old overload crashed the process)."""
+    from adcompiler.targets.numba import cache
+
+    source = "import numpy\n\n\ndef f(x):\n    return x\n"
+    first = cache.place(str(tmp_path), source, {})
+    monkeypatch.setattr(cache, "_HELPERS_MARK", "another set of helpers")
+    second = cache.place(str(tmp_path), source, {})
+    assert first and second and first != second

@@ -12,7 +12,7 @@ already proves (``a, b = xs`` of a list of two) is dropped.
 from __future__ import annotations
 
 from . import values as V
-from ..ir.nodes import UNPACKED, Eq, Function, map_equations
+from ..ir.nodes import LIST_SLICE, UNPACKED, Eq, Function, map_equations
 from .numpy_values import ndim_of
 from .records import resolve
 from .methods import as_call, refuse
@@ -35,12 +35,20 @@ def specialise(fn: Function, of) -> Function:
         refuse(e, ins, None, fn.source)
         e = resolve(e, ins, fn.source)
         prim = _prim(e, ins)
+        if prim == "getitem" and e.param is None and _list(ins[0]) and V.is_slice(ins[1]):
+            return Eq(e.outs, prim, e.ins, e.line, LIST_SLICE)  # xs[a:b] of a list: a new list (a copy)
         if prim == e.prim:
             return e
         args = e.ins[::-1] if prim == "list_times" and isinstance(ins[1], V.Seq) else e.ins  # (xs, n)
         return Eq(e.outs, prim, args, e.line, e.param)
 
     return fn.with_body(map_equations(fn.body, eq))
+
+
+def _list(aval) -> bool:
+    """Whether a value of abstract value ``aval`` is a list (not a tuple: a slice of a tuple is one too, and
+    compiled code holds tuples as tuples)."""
+    return isinstance(aval, V.Seq) and aval.kind != "tuple"
 
 
 def _holds(aval, n: int) -> bool:

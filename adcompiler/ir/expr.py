@@ -133,6 +133,7 @@ class Attr(Expr):
 class Subscript(Expr):
     value: Expr
     index: Expr
+    lists: bool = False  # a slice of a list (a new list, Python's copy): the Numba target spells it as a copy
 
 
 @dataclass(frozen=True)

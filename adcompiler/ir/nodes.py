@@ -35,6 +35,7 @@ Atom = Var | Const
 
 IN_PLACE = "in place"  # the ``param`` of an operator equation lowered from ``x op= y``
 UNPACKED = ("effect", "@check_unpack", ())  # a, b = xs: the ValueError Python raises unless xs holds two items
+LIST_SLICE = ("getitem", "list slice")  # xs[a:b] of a list (analysis.specialise): a new list, not a view
 
 
 @dataclass(frozen=True)

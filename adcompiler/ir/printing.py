@@ -4,6 +4,7 @@ from __future__ import annotations
 from . import expr as E
 from .expr import CASTS, pad_call
 from .nodes import Assign, Break, Const, Continue, Def, Do, Eq, For, ForS, Function, If, IfS, Ret, Var, While, WhileS
+from .nodes import LIST_SLICE
 
 BINARY = {
     "add": "+",
@@ -84,6 +85,8 @@ def prim_expr(eq: Eq, callee_name=None, rename=None) -> E.Expr:
         return args[0]
     if eq.prim == "global":  # a module's constant array, by its name (an item of its dict: by its path)
         return global_expr(eq.param)
+    if eq.param == LIST_SLICE:  # xs[a:b] of a list: marked, so that a target may spell Python's copy
+        return E.Subscript(*args, lists=True)
     if eq.prim in CONTAINER_EXPRS:
         return CONTAINER_EXPRS[eq.prim](*args)
     if eq.prim.endswith("]"):  # numpy.linalg.eigh[1](a, ..., raw): one array of a decomposition

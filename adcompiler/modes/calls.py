@@ -10,10 +10,14 @@ from ..ir import expr as E
 from ..ir.nodes import Assign, Eq, rebuild
 
 
-def record_call(program, eq: Eq, sig: V.Sig, args: tuple) -> Assign | None:
+def record_call(program, eq: Eq, sig: V.Sig, args: tuple, lists: bool = False) -> Assign | None:
     """``outs, _ = g_forward(*args)`` for the call ``eq`` (its arguments' expressions ``args``) where
-    its signature ``sig`` holds a record; None where it holds none (the primal is called)."""
-    if eq.prim != "call" or not any(V.has_records(a) for a in sig.avals):
+    its signature ``sig`` holds a record (or, with ``lists``, a list or tuple: the Numba target's
+    ``list_calls_generated``, whose generated code spells joins and slices of lists for the arrays
+    lists are there, where the user's function is compiled as written);
+    None where it holds none (the primal is called)."""
+    held = any(V.has_records(a) or lists and isinstance(a, V.Seq) for a in sig.avals)
+    if eq.prim != "call" or not held:
         return None
     callee, _ = program.forward_callee(eq.param, (False,) * len(eq.ins), sig)
     shape = program.shape(eq.param)

@@ -18,6 +18,7 @@ from ..analysis import values as V
 from .. import rules
 from ..analysis.activity import active, slots
 from ..ir.nodes import (
+    LIST_SLICE,
     Assign,
     Do,
     Break,
@@ -138,7 +139,8 @@ class _Forward:
         primal = primal_stmt(stmt, self.program.primal_name)
         if stmt.prim == "call":  # handed a record: not the user's function (calls)
             args = tuple(atom(a) for a in stmt.ins)
-            primal = record_call(self.program, stmt, self.facts.call_sig(stmt), args) or primal
+            lists = self.program.options.list_calls_generated
+            primal = record_call(self.program, stmt, self.facts.call_sig(stmt), args, lists) or primal
         if isinstance(primal, Assign) and self.facts.may_raise(stmt):
             primal = replace(primal, effect=True)
         ins_t = [self.tangent.get(a.name) if isinstance(a, Var) else None for a in stmt.ins]
@@ -230,6 +232,8 @@ class _Forward:
             value = E.Call(self.program.helper("zeros_like"), (atom(stmt.ins[0]),))
         elif stmt.prim in ("like", "like_arrays"):
             value = E.Call(self.program.helper(stmt.prim), (ts[0], atom(stmt.ins[1])))
+        elif stmt.param == LIST_SLICE:  # the tangent list's slice, a new list as the slice is
+            value = E.Subscript(ts[0], atom(stmt.ins[1]), True)
         else:
             value = CONTAINER_RULES[stmt.prim]([atom(a) for a in stmt.ins], ts)
         name = self.namer.fresh("d" + target.name)

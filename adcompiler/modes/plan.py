@@ -33,10 +33,11 @@ from ..analysis.activity import active, slots
 from ..analysis.facts import check_values, mutable_arrays
 from ..analysis.loop_shapes import same_shape_loop
 from ..ir import expr as E
-from ..ir.nodes import Assign, Const, Do, Eq, For, Var, While, blocks, walk
+from ..ir.nodes import IN_PLACE, Assign, Const, Do, Eq, For, Var, While, blocks, walk
 from ..ir.printing import atom, range_expr
 from ..lower.dup import DUP, value_reads
 from ..options import Options
+from ..rules import CHANGES
 from .rereadable import rereadable
 
 Site = tuple  # a statement's or block's place: see the module docstring
@@ -321,14 +322,44 @@ class Keeping:
 def recomputed(plan: TapePlan, program, eq: Eq) -> bool:
     """Whether a call's residuals are recomputed in the adjoint sweep rather than kept: where the
     program asks for it (``recompute_recursion``: the Numba target, whose types cannot nest without
-    end), for a call of a recursive function of numbers (arrays could change in place before the
-    adjoint runs, lists have shadows passed along)."""
+    end), for a call of a recursive function of numbers, or of arrays and lists too where no function
+    of the program changes an array or a list in place (the adjoint runs the call again on the objects
+    the call had, which must hold what they held then: GradBench's det, the minors of an array named
+    by fresh lists of indices).  Not where a list argument is active or a list is returned: their
+    shadows are passed along, not recomputed."""
     if not plan.options.recompute_recursion:
         return False
     sig = plan.facts.call_sig(eq)
-    numbers = all(isinstance(a, (V.Num, V.Static)) for a in sig.avals)
-    lists = any(v.name in plan.containers for v in eq.outs)
-    return numbers and not lists and fn_recursive(program, eq.param)
+    if any(v.name in plan.containers for v in eq.outs) or not fn_recursive(program, eq.param):
+        return False
+    if all(isinstance(a, (V.Num, V.Static)) for a in sig.avals):
+        return True
+    kinds = zip(sig.avals, plan.mask(eq), strict=True)
+    objects = all(isinstance(a, (V.Num, V.Static, V.Arr)) or isinstance(a, V.Seq) and not on for a, on in kinds)
+    return objects and not changes_in_place(program)
+
+
+_CHANGES_IN_PLACE = ("setitem", "append", "pop", "custom", "library")  # (with IN_PLACE operators and rules.CHANGES)
+
+
+def changes_in_place(program) -> bool:
+    """Whether a function of the program (each it generates code for, and each they call) may change an
+    array or a list in place: a write, an append or a pop, ``x += v``, a call of a library or of a
+    custom rule (which may change what it is handed)."""
+    todo, seen = [key[1] for key in program.specs], set()
+    while todo:
+        fn = todo.pop()
+        if fn in seen or not callable(fn):
+            continue
+        seen.add(fn)
+        for s in walk(program.anf(fn).body):
+            if not isinstance(s, Eq):
+                continue
+            if s.prim in _CHANGES_IN_PLACE or s.prim in CHANGES or s.param == IN_PLACE:
+                return True
+            if s.prim == "call":
+                todo.append(s.param)
+    return False
 
 
 def callees(program, fn) -> set:

@@ -8,7 +8,7 @@ from dataclasses import replace
 from ..analysis import values as V
 from ..ir import expr as E
 from ..ir.nodes import INDEX, Assign, AugAssign, Break, Const, Continue, Do, Eq, For, ForS, If, IfS, Var, While
-from ..ir.nodes import WhileS, jumps, rebuild
+from ..ir.nodes import LIST_SLICE, WhileS, jumps, rebuild
 from ..ir.printing import primal_stmt
 from ..lower.dup import DUP
 from .calls import record_call
@@ -97,7 +97,8 @@ class PrimalSweep:
             return self.call(eq, site, args)
         primal = primal_stmt(Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), program.primal_name)
         if eq.prim == "call":  # handed a record: not the user's function (calls)
-            primal = record_call(program, eq, plan.facts.call_sig(eq), args) or primal
+            lists = plan.options.list_calls_generated
+            primal = record_call(program, eq, plan.facts.call_sig(eq), args, lists) or primal
         if isinstance(primal, Assign) and plan.facts.may_raise(eq):
             primal = replace(primal, effect=INDEX if self.index_read(eq) else True)
         if eq.prim == "call":  # not differentiated (its arguments are constants): a list it returns that gets
@@ -128,7 +129,7 @@ class PrimalSweep:
         returned = tuple(self.shadows.of(v.name) for v in eq.outs if v.name in plan.containers)
         residuals = self.kept.residuals[site]
         if recomputed(plan, program, eq):  # the value now, the arguments kept: the adjoint runs the call again
-            call = record_call(program, eq, sig, args) or primal_stmt(
+            call = record_call(program, eq, sig, args, plan.options.list_calls_generated) or primal_stmt(
                 Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), program.primal_name
             )
             return [call, Assign((residuals,), E.Tuple(args), eq.line)]
@@ -183,8 +184,8 @@ class PrimalSweep:
             value = (
                 E.Call("list", (E.Name(shadows.of(source)),)) if source in plan.act else shadows.zeros(source, args[0])
             )
-        elif eq.prim == "getitem":
-            value = E.Subscript(E.Name(shadows.of(eq.ins[0].name)), args[1])
+        elif eq.prim == "getitem":  # (a slice of a list: a new shadow list, as the slice is a new list)
+            value = E.Subscript(E.Name(shadows.of(eq.ins[0].name)), args[1], eq.param == LIST_SLICE)
         elif eq.prim in ("read", "write"):
             value = E.Name(shadows.of(eq.ins[0].name))
         else:

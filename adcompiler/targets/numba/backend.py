@@ -26,13 +26,14 @@ from ...errors import UnsupportedSyntaxError
 from ...compile import emit
 from ...compile.load import load, reads
 from . import cache
+from .library import in_object_mode, library_functions
 from .lists import spelled_as_calls
 from .translate import GUARDS, translate
 from ..python.runtime import HELPERS
 from .parallel import outlined
 from .runtime import NUMBA_HELPERS
 from ...ir.nodes import Eq, For, Function, If, Var, While, walk
-from .subset import refuse_draws, refuse_list_slices
+from .subset import refuse_draws, refuse_row_slices
 from ...optimize.inline import Folding, fold_function
 from ...compile.pipeline import BUILDING, TargetPasses
 
@@ -47,6 +48,7 @@ NUMBA = dict(  # the switches of code generation the Numba target sets (adcompil
     shaped_zeros=True,  # a shadow list of arrays holds zeros of their shapes (Numba's list has one element type)
     parallel_loops=True,  # prange loops' primal, tangent and adjoint loops are Numba prange loops (modes.parallel)
     typed_zeros=True,  # an array's adjoint set to zero in a loop or branch is an array (one type a variable)
+    list_calls_generated=True,  # a user function handed a list (an array here) called as its generated code
 )
 
 
@@ -59,23 +61,23 @@ def _folded(defs: list, program) -> list:
     return [fold_function(d, folding) for d in defs]
 
 
-def _refused_list_slices(facts) -> None:
-    """A slice of a list refused (see ``subset``): only the arguments' abstract values tell it from a
-    slice of an array."""
-    refuse_list_slices(facts.fn, facts.of)
+def _refused_row_slices(facts) -> None:
+    """A slice of a list of lists refused (see ``subset``): only the arguments' abstract values tell it from
+    a slice of an array or of a list of numbers."""
+    refuse_row_slices(facts.fn, facts.of)
 
 
 PASSES = TargetPasses(
     options=NUMBA,
     lowered=lambda function, namer: _list_arguments_copied(function, namer),
     refuse_lowered=refuse_draws,  # (a function that draws random numbers: refused on every call)
-    refuse_facts=_refused_list_slices,
+    refuse_facts=_refused_row_slices,
     generated=_folded,
 )
 """The Numba target's passes (``compile.pipeline.TargetPasses``): a call of a recursive function
 recomputes its residuals in the adjoint sweep (``modes.plan.recomputed``), since Numba has no type for
 residuals that hold the next level's; a list parameter copied where a variable also holds a list the
-function builds; draws and slices of lists refused; tangents and adjoints folded into their uses."""
+function builds; draws and slices of lists of lists refused; tangents and adjoints folded into their uses."""
 
 
 _READS = ("getitem", "len", "read", "write")  # what leaves a list as it was (a call may change it)
@@ -167,13 +169,16 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
     label = f"{mode} of {fn.__qualname__} (numba)"
 
     compiled_users: dict = {}
+    libraries = library_functions(list(program.anf_cache.values()))  # (SciPy's: called in object mode)
 
     def supply(read):
         handed = program.supplied(read)
         for name in read:
             value = handed.get(name, fn.__globals__.get(name))
             helper = getattr(value, "__adc_primitive__", None)  # of the reverse code hessian differentiates
-            if helper in NUMBA_HELPERS or helper in GUARDS:
+            if id(value) in libraries:
+                handed[name] = in_object_mode(value)
+            elif helper in NUMBA_HELPERS or helper in GUARDS:
                 handed[name] = _numba_helper(helper, numba)
             elif isinstance(value, types.FunctionType) and (helper is None or helper in HELPERS):
                 handed[name] = _jitted(value, numba, compiled_users)  # a user function the code calls as it is

@@ -26,6 +26,21 @@ import warnings
 VERSION = "1"  # of the scheme: changing it leaves every older file unused
 
 
+def _helpers_mark() -> str:
+    """A hash of the runtime helpers' texts (``runtime.NUMBA_HELPERS``): the code imports their stubs from
+    ``live``, whose fingerprints do not show the overloads Numba compiles into it."""
+    global _HELPERS_MARK
+    if _HELPERS_MARK is None:
+        from .runtime import NUMBA_HELPERS
+
+        texts = "\0".join(f"{k}\0{v}" for k, v in sorted(NUMBA_HELPERS.items()))
+        _HELPERS_MARK = hashlib.sha256(texts.encode()).hexdigest()
+    return _HELPERS_MARK
+
+
+_HELPERS_MARK = None
+
+
 def directory() -> str | None:
     """The writable directory generated modules are kept in (made if missing), or None."""
     root = os.environ.get("ADCOMPILER_CACHE_DIR")
@@ -51,6 +66,9 @@ def place(where: str, source: str, read: dict) -> str | None:
     import numba  # (its version and optimisation level: code compiled at NUMBA_OPT=0 serves no other)
 
     digest = hashlib.sha256(f"{VERSION} {numba.__version__} {numba.config.OPT}\0{source}".encode())
+    digest.update(
+        _helpers_mark().encode()
+    )  # (the helpers' overloads are compiled into the code: a new one, a new file)
     for name in sorted(read):
         mark = fingerprint(read[name], set())
         if mark is None:

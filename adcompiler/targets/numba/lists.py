@@ -1,10 +1,13 @@
-"""Lists joined and repeated, spelled for the Numba target: ``xs + ys`` and ``xs * n`` of lists as calls.
+"""Lists joined, repeated and sliced, spelled for the Numba target: ``xs + ys``, ``xs * n`` and ``xs[a:b]``
+of lists as calls.
 
-Lists reach compiled code as NumPy arrays, on which ``+`` adds and ``*`` multiplies.  The passes mark
-the ``+`` and ``*`` of lists (``E.BinOp.lists``, from the arguments' abstract values: ``list_concat``
-and ``list_times``); this pass makes each marked one a call of a marker, ``__adc_join_lists__(xs, ys)``
-or ``__adc_repeat_list__(xs, n)``, which ``numba_target`` turns into the runtime helpers that join or
-repeat (``runtime_numba``).  The python target prints them as the user wrote them.
+Lists reach compiled code as NumPy arrays, on which ``+`` adds, ``*`` multiplies and a slice is a view
+(where Python's slice of a list is a new list: a write into either would show in the other).  The passes
+mark the ``+`` and ``*`` of lists (``E.BinOp.lists``, from the arguments' abstract values: ``list_concat``
+and ``list_times``) and their slices (``E.Subscript.lists``: ``ir.nodes.LIST_SLICE``); this pass makes each
+marked one a call of a marker, ``__adc_join_lists__(xs, ys)``, ``__adc_repeat_list__(xs, n)`` or
+``__adc_copy_list__(xs[a:b])``, which ``numba_target`` turns into the runtime helpers that join, repeat or
+copy (``runtime_numba``).  The python target prints them as the user wrote them.
 """
 
 from __future__ import annotations
@@ -13,7 +16,11 @@ import dataclasses
 
 from ...ir import expr as E
 
-MARKERS = {"+": "__adc_join_lists__", "*": "__adc_repeat_list__"}  # -> "join_lists", "repeat_list"
+MARKERS = {  # -> "join_lists", "repeat_list", "copy_list"
+    "+": "__adc_join_lists__",
+    "*": "__adc_repeat_list__",
+    "[:]": "__adc_copy_list__",
+}
 
 
 def spelled_as_calls(node):
@@ -24,6 +31,9 @@ def spelled_as_calls(node):
         return node if all(a is b for a, b in zip(items, node)) else items
     if isinstance(node, E.BinOp) and node.lists:
         return E.Call(MARKERS[node.op], (spelled_as_calls(node.left), spelled_as_calls(node.right)))
+    if isinstance(node, E.Subscript) and node.lists:
+        part = E.Subscript(spelled_as_calls(node.value), spelled_as_calls(node.index))
+        return E.Call(MARKERS["[:]"], (part,))
     if dataclasses.is_dataclass(node) and not isinstance(node, type):
         fields = {f.name: getattr(node, f.name) for f in dataclasses.fields(node) if f.init}
         changed = {k: spelled_as_calls(v) for k, v in fields.items() if isinstance(v, (tuple, E.Expr))}
@@ -44,11 +54,16 @@ LIST_HELPERS = {
 @numba.extending.overload(join_lists)
 def _numba_join_lists(a, b):
     """Python's a + b of two lists of numbers, as a new 1-D array: of integers where both hold integers
-    (indices: det's ``cols[:j] + [0]``), else of floats (an integer among floats is the same number)."""
+    (indices: det's ``cols[:j] + [0]``), else of floats (an integer among floats is the same number);
+    of two lists the compiled code built (``list(range(n))``, their slices), a new list of theirs, so that a
+    recursive function handed the join gets one type at every level (Numba's cache does not load a
+    recursion compiled for a list and for an array)."""
     types = numba.core.types
     flat = [isinstance(t, types.Array) and t.ndim == 1 or isinstance(t, (types.List, types.ListType)) for t in (a, b)]
     if not all(flat) or not all(isinstance(t.dtype, (types.Float, types.Integer)) for t in (a, b)):
         return None
+    if all(isinstance(t, types.List) for t in (a, b)) and a.dtype == b.dtype:
+        return lambda a, b: a + b
     dtype = numpy.int64 if all(isinstance(t.dtype, types.Integer) for t in (a, b)) else numpy.float64
 
     def impl(a, b):
@@ -59,6 +74,39 @@ def _numba_join_lists(a, b):
         for k in range(m):
             out[n + k] = b[k]
         return out
+
+    return impl
+''',
+    "copy_list": '''def copy_list(part):
+    """A new list of part's elements (compiled code only: see the overload below)."""
+    raise TypeError("copy_list is called from code numba.njit compiles")
+
+
+@numba.extending.overload(copy_list)
+def _numba_copy_list(part):
+    """Python's slice of a list, a new list: part (a slice of the array a list is in compiled code, a view of
+    its memory) copied; a slice of Numba's list is a new list already."""
+    if isinstance(part, numba.core.types.Array):
+        return lambda part: part.copy()
+    return lambda part: part
+''',
+    "add_slice_into": '''def add_slice_into(acc, part, index):
+    """acc[index] += part (compiled code only: see the overload below)."""
+    raise TypeError("add_slice_into is called from code numba.njit compiles")
+
+
+@numba.extending.overload(add_slice_into)
+def _numba_add_slice_into(acc, part, index):
+    """The adjoint of the slice xs[index] of a list of numbers: its shadow part added into xs's, acc, at the
+    slice's places (slices of lists of lists are refused: ``subset``)."""
+    types = numba.core.types
+    if not (isinstance(acc, types.Array) and acc.ndim == 1 and isinstance(index, types.SliceType)):
+        return None
+
+    def impl(acc, part, index):
+        view = acc[index]
+        for k in range(len(view)):
+            view[k] += part[k]
 
     return impl
 ''',

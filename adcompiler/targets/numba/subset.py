@@ -1,9 +1,11 @@
-"""What the Numba target refuses before it generates code, each at the user's line: draws, list slices.
+"""What the Numba target refuses before it generates code, each at the user's line: draws, slices of lists of
+lists.
 
 Compiled code would run these without an error and give other numbers than Python: a draw comes from
-Numba's own generator, and a list reaches compiled code as a NumPy array, whose slice is a view where
-Python's is a copy (a write into either would show in the other).  (Lists joined with ``+`` or repeated
-with ``*`` are spelled as calls instead: ``back.numba_lists``.)
+Numba's own generator, and a list of lists reaches compiled code as a 2-D array, whose slice copied is a
+copy of its rows where Python's new list shares them (a write into a row would show in one, not the
+other).  (A list of numbers is a 1-D array there: its slices, joins with ``+`` and repeats with ``*`` are
+spelled as calls that do what Python's do: ``targets.numba.lists``.)
 """
 
 from __future__ import annotations
@@ -11,8 +13,6 @@ from __future__ import annotations
 from ...analysis import values as V
 from ...errors import at_line
 from ...ir.nodes import Eq, Function, walk
-
-_SLICE = 'differentiate it with backend="python" (here lists are NumPy arrays, whose slices share their memory)'
 
 
 def refuse_draws(function: Function) -> None:
@@ -29,12 +29,19 @@ def refuse_draws(function: Function) -> None:
             )
 
 
-def refuse_list_slices(function: Function, of) -> None:
-    """``xs[a:b]`` of a list in ``function`` (``of(atom)``: its abstract value), refused at its line."""
+_ROWS = 'differentiate it with backend="python" (here a list of lists is a 2-D array, whose rows a slice would copy)'
+
+
+def refuse_row_slices(function: Function, of) -> None:
+    """``xs[a:b]`` of a list of lists (or of arrays) in ``function`` (``of(atom)``: its abstract value), refused at
+    its line."""
     for eq in walk(function.body):
-        if isinstance(eq, Eq) and eq.prim == "getitem" and _list(of(eq.ins[0])) and V.is_slice(of(eq.ins[1])):
-            raise at_line(function.source, eq.line, 'a slice of a list under backend="numba"', _SLICE)
+        if isinstance(eq, Eq) and eq.prim == "getitem" and V.is_slice(of(eq.ins[1])) and _rows(of(eq.ins[0])):
+            raise at_line(function.source, eq.line, 'a slice of a list of lists under backend="numba"', _ROWS)
 
 
-def _list(a: V.Aval) -> bool:
-    return isinstance(a, V.Seq) and a.kind != "tuple"
+def _rows(a: V.Aval) -> bool:
+    """Whether ``a`` is a list some element of which may be other than a number."""
+    if not isinstance(a, V.Seq) or a.kind == "tuple":
+        return False
+    return not all(isinstance(e, V.Num) for e in (a.items if a.items is not None else (a.elem,)))

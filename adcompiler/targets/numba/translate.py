@@ -31,7 +31,7 @@ from .loops import runs_forward
 from .reductions import KEEPDIMS, REDUCED
 from .runtime import NUMBA_HELPERS
 
-_LIST_HELPERS = {MARKERS["+"]: "join_lists", MARKERS["*"]: "repeat_list"}
+_LIST_HELPERS = {MARKERS["+"]: "join_lists", MARKERS["*"]: "repeat_list", MARKERS["[:]"]: "copy_list"}
 # Helpers for functions where Numba's own differ from Python's and NumPy's (joins, reductions, sum):
 _ADDED = ("join_sequence", "reduce_along", "sum_list")
 _LIVE = __name__.rsplit(".", 1)[0] + ".live"  # the module of the helpers compiled once a process
@@ -70,6 +70,8 @@ def translate(
             "check_index",
             "zeros_like",
             "zero_array",
+            "read_at",
+            "write_at",
             *_LIST_HELPERS.values(),
             *_ADDED,
         )
@@ -157,6 +159,74 @@ def _unclashed(function: ast.FunctionDef) -> None:
             node.id = renamed[node.id]
 
 
+def added_in_place(function: ast.FunctionDef, owned: set) -> None:
+    """``d = d + e`` made ``d += e``, in place, for each accumulator ``d`` of ``owned`` (one the function
+    made zeros of its array's shape: ``visit_FunctionDef``) that nothing else can hold: every other line
+    that binds it is such a sum, and every other read of it comes after the last of them, at the
+    function's top level (``return array_like(d, x)``).  Each sum then adds into the accumulator instead
+    of making an array of its shape (GradBench lstm's ``d_main_params`` once a character; the adjoint of
+    a value read in one branch, added into zeros).  The sum has the accumulator's shape: an adjoint is
+    never larger than its array."""
+    if not owned:
+        return
+    sums, last, reads = {}, {}, {}
+    parallel = {  # (a sum in a prange loop is Numba's reduction, which it spells its own way)
+        id(n) for loop in ast.walk(function) if _prange(loop) for n in ast.walk(loop) if isinstance(n, ast.Assign)
+    }
+    for k, stmt in enumerate(function.body):
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Assign) and _self_sum(node) in owned:
+                sums.setdefault(node.targets[0].id, []).append(node)
+                last[node.targets[0].id] = k
+    for name in [n for n, nodes in sums.items() if any(id(a) in parallel for a in nodes)]:
+        del sums[name]
+    for k, stmt in enumerate(function.body):
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and node.id in owned:
+                reads.setdefault(node.id, []).append((k, node))
+    in_sums = {id(n.targets[0]) for ns in sums.values() for n in ns} | {
+        id(n.value.left) for ns in sums.values() for n in ns
+    }
+    for name, nodes in sums.items():
+        others = [(k, n) for k, n in reads.get(name, ()) if id(n) not in in_sums]
+        stores = [n for k, n in others if isinstance(n.ctx, ast.Store)]
+        if len(stores) != 1 or any(k <= last[name] for k, n in others if isinstance(n.ctx, ast.Load)):
+            continue  # (bound otherwise than by its zeros and the sums, or read before the last sum)
+        for assign in nodes:
+            augmented = ast.AugAssign(assign.targets[0], ast.Add(), assign.value.right)
+            ast.copy_location(augmented, assign)
+            _replace(function, assign, augmented)
+
+
+def _prange(node) -> bool:
+    """Whether ``node`` is a ``for`` loop over ``prange(...)`` (``numba.prange``)."""
+    it = getattr(node, "iter", None) if isinstance(node, ast.For) else None
+    func = getattr(it, "func", None)
+    return getattr(func, "attr", getattr(func, "id", None)) == "prange"
+
+
+def _self_sum(node: ast.Assign) -> str | None:
+    """``d`` where ``node`` is ``d = d + e`` (``e`` not reading ``d``), else None."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+        return None
+    value, name = node.value, node.targets[0].id
+    if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) and isinstance(value.left, ast.Name)):
+        return None
+    if value.left.id != name or any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value.right)):
+        return None
+    return name
+
+
+def _replace(tree, old, new) -> None:
+    """``old``, a statement somewhere in ``tree``, replaced by ``new`` in its block."""
+    for node in ast.walk(tree):
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and any(s is old for s in block):
+                block[[id(s) for s in block].index(id(old))] = new
+                return
+
+
 def _imported(tree: ast.Module, module: str) -> str | None:
     """The name ``source`` binds ``module`` to at its top level (``import numpy as np``: np), if any."""
     for stmt in tree.body:
@@ -223,6 +293,13 @@ class _Rewrite(ast.NodeTransformer):
         (a parameter, or assigned by an earlier line at that level), starts as ``zeros_like(x)``: the
         number 0.0 for a number, zeros for an array, whose adjoint Numba then types as one array."""
         self.function = node
+        self.tuples = {  # names bound to tuples of two or more (an index: ``t3 = (rows, cols)``)
+            t.id
+            for a in ast.walk(node)
+            if isinstance(a, ast.Assign) and isinstance(a.value, ast.Tuple) and len(a.value.elts) > 1
+            for t in a.targets
+            if isinstance(t, ast.Name)
+        }
         bound = {a.arg for a in node.args.args}
         for stmt in node.body:
             if not isinstance(stmt, ast.Assign):
@@ -233,19 +310,45 @@ class _Rewrite(ast.NodeTransformer):
                 stmt.value = self._call("zeros_like", [ast.Name(variable, ast.Load())])
             for target in stmt.targets:
                 bound |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        owned = {  # accumulators made zeros of their arrays' shapes here: arrays no other name holds
+            stmt.targets[0].id
+            for stmt in node.body
+            if isinstance(stmt, ast.Assign)
+            and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id in self.array_accumulators
+            and isinstance(stmt.value, ast.Call)
+            and _named(stmt.value, self.added["zeros_like"])
+        }
         node = self.generic_visit(node)
         rows = (self.added["zeros_rows"], self.added["empty_rows"])
         if empty_shadows(node, self.numpy, self.added["check_index"], rows):  # (zeros every element of which is stored)
             self.used.add("empty_rows")
+        added_in_place(node, owned)
+        return node
+
+    def _indexed_by_tuple(self, node) -> bool:
+        """Whether ``node`` is ``x[t]`` with ``t`` a name bound to a tuple: it may hold arrays of coordinates."""
+        return isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name) and node.slice.id in self.tuples
+
+    def visit_Subscript(self, node):
+        """``x[t]`` read, ``t`` a name bound to a tuple: ``read_at(x, t)``, NumPy's read where ``t`` holds
+        arrays of coordinates (Numba takes one array among the indices), ``x[t]`` where it does not
+        (``targets.numba.coordinates``)."""
+        node = self.generic_visit(node)
+        if isinstance(node.ctx, ast.Load) and self._indexed_by_tuple(node):
+            return self._call("read_at", [node.value, node.slice])
         return node
 
     def visit_Assign(self, node):
         """``d_x = 0.0`` of an array's accumulator not made ``zeros_like(x)`` above (in a loop or a branch,
         or before ``x`` is bound): ``zero_array(ndim)``, zeros of length 1 along each axis, which broadcast
         as the number does, so the variable keeps one type; ``unbroadcast``, ``array_like``, ``add_into``
-        and ``scatter_add`` give it the shape it stands for."""
+        and ``scatter_add`` give it the shape it stands for.  ``x[t] = v``, ``t`` a name bound to a tuple:
+        ``write_at(x, t, v)`` (see ``visit_Subscript``)."""
         node = self.generic_visit(node)
         target = node.targets[0] if len(node.targets) == 1 else None
+        if self._indexed_by_tuple(target):
+            return ast.Expr(self._call("write_at", [target.value, target.slice, node.value]))
         ndim = self.array_accumulators.get(target.id) if isinstance(target, ast.Name) else None
         if ndim and isinstance(node.value, ast.Constant) and node.value.value == 0.0:
             node.value = self._call("zero_array", [ast.Constant(ndim)])

@@ -1,0 +1,107 @@
+"""Library functions called from compiled code as they are, each in Numba's object mode.
+
+A call of a library function whose arguments have no derivative (``multigammaln(0.5 * n, d)`` in
+GradBench's gmm, which has a rule, ``rules.scipy_special``; ``lower.expressions``' ``library``
+equations, which have none) is computed as the primal computes it.  Numba compiles NumPy's and
+``math``'s functions itself; a function of another library (SciPy's, whose ``multigammaln`` is Python
+over a ufunc Numba does not know) it cannot type.  This target hands the
+compiled code, under the function's name, a stand-in that calls the function itself in object mode
+(``numba.objmode``): the same function on the same arguments, the result converted back.  Its type is
+learnt at compile time from one call on example arguments of the argument types (as ``analysis.
+library_values`` learns the abstract value); a call whose result then has another type raises at
+run time.  Each such call costs a few microseconds of Python, which a value computed once a call (a
+constant of the shapes) does not notice.
+"""
+
+from __future__ import annotations
+
+_COMPILED = ("numpy", "math", "cmath", "builtins")  # the libraries whose functions Numba compiles itself
+EXAMPLE_INT, EXAMPLE_FLOAT, EXAMPLE_SIZE = 3, 2.5, 3
+
+
+def library_functions(functions) -> dict:
+    """id(function) -> function, for the library functions the ANF ``functions`` call that Numba does not
+    compile: those with no rule of a library other than NumPy and ``math``, and SciPy's with a rule
+    (``multigammaln``, ``gammaln``: ``rules.scipy_special``), whose primal the code calls as it is."""
+    from ...ir.nodes import Eq, walk
+
+    found = {}
+    for function in functions:
+        for eq in walk(function.body):
+            if not isinstance(eq, Eq):
+                continue
+            if eq.prim == "library" and eq.param[1].split(".")[0] not in _COMPILED:
+                found[id(eq.param[3])] = eq.param[3]
+            elif eq.prim == "custom" and _scipy(eq.param):
+                found[id(eq.param)] = eq.param
+    return found
+
+
+def _scipy(function) -> bool:
+    """Whether ``function`` is SciPy's (a Python function of its modules, or a ufunc of ``scipy.special``)."""
+    module = getattr(function, "__module__", None)
+    if module is not None:
+        return module.split(".")[0] == "scipy"
+    import scipy.special
+
+    return getattr(scipy.special, getattr(function, "__name__", ""), None) is function
+
+
+_MADE: dict = {}  # function -> its stand-in (one a process, so that Numba compiles each overload once)
+
+
+def in_object_mode(function):
+    """A function of positional arguments that compiled code calls in place of ``function`` (see the
+    module docstring); called from Python, it is ``function``."""
+    if function in _MADE:
+        return _MADE[function]
+    import numba
+
+    def stand_in(*args):
+        return function(*args)
+
+    stand_in.__name__ = stand_in.__qualname__ = getattr(function, "__name__", "library_function")
+    stand_in.__doc__ = f"{stand_in.__name__}(*args) called in Numba's object mode (targets.numba.library)."
+
+    @numba.extending.overload(stand_in)
+    def _typed(*args):
+        result_type = numba.typeof(function(*(_example(t) for t in _flat(args))))
+
+        def impl(*args):
+            with numba.objmode(out=result_type):
+                out = function(*args)
+            return out
+
+        return impl
+
+    _MADE[function] = stand_in
+    return stand_in
+
+
+def _flat(types) -> tuple:
+    """The argument types an overload with ``*args`` is given (one StarArgTuple, or the types themselves)."""
+    import numba
+
+    if len(types) == 1 and isinstance(types[0], numba.core.types.StarArgTuple):
+        return tuple(types[0].types)
+    return tuple(types)
+
+
+def _example(t):
+    """A small value of the Numba type ``t``: the example an argument of that type stands for."""
+    import numba
+    import numpy
+
+    kinds = numba.core.types
+    if isinstance(t, kinds.Boolean):
+        return True
+    if isinstance(t, kinds.Integer):
+        return EXAMPLE_INT
+    if isinstance(t, kinds.Float):
+        return EXAMPLE_FLOAT
+    if isinstance(t, kinds.Array):
+        dtype = numpy.dtype(str(t.dtype))
+        return numpy.full((EXAMPLE_SIZE,) * t.ndim, EXAMPLE_INT if dtype.kind in "iub" else EXAMPLE_FLOAT, dtype)
+    if isinstance(t, kinds.BaseTuple):
+        return tuple(_example(e) for e in t.types)
+    raise TypeError(f"no example of the Numba type {t} for a library function called in object mode")
