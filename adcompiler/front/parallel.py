@@ -8,7 +8,13 @@ tangent and the adjoint loops are Numba ``prange`` loops (see ``modes.parallel``
 
 
 class prange:  # noqa: N801 - spelt as Numba spells it, and as range is
-    """``range(*args)``: the loop over it is a parallel loop in adcompiler's derivatives (and in Numba)."""
+    """``range(*args)``, marking a loop whose iterations are independent (as ``numba.prange`` does).
+
+    ``for i in prange(n):`` in a differentiated function gives, under ``backend="numba"``, a parallel
+    primal, tangent and adjoint loop; under ``backend="python"`` the loop runs in order, with the same
+    numbers.  An iteration may read anything, write an array made before the loop at its own index
+    (``y[i] = ...``) and add into a number (``total += ...``); a loop that does otherwise is refused at
+    its line (see docs/numba.md, "Parallel loops")."""
 
     def __new__(cls, *args):
         return range(*args)
