@@ -221,3 +221,28 @@ def f(w, X):
     d = adcompiler.differentiate(module.f)
     _close(d.vjp(args, 1.0)[1], _gradient_by_differences(module.f, args), 1e-6, "python")
     _dot_test(d, args)
+
+
+@pytest.mark.slow
+def test_numba_prange_derivative_is_served_from_the_cache_in_a_second_process(tmp_path):
+    """The chunk and loop functions of a prange derivative are cached with the rest of its module: a
+    second process loads them instead of compiling (it finds the cached file and gives the same numbers)."""
+    pytest.importorskip("numba")
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, adcompiler as ad\n"
+        "from adcompiler.testing import parallel_programs as P\n"
+        "args = P.inputs('monte_carlo', 30)\n"
+        "d = ad.differentiate(P.monte_carlo, wrt=P.WRT['monte_carlo'], backend='numba')\n"
+        "print(repr(d.vjp(args, 1.0)[1]))\n"
+    )
+    env = dict(os.environ, ADCOMPILER_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("NUMBA_OPT", None)  # (at NUMBA_OPT=0 Numba caches no parallel function: "uses dynamic globals")
+    runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True) for _ in range(2)]
+    assert all(r.returncode == 0 for r in runs), runs[0].stderr[-2000:] + runs[1].stderr[-2000:]
+    assert runs[0].stdout == runs[1].stdout
+    cached = [p for p in (tmp_path / "cache").rglob("*") if p.suffix in (".nbi", ".nbc")]
+    for kind in ("_reverse-", "_loop", "_chunk"):
+        assert any(kind in p.name for p in cached), (kind, cached)
