@@ -246,3 +246,21 @@ def test_numba_prange_derivative_is_served_from_the_cache_in_a_second_process(tm
     cached = [p for p in (tmp_path / "cache").rglob("*") if p.suffix in (".nbi", ".nbc")]
     for kind in ("_reverse-", "_loop", "_chunk"):
         assert any(kind in p.name for p in cached), (kind, cached)
+
+
+def test_adc_compile_numba_module_has_parallel_chunk_functions(tmp_path):
+    """``adc compile --target numba`` writes a prange loop as chunk functions and a loop function
+    compiled with parallel=True (targets.numba.parallel): the tangent loop, the primal and the adjoint loop of reverse mode."""
+    pytest.importorskip("numba")
+    from adcompiler.cli.main import main
+
+    path = tmp_path / "mc.py"
+    path.write_text(
+        "import math\nfrom adcompiler import prange\n\n\ndef f(x, c):\n    total = 0.0\n"
+        "    for i in prange(x.shape[0]):\n        total += math.sin(x[i] * c)\n    return total\n"
+    )
+    out = tmp_path / "mc_ad.py"
+    assert main(["compile", str(path), "--function", "f", "--target", "numba", "-o", str(out)]) == 0
+    text = out.read_text()
+    assert text.count("parallel=True") == 3 and "def f_reverse_chunk" in text and "def f_forward_chunk" in text
+    assert "prange(" in text and "thread_id" not in text
