@@ -250,7 +250,8 @@ def test_numba_prange_derivative_is_served_from_the_cache_in_a_second_process(tm
 
 def test_adc_compile_numba_module_has_parallel_chunk_functions(tmp_path):
     """``adc compile --target numba`` writes a prange loop as chunk functions and a loop function
-    compiled with parallel=True (targets.numba.parallel): the tangent loop, the primal and the adjoint loop of reverse mode."""
+    compiled with parallel=True (targets.numba.parallel): the tangent loop, and reverse mode's primal
+    and adjoint loops."""
     pytest.importorskip("numba")
     from adcompiler.cli.main import main
 
