@@ -160,9 +160,11 @@ def test_saddle_cost_all_mode_pairs(evals, inner_forward):
     np.testing.assert_allclose(forward, want, rtol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["rr", "rf", "fr", "ff"])
+@pytest.mark.parametrize("name", ["fr"] + [pytest.param(n, marks=pytest.mark.slow) for n in ("rr", "rf", "ff")])
 def test_saddle_solves(evals, name):
-    """The whole eval, each mode pair: the saddle point of f is the origin."""
+    """The whole eval, each mode pair: the saddle point of f is the origin.  (Each pair's derivatives are
+    checked in test_saddle_cost_all_mode_pairs; the solve in the other three pairs, 3-5 s each of a
+    hundred thousand inner derivative calls, runs with --runslow.)"""
     _, saddle = evals
     found = getattr(saddle, name)([1.0, 1.0])
     np.testing.assert_allclose(found, np.zeros(4), atol=1e-3)
