@@ -161,12 +161,27 @@ def test_a_second_process_is_served_from_the_cache(tmp_path):
     np.testing.assert_allclose(third["grad"], 2.0 * np.array(first["grad"]), rtol=1e-12)
 
 
-def test_no_cache_where_the_directory_cannot_be_made(tmp_path):
+def test_no_cache_where_the_directory_cannot_be_made(tmp_path, monkeypatch):
+    """In this process (what a second process finds is the test above): the program's module loaded
+    afresh for each directory, so that nothing of one compilation serves the other."""
+    import importlib.util
+    import sys
+
     blocked = tmp_path / "a file"
     blocked.write_text("")
-    for cache in (blocked / "cache", ""):  # under a file; empty: no cache asked for
-        result = run_program(tmp_path, cache)
-        assert result["file"].startswith("<adcompiler") and result["hits"] == 0
+    (tmp_path / "program.py").write_text(PROGRAM.split("\nx = np.linspace")[0])  # loss, not the calls
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # (the program's own __pycache__: not adcompiler's)
+    w, x, y = np.array([0.5, -0.25, 1.0]), np.linspace(0.0, 1.0, 12).reshape(4, 3), np.array([1.0, 2.0, 0.5, -1.0])
+    for k, cache in enumerate((blocked / "cache", "")):  # under a file; empty: no cache asked for
+        monkeypatch.setenv("ADCOMPILER_CACHE_DIR", str(cache))
+        spec = importlib.util.spec_from_file_location(f"adc_no_cache_program_{k}", tmp_path / "program.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        d = differentiate(module.loss, wrt="w", backend="numba")
+        np.testing.assert_allclose(d.grad(w, x, y), analytic(w, x, y), rtol=1e-12)
+        dispatcher = d.compiled("grad")
+        assert dispatcher.py_func.__code__.co_filename.startswith("<adcompiler")
+        assert sum(dispatcher.stats.cache_hits.values()) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a file", "program.py"]
 
 
