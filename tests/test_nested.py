@@ -13,6 +13,7 @@ import pytest
 
 import adcompiler
 import nested_funcs as N
+from shared import derivative
 from adcompiler.errors import UnsupportedSyntaxError
 
 EVALS = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "gradbench" / "evals"
@@ -176,7 +177,10 @@ def test_array_of_a_list_unused_in_the_last_pass():
     assert adcompiler.grad(N.last_pass_unused)(0.5) == pytest.approx(-3.0, rel=1e-12)  # s = -3 x w
 
 
-@pytest.mark.parametrize("f, oracle", ARRAYS, ids=[f.__name__ for f, _ in ARRAYS])
+@pytest.mark.parametrize(  # (grad_norm_both: reverse over reverse, as grad_norm_reverse, for both arguments)
+    "f, oracle",
+    [pytest.param(f, o, marks=[pytest.mark.slow] if f is N.grad_norm_both else [], id=f.__name__) for f, o in ARRAYS],
+)
 def test_arrays_outer_numba_against_autograd(f, oracle):
     """backend="numba" for the outer derivative: the gradient code's helpers differentiated in reverse
     mode (rebroadcast, unreduce_vjp, gather_like) compiled by Numba too."""
@@ -195,8 +199,8 @@ def test_numba_forward_over_an_inner_derivative_against_differences(inner_forwar
     reverse mode is still refused: an array's adjoint reset to 0.0 in a loop is two types to Numba.)"""
     pytest.importorskip("numba")
     w, h = 0.3, 1e-6
-    numba_d = adcompiler.differentiate(N.euler_with_inner_forces, wrt=("w",), backend="numba")
-    python_d = adcompiler.differentiate(N.euler_with_inner_forces, wrt=("w",))
+    numba_d = derivative(N.euler_with_inner_forces, wrt=("w",), backend="numba")  # (inner_forward: an argument)
+    python_d = derivative(N.euler_with_inner_forces, wrt=("w",))
     value, tangent = numba_d.jvp((w, inner_forward), (1.0,))
     want = (N.euler_with_inner_forces(w + h, inner_forward) - N.euler_with_inner_forces(w - h, inner_forward)) / (2 * h)
     assert value == pytest.approx(N.euler_with_inner_forces(w, inner_forward), rel=1e-12)
@@ -216,8 +220,8 @@ def test_numba_reverse_over_particles_inner_derivative(evals, inner_forward):
     pytest.importorskip("numba")
     particle, _ = evals
     w, h = 0.0, 1e-6
-    numba_d = adcompiler.differentiate(particle.naive_euler, wrt=("w",), backend="numba")
-    python_d = adcompiler.differentiate(particle.naive_euler, wrt=("w",))
+    numba_d = derivative(particle.naive_euler, wrt=("w",), backend="numba")  # (inner_forward: an argument)
+    python_d = derivative(particle.naive_euler, wrt=("w",))
     want = (particle.naive_euler(w + h, inner_forward) - particle.naive_euler(w - h, inner_forward)) / (2 * h)
     got = numba_d.grad(w, inner_forward)
     assert got == pytest.approx(want, rel=1e-6)
