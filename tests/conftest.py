@@ -61,6 +61,16 @@ def pytest_xdist_make_scheduler(config, log):
         def _split_scope(self, nodeid: str) -> str:
             return "numba" if compiles_with_numba(nodeid) else nodeid
 
+        def mark_test_complete(self, node, item_index: int, duration: float = 0) -> None:
+            """xdist's, then a unit whose tests are all done is forgotten: xdist counts a worker's pending
+            tests over every unit it was ever given, after each test (quadratic in the number of tests,
+            seconds of the controller's time for this suite)."""
+            super().mark_test_complete(node, item_index, duration)
+            scope = self._split_scope(self.registered_collections[node][item_index])
+            work = self.assigned_work.get(node, {})
+            if scope in work and all(work[scope].values()):
+                del work[scope]
+
     return NumbaTogether(config, log)
 
 
