@@ -2,7 +2,8 @@
 
 - The helper modules in tests/ (oracle, shared, e2e_funcs, ...) are importable by name.
 - ``--runslow`` runs the tests marked ``slow`` (the long cross products: the systematic rule test's whole
-  grid, the rest of each CI fuzz campaign, the second shapes of the Numba table), skipped by default.
+  grid, the rest of each CI fuzz campaign, the second shapes of the Numba table, the other modes of a check
+  one mode already makes by default), skipped by default.
 - Under pytest-xdist (``-n auto``) the tests that compile with Numba share one worker (a test whose file or
   name says numba), so that Numba compiles its NumPy and runtime-helper overloads once, and each derivative
   ``shared.derivative`` gives once; the other tests are spread over the workers one by one.
