@@ -210,7 +210,7 @@ def test_numba_forward_over_an_inner_derivative_against_differences(inner_forwar
 
 @pytest.mark.parametrize(
     "inner_forward",
-    [False, pytest.param(True, marks=pytest.mark.slow)],  # (8 s each: rf behind --runslow)
+    [False, True],  # (one compiled derivative serves both: inner_forward is an argument)
     ids=["inner_reverse", "inner_forward"],
 )
 def test_numba_reverse_over_particles_inner_derivative(evals, inner_forward):
