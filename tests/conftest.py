@@ -2,7 +2,8 @@
 
 - The helper modules in tests/ (oracle, shared, e2e_funcs, ...) are importable by name.
 - ``--runslow`` runs the tests marked ``slow`` (the long cross products: the systematic rule test's whole
-  grid, the rest of each CI fuzz campaign, the second shapes of the Numba table), skipped by default.
+  grid, the rest of each CI fuzz campaign, the second shapes of the Numba table, the other modes of a check
+  one mode already makes by default), skipped by default.
 - Under pytest-xdist (``-n auto``) the tests that compile with Numba share one worker (a test whose file or
   name says numba), so that Numba compiles its NumPy and runtime-helper overloads once, and each derivative
   ``shared.derivative`` gives once; the other tests are spread over the workers one by one.
@@ -60,6 +61,16 @@ def pytest_xdist_make_scheduler(config, log):
     class NumbaTogether(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return "numba" if compiles_with_numba(nodeid) else nodeid
+
+        def mark_test_complete(self, node, item_index: int, duration: float = 0) -> None:
+            """xdist's, then a unit whose tests are all done is forgotten: xdist counts a worker's pending
+            tests over every unit it was ever given, after each test (quadratic in the number of tests,
+            seconds of the controller's time for this suite)."""
+            super().mark_test_complete(node, item_index, duration)
+            scope = self._split_scope(self.registered_collections[node][item_index])
+            work = self.assigned_work.get(node, {})
+            if scope in work and all(work[scope].values()):
+                del work[scope]
 
     return NumbaTogether(config, log)
 

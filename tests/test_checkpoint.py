@@ -9,6 +9,7 @@ import tracemalloc
 import pytest
 
 import adcompiler
+from shared import derivative
 from tests import checkpoint_funcs as C
 
 EVERY = [1, 2, 3, 7, 64, 1000, True]
@@ -24,8 +25,8 @@ def fd(fn, args, k, h=1e-6):
 def check_scalar_gradient(fn, args, wrt, every):
     """grad with checkpointing equals FD and plain reverse mode; vjp agrees and returns the value."""
     names = fn.__code__.co_varnames[: fn.__code__.co_argcount]
-    plain = adcompiler.differentiate(fn, wrt=wrt).grad(*args)
-    f = adcompiler.differentiate(fn, wrt=wrt, checkpoint=every)
+    plain = derivative(fn, wrt=wrt).grad(*args)  # (each built once per session: n is an argument, not the code)
+    f = derivative(fn, wrt=wrt, checkpoint=every)
     got = f.grad(*args)
     got, plain = (got, plain) if isinstance(got, tuple) else ((got,), (plain,))
     for name, g, p in zip(wrt, got, plain):

@@ -12,11 +12,15 @@ import threading
 
 import pytest
 
+from shared import adc
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCE = "import math\n\n\ndef f(x):\n    return math.sin(x) * x\n"
 
 
-def adc(*args, cwd):
+def adc_process(*args, cwd):
+    """``python -m adcompiler ARGS`` in a process of its own, where its own stdout is the point (the other
+    tests run ``adc`` in this process: ``shared.adc``)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run(
@@ -144,7 +148,7 @@ def test_temporaries_are_this_tools_own(src):
 
 def test_dev_stdout_is_adcs_own_output_wherever_it_goes(src):
     """A pipe gets the module; a file the shell opened for appending keeps what it had, the module after it."""
-    piped = adc("compile", "m.py", "-o", "/dev/stdout", cwd=src)
+    piped = adc_process("compile", "m.py", "-o", "/dev/stdout", cwd=src)
     assert piped.returncode == 0 and "def f_reverse" in piped.stdout, piped.stderr
     log = src / "log.txt"
     log.write_text("an earlier line\n")

@@ -14,6 +14,8 @@ import time
 import numpy as np
 import pytest
 
+from shared import adc as adc_here
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SCRIPT = textwrap.dedent("""\
@@ -65,6 +67,8 @@ SCRIPT = textwrap.dedent("""\
 
 
 def adc(*args, cwd):
+    """``python -m adcompiler ARGS`` in a process of its own: the training script would end the process were
+    it run (the tests from test_a_directory_is_named_as_such on run ``adc`` in this process: ``adc_here``)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run(
@@ -137,14 +141,14 @@ def test_import_runs_the_file_whole(script):
 
 
 def test_a_directory_is_named_as_such(tmp_path):
-    proc = adc("compile", ".", cwd=tmp_path)
+    proc = adc_here("compile", ".", cwd=tmp_path)
     assert proc.returncode == 2 and "is a directory" in proc.stderr
 
 
 @pytest.mark.parametrize("source", ["", "import math\nX = 1.0\n"])
 def test_a_file_without_functions_says_so(tmp_path, source):
     (tmp_path / "empty.py").write_text(source)
-    proc = adc("compile", "empty.py", "-o", "out.py", cwd=tmp_path)
+    proc = adc_here("compile", "empty.py", "-o", "out.py", cwd=tmp_path)
     assert proc.returncode != 0 and "no functions" in proc.stderr
     assert not (tmp_path / "out.py").exists()
 
@@ -164,7 +168,7 @@ def test_a_killed_write_leaves_nothing_after_the_next_run_and_no_other_file_is_r
     old = time.time() - 3600
     for path in (stale, users, live):
         os.utime(path, (old, old))
-    proc = adc("compile", "m.py", "-o", "out.py", cwd=tmp_path)
+    proc = adc_here("compile", "m.py", "-o", "out.py", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert not stale.exists()
     assert users.read_text() == "the user's own file" and live.read_text() == "a write running now"
@@ -172,7 +176,7 @@ def test_a_killed_write_leaves_nothing_after_the_next_run_and_no_other_file_is_r
 
 
 def test_version(tmp_path):
-    proc = adc("--version", cwd=tmp_path)
+    proc = adc_here("--version", cwd=tmp_path)
     assert proc.returncode == 0 and proc.stdout.startswith("adc ") and proc.stdout.split()[1][0].isdigit()
 
 
@@ -215,7 +219,7 @@ REAL = textwrap.dedent("""\
 
 def test_a_script_compiles_its_numeric_functions_and_names_each_left_out_once(tmp_path):
     (tmp_path / "script.py").write_text(REAL)
-    proc = adc("compile", "script.py", "-o", "out.py", cwd=tmp_path)
+    proc = adc_here("compile", "script.py", "-o", "out.py", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stderr.splitlines()
     # report, main, same: in order, each named (main is left out for the with of report, which it calls;
@@ -236,7 +240,7 @@ def test_every_function_refused_is_named_on_its_own_line(tmp_path):
     (tmp_path / "bad.py").write_text(
         "def f(a, b):\n    if a is not b:\n        return a\n    return b\n\n\ndef g(x):\n    return x & 1\n"
     )
-    proc = adc("compile", "bad.py", cwd=tmp_path)
+    proc = adc_here("compile", "bad.py", cwd=tmp_path)
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr.splitlines() == [
         "adc: bad.py:2:8: the comparison 'is not' is not supported; compare numbers with < <= > >= == !=, "
@@ -250,7 +254,7 @@ def test_an_error_in_a_module_of_the_users_is_named_relative_to_the_working_dire
     (tmp_path / "proj" / "helpers.py").write_text("def g(x):\n    return x & 1\n")
     (tmp_path / "proj" / "main.py").write_text("import helpers\n\n\ndef f(x):\n    return helpers.g(x) + 1.0\n")
     for spelt in ("proj/main.py", str(tmp_path / "proj" / "main.py")):
-        proc = adc("compile", spelt, cwd=tmp_path)
+        proc = adc_here("compile", spelt, cwd=tmp_path)
         assert proc.returncode == 1 and proc.stderr.startswith(
             "adc: proj/helpers.py:2:12: the operator '&'"
         ), proc.stderr

@@ -7,6 +7,7 @@ See docs/architecture.md for the picture this test holds the code to."""
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "adcompiler"
@@ -50,6 +51,18 @@ def _modules() -> dict:
 MODULES = _modules()
 
 
+@functools.cache
+def _tree(path: pathlib.Path) -> ast.Module:
+    """The module at ``path`` parsed, once for every test of this file."""
+    return ast.parse(path.read_text())
+
+
+@functools.cache
+def _nodes(path: pathlib.Path) -> tuple:
+    """Every node of the module at ``path`` (``ast.walk``), once for every test of this file."""
+    return tuple(ast.walk(_tree(path)))
+
+
 def _resolve(name: str, path: pathlib.Path, node: ast.ImportFrom) -> list:
     """The package modules an import names (the module itself, or the submodules it imports by name)."""
     here = list(path.relative_to(PACKAGE).parent.parts)
@@ -68,11 +81,12 @@ def _resolve(name: str, path: pathlib.Path, node: ast.ImportFrom) -> list:
     return found
 
 
-def _edges() -> list:
+@functools.cache
+def _edges() -> tuple:
     """(importer, imported module, imported name) for every import of a package module, lazy ones too."""
     out = []
     for name, path in MODULES.items():
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in _nodes(path):
             if isinstance(node, ast.ImportFrom):
                 out += [(name, target, imported) for target, imported in _resolve(name, path, node)]
             elif isinstance(node, ast.Import):
@@ -81,7 +95,7 @@ def _edges() -> list:
                     for a in node.names
                     if a.name.startswith("adcompiler")
                 ]
-    return out
+    return tuple(out)
 
 
 def _unit(module: str) -> str:
@@ -140,7 +154,7 @@ def test_modules_stay_small():
 
 
 def test_every_module_says_its_job():
-    missing = [name for name, path in MODULES.items() if not ast.get_docstring(ast.parse(path.read_text()))]
+    missing = [name for name, path in MODULES.items() if not ast.get_docstring(_tree(path))]
     assert not missing, missing
 
 
@@ -150,7 +164,7 @@ def test_no_pass_reads_a_flag_off_the_driver():
     what the Target's options replaced (issue 34)."""
     found = []
     for name, path in MODULES.items():
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in _nodes(path):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr":
                 owner = node.args[0] if node.args else None
                 text = ast.unparse(owner) if owner is not None else ""
@@ -165,7 +179,7 @@ def test_numba_is_imported_in_its_target_only():
     for name, path in MODULES.items():
         if name.startswith(("targets.numba", "testing")):
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in _nodes(path):
             if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "numba" for a in node.names):
                 found.append((name, node.lineno))
             elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "numba" and not node.level:
@@ -197,7 +211,7 @@ def test_no_target_subclasses_the_driver():
     found = [
         (name, node.lineno, node.name)
         for name, path in MODULES.items()
-        for node in ast.walk(ast.parse(path.read_text()))
+        for node in _nodes(path)
         if isinstance(node, ast.ClassDef) and any(ast.unparse(b).split(".")[-1] == "Program" for b in node.bases)
     ]
     assert not found, found

@@ -13,6 +13,7 @@ import pytest
 
 import adcompiler
 import nested_funcs as N
+from shared import derivative
 from adcompiler.errors import UnsupportedSyntaxError
 
 EVALS = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "gradbench" / "evals"
@@ -160,9 +161,11 @@ def test_saddle_cost_all_mode_pairs(evals, inner_forward):
     np.testing.assert_allclose(forward, want, rtol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["rr", "rf", "fr", "ff"])
+@pytest.mark.parametrize("name", ["fr"] + [pytest.param(n, marks=pytest.mark.slow) for n in ("rr", "rf", "ff")])
 def test_saddle_solves(evals, name):
-    """The whole eval, each mode pair: the saddle point of f is the origin."""
+    """The whole eval, each mode pair: the saddle point of f is the origin.  (Each pair's derivatives are
+    checked in test_saddle_cost_all_mode_pairs; the solve in the other three pairs, 3-5 s each of a
+    hundred thousand inner derivative calls, runs with --runslow.)"""
     _, saddle = evals
     found = getattr(saddle, name)([1.0, 1.0])
     np.testing.assert_allclose(found, np.zeros(4), atol=1e-3)
@@ -174,7 +177,10 @@ def test_array_of_a_list_unused_in_the_last_pass():
     assert adcompiler.grad(N.last_pass_unused)(0.5) == pytest.approx(-3.0, rel=1e-12)  # s = -3 x w
 
 
-@pytest.mark.parametrize("f, oracle", ARRAYS, ids=[f.__name__ for f, _ in ARRAYS])
+@pytest.mark.parametrize(  # (grad_norm_both: reverse over reverse, as grad_norm_reverse, for both arguments)
+    "f, oracle",
+    [pytest.param(f, o, marks=[pytest.mark.slow] if f is N.grad_norm_both else [], id=f.__name__) for f, o in ARRAYS],
+)
 def test_arrays_outer_numba_against_autograd(f, oracle):
     """backend="numba" for the outer derivative: the gradient code's helpers differentiated in reverse
     mode (rebroadcast, unreduce_vjp, gather_like) compiled by Numba too."""
@@ -193,8 +199,8 @@ def test_numba_forward_over_an_inner_derivative_against_differences(inner_forwar
     reverse mode is still refused: an array's adjoint reset to 0.0 in a loop is two types to Numba.)"""
     pytest.importorskip("numba")
     w, h = 0.3, 1e-6
-    numba_d = adcompiler.differentiate(N.euler_with_inner_forces, wrt=("w",), backend="numba")
-    python_d = adcompiler.differentiate(N.euler_with_inner_forces, wrt=("w",))
+    numba_d = derivative(N.euler_with_inner_forces, wrt=("w",), backend="numba")  # (inner_forward: an argument)
+    python_d = derivative(N.euler_with_inner_forces, wrt=("w",))
     value, tangent = numba_d.jvp((w, inner_forward), (1.0,))
     want = (N.euler_with_inner_forces(w + h, inner_forward) - N.euler_with_inner_forces(w - h, inner_forward)) / (2 * h)
     assert value == pytest.approx(N.euler_with_inner_forces(w, inner_forward), rel=1e-12)
@@ -204,7 +210,7 @@ def test_numba_forward_over_an_inner_derivative_against_differences(inner_forwar
 
 @pytest.mark.parametrize(
     "inner_forward",
-    [False, pytest.param(True, marks=pytest.mark.slow)],  # (8 s each: rf behind --runslow)
+    [False, True],  # (one compiled derivative serves both: inner_forward is an argument)
     ids=["inner_reverse", "inner_forward"],
 )
 def test_numba_reverse_over_particles_inner_derivative(evals, inner_forward):
@@ -214,8 +220,8 @@ def test_numba_reverse_over_particles_inner_derivative(evals, inner_forward):
     pytest.importorskip("numba")
     particle, _ = evals
     w, h = 0.0, 1e-6
-    numba_d = adcompiler.differentiate(particle.naive_euler, wrt=("w",), backend="numba")
-    python_d = adcompiler.differentiate(particle.naive_euler, wrt=("w",))
+    numba_d = derivative(particle.naive_euler, wrt=("w",), backend="numba")  # (inner_forward: an argument)
+    python_d = derivative(particle.naive_euler, wrt=("w",))
     want = (particle.naive_euler(w + h, inner_forward) - particle.naive_euler(w - h, inner_forward)) / (2 * h)
     got = numba_d.grad(w, inner_forward)
     assert got == pytest.approx(want, rel=1e-6)

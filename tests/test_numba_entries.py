@@ -44,7 +44,13 @@ def _call(d, entry):
     return value, tangent
 
 
-@pytest.mark.parametrize("order", [p for p in itertools.permutations(ENTRIES) if p[0] in ("grad", "jvp")][::3])
+ORDERS = [p for p in itertools.permutations(ENTRIES) if p[0] in ("grad", "jvp")][::3]
+
+
+@pytest.mark.parametrize(  # one order starting with each of grad and jvp by default, the other two with --runslow
+    "order",
+    [pytest.param(p, marks=[] if k in (0, len(ORDERS) - 1) else [pytest.mark.slow]) for k, p in enumerate(ORDERS)],
+)
 def test_every_entry_point_on_one_object_in_any_order(order):
     value, (gw, gx) = _expected()
     d = adcompiler.differentiate(scaled, backend="numba")

@@ -155,18 +155,60 @@ def test_a_second_process_is_served_from_the_cache(tmp_path):
     assert ".nbi" in kept and ".nbc" in kept  # Numba's index and machine code, beside the file
     assert not list(tmp_path.glob("__pycache__"))  # nothing written beside the user's program
 
-    # a global the code freezes changed: a new file, compiled again, the new number
-    third = run_program(tmp_path, cache, SCALE="2.0")
-    assert third["file"] != first["file"] and third["hits"] == 0 and third["misses"] > 0
-    np.testing.assert_allclose(third["grad"], 2.0 * np.array(first["grad"]), rtol=1e-12)
+
+def test_a_changed_global_the_code_freezes_is_a_new_file(tmp_path, monkeypatch):
+    """The program's SCALE changed: a new file, compiled again, the new number (in this process, each value
+    a fresh load of the program's module: what a second process finds is the test above)."""
+    import importlib.util
+    import sys
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("ADCOMPILER_CACHE_DIR", str(cache))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # (the program's own __pycache__: not adcompiler's)
+    (tmp_path / "program.py").write_text(PROGRAM.split("\nx = np.linspace")[0])  # loss, not the calls
+    w, x, y = np.array([0.5, -0.25, 1.0]), np.linspace(0.0, 1.0, 12).reshape(4, 3), np.array([1.0, 2.0, 0.5, -1.0])
+    runs = []
+    for k, scale in enumerate(("1.0", "2.0")):
+        monkeypatch.setenv("SCALE", scale)
+        spec = importlib.util.spec_from_file_location(f"adc_scaled_program_{k}", tmp_path / "program.py")
+        module = importlib.util.module_from_spec(spec)
+        monkeypatch.setitem(sys.modules, spec.name, module)  # (a module code is cached for is importable by name)
+        spec.loader.exec_module(module)
+        d = differentiate(module.loss, wrt="w", backend="numba")
+        g = d.grad(w, x, y)
+        dispatcher = d.compiled("grad")
+        runs.append((g, dispatcher.py_func.__code__.co_filename, sum(dispatcher.stats.cache_hits.values())))
+    (first, first_file, _), (second, second_file, hits) = runs
+    np.testing.assert_allclose(first, analytic(w, x, y), rtol=1e-12)
+    np.testing.assert_allclose(second, 2.0 * first, rtol=1e-12)  # compiled again: not the first file's code
+    assert first_file != second_file and hits == 0
+    assert {p.name for p in (cache / "numba").glob("adc_*.py")} == {
+        first_file.rsplit("/", 1)[1],
+        second_file.rsplit("/", 1)[1],
+    }
 
 
-def test_no_cache_where_the_directory_cannot_be_made(tmp_path):
+def test_no_cache_where_the_directory_cannot_be_made(tmp_path, monkeypatch):
+    """In this process (what a second process finds is the test above): the program's module loaded
+    afresh for each directory, so that nothing of one compilation serves the other."""
+    import importlib.util
+    import sys
+
     blocked = tmp_path / "a file"
     blocked.write_text("")
-    for cache in (blocked / "cache", ""):  # under a file; empty: no cache asked for
-        result = run_program(tmp_path, cache)
-        assert result["file"].startswith("<adcompiler") and result["hits"] == 0
+    (tmp_path / "program.py").write_text(PROGRAM.split("\nx = np.linspace")[0])  # loss, not the calls
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # (the program's own __pycache__: not adcompiler's)
+    w, x, y = np.array([0.5, -0.25, 1.0]), np.linspace(0.0, 1.0, 12).reshape(4, 3), np.array([1.0, 2.0, 0.5, -1.0])
+    for k, cache in enumerate((blocked / "cache", "")):  # under a file; empty: no cache asked for
+        monkeypatch.setenv("ADCOMPILER_CACHE_DIR", str(cache))
+        spec = importlib.util.spec_from_file_location(f"adc_no_cache_program_{k}", tmp_path / "program.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        d = differentiate(module.loss, wrt="w", backend="numba")
+        np.testing.assert_allclose(d.grad(w, x, y), analytic(w, x, y), rtol=1e-12)
+        dispatcher = d.compiled("grad")
+        assert dispatcher.py_func.__code__.co_filename.startswith("<adcompiler")
+        assert sum(dispatcher.stats.cache_hits.values()) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a file", "program.py"]
 
 

@@ -57,8 +57,18 @@ def _pair(backend):
     return _PAIRS[backend]
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
-@pytest.mark.parametrize("entry", sorted(ENTRIES))
+def _entries_and_backends():
+    """Each entry on both backends; under Numba grad (reverse code) and jvp (forward code) by default, and
+    value_and_grad and vjp (reverse code again, each its own compiled function: half a second each) with
+    --runslow."""
+    return [
+        pytest.param(e, b, marks=[pytest.mark.slow] if b == "numba" and e in ("value_and_grad", "vjp") else [])
+        for e in sorted(ENTRIES)
+        for b in ("python", "numba")
+    ]
+
+
+@pytest.mark.parametrize("entry, backend", _entries_and_backends())
 @pytest.mark.parametrize("n", [1, 3])
 @pytest.mark.parametrize("kind", sorted(CONTAINERS))
 def test_wrong_length_raises_the_primals_error(kind, n, entry, backend):
