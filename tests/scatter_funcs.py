@@ -40,3 +40,11 @@ def read_after(w):
     d = w[0] * 2.0
     e = w[1] * d
     return e + w[0] * w[2]
+
+
+def reads_and_a_product(c, x):
+    """The particles' inner step: a vector d read entry by entry and used whole (d's adjoint: a product
+    plus four scattered entries, which add into the product's new array)."""
+    d = c - x
+    r2 = d[0] * d[0] + d[1] * d[1] + 0.1
+    return np.sum(2.0 * d / r2)

@@ -31,6 +31,7 @@ CASES = [
     (S.in_a_branch, (RNG.normal(size=3), -1.0), 0),
     (S.entries_of_a_matrix, (RNG.normal(size=(2, 2)),), 0),
     (S.read_after, (RNG.normal(size=3),), 0),
+    (S.reads_and_a_product, (RNG.normal(size=2), RNG.normal(size=2)), 0),
 ]
 
 
@@ -69,3 +70,15 @@ def test_no_sum_of_scattered_arrays_is_left(fn, args):
         assert len(fresh) == 1, body
         for name in fresh:
             assert not re.search(rf"= \w+ \+ {name}\b|= {name} \+ \w+", body), body
+
+
+def test_scattered_entries_add_into_a_new_array_made_before_them():
+    """d's adjoint is a product (a new array) plus four scattered entries: each scatter_add starts from
+    the one before it, the first from the product, and no array of zeros is made for any of them."""
+    args = (RNG.normal(size=2), RNG.normal(size=2))
+    d = adcompiler.differentiate(S.reads_and_a_product, wrt="c")
+    d.grad(*args)
+    body = d.source("reverse")
+    body = body[body.index("def reads_and_a_product_reverse") :]
+    assert not re.search(r"scatter_add\(0\.0, d,", body), body
+    assert len(re.findall(r"scatter_add\(d_d", body)) == 4, body

@@ -77,7 +77,9 @@ def _block(stmts: list, uses: Counter) -> list:
         value = s.value
         if _is_scatter(value) and _starts_empty(value):
             fresh[name] = len(out)
-        elif (
+            out.append(s)
+            continue
+        if (
             isinstance(value, E.BinOp)
             and value.op == "+"
             and isinstance(value.left, E.Name)
@@ -95,8 +97,15 @@ def _block(stmts: list, uses: Counter) -> list:
                 fresh[name] = fresh.pop(last)
                 fresh.pop(first)
                 continue
+        if _new_value(value):  # a new array (or a number): a scatter after it may start from it
+            fresh[name] = len(out)
         out.append(s)
     return out
+
+
+def _new_value(e) -> bool:
+    """Whether ``e`` makes a new array or number every time: arithmetic of values (not a join of lists)."""
+    return isinstance(e, E.Unary) and e.op == "-" or isinstance(e, E.BinOp) and not e.lists
 
 
 def _starts_empty(call: E.Call) -> bool:
