@@ -119,3 +119,29 @@ def test_a_refused_call_is_refused_again_the_same_way():
         [1.5, 0.75 * -1.0, 0.75 * 3.0],
         [0.25, -3.0],
     )
+
+
+def flagged(x, w, squared):
+    if squared:
+        return np.sum(x * x) * w
+    return np.sum(np.sin(x)) * w
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_a_bool_argument_takes_the_fast_entry_and_its_value_still_chooses(backend):
+    """particle's and saddle's ``d.grad(w, inner_forward)``: a bool not differentiated went to the
+    checking method on every call."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    d = adcompiler.differentiate(flagged, wrt=("x", "w"), backend=backend)
+    x, t = np.array([0.5, -1.0, 2.0]), np.array([1.0, 0.5, -2.0])
+    for _ in range(2):
+        for flag in (True, False):
+            gx, gw = d.grad(x, 1.5, flag)
+            _, tangent = d.jvp((x, 1.5, flag), (t, 0.25))
+            value_x, value_w = (2 * x * 1.5, np.sum(x * x)) if flag else (np.cos(x) * 1.5, np.sum(np.sin(x)))
+            np.testing.assert_allclose(gx, value_x, rtol=1e-14)
+            assert gw == pytest.approx(value_w, rel=1e-14)
+            assert tangent == pytest.approx(np.dot(value_x, t) + value_w * 0.25, rel=1e-13)
+    assert "grad" in vars(d) and "jvp" in vars(d)  # the fast entries, made by the first calls
+    np.testing.assert_allclose(d.grad(x, 1.5, 2)[0], 2 * x * 1.5, rtol=1e-14)  # an int there: the method's way

@@ -510,12 +510,13 @@ class Differentiable:
 
     def _fast_path(self, name: str, sig: V.Sig) -> bool:
         """Whether ``f.<name>`` gets a fast entry for signature ``sig`` now: it has none yet, and every
-        argument is a float, a float array, a list or a tuple, or an int not differentiated (a constant:
-        ode's number of steps; the code is the same for every int, tested by its type)."""
+        argument is a float, a float array, a list or a tuple, or an int or a bool not differentiated (a
+        constant: ode's number of steps, particle's inner_forward; the code is the same for every int and
+        either bool, tested by its type)."""
         if not self.target.numpy_only or name in self.__dict__:
             return False
         wrt = self._positions_of(sig)
-        if not all(V.entry_testable(a) or a == V.INT and i not in wrt for i, a in enumerate(sig.avals)):
+        if not all(V.entry_testable(a) or a in (V.INT, V.BOOL) and i not in wrt for i, a in enumerate(sig.avals)):
             return False
         return not converts([sig.avals[i] for i in self._positions]) and not narrow_floats(sig.avals)  # (trees)
 
