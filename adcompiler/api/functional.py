@@ -119,7 +119,11 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
 def _of_primals(f, primals: tuple) -> Target:
     """The target of ``f`` with respect to every primal: the one grad shares where none is an integer,
     else one that leaves the integers out (they have no derivative)."""
-    every = any(not _floats(p) and all_integral(V.describe(p)) for p in primals)
+    every = False
+    for p in primals:  # (a loop, not any() of a generator: jvp of a small function in a loop)
+        if not _floats(p) and all_integral(V.describe(p)):
+            every = True
+            break
     return target(f, tuple(range(len(primals))), primals, {}, every)
 
 
