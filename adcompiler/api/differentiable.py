@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import weakref
 from typing import Any, Callable, Sequence, Union, overload
 
 from ..compile import emit
@@ -57,7 +58,14 @@ def differentiate(fn=None, *, wrt=None, checkpoint=None, backend="python", array
     refuse_partial(fn)
     if fn is None or method is not None:
         return method or (lambda f: differentiate(f, **options))
-    return Differentiable(fn, wrt, checkpoint, backend, arrays)
+    d = Differentiable(fn, wrt, checkpoint, backend, arrays)
+    return d._share() if isinstance(d, Differentiable) else d
+
+
+# function -> {options: (programs, sources, compiled)}: what every Differentiable of one function with the same
+# options builds, shared, so that ``differentiate(f)`` made again (inside a function called in a loop: GradBench's
+# saddle and particle make theirs per solve) loads the code made before instead of transforming it again
+_SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class Differentiable:
@@ -87,6 +95,24 @@ class Differentiable:
         self._compiled_for: dict = {}  # signature -> mode -> the loaded entry function
         self.derived: dict = {}  # derivatives of the generated code (hessian's), by mode and signature
         self._record_entries: dict = {}  # grad, value_and_grad -> [(tests, code, rebuild)] (entries)
+        self._shared_key = None  # the key of the tables this shares with other Differentiables (_share)
+
+    def _share(self) -> "Differentiable":
+        """Build into the tables of the earlier Differentiables of this function with these options (``_SHARED``);
+        a derivative of generated code, a function refused, or options that are no key keep their own."""
+        if self._origin is not None or self._refusal is not None or self._programs and self._shared_key is None:
+            return self  # (a Differentiable that built for itself keeps what it built)
+        try:
+            key = (self.wrt, self.wrt_given, self.checkpoint, self.backend, self.arrays)
+            hash(key)
+            with BUILDING:
+                table = _SHARED.setdefault(self._called, {})
+                shared = table.setdefault(key, (self._programs, self._sources, self._compiled_for))
+        except TypeError:  # (a function that takes no weak reference, an option that is not hashable)
+            return self
+        self._programs, self._sources, self._compiled_for = shared
+        self._shared_key = key
+        return self
 
     def _read(self, wrt: Wrt) -> None:
         """What a call runs (``runs.read``): the function differentiated, its signature, its tree (what the fence
@@ -151,7 +177,12 @@ class Differentiable:
     def _facts(self, sig: V.Sig):
         """What the analysis knows of the function for arguments of signature ``sig``."""
         with BUILDING, no_cycle_collection():
-            return self._program(sig).facts(self.fn, sig)
+            try:
+                return self._program(sig).facts(self.fn, sig)
+            except Exception:  # refused: not a Program left half analysed, which the next call would take
+                if not self._compiled_for.get(sig):
+                    self._programs.pop(sig, None)
+                raise
 
     def _specialise(self, args) -> V.Sig:
         """The abstract signature of the arguments, which chooses the generated code: every leaf of
@@ -179,7 +210,13 @@ class Differentiable:
             with BUILDING, no_cycle_collection():
                 compiled = self._compiled_for.setdefault(sig, {})
                 if mode not in compiled:
-                    self._build(mode, sig, compiled)  # type: ignore[arg-type]
+                    try:
+                        self._build(mode, sig, compiled)  # type: ignore[arg-type]
+                    except Exception:  # refused: the next call like this one is refused the same way
+                        if not compiled:  # (not a Program left half analysed, which fails otherwise)
+                            self._compiled_for.pop(sig, None)
+                            self._programs.pop(sig, None)
+                        raise
         return compiled[mode]
 
     def _build(self, mode: str, sig: V.Sig, compiled: dict) -> None:
@@ -248,6 +285,12 @@ class Differentiable:
             if runs.changed(self._reading):
                 self._read(self._wrt_asked)  # its signature, defaults and tree as they are now
             self._programs, self._sources, self._compiled_for, self.derived = {}, {}, {}, {}
+            if self._shared_key is not None:  # the next Differentiable of this function takes the new tables
+                _SHARED.setdefault(self._called, {})[self._shared_key] = (
+                    self._programs,
+                    self._sources,
+                    self._compiled_for,
+                )
             self._record_entries = {}
             self._out_shape = None
             for name in ("jvp", "vjp", "grad", "value_and_grad"):  # the fast entries of the old code
@@ -467,12 +510,13 @@ class Differentiable:
 
     def _fast_path(self, name: str, sig: V.Sig) -> bool:
         """Whether ``f.<name>`` gets a fast entry for signature ``sig`` now: it has none yet, and every
-        argument is a float, a float array, a list or a tuple, or an int not differentiated (a constant:
-        ode's number of steps; the code is the same for every int, tested by its type)."""
+        argument is a float, a float array, a list or a tuple, or an int or a bool not differentiated (a
+        constant: ode's number of steps, particle's inner_forward; the code is the same for every int and
+        either bool, tested by its type)."""
         if not self.target.numpy_only or name in self.__dict__:
             return False
         wrt = self._positions_of(sig)
-        if not all(V.entry_testable(a) or a == V.INT and i not in wrt for i, a in enumerate(sig.avals)):
+        if not all(V.entry_testable(a) or a in (V.INT, V.BOOL) and i not in wrt for i, a in enumerate(sig.avals)):
             return False
         return not converts([sig.avals[i] for i in self._positions]) and not narrow_floats(sig.avals)  # (trees)
 

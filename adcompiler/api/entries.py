@@ -231,6 +231,7 @@ _BUILTINS = {
     "type": type,
     "float": float,
     "int": int,
+    "bool": bool,
     "isinstance": isinstance,
     "hasattr": hasattr,
     "len": len,
@@ -349,6 +350,8 @@ def _kind_test(v: str, i: int, aval, g, space, exact: bool) -> str:
         return f"{g['type']}({v}) is {g['ndarray']} and {v}.ndim == {aval.ndim} and {v}.dtype is {g[f'dtype{i}']}"
     if aval == V.INT:  # (an int not differentiated: a constant)
         return f"{g['type']}({v}) is {g['int']}"
+    if aval == V.BOOL:  # (a flag: the code is the same for either value, which it reads when it runs)
+        return f"{g['type']}({v}) is {g['bool']}"
     return _float_test(v, exact, g)
 
 

@@ -34,7 +34,7 @@ Argnums = Union[int, Sequence[int]]  # one position (one result) or a tuple of t
 def grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[..., Any]:
     """``g(*args)``: the gradient of ``f``'s scalar output with respect to the arguments at ``argnums``
     (``(gradient, aux)`` with ``has_aux``)."""
-    both = value_and_grad(f, argnums, has_aux)
+    both = value_and_grad(f, argnums, has_aux) if has_aux else None  # (grad(f)(x) in a loop: one closure made)
 
     def gradient(*args, **kwargs):
         if has_aux:
@@ -83,7 +83,10 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
     primals = tuple(primals)
     t = _of_primals(f, primals)
     refuse_rows(t, "jvp")
-    out, tangent = t.d.jvp(t.d._bind(t.args, t.kwargs), tuple(tangents))
+    # the arguments as given go to the Differentiable's jvp, whose fast entry takes a call like an earlier
+    # one without binding and checking them again (its method binds, fills defaults and refuses, as _bind)
+    args = t.args if not t.kwargs else t.d._bind(t.args, t.kwargs)
+    out, tangent = t.d.jvp(args, tuple(tangents))
     if t.restore is not None:
         return t.restore(out), t.restore(tangent)
     return out, tangent
@@ -116,8 +119,17 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
 def _of_primals(f, primals: tuple) -> Target:
     """The target of ``f`` with respect to every primal: the one grad shares where none is an integer,
     else one that leaves the integers out (they have no derivative)."""
-    every = any(all_integral(V.describe(p)) for p in primals)
+    every = False
+    for p in primals:  # (a loop, not any() of a generator: jvp of a small function in a loop)
+        if not _floats(p) and all_integral(V.describe(p)):
+            every = True
+            break
     return target(f, tuple(range(len(primals))), primals, {}, every)
+
+
+def _floats(value) -> bool:
+    """Whether ``value`` is a float or an array of floats (no integer in it: nothing to describe)."""
+    return type(value) is float or getattr(getattr(value, "dtype", None), "kind", None) == "f"
 
 
 def jacfwd(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[..., Any]:

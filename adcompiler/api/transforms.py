@@ -27,6 +27,7 @@ from .variadic import Variadic
 TRANSFORM = "__adc_transform__"  # the attribute naming what a transform was made of (an ``Of``)
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # function -> {(positions, options): Differentiable}
 _LOCK = threading.Lock()
+_NONE: dict = {}  # (no entry: an empty table, never written)
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,10 @@ def positions(argnums) -> tuple:
 def target(f, places: tuple, args: tuple, kwargs: dict, every: bool = False) -> Target:
     """The ``Target`` of ``f`` called with ``args`` and ``kwargs``, differentiated at the positional
     arguments ``places``; ``every``: with respect to every one of them, an integer left out (jvp, vjp)."""
+    if type(f) is types.FunctionType:  # a plain function seen before (an inner grad called in a loop): its entry
+        d = _CACHE.get(f, _NONE).get((places, "every" if every else "given", ()))
+        if type(d) is Differentiable and TRANSFORM not in f.__dict__:
+            return Target(d, tuple(args), kwargs, places)
     of = getattr(f, TRANSFORM, None)
     if isinstance(of, Of):
         return _code(of, places, args, kwargs, every)
@@ -106,6 +111,7 @@ def differentiable(f, places: tuple, every: bool = False) -> Differentiable:
         if key not in table:
             table[key] = d = differentiate(f, wrt=places, **options)
             d.wrt_given = not every
+            d._share() if isinstance(d, Differentiable) else None  # (its tables: those of this wrt_given)
         return table[key]
 
 

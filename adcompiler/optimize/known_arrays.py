@@ -213,9 +213,12 @@ _METHODS = {"numpy.sum": "sum", "numpy.max": "max", "numpy.amax": "max", "numpy.
 
 
 def _surely_array(e, avals: dict) -> bool:
-    """Whether ``e`` is an array: a name of array value, or arithmetic with one (NumPy's result)."""
+    """Whether ``e`` is an array: a name of array value, ``np.asarray`` of anything (a rule's view of an
+    operand that may be a list: a norm's ``np.asarray(x) * dx``), or arithmetic with one (NumPy's result)."""
     if isinstance(e, E.Name):
         return isinstance(avals.get(e.id), V.Arr)
+    if isinstance(e, E.Call) and e.func == "numpy.asarray" and len(e.args) == 1 and not e.keywords:
+        return True
     if isinstance(e, E.BinOp) and e.op in ("+", "-", "*", "/", "**"):
         return _surely_array(e.left, avals) or _surely_array(e.right, avals)
     return isinstance(e, E.Unary) and e.op == "-" and _surely_array(e.operand, avals)

@@ -12,7 +12,7 @@ of that triangle (for a symmetric matrix, the usual one).
 
 from __future__ import annotations
 
-from ..ir.expr import Call, Num, Slice, Subscript, Tuple, fn
+from ..ir.expr import Call, IfExp, Num, Slice, Subscript, Tuple, fn
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
 solve, tril, triu = (np_(n) for n in ("linalg.solve", "tril", "triu"))
@@ -268,6 +268,15 @@ def _nonzero(z):
     return npwhere(Call("numpy.equal", (z, Num(0.0))), 1.0, z)
 
 
+def _nonzero_number(z, axis, keepdims):
+    """``_nonzero(z)`` of a norm that is one number (no axis, no kept dimensions): ``z if z else 1.0``,
+    as a number (``numpy.where`` of a number makes a 0-d array, at about 5 us a call: the particle
+    field's Euler steps take two norms' derivatives each)."""
+    if isinstance(axis, Num) and axis.value is None and _static(keepdims) is False:
+        return IfExp(z, z, Num(1.0))
+    return _nonzero(z)
+
+
 def _vector_norm(p, x, axis, keepdims, z, t=None, g=None):
     """The tangent (given t) or the cotangent (given g) of a vector norm of x along axis."""
     x = np_("asarray")(x)
@@ -280,7 +289,7 @@ def _vector_norm(p, x, axis, keepdims, z, t=None, g=None):
         scale = np_("sign")(x)
     else:
         scale = np_("abs")(x) ** Num(p - 1) * np_("sign")(x)
-    zp = 1.0 if inf or p in (0, 1) else _nonzero(z) ** Num(1 if p in (None, 2, "fro") else p - 1)
+    zp = 1.0 if inf or p in (0, 1) else _nonzero_number(z, axis, keepdims) ** Num(1 if p in (None, 2, "fro") else p - 1)
     if inf:
         ax = np_("abs")(x)
         if t is not None:
