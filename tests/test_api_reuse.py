@@ -1,9 +1,7 @@
 """A derivative asked for again, as code that nests derivatives asks (GradBench's particle and saddle:
 ``adcompiler.jvp(potential, ...)`` in every Euler step, ``differentiate(inner_max)`` made once per
 solve): the call goes to the fast entry made by the first one, without binding and checking its
-arguments a second time, and a Differentiable made again for the same function and options loads the
-code the first one built instead of transforming the function again.  References: analytic
-derivatives and central differences."""
+arguments a second time.  References: analytic derivatives and central differences."""
 
 import numpy as np
 import pytest
@@ -75,21 +73,6 @@ def test_grad_called_again_takes_the_differentiable_it_made(monkeypatch):
     for _ in range(2):
         np.testing.assert_array_equal(adcompiler.grad(bowl, argnums=1)(x, y), -6.0 * y)
     assert made == []
-
-
-def test_differentiate_again_loads_the_code_built_before(monkeypatch):
-    x = np.array([0.5, -1.0, 2.0])
-    first = adcompiler.differentiate(cube, wrt=("x",))
-    first.vjp((x,), np.ones(3))
-    builds = _counting(monkeypatch, D.Differentiable, "_build")
-    again = adcompiler.differentiate(cube, wrt="x")  # the same options (wrt spelt otherwise)
-    value, (g,) = again.vjp((x,), np.array([1.0, 2.0, -1.0]))
-    assert builds == []  # (each new Differentiable transformed the function again)
-    np.testing.assert_array_equal(value, x**3)
-    np.testing.assert_allclose(g, 3 * x * x * np.array([1.0, 2.0, -1.0]), rtol=1e-15)
-    other = adcompiler.differentiate(cube, wrt="x", checkpoint=2)  # other options: its own code
-    other.vjp((x,), np.ones(3))
-    assert builds == ["_build"]
 
 
 def test_a_helper_redefined_is_seen_by_the_next_differentiable(monkeypatch):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import weakref
 from typing import Any, Callable, Sequence, Union, overload
 
 from ..compile import emit
@@ -58,14 +57,7 @@ def differentiate(fn=None, *, wrt=None, checkpoint=None, backend="python", array
     refuse_partial(fn)
     if fn is None or method is not None:
         return method or (lambda f: differentiate(f, **options))
-    d = Differentiable(fn, wrt, checkpoint, backend, arrays)
-    return d._share() if isinstance(d, Differentiable) else d
-
-
-# function -> {options: (programs, sources, compiled)}: what every Differentiable of one function with the same
-# options builds, shared, so that ``differentiate(f)`` made again (inside a function called in a loop: GradBench's
-# saddle and particle make theirs per solve) loads the code made before instead of transforming it again
-_SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+    return Differentiable(fn, wrt, checkpoint, backend, arrays)
 
 
 class Differentiable:
@@ -95,24 +87,6 @@ class Differentiable:
         self._compiled_for: dict = {}  # signature -> mode -> the loaded entry function
         self.derived: dict = {}  # derivatives of the generated code (hessian's), by mode and signature
         self._record_entries: dict = {}  # grad, value_and_grad -> [(tests, code, rebuild)] (entries)
-        self._shared_key = None  # the key of the tables this shares with other Differentiables (_share)
-
-    def _share(self) -> "Differentiable":
-        """Build into the tables of the earlier Differentiables of this function with these options (``_SHARED``);
-        a derivative of generated code, a function refused, or options that are no key keep their own."""
-        if self._origin is not None or self._refusal is not None or self._programs and self._shared_key is None:
-            return self  # (a Differentiable that built for itself keeps what it built)
-        try:
-            key = (self.wrt, self.wrt_given, self.checkpoint, self.backend, self.arrays)
-            hash(key)
-            with BUILDING:
-                table = _SHARED.setdefault(self._called, {})
-                shared = table.setdefault(key, (self._programs, self._sources, self._compiled_for))
-        except TypeError:  # (a function that takes no weak reference, an option that is not hashable)
-            return self
-        self._programs, self._sources, self._compiled_for = shared
-        self._shared_key = key
-        return self
 
     def _read(self, wrt: Wrt) -> None:
         """What a call runs (``runs.read``): the function differentiated, its signature, its tree (what the fence
@@ -285,12 +259,6 @@ class Differentiable:
             if runs.changed(self._reading):
                 self._read(self._wrt_asked)  # its signature, defaults and tree as they are now
             self._programs, self._sources, self._compiled_for, self.derived = {}, {}, {}, {}
-            if self._shared_key is not None:  # the next Differentiable of this function takes the new tables
-                _SHARED.setdefault(self._called, {})[self._shared_key] = (
-                    self._programs,
-                    self._sources,
-                    self._compiled_for,
-                )
             self._record_entries = {}
             self._out_shape = None
             for name in ("jvp", "vjp", "grad", "value_and_grad"):  # the fast entries of the old code

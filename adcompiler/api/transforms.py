@@ -111,7 +111,6 @@ def differentiable(f, places: tuple, every: bool = False) -> Differentiable:
         if key not in table:
             table[key] = d = differentiate(f, wrt=places, **options)
             d.wrt_given = not every
-            d._share() if isinstance(d, Differentiable) else None  # (its tables: those of this wrt_given)
         return table[key]
 
 
