@@ -1,6 +1,8 @@
 """Functions for tests/test_numba.py: what Numba users write (no adcompiler import here)."""
 
 import math
+import sys
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -8,6 +10,9 @@ from scipy.special import gammaln, multigammaln
 
 from tests.release_funcs import particles_np  # noqa: F401 (Table 1's particles on NumPy)
 from tests.store_funcs import dot_rows as mat_vec_product_sum  # noqa: F401 (Table 1's sum_mat_vec on lists)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks" / "gradbench"))
+from evals import det as _det  # noqa: E402 (the eval module itself, as tests/test_gradbench_evals.py reads it)
 
 
 def poly(x, y):
@@ -248,23 +253,7 @@ def array_depth_written(a, n):
     return array_depth_written(b, n - 1) * 2.0
 
 
-def det_of_minor(A, rows, cols):
-    """GradBench's det: the determinant by expansion along the first row, the minor named by fresh lists
-    of indices (slices and joins of lists of ints), recursion over the array A."""
-    if len(rows) == 1:
-        return A[rows[0], cols[0]]
-    total = 0.0
-    sign = 1.0
-    for j in range(len(cols)):
-        sub_cols = cols[:j] + cols[j + 1 :]
-        total = total + sign * A[rows[0], cols[j]] * det_of_minor(A, rows[1:], sub_cols)
-        sign = -sign
-    return total
-
-
-def det_by_minors(A):
-    ell = A.shape[0]
-    return det_of_minor(A, list(range(ell)), list(range(ell)))
+det_of_minor, det_by_minors = _det.det_of_minor, _det.det  # GradBench's det: index lists sliced and joined
 
 
 def doubled_length(cols):

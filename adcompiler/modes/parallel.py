@@ -63,8 +63,8 @@ def parallel_adjoint(sweep, loop, site: tuple) -> list:
     again = PrimalSweep(plan, keeping.frozen(), sweep.shadows, program).block(loop.body, body_site, False, ())
     # the iteration's values computed again; the totals it adds into are left as the loop left them
     totals = {plan.alias.get(s, s): namer.fresh(plan.alias.get(s, s) + "_again") for s in record.reductions}
-    again = [_renamed_targets(s, totals) for s in again]
-    split = _Split(sweep, record, loop, adjoints.acc, tapes)
+    again = [_renamed_in(s, totals, read=False) for s in again]
+    split = _Split(sweep, record, loop, adjoints.acc)
     body = split.body(adjoint)
     # the accumulators of the iteration's own variables made outside the loop (a slot's, at the top of the
     # function) start from zero in each iteration, as the serial sweep leaves them after an iteration
@@ -88,11 +88,11 @@ class _Split:
     """The accumulators an adjoint loop's iterations add into, each in its place: a row of the
     accumulator itself, or a sum of the loop (see the module docstring)."""
 
-    def __init__(self, sweep, record: ParallelLoop, loop, acc: dict, tapes: frozenset):
+    def __init__(self, sweep, record: ParallelLoop, loop, acc: dict):
         self.sweep, self.record, self.loop = sweep, record, loop
         plan = sweep.plan
         local = record.local | {s for s in plan.fn.slots if s not in record.reductions and _assigned_in(s, loop)}
-        self.outer = {a: v for v, a in acc.items() if _root_of(plan, v) not in local and v not in local}
+        self.outer = {a: v for v, a in acc.items() if plan.alias.get(v, v) not in local and v not in local}
         self.rows = {}  # accumulator -> the array whose rows the iterations own (d_x of x[i], d_y of y[i] = ...)
         self.sums = set()  # accumulators the iterations only add into: sums of the loop
         self.read = {}  # accumulator the iterations read too -> (its iteration's copy, the sum of their changes)
@@ -151,14 +151,14 @@ class _Split:
             return ForS(s.target, _renamed(s.iterable, here), inner(s.body), s.line, s.parallel)
         if isinstance(s, WhileS):
             return WhileS(inner(s.header), _renamed(s.test, here), inner(s.body), s.line)
-        if set(_names_in(s)) & set(self.rows):
+        if (reads(s) | writes(s)) & set(self.rows):
             raise at_line(
                 self.sweep.plan.fn.source,
                 getattr(s, "line", 0) or self.loop.line,
                 "a prange loop whose adjoint reads a whole array the iterations own a row each of",
                 "read the array only at the iteration's row (x[i]), or loop with range",
             )
-        return _renamed_statement(s, here)
+        return _renamed_in(s, here)
 
     # ---- around the loop and each iteration -----------------------------------------------------
 
@@ -208,20 +208,12 @@ def _assigned_in(slot: str, loop) -> bool:
     return any(isinstance(s, Eq) and s.prim == "write" and s.outs[0].name == slot for s in walk(loop.body))
 
 
-def _root_of(plan, v: str) -> str:
-    return plan.alias.get(v, v)
-
-
 def _base(plan, v: str) -> str:
     """The name ``v`` copies (a dup copy's first name), as ``analysis.parallel`` names arrays."""
     seen = v
     while seen in plan.alias and plan.alias[seen] != seen:
         seen = plan.alias[seen]
     return seen
-
-
-def _names_in(s) -> set:
-    return reads(s) | writes(s)
 
 
 def _uses(code, a: str):
@@ -290,31 +282,23 @@ def _target(t, names: dict):
     return _renamed(t, names)
 
 
-def _renamed_targets(s, names: dict):
-    """The generated statement ``s`` assigning the names of ``names`` renamed (reads left as they are)."""
-    if isinstance(s, Assign):
-        return Assign(tuple(_target(t, names) for t in s.targets), s.value, s.line, s.effect)
-    if isinstance(s, AugAssign):
-        return AugAssign(_target(s.target, names), s.op, s.value, s.line)
-    if isinstance(s, IfS):
-        body, orelse = ([_renamed_targets(x, names) for x in b] for b in (s.body, s.orelse))
-        return IfS(s.test, tuple(body), tuple(orelse), s.line)
-    if isinstance(s, ForS):
-        return ForS(s.target, s.iterable, tuple(_renamed_targets(x, names) for x in s.body), s.line, s.parallel)
-    if isinstance(s, WhileS):
-        header, body = ([_renamed_targets(x, names) for x in b] for b in (s.header, s.body))
-        return WhileS(tuple(header), s.test, tuple(body), s.line)
-    return s
-
-
-def _renamed_statement(s, names: dict):
-    """A simple generated statement with the names of ``names`` renamed, where it reads and assigns them."""
+def _renamed_in(s, names: dict, read: bool = True):
+    """The generated statement ``s`` with the names of ``names`` renamed where it assigns them, and
+    where it reads them too (``read``); its nested blocks alike."""
     if not names:
         return s
+    value = (lambda e: _renamed(e, names)) if read else (lambda e: e)  # noqa: E731
+    inner = lambda block: tuple(_renamed_in(x, names, read) for x in block)  # noqa: E731
     if isinstance(s, Assign):
-        return Assign(tuple(_target(t, names) for t in s.targets), _renamed(s.value, names), s.line, s.effect)
+        return Assign(tuple(_target(t, names) for t in s.targets), value(s.value), s.line, s.effect)
     if isinstance(s, AugAssign):
-        return AugAssign(_target(s.target, names), s.op, _renamed(s.value, names), s.line)
+        return AugAssign(_target(s.target, names), s.op, value(s.value), s.line)
     if isinstance(s, Do):
-        return Do(_renamed(s.value, names), s.line)
+        return Do(value(s.value), s.line)
+    if isinstance(s, IfS):
+        return IfS(value(s.test), inner(s.body), inner(s.orelse), s.line)
+    if isinstance(s, ForS):
+        return ForS(s.target, value(s.iterable), inner(s.body), s.line, s.parallel)
+    if isinstance(s, WhileS):
+        return WhileS(inner(s.header), value(s.test), inner(s.body), s.line)
     return s

@@ -46,7 +46,7 @@ def _block(d: Def, stmts, fresh, made: list, known: set) -> list:
     out = []
     for s in stmts:
         if isinstance(s, ForS) and s.parallel:
-            out.extend(_split(d, s, stmts, fresh, made, known))
+            out.extend(_split(d, s, fresh, made, known))
         elif isinstance(s, ForS):
             out.append(ForS(s.target, s.iterable, tuple(_block(d, s.body, fresh, made, known)), s.line))
         elif isinstance(s, IfS):
@@ -60,7 +60,7 @@ def _block(d: Def, stmts, fresh, made: list, known: set) -> list:
     return out
 
 
-def _split(d: Def, loop: ForS, around, fresh, made: list, known: set) -> list:
+def _split(d: Def, loop: ForS, fresh, made: list, known: set) -> list:
     """The parallel ``loop`` of ``d`` as a chunk function and a loop function (appended to ``made``),
     and what ``d`` runs in its place."""
     inside = writes_block(loop.body) | {loop.target}
