@@ -96,7 +96,9 @@ class Program:
         self.analyser = Analyser(self.dupform)
         self.helpers: dict = {}  # runtime helper -> its name in generated modules
         self.accumulators: dict = {}  # an adjoint's accumulator (d_x = 0.0) -> its variable (the Numba target's)
-        self.array_accumulators: dict = {}  # accumulator -> its array's ndim, 0 a number's, None both (typed_zeros)
+        self.array_accumulators: dict = (
+            {}
+        )  # accumulator -> its array's ndim, 0 a number's, -1 not known, None both (typed_zeros)
         self._dependencies: tuple = (None, [])  # (what had been lowered and rendered, its dependencies)
 
     # ---- lowering -----------------------------------------------------------------

@@ -86,7 +86,7 @@ class _AdjointSweep:
                 if plan.options.typed_zeros:  # its zeros in a loop or branch (targets.numba.translate); the
                     # map is the module's: a name two functions' accumulators of two kinds share is left alone
                     aval = plan.facts.of(Var(v))
-                    ndim = aval.ndim if isinstance(aval, V.Arr) and aval.ndim else 0
+                    ndim = _ndim(aval)
                     known = self.program.array_accumulators
                     if known.setdefault(adj.acc[v], ndim) != ndim:
                         known[adj.acc[v]] = None
@@ -308,3 +308,12 @@ def _changes_arguments(program, fn) -> bool:
         if any(isinstance(eq, Eq) and eq.prim in _CHANGING + CHANGES for eq in walk(program.anf(g).body)):
             return True
     return False
+
+
+def _ndim(aval: V.Aval) -> int:
+    """An accumulator's entry in ``array_accumulators``: its array's ndim, 0 for a number, -1 where the
+    kind is not known (no argument types: the module ``adc compile --target numba`` writes), whose zero
+    the target then types from its variable."""
+    if isinstance(aval, V.Arr):
+        return aval.ndim if aval.ndim is not None else -1
+    return -1 if isinstance(aval, (V.Numeric, V.Top)) else 0

@@ -73,6 +73,28 @@ def _numba_zero_array(ndim):
     exec(f"def impl(ndim):\\n    return numpy.zeros({shape})", scope)
     return scope["impl"]
 ''',
+    "zero_of": '''def zero_of(x):
+    """The zero adjoint of x, typed from x alone (compiled code only: see the overload below)."""
+    raise TypeError("zero_of is called from code numba.njit compiles")
+
+
+@numba.extending.overload(zero_of)
+def _numba_zero_of(x):
+    """The zero adjoint of ``x`` before anything is added to it where ``x``'s kind is not known when the
+    code is written (the module ``adc compile --target numba`` writes): 0.0 for a number, zeros of length
+    1 along each of an array's axes (as ``zero_array``), so that the adjoint keeps one type in a loop.
+    Only ``x``'s type is read, never its value: it may be unbound (a loop that did not run)."""
+    types = numba.core.types
+    if isinstance(x, types.Array):
+        shape = "(" + "1, " * x.ndim + ")"
+        dtype = "numpy.complex128" if isinstance(x.dtype, types.Complex) else "numpy.float64"
+        scope = {"numpy": numpy}
+        exec(f"def impl(x):\\n    return numpy.zeros({shape}, {dtype})", scope)
+        return scope["impl"]
+    if isinstance(x, types.Complex):
+        return lambda x: 0j
+    return lambda x: 0.0  # (a number; anything else as the number 0.0 was written)
+''',
     "zeros_rows": '''def zeros_rows(rows):
     """Zeros in the shape of a list of lists of numbers (compiled code only: see the overload below)."""
     raise TypeError("zeros_rows is called from code numba.njit compiles")

@@ -70,6 +70,7 @@ def translate(
             "check_index",
             "zeros_like",
             "zero_array",
+            "zero_of",
             "read_at",
             "write_at",
             *_LIST_HELPERS.values(),
@@ -301,6 +302,7 @@ class _Rewrite(ast.NodeTransformer):
             if isinstance(t, ast.Name)
         }
         bound = {a.arg for a in node.args.args}
+        self.locals = bound | {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         for stmt in node.body:
             if not isinstance(stmt, ast.Assign):
                 continue
@@ -342,7 +344,8 @@ class _Rewrite(ast.NodeTransformer):
     def visit_Assign(self, node):
         """``d_x = 0.0`` of an array's accumulator not made ``zeros_like(x)`` above (in a loop or a branch,
         or before ``x`` is bound): ``zero_array(ndim)``, zeros of length 1 along each axis, which broadcast
-        as the number does, so the variable keeps one type; ``unbroadcast``, ``array_like``, ``add_into``
+        as the number does, so the variable keeps one type (``zero_of(x)``, the same from ``x``'s type,
+        where the ndim is not known: a module written without argument types); ``unbroadcast``, ``array_like``, ``add_into``
         and ``scatter_add`` give it the shape it stands for.  ``x[t] = v``, ``t`` a name bound to a tuple:
         ``write_at(x, t, v)`` (see ``visit_Subscript``)."""
         node = self.generic_visit(node)
@@ -351,7 +354,11 @@ class _Rewrite(ast.NodeTransformer):
             return ast.Expr(self._call("write_at", [target.value, target.slice, node.value]))
         ndim = self.array_accumulators.get(target.id) if isinstance(target, ast.Name) else None
         if ndim and isinstance(node.value, ast.Constant) and node.value.value == 0.0:
-            node.value = self._call("zero_array", [ast.Constant(ndim)])
+            variable = self.accumulators.get(target.id)
+            if ndim > 0:
+                node.value = self._call("zero_array", [ast.Constant(ndim)])
+            elif variable in self.locals:  # (the kind not known: typed from the variable's, unbound or not)
+                node.value = self._call("zero_of", [ast.Name(variable, ast.Load())])
         return node
 
     def visit_For(self, node):
