@@ -356,7 +356,7 @@ class Calls:
         func = self.ev.value(node.func, local)
         if not self._pure(func):
             raise Unresolvable(node, refused_call(node, func, self.ev.is_user))
-        args, kwargs = self._arguments(node, local, func)
+        args, kwargs = self._arguments(node, local)
         check_call(node, func, args, kwargs)
         result = self.ev.apply(node, func, *args, **kwargs)
         if not (is_data(result) or typelike(result) or isinstance(result, ITERATORS)):
@@ -371,12 +371,12 @@ class Calls:
             allowed = PURE_METHODS["ndarray"]
         if name not in allowed.split():
             raise Unresolvable(node, f"{short(node.func)}(...) is a method call adc compile does not make")
-        args, kwargs = self._arguments(node, local, None)
+        args, kwargs = self._arguments(node, local)
         if size_of(base) > LIMIT_ITEMS:
             raise Unresolvable(node, "the value is too large")
         return self.ev.apply(node, getattr(base, name), *args, **kwargs)
 
-    def _arguments(self, node, local, func):
+    def _arguments(self, node, local):
         args = []
         for a in node.args:
             if isinstance(a, ast.Starred):

@@ -214,7 +214,7 @@ class Exprs:
             a, ba = sub()
             return f"-({a})", ba
         if r < 0.97 and self.draft.helpers:
-            return self.helper_call_expr(env, depth)
+            return self.helper_call_expr(env)
         if r < 1.0:
             lists = [n for n in env.readable_lists() if env.lists[n].minlen >= 1]
             if lists:
@@ -278,7 +278,7 @@ class Exprs:
             args.append(str(self.rng.randint(0, 3)))
         return ", ".join(args)
 
-    def helper_call_expr(self, env: Env, depth: int) -> tuple[str, float]:
+    def helper_call_expr(self, env: Env) -> tuple[str, float]:
         hs = [h for h in self.draft.helpers if h.outputs == 1]
         if not hs:
             return self.leaf(env)

@@ -17,19 +17,19 @@ class ListStmts:
         self.stmts, self.exprs, self.draft = stmts, stmts.exprs, stmts.draft
         self.rng = self.draft.rng
 
-    def list_stmt(self, env: Env, depth: int, budget: list) -> None:
+    def list_stmt(self, env: Env) -> None:
         rng = self.rng
         r = rng.random()
         writable_lists = [n for n in env.lists if not n.startswith("xs") and n not in env.appending]
         if r < 0.35 or not env.lists:
-            self.build_list(env, depth, budget)
+            self.build_list(env)
         elif r < 0.6 and writable_lists and self.grows(env, writable_lists):
             pass
         elif r < 0.6 and writable_lists:
             lst = rng.choice(writable_lists)
             ix = self.exprs.index_for(env, lst)
             if ix is None:
-                return self.build_list(env, depth, budget)
+                return self.build_list(env)
             src, b = self.exprs.expr(env, 2)
             info = env.lists[lst]
             op = rng.choice(["=", "=", "+=", "*="])
@@ -64,7 +64,7 @@ class ListStmts:
             name = self.draft.fresh("t")
             lists = [n for n in env.readable_lists() if env.lists[n].minlen >= 1]
             if not lists:
-                return self.build_list(env, depth, budget)
+                return self.build_list(env)
             lst = rng.choice(lists)
             fn = rng.choice(["sum", "max", "min"])
             b = env.lists[lst].bound * (12 if fn == "sum" else 1)
@@ -143,7 +143,7 @@ class ListStmts:
         info.minlen, info.bound = info.minlen + 1, max(info.bound, b)
         return True
 
-    def build_list(self, env: Env, depth: int, budget: list) -> None:
+    def build_list(self, env: Env) -> None:
         rng = self.rng
         ys = self.draft.fresh("ys")
         r = rng.random()

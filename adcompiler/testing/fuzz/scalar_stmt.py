@@ -66,7 +66,7 @@ class Stmts:
             self.while_stmt(env, depth, budget)
             return
         if r < 0.79:
-            self.lists.list_stmt(env, depth, budget)
+            self.lists.list_stmt(env)
             return
         if r < 0.85 and env.in_loop:
             self.jump(env)

@@ -35,7 +35,6 @@ class Env:
         self.lists: dict[str, ListInfo] = {}
         self.caps: dict[str, float] = {}  # floats assigned inside the current loop stay below
         self.in_loop = False
-        self.loop_depth = 0
         self.appending: set[str] = set()  # lists not to read by index (being grown)
 
     def copy(self) -> "Env":
@@ -47,7 +46,6 @@ class Env:
         e.lists = dict(self.lists)  # ListInfo shared: aliases and bound updates
         e.caps = dict(self.caps)
         e.in_loop = self.in_loop
-        e.loop_depth = self.loop_depth
         e.appending = set(self.appending)
         return e
 
@@ -63,7 +61,6 @@ class Env:
         """The scope of a loop body: what it assigns stays below a cap, ints grow."""
         e = self.copy()
         e.in_loop = True
-        e.loop_depth += 1
         for name, b in self.floats.items():
             if name not in e.readonly:
                 cap = e.caps.get(name, max(b, LOOP_CAP))
