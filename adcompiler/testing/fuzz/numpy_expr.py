@@ -1,7 +1,8 @@
 """Array expressions of one shape: ArrayExprs, the array side of a NumPy program's expressions.
 
-Elementwise arithmetic, powers, functions and comparisons, operands that broadcast, and which values are
-new arrays and which names may be written into; what changes shape is ShapeExprs' (numpy_shape).
+Elementwise arithmetic, powers, functions and comparisons, operands that broadcast, array outputs, and
+which values are new arrays and which names may be written into; what changes shape is ShapeExprs'
+(numpy_shape).
 """
 
 from __future__ import annotations

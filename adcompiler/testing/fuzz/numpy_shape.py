@@ -1,8 +1,8 @@
 """Expressions across shapes: ShapeExprs makes arrays from arrays of other shapes, and floats from arrays.
 
 Rows, columns, axis reductions, matrix products, reshapes, slices, joins and fancy indexing; sums,
-dot products, elements, norms and masks; array outputs, and the arguments of helpers taking arrays
-(small shapes among them).
+dot products, elements, norms and masks; and the arguments of helpers taking arrays (small shapes
+among them).
 """
 
 from __future__ import annotations
