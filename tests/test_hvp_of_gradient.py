@@ -33,7 +33,7 @@ def test_the_product_is_the_tangent_of_the_gradient_code():
     )
     np.testing.assert_allclose(hy, (np.cos(x) * x + np.sin(x)) * u, rtol=1e-13)
     (made,) = [g for key, g in d.derived.items() if key[0] == "grad"]
-    assert made is not None and made.fn is d._function("grad", d._sig)
+    assert made is not None and made.fn is d._built.function("grad", d._sig)
 
 
 def test_kmeans_direction_against_the_analytic_hessian_diagonal():

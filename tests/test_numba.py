@@ -36,7 +36,7 @@ def numba_d(fn, **options):
 
 def compiled(d, mode="grad"):
     """The Numba dispatcher behind a derivative (so a test knows the code ran compiled)."""
-    return next(iter(d._compiled_for.values()))[mode].compiled
+    return next(iter(d._built.compiled_for.values()))[mode].compiled
 
 
 @pytest.mark.parametrize(

@@ -54,7 +54,7 @@ def autograd_hessian(fn, args, wrt):
 def second_order(d, args):
     """The Numba dispatcher of the forward code hessian and hvp run for these arguments."""
     _, sig = d._bound(args)
-    return next(iter(d.derived[("reverse", sig)]._compiled_for.values()))["forward"].compiled
+    return next(iter(d.derived[("reverse", sig)]._built.compiled_for.values()))["forward"].compiled
 
 
 def hessian_checked(fn, args, wrt=None):

@@ -5,25 +5,20 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Sequence, Union, overload
 
-from ..compile import emit
 from ..analysis import values as V
 from ..analysis.assume import assumed_signature
 from ..modes.checkpoint import checkpoint_problem
+from .built import Built
 from .arguments import all_floats, as_sequence, checked_ct, checked_tangents, constant_integers
 from .arguments import active_tangents, refuse_not_differentiable, refuse_other_arrays, refuse_partial
 from .arguments import ct_shapes, refuse_shared_writes, require_scalar, tangent_like
-from .entries import NO_ENTRY, ct_kind, install, record_entry, remember_records
+from .entries import NO_ENTRY, ct_kind, fast_path, install, record_entry, remember_records
 from .iterables import refuse_other_iterables
-from ..compile.load import load
 from ..compile.page import page_of
-from ..front.environment import namespace_of
-from ..compile.collector import no_cycle_collection
 from .pickling import reduce
 from .methods import bind, method_of
 from ..compile.pipeline import BUILDING, Program
-from ..options import Options
-from ..rules.custom import through_rule
-from .trees import all_integral, any_records, converts, flatten, gradient_of, narrow_floats, unflatten, unflatten_each
+from .trees import all_integral, any_records, converts, flatten, gradient_of, unflatten, unflatten_each
 from ..targets import registry as targets
 from . import runs
 from .variadic import Variadic, has_varargs
@@ -72,7 +67,7 @@ class Differentiable:
         self._origin = _origin(fn)  # (owner, mode, signature) when fn is g.grad, g.jvp, ... of a Differentiable
         if self._origin is not None:
             owner, mode, sig = self._origin
-            fn = owner._function(mode, sig)  # the generated function itself
+            fn = owner._built.function(mode, sig)  # the generated function itself
         self.checkpoint = checkpoint
         self.backend, self.arrays = backend, arrays  # as the user gave them (pickling, methods, variadic)
         self.target = targets.of(backend, arrays)  # where the code runs (adcompiler.targets.registry)
@@ -81,10 +76,7 @@ class Differentiable:
         self.wrt_given = wrt is not None  # (a method's default leaves self out: adcompiler.api.methods)
         self._read(wrt)
         self._sig: V.Sig | None = None  # the abstract signature of the last call's arguments: what the code is for
-        self._out_shape = None
-        self._programs: dict = {}  # signature -> its Program
-        self._sources: dict = {}  # each generated entry function: the IR it was emitted from
-        self._compiled_for: dict = {}  # signature -> mode -> the loaded entry function
+        self._built = Built(self)  # the code built for each signature (adcompiler.api.built)
         self.derived: dict = {}  # derivatives of the generated code (hessian's), by mode and signature
         self._record_entries: dict = {}  # grad, value_and_grad -> [(tests, code, rebuild)] (entries)
 
@@ -109,11 +101,11 @@ class Differentiable:
 
     # ---- building -------------------------------------------------------------------
     #
-    # Everything below that creates or fills a Program, generates code or makes an entry holds
-    # pipeline.BUILDING: the passes share module-level tables, and two threads asking for the same
-    # signature's code at once must not build it twice into one Program.  Each call works with the
-    # signature it bound itself (``_bound``), never with another thread's: ``_sig`` only remembers
-    # the last call's, for ``source()`` and ``program``.
+    # The code is built per signature by ``self._built`` (adcompiler.api.built).  Everything that creates
+    # or fills a Program, generates code or makes an entry holds pipeline.BUILDING: the passes share
+    # module-level tables, and two threads asking for the same signature's code at once must not build
+    # it twice into one Program.  Each call works with the signature it bound itself (``_bound``), never
+    # with another thread's: ``_sig`` only remembers the last call's, for ``source()`` and ``program``.
 
     @property
     def program(self) -> Program:
@@ -121,129 +113,35 @@ class Differentiable:
         entry points ``f_forward``, ``f_reverse``, ...)."""
         with BUILDING:
             if self._sig is None:  # no call yet: what the code's use of each parameter says (as adc compile)
-                program = self._new_program(Program)
+                program = self._built.new_program(Program)
                 self._sig = assumed_signature(program, self.fn)
-                self._programs.setdefault(self._sig, program)
-            return self._program(self._sig)
+                self._built.programs.setdefault(self._sig, program)
+            return self._built.program(self._sig)
 
     def _program(self, sig: V.Sig) -> Program:
-        """The program for arguments of signature ``sig`` (made on first use)."""
-        program = self._programs.get(sig)
-        if program is None:
-            kind = self.target.program
-            with BUILDING:  # (another thread's, if it made one meanwhile)
-                program = self._programs.get(sig) or self._programs.setdefault(sig, self._new_program(kind))
-        return program
-
-    def _new_program(self, kind) -> Program:
-        """A new ``kind`` of Program for this function.  The first is handed the tree the fence read when
-        the function was made differentiable, so the function is parsed once, not twice; only one Program
-        may have it (lowering changes the tree)."""
-        program, parsed, self._parsed = (
-            kind(namespace_of(self.fn), Options(checkpoint=self.checkpoint)),
-            self._parsed,
-            None,
-        )
-        if parsed is not None and through_rule(self.fn) is self.fn:  # (a function with rules lowers a wrapper)
-            program.parsed[self.fn] = parsed
-        return program
-
-    def _facts(self, sig: V.Sig):
-        """What the analysis knows of the function for arguments of signature ``sig``."""
-        with BUILDING, no_cycle_collection():
-            try:
-                return self._program(sig).facts(self.fn, sig)
-            except Exception:  # refused: not a Program left half analysed, which the next call would take
-                if not self._compiled_for.get(sig):
-                    self._programs.pop(sig, None)
-                raise
+        """The program for arguments of signature ``sig`` (``Built.program``; the targets ask for it here)."""
+        return self._built.program(sig)
 
     def _specialise(self, args) -> V.Sig:
         """The abstract signature of the arguments, which chooses the generated code: every leaf of
         every list and tuple looked at, and which arguments share a list (built once per signature)."""
         sig = V.signature(args)
-        if sig not in self._compiled_for:
-            refuse_other_iterables(self.fn, self.params, args, sig, lambda: self._program(sig))
-            refuse_shared_writes(self.fn, self.params, sig, lambda: self._facts(sig))
+        if sig not in self._built.compiled_for:
+            refuse_other_iterables(self.fn, self.params, args, sig, lambda: self._built.program(sig))
+            refuse_shared_writes(self.fn, self.params, sig, lambda: self._built.facts(sig))
         self._sig = sig
         return sig
 
     def _function(self, mode: str, sig: V.Sig | None = None):
         """The loaded entry function for ``mode``, for arguments of signature ``sig`` (the last call's
-        when None), transforming on first use only.
-
-        Each entry point (``jvp``, ``vjp``, ``grad``, ``value_and_grad``) is generated when first
-        asked for; the functions it calls are generated once per program and shared.
-        """
-        if sig is None:  # asked from outside (higher, a derivative of this one): the last call's code
-            self._check_current()
-            self.program  # noqa: B018  (makes the assumed signature when nothing was called yet)
-            sig = self._sig
-        compiled = self._compiled_for.get(sig)
-        if compiled is None or mode not in compiled:
-            with BUILDING, no_cycle_collection():
-                compiled = self._compiled_for.setdefault(sig, {})
-                if mode not in compiled:
-                    try:
-                        self._build(mode, sig, compiled)  # type: ignore[arg-type]
-                    except Exception:  # refused: the next call like this one is refused the same way
-                        if not compiled:  # (not a Program left half analysed, which fails otherwise)
-                            self._compiled_for.pop(sig, None)
-                            self._programs.pop(sig, None)
-                        raise
-        return compiled[mode]
-
-    def _build(self, mode: str, sig: V.Sig, compiled: dict) -> None:
-        """Generate, load and remember (in ``compiled``) the entry function for ``mode`` (see ``_function``)."""
-        program = self._program(sig)
-        built = program.build(self.fn, mode, self._wrt_of(sig), sig)
-        if self.target.load is not None:  # compiled by numba.njit, calling its arguments' array namespace, ...
-            return compiled.update({mode: self.target.load(self, program, built, mode, sig)})
-        source = emit.render_module(built, program.ns, program.helper_sources, formatted=False)
-        # run in the function's own module (its globals read when the code runs), nothing written into it
-        label = f"{mode} of {self.fn.__qualname__}"
-        namespace = load(source, self.fn.__globals__, label, program.supplied, {d.name for d in built})
-        for name, alias in program.helpers.items():
-            namespace[alias].__adc_primitive__ = name  # so derivative code can itself be differentiated
-        function = namespace[built[0].name]
-        self._sources[function] = (built[0], program.ns)
-        compiled[mode] = function
-
-    # ---- what the code was built from -----------------------------------------------
-    #
-    # The generated code reads the module's globals when it runs, as the primal does; what it was
-    # built from (the helpers it calls and differentiates, the kinds of the globals it reads, an
-    # integer that chose an index) is tested on every call, a few dictionary lookups in the fast
-    # entries (see front.environment); when the module no longer holds it (a helper redefined, as
-    # in a notebook), everything built is dropped and built again on this call.
-
-    def _dependencies(self) -> tuple:
-        """What everything built so far depends on, with, for a derivative of derivative code, what
-        that code depends on."""
-        found: dict = {}
-        deps = [d for program in list(self._programs.values()) for d in program.dependencies()]
-        deps += runs.own_dependency(self._reading)
-        if self._origin is not None:
-            deps += self._origin[0]._dependencies()
-        for d in deps:
-            found.setdefault((id(d.where), d.name), d)
-        return tuple(found.values())
-
-    def _stale(self) -> bool:
-        """Whether the module no longer holds something the code was built from."""
-        if self._origin is not None:  # the differentiated code: stale, or built again since
-            owner, mode, sig = self._origin
-            if owner._stale() or owner._compiled_for.get(sig, {}).get(mode) is not self._called:
-                return True
-        return runs.changed(self._reading) or any(
-            not d.holds() for program in list(self._programs.values()) for d in program.dependencies()
-        )
+        when None), built on first use (``Built.function``; the targets ask for it here)."""
+        return self._built.function(mode, sig)
 
     def _check_current(self) -> None:
         """Drop everything built if the module no longer holds what it was built from."""
-        if self._stale():
+        if self._built.stale():
             with BUILDING:
-                if self._stale():  # not already dropped (and built again) by another thread
+                if self._built.stale():  # not already dropped (and built again) by another thread
                     self._forget()
 
     def _forget(self) -> None:
@@ -253,14 +151,13 @@ class Differentiable:
             if self._origin is not None:
                 owner, mode, sig = self._origin
                 owner._check_current()
-                self._called = owner._function(mode, sig)
+                self._called = owner._built.function(mode, sig)
                 self._read(self._wrt_asked)
                 functools.update_wrapper(self, self._called)
             if runs.changed(self._reading):
                 self._read(self._wrt_asked)  # its signature, defaults and tree as they are now
-            self._programs, self._sources, self._compiled_for, self.derived = {}, {}, {}, {}
-            self._record_entries = {}
-            self._out_shape = None
+            self._built.forget()
+            self.derived, self._record_entries = {}, {}
             for name in ("jvp", "vjp", "grad", "value_and_grad"):  # the fast entries of the old code
                 self.__dict__.pop(name, None)
 
@@ -275,7 +172,7 @@ class Differentiable:
             wrt = self.wrt if sig is None else self._wrt_of(sig)
             shown = []
             for each in dict.fromkeys(("forward", "reverse", stage) if html else (stage,)):
-                self._function(each, sig) if each in ("forward", "reverse", "grad") else None
+                self._built.function(each, sig) if each in ("forward", "reverse", "grad") else None
                 origins: list | None = [] if html else None
                 text: str = program.stage(self.fn, each, wrt, sig, origins)
                 if self.target.shown is not None and each != "anf":
@@ -328,17 +225,9 @@ class Differentiable:
         refuse_not_differentiable(self.fn, self.params, self.wrt, self._positions_of(sig), values)
         return values, sig
 
-    def _output_shape(self):
-        """The tuple structure of the output (None: one value), from the function's return statements."""
-        shape = self._out_shape  # read once: another thread may forget it meanwhile
-        if shape is None:
-            with BUILDING, no_cycle_collection():
-                shape = self._out_shape = (self.program.shape(self.fn),)
-        return shape[0]
-
     def _require_scalar(self, what: str, sig: V.Sig) -> None:
         """Refuse ``grad`` of a function whose output is not one number (``arguments.require_scalar``)."""
-        require_scalar(self.fn.__name__, what, self._output_shape(), lambda: self._facts(sig).summary.out)
+        require_scalar(self.fn.__name__, what, self._built.output_shape(), lambda: self._built.facts(sig).summary.out)
 
     def jvp(self, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
         """Forward mode: ``(value, tangent of the output)`` along ``tangents`` (one per wrt parameter)."""
@@ -356,16 +245,16 @@ class Differentiable:
         given = tuple(w for w in self.wrt if self.params.index(w) < len(primals))  # (defaults left out)
         tangents = active_tangents(name, as_sequence(tangents, "tangents", name, "jvp", wrt), (self.wrt, given), wrt)
         tangents = checked_tangents(name, self.params, positions, args, sig, tangents, self._origin)
-        forward = self._function("forward", sig)
-        out = self._facts(sig).summary.out
+        forward = self._built.function("forward", sig)
+        out = self._built.facts(sig).summary.out
         records = any_records(sig.avals) or any_records(out if isinstance(out, tuple) else (out,))
         if (
             not records
-            and self._fast_path("jvp", sig)
+            and fast_path(self, "jvp", sig)
             and all(tangent_like(args[i], t, sig.avals[i]) for i, t in zip(positions, tangents))
         ):
             sequences = [("primals", len(self.params)), ("tangents", len(wrt))]
-            self._numbers_first("jvp", "forward", Differentiable._jvp, sequences, sig)
+            install(self, "jvp", "forward", Differentiable._jvp, sequences, sig)
         if records:  # dicts, NamedTuples, dataclasses in or out: the records again, as in every entry point
             return unflatten_each(forward(*args, *tangents), (out, out))
         return forward(*args, *tangents)
@@ -379,16 +268,16 @@ class Differentiable:
         entry installed on ``self`` for later calls like this one falls back to it)."""
         primals = as_sequence(primals, "primals", self.fn.__name__, "vjp", self.params)
         args, sig = self._bound(primals)
-        shape = self._output_shape()
-        out = self._facts(sig).summary.out
+        shape = self._built.output_shape()
+        out = self._built.facts(sig).summary.out
         records = converts(sig.avals) or any_records(out if isinstance(out, tuple) else (out,))
         ct = checked_ct(self.fn.__name__, out, ct, records, self._origin)
-        reverse = self._function("reverse", sig)
-        if not records and self._fast_path("vjp", sig) and (shape is None or all(s is None for s in shape)):
+        reverse = self._built.function("reverse", sig)
+        if not records and fast_path(self, "vjp", sig) and (shape is None or all(s is None for s in shape)):
             sequences = [("primals", len(self.params)), ("ct", None if shape is None else len(shape))]
             ct_aval = ct_kind(ct, shape)  # what later cotangents are tested against (floats: None)
             if ct_aval is not NO_ENTRY:
-                self._numbers_first("vjp", "reverse", Differentiable._vjp, sequences, sig, ct_aval)
+                install(self, "vjp", "reverse", Differentiable._vjp, sequences, sig, ct_aval)
         try:
             value, cts = reverse(*args, ct)
         except (ValueError, TypeError, IndexError):  # a cotangent of the wrong shape, told as such
@@ -413,12 +302,12 @@ class Differentiable:
             return fast[0]
         args, sig = self._bound(args, kwargs)
         self._require_scalar("value_and_grad", sig)
-        function = self._function("value_and_grad", sig)
-        if self._fast_path("value_and_grad", sig):  # later calls like this one skip the checks
-            self._numbers_first("value_and_grad", "value_and_grad", Differentiable._value_and_grad, None, sig)
+        function = self._built.function("value_and_grad", sig)
+        if fast_path(self, "value_and_grad", sig):  # later calls like this one skip the checks
+            install(self, "value_and_grad", "value_and_grad", Differentiable._value_and_grad, None, sig)
         if converts(sig.avals):
             value, g = function(*args)
-            self._remember_records("value_and_grad", sig, function, True)
+            remember_records(self, "value_and_grad", sig, function, True)
             return value, gradient_of(g, [sig.avals[i] for i in self._positions_of(sig)])
         return function(*args)
 
@@ -436,21 +325,14 @@ class Differentiable:
             return fast[0]
         args, sig = self._bound(args, kwargs)
         self._require_scalar("grad", sig)
-        function = self._function("grad", sig)
-        if self._fast_path("grad", sig):  # later calls like this one skip the checks
-            self._numbers_first("grad", "grad", Differentiable._grad, None, sig)
+        function = self._built.function("grad", sig)
+        if fast_path(self, "grad", sig):  # later calls like this one skip the checks
+            install(self, "grad", "grad", Differentiable._grad, None, sig)
         if converts(sig.avals):
             g = gradient_of(function(*args), [sig.avals[i] for i in self._positions_of(sig)])
-            self._remember_records("grad", sig, function, False)
+            remember_records(self, "grad", sig, function, False)
             return g
         return function(*args)
-
-    def _remember_records(self, name: str, sig: V.Sig, function, both: bool) -> None:
-        """A records entry for later calls like this one (``entries.remember_records``): the structure
-        described once, not per call; not for derivative code (its records are tuples already)."""
-        if self.target.numpy_only and self._origin is None and not narrow_floats(sig.avals):
-            with BUILDING:
-                remember_records(self, name, sig, function, self._positions_of(sig), both)
 
     def compiled(self, mode: str = "reverse", *args: Any):
         """The derivative ``mode`` as the Numba dispatcher ``backend="numba"`` compiles, for ``@numba.njit``
@@ -474,23 +356,7 @@ class Differentiable:
                 sig = self._sig
         if mode in ("grad", "value_and_grad"):
             self._require_scalar(mode, sig)
-        return self._function(mode, sig).compiled
-
-    def _fast_path(self, name: str, sig: V.Sig) -> bool:
-        """Whether ``f.<name>`` gets a fast entry for signature ``sig`` now: it has none yet, and every
-        argument is a float, a float array, a list or a tuple, or an int or a bool not differentiated (a
-        constant: ode's number of steps, particle's inner_forward; the code is the same for every int and
-        either bool, tested by its type)."""
-        if not self.target.numpy_only or name in self.__dict__:
-            return False
-        wrt = self._positions_of(sig)
-        if not all(V.entry_testable(a) or a in (V.INT, V.BOOL) and i not in wrt for i, a in enumerate(sig.avals)):
-            return False
-        return not converts([sig.avals[i] for i in self._positions]) and not narrow_floats(sig.avals)  # (trees)
-
-    def _numbers_first(self, name: str, mode: str, method, sequences, sig: V.Sig, ct_aval=None) -> None:
-        """Make ``f.<name>`` for later calls like this one (``entries.install``)."""
-        install(self, name, mode, method, sequences, sig, ct_aval, BUILDING, no_cycle_collection)
+        return self._built.function(mode, sig).compiled
 
 
 setattr(differentiate, "__adc_static__", "call")  # called while lowering differentiate(f).grad (lower.nested)

@@ -21,31 +21,47 @@ from ..analysis.holds import written_ids, written_tangent_test, written_test
 from ..compile.emit import render_body
 from ..ir import expr as E
 from ..ir.nodes import Def, Do, ForS, IfS, WhileS
+from ..compile.collector import no_cycle_collection
 from ..compile.load import load
+from ..compile.pipeline import BUILDING
 from ..modes.plan import reaches_recursion
 from ..front.environment import Scope, cells_of, namespace_of
+from .trees import converts, narrow_floats
 
 _INLINE_LIMIT = 30  # statements: a longer derivative's own work hides the cost of one call
 _GUARDED_LIMIT = 400  # statements: a body whose int check looks at lists is inlined up to this size (see below)
 
 
-def install(owner, name: str, mode: str, method, sequences, sig, ct_aval, building, no_collection) -> None:
+def fast_path(owner, name: str, sig) -> bool:
+    """Whether ``owner.<name>`` (``grad``, ``jvp``, ...) gets a fast entry for signature ``sig`` now: it has
+    none yet, and every argument is a float, a float array, a list or a tuple, or an int or a bool not
+    differentiated (a constant: ode's number of steps, particle's inner_forward; the code is the same for
+    every int and either bool, tested by its type)."""
+    if not owner.target.numpy_only or name in owner.__dict__:
+        return False
+    wrt = owner._positions_of(sig)
+    if not all(V.entry_testable(a) or a in (V.INT, V.BOOL) and i not in wrt for i, a in enumerate(sig.avals)):
+        return False
+    return not converts([sig.avals[i] for i in owner._positions]) and not narrow_floats(sig.avals)  # (trees)
+
+
+def install(owner, name: str, mode: str, method, sequences, sig, ct_aval=None) -> None:
     """Make ``owner.<name>`` (``grad``, ``jvp``, ...) for later calls: the generated code for ``mode``
     when the arguments have signature ``sig`` (floats, arrays of the same ndim and dtype with tangents
     of their shapes, lists of the same abstract value: a test or two each), else ``method``, which
     checks, binds and specialises (other kinds, keywords, integers, wrong structures).  ``sequences``:
     the entry's parameters, each with the number of values it holds (None: one value); None: the
-    function's own parameters.  ``building``: the lock held (``pipeline.BUILDING``), ``no_collection``:
-    the garbage collector paused meanwhile (``collector.no_cycle_collection``).  The entry of reverse
-    code that reaches a recursive function pauses the collector while it runs (``make_entry``)."""
+    function's own parameters.  Made holding ``pipeline.BUILDING``, the garbage collector paused meanwhile
+    (``collector.no_cycle_collection``).  The entry of reverse code that reaches a recursive function
+    pauses the collector while it runs (``make_entry``)."""
     ndarray = getattr(sys.modules.get("numpy"), "ndarray", None)
-    with building, no_collection():
+    with BUILDING, no_cycle_collection():
         if name in owner.__dict__:  # another thread made it meanwhile
             return
-        generated = owner._function(mode, sig)
-        source = owner._sources.get(generated)
-        depends = owner._dependencies()
-        paused = mode != "forward" and reaches_recursion(owner._program(sig), owner.fn)
+        generated = owner._built.function(mode, sig)
+        source = owner._built.sources.get(generated)
+        depends = owner._built.dependencies()
+        paused = mode != "forward" and reaches_recursion(owner._built.program(sig), owner.fn)
         entry = make_entry(name, owner, generated, method, sequences, sig, ndarray, source, depends, ct_aval, paused)
         setattr(owner, name, entry)
 
@@ -529,7 +545,7 @@ def record_entry(owner, name: str, args: tuple, kwargs: dict):
     Each argument is tested and flattened by code written for its abstract value
     (``analysis.flattening``): a type test per part instead of ``values.describe`` of it."""
     entries = owner._record_entries.get(name)
-    if not entries or kwargs or len(args) != len(owner.params) or owner._stale():
+    if not entries or kwargs or len(args) != len(owner.params) or owner._built.stale():
         return None
     for flats, function, rebuild in entries:
         values = []
@@ -543,19 +559,23 @@ def record_entry(owner, name: str, args: tuple, kwargs: dict):
     return None
 
 
-def remember_records(owner, name: str, sig, function, positions: tuple, both: bool) -> None:
+def remember_records(owner, name: str, sig, function, both: bool) -> None:
     """Remember, for ``record_entry``, how calls whose arguments have signature ``sig`` (records in them)
     reach ``function``, the generated ``name`` code, and how its result becomes records again (``both``:
-    a ``(value, gradient)`` pair).  Not where two arguments hold lists (which of them share one is a
+    a ``(value, gradient)`` pair): the structure described once, not per call.  Not for derivative code
+    (its records are tuples already), not where two arguments hold lists (which of them share one is a
     test of its own) or where something is not written out (``analysis.flattening``)."""
     from ..analysis.flattening import written_flatten, written_rebuild
 
-    entries = owner._record_entries.setdefault(name, [])
-    if len(entries) >= _RECORD_ENTRIES or sum(1 for a in sig.avals if V.holds_list(a)) > 1:
+    if not owner.target.numpy_only or owner._origin is not None or narrow_floats(sig.avals):
         return
-    flats = [written_flatten(a) for a in sig.avals]
-    if any(f is None for f in flats):
-        return
-    gradient = written_rebuild([sig.avals[i] for i in positions])
-    rebuild = (lambda out: (out[0], gradient(out[1]))) if both else gradient
-    entries.append((flats, function, rebuild))
+    with BUILDING:
+        entries = owner._record_entries.setdefault(name, [])
+        if len(entries) >= _RECORD_ENTRIES or sum(1 for a in sig.avals if V.holds_list(a)) > 1:
+            return
+        flats = [written_flatten(a) for a in sig.avals]
+        if any(f is None for f in flats):
+            return
+        gradient = written_rebuild([sig.avals[i] for i in owner._positions_of(sig)])
+        rebuild = (lambda out: (out[0], gradient(out[1]))) if both else gradient
+        entries.append((flats, function, rebuild))

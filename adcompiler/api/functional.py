@@ -175,7 +175,7 @@ def _jacobian_of_rows(t: Target, argnums):
     d0 = inner.d
     given = d0._bind(inner.args, inner.kwargs)  # records as records
     value = d0.fn(*given)
-    flat_value = flatten(value, d0._facts(sig).summary.out)  # the cotangent the reverse code takes
+    flat_value = flatten(value, d0._built.facts(sig).summary.out)  # the cotangent the reverse code takes
     m = len(leaves(flat_value))
     rows = []
     for k in range(m):
@@ -352,7 +352,7 @@ def _generated(d: Differentiable, mode: str, text: str, kind: str = "call", wrap
     sig = _nested_signature(d)
     if mode in ("grad", "value_and_grad"):
         d._require_scalar(mode, sig)
-    return Inner(d._function(mode, sig), kind, wrap)
+    return Inner(d._built.function(mode, sig), kind, wrap)
 
 
 def _nested_signature(d: Differentiable) -> V.Sig:

@@ -129,7 +129,7 @@ def _scalar_code(d: Differentiable, args: tuple) -> bool:
     if any(_is_array(a) or isinstance(a, (list, tuple)) and _holds_array(a) for a in args):
         return False
     _, sig = d._bound(tuple(args))
-    facts = d._facts(sig)
+    facts = d._built.facts(sig)
     return not facts.arrays and not _calls_numpy(d, facts, set())
 
 
@@ -145,7 +145,7 @@ def _calls_numpy(d: Differentiable, facts, seen: set) -> bool:
             key = (eq.param, facts.call_sig(eq))
             if key not in seen:
                 seen.add(key)
-                callee = d._program(facts.sig).facts(*key)
+                callee = d._built.program(facts.sig).facts(*key)
                 if callee.arrays or _calls_numpy(d, callee, seen):
                     return True
     return False
@@ -287,7 +287,7 @@ def _jacobians(d: Differentiable, mode: str) -> tuple:
                 array, entry = np.array, made
             return np.array(made(*args), dtype=float), None
         draws = _draws(d, sig)
-        written = any(d._facts(sig).summary.written)  # each run below from the arguments as given
+        written = any(d._built.facts(sig).summary.written)  # each run below from the arguments as given
         state = np.random.get_state() if draws else None  # every pass from it: one draw per call
         value = d.fn(*(copy.deepcopy(args) if written else args))
         plan = _plan(d, sig, args, value, mode, np, draws, written)
@@ -315,7 +315,7 @@ def _draws(d: Differentiable, sig) -> bool:
     key = ("draws", sig)
     if key not in d.derived:
         with BUILDING:
-            d.derived[key] = may_draw(d._program(sig), d.fn)
+            d.derived[key] = may_draw(d._built.program(sig), d.fn)
     return d.derived[key]
 
 
@@ -324,7 +324,7 @@ def _direct(d: Differentiable, sig, args: tuple, positions: tuple) -> bool:
     numbers and NumPy arrays of numbers in, floats and float arrays differentiated, no records in or out."""
     if any_records(sig.avals) or converts(sig.avals):
         return False
-    out = d._facts(sig).summary.out
+    out = d._built.facts(sig).summary.out
     if any_records(out if isinstance(out, tuple) else (out,)):
         return False
     return all(_plain(a, "fiub") for a in args) and all(_plain(args[i], "f") for i in positions)
@@ -366,13 +366,13 @@ def _plan(d: Differentiable, sig, args: tuple, value, mode: str, np, draws: bool
         batched = _scalar_code(d, args)  # numbers only: every direction in one pass
         passes = [_basis_tangents(positions, args, np)[0]] if batched else list(_directions(positions, args))
         if direct:
-            code, name = d._function("forward", sig), d.fn.__name__
+            code, name = d._built.function("forward", sig), d.fn.__name__
             passes = [checked_tangents(name, d.params, positions, args, sig, ts, d._origin) for ts in passes]
         call = (lambda a, ts: code(*a, *ts)) if direct else d.jvp  # noqa: E731
     else:
         passes = [rebuild(value, iter([1.0 if j == k else 0.0 for j in range(m)])) for k in range(m)]
         if direct:
-            code, out = d._function("reverse", sig), d._facts(sig).summary.out
+            code, out = d._built.function("reverse", sig), d._built.facts(sig).summary.out
             passes = [checked_ct(d.fn.__name__, out, ct, False, d._origin) for ct in passes]
         call = (lambda a, ct: code(*a, ct)) if direct else d.vjp  # noqa: E731
     offsets = list(itertools.accumulate(len(wrt_leaves(a)) for a in wrt))
@@ -427,11 +427,11 @@ def _plan(d: Differentiable, sig, args: tuple, value, mode: str, np, draws: bool
 
 
 def _current(d: Differentiable):
-    """``current()``: whether the module still holds what ``d``'s code was built from (``d._stale``),
+    """``current()``: whether the module still holds what ``d``'s code was built from (``d._built.stale``),
     what it depends on gathered once."""
     if d._origin is not None:  # derivative code: also whether the code it differentiates was built again
-        return lambda: not d._stale()
-    depends = d._dependencies()
+        return lambda: not d._built.stale()
+    depends = d._built.dependencies()
     if not depends:
         return lambda: True
     states = ("module", "was", "code", "defaults", "kwdefaults")
@@ -452,7 +452,7 @@ def _rows_apply(d: Differentiable, sig, target=targets.PYTHON) -> bool:
     lists), numbers of a known count out, nothing written."""
     if d.target is not target:  # the vjp of other targets makes the rows
         return False
-    facts = d._facts(sig)
+    facts = d._built.facts(sig)
     if converts([sig.avals[i] for i in d._positions_of(sig)]):  # an integer in a tuple: no column of it
         return False
     return reverse.jacobian_applies(facts, d._wrt_of(sig)) and all(V.entry_testable(a) for a in sig.avals)
@@ -483,17 +483,17 @@ def _rows_entry(d: Differentiable, sig, slow):
     """``entry(*args)``: the rows of the Jacobian from the generated function when the arguments are
     like this call's (a type test each, lists looked at whole), else ``slow(*args)``."""
     with BUILDING:
-        generated = d._function("jacobian", sig)
-        source = d._sources.get(generated)  # (its body inlined into the entry, as for f.grad)
+        generated = d._built.function("jacobian", sig)
+        source = d._built.sources.get(generated)  # (its body inlined into the entry, as for f.grad)
         return make_entry(
-            "jacobian", d, generated, lambda owner, *a: slow(*a), None, sig, None, source, d._dependencies()
+            "jacobian", d, generated, lambda owner, *a: slow(*a), None, sig, None, source, d._built.dependencies()
         )
 
 
 def _reverse_differentiable(d: Differentiable, args: tuple, sig) -> Differentiable:
     """The generated reverse-mode function of ``d`` for arguments of signature ``sig``, itself made
     differentiable in its wrt parameters (made once per signature)."""
-    if d._output_shape() is not None:
+    if d._built.output_shape() is not None:
         raise TypeError(f"hessian/hvp need a function with one output; {d.fn.__name__} returns a tuple")
     if not d.target.second_order:
         raise NotImplementedError(
@@ -502,7 +502,7 @@ def _reverse_differentiable(d: Differentiable, args: tuple, sig) -> Differentiab
         )
     key = ("reverse", sig)
     if key not in d.derived:  # under backend="numba", the python target's reverse code compiled in forward mode
-        code = d.target.reverse_code(d, sig) if d.target.reverse_code else d._function("reverse", sig)
+        code = d.target.reverse_code(d, sig) if d.target.reverse_code else d._built.function("reverse", sig)
         d.derived[key] = differentiate(code, wrt=d._wrt_of(sig), backend=d.backend)
     return d.derived[key]
 
@@ -515,11 +515,11 @@ def _gradient_differentiable(d: Differentiable, sig):
     carries the tangent of the function's value (GradBench kmeans: a third of the product's work), dropped."""
     key = ("grad", sig)
     if key not in d.derived:
-        out = d._facts(sig).summary.out
+        out = d._built.facts(sig).summary.out
         number = isinstance(out, V.Num) or isinstance(out, V.Arr) and out.ndim == 0  # (else: the sum's, as before)
         g = None
         if d.target.reverse_code is None and not converts(sig.avals) and number:
-            g = differentiate(d._function("grad", sig), wrt=d._wrt_of(sig), backend=d.backend)
+            g = differentiate(d._built.function("grad", sig), wrt=d._wrt_of(sig), backend=d.backend)
             g = None if g._refusal is not None else g
         d.derived[key] = g
     return d.derived[key]
@@ -537,7 +537,7 @@ def hessian_matrix(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]
         np = _numpy()
         args, sig = d._bound(args)  # records as tuples: the generated reverse code takes those
         r = _reverse_differentiable(d, args, sig)
-        written = any(d._facts(sig).summary.written)  # each pass from the arguments as given
+        written = any(d._built.facts(sig).summary.written)  # each pass from the arguments as given
         fresh = (lambda: copy.deepcopy(args)) if written else (lambda: args)  # noqa: E731
         positions = d._positions_of(sig)
         wrt = [args[i] for i in positions]
@@ -571,7 +571,7 @@ def hvp_of(d: Differentiable) -> Callable[..., Any]:
             wrt = ", ".join(d.params[i] for i in positions)
             raise ValueError(f"hvp of {d.fn.__name__}: give one tangent per differentiated argument ({wrt}), not {v!r}")
         tangents = tuple(flatten(t, sig.avals[i]) for t, i in zip(v, positions))
-        if any(d._facts(sig).summary.written):  # the caller's lists and arrays left as they were
+        if any(d._built.facts(sig).summary.written):  # the caller's lists and arrays left as they were
             args = copy.deepcopy(args)
         g = _gradient_differentiable(d, sig)
         if g is not None:  # the gradient code's tangent: not the tangent of the value, which would be dropped

@@ -163,8 +163,8 @@ def _mode(of: Of, d: Differentiable, sig: V.Sig) -> str:
     if of.kind in ("grad", "value_and_grad"):
         d._require_scalar(of.kind, sig)
         return of.kind
-    out = d._facts(sig).summary.out
-    if d._output_shape() is None and (isinstance(out, V.Num) or isinstance(out, V.Arr) and out.ndim == 0):
+    out = d._built.facts(sig).summary.out
+    if d._built.output_shape() is None and (isinstance(out, V.Num) or isinstance(out, V.Arr) and out.ndim == 0):
         return "grad"
     return "reverse"
 

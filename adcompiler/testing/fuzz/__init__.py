@@ -51,14 +51,17 @@ names other code uses (``from adcompiler.testing import fuzz; fuzz.run(...)``); 
 one job:
 
 * config: what the generators are asked for and hand back (Config, presets, bounds, KNOWN_BUGS, Spec);
-* scope: what a generator knows at a program point (Env, NpEnv, Helper, ArrayHelper);
-* the generators, classes stacked in layers, one module each (see scalar_expr):
-  scalar_expr (ExprGen), scalar_lists (ListGen), scalar_stmt (StmtGen), scalar_rebind (RebindGen:
-  lists rebound), scalar_program (Gen: scalar programs), numpy_expr (NpExprGen), numpy_shape
-  (NpShapeGen), numpy_stmt (NpStmtGen), numpy_rebind (NpRebindGen: small array parameters broadcast
-  up), numpy_program (NpGen: NumPy programs), what_runs (WhatGen: either rewritten with functools.wraps
-  decorators, module names that shadow builtins, and unpacking of the right and of the wrong length;
-  ``--mode what``);
+* scope: what a generator knows at a program point (Env, NpEnv, Helper, ArrayHelper), and the scopes
+  of loops and branches;
+* the generators, a few cooperating objects over one Draft (draft: the program being written, its
+  random generators and lines; see scalar_expr): scalar_expr (Exprs: float expressions, conditions,
+  helper calls, list reads), numpy_expr (ArrayExprs: array expressions of one shape) and numpy_shape
+  (ShapeExprs: across shapes, floats from arrays), scalar_stmt (Stmts: statements and function
+  bodies) with its parts scalar_lists (ListStmts), scalar_rebind (ListRebinds: lists rebound),
+  numpy_stmt (ArrayStmts) and numpy_rebind (SmallRebinds: small array parameters broadcast up);
+  scalar_program (Gen: scalar programs) and numpy_program (NpGen: NumPy programs) put them together;
+  what_runs (WhatGen: either rewritten with functools.wraps decorators, module names that shadow
+  builtins, and unpacking of the right and of the wrong length; ``--mode what``);
 * programs: the program of a seed (program_seed, generate);
 * layout: program values as flat vectors of floats (Layout, flat_out, structure, unflat_like);
 * check: the oracle (check_point, check_program, check_source, load_module, Failure);

@@ -1,21 +1,21 @@
-"""Array expressions of one shape: NpExprGen, the first NumPy layer, and its bookkeeping of arrays.
+"""Array expressions of one shape: ArrayExprs, the array side of a NumPy program's expressions.
 
-The program's shapes, which values are new arrays and which names may be written into; elementwise
-arithmetic, powers, functions and comparisons, and operands that broadcast.
+Elementwise arithmetic, powers, functions and comparisons, operands that broadcast, array outputs, and
+which values are new arrays and which names may be written into; what changes shape is ShapeExprs'
+(numpy_shape).
 """
 
 from __future__ import annotations
 
 import ast
 import math
-import random
 
-from .config import DEFAULT, SQUASH_AT, Config
-from .scalar_expr import draw_const, lit
-from .scalar_program import Gen
-from .scope import ArrayHelper, Env, NpEnv
+from .config import SQUASH_AT
+from .numpy_shape import ShapeExprs
+from .scalar_expr import draw_const, lit, wrap
+from .scope import Env, NpEnv
 
-# NumPy calls whose result is a new array (never a view of an argument): see NpGen.is_fresh
+# NumPy calls whose result is a new array (never a view of an argument): see is_fresh
 _FRESH_CALLS = {
     "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "exp", "expm1", "log", "log1p",
     "log2", "log10", "sqrt", "square", "abs", "sign", "maximum", "minimum", "where", "clip", "power", "hypot",
@@ -25,50 +25,38 @@ _FRESH_CALLS = {
 }  # fmt: skip
 
 
-class NpExprGen(Gen):
-    """The first NumPy layer, on the scalar generator: array bookkeeping, array expressions of one shape."""
+def is_fresh(src: str, np: str) -> bool:
+    """Is the value of src a new array (not a view of, nor the same object as, a variable)? ``np``: NumPy's
+    import alias."""
+    node = ast.parse(src, mode="eval").body
+    if isinstance(node, (ast.BinOp, ast.UnaryOp)):
+        return True
+    if isinstance(node, ast.Call):
+        fn = node.func
+        if isinstance(fn, ast.Name):
+            return fn.id.startswith("h")  # helpers return fresh arrays (Draft.fresh_returns)
+        if isinstance(fn, ast.Attribute):
+            if isinstance(fn.value, ast.Name) and fn.value.id == np:
+                return fn.attr in _FRESH_CALLS
+            return fn.attr in ("copy", "sum", "mean", "max", "min", "dot", "cumsum", "clip")
+    if isinstance(node, ast.Subscript):  # advanced indexing copies
+        idx = node.slice
+        return isinstance(idx, (ast.Compare, ast.Call))
+    return False
 
-    def __init__(self, rng: random.Random, config: Config = DEFAULT):
-        super().__init__(rng, config)
-        self.np = "np"
-        self.dims: list[int] = []
-        self.shapes: list[tuple] = []
-        self.ahelpers: list[ArrayHelper] = []
-        self.out_kinds: list = [None]
-        self.fresh_returns = False  # helpers return fresh arrays, so a call never aliases its arguments
 
-    def new_env(self) -> NpEnv:
-        return NpEnv()
+def names_in(src: str) -> set[str]:
+    return {n.id for n in ast.walk(ast.parse(src, mode="eval")) if isinstance(n, ast.Name)}
 
-    # ---------------------------------------------------------------- small tools
 
-    def f(self, name: str) -> str:
-        """A NumPy function under the program's import alias."""
-        return f"{self.np}.{name}"
+class ArrayExprs:
+    """Array expressions of the program being written, made by ``exprs`` (its Exprs, whose floats they
+    read, and which reads floats from them); ``across`` (a ShapeExprs) writes those that change shape."""
 
-    def arrays_of(self, env: NpEnv, shape: tuple) -> list[str]:
-        return [n for n, a in getattr(env, "arrays", {}).items() if a.shape == shape]
-
-    def is_fresh(self, src: str) -> bool:
-        """Is the value of src a new array (not a view of, nor the same object as, a variable)?"""
-        node = ast.parse(src, mode="eval").body
-        if isinstance(node, (ast.BinOp, ast.UnaryOp)):
-            return True
-        if isinstance(node, ast.Call):
-            fn = node.func
-            if isinstance(fn, ast.Name):
-                return fn.id.startswith("h")  # helpers return fresh arrays (fresh_returns)
-            if isinstance(fn, ast.Attribute):
-                if isinstance(fn.value, ast.Name) and fn.value.id == self.np:
-                    return fn.attr in _FRESH_CALLS
-                return fn.attr in ("copy", "sum", "mean", "max", "min", "dot", "cumsum", "clip")
-        if isinstance(node, ast.Subscript):  # advanced indexing copies
-            idx = node.slice
-            return isinstance(idx, (ast.Compare, ast.Call))
-        return False
-
-    def names_in(self, src: str) -> set[str]:
-        return {n.id for n in ast.walk(ast.parse(src, mode="eval")) if isinstance(n, ast.Name)}
+    def __init__(self, exprs):
+        self.exprs, self.draft = exprs, exprs.draft
+        self.rng = self.draft.rng
+        self.across = ShapeExprs(self)
 
     def owned(self, env: NpEnv, src: str) -> tuple[str, bool]:
         """src made safe to bind to a name: (src, writable).
@@ -77,29 +65,23 @@ class NpExprGen(Gen):
         (aliasing, which README does not claim for arrays): such a value is copied. Fresh values are
         writable; other views stay read-only (sometimes copied, to make a writable array).
         """
-        if self.is_fresh(src):
+        if is_fresh(src, self.draft.np):
             return src, True
         writable = {n for n, a in env.arrays.items() if a.writable}
-        if self.names_in(src) & writable or self.chance(0.2):
+        if names_in(src) & writable or self.draft.chance(0.2):
             if isinstance(ast.parse(src, mode="eval").body, (ast.Name, ast.Attribute, ast.Subscript)):
-                return (f"{src}.copy()" if self.chance(0.5) else f"{self.f('copy')}({src})"), True
-            return f"{self.f('copy')}({src})", True
+                return (f"{src}.copy()" if self.draft.chance(0.5) else f"{self.draft.f('copy')}({src})"), True
+            return f"{self.draft.f('copy')}({src})", True
         return src, False
-
-    def wrap(self, src: str) -> str:
-        """src as an operand of a postfix ([...], .T, .method())."""
-        node = ast.parse(src, mode="eval").body
-        if isinstance(node, (ast.Name, ast.Call, ast.Subscript, ast.Attribute)):
-            return src
-        return f"({src})"
 
     def asquash(self, src: str, b: float, cap: float = SQUASH_AT) -> tuple[str, float]:
         """An array expression with entries of src's signs and bound <= cap (squash, elementwise)."""
-        return self.squash(src, b, cap, (self.f("tanh"), self.f("sin"), self.f("arctan"), self.f("abs")))
+        f = self.draft.f
+        return self.exprs.squash(src, b, cap, (f("tanh"), f("sin"), f("arctan"), f("abs")))
 
     def afit(self, src: str, b: float, cap: float) -> tuple[str, float]:
         """Make the bound of an array expression at most cap."""
-        return self.fit(src, b, cap, arrays=True)
+        return self.exprs.fit(src, b, cap, arrays=True)
 
     def index_dim(self, env: Env, dim: int) -> str:
         """An integer index valid on an axis of length dim."""
@@ -127,31 +109,31 @@ class NpExprGen(Gen):
             (k,) = shape
             return rng.choice(
                 [
-                    (f"{self.f('linspace')}(-1.0, 1.0, {k})", 1.0),
-                    (f"0.25 * {self.f('arange')}({k}.0)", 0.25 * k),
-                    (f"{self.f('ones')}({k})", 1.0),
-                    (f"{self.f('full')}({k}, {lit(c)})", abs(c)),
-                    (f"{self.f('array')}([{', '.join(lit(draw_const(rng)) for _ in range(k))}])", 1.0),
+                    (f"{self.draft.f('linspace')}(-1.0, 1.0, {k})", 1.0),
+                    (f"0.25 * {self.draft.f('arange')}({k}.0)", 0.25 * k),
+                    (f"{self.draft.f('ones')}({k})", 1.0),
+                    (f"{self.draft.f('full')}({k}, {lit(c)})", abs(c)),
+                    (f"{self.draft.f('array')}([{', '.join(lit(draw_const(rng)) for _ in range(k))}])", 1.0),
                 ]
             )
         r, cc = shape
         return rng.choice(
             [
-                (f"{self.f('eye')}({r}, {cc})", 1.0),
-                (f"{self.f('ones')}(({r}, {cc}))", 1.0),
-                (f"{self.f('full')}(({r}, {cc}), {lit(c)})", abs(c)),
-                (f"0.1 * {self.f('arange')}({r * cc}.0).reshape({r}, {cc})", 0.1 * r * cc),
-                (f"{self.f('linspace')}(-1.0, 1.0, {r * cc}).reshape(({r}, {cc}))", 1.0),
+                (f"{self.draft.f('eye')}({r}, {cc})", 1.0),
+                (f"{self.draft.f('ones')}(({r}, {cc}))", 1.0),
+                (f"{self.draft.f('full')}(({r}, {cc}), {lit(c)})", abs(c)),
+                (f"0.1 * {self.draft.f('arange')}({r * cc}.0).reshape({r}, {cc})", 0.1 * r * cc),
+                (f"{self.draft.f('linspace')}(-1.0, 1.0, {r * cc}).reshape(({r}, {cc}))", 1.0),
             ]
         )
 
     def aleaf(self, env: NpEnv, shape: tuple, derive: bool = True) -> tuple[str, float]:
-        names = self.arrays_of(env, shape)
-        if names and self.chance(0.85):
+        names = env.arrays_of(shape)
+        if names and self.draft.chance(0.85):
             name = names[-1 - min(int(self.rng.expovariate(0.6)), len(names) - 1)]
             return name, env.arrays[name].bound
-        if derive and self.chance(0.6):
-            return self.reshape_expr(env, shape, 0)
+        if derive and self.draft.chance(0.6):
+            return self.across.reshape_expr(env, shape, 0)
         return self.const_array(shape)
 
     def sub(self, env: NpEnv, shape: tuple, depth: int) -> tuple[str, float]:
@@ -161,12 +143,12 @@ class NpExprGen(Gen):
         return self.aexpr(env, shape, depth)
 
     def scalar(self, env: NpEnv, depth: int) -> tuple[str, float]:
-        return self.expr(env, max(0, depth))
+        return self.exprs.expr(env, max(0, depth))
 
     def broadcast_operand(self, env: NpEnv, shape: tuple, depth: int) -> tuple[str, float]:
         """An operand that broadcasts to shape without having it: a float, a row, a column, keepdims."""
         rng = self.rng
-        if len(shape) == 1 or self.chance(0.3):
+        if len(shape) == 1 or self.draft.chance(0.3):
             return self.scalar(env, depth)
         r, c = shape
         k = rng.random()
@@ -175,25 +157,25 @@ class NpExprGen(Gen):
         if k < 0.6:
             u, b = self.sub(env, (r,), depth)
             form = rng.choice(
-                [f"{self.wrap(u)}[:, None]", f"{self.f('expand_dims')}({u}, 1)", f"{self.wrap(u)}.reshape({r}, 1)"]
+                [f"{wrap(u)}[:, None]", f"{self.draft.f('expand_dims')}({u}, 1)", f"{wrap(u)}.reshape({r}, 1)"]
             )
             return form, b
         if k < 0.75:
             w, b = self.sub(env, (c,), depth)
-            return rng.choice([f"{self.wrap(w)}[None, :]", f"{self.f('expand_dims')}({w}, 0)"]), b
+            return rng.choice([f"{wrap(w)}[None, :]", f"{self.draft.f('expand_dims')}({w}, 0)"]), b
         X, b = self.sub(env, shape, depth)
         axis = rng.choice([0, 1, -1, None])  # None: a (1, 1) array, the shape np.max(X, keepdims=True) gives
         n_red = r * c if axis is None else r if axis == 0 else c
         fn = rng.choice(["sum", "mean", "max", "min"])
         if fn == "sum":
-            return f"{self.f('sum')}({X}, axis={axis}, keepdims=True)", b * n_red
-        if self.chance(0.3):
-            return f"{self.wrap(X)}.{fn}(axis={axis}, keepdims=True)", b
-        return f"{self.f(fn)}({X}, axis={axis}, keepdims=True)", b
+            return f"{self.draft.f('sum')}({X}, axis={axis}, keepdims=True)", b * n_red
+        if self.draft.chance(0.3):
+            return f"{wrap(X)}.{fn}(axis={axis}, keepdims=True)", b
+        return f"{self.draft.f(fn)}({X}, axis={axis}, keepdims=True)", b
 
     def _aexpr(self, env: NpEnv, shape: tuple, depth: int) -> tuple[str, float]:
         rng = self.rng
-        if depth <= 0 or self.chance(0.15):
+        if depth <= 0 or self.draft.chance(0.15):
             return self.aleaf(env, shape)
         sub = lambda: self.aexpr(env, shape, depth - 1)  # noqa: E731
         r = rng.random()
@@ -204,7 +186,7 @@ class NpExprGen(Gen):
                 b, bb = sub()
             else:
                 b, bb = self.broadcast_operand(env, shape, depth - 1)
-            if self.chance(0.3):
+            if self.draft.chance(0.3):
                 a, ba, b, bb = b, bb, a, ba
             op = rng.choice(["+", "-", "*", "*"])
             if op == "*":
@@ -212,18 +194,18 @@ class NpExprGen(Gen):
             return f"({a} {op} {b})", ba + bb
         if r < 0.29:  # division by something away from zero
             a, ba = sub()
-            full = self.chance(0.6)  # the denominator has the shape (else it broadcasts)
+            full = self.draft.chance(0.6)  # the denominator has the shape (else it broadcasts)
             b, _ = sub() if full else self.broadcast_operand(env, shape, depth - 1)
             den = rng.choice(
                 [
-                    (f"(1.0 + {self.f('square')}({b}))", 1.0),
+                    (f"(1.0 + {self.draft.f('square')}({b}))", 1.0),
                     (f"(1.0 + ({b}) ** 2)", 1.0),
-                    (f"(2.0 + {self.f('sin')}({b}))", 1.0),
-                    (f"(1.5 + {self.f('tanh')}({b}))", 0.5),
-                    (f"(1.0 + {self.f('abs')}({b}))", 1.0),
+                    (f"(2.0 + {self.draft.f('sin')}({b}))", 1.0),
+                    (f"(1.5 + {self.draft.f('tanh')}({b}))", 0.5),
+                    (f"(1.0 + {self.draft.f('abs')}({b}))", 1.0),
                 ]
             )
-            if full and self.chance(0.25):  # a float over an array of the shape
+            if full and self.draft.chance(0.25):  # a float over an array of the shape
                 s, sb = self.scalar(env, depth - 1)
                 return f"({s}) / {den[0]}", sb / den[1]
             return f"({a}) / {den[0]}", ba / den[1]
@@ -234,18 +216,18 @@ class NpExprGen(Gen):
         if r < 0.68:
             return self.abinary(env, shape, depth)
         if r < 0.84:
-            return self.reshape_expr(env, shape, depth - 1)
+            return self.across.reshape_expr(env, shape, depth - 1)
         if r < 0.88:
             (a, ba), (b, bb) = sub(), sub()
-            return f"({a} if {self.cond(env)} else {b})", max(ba, bb)
+            return f"({a} if {self.exprs.cond(env)} else {b})", max(ba, bb)
         if r < 0.91:
             a, ba = sub()
             return f"-({a})", ba
         if r < 0.97:
-            hs = [h for h in self.ahelpers if h.outs == [shape]]
+            hs = [h for h in self.draft.ahelpers if h.outs == [shape]]
             if hs:
                 h = rng.choice(hs)
-                return f"{h.name}({self.ahelper_args(env, h)})", h.bound
+                return f"{h.name}({self.across.ahelper_args(env, h)})", h.bound
         return self.aleaf(env, shape)
 
     def apower(self, env: NpEnv, shape: tuple, depth: int) -> tuple[str, float]:
@@ -255,18 +237,18 @@ class NpExprGen(Gen):
         if k < 0.35:
             a, ba = self.afit(a, ba, 2.0)
             e = rng.choice([2, 2, 3])
-            if self.chance(0.3):
-                return f"{self.f('power')}({a}, {e})", ba**e
+            if self.draft.chance(0.3):
+                return f"{self.draft.f('power')}({a}, {e})", ba**e
             return f"({a}) ** {e}", ba**e
         if k < 0.5:
-            return f"(1.0 + {self.f('square')}({a})) ** -1", 1.0
+            return f"(1.0 + {self.draft.f('square')}({a})) ** -1", 1.0
         if k < 0.7:  # an active array exponent
-            b, bb = self.aexpr(env, shape, depth - 1) if self.chance(0.6) else self.scalar(env, depth - 1)
+            b, bb = self.aexpr(env, shape, depth - 1) if self.draft.chance(0.6) else self.scalar(env, depth - 1)
             b, bb = self.afit(b, bb, 2.0)  # np.tanh squashes floats and arrays alike
             a1, _ = self.afit(a, ba, 1.0)
-            if self.chance(0.3):
-                return f"{self.f('power')}(1.0 + {self.f('square')}({a1}), {b})", 2.0**bb
-            return f"(1.2 + {self.f('sin')}({a1})) ** ({b})", 2.2**bb
+            if self.draft.chance(0.3):
+                return f"{self.draft.f('power')}(1.0 + {self.draft.f('square')}({a1}), {b})", 2.0**bb
+            return f"(1.2 + {self.draft.f('sin')}({a1})) ** ({b})", 2.2**bb
         if k < 0.85:  # a float base, an array exponent
             s, _ = self.scalar(env, depth - 1)
             a, ba = self.afit(a, ba, 2.0)
@@ -281,7 +263,7 @@ class NpExprGen(Gen):
             ["sin", "cos", "tanh", "arctan", "exp", "expm1", "sinh", "cosh", "log", "log1p", "log2", "log10"]
             + ["sqrt", "abs", "square", "sign", "arcsin", "arccos", "tan"]
         )
-        F = self.f(fn)
+        F = self.draft.f(fn)
         if fn in ("sin", "cos", "tanh"):
             return f"{F}({a})", 1.0
         if fn == "arctan":
@@ -291,10 +273,10 @@ class NpExprGen(Gen):
             return f"{F}({a})", math.exp(ba)
         if fn in ("log", "log2", "log10"):
             a, ba = self.afit(a, ba, 10.0)
-            return f"{F}(1.0 + {self.f('square')}({a}))", math.log(1 + ba * ba) * 1.5
+            return f"{F}(1.0 + {self.draft.f('square')}({a}))", math.log(1 + ba * ba) * 1.5
         if fn == "log1p":
             a, ba = self.afit(a, ba, 10.0)
-            return rng.choice([f"{F}({self.f('abs')}({a}))", f"{F}(({a}) ** 2)"]), math.log1p(ba * ba)
+            return rng.choice([f"{F}({self.draft.f('abs')}({a}))", f"{F}(({a}) ** 2)"]), math.log1p(ba * ba)
         if fn == "sqrt":
             return f"{F}(1.0 + ({a}) ** 2)", math.sqrt(1 + ba * ba)
         if fn == "abs":
@@ -304,17 +286,17 @@ class NpExprGen(Gen):
             return f"{F}({a})", ba * ba
         if fn == "sign":
             if len(a) > 30:
-                return f"{self.f('abs')}({a})", ba
-            return f"{F}({a}) * {self.wrap(a)}", ba
+                return f"{self.draft.f('abs')}({a})", ba
+            return f"{F}({a}) * {wrap(a)}", ba
         if fn in ("arcsin", "arccos"):
-            return f"{F}(0.9 * {self.f('tanh')}({a}))", 2.7
-        return f"{F}(0.5 * {self.f('tanh')}({a}))", 0.6
+            return f"{F}(0.9 * {self.draft.f('tanh')}({a}))", 2.7
+        return f"{F}(0.5 * {self.draft.f('tanh')}({a}))", 0.6
 
     def acond(self, env: NpEnv, shape: tuple, depth: int) -> str:
         """An elementwise comparison, for np.where."""
         a, _ = self.aexpr(env, shape, max(0, depth - 1))
         op = self.rng.choice([">", "<", ">=", "<="])
-        if self.chance(0.5):
+        if self.draft.chance(0.5):
             b, _ = self.aexpr(env, shape, 0)
             return f"{a} {op} {b}"
         return f"{a} {op} {lit(draw_const(self.rng, -0.8, 0.8))}"
@@ -322,14 +304,14 @@ class NpExprGen(Gen):
     def abinary(self, env: NpEnv, shape: tuple, depth: int) -> tuple[str, float]:
         rng = self.rng
         a, ba = self.aexpr(env, shape, depth - 1)
-        if self.chance(0.6):
+        if self.draft.chance(0.6):
             b, bb = self.aexpr(env, shape, depth - 1)
         else:
             b, bb = self.broadcast_operand(env, shape, depth - 1)
         fn = rng.choice(["maximum", "minimum", "where", "where", "clip", "hypot", "logaddexp", "arctan2"])
-        F = self.f(fn)
+        F = self.draft.f(fn)
         if fn in ("maximum", "minimum"):
-            if self.chance(0.3):
+            if self.draft.chance(0.3):
                 return f"{F}({a}, {lit(draw_const(rng, -0.5, 0.5))})", ba
             return f"{F}({a}, {b})", max(ba, bb)
         if fn == "where":
@@ -337,8 +319,8 @@ class NpExprGen(Gen):
         if fn == "clip":
             lo = draw_const(rng, -1.0, 0.0)
             hi = round(lo + rng.uniform(0.3, 1.5), 2)
-            if self.chance(0.3):
-                return f"{self.wrap(a)}.clip({lit(lo)}, {lit(hi)})", max(abs(lo), abs(hi))
+            if self.draft.chance(0.3):
+                return f"{wrap(a)}.clip({lit(lo)}, {lit(hi)})", max(abs(lo), abs(hi))
             return f"{F}({a}, {lit(lo)}, {lit(hi)})", max(abs(lo), abs(hi))
         if fn == "hypot":
             return f"{F}({a}, {b})", ba + bb
@@ -347,3 +329,23 @@ class NpExprGen(Gen):
             return f"{F}({a}, {b})", max(ba, bb) + 0.7
         b2, _ = self.afit(b, bb, 1.0)
         return f"{F}({a}, 1.5 + {b2})", 3.2
+
+    # ---------------------------------------------------------------- outputs
+
+    def alive_mix(self, env: NpEnv, shape: tuple, src: str, b: float) -> tuple[str, float]:
+        """An array output plus small multiples of same-shaped arrays and floats."""
+        names = env.arrays_of(shape) + list(env.floats)
+        if not names or self.draft.chance(0.25):
+            return src, b
+        for n in self.rng.sample(names, min(len(names), self.rng.randint(1, 2))):
+            nb = env.arrays[n].bound if n in env.arrays else env.floats[n]
+            t, tb = (self.afit if n in env.arrays else self.exprs.fit)(n, nb, 3.0)
+            src, b = f"{src} + {lit(draw_const(self.rng, -0.7, 0.7))} * {t}", b + 0.7 * tb
+        return src, b
+
+    def output(self, env: NpEnv, shape: tuple) -> tuple[str, float]:
+        """An array output of this shape (a copy where the function's outputs must be fresh arrays)."""
+        src, b = self.alive_mix(env, shape, *self.aexpr(env, shape, self.rng.randint(1, 3)))
+        if self.draft.fresh_returns and not is_fresh(src, self.draft.np):
+            src = f"{self.draft.f('copy')}({src})"
+        return src, b

@@ -1,21 +1,23 @@
-"""Scalar expressions and conditions: ExprGen, the bottom layer of the program generators.
+"""Scalar expressions and conditions: Exprs, the expressions of a generator.
 
-The generators are classes stacked in layers, one module each, every layer a subclass of the one
-below: ExprGen (this module: names, lines, bounds and squashing, float expressions, conditions,
-helper calls), ListGen (scalar_lists), StmtGen (scalar_stmt), RebindGen (scalar_rebind), Gen
-(scalar_program: scalar programs), then NpExprGen (numpy_expr), NpShapeGen (numpy_shape), NpStmtGen
-(numpy_stmt), NpRebindGen (numpy_rebind), NpGen (numpy_program: NumPy programs). A generator is one object: its methods call one another through self whatever
-layer they are in, and the NumPy layers override scalar methods (leaf, stmt, loop_env, ...) to add
-arrays.
+A generator is a few objects cooperating over one Draft (draft: the program being written, its random
+generators and lines): Exprs (this module: float expressions, conditions, helper calls, list reads,
+bounds and squashing) and, in NumPy programs, the array expressions it reads floats from (ArrayExprs,
+numpy_expr, with ShapeExprs, numpy_shape); Stmts (scalar_stmt), which writes statements with the
+expressions, with its parts for lists (ListStmts, scalar_lists), lists rebound (ListRebinds,
+scalar_rebind), and in NumPy programs array statements (ArrayStmts, numpy_stmt) and small parameters
+broadcast up (SmallRebinds, numpy_rebind); Gen (scalar_program) and NpGen (numpy_program), which put
+them together and write helpers and the entry function.  Every part draws from the one random
+generator of the Draft, in the order the program's text needs them, so a seed gives one program.
 """
 
 from __future__ import annotations
 
-import itertools
+import ast
 import math
-import random
 
-from .config import DEFAULT, HELPER_BOUND, KNOWN_BUGS, SQUASH_AT, Config
+from .config import HELPER_BOUND, NMAX, SQUASH_AT
+from .draft import Draft
 from .scope import Env, Helper
 
 
@@ -31,38 +33,23 @@ def lit(v) -> str:
     return f"({s})" if s.startswith("-") else s
 
 
-class ExprGen:
-    """The bottom layer: names, lines, bounds and squashing; float expressions, conditions, helper calls."""
+def wrap(src: str) -> str:
+    """src as an operand of a postfix ([...], .T, .method())."""
+    node = ast.parse(src, mode="eval").body
+    if isinstance(node, (ast.Name, ast.Call, ast.Subscript, ast.Attribute)):
+        return src
+    return f"({src})"
 
-    def __init__(self, rng: random.Random, config: Config = DEFAULT):
-        self.rng = rng
-        self.config = config
-        self.counter = itertools.count()
-        self.lines: list[str] = []
-        self.indent = 1
-        self.helpers: list[Helper] = []
-        self.outputs = 1
-        self.out_bound = 0.0
-        self.passed_list: str | None = None  # the list the last helper call was given (or is to be given)
 
-    # ---------------------------------------------------------------- names, lines
+class Exprs:
+    """Float expressions, conditions and helper calls of the program being written (``draft``), with
+    their bounds; in a NumPy program ``arrays`` (ArrayExprs, made with this object) writes the array
+    expressions a float may read, else it is None."""
 
-    def new_env(self) -> Env:
-        """A fresh scope (NpGen's also tracks arrays)."""
-        return Env()
-
-    def fresh(self, prefix: str) -> str:
-        return f"{prefix}{next(self.counter)}"
-
-    def emit(self, line: str) -> None:
-        self.lines.append("    " * self.indent + line)
-
-    def chance(self, p: float) -> bool:
-        return self.rng.random() < p
-
-    def avoiding(self, bug: str) -> bool:
-        """Does the generator step around this open adcompiler bug (see KNOWN_BUGS)?"""
-        return self.config.avoid_known and bug in KNOWN_BUGS
+    def __init__(self, draft: Draft, arrays=None):
+        self.draft = draft
+        self.rng = draft.rng
+        self.arrays = arrays(self) if arrays is not None else None
 
     # ---------------------------------------------------------------- expressions
 
@@ -92,22 +79,29 @@ class ExprGen:
         """Make the bound at most cap (for loop-carried and helper arguments; elementwise for arrays)."""
         if b <= cap:
             return src, b
-        tanh = self.f("tanh") if arrays else "math.tanh"
-        if self.chance(0.5):
+        f = self.draft.f
+        tanh = f("tanh") if arrays else "math.tanh"
+        if self.draft.chance(0.5):
             return f"{lit(cap)} * {tanh}({src})", cap
-        s, sb = self.asquash(src, b, cap) if arrays else self.squash(src, b, cap)
+        fns = (f("tanh"), f("sin"), f("arctan"), f("abs")) if arrays else None
+        s, sb = self.squash(src, b, cap, fns)
         if sb <= cap:
             return s, sb
         return f"{lit(cap)} * {tanh}({src})", cap
 
     def leaf(self, env: Env) -> tuple[str, float]:
+        """A name, a constant, a list's element or reduction, or in a NumPy program sometimes a float read
+        from arrays."""
+        if self.arrays is not None and env.arrays and self.draft.chance(0.4):
+            src, b = self.arrays.across.array_scalar(env, 0)  # depth 0: leaves never recurse
+            return self.squash(src, b)
         rng = self.rng
         opts = []
         if env.floats:
             opts += ["float"] * 6
         if env.idx or env.ints:
             opts += ["int"]
-        if self.readable_lists(env):
+        if env.readable_lists():
             opts += ["list"] * 2
         opts += ["const"]
         kind = rng.choice(opts)
@@ -119,7 +113,7 @@ class ExprGen:
             names = sorted(set(env.idx) | set(env.ints))
             name = rng.choice(names)
             hi = env.idx[name].hi if name in env.idx else env.ints[name]
-            if hi > 4 or self.chance(0.5):
+            if hi > 4 or self.draft.chance(0.5):
                 return f"0.1 * {name}", 0.1 * max(hi, 1)
             return name, float(max(hi, 1))
         if kind == "list":
@@ -132,7 +126,7 @@ class ExprGen:
 
     def _expr(self, env: Env, depth: int) -> tuple[str, float]:
         rng = self.rng
-        if depth <= 0 or self.chance(0.2):
+        if depth <= 0 or self.draft.chance(0.2):
             return self.leaf(env)
         r = rng.random()
         sub = lambda: self.expr(env, depth - 1)  # noqa: E731
@@ -140,7 +134,7 @@ class ExprGen:
             (a, ba), (b, bb) = sub(), sub()
             op = rng.choice(["+", "-", "*", "*"])
             if op == "*":
-                return f"{a} * {b}" if self.chance(0.5) else f"({a}) * ({b})", ba * bb
+                return f"{a} * {b}" if self.draft.chance(0.5) else f"({a}) * ({b})", ba * bb
             return f"({a} {op} {b})", ba + bb
         if r < 0.38:
             (a, ba), (b, bb) = sub(), sub()
@@ -159,7 +153,7 @@ class ExprGen:
             if k < 0:
                 return f"(1.0 + ({a}) ** 2) ** {k}", 1.0
             a, ba = self.fit(a, ba, 2.0)
-            if self.chance(0.2):
+            if self.draft.chance(0.2):
                 return f"pow({a}, {k})", ba**k
             return f"({a}) ** {k}", ba**k
         if r < 0.50:
@@ -171,9 +165,9 @@ class ExprGen:
             bound = {0: 2.2, 1: 2.0, 2: 3.3}[["(1.2", "(1.0", "(0.5"].index(base[:4])] ** bb
             if "1.0 + ({})" in base:
                 bound = 2.0**bb  # (1 + a*a) <= 2 after fitting a to 1
-            if self.chance(0.3):
+            if self.draft.chance(0.3):
                 return f"math.pow({basesrc}, {b})", bound
-            if self.chance(0.3):
+            if self.draft.chance(0.3):
                 return f"{basesrc} ** 0.5", 2.0
             return f"{basesrc} ** ({b})", bound
         if r < 0.75:
@@ -192,7 +186,7 @@ class ExprGen:
                 return f"math.{fn}({a})", math.exp(ba)
             if fn == "log":
                 a, ba = self.fit(a, ba, 10.0)
-                if self.chance(0.2):
+                if self.draft.chance(0.2):
                     return f"math.log(1.0 + ({a}) ** 2, 2.0)", 7.0
                 return f"math.log(1.0 + {a} * {a})" if len(a) < 30 else f"math.log(1.0 + ({a}) ** 2)", math.log(
                     1 + ba * ba
@@ -201,10 +195,10 @@ class ExprGen:
                 return f"math.log1p(abs({a}))", math.log1p(ba)
             if fn == "sqrt":
                 return f"math.sqrt(1.0 + ({a}) ** 2)", math.sqrt(1 + ba * ba)
-            return (f"abs({a})" if self.chance(0.7) else f"math.fabs({a})"), ba
+            return (f"abs({a})" if self.draft.chance(0.7) else f"math.fabs({a})"), ba
         if r < 0.80:
             (a, ba), (b, bb) = sub(), sub()
-            if self.chance(0.5):
+            if self.draft.chance(0.5):
                 return f"math.hypot({a}, {b})", ba + bb
             b2, _ = self.fit(b, bb, 1.0)
             return f"math.atan2({a}, 1.5 + {b2})", 3.2
@@ -219,10 +213,10 @@ class ExprGen:
         if r < 0.94:
             a, ba = sub()
             return f"-({a})", ba
-        if r < 0.97 and self.helpers:
-            return self.helper_call_expr(env, depth)
+        if r < 0.97 and self.draft.helpers:
+            return self.helper_call_expr(env)
         if r < 1.0:
-            lists = [n for n in self.readable_lists(env) if env.lists[n].minlen >= 1]
+            lists = [n for n in env.readable_lists() if env.lists[n].minlen >= 1]
             if lists:
                 lst = rng.choice(lists)
                 fn = rng.choice(["max", "min", "sum"])
@@ -270,24 +264,22 @@ class ExprGen:
             a, b = self.expr(env, 1)
             args.append(self.fit(a, b, HELPER_BOUND)[0])
         if h.list_param:
-            lists = [
-                n for n in self.readable_lists(env) if env.lists[n].minlen >= 1 and env.lists[n].bound <= HELPER_BOUND
-            ]
+            lists = [n for n in env.readable_lists() if env.lists[n].minlen >= 1 and env.lists[n].bound <= HELPER_BOUND]
             if not lists:
                 return None
-            lst = self.passed_list if self.passed_list in lists else self.rng.choice(lists)
-            self.passed_list = lst  # (StmtGen.call_then_write may write into it after the call)
-            args.append(f"ws={lst}" if self.chance(0.2) else lst)
-        if h.has_default and self.chance(0.6):
+            lst = self.draft.passed_list if self.draft.passed_list in lists else self.rng.choice(lists)
+            self.draft.passed_list = lst  # (Stmts.call_then_write may write into it after the call)
+            args.append(f"ws={lst}" if self.draft.chance(0.2) else lst)
+        if h.has_default and self.draft.chance(0.6):
             a, b = self.expr(env, 1)
             a = self.fit(a, b, HELPER_BOUND)[0]
-            args.append(f"c={a}" if self.chance(0.5) or args and args[-1].startswith("ws=") else a)
+            args.append(f"c={a}" if self.draft.chance(0.5) or args and args[-1].startswith("ws=") else a)
         if h.recursive:
             args.append(str(self.rng.randint(0, 3)))
         return ", ".join(args)
 
-    def helper_call_expr(self, env: Env, depth: int) -> tuple[str, float]:
-        hs = [h for h in self.helpers if h.outputs == 1]
+    def helper_call_expr(self, env: Env) -> tuple[str, float]:
+        hs = [h for h in self.draft.helpers if h.outputs == 1]
         if not hs:
             return self.leaf(env)
         h = self.rng.choice(hs)
@@ -295,3 +287,49 @@ class ExprGen:
         if args is None:
             return self.leaf(env)
         return f"{h.name}({args})", h.bound
+
+    # ---------------------------------------------------------------- lists read
+
+    def index_for(self, env: Env, lst: str) -> str | None:
+        """An index expression valid for list lst, or None."""
+        info = env.lists[lst]
+        rng = self.rng
+        cands = []
+        for i, ix in env.idx.items():
+            if ix.tied == lst or ix.hi <= info.minlen:
+                cands += [i, f"{i} - 1", f"-1 - {i}"]
+        if info.minlen >= 1:
+            cands += ["0", "-1", f"len({lst}) - 1"]
+            for i in env.idx:
+                cands += [f"({i} + 1) % len({lst})"]
+        if info.minlen >= 2:
+            cands += ["1", "-2"]
+        return rng.choice(cands) if cands else None
+
+    def list_read(self, env: Env) -> tuple[str, float]:
+        lists = env.readable_lists()
+        self.rng.shuffle(lists)
+        for lst in lists:
+            ix = self.index_for(env, lst)
+            if ix is not None:
+                return f"{lst}[{ix}]", env.lists[lst].bound
+            if env.lists[lst].minlen >= 0 and self.draft.chance(0.5):
+                return f"sum({lst})", env.lists[lst].bound * (NMAX + 2) if env.lists[lst].minlen < 8 else 50.0
+        return lit(draw_const(self.rng)), 1.0
+
+    # ---------------------------------------------------------------- outputs
+
+    def live_mix(self, env: Env, src: str, b: float) -> tuple[str, float]:
+        """src plus small multiples of a few variables (and in a NumPy program of array reductions), so
+        that more of the body is live."""
+        names = sorted(n for n in env.floats)
+        if names and not self.draft.chance(0.25):
+            picked = self.rng.sample(names, min(len(names), self.rng.randint(1, 3)))
+            terms = []
+            for n in picked:
+                t, tb = self.fit(n, env.floats[n], 3.0)
+                terms.append((f"{lit(draw_const(self.rng, -0.7, 0.7))} * {t}", 0.7 * tb))
+            src, b = " + ".join([src] + [t for t, _ in terms]), b + sum(tb for _, tb in terms)
+        if self.arrays is not None:
+            src, b = self.arrays.across.live_mix(env, src, b)
+        return src, b

@@ -1,0 +1,147 @@
+"""What has been built for a Differentiable: its Programs, loaded entry functions and what they depend on.
+
+A Differentiable holds one Built (``d._built``).  Code is built per abstract signature of the arguments
+(``analysis.values.signature``): a Program each, generated and loaded on first use, entry point by
+entry point.  Everything here that creates or fills a Program holds ``pipeline.BUILDING``: the passes
+share module-level tables, and two threads asking for the same signature's code at once must not
+build it twice into one Program.
+
+The generated code reads the module's globals when it runs, as the primal does; what it was built
+from (the helpers it calls and differentiates, the kinds of the globals it reads, an integer that
+chose an index) is tested on every call, a few dictionary lookups in the fast entries (see
+front.environment); when the module no longer holds it (a helper redefined, as in a notebook),
+everything built is dropped (``forget``) and built again on this call.
+"""
+
+from __future__ import annotations
+
+from ..analysis import values as V
+from ..compile import emit
+from ..compile.collector import no_cycle_collection
+from ..compile.load import load
+from ..compile.pipeline import BUILDING, Program
+from ..front.environment import namespace_of
+from ..options import Options
+from ..rules.custom import through_rule
+from . import runs
+
+
+class Built:
+    """The code built for ``owner`` (a Differentiable), by signature."""
+
+    def __init__(self, owner):
+        self.owner = owner
+        self.forget()
+
+    def forget(self) -> None:
+        """Forget every program and loaded function (later calls build them again)."""
+        self.programs: dict = {}  # signature -> its Program
+        self.sources: dict = {}  # each generated entry function: the IR it was emitted from
+        self.compiled_for: dict = {}  # signature -> mode -> the loaded entry function
+        self.out_shape: tuple | None = None  # (the output's tuple structure,) once read
+
+    def program(self, sig: V.Sig) -> Program:
+        """The program for arguments of signature ``sig`` (made on first use)."""
+        program = self.programs.get(sig)
+        if program is None:
+            kind = self.owner.target.program
+            with BUILDING:  # (another thread's, if it made one meanwhile)
+                program = self.programs.get(sig) or self.programs.setdefault(sig, self.new_program(kind))
+        return program
+
+    def new_program(self, kind) -> Program:
+        """A new ``kind`` of Program for the function.  The first is handed the tree the fence read when
+        the function was made differentiable, so the function is parsed once, not twice; only one Program
+        may have it (lowering changes the tree)."""
+        d = self.owner
+        program, parsed, d._parsed = kind(namespace_of(d.fn), Options(checkpoint=d.checkpoint)), d._parsed, None
+        if parsed is not None and through_rule(d.fn) is d.fn:  # (a function with rules lowers a wrapper)
+            program.parsed[d.fn] = parsed
+        return program
+
+    def facts(self, sig: V.Sig):
+        """What the analysis knows of the function for arguments of signature ``sig``."""
+        with BUILDING, no_cycle_collection():
+            try:
+                return self.program(sig).facts(self.owner.fn, sig)
+            except Exception:  # refused: not a Program left half analysed, which the next call would take
+                if not self.compiled_for.get(sig):
+                    self.programs.pop(sig, None)
+                raise
+
+    def function(self, mode: str, sig: V.Sig | None = None):
+        """The loaded entry function for ``mode``, for arguments of signature ``sig`` (the last call's
+        when None), transforming on first use only.
+
+        Each entry point (``jvp``, ``vjp``, ``grad``, ``value_and_grad``) is generated when first
+        asked for; the functions it calls are generated once per program and shared.
+        """
+        if sig is None:  # asked from outside (higher, a derivative of this one): the last call's code
+            d = self.owner
+            d._check_current()
+            d.program  # noqa: B018  (makes the assumed signature when nothing was called yet)
+            sig = d._sig
+        compiled = self.compiled_for.get(sig)
+        if compiled is None or mode not in compiled:
+            with BUILDING, no_cycle_collection():
+                compiled = self.compiled_for.setdefault(sig, {})
+                if mode not in compiled:
+                    try:
+                        self.build(mode, sig, compiled)
+                    except Exception:  # refused: the next call like this one is refused the same way
+                        if not compiled:  # (not a Program left half analysed, which fails otherwise)
+                            self.compiled_for.pop(sig, None)
+                            self.programs.pop(sig, None)
+                        raise
+        return compiled[mode]
+
+    def build(self, mode: str, sig: V.Sig, compiled: dict) -> None:
+        """Generate, load and remember (in ``compiled``) the entry function for ``mode`` (see ``function``)."""
+        d = self.owner
+        program = self.program(sig)
+        built = program.build(d.fn, mode, d._wrt_of(sig), sig)
+        if d.target.load is not None:  # compiled by numba.njit, calling its arguments' array namespace, ...
+            return compiled.update({mode: d.target.load(d, program, built, mode, sig)})
+        source = emit.render_module(built, program.ns, program.helper_sources, formatted=False)
+        # run in the function's own module (its globals read when the code runs), nothing written into it
+        label = f"{mode} of {d.fn.__qualname__}"
+        namespace = load(source, d.fn.__globals__, label, program.supplied, {f.name for f in built})
+        for name, alias in program.helpers.items():
+            namespace[alias].__adc_primitive__ = name  # so derivative code can itself be differentiated
+        function = namespace[built[0].name]
+        self.sources[function] = (built[0], program.ns)
+        compiled[mode] = function
+
+    def output_shape(self):
+        """The tuple structure of the output (None: one value), from the function's return statements."""
+        shape = self.out_shape  # read once: another thread may forget it meanwhile
+        if shape is None:
+            with BUILDING, no_cycle_collection():
+                shape = self.out_shape = (self.owner.program.shape(self.owner.fn),)
+        return shape[0]
+
+    # ---- what the code was built from -----------------------------------------------
+
+    def dependencies(self) -> tuple:
+        """What everything built so far depends on, with, for a derivative of derivative code, what
+        that code depends on."""
+        d = self.owner
+        found: dict = {}
+        deps = [dep for program in list(self.programs.values()) for dep in program.dependencies()]
+        deps += runs.own_dependency(d._reading)
+        if d._origin is not None:
+            deps += d._origin[0]._built.dependencies()
+        for dep in deps:
+            found.setdefault((id(dep.where), dep.name), dep)
+        return tuple(found.values())
+
+    def stale(self) -> bool:
+        """Whether the module no longer holds something the code was built from."""
+        d = self.owner
+        if d._origin is not None:  # the differentiated code: stale, or built again since
+            owner, mode, sig = d._origin
+            if owner._built.stale() or owner._built.compiled_for.get(sig, {}).get(mode) is not d._called:
+                return True
+        return runs.changed(d._reading) or any(
+            not dep.holds() for program in list(self.programs.values()) for dep in program.dependencies()
+        )
