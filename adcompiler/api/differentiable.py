@@ -118,10 +118,6 @@ class Differentiable:
                 self._built.programs.setdefault(self._sig, program)
             return self._built.program(self._sig)
 
-    def _program(self, sig: V.Sig) -> Program:
-        """The program for arguments of signature ``sig`` (``Built.program``; the targets ask for it here)."""
-        return self._built.program(sig)
-
     def _specialise(self, args) -> V.Sig:
         """The abstract signature of the arguments, which chooses the generated code: every leaf of
         every list and tuple looked at, and which arguments share a list (built once per signature)."""
@@ -131,11 +127,6 @@ class Differentiable:
             refuse_shared_writes(self.fn, self.params, sig, lambda: self._built.facts(sig))
         self._sig = sig
         return sig
-
-    def _function(self, mode: str, sig: V.Sig | None = None):
-        """The loaded entry function for ``mode``, for arguments of signature ``sig`` (the last call's
-        when None), built on first use (``Built.function``; the targets ask for it here)."""
-        return self._built.function(mode, sig)
 
     def _check_current(self) -> None:
         """Drop everything built if the module no longer holds what it was built from."""
@@ -376,7 +367,7 @@ def code_of(owner: Differentiable, mode: str, sig: V.Sig, wrt: tuple) -> Differe
 
 def _origin(fn):
     """For ``f.grad`` / ``f.vjp`` / ... of a Differentiable: ``(f, mode, signature)``, the generated
-    function behind it being ``f._function(mode, signature)`` (for the signature of f's last call);
+    function behind it being ``f._built.function(mode, signature)`` (for the signature of f's last call);
     for ``(f, mode, signature)`` itself (``code_of``), that; None for anything else."""
     if type(fn) is tuple:
         return fn

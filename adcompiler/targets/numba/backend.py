@@ -207,7 +207,7 @@ def reverse_code(d, sig: V.Sig):
     its residuals), each accumulator of an array starting as zeros of its shape (so that Numba gives
     its tangent one type), and marked with the user's function, at whose lines its errors are told."""
     with BUILDING:
-        program = d._program(sig)
+        program = d._built.program(sig)
         built = program.build(d.fn, "reverse", d._wrt_of(sig), sig)
         zeros = program.helper("zeros_like")
         source = emit.render_module(built, program.ns, program.helper_sources, formatted=False)
@@ -351,7 +351,7 @@ def hessian_rows(r, args: tuple, zeros: tuple, written: bool) -> list:
     (each pass, from a copy, if the function writes into them)."""
     import numpy
 
-    entry = r._function("forward", r._bound(args + (1.0,))[1])
+    entry = r._built.function("forward", r._bound(args + (1.0,))[1])
     n = len(args) + 1
     values, tangents = entry.convert[:n], entry.convert[n:]
     rows, primals = [], None
