@@ -185,3 +185,69 @@ def test_the_written_module_is_the_same_text_whatever_the_hash_seed(tmp_path):
         texts.append(out.read_text())
     assert texts[0] == texts[1]
     assert texts[0].count("@numba.extending.overload(") >= 3  # (several helpers, so their order matters)
+
+
+def _written_against_backend_numba(tmp_path, seed: int, wanted: int, first: int = 0) -> int:
+    """Generated NumPy programs with loops (the fuzzer's small NumPy mode, seed ``seed``): for each that
+    ``backend="numba"`` accepts, the module ``adc compile --target numba`` writes (no argument types
+    known) gives the same value and cotangents; from program ``first`` on, stops after ``wanted`` such
+    programs.  How many ran."""
+    import importlib.util
+    import random
+
+    import adcompiler
+    from adcompiler.cli.main import main
+    from adcompiler.errors import UnsupportedSyntaxError
+    from adcompiler.testing.fuzz.config import NUMPY_SMALL
+    from adcompiler.testing.fuzz.programs import generate, program_seed
+
+    def loaded(name, path):
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    ran = 0
+    for index in range(first, first + 60):
+        spec = generate(random.Random(program_seed(seed, index)), NUMPY_SMALL)
+        if "for " not in spec.source:  # (arrays carried by loops: what the written module got wrong)
+            continue
+        stem = f"gen_{seed}_{index}"
+        (tmp_path / f"{stem}.py").write_text(spec.source)
+        fn = getattr(loaded(stem, tmp_path / f"{stem}.py"), spec.entry)
+        rng = np.random.default_rng(index)
+        kinds = {"array": lambda p: rng.uniform(-1, 1, p[2]), "float": lambda p: rng.uniform(-1, 1)}
+        kinds.update({"int": lambda p: 3, "list": lambda p: list(rng.uniform(-1, 1, p[2]))})
+        args = tuple(kinds[p[0]](p) for p in spec.params)
+        value = fn(*args)
+        ct = tuple(rng.uniform(-1, 1, np.shape(v)) for v in value) if spec.outputs > 1 else 1.0
+        try:
+            want = adcompiler.differentiate(fn, backend="numba").vjp(args, ct)
+        except (UnsupportedSyntaxError, numba.core.errors.TypingError):
+            continue  # (outside the Numba subset: refused with its location, as the tests of the subset check)
+        assert (
+            main(["compile", str(tmp_path / f"{stem}.py"), "--target", "numba", "-o", str(tmp_path / f"{stem}_ad.py")])
+            == 0
+        )
+        written = loaded(f"{stem}_ad", tmp_path / f"{stem}_ad.py")
+        got = getattr(written, f"{spec.entry}_reverse")(
+            *(np.asarray(a) if isinstance(a, list) else a for a in args), ct
+        )
+        assert np.allclose(got[0], want[0], rtol=1e-12, atol=1e-14), spec.source
+        for g, w in zip(got[1], want[1]):  # (the module also gives a cotangent of an int parameter: last)
+            assert np.shape(g) == np.shape(w) and np.allclose(g, w, rtol=1e-10, atol=1e-12), spec.source
+        ran += 1
+        if ran == wanted:
+            break
+    return ran
+
+
+@pytest.mark.filterwarnings("ignore:Cannot cache")
+def test_written_modules_agree_with_backend_numba_on_generated_loops(tmp_path):
+    assert _written_against_backend_numba(tmp_path, 12, 1, first=13) == 1  # (the program that found zero_of's bug)
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:Cannot cache")
+def test_written_modules_agree_with_backend_numba_on_more_generated_loops(tmp_path):
+    assert _written_against_backend_numba(tmp_path, 12, 8) == 8
