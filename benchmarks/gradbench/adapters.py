@@ -224,11 +224,15 @@ def ba(backend: str) -> dict[str, Function]:
     reproj_jacobian = adcompiler.jacobian(d_reproj)
     d_w = adcompiler.differentiate(mod.w_err, backend=backend)
 
+    blocks = _ba_blocks_compiled(d_reproj, d_w) if backend == "numba" else None
+
     def jacobian(cams, X, w, obs, feats):
         """The sparse Jacobian of (reprojection errors, weight errors) as ADBench's BASparseMat:
         row starts, column indices and values, each observation a 2 x 15 block."""
         n, m, p = len(cams), len(X), len(w)
         block = BA_NCAMPARAMS + 3 + 1
+        if blocks is not None:
+            return _ba_sparse(n, m, obs, *blocks(cams, X, w, obs, feats))
         rows = [0]
         cols, vals = [], []
         for j in range(p):
@@ -267,6 +271,56 @@ def ba(backend: str) -> dict[str, Function]:
         "objective": Function(ba_inputs, p_objective, post_objective, notes),
         "jacobian": Function(ba_inputs, jacobian, post_jacobian),
     }
+
+
+def _ba_blocks_compiled(d_reproj, d_w):
+    """Under Numba, the Jacobian's blocks as a Numba user writes them: one ``@njit`` loop over the
+    observations calling the compiled reverse of ``reproj_err`` once per error row (a unit cotangent)
+    and the compiled gradient of ``w_err`` (``Differentiable.compiled``, issue 36), no Python between
+    observations.  Gives ``blocks(cams, X, w, obs, feats) -> (vals (p, 2, 15), wvals (p,))``."""
+    import numba
+
+    example = (np.zeros(BA_NCAMPARAMS), np.zeros(3), 1.0, np.zeros(2))
+    reverse = d_reproj.compiled("reverse", *example)
+    w_grad = d_w.compiled("grad", 1.0)
+    ncam = BA_NCAMPARAMS
+
+    @numba.njit
+    def blocks(cams, X, w, obs, feats):
+        p = len(w)
+        vals = np.empty((p, 2, ncam + 4))
+        wvals = np.empty(p)
+        ct = np.zeros(2)
+        for j in range(p):
+            cam, pt = cams[obs[j, 0]], X[obs[j, 1]]
+            for r in range(2):
+                ct[:] = 0.0
+                ct[r] = 1.0
+                _, (g_cam, g_x, g_w) = reverse(cam, pt, w[j], feats[j], ct)
+                vals[j, r, :ncam] = g_cam
+                vals[j, r, ncam : ncam + 3] = g_x
+                vals[j, r, ncam + 3] = g_w
+            wvals[j] = w_grad(w[j])
+        return vals, wvals
+
+    return blocks
+
+
+def _ba_sparse(n: int, m: int, obs, vals, wvals) -> tuple:
+    """BASparseMat's rows, columns and values from the blocks (as the Python loop of ``ba`` builds them)."""
+    p, block = len(wvals), BA_NCAMPARAMS + 4
+    cam, pt = obs[:, 0], obs[:, 1]
+    columns = np.concatenate(
+        (
+            BA_NCAMPARAMS * cam[:, None] + np.arange(BA_NCAMPARAMS),
+            BA_NCAMPARAMS * n + 3 * pt[:, None] + np.arange(3),
+            (BA_NCAMPARAMS * n + 3 * m + np.arange(p))[:, None],
+        ),
+        axis=1,
+    )
+    cols = np.concatenate((np.repeat(columns, 2, axis=0).reshape(-1), BA_NCAMPARAMS * n + 3 * m + np.arange(p)))
+    rows = np.concatenate(([0], block * np.arange(1, 2 * p + 1), 2 * p * block + np.arange(1, p + 1)))
+    return list(rows), list(cols), list(np.concatenate((vals.reshape(-1), wvals)))
 
 
 def ht_inputs(raw) -> tuple:
