@@ -7,6 +7,18 @@ user's variable when it is the whole right-hand side (``z``; a reassigned ``z``
 becomes ``z_1``), a numbered temporary ``t1`` otherwise.  Tuples are kept
 symbolic (a tuple of atoms), so ``a, b = b, a`` and ``p = g(x); p[0]``-free
 tuple code needs no tuple objects at all.
+
+The lowering is one object per concept, each in its own module, composed rather than inherited:
+``StatementLowering`` here (statements, and the function around them), ``expressions`` (operators,
+comparisons, calls), ``names`` (names and globals), ``lists``, ``arrays`` (with ``spellings``, NumPy's
+other spellings), ``idioms`` (everyday Python: sum of a generator, sorted, print, assert), ``records``
+(dicts, NamedTuples, dataclasses) and ``nested`` (calls of derivatives).  What they share is one
+``emitter.Emitter``: the block being built, the environment of names, the slots and what was read of
+them, and the operations that emit (``apply``, ``read``, ``write``, ...); statement-only state
+(``assigned``, the return's slots) stays on ``StatementLowering``.  ``Lowering`` makes them all for one
+function, each given the ``Lowering`` itself: that record is how one concept calls another
+(``self.lower.arrays.numpy_call(...)``; expressions call arrays, arrays call expressions back), so the
+references between them are set up in this one place.
 """
 
 from __future__ import annotations
@@ -411,14 +423,10 @@ def _reversed_range(it):
 
 
 def _shape(value):
+    """The shape of a value: None for one atom, nested tuples for a (nested) tuple of them."""
     return tuple(_shape(v) for v in value) if isinstance(value, tuple) else None
 
 
 def output_shape(fn: Function):
     """The shape of a function's return value: None for one value, nested tuples otherwise."""
-    value = fn.body[-1].value
-
-    def shape(v):
-        return tuple(shape(x) for x in v) if isinstance(v, tuple) else None
-
-    return shape(value)
+    return _shape(fn.body[-1].value)

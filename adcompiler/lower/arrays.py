@@ -1,4 +1,4 @@
-"""Lowering of NumPy: the array half of ``anf``.
+"""Lowering of NumPy (one of ``anf``'s concept lowerers; NumPy's other spellings: ``spellings``).
 
 A NumPy function is a primitive named by its canonical path (``numpy.sum``),
 whatever alias the user imported it under; its arguments are put in one

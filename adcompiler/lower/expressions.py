@@ -1,5 +1,9 @@
 """Expressions -> ANF equations: operators, comparisons, short circuits, calls of
-primitives, rules and user functions."""
+primitives, rules and user functions.
+
+``ExpressionLowering.expr`` is where every concept lowerer (``anf``) turns a sub-expression into an
+atom; it dispatches to the others (a list literal to ``lists``, a NumPy call to ``arrays``, a dict to
+``records``, ...) through ``anf.Lowering``, and they call ``expr`` back for their operands."""
 
 from __future__ import annotations
 
@@ -169,9 +173,8 @@ class ExpressionLowering:
         outer = _ufunc_outer(node, self.emit, self.lower.names.resolve)  # np.multiply.outer(a, b): rules.numpy_written
         if outer is not None:
             return self.user_call(node, outer, hint)
-        found = self.lower.nested.nested_call(
-            node, hint
-        )  # adcompiler.grad(f)(x): the inner derivative's generated code
+        # adcompiler.grad(f)(x): the inner derivative's generated code
+        found = self.lower.nested.nested_call(node, hint)
         if found is not None:
             return found
         found = self.lower.records.self_method(node, _leaf_hint(hint))  # self.forward(x) in a method
@@ -180,9 +183,8 @@ class ExpressionLowering:
         if isinstance(node.func, ast.Attribute) and (
             _local_root(node.func.value, self.emit) or not _module_path(node.func.value, self.emit)
         ):
-            return self.lower.arrays.method_call(
-                node, _leaf_hint(hint)
-            )  # a method of a value: x.sum(), np.arange(6).reshape(2, 3)
+            # a method of a value: x.sum(), np.arange(6).reshape(2, 3)
+            return self.lower.arrays.method_call(node, _leaf_hint(hint))
         local = self.parsed.local_functions.get(node.func.id) if isinstance(node.func, ast.Name) else None
         if local is not None and node.func.id not in self.emit.env:  # g(x) -> g(W, b, x): front.closures
             function, frees = local

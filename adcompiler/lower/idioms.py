@@ -18,7 +18,7 @@ import copy
 import logging
 import math
 
-from ..ir.nodes import Const, Eq, For, If
+from ..ir.nodes import Const, For, If
 
 CONSUMERS = (builtins.sum, builtins.max, builtins.min, builtins.any, builtins.all, builtins.sorted, builtins.list)
 CONSUMERS += (builtins.tuple, math.fsum, math.prod)
@@ -240,70 +240,9 @@ class IdiomLowering:
 
     def method_idiom(self, node: ast.Call, hint):
         """``"{}".format(x)``, and the list methods ``extend``, ``insert`` and ``pop(i)`` (None: another call)."""
-        name, base, args = node.func.attr, node.func.value, node.args
         if is_format(node):
             return self.format_call(node, hint)
-        if node.keywords or not (
-            name == "extend"
-            and len(args) == 1
-            or name == "insert"
-            and len(args) == 2
-            or name == "pop"
-            and len(args) == 1
-        ):
-            return None
-        xs = self.emit.element(self.lower.expressions.expr(base))
-        if name == "extend":  # a copy first: xs.extend(xs) adds each item once
-            items = self.emit.apply("list_copy", [self.iterable(args[0])], None)
-            k = self.emit.new_var("k")
-            read = lambda: self.emit.body.append(
-                Eq((), "append", (xs, self.emit.apply("getitem", [items, k], None)), self.emit.line)
-            )
-            self.emit.body.append(
-                For(
-                    k,
-                    Const(0),
-                    self.emit.apply("len", [items], None),
-                    Const(1),
-                    self.emit.collected(read),
-                    self.emit.line,
-                )
-            )
-            return Const(None)
-        n = self.emit.apply("len", [xs], None)
-        if name == "pop":  # xs[i] (raising where pop raises), the items after it moved down, the last dropped
-            value = self.emit.apply("getitem", [xs, self.emit.atom(self.lower.expressions.expr(args[0]))], hint)
-            at = self.position(self.emit.atom(self.lower.expressions.expr(args[0])), n)
-            self.shift(xs, at, self.emit.apply("sub", [n, Const(1)], None), Const(1))
-            self.emit.apply("pop", [xs], None)
-            return value
-        at = self.position(
-            self.emit.atom(self.lower.expressions.expr(args[0])), n
-        )  # insert: Python's index, clamped to 0 .. n
-        at = self.emit.apply("min", [self.emit.apply("max", [at, Const(0)], None), n], None)
-        value = self.emit.element(self.lower.expressions.expr(args[1]))
-        self.emit.body.append(Eq((), "append", (xs, value), self.emit.line))
-        self.shift(xs, n, at, Const(-1))
-        self.emit.body.append(Eq((), "setitem", (xs, at, value), self.emit.line))
-        return Const(None)
-
-    def position(self, index, n):
-        """A list index as a position: ``index + n`` where it is negative."""
-        return self.emit.apply(
-            "add", [index, self.emit.apply("mul", [n, self.emit.apply("lt", [index, Const(0)], None)], None)], None
-        )
-
-    def shift(self, xs, start, stop, step) -> None:
-        """``xs[j] = xs[j + step]`` for ``j`` in ``range(start, stop, step)``: items moved one place."""
-        j = self.emit.new_var("j")
-
-        def move():
-            source = self.emit.apply("add", [j, step], None)
-            self.emit.body.append(
-                Eq((), "setitem", (xs, j, self.emit.apply("getitem", [xs, source], None)), self.emit.line)
-            )
-
-        self.emit.body.append(For(j, start, stop, step, self.emit.collected(move), self.emit.line))
+        return self.lower.lists.list_method(node, hint)
 
     def format_call(self, node: ast.Call, hint):
         """``"{:.3f}".format(x)`` (what an f-string becomes in generated code)."""

@@ -1,11 +1,13 @@
-"""Lowering of lists and tuples-as-values: the container half of ``anf``.
+"""Lowering of lists and tuples-as-values (one of ``anf``'s concept lowerers).
 
 Lists are mutable objects, so their primitives say what happens to the object:
 ``list`` (a literal), ``list_copy``, ``list_repeat`` (``[a] * n``), ``tuple``
 (a tuple stored somewhere), ``getitem``, ``setitem`` and ``append`` (which
 have no outputs: they change the list), ``len``, ``sum`` and ``argmax`` /
 ``argmin`` (the index ``max(xs)`` returns).  Loops over lists become loops
-over an index; list comprehensions become a loop of ``append``.
+over an index; list comprehensions become a loop of ``append``.  The methods
+``extend``, ``insert`` and ``pop(i)`` change the list in place: a loop of
+``append``, and items moved one place with ``setitem`` (then ``pop``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import ast
 import builtins
 
-from ..ir.nodes import Const, Eq, For, Var
+from ..ir.nodes import Const, Eq, For
 from .records import Record
 
 
@@ -157,9 +159,9 @@ class ListLowering:
             for j, xs in enumerate(lists)
         ]
         value = tuple(elements) if zipped else elements[0]
-        count = (
-            self.emit.apply("add", [k, self.emit.atom(self.lower.expressions.expr(start[0]))], None) if start else k
-        )  # enumerate(xs, 1)
+        count = k  # enumerate(xs, 1): k + 1
+        if start:
+            count = self.emit.apply("add", [k, self.emit.atom(self.lower.expressions.expr(start[0]))], None)
         self.lower.statements.bind(target, (count, value) if counted else value)
         head, self.emit.body = self.emit.body, prefix_body
         body = head + list(self.lower.statements.block(stmt.body, loops + 1))
@@ -169,6 +171,71 @@ class ListLowering:
             else:
                 self.emit.env[t.id] = saved[t.id]
         self.emit.body.append(For(k, Const(0), n, Const(1), tuple(body), stmt.lineno))
+
+    def list_method(self, node: ast.Call, hint):
+        """``xs.extend(ys)``, ``xs.insert(i, v)`` and ``xs.pop(i)``: the list changed in place by appends,
+        moves and pops (None: another call)."""
+        name, base, args = node.func.attr, node.func.value, node.args
+        if node.keywords or not (
+            name == "extend"
+            and len(args) == 1
+            or name == "insert"
+            and len(args) == 2
+            or name == "pop"
+            and len(args) == 1
+        ):
+            return None
+        xs = self.emit.element(self.lower.expressions.expr(base))
+        if name == "extend":  # a copy first: xs.extend(xs) adds each item once
+            items = self.emit.apply("list_copy", [self.lower.idioms.iterable(args[0])], None)
+            k = self.emit.new_var("k")
+            read = lambda: self.emit.body.append(
+                Eq((), "append", (xs, self.emit.apply("getitem", [items, k], None)), self.emit.line)
+            )
+            self.emit.body.append(
+                For(
+                    k,
+                    Const(0),
+                    self.emit.apply("len", [items], None),
+                    Const(1),
+                    self.emit.collected(read),
+                    self.emit.line,
+                )
+            )
+            return Const(None)
+        n = self.emit.apply("len", [xs], None)
+        if name == "pop":  # xs[i] (raising where pop raises), the items after it moved down, the last dropped
+            value = self.emit.apply("getitem", [xs, self.emit.atom(self.lower.expressions.expr(args[0]))], hint)
+            at = self.position(self.emit.atom(self.lower.expressions.expr(args[0])), n)
+            self.shift(xs, at, self.emit.apply("sub", [n, Const(1)], None), Const(1))
+            self.emit.apply("pop", [xs], None)
+            return value
+        # insert: Python's index, clamped to 0 .. n
+        at = self.position(self.emit.atom(self.lower.expressions.expr(args[0])), n)
+        at = self.emit.apply("min", [self.emit.apply("max", [at, Const(0)], None), n], None)
+        value = self.emit.element(self.lower.expressions.expr(args[1]))
+        self.emit.body.append(Eq((), "append", (xs, value), self.emit.line))
+        self.shift(xs, n, at, Const(-1))
+        self.emit.body.append(Eq((), "setitem", (xs, at, value), self.emit.line))
+        return Const(None)
+
+    def position(self, index, n):
+        """A list index as a position: ``index + n`` where it is negative."""
+        return self.emit.apply(
+            "add", [index, self.emit.apply("mul", [n, self.emit.apply("lt", [index, Const(0)], None)], None)], None
+        )
+
+    def shift(self, xs, start, stop, step) -> None:
+        """``xs[j] = xs[j + step]`` for ``j`` in ``range(start, stop, step)``: items moved one place."""
+        j = self.emit.new_var("j")
+
+        def move():
+            source = self.emit.apply("add", [j, step], None)
+            self.emit.body.append(
+                Eq((), "setitem", (xs, j, self.emit.apply("getitem", [xs, source], None)), self.emit.line)
+            )
+
+        self.emit.body.append(For(j, start, stop, step, self.emit.collected(move), self.emit.line))
 
     def _called(self, node, builtin, several: bool = False, start: bool = False) -> bool:
         """Whether ``node`` is a call of the builtin ``builtin`` (with one argument, or several; or with
@@ -197,4 +264,4 @@ def is_append(node) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append"
 
 
-__all__ = ["ListLowering", "is_append", "Var"]
+__all__ = ["ListLowering", "is_append"]
