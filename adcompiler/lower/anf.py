@@ -46,7 +46,7 @@ from ..front.scopes import falls_through, find_slots, loop_targets, may_jump, ma
 
 
 def lower(parsed: Parsed, namer: Namer, callee_shape, foreign: bool = False) -> Function:
-    """Lower one parsed function to ANF; ``callee_shape(fn)`` gives a callee's output shape; ``foreign``:
+    """Lower one parsed function to ANF; ``callee_shape(fn, node)`` gives a callee's output shape; ``foreign``:
     the function is of another module than the code generated for it runs in (its module's numbers and
     arrays are then handed to the code, not read by their names: ``names.NameLowering.name``)."""
     return Lowering(parsed, namer, callee_shape, foreign).statements.run()
@@ -74,7 +74,7 @@ class StatementLowering:
     """Statements -> ANF: assignments, branches, loops, returns (and the function around them: ``run``)."""
 
     def __init__(self, lower):
-        self.lower, self.emit, self.parsed = lower, lower.emit, lower.emit.parsed  # (see below)
+        self.lower, self.emit, self.parsed = lower, lower.emit, lower.emit.parsed  # (see Lowering)
         self.assigned: set = set()  # slots surely assigned on the path being lowered
         self.block_assigned: set = set()  # what the last block lowered surely assigned, for an if to merge
         self.direct_return = False  # the function returns once, at its end

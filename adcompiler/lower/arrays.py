@@ -14,22 +14,15 @@ from __future__ import annotations
 
 import ast
 import functools
-
-from .records import field
 import sys
 
 from ..rules import arrays as N
 from ..rules import scipy_linalg as SL
 from ..rules.movement import REFUSED
 from ..ir.nodes import Const, Eq
+from .emitter import leaf_hint
+from .records import field
 from .spellings import CROSS_AXES, einsum_subscripts, explicit_einsum
-
-
-def _leaf_hint(hint, index=None):
-    """The single-name part of a hint (``index``: of a tuple hint)."""
-    if index is not None:
-        return hint[index] if isinstance(hint, tuple) and index < len(hint) else None
-    return hint if isinstance(hint, str) else None
 
 
 def _tuples(value):
@@ -99,7 +92,7 @@ class ArrayLowering:
 
     def numpy_call(self, node: ast.Call, prim: str, hint, receiver=None):
         """A NumPy function call (or method call, with ``receiver`` the array)."""
-        names, hint = hint, _leaf_hint(hint)  # a tuple of names: for a decomposition's parts
+        names, hint = hint, leaf_hint(hint)  # a tuple of names: for a decomposition's parts
         if prim in REFUSED:
             raise self.parsed.error(node, f"{ast.unparse(node.func)} {REFUSED[prim][0]}", REFUSED[prim][1])
         if prim in SL.SIGNATURES:
@@ -268,7 +261,7 @@ class ArrayLowering:
         values = self.bound(node, args, keywords, SL.SIGNATURES[prim], SL.STATIC[prim])
         apply = lambda p, xs, h=None: self.emit.apply(p, [self.emit.atom(x) for x in xs], h)  # noqa: E731
         if not pair:
-            named = _leaf_hint(hint, 0) if isinstance(hint, tuple) else _leaf_hint(hint)  # c, low = cho_factor(K)
+            named = leaf_hint(hint, 0) if isinstance(hint, tuple) else leaf_hint(hint)  # c, low = cho_factor(K)
             return SL.WRITTEN[prim](apply, Const, [self.emit.element(v) for v in values], named)
         factor = values[0]
         if not (isinstance(factor, tuple) and len(factor) == 2 and isinstance(factor[1], Const)):
@@ -279,7 +272,7 @@ class ArrayLowering:
             )
         c, lower = factor
         return SL.cho_solve(
-            apply, Const, self.emit.element(c), lower.value, self.emit.element(values[1]), _leaf_hint(hint)
+            apply, Const, self.emit.element(c), lower.value, self.emit.element(values[1]), leaf_hint(hint)
         )
 
     def decomposition(self, prim: str, values: list, hint):
@@ -296,7 +289,7 @@ class ArrayLowering:
         raw = self.emit.apply(prim, raw_args, None)
         outs = tuple(
             self.emit.apply(
-                f"{prim}[{i}]", [a] + static + [raw], _leaf_hint(hint, k) if len(parts) > 1 else _leaf_hint(hint)
+                f"{prim}[{i}]", [a] + static + [raw], leaf_hint(hint, k) if len(parts) > 1 else leaf_hint(hint)
             )
             for k, i in enumerate(parts)
         )
@@ -405,7 +398,7 @@ class ArrayLowering:
         arrays = [self.emit.atom(self.emit.element(self.lower.expressions.expr(e))) for e in seq.elts]
         out = arrays[0]
         for k, b in enumerate(arrays[1:]):
-            out = self.emit.apply("numpy.dot", [out, b], _leaf_hint(hint) if k == len(arrays) - 2 else None)
+            out = self.emit.apply("numpy.dot", [out, b], leaf_hint(hint) if k == len(arrays) - 2 else None)
         return out
 
     def join(self, node: ast.Call, prim: str, hint):

@@ -100,3 +100,10 @@ class Emitter:
         build()
         out, self.body = tuple(self.body), saved
         return out
+
+
+def leaf_hint(hint, index=None):
+    """The single-name part of a name hint (``index``: of a tuple hint, named like the target unpacked)."""
+    if index is not None:
+        return hint[index] if isinstance(hint, tuple) and index < len(hint) else None
+    return hint if isinstance(hint, str) else None

@@ -20,6 +20,7 @@ from ..front.callables import fixed_arity, given_local_functions, what_runs
 from ..front.parse import BINOPS, COMPARES, IDENTITY, UNARYOPS, source_lines
 from .arrays import numpy_name
 from .draws import draw_name, lower_draw
+from .emitter import leaf_hint
 from .idioms import METHODS
 from .records import DICT_METHODS, METHOD, record_class
 from ..rules.scalar import SCALAR_HELPERS
@@ -41,39 +42,39 @@ class ExpressionLowering:
         if isinstance(node, ast.Name):
             return self.lower.names.name(node)
         if isinstance(node, ast.Tuple):
-            return tuple(self.expr(elt, _leaf_hint(hint, i)) for i, elt in enumerate(node.elts))
+            return tuple(self.expr(elt, leaf_hint(hint, i)) for i, elt in enumerate(node.elts))
         if isinstance(node, ast.Attribute):
             if _local_root(node.value, self.emit) or not _module_path(node.value, self.emit):
-                return self.lower.arrays.attribute(node, _leaf_hint(hint))  # of a value: A.T, np.sin(A).T, (A * 2.0).T
+                return self.lower.arrays.attribute(node, leaf_hint(hint))  # of a value: A.T, np.sin(A).T, (A * 2.0).T
             return self.lower.names.global_constant(node)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            return self.emit.apply("not", [self.emit.atom(self.expr(node.operand))], _leaf_hint(hint))
+            return self.emit.apply("not", [self.emit.atom(self.expr(node.operand))], leaf_hint(hint))
         if isinstance(node, ast.UnaryOp):
             return self.unary_chain(node, hint)
         if _repeats(node):
-            return self.lower.lists.repeat(node, _leaf_hint(hint))
+            return self.lower.lists.repeat(node, leaf_hint(hint))
         if isinstance(node, ast.BinOp):
             return self.binary_chain(node, hint)
         if isinstance(node, ast.Call):
             return self.call(node, hint)
         if isinstance(node, ast.List):
-            return self.lower.lists.list_literal(node, _leaf_hint(hint))
+            return self.lower.lists.list_literal(node, leaf_hint(hint))
         if isinstance(node, ast.Dict):
             return self.lower.records.dict_literal(node)
         if isinstance(node, ast.ListComp):
-            return self.lower.lists.comprehension(node, _leaf_hint(hint))
+            return self.lower.lists.comprehension(node, leaf_hint(hint))
         if isinstance(node, ast.Subscript):
-            return self.lower.lists.subscript(node, _leaf_hint(hint))
+            return self.lower.lists.subscript(node, leaf_hint(hint))
         if isinstance(node, ast.Compare):
-            return self.compare(node, _leaf_hint(hint))
+            return self.compare(node, leaf_hint(hint))
         if isinstance(node, ast.BoolOp):
-            slot = self.emit.hidden_slot(_leaf_hint(hint) or "t")
+            slot = self.emit.hidden_slot(leaf_hint(hint) or "t")
             self.short_circuit(node.op, node.values, slot)
             return self.emit.read(slot)
         if isinstance(node, ast.IfExp):
-            return self.if_exp(node, _leaf_hint(hint))
+            return self.if_exp(node, leaf_hint(hint))
         if isinstance(node, ast.JoinedStr):
-            return self.lower.idioms.fstring(node, _leaf_hint(hint))
+            return self.lower.idioms.fstring(node, leaf_hint(hint))
         raise self.lower.idioms.refused_expression(node)
 
     def unary_chain(self, node: ast.UnaryOp, hint):
@@ -86,7 +87,7 @@ class ExpressionLowering:
             if isinstance(value, Const) and isinstance(value.value, (int, float)) and value.text is None:
                 value = Const(-value.value if isinstance(n.op, ast.USub) else +value.value)
             else:
-                value = self.emit.apply(UNARYOPS[type(n.op)], [value], _leaf_hint(hint) if n is node else None)
+                value = self.emit.apply(UNARYOPS[type(n.op)], [value], leaf_hint(hint) if n is node else None)
         return value
 
     def binary_chain(self, node: ast.BinOp, hint):
@@ -99,7 +100,7 @@ class ExpressionLowering:
         value = self.expr(spine[-1].left)
         for n in reversed(spine):
             right = self.expr(n.right)
-            value = self.emit.apply(BINOPS[type(n.op)], [value, right], _leaf_hint(hint) if n is node else None)
+            value = self.emit.apply(BINOPS[type(n.op)], [value, right], leaf_hint(hint) if n is node else None)
         return value
 
     def compare(self, node: ast.Compare, hint):
@@ -151,7 +152,7 @@ class ExpressionLowering:
             and node.func.attr in DICT_METHODS
             and _local_root(node.func.value, self.emit)
         ):
-            found = self.lower.records.record_method(node, _leaf_hint(hint))
+            found = self.lower.records.record_method(node, leaf_hint(hint))
             if found is not None:
                 return found
         if (
@@ -161,13 +162,13 @@ class ExpressionLowering:
         ):
             return self.lower.records.dict_call(node)
         if isinstance(node.func, ast.Attribute) and node.func.attr in METHODS:  # "{}".format(x), xs.pop(i), ...
-            found = self.lower.idioms.method_idiom(node, _leaf_hint(hint))
+            found = self.lower.idioms.method_idiom(node, leaf_hint(hint))
             if found is not None:
                 return found
         if isinstance(node.func, ast.Attribute) and node.func.attr == "pop" and not node.args and not node.keywords:
             base = node.func.value
             if isinstance(base, ast.Name) and (base.id in self.emit.env or base.id in self.emit.slots):
-                return self.emit.apply("pop", [self.emit.element(self.expr(base))], _leaf_hint(hint))
+                return self.emit.apply("pop", [self.emit.element(self.expr(base))], leaf_hint(hint))
         if _is_add_at(node, self.emit, self.lower.names.resolve):
             return self.lower.arrays.add_at(node)
         outer = _ufunc_outer(node, self.emit, self.lower.names.resolve)  # np.multiply.outer(a, b): rules.numpy_written
@@ -177,14 +178,14 @@ class ExpressionLowering:
         found = self.lower.nested.nested_call(node, hint)
         if found is not None:
             return found
-        found = self.lower.records.self_method(node, _leaf_hint(hint))  # self.forward(x) in a method
+        found = self.lower.records.self_method(node, leaf_hint(hint))  # self.forward(x) in a method
         if found is not None:
             return found
         if isinstance(node.func, ast.Attribute) and (
             _local_root(node.func.value, self.emit) or not _module_path(node.func.value, self.emit)
         ):
             # a method of a value: x.sum(), np.arange(6).reshape(2, 3)
-            return self.lower.arrays.method_call(node, _leaf_hint(hint))
+            return self.lower.arrays.method_call(node, leaf_hint(hint))
         local = self.parsed.local_functions.get(node.func.id) if isinstance(node.func, ast.Name) else None
         if local is not None and node.func.id not in self.emit.env:  # g(x) -> g(W, b, x): front.closures
             function, frees = local
@@ -234,7 +235,7 @@ class ExpressionLowering:
             args = [self.emit.atom(self.emit.element(self.expr(a))) for a in node.args]
             size = rules.output_size(target)  # a tuple of values: one each, as a call of a user function gives
             if size is None:
-                return self.emit.apply("custom", args, _leaf_hint(hint), param=target)
+                return self.emit.apply("custom", args, leaf_hint(hint), param=target)
             outs = tuple(self.emit.new_var(h) for h in _shaped_hints((None,) * size, hint))
             self.emit.body.append(Eq(outs, "custom", tuple(args), self.emit.line, target))
             return outs
@@ -250,7 +251,7 @@ class ExpressionLowering:
             if isinstance(node.func, ast.Attribute):  # helpers.g(x): g is compiled into the derivative
                 self.lower.names.read_attribute(node.func, target)
             return self.user_call(node, target, hint)
-        hint = _leaf_hint(hint)
+        hint = leaf_hint(hint)
         if target is builtins.range and 1 <= len(node.args) <= 3 and not node.keywords:  # a range value (len of it)
             args = [self.emit.atom(self.expr(a)) for a in node.args]
             start, stop, step = (
@@ -258,7 +259,7 @@ class ExpressionLowering:
                 if len(args) == 1
                 else (args[0], args[1], args[2] if len(args) == 3 else Const(1))
             )
-            return self.emit.apply("range", [start, stop, step], _leaf_hint(hint))
+            return self.emit.apply("range", [start, stop, step], leaf_hint(hint))
         if target in (builtins.len, builtins.sum, builtins.list) or (
             target in (builtins.max, builtins.min) and len(node.args) == 1
         ):
@@ -348,7 +349,7 @@ class ExpressionLowering:
         args = [self.emit.element(self.expr(a)) for a in node.args]
         args += [self.emit.element(self.expr(k.value)) for k in node.keywords]
         keys = tuple(k.arg for k in node.keywords)
-        return self.emit.apply("library", args, _leaf_hint(hint), param=("library", path, keys, target, text))
+        return self.emit.apply("library", args, leaf_hint(hint), param=("library", path, keys, target, text))
 
     def object_call(self, node: ast.Call, name: str, receiver, hint):
         """``layer(h)`` (``name`` ``__call__``) or ``layer.forward(h)`` of a local value: the method of
@@ -361,7 +362,7 @@ class ExpressionLowering:
             )
         obj = self.emit.atom(self.emit.element(self.expr(receiver)))
         args = [self.emit.element(self.expr(a)) for a in node.args]
-        return self.emit.apply(METHOD, [obj, *args], _leaf_hint(hint), param=name)
+        return self.emit.apply(METHOD, [obj, *args], leaf_hint(hint), param=name)
 
     def user_call(self, node: ast.Call, target, hint):
         """A call of another user function: bind arguments, fill defaults."""
@@ -494,13 +495,6 @@ def _ufunc_outer(node: ast.Call, emit, resolve):
     if len(node.args) != 2 or node.keywords:
         raise emit.parsed.error(node, f"{ast.unparse(func)} with these arguments", "call it with two arrays a, b")
     return found
-
-
-def _leaf_hint(hint, index=None):
-    """The single-name part of a hint (``None`` for tuple hints)."""
-    if index is not None:
-        return hint[index] if isinstance(hint, tuple) and index < len(hint) else None
-    return hint if isinstance(hint, str) else None
 
 
 def _shaped_hints(shape, hint) -> list:
