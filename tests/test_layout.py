@@ -35,6 +35,8 @@ LAYERS = [
 TOP_LEVEL = {"__init__.py", "__main__.py", "errors.py", "options.py", "py.typed"}  # the rest is in rooms
 RANK = {unit: i for i, layer in enumerate(LAYERS) for unit in layer}
 MAX_LINES = 600  # a smell detector, not a cut line (issue 34): a module past it probably holds two concepts
+MAX_METHODS = 30  # issue 34: a class with more (its bases in the package counted with it) is several concepts
+METHODS_CHECKED = ("lower",)  # the rooms held to MAX_METHODS (the others' large classes are being cut)
 
 
 def _modules() -> dict:
@@ -150,6 +152,41 @@ def test_no_private_name_imported_across_modules():
 
 def test_modules_stay_small():
     big = {name: n for name, path in MODULES.items() if (n := len(path.read_text().splitlines())) > MAX_LINES}
+    assert not big, big
+
+
+def _class_methods() -> dict:
+    """Class name -> the names of its methods, those of its bases defined in the package with them."""
+    own: dict = {}
+    for path in MODULES.values():
+        for node in _nodes(path):
+            if isinstance(node, ast.ClassDef):
+                methods = {m.name for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+                bases = [ast.unparse(b).rpartition(".")[2] for b in node.bases]
+                entry = own.setdefault(node.name, (set(), []))
+                entry[0].update(methods)
+                entry[1].extend(bases)
+
+    def every(name, seen):
+        if name in seen or name not in own:
+            return set()
+        seen.add(name)
+        methods, bases = own[name]
+        return methods.union(*(every(b, seen) for b in bases))
+
+    return {name: every(name, set()) for name in own}
+
+
+def test_no_class_is_several_concepts():
+    """Lowering was one class of 103 methods (``anf._Lowering`` and its six mixins, issue 34): a class
+    is one concept, its bases in the package counted with it."""
+    counts = _class_methods()
+    big = {}
+    for name, path in MODULES.items():
+        if name.split(".")[0] in METHODS_CHECKED:
+            for node in _nodes(path):
+                if isinstance(node, ast.ClassDef) and len(counts[node.name]) > MAX_METHODS:
+                    big[f"{name}.{node.name}"] = len(counts[node.name])
     assert not big, big
 
 

@@ -7,6 +7,18 @@ user's variable when it is the whole right-hand side (``z``; a reassigned ``z``
 becomes ``z_1``), a numbered temporary ``t1`` otherwise.  Tuples are kept
 symbolic (a tuple of atoms), so ``a, b = b, a`` and ``p = g(x); p[0]``-free
 tuple code needs no tuple objects at all.
+
+The lowering is one object per concept, each in its own module, composed rather than inherited:
+``StatementLowering`` here (statements, and the function around them), ``expressions`` (operators,
+comparisons, calls), ``names`` (names and globals), ``lists``, ``arrays`` (with ``spellings``, NumPy's
+other spellings), ``idioms`` (everyday Python: sum of a generator, sorted, print, assert), ``records``
+(dicts, NamedTuples, dataclasses) and ``nested`` (calls of derivatives).  What they share is one
+``emitter.Emitter``: the block being built, the environment of names, the slots and what was read of
+them, and the operations that emit (``apply``, ``read``, ``write``, ...); statement-only state
+(``assigned``, the return's slots) stays on ``StatementLowering``.  ``Lowering`` makes them all for one
+function, each given the ``Lowering`` itself: that record is how one concept calls another
+(``self.lower.arrays.numpy_call(...)``; expressions call arrays, arrays call expressions back), so the
+references between them are set up in this one place.
 """
 
 from __future__ import annotations
@@ -15,60 +27,77 @@ import ast
 import builtins
 
 from ..front.parallel import is_prange
-from ..ir.nodes import IN_PLACE, Break, Const, Continue, Eq, For, Function, If, Return, Var, While, flatten, rebuild
+from ..ir.nodes import IN_PLACE, UNPACKED, Break, Const, Continue, Eq, For, Function, If, Return, Var, While, flatten
+from ..ir.nodes import rebuild
 from ..ir.supplied import constant
-from ..ir.nodes import UNPACKED
-from ..front.names import Namer, root
+from ..front.names import Namer
 from ..front.parse import BINOPS, Parsed
 from .arrays import ArrayLowering
-from .lists import ListLowering, is_append
-from .nested import NestedLowering
+from .emitter import Emitter
 from .expressions import ExpressionLowering
 from .idioms import IdiomLowering, desugar_loop_else
+from .lists import ListLowering, is_append
+from .names import NameLowering
+from .nested import NestedLowering
 from .params import separate_rebound_params
 from .records import Record, RecordLowering
+from .spellings import SpellingLowering
 from ..front.scopes import falls_through, find_slots, loop_targets, may_jump, may_return, nodes
 
 
 def lower(parsed: Parsed, namer: Namer, callee_shape, foreign: bool = False) -> Function:
-    """Lower one parsed function to ANF; ``callee_shape(fn)`` gives a callee's output shape; ``foreign``:
+    """Lower one parsed function to ANF; ``callee_shape(fn, node)`` gives a callee's output shape; ``foreign``:
     the function is of another module than the code generated for it runs in (its module's numbers and
     arrays are then handed to the code, not read by their names: ``names.NameLowering.name``)."""
-    return _Lowering(parsed, namer, callee_shape, foreign).run()
+    return Lowering(parsed, namer, callee_shape, foreign).statements.run()
 
 
-class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, RecordLowering, NestedLowering):
-    def __init__(self, parsed: Parsed, namer: Namer, callee_shape, foreign: bool = False):
-        self.parsed = parsed
-        self.namer = namer
-        self.callee_shape = callee_shape
-        self.foreign = foreign
-        self.env: dict = {}
-        self.defined: set = set()  # SSA names already given out in this function
-        self.body: list = []
-        self.line = parsed.node.lineno
+class Lowering:
+    """The lowerers of one function, one per concept, made here together: each holds this record, and
+    calls another concept's through it (``self.lower.arrays.numpy_call(...)``); all of them emit through
+    the one ``Emitter`` (``self.emit``)."""
+
+    def __init__(self, parsed: Parsed, namer: Namer, callee_shape, foreign: bool):
+        self.emit = Emitter(parsed, namer)
+        self.statements = StatementLowering(self)
+        self.expressions = ExpressionLowering(self, callee_shape)
+        self.names = NameLowering(self, foreign)
+        self.lists = ListLowering(self)
+        self.arrays = ArrayLowering(self)
+        self.spellings = SpellingLowering(self)
+        self.idioms = IdiomLowering(self)
+        self.records = RecordLowering(self)
+        self.nested = NestedLowering(self)
+
+
+class StatementLowering:
+    """Statements -> ANF: assignments, branches, loops, returns (and the function around them: ``run``)."""
+
+    def __init__(self, lower):
+        self.lower, self.emit, self.parsed = lower, lower.emit, lower.emit.parsed  # (see Lowering)
         self.assigned: set = set()  # slots surely assigned on the path being lowered
-        self.pinned: dict = {}  # slot -> its value read once before a loop that never assigns it
-        self.called: dict = {}  # a loop's name -> the function it stands for (a loop over functions, unrolled)
-        self.last_read: dict = {}  # slot -> (the block, its read there): reused until the slot is written
+        self.block_assigned: set = set()  # what the last block lowered surely assigned, for an if to merge
+        self.direct_return = False  # the function returns once, at its end
+        self.results = None  # the slots holding the return value, when there are several returns
+        self.returned = None  # the flag slot set by a return inside a loop
 
     def run(self) -> Function:
         fdef = self.parsed.node
-        desugar_loop_else(fdef, self.namer.fresh)
+        desugar_loop_else(fdef, self.emit.namer.fresh)
         params = tuple(a.arg for a in fdef.args.args + fdef.args.kwonlyargs)
-        separate_rebound_params(fdef, params, self.namer.fresh)
+        separate_rebound_params(fdef, params, self.emit.namer.fresh)
         for p in params:
-            self.env[p] = Var(p)
-            self.defined.add(p)
+            self.emit.env[p] = Var(p)
+            self.emit.defined.add(p)
         targets = loop_targets(fdef)
-        self.loop_names = {  # every name a for loop binds (for i, (a, b) in ...: i, a and b)
+        self.emit.loop_names = {  # every name a for loop binds (for i, (a, b) in ...: i, a and b)
             n.id
             for loop in nodes(fdef)
             if isinstance(loop, ast.For)
             for n in ast.walk(loop.target)
             if isinstance(n, ast.Name)
         }
-        self.slots = find_slots(fdef) - targets
+        self.emit.slots = find_slots(fdef) - targets
         self.refuse_parameter_loop_variables(fdef, params)
         for stmt in nodes(fdef):
             if isinstance(stmt, (ast.Assign, ast.AugAssign)):
@@ -87,12 +116,10 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, 
                             f"assigning to {clash.id!r}, which is also a for-loop variable",
                             "use a different name for one of them",
                         )
-        self.defined |= self.slots
-        self.assigned = set(params) & self.slots
+        self.emit.defined |= self.emit.slots
+        self.assigned = set(params) & self.emit.slots
         returns = [n for n in nodes(fdef) if isinstance(n, ast.Return)]
         self.direct_return = len(returns) == 1 and fdef.body[-1] is returns[0]
-        self.results = None  # the slots holding the return value, when there are several returns
-        self.returned = None  # the flag slot set by a return inside a loop
         positional = (self.parsed.obj.__defaults__ or ())[::-1]
         defaults = tuple(constant(v, f"{a.arg}_default") for v, a in zip(positional, fdef.args.args[::-1]))[::-1]
         kwdefaults = self.parsed.obj.__kwdefaults__ or {}
@@ -109,14 +136,14 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, 
                 "end every path with return <value>",
             )
         if any(may_return(s) for s in nodes(fdef) if isinstance(s, (ast.For, ast.While))):
-            self.returned = self.hidden_slot("returned")
-            self.write(self.returned, Const(False), fdef.lineno)
+            self.returned = self.emit.hidden_slot("returned")
+            self.emit.write(self.returned, Const(False), fdef.lineno)
         self.lower_stmts(statements, 0)
         if not self.direct_return:
-            reads = [self.read(slot) for slot in self.results[1]]
-            self.body.append(Return(rebuild(self.results[0], iter(reads)), fdef.body[-1].lineno))
-        slots = frozenset(self.slots)
-        return Function(fdef.name, params, defaults, tuple(self.body), self.parsed.source, slots)
+            reads = [self.emit.read(slot) for slot in self.results[1]]
+            self.emit.body.append(Return(rebuild(self.results[0], iter(reads)), fdef.body[-1].lineno))
+        slots = frozenset(self.emit.slots)
+        return Function(fdef.name, params, defaults, tuple(self.emit.body), self.parsed.source, slots)
 
     def refuse_parameter_loop_variables(self, fdef, params) -> None:
         """A parameter bound by a for loop: after the loop it holds the argument or the last element,
@@ -133,74 +160,77 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, 
 
     def block(self, stmts, loops: int) -> tuple:
         """Lower a nested block; names it binds do not leak out (slots carry what must)."""
-        saved_body, saved_env, saved_assigned = self.body, dict(self.env), set(self.assigned)
-        self.body = []
+        saved_body, saved_env, saved_assigned = self.emit.body, dict(self.emit.env), set(self.assigned)
+        self.emit.body = []
         self.lower_stmts(list(stmts), loops)
-        out = tuple(self.body)
+        out = tuple(self.emit.body)
         self.block_assigned = self.assigned  # what the block surely assigned, for an if to merge
-        self.body, self.env, self.assigned = saved_body, saved_env, saved_assigned
+        self.emit.body, self.emit.env, self.assigned = saved_body, saved_env, saved_assigned
         return out
 
     def lower_stmts(self, stmts: list, loops: int) -> None:
         """Lower a block so that jumps end it: what follows a conditional jump moves into the paths that fall through."""
         for i, stmt in enumerate(stmts):
-            self.line = stmt.lineno
+            self.emit.line = stmt.lineno
             rest = stmts[i + 1 :]
             if isinstance(stmt, ast.Return):
                 return self.ret(stmt, loops)
             if isinstance(stmt, (ast.Break, ast.Continue)):
-                self.body.append(Break(stmt.lineno) if isinstance(stmt, ast.Break) else Continue(stmt.lineno))
+                self.emit.body.append(Break(stmt.lineno) if isinstance(stmt, ast.Break) else Continue(stmt.lineno))
                 return None
             if isinstance(stmt, ast.If) and may_jump(stmt):
                 return self.if_(stmt, loops, rest)
             self.statement(stmt, loops)
             if isinstance(stmt, (ast.For, ast.While)) and may_return(stmt):
-                read = self.read(self.returned)
+                read = self.emit.read(self.returned)
                 exit_ = (Break(stmt.lineno),) if loops else ()
-                self.body.append(If(read, exit_, self.block(rest, loops), stmt.lineno))
+                self.emit.body.append(If(read, exit_, self.block(rest, loops), stmt.lineno))
                 return None
         return None
 
     def statement(self, stmt, loops: int) -> None:
         if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Subscript) and len(stmt.targets) == 1:
-            self.setitem(stmt.targets[0], self.expr(stmt.value))
+            self.lower.lists.setitem(stmt.targets[0], self.lower.expressions.expr(stmt.value))
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Subscript):
             load = ast.Subscript(
                 stmt.target.value, stmt.target.slice, ast.Load(), lineno=stmt.lineno, col_offset=stmt.col_offset
             )
-            current = self.expr(load)
-            self.setitem(stmt.target, self.apply(BINOPS[type(stmt.op)], [current, self.expr(stmt.value)], None))
+            current = self.lower.expressions.expr(load)
+            self.lower.lists.setitem(
+                stmt.target,
+                self.emit.apply(BINOPS[type(stmt.op)], [current, self.lower.expressions.expr(stmt.value)], None),
+            )
         elif isinstance(stmt, ast.Expr) and is_append(stmt.value):
-            self.append(stmt.value)
+            self.lower.lists.append(stmt.value)
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-            self.expr(stmt.value)  # a call for its effect on a list argument; the value is dropped
+            self.lower.expressions.expr(stmt.value)  # a call for its effect on a list argument; the value is dropped
         elif isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 if not isinstance(target, (ast.Name, ast.Tuple)):
                     raise self.parsed.error(
                         target, "assignment to this target", "assign to a plain name or a tuple of names"
                     )
-            value = self.expr(stmt.value, hint=_hint(stmt.targets[-1]))
+            value = self.lower.expressions.expr(stmt.value, hint=_hint(stmt.targets[-1]))
             for target in stmt.targets:
                 self.bind(target, value)
         elif isinstance(stmt, ast.AugAssign):
             if not isinstance(stmt.target, ast.Name):
                 raise self.parsed.error(stmt.target, "augmented assignment to this target", "use a plain name: x += y")
-            current = self.name(stmt.target)
-            right = self.expr(stmt.value)
-            changed = self.apply(BINOPS[type(stmt.op)], [current, right], stmt.target.id, param=IN_PLACE)
+            current = self.lower.names.name(stmt.target)
+            right = self.lower.expressions.expr(stmt.value)
+            changed = self.emit.apply(BINOPS[type(stmt.op)], [current, right], stmt.target.id, param=IN_PLACE)
             self.bind(stmt.target, changed)  # on an array NumPy changes it in place: see inplace.py
         elif isinstance(stmt, ast.If):
             self.if_(stmt, loops, [])
         elif isinstance(stmt, (ast.For, ast.While)):
-            pinned = dict(self.pinned)
+            pinned = dict(self.emit.pinned)
             self.pin_invariant_slots(stmt)
             self.for_(stmt, loops) if isinstance(stmt, ast.For) else self.while_(stmt, loops)
-            self.pinned = pinned
+            self.emit.pinned = pinned
         elif isinstance(stmt, ast.Pass) or isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             pass  # a string as a comment
         elif isinstance(stmt, ast.Assert):
-            self.assert_(stmt)
+            self.lower.idioms.assert_(stmt)
         else:
             raise self.parsed.error(
                 stmt, f"the statement {type(stmt).__name__}", "use assignments, if, for, while and return"
@@ -217,24 +247,29 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, 
         }
         read = [n.id for n in names if isinstance(n.ctx, ast.Load)]
         for name in dict.fromkeys(read):
-            if name in self.slots and name in self.assigned and name not in stored and name not in self.pinned:
-                self.pinned[name] = self.read(Var(name))
+            if (
+                name in self.emit.slots
+                and name in self.assigned
+                and name not in stored
+                and name not in self.emit.pinned
+            ):
+                self.emit.pinned[name] = self.emit.read(Var(name))
 
     def if_(self, stmt: ast.If, loops: int, rest: list) -> None:
-        test = self.atom(self.expr(stmt.test))
+        test = self.emit.atom(self.lower.expressions.expr(stmt.test))
         body = stmt.body + rest if falls_through(stmt.body) else stmt.body
         orelse = stmt.orelse + rest if falls_through(stmt.orelse) else stmt.orelse
         lowered_body = self.block(body, loops)
         assigned_body = self.block_assigned
         lowered_orelse = self.block(orelse, loops)
         self.assigned |= assigned_body & self.block_assigned  # assigned on both paths
-        self.body.append(If(test, lowered_body, lowered_orelse, stmt.lineno))
+        self.emit.body.append(If(test, lowered_body, lowered_orelse, stmt.lineno))
 
     def for_(self, stmt: ast.For, loops: int) -> None:
         if stmt.orelse:
             raise self.parsed.error(stmt, "for ... else", "set a flag before break and test it after the loop")
         it = stmt.iter
-        functions = self.function_list(it)
+        functions = self.lower.names.function_list(it)
         if functions is not None:  # for f in fs, fs a list of functions the module or a closure holds
             return self.unrolled(stmt, functions, loops)
         backwards = _reversed_range(it)
@@ -242,32 +277,36 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, 
             it = backwards
         parallel = backwards is None and self.parallel_range(it)
         if not parallel and not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
-            return self.iterate(stmt, loops)
+            return self.lower.lists.iterate(stmt, loops)
         if not isinstance(stmt.target, ast.Name):
             raise self.parsed.error(stmt.target, "unpacking a range loop's index", "use one name: for i in range(n)")
-        if not ((parallel or self.resolve(it.func) is builtins.range) and 1 <= len(it.args) <= 3 and not it.keywords):
+        if not (
+            (parallel or self.lower.names.resolve(it.func) is builtins.range)
+            and 1 <= len(it.args) <= 3
+            and not it.keywords
+        ):
             raise self.parsed.error(it, f"a for loop over {ast.unparse(it)}", "loop over range(...)")
-        args = [self.atom(self.expr(a)) for a in it.args]
+        args = [self.emit.atom(self.lower.expressions.expr(a)) for a in it.args]
         start, stop, step = (
             (Const(0), args[0], Const(1))
             if len(args) == 1
             else (args[0], args[1], args[2] if len(args) == 3 else Const(1))
         )
         if backwards is not None:  # reversed(range(a, b, s)) is range(a + (n - 1) * s, a - s, -s), n its length
-            n = self.apply("len", [self.apply("range", [start, stop, step], None)], None)
-            last = self.apply(
-                "add", [start, self.apply("mul", [self.apply("sub", [n, Const(1)], None), step], None)], None
+            n = self.emit.apply("len", [self.emit.apply("range", [start, stop, step], None)], None)
+            last = self.emit.apply(
+                "add", [start, self.emit.apply("mul", [self.emit.apply("sub", [n, Const(1)], None), step], None)], None
             )
-            start, stop, step = last, self.apply("sub", [start, step], None), self.apply("neg", [step], None)
-        target = self.new_var(stmt.target.id)
-        saved = self.env.get(stmt.target.id)
-        self.env[stmt.target.id] = target
+            start, stop, step = last, self.emit.apply("sub", [start, step], None), self.emit.apply("neg", [step], None)
+        target = self.emit.new_var(stmt.target.id)
+        saved = self.emit.env.get(stmt.target.id)
+        self.emit.env[stmt.target.id] = target
         body = self.block(stmt.body, loops + 1)
         if saved is None:
-            del self.env[stmt.target.id]
+            del self.emit.env[stmt.target.id]
         else:
-            self.env[stmt.target.id] = saved
-        self.body.append(For(target, start, stop, step, body, stmt.lineno, parallel))
+            self.emit.env[stmt.target.id] = saved
+        self.emit.body.append(For(target, start, stop, step, body, stmt.lineno, parallel))
 
     def parallel_range(self, it) -> bool:
         """Whether ``it`` is ``prange(...)`` (Numba's or adcompiler's): a loop of independent iterations."""
@@ -275,7 +314,7 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, 
             return False
         if (it.func.id if isinstance(it.func, ast.Name) else it.func.attr) != "prange":
             return False
-        return is_prange(self.resolve(it.func))
+        return is_prange(self.lower.names.resolve(it.func))
 
     def unrolled(self, stmt: ast.For, functions: tuple, loops: int) -> None:
         """``for f in fs: x = f(x)`` over a list of functions: the body once per function, ``f(...)``
@@ -287,44 +326,44 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, 
             raise self.parsed.error(
                 jump, f"{type(jump).__name__.lower()} in a loop over functions", "loop without jumps: for f in fs"
             )
-        saved = self.called.get(stmt.target.id)
+        saved = self.emit.called.get(stmt.target.id)
         for function in functions:
-            self.called[stmt.target.id] = function
+            self.emit.called[stmt.target.id] = function
             self.lower_stmts(list(stmt.body), loops)
         if saved is None:
-            del self.called[stmt.target.id]
+            del self.emit.called[stmt.target.id]
         else:
-            self.called[stmt.target.id] = saved
+            self.emit.called[stmt.target.id] = saved
 
     def while_(self, stmt: ast.While, loops: int) -> None:
         if stmt.orelse:
             raise self.parsed.error(stmt, "while ... else", "set a flag before break and test it after the loop")
-        saved = self.body
-        self.body = []
-        test = self.atom(self.expr(stmt.test))
-        header, self.body = tuple(self.body), saved
-        self.body.append(While(header, test, self.block(stmt.body, loops + 1), stmt.lineno))
+        saved = self.emit.body
+        self.emit.body = []
+        test = self.emit.atom(self.lower.expressions.expr(stmt.test))
+        header, self.emit.body = tuple(self.emit.body), saved
+        self.emit.body.append(While(header, test, self.block(stmt.body, loops + 1), stmt.lineno))
 
     def ret(self, stmt: ast.Return, loops: int) -> None:
         if stmt.value is None:
             raise self.parsed.error(stmt, "return without a value", "return the function's result")
-        value = self.solid(self.expr(stmt.value))
+        value = self.lower.records.solid(self.lower.expressions.expr(stmt.value))
         if self.direct_return:
-            self.body.append(Return(value, stmt.lineno))
+            self.emit.body.append(Return(value, stmt.lineno))
             return
         leaves = flatten(value)
         shape = _shape(value)
         if self.results is None:
-            self.results = (shape, [self.hidden_slot("result") for _ in leaves])
+            self.results = (shape, [self.emit.hidden_slot("result") for _ in leaves])
         elif self.results[0] != shape:
             raise self.parsed.error(
                 stmt, "returns of different shapes", "return the same number of values on every path"
             )
         for slot, leaf in zip(self.results[1], leaves, strict=True):
-            self.write(slot, leaf, stmt.lineno)
+            self.emit.write(slot, leaf, stmt.lineno)
         if loops:
-            self.write(self.returned, Const(True), stmt.lineno)
-            self.body.append(Break(stmt.lineno))
+            self.emit.write(self.returned, Const(True), stmt.lineno)
+            self.emit.body.append(Break(stmt.lineno))
 
     def bind(self, target, value) -> None:
         """Give a user name (or a tuple of names) the value of an atom or symbolic tuple."""
@@ -335,18 +374,18 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, 
                 target, "unpacking a dict (Python gives its keys)", "unpack d.values() or d.items()"
             )
         if isinstance(target, ast.Name):
-            if any(v is value for v in self.env.values()) or target.id in self.slots:
-                self.share(value)  # a dict now named twice: changing it through one name is refused
-            if target.id in self.slots:  # a tuple kept in a name assigned in several places is a tuple object
-                self.write(Var(target.id), self.element(value), self.line)
+            if any(v is value for v in self.emit.env.values()) or target.id in self.emit.slots:
+                self.lower.records.share(value)  # a dict now named twice: changing it through one name is refused
+            if target.id in self.emit.slots:  # a tuple kept in a name assigned in several places is a tuple object
+                self.emit.write(Var(target.id), self.emit.element(value), self.emit.line)
                 self.assigned.add(target.id)
             else:
-                self.env[target.id] = value
+                self.emit.env[target.id] = value
             return
         if isinstance(value, Var):  # unpacking a real tuple, list or array: Python's length check, one read per name
-            self.body.append(Eq((), "effect", (value, Const(len(target.elts))), self.line, UNPACKED))
+            self.emit.body.append(Eq((), "effect", (value, Const(len(target.elts))), self.emit.line, UNPACKED))
             value = tuple(
-                self.apply("getitem", [value, Const(k)], _hint(t) if isinstance(t, ast.Name) else None)
+                self.emit.apply("getitem", [value, Const(k)], _hint(t) if isinstance(t, ast.Name) else None)
                 for k, t in enumerate(target.elts)
             )
         if not isinstance(value, tuple) or len(value) != len(target.elts):
@@ -358,61 +397,11 @@ class _Lowering(ExpressionLowering, ListLowering, ArrayLowering, IdiomLowering, 
             )
         for elt, item in zip(target.elts, value, strict=True):
             if isinstance(elt, ast.Subscript):  # a[i], a[j] = a[j], a[i]: left to right, values read first
-                self.setitem(elt, self.element(item))
+                self.lower.lists.setitem(elt, self.emit.element(item))
                 continue
             if not isinstance(elt, (ast.Name, ast.Tuple)):
                 raise self.parsed.error(elt, "unpacking into this target", "unpack into plain names")
             self.bind(elt, item)
-
-    def hidden_slot(self, base: str) -> Var:
-        """A slot the user did not name (a return value, a flag, a conditional expression's value)."""
-        slot = Var(self.namer.fresh(base))
-        self.slots.add(slot.name)
-        return slot
-
-    def read(self, slot: Var) -> Var:
-        """The slot's value: one read per block until the slot is written (``px * px`` reads px once, so
-        reverse mode tapes it once)."""
-        last = self.last_read.get(slot.name)
-        if last is not None and last[0] is self.body:
-            return last[1]
-        out = Var(self.namer.fresh(root(slot.name)))
-        self.body.append(Eq((out,), "read", (slot,), self.line))
-        self.last_read[slot.name] = (self.body, out)
-        return out
-
-    def write(self, slot: Var, value, line: int) -> None:
-        self.body.append(Eq((slot,), "write", (value,), line))
-        self.last_read.pop(slot.name, None)
-
-    def atom(self, value):
-        if isinstance(value, tuple):
-            raise self.parsed.error(
-                self.parsed.node, "a tuple used as a condition or loop bound", "use a single number"
-            )
-        return value
-
-    def apply(self, prim: str, args: list, hint: str | None, param=None) -> Var:
-        """Emit ``out = prim(*args)`` and return ``out``."""
-        for a in args:
-            if isinstance(a, tuple):
-                raise self.parsed.error(
-                    self.parsed.node,
-                    "arithmetic on a tuple",
-                    "unpack the tuple into names first",
-                )
-        out = self.new_var(hint)
-        self.body.append(Eq((out,), prim, tuple(args), self.line, param))
-        return out
-
-    def new_var(self, hint: str | None) -> Var:
-        """The user's own name for its first definition, ``z_1``, ``z_2`` after; ``t1`` without a name."""
-        if hint is None:
-            return Var(self.namer.temp())
-        user_name = not self.namer._free(hint)  # a name of the user's, reserved: its first definition keeps it
-        name = hint if hint not in self.defined and user_name else self.namer.fresh(hint)
-        self.defined.add(name)
-        return Var(name)
 
 
 def _hint(target):
@@ -434,14 +423,10 @@ def _reversed_range(it):
 
 
 def _shape(value):
+    """The shape of a value: None for one atom, nested tuples for a (nested) tuple of them."""
     return tuple(_shape(v) for v in value) if isinstance(value, tuple) else None
 
 
 def output_shape(fn: Function):
     """The shape of a function's return value: None for one value, nested tuples otherwise."""
-    value = fn.body[-1].value
-
-    def shape(v):
-        return tuple(shape(x) for x in v) if isinstance(v, tuple) else None
-
-    return shape(value)
+    return _shape(fn.body[-1].value)

@@ -1,4 +1,4 @@
-"""Lowering of NumPy: the array half of ``anf``.
+"""Lowering of NumPy (one of ``anf``'s concept lowerers; NumPy's other spellings: ``spellings``).
 
 A NumPy function is a primitive named by its canonical path (``numpy.sum``),
 whatever alias the user imported it under; its arguments are put in one
@@ -14,22 +14,15 @@ from __future__ import annotations
 
 import ast
 import functools
-
-from .records import field
 import sys
 
 from ..rules import arrays as N
 from ..rules import scipy_linalg as SL
 from ..rules.movement import REFUSED
 from ..ir.nodes import Const, Eq
-from .spellings import CROSS_AXES, SpellingLowering, einsum_subscripts, explicit_einsum
-
-
-def _leaf_hint(hint, index=None):
-    """The single-name part of a hint (``index``: of a tuple hint)."""
-    if index is not None:
-        return hint[index] if isinstance(hint, tuple) and index < len(hint) else None
-    return hint if isinstance(hint, str) else None
+from .emitter import leaf_hint
+from .records import field
+from .spellings import CROSS_AXES, einsum_subscripts, explicit_einsum
 
 
 def _tuples(value):
@@ -91,12 +84,15 @@ def _canonical(numpy) -> dict:
     return found
 
 
-class ArrayLowering(SpellingLowering):
-    """Methods of ``anf._Lowering`` for NumPy; see the module docstring."""
+class ArrayLowering:
+    """The lowering of NumPy calls, methods and attributes; see the module docstring."""
+
+    def __init__(self, lower):
+        self.lower, self.emit, self.parsed = lower, lower.emit, lower.emit.parsed  # (see anf.Lowering)
 
     def numpy_call(self, node: ast.Call, prim: str, hint, receiver=None):
         """A NumPy function call (or method call, with ``receiver`` the array)."""
-        names, hint = hint, _leaf_hint(hint)  # a tuple of names: for a decomposition's parts
+        names, hint = hint, leaf_hint(hint)  # a tuple of names: for a decomposition's parts
         if prim in REFUSED:
             raise self.parsed.error(node, f"{ast.unparse(node.func)} {REFUSED[prim][0]}", REFUSED[prim][1])
         if prim in SL.SIGNATURES:
@@ -106,7 +102,7 @@ class ArrayLowering(SpellingLowering):
         if prim == "numpy.where" and receiver is None and len(node.args) == 1 and not node.keywords:
             # np.where(cond): the indices where cond holds (np.nonzero): integers, computed as the primal does
             remedy = "use np.where(cond, x, y), or compute the indices outside the differentiated function"
-            return self.library_call(node, sys.modules["numpy"].where, hint, remedy)
+            return self.lower.expressions.library_call(node, sys.modules["numpy"].where, hint, remedy)
         if prim == "numpy.einsum" and any(
             k.arg == "optimize" and isinstance(k.value, ast.Constant) for k in node.keywords
         ):
@@ -127,10 +123,10 @@ class ArrayLowering(SpellingLowering):
                     "numpy.einsum with computed subscripts or keywords",
                     "write the subscripts as a string, np.einsum('ij,jk->ik', a, b), or as literal sublists",
                 )
-            operands = [self.atom(self.element(self.expr(a))) for a in operands]
-            return self.apply(prim, [Const(explicit_einsum(spec))] + operands, hint)
+            operands = [self.emit.atom(self.emit.element(self.lower.expressions.expr(a))) for a in operands]
+            return self.emit.apply(prim, [Const(explicit_einsum(spec))] + operands, hint)
         if prim == "numpy.cross" and ({k.arg for k in node.keywords} & set(CROSS_AXES) or len(node.args) > 2):
-            return self.cross(node, hint)
+            return self.lower.spellings.cross(node, hint)
         if prim == "numpy.linalg.multi_dot":
             return self.multi_dot(node, hint)
         if prim == "numpy.select":
@@ -143,10 +139,10 @@ class ArrayLowering(SpellingLowering):
         signature = N.SIGNATURES.get(prim)
         if signature is None:  # a constructor or an inactive query: keep the call as written
             if keywords:
-                return self.apply(prim, args + list(keywords.values()), hint, param=tuple(keywords))
-            return self.apply(prim, args, hint)
+                return self.emit.apply(prim, args + list(keywords.values()), hint, param=tuple(keywords))
+            return self.emit.apply(prim, args, hint)
         if prim in ("numpy.reshape", "numpy.transpose") and receiver is not None and len(args) > 2:
-            args = [args[0], self.apply("tuple", args[1:], None)]  # x.reshape(2, 3), x.transpose(1, 0, 2)
+            args = [args[0], self.emit.apply("tuple", args[1:], None)]  # x.reshape(2, 3), x.transpose(1, 0, 2)
         if len(args) > N.POSITIONAL.get(prim, len(args)):
             raise self.parsed.error(
                 node,
@@ -163,19 +159,19 @@ class ArrayLowering(SpellingLowering):
                 node, f"np.pad with mode {values[2].value!r} and constant_values", "leave constant_values out"
             )
         if prim == "numpy.average" and isinstance(values[2], Const) and values[2].value is None:
-            return self.apply("numpy.mean", [values[0], values[1], values[4]], hint)  # no weights: the mean
+            return self.emit.apply("numpy.mean", [values[0], values[1], values[4]], hint)  # no weights: the mean
         if prim in N.PARTS:
             return self.decomposition(prim, values, names)
         if prim == "numpy.append":  # np.concatenate of the two (raveled for axis None)
             arrays = (
                 values[:2]
                 if values[2].value is not None
-                else [self.apply("numpy.ravel", [v], None) for v in values[:2]]
+                else [self.emit.apply("numpy.ravel", [v], None) for v in values[:2]]
             )
-            return self.apply("numpy.concatenate", arrays + [Const(values[2].value or 0)], hint, param=("seq", 2))
+            return self.emit.apply("numpy.concatenate", arrays + [Const(values[2].value or 0)], hint, param=("seq", 2))
         if prim in N.SPLITS:
             return self.split(prim, values, hint)
-        return self.apply(prim, values, hint)
+        return self.emit.apply(prim, values, hint)
 
     def keyword_spelled(self, node: ast.Call, prim: str, hint, receiver):
         """``np.sum(x, axis, where=mask)``: the sum of ``np.where(mask, x, 0)``; ``x.reshape(shape,
@@ -189,7 +185,9 @@ class ArrayLowering(SpellingLowering):
         if receiver is None:
             rest.args = node.args[1:]
         if keyword.arg == "where":
-            masked = self.apply("numpy.where", [self.atom(self.array_arg(keyword.value)), self.atom(x), Const(0)], None)
+            masked = self.emit.apply(
+                "numpy.where", [self.emit.atom(self.array_arg(keyword.value)), self.emit.atom(x), Const(0)], None
+            )
             return self.numpy_call(rest, prim, hint, receiver=masked)
         order = keyword.value.value if isinstance(keyword.value, ast.Constant) else None
         if order == "C":
@@ -205,14 +203,14 @@ class ArrayLowering(SpellingLowering):
                 + (" and a shape not written out" if order == "F" else ""),
                 "write order='C' or order='F' and the new shape as a tuple display: x.reshape((n, m), order='F')",
             )
-        dims = [self.atom(self.expr(e)) for e in reversed(shape)]
+        dims = [self.emit.atom(self.lower.expressions.expr(e)) for e in reversed(shape)]
         if all(isinstance(d, Const) for d in dims):
             reversed_shape = Const(tuple(d.value for d in dims))
         else:
-            reversed_shape = self.apply("tuple", dims, None)
-        flipped = self.apply("numpy.transpose", [self.atom(x), Const(None)], None)
-        shaped = self.apply("numpy.reshape", [flipped, reversed_shape], None)
-        return self.apply("numpy.transpose", [shaped, Const(None)], hint)
+            reversed_shape = self.emit.apply("tuple", dims, None)
+        flipped = self.emit.apply("numpy.transpose", [self.emit.atom(x), Const(None)], None)
+        shaped = self.emit.apply("numpy.reshape", [flipped, reversed_shape], None)
+        return self.emit.apply("numpy.transpose", [shaped, Const(None)], hint)
 
     def bound(self, node: ast.Call, args: list, keywords: dict, signature, static: dict) -> list:
         """The arguments of a call in ``signature``'s order, defaults filled in; those ``static`` names
@@ -253,15 +251,18 @@ class ArrayLowering(SpellingLowering):
                 node, f"*args or **kwargs passed to {ast.unparse(node.func)}", "pass them one by one"
             )
         pair = prim == "scipy.linalg.cho_solve"
-        args = [self.expr(a) if pair and i == 0 else self.static_arg(a) for i, a in enumerate(node.args)]
+        args = [
+            self.lower.expressions.expr(a) if pair and i == 0 else self.static_arg(a) for i, a in enumerate(node.args)
+        ]
         keywords = {
-            k.arg: self.expr(k.value) if k.arg == "c_and_lower" else self.static_arg(k.value) for k in node.keywords
+            k.arg: self.lower.expressions.expr(k.value) if k.arg == "c_and_lower" else self.static_arg(k.value)
+            for k in node.keywords
         }
         values = self.bound(node, args, keywords, SL.SIGNATURES[prim], SL.STATIC[prim])
-        apply = lambda p, xs, h=None: self.apply(p, [self.atom(x) for x in xs], h)  # noqa: E731
+        apply = lambda p, xs, h=None: self.emit.apply(p, [self.emit.atom(x) for x in xs], h)  # noqa: E731
         if not pair:
-            named = _leaf_hint(hint, 0) if isinstance(hint, tuple) else _leaf_hint(hint)  # c, low = cho_factor(K)
-            return SL.WRITTEN[prim](apply, Const, [self.element(v) for v in values], named)
+            named = leaf_hint(hint, 0) if isinstance(hint, tuple) else leaf_hint(hint)  # c, low = cho_factor(K)
+            return SL.WRITTEN[prim](apply, Const, [self.emit.element(v) for v in values], named)
         factor = values[0]
         if not (isinstance(factor, tuple) and len(factor) == 2 and isinstance(factor[1], Const)):
             raise self.parsed.error(
@@ -270,7 +271,9 @@ class ArrayLowering(SpellingLowering):
                 "pass what cho_factor returned, c_and_lower = cho_factor(K, lower=True), or the pair (c, lower) it gave",
             )
         c, lower = factor
-        return SL.cho_solve(apply, Const, self.element(c), lower.value, self.element(values[1]), _leaf_hint(hint))
+        return SL.cho_solve(
+            apply, Const, self.emit.element(c), lower.value, self.emit.element(values[1]), leaf_hint(hint)
+        )
 
     def decomposition(self, prim: str, values: list, hint):
         """``w, v = numpy.linalg.eigh(a)``: the decomposition once (no derivative), then one primitive
@@ -283,10 +286,10 @@ class ArrayLowering(SpellingLowering):
         elif prim == "numpy.linalg.qr":
             raw_args, static = [a, Const("reduced")], []
             parts = parts if values[1].value == "reduced" else (1,)
-        raw = self.apply(prim, raw_args, None)
+        raw = self.emit.apply(prim, raw_args, None)
         outs = tuple(
-            self.apply(
-                f"{prim}[{i}]", [a] + static + [raw], _leaf_hint(hint, k) if len(parts) > 1 else _leaf_hint(hint)
+            self.emit.apply(
+                f"{prim}[{i}]", [a] + static + [raw], leaf_hint(hint, k) if len(parts) > 1 else leaf_hint(hint)
             )
             for k, i in enumerate(parts)
         )
@@ -297,11 +300,11 @@ class ArrayLowering(SpellingLowering):
         one primitive per piece, ``numpy.split/part(x, kind, sections, axis, i, raw)`` (printed ``raw[i]``)."""
         x, sections = values[0], values[1].value
         axis = values[2] if len(values) > 2 else Const(None)
-        raw = self.apply(prim, values, None)
+        raw = self.emit.apply(prim, values, None)
         count = sections if isinstance(sections, int) else len(sections) + 1
         kind = Const(prim.rpartition(".")[2])
-        parts = [self.apply(N.SPLIT_PART, [x, kind, values[1], axis, Const(i), raw], None) for i in range(count)]
-        return self.apply("list", parts, hint)
+        parts = [self.emit.apply(N.SPLIT_PART, [x, kind, values[1], axis, Const(i), raw], None) for i in range(count)]
+        return self.emit.apply("list", parts, hint)
 
     def select(self, node: ast.Call, hint):
         """``numpy.select([c1, c2], [a1, a2], default)``: ``numpy.where(c1, a1, numpy.where(c2, a2, default))``,
@@ -327,9 +330,9 @@ class ArrayLowering(SpellingLowering):
             )
         out = self.array_arg(given["default"]) if "default" in given else Const(0)
         pairs = list(zip(conds.elts, choices.elts, strict=True))
-        lowered = [(self.atom(self.array_arg(c)), self.atom(self.array_arg(a))) for c, a in pairs]
+        lowered = [(self.emit.atom(self.array_arg(c)), self.emit.atom(self.array_arg(a))) for c, a in pairs]
         for k, (c, a) in reversed(list(enumerate(lowered))):
-            out = self.apply("numpy.where", [c, a, self.atom(out)], hint if k == 0 else None)
+            out = self.emit.apply("numpy.where", [c, a, self.emit.atom(out)], hint if k == 0 else None)
         return out
 
     def dtype_of(self, node):
@@ -338,11 +341,13 @@ class ArrayLowering(SpellingLowering):
         root = node
         while isinstance(root, ast.Attribute):
             root = root.value
-        local = isinstance(root, ast.Name) and any(root.id in names for names in (self.pinned, self.slots, self.env))
+        local = isinstance(root, ast.Name) and any(
+            root.id in names for names in (self.emit.pinned, self.emit.slots, self.emit.env)
+        )
         try:
             if local or not isinstance(root, (ast.Name, ast.Constant)):
                 raise TypeError("not a constant")
-            return numpy.dtype(node.value if isinstance(node, ast.Constant) else self.resolve(node))
+            return numpy.dtype(node.value if isinstance(node, ast.Constant) else self.lower.names.resolve(node))
         except (TypeError, AttributeError):
             raise self.parsed.error(
                 node, f"the dtype {ast.unparse(node)}", "write the dtype as a constant: float, 'float32', np.float64"
@@ -357,7 +362,7 @@ class ArrayLowering(SpellingLowering):
                 f"{ast.unparse(node)}, a cast to {dtype.name} (the derivative of a float would be lost silently)",
                 "keep values float (np.floor(x) and np.round(x) have derivative 0); cast outside the function",
             )
-        return self.apply(prim, [self.atom(x), Const(dtype.name)], hint)
+        return self.emit.apply(prim, [self.emit.atom(x), Const(dtype.name)], hint)
 
     def astype(self, node: ast.Call, hint):
         """``x.astype(dtype)``: a copy of x cast to dtype."""
@@ -366,7 +371,9 @@ class ArrayLowering(SpellingLowering):
             dtype = node.keywords[0].value
         if dtype is None:
             raise self.parsed.error(node, f"{ast.unparse(node)} with keywords", "write x.astype(dtype) alone")
-        return self.cast(node, "numpy.array/dtype", self.element(self.expr(node.func.value)), dtype, hint)
+        return self.cast(
+            node, "numpy.array/dtype", self.emit.element(self.lower.expressions.expr(node.func.value)), dtype, hint
+        )
 
     def converted(self, node: ast.Call, prim: str, hint):
         """``numpy.array(x, dtype=float)``, ``numpy.asarray(x, float)``: the array, then cast."""
@@ -376,7 +383,7 @@ class ArrayLowering(SpellingLowering):
             raise self.parsed.error(
                 node, f"{ast.unparse(node.func)} with arguments other than dtype", "pass the array and dtype only"
             )
-        x = self.apply(prim, [self.array_arg(node.args[0])], None)
+        x = self.emit.apply(prim, [self.array_arg(node.args[0])], None)
         return self.cast(node, prim + "/dtype", x, dtype, hint)
 
     def multi_dot(self, node: ast.Call, hint):
@@ -388,10 +395,10 @@ class ArrayLowering(SpellingLowering):
                 f"{ast.unparse(node.func)} of a computed sequence",
                 "write two or more arrays out: np.linalg.multi_dot([a, b, c])",
             )
-        arrays = [self.atom(self.element(self.expr(e))) for e in seq.elts]
+        arrays = [self.emit.atom(self.emit.element(self.lower.expressions.expr(e))) for e in seq.elts]
         out = arrays[0]
         for k, b in enumerate(arrays[1:]):
-            out = self.apply("numpy.dot", [out, b], _leaf_hint(hint) if k == len(arrays) - 2 else None)
+            out = self.emit.apply("numpy.dot", [out, b], leaf_hint(hint) if k == len(arrays) - 2 else None)
         return out
 
     def join(self, node: ast.Call, prim: str, hint):
@@ -403,25 +410,29 @@ class ArrayLowering(SpellingLowering):
                 node, f"{ast.unparse(node.func)} with these arguments", "pass the arrays, and axis where it takes one"
             )
         if isinstance(seq, (ast.List, ast.Tuple)):
-            arrays = [self.atom(self.element(self.expr(e))) for e in seq.elts]
+            arrays = [self.emit.atom(self.emit.element(self.lower.expressions.expr(e))) for e in seq.elts]
         else:  # a sequence made at run time: one primitive of it (a symbolic tuple is its elements)
-            value = self.expr(seq)
-            arrays = [self.atom(self.element(v)) for v in value] if isinstance(value, tuple) else None
+            value = self.lower.expressions.expr(seq)
+            arrays = [self.emit.atom(self.emit.element(v)) for v in value] if isinstance(value, tuple) else None
             # a copy (list(xs); an array's own copy): the join's adjoint reads the list as it was here
-            xs = self.apply("numpy.copy", [self.atom(value)], None) if arrays is None else None
+            xs = self.emit.apply("numpy.copy", [self.emit.atom(value)], None) if arrays is None else None
         if N.SEQUENCE_AXIS[prim] is None:
             return (
-                self.apply(prim + "/list", [xs], hint)
+                self.emit.apply(prim + "/list", [xs], hint)
                 if arrays is None
-                else self.apply(prim, arrays, hint, param=("seq", len(arrays)))
+                else self.emit.apply(prim, arrays, hint, param=("seq", len(arrays)))
             )
         axis_node = (
             node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "axis"), None)
         )
-        axis = self.atom(self.expr(axis_node)) if axis_node is not None else Const(N.SEQUENCE_AXIS[prim])
+        axis = (
+            self.emit.atom(self.lower.expressions.expr(axis_node))
+            if axis_node is not None
+            else Const(N.SEQUENCE_AXIS[prim])
+        )
         if arrays is None:
-            return self.apply(prim + "/list", [xs, axis], hint)
-        return self.apply(prim, arrays + [axis], hint, param=("seq", len(arrays)))
+            return self.emit.apply(prim + "/list", [xs, axis], hint)
+        return self.emit.apply(prim, arrays + [axis], hint, param=("seq", len(arrays)))
 
     def static_arg(self, node):
         """An argument that may have to be a constant: a tuple of numbers (axes) is one constant."""
@@ -438,7 +449,7 @@ class ArrayLowering(SpellingLowering):
 
     def array_arg(self, node):
         """An argument of a NumPy call: tuples (shapes, axes) become tuple values."""
-        return self.element(self.expr(node))
+        return self.emit.element(self.lower.expressions.expr(node))
 
     def method_call(self, node: ast.Call, hint):
         """``x.sum(...)``, ``x.reshape(...)``, ``x.dot(y)``, ... on a local array."""
@@ -446,45 +457,48 @@ class ArrayLowering(SpellingLowering):
         if name == "astype":
             return self.astype(node, hint)
         if name not in N.METHODS:  # layer.forward(h): a method of the value's class (analysis.methods)
-            return self.object_call(node, name, node.func.value, hint)
-        return self.numpy_call(node, N.METHODS[name], hint, receiver=self.element(self.expr(node.func.value)))
+            return self.lower.expressions.object_call(node, name, node.func.value, hint)
+        return self.numpy_call(
+            node, N.METHODS[name], hint, receiver=self.emit.element(self.lower.expressions.expr(node.func.value))
+        )
 
     def add_at(self, node: ast.Call):
         """``np.add.at(y, index, v)``: ``y[...] = add_at(y, y, index, v)``, v added at y[index] with repeated
         indices adding up, written back into y (a write into y, followed or refused as any other)."""
         if len(node.args) != 3 or node.keywords:
             raise self.parsed.error(node, "np.add.at with these arguments", "call np.add.at(y, index, values)")
-        y = self.element(self.expr(node.args[0]))
+        y = self.emit.element(self.lower.expressions.expr(node.args[0]))
         index = self.index(node.args[1])
-        v = self.element(self.expr(node.args[2]))
-        added = self.apply("add_at", [y, y, index, v], None)
-        self.body.append(Eq((), "setitem", (y, Const(Ellipsis), added), self.line))
+        v = self.emit.element(self.lower.expressions.expr(node.args[2]))
+        added = self.emit.apply("add_at", [y, y, index, v], None)
+        self.emit.body.append(Eq((), "setitem", (y, Const(Ellipsis), added), self.emit.line))
         return Const(None)
 
     def attribute(self, node: ast.Attribute, hint):
         """``x.T``, ``x.shape``, ``x.ndim``, ``x.size`` of a local array."""
         if node.attr not in N.ATTRIBUTES:  # a NamedTuple's or dataclass's field (analysis.records checks it is)
-            value = self.expr(node.value)
+            value = self.lower.expressions.expr(node.value)
             if getattr(value, "cls", dict) is not dict and node.attr in value.keys:  # of a record built here
                 return value.value(node.attr)
             if isinstance(value, tuple):
                 raise self.parsed.error(node, f"the attribute .{node.attr} of a dict or tuple", 'read d["key"]')
-            return self.apply("getitem", [value, field(node.attr)], hint)
-        value = self.element(self.expr(node.value))
+            return self.emit.apply("getitem", [value, field(node.attr)], hint)
+        value = self.emit.element(self.lower.expressions.expr(node.value))
         prim = N.ATTRIBUTES[node.attr]
         args = [value, Const(None)] if prim == "numpy.transpose" else [value]
-        return self.apply(prim, args, hint)
+        return self.emit.apply(prim, args, hint)
 
     def index(self, node):
         """An index: a number, a slice, None (a new axis), an array, or a tuple of these."""
         if isinstance(node, ast.Slice):
             parts = [
-                self.atom(self.expr(p)) if p is not None else Const(None) for p in (node.lower, node.upper, node.step)
+                self.emit.atom(self.lower.expressions.expr(p)) if p is not None else Const(None)
+                for p in (node.lower, node.upper, node.step)
             ]
-            return self.apply("slice", parts, None)
+            return self.emit.apply("slice", parts, None)
         if isinstance(node, ast.Tuple):
-            return self.apply("tuple", [self.index(e) for e in node.elts], None)
-        return self.element(self.expr(node))
+            return self.emit.apply("tuple", [self.index(e) for e in node.elts], None)
+        return self.emit.element(self.lower.expressions.expr(node))
 
 
 __all__ = ["ArrayLowering", "numpy_name"]

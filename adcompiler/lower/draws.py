@@ -39,33 +39,34 @@ def draw_name(target) -> str | None:
     return name if name in DRAWS and module is not None and vars(module).get(name) is target else None
 
 
-def lower_draw(lowering, node: ast.Call, name: str, hint):
-    """Lower ``np.random.<name>(...)``: its arguments as written, the ndim of its value from its shape."""
+def lower_draw(emit, expr, node: ast.Call, name: str, hint):
+    """Lower ``np.random.<name>(...)``: its arguments as written (``expr``: lowered into ``emit``'s block),
+    the ndim of its value from its shape."""
     params, how = DRAWS[name]
     if how == "dims":
         if node.keywords:
-            raise lowering.parsed.error(node, f"keyword arguments to np.random.{name}", f"write {name}(d0, d1, ...)")
+            raise emit.parsed.error(node, f"keyword arguments to np.random.{name}", f"write {name}(d0, d1, ...)")
         ndim = len(node.args)
     else:
         given = dict(zip(params, node.args)) | {k.arg: k.value for k in node.keywords}
         unknown = [k for k in given if k not in params] + (["*"] if len(node.args) > len(params) else [])
         if unknown:
-            raise lowering.parsed.error(node, f"np.random.{name} with these arguments", f"pass {', '.join(params)}")
+            raise emit.parsed.error(node, f"np.random.{name} with these arguments", f"pass {', '.join(params)}")
         size = given.get("size")
         if any(k != "size" for k in given):
             if size is None:  # the value's shape would be the arguments' broadcast shape
-                raise lowering.parsed.error(
+                raise emit.parsed.error(
                     node, f"np.random.{name} with parameters and no size", "give the shape: size=... (or size=())"
                 )
         ndim = _size_ndim(size)
         if ndim is None:
-            raise lowering.parsed.error(
+            raise emit.parsed.error(
                 node, f"the size of np.random.{name} (not a number or a tuple)", "write size=n or size=(n, m)"
             )
-    args = [lowering.element(lowering.expr(a)) for a in node.args]
-    args += [lowering.element(lowering.expr(k.value)) for k in node.keywords]
+    args = [emit.element(expr(a)) for a in node.args]
+    args += [emit.element(expr(k.value)) for k in node.keywords]
     keys = tuple(k.arg for k in node.keywords)
-    return lowering.apply(
+    return emit.apply(
         "draw", args, hint if isinstance(hint, str) else None, param=("draw", f"numpy.random.{name}", keys, ndim)
     )
 

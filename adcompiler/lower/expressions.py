@@ -1,5 +1,9 @@
 """Expressions -> ANF equations: operators, comparisons, short circuits, calls of
-primitives, rules and user functions."""
+primitives, rules and user functions.
+
+``ExpressionLowering.expr`` is where every concept lowerer (``anf``) turns a sub-expression into an
+atom; it dispatches to the others (a list literal to ``lists``, a NumPy call to ``arrays``, a dict to
+``records``, ...) through ``anf.Lowering``, and they call ``expr`` back for their operands."""
 
 from __future__ import annotations
 
@@ -16,58 +20,62 @@ from ..front.callables import fixed_arity, given_local_functions, what_runs
 from ..front.parse import BINOPS, COMPARES, IDENTITY, UNARYOPS, source_lines
 from .arrays import numpy_name
 from .draws import draw_name, lower_draw
+from .emitter import leaf_hint
 from .idioms import METHODS
 from .records import DICT_METHODS, METHOD, record_class
-from .names import NameLowering
 from ..rules.scalar import SCALAR_HELPERS
 from ..rules import CHANGES, INERT, MAKES
 
 
-class ExpressionLowering(NameLowering):
-    """The expression half of ANF lowering, mixed into the lowering of statements (``anf``): ``expr(node)``
-    emits the equations that compute ``node`` and returns the atom holding its value."""
+class ExpressionLowering:
+    """The expressions of ANF lowering (``anf``'s statements lower theirs here): ``expr(node)`` emits the
+    equations that compute ``node`` and returns the atom holding its value."""
+
+    def __init__(self, lower, callee_shape):
+        self.lower, self.emit, self.parsed = lower, lower.emit, lower.emit.parsed  # (see anf.Lowering)
+        self.callee_shape = callee_shape  # a user function's output shape: (callee, the call's node) -> shape
 
     def expr(self, node, hint: str | None = None):
         """Lower an expression to an atom or a tuple of atoms, emitting equations."""
         if isinstance(node, ast.Constant):
             return Const(node.value)
         if isinstance(node, ast.Name):
-            return self.name(node)
+            return self.lower.names.name(node)
         if isinstance(node, ast.Tuple):
-            return tuple(self.expr(elt, _leaf_hint(hint, i)) for i, elt in enumerate(node.elts))
+            return tuple(self.expr(elt, leaf_hint(hint, i)) for i, elt in enumerate(node.elts))
         if isinstance(node, ast.Attribute):
-            if _local_root(node.value, self) or not _module_path(node.value, self):
-                return self.attribute(node, _leaf_hint(hint))  # of a value: A.T, np.sin(A).T, (A * 2.0).T
-            return self.global_constant(node)
+            if _local_root(node.value, self.emit) or not _module_path(node.value, self.emit):
+                return self.lower.arrays.attribute(node, leaf_hint(hint))  # of a value: A.T, np.sin(A).T, (A * 2.0).T
+            return self.lower.names.global_constant(node)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            return self.apply("not", [self.atom(self.expr(node.operand))], _leaf_hint(hint))
+            return self.emit.apply("not", [self.emit.atom(self.expr(node.operand))], leaf_hint(hint))
         if isinstance(node, ast.UnaryOp):
             return self.unary_chain(node, hint)
         if _repeats(node):
-            return self.repeat(node, _leaf_hint(hint))
+            return self.lower.lists.repeat(node, leaf_hint(hint))
         if isinstance(node, ast.BinOp):
             return self.binary_chain(node, hint)
         if isinstance(node, ast.Call):
             return self.call(node, hint)
         if isinstance(node, ast.List):
-            return self.list_literal(node, _leaf_hint(hint))
+            return self.lower.lists.list_literal(node, leaf_hint(hint))
         if isinstance(node, ast.Dict):
-            return self.dict_literal(node)
+            return self.lower.records.dict_literal(node)
         if isinstance(node, ast.ListComp):
-            return self.comprehension(node, _leaf_hint(hint))
+            return self.lower.lists.comprehension(node, leaf_hint(hint))
         if isinstance(node, ast.Subscript):
-            return self.subscript(node, _leaf_hint(hint))
+            return self.lower.lists.subscript(node, leaf_hint(hint))
         if isinstance(node, ast.Compare):
-            return self.compare(node, _leaf_hint(hint))
+            return self.compare(node, leaf_hint(hint))
         if isinstance(node, ast.BoolOp):
-            slot = self.hidden_slot(_leaf_hint(hint) or "t")
+            slot = self.emit.hidden_slot(leaf_hint(hint) or "t")
             self.short_circuit(node.op, node.values, slot)
-            return self.read(slot)
+            return self.emit.read(slot)
         if isinstance(node, ast.IfExp):
-            return self.if_exp(node, _leaf_hint(hint))
+            return self.if_exp(node, leaf_hint(hint))
         if isinstance(node, ast.JoinedStr):
-            return self.fstring(node, _leaf_hint(hint))
-        raise self.refused_expression(node)
+            return self.lower.idioms.fstring(node, leaf_hint(hint))
+        raise self.lower.idioms.refused_expression(node)
 
     def unary_chain(self, node: ast.UnaryOp, hint):
         """``- - x``, ``-(+x)``: a chain of signs lowered in a loop, innermost first (see binary_chain)."""
@@ -79,7 +87,7 @@ class ExpressionLowering(NameLowering):
             if isinstance(value, Const) and isinstance(value.value, (int, float)) and value.text is None:
                 value = Const(-value.value if isinstance(n.op, ast.USub) else +value.value)
             else:
-                value = self.apply(UNARYOPS[type(n.op)], [value], _leaf_hint(hint) if n is node else None)
+                value = self.emit.apply(UNARYOPS[type(n.op)], [value], leaf_hint(hint) if n is node else None)
         return value
 
     def binary_chain(self, node: ast.BinOp, hint):
@@ -92,115 +100,115 @@ class ExpressionLowering(NameLowering):
         value = self.expr(spine[-1].left)
         for n in reversed(spine):
             right = self.expr(n.right)
-            value = self.apply(BINOPS[type(n.op)], [value, right], _leaf_hint(hint) if n is node else None)
+            value = self.emit.apply(BINOPS[type(n.op)], [value, right], leaf_hint(hint) if n is node else None)
         return value
 
     def compare(self, node: ast.Compare, hint):
         """``a < b < c`` is ``a < b and b < c``, with ``b`` evaluated once."""
-        left = self.atom(self.expr(node.left))
-        rights = [self.atom(self.expr(c)) for c in node.comparators]
+        left = self.emit.atom(self.expr(node.left))
+        rights = [self.emit.atom(self.expr(c)) for c in node.comparators]
         tests, prev = [], left
         for op, right in zip(node.ops, rights, strict=True):
             tests.append((COMPARES.get(type(op)) or IDENTITY[type(op)], prev, right))
             prev = right
         if len(tests) == 1:
-            return self.apply(tests[0][0], [tests[0][1], tests[0][2]], hint)
-        slot = self.hidden_slot(hint or "t")
+            return self.emit.apply(tests[0][0], [tests[0][1], tests[0][2]], hint)
+        slot = self.emit.hidden_slot(hint or "t")
         self._chain(tests, slot)
-        return self.read(slot)
-
-    def _nested(self, build) -> tuple:
-        """The statements ``build()`` emits, collected into a separate block."""
-        saved = self.body
-        self.body = []
-        build()
-        out, self.body = tuple(self.body), saved
-        return out
+        return self.emit.read(slot)
 
     def _chain(self, tests, slot) -> None:
         op, a, b = tests[0]
-        value = self.apply(op, [a, b], None)
-        self.write(slot, value, self.line)
+        value = self.emit.apply(op, [a, b], None)
+        self.emit.write(slot, value, self.emit.line)
         if len(tests) > 1:
-            self.body.append(If(value, self._nested(lambda: self._chain(tests[1:], slot)), (), self.line))
+            self.emit.body.append(
+                If(value, self.emit.collected(lambda: self._chain(tests[1:], slot)), (), self.emit.line)
+            )
 
     def short_circuit(self, op, values, slot) -> None:
         """``a and b``: ``r = a; if r: r = b`` (``or``: the else branch), so ``b`` runs only when Python runs it."""
-        first = self.atom(self.expr(values[0]))
-        self.write(slot, first, self.line)
+        first = self.emit.atom(self.expr(values[0]))
+        self.emit.write(slot, first, self.emit.line)
         if len(values) > 1:
-            rest = self._nested(lambda: self.short_circuit(op, values[1:], slot))
-            self.body.append(
-                If(first, rest, (), self.line) if isinstance(op, ast.And) else If(first, (), rest, self.line)
+            rest = self.emit.collected(lambda: self.short_circuit(op, values[1:], slot))
+            self.emit.body.append(
+                If(first, rest, (), self.emit.line) if isinstance(op, ast.And) else If(first, (), rest, self.emit.line)
             )
 
     def if_exp(self, node: ast.IfExp, hint):
-        test = self.atom(self.expr(node.test))
-        slot = self.hidden_slot(hint or "t")
+        test = self.emit.atom(self.expr(node.test))
+        slot = self.emit.hidden_slot(hint or "t")
         branches = [
-            self._nested(lambda b=b: self.write(slot, self.atom(self.expr(b)), self.line))
+            self.emit.collected(lambda b=b: self.emit.write(slot, self.emit.atom(self.expr(b)), self.emit.line))
             for b in (node.body, node.orelse)
         ]
-        self.body.append(If(test, branches[0], branches[1], self.line))
-        return self.read(slot)
+        self.emit.body.append(If(test, branches[0], branches[1], self.emit.line))
+        return self.emit.read(slot)
 
     def call(self, node: ast.Call, hint):
         if (
             isinstance(node.func, ast.Attribute)
             and node.func.attr in DICT_METHODS
-            and _local_root(node.func.value, self)
+            and _local_root(node.func.value, self.emit)
         ):
-            found = self.record_method(node, _leaf_hint(hint))
+            found = self.lower.records.record_method(node, leaf_hint(hint))
             if found is not None:
                 return found
-        if isinstance(node.func, ast.Name) and node.func.id == "dict" and self.is_builtin_name(node.func, dict):
-            return self.dict_call(node)
+        if (
+            isinstance(node.func, ast.Name)
+            and node.func.id == "dict"
+            and self.lower.names.is_builtin_name(node.func, dict)
+        ):
+            return self.lower.records.dict_call(node)
         if isinstance(node.func, ast.Attribute) and node.func.attr in METHODS:  # "{}".format(x), xs.pop(i), ...
-            found = self.method_idiom(node, _leaf_hint(hint))
+            found = self.lower.idioms.method_idiom(node, leaf_hint(hint))
             if found is not None:
                 return found
         if isinstance(node.func, ast.Attribute) and node.func.attr == "pop" and not node.args and not node.keywords:
             base = node.func.value
-            if isinstance(base, ast.Name) and (base.id in self.env or base.id in self.slots):
-                return self.apply("pop", [self.element(self.expr(base))], _leaf_hint(hint))
-        if _is_add_at(node, self):
-            return self.add_at(node)
-        outer = _ufunc_outer(node, self)  # np.multiply.outer(a, b): rules.numpy_written
+            if isinstance(base, ast.Name) and (base.id in self.emit.env or base.id in self.emit.slots):
+                return self.emit.apply("pop", [self.emit.element(self.expr(base))], leaf_hint(hint))
+        if _is_add_at(node, self.emit, self.lower.names.resolve):
+            return self.lower.arrays.add_at(node)
+        outer = _ufunc_outer(node, self.emit, self.lower.names.resolve)  # np.multiply.outer(a, b): rules.numpy_written
         if outer is not None:
             return self.user_call(node, outer, hint)
-        found = self.nested_call(node, hint)  # adcompiler.grad(f)(x): the inner derivative's generated code
+        # adcompiler.grad(f)(x): the inner derivative's generated code
+        found = self.lower.nested.nested_call(node, hint)
         if found is not None:
             return found
-        found = self.self_method(node, _leaf_hint(hint))  # self.forward(x) in a method
+        found = self.lower.records.self_method(node, leaf_hint(hint))  # self.forward(x) in a method
         if found is not None:
             return found
         if isinstance(node.func, ast.Attribute) and (
-            _local_root(node.func.value, self) or not _module_path(node.func.value, self)
+            _local_root(node.func.value, self.emit) or not _module_path(node.func.value, self.emit)
         ):
-            return self.method_call(node, _leaf_hint(hint))  # a method of a value: x.sum(), np.arange(6).reshape(2, 3)
+            # a method of a value: x.sum(), np.arange(6).reshape(2, 3)
+            return self.lower.arrays.method_call(node, leaf_hint(hint))
         local = self.parsed.local_functions.get(node.func.id) if isinstance(node.func, ast.Name) else None
-        if local is not None and node.func.id not in self.env:  # g(x) -> g(W, b, x): front.closures
+        if local is not None and node.func.id not in self.emit.env:  # g(x) -> g(W, b, x): front.closures
             function, frees = local
             reads = [ast.copy_location(ast.Name(v, ast.Load()), node) for v in frees]
             return self.user_call(
                 ast.copy_location(ast.Call(node.func, reads + node.args, node.keywords), node), function, hint
             )
-        if isinstance(node.func, ast.Name) and node.func.id in self.env or isinstance(node.func, ast.Subscript):
+        if isinstance(node.func, ast.Name) and node.func.id in self.emit.env or isinstance(node.func, ast.Subscript):
             return self.object_call(node, "__call__", node.func, hint)  # layer(h), layers[0](h): its class's
-        called = self.called.get(node.func.id) if isinstance(node.func, ast.Name) else None
+        called = self.emit.called.get(node.func.id) if isinstance(node.func, ast.Name) else None
         found = self.distribution_call(node, hint) if called is None else None  # norm.logpdf(x, loc, scale)
         if found is not None:
             return found
-        target = called if called is not None else self.resolve(node.func)  # for f in fs: f(x), unrolled
+        target = called if called is not None else self.lower.names.resolve(node.func)  # for f in fs: f(x), unrolled
         target = getattr(target, "py_func", target) if hasattr(target, "py_func") else target  # @numba.njit's
         if record_class(target):  # Stats(m, v): a NamedTuple or dataclass built here
-            return self.record_call(node, target)
-        found = self.idiom_call(node, target, hint)  # print, sum(x * x for x in xs), sorted(xs), ...
+            return self.lower.records.record_call(node, target)
+        found = self.lower.idioms.idiom_call(node, target, hint)  # print, sum(x * x for x in xs), sorted(xs), ...
         if found is not None:
             return found
         text = ast.unparse(node.func)
         if draw_name(target) is not None:  # np.random.normal(size=3): made by the primal, no derivative
-            return lower_draw(self, node, draw_name(target), hint)
+            return lower_draw(self.emit, self.expr, node, draw_name(target), hint)
         written = _numpy_written(target, len(node.args))  # np.corrcoef(x), np.nanmean(x), ...
         if written is not None:
             return self.user_call(node, written, hint)
@@ -210,7 +218,7 @@ class ExpressionLowering(NameLowering):
             )
         canonical = numpy_name(target)
         if canonical is not None:
-            return self.numpy_call(node, canonical, hint)  # a tuple hint names a decomposition's parts
+            return self.lower.arrays.numpy_call(node, canonical, hint)  # a tuple hint names a decomposition's parts
         if not rules.has_custom_rule(target) and _scipy_member(target, "scipy.special"):
             from ..rules import scipy_special
 
@@ -221,15 +229,15 @@ class ExpressionLowering(NameLowering):
             scipy_linalg.register()  # (expm)
         if rules.has_custom_rule(target):
             if isinstance(node.func, ast.Attribute):
-                self.read_attribute(node.func, target)
+                self.lower.names.read_attribute(node.func, target)
             if node.keywords:
                 raise self.parsed.error(node, f"keyword arguments to {text}", "pass the arguments positionally")
-            args = [self.atom(self.element(self.expr(a))) for a in node.args]
+            args = [self.emit.atom(self.emit.element(self.expr(a))) for a in node.args]
             size = rules.output_size(target)  # a tuple of values: one each, as a call of a user function gives
             if size is None:
-                return self.apply("custom", args, _leaf_hint(hint), param=target)
-            outs = tuple(self.new_var(h) for h in _shaped_hints((None,) * size, hint))
-            self.body.append(Eq(outs, "custom", tuple(args), self.line, target))
+                return self.emit.apply("custom", args, leaf_hint(hint), param=target)
+            outs = tuple(self.emit.new_var(h) for h in _shaped_hints((None,) * size, hint))
+            self.emit.body.append(Eq(outs, "custom", tuple(args), self.emit.line, target))
             return outs
         library = (getattr(target, "__module__", None) or "").split(".")[0]
         if library in ("numpy", "scipy") and rules.prim_of(target) is None:
@@ -241,21 +249,21 @@ class ExpressionLowering(NameLowering):
             )
         if isinstance(target, types.FunctionType) and not is_builtin(text, target) and rules.prim_of(target) is None:
             if isinstance(node.func, ast.Attribute):  # helpers.g(x): g is compiled into the derivative
-                self.read_attribute(node.func, target)
+                self.lower.names.read_attribute(node.func, target)
             return self.user_call(node, target, hint)
-        hint = _leaf_hint(hint)
+        hint = leaf_hint(hint)
         if target is builtins.range and 1 <= len(node.args) <= 3 and not node.keywords:  # a range value (len of it)
-            args = [self.atom(self.expr(a)) for a in node.args]
+            args = [self.emit.atom(self.expr(a)) for a in node.args]
             start, stop, step = (
                 (Const(0), args[0], Const(1))
                 if len(args) == 1
                 else (args[0], args[1], args[2] if len(args) == 3 else Const(1))
             )
-            return self.apply("range", [start, stop, step], _leaf_hint(hint))
+            return self.emit.apply("range", [start, stop, step], leaf_hint(hint))
         if target in (builtins.len, builtins.sum, builtins.list) or (
             target in (builtins.max, builtins.min) and len(node.args) == 1
         ):
-            return self.list_builtin(node, target, hint)
+            return self.lower.lists.list_builtin(node, target, hint)
         prim = rules.prim_of(target)
         if prim is None:
             return self.library_call(
@@ -268,7 +276,7 @@ class ExpressionLowering(NameLowering):
             raise self.parsed.error(node, f"keyword arguments to {text}", "pass the arguments positionally")
         args = [self.expr(a) for a in node.args]
         if any(isinstance(a, tuple) for a in args) and prim in HELPER_PRIMS:  # generated code's helpers take
-            args = [self.element(a) if isinstance(a, tuple) else a for a in args]  # tuple values as they are
+            args = [self.emit.element(a) if isinstance(a, tuple) else a for a in args]  # tuple values as they are
         if any(isinstance(a, tuple) for a in args):
             raise self.parsed.error(node, f"a tuple passed to {text}", "pass numbers")
         if prim in ("max", "min"):
@@ -280,10 +288,10 @@ class ExpressionLowering(NameLowering):
                 )
             result = args[0]
             for i, arg in enumerate(args[1:]):
-                result = self.apply(prim, [result, arg], hint if i == len(args) - 2 else None)
+                result = self.emit.apply(prim, [result, arg], hint if i == len(args) - 2 else None)
             return result
         if prim in HELPER_PRIMS:
-            return self.apply(prim, args, hint, param=text)
+            return self.emit.apply(prim, args, hint, param=text)
         if not rules.has_rule(prim, len(args)):
             raise self.parsed.error(
                 node,
@@ -291,17 +299,17 @@ class ExpressionLowering(NameLowering):
                 "check the call against the function's documentation",
                 MissingRuleError,
             )
-        return self.apply(prim, args, hint)
+        return self.emit.apply(prim, args, hint)
 
     def distribution_call(self, node: ast.Call, hint):
         """``norm.logpdf(x, loc, scale)`` (any spelling of ``scipy.stats.norm``): a call of the function of
         ``rules.scipy_stats`` that computes it; a method of another ``scipy.stats`` distribution, or another
         of norm's, refused at this line; None for a call of anything else."""
         stats = sys.modules.get("scipy.stats")
-        if stats is None or not isinstance(node.func, ast.Attribute) or not _module_path(node.func.value, self):
+        if stats is None or not isinstance(node.func, ast.Attribute) or not _module_path(node.func.value, self.emit):
             return None
         try:
-            base = self.resolve(node.func.value)
+            base = self.lower.names.resolve(node.func.value)
         except SyntaxError:  # (not a module's path: what resolve says of the whole call, below)
             return None
         if not isinstance(base, getattr(stats, "rv_continuous", ())) and not isinstance(
@@ -330,18 +338,18 @@ class ExpressionLowering(NameLowering):
         computed as the primal computes it, without reading its source; activity analysis refuses it, at
         this line, where an argument has a derivative (``analysis.activity``)."""
         text = ast.unparse(node.func)
-        path = library_path(node.func, target, self)
+        path = library_path(node.func, target, self.lower.names.resolve)
         refused = path is None or path.startswith("numpy.random.")  # (np.random.seed: a state, not a value)
         if refused or path.startswith("builtins.") and path[len("builtins.") :] not in PURE_BUILTINS:
             raise self.parsed.error(node, f"{text}, which has no derivative rule", remedy, MissingRuleError)
         if isinstance(node.func, ast.Attribute):
-            self.read_attribute(node.func, target)
+            self.lower.names.read_attribute(node.func, target)
         if any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
             raise self.parsed.error(node, f"*args or **kwargs passed to {text}", "pass the arguments one by one")
-        args = [self.element(self.expr(a)) for a in node.args]
-        args += [self.element(self.expr(k.value)) for k in node.keywords]
+        args = [self.emit.element(self.expr(a)) for a in node.args]
+        args += [self.emit.element(self.expr(k.value)) for k in node.keywords]
         keys = tuple(k.arg for k in node.keywords)
-        return self.apply("library", args, _leaf_hint(hint), param=("library", path, keys, target, text))
+        return self.emit.apply("library", args, leaf_hint(hint), param=("library", path, keys, target, text))
 
     def object_call(self, node: ast.Call, name: str, receiver, hint):
         """``layer(h)`` (``name`` ``__call__``) or ``layer.forward(h)`` of a local value: the method of
@@ -352,9 +360,9 @@ class ExpressionLowering(NameLowering):
                 f"keyword arguments in a call through an object ({ast.unparse(node.func)})",
                 "pass them by position",
             )
-        obj = self.atom(self.element(self.expr(receiver)))
-        args = [self.element(self.expr(a)) for a in node.args]
-        return self.apply(METHOD, [obj, *args], _leaf_hint(hint), param=name)
+        obj = self.emit.atom(self.emit.element(self.expr(receiver)))
+        args = [self.emit.element(self.expr(a)) for a in node.args]
+        return self.emit.apply(METHOD, [obj, *args], leaf_hint(hint), param=name)
 
     def user_call(self, node: ast.Call, target, hint):
         """A call of another user function: bind arguments, fill defaults."""
@@ -379,7 +387,7 @@ class ExpressionLowering(NameLowering):
         passed = {  # apply(g, x) with g a local function: apply with g's free variables in its place
             i: self.parsed.local_functions[a.id]
             for i, a in enumerate(node.args)
-            if isinstance(a, ast.Name) and a.id in self.parsed.local_functions and a.id not in self.env
+            if isinstance(a, ast.Name) and a.id in self.parsed.local_functions and a.id not in self.emit.env
         }
         if passed:
             target = given_local_functions(target, passed, lambda *why: self.parsed.error(node, *why))
@@ -397,15 +405,15 @@ class ExpressionLowering(NameLowering):
         values = []
         for name, param in inspect.signature(target).parameters.items():
             if name in bound.arguments:
-                values.append(self.element(self.expr(bound.arguments[name])))  # a tuple is passed as one
+                values.append(self.emit.element(self.expr(bound.arguments[name])))  # a tuple is passed as one
             elif param.default is not inspect.Parameter.empty:  # an array: a name the code is handed
                 values.append(constant(param.default, f"{name}_default"))
             else:  # *args or **kwargs: the callee's own fence refuses it, with its location
                 values.append(Const(None))
         shape = self.callee_shape(target, node)
         hints = _shaped_hints(shape, hint)
-        outs = [self.new_var(h) for h in hints]
-        self.body.append(Eq(tuple(outs), "call", tuple(values), self.line, target))
+        outs = [self.emit.new_var(h) for h in hints]
+        self.emit.body.append(Eq(tuple(outs), "call", tuple(values), self.emit.line, target))
         if not isinstance(shape, tuple):
             return outs[0]
         return rebuild(shape, iter(outs))
@@ -418,7 +426,7 @@ PURE_BUILTINS = ("divmod", "chr", "ord", "bin", "hex", "oct", "hash", "isinstanc
 PURE_LIBRARIES = ("numpy", "scipy", "math", "cmath", "builtins")
 
 
-def library_path(func, target, lowering) -> str | None:
+def library_path(func, target, resolve) -> str | None:
     """The dotted name ``module.attr`` of a library function, as written (``np.vander`` -> ``numpy.vander``)
     or where it was defined (``multigammaln`` -> ``scipy.special._spfun_stats.multigammaln``); None when no
     module holds it under its name."""
@@ -427,7 +435,7 @@ def library_path(func, target, lowering) -> str | None:
         parts.insert(0, func.attr)
         func = func.value
     if parts and isinstance(func, ast.Name):
-        base = lowering.resolve(func)
+        base = resolve(func)
         for part in parts[:-1]:  # np.linalg.x: through the modules to the function
             base = getattr(base, part, None) if isinstance(base, types.ModuleType) else None
         if isinstance(base, types.ModuleType) and getattr(base, parts[-1], None) is target:
@@ -439,15 +447,15 @@ def library_path(func, target, lowering) -> str | None:
     return None
 
 
-def _is_add_at(node: ast.Call, lowering) -> bool:
+def _is_add_at(node: ast.Call, emit, resolve) -> bool:
     """Whether a call is ``np.add.at(...)`` (NumPy under any alias)."""
     func = node.func
     if not (isinstance(func, ast.Attribute) and func.attr == "at" and isinstance(func.value, ast.Attribute)):
         return False
-    if func.value.attr != "add" or not _module_path(func.value.value, lowering):
+    if func.value.attr != "add" or not _module_path(func.value.value, emit):
         return False
     numpy = sys.modules.get("numpy")
-    return numpy is not None and lowering.resolve(func.value) is numpy.add
+    return numpy is not None and resolve(func.value) is numpy.add
 
 
 def _numpy_written(target, nargs: int):
@@ -459,16 +467,16 @@ def _numpy_written(target, nargs: int):
     return numpy_written.written(target, nargs)
 
 
-def _ufunc_outer(node: ast.Call, lowering):
+def _ufunc_outer(node: ast.Call, emit, resolve):
     """The function of ``rules.numpy_written`` for ``np.multiply.outer(a, b)`` (NumPy under any alias), or
     None for any other call."""
     func = node.func
     if not (isinstance(func, ast.Attribute) and func.attr == "outer" and isinstance(func.value, ast.Attribute)):
         return None
-    if sys.modules.get("numpy") is None or not _module_path(func.value.value, lowering):
+    if sys.modules.get("numpy") is None or not _module_path(func.value.value, emit):
         return None
     try:
-        ufunc = lowering.resolve(func.value)
+        ufunc = resolve(func.value)
     except SyntaxError:
         return None
     if type(ufunc).__name__ != "ufunc":
@@ -477,7 +485,7 @@ def _ufunc_outer(node: ast.Call, lowering):
 
     found = numpy_written.written(ufunc.outer, len(node.args))
     if found is None:
-        raise lowering.parsed.error(
+        raise emit.parsed.error(
             node,
             f"{ast.unparse(func)}, which has no derivative rule",
             "write it with broadcasting, op(a[..., None], b), or use the outer of np.add, np.subtract, "
@@ -485,15 +493,8 @@ def _ufunc_outer(node: ast.Call, lowering):
             MissingRuleError,
         )
     if len(node.args) != 2 or node.keywords:
-        raise lowering.parsed.error(node, f"{ast.unparse(func)} with these arguments", "call it with two arrays a, b")
+        raise emit.parsed.error(node, f"{ast.unparse(func)} with these arguments", "call it with two arrays a, b")
     return found
-
-
-def _leaf_hint(hint, index=None):
-    """The single-name part of a hint (``None`` for tuple hints)."""
-    if index is not None:
-        return hint[index] if isinstance(hint, tuple) and index < len(hint) else None
-    return hint if isinstance(hint, str) else None
 
 
 def _shaped_hints(shape, hint) -> list:
@@ -507,22 +508,22 @@ def _shaped_hints(shape, hint) -> list:
 HELPER_PRIMS = MAKES + CHANGES + INERT + tuple(rules.HELPER_RULES) + SCALAR_HELPERS
 
 
-def _local_root(node, lowering) -> bool:
+def _local_root(node, emit) -> bool:
     """Whether an expression is rooted in a local variable (so ``.attr`` is a method of a value)."""
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
         node = node.func if isinstance(node, ast.Call) else node.value
-    return isinstance(node, ast.Name) and (node.id in lowering.env or node.id in lowering.slots)
+    return isinstance(node, ast.Name) and (node.id in emit.env or node.id in emit.slots)
 
 
-def _module_path(node, lowering) -> bool:
+def _module_path(node, emit) -> bool:
     """Whether ``node`` is a dotted path of global names (``np``, ``np.linalg``): a module, not a value
     (a module's array, ``W`` in ``W.T``, is a value)."""
     root = node
     while isinstance(root, ast.Attribute):
         root = root.value
-    if not (isinstance(root, ast.Name) and root.id not in lowering.env and root.id not in lowering.slots):
+    if not (isinstance(root, ast.Name) and root.id not in emit.env and root.id not in emit.slots):
         return False
-    value = lowering.parsed.source.globals.get(root.id)
+    value = emit.parsed.source.globals.get(root.id)
     return not (node is root and type(value).__name__ == "ndarray")
 
 

@@ -18,14 +18,17 @@ import copy
 import logging
 import math
 
-from ..ir.nodes import Const, Eq, For, If
+from ..ir.nodes import Const, For, If
 
 CONSUMERS = (builtins.sum, builtins.max, builtins.min, builtins.any, builtins.all, builtins.sorted, builtins.list)
 CONSUMERS += (builtins.tuple, math.fsum, math.prod)
 
 
 class IdiomLowering:
-    """Methods of ``anf._Lowering`` for the idioms of the module docstring."""
+    """The lowering of the idioms of the module docstring."""
+
+    def __init__(self, lower):
+        self.lower, self.emit, self.parsed = lower, lower.emit, lower.emit.parsed  # (see anf.Lowering)
 
     def idiom_call(self, node: ast.Call, target, hint):
         """The value of a call written with an idiom, or None when it is an ordinary call."""
@@ -36,14 +39,16 @@ class IdiomLowering:
         if target is builtins.float and len(node.args) == 1 and _is_str(node.args[0]) and not node.keywords:
             return Const(float(node.args[0].value))  # float("inf"), float("nan")
         if target is builtins.reversed and len(node.args) == 1 and not node.keywords:
-            whole = self.apply("slice", [Const(None), Const(None), Const(-1)], None)
-            return self.apply("getitem", [self.element(self.expr(node.args[0])), whole], hint)
+            whole = self.emit.apply("slice", [Const(None), Const(None), Const(-1)], None)
+            return self.emit.apply(
+                "getitem", [self.emit.element(self.lower.expressions.expr(node.args[0])), whole], hint
+            )
         if target is builtins.zip and node.args and not node.keywords:  # zip(...) as a value: a list of tuples
-            names = [self.namer.fresh("v") for _ in node.args]
+            names = [self.emit.namer.fresh("v") for _ in node.args]
             pack = ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
             elt = ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load())
             loop = ast.comprehension(pack, ast.Call(node.func, node.args, []), [], 0)
-            return self.comprehension(_placed(ast.ListComp(elt, [loop]), node), hint)
+            return self.lower.lists.comprehension(_placed(ast.ListComp(elt, [loop]), node), hint)
         if target not in CONSUMERS and target not in (builtins.any, builtins.all, math.dist):
             return None
         keywords = {k.arg: k.value for k in node.keywords}
@@ -55,47 +60,54 @@ class IdiomLowering:
             start = node.args[1] if len(node.args) == 2 else keywords["start"]
             if isinstance(start, (ast.List, ast.ListComp)):
                 raise self.parsed.error(node, "sum of lists with a start list", "concatenate with + in a loop")
-            items, first = self.iterable(node.args[0]), self.element(self.expr(start))
-            value = self.apply("sum_start", [items, first], None)  # Python's own sum, with the derivative
-            return self.apply("with_value", [self.fold("add", items, first, None), value], hint)  # of a loop
+            items, first = self.iterable(node.args[0]), self.emit.element(self.lower.expressions.expr(start))
+            value = self.emit.apply("sum_start", [items, first], None)  # Python's own sum, with the derivative
+            return self.emit.apply("with_value", [self.fold("add", items, first, None), value], hint)  # of a loop
         if target in (builtins.max, builtins.min) and len(node.args) == 1 and set(keywords) <= {"key"}:
             items = self.iterable(node.args[0])
             keys = self.keys(items, keywords["key"], node) if keywords else items
-            index = self.apply("argmax" if target is builtins.max else "argmin", [keys], None)
-            return self.apply("getitem", [items, index], hint)
+            index = self.emit.apply("argmax" if target is builtins.max else "argmin", [keys], None)
+            return self.emit.apply("getitem", [items, index], hint)
         if target is builtins.sorted and len(node.args) == 1 and set(keywords) <= {"key", "reverse"}:
             items = self.iterable(node.args[0])
             keys = self.keys(items, keywords["key"], node) if "key" in keywords else items
-            backwards = self.atom(self.expr(keywords["reverse"])) if "reverse" in keywords else Const(False)
-            order = self.apply("argsort", [keys, backwards], None)
+            backwards = (
+                self.emit.atom(self.lower.expressions.expr(keywords["reverse"]))
+                if "reverse" in keywords
+                else Const(False)
+            )
+            order = self.emit.apply("argsort", [keys, backwards], None)
             return self.gather(items, order, node)
         if target is math.prod and len(node.args) == 1 and set(keywords) <= {"start"}:
             return self.product(node, keywords.get("start"), hint)
         if target is math.fsum and len(node.args) == 1 and not keywords:
             items = self.iterable(node.args[0])
-            value = self.apply("math.fsum", [items], None)
-            return self.apply("with_value", [self.apply("sum", [items], None), value], hint)
+            value = self.emit.apply("math.fsum", [items], None)
+            return self.emit.apply("with_value", [self.emit.apply("sum", [items], None), value], hint)
         if target is builtins.tuple and len(node.args) == 1 and not keywords and isinstance(node.args[0], ast.Tuple):
-            return self.expr(node.args[0], hint)  # tuple((w, v)): the tuple itself
+            return self.lower.expressions.expr(node.args[0], hint)  # tuple((w, v)): the tuple itself
         if len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp) and not keywords:
             items = self.iterable(node.args[0])  # sum, max, min, list and tuple of a generator
             if target is builtins.tuple:
                 raise self.parsed.error(node, "tuple of a generator expression", "build a list: [... for ...]")
-            return self.apply({builtins.sum: "sum", builtins.list: "list_copy"}.get(target, "?"), [items], hint)
+            return self.emit.apply({builtins.sum: "sum", builtins.list: "list_copy"}.get(target, "?"), [items], hint)
         return None
 
     def iterable(self, node):
         """A list holding the items of an iterable argument (a generator expression is a comprehension)."""
         if isinstance(node, ast.GeneratorExp):
-            return self.comprehension(_placed(ast.ListComp(node.elt, node.generators), node), None)
-        return self.element(self.expr(node))
+            return self.lower.lists.comprehension(_placed(ast.ListComp(node.elt, node.generators), node), None)
+        return self.emit.element(self.lower.expressions.expr(node))
 
     def own_targets(self, comp):
         """``comp`` with its targets that name slots of the function renamed: a comprehension's variables
         are its own (``[x for x in xs]`` leaves the function's ``x`` alone); its first iterable is read
         outside it, so stays as written."""
         clashes = {
-            n.id for g in comp.generators for n in ast.walk(g.target) if isinstance(n, ast.Name) and n.id in self.slots
+            n.id
+            for g in comp.generators
+            for n in ast.walk(g.target)
+            if isinstance(n, ast.Name) and n.id in self.emit.slots
         }
         if not clashes:
             return comp
@@ -103,7 +115,7 @@ class IdiomLowering:
         comp = copy.copy(comp)
         comp.generators = [copy.copy(g) for g in comp.generators]
         for old in clashes:
-            new = self.namer.fresh(old)
+            new = self.emit.namer.fresh(old)
             comp.elt = _renamed(comp.elt, old, new)
             for g in comp.generators:
                 g.target, g.ifs = _renamed(g.target, old, new), [_renamed(c, old, new) for c in g.ifs]
@@ -112,16 +124,16 @@ class IdiomLowering:
 
     def loop_over(self, items, name: str, elt, node):
         """``[elt for name in items]`` where ``items`` is an atom already computed."""
-        held = self.namer.fresh("items")
-        self.env[held] = items
+        held = self.emit.namer.fresh("items")
+        self.emit.env[held] = items
         loop = ast.comprehension(ast.Name(name, ast.Store()), ast.Name(held, ast.Load()), [], 0)
-        out = self.comprehension(_placed(ast.ListComp(elt, [loop]), node), None)
-        del self.env[held]
+        out = self.lower.lists.comprehension(_placed(ast.ListComp(elt, [loop]), node), None)
+        del self.emit.env[held]
         return out
 
     def keys(self, items, key, node):
         """``[key(v) for v in items]``: a lambda's body with its parameter renamed, or a named function called."""
-        v = self.namer.fresh("v")
+        v = self.emit.namer.fresh("v")
         if isinstance(key, ast.Lambda):
             a = key.args
             if a.posonlyargs or a.kwonlyargs or a.vararg or a.kwarg or a.defaults or len(a.args) != 1:
@@ -133,38 +145,38 @@ class IdiomLowering:
 
     def gather(self, items, order, node):
         """``[items[p] for p in order]``: reads at indices, whose adjoint adds back into ``items``."""
-        p, held = self.namer.fresh("p"), self.namer.fresh("items")
-        self.env[held] = items
+        p, held = self.emit.namer.fresh("p"), self.emit.namer.fresh("items")
+        self.emit.env[held] = items
         read = ast.Subscript(ast.Name(held, ast.Load()), ast.Name(p, ast.Load()), ast.Load())
         out = self.loop_over(order, p, read, _placed(read, node))
-        del self.env[held]
+        del self.emit.env[held]
         return out
 
     def product(self, node, start, hint):
         """``math.prod(xs, start=s)``: ``s * xs[0] * xs[1] ...`` in Python's order (a loop, so the adjoint
         is the product rule, right at zeros too)."""
-        first = self.atom(self.expr(start)) if start is not None else Const(1)
+        first = self.emit.atom(self.lower.expressions.expr(start)) if start is not None else Const(1)
         return self.fold("mul", self.iterable(node.args[0]), first, hint)
 
     def fold(self, prim: str, items, first, hint):
         """``first op items[0] op items[1] ...``, left to right, as a loop (arrays broadcast as they do)."""
-        acc = self.hidden_slot(hint or "acc")
-        self.write(acc, first, self.line)
-        k = self.new_var("k")
-        n = self.apply("len", [items], None)
+        acc = self.emit.hidden_slot(hint or "acc")
+        self.emit.write(acc, first, self.emit.line)
+        k = self.emit.new_var("k")
+        n = self.emit.apply("len", [items], None)
 
         def body():
-            item = self.apply("getitem", [items, k], None)
-            self.write(acc, self.apply(prim, [self.read(acc), item], None), self.line)
+            item = self.emit.apply("getitem", [items, k], None)
+            self.emit.write(acc, self.emit.apply(prim, [self.emit.read(acc), item], None), self.emit.line)
 
-        self.body.append(For(k, Const(0), n, Const(1), self._nested(body), self.line))
-        return self.read(acc)
+        self.emit.body.append(For(k, Const(0), n, Const(1), self.emit.collected(body), self.emit.line))
+        return self.emit.read(acc)
 
     def any_all(self, node, is_any: bool, hint):
         """``any(...)``/``all(...)``: a loop that stops at the first true (false) item, as Python's does."""
-        flag = self.hidden_slot(hint or ("found" if is_any else "every"))
-        self.write(flag, Const(not is_any), self.line)
-        arg, v = node.args[0], self.namer.fresh("v")
+        flag = self.emit.hidden_slot(hint or ("found" if is_any else "every"))
+        self.emit.write(flag, Const(not is_any), self.emit.line)
+        arg, v = node.args[0], self.emit.namer.fresh("v")
         if isinstance(arg, ast.GeneratorExp) and len(arg.generators) == 1 and not arg.generators[0].is_async:
             arg = self.own_targets(arg)
             gen = arg.generators[0]
@@ -178,18 +190,18 @@ class IdiomLowering:
         body = [ast.If(hit, stop, [])]
         for cond in reversed(ifs):
             body = [ast.If(cond, body, [])]
-        self.for_(_placed(ast.For(target, source, body, [], None), node), 1)
-        return self.read(flag)
+        self.lower.statements.for_(_placed(ast.For(target, source, body, [], None), node), 1)
+        return self.emit.read(flag)
 
     def dist(self, node, hint):
         """``math.dist(p, q)``: its own value, with the derivative of sqrt(sum((p_i - q_i)**2)) (0 where
         the points coincide, as for math.hypot)."""
         p, q = (self.iterable(a) for a in node.args)
-        value = self.apply("math.dist", [p, q], None)
-        out = self.hidden_slot(hint or "dist")
-        self.write(out, value, self.line)
-        a, b = self.namer.fresh("a"), self.namer.fresh("b")
-        self.env[a], self.env[b] = p, q
+        value = self.emit.apply("math.dist", [p, q], None)
+        out = self.emit.hidden_slot(hint or "dist")
+        self.emit.write(out, value, self.emit.line)
+        a, b = self.emit.namer.fresh("a"), self.emit.namer.fresh("b")
+        self.emit.env[a], self.emit.env[b] = p, q
         diff = ast.BinOp(ast.Name("u", ast.Load()), ast.Sub(), ast.Name("w", ast.Load()))
         square = ast.BinOp(diff, ast.Mult(), copy.deepcopy(diff))
         pairs = ast.comprehension(
@@ -198,24 +210,28 @@ class IdiomLowering:
             [],
             0,
         )
-        u, w = self.namer.fresh("u"), self.namer.fresh("w")
+        u, w = self.emit.namer.fresh("u"), self.emit.namer.fresh("w")
         comp = _placed(_renamed(_renamed(ast.ListComp(square, [pairs]), "u", u), "w", w), node)
 
         def smooth():
-            total = self.apply("sum", [self.comprehension(comp, None)], None)
-            self.write(out, self.apply("with_value", [self.apply("math.sqrt", [total], None), value], None), self.line)
+            total = self.emit.apply("sum", [self.lower.lists.comprehension(comp, None)], None)
+            self.emit.write(
+                out,
+                self.emit.apply("with_value", [self.emit.apply("math.sqrt", [total], None), value], None),
+                self.emit.line,
+            )
 
-        nonzero = self.apply("ne", [value, Const(0.0)], None)
-        self.body.append(If(nonzero, self._nested(smooth), (), self.line))
-        del self.env[a], self.env[b]
-        return self.read(out)
+        nonzero = self.emit.apply("ne", [value, Const(0.0)], None)
+        self.emit.body.append(If(nonzero, self.emit.collected(smooth), (), self.emit.line))
+        del self.emit.env[a], self.emit.env[b]
+        return self.emit.read(out)
 
     def effect(self, node: ast.Call, name: str):
         """``print(...)``/``logging.info(...)``: called in the primal with its values, no derivative."""
-        args = [self.element(self.expr(a)) for a in node.args]
-        args += [self.element(self.expr(k.value)) for k in node.keywords]
+        args = [self.emit.element(self.lower.expressions.expr(a)) for a in node.args]
+        args += [self.emit.element(self.lower.expressions.expr(k.value)) for k in node.keywords]
         keys = tuple(k.arg for k in node.keywords)
-        return self.apply("effect", args, None, param=("effect", name, keys))
+        return self.emit.apply("effect", args, None, param=("effect", name, keys))
 
     def refused_expression(self, node):
         """The located error for an expression outside the subset."""
@@ -224,68 +240,22 @@ class IdiomLowering:
 
     def method_idiom(self, node: ast.Call, hint):
         """``"{}".format(x)``, and the list methods ``extend``, ``insert`` and ``pop(i)`` (None: another call)."""
-        name, base, args = node.func.attr, node.func.value, node.args
         if is_format(node):
             return self.format_call(node, hint)
-        if node.keywords or not (
-            name == "extend"
-            and len(args) == 1
-            or name == "insert"
-            and len(args) == 2
-            or name == "pop"
-            and len(args) == 1
-        ):
-            return None
-        xs = self.element(self.expr(base))
-        if name == "extend":  # a copy first: xs.extend(xs) adds each item once
-            items = self.apply("list_copy", [self.iterable(args[0])], None)
-            k = self.new_var("k")
-            read = lambda: self.body.append(Eq((), "append", (xs, self.apply("getitem", [items, k], None)), self.line))
-            self.body.append(
-                For(k, Const(0), self.apply("len", [items], None), Const(1), self._nested(read), self.line)
-            )
-            return Const(None)
-        n = self.apply("len", [xs], None)
-        if name == "pop":  # xs[i] (raising where pop raises), the items after it moved down, the last dropped
-            value = self.apply("getitem", [xs, self.atom(self.expr(args[0]))], hint)
-            at = self.position(self.atom(self.expr(args[0])), n)
-            self.shift(xs, at, self.apply("sub", [n, Const(1)], None), Const(1))
-            self.apply("pop", [xs], None)
-            return value
-        at = self.position(self.atom(self.expr(args[0])), n)  # insert: Python's index, clamped to 0 .. n
-        at = self.apply("min", [self.apply("max", [at, Const(0)], None), n], None)
-        value = self.element(self.expr(args[1]))
-        self.body.append(Eq((), "append", (xs, value), self.line))
-        self.shift(xs, n, at, Const(-1))
-        self.body.append(Eq((), "setitem", (xs, at, value), self.line))
-        return Const(None)
-
-    def position(self, index, n):
-        """A list index as a position: ``index + n`` where it is negative."""
-        return self.apply("add", [index, self.apply("mul", [n, self.apply("lt", [index, Const(0)], None)], None)], None)
-
-    def shift(self, xs, start, stop, step) -> None:
-        """``xs[j] = xs[j + step]`` for ``j`` in ``range(start, stop, step)``: items moved one place."""
-        j = self.new_var("j")
-
-        def move():
-            source = self.apply("add", [j, step], None)
-            self.body.append(Eq((), "setitem", (xs, j, self.apply("getitem", [xs, source], None)), self.line))
-
-        self.body.append(For(j, start, stop, step, self._nested(move), self.line))
+        return self.lower.lists.list_method(node, hint)
 
     def format_call(self, node: ast.Call, hint):
         """``"{:.3f}".format(x)`` (what an f-string becomes in generated code)."""
         if node.keywords:
             raise self.parsed.error(node, "str.format with keyword arguments", "use an f-string")
-        values = [self.element(self.expr(a)) for a in node.args]
-        return self.apply("str_format", values, hint, param=("format", node.func.value.value))
+        values = [self.emit.element(self.lower.expressions.expr(a)) for a in node.args]
+        return self.emit.apply("str_format", values, hint, param=("format", node.func.value.value))
 
     def fstring(self, node: ast.JoinedStr, hint):
         """``f"a{x:.3f}"`` as ``"a{:.3f}".format(x)``: the same conversions and format specs."""
         values: list = []
         template = self.template(node, values)
-        return self.apply("str_format", values, hint, param=("format", template))
+        return self.emit.apply("str_format", values, hint, param=("format", template))
 
     def template(self, node: ast.JoinedStr, values: list) -> str:
         text = ""
@@ -293,7 +263,7 @@ class IdiomLowering:
             if isinstance(part, ast.Constant):
                 text += str(part.value).replace("{", "{{").replace("}", "}}")
                 continue
-            values.append(self.element(self.expr(part.value)))
+            values.append(self.emit.element(self.lower.expressions.expr(part.value)))
             conversion = "" if part.conversion == -1 else "!" + chr(part.conversion)
             spec = ":" + self.template(part.format_spec, values) if part.format_spec is not None else ""
             text += "{" + conversion + spec + "}"
@@ -303,13 +273,13 @@ class IdiomLowering:
         """``assert test, message``: the message is computed only when the test fails, as in Python."""
         if not __debug__:  # python -O drops the user's asserts: the derivative drops them too
             return
-        failed = self.apply("not", [self.atom(self.expr(stmt.test))], None)
+        failed = self.emit.apply("not", [self.emit.atom(self.lower.expressions.expr(stmt.test))], None)
 
         def fail():
-            message = [self.element(self.expr(stmt.msg))] if stmt.msg is not None else []
-            self.apply("effect", message, None, param=("effect", "@fail", ()))
+            message = [self.emit.element(self.lower.expressions.expr(stmt.msg))] if stmt.msg is not None else []
+            self.emit.apply("effect", message, None, param=("effect", "@fail", ()))
 
-        self.body.append(If(failed, self._nested(fail), (), self.line))
+        self.emit.body.append(If(failed, self.emit.collected(fail), (), self.emit.line))
 
 
 def desugar_loop_else(fdef: ast.FunctionDef, fresh) -> None:

@@ -20,15 +20,19 @@ from .records import Record
 
 
 class NameLowering:
-    """Methods of ``anf._Lowering`` for names and globals; see the module docstring."""
+    """Names and globals -> atoms; see the module docstring."""
+
+    def __init__(self, lower, foreign: bool):
+        self.lower, self.emit, self.parsed = lower, lower.emit, lower.emit.parsed  # (see anf.Lowering)
+        self.foreign = foreign  # the function is of another module: its module's numbers are handed to the code
 
     def name(self, node: ast.Name):
-        if node.id in self.pinned:
-            return self.pinned[node.id]
-        if node.id in self.slots:
-            return self.read(Var(node.id))
-        if node.id in self.env:
-            return self.env[node.id]
+        if node.id in self.emit.pinned:
+            return self.emit.pinned[node.id]
+        if node.id in self.emit.slots:
+            return self.emit.read(Var(node.id))
+        if node.id in self.emit.env:
+            return self.emit.env[node.id]
         if node.id in self.parsed.local_functions:  # front.closures: called, or passed to a helper (expressions)
             raise self.parsed.error(
                 node,
@@ -51,7 +55,7 @@ class NameLowering:
             # would become a local of the function (copy propagation gives the reads back their name)
             if self.foreign:  # another module's: handed to the code (the read recorded: rebound, built again)
                 return constant(value, node.id)
-            return self.apply("global", [], None, param=node.id)
+            return self.emit.apply("global", [], None, param=node.id)
         raise self.parsed.error(
             node,
             f"the global {node.id!r} ({type(value).__name__})",
@@ -72,15 +76,15 @@ class NameLowering:
             if _data_record(item):
                 items[key] = self.global_record(item, path + (step,))
             else:
-                items[key] = self.apply("global", [], None, param=path + (step,))
-        return Record(items.values(), items, self.body, type(value))
+                items[key] = self.emit.apply("global", [], None, param=path + (step,))
+        return Record(items.values(), items, self.emit.body, type(value))
 
     def function_list(self, node) -> tuple | None:
         """The functions of a list or tuple of them that a name of the module or of an enclosing function
         holds (``for f in fs``), each remembered; None for anything else."""
-        if not isinstance(node, ast.Name) or node.id in self.env or node.id in self.slots:
+        if not isinstance(node, ast.Name) or node.id in self.emit.env or node.id in self.emit.slots:
             return None
-        if node.id in self.parsed.local_functions or node.id in self.called:
+        if node.id in self.parsed.local_functions or node.id in self.emit.called:
             return None
         glob = self.parsed.source.globals
         value = glob.get(node.id) if node.id in glob else None
@@ -92,7 +96,7 @@ class NameLowering:
 
     def is_builtin_name(self, node: ast.Name, value) -> bool:
         """Whether a name is the builtin ``value`` here (no local or global of that name hides it)."""
-        if node.id in self.slots or node.id in self.env or node.id in self.pinned:
+        if node.id in self.emit.slots or node.id in self.emit.env or node.id in self.emit.pinned:
             return False
         return self.resolve(node) is value
 
@@ -131,7 +135,7 @@ class NameLowering:
             if hasattr(builtins, node.id):
                 self.parsed.reads.append(Read(glob, node.id, ABSENT))
                 return getattr(builtins, node.id)
-            if node.id in self.loop_names:
+            if node.id in self.emit.loop_names:
                 raise self.parsed.error(
                     node,
                     f"the loop variable {node.id!r} read after its loop",

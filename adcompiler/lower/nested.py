@@ -43,12 +43,17 @@ class Inner:
 
 
 class NestedLowering:
-    """Methods of ``anf._Lowering`` for calls of derivatives; see the module docstring."""
+    """The lowering of calls of derivatives; see the module docstring."""
+
+    def __init__(self, lower):
+        self.lower, self.emit, self.parsed = lower, lower.emit, lower.emit.parsed  # (see anf.Lowering)
 
     def nested_call(self, node: ast.Call, hint):
         """The lowered call when ``node`` calls a derivative (None for any other call)."""
         func, args = node.func, list(node.args)
-        if isinstance(func, ast.Name) and (func.id in self.env or func.id in self.slots or func.id in self.pinned):
+        if isinstance(func, ast.Name) and (
+            func.id in self.emit.env or func.id in self.emit.slots or func.id in self.emit.pinned
+        ):
             return None
         if isinstance(func, ast.Name) and func.id in self.parsed.local_functions:
             return None
@@ -81,7 +86,7 @@ class NestedLowering:
                 )
             args = list(args[0].elts) + list(args[1].elts)
         call = ast.copy_location(ast.Call(func, args, [] if inner.kind == "jvp" else node.keywords), node)
-        out = self.user_call(call, inner.function, hint if inner.wrap is None else None)
+        out = self.lower.expressions.user_call(call, inner.function, hint if inner.wrap is None else None)
         if inner.wrap == "grad1":
             return (out,)
         if inner.wrap == "value_and_grad1":
@@ -97,7 +102,7 @@ class NestedLowering:
             items = [self.static_value(e) for e in node.elts]
             return _NOT if any(i is _NOT for i in items) else tuple(items)
         if isinstance(node, ast.Name):
-            if node.id in self.env or node.id in self.slots or node.id in self.pinned:
+            if node.id in self.emit.env or node.id in self.emit.slots or node.id in self.emit.pinned:
                 return _NOT
             glob = self.parsed.source.globals
             if node.id not in glob:

@@ -87,7 +87,10 @@ def field(name: str) -> Const:
 
 
 class RecordLowering:
-    """Methods of ``anf._Lowering`` for records; see the module docstring."""
+    """The lowering of records; see the module docstring."""
+
+    def __init__(self, lower):
+        self.lower, self.emit, self.parsed = lower, lower.emit, lower.emit.parsed  # (see anf.Lowering)
 
     def dict_literal(self, node: ast.Dict):
         """``{"W": W, "b": b}``: keys must be strings written as constants."""
@@ -95,8 +98,8 @@ class RecordLowering:
         for key, value in zip(node.keys, node.values):
             if key is None:
                 raise self.parsed.error(value, "unpacking a dict into a dict (**d)", "write each key: value")
-            items[self.key_of(key)] = self.expr(value)
-        return Record(items.values(), items, self.body)
+            items[self.key_of(key)] = self.lower.expressions.expr(value)
+        return Record(items.values(), items, self.emit.body)
 
     def dict_call(self, node: ast.Call):
         """``dict(W=W, b=b)``, and ``dict(d)`` of a dict built here (a copy)."""
@@ -104,13 +107,13 @@ class RecordLowering:
             raise self.parsed.error(node, "this call of dict", "write dict(key=value, ...) or a literal {...}")
         items: dict = {}
         if node.args:
-            base = self.expr(node.args[0])
+            base = self.lower.expressions.expr(node.args[0])
             if not isinstance(base, Record):
                 raise self.parsed.error(node, "dict(...) of a value that is not a dict built here", "write a literal")
             items.update(zip(base.keys, base))
         for k in node.keywords:
-            items[k.arg] = self.expr(k.value)
-        return Record(items.values(), items, self.body)
+            items[k.arg] = self.lower.expressions.expr(k.value)
+        return Record(items.values(), items, self.emit.body)
 
     def record_call(self, node: ast.Call, target: type):
         """``Stats(m, v)`` or ``Stats(mean=m, var=v)`` of a NamedTuple or dataclass: a record built here,
@@ -122,12 +125,12 @@ class RecordLowering:
         items: dict = {}
         for name, param in inspect.signature(target).parameters.items():
             if name in bound.arguments:
-                items[name] = self.expr(bound.arguments[name])
+                items[name] = self.lower.expressions.expr(bound.arguments[name])
             elif param.default is not inspect.Parameter.empty and param.default is not dataclasses.MISSING:
                 items[name] = constant(param.default, f"{name}_default")
             else:
                 raise self.parsed.error(node, f"the field {name} of {target.__name__} made by a factory", "pass it")
-        return Record(items.values(), items, self.body, target)
+        return Record(items.values(), items, self.emit.body, target)
 
     def key_of(self, node) -> str:
         if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
@@ -158,7 +161,7 @@ class RecordLowering:
 
     def record_write(self, name: str, record: Record, target: ast.Subscript, value) -> None:
         """``d["c"] = v`` on a dict built here: the name holds a new record (no other name may see it)."""
-        if record.shared or record.block is not self.body:
+        if record.shared or record.block is not self.emit.body:
             where = "after it was stored, passed on or named twice" if record.shared else "in a loop or branch"
             raise self.parsed.error(
                 target,
@@ -167,16 +170,18 @@ class RecordLowering:
             )
         items = dict(zip(record.keys, record))
         items[self.key_of(target.slice)] = value
-        self.env[name] = Record(items.values(), items, self.body)
+        self.emit.env[name] = Record(items.values(), items, self.emit.body)
 
     def record_method(self, node: ast.Call, hint):
         """``d.values()``, ``d.keys()``, ``d.items()``, ``d.get(k, default)``, ``d.copy()``; None when
         ``d`` is no dict built here and the method is none of these."""
         name, base = node.func.attr, node.func.value
-        record = self.env.get(base.id) if isinstance(base, ast.Name) and base.id not in self.slots else None
+        record = self.emit.env.get(base.id) if isinstance(base, ast.Name) and base.id not in self.emit.slots else None
         if not isinstance(record, Record):
             if name == "values" and not node.args and not node.keywords:  # of an argument: its items, listed
-                return self.apply("list_copy", [self.element(self.expr(base))], hint, param="values")
+                return self.emit.apply(
+                    "list_copy", [self.emit.element(self.lower.expressions.expr(base))], hint, param="values"
+                )
             if name in ("keys", "items", "get"):
                 raise self.parsed.error(
                     node,
@@ -193,11 +198,11 @@ class RecordLowering:
         if name == "items":
             return tuple((Const(k), v) for k, v in zip(record.keys, record))
         if name == "copy":
-            return Record(tuple(record), record.keys, self.body)
+            return Record(tuple(record), record.keys, self.emit.body)
         key = self.key_of(node.args[0])
         if key in record.keys:
             return record.value(key)
-        return self.expr(node.args[1]) if len(node.args) > 1 else Const(None)
+        return self.lower.expressions.expr(node.args[1]) if len(node.args) > 1 else Const(None)
 
     def share(self, value) -> None:
         """Mark the records in a value that another name, a container or a callee now also holds."""
@@ -210,7 +215,7 @@ class RecordLowering:
     def solid(self, value):
         """A returned value: each dict built here as the tuple of its items (one output, with its keys)."""
         if isinstance(value, Record):
-            return self.element(value)
+            return self.emit.element(value)
         if isinstance(value, tuple):
             return tuple(self.solid(v) for v in value)
         return value
@@ -224,7 +229,7 @@ class RecordLowering:
         if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and params):
             return None
         cls = defining_class(self.parsed.obj)
-        if cls is None or func.value.id != params[0].arg or func.value.id in self.slots:
+        if cls is None or func.value.id != params[0].arg or func.value.id in self.emit.slots:
             return None
         found = inspect.getattr_static(cls, func.attr, None)
         if isinstance(found, staticmethod) and isinstance(found.__func__, types.FunctionType):
@@ -235,7 +240,7 @@ class RecordLowering:
             return None
         self.parsed.reads.append(Read(vars(cls), func.attr, found))
         call = ast.copy_location(ast.Call(func, args, node.keywords), node)
-        return self.user_call(call, target, hint)
+        return self.lower.expressions.user_call(call, target, hint)
 
 
 def defining_class(fn):

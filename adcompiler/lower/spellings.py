@@ -59,7 +59,10 @@ CROSS_AXES = ("axisa", "axisb", "axisc", "axis")
 
 
 class SpellingLowering:
-    """Methods of ``anf._Lowering`` (through ``ArrayLowering``) for these spellings."""
+    """The lowering of these spellings (``arrays`` hands them here)."""
+
+    def __init__(self, lower):
+        self.lower, self.emit, self.parsed = lower, lower.emit, lower.emit.parsed  # (see anf.Lowering)
 
     def concatenator(self, node: ast.Subscript) -> str | None:
         """``"r_"`` or ``"c_"`` if ``node`` indexes NumPy's np.r_ or np.c_, else None."""
@@ -70,9 +73,9 @@ class SpellingLowering:
         numpy = sys.modules.get("numpy")
         if attr not in ("r_", "c_") or numpy is None or not isinstance(root, ast.Name):
             return None
-        if any(root.id in names for names in (self.pinned, self.slots, self.env)):
+        if any(root.id in names for names in (self.emit.pinned, self.emit.slots, self.emit.env)):
             return None  # a local value's attribute
-        return attr if self.resolve(node.value) is getattr(numpy, attr) else None
+        return attr if self.lower.names.resolve(node.value) is getattr(numpy, attr) else None
 
     def concatenated(self, node: ast.Subscript, kind: str, hint):
         """``np.r_[a, b, 1:4]``: the pieces (a slice: its arange) each at least 1-D, joined along the first
@@ -81,29 +84,29 @@ class SpellingLowering:
         for item in node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]:
             if isinstance(item, ast.Slice):
                 bounds = [
-                    self.atom(self.expr(p)) if p is not None else Const(d)
+                    self.emit.atom(self.lower.expressions.expr(p)) if p is not None else Const(d)
                     for p, d in zip((item.lower, item.upper, item.step), (0, None, 1))
                 ]
-                value = self.apply("numpy.arange", bounds, None)
+                value = self.emit.apply("numpy.arange", bounds, None)
             elif isinstance(item, ast.Constant) and isinstance(item.value, str):
                 raise self.parsed.error(
                     item, f"np.{kind} with the directive {item.value!r}", "join with np.concatenate or np.stack"
                 )
             else:
-                value = self.atom(self.element(self.expr(item)))
+                value = self.emit.atom(self.emit.element(self.lower.expressions.expr(item)))
             if kind == "r_":
-                parts.append(self.apply("numpy.atleast_1d", [value], None))
+                parts.append(self.emit.apply("numpy.atleast_1d", [value], None))
             else:  # np.column_stack of one array: it as a column
-                parts.append(self.apply("numpy.column_stack", [value], None, param=("seq", 1)))
+                parts.append(self.emit.apply("numpy.column_stack", [value], None, param=("seq", 1)))
         axis = Const(0 if kind == "r_" else -1)
-        return self.apply("numpy.concatenate", parts + [axis], hint, param=("seq", len(parts)))
+        return self.emit.apply("numpy.concatenate", parts + [axis], hint, param=("seq", len(parts)))
 
     def cross(self, node: ast.Call, hint):
         """``np.cross(a, b, axisa, axisb, axisc, axis)``: the vectors of a and b moved to the last axis,
         crossed there, and the result's vectors moved to axisc (axis, if given, sets all three)."""
         given = dict(zip(("a", "b") + CROSS_AXES, node.args))
         given.update({k.arg: k.value for k in node.keywords})
-        axes = {k: self.static_arg(given[k]) if k in given else Const(-1) for k in CROSS_AXES}
+        axes = {k: self.lower.arrays.static_arg(given[k]) if k in given else Const(-1) for k in CROSS_AXES}
         if set(given) - {"a", "b", *CROSS_AXES} or len(node.args) > 6 or not {"a", "b"} <= set(given):
             raise self.parsed.error(node, f"{ast.unparse(node.func)} with these arguments", "pass a, b and axes")
         if not all(isinstance(v, Const) and (v.value is None or type(v.value) is int) for v in axes.values()):
@@ -114,12 +117,14 @@ class SpellingLowering:
             axes.update({k: axes["axis"] for k in CROSS_AXES[:3]})
         vectors = []
         for name, axis in (("a", axes["axisa"]), ("b", axes["axisb"])):
-            v = self.atom(self.array_arg(given[name]))
-            vectors.append(v if axis.value in (-1, None) else self.apply("numpy.moveaxis", [v, axis, Const(-1)], None))
+            v = self.emit.atom(self.lower.arrays.array_arg(given[name]))
+            vectors.append(
+                v if axis.value in (-1, None) else self.emit.apply("numpy.moveaxis", [v, axis, Const(-1)], None)
+            )
         if axes["axisc"].value in (-1, None):
-            return self.apply("numpy.cross", vectors, hint)
-        out = self.apply("numpy.cross", vectors, None)
-        return self.apply("numpy.moveaxis", [out, Const(-1), axes["axisc"]], hint)
+            return self.emit.apply("numpy.cross", vectors, hint)
+        out = self.emit.apply("numpy.cross", vectors, None)
+        return self.emit.apply("numpy.moveaxis", [out, Const(-1), axes["axisc"]], hint)
 
 
 __all__ = ["CROSS_AXES", "SpellingLowering", "einsum_subscripts", "explicit_einsum", "sublist"]
