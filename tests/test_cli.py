@@ -667,3 +667,37 @@ def test_written_module_defines_the_globals_its_loops_and_branches_read(tmp_path
     value, (dx,) = m["f_reverse"](x)
     assert value == user.f(x) and _close(dx, central_diff(user.f, (x,), 0)[0], 1e-6)
     assert m["f_forward"](x, 1.0) == (value, dx)
+
+
+def test_a_length_read_off_an_argument_takes_part_in_the_returned_value(tmp_path):
+    """``n = points.shape[0]`` of an argument whose kind ``adc compile`` does not know (no argument
+    types): its shape is a tuple of ints, so ``n * ... - total`` is a number, not a value of unknown kind
+    (refused at the ``return`` before: the Gaussian mixture of ``testing/parallel_programs.py``)."""
+    (tmp_path / "normal.py").write_text(textwrap.dedent("""\
+            import numpy as np
+
+
+            def loss(alphas, points):
+                n, k = points.shape[0], alphas.shape[0]
+                total = 0.0
+                for i in range(n):
+                    total += np.sum(points[i] * alphas[: points.shape[1]])
+                return n * np.log(np.sum(np.exp(alphas))) / k - total
+            """))
+    done = adc("compile", "normal.py", "-o", "normal_ad.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    spec = importlib.util.spec_from_file_location("normal_ad", tmp_path / "normal_ad.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    np = pytest.importorskip("numpy")
+    alphas, points = np.array([0.2, -0.4, 0.9]), np.array([[0.5, 1.0], [-0.3, 0.7], [0.1, 0.2], [0.8, -0.6]])
+    value, (g_alphas, g_points) = module.loss_reverse(alphas, points)
+
+    def f(a, p):
+        return len(p) * np.log(np.sum(np.exp(a))) / len(a) - np.sum(p * a[:2])
+
+    assert value == pytest.approx(f(alphas, points), rel=1e-14)
+    for k in range(3):
+        step = np.eye(3)[k] * 1e-6
+        assert g_alphas[k] == pytest.approx((f(alphas + step, points) - f(alphas - step, points)) / 2e-6, rel=1e-6)
+    assert np.allclose(g_points, -np.tile(alphas[:2], (4, 1)), rtol=1e-14)

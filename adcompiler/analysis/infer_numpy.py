@@ -22,10 +22,9 @@ def numpy_transfer(eq, ins: list) -> list:
     prim = eq.prim
     n = len(eq.outs)
     static = [a.value if isinstance(a, Const) else UNKNOWN for a in eq.ins]
-    if prim in ("numpy.shape",):
-        return [
-            V.STATIC if not isinstance(ins[0], V.Arr) or ins[0].ndim is None else V.seq("tuple", [V.INT] * ins[0].ndim)
-        ]
+    if prim in ("numpy.shape",):  # (of a value of unknown kind, as adc compile has no argument types: ints)
+        known = isinstance(ins[0], V.Arr) and ins[0].ndim is not None
+        return [V.seq("tuple", [V.INT] * ins[0].ndim) if known else V.Seq("tuple", None, V.INT)]
     if prim in ("numpy.ndim", "numpy.size"):
         return [V.INT]
     if prim in ("numpy.argsort",):
