@@ -120,14 +120,13 @@ def test_refusals_are_located():
 
 @pytest.fixture(scope="module")
 def evals():
-    sys.path.insert(0, str(EVALS))
+    sys.path.insert(0, str(EVALS.parent))  # (as the tool imports them: the package evals)
     try:
-        import particle
-        import saddle
+        from evals import particle, saddle
 
         yield particle, saddle
     finally:
-        sys.path.remove(str(EVALS))
+        sys.path.remove(str(EVALS.parent))
 
 
 @pytest.mark.parametrize("inner_forward", [False, True], ids=["inner_reverse", "inner_forward"])

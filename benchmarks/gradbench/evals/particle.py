@@ -19,6 +19,8 @@ import numpy as np
 
 import adcompiler
 
+from .kept import differentiated
+
 DELTA_T = 1e-1
 
 
@@ -111,9 +113,12 @@ def argmin(f, g, x):
 def solve(w0, outer_forward, inner_forward, backend="python"):
     """The w that minimises x_0(t_f)^2, from ``w0``; ``backend`` is adcompiler's for the outer
     derivative."""
-    d = adcompiler.differentiate(naive_euler, wrt=("w",), backend=backend)
+    d = differentiated(naive_euler, ("w",), backend)
 
     def objective(w):
+        if backend == "numba":  # the value compiled too, as JAX's port jits its objective: the forward
+            # mode's, whose tangent is zero (Python cannot call the inner derivative from njit code)
+            return d.jvp((w[0], inner_forward), (0.0,))[0]
         return naive_euler(w[0], inner_forward)
 
     def gradient(w):

@@ -17,6 +17,8 @@ import numpy as np
 
 import adcompiler
 
+from .kept import differentiated
+
 
 def f(x, y):
     """The function whose saddle point is sought."""
@@ -95,13 +97,18 @@ def outer_gradient(d, x, args, forward):
 def solve(start, outer_forward, inner_forward, backend="python"):
     """(x, y) at the saddle point, concatenated."""
     start = np.asarray(start, dtype=float)
-    cost = adcompiler.differentiate(inner_max, wrt=("x",), backend=backend)
+    cost = differentiated(inner_max, ("x",), backend)
+    if backend == "numba":  # the value compiled too, as JAX's port jits its objective: the forward mode's,
+        # whose tangent is zero (Python cannot call the inner derivative from njit code)
+        value = lambda x: cost.jvp((x, start, inner_forward), (np.zeros(2),))[0]  # noqa: E731
+    else:
+        value = lambda x: inner_max(x, start, inner_forward)  # noqa: E731
     x = argmin(
-        lambda x: inner_max(x, start, inner_forward),
+        value,
         lambda x: outer_gradient(cost, x, (start, inner_forward), outer_forward),
         start,
     )
-    ascent = adcompiler.differentiate(f, wrt=("y",), backend=backend)
+    ascent = differentiated(f, ("y",), backend)
     y = argmin(
         lambda y: -f(x, y),
         lambda y: -outer_gradient_y(ascent, x, y, outer_forward),
