@@ -22,7 +22,8 @@ class Helper:
     """A runtime helper generated code calls, in each target's form.
 
     ``python``: its source text for the python target (a function of that name; ``import numpy``
-    inside, as generated modules bind NumPy under the user's name).  ``array_api``: its source for
+    inside, as generated modules bind NumPy under the user's name; None for a helper of another
+    target's forms only).  ``array_api``: its source for
     ``arrays="any"``, written with ``xp = namespace(...)`` (None: refused there, at the user's line).
     ``numba``: the Numba target's text (a stub and its ``numba.extending.overload``, or a plain
     function); None: the python form, compiled by ``numba.njit`` as it is.  ``linear``: how a call
@@ -32,7 +33,7 @@ class Helper:
     ``"numeric"`` (a number or an array, its shape not known).
     """
 
-    python: str
+    python: str | None = None
     array_api: str | None = None
     numba: str | None = None
     linear: tuple | None = None
