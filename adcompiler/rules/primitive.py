@@ -59,7 +59,9 @@ class Primitive:
     under ``arrays="any"``: ``"xp.<name>"`` for the standard's function of that name, or the name of
     one of its helpers (whose ``array_api`` form computes it); None: refused there.
     ``array_api_keywords``: NumPy's keyword -> the standard's (``ddof`` -> ``correction``).
-    ``refusals``: per target (``"numba"``, ``"array_api"``), why it is refused there and what to do.
+    ``refusals``: per target, why it is refused there (``{"array_api": "..."}``: the array-API target
+    says it at the user's line; the Numba target refuses through its helpers' forms, an overload that
+    raises Numba's ``TypingError`` with the reason, which it reports at the user's line).
     """
 
     name: str
@@ -78,6 +80,7 @@ class Primitive:
 
     def __post_init__(self):
         assert len(self.slots) == len(self.signature), f"{self.name}: one slot per parameter"
+        assert set(self.refusals) <= {"array_api"}, f"{self.name}: a refusal of a target that reads none"
         for name in ("helpers", "array_api_keywords", "refusals"):  # frozen all the way down
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
 

@@ -71,6 +71,7 @@ RENAMED.update(
 )
 BY_HELPER.update({p.numpy_name: p.array_api for p in REGISTRY.values() if p.array_api in p.helpers})
 KEYWORDS.update({p.numpy_name: dict(p.array_api_keywords) for p in REGISTRY.values() if p.array_api_keywords})
+REFUSALS = {p.numpy_name: p.refusals["array_api"] for p in REGISTRY.values() if "array_api" in p.refusals}  # why not
 DTYPES = frozenset(
     "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float32 float64 complex64 complex128".split()
 )
@@ -184,6 +185,8 @@ class _Rewrite(ast.NodeVisitor):
         elif name in SAME or name in RENAMED:
             text = f"{self.xp}.{RENAMED.get(name, name)}"
             self.keywords[node] = KEYWORDS.get(name, {})
+        elif name in REFUSALS:
+            raise NotInStandard(f"np.{name} ({REFUSALS[name]})", node.lineno)
         else:
             raise NotInStandard(f"np.{name} (not in the array API standard)", node.lineno)
         self.edits.append((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, text))
