@@ -400,6 +400,14 @@ def cases() -> list:
     from systematic_movement import movement_and_parts
 
     out += linalg_cases(Case, value) + more_cases(Case, value) + movement_and_parts(Case, value)
+    out += [  # np.cov: rows or columns as variables, a second argument, bias and ddof, float32 (its rule: rules/reductions.py)
+        Case(("numpy.cov",), "np.cov(x)", {"x": value((3, 5), seed=140)}),
+        Case(("numpy.cov",), "np.cov(x)", {"x": value((6,), seed=141)}),
+        Case(("numpy.cov",), "np.cov(x, rowvar=False, ddof=0)", {"x": value((5, 2), seed=142)}),
+        Case(("numpy.cov",), "np.cov(x, y, bias=True)", {"x": value((2, 4), seed=143), "y": value((4,), seed=144)}),
+        Case(("numpy.cov",), "x @ np.cov(x, None, False, False, 2)", {"x": value((6, 3), seed=145)}, slow=True),
+        Case(("numpy.cov",), "np.cov(x)", {"x": value((2, 4), dtype=np.float32, seed=146)}),
+    ]
     for k, case in enumerate(out):
         case.id = (
             f"{'+'.join(case.prims)}:{case.expr}:"

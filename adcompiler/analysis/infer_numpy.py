@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..rules import arrays as N
 from ..rules import movement as M
+from ..rules.families import REGISTRY
 from . import values as V
 from ..ir.nodes import Const
 from .numpy_shapes import RULES as MORE_RULES
@@ -263,8 +264,6 @@ _RULES = {
     "numpy.amax": _reduced,
     "numpy.amin": _reduced,
     "numpy.mean": _floating_reduced,
-    "numpy.var": _floating_reduced,
-    "numpy.std": _floating_reduced,
     "numpy.dot": _dot,
     "numpy.matmul": _matmul,
     "numpy.inner": _inner,
@@ -315,6 +314,24 @@ _RULES = {
 }
 _RULES.update({prim: (lambda ins, static: V.STATIC) for prim in N.PARTS})  # the raw decompositions
 _RULES.update(MORE_RULES)
+
+
+class KIT:
+    """The vocabulary a primitive's record (``rules.primitive``) states its abstract value in: its
+    ``value(ins, static, KIT)`` reads its arguments' abstract values through these."""
+
+    reduced = staticmethod(_reduced)  # sum, max, ...: over static[1] (the axis), keepdims static[2]
+    floating_reduced = staticmethod(_floating_reduced)  # mean, var, ...: the same, of a floating dtype
+    scalar = staticmethod(_scalar)  # a NumPy scalar of this dtype
+    array_of = staticmethod(array_of)  # an array of this ndim (None: not known) and dtype
+    ndim_of = staticmethod(ndim_of)  # an argument's ndim (None: not known)
+    float_dtype = staticmethod(float_dtype)  # the dtype of a floating function of these arguments
+    result_dtype = staticmethod(result_dtype)  # NumPy's result dtype of these operands
+    UNKNOWN = UNKNOWN  # a static argument not known when compiling
+
+
+# The primitives written as records: their abstract values (a view of the records)
+_RULES.update({p.name: (lambda ins, static, value=p.value: value(ins, static, KIT)) for p in REGISTRY.values()})
 _FLOATING = tuple(
     f"numpy.{name}" for name in N.UNARY if name not in ("abs", "absolute", "negative", "positive", "square")
 )

@@ -8,6 +8,7 @@ from . import values as V
 import sys
 
 from ..ir.nodes import Const, Eq
+from ..rules.families import helpers
 
 ARITHMETIC = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul")
 COMPARISONS = ("lt", "le", "gt", "ge", "eq", "ne")
@@ -26,7 +27,6 @@ LIKE_ARGUMENT = {  # runtime helpers of generated code: their result is shaped l
     "dot_vjp_a": 1,
     "dot_vjp_b": 2,
     "prod_vjp": 1,
-    "var_vjp": 1,
     "repeat_vjp": 1,
     "trace_vjp": 1,
     "diag_vjp": 1,
@@ -40,6 +40,8 @@ LIKE_ARGUMENT = {  # runtime helpers of generated code: their result is shaped l
     "like": 1,
     "like_arrays": 1,
 }
+LIKE_ARGUMENT.update({name: h.like for name, h in helpers().items() if isinstance(h.like, int)})  # the records'
+NUMERIC_HELPERS = tuple(name for name, h in helpers().items() if h.like == "numeric")  # a number or an array
 
 
 def transfer(eq: Eq, ins: list) -> list:
@@ -131,7 +133,7 @@ def transfer(eq: Eq, ins: list) -> list:
         return [ins[4 + eq.ins[3].value] if isinstance(eq.ins[3], Const) else V.Arr()]
     if prim == "einsum_vjp":
         return [ins[3 + eq.ins[1].value] if isinstance(eq.ins[1], Const) else V.Arr()]
-    if prim == "var_jvp":  # shaped like the reduction of x
+    if prim in NUMERIC_HELPERS:  # (var_jvp: shaped like the reduction of x)
         return [V.NUMERIC]
     if prim == "take_and_clear":
         return [ins[1], V.NUMERIC][:n]

@@ -19,7 +19,8 @@ import math
 from . import linalg as L
 from . import movement as M
 from . import products as P
-from ..ir.expr import Call, Num, Slice, Subscript, Tuple, compare, fn, gt, lt, ne
+from .families import REGISTRY
+from ..ir.expr import Call, Num, Slice, Subscript, Tuple, compare, fn, gt, lt
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
 cos, sin, exp, log, sqrt, sign = (np_(n) for n in ("cos", "sin", "exp", "log", "sqrt", "sign"))
@@ -214,18 +215,10 @@ FORWARD = {
     "numpy.linalg.solve": lambda a, b, z, da, db: _solve_tangent(a, z, da, db),
     SOLVE_VECTOR: lambda a, b, z, da, db: _solve_tangent(a, z, da, db),
     SOLVE_STACKED: lambda a, b, z, da, db: _stacked_solve_tangent(a, z, da, db),
-    # variance and standard deviation (axis, keepdims, ddof): 2 (x - mean) / (n - ddof) against dx
     "numpy.ptp": lambda x, axis, keep, z, dx, da, dk: _extremes(
         x, axis, keep, lambda e: _h("extreme_jvp")(dx, x, e, axis, keep)
     ),
-    "numpy.var": lambda x, axis, keepdims, ddof, z, dx, da, dk, dd: _h("var_jvp")(dx, x, axis, keepdims, ddof),
-    "numpy.std": lambda x, axis, keepdims, ddof, z, dx, da, dk, dd: _h("var_jvp")(dx, x, axis, keepdims, ddof)
-    / (2 * _unless_zero(z)),
 }
-
-
-def _unless_zero(z):  # a std of 0 (all entries equal): derivative 0 (x - mean is exactly 0), not 0 / 0
-    return npwhere(ne(z, 0.0), z, 1.0)
 
 
 REVERSE = {
@@ -253,13 +246,6 @@ REVERSE = {
         None,
         None,
     ),
-    "numpy.var": lambda x, axis, keepdims, ddof, z, g: (_h("var_vjp")(g, x, axis, keepdims, ddof), None, None, None),
-    "numpy.std": lambda x, axis, keepdims, ddof, z, g: (
-        _h("var_vjp")(g / (2 * _unless_zero(z)), x, axis, keepdims, ddof),
-        None,
-        None,
-        None,
-    ),
 }
 # Which arguments of a FORWARD/REVERSE rule the output depends on (all of them where not listed).
 SLOTS = {
@@ -268,12 +254,9 @@ SLOTS = {
     "numpy.full": (False, True, False),
     "numpy.full_like": (False, True, False),
     "numpy.where": (False, True, True),
-    "numpy.var": (True, False, False, False),
-    "numpy.std": (True, False, False, False),
 }
-# At most this many positional arguments (the rest by keyword): NumPy's own order has dtype and out
-# before ddof and keepdims, which adcompiler does not take.
-POSITIONAL = {"numpy.var": 2, "numpy.std": 2}
+# At most this many positional arguments (the rest by keyword).
+POSITIONAL: dict = {}
 
 # Linear in their first argument (the rest are static: axes, shapes): tangent = same op on the tangent.
 LINEAR = {
@@ -349,8 +332,6 @@ SIGNATURES.update(
         "numpy.asarray": (("a", None),),
         "numpy.sum": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
         "numpy.mean": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
-        "numpy.var": (("a", None), ("axis", Num(None)), ("keepdims", Num(False)), ("ddof", Num(0))),
-        "numpy.std": (("a", None), ("axis", Num(None)), ("keepdims", Num(False)), ("ddof", Num(0))),
         "numpy.prod": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
         "numpy.max": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
         "numpy.min": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
@@ -389,8 +370,6 @@ SIGNATURES.update(
 METHODS = {
     "sum": "numpy.sum",
     "mean": "numpy.mean",
-    "var": "numpy.var",
-    "std": "numpy.std",
     "prod": "numpy.prod",
     "max": "numpy.max",
     "min": "numpy.min",
@@ -442,3 +421,13 @@ for _prim in SEQUENCE:  # of a sequence known only at run time, np.vstack(xs): o
     FORWARD[_prim + "/list"], REVERSE[_prim + "/list"], SLOTS[_prim + "/list"] = M.joined_list(
         _prim, SEQUENCE_AXIS[_prim] is not None
     )
+
+# The primitives written as one record each (rules/primitive.py, the family modules of rules/families.py):
+# their entries of the tables above, which are views of the records beside the entries not yet moved.
+for _prim in REGISTRY.values():
+    assert _prim.name not in SIGNATURES, f"{_prim.name} is a record and a table entry"
+    FORWARD[_prim.name], REVERSE[_prim.name], SLOTS[_prim.name] = _prim.jvp, _prim.vjp, _prim.slots
+    SIGNATURES[_prim.name] = _prim.signature
+    METHODS.update({method: _prim.name for method in _prim.methods})
+    if _prim.positional is not None:
+        POSITIONAL[_prim.name] = _prim.positional

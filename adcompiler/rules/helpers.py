@@ -4,6 +4,7 @@ what each makes or changes, and which arguments each is linear in."""
 from __future__ import annotations
 
 from ..ir.expr import Call, Expr, Num, sum_exprs
+from .families import helpers
 
 # Helpers are primitives when generated code is itself differentiated: what each makes or changes.
 MAKES = ("zeros_like", "like", "like_arrays")  # return a new (shadow) structure
@@ -40,8 +41,6 @@ HELPER_RULES = {
     "tile_vjp": ("linear", (0,)),
     "diff_vjp": ("linear", (0,)),
     "linalg_check": ("linear", (0,)),  # its argument, once the decomposition's derivative is known to exist
-    "var_jvp": ("bilinear", (0, 1)),  # 2 sum((x - mean x) dx) / (n - ddof): linear in dx and in x
-    "var_vjp": ("bilinear", (0, 1)),
     "matmul_vjp_a": ("bilinear", (0, 2)),
     "matmul_vjp_b": ("bilinear", (0, 1)),
     "dot_vjp_a": ("bilinear", (0, 2)),
@@ -70,6 +69,7 @@ HELPER_RULES = {
     "inner_vjp_a": ("bilinear", (0, 2)),
     "inner_vjp_b": ("bilinear", (0, 1)),
 }
+HELPER_RULES.update({name: h.linear for name, h in helpers().items() if h.linear is not None})  # the records'
 
 
 # The adjoints of the linear helpers that gradient code is made of, so gradient code can itself be

@@ -9,6 +9,7 @@ A helper a NumPy helper has no version of here is refused where the code calls i
 """
 
 from ..python.runtime import HELPERS
+from ...rules.families import helper_forms
 
 XP_HELPERS: dict = {}
 
@@ -306,25 +307,6 @@ XP_HELPERS.update(
     gg = xp.expand_dims(gg, axis=-1) if hasattr(gg, "shape") else gg
     return xp.moveaxis(gg * others, -1, ax)
 ''',
-        "var_jvp": '''def var_jvp(dx, x, axis=None, keepdims=False, ddof=0):
-    """Tangent of numpy.var(x, axis, keepdims=keepdims, ddof=ddof): 2 sum((x - mean) dx) / (n - ddof)."""
-    xp = namespace(dx, x)
-    mean = xp.mean(x, axis=axis, keepdims=True)
-    n = size_of(x) // max(size_of(mean), 1)
-    return 2.0 * xp.sum((x - mean) * dx, axis=axis, keepdims=keepdims) / (n - ddof)
-''',
-        "var_vjp": '''def var_vjp(g, x, axis=None, keepdims=False, ddof=0):
-    """Cotangent of numpy.var(x, axis, keepdims=keepdims, ddof=ddof): g 2 (x - mean) / (n - ddof)."""
-    if not hasattr(x, "shape"):
-        return 0.0 * g
-    xp = namespace(g, x)
-    mean = xp.mean(x, axis=axis, keepdims=True)
-    n = size_of(x) // max(size_of(mean), 1)
-    if axis is not None and not keepdims and hasattr(g, "shape"):
-        for a in sorted(k % len(x.shape) for k in (axis if type(axis) is tuple else (axis,))):
-            g = xp.expand_dims(g, axis=a)
-    return 2.0 * g * (x - mean) / (n - ddof)
-''',
         "unjoin": '''def unjoin(g, kind, axis, i, *arrays):
     """The part of g, the cotangent of numpy.<kind>(arrays, axis), that belongs to arrays[i]."""
     if kind not in ("stack", "concatenate") or axis is None:
@@ -396,3 +378,4 @@ ELEMENTWISE = (
     "square subtract tan tanh trunc where"
 )
 '''
+XP_HELPERS.update(helper_forms("array_api"))  # of the primitives written as records (rules.families)

@@ -26,6 +26,7 @@ import re
 
 from ..python.runtime import HELPERS
 from .runtime import XP_HELPERS
+from ...rules.families import REGISTRY
 
 SAME = frozenset(
     "abs acos acosh add all any arange argmax argmin argsort asarray asin asinh atan atan2 atanh broadcast_arrays "
@@ -33,8 +34,8 @@ SAME = frozenset(
     "eye flip floor full full_like greater greater_equal hypot imag isfinite isinf isnan less less_equal linspace "
     "log log10 log1p log2 logaddexp logical_and logical_not logical_or matmul matrix_transpose max maximum mean "
     "meshgrid min minimum moveaxis multiply negative nonzero not_equal ones ones_like permute_dims positive pow prod "
-    "real reshape roll round sign sin sinh sort sqrt square squeeze stack std subtract sum take tan tanh tensordot tril "
-    "triu trunc var vecdot where zeros zeros_like".split()
+    "real reshape roll round sign sin sinh sort sqrt square squeeze stack subtract sum take tan tanh tensordot tril triu "
+    "trunc vecdot where zeros zeros_like".split()
 )
 RENAMED = {
     "arccos": "acos",
@@ -62,7 +63,15 @@ BY_HELPER = {
     "dot": "dot",
     "outer": "outer",
 }
-KEYWORDS = {"var": {"ddof": "correction"}, "std": {"ddof": "correction"}}  # NumPy's keyword -> the standard's
+KEYWORDS: dict = {}  # NumPy's keyword -> the standard's
+# The primitives written as records (rules.families): the standard's function (its name there), or a
+# helper of theirs, and NumPy's keywords the standard names otherwise
+RENAMED.update(
+    {p.numpy_name: p.array_api[len("xp.") :] for p in REGISTRY.values() if (p.array_api or "").startswith("xp.")}
+)
+BY_HELPER.update({p.numpy_name: p.array_api for p in REGISTRY.values() if p.array_api in p.helpers})
+KEYWORDS.update({p.numpy_name: dict(p.array_api_keywords) for p in REGISTRY.values() if p.array_api_keywords})
+REFUSALS = {p.numpy_name: p.refusals["array_api"] for p in REGISTRY.values() if "array_api" in p.refusals}  # why not
 DTYPES = frozenset(
     "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float32 float64 complex64 complex128".split()
 )
@@ -176,6 +185,8 @@ class _Rewrite(ast.NodeVisitor):
         elif name in SAME or name in RENAMED:
             text = f"{self.xp}.{RENAMED.get(name, name)}"
             self.keywords[node] = KEYWORDS.get(name, {})
+        elif name in REFUSALS:
+            raise NotInStandard(f"np.{name} ({REFUSALS[name]})", node.lineno)
         else:
             raise NotInStandard(f"np.{name} (not in the array API standard)", node.lineno)
         self.edits.append((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, text))

@@ -3,6 +3,7 @@ products and scatters), kept as source text; ``runtime`` adds them to its table.
 
 from .runtime_arrays import MORE_HELPERS
 from .runtime_products import PRODUCT_HELPERS
+from ...rules.families import helper_forms
 
 NUMPY_HELPERS: dict = {**MORE_HELPERS, **PRODUCT_HELPERS}
 
@@ -181,28 +182,6 @@ NUMPY_HELPERS.update(
     for _ in range(n):
         g = -numpy.diff(g, axis=axis, prepend=0.0, append=0.0)
     return g
-''',
-        "var_jvp": '''def var_jvp(dx, x, axis=None, keepdims=False, ddof=0):
-    """Tangent of numpy.var(x, axis, keepdims=keepdims, ddof=ddof): 2 sum((x - mean) dx) / (n - ddof)."""
-    import numpy
-
-    x = numpy.asarray(x)
-    n = x.size // max(numpy.mean(x, axis=axis, keepdims=True).size, 1)
-    centred = x - numpy.mean(x, axis=axis, keepdims=True)
-    return 2.0 * numpy.sum(centred * dx, axis=axis, keepdims=keepdims) / (n - ddof)
-''',
-        "var_vjp": '''def var_vjp(g, x, axis=None, keepdims=False, ddof=0):
-    """Cotangent of numpy.var(x, axis, keepdims=keepdims, ddof=ddof): g 2 (x - mean) / (n - ddof)."""
-    import numpy
-
-    number = not hasattr(x, "shape")
-    x = numpy.asarray(x)
-    mean = numpy.mean(x, axis=axis, keepdims=True)
-    n = x.size // max(mean.size, 1)
-    if axis is not None and not keepdims:
-        g = numpy.expand_dims(g, axis)
-    out = 2.0 * g * (x - mean) / (n - ddof)
-    return out[()] if number else out
 ''',
         "take_and_clear": '''def take_and_clear(d, x, index):
     """(d with d[index] set to zero, the old d[index]): the adjoint of writing x[index] = v.  Where an
@@ -466,3 +445,4 @@ NUMPY_HELPERS.update(
 ''',
     }
 )
+NUMPY_HELPERS.update(helper_forms("python"))  # of the primitives written as records (rules.families)

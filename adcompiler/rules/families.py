@@ -1,0 +1,9 @@
+"""Every family module of primitive records (``rules.primitive``), imported so that each has registered
+its primitives: the tables built from the records (the views) import ``REGISTRY`` from here."""
+
+from __future__ import annotations
+
+from . import reductions  # noqa: F401  (np.var, np.std)
+from .primitive import REGISTRY, Helper, Primitive, family, helper_forms, helpers
+
+__all__ = ["REGISTRY", "Helper", "Primitive", "family", "helper_forms", "helpers"]

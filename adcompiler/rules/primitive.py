@@ -1,0 +1,116 @@
+"""A primitive as one record: everything the compiler knows about one NumPy function, in one place.
+
+A ``Primitive`` says what a function is called in the IR and in NumPy, how calls of it are bound
+(its signature), what it returns (its abstract value), its two derivative rules, and the runtime
+helpers those rules call, with each helper's form for every target side by side.  A family module
+(``rules/reductions.py``, ...) writes one paragraph per primitive and ``register``s it; the tables
+the passes read (``rules.arrays.FORWARD``, ``SIGNATURES``, ``METHODS``, ``analysis.infer_numpy``'s
+abstract values, the targets' helper tables) are views: each fills its entries from ``REGISTRY``
+when it is built, beside the entries of primitives not yet written as records.  See "Adding a
+primitive" in docs/architecture.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Helper:
+    """A runtime helper generated code calls, in each target's form.
+
+    ``python``: its source text for the python target (a function of that name; ``import numpy``
+    inside, as generated modules bind NumPy under the user's name; None for a helper of another
+    target's forms only).  ``array_api``: its source for
+    ``arrays="any"``, written with ``xp = namespace(...)`` (None: refused there, at the user's line).
+    ``numba``: the Numba target's text (a stub and its ``numba.extending.overload``, or a plain
+    function); None: the python form, compiled by ``numba.njit`` as it is.  ``linear``: how a call
+    of the helper is differentiated when generated code is differentiated again, as
+    ``rules.helpers.HELPER_RULES`` says it (``("bilinear", (0, 1))``: the product rule over those
+    arguments).  ``like``: its result's abstract value: shaped like argument ``like`` (an int), or
+    ``"numeric"`` (a number or an array, its shape not known).
+    """
+
+    python: str | None = None
+    array_api: str | None = None
+    numba: str | None = None
+    linear: tuple | None = None
+    like: int | str | None = None
+
+
+@dataclass(frozen=True)
+class Primitive:
+    """One NumPy function: its names, its signature, its value, its derivatives and their helpers.
+
+    ``name``: the IR name (``"numpy.var"``); the NumPy function it stands for is the same dotted name
+    (``np.var``).  ``family``: the rules module it is written in.  ``signature``: its parameters in
+    one positional order, each ``(name, default)``, the default an ``ir.expr`` constant (``Num``) or
+    None where the argument is required; calls by keyword, positionally and as methods are bound to
+    it.  ``positional``: at most this many arguments positionally (None: all).  ``methods``: the
+    ndarray methods that are this primitive (``x.var(...)``).  ``value(ins, static, kit)``: the
+    abstract value of its result from its arguments' (``static``: the constant ones' values), with
+    ``kit`` the analysis's vocabulary (``analysis.infer_numpy.KIT``).  ``jvp(*args, out, *tangents)``:
+    the output's tangent (``None`` tangents are zero); ``vjp(*args, out, g)``: one cotangent per
+    argument (None where it has none); both are ``ir.expr`` expressions, a helper spelt ``@name``.
+    ``slots``: for each argument, whether the output depends on it differentiably.  ``helpers``: the
+    runtime helpers its rules (and its array-API form) call, by name.  ``array_api``: its spelling
+    under ``arrays="any"``: ``"xp.<name>"`` for the standard's function of that name, or the name of
+    one of its helpers (whose ``array_api`` form computes it); None: refused there.
+    ``array_api_keywords``: NumPy's keyword -> the standard's (``ddof`` -> ``correction``).
+    ``refusals``: per target, why it is refused there (``{"array_api": "..."}``: the array-API target
+    says it at the user's line; the Numba target refuses through its helpers' forms, an overload that
+    raises Numba's ``TypingError`` with the reason, which it reports at the user's line).
+    """
+
+    name: str
+    family: str
+    signature: tuple
+    value: Callable
+    jvp: Callable
+    vjp: Callable
+    slots: tuple
+    positional: int | None = None
+    methods: tuple = ()
+    helpers: MappingProxyType = field(default_factory=dict)  # (made read-only in __post_init__)
+    array_api: str | None = None
+    array_api_keywords: MappingProxyType = field(default_factory=dict)
+    refusals: MappingProxyType = field(default_factory=dict)
+
+    def __post_init__(self):
+        assert len(self.slots) == len(self.signature), f"{self.name}: one slot per parameter"
+        assert set(self.refusals) <= {"array_api"}, f"{self.name}: a refusal of a target that reads none"
+        for name in ("helpers", "array_api_keywords", "refusals"):  # frozen all the way down
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+
+    @property
+    def numpy_name(self) -> str:
+        """Its name in NumPy's namespace (``"var"`` for ``numpy.var``)."""
+        return self.name[len("numpy.") :]
+
+
+REGISTRY: dict = {}  # IR name -> Primitive, in the order registered
+
+
+def register(prim: Primitive) -> Primitive:
+    """Add ``prim`` to the registry (once: a second record of one name is a mistake)."""
+    assert prim.name not in REGISTRY, f"{prim.name} is registered twice"
+    REGISTRY[prim.name] = prim
+    return prim
+
+
+def family(name: str) -> list:
+    """The primitives of one family, in the order registered."""
+    return [p for p in REGISTRY.values() if p.family == name]
+
+
+def helpers() -> dict:
+    """Every registered primitive's runtime helpers: name -> ``Helper``."""
+    return {name: h for p in REGISTRY.values() for name, h in p.helpers.items()}
+
+
+def helper_forms(target: str) -> dict:
+    """The source of each registered helper in ``target``'s form (``"python"``, ``"array_api"``,
+    ``"numba"``): name -> text, the helpers with no form there left out."""
+    return {name: getattr(h, target) for name, h in helpers().items() if getattr(h, target) is not None}

@@ -1,0 +1,335 @@
+"""The variance-like reductions, one record each (``rules.primitive``): ``np.var``, ``np.std`` and ``np.cov``.
+
+Both reduce ``a`` over ``axis`` (all of it for None), with ``keepdims`` and ``ddof`` (NumPy's ``dtype``,
+``out`` and ``where`` are not taken, so at most two arguments positionally).  ``var(x) = sum((x -
+mean)**2) / (n - ddof)``: its tangent is ``2 sum((x - mean) dx) / (n - ddof)`` (``var_jvp``, linear in
+``dx`` and in ``x``), its cotangent ``g 2 (x - mean) / (n - ddof)`` (``var_vjp``); ``std = sqrt(var)``
+divides both by ``2 std``, taken as 1 where the std is 0 (all entries equal: ``x - mean`` is then
+exactly 0, so the derivative is 0, not 0 / 0).  ``np.cov``'s rules are in its paragraph below.
+"""
+
+from __future__ import annotations
+
+from ..ir.expr import Call, Num, fn, ne
+from .primitive import Helper, Primitive, register
+
+npwhere = fn("numpy.where")
+AXIS_KEEPDIMS_DDOF = (("a", None), ("axis", Num(None)), ("keepdims", Num(False)), ("ddof", Num(0)))
+
+
+def _h(name):
+    """A runtime helper, spelt through the program that emits it (``@name``: see ``Program.helper``)."""
+    return lambda *args: Call("@" + name, tuple(args))
+
+
+def _unless_zero(z):  # a std of 0 (all entries equal): derivative 0 (x - mean is exactly 0), not 0 / 0
+    return npwhere(ne(z, 0.0), z, 1.0)
+
+
+def _floating_reduced(ins, static, kit):
+    """A reduction over ``axis`` with ``keepdims``, of a floating dtype (integers give float64)."""
+    return kit.floating_reduced(ins, static)
+
+
+VAR_JVP = Helper(
+    python='''def var_jvp(dx, x, axis=None, keepdims=False, ddof=0):
+    """Tangent of numpy.var(x, axis, keepdims=keepdims, ddof=ddof): 2 sum((x - mean) dx) / (n - ddof)."""
+    import numpy
+
+    x = numpy.asarray(x)
+    n = x.size // max(numpy.mean(x, axis=axis, keepdims=True).size, 1)
+    centred = x - numpy.mean(x, axis=axis, keepdims=True)
+    return 2.0 * numpy.sum(centred * dx, axis=axis, keepdims=keepdims) / (n - ddof)
+''',
+    array_api='''def var_jvp(dx, x, axis=None, keepdims=False, ddof=0):
+    """Tangent of numpy.var(x, axis, keepdims=keepdims, ddof=ddof): 2 sum((x - mean) dx) / (n - ddof)."""
+    xp = namespace(dx, x)
+    mean = xp.mean(x, axis=axis, keepdims=True)
+    n = size_of(x) // max(size_of(mean), 1)
+    return 2.0 * xp.sum((x - mean) * dx, axis=axis, keepdims=keepdims) / (n - ddof)
+''',
+    linear=("bilinear", (0, 1)),  # linear in dx and in x
+    like="numeric",  # shaped like the reduction of x
+)
+VAR_VJP = Helper(
+    python='''def var_vjp(g, x, axis=None, keepdims=False, ddof=0):
+    """Cotangent of numpy.var(x, axis, keepdims=keepdims, ddof=ddof): g 2 (x - mean) / (n - ddof)."""
+    import numpy
+
+    number = not hasattr(x, "shape")
+    x = numpy.asarray(x)
+    mean = numpy.mean(x, axis=axis, keepdims=True)
+    n = x.size // max(mean.size, 1)
+    if axis is not None and not keepdims:
+        g = numpy.expand_dims(g, axis)
+    out = 2.0 * g * (x - mean) / (n - ddof)
+    return out[()] if number else out
+''',
+    array_api='''def var_vjp(g, x, axis=None, keepdims=False, ddof=0):
+    """Cotangent of numpy.var(x, axis, keepdims=keepdims, ddof=ddof): g 2 (x - mean) / (n - ddof)."""
+    if not hasattr(x, "shape"):
+        return 0.0 * g
+    xp = namespace(g, x)
+    mean = xp.mean(x, axis=axis, keepdims=True)
+    n = size_of(x) // max(size_of(mean), 1)
+    if axis is not None and not keepdims and hasattr(g, "shape"):
+        for a in sorted(k % len(x.shape) for k in (axis if type(axis) is tuple else (axis,))):
+            g = xp.expand_dims(g, axis=a)
+    return 2.0 * g * (x - mean) / (n - ddof)
+''',
+    linear=("bilinear", (0, 1)),
+    like=1,  # shaped like x
+)
+
+# np.var(a, axis=None, keepdims=False, ddof=0)
+register(
+    Primitive(
+        name="numpy.var",
+        family="reductions",
+        signature=AXIS_KEEPDIMS_DDOF,
+        positional=2,
+        methods=("var",),
+        value=_floating_reduced,
+        jvp=lambda x, axis, keepdims, ddof, z, dx, da, dk, dd: _h("var_jvp")(dx, x, axis, keepdims, ddof),
+        vjp=lambda x, axis, keepdims, ddof, z, g: (_h("var_vjp")(g, x, axis, keepdims, ddof), None, None, None),
+        slots=(True, False, False, False),
+        helpers={"var_jvp": VAR_JVP, "var_vjp": VAR_VJP},
+        array_api="xp.var",
+        array_api_keywords={"ddof": "correction"},
+    )
+)
+
+# np.std(a, axis=None, keepdims=False, ddof=0): the square root of var's, so var's rules over 2 std
+register(
+    Primitive(
+        name="numpy.std",
+        family="reductions",
+        signature=AXIS_KEEPDIMS_DDOF,
+        positional=2,
+        methods=("std",),
+        value=_floating_reduced,
+        jvp=lambda x, axis, keepdims, ddof, z, dx, da, dk, dd: _h("var_jvp")(dx, x, axis, keepdims, ddof)
+        / (2 * _unless_zero(z)),
+        vjp=lambda x, axis, keepdims, ddof, z, g: (
+            _h("var_vjp")(g / (2 * _unless_zero(z)), x, axis, keepdims, ddof),
+            None,
+            None,
+            None,
+        ),
+        slots=(True, False, False, False),
+        helpers={"var_jvp": VAR_JVP, "var_vjp": VAR_VJP},
+        array_api="xp.std",
+        array_api_keywords={"ddof": "correction"},
+    )
+)
+
+
+# --- np.cov(m, y=None, rowvar=True, bias=False, ddof=None): C = Xc Xc^T / (N - ddof), X the variables of m
+# (and y) as rows of N observations each (columns where rowvar is False), Xc = X less its rows' means.
+# dC = (dXc Xc^T + Xc dXc^T) / (N - ddof); the cotangent of X is (g + g^T) Xc / (N - ddof) (centring is a
+# symmetric projection and Xc is already centred), its rows split back to m and y in their layouts.
+# NumPy squeezes the result (one variable: a 0-d array); fweights, aweights and dtype are not taken.
+def _covariance(ins, static, kit):
+    """0-d for one vector alone, a matrix of a vector and another; a matrix m: 2-d unless it has one row."""
+    alone, nd = static[1] is None, kit.ndim_of(ins[0])
+    ndim = 0 if alone and nd == 1 else 2 if nd == 1 and kit.ndim_of(ins[1]) == 1 else None
+    return kit.array_of(ndim, "float64")
+
+
+COV_ROWS = Helper(  # (called by the array-API forms of cov, cov_jvp and cov_vjp)
+    array_api='''def cov_rows(xp, a, rowvar):
+    """The variables of numpy.cov's argument a as the rows of a float64 matrix (a vector: one row)."""
+    x = xp.astype(xp.asarray(a), xp.float64)
+    x = xp.reshape(x, (1, -1)) if len(x.shape) < 2 else x
+    return xp.matrix_transpose(x) if not rowvar and x.shape[0] != 1 else x
+''',
+)
+COV = Helper(  # np.cov itself under arrays="any" (not in the standard)
+    array_api='''def cov(m, y=None, rowvar=True, bias=False, ddof=None):
+    """numpy.cov(m, y, rowvar, bias, ddof) with the array API: Xc Xc^T / (N - ddof), one variable a 0-d array."""
+    xp = namespace(m, y)
+    x = cov_rows(xp, m, rowvar)
+    if y is not None:
+        x = xp.concat((x, cov_rows(xp, y, rowvar)), axis=0)
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    centred = x - xp.mean(x, axis=1, keepdims=True)
+    c = centred @ xp.matrix_transpose(centred) / (x.shape[1] - ddof)
+    return c[0, 0] if c.shape[0] == 1 else c
+''',
+)
+COV_JVP = Helper(
+    python='''def cov_jvp(dm, dy, m, y=None, rowvar=True, bias=False, ddof=None):
+    """Tangent of numpy.cov(m, y, rowvar, bias, ddof): (dX Xc^T + Xc dX^T) / (N - ddof), X the variables of m
+    and y as rows of N observations, Xc X less its rows' means, dX the tangents' rows less theirs."""
+    import numpy
+
+    x, dx = numpy.array(m, ndmin=2, dtype=float), numpy.array(numpy.zeros(numpy.shape(m)) + dm, ndmin=2)
+    if not rowvar and x.shape[0] != 1:
+        x, dx = x.T, dx.T
+    if y is not None:
+        other, dother = numpy.array(y, ndmin=2, dtype=float), numpy.array(numpy.zeros(numpy.shape(y)) + dy, ndmin=2)
+        if not rowvar and other.shape[0] != 1:
+            other, dother = other.T, dother.T
+        x, dx = numpy.concatenate((x, other), axis=0), numpy.concatenate((dx, dother), axis=0)
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    part = (dx - numpy.mean(dx, axis=1, keepdims=True)) @ (x - numpy.mean(x, axis=1, keepdims=True)).T
+    return ((part + part.T) / (x.shape[1] - ddof)).squeeze()
+''',
+    array_api='''def cov_jvp(dm, dy, m, y=None, rowvar=True, bias=False, ddof=None):
+    """Tangent of numpy.cov(m, y, rowvar, bias, ddof): (dX Xc^T + Xc dX^T) / (N - ddof)."""
+    xp = namespace(dm, dy, m, y)
+    x, dx = cov_rows(xp, m, rowvar), cov_rows(xp, xp.zeros(shape_of(m), dtype=xp.float64) + dm, rowvar)
+    if y is not None:
+        x = xp.concat((x, cov_rows(xp, y, rowvar)), axis=0)
+        dx = xp.concat((dx, cov_rows(xp, xp.zeros(shape_of(y), dtype=xp.float64) + dy, rowvar)), axis=0)
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    part = (dx - xp.mean(dx, axis=1, keepdims=True)) @ xp.matrix_transpose(x - xp.mean(x, axis=1, keepdims=True))
+    c = (part + xp.matrix_transpose(part)) / (x.shape[1] - ddof)
+    return c[0, 0] if c.shape[0] == 1 else c
+''',
+    numba='''def cov_jvp(dm, dy, m, y=None, rowvar=True, bias=False, ddof=None):
+    """Tangent of numpy.cov (compiled code only: see the overload below)."""
+    raise TypeError("cov_jvp is called from code numba.njit compiles")
+
+
+@numba.njit
+def _numba_cov_rows(a, rowvar):
+    """The variables of numpy.cov's argument a as the rows of a float64 matrix (a vector: one row)."""
+    x = numpy.atleast_2d(a * 1.0)
+    if not rowvar and x.shape[0] != 1:
+        return numpy.ascontiguousarray(x.T)
+    return numpy.ascontiguousarray(x)
+
+
+@numba.extending.overload(cov_jvp)
+def _numba_cov_jvp(dm, dy, m, y=None, rowvar=True, bias=False, ddof=None):
+    """(dX Xc^T + Xc dX^T) / (N - ddof) for arrays m (and y), shaped as Numba's numpy.cov: 0-d for one
+    vector m alone, else a matrix (a matrix m of one row is refused by numpy.cov itself, before this)."""
+    types = numba.core.types
+    none = (types.NoneType, types.Omitted)
+    alone = y is None or isinstance(y, none)
+    if not isinstance(m, types.Array) or not (alone or isinstance(y, types.Array)):
+        return None
+    code = "def impl(dm, dy, m, y=None, rowvar=True, bias=False, ddof=None):\\n"
+    code += "    x, dx = rows(m, rowvar), rows(numpy.zeros(m.shape) + dm, rowvar)\\n"
+    if not alone:
+        code += "    x = numpy.concatenate((x, rows(y, rowvar)))\\n"
+        code += "    dx = numpy.concatenate((dx, rows(numpy.zeros(y.shape) + dy, rowvar)))\\n"
+    ddof_of = "(0 if bias else 1)" if ddof is None or isinstance(ddof, none) else "ddof"
+    code += "    xc = x - numpy.sum(x, axis=1).reshape((-1, 1)) / x.shape[1]\\n"
+    code += "    part = (dx - numpy.sum(dx, axis=1).reshape((-1, 1)) / x.shape[1]) @ xc.T\\n"
+    code += f"    c = (part + part.T) / (x.shape[1] - {ddof_of})\\n"
+    code += "    return numpy.asarray(c[0, 0])\\n" if alone and m.ndim == 1 else "    return c\\n"
+    scope = {"numpy": numpy, "rows": _numba_cov_rows}
+    exec(code, scope)
+    return scope["impl"]
+''',
+)
+COV_VJP = Helper(
+    python='''def cov_vjp(g, k, m, y=None, rowvar=True, bias=False, ddof=None):
+    """Cotangent of numpy.cov(m, y, rowvar, bias, ddof) for m (k = 0) or y (k = 1): the rows of (g + g^T) Xc /
+    (N - ddof) that are that argument's variables, in its layout and float dtype (X, Xc as in cov_jvp)."""
+    import numpy
+
+    x = numpy.array(m, ndmin=2, dtype=float)
+    flips = [not rowvar and x.shape[0] != 1]
+    x = x.T if flips[0] else x
+    own = x.shape[0]
+    if y is not None:
+        other = numpy.array(y, ndmin=2, dtype=float)
+        flips.append(not rowvar and other.shape[0] != 1)
+        x = numpy.concatenate((x, other.T if flips[1] else other), axis=0)
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    g = numpy.reshape(g, (x.shape[0], x.shape[0]))
+    full = (g + g.T) @ (x - numpy.mean(x, axis=1, keepdims=True)) / (x.shape[1] - ddof)
+    part = full[:own] if k == 0 else full[own:]
+    a = m if k == 0 else y
+    out = numpy.reshape(part.T if flips[k] else part, numpy.shape(a))
+    return out.astype(numpy.result_type(numpy.asarray(a).dtype, numpy.float16))
+''',
+    array_api='''def cov_vjp(g, k, m, y=None, rowvar=True, bias=False, ddof=None):
+    """Cotangent of numpy.cov(m, y, rowvar, bias, ddof) for m (k = 0) or y (k = 1), in its layout and dtype."""
+    xp = namespace(g, m, y)
+    x = cov_rows(xp, m, rowvar)
+    own = x.shape[0]
+    if y is not None:
+        x = xp.concat((x, cov_rows(xp, y, rowvar)), axis=0)
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    g = xp.reshape(xp.astype(xp.asarray(g), xp.float64), (x.shape[0], x.shape[0]))
+    full = (g + xp.matrix_transpose(g)) @ (x - xp.mean(x, axis=1, keepdims=True)) / (x.shape[1] - ddof)
+    part = full[:own, ...] if k == 0 else full[own:, ...]
+    a = xp.asarray(m if k == 0 else y)
+    flip = not rowvar and len(a.shape) == 2 and a.shape[0] != 1
+    out = xp.reshape(xp.matrix_transpose(part) if flip else part, a.shape)
+    return xp.astype(out, a.dtype) if xp.isdtype(a.dtype, "real floating") else out
+''',
+    numba='''def cov_vjp(g, k, m, y=None, rowvar=True, bias=False, ddof=None):
+    """Cotangent of numpy.cov (compiled code only: see the overload below)."""
+    raise TypeError("cov_vjp is called from code numba.njit compiles")
+
+
+@numba.njit
+def _numba_cov_rows_of(a, rowvar):
+    """The variables of numpy.cov's argument a as the rows of a float64 matrix (a vector: one row)."""
+    x = numpy.atleast_2d(a * 1.0)
+    if not rowvar and x.shape[0] != 1:
+        return numpy.ascontiguousarray(x.T)
+    return numpy.ascontiguousarray(x)
+
+
+@numba.extending.overload(cov_vjp)
+def _numba_cov_vjp(g, k, m, y=None, rowvar=True, bias=False, ddof=None):
+    """The rows of (g + g^T) Xc / (N - ddof) of argument k (0: m, 1: y), in its layout (arrays m and y)."""
+    types = numba.core.types
+    none = (types.NoneType, types.Omitted)
+    alone = y is None or isinstance(y, none)
+    if not isinstance(m, types.Array) or not (alone or isinstance(y, types.Array)):
+        return None
+    code = "def impl(g, k, m, y=None, rowvar=True, bias=False, ddof=None):\\n"
+    code += "    x = rows(m, rowvar)\\n    own = x.shape[0]\\n"
+    if not alone:
+        code += "    x = numpy.concatenate((x, rows(y, rowvar)))\\n"
+    ddof_of = "(0 if bias else 1)" if ddof is None or isinstance(ddof, none) else "ddof"
+    code += "    gg = numpy.zeros((x.shape[0], x.shape[0])) + g\\n"  # (g a number for one variable)
+    code += "    xc = x - numpy.sum(x, axis=1).reshape((-1, 1)) / x.shape[1]\\n"
+    code += f"    full = (gg + gg.T) @ xc / (x.shape[1] - {ddof_of})\\n"
+    for name, a in (("m", m),) + ((("y", y),) if not alone else ()):
+        at = "full[:own]" if name == "m" else "full[own:]"
+        code += f"    if {'k == 0' if name == 'm' else 'k != 0'}:\\n"
+        if a.ndim == 1:
+            code += f"        return numpy.ascontiguousarray({at}).reshape({name}.shape)\\n"
+        else:
+            code += f"        part = {at}\\n"
+            code += f"        if not rowvar and {name}.shape[0] != 1:\\n"
+            code += f"            return numpy.ascontiguousarray(part.T).reshape({name}.shape)\\n"
+            code += f"        return numpy.ascontiguousarray(part).reshape({name}.shape)\\n"
+    code += "    raise ValueError(\\"cov_vjp: no such argument\\")\\n"
+    scope = {"numpy": numpy, "rows": _numba_cov_rows_of}
+    exec(code, scope)
+    return scope["impl"]
+''',
+)
+
+register(
+    Primitive(
+        name="numpy.cov",
+        family="reductions",
+        signature=(("m", None), ("y", Num(None)), ("rowvar", Num(True)), ("bias", Num(False)), ("ddof", Num(None))),
+        value=_covariance,
+        jvp=lambda m, y, rowvar, bias, ddof, z, dm, dy, dr, db, dd: (
+            None
+            if dm is None and dy is None
+            else _h("cov_jvp")(dm or Num(0.0), dy or Num(0.0), m, y, rowvar, bias, ddof)
+        ),
+        vjp=lambda m, y, rowvar, bias, ddof, z, g: (
+            _h("cov_vjp")(g, Num(0), m, y, rowvar, bias, ddof),
+            _h("cov_vjp")(g, Num(1), m, y, rowvar, bias, ddof),
+            None,
+            None,
+            None,
+        ),
+        slots=(True, True, False, False, False),
+        helpers={"cov_rows": COV_ROWS, "cov": COV, "cov_jvp": COV_JVP, "cov_vjp": COV_VJP},
+        array_api="cov",
+    )
+)

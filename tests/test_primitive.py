@@ -1,0 +1,68 @@
+"""A primitive is one record (issue 34): the tables the passes read are views of ``rules.primitive``'s
+registry, and a primitive written as a record is written nowhere else."""
+
+import pathlib
+
+import numpy as np
+import pytest
+
+import adcompiler
+from adcompiler import rules
+from adcompiler.analysis import infer_numpy, transfer
+from adcompiler.rules import arrays as N
+from adcompiler.rules.families import REGISTRY, family, helper_forms
+from adcompiler.rules.helpers import HELPER_RULES
+from adcompiler.targets.array_api import translate
+from adcompiler.targets.array_api.runtime import XP_HELPERS
+from adcompiler.targets.numba.runtime import NUMBA_HELPERS
+from adcompiler.targets.python.runtime import HELPERS
+
+PACKAGE = pathlib.Path(adcompiler.__file__).parent
+
+
+def test_the_reductions_family_is_registered():
+    assert [p.name for p in family("reductions")] == ["numpy.var", "numpy.std", "numpy.cov"]
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_each_record_fills_the_tables_the_passes_read(name):
+    prim = REGISTRY[name]
+    assert rules.FORWARD[name] is prim.jvp and rules.REVERSE[name] is prim.vjp
+    assert N.SIGNATURES[name] == prim.signature and N.SLOTS[name] == prim.slots
+    assert rules.differentiable_slots(name, len(prim.signature)) == prim.slots
+    assert all(N.METHODS[m] == name for m in prim.methods)
+    assert N.POSITIONAL.get(name) == prim.positional
+    assert name in infer_numpy._RULES
+    for helper, forms in prim.helpers.items():
+        assert HELPERS.get(helper) == forms.python and XP_HELPERS.get(helper) == forms.array_api
+        assert NUMBA_HELPERS.get(helper) == forms.numba
+        assert HELPER_RULES.get(helper) == forms.linear
+        assert transfer.LIKE_ARGUMENT.get(helper) == (forms.like if isinstance(forms.like, int) else None)
+    if prim.array_api is not None and prim.array_api.startswith("xp."):
+        assert translate.RENAMED[prim.numpy_name] == prim.array_api[3:]
+    elif prim.array_api is not None:
+        assert translate.BY_HELPER[prim.numpy_name] == prim.array_api and prim.array_api in XP_HELPERS
+
+
+def test_a_record_is_the_only_place_of_its_helpers():
+    """Each helper of a record is defined in its family module only (no copy left in a target's table)."""
+    for name in {h for p in REGISTRY.values() for h in p.helpers}:
+        where = [
+            path.relative_to(PACKAGE).as_posix() for path in PACKAGE.rglob("*.py") if f"def {name}(" in path.read_text()
+        ]
+        assert where == ["rules/reductions.py"], (name, where)
+    assert set(helper_forms("python")) <= set(HELPERS)
+
+
+def test_a_refusal_of_the_array_api_target_is_said_at_the_users_line(tmp_path, monkeypatch):
+    """A record's ``refusals["array_api"]`` is what the array-API target says of a call of it."""
+    monkeypatch.setitem(translate.REFUSALS, "var", "its correction is not the standard's here")
+    monkeypatch.delitem(translate.RENAMED, "var")
+    path = tmp_path / "refused.py"
+    path.write_text("import numpy as np\n\n\ndef f(x):\n    return np.var(x) * np.sum(x)\n")
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    with pytest.raises(adcompiler.UnsupportedSyntaxError) as info:
+        adcompiler.differentiate(namespace["f"], arrays="any").grad(np.ones(3))
+    assert "np.var (its correction is not the standard's here)" in str(info.value)
+    assert info.value.filename == str(path) and info.value.lineno == 5
