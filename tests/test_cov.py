@@ -99,3 +99,19 @@ def test_arrays_any_on_array_api_strict(fn, args):
     tangents = tuple(RNG.uniform(-1, 1, a.shape) for a in args)
     value, tangent = d.jvp(strict, tuple(xs.asarray(t) for t in tangents))
     np.testing.assert_allclose(float(tangent), adcompiler.differentiate(fn).jvp(args, tangents)[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("second", ["hessian", "hvp"])
+def test_a_second_derivative_through_cov_is_refused_at_the_users_line(second):
+    """np.cov has first derivatives only (its helpers have no rules): hessian and hvp, which differentiate
+    the generated reverse code, say so at the user's line that calls np.cov (the ``# line N`` comment
+    above the helper), not at a line of the generated code."""
+    x = np.random.default_rng(4).random((3, 5))
+    with pytest.raises(adcompiler.MissingRuleError) as info:
+        if second == "hessian":
+            adcompiler.hessian(F.rows)(x)
+        else:
+            adcompiler.hvp(F.rows)((x,), np.ones_like(x))
+    error = info.value
+    assert error.filename.endswith("cov_funcs.py") and error.lineno == F.rows.__code__.co_firstlineno + 1
+    assert "np.cov(x)" in str(error) and "second derivative" in str(error) and "<adcompiler" not in str(error)

@@ -21,6 +21,7 @@ from .differentiable import Differentiable, Wrt, differentiate
 from .variadic import Variadic
 from .entries import current_tests, make_entry
 from ..compile.load import load
+from ..compile.origins import second_order_of
 from ..modes import reverse
 from ..compile.pipeline import BUILDING
 from .trees import converts, fields, flatten, make, unflatten
@@ -534,6 +535,10 @@ def hessian_matrix(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]
         return lambda *args: hessian_matrix(d.fixed(len(args)))(*args)
 
     def hess(*args):
+        with second_order_of(d.fn):
+            return _hessian(*args)
+
+    def _hessian(*args):
         np = _numpy()
         args, sig = d._bound(args)  # records as tuples: the generated reverse code takes those
         r = _reverse_differentiable(d, args, sig)
@@ -564,6 +569,10 @@ def hvp_of(d: Differentiable) -> Callable[..., Any]:
     the Hessian: one forward pass over the reverse code; a tuple of products shaped the same."""
 
     def product(args, v):
+        with second_order_of(d.fn):
+            return _product(args, v)
+
+    def _product(args, v):
         args, sig = d._bound(tuple(args))  # records as tuples: the generated reverse code takes those
         r = _reverse_differentiable(d, args, sig)
         positions = d._positions_of(sig)

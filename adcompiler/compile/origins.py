@@ -10,12 +10,17 @@ so the origins stay facts of the IR, never read back out of the text.
 from __future__ import annotations
 
 import ast
+import contextlib
 import copy
 import difflib
+import inspect
 import io
+import linecache
 import re
 import tokenize
 from dataclasses import dataclass, field
+
+from ..errors import UnsupportedSyntaxError
 
 
 @dataclass(frozen=True)
@@ -167,3 +172,30 @@ def _comments(text: str) -> list:
         if tok.type == tokenize.COMMENT and not tok.line[: tok.start[1]].strip():
             out.append((tok.string, tok.start[0]))
     return out
+
+
+@contextlib.contextmanager
+def second_order_of(fn):
+    """A refusal met while differentiating ``fn``'s generated derivative code (hessian and hvp: a helper of
+    the first derivative with no rule of its own, such as ``np.cov``'s ``cov_vjp``) told at the line of
+    ``fn`` that the helper came from, not at the generated code.  The loaded code's origins are not at
+    hand there, so the line is the ``# line N: text`` comment above the refused line (emit writes one
+    above each statement's code)."""
+    try:
+        yield
+    except UnsupportedSyntaxError as e:
+        if not str(e.filename).startswith("<adcompiler"):
+            raise
+        lines = linecache.getlines(e.filename)
+        for k in range(min(e.lineno or 0, len(lines)) - 1, -1, -1):
+            said = re.match(r"\s*# line (\d+): (.*)", lines[k])
+            if said:
+                break
+        else:
+            raise
+        line, text = int(said.group(1)), said.group(2).rstrip()
+        where = inspect.getsourcefile(fn) or fn.__code__.co_filename
+        construct = f"a second derivative (hessian, hvp) through `{text}`, whose derivative calls {e.construct}"
+        remedy = "take its first derivative only (grad, vjp, jvp), or write that line with functions whose second derivatives adcompiler has (docs/subset.md)"
+        written = linecache.getline(where, line) or text
+        raise type(e)(construct, remedy, where, line, len(written) - len(written.lstrip()), written.strip()) from None
