@@ -46,3 +46,11 @@ def scattered_then_reset(w, n):
         h = w[0:2] * w[2]
         acc = acc * 0.5 + h
     return np.sum(acc * acc)
+
+
+def number_copies(vol, n):
+    """A number read in three places in a loop body: its copies keep their own accumulators."""
+    s = 0.0
+    for i in range(n):
+        s = s + np.sin(vol) * i + vol * 0.5 + vol * vol
+    return s

@@ -98,3 +98,10 @@ def test_numbers_read_from_a_taped_array_are_read_again():
     body = _reverse(S.pulled, (0, 1, 2), CASES[2][1], "pulled_reverse")
     pushes = re.findall(r"\.append\(\(([^)]*)\)\)", body)
     assert pushes and all(len(p.split(",")) <= 5 for p in pushes), body  # (10 before: t5 = d[0], ...)
+
+
+def test_the_copies_of_a_number_keep_their_accumulators():
+    """Sums into one number wait for each other; into one per copy they do not (monte_carlo's d_vol)."""
+    body = _reverse(S.number_copies, (0,), (0.3, 4), "number_copies_reverse")
+    targets = set(re.findall(r"(d_vol\w*) \+= ", body))
+    assert len(targets) >= 2, body

@@ -110,10 +110,14 @@ class _AdjointSweep:
         """Whether the accumulator of ``v``, a copy of a value (dup), only ever has adjoints added into
         it and is read once, where the copy is made (not a slot's, which a write reads and clears, nor
         an array's changed in place, whose adjoint is taken and cleared at each write): the copies of
-        that value may then add into one accumulator, whose sum is the value's adjoint."""
+        that value may then add into one accumulator, whose sum is the value's adjoint.  Arrays only:
+        what sharing saves is an array of zeros and a sum per copy; numbers lose by it (three sums into
+        one number in a loop wait for each other, into three they do not: monte_carlo's d_vol, 20%)."""
         plan = self.plan
         root = plan.alias.get(v, v)
-        return v not in plan.fn.slots and not {v, root} & (set(plan.mutable) | plan.written)
+        if v not in plan.arrays or v in plan.fn.slots:
+            return False
+        return not {v, root} & (set(plan.mutable) | plan.written)
 
     def _run(self, seg: list, site: tuple, block: tuple, looped: bool, out: list) -> None:
         """The adjoints of a run of equations; inside a loop, the values they read popped first."""
