@@ -107,7 +107,7 @@ class _AdjointSweep:
         return out
 
     def _shareable(self, v: str) -> bool:
-        """Whether the accumulator of ``v``, a copy of a value (dup), only ever has adjoints added into
+        """Whether the accumulator of ``v``, a copy of an array of one or more axes (dup), only ever has adjoints added into
         it and is read once, where the copy is made (not a slot's, which a write reads and clears, nor
         an array's changed in place, whose adjoint is taken and cleared at each write): the copies of
         that value may then add into one accumulator, whose sum is the value's adjoint.  Arrays only:
@@ -115,7 +115,8 @@ class _AdjointSweep:
         one number in a loop wait for each other, into three they do not: monte_carlo's d_vol, 20%)."""
         plan = self.plan
         root = plan.alias.get(v, v)
-        if v not in plan.arrays or v in plan.fn.slots:
+        aval = plan.facts.of(Var(v))  # (a 0-d array is a number here: Numba types 0.0 and it apart)
+        if v not in plan.arrays or v in plan.fn.slots or not (isinstance(aval, V.Arr) and (aval.ndim or 0) >= 1):
             return False
         return not {v, root} & (set(plan.mutable) | plan.written)
 
