@@ -54,3 +54,17 @@ def number_copies(vol, n):
     for i in range(n):
         s = s + np.sin(vol) * i + vol * 0.5 + vol * vol
     return s
+
+
+def written_entries(a, n):
+    """Entries of a vector and of a matrix written in a loop, and a row: each write tapes the old value."""
+    q = np.zeros(3)
+    m = np.zeros((2, 3))
+    s = 0.0
+    for i in range(n):
+        for j in range(3):
+            q[j] = a[j] * q[j] + i
+            m[i % 2, j] = q[j] * a[j]
+        m[0] = m[1] * a
+        s = s + np.sum(np.exp(q - np.max(q))) + np.sum(m * m)
+    return s

@@ -18,6 +18,7 @@ CASES = [
     (S.pulled, (RNG.normal(size=2), RNG.normal(size=(3, 2)), RNG.normal(size=3)), (0, 1, 2)),
     (S.copies_in_a_loop, (RNG.normal(size=3), 5), (0,)),
     (S.scattered_then_reset, (RNG.normal(size=3), 4), (0,)),
+    (S.written_entries, (RNG.normal(size=3) * 0.5, 3), (0,)),
 ]
 
 
@@ -105,3 +106,13 @@ def test_the_copies_of_a_number_keep_their_accumulators():
     body = _reverse(S.number_copies, (0,), (0.3, 4), "number_copies_reverse")
     targets = set(re.findall(r"(d_vol\w*) \+= ", body))
     assert len(targets) >= 2, body
+
+
+def test_a_number_written_over_is_taped_as_it_is():
+    """q[j] = ... and m[i % 2, j] = ...: the old number pushed as it is; m[0] = ...: the old row copied."""
+    body = _reverse(S.written_entries, (0,), CASES[-1][1], "written_entries_reverse")
+    pushed = re.findall(r"\.append\((.*)\)", body)
+    assert "q[j]" in pushed and any(
+        p.startswith("np.copy(m[0])") or p.startswith("numpy.copy(m[0])") for p in pushed
+    ), body
+    assert not any("copy(q[" in p for p in pushed), body
