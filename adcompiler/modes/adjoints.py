@@ -6,7 +6,9 @@ Adjoints come in two kinds.  A variable used only in the block that defines it g
 ``d_x`` by one plain assignment (dup form guarantees one use, so one definition), or is an alias of
 another adjoint.  A variable used inside a nested block, and every slot, has an *accumulator*:
 ``d_x = 0.0`` where the adjoint sweep enters the defining block (``sweep``), then ``d_x += ...`` per
-use.
+use.  The copies one block makes of an array (``X_1, X_2 = dup(X)``, ``X_3, X_4 = dup(X_2)``, each read
+in a branch) share one accumulator, which the first dup hands on once (``shared_once``): one array of
+zeros, not one per copy added up after.
 """
 
 from __future__ import annotations
