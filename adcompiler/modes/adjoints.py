@@ -6,7 +6,9 @@ Adjoints come in two kinds.  A variable used only in the block that defines it g
 ``d_x`` by one plain assignment (dup form guarantees one use, so one definition), or is an alias of
 another adjoint.  A variable used inside a nested block, and every slot, has an *accumulator*:
 ``d_x = 0.0`` where the adjoint sweep enters the defining block (``sweep``), then ``d_x += ...`` per
-use.
+use.  The copies one block makes of an array (``X_1, X_2 = dup(X)``, ``X_3, X_4 = dup(X_2)``, each read
+in a branch) share one accumulator, which the first dup hands on once (``shared_once``): one array of
+zeros, not one per copy added up after.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ class Adjoints:
         self.plan, self.shadows, self.keeping, self.program, self.namer = plan, shadows, keeping, program, namer
         self.adj: dict = {}  # var name -> adjoint expression (assigned once)
         self.acc: dict = {}  # var name -> accumulator name
+        self.shared: set = set()  # copies of a value (dup) whose accumulator the other copies may add into too
+        self.shared_accs: set = set()  # the accumulators two or more copies of one value add into
+        self.copies: dict = {}  # a copy of a value -> the other copies in its group (sweep._copies)
         self.zeroes: set = set()  # adjoint names that may still be the number 0.0 (from an accumulator no use added to)
         self.names: set = set()  # every adjoint name made
         self.same_calls: dict = {}  # loop site -> {unbroadcast call that returns its cotangent: the cotangent}
@@ -96,6 +101,8 @@ class Adjoints:
         if any(v.name in self.plan.containers for v in eq.outs):
             return out
         gs = [self.of(v.name) for v in eq.outs]
+        if eq.prim == DUP:
+            gs = self.shared_once(eq, gs)
         mask = self.plan.mask(eq)
         if all(g is None for g in gs) or not any(mask):
             return out
@@ -121,6 +128,17 @@ class Adjoints:
                     self.note_same_shape(site, eq, a, c, summed)
                 self.contribute(a, summed, eq.line, out)
         return out
+
+    def shared_once(self, eq: Eq, gs: list) -> list:
+        """The cotangents of the copies ``eq`` (a dup) makes, with an accumulator copies of the value share
+        (``sweep``) counted once: by the first copy of the value, whose input is no copy in the group; the
+        lines that copy a copy again hand on the rest."""
+        group = (eq.outs[0].name,) + self.copies.get(eq.outs[0].name, ())
+        accs = sorted({self.acc[w] for w in group if w in self.shared and self.acc[w] in self.shared_accs})
+        if not accs:
+            return gs
+        gs = [g for g in gs if not (isinstance(g, E.Name) and g.id in accs)]
+        return gs + [E.Name(a) for a in accs] if eq.ins[0].name not in group else gs
 
     def _merged(self, ins, cotangents: list) -> list:
         """Equal cotangents of two copies of one value (``x * x``) sent to the first as one term, 2 * c."""

@@ -109,7 +109,8 @@ class PrimalSweep:
             ]
             return [primal] + shadows
         if eq.prim == "setitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in plan.arrays:
-            old = E.Call("numpy.copy", (E.Subscript(args[0], args[1]),))
+            old = E.Subscript(args[0], args[1])  # a number as it is (gmm's q[j]); a part of the array copied
+            old = old if _number_at(plan.facts, eq.ins[0], eq.ins[1]) else E.Call("numpy.copy", (old,))
             return [Do(E.Method(E.Name(kept.tapes[("write", site)]), "append", (old,)), eq.line), primal]
         return [primal] + self.shadow_code(eq, args)
 
@@ -213,3 +214,16 @@ def without_pushes(code, tapes: frozenset) -> list:
             s = WhileS(tuple(without_pushes(s.header, tapes)), s.test, tuple(without_pushes(s.body, tapes)), s.line)
         out.append(s)
     return out
+
+
+def _number_at(facts, x, index) -> bool:
+    """Whether ``x[index]`` is surely one number of the array ``x``: an int into a vector, a tuple of as many
+    ints as ``x`` has axes (its old value is then taped as it is; a copy of it is an array, made per write)."""
+    arr = facts.of(x)
+    if not (isinstance(arr, V.Arr) and isinstance(arr.ndim, int)):
+        return False
+    i = facts.of(index)
+    if i == V.INT:
+        return arr.ndim == 1
+    items = i.items if isinstance(i, V.Seq) else None
+    return items is not None and len(items) == arr.ndim and all(item == V.INT for item in items)

@@ -5,7 +5,11 @@ what is overwritten and needed is taped), found once for the tape plan (``plan.t
 the function changes, itself known in the adjoint sweep (defined outside loops, or rereadable: rows
 of a nested list), at an index that is known there too (a constant, a value defined outside loops,
 a loop index, or rereadable).  A module's array read by its name -> ("global", name); arithmetic of
-values known there -> ("expr", equation).
+values known there -> ("expr", equation).  A number or row read from a numeric array nothing writes
+in place, at an index known there, is read again too (x[i, t], the row x[c]), even where the array
+itself is made in the loop (``d = centres[c] - x``, then ``d[0]``, ``d[1]``): the adjoint then tapes
+the array, which its own adjoint mostly needs anyway, instead of each number read from it (issue 36:
+particles' inner loop taped ten values an iteration, now three).
 
 A number read at a non-negative index of a list that is only ever appended to is read again too: an
 element, once there, never changes.  Such a list rebound by an enclosing loop (a layer's input
@@ -52,11 +56,12 @@ def rereadable(lay, facts, program, split: bool) -> dict:
         if _arithmetic_of_knowns(e, known, facts, fn) or _index_of_knowns(e, known, facts):
             found[e.outs[0].name] = ("expr", e)  # 1.0 / MASS in a loop, (i, t): computed again, not taped
             continue
-        if e.prim == "getitem" and not split and _number_of_array(e, facts, fn) and known(e.ins[0]) and known(e.ins[1]):
+        if e.prim == "getitem" and not split and _number_of_array(e, facts, fn) and known(e.ins[1]):
             if written is None:
                 written = {alias.get(n, n) for pair in mutable_arrays(fn, facts.arrays).items() for n in pair}
             if not {alias.get(e.ins[0].name, e.ins[0].name), alias.get(e.outs[0].name, e.outs[0].name)} & written:
-                # x[i, t], or the row x[c], of an array nothing writes: the same values read again
+                # x[i, t], or the row x[c], of an array nothing writes: the same values read again (the
+                # array taped where the adjoint sweep does not know it: rereads)
                 found[e.outs[0].name] = ("getitem", e.ins[0], e.ins[1])
             continue
         if e.prim not in ("getitem", "len") or not isinstance(e.ins[0], Var) or e.ins[0].name not in containers:

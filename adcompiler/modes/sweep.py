@@ -22,6 +22,7 @@ from ..front.names import root
 from ..ir.nodes import Assign, Break, Do, Eq, For, ForS, If, IfS, Return, Var, While, flatten, free_names, jumps
 from ..ir.nodes import rebuild, walk
 from ..rules import CHANGES
+from ..lower.dup import DUP
 from .adjoints import Adjoints
 from .checkpoint import checkpoint_plan, rev_checkpointed
 from .plan import Kept, Keeping, LoopKept, TapePlan, body_of, callees, placed
@@ -50,6 +51,7 @@ class _AdjointSweep:
         self.adjoints = Adjoints(plan, shadows, self.keeping, program, namer)
         self.rereads = Rereads(plan, shadows, self.looped)
         self.parallel = False  # inside the body of a parallel adjoint loop (modes.parallel)
+        self.copies = self.adjoints.copies = _copies(plan)
         if ct is not None:
             self.adjoints.names.add(ct)
 
@@ -80,7 +82,15 @@ class _AdjointSweep:
         plan, adj, out = self.plan, self.adjoints, []
         for v in plan.defined_in.get(block, ()) + (tuple(sorted(plan.fn.slots)) if block == () else ()):
             if v in plan.accumulated and v in plan.act and v not in adj.acc and plan.mutable.get(v, v) == v:
+                copy = next((w for w in self.copies.get(v, ()) if w in adj.shared), None)
+                if copy is not None and self._shareable(v):  # one accumulator for the copies of one value
+                    adj.acc[v] = adj.acc[copy]
+                    adj.shared.add(v)
+                    adj.shared_accs.add(adj.acc[v])
+                    continue
                 adj.acc[v] = adj.fresh("d_" + v)
+                if self._shareable(v):
+                    adj.shared.add(v)
                 adj.zeroes.add(adj.acc[v])
                 self.program.accumulators[adj.acc[v]] = plan.alias.get(v, v)  # Numba: an array's a type of its own
                 if plan.options.typed_zeros:  # its zeros in a loop or branch (targets.numba.translate); the
@@ -95,6 +105,20 @@ class _AdjointSweep:
                     if rep == v:
                         adj.acc[member] = adj.acc[v]
         return out
+
+    def _shareable(self, v: str) -> bool:
+        """Whether the accumulator of ``v``, a copy of an array of one or more axes (dup), only ever has adjoints added into
+        it and is read once, where the copy is made (not a slot's, which a write reads and clears, nor
+        an array's changed in place, whose adjoint is taken and cleared at each write): the copies of
+        that value may then add into one accumulator, whose sum is the value's adjoint.  Arrays only:
+        what sharing saves is an array of zeros and a sum per copy; numbers lose by it (three sums into
+        one number in a loop wait for each other, into three they do not: monte_carlo's d_vol, 20%)."""
+        plan = self.plan
+        root = plan.alias.get(v, v)
+        aval = plan.facts.of(Var(v))  # (a 0-d array is a number here: Numba types 0.0 and it apart)
+        if v not in plan.arrays or v in plan.fn.slots or not (isinstance(aval, V.Arr) and (aval.ndim or 0) >= 1):
+            return False
+        return not {v, root} & (set(plan.mutable) | plan.written)
 
     def _run(self, seg: list, site: tuple, block: tuple, looped: bool, out: list) -> None:
         """The adjoints of a run of equations; inside a loop, the values they read popped first."""
@@ -251,6 +275,23 @@ class _AdjointSweep:
         again in the adjoint sweep)."""
         kept: Kept = self.keeping.frozen()
         return PrimalSweep(self.plan, kept, self.shadows, self.program).block(loop.body, body_of(loop, site), True, ())
+
+
+def _copies(plan: TapePlan) -> dict:
+    """Each copy of a value (an output of dup) -> the other copies of that value its block makes: those
+    of the same line, and of the lines that copy one of them again (dup form makes copies two at a
+    time, ``x_1, x_2 = dup(x)``, ``x_3, x_4 = dup(x_2)``: x_1, x_2, x_3 and x_4 are one group; x is not)."""
+    group: dict = {}
+    for eq in walk(plan.fn.body):
+        if not (isinstance(eq, Eq) and eq.prim == DUP):
+            continue
+        source = eq.ins[0].name if isinstance(eq.ins[0], Var) else None
+        home = plan.home.get(eq.outs[0].name)
+        members = group[source] if source in group and plan.home.get(source) == home else []
+        members += [v.name for v in eq.outs]
+        for v in eq.outs:
+            group[v.name] = members
+    return {v: tuple(w for w in members if w != v) for v, members in group.items()}
 
 
 def _literal_zero(e) -> bool:

@@ -1,0 +1,70 @@
+"""Functions whose adjoints add small arrays (issues 35 and 36): a value read in both branches of an
+``if`` (ba's rodrigues), a sum reset and added in a loop (particles' force), numbers read from an
+array a loop makes (particles' d[0])."""
+
+import numpy as np
+
+
+def rotate(rot, X):
+    sq = np.sum(rot * rot)
+    if sq != 0.0:
+        theta = np.sqrt(sq)
+        w = rot / theta
+        return X * np.cos(theta) + np.cross(w, X) * np.sin(theta) + w * (np.dot(w, X) * (1.0 - np.cos(theta)))
+    return X + np.cross(rot, X)
+
+
+def pulled(x0, centres, strengths):
+    x = x0
+    v = x0 * 0.0
+    for t in range(5):
+        force = np.zeros(2)
+        for c in range(centres.shape[0]):
+            d = centres[c] - x
+            r2 = d[0] * d[0] + d[1] * d[1] + 0.1
+            force = force + strengths[c] * d / (r2 * np.sqrt(r2))
+        v = v + 0.01 * force
+        x = x + 0.01 * v
+    return np.sum(x * x)
+
+
+def copies_in_a_loop(x, n):
+    """x read three times in a loop body and once after it: its copies in the body share one accumulator."""
+    s = 0.0
+    for i in range(n):
+        if i % 2 == 0:
+            s = s + np.sum(x * x) * x[0]
+        else:
+            s = s + np.sum(np.sin(x))
+    return s + np.sum(x)
+
+
+def scattered_then_reset(w, n):
+    """An adjoint reset in a loop and added to, next to a scatter_add changing another one in place."""
+    acc = np.zeros(2)
+    for i in range(n):
+        h = w[0:2] * w[2]
+        acc = acc * 0.5 + h
+    return np.sum(acc * acc)
+
+
+def number_copies(vol, n):
+    """A number read in three places in a loop body: its copies keep their own accumulators."""
+    s = 0.0
+    for i in range(n):
+        s = s + np.sin(vol) * i + vol * 0.5 + vol * vol
+    return s
+
+
+def written_entries(a, n):
+    """Entries of a vector and of a matrix written in a loop, and a row: each write tapes the old value."""
+    q = np.zeros(3)
+    m = np.zeros((2, 3))
+    s = 0.0
+    for i in range(n):
+        for j in range(3):
+            q[j] = a[j] * q[j] + i
+            m[i % 2, j] = q[j] * a[j]
+        m[0] = m[1] * a
+        s = s + np.sum(np.exp(q - np.max(q))) + np.sum(m * m)
+    return s
