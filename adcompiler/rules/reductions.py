@@ -136,6 +136,17 @@ def _covariance(ins, static, kit):
     return kit.array_of(ndim, "float64")
 
 
+_NUMBA_COV_ROWS = '''@numba.njit
+def {name}(a, rowvar):
+    """The variables of numpy.cov's argument a as the rows of a float64 matrix (a vector: one row)."""
+    x = numpy.atleast_2d(a * 1.0)
+    if not rowvar and x.shape[0] != 1:
+        return numpy.ascontiguousarray(x.T)
+    return numpy.ascontiguousarray(x)
+
+
+'''  # (in the Numba forms of cov_jvp and cov_vjp, each a text that stands alone in a written module)
+
 COV_ROWS = Helper(  # (called by the array-API forms of cov, cov_jvp and cov_vjp)
     array_api='''def cov_rows(xp, a, rowvar):
     """The variables of numpy.cov's argument a as the rows of a float64 matrix (a vector: one row)."""
@@ -192,16 +203,9 @@ COV_JVP = Helper(
     raise TypeError("cov_jvp is called from code numba.njit compiles")
 
 
-@numba.njit
-def _numba_cov_rows(a, rowvar):
-    """The variables of numpy.cov's argument a as the rows of a float64 matrix (a vector: one row)."""
-    x = numpy.atleast_2d(a * 1.0)
-    if not rowvar and x.shape[0] != 1:
-        return numpy.ascontiguousarray(x.T)
-    return numpy.ascontiguousarray(x)
-
-
-@numba.extending.overload(cov_jvp)
+'''
+    + _NUMBA_COV_ROWS.format(name="_numba_cov_rows")
+    + '''@numba.extending.overload(cov_jvp)
 def _numba_cov_jvp(dm, dy, m, y=None, rowvar=True, bias=False, ddof=None):
     """(dX Xc^T + Xc dX^T) / (N - ddof) for arrays m (and y), shaped as Numba's numpy.cov: 0-d for one
     vector m alone, else a matrix (a matrix m of one row is refused by numpy.cov itself, before this)."""
@@ -268,16 +272,9 @@ COV_VJP = Helper(
     raise TypeError("cov_vjp is called from code numba.njit compiles")
 
 
-@numba.njit
-def _numba_cov_rows_of(a, rowvar):
-    """The variables of numpy.cov's argument a as the rows of a float64 matrix (a vector: one row)."""
-    x = numpy.atleast_2d(a * 1.0)
-    if not rowvar and x.shape[0] != 1:
-        return numpy.ascontiguousarray(x.T)
-    return numpy.ascontiguousarray(x)
-
-
-@numba.extending.overload(cov_vjp)
+'''
+    + _NUMBA_COV_ROWS.format(name="_numba_cov_rows_of")
+    + '''@numba.extending.overload(cov_vjp)
 def _numba_cov_vjp(g, k, m, y=None, rowvar=True, bias=False, ddof=None):
     """The rows of (g + g^T) Xc / (N - ddof) of argument k (0: m, 1: y), in its layout (arrays m and y)."""
     types = numba.core.types
