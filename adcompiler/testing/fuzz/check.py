@@ -16,6 +16,7 @@ import sys
 import tempfile
 import traceback
 
+from ...targets import registry as targets
 from . import entries
 from .config import Spec
 from .layout import Layout, flat_out, structure, unflat_like
@@ -404,7 +405,8 @@ def _outside(backend: str, refusal) -> bool:
     """Whether a compiled target refused the program as outside its subset, saying backend="python" does it,
     or any target refused it for one of the documented limits (``KNOWN_LIMITS``: counted apart, not a bug)."""
     text = str(refusal)
-    return backend != "python" and 'backend="python"' in text or any(k in text for k in KNOWN_LIMITS)
+    compiled = targets.of(backend, "numpy") is not targets.PYTHON
+    return compiled and 'backend="python"' in text or any(k in text for k in KNOWN_LIMITS)
 
 
 def check_source(

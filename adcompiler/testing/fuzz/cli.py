@@ -21,6 +21,7 @@ import os
 import random
 import tempfile
 
+from ...targets import registry as targets
 from .campaign import read_report, run
 from .config import DEFAULT, MIXED, NUMPY, NUMPY_SMALL, SMALL, WHAT, WHAT_SMALL, Config
 from .minimiser import minimise
@@ -76,7 +77,7 @@ def main(argv=None) -> int:
     config = config_for("numpy" if a.numpy else a.mode, a.small)
     if a.strict:
         config = dataclasses.replace(config, avoid_known=False)
-    if a.backend != "python":
+    if targets.of(a.backend, "numpy") is not targets.PYTHON:  # (a compiled target: Numba's)
         os.environ.setdefault("NUMBA_OPT", "0")  # (read when Numba is imported) compiles twice as fast
         config = dataclasses.replace(config, backend=a.backend)
     if a.minimise:
