@@ -53,7 +53,10 @@ def test_the_cotangent_of_a_float32_matrix_is_float32():
     np.testing.assert_allclose(g, _oracle(F.rows, (x.astype(np.float64),))[0], rtol=1e-4)
 
 
-@pytest.mark.parametrize("fn, args", CASES, ids=IDS)
+@pytest.mark.parametrize(  # (the other cases with --runslow: the same helpers, a long compile each)
+    "fn, args",
+    [pytest.param(*c, marks=[pytest.mark.slow] if k else [], id=i) for k, (c, i) in enumerate(zip(CASES, IDS))],
+)
 def test_numba_agrees_with_python(fn, args):
     pytest.importorskip("numba")
     python, numba = adcompiler.differentiate(fn), adcompiler.differentiate(fn, backend="numba")
@@ -64,6 +67,7 @@ def test_numba_agrees_with_python(fn, args):
     np.testing.assert_allclose(numba.jvp(args, tangents)[1], python.jvp(args, tangents)[1], rtol=1e-12)
 
 
+@pytest.mark.slow  # (written Numba modules: tests/test_numba_cli.py by default)
 def test_the_numba_module_adc_compile_writes(tmp_path):
     pytest.importorskip("numba")
     from adcompiler.cli.main import main

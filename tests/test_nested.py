@@ -176,9 +176,13 @@ def test_array_of_a_list_unused_in_the_last_pass():
     assert adcompiler.grad(N.last_pass_unused)(0.5) == pytest.approx(-3.0, rel=1e-12)  # s = -3 x w
 
 
-@pytest.mark.parametrize(  # (grad_norm_both: reverse over reverse, as grad_norm_reverse, for both arguments)
+NUMBA_OUTER = (N.grad_norm_reverse,)  # the others (reverse over reverse for both arguments, the third order, a
+# forward outer mode, each one long compile) with --runslow
+
+
+@pytest.mark.parametrize(
     "f, oracle",
-    [pytest.param(f, o, marks=[pytest.mark.slow] if f is N.grad_norm_both else [], id=f.__name__) for f, o in ARRAYS],
+    [pytest.param(f, o, marks=[] if f in NUMBA_OUTER else [pytest.mark.slow], id=f.__name__) for f, o in ARRAYS],
 )
 def test_arrays_outer_numba_against_autograd(f, oracle):
     """backend="numba" for the outer derivative: the gradient code's helpers differentiated in reverse
@@ -207,6 +211,7 @@ def test_numba_forward_over_an_inner_derivative_against_differences(inner_forwar
     assert tangent == pytest.approx(python_d.jvp((w, inner_forward), (1.0,))[1], rel=1e-12)
 
 
+@pytest.mark.slow  # (one long compile: GradBench's particle, whose parts the tests above cover)
 @pytest.mark.parametrize(
     "inner_forward",
     [False, True],  # (one compiled derivative serves both: inner_forward is an argument)

@@ -70,7 +70,7 @@ def test_rk4_with_an_unpacked_state():
     np.testing.assert_allclose(g_theta, fd_jacobian(U.rk4_loss, (y0, theta), [1])[0], rtol=1e-6)
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])  # (a long compile)
 def test_nbody_on_each_backend(backend):
     if backend == "numba":
         pytest.importorskip("numba")

@@ -34,6 +34,10 @@ def numba_d(fn, **options):
     return derivative(fn, backend="numba", **options)
 
 
+SLOW = pytest.mark.slow  # a second shape of a path a default case covers, or a path whose parts default
+# cases cover (here or in tests/test_numba_agrees.py's table): run with --runslow
+
+
 def compiled(d, mode="grad"):
     """The Numba dispatcher behind a derivative (so a test knows the code ran compiled)."""
     return next(iter(d._built.compiled_for.values()))[mode].compiled
@@ -44,9 +48,9 @@ def compiled(d, mode="grad"):
     [
         (F.poly, (0.7, 1.3), None),
         (F.branchy, (0.4, 1.1), None),
-        (F.branchy, (1.4, 0.3), None),
+        pytest.param(F.branchy, (1.4, 0.3), None, marks=SLOW),
         (F.early_return, (0.3,), None),
-        (F.early_return, (2.0,), None),
+        pytest.param(F.early_return, (2.0,), None, marks=SLOW),
         (F.calls, (0.3, -0.8), None),
         (F.loop_jumps, (0.9, 12), ("x",)),
     ],
@@ -76,6 +80,7 @@ def test_recursion_both_modes_with_recomputed_residuals():
     assert d.jvp((0.7, 6), (1.0,))[1] == pytest.approx(g, rel=1e-13)
 
 
+@SLOW
 def test_recursion_over_arrays_recomputes_where_nothing_changes_in_place():
     """No function of the program writes into an array or a list: the adjoint runs the recursive call
     again on the arrays it had (the same values), as for numbers."""
@@ -88,6 +93,7 @@ def test_recursion_over_arrays_recomputes_where_nothing_changes_in_place():
     assert d.jvp((a, 3), (v,))[1] == pytest.approx(float(g @ v), rel=1e-12)
 
 
+@SLOW
 def test_recursion_over_arrays_written_in_place_is_refused_at_the_call():
     d = numba_d(F.array_depth_written, wrt=("a",))
     with pytest.raises(UnsupportedSyntaxError, match="recursive call in reverse mode") as caught:
@@ -183,6 +189,7 @@ def test_numpy_layers_in_a_list_of_tuples():
     assert np.allclose(g_x, e_x, rtol=1e-10)
 
 
+@SLOW
 def test_a_list_argument_and_a_built_list_in_one_variable():
     """h = xs then h = z (z built by append): the argument copied into a list (it is an array in
     compiled code); where the code changes the argument's list through h, refused at the user's line."""
@@ -269,7 +276,9 @@ def test_adjoint_loops_run_forward_summing_in_another_order_and_indices_stay_che
         numba_d(F.dot).grad([1.0, 2.0, 3.0], [1.0, 2.0])
 
 
-@pytest.mark.parametrize("lengths", [(5, 5, 5), (7, 7, 7), (5, 7, 6)])
+@pytest.mark.parametrize(
+    "lengths", [pytest.param((5, 5, 5), marks=SLOW), pytest.param((7, 7, 7), marks=SLOW), (5, 7, 6)]
+)
 def test_rows_of_a_shadow_made_without_zeros_keep_zeros_where_nothing_is_stored(lengths):
     """The shadow of a list of lists is made empty when its adjoint loop stores every row; elements
     past len(v) get no store and stay zero (equal rows reach compiled code as a 2-D array, ragged ones
@@ -336,9 +345,6 @@ def test_which_adjoint_loops_may_run_forward(body, forward):
     assert runs_forward(loop, function, {"np", "math"}, "__adc_comment__", {"np.zeros"}) is forward
 
 
-SLOW = pytest.mark.slow  # a second shape of a path a default case covers: run with --runslow
-
-
 @pytest.mark.parametrize(
     "fn, shapes",
     [
@@ -346,7 +352,7 @@ SLOW = pytest.mark.slow  # a second shape of a path a default case covers: run w
         pytest.param(F.broadcast_ones, [(2, 1, 3), (2, 4, 1), (1, 1, 3)], marks=SLOW),
         pytest.param(F.broadcast_ones, [(1, 1), (2, 3), (1, 3)], marks=SLOW),
         pytest.param(F.broadcast_ones, [(5,), (1,), (1,)], marks=SLOW),
-        (F.broadcast_one, [(3,), (1,)]),
+        pytest.param(F.broadcast_one, [(3,), (1,)], marks=SLOW),
         pytest.param(F.broadcast_one, [(1,), (3,)], marks=SLOW),
     ],
 )
@@ -365,6 +371,7 @@ def test_axes_of_length_one_broadcast_against_autograd(fn, shapes):
     )
 
 
+@SLOW
 def test_sums_along_an_axis_against_autograd_and_differences():
     rng = np.random.default_rng(5)
     a, b = rng.normal(size=(3, 4)), rng.normal(size=(2, 5, 3))
@@ -414,7 +421,8 @@ def test_a_write_at_an_array_of_indices_is_refused_at_its_line():
 
 
 @pytest.mark.parametrize(
-    "fn, args", [(F.joined, (1.5, 0.5)), (F.repeated, (1.5, [1.0, 2.0])), (F.appended, (0.7, [1.0, -2.0]))]
+    "fn, args",
+    [(F.joined, (1.5, 0.5)), (F.repeated, (1.5, [1.0, 2.0])), pytest.param(F.appended, (0.7, [1.0, -2.0]), marks=SLOW)],
 )
 def test_lists_joined_and_repeated_in_both_modes_and_at_second_order(fn, args):
     """xs + ys and xs * n of lists are calls in compiled code, where lists are arrays (+ added and *
@@ -466,6 +474,7 @@ def test_scipy_functions_of_constants_are_called_in_object_mode():
     assert d(q, 2) == pytest.approx(F.wishart_constant(q, 2), rel=1e-14)
 
 
+@SLOW
 def test_writes_and_reads_at_arrays_of_coordinates():
     """Q[rows, cols] = lk with rows, cols from np.triu_indices (GradBench gmm), both modes and second
     order, against the python backend and central differences."""

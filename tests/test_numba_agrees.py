@@ -14,8 +14,9 @@ primitive per case, floats and 1-D float64 arrays) and of the control-flow regre
 - the jvp agrees with the python backend's and with the gradient (<u, J v> == <J^T u, v>);
 - where the row asks, the Hessian (forward over reverse, compiled) equals the python backend's.
 
-A row marked slow runs with --runslow (a second shape or dtype of a path a default row covers), and so
-does every second case of each sample.  A sampled
+A row marked slow runs with --runslow (a second shape or dtype of a path a default row covers, or a
+path whose parts default rows cover), and so do three cases of every four of the rule sample and every
+second case of the control-flow sample.  A sampled
 case the target cannot compile must be refused with a located error naming the case's file and saying that
 backend="python" handles it (then skipped); anything else, a Numba traceback included, fails.  The Numba
 target's own behaviour (what it refuses, the code it writes, its entries) is in tests/test_numba.py and
@@ -72,11 +73,11 @@ F32 = np.float32
 ROWS = [
     # loops with two versions: the one without unbroadcast where every array keeps one shape
     Row("versions", LV.particles, [(4, 4)], hessian="slow"),  # the Hessian: one long compile
-    Row("versions", LV.grows, [(5,), (5,)]),
+    Row("versions", LV.grows, [(5,), (5,)], slow=True),
     Row("versions", LV.grows, [(1,), (1,)], slow=True),
     Row("versions", LV.grows, [(1,), (5,)]),  # a (1,) array broadcast in the loop: the version that tapes
     Row("versions", LV.grows, [(3, 5), (5,)], slow=True),  # two ndims: the loop as it is
-    Row("versions", LV.nested, [(2, 3), (2, 3)]),
+    Row("versions", LV.nested, [(2, 3), (2, 3)], slow=True),
     Row("versions", LV.alone, [(6,)]),
     Row("versions", LV.alone, [(1,)], slow=True),
     Row("versions", LV.negated, [(4,), (4,)], dtype=F32),
@@ -90,19 +91,19 @@ ROWS = [
     Row("release", particles_np, args=(np.random.default_rng(4).normal(size=(4, 4)), 50), wrt=("state",)),
     # writes into local arrays, at integers and slices (take_and_clear compiled)
     Row("writes", NF.written_elements, [(4,), (2,)], hessian=True),
-    Row("writes", NF.written_rows, [(3, 4), (4,)]),
+    Row("writes", NF.written_rows, [(3, 4), (4,)], slow=True),
     # a tangent broadcast to its output's shape (it came back (1, 4) for a (2, 4) output until 2026-11-26)
     # (its reverse mode, x[None, :]'s adjoint, was refused until scatter_add took None in an index, 2026-11-28)
     Row("broadcast", NF.row_broadcast, args=(np.array([0.1, 0.2, 0.3, 0.4]), 0.6)),
     Row("broadcast", NF.zeros_plus, args=(np.array([0.1, 0.2, 0.3, 0.4]), 0.6)),
     # what GradBench's evals ask (issue 35): reductions along an axis, joins of tuples and of lists of arrays,
     # joins of lists of integers (all refused until 2026-11-28)
-    Row("axes", NF.nearest, [(7, 3), (4, 3)], hessian=True),
-    Row("axes", NF.along_kept, [(3, 4)], hessian="slow"),
+    Row("axes", NF.nearest, [(7, 3), (4, 3)], hessian="slow"),
+    Row("axes", NF.along_kept, [(3, 4)], hessian="slow", slow=True),
     Row("joins", NF.right_hand, [(5,), (5,)]),
     Row("loops", NF.overwritten_in_a_branch, args=(np.array([0.3, -0.2, 0.5]), 0.7)),
-    Row("joins", NF.gates, [(3,), (3,), (12,), (12,)], hessian=True),
-    Row("joins", NF.stacked_list, [(4,), (4,)], hessian="slow"),
+    Row("joins", NF.gates, [(3,), (3,), (12,), (12,)], hessian="slow", slow=True),
+    Row("joins", NF.stacked_list, [(4,), (4,)], hessian="slow", slow=True),
     Row("joins", NF.minors, [(3, 3)]),
     Row("joins", NF.summed_terms, [(2,), (3,)]),
 ]
@@ -203,14 +204,14 @@ def _compiled_or_skip(d, call, filename):
         pytest.skip(f"outside the Numba target: {str(e).split(' under ')[0][-60:]}")
 
 
-def _halves(items, ids):
-    """``items`` as parameters, every second one slow: the default run checks half of a sample."""
+def _every(items, ids, step):
+    """``items`` as parameters, all but every ``step``-th slow: the default run checks that share of a sample."""
     return [
-        pytest.param(x, marks=[pytest.mark.slow] if k % 2 else [], id=i) for k, (x, i) in enumerate(zip(items, ids))
+        pytest.param(x, marks=[pytest.mark.slow] if k % step else [], id=i) for k, (x, i) in enumerate(zip(items, ids))
     ]
 
 
-@pytest.mark.parametrize("case", _halves(SAMPLE, [c.id for c in SAMPLE]))
+@pytest.mark.parametrize("case", _every(SAMPLE, [c.id for c in SAMPLE], 4))
 def test_rule_case_against_python_backend_and_differences(case, tmp_path):
     module = module_for(case, str(tmp_path))
     args = tuple(case.args.values())
@@ -233,7 +234,7 @@ def test_rule_case_against_python_backend_and_differences(case, tmp_path):
         np.testing.assert_allclose(leaves(got), leaves(central_grad(module.f, args, k)), rtol=1e-6, atol=1e-7)
 
 
-@pytest.mark.parametrize("case", _halves(CONTROL_FLOW[::6], [c[0].__name__ for c in CONTROL_FLOW[::6]]))
+@pytest.mark.parametrize("case", _every(CONTROL_FLOW[::6], [c[0].__name__ for c in CONTROL_FLOW[::6]], 2))
 def test_control_flow_regressions_against_differences(case):
     func, args, wrt = case
     d = adcompiler.differentiate(func, wrt=wrt, backend="numba")

@@ -242,6 +242,7 @@ def _written_against_backend_numba(tmp_path, seed: int, wanted: int, first: int 
     return ran
 
 
+@pytest.mark.slow  # (the module of this file's sample carries an array in a loop by default)
 @pytest.mark.filterwarnings("ignore:Cannot cache")
 def test_written_modules_agree_with_backend_numba_on_generated_loops(tmp_path):
     assert _written_against_backend_numba(tmp_path, 12, 1, first=13) == 1  # (the program that found zero_of's bug)

@@ -74,13 +74,13 @@ def hessian_checked(fn, args, wrt=None):
     [
         (F.poly, (0.7, 1.3), None),
         (F.branchy, (0.4, 1.1), None),
-        (F.branchy, (1.4, 0.3), None),
+        pytest.param(F.branchy, (1.4, 0.3), None, marks=pytest.mark.slow),  # (the other branch, with --runslow)
         (F.loop_jumps, (0.9, 12), (0,)),
         (F.early_return, (0.3,), None),
-        (F.early_return, (2.0,), None),
+        pytest.param(F.early_return, (2.0,), None, marks=pytest.mark.slow),
         (F.newton_sqrt, (2.0,), None),
         (F.list_loop, ([0.3, -0.7, 1.2, 0.9, 1.5], 0.8), None),
-        (F.list_while, ([0.6, -0.4, 0.9], 0.7), None),
+        pytest.param(F.list_while, ([0.6, -0.4, 0.9], 0.7), None, marks=pytest.mark.slow),
         (F.mat_vec_sum, ([[0.1, 0.2, -0.3], [0.3, 0.5, 0.7]], [1.0, -2.0, 0.5]), None),
         (F.dot, ([1.0, -2.0, 0.5], [0.3, 0.2, -1.5]), None),
     ],
@@ -97,6 +97,7 @@ def test_hessian_of_a_while_loop_is_the_analytic_one():
         assert h[0, 0] == pytest.approx(-0.25 * a**-1.5, rel=1e-10)
 
 
+@pytest.mark.slow  # (recursion at second order: two long compiles)
 def test_hessian_of_recursion_against_the_power_rule_and_differences():
     h = hessian_checked(F.power, (1.3, 7), ("x",))
     assert h[0, 0] == pytest.approx(7 * 6 * 1.3**5, rel=1e-12)
@@ -106,7 +107,9 @@ def test_hessian_of_recursion_against_the_power_rule_and_differences():
     assert hessian_checked(F.tower, (0.7, 5), ("x",))[0, 0] == pytest.approx(expected, rel=1e-7)
 
 
-@pytest.mark.parametrize("fn, shapes", [(F.softmax_np, ((3, 2), (2,))), (F.array_loop, ((3, 3), (3,)))])
+@pytest.mark.parametrize(
+    "fn, shapes", [pytest.param(F.softmax_np, ((3, 2), (2,)), marks=pytest.mark.slow), (F.array_loop, ((3, 3), (3,)))]
+)
 def test_hessian_of_numpy_code_against_autograd(fn, shapes):
     rng = np.random.default_rng(7)
     args = tuple(rng.normal(size=s) for s in shapes)
@@ -114,6 +117,7 @@ def test_hessian_of_numpy_code_against_autograd(fn, shapes):
     np.testing.assert_allclose(h, autograd_hessian(fn, args, (0, 1)), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.slow  # (a gather's second order: tests/test_numba_agrees.py's written_elements by default)
 def test_hessian_of_a_gather_with_repeats_against_autograd():
     rng = np.random.default_rng(8)
     x, idx = rng.normal(size=5), np.array([0, 3, 3, 1, 0, 0])

@@ -212,6 +212,7 @@ def test_no_cache_where_the_directory_cannot_be_made(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a file", "program.py"]
 
 
+@pytest.mark.slow  # (two compiles of one source)
 def test_one_source_in_two_modules_is_cached_apart(tmp_path, monkeypatch):
     """Code cached for a module is loaded only by a module of that name: Numba's cached environment
     imports it by name (a module another process names otherwise, a fuzzer's, crashed the load)."""
@@ -248,6 +249,7 @@ print(json.dumps(differentiate(F.det_by_minors, backend="numba").grad(A).tolist(
 """
 
 
+@pytest.mark.slow  # (two processes compiling det: the cache's path is checked by default above)
 def test_a_recursion_over_index_lists_loads_from_the_cache(tmp_path):
     """GradBench's det in a second process: its recursive sweeps loaded from Numba's cache (compiled for
     a list and for an array at once, the load crashed the process: joins of built lists stay lists)."""

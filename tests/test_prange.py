@@ -148,7 +148,8 @@ def test_generated_loop_that_races_is_refused_at_its_line(seed, tmp_path):
     assert os.path.basename(info.value.filename) == os.path.basename(module.__file__)
 
 
-@pytest.mark.parametrize("seed", [0] + [pytest.param(s, marks=pytest.mark.slow) for s in range(1, 8)])
+@pytest.mark.slow  # (a long parallel compile each: prange's adjoints under Numba by default in the tests below)
+@pytest.mark.parametrize("seed", range(8))
 def test_generated_loop_on_numba_against_python(seed, tmp_path):
     module, *_, args = _generated(seed, False, tmp_path)
     assert max(_numba_against_python(module.f, args, threads_too=seed == 0)) < 1e-12
@@ -272,6 +273,7 @@ def test_adc_compile_numba_module_has_parallel_chunk_functions(tmp_path):
     assert "prange(" in text and "thread_id" not in text
 
 
+@pytest.mark.slow  # (a parallel compile in a new process: written modules are checked by default in test_numba_cli)
 @pytest.mark.filterwarnings("ignore:Cannot cache")  # (the suite's NUMBA_OPT=0: Numba caches no parallel function)
 def test_adc_compile_numba_module_with_arrays_carried_in_an_iteration_runs(tmp_path):
     """The module ``adc compile --target numba`` writes (no argument types known) for a prange loop

@@ -71,7 +71,9 @@ def _runnable(page: str) -> list:
         return [(code, out) for lang, code, skipped, out in _blocks(fh.read()) if lang == "python" and not skipped]
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if _runnable(p)])
+@pytest.mark.parametrize(  # (docs/numba.md's examples compile a dozen functions with Numba: with --runslow)
+    "page", [pytest.param(p, marks=[pytest.mark.slow] if p == "docs/numba.md" else []) for p in PAGES if _runnable(p)]
+)
 def test_examples_print_what_the_page_shows(page, tmp_path):
     blocks = _runnable(page)
     # each block's output ends at its mark; the first block starts at line 1, as the pages number its lines

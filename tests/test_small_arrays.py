@@ -34,8 +34,17 @@ def _central(fn, args, k, h=1e-6):
     return g
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
-@pytest.mark.parametrize("fn, args, wrt", CASES, ids=lambda c: getattr(c, "__name__", None))
+NUMBA_DEFAULT = (S.copies_in_a_loop, S.scattered_then_reset)  # the others under Numba with --runslow
+
+
+@pytest.mark.parametrize(
+    "fn, args, wrt, backend",
+    [
+        pytest.param(*case, backend, id=f"{case[0].__name__}-{k}-{backend}", marks=[pytest.mark.slow] if slow else [])
+        for k, case in enumerate(CASES)
+        for backend, slow in (("python", False), ("numba", case[0] not in NUMBA_DEFAULT))
+    ],
+)
 def test_gradients(fn, args, wrt, backend):
     if backend == "numba":
         pytest.importorskip("numba")
