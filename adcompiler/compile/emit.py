@@ -7,7 +7,6 @@ Canonical global names in expressions (``math.cos``) are spelt through a
 from __future__ import annotations
 
 import ast
-import functools
 import textwrap
 
 from ..ir import expr as E
@@ -17,6 +16,7 @@ from ..front.names import Namespace
 from .lines import Unprintable, named_arguments, text
 from .nesting import flattened
 from .lines import line as line_text
+from .formatting import format_source
 from .origins import Origin, carried
 
 _BINOPS = {
@@ -282,21 +282,3 @@ def render_module(
         traced = [None] * head.count("\n") + traced
         origins.extend(carried(text, traced, result) if formatted else traced)
     return result
-
-
-def format_source(src: str) -> str:
-    """Format with black; generated code must read like code a person wrote.  Then compile it: black's
-    parser accepts what CPython's refuses (more than 200 nested parentheses), and a module that does
-    not import must never be written."""
-    import black
-
-    text = black.format_str(src, mode=_black_mode(black))
-    compile(text, "<generated module>", "exec")
-    return text
-
-
-@functools.cache
-def _black_mode(black):
-    """Black's default style, for the Python versions adcompiler runs on (pyproject's requires-python):
-    told rather than inferred from each text, which black otherwise does by walking it (a tenth of its time)."""
-    return black.Mode(target_versions={v for v in black.TargetVersion if v.value >= 11})
