@@ -14,6 +14,7 @@ import copy
 import importlib.util
 import inspect
 import linecache
+import re
 import sys
 import textwrap
 import types
@@ -144,13 +145,30 @@ def source_lines(fn) -> tuple:
     hit = _SOURCES.get(code)
     if hit is not None and text is not None and hit[0] is text:
         return hit[1]
-    found = inspect.getsourcelines(code)
+    found = _held_block(code, text) if text is not None else None
+    found = found or inspect.getsourcelines(code)
     held = linecache.cache.get(code.co_filename)
     if held is not None and len(held) == 4:
         if len(_SOURCES) >= 256:  # the functions of a session are few; generated code is many
             _SOURCES.clear()
         _SOURCES[code] = (held[2], found)
     return found
+
+
+_DEFINITION = re.compile(r"^(\s*def\s)|(\s*async\s+def\s)|(.*(?<!\w)lambda(:|\s))|^(\s*@)")  # (inspect's)
+
+
+def _held_block(code, lines: list):
+    """``inspect.getsourcelines(code)`` from the lines of its file that ``linecache`` holds: the block from
+    the ``def`` (or decorator, or lambda) at or above the code's first line, as inspect finds it.  inspect
+    itself first looks for the module the file belongs to among every loaded module (milliseconds once
+    NumPy and SciPy are loaded), only to read the same lines.  None where inspect should answer."""
+    start = code.co_firstlineno - 1
+    if not 0 <= start < len(lines):
+        return None
+    while start > 0 and not _DEFINITION.match(lines[start]):
+        start -= 1
+    return inspect.getblock(lines[start:]), start + 1
 
 
 def parse_function(fn) -> Parsed:
