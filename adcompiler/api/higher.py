@@ -510,17 +510,20 @@ def _reverse_differentiable(d: Differentiable, args: tuple, sig) -> Differentiab
 
 def _gradient_differentiable(d: Differentiable, sig):
     """The generated gradient code of ``d`` for arguments of signature ``sig`` (one number out, no records),
-    made differentiable in its wrt parameters (once), or None: another target (its reverse code is what
-    it differentiates), or gradient code that cannot be differentiated (it lets arrays go with ``del``,
-    ``optimize.release``).  A Hessian-vector product is its tangent; the reverse code's tangent also
-    carries the tangent of the function's value (GradBench kmeans: a third of the product's work), dropped."""
+    made differentiable in its wrt parameters (once), or None: gradient code that cannot be differentiated
+    (it lets arrays go with ``del``, ``optimize.release``).  A Hessian-vector product is its tangent; the
+    reverse code's tangent also carries the tangent of the function's value (GradBench kmeans: a third of
+    the product's work), dropped.  A target with code of its own (Numba) hands the python target's
+    gradient code made by its program, as it hands the reverse code (``reverse_code``)."""
     key = ("grad", sig)
     if key not in d.derived:
         out = d._built.facts(sig).summary.out
         number = isinstance(out, V.Num) or isinstance(out, V.Arr) and out.ndim == 0  # (else: the sum's, as before)
         g = None
-        if d.target.reverse_code is None and not converts(sig.avals) and number:
-            g = differentiate(d._built.function("grad", sig), wrt=d._wrt_of(sig), backend=d.backend)
+        if not converts(sig.avals) and number:
+            made = d.target.reverse_code
+            code = made(d, sig, "grad") if made is not None else d._built.function("grad", sig)
+            g = differentiate(code, wrt=d._wrt_of(sig), backend=d.backend)
             g = None if g._refusal is not None else g
         d.derived[key] = g
     return d.derived[key]
