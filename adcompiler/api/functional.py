@@ -277,7 +277,11 @@ def _places(f, argnums) -> tuple:
         return items
     import inspect
 
-    params = list(inspect.signature(f).parameters)
+    if type(f) is Differentiable:  # its parameters as it reads them now (inspect.signature's answer, sooner)
+        f._check_current()
+        params = f.params
+    else:
+        params = list(inspect.signature(f).parameters)
     return tuple(params.index(a) if isinstance(a, str) else a for a in items)
 
 

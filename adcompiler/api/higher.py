@@ -529,6 +529,24 @@ def _gradient_differentiable(d: Differentiable, sig):
     return d.derived[key]
 
 
+def _known_product(d: Differentiable, args: tuple, v):
+    """hvp for arguments of floats and float arrays of a signature seen before (``d.derived[("hvp", sig)]``,
+    dropped with everything built when the function changes): the gradient code's forward entry called at
+    once, which tests the arguments' and tangents' types (and falls back to checking them all); None for
+    other calls (binding, defaults, records and lists: ``hvp_of``'s way)."""
+    if len(args) != len(d.params) or not isinstance(v, (tuple, list)):
+        return None
+    d._check_current()
+    sig = V.signature(args)
+    known = d.derived.get(("hvp", sig))
+    if known is None or len(v) != len(known[1]):
+        return None
+    g, positions = known
+    dg = g.jvp(args, tuple(v))[1]
+    dcts = dg if len(positions) > 1 else (dg,)
+    return tuple(unflatten(c, sig.avals[i], True) for c, i in zip(dcts, positions))
+
+
 def hessian_matrix(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]:
     """A callable giving the (n, n) Hessian of a scalar function: forward mode over the generated reverse
     code; n counts the scalars of the ``wrt`` parameters (by default every one, as ``jacobian``), in
@@ -573,7 +591,8 @@ def hvp_of(d: Differentiable) -> Callable[..., Any]:
 
     def product(args, v):
         with second_order_of(d.fn):
-            return _product(args, v)
+            known = _known_product(d, tuple(args), v)
+            return _product(args, v) if known is None else known
 
     def _product(args, v):
         args, sig = d._bound(tuple(args))  # records as tuples: the generated reverse code takes those
@@ -589,6 +608,8 @@ def hvp_of(d: Differentiable) -> Callable[..., Any]:
         if g is not None:  # the gradient code's tangent: not the tangent of the value, which would be dropped
             dg = g.jvp(args, tangents)[1]
             dcts = dg if len(positions) > 1 else (dg,)
+            if all(a == V.FLOAT or isinstance(a, V.Arr) and str(a.dtype).startswith("float") for a in sig.avals):
+                d.derived[("hvp", sig)] = (g, positions)  # later calls like this one: _known_product
         else:
             _, (_, dcts) = r.jvp(args + (1.0,), tangents)
         return tuple(unflatten(c, sig.avals[i], True) for c, i in zip(dcts, positions))

@@ -38,12 +38,24 @@ def _numba_reduce_along(x, kind, axis, keepdims):
     shape = "".join(f"x.shape[{d}], " if d != at else "1, " for d in range(x.ndim) if d != at or kept)
     result = "out.reshape((" + shape + "))" if shape else "out[0, 0]"
     dtype = "numpy.float64" if name == "mean" else "x.dtype"
+    contiguous = "x" if x.layout == "C" else "numpy.ascontiguousarray(x)"
+    line = f"out[i, j] = numpy.{name}(lines[i, :, j])"
+    if name in ("min", "max", "amin", "amax"):  # a loop of comparisons, without a view a line; a NaN kept
+        beats = "<" if name in ("min", "amin") else ">"
+        line = f"""best = lines[i, 0, j]
+            for t in range(1, lines.shape[1]):
+                v = lines[i, t, j]
+                if v {beats} best or v != v and best == best:
+                    best = v
+            out[i, j] = best"""
     code = f"""def impl(x, kind, axis, keepdims):
-    lines = numpy.ascontiguousarray(x).reshape(({before}, x.shape[{at}], {after}))
+    lines = {contiguous}.reshape(({before}, x.shape[{at}], {after}))
+    if lines.shape[1] == 0 and {name in ("min", "max", "amin", "amax")}:
+        raise ValueError("zero-size array to reduction operation {name} which has no identity")
     out = numpy.empty((lines.shape[0], lines.shape[2]), {dtype})
     for i in range(lines.shape[0]):
         for j in range(lines.shape[2]):
-            out[i, j] = numpy.{name}(lines[i, :, j])
+            {line}
     return {result}
 """
     scope = {"numpy": numpy}

@@ -338,24 +338,67 @@ def _numba_unbroadcast(g, x):
 
 @numba.njit
 def unbroadcast_summed(g, x):
-    """Each element of g added into the element of x it was broadcast from (flat, C order): a function of
-    the module, not of the overload (a function compiled apart in it would be a dynamic global of its caller,
-    which Numba does not cache)."""
+    """Each element of g added into the element of x it was broadcast from: g read in C order, in blocks of
+    its last two axes (the axes next to each other that x keeps, or sums, alike taken as one), the place in
+    x of each block's start kept as g's index moves (no division an element); a row that x sums is summed
+    first.  A function of the module, not of the overload (a function compiled apart in it would be a
+    dynamic global of its caller, which Numba does not cache)."""
     lead = g.ndim - x.ndim
     for k in range(x.ndim):
         if x.shape[k] != 1 and x.shape[k] != g.shape[lead + k]:
             raise ValueError("operands could not be broadcast together")
     out = numpy.zeros(x.size, g.dtype)
     flat = numpy.ravel(g)
-    for n in range(flat.size):
-        rest, target, scale = n, 0, 1
-        for k in range(g.ndim - 1, lead - 1, -1):
-            i = rest % g.shape[k]
-            rest //= g.shape[k]
-            if x.shape[k - lead] != 1:
-                target += i * scale
+    if flat.size == 0:
+        return out.reshape(x.shape)
+    sizes = numpy.ones(g.ndim, numpy.int64)  # g's axes, those of length 1 left out, alike neighbours merged
+    steps = numpy.zeros(g.ndim, numpy.int64)  # how far x's place moves a step along each of them (0: summed)
+    m, scale = 0, 1
+    for k in range(g.ndim - 1, -1, -1):
+        size = g.shape[k]
+        step = 0 if k < lead or x.shape[k - lead] == 1 else scale
+        if k >= lead:
             scale *= x.shape[k - lead]
-        out[target] += flat[n]
+        if size == 1:
+            continue
+        if m > 0 and (step == 0 and steps[m - 1] == 0 or step != 0 and step == steps[m - 1] * sizes[m - 1]):
+            sizes[m - 1] *= size
+        else:
+            sizes[m], steps[m] = size, step
+            m += 1
+    if m == 0:
+        out[0] += flat[0]
+        return out.reshape(x.shape)
+    sizes, steps = sizes[:m][::-1].copy(), steps[:m][::-1].copy()  # outermost first
+    width, along = sizes[m - 1], steps[m - 1]
+    rows, across = (sizes[m - 2], steps[m - 2]) if m > 1 else (1, 0)  # a block: the last two axes
+    index = numpy.zeros(m, numpy.int64)
+    start = 0
+    for block in range(flat.size // (rows * width)):
+        for r in range(rows):
+            n, at = (block * rows + r) * width, start + r * across
+            part = flat[n : n + width]
+            if along == 0:
+                total = part[0]
+                for j in range(1, width):
+                    total += part[j]
+                out[at] += total
+            elif along == 1:
+                into = out[at : at + width]
+                for j in range(width):
+                    into[j] += part[j]
+            else:
+                for j in range(width):
+                    out[at + j * along] += part[j]
+        k = m - 3
+        while k >= 0:  # the next block: g's index moved on, x's place with it
+            index[k] += 1
+            start += steps[k]
+            if index[k] < sizes[k]:
+                break
+            start -= steps[k] * sizes[k]
+            index[k] = 0
+            k -= 1
     return out.reshape(x.shape)
 ''',
     "unreduce": '''def unreduce(g, x, axis=None, keepdims=False):
@@ -390,7 +433,8 @@ def _numba_unreduce(g, x, axis=None, keepdims=False):
 @numba.extending.overload(extreme_vjp, prefer_literal=True)
 def _numba_extreme_vjp(g, x, z, axis=None, keepdims=False):
     """The cotangent of the max or min z of x: g shared among the entries equal to z, of all of x, or
-    along one axis (a literal: z and g lack it unless keepdims) of each line along it."""
+    along one axis (a literal: z and g lack it unless keepdims) of each line along it, counted and
+    shared by a loop over the lines (NumPy's operations made four arrays)."""
     types = numba.core.types
     whole = isinstance(axis, (types.NoneType, types.Omitted)) or axis is None
 
@@ -411,7 +455,36 @@ def _numba_extreme_vjp(g, x, z, axis=None, keepdims=False):
         count = numpy.expand_dims(numpy.sum(mask, axis=at), at)
         return mask * (numpy.asarray(g) if kept else numpy.expand_dims(numpy.asarray(g), at)) / count
 
-    return along
+    lines = isinstance(g, types.Array) and g.ndim == z.ndim and isinstance(g.dtype, types.Float)
+    if not lines or not isinstance(x.dtype, types.Float) or not isinstance(z.dtype, types.Float):
+        return along
+    before = " * ".join(f"x.shape[{d}]" for d in range(at)) or "1"
+    after = " * ".join(f"x.shape[{d}]" for d in range(at + 1, x.ndim)) or "1"
+    c = {name: name if kind.layout == "C" else f"numpy.ascontiguousarray({name})" for name, kind in zip("xzg", (x, z, g))}
+    code = f"""def by_lines(g, x, z, axis=None, keepdims=False):
+    if g.shape != z.shape:  # (a g that broadcasts: NumPy's operations)
+        mask = x == {"z" if kept else "numpy.expand_dims(z, at)"}
+        count = numpy.expand_dims(numpy.sum(mask, axis=at), at)
+        return mask * {"numpy.asarray(g)" if kept else "numpy.expand_dims(numpy.asarray(g), at)"} / count
+    n, shape = x.shape[at], ({before}, {after})
+    xs, zs, gs = {c["x"]}.reshape(({before}, n, {after})), {c["z"]}.reshape(shape), {c["g"]}.reshape(shape)
+    out = numpy.empty(x.shape, numpy.float64)
+    outs = out.reshape(({before}, n, {after}))
+    for i in range(shape[0]):
+        for j in range(shape[1]):
+            best, share = zs[i, j], gs[i, j]
+            count = 0
+            for t in range(n):
+                if xs[i, t, j] == best:
+                    count += 1
+            for t in range(n):  # (mask * g) / count as NumPy computes it; no entry equal: 0 / 0
+                mask = 1.0 if xs[i, t, j] == best else 0.0
+                outs[i, t, j] = mask * share / count if count else numpy.nan
+    return out
+"""
+    scope = {"numpy": numpy, "at": at}
+    exec(code, scope)
+    return scope["by_lines"]
 ''',
     "dot_vjp_a": '''def dot_vjp_a(g, a, b):
     """The cotangent of a in numpy.dot(a, b) (compiled code only: see the overload below)."""
