@@ -265,3 +265,24 @@ def test_the_cotangent_of_b_in_a_matmul_for_each_layout_of_a():
     for each in (a, np.asfortranarray(a), rng.normal(size=(18, 4))[::2]):
         np.testing.assert_allclose(_matmul_b(g, each, b), each.T @ g, rtol=1e-13)
     np.testing.assert_allclose(_matmul_b(np.asfortranarray(g), a, b), a.T @ g, rtol=1e-13)
+
+
+def cubed(x, w):
+    return np.sum(w * x * x * x)
+
+
+def sines(x, w):
+    return np.sum(w * np.sin(x))
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_later_hvp_calls_follow_a_function_whose_code_is_replaced(backend):
+    """The products kept for later calls are dropped with the code built, when the function changes."""
+    f = type(cubed)(cubed.__code__, cubed.__globals__, "cubed")
+    hvp = adcompiler.hvp(adcompiler.differentiate(f, wrt=("x",), backend=backend), wrt="x")
+    x, w, v = np.array([0.5, 1.5]), np.array([2.0, -1.0]), np.array([1.0, 3.0])
+    for _ in range(2):
+        np.testing.assert_allclose(hvp((x, w), v), 6 * w * x * v, rtol=1e-14)
+    f.__code__ = sines.__code__
+    np.testing.assert_allclose(hvp((x, w), v), -w * np.sin(x) * v, rtol=1e-14)
+    np.testing.assert_allclose(hvp((x, w.astype(np.float32)), v), -w * np.sin(x) * v, rtol=1e-6)

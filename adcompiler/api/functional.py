@@ -258,9 +258,18 @@ def hvp(f: Callable[..., Any], argnums: Argnums = 0, wrt: Any = None) -> Callabl
     which: Any = argnums if wrt is None else wrt if isinstance(wrt, (int, str)) else tuple(wrt)
     one = isinstance(which, (int, str))
 
+    made: dict = {}  # f's function and parameters -> the product of its Differentiable at those places
+
     def product(args, v, *rest):
         if rest or not isinstance(args, tuple):
             args = (args, *rest)
+        if type(f) is Differentiable:  # its parameters read now: the places, and their product, made once
+            f._check_current()
+            read = made.get("read", (None, None))
+            if read[0] is not f.fn or read[1] is not f.params:  # (a function or parameters read again: anew)
+                made.update(read=(f.fn, f.params), product=hvp_of(target(f, _places(f, which), args, {}).d))
+            result = made["product"](args, (v,) if one else v)
+            return result[0] if one else result
         t = target(f, _places(f, which), args, {})
         refuse_rows(t, "hvp")
         result = hvp_of(t.d)(t.args, (v,) if one else v)
@@ -278,7 +287,6 @@ def _places(f, argnums) -> tuple:
     import inspect
 
     if type(f) is Differentiable:  # its parameters as it reads them now (inspect.signature's answer, sooner)
-        f._check_current()
         params = f.params
     else:
         params = list(inspect.signature(f).parameters)

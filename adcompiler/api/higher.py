@@ -530,21 +530,42 @@ def _gradient_differentiable(d: Differentiable, sig):
 
 
 def _known_product(d: Differentiable, args: tuple, v):
-    """hvp for arguments of floats and float arrays of a signature seen before (``d.derived[("hvp", sig)]``,
-    dropped with everything built when the function changes): the gradient code's forward entry called at
-    once, which tests the arguments' and tangents' types (and falls back to checking them all); None for
-    other calls (binding, defaults, records and lists: ``hvp_of``'s way)."""
+    """hvp for arguments of floats and float arrays like those of an earlier call (``d.derived["hvp"]``,
+    dropped with everything built when the function changes): each argument tested by its type, ndim and
+    dtype, then the gradient code's forward entry called at once (which tests the tangents, and checks them
+    all where they are not alike); None for other calls (binding, defaults, records and lists: ``hvp_of``)."""
     if len(args) != len(d.params) or not isinstance(v, (tuple, list)):
         return None
     d._check_current()
-    sig = V.signature(args)
-    known = d.derived.get(("hvp", sig))
-    if known is None or len(v) != len(known[1]):
-        return None
-    g, positions = known
-    dg = g.jvp(args, tuple(v))[1]
-    dcts = dg if len(positions) > 1 else (dg,)
-    return tuple(unflatten(c, sig.avals[i], True) for c, i in zip(dcts, positions))
+    for tests, g, positions in d.derived.get("hvp", ()):
+        if len(v) == len(positions) and all(_alike(a, test) for a, test in zip(args, tests)):
+            dg = g.jvp(args, tuple(v))[1]
+            dcts = dg if len(positions) > 1 else (dg,)
+            return tuple(c if tests[i] is not None else unflatten(c, V.FLOAT, True) for c, i in zip(dcts, positions))
+    return None
+
+
+def _alike(a, test) -> bool:
+    """Whether ``a`` is a float (``test`` None) or an array of the ndim and dtype ``test`` holds."""
+    if test is None:
+        return type(a) is float
+    return type(a) is test[0] and a.ndim == test[1] and a.dtype is test[2]
+
+
+def _remember_product(d: Differentiable, args: tuple, sig, g, positions) -> None:
+    """Keep ``g`` for later calls of hvp with arguments like ``args`` (``_known_product``), where each is a
+    float or a float array."""
+    tests = []
+    for a, aval in zip(args, sig.avals):
+        if aval == V.FLOAT and type(a) is float:
+            tests.append(None)
+        elif isinstance(aval, V.Arr) and str(aval.dtype).startswith("float") and a.ndim == aval.ndim:
+            tests.append((type(a), a.ndim, a.dtype))
+        else:
+            return
+    known = d.derived.setdefault("hvp", [])
+    if len(known) < 8:  # (a few signatures: each later call tests them in turn)
+        known.append((tuple(tests), g, positions))
 
 
 def hessian_matrix(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]:
@@ -608,8 +629,7 @@ def hvp_of(d: Differentiable) -> Callable[..., Any]:
         if g is not None:  # the gradient code's tangent: not the tangent of the value, which would be dropped
             dg = g.jvp(args, tangents)[1]
             dcts = dg if len(positions) > 1 else (dg,)
-            if all(a == V.FLOAT or isinstance(a, V.Arr) and str(a.dtype).startswith("float") for a in sig.avals):
-                d.derived[("hvp", sig)] = (g, positions)  # later calls like this one: _known_product
+            _remember_product(d, args, sig, g, positions)  # later calls like this one: _known_product
         else:
             _, (_, dcts) = r.jvp(args + (1.0,), tangents)
         return tuple(unflatten(c, sig.avals[i], True) for c, i in zip(dcts, positions))
