@@ -3,9 +3,9 @@
 Numba's ``np.min``, ``np.max``, ``np.mean`` and ``np.prod`` take no ``axis``, and its ``np.sum`` no
 ``keepdims`` (and is slow along an axis).  ``translate`` writes such a call of the generated code as
 ``reduce_along(x, "min", 1, False)``, whose overload reduces each line of x along the axis: min and max
-by a loop of comparisons, a sum of floats by a loop of additions, the others with
-Numba's function of a vector (the axis and ``keepdims`` are literals of the generated code, so the result's shape is known when
-the caller is compiled).  Their derivatives' helpers (``extreme_jvp``, ``extreme_vjp``, ``unreduce``)
+by a loop of comparisons, a sum of floats by a loop of additions, the others with Numba's function of a
+vector (the axis and ``keepdims`` are literals of the generated code, so the result's shape is known
+when the caller is compiled).  Their derivatives' helpers (``extreme_jvp``, ``extreme_vjp``, ``unreduce``)
 take the axis in ``runtime``.
 """
 

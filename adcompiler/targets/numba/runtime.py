@@ -460,7 +460,7 @@ def _numba_extreme_vjp(g, x, z, axis=None, keepdims=False):
         return along
     before = " * ".join(f"x.shape[{d}]" for d in range(at)) or "1"
     after = " * ".join(f"x.shape[{d}]" for d in range(at + 1, x.ndim)) or "1"
-    c = {name: name if kind.layout == "C" else f"numpy.ascontiguousarray({name})" for name, kind in zip("xzg", (x, z, g))}
+    c = {k: k if kind.layout == "C" else f"numpy.ascontiguousarray({k})" for k, kind in zip("xzg", (x, z, g))}
     code = f"""def by_lines(g, x, z, axis=None, keepdims=False):
     if g.shape != z.shape:  # (a g that broadcasts: NumPy's operations)
         mask = x == {"z" if kept else "numpy.expand_dims(z, at)"}
