@@ -23,7 +23,8 @@ from ..analysis.assume import assumed_signature
 from ..compile.pipeline import BUILDING
 from ..lower.nested import INNER, Inner
 from .blocks import gradient_like, out_blocks
-from .higher import hessian_matrix, hvp_of, jacobian, jacobians, leaves, rebuild, wrt_leaves
+from .higher import hessian_matrix, jacobian, jacobians, leaves, rebuild, wrt_leaves
+from .hvp import hvp_of
 from .transforms import TRANSFORM, Target, differentiable, made, name_of, positions, refuse_rows, shaped, target
 from .trees import all_integral, fields, flatten, make
 from .higher import float_dtype, integer

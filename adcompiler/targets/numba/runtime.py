@@ -425,67 +425,6 @@ def _numba_unreduce(g, x, axis=None, keepdims=False):
         return lambda g, x, axis=None, keepdims=False: numpy.full(x.shape, g)
     return lambda g, x, axis=None, keepdims=False: g
 ''',
-    "extreme_vjp": '''def extreme_vjp(g, x, z, axis=None, keepdims=False):
-    """The cotangent of max or min (compiled code only: see the overload below)."""
-    raise TypeError("extreme_vjp is called from code numba.njit compiles")
-
-
-@numba.extending.overload(extreme_vjp, prefer_literal=True)
-def _numba_extreme_vjp(g, x, z, axis=None, keepdims=False):
-    """The cotangent of the max or min z of x: g shared among the entries equal to z, of all of x, or
-    along one axis (a literal: z and g lack it unless keepdims) of each line along it, counted and
-    shared by a loop over the lines (NumPy's operations made four arrays)."""
-    types = numba.core.types
-    whole = isinstance(axis, (types.NoneType, types.Omitted)) or axis is None
-
-    def impl(g, x, z, axis=None, keepdims=False):
-        mask = x == z
-        return mask * (g / numpy.count_nonzero(mask))
-
-    if whole or not isinstance(z, types.Array):  # (a vector's extreme along its axis: a number)
-        return impl if whole or isinstance(axis, types.Integer) else None
-    kept = getattr(keepdims, "literal_value", False if isinstance(keepdims, types.Omitted) else None)
-    if not isinstance(axis, types.IntegerLiteral) or kept is None:
-        return None
-    at = axis.literal_value + x.ndim if axis.literal_value < 0 else axis.literal_value
-
-    def along(g, x, z, axis=None, keepdims=False):
-        zz = z if kept else numpy.expand_dims(z, at)
-        mask = x == zz
-        count = numpy.expand_dims(numpy.sum(mask, axis=at), at)
-        return mask * (numpy.asarray(g) if kept else numpy.expand_dims(numpy.asarray(g), at)) / count
-
-    lines = isinstance(g, types.Array) and g.ndim == z.ndim and isinstance(g.dtype, types.Float)
-    if not lines or not isinstance(x.dtype, types.Float) or not isinstance(z.dtype, types.Float):
-        return along
-    before = " * ".join(f"x.shape[{d}]" for d in range(at)) or "1"
-    after = " * ".join(f"x.shape[{d}]" for d in range(at + 1, x.ndim)) or "1"
-    c = {k: k if kind.layout == "C" else f"numpy.ascontiguousarray({k})" for k, kind in zip("xzg", (x, z, g))}
-    code = f"""def by_lines(g, x, z, axis=None, keepdims=False):
-    if g.shape != z.shape:  # (a g that broadcasts: NumPy's operations)
-        mask = x == {"z" if kept else "numpy.expand_dims(z, at)"}
-        count = numpy.expand_dims(numpy.sum(mask, axis=at), at)
-        return mask * {"numpy.asarray(g)" if kept else "numpy.expand_dims(numpy.asarray(g), at)"} / count
-    n, shape = x.shape[at], ({before}, {after})
-    xs, zs, gs = {c["x"]}.reshape(({before}, n, {after})), {c["z"]}.reshape(shape), {c["g"]}.reshape(shape)
-    out = numpy.empty(x.shape, numpy.float64)
-    outs = out.reshape(({before}, n, {after}))
-    for i in range(shape[0]):
-        for j in range(shape[1]):
-            best, share = zs[i, j], gs[i, j]
-            count = 0
-            for t in range(n):
-                if xs[i, t, j] == best:
-                    count += 1
-            for t in range(n):  # (mask * g) / count as NumPy computes it; no entry equal: 0 / 0
-                mask = 1.0 if xs[i, t, j] == best else 0.0
-                outs[i, t, j] = mask * share / count if count else numpy.nan
-    return out
-"""
-    scope = {"numpy": numpy, "at": at}
-    exec(code, scope)
-    return scope["by_lines"]
-''',
     "dot_vjp_a": '''def dot_vjp_a(g, a, b):
     """The cotangent of a in numpy.dot(a, b) (compiled code only: see the overload below)."""
     raise TypeError("dot_vjp_a is called from code numba.njit compiles")
@@ -573,36 +512,6 @@ def _numba_sum_all(g):
 def _numba_add_new(acc, c):
     """acc + c: this target's own code keeps acc += c (modes.owned), this is for code differentiated again."""
     return lambda acc, c: acc + c
-''',
-    "extreme_jvp": '''def extreme_jvp(dx, x, z, axis=None, keepdims=False):
-    """The tangent of max or min (compiled code only: see the overload below)."""
-    raise TypeError("extreme_jvp is called from code numba.njit compiles")
-
-
-@numba.extending.overload(extreme_jvp, prefer_literal=True)
-def _numba_extreme_jvp(dx, x, z, axis=None, keepdims=False):
-    """The tangent of the max or min z of x: the mean of the tangents where x equals z, of all of x,
-    or along one axis (a literal: z lacks it unless keepdims) of each line along it."""
-    types = numba.core.types
-    whole = isinstance(axis, (types.NoneType, types.Omitted)) or axis is None
-
-    def impl(dx, x, z, axis=None, keepdims=False):
-        mask = x == z
-        return numpy.sum(numpy.where(mask, dx, 0.0)) / numpy.count_nonzero(mask)
-
-    if whole or not isinstance(z, types.Array):  # (a vector's extreme along its axis: a number)
-        return impl if whole or isinstance(axis, types.Integer) else None
-    kept = getattr(keepdims, "literal_value", False if isinstance(keepdims, types.Omitted) else None)
-    if not isinstance(axis, types.IntegerLiteral) or kept is None:
-        return None
-    at = axis.literal_value + x.ndim if axis.literal_value < 0 else axis.literal_value
-
-    def along(dx, x, z, axis=None, keepdims=False):
-        mask = x == (z if kept else numpy.expand_dims(z, at))
-        out = numpy.sum(numpy.where(mask, dx, 0.0), axis=at) / numpy.sum(mask, axis=at)
-        return numpy.expand_dims(out, at) if kept else out
-
-    return along
 ''',
 }
 
