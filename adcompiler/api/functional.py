@@ -288,9 +288,9 @@ def _places(f, argnums) -> tuple:
     import inspect
 
     if type(f) is Differentiable:  # its parameters as it reads them now (inspect.signature's answer, sooner)
-        params = f.params
+        params = tuple(f.params)
     else:
-        params = list(inspect.signature(f).parameters)
+        params = tuple(inspect.signature(f).parameters)
     return tuple(params.index(a) if isinstance(a, str) else a for a in items)
 
 
