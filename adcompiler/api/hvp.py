@@ -109,13 +109,15 @@ def hvp_of(d: Differentiable) -> Callable[..., Any]:
             wrt = ", ".join(d.params[i] for i in positions)
             raise ValueError(f"hvp of {d.fn.__name__}: give one tangent per differentiated argument ({wrt}), not {v!r}")
         tangents = tuple(flatten(t, sig.avals[i]) for t, i in zip(v, positions))
-        if any(d._built.facts(sig).summary.written):  # the caller's lists and arrays left as they were
+        written = any(d._built.facts(sig).summary.written)
+        if written:  # the caller's lists and arrays left as they were
             args = copy.deepcopy(args)
         g = _gradient_differentiable(d, sig)
         if g is not None:  # the gradient code's tangent: not the tangent of the value, which would be dropped
             dg = g.jvp(args, tangents)[1]
             dcts = dg if len(positions) > 1 else (dg,)
-            _remember_product(d, args, sig, g, positions)  # later calls like this one: _known_product
+            if not written:  # later calls like this one: _known_product (which copies nothing)
+                _remember_product(d, args, sig, g, positions)
         else:
             _, (_, dcts) = r.jvp(args + (1.0,), tangents)
         return tuple(unflatten(c, sig.avals[i], True) for c, i in zip(dcts, positions))
