@@ -5,7 +5,7 @@ Hessians, and the cases that keep the reverse code (gradient code with ``del``, 
 import numpy as np
 
 import adcompiler
-from adcompiler.api.higher import hvp_of
+from adcompiler.api.hvp import hvp_of
 
 
 def wavy(x, y):

@@ -23,7 +23,8 @@ from ..analysis.assume import assumed_signature
 from ..compile.pipeline import BUILDING
 from ..lower.nested import INNER, Inner
 from .blocks import gradient_like, out_blocks
-from .higher import hessian_matrix, hvp_of, jacobian, jacobians, leaves, rebuild, wrt_leaves
+from .higher import hessian_matrix, jacobian, jacobians, leaves, rebuild, wrt_leaves
+from .hvp import hvp_of
 from .transforms import TRANSFORM, Target, differentiable, made, name_of, positions, refuse_rows, shaped, target
 from .trees import all_integral, fields, flatten, make
 from .higher import float_dtype, integer
@@ -258,9 +259,18 @@ def hvp(f: Callable[..., Any], argnums: Argnums = 0, wrt: Any = None) -> Callabl
     which: Any = argnums if wrt is None else wrt if isinstance(wrt, (int, str)) else tuple(wrt)
     one = isinstance(which, (int, str))
 
+    made: dict = {}  # f's function and parameters -> the product of its Differentiable at those places
+
     def product(args, v, *rest):
         if rest or not isinstance(args, tuple):
             args = (args, *rest)
+        if type(f) is Differentiable:  # its parameters read now: the places, and their product, made once
+            f._check_current()
+            read = made.get("read", (None, None))
+            if read[0] is not f.fn or read[1] is not f.params:  # (a function or parameters read again: anew)
+                made.update(read=(f.fn, f.params), product=hvp_of(target(f, _places(f, which), args, {}).d))
+            result = made["product"](args, (v,) if one else v)
+            return result[0] if one else result
         t = target(f, _places(f, which), args, {})
         refuse_rows(t, "hvp")
         result = hvp_of(t.d)(t.args, (v,) if one else v)
@@ -277,7 +287,10 @@ def _places(f, argnums) -> tuple:
         return items
     import inspect
 
-    params = list(inspect.signature(f).parameters)
+    if type(f) is Differentiable:  # its parameters as it reads them now (inspect.signature's answer, sooner)
+        params = tuple(f.params)
+    else:
+        params = tuple(inspect.signature(f).parameters)
     return tuple(params.index(a) if isinstance(a, str) else a for a in items)
 
 

@@ -4,9 +4,9 @@
 pass at once: each tangent is a NumPy array holding one component per input
 scalar (a row of the identity), so the generated tangent code, written for
 floats, carries whole Jacobian columns.  In reverse mode it runs one vjp per
-output scalar.  ``hessian`` and ``hvp`` are forward mode applied to the
-generated reverse-mode code (forward over reverse).  NumPy is imported only
-here, when one of these is called.
+output scalar.  ``hessian`` is forward mode applied to the generated
+reverse-mode code (forward over reverse; ``hvp`` in ``api.hvp``).  NumPy is
+imported only here, when one of these is called.
 """
 
 from __future__ import annotations
@@ -24,12 +24,13 @@ from ..compile.load import load
 from ..compile.origins import second_order_of
 from ..modes import reverse
 from ..compile.pipeline import BUILDING
-from .trees import converts, fields, flatten, make, unflatten
+from .trees import converts, fields, make
 from ..ir.nodes import Eq, walk
 from ..rules import HELPER_RULES
 from ..modes.plan import may_draw
 from .arguments import checked_ct, checked_tangents
 from .trees import any_records
+from .hvp import reverse_differentiable
 
 
 def _numpy():
@@ -491,41 +492,6 @@ def _rows_entry(d: Differentiable, sig, slow):
         )
 
 
-def _reverse_differentiable(d: Differentiable, args: tuple, sig) -> Differentiable:
-    """The generated reverse-mode function of ``d`` for arguments of signature ``sig``, itself made
-    differentiable in its wrt parameters (made once per signature)."""
-    if d._built.output_shape() is not None:
-        raise TypeError(f"hessian/hvp need a function with one output; {d.fn.__name__} returns a tuple")
-    if not d.target.second_order:
-        raise NotImplementedError(
-            f'hessian/hvp of {d.fn.__name__} with arrays="{d.arrays}": second derivatives of array-API code are '
-            f'not generated; use differentiate({d.fn.__name__}) (arrays="numpy") for them'
-        )
-    key = ("reverse", sig)
-    if key not in d.derived:  # under backend="numba", the python target's reverse code compiled in forward mode
-        code = d.target.reverse_code(d, sig) if d.target.reverse_code else d._built.function("reverse", sig)
-        d.derived[key] = differentiate(code, wrt=d._wrt_of(sig), backend=d.backend)
-    return d.derived[key]
-
-
-def _gradient_differentiable(d: Differentiable, sig):
-    """The generated gradient code of ``d`` for arguments of signature ``sig`` (one number out, no records),
-    made differentiable in its wrt parameters (once), or None: another target (its reverse code is what
-    it differentiates), or gradient code that cannot be differentiated (it lets arrays go with ``del``,
-    ``optimize.release``).  A Hessian-vector product is its tangent; the reverse code's tangent also
-    carries the tangent of the function's value (GradBench kmeans: a third of the product's work), dropped."""
-    key = ("grad", sig)
-    if key not in d.derived:
-        out = d._built.facts(sig).summary.out
-        number = isinstance(out, V.Num) or isinstance(out, V.Arr) and out.ndim == 0  # (else: the sum's, as before)
-        g = None
-        if d.target.reverse_code is None and not converts(sig.avals) and number:
-            g = differentiate(d._built.function("grad", sig), wrt=d._wrt_of(sig), backend=d.backend)
-            g = None if g._refusal is not None else g
-        d.derived[key] = g
-    return d.derived[key]
-
-
 def hessian_matrix(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]:
     """A callable giving the (n, n) Hessian of a scalar function: forward mode over the generated reverse
     code; n counts the scalars of the ``wrt`` parameters (by default every one, as ``jacobian``), in
@@ -541,7 +507,7 @@ def hessian_matrix(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]
     def _hessian(*args):
         np = _numpy()
         args, sig = d._bound(args)  # records as tuples: the generated reverse code takes those
-        r = _reverse_differentiable(d, args, sig)
+        r = reverse_differentiable(d, args, sig)
         written = any(d._built.facts(sig).summary.written)  # each pass from the arguments as given
         fresh = (lambda: copy.deepcopy(args)) if written else (lambda: args)  # noqa: E731
         positions = d._positions_of(sig)
@@ -561,34 +527,3 @@ def hessian_matrix(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]
 
     hess.__name__ = f"hessian_of_{d.fn.__name__}"
     return hess
-
-
-def hvp_of(d: Differentiable) -> Callable[..., Any]:
-    """``product(args, v)``: the Hessian of ``d``'s scalar output with respect to its wrt parameters
-    times ``v`` (a tuple, one tangent per wrt parameter, each shaped like its argument), without forming
-    the Hessian: one forward pass over the reverse code; a tuple of products shaped the same."""
-
-    def product(args, v):
-        with second_order_of(d.fn):
-            return _product(args, v)
-
-    def _product(args, v):
-        args, sig = d._bound(tuple(args))  # records as tuples: the generated reverse code takes those
-        r = _reverse_differentiable(d, args, sig)
-        positions = d._positions_of(sig)
-        if not isinstance(v, (tuple, list)) or len(v) != len(positions):
-            wrt = ", ".join(d.params[i] for i in positions)
-            raise ValueError(f"hvp of {d.fn.__name__}: give one tangent per differentiated argument ({wrt}), not {v!r}")
-        tangents = tuple(flatten(t, sig.avals[i]) for t, i in zip(v, positions))
-        if any(d._built.facts(sig).summary.written):  # the caller's lists and arrays left as they were
-            args = copy.deepcopy(args)
-        g = _gradient_differentiable(d, sig)
-        if g is not None:  # the gradient code's tangent: not the tangent of the value, which would be dropped
-            dg = g.jvp(args, tangents)[1]
-            dcts = dg if len(positions) > 1 else (dg,)
-        else:
-            _, (_, dcts) = r.jvp(args + (1.0,), tangents)
-        return tuple(unflatten(c, sig.avals[i], True) for c, i in zip(dcts, positions))
-
-    product.__name__ = f"hvp_of_{d.fn.__name__}"
-    return product

@@ -28,7 +28,9 @@ class Target:
     passes: TargetPasses = PYTHON_PASSES  # what it adds to the driver (Numba's: its options and refusals)
     load: Callable | None = None  # (owner, program, built, mode, sig) -> the entry function
     shown: Callable | None = None  # (text, program, fn, origins) -> the code f.source() shows
-    reverse_code: Callable | None = None  # (d, sig) -> the reverse code a Hessian runs forward mode over
+    reverse_code: Callable | None = (
+        None  # (d, sig, mode) -> the reverse (or grad) code a Hessian (hvp) runs forward mode over
+    )
     hessian_rows: Callable | None = None  # (r, args, zeros, written) -> the Hessian's rows, one pass each
     nests: bool = True  # whether its generated code may be called inside a differentiated function
     second_order: bool = True  # whether its code can be differentiated again (hessian, jacfwd(jacrev))

@@ -167,11 +167,13 @@ def _numba_matmul_vjp_a(g, a, b):
 
 @numba.extending.overload(matmul_vjp_b)
 def _numba_matmul_vjp_b(g, a, b):
-    """a^T g for matrices and for a matrix times a vector, the outer product a g^T for a vector times a
-    matrix, g a for two vectors."""
+    """a^T g for matrices and for a matrix times a vector (a C- or F-ordered a read transposed as it is,
+    another copied), the outer product a g^T for a vector times a matrix, g a for two vectors."""
     types = numba.core.types
     if not (isinstance(a, types.Array) and isinstance(b, types.Array) and 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2):
         return None
+    if a.ndim == 2 and a.layout in "CF":  # a.T contiguous too: BLAS reads it transposed (no copy of a)
+        return lambda g, a, b: numpy.dot(a.T, numpy.ascontiguousarray(g))
     if a.ndim == 2:
         return lambda g, a, b: numpy.dot(numpy.ascontiguousarray(a.T), g)
     if b.ndim == 2:

@@ -201,18 +201,19 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
     return _entry(compiled, mode, sig, owner._positions_of(sig), facts.summary.out, source, fn, converter, restore)
 
 
-def reverse_code(d, sig: V.Sig):
-    """The python target's reverse-mode function of ``d`` for ``sig``, for hessian and hvp to
-    differentiate under this target: made by d's program (a call of a recursive function recomputes
-    its residuals), each accumulator of an array starting as zeros of its shape (so that Numba gives
-    its tangent one type), and marked with the user's function, at whose lines its errors are told."""
+def reverse_code(d, sig: V.Sig, mode: str = "reverse"):
+    """The python target's reverse-mode function of ``d`` for ``sig`` (``mode`` "reverse", or "grad":
+    the gradient code, whose tangent hvp is), for hessian and hvp to differentiate under this target:
+    made by d's program (a call of a recursive function recomputes its residuals), each accumulator of
+    an array starting as zeros of its shape (so that Numba gives its tangent one type), and marked with
+    the user's function, at whose lines its errors are told."""
     with BUILDING:
         program = d._built.program(sig)
-        built = program.build(d.fn, "reverse", d._wrt_of(sig), sig)
+        built = program.build(d.fn, mode, d._wrt_of(sig), sig)
         zeros = program.helper("zeros_like")
         source = emit.render_module(built, program.ns, program.helper_sources, formatted=False)
     source = _accumulators_as_zeros(source, program.accumulators, zeros)
-    label = f"reverse of {d.fn.__qualname__}"
+    label = f"{mode} of {d.fn.__qualname__}"
     namespace = load(source, d.fn.__globals__, label, program.supplied, {f.name for f in built})
     for name, alias in program.helpers.items():
         namespace[alias].__adc_primitive__ = name  # so the code can be differentiated

@@ -112,7 +112,7 @@ def global_reads(source: str) -> set:
     return found - bound
 
 
-_PLAIN = (type(None), bool, int, float, complex, str, bytes)
+_PLAIN = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis), type(NotImplemented))  # (by repr)
 
 
 def fingerprint(value, seen: set) -> str | None:

@@ -1,17 +1,19 @@
 """Reductions along an axis in the Numba target: ``np.min(d, axis=1)``, ``np.mean(x, axis=0)``, ...
 
 Numba's ``np.min``, ``np.max``, ``np.mean`` and ``np.prod`` take no ``axis``, and its ``np.sum`` no
-``keepdims``.  ``translate`` writes such a call of the generated code as ``reduce_along(x, "min", 1,
-False)``, whose overload reduces each line of x along the axis with Numba's function of a vector
-(the axis and ``keepdims`` are literals of the generated code, so the result's shape is known when
-the caller is compiled).  Their derivatives' helpers (``extreme_jvp``, ``extreme_vjp``, ``unreduce``)
-take the axis in ``runtime``.
+``keepdims`` (and is slow along an axis).  ``translate`` writes such a call of the generated code as
+``reduce_along(x, "min", 1, False)``, whose overload reduces each line of x along the axis: min and max
+by a loop of comparisons, a sum of floats by a loop of additions, the others with Numba's function of a
+vector (the axis and ``keepdims`` are literals of the generated code, so the result's shape is known
+when the caller is compiled).  The derivatives of min and max are here too (``extreme_jvp``,
+``extreme_vjp``: the cotangent counted and shared by a loop over the lines); ``unreduce``, the sum's
+adjoint, is in ``runtime``.
 """
 
 from __future__ import annotations
 
 REDUCED = ("min", "max", "amin", "amax", "mean", "prod")  # numpy.<kind>(x, axis) Numba has no axis for
-KEEPDIMS = ("sum",)  # ... and those it has no keepdims for
+KEEPDIMS = ("sum",)  # ... and those it has no keepdims for (or a slower loop: a sum along a constant axis)
 
 # Merged into runtime.NUMBA_HELPERS.
 REDUCTION_HELPERS = {
@@ -23,7 +25,8 @@ REDUCTION_HELPERS = {
 @numba.extending.overload(reduce_along, prefer_literal=True)
 def _numba_reduce_along(x, kind, axis, keepdims):
     """numpy.<kind> of each line of the array x along one axis (an integer, negative from the end):
-    x read as (the axes before, the axis, the axes after), a vector reduced for each pair of the others."""
+    x read as (the axes before, the axis, the axes after), a vector reduced for each pair of the others
+    (min and max by a loop of comparisons, a sum of floats by a loop of additions)."""
     types = numba.core.types
     if not isinstance(x, types.Array) or not isinstance(kind, types.StringLiteral):
         return None
@@ -38,16 +41,129 @@ def _numba_reduce_along(x, kind, axis, keepdims):
     shape = "".join(f"x.shape[{d}], " if d != at else "1, " for d in range(x.ndim) if d != at or kept)
     result = "out.reshape((" + shape + "))" if shape else "out[0, 0]"
     dtype = "numpy.float64" if name == "mean" else "x.dtype"
+    contiguous = "x" if x.layout == "C" else "numpy.ascontiguousarray(x)"
+    each = f"""for j in range(lines.shape[2]):
+            out[i, j] = numpy.{name}(lines[i, :, j])"""
+    if name in ("min", "max", "amin", "amax"):  # a loop of comparisons, without a view a line; a NaN kept
+        beats = "<" if name in ("min", "amin") else ">"
+        each = f"""for j in range(lines.shape[2]):
+            best = lines[i, 0, j]
+            for t in range(1, lines.shape[1]):
+                v = lines[i, t, j]
+                if v {beats} best or v != v and best == best:
+                    best = v
+            out[i, j] = best"""
+    elif name == "sum" and isinstance(x.dtype, types.Float):  # each line added in order
+        each = """for j in range(lines.shape[2]):
+            total = 0.0
+            for t in range(lines.shape[1]):
+                total += lines[i, t, j]
+            out[i, j] = total"""
+    elif name == "sum":  # integers and booleans: NumPy's sum of each line (of a wider integer type)
+        dtype = "numpy.uint64" if isinstance(x.dtype, types.Integer) and not x.dtype.signed else "numpy.int64"
+        dtype = dtype if isinstance(x.dtype, (types.Integer, types.Boolean)) else "x.dtype"
     code = f"""def impl(x, kind, axis, keepdims):
-    lines = numpy.ascontiguousarray(x).reshape(({before}, x.shape[{at}], {after}))
+    lines = {contiguous}.reshape(({before}, x.shape[{at}], {after}))
+    if lines.shape[1] == 0 and {name in ("min", "max", "amin", "amax")}:
+        raise ValueError("zero-size array to reduction operation {name} which has no identity")
     out = numpy.empty((lines.shape[0], lines.shape[2]), {dtype})
     for i in range(lines.shape[0]):
-        for j in range(lines.shape[2]):
-            out[i, j] = numpy.{name}(lines[i, :, j])
+        {each}
     return {result}
 """
     scope = {"numpy": numpy}
     exec(code, scope)
     return scope["impl"]
+''',
+    "extreme_vjp": '''def extreme_vjp(g, x, z, axis=None, keepdims=False):
+    """The cotangent of max or min (compiled code only: see the overload below)."""
+    raise TypeError("extreme_vjp is called from code numba.njit compiles")
+
+
+@numba.extending.overload(extreme_vjp, prefer_literal=True)
+def _numba_extreme_vjp(g, x, z, axis=None, keepdims=False):
+    """The cotangent of the max or min z of x: g shared among the entries equal to z, of all of x, or
+    along one axis (a literal: z and g lack it unless keepdims) of each line along it, counted and
+    shared by a loop over the lines (NumPy's operations made four arrays)."""
+    types = numba.core.types
+    whole = isinstance(axis, (types.NoneType, types.Omitted)) or axis is None
+
+    def impl(g, x, z, axis=None, keepdims=False):
+        mask = x == z
+        return mask * (g / numpy.count_nonzero(mask))
+
+    if whole or not isinstance(z, types.Array):  # (a vector's extreme along its axis: a number)
+        return impl if whole or isinstance(axis, types.Integer) else None
+    kept = getattr(keepdims, "literal_value", False if isinstance(keepdims, types.Omitted) else None)
+    if not isinstance(axis, types.IntegerLiteral) or kept is None:
+        return None
+    at = axis.literal_value + x.ndim if axis.literal_value < 0 else axis.literal_value
+
+    def along(g, x, z, axis=None, keepdims=False):
+        zz = z if kept else numpy.expand_dims(z, at)
+        mask = x == zz
+        count = numpy.expand_dims(numpy.sum(mask, axis=at), at)
+        return mask * (numpy.asarray(g) if kept else numpy.expand_dims(numpy.asarray(g), at)) / count
+
+    lines = isinstance(g, types.Array) and g.ndim == z.ndim and isinstance(g.dtype, types.Float)
+    if not lines or not isinstance(x.dtype, types.Float) or not isinstance(z.dtype, types.Float):
+        return along
+    before = " * ".join(f"x.shape[{d}]" for d in range(at)) or "1"
+    after = " * ".join(f"x.shape[{d}]" for d in range(at + 1, x.ndim)) or "1"
+    c = {k: k if kind.layout == "C" else f"numpy.ascontiguousarray({k})" for k, kind in zip("xzg", (x, z, g))}
+    code = f"""def by_lines(g, x, z, axis=None, keepdims=False):
+    if g.shape != z.shape:  # (a g that broadcasts: NumPy's operations)
+        mask = x == {"z" if kept else "numpy.expand_dims(z, at)"}
+        count = numpy.expand_dims(numpy.sum(mask, axis=at), at)
+        return mask * {"numpy.asarray(g)" if kept else "numpy.expand_dims(numpy.asarray(g), at)"} / count
+    n, shape = x.shape[at], ({before}, {after})
+    xs, zs, gs = {c["x"]}.reshape(({before}, n, {after})), {c["z"]}.reshape(shape), {c["g"]}.reshape(shape)
+    out = numpy.empty(x.shape, numpy.float64)
+    outs = out.reshape(({before}, n, {after}))
+    for i in range(shape[0]):
+        for j in range(shape[1]):
+            best, share = zs[i, j], gs[i, j]
+            count = 0
+            for t in range(n):
+                if xs[i, t, j] == best:
+                    count += 1
+            for t in range(n):  # (mask * g) / count as NumPy computes it; no entry equal: 0 / 0
+                mask = 1.0 if xs[i, t, j] == best else 0.0
+                outs[i, t, j] = mask * share / count if count else numpy.nan
+    return out
+"""
+    scope = {"numpy": numpy, "at": at}
+    exec(code, scope)
+    return scope["by_lines"]
+''',
+    "extreme_jvp": '''def extreme_jvp(dx, x, z, axis=None, keepdims=False):
+    """The tangent of max or min (compiled code only: see the overload below)."""
+    raise TypeError("extreme_jvp is called from code numba.njit compiles")
+
+
+@numba.extending.overload(extreme_jvp, prefer_literal=True)
+def _numba_extreme_jvp(dx, x, z, axis=None, keepdims=False):
+    """The tangent of the max or min z of x: the mean of the tangents where x equals z, of all of x,
+    or along one axis (a literal: z lacks it unless keepdims) of each line along it."""
+    types = numba.core.types
+    whole = isinstance(axis, (types.NoneType, types.Omitted)) or axis is None
+
+    def impl(dx, x, z, axis=None, keepdims=False):
+        mask = x == z
+        return numpy.sum(numpy.where(mask, dx, 0.0)) / numpy.count_nonzero(mask)
+
+    if whole or not isinstance(z, types.Array):  # (a vector's extreme along its axis: a number)
+        return impl if whole or isinstance(axis, types.Integer) else None
+    kept = getattr(keepdims, "literal_value", False if isinstance(keepdims, types.Omitted) else None)
+    if not isinstance(axis, types.IntegerLiteral) or kept is None:
+        return None
+    at = axis.literal_value + x.ndim if axis.literal_value < 0 else axis.literal_value
+
+    def along(dx, x, z, axis=None, keepdims=False):
+        mask = x == (z if kept else numpy.expand_dims(z, at))
+        out = numpy.sum(numpy.where(mask, dx, 0.0), axis=at) / numpy.sum(mask, axis=at)
+        return numpy.expand_dims(out, at) if kept else out
+
+    return along
 ''',
 }

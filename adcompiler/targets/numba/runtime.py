@@ -338,24 +338,67 @@ def _numba_unbroadcast(g, x):
 
 @numba.njit
 def unbroadcast_summed(g, x):
-    """Each element of g added into the element of x it was broadcast from (flat, C order): a function of
-    the module, not of the overload (a function compiled apart in it would be a dynamic global of its caller,
-    which Numba does not cache)."""
+    """Each element of g added into the element of x it was broadcast from: g read in C order, in blocks of
+    its last two axes (the axes next to each other that x keeps, or sums, alike taken as one), the place in
+    x of each block's start kept as g's index moves (no division an element); a row that x sums is summed
+    first.  A function of the module, not of the overload (a function compiled apart in it would be a
+    dynamic global of its caller, which Numba does not cache)."""
     lead = g.ndim - x.ndim
     for k in range(x.ndim):
         if x.shape[k] != 1 and x.shape[k] != g.shape[lead + k]:
             raise ValueError("operands could not be broadcast together")
     out = numpy.zeros(x.size, g.dtype)
     flat = numpy.ravel(g)
-    for n in range(flat.size):
-        rest, target, scale = n, 0, 1
-        for k in range(g.ndim - 1, lead - 1, -1):
-            i = rest % g.shape[k]
-            rest //= g.shape[k]
-            if x.shape[k - lead] != 1:
-                target += i * scale
+    if flat.size == 0:
+        return out.reshape(x.shape)
+    sizes = numpy.ones(g.ndim, numpy.int64)  # g's axes, those of length 1 left out, alike neighbours merged
+    steps = numpy.zeros(g.ndim, numpy.int64)  # how far x's place moves a step along each of them (0: summed)
+    m, scale = 0, 1
+    for k in range(g.ndim - 1, -1, -1):
+        size = g.shape[k]
+        step = 0 if k < lead or x.shape[k - lead] == 1 else scale
+        if k >= lead:
             scale *= x.shape[k - lead]
-        out[target] += flat[n]
+        if size == 1:
+            continue
+        if m > 0 and (step == 0 and steps[m - 1] == 0 or step != 0 and step == steps[m - 1] * sizes[m - 1]):
+            sizes[m - 1] *= size
+        else:
+            sizes[m], steps[m] = size, step
+            m += 1
+    if m == 0:
+        out[0] += flat[0]
+        return out.reshape(x.shape)
+    sizes, steps = sizes[:m][::-1].copy(), steps[:m][::-1].copy()  # outermost first
+    width, along = sizes[m - 1], steps[m - 1]
+    rows, across = (sizes[m - 2], steps[m - 2]) if m > 1 else (1, 0)  # a block: the last two axes
+    index = numpy.zeros(m, numpy.int64)
+    start = 0
+    for block in range(flat.size // (rows * width)):
+        for r in range(rows):
+            n, at = (block * rows + r) * width, start + r * across
+            part = flat[n : n + width]
+            if along == 0:
+                total = part[0]
+                for j in range(1, width):
+                    total += part[j]
+                out[at] += total
+            elif along == 1:
+                into = out[at : at + width]
+                for j in range(width):
+                    into[j] += part[j]
+            else:
+                for j in range(width):
+                    out[at + j * along] += part[j]
+        k = m - 3
+        while k >= 0:  # the next block: g's index moved on, x's place with it
+            index[k] += 1
+            start += steps[k]
+            if index[k] < sizes[k]:
+                break
+            start -= steps[k] * sizes[k]
+            index[k] = 0
+            k -= 1
     return out.reshape(x.shape)
 ''',
     "unreduce": '''def unreduce(g, x, axis=None, keepdims=False):
@@ -381,37 +424,6 @@ def _numba_unreduce(g, x, axis=None, keepdims=False):
     if isinstance(x, types.Array):
         return lambda g, x, axis=None, keepdims=False: numpy.full(x.shape, g)
     return lambda g, x, axis=None, keepdims=False: g
-''',
-    "extreme_vjp": '''def extreme_vjp(g, x, z, axis=None, keepdims=False):
-    """The cotangent of max or min (compiled code only: see the overload below)."""
-    raise TypeError("extreme_vjp is called from code numba.njit compiles")
-
-
-@numba.extending.overload(extreme_vjp, prefer_literal=True)
-def _numba_extreme_vjp(g, x, z, axis=None, keepdims=False):
-    """The cotangent of the max or min z of x: g shared among the entries equal to z, of all of x, or
-    along one axis (a literal: z and g lack it unless keepdims) of each line along it."""
-    types = numba.core.types
-    whole = isinstance(axis, (types.NoneType, types.Omitted)) or axis is None
-
-    def impl(g, x, z, axis=None, keepdims=False):
-        mask = x == z
-        return mask * (g / numpy.count_nonzero(mask))
-
-    if whole or not isinstance(z, types.Array):  # (a vector's extreme along its axis: a number)
-        return impl if whole or isinstance(axis, types.Integer) else None
-    kept = getattr(keepdims, "literal_value", False if isinstance(keepdims, types.Omitted) else None)
-    if not isinstance(axis, types.IntegerLiteral) or kept is None:
-        return None
-    at = axis.literal_value + x.ndim if axis.literal_value < 0 else axis.literal_value
-
-    def along(g, x, z, axis=None, keepdims=False):
-        zz = z if kept else numpy.expand_dims(z, at)
-        mask = x == zz
-        count = numpy.expand_dims(numpy.sum(mask, axis=at), at)
-        return mask * (numpy.asarray(g) if kept else numpy.expand_dims(numpy.asarray(g), at)) / count
-
-    return along
 ''',
     "dot_vjp_a": '''def dot_vjp_a(g, a, b):
     """The cotangent of a in numpy.dot(a, b) (compiled code only: see the overload below)."""
@@ -500,36 +512,6 @@ def _numba_sum_all(g):
 def _numba_add_new(acc, c):
     """acc + c: this target's own code keeps acc += c (modes.owned), this is for code differentiated again."""
     return lambda acc, c: acc + c
-''',
-    "extreme_jvp": '''def extreme_jvp(dx, x, z, axis=None, keepdims=False):
-    """The tangent of max or min (compiled code only: see the overload below)."""
-    raise TypeError("extreme_jvp is called from code numba.njit compiles")
-
-
-@numba.extending.overload(extreme_jvp, prefer_literal=True)
-def _numba_extreme_jvp(dx, x, z, axis=None, keepdims=False):
-    """The tangent of the max or min z of x: the mean of the tangents where x equals z, of all of x,
-    or along one axis (a literal: z lacks it unless keepdims) of each line along it."""
-    types = numba.core.types
-    whole = isinstance(axis, (types.NoneType, types.Omitted)) or axis is None
-
-    def impl(dx, x, z, axis=None, keepdims=False):
-        mask = x == z
-        return numpy.sum(numpy.where(mask, dx, 0.0)) / numpy.count_nonzero(mask)
-
-    if whole or not isinstance(z, types.Array):  # (a vector's extreme along its axis: a number)
-        return impl if whole or isinstance(axis, types.Integer) else None
-    kept = getattr(keepdims, "literal_value", False if isinstance(keepdims, types.Omitted) else None)
-    if not isinstance(axis, types.IntegerLiteral) or kept is None:
-        return None
-    at = axis.literal_value + x.ndim if axis.literal_value < 0 else axis.literal_value
-
-    def along(dx, x, z, axis=None, keepdims=False):
-        mask = x == (z if kept else numpy.expand_dims(z, at))
-        out = numpy.sum(numpy.where(mask, dx, 0.0), axis=at) / numpy.sum(mask, axis=at)
-        return numpy.expand_dims(out, at) if kept else out
-
-    return along
 ''',
 }
 

@@ -452,8 +452,8 @@ class _Rewrite(ast.NodeTransformer):
             return node
         axis = node.args[1] if len(node.args) == 2 else words.get("axis")
         keepdims = words.get("keepdims", ast.Constant(False))
-        if axis is None or name in KEEPDIMS and "keepdims" not in words or _none(axis):
-            return node
+        if axis is None or _none(axis) or name in KEEPDIMS and "keepdims" not in words and not _constant_int(axis):
+            return node  # (a sum along a constant axis: reduce_along's loop, faster than Numba's sum)
         return self._call("reduce_along", [node.args[0], ast.Constant(name), axis, keepdims])
 
     def visit_BinOp(self, node):
