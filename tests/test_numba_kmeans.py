@@ -140,26 +140,35 @@ def _unbroadcast(g, x):
     return live.unbroadcast(g, x)
 
 
-def test_unbroadcast_sums_every_small_shape_as_numpy_does():
-    """g summed down to x's shape, for every shape of up to four axes of lengths 1 to 3 and every x it
-    broadcasts from (leading axes left out, axes of length 1), g C- and F-ordered and a strided view."""
+@pytest.mark.parametrize("nd", [1, 2, pytest.param(3, marks=pytest.mark.slow), pytest.param(4, marks=pytest.mark.slow)])
+def test_unbroadcast_sums_every_small_shape_as_numpy_does(nd):
+    """g summed down to x's shape, for every shape of ``nd`` axes of lengths 1 to 3 and every x it
+    broadcasts from (leading axes left out, axes of length 1), g C- and F-ordered and a strided view
+    (three and four axes, a compilation for each pair of array types, with --runslow)."""
     rng = np.random.default_rng(7)
-    for nd in range(1, 5):
-        for shape in itertools.product((1, 2, 3), repeat=nd):
-            g = rng.normal(size=shape)
-            for xnd in range(1, nd + 1):
-                for ones in itertools.product((False, True), repeat=xnd):
-                    xshape = tuple(1 if one else shape[nd - xnd + i] for i, one in enumerate(ones))
-                    axes = tuple(range(nd - xnd)) + tuple(nd - xnd + i for i in range(xnd) if xshape[i] == 1)
-                    expected = g.sum(axis=axes).reshape(xshape)
-                    for each in (g, np.asfortranarray(g)):
-                        np.testing.assert_allclose(_unbroadcast(each, np.zeros(xshape)), expected, rtol=1e-13)
-    big = rng.normal(size=(40, 6, 10))[:, :, ::2]  # (a strided view)
-    for xshape in ((6, 5), (1, 6, 1), (40, 1, 5), (1, 1, 5)):
-        axes = tuple(i for i in range(3) if i < 3 - len(xshape) or xshape[i - 3 + len(xshape)] == 1)
-        np.testing.assert_allclose(_unbroadcast(big, np.zeros(xshape)), big.sum(axis=axes).reshape(xshape), rtol=1e-12)
-    with pytest.raises(ValueError):
-        _unbroadcast(rng.normal(size=(3, 4)), np.zeros((3, 2)))
+    for shape in itertools.product((1, 2, 3), repeat=nd):
+        g = rng.normal(size=shape)
+        for xnd in range(1, nd + 1):
+            for ones in itertools.product((False, True), repeat=xnd):
+                xshape = tuple(1 if one else shape[nd - xnd + i] for i, one in enumerate(ones))
+                axes = tuple(range(nd - xnd)) + tuple(nd - xnd + i for i in range(xnd) if xshape[i] == 1)
+                expected = g.sum(axis=axes).reshape(xshape)
+                for each in (g, np.asfortranarray(g)):
+                    np.testing.assert_allclose(_unbroadcast(each, np.zeros(xshape)), expected, rtol=1e-13)
+    strided = {
+        2: ((12, 10), ((12, 5), (1, 5), (12, 1), (5,))),
+        3: ((40, 6, 10), ((6, 5), (1, 6, 1), (40, 1, 5), (1, 1, 5))),
+    }
+    if nd in strided:  # (a strided view: every second entry of the last axis)
+        size, xshapes = strided[nd]
+        big = rng.normal(size=size)[..., ::2]
+        for xshape in xshapes:
+            axes = tuple(i for i in range(nd) if i < nd - len(xshape) or xshape[i - nd + len(xshape)] == 1)
+            expected = big.sum(axis=axes).reshape(xshape)
+            np.testing.assert_allclose(_unbroadcast(big, np.zeros(xshape)), expected, rtol=1e-12)
+    if nd == 2:
+        with pytest.raises(ValueError):
+            _unbroadcast(rng.normal(size=(3, 4)), np.zeros((3, 2)))
 
 
 @numba.njit
