@@ -154,7 +154,7 @@ def test_generated_loop_that_races_is_refused_at_its_line(seed, tmp_path):
 )
 def test_generated_loop_on_numba_against_python(seed, tmp_path):
     module, *_, args = _generated(seed, False, tmp_path)
-    assert max(_numba_against_python(module.f, args, threads_too=seed == 0)) < 1e-12
+    assert max(_numba_against_python(module.f, args, threads_too=seed in (0, 5))) < 1e-12
 
 
 # ---- what is refused, and where -------------------------------------------------------------------------
