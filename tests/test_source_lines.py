@@ -12,7 +12,7 @@ import pytest
 import adcompiler
 import adcompiler.testing.parallel_programs
 import e2e_funcs
-import numba_funcs
+import np_funcs
 from adcompiler.front import parse
 
 
@@ -31,7 +31,7 @@ def _codes(module):
 
 @pytest.mark.parametrize(
     "module",
-    [adcompiler.testing.parallel_programs, e2e_funcs, numba_funcs, parse, inspect],
+    [adcompiler.testing.parallel_programs, e2e_funcs, np_funcs, parse, inspect],
     ids=lambda m: m.__name__,
 )
 def test_the_block_is_inspect_s(module):
