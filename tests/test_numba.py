@@ -94,11 +94,30 @@ def test_recursion_over_arrays_recomputes_where_nothing_changes_in_place():
 
 
 @SLOW
-def test_recursion_over_arrays_written_in_place_is_refused_at_the_call():
+def test_recursion_over_arrays_written_in_place_shares_its_tapes():
+    """Each level writes into the array it made: its levels push onto one set of tapes (the old values
+    among them) and the reverse sweeps pop them, so nothing is run again on what an array held then."""
     d = numba_d(F.array_depth_written, wrt=("a",))
-    with pytest.raises(UnsupportedSyntaxError, match="recursive call in reverse mode") as caught:
-        d.grad(np.ones(3), 2)
-    assert caught.value.lineno == F.array_depth_written.__code__.co_firstlineno + 7  # return ...(b, n - 1) * 2.0
+    a = np.array([0.3, -0.7, 1.1])
+    g = d.grad(a, 3)
+    assert np.allclose(g, central_grad(F.array_depth_written, (a, 3), 0), rtol=1e-7, atol=1e-9)
+    assert np.allclose(g, derivative(F.array_depth_written, wrt=("a",)).grad(a, 3), rtol=1e-13, atol=0)
+
+
+def test_a_recursive_call_pushes_onto_its_callers_tapes():
+    """The reverse sweep of det by minors hands its tapes to its calls of itself, and runs no forward
+    sweep again (each level's residuals are on the tapes the first level made): the module Numba
+    compiles has the forward sweep onto given tapes, and no reverse sweep that calls a forward sweep."""
+    d = numba_d(F.det_by_minors)
+    A = np.random.default_rng(5).normal(size=(4, 4))
+    assert np.allclose(d.grad(A), np.linalg.det(A) * np.linalg.inv(A).T, rtol=1e-10, atol=1e-12)
+    reverse = compiled(d, "grad")
+    with open(reverse.py_func.__code__.co_filename) as fh:  # (the module written for Numba's cache)
+        module = fh.read()
+    sweeps = re.findall(r"^def (\w+_reverse_sweep)\(.*?(?=^@|\Z)", module, re.M | re.S)
+    assert sweeps and re.search(r"^def \w+_onto\(", module, re.M)
+    for sweep in re.finditer(r"^def \w+_reverse_sweep\(.*?(?=^@|\Z)", module, re.M | re.S):
+        assert "forward_sweep" not in sweep.group(0), sweep.group(0)
 
 
 def test_determinant_by_minors_recursion_over_an_array_with_slices_and_joins_of_index_lists():

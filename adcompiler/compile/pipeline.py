@@ -180,6 +180,7 @@ class Program:
         key = (fn, sig)
         if key not in self._checked:
             self._checked.add(key)
+            facts.origin = fn
             facts.fn, anf = lists_as_arrays(facts, fold_none_tests(self.anf(fn), sig), self.namers[fn].fresh)
             facts.fn = specialise(facts.fn, facts.of)
             facts.anf = specialise(anf, facts.of)

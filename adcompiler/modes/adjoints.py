@@ -20,7 +20,7 @@ from ..rules import CHANGES
 from ..rules.products import ARRAY_G
 from ..lower.dup import DUP
 from .owned import add_new
-from .plan import Keeping, TapePlan, recomputed
+from .plan import Keeping, TapePlan, recomputed, shares_tapes
 from .shadows import Shadows
 from ..analysis.loop_shapes import ELEMENTWISE
 from ..ir.nodes import Assign, AugAssign, Do, Eq, ForS, Var, free_names, rebuild
@@ -341,7 +341,9 @@ class Adjoints:
         scalars = [a for a, on, lst in zip(eq.ins, mask, as_list, strict=True) if on and not lst]
         names = [self.fresh("d_" + a.name) for a in scalars]
         residuals = E.Name(self.keeping.residual(site, eq, eq.outs[0].name in self.plan.in_loop))
-        if recomputed(self.plan, self.program, eq):  # the call run again from its arguments, for its residuals
+        if shares_tapes(self.plan, self.program, eq):  # it calls itself: its level's residuals are on its tapes
+            residuals = E.Name(self.keeping.own_tapes(self.plan, self.program))
+        elif recomputed(self.plan, self.program, eq):  # the call run again from its arguments, for its residuals
             kept = tuple(E.Subscript(residuals, E.Num(k)) for k in range(len(eq.ins)))
             residuals = E.Subscript(E.Call(self.program.forward_sweep(eq.param, mask, sig), kept), E.Num(1))
         call = E.Call(self.program.reverse_sweep(eq.param, mask, sig), (residuals, ct))

@@ -68,6 +68,7 @@ class TapePlan:
     rereadable: Mapping  # name -> how the adjoint sweep computes it again (see rereadable.py)
     same_shapes: Mapping  # for loop -> its shape facts (analysis.loop_shapes.SameShape), see versions.py
     built_at_top: Mapping  # list -> the equation building it of its elements, at the function's top level
+    own: tuple | None = None  # a called function's (forward sweep, reverse sweep) names: see shares_tapes
 
     def ref(self, a) -> E.Expr:
         """An atom as generated code spells it (a dup copy by the name it reuses)."""
@@ -96,8 +97,9 @@ class TapePlan:
         return None
 
 
-def tape_plan(facts, active_params: tuple, program, split: bool = False) -> TapePlan:
-    """The tape plan of ``facts.fn`` with respect to ``active_params`` (see the module docstring)."""
+def tape_plan(facts, active_params: tuple, program, split: bool = False, own: tuple | None = None) -> TapePlan:
+    """The tape plan of ``facts.fn`` with respect to ``active_params`` (see the module docstring); ``own``:
+    the names of its split sweeps, where it is a called function."""
     fn, options = facts.fn, program.options
     mutable = mutable_arrays(fn, facts.numeric_arrays)
     act = active(fn, active_params, program.outputs_of(facts), facts.containers | set(mutable), facts.shared)
@@ -144,6 +146,7 @@ def tape_plan(facts, active_params: tuple, program, split: bool = False) -> Tape
         rereadable=_frozen(found),
         same_shapes=_frozen(same_shapes),
         built_at_top=_frozen(built),
+        own=own,
     )
 
 
@@ -261,6 +264,7 @@ class Kept:
     seeded: frozenset  # lists whose elements a literal seed reached directly: no shadow
     looped_residuals: frozenset  # residuals of calls inside loops
     parallel: Mapping  # site of a prange loop -> parallel.ParallelKept: the adjoint loop runs in parallel
+    own: tuple | None = None  # (its forward sweep onto given tapes, their tuple's name, the frames' tape): shares_tapes
 
     def push(self, values: list, key) -> Do:
         """``tape.append(value)``: what the primal sweep pushes at the push site ``key``."""
@@ -283,6 +287,7 @@ class Keeping:
         self.looped_residuals: set = set()  # residuals of calls inside loops
         self.seeded: set = set()
         self.parallel: dict = {}  # site of a prange loop -> parallel.ParallelKept
+        self.own: tuple | None = None
 
     def tape(self, key) -> E.Name:
         """The tape of one push site (a run of lines, a branch, a loop, an array write): a list whose
@@ -304,6 +309,15 @@ class Keeping:
                 self.looped_residuals.add(self.residuals[site])
         return self.residuals[site]
 
+    def own_tapes(self, plan: TapePlan, program) -> str:
+        """The name of the tuple of this function's tapes, which its calls of itself push onto and pop
+        (``shares_tapes``); the first ask also names the forward sweep that takes them and the tape of
+        each call's own residuals (its frame)."""
+        if self.own is None:
+            onto = program.module.fresh(f"{plan.own[0]}_onto")
+            self.own = (onto, self.namer.fresh("tapes"), self.namer.fresh("frames"))
+        return self.own[1]
+
     def frozen(self) -> Kept:
         return Kept(
             tapes=_frozen(self.tapes),
@@ -316,6 +330,7 @@ class Keeping:
             seeded=frozenset(self.seeded),
             looped_residuals=frozenset(self.looped_residuals),
             parallel=_frozen(self.parallel),
+            own=self.own,
         )
 
 
@@ -326,17 +341,43 @@ def recomputed(plan: TapePlan, program, eq: Eq) -> bool:
     of the program changes an array or a list in place (the adjoint runs the call again on the objects
     the call had, which must hold what they held then: GradBench's det, the minors of an array named
     by fresh lists of indices).  Not where a list argument is active or a list is returned: their
-    shadows are passed along, not recomputed."""
-    if not plan.options.recompute_recursion:
+    shadows are passed along, not recomputed; nor from a caller outside the recursion (its residuals
+    recompute or share tapes, ``shares_tapes``, at the calls within: a type with an end)."""
+    if not _recursion_in_numba(plan, program, eq):
         return False
     sig = plan.facts.call_sig(eq)
-    if any(v.name in plan.containers for v in eq.outs) or not fn_recursive(program, eq.param):
-        return False
+    caller = plan.facts.origin
+    if caller is not None and caller is not eq.param and caller not in callees(program, eq.param):
+        return False  # called from outside its recursion: its residuals, of a type with an end, are kept
     if all(isinstance(a, (V.Num, V.Static)) for a in sig.avals):
         return True
     kinds = zip(sig.avals, plan.mask(eq), strict=True)
     objects = all(isinstance(a, (V.Num, V.Static, V.Arr)) or isinstance(a, V.Seq) and not on for a, on in kinds)
     return objects and not changes_in_place(program)
+
+
+def shares_tapes(plan: TapePlan, program, eq: Eq) -> bool:
+    """Whether a call is a called function calling itself (the same derivative of it) where its residuals
+    would be recomputed (``recomputed``): instead, every level of the recursion pushes onto one set of tapes,
+    handed down, and the reverse sweep of each level pops them, one stack for all (GradBench's det: no
+    residual types nested without end, no level run again for its residuals).  Each level's own residuals
+    outside loops go onto a tape of frames.  Arrays it writes in place are restored level by level, as in
+    a loop.  Not with checkpointed loops (their snapshots are per call), nor for a list argument whose
+    shadow is passed along."""
+    if plan.own is None or plan.options.checkpoint or not _recursion_in_numba(plan, program, eq):
+        return False
+    mask = plan.mask(eq)
+    if any(on and a.name in plan.containers for a, on in zip(eq.ins, mask, strict=True)):
+        return False  # a list's shadow is passed along
+    return program.forward_sweep(eq.param, mask, plan.facts.call_sig(eq)) == plan.own[0]
+
+
+def _recursion_in_numba(plan: TapePlan, program, eq: Eq) -> bool:
+    """Whether ``eq`` calls a recursive function, returning no list, where the program's types cannot nest
+    without end (``recompute_recursion``: the Numba target)."""
+    if not plan.options.recompute_recursion or any(v.name in plan.containers for v in eq.outs):
+        return False
+    return fn_recursive(program, eq.param)
 
 
 _CHANGES_IN_PLACE = ("setitem", "append", "pop", "custom", "library")  # (with IN_PLACE operators and rules.CHANGES)

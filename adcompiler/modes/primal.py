@@ -13,21 +13,23 @@ from ..ir.printing import primal_stmt
 from ..lower.dup import DUP
 from .calls import record_call
 from .checkpoint import fwd_checkpointed
-from .plan import Kept, TapePlan, body_of, placed, recomputed
+from .plan import Kept, TapePlan, body_of, placed, recomputed, shares_tapes
 from .shadows import Shadows
 from .versions import versioned_primal
 
 
-def primal_sweep(plan: TapePlan, kept: Kept, shadows: Shadows, program) -> list:
-    """The primal sweep of ``plan.fn``: its lines, with what ``kept`` says the adjoint sweep reads."""
-    return PrimalSweep(plan, kept, shadows, program).block(plan.fn.body, (), False, ())
+def primal_sweep(plan: TapePlan, kept: Kept, shadows: Shadows, program, priming: bool = False) -> list:
+    """The primal sweep of ``plan.fn``: its lines, with what ``kept`` says the adjoint sweep reads
+    (``priming``: its calls of itself give their value alone, pushing nothing, see ``plan.shares_tapes``)."""
+    return PrimalSweep(plan, kept, shadows, program, priming).block(plan.fn.body, (), False, ())
 
 
 class PrimalSweep:
     """The primal code of blocks, loops and equations, given the plan and the record."""
 
-    def __init__(self, plan: TapePlan, kept: Kept, shadows: Shadows, program):
+    def __init__(self, plan: TapePlan, kept: Kept, shadows: Shadows, program, priming: bool = False):
         self.plan, self.kept, self.shadows, self.program = plan, kept, shadows, program
+        self.priming = priming
 
     def block(self, stmts, block: tuple, looped: bool, exits: tuple) -> list:
         """The primal code of a block with its pushes; ``exits`` are pushes owed before a jump out of it."""
@@ -129,11 +131,15 @@ class PrimalSweep:
         )
         returned = tuple(self.shadows.of(v.name) for v in eq.outs if v.name in plan.containers)
         residuals = self.kept.residuals[site]
-        if recomputed(plan, program, eq):  # the value now, the arguments kept: the adjoint runs the call again
+        shared = shares_tapes(plan, program, eq)
+        if shared and not self.priming:  # it calls itself: the value, its residuals pushed onto these tapes
+            onto, tapes, _ = self.kept.own
+            return [Assign((value,), E.Call(onto, args + (E.Name(tapes),)), eq.line)]
+        if shared or recomputed(plan, program, eq):  # the value now (the adjoint runs the call again)
             call = record_call(program, eq, sig, args, plan.options.list_calls_generated) or primal_stmt(
                 Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), program.primal_name
             )
-            return [call, Assign((residuals,), E.Tuple(args), eq.line)]
+            return [call] if shared else [call, Assign((residuals,), E.Tuple(args), eq.line)]
         sweep = program.forward_sweep(eq.param, mask, sig)
         targets = (value, returned, residuals) if returned else (value, residuals)
         return [Assign(targets, E.Call(sweep, args + shadows), eq.line)]

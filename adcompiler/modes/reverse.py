@@ -23,7 +23,8 @@ from ..analysis.facts import Facts
 from ..analysis.defuse import writes_block
 from ..front.names import Namer
 from ..ir import expr as E
-from ..ir.nodes import Assign, Comment, Def, Eq, ForS, Ret, Return, Var, WhileS, flatten, free_names, rebuild, walk
+from ..ir.nodes import Assign, Comment, Def, Do, Eq, ForS, IfS, Ret, Return, Var, WhileS, flatten, free_names
+from ..ir.nodes import rebuild, walk
 from ..ir.printing import atom
 from . import structures
 from .adjoints import Adjoints
@@ -53,14 +54,15 @@ class Sweeps:
     shadow_params: list  # a split sweep's parameters for the shadows of its list parameters
     adjoint_names: frozenset  # every adjoint name made
     looped: frozenset  # names defined inside loops (shadows and residuals of calls among them)
+    primer: list  # where its levels share tapes: the primal sweep whose calls of itself push nothing
 
 
-def sweeps(facts: Facts, active_params: tuple, program, namer: Namer, seed=None, split=False) -> Sweeps:
+def sweeps(facts: Facts, active_params: tuple, program, namer: Namer, seed=None, split=None) -> Sweeps:
     """Both sweeps of ``facts.fn``: the tape plan, the adjoint sweep and what it keeps, then the primal
     sweep, its entry, the cotangents of ``active_params`` (``seed``: a literal output cotangent folded
-    in; ``split``: a called function's two sweeps, apart)."""
+    in; ``split``: the names of a called function's two sweeps, apart)."""
     fn = facts.fn
-    plan = tape_plan(facts, active_params, program, split)
+    plan = tape_plan(facts, active_params, program, split is not None, split)
     shadows = Shadows(plan, program, namer)
     ct = namer.fresh("ct") if seed is None else None
     adjoint, adjoints, kept = adjoint_sweep(plan, shadows, program, namer, seed if seed is not None else E.Name(ct), ct)
@@ -92,6 +94,7 @@ def sweeps(facts: Facts, active_params: tuple, program, namer: Namer, seed=None,
     cotangents = distinct(scalars, made, plan.arrays, adjoint, adjoints.fresh)
     adjoint = owned(adjoint, cotangents)  # arrays stored into shadows where their own
     looped = plan.in_loop | shadows.looped() | kept.looped_residuals
+    primer = primal_sweep(plan, kept, shadows, program, priming=True) if kept.own is not None else []
     return Sweeps(
         plan,
         shadows,
@@ -105,6 +108,7 @@ def sweeps(facts: Facts, active_params: tuple, program, namer: Namer, seed=None,
         shadow_params,
         frozenset(adjoints.names),
         looped,
+        primer,
     )
 
 
@@ -276,7 +280,7 @@ def split(facts: Facts, names: tuple, active_params: tuple, program, namer: Name
     """
     fwd_name, rev_name = names
     fn = facts.fn
-    s = sweeps(facts, active_params, program, namer, split=True)
+    s = sweeps(facts, active_params, program, namer, split=names)
     out = s.cotangents[0] if len(s.cotangents) == 1 else E.Tuple(tuple(s.cotangents))
     inside = s.looped | s.plan.targets  # restored by the tape or by the reversed loops themselves
     inside |= writes_block(s.adjoint)  # and what the adjoint code defines itself
@@ -291,6 +295,9 @@ def split(facts: Facts, names: tuple, active_params: tuple, program, namer: Name
     unpack = [Assign((tuple(residuals),), E.Name(res))] if residuals else []
     rev_body = unpack + s.adjoint + [Ret(out)]
     params = fn.params + tuple(s.shadow_params)
+    onto = []
+    if s.kept.own is not None:  # it calls itself: one set of tapes for every level (plan.shares_tapes)
+        onto, res, fwd_body, rev_body = _onto_shared_tapes(s, residuals, params, rev_body[len(unpack) :], namer)
     return [
         Def(
             fwd_name,
@@ -308,7 +315,42 @@ def split(facts: Facts, names: tuple, active_params: tuple, program, namer: Name
             f"Reverse sweep of {fn.name}: cotangents of its number parameters.",
             fn.source,
         ),
+    ] + onto
+
+
+def _onto_shared_tapes(s: Sweeps, residuals: list, params: tuple, adjoint: list, namer: Namer) -> tuple:
+    """The sweeps of a function that calls itself, its levels sharing tapes (``plan.shares_tapes``):
+    ``(defs, the reverse sweep's parameter, forward body, reverse body)``.  The forward sweep makes the
+    tapes and hands them to ``NAME_onto(*params, tapes) -> value``, the function's lines pushing onto
+    them, whose calls of itself hand them down.  Each level pushes its residuals outside loops as one
+    frame at its end; the reverse sweep takes the tapes, pops its level's frame, and hands the tapes
+    to the reverse sweeps of its calls of itself, which pop theirs.  (Numba types a list from what is
+    appended to it before it is handed on: the forward sweep's lines appear once, never run, before.)"""
+    onto, tapes, frames = s.kept.own
+    names = list(s.kept.tapes.values())
+    frame = [r for r in residuals if r not in names and r != tapes]
+    held = names + ([frames] if frame else [])
+    line = s.plan.fn.body[0].line if s.plan.fn.body else 0
+    push = [Do(E.Method(E.Name(frames), "append", (E.Tuple(tuple(E.Name(r) for r in frame)),)))] if frame else []
+    pop = [Assign((tuple(frame),), E.Method(E.Name(frames), "pop", ()))] if frame else []
+    made = [Assign((n,), E.List(())) for n in held]
+    never = E.Compare("<", E.Call("len", (E.Name(held[0]),)), E.Num(0))  # (no tape is shorter than nothing)
+    typed = [IfS(never, tuple(s.entry[len(names) :] + s.primer + push), (), line)]
+    value = namer.fresh("value")
+    run = [
+        Assign((tapes,), E.Tuple(tuple(E.Name(n) for n in held))),
+        Assign((value,), E.Call(onto, params_of(params) + (E.Name(tapes),))),
     ]
+    fwd_body = made + typed + run + [Ret(E.Tuple((E.Name(value), E.Name(tapes))))]
+    unpack = [Assign((tuple(held),), E.Name(tapes))]
+    onto_body = unpack + s.primal[len(names) :] + push + [Ret(s.value)]
+    doc = f"The forward sweep of {s.plan.fn.name} onto the tapes of the level that calls it: its value."
+    defs = [Def(onto, params + (tapes,), (), tuple(onto_body), doc, s.plan.fn.source)]
+    return defs, tapes, fwd_body, unpack + pop + adjoint
+
+
+def params_of(params: tuple) -> tuple:
+    return tuple(E.Name(p) for p in params)
 
 
 def _ones(shape) -> E.Expr:
