@@ -260,11 +260,11 @@ def ba(backend: str) -> dict[str, Function]:
 
     def post_jacobian(out):
         # Only the first 30 entries and the last go back (the input repeats one observation).
-        rows, cols, vals = out
+        rows, cols, vals = (list(part[:30]) + list(part[-1:]) for part in out)  # lists or arrays
         return {
-            "rows": [int(r) for r in rows[:30] + rows[-1:]],
-            "cols": [int(c) for c in cols[:30] + cols[-1:]],
-            "vals": [float(v) for v in vals[:30] + vals[-1:]],
+            "rows": [int(r) for r in rows],
+            "cols": [int(c) for c in cols],
+            "vals": [float(v) for v in vals],
         }
 
     return {
@@ -307,7 +307,8 @@ def _ba_blocks_compiled(d_reproj, d_w):
 
 
 def _ba_sparse(n: int, m: int, obs, vals, wvals) -> tuple:
-    """BASparseMat's rows, columns and values from the blocks (as the Python loop of ``ba`` builds them)."""
+    """BASparseMat's rows, columns and values from the blocks (as the Python loop of ``ba`` builds them), as
+    arrays (as GradBench's JAX tool and our JAX port return them; the JSON is made outside the timed call)."""
     p, block = len(wvals), BA_NCAMPARAMS + 4
     cam, pt = obs[:, 0], obs[:, 1]
     columns = np.concatenate(
@@ -320,7 +321,7 @@ def _ba_sparse(n: int, m: int, obs, vals, wvals) -> tuple:
     )
     cols = np.concatenate((np.repeat(columns, 2, axis=0).reshape(-1), BA_NCAMPARAMS * n + 3 * m + np.arange(p)))
     rows = np.concatenate(([0], block * np.arange(1, 2 * p + 1), 2 * p * block + np.arange(1, p + 1)))
-    return list(rows), list(cols), list(np.concatenate((vals.reshape(-1), wvals)))
+    return rows, cols, np.concatenate((vals.reshape(-1), wvals))
 
 
 def ht_inputs(raw) -> tuple:
