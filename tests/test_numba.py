@@ -545,13 +545,17 @@ def test_a_loop_accumulator_of_an_array_adds_in_place():
         ("d = zeros_like(x)\nd = e\nd = d + e\nreturn d", False),  # bound to another array
         ("d = zeros_like(x)\nd = d + d * e\nreturn d", False),  # the sum reads d itself
         ("d = zeros_like(x)\nfor i in numba.prange(3):\n    d = d + e\nreturn d", False),  # Numba's reduction
+        # scatter_add(d, ...) adds into d itself (or makes a new array): det's d_A at each level
+        ("d = zeros_like(x)\nfor i in range(3):\n    d = d + e\n    d = scatter_add(d, x, i, 1.0)\nreturn d", True),
+        ("d = zeros_like(x)\nfor i in range(3):\n    d = d + e\n    y = scatter_add(d, x, i, 1.0)\nreturn y", False),
+        ("d = zeros_like(x)\nfor i in range(3):\n    d = d + e\n    d = other(d, x, i, 1.0)\nreturn d", False),
     ],
 )
 def test_accumulators_added_in_place_only_where_nothing_else_holds_them(body, in_place):
     from adcompiler.targets.numba.translate import added_in_place
 
     function = ast.parse("def f(x, e):\n" + textwrap.indent(body, "    ")).body[0]
-    added_in_place(function, {"d"})
+    added_in_place(function, {"d"}, {"scatter_add"})
     assert ("d += " in ast.unparse(function)) == in_place
 
 

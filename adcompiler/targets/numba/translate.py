@@ -82,6 +82,7 @@ def translate(
         k for k, v in (scope or {}).items() if getattr(v, "__adc_primitive__", None) == "distinct"
     }
     rewrite.distinct.discard(None)  # distinct(d, a, b) is written distinct(distinct(d, a), b): see numba_arrays
+    rewrite.scatter_add = {helpers.get("scatter_add")} - {None}
     rewrite.accumulators = accumulators or {}
     rewrite.array_accumulators = array_accumulators or {}
     rewrite.modules = {numpy} | {_imported(tree, m) for m in ("math", "numpy")} - {None}
@@ -160,14 +161,15 @@ def _unclashed(function: ast.FunctionDef) -> None:
             node.id = renamed[node.id]
 
 
-def added_in_place(function: ast.FunctionDef, owned: set) -> None:
+def added_in_place(function: ast.FunctionDef, owned: set, scatter_add: set = frozenset()) -> None:
     """``d = d + e`` made ``d += e``, in place, for each accumulator ``d`` of ``owned`` (one the function
     made zeros of its array's shape: ``visit_FunctionDef``) that nothing else can hold: every other line
-    that binds it is such a sum, and every other read of it comes after the last of them, at the
-    function's top level (``return array_like(d, x)``).  Each sum then adds into the accumulator instead
-    of making an array of its shape (GradBench lstm's ``d_main_params`` once a character; the adjoint of
-    a value read in one branch, added into zeros).  The sum has the accumulator's shape: an adjoint is
-    never larger than its array."""
+    that binds it is such a sum or ``d = scatter_add(d, ...)`` (which adds into d itself, or makes a new
+    array), and every other read of it comes after the last of them, at the function's top level
+    (``return array_like(d, x)``).  Each sum then adds into the accumulator instead of making an array of
+    its shape (GradBench lstm's ``d_main_params`` once a character; the adjoint of a value read in one
+    branch, added into zeros; det's ``d_A`` at each level of its recursion).  The sum has the
+    accumulator's shape: an adjoint is never larger than its array."""
     if not owned:
         return
     sums, last, reads = {}, {}, {}
@@ -188,6 +190,13 @@ def added_in_place(function: ast.FunctionDef, owned: set) -> None:
     in_sums = {id(n.targets[0]) for ns in sums.values() for n in ns} | {
         id(n.value.left) for ns in sums.values() for n in ns
     }
+    for node in ast.walk(function):  # d = scatter_add(d, x, index, g): d itself, or a new array
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            call = node.value
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in scatter_add:
+                first = call.args[0] if call.args else None
+                if isinstance(first, ast.Name) and first.id == node.targets[0].id in sums:
+                    in_sums |= {id(node.targets[0]), id(first)}
     for name, nodes in sums.items():
         others = [(k, n) for k, n in reads.get(name, ()) if id(n) not in in_sums]
         stores = [n for k, n in others if isinstance(n.ctx, ast.Store)]
@@ -325,7 +334,7 @@ class _Rewrite(ast.NodeTransformer):
         rows = (self.added["zeros_rows"], self.added["empty_rows"])
         if empty_shadows(node, self.numpy, self.added["check_index"], rows):  # (zeros every element of which is stored)
             self.used.add("empty_rows")
-        added_in_place(node, owned)
+        added_in_place(node, owned, self.scatter_add)
         return node
 
     def _indexed_by_tuple(self, node) -> bool:
