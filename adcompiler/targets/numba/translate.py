@@ -33,7 +33,7 @@ from .runtime import NUMBA_HELPERS
 
 _LIST_HELPERS = {MARKERS["+"]: "join_lists", MARKERS["*"]: "repeat_list", MARKERS["[:]"]: "copy_list"}
 # Helpers for functions where Numba's own differ from Python's and NumPy's (joins, reductions, sum):
-_ADDED = ("join_sequence", "reduce_along", "sum_list")
+_ADDED = ("join_sequence", "reduce_along", "sum_list", "vector_norm")
 _LIVE = __name__.rsplit(".", 1)[0] + ".live"  # the module of the helpers compiled once a process
 PURE = ("math", "numpy")  # modules whose functions change nothing but their result
 GUARDS = ("reject_ints", "expect")  # argument checks: the entry's conversion does their work
@@ -414,6 +414,8 @@ class _Rewrite(ast.NodeTransformer):
             return _counting_down(inner.args)
         if _named(node, "sum") and len(node.args) == 1 and not node.keywords:  # sum(xs) of a list of arrays too
             return self._call("sum_list", node.args)
+        if inner is not None and not node.keywords and self._linalg_norm(node.func):  # (targets.numba.reductions)
+            return self._call("vector_norm", node.args)
         helper = _LIST_HELPERS.get(getattr(node.func, "id", None))
         if helper is not None:  # a list joined or repeated (back.numba_lists)
             return self._call(helper, node.args)
@@ -436,6 +438,16 @@ class _Rewrite(ast.NodeTransformer):
                     dtype = "float64" if named is True else named
                     k.value = ast.Attribute(ast.Name(self.numpy, ast.Load()), dtype, ast.Load())
         return node
+
+    def _linalg_norm(self, func) -> bool:
+        """Whether ``func`` is ``numpy.linalg.norm``."""
+        linalg = getattr(func, "value", None)
+        module = getattr(linalg, "value", None)
+        return (
+            getattr(func, "attr", None) == "norm"
+            and getattr(linalg, "attr", None) == "linalg"
+            and getattr(module, "id", None) in self.numpy_names
+        )
 
     def _numpy_call(self, name: str, node: ast.Call) -> ast.Call:
         """A join or a reduction of NumPy's in the form Numba takes (see ``joins`` and ``reductions``):
