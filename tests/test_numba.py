@@ -712,3 +712,38 @@ def test_a_shadow_is_kept_zeros_where_the_length_may_be_negative_or_set_twice():
         function = ast.parse(source).body[0]
         empty_shadows(function, "numpy", "check_index", ("zeros_rows", "empty_rows"))
         assert "numpy.empty" not in ast.unparse(function)
+
+
+def test_a_sum_of_products_is_summed_without_the_array_of_them():
+    """``sum_all(a * b)`` and ``(a * b).sum()`` of the derivative code are ``sum_product(a, b)`` under Numba:
+    for two float64 vectors of one length a loop (the sum Numba's makes of the products, in the same order);
+    broadcasting, other arrays and numbers as before."""
+    from adcompiler.targets.numba.live import sum_product
+    from adcompiler.targets.numba.translate import _summed_product
+
+    @numba.njit
+    def summed(a, b):
+        return sum_product(a, b)
+
+    @numba.njit
+    def numbas(a, b):
+        return np.sum(a * b)
+
+    rng = np.random.default_rng(8)
+    x, y = rng.normal(size=9), rng.normal(size=9)
+    assert summed(x, y) == numbas(x, y)  # (bit for bit: the same products added in the same order)
+    assert summed(x[::2], y[::2]) == numbas(x[::2], y[::2])  # (strided views)
+    assert summed(x, y[:1]) == pytest.approx(float(np.sum(x * y[0])), rel=1e-14)  # (broadcast from length 1)
+    assert summed(x, 2.0) == pytest.approx(2.0 * np.sum(x), rel=1e-14)
+    M = rng.normal(size=(3, 4))
+    assert summed(M, M) == pytest.approx(float(np.sum(M * M)), rel=1e-14)
+    assert summed(1.5, 2.0) == 3.0
+    with pytest.raises(ValueError):
+        summed(x, y[:4])
+    for text, found in (
+        ("sum_all(a * b)", True),
+        ("(a * b).sum()", True),
+        ("sum_all(a + b)", False),
+        ("f(a * b)", False),
+    ):
+        assert (_summed_product(ast.parse(text, mode="eval").body, {"sum_all"}) is not None) == found

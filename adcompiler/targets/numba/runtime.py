@@ -503,6 +503,35 @@ def _numba_sum_all(g):
         return lambda g: numpy.sum(g)
     return lambda g: g
 ''',
+    "sum_product": '''def sum_product(a, b):
+    """numpy.sum(a * b) (compiled code only: see the overload below)."""
+    raise TypeError("sum_product is called from code numba.njit compiles")
+
+
+@numba.extending.overload(sum_product)
+def _numba_sum_product(a, b):
+    """numpy.sum(a * b), which the derivatives of products and norms take (``sum_all(g * x)``, ``(x *
+    dx).sum()``): for two vectors of float64 of one length, a loop adding their products in order, the
+    sum Numba's makes of the array of them, without that array (a quarter of the arrays GradBench
+    particle's derivatives make); else the sum of the product; of numbers, their product."""
+    types = numba.core.types
+    if not (isinstance(a, types.Array) or isinstance(b, types.Array)):
+        return lambda a, b: a * b
+    vectors = all(isinstance(t, types.Array) and t.ndim == 1 and t.dtype == types.float64 for t in (a, b))
+    if not vectors:
+        return lambda a, b: numpy.sum(a * b)
+
+    def impl(a, b):
+        n = a.shape[0]
+        if b.shape[0] != n:  # (broadcast from length 1, or NumPy's error)
+            return numpy.sum(a * b)
+        s = 0.0
+        for k in range(n):
+            s += a[k] * b[k]
+        return s
+
+    return impl
+''',
     "add_new": '''def add_new(acc, c):
     """acc + c (compiled code only: see the overload below)."""
     raise TypeError("add_new is called from code numba.njit compiles")

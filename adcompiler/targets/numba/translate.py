@@ -33,7 +33,7 @@ from .runtime import NUMBA_HELPERS
 
 _LIST_HELPERS = {MARKERS["+"]: "join_lists", MARKERS["*"]: "repeat_list", MARKERS["[:]"]: "copy_list"}
 # Helpers for functions where Numba's own differ from Python's and NumPy's (joins, reductions, sum):
-_ADDED = ("join_sequence", "reduce_along", "sum_list", "vector_norm")
+_ADDED = ("join_sequence", "reduce_along", "sum_list", "vector_norm", "sum_product")
 _LIVE = __name__.rsplit(".", 1)[0] + ".live"  # the module of the helpers compiled once a process
 PURE = ("math", "numpy")  # modules whose functions change nothing but their result
 GUARDS = ("reject_ints", "expect")  # argument checks: the entry's conversion does their work
@@ -83,6 +83,7 @@ def translate(
     }
     rewrite.distinct.discard(None)  # distinct(d, a, b) is written distinct(distinct(d, a), b): see numba_arrays
     rewrite.scatter_add = {helpers.get("scatter_add")} - {None}
+    rewrite.sum_all = {helpers.get("sum_all")} - {None}
     rewrite.accumulators = accumulators or {}
     rewrite.array_accumulators = array_accumulators or {}
     rewrite.modules = {numpy} | {_imported(tree, m) for m in ("math", "numpy")} - {None}
@@ -274,6 +275,8 @@ class _Rewrite(ast.NodeTransformer):
         self.added = added  # the helpers this target adds -> their names in the module
         self.used: set = set()  # those the code calls
         self.distinct: set = set()  # the names the code calls runtime helper distinct by
+        self.scatter_add: set = set()  # ... scatter_add by
+        self.sum_all: set = set()  # ... sum_all by
         self.numpy_names: set = {numpy}  # the names of the NumPy module in the code
 
     def _call(self, helper: str, args: list) -> ast.Call:
@@ -416,6 +419,9 @@ class _Rewrite(ast.NodeTransformer):
             return self._call("sum_list", node.args)
         if inner is not None and not node.keywords and self._linalg_norm(node.func):  # (targets.numba.reductions)
             return self._call("vector_norm", node.args)
+        product = _summed_product(node, self.sum_all)
+        if product is not None:  # sum_all(a * b), (a * b).sum(): summed without the array of products
+            return self._call("sum_product", [product.left, product.right])
         helper = _LIST_HELPERS.get(getattr(node.func, "id", None))
         if helper is not None:  # a list joined or repeated (back.numba_lists)
             return self._call(helper, node.args)
@@ -494,6 +500,21 @@ _DTYPE_NAMES = (
     "bool_",
     "complex128",
 )  # dtype="..." Numba takes as numpy.<name>
+
+
+def _summed_product(call: ast.Call, sum_all: set) -> ast.BinOp | None:
+    """``a * b`` where ``call`` is ``sum_all(a * b)`` (the runtime helper, by one of the names ``sum_all``)
+    or ``(a * b).sum()``, else None."""
+    if call.keywords:
+        return None
+    func = call.func
+    if isinstance(func, ast.Name) and func.id in sum_all and len(call.args) == 1:
+        summed = call.args[0]
+    elif isinstance(func, ast.Attribute) and func.attr == "sum" and not call.args:
+        summed = func.value
+    else:
+        return None
+    return summed if isinstance(summed, ast.BinOp) and isinstance(summed.op, ast.Mult) else None
 
 
 def _none(node) -> bool:
