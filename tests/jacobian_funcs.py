@@ -67,3 +67,17 @@ def writes_into(xs):
     """A helper overwrites the element read before it."""
     a = xs[1]
     return overwrite(xs) + math.tanh(a)
+
+
+def repeated_once(x):
+    """A list the function builds of x (its shadow list, made by the primal sweep, each row's adjoint adds
+    into): found by the scalar fuzzer (seed 155, program 89), whose second row read the first row's 1.0."""
+    ys = [x] * 1
+    return (ys[0], 0.5)
+
+
+def listed_twice(x, y):
+    """Shadow lists built, read and added into for every output."""
+    zs = [x, y]
+    ws = [zs[0] * zs[1]] * 2
+    return (ws[0] + zs[1], ws[1] * zs[0], math.sin(zs[0]))

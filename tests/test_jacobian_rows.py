@@ -24,6 +24,8 @@ CASES = {
     "growing": (J.growing, ([0.2, -0.7, 1.1],)),
     "counted": (J.counted, ([0.2, -0.7, 1.1], 2)),
     "aliased": (J.rotate, (V3, V3 + [0.5])),
+    "repeated_once": (J.repeated_once, (0.9,)),
+    "listed_twice": (J.listed_twice, (0.9, -0.4)),
 }
 
 

@@ -199,6 +199,8 @@ def jacobian(facts: Facts, name: str, active_params: tuple, program, namer: Name
     shared = all(not s.kept.tapes and c == core and not (writes_block(s.adjoint) & writes_block(core)) for s, c in rows)
     shared = shared and not any(isinstance(x, (ForS, WhileS)) for x in core)
     shared = shared and not any(set(free_names(core)) & writes_block(s.entry) for s, _ in rows)  # a row's shadows
+    shared = shared and not any(writes_block(c) & set(s.shadows.owner) for s, c in rows)  # (shadow lists the
+    # primal sweep makes, ys = [x] * 1, which each row's adjoint adds into: made again for each row)
     body = int_guard(program, E.Num(any(V.leaves_may_be_arrays(a) for a in facts.sig.avals)), active_params)
     given = {p: namer.fresh(p + "_given") for p in fn.params}  # each row's primal starts from the arguments
     body += core if shared else [Assign((given[p],), E.Name(p)) for p in fn.params]
