@@ -64,7 +64,7 @@ def pieces_read_again(a, b, w):
     return np.sum(w * c) + np.sum(a[0:2] * b[1:3]) + np.sum(c * c) + np.sum(np.tanh(c[2:5]))
 
 
-SLOW = {"concat_columns", "concat_last", "stack_inner", "stack_last", "others", "joined_list"}
+SLOW = {"concat_rows", "concat_columns", "concat_last", "stack_inner", "stack_last", "others", "joined_list"}
 
 
 @pytest.mark.parametrize(
