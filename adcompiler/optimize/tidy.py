@@ -337,6 +337,25 @@ def _adds_to(s, d: str) -> bool:
     )
 
 
+# runtime helpers that return a new value, or one of their arguments, and change nothing (scatter_add and
+# take_and_clear add into their first argument: not these)
+UNNEEDED_HELPERS = frozenset(
+    ("@unbroadcast", "@unreduce", "@sum_all", "@array_like", "@unjoin", "@unjoin_all", "@distinct")
+)
+
+
+def unneeded_if_unread(e) -> bool:
+    """Whether ``e`` need not run where its value is not read: it changes nothing (``pure``), or it is a
+    call of one of the helpers above on such arguments (the adjoint of an argument not differentiated,
+    ``d_x = unbroadcast(t1 * d_x_1, x)``, that the sweep wrote and nothing reads).  Only for dropping a
+    dead assignment: folding still moves no helper's call (its place in its line stays as written)."""
+    if pure(e):
+        return True
+    if not (isinstance(e, E.Call) and e.func in UNNEEDED_HELPERS):
+        return False
+    return all(unneeded_if_unread(a) for a in e.args) and all(unneeded_if_unread(v) for _, v in e.keywords)
+
+
 def _drop_dead(stmts: list, after: set, jump) -> list:
     """Without the assignments of pure values to dead names; last first, so a chain of them goes at once."""
     live, out = set(after), []
@@ -356,7 +375,7 @@ def _dead(s, live: set) -> bool:
         names = writes(s)
         if not names or names & live:  # what is asked first: most statements assign a live name
             return False
-        if not pure(s.value) or getattr(s, "effect", False):
+        if not unneeded_if_unread(s.value) or getattr(s, "effect", False):
             return False
         return (
             isinstance(s, AugAssign)
@@ -426,7 +445,7 @@ def _candidate(s) -> bool:
         )
     else:
         plain = isinstance(s, AugAssign) and isinstance(s.target, str)
-    found = plain and pure(s.value)
+    found = plain and unneeded_if_unread(s.value)
     MEMO.candidates[id(s)] = (s, found)
     return found
 

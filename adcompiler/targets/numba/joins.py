@@ -5,7 +5,8 @@ as a list literal (``numpy.concatenate([a, b], axis=0)``), which ``translate`` w
 join of a sequence known only at run time (``numpy.stack(xs)``, ``xs`` a list built by ``append``)
 as a call of ``join_sequence``, whose overload joins a list (or a 2-D array's rows) by copying each
 element into its place.  The derivatives' helpers are here as overloads too: ``unjoin`` (the cotangent
-of one of the arrays a tuple names: its part of g, a copy), ``join_tangent`` (the tangents of a
+of one of the arrays a tuple names: its part of g, a view where it is a block of g's leading axis, as the
+python target's is, else a copy in C order), ``join_tangent`` (the tangents of a
 sequence joined the same way) and ``unjoin_all`` (the cotangent of a sequence: a list of pieces).
 
 Each overload writes its code for the kind of join, the axis and the numbers of dimensions, which
@@ -162,7 +163,9 @@ def _numba_join_tangent(dxs, xs, kind, *axis):
 @numba.extending.overload(unjoin, prefer_literal=True)
 def _numba_unjoin(g, kind, axis, i, *arrays):
     """The cotangent of arrays[i] in numpy.<kind>(arrays, axis), g its result's: the part of g it
-    fills, a copy (C order), in its shape."""
+    fills, in its shape; a view of g where that part is a block of g's leading axis (C order already; g
+    writable, so that the piece can be added into as the python target's view is), else a copy in C order
+    (a variable of compiled code has one type)."""
     types = numba.core.types
     if not isinstance(kind, types.StringLiteral) or not isinstance(i, types.IntegerLiteral):
         return None
@@ -190,8 +193,12 @@ def _numba_unjoin(g, kind, axis, i, *arrays):
     else:
         start = " + ".join(f"arrays[{j}].shape[{at}]" for j in range(k)) or "0"
         part = f"g[{before}{start} : {start} + arrays[{k}].shape[{at}]]"
+    if at == 0 and g.layout == "C" and g.mutable:  # a block of g's leading axis: a C view, as the python target's is
+        value = part
+    else:
+        value = f"numpy.ascontiguousarray({part}).copy()"
     scope = {"numpy": numpy}
-    exec(f"def impl(g, kind, axis, i, *arrays):\\n    return numpy.ascontiguousarray({part}).copy()\\n", scope)
+    exec(f"def impl(g, kind, axis, i, *arrays):\\n    return {value}\\n", scope)
     return scope["impl"]
 ''',
     "unjoin_all": f'''def unjoin_all(g, xs, kind, *axis):
@@ -202,8 +209,9 @@ def _numba_unjoin(g, kind, axis, i, *arrays):
 
 @numba.extending.overload(unjoin_all, prefer_literal=True)
 def _numba_unjoin_all(g, xs, kind, *axis):
-    """g cut into one piece per element of xs, each shaped like it (a copy): a list for a list of
-    arrays, an array like xs for the rows of an array."""
+    """g cut into one piece per element of xs, each shaped like it: a list for a list of arrays (each
+    piece a view of g where it is a block of g's leading axis, as ``unjoin``'s, else a copy), an array like
+    xs for the rows of an array."""
     types = numba.core.types
 {_JOINED}
     if not isinstance(kind, types.StringLiteral) or len(axis) > 1 or not isinstance(g, types.Array):
@@ -228,11 +236,12 @@ def _numba_unjoin_all(g, xs, kind, *axis):
     else:
         part = f"g[{{before}}start : start + xs[k].shape[{{at}}]]"
         size = f"xs[k].shape[{{at}}]"
-    if listed:
+    piece = part if at == 0 and g.layout == "C" and g.mutable else f"numpy.ascontiguousarray({{part}}).copy()"
+    if listed:  # (a block of g's leading axis: a C view, as the python target's is; else a copy)
         body = f"""    out = []
     start = 0
     for k in range(len(xs)):
-        out.append(numpy.ascontiguousarray({{part}}).copy().reshape(xs[k].shape))
+        out.append({{piece}}.reshape(xs[k].shape))
         start += {{size}}
     return out
 """
