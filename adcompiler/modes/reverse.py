@@ -341,7 +341,7 @@ def _onto_shared_tapes(s: Sweeps, residuals: list, params: tuple, adjoint: list,
     value = namer.fresh("value")
     run = [
         Assign((tapes,), E.Tuple(tuple(E.Name(n) for n in held))),
-        Assign((value,), E.Call(onto, params_of(params) + (E.Name(tapes),))),
+        Assign((value,), E.Call(onto, tuple(E.Name(p) for p in params) + (E.Name(tapes),))),
     ]
     fwd_body = made + typed + run + [Ret(E.Tuple((E.Name(value), E.Name(tapes))))]
     unpack = [Assign((tuple(held),), E.Name(tapes))]
@@ -349,10 +349,6 @@ def _onto_shared_tapes(s: Sweeps, residuals: list, params: tuple, adjoint: list,
     doc = f"The forward sweep of {s.plan.fn.name} onto the tapes of the level that calls it: its value."
     defs = [Def(onto, params + (tapes,), (), tuple(onto_body), doc, s.plan.fn.source)]
     return defs, tapes, fwd_body, unpack + pop + adjoint
-
-
-def params_of(params: tuple) -> tuple:
-    return tuple(E.Name(p) for p in params)
 
 
 def _ones(shape) -> E.Expr:
