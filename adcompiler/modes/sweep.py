@@ -47,7 +47,7 @@ class _AdjointSweep:
 
     def __init__(self, plan: TapePlan, shadows: Shadows, program, namer, ct: str | None):
         self.plan, self.shadows, self.program, self.namer, self.ct = plan, shadows, program, namer, ct
-        self.keeping = Keeping(namer)
+        self.keeping = Keeping(namer, plan, program)
         self.adjoints = Adjoints(plan, shadows, self.keeping, program, namer)
         self.rereads = Rereads(plan, shadows, self.looped)
         self.parallel = False  # inside the body of a parallel adjoint loop (modes.parallel)
@@ -168,7 +168,7 @@ class _AdjointSweep:
             return []
         if looped_here:
             self.keeping.branches.add(site)
-        test = E.Method(self.keeping.tape(("branch", site)), "pop", ()) if looped_here else self.plan.ref(seg.test)
+        test = self.keeping.taken(("branch", site)) if looped_here else self.plan.ref(seg.test)
         return [IfS(test, tuple(body), tuple(orelse), seg.line)]
 
     def seed(self, a, ct, line: int, out: list) -> None:
