@@ -68,3 +68,24 @@ def written_entries(a, n):
         m[0] = m[1] * a
         s = s + np.sum(np.exp(q - np.max(q))) + np.sum(m * m)
     return s
+
+
+def divided(x, s):
+    """The adjoint of the number s in x / s: the sum of -(y / s * g), written -(sum_all(y * g) / s)."""
+    y = np.sin(x) / s
+    return np.sum(y * y) * s
+
+
+def one_way(x, c):
+    """y's adjoint added into in one way of the branch only: the other way starts it at zero itself."""
+    y = x * 2.0
+    w = np.sum(y * 3.0)
+    if c > 0.0:
+        z = np.sin(y)
+    else:
+        z = np.cos(x)
+    return np.sum(z) + w
+
+
+def calls_one_way(x, c):
+    return one_way(x, c) * 2.0 + one_way(x * 0.5, -c)

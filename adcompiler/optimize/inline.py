@@ -30,8 +30,12 @@ from ..analysis.defuse import reads
 from ..analysis.liveness import forget, live_step, pure, step
 from ..analysis.memo import MEMO
 from ..analysis.positions import Block
+from ..rules import VALUES
 
 TEMPORARY = re.compile(r"(d_?)?t\d+$")  # t7 (ANF), dt7 (its tangent), d_t7 (its adjoint)
+FOLDED_HELPERS = ("array_like", "unbroadcast", "unreduce", "sum_all")  # (rules.VALUES: they change nothing)
+# the helpers whose value arithmetic reads (a cotangent made distinct keeps its line: what the function returns)
+assert set(FOLDED_HELPERS) <= set(VALUES)
 MAX_DEPTH = 12  # a folded expression nests at most this deep: readable, and far from Python's parser limits
 
 
@@ -61,11 +65,12 @@ class Folding:
         return _quiet(s, self.pure)
 
     def pure(self, e) -> bool:
-        """Whether evaluating ``e`` changes nothing; in the wide folding, a call of ``array_like`` too
-        (a tangent given its variable's shape: it returns the tangent, or a new array)."""
+        """Whether evaluating ``e`` changes nothing; in the wide folding, a call of a runtime helper of
+        ``FOLDED_HELPERS`` too, so that the adjoints around it fold into one expression (rodrigues's ``d_w``)
+        and a line that calls one does not stop the folds past it."""
         if not self.derivatives or pure(e):
             return pure(e)
-        if isinstance(e, E.Call) and e.func == "@array_like":
+        if isinstance(e, E.Call) and e.func[:1] == "@" and e.func[1:] in FOLDED_HELPERS:
             return all(self.pure(v) for k, v in vars(e).items() if k != "func")
         if isinstance(e, (tuple, list)):
             return all(self.pure(x) for x in e)
@@ -98,13 +103,14 @@ def _fold(stmts: list, after: set, jump, folding: Folding) -> list:
         _count_reads(readers, s, 1)
     for i in range(len(stmts) - 1, -1, -1):  # last first: a chain of temporaries folds into one expression
         k = _use(block, i, loud, folding, readers)
-        if k is not None:
+        while k is not None:
             name, value = stmts[i].targets[0], stmts[i].value
             _count_reads(readers, stmts[i], -1)
             _count_reads(readers, stmts[k], -1)
             block.replace(k, _substitute(stmts[k], name, value))
             _count_reads(readers, stmts[k], 1)
             block.remove(i)
+            i, k = k, _use(block, k, loud, folding, readers)  # d = a; d = d + b; d = d + c: d = a + b + c
     return block.compact()
 
 
@@ -137,17 +143,25 @@ def _use(block: Block, i: int, loud: list, folding: Folding, readers: dict):
     ):
         return None
     needs = reads(s)  # (what its value reads: s assigns a plain name)
-    if name in block.after or name in needs or readers.get(name, 0) != 1:
+    if name in needs:
         return None
     k = block.first(name, i + 1, len(block.stmts))  # the next statement that reads or writes it
     if k is None or name not in reads(block.stmts[k]) or block.next_of(loud, i + 1) < k:
         return None  # nothing reads it, or it is written first, or a statement with effects comes first
+    if not _sums_into(block.stmts[k], name) and (name in block.after or readers.get(name, 0) != 1):
+        return None  # (read again later: unless k reads it once and binds it again, d = d + e)
     if any(block.first(n, i + 1, k, block.writers) is not None for n in needs):
         return None  # what it reads changes before its use
     own = _own_exprs(block.stmts[k])
     if _count(own, name) != 1 or name in _nested_reads(block.stmts[k]) or _too_deep(own, s.value):
         return None
     return k
+
+
+def _sums_into(s, name: str) -> bool:
+    """Whether ``s`` reads ``name`` and binds it again, ``d = d + e`` (an accumulator's next sum): what it
+    read is read nowhere else."""
+    return isinstance(s, Assign) and s.targets == (name,)
 
 
 def _too_deep(host: list, value) -> bool:

@@ -9,7 +9,7 @@ facts about names (liveness), never about values:
   reassigned and ``a`` is dead afterwards (forward copy propagation);
 - ``b = e ... a = b``: compute ``e`` into ``a`` directly when ``a`` is neither
   read nor written in between and ``b`` is dead after (coalescing);
-- ``d = 0.0 ... d += e`` with no use of ``d`` in between: ``d = e``;
+- ``d = 0.0 ... d += e`` with no use of ``d`` in between: ``d = e`` (in each way a branch goes, too);
 - an assignment to a name that is dead, of an expression without effects;
 - *faint* code: assignments whose values never reach an effect (a return, a
   store into a list, the tape, a call), even if they feed each other around a
@@ -41,6 +41,7 @@ from ..analysis.defuse import flat_targets, head_reads, reads, reads_block, read
 from ..analysis.liveness import forget, loop_head, pure, step
 from ..analysis.memo import MEMO
 from ..analysis.positions import Block
+from ..rules import VALUES
 from .inline import fold_temporaries
 
 IN_PLACE = ("scatter_add", "take_and_clear")  # runtime helpers that change an adjoint array in place
@@ -216,10 +217,41 @@ def _fold_zero_accumulate(block: Block) -> None:
                 block.replace(j, Assign((d,), x.value, x.line))
             elif x is not None and _adds_to(x, d) and not ({d} | _held(x.value.right)) & _in_place():
                 block.replace(j, Assign((d,), x.value.right, x.line))  # d = d + e, as array adjoints add: d = e
+            elif x is None and (branch := _zero_into_branch(block, block.next_of(walls, i + 1), d)) is not None:
+                block.replace(block.next_of(walls, i + 1), branch)
             else:
                 continue
             block.remove(i)
             skip = True
+
+
+def _zero_into_branch(block: Block, at: int, d: str) -> IfS | None:
+    """``d = 0.0`` then the branch ``s`` at ``at``, where each way ``s`` goes adds into ``d`` first (``d = d + e``) or
+    leaves it alone: the branch with ``d = e`` in the first case, ``d = 0.0`` at its start in the second,
+    and no zero before it (the adjoint of rodrigues's ``X``, read in both branches: no array of zeros
+    made, then added into); None where that is not so (``s``'s test reads ``d``, a way adds into it
+    only after a jump, or in a nested block, or in place)."""
+    s = block.stmts[at] if at < len(block.stmts) else None
+    if not isinstance(s, IfS) or d in head_reads(s):
+        return None
+    ways = [_zero_into(list(stmts), d) for stmts in (s.body, s.orelse)]
+    if None in ways or all(way[0] == Assign((d,), E.Num(0.0)) for way in ways):
+        return None
+    return IfS(s.test, tuple(ways[0]), tuple(ways[1]), s.line)
+
+
+def _zero_into(stmts: list, d: str) -> list | None:
+    """``stmts`` run after ``d = 0.0``, with its first sum into ``d`` made ``d = e`` (see
+    ``_zero_into_branch``), or with ``d = 0.0`` first where none of them reads or writes ``d``."""
+    for k, s in enumerate(stmts):
+        if isinstance(s, (Break, Continue, Ret, Raise)):
+            return None
+        if d not in reads(s) and d not in writes(s):
+            continue
+        if _adds_to(s, d) and not ({d} | _held(s.value.right)) & _in_place():
+            return stmts[:k] + [Assign((d,), s.value.right, s.line)] + stmts[k + 1 :]
+        return None
+    return [Assign((d,), E.Num(0.0))] + stmts
 
 
 def _in_place() -> set:
@@ -337,11 +369,7 @@ def _adds_to(s, d: str) -> bool:
     )
 
 
-# runtime helpers that return a new value, or one of their arguments, and change nothing (scatter_add and
-# take_and_clear add into their first argument: not these)
-UNNEEDED_HELPERS = frozenset(
-    ("@unbroadcast", "@unreduce", "@sum_all", "@array_like", "@unjoin", "@unjoin_all", "@distinct")
-)
+UNNEEDED_HELPERS = frozenset("@" + name for name in VALUES)  # (rules.helpers: they change nothing)
 
 
 def unneeded_if_unread(e) -> bool:

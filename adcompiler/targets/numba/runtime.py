@@ -176,14 +176,18 @@ def _numba_scatter_add(d, x, index, g):
     if not basic and not (listed and x.ndim == 1):
         return None
     fresh = not isinstance(d, types.Array)
+    element = basic and len(parts) == x.ndim and all(isinstance(i, types.Integer) for i in parts)
 
     def impl(d, x, index, g):
         if fresh:
             out = numpy.full(x.shape, d + 0.0)
         else:
             out = d if d.shape == x.shape else numpy.zeros(x.shape) + d
-        if basic:
+        if element:
             out[index] += g
+        elif basic:  # a view of out, added into (Numba's out[index] += g makes an array of the part first)
+            part = out[index]
+            part += g
         else:
             values = numpy.broadcast_to(numpy.asarray(g), index.shape)
             for k in range(len(index)):
@@ -474,8 +478,20 @@ def _numba_dot_vjp_b(g, a, b):
 
 @numba.extending.overload(add_at, prefer_literal=True)
 def _numba_add_at(shadow, index, value):
-    """shadow[index] += value; for a tuple (of arrays), added into the array in place."""
+    """shadow[index] += value; for a tuple (of arrays), added into the array in place; a part of an array
+    named by integers and slices added into as a view (Numba's shadow[index] += value makes an array of
+    the part first)."""
     types = numba.core.types
+    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
+    basic = all(isinstance(i, (types.Integer, types.SliceType)) for i in parts)
+    element = all(isinstance(i, types.Integer) for i in parts) and len(parts) == getattr(shadow, "ndim", 0)
+    if isinstance(shadow, types.Array) and basic and not element:
+
+        def into_view(shadow, index, value):
+            part = shadow[index]
+            part += value
+
+        return into_view
     if not isinstance(shadow, types.BaseTuple):
 
         def impl(shadow, index, value):
