@@ -89,3 +89,9 @@ def one_way(x, c):
 
 def calls_one_way(x, c):
     return one_way(x, c) * 2.0 + one_way(x * 0.5, -c)
+
+
+def distorted(rad, proj):
+    """rad's adjoint made by scatter_add between lines that make rsq's: ba's radial_distort."""
+    rsq = np.sum(proj * proj)
+    return np.sum(proj * (1.0 + rad[0] * rsq + rad[1] * rsq * rsq))

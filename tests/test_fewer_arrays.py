@@ -2,7 +2,8 @@
 branch and added into first in each way it goes starts in each way (``d = e``, no zeros added into); a
 number's adjoint sums the product, its factors and sign outside (``-(sum_all(w * d_w) / theta)``);
 under Numba the sums into an accumulator and the helpers that change nothing fold into one expression
-(one array).  Values against central differences on both targets; the arrays a call makes counted."""
+(one array), past the scatter_adds into other arrays too.  Values against central differences on both targets; the arrays a call makes counted.
+"""
 
 import re
 
@@ -32,6 +33,7 @@ CASES = [
     (S.one_way, (RNG.normal(size=3), 0.5)),
     (S.one_way, (RNG.normal(size=3), -0.5)),
     (S.calls_one_way, (RNG.normal(size=3), 0.5)),
+    (S.distorted, (RNG.normal(size=2) * 0.1, RNG.normal(size=2))),
 ]
 
 
@@ -78,6 +80,13 @@ def test_numba_sums_fold_into_one_expression():
     body = body[body.index("def rodrigues_reverse_sweep") :]
     assert len(re.findall(r"\n\s+d_X_\d+ = ", body)) == 2, body
     assert "d_w = unbroadcast(np.cross(X, d_t5), w) + (" in body, body
+
+
+def test_numba_folds_past_scatter_adds():
+    """rsq's adjoints fold past the scatter_adds that make rad's (they add into no array rsq's read)."""
+    pytest.importorskip("numba")
+    body = _reverse(S.distorted, CASES[4][1], "numba")
+    assert "scatter_add(d_rad" in body and re.search(r"\n\s+d_rsq\w* = ", body) is None, body
 
 
 def _allocations(fn, args) -> float:
