@@ -95,3 +95,10 @@ def distorted(rad, proj):
     """rad's adjoint made by scatter_add between lines that make rsq's: ba's radial_distort."""
     rsq = np.sum(proj * proj)
     return np.sum(proj * (1.0 + rad[0] * rsq + rad[1] * rsq * rsq))
+
+
+def broadcast_terms(x, y):
+    """a has x's shape, b y's (arithmetic with numbers): their cotangents summed down to x's and y's shapes."""
+    a = x * 2.0
+    b = np.sin(y) * 3.0
+    return np.sum((a + b) * (a - b))

@@ -120,7 +120,8 @@ class Adjoints:
                 g = E.Call("@array_like", (g, E.Name(z)))  # still the number 0.0 if no use of z ran: give it z's shape
             if isinstance(g, E.Name) and not maybe_number:  # surely an array: rules that index it
                 prim = ARRAY_G.get(prim, prim)
-            for a, c in zip(eq.ins, self._merged(eq.ins, rules.vjp(prim, args, E.Name(z), g, list(mask))), strict=True):
+            cotangents = [self.shaped(c) for c in rules.vjp(prim, args, E.Name(z), g, list(mask))]
+            for a, c in zip(eq.ins, self._merged(eq.ins, cotangents), strict=True):
                 shaped = isinstance(g, E.Name) and not maybe_number or eq.prim in _SELECTIONS  # (a where: any g)
                 same = shaped and self.shaped_like_result(eq, a)
                 summed = c if same else self.unbroadcast(eq, a, c)
@@ -194,10 +195,24 @@ class Adjoints:
         if not isinstance(a, Var):
             return c
         if a.name in self.plan.arrays:
-            return self.linear(lambda g: E.Call("@unbroadcast", (g, self.plan.ref(a))), c)
+            return self.linear(lambda g: self.shaped(E.Call("@unbroadcast", (g, self.plan.ref(a)))), c)
         if a.name in self.plan.containers:  # a list NumPy read as an array
             return E.Call("@unbroadcast", (c, E.Call("numpy.asarray", (self.plan.ref(a),))))
         return self.linear(lambda g: E.Call("@sum_all", (g,)), c)  # numpy.sum(c), without numpy.sum's dispatch
+
+    def shaped(self, c):
+        """``c`` with the arrays it reads only for their shape (``unbroadcast(g, x)``, ``unreduce(g, x)``,
+        ``array_like(g, x)``) read of their representatives (``analysis.same_shapes``: ``X`` for ``t3 = X *
+        costheta``), so that the primal need not keep them."""
+        if isinstance(c, E.Call) and c.func in _SHAPE_ONLY and len(c.args) >= 2 and isinstance(c.args[1], E.Name):
+            rep = self.plan.shapes.get(c.args[1].id)
+            args = (self.shaped(c.args[0]),) + ((E.Name(rep),) if rep else c.args[1:2]) + c.args[2:]
+            return E.Call(c.func, args, c.keywords)
+        if isinstance(c, E.Expr):
+            return type(c)(**{k: self.shaped(v) for k, v in vars(c).items()})
+        if isinstance(c, tuple):
+            return tuple(self.shaped(x) for x in c)
+        return c
 
     def linear(self, f, c) -> E.Expr:
         """``f(c)`` for ``f`` linear (``unbroadcast``, ``sum_all``), with the negation of ``c`` and the numbers it
@@ -431,6 +446,7 @@ class Adjoints:
 
 
 HELPERS = ("zeros_like", "like", "like_arrays", "reject_ints") + CHANGES
+_SHAPE_ONLY = ("@unbroadcast", "@unreduce", "@array_like")  # read their second argument's shape (and dtype) alone
 
 
 BROADCASTING = ("add", "sub", "mul", "truediv", "pow", "mod", "numpy.arctan2", "numpy.hypot", "numpy.power")

@@ -24,7 +24,7 @@ list per site (a parallel reverse sweep) needs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from collections.abc import Mapping
 
@@ -32,6 +32,7 @@ from ..analysis import values as V
 from ..analysis.activity import active, slots
 from ..analysis.facts import check_values, mutable_arrays
 from ..analysis.loop_shapes import same_shape_loop
+from ..analysis.same_shapes import representatives
 from ..ir import expr as E
 from ..ir.nodes import IN_PLACE, Assign, Const, Do, Eq, For, Var, While, blocks, walk
 from ..ir.printing import atom, range_expr
@@ -69,6 +70,7 @@ class TapePlan:
     same_shapes: Mapping  # for loop -> its shape facts (analysis.loop_shapes.SameShape), see versions.py
     built_at_top: Mapping  # list -> the equation building it of its elements, at the function's top level
     own: tuple | None = None  # a called function's (forward sweep, reverse sweep) names: see shares_tapes
+    shapes: Mapping = field(default_factory=dict)  # name -> an array of its shape the adjoint reads instead, for the shape
 
     def ref(self, a) -> E.Expr:
         """An atom as generated code spells it (a dup copy by the name it reuses)."""
@@ -124,6 +126,12 @@ def tape_plan(facts, active_params: tuple, program, split: bool = False, own: tu
             if shapes is not None:
                 same_shapes[site] = shapes
     built = {eq.outs[0].name: eq for eq in fn.body if isinstance(eq, Eq) and eq.prim in ("list", "tuple")}
+    shapes = {  # (by the names code uses; a representative defined in the block or one around it)
+        lay.alias.get(n, n): lay.alias.get(r, r)
+        for n, r in representatives(fn, facts.of).items()
+        if lay.home.get(n, ())[: len(lay.home.get(r, ()))] == lay.home.get(r, ())
+        and lay.alias.get(n, n) != lay.alias.get(r, r)
+    }
     return TapePlan(
         fn=fn,
         facts=facts,
@@ -147,6 +155,7 @@ def tape_plan(facts, active_params: tuple, program, split: bool = False, own: tu
         same_shapes=_frozen(same_shapes),
         built_at_top=_frozen(built),
         own=own,
+        shapes=_frozen(shapes),
     )
 
 
