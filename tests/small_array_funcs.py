@@ -102,3 +102,9 @@ def broadcast_terms(x, y):
     a = x * 2.0
     b = np.sin(y) * 3.0
     return np.sum((a + b) * (a - b))
+
+
+def projected(cam, x):
+    """ba's project's last line: the product folds into the sum past the slice made between them."""
+    d = np.sin(x) * 2.0
+    return np.sum(d * cam[6] + cam[7:9])

@@ -38,6 +38,7 @@ CASES = [
     (S.broadcast_terms, (RNG.normal(size=(3, 1)), RNG.normal(size=(1, 4)))),
     (S.broadcast_terms, (RNG.normal(size=3), RNG.normal(size=3))),
     (S.broadcast_terms, (RNG.normal(size=(2, 3)).astype(np.float32), RNG.normal(size=3).astype(np.float32))),
+    (S.projected, (RNG.normal(size=11), RNG.normal(size=2))),
 ]
 
 
@@ -104,6 +105,12 @@ def test_an_array_read_for_its_shape_is_read_of_its_representative():
     assert re.search(r"unbroadcast\([^\n]*, x\)", body) and re.search(r"unbroadcast\([^\n]*, a\)", body) is None, body
     body = _reverse(S.rotate, (RNG.normal(size=3), RNG.normal(size=3)))
     assert re.search(r"unreduce\(d_sq\w*, rot, None, False\)", body), body
+
+
+def test_a_fold_passes_a_slice_made():
+    """t = slice(7, 9, None) between d * cam[6] and its sum with cam[t] stops no fold (one expression)."""
+    body = _reverse(S.projected, CASES[-1][1])
+    assert re.search(r"\n    t\d+ = d \* t\d+ \+ t\d+\n", body), body
 
 
 def _allocations(fn, args) -> float:

@@ -74,9 +74,14 @@ class Folding:
         return bool(TEMPORARY.match(name)) and not {name[1:], name[2:]} & self.user_names
 
     def quiet(self, s) -> bool:
-        """Whether folds may move an expression past statement ``s`` (see ``_quiet``)."""
+        """Whether folds may move an expression past statement ``s`` (see ``_quiet``); ``t = slice(a, b,
+        None)`` too, which makes a slice and changes nothing (it is not folded itself: ``x[t]`` reads better
+        than ``x[slice(a, b, None)]``)."""
         if self.derivatives and isinstance(s, Comment):
             return True
+        value = s.value if isinstance(s, Assign) else None
+        if isinstance(value, E.Call) and value.func == "slice" and all(pure(a) for a in value.args):
+            return _quiet(Assign(s.targets, E.Tuple(value.args), s.line), self.pure)
         return _quiet(s, self.pure)
 
     def pure(self, e) -> bool:
