@@ -9,7 +9,9 @@ The tape is a list per push site.  Inside a loop, each run of lines pushes the v
 read, once, at its end; each branch pushes which way it went (before a ``break`` or ``continue``
 too, so the tape stays balanced); a loop whose trip count is not its ``range`` pushes the count.
 The adjoint sweep pops them in the mirror order.  Outside loops nothing is overwritten and nothing
-is pushed.  What to push is decided here, as the adjoint code shows what it reads, and returned as
+is pushed, except in a split sweep (a called function, whose residuals are returned), where a branch's
+values are kept too: a push site there runs at most once a call, so it is a variable (a *slot*,
+``kept = (...)``, ``taken = True``), not a list (``plan.Keeping``).  What to push is decided here, as the adjoint code shows what it reads, and returned as
 ``plan.Kept``; the primal sweep is then written from the plan and that record.
 """
 
