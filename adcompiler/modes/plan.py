@@ -24,7 +24,7 @@ list per site (a parallel reverse sweep) needs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 from collections.abc import Mapping
 
@@ -69,8 +69,8 @@ class TapePlan:
     rereadable: Mapping  # name -> how the adjoint sweep computes it again (see rereadable.py)
     same_shapes: Mapping  # for loop -> its shape facts (analysis.loop_shapes.SameShape), see versions.py
     built_at_top: Mapping  # list -> the equation building it of its elements, at the function's top level
+    shapes: Mapping  # an array -> one of its shape, read for its shape instead (analysis.same_shapes)
     own: tuple | None = None  # a called function's (forward sweep, reverse sweep) names: see shares_tapes
-    shapes: Mapping = field(default_factory=dict)  # name -> an array of its shape the adjoint reads instead, for the shape
 
     def ref(self, a) -> E.Expr:
         """An atom as generated code spells it (a dup copy by the name it reuses)."""
