@@ -108,3 +108,9 @@ def projected(cam, x):
     """ba's project's last line: the product folds into the sum past the slice made between them."""
     d = np.sin(x) * 2.0
     return np.sum(d * cam[6] + cam[7:9])
+
+
+def squared_distances(points, centres):
+    """kmeans' n x k x d differences: 2 * (diff * d) stays inside unbroadcast, one expression there."""
+    diff = points[:, None, :] - centres[None, :, :]
+    return np.sum(np.min(np.sum(diff * diff, axis=2), axis=1))

@@ -39,6 +39,7 @@ CASES = [
     (S.broadcast_terms, (RNG.normal(size=3), RNG.normal(size=3))),
     (S.broadcast_terms, (RNG.normal(size=(2, 3)).astype(np.float32), RNG.normal(size=3).astype(np.float32))),
     (S.projected, (RNG.normal(size=11), RNG.normal(size=2))),
+    (S.squared_distances, (RNG.normal(size=(6, 3)), RNG.normal(size=(4, 3)))),
 ]
 
 
@@ -109,8 +110,15 @@ def test_an_array_read_for_its_shape_is_read_of_its_representative():
 
 def test_a_fold_passes_a_slice_made():
     """t = slice(7, 9, None) between d * cam[6] and its sum with cam[t] stops no fold (one expression)."""
-    body = _reverse(S.projected, CASES[-1][1])
+    body = _reverse(S.projected, CASES[-2][1])
     assert re.search(r"\n    t\d+ = d \* t\d+ \+ t\d+\n", body), body
+
+
+def test_a_product_stays_inside_unbroadcast():
+    """unbroadcast(2 * (diff * d), diff): the sign and numbers come out of unbroadcast only where a name is
+    left inside (-(2.0 * unbroadcast(d_dist2, t12))), not from arithmetic one expression holds."""
+    body = _reverse(S.squared_distances, CASES[-1][1])
+    assert "unbroadcast(2 * (diff * " in body and "2 * unbroadcast(" not in body, body
 
 
 def _allocations(fn, args) -> float:

@@ -195,7 +195,8 @@ class Adjoints:
         if not isinstance(a, Var):
             return c
         if a.name in self.plan.arrays:
-            return self.linear(lambda g: self.shaped(E.Call("@unbroadcast", (g, self.plan.ref(a)))), c)
+            summed = lambda g: self.shaped(E.Call("@unbroadcast", (g, self.plan.ref(a))))  # noqa: E731
+            return self.linear(summed, c) if isinstance(self._core(c), E.Name) else summed(c)
         if a.name in self.plan.containers:  # a list NumPy read as an array
             return E.Call("@unbroadcast", (c, E.Call("numpy.asarray", (self.plan.ref(a),))))
         return self.linear(lambda g: E.Call("@sum_all", (g,)), c)  # numpy.sum(c), without numpy.sum's dispatch
@@ -220,7 +221,7 @@ class Adjoints:
         ``sum_all(-(w / theta * d_w))`` of the number ``theta`` in ``w = rot / theta``, which makes no array
         but the product's (the Numba target sums that too without one: ``sum_product``), and
         ``-(2.0 * unbroadcast(d_dist2, t12))`` for ``2.0 * unbroadcast(-d_dist2, t12)``, one expression
-        (Numba makes one array of it)."""
+        (Numba makes one array of it; see ``_core`` for when ``unbroadcast``'s are taken out)."""
         if isinstance(c, E.Unary) and c.op == "-":
             return E.neg(self.linear(f, c.operand))
         if isinstance(c, E.BinOp) and c.op == "/" and self._number(c.right):
@@ -234,6 +235,18 @@ class Adjoints:
             if isinstance(quotient, E.BinOp) and quotient.op == "/" and self._number(quotient.right):
                 return E.div(self.linear(f, E.mul(quotient.left, c.right)), quotient.right)
         return f(c)
+
+    def _core(self, c):
+        """What ``linear`` hands ``f``: ``c`` without the sign and the numbers it takes out.  Of ``unbroadcast``
+        they are taken out only where that leaves a name (``-d_dist2``: the product outside then folds with
+        what reads it), never from arithmetic that would be one expression inside (``2 * (diff * d)``)."""
+        if isinstance(c, E.Unary) and c.op == "-":
+            return self._core(c.operand)
+        if isinstance(c, E.BinOp) and c.op == "/" and self._number(c.right):
+            return self._core(c.left)
+        if isinstance(c, E.BinOp) and c.op == "*" and (self._number(c.left) or self._number(c.right)):
+            return self._core(c.right if self._number(c.left) else c.left)
+        return c
 
     def _number(self, e) -> bool:
         """Whether ``e`` is surely one number: a numeric literal, or a primal variable whose abstract value is a number."""
