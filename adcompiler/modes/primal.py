@@ -13,6 +13,7 @@ from ..ir.printing import primal_stmt
 from ..lower.dup import DUP
 from .calls import record_call
 from .checkpoint import fwd_checkpointed
+from . import structures
 from .plan import Kept, TapePlan, body_of, placed, recomputed, shares_tapes
 from .shadows import Shadows
 from .versions import versioned_primal
@@ -180,17 +181,21 @@ class PrimalSweep:
             value = shadows.zeros(names[0], E.Name(names[0]))
         elif eq.prim in ("list", "tuple"):
             value = E.List(tuple(shadows.value(a) for a in eq.ins))
+        elif eq.prim == "list_repeat" and shadows.changes_in_place(eq.ins[0]):  # one zero array each element
+            value = shadows.zeros(names[0], E.Name(names[0]))
         elif eq.prim == "list_repeat":  # [r] * n repeats r itself: its shadow repeats r's shadow
             value = E.BinOp("*", E.List((shadows.value(eq.ins[0]),)), args[1])
         elif eq.prim == "list_concat":  # a new list of both lists' elements: a new shadow of both shadows'
             value = E.BinOp("+", *(shadows.of_list(a) for a in eq.ins), True)
         elif eq.prim == "list_times":
             value = E.BinOp("*", shadows.of_list(eq.ins[0]), args[1], True)
-        elif eq.prim == "list_copy":  # a copy of a list whose elements are constants starts with zero adjoints
+        elif eq.prim == "list_copy":
+            # a copy of a list of numbers or arrays (or of constants) starts with zeros of its own: its adjoint
+            # adds them into the list's; sharing the list's elements counted twice what was added into one in
+            # place (Numba's arrays of zeros; adjoints the list had when a checkpointed loop runs again)
             source = eq.ins[0].name
-            value = (
-                E.Call("list", (E.Name(shadows.of(source)),)) if source in plan.act else shadows.zeros(source, args[0])
-            )
+            shares = source in plan.act and not structures.leaves_only(plan.facts.avals.get(source))
+            value = E.Call("list", (E.Name(shadows.of(source)),)) if shares else shadows.zeros(source, args[0])
         elif eq.prim == "getitem":  # (a slice of a list: a new shadow list, as the slice is a new list)
             value = E.Subscript(E.Name(shadows.of(eq.ins[0].name)), args[1], eq.param == LIST_SLICE)
         elif eq.prim in ("read", "write"):
