@@ -53,3 +53,60 @@ def rows_copied(x):
     cp = list(rows)
     cp[0].append(x * 5.0)
     return rows[0][2] * cp[0][0] + cp[1][0] * rows[1][0]
+
+
+def stacked_in_a_loop(x):
+    """A list stacked after each append: each pass's copy has its own shadow, made by the join's adjoint."""
+    s = 0.0
+    xs = []
+    for i in range(3):
+        xs.append(np.sin(x) * (i + 1.0))
+        s = s + np.sum(np.stack(xs) ** 2)
+    return s + np.sum(xs[1] * x)
+
+
+def joined_unread(x):
+    """A join whose result nothing differentiable reads: no cotangent reaches the copy it joins."""
+    xs = [x * 2.0, np.cos(x)]
+    if np.sum(np.concatenate(xs)) > 100.0:
+        return np.sum(xs[0])
+    return np.sum(xs[1] * xs[0])
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _cell(weight, bias, hidden, cell, x):
+    h = len(hidden)
+    gates = np.concatenate((x, hidden, x, hidden)) * weight + bias
+    forget = _sigmoid(gates[0:h])
+    ingate = _sigmoid(gates[h : 2 * h])
+    outgate = _sigmoid(gates[2 * h : 3 * h])
+    change = np.tanh(gates[3 * h : 4 * h])
+    cell = cell * forget + ingate * change
+    hidden = outgate * np.tanh(cell)
+    return hidden, cell
+
+
+def _predict(main_params, extra_params, state, x):
+    x = x * extra_params[0]
+    new_state = []
+    for i in range(0, len(state), 2):
+        hidden, cell = _cell(main_params[i], main_params[i + 1], state[i], state[i + 1], x)
+        new_state.append(hidden)
+        new_state.append(cell)
+        x = hidden
+    return x * extra_params[1] + extra_params[2], np.stack(new_state)
+
+
+def lstm(main_params, extra_params, state, sequence):
+    """GradBench's lstm (benchmarks/gradbench/evals/lstm.py): the state a stack of a list each character."""
+    total = 0.0
+    count = 0
+    for t in range(len(sequence) - 1):
+        ypred, state = _predict(main_params, extra_params, state, sequence[t])
+        ynorm = ypred - np.log(np.sum(np.exp(ypred)) + 2.0)
+        total = total + np.sum(sequence[t + 1] * ynorm)
+        count += len(ynorm)
+    return -total / count

@@ -4,6 +4,8 @@ list's elements counted twice what was added into one of them in place (under Nu
 a checkpointed loop the adjoints the list already had).  A copy of a list of lists still shares its lists.
 Gradients against central differences, on both backends."""
 
+import types
+
 import numpy as np
 import pytest
 
@@ -40,3 +42,50 @@ def test_numba_gradient_against_differences(f, x):
 
 def test_a_copy_of_lists_shares_them():
     _check(F.rows_copied, 0.7)
+
+
+JOINED = [(F.stacked_in_a_loop, X), (F.joined_unread, X)]
+
+
+@pytest.mark.parametrize("f, x", JOINED, ids=[c[0].__name__ for c in JOINED])
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_a_joined_copy_gets_its_shadow_from_the_join(f, x, backend):
+    if backend == "numba":
+        pytest.importorskip("numba", reason="backend='numba' needs the [numba] extra")
+    _check(f, x, backend=backend)
+
+
+def _lstm_arguments(layers=2, bits=3, characters=5):
+    rng = np.random.default_rng(7)
+    main = rng.normal(size=(2 * layers, 4 * bits))
+    extra = rng.normal(size=(3, bits))
+    state = rng.normal(size=(2 * layers, bits))
+    sequence = (rng.random((characters, bits)) < 0.5).astype(float)
+    return main, extra, state, sequence
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_lstm_against_autograd(backend):
+    """The join's copy in the reverse sweep of the calls: no zeros, no list(d_new_state), no add_into
+    of the stack's cotangent; the gradient autograd's (the same source run on autograd.numpy)."""
+    autograd = pytest.importorskip("autograd")
+    if backend == "numba":
+        pytest.importorskip("numba", reason="backend='numba' needs the [numba] extra")
+    args = _lstm_arguments()
+    d = adcompiler.differentiate(F.lstm, wrt=("main_params", "extra_params"), backend=backend)
+    got = d.grad(*args)
+    lstm = _on_autograd(F.lstm, autograd.numpy)
+    want = autograd.grad(lstm, (0, 1))(*args)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+    source = d.source("grad")
+    assert "list(d_new_state)" not in source and "add_into(d_t" not in source
+
+
+def _on_autograd(f, anp):
+    """``f`` and the functions of its module it calls, each reading ``np`` as autograd.numpy."""
+    space = dict(vars(F), np=anp)
+    for name, g in vars(F).items():
+        if callable(g) and getattr(g, "__module__", None) == F.__name__:
+            space[name] = types.FunctionType(g.__code__, space, name)
+    return space[f.__name__]

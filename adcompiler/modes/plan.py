@@ -39,6 +39,7 @@ from ..lower.dup import DUP, value_reads
 from ..options import Options
 from ..rules import CHANGES
 from .rereadable import rereadable
+from .structures import leaves_only
 
 Site = tuple  # a statement's or block's place: see the module docstring
 
@@ -68,6 +69,7 @@ class TapePlan:
     rereadable: Mapping  # name -> how the adjoint sweep computes it again (see rereadable.py)
     same_shapes: Mapping  # for loop -> its shape facts (analysis.loop_shapes.SameShape), see versions.py
     built_at_top: Mapping  # list -> the equation building it of its elements, at the function's top level
+    joined_copies: frozenset = frozenset()  # copies only a join in their block reads: see joined_copies
     own: tuple | None = None  # a called function's (forward sweep, reverse sweep) names: see shares_tapes
 
     def ref(self, a) -> E.Expr:
@@ -146,8 +148,33 @@ def tape_plan(facts, active_params: tuple, program, split: bool = False, own: tu
         rereadable=_frozen(found),
         same_shapes=_frozen(same_shapes),
         built_at_top=_frozen(built),
+        joined_copies=joined_copies(fn, lay.home, act, facts),
         own=own,
     )
+
+
+def joined_copies(fn, home: Mapping, act, facts) -> frozenset:
+    """The copies of lists of numbers or arrays that a join of a list made at run time reads and nothing
+    else (``np.stack(xs)`` joins ``list(xs)``, a copy taken where it is read: lower.arrays), in the join's
+    block: the join's adjoint is the one thing added into the copy's shadow, once each time the copy is
+    made, so the shadow is made by it (the pieces of the join's cotangent) instead of zeros the primal
+    sweep makes and an addition (a list of zeros and an array an element each, under Numba)."""
+    made = {
+        eq.outs[0].name: eq
+        for eq in walk(fn.body)
+        if isinstance(eq, Eq)
+        and eq.prim == "list_copy"
+        and eq.outs[0].name in act
+        and eq.outs[0].name in facts.containers
+    }
+    out = set()
+    for eq in walk(fn.body):
+        if not (isinstance(eq, Eq) and eq.prim.endswith("/list") and isinstance(eq.ins[0], Var)):
+            continue
+        copy = eq.ins[0].name
+        if copy in made and home.get(copy) == home.get(eq.outs[0].name) and leaves_only(facts.avals.get(copy)):
+            out.add(copy)
+    return frozenset(out)
 
 
 class _Layout:

@@ -194,6 +194,8 @@ class PrimalSweep:
             # adds them into the list's; sharing the list's elements counted twice what was added into one in
             # place (Numba's arrays of zeros; adjoints the list had when a checkpointed loop runs again)
             source = eq.ins[0].name
+            if names[0] in plan.joined_copies:  # (its shadow the join's adjoint makes)
+                return []
             shares = source in plan.act and not structures.leaves_only(plan.facts.avals.get(source))
             value = E.Call("list", (E.Name(shadows.of(source)),)) if shares else shadows.zeros(source, args[0])
         elif eq.prim == "getitem":  # (a slice of a list: a new shadow list, as the slice is a new list)

@@ -74,11 +74,12 @@ def _leaf(aval) -> bool:
 
 
 def leaves_only(aval) -> bool:
-    """Whether a list's every element is a number, an array or a constant (none a list or tuple whose
-    shadow a copy of the list would share)."""
+    """Whether a list's every element is a number, an array (or either) or a constant: none a list or
+    tuple, whose shadow a copy of the list shares."""
     if not isinstance(aval, V.Seq):
         return False
-    return all(_leaf(a) or a is V.BOTTOM for a in (aval.items if aval.items is not None else (aval.elem,)))
+    inner = aval.items if aval.items is not None else (aval.elem,)
+    return all(_leaf(a) or isinstance(a, V.Numeric) or a is V.BOTTOM for a in inner)
 
 
 def numbers_only(aval) -> bool:
