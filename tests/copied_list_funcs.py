@@ -110,3 +110,38 @@ def lstm(main_params, extra_params, state, sequence):
         total = total + np.sum(sequence[t + 1] * ynorm)
         count += len(ynorm)
     return -total / count
+
+
+def stacked_parameters(w, v):
+    """Parameters appended and stacked: their cotangents the pieces of the stack's."""
+    xs = []
+    xs.append(w)
+    xs.append(v * 2.0)
+    xs.append(w)
+    return np.stack(xs)
+
+
+def stacked_after_a_read(x):
+    """An element read before the stack: the list's shadow added into then (not the copy's pieces alone)."""
+    xs = []
+    for i in range(3):
+        xs.append(np.sin(x) * (i + 1.0))
+    y = xs[1] * x
+    return np.sum(np.stack(xs) ** 2) + np.sum(y)
+
+
+def appended_after_the_stack(x):
+    """The list grows after its copy is stacked: the copy is not its last use."""
+    xs = [x * 2.0]
+    xs.append(np.cos(x))
+    s = np.sum(np.stack(xs) ** 2)
+    xs.append(x * x)
+    return s + np.sum(xs[2] * xs[0])
+
+
+def stacked_and_another(x):
+    """Two outputs: a Jacobian's rows of the second give the stack no cotangent."""
+    xs = []
+    xs.append(np.sin(x))
+    xs.append(x * 3.0)
+    return np.stack(xs), np.sum(x * x)

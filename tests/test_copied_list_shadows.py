@@ -89,3 +89,42 @@ def _on_autograd(f, anp):
         if callable(g) and getattr(g, "__module__", None) == F.__name__:
             space[name] = types.FunctionType(g.__code__, space, name)
     return space[f.__name__]
+
+
+LAST = [(F.stacked_after_a_read, X), (F.appended_after_the_stack, X)]
+
+
+@pytest.mark.parametrize("f, x", LAST, ids=[c[0].__name__ for c in LAST])
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_a_list_read_or_grown_around_its_stack(f, x, backend):
+    if backend == "numba":
+        pytest.importorskip("numba", reason="backend='numba' needs the [numba] extra")
+    _check(f, x, backend=backend)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_stacked_parameters_take_the_pieces(backend):
+    """The list's shadow is the stack's pieces (views of the cotangent): w's cotangent their sum, the
+    caller's cotangent unchanged."""
+    if backend == "numba":
+        pytest.importorskip("numba", reason="backend='numba' needs the [numba] extra")
+    w, v = np.array([0.5, -1.0]), np.array([2.0, 0.25])
+    g = np.arange(6.0).reshape(3, 2)
+    kept = g.copy()
+    value, (d_w, d_v) = adcompiler.differentiate(F.stacked_parameters, backend=backend).vjp((w, v), g)
+    np.testing.assert_array_equal(value, np.stack([w, v * 2.0, w]))
+    np.testing.assert_array_equal(d_w, g[0] + g[2])
+    np.testing.assert_array_equal(d_v, 2.0 * g[1])
+    np.testing.assert_array_equal(g, kept)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_a_stack_no_cotangent_reaches(backend):
+    """A Jacobian's rows of the number output: the stack's cotangent a literal zero, its list's shadow zeros."""
+    if backend == "numba":
+        pytest.importorskip("numba", reason="backend='numba' needs the [numba] extra")
+    x = np.array([0.3, -1.2])
+    d = adcompiler.differentiate(F.stacked_and_another, backend=backend)
+    jac = adcompiler.jacobian(d, mode="reverse")(x)
+    want = np.concatenate((np.diag(np.cos(x)), 3.0 * np.eye(2), [2.0 * x]))
+    np.testing.assert_allclose(jac, want, rtol=1e-12)

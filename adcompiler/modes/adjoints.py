@@ -295,6 +295,18 @@ class Adjoints:
         elif eq.prim == "list_times" and eq.ins[0].name in self.plan.act:
             source = E.Name(self.shadows.of(eq.ins[0].name))
             out.append(Do(E.Call(self.program.helper("add_tiled_into"), (source, d)), eq.line))
+        elif (
+            eq.prim == "list_copy"
+            and self.plan.last_copies.get(self.plan.shared.get(target.name, target.name)) == eq.outs[0].name
+        ):
+            copy = eq.outs[0].name  # the list's shadow is the copy's (zeros where the join's adjoint made none)
+            made = (
+                E.Name(self.shadows.of(copy))
+                if copy in self.made
+                else self.shadows.zeros(copy, self.plan.ref(eq.outs[0]))
+            )
+            self.names.add(d.id)
+            out.append(Assign((d.id,), made, eq.line))
         elif eq.prim == "list_copy" and eq.outs[0].name in self.plan.joined_copies and eq.outs[0].name not in self.made:
             pass  # (the join's cotangent reached nothing: no shadow was made, nothing to add)
         elif eq.prim == "list_copy" and eq.outs[0].name in self.plan.act:

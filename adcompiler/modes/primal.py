@@ -163,8 +163,11 @@ class PrimalSweep:
             return [Do(popped, eq.line)]
         if eq.prim in ("setitem", "append"):
             xs = eq.ins[0]
-            if not (isinstance(xs, Var) and xs.name in plan.act):
-                return []
+            if (
+                not (isinstance(xs, Var) and xs.name in plan.act)
+                or plan.shared.get(xs.name, xs.name) in plan.last_copies
+            ):
+                return []  # (a list whose last copy's adjoint gives its shadow: none built here)
             d = E.Name(shadows.of(xs.name))
             value = shadows.value(eq.ins[-1])
             if eq.prim == "append":
@@ -176,6 +179,8 @@ class PrimalSweep:
             )
         if not names or names[0] not in plan.containers or names[0] not in plan.act or names[0] in self.kept.seeded:
             return []  # (a list whose elements a literal seed reached directly needs no shadow)
+        if names[0] in plan.last_copies:
+            return []
         out = shadows.of(names[0])
         if eq.prim in ("zeros_like", "like", "like_arrays"):
             value = shadows.zeros(names[0], E.Name(names[0]))
@@ -190,13 +195,16 @@ class PrimalSweep:
         elif eq.prim == "list_times":
             value = E.BinOp("*", shadows.of_list(eq.ins[0]), args[1], True)
         elif eq.prim == "list_copy":
-            # a copy of a list of numbers or arrays (or of constants) starts with zeros of its own: its adjoint
-            # adds them into the list's; sharing the list's elements counted twice what was added into one in
-            # place (Numba's arrays of zeros; adjoints the list had when a checkpointed loop runs again)
-            source = eq.ins[0].name
+            # a copy of a list of arrays (or of numbers, where a checkpointed loop runs the copy again when
+            # the list's shadow may hold adjoints) starts with zeros of its own, which its adjoint adds into
+            # the list's: sharing the list's elements counted twice what was added into one in place (Numba's
+            # arrays of zeros) or what the list had; a list of lists shares them, as the copy does (the
+            # shadow of a copy of numbers stays a list: Numba makes [0.0] * n an array)
+            source, aval = eq.ins[0].name, plan.facts.avals.get(eq.ins[0].name)
             if names[0] in plan.joined_copies:  # (its shadow the join's adjoint makes)
                 return []
-            shares = source in plan.act and not structures.leaves_only(plan.facts.avals.get(source))
+            own = structures.leaves_only(aval) and (plan.options.checkpoint or not structures.numbers_only(aval))
+            shares = source in plan.act and not own
             value = E.Call("list", (E.Name(shadows.of(source)),)) if shares else shadows.zeros(source, args[0])
         elif eq.prim == "getitem":  # (a slice of a list: a new shadow list, as the slice is a new list)
             value = E.Subscript(E.Name(shadows.of(eq.ins[0].name)), args[1], eq.param == LIST_SLICE)
