@@ -21,8 +21,8 @@ def reads_module_list(x):
 def nested_reads_active(x, y):
     a = x * y
 
-    def g(t):
-        return t * a + np.sin(x)
+    def g(t):  # (np.sum: a call, not written in place as a helper of elementwise functions is)
+        return t * a + np.sum(np.sin(x))
 
     return g(x) + g(y) * y
 

@@ -3,6 +3,8 @@
 
 import math
 
+import numpy as np
+
 x = 10.0
 
 
@@ -63,3 +65,23 @@ def _mix(p, q):
     if p > 0.5:
         p = p * q
     return p + q * q
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _head(x):
+    return x[0:2] * 1.0
+
+
+def _product(x, w):
+    return np.dot(x, w)
+
+
+def gates(x, w):
+    """GradBench lstm's gates: a NumPy helper of elementwise functions on slices of an array, written in
+    place; one that reads a slice, and one that calls np.dot, stay calls."""
+    g = x * w
+    h = len(x) // 2
+    return np.sum(_sigmoid(g[0:h]) * np.tanh(g[h:])) + np.sum(_head(g) * _product(x, w))

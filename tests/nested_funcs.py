@@ -145,3 +145,15 @@ def euler_with_inner_forces(w, inner_forward):
         x = x + 0.1 * xdot
         xdot = xdot + 0.1 * xddot
     return x[0] * x[0] + x[1]
+
+
+def charge_force(x, w):
+    """The force of charge_potential: a helper holding an inner derivative."""
+    return -adcompiler.grad(charge_potential)(x, w)
+
+
+def pushed_by_a_constant_field(v, w):
+    """A helper holding an inner derivative called on values that are not differentiated (``w`` and
+    the fixed point): a call of its value only, beside the differentiated ``v``."""
+    f = charge_force(np.array([1.0, 2.0]), w)
+    return np.sum(v * f) + np.sum(v * v)

@@ -3,11 +3,12 @@ the same derivatives (central differences, both modes, second order), and what s
 
 import math
 
+import numpy as np
 import pytest
 
 import adcompiler
 import inline_call_funcs as F
-from oracle import central_diff
+from oracle import central_diff, central_grad
 
 
 def _anf(fn):
@@ -35,7 +36,7 @@ def _check(fn, args):
 def test_small_helpers_are_written_in_place():
     text = _anf(F.layer)
     assert "relu(" not in _code(text, "layer") and "clipped_twice(" not in _code(text, "layer"), text
-    assert "# line 10: if v >= 0.0:" in text.split("def layer(")[1], text  # the helper's lines, where they run
+    assert "# line 12: if v >= 0.0:" in text.split("def layer(")[1], text  # the helper's lines, where they run
 
 
 @pytest.mark.parametrize("a", [0.7, -0.4, 1.6])
@@ -70,3 +71,17 @@ def test_one_argument_for_two_parameters_one_of_them_assigned(a):
     _check(F.argument_twice, (a,))
     assert F.argument_twice(a) == adcompiler.differentiate(F.argument_twice).value_and_grad(a)[0]
     assert math.isfinite(adcompiler.hessian_matrix(F.argument_twice)(a)[0][0])
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_elementwise_numpy_helpers_are_written_in_place(backend):
+    """_sigmoid on arrays: its result a new array, written in place (GradBench lstm: six calls, each a
+    tuple of residuals and two sweeps, a character); _head (a slice) and _product (np.dot) stay calls."""
+    if backend == "numba":
+        pytest.importorskip("numba", reason="backend='numba' needs the [numba] extra")
+    code = _code(_anf(F.gates), "gates")
+    assert "_sigmoid(" not in code and "_head(" in code and "_product(" in code, code
+    x, w = np.array([0.3, -1.2, 0.8, 0.5]), np.array([1.5, 0.25, -0.7, 2.0])
+    f = adcompiler.differentiate(F.gates, backend=backend)
+    for i, g in enumerate(f.grad(x, w)):
+        np.testing.assert_allclose(g, central_grad(F.gates, (x, w), i), rtol=1e-6, atol=1e-8)

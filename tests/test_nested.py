@@ -230,3 +230,27 @@ def test_numba_reverse_over_particles_inner_derivative(evals, inner_forward):
     got = numba_d.grad(w, inner_forward)
     assert got == pytest.approx(want, rel=1e-6)
     assert got == pytest.approx(python_d.grad(w, inner_forward), rel=1e-12)
+
+
+def test_numba_runs_a_helper_holding_an_inner_derivative_that_is_not_differentiated():
+    """backend="numba" where a helper holding an inner derivative (``charge_force``: ``adcompiler.grad``
+    inside) is called on values that are not differentiated: the call runs the helper's generated code
+    (Numba cannot compile the helper as written, a call of adcompiler's API); it was refused.  Checked
+    against autograd, the python backend, and with nothing differentiated at all (wrt=())."""
+    pytest.importorskip("numba")
+    v, w = np.array([0.3, -0.7]), 0.4
+
+    def oracle(v, w):
+        force = -autograd.grad(lambda x: 1.0 / anp.linalg.norm(x - anp.array([10.0, 10.0 - w])))(np.array([1.0, 2.0]))
+        return anp.sum(v * force) + anp.sum(v * v)
+
+    numba_d = adcompiler.differentiate(N.pushed_by_a_constant_field, wrt=("v",), backend="numba")
+    python_d = adcompiler.differentiate(N.pushed_by_a_constant_field, wrt=("v",))
+    got = numba_d.grad(v, w)
+    np.testing.assert_allclose(got, autograd.grad(oracle)(v, w), rtol=1e-12)
+    np.testing.assert_allclose(got, python_d.grad(v, w), rtol=1e-14)
+    value, tangent = numba_d.jvp((v, w), (np.array([1.0, 0.5]),))
+    assert value == pytest.approx(oracle(v, w), rel=1e-14)
+    assert tangent == pytest.approx(got @ np.array([1.0, 0.5]), rel=1e-12)
+    nothing = adcompiler.differentiate(N.pushed_by_a_constant_field, wrt=(), backend="numba")
+    assert nothing.jvp((v, w), ())[0] == pytest.approx(oracle(v, w), rel=1e-14)

@@ -8,8 +8,10 @@ pass, for a callee that is
 * a plain function of the caller's module (its globals are the caller's: names read the same),
 * a leaf (it calls no function of its own: no recursion, nothing to inline within it),
 * short and without loops (``_LIMIT`` statements),
-* arithmetic, comparisons and ``math`` on numbers only (``_OPERATORS``), reading no global or
-  captured name (which in the caller may be one of its own variables), and
+* arithmetic, comparisons and ``math`` on numbers, and NumPy's elementwise functions (``_ELEMENTWISE``:
+  each result a new array, sharing nothing with the arguments; GradBench lstm's ``sigmoid`` of a slice of
+  its gates), and nothing else (``_OPERATORS``), reading no global or captured name (which in the caller
+  may be one of its own variables), and
 * returns, once and last, a variable one equation of its own assigns.
 
 Its variables take fresh names in the caller; a parameter it never assigns is the caller's atom
@@ -85,12 +87,16 @@ def _returns_own(code: Function, statements: list) -> bool:
 
 _OPERATORS = frozenset(
     "add sub mul truediv floordiv mod pow neg pos lt le gt ge eq ne not abs read write".split()
-)  # a callee doing only these (and math's functions) on numbers is written in place; lists and arrays,
-# whose aliasing the caller's analyses see differently across a call, are left to calls
+)  # a callee doing only these (and math's functions, NumPy's elementwise ones below) is written in place;
+# reads, slices, writes and lists, whose aliasing the caller's analyses see differently across a call,
+# are left to calls
+_ELEMENTWISE = frozenset(
+    "numpy." + f for f in "exp log tanh sin cos sqrt expm1 log1p square negative absolute arctan sinh cosh".split()
+)  # each result a new number or array: the helper's result shares nothing with its arguments
 
 
 def _scalar(prim: str) -> bool:
-    return prim in _OPERATORS or prim.startswith("math.")
+    return prim in _OPERATORS or prim in _ELEMENTWISE or prim.startswith("math.")
 
 
 def _reads(statements) -> tuple:

@@ -40,6 +40,7 @@ class Adjoints:
         self.zeroes: set = set()  # adjoint names that may still be the number 0.0 (from an accumulator no use added to)
         self.names: set = set()  # every adjoint name made
         self.same_calls: dict = {}  # loop site -> {unbroadcast call that returns its cotangent: the cotangent}
+        self.made: set = set()  # the joined copies (plan.joined_copies) whose shadow a join's adjoint has made
 
     def fresh(self, base: str) -> str:
         name = self.namer.fresh(base)
@@ -57,6 +58,11 @@ class Adjoints:
             return
         if var.name in self.plan.containers:
             shadow = E.Name(self.shadows.of(var.name))
+            if var.name in self.plan.joined_copies:  # the one thing added into it: the shadow itself
+                self.made.add(var.name)
+                self.names.add(shadow.id)  # (made here, not read of the primal sweep)
+                out.append(Assign((shadow.id,), c, line))
+                return
             out.append(Do(E.Call(self.program.helper("add_into"), (shadow, c)), line))
             return
         if var.name in self.acc:
@@ -344,6 +350,20 @@ class Adjoints:
         elif eq.prim == "list_times" and eq.ins[0].name in self.plan.act:
             source = E.Name(self.shadows.of(eq.ins[0].name))
             out.append(Do(E.Call(self.program.helper("add_tiled_into"), (source, d)), eq.line))
+        elif (
+            eq.prim == "list_copy"
+            and self.plan.last_copies.get(self.plan.shared.get(target.name, target.name)) == eq.outs[0].name
+        ):
+            copy = eq.outs[0].name  # the list's shadow is the copy's (zeros where the join's adjoint made none)
+            made = (
+                E.Name(self.shadows.of(copy))
+                if copy in self.made
+                else self.shadows.zeros(copy, self.plan.ref(eq.outs[0]))
+            )
+            self.names.add(d.id)
+            out.append(Assign((d.id,), made, eq.line))
+        elif eq.prim == "list_copy" and eq.outs[0].name in self.plan.joined_copies and eq.outs[0].name not in self.made:
+            pass  # (the join's cotangent reached nothing: no shadow was made, nothing to add)
         elif eq.prim == "list_copy" and eq.outs[0].name in self.plan.act:
             out.append(
                 Do(

@@ -1,25 +1,43 @@
 """A call of a user function that is not differentiated but is handed a record (a dict, NamedTuple,
 dataclass or object, which generated code holds as the tuple of its items): the callee's forward code
 with nothing active, which reads the record as that tuple, not the user's function, which would read
-it by key (``p["a"]`` of a tuple fails)."""
+it by key (``p["a"]`` of a tuple fails).  Under a target that compiles the user's functions as written
+(Numba's ``list_calls_generated``), also a call handed a list, and a call of a function that runs a
+derivative's generated code (a nested ``grad`` in it), which that compiler cannot take as written."""
 
 from __future__ import annotations
 
 from ..analysis import values as V
 from ..ir import expr as E
-from ..ir.nodes import Assign, Eq, rebuild
+from ..ir.nodes import Assign, Eq, rebuild, walk
 
 
 def record_call(program, eq: Eq, sig: V.Sig, args: tuple, lists: bool = False) -> Assign | None:
     """``outs, _ = g_forward(*args)`` for the call ``eq`` (its arguments' expressions ``args``) where
     its signature ``sig`` holds a record (or, with ``lists``, a list or tuple: the Numba target's
     ``list_calls_generated``, whose generated code spells joins and slices of lists for the arrays
-    lists are there, where the user's function is compiled as written);
-    None where it holds none (the primal is called)."""
+    lists are there, where the user's function is compiled as written; with it too, a callee that
+    ``runs_generated``); None otherwise (the primal is called)."""
+    if eq.prim != "call":
+        return None
     held = any(V.has_records(a) or lists and isinstance(a, V.Seq) for a in sig.avals)
-    if eq.prim != "call" or not held:
+    if not (held or lists and runs_generated(program, eq.param)):
         return None
     callee, _ = program.forward_callee(eq.param, (False,) * len(eq.ins), sig)
     shape = program.shape(eq.param)
     targets = (rebuild(shape, iter(v.name for v in eq.outs)), rebuild(shape, iter(program.discard for _ in eq.outs)))
     return Assign(targets, E.Call(callee, tuple(args)), eq.line)
+
+
+def runs_generated(program, fn, seen: frozenset = frozenset()) -> bool:
+    """Whether a call of ``fn`` runs a derivative's generated code: ``fn`` is some (a nested ``grad`` or
+    ``jvp`` lowered to a call of it), or calls some, in turn.  A target that compiles the user's
+    functions as written (Numba) cannot compile one of those, which calls adcompiler's API."""
+    if hasattr(fn, "__adc_scope__"):
+        return True
+    if fn in seen or not callable(fn):
+        return False
+    return any(
+        isinstance(s, Eq) and s.prim == "call" and runs_generated(program, s.param, seen | {fn})
+        for s in walk(program.anf(fn).body)
+    )

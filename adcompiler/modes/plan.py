@@ -40,6 +40,7 @@ from ..lower.dup import DUP, value_reads
 from ..options import Options
 from ..rules import CHANGES
 from .rereadable import rereadable
+from .structures import leaves_only
 
 Site = tuple  # a statement's or block's place: see the module docstring
 
@@ -70,6 +71,8 @@ class TapePlan:
     same_shapes: Mapping  # for loop -> its shape facts (analysis.loop_shapes.SameShape), see versions.py
     built_at_top: Mapping  # list -> the equation building it of its elements, at the function's top level
     shapes: Mapping  # an array -> one of its shape, read for its shape instead (analysis.same_shapes)
+    joined_copies: frozenset  # copies only a join in their block reads: see joined_copies
+    last_copies: Mapping  # list -> the joined copy that is its last use: see last_copies
     own: tuple | None = None  # a called function's (forward sweep, reverse sweep) names: see shares_tapes
 
     def ref(self, a) -> E.Expr:
@@ -132,6 +135,7 @@ def tape_plan(facts, active_params: tuple, program, split: bool = False, own: tu
         if lay.home.get(n, ())[: len(lay.home.get(r, ()))] == lay.home.get(r, ())
         and lay.alias.get(n, n) != lay.alias.get(r, r)
     }
+    joined = joined_copies(fn, lay.home, act, facts)
     return TapePlan(
         fn=fn,
         facts=facts,
@@ -154,9 +158,74 @@ def tape_plan(facts, active_params: tuple, program, split: bool = False, own: tu
         rereadable=_frozen(found),
         same_shapes=_frozen(same_shapes),
         built_at_top=_frozen(built),
+        joined_copies=joined,
+        last_copies=_frozen(last_copies(fn, lay.home, lay.shared, joined)),
         own=own,
         shapes=_frozen(shapes),
     )
+
+
+def joined_copies(fn, home: Mapping, act, facts) -> frozenset:
+    """The copies of lists of numbers or arrays that a join of a list made at run time reads and nothing
+    else (``np.stack(xs)`` joins ``list(xs)``, a copy taken where it is read: lower.arrays), in the join's
+    block: the join's adjoint is the one thing added into the copy's shadow, once each time the copy is
+    made, so the shadow is made by it (the pieces of the join's cotangent) instead of zeros the primal
+    sweep makes and an addition (a list of zeros and an array an element each, under Numba)."""
+    made = {
+        eq.outs[0].name: eq
+        for eq in walk(fn.body)
+        if isinstance(eq, Eq)
+        and eq.prim == "list_copy"
+        and eq.outs[0].name in act
+        and eq.outs[0].name in facts.containers
+    }
+    out = set()
+    for eq in walk(fn.body):
+        if not (isinstance(eq, Eq) and eq.prim.endswith("/list") and isinstance(eq.ins[0], Var)):
+            continue
+        copy = eq.ins[0].name
+        if copy in made and home.get(copy) == home.get(eq.outs[0].name) and leaves_only(facts.avals.get(copy)):
+            out.add(copy)
+    return frozenset(out)
+
+
+def last_copies(fn, home: Mapping, shared: Mapping, joined: frozenset) -> dict:
+    """Each list made here (``xs = []``), not a slot, whose last use is a joined copy (``joined_copies``) in
+    the list's own block, and whose other uses only append to it or measure it -> that copy.  The copy's
+    adjoint is then the first thing added into the list's shadow, when it is still zeros no other shadow
+    holds, of the copy's length: the copy's shadow (the join's pieces) is taken as the list's shadow,
+    which the primal sweep does not build (GradBench lstm's ``np.stack(new_state)``: no zeros appended
+    each layer, no sum an element)."""
+    made = {
+        eq.outs[0].name
+        for eq in walk(fn.body)
+        if isinstance(eq, Eq) and eq.prim == "list" and not eq.ins and eq.outs[0].name not in fn.slots
+    }
+    uses: dict = {}  # list -> [(position in program order, statement)] of its reads (dup copies' too)
+    for k, stmt in enumerate(walk(fn.body)):
+        if isinstance(stmt, Eq) and stmt.prim == DUP:
+            continue
+        for v in value_reads(stmt):
+            root = shared.get(v.name, v.name)
+            if root in made:
+                uses.setdefault(root, []).append((k, stmt))
+    out = {}
+    for root, found in uses.items():
+        *before, (_, last) = found
+        if not (isinstance(last, Eq) and last.prim == "list_copy" and last.outs[0].name in joined):
+            continue
+        if home.get(last.outs[0].name) != home.get(root):
+            continue
+        if all(
+            isinstance(s, Eq) and s.prim in ("append", "len") and _root(s.ins[0], shared) == root for _, s in before
+        ):
+            if not any(_root(a, shared) == root for _, s in before for a in s.ins[1:]):
+                out[root] = last.outs[0].name
+    return out
+
+
+def _root(a, shared: Mapping):
+    return shared.get(a.name, a.name) if isinstance(a, Var) else None
 
 
 class _Layout:

@@ -13,6 +13,7 @@ from ..ir.printing import primal_stmt
 from ..lower.dup import DUP
 from .calls import record_call
 from .checkpoint import fwd_checkpointed
+from . import structures
 from .plan import Kept, TapePlan, body_of, placed, recomputed, shares_tapes
 from .shadows import Shadows
 from .versions import versioned_primal
@@ -166,8 +167,11 @@ class PrimalSweep:
             return [Do(popped, eq.line)]
         if eq.prim in ("setitem", "append"):
             xs = eq.ins[0]
-            if not (isinstance(xs, Var) and xs.name in plan.act):
-                return []
+            if (
+                not (isinstance(xs, Var) and xs.name in plan.act)
+                or plan.shared.get(xs.name, xs.name) in plan.last_copies
+            ):
+                return []  # (a list whose last copy's adjoint gives its shadow: none built here)
             d = E.Name(shadows.of(xs.name))
             value = shadows.value(eq.ins[-1])
             if eq.prim == "append":
@@ -179,22 +183,33 @@ class PrimalSweep:
             )
         if not names or names[0] not in plan.containers or names[0] not in plan.act or names[0] in self.kept.seeded:
             return []  # (a list whose elements a literal seed reached directly needs no shadow)
+        if names[0] in plan.last_copies:
+            return []
         out = shadows.of(names[0])
         if eq.prim in ("zeros_like", "like", "like_arrays"):
             value = shadows.zeros(names[0], E.Name(names[0]))
         elif eq.prim in ("list", "tuple"):
             value = E.List(tuple(shadows.value(a) for a in eq.ins))
+        elif eq.prim == "list_repeat" and shadows.changes_in_place(eq.ins[0]):  # one zero array each element
+            value = shadows.zeros(names[0], E.Name(names[0]))
         elif eq.prim == "list_repeat":  # [r] * n repeats r itself: its shadow repeats r's shadow
             value = E.BinOp("*", E.List((shadows.value(eq.ins[0]),)), args[1])
         elif eq.prim == "list_concat":  # a new list of both lists' elements: a new shadow of both shadows'
             value = E.BinOp("+", *(shadows.of_list(a) for a in eq.ins), True)
         elif eq.prim == "list_times":
             value = E.BinOp("*", shadows.of_list(eq.ins[0]), args[1], True)
-        elif eq.prim == "list_copy":  # a copy of a list whose elements are constants starts with zero adjoints
-            source = eq.ins[0].name
-            value = (
-                E.Call("list", (E.Name(shadows.of(source)),)) if source in plan.act else shadows.zeros(source, args[0])
-            )
+        elif eq.prim == "list_copy":
+            # a copy of a list of arrays (or of numbers, where a checkpointed loop runs the copy again when
+            # the list's shadow may hold adjoints) starts with zeros of its own, which its adjoint adds into
+            # the list's: sharing the list's elements counted twice what was added into one in place (Numba's
+            # arrays of zeros) or what the list had; a list of lists shares them, as the copy does (the
+            # shadow of a copy of numbers stays a list: Numba makes [0.0] * n an array)
+            source, aval = eq.ins[0].name, plan.facts.avals.get(eq.ins[0].name)
+            if names[0] in plan.joined_copies:  # (its shadow the join's adjoint makes)
+                return []
+            own = structures.leaves_only(aval) and (plan.options.checkpoint or not structures.numbers_only(aval))
+            shares = source in plan.act and not own
+            value = E.Call("list", (E.Name(shadows.of(source)),)) if shares else shadows.zeros(source, args[0])
         elif eq.prim == "getitem":  # (a slice of a list: a new shadow list, as the slice is a new list)
             value = E.Subscript(E.Name(shadows.of(eq.ins[0].name)), args[1], eq.param == LIST_SLICE)
         elif eq.prim in ("read", "write"):

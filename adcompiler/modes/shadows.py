@@ -55,6 +55,14 @@ class Shadows:
             return E.Call(self.program.helper("zeros_like"), (self.plan.ref(a),))
         return E.Num(0.0)
 
+    def changes_in_place(self, a) -> bool:
+        """Whether the zero a shadow list holds for the stored value ``a`` is an array (``value``), which an
+        adjoint is added into in place: one shadow list holds it once (``[r] * n``'s shadow is n arrays)."""
+        aval = self.plan.facts.avals.get(a.name) if isinstance(a, Var) else None
+        if isinstance(a, Var) and a.name in self.plan.containers:
+            return False
+        return self.plan.options.shaped_zeros and isinstance(aval, V.Arr) and aval.ndim != 0
+
     def of_list(self, a) -> E.Expr:
         """The shadow of a list operand: its own, or zeros shaped like it where it is constant."""
         if isinstance(a, Var) and a.name in self.plan.act:

@@ -73,6 +73,15 @@ def _leaf(aval) -> bool:
     return isinstance(aval, (V.Num, V.Arr, V.Static))
 
 
+def leaves_only(aval) -> bool:
+    """Whether a list's every element is a number, an array (or either) or a constant: none a list or
+    tuple, whose shadow a copy of the list shares."""
+    if not isinstance(aval, V.Seq):
+        return False
+    inner = aval.items if aval.items is not None else (aval.elem,)
+    return all(_leaf(a) or isinstance(a, V.Numeric) or a is V.BOTTOM for a in inner)
+
+
 def numbers_only(aval) -> bool:
     """Whether a list's every element is a number (its shadow a flat list of number adjoints)."""
     if not isinstance(aval, V.Seq):

@@ -297,7 +297,10 @@ def _vector_norm(p, x, axis, keepdims, z, t=None, g=None):
         return scale * Call("@extreme_vjp", (g, ax, z, axis, keepdims))
     if t is not None:
         return npsum(scale * t, axis, keepdims) / zp
-    return scale * Call("@unreduce", (g / zp, x, axis, keepdims))
+    spread = g / zp  # broadcast against scale (x's shape) as it is, unless the norm dropped an axis
+    if not (isinstance(axis, Num) and axis.value is None or isinstance(keepdims, Num) and keepdims.value is True):
+        spread = Call("@unreduce", (spread, x, axis, keepdims))
+    return scale * spread
 
 
 def _matrix_norm(p, x, axis, keepdims, z, t=None, g=None):

@@ -148,9 +148,10 @@ def _numba_check_index(x, k):
 def _numba_scatter_add(d, x, index, g):
     """The adjoint d of the array x with g added at x[index] (into d itself when d is an array of x's
     shape, else into zeros of x's shape plus d): an index of integers and slices adds at once (it
-    names each element once); a 1-D array of integers into a vector adds one by one, so a repeated
-    index accumulates, as numpy.add.at does; so does a tuple of 1-D integer arrays, one per axis
-    (coordinates: ``targets.numba.coordinates``)."""
+    names each element once), into the part as a view (``out[index] += g`` stores the part back through
+    a copy of it, Numba's guard for overlapping memory: an array more a call); a 1-D array of integers
+    into a vector adds one by one, so a repeated index accumulates, as numpy.add.at does; so does a
+    tuple of 1-D integer arrays, one per axis (coordinates: ``targets.numba.coordinates``)."""
     '''
     + COORDINATES
     + COORDINATE
@@ -176,18 +177,22 @@ def _numba_scatter_add(d, x, index, g):
     if not basic and not (listed and x.ndim == 1):
         return None
     fresh = not isinstance(d, types.Array)
-    element = basic and len(parts) == x.ndim and all(isinstance(i, types.Integer) for i in parts)
+    number = len(parts) == x.ndim and all(isinstance(i, types.Integer) for i in parts)  # x[index] one entry
+    shared = isinstance(g, types.Array)  # (g may share memory with out)
 
     def impl(d, x, index, g):
         if fresh:
             out = numpy.full(x.shape, d + 0.0)
         else:
             out = d if d.shape == x.shape else numpy.zeros(x.shape) + d
-        if element:
+        if basic and number:
             out[index] += g
-        elif basic:  # a view of out, added into (Numba's out[index] += g makes an array of the part first)
+        elif basic:  # the part a view of out, added into where it is: out[index] += g copies it back
             part = out[index]
-            part += g
+            if shared and overlapping(part, g):  # (g read whole before the part is written)
+                out[index] = part + g
+            else:
+                numpy.add(part, g, part)
         else:
             values = numpy.broadcast_to(numpy.asarray(g), index.shape)
             for k in range(len(index)):
@@ -195,6 +200,23 @@ def _numba_scatter_add(d, x, index, g):
         return out
 
     return impl
+
+
+@numba.njit
+def overlapping(a, b):
+    '''Whether the memory the arrays a and b span overlaps (numpy.may_share_memory's test, which Numba
+    lacks).  A function of the module, as ``unbroadcast_summed`` is.'''
+    if a.size == 0 or b.size == 0:
+        return False
+    low_a, high_a = a.ctypes.data, a.ctypes.data + a.itemsize
+    for k in range(a.ndim):
+        step = (a.shape[k] - 1) * a.strides[k]
+        low_a, high_a = (low_a + step, high_a) if step < 0 else (low_a, high_a + step)
+    low_b, high_b = b.ctypes.data, b.ctypes.data + b.itemsize
+    for k in range(b.ndim):
+        step = (b.shape[k] - 1) * b.strides[k]
+        low_b, high_b = (low_b + step, high_b) if step < 0 else (low_b, high_b + step)
+    return low_a < high_b and low_b < high_a
 """,
     "take_and_clear": '''def take_and_clear(d, x, index):
     """(d with d[index] zeroed, the old d[index]) (compiled code only: see the overload below)."""
@@ -478,20 +500,8 @@ def _numba_dot_vjp_b(g, a, b):
 
 @numba.extending.overload(add_at, prefer_literal=True)
 def _numba_add_at(shadow, index, value):
-    """shadow[index] += value; for a tuple (of arrays), added into the array in place; a part of an array
-    named by integers and slices added into as a view (Numba's shadow[index] += value makes an array of
-    the part first)."""
+    """shadow[index] += value; for a tuple (of arrays), added into the array in place."""
     types = numba.core.types
-    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
-    basic = all(isinstance(i, (types.Integer, types.SliceType)) for i in parts)
-    element = all(isinstance(i, types.Integer) for i in parts) and len(parts) == getattr(shadow, "ndim", 0)
-    if isinstance(shadow, types.Array) and basic and not element:
-
-        def into_view(shadow, index, value):
-            part = shadow[index]
-            part += value
-
-        return into_view
     if not isinstance(shadow, types.BaseTuple):
 
         def impl(shadow, index, value):
