@@ -68,3 +68,49 @@ def written_entries(a, n):
         m[0] = m[1] * a
         s = s + np.sum(np.exp(q - np.max(q))) + np.sum(m * m)
     return s
+
+
+def divided(x, s):
+    """The adjoint of the number s in x / s: the sum of -(y / s * g), written -(sum_all(y * g) / s)."""
+    y = np.sin(x) / s
+    return np.sum(y * y) * s
+
+
+def one_way(x, c):
+    """y's adjoint added into in one way of the branch only: the other way starts it at zero itself."""
+    y = x * 2.0
+    w = np.sum(y * 3.0)
+    if c > 0.0:
+        z = np.sin(y)
+    else:
+        z = np.cos(x)
+    return np.sum(z) + w
+
+
+def calls_one_way(x, c):
+    return one_way(x, c) * 2.0 + one_way(x * 0.5, -c)
+
+
+def distorted(rad, proj):
+    """rad's adjoint made by scatter_add between lines that make rsq's: ba's radial_distort."""
+    rsq = np.sum(proj * proj)
+    return np.sum(proj * (1.0 + rad[0] * rsq + rad[1] * rsq * rsq))
+
+
+def broadcast_terms(x, y):
+    """a has x's shape, b y's (arithmetic with numbers): their cotangents summed down to x's and y's shapes."""
+    a = x * 2.0
+    b = np.sin(y) * 3.0
+    return np.sum((a + b) * (a - b))
+
+
+def projected(cam, x):
+    """ba's project's last line: the product folds into the sum past the slice made between them."""
+    d = np.sin(x) * 2.0
+    return np.sum(d * cam[6] + cam[7:9])
+
+
+def squared_distances(points, centres):
+    """kmeans' n x k x d differences: 2 * (diff * d) stays inside unbroadcast, one expression there."""
+    diff = points[:, None, :] - centres[None, :, :]
+    return np.sum(np.min(np.sum(diff * diff, axis=2), axis=1))

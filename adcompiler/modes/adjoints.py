@@ -126,7 +126,8 @@ class Adjoints:
                 g = E.Call("@array_like", (g, E.Name(z)))  # still the number 0.0 if no use of z ran: give it z's shape
             if isinstance(g, E.Name) and not maybe_number:  # surely an array: rules that index it
                 prim = ARRAY_G.get(prim, prim)
-            for a, c in zip(eq.ins, self._merged(eq.ins, rules.vjp(prim, args, E.Name(z), g, list(mask))), strict=True):
+            cotangents = [self.shaped(c) for c in rules.vjp(prim, args, E.Name(z), g, list(mask))]
+            for a, c in zip(eq.ins, self._merged(eq.ins, cotangents), strict=True):
                 shaped = isinstance(g, E.Name) and not maybe_number or eq.prim in _SELECTIONS  # (a where: any g)
                 same = shaped and self.shaped_like_result(eq, a)
                 summed = c if same else self.unbroadcast(eq, a, c)
@@ -200,10 +201,64 @@ class Adjoints:
         if not isinstance(a, Var):
             return c
         if a.name in self.plan.arrays:
-            return E.Call("@unbroadcast", (c, self.plan.ref(a)))
+            summed = lambda g: self.shaped(E.Call("@unbroadcast", (g, self.plan.ref(a))))  # noqa: E731
+            return self.linear(summed, c) if isinstance(self._core(c), E.Name) else summed(c)
         if a.name in self.plan.containers:  # a list NumPy read as an array
             return E.Call("@unbroadcast", (c, E.Call("numpy.asarray", (self.plan.ref(a),))))
-        return E.Call("@sum_all", (c,))  # numpy.sum(c), without numpy.sum's dispatch
+        return self.linear(lambda g: E.Call("@sum_all", (g,)), c)  # numpy.sum(c), without numpy.sum's dispatch
+
+    def shaped(self, c):
+        """``c`` with the arrays it reads only for their shape (``unbroadcast(g, x)``, ``unreduce(g, x)``,
+        ``array_like(g, x)``) read of their representatives (``analysis.same_shapes``: ``X`` for ``t3 = X *
+        costheta``), so that the primal need not keep them."""
+        if isinstance(c, E.Call) and c.func in _SHAPE_ONLY and len(c.args) >= 2 and isinstance(c.args[1], E.Name):
+            rep = self.plan.shapes.get(c.args[1].id)
+            args = (self.shaped(c.args[0]),) + ((E.Name(rep),) if rep else c.args[1:2]) + c.args[2:]
+            return E.Call(c.func, args, c.keywords)
+        if isinstance(c, E.Expr):
+            return type(c)(**{k: self.shaped(v) for k, v in vars(c).items()})
+        if isinstance(c, tuple):
+            return tuple(self.shaped(x) for x in c)
+        return c
+
+    def linear(self, f, c) -> E.Expr:
+        """``f(c)`` for ``f`` linear (``unbroadcast``, ``sum_all``), with the negation of ``c`` and the numbers it
+        is multiplied or divided by taken out: ``-(sum_all(w * d_w) / theta)`` for the adjoint
+        ``sum_all(-(w / theta * d_w))`` of the number ``theta`` in ``w = rot / theta``, which makes no array
+        but the product's (the Numba target sums that too without one: ``sum_product``), and
+        ``-(2.0 * unbroadcast(d_dist2, t12))`` for ``2.0 * unbroadcast(-d_dist2, t12)``, one expression
+        (Numba makes one array of it; see ``_core`` for when ``unbroadcast``'s are taken out)."""
+        if isinstance(c, E.Unary) and c.op == "-":
+            return E.neg(self.linear(f, c.operand))
+        if isinstance(c, E.BinOp) and c.op == "/" and self._number(c.right):
+            return E.div(self.linear(f, c.left), c.right)
+        if isinstance(c, E.BinOp) and c.op == "*":
+            if self._number(c.left):
+                return E.mul(c.left, self.linear(f, c.right))
+            if self._number(c.right):
+                return E.mul(self.linear(f, c.left), c.right)
+            quotient = c.left
+            if isinstance(quotient, E.BinOp) and quotient.op == "/" and self._number(quotient.right):
+                return E.div(self.linear(f, E.mul(quotient.left, c.right)), quotient.right)
+        return f(c)
+
+    def _core(self, c):
+        """What ``linear`` hands ``f``: ``c`` without the sign and the numbers it takes out.  Of ``unbroadcast``
+        they are taken out only where that leaves a name (``-d_dist2``: the product outside then folds with
+        what reads it), never from arithmetic that would be one expression inside (``2 * (diff * d)``)."""
+        if isinstance(c, E.Unary) and c.op == "-":
+            return self._core(c.operand)
+        if isinstance(c, E.BinOp) and c.op == "/" and self._number(c.right):
+            return self._core(c.left)
+        if isinstance(c, E.BinOp) and c.op == "*" and (self._number(c.left) or self._number(c.right)):
+            return self._core(c.right if self._number(c.left) else c.left)
+        return c
+
+    def _number(self, e) -> bool:
+        """Whether ``e`` is surely one number: a numeric literal, or a primal variable whose abstract value is a number."""
+        if isinstance(e, E.Num):
+            return isinstance(e.value, (int, float)) and not isinstance(e.value, bool)
+        return isinstance(e, E.Name) and isinstance(self.plan.facts.avals.get(e.id), V.Num)
 
     def array_getitem_adjoint(self, eq: Eq) -> list:
         """``x[index]`` of an array: the cotangent is scattered back, repeated indices adding up."""
@@ -404,18 +459,27 @@ class Adjoints:
         return any(mask) and (lists or any(v.name in self.plan.act for v in eq.outs))
 
     def note_same_shape(self, site: tuple, eq, a, c, summed) -> None:
-        """Note that ``summed``, the cotangent ``c`` of the operand ``a`` of ``eq`` (at ``site``) summed to
-        its shape, is ``c`` itself where the loop around ``eq`` has one shape for all its arrays
-        (see ``versions``)."""
+        """Note that the ``unbroadcast`` call in ``summed``, the cotangent ``c`` of the operand ``a`` of ``eq``
+        (at ``site``) summed to its shape (its sign and numbers taken out: ``linear``), gives back what it is
+        handed where the loop around ``eq`` has one shape for all its arrays (see ``versions``)."""
         loop = self.plan.shape_loop(site)
-        if loop is None or summed is c or not isinstance(summed, E.Call) or summed.func != "@unbroadcast":
+        if loop is None or summed is c:
+            return
+        while isinstance(summed, (E.Unary, E.BinOp)):  # (the call within: numbers and a sign taken out, linear)
+            summed = (
+                summed.operand
+                if isinstance(summed, E.Unary)
+                else summed.left if self._number(summed.right) else summed.right
+            )
+        if not isinstance(summed, E.Call) or summed.func != "@unbroadcast":
             return
         arrays = self.plan.same_shapes[loop].arrays
         if eq.prim in ELEMENTWISE and a.name in arrays and eq.outs[0].name in arrays:
-            self.same_calls.setdefault(loop, {})[summed] = c
+            self.same_calls.setdefault(loop, {})[summed] = summed.args[0]
 
 
 HELPERS = ("zeros_like", "like", "like_arrays", "reject_ints") + CHANGES
+_SHAPE_ONLY = ("@unbroadcast", "@unreduce", "@array_like")  # read their second argument's shape (and dtype) alone
 
 
 BROADCASTING = ("add", "sub", "mul", "truediv", "pow", "mod", "numpy.arctan2", "numpy.hypot", "numpy.power")

@@ -32,6 +32,7 @@ from ..analysis import values as V
 from ..analysis.activity import active, slots
 from ..analysis.facts import check_values, mutable_arrays
 from ..analysis.loop_shapes import same_shape_loop
+from ..analysis.same_shapes import representatives
 from ..ir import expr as E
 from ..ir.nodes import IN_PLACE, Assign, Const, Do, Eq, For, Var, While, blocks, walk
 from ..ir.printing import atom, range_expr
@@ -69,6 +70,7 @@ class TapePlan:
     rereadable: Mapping  # name -> how the adjoint sweep computes it again (see rereadable.py)
     same_shapes: Mapping  # for loop -> its shape facts (analysis.loop_shapes.SameShape), see versions.py
     built_at_top: Mapping  # list -> the equation building it of its elements, at the function's top level
+    shapes: Mapping  # an array -> one of its shape, read for its shape instead (analysis.same_shapes)
     joined_copies: frozenset  # copies only a join in their block reads: see joined_copies
     last_copies: Mapping  # list -> the joined copy that is its last use: see last_copies
     own: tuple | None = None  # a called function's (forward sweep, reverse sweep) names: see shares_tapes
@@ -127,6 +129,12 @@ def tape_plan(facts, active_params: tuple, program, split: bool = False, own: tu
             if shapes is not None:
                 same_shapes[site] = shapes
     built = {eq.outs[0].name: eq for eq in fn.body if isinstance(eq, Eq) and eq.prim in ("list", "tuple")}
+    shapes = {  # (by the names code uses; a representative defined in the block or one around it)
+        lay.alias.get(n, n): lay.alias.get(r, r)
+        for n, r in representatives(fn, facts.of).items()
+        if lay.home.get(n, ())[: len(lay.home.get(r, ()))] == lay.home.get(r, ())
+        and lay.alias.get(n, n) != lay.alias.get(r, r)
+    }
     joined = joined_copies(fn, lay.home, act, facts)
     return TapePlan(
         fn=fn,
@@ -153,6 +161,7 @@ def tape_plan(facts, active_params: tuple, program, split: bool = False, own: tu
         joined_copies=joined,
         last_copies=_frozen(last_copies(fn, lay.home, lay.shared, joined)),
         own=own,
+        shapes=_frozen(shapes),
     )
 
 
@@ -334,18 +343,37 @@ class Kept:
     looped_residuals: frozenset  # residuals of calls inside loops
     parallel: Mapping  # site of a prange loop -> parallel.ParallelKept: the adjoint loop runs in parallel
     own: tuple | None = None  # (its forward sweep onto given tapes, their tuple's name, the frames' tape): shares_tapes
+    slots: frozenset = frozenset()  # push keys that run at most once a call: a variable each, not a list
 
-    def push(self, values: list, key) -> Do:
-        """``tape.append(value)``: what the primal sweep pushes at the push site ``key``."""
+    def push(self, values: list, key) -> Do | Assign:
+        """``tape.append(value)``: what the primal sweep pushes at the push site ``key``; at a slot (a site
+        that runs at most once a call), ``kept = (values,)``, and a branch's direction ``taken = True``."""
+        name = self.tapes[key]
+        if key in self.slots:
+            return Assign((name,), values[0] if key[0] == "branch" else E.Tuple(tuple(values)))
         value = values[0] if len(values) == 1 else E.Tuple(tuple(values))
-        return Do(E.Method(E.Name(self.tapes[key]), "append", (value,)))
+        return Do(E.Method(E.Name(name), "append", (value,)))
+
+    def starts(self) -> list:
+        """The tapes as the primal sweep starts: empty lists; a slot ``None`` (its site may not run: a
+        branch not taken), a branch's direction ``False`` (only the branch taken sets it)."""
+        return [
+            (
+                Assign((name,), E.Num(False) if key[0] == "branch" else E.Num(None))
+                if key in self.slots
+                else Assign((name,), E.List(()))
+            )
+            for key, name in self.tapes.items()
+        ]
 
 
 class Keeping:
     """``Kept`` while the adjoint sweep fills it in."""
 
-    def __init__(self, namer):
+    def __init__(self, namer, plan: TapePlan | None = None, program=None):
         self.namer = namer
+        self.once = _runs_once(plan, program) if plan is not None else lambda key: False
+        self.slots: set = set()  # push keys kept in a variable (``once``)
         self.tapes: dict = {}
         self.runs: dict = {}
         self.branches: set = set()
@@ -360,15 +388,29 @@ class Keeping:
 
     def tape(self, key) -> E.Name:
         """The tape of one push site (a run of lines, a branch, a loop, an array write): a list whose
-        entries are all alike, popped by the site's adjoint in reverse order."""
+        entries are all alike, popped by the site's adjoint in reverse order; or, for a site that runs
+        at most once a call (``_runs_once``), a slot: a variable holding what the site keeps."""
         if key not in self.tapes:
-            self.tapes[key] = self.namer.fresh("tape")
+            if self.once(key):
+                self.slots.add(key)
+                self.tapes[key] = self.namer.fresh("taken" if key[0] == "branch" else "kept")
+            else:
+                self.tapes[key] = self.namer.fresh("tape")
         return E.Name(self.tapes[key])
 
     def pop(self, names: list, key) -> Assign:
-        """``names = tape.pop()``: what the adjoint sweep reads back at the push site ``key``."""
+        """``names = tape.pop()``: what the adjoint sweep reads back at the push site ``key`` (from a slot,
+        ``names = kept``: a tuple, even of one name, which unpacks where ``None`` would not type)."""
+        tape = self.tape(key)
+        if key in self.slots:
+            return Assign((tuple(names),), tape)
         target = names[0] if len(names) == 1 else tuple(names)
-        return Assign((target,), E.Method(self.tape(key), "pop", ()))
+        return Assign((target,), E.Method(tape, "pop", ()))
+
+    def taken(self, key) -> E.Expr:
+        """The direction of the branch at the push site ``key`` as its adjoint reads it back."""
+        tape = self.tape(key)
+        return tape if key in self.slots else E.Method(tape, "pop", ())
 
     def residual(self, site: Site, eq: Eq, looped: bool) -> str:
         """The name of the residuals of the call ``eq`` at ``site``."""
@@ -400,7 +442,27 @@ class Keeping:
             looped_residuals=frozenset(self.looped_residuals),
             parallel=_frozen(self.parallel),
             own=self.own,
+            slots=frozenset(self.slots),
         )
+
+
+_SLOT_KINDS = ("run", "branch", "loop")  # push sites a slot may keep (the others: lists, at every site)
+
+
+def _runs_once(plan: TapePlan, program):
+    """Whether a push site runs at most once a call: a run of lines, a branch's direction or what a loop
+    keeps after it, outside every loop of a function (a split sweep's branch: rodrigues_rotate_point's
+    ``if sqtheta != 0.0``), unless the function may call itself (its levels may share one set of tapes,
+    ``shares_tapes``, each level pushing onto them)."""
+    origin = plan.facts.origin
+    if plan.options.recompute_recursion and (origin is None or fn_recursive(program, origin)):
+        return lambda key: False
+    return (
+        lambda key: key[0] in _SLOT_KINDS
+        and len(key) == 2
+        and key[1][:-1] in plan.loop_of
+        and plan.loop_of[key[1][:-1]] is None
+    )
 
 
 def recomputed(plan: TapePlan, program, eq: Eq) -> bool:

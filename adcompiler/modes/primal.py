@@ -44,9 +44,13 @@ class PrimalSweep:
             elif isinstance(seg, If):
                 owed = exits if jumps(seg) else ()  # a branch that jumps out pays the enclosing block's pushes first
                 if site in kept.branches:
+                    key = ("branch", site)  # (a slot starts False: the branch taken sets it)
+                    pushes = [
+                        (kept.push([E.Num(d)], key),) if d or key not in kept.slots else () for d in (True, False)
+                    ]
                     branches = [
-                        self.block(b, site + (k,), looped, (kept.push([E.Num(d)], ("branch", site)),) + owed)
-                        for k, (b, d) in enumerate(((seg.body, True), (seg.orelse, False)))
+                        self.block(b, site + (k,), looped, pushes[k] + owed)
+                        for k, b in enumerate((seg.body, seg.orelse))
                     ]
                 else:
                     branches = [self.block(b, site + (k,), looped, owed) for k, b in enumerate((seg.body, seg.orelse))]

@@ -75,7 +75,7 @@ def sweeps(facts: Facts, active_params: tuple, program, namer: Namer, seed=None,
         Assign((shadows.of(p),), shadows.zeros(p, E.Name(p)))
         for p in ([] if split else [p for p in lists if p in plan.act]) + unasked
     ]
-    entry[:0] = [Assign((name,), E.List(())) for name in kept.tapes.values()]
+    entry[:0] = kept.starts()
     primal[:0] = entry
     snapshots = {}  # written arrays that are returned: copied before the reverse sweep restores them
     ret = next(s for s in reversed(fn.body) if isinstance(s, Return))

@@ -9,7 +9,9 @@ The tape is a list per push site.  Inside a loop, each run of lines pushes the v
 read, once, at its end; each branch pushes which way it went (before a ``break`` or ``continue``
 too, so the tape stays balanced); a loop whose trip count is not its ``range`` pushes the count.
 The adjoint sweep pops them in the mirror order.  Outside loops nothing is overwritten and nothing
-is pushed.  What to push is decided here, as the adjoint code shows what it reads, and returned as
+is pushed, except in a split sweep (a called function, whose residuals are returned), where a branch's
+values are kept too: a push site there runs at most once a call, so it is a variable (a *slot*,
+``kept = (...)``, ``taken = True``), not a list (``plan.Keeping``).  What to push is decided here, as the adjoint code shows what it reads, and returned as
 ``plan.Kept``; the primal sweep is then written from the plan and that record.
 """
 
@@ -47,7 +49,7 @@ class _AdjointSweep:
 
     def __init__(self, plan: TapePlan, shadows: Shadows, program, namer, ct: str | None):
         self.plan, self.shadows, self.program, self.namer, self.ct = plan, shadows, program, namer, ct
-        self.keeping = Keeping(namer)
+        self.keeping = Keeping(namer, plan, program)
         self.adjoints = Adjoints(plan, shadows, self.keeping, program, namer)
         self.rereads = Rereads(plan, shadows, self.looped)
         self.parallel = False  # inside the body of a parallel adjoint loop (modes.parallel)
@@ -168,7 +170,7 @@ class _AdjointSweep:
             return []
         if looped_here:
             self.keeping.branches.add(site)
-        test = E.Method(self.keeping.tape(("branch", site)), "pop", ()) if looped_here else self.plan.ref(seg.test)
+        test = self.keeping.taken(("branch", site)) if looped_here else self.plan.ref(seg.test)
         return [IfS(test, tuple(body), tuple(orelse), seg.line)]
 
     def seed(self, a, ct, line: int, out: list) -> None:

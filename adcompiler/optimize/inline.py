@@ -22,7 +22,7 @@ same expression tree on the same values, so the numbers do not change.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, Comment, Def, Do, ForS, IfS, Ret, WhileS
@@ -30,8 +30,13 @@ from ..analysis.defuse import reads
 from ..analysis.liveness import forget, live_step, pure, step
 from ..analysis.memo import MEMO
 from ..analysis.positions import Block
+from ..rules import VALUES
+from .aliases import IN_PLACE, changed_in_place
 
 TEMPORARY = re.compile(r"(d_?)?t\d+$")  # t7 (ANF), dt7 (its tangent), d_t7 (its adjoint)
+FOLDED_HELPERS = ("array_like", "unbroadcast", "unreduce", "sum_all")  # (rules.VALUES: they change nothing)
+# the helpers whose value arithmetic reads (a cotangent made distinct keeps its line: what the function returns)
+assert set(FOLDED_HELPERS) <= set(VALUES)
 MAX_DEPTH = 12  # a folded expression nests at most this deep: readable, and far from Python's parser limits
 
 
@@ -45,6 +50,20 @@ class Folding:
 
     user_names: frozenset = frozenset()
     derivatives: bool = False
+    changed: frozenset | None = None  # the names whose arrays the function changes in place (aliases), where known
+
+    def adds_in_place(self, s) -> bool:
+        """Whether ``s`` is ``d_2 = scatter_add(d, ...)`` (or another helper adding into an array, of pure
+        arguments): it changes the array of ``d`` alone, and ``changed`` holds every name that may hold
+        it, so a fold may move an expression that reads none of them past it (``d_proj`` past ``d_rad``'s
+        scatters in ba's radial_distort)."""
+        if self.changed is None or not (isinstance(s, Assign) and isinstance(s.value, E.Call)):
+            return False
+        plain = all(
+            isinstance(t, str) or isinstance(t, tuple) and all(isinstance(x, str) for x in t) for t in s.targets
+        )
+        call = s.value
+        return plain and call.func.lstrip("@").startswith(IN_PLACE) and all(self.pure(a) for a in call.args)
 
     def foldable(self, name: str) -> bool:
         """Whether the name may be folded away (it is read once, soon after it is set)."""
@@ -55,17 +74,23 @@ class Folding:
         return bool(TEMPORARY.match(name)) and not {name[1:], name[2:]} & self.user_names
 
     def quiet(self, s) -> bool:
-        """Whether folds may move an expression past statement ``s`` (see ``_quiet``)."""
+        """Whether folds may move an expression past statement ``s`` (see ``_quiet``); ``t = slice(a, b,
+        None)`` too, which makes a slice and changes nothing (it is not folded itself: ``x[t]`` reads better
+        than ``x[slice(a, b, None)]``)."""
         if self.derivatives and isinstance(s, Comment):
             return True
+        value = s.value if isinstance(s, Assign) else None
+        if isinstance(value, E.Call) and value.func == "slice" and all(pure(a) for a in value.args):
+            return _quiet(Assign(s.targets, E.Tuple(value.args), s.line), self.pure)
         return _quiet(s, self.pure)
 
     def pure(self, e) -> bool:
-        """Whether evaluating ``e`` changes nothing; in the wide folding, a call of ``array_like`` too
-        (a tangent given its variable's shape: it returns the tangent, or a new array)."""
+        """Whether evaluating ``e`` changes nothing; in the wide folding, a call of a runtime helper of
+        ``FOLDED_HELPERS`` too, so that the adjoints around it fold into one expression (rodrigues's ``d_w``)
+        and a line that calls one does not stop the folds past it."""
         if not self.derivatives or pure(e):
             return pure(e)
-        if isinstance(e, E.Call) and e.func == "@array_like":
+        if isinstance(e, E.Call) and e.func[:1] == "@" and e.func[1:] in FOLDED_HELPERS:
             return all(self.pure(v) for k, v in vars(e).items() if k != "func")
         if isinstance(e, (tuple, list)):
             return all(self.pure(x) for x in e)
@@ -92,19 +117,25 @@ def _fold(stmts: list, after: set, jump, folding: Folding) -> list:
         live = step(s, live, jump)
     block = Block(out[::-1], after, jump)  # where each name is read and written, kept up to date as folds go
     stmts = block.stmts
-    loud = [p for p, s in enumerate(stmts) if not folding.quiet(s)]  # no fold moves past these (folds keep them so)
+    soft = [
+        p for p, s in enumerate(stmts) if folding.adds_in_place(s)
+    ]  # only a fold of what reads changed arrays stops
+    loud = [
+        p for p, s in enumerate(stmts) if not folding.quiet(s) and not folding.adds_in_place(s)
+    ]  # no fold moves past
     readers: dict = {}  # name -> how many statements of the block read it (kept up to date as folds go)
     for s in stmts:
         _count_reads(readers, s, 1)
     for i in range(len(stmts) - 1, -1, -1):  # last first: a chain of temporaries folds into one expression
-        k = _use(block, i, loud, folding, readers)
-        if k is not None:
+        k = _use(block, i, (loud, soft), folding, readers)
+        while k is not None:
             name, value = stmts[i].targets[0], stmts[i].value
             _count_reads(readers, stmts[i], -1)
             _count_reads(readers, stmts[k], -1)
             block.replace(k, _substitute(stmts[k], name, value))
             _count_reads(readers, stmts[k], 1)
             block.remove(i)
+            i, k = k, _use(block, k, (loud, soft), folding, readers)  # d = a; d = d + b; d = d + c: d = a + b + c
     return block.compact()
 
 
@@ -127,9 +158,12 @@ def _nested(s, after: set, jump, folding: Folding):
     return s
 
 
-def _use(block: Block, i: int, loud: list, folding: Folding, readers: dict):
+def _use(block: Block, i: int, walls: tuple, folding: Folding, readers: dict):
     """The position of the one statement the temporary assigned at ``i`` can be folded into, or None;
-    ``readers`` counts the statements that read each name (one reader: no later statement reads it)."""
+    ``readers`` counts the statements that read each name (one reader: no later statement reads it);
+    ``walls``: the positions no fold moves past, and those only a fold of what reads an array changed
+    in place may not (``Folding.adds_in_place``)."""
+    loud, soft = walls
     s = block.stmts[i]
     name = s.targets[0] if isinstance(s, Assign) and len(s.targets) == 1 else None
     if not (
@@ -137,17 +171,27 @@ def _use(block: Block, i: int, loud: list, folding: Folding, readers: dict):
     ):
         return None
     needs = reads(s)  # (what its value reads: s assigns a plain name)
-    if name in block.after or name in needs or readers.get(name, 0) != 1:
+    if name in needs:
         return None
     k = block.first(name, i + 1, len(block.stmts))  # the next statement that reads or writes it
     if k is None or name not in reads(block.stmts[k]) or block.next_of(loud, i + 1) < k:
         return None  # nothing reads it, or it is written first, or a statement with effects comes first
+    if block.next_of(soft, i + 1) < k and (folding.changed is None or needs & folding.changed):
+        return None  # an array it reads may be added into first
+    if not _sums_into(block.stmts[k], name) and (name in block.after or readers.get(name, 0) != 1):
+        return None  # (read again later: unless k reads it once and binds it again, d = d + e)
     if any(block.first(n, i + 1, k, block.writers) is not None for n in needs):
         return None  # what it reads changes before its use
     own = _own_exprs(block.stmts[k])
     if _count(own, name) != 1 or name in _nested_reads(block.stmts[k]) or _too_deep(own, s.value):
         return None
     return k
+
+
+def _sums_into(s, name: str) -> bool:
+    """Whether ``s`` reads ``name`` and binds it again, ``d = d + e`` (an accumulator's next sum): what it
+    read is read nowhere else."""
+    return isinstance(s, Assign) and s.targets == (name,)
 
 
 def _too_deep(host: list, value) -> bool:
@@ -235,7 +279,10 @@ def _substitute(s, name: str, value):
 
 
 def fold_function(d: Def, folding: Folding) -> Def:
-    """The function ``d`` with the names ``folding`` allows folded (once more, after tidying)."""
+    """The function ``d`` with the names ``folding`` allows folded (once more, after tidying); the wide
+    folding also past the helpers that add into arrays, for what reads none of the arrays ``d`` changes."""
+    if folding.derivatives:
+        folding = replace(folding, changed=frozenset(changed_in_place(d.body)))
     body = fold_temporaries(list(d.body), set(), None, folding=folding)
     forget()
     return Def(d.name, d.params, d.defaults, tuple(body), d.doc, d.source)

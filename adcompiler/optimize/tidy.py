@@ -9,7 +9,7 @@ facts about names (liveness), never about values:
   reassigned and ``a`` is dead afterwards (forward copy propagation);
 - ``b = e ... a = b``: compute ``e`` into ``a`` directly when ``a`` is neither
   read nor written in between and ``b`` is dead after (coalescing);
-- ``d = 0.0 ... d += e`` with no use of ``d`` in between: ``d = e``;
+- ``d = 0.0 ... d += e`` with no use of ``d`` in between: ``d = e`` (in each way a branch goes, too);
 - an assignment to a name that is dead, of an expression without effects;
 - *faint* code: assignments whose values never reach an effect (a return, a
   store into a list, the tape, a call), even if they feed each other around a
@@ -34,16 +34,14 @@ from ..ir.nodes import (
     Raise,
     Ret,
     WhileS,
-    calls,
-    every_statement,
 )
-from ..analysis.defuse import flat_targets, head_reads, reads, reads_block, reads_expr, writes
+from ..analysis.defuse import flat_targets, head_reads, reads, reads_block, writes
 from ..analysis.liveness import forget, loop_head, pure, step
 from ..analysis.memo import MEMO
 from ..analysis.positions import Block
+from ..rules import VALUES
+from .aliases import changed_in_place, held
 from .inline import fold_temporaries
-
-IN_PLACE = ("scatter_add", "take_and_clear")  # runtime helpers that change an adjoint array in place
 
 
 def tidy(d: Def, user_names=frozenset()) -> Def:
@@ -214,115 +212,57 @@ def _fold_zero_accumulate(block: Block) -> None:
             x = stmts[j] if j is not None else None
             if isinstance(x, AugAssign) and x.target == d and x.op == "+" and d not in reads(Do(x.value)):
                 block.replace(j, Assign((d,), x.value, x.line))
-            elif x is not None and _adds_to(x, d) and not ({d} | _held(x.value.right)) & _in_place():
+            elif x is not None and _adds_to(x, d) and not ({d} | held(x.value.right)) & _in_place():
                 block.replace(j, Assign((d,), x.value.right, x.line))  # d = d + e, as array adjoints add: d = e
+            elif x is None and (branch := _zero_into_branch(block, block.next_of(walls, i + 1), d)) is not None:
+                block.replace(block.next_of(walls, i + 1), branch)
             else:
                 continue
             block.remove(i)
             skip = True
 
 
+def _zero_into_branch(block: Block, at: int, d: str) -> IfS | None:
+    """``d = 0.0`` then the branch ``s`` at ``at``, where each way ``s`` goes adds into ``d`` first (``d = d + e``) or
+    leaves it alone: the branch with ``d = e`` in the first case, ``d = 0.0`` at its start in the second,
+    and no zero before it (the adjoint of rodrigues's ``X``, read in both branches: no array of zeros
+    made, then added into); None where that is not so (``s``'s test reads ``d``, a way adds into it
+    only after a jump, or in a nested block, or in place)."""
+    s = block.stmts[at] if at < len(block.stmts) else None
+    if not isinstance(s, IfS) or d in head_reads(s):
+        return None
+    ways = [_zero_into(list(stmts), d) for stmts in (s.body, s.orelse)]
+    if None in ways or all(way[0] == Assign((d,), E.Num(0.0)) for way in ways):
+        return None
+    return IfS(s.test, tuple(ways[0]), tuple(ways[1]), s.line)
+
+
+def _zero_into(stmts: list, d: str) -> list | None:
+    """``stmts`` run after ``d = 0.0``, with its first sum into ``d`` made ``d = e`` (see
+    ``_zero_into_branch``), or with ``d = 0.0`` first where none of them reads or writes ``d``."""
+    for k, s in enumerate(stmts):
+        if isinstance(s, (Break, Continue, Ret, Raise)):
+            return None
+        if d not in reads(s) and d not in writes(s):
+            continue
+        if _adds_to(s, d) and not ({d} | held(s.value.right)) & _in_place():
+            return stmts[:k] + [Assign((d,), s.value.right, s.line)] + stmts[k + 1 :]
+        return None
+    return [Assign((d,), E.Num(0.0))] + stmts
+
+
 def _in_place() -> set:
     """The names of the function being tidied whose arrays may be changed in place: the first argument
-    of a helper that adds into an adjoint array (``IN_PLACE``), the target of ``+=``, an array
-    ``add_new`` stores, and every name that may hold one of those arrays (``_held``: ``d = e`` makes
+    of a helper that adds into an adjoint array (``aliases.IN_PLACE``), the target of ``+=``, an array
+    ``add_new`` stores, and every name that may hold one of those arrays (``aliases.held``: ``d = e`` makes
     ``d`` an alias of ``e``'s array, ``d = e + f`` a new one).  ``d = e`` for ``d = d + e`` is then
     safe where neither ``d`` nor what ``e`` holds is one of them: no array the rewrite shares is
     changed later (a helper given the number 0.0 to start from makes a new array: it changes nothing).
     Found on first asking."""
     state = MEMO.tidying  # the set for the function being tidied (None: not known yet)
     if state["in_place"] is None:
-        state["in_place"] = _changed_in_place(state["body"])
+        state["in_place"] = changed_in_place(state["body"])
     return state["in_place"]
-
-
-# runtime helpers whose result may be (a view of) the arguments at these positions; any other call may
-# return any of its arguments
-_RETURNS = {"unbroadcast": (0,), "array_like": (0,), "scatter_add": (0,), "distinct": (0,), "unreduce": (0,)}
-_RETURNS.update(sum_all=(), zeros_like=(), zero_array=(), zero_of=())
-
-
-def _held(e) -> set:
-    """The names whose values (arrays) the value of the expression ``e`` may be, or be a view of."""
-    if isinstance(e, E.Name):
-        return {e.id.split(".")[0]}
-    if isinstance(e, (E.Num, E.Unary, E.Compare)) or isinstance(e, E.BinOp) and not e.lists:
-        return set()  # a new number or array
-    if isinstance(e, E.Call):
-        positions = _RETURNS.get(e.func.lstrip("@"), range(len(e.args)))
-        out = set().union(*(_held(e.args[k]) for k in positions if k < len(e.args)))
-        if e.func.lstrip("@") not in _RETURNS:
-            out |= set().union(*(_held(v) for _, v in e.keywords))
-        return out
-    out: set = set()
-    reads_expr(e, out)  # anything else (a subscript, a method, a tuple): whatever it reads
-    return out
-
-
-def _changed_in_place(body) -> set:
-    """See ``_in_place``: the changed names, closed under ``_held`` in both directions (an alias of an
-    alias of a changed array is changed too)."""
-    parent: dict = {}
-
-    def find(n: str) -> str:
-        while parent.setdefault(n, n) != n:
-            parent[n] = parent[parent[n]]
-            n = parent[n]
-        return n
-
-    def join(names) -> None:
-        names = [find(n) for n in names]
-        for n in names[1:]:
-            parent[n] = names[0]
-
-    seeds: set = set()
-    for s in every_statement(body):
-        if isinstance(s, Assign):
-            held = _held(s.value)
-            for t in s.targets:
-                names = set()
-                if isinstance(t, str):
-                    names = {t}
-                elif isinstance(t, tuple):
-                    for x in flat_targets(t):
-                        names.add(x) if isinstance(x, str) else reads_expr(x, names)
-                else:  # a store into an element: the container holds the value
-                    reads_expr(t, names)
-                join(sorted(names | held))
-        elif isinstance(s, AugAssign):
-            target = s.target if isinstance(s.target, str) else None
-            names: set = set()
-            if target is None:
-                reads_expr(s.target, names)
-            seeds |= {target} if target else names
-        elif isinstance(s, ForS) and isinstance(s.target, str):  # an element of what it runs over
-            join([s.target, *sorted(_held(s.iterable))])
-        for c in calls(s if not isinstance(s, (ForS, IfS, WhileS)) else ()):
-            name = c.func.lstrip("@")
-            if name.startswith(IN_PLACE) and c.args and not isinstance(c.args[0], E.Num):
-                seeds |= _held(c.args[0])
-            elif name == "add_new":
-                seeds |= set().union(*(_held(a) for a in c.args))
-        for m in _methods(s):  # xs.append(d): xs holds d's array
-            join(sorted(_held(m.obj) | set().union(*(_held(a) for a in m.args))))
-    changed = {find(n) for n in seeds}
-    return seeds | {n for n in list(parent) if find(n) in changed}
-
-
-def _methods(s) -> list:
-    """The method calls in the statement ``s`` itself (not its nested blocks)."""
-    if isinstance(s, (ForS, IfS, WhileS)):
-        return []
-    out, stack = [], [s]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, E.Method):
-            out.append(x)
-        if isinstance(x, (tuple, list)):
-            stack.extend(x)
-        elif hasattr(x, "__dataclass_fields__"):
-            stack.extend(vars(x).values())
-    return out
 
 
 def _adds_to(s, d: str) -> bool:
@@ -337,11 +277,7 @@ def _adds_to(s, d: str) -> bool:
     )
 
 
-# runtime helpers that return a new value, or one of their arguments, and change nothing (scatter_add and
-# take_and_clear add into their first argument: not these)
-UNNEEDED_HELPERS = frozenset(
-    ("@unbroadcast", "@unreduce", "@sum_all", "@array_like", "@unjoin", "@unjoin_all", "@distinct")
-)
+UNNEEDED_HELPERS = frozenset("@" + name for name in VALUES)  # (rules.helpers: they change nothing)
 
 
 def unneeded_if_unread(e) -> bool:

@@ -22,7 +22,7 @@ import functools
 from . import arrays as N
 from . import scalar as S
 from .custom import CUSTOM, defrule, output_size
-from .helpers import CHANGES, HELPER_REVERSE, HELPER_RULES, INERT, MAKES, helper_jvp
+from .helpers import CHANGES, HELPER_REVERSE, HELPER_RULES, INERT, MAKES, VALUES, helper_jvp
 from ..ir.expr import Call, Expr, Name, Num, sum_exprs
 
 # The tables both modes read: scalar rules, then NumPy's.
@@ -212,6 +212,7 @@ __all__ = [
     "PARTIALS",
     "PRIMS",
     "REVERSE",
+    "VALUES",
     "VARIADIC",
     "defrule",
     "differentiable_slots",

@@ -16,6 +16,16 @@ CHANGES = (
     "add_tiled_into",
 )  # add their second argument into their first, in place
 INERT = ("reject_ints", "expect", "argmax", "argmin")  # no derivative at all
+VALUES = (
+    "unbroadcast",
+    "unreduce",
+    "sum_all",
+    "array_like",
+    "unjoin",
+    "unjoin_all",
+    "distinct",
+)  # return a new value, or one of their arguments, and change nothing (scatter_add and take_and_clear add
+# into their first argument: not these)
 
 # Runtime helpers of generated NumPy code, as primitives (so derivative code can itself be
 # differentiated in forward mode): which arguments each is linear in, jointly ("linear"), one at a

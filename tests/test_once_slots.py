@@ -1,0 +1,99 @@
+"""A split sweep's branch outside every loop (issue 35): it runs at most once a call, so what it keeps for
+the adjoint, and which way it went, are variables (``kept = (...)``, ``taken = True``) returned with the
+residuals, not lists appended and popped (three lists a call of GradBench ba's rodrigues).  Each function
+against central differences, on both targets; the generated code read for its lists."""
+
+import re
+
+import numpy as np
+import pytest
+
+import adcompiler
+import slot_funcs as S
+
+RNG = np.random.default_rng(35)
+CASES = [
+    (S.rotated, (RNG.normal(size=3), RNG.normal(size=3))),
+    (S.rotated, (np.zeros(3), RNG.normal(size=3))),  # the other branch
+    (S.calls_nested, (0.7, 0.4)),
+    (S.calls_nested, (0.7, -0.4)),
+    (S.calls_nested, (-0.7, 0.4)),
+    (S.calls_counted, (0.6, 4)),
+    (S.calls_counted, (0.6, 1)),  # counted(x * 0.5, -1): the loop's branch not taken
+    (S.looped, (0.3, 4)),
+    (S.calls_power, (0.8,)),
+]
+
+
+def _central(fn, args, k, h=1e-6):
+    x = np.array(args[k], dtype=float)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        for sign in (1, -1):
+            y = x.copy()
+            y[i] += sign * h
+            g[i] += sign * fn(*args[:k], y if y.ndim else float(y), *args[k + 1 :]) / (2 * h)
+    return g
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("fn, args", CASES, ids=[f"{c[0].__name__}-{k}" for k, c in enumerate(CASES)])
+def test_gradient(fn, args, backend):
+    if backend == "numba":
+        pytest.importorskip("numba")
+    wrt = tuple(k for k, a in enumerate(args) if not isinstance(a, int))
+    d = adcompiler.differentiate(fn, wrt=wrt, backend=backend)
+    value, cts = d.vjp(args, 1.0)
+    assert value == pytest.approx(fn(*args), rel=1e-12)
+    for k, c in zip(wrt, cts):
+        np.testing.assert_allclose(c, _central(fn, args, k), rtol=1e-6, atol=1e-7)
+
+
+def _sweeps(fn, args, callee):
+    """The forward and reverse sweeps of ``callee`` in the reverse code of ``fn``."""
+    d = adcompiler.differentiate(fn)
+    d.vjp(args, 1.0)
+    source = d.source("reverse")
+    start = re.search(rf"def {callee}\w*_forward_sweep", source).start()
+    end = source.find("\ndef ", re.search(rf"def {callee}\w*_reverse_sweep", source).start())
+    return source[start : end if end > 0 else None]
+
+
+@pytest.mark.parametrize(
+    "fn, args, callee",
+    [
+        (S.rotated, CASES[0][1], "rodrigues"),
+        (S.calls_nested, CASES[2][1], "nested"),
+    ],
+)
+def test_a_branch_outside_loops_keeps_no_list(fn, args, callee):
+    code = _sweeps(fn, args, callee)
+    assert "= []" not in code and ".append(" not in code and ".pop()" not in code, code
+    assert "taken" in code and "kept" in code, code
+
+
+def test_a_loop_in_such_a_branch_keeps_its_count_in_a_slot():
+    """The loop's body pushes onto a list (it runs many times), its trip count after it a slot."""
+    code = _sweeps(S.calls_counted, CASES[5][1], "counted")
+    assert code.count("= []") == 1 and "kept = (n_iter,)" in code and "(n_iter,) = kept" in code, code
+
+
+def test_rodrigues_slots():
+    """Its branch taken is a flag set by the branch, what each branch keeps a tuple (of one name, too)."""
+    code = _sweeps(S.rotated, CASES[0][1], "rodrigues")
+    assert code.count(" = None\n") == 2 and code.count("taken = False\n") == 1, code
+    assert code.count("taken = True\n") == 1 and "(t" in code and ",) = kept" in code, code
+
+
+def test_a_branch_in_a_loop_still_pops():
+    code = _sweeps(S.looped, CASES[7][1], "branch_in_loop")
+    assert ".append(True)" in code and ".pop()" in code, code
+
+
+def test_numba_levels_sharing_tapes_keep_lists():
+    """Under Numba a function that calls itself pushes onto one set of tapes for every level (lists)."""
+    pytest.importorskip("numba")
+    d = adcompiler.differentiate(S.calls_power, backend="numba")
+    d.vjp((0.8,), 1.0)
+    code = d.source("reverse")
+    assert "taken" not in code and ".append(" in code, code
