@@ -56,7 +56,9 @@ def insert_dups(fn: Function, namer: Namer) -> Function:
                 out.append(If(test, block(stmt.body), block(stmt.orelse), stmt.line))
             elif isinstance(stmt, For):
                 start, stop, step = rename(stmt.start), rename(stmt.stop), rename(stmt.step)
-                out.append(For(stmt.target, start, stop, step, block(stmt.body, (stmt.target,)), stmt.line, stmt.parallel))
+                out.append(
+                    For(stmt.target, start, stop, step, block(stmt.body, (stmt.target,)), stmt.line, stmt.parallel)
+                )
             elif isinstance(stmt, While):
                 header = block(stmt.header)
                 out.append(While(header, rename(stmt.test), block(stmt.body), stmt.line))
