@@ -83,3 +83,22 @@ def power(x, n):
 
 def calls_power(x):
     return power(np.sin(x), 5)
+
+
+def squares(x, y):
+    return x[0] * x[0] - y[0] * y[0] + x[1] * y[1]
+
+
+def listed_or_called(x, y, listed):
+    """A branch outside every loop that keeps a list of numbers (``np.array([d0, d1])``) and the residuals
+    of calls (GradBench saddle's ``grad_y``): under Numba it keeps tapes (a slot holding a list failed in
+    Numba's lowering)."""
+    if listed:
+        d0 = squares(x, y) * x[0]
+        d1 = squares(y, x) * y[1]
+        return np.array([d0, d1])
+    return squares(x, y) * y
+
+
+def calls_listed(x, y, listed):
+    return np.sum(listed_or_called(x, y, listed) * x)

@@ -22,6 +22,8 @@ CASES = [
     (S.calls_counted, (0.6, 1)),  # counted(x * 0.5, -1): the loop's branch not taken
     (S.looped, (0.3, 4)),
     (S.calls_power, (0.8,)),
+    (S.calls_listed, (RNG.normal(size=2), RNG.normal(size=2), True)),
+    (S.calls_listed, (RNG.normal(size=2), RNG.normal(size=2), False)),
 ]
 
 

@@ -457,12 +457,23 @@ def _runs_once(plan: TapePlan, program):
     origin = plan.facts.origin
     if plan.options.recompute_recursion and (origin is None or fn_recursive(program, origin)):
         return lambda key: False
+    if plan.options.typed_zeros and (plan.containers or any(_calls(plan.fn.body))):
+        return lambda key: False  # (Numba: a slot, None until set, holding a list fails in LLVM; see below)
     return (
         lambda key: key[0] in _SLOT_KINDS
         and len(key) == 2
         and key[1][:-1] in plan.loop_of
         and plan.loop_of[key[1][:-1]] is None
     )
+
+
+def _calls(body):
+    """The calls of user functions in ``body`` (their residuals may hold lists).  Under Numba
+    (``typed_zeros``) a function holding lists or calling others keeps tapes at every site: a value that
+    is None on one path and a tuple holding a (reflected) list on the other, handed from a forward sweep
+    to its reverse sweep, fails in Numba's lowering ("Instruction does not dominate all uses": GradBench
+    saddle's grad_y)."""
+    return (s for s in walk(body) if isinstance(s, Eq) and s.prim == "call")
 
 
 def recomputed(plan: TapePlan, program, eq: Eq) -> bool:
