@@ -24,7 +24,7 @@ from ..ir.nodes import Def, Do, ForS, IfS, WhileS
 from ..compile.collector import no_cycle_collection
 from ..compile.load import load
 from ..compile.pipeline import BUILDING
-from ..modes.plan import reaches_recursion
+from ..modes.callgraph import reaches_recursion
 from ..front.environment import Scope, cells_of, namespace_of
 from .trees import converts, narrow_floats
 

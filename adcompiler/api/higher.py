@@ -27,7 +27,7 @@ from ..compile.pipeline import BUILDING
 from .trees import converts, fields, make
 from ..ir.nodes import Eq, walk
 from ..rules import HELPER_RULES
-from ..modes.plan import may_draw
+from ..modes.callgraph import may_draw
 from .arguments import checked_ct, checked_tangents
 from .trees import any_records
 from .hvp import reverse_differentiable
@@ -312,7 +312,7 @@ def _kinds_of(ndarray):
 
 
 def _draws(d: Differentiable, sig) -> bool:
-    """Whether the function may draw from ``np.random``'s generator (``modes.plan.may_draw``): then the
+    """Whether the function may draw from ``np.random``'s generator (``modes.callgraph.may_draw``): then the
     passes of one Jacobian or Hessian each start from one state of it (``_from_one_state``)."""
     key = ("draws", sig)
     if key not in d.derived:

@@ -27,7 +27,8 @@ from ..rules import CHANGES
 from ..lower.dup import DUP
 from .adjoints import Adjoints
 from .checkpoint import checkpoint_plan, rev_checkpointed
-from .plan import Kept, Keeping, LoopKept, TapePlan, body_of, callees, placed
+from .callgraph import callees
+from .plan import Kept, Keeping, LoopKept, TapePlan, body_of, placed
 from .parallel import parallel_adjoint, runs_parallel
 from .primal import PrimalSweep
 from .rereads import Rereads
