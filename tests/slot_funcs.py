@@ -3,19 +3,11 @@ a branch keeps for the adjoint is a variable (a slot), not a list; and their nei
 (a branch in a loop, a function that calls itself)."""
 
 import numpy as np
-
-
-def rodrigues(rot, X):
-    sqtheta = np.sum(rot * rot)
-    if sqtheta != 0.0:
-        theta = np.sqrt(sqtheta)
-        w = rot / theta
-        return X * np.cos(theta) + np.cross(w, X) * np.sin(theta) + w * (np.dot(w, X) * (1.0 - np.cos(theta)))
-    return X + np.cross(rot, X)
+from small_array_funcs import rotate  # (ba's rodrigues)
 
 
 def rotated(rot, X):
-    return np.sum(rodrigues(rot, X) * np.array([1.0, 2.0, 3.0]))
+    return np.sum(rotate(rot, X) * np.array([1.0, 2.0, 3.0]))
 
 
 def nested(x, y):

@@ -44,17 +44,6 @@ def test_a_copy_of_lists_shares_them():
     _check(F.rows_copied, 0.7)
 
 
-JOINED = [(F.stacked_in_a_loop, X), (F.joined_unread, X)]
-
-
-@pytest.mark.parametrize("f, x", JOINED, ids=[c[0].__name__ for c in JOINED])
-@pytest.mark.parametrize("backend", ["python", "numba"])
-def test_a_joined_copy_gets_its_shadow_from_the_join(f, x, backend):
-    if backend == "numba":
-        pytest.importorskip("numba", reason="backend='numba' needs the [numba] extra")
-    _check(f, x, backend=backend)
-
-
 def _lstm_arguments(layers=2, bits=3, characters=5):
     rng = np.random.default_rng(7)
     main = rng.normal(size=(2 * layers, 4 * bits))
@@ -91,12 +80,17 @@ def _on_autograd(f, anp):
     return space[f.__name__]
 
 
-LAST = [(F.stacked_after_a_read, X), (F.appended_after_the_stack, X)]
+AROUND_JOINS = [  # a joined copy's shadow from the join; a list read or grown around its stack
+    (F.stacked_in_a_loop, X),
+    (F.joined_unread, X),
+    (F.stacked_after_a_read, X),
+    (F.appended_after_the_stack, X),
+]
 
 
-@pytest.mark.parametrize("f, x", LAST, ids=[c[0].__name__ for c in LAST])
+@pytest.mark.parametrize("f, x", AROUND_JOINS, ids=[c[0].__name__ for c in AROUND_JOINS])
 @pytest.mark.parametrize("backend", ["python", "numba"])
-def test_a_list_read_or_grown_around_its_stack(f, x, backend):
+def test_a_joined_copy_gets_its_shadow_from_the_join(f, x, backend):
     if backend == "numba":
         pytest.importorskip("numba", reason="backend='numba' needs the [numba] extra")
     _check(f, x, backend=backend)

@@ -77,7 +77,7 @@ def test_numba_sums_fold_into_one_expression():
     """rodrigues's X adjoint: one line a way, the sums folded (Numba makes one array of an expression)."""
     pytest.importorskip("numba")
     body = _reverse(slot_funcs.rotated, (RNG.normal(size=3), RNG.normal(size=3)), "numba")
-    body = body[body.index("def rodrigues_reverse_sweep") :]
+    body = body[body.index("def rotate_reverse_sweep") :]
     assert len(re.findall(r"\n\s+d_X_\d+ = ", body)) == 2, body
     assert "d_w = unbroadcast(np.cross(X, d_t5), w) + (" in body, body
 

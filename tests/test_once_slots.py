@@ -54,7 +54,7 @@ def _sweeps(fn, args, callee):
 @pytest.mark.parametrize(
     "fn, args, callee",
     [
-        (S.rotated, CASES[0][1], "rodrigues"),
+        (S.rotated, CASES[0][1], "rotate"),
         (S.calls_nested, CASES[2][1], "nested"),
     ],
 )
@@ -72,7 +72,7 @@ def test_a_loop_in_such_a_branch_keeps_its_count_in_a_slot():
 
 def test_rodrigues_slots():
     """Its branch taken is a flag set by the branch, what each branch keeps a tuple (of one name, too)."""
-    code = _sweeps(S.rotated, CASES[0][1], "rodrigues")
+    code = _sweeps(S.rotated, CASES[0][1], "rotate")
     assert code.count(" = None\n") == 2 and code.count("taken = False\n") == 1, code
     assert code.count("taken = True\n") == 1 and "(t" in code and ",) = kept" in code, code
 
