@@ -89,3 +89,51 @@ def test_numba_levels_sharing_tapes_keep_lists():
     d.vjp((0.8,), 1.0)
     code = d.source("reverse")
     assert "taken" not in code and ".append(" in code, code
+
+
+def _branch_program(rng) -> str:
+    """A helper whose branch outside every loop keeps what the saddle bug needed (a list of numbers made
+    an array, a call's residuals, a tuple), drawn at random, and a caller reducing it to a number."""
+    keeps = {
+        "listed": "np.array([part(x, y) * x[0], part(y, x) * y[1]])",
+        "called": "part(x, y) * y",
+        "tupled": "np.array(list((x[0] * y[1], part(x, x))))",
+        "plain": "x * y + np.sin(x)",
+    }
+    taken, other = rng.choice(sorted(keeps), 2, replace=False)
+    test = rng.choice(["flag", "x[0] > 0.0", "np.sum(y) < 0.5"])
+    return f"""import numpy as np
+
+
+def part(x, y):
+    return x[0] * x[0] - y[0] * y[1]
+
+
+def helper(x, y, flag):
+    if {test}:
+        return {keeps[taken]}
+    return {keeps[other]}
+
+
+def f(x, y, flag):
+    return np.sum(helper(x, y, flag) * x) + np.sum(y * y)
+"""
+
+
+@pytest.mark.parametrize("seed", [*range(4), *(pytest.param(s, marks=pytest.mark.slow) for s in range(4, 10))])
+def test_generated_branches_outside_loops_on_both_targets(seed, tmp_path):
+    """A generator of the programs the saddle bug lived in (a slot holding a list, under Numba, failed in
+    its lowering): each against central differences, and backend="numba" against the python backend."""
+    pytest.importorskip("numba")
+    from adcompiler.testing.fuzz.check import load_module
+
+    rng = np.random.default_rng(seed)
+    source = _branch_program(rng)
+    module = load_module(source, str(tmp_path), f"branches{seed}")
+    for flag in (True, False):
+        args = (rng.normal(size=2), rng.normal(size=2), flag)
+        python = adcompiler.differentiate(module.f, wrt=("x", "y")).grad(*args)
+        numba_ = adcompiler.differentiate(module.f, wrt=("x", "y"), backend="numba").grad(*args)
+        for k in (0, 1):
+            np.testing.assert_allclose(python[k], central_grad(module.f, args, k), rtol=1e-6, atol=1e-7, err_msg=source)
+            np.testing.assert_allclose(numba_[k], python[k], rtol=1e-12, atol=1e-14, err_msg=source)
