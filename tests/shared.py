@@ -8,6 +8,9 @@
   subprocess (``returncode``, ``stdout``, ``stderr``).  Use a real subprocess only where the process is the
   point: the console script, ``python -m adcompiler``, a written module imported where adcompiler is not,
   what the interpreter leaves on disk (``__pycache__``), or a file whose top level may end the process.
+- ``BACKENDS``: ``("python", "numba")`` with the Numba case marked slow, for a check whose Numba side the
+  default suite makes elsewhere (tests/test_numba_agrees.py holds the Numba target to the python backend on
+  every feature the target does something of its own for; a bug found under Numba gets a row there).
 """
 
 from __future__ import annotations
@@ -20,7 +23,11 @@ import os
 import sys
 import traceback
 
+import pytest
+
 import adcompiler
+
+BACKENDS = ("python", pytest.param("numba", marks=pytest.mark.slow))
 
 
 def derivative(fn, wrt=None, backend="python", **options):

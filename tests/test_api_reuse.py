@@ -10,6 +10,7 @@ import adcompiler
 from adcompiler.errors import UnsupportedSyntaxError
 from adcompiler.api import differentiable as D
 from adcompiler.api import transforms as T
+from shared import BACKENDS
 
 
 def bowl(x, y):
@@ -110,7 +111,7 @@ def flagged(x, w, squared):
     return np.sum(np.sin(x)) * w
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_bool_argument_takes_the_fast_entry_and_its_value_still_chooses(backend):
     """particle's and saddle's ``d.grad(w, inner_forward)``: a bool not differentiated went to the
     checking method on every call."""

@@ -12,6 +12,7 @@ import pytest
 import adcompiler
 import copied_list_funcs as F
 from oracle import central_grad
+from shared import BACKENDS
 
 X = np.array([0.3, -1.2, 0.7])
 CASES = [
@@ -34,7 +35,11 @@ def test_python_gradient_against_differences(f, x, checkpoint):
     _check(f, x, checkpoint=checkpoint)
 
 
-@pytest.mark.parametrize("f, x", CASES, ids=[c[0].__name__ for c in CASES])
+@pytest.mark.parametrize(
+    "f, x",
+    [c if c[0] is F.copied else pytest.param(*c, marks=pytest.mark.slow) for c in CASES],
+    ids=[c[0].__name__ for c in CASES],
+)
 def test_numba_gradient_against_differences(f, x):
     pytest.importorskip("numba", reason="backend='numba' needs the [numba] extra")
     _check(f, x, backend="numba")
@@ -53,7 +58,7 @@ def _lstm_arguments(layers=2, bits=3, characters=5):
     return main, extra, state, sequence
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_lstm_against_autograd(backend):
     """The join's copy in the reverse sweep of the calls: no zeros, no list(d_new_state), no add_into
     of the stack's cotangent; the gradient autograd's (the same source run on autograd.numpy)."""
@@ -89,14 +94,14 @@ AROUND_JOINS = [  # a joined copy's shadow from the join; a list read or grown a
 
 
 @pytest.mark.parametrize("f, x", AROUND_JOINS, ids=[c[0].__name__ for c in AROUND_JOINS])
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_joined_copy_gets_its_shadow_from_the_join(f, x, backend):
     if backend == "numba":
         pytest.importorskip("numba", reason="backend='numba' needs the [numba] extra")
     _check(f, x, backend=backend)
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_stacked_parameters_take_the_pieces(backend):
     """The list's shadow is the stack's pieces (views of the cotangent): w's cotangent their sum, the
     caller's cotangent unchanged."""
@@ -112,7 +117,7 @@ def test_stacked_parameters_take_the_pieces(backend):
     np.testing.assert_array_equal(g, kept)
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_stack_no_cotangent_reaches(backend):
     """A Jacobian's rows of the number output: the stack's cotangent a literal zero, its list's shadow zeros."""
     if backend == "numba":

@@ -11,6 +11,7 @@ import pytest
 
 import adcompiler
 from oracle import central_grad
+from shared import BACKENDS
 
 
 def scaled(w, x):
@@ -48,7 +49,7 @@ def test_no_adjoint_is_left_unread():
     assert [n for n in unread(str(d.source("reverse"))) if ": d_" in n] == []
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_gradient_against_differences(backend):
     if backend == "numba":
         pytest.importorskip("numba", reason="backend='numba' needs the [numba] extra")

@@ -70,6 +70,7 @@ def test_a_two_hundred_branch_elif_chain_in_every_mode(tmp_path):
         assert _nesting(d.source(stage)) < 2 * LINKS, stage  # the generated nesting does not grow with the chain
 
 
+@pytest.mark.slow  # conditional expressions nested: test_chains_through_the_body_and_of_and_tests by default
 def test_a_two_hundred_way_conditional_expression_and_its_hessian(tmp_path):
     expr = "x"
     for k in range(200):
@@ -160,6 +161,7 @@ def _function(body):
     return namespace["g"], source
 
 
+@pytest.mark.slow
 def test_a_long_chain_under_numba(tmp_path):
     pytest.importorskip("numba")
     f = _module(tmp_path, "numba_chain", _elif_chain(LINKS + 8)).f

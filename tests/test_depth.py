@@ -41,6 +41,7 @@ def test_two_hundred_minus_signs(tmp_path):
     assert value == pytest.approx(0.21, rel=1e-15) and cotangents == pytest.approx((0.7, 0.3), rel=1e-15)
 
 
+@pytest.mark.slow  # a long sum: test_cli_static's long sums and the chains of test_deep_nesting by default
 def test_three_hundred_term_sum(tmp_path):
     terms = " + ".join(f"{i}.0 * x * y" for i in range(300))
     path, m = _module(tmp_path, "terms", f"def f(x, y):\n    return {terms} - x\n")

@@ -9,6 +9,7 @@ import pytest
 
 import adcompiler
 import entry_funcs as F
+from shared import BACKENDS
 
 
 def warmed(fn, *calls):
@@ -299,7 +300,7 @@ def test_a_vjp_with_an_array_cotangent_is_served_by_the_fast_entry(backend, monk
     assert len(calls) == 1 and "vjp" in vars(f)
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_cotangent_unlike_the_first_goes_to_the_checking_method(backend, monkeypatch):
     """A cotangent of the wrong shape (which NumPy would broadcast), of other ndim, of another dtype, or a
     number, in a vjp entry made for an array cotangent: the checking method answers, with the error it
@@ -322,7 +323,7 @@ def test_a_cotangent_unlike_the_first_goes_to_the_checking_method(backend, monke
     assert len(calls) == 1 + 5 * 3 + 2  # the first call, each wrong one twice (warm) and once (fresh), 2 others
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_tuple_output_with_an_array_part_gets_a_vjp_entry(backend, monkeypatch):
     """A tuple output ``(array, number)``: its cotangent ``(array, float)`` is tested part by part, the
     array's shape against the output's after the call."""
@@ -344,7 +345,7 @@ def test_a_tuple_output_with_an_array_part_gets_a_vjp_entry(backend, monkeypatch
     assert "has shape (5,), but its cotangent has shape (4,)" in _outcome(lambda: f.vjp((x, y), bad))[1]
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_an_int_argument_not_differentiated_does_not_keep_grad_on_the_checking_method(backend, monkeypatch):
     """``f.grad(x, n)`` with ``n`` an int (a constant: GradBench ode's number of steps): later calls with
     other floats and ints run the fast entry, its ints tested by their type; other kinds still go to the
@@ -385,7 +386,7 @@ def _dot_of_lists(w, x):
     return s
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_list_of_numpy_floats_passes_the_quick_test(backend, monkeypatch):
     """``list(array)`` gives NumPy float64 scalars, which the signature describes as floats: the fast entry's
     quick test takes them (and lists mixing them with Python floats) as it takes floats, without

@@ -9,6 +9,7 @@ import pytest
 import adcompiler
 import inline_call_funcs as F
 from oracle import central_diff, central_grad
+from shared import BACKENDS
 
 
 def _anf(fn):
@@ -73,7 +74,7 @@ def test_one_argument_for_two_parameters_one_of_them_assigned(a):
     assert math.isfinite(adcompiler.hessian_matrix(F.argument_twice)(a)[0][0])
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_elementwise_numpy_helpers_are_written_in_place(backend):
     """_sigmoid on arrays: its result a new array, written in place (GradBench lstm: six calls, each a
     tuple of residuals and two sweeps, a character); _head (a slice) and _product (np.dot) stay calls."""

@@ -10,7 +10,7 @@ import pytest
 
 import adcompiler
 import jacobian_plan_funcs as F
-from shared import derivative
+from shared import BACKENDS, derivative
 
 
 def differences(f, args, k, eps=1e-6):
@@ -49,7 +49,7 @@ def ba_args(seed):
     return cam, rng.uniform(-1, 1, 3), 0.5 + rng.uniform(), rng.uniform(-1, 1, 2)
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("mode", ["reverse", "forward", "auto"])
 def test_second_call_runs_no_primal(backend, mode):
     if backend == "numba":

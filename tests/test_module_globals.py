@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import adcompiler
+from shared import BACKENDS
 
 HELPERS = """import math
 import numpy as np
@@ -51,7 +52,7 @@ def modules(tmp_path, request):
         sys.modules.pop(user, None)
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_helper_of_another_module_reads_its_own_globals(modules, backend):
     if backend == "numba":
         pytest.importorskip("numba")

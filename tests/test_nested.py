@@ -176,8 +176,8 @@ def test_array_of_a_list_unused_in_the_last_pass():
     assert adcompiler.grad(N.last_pass_unused)(0.5) == pytest.approx(-3.0, rel=1e-12)  # s = -3 x w
 
 
-NUMBA_OUTER = (N.grad_norm_reverse,)  # the others (reverse over reverse for both arguments, the third order, a
-# forward outer mode, each one long compile) with --runslow
+NUMBA_OUTER = ()  # (each one long compile) with --runslow: test_numba_forward_over_an_inner_derivative_against_differences
+# and test_numba_runs_a_helper_holding_an_inner_derivative_that_is_not_differentiated by default
 
 
 @pytest.mark.parametrize(

@@ -49,7 +49,7 @@ def compiled(d, mode="grad"):
         (F.poly, (0.7, 1.3), None),
         (F.branchy, (0.4, 1.1), None),
         pytest.param(F.branchy, (1.4, 0.3), None, marks=SLOW),
-        (F.early_return, (0.3,), None),
+        pytest.param(F.early_return, (0.3,), None, marks=SLOW),  # early returns: the control-flow rows of the table
         pytest.param(F.early_return, (2.0,), None, marks=SLOW),
         (F.calls, (0.3, -0.8), None),
         (F.loop_jumps, (0.9, 12), ("x",)),
@@ -68,6 +68,7 @@ def test_newton_while_loop_reverse():
     assert d.jvp((2.0,), (1.0,))[1] == pytest.approx(0.5 / math.sqrt(2.0), rel=1e-10)
 
 
+@pytest.mark.slow  # recursion: test_determinant_by_minors_recursion... by default
 def test_recursion_both_modes_with_recomputed_residuals():
     d = numba_d(F.power, wrt=("x",))
     assert d.jvp((1.3, 7), (1.0,))[1] == pytest.approx(7 * 1.3**6, rel=1e-12)
@@ -104,6 +105,7 @@ def test_recursion_over_arrays_written_in_place_shares_its_tapes():
     assert np.allclose(g, derivative(F.array_depth_written, wrt=("a",)).grad(a, 3), rtol=1e-13, atol=0)
 
 
+@pytest.mark.slow  # recursion: test_recursion_both_modes_with_recomputed_residuals by default
 def test_a_recursive_call_pushes_onto_its_callers_tapes():
     """The reverse sweep of det by minors hands its tapes to its calls of itself, and runs no forward
     sweep again (each level's residuals are on the tapes the first level made): the module Numba
@@ -134,6 +136,7 @@ def test_determinant_by_minors_recursion_over_an_array_with_slices_and_joins_of_
     assert tangent == pytest.approx(float(np.sum(expected * V)), rel=1e-10)
 
 
+@pytest.mark.slow
 def test_a_user_function_handed_a_list_runs_generated_code():
     """doubled_length(cols) is len(cols[1:] + cols[1:]) = 4 in Python; compiled as written, on the
     array cols is there, + adds (2): the call runs the generated code, whose join is Python's."""
@@ -183,6 +186,7 @@ def test_list_output_built_with_append():
     assert ct == pytest.approx([2 * 0.5, 2 * 2 * -1.5])
 
 
+@pytest.mark.slow  # NumPy code: the rows and the rule sample of tests/test_numba_agrees.py by default
 def test_numpy_against_autograd():
     rng = np.random.default_rng(0)
     w, x = rng.normal(size=(4, 3)), rng.normal(size=3)
@@ -222,6 +226,7 @@ def test_a_list_argument_and_a_built_list_in_one_variable():
     assert "a list argument (an array there) and a list the code builds" in message
 
 
+@pytest.mark.slow  # lists of arrays: test_numpy_layers_in_a_list_of_tuples covers them by default
 def test_network_on_lists_against_autograd_both_modes():
     rng = np.random.default_rng(12)
     shapes = ((4, 3), (2, 4))
@@ -249,6 +254,7 @@ def test_network_on_lists_against_autograd_both_modes():
     assert tangent == pytest.approx(sum(float(np.sum(np.multiply(e, t))) for e, t in zip(expected, t_flat)), rel=1e-10)
 
 
+@pytest.mark.slow
 def test_array_parameter_read_in_a_loop_and_after_it_against_autograd():
     """w's two uses are two dup copies: its adjoint accumulator starts as zeros of w's shape (one type)."""
     rng = np.random.default_rng(3)
@@ -264,6 +270,7 @@ def test_unknown_backend_refused():
         adcompiler.differentiate(F.poly, backend="jax")
 
 
+@pytest.mark.slow  # slices and joins: the minors row of tests/test_numba_agrees.py by default
 def test_slices_and_gathers_of_arrays_against_autograd():
     rng = np.random.default_rng(2)
     state = rng.normal(size=(3, 4))
@@ -295,6 +302,7 @@ def test_adjoint_loops_run_forward_summing_in_another_order_and_indices_stay_che
         numba_d(F.dot).grad([1.0, 2.0, 3.0], [1.0, 2.0])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "lengths", [pytest.param((5, 5, 5), marks=SLOW), pytest.param((7, 7, 7), marks=SLOW), (5, 7, 6)]
 )
@@ -364,6 +372,7 @@ def test_which_adjoint_loops_may_run_forward(body, forward):
     assert runs_forward(loop, function, {"np", "math"}, "__adc_comment__", {"np.zeros"}) is forward
 
 
+@pytest.mark.slow  # broadcasts: the broadcast rows of tests/test_numba_agrees.py by default
 @pytest.mark.parametrize(
     "fn, shapes",
     [
@@ -441,7 +450,7 @@ def test_a_write_at_an_array_of_indices_is_refused_at_its_line():
 
 @pytest.mark.parametrize(
     "fn, args",
-    [(F.joined, (1.5, 0.5)), (F.repeated, (1.5, [1.0, 2.0])), pytest.param(F.appended, (0.7, [1.0, -2.0]), marks=SLOW)],
+    [(F.joined, (1.5, 0.5)), pytest.param(F.repeated, (1.5, [1.0, 2.0]), marks=SLOW), pytest.param(F.appended, (0.7, [1.0, -2.0]), marks=SLOW)],
 )
 def test_lists_joined_and_repeated_in_both_modes_and_at_second_order(fn, args):
     """xs + ys and xs * n of lists are calls in compiled code, where lists are arrays (+ added and *
@@ -457,6 +466,7 @@ def test_lists_joined_and_repeated_in_both_modes_and_at_second_order(fn, args):
     )
 
 
+@pytest.mark.slow
 def test_a_slice_of_a_list_is_a_new_list_in_both_modes():
     """A slice of a list is a copy in Python and would be a view of the array the list is in compiled code
     (forward mode gave 22.0 where Python gives 20.0, until it was refused on 2026-11-26): each slice is
@@ -509,6 +519,7 @@ def test_writes_and_reads_at_arrays_of_coordinates():
     assert "write_at" in inspect.getsource(compiled(d).py_func)
 
 
+@pytest.mark.slow  # writes: the writes row of tests/test_numba_agrees.py by default
 def test_a_place_written_twice_keeps_the_last_value_and_its_cotangent():
     v, x = np.array([1.5, -2.0, 0.7]), 0.3
     d, python = numba_d(F.written_twice), derivative(F.written_twice)
@@ -519,6 +530,7 @@ def test_a_place_written_twice_keeps_the_last_value_and_its_cotangent():
     assert np.allclose(g_v, central_grad(F.written_twice, (v, x), 0), rtol=1e-7)
 
 
+@pytest.mark.slow
 def test_the_diagonal_of_a_matrix():
     M = np.arange(9.0).reshape(3, 3) / 7.0
     g = numba_d(F.diagonal_of).grad(M)
@@ -526,6 +538,7 @@ def test_the_diagonal_of_a_matrix():
     assert np.allclose(g, central_grad(F.diagonal_of, (M,), 0), rtol=1e-7)
 
 
+@pytest.mark.slow
 def test_a_loop_accumulator_of_an_array_adds_in_place():
     """d_w = d_w + e in the adjoint loop is d_w += e (no array of w's shape made each iteration), with the
     python backend's gradient."""
@@ -588,6 +601,7 @@ def test_a_draw_is_refused_at_its_line():
         assert 'backend="python"' in str(refused.value)
 
 
+@pytest.mark.slow
 def test_reverse_jacobian_rows_by_compiled_vjps():
     """The reverse Jacobian under Numba: one compiled vjp per output number, against autograd's, on
     later calls with other values too, and through the checking path for other kinds of arguments."""

@@ -82,7 +82,7 @@ def hessian_checked(fn, args, wrt=None):
         (F.list_loop, ([0.3, -0.7, 1.2, 0.9, 1.5], 0.8), None),
         pytest.param(F.list_while, ([0.6, -0.4, 0.9], 0.7), None, marks=pytest.mark.slow),
         (F.mat_vec_sum, ([[0.1, 0.2, -0.3], [0.3, 0.5, 0.7]], [1.0, -2.0, 0.5]), None),
-        (F.dot, ([1.0, -2.0, 0.5], [0.3, 0.2, -1.5]), None),
+        pytest.param(F.dot, ([1.0, -2.0, 0.5], [0.3, 0.2, -1.5]), None, marks=pytest.mark.slow),  # (lists: list_loop)
     ],
 )
 def test_hessian_of_scalar_and_list_code_against_autograd(fn, args, wrt):
@@ -137,6 +137,7 @@ def test_hvp_against_h_times_v_structured():
     np.testing.assert_allclose(hv_xs + [hv_c], h @ v, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.slow  # hvps of arrays under Numba: tests/test_numba_kmeans.py's by default
 def test_hvp_of_arrays_keeps_their_shapes_and_is_scipys_hessp():
     rng = np.random.default_rng(10)
     w, x = rng.normal(size=(3, 2)), rng.normal(size=2)

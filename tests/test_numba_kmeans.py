@@ -16,6 +16,7 @@ anp = pytest.importorskip("autograd.numpy")
 import adcompiler  # noqa: E402
 from adcompiler.api.transforms import differentiable  # noqa: E402
 from adcompiler.targets.numba import live  # noqa: E402
+from shared import BACKENDS  # noqa: E402
 
 
 def kmeans_cost(points, centroids):
@@ -60,7 +61,7 @@ def counts(points, centroids):
     return np.bincount(nearest, minlength=len(centroids))[:, None] * np.ones((1, centroids.shape[1]))
 
 
-@pytest.mark.parametrize("fn", [kmeans_cost, kmeans_matmul])
+@pytest.mark.parametrize("fn", [kmeans_cost, pytest.param(kmeans_matmul, marks=pytest.mark.slow)])
 def test_kmeans_gradient_and_hessian_diagonal_under_numba(fn):
     """GradBench's dir: J against autograd's, H v (v ones) the analytic diagonal 2 (points nearest each
     centroid), on the first call and on later ones (the fast call), on inputs of two sizes."""
@@ -114,6 +115,7 @@ def test_later_hvp_calls_go_to_the_gradient_codes_forward_entry(monkeypatch):
         hvp((points, centroids), np.ones((2, 2)))
 
 
+@pytest.mark.slow  # hvps under Numba: test_hvp_under_numba_is_the_tangent_of_the_gradient_code by default
 @pytest.mark.parametrize("formulation", ["cost", "cost_matmul"])
 def test_python_and_numba_hvp_agree(formulation):
     fn = {"cost": kmeans_cost, "cost_matmul": kmeans_matmul}[formulation]
@@ -140,7 +142,7 @@ def _unbroadcast(g, x):
     return live.unbroadcast(g, x)
 
 
-@pytest.mark.parametrize("nd", [1, 2, pytest.param(3, marks=pytest.mark.slow), pytest.param(4, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("nd", [1, pytest.param(2, marks=pytest.mark.slow), pytest.param(3, marks=pytest.mark.slow), pytest.param(4, marks=pytest.mark.slow)])
 def test_unbroadcast_sums_every_small_shape_as_numpy_does(nd):
     """g summed down to x's shape, for every shape of ``nd`` axes of lengths 1 to 3 and every x it
     broadcasts from (leading axes left out, axes of length 1), g C- and F-ordered and a strided view
@@ -233,6 +235,7 @@ def numpy_extreme_vjp(g, x, z, axis, kept):
         return mask * gg / np.sum(mask, axis=axis, keepdims=True)
 
 
+@pytest.mark.slow  # min along an axis: the nearest row of tests/test_numba_agrees.py by default
 def test_the_cotangent_of_min_along_an_axis_as_numpy():
     rng = np.random.default_rng(9)
     x = np.round(rng.normal(size=(20, 5)) * 2) / 2  # (ties: the cotangent shared among them)
@@ -284,7 +287,7 @@ def sines(x, w):
     return np.sum(w * np.sin(x))
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_later_hvp_calls_follow_a_function_whose_code_is_replaced(backend):
     """The products kept for later calls are dropped with the code built, when the function changes."""
     f = type(cubed)(cubed.__code__, cubed.__globals__, "cubed")

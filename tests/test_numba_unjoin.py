@@ -13,6 +13,7 @@ import adcompiler  # noqa: E402
 import join_adjoint_funcs as F  # noqa: E402
 from adcompiler.targets.numba.live import unjoin, unjoin_all  # noqa: E402
 from test_join_adjoints import CASES, differences  # noqa: E402
+from shared import BACKENDS  # noqa: E402
 
 
 @numba.njit
@@ -82,7 +83,7 @@ def test_numba_gradient_against_differences(f, args):
         assert np.allclose(g, differences(f, args, k), rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_pieces_read_again_against_differences(backend):
     rng = np.random.default_rng(11)
     args = (rng.normal(size=4), rng.normal(size=5), rng.normal(size=13))

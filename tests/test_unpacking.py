@@ -58,11 +58,10 @@ def _pair(backend):
 
 
 def _entries_and_backends():
-    """Each entry on both backends; under Numba grad (reverse code) and jvp (forward code) by default, and
-    value_and_grad and vjp (reverse code again, each its own compiled function: half a second each) with
-    --runslow."""
+    """Each entry on both backends; under Numba grad (reverse code) by default, and jvp, value_and_grad and
+    vjp (each its own compiled function: half a second each) with --runslow."""
     return [
-        pytest.param(e, b, marks=[pytest.mark.slow] if b == "numba" and e in ("value_and_grad", "vjp") else [])
+        pytest.param(e, b, marks=[pytest.mark.slow] if b == "numba" and e != "grad" else [])
         for e in sorted(ENTRIES)
         for b in ("python", "numba")
     ]
