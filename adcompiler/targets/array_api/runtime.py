@@ -286,6 +286,12 @@ XP_HELPERS["expect"] = (  # the arguments' checks of a written module: another l
 )
 assert XP_HELPERS["expect"].count("__array_namespace__") == 1 and XP_HELPERS["expect"].count("or array\n") == 1
 
+XP_HELPERS["shape_like"] = '''def shape_like(x):
+    """What the adjoint keeps of an array it reads only for its shape: the array itself (a library's lazy
+    or device array keeps its own memory; NumPy's form keeps a broadcast of one number)."""
+    return x
+'''
+
 XP_HELPERS.update(
     {
         "prod_vjp": '''def prod_vjp(g, x, axis=None, keepdims=False):
