@@ -29,3 +29,15 @@ def broadcast_steps(w, b, s):
         t = w * c
         y = np.tanh(y + t)
     return np.sum(y * y)
+
+
+def sum_rows(w, b, s):
+    """u = p + q of a (m, n) array and a (1, n) one, read by the adjoint for its shape: kept as the shape
+    the arrays it is made of broadcast to."""
+    y = np.zeros(w.shape)
+    for _ in range(s):
+        p = np.sin(w) * 2.0
+        q = b * 0.5
+        u = p + q
+        y = np.tanh(y + u)
+    return np.sum(y * y)

@@ -281,6 +281,13 @@ class _Layout:
                 self._visit(b, site + (k,), looped or is_loop or self.split, site if is_loop else loop)
 
 
+def shape_like(v: E.Expr, shaped: Mapping) -> E.Expr:
+    """``v``, or ``shape_like(...)`` of the names its shape is read of where ``shaped`` holds it."""
+    if isinstance(v, E.Name) and v.id in shaped:
+        return E.Call("@shape_like", tuple(E.Name(n) for n in shaped[v.id]))
+    return v
+
+
 def _frozen(d: dict) -> Mapping:
     return MappingProxyType(dict(d))
 
@@ -352,8 +359,7 @@ class Kept:
         """``tape.append(value)``: what the primal sweep pushes at the push site ``key``; at a slot (a site
         that runs at most once a call), ``kept = (values,)``, and a branch's direction ``taken = True``."""
         name = self.tapes[key]
-        shaped = self.shaped.get(key, ())
-        values = [E.Call("@shape_like", (v,)) if isinstance(v, E.Name) and v.id in shaped else v for v in values]
+        values = [shape_like(v, self.shaped.get(key, {})) for v in values]
         if key in self.slots:
             return Assign((name,), values[0] if key[0] == "branch" else E.Tuple(tuple(values)))
         value = values[0] if len(values) == 1 else E.Tuple(tuple(values))
@@ -390,7 +396,7 @@ class Keeping:
         self.seeded: set = set()
         self.parallel: dict = {}  # site of a prange loop -> parallel.ParallelKept
         self.own: tuple | None = None
-        self.shaped: dict = {}  # push key -> the arrays it keeps as shape_like
+        self.shaped: dict = {}  # push key -> {array kept as shape_like: the names of its shape}
 
     def tape(self, key) -> E.Name:
         """The tape of one push site (a run of lines, a branch, a loop, an array write): a list whose

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from ..analysis import values as V
 from ..ir import expr as E
-from ..ir.nodes import Var
+from ..analysis.same_shapes import ELEMENTWISE
+from ..ir.nodes import Eq, Var, walk
 
 SHAPE_ARGUMENT = {"@unbroadcast": 1, "@unreduce": 1, "@array_like": 1}  # the argument read for its shape
+FLOATS = ("float64", "float32")
 PIECES = {"@unjoin": 4}  # the arguments from this one on: the pieces joined, read for their shapes
 
 
@@ -31,12 +33,12 @@ def read_for_shape(code, names) -> frozenset:
     return frozenset(n for n in names if n in shapes and n not in values)
 
 
-def kept_for_shape(code, names, plan, program) -> frozenset:
+def kept_for_shape(code, names, plan, program) -> dict:
     """Of ``names`` (what a push site keeps for ``code``), the arrays (or values that may be arrays) to keep as
     ``shape_like``: read only for their shape, made by the function (no parameter), no accumulator's model,
-    not changed in place."""
+    not changed in place; each -> the names whose shapes broadcast to its own (``_leaves``)."""
     models = set(program.accumulators.values())
-    return frozenset(
+    shaped = [
         n
         for n in read_for_shape(code, names)
         if n not in plan.fn.params
@@ -44,7 +46,52 @@ def kept_for_shape(code, names, plan, program) -> frozenset:
         and n not in plan.mutable
         and n not in plan.written
         and isinstance(plan.facts.of(Var(n)), (V.Arr, V.Numeric))  # (shape_like keeps a number as it is)
-    )
+    ]
+    if not shaped:
+        return {}
+    made = _made_by(plan)
+    return {n: _leaves(n, made, plan, MAX_LEAVES) for n in shaped}
+
+
+MAX_LEAVES = 6  # shape_like(k1, k2, k3, k4): a few names a reader takes in at once
+
+
+def _made_by(plan) -> dict:
+    """The code's name of each array elementwise arithmetic makes -> its equation (of dup form)."""
+    made: dict = {}
+    slots = set(plan.fn.slots)  # (bound again and again: no value of theirs stays where it was read)
+    for eq in walk(plan.fn.body):
+        if isinstance(eq, Eq) and eq.prim in ELEMENTWISE and len(eq.outs) == 1 and eq.outs[0].name not in slots:
+            made[plan.alias.get(eq.outs[0].name, eq.outs[0].name)] = eq
+    return made
+
+
+def _leaves(name: str, made: dict, plan, most: int) -> tuple:
+    """Names whose shapes broadcast to the shape of ``name``, and of its dtype: ``(k1, k2)`` for ``t12 = k1 + 2 *
+    k2`` (through the temporaries and sums it is made of: ``t15 = t14 + k4`` gives ``(k1, k2, k3, k4)``), so that
+    the primal keeps no sum only for its shape and Numba fuses the line into one loop; ``(name,)`` where it is
+    not made so, of arrays all of its ndim and float dtype (numbers aside), none a slot, or they would be too
+    many."""
+    out = plan.facts.of(Var(name))
+    eq = made.get(name)
+    if eq is None or not _float_array(out):
+        return (name,)
+    leaves: list = []
+    for a in eq.ins:
+        if not isinstance(a, Var):
+            continue
+        aval = plan.facts.of(a)
+        if isinstance(aval, V.Num):
+            continue  # a number changes no shape
+        ref = plan.alias.get(a.name, a.name)
+        if not (_float_array(aval) and aval.ndim == out.ndim and aval.dtype == out.dtype) or a.name in plan.fn.slots:
+            return (name,)
+        leaves += [n for n in _leaves(ref, made, plan, most) if n not in leaves]
+    return tuple(leaves) if 0 < len(leaves) <= most else (name,)
+
+
+def _float_array(aval) -> bool:
+    return isinstance(aval, V.Arr) and isinstance(aval.ndim, int) and aval.ndim >= 1 and aval.dtype in FLOATS
 
 
 def _reads(x, shapes: set, values: set) -> None:
