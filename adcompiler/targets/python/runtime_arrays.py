@@ -40,12 +40,14 @@ MORE_HELPERS.update(
     elementwise arithmetic made of them."""
     import numpy
 
-    if others:
-        shape = numpy.broadcast(x, *others).shape
-    elif type(x) is not numpy.ndarray or x.nbytes <= 512:  # (too small to be worth an object of its own)
+    if type(x) is not numpy.ndarray:
         return x
-    else:
-        shape = x.shape
+    shape = x.shape
+    for other in others:
+        if other.shape != shape:  # (numpy.broadcast_shapes only where there is something to broadcast)
+            shape = numpy.broadcast_shapes(shape, other.shape)
+    if shape == x.shape and x.nbytes <= 512:  # (too small to be worth an object of its own)
+        return x
     like = numpy.ndarray(shape, x.dtype, numpy.zeros(1, x.dtype), 0, (0,) * len(shape))
     like.flags.writeable = False  # (every entry is one memory: nothing may write it)
     return like
