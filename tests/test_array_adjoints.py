@@ -46,5 +46,6 @@ def test_numbers_need_no_unbroadcast():
     body = text[text.index("def springs_grad") :]
     assert "unbroadcast(STEP *" not in body and "unbroadcast(-K" not in body, body
     pushed = body[body.index("tape.append(") :].split("\n")[0]
-    # the products (-K * P, STEP * A, ...) are read only for their shapes, their arrays': not kept (six before)
-    assert pushed == "tape.append((V_2, A, P_2))", pushed
+    # the products (-K * P, STEP * A, ...) are read only for their shapes, their arrays': not kept (six before);
+    # A and P too, kept as their shapes (modes.shape_kept: A = -K * P - damping * V as the shape P and V broadcast to)
+    assert pushed == "tape.append((V_2, shape_like(P_2, V_2), shape_like(P_2)))", pushed

@@ -40,6 +40,7 @@ SLOTS = {
     "add_part_into": (True, True, False),
     "add_tiled_into": (True, True),
     "argmax": (False,),
+    "shape_like": (False,),
     "global": (),
     "argmin": (False,),
 }

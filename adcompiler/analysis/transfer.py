@@ -21,6 +21,7 @@ LIKE_ARGUMENT = {  # runtime helpers of generated code: their result is shaped l
     "scatter_add": 1,
     "add_at": 1,
     "distinct": 0,
+    "shape_like": 0,
     "add_at_vjp": 2,
     "matmul_vjp_a": 1,
     "matmul_vjp_b": 2,

@@ -24,7 +24,7 @@ list per site (a parallel reverse sweep) needs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from collections.abc import Mapping
 
@@ -281,6 +281,13 @@ class _Layout:
                 self._visit(b, site + (k,), looped or is_loop or self.split, site if is_loop else loop)
 
 
+def shape_like(v: E.Expr, shaped: Mapping) -> E.Expr:
+    """``v``, or ``shape_like(...)`` of the names its shape is read of where ``shaped`` holds it."""
+    if isinstance(v, E.Name) and v.id in shaped:
+        return E.Call("@shape_like", tuple(E.Name(n) for n in shaped[v.id]))
+    return v
+
+
 def _frozen(d: dict) -> Mapping:
     return MappingProxyType(dict(d))
 
@@ -344,11 +351,15 @@ class Kept:
     parallel: Mapping  # site of a prange loop -> parallel.ParallelKept: the adjoint loop runs in parallel
     own: tuple | None = None  # (its forward sweep onto given tapes, their tuple's name, the frames' tape): shares_tapes
     slots: frozenset = frozenset()  # push keys that run at most once a call: a variable each, not a list
+    shaped: Mapping = field(
+        default_factory=lambda: MappingProxyType({})
+    )  # push key -> the arrays it keeps as shape_like (modes.shape_kept)
 
     def push(self, values: list, key) -> Do | Assign:
         """``tape.append(value)``: what the primal sweep pushes at the push site ``key``; at a slot (a site
         that runs at most once a call), ``kept = (values,)``, and a branch's direction ``taken = True``."""
         name = self.tapes[key]
+        values = [shape_like(v, self.shaped.get(key, {})) for v in values]
         if key in self.slots:
             return Assign((name,), values[0] if key[0] == "branch" else E.Tuple(tuple(values)))
         value = values[0] if len(values) == 1 else E.Tuple(tuple(values))
@@ -385,6 +396,7 @@ class Keeping:
         self.seeded: set = set()
         self.parallel: dict = {}  # site of a prange loop -> parallel.ParallelKept
         self.own: tuple | None = None
+        self.shaped: dict = {}  # push key -> {array kept as shape_like: the names of its shape}
 
     def tape(self, key) -> E.Name:
         """The tape of one push site (a run of lines, a branch, a loop, an array write): a list whose
@@ -443,6 +455,7 @@ class Keeping:
             parallel=_frozen(self.parallel),
             own=self.own,
             slots=frozenset(self.slots),
+            shaped=_frozen(self.shaped),
         )
 
 

@@ -32,9 +32,10 @@ from .checkpoint_reach import warn_if_unreached
 from .guards import distinct, expectations, int_guard
 from .numbers import float_cotangents
 from .owned import owned
-from .plan import Kept, TapePlan, tape_plan
+from .plan import Kept, TapePlan, shape_like, tape_plan
 from .primal import primal_sweep
 from .shadows import Shadows
+from .shape_kept import kept_for_shape
 from .sweep import adjoint_sweep
 
 
@@ -291,7 +292,8 @@ def split(facts: Facts, names: tuple, active_params: tuple, program, namer: Name
     ret = fn.body[-1]
     lists = [a for a in flatten(ret.value) if isinstance(a, Var) and a.name in s.plan.containers]
     shadows = E.Tuple(tuple(s.shadows.value(a) for a in lists))
-    saved = E.Tuple(tuple(E.Name(r) for r in residuals))
+    shaped = kept_for_shape(s.adjoint + [Ret(out)], residuals, s.plan, program) if s.kept.own is None else {}
+    saved = E.Tuple(tuple(shape_like(E.Name(r), shaped) for r in residuals))
     value = E.Tuple((s.value, shadows, saved) if lists else (s.value, saved))
     fwd_body = s.primal + [Ret(value)]
     unpack = [Assign((tuple(residuals),), E.Name(res))] if residuals else []

@@ -32,6 +32,7 @@ from .plan import Kept, Keeping, LoopKept, TapePlan, body_of, placed
 from .parallel import parallel_adjoint, runs_parallel
 from .primal import PrimalSweep
 from .rereads import Rereads
+from .shape_kept import kept_for_shape
 from .shadows import Shadows
 from .versions import versioned_adjoint
 
@@ -136,6 +137,9 @@ class _AdjointSweep:
             saved = [n for n in taped if not self.rereads.taped_outside(n, block)]
             if saved:
                 self.keeping.runs[site] = tuple(saved)
+                shaped = kept_for_shape(code + rereads, saved, self.plan, self.program)
+                if shaped:
+                    self.keeping.shaped[("run", site)] = shaped
                 out.append(self.keeping.pop(saved, ("run", site)))
             out.extend(rereads)
         out.extend(code)

@@ -15,7 +15,13 @@ CHANGES = (
     "add_part_into",
     "add_tiled_into",
 )  # add their second argument into their first, in place
-INERT = ("reject_ints", "expect", "argmax", "argmin")  # no derivative at all
+INERT = (
+    "reject_ints",
+    "expect",
+    "argmax",
+    "argmin",
+    "shape_like",
+)  # no derivative at all (shape_like: read for a shape)
 VALUES = (
     "unbroadcast",
     "unreduce",

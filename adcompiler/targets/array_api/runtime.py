@@ -286,6 +286,16 @@ XP_HELPERS["expect"] = (  # the arguments' checks of a written module: another l
 )
 assert XP_HELPERS["expect"].count("__array_namespace__") == 1 and XP_HELPERS["expect"].count("or array\n") == 1
 
+XP_HELPERS["shape_like"] = '''def shape_like(x, *others):
+    """What the adjoint keeps of an array it reads only for its shape: the array itself (a library's lazy
+    or device array keeps its own memory; NumPy's form keeps a broadcast of one number); with others, x
+    broadcast to the shape they all broadcast to."""
+    if not others:
+        return x
+    xp = namespace(x, *others)
+    return xp.broadcast_arrays(x, *others)[0]
+'''
+
 XP_HELPERS.update(
     {
         "prod_vjp": '''def prod_vjp(g, x, axis=None, keepdims=False):

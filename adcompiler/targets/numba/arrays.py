@@ -120,6 +120,32 @@ def _numba_gather_like(c, index, g):
         return None
     return lambda c, index, g: numpy.asarray(c[index]).copy()
 ''',
+    "shape_like": '''def shape_like(x, *others):
+    """What the adjoint keeps of an array it reads only for its shape (compiled code only: see the overload below)."""
+    raise TypeError("shape_like is called from code numba.njit compiles")
+
+
+@numba.extending.overload(shape_like)
+def _numba_shape_like(x, *others):
+    """An array of x's shape and dtype (with others, arrays of x's ndim: of the shape they broadcast to) whose
+    entries are one number (a read-only broadcast of a zero the compiled code holds as a constant: no array
+    made), in place of x's data; a number, or a 0-d array, as it is."""
+    types = numba.core.types
+    if not isinstance(x, types.Array) or x.ndim == 0:
+        return None if others else lambda x, *others: x
+    zero = numpy.zeros(1, numba.np.numpy_support.as_dtype(x.dtype))
+    if not others:
+        return lambda x, *others: numpy.broadcast_to(zero, x.shape)
+
+    def broadcast(x, *others):
+        shape = x.shape
+        for other in numba.literal_unroll(others):
+            if other.shape != shape:  # (numpy.broadcast_shapes makes arrays: only where it has work to do)
+                shape = numpy.broadcast_shapes(shape, other.shape)
+        return numpy.broadcast_to(zero, shape)
+
+    return broadcast
+''',
     "distinct": '''def distinct(d, earlier):
     """d, or a copy where it is earlier (compiled code only: see the overload below)."""
     raise TypeError("distinct is called from code numba.njit compiles")

@@ -32,6 +32,26 @@ MORE_HELPERS.update(
             return d.copy()
     return d
 ''',
+        "shape_like": '''def shape_like(x, *others):
+    """What the adjoint keeps of an array it reads only for its shape and dtype (the second argument of
+    unbroadcast, unreduce, array_like, unjoin's pieces): an array of x's shape and dtype whose every
+    entry is one number, in place of x's data; a small array, or anything else, is kept as it is.  With
+    others (arrays of x's ndim and dtype): of the shape x and others broadcast to, that of the array
+    elementwise arithmetic made of them."""
+    import numpy
+
+    if type(x) is not numpy.ndarray:
+        return x
+    shape = x.shape
+    for other in others:
+        if other.shape != shape:  # (numpy.broadcast_shapes only where there is something to broadcast)
+            shape = numpy.broadcast_shapes(shape, other.shape)
+    if shape == x.shape and x.nbytes <= 512:  # (too small to be worth an object of its own)
+        return x
+    like = numpy.ndarray(shape, x.dtype, numpy.zeros(1, x.dtype), 0, (0,) * len(shape))
+    like.flags.writeable = False  # (every entry is one memory: nothing may write it)
+    return like
+''',
         "add_at": '''def add_at(d, x, index, v):
     """numpy.add.at on a copy: d (an array shaped like x, or a number) with v added at x[index],
     repeated indices adding up."""

@@ -1,0 +1,102 @@
+"""Arrays the adjoint reads only for their shapes are kept as ``shape_like(x)`` (modes.shape_kept, issue 35,
+GradBench ode): on a loop's tape and among a called function's residuals.  Values against central
+differences on both targets (the stand-ins must carry the shapes unbroadcast sums down to); the code
+and the memory a call keeps (a step of rk4 kept about sixteen arrays of the state's length, now five)."""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import adcompiler
+from oracle import central_grad
+import shape_kept_funcs as F
+
+RNG = np.random.default_rng(35)
+
+CASES = [
+    (F.rk4_last, (RNG.random(70), 3), 0),
+    (F.rk4_last, (RNG.random(5), 2), 0),  # small arrays: the python target keeps them as they are
+    (F.broadcast_steps, (RNG.normal(size=(3, 80)), RNG.normal(size=80), 2), 0),
+    (F.broadcast_steps, (RNG.normal(size=(3, 80)), RNG.normal(size=80), 2), 1),
+    (F.broadcast_steps, (RNG.normal(size=(3, 80)), RNG.normal(size=(1, 80)), 3), 1),
+    (F.sum_rows, (RNG.normal(size=(5, 80)), RNG.normal(size=(1, 80)), 2), 0),
+    (F.sum_rows, (RNG.normal(size=(5, 80)), RNG.normal(size=(1, 80)), 2), 1),
+    (F.sum_rows, (RNG.normal(size=(5, 80)), RNG.normal(size=(5, 80)), 2), 1),
+]
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("fn, args, k", CASES)
+def test_gradient(fn, args, k, backend):
+    """Each gradient against central differences, python and numba."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    names = fn.__code__.co_varnames[: fn.__code__.co_argcount]
+    got = adcompiler.differentiate(fn, wrt=(names[k],), backend=backend).grad(*args)
+    want = central_grad(fn, args, k)
+    assert np.asarray(got).shape == np.shape(args[k]) and np.allclose(got, want, rtol=1e-5, atol=1e-7)
+
+
+def test_code_keeps_shapes():
+    """rk4's tape keeps the stages as shape_like and each sum of them as the shape they broadcast to
+    (shape_like(k1, k2, k3, k4)), so the update is one line again, as the user wrote it (one loop under
+    Numba); rhs's residuals keep the joined result and the product (as the shape of its factors) as
+    shape_like, its argument y itself; broadcast_steps keeps c's; sum_rows keeps u = p + q as the shape
+    of w and b, the arrays p and q have the shapes of."""
+    d = adcompiler.differentiate(F.rk4_last, wrt=("x",))
+    d.grad(RNG.random(70), 2)
+    code = str(d.source("reverse"))
+    for kept in ("shape_like(k1)", "shape_like(k4)", "shape_like(k1, k2, k3, k4)", "shape_like(t8)"):
+        assert kept in code, code
+    assert "shape_like(y)" not in code and "y = y_2 + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)\n" in code, code
+    assert "np.concatenate([t2, t4 * t6], axis=0)" in code and "shape_like(t4, t6)" in code, code
+    code = str(adcompiler.differentiate(F.broadcast_steps, wrt=("b",)).source("reverse"))
+    assert "shape_like(c)" in code, code
+    d = adcompiler.differentiate(F.sum_rows, wrt=("w", "b"))
+    d.grad(*CASES[-2][1])
+    assert "shape_like(w, b)" in str(d.source("reverse")), d.source("reverse")
+
+
+def test_memory_a_call_keeps():
+    """The peak memory of rk4's gradient (python) at n = 2000, s = 40: under six arrays of the state's
+    length a step (sixteen before: 10.1 MB, now 3.2 MB)."""
+    d = adcompiler.differentiate(F.rk4_last, wrt=("x",))
+    x, s = RNG.random(2000), 40
+    d.grad(x, s)
+    tracemalloc.start()
+    try:
+        d.grad(x, s)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 6 * x.nbytes * s, peak
+
+
+def test_numba_stand_in_makes_no_array():
+    """Under Numba, shape_like makes no array (a broadcast of a constant zero): rk4's gradient makes 35
+    arrays a step (38 keeping the arrays themselves: the sums of the update are one array now)."""
+    pytest.importorskip("numba")
+    import numba
+    from numba.core.runtime import _nrt_python, rtsys
+
+    grad = adcompiler.differentiate(F.rk4_last, wrt=("x",), backend="numba")
+    x = RNG.random(100)
+    grad.grad(x, 2)
+    _nrt_python.memsys_enable_stats()
+    counts = []
+    for s in (2, 12):
+        before = rtsys.get_allocation_stats().alloc
+        grad.grad(x, s)
+        counts.append(rtsys.get_allocation_stats().alloc - before)
+    assert (counts[1] - counts[0]) / 10 <= 35, counts
+    assert numba  # (imported for its runtime's statistics)
+
+
+def test_arrays_any():
+    """arrays="any" (array-api-strict): shape_like keeps the array, with others broadcast to their shape."""
+    xp = pytest.importorskip("array_api_strict")
+    w, b, s = CASES[-2][1]
+    got = adcompiler.differentiate(F.sum_rows, wrt=("w", "b"), arrays="any").grad(xp.asarray(w), xp.asarray(b), s)
+    for k in (0, 1):
+        assert np.allclose(np.asarray(got[k]), central_grad(F.sum_rows, (w, b, s), k), rtol=1e-5, atol=1e-7)
