@@ -244,9 +244,12 @@ def _nested_reads(s) -> set:
 
 
 def _count(e, name: str) -> int:
-    if isinstance(e, E.Name):
+    cls = e.__class__  # (by class first: asked of the using statement after each fold into it)
+    if cls is E.Name:
         return e.id == name
-    if isinstance(e, (tuple, list)):
+    if cls is str or cls is E.Num:
+        return 0
+    if cls is tuple or cls is list:
         return sum(_count(x, name) for x in e)
     if isinstance(e, E.Expr):
         return sum(_count(v, name) for v in vars(e).values())
@@ -254,12 +257,17 @@ def _count(e, name: str) -> int:
 
 
 def _replace(e, name: str, value):
+    """``e`` with its reads of ``name`` replaced by ``value``: the parts that do not read it are the same
+    objects (what is memoised about them, their depth above all, holds for the new expression)."""
     if isinstance(e, E.Name):
         return value if e.id == name else e
     if isinstance(e, tuple):
-        return tuple(_replace(x, name, value) for x in e)
+        new = tuple(_replace(x, name, value) for x in e)
+        return e if all(a is b for a, b in zip(new, e)) else new
     if isinstance(e, E.Expr):
-        return type(e)(**{k: _replace(v, name, value) for k, v in vars(e).items()})
+        fields = vars(e)
+        new = {k: _replace(v, name, value) for k, v in fields.items()}
+        return e if all(new[k] is v for k, v in fields.items()) else type(e)(**new)
     return e
 
 
