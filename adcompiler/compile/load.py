@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import ast
 import builtins
-import functools
 import itertools
 import linecache
-import re
 import sys
 import types
 
@@ -47,8 +45,9 @@ def load(source: str, globals_: dict, label: str, supply=None, generated=None, p
     freezes the globals it reads anyway), unless a name is handed a closure's cell."""
     filename = path or f"<adcompiler {label} #{next(_counter)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    tree, names = _parsed(source, filename, generated if path is None else None)  # the generated text as a tree
+    tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST)  # the generated text as a tree
     defined = _defined(tree.body)
+    names = {id(s): name_ids(s) for s in tree.body}  # (one walk)
     read = set().union(*names.values()) - set(defined)
     handed = dict(supply(read)) if supply is not None else {}
     cells = {n: v for n, v in handed.items() if isinstance(v, types.CellType)}  # a closure's: read from the cell
@@ -80,53 +79,6 @@ def load(source: str, globals_: dict, label: str, supply=None, generated=None, p
             value.__qualname__ = value.__name__
             value.__adc_scope__ = scope
     return namespace
-
-
-def _parsed(source: str, filename: str, generated) -> tuple:
-    """The tree of ``source``, and the names each of its top-level statements reads or binds (by ``id``).
-
-    The runtime helpers (where ``generated`` is given, every top-level function it does not name) are
-    most of a generated module's text, the same text in module after module: each is parsed once a
-    process, by its text and first line (``_helper``), the rest of the module with the helpers' lines
-    left blank.  Where that cannot be the tree of the whole text (a helper's lines inside a statement of
-    the rest, a part that does not parse), the whole text is parsed as it is."""
-    if generated is not None:
-        lines = source.splitlines(True)
-        starts = [i for i, line in enumerate(lines) if line[:1] not in _NO_STATEMENT] + [len(lines)]
-        spans = [(a, b) for a, b in zip(starts, starts[1:]) if _is_helper(lines[a], generated)]
-        try:
-            helpers = [_helper(a, "".join(lines[a:b])) for a, b in spans]
-            for a, b in spans:
-                lines[a:b] = ["\n"] * (b - a)
-            tree = compile("".join(lines), filename, "exec", ast.PyCF_ONLY_AST) if spans else None
-        except SyntaxError:
-            tree = None
-        if tree is not None and not any(a < s.end_lineno and s.lineno <= b for s in tree.body for a, b in spans):
-            names = {id(s): name_ids(s) for s in tree.body}
-            for stmts, found in helpers:
-                names.update((id(s), n) for s, n in zip(stmts, found))
-            tree.body = sorted(tree.body + [s for stmts, _ in helpers for s in stmts], key=lambda s: s.lineno)
-            return tree, names
-    tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST)
-    return tree, {id(s): name_ids(s) for s in tree.body}
-
-
-_NO_STATEMENT = ("", " ", "\t", "\n", "\r", "#", "\f")  # how a line that starts no top-level statement starts
-_DEF = re.compile(r"def ([A-Za-z_][A-Za-z_0-9]*)\(")
-
-
-def _is_helper(line: str, generated) -> bool:
-    """Whether ``line`` starts the definition of a function ``generated`` does not name."""
-    found = _DEF.match(line)
-    return found is not None and found.group(1) not in generated
-
-
-@functools.lru_cache(maxsize=128)
-def _helper(first: int, text: str) -> tuple:
-    """The statements of ``text`` (a runtime helper's definition) starting at line ``first`` (from 0) of
-    a module, and the names each reads or binds; the same objects to every module (nothing changes them)."""
-    tree = ast.parse("\n" * first + text)
-    return tuple(tree.body), tuple(frozenset(name_ids(s)) for s in tree.body)
 
 
 def reads(source: str) -> set:
