@@ -24,7 +24,7 @@ import sys
 import types
 
 from ..front.environment import Closure, Scope
-from ..front.scopes import every_node
+from ..front.scopes import name_ids
 
 _counter = itertools.count(1)
 _MODULE = "__adc_module__"  # the function whose body is the generated module (never bound anywhere)
@@ -47,7 +47,7 @@ def load(source: str, globals_: dict, label: str, supply=None, generated=None, p
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST)  # the generated text as a tree
     defined = _defined(tree.body)
-    names = {id(s): {n.id for n in every_node(s) if n.__class__ is ast.Name} for s in tree.body}  # (one walk)
+    names = {id(s): name_ids(s) for s in tree.body}  # (one walk)
     read = set().union(*names.values()) - set(defined)
     handed = dict(supply(read)) if supply is not None else {}
     cells = {n: v for n, v in handed.items() if isinstance(v, types.CellType)}  # a closure's: read from the cell
@@ -58,7 +58,8 @@ def load(source: str, globals_: dict, label: str, supply=None, generated=None, p
     if helpers:  # made first, apart (with the module's imports and the constants they read): handed to the rest
         reads = set().union(*(names[id(h)] for h in helpers))
         constants = [s for s in tree.body if isinstance(s, ast.Assign) and set(_defined([s])) <= reads]
-        tree.body = [s for s in tree.body if not any(s is h for h in helpers + constants)]
+        moved = {id(s) for s in helpers + constants}
+        tree.body = [s for s in tree.body if id(s) not in moved]
         imports = [s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom))]
         apart = ast.Module(imports + constants + helpers, [])
         made = [h.name for h in helpers] + _defined(constants)
@@ -83,7 +84,7 @@ def load(source: str, globals_: dict, label: str, supply=None, generated=None, p
 def reads(source: str) -> set:
     """The names ``source`` reads and does not define (those ``load`` asks ``supply`` for)."""
     tree = ast.parse(source)
-    return {n.id for n in every_node(tree) if n.__class__ is ast.Name} - set(_defined(tree.body))
+    return name_ids(tree) - set(_defined(tree.body))
 
 
 _RUNTIME = {

@@ -41,6 +41,31 @@ def every_node(tree) -> list:
     return found
 
 
+_LEAVES = ("ctx", "op", "ops", "id", "attr", "arg", "name", "asname", "module", "kind", "conversion", "type_comment")
+_BRANCHES: dict = {}  # AST class -> the fields of its nodes that may hold a Name
+
+
+def name_ids(tree) -> set:
+    """The ids of the ``ast.Name`` nodes in ``tree``: ``{n.id for n in every_node(tree) if n.__class__ is
+    ast.Name}``, walking only the fields that may hold one (generated modules are read so on every load)."""
+    found, pending, node_type = set(), [tree], ast.AST
+    for node in pending:  # (the list grows as it is read)
+        cls = node.__class__
+        if cls is ast.Name:
+            found.add(node.id)
+            continue
+        fields = _BRANCHES.get(cls)
+        if fields is None:
+            fields = _BRANCHES[cls] = () if cls is ast.Constant else tuple(f for f in cls._fields if f not in _LEAVES)
+        for field in fields:
+            value = getattr(node, field, None)
+            if value.__class__ is list:
+                pending.extend(v for v in value if isinstance(v, node_type))
+            elif isinstance(value, node_type):
+                pending.append(value)
+    return found
+
+
 def _loads(node) -> list:
     return [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
 

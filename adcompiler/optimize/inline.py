@@ -244,38 +244,53 @@ def _nested_reads(s) -> set:
 
 
 def _count(e, name: str) -> int:
-    if isinstance(e, E.Name):
+    cls = e.__class__  # (by class first: asked of the using statement after each fold into it)
+    if cls is E.Name:
         return e.id == name
-    if isinstance(e, (tuple, list)):
+    if cls is str or cls is E.Num:
+        return 0
+    if cls is tuple or cls is list:
         return sum(_count(x, name) for x in e)
     if isinstance(e, E.Expr):
         return sum(_count(v, name) for v in vars(e).values())
     return 0
 
 
-def _replace(e, name: str, value):
+def _replace(e, name: str, value, left: list):
+    """``e`` with its read of ``name`` replaced by ``value``, while ``left[0]`` (the reads still to replace:
+    the using statement reads it once) is not 0: the parts that do not read it are the same objects (what is
+    memoised about them, their depth above all, holds for the new expression), those after it not walked."""
+    if not left[0]:
+        return e
     if isinstance(e, E.Name):
-        return value if e.id == name else e
+        if e.id != name:
+            return e
+        left[0] -= 1
+        return value
     if isinstance(e, tuple):
-        return tuple(_replace(x, name, value) for x in e)
+        new = tuple(_replace(x, name, value, left) for x in e)
+        return e if all(a is b for a, b in zip(new, e)) else new
     if isinstance(e, E.Expr):
-        return type(e)(**{k: _replace(v, name, value) for k, v in vars(e).items()})
+        fields = vars(e)
+        new = {k: _replace(v, name, value, left) for k, v in fields.items()}
+        return e if all(new[k] is v for k, v in fields.items()) else type(e)(**new)
     return e
 
 
 def _substitute(s, name: str, value):
     """``s`` with its one read of ``name`` replaced by ``value``."""
+    left = [1]
     if isinstance(s, Assign):
-        targets = tuple(_replace(t, name, value) if isinstance(t, E.Expr) else t for t in s.targets)
-        return Assign(targets, _replace(s.value, name, value), s.line, s.effect)
+        targets = tuple(_replace(t, name, value, left) if isinstance(t, E.Expr) else t for t in s.targets)
+        return Assign(targets, _replace(s.value, name, value, left), s.line, s.effect)
     if isinstance(s, AugAssign):
-        target = _replace(s.target, name, value) if isinstance(s.target, E.Expr) else s.target
-        return AugAssign(target, s.op, _replace(s.value, name, value), s.line)
+        target = _replace(s.target, name, value, left) if isinstance(s.target, E.Expr) else s.target
+        return AugAssign(target, s.op, _replace(s.value, name, value, left), s.line)
     if isinstance(s, (Do, Ret)):
-        return type(s)(_replace(s.value, name, value), s.line)
+        return type(s)(_replace(s.value, name, value, left), s.line)
     if isinstance(s, IfS):
-        return IfS(_replace(s.test, name, value), s.body, s.orelse, s.line)
-    return ForS(s.target, _replace(s.iterable, name, value), s.body, s.line, s.parallel)
+        return IfS(_replace(s.test, name, value, left), s.body, s.orelse, s.line)
+    return ForS(s.target, _replace(s.iterable, name, value, left), s.body, s.line, s.parallel)
 
 
 def fold_function(d: Def, folding: Folding) -> Def:
