@@ -32,6 +32,7 @@ numba = pytest.importorskip("numba", reason="backend='numba' needs the [numba] e
 
 import adcompiler  # noqa: E402
 import numba_funcs as NF  # noqa: E402
+import shape_kept_funcs as SK  # noqa: E402
 from adcompiler.errors import UnsupportedSyntaxError  # noqa: E402
 from adcompiler.testing.oracle import fd_jacobian, leaves, rebuild, structure_problem  # noqa: E402
 from oracle import central_grad, check_grads  # noqa: E402
@@ -106,6 +107,9 @@ ROWS = [
     Row("joins", NF.stacked_list, [(4,), (4,)], hessian="slow", slow=True),
     Row("joins", NF.minors, [(3, 3)]),
     Row("joins", NF.summed_terms, [(2,), (3,)]),
+    # arrays the adjoint reads only for their shapes, kept as shape_like (tests/test_shape_kept.py; 2026-11-29)
+    Row("shapes", SK.rk4_last, args=(np.linspace(0.2, 0.9, 6), 3), wrt=("x",)),
+    Row("shapes", SK.sum_rows, args=(np.linspace(-1, 1, 40).reshape(5, 8), np.linspace(0, 1, 8)[None], 2), wrt=("w", "b")),
 ]
 
 

@@ -10,6 +10,7 @@ import pytest
 
 import adcompiler
 from oracle import central_grad
+from shared import BACKENDS
 import shape_kept_funcs as F
 
 RNG = np.random.default_rng(35)
@@ -26,7 +27,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", BACKENDS)  # (Numba: the shapes rows of tests/test_numba_agrees.py by default)
 @pytest.mark.parametrize("fn, args, k", CASES)
 def test_gradient(fn, args, k, backend):
     """Each gradient against central differences, python and numba."""
