@@ -7,6 +7,9 @@ from __future__ import annotations
 from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, ForS, IfS, WhileS, calls, every_statement
 from ..analysis.defuse import flat_targets, reads_expr
+from ..modes.handed import REVERSE_SWEEP  # (a called function's reverse sweep adds into the accumulators after
+
+# its first two arguments)
 
 IN_PLACE = ("scatter_add", "take_and_clear")  # runtime helpers that change an adjoint array in place
 
@@ -78,6 +81,8 @@ def changed_in_place(body) -> set:
             name = c.func.lstrip("@")
             if name.startswith(IN_PLACE) and c.args and not isinstance(c.args[0], E.Num):
                 seeds |= held(c.args[0])
+            elif REVERSE_SWEEP in name and not c.func.startswith("@"):  # the accumulators a reverse sweep adds into
+                seeds |= set().union(*(held(a) for a in c.args[2:]))
             elif name == "add_new":
                 seeds |= set().union(*(held(a) for a in c.args))
         for m in methods(s):  # xs.append(d): xs holds d's array

@@ -1,0 +1,136 @@
+"""A called function's reverse sweep adds into its caller's adjoint array (issue 35): the accumulator of
+an array parameter read in a loop or a branch is handed in (``g_reverse_sweep(residuals, ct, d_A)``) rather
+than made as zeros at every call and added by the caller (det's recursion: 326 arrays of zeros for a 5x5
+matrix).  Each program against central differences on both targets, the Hessian of one against
+autograd's, and the generated code read for its zeros."""
+
+import re
+import types
+
+import numpy as np
+import pytest
+
+import adcompiler
+import callee_into_funcs as F
+from oracle import central_grad
+
+RNG = np.random.default_rng(35)
+M = RNG.normal(size=(4, 4))
+CASES = [
+    (F.det, (RNG.normal(size=(4, 4)),)),
+    (F.run_cells, (0.5 * RNG.normal(size=(3, 3)), RNG.normal(size=3), RNG.normal(size=3))),
+    (F.same_twice, (RNG.normal(size=(3, 2)),)),
+    (F.calls_rowwise, (RNG.normal(size=(3, 4)), RNG.normal(size=(1, 4)))),
+    (F.calls_rowwise_scalar, (RNG.normal(size=(3, 4)), 0.7)),
+    (F.calls_climb, (RNG.normal(size=(4, 3)),)),
+    (F.calls_even, (RNG.normal(size=(5, 2)),)),
+    (F.branch_helper, (0.5 * RNG.normal(size=(3, 3)), RNG.normal(size=3), 1)),
+    (F.branch_helper, (0.5 * RNG.normal(size=(3, 3)), RNG.normal(size=3), -1)),
+]
+IDS = [f"{fn.__name__}-{k}" for k, (fn, _) in enumerate(CASES)]
+
+
+def _wrt(args) -> tuple:
+    return tuple(k for k, a in enumerate(args) if not isinstance(a, int))
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("fn, args", CASES, ids=IDS)
+def test_gradient(fn, args, backend):
+    if backend == "numba":
+        pytest.importorskip("numba")
+    wrt = _wrt(args)
+    d = adcompiler.differentiate(fn, wrt=wrt, backend=backend)
+    grads = d.grad(*args)
+    grads = grads if len(wrt) > 1 else (grads,)
+    for k, g in zip(wrt, grads, strict=True):
+        assert np.shape(g) == np.shape(args[k])
+        np.testing.assert_allclose(g, central_grad(fn, args, k), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_checkpointed_loop(backend):
+    """checkpoint=2 over a loop whose body calls a helper handed the weights' accumulator."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    args = (0.5 * RNG.normal(size=(3, 3)), RNG.normal(size=3))
+    d = adcompiler.differentiate(F.loop_with_helper, backend=backend, checkpoint=2)
+    for k, g in enumerate(d.grad(*args)):
+        np.testing.assert_allclose(g, central_grad(F.loop_with_helper, args, k), rtol=1e-6, atol=1e-7)
+
+
+def test_reverse_code_of_a_handed_call_is_correct_twice():
+    """Two calls of one derivative give one gradient: the accumulator handed is never an array kept."""
+    A = RNG.normal(size=(4, 4))
+    d = adcompiler.differentiate(F.det)
+    first = d.grad(A).copy()
+    np.testing.assert_array_equal(d.grad(A), first)
+    value, (ct,) = d.vjp((A,), 2.0)
+    np.testing.assert_allclose(ct, 2.0 * first)
+
+
+def _on_autograd(fn, anp):
+    """``fn`` and the functions of its module it calls, reading autograd's numpy."""
+    space = dict(vars(F))
+    space["np"] = anp
+    for name, value in vars(F).items():
+        if isinstance(value, types.FunctionType):
+            space[name] = types.FunctionType(value.__code__, space, name)
+    return space[fn.__name__]
+
+
+@pytest.mark.parametrize("fn, args", [CASES[1], CASES[5]], ids=["run_cells", "calls_climb"])
+def test_hessian(fn, args):
+    """Forward mode over the reverse code whose calls add into the accumulators they are handed."""
+    autograd = pytest.importorskip("autograd")
+    anp = pytest.importorskip("autograd.numpy")
+    H = adcompiler.hessian(fn)(*args)
+    expected = autograd.hessian(_on_autograd(fn, anp))(*args)
+    np.testing.assert_allclose(H, expected, rtol=1e-7, atol=1e-9)
+
+
+def _reverse_sweep(source: str, callee: str) -> str:
+    start = re.search(rf"def {callee}\w*_reverse_sweep\(", source).start()
+    end = source.find("\ndef ", start)
+    return source[start : end if end > 0 else None]
+
+
+def test_det_makes_no_zeros_per_level():
+    """det's reverse sweep takes d_A from its caller and adds into it, at every level of its recursion: the
+    python target's one array of A's shape is made by the first scatter_add into the 0.0 det hands in."""
+    d = adcompiler.differentiate(F.det)
+    d.grad(M)
+    source = d.source("reverse")
+    sweep = _reverse_sweep(source, "det_of_minor")
+    assert re.search(r"def det_of_minor_A_reverse_sweep\(residuals, ct, (d_A\w*)\)", sweep)
+    acc = re.search(r"def det_of_minor_A_reverse_sweep\(residuals, ct, (d_A\w*)\)", sweep).group(1)
+    assert f"{acc} = 0.0" not in sweep and "zeros" not in sweep
+    assert re.search(rf"{acc} = det_of_minor_A_reverse_sweep\(\s*\w+, [^\n]*, {acc}\s*\)", sweep)
+    assert f"{acc} + " not in sweep  # (no array of the level's added into the caller's)
+    assert re.search(r"= det_of_minor_A_reverse_sweep\(\w+, ct, 0\.0\)", source)  # det hands the number 0.0
+
+
+def test_numba_det_makes_zeros_once():
+    """Under Numba, det makes d_A's zeros once (a variable has one type: an array is handed), and no level
+    of the recursion makes any."""
+    pytest.importorskip("numba")
+    d = adcompiler.differentiate(F.det, backend="numba")
+    np.testing.assert_allclose(d.grad(M), central_grad(F.det, (M,), 0), rtol=1e-6, atol=1e-7)
+    source = d.source("grad")
+    sweep = _reverse_sweep(source, "det_of_minor")
+    assert not re.search(r"zeros|array_like\(0\.0", sweep)
+    assert len(re.findall(r"zeros_like\(A\)|array_like\(0\.0, A\)", source)) == 1
+
+
+def test_cell_in_a_loop_adds_into_the_callers_accumulator():
+    """run_cells's loop hands d_W to cell's reverse sweep at each step, which adds into it; b, read once in
+    cell, comes back as today (its adjoint is a new array either way); h, read in cell's loop too, is
+    handed the number 0.0 (the caller's h is a variable of the loop, with no accumulator to hand)."""
+    args = CASES[1][1]
+    d = adcompiler.differentiate(F.run_cells)
+    d.grad(*args)
+    source = d.source("reverse")
+    sweep = _reverse_sweep(source, "cell")
+    acc = re.search(r"def cell_reverse_sweep\(residuals, ct, (d_W\w*), d_h\w*\)", sweep).group(1)
+    assert f"{acc} = 0.0" not in sweep and f"{acc} + " not in sweep and f"+ {acc}" not in sweep
+    assert re.search(r"(d_W\w*), d_b\w*, d_h\w* = (\(\s*)?cell_reverse_sweep\(\s*\w+, \w+, \1, 0\.0\s*\)", source)
