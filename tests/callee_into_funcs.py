@@ -127,3 +127,37 @@ def branch_helper(W, b, flag):
     if flag > 0:
         total = total + np.sum(cell(W, b, b))
     return total
+
+
+def read_rows(A, B):
+    s = 0.0
+    for i in range(A.shape[0]):
+        s = s + np.sum(np.sin(A[i]) * B[i])
+    return s
+
+
+def sum_after_call(A, B):
+    """In a branch, the call then a sum whose adjoint (one array for both operands) reaches A's accumulator
+    before the call's does: the accumulator handed must not be that shared array."""
+    total = 0.0
+    D = B * 3.0
+    if np.sum(B) > -100.0:
+        total = total + read_rows(A, B)
+        y = A + D
+        total = total + np.sum(y * y)
+    return total
+
+
+def weighted(W, x):
+    """W added into as a whole at each iteration (its adjoint a sum, not a scatter)."""
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + np.sum(np.sin(W * x[i]))
+    return s
+
+
+def calls_weighted(W, x):
+    total = 0.0
+    for t in range(3):
+        total = total + weighted(W, x * (t + 1.0)) + np.sum(W * W) * t
+    return total

@@ -26,6 +26,8 @@ CASES = [
     (F.calls_even, (RNG.normal(size=(5, 2)),)),
     (F.branch_helper, (0.5 * RNG.normal(size=(3, 3)), RNG.normal(size=3), 1)),
     (F.branch_helper, (0.5 * RNG.normal(size=(3, 3)), RNG.normal(size=3), -1)),
+    (F.sum_after_call, (RNG.normal(size=(3, 2)), RNG.normal(size=(3, 2)))),
+    (F.calls_weighted, (RNG.normal(size=(3, 2)), RNG.normal(size=(4, 3, 2)))),
 ]
 IDS = [f"{fn.__name__}-{k}" for k, (fn, _) in enumerate(CASES)]
 
@@ -134,3 +136,74 @@ def test_cell_in_a_loop_adds_into_the_callers_accumulator():
     acc = re.search(r"def cell_reverse_sweep\(residuals, ct, (d_W\w*), d_h\w*\)", sweep).group(1)
     assert f"{acc} = 0.0" not in sweep and f"{acc} + " not in sweep and f"+ {acc}" not in sweep
     assert re.search(r"(d_W\w*), d_b\w*, d_h\w* = (\(\s*)?cell_reverse_sweep\(\s*\w+, \w+, \1, 0\.0\s*\)", source)
+
+
+# ---- a generator of helpers with array parameters called from loops, branches and themselves ----
+
+_INNER = """
+def inner(P, Q):
+    s = 0.0
+    for i in range(P.shape[0]):
+        s = s + np.sum(P[i] * np.sin(Q[i]))
+    return s
+"""
+
+_HELPER_PARTS = {
+    "loop": "    for i in range(A.shape[0]):\n        s = s + np.sum(np.sin(A[i]) * B[i])\n",
+    "loop_once": "    for i in range(2):\n        s = s + np.sum(A[i + 1] * A[i])\n",
+    "branch": "    if k > 1:\n        s = s + np.sum(A * B)\n    else:\n        s = s - np.sum(A[0] * A[0])\n",
+    "branch_b": "    if k % 2 == 0:\n        s = s + np.sum(np.cos(B[k % 3]) * A[1])\n",
+    "call": "    s = s + inner(A, B) * 0.5\n",
+    "call_same": "    s = s + inner(B, B)\n",
+    "top": "    s = s + np.sum(A[0] * B[1])\n",
+    "broadcast": "    s = s + np.sum(np.cos(A * B[0]))\n",
+    "recursive": "    if k > 0:\n        s = s + helper(A, B, k - 1) * 0.5\n        s = s + np.sum(A[k % 3] * B[0])\n",
+}
+
+_CALL_ARGS = ["A, B", "A, A", "B, A", "A * 0.5, B", "A, B + A", "C, B"]
+
+_CALLER_PARTS = [
+    "    for t in range(3):\n        total = total + helper({args}, t)\n",
+    "    if np.sum(A) > 0.0:\n        total = total + helper({args}, 2)\n    else:\n        total = total - helper({args}, 1)\n",
+    "    total = total + helper({args}, 1)\n",
+    "    for t in range(2):\n        if t > 0:\n            y = A + B\n            total = total + np.sum(y * y) + helper({args}, t)\n",
+    "    total = total + np.sum(A * B)\n",
+    "    if np.sum(B) > -9.0:\n        total = total + helper({args}, 1)\n        y = A + C\n        total = total + np.sum(y * y)\n",
+    "    for t in range(2):\n        total = total + np.sum(C[t] * A[t])\n",
+]
+
+
+def _called_program(rng) -> str:
+    """A helper of two arrays (and an int) reading them in loops, branches, a call and perhaps itself, and a
+    caller calling it from loops and branches with arguments that share arrays, drawn at random."""
+    parts = rng.choice(sorted(_HELPER_PARTS), size=int(rng.integers(2, 5)), replace=False)
+    helper = "def helper(A, B, k):\n    s = 0.0\n" + "".join(_HELPER_PARTS[p] for p in parts) + "    return s\n"
+    calls = rng.choice(len(_CALLER_PARTS), size=int(rng.integers(2, 4)), replace=False)
+    body = "".join(_CALLER_PARTS[c].format(args=rng.choice(_CALL_ARGS)) for c in sorted(calls))
+    caller = "def f(A, B):\n    C = B * A\n    total = 0.0\n" + body + "    return total\n"
+    return "import numpy as np\n\n" + _INNER + "\n\n" + helper + "\n\n" + caller
+
+
+@pytest.mark.parametrize(
+    "seed, backend",
+    [(s, "python") for s in range(6)]
+    + [(s, "numba") for s in range(2)]
+    + [pytest.param(s, b, marks=pytest.mark.slow) for s in range(6, 24) for b in ("python", "numba")]
+    + [pytest.param(s, "numba", marks=pytest.mark.slow) for s in range(2, 6)],
+)
+def test_generated_helpers_against_central_differences(seed, backend, tmp_path):
+    """Each generated program's gradient against central differences (and Numba's against the python
+    backend's): what would find an accumulator handed where it is not sound."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    from adcompiler.testing.fuzz.check import load_module
+
+    rng = np.random.default_rng(seed)
+    source = _called_program(rng)
+    module = load_module(source, str(tmp_path), f"called{seed}")
+    for _ in range(2):
+        args = (rng.normal(size=(3, 2)), rng.normal(size=(3, 2)))
+        grads = adcompiler.differentiate(module.f, backend=backend).grad(*args)
+        for k in (0, 1):
+            expected = central_grad(module.f, args, k)
+            np.testing.assert_allclose(grads[k], expected, rtol=1e-6, atol=1e-7, err_msg=source)

@@ -13,7 +13,8 @@ accumulator as a parameter and starts from it::
 
 The callee's accumulator *is* that parameter (its ``d_A = 0.0`` gone), so each level adds into the
 one array the outermost call was handed (the python target hands the number 0.0, which the first
-``scatter_add`` makes an array; the Numba target hands zeros, one type for the variable).
+``scatter_add`` makes an array; the Numba target hands ``array_like(d_A, A)``, zeros or the array itself:
+one type for the variable, and an array of A's shape its sweeps add into in place, ``d_A += e``).
 
 Which parameters are handed is a function of the callee alone (``handed``), so that every caller and
 the callee agree on the reverse sweep's parameters: active arrays of one or more axes (float64) that
@@ -24,7 +25,7 @@ cotangent at the end, as the caller would have (``d_A_in + cotangent``).  A call
 accumulator where it has one (``Adjoints.call_adjoint``), each accumulator once a call (``f(A, A)``:
 the second gets zeros), never in a parallel loop's body (its iterations would add into one array at
 once); elsewhere it hands zeros and adds what comes back as before.  ``optimize.aliases`` knows that
-the call changes the accumulators it is handed (``HANDS``), so no tidying makes one an alias of an
+the call changes the accumulators it is handed (``REVERSE_SWEEP``), so no tidying makes one an alias of an
 adjoint read later.
 """
 
