@@ -207,3 +207,26 @@ def test_generated_helpers_against_central_differences(seed, backend, tmp_path):
         for k in (0, 1):
             expected = central_grad(module.f, args, k)
             np.testing.assert_allclose(grads[k], expected, rtol=1e-6, atol=1e-7, err_msg=source)
+
+
+def test_tidying_makes_no_handed_accumulator_an_alias():
+    """``d = 0.0; d = d + e`` is ``d = e`` where no array they hold is changed in place; a reverse sweep
+    handed ``d`` changes it (it adds into it), so the sum stays: ``e``, read after, keeps its values."""
+    from adcompiler.ir import expr as E
+    from adcompiler.ir.nodes import Assign, Def, Ret
+    from adcompiler.optimize.aliases import changed_in_place
+    from adcompiler.optimize.tidy import tidy
+
+    call = E.Call("g_reverse_sweep", (E.Name("res"), E.Name("ct"), E.Name("d")))
+    body = (
+        Assign(("e",), E.Call("numpy.sin", (E.Name("ct"),))),
+        Assign(("d",), E.Num(0.0)),
+        Assign(("d",), E.BinOp("+", E.Name("d"), E.Name("e"))),
+        Assign(("d",), call),
+        Ret(E.Tuple((E.Name("d"), E.Name("e")))),
+    )
+    assert "d" in changed_in_place(list(body))
+    tidied = tidy(Def("f", ("res", "ct"), (), body))
+    assert Assign(("d",), E.Name("e")) not in tidied.body and not any(
+        isinstance(s, Assign) and s.targets == ("d",) and s.value == E.Name("e") for s in tidied.body
+    ), tidied.body

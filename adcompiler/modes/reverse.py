@@ -326,13 +326,13 @@ def split(facts: Facts, names: tuple, active_params: tuple, program, namer: Name
 def _handed_in(s: Sweeps, facts: Facts, active_params: tuple, program, namer: Namer) -> tuple:
     """``(adjoint code, cotangents, accumulator parameters)`` of a called function's reverse sweep, with
     the accumulators of the parameters ``handed.handed`` names taken from its caller (see ``handed``)."""
-    fn = facts.fn
-    mask = tuple(p in active_params for p in fn.params)
+    params = program.anf(facts.origin).params  # (as the callers name them: ``program.reverse_sweep``'s mask)
+    mask = tuple(p in active_params for p in params)
     adjoint, cotangents, accumulators = list(s.adjoint), list(s.cotangents), []
     scalars = [p for p in active_params if p not in s.plan.containers]
     for k in handed(program, facts.origin, mask, facts.sig):
-        i = scalars.index(fn.params[k])
-        adjoint, cotangents[i], name = fill(adjoint, cotangents[i], fn.params[k], namer)
+        i = scalars.index(params[k])
+        adjoint, cotangents[i], name = fill(adjoint, cotangents[i], params[k], namer)
         accumulators.append(name)
     return adjoint, cotangents, accumulators
 
