@@ -77,12 +77,14 @@ def calls_rowwise_scalar(A, x):
 
 
 def climb(A, k):
-    """A recursion that reads ``A`` again after its call of itself."""
+    """A recursion that reads ``A`` again, in a loop, after its call of itself."""
     if k == 0:
         out = np.sum(A[0] * A[0])
     else:
         inner = climb(A, k - 1)
-        out = inner * np.sum(np.sin(A[k])) + np.sum(A[k - 1] * A[k])
+        out = inner * np.sum(np.sin(A[k]))
+        for j in range(k):
+            out = out + np.sum(A[j] * A[k])
     return out
 
 
@@ -91,19 +93,22 @@ def calls_climb(A):
 
 
 def even(A, k):
-    """Mutual recursion: even and odd each read A and call the other."""
+    """Mutual recursion: even and odd each read A in a loop and call the other."""
     if k == 0:
         out = np.sum(A[0] * A[0])
     else:
         out = np.sum(np.cos(A[k])) * odd(A, k - 1)
+        for j in range(k):
+            out = out + np.sum(A[j]) * 0.1
     return out
 
 
 def odd(A, k):
-    if k == 0:
-        out = np.sum(np.sin(A[0]))
-    else:
-        out = np.sum(A[k] * A[k]) + even(A, k - 1)
+    out = np.sum(np.sin(A[0]))
+    for j in range(k):
+        out = out + np.sum(A[j + 1] * A[j + 1]) * 0.5
+    if k > 0:
+        out = out + even(A, k - 1)
     return out
 
 

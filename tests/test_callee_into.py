@@ -230,3 +230,26 @@ def test_tidying_makes_no_handed_accumulator_an_alias():
     assert Assign(("d",), E.Name("e")) not in tidied.body and not any(
         isinstance(s, Assign) and s.targets == ("d",) and s.value == E.Name("e") for s in tidied.body
     ), tidied.body
+
+
+@pytest.mark.parametrize("fn, callees", [(F.calls_climb, ("climb",)), (F.calls_even, ("even", "odd"))])
+def test_recursions_take_the_accumulator(fn, callees):
+    """A recursion (and a mutual one) reading A in a loop: each level adds into the d_A it is handed."""
+    A = RNG.normal(size=(4, 3))
+    d = adcompiler.differentiate(fn)
+    d.grad(A)
+    source = d.source("reverse")
+    for callee in callees:
+        sweep = _reverse_sweep(source, callee)
+        acc = re.search(rf"def {callee}_\w*reverse_sweep\(residuals, ct, (d_A\w*)\)", sweep).group(1)
+        assert f"{acc} = 0.0" not in sweep, sweep
+
+
+def test_a_parameter_read_in_branches_alone_is_not_handed():
+    """rotate-like helpers reading X in branches only keep their sweep: tidying starts X's adjoint from the
+    first array a branch adds (no zeros to save), which Numba folds into one expression."""
+    import slot_funcs
+
+    d = adcompiler.differentiate(slot_funcs.rotated)
+    d.grad(RNG.normal(size=3), RNG.normal(size=3))
+    assert re.search(r"def rotate\w*_reverse_sweep\(residuals, ct\)", d.source("reverse"))

@@ -1,7 +1,7 @@
 """Accumulators handed to a called function's reverse sweep: the callee adds into its caller's
 adjoint array instead of returning a fresh one the caller then adds.
 
-A function ``g(A, ...)`` that reads its array parameter ``A`` inside a loop or a branch has an
+A function ``g(A, ...)`` that reads its array parameter ``A`` inside a loop has an
 accumulator for A's adjoint, which starts as zeros (``d_A = 0.0``) and is added into (``d_A =
 scatter_add(d_A, A, i, g)``, ``d_A = d_A + e``).  Called from a loop (GradBench lstm's ``predict`` once
 a character) or from itself (det's ``det_of_minor`` at every level of its recursion), each call then
@@ -18,7 +18,7 @@ one type for the variable, and an array of A's shape its sweeps add into in plac
 
 Which parameters are handed is a function of the callee alone (``handed``), so that every caller and
 the callee agree on the reverse sweep's parameters: active arrays of one or more axes (float64) that
-the callee reads in a loop or a branch.  The callee then checks its adjoint code (``fill``): where the
+the callee reads in a loop.  The callee then checks its adjoint code (``fill``): where the
 accumulator is only added into and returned, it starts from the handed value; anywhere else (its
 cotangent made otherwise, the accumulator read for another purpose) the handed value is added to the
 cotangent at the end, as the caller would have (``d_A_in + cotangent``).  A caller hands its own
@@ -33,8 +33,8 @@ from __future__ import annotations
 
 from ..analysis import values as V
 from ..ir import expr as E
-from ..analysis.defuse import head_reads, reads, writes
-from ..ir.nodes import Assign, AugAssign, Eq, For, ForS, If, IfS, Var, While, WhileS, every_statement, free_names, walk
+from ..analysis.defuse import head_reads, reads, target_names, writes
+from ..ir.nodes import Assign, AugAssign, Eq, For, ForS, IfS, Var, While, WhileS, every_statement, free_names, walk
 
 REVERSE_SWEEP = "_reverse_sweep"  # (in the names of reverse sweeps: optimize.aliases reads it)
 
@@ -42,21 +42,22 @@ REVERSE_SWEEP = "_reverse_sweep"  # (in the names of reverse sweeps: optimize.al
 def handed(program, fn, mask, sig: V.Sig) -> tuple:
     """The positions of ``fn``'s parameters (active by ``mask``, for arguments of signature ``sig``) whose
     accumulators its reverse sweep takes from its caller: arrays of one or more axes, of float64, that
-    it reads inside a loop or a branch, and never writes into."""
+    it reads inside a loop, and never writes into.  (Read in branches alone, an adjoint starts from the
+    first array a branch adds, which tidying makes the accumulator (``optimize.tidy``): no zeros to save,
+    and the Numba target folds a way's sums into one expression, one array.)"""
     function = program.anf(fn)
-    nested, written = set(), set()
-    for s in function.body:
-        if isinstance(s, (If, For, While)):
-            for eq in walk([s]):
+    looped, written = set(), set()
+    for s in walk(function.body):
+        if isinstance(s, (For, While)):
+            for eq in walk(list(s.body) + list(getattr(s, "header", ()))):
                 if isinstance(eq, Eq):
-                    nested.update(a.name for a in eq.ins if isinstance(a, Var))
-    for eq in walk(function.body):
-        if isinstance(eq, Eq) and eq.prim == "setitem" and isinstance(eq.ins[0], Var):
-            written.add(eq.ins[0].name)
+                    looped.update(a.name for a in eq.ins if isinstance(a, Var))
+        if isinstance(s, Eq) and s.prim == "setitem" and isinstance(s.ins[0], Var):
+            written.add(s.ins[0].name)
     out = []
     for k, (p, on, aval) in enumerate(zip(function.params, mask, sig.avals)):
         array = isinstance(aval, V.Arr) and aval.dtype == "float64" and aval.ndim is not None and aval.ndim >= 1
-        if on and array and p in nested and p not in written:
+        if on and array and p in looped and p not in written:
             out.append(k)
     return tuple(out)
 
@@ -129,6 +130,9 @@ def _added_only(adjoint: list, acc: str, finals: tuple) -> bool:
         if isinstance(s, Assign) and s.targets == (acc,):
             if not _adds_into(s.value, acc):
                 return False
+        elif isinstance(s, Assign) and acc in target_names(s.targets):  # (d_A, d_B = g_reverse_sweep(r, c, d_A, d_B))
+            if target_names(s.targets).count(acc) != 1 or not _adds_into(s.value, acc):
+                return False
         elif isinstance(s, AugAssign) and s.target == acc:
             if s.op != "+" or acc in free_names([Assign(("_",), s.value)]):
                 return False
@@ -158,9 +162,15 @@ def _adds_into(value: E.Expr, acc: str) -> bool:
         return not reads(value.right)
     if isinstance(value, E.Call) and value.func == "@scatter_add" and value.args and value.args[0] == E.Name(acc):
         return not any(reads(a) for a in value.args[1:])
-    if isinstance(value, E.Call) and REVERSE_SWEEP in value.func and E.Name(acc) in value.args[2:]:
-        return value.args.count(E.Name(acc)) == 1 and not any(reads(a) for a in value.args[:2])
+    if isinstance(value, E.Call) and REVERSE_SWEEP in value.func:  # (handed as it is, or as array_like gives it)
+        handed = [a for a in value.args[2:] if a == E.Name(acc) or _like(a) == E.Name(acc)]
+        return len(handed) == 1 and _count(value.args, acc) == 1
     return False
+
+
+def _like(e):
+    """``d`` of ``array_like(d, x)``."""
+    return e.args[0] if isinstance(e, E.Call) and e.func == "@array_like" and len(e.args) == 2 else None
 
 
 def _names_of(s) -> set:
