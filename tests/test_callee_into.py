@@ -253,3 +253,14 @@ def test_a_parameter_read_in_branches_alone_is_not_handed():
     d = adcompiler.differentiate(slot_funcs.rotated)
     d.grad(RNG.normal(size=3), RNG.normal(size=3))
     assert re.search(r"def rotate\w*_reverse_sweep\(residuals, ct\)", d.source("reverse"))
+
+
+def test_the_other_cotangents_of_a_handing_call_stay_aliases():
+    """Only the accumulator handed is changed in place: h's cotangent from the same call is still the slot's
+    adjoint as it is (``d_h_1 = d_h_2``), not a copy of it (``0.0 + d_h_2``, an array a step under Numba)."""
+    args = CASES[1][1]
+    d = adcompiler.differentiate(F.run_cells)
+    d.grad(*args)
+    source = d.source("grad")
+    assert re.search(r"cell_reverse_sweep\(cell_res, \w+, d_W\w*, 0\.0\)", source), source
+    assert not re.search(r"= 0\.0 \+ d_", source), source

@@ -57,7 +57,13 @@ def changed_in_place(body) -> set:
 
     seeds: set = set()
     for s in every_statement(body):
-        if isinstance(s, Assign):
+        if isinstance(s, Assign) and _handing(s):  # each accumulator handed comes back at its own place
+            handed = [held(a) for a in s.value.args[2:]]
+            given = set().union(*(held(a) for a in s.value.args[:2]))
+            for x in flat_targets(s.targets):
+                if isinstance(x, str):
+                    join(sorted({x} | next((h for h in handed if x in h), given)))
+        elif isinstance(s, Assign):
             value = held(s.value)
             for t in s.targets:
                 names = set()
@@ -89,6 +95,20 @@ def changed_in_place(body) -> set:
             join(sorted(held(m.obj) | set().union(*(held(a) for a in m.args))))
     changed = {find(n) for n in seeds}
     return seeds | {n for n in list(parent) if find(n) in changed}
+
+
+def _handing(s: Assign) -> bool:
+    """Whether ``s`` is ``d_a, d_b = g_reverse_sweep(residuals, ct, d_b)`` (``modes.handed``): names bound, each
+    the accumulator handed at its place (the array it was handed, or a new one) or a cotangent made of what
+    the residuals and ``ct`` hold (``guards.distinct``: never the array of another)."""
+    c = s.value
+    return (
+        isinstance(c, E.Call)
+        and REVERSE_SWEEP in c.func
+        and not c.func.startswith("@")
+        and len(c.args) > 2
+        and all(isinstance(x, str) for x in flat_targets(s.targets))
+    )
 
 
 def methods(s) -> list:
