@@ -31,12 +31,21 @@ adjoint read later.
 
 from __future__ import annotations
 
+import re
+
 from ..analysis import values as V
 from ..ir import expr as E
 from ..analysis.defuse import head_reads, reads, target_names, writes
 from ..ir.nodes import Assign, AugAssign, Eq, For, ForS, IfS, Var, While, WhileS, every_statement, free_names, walk
 
-REVERSE_SWEEP = "_reverse_sweep"  # (in the names of reverse sweeps: optimize.aliases reads it)
+# in the names of reverse sweeps and of code made of them (their forward mode): optimize.aliases reads it
+REVERSE_SWEEP = "_reverse_sweep"
+
+
+def is_reverse_sweep(name: str) -> bool:
+    """Whether ``name`` is a called function's reverse sweep (``g_reverse_sweep``, ``g_reverse_sweep_2``), whose
+    arguments after the residuals and the cotangent are the accumulators it is handed."""
+    return re.search(r"_reverse_sweep(_\d+)?$", name) is not None
 
 
 def handed(program, fn, mask, sig: V.Sig) -> tuple:
@@ -162,7 +171,7 @@ def _adds_into(value: E.Expr, acc: str) -> bool:
         return not reads(value.right)
     if isinstance(value, E.Call) and value.func == "@scatter_add" and value.args and value.args[0] == E.Name(acc):
         return not any(reads(a) for a in value.args[1:])
-    if isinstance(value, E.Call) and REVERSE_SWEEP in value.func:  # (handed as it is, or as array_like gives it)
+    if isinstance(value, E.Call) and is_reverse_sweep(value.func):  # (handed as it is, or as array_like gives it)
         handed = [a for a in value.args[2:] if a == E.Name(acc) or _like(a) == E.Name(acc)]
         return len(handed) == 1 and _count(value.args, acc) == 1
     return False

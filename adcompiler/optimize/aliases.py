@@ -7,9 +7,7 @@ from __future__ import annotations
 from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, ForS, IfS, WhileS, calls, every_statement
 from ..analysis.defuse import flat_targets, reads_expr
-from ..modes.handed import REVERSE_SWEEP  # (a called function's reverse sweep adds into the accumulators after
-
-# its first two arguments)
+from ..modes.handed import REVERSE_SWEEP, is_reverse_sweep  # (reverse sweeps add into what they are handed)
 
 IN_PLACE = ("scatter_add", "take_and_clear")  # runtime helpers that change an adjoint array in place
 
@@ -98,16 +96,17 @@ def changed_in_place(body) -> set:
 
 
 def _handing(s: Assign) -> bool:
-    """Whether ``s`` is ``d_a, d_b = g_reverse_sweep(residuals, ct, d_b)`` (``modes.handed``): names bound, each
-    the accumulator handed at its place (the array it was handed, or a new one) or a cotangent made of what
-    the residuals and ``ct`` hold (``guards.distinct``: never the array of another)."""
+    """Whether ``s`` is ``d_a, d_b = g_reverse_sweep(residuals, ct, d_b)`` (``modes.handed``), an accumulator
+    handed and bound again: each name bound is the accumulator handed at its place (the array it was handed,
+    or a new one) or a cotangent made of what the residuals and ``ct`` hold (``guards.distinct``: never the
+    array of another)."""
     c = s.value
+    names = list(flat_targets(s.targets))
     return (
         isinstance(c, E.Call)
-        and REVERSE_SWEEP in c.func
-        and not c.func.startswith("@")
-        and len(c.args) > 2
-        and all(isinstance(x, str) for x in flat_targets(s.targets))
+        and is_reverse_sweep(c.func)
+        and all(isinstance(x, str) for x in names)
+        and any(held(a) & set(names) for a in c.args[2:])
     )
 
 

@@ -24,7 +24,7 @@ import ast
 import re
 from types import ModuleType
 
-from ...modes.handed import REVERSE_SWEEP
+from ...modes.handed import is_reverse_sweep
 from .empty import empty_shadows
 from .joins import JOINS
 from .lists import MARKERS
@@ -225,7 +225,7 @@ def _handed(node, sums: dict, like: set) -> set:
     if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call)):
         return set()
     call, target = node.value, node.targets[0]
-    if not (isinstance(call.func, ast.Name) and REVERSE_SWEEP in call.func.id):
+    if not (isinstance(call.func, ast.Name) and is_reverse_sweep(call.func.id)):
         return set()
     names = [target] if isinstance(target, ast.Name) else list(getattr(target, "elts", ()))
     out = set()
@@ -362,7 +362,7 @@ class _Rewrite(ast.NodeTransformer):
             and isinstance(stmt.value, ast.Call)
             and _named(stmt.value, self.added["zeros_like"])
         }
-        if REVERSE_SWEEP in node.name:  # and those a called function's reverse sweep is handed (modes.handed):
+        if is_reverse_sweep(node.name):  # and those a called function's reverse sweep is handed (modes.handed):
             # arrays of their arrays' shapes its caller owns (array_like(d, x))
             owned |= {a.arg for a in node.args.args[2:] if a.arg in self.array_accumulators}
         node = self.generic_visit(node)
