@@ -264,3 +264,24 @@ def test_the_other_cotangents_of_a_handing_call_stay_aliases():
     source = d.source("grad")
     assert re.search(r"cell_reverse_sweep\(cell_res, \w+, d_W\w*, 0\.0\)", source), source
     assert not re.search(r"= 0\.0 \+ d_", source), source
+
+
+def test_numba_det_allocates_no_array_a_level():
+    """The compiled reverse of det on a 4x4 matrix runs det_of_minor's reverse sweep 41 times: 375 NRT
+    allocations a gradient when each level made zeros for d_A (issue 35), 335 with the one array handed down
+    (what is left: the lists of indices, the tapes' tuples)."""
+    numba = pytest.importorskip("numba")
+    from numba.core.runtime import _nrt_python, rtsys
+
+    reverse = adcompiler.differentiate(F.det, backend="numba").compiled("reverse", M)
+
+    @numba.njit
+    def calls(n, a):
+        for _ in range(n):
+            reverse(a, 1.0)
+
+    calls(1, M)
+    _nrt_python.memsys_enable_stats()
+    before = rtsys.get_allocation_stats().alloc
+    calls(10, M)
+    assert (rtsys.get_allocation_stats().alloc - before) / 10 <= 340
