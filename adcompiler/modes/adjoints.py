@@ -19,6 +19,7 @@ from ..analysis import values as V
 from ..rules import CHANGES
 from ..rules.products import ARRAY_G
 from ..lower.dup import DUP
+from .handed import handed
 from .owned import add_new
 from .plan import Keeping, TapePlan, recomputed, shares_tapes
 from .shadows import Shadows
@@ -41,6 +42,7 @@ class Adjoints:
         self.names: set = set()  # every adjoint name made
         self.same_calls: dict = {}  # loop site -> {unbroadcast call that returns its cotangent: the cotangent}
         self.made: set = set()  # the joined copies (plan.joined_copies) whose shadow a join's adjoint has made
+        self.parallel = False  # inside the body of a parallel adjoint loop (modes.parallel): no accumulator handed
 
     def fresh(self, base: str) -> str:
         name = self.namer.fresh(base)
@@ -414,20 +416,43 @@ class Adjoints:
         sig = self.plan.facts.call_sig(eq)
         as_list = [V.is_seq(a) for a in sig.avals]  # list arguments: their shadows are passed in the primal sweep
         scalars = [a for a, on, lst in zip(eq.ins, mask, as_list, strict=True) if on and not lst]
-        names = [self.fresh("d_" + a.name) for a in scalars]
+        given, into = self.handed_to(eq, mask, as_list)
+        names = [into.get(k) or self.fresh("d_" + a.name) for k, a in enumerate(scalars)]
         residuals = E.Name(self.keeping.residual(site, eq, eq.outs[0].name in self.plan.in_loop))
         if shares_tapes(self.plan, self.program, eq):  # it calls itself: its level's residuals are on its tapes
             residuals = E.Name(self.keeping.own_tapes(self.plan, self.program))
         elif recomputed(self.plan, self.program, eq):  # the call run again from its arguments, for its residuals
             kept = tuple(E.Subscript(residuals, E.Num(k)) for k in range(len(eq.ins)))
             residuals = E.Subscript(E.Call(self.program.forward_sweep(eq.param, mask, sig), kept), E.Num(1))
-        call = E.Call(self.program.reverse_sweep(eq.param, mask, sig), (residuals, ct))
+        call = E.Call(self.program.reverse_sweep(eq.param, mask, sig), (residuals, ct) + given)
         if not names:
             out.append(Do(call, eq.line))
             return
         out.append(Assign((names[0] if len(names) == 1 else tuple(names),), call, eq.line))
-        for a, n in zip(scalars, names, strict=True):
-            self.contribute(a, E.Name(n), eq.line, out)
+        for k, (a, n) in enumerate(zip(scalars, names, strict=True)):
+            if k not in into:  # (an accumulator handed in: the call added into it)
+                self.contribute(a, E.Name(n), eq.line, out)
+
+    def handed_to(self, eq: Eq, mask, as_list) -> tuple:
+        """``(arguments, into)`` for the accumulators a call's reverse sweep takes (``handed``): for each, the
+        accumulator of the argument where it has one it may hand (then ``into`` maps the argument's place
+        among the cotangents to it), else zeros; the number 0.0, or, where a variable has one type, an array
+        (``array_like(d_A, A)``: the accumulator itself where it is one already)."""
+        sig = self.plan.facts.call_sig(eq)
+        places = [k for k, (on, lst) in enumerate(zip(mask, as_list, strict=True)) if on and not lst]
+        given, into = [], {}
+        for k in handed(self.program, eq.param, mask, sig):
+            a = eq.ins[k]
+            acc = self.acc.get(a.name) if isinstance(a, Var) else None
+            own = acc is not None and not self.parallel and acc not in into.values()
+            own = own and a.name not in self.plan.mutable and a.name not in self.plan.written
+            if own:
+                into[places.index(k)] = acc
+            start = E.Name(acc) if own else E.Num(0.0)
+            if self.plan.options.typed_zeros:  # an array, whatever the accumulator still is (0.0 propagated)
+                start = self.shaped(E.Call("@array_like", (start, self.plan.ref(a))))
+            given.append(start)
+        return tuple(given), into
 
     def custom_adjoint(self, eq: Eq) -> list:
         """``d_a, d_b = rule_vjp(a, b, d_y)`` for a function with a user-supplied rule."""

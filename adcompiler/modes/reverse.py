@@ -30,6 +30,7 @@ from . import structures
 from .adjoints import Adjoints
 from .checkpoint_reach import warn_if_unreached
 from .guards import distinct, expectations, int_guard
+from .handed import fill, handed
 from .numbers import float_cotangents
 from .owned import owned
 from .plan import Kept, TapePlan, shape_like, tape_plan
@@ -284,10 +285,11 @@ def split(facts: Facts, names: tuple, active_params: tuple, program, namer: Name
     fwd_name, rev_name = names
     fn = facts.fn
     s = sweeps(facts, active_params, program, namer, split=names)
-    out = s.cotangents[0] if len(s.cotangents) == 1 else E.Tuple(tuple(s.cotangents))
+    adjoint, cotangents, accumulators = _handed_in(s, facts, active_params, program, namer)
+    out = cotangents[0] if len(cotangents) == 1 else E.Tuple(tuple(cotangents))
     inside = s.looped | s.plan.targets  # restored by the tape or by the reversed loops themselves
-    inside |= writes_block(s.adjoint)  # and what the adjoint code defines itself
-    residuals = [n for n in free_names(s.adjoint + [Ret(out)]) if n not in s.adjoint_names and n not in inside]
+    inside |= writes_block(adjoint) | set(accumulators)  # and what the adjoint code defines itself
+    residuals = [n for n in free_names(adjoint + [Ret(out)]) if n not in s.adjoint_names and n not in inside]
     res = namer.fresh("residuals")
     ret = fn.body[-1]
     lists = [a for a in flatten(ret.value) if isinstance(a, Var) and a.name in s.plan.containers]
@@ -297,7 +299,7 @@ def split(facts: Facts, names: tuple, active_params: tuple, program, namer: Name
     value = E.Tuple((s.value, shadows, saved) if lists else (s.value, saved))
     fwd_body = s.primal + [Ret(value)]
     unpack = [Assign((tuple(residuals),), E.Name(res))] if residuals else []
-    rev_body = unpack + s.adjoint + [Ret(out)]
+    rev_body = unpack + adjoint + [Ret(out)]
     params = fn.params + tuple(s.shadow_params)
     onto = []
     if s.kept.own is not None:  # it calls itself: one set of tapes for every level (plan.shares_tapes)
@@ -313,13 +315,28 @@ def split(facts: Facts, names: tuple, active_params: tuple, program, namer: Name
         ),
         Def(
             rev_name,
-            (res, s.ct),
+            (res, s.ct) + tuple(accumulators),
             (),
             tuple(rev_body),
-            f"Reverse sweep of {fn.name}: cotangents of its number parameters.",
+            f"Reverse sweep of {fn.name}: cotangents of its number parameters"
+            + (f" (added into {', '.join(accumulators)})." if accumulators else "."),
             fn.source,
         ),
     ] + onto
+
+
+def _handed_in(s: Sweeps, facts: Facts, active_params: tuple, program, namer: Namer) -> tuple:
+    """``(adjoint code, cotangents, accumulator parameters)`` of a called function's reverse sweep, with
+    the accumulators of the parameters ``handed.handed`` names taken from its caller (see ``handed``)."""
+    params = program.anf(facts.origin).params  # (as the callers name them: ``program.reverse_sweep``'s mask)
+    mask = tuple(p in active_params for p in params)
+    adjoint, cotangents, accumulators = list(s.adjoint), list(s.cotangents), []
+    scalars = [p for p in active_params if p not in s.plan.containers]
+    for k in handed(program, facts.origin, mask, facts.sig):
+        i = scalars.index(params[k])
+        adjoint, cotangents[i], name = fill(adjoint, cotangents[i], params[k], namer)
+        accumulators.append(name)
+    return adjoint, cotangents, accumulators
 
 
 def _onto_shared_tapes(s: Sweeps, residuals: list, params: tuple, adjoint: list, namer: Namer) -> tuple:

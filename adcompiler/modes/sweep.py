@@ -54,10 +54,18 @@ class _AdjointSweep:
         self.keeping = Keeping(namer, plan, program)
         self.adjoints = Adjoints(plan, shadows, self.keeping, program, namer)
         self.rereads = Rereads(plan, shadows, self.looped)
-        self.parallel = False  # inside the body of a parallel adjoint loop (modes.parallel)
         self.copies = self.adjoints.copies = _copies(plan)
         if ct is not None:
             self.adjoints.names.add(ct)
+
+    @property
+    def parallel(self) -> bool:
+        """Whether the sweep is inside the body of a parallel adjoint loop (modes.parallel)."""
+        return self.adjoints.parallel
+
+    @parallel.setter
+    def parallel(self, inside: bool) -> None:
+        self.adjoints.parallel = inside
 
     def looped(self, name: str) -> bool:
         """Whether ``name`` is defined inside a loop (a shadow or residuals where their values are)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, ForS, IfS, WhileS, calls, every_statement
 from ..analysis.defuse import flat_targets, reads_expr
+from ..modes.handed import REVERSE_SWEEP, is_reverse_sweep  # (reverse sweeps add into what they are handed)
 
 IN_PLACE = ("scatter_add", "take_and_clear")  # runtime helpers that change an adjoint array in place
 
@@ -54,7 +55,13 @@ def changed_in_place(body) -> set:
 
     seeds: set = set()
     for s in every_statement(body):
-        if isinstance(s, Assign):
+        if isinstance(s, Assign) and _handing(s):  # each accumulator handed comes back at its own place
+            handed = [held(a) for a in s.value.args[2:]]
+            given = set().union(*(held(a) for a in s.value.args[:2]))
+            for x in flat_targets(s.targets):
+                if isinstance(x, str):
+                    join(sorted({x} | next((h for h in handed if x in h), given)))
+        elif isinstance(s, Assign):
             value = held(s.value)
             for t in s.targets:
                 names = set()
@@ -78,12 +85,29 @@ def changed_in_place(body) -> set:
             name = c.func.lstrip("@")
             if name.startswith(IN_PLACE) and c.args and not isinstance(c.args[0], E.Num):
                 seeds |= held(c.args[0])
+            elif REVERSE_SWEEP in name and not c.func.startswith("@"):  # the accumulators a reverse sweep adds into
+                seeds |= set().union(*(held(a) for a in c.args[2:]))
             elif name == "add_new":
                 seeds |= set().union(*(held(a) for a in c.args))
         for m in methods(s):  # xs.append(d): xs holds d's array
             join(sorted(held(m.obj) | set().union(*(held(a) for a in m.args))))
     changed = {find(n) for n in seeds}
     return seeds | {n for n in list(parent) if find(n) in changed}
+
+
+def _handing(s: Assign) -> bool:
+    """Whether ``s`` is ``d_a, d_b = g_reverse_sweep(residuals, ct, d_b)`` (``modes.handed``), an accumulator
+    handed and bound again: each name bound is the accumulator handed at its place (the array it was handed,
+    or a new one) or a cotangent made of what the residuals and ``ct`` hold (``guards.distinct``: never the
+    array of another)."""
+    c = s.value
+    names = list(flat_targets(s.targets))
+    return (
+        isinstance(c, E.Call)
+        and is_reverse_sweep(c.func)
+        and all(isinstance(x, str) for x in names)
+        and any(held(a) & set(names) for a in c.args[2:])
+    )
 
 
 def methods(s) -> list:

@@ -30,6 +30,7 @@ from ..ir.nodes import (
     inner_blocks,
     shell,
 )
+from ..analysis.defuse import target_names
 from ..analysis.liveness import pure
 from .floats import surely_float
 
@@ -69,8 +70,8 @@ class _Pass:
         if found is None:
             names, written, jumps = set(_own_reads(s)), set(), isinstance(s, (Break, Continue))
             if isinstance(s, Assign):
-                written.update(t for t in s.targets if isinstance(t, str))
-                names.update(t for t in s.targets if isinstance(t, str))
+                written.update(target_names(s.targets))  # (the names of a tuple unpacked too)
+                names.update(target_names(s.targets))
                 for t in s.targets:
                     names.update(free_names([Do(t)]) if not isinstance(t, (str, E.Subscript)) else ())
             elif isinstance(s, (AugAssign, ForS)) and isinstance(s.target, str):
@@ -103,7 +104,8 @@ def _statement(s, env: dict, p: _Pass):
         )
         env = dict(env)
         for t in s.targets:
-            for name in [t] if isinstance(t, str) else [] if isinstance(t, E.Subscript) else free_names([Do(t)]):
+            names = [t] if isinstance(t, str) else [] if isinstance(t, E.Subscript) else free_names([Do(t)])
+            for name in names + (target_names(t) if isinstance(t, tuple) else []):  # (a tuple unpacked)
                 env[name] = s.value if isinstance(t, str) and _constant(s.value) else _UNKNOWN
         return s, env
     if isinstance(s, AugAssign):

@@ -24,6 +24,7 @@ import ast
 import re
 from types import ModuleType
 
+from ...modes.handed import is_reverse_sweep
 from .empty import empty_shadows
 from .joins import JOINS
 from .lists import MARKERS
@@ -83,6 +84,7 @@ def translate(
     }
     rewrite.distinct.discard(None)  # distinct(d, a, b) is written distinct(distinct(d, a), b): see numba_arrays
     rewrite.scatter_add = {helpers.get("scatter_add")} - {None}
+    rewrite.array_like = {helpers.get("array_like")} - {None}
     rewrite.sum_all = {helpers.get("sum_all")} - {None}
     rewrite.accumulators = accumulators or {}
     rewrite.array_accumulators = array_accumulators or {}
@@ -162,7 +164,9 @@ def _unclashed(function: ast.FunctionDef) -> None:
             node.id = renamed[node.id]
 
 
-def added_in_place(function: ast.FunctionDef, owned: set, scatter_add: set = frozenset()) -> None:
+def added_in_place(
+    function: ast.FunctionDef, owned: set, scatter_add: set = frozenset(), like: set = frozenset()
+) -> None:
     """``d = d + e`` made ``d += e``, in place, for each accumulator ``d`` of ``owned`` (one the function
     made zeros of its array's shape: ``visit_FunctionDef``) that nothing else can hold: every other line
     that binds it is such a sum or ``d = scatter_add(d, ...)`` (which adds into d itself, or makes a new
@@ -198,15 +202,39 @@ def added_in_place(function: ast.FunctionDef, owned: set, scatter_add: set = fro
                 first = call.args[0] if call.args else None
                 if isinstance(first, ast.Name) and first.id == node.targets[0].id in sums:
                     in_sums |= {id(node.targets[0]), id(first)}
+        in_sums |= _handed(node, sums, like)
+    params = {a.arg for a in function.args.args}
     for name, nodes in sums.items():
         others = [(k, n) for k, n in reads.get(name, ()) if id(n) not in in_sums]
         stores = [n for k, n in others if isinstance(n.ctx, ast.Store)]
-        if len(stores) != 1 or any(k <= last[name] for k, n in others if isinstance(n.ctx, ast.Load)):
-            continue  # (bound otherwise than by its zeros and the sums, or read before the last sum)
+        if len(stores) != (name not in params) or any(
+            k <= last[name] for k, n in others if isinstance(n.ctx, ast.Load)
+        ):
+            continue  # (bound otherwise than by its zeros (or as the accumulator handed in) and the sums, or read
+            # before the last sum)
         for assign in nodes:
             augmented = ast.AugAssign(assign.targets[0], ast.Add(), assign.value.right)
             ast.copy_location(augmented, assign)
             _replace(function, assign, augmented)
+
+
+def _handed(node, sums: dict, like: set) -> set:
+    """The ids of the names in ``d, ... = g_reverse_sweep(residuals, ct, array_like(d, x), ...)`` that are an
+    accumulator of ``sums`` handed to a called function's reverse sweep (``modes.handed``), which adds into
+    it (an array of its shape: ``array_like`` gives it back) and returns it: bound and read as by a sum."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call)):
+        return set()
+    call, target = node.value, node.targets[0]
+    if not (isinstance(call.func, ast.Name) and is_reverse_sweep(call.func.id)):
+        return set()
+    names = [target] if isinstance(target, ast.Name) else list(getattr(target, "elts", ()))
+    out = set()
+    for arg in call.args[2:]:
+        inner = arg.args[0] if isinstance(arg, ast.Call) and getattr(arg.func, "id", None) in like and arg.args else arg
+        bound = [n for n in names if isinstance(n, ast.Name) and isinstance(inner, ast.Name) and n.id == inner.id]
+        if bound and inner.id in sums:
+            out |= {id(bound[0]), id(inner)}
+    return out
 
 
 def _prange(node) -> bool:
@@ -276,6 +304,7 @@ class _Rewrite(ast.NodeTransformer):
         self.used: set = set()  # those the code calls
         self.distinct: set = set()  # the names the code calls runtime helper distinct by
         self.scatter_add: set = set()  # ... scatter_add by
+        self.array_like: set = set()  # ... array_like by
         self.sum_all: set = set()  # ... sum_all by
         self.numpy_names: set = {numpy}  # the names of the NumPy module in the code
 
@@ -333,11 +362,14 @@ class _Rewrite(ast.NodeTransformer):
             and isinstance(stmt.value, ast.Call)
             and _named(stmt.value, self.added["zeros_like"])
         }
+        if is_reverse_sweep(node.name):  # and those a called function's reverse sweep is handed (modes.handed):
+            # arrays of their arrays' shapes its caller owns (array_like(d, x))
+            owned |= {a.arg for a in node.args.args[2:] if a.arg in self.array_accumulators}
         node = self.generic_visit(node)
         rows = (self.added["zeros_rows"], self.added["empty_rows"])
         if empty_shadows(node, self.numpy, self.added["check_index"], rows):  # (zeros every element of which is stored)
             self.used.add("empty_rows")
-        added_in_place(node, owned, self.scatter_add)
+        added_in_place(node, owned, self.scatter_add, self.array_like)
         return node
 
     def _indexed_by_tuple(self, node) -> bool:
