@@ -101,3 +101,16 @@ def test_arrays_any():
     got = adcompiler.differentiate(F.sum_rows, wrt=("w", "b"), arrays="any").grad(xp.asarray(w), xp.asarray(b), s)
     for k in (0, 1):
         assert np.allclose(np.asarray(got[k]), central_grad(F.sum_rows, (w, b, s), k), rtol=1e-5, atol=1e-7)
+
+
+def test_hessian_over_code_keeping_several_shapes():
+    """Forward mode over the reverse code, which keeps ``shape_like(k1, k2, k3, k4)`` (several names, read for a
+    shape): the Hessian of rk4's last entry against central differences of its gradient (the activity
+    analysis took shape_like for a one-argument helper until 2026-11-29)."""
+    x = np.linspace(0.3, 0.9, 4)
+    code = adcompiler.differentiate(F.rk4_last, wrt=("x",)).source("reverse")
+    assert any(line.count(",") >= 1 and "shape_like(" in line for line in code.splitlines())
+    h = adcompiler.hessian(F.rk4_last, argnums=0)(x, 2)
+    grad = adcompiler.grad(F.rk4_last, argnums=0)
+    want = np.stack([central_grad(lambda v: grad(v, 2)[k], (x,), 0) for k in range(4)])
+    np.testing.assert_allclose(h, want, rtol=1e-5, atol=1e-7)
