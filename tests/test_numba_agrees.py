@@ -32,6 +32,7 @@ numba = pytest.importorskip("numba", reason="backend='numba' needs the [numba] e
 
 import adcompiler  # noqa: E402
 import numba_funcs as NF  # noqa: E402
+import callee_into_funcs as CI  # noqa: E402
 import shape_kept_funcs as SK  # noqa: E402
 from adcompiler.errors import UnsupportedSyntaxError  # noqa: E402
 from adcompiler.testing.oracle import fd_jacobian, leaves, rebuild, structure_problem  # noqa: E402
@@ -109,6 +110,10 @@ ROWS = [
     Row("joins", NF.summed_terms, [(2,), (3,)]),
     # arrays the adjoint reads only for their shapes, kept as shape_like (tests/test_shape_kept.py; 2026-11-29)
     Row("shapes", SK.rk4_last, args=(np.linspace(0.2, 0.9, 6), 3), wrt=("x",)),
+    # a caller's accumulator handed to a callee's reverse sweep, which adds into it in place (modes/handed.py;
+    # 2026-11-29): a cell called in a loop, and one array handed as two parameters (only once)
+    Row("handed", CI.run_cells, [(3, 3), (3,), (3,)]),
+    Row("handed", CI.same_twice, [(3, 2)]),
     Row("shapes", SK.sum_rows, args=(np.linspace(-1, 1, 40).reshape(5, 8), np.linspace(0, 1, 8)[None], 2), wrt=("w", "b")),
 ]
 
