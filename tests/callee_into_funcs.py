@@ -1,25 +1,13 @@
 """Helpers with array parameters called from loops, branches and themselves, for tests/test_callee_into.py
 (issue 35: a callee's reverse sweep adds into its caller's adjoint array)."""
 
+import sys
+from pathlib import Path
+
 import numpy as np
 
-
-def det_of_minor(A, rows, cols):
-    """Determinant of the minor of ``A`` made of ``rows`` and ``cols`` (GradBench det's recursion)."""
-    if len(rows) == 1:
-        return A[rows[0], cols[0]]
-    total = 0.0
-    sign = 1.0
-    for j in range(len(cols)):
-        sub_cols = cols[:j] + cols[j + 1 :]
-        total = total + sign * A[rows[0], cols[j]] * det_of_minor(A, rows[1:], sub_cols)
-        sign = -sign
-    return total
-
-
-def det(A):
-    ell = A.shape[0]
-    return det_of_minor(A, list(range(ell)), list(range(ell)))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks" / "gradbench"))
+from evals.det import det, det_of_minor  # noqa: E402, F401 (GradBench det's recursion, the eval itself)
 
 
 def cell(W, b, h):
