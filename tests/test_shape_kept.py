@@ -114,3 +114,34 @@ def test_hessian_over_code_keeping_several_shapes():
     grad = adcompiler.grad(F.rk4_last, argnums=0)
     want = np.stack([central_grad(lambda v: grad(v, 2)[k], (x,), 0) for k in range(4)])
     np.testing.assert_allclose(h, want, rtol=1e-5, atol=1e-7)
+
+
+def _stages_program(rng) -> str:
+    """A Runge-Kutta-like loop of random stages: each stage the right-hand side at ``y`` plus a random sum
+    of earlier stages, the update a random sum of them all (sums of several arrays read only for their
+    shapes: what ``shape_like(k1, k2, ...)`` keeps), ending in a random reduction."""
+    n = int(rng.integers(1, 5))
+    lines = ["def f(x, s):", "    h = 1.0 / s", "    y = np.zeros(len(x))", "    for _ in range(s):"]
+    for k in range(1, n + 1):
+        earlier = " + ".join(f"{rng.uniform(0.1, 0.9):.2f} * k{j}" for j in range(1, k) if rng.random() < 0.8)
+        lines.append(f"        k{k} = rhs(x, y{' + h * (' + earlier + ')' if earlier else ''})")
+    update = " + ".join(f"{rng.uniform(0.1, 2.0):.2f} * k{j}" for j in range(1, n + 1))
+    lines.append(f"        y = y + h * ({update})")
+    lines.append("    return " + rng.choice(["y[-1]", "np.sum(y * y)", "y[-1] * y[0]"]))
+    return "import numpy as np\nfrom shape_kept_funcs import rhs\n\n\n" + "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, *(pytest.param(s, marks=pytest.mark.slow) for s in range(3, 15))])
+def test_generated_stages_gradient_and_hessian(seed, tmp_path):
+    """A generator of the programs shape_like serves (the Hessian over such code failed until 2026-11-29): each
+    program's gradient against central differences, and its Hessian against differences of the gradient."""
+    from adcompiler.testing.fuzz.check import load_module
+
+    rng = np.random.default_rng(seed)
+    source = _stages_program(rng)
+    f = load_module(source, str(tmp_path), f"stages{seed}").f
+    x, s = rng.uniform(0.2, 0.9, 4), int(rng.integers(1, 4))
+    grad = adcompiler.grad(f, argnums=0)
+    np.testing.assert_allclose(grad(x, s), central_grad(f, (x, s), 0), rtol=1e-6, atol=1e-8, err_msg=source)
+    want = np.stack([central_grad(lambda v: grad(v, s)[k], (x,), 0) for k in range(4)])
+    np.testing.assert_allclose(adcompiler.hessian(f, argnums=0)(x, s), want, rtol=1e-5, atol=1e-7, err_msg=source)
