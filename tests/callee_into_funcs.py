@@ -154,3 +154,16 @@ def calls_weighted(W, x):
     for t in range(3):
         total = total + weighted(W, x * (t + 1.0)) + np.sum(W * W) * t
     return total
+
+
+def step_reverse_sweep(a, b, c):
+    """A user's helper named as the generated reverse sweeps are (``modes.handed`` knows them by name)."""
+    return a * b + np.sin(c)
+
+
+def calls_named_like_a_sweep(x, w):
+    s = 0.0 * w
+    for i in range(3):
+        s = step_reverse_sweep(s, w, x * i)
+    t = step_reverse_sweep(s, s, w)
+    return np.sum(t * x)

@@ -29,6 +29,7 @@ CASES = [
     (F.branch_helper, (0.5 * RNG.normal(size=(3, 3)), RNG.normal(size=3), -1)),
     (F.sum_after_call, (RNG.normal(size=(3, 2)), RNG.normal(size=(3, 2)))),
     (F.calls_weighted, (RNG.normal(size=(3, 2)), RNG.normal(size=(4, 3, 2)))),
+    (F.calls_named_like_a_sweep, (RNG.normal(size=3), RNG.normal(size=3))),  # a user's g_reverse_sweep
 ]
 IDS = [f"{fn.__name__}-{k}" for k, (fn, _) in enumerate(CASES)]
 
