@@ -139,3 +139,17 @@ def reads_block(stmts) -> set:
 def head_reads(s) -> set:
     """Names the test of a branch or while loop, or the iterable of a for loop, reads."""
     return memoised("head", s, lambda s: reads_expr(s.iterable if isinstance(s, ForS) else s.test, set()))
+
+
+def read_count(e, name: str) -> int:
+    """How many times the expression ``e`` (or a tuple or list of them) reads ``name``."""
+    cls = e.__class__  # (by class first: optimize.inline asks it of a using statement after each fold into it)
+    if cls is E.Name:
+        return int(e.id == name)
+    if cls is str or cls is E.Num:
+        return 0
+    if cls is tuple or cls is list:
+        return sum(read_count(x, name) for x in e)
+    if isinstance(e, E.Expr):
+        return sum(read_count(v, name) for v in vars(e).values())
+    return 0

@@ -35,7 +35,7 @@ import re
 
 from ..analysis import values as V
 from ..ir import expr as E
-from ..analysis.defuse import head_reads, reads, target_names, writes
+from ..analysis.defuse import head_reads, read_count, reads, target_names, writes
 from ..ir.nodes import Assign, AugAssign, Eq, For, ForS, IfS, Var, While, WhileS, every_statement, free_names, walk
 
 # in the names of reverse sweeps and of code made of them (their forward mode): optimize.aliases reads it
@@ -128,7 +128,7 @@ def _added_only(adjoint: list, acc: str, finals: tuple) -> bool:
     otherwise only added into: ``acc = acc + e``, ``acc += e``, ``acc = scatter_add(acc, ...)``, or handed
     to a reverse sweep that adds into it (``acc = g_reverse_sweep(..., acc)``), nothing else reading it
     but the lines ``finals`` (see ``_accumulator``)."""
-    if sum(_count(f.value, acc) for f in finals) > 1:  # (the cotangent holds the accumulator once)
+    if sum(read_count(f.value, acc) for f in finals) > 1:  # (the cotangent holds the accumulator once)
         return False
     starts = [s for s in adjoint if _same_start(s, acc)]
     if len(starts) != 1 or any(_same_start(s, acc) for s in every_statement(adjoint) if s not in adjoint):
@@ -150,17 +150,6 @@ def _added_only(adjoint: list, acc: str, finals: tuple) -> bool:
     return True
 
 
-def _count(e, name: str) -> int:
-    """How many times expression ``e`` reads ``name``."""
-    if isinstance(e, E.Name):
-        return int(e.id == name)
-    if isinstance(e, tuple):
-        return sum(_count(x, name) for x in e)
-    if isinstance(e, E.Expr):
-        return sum(_count(v, name) for v in vars(e).values())
-    return 0
-
-
 def _adds_into(value: E.Expr, acc: str) -> bool:
     """Whether ``value``, assigned to ``acc``, is ``acc`` with something added into it."""
 
@@ -173,7 +162,7 @@ def _adds_into(value: E.Expr, acc: str) -> bool:
         return not any(reads(a) for a in value.args[1:])
     if isinstance(value, E.Call) and is_reverse_sweep(value.func):  # (handed as it is, or as array_like gives it)
         handed = [a for a in value.args[2:] if a == E.Name(acc) or _like(a) == E.Name(acc)]
-        return len(handed) == 1 and _count(value.args, acc) == 1
+        return len(handed) == 1 and read_count(value.args, acc) == 1
     return False
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 
 from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, Comment, Def, Do, ForS, IfS, Ret, WhileS
-from ..analysis.defuse import reads
+from ..analysis.defuse import read_count, reads
 from ..analysis.liveness import forget, live_step, pure, step
 from ..analysis.memo import MEMO
 from ..analysis.positions import Block
@@ -183,7 +183,7 @@ def _use(block: Block, i: int, walls: tuple, folding: Folding, readers: dict):
     if any(block.first(n, i + 1, k, block.writers) is not None for n in needs):
         return None  # what it reads changes before its use
     own = _own_exprs(block.stmts[k])
-    if _count(own, name) != 1 or name in _nested_reads(block.stmts[k]) or _too_deep(own, s.value):
+    if read_count(own, name) != 1 or name in _nested_reads(block.stmts[k]) or _too_deep(own, s.value):
         return None
     return k
 
@@ -241,19 +241,6 @@ def _nested_reads(s) -> set:
     if isinstance(s, (IfS, ForS)):
         return set().union(set(), *(reads(x) for x in getattr(s, "body", ()) + getattr(s, "orelse", ())))
     return reads(s) if isinstance(s, WhileS) else set()
-
-
-def _count(e, name: str) -> int:
-    cls = e.__class__  # (by class first: asked of the using statement after each fold into it)
-    if cls is E.Name:
-        return e.id == name
-    if cls is str or cls is E.Num:
-        return 0
-    if cls is tuple or cls is list:
-        return sum(_count(x, name) for x in e)
-    if isinstance(e, E.Expr):
-        return sum(_count(v, name) for v in vars(e).values())
-    return 0
 
 
 def _replace(e, name: str, value, left: list):
