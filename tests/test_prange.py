@@ -15,14 +15,16 @@ generated campaign run with ``--runslow``.
 """
 
 import importlib.util
+import math
 import os
 import random
+import re
 
 import numpy as np
 import pytest
 
 import adcompiler
-from adcompiler import UnsupportedSyntaxError
+from adcompiler import UnsupportedSyntaxError, prange
 from adcompiler.testing import parallel_programs as P
 from adcompiler.testing import prange_gen
 from adcompiler.testing.fuzz.check import load_module
@@ -118,6 +120,40 @@ def test_numba_prange_is_what_the_loop_is_marked_with():
     d = adcompiler.differentiate(P.monte_carlo, backend="numba")
     assert "prange" in P.monte_carlo.__code__.co_names
     assert d.jvp(P.inputs("monte_carlo", 5), (1.0, 0.0, 0.0, 0.0, np.zeros((5, 50))))[1] > 0
+
+
+def _summed(x, c):
+    """A total of the iterations, returned as it is: its adjoint reads nothing the loop leaves."""
+    total = 0.0
+    for i in prange(x.shape[0]):
+        total += math.sin(x[i] * c) * x[i]
+    return total
+
+
+def _summed_squared(x, c):
+    """The same total, squared: its adjoint reads the total."""
+    total = 0.0
+    for i in prange(x.shape[0]):
+        total += math.sin(x[i] * c) * x[i]
+    return total * total
+
+
+def test_a_gradient_runs_no_primal_loop_whose_values_nothing_reads():
+    """The adjoint loop computes each iteration again, so the gradient of a total returned as it is runs the
+    loop once (the primal loop is dropped, modes.parallel + optimize.tidy); the vjp, which returns the value,
+    and the gradient of the total squared, whose adjoint reads it, run the primal loop too."""
+    pytest.importorskip("numba")
+    x, c = np.linspace(-1.0, 2.0, 9), 0.7
+    loops = {}
+    for f in (_summed, _summed_squared):
+        d = adcompiler.differentiate(f, backend="numba")
+        got = d.grad(x, c)
+        expected = adcompiler.differentiate(f).grad(x, c)
+        np.testing.assert_allclose(got[0], expected[0], rtol=1e-12)
+        assert got[1] == pytest.approx(expected[1], rel=1e-12)
+        assert d.value_and_grad(x, c)[0] == pytest.approx(f(x, c), rel=1e-12)
+        loops[f.__name__] = tuple(len(re.findall(r"^ +for \w+ in prange\(", d.source(s), re.M)) for s in ("grad", "reverse"))
+    assert loops == {"_summed": (1, 2), "_summed_squared": (2, 2)}
 
 
 # ---- generated loops ---------------------------------------------------------------------------------

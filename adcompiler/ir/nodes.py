@@ -207,7 +207,12 @@ class ForS:
     iterable: E.Expr
     body: tuple
     line: int = 0
-    parallel: bool = False  # ``prange`` on a target that runs iterations in parallel (Numba), else ``range``
+    parallel: bool | str = False  # ``prange`` on a target that runs iterations in parallel (Numba), else ``range``;
+    # RECOMPUTED: also the primal loop of a parallel adjoint loop that computes each iteration again (modes.parallel)
+
+
+RECOMPUTED = "recomputed"  # ForS.parallel of a primal loop whose iterations the adjoint computes again: it runs
+# only for the values it leaves (its errors are raised again there), so it goes where none of them is read
 
 
 @dataclass(frozen=True)

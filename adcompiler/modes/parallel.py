@@ -57,7 +57,7 @@ def parallel_adjoint(sweep, loop, site: tuple) -> list:
     snapshots = tuple(
         (plan.alias.get(a, a), namer.fresh(plan.alias.get(a, a) + "_before")) for a in sorted(record.written)
     )
-    keeping.parallel[site] = ParallelKept(tapes, snapshots)
+    keeping.parallel[site] = ParallelKept(tapes, snapshots, bool(adjoint))
     if not adjoint:
         return [_restore(a, copy, loop.line) for a, copy in snapshots]
     again = PrimalSweep(plan, keeping.frozen(), sweep.shadows, program).block(loop.body, body_site, False, ())

@@ -329,10 +329,12 @@ class Version:
 @dataclass(frozen=True)
 class ParallelKept:
     """What the primal sweep does for one parallel loop: no pushes to ``tapes`` (the iterations' own,
-    made in the adjoint loop), and ``snapshots``, (array, its copy) of the arrays written by row."""
+    made in the adjoint loop), and ``snapshots``, (array, its copy) of the arrays written by row;
+    ``again``: the adjoint loop computes each iteration's values again (it has adjoint lines)."""
 
     tapes: frozenset
     snapshots: tuple
+    again: bool = False
 
 
 @dataclass(frozen=True)

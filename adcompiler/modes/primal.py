@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from ..analysis import values as V
 from ..ir import expr as E
-from ..ir.nodes import INDEX, Assign, AugAssign, Break, Const, Continue, Do, Eq, For, ForS, If, IfS, Var, While
+from ..ir.nodes import INDEX, RECOMPUTED, Assign, AugAssign, Break, Const, Continue, Do, Eq, For, ForS, If, IfS, Var, While
 from ..ir.nodes import LIST_SLICE, WhileS, jumps, rebuild
 from ..ir.printing import primal_stmt
 from ..lower.dup import DUP
@@ -89,10 +89,12 @@ class PrimalSweep:
 
     def parallel_loop(self, loop, site: tuple, parallel) -> list:
         """A ``prange`` loop of the primal sweep (``modes.parallel``): the arrays it writes by row copied
-        first, then the loop, in parallel, pushing nothing."""
+        first, then the loop, in parallel, pushing nothing; marked RECOMPUTED where the adjoint loop computes
+        its iterations again (``optimize.tidy`` drops it where nothing reads what it leaves)."""
         body = without_pushes(self.block(loop.body, body_of(loop, site), False, ()), parallel.tapes)
         copies = [Assign((copy,), E.Call("numpy.copy", (E.Name(a),)), loop.line) for a, copy in parallel.snapshots]
-        return copies + [ForS(loop.target.name, self.plan.range_of(loop), tuple(body), loop.line, True)]
+        mark = RECOMPUTED if parallel.again else True
+        return copies + [ForS(loop.target.name, self.plan.range_of(loop), tuple(body), loop.line, mark)]
 
     def equation(self, eq: Eq, site: tuple) -> list:
         """The primal code of the equation at ``site``: a line, with its shadow's and its pushes."""

@@ -30,8 +30,11 @@ from ..ir.nodes import (
     Def,
     Do,
     ForS,
+    RECOMPUTED,
+    Comment,
     IfS,
     Raise,
+    Release,
     Ret,
     WhileS,
 )
@@ -306,6 +309,8 @@ def _drop_dead(stmts: list, after: set, jump) -> list:
 def _dead(s, live: set) -> bool:
     """Whether ``s`` changes nothing that is read later (``live``: the names live after it)."""
     if isinstance(s, ForS):
+        if s.parallel == RECOMPUTED:  # (its errors are the adjoint loop's too: that loop computes it again)
+            return not writes(s) & live and _only_values(s)
         return not s.body and pure(s.iterable) and s.target not in live
     if isinstance(s, (Assign, AugAssign)):
         names = writes(s)
@@ -320,6 +325,22 @@ def _dead(s, live: set) -> bool:
             and all(isinstance(t, (str, tuple)) for t in s.targets)
         )
     return False
+
+
+def _only_values(s) -> bool:
+    """Whether ``s`` does nothing but bind names (to values that change nothing else: they may raise) and
+    run loops and branches of such statements."""
+    if isinstance(s, Assign):
+        return all(isinstance(t, (str, tuple)) for t in s.targets) and unneeded_if_unread(s.value)
+    if isinstance(s, AugAssign):
+        return isinstance(s.target, str) and unneeded_if_unread(s.value)
+    if isinstance(s, ForS):
+        return pure(s.iterable) and all(map(_only_values, s.body))
+    if isinstance(s, IfS):
+        return pure(s.test) and all(map(_only_values, s.body + s.orelse))
+    if isinstance(s, WhileS):
+        return pure(s.test) and all(map(_only_values, s.header + s.body))
+    return isinstance(s, (Comment, Release, Break, Continue))
 
 
 # ---- faint code ----------------------------------------------------------------------
