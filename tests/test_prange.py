@@ -57,14 +57,15 @@ def _worst(got, expected, what) -> float:
     return worst
 
 
-def _dot_gap(d, args, seed=0) -> float:
-    """|<u, J v> - <J^T u, v>| relative to its size, for a scalar output: J v by jvp, J^T u by vjp (u = 1)."""
+def _dot_gap(d, args, seed=0, cts=None) -> float:
+    """|<u, J v> - <J^T u, v>| relative to its size, for a scalar output: J v by jvp, J^T u by vjp (u = 1),
+    or ``cts`` if given (the gradient)."""
     rng = np.random.default_rng(seed)
     tangents = tuple(
         rng.standard_normal(np.shape(a)) if isinstance(a, np.ndarray) else float(rng.standard_normal()) for a in args
     )
     _, jv = d.jvp(args, tangents)
-    _, cts = d.vjp(args, 1.0)
+    cts = d.vjp(args, 1.0)[1] if cts is None else cts
     jtu = sum(float(np.sum(np.asarray(c) * np.asarray(t))) for c, t in zip(cts, tangents))
     return abs(float(jv) - jtu) / max(1.0, abs(jtu))
 
@@ -82,22 +83,26 @@ def test_program_on_python_against_differences(name):
     assert _dot_gap(d, args) < 1e-10
 
 
-def _numba_against_python(f, args, threads_too=True) -> list:
+def _numba_against_python(f, args, threads_too=True, entry="vjp") -> list:
     """The differences to check: numba (all threads) from python, the dot test's gap, and numba on one
-    thread from numba on all; each cotangent's shape and dtype its primal's."""
+    thread from numba on all; each cotangent's shape and dtype its primal's.  ``entry``: "vjp" (the
+    value with the cotangents), or "grad" (the gradient code, the value then the jvp's)."""
     numba = pytest.importorskip("numba")
     d, p = adcompiler.differentiate(f, backend="numba"), adcompiler.differentiate(f)
-    value, cts = d.vjp(args, 1.0)
-    expected_value, expected = p.vjp(args, 1.0)
-    assert value == pytest.approx(expected_value, rel=1e-12)
+
+    def cotangents(d):
+        return d.vjp(args, 1.0) if entry == "vjp" else (d.jvp(args, tuple(map(np.zeros_like, args)))[0], d.grad(*args))
+
+    (value, cts), (expected_value, expected) = cotangents(d), cotangents(p)
+    assert value == pytest.approx(expected_value, rel=1e-12) and value == pytest.approx(f(*args), rel=1e-12)
     for ct, a in zip(cts, args):
         assert np.shape(ct) == np.shape(a) and np.asarray(ct).dtype == np.float64
-    gaps = [_worst(cts, expected, "numba against python"), _dot_gap(d, args)]
+    gaps = [_worst(cts, expected, "numba against python"), _dot_gap(d, args, cts=cts)]
     if threads_too:
         before = numba.get_num_threads()
         numba.set_num_threads(1)
         try:
-            _, serial = d.vjp(args, 1.0)
+            serial = cotangents(d)[1]
         finally:
             numba.set_num_threads(before)
         gaps.append(_worst(serial, cts, "numba on one thread against numba on all"))
@@ -138,22 +143,40 @@ def _summed_squared(x, c):
     return total * total
 
 
+def _made_in_each(x, w):
+    """An array each iteration makes and writes into, summed into a total returned as it is."""
+    total = 0.0
+    for i in prange(x.shape[0]):
+        q = np.zeros(w.shape[0])
+        for j in range(w.shape[0]):
+            q[j] = w[j] * x[i]
+        total += np.sum(np.sin(q))
+    return total
+
+
+def _rows_written(x, w):
+    """Rows of an array made before the loop written by the iterations (read after it)."""
+    y = np.zeros(x.shape[0])
+    for i in prange(x.shape[0]):
+        y[i] = math.sin(x[i] * w[0])
+    return np.sum(y)
+
+
 def test_a_gradient_runs_no_primal_loop_whose_values_nothing_reads():
     """The adjoint loop computes each iteration again, so the gradient of a total returned as it is runs the
     loop once (the primal loop is dropped, modes.parallel + optimize.tidy); the vjp, which returns the value,
     and the gradient of the total squared, whose adjoint reads it, run the primal loop too."""
     pytest.importorskip("numba")
-    x, c = np.linspace(-1.0, 2.0, 9), 0.7
+    x, c, w = np.linspace(-1.0, 2.0, 9), 0.7, np.array([0.3, -1.1, 2.0])
     loops = {}
-    for f in (_summed, _summed_squared):
+    for f, args in [(_summed, (x, c)), (_summed_squared, (x, c)), (_made_in_each, (x, w)), (_rows_written, (x, w))]:
         d = adcompiler.differentiate(f, backend="numba")
-        got = d.grad(x, c)
-        expected = adcompiler.differentiate(f).grad(x, c)
-        np.testing.assert_allclose(got[0], expected[0], rtol=1e-12)
-        assert got[1] == pytest.approx(expected[1], rel=1e-12)
-        assert d.value_and_grad(x, c)[0] == pytest.approx(f(x, c), rel=1e-12)
+        got, expected = d.grad(*args), adcompiler.differentiate(f).grad(*args)
+        for g, e in zip(got, expected, strict=True):
+            np.testing.assert_allclose(g, e, rtol=1e-12)
+        assert d.value_and_grad(*args)[0] == pytest.approx(f(*args), rel=1e-12)
         loops[f.__name__] = tuple(len(re.findall(r"^ +for \w+ in prange\(", d.source(s), re.M)) for s in ("grad", "reverse"))
-    assert loops == {"_summed": (1, 2), "_summed_squared": (2, 2)}
+    assert loops == {"_summed": (1, 2), "_summed_squared": (2, 2), "_made_in_each": (1, 2), "_rows_written": (2, 2)}
 
 
 # ---- generated loops ---------------------------------------------------------------------------------
@@ -189,8 +212,11 @@ def test_generated_loop_that_races_is_refused_at_its_line(seed, tmp_path):
     [5] + [pytest.param(s, marks=pytest.mark.slow) for s in (0, 1, 2, 3, 4, 6, 7)],  # long parallel compile each)
 )
 def test_generated_loop_on_numba_against_python(seed, tmp_path):
+    """The vjp, or for every second seed the gradient code (where the primal loop goes if what it leaves is
+    not read: arrays an iteration makes, totals the adjoint does not read)."""
     module, *_, args = _generated(seed, False, tmp_path)
-    assert max(_numba_against_python(module.f, args, threads_too=seed in (0, 5))) < 1e-12
+    entry = "grad" if seed % 2 else "vjp"
+    assert max(_numba_against_python(module.f, args, threads_too=seed in (0, 5), entry=entry)) < 1e-12
 
 
 # ---- what is refused, and where -------------------------------------------------------------------------

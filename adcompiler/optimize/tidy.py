@@ -32,6 +32,7 @@ from ..ir.nodes import (
     ForS,
     RECOMPUTED,
     Comment,
+    inner_blocks,
     IfS,
     Raise,
     Release,
@@ -310,7 +311,7 @@ def _dead(s, live: set) -> bool:
     """Whether ``s`` changes nothing that is read later (``live``: the names live after it)."""
     if isinstance(s, ForS):
         if s.parallel == RECOMPUTED:  # (its errors are the adjoint loop's too: that loop computes it again)
-            return not writes(s) & live and _only_values(s)
+            return not writes(s) & live and _leaves_nothing(s)
         return not s.body and pure(s.iterable) and s.target not in live
     if isinstance(s, (Assign, AugAssign)):
         names = writes(s)
@@ -327,20 +328,72 @@ def _dead(s, live: set) -> bool:
     return False
 
 
-def _only_values(s) -> bool:
-    """Whether ``s`` does nothing but bind names (to values that change nothing else: they may raise) and
-    run loops and branches of such statements."""
+def _leaves_nothing(loop: ForS) -> bool:
+    """Whether ``loop`` does nothing but bind names (to values that change nothing else: they may raise),
+    run loops and branches of such statements, and write into arrays each iteration makes anew (``q``
+    of ``q = np.zeros(k)``, the first statement of the body that names it, and its only binding)."""
+    made, named = _made_here(loop.body), set()
+    for s in loop.body:  # an array is made before the iteration reads or writes it
+        if isinstance(s, Assign) and len(s.targets) == 1 and s.targets[0] in made:
+            named.add(s.targets[0])
+        elif (made - named) & (reads(s) | writes(s) | _written_into(s)):
+            return False
+    return all(_only_values(s, made) for s in loop.body)
+
+
+NEW_ARRAYS = frozenset(
+    f"numpy.{f}"
+    for f in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "copy")
+)
+
+
+def _made_here(body) -> set:
+    """The names bound in ``body`` only at its top level, each time to an array a NumPy call makes."""
+    made = {
+        s.targets[0]
+        for s in body
+        if isinstance(s, Assign) and len(s.targets) == 1 and isinstance(s.targets[0], str) and _new_array(s.value)
+    }
+    for s in body:
+        if not (isinstance(s, Assign) and len(s.targets) == 1 and s.targets[0] in made and _new_array(s.value)):
+            made -= writes(s)
+    return made
+
+
+def _new_array(e) -> bool:
+    return isinstance(e, E.Call) and e.func in NEW_ARRAYS
+
+
+def _written_into(s) -> set:
+    """The arrays a statement (with its nested blocks) writes into by subscript."""
     if isinstance(s, Assign):
-        return all(isinstance(t, (str, tuple)) for t in s.targets) and unneeded_if_unread(s.value)
+        return {t.value.id for t in s.targets if isinstance(t, E.Subscript) and isinstance(t.value, E.Name)}
     if isinstance(s, AugAssign):
-        return isinstance(s.target, str) and unneeded_if_unread(s.value)
+        t = s.target
+        return {t.value.id} if isinstance(t, E.Subscript) and isinstance(t.value, E.Name) else set()
+    if isinstance(s, (ForS, IfS, WhileS)):
+        return set().union(*(_written_into(x) for b in inner_blocks(s) for x in b))
+    return set()
+
+
+def _only_values(s, made: set) -> bool:
+    """Whether ``s`` binds names and writes into the arrays ``made`` only (see ``_leaves_nothing``)."""
+    if isinstance(s, Assign):
+        plain = all(isinstance(t, (str, tuple)) or _written_into(Assign((t,), s.value)) <= made for t in s.targets)
+        return plain and unneeded_if_unread(s.value) and all(map(_pure_index, s.targets))
+    if isinstance(s, AugAssign):
+        return (isinstance(s.target, str) or _written_into(s) <= made) and unneeded_if_unread(s.value)
     if isinstance(s, ForS):
-        return pure(s.iterable) and all(map(_only_values, s.body))
+        return pure(s.iterable) and all(_only_values(x, made) for x in s.body)
     if isinstance(s, IfS):
-        return pure(s.test) and all(map(_only_values, s.body + s.orelse))
+        return pure(s.test) and all(_only_values(x, made) for x in s.body + s.orelse)
     if isinstance(s, WhileS):
-        return pure(s.test) and all(map(_only_values, s.header + s.body))
+        return pure(s.test) and all(_only_values(x, made) for x in s.header + s.body)
     return isinstance(s, (Comment, Release, Break, Continue))
+
+
+def _pure_index(t) -> bool:
+    return not isinstance(t, E.Expr) or pure(t)
 
 
 # ---- faint code ----------------------------------------------------------------------

@@ -3,7 +3,8 @@ into totals, run inner loops and branches) and what they may not (write an eleme
 both write, assign a shared name, multiply into a total, read another iteration's row of an array the
 loop writes, stop the loop), for ``tests/test_prange.py``.
 
-``program(rng)`` gives a module's source defining ``f(W, X, b, c)`` and, for a loop it must refuse, the
+``program(rng)`` gives a module's source defining ``f(W, X, b, c)`` (returning a function of
+what the loop leaves, or a part of it) and, for a loop it must refuse, the
 line of the statement that breaks the rule (``None`` for a loop that must work).
 """
 
@@ -42,6 +43,8 @@ _GOOD = (  # statements of an iteration (h: a vector of 3, a: a number, both the
     "for j in range(2):\n            h = np.sin(h) + a * 0.1",
     "if a > 0.5:\n            s += a\n        else:\n            z[i] = math.cos(a)",
     "if h[0] > 0.3:\n            a = a * 2.0",
+    "q = np.zeros(3)\n        for j in range(3):\n            q[j] = h[j] * a\n        s += np.sum(np.sin(q))",
+    "q = np.ones(2)\n        q[1] = a * X[i, 0]\n        a = a + np.prod(q)",
 )
 
 _BAD = (  # one that breaks the rules
@@ -53,8 +56,11 @@ _BAD = (  # one that breaks the rules
     "if a > 2.0:\n            break",
 )
 
-_TAIL = """    return np.sum(y * y) + np.sum(z) * c + s
-"""
+_TAILS = (  # what the function returns: the adjoint reads what the loop leaves, or only some of it, or none
+    "    return np.sum(y * y) + np.sum(z) * c + s\n",
+    "    return np.sum(y) + s * 2.0\n",
+    "    return s\n",
+)
 
 
 def program(rng: random.Random, bad: bool = False) -> tuple:
@@ -69,7 +75,7 @@ def program(rng: random.Random, bad: bool = False) -> tuple:
         if stmts[k].startswith("if "):
             line += 1  # (break: its own line)
     body = "".join(f"        {s}\n" for s in stmts)
-    return _HEAD + body + _TAIL, line
+    return _HEAD + body + rng.choice(_TAILS), line
 
 
 def inputs(rng: random.Random, n: int = 7) -> tuple:
