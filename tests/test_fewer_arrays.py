@@ -92,11 +92,11 @@ def test_numba_folds_past_scatter_adds():
 
 def test_an_array_read_for_its_shape_is_read_of_its_representative():
     """a = x * 2.0 has x's shape: unbroadcast reads x, and the primal keeps no a for it; rotate's sum of rot * rot
-    is spread over rot's shape (unreduce(..., rot, ...)), and X * cos(theta) summed to X's."""
+    is read of rot (its cotangent times rot, which broadcasting spreads), and X * cos(theta) summed to X's."""
     body = _reverse(S.broadcast_terms, CASES[5][1])
     assert re.search(r"unbroadcast\([^\n]*, x\)", body) and re.search(r"unbroadcast\([^\n]*, a\)", body) is None, body
     body = _reverse(S.rotate, (RNG.normal(size=3), RNG.normal(size=3)))
-    assert re.search(r"unreduce\(d_sq\w*, rot, None, False\)", body), body
+    assert re.search(r"2 \* \(rot \* d_sq\w*\)", body), body  # (the sum's cotangent not spread: optimize.spread)
 
 
 def test_a_fold_passes_a_slice_made():

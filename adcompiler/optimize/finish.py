@@ -1,13 +1,15 @@
 """The last passes over generated functions, chosen by their kind: the literal seed's (``stores``) for
 gradients and the rows of Jacobians, and NumPy's reductions of arrays as the arrays' methods
 (``known_arrays.reductions_as_methods``) and the adjoints of an array's reads added up in one array
-(``scatters``) for every kind, forward mode and vjps included."""
+(``scatters``) and numbers not spread into arrays where broadcasting spreads them (``spread``) for every
+kind, forward mode and vjps included."""
 
 from __future__ import annotations
 
 from ..ir.nodes import Def
 from .known_arrays import reductions_as_methods
 from .scatters import chained_scatters
+from .spread import spread_numbers
 from .stores import fold_seed_and_stores
 
 SEEDED = ("grad", "value_and_grad", "jacobian")  # kinds whose code starts from a literal seed
@@ -18,8 +20,15 @@ def finished(defs: list, kind: str, avals: dict, releases: bool = True) -> list:
     variables; ``releases``: whether arrays no longer read may be let go (``release``)."""
     defs = [_with_scatters(d) for d in defs]
     if kind in SEEDED:  # literal seeds: adjoint loops as cheap as by hand
-        return [fold_seed_and_stores(d, avals, releases) for d in defs]
-    return [_with_methods(d, avals) for d in defs]
+        defs = [fold_seed_and_stores(d, avals, releases) for d in defs]
+    else:
+        defs = [_with_methods(d, avals) for d in defs]
+    return [_spread(d, avals) for d in defs]
+
+
+def _spread(d: Def, avals: dict) -> Def:
+    body = spread_numbers(d.body, avals)
+    return d if body == d.body else Def(d.name, d.params, d.defaults, body, d.doc, d.source)
 
 
 def _with_scatters(d: Def) -> Def:
