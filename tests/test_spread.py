@@ -92,3 +92,50 @@ def test_float32_arrays_keep_the_spread_array():
     assert "unreduce(" in text[text.index("def rows_summed_grad") :]
     assert all(g.dtype == np.float32 for g in got)
     np.testing.assert_allclose(got[0], central_grad(rows_summed, tuple(a.astype(float) for a in args), 0), rtol=1e-3)
+
+
+# ---- generated programs ------------------------------------------------------------------------------------
+
+_SUMMED = ("{r} * {r}", "np.sin({r}) * {r}", "np.exp({r} - c)", "{r}", "{r} * c + 1.0", "({r} - c) * np.cos({r})")
+
+
+def _program(rng) -> str:
+    """A function of w (4 x 3), x (3,) and c: rows and slices of w read, each summed whole after elementwise
+    arithmetic, the sums combined; straight-line, or in a loop over w's rows."""
+    lines, terms = [], []
+    for k in range(rng.integers(2, 5)):
+        index = rng.choice(["0", "1", "3", "1:3", "0:2", "2, 1:3"])
+        lines.append(f"r{k} = w[{index}]")
+        lines.append(f"s{k} = np.sum({rng.choice(_SUMMED).format(r=f'r{k}')})")
+        terms.append(f"s{k} * x[{k % 3}]" if rng.random() < 0.6 else f"np.sin(s{k})")
+    body = "".join(f"    {line}\n" for line in lines) + f"    total = {' + '.join(terms)}\n"
+    if rng.random() < 0.4:
+        summed = rng.choice(_SUMMED).format(r="row")
+        body += f"    for j in range(w.shape[0]):\n        row = w[j]\n        total = total + np.sum({summed}) * x[j % 3]\n"
+    return f"import numpy as np\n\n\ndef f(w, x, c):\n{body}    return total\n"
+
+
+@pytest.mark.parametrize(
+    "seed, backend",
+    [(s, "python") for s in range(8)]
+    + [(0, "numba")]
+    + [pytest.param(s, b, marks=pytest.mark.slow) for s in range(8, 40) for b in ("python",)]
+    + [pytest.param(s, "numba", marks=pytest.mark.slow) for s in range(1, 6)],
+)
+def test_generated_sums_of_reads_against_differences_and_without_the_rewrite(seed, backend, tmp_path, monkeypatch):
+    """Each gradient against central differences, and bit for bit the gradient made without optimize.spread."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    from adcompiler.optimize import finish
+    from adcompiler.testing.fuzz.check import load_module
+
+    rng = np.random.default_rng(seed)
+    module = load_module(_program(rng), str(tmp_path), f"spread{seed}")
+    args = (rng.normal(size=(4, 3)), rng.normal(size=3), float(rng.normal()))
+    got = adcompiler.differentiate(module.f, backend=backend).grad(*args)
+    for k in range(3):
+        np.testing.assert_allclose(got[k], central_grad(module.f, args, k), rtol=1e-6, atol=1e-6)
+    monkeypatch.setattr(finish, "spread_numbers", lambda body, avals: body)
+    module = load_module(_program(np.random.default_rng(seed)), str(tmp_path), f"spread{seed}_without")
+    before = adcompiler.differentiate(module.f, backend=backend).grad(*args)
+    assert all(np.asarray(a).tobytes() == np.asarray(b).tobytes() for a, b in zip(got, before))
