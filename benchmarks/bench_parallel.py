@@ -38,7 +38,8 @@ def _best(call, repeats: int) -> float:
 
 def _checked(d, python, args) -> None:
     got, want = d.vjp(args, 1.0)[1], python.vjp(args, 1.0)[1]
-    for g, w in zip(got, want):
+    pairs = list(zip(got, want)) + list(zip(d.grad(*args), python.grad(*args)))
+    for g, w in pairs:
         scale = max(1.0, float(np.max(np.abs(w))))
         if not np.allclose(g, w, rtol=1e-10, atol=1e-10 * scale):
             raise SystemExit("the parallel gradient differs from the python backend's: not timed")
@@ -65,8 +66,9 @@ def run(name: str, size: int, repeats: int, threads: list) -> list:
         numba.set_num_threads(n)
         tp = _best(lambda: primal(*args), repeats)
         tg = _best(lambda: d.vjp(args, 1.0), repeats)
+        only = _best(lambda: d.grad(*args), repeats)  # (no value: a primal loop nothing else reads is dropped)
         base = base or (tp, tg)
-        rows.append((name, size, n, tp, tg, tg / tp, base[0] / tp, base[1] / tg, first_primal, first_gradient))
+        rows.append((name, size, n, tp, tg, tg / tp, only / tp, base[0] / tp, base[1] / tg, first_primal, first_gradient))
     return rows
 
 
@@ -95,18 +97,19 @@ def main(argv=None) -> int:
         f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB.",
         "",
         'Primal: the function under `numba.njit(parallel=True)`; gradient: `differentiate(f, wrt=..., backend="numba")'
-        ".vjp` (value and gradient) with respect to the parameters (`parallel_programs.WRT`, not the data)."
+        ".vjp` (value and gradient) with respect to the parameters (`parallel_programs.WRT`, not the data); *grad*:"
+        " `.grad`, the gradient alone, over the primal's time.  Speedups are the vjp's."
         " Times: the minimum over the calls after the first; *first call*: Numba's compilation"
         " of each (one process, this machine's cache left as it was).",
         "",
-        "| program | size | threads | primal | gradient | gradient / primal | primal speedup | gradient speedup |"
-        " first call (primal, gradient) |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| program | size | threads | primal | gradient | gradient / primal | grad / primal | primal speedup |"
+        " gradient speedup | first call (primal, gradient) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for name, size, n, tp, tg, ratio, sp, sg, fp, fg in rows:
+    for name, size, n, tp, tg, ratio, only, sp, sg, fp, fg in rows:
         lines.append(
-            f"| {name} | {size} | {n} | {tp * 1e3:.2f} ms | {tg * 1e3:.2f} ms | {ratio:.1f} | {sp:.2f} | {sg:.2f} |"
-            f" {fp:.1f} s, {fg:.1f} s |"
+            f"| {name} | {size} | {n} | {tp * 1e3:.2f} ms | {tg * 1e3:.2f} ms | {ratio:.1f} | {only:.1f} | {sp:.2f} |"
+            f" {sg:.2f} | {fp:.1f} s, {fg:.1f} s |"
         )
     text = "\n".join(lines) + "\n"
     print(text)

@@ -175,8 +175,33 @@ def test_a_gradient_runs_no_primal_loop_whose_values_nothing_reads():
         for g, e in zip(got, expected, strict=True):
             np.testing.assert_allclose(g, e, rtol=1e-12)
         assert d.value_and_grad(*args)[0] == pytest.approx(f(*args), rel=1e-12)
-        loops[f.__name__] = tuple(len(re.findall(r"^ +for \w+ in prange\(", d.source(s), re.M)) for s in ("grad", "reverse"))
+        loops[f.__name__] = tuple(
+            len(re.findall(r"^ +for \w+ in prange\(", d.source(s), re.M)) for s in ("grad", "reverse")
+        )
     assert loops == {"_summed": (1, 2), "_summed_squared": (2, 2), "_made_in_each": (1, 2), "_rows_written": (2, 2)}
+
+
+def test_each_chunk_function_is_compiled_once(tmp_path):
+    """Numba types a prange loop's variable int64 where it types the loop and uint64 where it lowers it: the
+    chunk functions (targets.numba.parallel) are handed the chunk's number as an int64, so each is compiled
+    for one signature, not two (a chunk of particles' adjoint loop takes seconds to compile)."""
+    import gc
+
+    numba = pytest.importorskip("numba")
+    module = load_module(
+        "import math\nfrom adcompiler import prange\n\n\ndef once(x, c):\n    total = 0.0\n"
+        "    for i in prange(x.shape[0]):\n        total += math.sin(x[i] * c)\n    return total * total\n",
+        str(tmp_path),
+        "chunks_once",
+    )
+    d = adcompiler.differentiate(module.once, backend="numba")
+    d.vjp((np.linspace(0.0, 1.0, 5), 0.3), 1.0)
+    chunks = [
+        o
+        for o in gc.get_objects()
+        if isinstance(o, numba.core.registry.CPUDispatcher) and o.py_func.__name__.startswith("once_reverse_chunk")
+    ]
+    assert len(chunks) == 2 and all(len(o.signatures) == 1 for o in chunks), [o.signatures for o in chunks]
 
 
 # ---- generated loops ---------------------------------------------------------------------------------

@@ -87,7 +87,10 @@ def _split(d: Def, loop: ForS, fresh, made: list, known: set) -> list:
     chunk_name, loop_name = fresh(d.name + "_chunk"), fresh(d.name + "_loop")
     doc = f"The iterations of a prange loop of {d.name} in one chunk of them, in order."
     made.append(Def(chunk_name, params, (), tuple(start + [serial] + finish), doc))
-    call = Do(E.Call(chunk_name, tuple(E.Name(n) for n in params)), line)
+    # the chunk's number as an int64: Numba types a prange's variable int64 where it types the loop and uint64
+    # where it lowers it, and would compile the chunk function twice, once for each
+    index = E.Call("numpy.int64", (chunk,))
+    call = Do(E.Call(chunk_name, (index,) + tuple(E.Name(n) for n in params[1:])), line)
     parallel = ForS(names["chunk"], E.Call("range", (chunks,)), (call,), line, True)
     doc = f"A prange loop of {d.name}: its chunks of iterations on Numba's threads."
     made.append(Def(loop_name, params[1:], (), (parallel,), doc))
