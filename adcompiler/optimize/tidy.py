@@ -366,11 +366,9 @@ def _new_array(e) -> bool:
 
 def _written_into(s) -> set:
     """The arrays a statement (with its nested blocks) writes into by subscript."""
-    if isinstance(s, Assign):
-        return {t.value.id for t in s.targets if isinstance(t, E.Subscript) and isinstance(t.value, E.Name)}
-    if isinstance(s, AugAssign):
-        t = s.target
-        return {t.value.id} if isinstance(t, E.Subscript) and isinstance(t.value, E.Name) else set()
+    if isinstance(s, (Assign, AugAssign)):
+        targets = flat_targets(s.targets) if isinstance(s, Assign) else (s.target,)
+        return {t.value.id for t in targets if isinstance(t, E.Subscript) and isinstance(t.value, E.Name)}
     if isinstance(s, (ForS, IfS, WhileS)):
         return set().union(*(_written_into(x) for b in inner_blocks(s) for x in b))
     return set()
@@ -378,11 +376,10 @@ def _written_into(s) -> set:
 
 def _only_values(s, made: set) -> bool:
     """Whether ``s`` binds names and writes into the arrays ``made`` only (see ``_leaves_nothing``)."""
-    if isinstance(s, Assign):
-        plain = all(isinstance(t, (str, tuple)) or _written_into(Assign((t,), s.value)) <= made for t in s.targets)
-        return plain and unneeded_if_unread(s.value) and all(map(_pure_index, s.targets))
-    if isinstance(s, AugAssign):
-        return (isinstance(s.target, str) or _written_into(s) <= made) and unneeded_if_unread(s.value)
+    if isinstance(s, (Assign, AugAssign)):
+        targets = list(flat_targets(s.targets)) if isinstance(s, Assign) else [s.target]
+        into = all(isinstance(t, str) or _into(t, made) for t in targets)
+        return into and unneeded_if_unread(s.value)
     if isinstance(s, ForS):
         return pure(s.iterable) and all(_only_values(x, made) for x in s.body)
     if isinstance(s, IfS):
@@ -392,8 +389,9 @@ def _only_values(s, made: set) -> bool:
     return isinstance(s, (Comment, Release, Break, Continue))
 
 
-def _pure_index(t) -> bool:
-    return not isinstance(t, E.Expr) or pure(t)
+def _into(t, made: set) -> bool:
+    """A subscript of one of the arrays ``made`` by an index that changes nothing."""
+    return isinstance(t, E.Subscript) and isinstance(t.value, E.Name) and t.value.id in made and pure(t.index)
 
 
 # ---- faint code ----------------------------------------------------------------------
