@@ -139,3 +139,18 @@ def test_generated_sums_of_reads_against_differences_and_without_the_rewrite(see
     module = load_module(_program(np.random.default_rng(seed)), str(tmp_path), f"spread{seed}_without")
     before = adcompiler.differentiate(module.f, backend=backend).grad(*args)
     assert all(np.asarray(a).tobytes() == np.asarray(b).tobytes() for a, b in zip(got, before))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_generated_sums_under_any_array_library(seed, tmp_path):
+    """arrays="any" (the array-API helpers, with NumPy's namespace): the rewritten scatter_add of a number and
+    products with it give the NumPy code's gradient."""
+    pytest.importorskip("array_api_compat", reason='arrays="any" needs the [arrays] extra')
+    from adcompiler.testing.fuzz.check import load_module
+
+    rng = np.random.default_rng(seed)
+    module = load_module(_program(rng), str(tmp_path), f"spread_any{seed}")
+    args = (rng.normal(size=(4, 3)), rng.normal(size=3), float(rng.normal()))
+    got = adcompiler.differentiate(module.f, arrays="any").grad(*args)
+    for g, e in zip(got, adcompiler.differentiate(module.f).grad(*args), strict=True):
+        np.testing.assert_allclose(np.asarray(g), e, rtol=1e-12, atol=1e-12)
