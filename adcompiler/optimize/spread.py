@@ -24,9 +24,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..analysis import values as V
-from ..analysis.defuse import reads_expr, writes
+from ..analysis.defuse import binds, reads_expr, writes
 from ..ir import expr as E
-from ..analysis.defuse import binds
 from ..ir.nodes import Assign, AugAssign, Do, ForS, IfS, Release, Ret, WhileS, every_statement, free_names, shell
 from ..rules.arrays import UNARY
 
@@ -153,10 +152,10 @@ def _take(e, g, bound: dict, ctx: _Context):
     return g
 
 
-def _spread(e, bound: dict | None = None, ctx: _Context | None = None):
+def _spread(e, bound: dict, ctx: _Context):
     """``(g, x)`` of ``unreduce(g, x, None, False)`` with ``x`` a name, or of a name read once bound to one
     earlier in the block (nothing it reads bound since), else None."""
-    if isinstance(e, E.Name) and bound is not None and e.id in bound and e.id in ctx.once:
+    if isinstance(e, E.Name) and e.id in bound and e.id in ctx.once:
         e = bound[e.id][0]
     if isinstance(e, E.Call) and e.func == "@unreduce" and len(e.args) == 4 and not e.keywords:
         if tuple(e.args[2:]) == _WHOLE and isinstance(e.args[1], E.Name):

@@ -44,6 +44,7 @@ from ..analysis.liveness import forget, loop_head, pure, step
 from ..analysis.memo import MEMO
 from ..analysis.positions import Block
 from ..rules import VALUES
+from ..rules.arrays import CONSTRUCTORS
 from .aliases import changed_in_place, held
 from .inline import fold_temporaries
 
@@ -341,10 +342,7 @@ def _leaves_nothing(loop: ForS) -> bool:
     return all(_only_values(s, made) for s in loop.body)
 
 
-NEW_ARRAYS = frozenset(
-    f"numpy.{f}"
-    for f in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "copy")
-)
+NEW_ARRAYS = frozenset(f"numpy.{f}" for f in CONSTRUCTORS + ("empty_like", "copy"))  # each call a new array
 
 
 def _made_here(body) -> set:
