@@ -13,6 +13,7 @@
 """
 
 import atexit
+import gc
 import importlib.util
 import os
 import shutil
@@ -73,6 +74,16 @@ def pytest_xdist_make_scheduler(config, log):
                 del work[scope]
 
     return NumbaTogether(config, log)
+
+
+def pytest_collection_finish(session):
+    """The objects made so far (modules, the collected tests) are moved out of the collector's sight
+    (``gc.freeze``) and it runs less often: the suite makes few cycles, and Numba's compiler allocates
+    millions of objects, which the default thresholds scan again and again (an eighth of a Numba test's
+    time).  A test that checks the collector sets what it needs."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -137,7 +137,7 @@ def test_floats_in_records_and_lists_beside_float32_get_float_cotangents():
         np.testing.assert_allclose(gs, [np.sum(a32), np.sum(a32 * a32)], rtol=1e-6)
 
 
-def test_a_numpy_float32_scalar_keeps_its_type_and_a_float_stays_a_float():
+def test_a_numpy_float32_scalar_keeps_its_type_and_a_float_stays_a_float_on_python_and_numba():
     """x * s + x with s a NumPy float32: s's cotangent a float32 and x's a float, on both targets."""
     for backend in ("python", "numba"):
         d = adcompiler.differentiate(F.by_numpy_scalar, backend=backend)

@@ -114,6 +114,7 @@ def test_det_makes_no_zeros_per_level():
     assert re.search(r"= det_of_minor_A_reverse_sweep\(\w+, ct, 0\.0\)", source)  # det hands the number 0.0
 
 
+@pytest.mark.slow  # (test_numba_det_allocates_no_array_a_level compiles the same det by default)
 def test_numba_det_makes_zeros_once():
     """Under Numba, det makes d_A's zeros once (a variable has one type: an array is handed), and no level
     of the recursion makes any."""
@@ -188,10 +189,9 @@ def _called_program(rng) -> str:
 
 @pytest.mark.parametrize(
     "seed, backend",
-    [(s, "python") for s in range(6)]
-    + [(0, "numba")]
-    + [pytest.param(s, b, marks=pytest.mark.slow) for s in range(6, 24) for b in ("python", "numba")]
-    + [pytest.param(s, "numba", marks=pytest.mark.slow) for s in range(1, 6)],
+    [(s, "python") for s in range(6)]  # (under Numba with --runslow: the det tests below compile a helper's
+    + [pytest.param(s, b, marks=pytest.mark.slow) for s in range(6, 24) for b in ("python", "numba")]  # sweep
+    + [pytest.param(s, "numba", marks=pytest.mark.slow) for s in range(6)],  # into its caller by default)
 )
 def test_generated_helpers_against_central_differences(seed, backend, tmp_path):
     """Each generated program's gradient against central differences (and Numba's against the python

@@ -53,9 +53,8 @@ def test_the_cotangent_of_a_float32_matrix_is_float32():
     np.testing.assert_allclose(g, _oracle(F.rows, (x.astype(np.float64),))[0], rtol=1e-4)
 
 
-@pytest.mark.parametrize(  # (the other cases with --runslow: the same helpers, a long compile each)
-    "fn, args",
-    [pytest.param(*c, marks=[pytest.mark.slow] if k else [], id=i) for k, (c, i) in enumerate(zip(CASES, IDS))],
+@pytest.mark.parametrize(  # (with --runslow, as README says: np.cov's helpers under Numba, a long compile each)
+    "fn, args", [pytest.param(*c, marks=pytest.mark.slow, id=i) for c, i in zip(CASES, IDS)]
 )
 def test_numba_agrees_with_python(fn, args):
     pytest.importorskip("numba")

@@ -113,6 +113,7 @@ def test_an_error_inside_an_inlined_body_is_the_one_the_derivative_raises():
         f.grad(-1.0)
 
 
+@pytest.mark.slow  # (four entries, four compiles: tests/test_numba_entries.py calls each entry of a Numba derivative by default)
 def test_numba_target_gets_fast_entries_too():
     """backend="numba": after a first call, f.grad / f.jvp / f.vjp / f.value_and_grad are entries that
     test the arguments and call the compiled code; other kinds of argument go to the methods."""

@@ -74,6 +74,7 @@ def test_a_numbers_adjoint_sums_the_product():
     assert re.search(r"-\(sum_all\(y \* d_y\w*\) / s\)", body), body
 
 
+@pytest.mark.slow  # (the fold is the python target's, checked by default; test_numba_folds_past_scatter_adds keeps Numba's)
 def test_numba_sums_fold_into_one_expression():
     """rodrigues's X adjoint: one line a way, the sums folded (Numba makes one array of an expression)."""
     pytest.importorskip("numba")

@@ -177,6 +177,7 @@ def test_numba_backend_refuses_zero_dim_arrays_in_a_loop_as_before():
         adcompiler.differentiate(grows, backend="numba").grad(np.array(0.3), np.array(1.2))
 
 
+@pytest.mark.slow  # (the Numba table's "versions" rows run the short versions by default)
 def test_numba_backend_runs_the_short_version_with_one_array_a_line():
     """Under backend="numba" the loop has its two versions, and in the short one's adjoint each line of
     the user's is one expression (Numba fuses an expression of arrays into one loop, one new array)."""

@@ -232,6 +232,7 @@ def test_numba_reverse_over_particles_inner_derivative(evals, inner_forward):
     assert got == pytest.approx(python_d.grad(w, inner_forward), rel=1e-12)
 
 
+@pytest.mark.slow  # (an inner derivative under Numba: test_numba_forward_over_an_inner_derivative_against_differences by default)
 def test_numba_runs_a_helper_holding_an_inner_derivative_that_is_not_differentiated():
     """backend="numba" where a helper holding an inner derivative (``charge_force``: ``adcompiler.grad``
     inside) is called on values that are not differentiated: the call runs the helper's generated code

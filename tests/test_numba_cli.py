@@ -73,8 +73,8 @@ SAMPLE = textwrap.dedent("""\
         return np.sum(x * x)
     """)
 
-# Run in a fresh process beside the written module: each function's value and gradient (reverse),
-# and its tangent along the gradient itself (forward), as JSON.
+# Run in a fresh process beside the written module: each function named on its command line, its value and
+# gradient (reverse) and its tangent along the gradient itself (forward), as JSON.
 DRIVER = textwrap.dedent("""\
     import json, sys
     import numpy as np
@@ -83,40 +83,54 @@ DRIVER = textwrap.dedent("""\
     xs = np.array([0.3, -1.2, 0.8, 1.5])
     W = np.array([[0.2, -0.4, 0.1], [0.5, 0.3, -0.7]])
     x = np.array([0.9, -0.6, 0.4])
-    out = {}
-    v, (g,) = m.rosen_reverse(xs)
-    out["rosen"] = [v, g.tolist(), m.rosen_forward(xs, g)[1]]
-    v, (ga, gx0) = m.newton_reverse(2.0, 1.0)
-    out["newton"] = [v, [ga, gx0], m.newton_forward(2.0, 1.0, ga, gx0)[1]]
-    v, (gW, gx) = m.net_reverse(W, x)
-    out["net"] = [v, [gW.tolist(), gx.tolist()], m.net_forward(W, x, gW, gx)[1]]
-    out["power"] = [m.power_reverse(1.3, 7)[1][0], m.power_forward(1.3, 7, 1.0, 0)[1]]
-    out["joined"] = [m.joined_reverse(1.5, 0.5)[1], m.joined_forward(1.5, 0.5, 1.0, 0.0)[1]]
-    x0, w = np.array([0.3, -0.8, 1.1]), np.array([0.5, -1.2])
-    v, (gx0, gw) = m.leapfrog_reverse(x0, w)
-    out["leapfrog"] = [v, [gx0.tolist(), gw.tolist()], m.leapfrog_forward(x0, w, gx0, gw)[1]]
+    out, names = {}, sys.argv[1:]  # the functions to call (each compiled in both modes at its first call)
+    if "rosen" in names:
+        v, (g,) = m.rosen_reverse(xs)
+        out["rosen"] = [v, g.tolist(), m.rosen_forward(xs, g)[1]]
+    if "newton" in names:
+        v, (ga, gx0) = m.newton_reverse(2.0, 1.0)
+        out["newton"] = [v, [ga, gx0], m.newton_forward(2.0, 1.0, ga, gx0)[1]]
+    if "net" in names:
+        v, (gW, gx) = m.net_reverse(W, x)
+        out["net"] = [v, [gW.tolist(), gx.tolist()], m.net_forward(W, x, gW, gx)[1]]
+    if "power" in names:
+        out["power"] = [m.power_reverse(1.3, 7)[1][0], m.power_forward(1.3, 7, 1.0, 0)[1]]
+    if "joined" in names:
+        out["joined"] = [m.joined_reverse(1.5, 0.5)[1], m.joined_forward(1.5, 0.5, 1.0, 0.0)[1]]
+    if "leapfrog" in names:
+        x0, w = np.array([0.3, -0.8, 1.1]), np.array([0.5, -1.2])
+        v, (gx0, gw) = m.leapfrog_reverse(x0, w)
+        out["leapfrog"] = [v, [gx0.tolist(), gw.tolist()], m.leapfrog_forward(x0, w, gx0, gw)[1]]
     out["mods"] = sorted(k.split(".")[0] for k in sys.modules if k.startswith("adcompiler"))
     print(json.dumps(out))
     """)
 
 
-@pytest.fixture(scope="module")
-def written(tmp_path_factory):
-    """The sample, its module written by adc compile --target numba, and what the driver printed."""
-    folder = tmp_path_factory.mktemp("numba_cli")
+ALL = ("rosen", "newton", "net", "power", "joined", "leapfrog")
+FEW = ("net", "joined")  # by default: NumPy code and lists joined (the rest, a compile each, with --runslow)
+
+
+def _written(folder, names):
+    """The sample, its module written by adc compile --target numba, and what the driver printed for ``names``."""
     (folder / "sample.py").write_text(SAMPLE)
     done = adc("compile", "sample.py", "--target", "numba", "-o", "sample_ad.py", cwd=folder)
     assert done.returncode == 0, done.stderr
     (folder / "driver.py").write_text(DRIVER)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the module stands alone
-    run = subprocess.run([sys.executable, "driver.py"], cwd=folder, env=env, capture_output=True, text=True)
+    run = subprocess.run([sys.executable, "driver.py", *names], cwd=folder, env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     sys.path.insert(0, str(folder))
     try:
         import sample
     finally:
         sys.path.remove(str(folder))
+        sys.modules.pop("sample", None)
     return folder, sample, json.loads(run.stdout)
+
+
+@pytest.fixture(scope="module", params=[FEW, pytest.param(ALL, marks=pytest.mark.slow)], ids=["few", "all"])
+def written(request, tmp_path_factory):
+    return _written(tmp_path_factory.mktemp("numba_cli"), request.param)
 
 
 def test_module_stands_alone_and_every_derivative_is_njit_cached(written):
@@ -132,39 +146,43 @@ def test_module_stands_alone_and_every_derivative_is_njit_cached(written):
 
 def test_gradients_against_central_differences_and_forward_against_reverse(written):
     _, sample, out = written
-    xs = [0.3, -1.2, 0.8, 1.5]
-    value, g, tangent = out["rosen"]
-    assert value == pytest.approx(sample.rosen(xs), rel=1e-14)
-    assert np.allclose(g, central_grad(sample.rosen, (np.array(xs),), 0), rtol=1e-7, atol=1e-6)
-    assert tangent == pytest.approx(np.dot(g, g), rel=1e-12)  # <g, J g> = |g|^2 for a scalar f
-
-    newton = sample.newton
-    value, (ga, gx0), tangent = out["newton"]
-    assert value == pytest.approx(newton(2.0, 1.0), rel=1e-14)
-    assert ga == pytest.approx(central_grad(newton, (2.0, 1.0), 0), rel=1e-6)
-    assert abs(gx0) < 1e-6  # a converged Newton iteration forgets its start
-    assert tangent == pytest.approx(ga * ga + gx0 * gx0, rel=1e-10)
-
-    W = np.array([[0.2, -0.4, 0.1], [0.5, 0.3, -0.7]])
-    x = np.array([0.9, -0.6, 0.4])
-    value, (gW, gx), tangent = out["net"]
-    assert value == pytest.approx(sample.net(W, x), rel=1e-14)
-    assert np.array(gW).shape == W.shape and np.array(gx).shape == x.shape
-    assert np.allclose(gW, central_grad(sample.net, (W, x), 0), rtol=1e-7, atol=1e-8)
-    assert np.allclose(gx, central_grad(sample.net, (W, x), 1), rtol=1e-7, atol=1e-8)
-    assert tangent == pytest.approx(np.sum(np.square(gW)) + np.sum(np.square(gx)), rel=1e-12)
-    assert out["power"] == pytest.approx([7 * 1.3**6] * 2, rel=1e-12)  # recursion, both modes
-    (gx, gy), tangent = out["joined"]  # lists joined with + and repeated with *: y*y * 3x
-    assert [gx, gy, tangent] == pytest.approx([3 * 0.25, 2 * 0.5 * 4.5, 3 * 0.25], rel=1e-14)
-
-    # arrays carried by loops, whose adjoints are reset in each reversed iteration: zeros typed from
-    # the arrays (zero_of), as the module is written without argument types (found on the paper's particles)
-    x0, w = np.array([0.3, -0.8, 1.1]), np.array([0.5, -1.2])
-    value, (gx0, gw), tangent = out["leapfrog"]
-    assert value == pytest.approx(sample.leapfrog(x0, w), rel=1e-14)
-    assert np.allclose(gx0, central_grad(sample.leapfrog, (x0, w), 0), rtol=1e-7, atol=1e-8)
-    assert np.allclose(gw, central_grad(sample.leapfrog, (x0, w), 1), rtol=1e-7, atol=1e-8)
-    assert tangent == pytest.approx(np.sum(np.square(gx0)) + np.sum(np.square(gw)), rel=1e-12)
+    assert set(out) - {"mods"} in (set(FEW), set(ALL))
+    if "rosen" in out:
+        xs = [0.3, -1.2, 0.8, 1.5]
+        value, g, tangent = out["rosen"]
+        assert value == pytest.approx(sample.rosen(xs), rel=1e-14)
+        assert np.allclose(g, central_grad(sample.rosen, (np.array(xs),), 0), rtol=1e-7, atol=1e-6)
+        assert tangent == pytest.approx(np.dot(g, g), rel=1e-12)  # <g, J g> = |g|^2 for a scalar f
+    if "newton" in out:
+        newton = sample.newton
+        value, (ga, gx0), tangent = out["newton"]
+        assert value == pytest.approx(newton(2.0, 1.0), rel=1e-14)
+        assert ga == pytest.approx(central_grad(newton, (2.0, 1.0), 0), rel=1e-6)
+        assert abs(gx0) < 1e-6  # a converged Newton iteration forgets its start
+        assert tangent == pytest.approx(ga * ga + gx0 * gx0, rel=1e-10)
+    if "net" in out:
+        W = np.array([[0.2, -0.4, 0.1], [0.5, 0.3, -0.7]])
+        x = np.array([0.9, -0.6, 0.4])
+        value, (gW, gx), tangent = out["net"]
+        assert value == pytest.approx(sample.net(W, x), rel=1e-14)
+        assert np.array(gW).shape == W.shape and np.array(gx).shape == x.shape
+        assert np.allclose(gW, central_grad(sample.net, (W, x), 0), rtol=1e-7, atol=1e-8)
+        assert np.allclose(gx, central_grad(sample.net, (W, x), 1), rtol=1e-7, atol=1e-8)
+        assert tangent == pytest.approx(np.sum(np.square(gW)) + np.sum(np.square(gx)), rel=1e-12)
+    if "power" in out:
+        assert out["power"] == pytest.approx([7 * 1.3**6] * 2, rel=1e-12)  # recursion, both modes
+    if "joined" in out:
+        (gx, gy), tangent = out["joined"]  # lists joined with + and repeated with *: y*y * 3x
+        assert [gx, gy, tangent] == pytest.approx([3 * 0.25, 2 * 0.5 * 4.5, 3 * 0.25], rel=1e-14)
+    if "leapfrog" in out:
+        # arrays carried by loops, whose adjoints are reset in each reversed iteration: zeros typed from
+        # the arrays (zero_of), as the module is written without argument types (found on the paper's particles)
+        x0, w = np.array([0.3, -0.8, 1.1]), np.array([0.5, -1.2])
+        value, (gx0, gw), tangent = out["leapfrog"]
+        assert value == pytest.approx(sample.leapfrog(x0, w), rel=1e-14)
+        assert np.allclose(gx0, central_grad(sample.leapfrog, (x0, w), 0), rtol=1e-7, atol=1e-8)
+        assert np.allclose(gw, central_grad(sample.leapfrog, (x0, w), 1), rtol=1e-7, atol=1e-8)
+        assert tangent == pytest.approx(np.sum(np.square(gx0)) + np.sum(np.square(gw)), rel=1e-12)
 
 
 def test_the_written_module_is_the_same_text_whatever_the_hash_seed(tmp_path):

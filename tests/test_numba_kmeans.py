@@ -77,6 +77,7 @@ def test_kmeans_gradient_and_hessian_diagonal_under_numba(fn):
             np.testing.assert_allclose(h, 2.0 * counts(points, centroids), rtol=1e-12)
 
 
+@pytest.mark.slow  # (the hvp's entry is checked by default: test_later_hvp_calls_go_to_the_gradient_codes_forward_entry)
 def test_hvp_under_numba_is_the_tangent_of_the_gradient_code():
     """The product is the compiled tangent of the gradient code (which has no tangent of the value to
     drop), checked against autograd's Hessian times v."""
@@ -193,6 +194,7 @@ def _sum0(x):
     return live.reduce_along(x, "sum", 0, True)
 
 
+@pytest.mark.slow  # (the helper for each layout, a compile each: the Numba table's "axes" row takes a minimum along an axis by default)
 def test_min_max_and_sum_along_an_axis_as_numpy():
     rng = np.random.default_rng(8)
     x = np.round(rng.normal(size=(30, 7)), 1)  # (ties)

@@ -172,7 +172,7 @@ def _rows_written(x, w):
     ],
     ids=lambda v: getattr(v, "__name__", str(v)),
 )
-def test_a_gradient_runs_no_primal_loop_whose_values_nothing_reads(f, loops):
+def test_a_numba_gradient_runs_no_primal_loop_whose_values_nothing_reads(f, loops):
     """The adjoint loop computes each iteration again, so the gradient of a total returned as it is runs the
     loop once (the primal loop is dropped, modes.parallel + optimize.tidy), also where an iteration writes
     into an array it makes; the gradient of the total squared, whose adjoint reads it, and of a loop writing
@@ -190,7 +190,7 @@ def test_a_gradient_runs_no_primal_loop_whose_values_nothing_reads(f, loops):
         assert len(re.findall(r"^ +for \w+ in prange\(", d.source("reverse"), re.M)) == 2
 
 
-def test_each_chunk_function_is_compiled_once(tmp_path):
+def test_each_numba_chunk_function_is_compiled_once(tmp_path):
     """Numba types a prange loop's variable int64 where it types the loop and uint64 where it lowers it: the
     chunk functions (targets.numba.parallel) are handed the chunk's number as an int64, so each is compiled
     for one signature, not two (a chunk of particles' adjoint loop takes seconds to compile)."""
@@ -208,8 +208,8 @@ def test_each_chunk_function_is_compiled_once(tmp_path):
     chunks = [
         o
         for o in gc.get_objects()
-        if isinstance(o, numba.core.registry.CPUDispatcher) and o.py_func.__name__.startswith("once_reverse_chunk")
-    ]
+        if type(o) is numba.core.registry.CPUDispatcher and o.py_func.__name__.startswith("once_reverse_chunk")
+    ]  # (type, not isinstance: among the collector's objects are weak proxies whose objects are gone)
     assert len(chunks) == 2 and all(len(o.signatures) == 1 for o in chunks), [o.signatures for o in chunks]
 
 
@@ -243,14 +243,14 @@ def test_generated_loop_that_races_is_refused_at_its_line(seed, tmp_path):
 
 @pytest.mark.parametrize(  # (one generated loop by default, with reductions, private writes and branches: a
     "seed",
-    [5] + [pytest.param(s, marks=pytest.mark.slow) for s in (0, 1, 2, 3, 4, 6, 7)],  # long parallel compile each)
+    [4] + [pytest.param(s, marks=pytest.mark.slow) for s in (0, 1, 2, 3, 5, 6, 7)],  # long parallel compile each)
 )
 def test_generated_loop_on_numba_against_python(seed, tmp_path):
     """The vjp, or for every second seed the gradient code (where the primal loop goes if what it leaves is
     not read: arrays an iteration makes, totals the adjoint does not read)."""
     module, *_, args = _generated(seed, False, tmp_path)
     entry = "grad" if seed % 2 else "vjp"
-    assert max(_numba_against_python(module.f, args, threads_too=seed in (0, 5), entry=entry)) < 1e-12
+    assert max(_numba_against_python(module.f, args, threads_too=seed in (0, 4, 5), entry=entry)) < 1e-12
 
 
 # ---- what is refused, and where -------------------------------------------------------------------------

@@ -74,6 +74,7 @@ def test_memory_a_call_keeps():
     assert peak < 6 * x.nbytes * s, peak
 
 
+@pytest.mark.slow  # (the stand-in's code is the python target's, checked by default)
 def test_numba_stand_in_makes_no_array():
     """Under Numba, shape_like makes no array (a broadcast of a constant zero): rk4's gradient makes 35
     arrays a step (38 keeping the arrays themselves: the sums of the update are one array now)."""

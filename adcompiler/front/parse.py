@@ -141,6 +141,9 @@ def source_lines(fn) -> tuple:
         return inspect.getsourcelines(fn)
     linecache.checkcache(code.co_filename)  # as inspect does: a file changed since is read again
     held = linecache.cache.get(code.co_filename)
+    if held is None and not code.co_filename.startswith("<"):  # read into linecache, as inspect would
+        linecache.getlines(code.co_filename, getattr(fn, "__globals__", None))  # (through the module's loader)
+        held = linecache.cache.get(code.co_filename)
     text = held[2] if held is not None and len(held) == 4 else None
     hit = _SOURCES.get(code)
     if hit is not None and text is not None and hit[0] is text:
