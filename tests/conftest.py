@@ -3,13 +3,15 @@
 - The helper modules in tests/ (oracle, shared, e2e_funcs, ...) are importable by name.
 - ``--runslow`` runs the tests marked ``slow`` (the long cross products: the systematic rule test's whole
   grid, the rest of each CI fuzz campaign, the second shapes of the Numba table, the other modes of a check
-  one mode already makes by default), skipped by default.
+  one mode already makes by default), deselected by default.
 - Under pytest-xdist (``-n auto``) the tests that compile with Numba share one worker (a test whose file or
   name says numba), so that Numba compiles its NumPy and runtime-helper overloads once, and each derivative
   ``shared.derivative`` gives once; the other tests are spread over the workers one by one.
 - Numba compiles without LLVM's optimisations (``NUMBA_OPT=0``): about half the compile time, the same
   results; hypothesis draws the same examples in every run.
 - Compiled derivatives are kept in a temporary directory of the run (``ADCOMPILER_CACHE_DIR``), not in ~/.cache.
+- After collection the cycle collector runs less often and no longer scans what collection made
+  (``pytest_collection_finish``).
 """
 
 import atexit
@@ -87,12 +89,14 @@ def pytest_collection_finish(session):
 
 
 def pytest_collection_modifyitems(config, items):
+    """Without ``--runslow`` the tests marked slow are deselected (pytest counts them as "deselected"): not
+    run, and not sent to a worker and reported back as skipped one by one."""
     if config.getoption("--runslow"):
         return
-    skip = pytest.mark.skip(reason="slow: run with --runslow")
-    for item in items:
-        if item.get_closest_marker("slow"):
-            item.add_marker(skip)
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+        config.hook.pytest_deselected(items=slow)
 
 
 _EXTRAS = ("numba", "array_api_compat", "array_api_strict", "dask")  # the optional extras' modules

@@ -46,7 +46,7 @@ def compiled(d, mode="grad"):
 @pytest.mark.parametrize(
     "fn, args, wrt",
     [
-        (F.poly, (0.7, 1.3), None),
+        pytest.param(F.poly, (0.7, 1.3), None, marks=SLOW),  # (straight-line code: every other case has some)
         (F.branchy, (0.4, 1.1), None),
         pytest.param(F.branchy, (1.4, 0.3), None, marks=SLOW),
         pytest.param(F.early_return, (0.3,), None, marks=SLOW),  # early returns: the control-flow rows of the table
@@ -450,7 +450,11 @@ def test_a_write_at_an_array_of_indices_is_refused_at_its_line():
 
 @pytest.mark.parametrize(
     "fn, args",
-    [(F.joined, (1.5, 0.5)), pytest.param(F.repeated, (1.5, [1.0, 2.0]), marks=SLOW), pytest.param(F.appended, (0.7, [1.0, -2.0]), marks=SLOW)],
+    [
+        (F.joined, (1.5, 0.5)),
+        pytest.param(F.repeated, (1.5, [1.0, 2.0]), marks=SLOW),
+        pytest.param(F.appended, (0.7, [1.0, -2.0]), marks=SLOW),
+    ],
 )
 def test_lists_joined_and_repeated_in_both_modes_and_at_second_order(fn, args):
     """xs + ys and xs * n of lists are calls in compiled code, where lists are arrays (+ added and *

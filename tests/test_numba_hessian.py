@@ -81,7 +81,9 @@ def hessian_checked(fn, args, wrt=None):
         (F.newton_sqrt, (2.0,), None),
         (F.list_loop, ([0.3, -0.7, 1.2, 0.9, 1.5], 0.8), None),
         pytest.param(F.list_while, ([0.6, -0.4, 0.9], 0.7), None, marks=pytest.mark.slow),
-        (F.mat_vec_sum, ([[0.1, 0.2, -0.3], [0.3, 0.5, 0.7]], [1.0, -2.0, 0.5]), None),
+        pytest.param(  # (lists of lists, a long compile: list_loop holds lists at second order by default)
+            F.mat_vec_sum, ([[0.1, 0.2, -0.3], [0.3, 0.5, 0.7]], [1.0, -2.0, 0.5]), None, marks=pytest.mark.slow
+        ),
         pytest.param(F.dot, ([1.0, -2.0, 0.5], [0.3, 0.2, -1.5]), None, marks=pytest.mark.slow),  # (lists: list_loop)
     ],
 )
