@@ -102,7 +102,7 @@ def _numba_extreme_vjp(g, x, z, axis=None, keepdims=False):
     def along(g, x, z, axis=None, keepdims=False):
         zz = z if kept else numpy.expand_dims(z, at)
         mask = x == zz
-        count = numpy.expand_dims(numpy.sum(mask, axis=at), at)
+        count = numpy.expand_dims(reduce_along(mask, "sum", at, False), at)
         return mask * (numpy.asarray(g) if kept else numpy.expand_dims(numpy.asarray(g), at)) / count
 
     lines = isinstance(g, types.Array) and g.ndim == z.ndim and isinstance(g.dtype, types.Float)
@@ -114,7 +114,7 @@ def _numba_extreme_vjp(g, x, z, axis=None, keepdims=False):
     code = f"""def by_lines(g, x, z, axis=None, keepdims=False):
     if g.shape != z.shape:  # (a g that broadcasts: NumPy's operations)
         mask = x == {"z" if kept else "numpy.expand_dims(z, at)"}
-        count = numpy.expand_dims(numpy.sum(mask, axis=at), at)
+        count = numpy.expand_dims(reduce_along(mask, "sum", at, False), at)
         return mask * {"numpy.asarray(g)" if kept else "numpy.expand_dims(numpy.asarray(g), at)"} / count
     n, shape = x.shape[at], ({before}, {after})
     xs, zs, gs = {c["x"]}.reshape(({before}, n, {after})), {c["z"]}.reshape(shape), {c["g"]}.reshape(shape)
@@ -132,7 +132,7 @@ def _numba_extreme_vjp(g, x, z, axis=None, keepdims=False):
                 outs[i, t, j] = mask * share / count if count else numpy.nan
     return out
 """
-    scope = {"numpy": numpy, "at": at}
+    scope = {"numpy": numpy, "at": at, "reduce_along": reduce_along}
     exec(code, scope)
     return scope["by_lines"]
 ''',
@@ -161,7 +161,7 @@ def _numba_extreme_jvp(dx, x, z, axis=None, keepdims=False):
 
     def along(dx, x, z, axis=None, keepdims=False):
         mask = x == (z if kept else numpy.expand_dims(z, at))
-        out = numpy.sum(numpy.where(mask, dx, 0.0), axis=at) / numpy.sum(mask, axis=at)
+        out = reduce_along(numpy.where(mask, dx, 0.0), "sum", at, False) / reduce_along(mask, "sum", at, False)
         return numpy.expand_dims(out, at) if kept else out
 
     return along
