@@ -356,35 +356,38 @@ def _numba_unbroadcast(g, x):
                 return g
             if g.size == 1 and x.size != 1:  # a zero_array (a cotangent is never smaller than its operand)
                 return numpy.full(x.shape, g.ravel()[0])
-            return unbroadcast_summed(g, x)
+            return unbroadcast_summed(g, x.shape)
 
         return same
-    return lambda g, x: unbroadcast_summed(g, x)
+    return lambda g, x: unbroadcast_summed(g, x.shape)
 
 
 @numba.njit
-def unbroadcast_summed(g, x):
-    """Each element of g added into the element of x it was broadcast from: g read in C order, in blocks of
-    its last two axes (the axes next to each other that x keeps, or sums, alike taken as one), the place in
+def unbroadcast_summed(g, shape):
+    """Each element of g added into the element of x (of ``shape``, so compiled once for every dtype and
+    layout of x) it was broadcast from: g read in C order, in blocks of its last two axes (the axes next
+    to each other that x keeps, or sums, alike taken as one), the place in
     x of each block's start kept as g's index moves (no division an element); a row that x sums is summed
     first.  A function of the module, not of the overload (a function compiled apart in it would be a
     dynamic global of its caller, which Numba does not cache)."""
-    lead = g.ndim - x.ndim
-    for k in range(x.ndim):
-        if x.shape[k] != 1 and x.shape[k] != g.shape[lead + k]:
+    lead = g.ndim - len(shape)
+    cells = 1
+    for k in range(len(shape)):
+        if shape[k] != 1 and shape[k] != g.shape[lead + k]:
             raise ValueError("operands could not be broadcast together")
-    out = numpy.zeros(x.size, g.dtype)
+        cells *= shape[k]
+    out = numpy.zeros(cells, g.dtype)
     flat = numpy.ravel(g)
     if flat.size == 0:
-        return out.reshape(x.shape)
+        return out.reshape(shape)
     sizes = numpy.ones(g.ndim, numpy.int64)  # g's axes, those of length 1 left out, alike neighbours merged
     steps = numpy.zeros(g.ndim, numpy.int64)  # how far x's place moves a step along each of them (0: summed)
     m, scale = 0, 1
     for k in range(g.ndim - 1, -1, -1):
         size = g.shape[k]
-        step = 0 if k < lead or x.shape[k - lead] == 1 else scale
+        step = 0 if k < lead or shape[k - lead] == 1 else scale
         if k >= lead:
-            scale *= x.shape[k - lead]
+            scale *= shape[k - lead]
         if size == 1:
             continue
         if m > 0 and (step == 0 and steps[m - 1] == 0 or step != 0 and step == steps[m - 1] * sizes[m - 1]):
@@ -394,7 +397,7 @@ def unbroadcast_summed(g, x):
             m += 1
     if m == 0:
         out[0] += flat[0]
-        return out.reshape(x.shape)
+        return out.reshape(shape)
     sizes, steps = sizes[:m][::-1].copy(), steps[:m][::-1].copy()  # outermost first
     width, along = sizes[m - 1], steps[m - 1]
     rows, across = (sizes[m - 2], steps[m - 2]) if m > 1 else (1, 0)  # a block: the last two axes
@@ -425,7 +428,7 @@ def unbroadcast_summed(g, x):
             start -= steps[k] * sizes[k]
             index[k] = 0
             k -= 1
-    return out.reshape(x.shape)
+    return out.reshape(shape)
 ''',
     "unreduce": '''def unreduce(g, x, axis=None, keepdims=False):
     """g spread over x's shape (compiled code only: see the overload below)."""
