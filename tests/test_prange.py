@@ -143,6 +143,15 @@ def _summed_squared(x, c):
     return total * total
 
 
+def _shared_and_after(x, w):
+    """w read by every iteration and again after the loop: its cotangent summed from each thread's part
+    and added to the one after the loop (its accumulator started once, by the loop's setting-up)."""
+    total = 0.0
+    for i in prange(x.shape[0]):
+        total += np.sum(np.sin(x[i] * w))
+    return total + np.sum(w * w)
+
+
 def _made_in_each(x, w):
     """An array each iteration makes and writes into, summed into a total returned as it is."""
     total = 0.0
@@ -167,6 +176,7 @@ def _rows_written(x, w):
     [
         (_summed, 1),
         (_made_in_each, 1),
+        (_shared_and_after, 1),
         pytest.param(_summed_squared, 2, marks=pytest.mark.slow),  # (a Numba compile each: the dropped ones
         pytest.param(_rows_written, 2, marks=pytest.mark.slow),  # by default, the kept ones with --runslow)
     ],
@@ -180,14 +190,30 @@ def test_a_numba_gradient_runs_no_primal_loop_whose_values_nothing_reads(f, loop
     pytest.importorskip("numba")
     x, c, w = np.linspace(-1.0, 2.0, 9), 0.7, np.array([0.3, -1.1, 2.0])
     args = (x, w) if f in (_made_in_each, _rows_written) else (x, c)
+    args = (np.linspace(-1.0, 2.0, 12).reshape(4, 3), w) if f is _shared_and_after else args
     d = adcompiler.differentiate(f, backend="numba")
     got, expected = d.grad(*args), adcompiler.differentiate(f).grad(*args)
     for g, e in zip(got, expected, strict=True):
         np.testing.assert_allclose(g, e, rtol=1e-12)
     assert len(re.findall(r"^ +for \w+ in prange\(", d.source("grad"), re.M)) == loops
+    assert _started_twice(d.source("grad")) == []  # (the loop's setting-up starts the accumulators itself)
     if loops == 2:  # (the vjp's code is compiled here only: its primal loop stays wherever the grad's does)
         assert d.value_and_grad(*args)[0] == pytest.approx(f(*args), rel=1e-12)
         assert len(re.findall(r"^ +for \w+ in prange\(", d.source("reverse"), re.M)) == 2
+
+
+def _started_twice(source: str) -> list:
+    """The names ``source`` binds to ``zeros_like(...)`` or ``0.0`` and binds again before anything reads them."""
+    lines, dead = source.splitlines(), []
+    for k, line in enumerate(lines):
+        started = re.match(r"\s*(\w+) = (zeros_like\(.*\)|0\.0)$", line)
+        if started:
+            name = started.group(1)
+            after = next((x for x in lines[k + 1 :] if re.search(rf"\b{name}\b", x)), "")
+            again = re.match(rf"\s*{name} = (.*)", after)
+            if again and not re.search(rf"\b{name}\b", again.group(1)):
+                dead.append(name)
+    return dead
 
 
 def test_each_numba_chunk_function_is_compiled_once(tmp_path):

@@ -23,6 +23,7 @@ from ..ir.nodes import (
     ForS,
     IfS,
     Raise,
+    Release,
     Ret,
     WhileS,
     every_statement,
@@ -267,10 +268,11 @@ def _own_reads(s) -> list:
 
 
 def _without(stmts, reads: Counter, gone: list) -> tuple:
-    """``stmts`` without what ``reads`` says is unread; what goes is added to ``gone``."""
+    """``stmts`` without what ``reads`` says is unread, and without what is bound again in this block
+    before anything reads it (``_overwritten``); what goes is added to ``gone``."""
     out = []
-    for s in stmts:
-        if isinstance(s, (Assign, AugAssign)) and _unread(s, reads):
+    for k, s in enumerate(stmts):
+        if isinstance(s, (Assign, AugAssign)) and (_unread(s, reads) or _overwritten(s, stmts[k + 1 :])):
             gone.append(s)
             continue
         if isinstance(s, ForS):
@@ -287,6 +289,28 @@ def _without(stmts, reads: Counter, gone: list) -> tuple:
             s = WhileS(_without(s.header, reads, gone), s.test, _without(s.body, reads, gone), s.line)
         out.append(s)
     return tuple(out)
+
+
+def _overwritten(s, later) -> bool:
+    """An assignment of a value without effects to one plain name that a later statement of its block
+    binds again, with no read of it before (the rebinding's value included), and no statement between
+    that may leave the block: ``d = zeros_like(x)`` where a parallel loop's setting-up makes it
+    ``d = array_like(0.0, x)`` once its constant is propagated."""
+    if not isinstance(s, Assign) or s.effect or len(s.targets) != 1 or not isinstance(s.targets[0], str):
+        return False
+    name = s.targets[0]
+    if not pure(s.value):
+        return False
+    for t in later:
+        for u in every_statement((t,)):  # (a loop's header, a branch's arms: each statement in t)
+            if isinstance(u, _LEAVING) or name in _own_reads(u) or isinstance(u, Release) and name in u.names:
+                return False
+        if isinstance(t, Assign) and name in t.targets:
+            return True
+    return False
+
+
+_LEAVING = (Break, Continue, Ret, Raise)  # (a statement after which the block's next ones may not run)
 
 
 def _unread(s, reads: Counter) -> bool:
