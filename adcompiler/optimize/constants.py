@@ -269,10 +269,10 @@ def _own_reads(s) -> list:
 
 def _without(stmts, reads: Counter, gone: list) -> tuple:
     """``stmts`` without what ``reads`` says is unread, and without what is bound again in this block
-    before anything reads it (``_overwritten``); what goes is added to ``gone``."""
-    out = []
+    before anything reads it (``_rebound``); what goes is added to ``gone``."""
+    out, rebound = [], _rebound(stmts)
     for k, s in enumerate(stmts):
-        if isinstance(s, (Assign, AugAssign)) and (_unread(s, reads) or _overwritten(s, stmts[k + 1 :])):
+        if isinstance(s, (Assign, AugAssign)) and (_unread(s, reads) or k in rebound):
             gone.append(s)
             continue
         if isinstance(s, ForS):
@@ -291,23 +291,27 @@ def _without(stmts, reads: Counter, gone: list) -> tuple:
     return tuple(out)
 
 
-def _overwritten(s, later) -> bool:
-    """An assignment of a value without effects to one plain name that a later statement of its block
-    binds again, with no read of it before (the rebinding's value included), and no statement between
-    that may leave the block: ``d = zeros_like(x)`` where a parallel loop's setting-up makes it
-    ``d = array_like(0.0, x)`` once its constant is propagated."""
-    if not isinstance(s, Assign) or s.effect or len(s.targets) != 1 or not isinstance(s.targets[0], str):
-        return False
-    name = s.targets[0]
-    if not pure(s.value):
-        return False
-    for t in later:
-        for u in every_statement((t,)):  # (a loop's header, a branch's arms: each statement in t)
-            if isinstance(u, _LEAVING) or name in _own_reads(u) or isinstance(u, Release) and name in u.names:
-                return False
-        if isinstance(t, Assign) and name in t.targets:
-            return True
-    return False
+def _rebound(stmts) -> set:
+    """The positions of the assignments of values without effects to one plain name that a later
+    statement of the block binds again, with nothing reading it before (the rebinding's value included)
+    and no statement between that may leave the block: ``d = zeros_like(x)`` where a parallel loop's
+    setting-up makes it ``d = array_like(0.0, x)`` once its constant is propagated.  One pass, last
+    statement first, with the names bound again before any read of them."""
+    rebound, bound_later = set(), set()
+    for k in range(len(stmts) - 1, -1, -1):
+        s = stmts[k]
+        plain = isinstance(s, Assign) and len(s.targets) == 1 and isinstance(s.targets[0], str)
+        if plain and s.targets[0] in bound_later and not s.effect and pure(s.value):
+            rebound.add(k)
+        inner = list(every_statement((s,)))  # (a loop's header, a branch's arms: each statement in s)
+        if any(isinstance(u, _LEAVING) for u in inner):
+            bound_later = set()
+            continue
+        for u in inner:
+            bound_later -= set(_own_reads(u)) | set(u.names if isinstance(u, Release) else ())
+        if isinstance(s, Assign) and not set(_own_reads(s)) & set(s.targets):
+            bound_later |= {t for t in s.targets if isinstance(t, str)}
+    return rebound
 
 
 _LEAVING = (Break, Continue, Ret, Raise)  # (a statement after which the block's next ones may not run)
