@@ -127,10 +127,10 @@ def f(x, y, flag):
 def test_generated_branches_outside_loops_against_differences(seed, tmp_path):
     """A generator of the programs the saddle bug lived in (a slot holding a list): each against central
     differences."""
-    for module, args in _branch_programs(seed, tmp_path):
+    for module, args, source in _branch_programs(seed, tmp_path):
         python = adcompiler.differentiate(module.f, wrt=("x", "y")).grad(*args)
         for k in (0, 1):
-            np.testing.assert_allclose(python[k], central_grad(module.f, args, k), rtol=1e-6, atol=1e-7)
+            np.testing.assert_allclose(python[k], central_grad(module.f, args, k), rtol=1e-6, atol=1e-7, err_msg=source)
 
 
 @pytest.mark.slow  # (a long compile each seed; by default test_numba_levels_sharing_tapes_keep_lists holds Numba to list slots)
@@ -138,17 +138,18 @@ def test_generated_branches_outside_loops_against_differences(seed, tmp_path):
 def test_generated_branches_outside_loops_on_numba_as_on_python(seed, tmp_path):
     """The same programs under Numba (where the saddle bug failed, in its lowering) against the python backend."""
     pytest.importorskip("numba")
-    for module, args in _branch_programs(seed, tmp_path):
+    for module, args, source in _branch_programs(seed, tmp_path):
         python = adcompiler.differentiate(module.f, wrt=("x", "y")).grad(*args)
         numba_ = adcompiler.differentiate(module.f, wrt=("x", "y"), backend="numba").grad(*args)
         for k in (0, 1):
-            np.testing.assert_allclose(numba_[k], python[k], rtol=1e-12, atol=1e-14)
+            np.testing.assert_allclose(numba_[k], python[k], rtol=1e-12, atol=1e-14, err_msg=source)
 
 
 def _branch_programs(seed, tmp_path):
-    """The program of ``seed``, loaded, with the arguments of each way its flag goes."""
+    """The program of ``seed``, loaded, with the arguments of each way its flag goes, and its source."""
     from adcompiler.testing.fuzz.check import load_module
 
     rng = np.random.default_rng(seed)
-    module = load_module(_branch_program(rng), str(tmp_path), f"branches{seed}")
-    return [(module, (rng.normal(size=2), rng.normal(size=2), flag)) for flag in (True, False)]
+    source = _branch_program(rng)
+    module = load_module(source, str(tmp_path), f"branches{seed}")
+    return [(module, (rng.normal(size=2), rng.normal(size=2), flag), source) for flag in (True, False)]

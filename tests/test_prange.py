@@ -189,12 +189,13 @@ def test_a_numba_gradient_runs_no_primal_loop_whose_values_nothing_reads(f, loop
     rows of an array made before it run the primal loop too, and so does a vjp (it returns the value)."""
     pytest.importorskip("numba")
     x, c, w = np.linspace(-1.0, 2.0, 9), 0.7, np.array([0.3, -1.1, 2.0])
-    args = (x, w) if f in (_made_in_each, _rows_written) else (x, c)
-    args = (np.linspace(-1.0, 2.0, 12).reshape(4, 3), w) if f is _shared_and_after else args
+    args = {_made_in_each: (x, w), _rows_written: (x, w), _shared_and_after: (x.reshape(3, 3), w)}.get(f, (x, c))
     d = adcompiler.differentiate(f, backend="numba")
     got, expected = d.grad(*args), adcompiler.differentiate(f).grad(*args)
-    for g, e in zip(got, expected, strict=True):
+    for g, e, by_differences in zip(got, expected, _gradient_by_differences(f, args), strict=True):
         np.testing.assert_allclose(g, e, rtol=1e-12)
+        assert np.shape(g) == np.shape(by_differences)
+        np.testing.assert_allclose(g, by_differences, rtol=1e-6, atol=1e-7)
     assert len(re.findall(r"^ +for \w+ in prange\(", d.source("grad"), re.M)) == loops
     assert _started_twice(d.source("grad")) == []  # (the loop's setting-up starts the accumulators itself)
     if loops == 2:  # (the vjp's code is compiled here only: its primal loop stays wherever the grad's does)
