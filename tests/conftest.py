@@ -88,6 +88,20 @@ def pytest_collection_finish(session):
     gc.set_threshold(50_000, 20, 100)
 
 
+def pytest_unconfigure(config):
+    """An xdist worker ends without freeing its heap (``os._exit`` once its own exit handlers are the
+    last to run): by then its results are with the controller, which waits for the process to end, and
+    tearing down millions of Numba's objects one by one took seconds of every run."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        atexit.register(_end_now)
+
+
+def _end_now() -> None:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
 def pytest_collection_modifyitems(config, items):
     """Without ``--runslow`` the tests marked slow are deselected (pytest counts them as "deselected"): not
     run, and not sent to a worker and reported back as skipped one by one."""
