@@ -37,9 +37,11 @@ _JOINED = '''
         axis = axis + out_ndim if axis < 0 else axis
         return (axis, new, out_ndim) if 0 <= axis < out_ndim and ndim >= 1 else None
 
-    def sequence_code(params, joined_name, kind, axis, ndim):
+    def sequence_code(params, joined_name, kind, axis, ndim, dtype):
         """``def impl(params)`` joining the arrays of the list its parameter ``joined_name`` (each of ndim
-        ``ndim``) as numpy.<kind>(xs, axis) does, each element copied into its place, its shape checked:
+        ``ndim``, of ``dtype``) as numpy.<kind>(xs, axis) does, each element copied into its place (by
+        ``numpy.positive(element, place)``: Numba compiles an array stored into a slice, ``out[a:b] = e``,
+        with its machinery of broadcasting, about a second and a half a process), its shape checked:
         the overload's own implementation (a function compiled apart and called from it would be a
         dynamic global of the caller, which Numba then does not cache)."""
         found = joined(kind, axis, ndim)
@@ -51,15 +53,17 @@ _JOINED = '''
             shape = [f"first.shape[{d}]" for d in range(ndim)]
             shape.insert(axis, "len(seq)")
             check = "seq[k].shape != first.shape"
-            place = f"out[{before}k] = seq[k]"
+            place = f"out[{before}k]"
             size = "1"
         else:
             shape = [f"first.shape[{d}]" if d != axis else "total" for d in range(ndim)]
             others = [d for d in range(ndim) if d != axis]
             check = " or ".join(f"seq[k].shape[{d}] != first.shape[{d}]" for d in others) or "False"
-            place = f"out[{before}start : start + seq[k].shape[{axis}]] = seq[k]"
+            place = f"out[{before}start : start + seq[k].shape[{axis}]]"
             size = f"seq[k].shape[{axis}]"
         shape = "".join(s + ", " for s in shape)
+        boolean = isinstance(dtype, numba.core.types.Boolean)  # (numpy.positive has no booleans)
+        place = f"{place} = seq[k]" if boolean else f"numpy.positive(seq[k], {place})"
         return f"""def impl({params}):
     seq = {joined_name}
     if len(seq) == 0:
@@ -100,12 +104,12 @@ def _numba_join_sequence(xs, kind, axis):
             return lambda xs, kind, axis: join(xs)
         return lambda xs, kind, axis: join(xs, at)
     if isinstance(xs, types.Array):
-        element_ndim = xs.ndim - 1
+        element_ndim, dtype = xs.ndim - 1, xs.dtype
     elif isinstance(xs, (types.List, types.ListType)) and isinstance(xs.dtype, types.Array):
-        element_ndim = xs.dtype.ndim
+        element_ndim, dtype = xs.dtype.ndim, xs.dtype.dtype
     else:
         return None
-    code = sequence_code("xs, kind, axis", "xs", name, at, element_ndim)
+    code = sequence_code("xs, kind, axis", "xs", name, at, element_ndim, dtype)
     if code is None:
         return None
     scope = {{"numpy": numpy}}
@@ -143,12 +147,12 @@ def _numba_join_tangent(dxs, xs, kind, *axis):
         exec(code, scope)
         return scope["impl"]
     if isinstance(dxs, types.Array):
-        element_ndim = dxs.ndim - 1
+        element_ndim, dtype = dxs.ndim - 1, dxs.dtype
     elif isinstance(dxs, (types.List, types.ListType)) and isinstance(dxs.dtype, types.Array):
-        element_ndim = dxs.dtype.ndim
+        element_ndim, dtype = dxs.dtype.ndim, dxs.dtype.dtype
     else:
         return None
-    code = sequence_code("dxs, xs, kind, *axis", "dxs", name, at, element_ndim)
+    code = sequence_code("dxs, xs, kind, *axis", "dxs", name, at, element_ndim, dtype)
     if code is None:
         return None
     scope = {{"numpy": numpy}}

@@ -150,7 +150,7 @@ def _numba_extreme_jvp(dx, x, z, axis=None, keepdims=False):
 
     def impl(dx, x, z, axis=None, keepdims=False):
         mask = x == z
-        return numpy.sum(numpy.where(mask, dx, 0.0)) / numpy.count_nonzero(mask)
+        return numpy.sum(picked(mask, dx)) / numpy.count_nonzero(mask)
 
     if whole or not isinstance(z, types.Array):  # (a vector's extreme along its axis: a number)
         return impl if whole or isinstance(axis, types.Integer) else None
@@ -161,10 +161,23 @@ def _numba_extreme_jvp(dx, x, z, axis=None, keepdims=False):
 
     def along(dx, x, z, axis=None, keepdims=False):
         mask = x == (z if kept else numpy.expand_dims(z, at))
-        out = reduce_along(numpy.where(mask, dx, 0.0), "sum", at, False) / reduce_along(mask, "sum", at, False)
+        out = reduce_along(picked(mask, dx), "sum", at, False) / reduce_along(mask, "sum", at, False)
         return numpy.expand_dims(out, at) if kept else out
 
     return along
+
+
+@numba.njit
+def picked(mask, dx):
+    """numpy.where(mask, dx, 0.0) for dx of mask's shape or one that broadcasts to it, by a loop (Numba
+    compiles its numpy.where with a number in about a second, a process's first)."""
+    values = numpy.ascontiguousarray(numpy.broadcast_to(dx, mask.shape)).reshape(-1)
+    flat = mask.reshape(-1)
+    out = numpy.zeros(flat.size, values.dtype)
+    for k in range(flat.size):
+        if flat[k]:
+            out[k] = values[k]
+    return out.reshape(mask.shape)
 ''',
     "vector_norm": '''def vector_norm(x):
     """numpy.linalg.norm(x) (compiled code only: see the overload below)."""

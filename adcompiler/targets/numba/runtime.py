@@ -190,7 +190,7 @@ def _numba_scatter_add(d, x, index, g):
         elif basic:  # the part a view of out, added into where it is: out[index] += g copies it back
             part = out[index]
             if shared and overlapping(part, g):  # (g read whole before the part is written)
-                out[index] = part + g
+                numpy.add(part, g.copy(), part)
             else:
                 numpy.add(part, g, part)
         else:
