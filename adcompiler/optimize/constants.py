@@ -249,12 +249,12 @@ def _is_one(e) -> bool:
 def _drop_unread(body: tuple) -> tuple:
     """``body`` without assignments of pure values to plain names nothing reads, to a fixpoint (the
     counts of readers kept up to date by subtracting what each round drops, not counted again)."""
-    reads = Counter()
+    reads, inside = Counter(), {}  # (inside: what _inside found of each statement, by id, kept with it)
     for s in every_statement(body):
         reads.update(_own_reads(s))
     while True:
         gone: list = []
-        dropped = _without(body, reads, gone)
+        dropped = _without(body, reads, gone, inside)
         if not gone:
             return body
         for s in gone:
@@ -267,31 +267,31 @@ def _own_reads(s) -> list:
     return free_names([s if not isinstance(s, (ForS, IfS, WhileS)) else shell(s)])
 
 
-def _without(stmts, reads: Counter, gone: list) -> tuple:
+def _without(stmts, reads: Counter, gone: list, inside: dict) -> tuple:
     """``stmts`` without what ``reads`` says is unread, and without what is bound again in this block
     before anything reads it (``_rebound``); what goes is added to ``gone``."""
-    out, rebound = [], _rebound(stmts)
+    out, rebound = [], _rebound(stmts, inside)
     for k, s in enumerate(stmts):
         if isinstance(s, (Assign, AugAssign)) and (_unread(s, reads) or k in rebound):
             gone.append(s)
             continue
         if isinstance(s, ForS):
-            s = ForS(s.target, s.iterable, _without(s.body, reads, gone), s.line, s.parallel)
+            s = ForS(s.target, s.iterable, _without(s.body, reads, gone, inside), s.line, s.parallel)
             if not s.body and pure(s.iterable) and not reads[s.target]:
                 gone.append(s)
                 continue  # nothing left to do, and nothing reads what it leaves in its target
         elif isinstance(s, IfS):
-            s = IfS(s.test, _without(s.body, reads, gone), _without(s.orelse, reads, gone), s.line)
+            s = IfS(s.test, _without(s.body, reads, gone, inside), _without(s.orelse, reads, gone, inside), s.line)
             if not s.body and not s.orelse and pure(s.test):
                 gone.append(s)
                 continue
         elif isinstance(s, WhileS):
-            s = WhileS(_without(s.header, reads, gone), s.test, _without(s.body, reads, gone), s.line)
+            s = WhileS(_without(s.header, reads, gone, inside), s.test, _without(s.body, reads, gone, inside), s.line)
         out.append(s)
     return tuple(out)
 
 
-def _rebound(stmts) -> set:
+def _rebound(stmts, inside: dict) -> set:
     """The positions of the assignments of values without effects to one plain name that a later
     statement of the block binds again, with nothing reading it before (the rebinding's value included)
     and no statement between that may leave the block: ``d = zeros_like(x)`` where a parallel loop's
@@ -303,15 +303,32 @@ def _rebound(stmts) -> set:
         plain = isinstance(s, Assign) and len(s.targets) == 1 and isinstance(s.targets[0], str)
         if plain and s.targets[0] in bound_later and not s.effect and pure(s.value):
             rebound.add(k)
-        inner = list(every_statement((s,)))  # (a loop's header, a branch's arms: each statement in s)
-        if any(isinstance(u, _LEAVING) for u in inner):
+        read, leaves = _inside(s, inside)
+        if leaves:
             bound_later = set()
             continue
-        for u in inner:
-            bound_later -= set(_own_reads(u)) | set(u.names if isinstance(u, Release) else ())
+        bound_later -= read
         if isinstance(s, Assign) and not set(_own_reads(s)) & set(s.targets):
             bound_later |= {t for t in s.targets if isinstance(t, str)}
     return rebound
+
+
+def _inside(s, inside: dict) -> tuple:
+    """(the names ``s`` and each statement in it read, a ``del``'s names counted, whether one of them may
+    leave the block), found once a statement: a block's statements are asked again by each block around
+    them and in each round (quadratic in the depth of the nesting before, 2026-11-29)."""
+    hit = inside.get(id(s))
+    if hit is not None and hit[0] is s:
+        return hit[1]
+    read, leaves = set(_own_reads(s)) | set(s.names if isinstance(s, Release) else ()), isinstance(s, _LEAVING)
+    for block in inner_blocks(s):
+        for u in block:
+            names, out = _inside(u, inside)
+            read |= names
+            leaves = leaves or out
+    found = (frozenset(read), leaves)
+    inside[id(s)] = (s, found)
+    return found
 
 
 _LEAVING = (Break, Continue, Ret, Raise)  # (a statement after which the block's next ones may not run)
