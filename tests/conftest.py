@@ -11,7 +11,8 @@
   results; hypothesis draws the same examples in every run.
 - Compiled derivatives are kept in a temporary directory of the run (``ADCOMPILER_CACHE_DIR``), not in ~/.cache.
 - After collection the cycle collector runs less often and no longer scans what collection made
-  (``pytest_collection_finish``).
+  (``pytest_collection_finish``); the tests run from a frame with room on Python's frame stack
+  (``pytest_runtestloop``), and a worker ends without freeing its heap (``pytest_unconfigure``).
 """
 
 import atexit
@@ -86,6 +87,25 @@ def pytest_collection_finish(session):
     gc.collect()
     gc.freeze()
     gc.set_threshold(50_000, 20, 100)
+
+
+_LOOPING = []  # (set while the test loop below runs: the hook called again runs pytest's and xdist's own)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    """The tests run from a frame with room on Python's frame stack (``targets.numba.room``): Numba's
+    compiler, recursing deeply, no longer maps and unmaps a chunk of it at each crossing of a chunk's end
+    (Python 3.11's frames: about a tenth of the Numba worker's time, as system time and page faults)."""
+    if _LOOPING:
+        return None
+    from adcompiler.targets.numba.room import with_room
+
+    _LOOPING.append(True)
+    try:
+        return with_room(session.config.hook.pytest_runtestloop, session=session)
+    finally:
+        _LOOPING.pop()
 
 
 def pytest_unconfigure(config):

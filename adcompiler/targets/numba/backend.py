@@ -31,6 +31,7 @@ from .lists import spelled_as_calls
 from .translate import GUARDS, translate
 from ..python.runtime import HELPERS
 from .parallel import outlined
+from .room import roomy
 from .runtime import NUMBA_HELPERS
 from ...ir.nodes import Eq, For, Function, If, Var, While, walk
 from .subset import refuse_draws, refuse_row_slices
@@ -311,6 +312,7 @@ def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, sourc
             raise e
         raise problem from None
 
+    roomy(compiled)
     if finish is _same and convert_all is _same:  # (the call of the compiled code is all there is to do)
 
         @functools.wraps(compiled.py_func)
