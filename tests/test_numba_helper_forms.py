@@ -2,7 +2,9 @@
 array into a slice, ``numpy.where`` of a number: each a second or more of Numba's broadcasting machinery
 a process, 2026-11-29) give what the forms they replace gave: joins of lists copy each element by
 ``numpy.positive`` (booleans, which it has no loop for, by a store), and the tangent of min and max picks
-the tangents where x is extreme as ``numpy.where(mask, dx, 0.0)`` does, a NaN elsewhere left out.
+the tangents where x is extreme as ``numpy.where(mask, dx, 0.0)`` does, a NaN elsewhere left out; the
+shape ``shape_like`` keeps of arrays broadcast together is found axis by axis, as
+``numpy.broadcast_shapes`` finds it.
 Skipped without Numba."""
 
 import numpy as np
@@ -10,7 +12,7 @@ import pytest
 
 numba = pytest.importorskip("numba", reason="backend='numba' needs the [numba] extra")
 
-from adcompiler.targets.numba.live import extreme_jvp, join_sequence, join_tangent  # noqa: E402
+from adcompiler.targets.numba.live import extreme_jvp, join_sequence, join_tangent, shape_like  # noqa: E402
 
 
 @numba.njit
@@ -58,3 +60,17 @@ def test_the_tangent_of_min_and_max_picks_as_numpy_where_does():
     np.testing.assert_array_equal(rows, _picked_mean(dx, x, zs, axis=1))
     np.testing.assert_array_equal(kept, _picked_mean(dx, x, zk, axis=0, keepdims=True))
     assert not np.isnan(rows).any() and kept.shape == (1, 3)
+
+
+@numba.njit
+def _kept(a, b, c):
+    return shape_like(a, b, c), shape_like(b, a), shape_like(a)
+
+
+def test_shape_like_broadcasts_its_arrays_shapes_as_numpy_does():
+    a, b, c = np.ones((3, 1), np.float32), np.ones((1, 4), np.float32), np.ones((3, 4), np.float32)
+    three, two, one = _kept(a, b, c)
+    assert three.shape == np.broadcast_shapes(a.shape, b.shape, c.shape) == two.shape == (3, 4)
+    assert one.shape == a.shape and three.dtype == two.dtype == np.float32 and not three.any()
+    with pytest.raises(ValueError, match="cannot be broadcast"):
+        _kept(np.ones((3, 2)), np.ones((1, 3)), np.ones((3, 2)))

@@ -137,12 +137,21 @@ def _numba_shape_like(x, *others):
     if not others:
         return lambda x, *others: numpy.broadcast_to(zero, x.shape)
 
-    def broadcast(x, *others):
-        shape = x.shape
+    from numba.np.unsafe.ndarray import to_fixed_tuple as fixed  # (not imported by numba's own import)
+
+    n = x.ndim
+
+    def broadcast(x, *others):  # (the shapes broadcast axis by axis: numpy.broadcast_shapes, which takes
+        # shapes of any lengths, is about a second and a half for Numba to compile, a process's first)
+        dims = numpy.array(x.shape)
         for other in numba.literal_unroll(others):
-            if other.shape != shape:  # (numpy.broadcast_shapes makes arrays: only where it has work to do)
-                shape = numpy.broadcast_shapes(shape, other.shape)
-        return numpy.broadcast_to(zero, shape)
+            for k in range(n):
+                a, b = dims[k], other.shape[k]
+                if a != b and a != 1 and b != 1:
+                    raise ValueError("shape mismatch: objects cannot be broadcast to a single shape")
+                if a == 1:
+                    dims[k] = b
+        return numpy.broadcast_to(zero, fixed(dims, n))
 
     return broadcast
 ''',
