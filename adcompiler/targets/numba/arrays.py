@@ -137,21 +137,27 @@ def _numba_shape_like(x, *others):
     if not others:
         return lambda x, *others: numpy.broadcast_to(zero, x.shape)
 
-    from numba.np.unsafe.ndarray import to_fixed_tuple as fixed  # (not imported by numba's own import)
-
-    n = x.ndim
-
-    def broadcast(x, *others):  # (the shapes broadcast axis by axis: numpy.broadcast_shapes, which takes
-        # shapes of any lengths, is about a second and a half for Numba to compile, a process's first)
-        dims = numpy.array(x.shape)
-        for other in numba.literal_unroll(others):
-            for k in range(n):
-                a, b = dims[k], other.shape[k]
-                if a != b and a != 1 and b != 1:
-                    raise ValueError("shape mismatch: objects cannot be broadcast to a single shape")
-                if a == 1:
-                    dims[k] = b
-        return numpy.broadcast_to(zero, fixed(dims, n))
+    # The shapes broadcast axis by axis, each axis a variable (no array made): numpy.broadcast_shapes,
+    # which takes shapes of any lengths, is about a second and a half for Numba to compile, a process's first.
+    axes = range(x.ndim)
+    each = "".join(
+        f"""
+        b = other.shape[{k}]
+        if d{k} != b and d{k} != 1 and b != 1:
+            raise ValueError("shape mismatch: objects cannot be broadcast to a single shape")
+        if d{k} == 1:
+            d{k} = b"""
+        for k in axes
+    )
+    names = ", ".join(f"d{k}" for k in axes) + ","
+    code = f"""def broadcast(x, *others):
+    ({names}) = x.shape
+    for other in numba.literal_unroll(others):{each}
+    return numpy.broadcast_to(zero, ({names}))
+"""
+    scope = {"numba": numba, "numpy": numpy, "zero": zero}
+    exec(code, scope)
+    broadcast = scope["broadcast"]
 
     return broadcast
 ''',
