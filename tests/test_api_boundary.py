@@ -149,7 +149,9 @@ def test_a_numpy_float32_scalar_keeps_its_type_and_a_float_stays_a_float_on_pyth
 # ---- item 11: record outputs -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("backend,arrays", [("python", "numpy"), pytest.param("numba", "numpy", marks=pytest.mark.slow), ("python", "any")])
+@pytest.mark.parametrize(
+    "backend,arrays", [("python", "numpy"), pytest.param("numba", "numpy", marks=pytest.mark.slow), ("python", "any")]
+)
 def test_jvp_of_a_dict_output_is_a_dict(backend, arrays):
     d = adcompiler.differentiate(F.dict_out, backend=backend, arrays=arrays)
     x = np.array(3.0) if arrays == "any" else 3.0

@@ -569,11 +569,31 @@ def test_a_loop_accumulator_of_an_array_adds_in_place():
     ],
 )
 def test_accumulators_added_in_place_only_where_nothing_else_holds_them(body, in_place):
-    from adcompiler.targets.numba.translate import added_in_place
+    from adcompiler.targets.numba.in_place import added_in_place
 
     function = ast.parse("def f(x, e):\n" + textwrap.indent(body, "    ")).body[0]
     added_in_place(function, {"d"}, {"scatter_add"})
     assert ("d += " in ast.unparse(function)) == in_place
+
+
+@pytest.mark.parametrize(
+    "body, into",
+    [
+        ("d = zeros_like(x)\nfor i in range(3):\n    d = scatter_add(d, x, i, e)\nreturn d", True),
+        ("d = zeros_like(x)\nfor i in range(3):\n    d = scatter_add(d, x, i, e)\n    y = d\nreturn y", False),
+        ("d = zeros_like(x)\nfor i in range(3):\n    d = scatter_add(d, x, i, d[0])\nreturn d", False),  # g reads d
+        ("d = zeros_like(x)\nd = e\nd = scatter_add(d, x, 0, e)\nreturn d", False),  # bound to another array
+        ("d = zeros_like(x)\nfor i in range(3):\n    y = scatter_add(d, x, i, e)\nreturn y", False),
+    ],
+)
+def test_scatter_adds_into_an_owned_accumulator_add_into_it_itself(body, into):
+    """``d = scatter_add(d, x, index, g)`` of an accumulator the function made zeros of its array's shape,
+    which nothing else holds, is ``d = scatter_into(d, x, index, g)``: no test for another shape, no array."""
+    from adcompiler.targets.numba.in_place import added_in_place
+
+    function = ast.parse("def f(x, e):\n" + textwrap.indent(body, "    ")).body[0]
+    added_in_place(function, {"d"}, {"scatter_add"}, into=lambda args: ast.Call(ast.Name("scatter_into"), args, []))
+    assert ("scatter_into(d, x" in ast.unparse(function)) == into
 
 
 def test_a_slice_of_a_list_of_lists_is_refused_at_its_line():

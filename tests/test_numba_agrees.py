@@ -114,7 +114,12 @@ ROWS = [
     # 2026-11-29): a cell called in a loop, and one array handed as two parameters (only once)
     Row("handed", CI.run_cells, [(3, 3), (3,), (3,)]),
     Row("handed", CI.same_twice, [(3, 2)]),
-    Row("shapes", SK.sum_rows, args=(np.linspace(-1, 1, 40).reshape(5, 8), np.linspace(0, 1, 8)[None], 2), wrt=("w", "b")),
+    Row(
+        "shapes",
+        SK.sum_rows,
+        args=(np.linspace(-1, 1, 40).reshape(5, 8), np.linspace(0, 1, 8)[None], 2),
+        wrt=("w", "b"),
+    ),
 ]
 
 

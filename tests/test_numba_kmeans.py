@@ -143,7 +143,15 @@ def _unbroadcast(g, x):
     return live.unbroadcast(g, x)
 
 
-@pytest.mark.parametrize("nd", [1, pytest.param(2, marks=pytest.mark.slow), pytest.param(3, marks=pytest.mark.slow), pytest.param(4, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "nd",
+    [
+        1,
+        pytest.param(2, marks=pytest.mark.slow),
+        pytest.param(3, marks=pytest.mark.slow),
+        pytest.param(4, marks=pytest.mark.slow),
+    ],
+)
 def test_unbroadcast_sums_every_small_shape_as_numpy_does(nd):
     """g summed down to x's shape, for every shape of ``nd`` axes of lengths 1 to 3 and every x it
     broadcasts from (leading axes left out, axes of length 1), g C- and F-ordered and a strided view

@@ -240,6 +240,35 @@ def test_each_numba_chunk_function_is_compiled_once(tmp_path):
     assert len(chunks) == 2 and all(len(o.signatures) == 1 for o in chunks), [o.signatures for o in chunks]
 
 
+def test_a_numba_chunk_adds_into_shared_cotangents_in_place(tmp_path):
+    """A chunk's partial sum of a shared parameter's cotangent (``W`` read at ``W[j]`` by every iteration)
+    starts as zeros of the parameter's shape (``zeros_like``) and each adjoint of a read adds into it
+    itself (``scatter_into``: no test for another shape, no array a read); the gradient is the python
+    backend's and one thread's."""
+    pytest.importorskip("numba")
+    module = load_module(
+        "import numpy as np\nfrom adcompiler import prange\n\n\ndef rows(W, X):\n    total = 0.0\n"
+        "    for i in prange(X.shape[0]):\n        for j in range(W.shape[0]):\n"
+        "            total += np.sum(np.tanh(W[j] * X[i])) * W[j, 0]\n    return total\n",
+        str(tmp_path),
+        "shared_rows",
+    )
+    W, X = np.random.default_rng(3).normal(size=(3, 4)), np.random.default_rng(4).normal(size=(7, 4))
+    d = adcompiler.differentiate(module.rows, backend="numba")
+    got = d.grad(W, X)
+    want = adcompiler.differentiate(module.rows).grad(W, X)
+    for g, w in zip(got, want):
+        assert np.allclose(g, w, rtol=1e-12, atol=1e-14)
+    code = d._built.compiled_for[next(iter(d._built.compiled_for))]["grad"].compiled.py_func.__globals__
+    chunk = next(f for name, f in code.items() if name.startswith("rows_grad_chunk"))
+    import inspect
+
+    text = inspect.getsource(chunk.py_func)
+    assert re.search(r"^ +d_W\w* = zeros_like\(W\)$", text, re.M), text
+    assert re.search(r"d_W\w* = scatter_into\(", text), text
+    assert "scatter_add(d_W" not in text, text
+
+
 # ---- generated loops ---------------------------------------------------------------------------------
 
 

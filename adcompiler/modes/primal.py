@@ -7,7 +7,23 @@ from dataclasses import replace
 
 from ..analysis import values as V
 from ..ir import expr as E
-from ..ir.nodes import INDEX, RECOMPUTED, Assign, AugAssign, Break, Const, Continue, Do, Eq, For, ForS, If, IfS, Var, While
+from ..ir.nodes import (
+    INDEX,
+    RECOMPUTED,
+    Assign,
+    AugAssign,
+    Break,
+    Const,
+    Continue,
+    Do,
+    Eq,
+    For,
+    ForS,
+    If,
+    IfS,
+    Var,
+    While,
+)
 from ..ir.nodes import LIST_SLICE, WhileS, jumps, rebuild
 from ..ir.printing import primal_stmt
 from ..lower.dup import DUP

@@ -150,7 +150,8 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
     from .values import converter, restore  # NumPy, imported only where Numba is used
 
     defs = [spelled_as_calls(d) for d in built]  # lists joined and repeated: on arrays, + adds and * multiplies
-    defs = outlined(defs, program.module.fresh)  # prange loops: their iterations functions of their own
+    arrays = {a for a, ndim in program.array_accumulators.items() if ndim and ndim > 0}
+    defs = outlined(defs, program.module.fresh, arrays)  # prange loops: their iterations functions of their own
     python = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
     scope = getattr(owner.fn, "__adc_scope__", None) or owner.fn.__globals__  # (generated code's: its helpers too)
     fn = owner.fn

@@ -30,37 +30,39 @@ from ...ir import expr as E
 from ...ir.nodes import Assign, Def, Do, ForS, IfS, WhileS, inner_blocks, shell
 
 
-def outlined(defs: list, fresh) -> list:
+def outlined(defs: list, fresh, adjoints=frozenset()) -> list:
     """``defs`` (generated functions) with every parallel loop split into its own functions (see the
-    module docstring); ``fresh(name)`` gives a module-level name no other clashes with."""
+    module docstring); ``fresh(name)`` gives a module-level name no other clashes with; ``adjoints``: the
+    accumulators of arrays' adjoints, whose sums start in a chunk as every accumulator starts,
+    ``d_x = 0.0``, which the target makes zeros of x's shape (``translate``: then added into in place)."""
     out = []
     for d in defs:
         made: list = []
-        body = _block(d, d.body, fresh, made, set(d.params) | writes_block(d.body))
+        body = _block(d, d.body, fresh, made, set(d.params) | writes_block(d.body), adjoints)
         out.append(d if not made else Def(d.name, d.params, d.defaults, tuple(body), d.doc, d.source))
         out.extend(made)
     return out
 
 
-def _block(d: Def, stmts, fresh, made: list, known: set) -> list:
+def _block(d: Def, stmts, fresh, made: list, known: set, adjoints) -> list:
     out = []
     for s in stmts:
         if isinstance(s, ForS) and s.parallel:
-            out.extend(_split(d, s, fresh, made, known))
+            out.extend(_split(d, s, fresh, made, known, adjoints))
         elif isinstance(s, ForS):
-            out.append(ForS(s.target, s.iterable, tuple(_block(d, s.body, fresh, made, known)), s.line))
+            out.append(ForS(s.target, s.iterable, tuple(_block(d, s.body, fresh, made, known, adjoints)), s.line))
         elif isinstance(s, IfS):
-            body, orelse = (tuple(_block(d, b, fresh, made, known)) for b in (s.body, s.orelse))
+            body, orelse = (tuple(_block(d, b, fresh, made, known, adjoints)) for b in (s.body, s.orelse))
             out.append(IfS(s.test, body, orelse, s.line))
         elif isinstance(s, WhileS):
-            header, body = (tuple(_block(d, b, fresh, made, known)) for b in (s.header, s.body))
+            header, body = (tuple(_block(d, b, fresh, made, known, adjoints)) for b in (s.header, s.body))
             out.append(WhileS(header, s.test, body, s.line))
         else:
             out.append(s)
     return out
 
 
-def _split(d: Def, loop: ForS, fresh, made: list, known: set) -> list:
+def _split(d: Def, loop: ForS, fresh, made: list, known: set, adjoints) -> list:
     """The parallel ``loop`` of ``d`` as a chunk function and a loop function (appended to ``made``),
     and what ``d`` runs in its place."""
     inside = writes_block(loop.body) | {loop.target}
@@ -77,7 +79,8 @@ def _split(d: Def, loop: ForS, fresh, made: list, known: set) -> list:
     line = loop.line
 
     row = lambda t: E.Subscript(E.Name(partials[t]), chunk)  # noqa: E731
-    start = [Assign((t,), E.mul(row(t), E.Num(0.0)), line) for t in totals]  # (a zero of the total's shape)
+    zero = lambda t: E.Num(0.0) if t in adjoints else E.mul(row(t), E.Num(0.0))  # noqa: E731  (of the total's shape)
+    start = [Assign((t,), zero(t), line) for t in totals]
     finish = [Assign((row(t),), E.add(row(t), E.Name(t)), line) for t in totals]
     lo, hi = (E.BinOp("//", E.mul(E.add(chunk, E.Num(j)) if j else chunk, count), chunks) for j in (0, 1))
     at = Assign((loop.target,), E.add(first, E.mul(k, step)), line)

@@ -10,7 +10,8 @@ a tuple of its elements' shadows, already the structure of the primal (``like`` 
 
 from __future__ import annotations
 
-from .coordinates import COORDINATE, COORDINATE_HELPERS, COORDINATES
+from .coordinates import COORDINATE_HELPERS
+from .scatters import SCATTER_HELPERS
 from .lists import LIST_HELPERS
 from .arrays import ARRAY_HELPERS
 from .joins import JOIN_HELPERS
@@ -139,135 +140,6 @@ def _numba_check_index(x, k):
 
     return impl
 ''',
-    "scatter_add": '''def scatter_add(d, x, index, g):
-    """d with g added at x[index] (compiled code only: see the overload below)."""
-    raise TypeError("scatter_add is called from code numba.njit compiles")
-
-
-@numba.extending.overload(scatter_add)
-def _numba_scatter_add(d, x, index, g):
-    """The adjoint d of the array x with g added at x[index] (into d itself when d is an array of x's
-    shape, else into zeros of x's shape plus d): an index of integers and slices adds at once (it
-    names each element once), into the part as a view (``out[index] += g`` stores the part back through
-    a copy of it, Numba's guard for overlapping memory: an array more a call); a 1-D array of integers
-    into a vector adds one by one, so a repeated index accumulates, as numpy.add.at does; so does a
-    tuple of 1-D integer arrays, one per axis (coordinates: ``targets.numba.coordinates``)."""
-    '''
-    + COORDINATES
-    + COORDINATE
-    + """    if not isinstance(x, types.Array) or isinstance(d, types.Array) and (d.ndim != x.ndim or not d.mutable):
-        return None
-    if coordinates and (not isinstance(d, types.Array) or d.layout == "C"):
-        fresh = not isinstance(d, types.Array)
-
-        def at_coordinates(d, x, index, g):
-            out = numpy.full(x.shape, d + 0.0) if fresh else d
-            if out.shape != x.shape:  # (a zero_array: zeros of length 1 along each axis)
-                out = numpy.zeros(x.shape) + out
-            values = numpy.broadcast_to(numpy.asarray(g), index[0].shape)
-            flat = out.reshape(-1)
-            for k in range(len(index[0])):
-                flat[coordinate(x, index, k)] += values[k]
-            return out
-
-        return at_coordinates
-    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
-    basic = all(isinstance(i, (types.Integer, types.SliceType, types.NoneType)) for i in parts)  # (None: a new axis)
-    listed = isinstance(index, types.Array) and index.ndim == 1 and isinstance(index.dtype, types.Integer)
-    if not basic and not (listed and x.ndim == 1):
-        return None
-    fresh = not isinstance(d, types.Array)
-    number = len(parts) == x.ndim and all(isinstance(i, types.Integer) for i in parts)  # x[index] one entry
-    shared = isinstance(g, types.Array)  # (g may share memory with out)
-
-    def impl(d, x, index, g):
-        if fresh:
-            out = numpy.full(x.shape, d + 0.0)
-        else:
-            out = d if d.shape == x.shape else numpy.zeros(x.shape) + d
-        if basic and number:
-            out[index] += g
-        elif basic:  # the part a view of out, added into where it is: out[index] += g copies it back
-            part = out[index]
-            if shared and overlapping(part, g):  # (g read whole before the part is written)
-                numpy.add(part, g.copy(), part)
-            else:
-                numpy.add(part, g, part)
-        else:
-            values = numpy.broadcast_to(numpy.asarray(g), index.shape)
-            for k in range(len(index)):
-                out[index[k]] += values[k]
-        return out
-
-    return impl
-
-
-@numba.njit
-def overlapping(a, b):
-    '''Whether the memory the arrays a and b span overlaps (numpy.may_share_memory's test, which Numba
-    lacks).  A function of the module, as ``unbroadcast_summed`` is.'''
-    if a.size == 0 or b.size == 0:
-        return False
-    low_a, high_a = a.ctypes.data, a.ctypes.data + a.itemsize
-    for k in range(a.ndim):
-        step = (a.shape[k] - 1) * a.strides[k]
-        low_a, high_a = (low_a + step, high_a) if step < 0 else (low_a, high_a + step)
-    low_b, high_b = b.ctypes.data, b.ctypes.data + b.itemsize
-    for k in range(b.ndim):
-        step = (b.shape[k] - 1) * b.strides[k]
-        low_b, high_b = (low_b + step, high_b) if step < 0 else (low_b, high_b + step)
-    return low_a < high_b and low_b < high_a
-""",
-    "take_and_clear": '''def take_and_clear(d, x, index):
-    """(d with d[index] zeroed, the old d[index]) (compiled code only: see the overload below)."""
-    raise TypeError("take_and_clear is called from code numba.njit compiles")
-
-
-@numba.extending.overload(take_and_clear)
-def _numba_take_and_clear(d, x, index):
-    """The adjoint of writing x[index] = v, for an index of integers and slices (it names each element
-    once): the part of the adjoint d at index (a copy, or a number), which is then zeroed in d (into
-    zeros of x's shape plus d where d is not yet such an array).  For a tuple of 1-D integer arrays, one
-    per axis (coordinates: ``targets.numba.coordinates``), a position named twice gets the cotangent at
-    its last write only, as the python target's gives it; other arrays of integers are refused (Numba
-    finds no form)."""
-    '''
-    + COORDINATES
-    + COORDINATE
-    + """    usable = not isinstance(d, types.Array) or d.ndim == x.ndim and d.mutable and d.layout == "C"
-    if coordinates and usable:
-        fresh = not isinstance(d, types.Array)
-
-        def at_coordinates(d, x, index):
-            out = numpy.full(x.shape, d + 0.0) if fresh else d
-            if out.shape != x.shape:  # (a zero_array: zeros of length 1 along each axis)
-                out = numpy.zeros(x.shape) + out
-            m = len(index[0])
-            part = numpy.zeros(m)
-            flat = out.reshape(-1)
-            for k in range(m - 1, -1, -1):  # (the last write first: an earlier one at its place gets nothing)
-                at = coordinate(x, index, k)
-                part[k] = flat[at]
-                flat[at] = 0.0
-            return out, part
-
-        return at_coordinates
-    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
-    if not isinstance(x, types.Array) or not all(isinstance(i, (types.Integer, types.SliceType)) for i in parts):
-        return None
-    if isinstance(d, types.Array) and (d.ndim != x.ndim or not d.mutable):
-        return None
-    number = len(parts) == x.ndim and all(isinstance(i, types.Integer) for i in parts)
-    fresh = not isinstance(d, types.Array)
-
-    def impl(d, x, index):
-        out = numpy.full(x.shape, d + 0.0) if fresh else d
-        part = out[index] if number else out[index].copy()
-        out[index] = 0.0
-        return out, part
-
-    return impl
-""",
     "like": '''def like(shadow, x):
     """The shadow in x's structure (compiled code only: see the overload below)."""
     raise TypeError("like is called from code numba.njit compiles")
@@ -573,6 +445,7 @@ def _numba_add_new(acc, c):
 ''',
 }
 
+NUMBA_HELPERS.update(SCATTER_HELPERS)  # adjoints of reading and writing at an index (scatters)
 NUMBA_HELPERS.update(COORDINATE_HELPERS)  # x[(rows, cols)] read and written (numba_coordinates)
 NUMBA_HELPERS.update(LIST_HELPERS)  # lists joined and repeated (numba_lists)
 NUMBA_HELPERS.update(ARRAY_HELPERS)  # adjoints of a @ b, distinct (numba_arrays)

@@ -26,6 +26,7 @@ from types import ModuleType
 
 from ...modes.handed import is_reverse_sweep
 from .empty import empty_shadows
+from .in_place import added_in_place
 from .joins import JOINS
 from .lists import MARKERS
 from .loops import runs_forward
@@ -66,6 +67,7 @@ def translate(
         name: fresh(name)
         for name in (
             "add_at",
+            "scatter_into",
             "zeros_rows",
             "empty_rows",
             "check_index",
@@ -108,7 +110,7 @@ def translate(
             stmt.decorator_list = [ast.Call(ast.parse(f"{numba}.njit", mode="eval").body, [], options)]
         body.append(stmt)
     for name in sorted(rewrite.used, reverse=True):  # (in order of name: the same text whatever the hash seed)
-        body[:0] = _helper(name, added[name], numba, numpy, shared)
+        body[:0] = _helper(name, added[name], numba, numpy, shared, helpers)
     imports = [
         f"import {m}" if m == alias else f"import {m} as {alias}" for m, alias in (("numba", numba), ("numpy", numpy))
     ]
@@ -164,108 +166,6 @@ def _unclashed(function: ast.FunctionDef) -> None:
             node.id = renamed[node.id]
 
 
-def added_in_place(
-    function: ast.FunctionDef, owned: set, scatter_add: set = frozenset(), like: set = frozenset()
-) -> None:
-    """``d = d + e`` made ``d += e``, in place, for each accumulator ``d`` of ``owned`` (one the function
-    made zeros of its array's shape: ``visit_FunctionDef``) that nothing else can hold: every other line
-    that binds it is such a sum or ``d = scatter_add(d, ...)`` (which adds into d itself, or makes a new
-    array), and every other read of it comes after the last of them, at the function's top level
-    (``return array_like(d, x)``).  Each sum then adds into the accumulator instead of making an array of
-    its shape (GradBench lstm's ``d_main_params`` once a character; the adjoint of a value read in one
-    branch, added into zeros; det's ``d_A`` at each level of its recursion).  The sum has the
-    accumulator's shape: an adjoint is never larger than its array."""
-    if not owned:
-        return
-    sums, last, reads = {}, {}, {}
-    parallel = {  # (a sum in a prange loop is Numba's reduction, which it spells its own way)
-        id(n) for loop in ast.walk(function) if _prange(loop) for n in ast.walk(loop) if isinstance(n, ast.Assign)
-    }
-    for k, stmt in enumerate(function.body):
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Assign) and _self_sum(node) in owned:
-                sums.setdefault(node.targets[0].id, []).append(node)
-                last[node.targets[0].id] = k
-    for name in [n for n, nodes in sums.items() if any(id(a) in parallel for a in nodes)]:
-        del sums[name]
-    for k, stmt in enumerate(function.body):
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Name) and node.id in owned:
-                reads.setdefault(node.id, []).append((k, node))
-    in_sums = {id(n.targets[0]) for ns in sums.values() for n in ns} | {
-        id(n.value.left) for ns in sums.values() for n in ns
-    }
-    for node in ast.walk(function):  # d = scatter_add(d, x, index, g): d itself, or a new array
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            call = node.value
-            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in scatter_add:
-                first = call.args[0] if call.args else None
-                if isinstance(first, ast.Name) and first.id == node.targets[0].id in sums:
-                    in_sums |= {id(node.targets[0]), id(first)}
-        in_sums |= _handed(node, sums, like)
-    params = {a.arg for a in function.args.args}
-    for name, nodes in sums.items():
-        others = [(k, n) for k, n in reads.get(name, ()) if id(n) not in in_sums]
-        stores = [n for k, n in others if isinstance(n.ctx, ast.Store)]
-        if len(stores) != (name not in params) or any(
-            k <= last[name] for k, n in others if isinstance(n.ctx, ast.Load)
-        ):
-            continue  # (bound otherwise than by its zeros (or as the accumulator handed in) and the sums, or read
-            # before the last sum)
-        for assign in nodes:
-            augmented = ast.AugAssign(assign.targets[0], ast.Add(), assign.value.right)
-            ast.copy_location(augmented, assign)
-            _replace(function, assign, augmented)
-
-
-def _handed(node, sums: dict, like: set) -> set:
-    """The ids of the names in ``d, ... = g_reverse_sweep(residuals, ct, array_like(d, x), ...)`` that are an
-    accumulator of ``sums`` handed to a called function's reverse sweep (``modes.handed``), which adds into
-    it (an array of its shape: ``array_like`` gives it back) and returns it: bound and read as by a sum."""
-    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call)):
-        return set()
-    call, target = node.value, node.targets[0]
-    if not (isinstance(call.func, ast.Name) and is_reverse_sweep(call.func.id)):
-        return set()
-    names = [target] if isinstance(target, ast.Name) else list(getattr(target, "elts", ()))
-    out = set()
-    for arg in call.args[2:]:
-        inner = arg.args[0] if isinstance(arg, ast.Call) and getattr(arg.func, "id", None) in like and arg.args else arg
-        bound = [n for n in names if isinstance(n, ast.Name) and isinstance(inner, ast.Name) and n.id == inner.id]
-        if bound and inner.id in sums:
-            out |= {id(bound[0]), id(inner)}
-    return out
-
-
-def _prange(node) -> bool:
-    """Whether ``node`` is a ``for`` loop over ``prange(...)`` (``numba.prange``)."""
-    it = getattr(node, "iter", None) if isinstance(node, ast.For) else None
-    func = getattr(it, "func", None)
-    return getattr(func, "attr", getattr(func, "id", None)) == "prange"
-
-
-def _self_sum(node: ast.Assign) -> str | None:
-    """``d`` where ``node`` is ``d = d + e`` (``e`` not reading ``d``), else None."""
-    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
-        return None
-    value, name = node.value, node.targets[0].id
-    if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) and isinstance(value.left, ast.Name)):
-        return None
-    if value.left.id != name or any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value.right)):
-        return None
-    return name
-
-
-def _replace(tree, old, new) -> None:
-    """``old``, a statement somewhere in ``tree``, replaced by ``new`` in its block."""
-    for node in ast.walk(tree):
-        for field in ("body", "orelse"):
-            block = getattr(node, field, None)
-            if isinstance(block, list) and any(s is old for s in block):
-                block[[id(s) for s in block].index(id(old))] = new
-                return
-
-
 def _imported(tree: ast.Module, module: str) -> str | None:
     """The name ``source`` binds ``module`` to at its top level (``import numpy as np``: np), if any."""
     for stmt in tree.body:
@@ -279,14 +179,18 @@ def _docstring(stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
 
 
-def _helper(name: str, alias: str, numba: str, numpy: str, shared: bool = False) -> list:
+def _helper(name: str, alias: str, numba: str, numpy: str, shared: bool = False, helpers=None) -> list:
     """The statements defining the Numba version of runtime helper ``name`` under ``alias``: its names
     ``numba`` and ``numpy`` (every use: ``numba.njit`` of an inner function too) read as the module's
-    names of them, which a second entry point's module may have made ``numba_1`` (its first took ``numba``);
+    names of them, which a second entry point's module may have made ``numba_1`` (its first took ``numba``),
+    and the other helpers it calls by their names in the module (``helpers``: scatter_into's scatter_add);
     ``shared``: the import of the process's one (``targets.numba.live``) under ``alias``."""
     if shared:
         return [ast.ImportFrom(_LIVE, [ast.alias(name, None if alias == name else alias)], 0)]
-    tree = ast.parse(re.sub(rf"\b{name}\b", alias, NUMBA_HELPERS[name]))
+    text = NUMBA_HELPERS[name]
+    for other, called in {**(helpers or {}), name: alias}.items():
+        text = re.sub(rf"\b{other}\b", called, text) if other in NUMBA_HELPERS and called != other else text
+    tree = ast.parse(text)
     modules = {"numba": numba, "numpy": numpy}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in modules:
@@ -369,7 +273,7 @@ class _Rewrite(ast.NodeTransformer):
         rows = (self.added["zeros_rows"], self.added["empty_rows"])
         if empty_shadows(node, self.numpy, self.added["check_index"], rows):  # (zeros every element of which is stored)
             self.used.add("empty_rows")
-        added_in_place(node, owned, self.scatter_add, self.array_like)
+        added_in_place(node, owned, self.scatter_add, self.array_like, lambda args: self._call("scatter_into", args))
         return node
 
     def _indexed_by_tuple(self, node) -> bool:

@@ -1,0 +1,227 @@
+"""The Numba target's adjoints of reading and writing an array at an index: ``scatter_add`` (g added into
+the adjoint at x[index], into the adjoint itself where it has x's shape, else into a new array),
+``scatter_into`` (the same where the code knows the adjoint has x's shape: ``in_place.added_in_place``)
+and ``take_and_clear`` (the adjoint of a write x[index] = v).  An index of integers and slices names each
+element once and adds in a loop nest written for its ndim (``added_in_loops``); an array of integers, or a
+tuple of them one per axis (``coordinates``), adds one by one, as numpy.add.at does.  Merged into
+``runtime.NUMBA_HELPERS``.
+"""
+
+from __future__ import annotations
+
+from .coordinates import COORDINATE, COORDINATES
+
+SCATTER_HELPERS = {
+    "scatter_add": '''def scatter_add(d, x, index, g):
+    """d with g added at x[index] (compiled code only: see the overload below)."""
+    raise TypeError("scatter_add is called from code numba.njit compiles")
+
+
+@numba.extending.overload(scatter_add)
+def _numba_scatter_add(d, x, index, g):
+    """The adjoint d of the array x with g added at x[index] (into d itself when d is an array of x's
+    shape, else into zeros of x's shape plus d): an index of integers and slices adds at once (it
+    names each element once), into the part as a view (``out[index] += g`` stores the part back through
+    a copy of it, Numba's guard for overlapping memory: an array more a call); a 1-D array of integers
+    into a vector adds one by one, so a repeated index accumulates, as numpy.add.at does; so does a
+    tuple of 1-D integer arrays, one per axis (coordinates: ``targets.numba.coordinates``)."""
+    '''
+    + COORDINATES
+    + COORDINATE
+    + """    if not isinstance(x, types.Array) or isinstance(d, types.Array) and (d.ndim != x.ndim or not d.mutable):
+        return None
+    if coordinates and (not isinstance(d, types.Array) or d.layout == "C"):
+        fresh = not isinstance(d, types.Array)
+
+        def at_coordinates(d, x, index, g):
+            out = numpy.full(x.shape, d + 0.0) if fresh else d
+            if out.shape != x.shape:  # (a zero_array: zeros of length 1 along each axis)
+                out = numpy.zeros(x.shape) + out
+            values = numpy.broadcast_to(numpy.asarray(g), index[0].shape)
+            flat = out.reshape(-1)
+            for k in range(len(index[0])):
+                flat[coordinate(x, index, k)] += values[k]
+            return out
+
+        return at_coordinates
+    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
+    basic = all(isinstance(i, (types.Integer, types.SliceType, types.NoneType)) for i in parts)  # (None: a new axis)
+    listed = isinstance(index, types.Array) and index.ndim == 1 and isinstance(index.dtype, types.Integer)
+    if not basic and not (listed and x.ndim == 1):
+        return None
+    fresh = not isinstance(d, types.Array)
+    number = len(parts) == x.ndim and all(isinstance(i, types.Integer) for i in parts)  # x[index] one entry
+    shared = isinstance(g, types.Array)  # (g may share memory with out)
+    if basic and not number:
+        looped = added_in_loops(d, x, parts, g)
+        if looped is not None:
+            return looped
+
+    def impl(d, x, index, g):
+        if fresh:
+            out = numpy.full(x.shape, d + 0.0)
+        else:
+            out = d if d.shape == x.shape else numpy.zeros(x.shape) + d
+        if basic and number:
+            out[index] += g
+        elif basic:  # the part a view of out, added into where it is: out[index] += g copies it back
+            part = out[index]
+            if shared and overlapping(part, g):  # (g read whole before the part is written)
+                numpy.add(part, g.copy(), part)
+            else:
+                numpy.add(part, g, part)
+        else:
+            values = numpy.broadcast_to(numpy.asarray(g), index.shape)
+            for k in range(len(index)):
+                out[index[k]] += values[k]
+        return out
+
+    return impl
+
+
+def added_in_loops(d, x, parts, g, into=False):
+    '''scatter_add's impl for an index of integers, slices and None with x[index] more than one entry: g
+    (a number, or an array of at most the part's ndim, of float dtype) added into the part of the adjoint
+    by a loop nest over the part's axes, written for its ndim and g's, g's axes of length 1 read at 0 (NumPy's
+    broadcasting); numpy.add(part, g, part) costs an array's worth of Numba's ufunc machinery a call
+    (46 ns for a row of two, against 3) and a second of compiling; None where g is of another kind.
+    ``into``: scatter_into's, d itself added into (it has x's shape).'''
+    types = numba.core.types
+    rank = x.ndim - sum(isinstance(i, types.Integer) for i in parts) + sum(isinstance(i, types.NoneType) for i in parts)
+    array = isinstance(g, types.Array)
+    if array and not (1 <= g.ndim <= rank and isinstance(g.dtype, types.Float)) or not (array or isinstance(g, types.Float)):
+        return None
+    lead = rank - g.ndim if array else rank
+    fresh = not isinstance(d, types.Array)
+    axes = range(rank)
+    at = ", ".join(f"i{a}" for a in axes) + ","
+    read = "h[" + ", ".join(f"i{lead + j} * s{j}" for j in range(g.ndim)) + ",]" if array else "g"
+    if into:
+        start = ["    if d.shape != x.shape:", "        raise ValueError(UNSHAPED)", "    out = d"]
+    elif fresh:
+        start = ["    out = numpy.full(x.shape, d + 0.0)"]
+    else:
+        start = ["    out = d if d.shape == x.shape else numpy.zeros(x.shape) + d"]
+    lines = ["def impl(d, x, index, g):"] + start + ["    part = out[index]"]
+    if array:
+        lines += ["    h = g.copy() if overlapping(part, g) else g  # (g read whole before the part is written)"]
+        for j in range(g.ndim):
+            lines += [
+                f"    if h.shape[{j}] != part.shape[{lead + j}] and h.shape[{j}] != 1:",
+                '        raise ValueError("operands could not be broadcast together")',
+                f"    s{j} = 1 if h.shape[{j}] != 1 else 0",
+            ]
+    for a in axes:
+        lines += ["    " * (a + 1) + f"for i{a} in range(part.shape[{a}]):"]
+    lines += ["    " * (rank + 1) + f"part[{at}] += {read}", "    return out"]
+    scope = {"numpy": numpy, "overlapping": overlapping, "UNSHAPED": UNSHAPED}
+    exec("\\n".join(lines), scope)
+    return scope["impl"]
+
+
+UNSHAPED = "scatter_into: an adjoint that is not of its array's shape"
+
+
+@numba.njit
+def overlapping(a, b):
+    '''Whether the memory the arrays a and b span overlaps (numpy.may_share_memory's test, which Numba
+    lacks).  A function of the module, as ``unbroadcast_summed`` is.'''
+    if a.size == 0 or b.size == 0:
+        return False
+    low_a, high_a = a.ctypes.data, a.ctypes.data + a.itemsize
+    for k in range(a.ndim):
+        step = (a.shape[k] - 1) * a.strides[k]
+        low_a, high_a = (low_a + step, high_a) if step < 0 else (low_a, high_a + step)
+    low_b, high_b = b.ctypes.data, b.ctypes.data + b.itemsize
+    for k in range(b.ndim):
+        step = (b.shape[k] - 1) * b.strides[k]
+        low_b, high_b = (low_b + step, high_b) if step < 0 else (low_b, high_b + step)
+    return low_a < high_b and low_b < high_a
+""",
+    "scatter_into": '''def scatter_into(d, x, index, g):
+    """d, an array of x's shape, with g added at x[index] (compiled code only: see the overload below)."""
+    raise TypeError("scatter_into is called from code numba.njit compiles")
+
+
+@numba.extending.overload(scatter_into)
+def _numba_scatter_into(d, x, index, g):
+    """scatter_add where the code knows d is an array of x's shape (an accumulator made zeros of it:
+    ``in_place.added_in_place``): d itself, added into, always, so that Numba drops the counting of
+    references that a call which may return a new array costs (a number added: 14 ns against 1); an
+    index of integers and slices adds in loops (``added_in_loops``), any other through scatter_add,
+    which adds into d itself where d has x's shape."""
+    types = numba.core.types
+    if not (isinstance(d, types.Array) and isinstance(x, types.Array) and d.ndim == x.ndim and d.mutable):
+        return None
+    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
+    basic = all(isinstance(i, (types.Integer, types.SliceType, types.NoneType)) for i in parts)
+    number = basic and len(parts) == x.ndim and all(isinstance(i, types.Integer) for i in parts)
+    looped = added_in_loops(d, x, parts, g, True) if basic and not number else None
+    if looped is not None:
+        return looped
+
+    def at_number(d, x, index, g):
+        if d.shape != x.shape:
+            raise ValueError(UNSHAPED)
+        d[index] += g
+        return d
+
+    def elsewhere(d, x, index, g):
+        if d.shape != x.shape:
+            raise ValueError(UNSHAPED)
+        scatter_add(d, x, index, g)
+        return d
+
+    return at_number if number else elsewhere
+''',
+    "take_and_clear": '''def take_and_clear(d, x, index):
+    """(d with d[index] zeroed, the old d[index]) (compiled code only: see the overload below)."""
+    raise TypeError("take_and_clear is called from code numba.njit compiles")
+
+
+@numba.extending.overload(take_and_clear)
+def _numba_take_and_clear(d, x, index):
+    """The adjoint of writing x[index] = v, for an index of integers and slices (it names each element
+    once): the part of the adjoint d at index (a copy, or a number), which is then zeroed in d (into
+    zeros of x's shape plus d where d is not yet such an array).  For a tuple of 1-D integer arrays, one
+    per axis (coordinates: ``targets.numba.coordinates``), a position named twice gets the cotangent at
+    its last write only, as the python target's gives it; other arrays of integers are refused (Numba
+    finds no form)."""
+    '''
+    + COORDINATES
+    + COORDINATE
+    + """    usable = not isinstance(d, types.Array) or d.ndim == x.ndim and d.mutable and d.layout == "C"
+    if coordinates and usable:
+        fresh = not isinstance(d, types.Array)
+
+        def at_coordinates(d, x, index):
+            out = numpy.full(x.shape, d + 0.0) if fresh else d
+            if out.shape != x.shape:  # (a zero_array: zeros of length 1 along each axis)
+                out = numpy.zeros(x.shape) + out
+            m = len(index[0])
+            part = numpy.zeros(m)
+            flat = out.reshape(-1)
+            for k in range(m - 1, -1, -1):  # (the last write first: an earlier one at its place gets nothing)
+                at = coordinate(x, index, k)
+                part[k] = flat[at]
+                flat[at] = 0.0
+            return out, part
+
+        return at_coordinates
+    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
+    if not isinstance(x, types.Array) or not all(isinstance(i, (types.Integer, types.SliceType)) for i in parts):
+        return None
+    if isinstance(d, types.Array) and (d.ndim != x.ndim or not d.mutable):
+        return None
+    number = len(parts) == x.ndim and all(isinstance(i, types.Integer) for i in parts)
+    fresh = not isinstance(d, types.Array)
+
+    def impl(d, x, index):
+        out = numpy.full(x.shape, d + 0.0) if fresh else d
+        part = out[index] if number else out[index].copy()
+        out[index] = 0.0
+        return out, part
+
+    return impl
+""",
+}
