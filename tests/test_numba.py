@@ -592,8 +592,34 @@ def test_scatter_adds_into_an_owned_accumulator_add_into_it_itself(body, into):
     from adcompiler.targets.numba.in_place import added_in_place
 
     function = ast.parse("def f(x, e):\n" + textwrap.indent(body, "    ")).body[0]
-    added_in_place(function, {"d"}, {"scatter_add"}, into=lambda args: ast.Call(ast.Name("scatter_into"), args, []))
+    added_in_place(
+        function, {"d"}, {"scatter_add"}, into=lambda args: ast.Call(ast.Name("scatter_into", ast.Load()), args, [])
+    )
     assert ("scatter_into(d, x" in ast.unparse(function)) == into
+
+
+@pytest.mark.parametrize(
+    "body, links",
+    [
+        ("a = scatter_add(0.0, x, 0, e)\nb = scatter_add(a, x, 1, e)\nc = scatter_add(b, x, 0, e)\nreturn c", 2),
+        ("a = scatter_add(e, x, 0, e)\ny = e * 2\nb = scatter_add(a, x, 1, y)\nreturn b", 1),  # a line between
+        ("a = scatter_add(0.0, x, 0, e)\nx = e\nb = scatter_add(a, x, 1, e)\nreturn b", 0),  # x bound again
+        ("a = scatter_add(0.0, x, 0, e)\nb = scatter_add(a, e, 1, e)\nreturn b", 0),  # another array
+        ("a = scatter_add(0.0, x, 0, e)\nb = scatter_add(a, x, 1, e)\nreturn a + b", 0),  # a read again
+        ("a = scatter_add(0.0, x, 0, e)\nb = scatter_add(a, x, 1, a[0])\nreturn b", 0),  # g reads a
+        ("a = scatter_add(0.0, x, 0, e)\nif e:\n    b = scatter_add(a, x, 1, e)\nreturn b", 0),  # another block
+        ("for i in x:\n    a = scatter_add(0.0, x, i, e)\n    b = scatter_add(a, x, 1, e)\n    e = b", 1),
+    ],
+)
+def test_a_chain_of_scatters_of_one_array_adds_into_its_own_result(body, links):
+    """``b = scatter_add(a, x, ...)`` of ``a``, a scatter of the same x in the same block read by nothing else,
+    is ``scatter_into``: a scatter's result has x's shape (det, particle, ba: an array's elements read one by one)."""
+    from adcompiler.targets.numba.in_place import chained_in_place
+
+    function = ast.parse("def f(x, e):\n" + textwrap.indent(body, "    ")).body[0]
+    into = lambda args: ast.Call(ast.Name("scatter_into", ast.Load()), args, [])  # noqa: E731
+    chained_in_place(function, {"scatter_add"}, into, "scatter_into")
+    assert ast.unparse(function).count("scatter_into(") == links
 
 
 def test_a_slice_of_a_list_of_lists_is_refused_at_its_line():

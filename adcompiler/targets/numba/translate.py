@@ -26,7 +26,7 @@ from types import ModuleType
 
 from ...modes.handed import is_reverse_sweep
 from .empty import empty_shadows
-from .in_place import added_in_place
+from .in_place import added_in_place, chained_in_place
 from .joins import JOINS
 from .lists import MARKERS
 from .loops import runs_forward
@@ -273,7 +273,9 @@ class _Rewrite(ast.NodeTransformer):
         rows = (self.added["zeros_rows"], self.added["empty_rows"])
         if empty_shadows(node, self.numpy, self.added["check_index"], rows):  # (zeros every element of which is stored)
             self.used.add("empty_rows")
-        added_in_place(node, owned, self.scatter_add, self.array_like, lambda args: self._call("scatter_into", args))
+        into = lambda args: self._call("scatter_into", args)  # noqa: E731
+        added_in_place(node, owned, self.scatter_add, self.array_like, into)
+        chained_in_place(node, self.scatter_add, into, self.added["scatter_into"])
         return node
 
     def _indexed_by_tuple(self, node) -> bool:
