@@ -68,7 +68,9 @@ def run(name: str, size: int, repeats: int, threads: list) -> list:
         tg = _best(lambda: d.vjp(args, 1.0), repeats)
         only = _best(lambda: d.grad(*args), repeats)  # (no value: a primal loop nothing else reads is dropped)
         base = base or (tp, tg)
-        rows.append((name, size, n, tp, tg, tg / tp, only / tp, base[0] / tp, base[1] / tg, first_primal, first_gradient))
+        rows.append(
+            (name, size, n, tp, tg, tg / tp, only / tp, base[0] / tp, base[1] / tg, first_primal, first_gradient)
+        )
     return rows
 
 

@@ -338,12 +338,25 @@ def test_kmeans_direction_of_the_tool_is_gradient_over_hessian_diagonal(formulat
     2 n_k (it gave a ValueError when hvp took JAX's argnums=0, the points, for the adapter's wrt)."""
     import adapters
 
+    _kmeans_direction_checked("python", formulation)
+
+
+def _kmeans_direction_checked(backend, formulation):
+    import adapters
+
     rng = np.random.default_rng(4)
-    points, centroids = rng.random((60, 3)), rng.random((4, 3))
-    got = adapters.kmeans("python", formulation)["dir"].run(points, centroids)
-    nearest = ((points[:, None, :] - centroids[None, :, :]) ** 2).sum(-1).argmin(1)
-    want = np.zeros_like(centroids)
-    for k in range(len(centroids)):
-        mine = nearest == k
-        want[k] = 2 * (centroids[k] * mine.sum() - points[mine].sum(0)) / (2 * mine.sum())
-    np.testing.assert_allclose(got, want, rtol=1e-12)
+    direction = adapters.kmeans(backend, formulation)["dir"]
+    for n in (60, 90):  # (a second call: the derivative of the gradient made at the first, called as it is)
+        points, centroids = rng.random((n, 3)), rng.random((4, 3))
+        got = direction.run(points, centroids)
+        nearest = ((points[:, None, :] - centroids[None, :, :]) ** 2).sum(-1).argmin(1)
+        want = np.zeros_like(centroids)
+        for k in range(len(centroids)):
+            mine = nearest == k
+            want[k] = 2 * (centroids[k] * mine.sum() - points[mine].sum(0)) / (2 * mine.sum())
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_numba_kmeans_direction_of_the_tool_is_gradient_over_hessian_diagonal():
+    pytest.importorskip("numba")
+    _kmeans_direction_checked("numba", "cost_matmul")

@@ -110,6 +110,27 @@ def test_jvp_of_grad_at_runtime_is_a_hessian_vector_product():
     np.testing.assert_allclose(hv, autograd.jacobian(autograd.grad(_energy))(x, w) @ v, rtol=1e-12)
 
 
+def test_jvp_of_a_differentiables_grad_gives_the_gradient_and_the_hessian_vector_product():
+    """``adcompiler.jvp(d.grad, ...)``, as ``jax.jvp(jax.grad(f), ...)``: the gradient and H v in one forward
+    pass over d's gradient code, shaped as ``d.grad`` gives them (one array for one wrt parameter), the same
+    for ``d.value_and_grad`` and ``jacfwd(d.grad)``; it differentiated adcompiler's own method before, and
+    stopped at its line ("calling the result of an expression", differentiable.py)."""
+    x, w, v = np.array([0.3, -1.2, 0.8]), 0.4, np.array([1.0, -2.0, 0.5])
+    hessian = autograd.jacobian(autograd.grad(_energy))(x, w)
+    d = adcompiler.differentiate(N.energy, wrt=("x",))
+    g, hv = adcompiler.jvp(d.grad, (x, w), (v, 0.0))
+    np.testing.assert_allclose(g, autograd.grad(_energy)(x, w), rtol=1e-13)
+    np.testing.assert_allclose(hv, hessian @ v, rtol=1e-12)
+    np.testing.assert_allclose(hv, adcompiler.hvp(d, wrt="x")((x, w), v), rtol=1e-13)
+    np.testing.assert_allclose(adcompiler.jacfwd(d.grad)(x, w), hessian, rtol=1e-12)
+    both = adcompiler.differentiate(N.energy)
+    (value, (gx, gw)), (dvalue, (hx, hw)) = adcompiler.jvp(both.value_and_grad, (x, w), (v, 0.0))
+    assert value == pytest.approx(_energy(x, w), rel=1e-14) and dvalue == pytest.approx(gx @ v, rel=1e-12)
+    np.testing.assert_allclose(hx, hessian @ v, rtol=1e-12)
+    with pytest.raises(TypeError, match="energy.jvp cannot be differentiated: differentiate energy.grad"):
+        adcompiler.jvp(d.jvp, (x, w), (v, 0.0))
+
+
 def test_refusals_are_located():
     for f, what in [(N.uses_vjp, "adcompiler.vjp"), (N.uses_has_aux, "has_aux"), (N.uses_hessian, "hessian")]:
         with pytest.raises(UnsupportedSyntaxError) as info:
@@ -255,3 +276,22 @@ def test_numba_runs_a_helper_holding_an_inner_derivative_that_is_not_differentia
     assert tangent == pytest.approx(got @ np.array([1.0, 0.5]), rel=1e-12)
     nothing = adcompiler.differentiate(N.pushed_by_a_constant_field, wrt=(), backend="numba")
     assert nothing.jvp((v, w), ())[0] == pytest.approx(oracle(v, w), rel=1e-14)
+
+
+def test_numba_jvp_of_a_differentiables_grad_runs_its_gradient_code_forward():
+    """Under backend="numba", jvp(d.grad) is the forward mode of the python target's gradient code, compiled
+    by Numba (as hvp is): the gradient and H v together, also with the other argument bound by a partial
+    (JAX's closure); it stopped in adcompiler's Numba entry (backend.py) before. value_and_grad's code is
+    not made that way: refused, naming hvp."""
+    import functools
+
+    pytest.importorskip("numba")
+    x, w, v = np.array([0.3, -1.2, 0.8]), 0.4, np.array([1.0, -2.0, 0.5])
+    hessian = autograd.jacobian(autograd.grad(_energy))(x, w)
+    d = adcompiler.differentiate(N.energy, wrt=("x",), backend="numba")
+    for g, hv in (adcompiler.jvp(d.grad, (x, w), (v, 0.0)), adcompiler.jvp(functools.partial(d.grad, w=w), (x,), (v,))):
+        np.testing.assert_allclose(g, autograd.grad(_energy)(x, w), rtol=1e-13)
+        np.testing.assert_allclose(hv, hessian @ v, rtol=1e-12)
+    with pytest.raises(NotImplementedError, match="adcompiler.hvp") as info:
+        adcompiler.jvp(adcompiler.differentiate(N.energy, backend="numba").value_and_grad, (x, w), (v, 0.0))
+    assert "backend.py" not in str(info.value)

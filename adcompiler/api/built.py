@@ -95,6 +95,21 @@ class Built:
                         raise
         return compiled[mode]
 
+    def differentiated(self, mode: str, sig: V.Sig, make: bool = True):
+        """The function behind the ``mode`` code for ``sig`` that a derivative of it differentiates
+        (``grad(d.grad)``, ``jvp(d.grad)``, ``code_of``): the entry function, or, where the target makes that
+        code itself (Numba's gradient and reverse code: ``reverse_code``), the python target's code its
+        program makes, kept with the derived code (dropped when the function changes); ``make``: made now
+        where it is not yet (else None)."""
+        d = self.owner
+        made = d.target.reverse_code
+        if made is None or mode not in ("grad", "reverse"):
+            return self.function(mode, sig) if make else self.compiled_for.get(sig, {}).get(mode)
+        key = ("differentiated", mode, sig)
+        if key not in d.derived and make:
+            d.derived[key] = made(d, sig, mode)
+        return d.derived.get(key)
+
     def build(self, mode: str, sig: V.Sig, compiled: dict) -> None:
         """Generate, load and remember (in ``compiled``) the entry function for ``mode`` (see ``function``)."""
         d = self.owner
@@ -140,7 +155,7 @@ class Built:
         d = self.owner
         if d._origin is not None:  # the differentiated code: stale, or built again since
             owner, mode, sig = d._origin
-            if owner._built.stale() or owner._built.compiled_for.get(sig, {}).get(mode) is not d._called:
+            if owner._built.stale() or owner._built.differentiated(mode, sig, make=False) is not d._called:
                 return True
         return runs.changed(d._reading) or any(
             not dep.holds() for program in list(self.programs.values()) for dep in program.dependencies()

@@ -67,7 +67,7 @@ class Differentiable:
         self._origin = _origin(fn)  # (owner, mode, signature) when fn is g.grad, g.jvp, ... of a Differentiable
         if self._origin is not None:
             owner, mode, sig = self._origin
-            fn = owner._built.function(mode, sig)  # the generated function itself
+            fn = owner._built.differentiated(mode, sig)  # the generated function itself
         self.checkpoint = checkpoint
         self.backend, self.arrays = backend, arrays  # as the user gave them (pickling, methods, variadic)
         self.target = targets.of(backend, arrays)  # where the code runs (adcompiler.targets.registry)
@@ -142,7 +142,7 @@ class Differentiable:
             if self._origin is not None:
                 owner, mode, sig = self._origin
                 owner._check_current()
-                self._called = owner._built.function(mode, sig)
+                self._called = owner._built.differentiated(mode, sig)
                 self._read(self._wrt_asked)
                 functools.update_wrapper(self, self._called)
             if runs.changed(self._reading):
@@ -360,8 +360,9 @@ def code_of(owner: Differentiable, mode: str, sig: V.Sig, wrt: tuple) -> Differe
     with respect to ``wrt`` (once): what a transform of a transform (``grad(grad(f))``) differentiates."""
     with BUILDING:
         key = ("code", mode, sig, wrt)
-        if key not in owner.derived:
-            owner.derived[key] = Differentiable((owner, mode, sig), wrt, owner.checkpoint)  # type: ignore[arg-type]
+        if key not in owner.derived:  # (the python target's code of a Numba derivative: compiled by Numba again)
+            backend = owner.backend if owner.target.reverse_code is not None else "python"
+            owner.derived[key] = Differentiable((owner, mode, sig), wrt, owner.checkpoint, backend)  # type: ignore[arg-type]
         return owner.derived[key]
 
 

@@ -75,6 +75,8 @@ def target(f, places: tuple, args: tuple, kwargs: dict, every: bool = False) -> 
         if type(d) is Differentiable and TRANSFORM not in f.__dict__:
             return Target(d, tuple(args), kwargs, places)
     of = getattr(f, TRANSFORM, None)
+    if of is None and type(f) is types.MethodType and isinstance(f.__self__, Differentiable):
+        of = _derivative_method(f, args, kwargs)
     if isinstance(of, Of):
         return _code(of, places, args, kwargs, every)
     fn, obj = instance_of(f)
@@ -88,6 +90,24 @@ def target(f, places: tuple, args: tuple, kwargs: dict, every: bool = False) -> 
     if isinstance(d, Variadic):  # def f(*xs): the Differentiable for this many arguments
         d = d.fixed(len(args))
     return Target(d, tuple(args), kwargs, places)
+
+
+def _derivative_method(f: types.MethodType, args: tuple, kwargs: dict) -> Of:
+    """``d.grad`` or ``d.value_and_grad`` of a Differentiable ``d``, differentiated (``jvp(d.grad, ...)``, a
+    Hessian-vector product with the gradient, as ``jax.jvp(jax.grad(f), ...)``): the transform of ``d`` at
+    its wrt parameters for these arguments, so that its generated code is differentiated, not the method's
+    own (which is adcompiler's).  Its other methods take tuples of primals and tangents: refused."""
+    d, kind = f.__self__, f.__name__
+    if kind not in ("grad", "value_and_grad"):
+        raise TypeError(
+            f"{d.fn.__name__}.{kind} cannot be differentiated: differentiate {d.fn.__name__}.grad or "
+            f"{d.fn.__name__}.value_and_grad (or adcompiler.grad({d.fn.__name__}), adcompiler.jacrev(...))"
+        )
+    if d.wrt_given:  # (its parameters as named: no need to bind the arguments for them)
+        places = d._positions
+    else:
+        places = d._positions_of(d._bound(tuple(args), kwargs)[1])
+    return Of(kind, d, places[0] if len(places) == 1 else places)  # (one wrt parameter: its gradient alone)
 
 
 def _callable_object(f) -> bool:
@@ -127,13 +147,15 @@ def _code(of: Of, places: tuple, args: tuple, kwargs: dict, every: bool) -> Targ
     inner = target(of.f, positions(of.argnums), args, kwargs)
     outer = target(of.f, places, args, kwargs)
     d = inner.d
-    if not (d.target.second_order and d.target.nests):
-        raise NotImplementedError(
-            f"{of.kind} of {name_of(of.f)} under backend={d.backend!r}, arrays={d.arrays!r} cannot be differentiated "
-            "again; differentiate the function with the default backend for derivatives of derivatives"
-        )
     full, sig = d._bound(inner.args, inner.kwargs)
     mode = _mode(of, d, sig)
+    # (a target whose code cannot be differentiated hands the python target's gradient code: Numba's)
+    if not (d.target.second_order and (d.target.nests or d.target.reverse_code is not None and mode == "grad")):
+        raise NotImplementedError(
+            f"{of.kind} of {name_of(of.f)} under backend={d.backend!r}, arrays={d.arrays!r} cannot be differentiated "
+            "again; differentiate the function with the default backend for derivatives of derivatives "
+            "(adcompiler.hvp and adcompiler.hessian of it run under this backend)"
+        )
     avals = [sig.avals[i] for i in d._positions_of(sig)]
     wrt = tuple(d.params[i] for i in outer.positions)
     code = code_of(d, mode, sig, wrt)
