@@ -25,6 +25,7 @@ import types
 
 from ..front.environment import Closure, Scope
 from ..front.scopes import name_ids
+from .memory import keep_arrays
 
 _counter = itertools.count(1)
 _MODULE = "__adc_module__"  # the function whose body is the generated module (never bound anywhere)
@@ -43,6 +44,7 @@ def load(source: str, globals_: dict, label: str, supply=None, generated=None, p
     its functions are made at the top level of a module whose globals are a copy of ``globals_`` with the
     names handed (no closure variables: Numba caches a function by its file and its bytecode; it
     freezes the globals it reads anyway), unless a name is handed a closure's cell."""
+    keep_arrays()  # (once a process: the arrays the code makes and frees each call kept by malloc)
     filename = path or f"<adcompiler {label} #{next(_counter)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST)  # the generated text as a tree
