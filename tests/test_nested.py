@@ -295,3 +295,19 @@ def test_numba_jvp_of_a_differentiables_grad_runs_its_gradient_code_forward():
     with pytest.raises(NotImplementedError, match="adcompiler.hvp") as info:
         adcompiler.jvp(adcompiler.differentiate(N.energy, backend="numba").value_and_grad, (x, w), (v, 0.0))
     assert "backend.py" not in str(info.value)
+
+
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
+def test_reverse_transforms_of_a_differentiables_grad_are_the_hessian(backend):
+    """The variants a user writes next: jacrev(d.grad) is the Hessian and vjp(d.grad) its transpose times
+    a vector, on either backend (Numba's runs the python target's gradient code compiled by Numba)."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    x, w = np.array([0.3, -1.2, 0.8]), 0.4
+    hessian = autograd.jacobian(autograd.grad(_energy))(x, w)
+    d = adcompiler.differentiate(N.energy, wrt=("x",), backend=backend)
+    np.testing.assert_allclose(adcompiler.jacrev(d.grad)(x, w), hessian, rtol=1e-12)
+    u = np.array([0.5, 1.0, -2.0])
+    g, pullback = adcompiler.vjp(d.grad, x, w)
+    np.testing.assert_allclose(g, autograd.grad(_energy)(x, w), rtol=1e-13)
+    np.testing.assert_allclose(pullback(u)[0], hessian.T @ u, rtol=1e-12)
