@@ -366,7 +366,11 @@ def meta(args, started: float, load_before: tuple) -> dict:
     import platform
 
     versions = {}
-    probe = "import importlib, json; print(json.dumps({m: getattr(importlib.import_module(m), '__version__', '?') for m in ('numpy', 'numba', 'jax', 'torch', 'scipy')}))"
+    probe = (  # each package on its own: one missing (torch in a venv for the adcompiler tools) leaves only it out
+        "import importlib, json\nfound = {}\nfor m in ('numpy', 'numba', 'jax', 'torch', 'scipy'):\n"
+        "    try:\n        found[m] = getattr(importlib.import_module(m), '__version__', '?')\n"
+        "    except ImportError:\n        pass\nprint(json.dumps(found))"
+    )
     try:
         import subprocess
 
@@ -395,8 +399,9 @@ def header(m: dict) -> str:
     load = m.get("load_average", [])
     return (
         "# GradBench on adcompiler, JAX and PyTorch\n\n"
-        f"Made by `{m['command']}` on {m['date']} ({m['wall_minutes']} minutes), {m['machine']}, "
-        f"{', '.join(f'{k} {v}' for k, v in m.get('versions', {}).items())}; one thread per tool, pinned to "
+        f"Made by `{m['command']}` on {m['date']} ({m['wall_minutes']} minutes), {m['machine']}"
+        + "".join(f", {k} {v}" for k, v in m.get("versions", {}).items())
+        + "; one thread per tool, pinned to "
         f"CPU {m['cpu']}; budget {m['budget']:g} s a run, timeout {m['timeout']:g} s an evaluate, each evaluate "
         f"at least {m['min_runs']} runs and {m['min_seconds']:g} s. Eval drivers: {m['drivers']}. "
         + (f"Load average (1, 5, 15 min) before and after: {load[:3]}, {load[3:]}. " if load else "")
