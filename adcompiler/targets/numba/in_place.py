@@ -112,13 +112,12 @@ def _self_sum(node: ast.Assign) -> str | None:
 
 def _self_scatter(node: ast.Assign, scatter_add: set) -> str | None:
     """``d`` where ``node`` is ``d = scatter_add(d, x, index, g)`` (``scatter_add``: the names it is called
-    by), ``g`` not reading ``d``, else None."""
-    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+    by), ``x``, ``index`` and ``g`` not reading ``d``, else None."""
+    scattered = _scatter_of(node, scatter_add)
+    if scattered is None:
         return None
-    call, name = node.value, node.targets[0].id
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in scatter_add):
-        return None
-    if len(call.args) != 4 or call.keywords or not (isinstance(call.args[0], ast.Name) and call.args[0].id == name):
+    name, call = scattered
+    if not (isinstance(call.args[0], ast.Name) and call.args[0].id == name):
         return None
     if any(isinstance(n, ast.Name) and n.id == name for a in call.args[1:] for n in ast.walk(a)):
         return None
@@ -157,6 +156,8 @@ def _chained(block: list, scatters: set, scatter_add: set, loads: dict, into) ->
     made: dict = {}  # a name bound here to a scatter's result -> the name of its x
     for stmt in block:
         scattered = _scatter_of(stmt, scatters)
+        if scattered is not None and not isinstance(scattered[1].args[1], ast.Name):
+            scattered = None  # (x an expression: no name to tell the same array by)
         if scattered is not None:
             target, call = scattered
             first, x = call.args[0], call.args[1].id
@@ -170,19 +171,18 @@ def _chained(block: list, scatters: set, scatter_add: set, loads: dict, into) ->
             ):
                 stmt.value = ast.copy_location(into(call.args), call)
         bound = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        made = {a: x for a, x in made.items() if a not in bound and x not in bound}
+        made = {a: of for a, of in made.items() if a not in bound and of not in bound}
         if scattered is not None:
-            made[scattered[0]] = scattered[1].args[1].id
+            made[target] = x
 
 
 def _scatter_of(stmt, scatters: set):
-    """(``b``, the call) where ``stmt`` is ``b = s(a, x, index, g)``, ``s`` a name of ``scatters`` and ``x``
-    a name, else None."""
+    """(``b``, the call) where ``stmt`` is ``b = s(a, x, index, g)``, ``s`` a name of ``scatters``, else None."""
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
         return None
     call = stmt.value
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in scatters):
         return None
-    if len(call.args) != 4 or call.keywords or not isinstance(call.args[1], ast.Name):
+    if len(call.args) != 4 or call.keywords:
         return None
     return stmt.targets[0].id, call
