@@ -202,6 +202,44 @@ def test_ba_primal():
         expected = w[j] * (proj * (1 + cam[9] * r2 + cam[10] * r2 * r2) * cam[6] + cam[7:9] - feats[j])
         assert errs[j] == pytest.approx(expected, rel=1e-12)
         assert werrs[j] == pytest.approx(1 - w[j] ** 2)
+    batched_errs, batched_werrs = ba.objective_batched(cams, X, w, obs, feats)
+    np.testing.assert_allclose(batched_errs, errs, rtol=1e-13)
+    np.testing.assert_allclose(batched_werrs, werrs, rtol=1e-13)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("peers", [False, True])
+def test_ba_jacobian_blocks_against_central_differences(backend, peers):
+    """The tool's sparse Jacobian of both formulations (per observation, and the observations batched
+    as JAX's vmap batches them), every block against central differences of the one-observation
+    error, a camera with a zero rotation (the other branch) among them."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    import adapters
+
+    rng = np.random.default_rng(8)
+    n, m, p = 3, 4, 7
+    cams, X = rng.normal(size=(n, 11)) * 0.3, rng.normal(size=(m, 3)) + [0, 0, 5]
+    cams[2, 0:3] = 0.0
+    w, feats = rng.uniform(size=p), rng.normal(size=(p, 2))
+    obs = np.stack((np.arange(p) % n, np.arange(p) % m), axis=1)
+    rows, cols, vals = (np.asarray(a) for a in adapters.ba(backend, peers)["jacobian"].run(cams, X, w, obs, feats))
+    assert len(rows) == 3 * p + 1 and len(cols) == len(vals) == 31 * p
+    h = 1e-6
+    for j, (c, k) in enumerate(obs):
+        point = np.concatenate((cams[c], X[k], [w[j]]))
+
+        def errs(z):
+            return ba.reproj_err(z[:11], z[11:14], z[14], feats[j])
+
+        numeric = np.array([(errs(point + h * e) - errs(point - h * e)) / (2 * h) for e in np.eye(15)]).T
+        for r in range(2):
+            start = rows[2 * j + r]
+            assert rows[2 * j + r + 1] - start == 15
+            np.testing.assert_allclose(vals[start : start + 15], numeric[r], rtol=1e-6, atol=1e-8)
+            want = list(range(11 * c, 11 * c + 11)) + list(range(11 * n + 3 * k, 11 * n + 3 * k + 3))
+            assert list(cols[start : start + 15]) == want + [11 * n + 3 * m + j]
+    np.testing.assert_allclose(vals[30 * p :], -2 * w, rtol=1e-14)
 
 
 def small_hand(n_bones=22, n_vertices=9, n_points=5):
@@ -331,21 +369,19 @@ def test_jax_port_matches_the_modules():
     )
 
 
-@pytest.mark.parametrize("formulation", ["cost", "cost_matmul"])
-def test_kmeans_direction_of_the_tool_is_gradient_over_hessian_diagonal(formulation):
+@pytest.mark.parametrize("peers", [False, True])
+def test_kmeans_direction_of_the_tool_is_gradient_over_hessian_diagonal(peers):
     """The tool's kmeans ``dir`` (adcompiler's gradient and Hessian-vector product of the eval's cost)
     against the analytic one: each centroid's gradient 2 (n_k c_k - sum of its points), its diagonal
     2 n_k (it gave a ValueError when hvp took JAX's argnums=0, the points, for the adapter's wrt)."""
-    import adapters
-
-    _kmeans_direction_checked("python", formulation)
+    _kmeans_direction_checked("python", peers)
 
 
-def _kmeans_direction_checked(backend, formulation):
+def _kmeans_direction_checked(backend, peers):
     import adapters
 
     rng = np.random.default_rng(4)
-    direction = adapters.kmeans(backend, formulation)["dir"]
+    direction = adapters.kmeans(backend, peers)["dir"]
     for n in (60, 90):  # (a second call: the derivative of the gradient made at the first, called as it is)
         points, centroids = rng.random((n, 3)), rng.random((4, 3))
         got = direction.run(points, centroids)
@@ -359,4 +395,4 @@ def _kmeans_direction_checked(backend, formulation):
 
 def test_numba_kmeans_direction_of_the_tool_is_gradient_over_hessian_diagonal():
     pytest.importorskip("numba")
-    _kmeans_direction_checked("numba", "cost_matmul")
+    _kmeans_direction_checked("numba", True)

@@ -16,6 +16,7 @@ import importlib
 from typing import Any, Callable
 
 import numpy as np
+from evals import PEERS_FORMULATION
 from protocol import Function
 
 import adcompiler
@@ -160,9 +161,11 @@ def ode(backend: str) -> dict[str, Function]:
     }
 
 
-def kmeans(backend: str, formulation: str = "cost") -> dict[str, Function]:
+def kmeans(backend: str, peers: bool = False) -> dict[str, Function]:
+    """The eval's functions; ``peers``: on the matrix-product expansion GradBench's JAX and PyTorch
+    tools use (``evals/kmeans.py`` ``cost_matmul``)."""
     m = eval_module("kmeans")
-    fn = getattr(m, formulation)
+    fn = m.cost_matmul if peers else m.cost
     p, notes = primal(fn, backend)
     d = adcompiler.differentiate(fn, wrt=("centroids",), backend=backend)
     made: dict = {}
@@ -224,8 +227,12 @@ def ba_inputs(raw) -> tuple:
     return cams, X, w, obs, feats
 
 
-def ba(backend: str) -> dict[str, Function]:
+def ba(backend: str, peers: bool = False) -> dict[str, Function]:
+    """The eval's functions; ``peers``: on the observations batched into arrays (``evals/ba.py``
+    ``reproj_errs``), as GradBench's JAX tool batches its one-observation function with ``jax.vmap``."""
     mod = eval_module("ba")
+    if peers:
+        return _ba_batched(mod, backend)
     p_objective, notes = primal(mod.objective, backend)
     d_reproj = adcompiler.differentiate(mod.reproj_err, wrt=("cam", "X", "w"), backend=backend)
     reproj_jacobian = adcompiler.jacobian(d_reproj)
@@ -258,25 +265,56 @@ def ba(backend: str) -> dict[str, Function]:
             vals.append(d_w.grad(w[j]))
         return rows, cols, vals
 
-    def post_objective(out):
-        errs, werrs = out
-        return {
-            "reproj_error": {"elements": tolist(errs[0]), "repeated": len(errs)},
-            "w_err": {"element": float(werrs[0]), "repeated": len(werrs)},
-        }
+    return {
+        "objective": Function(ba_inputs, p_objective, _ba_post_objective, notes),
+        "jacobian": Function(ba_inputs, jacobian, _ba_post_jacobian),
+    }
 
-    def post_jacobian(out):
-        # Only the first 30 entries and the last go back (the input repeats one observation).
-        rows, cols, vals = (list(part[:30]) + list(part[-1:]) for part in out)  # lists or arrays
-        return {
-            "rows": [int(r) for r in rows],
-            "cols": [int(c) for c in cols],
-            "vals": [float(v) for v in vals],
-        }
+
+def _ba_batched(mod, backend: str) -> dict[str, Function]:
+    """ba's functions on the batched formulation: each row of the Jacobian's blocks (one per error
+    coordinate) is one vjp of ``reproj_errs`` with that coordinate's unit cotangent in every row, since
+    observation j's errors depend on row j of the gathered cameras and points only; the weight errors'
+    derivatives are one vjp of ``w_errs`` with ones."""
+    p_objective, notes = primal(mod.objective_batched, backend)
+    d_errs = adcompiler.differentiate(mod.reproj_errs, wrt=("cams", "X", "w"), backend=backend)
+    d_w = adcompiler.differentiate(mod.w_errs, backend=backend)
+
+    def jacobian(cams, X, w, obs, feats):
+        p, ncam = len(w), BA_NCAMPARAMS
+        rows = (cams[obs[:, 0]], X[obs[:, 1]], w, feats)
+        vals = np.empty((p, 2, ncam + 4))
+        for r in range(2):
+            ct = np.zeros((p, 2))
+            ct[:, r] = 1.0
+            _, (g_cam, g_x, g_w) = d_errs.vjp(rows, ct)
+            vals[:, r, :ncam] = g_cam
+            vals[:, r, ncam : ncam + 3] = g_x
+            vals[:, r, ncam + 3] = g_w
+        _, (wvals,) = d_w.vjp((w,), np.ones(p))
+        return _ba_sparse(len(cams), len(X), obs, vals, wvals)
 
     return {
-        "objective": Function(ba_inputs, p_objective, post_objective, notes),
-        "jacobian": Function(ba_inputs, jacobian, post_jacobian),
+        "objective": Function(ba_inputs, p_objective, _ba_post_objective, notes),
+        "jacobian": Function(ba_inputs, jacobian, _ba_post_jacobian),
+    }
+
+
+def _ba_post_objective(out):
+    errs, werrs = out
+    return {
+        "reproj_error": {"elements": tolist(errs[0]), "repeated": len(errs)},
+        "w_err": {"element": float(werrs[0]), "repeated": len(werrs)},
+    }
+
+
+def _ba_post_jacobian(out):
+    # Only the first 30 entries and the last go back (the input repeats one observation).
+    rows, cols, vals = (list(part[:30]) + list(part[-1:]) for part in out)  # lists or arrays
+    return {
+        "rows": [int(r) for r in rows],
+        "cols": [int(c) for c in cols],
+        "vals": [float(v) for v in vals],
     }
 
 
@@ -437,8 +475,11 @@ MAKERS: dict[str, Callable[..., dict[str, Function]]] = {
 }
 
 
-def functions(eval_name: str, backend: str, **options) -> dict[str, Function]:
-    """The GradBench functions of ``eval_name`` on adcompiler's ``backend``."""
+def functions(eval_name: str, backend: str, peers: bool = False) -> dict[str, Function]:
+    """The GradBench functions of ``eval_name`` on adcompiler's ``backend``; ``peers``: on the peers'
+    formulation where it differs (``PEERS_FORMULATION``)."""
     if eval_name not in MAKERS:
         raise KeyError(f"no adcompiler implementation of the eval {eval_name!r}")
-    return MAKERS[eval_name](backend, **options)
+    if eval_name in PEERS_FORMULATION:
+        return MAKERS[eval_name](backend, peers)
+    return MAKERS[eval_name](backend)

@@ -37,12 +37,13 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import relay  # noqa: E402
+from evals import PEERS_FORMULATION  # noqa: E402
 
 REPO = HERE.parent.parent
 EVALS = ("det", "gmm", "ba", "ht", "kmeans", "llsq", "lse", "lstm", "ode", "particle", "saddle")
-TOOLS = ("adc-python", "adc-numba", "adc-python-mm", "adc-numba-mm", "jax", "pytorch")
-ADC = ("adc-python", "adc-numba", "adc-python-mm", "adc-numba-mm")
-# adc-*-mm: kmeans only, on the matrix-product formulation the peers use (evals/kmeans.py cost_matmul).
+TOOLS = ("adc-python", "adc-numba", "adc-python-pf", "adc-numba-pf", "jax", "pytorch")
+ADC = ("adc-python", "adc-numba", "adc-python-pf", "adc-numba-pf")
+# adc-*-pf: the evals of PEERS_FORMULATION only, on the formulation the peers differentiate.
 PEERS = ("jax", "pytorch")
 PRIMAL = {
     "det": "primal",
@@ -88,8 +89,8 @@ DEFAULT = {e: "" for e in EVALS} | {"ht": "--max 11"}
 
 def tool_command(tool: str, python: str, gradbench: Path | None) -> list[str]:
     if tool.startswith("adc-"):
-        backend = tool.removeprefix("adc-").removesuffix("-mm")
-        extra = ["--kmeans", "cost_matmul"] if tool.endswith("-mm") else []
+        backend = tool.removeprefix("adc-").removesuffix("-pf")
+        extra = ["--formulation", "peers"] if tool.endswith("-pf") else []
         return [python, str(HERE / "tool.py"), "--backend", backend, *extra]
     command = [python, str(HERE / "peer_tool.py"), "--peer", tool]
     return command + (["--gradbench", str(gradbench)] if gradbench else [])
@@ -109,7 +110,7 @@ def run(args) -> list[dict]:
         runs, secs = (2, 0) if eval_name in ("particle", "saddle") else (args.min_runs, args.min_seconds)
         driver_args = f"{sizes} --min-runs {runs} --min-seconds {secs}".split()
         for tool_name in args.tools:
-            if tool_name.endswith("-mm") and eval_name != "kmeans":
+            if tool_name.endswith("-pf") and eval_name not in PEERS_FORMULATION:
                 continue
             argv, cwd, env = relay.eval_command(eval_name, args.gradbench, args.eval_python, driver_args)
             log = args.logs / f"{eval_name}-{tool_name}.jsonl"
@@ -411,7 +412,8 @@ def header(m: dict) -> str:
         "*correct*: the eval's own check (GradBench's manual C++ tool, or its expected values). Sizes past "
         "the one at which a tool took longer than the budget were not run (see *Sizes run*). The primal "
         "of adc-numba is the eval module's function under `numba.njit` where Numba takes it, else Python "
-        "(*notes*). adc-*-mm: kmeans on the matrix-product formulation GradBench's JAX and PyTorch tools use.\n\n"
+        "(*notes*). adc-*-pf: the peers' formulation: kmeans on the matrix-product expansion GradBench's JAX and "
+        "PyTorch tools use, ba on the observations batched into arrays (JAX batches them with vmap).\n\n"
     )
 
 

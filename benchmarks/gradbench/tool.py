@@ -1,6 +1,6 @@
 """adcompiler as a GradBench tool: speaks GradBench's JSON protocol on stdin and stdout.
 
-    python benchmarks/gradbench/tool.py --backend python|numba
+    python benchmarks/gradbench/tool.py --backend python|numba [--formulation peers]
 
 ``define`` answers for every eval of ``evals/`` (the transformation itself runs at the first call,
 so its time is in the first ``evaluate`` timing); ``evaluate`` runs the function as ``adapters``
@@ -23,13 +23,13 @@ import adapters  # noqa: E402
 import protocol  # noqa: E402
 
 
-def make_tool(backend: str, kmeans: str = "cost"):
-    """(define, evaluate) for ``protocol.serve``."""
+def make_tool(backend: str, peers: bool = False):
+    """(define, evaluate) for ``protocol.serve``; ``peers``: the peers' formulation of the evals in
+    ``adapters.PEERS_FORMULATION``."""
     modules: dict[str, dict[str, protocol.Function]] = {}
 
     def define(module: str) -> dict:
-        options = {"formulation": kmeans} if module == "kmeans" else {}
-        modules[module] = adapters.functions(module, backend, **options)
+        modules[module] = adapters.functions(module, backend, peers)
         return {"success": True}
 
     def evaluate(module: str, function: str, raw) -> dict:
@@ -44,18 +44,21 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--backend", choices=("python", "numba"), default="python")
     parser.add_argument(
-        "--kmeans",
-        choices=("cost", "cost_matmul"),
-        default="cost",
-        help="the kmeans formulation: differences (default) or the matrix-product expansion the peers use",
+        "--formulation",
+        choices=("own", "peers"),
+        default="own",
+        help="each eval as written in evals/ (default), or, for "
+        + " and ".join(adapters.PEERS_FORMULATION)
+        + ", the formulation GradBench's JAX tool differentiates (kmeans: the matrix-product expansion; "
+        "ba: the observations batched into arrays)",
     )
     args = parser.parse_args(argv)
     import adcompiler
 
-    define, evaluate = make_tool(args.backend, args.kmeans)
+    define, evaluate = make_tool(args.backend, args.formulation == "peers")
     config = {
         "backend": args.backend,
-        "kmeans": args.kmeans,
+        "formulation": args.formulation,
         "adcompiler": str(Path(adcompiler.__file__).parent),
         "threads": os.environ.get("OMP_NUM_THREADS"),
     }

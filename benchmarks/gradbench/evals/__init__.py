@@ -8,3 +8,8 @@ user would; ``particle`` and ``saddle`` call ``adcompiler.grad``/``jvp`` inside 
 """
 
 EVALS = ("det", "gmm", "ba", "ht", "kmeans", "llsq", "lse", "lstm", "ode", "particle", "saddle")
+
+# The evals whose peers differentiate another formulation than the one written here, which the
+# modules also hold (kmeans: ``cost_matmul``, the matrix-product expansion GradBench's JAX and PyTorch
+# tools use; ba: ``reproj_errs``, the observations batched into arrays, which JAX does with vmap).
+PEERS_FORMULATION = ("ba", "kmeans")
