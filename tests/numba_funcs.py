@@ -253,6 +253,27 @@ def array_depth_written(a, n):
     return array_depth_written(b, n - 1) * 2.0
 
 
+def steady_weights(a, w, v, n):
+    """A recursion writing into the arrays it makes that hands ``w`` down as it is at every level (one
+    object: it rides in the shared tapes), and ``v`` rebound before it is handed down (each level's
+    own: in its frame); both are read by the adjoints."""
+    if n == 0:
+        return np.sum(a * w * v)
+    b = np.tanh(a * w)
+    b[0] = b[0] * v[1]
+    v = v * 1.5
+    return steady_weights(b, w, v, n - 1) * np.sum(w * v)
+
+
+def swapped_weights(a, w, v, n):
+    """As steady_weights, but each level hands its ``w`` and ``v`` down swapped: neither is one object."""
+    if n == 0:
+        return np.sum(a * w * v)
+    b = np.tanh(a * w)
+    b[0] = b[0] * v[1]
+    return swapped_weights(b, v, w, n - 1) * np.sum(w * v)
+
+
 det_of_minor, det_by_minors = _det.det_of_minor, _det.det  # GradBench's det: index lists sliced and joined
 
 

@@ -105,6 +105,31 @@ def test_recursion_over_arrays_written_in_place_shares_its_tapes():
     assert np.allclose(g, derivative(F.array_depth_written, wrt=("a",)).grad(a, 3), rtol=1e-13, atol=0)
 
 
+@SLOW
+@pytest.mark.parametrize("name", ["steady_weights", "swapped_weights"])
+def test_recursion_sharing_tapes_keeps_a_parameter_handed_down_as_it_is_once(name):
+    """A parameter every level of a recursion sharing its tapes hands down unchanged is one object, kept
+    once with the tapes (det's A); one rebound or handed down in another place is kept level by level:
+    gradients of every parameter against central differences and the python backend."""
+    fn = getattr(F, name)
+    rng = np.random.default_rng(11)
+    args = (rng.normal(size=3), rng.uniform(0.5, 1.5, size=3), rng.uniform(0.5, 1.5, size=3), 3)
+    d = numba_d(fn, wrt=("a", "w", "v"))
+    grads = d.grad(*args)
+    for k, g in enumerate(grads):
+        assert np.allclose(g, central_grad(fn, args, k), rtol=1e-6, atol=1e-8)
+    for g, want in zip(grads, derivative(fn, wrt=("a", "w", "v")).grad(*args), strict=True):
+        assert np.allclose(g, want, rtol=1e-12, atol=1e-14)
+    module = _module_of(compiled(d, "grad"))
+    tapes = re.search(r"^    tapes = \((.*)\)$", module, re.M).group(1).split(", ")
+    assert ("w" in tapes) == (name == "steady_weights") and "v" not in tapes, tapes
+
+
+def _module_of(dispatcher) -> str:
+    with open(dispatcher.py_func.__code__.co_filename) as fh:  # (the module written for Numba's cache)
+        return fh.read()
+
+
 @pytest.mark.slow  # recursion: test_recursion_both_modes_with_recomputed_residuals by default
 def test_a_recursive_call_pushes_onto_its_callers_tapes():
     """The reverse sweep of det by minors hands its tapes to its calls of itself, and runs no forward
@@ -113,9 +138,8 @@ def test_a_recursive_call_pushes_onto_its_callers_tapes():
     d = numba_d(F.det_by_minors)
     A = np.random.default_rng(5).normal(size=(4, 4))
     assert np.allclose(d.grad(A), np.linalg.det(A) * np.linalg.inv(A).T, rtol=1e-10, atol=1e-12)
-    reverse = compiled(d, "grad")
-    with open(reverse.py_func.__code__.co_filename) as fh:  # (the module written for Numba's cache)
-        module = fh.read()
+    module = _module_of(compiled(d, "grad"))
+    assert re.search(r"^    tapes = \(.*, A\)$", module, re.M)  # A, handed down as it is: kept once
     sweeps = re.findall(r"^def (\w+_reverse_sweep)\(.*?(?=^@|\Z)", module, re.M | re.S)
     assert sweeps and re.search(r"^def \w+_onto\(", module, re.M)
     for sweep in re.finditer(r"^def \w+_reverse_sweep\(.*?(?=^@|\Z)", module, re.M | re.S):

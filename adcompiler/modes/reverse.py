@@ -346,10 +346,14 @@ def _onto_shared_tapes(s: Sweeps, residuals: list, params: tuple, adjoint: list,
     them, whose calls of itself hand them down.  Each level pushes its residuals outside loops as one
     frame at its end; the reverse sweep takes the tapes, pops its level's frame, and hands the tapes
     to the reverse sweeps of its calls of itself, which pop theirs.  (Numba types a list from what is
-    appended to it before it is handed on: the forward sweep's lines appear once, never run, before.)"""
+    appended to it before it is handed on: the forward sweep's lines appear once, never run, before.)
+    A parameter every level hands down as it is (det's ``A``) is one object at every level: it rides in
+    the tapes' tuple, not in each level's frame."""
     onto, tapes, frames = s.kept.own
     names = list(s.kept.tapes.values())
     frame = [r for r in residuals if r not in names and r != tapes]
+    steady = [r for r in frame if r in params and _handed_down(params.index(r), r, onto, s.primal[len(names) :])]
+    frame = [r for r in frame if r not in steady]
     held = names + ([frames] if frame else [])
     line = s.plan.fn.body[0].line if s.plan.fn.body else 0
     push = [Do(E.Method(E.Name(frames), "append", (E.Tuple(tuple(E.Name(r) for r in frame)),)))] if frame else []
@@ -359,15 +363,37 @@ def _onto_shared_tapes(s: Sweeps, residuals: list, params: tuple, adjoint: list,
     typed = [IfS(never, tuple(s.entry[len(names) :] + s.primer + push), (), line)]
     value = namer.fresh("value")
     run = [
-        Assign((tapes,), E.Tuple(tuple(E.Name(n) for n in held))),
+        Assign((tapes,), E.Tuple(tuple(E.Name(n) for n in held + steady))),
         Assign((value,), E.Call(onto, tuple(E.Name(p) for p in params) + (E.Name(tapes),))),
     ]
     fwd_body = made + typed + run + [Ret(E.Tuple((E.Name(value), E.Name(tapes))))]
-    unpack = [Assign((tuple(held),), E.Name(tapes))]
+    unpack = [Assign((tuple(held + steady),), E.Name(tapes))]
     onto_body = unpack + s.primal[len(names) :] + push + [Ret(s.value)]
     doc = f"The forward sweep of {s.plan.fn.name} onto the tapes of the level that calls it: its value."
     defs = [Def(onto, params + (tapes,), (), tuple(onto_body), doc, s.plan.fn.source)]
     return defs, tapes, fwd_body, unpack + pop + adjoint
+
+
+def _handed_down(k: int, name: str, onto: str, body) -> bool:
+    """Whether the statements ``body`` of a level never bind the parameter ``name`` and hand it, itself, as
+    the ``k``-th argument of every call of ``onto`` (the next level)."""
+    if name in writes_block(body):
+        return False
+    calls: list = []
+    _calls_of(onto, body, calls)
+    return all(len(c.args) > k and c.args[k] == E.Name(name) for c in calls)
+
+
+def _calls_of(func: str, x, out: list) -> None:
+    """The calls of ``func`` in ``x`` (statements, expressions, tuples of them), added to ``out``."""
+    if isinstance(x, E.Call) and x.func == func:
+        out.append(x)
+    if isinstance(x, (tuple, list)):
+        for y in x:
+            _calls_of(func, y, out)
+    elif hasattr(x, "__dataclass_fields__"):
+        for field in x.__dataclass_fields__:
+            _calls_of(func, getattr(x, field), out)
 
 
 def _ones(shape) -> E.Expr:
