@@ -277,6 +277,21 @@ def swapped_weights(a, w, v, n):
 det_of_minor, det_by_minors = _det.det_of_minor, _det.det  # GradBench's det: index lists sliced and joined
 
 
+def masked_reads(x, A):
+    """Reads at boolean masks of vectors and of matrices, C-ordered and not (the adjoint: g added at the
+    true entries, in C order), and at an array of row indices, one repeated (the repeats accumulate)."""
+    y = A @ x
+    rows = A[np.array([2, 0, 2])]
+    B = A.T
+    kept = np.sum(np.sin(A[A > 0.2])) + np.sum(B[B < 0.0] * x[0])
+    return np.sum(np.sin(x[x > 0.1]) * 1.5) + np.sum(y[y > 0.0] ** 2) + np.sum(np.tanh(rows) * x) + kept
+
+
+def inner_products(a, B, c):
+    """numpy.inner (which Numba lacks) of a vector and a matrix, two matrices and two vectors."""
+    return np.sum(np.sin(np.inner(a, B))) + np.sum(np.inner(B, B) * 0.5) + np.inner(a, c) * np.inner(c, 2.0)[0]
+
+
 def doubled_length(cols):
     """Python's len(cols[1:] + cols[1:]); on the arrays lists are in compiled code, + would add."""
     return len(cols[1:] + cols[1:])

@@ -181,6 +181,71 @@ def _numba_distinct(d, earlier):
 
     return impl
 ''',
+    "inner_product": '''def inner_product(a, b):
+    """numpy.inner(a, b) (compiled code only: see the overload below)."""
+    raise TypeError("inner_product is called from code numba.njit compiles")
+
+
+@numba.extending.overload(inner_product)
+def _numba_inner_product(a, b):
+    """numpy.inner, which Numba lacks, for numbers, vectors and matrices: the last axes contracted, a
+    number multiplying; a vector with a matrix B is B a, two matrices A B^T."""
+    na, nb = _ndim(a), _ndim(b)
+    if na == 0 or nb == 0:
+        return lambda a, b: a * b
+    if na > 2 or nb > 2:
+        return None
+    if nb == 1:
+        return lambda a, b: numpy.dot(a, b)
+    if na == 1:
+        return lambda a, b: numpy.dot(b, a)
+    return lambda a, b: numpy.dot(a, b.T)
+
+
+def _ndim(x):
+    """The number of axes of a Numba type (0 for a number)."""
+    return x.ndim if isinstance(x, numba.core.types.Array) else 0
+''',
+    "inner_vjp_a": '''def inner_vjp_a(g, a, b):
+    """The cotangent of a in numpy.inner(a, b) (compiled code only: see the overload below)."""
+    raise TypeError("inner_vjp_a is called from code numba.njit compiles")
+
+
+@numba.extending.overload(inner_vjp_a)
+def _numba_inner_vjp_a(g, a, b):
+    """For numbers, vectors and matrices, as ``inner_product`` takes them."""
+    na, nb = _ndim(a), _ndim(b)
+    if na == 0:
+        return lambda g, a, b: numpy.sum(g * b)
+    if nb == 0 or na == nb == 1:
+        return lambda g, a, b: g * b
+    if na > 2 or nb > 2:
+        return None
+    if nb == 1:
+        return lambda g, a, b: numpy.outer(g, b)
+    return lambda g, a, b: numpy.dot(g, b)
+''',
+    "inner_vjp_b": '''def inner_vjp_b(g, a, b):
+    """The cotangent of b in numpy.inner(a, b) (compiled code only: see the overload below)."""
+    raise TypeError("inner_vjp_b is called from code numba.njit compiles")
+
+
+@numba.extending.overload(inner_vjp_b)
+def _numba_inner_vjp_b(g, a, b):
+    """For numbers, vectors and matrices, as ``inner_product`` takes them."""
+    na, nb = _ndim(a), _ndim(b)
+    if nb == 0:
+        return lambda g, a, b: numpy.sum(g * a)
+    if na == 0 or na == nb == 1:
+        return lambda g, a, b: g * a
+    if na > 2 or nb > 2:
+        return None
+    if na == 1:
+        return lambda g, a, b: numpy.outer(g, a)
+    if nb == 1:
+        return lambda g, a, b: numpy.dot(g, a)
+    return lambda g, a, b: numpy.dot(numpy.ascontiguousarray(g.T), a)
+''',
     "matmul_vjp_a": '''def matmul_vjp_a(g, a, b):
     """The cotangent of a in a @ b (compiled code only: see the overload below)."""
     raise TypeError("matmul_vjp_a is called from code numba.njit compiles")

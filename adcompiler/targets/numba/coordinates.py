@@ -56,11 +56,23 @@ COORDINATE_HELPERS = {
 @numba.extending.overload(read_at)
 def _numba_read_at(x, index):
     """x[index]: for a tuple of 1-D integer arrays, one per axis of a C-ordered x, the elements at those
-    coordinates (NumPy's advanced index), one array; for any other index, Numba's own x[index]."""
+    coordinates (NumPy's advanced index), one array; for a boolean mask of x's shape and more than one axis,
+    the entries where it is true, in C order (Numba reads a mask of one axis only); for any other index,
+    Numba's own x[index]."""
 '''
     + COORDINATES
     + COORDINATE
-    + """    if not coordinates:
+    + """    if isinstance(index, types.Array) and isinstance(index.dtype, types.Boolean) and index.ndim > 1:
+        if not isinstance(x, types.Array) or x.ndim != index.ndim:
+            return None
+
+        def masked(x, index):
+            if index.shape != x.shape:
+                raise IndexError("boolean index did not match indexed array")
+            return x.ravel()[index.ravel()]
+
+        return masked
+    if not coordinates:
         return lambda x, index: x[index]
 
     def impl(x, index):

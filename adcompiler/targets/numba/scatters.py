@@ -44,9 +44,14 @@ def _numba_scatter_add(d, x, index, g):
             return out
 
         return at_coordinates
+    masked = isinstance(index, types.Array) and isinstance(index.dtype, types.Boolean) and index.ndim == x.ndim
+    if masked:
+        return added_at_mask(d, x, g)
     parts = index.types if isinstance(index, types.BaseTuple) else (index,)
     basic = all(isinstance(i, (types.Integer, types.SliceType, types.NoneType)) for i in parts)  # (None: a new axis)
     listed = isinstance(index, types.Array) and index.ndim == 1 and isinstance(index.dtype, types.Integer)
+    if listed and x.ndim > 1:
+        return added_at_rows(d, x, g)
     if not basic and not (listed and x.ndim == 1):
         return None
     fresh = not isinstance(d, types.Array)
@@ -117,6 +122,63 @@ def added_in_loops(d, x, parts, g, into=False):
     scope = {"numpy": numpy, "overlapping": overlapping, "UNSHAPED": UNSHAPED}
     exec("\\n".join(lines), scope)
     return scope["impl"]
+
+
+def added_at_mask(d, x, g):
+    '''scatter_add's impl for a boolean mask of x's shape (``x[x > 0.5]``): g (a number, or one value per
+    true entry, in C order as NumPy reads them) added at the true entries; None for another g.'''
+    types = numba.core.types
+    if isinstance(g, types.Array) and g.ndim != 1 or not isinstance(g, (types.Array, types.Number)):
+        return None
+    fresh, array = not isinstance(d, types.Array), isinstance(g, types.Array)
+    ordered = not fresh and d.layout == "C"  # (added into where it is; another layout is copied to C order)
+
+    def at_mask(d, x, index, g):
+        if index.shape != x.shape:
+            raise IndexError("boolean index did not match indexed array")
+        if fresh:
+            out = numpy.full(x.shape, d + 0.0)
+        elif d.shape == x.shape:
+            out = d if ordered else d.copy()
+        else:
+            out = numpy.zeros(x.shape) + d
+        flat, chosen = out.reshape(-1), index.ravel()
+        k = 0
+        for j in range(chosen.size):
+            if chosen[j]:
+                flat[j] += g[k] if array else g
+                k += 1
+        if array and k != g.size:
+            raise ValueError("shape mismatch: value array does not match the number of true entries")
+        return out
+
+    return at_mask
+
+
+def added_at_rows(d, x, g):
+    '''scatter_add's impl for a 1-D array of integers indexing the first axis of an x of more axes
+    (``A[numpy.array([0, 2])]``, rows): g (a number, or one part of x[i]'s shape, or of fewer axes, per
+    index) added at each row in turn, so a repeated row accumulates, as numpy.add.at does.'''
+    types = numba.core.types
+    if isinstance(g, types.Array) and g.ndim != x.ndim or not isinstance(g, (types.Array, types.Number)):
+        return None
+    fresh, array = not isinstance(d, types.Array), isinstance(g, types.Array)
+
+    def at_rows(d, x, index, g):
+        if fresh:
+            out = numpy.full(x.shape, d + 0.0)
+        else:
+            out = d if d.shape == x.shape else numpy.zeros(x.shape) + d
+        n = x.shape[0]
+        for k in range(len(index)):
+            i = index[k]
+            if i < -n or i >= n:
+                raise IndexError("index out of bounds")
+            row = out[i]
+            row += g[k if g.shape[0] != 1 else 0] if array else g
+        return out
+
+    return at_rows
 
 
 UNSHAPED = "scatter_into: an adjoint that is not of its array's shape"

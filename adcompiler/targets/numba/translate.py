@@ -35,7 +35,7 @@ from .runtime import NUMBA_HELPERS
 
 _LIST_HELPERS = {MARKERS["+"]: "join_lists", MARKERS["*"]: "repeat_list", MARKERS["[:]"]: "copy_list"}
 # Helpers for functions where Numba's own differ from Python's and NumPy's (joins, reductions, sum):
-_ADDED = ("join_sequence", "reduce_along", "sum_list", "vector_norm", "sum_product")
+_ADDED = ("join_sequence", "reduce_along", "sum_list", "vector_norm", "sum_product", "inner_product")
 _LIVE = __name__.rsplit(".", 1)[0] + ".live"  # the module of the helpers compiled once a process
 PURE = ("math", "numpy")  # modules whose functions change nothing but their result
 GUARDS = ("reject_ints", "expect")  # argument checks: the entry's conversion does their work
@@ -246,6 +246,13 @@ class _Rewrite(ast.NodeTransformer):
             for t in a.targets
             if isinstance(t, ast.Name)
         }
+        self.tuples |= {  # and to comparisons (a boolean mask: ``t3 = x > 0.5``, then ``x[t3]``)
+            t.id
+            for a in ast.walk(node)
+            if isinstance(a, ast.Assign) and isinstance(a.value, ast.Compare)
+            for t in a.targets
+            if isinstance(t, ast.Name)
+        }
         bound = {a.arg for a in node.args.args}
         self.locals = bound | {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         for stmt in node.body:
@@ -279,13 +286,17 @@ class _Rewrite(ast.NodeTransformer):
         return node
 
     def _indexed_by_tuple(self, node) -> bool:
-        """Whether ``node`` is ``x[t]`` with ``t`` a name bound to a tuple: it may hold arrays of coordinates."""
-        return isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name) and node.slice.id in self.tuples
+        """Whether ``node`` is ``x[t]`` with ``t`` a name bound to a tuple (it may hold arrays of coordinates)
+        or to a comparison, or a comparison itself (it may be a boolean mask of more than one axis, which Numba
+        does not read)."""
+        if not isinstance(node, ast.Subscript):
+            return False
+        return isinstance(node.slice, ast.Compare) or isinstance(node.slice, ast.Name) and node.slice.id in self.tuples
 
     def visit_Subscript(self, node):
-        """``x[t]`` read, ``t`` a name bound to a tuple: ``read_at(x, t)``, NumPy's read where ``t`` holds
-        arrays of coordinates (Numba takes one array among the indices), ``x[t]`` where it does not
-        (``targets.numba.coordinates``)."""
+        """``x[t]`` read, ``t`` a name bound to a tuple or a comparison: ``read_at(x, t)``, NumPy's read where
+        ``t`` holds arrays of coordinates (Numba takes one array among the indices) or is a boolean mask of
+        more than one axis, ``x[t]`` where it is neither (``targets.numba.coordinates``)."""
         node = self.generic_visit(node)
         if isinstance(node.ctx, ast.Load) and self._indexed_by_tuple(node):
             return self._call("read_at", [node.value, node.slice])
@@ -394,12 +405,15 @@ class _Rewrite(ast.NodeTransformer):
         )
 
     def _numpy_call(self, name: str, node: ast.Call) -> ast.Call:
-        """A join or a reduction of NumPy's in the form Numba takes (see ``joins`` and ``reductions``):
+        """A join, a reduction or a product of NumPy's in the form Numba takes (see ``joins``, ``reductions``;
+        ``numpy.inner(a, b)`` ``inner_product(a, b)``, ``arrays``):
         ``numpy.concatenate([a, b], axis=0)`` with a tuple, ``numpy.stack(xs)`` of a sequence named by
         a variable ``join_sequence(xs, "stack", 0)``, ``numpy.min(x, axis=1)`` ``reduce_along(x, "min",
         1, False)``, ``numpy.array(numpy.array(xs), dtype=d)`` (the tangent of ``numpy.array(xs, dtype=d)``,
         which Numba does not take: an array of an array) ``numpy.array(xs, dtype=d)``; any other call as it is."""
         words = {k.arg: k.value for k in node.keywords}
+        if name == "inner" and len(node.args) == 2 and not words:  # (Numba lacks numpy.inner)
+            return self._call("inner_product", node.args)
         inner = node.args[0] if name == "array" and len(node.args) == 1 else None
         if isinstance(inner, ast.Call) and len(inner.args) == 1 and not inner.keywords:
             module = getattr(inner.func, "value", None)
