@@ -287,6 +287,23 @@ def masked_reads(x, A):
     return np.sum(np.sin(x[x > 0.1]) * 1.5) + np.sum(y[y > 0.0] ** 2) + np.sum(np.tanh(rows) * x) + kept
 
 
+def along_axes(A, x):
+    """numpy.cumsum and numpy.flip along an axis, of C-ordered and transposed arrays, and reductions of every
+    axis kept (keepdims=True without an axis), none of which Numba's own take."""
+    lines = np.sum(np.sin(np.cumsum(A, axis=1))) + np.sum(np.cumsum(A.T, axis=0) ** 2) + np.sum(np.flip(A, axis=-1) * A)
+    kept = np.sum(np.tanh(x * np.sum(A, keepdims=True))) + np.sum(np.mean(A * A, keepdims=True) * A)
+    return lines + kept + np.sum(np.cumsum(x, axis=0) * x) + np.sum(np.max(A, keepdims=True) * x[0])
+
+
+def squeezed_and_flipped(A, v):
+    """numpy.squeeze along an axis (Numba lacks squeeze), and reshapes of flipped views (Numba reshapes only
+    arrays in C order): cumsum's adjoint flips, sums and reshapes."""
+    a = np.squeeze(np.expand_dims(v, 1), axis=1)
+    b = np.squeeze(A[:, 1:2], axis=-1)
+    c = np.reshape(np.flip(A), (12,))
+    return np.sum(np.sin(a) * b[:3]) + np.sum(c * np.cumsum(np.flip(c)))
+
+
 def inner_products(a, B, c):
     """numpy.inner (which Numba lacks) of a vector and a matrix, two matrices and two vectors."""
     return np.sum(np.sin(np.inner(a, B))) + np.sum(np.inner(B, B) * 0.5) + np.inner(a, c) * np.inner(c, 2.0)[0]

@@ -108,10 +108,12 @@ ROWS = [
     Row("joins", NF.stacked_list, [(4,), (4,)], hessian="slow", slow=True),
     Row("joins", NF.minors, [(3, 3)]),
     Row("joins", NF.summed_terms, [(2,), (3,)]),
-    # a read at a boolean mask or an array of rows, numpy.inner: outside the target until 2026-11-29 (the fuzzer's
-    # numpy programs, 15 of 20 outside it)
+    # a read at a boolean mask or an array of rows, numpy.inner, cumsum and flip along an axis, reductions kept:
+    # outside the target until 2026-11-29 (the fuzzer's numpy programs, 15 of 20 outside it, seed 302)
     Row("indexing", NF.masked_reads, [(3,), (4, 3)], hessian="slow"),
     Row("products", NF.inner_products, [(3,), (4, 3), (3,)]),
+    Row("axes", NF.along_axes, [(3, 4), (4,)], hessian="slow"),
+    Row("axes", NF.squeezed_and_flipped, [(4, 3), (3,)]),
     # arrays the adjoint reads only for their shapes, kept as shape_like (tests/test_shape_kept.py; 2026-11-29)
     Row("shapes", SK.rk4_last, args=(np.linspace(0.2, 0.9, 6), 3), wrt=("x",)),
     # a caller's accumulator handed to a callee's reverse sweep, which adds into it in place (modes/handed.py;

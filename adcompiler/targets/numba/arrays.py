@@ -181,6 +181,48 @@ def _numba_distinct(d, earlier):
 
     return impl
 ''',
+    "reshaped": '''def reshaped(a, shape):
+    """numpy.reshape(a, shape) (compiled code only: see the overload below)."""
+    raise TypeError("reshaped is called from code numba.njit compiles")
+
+
+@numba.extending.overload(reshaped)
+def _numba_reshaped(a, shape):
+    """numpy.reshape, which copies an array whose memory is not in C order (a flipped or transposed view;
+    Numba's reshape refuses one): a C-ordered array is reshaped as it is; a number is an array of shape."""
+    types = numba.core.types
+    if not isinstance(a, types.Array):
+        return lambda a, shape: numpy.full(shape, a)
+    if a.layout == "C":
+        return lambda a, shape: a.reshape(shape)
+    return lambda a, shape: numpy.ascontiguousarray(a).reshape(shape)
+''',
+    "squeezed": '''def squeezed(a, axis):
+    """numpy.squeeze(a, axis) (compiled code only: see the overload below)."""
+    raise TypeError("squeezed is called from code numba.njit compiles")
+
+
+@numba.extending.overload(squeezed, prefer_literal=True)
+def _numba_squeezed(a, axis):
+    """numpy.squeeze along one given axis (an integer, negative from the end), which Numba lacks: a with
+    that axis, of length 1, left out (copied to C order where it is not).  Without an axis the result's
+    number of axes would depend on the shape, which compiled code cannot have: not taken."""
+    types = numba.core.types
+    if not isinstance(a, types.Array) or not isinstance(axis, types.IntegerLiteral):
+        return None
+    at = axis.literal_value + a.ndim if axis.literal_value < 0 else axis.literal_value
+    if not 0 <= at < a.ndim:
+        return None
+    kept = "(" + "".join(f"a.shape[{d}], " for d in range(a.ndim) if d != at) + ")"
+    code = f"""def impl(a, axis):
+    if a.shape[{at}] != 1:
+        raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+    return numpy.ascontiguousarray(a).reshape({kept})
+"""
+    scope = {"numpy": numpy}
+    exec(code, scope)
+    return scope["impl"]
+''',
     "inner_product": '''def inner_product(a, b):
     """numpy.inner(a, b) (compiled code only: see the overload below)."""
     raise TypeError("inner_product is called from code numba.njit compiles")

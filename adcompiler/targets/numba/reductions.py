@@ -13,6 +13,7 @@ adjoint, is in ``runtime``.  ``numpy.linalg.norm(x)`` is written ``vector_norm(x
 from __future__ import annotations
 
 REDUCED = ("min", "max", "amin", "amax", "mean", "prod")  # numpy.<kind>(x, axis) Numba has no axis for
+LINES = ("cumsum", "flip")  # numpy.<kind>(x, axis), the same shape, Numba has no axis for: along_lines
 KEEPDIMS = ("sum",)  # ... and those it has no keepdims for (or a slower loop: a sum along a constant axis)
 
 # Merged into runtime.NUMBA_HELPERS.
@@ -30,6 +31,8 @@ def _numba_reduce_along(x, kind, axis, keepdims):
     types = numba.core.types
     if not isinstance(x, types.Array) or not isinstance(kind, types.StringLiteral):
         return None
+    if isinstance(axis, types.NoneType) and isinstance(keepdims, types.BooleanLiteral) and keepdims.literal_value:
+        return _reduced_kept(x, kind.literal_value)  # (every axis, kept of length 1)
     if not isinstance(axis, types.IntegerLiteral) or not isinstance(keepdims, (types.BooleanLiteral, types.Omitted)):
         return None
     name, at, kept = kind.literal_value, axis.literal_value, getattr(keepdims, "literal_value", False)
@@ -74,6 +77,18 @@ def _numba_reduce_along(x, kind, axis, keepdims):
     scope = {"numpy": numpy}
     exec(code, scope)
     return scope["impl"]
+
+
+def _reduced_kept(x, name):
+    """reduce_along's impl for every axis kept (``numpy.sum(x, keepdims=True)``): the reduction of all of x
+    in an array of x's ndim, each axis of length 1."""
+    if name not in ("min", "max", "amin", "amax", "mean", "prod", "sum"):
+        return None
+    ones = "(" + "1, " * x.ndim + ")"
+    code = f"def kept(x, kind, axis, keepdims):\\n    return numpy.full({ones}, numpy.{name}(x))\\n"
+    scope = {"numpy": numpy}
+    exec(code, scope)
+    return scope["kept"]
 ''',
     "extreme_vjp": '''def extreme_vjp(g, x, z, axis=None, keepdims=False):
     """The cotangent of max or min (compiled code only: see the overload below)."""
@@ -133,6 +148,53 @@ def _numba_extreme_vjp(g, x, z, axis=None, keepdims=False):
     return out
 """
     scope = {"numpy": numpy, "at": at, "reduce_along": reduce_along}
+    exec(code, scope)
+    return scope["by_lines"]
+''',
+    "along_lines": '''def along_lines(x, kind, axis):
+    """numpy.<kind>(x, axis) for cumsum and flip (compiled code only: see the overload below)."""
+    raise TypeError("along_lines is called from code numba.njit compiles")
+
+
+@numba.extending.overload(along_lines, prefer_literal=True)
+def _numba_along_lines(x, kind, axis):
+    """numpy.cumsum and numpy.flip along one axis (an integer, negative from the end), which Numba's take
+    none: x read as (the axes before, the axis, the axes after), each line summed in order or read
+    backwards into a new C-ordered array (a cumsum of floats is of floats; of integers and booleans,
+    of integers)."""
+    types = numba.core.types
+    if not isinstance(x, types.Array) or not isinstance(kind, types.StringLiteral):
+        return None
+    if not isinstance(axis, types.IntegerLiteral) or kind.literal_value not in ("cumsum", "flip"):
+        return None
+    at = axis.literal_value + x.ndim if axis.literal_value < 0 else axis.literal_value
+    if not 0 <= at < x.ndim:
+        return None
+    dtype = x.dtype if kind.literal_value == "flip" or isinstance(x.dtype, (types.Float, types.Complex)) else types.int64
+    before = " * ".join(f"x.shape[{d}]" for d in range(at)) or "1"
+    after = " * ".join(f"x.shape[{d}]" for d in range(at + 1, x.ndim)) or "1"
+    contiguous = "x" if x.layout == "C" else "numpy.ascontiguousarray(x)"
+    each = (
+        """total = outs[i, 0, j] = lines[i, 0, j]
+            for t in range(1, n):
+                total = outs[i, t, j] = total + lines[i, t, j]"""
+        if kind.literal_value == "cumsum"
+        else """for t in range(n):
+                outs[i, t, j] = lines[i, n - 1 - t, j]"""
+    )
+    code = f"""def by_lines(x, kind, axis):
+    n = x.shape[at]
+    out = numpy.empty(x.shape, dtype)
+    if out.size == 0:
+        return out
+    lines = {contiguous}.reshape(({before}, n, {after}))
+    outs = out.reshape(({before}, n, {after}))
+    for i in range(lines.shape[0]):
+        for j in range(lines.shape[2]):
+            {each}
+    return out
+"""
+    scope = {"numpy": numpy, "at": at, "dtype": numba.np.numpy_support.as_dtype(dtype)}
     exec(code, scope)
     return scope["by_lines"]
 ''',

@@ -309,8 +309,9 @@ def unbroadcast_summed(g, shape):
 
 @numba.extending.overload(unreduce)
 def _numba_unreduce(g, x, axis=None, keepdims=False):
-    """The adjoint of a sum of x: g at every element of x (a number for a number x); along one axis
-    (an integer, negative from the end), g's entry of each line along it."""
+    """The adjoint of a sum of x: g at every element of x (a number for a number x; of an array g, a sum
+    with keepdims, its one entry); along one axis (an integer, negative from the end), g's entry of each
+    line along it."""
     types = numba.core.types
     if isinstance(axis, types.Integer) and isinstance(x, types.Array) and isinstance(g, types.Array):
         if g.ndim == x.ndim:  # keepdims: g broadcasts as it is
@@ -322,6 +323,8 @@ def _numba_unreduce(g, x, axis=None, keepdims=False):
         return along
     if not isinstance(axis, (types.NoneType, types.Omitted)) and axis is not None:
         return None
+    if isinstance(x, types.Array) and isinstance(g, types.Array):  # keepdims: g of x's ndim, each axis 1 long
+        return lambda g, x, axis=None, keepdims=False: numpy.full(x.shape, g.ravel()[0])
     if isinstance(x, types.Array):
         return lambda g, x, axis=None, keepdims=False: numpy.full(x.shape, g)
     return lambda g, x, axis=None, keepdims=False: g

@@ -30,12 +30,22 @@ from .in_place import added_in_place, chained_in_place
 from .joins import JOINS
 from .lists import MARKERS
 from .loops import runs_forward
-from .reductions import KEEPDIMS, REDUCED
+from .reductions import KEEPDIMS, LINES, REDUCED
 from .runtime import NUMBA_HELPERS
 
 _LIST_HELPERS = {MARKERS["+"]: "join_lists", MARKERS["*"]: "repeat_list", MARKERS["[:]"]: "copy_list"}
 # Helpers for functions where Numba's own differ from Python's and NumPy's (joins, reductions, sum):
-_ADDED = ("join_sequence", "reduce_along", "sum_list", "vector_norm", "sum_product", "inner_product")
+_ADDED = (
+    "join_sequence",
+    "reduce_along",
+    "along_lines",
+    "sum_list",
+    "vector_norm",
+    "sum_product",
+    "inner_product",
+    "reshaped",
+    "squeezed",
+)
 _LIVE = __name__.rsplit(".", 1)[0] + ".live"  # the module of the helpers compiled once a process
 PURE = ("math", "numpy")  # modules whose functions change nothing but their result
 GUARDS = ("reject_ints", "expect")  # argument checks: the entry's conversion does their work
@@ -406,7 +416,7 @@ class _Rewrite(ast.NodeTransformer):
 
     def _numpy_call(self, name: str, node: ast.Call) -> ast.Call:
         """A join, a reduction or a product of NumPy's in the form Numba takes (see ``joins``, ``reductions``;
-        ``numpy.inner(a, b)`` ``inner_product(a, b)``, ``arrays``):
+        ``numpy.inner(a, b)`` ``inner_product(a, b)``, ``numpy.reshape(a, s)`` ``reshaped(a, s)``, ``numpy.squeeze(a, axis)`` ``squeezed(a, axis)``, ``arrays``):
         ``numpy.concatenate([a, b], axis=0)`` with a tuple, ``numpy.stack(xs)`` of a sequence named by
         a variable ``join_sequence(xs, "stack", 0)``, ``numpy.min(x, axis=1)`` ``reduce_along(x, "min",
         1, False)``, ``numpy.array(numpy.array(xs), dtype=d)`` (the tangent of ``numpy.array(xs, dtype=d)``,
@@ -414,6 +424,17 @@ class _Rewrite(ast.NodeTransformer):
         words = {k.arg: k.value for k in node.keywords}
         if name == "inner" and len(node.args) == 2 and not words:  # (Numba lacks numpy.inner)
             return self._call("inner_product", node.args)
+        if name == "reshape" and len(node.args) == 2 and not words:  # (of a view not in C order: a copy)
+            return self._call("reshaped", node.args)
+        if name == "squeeze" and len(node.args) + len(words) == 2 and set(words) <= {"axis"}:  # (Numba lacks it)
+            axis = node.args[1] if len(node.args) == 2 else words["axis"]
+            if _constant_int(axis):
+                return self._call("squeezed", [node.args[0], axis])
+        if name in LINES and len(node.args) in (1, 2) and set(words) <= {"axis"}:  # cumsum, flip along an axis
+            axis = node.args[1] if len(node.args) == 2 else words.get("axis")
+            if axis is not None and _constant_int(axis):
+                return self._call("along_lines", [node.args[0], ast.Constant(name), axis])
+            return node
         inner = node.args[0] if name == "array" and len(node.args) == 1 else None
         if isinstance(inner, ast.Call) and len(inner.args) == 1 and not inner.keywords:
             module = getattr(inner.func, "value", None)
@@ -431,6 +452,8 @@ class _Rewrite(ast.NodeTransformer):
             return node
         axis = node.args[1] if len(node.args) == 2 else words.get("axis")
         keepdims = words.get("keepdims", ast.Constant(False))
+        if (axis is None or _none(axis)) and "keepdims" in words and not _false(keepdims):  # all axes, kept
+            return self._call("reduce_along", [node.args[0], ast.Constant(name), ast.Constant(None), keepdims])
         if axis is None or _none(axis) or name in KEEPDIMS and "keepdims" not in words and not _constant_int(axis):
             return node  # (a sum along a constant axis: reduce_along's loop, faster than Numba's sum)
         return self._call("reduce_along", [node.args[0], ast.Constant(name), axis, keepdims])
@@ -471,6 +494,10 @@ def _summed_product(call: ast.Call, sum_all: set) -> ast.BinOp | None:
 
 def _none(node) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
+
+
+def _false(node) -> bool:
+    return isinstance(node, ast.Constant) and node.value is False
 
 
 def _constant_int(node) -> bool:
