@@ -304,6 +304,18 @@ def squeezed_and_flipped(A, v):
     return np.sum(np.sin(a) * b[:3]) + np.sum(c * np.cumsum(np.flip(c)))
 
 
+def matmul_and_log_bases(A, x, p):
+    """numpy.matmul (Numba has the operator @ only) and math.log with a base (Numba's takes one argument)."""
+    y = np.matmul(A, x) + np.matmul(x, A.T @ A)[:3]
+    return np.sum(np.tanh(y)) * math.log(1.0 + p * p, 2.0) + math.log(p + 2.0, p + 3.0)
+
+
+def products_of_entries(A, x):
+    """numpy.prod of all entries and along an axis, kept or not (its cotangent, prod_vjp, had no Numba form)."""
+    kept = np.sum(np.prod(A, axis=0, keepdims=True) * A) + np.prod(A.T) * np.sum(np.prod(A, keepdims=True))
+    return np.prod(x) + np.sum(np.prod(A, axis=1) * 2.0) + kept
+
+
 def inner_products(a, B, c):
     """numpy.inner (which Numba lacks) of a vector and a matrix, two matrices and two vectors."""
     return np.sum(np.sin(np.inner(a, B))) + np.sum(np.inner(B, B) * 0.5) + np.inner(a, c) * np.inner(c, 2.0)[0]

@@ -114,6 +114,10 @@ ROWS = [
     Row("products", NF.inner_products, [(3,), (4, 3), (3,)]),
     Row("axes", NF.along_axes, [(3, 4), (4,)], hessian="slow"),
     Row("axes", NF.squeezed_and_flipped, [(4, 3), (3,)]),
+    Row("axes", NF.products_of_entries, args=(np.linspace(0.5, 1.6, 12).reshape(3, 4), np.array([0.5, 0.0, 2.0]))),
+    Row(
+        "products", NF.matmul_and_log_bases, args=(np.linspace(0.1, 1.2, 12).reshape(3, 4), np.linspace(-1, 1, 4), 0.7)
+    ),
     # arrays the adjoint reads only for their shapes, kept as shape_like (tests/test_shape_kept.py; 2026-11-29)
     Row("shapes", SK.rk4_last, args=(np.linspace(0.2, 0.9, 6), 3), wrt=("x",)),
     # a caller's accumulator handed to a callee's reverse sweep, which adds into it in place (modes/handed.py;

@@ -151,6 +151,58 @@ def _numba_extreme_vjp(g, x, z, axis=None, keepdims=False):
     exec(code, scope)
     return scope["by_lines"]
 ''',
+    "prod_vjp": '''def prod_vjp(g, x, axis=None, keepdims=False):
+    """The cotangent of numpy.prod (compiled code only: see the overload below)."""
+    raise TypeError("prod_vjp is called from code numba.njit compiles")
+
+
+@numba.extending.overload(prod_vjp, prefer_literal=True)
+def _numba_prod_vjp(g, x, axis=None, keepdims=False):
+    """The cotangent of numpy.prod of all of x, or of each line along one axis (an integer, negative from
+    the end): g times the product of the line's other entries, from running products from both ends (exact
+    at zeros, no division); x read as (the axes before, the axis, the axes after), g as one entry per line."""
+    types = numba.core.types
+    if not isinstance(x, types.Array) or x.ndim == 0 or not isinstance(x.dtype, types.Float):
+        return None
+    if isinstance(axis, (types.NoneType, types.Omitted)) or axis is None:
+        before, after, n = "1", "1", "x.size"
+    elif isinstance(axis, types.IntegerLiteral):
+        at = axis.literal_value + x.ndim if axis.literal_value < 0 else axis.literal_value
+        if not 0 <= at < x.ndim:
+            return None
+        before = " * ".join(f"x.shape[{d}]" for d in range(at)) or "1"
+        after = " * ".join(f"x.shape[{d}]" for d in range(at + 1, x.ndim)) or "1"
+        n = f"x.shape[{at}]"
+    else:
+        return None
+    if isinstance(g, types.Array):
+        shares = f"numpy.ascontiguousarray(g).reshape(({before}, {after}))"
+        share = "gs[i, j]"
+    elif isinstance(g, types.Number):
+        shares, share = "g", "g"
+    else:
+        return None
+    code = f"""def impl(g, x, axis=None, keepdims=False):
+    n = {n}
+    lines = numpy.ascontiguousarray(x).reshape(({before}, n, {after}))
+    gs = {shares}
+    out = numpy.empty(lines.shape, numpy.float64)
+    for i in range(lines.shape[0]):
+        for j in range(lines.shape[2]):
+            left = 1.0
+            for t in range(n):
+                out[i, t, j] = left
+                left *= lines[i, t, j]
+            right = {share}
+            for t in range(n - 1, -1, -1):
+                out[i, t, j] *= right
+                right *= lines[i, t, j]
+    return out.reshape(x.shape)
+"""
+    scope = {"numpy": numpy}
+    exec(code, scope)
+    return scope["impl"]
+''',
     "along_lines": '''def along_lines(x, kind, axis):
     """numpy.<kind>(x, axis) for cumsum and flip (compiled code only: see the overload below)."""
     raise TypeError("along_lines is called from code numba.njit compiles")

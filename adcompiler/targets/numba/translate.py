@@ -102,6 +102,8 @@ def translate(
     rewrite.array_accumulators = array_accumulators or {}
     rewrite.modules = {numpy} | {_imported(tree, m) for m in ("math", "numpy")} - {None}
     rewrite.modules |= {k for k, v in (scope or {}).items() if isinstance(v, ModuleType) and v.__name__ in PURE}
+    rewrite.math_names = {_imported(tree, "math")} - {None}
+    rewrite.math_names |= {k for k, v in (scope or {}).items() if isinstance(v, ModuleType) and v.__name__ == "math"}
     rewrite.numpy_names = {numpy, _imported(tree, "numpy")} - {None}
     rewrite.numpy_names |= {k for k, v in (scope or {}).items() if isinstance(v, ModuleType) and v.__name__ == "numpy"}
     body = []
@@ -221,6 +223,7 @@ class _Rewrite(ast.NodeTransformer):
         self.array_like: set = set()  # ... array_like by
         self.sum_all: set = set()  # ... sum_all by
         self.numpy_names: set = {numpy}  # the names of the NumPy module in the code
+        self.math_names: set = set()  # ... and of the math module
 
     def _call(self, helper: str, args: list) -> ast.Call:
         self.used.add(helper)
@@ -390,6 +393,12 @@ class _Rewrite(ast.NodeTransformer):
                 out = ast.Call(node.func, [out, earlier], [])
             return out
         module = getattr(node.func, "value", None)
+        named = getattr(module, "id", None)
+        if named in self.math_names and node.func.attr == "log" and len(node.args) == 2 and not node.keywords:
+            log = lambda x: ast.Call(node.func, [x], [])  # noqa: E731  (math.log(x, base): Numba takes one argument)
+            return ast.BinOp(log(node.args[0]), ast.Div(), log(node.args[1]))
+        if named in self.numpy_names and node.func.attr == "matmul" and len(node.args) == 2 and not node.keywords:
+            return ast.BinOp(node.args[0], ast.MatMult(), node.args[1])  # (Numba has a @ b, not numpy.matmul)
         if isinstance(module, ast.Name) and module.id in self.numpy_names:
             node = self._numpy_call(node.func.attr, node)
             if not isinstance(node.func, ast.Attribute):
