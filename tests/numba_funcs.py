@@ -316,6 +316,13 @@ def products_of_entries(A, x):
     return np.prod(x) + np.sum(np.prod(A, axis=1) * 2.0) + kept
 
 
+def vandermonde(x, t):
+    """numpy.vander increasing and not, square and not, of floats and of integers (the Numba target writes
+    it a row at a time: GradBench's llsq)."""
+    fitted = np.sum(np.vander(t, len(x), increasing=True) @ x) + np.sum(np.vander(t) * 0.5 * x[0])
+    return fitted + np.sum(np.vander(np.arange(3), 4) * x[1]) + np.sum(np.vander(t, N=3) * x[2])
+
+
 def inner_products(a, B, c):
     """numpy.inner (which Numba lacks) of a vector and a matrix, two matrices and two vectors."""
     return np.sum(np.sin(np.inner(a, B))) + np.sum(np.inner(B, B) * 0.5) + np.inner(a, c) * np.inner(c, 2.0)[0]

@@ -223,6 +223,34 @@ def _numba_squeezed(a, axis):
     exec(code, scope)
     return scope["impl"]
 ''',
+    "vander_rows": '''def vander_rows(x, n, increasing):
+    """numpy.vander(x, n, increasing) (compiled code only: see the overload below)."""
+    raise TypeError("vander_rows is called from code numba.njit compiles")
+
+
+@numba.extending.overload(vander_rows)
+def _numba_vander_rows(x, n, increasing):
+    """numpy.vander of a vector: row i the powers of x[i], each the one before times x[i] (NumPy's
+    accumulation, the same numbers), written a row at a time (NumPy and Numba accumulate down the columns:
+    6 and 9 times slower for 4096 x 128); n None: len(x) columns."""
+    types = numba.core.types
+    if not isinstance(x, types.Array) or x.ndim != 1 or not isinstance(x.dtype, (types.Float, types.Integer)):
+        return None
+    square = isinstance(n, (types.NoneType, types.Omitted))
+    dtype = numba.np.numpy_support.as_dtype(x.dtype if isinstance(x.dtype, types.Float) else types.int64)
+
+    def impl(x, n, increasing):
+        m = len(x) if square else n
+        out = numpy.empty((len(x), m), dtype)
+        for i in range(len(x)):
+            power = dtype.type(1)
+            for j in range(m):
+                out[i, j if increasing else m - 1 - j] = power
+                power *= x[i]
+        return out
+
+    return impl
+''',
     "inner_product": '''def inner_product(a, b):
     """numpy.inner(a, b) (compiled code only: see the overload below)."""
     raise TypeError("inner_product is called from code numba.njit compiles")

@@ -45,6 +45,7 @@ _ADDED = (
     "inner_product",
     "reshaped",
     "squeezed",
+    "vander_rows",
 )
 _LIVE = __name__.rsplit(".", 1)[0] + ".live"  # the module of the helpers compiled once a process
 PURE = ("math", "numpy")  # modules whose functions change nothing but their result
@@ -425,7 +426,7 @@ class _Rewrite(ast.NodeTransformer):
 
     def _numpy_call(self, name: str, node: ast.Call) -> ast.Call:
         """A join, a reduction or a product of NumPy's in the form Numba takes (see ``joins``, ``reductions``;
-        ``numpy.inner(a, b)`` ``inner_product(a, b)``, ``numpy.reshape(a, s)`` ``reshaped(a, s)``, ``numpy.squeeze(a, axis)`` ``squeezed(a, axis)``, ``arrays``):
+        ``numpy.inner(a, b)`` ``inner_product(a, b)``, ``numpy.reshape(a, s)`` ``reshaped(a, s)``, ``numpy.squeeze(a, axis)`` ``squeezed(a, axis)``, ``numpy.vander`` ``vander_rows``, ``arrays``):
         ``numpy.concatenate([a, b], axis=0)`` with a tuple, ``numpy.stack(xs)`` of a sequence named by
         a variable ``join_sequence(xs, "stack", 0)``, ``numpy.min(x, axis=1)`` ``reduce_along(x, "min",
         1, False)``, ``numpy.array(numpy.array(xs), dtype=d)`` (the tangent of ``numpy.array(xs, dtype=d)``,
@@ -435,6 +436,10 @@ class _Rewrite(ast.NodeTransformer):
             return self._call("inner_product", node.args)
         if name == "reshape" and len(node.args) == 2 and not words:  # (of a view not in C order: a copy)
             return self._call("reshaped", node.args)
+        if name == "vander" and 1 <= len(node.args) <= 3 and set(words) <= {"N", "increasing"}:  # a row at a time
+            args = node.args + [ast.Constant(None), ast.Constant(False)][len(node.args) - 1 :]
+            n, increasing = words.get("N", args[1]), words.get("increasing", args[2])
+            return self._call("vander_rows", [node.args[0], n, increasing])
         if name == "squeeze" and len(node.args) + len(words) == 2 and set(words) <= {"axis"}:  # (Numba lacks it)
             axis = node.args[1] if len(node.args) == 2 else words["axis"]
             if _constant_int(axis):
