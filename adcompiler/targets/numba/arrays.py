@@ -260,7 +260,9 @@ def _numba_vander_rows(x, n, increasing):
 def _numba_inner_product(a, b):
     """numpy.inner, which Numba lacks, for numbers, vectors and matrices: the last axes contracted, a
     number multiplying; a vector with a matrix B is B a, two matrices A B^T."""
-    na, nb = _ndim(a), _ndim(b)
+    types = numba.core.types
+    na = a.ndim if isinstance(a, types.Array) else 0
+    nb = b.ndim if isinstance(b, types.Array) else 0
     if na == 0 or nb == 0:
         return lambda a, b: a * b
     if na > 2 or nb > 2:
@@ -271,10 +273,6 @@ def _numba_inner_product(a, b):
         return lambda a, b: numpy.dot(b, a)
     return lambda a, b: numpy.dot(a, b.T)
 
-
-def _ndim(x):
-    """The number of axes of a Numba type (0 for a number)."""
-    return x.ndim if isinstance(x, numba.core.types.Array) else 0
 ''',
     "inner_vjp_a": '''def inner_vjp_a(g, a, b):
     """The cotangent of a in numpy.inner(a, b) (compiled code only: see the overload below)."""
@@ -284,7 +282,9 @@ def _ndim(x):
 @numba.extending.overload(inner_vjp_a)
 def _numba_inner_vjp_a(g, a, b):
     """For numbers, vectors and matrices, as ``inner_product`` takes them."""
-    na, nb = _ndim(a), _ndim(b)
+    types = numba.core.types
+    na = a.ndim if isinstance(a, types.Array) else 0  # (the helpers of a module ``adc compile`` writes stand
+    nb = b.ndim if isinstance(b, types.Array) else 0  # alone: no function of another helper's text)
     if na == 0:
         return lambda g, a, b: numpy.sum(g * b)
     if nb == 0 or na == nb == 1:
@@ -303,7 +303,9 @@ def _numba_inner_vjp_a(g, a, b):
 @numba.extending.overload(inner_vjp_b)
 def _numba_inner_vjp_b(g, a, b):
     """For numbers, vectors and matrices, as ``inner_product`` takes them."""
-    na, nb = _ndim(a), _ndim(b)
+    types = numba.core.types
+    na = a.ndim if isinstance(a, types.Array) else 0  # (the helpers of a module ``adc compile`` writes stand
+    nb = b.ndim if isinstance(b, types.Array) else 0  # alone: no function of another helper's text)
     if nb == 0:
         return lambda g, a, b: numpy.sum(g * a)
     if na == 0 or na == nb == 1:
