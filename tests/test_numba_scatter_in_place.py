@@ -148,3 +148,43 @@ def test_scatter_into_adds_into_the_adjoint_itself_and_refuses_another_shape():
     assert np.array_equal(v, [2, 0, 4])
     with pytest.raises(ValueError, match="not of its array's shape"):
         _scattered_into(np.zeros((1, 2)), x, 0, 1.0)
+
+
+@pytest.mark.parametrize("seed, draws", [(38, 12), pytest.param(39, 60, marks=pytest.mark.slow)])
+def test_random_masks_and_rows_add_as_numpy_adds(seed, draws):
+    """The generator for the adjoints of reads at a boolean mask of x's shape (any ndim; x and the mask C-ordered
+    or transposed views) and at an array of row indices with repeats: scatter_add into a number, into an array
+    of x's shape and into a stand-in of length-1 axes gives NumPy's ``out[mask] += g`` and ``numpy.add.at(out,
+    rows, g)`` (a repeated row accumulates); g a number or one value per entry read."""
+    rng = np.random.default_rng(seed)
+    for _ in range(draws):
+        shape = tuple(int(n) for n in rng.integers(1, 5, int(rng.integers(1, 4))))
+        turned = len(shape) > 1 and rng.random() < 0.4  # (x read through a transposed view)
+        x = np.zeros(shape[::-1]).T if turned else np.zeros(shape)
+        base = rng.normal(size=shape)
+        stand_in = base[(slice(0, 1),) * len(shape)].copy()
+        if rng.random() < 0.5:
+            index = rng.random(shape) < 0.5
+            index = np.ascontiguousarray(index.T).T if turned else index
+            count = int(index.sum())
+            g = float(rng.normal()) if rng.random() < 0.3 else rng.normal(size=count)
+
+            def want_of(d, index=index, g=g):
+                out = np.zeros(shape) + d
+                out[index] += g
+                return out
+
+        else:
+            if len(shape) < 2:
+                continue
+            index = rng.integers(-shape[0], shape[0], int(rng.integers(1, 6)))
+            g = float(rng.normal()) if rng.random() < 0.3 else rng.normal(size=(len(index),) + shape[1:])
+
+            def want_of(d, index=index, g=g):
+                out = np.zeros(shape) + d
+                np.add.at(out, index, g)
+                return out
+
+        for d in (0.0, base.copy(), stand_in):
+            got = _scattered(d if isinstance(d, float) else d.copy(), x, index, g)
+            np.testing.assert_allclose(got, want_of(d), rtol=1e-15, atol=0, err_msg=str((shape, index, np.shape(g))))
