@@ -323,6 +323,16 @@ def vandermonde(x, t):
     return fitted + np.sum(np.vander(np.arange(3), 4) * x[1]) + np.sum(np.vander(t, N=3) * x[2])
 
 
+def copied_arrays(A, x, xs):
+    """numpy.array of an array (a copy, written into; Numba's numpy.array takes lists and tuples only) and of
+    a list argument."""
+    u = np.array(A)
+    u[0, 0] = 2.0 * u[0, 1]
+    w = np.array(x)
+    w[1] = 0.0
+    return np.sum(u * A) + np.sum(np.array(xs) * x) + np.sum(w * x) + np.sum(A)
+
+
 def inner_products(a, B, c):
     """numpy.inner (which Numba lacks) of a vector and a matrix, two matrices and two vectors."""
     return np.sum(np.sin(np.inner(a, B))) + np.sum(np.inner(B, B) * 0.5) + np.inner(a, c) * np.inner(c, 2.0)[0]

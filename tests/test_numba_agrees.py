@@ -112,6 +112,12 @@ ROWS = [
     # outside the target until 2026-11-29 (the fuzzer's numpy programs, 15 of 20 outside it, seed 302)
     Row("indexing", NF.masked_reads, [(3,), (4, 3)], hessian="slow"),
     Row("products", NF.inner_products, [(3,), (4, 3), (3,)]),
+    Row(
+        "writes",
+        NF.copied_arrays,
+        args=(np.linspace(0.1, 0.9, 9).reshape(3, 3), np.array([0.3, -0.2, 0.5]), [0.1, 0.2, 0.3]),
+        wrt=("A", "x"),
+    ),
     Row("products", NF.vandermonde, args=(np.linspace(0.1, 1.0, 5), np.linspace(-1.0, 1.0, 5)), wrt=("x",)),
     Row("axes", NF.along_axes, [(3, 4), (4,)], hessian="slow"),
     Row("axes", NF.squeezed_and_flipped, [(4, 3), (3,)]),

@@ -251,6 +251,19 @@ def _numba_vander_rows(x, n, increasing):
 
     return impl
 ''',
+    "array_of": '''def array_of(x):
+    """numpy.array(x) (compiled code only: see the overload below)."""
+    raise TypeError("array_of is called from code numba.njit compiles")
+
+
+@numba.extending.overload(array_of)
+def _numba_array_of(x):
+    """numpy.array of a name: a copy of an array (``u = np.array(A)``, which Numba's numpy.array does not
+    take), Numba's own numpy.array of a list or a tuple."""
+    if isinstance(x, numba.core.types.Array):
+        return lambda x: x.copy()
+    return lambda x: numpy.array(x)
+''',
     "inner_product": '''def inner_product(a, b):
     """numpy.inner(a, b) (compiled code only: see the overload below)."""
     raise TypeError("inner_product is called from code numba.njit compiles")

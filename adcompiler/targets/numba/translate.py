@@ -46,6 +46,7 @@ _ADDED = (
     "reshaped",
     "squeezed",
     "vander_rows",
+    "array_of",
 )
 _LIVE = __name__.rsplit(".", 1)[0] + ".live"  # the module of the helpers compiled once a process
 PURE = ("math", "numpy")  # modules whose functions change nothing but their result
@@ -426,7 +427,7 @@ class _Rewrite(ast.NodeTransformer):
 
     def _numpy_call(self, name: str, node: ast.Call) -> ast.Call:
         """A join, a reduction or a product of NumPy's in the form Numba takes (see ``joins``, ``reductions``;
-        ``numpy.inner(a, b)`` ``inner_product(a, b)``, ``numpy.reshape(a, s)`` ``reshaped(a, s)``, ``numpy.squeeze(a, axis)`` ``squeezed(a, axis)``, ``numpy.vander`` ``vander_rows``, ``arrays``):
+        ``numpy.inner(a, b)`` ``inner_product(a, b)``, ``numpy.reshape(a, s)`` ``reshaped(a, s)``, ``numpy.squeeze(a, axis)`` ``squeezed(a, axis)``, ``numpy.vander`` ``vander_rows``, ``numpy.array(name)`` ``array_of(name)``, ``arrays``):
         ``numpy.concatenate([a, b], axis=0)`` with a tuple, ``numpy.stack(xs)`` of a sequence named by
         a variable ``join_sequence(xs, "stack", 0)``, ``numpy.min(x, axis=1)`` ``reduce_along(x, "min",
         1, False)``, ``numpy.array(numpy.array(xs), dtype=d)`` (the tangent of ``numpy.array(xs, dtype=d)``,
@@ -449,6 +450,8 @@ class _Rewrite(ast.NodeTransformer):
             if axis is not None and _constant_int(axis):
                 return self._call("along_lines", [node.args[0], ast.Constant(name), axis])
             return node
+        if name == "array" and len(node.args) == 1 and not words and isinstance(node.args[0], ast.Name):
+            return self._call("array_of", node.args)  # (of an array: a copy, which Numba's numpy.array lacks)
         inner = node.args[0] if name == "array" and len(node.args) == 1 else None
         if isinstance(inner, ast.Call) and len(inner.args) == 1 and not inner.keywords:
             module = getattr(inner.func, "value", None)
