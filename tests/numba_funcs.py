@@ -287,7 +287,7 @@ def masked_reads(x, A):
     return np.sum(np.sin(x[x > 0.1]) * 1.5) + np.sum(y[y > 0.0] ** 2) + np.sum(np.tanh(rows) * x) + kept
 
 
-def along_axes(A, x):
+def lines_and_kept_reductions(A, x):
     """numpy.cumsum and numpy.flip along an axis, of C-ordered and transposed arrays, and reductions of every
     axis kept (keepdims=True without an axis), none of which Numba's own take."""
     lines = np.sum(np.sin(np.cumsum(A, axis=1))) + np.sum(np.cumsum(A.T, axis=0) ** 2) + np.sum(np.flip(A, axis=-1) * A)

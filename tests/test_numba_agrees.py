@@ -119,7 +119,7 @@ ROWS = [
         wrt=("A", "x"),
     ),
     Row("products", NF.vandermonde, args=(np.linspace(0.1, 1.0, 5), np.linspace(-1.0, 1.0, 5)), wrt=("x",)),
-    Row("axes", NF.along_axes, [(3, 4), (4,)], hessian="slow"),
+    Row("axes", NF.lines_and_kept_reductions, [(3, 4), (4,)], hessian="slow"),
     Row("axes", NF.squeezed_and_flipped, [(4, 3), (3,)]),
     Row("axes", NF.products_of_entries, args=(np.linspace(0.5, 1.6, 12).reshape(3, 4), np.array([0.5, 0.0, 2.0]))),
     Row(
