@@ -48,6 +48,12 @@ _ADDED = (
     "vander_rows",
     "array_of",
 )
+# NumPy's functions Numba lacks or takes less of, each a helper of the same arguments: name -> (helper, arguments)
+_SPELLED = {
+    "inner": ("inner_product", 2),  # (Numba has no numpy.inner)
+    "reshape": ("reshaped", 2),  # (Numba reshapes C-ordered arrays only: a flipped or transposed view copied)
+    "array": ("array_of", 1),  # (of an array: a copy, which Numba's numpy.array does not make)
+}
 _LIVE = __name__.rsplit(".", 1)[0] + ".live"  # the module of the helpers compiled once a process
 PURE = ("math", "numpy")  # modules whose functions change nothing but their result
 GUARDS = ("reject_ints", "expect")  # argument checks: the entry's conversion does their work
@@ -426,17 +432,19 @@ class _Rewrite(ast.NodeTransformer):
         )
 
     def _numpy_call(self, name: str, node: ast.Call) -> ast.Call:
-        """A join, a reduction or a product of NumPy's in the form Numba takes (see ``joins``, ``reductions``;
-        ``numpy.inner(a, b)`` ``inner_product(a, b)``, ``numpy.reshape(a, s)`` ``reshaped(a, s)``, ``numpy.squeeze(a, axis)`` ``squeezed(a, axis)``, ``numpy.vander`` ``vander_rows``, ``numpy.array(name)`` ``array_of(name)``, ``arrays``):
-        ``numpy.concatenate([a, b], axis=0)`` with a tuple, ``numpy.stack(xs)`` of a sequence named by
-        a variable ``join_sequence(xs, "stack", 0)``, ``numpy.min(x, axis=1)`` ``reduce_along(x, "min",
-        1, False)``, ``numpy.array(numpy.array(xs), dtype=d)`` (the tangent of ``numpy.array(xs, dtype=d)``,
-        which Numba does not take: an array of an array) ``numpy.array(xs, dtype=d)``; any other call as it is."""
+        """A join, a reduction or another function of NumPy's in the form Numba takes (see ``joins``,
+        ``reductions`` and ``arrays``): ``numpy.concatenate([a, b], axis=0)`` with a tuple, ``numpy.stack(xs)``
+        of a sequence named by a variable ``join_sequence(xs, "stack", 0)``, ``numpy.min(x, axis=1)``
+        ``reduce_along(x, "min", 1, False)``, ``numpy.cumsum(x, axis=1)`` ``along_lines(x, "cumsum", 1)``,
+        ``numpy.squeeze(a, axis)`` ``squeezed(a, axis)``, ``numpy.vander(t, n)`` ``vander_rows(t, n, False)``,
+        the calls of ``_SPELLED`` renamed (``numpy.inner(a, b)`` ``inner_product(a, b)``),
+        ``numpy.array(numpy.array(xs), dtype=d)`` (the tangent of ``numpy.array(xs, dtype=d)``, which Numba
+        does not take: an array of an array) ``numpy.array(xs, dtype=d)``; any other call as it is."""
         words = {k.arg: k.value for k in node.keywords}
-        if name == "inner" and len(node.args) == 2 and not words:  # (Numba lacks numpy.inner)
-            return self._call("inner_product", node.args)
-        if name == "reshape" and len(node.args) == 2 and not words:  # (of a view not in C order: a copy)
-            return self._call("reshaped", node.args)
+        spelled = _SPELLED.get(name)
+        if spelled is not None and not words and len(node.args) == spelled[1]:
+            if name != "array" or isinstance(node.args[0], ast.Name):  # (a list or tuple literal: Numba's own)
+                return self._call(spelled[0], node.args)
         if name == "vander" and 1 <= len(node.args) <= 3 and set(words) <= {"N", "increasing"}:  # a row at a time
             args = node.args + [ast.Constant(None), ast.Constant(False)][len(node.args) - 1 :]
             n, increasing = words.get("N", args[1]), words.get("increasing", args[2])
@@ -450,8 +458,6 @@ class _Rewrite(ast.NodeTransformer):
             if axis is not None and _constant_int(axis):
                 return self._call("along_lines", [node.args[0], ast.Constant(name), axis])
             return node
-        if name == "array" and len(node.args) == 1 and not words and isinstance(node.args[0], ast.Name):
-            return self._call("array_of", node.args)  # (of an array: a copy, which Numba's numpy.array lacks)
         inner = node.args[0] if name == "array" and len(node.args) == 1 else None
         if isinstance(inner, ast.Call) and len(inner.args) == 1 and not inner.keywords:
             module = getattr(inner.func, "value", None)
