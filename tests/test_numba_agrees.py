@@ -112,6 +112,7 @@ ROWS = [
     # outside the target until 2026-11-29 (the fuzzer's numpy programs, 15 of 20 outside it, seed 302)
     Row("indexing", NF.masked_reads, [(3,), (4, 3)], hessian="slow"),
     Row("products", NF.inner_products, [(3,), (4, 3), (3,)]),
+    Row("products", NF.traces, [(3, 4), (4, 3)]),
     Row(
         "writes",
         NF.copied_arrays,

@@ -264,6 +264,28 @@ def _numba_array_of(x):
         return lambda x: x.copy()
     return lambda x: numpy.array(x)
 ''',
+    "trace_vjp": '''def trace_vjp(g, x, offset=0, axis1=0, axis2=1):
+    """The cotangent of numpy.trace (compiled code only: see the overload below)."""
+    raise TypeError("trace_vjp is called from code numba.njit compiles")
+
+
+@numba.extending.overload(trace_vjp)
+def _numba_trace_vjp(g, x, offset=0, axis1=0, axis2=1):
+    """The cotangent of the trace of a matrix along its own axes (Numba's numpy.trace takes a matrix and an
+    offset only, so the primal has refused any other): g along the diagonal at ``offset``."""
+    types = numba.core.types
+    if not isinstance(x, types.Array) or x.ndim != 2 or not isinstance(g, types.Number):
+        return None
+
+    def impl(g, x, offset=0, axis1=0, axis2=1):
+        out = numpy.zeros(x.shape)
+        for i in range(x.shape[0]):
+            if 0 <= i + offset < x.shape[1]:
+                out[i, i + offset] = g
+        return out
+
+    return impl
+''',
     "inner_product": '''def inner_product(a, b):
     """numpy.inner(a, b) (compiled code only: see the overload below)."""
     raise TypeError("inner_product is called from code numba.njit compiles")
