@@ -27,7 +27,7 @@ class Memo(threading.local):
         self.loop_bodies: dict = {}  # id(loop) -> (loop, the statements its head's liveness runs over)
         self.candidates: dict = {}  # tidy: id of a statement -> (it, whether it is a removable assignment)
         self.depths: dict = {}  # inline: id of an expression -> (it, how deep it nests)
-        self.tidying: dict = {"in_place": None, "body": ()}  # tidy: the function being tidied
+        self.tidying: dict = {"in_place": None, "body": (), "made": frozenset()}  # tidy: the function being tidied
 
     def forget(self) -> None:
         """Drop the facts about statements and blocks: they are gone once a tidying ends."""

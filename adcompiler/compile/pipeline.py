@@ -44,6 +44,7 @@ from ..front.scopes import nodes
 from ..optimize.tidy import tidy
 from ..optimize.finish import finished
 from ..rules.custom import through_rule
+from ..rules.helpers import MAKES
 
 STAGES = ("anf", "dup", "forward", "reverse", "grad")
 
@@ -388,7 +389,8 @@ class Program:
             defs = [reverse.gradient(facts, names[0], params, self, namer, kind == "value_and_grad")]
         else:
             defs = reverse.split(facts, names, params, self, namer)
-        defs = finished([tidy(d, self.user_names) for d in defs], kind, facts.avals, self.options.releases)
+        made = frozenset(self.helpers[n] for n in MAKES if n in self.helpers)  # (the shadows' zeros_like)
+        defs = finished([tidy(d, self.user_names, made) for d in defs], kind, facts.avals, self.options.releases)
         if self.passes.generated is not None:
             defs = self.passes.generated(defs, self)
         self.generated[key] = defs

@@ -49,11 +49,13 @@ from .aliases import changed_in_place, held
 from .inline import fold_temporaries
 
 
-def tidy(d: Def, user_names=frozenset()) -> Def:
+def tidy(d: Def, user_names=frozenset(), made=frozenset()) -> Def:
     """The same function, with the copies and dead lines above removed, then its single-use
-    temporaries folded into their use (see inline.py; ``user_names`` are never folded)."""
+    temporaries folded into their use (see inline.py; ``user_names`` are never folded).  ``made``: the
+    module's names of the helpers that make a new structure and change nothing (``rules.MAKES``, the
+    shadows' ``zeros_like``), whose calls may go where nothing reads what they made."""
     body = list(d.body)
-    MEMO.tidying.update(in_place=None, body=body)  # (the build's own: see analysis.memo)
+    MEMO.tidying.update(in_place=None, body=body, made=made)  # (the build's own: see analysis.memo)
     for _ in range(3):
         before, body = body, _block(_drop_faint(body), set(), None)
         if _same(body, before) or body == before:  # a fixpoint: another round would change nothing
@@ -61,7 +63,7 @@ def tidy(d: Def, user_names=frozenset()) -> Def:
     body = fold_temporaries(body, set(), None, user_names)
     forget()
     MEMO.candidates.clear()
-    MEMO.tidying.update(in_place=None, body=())
+    MEMO.tidying.update(in_place=None, body=(), made=frozenset())
     return Def(d.name, d.params, d.defaults, tuple(body), d.doc, d.source)
 
 
@@ -292,7 +294,9 @@ def unneeded_if_unread(e) -> bool:
     dead assignment: folding still moves no helper's call (its place in its line stays as written)."""
     if pure(e):
         return True
-    if not (isinstance(e, E.Call) and e.func in UNNEEDED_HELPERS):
+    if isinstance(e, (E.List, E.Tuple)):  # (a shadow list: ``[zeros_like(rows), zeros_like(cols)]``)
+        return all(unneeded_if_unread(x) for x in e.elts)
+    if not (isinstance(e, E.Call) and (e.func in UNNEEDED_HELPERS or e.func in MEMO.tidying["made"])):
         return False
     return all(unneeded_if_unread(a) for a in e.args) and all(unneeded_if_unread(v) for _, v in e.keywords)
 
