@@ -338,6 +338,15 @@ def traces(A, B):
     return np.trace(A) * 2.0 + np.sin(np.trace(A @ B, 1)) + np.trace(B, -1)
 
 
+def lower_filled(qk, lk):
+    """A matrix filled below its diagonal at an index tuple of integer arrays (GradBench gmm's Q): the tuple has
+    a shadow list nothing reads, which tidying drops."""
+    Q = np.diag(np.exp(qk))
+    cols, rows = np.triu_indices(len(qk), 1)
+    Q[rows, cols] = lk
+    return np.sum(Q * Q)
+
+
 def inner_products(a, B, c):
     """numpy.inner (which Numba lacks) of a vector and a matrix, two matrices and two vectors."""
     return np.sum(np.sin(np.inner(a, B))) + np.sum(np.inner(B, B) * 0.5) + np.inner(a, c) * np.inner(c, 2.0)[0]

@@ -125,6 +125,18 @@ def test_recursion_sharing_tapes_keeps_a_parameter_handed_down_as_it_is_once(nam
     assert ("w" in tapes) == (name == "steady_weights") and "v" not in tapes, tapes
 
 
+def test_no_dead_shadow_of_an_index_tuple():
+    """The shadow list of ``(rows, cols)`` (zeros of each array's shape: the target's shadows of lists of arrays)
+    is read by nothing: the compiled module has no such line, and the gradient is the python backend's."""
+    qk, lk = np.array([0.1, -0.3, 0.2]), np.array([0.5, -1.0, 2.0])
+    d = numba_d(F.lower_filled)
+    for g, want in zip(d.grad(qk, lk), derivative(F.lower_filled).grad(qk, lk), strict=True):
+        assert np.allclose(g, want, rtol=1e-13, atol=0)
+    module = _module_of(compiled(d, "grad"))
+    assert "def lower_filled_grad(" in module and "write_at(" in module  # (the module of this gradient)
+    assert not re.search(r"= \[\w*zeros_like\w*\(rows\)", module), module
+
+
 def _module_of(dispatcher) -> str:
     with open(dispatcher.py_func.__code__.co_filename) as fh:  # (the module written for Numba's cache)
         return fh.read()
