@@ -23,7 +23,7 @@ from ..analysis.facts import Facts
 from ..analysis.defuse import writes_block
 from ..front.names import Namer
 from ..ir import expr as E
-from ..ir.nodes import Assign, Comment, Def, Do, Eq, ForS, IfS, Ret, Return, Var, WhileS, flatten, free_names
+from ..ir.nodes import Assign, Comment, Def, Do, Eq, ForS, IfS, Ret, Return, Var, WhileS, calls, flatten, free_names
 from ..ir.nodes import rebuild, walk
 from ..ir.printing import atom
 from . import structures
@@ -379,21 +379,7 @@ def _handed_down(k: int, name: str, onto: str, body) -> bool:
     the ``k``-th argument of every call of ``onto`` (the next level)."""
     if name in writes_block(body):
         return False
-    calls: list = []
-    _calls_of(onto, body, calls)
-    return all(len(c.args) > k and c.args[k] == E.Name(name) for c in calls)
-
-
-def _calls_of(func: str, x, out: list) -> None:
-    """The calls of ``func`` in ``x`` (statements, expressions, tuples of them), added to ``out``."""
-    if isinstance(x, E.Call) and x.func == func:
-        out.append(x)
-    if isinstance(x, (tuple, list)):
-        for y in x:
-            _calls_of(func, y, out)
-    elif hasattr(x, "__dataclass_fields__"):
-        for field in x.__dataclass_fields__:
-            _calls_of(func, getattr(x, field), out)
+    return all(len(c.args) > k and c.args[k] == E.Name(name) for c in calls(body) if c.func == onto)
 
 
 def _ones(shape) -> E.Expr:

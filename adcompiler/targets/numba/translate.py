@@ -260,14 +260,14 @@ class _Rewrite(ast.NodeTransformer):
         (a parameter, or assigned by an earlier line at that level), starts as ``zeros_like(x)``: the
         number 0.0 for a number, zeros for an array, whose adjoint Numba then types as one array."""
         self.function = node
-        self.tuples = {  # names bound to tuples of two or more (an index: ``t3 = (rows, cols)``)
+        self.advanced = {  # names that may hold an advanced index: tuples of two or more (``t3 = (rows, cols)``)
             t.id
             for a in ast.walk(node)
             if isinstance(a, ast.Assign) and isinstance(a.value, ast.Tuple) and len(a.value.elts) > 1
             for t in a.targets
             if isinstance(t, ast.Name)
         }
-        self.tuples |= {  # and to comparisons (a boolean mask: ``t3 = x > 0.5``, then ``x[t3]``)
+        self.advanced |= {  # and to comparisons (a boolean mask: ``t3 = x > 0.5``, then ``x[t3]``)
             t.id
             for a in ast.walk(node)
             if isinstance(a, ast.Assign) and isinstance(a.value, ast.Compare)
@@ -306,20 +306,22 @@ class _Rewrite(ast.NodeTransformer):
         chained_in_place(node, self.scatter_add, into, self.added["scatter_into"])
         return node
 
-    def _indexed_by_tuple(self, node) -> bool:
+    def _advanced_index(self, node) -> bool:
         """Whether ``node`` is ``x[t]`` with ``t`` a name bound to a tuple (it may hold arrays of coordinates)
         or to a comparison, or a comparison itself (it may be a boolean mask of more than one axis, which Numba
         does not read)."""
         if not isinstance(node, ast.Subscript):
             return False
-        return isinstance(node.slice, ast.Compare) or isinstance(node.slice, ast.Name) and node.slice.id in self.tuples
+        return (
+            isinstance(node.slice, ast.Compare) or isinstance(node.slice, ast.Name) and node.slice.id in self.advanced
+        )
 
     def visit_Subscript(self, node):
         """``x[t]`` read, ``t`` a name bound to a tuple or a comparison: ``read_at(x, t)``, NumPy's read where
         ``t`` holds arrays of coordinates (Numba takes one array among the indices) or is a boolean mask of
         more than one axis, ``x[t]`` where it is neither (``targets.numba.coordinates``)."""
         node = self.generic_visit(node)
-        if isinstance(node.ctx, ast.Load) and self._indexed_by_tuple(node):
+        if isinstance(node.ctx, ast.Load) and self._advanced_index(node):
             return self._call("read_at", [node.value, node.slice])
         return node
 
@@ -332,7 +334,7 @@ class _Rewrite(ast.NodeTransformer):
         ``write_at(x, t, v)`` (see ``visit_Subscript``)."""
         node = self.generic_visit(node)
         target = node.targets[0] if len(node.targets) == 1 else None
-        if self._indexed_by_tuple(target):
+        if self._advanced_index(target):
             return ast.Expr(self._call("write_at", [target.value, target.slice, node.value]))
         ndim = self.array_accumulators.get(target.id) if isinstance(target, ast.Name) else None
         if ndim and isinstance(node.value, ast.Constant) and node.value.value == 0.0:
