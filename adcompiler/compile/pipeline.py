@@ -75,7 +75,8 @@ class Program:
         self._accepted: set = set()  # the functions whose ANF the target's refuse_lowered passed
         self.module_names: set = set()  # generated module-level names
         self.local_names: set = set()  # every local name handed out anywhere
-        self.user_names: set = set(globals_)
+        self.user_names: set = set(globals_)  # every name a function it lowers reads or binds: never handed out
+        self.kept_names: set = set(globals_)  # those of the user's own functions: never folded away (tidy)
         self.parsed: dict = {}
         self.anf_cache: dict = {}
         self.dup_cache: dict = {}
@@ -123,6 +124,8 @@ class Program:
         names = {n.id for n in every if isinstance(n, ast.Name)} | params
         namespace = namespace_of(fn)
         self.user_names |= names | set(namespace)
+        if not hasattr(fn, "__adc_scope__"):  # (generated code differentiated again: its t1 is a temporary)
+            self.kept_names |= names | set(namespace)
         self.ns.avoid |= {  # locals and parameters: generated code never spells a module or builtin so
             n.id for n in every if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
         } | params
@@ -390,7 +393,7 @@ class Program:
         else:
             defs = reverse.split(facts, names, params, self, namer)
         made = frozenset(self.helpers[n] for n in MAKES if n in self.helpers)  # (the shadows' zeros_like)
-        defs = finished([tidy(d, self.user_names, made) for d in defs], kind, facts.avals, self.options.releases)
+        defs = finished([tidy(d, self.kept_names, made) for d in defs], kind, facts.avals, self.options.releases)
         if self.passes.generated is not None:
             defs = self.passes.generated(defs, self)
         self.generated[key] = defs

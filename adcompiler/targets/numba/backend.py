@@ -58,7 +58,7 @@ def _folded(defs: list, program) -> list:
     ``optimize.inline.Folding``): Numba fuses an expression of arrays into one loop making one array,
     where a line for each operation makes an array each.  A variable an accumulator is of stays: the
     accumulator starts as zeros of it (see ``translate``)."""
-    folding = Folding(frozenset(program.user_names) | frozenset(program.accumulators.values()), derivatives=True)
+    folding = Folding(frozenset(program.kept_names) | frozenset(program.accumulators.values()), derivatives=True)
     return [fold_function(d, folding) for d in defs]
 
 
