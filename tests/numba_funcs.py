@@ -295,6 +295,20 @@ def lines_and_kept_reductions(A, x):
     return lines + kept + np.sum(np.cumsum(x, axis=0) * x) + np.sum(np.max(A, keepdims=True) * x[0])
 
 
+def sums_of_products_along(A, B, x):
+    """numpy.sum of a product along an axis (the Numba target's sum_product_along, no array of the products):
+    rows of a matrix (GradBench gmm's squared lengths), columns of transposed views, the last axis of a 3-D
+    array, kept, and a product that broadcasts (the products made); their adjoints multiply by the summed
+    cotangent spread back along the axis (spread_along)."""
+    z = A @ B
+    rows = np.sum(z * z, axis=1)
+    cols = np.sum(A.T * B, axis=0, keepdims=True)
+    cube = np.stack((z, 2.0 * z), axis=1)
+    last = np.sum(cube * np.sin(cube), axis=-1)
+    broadcast = np.sum(z * x, axis=1)
+    return np.sum(np.sin(rows) * broadcast) + np.sum(cols * cols) + np.sum(np.tanh(last))
+
+
 def squeezed_and_flipped(A, v):
     """numpy.squeeze along an axis (Numba lacks squeeze), and reshapes of flipped views (Numba reshapes only
     arrays in C order): cumsum's adjoint flips, sums and reshapes."""

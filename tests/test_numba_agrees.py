@@ -122,6 +122,7 @@ ROWS = [
     Row("products", NF.vandermonde, args=(np.linspace(0.1, 1.0, 5), np.linspace(-1.0, 1.0, 5)), wrt=("x",)),
     Row("axes", NF.lines_and_kept_reductions, [(3, 4), (4,)], hessian="slow"),
     Row("axes", NF.squeezed_and_flipped, [(4, 3), (3,)]),
+    Row("axes", NF.sums_of_products_along, [(3, 4), (4, 3), (3,)], hessian="slow"),
     Row("axes", NF.products_of_entries, args=(np.linspace(0.5, 1.6, 12).reshape(3, 4), np.array([0.5, 0.0, 2.0]))),
     Row(
         "products", NF.matmul_and_log_bases, args=(np.linspace(0.1, 1.2, 12).reshape(3, 4), np.linspace(-1, 1, 4), 0.7)

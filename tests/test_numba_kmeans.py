@@ -228,6 +228,52 @@ def test_min_max_and_sum_along_an_axis_as_numpy():
 
 
 @numba.njit
+def _products_rows(a, b):
+    return live.sum_product_along(a, b, 1, False)
+
+
+@numba.njit
+def _products_first_kept(a, b):
+    return live.sum_product_along(a, b, 0, True)
+
+
+@numba.njit
+def _products_last(a, b):
+    return live.sum_product_along(a, b, -1, False)
+
+
+@numba.njit
+def _spread_rows(g, x):
+    return x * live.spread_along(g, x, 1)
+
+
+def test_sums_of_products_along_an_axis_as_numpy():
+    """sum_product_along(a, b, axis, keepdims) is numpy.sum(a * b, axis=axis, keepdims=keepdims) bit for bit
+    where the products were summed in order before (one shape: each line's products added in order, as
+    reduce_along adds the line of products), for C-ordered and strided arrays, 2-D and 3-D; arrays that
+    broadcast, and integers, take the product first; spread_along(g, x, axis) times x is x times
+    unreduce(g, x, axis)."""
+    rng = np.random.default_rng(10)
+    a, b = rng.normal(size=(30, 7)), rng.normal(size=(30, 7))
+    ordered = np.array([sum(p for p in row) for row in a * b])  # (a sum in order, as reduce_along's loop)
+    np.testing.assert_array_equal(_products_rows(a, b), ordered)
+    np.testing.assert_array_equal(_products_rows(a.T.copy().T, b), ordered)  # (F-ordered)
+    np.testing.assert_allclose(_products_rows(a[:, ::2], b[:, ::2]), np.sum(a[:, ::2] * b[:, ::2], axis=1), rtol=1e-14)
+    np.testing.assert_allclose(_products_first_kept(a, b), np.sum(a * b, axis=0, keepdims=True), rtol=1e-14)
+    np.testing.assert_allclose(_products_rows(a, b[:1]), np.sum(a * b[:1], axis=1), rtol=1e-14)  # (broadcast)
+    cube, other = rng.normal(size=(4, 5, 6)), rng.normal(size=(4, 5, 6))
+    np.testing.assert_allclose(_products_last(cube, other), np.sum(cube * other, axis=-1), rtol=1e-14)
+    np.testing.assert_allclose(
+        _products_first_kept(cube, other), np.sum(cube * other, axis=0, keepdims=True), rtol=1e-14
+    )
+    ints = rng.integers(-5, 5, size=(6, 4))
+    np.testing.assert_array_equal(_products_rows(ints, ints), np.sum(ints * ints, axis=1))
+    assert _products_rows(np.zeros((3, 0)), np.zeros((3, 0))).shape == (3,)
+    g = rng.normal(size=30)
+    np.testing.assert_array_equal(_spread_rows(g, a), a * np.broadcast_to(g[:, None], a.shape))
+
+
+@numba.njit
 def _extreme1(g, x, z):
     return live.extreme_vjp(g, x, z, 1, False)
 

@@ -39,10 +39,7 @@ def _numba_reduce_along(x, kind, axis, keepdims):
     at = at + x.ndim if at < 0 else at
     if not 0 <= at < x.ndim or name not in ("min", "max", "amin", "amax", "mean", "prod", "sum"):
         return None
-    before = " * ".join(f"x.shape[{d}]" for d in range(at)) or "1"
-    after = " * ".join(f"x.shape[{d}]" for d in range(at + 1, x.ndim)) or "1"
-    shape = "".join(f"x.shape[{d}], " if d != at else "1, " for d in range(x.ndim) if d != at or kept)
-    result = "out.reshape((" + shape + "))" if shape else "out[0, 0]"
+    before, after, result = _lines(x, at, kept)
     dtype = "numpy.float64" if name == "mean" else "x.dtype"
     contiguous = "x" if x.layout == "C" else "numpy.ascontiguousarray(x)"
     each = f"""for j in range(lines.shape[2]):
@@ -79,6 +76,15 @@ def _numba_reduce_along(x, kind, axis, keepdims):
     return scope["impl"]
 
 
+def _lines(x, at: int, kept: bool) -> tuple:
+    """The Python text of (the length of the axes before ``at``, of those after, the result of an ``out`` of
+    shape (before, after) as the reduction's shape) for an array type ``x``."""
+    before = " * ".join(f"x.shape[{d}]" for d in range(at)) or "1"
+    after = " * ".join(f"x.shape[{d}]" for d in range(at + 1, x.ndim)) or "1"
+    shape = "".join(f"x.shape[{d}], " if d != at else "1, " for d in range(x.ndim) if d != at or kept)
+    return before, after, "out.reshape((" + shape + "))" if shape else "out[0, 0]"
+
+
 def _reduced_kept(x, name):
     """reduce_along's impl for every axis kept (``numpy.sum(x, keepdims=True)``): the reduction of all of x
     in an array of x's ndim, each axis of length 1."""
@@ -89,6 +95,57 @@ def _reduced_kept(x, name):
     scope = {"numpy": numpy}
     exec(code, scope)
     return scope["kept"]
+''',
+    "sum_product_along": '''def sum_product_along(a, b, axis, keepdims):
+    """numpy.sum(a * b, axis=axis, keepdims=keepdims) (compiled code only: see the overload below)."""
+    raise TypeError("sum_product_along is called from code numba.njit compiles")
+
+
+@numba.extending.overload(sum_product_along, prefer_literal=True)
+def _numba_sum_product_along(a, b, axis, keepdims):
+    """The sum of a * b along one axis without the array of the products (``np.sum(z * z, axis=1)``, the
+    squared lengths of rows, GradBench gmm's): for two float64 arrays of one shape, each line's products added
+    in order, the numbers reduce_along gives for the line of the products; else (arrays that broadcast,
+    other dtypes) reduce_along of the product."""
+    types = numba.core.types
+    if not isinstance(axis, types.IntegerLiteral) or not isinstance(keepdims, types.BooleanLiteral):
+        return None
+    at, kept = axis.literal_value, keepdims.literal_value
+    product = f"reduce_along(a * b, 'sum', {at}, {kept})"
+    floats = all(isinstance(t, types.Array) and t.dtype == types.float64 for t in (a, b))
+    if not floats or a.ndim != b.ndim or not -a.ndim <= at < a.ndim:
+        code = f"def impl(a, b, axis, keepdims):\\n    return {product}\\n"
+    else:
+        at = at + a.ndim if at < 0 else at
+        before, after, result = _lines(a, at, kept)
+        left, right = ("{0}" if t.layout == "C" else "numpy.ascontiguousarray({0})" for t in (a, b))
+        rows = a.ndim == 2 and at == 1  # (each row's: read in place, a view of another shape is slower)
+        code = f"""def impl(a, b, axis, keepdims):
+    if a.shape != b.shape:
+        return {product}
+    x = a
+    if {rows}:
+        out = numpy.empty((a.shape[0], 1))
+        for i in range(a.shape[0]):
+            total = 0.0
+            for t in range(a.shape[1]):
+                total += a[i, t] * b[i, t]
+            out[i, 0] = total
+        return {result}
+    left = {left.format("a")}.reshape(({before}, a.shape[{at}], {after}))
+    right = {right.format("b")}.reshape(({before}, a.shape[{at}], {after}))
+    out = numpy.empty((left.shape[0], left.shape[2]))
+    for i in range(left.shape[0]):
+        for j in range(left.shape[2]):
+            total = 0.0
+            for t in range(left.shape[1]):
+                total += left[i, t, j] * right[i, t, j]
+            out[i, j] = total
+    return {result}
+"""
+    scope = {"numpy": numpy, "reduce_along": reduce_along}
+    exec(code, scope)
+    return scope["impl"]
 ''',
     "extreme_vjp": '''def extreme_vjp(g, x, z, axis=None, keepdims=False):
     """The cotangent of max or min (compiled code only: see the overload below)."""

@@ -329,6 +329,21 @@ def _numba_unreduce(g, x, axis=None, keepdims=False):
         return lambda g, x, axis=None, keepdims=False: numpy.full(x.shape, g)
     return lambda g, x, axis=None, keepdims=False: g
 ''',
+    "spread_along": '''def spread_along(g, x, axis):
+    """unreduce(g, x, axis) as an operand of what has x's shape (compiled code only: see the overload below)."""
+    raise TypeError("spread_along is called from code numba.njit compiles")
+
+
+@numba.extending.overload(spread_along)
+def _numba_spread_along(g, x, axis):
+    """unreduce(g, x, axis) where it is an operand of arithmetic with x itself (``z * unreduce(g, z, 1)``, the
+    adjoint of ``np.sum(z * z, axis=1)``): g with the summed axis put back with length 1, which the arithmetic
+    broadcasts along x's, so that Numba's loop of the expression reads g instead of an array of x's shape
+    made first (of a number g, g)."""
+    if not isinstance(g, numba.core.types.Array):
+        return lambda g, x, axis: g
+    return lambda g, x, axis: numpy.expand_dims(g, axis if axis >= 0 else axis + x.ndim)
+''',
     "dot_vjp_a": '''def dot_vjp_a(g, a, b):
     """The cotangent of a in numpy.dot(a, b) (compiled code only: see the overload below)."""
     raise TypeError("dot_vjp_a is called from code numba.njit compiles")

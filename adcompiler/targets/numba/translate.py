@@ -42,6 +42,8 @@ _ADDED = (
     "sum_list",
     "vector_norm",
     "sum_product",
+    "sum_product_along",
+    "spread_along",
     "inner_product",
     "reshaped",
     "squeezed",
@@ -106,6 +108,7 @@ def translate(
     rewrite.scatter_add = {helpers.get("scatter_add")} - {None}
     rewrite.array_like = {helpers.get("array_like")} - {None}
     rewrite.sum_all = {helpers.get("sum_all")} - {None}
+    rewrite.unreduce = {helpers.get("unreduce")} - {None}
     rewrite.accumulators = accumulators or {}
     rewrite.array_accumulators = array_accumulators or {}
     rewrite.modules = {numpy} | {_imported(tree, m) for m in ("math", "numpy")} - {None}
@@ -230,6 +233,7 @@ class _Rewrite(ast.NodeTransformer):
         self.scatter_add: set = set()  # ... scatter_add by
         self.array_like: set = set()  # ... array_like by
         self.sum_all: set = set()  # ... sum_all by
+        self.unreduce: set = set()  # ... unreduce by
         self.numpy_names: set = {numpy}  # the names of the NumPy module in the code
         self.math_names: set = set()  # ... and of the math module
 
@@ -481,14 +485,45 @@ class _Rewrite(ast.NodeTransformer):
             return self._call("reduce_along", [node.args[0], ast.Constant(name), ast.Constant(None), keepdims])
         if axis is None or _none(axis) or name in KEEPDIMS and "keepdims" not in words and not _constant_int(axis):
             return node  # (a sum along a constant axis: reduce_along's loop, faster than Numba's sum)
+        product = node.args[0]
+        if name == "sum" and _constant_int(axis) and isinstance(keepdims, ast.Constant) and _multiplied(product):
+            self.used.add("reduce_along")  # (what sum_product_along's overload calls where the shapes differ)
+            return self._call("sum_product_along", [product.left, product.right, axis, keepdims])
         return self._call("reduce_along", [node.args[0], ast.Constant(name), axis, keepdims])
 
     def visit_BinOp(self, node):
+        """``[0.0] * n``: ``numpy.zeros(n)``; ``z * unreduce(g, z, axis, False)`` (an operand of arithmetic with
+        the array whose shape unreduce gives): ``z * spread_along(g, z, axis)``, g with the axis put back
+        of length 1, which the arithmetic broadcasts (no array of z's shape made first)."""
         node = self.generic_visit(node)
+        if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+            node.left, node.right = self._spread(node.left, node.right), self._spread(node.right, node.left)
         zero = ast.List([ast.Constant(0.0)], ast.Load())
         if isinstance(node.op, ast.Mult) and ast.dump(node.left) == ast.dump(zero):
             return ast.Call(ast.parse(f"{self.numpy}.zeros", mode="eval").body, [node.right], [])
         return node
+
+    def _spread(self, operand, other):
+        """``spread_along(g, x, axis)`` for ``operand`` ``unreduce(g, x, axis, False)`` where ``other`` is the
+        name ``x`` (see ``visit_BinOp``), else ``operand``."""
+        call = operand if isinstance(operand, ast.Call) and isinstance(operand.func, ast.Name) else None
+        if call is None or call.func.id not in self.unreduce or call.keywords or len(call.args) != 4:
+            return operand
+        g, x, axis, keepdims = call.args
+        if isinstance(x, ast.Name) and isinstance(other, ast.Name) and x.id == other.id:
+            if _constant_int(axis) and _false(keepdims):
+                return self._call("spread_along", [g, x, axis])
+        return operand
+
+
+def _multiplied(node) -> bool:
+    """Whether ``node`` is a product of two arrays or names (not of a literal number: ``2 * (z * dz)``)."""
+    operands = (getattr(node, "left", None), getattr(node, "right", None))
+    return (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Mult)
+        and not any(isinstance(x, ast.Constant) for x in operands)
+    )
 
 
 _AXIS = ("concatenate", "stack")  # the joins that take an axis
