@@ -15,6 +15,8 @@ constant of the shapes) does not notice.
 
 from __future__ import annotations
 
+import math
+
 _COMPILED = ("numpy", "math", "cmath", "builtins")  # the libraries whose functions Numba compiles itself
 EXAMPLE_INT, EXAMPLE_FLOAT, EXAMPLE_SIZE = 3, 2.5, 3
 
@@ -65,6 +67,9 @@ def in_object_mode(function):
 
     @numba.extending.overload(stand_in)
     def _typed(*args):
+        compiled = _compiled_form(function, _flat(args))
+        if compiled is not None:
+            return compiled
         result_type = numba.typeof(function(*(_example(t) for t in _flat(args))))
 
         def impl(*args):
@@ -76,6 +81,37 @@ def in_object_mode(function):
 
     _MADE[function] = stand_in
     return stand_in
+
+
+def _compiled_form(function, types):
+    """The impl of a SciPy function Numba compiles from ``math`` for arguments of ``types``, where it has one:
+    ``scipy.special.gammaln`` of a number (``math.lgamma``) and ``multigammaln`` of a number and an integer
+    (the sum of lgamma SciPy's makes, added in order); else None (object mode).  GradBench gmm's
+    ``multigammaln(0.5 * n, d)`` took 12 us of Python a call, 8% of the gradient at its smallest size."""
+    import sys
+
+    import numba
+
+    special = sys.modules.get("scipy.special")
+    kinds = numba.core.types
+    number = lambda t: isinstance(t, (kinds.Integer, kinds.Float))  # noqa: E731
+    if special is None or not all(number(t) for t in types):
+        return None
+    if function is getattr(special, "gammaln", None) and len(types) == 1:
+        return lambda *args: math.lgamma(args[0])
+    if function is getattr(special, "multigammaln", None) and len(types) == 2 and isinstance(types[1], kinds.Integer):
+
+        def multigammaln(*args):
+            a, d = args
+            if not a > 0.5 * (d - 1):
+                raise ValueError("multigammaln: condition a > 0.5 * (d-1) not met")
+            total = 0.0
+            for j in range(1, d + 1):
+                total += math.lgamma(a - (j - 1.0) / 2)
+            return (d * (d - 1) * 0.25) * math.log(math.pi) + total
+
+        return multigammaln
+    return None
 
 
 def _flat(types) -> tuple:
