@@ -607,3 +607,20 @@ def rows_weighted(w, X):
     for i in range(X.shape[0]):
         total = total + np.sum(np.tanh(w * X[i]))
     return total
+
+
+def arrays_of_named_lists(x, A):
+    """numpy.array of a list the function makes and names (read twice, so kept), of an array (a copy), and of
+    a list comprehension: Numba's numpy.array for the lists, array_of for the array."""
+    e = [1.0, x[0]]
+    a = np.array(e) * x[:2]
+    b = np.array(e) + np.array([v * v for v in x[:2]])
+    c = np.array(A)
+    c[0, 0] = 0.0
+    return np.sum(a * b) + np.sum(c * A)
+
+
+def distances_by_products(P, C):
+    """GradBench kmeans' cost through |p|^2 + |c|^2 - 2 p.c: the cotangent of P @ C.T is -2.0 times one."""
+    dist2 = np.sum(P * P, axis=1)[:, None] + np.sum(C * C, axis=1)[None, :] - 2.0 * (P @ C.T)
+    return np.sum(np.min(dist2, axis=1)) + np.sum(np.dot(P, C[0]) * -0.5)

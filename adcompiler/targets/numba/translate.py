@@ -21,6 +21,7 @@ through ``restore`` (each cotangent in its primal's structure: lists where the a
 from __future__ import annotations
 
 import ast
+import math
 import re
 from types import ModuleType
 
@@ -57,6 +58,7 @@ _SPELLED = {
     "array": ("array_of", 1),  # (of an array: a copy, which Numba's numpy.array does not make)
 }
 _LIVE = __name__.rsplit(".", 1)[0] + ".live"  # the module of the helpers compiled once a process
+LINEAR_IN_COTANGENT = ("matmul_vjp_a", "matmul_vjp_b", "dot_vjp_a", "dot_vjp_b", "inner_vjp_a", "inner_vjp_b")
 PURE = ("math", "numpy")  # modules whose functions change nothing but their result
 GUARDS = ("reject_ints", "expect")  # argument checks: the entry's conversion does their work
 
@@ -109,6 +111,9 @@ def translate(
     rewrite.array_like = {helpers.get("array_like")} - {None}
     rewrite.sum_all = {helpers.get("sum_all")} - {None}
     rewrite.unreduce = {helpers.get("unreduce")} - {None}
+    rewrite.linear = {helpers[n] for n in LINEAR_IN_COTANGENT if n in helpers} | {  # (and by the derivative code's
+        k for k, v in (scope or {}).items() if getattr(v, "__adc_primitive__", None) in LINEAR_IN_COTANGENT
+    }  # own names: a derivative of it, as distinct above)
     rewrite.accumulators = accumulators or {}
     rewrite.array_accumulators = array_accumulators or {}
     rewrite.modules = {numpy} | {_imported(tree, m) for m in ("math", "numpy")} - {None}
@@ -234,6 +239,7 @@ class _Rewrite(ast.NodeTransformer):
         self.array_like: set = set()  # ... array_like by
         self.sum_all: set = set()  # ... sum_all by
         self.unreduce: set = set()  # ... unreduce by
+        self.linear: set = set()  # ... the helpers of LINEAR_IN_COTANGENT by
         self.numpy_names: set = {numpy}  # the names of the NumPy module in the code
         self.math_names: set = set()  # ... and of the math module
 
@@ -278,6 +284,7 @@ class _Rewrite(ast.NodeTransformer):
             for t in a.targets
             if isinstance(t, ast.Name)
         }
+        self.listed = _listed(node)  # names of lists made here (numpy.array of one is Numba's own: _array_named)
         bound = {a.arg for a in node.args.args}
         self.locals = bound | {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         for stmt in node.body:
@@ -309,6 +316,13 @@ class _Rewrite(ast.NodeTransformer):
         added_in_place(node, owned, self.scatter_add, self.array_like, into)
         chained_in_place(node, self.scatter_add, into, self.added["scatter_into"])
         return node
+
+    def _array_named(self, x) -> bool:
+        """Whether ``numpy.array(x)`` is written ``array_of(x)``: ``x`` a name that may hold an array (a copy
+        Numba's numpy.array does not make), not one of a list the function makes (``t = [a, b]``), which
+        Numba's numpy.array takes without the list (16 ns against 57 through array_of, particle's and
+        saddle's unit vectors)."""
+        return isinstance(x, ast.Name) and x.id not in self.listed
 
     def _advanced_index(self, node) -> bool:
         """Whether ``node`` is ``x[t]`` with ``t`` a name bound to a tuple (it may hold arrays of coordinates)
@@ -388,6 +402,9 @@ class _Rewrite(ast.NodeTransformer):
 
     def visit_Call(self, node):
         node = self.generic_visit(node)
+        scaled = self._scaled_after(node)
+        if scaled is not None:
+            return scaled
         inner = node.args[0] if len(node.args) == 1 else None
         if _named(node, "reversed") and isinstance(inner, ast.Call) and _named(inner, "range") and not inner.keywords:
             return _counting_down(inner.args)
@@ -427,6 +444,20 @@ class _Rewrite(ast.NodeTransformer):
                     k.value = ast.Attribute(ast.Name(self.numpy, ast.Load()), dtype, ast.Load())
         return node
 
+    def _scaled_after(self, call: ast.Call):
+        """``c * vjp(g, a, b)`` for ``vjp(c * g, a, b)``, a cotangent helper linear in its first argument
+        (``LINEAR_IN_COTANGENT``) and ``c`` a power of two or its negation (``-g``, ``2.0 * -g``: kmeans'
+        ``p.c`` term): the factor multiplies the helper's result, often much smaller than the cotangent (a
+        (d, k) product of an (n, k) one), and exactly (a power of two scales every product and sum without
+        rounding), so the numbers are the same without an array of the cotangent's shape made first."""
+        if not (isinstance(call.func, ast.Name) and call.func.id in self.linear and call.args and not call.keywords):
+            return None
+        factor, g = _power_of_two_times(call.args[0])
+        if factor is None:
+            return None
+        inner = ast.Call(call.func, [g, *call.args[1:]], [])
+        return ast.BinOp(ast.Constant(factor), ast.Mult(), inner)
+
     def _linalg_norm(self, func) -> bool:
         """Whether ``func`` is ``numpy.linalg.norm``."""
         linalg = getattr(func, "value", None)
@@ -449,7 +480,7 @@ class _Rewrite(ast.NodeTransformer):
         words = {k.arg: k.value for k in node.keywords}
         spelled = _SPELLED.get(name)
         if spelled is not None and not words and len(node.args) == spelled[1]:
-            if name != "array" or isinstance(node.args[0], ast.Name):  # (a list or tuple literal: Numba's own)
+            if name != "array" or self._array_named(node.args[0]):  # (a list or tuple: Numba's own)
                 return self._call(spelled[0], node.args)
         if name == "vander" and 1 <= len(node.args) <= 3 and set(words) <= {"N", "increasing"}:  # a row at a time
             args = node.args + [ast.Constant(None), ast.Constant(False)][len(node.args) - 1 :]
@@ -514,6 +545,51 @@ class _Rewrite(ast.NodeTransformer):
             if _constant_int(axis) and _false(keepdims):
                 return self._call("spread_along", [g, x, axis])
         return operand
+
+
+def _listed(function: ast.FunctionDef) -> set:
+    """The names ``function`` binds once, to a list or tuple display of items (``t = [a, b]``), and changes in
+    no other way (no ``t.append``: Numba's numpy.array of a list appended to in a loop makes the list an array
+    and then fails at the append)."""
+    stores, changed, displayed = {}, set(), set()
+    for a in ast.walk(function):
+        if isinstance(a, ast.Name) and isinstance(a.ctx, ast.Store):
+            stores[a.id] = stores.get(a.id, 0) + 1
+        elif isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name):
+            changed.add(a.value.id)
+        elif isinstance(a, (ast.AugAssign, ast.Subscript)) and isinstance(getattr(a, "target", a.value), ast.Name):
+            changed.add(getattr(a, "target", a.value).id)
+        if isinstance(a, ast.Assign) and isinstance(a.value, (ast.List, ast.Tuple)) and a.value.elts:
+            displayed |= {t.id for t in a.targets if isinstance(t, ast.Name)}
+    return {n for n in displayed if stores.get(n) == 1 and n not in changed}
+
+
+def _power_of_two_times(node) -> tuple:
+    """``(c, g)`` where ``node`` is ``c * g``, ``g * c``, ``-g`` or a product of those, ``c`` a float or integer power
+    of two or its negation; else ``(None, node)``."""
+    factor, g = 1.0, node
+    while True:
+        if isinstance(g, ast.UnaryOp) and isinstance(g.op, ast.USub):
+            factor, g = -factor, g.operand
+            continue
+        if isinstance(g, ast.BinOp) and isinstance(g.op, ast.Mult):
+            for c, other in ((g.left, g.right), (g.right, g.left)):
+                if _power_of_two(c):
+                    factor, g = factor * c.value, other
+                    break
+            else:
+                break
+            continue
+        break
+    return (factor, g) if g is not node else (None, node)
+
+
+def _power_of_two(node) -> bool:
+    value = node.value if isinstance(node, ast.Constant) else None
+    if type(value) not in (int, float) or value == 0 or not math.isfinite(value):
+        return False
+    mantissa, _ = math.frexp(abs(value))
+    return mantissa == 0.5
 
 
 def _multiplied(node) -> bool:
