@@ -624,3 +624,12 @@ def distances_by_products(P, C):
     """GradBench kmeans' cost through |p|^2 + |c|^2 - 2 p.c: the cotangent of P @ C.T is -2.0 times one."""
     dist2 = np.sum(P * P, axis=1)[:, None] + np.sum(C * C, axis=1)[None, :] - 2.0 * (P @ C.T)
     return np.sum(np.min(dist2, axis=1)) + np.sum(np.dot(P, C[0]) * -0.5)
+
+
+def charged_field(x, w):
+    """GradBench particle's force, its constants as it writes them: an array of numbers in arithmetic (a constant
+    of the compiled module) and the negation of an array made of numbers (the numbers negated as it is made)."""
+    d1 = x - np.array([10.0, 10.0 - w])
+    d2 = x - np.array([10.0, 0.0])
+    f = d1 / np.linalg.norm(d1) ** 3 + d2 / np.linalg.norm(d2) ** 3
+    return np.sum(-np.array([f[0], f[1] * w]) * np.array([[1.0, -2.0], [0.5, 3.0]]))

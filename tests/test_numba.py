@@ -570,6 +570,27 @@ def test_a_power_of_two_scales_a_products_cotangent_after_it():
     assert re.search(r"-2\.0 \* matmul_vjp_b\(", source) and not re.search(r"matmul_vjp_b\(2\.0", source), source
 
 
+@pytest.mark.parametrize("cached", [True, False])
+def test_arrays_of_numbers_in_arithmetic_are_constants_of_the_module(cached, monkeypatch, tmp_path):
+    """numpy.array of literal numbers as an operand of arithmetic is made once, a constant of the compiled
+    module (Numba freezes it), and -numpy.array([a, b]) is numpy.array([-a, -b]): the python target's numbers
+    (to rounding: Numba's norm adds in another order), with the module on disk (a global of it) and without (a
+    closure variable)."""
+    monkeypatch.setenv("ADCOMPILER_CACHE_DIR", str(tmp_path) if cached else "")
+    x, w = np.array([0.3, 7.5]), 0.7
+    d = adcompiler.differentiate(F.charged_field, backend="numba")
+    python = adcompiler.differentiate(F.charged_field)
+    for got, want in zip(d.grad(x, w), python.grad(x, w)):
+        np.testing.assert_allclose(got, want, rtol=1e-13)
+    tangent = (np.array([1.0, -1.0]), 0.5)
+    assert d.jvp((x, w), tangent) == pytest.approx(python.jvp((x, w), tangent), rel=1e-13)
+    source = inspect.getsource(compiled(d).py_func)
+    assert re.search(r"x - constant\b", source), source
+    forward = inspect.getsource(compiled(d, "forward").py_func)
+    code = "\n".join(line for line in forward.splitlines() if not line.lstrip().startswith("#"))
+    assert re.search(r"np\.array\(\[\s*-f\[0\]", code) and "-np.array(" not in code, forward
+
+
 def test_scipy_special_of_numbers_compiled_from_math():
     """The stand-ins compiled code calls for scipy.special's multigammaln and gammaln of numbers are compiled
     (math.lgamma, no object mode: 12 us of Python a call in gmm's gradient): SciPy's values to rounding, its

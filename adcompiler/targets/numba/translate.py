@@ -103,6 +103,7 @@ def translate(
         )
     }
     rewrite = _Rewrite(guards, numpy, added)
+    rewrite.fresh = fresh
     rewrite.distinct = {helpers.get("distinct")} | {  # (the reverse code hessian differentiates calls it by its own)
         k for k, v in (scope or {}).items() if getattr(v, "__adc_primitive__", None) == "distinct"
     }
@@ -144,7 +145,8 @@ def translate(
     ]
     head = [s for s in body if _docstring(s) or isinstance(s, (ast.Import, ast.ImportFrom))]
     imports = [s for s in ast.parse("\n".join(imports)).body if ast.dump(s) not in map(ast.dump, head)]
-    tree.body = head[:1] + imports + head[1:] + [s for s in body if s not in head]
+    constants = [ast.Assign([ast.Name(name, ast.Store())], value) for name, value in rewrite.constants.values()]
+    tree.body = head[:1] + imports + head[1:] + constants + [s for s in body if s not in head]
     for stmt in tree.body:
         if isinstance(stmt, ast.FunctionDef) and stmt.decorator_list:  # (the generated functions, not helpers)
             _unclashed(stmt)
@@ -240,6 +242,8 @@ class _Rewrite(ast.NodeTransformer):
         self.sum_all: set = set()  # ... sum_all by
         self.unreduce: set = set()  # ... unreduce by
         self.linear: set = set()  # ... the helpers of LINEAR_IN_COTANGENT by
+        self.constants: dict = {}  # the arrays of constants operands are (see _constant): text -> (name, value)
+        self.fresh = None  # name -> a module-level name nothing else takes
         self.numpy_names: set = {numpy}  # the names of the NumPy module in the code
         self.math_names: set = set()  # ... and of the math module
 
@@ -522,6 +526,30 @@ class _Rewrite(ast.NodeTransformer):
             return self._call("sum_product_along", [product.left, product.right, axis, keepdims])
         return self._call("reduce_along", [node.args[0], ast.Constant(name), axis, keepdims])
 
+    def visit_UnaryOp(self, node):
+        """``-numpy.array([a, b])``: ``numpy.array([-a, -b])``, the elements negated as they are put in, one
+        array instead of two (particle's ``-np.array([dx, dy])`` and its tangent, every Euler step)."""
+        node = self.generic_visit(node)
+        call = node.operand
+        func = getattr(call, "func", None)
+        if not (isinstance(node.op, ast.USub) and isinstance(func, ast.Attribute) and func.attr == "array"):
+            return node
+        if (
+            not _named_module(func, self.numpy_names)
+            or len(call.args) != 1
+            or {k.arg for k in call.keywords} - {"dtype"}
+        ):
+            return node
+        items = call.args[0]
+        if (
+            not isinstance(items, (ast.List, ast.Tuple))
+            or not items.elts
+            or any(isinstance(e, (ast.List, ast.Tuple, ast.Starred)) for e in items.elts)
+        ):
+            return node
+        negated = type(items)([ast.UnaryOp(ast.USub(), e) for e in items.elts], ast.Load())
+        return ast.Call(call.func, [negated], call.keywords)
+
     def visit_BinOp(self, node):
         """``[0.0] * n``: ``numpy.zeros(n)``; ``z * unreduce(g, z, axis, False)`` (an operand of arithmetic with
         the array whose shape unreduce gives): ``z * spread_along(g, z, axis)``, g with the axis put back
@@ -529,10 +557,29 @@ class _Rewrite(ast.NodeTransformer):
         node = self.generic_visit(node)
         if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
             node.left, node.right = self._spread(node.left, node.right), self._spread(node.right, node.left)
+        node.left, node.right = self._constant(node.left), self._constant(node.right)
         zero = ast.List([ast.Constant(0.0)], ast.Load())
         if isinstance(node.op, ast.Mult) and ast.dump(node.left) == ast.dump(zero):
             return ast.Call(ast.parse(f"{self.numpy}.zeros", mode="eval").body, [node.right], [])
         return node
+
+    def _constant(self, operand):
+        """An operand ``numpy.array([10.0, 0.0])`` (a literal list of numbers, the default dtype) as a constant
+        of the module, ``constant``, made once when the module is loaded: Numba freezes it into the compiled
+        code, where each call made and freed the array (GradBench particle's potential: 15% of its forward
+        over forward derivative).  Only as an operand of arithmetic, whose result is a new array: a frozen
+        array is read-only, which a variable or an argument holding it would carry on."""
+        call = operand if isinstance(operand, ast.Call) and not operand.keywords and len(operand.args) == 1 else None
+        func = getattr(call, "func", None)
+        if not (isinstance(func, ast.Attribute) and func.attr == "array" and _named_module(func, self.numpy_names)):
+            return operand
+        if not _numbers(call.args[0]) or self.fresh is None:
+            return operand
+        value = ast.Call(ast.Attribute(ast.Name(self.numpy, ast.Load()), "array", ast.Load()), call.args, [])
+        key = ast.dump(value)
+        if key not in self.constants:
+            self.constants[key] = (self.fresh("constant"), value)
+        return ast.Name(self.constants[key][0], ast.Load())
 
     def _spread(self, operand, other):
         """``spread_along(g, x, axis)`` for ``operand`` ``unreduce(g, x, axis, False)`` where ``other`` is the
@@ -545,6 +592,21 @@ class _Rewrite(ast.NodeTransformer):
             if _constant_int(axis) and _false(keepdims):
                 return self._call("spread_along", [g, x, axis])
         return operand
+
+
+def _named_module(func: ast.Attribute, names: set) -> bool:
+    return isinstance(func.value, ast.Name) and func.value.id in names
+
+
+def _numbers(node) -> bool:
+    """Whether ``node`` is a non-empty list or tuple display of int or float literals (negated or not), or of
+    such displays of one length (the rows of a matrix)."""
+    if not isinstance(node, (ast.List, ast.Tuple)) or not node.elts:
+        return False
+    if all(isinstance(e, (ast.List, ast.Tuple)) for e in node.elts):
+        return len({len(e.elts) for e in node.elts}) == 1 and all(_numbers(e) for e in node.elts)
+    number = lambda e: isinstance(e, ast.Constant) and type(e.value) in (int, float)  # noqa: E731
+    return all(number(e.operand if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub) else e) for e in node.elts)
 
 
 def _listed(function: ast.FunctionDef) -> set:
