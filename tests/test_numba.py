@@ -894,7 +894,7 @@ def test_a_sum_of_products_is_summed_without_the_array_of_them():
     for two float64 vectors of one length a loop (the sum Numba's makes of the products, in the same order);
     broadcasting, other arrays and numbers as before."""
     from adcompiler.targets.numba.live import sum_product
-    from adcompiler.targets.numba.translate import _summed_product
+    from adcompiler.targets.numba.fewer_arrays import _summed_product
 
     @numba.njit
     def summed(a, b):

@@ -11,7 +11,8 @@ constructs it does not (on the emitted ``ast``, so the modes stay target-free):
 * a shadow list of zeros, ``[0.0] * n``, becomes ``numpy.zeros(n)`` (lists of floats reach
   compiled code as arrays: see ``convert``);
 * every generated function gets ``@numba.njit``, so derivatives of callees call each other
-  compiled.
+  compiled;
+* expressions of arrays are written to make fewer arrays with the same numbers (``fewer_arrays``).
 
 Values cross into compiled code through ``convert`` (a list of floats -> a 1-D array, a list of
 equal-length lists of floats -> a 2-D array, other lists -> ``numba.typed.List``) and come back
@@ -21,12 +22,12 @@ through ``restore`` (each cotangent in its primal's structure: lists where the a
 from __future__ import annotations
 
 import ast
-import math
 import re
 from types import ModuleType
 
 from ...modes.handed import is_reverse_sweep
 from .empty import empty_shadows
+from .fewer_arrays import LINEAR_IN_COTANGENT, FewerArrays, constant_int
 from .in_place import added_in_place, chained_in_place
 from .joins import JOINS
 from .lists import MARKERS
@@ -58,7 +59,6 @@ _SPELLED = {
     "array": ("array_of", 1),  # (of an array: a copy, which Numba's numpy.array does not make)
 }
 _LIVE = __name__.rsplit(".", 1)[0] + ".live"  # the module of the helpers compiled once a process
-LINEAR_IN_COTANGENT = ("matmul_vjp_a", "matmul_vjp_b", "dot_vjp_a", "dot_vjp_b", "inner_vjp_a", "inner_vjp_b")
 PURE = ("math", "numpy")  # modules whose functions change nothing but their result
 GUARDS = ("reject_ints", "expect")  # argument checks: the entry's conversion does their work
 
@@ -102,19 +102,18 @@ def translate(
             *_ADDED,
         )
     }
-    rewrite = _Rewrite(guards, numpy, added)
-    rewrite.fresh = fresh
+    rewrite = _Rewrite(guards, numpy, added, fresh)
     rewrite.distinct = {helpers.get("distinct")} | {  # (the reverse code hessian differentiates calls it by its own)
         k for k, v in (scope or {}).items() if getattr(v, "__adc_primitive__", None) == "distinct"
     }
     rewrite.distinct.discard(None)  # distinct(d, a, b) is written distinct(distinct(d, a), b): see numba_arrays
     rewrite.scatter_add = {helpers.get("scatter_add")} - {None}
     rewrite.array_like = {helpers.get("array_like")} - {None}
-    rewrite.sum_all = {helpers.get("sum_all")} - {None}
-    rewrite.unreduce = {helpers.get("unreduce")} - {None}
-    rewrite.linear = {helpers[n] for n in LINEAR_IN_COTANGENT if n in helpers} | {  # (and by the derivative code's
+    rewrite.fewer.sum_all = {helpers.get("sum_all")} - {None}
+    rewrite.fewer.unreduce = {helpers.get("unreduce")} - {None}
+    rewrite.fewer.linear = {helpers[n] for n in LINEAR_IN_COTANGENT if n in helpers} | {  # (and by the derivative
         k for k, v in (scope or {}).items() if getattr(v, "__adc_primitive__", None) in LINEAR_IN_COTANGENT
-    }  # own names: a derivative of it, as distinct above)
+    }  # code's own names: a derivative of it, as distinct above)
     rewrite.accumulators = accumulators or {}
     rewrite.array_accumulators = array_accumulators or {}
     rewrite.modules = {numpy} | {_imported(tree, m) for m in ("math", "numpy")} - {None}
@@ -123,6 +122,7 @@ def translate(
     rewrite.math_names |= {k for k, v in (scope or {}).items() if isinstance(v, ModuleType) and v.__name__ == "math"}
     rewrite.numpy_names = {numpy, _imported(tree, "numpy")} - {None}
     rewrite.numpy_names |= {k for k, v in (scope or {}).items() if isinstance(v, ModuleType) and v.__name__ == "numpy"}
+    rewrite.fewer.numpy_names = rewrite.numpy_names
     body = []
     for stmt in tree.body:
         name = aliases.get(getattr(stmt, "name", None))
@@ -145,8 +145,7 @@ def translate(
     ]
     head = [s for s in body if _docstring(s) or isinstance(s, (ast.Import, ast.ImportFrom))]
     imports = [s for s in ast.parse("\n".join(imports)).body if ast.dump(s) not in map(ast.dump, head)]
-    constants = [ast.Assign([ast.Name(name, ast.Store())], value) for name, value in rewrite.constants.values()]
-    tree.body = head[:1] + imports + head[1:] + constants + [s for s in body if s not in head]
+    tree.body = head[:1] + imports + head[1:] + rewrite.fewer.statements() + [s for s in body if s not in head]
     for stmt in tree.body:
         if isinstance(stmt, ast.FunctionDef) and stmt.decorator_list:  # (the generated functions, not helpers)
             _unclashed(stmt)
@@ -231,7 +230,7 @@ def _helper(name: str, alias: str, numba: str, numpy: str, shared: bool = False,
 class _Rewrite(ast.NodeTransformer):
     """The constructs of one generated function that Numba does not type, in forms it does."""
 
-    def __init__(self, guards: set, numpy: str, added: dict):
+    def __init__(self, guards: set, numpy: str, added: dict, fresh=None):
         self.guards = guards
         self.numpy = numpy
         self.added = added  # the helpers this target adds -> their names in the module
@@ -239,11 +238,7 @@ class _Rewrite(ast.NodeTransformer):
         self.distinct: set = set()  # the names the code calls runtime helper distinct by
         self.scatter_add: set = set()  # ... scatter_add by
         self.array_like: set = set()  # ... array_like by
-        self.sum_all: set = set()  # ... sum_all by
-        self.unreduce: set = set()  # ... unreduce by
-        self.linear: set = set()  # ... the helpers of LINEAR_IN_COTANGENT by
-        self.constants: dict = {}  # the arrays of constants operands are (see _constant): text -> (name, value)
-        self.fresh = None  # name -> a module-level name nothing else takes
+        self.fewer = FewerArrays(numpy, self._call, self.used.add, fresh)  # (fewer_arrays)
         self.numpy_names: set = {numpy}  # the names of the NumPy module in the code
         self.math_names: set = set()  # ... and of the math module
 
@@ -255,7 +250,7 @@ class _Rewrite(ast.NodeTransformer):
         """``x[k] += v`` with a constant k (x may be a tuple, of arrays): ``add_at(x, k, v)``."""
         node = self.generic_visit(node)
         target = node.target
-        if isinstance(node.op, ast.Add) and isinstance(target, ast.Subscript) and _constant_int(target.slice):
+        if isinstance(node.op, ast.Add) and isinstance(target, ast.Subscript) and constant_int(target.slice):
             return ast.Expr(self._call("add_at", [target.value, target.slice, node.value]))
         return node
 
@@ -406,9 +401,9 @@ class _Rewrite(ast.NodeTransformer):
 
     def visit_Call(self, node):
         node = self.generic_visit(node)
-        scaled = self._scaled_after(node)
-        if scaled is not None:
-            return scaled
+        fewer = self.fewer.call_of(node)
+        if fewer is not None:
+            return fewer
         inner = node.args[0] if len(node.args) == 1 else None
         if _named(node, "reversed") and isinstance(inner, ast.Call) and _named(inner, "range") and not inner.keywords:
             return _counting_down(inner.args)
@@ -416,9 +411,6 @@ class _Rewrite(ast.NodeTransformer):
             return self._call("sum_list", node.args)
         if inner is not None and not node.keywords and self._linalg_norm(node.func):  # (targets.numba.reductions)
             return self._call("vector_norm", node.args)
-        product = _summed_product(node, self.sum_all)
-        if product is not None:  # sum_all(a * b), (a * b).sum(): summed without the array of products
-            return self._call("sum_product", [product.left, product.right])
         helper = _LIST_HELPERS.get(getattr(node.func, "id", None))
         if helper is not None:  # a list joined or repeated (back.numba_lists)
             return self._call(helper, node.args)
@@ -447,20 +439,6 @@ class _Rewrite(ast.NodeTransformer):
                     dtype = "float64" if named is True else named
                     k.value = ast.Attribute(ast.Name(self.numpy, ast.Load()), dtype, ast.Load())
         return node
-
-    def _scaled_after(self, call: ast.Call):
-        """``c * vjp(g, a, b)`` for ``vjp(c * g, a, b)``, a cotangent helper linear in its first argument
-        (``LINEAR_IN_COTANGENT``) and ``c`` a power of two or its negation (``-g``, ``2.0 * -g``: kmeans'
-        ``p.c`` term): the factor multiplies the helper's result, often much smaller than the cotangent (a
-        (d, k) product of an (n, k) one), and exactly (a power of two scales every product and sum without
-        rounding), so the numbers are the same without an array of the cotangent's shape made first."""
-        if not (isinstance(call.func, ast.Name) and call.func.id in self.linear and call.args and not call.keywords):
-            return None
-        factor, g = _power_of_two_times(call.args[0])
-        if factor is None:
-            return None
-        inner = ast.Call(call.func, [g, *call.args[1:]], [])
-        return ast.BinOp(ast.Constant(factor), ast.Mult(), inner)
 
     def _linalg_norm(self, func) -> bool:
         """Whether ``func`` is ``numpy.linalg.norm``."""
@@ -492,11 +470,11 @@ class _Rewrite(ast.NodeTransformer):
             return self._call("vander_rows", [node.args[0], n, increasing])
         if name == "squeeze" and len(node.args) + len(words) == 2 and set(words) <= {"axis"}:  # (Numba lacks it)
             axis = node.args[1] if len(node.args) == 2 else words["axis"]
-            if _constant_int(axis):
+            if constant_int(axis):
                 return self._call("squeezed", [node.args[0], axis])
         if name in LINES and len(node.args) in (1, 2) and set(words) <= {"axis"}:  # cumsum, flip along an axis
             axis = node.args[1] if len(node.args) == 2 else words.get("axis")
-            if axis is not None and _constant_int(axis):
+            if axis is not None and constant_int(axis):
                 return self._call("along_lines", [node.args[0], ast.Constant(name), axis])
             return node
         inner = node.args[0] if name == "array" and len(node.args) == 1 else None
@@ -518,95 +496,23 @@ class _Rewrite(ast.NodeTransformer):
         keepdims = words.get("keepdims", ast.Constant(False))
         if (axis is None or _none(axis)) and "keepdims" in words and not _false(keepdims):  # all axes, kept
             return self._call("reduce_along", [node.args[0], ast.Constant(name), ast.Constant(None), keepdims])
-        if axis is None or _none(axis) or name in KEEPDIMS and "keepdims" not in words and not _constant_int(axis):
+        if axis is None or _none(axis) or name in KEEPDIMS and "keepdims" not in words and not constant_int(axis):
             return node  # (a sum along a constant axis: reduce_along's loop, faster than Numba's sum)
-        product = node.args[0]
-        if name == "sum" and _constant_int(axis) and isinstance(keepdims, ast.Constant) and _multiplied(product):
-            self.used.add("reduce_along")  # (what sum_product_along's overload calls where the shapes differ)
-            return self._call("sum_product_along", [product.left, product.right, axis, keepdims])
+        summed = self.fewer.summed_along(node.args[0], axis, keepdims) if name == "sum" else None
+        if summed is not None:  # (a sum of products, without the array of them)
+            return summed
         return self._call("reduce_along", [node.args[0], ast.Constant(name), axis, keepdims])
 
     def visit_UnaryOp(self, node):
-        """``-numpy.array([a, b])``: ``numpy.array([-a, -b])``, the elements negated as they are put in, one
-        array instead of two (particle's ``-np.array([dx, dy])`` and its tangent, every Euler step)."""
-        node = self.generic_visit(node)
-        call = node.operand
-        func = getattr(call, "func", None)
-        if not (isinstance(node.op, ast.USub) and isinstance(func, ast.Attribute) and func.attr == "array"):
-            return node
-        if (
-            not _named_module(func, self.numpy_names)
-            or len(call.args) != 1
-            or {k.arg for k in call.keywords} - {"dtype"}
-        ):
-            return node
-        items = call.args[0]
-        if (
-            not isinstance(items, (ast.List, ast.Tuple))
-            or not items.elts
-            or any(isinstance(e, (ast.List, ast.Tuple, ast.Starred)) for e in items.elts)
-        ):
-            return node
-        negated = type(items)([ast.UnaryOp(ast.USub(), e) for e in items.elts], ast.Load())
-        return ast.Call(call.func, [negated], call.keywords)
+        return self.fewer.unary(self.generic_visit(node))
 
     def visit_BinOp(self, node):
-        """``[0.0] * n``: ``numpy.zeros(n)``; ``z * unreduce(g, z, axis, False)`` (an operand of arithmetic with
-        the array whose shape unreduce gives): ``z * spread_along(g, z, axis)``, g with the axis put back
-        of length 1, which the arithmetic broadcasts (no array of z's shape made first)."""
-        node = self.generic_visit(node)
-        if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
-            node.left, node.right = self._spread(node.left, node.right), self._spread(node.right, node.left)
-        node.left, node.right = self._constant(node.left), self._constant(node.right)
+        """``[0.0] * n``: ``numpy.zeros(n)``; operands made with fewer arrays (``fewer_arrays``)."""
+        node = self.fewer.binop(self.generic_visit(node))
         zero = ast.List([ast.Constant(0.0)], ast.Load())
         if isinstance(node.op, ast.Mult) and ast.dump(node.left) == ast.dump(zero):
             return ast.Call(ast.parse(f"{self.numpy}.zeros", mode="eval").body, [node.right], [])
         return node
-
-    def _constant(self, operand):
-        """An operand ``numpy.array([10.0, 0.0])`` (a literal list of numbers, the default dtype) as a constant
-        of the module, ``constant``, made once when the module is loaded: Numba freezes it into the compiled
-        code, where each call made and freed the array (GradBench particle's potential: 15% of its forward
-        over forward derivative).  Only as an operand of arithmetic, whose result is a new array: a frozen
-        array is read-only, which a variable or an argument holding it would carry on."""
-        call = operand if isinstance(operand, ast.Call) and not operand.keywords and len(operand.args) == 1 else None
-        func = getattr(call, "func", None)
-        if not (isinstance(func, ast.Attribute) and func.attr == "array" and _named_module(func, self.numpy_names)):
-            return operand
-        if not _numbers(call.args[0]) or self.fresh is None:
-            return operand
-        value = ast.Call(ast.Attribute(ast.Name(self.numpy, ast.Load()), "array", ast.Load()), call.args, [])
-        key = ast.dump(value)
-        if key not in self.constants:
-            self.constants[key] = (self.fresh("constant"), value)
-        return ast.Name(self.constants[key][0], ast.Load())
-
-    def _spread(self, operand, other):
-        """``spread_along(g, x, axis)`` for ``operand`` ``unreduce(g, x, axis, False)`` where ``other`` is the
-        name ``x`` (see ``visit_BinOp``), else ``operand``."""
-        call = operand if isinstance(operand, ast.Call) and isinstance(operand.func, ast.Name) else None
-        if call is None or call.func.id not in self.unreduce or call.keywords or len(call.args) != 4:
-            return operand
-        g, x, axis, keepdims = call.args
-        if isinstance(x, ast.Name) and isinstance(other, ast.Name) and x.id == other.id:
-            if _constant_int(axis) and _false(keepdims):
-                return self._call("spread_along", [g, x, axis])
-        return operand
-
-
-def _named_module(func: ast.Attribute, names: set) -> bool:
-    return isinstance(func.value, ast.Name) and func.value.id in names
-
-
-def _numbers(node) -> bool:
-    """Whether ``node`` is a non-empty list or tuple display of int or float literals (negated or not), or of
-    such displays of one length (the rows of a matrix)."""
-    if not isinstance(node, (ast.List, ast.Tuple)) or not node.elts:
-        return False
-    if all(isinstance(e, (ast.List, ast.Tuple)) for e in node.elts):
-        return len({len(e.elts) for e in node.elts}) == 1 and all(_numbers(e) for e in node.elts)
-    number = lambda e: isinstance(e, ast.Constant) and type(e.value) in (int, float)  # noqa: E731
-    return all(number(e.operand if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub) else e) for e in node.elts)
 
 
 def _listed(function: ast.FunctionDef) -> set:
@@ -626,44 +532,6 @@ def _listed(function: ast.FunctionDef) -> set:
     return {n for n in displayed if stores.get(n) == 1 and n not in changed}
 
 
-def _power_of_two_times(node) -> tuple:
-    """``(c, g)`` where ``node`` is ``c * g``, ``g * c``, ``-g`` or a product of those, ``c`` a float or integer power
-    of two or its negation; else ``(None, node)``."""
-    factor, g = 1.0, node
-    while True:
-        if isinstance(g, ast.UnaryOp) and isinstance(g.op, ast.USub):
-            factor, g = -factor, g.operand
-            continue
-        if isinstance(g, ast.BinOp) and isinstance(g.op, ast.Mult):
-            for c, other in ((g.left, g.right), (g.right, g.left)):
-                if _power_of_two(c):
-                    factor, g = factor * c.value, other
-                    break
-            else:
-                break
-            continue
-        break
-    return (factor, g) if g is not node else (None, node)
-
-
-def _power_of_two(node) -> bool:
-    value = node.value if isinstance(node, ast.Constant) else None
-    if type(value) not in (int, float) or value == 0 or not math.isfinite(value):
-        return False
-    mantissa, _ = math.frexp(abs(value))
-    return mantissa == 0.5
-
-
-def _multiplied(node) -> bool:
-    """Whether ``node`` is a product of two arrays or names (not of a literal number: ``2 * (z * dz)``)."""
-    operands = (getattr(node, "left", None), getattr(node, "right", None))
-    return (
-        isinstance(node, ast.BinOp)
-        and isinstance(node.op, ast.Mult)
-        and not any(isinstance(x, ast.Constant) for x in operands)
-    )
-
-
 _AXIS = ("concatenate", "stack")  # the joins that take an axis
 _DTYPE_NAMES = (
     "float64",
@@ -675,33 +543,12 @@ _DTYPE_NAMES = (
 )  # dtype="..." Numba takes as numpy.<name>
 
 
-def _summed_product(call: ast.Call, sum_all: set) -> ast.BinOp | None:
-    """``a * b`` where ``call`` is ``sum_all(a * b)`` (the runtime helper, by one of the names ``sum_all``)
-    or ``(a * b).sum()``, else None."""
-    if call.keywords:
-        return None
-    func = call.func
-    if isinstance(func, ast.Name) and func.id in sum_all and len(call.args) == 1:
-        summed = call.args[0]
-    elif isinstance(func, ast.Attribute) and func.attr == "sum" and not call.args:
-        summed = func.value
-    else:
-        return None
-    return summed if isinstance(summed, ast.BinOp) and isinstance(summed.op, ast.Mult) else None
-
-
 def _none(node) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
 def _false(node) -> bool:
     return isinstance(node, ast.Constant) and node.value is False
-
-
-def _constant_int(node) -> bool:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        node = node.operand
-    return isinstance(node, ast.Constant) and type(node.value) is int
 
 
 def _named(call: ast.Call, name: str) -> bool:
