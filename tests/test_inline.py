@@ -24,6 +24,24 @@ def test_a_chain_of_temporaries_becomes_one_expression():
     assert fold(body) == [Ret((N("x") * N("y") + N("z")) * N("x"))]
 
 
+def test_negations_a_fold_brings_together_cancel():
+    """A fold of ``d = -(u * g)`` into ``-(t2 * d)`` reads ``t2 * (u * g)`` (the adjoint of lstm's sigmoids was
+    ``-(t2 * -(outgate / t3 * g))``), ``-(-x)`` is ``x`` and ``a + -b`` is ``a - b``; a negation alone in a
+    product stays where the code put it; the numbers are the same (a negation is exact)."""
+    neg = lambda e: E.Unary("-", e)  # noqa: E731
+    product = E.BinOp("*", N("u"), N("g"))
+    body = [Assign(("d_t1",), neg(product)), Ret(neg(E.BinOp("*", N("t2"), N("d_t1"))))]
+    assert fold(body) == [Ret(E.BinOp("*", N("t2"), product))]
+    body = [Assign(("d_t1",), neg(N("g"))), Ret(neg(N("d_t1")))]
+    assert fold(body) == [Ret(N("g"))]
+    body = [Assign(("d_t1",), neg(product)), Ret(E.BinOp("+", N("a"), N("d_t1")))]
+    assert fold(body) == [Ret(E.BinOp("-", N("a"), product))]
+    body = [Assign(("d_t1",), neg(product)), Ret(E.BinOp("*", N("a"), N("d_t1")))]
+    assert fold(body) == [Ret(E.BinOp("*", N("a"), neg(product)))]
+    values = {"u": 0.3, "g": -1.7, "t2": 2.5, "a": 0.1}
+    assert values["t2"] * (values["u"] * values["g"]) == -(values["t2"] * -(values["u"] * values["g"]))
+
+
 def test_user_names_and_their_derivatives_stay():
     body = [Assign(("t1",), N("x") * N("y")), Assign(("dt1",), N("x") + N("y")), Ret(E.Tuple((N("t1"), N("dt1"))))]
     assert fold(body, user_names=frozenset({"t1"})) == body

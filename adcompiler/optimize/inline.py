@@ -260,7 +260,27 @@ def _replace(e, name: str, value, left: list):
     if isinstance(e, E.Expr):
         fields = vars(e)
         new = {k: _replace(v, name, value, left) for k, v in fields.items()}
-        return e if all(new[k] is v for k, v in fields.items()) else type(e)(**new)
+        return e if all(new[k] is v for k, v in fields.items()) else _signs_out(type(e)(**new))
+    return e
+
+
+def _signs_out(e):
+    """``e`` with the negations a fold brought together cancelled: ``-(-x)``, ``-(a * -b)`` and ``-(-a / b)``
+    are ``x``, ``a * b`` and ``a / b``; ``a + -b`` is ``a - b`` and ``a - -b`` is ``a + b``; the same numbers (a
+    negation is exact), so a fold of ``d = -(u / v * g)`` into ``-(t2 * d)`` reads ``t2 * (u / v * g)``
+    (lstm's sigmoids), as the expression constructors write what they build (``ir.expr.neg``, ``add``)."""
+    negative = lambda x: isinstance(x, E.Unary) and x.op == "-"  # noqa: E731
+    if negative(e):
+        inner = e.operand
+        if negative(inner):
+            return inner.operand
+        if isinstance(inner, E.BinOp) and inner.op in ("*", "/") and not inner.lists:
+            if negative(inner.left) != negative(inner.right):
+                left, right = (x.operand if negative(x) else x for x in (inner.left, inner.right))
+                return E.BinOp(inner.op, left, right)
+        return e
+    if isinstance(e, E.BinOp) and e.op in ("+", "-") and not e.lists and negative(e.right):
+        return E.BinOp("-" if e.op == "+" else "+", e.left, e.right.operand)
     return e
 
 
