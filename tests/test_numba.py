@@ -554,6 +554,8 @@ def test_numpy_array_of_a_named_list_is_numbas_own():
     want = derivative(F.arrays_of_named_lists).grad(x, A)
     for got, expected in zip(g, want):
         np.testing.assert_allclose(got, expected, rtol=1e-13)
+    for k, got in enumerate(g):  # (an oracle of neither target)
+        np.testing.assert_allclose(got, central_grad(F.arrays_of_named_lists, (x, A), k), rtol=1e-7, atol=1e-9)
     source = inspect.getsource(compiled(d).py_func)
     assert "array_of(e)" not in source and "np.array(e)" in source, source
     assert "array_of(A)" in source
@@ -566,6 +568,7 @@ def test_a_power_of_two_scales_a_products_cotangent_after_it():
     P, C = rng.random((40, 3)), rng.random((5, 3))
     d = numba_d(F.distances_by_products, wrt=("C",))  # (kmeans': only C's, so the product's cotangent is read once)
     np.testing.assert_array_equal(d.grad(P, C), derivative(F.distances_by_products, wrt=("C",)).grad(P, C))
+    np.testing.assert_allclose(d.grad(P, C), central_grad(F.distances_by_products, (P, C), 1), rtol=1e-6, atol=1e-9)
     source = inspect.getsource(compiled(d).py_func)
     assert re.search(r"-2\.0 \* matmul_vjp_b\(", source) and not re.search(r"matmul_vjp_b\(2\.0", source), source
 
@@ -580,10 +583,13 @@ def test_arrays_of_numbers_in_arithmetic_are_constants_of_the_module(cached, mon
     x, w = np.array([0.3, 7.5]), 0.7
     d = adcompiler.differentiate(F.charged_field, backend="numba")
     python = adcompiler.differentiate(F.charged_field)
-    for got, want in zip(d.grad(x, w), python.grad(x, w)):
+    g = d.grad(x, w)
+    for k, (got, want) in enumerate(zip(g, python.grad(x, w))):
         np.testing.assert_allclose(got, want, rtol=1e-13)
+        np.testing.assert_allclose(got, central_grad(F.charged_field, (x, w), k), rtol=1e-6)  # (neither target's)
     tangent = (np.array([1.0, -1.0]), 0.5)
     assert d.jvp((x, w), tangent) == pytest.approx(python.jvp((x, w), tangent), rel=1e-13)
+    assert d.jvp((x, w), tangent)[1] == pytest.approx(float(g[0] @ tangent[0] + g[1] * tangent[1]), rel=1e-12)
     source = inspect.getsource(compiled(d).py_func)
     assert re.search(r"x - constant\b", source), source
     forward = inspect.getsource(compiled(d, "forward").py_func)
