@@ -76,12 +76,12 @@ def _numba_reduce_along(x, kind, axis, keepdims):
     return scope["impl"]
 
 
-def _lines(x, at: int, kept: bool) -> tuple:
+def _lines(x, at: int, kept: bool, name: str = "x") -> tuple:
     """The Python text of (the length of the axes before ``at``, of those after, the result of an ``out`` of
-    shape (before, after) as the reduction's shape) for an array type ``x``."""
-    before = " * ".join(f"x.shape[{d}]" for d in range(at)) or "1"
-    after = " * ".join(f"x.shape[{d}]" for d in range(at + 1, x.ndim)) or "1"
-    shape = "".join(f"x.shape[{d}], " if d != at else "1, " for d in range(x.ndim) if d != at or kept)
+    shape (before, after) as the reduction's shape) for an array type ``x`` held by the variable ``name``."""
+    before = " * ".join(f"{name}.shape[{d}]" for d in range(at)) or "1"
+    after = " * ".join(f"{name}.shape[{d}]" for d in range(at + 1, x.ndim)) or "1"
+    shape = "".join(f"{name}.shape[{d}], " if d != at else "1, " for d in range(x.ndim) if d != at or kept)
     return before, after, "out.reshape((" + shape + "))" if shape else "out[0, 0]"
 
 
@@ -117,13 +117,12 @@ def _numba_sum_product_along(a, b, axis, keepdims):
         code = f"def impl(a, b, axis, keepdims):\\n    return {product}\\n"
     else:
         at = at + a.ndim if at < 0 else at
-        before, after, result = _lines(a, at, kept)
+        before, after, result = _lines(a, at, kept, "a")
         left, right = ("{0}" if t.layout == "C" else "numpy.ascontiguousarray({0})" for t in (a, b))
         rows = a.ndim == 2 and at == 1  # (each row's: read in place, a view of another shape is slower)
         code = f"""def impl(a, b, axis, keepdims):
     if a.shape != b.shape:
         return {product}
-    x = a
     if {rows}:
         out = numpy.empty((a.shape[0], 1))
         for i in range(a.shape[0]):
