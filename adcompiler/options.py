@@ -28,6 +28,8 @@ class Options:
     list_calls_generated: bool = False  # a call of a user function handed a list runs generated code (modes.calls):
     # compiled code holds a list as an array, on which the user's own + and slices would not be Python's (Numba)
     parallel_loops: bool = False  # prange loops run in parallel (modes.parallel): a target with threads (Numba)
+    shaped_parameters: bool = False  # a parameter the adjoint reads only for its shape kept as shape_like
+    # (modes.shape_kept), for a target where each array a residual holds costs its reference counts (Numba)
     typed_zeros: bool = False  # accumulators of arrays' adjoints recorded with their ndims (modes.sweep), for a target
     # whose variables keep one type to set them to an array, not the number 0.0, in loops and branches (Numba)
 

@@ -15,7 +15,11 @@ import shape_kept_funcs as F
 
 RNG = np.random.default_rng(35)
 
+CELLS = (RNG.normal(size=8) * 0.5, RNG.normal(size=8) * 0.5, RNG.normal(size=4), 3)
 CASES = [
+    (F.cells, CELLS, 0),
+    (F.cells, CELLS, 1),
+    (F.cells, CELLS, 2),
     (F.rk4_last, (RNG.random(70), 3), 0),
     (F.rk4_last, (RNG.random(5), 2), 0),  # small arrays: the python target keeps them as they are
     (F.broadcast_steps, (RNG.normal(size=(3, 80)), RNG.normal(size=80), 2), 0),
@@ -57,6 +61,24 @@ def test_code_keeps_shapes():
     d = adcompiler.differentiate(F.sum_rows, wrt=("w", "b"))
     d.grad(*CASES[-2][1])
     assert "shape_like(w, b)" in str(d.source("reverse")), d.source("reverse")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_parameters_read_for_their_shapes_on_numba(backend):
+    """cell's gates reach the adjoint only as the shape its slices' cotangents are added into (scatter_add's
+    array): kept as the shape of what they are made of, on both targets.  Its parameter x reaches it only as a
+    piece of the join whose cotangent is cut up: the python target keeps the caller's array (no cost), the
+    Numba target its shape, as each array a residual holds costs reference counts there."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    d = adcompiler.differentiate(F.cells, wrt=("weight", "bias", "x"), backend=backend)
+    args = CELLS
+    got = d.grad(*args)
+    for k, g in enumerate(got):
+        assert np.allclose(g, central_grad(F.cells, args, k), rtol=1e-5, atol=1e-8)
+    code = str(d.source("reverse"))
+    assert "shape_like(t1, weight, bias)" in code, code
+    assert ("shape_like(x)" in code) == (backend == "numba"), code
 
 
 def test_memory_a_call_keeps():

@@ -19,7 +19,7 @@ from ..ir import expr as E
 from ..analysis.same_shapes import ELEMENTWISE
 from ..ir.nodes import Eq, Var, walk
 
-SHAPE_ARGUMENT = {"@unbroadcast": 1, "@unreduce": 1, "@array_like": 1}  # the argument read for its shape
+SHAPE_ARGUMENT = {"@unbroadcast": 1, "@unreduce": 1, "@array_like": 1, "@scatter_add": 1}  # the argument read for its shape
 FLOATS = ("float64", "float32")
 PIECES = {"@unjoin": 4}  # the arguments from this one on: the pieces joined, read for their shapes
 
@@ -35,13 +35,14 @@ def read_for_shape(code, names) -> frozenset:
 
 def kept_for_shape(code, names, plan, program) -> dict:
     """Of ``names`` (what a push site keeps for ``code``), the arrays (or values that may be arrays) to keep as
-    ``shape_like``: read only for their shape, made by the function (no parameter), no accumulator's model,
+    ``shape_like``: read only for their shape, made by the function (a parameter where the options say:
+    ``shaped_parameters``), no accumulator's model,
     not changed in place; each -> the names whose shapes broadcast to its own (``_leaves``)."""
     models = set(program.accumulators.values())
     shaped = [
         n
         for n in read_for_shape(code, names)
-        if n not in plan.fn.params
+        if (n not in plan.fn.params or plan.options.shaped_parameters)
         and n not in models
         and n not in plan.mutable
         and n not in plan.written
