@@ -15,7 +15,7 @@ from __future__ import annotations
 # The place in x.reshape(-1) of the k-th coordinates of index (a tuple of 1-D integer arrays, one per axis of
 # x; negative ones from the end), checked as NumPy checks them: a function each overload below defines.
 COORDINATE = """
-    @numba.njit
+    @numba.njit(inline="always")
     def coordinate(x, index, k):
         at = 0
         for a in range(x.ndim):
