@@ -328,6 +328,28 @@ def test_extremes_along_the_last_axis_keep_numpys_nans_and_signed_zeros():
     np.testing.assert_array_equal(_min_last(ints), ints.min(axis=-1))
 
 
+def test_sums_along_an_axis_before_the_last_add_each_line_in_order():
+    """A sum along an axis before the last (the lines side by side, read in the order of memory) adds each
+    line's entries in order, as the sum along the last axis does: the same numbers, bit for bit."""
+    rng = np.random.default_rng(12)
+    x = rng.normal(size=(40, 6)) * 10.0 ** rng.integers(-8, 8, size=(40, 6))  # (sums whose order shows)
+    in_order = np.zeros(6)
+    for row in x:
+        in_order = in_order + row
+    np.testing.assert_array_equal(_sum0(x), in_order[None, :])
+    np.testing.assert_array_equal(_sum0(np.asfortranarray(x)), in_order[None, :])
+    cube = rng.normal(size=(3, 7, 4))
+    want = np.zeros((3, 4))
+    for t in range(7):
+        want = want + cube[:, t, :]
+    np.testing.assert_array_equal(_sum1(cube), want)
+
+
+@numba.njit
+def _sum1(x):
+    return live.reduce_along(x, "sum", 1, False)
+
+
 @numba.njit
 def _min_last(x):
     return live.reduce_along(x, "min", -1, False)

@@ -61,12 +61,17 @@ def _numba_reduce_along(x, kind, axis, keepdims):
                         best = {line.format("lines", "t")}
                         break
             out[i, j] = best"""  # comparison more in the loop took 1.7x its time)
-    elif name == "sum" and isinstance(x.dtype, types.Float):  # each line added in order
-        each = f"""for j in range({width}):
-            total = 0.0
-            for t in range(lines.shape[1]):
-                total += {line.format("lines", "t")}
-            out[i, j] = total"""
+    elif name == "sum" and isinstance(x.dtype, types.Float) and width == "1":  # each line added in order
+        each = f"""total = 0.0
+        for t in range(lines.shape[1]):
+            total += {line.format("lines", "t")}
+        out[i, 0] = total"""
+    elif name == "sum" and isinstance(x.dtype, types.Float):  # each line added in order, the lines side by
+        each = """for j in range(lines.shape[2]):  # side (an axis before the last: read in the order of memory)
+            out[i, j] = 0.0
+        for t in range(lines.shape[1]):
+            for j in range(lines.shape[2]):
+                out[i, j] += lines[i, t, j]"""
     elif name == "sum":  # integers and booleans: NumPy's sum of each line (of a wider integer type)
         dtype = "numpy.uint64" if isinstance(x.dtype, types.Integer) and not x.dtype.signed else "numpy.int64"
         dtype = dtype if isinstance(x.dtype, (types.Integer, types.Boolean)) else "x.dtype"
