@@ -1,8 +1,8 @@
 """The last passes over generated functions, chosen by their kind: the literal seed's (``stores``) for
 gradients and the rows of Jacobians, and NumPy's reductions of arrays as the arrays' methods
 (``known_arrays.reductions_as_methods``) and the adjoints of an array's reads added up in one array
-(``scatters``) and numbers not spread into arrays where broadcasting spreads them (``spread``) for every
-kind, forward mode and vjps included."""
+(``scatters``) and numbers not spread into arrays where broadcasting spreads them (``spread``) and rows
+summed before a product, not after it (``sums_first``) for every kind, forward mode and vjps included."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from ..ir.nodes import Def
 from .known_arrays import reductions_as_methods
 from .scatters import chained_scatters
 from .spread import spread_numbers
+from .sums_first import sums_first
 from .stores import fold_seed_and_stores
 
 SEEDED = ("grad", "value_and_grad", "jacobian")  # kinds whose code starts from a literal seed
@@ -27,7 +28,7 @@ def finished(defs: list, kind: str, avals: dict, releases: bool = True) -> list:
 
 
 def _spread(d: Def, avals: dict) -> Def:
-    body = spread_numbers(d.body, avals)
+    body = sums_first(spread_numbers(d.body, avals), avals)
     return d if body == d.body else Def(d.name, d.params, d.defaults, body, d.doc, d.source)
 
 

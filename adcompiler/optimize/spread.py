@@ -20,14 +20,10 @@ arrays fewer a data point and component.)
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass
-
 from ..analysis import values as V
-from ..analysis.defuse import binds, reads_expr, writes
 from ..ir import expr as E
-from ..ir.nodes import Assign, AugAssign, Do, ForS, IfS, Release, Ret, WhileS, every_statement, free_names, shell
 from ..rules.arrays import UNARY
+from .earlier import Context, rewritten, take, value_of
 
 _ARITHMETIC = ("+", "-", "*", "/")
 _ELEMENTWISE = frozenset(f"numpy.{name}" for name in UNARY)
@@ -39,95 +35,10 @@ def spread_numbers(body: tuple, avals: dict) -> tuple:
     The spread may be a name read once, bound to it earlier in the block: the binding goes with it."""
     if not any(isinstance(a, V.Arr) and a.dtype == "float64" for a in avals.values()):
         return body
-    reads, bindings = Counter(), Counter()
-    for s in every_statement(body):
-        reads.update(free_names([shell(s) if isinstance(s, (ForS, IfS, WhileS)) else s]))
-        bindings.update(binds(s))
-    once = {n for n, k in reads.items() if k == 1 and bindings[n] == 1}
-    ctx = _Context(avals, once, set(), set())
-    body = _block(body, ctx)
-    return _unreleased(body, ctx.gone) if ctx.gone else body
+    return rewritten(body, avals, _rule)
 
 
-@dataclass
-class _Context:
-    avals: dict
-    once: set  # the names read by one statement and bound by one
-    consumed: set  # the bindings (ids) of such names, spreads whose read was rewritten: they go
-    gone: set  # their names (a ``del`` of them goes too)
-
-
-def _unreleased(body, gone: set) -> tuple:
-    """``body`` with the names ``gone`` out of its ``del`` statements (one left with none goes)."""
-    out = []
-    for s in body:
-        if isinstance(s, Release) and set(s.names) & gone:
-            names = tuple(n for n in s.names if n not in gone)
-            s = Release(names, s.bound, s.line) if names else None
-        elif isinstance(s, ForS):
-            s = ForS(s.target, s.iterable, _unreleased(s.body, gone), s.line, s.parallel)
-        elif isinstance(s, IfS):
-            s = IfS(s.test, _unreleased(s.body, gone), _unreleased(s.orelse, gone), s.line)
-        elif isinstance(s, WhileS):
-            s = WhileS(_unreleased(s.header, gone), s.test, _unreleased(s.body, gone), s.line)
-        if s is not None:
-            out.append(s)
-    return tuple(out)
-
-
-def _block(stmts, ctx: _Context) -> tuple:
-    bound: dict = {}  # name -> the value it was bound to earlier in this block (nothing it reads bound since)
-    out = []
-    for s in stmts:
-        s = _statement(s, bound, ctx)
-        out.append(s)
-        changed = writes(s)
-        for name in [n for n, (value, reads, _) in bound.items() if n in changed or reads & changed]:
-            del bound[name]
-        if isinstance(s, Assign) and len(s.targets) == 1 and isinstance(s.targets[0], str):
-            reads = reads_expr(s.value, set())
-            if s.targets[0] not in reads:
-                bound[s.targets[0]] = (s.value, reads, s)
-    if ctx.consumed:
-        out = [s for s in out if id(s) not in ctx.consumed]
-    return tuple(out)
-
-
-def _statement(s, bound: dict, ctx: _Context):
-    if isinstance(s, ForS):
-        body = _block(s.body, ctx)
-        return s if _same(body, s.body) else ForS(s.target, s.iterable, body, s.line, s.parallel)
-    if isinstance(s, IfS):
-        body, orelse = _block(s.body, ctx), _block(s.orelse, ctx)
-        return s if _same(body, s.body) and _same(orelse, s.orelse) else IfS(s.test, body, orelse, s.line)
-    if isinstance(s, WhileS):
-        body = _block(s.body, ctx)
-        return s if _same(body, s.body) else WhileS(s.header, s.test, body, s.line)
-    if not isinstance(s, (Assign, AugAssign, Do, Ret)):
-        return s
-    value = _visit(s.value, bound, ctx)
-    if value is s.value:
-        return s
-    if isinstance(s, Assign):
-        return Assign(s.targets, value, s.line, s.effect)
-    if isinstance(s, AugAssign):
-        return AugAssign(s.target, s.op, value, s.line)
-    return type(s)(value, s.line)
-
-
-def _same(new: tuple, old: tuple) -> bool:
-    return len(new) == len(old) and all(a is b for a, b in zip(new, old))
-
-
-def _visit(e, bound: dict, ctx: _Context):
-    if isinstance(e, tuple):
-        parts = tuple(_visit(x, bound, ctx) for x in e)
-        return e if all(a is b for a, b in zip(parts, e)) else parts
-    if not isinstance(e, E.Expr) or isinstance(e, (E.Name, E.Num)):
-        return e
-    fields = {k: _visit(v, bound, ctx) for k, v in vars(e).items()}
-    if any(fields[k] is not v for k, v in vars(e).items()):
-        e = type(e)(**fields)
+def _rule(e, bound: dict, ctx: Context):
     avals = ctx.avals
     if isinstance(e, E.BinOp) and e.op in _ARITHMETIC and not e.lists:
         right = _spread(e.right, bound, ctx)
@@ -144,19 +55,16 @@ def _visit(e, bound: dict, ctx: _Context):
     return e
 
 
-def _take(e, g, bound: dict, ctx: _Context):
+def _take(e, g, bound: dict, ctx: Context):
     """``g``, the number ``e`` spreads; ``e``'s binding to go if ``e`` is a name."""
-    if isinstance(e, E.Name):
-        ctx.consumed.add(id(bound[e.id][2]))
-        ctx.gone.add(e.id)
+    take(e, bound, ctx)
     return g
 
 
-def _spread(e, bound: dict, ctx: _Context):
+def _spread(e, bound: dict, ctx: Context):
     """``(g, x)`` of ``unreduce(g, x, None, False)`` with ``x`` a name, or of a name read once bound to one
     earlier in the block (nothing it reads bound since), else None."""
-    if isinstance(e, E.Name) and e.id in bound and e.id in ctx.once:
-        e = bound[e.id][0]
+    e = value_of(e, bound, ctx)
     if isinstance(e, E.Call) and e.func == "@unreduce" and len(e.args) == 4 and not e.keywords:
         if tuple(e.args[2:]) == _WHOLE and isinstance(e.args[1], E.Name):
             return e.args[0], e.args[1]
