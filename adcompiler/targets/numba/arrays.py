@@ -127,39 +127,43 @@ def _numba_gather_like(c, index, g):
 
 @numba.extending.overload(shape_like)
 def _numba_shape_like(x, *others):
-    """An array of x's shape and dtype (with others, arrays of x's ndim: of the shape they broadcast to) whose
-    entries are one number (a read-only broadcast of a zero the compiled code holds as a constant: no array
-    made), in place of x's data; a number, or a 0-d array, as it is."""
+    """An array of x's shape and dtype (with others, arrays or numbers: of the shape they and x broadcast to,
+    NumPy's rules, of x's dtype or the first array's) whose entries are one number (a read-only broadcast of
+    a zero the compiled code holds as a constant: no array made), in place of x's data; a number, or a 0-d
+    array, alone, as it is; numbers only, x."""
     types = numba.core.types
-    if not isinstance(x, types.Array) or x.ndim == 0:
-        return None if others else lambda x, *others: x
-    zero = numpy.zeros(1, numba.np.numpy_support.as_dtype(x.dtype))
+    items = (x,) + tuple(others)
+    if not all(isinstance(t, (types.Array, types.Number, types.Boolean)) for t in items):
+        return None
+    arrays = [t for t in items if isinstance(t, types.Array) and t.ndim > 0]
+    if not arrays:
+        return lambda x, *others: x
+    kind = x if isinstance(x, types.Array) and x.ndim > 0 else arrays[0]
+    zero = numpy.zeros(1, numba.np.numpy_support.as_dtype(kind.dtype))
     if not others:
         return lambda x, *others: numpy.broadcast_to(zero, x.shape)
 
-    # The shapes broadcast axis by axis, each axis a variable (no array made): numpy.broadcast_shapes,
+    # The shapes broadcast axis by axis from the last, each axis a variable (no array made): numpy.broadcast_shapes,
     # which takes shapes of any lengths, is about a second and a half for Numba to compile, a process's first.
-    axes = range(x.ndim)
-    each = "".join(
-        f"""
-        b = other.shape[{k}]
-        if d{k} != b and d{k} != 1 and b != 1:
-            raise ValueError("shape mismatch: objects cannot be broadcast to a single shape")
-        if d{k} == 1:
-            d{k} = b"""
-        for k in axes
-    )
-    names = ", ".join(f"d{k}" for k in axes) + ","
-    code = f"""def broadcast(x, *others):
-    ({names}) = x.shape
-    for other in numba.literal_unroll(others):{each}
-    return numpy.broadcast_to(zero, ({names}))
-"""
+    ndim = max(t.ndim for t in arrays)
+    names = [f"d{k}" for k in range(ndim)]
+    lines = [f"    {n} = 1" for n in names]
+    for item, t in zip(["x"] + [f"others[{i}]" for i in range(len(others))], items):
+        if not isinstance(t, types.Array):
+            continue
+        for j in range(t.ndim):
+            d = names[ndim - t.ndim + j]
+            lines.append(
+                f"""    b = {item}.shape[{j}]
+    if {d} != b and {d} != 1 and b != 1:
+        raise ValueError("shape mismatch: objects cannot be broadcast to a single shape")
+    if {d} == 1:
+        {d} = b"""
+            )
+    code = "def broadcast(x, *others):\\n" + "\\n".join(lines) + f"\\n    return numpy.broadcast_to(zero, ({', '.join(names)},))\\n"
     scope = {"numba": numba, "numpy": numpy, "zero": zero}
     exec(code, scope)
-    broadcast = scope["broadcast"]
-
-    return broadcast
+    return scope["broadcast"]
 ''',
     "distinct": '''def distinct(d, earlier):
     """d, or a copy where it is earlier (compiled code only: see the overload below)."""

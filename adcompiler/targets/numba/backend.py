@@ -28,12 +28,13 @@ from ...compile.load import load, reads
 from . import cache
 from .library import in_object_mode, library_functions
 from .lists import spelled_as_calls
+from .operand_shapes import shapes_from_operands
 from .translate import GUARDS, translate
 from ..python.runtime import HELPERS
 from .parallel import outlined
 from .room import roomy
 from .runtime import NUMBA_HELPERS
-from ...ir.nodes import Eq, For, Function, If, Var, While, walk
+from ...ir.nodes import Def, Eq, For, Function, If, Var, While, calls, walk
 from .subset import refuse_draws, refuse_row_slices
 from ...optimize.inline import Folding, fold_function
 from ...compile.pipeline import BUILDING, TargetPasses
@@ -60,7 +61,18 @@ def _folded(defs: list, program) -> list:
     where a line for each operation makes an array each.  A variable an accumulator is of stays: the
     accumulator starts as zeros of it (see ``translate``)."""
     folding = Folding(frozenset(program.kept_names) | frozenset(program.accumulators.values()), derivatives=True)
+    if any(_unbroadcasts(d.body) for d in defs):  # (the shapes unbroadcast reads from the operands: the
+        program.helper("shape_like")  # arithmetic folds too; the helper then defined in the module)
+        defs = [_with_body(d, shapes_from_operands(d.body, folding.foldable)) for d in defs]
     return [fold_function(d, folding) for d in defs]
+
+
+def _unbroadcasts(body) -> bool:
+    return any(e.func == "@unbroadcast" for e in calls(body))
+
+
+def _with_body(d: Def, body: tuple) -> Def:
+    return d if body == d.body else Def(d.name, d.params, d.defaults, body, d.doc, d.source)
 
 
 def _refused_row_slices(facts) -> None:
