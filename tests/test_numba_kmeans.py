@@ -443,3 +443,18 @@ def test_gradbench_harness_counts_min_seconds_after_the_first_run(monkeypatch):
 
     output, timings = measure(compiles_first, (1.0,), 3, 0.02)
     assert output == 1.0 and len(timings) == len(calls) and len(calls) > 3
+    # The relay's budget: a first run longer than it (but not 10 times) leaves the warm runs theirs ...
+    monkeypatch.setenv("GRADBENCH_MAX_SECONDS", "0.03")
+    calls.clear()
+    output, timings = measure(compiles_first, (1.0,), 3, 0.01)
+    assert len(timings) == len(calls) > 3
+    # ... and warm runs longer than the budget stop after two runs.
+    slow = []
+
+    def slow_each(x):
+        slow.append(x)
+        time.sleep(0.04)
+        return x
+
+    output, timings = measure(slow_each, (1.0,), 3, 1.0)
+    assert len(timings) == len(slow) == 2
