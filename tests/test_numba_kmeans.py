@@ -182,24 +182,19 @@ def test_unbroadcast_sums_every_small_shape_as_numpy_does(nd):
             _unbroadcast(rng.normal(size=(3, 4)), np.zeros((3, 2)))
 
 
-@numba.njit
-def _min1(x):
-    return live.reduce_along(x, "min", 1, False)
+def _reduced(kind, axis, keepdims):
+    """reduce_along(x, kind, axis, keepdims) compiled, its literals the closure's constants."""
+
+    def reduced(x):
+        return live.reduce_along(x, kind, axis, keepdims)
+
+    return numba.njit(reduced)
 
 
-@numba.njit
-def _max0(x):
-    return live.reduce_along(x, "max", 0, True)
-
-
-@numba.njit
-def _sum_last(x):
-    return live.reduce_along(x, "sum", -1, False)
-
-
-@numba.njit
-def _sum0(x):
-    return live.reduce_along(x, "sum", 0, True)
+_min1 = _reduced("min", 1, False)
+_max0 = _reduced("max", 0, True)
+_sum_last = _reduced("sum", -1, False)
+_sum0 = _reduced("sum", 0, True)
 
 
 @pytest.mark.slow  # (the helper for each layout, a compile each: the Numba table's "axes" row takes a minimum along an axis by default)
@@ -345,14 +340,8 @@ def test_sums_along_an_axis_before_the_last_add_each_line_in_order():
     np.testing.assert_array_equal(_sum1(cube), want)
 
 
-@numba.njit
-def _sum1(x):
-    return live.reduce_along(x, "sum", 1, False)
-
-
-@numba.njit
-def _min_last(x):
-    return live.reduce_along(x, "min", -1, False)
+_sum1 = _reduced("sum", 1, False)
+_min_last = _reduced("min", -1, False)
 
 
 def test_min_along_an_axis_with_ties_against_autograd():
