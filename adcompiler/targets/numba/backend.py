@@ -34,7 +34,7 @@ from ..python.runtime import HELPERS
 from .parallel import outlined
 from .room import roomy
 from .runtime import NUMBA_HELPERS
-from ...ir.nodes import Def, Eq, For, Function, If, Var, While, calls, walk
+from ...ir.nodes import Def, Eq, For, Function, If, Var, While, walk
 from .subset import refuse_draws, refuse_row_slices
 from ...optimize.inline import Folding, fold_function
 from ...compile.pipeline import BUILDING, TargetPasses
@@ -59,16 +59,14 @@ def _folded(defs: list, program) -> list:
     """The generated functions, each tangent and adjoint name read once folded into its use (see
     ``optimize.inline.Folding``): Numba fuses an expression of arrays into one loop making one array,
     where a line for each operation makes an array each.  A variable an accumulator is of stays: the
-    accumulator starts as zeros of it (see ``translate``)."""
+    accumulator starts as zeros of it (see ``translate``).  The shapes ``unbroadcast`` reads are taken from
+    the operands of the arithmetic that made them first (``operand_shapes``), so that it folds too."""
     folding = Folding(frozenset(program.kept_names) | frozenset(program.accumulators.values()), derivatives=True)
-    if any(_unbroadcasts(d.body) for d in defs):  # (the shapes unbroadcast reads from the operands: the
-        program.helper("shape_like")  # arithmetic folds too; the helper then defined in the module)
-        defs = [_with_body(d, shapes_from_operands(d.body, folding.foldable)) for d in defs]
+    shaped = [_with_body(d, shapes_from_operands(d.body, folding.foldable)) for d in defs]
+    if any(a is not b for a, b in zip(shaped, defs)):
+        program.helper("shape_like")  # (the module then defines it)
+        defs = shaped
     return [fold_function(d, folding) for d in defs]
-
-
-def _unbroadcasts(body) -> bool:
-    return any(e.func == "@unbroadcast" for e in calls(body))
 
 
 def _with_body(d: Def, body: tuple) -> Def:
