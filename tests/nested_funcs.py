@@ -157,3 +157,12 @@ def pushed_by_a_constant_field(v, w):
     the fixed point): a call of its value only, beside the differentiated ``v``."""
     f = charge_force(np.array([1.0, 2.0]), w)
     return np.sum(v * f) + np.sum(v * v)
+
+
+def rolled(x, y, p):
+    """A loop whose gradient code lets arrays go around it (``del``): that code differentiated again."""
+    u = x
+    for _ in range(3):
+        u = np.arctan(np.arctan(y[:, None] * x) - u)
+        p = 4.0 * np.tanh(p + p)
+    return np.sum(u * u) / (2.0 + np.sin(p))

@@ -131,6 +131,37 @@ def test_jvp_of_a_differentiables_grad_gives_the_gradient_and_the_hessian_vector
         adcompiler.jvp(d.jvp, (x, w), (v, 0.0))
 
 
+def _rolled(x, y, p):
+    u = x
+    for _ in range(3):
+        u = anp.arctan(anp.arctan(y[:, None] * x) - u)
+        p = 4.0 * anp.tanh(p + p)
+    return anp.sum(u * u) / (2.0 + anp.sin(p))
+
+
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
+def test_gradient_code_that_lets_arrays_go_differentiated_again(backend):
+    """``differentiate(d.grad)`` of a gradient whose code has ``del`` statements (arrays a loop no longer
+    reads let go: ``optimize.release``) was refused at its first ``del``; the statements change no value and
+    are dropped when that code is read again. H v (forward over reverse) against autograd's and against
+    central differences of the gradient."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    x, y, p = np.array([[0.3, -0.2], [0.5, 0.1]]), np.array([0.4, -0.7]), 0.3
+    v = np.array([[1.0, -0.5], [0.2, 0.3]])
+    d = adcompiler.differentiate(N.rolled, wrt=("x",), backend=backend)
+    d.grad(x, y, p)
+    if backend == "python":
+        assert "del u" in str(d.source("grad")), d.source("grad")
+    h = adcompiler.differentiate(d.grad, wrt=("x",), backend=backend)
+    g, hv = h.jvp((x, y, p), (v,))
+    hessian = autograd.jacobian(autograd.grad(_rolled))(x, y, p)
+    np.testing.assert_allclose(g, autograd.grad(_rolled)(x, y, p), rtol=1e-12)
+    np.testing.assert_allclose(hv, np.tensordot(hessian, v, axes=2), rtol=1e-10, atol=1e-12)
+    eps = 1e-5  # (and against central differences of the gradient)
+    np.testing.assert_allclose(hv, (d.grad(x + eps * v, y, p) - d.grad(x - eps * v, y, p)) / (2 * eps), rtol=1e-6)
+
+
 def test_refusals_are_located():
     for f, what in [(N.uses_vjp, "adcompiler.vjp"), (N.uses_has_aux, "has_aux"), (N.uses_hessian, "hessian")]:
         with pytest.raises(UnsupportedSyntaxError) as info:

@@ -238,7 +238,21 @@ def read_function(fn) -> tuple:
     namespace = namespace_of(fn)
     source = Source(filename, {first + i: line.rstrip("\n") for i, line in enumerate(lines)}, namespace, fn.__module__)
     node.body = [_unguarded(stmt, namespace) for stmt in node.body]
+    if hasattr(fn, "__adc_scope__"):
+        _releases_dropped(node)
     return node, source
+
+
+def _releases_dropped(node: ast.FunctionDef) -> None:
+    """Generated code differentiated again (``differentiate(d.grad)``) without its ``del`` statements: they let
+    arrays go that it no longer reads (``optimize.release``) and change no value, and the derivative of the
+    code makes its own (a ``del`` of the user's is refused, ``UNSUPPORTED``)."""
+    for block in ast.walk(node):
+        for field in ("body", "orelse"):
+            stmts = getattr(block, field, None)
+            if isinstance(stmts, list) and any(isinstance(s, ast.Delete) for s in stmts):
+                kept = [s for s in stmts if not isinstance(s, ast.Delete)]
+                setattr(block, field, kept or [ast.copy_location(ast.Pass(), stmts[0])])
 
 
 def _finished(node: ast.FunctionDef, source: Source, fn, siblings=None) -> Parsed:
