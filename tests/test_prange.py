@@ -113,6 +113,48 @@ def test_monte_carlo_on_numba_against_python_and_one_thread():
     assert max(_numba_against_python(P.monte_carlo, P.inputs("monte_carlo", 40))) < 1e-12
 
 
+def _paths_every_second(x, w, c):
+    """A prange over every second row from the first, each running a recurrence of numbers (a float left for
+    the adjoint, an int that is not), then a branch on it."""
+    total = 0.0
+    for i in prange(1, x.shape[0], 2):
+        level = w[0]
+        steps = 0
+        for t in range(x.shape[1]):
+            level = level * 0.95 + c * x[i, t]
+            steps += 1
+        if level > 0.0:
+            total += math.sin(level) * w[1] + steps
+        else:
+            total += level * level
+    return total
+
+
+@pytest.mark.parametrize("f", [P.monte_carlo, _paths_every_second], ids=lambda f: f.__name__)
+def test_numba_adjoint_loop_reads_an_inner_loops_numbers_from_slots(f):
+    """A loop inside a prange iteration whose adjoint needs nothing from inside it (monte_carlo's path) runs
+    once: the primal loop keeps the numbers it leaves in a slot per iteration (``log_s_slots[i] = log_s``),
+    and the adjoint loop reads them instead of running the path again (modes.parallel.kept_in_slots); the
+    same numbers as the python target's, with one thread and all, and as central differences."""
+    numba = pytest.importorskip("numba")
+    args = (
+        P.inputs("monte_carlo", 40)
+        if f is P.monte_carlo
+        else (np.linspace(-1.0, 1.0, 35).reshape(7, 5), np.array([0.4, 1.3]), 0.8)
+    )
+    d = adcompiler.differentiate(f, backend="numba")
+    got = d.grad(*args)  # (the source of the signature called)
+    source = d.source("grad")
+    assert len(re.findall(r"^ +for t in (reversed\()?range\(", source, re.M)) == 2, source  # the path, its adjoint
+    assert re.search(r"^ +\w+_slots\[[^]]*\] = \w+$", source, re.M), source
+    assert re.search(r"^ +\w+ = \w+_slots\[", source, re.M), source
+    assert max(_numba_against_python(f, args)) < 1e-12
+    if f is _paths_every_second:  # ((i - 1) // 2: the slot of each iteration its own)
+        for g, e in zip(got, _gradient_by_differences(f, args), strict=True):
+            np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-7)
+    assert numba.get_num_threads() >= 1
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["particles", "gmm"])
 def test_program_on_numba_against_python_and_one_thread(name):

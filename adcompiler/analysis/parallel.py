@@ -97,6 +97,7 @@ def parallel_loop(facts, loop: For, program) -> ParallelLoop:
     outer = lambda a: isinstance(a, Var) and first(a.name) not in local and a.name not in fn.slots  # noqa: E731
     written: dict = {}
     rows: dict = {}  # outer array -> whether every read of it is at the iteration's row
+    beyond: dict = {}  # outer array -> the line of its first read elsewhere
     for s in walk(body):
         if not isinstance(s, Eq):
             continue
@@ -128,10 +129,12 @@ def parallel_loop(facts, loop: For, program) -> ParallelLoop:
             if outer(a) and a.name in facts.numeric_arrays and not (s.prim == "setitem" and k == 0):
                 at_row = s.prim == "getitem" and k == 0 and own_row(s.ins[1])
                 rows[first(a.name)] = rows.get(first(a.name), True) and at_row
-    for name, line in written.items():
-        if not rows.get(name, True):
+                if not at_row:
+                    beyond.setdefault(first(a.name), s.line)
+    for name in written:
+        if name in beyond:
             refuse(
-                line,
+                beyond[name],
                 f"reading {root(name)!r} beyond the iteration's own row in the prange loop that writes it (an"
                 " iteration would see another's writes, or not)",
                 f"read a copy made before the loop ({root(name)}_before = {root(name)}.copy()), or only"

@@ -24,13 +24,15 @@ body) the loop is a ``range`` loop and the sweep's usual tape serves, giving the
 
 from __future__ import annotations
 
+from ..analysis import values as V
 from ..analysis.defuse import reads, reads_expr, writes, writes_block
+from ..analysis.liveness import live_before, live_step, pure
 from ..analysis.parallel import ParallelLoop, parallel_loop
 from ..errors import at_line
 from ..ir import expr as E
-from ..ir.nodes import Assign, AugAssign, Do, Eq, ForS, IfS, WhileS, walk
+from ..ir.nodes import Assign, AugAssign, Break, Continue, Do, Eq, ForS, IfS, WhileS, walk
 from .plan import ParallelKept, body_of
-from .primal import PrimalSweep
+from .primal import PrimalSweep, iteration_index
 
 
 def runs_parallel(sweep, loop) -> bool:
@@ -70,6 +72,9 @@ def parallel_adjoint(sweep, loop, site: tuple) -> list:
     # function) start from zero in each iteration, as the serial sweep leaves them after an iteration
     fresh = sorted(a for v, a in adjoints.acc.items() if a in made and a not in split.outer and a in writes_block(body))
     body = [Assign((a,), E.Num(0.0), loop.line) for a in fresh] + body
+    index = iteration_index(plan.range_of(loop), loop.target.name)
+    again, slots = kept_in_slots(plan, namer, again, body + split.finish(), tapes, index)
+    keeping.parallel[site] = ParallelKept(tapes, snapshots, True, slots)
     own = [Assign((t,), E.List(()), loop.line) for t in sorted(tapes)]
     iteration = split.start() + own + list(again) + body + split.finish()
     stmt = ForS(loop.target.name, plan.range_of(loop), tuple(iteration), loop.line, True)
@@ -77,6 +82,64 @@ def parallel_adjoint(sweep, loop, site: tuple) -> list:
     # what it did (y[i] += e reads y[i]), and leaves its rows as they were, as the serial sweep does
     restore = [_restore(a, copy, loop.line) for a, copy in snapshots]
     return restore + split.before() + [stmt] + split.after()
+
+
+def kept_in_slots(plan, namer, again: list, after: list, tapes: frozenset, index: E.Expr) -> tuple:
+    """``again`` (an iteration's primal code, run again before its adjoint lines ``after``) with each loop at
+    its top level whose adjoint needs nothing from inside it (it reads and pushes to no tape: a sum, a
+    linear recurrence, monte_carlo's path) and which only binds names, to numbers where ``again`` or
+    ``after`` reads them later, replaced by reads of slots, ``name = slot[index]``; and the slots
+    (``ParallelKept.slots``), which the primal loop fills as it runs that loop: a path of many steps is
+    then run once, not again in the adjoint loop."""
+    live = live_before(list(again) + list(after), set(), None)
+    out, slots, k = [], [], 0
+    for j, s in enumerate(again):
+        if not isinstance(s, (ForS, WhileS)):
+            out.append(s)
+            continue
+        left = sorted(writes(s) & live[j + 1])
+        if _binds_only(s) and not (reads(s) | writes(s)) & tapes and all(_number(plan, n) for n in left):
+            kept = tuple((n, namer.fresh(n + "_slots"), _number(plan, n)) for n in left)
+            slots.append((k, s.line, kept))
+            out.extend(Assign((n,), E.Subscript(E.Name(slot), index), s.line) for n, slot, _ in kept)
+        else:
+            out.append(s)
+        k += 1
+    return _without_dead(out, after) if slots else out, tuple(slots)
+
+
+def _without_dead(again: list, after: list) -> list:
+    """``again`` without the bindings no later statement reads (those that started a loop now read from
+    slots): the primal loop evaluated each already, so none raises here."""
+    live, out = live_before(list(after), set(), None)[0], []
+    for s in reversed(again):
+        if not (isinstance(s, Assign) and _binds_only(s) and not writes(s) & live):
+            out.append(s)
+            live = live_step(s, live, None)
+    return out[::-1]
+
+
+def _binds_only(s) -> bool:
+    """Whether the generated statement ``s`` (with its nested blocks) only binds names to pure values."""
+    if isinstance(s, Assign):
+        return all(isinstance(t, str) for t in s.targets) and pure(s.value)
+    if isinstance(s, AugAssign):
+        return isinstance(s.target, str) and pure(s.value)
+    if isinstance(s, (ForS, IfS, WhileS)):
+        heads = [getattr(s, "iterable", None), getattr(s, "test", None)]
+        blocks = (getattr(s, "header", ()), s.body, getattr(s, "orelse", ()))
+        return all(pure(e) for e in heads if e is not None) and all(_binds_only(x) for b in blocks for x in b)
+    return isinstance(s, (Break, Continue))
+
+
+_SLOT_ZEROS = {V.FLOAT: E.Num(0.0), V.INT: E.Num(0), V.BOOL: E.Num(False)}
+
+
+def _number(plan, name: str):
+    """The zero of the kind of number the generated name ``name`` (a variable of the function, or a copy's)
+    holds, which its slots are filled with first (``numpy.full``); None for anything else."""
+    names = [name] + [v for v, a in plan.alias.items() if a == name]
+    return next((_SLOT_ZEROS[a] for a in map(plan.facts.avals.get, names) if a in _SLOT_ZEROS), None)
 
 
 def _restore(a: str, copy: str, line: int) -> Assign:

@@ -330,11 +330,16 @@ class Version:
 class ParallelKept:
     """What the primal sweep does for one parallel loop: no pushes to ``tapes`` (the iterations' own,
     made in the adjoint loop), and ``snapshots``, (array, its copy) of the arrays written by row;
-    ``again``: the adjoint loop computes each iteration's values again (it has adjoint lines)."""
+    ``again``: the adjoint loop computes each iteration's values again (it has adjoint lines);
+    ``slots``: ``(k, line, ((name, slot, zero), ...))`` for each loop inside the body (the k-th at the
+    body's top level) whose numbers the primal loop keeps in a slot per iteration (an array of ``zero``s
+    made before the loop), ``slot[i] = name`` after it,
+    which the adjoint loop reads instead of running that loop again (``parallel.kept_in_slots``)."""
 
     tapes: frozenset
     snapshots: tuple
     again: bool = False
+    slots: tuple = ()
 
 
 @dataclass(frozen=True)

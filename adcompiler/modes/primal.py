@@ -109,8 +109,15 @@ class PrimalSweep:
         its iterations again (``optimize.tidy`` drops it where nothing reads what it leaves)."""
         body = without_pushes(self.block(loop.body, body_of(loop, site), False, ()), parallel.tapes)
         copies = [Assign((copy,), E.Call("numpy.copy", (E.Name(a),)), loop.line) for a, copy in parallel.snapshots]
+        iterations = self.plan.range_of(loop)
+        slots = [
+            Assign((slot,), E.Call("numpy.full", (E.Call("len", (iterations,)), zero)), loop.line)
+            for _, _, kept in parallel.slots
+            for _, slot, zero in kept
+        ]
+        body = with_slot_writes(body, parallel.slots, iteration_index(iterations, loop.target.name))
         mark = RECOMPUTED if parallel.again else True
-        return copies + [ForS(loop.target.name, self.plan.range_of(loop), tuple(body), loop.line, mark)]
+        return copies + slots + [ForS(loop.target.name, iterations, tuple(body), loop.line, mark)]
 
     def equation(self, eq: Eq, site: tuple) -> list:
         """The primal code of the equation at ``site``: a line, with its shadow's and its pushes."""
@@ -240,6 +247,31 @@ class PrimalSweep:
 def args_to_atoms(args) -> tuple:
     """Expressions of references back to atoms (after dup copies were renamed)."""
     return tuple(Var(a.id) if isinstance(a, E.Name) else Const(a.value, a.text) for a in args)
+
+
+def iteration_index(iterations: E.Call, target: str) -> E.Expr:
+    """The number of the iteration of ``for target in iterations`` (a ``range(...)``) that runs: 0, 1, ..."""
+    args = iterations.args
+    if len(args) == 1:
+        return E.Name(target)
+    first = E.sub(E.Name(target), args[0])
+    return first if len(args) == 2 else E.BinOp("//", first, args[2])
+
+
+def with_slot_writes(body: list, slots: tuple, index: E.Expr) -> list:
+    """``body`` (an iteration of a parallel loop's primal code) with ``slot[index] = name`` after the k-th
+    loop at its top level for each ``(k, line, ((name, slot, zero), ...))`` of ``slots`` (``ParallelKept``)."""
+    after = {k: (line, kept) for k, line, kept in slots}
+    out, k = [], 0
+    for s in body:
+        out.append(s)
+        if isinstance(s, (ForS, WhileS)):
+            if k in after:
+                line, kept = after[k]
+                assert s.line == line, (s.line, line)  # the loop the adjoint sweep found, in the same code
+                out.extend(Assign((E.Subscript(E.Name(slot), index),), E.Name(name), line) for name, slot, _ in kept)
+            k += 1
+    return out
 
 
 def without_pushes(code, tapes: frozenset) -> list:

@@ -19,7 +19,8 @@ from ..ir import expr as E
 from ..analysis.same_shapes import ELEMENTWISE
 from ..ir.nodes import Eq, Var, walk
 
-SHAPE_ARGUMENT = {"@unbroadcast": 1, "@unreduce": 1, "@array_like": 1, "@scatter_add": 1}  # the argument read for its shape
+# the argument read for its shape
+SHAPE_ARGUMENT = {"@unbroadcast": 1, "@unreduce": 1, "@array_like": 1, "@scatter_add": 1}
 FLOATS = ("float64", "float32")
 PIECES = {"@unjoin": 4}  # the arguments from this one on: the pieces joined, read for their shapes
 

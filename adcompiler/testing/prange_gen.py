@@ -1,5 +1,6 @@
 """Random ``prange`` loops: what their iterations may do (read shared values, write their own rows, add
-into totals, run inner loops and branches) and what they may not (write an element two iterations may
+into totals, run inner loops, among them loops of numbers whose adjoint needs nothing from inside them,
+and branches) and what they may not (write an element two iterations may
 both write, assign a shared name, multiply into a total, read another iteration's row of an array the
 loop writes, stop the loop), for ``tests/test_prange.py``.
 
@@ -45,6 +46,8 @@ _GOOD = (  # statements of an iteration (h: a vector of 3, a: a number, both the
     "if h[0] > 0.3:\n            a = a * 2.0",
     "q = np.zeros(3)\n        for j in range(3):\n            q[j] = h[j] * a\n        s += np.sum(np.sin(q))",
     "q = np.ones(2)\n        q[1] = a * X[i, 0]\n        a = a + np.prod(q)",
+    "for j in range(4):\n            a = a * 0.9 + X[i, j % X.shape[1]] * c",
+    "t = 0.0\n        for j in range(3):\n            t += math.sin(a + j * c)\n        a = a + t",
 )
 
 _BAD = (  # one that breaks the rules
