@@ -19,8 +19,6 @@ from test_numba_kmeans import kmeans_matmul as nearest  # noqa: E402  (GradBench
 RNG = np.random.default_rng(37)
 
 
-
-
 def scaled(a, b):
     """A sum of the user's (a name the folding keeps: nothing to gain) and an operand that is arithmetic
     (read again, it would be computed again): left as they were."""

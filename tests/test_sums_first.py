@@ -61,7 +61,9 @@ CASES = [
 def test_gradient_against_autograd_and_differences(fn, fn_ag, args, backend):
     if backend == "numba":
         pytest.importorskip("numba")
-    got = adcompiler.differentiate(fn, wrt=("x", fn.__code__.co_varnames[1], fn.__code__.co_varnames[2]), backend=backend)
+    got = adcompiler.differentiate(
+        fn, wrt=("x", fn.__code__.co_varnames[1], fn.__code__.co_varnames[2]), backend=backend
+    )
     grads = got.grad(*args)
     for k, g in enumerate(grads):
         assert np.shape(g) == np.shape(args[k]) and np.asarray(g).dtype == np.float64
@@ -80,7 +82,9 @@ def test_the_rows_are_summed_first_where_mu_is_a_vector():
     assert "np.sum(d_" not in str(d.source("reverse")), d.source("reverse")
     ints = (RNG.normal(size=(3, 4)), np.ones(4), np.arange(8).reshape(4, 2))  # (an integer B: left as it was)
     d = adcompiler.differentiate(centred, wrt=("mu",))
-    np.testing.assert_allclose(d.grad(*ints), central_grad(centred, tuple(np.asarray(a, float) for a in ints), 1), rtol=1e-5)
+    np.testing.assert_allclose(
+        d.grad(*ints), central_grad(centred, tuple(np.asarray(a, float) for a in ints), 1), rtol=1e-5
+    )
     assert "np.sum(d_" not in str(d.source("reverse")), d.source("reverse")
 
 
