@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .coordinates import COORDINATE_HELPERS
 from .scatters import SCATTER_HELPERS
+from .by_element import HELPERS as BY_ELEMENT
 from .lists import LIST_HELPERS
 from .arrays import ARRAY_HELPERS
 from .joins import JOIN_HELPERS
@@ -466,6 +467,7 @@ def _numba_add_new(acc, c):
 NUMBA_HELPERS.update(SCATTER_HELPERS)  # adjoints of reading and writing at an index (scatters)
 NUMBA_HELPERS.update(COORDINATE_HELPERS)  # x[(rows, cols)] read and written (numba_coordinates)
 NUMBA_HELPERS.update(LIST_HELPERS)  # lists joined and repeated (numba_lists)
+NUMBA_HELPERS.update(BY_ELEMENT)  # elementwise cotangents added by element (by_element)
 NUMBA_HELPERS.update(ARRAY_HELPERS)  # adjoints of a @ b, distinct (numba_arrays)
 NUMBA_HELPERS.update(JOIN_HELPERS)  # np.concatenate, np.stack, ... of tuples and lists, and their derivatives
 NUMBA_HELPERS.update(REDUCTION_HELPERS)  # np.min, np.mean, ... along an axis

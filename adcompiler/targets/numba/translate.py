@@ -28,6 +28,7 @@ from types import ModuleType
 from ...modes.handed import is_reverse_sweep
 from .empty import empty_shadows
 from .fewer_arrays import LINEAR_IN_COTANGENT, FewerArrays, constant_int
+from .by_element import HELPERS as BY_ELEMENT, added_by_element
 from .in_place import added_in_place, chained_in_place
 from .joins import JOINS
 from .lists import MARKERS
@@ -100,6 +101,7 @@ def translate(
             "write_at",
             *_LIST_HELPERS.values(),
             *_ADDED,
+            *BY_ELEMENT,
         )
     }
     rewrite = _Rewrite(guards, numpy, added, fresh)
@@ -109,6 +111,7 @@ def translate(
     rewrite.distinct.discard(None)  # distinct(d, a, b) is written distinct(distinct(d, a), b): see numba_arrays
     rewrite.scatter_add = {helpers.get("scatter_add")} - {None}
     rewrite.array_like = {helpers.get("array_like")} - {None}
+    rewrite.unbroadcast = {helpers.get("unbroadcast")} - {None}
     rewrite.fewer.sum_all = {helpers.get("sum_all")} - {None}
     rewrite.fewer.unreduce = {helpers.get("unreduce")} - {None}
     rewrite.fewer.linear = {helpers[n] for n in LINEAR_IN_COTANGENT if n in helpers} | {  # (and by the derivative
@@ -237,6 +240,7 @@ class _Rewrite(ast.NodeTransformer):
         self.used: set = set()  # those the code calls
         self.distinct: set = set()  # the names the code calls runtime helper distinct by
         self.scatter_add: set = set()  # ... scatter_add by
+        self.unbroadcast: set = set()  # ... unbroadcast by
         self.array_like: set = set()  # ... array_like by
         self.fewer = FewerArrays(numpy, self._call, self.used.add, fresh)  # (fewer_arrays)
         self.numpy_names: set = {numpy}  # the names of the NumPy module in the code
@@ -314,6 +318,16 @@ class _Rewrite(ast.NodeTransformer):
         into = lambda args: self._call("scatter_into", args)  # noqa: E731
         added_in_place(node, owned, self.scatter_add, self.array_like, into)
         chained_in_place(node, self.scatter_add, into, self.added["scatter_into"])
+        added_by_element(  # (elementwise cotangents added into those accumulators by element: by_element)
+            node,
+            into={self.added["scatter_into"]},
+            scatter_add=self.scatter_add,
+            unbroadcast=self.unbroadcast,
+            numpy=self.numpy,
+            numpy_names=self.numpy_names,
+            vectors=self.array_accumulators,
+            call=self._call,
+        )
         return node
 
     def _array_named(self, x) -> bool:

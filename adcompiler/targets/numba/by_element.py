@@ -1,0 +1,268 @@
+"""Elementwise cotangents added into an accumulator element by element, where the shapes allow: the Numba
+target's loops that make no array.
+
+An adjoint line adds an expression of arrays into a part of an accumulator::
+
+    d_gates = scatter_into(d_gates, gates, t10, t2 * (outgate / t3 * unbroadcast(t18 * ct_hidden, outgate)))
+
+Numba fuses the arithmetic of one statement into one loop, but the call of ``unbroadcast`` (which sums a
+cotangent down to its operand's shape where that operand was broadcast) ends a fusion: ``t18 * ct_hidden``
+is made an array, then the rest another, which ``scatter_into`` adds in.  On small arrays each array made
+costs more than its arithmetic (an allocation and atomic counts of its references: GradBench lstm's seven
+floats a gate, 46 arrays a step of a layer).  Where every array the expression reads is a vector as long as
+the part added into (``unbroadcast`` of such an expression to such a vector is the expression itself), the
+same numbers are added element by element in a loop, into the part as a view, and no array is made::
+
+    count, line = line_of(d_gates, t10)
+    if count >= 0 and fits_line(count, t2) and ... and spans_line(count, outgate):
+        for k in range(count):
+            line[k] += element(t2, k) * (element(outgate, k) / element(t3, k) * (element(t18, k) * ...))
+    else:
+        d_gates = scatter_into(d_gates, gates, t10, ...)
+
+The test runs each time (a few comparisons of lengths); the line as it was is the ``else``.  Each element
+gets the operations it got in the fused loop, in the same order, and is added once: the same numbers, bit
+for bit.  Written for ``d = scatter_into(d, x, index, e)`` (an accumulator the function owns: ``in_place``),
+``d = scatter_add(0.0, x, index, e)`` (zeros of x's shape, then the part added into) and ``d += e`` of an
+owned accumulator of a vector, where ``e`` is ``+ - * /``, negation and NumPy's one-argument elementwise
+functions of names and numbers (and ``unbroadcast`` of such), reading neither accumulator, and, for the two
+scatters, an ``unbroadcast`` or an elementwise function among them (arithmetic of numbers alone, the
+adjoints of scalar code, is left as it is: nothing to gain).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ...rules.arrays import UNARY
+
+_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+
+HELPERS = {
+    "line_of": '''def line_of(d, index=None):
+    """(its length, d[index]) where d[index] (d without index) is a vector, else (-1, an empty vector)
+    (compiled code only: see the overload below)."""
+    raise TypeError("line_of is called from code numba.njit compiles")
+
+
+@numba.extending.overload(line_of)
+def _numba_line_of(d, index=None):
+    """d[index] as a view, for an index of integers and slices that leaves one axis of d (None: d, a vector);
+    for anything else (-1, an empty vector), which types a loop over it all the same."""
+    types = numba.core.types
+    whole = index is None or isinstance(index, (types.NoneType, types.Omitted))
+    parts = () if whole else index.types if isinstance(index, types.BaseTuple) else (index,)
+    basic = all(isinstance(p, (types.Integer, types.SliceType)) for p in parts)
+    axes = d.ndim - sum(isinstance(p, types.Integer) for p in parts) if isinstance(d, types.Array) else None
+    if not (basic and axes == 1 and len(parts) <= d.ndim):
+        kind = numba.np.numpy_support.as_dtype(d.dtype) if isinstance(d, types.Array) else numpy.float64
+        return lambda d, index=None: (-1, numpy.empty(0, kind))
+    if whole:
+        return lambda d, index=None: (d.shape[0], d)
+
+    def part(d, index=None):
+        line = d[index]
+        return (line.shape[0], line)
+
+    return part
+''',
+    "fits_line": '''def fits_line(count, a):
+    """Whether a is a number or a vector of count elements (compiled code only: see the overload below)."""
+    raise TypeError("fits_line is called from code numba.njit compiles")
+
+
+@numba.extending.overload(fits_line)
+def _numba_fits_line(count, a):
+    types = numba.core.types
+    if isinstance(a, (types.Number, types.Boolean)):
+        return lambda count, a: True
+    if isinstance(a, types.Array) and a.ndim == 1:
+        return lambda count, a: a.shape[0] == count
+    return lambda count, a: False
+''',
+    "spans_line": '''def spans_line(count, a):
+    """Whether a is a vector of count elements (compiled code only: see the overload below)."""
+    raise TypeError("spans_line is called from code numba.njit compiles")
+
+
+@numba.extending.overload(spans_line)
+def _numba_spans_line(count, a):
+    if isinstance(a, numba.core.types.Array) and a.ndim == 1:
+        return lambda count, a: a.shape[0] == count
+    return lambda count, a: False
+''',
+    "element": '''def element(a, k):
+    """a[k] of a vector, a itself of a number (compiled code only: see the overload below)."""
+    raise TypeError("element is called from code numba.njit compiles")
+
+
+@numba.extending.overload(element, inline="always")
+def _numba_element(a, k):
+    """a[k] of a vector; a of a number; of any other array (where fits_line said no: never called) its k-th
+    element in C order, which types the loop all the same."""
+    types = numba.core.types
+    if isinstance(a, types.Array):
+        if a.ndim == 1:
+            return lambda a, k: a[k]
+        return lambda a, k: a.ravel()[k]
+    return lambda a, k: a
+''',
+}
+
+
+class Added:
+    """The rewrite of one generated function (see the module docstring): ``into``, ``scatter_add``,
+    ``unbroadcast``: the names the code calls those runtime helpers by (sets); ``numpy``: the module's name
+    of NumPy, ``numpy_names``: every name the code reads it by; ``vectors``: accumulators of arrays'
+    adjoints -> the arrays' ndims; ``call(helper, args)``: a call of one of the helpers above, which the
+    module then defines."""
+
+    def __init__(self, function: ast.FunctionDef, into, scatter_add, unbroadcast, numpy, numpy_names, vectors, call):
+        self.into, self.scatter_add, self.unbroadcast = into, scatter_add, unbroadcast
+        self.numpy, self.numpy_names, self.vectors, self.call = numpy, numpy_names, vectors, call
+        self.taken = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)} | {a.arg for a in function.args.args}
+
+    def fresh(self, base: str) -> str:
+        name, k = base, 1
+        while name in self.taken:  # (count2, not count_2: see translate._unclashed)
+            k += 1
+            name = f"{base}{k}"
+        self.taken.add(name)
+        return name
+
+    def block(self, stmts: list) -> list:
+        return [self.statement(s) or s for s in stmts]
+
+    def statement(self, s):
+        """The rewrite of ``s``, or None where it is left as it is."""
+        if isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add) and isinstance(s.target, ast.Name):
+            d = s.target.id
+            if self.vectors.get(d) != 1:
+                return None
+            found = self.elementwise(s.value, {d})
+            return found and self.looped(s, d, None, None, found, s.value)
+        if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)):
+            return None
+        call = s.value
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and len(call.args) == 4):
+            return None
+        if call.keywords:
+            return None
+        d, x, index, g = call.args
+        if call.func.id in self.into and isinstance(d, ast.Name):
+            fresh = False
+        elif call.func.id in self.scatter_add and isinstance(d, ast.Constant) and d.value == 0.0:
+            fresh = True
+        else:
+            return None
+        if not (isinstance(x, ast.Name) and _cheap(index)):
+            return None
+        own = {s.targets[0].id} | ({d.id} if isinstance(d, ast.Name) else set())
+        found = self.elementwise(g, own)
+        if not found or not found[2]:
+            return None
+        return self.looped(s, None if fresh else d.id, x.id, index, found, g)
+
+    def elementwise(self, e, own: set):
+        """(the names of arrays and numbers ``e`` reads, the names ``unbroadcast`` sums down to, whether it
+        calls ``unbroadcast`` or an elementwise function), or None where ``e`` is not such an expression
+        (see the module docstring) or reads a name of ``own``."""
+        reads, spans, called, ops = [], [], [False], [0]
+
+        def walk(e) -> bool:
+            if isinstance(e, ast.Name):
+                if e.id in own:
+                    return False
+                reads.append(e.id)
+                return True
+            if isinstance(e, ast.Constant):
+                return type(e.value) in (int, float)
+            if isinstance(e, ast.BinOp):
+                ops[0] += 1
+                return isinstance(e.op, _OPS) and walk(e.left) and walk(e.right)
+            if isinstance(e, ast.UnaryOp):
+                ops[0] += 1
+                return isinstance(e.op, (ast.USub, ast.UAdd)) and walk(e.operand)
+            if not isinstance(e, ast.Call) or e.keywords or len(e.args) not in (1, 2):
+                return False
+            if isinstance(e.func, ast.Name) and e.func.id in self.unbroadcast and len(e.args) == 2:
+                if not isinstance(e.args[1], ast.Name) or e.args[1].id in own:
+                    return False
+                spans.append(e.args[1].id)
+                called[0] = True
+                return walk(e.args[0])
+            f = e.func
+            numpy = isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in self.numpy_names
+            if numpy and f.attr in UNARY and len(e.args) == 1:
+                ops[0] += 1
+                called[0] = True
+                return walk(e.args[0])
+            return False
+
+        if not walk(e) or not ops[0]:
+            return None
+        return list(dict.fromkeys(reads)), list(dict.fromkeys(spans)), called[0]
+
+    def looped(self, s, d, x, index, found, g) -> list:
+        """``s`` as the loop over the part's elements where the shapes allow, ``s`` itself elsewhere."""
+        reads, spans, _ = found
+        count, line, k = self.fresh("count"), self.fresh("line"), self.fresh("k")
+        load = lambda n: ast.Name(n, ast.Load())  # noqa: E731
+        store = lambda n: ast.Name(n, ast.Store())  # noqa: E731
+        target = s.targets[0].id if isinstance(s, ast.Assign) else d
+        head = []
+        if d is None:  # scatter_add(0.0, x, ...): zeros of x's shape, the part then added into
+            numpy = load(self.numpy)
+            shape = ast.Call(ast.Attribute(numpy, "shape", ast.Load()), [load(x)], [])
+            head.append(ast.Assign([store(target)], ast.Call(ast.Attribute(numpy, "zeros", ast.Load()), [shape], [])))
+            d = target
+        part = self.call("line_of", [load(d)] + ([index] if index is not None else []))
+        head.append(ast.Assign([ast.Tuple([store(count), store(line)], ast.Store())], part))
+        tests = [ast.Compare(load(count), [ast.GtE()], [ast.Constant(0)])]
+        tests += [self.call("fits_line", [load(count), load(n)]) for n in reads]
+        tests += [self.call("spans_line", [load(count), load(n)]) for n in spans]
+        value = _elements(g, k, self.unbroadcast, self.call)
+        add = ast.AugAssign(ast.Subscript(load(line), load(k), ast.Store()), ast.Add(), value)
+        body = [ast.For(store(k), ast.Call(load("range"), [load(count)], []), [add], [])]
+        if target != d:
+            body.append(ast.Assign([store(target)], load(d)))
+        return head + [ast.If(ast.BoolOp(ast.And(), tests), body, [s])]
+
+
+def _elements(e, k: str, unbroadcast: set, call):
+    """The expression of the element ``k`` of ``e`` (an expression ``Added.elementwise`` took)."""
+    if isinstance(e, ast.Name):
+        return call("element", [ast.Name(e.id, ast.Load()), ast.Name(k, ast.Load())])
+    if isinstance(e, ast.Constant):
+        return e
+    if isinstance(e, ast.BinOp):
+        return ast.BinOp(_elements(e.left, k, unbroadcast, call), e.op, _elements(e.right, k, unbroadcast, call))
+    if isinstance(e, ast.UnaryOp):
+        return ast.UnaryOp(e.op, _elements(e.operand, k, unbroadcast, call))
+    if isinstance(e.func, ast.Name) and e.func.id in unbroadcast:
+        return _elements(e.args[0], k, unbroadcast, call)
+    return ast.Call(e.func, [_elements(e.args[0], k, unbroadcast, call)], [])
+
+
+def _cheap(index) -> bool:
+    """Whether the index is names and integers (read twice: for the length, and for the part)."""
+    if isinstance(index, ast.Name):
+        return True
+    if isinstance(index, ast.Constant):
+        return type(index.value) is int
+    return isinstance(index, ast.Tuple) and all(_cheap(i) for i in index.elts)
+
+
+def added_by_element(function: ast.FunctionDef, **helpers) -> None:
+    """``function`` (a generated function's ``ast``, its accumulators added into in place already) with each
+    line the module docstring names rewritten, in place."""
+    added = Added(function, **helpers)
+    for node in list(ast.walk(function)):
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                out = []
+                for s in block:
+                    new = added.statement(s)
+                    out.extend(new if new is not None else [s])
+                setattr(node, field, out)

@@ -1,0 +1,121 @@
+"""The Numba target's elementwise cotangents added into an accumulator element by element
+(``targets.numba.by_element``): the same numbers bit for bit as the lines they stand for, fewer arrays,
+and the lines as they were wherever the shapes do not allow it (a broadcast operand, a part that is a
+number or a matrix)."""
+
+import glob
+import os
+
+import numpy as np
+import pytest
+
+import adcompiler
+from oracle import central_grad
+
+numba = pytest.importorskip("numba")
+from adcompiler.targets.numba import translate  # noqa: E402
+
+RNG = np.random.default_rng(7)
+
+
+def gates(w, x):
+    """An LSTM cell's gates: parts of one vector through a sigmoid and a tanh (GradBench lstm)."""
+    g = x * w + 0.5
+    h = len(x) // 2
+    a = 1.0 / (1.0 + np.exp(-g[0:h]))
+    b = np.tanh(g[h : 2 * h])
+    return np.sum(a * b)
+
+
+def rows(v, M):
+    """Each row of M times v, which is a vector as long as a row or of one element (broadcast)."""
+    t = 0.0
+    for i in range(M.shape[0]):
+        r = M[i] * v
+        t += np.sum(np.sin(r) * r)
+    return t
+
+
+def twice(x, W):
+    """x read in every iteration: its cotangent a sum of vectors, each added into it (``d_x += ...``)."""
+    t = 0.0
+    for i in range(W.shape[0]):
+        t += np.sum(np.tanh(W[i] * x) * x)
+    return t
+
+
+def picks(x, M):
+    """Parts that are numbers, a vector and a row of a matrix."""
+    return np.sum(np.sin(x[0:3]) * M[1]) + x[4] * np.cos(x[1]) + np.sum(np.exp(-M[:, 0]) * x[1:4])
+
+
+CASES = {
+    "gates": (gates, (RNG.normal(size=8), RNG.normal(size=8))),
+    "rows": (rows, (RNG.normal(size=5), RNG.normal(size=(4, 5)))),
+    "rows broadcast": (rows, (RNG.normal(size=1), RNG.normal(size=(4, 5)))),
+    "twice": (twice, (RNG.normal(size=6), RNG.normal(size=(3, 6)))),
+    "picks": (picks, (RNG.normal(size=6), RNG.normal(size=(3, 3)))),
+}
+
+
+def _gradient(fn, args, monkeypatch=None, directory=None):
+    """The Numba gradient, and the text of the module compiled for it (written to ``directory``)."""
+    if monkeypatch is not None:
+        monkeypatch.setenv("ADCOMPILER_CACHE_DIR", str(directory))
+    d = adcompiler.differentiate(fn, backend="numba")
+    got = d.grad(*args)
+    texts = [open(p).read() for p in glob.glob(os.path.join(str(directory), "numba", "adc_*.py"))]
+    return got, "\n".join(texts)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_same_numbers_as_the_lines_it_stands_for(case, monkeypatch, tmp_path):
+    """Against the python target and central differences; and bit for bit against the Numba target without
+    the rewrite, whose module then has no loop of it."""
+    fn, args = CASES[case]
+    got, text = _gradient(fn, args, monkeypatch, tmp_path / "with")
+    expected = adcompiler.differentiate(fn).grad(*args)
+    differences = [central_grad(fn, args, i) for i in range(len(args))]
+    for g, e, c, a in zip(got, expected, differences, args, strict=True):
+        assert np.shape(g) == np.shape(a) and np.asarray(g).dtype == np.float64
+        np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(g, c, rtol=1e-6, atol=1e-8)
+    monkeypatch.setattr(translate, "added_by_element", lambda function, **helpers: None)
+    plain, plain_text = _gradient(fn, args, monkeypatch, tmp_path / "without")
+    for g, p in zip(got, plain, strict=True):
+        np.testing.assert_array_equal(g, p)
+    assert "line_of(" not in plain_text
+    if case in ("gates", "rows", "twice"):
+        assert "line_of(" in text, text
+
+
+def test_fewer_arrays_a_call(monkeypatch, tmp_path):
+    """Numba's count of the arrays one call of the gates' gradient makes: four fewer than without the
+    rewrite (each gate's part added by element, and its zeros made once)."""
+    from numba.core.runtime import _nrt_python, rtsys
+
+    fn, args = CASES["gates"]
+
+    def made(directory):
+        monkeypatch.setenv("ADCOMPILER_CACHE_DIR", str(directory))
+        d = adcompiler.differentiate(fn, backend="numba")
+        d.grad(*args)
+        _nrt_python.memsys_enable_stats()
+        before = rtsys.get_allocation_stats().alloc
+        d.grad(*args)
+        return rtsys.get_allocation_stats().alloc - before
+
+    with_it = made(tmp_path / "with")
+    monkeypatch.setattr(translate, "added_by_element", lambda function, **helpers: None)
+    without = made(tmp_path / "without")
+    assert with_it < without, (with_it, without)
+
+
+def test_the_hessian_vector_product_over_it():
+    """The gradient code differentiated again on the Numba target (forward over reverse) against the python
+    target's."""
+    fn, (w, x) = CASES["gates"]
+    v = RNG.normal(size=x.shape)
+    got = adcompiler.hvp(adcompiler.differentiate(fn, wrt=("x",), backend="numba"), wrt="x")
+    want = adcompiler.hvp(adcompiler.differentiate(fn, wrt=("x",)), wrt="x")
+    np.testing.assert_allclose(got((w, x), v), want((w, x), v), rtol=1e-12, atol=1e-12)
