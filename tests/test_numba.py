@@ -716,6 +716,30 @@ def test_scatter_adds_into_an_owned_accumulator_add_into_it_itself(body, into):
 
 
 @pytest.mark.parametrize(
+    "body, unwrapped",
+    [
+        (
+            "d = zeros_like(x)\nd = scatter_add(d, x, 0, e)\nd = g_reverse_sweep(r, e, array_like(d, x))\nreturn array_like(d, x)",
+            2,
+        ),
+        ("d = zeros_like(x)\nd = d + e\nreturn array_like(d, x)", 1),
+        ("d = zeros_like(x)\nd = e\nreturn array_like(d, x)", 0),  # bound to another array: its shape not known
+        ("d = zeros_like(x)\ny = array_like(d, x)\nd = d + e\nreturn d", 0),  # read before its last sum
+    ],
+)
+def test_array_like_of_an_accumulator_added_into_in_place_is_the_accumulator(body, unwrapped):
+    """``array_like(d, x)`` of an accumulator added into in place (zeros of x's shape, or its caller's) is ``d``:
+    the call that tests the shape goes (det's ``d_A``, handed down and returned at each level)."""
+    from adcompiler.targets.numba.in_place import added_in_place
+
+    function = ast.parse("def f(x, e, r):\n" + textwrap.indent(body, "    ")).body[0]
+    before = ast.unparse(function).count("array_like(")
+    into = lambda args: ast.Call(ast.Name("scatter_into", ast.Load()), args, [])  # noqa: E731
+    added_in_place(function, {"d"}, {"scatter_add"}, {"array_like"}, into)
+    assert before - ast.unparse(function).count("array_like(") == unwrapped, ast.unparse(function)
+
+
+@pytest.mark.parametrize(
     "body, links",
     [
         ("a = scatter_add(0.0, x, 0, e)\nb = scatter_add(a, x, 1, e)\nc = scatter_add(b, x, 0, e)\nreturn c", 2),

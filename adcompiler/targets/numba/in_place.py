@@ -70,6 +70,29 @@ def added_in_place(
             augmented = ast.AugAssign(assign.targets[0], ast.Add(), assign.value.right)
             ast.copy_location(augmented, assign)
             _replace(function, assign, augmented)
+        _unwrapped(function, name, like)
+
+
+def _unwrapped(function: ast.FunctionDef, name: str, like: set) -> None:
+    """Each ``array_like(name, x)`` in ``function`` made ``name``: the accumulator, added into in place, is an
+    array of x's shape all along (its zeros, or the caller's: ``modes.handed``), which array_like gives back
+    as it is, after a call that tests its shape (det's ``d_A`` handed down and returned at every level of its
+    recursion)."""
+    for node in ast.walk(function):
+        for field, value in ast.iter_fields(node):
+            items = value if isinstance(value, list) else [value]
+            for k, item in enumerate(items):
+                if not (isinstance(item, ast.Call) and isinstance(item.func, ast.Name) and item.func.id in like):
+                    continue
+                if len(item.args) == 2 and not item.keywords and _named(item.args[0], name):
+                    if isinstance(value, list):
+                        value[k] = item.args[0]
+                    else:
+                        setattr(node, field, item.args[0])
+
+
+def _named(node, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def _handed(node, sums: dict, like: set) -> set:
