@@ -158,6 +158,29 @@ def test_a_recursive_call_pushes_onto_its_callers_tapes():
         assert "forward_sweep" not in sweep.group(0), sweep.group(0)
 
 
+def _rebound_in_a_loop(x, v):
+    """v (one element) rebound at the top level to a vector, then in a loop to another of that length."""
+    t2 = np.sum(x)
+    v = v * (x if math.tanh(t2) >= -0.31 else x)
+    j = 0
+    while j < 2:
+        j += 1
+        v = 0.74 * np.broadcast_to(v, (2,))
+    return np.sum(v)
+
+
+def test_the_adjoint_of_a_variable_bound_again_starts_from_its_earlier_bindings_zeros():
+    """The accumulator of ``v``, started again where the adjoint undoes ``v = v * x``, belongs to the
+    parameter (one element), not to the vector v holds last: zeros of that vector's shape added into the
+    parameter's cotangent failed in Numba's broadcasting (fuzz seed 371, program 11)."""
+    x, v = np.array([1.1, 0.9]), np.array([-0.52])
+    got = numba_d(_rebound_in_a_loop).vjp((x, v), 1.0)[1]
+    expected = derivative(_rebound_in_a_loop).vjp((x, v), 1.0)[1]
+    for g, e, a in zip(got, expected, (x, v), strict=True):
+        assert np.shape(g) == np.shape(a)
+        np.testing.assert_allclose(g, e, rtol=1e-12)
+
+
 def test_determinant_by_minors_recursion_over_an_array_with_slices_and_joins_of_index_lists():
     """GradBench's det: d det(A) / dA = det(A) inv(A)^T, in both modes, agreeing with the python backend."""
     A = np.random.default_rng(3).normal(size=(5, 5))

@@ -22,6 +22,7 @@ through ``restore`` (each cotangent in its primal's structure: lists where the a
 from __future__ import annotations
 
 import ast
+import collections
 import re
 from types import ModuleType
 
@@ -289,14 +290,22 @@ class _Rewrite(ast.NodeTransformer):
         }
         self.listed = _listed(node)  # names of lists made here (numpy.array of one is Numba's own: _array_named)
         bound = {a.arg for a in node.args.args}
+        node_params = set(bound)
         self.locals = bound | {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        for stmt in node.body:
+        stores = collections.Counter(  # (a name bound more than once may hold arrays of different shapes)
+            n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        )
+        started = set()  # accumulators started here: one started again later belongs to an earlier binding of
+        for stmt in node.body:  # its variable (the adjoint of the line that bound it undone), of its shape
             if not isinstance(stmt, ast.Assign):
                 continue
             target = stmt.targets[0]
             variable = self.accumulators.get(target.id) if isinstance(target, ast.Name) else None
-            if variable in bound and isinstance(stmt.value, ast.Constant) and stmt.value.value == 0.0:
+            again = target.id in started and stores[variable] + (variable in node_params) > 1 if variable else False
+            if variable in bound and isinstance(stmt.value, ast.Constant) and stmt.value.value == 0.0 and not again:
                 stmt.value = self._call("zeros_like", [ast.Name(variable, ast.Load())])
+            if variable is not None:
+                started.add(target.id)
             for target in stmt.targets:
                 bound |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
         owned = {  # accumulators made zeros of their arrays' shapes here: arrays no other name holds
