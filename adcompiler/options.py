@@ -30,6 +30,8 @@ class Options:
     parallel_loops: bool = False  # prange loops run in parallel (modes.parallel): a target with threads (Numba)
     shaped_parameters: bool = False  # a parameter the adjoint reads only for its shape kept as shape_like
     # (modes.shape_kept), for a target where each array a residual holds costs its reference counts (Numba)
+    recomputed_residuals: bool = False  # a called function's residual that is arithmetic of others computed
+    # again in its reverse sweep (modes.recomputed), for a target where each array costs its allocation (Numba)
     typed_zeros: bool = False  # accumulators of arrays' adjoints recorded with their ndims (modes.sweep), for a target
     # whose variables keep one type to set them to an array, not the number 0.0, in loops and branches (Numba)
 

@@ -35,6 +35,7 @@ from .numbers import float_cotangents
 from .owned import owned
 from .plan import Kept, TapePlan, shape_like, tape_plan
 from .primal import primal_sweep
+from .recomputed import recomputed
 from .shadows import Shadows
 from .shape_kept import kept_for_shape
 from .sweep import adjoint_sweep
@@ -295,11 +296,14 @@ def split(facts: Facts, names: tuple, active_params: tuple, program, namer: Name
     lists = [a for a in flatten(ret.value) if isinstance(a, Var) and a.name in s.plan.containers]
     shadows = E.Tuple(tuple(s.shadows.value(a) for a in lists))
     shaped = kept_for_shape(s.adjoint + [Ret(out)], residuals, s.plan, program) if s.kept.own is None else {}
+    again = []
+    if s.plan.options.recomputed_residuals and s.kept.own is None:
+        residuals, again = recomputed(s.primal, residuals, shaped)
     saved = E.Tuple(tuple(shape_like(E.Name(r), shaped) for r in residuals))
     value = E.Tuple((s.value, shadows, saved) if lists else (s.value, saved))
     fwd_body = s.primal + [Ret(value)]
     unpack = [Assign((tuple(residuals),), E.Name(res))] if residuals else []
-    rev_body = unpack + adjoint + [Ret(out)]
+    rev_body = unpack + again + adjoint + [Ret(out)]
     params = fn.params + tuple(s.shadow_params)
     onto = []
     if s.kept.own is not None:  # it calls itself: one set of tapes for every level (plan.shares_tapes)

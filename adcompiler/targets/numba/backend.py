@@ -49,6 +49,7 @@ NUMBA = dict(  # the switches of code generation the Numba target sets (adcompil
     new_array_stores=False,  # x[k] += v kept (Numba's tuples of arrays take it as add_at: modes.owned)
     shaped_zeros=True,  # a shadow list of arrays holds zeros of their shapes (Numba's list has one element type)
     parallel_loops=True,  # prange loops' primal, tangent and adjoint loops are Numba prange loops (modes.parallel)
+    recomputed_residuals=True,  # (modes.recomputed) a residual that is arithmetic of others: an array fewer
     shaped_parameters=True,  # (modes.shape_kept) an array a residual holds costs its reference counts
     typed_zeros=True,  # an array's adjoint set to zero in a loop or branch is an array (one type a variable)
     list_calls_generated=True,  # a user function handed a list (an array here) called as its generated code
