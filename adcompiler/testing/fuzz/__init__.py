@@ -26,7 +26,12 @@ few random points:
   ``grad`` equals ``vjp(1.0)``; tangents have the structure (and array
   shapes) of the output, cotangents the shape and dtype of their parameter;
 * the printed stages ``anf`` and ``dup`` run and return the primal value, and
-  the ``forward``/``reverse`` sources compile.
+  the ``forward``/``reverse`` sources compile;
+* with ``--nested-every N`` (``run(nested_every=N)``), on every N-th program whose
+  output is a number, ``differentiate(d.grad).jvp`` (the gradient and a
+  Hessian-vector product) against ``d.grad``, central differences of it and the
+  Hessian's symmetry (nested; a refusal of gradient code is counted apart, not
+  a bug).
 
 A point is *skipped* (not a mismatch) when finite differences at step h and
 h/10 disagree: the point is within a step of a kink or a branch switch.
@@ -65,12 +70,13 @@ one job:
 * programs: the program of a seed (program_seed, generate);
 * layout: program values as flat vectors of floats (Layout, flat_out, structure, unflat_like);
 * check: the oracle (check_point, check_program, check_source, load_module, Failure);
+* nested: the nested check, a derivative of generated gradient code (check_nested, check_nested_source);
 * minimiser: shrinking a failing program (minimise);
-* campaign: many programs checked and counted (run, Summary, report, read_report);
+* campaign: many programs checked and counted (run, Summary, report, read_report, report_check);
 * cli: the command line (main, config_for).
 """
 
-from .campaign import Summary, read_report, report, run
+from .campaign import Summary, read_report, report, report_check, run
 from .check import (
     ATOL,
     DUALITY_RTOL,
@@ -106,6 +112,7 @@ from .config import (
 )
 from .layout import Layout, flat_out, structure, unflat_like
 from .minimiser import minimise
+from .nested import check_nested, check_nested_source
 from .numpy_program import NpGen
 from .programs import generate, program_seed
 from .scalar_program import Gen
@@ -145,6 +152,8 @@ __all__ = [
     "SQUASH_AT",
     "Spec",
     "Summary",
+    "check_nested",
+    "check_nested_source",
     "check_point",
     "check_program",
     "check_source",
@@ -160,6 +169,7 @@ __all__ = [
     "program_seed",
     "read_report",
     "report",
+    "report_check",
     "run",
     "stage_value",
     "structure",

@@ -28,14 +28,17 @@ DUALITY_RTOL = 1e-9
 
 
 class Failure(Exception):
-    def __init__(self, kind: str, message: str, point=None):
+    """A bug a check found in one program, at a point."""
+
+    def __init__(self, kind: str, message: str, point=None, check: str = "first order"):
         super().__init__(message)
         self.kind = kind  # "mismatch" | "refusal" | "crash"
         self.message = message
         self.point = point
+        self.check = check  # "first order" (check_point) | "nested" (nested.check_nested)
 
     def __reduce__(self):
-        return (Failure, (self.kind, self.message, self.point))
+        return (Failure, (self.kind, self.message, self.point, self.check))
 
 
 _module_counter = itertools.count()
@@ -70,18 +73,32 @@ def _companion(source: str) -> str | None:
     return None
 
 
-def _close(a, b, scale, rtol, atol) -> bool:
+def close(a, b, scale, rtol, atol) -> bool:
+    """Whether a is b within atol plus rtol of the larger of |b| and scale (never where either is NaN)."""
     if math.isnan(a) or math.isnan(b):
         return False
     return abs(a - b) <= atol + rtol * max(abs(b), scale)
 
 
-def _copy_args(args):
+def copy_args(args):
+    """The arguments with their lists and arrays copied (a derivative may write into what it is given)."""
     return [list(a) if isinstance(a, list) else a.copy() if hasattr(a, "ndim") else a for a in args]
 
 
 def primal(fn, args):
-    return fn(*_copy_args(args))
+    return fn(*copy_args(args))
+
+
+def primal_value(fn, args):
+    """fn's value at args, or None at an 'invalid' point: the primal raises an arithmetic or a domain
+    error there, or a value is not finite or above 1e8."""
+    try:
+        value = primal(fn, args)
+        if all(math.isfinite(v) and abs(v) < 1e8 for v in flat_out(value)):
+            return value
+    except (ArithmeticError, ValueError, IndexError, RecursionError):
+        pass
+    return None
 
 
 def fd_dir(fn, layout: Layout, args, v, h) -> list:
@@ -93,12 +110,24 @@ def fd_dir(fn, layout: Layout, args, v, h) -> list:
     return [(a - b) / (2 * h) for a, b in zip(fp, fm)]
 
 
+def fd_smooth(fn, layout: Layout, args, v, scale: float) -> list | None:
+    """Central differences of fn along v at steps h and h/10, Richardson-extrapolated (the O(h^2) error
+    cancels); None where the two steps disagree, beyond 1e-5 of scale (the size of fn's values): a kink
+    or a branch switch within a step."""
+    h = 6e-6 * max(1.0, max(abs(a) for a in layout.flat(args)))
+    f1 = fd_dir(fn, layout, args, v, h)
+    f2 = fd_dir(fn, layout, args, v, h / 10)
+    if not all(close(a, b, 0.0, KINK_RTOL, 1e-5 * scale) for a, b in zip(f1, f2)):
+        return None
+    return [b + (b - a) / 99.0 for a, b in zip(f1, f2)]
+
+
 def stage_value(df, mod, stage: str, args):
     src = df.source(stage)
     ns = dict(mod.__dict__)  # and what a closure reads from its cells (a decorator's wrapper: fn)
     ns.update((n, c.cell_contents) for n, c in zip(df.fn.__code__.co_freevars, df.fn.__closure__ or ()))
     exec(compile(src, f"<fuzz {stage}>", "exec"), ns)
-    return ns[df.__name__](*_copy_args(args))
+    return ns[df.__name__](*copy_args(args))
 
 
 def dtypes(value) -> list[str]:
@@ -131,37 +160,26 @@ def check_point(
     from ...errors import UnsupportedSyntaxError
 
     known = False
-    try:
-        value = primal(fn, args)
-        fvalue = flat_out(value)
-        if not all(math.isfinite(v) and abs(v) < 1e8 for v in fvalue):
-            return "invalid"
-    except (ArithmeticError, ValueError, IndexError, RecursionError):
+    value = primal_value(fn, args)
+    if value is None:
         return "invalid"
+    fvalue = flat_out(value)
     m = len(fvalue)
-    x0 = layout.flat(args)
-    nin = len(x0)
+    nin = len(layout.flat(args))
     shape = structure(value)
-    hbase = 6e-6 * max(1.0, max(abs(a) for a in x0))
     dirs = [[rng.uniform(-1, 1) for _ in range(nin)] for _ in range(2)]
     cots = [[rng.uniform(-1, 1) for _ in range(m)] for _ in range(2)]
-    fds = []
     try:
-        for v in dirs:
-            f1 = fd_dir(fn, layout, args, v, hbase)
-            f2 = fd_dir(fn, layout, args, v, hbase / 10)
-            scale = max(1.0, max(abs(x) for x in fvalue))
-            for a, b in zip(f1, f2):
-                if not _close(a, b, 0.0, KINK_RTOL, 1e-5 * scale):
-                    return "skipped"
-            fds.append([b + (b - a) / 99.0 for a, b in zip(f1, f2)])  # Richardson: the O(h^2) error cancels
+        fds = [fd_smooth(fn, layout, args, v, max(1.0, max(abs(x) for x in fvalue))) for v in dirs]
     except (ArithmeticError, ValueError, IndexError, RecursionError):
+        return "skipped"
+    if None in fds:
         return "skipped"
 
     def fail(kind, msg):
         raise Failure(kind, msg, layout.plain(args))
 
-    entry_calls = entries.calls(args, layout.tangents(dirs[0]), unflat_like(value, cots[0]), _copy_args)
+    entry_calls = entries.calls(args, layout.tangents(dirs[0]), unflat_like(value, cots[0]), copy_args)
 
     def run(what, thunk):
         try:
@@ -181,11 +199,11 @@ def check_point(
         g = flat_out(got)
         if len(g) != m or structure(got) != shape:
             fail("mismatch", f"{what}: value {got!r} has not the structure of the primal {value!r}")
-        if not all(_close(a, b, 0.0, 1e-12, 1e-300) or a == b for a, b in zip(g, fvalue)):
+        if not all(close(a, b, 0.0, 1e-12, 1e-300) or a == b for a, b in zip(g, fvalue)):
             fail("mismatch", f"{what}: value {got!r} != primal {value!r}")
 
     def tol(a, b):
-        return _close(a, b, 0.0, RTOL, ATOL * max(1.0, max(abs(x) for x in fvalue)))
+        return close(a, b, 0.0, RTOL, ATOL * max(1.0, max(abs(x) for x in fvalue)))
 
     order = tuple(e for e in order if outputs == 1 and shape == "s" or e not in ("grad", "value_and_grad"))
     for k, entry in enumerate(order):  # every entry point once, in the program's order, on this one object
@@ -194,7 +212,7 @@ def check_point(
             same_value(f"{entry}, called after {', '.join(order[:k]) or 'nothing'}", got[0])
     jvps = []
     for v, fd in zip(dirs, fds):
-        val, tan = run("jvp", lambda: df.jvp(tuple(_copy_args(args)), layout.tangents(v)))
+        val, tan = run("jvp", lambda: df.jvp(tuple(copy_args(args)), layout.tangents(v)))
         same_value(f"jvp(v={v})", val)
         if structure(tan) != shape:
             fail("mismatch", f"jvp(v={v}): tangent {tan!r} has not the structure of the output {value!r}")
@@ -209,7 +227,7 @@ def check_point(
     vjps = []
     for u in cots:
         ct = unflat_like(value, u)
-        val, cts = run("vjp", lambda: df.vjp(tuple(_copy_args(args)), ct))
+        val, cts = run("vjp", lambda: df.vjp(tuple(copy_args(args)), ct))
         same_value(f"vjp(u={u})", val)
         errs = layout.shape_errors(cts) if isinstance(cts, tuple) and len(cts) == len(layout.wrt) else []
         g = flat_out(list(cts))
@@ -226,18 +244,16 @@ def check_point(
             lhs = sum(a * b for a, b in zip(u, jv))
             rhs = sum(a * b for a, b in zip(jtu, v))
             scale = sum(abs(a * b) for a, b in zip(u, jv)) + sum(abs(a * b) for a, b in zip(jtu, v))
-            if not _close(lhs, rhs, scale, DUALITY_RTOL, 1e-12):
+            if not close(lhs, rhs, scale, DUALITY_RTOL, 1e-12):
                 fail("mismatch", f"<u, J v> = {lhs!r} but <J^T u, v> = {rhs!r} (u={u}, v={v})")
     if outputs == 1 and shape == "s":
-        _, ref = run("vjp(1.0)", lambda: df.vjp(tuple(_copy_args(args)), 1.0))
-        got = run("grad", lambda: df.grad(*_copy_args(args)))
+        _, ref = run("vjp(1.0)", lambda: df.vjp(tuple(copy_args(args)), 1.0))
+        got = run("grad", lambda: df.grad(*copy_args(args)))
         if len(layout.wrt) == 1:
             got = (got,)
-        if not all(
-            _close(a, b, 0.0, 1e-12, 1e-300) or a == b for a, b in zip(flat_out(list(got)), flat_out(list(ref)))
-        ):
+        if not all(close(a, b, 0.0, 1e-12, 1e-300) or a == b for a, b in zip(flat_out(list(got)), flat_out(list(ref)))):
             fail("mismatch", f"grad = {got!r} but vjp(1.0) gives {ref!r}")
-        val, _ = run("value_and_grad", lambda: df.value_and_grad(*_copy_args(args)))
+        val, _ = run("value_and_grad", lambda: df.value_and_grad(*copy_args(args)))
         same_value("value_and_grad", val)
     jacobian = _reverse_jacobian(df, args, run)
     for u, g in zip(cots, vjps if jacobian is not None else ()):  # u^T J, row by row, against the vjps
@@ -259,10 +275,10 @@ def _reverse_jacobian(df, args, run):
         return None
     import adcompiler
 
-    return run("jacobian(reverse)", lambda: adcompiler.jacobian(df, mode="reverse")(*_copy_args(args)).tolist())
+    return run("jacobian(reverse)", lambda: adcompiler.jacobian(df, mode="reverse")(*copy_args(args)).tolist())
 
 
-def _quiet():
+def quiet():
     """NumPy's overflow and invalid-value warnings off (an overflowing point is 'invalid' anyway)."""
     import contextlib
     import warnings
@@ -311,7 +327,7 @@ def check_program(
     try:
         df = adcompiler.differentiate(fn, wrt=layout.wrt, backend=backend)
         if stages:  # the code for the point's own arguments (before a call it is for assumed kinds)
-            df._bind(tuple(_copy_args(layout.draw(random.Random(seed)))))
+            df._bind(tuple(copy_args(layout.draw(random.Random(seed)))))
             for stage in ("forward", "reverse"):
                 compile(df.source(stage), f"<fuzz {stage}>", "exec")
     except UnsupportedSyntaxError as exc:
@@ -324,7 +340,7 @@ def check_program(
         msg = f"building raised {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
         raise Failure("crash", msg, layout.plain(layout.draw(random.Random(seed)))) from None
     tried = 0
-    with _quiet():
+    with quiet():
         while counts["checked"] < points and tried < 4 * points:
             tried += 1
             args = layout.draw(rng)
@@ -375,12 +391,12 @@ def same_error(df, directory: str, spec, layout: Layout, args, message: str, rng
     except Exception:  # noqa: BLE001 - the program without the line fails there too: jvp alone
         value = None
     u = [rng.uniform(-1, 1) for _ in flat_out(value)] if value is not None else []
-    calls = {"jvp": lambda: df.jvp(tuple(_copy_args(args)), layout.tangents([1.0] * len(layout.flat(args))))}
+    calls = {"jvp": lambda: df.jvp(tuple(copy_args(args)), layout.tangents([1.0] * len(layout.flat(args))))}
     if value is not None:
-        calls["vjp"] = lambda: df.vjp(tuple(_copy_args(args)), unflat_like(value, u))
+        calls["vjp"] = lambda: df.vjp(tuple(copy_args(args)), unflat_like(value, u))
         if structure(value) == "s":
-            calls["grad"] = lambda: df.grad(*_copy_args(args))
-            calls["value_and_grad"] = lambda: df.value_and_grad(*_copy_args(args))
+            calls["grad"] = lambda: df.grad(*copy_args(args))
+            calls["value_and_grad"] = lambda: df.value_and_grad(*copy_args(args))
     for name, call in calls.items():
         try:
             got = call()
@@ -434,12 +450,12 @@ def check_source(
         mod = load_module(source, directory, "one")
         fn = mod.f
         layout = Layout(params)
-        with _quiet():
+        with quiet():
             primal(fn, layout.from_plain(point))  # a program that does not run is no reproduction (minimiser)
         try:
             df = adcompiler.differentiate(fn, wrt=layout.wrt)
             if stages:  # the code for the point's own arguments (before a call it is for assumed kinds)
-                df._bind(tuple(_copy_args(layout.from_plain(point))))
+                df._bind(tuple(copy_args(layout.from_plain(point))))
                 for stage in ("forward", "reverse"):
                     compile(df.source(stage), f"<fuzz {stage}>", "exec")
         except UnsupportedSyntaxError as exc:
@@ -447,7 +463,7 @@ def check_source(
         except Exception as exc:  # noqa: BLE001
             return Failure("crash", f"building raised {type(exc).__name__}: {exc}\n{traceback.format_exc()}", point)
         try:
-            with _quiet():
+            with quiet():
                 args = layout.from_plain(point)
                 return check_point(df, fn, mod, layout, args, random.Random(seed), outputs, stages, tolerate)
         except Failure as f:

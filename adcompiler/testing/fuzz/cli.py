@@ -7,6 +7,7 @@
     python -m adcompiler.testing.fuzz --backend numba --mode mixed --programs 200 --seed 1  # compiled code
     python -m adcompiler.testing.fuzz --mode deep --programs 100 --seed 1   # long elif chains, loop nests
     python -m adcompiler.testing.fuzz --mode lists --programs 300 --seed 1  # NumPy functions of lists
+    python -m adcompiler.testing.fuzz --numpy --programs 200 --seed 1 --nested-every 1  # and jvp of grad
     python -m adcompiler.testing.fuzz --minimise DIR/crash_seed1_prog7.py   # shrink a reported failure
 
 This module is the command line (main): a campaign, one program shown (--show), or a reported
@@ -17,14 +18,16 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import os
 import random
 import tempfile
 
 from ...targets import registry as targets
-from .campaign import read_report, run
+from .campaign import read_report, report_check, run
 from .config import DEFAULT, MIXED, NUMPY, NUMPY_SMALL, SMALL, WHAT, WHAT_SMALL, Config
 from .minimiser import minimise
+from .nested import check_nested_source
 from .programs import generate, program_seed
 
 
@@ -71,6 +74,12 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=1, help="worker processes")
     ap.add_argument("--start", type=int, default=0, help="index of the first program")
     ap.add_argument("--stage-every", type=int, default=1, help="check printed stages on every n-th program (0: never)")
+    ap.add_argument(
+        "--nested-every",
+        type=int,
+        default=0,
+        help="check differentiate(d.grad).jvp (a Hessian-vector product) on every n-th program (0: never)",
+    )
     ap.add_argument("--show", type=int, default=None, help="print program N of the seed and exit")
     ap.add_argument("--minimise", metavar="REPORT", default=None, help="minimise a failing program written by --out")
     a = ap.parse_args(argv)
@@ -82,9 +91,16 @@ def main(argv=None) -> int:
         config = dataclasses.replace(config, backend=a.backend)
     if a.minimise:
         src, params, outputs, point = read_report(a.minimise)
-        small, params, point, f = minimise(src, params, outputs, point, verbose=True, tolerate=not a.strict)
+        nested = report_check(a.minimise) == "nested"
+        check = functools.partial(check_nested_source, backend=a.backend) if nested else None
+        small, params, point, f = minimise(
+            src, params, outputs, point, verbose=True, tolerate=not a.strict, check=check
+        )
         print(f"# {f.kind}: {f.message.splitlines()[0]}")
-        print(f"# fuzz: {{'params': {params!r}, 'outputs': {outputs}, 'point': {point!r}}}")
+        meta = {"params": params, "outputs": outputs, "point": point}
+        if nested:  # (read_report and report_check read it back)
+            meta["check"] = "nested"
+        print(f"# fuzz: {meta!r}")
         print(small)
         return 0
     if a.show is not None:
@@ -101,6 +117,7 @@ def main(argv=None) -> int:
         stage_every=a.stage_every,
         start=a.start,
         config=config,
+        nested_every=a.nested_every,
     )
     print(s)
     if s.reports:

@@ -1,17 +1,35 @@
 """The minimiser: minimise shrinks a failing program, one edit at a time, while it fails the same way.
 
 Edits delete or inline statements, replace expressions by a part or a constant, and drop unused
-parameters.
+parameters; a candidate whose check runs past CANDIDATE_S (a loop whose counter an edit deleted) is
+dropped.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import re
+import signal
 import tempfile
+import threading
 import time
 
 from .check import Failure, check_source
+
+CANDIDATE_S = 60.0  # seconds a candidate's check may run (a generated program's is checked in one or two)
+
+# What the first line of a mismatch's message says went wrong (the last two: the nested check's)
+_MISMATCHES = (
+    "tangent",
+    "has not the structure",
+    "cotangents",
+    "finite differences",
+    "<u, J v>",
+    "!= primal",
+    "<w, H v>",
+    "!= grad",
+)
 
 
 def _signature(f: Failure) -> tuple:
@@ -29,7 +47,7 @@ def _signature(f: Failure) -> tuple:
         m = re.search(r":\d+:\d+: (.*?) is not supported", first)
         return ("refusal", m.group(1) if m else first)
     what = re.match(r"[a-z_]*(\('[a-z]+'\))?", first).group(0)
-    for key in ("tangent", "has not the structure", "cotangents", "finite differences", "<u, J v>", "!= primal"):
+    for key in _MISMATCHES:
         if key in first:
             return ("mismatch", what, key)
     return ("mismatch", what)
@@ -168,22 +186,26 @@ def minimise(
     budget_s: float = 300.0,
     verbose=False,
     tolerate: bool = True,
+    check=None,
 ):
     """Greedily simplify a failing program while it fails the same way; returns (source, Failure).
 
     tolerate: see past the symptoms of known bugs, as the campaigns do (else a program a campaign
-    reported for a crash may first fail on a known bug, and shrink to that).
+    reported for a crash may first fail on a known bug, and shrink to that).  check: the oracle,
+    called as check_source is (nested.check_nested_source for a failure of the nested check); by
+    default check_source, tolerating as asked.
     """
     import warnings
 
+    check = _bounded(check or functools.partial(check_source, tolerate=tolerate))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)  # candidates like 0.5[i] compile with a warning, then fail
-        return _minimise(source, params, outputs, point, seed, budget_s, verbose, tolerate)
+        return _minimise(source, params, outputs, point, seed, budget_s, verbose, check)
 
 
-def _minimise(source, params, outputs, point, seed, budget_s, verbose, tolerate):
+def _minimise(source, params, outputs, point, seed, budget_s, verbose, check):
     directory = tempfile.mkdtemp(prefix="adc_fuzz_min_")
-    first = check_source(source, params, outputs, point, seed, directory, tolerate=tolerate)
+    first = check(source, params, outputs, point, seed, directory)
     if not isinstance(first, Failure):
         raise ValueError(f"the program does not fail at {point!r}: {first}")
     sig = _signature(first)
@@ -202,7 +224,7 @@ def _minimise(source, params, outputs, point, seed, budget_s, verbose, tolerate)
             i += 1
             continue
         try:
-            res = check_source(cand, params, outputs, point, seed, directory, tolerate=tolerate)
+            res = check(cand, params, outputs, point, seed, directory)
         except Exception:  # noqa: BLE001 - the primal broke: not this bug
             res = None
         if isinstance(res, Failure) and _signature(res) == sig:
@@ -211,13 +233,36 @@ def _minimise(source, params, outputs, point, seed, budget_s, verbose, tolerate)
             best, best_f, progress = cand, res, True
         else:
             i += 1
-    best, params, point, best_f = _drop_unused_params(
-        best, params, outputs, point, seed, directory, sig, best_f, tolerate
-    )
+    best, params, point, best_f = _drop_unused_params(best, params, outputs, point, seed, directory, sig, best_f, check)
     return best, params, point, best_f
 
 
-def _drop_unused_params(source, params, outputs, point, seed, directory, sig, failure, tolerate):
+class _Overtime(Exception):
+    """A candidate's check ran past CANDIDATE_S."""
+
+
+def _bounded(check):
+    """check, raising _Overtime once it runs past CANDIDATE_S (by SIGALRM: in the main thread; in
+    another, check itself)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        return check
+
+    def overtime(signum, frame):
+        raise _Overtime(f"checked for more than {CANDIDATE_S} s")
+
+    def bounded(*args):
+        previous = signal.signal(signal.SIGALRM, overtime)
+        signal.setitimer(signal.ITIMER_REAL, CANDIDATE_S)
+        try:
+            return check(*args)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+    return bounded
+
+
+def _drop_unused_params(source, params, outputs, point, seed, directory, sig, failure, check):
     """Remove parameters of f that its body never reads (and their entries in the point)."""
     for k in reversed(range(len(params))):
         tree = ast.parse(source)
@@ -230,7 +275,7 @@ def _drop_unused_params(source, params, outputs, point, seed, directory, sig, fa
         cand = ast.unparse(tree) + "\n"
         p2, pt2 = params[:k] + params[k + 1 :], point[:k] + point[k + 1 :]
         try:
-            res = check_source(cand, p2, outputs, pt2, seed, directory, tolerate=tolerate)
+            res = check(cand, p2, outputs, pt2, seed, directory)
         except Exception:  # noqa: BLE001
             continue
         if isinstance(res, Failure) and _signature(res) == sig:
