@@ -275,6 +275,9 @@ def _without(stmts, reads: Counter, gone: list, inside: dict) -> tuple:
         if isinstance(s, (Assign, AugAssign)) and (_unread(s, reads) or k in rebound):
             gone.append(s)
             continue
+        if isinstance(s, AugAssign) and isinstance(s.target, str) and not reads[s.target]:
+            s = Do(s.value, s.line)  # (a sum nothing reads, of a value with effects: the effects alone,
+            # d_ys.pop(); its start, d = 0.0, then goes as unread)
         if isinstance(s, ForS):
             s = ForS(s.target, s.iterable, _without(s.body, reads, gone, inside), s.line, s.parallel)
             if not s.body and pure(s.iterable) and not reads[s.target]:
