@@ -137,12 +137,6 @@ OPEN = {
         [[-1.186415, 0.595004]],
         "the value of jvp(d.grad) is 0.0 where d.grad gives [0.0, 0.0] (code without NumPy too)",
     ),
-    "float_copied": (
-        "import numpy as np\n\n\ndef f(p, q):\n    u4 = np.ones(3)\n    return 0.5\n",
-        [("float", "p"), ("float", "q")],
-        [0.25094, 0.66991],
-        "jvp(d.grad) raises AttributeError: 'float' object has no attribute 'copy'",
-    ),
     "list_as_dtype": (
         "import numpy as np\n\n\ndef f(xs):\n    return xs[0] * np.sum(0.5)\n",
         [("list", "xs", 3)],
@@ -169,6 +163,24 @@ OPEN = {
         "differentiate(d.grad) raises RecursionError (analysis/assume.py)",
     ),
 }
+
+
+# Bugs it found that are fixed: each checks now.
+FIXED = {
+    "float_copied": (  # (distinct copied a number: two zero cotangents may be one float object)
+        "import numpy as np\n\n\ndef f(p, q):\n    u4 = np.ones(3)\n    return 0.5\n",
+        [("float", "p"), ("float", "q")],
+        [0.25094, 0.66991],
+        "jvp(d.grad) raised AttributeError: 'float' object has no attribute 'copy'",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIXED))
+def test_nested_fixed_bug(name, tmp_path):
+    source, params, point, _ = FIXED[name]
+    res = fuzz.check_nested_source(source, params, 1, point, directory=str(tmp_path))
+    assert res == "checked", getattr(res, "message", res)
 
 
 @pytest.mark.parametrize(

@@ -26,9 +26,10 @@ MORE_HELPERS.update(
     return acc
 ''',
         "distinct": '''def distinct(d, *earlier):
-    """d, or a copy of it where it is one of the earlier cotangents: two gradients never one array."""
+    """d, or a copy of it where it is one of the earlier cotangents: two gradients never one array (a
+    number, which nothing changes in place, is itself: two zeros may be one object)."""
     for e in earlier:
-        if d is e:
+        if d is e and hasattr(d, "copy"):
             return d.copy()
     return d
 ''',
