@@ -210,20 +210,26 @@ class Added:
         load = lambda n: ast.Name(n, ast.Load())  # noqa: E731
         store = lambda n: ast.Name(n, ast.Store())  # noqa: E731
         target = s.targets[0].id if isinstance(s, ast.Assign) else d
-        head = []
-        if d is None:  # scatter_add(0.0, x, ...): zeros of x's shape, the part then added into
+        at = [index] if index is not None else []
+        body = []
+        if d is None:  # scatter_add(0.0, x, ...): the length from x; zeros of its shape made where the loop runs
             numpy = load(self.numpy)
             shape = ast.Call(ast.Attribute(numpy, "shape", ast.Load()), [load(x)], [])
-            head.append(ast.Assign([store(target)], ast.Call(ast.Attribute(numpy, "zeros", ast.Load()), [shape], [])))
+            count_of = ast.Subscript(self.call("line_of", [load(x)] + at), ast.Constant(0), ast.Load())
+            head = [ast.Assign([store(count)], count_of)]
+            body.append(ast.Assign([store(target)], ast.Call(ast.Attribute(numpy, "zeros", ast.Load()), [shape], [])))
+            line_of = ast.Subscript(self.call("line_of", [load(target)] + at), ast.Constant(1), ast.Load())
+            body.append(ast.Assign([store(line)], line_of))
             d = target
-        part = self.call("line_of", [load(d)] + ([index] if index is not None else []))
-        head.append(ast.Assign([ast.Tuple([store(count), store(line)], ast.Store())], part))
+        else:
+            part = self.call("line_of", [load(d)] + at)
+            head = [ast.Assign([ast.Tuple([store(count), store(line)], ast.Store())], part)]
         tests = [ast.Compare(load(count), [ast.GtE()], [ast.Constant(0)])]
         tests += [self.call("fits_line", [load(count), load(n)]) for n in reads]
         tests += [self.call("spans_line", [load(count), load(n)]) for n in spans]
         value = _elements(g, k, self.unbroadcast, self.call)
         add = ast.AugAssign(ast.Subscript(load(line), load(k), ast.Store()), ast.Add(), value)
-        body = [ast.For(store(k), ast.Call(load("range"), [load(count)], []), [add], [])]
+        body.append(ast.For(store(k), ast.Call(load("range"), [load(count)], []), [add], []))
         if target != d:
             body.append(ast.Assign([store(target)], load(d)))
         return head + [ast.If(ast.BoolOp(ast.And(), tests), body, [s])]
