@@ -12,6 +12,7 @@ function into an output-side one so each stage prints, and runs, as Python.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from . import expr as E
@@ -342,6 +343,25 @@ def calls(obj):
     elif hasattr(obj, "__dataclass_fields__"):
         for value in vars(obj).values():
             yield from calls(value)
+
+
+def with_calls(obj, f):
+    """``obj`` (statements or expressions, generated code included) with each ``expr.Call`` ``c`` in it
+    replaced by ``f(c)`` (its arguments first: innermost calls first); parts with no call in them are
+    returned as they are."""
+    if isinstance(obj, (tuple, list)):
+        mapped = [with_calls(x, f) for x in obj]
+        return obj if all(m is x for m, x in zip(mapped, obj)) else type(obj)(mapped)
+    if not hasattr(obj, "__dataclass_fields__"):
+        return obj
+    changed = {}
+    for part in dataclasses.fields(obj):
+        value = getattr(obj, part.name)
+        mapped = with_calls(value, f)
+        if mapped is not value:
+            changed[part.name] = mapped
+    made = dataclasses.replace(obj, **changed) if changed else obj
+    return f(made) if isinstance(made, E.Call) else made
 
 
 def free_names(stmts: list) -> list:

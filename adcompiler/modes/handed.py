@@ -44,8 +44,10 @@ REVERSE_SWEEP = "_reverse_sweep"
 
 def is_reverse_sweep(name: str) -> bool:
     """Whether ``name`` is a called function's reverse sweep (``g_reverse_sweep``, ``g_reverse_sweep_2``), whose
-    arguments after the residuals and the cotangent are the accumulators it is handed."""
-    return re.search(r"_reverse_sweep(_\d+)?$", name) is not None
+    arguments after the residuals and the cotangent are the accumulators it is handed (after the first
+    tape and the cotangent, for the reverse sweep of a function calling itself from the tapes its levels
+    share, ``g_reverse_sweep_onto``: ``reverse._onto_shared_tapes``)."""
+    return re.search(r"_reverse_sweep(_\d+)?(_onto(_\d+)?)?$", name) is not None
 
 
 def handed(program, fn, mask, sig: V.Sig) -> tuple:
