@@ -166,3 +166,11 @@ def rolled(x, y, p):
         u = np.arctan(np.arctan(y[:, None] * x) - u)
         p = 4.0 * np.tanh(p + p)
     return np.sum(u * u) / (2.0 + np.sin(p))
+
+
+def sum_squares(xs, s):
+    """A sum over a list or an array alike: s * sum of squares (the code of either signature)."""
+    total = 0.0
+    for i in range(len(xs)):
+        total = total + xs[i] * xs[i]
+    return s * total

@@ -701,3 +701,59 @@ def test_a_length_read_off_an_argument_takes_part_in_the_returned_value(tmp_path
         step = np.eye(3)[k] * 1e-6
         assert g_alphas[k] == pytest.approx((f(alphas + step, points) - f(alphas - step, points)) / 2e-6, rel=1e-6)
     assert np.allclose(g_points, -np.tile(alphas[:2], (4, 1)), rtol=1e-14)
+
+
+REBOUND_TO_A_PART = {
+    # a list rebound to its slice or its element in a loop: the assumed signature recursed without end
+    "sliced.py": ("def f(x, xs):\n    for i in range(2):\n        xs = xs[1:]\n    return x * xs[0]\n", None),
+    "shrunk.py": (
+        "def f(x, xs):\n    total = 0.0\n    while len(xs) > 1:\n        total = total + x * xs[0]\n"
+        "        xs = xs[1:]\n    return total\n",
+        "shrunk.py:3:5: a while loop's condition that changes 'xs'",
+    ),
+    "descended.py": (
+        "def f(x, xs):\n    for i in range(2):\n        xs = xs[0]\n    return x * xs\n",
+        "descended.py:4:5: returning a value whose kind the arguments do not decide",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REBOUND_TO_A_PART))
+def test_a_list_rebound_to_its_part_in_a_loop_is_compiled_or_refused_at_its_line(name, tmp_path):
+    """``adc compile`` of a parameter rebound to its slice (``xs = xs[1:]``) or its element (``xs = xs[0]``)
+    in a loop stopped with RecursionError's traceback (``analysis.assume``, which follows what a list's
+    elements are used as); a slice is the list's kind, and an element read again from itself is not followed
+    again.  Now the module is written (its derivative right), or the construct refused at its line."""
+    text, refusal = REBOUND_TO_A_PART[name]
+    src, out = tmp_path / name, tmp_path / "derivs.py"
+    src.write_text(text)
+    run = adc("compile", src, "-o", out)
+    assert "Traceback" not in run.stderr and "RecursionError" not in run.stderr, run.stderr
+    if refusal is not None:
+        assert run.returncode != 0 and refusal in run.stderr and not out.exists(), run.stderr
+        return
+    assert run.returncode == 0, run.stderr
+    (_, (dx, dxs)), (_, tx) = _run_hidden(
+        out, ["m.f_reverse(0.7, [1.0, 2.0, 3.0, 4.0])", "m.f_forward(0.7, [1.0, 2.0, 3.0, 4.0], 1.0, [0.0] * 4)"]
+    )
+    assert (dx, dxs, tx) == (3.0, [0.0, 0.0, 0.7, 0.0], 3.0)
+
+
+def test_a_list_read_at_a_position_and_through_its_slice_is_a_list_of_numbers(tmp_path):
+    """``xs[0] * sum(xs[1:])``: the slice was taken for an element of xs, xs for a list of lists, and the
+    function refused ("a value whose kind the arguments do not decide"); a slice is a list of the list's
+    elements, and the positions read in it are not the list's (``ys = xs[1:]; ys[0]``)."""
+    src, out = tmp_path / "parts.py", tmp_path / "derivs.py"
+    src.write_text(
+        "def f(x, xs):\n    return x * xs[0] * sum(xs[1:])\n\n\n"
+        "def g(x, xs):\n    ys = xs[1:]\n    return x * ys[0] + xs[0]\n"
+    )
+    run = adc("compile", src, "-o", out)
+    assert run.returncode == 0, run.stderr
+    xs = [1.0, 2.0, 3.0, 4.0]
+    (_, (fx, fxs)), (_, (gx, gxs)), (_, t) = _run_hidden(
+        out, [f"m.f_reverse(0.7, {xs})", f"m.g_reverse(0.7, {xs})", f"m.f_forward(0.7, {xs}, 0.0, [1.0, 0.0, 0.0, 1.0])"]
+    )
+    assert _close(fx, 9.0) and all(map(_close, fxs, [6.3, 0.7, 0.7, 0.7])), (fx, fxs)
+    assert _close(gx, 2.0) and all(map(_close, gxs, [1.0, 0.7, 0.0, 0.0])), (gx, gxs)
+    assert _close(t, 0.7 * 9.0 + 0.7 * 1.0), t

@@ -360,3 +360,31 @@ def test_temporaries_fold_beside_an_inner_derivative():
     h = 1e-6
     central = (N.directional_forward(x, w + h) - N.directional_forward(x, w - h)) / (2 * h)
     assert dw == pytest.approx(central, rel=1e-7)
+
+
+def _sum_squares_listed(xs, s):
+    return s * sum(x * x for x in xs) if isinstance(xs, list) else s * anp.sum(xs * xs)
+
+
+def test_a_derivative_of_grad_made_before_any_call_follows_each_calls_signature():
+    """``differentiate(d.grad)`` made before ``d.grad`` ran took the gradient code of the signature d's text
+    suggests (``assumed_signature``), and kept it: called with a list, its jvp lost the list's structure
+    (0.0 for [0.0, 0.0]) or failed (the nested fuzz check's bugs).  It now takes d's code for the arguments of
+    each call, a list, an array, a list again, each against autograd's Hessian and central differences."""
+    d = adcompiler.differentiate(N.sum_squares)
+    h = adcompiler.differentiate(d.grad)
+    for xs, v in (
+        ([0.3, -1.2, 0.8], [1.0, -2.0, 0.5]),
+        (np.array([0.3, -1.2, 0.8]), np.array([1.0, -2.0, 0.5])),
+        ([0.5, 0.25], [0.5, 1.0]),
+    ):
+        (gx, gs), (hx, hs) = h.jvp((xs, 1.5), (v, 0.25))
+        assert type(gx) is type(xs) and type(hx) is type(xs)
+        hessian = autograd.hessian(lambda z: _sum_squares_listed(z, 1.5))(np.array(xs, dtype=float))
+        want = hessian @ np.array(v) + 0.25 * 2 * np.array(xs)  # (and s's part: d/ds of s * 2 x)
+        np.testing.assert_allclose(np.array(hx), want, rtol=1e-13)
+        eps = 1e-6
+        ahead = d.grad([a + eps * b for a, b in zip(xs, v)] if isinstance(xs, list) else xs + eps * v, 1.5 + eps * 0.25)
+        behind = d.grad([a - eps * b for a, b in zip(xs, v)] if isinstance(xs, list) else xs - eps * v, 1.5 - eps * 0.25)
+        np.testing.assert_allclose(np.array(hx), (np.array(ahead[0]) - np.array(behind[0])) / (2 * eps), rtol=1e-7)
+        assert hs == pytest.approx(sum(2 * a * b for a, b in zip(xs, v)), rel=1e-13)

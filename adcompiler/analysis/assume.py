@@ -86,6 +86,14 @@ class _Use:
             self.any = self.any or _Use()
             self.any.merge(other.any)
 
+    def unplaced(self) -> None:
+        """The elements read at constant positions taken as read at computed ones (of a list also read
+        through its slices, whose positions are not the list's)."""
+        for u in self.items.values():
+            self.any = self.any or _Use()
+            self.any.merge(u)
+        self.items = {}
+
     def records(self) -> bool:
         """Whether elements read at computed positions are read at constant ones (``W = layers[l][0]``, or
         ``for W, b in layers``): a list of records, where an array would be indexed ``A[i, 0]``."""
@@ -108,12 +116,12 @@ def _use(program, function, names: set, seen: set) -> _Use:
     """How the values ``names`` hold (with their copies) are used, here and in the functions they are
     handed to."""
     eqs = [eq for eq in walk(function.body) if isinstance(eq, Eq)]
+    slices = _copies(eqs, {v.name for eq in eqs if eq.prim == "slice" for v in eq.outs})
     copies, size = set(names), -1
-    while size != len(copies):
+    while size != len(copies):  # (a slice of it, xs[1:], is used as it is: a list of its elements)
         size = len(copies)
-        for eq in eqs:
-            if eq.prim in ("dup", "read", "write") and _var(eq.ins[0]) in copies:
-                copies |= {v.name for v in eq.outs}
+        copies = _copies(eqs, copies)
+        copies |= {v.name for eq in eqs if _sliced(eq, copies, slices) for v in eq.outs}
     use = _Use()
     derived, size = set(copies), -1  # what arithmetic computes from it: indexed, it is an array
     while size != len(derived):
@@ -131,8 +139,9 @@ def _use(program, function, names: set, seen: set) -> _Use:
         elif eq.prim in LIST_USES and _var(eq.ins[0]) in copies:
             use.listed = True
             use.grown |= eq.prim in ("append", "pop", "list_copy")
-            if eq.prim in ("getitem", "pop") and eq.outs:
-                element = _use(program, function, {eq.outs[0].name}, seen)
+            if eq.prim in ("getitem", "pop") and eq.outs and not _sliced(eq, copies, slices):
+                key = (function.name, eq.outs[0].name)  # (x = x[0] in a loop: its element is itself again)
+                element = _use(program, function, {eq.outs[0].name}, seen | {key}) if key not in seen else _Use()
                 k = eq.ins[1].value if eq.prim == "getitem" and isinstance(eq.ins[1], Const) else None
                 if isinstance(k, int) and not isinstance(k, bool):
                     use.items.setdefault(k, _Use()).merge(element)
@@ -140,7 +149,29 @@ def _use(program, function, names: set, seen: set) -> _Use:
                     use.any = use.any or _Use()
                     use.any.merge(element)
                 use.grown |= element.grown
+    if any(_sliced(eq, copies, slices) for eq in eqs):
+        use.unplaced()  # (xs[1:][0] is not xs[0]: the positions of reads of a part are not the list's)
     return use
+
+
+def _copies(eqs, names: set) -> set:
+    """``names`` and the names their values are read, written or copied into."""
+    names, size = set(names), -1
+    while size != len(names):
+        size = len(names)
+        for eq in eqs:
+            if eq.prim in ("dup", "read", "write") and _var(eq.ins[0]) in names:
+                names |= {v.name for v in eq.outs}
+    return names
+
+
+def _sliced(eq, copies: set, slices: set) -> bool:
+    """Whether ``eq`` is ``part = xs[s]`` of a value of ``copies`` and a slice (``xs = xs[4:]`` in a loop of
+    generated code: the part is the list's kind, not an element)."""
+    if eq.prim != "getitem" or _var(eq.ins[0]) not in copies:
+        return False
+    index = eq.ins[1]
+    return _var(index) in slices or isinstance(index, Const) and isinstance(index.value, slice)
 
 
 def reads_elements(program, fn, param: str, seen=None) -> bool:

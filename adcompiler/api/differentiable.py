@@ -65,6 +65,9 @@ class Differentiable:
         self, fn: Callable[..., Any], wrt: Wrt = None, checkpoint: Checkpoint = None, backend="python", arrays="numpy"
     ) -> None:
         self._origin = _origin(fn)  # (owner, mode, signature) when fn is g.grad, g.jvp, ... of a Differentiable
+        # g.grad, ... taken as an attribute: its code follows the signature of what each call hands g's code
+        self._follows = self._origin is not None and type(fn) is not tuple
+        self._followed: dict = {}  # g's signature -> what was built for its code (_follow)
         if self._origin is not None:
             owner, mode, sig = self._origin
             fn = owner._built.differentiated(mode, sig)  # the generated function itself
@@ -203,6 +206,9 @@ class Differentiable:
             values = tuple(bound.arguments.values())
         else:
             values = args
+        if self._follows:
+            self._follow(values)
+        if values is args:
             if all_floats(values):  # numbers only, the common case: nothing to refuse
                 self._sig = self._floats
                 return values, self._floats
@@ -215,6 +221,30 @@ class Differentiable:
             values = tuple(flatten(v, a) for v, a in zip(values, sig.avals))
         refuse_not_differentiable(self.fn, self.params, self.wrt, self._positions_of(sig), values)
         return values, sig
+
+    def _follow(self, values) -> None:
+        """For a derivative of ``g.grad`` (``g.vjp``, ...) taken as an attribute: ``g``'s code for the signature of
+        the arguments it is handed now (its first parameters: ``values``' first), differentiated.  ``g.grad``
+        taken before ``g`` was called is the code for the signature its text suggests (``assumed_signature``),
+        and ``g`` itself builds its code for each call's arguments: a derivative of the assumed code, called
+        with a list where it took an array, lost the list's structure or failed (the nested fuzz check).
+        What was built for each of ``g``'s signatures is kept (``_followed``)."""
+        owner, mode, sig = self._origin
+        mine = values[: len(owner.params)]
+        if len(mine) != len(owner.params) or owner._refusal is not None:
+            return  # (a call g itself refuses: the derivative's own checks say so)
+        now = owner._bound(mine)[1]
+        if now == sig:
+            return
+        with BUILDING:
+            self._followed[sig] = (self._built, self.derived, self._record_entries)
+            self._origin = (owner, mode, now)
+            self._called = owner._built.differentiated(mode, now)
+            self._read(self._wrt_asked)
+            functools.update_wrapper(self, self._called)
+            self._built, self.derived, self._record_entries = self._followed.pop(now, None) or (Built(self), {}, {})
+            for name in ("jvp", "vjp", "grad", "value_and_grad"):  # (the fast entries of the other code)
+                self.__dict__.pop(name, None)
 
     def _require_scalar(self, what: str, sig: V.Sig) -> None:
         """Refuse ``grad`` of a function whose output is not one number (``arguments.require_scalar``)."""
