@@ -130,6 +130,13 @@ FIXED = {
         [0.25094, 0.66991],
         "jvp(d.grad) raised AttributeError: 'float' object has no attribute 'copy'",
     ),
+    "shape_like_of_an_active_part": (  # (forward mode gave shape_like(t) a tangent: KeyError for its rule)
+        "import numpy as np\n\n\ndef f(y):\n    y = y if True else y * y\n    for i9 in range(3):\n"
+        "        return np.sum(y[y > 0.5]) ** 2\n    return 0.5\n",
+        [("array", "y", (4,))],
+        [[0.739037, 0.504018, -0.801519, -0.754685]],
+        "jvp(d.grad) after d.grad ran raised KeyError: 'shape_like' (numpy, seed 611, program 47)",
+    ),
     # differentiate(d.grad) made before d.grad ran took d's code for the signature its text suggests
     # (assumed_signature); it now follows the signature of each call (Differentiable._follow):
     "list_gradient_a_number": (

@@ -177,6 +177,8 @@ class _Forward:
                 else rules.jvp(prim, [atom(a) for a in stmt.ins], E.Name(out), ins_t)
             )
             return [primal] + self.own_tangent(out, self.spread(prim, out, t), stmt.line)
+        if fresh:  # (shape_like(t) of gradient code in a tuple the tape holds: read for a shape, no tangent)
+            ins_t = [t if on else None for t, on in zip(ins_t, slots(stmt))]
         if not any(v.name in self.act for v in stmt.outs) or all(t is None for t in ins_t):
             return [primal]
         if stmt.prim == "read":
