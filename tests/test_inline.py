@@ -26,14 +26,17 @@ def test_a_chain_of_temporaries_becomes_one_expression():
 
 def test_negations_a_fold_brings_together_cancel():
     """A fold of ``d = -(u * g)`` into ``-(t2 * d)`` reads ``t2 * (u * g)`` (the adjoint of lstm's sigmoids was
-    ``-(t2 * -(outgate / t3 * g))``), ``-(-x)`` is ``x`` and ``a + -b`` is ``a - b``; a negation alone in a
+    ``-(t2 * -(outgate / t3 * g))``), ``-(-(u * g))`` is ``u * g`` (not ``-(-g)``: ``g`` would be the array itself)
+    and ``a + -b`` is ``a - b``; a negation alone in a
     product stays where the code put it; the numbers are the same (a negation is exact)."""
     neg = lambda e: E.Unary("-", e)  # noqa: E731
     product = E.BinOp("*", N("u"), N("g"))
     body = [Assign(("d_t1",), neg(product)), Ret(neg(E.BinOp("*", N("t2"), N("d_t1"))))]
     assert fold(body) == [Ret(E.BinOp("*", N("t2"), product))]
-    body = [Assign(("d_t1",), neg(N("g"))), Ret(neg(N("d_t1")))]
-    assert fold(body) == [Ret(N("g"))]
+    body = [Assign(("d_t1",), neg(product)), Ret(neg(N("d_t1")))]
+    assert fold(body) == [Ret(product)]
+    body = [Assign(("d_t1",), neg(N("g"))), Ret(neg(N("d_t1")))]  # (g itself would be an alias of a new array:
+    assert fold(body) == [Ret(neg(neg(N("g"))))]  # written into later, it would change what -(-g) was)
     body = [Assign(("d_t1",), neg(product)), Ret(E.BinOp("+", N("a"), N("d_t1")))]
     assert fold(body) == [Ret(E.BinOp("-", N("a"), product))]
     body = [Assign(("d_t1",), neg(product)), Ret(E.BinOp("*", N("a"), N("d_t1")))]

@@ -267,15 +267,16 @@ def _replace(e, name: str, value, left: list):
 
 
 def _signs_out(e):
-    """``e`` with the negations a fold brought together cancelled: ``-(-x)``, ``-(a * -b)`` and ``-(-a / b)``
-    are ``x``, ``a * b`` and ``a / b``; ``a + -b`` is ``a - b`` and ``a - -b`` is ``a + b``; the same numbers (a
+    """``e`` with the negations a fold brought together cancelled: ``-(-(a + b))``, ``-(a * -b)`` and ``-(-a / b)``
+    are ``a + b``, ``a * b`` and ``a / b`` (``-(-u)`` of a name stays: a new array, where ``u`` would be the
+    array itself, which a write into ``u`` later changes); ``a + -b`` is ``a - b`` and ``a - -b`` is ``a + b``; the same numbers (a
     negation is exact), so a fold of ``d = -(u / v * g)`` into ``-(t2 * d)`` reads ``t2 * (u / v * g)``
     (lstm's sigmoids), as the expression constructors write what they build (``ir.expr.neg``, ``add``)."""
     negative = lambda x: isinstance(x, E.Unary) and x.op == "-"  # noqa: E731
     if negative(e):
         inner = e.operand
-        if negative(inner):
-            return inner.operand
+        if negative(inner):  # (of a computed value only: -(-u) is a new array, u itself an alias of it)
+            return inner.operand if isinstance(inner.operand, (E.BinOp, E.Num)) else e
         if isinstance(inner, E.BinOp) and inner.op in ("*", "/") and not inner.lists:
             if negative(inner.left) != negative(inner.right):
                 left, right = (x.operand if negative(x) else x for x in (inner.left, inner.right))
