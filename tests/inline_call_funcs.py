@@ -85,3 +85,64 @@ def gates(x, w):
     g = x * w
     h = len(x) // 2
     return np.sum(_sigmoid(g[0:h]) * np.tanh(g[h:])) + np.sum(_head(g) * _product(x, w))
+
+
+def cell_step(weight, bias, hidden, cell, x):
+    """A recurrent cell (lstm's, smaller): slices of one array of gates, a tuple of two arrays returned."""
+    h = len(hidden)
+    gates = np.concatenate((x, hidden, x)) * weight + bias
+    forget = 1.0 / (1.0 + np.exp(-gates[0:h]))
+    change = np.tanh(gates[h : 2 * h])
+    outgate = 1.0 / (1.0 + np.exp(-gates[2 * h : 3 * h]))
+    cell = cell * forget + (1.0 - forget) * change
+    hidden = outgate * np.tanh(cell)
+    return hidden, cell
+
+
+def layers(params, state, x):
+    """Every layer of cells on the input: a loop of its own, a list grown and stacked, a tuple returned."""
+    new_state = []
+    for i in range(0, len(state), 2):
+        hidden, cell = cell_step(params[i], params[i + 1], state[i], state[i + 1], x)
+        new_state.append(hidden)
+        new_state.append(cell)
+        x = hidden
+    return x * params[0, 0:3] + params[1, 3:6], np.stack(new_state)
+
+
+def run_layers(params, state, sequence):
+    """The objective's loop over a sequence, calling ``layers`` at each step."""
+    total = 0.0
+    for t in range(len(sequence) - 1):
+        y, state = layers(params, state, sequence[t])
+        total = total + np.sum(sequence[t + 1] * y) - np.log(np.sum(np.exp(y)))
+    return total
+
+
+def grows_its_argument(out, v):
+    out.append(v * v)
+    return v * 2.0
+
+
+def early_return(v):
+    for k in range(3):
+        if v > 10.0:
+            return v
+        v = v * 1.5
+    return v - 1.0
+
+
+def keeps_calls_that_change_or_return_early(xs):
+    """A callee that changes what it is handed, and one that returns from a loop: calls, in a loop or not."""
+    out = []
+    total = 0.0
+    for x in xs:
+        total = total + grows_its_argument(out, x) + early_return(x)
+    return total + sum(out) + early_return(total)
+
+
+def sums_early_returns(xs):
+    total = 0.0
+    for i in range(len(xs)):
+        total = total + early_return(xs[i]) * xs[i]
+    return total

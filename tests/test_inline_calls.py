@@ -86,3 +86,35 @@ def test_elementwise_numpy_helpers_are_written_in_place(backend):
     f = adcompiler.differentiate(F.gates, backend=backend)
     for i, g in enumerate(f.grad(x, w)):
         np.testing.assert_allclose(g, central_grad(F.gates, (x, w), i), rtol=1e-6, atol=1e-8)
+
+
+def test_numba_writes_calls_in_loops_in_place_with_their_loops_and_tuples():
+    """Under Numba (``Options.inline_looped_calls``), a call in a loop of a larger leaf of the module, with a
+    loop of its own, a list it grows and a tuple it returns, is written in place, callees first (``cell_step``
+    in ``layers``, then ``layers`` in ``run_layers``'s loop): one function, no residual tuple of each call to
+    make, push, pop and unpack.  The gradient is the python target's (which keeps the calls) and central
+    differences'; a callee that changes its argument or returns early stays a call."""
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(3)
+    params, state = rng.normal(size=(4, 9)) * 0.5, rng.normal(size=(4, 3)) * 0.5
+    sequence = rng.normal(size=(6, 3))
+    d = adcompiler.differentiate(F.run_layers, wrt=("params",), backend="numba")
+    g = d.grad(params, state, sequence)
+    source = d.source("grad")
+    code = _code(source, "run_layers_grad")
+    assert "sweep" not in source and "layers(" not in code and "cell_step(" not in code, source
+    assert "# line 106: hidden, cell = cell_step(" in source, source  # (the callees' lines quoted where they run)
+    python = adcompiler.differentiate(F.run_layers, wrt=("params",))
+    assert "layers_params_state_forward_sweep" in python.source("grad")  # (the python target keeps calls)
+    np.testing.assert_allclose(g, python.grad(params, state, sequence), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(g, central_grad(F.run_layers, (params, state, sequence), 0), rtol=1e-6, atol=1e-8)
+    v = rng.normal(size=params.shape)
+    _, tangent = d.jvp((params, state, sequence), (v,))
+    assert tangent == pytest.approx(np.sum(g * v), rel=1e-12)
+    kept = adcompiler.differentiate(F.keeps_calls_that_change_or_return_early, backend="numba")
+    code = _code(kept.source("anf"), "keeps_calls_that_change_or_return_early")
+    assert "grows_its_argument(" in code and code.count("early_return(") == 2, code
+    early = adcompiler.differentiate(F.sums_early_returns, backend="numba")
+    assert "early_return(" in _code(early.source("anf"), "sums_early_returns")
+    xs = np.array([0.3, -1.2, 8.0])
+    np.testing.assert_allclose(early.grad(xs), central_grad(F.sums_early_returns, (xs,), 0), rtol=1e-6, atol=1e-8)

@@ -144,7 +144,7 @@ class Program:
                 for r in parsed.reads
                 if isinstance(r.name, str) and r.value is not ABSENT and not is_builtin(r.name, r.value)
             }
-            function = inline_small_calls(lowered, self.anf, namer, self._lowering)
+            function = inline_small_calls(lowered, self.anf, namer, self._lowering, self.options.inline_looped_calls)
         except RecursionError:
             raise _too_deep(fn) from None
         finally:

@@ -14,6 +14,15 @@ pass, for a callee that is
   may be one of its own variables), and
 * returns, once and last, a variable one equation of its own assigns.
 
+Where the options ask for it (``looped``: the Numba target, where each call's residuals are a tuple
+whose arrays cost their reference counts as the tuple is made, pushed, popped and unpacked), a call in
+a loop of the caller is also written in place when the callee is a function of the module up to
+``_LOOPED_LIMIT`` statements, calling no function itself (after its own calls were written in place:
+GradBench lstm's ``lstm_model`` in ``predict``, then ``predict`` in the objective's loop over
+characters), with ``for`` loops (not ``prange``) and branches but no ``while``, ``break``, ``continue``
+or early return, changing none of its arguments, and returning, last, variables of its own (a tuple of
+them for several outputs): its lines then join the caller's loop, their residuals its tapes.
+
 Its variables take fresh names in the caller; a parameter it never assigns is the caller's atom
 itself (Python binds a parameter to the argument's object: a list argument is the caller's list), one
 it assigns (a slot) starts as a copy.  Its returned variable is the caller's output.  The equations
@@ -24,20 +33,28 @@ from __future__ import annotations
 
 import types
 
-from ..ir.nodes import Const, Eq, For, Function, If, Return, Source, Var, While, map_equations, walk
+from ..ir.nodes import IN_PLACE, Break, Const, Continue, Eq, For, Function, If, Return, Source, Var, While
+from ..ir.nodes import flatten, map_equations, walk
 
 _LIMIT = 16  # statements of a callee written in place, at most
+_LOOPED_LIMIT = 80  # statements of a callee called in a loop written in place (``looped``), at most
+_CHANGES = ("setitem", "append", "pop", "extend", "insert", "remove", "clear", "dict_set", "setattr")
+_CALLS = ("call", "library", "custom")  # (a callee still calling a function is not a leaf)
 
 
-def inline_small_calls(fn: Function, anf_of, namer, lowering=()) -> Function:
+def inline_small_calls(fn: Function, anf_of, namer, lowering=(), looped: bool = False) -> Function:
     """``fn`` with its calls of small leaf functions of its own module written in place; ``anf_of``
     gives a callee's ANF, ``namer`` the caller's fresh names; ``lowering``: the functions being
-    lowered (a call of one is a recursion, never written in place)."""
+    lowered (a call of one is a recursion, never written in place); ``looped``: calls in loops of larger
+    callees too (see the module's docstring)."""
     done: list = []  # the callees written in place (their source lines join fn's)
     slots: set = set(fn.slots)  # with the fresh names of the callees' slots
+    in_loops = {id(s) for s in _in_loops(fn.body)} if looped else set()
 
     def place(s: Eq):
-        if s.prim != "call" or s.param in lowering or not _inlinable(s, fn, anf_of):
+        if s.prim != "call" or s.param in lowering:
+            return s
+        if not (_inlinable(s, fn, anf_of) or id(s) in in_loops and _inlinable_in_loop(s, fn, anf_of)):
             return s
         callee = anf_of(s.param)
         written, renamed = _in_place(s, callee, namer)
@@ -74,6 +91,64 @@ def _inlinable(eq: Eq, fn: Function, anf_of) -> bool:
     if any(name not in assigned for name in names):
         return False  # a captured name: in the caller that name may be another variable
     return not spelt & _variables(fn) and _returns_own(code, statements)
+
+
+def _in_loops(stmts, inside: bool = False):
+    """The equations of ``stmts`` inside a loop."""
+    for s in stmts:
+        if isinstance(s, Eq) and inside:
+            yield s
+        elif isinstance(s, If):
+            yield from _in_loops(s.body, inside)
+            yield from _in_loops(s.orelse, inside)
+        elif isinstance(s, For):
+            yield from _in_loops(s.body, True)
+        elif isinstance(s, While):
+            yield from _in_loops(s.header + s.body, True)
+
+
+def _inlinable_in_loop(eq: Eq, fn: Function, anf_of) -> bool:
+    """Whether a call in a loop of ``fn`` is written in place (``looped``: see the module's docstring)."""
+    callee = eq.param
+    if not isinstance(callee, types.FunctionType) or callee.__globals__ is not fn.source.globals:
+        return False
+    code = anf_of(callee)
+    if code.source.filename != fn.source.filename or len(code.params) != len(eq.ins) or code.defaults:
+        return False
+    statements = list(walk(code.body))
+    if len(statements) > _LOOPED_LIMIT or not isinstance(code.body[-1], Return):
+        return False
+    if any(isinstance(s, (While, Break, Continue)) or isinstance(s, For) and s.parallel for s in statements):
+        return False
+    eqs = [s for s in statements if isinstance(s, Eq)]
+    if any(s.prim in _CALLS or s.param is IN_PLACE or isinstance(s.param, types.FunctionType) for s in eqs):
+        return False
+    arguments = _copies(eqs, set(code.params))
+    if any(s.prim in _CHANGES and isinstance(s.ins[0], Var) and s.ins[0].name in arguments for s in eqs):
+        return False  # (it changes what it was handed)
+    returned = flatten(code.body[-1].value)
+    if sum(isinstance(s, Return) for s in statements) != 1 or len(returned) != len(eq.outs):
+        return False
+    own = [a for a in returned if isinstance(a, Var) and a.name not in code.params and a.name not in code.slots]
+    if len(own) != len(returned) or len({a.name for a in own}) != len(own):
+        return False
+    if any(sum(isinstance(s, Eq) and a in s.outs for s in statements) != 1 for a in own):
+        return False
+    assigned = {v.name for s in eqs for v in s.outs} | set(code.params)
+    assigned |= {s.target.name for s in statements if isinstance(s, For)}
+    names, spelt = _reads(statements)
+    return all(name in assigned for name in names) and not spelt & _variables(fn)
+
+
+def _copies(eqs, names: set) -> set:
+    """``names`` and the variables their values are read, written or copied into."""
+    names, size = set(names), -1
+    while size != len(names):
+        size = len(names)
+        for eq in eqs:
+            if eq.prim in ("dup", "read", "write") and isinstance(eq.ins[0], Var) and eq.ins[0].name in names:
+                names |= {v.name for v in eq.outs}
+    return names
 
 
 def _returns_own(code: Function, statements: list) -> bool:
@@ -115,6 +190,9 @@ def _reads(statements) -> tuple:
                 atoms(x)
 
     for s in statements:
+        if isinstance(s, For):
+            atoms((s.start, s.stop, s.step))
+            continue
         atoms(s.ins if isinstance(s, Eq) else s.test if isinstance(s, If) else s.value if isinstance(s, Return) else ())
     return found, spelt
 
@@ -141,9 +219,10 @@ def _in_place(eq: Eq, callee: Function, namer) -> tuple:
             prologue.append(Eq((names[p],), "write", (arg,), eq.line))
         else:
             names[p] = arg
-    names[callee.body[-1].value.name] = eq.outs[0]
+    for v, out in zip(flatten(callee.body[-1].value), eq.outs, strict=True):
+        names[v.name] = out
     for s in walk(callee.body):
-        for v in s.outs if isinstance(s, Eq) else ():
+        for v in s.outs if isinstance(s, Eq) else (s.target,) if isinstance(s, For) else ():
             if v.name not in names:
                 names[v.name] = Var(namer.fresh(v.name))
 
@@ -161,8 +240,11 @@ def _in_place(eq: Eq, callee: Function, namer) -> tuple:
                 out.append(Eq(tuple(atom(v) for v in s.outs), s.prim, atom(s.ins), s.line, s.param))
             elif isinstance(s, If):
                 out.append(If(atom(s.test), tuple(block(s.body)), tuple(block(s.orelse)), s.line))
+            elif isinstance(s, For):
+                bounds = (atom(s.start), atom(s.stop), atom(s.step))
+                out.append(For(atom(s.target), *bounds, tuple(block(s.body)), s.line, s.parallel))
             elif not isinstance(s, Return):
-                raise AssertionError(f"not written in place: {s!r}")  # (_inlinable lets no loop through)
+                raise AssertionError(f"not written in place: {s!r}")  # (_inlinable lets no while through)
         return out
 
     return prologue + block(callee.body), {names[n].name for n in callee.slots if isinstance(names.get(n), Var)}

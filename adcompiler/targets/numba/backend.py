@@ -51,6 +51,7 @@ NUMBA = dict(  # the switches of code generation the Numba target sets (adcompil
     parallel_loops=True,  # prange loops' primal, tangent and adjoint loops are Numba prange loops (modes.parallel)
     recomputed_residuals=True,  # (modes.recomputed) a residual that is arithmetic of others: an array fewer
     shaped_parameters=True,  # (modes.shape_kept) an array a residual holds costs its reference counts
+    inline_looped_calls=True,  # (lower.inline_calls) and so does a call's tuple of residuals, made in a loop
     typed_zeros=True,  # an array's adjoint set to zero in a loop or branch is an array (one type a variable)
     list_calls_generated=True,  # a user function handed a list (an array here) called as its generated code
 )
