@@ -13,7 +13,7 @@ import typing
 
 from . import values as V
 from ..ir.nodes import IN_PLACE
-from ..ir.nodes import Const, Eq, Var, walk
+from ..ir.nodes import Const, Eq, Var, copies_of, walk
 
 LIST_USES = ("getitem", "len", "append", "pop", "list_copy", "sum", "argmax", "argmin", "setitem")
 BUILDS = ("call", "list", "tuple", "list_repeat")
@@ -116,11 +116,11 @@ def _use(program, function, names: set, seen: set) -> _Use:
     """How the values ``names`` hold (with their copies) are used, here and in the functions they are
     handed to."""
     eqs = [eq for eq in walk(function.body) if isinstance(eq, Eq)]
-    slices = _copies(eqs, {v.name for eq in eqs if eq.prim == "slice" for v in eq.outs})
+    slices = copies_of(eqs, {v.name for eq in eqs if eq.prim == "slice" for v in eq.outs})
     copies, size = set(names), -1
     while size != len(copies):  # (a slice of it, xs[1:], is used as it is: a list of its elements)
         size = len(copies)
-        copies = _copies(eqs, copies)
+        copies = copies_of(eqs, copies)
         copies |= {v.name for eq in eqs if _sliced(eq, copies, slices) for v in eq.outs}
     use = _Use()
     derived, size = set(copies), -1  # what arithmetic computes from it: indexed, it is an array
@@ -152,17 +152,6 @@ def _use(program, function, names: set, seen: set) -> _Use:
     if any(_sliced(eq, copies, slices) for eq in eqs):
         use.unplaced()  # (xs[1:][0] is not xs[0]: the positions of reads of a part are not the list's)
     return use
-
-
-def _copies(eqs, names: set) -> set:
-    """``names`` and the names their values are read, written or copied into."""
-    names, size = set(names), -1
-    while size != len(names):
-        size = len(names)
-        for eq in eqs:
-            if eq.prim in ("dup", "read", "write") and _var(eq.ins[0]) in names:
-                names |= {v.name for v in eq.outs}
-    return names
 
 
 def _sliced(eq, copies: set, slices: set) -> bool:
@@ -205,14 +194,7 @@ def _changed_in_place(function, param: str) -> bool:
 
 def _reads_of(function, param: str) -> set:
     """The names a parameter's value may be read into (copies, slots it is written to, their reads)."""
-    names, size = {param}, -1
-    eqs = [eq for eq in walk(function.body) if isinstance(eq, Eq)]
-    while size != len(names):
-        size = len(names)
-        for eq in eqs:
-            if eq.prim in ("dup", "read", "write") and _var(eq.ins[0]) in names:
-                names |= {v.name for v in eq.outs}
-    return names
+    return copies_of([eq for eq in walk(function.body) if isinstance(eq, Eq)], {param})
 
 
 def _var(a):

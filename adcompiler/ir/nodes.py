@@ -311,6 +311,18 @@ def map_equations(stmts, f) -> tuple:
     return tuple(out)
 
 
+def copies_of(eqs, names) -> set:
+    """``names`` and the variables their values are read, written or copied into (``dup``, ``read``,
+    ``write``) by the equations ``eqs``, transitively."""
+    names, size = set(names), -1
+    while size != len(names):
+        size = len(names)
+        for eq in eqs:
+            if eq.prim in ("dup", "read", "write") and isinstance(eq.ins[0], Var) and eq.ins[0].name in names:
+                names |= {v.name for v in eq.outs}
+    return names
+
+
 def walk(stmts):
     """Every statement, depth first, in program order (``walks``: as fast however deep)."""
     return depth_first(stmts, lambda s: blocks(s) if s.__class__ in _COMPOUND else ())

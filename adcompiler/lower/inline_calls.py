@@ -34,7 +34,7 @@ from __future__ import annotations
 import types
 
 from ..ir.nodes import IN_PLACE, Break, Const, Continue, Eq, For, Function, If, Return, Source, Var, While
-from ..ir.nodes import flatten, map_equations, walk
+from ..ir.nodes import copies_of, flatten, map_equations, walk
 
 _LIMIT = 16  # statements of a callee written in place, at most
 _LOOPED_LIMIT = 80  # statements of a callee called in a loop written in place (``looped``), at most
@@ -123,7 +123,7 @@ def _inlinable_in_loop(eq: Eq, fn: Function, anf_of) -> bool:
     eqs = [s for s in statements if isinstance(s, Eq)]
     if any(s.prim in _CALLS or s.param is IN_PLACE or isinstance(s.param, types.FunctionType) for s in eqs):
         return False
-    arguments = _copies(eqs, set(code.params))
+    arguments = copies_of(eqs, code.params)
     if any(s.prim in _CHANGES and isinstance(s.ins[0], Var) and s.ins[0].name in arguments for s in eqs):
         return False  # (it changes what it was handed)
     returned = flatten(code.body[-1].value)
@@ -138,17 +138,6 @@ def _inlinable_in_loop(eq: Eq, fn: Function, anf_of) -> bool:
     assigned |= {s.target.name for s in statements if isinstance(s, For)}
     names, spelt = _reads(statements)
     return all(name in assigned for name in names) and not spelt & _variables(fn)
-
-
-def _copies(eqs, names: set) -> set:
-    """``names`` and the variables their values are read, written or copied into."""
-    names, size = set(names), -1
-    while size != len(names):
-        size = len(names)
-        for eq in eqs:
-            if eq.prim in ("dup", "read", "write") and isinstance(eq.ins[0], Var) and eq.ins[0].name in names:
-                names |= {v.name for v in eq.outs}
-    return names
 
 
 def _returns_own(code: Function, statements: list) -> bool:
