@@ -31,7 +31,8 @@ class Options:
     shaped_parameters: bool = False  # a parameter the adjoint reads only for its shape kept as shape_like
     # (modes.shape_kept), for a target where each array a residual holds costs its reference counts (Numba)
     recomputed_residuals: bool = False  # a called function's residual that is arithmetic of others computed
-    # again in its reverse sweep (modes.recomputed), for a target where each array costs its allocation (Numba)
+    # again in its reverse sweep, and a loop's on its tape (modes.recomputed), for a target where each array costs
+    # its allocation (Numba)
     inline_looped_calls: bool = False  # a call in a loop of a function of the module up to 80 statements written
     # in place (lower.inline_calls), for a target where each call's tuple of residuals costs its reference counts (Numba)
     typed_zeros: bool = False  # accumulators of arrays' adjoints recorded with their ndims (modes.sweep), for a target

@@ -1,5 +1,6 @@
 """Residuals of a called function's sweeps computed again in its reverse sweep, where that is one step of
-arithmetic on other residuals, instead of kept.
+arithmetic on other residuals, instead of kept; and the same for what a loop pushes onto its tape each
+iteration, computed again after its adjoint loop pops the rest (``in_loops``).
 
 A called function's forward sweep returns what its reverse sweep reads as a tuple of residuals
 (``reverse.split``).  Where a residual is ``t3 = 1.0 + t2`` and ``t2`` is a residual too (GradBench
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from ..analysis.defuse import writes
 from ..ir import expr as E
-from ..ir.nodes import Assign
+from ..ir.nodes import Assign, Do, ForS, IfS, WhileS, every_statement
 
 ARITHMETIC = ("+", "-", "*", "/")
 
@@ -58,3 +59,97 @@ def _operands(e):
     if not all(isinstance(x, (E.Name, E.Num)) for x in sides):
         return None
     return {x.id for x in sides if isinstance(x, E.Name)}
+
+
+def in_loops(primal: list, adjoint: list) -> tuple:
+    """``(primal, adjoint)`` with the residuals a loop pushes onto its tape each iteration computed again
+    after the adjoint loop pops them, where that is one step of arithmetic on others it pushes (as
+    ``recomputed`` does for a called function's tuple): a loop of lstm's cells, written in place
+    (``lower.inline_calls``), pushes ``1.0 + exp(-x)`` beside ``exp(-x)`` for each gate.  A tape is taken
+    with one push, ``tape.append((a, b, ...))`` at the top level of a loop's body, and one pop, ``a, b, ... =
+    tape.pop()``, binding each value the name it was pushed as."""
+    pops = {}  # tape -> its pop's names, for the tapes popped once
+    for s in every_statement(adjoint):
+        tape = _tape_of(s, "pop")
+        if tape is not None:
+            pops[tape] = None if tape in pops else s
+    pushes: dict = {}  # tape -> the names it no longer keeps and the statements computing them again
+
+    def block(stmts) -> list:
+        out = []
+        for k, s in enumerate(stmts):
+            tape = _tape_of(s, "append")
+            if tape is not None and pops.get(tape) is not None and tape not in pushes:
+                s = _pushed_fewer(s, stmts[:k], pops[tape], pushes, tape)
+            out.append(_rebuilt(s, block))
+        return out
+
+    primal = block(primal)
+    if not pushes:
+        return primal, adjoint
+
+    def back(stmts) -> list:
+        out = []
+        for s in stmts:
+            tape = _tape_of(s, "pop")
+            if tape in pushes:
+                dropped, again = pushes[tape]
+                names = [n for n in _popped(s) if n not in dropped]
+                out.append(Assign((names[0] if len(names) == 1 else tuple(names),), s.value, s.line, s.effect))
+                out.extend(again)
+                continue
+            out.append(_rebuilt(s, back))
+        return out
+
+    return primal, back(adjoint)
+
+
+def _pushed_fewer(push, before: list, pop, pushes: dict, tape: str):
+    """The push ``push`` without the values computed again after ``pop`` (recorded in ``pushes``)."""
+    entries = _pushed(push)
+    popped = _popped(pop)
+    if len(entries) != len(popped):
+        return push
+    values = [n for e, n in zip(entries, popped) if e == E.Name(n)]  # (pushed as themselves: no shapes)
+    kept, again = recomputed(before, values, frozenset())
+    if not again or not kept and len(values) == len(entries):
+        return push  # (nothing to compute again, or nothing left to push)
+    dropped = {a.targets[0] for a in again}
+    pushes[tape] = (dropped, again)
+    left = tuple(e for e, n in zip(entries, popped) if n not in dropped)
+    value = left[0] if len(left) == 1 else E.Tuple(left)
+    return Do(E.Method(push.value.obj, "append", (value,)), push.line)
+
+
+def _tape_of(s, method: str):
+    """The tape ``s`` pushes onto (``method`` "append": ``tape.append(...)`` as a statement) or pops from
+    (``"pop"``: ``names = tape.pop()``), or None."""
+    value = s.value if isinstance(s, (Do, Assign)) else None
+    if not (isinstance(value, E.Method) and value.name == method and isinstance(value.obj, E.Name)):
+        return None
+    if method == "append" and isinstance(s, Do) and len(value.args) == 1:
+        return value.obj.id
+    if method == "pop" and isinstance(s, Assign) and not value.args and len(s.targets) == 1:
+        return value.obj.id
+    return None
+
+
+def _pushed(push) -> tuple:
+    value = push.value.args[0]
+    return value.elts if isinstance(value, E.Tuple) else (value,)
+
+
+def _popped(pop) -> tuple:
+    target = pop.targets[0]
+    return tuple(target) if isinstance(target, tuple) else (target,)
+
+
+def _rebuilt(s, block):
+    """``s`` with ``block`` applied to its nested blocks."""
+    if isinstance(s, ForS):
+        return ForS(s.target, s.iterable, tuple(block(list(s.body))), s.line, s.parallel)
+    if isinstance(s, IfS):
+        return IfS(s.test, tuple(block(list(s.body))), tuple(block(list(s.orelse))), s.line)
+    if isinstance(s, WhileS):
+        return WhileS(tuple(block(list(s.header))), s.test, tuple(block(list(s.body))), s.line)
+    return s

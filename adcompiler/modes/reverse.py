@@ -35,6 +35,7 @@ from .numbers import float_cotangents
 from .owned import owned
 from .plan import Kept, TapePlan, shape_like, tape_plan
 from .primal import primal_sweep
+from .recomputed import in_loops as recomputed_in_loops
 from .recomputed import recomputed
 from .shadows import Shadows
 from .shape_kept import kept_for_shape
@@ -70,6 +71,8 @@ def sweeps(facts: Facts, active_params: tuple, program, namer: Namer, seed=None,
     ct = namer.fresh("ct") if seed is None else None
     adjoint, adjoints, kept = adjoint_sweep(plan, shadows, program, namer, seed if seed is not None else E.Name(ct), ct)
     primal = primal_sweep(plan, kept, shadows, program)
+    if plan.options.recomputed_residuals:  # (and those a loop's tape holds: modes.recomputed)
+        primal, adjoint = recomputed_in_loops(primal, adjoint)
     lists = [p for p in active_params if p in plan.containers]
     shadow_params = [shadows.of(p) for p in lists] if split else []
     # a list parameter not differentiated may still receive active values: it gets a shadow too

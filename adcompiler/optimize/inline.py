@@ -34,8 +34,8 @@ from ..rules import VALUES
 from .aliases import IN_PLACE, changed_in_place
 
 TEMPORARY = re.compile(
-    r"(d_?)?t\d+(_\d+)?$"
-)  # t7 (ANF), dt7 (its tangent), d_t7 (its adjoint); t7_2 (an inlined function's)
+    r"(d_?)?t\d+(_\d+)*$"
+)  # t7 (ANF), dt7 (its tangent), d_t7 (its adjoint); t7_2 (an inlined function's), t7_2_1 (of one inlined in it)
 FOLDED_HELPERS = ("array_like", "unbroadcast", "unreduce", "sum_all")  # (rules.VALUES: they change nothing)
 # the helpers whose value arithmetic reads (a cotangent made distinct keeps its line: what the function returns)
 assert set(FOLDED_HELPERS) <= set(VALUES)

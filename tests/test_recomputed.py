@@ -1,0 +1,58 @@
+"""Residuals computed again instead of kept (``modes.recomputed``, ``Options.recomputed_residuals``: the
+Numba target): one step of arithmetic on other residuals, in a called function's tuple and on a loop's
+tape; the same numbers bit for bit as the python target, which keeps them."""
+
+import re
+
+import numpy as np
+import pytest
+
+import adcompiler
+from oracle import central_grad
+
+pytest.importorskip("numba")
+
+
+def _sigmoid(v):
+    return 1.0 / (1.0 + np.exp(-v))
+
+
+def squashed(w, x):
+    """A loop of sigmoids: each pushes exp(-w x) and 1.0 + exp(-w x) (lstm's gates, written in a loop)."""
+    total = 0.0
+    for k in range(3):
+        s = _sigmoid(w * x)
+        x = s * x + 0.1 * k
+        total = total + np.sum(s * s)
+    return total
+
+
+def _squash(w, x):
+    e = np.exp(-(w * x))
+    t = 1.0 + e
+    return np.sum(x / t)
+
+
+def called(w, x):
+    """The same arithmetic in a called function, outside any loop (its residuals a tuple)."""
+    return _squash(w, x) + _squash(x, w)
+
+
+@pytest.mark.parametrize("f", [squashed, called])
+def test_a_residual_that_is_arithmetic_of_others_is_computed_again(f):
+    w, x = np.array([0.3, -1.2, 0.8, 0.5]), np.array([1.1, 0.4, -0.7, 2.0])
+    d = adcompiler.differentiate(f, backend="numba")
+    g = d.grad(w, x)
+    source = d.source("grad")
+    sums = set(re.findall(r"(\w+) = 1\.0 \+ \w+\n", source))  # (t = 1.0 + e, bound where it is computed)
+    kept = re.findall(r"\.append\(\((.*)\)\)\n", source) + re.findall(r"return \(\w+\.sum\(\), \((.*)\)\)", source)
+    assert kept, source
+    for held in kept:  # what a loop's tape or a call's residuals hold: not those sums
+        assert not sums & set(re.findall(r"\w+", held)), source
+    again = source.split("reversed(")[-1] if f is squashed else source.split("def _squash_reverse_sweep")[1]
+    assert re.search(r"1\.0 \+ (t2_1|e)\b", again), source  # (computed again where the adjoint reads it)
+    python = adcompiler.differentiate(f)
+    for mine, theirs in zip(g, python.grad(w, x)):
+        np.testing.assert_array_equal(mine, theirs)  # (the same operation on the same values)
+    for i in range(2):
+        np.testing.assert_allclose(g[i], central_grad(f, (w, x), i), rtol=1e-6, atol=1e-8)
