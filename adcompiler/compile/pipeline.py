@@ -144,7 +144,9 @@ class Program:
                 for r in parsed.reads
                 if isinstance(r.name, str) and r.value is not ABSENT and not is_builtin(r.name, r.value)
             }
-            function = inline_small_calls(lowered, self.anf, namer, self._lowering, self.options.inline_looped_calls)
+            looped = self.options.inline_looped_calls and self.options.checkpoint is None  # (a checkpointed loop of
+            # lines alone is refused under Numba, its segments reversed: a loop calling a helper runs as it did)
+            function = inline_small_calls(lowered, self.anf, namer, self._lowering, looped)
         except RecursionError:
             raise _too_deep(fn) from None
         finally:

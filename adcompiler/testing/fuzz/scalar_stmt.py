@@ -204,6 +204,11 @@ class Stmts:
     def for_stmt(self, env: Env, depth: int, budget: list) -> None:
         rng = self.rng
         k = self.make_counter(env)
+        acc = None  # a helper called in the loop (under Numba, written in place: lower.inline_calls)
+        if self.draft.helpers and self.draft.chance(0.5):
+            acc = self.draft.fresh("c")
+            self.draft.emit(f"{acc} = 0.0")
+            env.floats[acc] = 1.0
         body = env.loop_scope()
         i = self.draft.fresh("i")
         r = rng.random()
@@ -254,6 +259,10 @@ class Stmts:
         self.draft.indent += 1
         if k:
             self.draft.emit(f"{k} += 1")
+        if acc:
+            call, _ = self.exprs.helper_call_expr(body)
+            self.draft.emit(f"{acc} = 0.5 * math.tanh({acc}) + 0.5 * math.tanh({call})")
+            body.floats[acc] = 1.0
         self.draft.indent -= 1
         self.block(body, depth + 1, budget, rng.randint(1, 4))
         env.after_loop(body)
