@@ -288,7 +288,9 @@ def test_numba_det_allocates_no_array_a_level():
     assert len(tapes) > 1 and back.group(1) == tapes[0] and back.group(3).split(", ")[1:] == tapes[1:] + ["A"]
     assert len(re.findall(r"= tapes\b", source)) == 1  # (unpacked once, by the reverse sweep det calls)
     levels = source[back.start() : source.find("\ndef ", back.start())]
-    assert re.search(rf"det_of_minor_A_reverse_sweep_onto\(\s*{tapes[0]}, [^\n]*, {', '.join(tapes[1:])}, A\s*\)", levels)
+    assert re.search(
+        rf"det_of_minor_A_reverse_sweep_onto\(\s*{tapes[0]}, [^\n]*, {', '.join(tapes[1:])}, A\s*\)", levels
+    )
     np.testing.assert_allclose(d.grad(M), central_grad(F.det, (M,), 0), rtol=1e-6, atol=1e-7)
 
     @numba.njit

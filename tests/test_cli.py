@@ -752,8 +752,28 @@ def test_a_list_read_at_a_position_and_through_its_slice_is_a_list_of_numbers(tm
     assert run.returncode == 0, run.stderr
     xs = [1.0, 2.0, 3.0, 4.0]
     (_, (fx, fxs)), (_, (gx, gxs)), (_, t) = _run_hidden(
-        out, [f"m.f_reverse(0.7, {xs})", f"m.g_reverse(0.7, {xs})", f"m.f_forward(0.7, {xs}, 0.0, [1.0, 0.0, 0.0, 1.0])"]
+        out,
+        [f"m.f_reverse(0.7, {xs})", f"m.g_reverse(0.7, {xs})", f"m.f_forward(0.7, {xs}, 0.0, [1.0, 0.0, 0.0, 1.0])"],
     )
     assert _close(fx, 9.0) and all(map(_close, fxs, [6.3, 0.7, 0.7, 0.7])), (fx, fxs)
     assert _close(gx, 2.0) and all(map(_close, gxs, [1.0, 0.7, 0.0, 0.0])), (gx, gxs)
     assert _close(t, 0.7 * 9.0 + 0.7 * 1.0), t
+
+
+def test_a_list_measured_and_read_at_constant_positions_is_a_list_of_any_length(tmp_path):
+    """``xs[0] * xs[1]`` with ``len(xs)`` (here in a helper it is handed to) was taken for a record of two
+    (the positions read) and the written module refused a list of four ("this code was generated for f's
+    xs: a list or tuple of floats, which [...] is not"); measured, it is a list of any length."""
+    src, out = tmp_path / "measured.py", tmp_path / "derivs.py"
+    src.write_text(
+        "def count(xs):\n    total = 0.0\n    for i in range(len(xs)):\n        total = total + xs[0] * 0.5\n"
+        "    return total\n\n\ndef f(x, xs):\n    return x * xs[0] * xs[1] + count(xs)\n"
+    )
+    run = adc("compile", src, "-o", out)
+    assert run.returncode == 0, run.stderr
+    xs = [1.0, 2.0, 3.0, 4.0]
+    (value, (dx, dxs)), (_, t) = _run_hidden(
+        out, [f"m.f_reverse(0.7, {xs})", f"m.f_forward(0.7, {xs}, 1.0, [0.0, 0.0, 0.0, 0.0])"]
+    )
+    assert _close(value, 0.7 * 2.0 + 2.0), value
+    assert _close(dx, 2.0) and all(map(_close, dxs, [0.7 * 2.0 + 2.0, 0.7, 0.0, 0.0])) and _close(t, 2.0), (dx, dxs, t)

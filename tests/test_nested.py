@@ -385,6 +385,8 @@ def test_a_derivative_of_grad_made_before_any_call_follows_each_calls_signature(
         np.testing.assert_allclose(np.array(hx), want, rtol=1e-13)
         eps = 1e-6
         ahead = d.grad([a + eps * b for a, b in zip(xs, v)] if isinstance(xs, list) else xs + eps * v, 1.5 + eps * 0.25)
-        behind = d.grad([a - eps * b for a, b in zip(xs, v)] if isinstance(xs, list) else xs - eps * v, 1.5 - eps * 0.25)
+        behind = d.grad(
+            [a - eps * b for a, b in zip(xs, v)] if isinstance(xs, list) else xs - eps * v, 1.5 - eps * 0.25
+        )
         np.testing.assert_allclose(np.array(hx), (np.array(ahead[0]) - np.array(behind[0])) / (2 * eps), rtol=1e-7)
         assert hs == pytest.approx(sum(2 * a * b for a, b in zip(xs, v)), rel=1e-13)

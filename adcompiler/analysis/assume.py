@@ -73,12 +73,14 @@ class _Use:
 
     def __init__(self):
         self.listed, self.grown, self.arith = False, False, False
+        self.measured = False  # len() of it, or its elements counted out: a list of any length, not a record
         self.items: dict = {}  # constant index -> the use of the element there
         self.any = None  # the use of elements read at computed positions
 
     def merge(self, other: "_Use") -> None:
         self.listed |= other.listed
         self.grown |= other.grown
+        self.measured |= other.measured
         self.arith |= other.arith
         for k, u in other.items.items():
             self.items.setdefault(k, _Use()).merge(u)
@@ -103,7 +105,12 @@ class _Use:
         kind = "list" if self.grown else None  # only read: a list or a tuple alike
         if not self.listed:
             return leaf
-        if self.items and self.any is None and all(isinstance(k, int) and k >= 0 for k in self.items):
+        if (
+            self.items
+            and self.any is None
+            and not self.measured
+            and all(isinstance(k, int) and k >= 0 for k in self.items)
+        ):
             n = max(self.items) + 1  # read only at constant positions: a record such as [W, b]
             return V.seq(kind, [self.items[k].aval(leaf) if k in self.items else leaf for k in range(n)])
         elem = _Use()
@@ -139,6 +146,7 @@ def _use(program, function, names: set, seen: set) -> _Use:
         elif eq.prim in LIST_USES and _var(eq.ins[0]) in copies:
             use.listed = True
             use.grown |= eq.prim in ("append", "pop", "list_copy")
+            use.measured |= eq.prim == "len"
             if eq.prim in ("getitem", "pop") and eq.outs and not _sliced(eq, copies, slices):
                 key = (function.name, eq.outs[0].name)  # (x = x[0] in a loop: its element is itself again)
                 element = _use(program, function, {eq.outs[0].name}, seen | {key}) if key not in seen else _Use()
