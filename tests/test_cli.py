@@ -718,6 +718,21 @@ REBOUND_TO_A_PART = {
 }
 
 
+def _compiled(tmp_path, name: str, text: str):
+    """``adc compile`` of ``text`` as ``name``: (the run, the written module's path)."""
+    src, out = tmp_path / name, tmp_path / "derivs.py"
+    src.write_text(text)
+    return adc("compile", src, "-o", out), out
+
+
+def _written_calls(tmp_path, name: str, text: str, calls: list) -> list:
+    """The values of ``calls`` (over the module ``m``) in the module ``adc compile`` writes of ``text``, run
+    where adcompiler cannot be imported."""
+    run, out = _compiled(tmp_path, name, text)
+    assert run.returncode == 0, run.stderr
+    return _run_hidden(out, calls)
+
+
 @pytest.mark.parametrize("name", sorted(REBOUND_TO_A_PART))
 def test_a_list_rebound_to_its_part_in_a_loop_is_compiled_or_refused_at_its_line(name, tmp_path):
     """``adc compile`` of a parameter rebound to its slice (``xs = xs[1:]``) or its element (``xs = xs[0]``)
@@ -725,9 +740,7 @@ def test_a_list_rebound_to_its_part_in_a_loop_is_compiled_or_refused_at_its_line
     elements are used as); a slice is the list's kind, and an element read again from itself is not followed
     again.  Now the module is written (its derivative right), or the construct refused at its line."""
     text, refusal = REBOUND_TO_A_PART[name]
-    src, out = tmp_path / name, tmp_path / "derivs.py"
-    src.write_text(text)
-    run = adc("compile", src, "-o", out)
+    run, out = _compiled(tmp_path, name, text)
     assert "Traceback" not in run.stderr and "RecursionError" not in run.stderr, run.stderr
     if refusal is not None:
         assert run.returncode != 0 and refusal in run.stderr and not out.exists(), run.stderr
@@ -743,16 +756,12 @@ def test_a_list_read_at_a_position_and_through_its_slice_is_a_list_of_numbers(tm
     """``xs[0] * sum(xs[1:])``: the slice was taken for an element of xs, xs for a list of lists, and the
     function refused ("a value whose kind the arguments do not decide"); a slice is a list of the list's
     elements, and the positions read in it are not the list's (``ys = xs[1:]; ys[0]``)."""
-    src, out = tmp_path / "parts.py", tmp_path / "derivs.py"
-    src.write_text(
-        "def f(x, xs):\n    return x * xs[0] * sum(xs[1:])\n\n\n"
-        "def g(x, xs):\n    ys = xs[1:]\n    return x * ys[0] + xs[0]\n"
-    )
-    run = adc("compile", src, "-o", out)
-    assert run.returncode == 0, run.stderr
     xs = [1.0, 2.0, 3.0, 4.0]
-    (_, (fx, fxs)), (_, (gx, gxs)), (_, t) = _run_hidden(
-        out,
+    (_, (fx, fxs)), (_, (gx, gxs)), (_, t) = _written_calls(
+        tmp_path,
+        "parts.py",
+        "def f(x, xs):\n    return x * xs[0] * sum(xs[1:])\n\n\n"
+        "def g(x, xs):\n    ys = xs[1:]\n    return x * ys[0] + xs[0]\n",
         [f"m.f_reverse(0.7, {xs})", f"m.g_reverse(0.7, {xs})", f"m.f_forward(0.7, {xs}, 0.0, [1.0, 0.0, 0.0, 1.0])"],
     )
     assert _close(fx, 9.0) and all(map(_close, fxs, [6.3, 0.7, 0.7, 0.7])), (fx, fxs)
@@ -764,16 +773,13 @@ def test_a_list_measured_and_read_at_constant_positions_is_a_list_of_any_length(
     """``xs[0] * xs[1]`` with ``len(xs)`` (here in a helper it is handed to) was taken for a record of two
     (the positions read) and the written module refused a list of four ("this code was generated for f's
     xs: a list or tuple of floats, which [...] is not"); measured, it is a list of any length."""
-    src, out = tmp_path / "measured.py", tmp_path / "derivs.py"
-    src.write_text(
-        "def count(xs):\n    total = 0.0\n    for i in range(len(xs)):\n        total = total + xs[0] * 0.5\n"
-        "    return total\n\n\ndef f(x, xs):\n    return x * xs[0] * xs[1] + count(xs)\n"
-    )
-    run = adc("compile", src, "-o", out)
-    assert run.returncode == 0, run.stderr
     xs = [1.0, 2.0, 3.0, 4.0]
-    (value, (dx, dxs)), (_, t) = _run_hidden(
-        out, [f"m.f_reverse(0.7, {xs})", f"m.f_forward(0.7, {xs}, 1.0, [0.0, 0.0, 0.0, 0.0])"]
+    (value, (dx, dxs)), (_, t) = _written_calls(
+        tmp_path,
+        "measured.py",
+        "def count(xs):\n    total = 0.0\n    for i in range(len(xs)):\n        total = total + xs[0] * 0.5\n"
+        "    return total\n\n\ndef f(x, xs):\n    return x * xs[0] * xs[1] + count(xs)\n",
+        [f"m.f_reverse(0.7, {xs})", f"m.f_forward(0.7, {xs}, 1.0, [0.0, 0.0, 0.0, 0.0])"],
     )
     assert _close(value, 0.7 * 2.0 + 2.0), value
     assert _close(dx, 2.0) and all(map(_close, dxs, [0.7 * 2.0 + 2.0, 0.7, 0.0, 0.0])) and _close(t, 2.0), (dx, dxs, t)

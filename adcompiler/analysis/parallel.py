@@ -23,11 +23,11 @@ from dataclasses import dataclass
 
 from ..errors import at_line
 from ..front.names import root
-from ..ir.nodes import Break, Continue, Eq, For, If, Return, Var, While, walk
+from ..ir.nodes import STORES, Break, Continue, Eq, For, If, Return, Var, While, walk
 from ..lower.dup import DUP
 from ..rules import CHANGES
 
-_STORES = ("setitem", "append", "pop", "extend", "insert", "remove", "clear", "dict_set", "setattr") + CHANGES
+_STORES = STORES + CHANGES
 
 
 @dataclass(frozen=True)

@@ -33,12 +33,11 @@ from __future__ import annotations
 
 import types
 
-from ..ir.nodes import IN_PLACE, Break, Const, Continue, Eq, For, Function, If, Return, Source, Var, While
+from ..ir.nodes import IN_PLACE, STORES, Break, Const, Continue, Eq, For, Function, If, Return, Source, Var, While
 from ..ir.nodes import copies_of, flatten, map_equations, walk
 
 _LIMIT = 16  # statements of a callee written in place, at most
 _LOOPED_LIMIT = 80  # statements of a callee called in a loop written in place (``looped``), at most
-_CHANGES = ("setitem", "append", "pop", "extend", "insert", "remove", "clear", "dict_set", "setattr")
 _CALLS = ("call", "library", "custom")  # (a callee still calling a function is not a leaf)
 
 
@@ -73,24 +72,13 @@ def inline_small_calls(fn: Function, anf_of, namer, lowering=(), looped: bool = 
 
 
 def _inlinable(eq: Eq, fn: Function, anf_of) -> bool:
-    callee = eq.param
-    if not isinstance(callee, types.FunctionType) or len(eq.outs) != 1:
-        return False
-    if callee.__globals__ is not fn.source.globals:
-        return False
-    code = anf_of(callee)
-    if code.source.filename != fn.source.filename or len(code.params) != len(eq.ins):
-        return False
-    statements = list(walk(code.body))
-    if len(statements) > _LIMIT or not isinstance(code.body[-1], Return):
+    """Whether ``eq`` calls a small leaf on numbers of fn's module, written in place wherever it is called."""
+    code, statements = _callee(eq, fn, anf_of, _LIMIT)
+    if code is None or len(eq.outs) != 1:
         return False
     if any(isinstance(s, (For, While)) or isinstance(s, Eq) and not _scalar(s.prim) for s in statements):
         return False
-    assigned = {v.name for s in statements if isinstance(s, Eq) for v in s.outs} | set(code.params)
-    names, spelt = _reads(statements)
-    if any(name not in assigned for name in names):
-        return False  # a captured name: in the caller that name may be another variable
-    return not spelt & _variables(fn) and _returns_own(code, statements)
+    return _own_names(code, statements, fn) and _returns_own(code, statements, eq)
 
 
 def _in_loops(stmts, inside: bool = False):
@@ -109,14 +97,8 @@ def _in_loops(stmts, inside: bool = False):
 
 def _inlinable_in_loop(eq: Eq, fn: Function, anf_of) -> bool:
     """Whether a call in a loop of ``fn`` is written in place (``looped``: see the module's docstring)."""
-    callee = eq.param
-    if not isinstance(callee, types.FunctionType) or callee.__globals__ is not fn.source.globals:
-        return False
-    code = anf_of(callee)
-    if code.source.filename != fn.source.filename or len(code.params) != len(eq.ins) or code.defaults:
-        return False
-    statements = list(walk(code.body))
-    if len(statements) > _LOOPED_LIMIT or not isinstance(code.body[-1], Return):
+    code, statements = _callee(eq, fn, anf_of, _LOOPED_LIMIT)
+    if code is None or code.defaults:
         return False
     if any(isinstance(s, (While, Break, Continue)) or isinstance(s, For) and s.parallel for s in statements):
         return False
@@ -124,29 +106,46 @@ def _inlinable_in_loop(eq: Eq, fn: Function, anf_of) -> bool:
     if any(s.prim in _CALLS or s.param is IN_PLACE or isinstance(s.param, types.FunctionType) for s in eqs):
         return False
     arguments = copies_of(eqs, code.params)
-    if any(s.prim in _CHANGES and isinstance(s.ins[0], Var) and s.ins[0].name in arguments for s in eqs):
+    if any(s.prim in STORES and isinstance(s.ins[0], Var) and s.ins[0].name in arguments for s in eqs):
         return False  # (it changes what it was handed)
+    return _own_names(code, statements, fn) and _returns_own(code, statements, eq)
+
+
+def _callee(eq: Eq, fn: Function, anf_of, limit: int) -> tuple:
+    """``(the callee's ANF, its statements)`` where ``eq`` calls a plain function of fn's module and file
+    with an argument for each parameter, of at most ``limit`` statements ending in a return; else
+    ``(None, None)``."""
+    callee = eq.param
+    if not isinstance(callee, types.FunctionType) or callee.__globals__ is not fn.source.globals:
+        return None, None
+    code = anf_of(callee)
+    if code.source.filename != fn.source.filename or len(code.params) != len(eq.ins):
+        return None, None
+    statements = list(walk(code.body))
+    if len(statements) > limit or not isinstance(code.body[-1], Return):
+        return None, None
+    return code, statements
+
+
+def _own_names(code: Function, statements: list, fn: Function) -> bool:
+    """Whether the callee reads only its own variables (a captured name may be another variable in the
+    caller) and no global spelt as one of the caller's variables."""
+    assigned = {v.name for s in statements if isinstance(s, Eq) for v in s.outs} | set(code.params)
+    assigned |= {s.target.name for s in statements if isinstance(s, For)}
+    names, spelt = _reads(statements)
+    return all(name in assigned for name in names) and not spelt & _variables(fn)
+
+
+def _returns_own(code: Function, statements: list, eq: Eq) -> bool:
+    """Whether the callee returns, once and last, one variable for each output of the call (a tuple of
+    them for several), each its own (not a parameter or a slot), assigned by one equation."""
     returned = flatten(code.body[-1].value)
     if sum(isinstance(s, Return) for s in statements) != 1 or len(returned) != len(eq.outs):
         return False
     own = [a for a in returned if isinstance(a, Var) and a.name not in code.params and a.name not in code.slots]
     if len(own) != len(returned) or len({a.name for a in own}) != len(own):
         return False
-    if any(sum(isinstance(s, Eq) and a in s.outs for s in statements) != 1 for a in own):
-        return False
-    assigned = {v.name for s in eqs for v in s.outs} | set(code.params)
-    assigned |= {s.target.name for s in statements if isinstance(s, For)}
-    names, spelt = _reads(statements)
-    return all(name in assigned for name in names) and not spelt & _variables(fn)
-
-
-def _returns_own(code: Function, statements: list) -> bool:
-    """Whether the callee returns, once and last, a variable one equation of its own assigns."""
-    returns = [s for s in statements if isinstance(s, Return)]
-    value = code.body[-1].value
-    if len(returns) != 1 or not isinstance(value, Var) or value.name in code.params or value.name in code.slots:
-        return False
-    return sum(isinstance(s, Eq) and value in s.outs for s in statements) == 1
+    return all(sum(isinstance(s, Eq) and a in s.outs for s in statements) == 1 for a in own)
 
 
 _OPERATORS = frozenset(
