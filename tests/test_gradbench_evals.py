@@ -1,6 +1,7 @@
 """The GradBench evals (benchmarks/gradbench/evals) differentiated by adcompiler, against independent
 oracles: analytic gradients, central differences, and forward mode against reverse mode."""
 
+import re
 import sys
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import adcompiler
 HARNESS = Path(__file__).resolve().parent.parent / "benchmarks" / "gradbench"
 sys.path.insert(0, str(HARNESS))
 
-from evals import det, gmm, llsq  # noqa: E402
+from evals import det, gmm, llsq, lstm  # noqa: E402
 
 
 @pytest.mark.parametrize("ell", [3, 4, 5, 6])
@@ -75,3 +76,28 @@ def test_llsq_gradient_is_the_normal_equations_residual():
     np.testing.assert_allclose(f.grad(x, 9), P.T @ (P @ x - np.sign(t)), rtol=1e-12, atol=1e-12)
     v = np.ones(5)
     assert f.jvp((x, 9), (v,))[1] == pytest.approx(np.sum(f.grad(x, 9) * v), rel=1e-12)
+
+
+def test_lstm_on_numba_makes_fewer_arrays_and_the_same_gradient(monkeypatch, tmp_path):
+    """lstm's gradient under Numba against the python target (1e-12) and central differences, and the code
+    that makes fewer arrays a step of a cell: the new cell state one line (its products kept on the tape as
+    the shapes of their factors, a sigmoid's dtype that of arithmetic with a Python float, modes.shape_kept),
+    each ``1.0 + exp(-x)`` computed again inside the line that reads it (modes.recomputed), the stacked
+    state's cotangent added into by rows (targets.numba.by_element's ``line_in``)."""
+    pytest.importorskip("numba")
+    monkeypatch.setenv("ADCOMPILER_CACHE_DIR", str(tmp_path))
+    rng = np.random.default_rng(35)
+    main, extra = rng.uniform(-1, 1, (4, 12)), rng.uniform(-1, 1, (3, 3))
+    state, sequence = rng.uniform(-1, 1, (4, 3)), rng.uniform(0, 1, (5, 3))
+    args = (main, extra, state, sequence)
+    d = adcompiler.differentiate(lstm.objective, wrt=("main_params", "extra_params"), backend="numba")
+    got = d.grad(*args)
+    want = adcompiler.differentiate(lstm.objective, wrt=("main_params", "extra_params")).grad(*args)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(got[1], central(lstm.objective, args, 1), rtol=1e-6, atol=1e-8)
+    (module,) = (tmp_path / "numba").glob("adc_*.py")
+    forward, _, reverse = module.read_text().partition("range(t2 - 1, -1, -1)")
+    assert re.search(r"cell = t8__1 \* forget \+ ingate \* change\n", forward), forward
+    assert not re.search(r"\w+ = 1\.0 \+ \w+\n", reverse) and "(1.0 + element(t2" in reverse, reverse
+    assert "line_in(" in reverse, reverse

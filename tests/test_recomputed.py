@@ -56,3 +56,33 @@ def test_a_residual_that_is_arithmetic_of_others_is_computed_again(f):
         np.testing.assert_array_equal(mine, theirs)  # (the same operation on the same values)
     for i in range(2):
         np.testing.assert_allclose(g[i], central_grad(f, (w, x), i), rtol=1e-6, atol=1e-8)
+
+
+def squashed_rows(w, S):
+    """Rows through a sigmoid, stacked, again: the adjoint loop pops each row's cotangent (an effect) between
+    the tape's pop and the line that reads 1.0 + exp(-w S[i])."""
+    total = 0.0
+    for k in range(2):
+        rows = []
+        for i in range(S.shape[0]):
+            s = _sigmoid(w * S[i])
+            rows.append(s * S[i])
+        S = np.stack(rows)
+        total = total + np.sum(S)
+    return total
+
+
+def test_a_residual_computed_again_goes_to_its_reader_and_folds_into_it():
+    """The sum is computed where the adjoint reads it, past the pop of the row's cotangent, so that it folds
+    into that line (no array of its own on the Numba target: there, element by element)."""
+    w, S = np.array([0.3, -1.2, 0.8]), np.array([[1.1, 0.4, -0.7], [2.0, 0.1, 0.2]])
+    d = adcompiler.differentiate(squashed_rows, backend="numba")
+    g = d.grad(w, S)
+    source = d.source("grad")
+    again = source.split("reversed(")[-1]
+    assert ".pop()" in again and "(1.0 + t2_1)" in again, source
+    assert not re.search(r"\w+ = 1\.0 \+ \w+", source), source
+    for mine, theirs in zip(g, adcompiler.differentiate(squashed_rows).grad(w, S)):
+        np.testing.assert_array_equal(mine, theirs)
+    for i in range(2):
+        np.testing.assert_allclose(g[i], central_grad(squashed_rows, (w, S), i), rtol=1e-6, atol=1e-8)

@@ -19,7 +19,7 @@ reverse sweep reads only for its shape (that one is kept as a shape already, no 
 
 from __future__ import annotations
 
-from ..analysis.defuse import writes
+from ..analysis.defuse import reads, writes
 from ..ir import expr as E
 from ..ir.nodes import Assign, Do, ForS, IfS, WhileS, every_statement
 
@@ -89,19 +89,35 @@ def in_loops(primal: list, adjoint: list) -> tuple:
         return primal, adjoint
 
     def back(stmts) -> list:
-        out = []
+        out, waiting = [], []  # (the computations popped values wait for: each placed before its first reader)
         for s in stmts:
             tape = _tape_of(s, "pop")
             if tape in pushes:
                 dropped, again = pushes[tape]
                 names = [n for n in _popped(s) if n not in dropped]
+                out.extend(_placed(waiting, s))
                 out.append(Assign((names[0] if len(names) == 1 else tuple(names),), s.value, s.line, s.effect))
-                out.extend(again)
+                waiting.extend(again)
                 continue
+            out.extend(_placed(waiting, s))
             out.append(_rebuilt(s, back))
-        return out
+        return out + waiting
 
     return primal, back(adjoint)
+
+
+def _placed(waiting: list, s) -> list:
+    """The computations of ``waiting`` that must run before ``s`` (it reads or binds what they bind, or binds
+    what they read), taken out of ``waiting``, in their order.  Placed just before its one reader, a
+    computation folds into it (``optimize.inline``: ``1.0 + t2`` into the line that adds the gate's
+    cotangent, where the Numba target computes it element by element)."""
+    touched, bound, placed = reads(s) | writes(s), writes(s), []
+    for a in list(waiting):
+        if a.targets[0] in touched or _operands(a.value) & bound or any(p.targets[0] in reads(a) for p in placed):
+            placed.append(a)
+    for a in placed:
+        waiting.remove(a)
+    return placed
 
 
 def _pushed_fewer(push, before: list, pop, pushes: dict, tape: str):

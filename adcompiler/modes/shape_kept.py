@@ -86,14 +86,22 @@ def _leaves(name: str, made: dict, plan, most: int) -> tuple:
         if isinstance(aval, V.Num):
             continue  # a number changes no shape
         ref = plan.alias.get(a.name, a.name)
-        if not (_float_array(aval) and aval.ndim == out.ndim and aval.dtype == out.dtype) or a.name in plan.fn.slots:
+        if (
+            not (_float_array(aval) and aval.ndim == out.ndim and _dtype(aval) == _dtype(out))
+            or a.name in plan.fn.slots
+        ):
             return (name,)
         leaves += [n for n in _leaves(ref, made, plan, most) if n not in leaves]
     return tuple(leaves) if 0 < len(leaves) <= most else (name,)
 
 
 def _float_array(aval) -> bool:
-    return isinstance(aval, V.Arr) and isinstance(aval.ndim, int) and aval.ndim >= 1 and aval.dtype in FLOATS
+    return isinstance(aval, V.Arr) and isinstance(aval.ndim, int) and aval.ndim >= 1 and _dtype(aval) in FLOATS
+
+
+def _dtype(aval) -> str:
+    """The array's dtype, "float" (what arithmetic with a Python float gives an array of) read as float64."""
+    return "float64" if aval.dtype == "float" else aval.dtype
 
 
 def _reads(x, shapes: set, values: set) -> None:

@@ -27,7 +27,13 @@ for bit.  Written for ``d = scatter_into(d, x, index, e)`` (an accumulator the f
 owned accumulator of a vector, where ``e`` is ``+ - * /``, negation and NumPy's one-argument elementwise
 functions of names and numbers (and ``unbroadcast`` of such), reading neither accumulator, and, for the two
 scatters, an ``unbroadcast`` or an elementwise function among them (arithmetic of numbers alone, the
-adjoints of scalar code, is left as it is: nothing to gain).
+adjoints of scalar code, is left as it is: nothing to gain), or a part that is a row of a matrix (the index
+has fewer parts than the accumulator's array has axes), where ``e`` may be a name alone: the call of the
+helper costs more than the loop that adds the row's few elements (lstm's ``d_main_params[i] += d_t3``).
+Also ``d = scatter_add(d, x, index, e)`` of a cotangent that may not yet be an array of x's shape (a
+stacked state's, which starts anew as a number each time: lstm's ``d_state``): its line is ``line_in(d, x,
+index)``, none until d has x's shape, and the loop runs where no array ``e`` reads shares memory with the
+line (``apart``: scatter_add reads such a one whole before it adds).
 """
 
 from __future__ import annotations
@@ -55,8 +61,9 @@ def _numba_line_of(d, index=None):
     basic = all(isinstance(p, (types.Integer, types.SliceType)) for p in parts)
     axes = d.ndim - sum(isinstance(p, types.Integer) for p in parts) if isinstance(d, types.Array) else None
     if not (basic and axes == 1 and len(parts) <= d.ndim):
-        kind = numba.np.numpy_support.as_dtype(d.dtype) if isinstance(d, types.Array) else numpy.float64
-        return lambda d, index=None: (-1, numpy.empty(0, kind))
+        if isinstance(d, types.Array):  # (an empty view of d's memory: no array made, as a number's place is read)
+            return lambda d, index=None: (-1, d.ravel()[:0])
+        return lambda d, index=None: (-1, numpy.empty(0, numpy.float64))
     if whole:
         return lambda d, index=None: (d.shape[0], d)
 
@@ -79,6 +86,60 @@ def _numba_fits_line(count, a):
     if isinstance(a, types.Array) and a.ndim == 1:
         return lambda count, a: a.shape[0] == count
     return lambda count, a: False
+''',
+    "line_in": '''def line_in(d, x, index):
+    """line_of(d, index) where d is an array of x's shape, else (-1, an empty vector) (compiled code only: see
+    the overload below)."""
+    raise TypeError("line_in is called from code numba.njit compiles")
+
+
+@numba.extending.overload(line_in)
+def _numba_line_in(d, x, index):
+    """The line of scatter_add's d (a number, a zero_array, or an array of x's shape) that the loop adds into
+    where d has x's shape: d[index] as a view, for an index of integers and slices that leaves one axis."""
+    types = numba.core.types
+    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
+    basic = all(isinstance(p, (types.Integer, types.SliceType)) for p in parts)
+    shaped = isinstance(d, types.Array) and isinstance(x, types.Array) and d.ndim == x.ndim and len(parts) <= d.ndim
+    if not (shaped and basic and d.ndim - sum(isinstance(p, types.Integer) for p in parts) == 1):
+        if isinstance(d, types.Array):
+            return lambda d, x, index: (-1, d.ravel()[:0])
+        return lambda d, x, index: (-1, numpy.empty(0, numpy.float64))
+
+    def part(d, x, index):
+        if d.shape != x.shape:
+            return (-1, d.ravel()[:0])  # (an empty view: no array made)
+        line = d[index]
+        return (line.shape[0], line[:])
+
+    return part
+''',
+    "apart": '''def apart(line, a):
+    """Whether a shares no memory with line (compiled code only: see the overload below)."""
+    raise TypeError("apart is called from code numba.njit compiles")
+
+
+@numba.extending.overload(apart)
+def _numba_apart(line, a):
+    """True for a number; for an array, whether the memory it spans misses line's (scatter_add reads such
+    a cotangent whole before it adds: the loop, element by element, would read what it wrote)."""
+    if not isinstance(a, numba.core.types.Array):
+        return lambda line, a: True
+
+    def impl(line, a):
+        if line.size == 0 or a.size == 0:
+            return True
+        low, high = line.ctypes.data, line.ctypes.data + line.itemsize
+        for k in range(line.ndim):
+            step = (line.shape[k] - 1) * line.strides[k]
+            low, high = (low + step, high) if step < 0 else (low, high + step)
+        start, end = a.ctypes.data, a.ctypes.data + a.itemsize
+        for k in range(a.ndim):
+            step = (a.shape[k] - 1) * a.strides[k]
+            start, end = (start + step, end) if step < 0 else (start, end + step)
+        return end <= low or high <= start
+
+    return impl
 ''',
     "spans_line": '''def spans_line(count, a):
     """Whether a is a vector of count elements (compiled code only: see the overload below)."""
@@ -149,24 +210,35 @@ class Added:
         if call.keywords:
             return None
         d, x, index, g = call.args
+        target = s.targets[0].id
         if call.func.id in self.into and isinstance(d, ast.Name):
-            fresh = False
+            fresh, shaped = False, True
         elif call.func.id in self.scatter_add and isinstance(d, ast.Constant) and d.value == 0.0:
-            fresh = True
+            fresh, shaped = True, True
+        elif call.func.id in self.scatter_add and isinstance(d, ast.Name) and d.id == target:
+            fresh, shaped = False, False  # added into where it is once it has x's shape, as scatter_add adds
         else:
             return None
         if not (isinstance(x, ast.Name) and _cheap(index)):
             return None
-        own = {s.targets[0].id} | ({d.id} if isinstance(d, ast.Name) else set())
-        found = self.elementwise(g, own)
-        if not found or not found[2]:
+        own = {target} | ({d.id} if isinstance(d, ast.Name) else set())
+        found = self.elementwise(g, own, bare=True)
+        if not found or not (found[2] or self.a_row(d, index)):
             return None
-        return self.looped(s, None if fresh else d.id, x.id, index, found, g)
+        return self.looped(s, None if fresh else d.id, x.id, index, found, g, shaped)
 
-    def elementwise(self, e, own: set):
+    def a_row(self, d, index) -> bool:
+        """Whether ``d[index]`` is surely no single number: ``d`` an accumulator of an array of more axes than
+        the index has parts (a row of a matrix: a call of scatter_into or scatter_add costs more than the
+        loop that adds its few elements in place)."""
+        ndim = self.vectors.get(d.id) if isinstance(d, ast.Name) else None
+        parts = len(index.elts) if isinstance(index, ast.Tuple) else 1
+        return ndim is not None and ndim > parts
+
+    def elementwise(self, e, own: set, bare: bool = False):
         """(the names of arrays and numbers ``e`` reads, the names ``unbroadcast`` sums down to, whether it
         calls ``unbroadcast`` or an elementwise function), or None where ``e`` is not such an expression
-        (see the module docstring) or reads a name of ``own``."""
+        (see the module docstring) or reads a name of ``own``; ``bare``: a name alone is one too."""
         reads, spans, called, ops = [], [], [False], [0]
 
         def walk(e) -> bool:
@@ -199,12 +271,14 @@ class Added:
                 return walk(e.args[0])
             return False
 
-        if not walk(e) or not ops[0]:
+        if not walk(e) or not (ops[0] or bare and isinstance(e, ast.Name)):
             return None
         return list(dict.fromkeys(reads)), list(dict.fromkeys(spans)), called[0]
 
-    def looped(self, s, d, x, index, found, g) -> list:
-        """``s`` as the loop over the part's elements where the shapes allow, ``s`` itself elsewhere."""
+    def looped(self, s, d, x, index, found, g, shaped: bool = True) -> list:
+        """``s`` as the loop over the part's elements where the shapes allow, ``s`` itself elsewhere;
+        ``shaped``: whether ``d`` is known to have x's shape (else the loop runs where it has, and where no
+        array read shares its memory: scatter_add copies such a one first)."""
         reads, spans, _ = found
         count, line, k = self.fresh("count"), self.fresh("line"), self.fresh("k")
         load = lambda n: ast.Name(n, ast.Load())  # noqa: E731
@@ -222,11 +296,13 @@ class Added:
             body.append(ast.Assign([store(line)], line_of))
             d = target
         else:
-            part = self.call("line_of", [load(d)] + at)
+            part = self.call("line_of", [load(d)] + at) if shaped else self.call("line_in", [load(d), load(x)] + at)
             head = [ast.Assign([ast.Tuple([store(count), store(line)], ast.Store())], part)]
         tests = [ast.Compare(load(count), [ast.GtE()], [ast.Constant(0)])]
         tests += [self.call("fits_line", [load(count), load(n)]) for n in reads]
         tests += [self.call("spans_line", [load(count), load(n)]) for n in spans]
+        if not shaped:
+            tests += [self.call("apart", [load(line), load(n)]) for n in reads]
         value = _elements(g, k, self.unbroadcast, self.call)
         add = ast.AugAssign(ast.Subscript(load(line), load(k), ast.Store()), ast.Add(), value)
         body.append(ast.For(store(k), ast.Call(load("range"), [load(count)], []), [add], []))
