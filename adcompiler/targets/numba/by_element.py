@@ -176,11 +176,15 @@ class Added:
     ``unbroadcast``: the names the code calls those runtime helpers by (sets); ``numpy``: the module's name
     of NumPy, ``numpy_names``: every name the code reads it by; ``vectors``: accumulators of arrays'
     adjoints -> the arrays' ndims; ``call(helper, args)``: a call of one of the helpers above, which the
-    module then defines."""
+    module then defines; ``tuples``: the names the module binds to tuples (an index that is one of them
+    names a number, not a row)."""
 
-    def __init__(self, function: ast.FunctionDef, into, scatter_add, unbroadcast, numpy, numpy_names, vectors, call):
+    def __init__(
+        self, function: ast.FunctionDef, into, scatter_add, unbroadcast, numpy, numpy_names, vectors, call, tuples
+    ):
         self.into, self.scatter_add, self.unbroadcast = into, scatter_add, unbroadcast
         self.numpy, self.numpy_names, self.vectors, self.call = numpy, numpy_names, vectors, call
+        self.tuples = tuples
         self.taken = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)} | {a.arg for a in function.args.args}
 
     def fresh(self, base: str) -> str:
@@ -228,10 +232,12 @@ class Added:
         return self.looped(s, None if fresh else d.id, x.id, index, found, g, shaped)
 
     def a_row(self, d, index) -> bool:
-        """Whether ``d[index]`` is surely no single number: ``d`` an accumulator of an array of more axes than
-        the index has parts (a row of a matrix: a call of scatter_into or scatter_add costs more than the
-        loop that adds its few elements in place)."""
+        """Whether ``d[index]`` is a row: ``d`` an accumulator of an array of more axes than the index has parts,
+        the index no name the module binds to a tuple (a call of scatter_into or scatter_add costs more than
+        the loop that adds a row's few elements in place; for one number, the test is all there is)."""
         ndim = self.vectors.get(d.id) if isinstance(d, ast.Name) else None
+        if isinstance(index, ast.Name) and index.id in self.tuples:
+            return False  # (a name the module binds to a tuple: det's place of one number, (rows[0], cols[j]))
         parts = len(index.elts) if isinstance(index, ast.Tuple) else 1
         return ndim is not None and ndim > parts
 

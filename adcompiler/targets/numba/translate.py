@@ -120,6 +120,13 @@ def translate(
     }  # code's own names: a derivative of it, as distinct above)
     rewrite.accumulators = accumulators or {}
     rewrite.array_accumulators = array_accumulators or {}
+    rewrite.tuples = {  # names the module binds to tuples (det's index t15 = (rows[0], cols[j]), popped elsewhere)
+        t.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Tuple)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
     rewrite.modules = {numpy} | {_imported(tree, m) for m in ("math", "numpy")} - {None}
     rewrite.modules |= {k for k, v in (scope or {}).items() if isinstance(v, ModuleType) and v.__name__ in PURE}
     rewrite.math_names = {_imported(tree, "math")} - {None}
@@ -245,6 +252,7 @@ class _Rewrite(ast.NodeTransformer):
         self.array_like: set = set()  # ... array_like by
         self.fewer = FewerArrays(numpy, self._call, self.used.add, fresh)  # (fewer_arrays)
         self.numpy_names: set = {numpy}  # the names of the NumPy module in the code
+        self.tuples: set = set()  # the names the module binds to tuples
         self.math_names: set = set()  # ... and of the math module
 
     def _call(self, helper: str, args: list) -> ast.Call:
@@ -335,6 +343,7 @@ class _Rewrite(ast.NodeTransformer):
             numpy=self.numpy,
             numpy_names=self.numpy_names,
             vectors=self.array_accumulators,
+            tuples=self.tuples,
             call=self._call,
         )
         return node
