@@ -975,3 +975,55 @@ def test_a_sum_of_products_is_summed_without_the_array_of_them():
         ("f(a * b)", False),
     ):
         assert (_summed_product(ast.parse(text, mode="eval").body, {"sum_all"}) is not None) == found
+
+
+@pytest.mark.parametrize(
+    "i, j",
+    [
+        (slice(None, 2), slice(3, None)),  # det's cols[:j] + cols[j + 1:]
+        (slice(None, 0), slice(1, None)),
+        (slice(None, 4), slice(5, None)),  # (the second empty)
+        (slice(1, None, 2), slice(None, None, -1)),
+        (slice(-2, None), slice(None, -3)),
+        (slice(3, 1), slice(4, 2)),  # (both empty)
+    ],
+)
+def test_two_slices_of_lists_joined_at_once_as_python_joins_them(i, j):
+    """``join_parts(a, i, b, j)``, the Numba target's ``a[i] + b[j]`` made as one new list (or array, where the
+    lists are arrays in compiled code): Python's elements, in Python's order, of the same kind, for slices with
+    steps, negative bounds and empty parts; and det's gradient through it against the cofactor matrix."""
+    from adcompiler.targets.numba.live import join_parts
+
+    @numba.njit
+    def joined(a, i, b, j):
+        return join_parts(a, i, b, j)
+
+    @numba.njit
+    def listed(n, i, j):
+        a = list(range(n))
+        return joined(a, i, a, j)
+
+    xs = [0, 1, 2, 3, 4]
+    assert list(listed(5, i, j)) == xs[i] + xs[j]
+    floats = np.array([0.5, 1.5, 2.5, 3.5, 4.5])
+    got = joined(floats, i, np.arange(5), j)
+    assert got.dtype == np.float64 and list(got) == list(floats[i]) + list(np.arange(5.0)[j])
+    assert joined(np.arange(5), i, np.arange(5), j).dtype == np.int64
+
+    def det(A):
+        return minors(A, list(range(A.shape[0])), list(range(A.shape[0])))
+
+    def minors(A, rows, cols):
+        if len(rows) == 1:
+            return A[rows[0], cols[0]]
+        total, sign = 0.0, 1.0
+        for k in range(len(cols)):
+            total = total + sign * A[rows[0], cols[k]] * minors(A, rows[1:], cols[:k] + cols[k + 1 :])
+            sign = -sign
+        return total
+
+    A = np.random.default_rng(4).normal(size=(4, 4))
+    d = numba_d(det)
+    np.testing.assert_allclose(d.grad(A), np.linalg.det(A) * np.linalg.inv(A).T, rtol=1e-10, atol=1e-12)
+    onto = compiled(d).py_func.__globals__["minors_A_forward_sweep_onto"]  # (a level of the recursion)
+    assert "join_parts(cols, " in inspect.getsource(onto.py_func), inspect.getsource(onto.py_func)

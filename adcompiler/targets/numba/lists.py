@@ -6,8 +6,10 @@ Lists reach compiled code as NumPy arrays, on which ``+`` adds, ``*`` multiplies
 mark the ``+`` and ``*`` of lists (``E.BinOp.lists``, from the arguments' abstract values: ``list_concat``
 and ``list_times``) and their slices (``E.Subscript.lists``: ``ir.nodes.LIST_SLICE``); this pass makes each
 marked one a call of a marker, ``__adc_join_lists__(xs, ys)``, ``__adc_repeat_list__(xs, n)`` or
-``__adc_copy_list__(xs[a:b])``, which ``numba_target`` turns into the runtime helpers that join, repeat or
-copy (``runtime_numba``).  The python target prints them as the user wrote them.
+``__adc_copy_list__(xs[a:b])``, and a join of two slices, ``xs[:j] + xs[j + 1:]``, one call,
+``__adc_join_parts__(xs, i, xs, k)`` (one new list where the slices and the join made three), which
+``numba_target`` turns into the runtime helpers that join, repeat or copy (``runtime_numba``).  The python
+target prints them as the user wrote them.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ import dataclasses
 
 from ...ir import expr as E
 
-MARKERS = {  # -> "join_lists", "repeat_list", "copy_list"
+MARKERS = {  # -> "join_lists", "repeat_list", "copy_list", "join_parts"
     "+": "__adc_join_lists__",
     "*": "__adc_repeat_list__",
     "[:]": "__adc_copy_list__",
+    "[:]+[:]": "__adc_join_parts__",
 }
 
 
@@ -29,6 +32,9 @@ def spelled_as_calls(node):
     if isinstance(node, tuple):
         items = tuple(spelled_as_calls(x) for x in node)
         return node if all(a is b for a, b in zip(items, node)) else items
+    if isinstance(node, E.BinOp) and node.lists and node.op == "+" and all(_sliced(x) for x in (node.left, node.right)):
+        parts = (node.left.value, node.left.index, node.right.value, node.right.index)  # xs[:j] + xs[j + 1:]
+        return E.Call(MARKERS["[:]+[:]"], tuple(spelled_as_calls(x) for x in parts))
     if isinstance(node, E.BinOp) and node.lists:
         return E.Call(MARKERS[node.op], (spelled_as_calls(node.left), spelled_as_calls(node.right)))
     if isinstance(node, E.Subscript) and node.lists:
@@ -40,6 +46,11 @@ def spelled_as_calls(node):
         if any(changed[k] is not fields[k] for k in changed):
             return dataclasses.replace(node, **changed)
     return node
+
+
+def _sliced(x) -> bool:
+    """Whether ``x`` is a slice of a list (``E.Subscript.lists``)."""
+    return isinstance(x, E.Subscript) and x.lists
 
 
 # The runtime helpers the markers become (merged into runtime_numba.NUMBA_HELPERS): lists of numbers only
@@ -76,6 +87,51 @@ def _numba_join_lists(a, b):
         return out
 
     return impl
+''',
+    "join_parts": '''def join_parts(a, i, b, j):
+    """a[i] + b[j], two slices of lists joined (compiled code only: see the overload below)."""
+    raise TypeError("join_parts is called from code numba.njit compiles")
+
+
+@numba.extending.overload(join_parts)
+def _numba_join_parts(a, i, b, j):
+    """Python's a[i] + b[j] of slices i and j of two lists of numbers, as join_lists of the two copies gives it
+    (a new list where both are Numba's lists of one dtype, else a new 1-D array), made at once: one new list
+    where the slices and the join made three (det's cols[:j] + cols[j + 1:], at every level of its recursion)."""
+    types = numba.core.types
+    if not (isinstance(i, types.SliceType) and isinstance(j, types.SliceType)):
+        return None
+    flat = [isinstance(t, types.Array) and t.ndim == 1 or isinstance(t, (types.List, types.ListType)) for t in (a, b)]
+    if not all(flat) or not all(isinstance(t.dtype, (types.Float, types.Integer)) for t in (a, b)):
+        return None
+    listed = all(isinstance(t, types.List) for t in (a, b)) and a.dtype == b.dtype
+    dtype = numpy.int64 if all(isinstance(t.dtype, types.Integer) for t in (a, b)) else numpy.float64
+
+    def listed_impl(a, i, b, j):
+        start, stop, step = i.indices(len(a))
+        start2, stop2, step2 = j.indices(len(b))
+        n, m = len(range(start, stop, step)), len(range(start2, stop2, step2))
+        if n + m == 0:
+            return a[:0]
+        out = [a[start] if n else b[start2]] * (n + m)
+        for k in range(n):
+            out[k] = a[start + k * step]
+        for k in range(m):
+            out[n + k] = b[start2 + k * step2]
+        return out
+
+    def impl(a, i, b, j):
+        start, stop, step = i.indices(len(a))
+        start2, stop2, step2 = j.indices(len(b))
+        n, m = len(range(start, stop, step)), len(range(start2, stop2, step2))
+        out = numpy.empty(n + m, dtype)
+        for k in range(n):
+            out[k] = a[start + k * step]
+        for k in range(m):
+            out[n + k] = b[start2 + k * step2]
+        return out
+
+    return listed_impl if listed else impl
 ''',
     "copy_list": '''def copy_list(part):
     """A new list of part's elements (compiled code only: see the overload below)."""

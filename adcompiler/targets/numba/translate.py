@@ -37,7 +37,12 @@ from .loops import runs_forward
 from .reductions import KEEPDIMS, LINES, REDUCED
 from .runtime import NUMBA_HELPERS
 
-_LIST_HELPERS = {MARKERS["+"]: "join_lists", MARKERS["*"]: "repeat_list", MARKERS["[:]"]: "copy_list"}
+_LIST_HELPERS = {
+    MARKERS["+"]: "join_lists",
+    MARKERS["*"]: "repeat_list",
+    MARKERS["[:]"]: "copy_list",
+    MARKERS["[:]+[:]"]: "join_parts",
+}
 # Helpers for functions where Numba's own differ from Python's and NumPy's (joins, reductions, sum):
 _ADDED = (
     "join_sequence",
