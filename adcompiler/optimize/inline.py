@@ -288,11 +288,15 @@ def _signs_out(e):
 
 
 def _substitute(s, name: str, value):
-    """``s`` with its one read of ``name`` replaced by ``value``."""
+    """``s`` with its one read of ``name`` replaced by ``value``; ``d = 0.0 + e`` so made (an accumulator's
+    first addition, its start 0.0 propagated) ``d = e`` where ``e`` makes a new value (``_fresh``)."""
     left = [1]
     if isinstance(s, Assign):
         targets = tuple(_replace(t, name, value, left) if isinstance(t, E.Expr) else t for t in s.targets)
-        return Assign(targets, _replace(s.value, name, value, left), s.line, s.effect)
+        new = _replace(s.value, name, value, left)
+        if isinstance(new, E.BinOp) and new.op == "+" and _zero(new.left) and _fresh(new.right):
+            new = new.right
+        return Assign(targets, new, s.line, s.effect)
     if isinstance(s, AugAssign):
         target = _replace(s.target, name, value, left) if isinstance(s.target, E.Expr) else s.target
         return AugAssign(target, s.op, _replace(s.value, name, value, left), s.line)
@@ -301,6 +305,21 @@ def _substitute(s, name: str, value):
     if isinstance(s, IfS):
         return IfS(_replace(s.test, name, value, left), s.body, s.orelse, s.line)
     return ForS(s.target, _replace(s.iterable, name, value, left), s.body, s.line, s.parallel)
+
+
+def _zero(e) -> bool:
+    return isinstance(e, E.Num) and e.text is None and type(e.value) is float and repr(e.value) == "0.0"
+
+
+def _fresh(e) -> bool:
+    """Whether ``e`` makes a new value: arithmetic (a new array, or a number), or ``unbroadcast`` of such (the
+    sum, or that value itself).  ``0.0 + e`` of it is the same numbers (but for the sign of a zero: ``-0.0``
+    stays ``-0.0``, as in a hand-written adjoint) without the copy, an array more under Numba (lstm's ``d_x``)."""
+    if isinstance(e, E.BinOp):
+        return e.op in ("+", "-", "*", "/") and not e.lists
+    if isinstance(e, E.Unary):
+        return e.op == "-"
+    return isinstance(e, E.Call) and e.func == "@unbroadcast" and bool(e.args) and _fresh(e.args[0])
 
 
 def fold_function(d: Def, folding: Folding) -> Def:

@@ -125,21 +125,7 @@ def _numba_apart(line, a):
     a cotangent whole before it adds: the loop, element by element, would read what it wrote)."""
     if not isinstance(a, numba.core.types.Array):
         return lambda line, a: True
-
-    def impl(line, a):
-        if line.size == 0 or a.size == 0:
-            return True
-        low, high = line.ctypes.data, line.ctypes.data + line.itemsize
-        for k in range(line.ndim):
-            step = (line.shape[k] - 1) * line.strides[k]
-            low, high = (low + step, high) if step < 0 else (low, high + step)
-        start, end = a.ctypes.data, a.ctypes.data + a.itemsize
-        for k in range(a.ndim):
-            step = (a.shape[k] - 1) * a.strides[k]
-            start, end = (start + step, end) if step < 0 else (start, end + step)
-        return end <= low or high <= start
-
-    return impl
+    return lambda line, a: not overlapping(line, a)  # (scatter_add's test: the else branch calls it)
 ''',
     "spans_line": '''def spans_line(count, a):
     """Whether a is a vector of count elements (compiled code only: see the overload below)."""
@@ -339,6 +325,18 @@ def _cheap(index) -> bool:
     if isinstance(index, ast.Constant):
         return type(index.value) is int
     return isinstance(index, ast.Tuple) and all(_cheap(i) for i in index.elts)
+
+
+def tuple_names(module: ast.Module) -> set:
+    """The names ``module`` binds to tuples anywhere (an index pushed as one by a forward sweep and popped by
+    the reverse sweep, another function: ``Added.a_row``)."""
+    return {
+        t.id
+        for node in ast.walk(module)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Tuple)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
 
 
 def added_by_element(function: ast.FunctionDef, **helpers) -> None:

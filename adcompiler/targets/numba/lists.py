@@ -18,11 +18,17 @@ import dataclasses
 
 from ...ir import expr as E
 
-MARKERS = {  # -> "join_lists", "repeat_list", "copy_list", "join_parts"
+MARKERS = {
     "+": "__adc_join_lists__",
     "*": "__adc_repeat_list__",
     "[:]": "__adc_copy_list__",
     "[:]+[:]": "__adc_join_parts__",
+}
+HELPER_OF = {  # each marker -> the runtime helper the Numba target calls in its place
+    MARKERS["+"]: "join_lists",
+    MARKERS["*"]: "repeat_list",
+    MARKERS["[:]"]: "copy_list",
+    MARKERS["[:]+[:]"]: "join_parts",
 }
 
 

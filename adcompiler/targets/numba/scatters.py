@@ -36,7 +36,7 @@ def _numba_scatter_add(d, x, index, g):
         def at_coordinates(d, x, index, g):
             out = numpy.full(x.shape, d + 0.0) if fresh else d
             if out.shape != x.shape:  # (a zero_array: zeros of length 1 along each axis)
-                out = numpy.zeros(x.shape) + out
+                out = grown(out, x.shape)
             values = numpy.broadcast_to(numpy.asarray(g), index[0].shape)
             flat = out.reshape(-1)
             for k in range(len(index[0])):
@@ -66,7 +66,7 @@ def _numba_scatter_add(d, x, index, g):
         if fresh:
             out = numpy.full(x.shape, d + 0.0)
         else:
-            out = d if d.shape == x.shape else numpy.zeros(x.shape) + d
+            out = d if d.shape == x.shape else grown(d, x.shape)
         if basic and number:
             out[index] += g
         elif basic:  # the part a view of out, added into where it is: out[index] += g copies it back
@@ -106,7 +106,7 @@ def added_in_loops(d, x, parts, g, into=False):
     elif fresh:
         start = ["    out = numpy.full(x.shape, d + 0.0)"]
     else:
-        start = ["    out = d if d.shape == x.shape else numpy.zeros(x.shape) + d"]
+        start = ["    out = d if d.shape == x.shape else grown(d, x.shape)"]
     lines = ["def impl(d, x, index, g):"] + start + ["    part = out[index]"]
     if array:
         lines += ["    h = g.copy() if overlapping(part, g) else g  # (g read whole before the part is written)"]
@@ -119,7 +119,7 @@ def added_in_loops(d, x, parts, g, into=False):
     for a in axes:
         lines += ["    " * (a + 1) + f"for i{a} in range(part.shape[{a}]):"]
     lines += ["    " * (rank + 1) + f"part[{at}] += {read}", "    return out"]
-    scope = {"numpy": numpy, "overlapping": overlapping, "UNSHAPED": UNSHAPED}
+    scope = {"numpy": numpy, "overlapping": overlapping, "grown": grown, "UNSHAPED": UNSHAPED}
     exec("\\n".join(lines), scope)
     return scope["impl"]
 
@@ -141,7 +141,7 @@ def added_at_mask(d, x, g):
         elif d.shape == x.shape:
             out = d if ordered else d.copy()
         else:
-            out = numpy.zeros(x.shape) + d
+            out = grown(d, x.shape)
         flat, chosen = out.reshape(-1), index.ravel()
         k = 0
         for j in range(chosen.size):
@@ -168,7 +168,7 @@ def added_at_rows(d, x, g):
         if fresh:
             out = numpy.full(x.shape, d + 0.0)
         else:
-            out = d if d.shape == x.shape else numpy.zeros(x.shape) + d
+            out = d if d.shape == x.shape else grown(d, x.shape)
         n = x.shape[0]
         for k in range(len(index)):
             i = index[k]
@@ -199,6 +199,27 @@ def overlapping(a, b):
         step = (b.shape[k] - 1) * b.strides[k]
         low_b, high_b = (low_b + step, high_b) if step < 0 else (low_b, high_b + step)
     return low_a < high_b and low_b < high_a
+
+
+def grown(d, shape):
+    '''numpy.zeros(shape) + d (compiled code only: see the overload below).'''
+    raise TypeError("grown is called from code numba.njit compiles")
+
+
+@numba.extending.overload(grown)
+def _numba_grown(d, shape):
+    '''Zeros of ``shape`` plus d, which broadcasts to it (an adjoint that is still a zero_array, or a
+    number), as one array where d is of floats (d added into the zeros in place: the sum made a second).'''
+    types = numba.core.types
+    if isinstance(d, (types.Array, types.Float)) and isinstance(getattr(d, "dtype", d), types.Float):
+
+        def impl(d, shape):
+            out = numpy.zeros(shape)
+            out += d
+            return out
+
+        return impl
+    return lambda d, shape: numpy.zeros(shape) + d
 """,
     "scatter_into": '''def scatter_into(d, x, index, g):
     """d, an array of x's shape, with g added at x[index] (compiled code only: see the overload below)."""

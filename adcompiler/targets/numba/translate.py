@@ -29,20 +29,14 @@ from types import ModuleType
 from ...modes.handed import is_reverse_sweep
 from .empty import empty_shadows
 from .fewer_arrays import LINEAR_IN_COTANGENT, FewerArrays, constant_int
-from .by_element import HELPERS as BY_ELEMENT, added_by_element
+from .by_element import HELPERS as BY_ELEMENT, added_by_element, tuple_names
 from .in_place import added_in_place, chained_in_place
 from .joins import JOINS
-from .lists import MARKERS
+from .lists import HELPER_OF as _LIST_HELPERS
 from .loops import runs_forward
 from .reductions import KEEPDIMS, LINES, REDUCED
 from .runtime import NUMBA_HELPERS
 
-_LIST_HELPERS = {
-    MARKERS["+"]: "join_lists",
-    MARKERS["*"]: "repeat_list",
-    MARKERS["[:]"]: "copy_list",
-    MARKERS["[:]+[:]"]: "join_parts",
-}
 # Helpers for functions where Numba's own differ from Python's and NumPy's (joins, reductions, sum):
 _ADDED = (
     "join_sequence",
@@ -125,13 +119,7 @@ def translate(
     }  # code's own names: a derivative of it, as distinct above)
     rewrite.accumulators = accumulators or {}
     rewrite.array_accumulators = array_accumulators or {}
-    rewrite.tuples = {  # names the module binds to tuples (det's index t15 = (rows[0], cols[j]), popped elsewhere)
-        t.id
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Tuple)
-        for t in node.targets
-        if isinstance(t, ast.Name)
-    }
+    rewrite.tuples = tuple_names(tree)  # (det's index t15 = (rows[0], cols[j]), popped by another function)
     rewrite.modules = {numpy} | {_imported(tree, m) for m in ("math", "numpy")} - {None}
     rewrite.modules |= {k for k, v in (scope or {}).items() if isinstance(v, ModuleType) and v.__name__ in PURE}
     rewrite.math_names = {_imported(tree, "math")} - {None}
