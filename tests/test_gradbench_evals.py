@@ -84,7 +84,8 @@ def test_lstm_on_numba_makes_fewer_arrays_and_the_same_gradient(monkeypatch, tmp
     the shapes of their factors, a sigmoid's dtype that of arithmetic with a Python float, modes.shape_kept),
     each ``1.0 + exp(-x)`` computed again inside the line that reads it (modes.recomputed), the stacked
     state's cotangent added into by rows (targets.numba.by_element's ``line_in``), an accumulator's first
-    addition of a new array that array itself, not ``0.0 +`` a copy of it (optimize.inline)."""
+    addition of a new array that array itself, not ``0.0 +`` a copy of it, and a cotangent folded into its
+    one reader past the pieces ``unjoin`` cuts (optimize.inline)."""
     pytest.importorskip("numba")
     monkeypatch.setenv("ADCOMPILER_CACHE_DIR", str(tmp_path))
     rng = np.random.default_rng(35)
@@ -103,3 +104,4 @@ def test_lstm_on_numba_makes_fewer_arrays_and_the_same_gradient(monkeypatch, tmp
     assert not re.search(r"\w+ = 1\.0 \+ \w+\n", reverse) and "(1.0 + element(t2" in reverse, reverse
     assert "line_in(" in reverse, reverse
     assert "= 0.0 + unbroadcast(" not in reverse, reverse  # (the input's cotangent: a new array, not copied again)
+    assert "d_t8__1 =" not in reverse, reverse  # (the state row's cotangent folded past the pieces of the join's)

@@ -78,10 +78,13 @@ class Folding:
     def quiet(self, s) -> bool:
         """Whether folds may move an expression past statement ``s`` (see ``_quiet``); ``t = slice(a, b,
         None)`` too, which makes a slice and changes nothing (it is not folded itself: ``x[t]`` reads better
-        than ``x[slice(a, b, None)]``)."""
+        than ``x[slice(a, b, None)]``), and, in the wide folding, ``d_t = unjoin(...)``, a piece of a join's
+        cotangent (a name the Numba target reads element by element, ``by_element``: not folded either)."""
         if self.derivatives and isinstance(s, Comment):
             return True
         value = s.value if isinstance(s, Assign) else None
+        if self.derivatives and isinstance(value, E.Call) and value.func == "@unjoin" and all(map(pure, value.args)):
+            return _quiet(Assign(s.targets, E.Tuple(value.args), s.line), self.pure)  # (a piece: not folded itself)
         if isinstance(value, E.Call) and value.func == "slice" and all(pure(a) for a in value.args):
             return _quiet(Assign(s.targets, E.Tuple(value.args), s.line), self.pure)
         return _quiet(s, self.pure)
