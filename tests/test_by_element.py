@@ -11,6 +11,7 @@ import pytest
 
 import adcompiler
 from oracle import central_grad
+import callee_into_funcs
 
 numba = pytest.importorskip("numba")
 from adcompiler.targets.numba import translate  # noqa: E402
@@ -169,26 +170,10 @@ def test_a_line_of_an_accumulator_not_yet_of_its_shape_or_sharing_memory_is_left
     assert probe(d, x, 0, d[1]) == (4, True)
 
 
-def minors(A, rows, cols):
-    """det's expansion by minors (GradBench det): each cotangent added at a place named by a tuple the forward
-    sweep makes, ``(rows[0], cols[j])``, and its reverse sweep pops."""
-    if len(rows) == 1:
-        return A[rows[0], cols[0]]
-    total, sign = 0.0, 1.0
-    for j in range(len(cols)):
-        total = total + sign * A[rows[0], cols[j]] * minors(A, rows[1:], cols[:j] + cols[j + 1 :])
-        sign = -sign
-    return total
-
-
-def det(A):
-    return minors(A, list(range(A.shape[0])), list(range(A.shape[0])))
-
-
 def test_a_place_named_by_a_tuple_is_no_row(monkeypatch, tmp_path):
     """A cotangent added at one number's place, named by a tuple (det's), gets no loop and no test of a line
     (the test alone would cost a sixth of det's gradient), and the gradient is the cofactor matrix."""
     A = RNG.normal(size=(4, 4))
-    got, text = _gradient(det, (A,), monkeypatch, tmp_path)
+    got, text = _gradient(callee_into_funcs.det, (A,), monkeypatch, tmp_path)  # (GradBench det, the eval's)
     np.testing.assert_allclose(got, np.linalg.det(A) * np.linalg.inv(A).T, rtol=1e-10, atol=1e-12)
     assert "scatter_into(" in text and "line_of(" not in text, text

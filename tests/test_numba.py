@@ -19,6 +19,7 @@ anp = pytest.importorskip("autograd.numpy")
 
 import adcompiler  # noqa: E402
 import numba_funcs as F  # noqa: E402
+import callee_into_funcs  # noqa: E402
 from adcompiler.errors import UnsupportedSyntaxError  # noqa: E402
 from oracle import central_grad, check_grads  # noqa: E402
 from shared import derivative  # noqa: E402
@@ -977,21 +978,6 @@ def test_a_sum_of_products_is_summed_without_the_array_of_them():
         assert (_summed_product(ast.parse(text, mode="eval").body, {"sum_all"}) is not None) == found
 
 
-def _det(A):
-    return minors(A, list(range(A.shape[0])), list(range(A.shape[0])))
-
-
-def minors(A, rows, cols):
-    """det's expansion by minors (GradBench det), its columns' lists joined from slices."""
-    if len(rows) == 1:
-        return A[rows[0], cols[0]]
-    total, sign = 0.0, 1.0
-    for k in range(len(cols)):
-        total = total + sign * A[rows[0], cols[k]] * minors(A, rows[1:], cols[:k] + cols[k + 1 :])
-        sign = -sign
-    return total
-
-
 @pytest.mark.parametrize(
     "i, j",
     [
@@ -1026,7 +1012,7 @@ def test_two_slices_of_lists_joined_at_once_as_python_joins_them(i, j):
     assert joined(np.arange(5), i, np.arange(5), j).dtype == np.int64
 
     A = np.random.default_rng(4).normal(size=(4, 4))
-    d = numba_d(_det)
+    d = numba_d(callee_into_funcs.det)  # (GradBench det, the eval's)
     np.testing.assert_allclose(d.grad(A), np.linalg.det(A) * np.linalg.inv(A).T, rtol=1e-10, atol=1e-12)
-    onto = compiled(d).py_func.__globals__["minors_A_forward_sweep_onto"]  # (a level of the recursion)
+    onto = compiled(d).py_func.__globals__["det_of_minor_A_forward_sweep_onto"]  # (a level of the recursion)
     assert "join_parts(cols, " in inspect.getsource(onto.py_func), inspect.getsource(onto.py_func)
