@@ -177,3 +177,29 @@ def test_a_place_named_by_a_tuple_is_no_row(monkeypatch, tmp_path):
     got, text = _gradient(callee_into_funcs.det, (A,), monkeypatch, tmp_path)  # (GradBench det, the eval's)
     np.testing.assert_allclose(got, np.linalg.det(A) * np.linalg.inv(A).T, rtol=1e-10, atol=1e-12)
     assert "scatter_into(" in text and "line_of(" not in text, text
+
+
+@pytest.mark.parametrize(
+    "shapes",
+    [((1, 1), (1,)), ((2, 1), (3,)), ((3, 4), (1,)), ((1, 5), (5,)), ((4, 2), (2,))],
+)
+def test_rows_and_stacked_states_of_other_shapes(shapes):
+    """The loops' tests of lengths, for shapes where they fail as well as where they hold: a stacked state
+    that broadcasts up to a wider one at its first stack (its cotangent's shape then changes from one
+    iteration to the next), rows of one element, a weight of one element; the Numba target against the
+    python target and central differences.  (A weight of two axes makes the state gain an axis at each
+    stack, a variable of no one type, which Numba refuses at the function's line.)"""
+    s_shape, w_shape = shapes
+    rng = np.random.default_rng(sum(s_shape) * 10 + len(w_shape))
+    args = (rng.normal(size=s_shape), rng.normal(size=w_shape))
+    got = adcompiler.differentiate(stacked, backend="numba").grad(*args)
+    want = adcompiler.differentiate(stacked).grad(*args)
+    for g, w, a, k in zip(got, want, args, range(2), strict=True):
+        assert np.shape(g) == np.shape(a) and np.asarray(g).dtype == np.float64
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(g, central_grad(stacked, args, k), rtol=1e-6, atol=1e-8)
+    W, B = rng.normal(size=(3,) + s_shape[1:]), rng.normal(size=(3,) + s_shape[1:])
+    x = rng.normal(size=s_shape[1:])
+    got = adcompiler.differentiate(cells, backend="numba").grad(W, B, x)
+    for g, w in zip(got, adcompiler.differentiate(cells).grad(W, B, x), strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
