@@ -98,8 +98,11 @@ def test_lstm_on_numba_makes_fewer_arrays_and_the_same_gradient(monkeypatch, tmp
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(got[1], central(lstm.objective, args, 1), rtol=1e-6, atol=1e-8)
-    (module,) = (tmp_path / "numba").glob("adc_*.py")
-    forward, _, reverse = module.read_text().partition("range(t2 - 1, -1, -1)")
+    u = (rng.normal(size=main.shape), rng.normal(size=extra.shape))  # forward against reverse
+    _, tangent = d.jvp(args, u)
+    assert tangent == pytest.approx(sum(np.sum(g * v) for g, v in zip(got, u)), rel=1e-12)
+    (text,) = [t for t in map(Path.read_text, (tmp_path / "numba").glob("adc_*.py")) if "def objective_grad" in t]
+    forward, _, reverse = text.partition("range(t2 - 1, -1, -1)")
     assert re.search(r"cell = t8__1 \* forget \+ ingate \* change\n", forward), forward
     assert not re.search(r"\w+ = 1\.0 \+ \w+\n", reverse) and "(1.0 + element(t2" in reverse, reverse
     assert "line_in(" in reverse, reverse

@@ -353,3 +353,16 @@ def new_array(e) -> bool:
     if isinstance(e, Method):
         return e.name == "copy" and not e.args
     return isinstance(e, Call) and not e.keywords and len(e.args) <= NEW_ARRAYS.get(e.func, -1)
+
+
+ARITHMETIC = ("+", "-", "*", "/", "@")
+
+
+def makes_new(e) -> bool:
+    """Whether the value of ``e`` is a new object every time: arithmetic, negation, or a NumPy function that
+    makes its result (``new_array``, but not a method)."""
+    if isinstance(e, BinOp):
+        return e.op in ARITHMETIC
+    if isinstance(e, Unary):
+        return e.op == "-"
+    return new_array(e) and not isinstance(e, Method)

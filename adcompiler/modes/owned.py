@@ -22,7 +22,6 @@ from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, ForS, IfS, WhileS, every_statement
 
 ADD_NEW = "@add_new"
-_ARITHMETIC = ("+", "-", "*", "/", "@")
 
 
 def add_new(element: E.Expr, g: E.Expr, line: int) -> Assign:
@@ -69,7 +68,7 @@ def _sites(stmts, sites: dict) -> None:
                 made.discard(g.id)
         elif isinstance(s, Assign):
             made -= set(target_names(s.targets))
-            if len(s.targets) == 1 and isinstance(s.targets[0], str) and _makes_new(s.value):
+            if len(s.targets) == 1 and isinstance(s.targets[0], str) and E.makes_new(s.value):
                 made.add(s.targets[0])
 
 
@@ -92,15 +91,6 @@ def _rewritten(stmts, kept: set) -> list:
 
 def _is_add_new(s) -> bool:
     return isinstance(s, Assign) and isinstance(s.value, E.Call) and s.value.func == ADD_NEW
-
-
-def _makes_new(e) -> bool:
-    """Whether the value of ``e`` is a new object: arithmetic, or a NumPy function that makes its result."""
-    if isinstance(e, E.BinOp):
-        return e.op in _ARITHMETIC
-    if isinstance(e, E.Unary):
-        return e.op == "-"
-    return E.new_array(e) and not isinstance(e, E.Method)  # (a NumPy function: ir.expr.NEW_ARRAYS)
 
 
 def _count(s, reads: dict) -> None:

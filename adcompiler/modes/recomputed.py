@@ -108,13 +108,12 @@ def in_loops(primal: list, adjoint: list) -> tuple:
 
 def _placed(waiting: list, s) -> list:
     """The computations of ``waiting`` that must run before ``s`` (it reads or binds what they bind, or binds
-    what they read), taken out of ``waiting``, in their order.  Placed just before its one reader, a
-    computation folds into it (``optimize.inline``: ``1.0 + t2`` into the line that adds the gate's
-    cotangent, where the Numba target computes it element by element)."""
-    touched, bound, placed = reads(s) | writes(s), writes(s), []
-    for a in list(waiting):
-        if a.targets[0] in touched or _operands(a.value) & bound or any(p.targets[0] in reads(a) for p in placed):
-            placed.append(a)
+    what they read), taken out of ``waiting``, in their order (each reads popped values only, none another's:
+    ``recomputed``).  Placed just before its one reader, a computation folds into it (``optimize.inline``:
+    ``1.0 + t2`` into the line that adds the gate's cotangent, where the Numba target computes it element by
+    element)."""
+    touched, bound = reads(s) | writes(s), writes(s)
+    placed = [a for a in waiting if a.targets[0] in touched or _operands(a.value) & bound]
     for a in placed:
         waiting.remove(a)
     return placed

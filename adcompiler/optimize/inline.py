@@ -315,14 +315,12 @@ def _zero(e) -> bool:
 
 
 def _fresh(e) -> bool:
-    """Whether ``e`` makes a new value: arithmetic (a new array, or a number), or ``unbroadcast`` of such (the
-    sum, or that value itself).  ``0.0 + e`` of it is the same numbers (but for the sign of a zero: ``-0.0``
-    stays ``-0.0``, as in a hand-written adjoint) without the copy, an array more under Numba (lstm's ``d_x``)."""
-    if isinstance(e, E.BinOp):
-        return e.op in ("+", "-", "*", "/") and not e.lists
-    if isinstance(e, E.Unary):
-        return e.op == "-"
-    return isinstance(e, E.Call) and e.func == "@unbroadcast" and bool(e.args) and _fresh(e.args[0])
+    """Whether ``e`` makes a new value (``ir.expr.makes_new``), or is ``unbroadcast`` of such (the sum, or that
+    value itself).  ``0.0 + e`` of it is the same numbers (but for the sign of a zero: ``-0.0`` stays ``-0.0``,
+    as in a hand-written adjoint) without the copy, an array more under Numba (lstm's ``d_x``)."""
+    if isinstance(e, E.Call) and e.func == "@unbroadcast" and e.args:
+        return _fresh(e.args[0])
+    return E.makes_new(e)
 
 
 def fold_function(d: Def, folding: Folding) -> Def:
