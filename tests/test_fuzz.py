@@ -94,10 +94,10 @@ def test_what_runs_programs_ask_what_runs(k):
 
 
 def test_what_runs_seed_covers_each_rewrite():
-    specs = [fuzz.generate(random.Random(fuzz.program_seed(WHAT_CI_SEED, k)), fuzz.WHAT_SMALL) for k in range(20)]
+    specs = [fuzz.generate(random.Random(fuzz.program_seed(WHAT_CI_SEED, k)), fuzz.WHAT_SMALL) for k in range(40)]
     assert any(s.base is not None for s in specs)  # a wrong-length unpacking
     assert any(s.base is None and re.search(r"^    piece0, .*= ", s.source, re.M) for s in specs)  # a right one
-    for decorator in ("passed", "logged", "halved", "shifted"):
+    for decorator in ("passed", "logged", "halved", "shifted", "adcompiler.differentiate"):
         assert any(f"@{decorator}\n" in s.source for s in specs), decorator
     assert any("__adc_fuzz_companion__" in s.source for s in specs)  # a helper in a module of its own
 

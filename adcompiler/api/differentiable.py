@@ -94,6 +94,11 @@ class Differentiable:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._called(*args, **kwargs)
 
+    @property
+    def __adc_runs__(self) -> Callable[..., Any]:
+        """What a call runs: the function a differentiated caller differentiates through (``lower``)."""
+        return self._called
+
     def __reduce__(self):
         """Pickled by reference (see ``adcompiler.api.pickling``)."""
         options = (self.wrt, self.checkpoint, self.backend, self.arrays)
@@ -354,6 +359,21 @@ class Differentiable:
             remember_records(self, "grad", sig, function, False)
             return g
         return function(*args)
+
+    def value(self, *args: Any, **kwargs: Any) -> Any:
+        """The function's value, by the code its target runs, as ``jax.jit(f)`` gives it: under
+        ``backend="numba"`` the function compiled, derivatives it takes inside included (``adcompiler.grad``
+        of a helper: code ``numba.njit`` cannot compile as written), without any tangent; under the
+        python target the function itself."""
+        if not self.target.dispatchers:
+            return self._called(*args, **kwargs)
+        plain = self.derived.get("value")
+        if plain is None:  # the forward code of nothing varied: the primal's lines alone
+            with BUILDING:
+                plain = self.derived.setdefault(
+                    "value", Differentiable(self._called, (), self.checkpoint, self.backend, self.arrays)
+                )
+        return plain.jvp(plain._bind(args, kwargs) if kwargs else args, ())[0]
 
     def compiled(self, mode: str = "reverse", *args: Any):
         """The derivative ``mode`` as the Numba dispatcher ``backend="numba"`` compiles, for ``@numba.njit``

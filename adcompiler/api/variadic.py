@@ -25,6 +25,10 @@ def has_varargs(fn) -> bool:
     return bool(fn.__code__.co_flags & inspect.CO_VARARGS)
 
 
+class NotVariadic(AttributeError, TypeError):
+    """What a ``Variadic`` has not: a TypeError for its caller, an AttributeError for ``getattr(v, name, default)``."""
+
+
 class Variadic:
     """A function with ``*args`` and its derivatives, one ``Differentiable`` per number of arguments."""
 
@@ -41,6 +45,11 @@ class Variadic:
 
     def __call__(self, *args, **kwargs):
         return self.fn(*args, **kwargs)
+
+    @property
+    def __adc_runs__(self):
+        """What a call runs (``Differentiable.__adc_runs__``)."""
+        return self.fn
 
     def fixed(self, count: int):
         """The ``Differentiable`` of the function called with ``count`` positional arguments."""
@@ -76,12 +85,15 @@ class Variadic:
     def vjp(self, primals, ct):
         return self.fixed(len(primals)).vjp(primals, ct)
 
+    def value(self, *args, **kwargs):
+        return self.fixed(len(args)).value(*args, **kwargs)
+
     def __getattr__(self, name: str):
         """What a Differentiable has and this does not (jacfwd, check_grad, hvp reach for it): said plainly."""
         if name.startswith("__"):
             raise AttributeError(name)
-        raise TypeError(
-            f"{self.fn.__name__} takes *{self.star}: differentiate it with grad, value_and_grad, jvp, vjp, hessian or "
+        raise NotVariadic(
+            f"{self.fn.__name__} takes *{self.star}: differentiate it with grad, value_and_grad, jvp, vjp, value, hessian or "
             f"jacobian, or take differentiate({self.fn.__name__}).fixed(n), its Differentiable for n arguments"
         )
 

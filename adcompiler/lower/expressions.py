@@ -200,6 +200,7 @@ class ExpressionLowering:
         if found is not None:
             return found
         target = called if called is not None else self.lower.names.resolve(node.func)  # for f in fs: f(x), unrolled
+        target = getattr(target, "__adc_runs__", target)  # @adcompiler.differentiate's: the function it calls
         target = getattr(target, "py_func", target) if hasattr(target, "py_func") else target  # @numba.njit's
         if record_class(target):  # Stats(m, v): a NamedTuple or dataclass built here
             return self.lower.records.record_call(node, target)

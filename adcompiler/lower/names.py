@@ -166,6 +166,8 @@ class NameLowering:
                 owner = next(k for k in base.__mro__ if node.attr in vars(k))  # (redefined there: built again)
                 self.parsed.reads.append(Read(vars(owner), node.attr, vars(owner)[node.attr]))
                 return method
+            if node.attr == "value" and hasattr(base, "__adc_runs__"):  # d.value(x) of a Differentiable: d(x)
+                return base.__adc_runs__
             if isinstance(base, types.FunctionType) and node.attr in NAMES:  # a decorator's print(fn.__name__)
                 return getattr(base, node.attr)
             if not isinstance(base, types.ModuleType):

@@ -4,7 +4,8 @@ NumPy program (Gen, NpGen) so that
 * its helpers, and at times the entry function itself, are decorated by ``functools.wraps`` decorators
   the module defines: ones that pass the call through (one logs ``fn.__name__``), one that scales the
   result, one with a parameter of its own (the derivative must be of the wrapper, not of the source
-  ``inspect`` finds behind ``__wrapped__``);
+  ``inspect`` finds behind ``__wrapped__``); a helper at times by ``@adcompiler.differentiate`` (a
+  user's own derivatives of it: a call of it runs the function);
 * the module binds names of builtins that generated code and the runtime helpers call (``slice``,
   ``any``, ``hasattr``, ``getattr``, ``enumerate``, ...), which the program itself never reads, to
   functions that raise: a derivative reading one of them from the user's module fails;
@@ -107,8 +108,9 @@ class WhatGen:
                 returns = [r for r in ast.walk(fdef) if isinstance(r, ast.Return)]
                 one = not any(isinstance(r.value, ast.Tuple) for r in returns)
                 number = one and not numpy and name != entry and fdef.args.args[0].arg == "a"
-                choices = ["passed", "logged"] + ["halved"] * one + ["shifted"] * number
-                fdef.decorator_list.append(ast.Name(self.rng.choice(choices), ast.Load()))
+                helper = name != entry  # (differentiate of a Differentiable is refused: the entry is the user's)
+                choices = ["passed", "logged"] + ["halved"] * one + ["shifted"] * number + ["adcompiler.differentiate"] * helper
+                fdef.decorator_list.append(ast.parse(self.rng.choice(choices), mode="eval").body)
 
     def unpack(self, tree: ast.Module, fdef: ast.FunctionDef, params: list) -> str | None:
         """``piece0, piece1, ... = p`` for a list or array parameter ``p``: of its length (the names then read in
@@ -184,7 +186,7 @@ class WhatGen:
             f"\n\ndef {n}(*args, **kwargs):\n    raise AssertionError('the module binds {n}: not the builtin')\n"
             for n in names
         )
-        added = ast.parse("import functools\nimport logging\n" + DECORATORS + hostile).body
+        added = ast.parse("import functools\nimport logging\nimport adcompiler\n" + DECORATORS + hostile).body
         imports = [s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom))]
         tree.body[len(imports) : len(imports)] = added
 

@@ -116,10 +116,7 @@ def solve(w0, outer_forward, inner_forward, backend="python"):
     d = differentiated(naive_euler, ("w",), backend)
 
     def objective(w):
-        if backend == "numba":  # the value compiled too, as JAX's port jits its objective: the forward
-            # mode's, whose tangent is zero (Python cannot call the inner derivative from njit code)
-            return d.jvp((w[0], inner_forward), (0.0,))[0]
-        return naive_euler(w[0], inner_forward)
+        return d.value(w[0], inner_forward)  # (compiled under numba, as JAX's port jits its objective)
 
     def gradient(w):
         if outer_forward:

@@ -98,19 +98,14 @@ def solve(start, outer_forward, inner_forward, backend="python"):
     """(x, y) at the saddle point, concatenated."""
     start = np.asarray(start, dtype=float)
     cost = differentiated(inner_max, ("x",), backend)
-    if backend == "numba":  # the value compiled too, as JAX's port jits its objective: the forward mode's,
-        # whose tangent is zero (Python cannot call the inner derivative from njit code)
-        value = lambda x: cost.jvp((x, start, inner_forward), (np.zeros(2),))[0]  # noqa: E731
-    else:
-        value = lambda x: inner_max(x, start, inner_forward)  # noqa: E731
     x = argmin(
-        value,
+        lambda x: cost.value(x, start, inner_forward),  # (compiled under numba, as JAX's port jits its objective)
         lambda x: outer_gradient(cost, x, (start, inner_forward), outer_forward),
         start,
     )
     ascent = differentiated(f, ("y",), backend)
     y = argmin(
-        lambda y: -f(x, y),
+        lambda y: -ascent.value(x, y),
         lambda y: -outer_gradient_y(ascent, x, y, outer_forward),
         start,
     )
