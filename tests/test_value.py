@@ -126,3 +126,29 @@ def test_what_a_star_args_differentiable_lacks_is_said_and_still_no_attribute():
     with pytest.raises(TypeError, match=r"takes \*xs: differentiate it with grad"):
         product.hvp  # noqa: B018
     assert product.value(2.0, 3.0, 4.0) == 24.0
+
+
+class Quadratic:
+    def __init__(self, w):
+        self.w = w
+
+    @adcompiler.differentiate
+    def loss(self, x):
+        return np.sum(self.w * x * x)
+
+    def doubled(self, x):
+        return self.loss(x) * 2.0
+
+
+def through_a_method(m, x):
+    return m.doubled(x) + m.loss(x) + Quadratic.loss(m, x) * 0.5
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_decorated_method_called_inside_is_its_function(backend):
+    m = Quadratic(np.array([1.0, 2.0, -0.5]))
+    x = np.array([0.5, -1.0, 2.0])
+    assert m.loss.value(x) == pytest.approx(np.sum(m.w * x * x), rel=1e-15)
+    d = adcompiler.differentiate(through_a_method, wrt=("x",), backend=backend)
+    np.testing.assert_allclose(d.grad(m, x), 3.5 * 2.0 * m.w * x, rtol=1e-12)
+    assert d.value(m, x) == pytest.approx(3.5 * np.sum(m.w * x * x), rel=1e-12)

@@ -46,6 +46,7 @@ def _function(cls, name: str):
     if cls is None or cls is dict:
         return None
     found = inspect.getattr_static(cls, name, None)
+    found = getattr(found, "__adc_runs__", found)  # a method decorated with @adcompiler.differentiate: its function
     if isinstance(found, staticmethod) and isinstance(found.__func__, types.FunctionType):
         return found.__func__, False
     if isinstance(found, types.FunctionType):

@@ -40,8 +40,8 @@ def bind(d, obj):
 
 
 class BoundMethod:
-    """A differentiable method bound to an instance: ``grad``, ``value_and_grad``, ``jvp``, ``vjp`` and
-    ``source`` of the method with the instance as ``self`` (see the module docstring)."""
+    """A differentiable method bound to an instance: ``grad``, ``value_and_grad``, ``value``, ``jvp``, ``vjp``
+    and ``source`` of the method with the instance as ``self`` (see the module docstring)."""
 
     def __init__(self, d, obj, view):
         self.function, self.obj, self.view = d, obj, view
@@ -56,6 +56,9 @@ class BoundMethod:
 
     def value_and_grad(self, *args, **kwargs):
         return self.view.value_and_grad(self._instance(), *args, **kwargs)
+
+    def value(self, *args, **kwargs):
+        return self.view.value(self._instance(), *args, **kwargs)
 
     def jvp(self, primals, tangents):
         """``primals`` are the arguments after ``self``; ``tangents`` one per wrt parameter."""

@@ -196,6 +196,7 @@ def _class_function(base, name: str):
     if not isinstance(base, type) or base.__module__ in ("builtins", "numpy") or name.startswith("__"):
         return None
     found = inspect.getattr_static(base, name, None)
+    found = getattr(found, "__adc_runs__", found)  # decorated with @adcompiler.differentiate: its function
     if isinstance(found, staticmethod):
         found = found.__func__
     return found if isinstance(found, types.FunctionType) else None

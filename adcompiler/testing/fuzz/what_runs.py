@@ -109,7 +109,12 @@ class WhatGen:
                 one = not any(isinstance(r.value, ast.Tuple) for r in returns)
                 number = one and not numpy and name != entry and fdef.args.args[0].arg == "a"
                 helper = name != entry  # (differentiate of a Differentiable is refused: the entry is the user's)
-                choices = ["passed", "logged"] + ["halved"] * one + ["shifted"] * number + ["adcompiler.differentiate"] * helper
+                choices = (
+                    ["passed", "logged"]
+                    + ["halved"] * one
+                    + ["shifted"] * number
+                    + ["adcompiler.differentiate"] * helper
+                )
                 fdef.decorator_list.append(ast.parse(self.rng.choice(choices), mode="eval").body)
 
     def unpack(self, tree: ast.Module, fdef: ast.FunctionDef, params: list) -> str | None:
