@@ -318,37 +318,79 @@ def _ba_post_jacobian(out):
     }
 
 
+_BA_BLOCKS = """# The loop of GradBench ba's Jacobian blocks (benchmarks/gradbench/adapters.py), a module of its own
+# so that Numba's cache serves it in the next process; named after the derivatives' files, so that
+# changed derivatives make a new module (Numba checks a cached function's own file only).
+import numba
+import numpy as np
+
+NCAM = {ncam}
+
+
+@numba.njit(cache=True)
+def blocks(cams, X, w, obs, feats):
+    p = len(w)
+    vals = np.empty((p, 2, NCAM + 4))
+    wvals = np.empty(p)
+    ct = np.zeros(2)
+    for j in range(p):
+        cam, pt = cams[obs[j, 0]], X[obs[j, 1]]
+        for r in range(2):
+            ct[:] = 0.0
+            ct[r] = 1.0
+            _, (g_cam, g_x, g_w) = reverse(cam, pt, w[j], feats[j], ct)
+            vals[j, r, :NCAM] = g_cam
+            vals[j, r, NCAM : NCAM + 3] = g_x
+            vals[j, r, NCAM + 3] = g_w
+        wvals[j] = w_grad(w[j])
+    return vals, wvals
+"""
+
+
 def _ba_blocks_compiled(d_reproj, d_w):
     """Under Numba, the Jacobian's blocks as a Numba user writes them: one ``@njit`` loop over the
     observations calling the compiled reverse of ``reproj_err`` once per error row (a unit cotangent)
     and the compiled gradient of ``w_err`` (``Differentiable.compiled``, issue 36), no Python between
-    observations.  Gives ``blocks(cams, X, w, obs, feats) -> (vals (p, 2, 15), wvals (p,))``."""
-    import numba
+    observations.  Gives ``blocks(cams, X, w, obs, feats) -> (vals (p, 2, 15), wvals (p,))``.  The loop
+    is a module written beside the derivatives' own (in adcompiler's cache directory), named after them
+    and compiled with ``cache=True``, so that a second process loads it as it loads the derivatives
+    (docs/numba.md: a cached caller keeps the derivatives it was compiled with; a new name for new ones)."""
+    import os
 
     example = (np.zeros(BA_NCAMPARAMS), np.zeros(3), 1.0, np.zeros(2))
     reverse = d_reproj.compiled("reverse", *example)
     w_grad = d_w.compiled("grad", 1.0)
-    ncam = BA_NCAMPARAMS
+    files = [f.py_func.__code__.co_filename for f in (reverse, w_grad)]
+    text = _BA_BLOCKS.format(ncam=BA_NCAMPARAMS)
+    module = _module_beside(files, "ba_blocks", text) if all(map(os.path.isfile, files)) else None
+    if module is None:  # (derivatives not cached on disk: the loop compiled in each process too)
+        module = type(os)("ba_blocks")
+        exec(compile(text, "<ba blocks>", "exec"), vars(module))
+    module.reverse, module.w_grad = reverse, w_grad  # (read when blocks first compiles)
+    return module.blocks
 
-    @numba.njit
-    def blocks(cams, X, w, obs, feats):
-        p = len(w)
-        vals = np.empty((p, 2, ncam + 4))
-        wvals = np.empty(p)
-        ct = np.zeros(2)
-        for j in range(p):
-            cam, pt = cams[obs[j, 0]], X[obs[j, 1]]
-            for r in range(2):
-                ct[:] = 0.0
-                ct[r] = 1.0
-                _, (g_cam, g_x, g_w) = reverse(cam, pt, w[j], feats[j], ct)
-                vals[j, r, :ncam] = g_cam
-                vals[j, r, ncam : ncam + 3] = g_x
-                vals[j, r, ncam + 3] = g_w
-            wvals[j] = w_grad(w[j])
-        return vals, wvals
 
-    return blocks
+def _module_beside(files: list, name: str, text: str):
+    """The module of ``text``, written (once) beside the generated modules ``files`` as ``name`` followed by
+    their names, and imported; None where it cannot be written."""
+    import importlib.util
+    import os
+    import sys
+
+    stems = "_".join(os.path.splitext(os.path.basename(f))[0] for f in files)
+    path = os.path.join(os.path.dirname(files[0]), f"{name}_{stems}.py")
+    try:
+        if not os.path.exists(path):
+            with open(path + ".tmp", "w") as out:
+                out.write(text)
+            os.replace(path + ".tmp", path)
+        spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # (Numba imports a cached function's module by name to load it)
+        spec.loader.exec_module(module)
+    except OSError:
+        return None
+    return module
 
 
 def _ba_sparse(n: int, m: int, obs, vals, wvals) -> tuple:
