@@ -45,6 +45,7 @@ ENTRIES = {
     "value_and_grad": lambda d, x: d.value_and_grad(x),
     "jvp": lambda d, x: d.jvp((x,), (x,)),
     "vjp": lambda d, x: d.vjp((x,), 1.0),
+    "value": lambda d, x: d.value(x),
 }
 
 

@@ -208,8 +208,10 @@ def check_point(
     order = tuple(e for e in order if outputs == 1 and shape == "s" or e not in ("grad", "value_and_grad"))
     for k, entry in enumerate(order):  # every entry point once, in the program's order, on this one object
         got = run(entry, lambda: entry_calls[entry](df))
-        if entry in ("jvp", "vjp", "value_and_grad"):
-            same_value(f"{entry}, called after {', '.join(order[:k]) or 'nothing'}", got[0])
+        if entry in ("jvp", "vjp", "value_and_grad", "value"):
+            same_value(
+                f"{entry}, called after {', '.join(order[:k]) or 'nothing'}", got if entry == "value" else got[0]
+            )
     jvps = []
     for v, fd in zip(dirs, fds):
         val, tan = run("jvp", lambda: df.jvp(tuple(copy_args(args)), layout.tangents(v)))

@@ -1,7 +1,7 @@
 """Every entry point on one differentiate object, in an order drawn per program, and the refusals that are bugs.
 
-A differentiate object builds each entry point (jvp, vjp, grad, value_and_grad, a reverse jacobian) on
-first use and shares what the others made (a program per signature, its names, for backend="numba" its
+A differentiate object builds each entry point (jvp, vjp, grad, value_and_grad, a reverse jacobian, the
+value by the target's code) on first use and shares what the others made (a program per signature, its names, for backend="numba" its
 module's names of numba and numpy).  A bug there shows only on a second entry point of one object (issue
 32: under backend="numba", grad then value_and_grad refused with ``NameError: name 'numba' is not
 defined``; only fresh objects worked).  So the checker calls every entry point once, in an order drawn
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 
-ENTRIES = ("jvp", "vjp", "grad", "value_and_grad", "jacobian(reverse)")
+ENTRIES = ("jvp", "vjp", "grad", "value_and_grad", "jacobian(reverse)", "value")
 
 
 def order(seed: int) -> tuple:
@@ -38,6 +38,7 @@ def calls(args, tangents, ct, copy) -> dict:
         "grad": lambda d: d.grad(*copy(args)),
         "value_and_grad": lambda d: d.value_and_grad(*copy(args)),
         "jacobian(reverse)": jacobian,
+        "value": lambda d: d.value(*copy(args)),
     }
 
 
