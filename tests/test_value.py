@@ -152,3 +152,21 @@ def test_a_decorated_method_called_inside_is_its_function(backend):
     d = adcompiler.differentiate(through_a_method, wrt=("x",), backend=backend)
     np.testing.assert_allclose(d.grad(m, x), 3.5 * 2.0 * m.w * x, rtol=1e-12)
     assert d.value(m, x) == pytest.approx(3.5 * np.sum(m.w * x * x), rel=1e-12)
+
+
+@NUMBA
+def test_njit_code_calls_the_compiled_value():
+    import numba
+
+    forward = adcompiler.differentiate(descent_step, wrt=(), backend="numba").compiled("forward", np.zeros(2))
+
+    @numba.njit
+    def best_of(x, rates):
+        best = 1e300
+        for r in rates:
+            v, t = forward(x, r, False)
+            best = min(best, v + t)  # (t: the tangent of nothing varied, 0.0)
+        return best
+
+    x, rates = np.array([0.3, -1.2]), np.linspace(0.0, 0.5, 6)
+    assert best_of(x, rates) == pytest.approx(min(analytic_step(x, r) for r in rates), rel=1e-12)
