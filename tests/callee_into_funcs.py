@@ -167,3 +167,18 @@ def calls_named_like_a_sweep(x, w):
         s = step_reverse_sweep(s, w, x * i)
     t = step_reverse_sweep(s, s, w)
     return np.sum(t * x)
+
+
+def tree_sum(xs, lo, hi):
+    """A recursion halving a range, its leaves' squares joined through sin: each level's branch, its
+    split point (a number with no derivative) and its halves' values (with one) kept for its adjoint."""
+    if hi - lo == 1:
+        return xs[lo] * xs[lo]
+    mid = (lo + hi) // 2
+    left = tree_sum(xs, lo, mid)
+    right = tree_sum(xs, mid, hi)
+    return left * 0.5 + right * np.sin(left)
+
+
+def tree(xs):
+    return tree_sum(xs, 0, xs.shape[0])

@@ -303,3 +303,29 @@ def test_numba_det_allocates_no_array_a_level():
     before = rtsys.get_allocation_stats().alloc
     calls(10, M)
     assert (rtsys.get_allocation_stats().alloc - before) / 10 <= 340
+
+
+def test_a_level_keeps_its_branch_and_counts_in_one_frame():
+    """Under Numba, each level of a recursion whose levels share tapes keeps what its sites outside loops
+    keep once a call (its branch's direction, its loop's count, the place a leaf read) in one frame, pushed
+    at its end and popped at its reverse's start: det's levels hand down two tapes, not four (a reference
+    counted for each at every level: 63 -> 54 us at ell = 5).  Against det * inverse transposed, the python
+    target and central differences; a recursion whose levels keep values with derivatives (tree) keeps
+    those on tapes, and its gradient is right too (and its Hessian: test_numba_hessian's power)."""
+    pytest.importorskip("numba")
+    d = adcompiler.differentiate(F.det, backend="numba")
+    g = d.grad(M)
+    np.testing.assert_allclose(g, np.linalg.det(M) * np.linalg.inv(M).T, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(g, adcompiler.differentiate(F.det).grad(M), rtol=1e-13, atol=1e-13)
+    source = d.source("reverse")
+    onto = re.search(r"def det_of_minor_A_forward_sweep_onto\(A, rows, cols, (\w+), (\w+)\)", source)
+    assert onto, source
+    frames = onto.group(2)
+    back = source[source.index("def det_of_minor_A_reverse_sweep_onto") :]
+    assert re.search(rf"\n    \w+, \w+, \w+ = {frames}\.pop\(\)\n", back[: back.index("\n\n")]), back
+    xs = RNG.normal(size=7)
+    tree = adcompiler.differentiate(F.tree, backend="numba")
+    np.testing.assert_allclose(tree.grad(xs), adcompiler.differentiate(F.tree).grad(xs), rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(tree.grad(xs), central_grad(F.tree, (xs,), 0), rtol=1e-6, atol=1e-8)
+    _, t = tree.jvp((xs,), (xs,))
+    assert t == pytest.approx(tree.grad(xs) @ xs, rel=1e-12)  # forward against reverse

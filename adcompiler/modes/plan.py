@@ -391,6 +391,11 @@ class Keeping:
     def __init__(self, namer, plan: TapePlan | None = None, program=None):
         self.namer = namer
         self.once = _runs_once(plan, program) if plan is not None else lambda key: False
+        # a function whose levels share tapes keeps a slot in its frame only of values with no derivative and
+        # no list: a slot starts as None, to which code differentiated again (hessian) gives no tangent of a
+        # tuple's type, and which Numba cannot join with a tuple holding a list (``_calls``)
+        self.framed = plan is not None and plan.own is not None
+        self.plain = lambda names: not any(n in plan.act or _holds_list(plan.facts.of(Var(n))) for n in names)
         self.slots: set = set()  # push keys kept in a variable (``once``)
         self.tapes: dict = {}
         self.runs: dict = {}
@@ -405,12 +410,15 @@ class Keeping:
         self.own: tuple | None = None
         self.shaped: dict = {}  # push key -> {array kept as shape_like: the names of its shape}
 
-    def tape(self, key) -> E.Name:
+    def tape(self, key, names: list | None = None) -> E.Name:
         """The tape of one push site (a run of lines, a branch, a loop, an array write): a list whose
         entries are all alike, popped by the site's adjoint in reverse order; or, for a site that runs
-        at most once a call (``_runs_once``), a slot: a variable holding what the site keeps."""
+        at most once a call (``_runs_once``), a slot: a variable holding what the site keeps (``names``,
+        when the site is asked for first by its pop; in a function whose levels share tapes, a slot
+        only of values with no derivative, and a branch's direction)."""
         if key not in self.tapes:
-            if self.once(key):
+            plain = not self.framed or key[0] == "branch" or names is not None and self.plain(names)
+            if self.once(key) and plain:
                 self.slots.add(key)
                 self.tapes[key] = self.namer.fresh("taken" if key[0] == "branch" else "kept")
             else:
@@ -420,7 +428,7 @@ class Keeping:
     def pop(self, names: list, key) -> Assign:
         """``names = tape.pop()``: what the adjoint sweep reads back at the push site ``key`` (from a slot,
         ``names = kept``: a tuple, even of one name, which unpacks where ``None`` would not type)."""
-        tape = self.tape(key)
+        tape = self.tape(key, names)
         if key in self.slots:
             return Assign((tuple(names),), tape)
         target = names[0] if len(names) == 1 else tuple(names)
@@ -472,12 +480,14 @@ _SLOT_KINDS = ("run", "branch", "loop")  # push sites a slot may keep (the other
 def _runs_once(plan: TapePlan, program):
     """Whether a push site runs at most once a call: a run of lines, a branch's direction or what a loop
     keeps after it, outside every loop of a function (a split sweep's branch: rodrigues_rotate_point's
-    ``if sqtheta != 0.0``), unless the function may call itself (its levels may share one set of tapes,
-    ``shares_tapes``, each level pushing onto them)."""
+    ``if sqtheta != 0.0``).  A function that may call itself has none, unless its levels share one set of
+    tapes (``shares_tapes``): then each level keeps its slots in its frame, pushed at its end and popped at
+    its reverse sweep's start (``reverse._onto_shared_tapes``; which slots, ``Keeping.tape``)."""
     origin = plan.facts.origin
-    if plan.options.recompute_recursion and (origin is None or fn_recursive(program, origin)):
+    framed = plan.own is not None  # its levels share tapes: each level's slots go in its frame (Keeping.tape)
+    if not framed and plan.options.recompute_recursion and (origin is None or fn_recursive(program, origin)):
         return lambda key: False
-    if plan.options.typed_zeros and (plan.containers or any(_calls(plan.fn.body))):
+    if not framed and plan.options.typed_zeros and (plan.containers or any(_calls(plan.fn.body))):
         return lambda key: False  # (Numba: a slot, None until set, holding a list fails in LLVM; see below)
     return (
         lambda key: key[0] in _SLOT_KINDS
@@ -485,6 +495,15 @@ def _runs_once(plan: TapePlan, program):
         and key[1][:-1] in plan.loop_of
         and plan.loop_of[key[1][:-1]] is None
     )
+
+
+def _holds_list(aval) -> bool:
+    """Whether a value of abstract value ``aval`` may be or hold a list (a tuple of numbers holds none)."""
+    if not isinstance(aval, V.Seq):
+        return isinstance(aval, V.Top)
+    if aval.kind != "tuple":
+        return True
+    return any(_holds_list(a) for a in (aval.items or ()) + ((aval.elem,) if aval.elem is not None else ()))
 
 
 def _calls(body):

@@ -363,9 +363,15 @@ def _onto_shared_tapes(s: Sweeps, residuals: list, params: tuple, adjoint: list,
     object at every level: the reverse sweep's tuple holds it once, not each level's frame."""
     onto, tapes, frames = s.kept.own
     rev_name, rev_onto, accumulators = names
-    kept = list(s.kept.tapes.values())
+    slots = {n for k, n in s.kept.tapes.items() if k in s.kept.slots}  # a level's own: in its frame
+    kept = [n for n in s.kept.tapes.values() if n not in slots]
+    starts = len(s.kept.tapes)  # (the primal's first statements: each tape's and slot's start)
+
+    def level(code):  # a level's statements: its slots' starts, not the tapes' (made once, handed down)
+        return [a for a in code[:starts] if a.targets[0] in slots] + list(code[starts:])
+
     frame = [r for r in residuals if r not in kept and r != tapes]
-    steady = [r for r in frame if r in params and _handed_down(params.index(r), r, onto, s.primal[len(kept) :])]
+    steady = [r for r in frame if r in params and _handed_down(params.index(r), r, onto, level(s.primal))]
     frame = [r for r in frame if r not in steady]
     held = kept + ([frames] if frame else [])
     handed = tuple(E.Name(n) for n in held + steady)
@@ -382,14 +388,14 @@ def _onto_shared_tapes(s: Sweeps, residuals: list, params: tuple, adjoint: list,
     pop = [Assign((tuple(frame),), E.Method(E.Name(frames), "pop", ()))] if frame else []
     made = [Assign((n,), E.List(())) for n in held]
     never = E.Compare("<", E.Call("len", (E.Name(held[0]),)), E.Num(0))  # (no tape is shorter than nothing)
-    typed = [IfS(never, tuple(s.entry[len(kept) :] + s.primer + push), (), line)]
+    typed = [IfS(never, tuple(level(s.entry) + s.primer + push), (), line)]
     value = namer.fresh("value")
     run = [
         Assign((tapes,), E.Tuple(handed)),
         Assign((value,), E.Call(onto, tuple(E.Name(p) for p in params) + handed[: len(held)])),
     ]
     fwd_body = made + typed + run + [Ret(E.Tuple((E.Name(value), E.Name(tapes))))]
-    onto_body = with_calls(s.primal[len(kept) :], own_calls) + push + [Ret(s.value)]
+    onto_body = with_calls(level(s.primal), own_calls) + push + [Ret(s.value)]
     doc = f"The forward sweep of {s.plan.fn.name} onto the tapes of the level that calls it: its value."
     rest = tuple(held[1:] + steady)  # (after the accumulators: modes.handed.is_reverse_sweep)
     rev_params = (held[0], s.ct) + tuple(accumulators) + rest
