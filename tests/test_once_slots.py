@@ -84,12 +84,18 @@ def test_a_branch_in_a_loop_still_pops():
 
 
 def test_numba_levels_sharing_tapes_keep_lists():
-    """Under Numba a function that calls itself pushes onto one set of tapes for every level (lists)."""
+    """Under Numba a function that calls itself pushes onto one set of tapes for every level (lists) what
+    has a derivative (power's halves); which way its branches went, a number with none, each level keeps
+    in its frame, pushed at its end and popped first by its reverse sweep (a tape handed down fewer)."""
     pytest.importorskip("numba")
     d = adcompiler.differentiate(S.calls_power, backend="numba")
     d.vjp((0.8,), 1.0)
     code = d.source("reverse")
-    assert "taken" not in code and ".append(" in code, code
+    onto = code[code.index("def power_x_forward_sweep_onto") :]
+    back = onto[onto.index("def power_x_reverse_sweep_onto") :]
+    assert re.search(r"\n    frames\.append\(\(taken\w*, taken\w*\)\)\n    return", onto), onto
+    assert re.search(r"\n    taken\w*, taken\w* = frames\.pop\(\)\n", back), back
+    assert "t5 = tape.pop()" in back and "h = tape_1.pop()" in back, back  # (values with derivatives: tapes)
 
 
 def _branch_program(rng) -> str:

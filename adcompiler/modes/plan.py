@@ -394,7 +394,7 @@ class Keeping:
         # a function whose levels share tapes keeps a slot in its frame only of values with no derivative and
         # no list: a slot starts as None, to which code differentiated again (hessian) gives no tangent of a
         # tuple's type, and which Numba cannot join with a tuple holding a list (``_calls``)
-        self.framed = plan is not None and plan.own is not None
+        self.framed = plan is not None and _framed(plan, program)
         self.plain = lambda names: not any(n in plan.act or _holds_list(plan.facts.of(Var(n))) for n in names)
         self.slots: set = set()  # push keys kept in a variable (``once``)
         self.tapes: dict = {}
@@ -484,7 +484,7 @@ def _runs_once(plan: TapePlan, program):
     tapes (``shares_tapes``): then each level keeps its slots in its frame, pushed at its end and popped at
     its reverse sweep's start (``reverse._onto_shared_tapes``; which slots, ``Keeping.tape``)."""
     origin = plan.facts.origin
-    framed = plan.own is not None  # its levels share tapes: each level's slots go in its frame (Keeping.tape)
+    framed = _framed(plan, program)  # its levels share tapes: each level's slots go in its frame (Keeping.tape)
     if not framed and plan.options.recompute_recursion and (origin is None or fn_recursive(program, origin)):
         return lambda key: False
     if not framed and plan.options.typed_zeros and (plan.containers or any(_calls(plan.fn.body))):
@@ -494,6 +494,18 @@ def _runs_once(plan: TapePlan, program):
         and len(key) == 2
         and key[1][:-1] in plan.loop_of
         and plan.loop_of[key[1][:-1]] is None
+    )
+
+
+def _framed(plan: TapePlan, program) -> bool:
+    """Whether ``plan``'s function is a called function that calls itself where its levels may share one set
+    of tapes (``shares_tapes``: the Numba target), each level's slots then in its frame."""
+    origin = plan.facts.origin
+    return (
+        plan.own is not None
+        and plan.options.recompute_recursion
+        and origin is not None
+        and fn_recursive(program, origin)
     )
 
 
