@@ -71,7 +71,9 @@ def sweeps(facts: Facts, active_params: tuple, program, namer: Namer, seed=None,
     ct = namer.fresh("ct") if seed is None else None
     adjoint, adjoints, kept = adjoint_sweep(plan, shadows, program, namer, seed if seed is not None else E.Name(ct), ct)
     primal = primal_sweep(plan, kept, shadows, program)
+    primer = primal_sweep(plan, kept, shadows, program, priming=True) if kept.own is not None else []
     if plan.options.recomputed_residuals:  # (and those a loop's tape holds: modes.recomputed)
+        primer = recomputed_in_loops(primer, adjoint)[0]  # (it pushes what the primal sweep pushes)
         primal, adjoint = recomputed_in_loops(primal, adjoint)
     lists = [p for p in active_params if p in plan.containers]
     shadow_params = [shadows.of(p) for p in lists] if split else []
@@ -100,7 +102,6 @@ def sweeps(facts: Facts, active_params: tuple, program, namer: Namer, seed=None,
     cotangents = distinct(scalars, made, plan.arrays, adjoint, adjoints.fresh)
     adjoint = owned(adjoint, cotangents)  # arrays stored into shadows where their own
     looped = plan.in_loop | shadows.looped() | kept.looped_residuals
-    primer = primal_sweep(plan, kept, shadows, program, priming=True) if kept.own is not None else []
     return Sweeps(
         plan,
         shadows,
