@@ -390,12 +390,12 @@ class Keeping:
 
     def __init__(self, namer, plan: TapePlan | None = None, program=None):
         self.namer = namer
-        self.once = _runs_once(plan, program) if plan is not None else lambda key: False
+        self.framed = plan is not None and _framed(plan, program)
+        self.once = _runs_once(plan, program, self.framed) if plan is not None else lambda key: False
         # a function whose levels share tapes keeps a slot in its frame only of values with no derivative and
         # no list: a slot starts as None, to which code differentiated again (hessian) gives no tangent of a
         # tuple's type, and which Numba cannot join with a tuple holding a list (``_calls``)
-        self.framed = plan is not None and _framed(plan, program)
-        self.plain = lambda names: not any(n in plan.act or _holds_list(plan.facts.of(Var(n))) for n in names)
+        self.plain = lambda names: not any(n in plan.act or _list_in(plan.facts.of(Var(n))) for n in names)
         self.slots: set = set()  # push keys kept in a variable (``once``)
         self.tapes: dict = {}
         self.runs: dict = {}
@@ -477,14 +477,13 @@ class Keeping:
 _SLOT_KINDS = ("run", "branch", "loop")  # push sites a slot may keep (the others: lists, at every site)
 
 
-def _runs_once(plan: TapePlan, program):
+def _runs_once(plan: TapePlan, program, framed: bool):
     """Whether a push site runs at most once a call: a run of lines, a branch's direction or what a loop
     keeps after it, outside every loop of a function (a split sweep's branch: rodrigues_rotate_point's
     ``if sqtheta != 0.0``).  A function that may call itself has none, unless its levels share one set of
     tapes (``shares_tapes``): then each level keeps its slots in its frame, pushed at its end and popped at
     its reverse sweep's start (``reverse._onto_shared_tapes``; which slots, ``Keeping.tape``)."""
     origin = plan.facts.origin
-    framed = _framed(plan, program)  # its levels share tapes: each level's slots go in its frame (Keeping.tape)
     if not framed and plan.options.recompute_recursion and (origin is None or fn_recursive(program, origin)):
         return lambda key: False
     if not framed and plan.options.typed_zeros and (plan.containers or any(_calls(plan.fn.body))):
@@ -509,13 +508,9 @@ def _framed(plan: TapePlan, program) -> bool:
     )
 
 
-def _holds_list(aval) -> bool:
-    """Whether a value of abstract value ``aval`` may be or hold a list (a tuple of numbers holds none)."""
-    if not isinstance(aval, V.Seq):
-        return isinstance(aval, V.Top)
-    if aval.kind != "tuple":
-        return True
-    return any(_holds_list(a) for a in (aval.items or ()) + ((aval.elem,) if aval.elem is not None else ()))
+def _list_in(aval) -> bool:
+    """Whether a value of abstract value ``aval`` may be or hold a list (``values.holds_list``; anything may)."""
+    return isinstance(aval, V.Top) or V.holds_list(aval)
 
 
 def _calls(body):
