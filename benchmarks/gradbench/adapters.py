@@ -64,12 +64,16 @@ def njit_module(name: str) -> dict:
     untouched."""
     if name not in _NJIT_MODULES:
         import inspect
+        import sys
         import types
 
         import numba
 
         module = importlib.import_module(name)
-        namespace = {"__name__": f"{name}__njit", "__file__": module.__file__}
+        copy = types.ModuleType(f"{name}__njit")
+        copy.__file__ = module.__file__
+        sys.modules[copy.__name__] = copy  # (Numba links a recursive function through its module)
+        namespace = copy.__dict__
         exec(compile(inspect.getsource(module), module.__file__, "exec"), namespace)
         for key, value in list(namespace.items()):
             if isinstance(value, types.FunctionType) and value.__module__ == namespace["__name__"]:
