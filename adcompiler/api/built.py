@@ -2,9 +2,8 @@
 
 A Differentiable holds one Built (``d._built``).  Code is built per abstract signature of the arguments
 (``analysis.values.signature``): a Program each, generated and loaded on first use, entry point by
-entry point.  Everything here that creates or fills a Program holds ``pipeline.BUILDING``: the passes
-share module-level tables, and two threads asking for the same signature's code at once must not
-build it twice into one Program.
+entry point.  Everything here that creates or fills a Program holds the owner's lock (``compile.building``):
+two threads asking for the same signature's code at once must not build it twice into one Program.
 
 The generated code reads the module's globals when it runs, as the primal does; what it was built
 from (the helpers it calls and differentiates, the kinds of the globals it reads, an integer that
@@ -19,7 +18,7 @@ from ..analysis import values as V
 from ..compile import emit
 from ..compile.collector import no_cycle_collection
 from ..compile.load import load
-from ..compile.pipeline import BUILDING, Program
+from ..compile.pipeline import Program
 from ..front.environment import namespace_of
 from ..options import Options
 from ..rules.custom import through_rule
@@ -45,7 +44,7 @@ class Built:
         program = self.programs.get(sig)
         if program is None:
             kind = self.owner.target.program
-            with BUILDING:  # (another thread's, if it made one meanwhile)
+            with self.owner._building:  # (another thread's, if it made one meanwhile)
                 program = self.programs.get(sig) or self.programs.setdefault(sig, self.new_program(kind))
         return program
 
@@ -61,7 +60,7 @@ class Built:
 
     def facts(self, sig: V.Sig):
         """What the analysis knows of the function for arguments of signature ``sig``."""
-        with BUILDING, no_cycle_collection():
+        with self.owner._building, no_cycle_collection():
             try:
                 return self.program(sig).facts(self.owner.fn, sig)
             except Exception:  # refused: not a Program left half analysed, which the next call would take
@@ -83,7 +82,7 @@ class Built:
             sig = d._sig
         compiled = self.compiled_for.get(sig)
         if compiled is None or mode not in compiled:
-            with BUILDING, no_cycle_collection():
+            with self.owner._building, no_cycle_collection():
                 compiled = self.compiled_for.setdefault(sig, {})
                 if mode not in compiled:
                     try:
@@ -131,7 +130,7 @@ class Built:
         """The tuple structure of the output (None: one value), from the function's return statements."""
         shape = self.out_shape  # read once: another thread may forget it meanwhile
         if shape is None:
-            with BUILDING, no_cycle_collection():
+            with self.owner._building, no_cycle_collection():
                 shape = self.out_shape = (self.owner.program.shape(self.owner.fn),)
         return shape[0]
 

@@ -17,7 +17,8 @@ from .iterables import refuse_other_iterables
 from ..compile.page import page_of
 from .pickling import reduce
 from .methods import bind, method_of
-from ..compile.pipeline import BUILDING, Program
+from ..compile.building import Building
+from ..compile.pipeline import Program
 from .trees import all_integral, any_records, converts, flatten, gradient_of, unflatten, unflatten_each
 from ..targets import registry as targets
 from . import runs
@@ -71,6 +72,8 @@ class Differentiable:
         if self._origin is not None:
             owner, mode, sig = self._origin
             fn = owner._built.differentiated(mode, sig)  # the generated function itself
+        # held while anything of it is built: a derivative of generated code shares its owner's (one family)
+        self._building = Building() if self._origin is None else self._origin[0]._building
         self.checkpoint = checkpoint
         self.backend, self.arrays = backend, arrays  # as the user gave them (pickling, methods, variadic)
         self.target = targets.of(backend, arrays)  # where the code runs (adcompiler.targets.registry)
@@ -110,16 +113,16 @@ class Differentiable:
     # ---- building -------------------------------------------------------------------
     #
     # The code is built per signature by ``self._built`` (adcompiler.api.built).  Everything that creates
-    # or fills a Program, generates code or makes an entry holds pipeline.BUILDING: the passes share
-    # module-level tables, and two threads asking for the same signature's code at once must not build
-    # it twice into one Program.  Each call works with the signature it bound itself (``_bound``), never
+    # or fills a Program, generates code or makes an entry holds ``self._building`` (compile.building):
+    # two threads asking for the same signature's code at once must not build it twice into one Program;
+    # two threads building two functions do not wait for each other.  Each call works with the signature it bound itself (``_bound``), never
     # with another thread's: ``_sig`` only remembers the last call's, for ``source()`` and ``program``.
 
     @property
     def program(self) -> Program:
         """The program generated for the last call's signature (one per signature, so each names its
         entry points ``f_forward``, ``f_reverse``, ...)."""
-        with BUILDING:
+        with self._building:
             if self._sig is None:  # no call yet: what the code's use of each parameter says (as adc compile)
                 program = self._built.new_program(Program)
                 self._sig = assumed_signature(program, self.fn)
@@ -139,14 +142,14 @@ class Differentiable:
     def _check_current(self) -> None:
         """Drop everything built if the module no longer holds what it was built from."""
         if self._built.stale():
-            with BUILDING:
+            with self._building:
                 if self._built.stale():  # not already dropped (and built again) by another thread
                     self._forget()
 
     def _forget(self) -> None:
         """Forget every program, loaded function and fast entry (later calls build them again), and,
         for a derivative of a derivative, take the differentiated code as it is now."""
-        with BUILDING:
+        with self._building:
             if self._origin is not None:
                 owner, mode, sig = self._origin
                 owner._check_current()
@@ -166,7 +169,7 @@ class Differentiable:
         (``back.display.Source``) that Jupyter shows highlighted when Pygments is installed.  ``html=True``: a
         page of this function beside its forward, reverse and ``stage`` code, line linked to line (``back.page``)."""
         self._check_current()
-        with BUILDING:
+        with self._building:
             program, sig = self.program, self._sig
             wrt = self.wrt if sig is None else self._wrt_of(sig)
             shown = []
@@ -241,7 +244,7 @@ class Differentiable:
         now = owner._bound(mine)[1]
         if now == sig:
             return
-        with BUILDING:
+        with self._building:
             self._followed[sig] = (self._built, self.derived, self._record_entries)
             self._origin = (owner, mode, now)
             self._called = owner._built.differentiated(mode, now)
@@ -369,7 +372,7 @@ class Differentiable:
             return self._called(*args, **kwargs)
         plain = self.derived.get("value")
         if plain is None:  # the forward code of nothing varied: the primal's lines alone
-            with BUILDING:
+            with self._building:
                 plain = self.derived.setdefault(
                     "value", Differentiable(self._called, (), self.checkpoint, self.backend, self.arrays)
                 )
@@ -392,7 +395,7 @@ class Differentiable:
             sig = self._bound(args)[1]
         else:
             self._check_current()
-            with BUILDING:
+            with self._building:
                 self.program  # noqa: B018  (makes the assumed signature when nothing was called yet)
                 sig = self._sig
         if mode in ("grad", "value_and_grad"):
@@ -408,7 +411,7 @@ _MODES = {"grad": "grad", "value_and_grad": "value_and_grad", "vjp": "reverse", 
 def code_of(owner: Differentiable, mode: str, sig: V.Sig, wrt: tuple) -> Differentiable:
     """``owner``'s generated ``mode`` code for arguments of signature ``sig``, itself made differentiable
     with respect to ``wrt`` (once): what a transform of a transform (``grad(grad(f))``) differentiates."""
-    with BUILDING:
+    with owner._building:
         key = ("code", mode, sig, wrt)
         if key not in owner.derived:  # (the python target's code of a Numba derivative: compiled by Numba again)
             backend = owner.backend if owner.target.reverse_code is not None else "python"
@@ -426,6 +429,6 @@ def _origin(fn):
     if not isinstance(owner, Differentiable) or fn.__name__ not in _MODES:
         return None
     owner._check_current()
-    with BUILDING:
+    with owner._building:
         owner.program  # noqa: B018  (makes the assumed signature when nothing was called yet)
         return owner, _MODES[fn.__name__], owner._sig

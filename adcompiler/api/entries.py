@@ -23,7 +23,6 @@ from ..ir import expr as E
 from ..ir.nodes import Def, Do, ForS, IfS, WhileS
 from ..compile.collector import no_cycle_collection
 from ..compile.load import load
-from ..compile.pipeline import BUILDING
 from ..modes.callgraph import reaches_recursion
 from ..front.environment import Scope, cells_of, namespace_of
 from .trees import converts, narrow_floats
@@ -51,11 +50,11 @@ def install(owner, name: str, mode: str, method, sequences, sig, ct_aval=None) -
     of their shapes, lists of the same abstract value: a test or two each), else ``method``, which
     checks, binds and specialises (other kinds, keywords, integers, wrong structures).  ``sequences``:
     the entry's parameters, each with the number of values it holds (None: one value); None: the
-    function's own parameters.  Made holding ``pipeline.BUILDING``, the garbage collector paused meanwhile
+    function's own parameters.  Made holding the owner's lock (``compile.building``), the garbage collector paused meanwhile
     (``collector.no_cycle_collection``).  The entry of reverse code that reaches a recursive function
     pauses the collector while it runs (``make_entry``)."""
     ndarray = getattr(sys.modules.get("numpy"), "ndarray", None)
-    with BUILDING, no_cycle_collection():
+    with owner._building, no_cycle_collection():
         if name in owner.__dict__:  # another thread made it meanwhile
             return
         generated = owner._built.function(mode, sig)
@@ -569,7 +568,7 @@ def remember_records(owner, name: str, sig, function, both: bool) -> None:
 
     if not owner.target.numpy_only or owner._origin is not None or narrow_floats(sig.avals):
         return
-    with BUILDING:
+    with owner._building:
         entries = owner._record_entries.setdefault(name, [])
         if len(entries) >= _RECORD_ENTRIES or sum(1 for a in sig.avals if V.holds_list(a)) > 1:
             return

@@ -20,7 +20,6 @@ from ..analysis import values as V
 from .differentiable import Differentiable
 from .methods import instance_of
 from ..analysis.assume import assumed_signature
-from ..compile.pipeline import BUILDING
 from ..lower.nested import INNER, Inner
 from .blocks import gradient_like, out_blocks
 from .higher import hessian_matrix, jacobian, jacobians, leaves, rebuild, wrt_leaves
@@ -374,7 +373,7 @@ def _nested_signature(d: Differentiable) -> V.Sig:
     for a number or array of any shape (NumPy arrays are what code differentiated twice is handed; a
     list argument is refused by the code's own check).  Not the last call's: the code built must not
     depend on which call ran first."""
-    with BUILDING:
+    with d._building:
         assumed = assumed_signature(d.program, d.fn)
     numeric = (
         V.NUMERIC if isinstance(a, V.Seq) and all(isinstance(i, V.Num) for i in a.items or ()) and a.items else a

@@ -23,7 +23,6 @@ from .entries import current_tests, make_entry
 from ..compile.load import load
 from ..compile.origins import second_order_of
 from ..modes import reverse
-from ..compile.pipeline import BUILDING
 from .trees import converts, fields, make
 from ..ir.nodes import Eq, walk
 from ..rules import HELPER_RULES
@@ -237,7 +236,7 @@ def jacobians(d: Differentiable, mode: str) -> tuple:
     None where no pass gave it)``."""
     made = d.derived.get(("jacobian", mode))
     if made is None:
-        with BUILDING:
+        with d._building:
             made = d.derived.setdefault(("jacobian", mode), _jacobians(d, mode))
     return made
 
@@ -316,7 +315,7 @@ def _draws(d: Differentiable, sig) -> bool:
     passes of one Jacobian or Hessian each start from one state of it (``_from_one_state``)."""
     key = ("draws", sig)
     if key not in d.derived:
-        with BUILDING:
+        with d._building:
             d.derived[key] = may_draw(d._built.program(sig), d.fn)
     return d.derived[key]
 
@@ -484,7 +483,7 @@ def _or_else(value, otherwise):
 def _rows_entry(d: Differentiable, sig, slow):
     """``entry(*args)``: the rows of the Jacobian from the generated function when the arguments are
     like this call's (a type test each, lists looked at whole), else ``slow(*args)``."""
-    with BUILDING:
+    with d._building:
         generated = d._built.function("jacobian", sig)
         source = d._built.sources.get(generated)  # (its body inlined into the entry, as for f.grad)
         return make_entry(

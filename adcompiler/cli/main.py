@@ -27,7 +27,8 @@ from .inputs import LoadError, as_spelt, import_input
 from ..targets.array_api import backend as arrays_backend
 from . import check as cli_check
 from .many import compile_many
-from ..compile.pipeline import BUILDING, STAGES, Program
+from ..compile.building import Building
+from ..compile.pipeline import STAGES, Program
 from .outputs import OutputRefused, same_file, write_output
 from .written import primal_helpers
 
@@ -54,7 +55,7 @@ def compile_file(
     ``target="numba"``: every function of the module compiled by ``@numba.njit(cache=True)``.  ``origins``,
     when given, gets the ``back.origins.Origin`` of each line of the module (for ``--html``)."""
     module = import_input(path, run)
-    with BUILDING:  # the passes share module-level tables with any other thread building
+    with Building():  # (room for deep recursion; the module's Programs are this call's own)
         return _compile_module(module, path, functions, mode, stage, checkpoint, refused, arrays, target, origins)
 
 

@@ -16,7 +16,6 @@ import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from .building import BUILDING
 from ..options import DEFAULT, Options
 from ..lower import anf, dup
 from ..lower.inline_calls import inline_small_calls
@@ -456,7 +455,7 @@ def primal_source(fn) -> str:
     return "".join(lines[first_def:]) if start else text
 
 
-__all__ = ["BUILDING", "Program", "STAGES", "UnsupportedSyntaxError", "primal_source"]
+__all__ = ["Program", "STAGES", "UnsupportedSyntaxError", "primal_source"]
 
 
 def _too_deep(fn) -> UnsupportedSyntaxError:

@@ -37,7 +37,7 @@ from .runtime import NUMBA_HELPERS
 from ...ir.nodes import Def, Eq, For, Function, If, Var, While, walk
 from .subset import refuse_draws, refuse_row_slices
 from ...optimize.inline import Folding, fold_function
-from ...compile.pipeline import BUILDING, TargetPasses
+from ...compile.pipeline import TargetPasses
 
 BACKENDS = ("python", "numba")
 
@@ -222,7 +222,7 @@ def reverse_code(d, sig: V.Sig, mode: str = "reverse"):
     made by d's program (a call of a recursive function recomputes its residuals), each accumulator of
     an array starting as zeros of its shape (so that Numba gives its tangent one type), and marked with
     the user's function, at whose lines its errors are told."""
-    with BUILDING:
+    with d._building:
         program = d._built.program(sig)
         built = program.build(d.fn, mode, d._wrt_of(sig), sig)
         zeros = program.helper("zeros_like")
