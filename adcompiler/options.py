@@ -35,6 +35,8 @@ class Options:
     # its allocation (Numba)
     inline_looped_calls: bool = False  # a call in a loop of a function of the module up to 80 statements written
     # in place (lower.inline_calls), for a target where each call's tuple of residuals costs its reference counts (Numba)
+    small_arrays: tuple = ()  # (the entry function, {parameter: what it holds}) where its short rows are held
+    # as numbers (lower.small_arrays), for a target where each array costs its allocation and counts (Numba)
     typed_zeros: bool = False  # accumulators of arrays' adjoints recorded with their ndims (modes.sweep), for a target
     # whose variables keep one type to set them to an array, not the number 0.0, in loops and branches (Numba)
 

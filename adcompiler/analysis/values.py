@@ -337,10 +337,13 @@ _FLOAT_TYPES = frozenset({float})
 @dataclass(frozen=True)
 class Sig:
     """The abstract signature of a call: one abstract value per argument, and which arguments may be
-    (or share) the same list: ``alias[i]`` is the first argument in ``i``'s class."""
+    (or share) the same list: ``alias[i]`` is the first argument in ``i``'s class.  ``lengths``: for a
+    target that holds short rows as numbers (Numba), the length of each argument's rows where the
+    code is built for it (None elsewhere; ``()``: none), see ``lower.small_arrays``."""
 
     avals: tuple
     alias: tuple = ()
+    lengths: tuple = ()
 
     def __post_init__(self):
         if not self.alias:

@@ -22,6 +22,7 @@ from ..compile.pipeline import Program
 from ..front.environment import namespace_of
 from ..options import Options
 from ..rules.custom import through_rule
+from ..lower import small_arrays as S
 from . import runs
 
 
@@ -45,15 +46,19 @@ class Built:
         if program is None:
             kind = self.owner.target.program
             with self.owner._building:  # (another thread's, if it made one meanwhile)
-                program = self.programs.get(sig) or self.programs.setdefault(sig, self.new_program(kind))
+                program = self.programs.get(sig) or self.programs.setdefault(sig, self.new_program(kind, sig))
         return program
 
-    def new_program(self, kind) -> Program:
-        """A new ``kind`` of Program for the function.  The first is handed the tree the fence read when
-        the function was made differentiable, so the function is parsed once, not twice; only one Program
-        may have it (lowering changes the tree)."""
+    def new_program(self, kind, sig: V.Sig | None = None) -> Program:
+        """A new ``kind`` of Program for the function (for arguments of signature ``sig``, where its short
+        rows are held as numbers).  The first is handed the tree the fence read when the function was made
+        differentiable, so the function is parsed once, not twice; only one Program may have it (lowering
+        changes the tree)."""
         d = self.owner
-        program, parsed, d._parsed = kind(namespace_of(d.fn), Options(checkpoint=d.checkpoint)), d._parsed, None
+        options = Options(checkpoint=d.checkpoint)
+        if sig is not None and any(k is not None for k in sig.lengths):
+            options = options.but(small_arrays=(d.fn, held_kinds(d.params, sig)))
+        program, parsed, d._parsed = kind(namespace_of(d.fn), options), d._parsed, None
         if parsed is not None and through_rule(d.fn) is d.fn:  # (a function with rules lowers a wrapper)
             program.parsed[d.fn] = parsed
         return program
@@ -159,3 +164,32 @@ class Built:
         return runs.changed(d._reading) or any(
             not dep.holds() for program in list(self.programs.values()) for dep in program.dependencies()
         )
+
+
+def with_rows(sig: V.Sig, args: tuple, params: tuple, rows: frozenset) -> V.Sig:
+    """``sig`` with the length of the rows of each float64 matrix the function reads by rows, where it
+    is short enough to hold as numbers (``lower.small_arrays``): code is built for that length."""
+    lengths = tuple(
+        a.shape[1] if p in rows and aval == _MATRIX and 2 <= a.shape[1] <= S.SMALL else None
+        for p, a, aval in zip(params, args, sig.avals)
+    )
+    return V.Sig(sig.avals, sig.alias, lengths) if any(k is not None for k in lengths) else sig
+
+
+_MATRIX = V.Arr(2, "float64")
+
+
+def held_kinds(params: tuple, sig: V.Sig) -> dict:
+    """What each parameter holds, for ``lower.small_arrays``: rows of a known length, a number, an int, a
+    vector of floats, or something else."""
+    kinds = {}
+    for p, aval, k in zip(params, sig.avals, sig.lengths):
+        if k is not None:
+            kinds[p] = ("rows", k)
+        elif aval == V.INT:
+            kinds[p] = S.INT
+        elif isinstance(aval, V.Num) and aval.dtype in ("float", "float64"):
+            kinds[p] = S.NUM
+        else:
+            kinds[p] = S.ARRAY if aval == V.Arr(1, "float64") else S.TOP
+    return kinds

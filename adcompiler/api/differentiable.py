@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence, Union, overload
 from ..analysis import values as V
 from ..analysis.assume import assumed_signature
 from ..modes.checkpoint import checkpoint_problem
-from .built import Built
+from .built import Built, with_rows
 from .arguments import all_floats, as_sequence, checked_ct, checked_tangents, constant_integers
 from .arguments import active_tangents, refuse_not_differentiable, refuse_other_arrays, refuse_partial
 from .arguments import ct_shapes, refuse_shared_writes, require_scalar, tangent_like
@@ -133,6 +133,8 @@ class Differentiable:
         """The abstract signature of the arguments, which chooses the generated code: every leaf of
         every list and tuple looked at, and which arguments share a list (built once per signature)."""
         sig = V.signature(args)
+        if self.target.small_rows and self._reading.rows:  # (the length of short rows read as numbers)
+            sig = with_rows(sig, args, self.params, self._reading.rows)
         if sig not in self._built.compiled_for:
             refuse_other_iterables(self.fn, self.params, args, sig, lambda: self._built.program(sig))
             refuse_shared_writes(self.fn, self.params, sig, lambda: self._built.facts(sig))

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..analysis import values as V
 from .arguments import default_wrt, refusal, wrt_names
+from ..lower.small_arrays import rows_read
 from ..compile.collector import no_cycle_collection
 from .entries import UNSET
 from ..front.callables import what_runs
@@ -36,6 +37,7 @@ class Reading:
     wrt: tuple
     positions: tuple
     floats: V.Sig  # the signature of numbers only
+    rows: frozenset = frozenset()  # the parameters it reads by rows (``lower.small_arrays.rows_read``)
 
 
 def read(given, wrt) -> Reading:
@@ -52,7 +54,8 @@ def read(given, wrt) -> Reading:
         parsed, refused = refusal(fn)
     chosen = default_wrt(parsed, params) if wrt is None else wrt_names(wrt, params, fn, signature)
     positions = tuple(params.index(w) for w in chosen)
-    return Reading(fn, state, signature, params, parsed, refused, chosen, positions, V.Sig((V.FLOAT,) * len(params)))
+    floats, rows = V.Sig((V.FLOAT,) * len(params)), rows_read(parsed.node) if parsed is not None else frozenset()
+    return Reading(fn, state, signature, params, parsed, refused, chosen, positions, floats, rows)
 
 
 def changed(reading: Reading) -> bool:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from ..options import DEFAULT, Options
 from ..lower import anf, dup
 from ..lower.inline_calls import inline_small_calls
+from ..lower.small_arrays import as_numbers
 from . import emit
 from .display import Source
 from ..modes import forward, reverse
@@ -146,6 +147,8 @@ class Program:
             looped = self.options.inline_looped_calls and self.options.checkpoint is None  # (a checkpointed loop of
             # lines alone is refused under Numba, its segments reversed: a loop calling a helper runs as it did)
             function = inline_small_calls(lowered, self.anf, namer, self._lowering, looped)
+            if self.options.small_arrays and self.options.small_arrays[0] is fn:  # short rows held as numbers
+                function = as_numbers(function, self.options.small_arrays[1], namer)
         except RecursionError:
             raise _too_deep(fn) from None
         finally:

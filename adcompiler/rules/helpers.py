@@ -18,6 +18,7 @@ CHANGES = (
 INERT = (
     "reject_ints",
     "expect",
+    "check_rows",
     "argmax",
     "argmin",
     "shape_like",

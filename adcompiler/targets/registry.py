@@ -35,6 +35,7 @@ class Target:
     nests: bool = True  # whether its generated code may be called inside a differentiated function
     second_order: bool = True  # whether its code can be differentiated again (hessian, jacfwd(jacrev))
     dispatchers: bool = False  # its entries hold the compiled dispatchers njit code calls (``compiled()``)
+    small_rows: bool = False  # its code is built for the length of short rows, held as numbers (lower.small_arrays)
     numpy_only: bool = True  # its code takes NumPy arrays only (others refused at the call; fast entries test them)
     unwrap: Callable | None = None  # fn -> the function it differentiates (a @numba.njit one's Python function)
     finish_defs: Callable | None = None  # the generated functions of a written module (adc compile), on the IR
@@ -61,6 +62,7 @@ NUMBA = Target(
     hessian_rows=numba.hessian_rows,
     nests=False,
     dispatchers=True,
+    small_rows=True,
     unwrap=lambda fn: numba.for_backend(fn, "numba"),
     finish_defs=numba.finished_defs,
     write=numba.written,

@@ -67,7 +67,11 @@ class ArrayStmts:
         elif r < 0.64 and writable:
             self.element_write(env, rng.choice(writable))
         elif r < 0.76 and compound_ok:
-            self.fill_loop(env, depth, budget)
+            matrices = sorted(n for n, a in env.arrays.items() if len(a.shape) == 2)
+            if matrices and self.draft.chance(0.4):
+                self.rows_loop(env, rng.choice(matrices))
+            else:
+                self.fill_loop(env, depth, budget)
         elif r < 0.86 and compound_ok:
             self.array_for(env, depth, budget)
         elif r < 0.93:
@@ -246,6 +250,29 @@ class ArrayStmts:
         self.draft.indent -= 1
         if self.draft.chance(0.3):
             self.stmts.block(body, depth + 1, budget, rng.randint(1, 2))
+        env.after_loop(body)
+
+    def rows_loop(self, env: NpEnv, matrix: str) -> None:
+        """for i in range(M.shape[0]): r = M[i]; acc = c * acc + (vector arithmetic of r): a loop over a
+        matrix's rows, each a vector of its row's length, summed into a new vector (the vectors the Numba
+        target holds as numbers: lower.small_arrays)."""
+        rng = self.rng
+        rows, n = env.arrays[matrix].shape
+        name, i, row = self.draft.fresh("acc"), self.draft.fresh("i"), self.draft.fresh("r")
+        self.draft.emit(f"{name} = {self.draft.f('zeros')}({n})")
+        env.arrays[name] = ArrInfo((n,), 1.0, True)
+        body = env.loop_scope()
+        self.draft.emit(f"for {i} in range({matrix}.shape[0]):")
+        body.idx[i] = Idx(rows, None)
+        self.draft.indent += 1
+        self.draft.emit(f"{row} = {matrix}[{i}]")
+        body.arrays[row] = ArrInfo((n,), env.arrays[matrix].bound, False)
+        cap = body.acaps[name]
+        src, b = self.arrays.aexpr(body, (n,), rng.randint(1, 3))
+        src, b = self.arrays.afit(f"{lit(0.5)} * {name} + {wrap(src)}", 0.5 * cap + b, cap)
+        self.draft.emit(f"{name} = {src}")
+        body.arrays[name].bound = max(body.arrays[name].bound, b)
+        self.draft.indent -= 1
         env.after_loop(body)
 
     def array_for(self, env: NpEnv, depth: int, budget: list) -> None:
