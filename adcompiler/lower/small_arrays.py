@@ -15,9 +15,10 @@ elementwise arithmetic of those with numbers and arrays of the same length) is h
 when every use of it is one of: that arithmetic (``+ - * /``, ``**`` of a constant, negation, NumPy's
 one-argument elementwise functions), a read at a constant position, ``numpy.sum``, ``mean``, ``prod`` or
 ``numpy.dot`` of the whole, or a copy into a variable assigned in several places (which is then ``k``
-variables).  Anything else it
-flows into (a call, a return, a store into it, an operation in place, a read at a computed position, a
-broadcast against another shape) keeps the array as it was, and the arrays it is computed from too; a
+variables); ``x += v`` is such arithmetic where no other variable holds x's array when it changes
+(``_shared_in_place``: else the change, which another name would see, is left to be refused as the
+python target refuses it).  Anything else it flows into (a call, a return, a store into it, a read at a
+computed position, a broadcast against another shape) keeps the array as it was, and the arrays it is computed from too; a
 kept array read by a held one is read at each position.  Rows are read as numbers only where nothing
 may change the matrix meanwhile (it is read only by rows and for its shape, and the function stores
 only into arrays it made itself): a row of a NumPy matrix is a view, whose later reads would see a
@@ -57,6 +58,8 @@ _FOLDS = {"numpy.sum": "add", "numpy.mean": "add", "numpy.prod": "mul", "numpy.d
 # numbers: its k - 1 operations, left to right.  (Not max and min, nor maximum and minimum: their derivatives
 # choose with numpy.where, which makes a 0-d array of numbers under Numba; nor a power but of a constant.)
 _FRESH = ("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.array", "numpy.copy")  # new arrays
+_COPY, _NEW = "copy", "new"  # how an equation's output is its inputs' array (IN_PLACE: changed in place)
+_MAKES_NEW = tuple(_ARITHMETIC) + tuple(_UNARY)  # (a new array of arrays; changed in place: the same one)
 _CALLS = ("call", "custom", "library", "draw")  # a function of the user's, of its own rules, of a library, np.random's
 
 
@@ -204,20 +207,25 @@ def _may_change(fn: Function, of) -> bool:
 
 
 def _fresh(fn: Function) -> set:
-    """Variables that surely hold an array the function made itself (``numpy.zeros``, ...; a slot all of
-    whose writes are such)."""
+    """Variables that surely hold an array the function made itself: one ``numpy.zeros`` and its kin or
+    arithmetic made, the same changed in place, a slot all of whose writes are such, a read of such a
+    slot (the largest such set: a slot changed in place in a loop is read, changed and written back)."""
     eqs = [s for s in walk(fn.body) if isinstance(s, Eq) and len(s.outs) == 1]
-    fresh = {s.outs[0].name for s in eqs if s.prim in _FRESH}
-    writes: dict = {}
+    made = {s.outs[0].name for s in eqs if s.prim in _FRESH or s.param != IN_PLACE and s.prim in _MAKES_NEW}
+    sources: dict = {}  # a variable that is fresh if all of these are -> them
     for s in eqs:
-        if s.prim == "write":
-            writes.setdefault(s.outs[0].name, []).append(s.ins[0])
+        if s.prim in ("write", "read") or s.param == IN_PLACE and s.prim in _MAKES_NEW:
+            sources.setdefault(s.outs[0].name, []).append(s.ins[0])
+    fresh = made | set(sources)
     size = -1
     while size != len(fresh):
         size = len(fresh)
-        fresh |= {n for n, ws in writes.items() if all(isinstance(w, Var) and w.name in fresh for w in ws)}
-        fresh |= {s.outs[0].name for s in eqs if s.prim == "read" and s.ins[0].name in fresh}
+        fresh -= {n for n, ins in sources.items() if n not in made and not all(_named(a) in fresh for a in ins)}
     return fresh
+
+
+def _named(a):
+    return a.name if isinstance(a, Var) else None
 
 
 def _held(fn: Function, of: dict) -> set:
@@ -225,7 +233,8 @@ def _held(fn: Function, of: dict) -> set:
     copied to or from those, and the ones they are computed from."""
     vectors = {n for n, c in of.items() if _is(c, "vec")}
     kept: set = set()
-    links: list = []  # (out, vector inputs) of the equations that compute a vector from vectors
+    links: list = []  # (out, vector inputs, how: COPY, IN_PLACE, or NEW) of the equations making a vector
+    views = set()  # vectors that may be a view of another array (a row), which a change in place changes too
     for s in walk(fn.body):
         if isinstance(s, Eq):
             out = of.get(s.outs[0].name) if len(s.outs) == 1 else TOP
@@ -234,27 +243,86 @@ def _held(fn: Function, of: dict) -> set:
                     kept.add(a.name)
             ins = [a.name for a in s.ins if isinstance(a, Var) and a.name in vectors]
             if len(s.outs) == 1 and _is(out, "vec") and ins:
-                links.append((s.outs[0].name, ins, s.prim in ("read", "write")))
+                if s.param == IN_PLACE and s.ins[0].name in vectors:  # its first input changed: the same array
+                    links += [(s.outs[0].name, ins[:1], IN_PLACE), (s.outs[0].name, ins[1:], _NEW)]
+                else:
+                    links.append((s.outs[0].name, ins, _COPY if s.prim in ("read", "write") else _NEW))
+            if s.prim == "getitem" and len(s.outs) == 1:
+                views.add(s.outs[0].name)
         elif isinstance(s, Return):
             kept |= {a.name for a in _atoms(s.value) if isinstance(a, Var) and a.name in vectors}
         else:
             kept |= {a.name for a in _heads(s) if isinstance(a, Var) and a.name in vectors}
+    kept |= _shared_in_place(fn, links, views)
     size = -1
     while size != len(kept):  # a copy is one with what it copies; an array made of vectors needs them whole
         size = len(kept)
-        for out, ins, copy in links:
+        for out, ins, how in links:
             if out in kept:
                 kept |= set(ins)
-            elif copy and kept & set(ins):
+            elif how != _NEW and kept & set(ins):
                 kept.add(out)
     return vectors - kept
 
 
+def _shared_in_place(fn: Function, links: list, views: set) -> set:
+    """The variables of every array changed in place that another variable may hold too: ``x += v`` of
+    an array held in two slots (``y = x`` before) changes both, and of a row changes its matrix; held as
+    numbers, it would change one.  An array is one set of variables joined by copies; changed in place,
+    its numbers may change alone where it is made by the function (not a row), held in one slot at most,
+    each value changed in place is read by that change only, and every other read of its slot is used on
+    its own line (an expression's operand, not a name that outlives a later change)."""
+    uses: dict = {}  # a variable -> the lines of the statements that read it
+    reads: dict = {}  # a slot -> (each read of it, its line)
+    for s in walk(fn.body):
+        for a in _reads_of(s):
+            uses.setdefault(a, []).append(getattr(s, "line", 0))
+        if isinstance(s, Eq) and s.prim == "read" and isinstance(s.ins[0], Var):
+            reads.setdefault(s.ins[0].name, []).append((s.outs[0].name, s.line))
+    parent: dict = {}
+
+    def find(n):
+        while parent.setdefault(n, n) != n:
+            n = parent[n]
+        return n
+
+    for out, ins, how in links:
+        for n in ins if how != _NEW else ():
+            parent[find(n)] = find(out)
+    groups: dict = {}
+    for n in list(parent):
+        groups.setdefault(find(n), set()).add(n)
+    changed = {ins[0] for _, ins, how in links if how == IN_PLACE and ins}  # (the values changed)
+
+    def alone(group) -> bool:
+        slots = group & set(fn.slots)
+        if len(slots) > 1 or group & views or any(len(uses.get(n, ())) != 1 for n in group & changed):
+            return False
+        return all(set(uses.get(r, ())) <= {line} for slot in slots for r, line in reads.get(slot, ()))
+
+    shared = set()
+    for group in groups.values():
+        if group & changed and not alone(group):
+            shared |= group
+    return shared
+
+
+def _reads_of(s) -> list:
+    """The variables a statement reads itself (an equation's inputs, a test, a loop's bounds, a return)."""
+    if isinstance(s, Eq):
+        atoms = list(s.ins)
+    elif isinstance(s, Return):
+        atoms = _atoms(s.value)
+    else:
+        atoms = _heads(s)
+    return [a.name for a in atoms if isinstance(a, Var)]
+
+
 def _holds(eq: Eq, k: int, out, length: int) -> bool:
     """Whether the ``k``-th input of ``eq`` (a vector of ``length`` numbers) may be held as numbers there."""
-    if eq.param == IN_PLACE:
-        return False
     p = eq.prim
+    if eq.param == IN_PLACE and p not in _MAKES_NEW:
+        return False
     if p in ("pow", "numpy.power") and not isinstance(eq.ins[1], Const):
         return False
     if p in ("read", "write") or p in _ARITHMETIC or p in _UNARY:
