@@ -578,6 +578,15 @@ def _close(a, b) -> bool:
     return np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-12, atol=1e-12)
 
 
+def _together(run, arguments) -> None:
+    """``run(a)`` for each argument, each in a thread of its own, all started, then all joined."""
+    threads = [threading.Thread(target=run, args=(a,)) for a in arguments]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 def test_single_threaded_results_are_the_analytic_ones():
     for fn, call, expected in THREAD_CASES:
         assert _close(call(adcompiler.differentiate(fn)), expected), fn.__name__
@@ -609,11 +618,7 @@ def test_building_from_eight_threads_at_once():
                 if not _close(got, expected[k]):
                     failures.append((round_, fn.__name__, got, expected[k]))
 
-            threads = [threading.Thread(target=run, args=(k,)) for k in range(len(THREAD_CASES))]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
+            _together(run, range(len(THREAD_CASES)))
     finally:
         sys.setswitchinterval(old)
     assert not failures, failures[:5]
@@ -705,11 +710,7 @@ def test_generated_code_from_eight_threads_is_the_single_threaded_code():
                 if got != expected[i]:
                     failures.append((round_, functions[i].__name__))
 
-            threads = [threading.Thread(target=run, args=(k,)) for k in range(8)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
+            _together(run, range(8))
     finally:
         sys.setswitchinterval(old)
     assert not failures, failures[:5]
@@ -741,11 +742,7 @@ def test_one_function_called_with_two_kinds_of_arguments_from_four_threads():
                         failures.append((xs, got))
 
             args = [[0.5, 1.0], (0.5, 1.0, 2.0), [2.0, 3.0, 4.0, 5.0], (1.0,)]
-            threads = [threading.Thread(target=run, args=(a,)) for a in args]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
+            _together(run, args)
     finally:
         sys.setswitchinterval(old)
     assert not failures, failures[:5]

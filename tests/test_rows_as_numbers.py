@@ -3,28 +3,17 @@
 the array is needed.  Every case against the python target, central differences, and forward against
 reverse; programs drawn at random (``_drawn``) too."""
 
-import importlib.util
 import re
-import sys
 
 import numpy as np
 import pytest
 
 import adcompiler
 from adcompiler.testing import parallel_programs as P
+from adcompiler.testing.fuzz.check import load_module
 from oracle import central_grad
 
 pytest.importorskip("numba")
-
-
-def _load(source: str, name: str, tmp_path):
-    path = tmp_path / f"{name}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def _agree(fn, args, wrt, seed=0, held=True):
@@ -240,10 +229,10 @@ def _renamed(expr: str, old: str, new: str) -> str:
 def test_drawn_loops_over_short_rows(seed, tmp_path):
     rng = np.random.default_rng(100 + seed)
     k = int(rng.integers(2, 5))
-    module = _load(_drawn(rng, k), f"drawn_rows_{seed}", tmp_path)
+    source = _drawn(rng, k)
+    module = load_module(source, str(tmp_path), f"drawn_rows_{seed}")
     n = int(rng.integers(2, 6))
     args = (rng.normal(size=(n, k)) * 0.5, rng.normal(size=(n, k)) * 0.5, rng.normal(size=n), 0.6)
-    source = (tmp_path / f"drawn_rows_{seed}.py").read_text()
     try:
         adcompiler.differentiate(module.f).grad(*args)
     except adcompiler.UnsupportedSyntaxError as refused:  # (a change in place another name would see)
