@@ -148,7 +148,7 @@ def _out(eq: Eq, ins: list):
         if _is(a, "rows") and i == INT:
             return ("vec", a[1])
         return NUM if (a == ARRAY or _is(a, "vec")) and i == INT else TOP
-    if p in ("read", "write"):
+    if p in ("read", "write") or p == "numpy.copy" and len(ins) == 1 and _is(ins[0], "vec"):
         return ins[0]
     if p in _ARITHMETIC and len(ins) == 2 or p in _UNARY and len(ins) == 1:
         return _elementwise(ins, p in _EXACT_ON_INTS or p == "neg")
@@ -325,7 +325,7 @@ def _holds(eq: Eq, k: int, out, length: int) -> bool:
         return False
     if p in ("pow", "numpy.power") and not isinstance(eq.ins[1], Const):
         return False
-    if p in ("read", "write") or p in _ARITHMETIC or p in _UNARY:
+    if p in ("read", "write", "numpy.copy") or p in _ARITHMETIC or p in _UNARY:
         return _is(out, "vec")  # (a copy into a variable that is not always such a vector needs the array)
     if p == "getitem":  # a number read at a constant place
         return k == 0 and _position(eq.ins[1], length) is not None
@@ -428,6 +428,9 @@ class _AsNumbers:
         if p in _MAKERS:
             self.parts[e.outs[0].name] = (Const(_MAKERS[p]),) * k
             return []
+        if p == "numpy.copy":  # (numbers are values: a copy is the same numbers)
+            self.parts[e.outs[0].name] = tuple(self.part(e.ins[0], j, lines, e.line) for j in range(k))
+            return lines
         outs = self.names(e.outs[0].name, k)
         if p == "getitem":  # a row of a matrix: its numbers read at (i, j)
             matrix, i = e.ins[0], self.atom(e.ins[1])
