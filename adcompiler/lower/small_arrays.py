@@ -59,7 +59,7 @@ _FOLDS = {"numpy.sum": "add", "numpy.mean": "add", "numpy.prod": "mul", "numpy.d
 # choose with numpy.where, which makes a 0-d array of numbers under Numba; nor a power but of a constant.)
 _FRESH = ("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.array", "numpy.copy")  # new arrays
 _COPY, _NEW = "copy", "new"  # how an equation's output is its inputs' array (IN_PLACE: changed in place)
-_MAKES_NEW = tuple(_ARITHMETIC) + tuple(_UNARY)  # (a new array of arrays; changed in place: the same one)
+_MAKES_NEW = tuple(_ARITHMETIC) + tuple(_UNARY)  # arithmetic makes a new array (in place: changes its first)
 _CALLS = ("call", "custom", "library", "draw")  # a function of the user's, of its own rules, of a library, np.random's
 
 
