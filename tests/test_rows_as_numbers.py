@@ -310,3 +310,30 @@ def test_a_copy_of_a_row_changed_in_place_is_held():
     rng = np.random.default_rng(11)
     d = _agree(_row_changed_in_place, (rng.normal(size=(3, 3)), rng.normal(size=(3, 3))), ("x0", "v0"))
     assert re.search(r"x_at2_?\d* = \w+ \+ \w+", d.source("anf")), d.source("anf")
+
+
+def _rows_sliced(x0, s):
+    total = 0.0
+    for p in range(x0.shape[0]):
+        x = x0[p, :]
+        total = total + np.sum(np.sin(x) * x) * s
+    return total
+
+
+def _rows_iterated(x0, s):
+    total = 0.0
+    for x in x0:
+        total = total + np.sum(np.sin(x) * x) * s
+    return total
+
+
+def _rows_generated(x0, s):
+    return sum(np.dot(x, x) * s for x in x0)
+
+
+@pytest.mark.parametrize("fn", [_rows_sliced, _rows_iterated, _rows_generated])
+def test_rows_spelt_other_ways(fn):
+    """``x0[p, :]``, ``for x in x0`` and a generator over the rows: rows too."""
+    rng = np.random.default_rng(12)
+    d = _agree(fn, (rng.normal(size=(4, 3)), 0.7), ("x0", "s"))
+    assert "check_rows(x0, 3)" in d.source("anf")

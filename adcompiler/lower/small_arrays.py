@@ -44,6 +44,7 @@ SMALL = 4  # the longest rows held as numbers
 INT, NUM, SHAPE, ARRAY, TOP = "int", "number", "shape", "array", "top"  # what a variable holds: an int, a
 # number, a shape, a 1-d float array, anything; or a pair: ("vec", k), a 1-d float array of k numbers, or
 # ("rows", k), a float matrix whose rows hold k numbers
+ALL, ROW = "all", "row"  # the slice ``:``, and the index ``(p, :)`` of a row
 
 _ARITHMETIC = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "numpy.divide", "pow": "numpy.power"}
 _ARITHMETIC |= {"numpy.add": "add", "numpy.subtract": "sub", "numpy.multiply": "mul", "numpy.divide": "numpy.divide"}
@@ -57,24 +58,34 @@ _REDUCTIONS = ("numpy.sum", "numpy.max", "numpy.min", "numpy.amax", "numpy.amin"
 _FOLDS = {"numpy.sum": "add", "numpy.mean": "add", "numpy.prod": "mul", "numpy.dot": "add"}  # a reduction of k
 # numbers: its k - 1 operations, left to right.  (Not max and min, nor maximum and minimum: their derivatives
 # choose with numpy.where, which makes a 0-d array of numbers under Numba; nor a power but of a constant.)
-_FRESH = ("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.array", "numpy.copy")  # new arrays
+_FRESH = ("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.array", "numpy.copy", "list")  # made here
 _COPY, _NEW = "copy", "new"  # how an equation's output is its inputs' array (IN_PLACE: changed in place)
 _MAKES_NEW = tuple(_ARITHMETIC) + tuple(_UNARY)  # arithmetic makes a new array (in place: changes its first)
 _CALLS = ("call", "custom", "library", "draw")  # a function of the user's, of its own rules, of a library, np.random's
 
 
 def rows_read(node: ast.FunctionDef) -> frozenset:
-    """The parameters a function reads by rows somewhere (``x0[p]``: a subscript of one index, not a slice
-    and not a tuple): the ones whose rows' length a signature for held numbers records."""
+    """The parameters a function reads by rows somewhere (``x0[p]`` and ``x0[p, :]``, not a slice of rows;
+    ``for x in x0``): the ones whose rows' length a signature for held numbers records."""
     params = {a.arg for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs}
-    return frozenset(
-        n.value.id
-        for n in ast.walk(node)
-        if isinstance(n, ast.Subscript)
-        and isinstance(n.value, ast.Name)
-        and n.value.id in params
-        and not isinstance(n.slice, (ast.Slice, ast.Tuple))
-    )
+    read = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and _a_row(n.slice):
+            read.add(n.value.id)
+        elif isinstance(n, (ast.For, ast.comprehension)) and isinstance(n.iter, ast.Name):
+            read.add(n.iter.id)
+    return frozenset(read & params)
+
+
+def _a_row(index) -> bool:
+    """Whether a subscript's index reads one row: ``[p]`` or ``[p, :]``."""
+    if isinstance(index, ast.Tuple):
+        return len(index.elts) == 2 and not isinstance(index.elts[0], ast.Slice) and _whole_slice(index.elts[1])
+    return not isinstance(index, ast.Slice)
+
+
+def _whole_slice(index) -> bool:
+    return isinstance(index, ast.Slice) and index.lower is index.upper is index.step is None
 
 
 def as_numbers(fn: Function, kinds: dict, namer) -> Function:
@@ -141,11 +152,17 @@ def _out(eq: Eq, ins: list):
         return None
     if p == "numpy.shape":
         return SHAPE
+    if p == "len" and len(ins) == 1:
+        return INT
+    if p == "slice" and all(isinstance(a, Const) and a.value is None for a in eq.ins):
+        return ALL
+    if p == "tuple" and ins == [INT, ALL]:
+        return ROW
     if p == "getitem" and len(ins) == 2:
         (a, i), at = ins, eq.ins[1]
         if a == SHAPE and i == INT and isinstance(at, Const):
             return INT
-        if _is(a, "rows") and i == INT:
+        if _is(a, "rows") and i in (INT, ROW):
             return ("vec", a[1])
         return NUM if (a == ARRAY or _is(a, "vec")) and i == INT else TOP
     if p in ("read", "write") or p == "numpy.copy" and len(ins) == 1 and _is(ins[0], "vec"):
@@ -355,6 +372,7 @@ class _AsNumbers:
         self.parts: dict = {}  # a held vector -> the atom of each of its numbers
         self.subst: dict = {}  # a number read from a held vector -> that number's atom
         self.checked: dict = {}  # a matrix read by rows -> the rows' length
+        self.row_of: dict = {}  # an index (p, :) -> p
 
     def function(self) -> Function:
         body = self.block(self.fn.body)
@@ -420,6 +438,8 @@ class _AsNumbers:
             return self.vector(e, c[1])
         if c == NUM and any(isinstance(a, Var) and a.name in self.held for a in e.ins):
             return self.reduced(e)
+        if c == ROW:  # (p, :): a row read at p
+            self.row_of[e.outs[0]] = self.atom(e.ins[0])
         return [Eq(e.outs, e.prim, tuple(self.atom(a) for a in e.ins), e.line, e.param)]
 
     def vector(self, e: Eq, k: int) -> list:
@@ -433,7 +453,7 @@ class _AsNumbers:
             return lines
         outs = self.names(e.outs[0].name, k)
         if p == "getitem":  # a row of a matrix: its numbers read at (i, j)
-            matrix, i = e.ins[0], self.atom(e.ins[1])
+            matrix, i = e.ins[0], self.row_of.get(e.ins[1], self.atom(e.ins[1]))
             self.checked[matrix.name] = k
             for j in range(k):
                 at = Var(self.namer.temp())
