@@ -115,8 +115,9 @@ class Differentiable:
     # The code is built per signature by ``self._built`` (adcompiler.api.built).  Everything that creates
     # or fills a Program, generates code or makes an entry holds ``self._building`` (compile.building):
     # two threads asking for the same signature's code at once must not build it twice into one Program;
-    # two threads building two functions do not wait for each other.  Each call works with the signature it bound itself (``_bound``), never
-    # with another thread's: ``_sig`` only remembers the last call's, for ``source()`` and ``program``.
+    # two threads building two functions do not wait for each other.  Each call works with the signature it
+    # bound itself (``_bound``), never with another thread's: ``_sig`` only remembers the last call's, for
+    # ``source()`` and ``program``.
 
     @property
     def program(self) -> Program:

@@ -50,8 +50,8 @@ def install(owner, name: str, mode: str, method, sequences, sig, ct_aval=None) -
     of their shapes, lists of the same abstract value: a test or two each), else ``method``, which
     checks, binds and specialises (other kinds, keywords, integers, wrong structures).  ``sequences``:
     the entry's parameters, each with the number of values it holds (None: one value); None: the
-    function's own parameters.  Made holding the owner's lock (``compile.building``), the garbage collector paused meanwhile
-    (``collector.no_cycle_collection``).  The entry of reverse code that reaches a recursive function
+    function's own parameters.  Made holding the owner's lock (``compile.building``), the garbage
+    collector paused meanwhile (``collector.no_cycle_collection``).  The entry of reverse code that reaches a recursive function
     pauses the collector while it runs (``make_entry``)."""
     ndarray = getattr(sys.modules.get("numpy"), "ndarray", None)
     with owner._building, no_cycle_collection():

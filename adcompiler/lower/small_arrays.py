@@ -18,8 +18,8 @@ one-argument elementwise functions), a read at a constant position, ``numpy.sum`
 variables); ``x += v`` is such arithmetic where no other variable holds x's array when it changes
 (``_shared_in_place``: else the change, which another name would see, is left to be refused as the
 python target refuses it).  Anything else it flows into (a call, a return, a store into it, a read at a
-computed position, a broadcast against another shape) keeps the array as it was, and the arrays it is computed from too; a
-kept array read by a held one is read at each position.  Rows are read as numbers only where nothing
+computed position, a broadcast against another shape) keeps the array as it was, and the arrays it is
+computed from too; a kept array read by a held one is read at each position.  Rows are read as numbers only where nothing
 may change the matrix meanwhile (it is read only by rows and for its shape, and the function stores
 only into arrays it made itself): a row of a NumPy matrix is a view, whose later reads would see a
 change.
@@ -37,7 +37,7 @@ from __future__ import annotations
 import ast
 
 from ..front.names import root
-from ..ir.nodes import IN_PLACE, STORES, Const, Eq, For, Function, If, Return, Var, While, walk
+from ..ir.nodes import IN_PLACE, STORES, Const, Eq, For, Function, If, Return, Var, While, uses, walk
 
 SMALL = 4  # the longest rows held as numbers
 
@@ -266,10 +266,8 @@ def _held(fn: Function, of: dict) -> set:
                     links.append((s.outs[0].name, ins, _COPY if s.prim in ("read", "write") else _NEW))
             if s.prim == "getitem" and len(s.outs) == 1:
                 views.add(s.outs[0].name)
-        elif isinstance(s, Return):
-            kept |= {a.name for a in _atoms(s.value) if isinstance(a, Var) and a.name in vectors}
-        else:
-            kept |= {a.name for a in _heads(s) if isinstance(a, Var) and a.name in vectors}
+        else:  # a return, a test, a loop's bounds need the array
+            kept |= {a.name for a in uses(s) if a.name in vectors}
     kept |= _shared_in_place(fn, links, views)
     size = -1
     while size != len(kept):  # a copy is one with what it copies; an array made of vectors needs them whole
@@ -289,11 +287,11 @@ def _shared_in_place(fn: Function, links: list, views: set) -> set:
     its numbers may change alone where it is made by the function (not a row), held in one slot at most,
     each value changed in place is read by that change only, and every other read of its slot is used on
     its own line (an expression's operand, not a name that outlives a later change)."""
-    uses: dict = {}  # a variable -> the lines of the statements that read it
+    read_at: dict = {}  # a variable -> the lines of the statements that read it
     reads: dict = {}  # a slot -> (each read of it, its line)
     for s in walk(fn.body):
-        for a in _reads_of(s):
-            uses.setdefault(a, []).append(getattr(s, "line", 0))
+        for a in uses(s):
+            read_at.setdefault(a.name, []).append(getattr(s, "line", 0))
         if isinstance(s, Eq) and s.prim == "read" and isinstance(s.ins[0], Var):
             reads.setdefault(s.ins[0].name, []).append((s.outs[0].name, s.line))
     parent: dict = {}
@@ -313,26 +311,15 @@ def _shared_in_place(fn: Function, links: list, views: set) -> set:
 
     def alone(group) -> bool:
         slots = group & set(fn.slots)
-        if len(slots) > 1 or group & views or any(len(uses.get(n, ())) != 1 for n in group & changed):
+        if len(slots) > 1 or group & views or any(len(read_at.get(n, ())) != 1 for n in group & changed):
             return False
-        return all(set(uses.get(r, ())) <= {line} for slot in slots for r, line in reads.get(slot, ()))
+        return all(set(read_at.get(r, ())) <= {line} for slot in slots for r, line in reads.get(slot, ()))
 
     shared = set()
     for group in groups.values():
         if group & changed and not alone(group):
             shared |= group
     return shared
-
-
-def _reads_of(s) -> list:
-    """The variables a statement reads itself (an equation's inputs, a test, a loop's bounds, a return)."""
-    if isinstance(s, Eq):
-        atoms = list(s.ins)
-    elif isinstance(s, Return):
-        atoms = _atoms(s.value)
-    else:
-        atoms = _heads(s)
-    return [a.name for a in atoms if isinstance(a, Var)]
 
 
 def _holds(eq: Eq, k: int, out, length: int) -> bool:
@@ -347,21 +334,6 @@ def _holds(eq: Eq, k: int, out, length: int) -> bool:
     if p == "getitem":  # a number read at a constant place
         return k == 0 and _position(eq.ins[1], length) is not None
     return p in _FOLDS and out == NUM
-
-
-def _atoms(value) -> list:
-    return [a for item in value for a in _atoms(item)] if isinstance(value, tuple) else [value]
-
-
-def _heads(s) -> list:
-    """The atoms a compound statement reads itself (a test, a loop's bounds)."""
-    if isinstance(s, If):
-        return [s.test]
-    if isinstance(s, For):
-        return [s.start, s.stop, s.step]
-    if isinstance(s, While):
-        return [s.test]
-    return []
 
 
 class _AsNumbers:
