@@ -597,21 +597,29 @@ def test_a_power_of_two_scales_a_products_cotangent_after_it():
     assert re.search(r"-2\.0 \* matmul_vjp_b\(", source) and not re.search(r"matmul_vjp_b\(2\.0", source), source
 
 
+def _field_of_five(x, w):
+    """charged_field in five dimensions (numba_funcs: GradBench particle's force, its constants as it writes them)."""
+    d1 = x - np.array([10.0, 10.0 - w, 1.0, 2.0, 3.0])
+    d2 = x - np.array([10.0, 0.0, 0.5, 0.5, 0.5])
+    f = d1 / np.linalg.norm(d1) ** 3 + d2 / np.linalg.norm(d2) ** 3
+    return np.sum(-np.array([f[0], f[1] * w]) * np.array([[1.0, -2.0], [0.5, 3.0]]))
+
+
 @pytest.mark.parametrize("cached", [True, False])
 def test_arrays_of_numbers_in_arithmetic_are_constants_of_the_module(cached, monkeypatch, tmp_path):
     """numpy.array of literal numbers as an operand of arithmetic is made once, a constant of the compiled
     module (Numba freezes it), and -numpy.array([a, b]) is numpy.array([-a, -b]): the python target's numbers
     (to rounding: Numba's norm adds in another order), with the module on disk (a global of it) and without (a
-    closure variable)."""
+    closure variable).  (Five numbers: a vector of two to four is numbers, the test below.)"""
     monkeypatch.setenv("ADCOMPILER_CACHE_DIR", str(tmp_path) if cached else "")
-    x, w = np.array([0.3, 7.5]), 0.7
-    d = adcompiler.differentiate(F.charged_field, backend="numba")
-    python = adcompiler.differentiate(F.charged_field)
+    x, w = np.array([0.3, 7.5, 1.0, -2.0, 0.4]), 0.7
+    d = adcompiler.differentiate(_field_of_five, backend="numba")
+    python = adcompiler.differentiate(_field_of_five)
     g = d.grad(x, w)
     for k, (got, want) in enumerate(zip(g, python.grad(x, w))):
         np.testing.assert_allclose(got, want, rtol=1e-13)
-        np.testing.assert_allclose(got, central_grad(F.charged_field, (x, w), k), rtol=1e-6)  # (neither target's)
-    tangent = (np.array([1.0, -1.0]), 0.5)
+        np.testing.assert_allclose(got, central_grad(_field_of_five, (x, w), k), rtol=1e-6)  # (neither target's)
+    tangent = (np.array([1.0, -1.0, 0.5, 0.2, 0.1]), 0.5)
     assert d.jvp((x, w), tangent) == pytest.approx(python.jvp((x, w), tangent), rel=1e-13)
     assert d.jvp((x, w), tangent)[1] == pytest.approx(float(g[0] @ tangent[0] + g[1] * tangent[1]), rel=1e-12)
     source = inspect.getsource(compiled(d).py_func)
@@ -619,6 +627,23 @@ def test_arrays_of_numbers_in_arithmetic_are_constants_of_the_module(cached, mon
     forward = inspect.getsource(compiled(d, "forward").py_func)
     code = "\n".join(line for line in forward.splitlines() if not line.lstrip().startswith("#"))
     assert re.search(r"np\.array\(\[\s*-f\[0\]", code) and "-np.array(" not in code, forward
+
+
+def test_a_field_of_two_vectors_is_numbers():
+    """charged_field of a vector of two: its arrays of two numbers are numbers (lower.small_arrays; not the last
+    line's, which meets a matrix), the python target's numbers to rounding (its norms math.hypot's), forward against
+    reverse."""
+    x, w = np.array([0.3, 7.5]), 0.7
+    d, python = adcompiler.differentiate(F.charged_field, backend="numba"), adcompiler.differentiate(F.charged_field)
+    g = d.grad(x, w)
+    for k, (got, want) in enumerate(zip(g, python.grad(x, w))):
+        np.testing.assert_allclose(got, want, rtol=1e-13)
+        np.testing.assert_allclose(got, central_grad(F.charged_field, (x, w), k), rtol=1e-6)
+    tangent = (np.array([1.0, -1.0]), 0.5)
+    assert d.jvp((x, w), tangent) == pytest.approx(python.jvp((x, w), tangent), rel=1e-13)
+    assert d.jvp((x, w), tangent)[1] == pytest.approx(float(g[0] @ tangent[0] + g[1] * tangent[1]), rel=1e-12)
+    code = [line for line in inspect.getsource(compiled(d).py_func).splitlines() if not line.lstrip().startswith("#")]
+    assert not any("np.array([10.0" in line or "norm" in line for line in code) and type(g[0]) is np.ndarray, code
 
 
 def test_scipy_special_of_numbers_compiled_from_math():

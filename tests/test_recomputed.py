@@ -40,7 +40,7 @@ def called(w, x):
 
 @pytest.mark.parametrize("f", [squashed, called])
 def test_a_residual_that_is_arithmetic_of_others_is_computed_again(f):
-    w, x = np.array([0.3, -1.2, 0.8, 0.5]), np.array([1.1, 0.4, -0.7, 2.0])
+    w, x = np.array([0.3, -1.2, 0.8, 0.5, -0.2]), np.array([1.1, 0.4, -0.7, 2.0, 0.6])  # (five: arrays, not numbers)
     d = adcompiler.differentiate(f, backend="numba")
     g = d.grad(w, x)
     source = d.source("grad")

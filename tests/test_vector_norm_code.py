@@ -81,7 +81,7 @@ def test_numba_code_takes_the_norm_of_a_vector_by_a_loop_as_numpy_computes_it():
         assert norm(x) == pytest.approx(np.linalg.norm(x), rel=1e-15, abs=0)
     assert norm(np.ones(4, dtype=np.float32)) == pytest.approx(2.0, rel=1e-7)  # (float32: Numba's norm)
     d = adcompiler.differentiate(inverse_distance, wrt="x", backend="numba")
-    x, c = np.array([0.3, -1.2, 2.0]), np.array([10.0, 0.5, 1.0])
+    x, c = np.array([0.3, -1.2, 2.0, 0.7, -0.4]), np.array([10.0, 0.5, 1.0, 2.0, 3.0])  # (five: not held as numbers)
     d.grad(x, c)
     compiled = next(iter(d._built.compiled_for.values()))["grad"].compiled
     with open(compiled.py_func.__code__.co_filename) as fh:  # (the module written for Numba's cache)

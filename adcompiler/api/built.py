@@ -22,7 +22,7 @@ from ..compile.pipeline import Program
 from ..front.environment import namespace_of
 from ..options import Options
 from ..rules.custom import through_rule
-from ..lower import small_arrays as S
+from ..lower import vector_classes as S
 from . import runs
 
 
@@ -56,7 +56,7 @@ class Built:
         changes the tree)."""
         d = self.owner
         options = Options(checkpoint=d.checkpoint)
-        if sig is not None and any(k is not None for k in sig.lengths):
+        if sig is not None and d.target.small_rows:  # (short vectors held as numbers: rows, displays)
             options = options.but(small_arrays=(d.fn, held_kinds(d.params, sig)))
         program, parsed, d._parsed = kind(namespace_of(d.fn), options), d._parsed, None
         if parsed is not None and through_rule(d.fn) is d.fn:  # (a function with rules lowers a wrapper)
@@ -167,25 +167,26 @@ class Built:
 
 
 def with_rows(sig: V.Sig, args: tuple, params: tuple, rows: frozenset) -> V.Sig:
-    """``sig`` with the length of the rows of each float64 matrix the function reads by rows, where it
-    is short enough to hold as numbers (``lower.small_arrays``): code is built for that length."""
+    """``sig`` with the length of each float64 vector, and of the rows of each float64 matrix the function
+    reads by rows, where it is short enough to hold as numbers (``lower.small_arrays``): code is built for
+    that length."""
     lengths = tuple(
-        a.shape[1] if p in rows and aval == _MATRIX and 2 <= a.shape[1] <= S.SMALL else None
+        a.shape[-1] if (aval == _VECTOR or p in rows and aval == _MATRIX) and 2 <= a.shape[-1] <= S.SMALL else None
         for p, a, aval in zip(params, args, sig.avals)
     )
     return V.Sig(sig.avals, sig.alias, lengths) if any(k is not None for k in lengths) else sig
 
 
-_MATRIX = V.Arr(2, "float64")
+_MATRIX, _VECTOR = V.Arr(2, "float64"), V.Arr(1, "float64")
 
 
 def held_kinds(params: tuple, sig: V.Sig) -> dict:
     """What each parameter holds, for ``lower.small_arrays``: rows of a known length, a number, an int, a
     vector of floats, or something else."""
     kinds = {}
-    for p, aval, k in zip(params, sig.avals, sig.lengths):
+    for p, aval, k in zip(params, sig.avals, sig.lengths or (None,) * len(sig.avals)):
         if k is not None:
-            kinds[p] = ("rows", k)
+            kinds[p] = ("rows", k) if aval == _MATRIX else ("vec", k)
         elif aval == V.INT:
             kinds[p] = S.INT
         elif isinstance(aval, V.Num) and aval.dtype in ("float", "float64"):

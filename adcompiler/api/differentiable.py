@@ -134,7 +134,7 @@ class Differentiable:
         """The abstract signature of the arguments, which chooses the generated code: every leaf of
         every list and tuple looked at, and which arguments share a list (built once per signature)."""
         sig = V.signature(args)
-        if self.target.small_rows and self._reading.rows:  # (the length of short rows read as numbers)
+        if self.target.small_rows:  # (the length of short vectors and rows, held as numbers)
             sig = with_rows(sig, args, self.params, self._reading.rows)
         if sig not in self._built.compiled_for:
             refuse_other_iterables(self.fn, self.params, args, sig, lambda: self._built.program(sig))

@@ -331,7 +331,7 @@ def _own_parameters(owner, g, space, sig, current=()):
         signature.append(n)
     guard = [f"    if not {g['current']}:", f"        return {call}"] if current else []
     tests = [_kind_test(n, i, sig.avals[i], g, space, True) for i, n in enumerate(owner.params)]
-    tests += [f"{n}.shape[1] == {k}" for n, k in zip(owner.params, sig.lengths) if k is not None]  # (short rows)
+    tests += [f"{n}.shape[-1] == {k}" for n, k in zip(owner.params, sig.lengths) if k is not None]  # (short rows)
     tests += _alias_test(owner.params, sig, g, space)
     guard += filled + [f"    if not ({' and '.join(tests) or 'True'}):", f"        return {call}"]
     return ", ".join(signature), guard
@@ -469,8 +469,8 @@ def _sequence_parameters(owner, gen_params, sequences, g, space, sig, current=()
             aval = sig.avals[owner.params.index(active[j])] if p == "tangents" else None
             if p == "primals":
                 tests.append(_kind_test(v, j, sig.avals[j], g, space, False))
-                if sig.lengths and sig.lengths[j] is not None:  # (built for rows of that length)
-                    tests.append(f"{v}.shape[1] == {sig.lengths[j]}")
+                if sig.lengths and sig.lengths[j] is not None:  # (built for rows, or a vector, of that length)
+                    tests.append(f"{v}.shape[-1] == {sig.lengths[j]}")
             elif p == "tangents" and isinstance(aval, V.Arr):  # an array of its primal's shape
                 primal = gen_params[owner.params.index(active[j])]
                 tests.append(f'{g["type"]}({v}) is {g["ndarray"]} and {v}.shape == {primal}.shape')

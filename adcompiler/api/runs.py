@@ -17,7 +17,7 @@ from typing import Any
 
 from ..analysis import values as V
 from .arguments import default_wrt, refusal, wrt_names
-from ..lower.small_arrays import rows_read
+from ..lower.vector_classes import rows_read
 from ..compile.collector import no_cycle_collection
 from .entries import UNSET
 from ..front.callables import what_runs
@@ -37,7 +37,7 @@ class Reading:
     wrt: tuple
     positions: tuple
     floats: V.Sig  # the signature of numbers only
-    rows: frozenset = frozenset()  # the parameters it reads by rows (``lower.small_arrays.rows_read``)
+    rows: frozenset = frozenset()  # the parameters it reads by rows (``lower.vector_classes.rows_read``)
 
 
 def read(given, wrt) -> Reading:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from ..options import DEFAULT, Options
 from ..lower import anf, dup
-from ..lower.inline_calls import inline_small_calls
+from ..lower.inline_calls import inline_handed, inline_small_calls
 from ..lower.small_arrays import as_numbers
 from . import emit
 from .display import Source
@@ -148,7 +148,8 @@ class Program:
             # lines alone is refused under Numba, its segments reversed: a loop calling a helper runs as it did)
             function = inline_small_calls(lowered, self.anf, namer, self._lowering, looped)
             if self.options.small_arrays and self.options.small_arrays[0] is fn:  # short rows held as numbers
-                function = as_numbers(function, self.options.small_arrays[1], namer)
+                handed = lambda f, names: inline_handed(f, names, self.anf, namer, self._lowering)  # noqa: E731
+                function = as_numbers(function, self.options.small_arrays[1], namer, handed)
         except RecursionError:
             raise _too_deep(fn) from None
         finally:

@@ -23,6 +23,11 @@ characters), with ``for`` loops (not ``prange``) and branches but no ``while``, 
 or early return, changing none of its arguments, and returning, last, variables of its own (a tuple of
 them for several outputs): its lines then join the caller's loop, their residuals its tapes.
 
+Under the Numba target a call handed a short vector is written in place too (``inline_handed``, asked for by
+``lower.small_arrays``), for a callee of any module up to ``_HANDED_LIMIT`` statements (a nested
+derivative's generated code among them, its statements taking the call's line), so that the vector may be
+held as numbers through it: GradBench particle's ``force(x, w)``, which calls the gradient of a potential.
+
 Its variables take fresh names in the caller; a parameter it never assigns is the caller's atom
 itself (Python binds a parameter to the argument's object: a list argument is the caller's list), one
 it assigns (a slot) starts as a copy.  Its returned variable is the caller's output.  The equations
@@ -38,6 +43,7 @@ from ..ir.nodes import copies_of, flatten, map_equations, walk
 
 _LIMIT = 16  # statements of a callee written in place, at most
 _LOOPED_LIMIT = 80  # statements of a callee called in a loop written in place (``looped``), at most
+_HANDED_LIMIT = 120  # statements of a callee handed a short vector written in place (``inline_handed``), at most
 _CALLS = ("call", "library", "custom")  # (a callee still calling a function is not a leaf)
 
 
@@ -46,17 +52,45 @@ def inline_small_calls(fn: Function, anf_of, namer, lowering=(), looped: bool = 
     gives a callee's ANF, ``namer`` the caller's fresh names; ``lowering``: the functions being
     lowered (a call of one is a recursion, never written in place); ``looped``: calls in loops of larger
     callees too (see the module's docstring)."""
-    done: list = []  # the callees written in place (their source lines join fn's)
-    slots: set = set(fn.slots)  # with the fresh names of the callees' slots
     in_loops = {id(s) for s in _in_loops(fn.body)} if looped else set()
 
+    def wanted(s: Eq) -> bool:
+        return _inlinable(s, fn, anf_of) or id(s) in in_loops and _inlinable_in_loop(s, fn, anf_of)
+
+    return _written_in_place(fn, wanted, anf_of, namer, lowering)
+
+
+def inline_handed(fn: Function, handed: set, anf_of, namer, lowering=()) -> Function:
+    """``fn`` with each call handed one of the variables ``handed`` written in place where the callee
+    allows it: a plain function of any module (a nested derivative's generated code too) of at most
+    ``_HANDED_LIMIT`` statements, with no ``while``, jump or early return, changing none of its
+    arguments, reading no global of its own by name, and returning variables of its own last.  So that
+    a short vector handed to a helper can be held as numbers across it (``small_arrays``)."""
+
+    def wanted(s: Eq) -> bool:
+        if not any(isinstance(a, Var) and a.name in handed for a in s.ins):
+            return False
+        code, statements = _callee(eq=s, fn=fn, anf_of=anf_of, limit=_HANDED_LIMIT, anywhere=True)
+        if code is None or code.defaults or not _changes_nothing_handed(code, statements):
+            return False
+        if code.source.globals is not fn.source.globals and _reads(statements)[1]:
+            return False  # (a global of another module, spelt by name, would be read in fn's)
+        return _own_names(code, statements, fn) and _returns_own(code, statements, s)
+
+    return _written_in_place(fn, wanted, anf_of, namer, lowering)
+
+
+def _written_in_place(fn: Function, wanted, anf_of, namer, lowering) -> Function:
+    """``fn`` with each call ``wanted`` says written in place (never a call of a function being lowered)."""
+    done: list = []  # the callees written in place
+    slots: set = set(fn.slots)  # with the fresh names of the callees' slots
+
     def place(s: Eq):
-        if s.prim != "call" or s.param in lowering:
-            return s
-        if not (_inlinable(s, fn, anf_of) or id(s) in in_loops and _inlinable_in_loop(s, fn, anf_of)):
+        if s.prim != "call" or s.param in lowering or not wanted(s):
             return s
         callee = anf_of(s.param)
-        written, renamed = _in_place(s, callee, namer)
+        here = callee.source.filename == fn.source.filename  # (else its lines are the call's)
+        written, renamed = _in_place(s, callee, namer, None if here else s.line)
         slots.update(renamed)
         done.append(callee)
         return written
@@ -65,7 +99,7 @@ def inline_small_calls(fn: Function, anf_of, namer, lowering=(), looped: bool = 
     if not done:
         return fn
     lines = dict(fn.source.lines)
-    for callee in done:
+    for callee in (c for c in done if c.source.filename == fn.source.filename):  # (their lines join fn's)
         lines.update((k, v) for k, v in callee.source.lines.items() if k not in lines)
     source = Source(fn.source.filename, lines, fn.source.globals, fn.source.module)
     return Function(fn.name, fn.params, fn.defaults, body, source, frozenset(slots))
@@ -100,26 +134,37 @@ def _inlinable_in_loop(eq: Eq, fn: Function, anf_of) -> bool:
     code, statements = _callee(eq, fn, anf_of, _LOOPED_LIMIT)
     if code is None or code.defaults:
         return False
-    if any(isinstance(s, (While, Break, Continue)) or isinstance(s, For) and s.parallel for s in statements):
-        return False
     eqs = [s for s in statements if isinstance(s, Eq)]
     if any(s.prim in _CALLS or s.param is IN_PLACE or isinstance(s.param, types.FunctionType) for s in eqs):
         return False
-    arguments = copies_of(eqs, code.params)
-    if any(s.prim in STORES and isinstance(s.ins[0], Var) and s.ins[0].name in arguments for s in eqs):
-        return False  # (it changes what it was handed)
+    if not _changes_nothing_handed(code, statements):
+        return False
     return _own_names(code, statements, fn) and _returns_own(code, statements, eq)
 
 
-def _callee(eq: Eq, fn: Function, anf_of, limit: int) -> tuple:
+def _changes_nothing_handed(code: Function, statements: list) -> bool:
+    """Whether the callee runs straight through (no ``while``, jump or ``prange`` loop) and changes none
+    of its arguments (no store or change in place into what it was handed)."""
+    if any(isinstance(s, (While, Break, Continue)) or isinstance(s, For) and s.parallel for s in statements):
+        return False
+    eqs = [s for s in statements if isinstance(s, Eq)]
+    arguments = copies_of(eqs, code.params)
+    return not any(
+        (s.prim in STORES or s.param is IN_PLACE) and s.ins and isinstance(s.ins[0], Var) and s.ins[0].name in arguments
+        for s in eqs
+    )
+
+
+def _callee(eq: Eq, fn: Function, anf_of, limit: int, anywhere: bool = False) -> tuple:
     """``(the callee's ANF, its statements)`` where ``eq`` calls a plain function of fn's module and file
-    with an argument for each parameter, of at most ``limit`` statements ending in a return; else
-    ``(None, None)``."""
+    (of any module: ``anywhere``) with an argument for each parameter, of at most ``limit`` statements
+    ending in a return; else ``(None, None)``."""
     callee = eq.param
-    if not isinstance(callee, types.FunctionType) or callee.__globals__ is not fn.source.globals:
+    if not isinstance(callee, types.FunctionType) or not anywhere and callee.__globals__ is not fn.source.globals:
         return None, None
     code = anf_of(callee)
-    if code.source.filename != fn.source.filename or len(code.params) != len(eq.ins):
+    here = code.source.filename == fn.source.filename
+    if not (here or anywhere) or len(code.params) != len(eq.ins):
         return None, None
     statements = list(walk(code.body))
     if len(statements) > limit or not isinstance(code.body[-1], Return):
@@ -196,9 +241,9 @@ def _variables(fn: Function) -> set:
     return names
 
 
-def _in_place(eq: Eq, callee: Function, namer) -> tuple:
+def _in_place(eq: Eq, callee: Function, namer, line: int | None = None) -> tuple:
     """The callee's equations for this call (its names renamed, its result the call's output), and the
-    names its slots took."""
+    names its slots took; ``line``: the line every statement takes (a callee of another file: the call's)."""
     names: dict = {}
     prologue: list = []
     for p, arg in zip(callee.params, eq.ins):
@@ -224,13 +269,14 @@ def _in_place(eq: Eq, callee: Function, namer) -> tuple:
     def block(stmts) -> list:
         out = []
         for s in stmts:
+            at = s.line if line is None else line
             if isinstance(s, Eq):
-                out.append(Eq(tuple(atom(v) for v in s.outs), s.prim, atom(s.ins), s.line, s.param))
+                out.append(Eq(tuple(atom(v) for v in s.outs), s.prim, atom(s.ins), at, s.param))
             elif isinstance(s, If):
-                out.append(If(atom(s.test), tuple(block(s.body)), tuple(block(s.orelse)), s.line))
+                out.append(If(atom(s.test), tuple(block(s.body)), tuple(block(s.orelse)), at))
             elif isinstance(s, For):
                 bounds = (atom(s.start), atom(s.stop), atom(s.step))
-                out.append(For(atom(s.target), *bounds, tuple(block(s.body)), s.line, s.parallel))
+                out.append(For(atom(s.target), *bounds, tuple(block(s.body)), at, s.parallel))
             elif not isinstance(s, Return):
                 raise AssertionError(f"not written in place: {s!r}")  # (_inlinable lets no while through)
         return out

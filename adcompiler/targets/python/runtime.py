@@ -188,9 +188,9 @@ HELPERS.update(
     raise AssertionError(*message)
 ''',
         "check_rows": '''def check_rows(a, n):
-    """Raise unless the rows of the matrix a hold n numbers each: code built for rows of n numbers, held as
-    numbers (adcompiler.lower.small_arrays), reads no other length."""
-    if a.shape[1] != n:
+    """Raise unless the rows of the matrix a (or the vector a) hold n numbers: code built for n numbers,
+    held as numbers (adcompiler.lower.small_arrays), reads no other length."""
+    if a.shape[-1] != n:
         raise ValueError("this derivative was built for another length of rows: call it through adcompiler")
 ''',
         "check_unpack": '''def check_unpack(xs, n):
