@@ -1,6 +1,7 @@
 """A primitive is one record (issue 34): the tables the passes read are views of ``rules.primitive``'s
 registry, and a primitive written as a record is written nowhere else."""
 
+import importlib.util
 import pathlib
 
 import numpy as np
@@ -22,6 +23,33 @@ PACKAGE = pathlib.Path(adcompiler.__file__).parent
 
 def test_the_reductions_family_is_registered():
     assert [p.name for p in family("reductions")] == ["numpy.var", "numpy.std", "numpy.cov"]
+
+
+def _log_det_of_inverse(a):
+    return np.log(np.abs(np.linalg.det(np.linalg.inv(a) @ a + a)))
+
+
+def _weighted_inverse(a, b):
+    return np.sum(np.linalg.inv(a) * b)
+
+
+def test_the_linalg_records_give_the_derivatives_of_their_definitions():
+    """np.linalg.inv and np.linalg.det as records: Jacobi's formula (d log|det A| = A^-T) and d(A^-1) =
+    -A^-1 dA A^-1, through both modes and both targets; refused under arrays="any" (np.linalg is not the
+    standard's), at the user's line."""
+    assert [p.name for p in family("linalg")] == ["numpy.linalg.inv", "numpy.linalg.det"]
+    a = np.array([[2.0, 0.3, -0.4], [0.1, 1.5, 0.2], [-0.3, 0.4, 1.8]])
+    want = np.linalg.inv(np.eye(3) + a).T  # log|det(I + A)|' = (I + A)^-T
+    d = adcompiler.differentiate(_log_det_of_inverse)
+    np.testing.assert_allclose(d.grad(a), want, rtol=1e-12)
+    v = np.arange(9.0).reshape(3, 3) / 9.0
+    assert d.jvp((a,), (v,))[1] == pytest.approx(float(np.sum(want * v)), rel=1e-12)
+    inverse = np.linalg.inv(a)  # sum(A^-1 * B)' = -A^-T B A^-T
+    for backend in ("python", "numba") if importlib.util.find_spec("numba") else ("python",):
+        got = adcompiler.differentiate(_weighted_inverse, wrt="a", backend=backend).grad(a, v)
+        np.testing.assert_allclose(got, -inverse.T @ v @ inverse.T, rtol=1e-12)
+    with pytest.raises(adcompiler.UnsupportedSyntaxError, match="test_primitive.py"):
+        adcompiler.differentiate(_log_det_of_inverse, arrays="any").grad(a)
 
 
 @pytest.mark.parametrize("name", sorted(REGISTRY))

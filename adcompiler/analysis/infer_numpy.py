@@ -290,9 +290,7 @@ _RULES = {
     "numpy.broadcast_to": _broadcast_to,
     "numpy.cumsum": _cumsum,
     "numpy.trace": _trace,
-    "numpy.linalg.inv": lambda ins, static: array_of(ndim_of(ins[0]), float_dtype(ins[:1])),
     "numpy.linalg.solve": lambda ins, static: array_of(_solved_ndim(ins), float_dtype(ins[:2])),
-    "numpy.linalg.det": lambda ins, static: _trace([array_of(ndim_of(ins[0]), float_dtype(ins[:1]))], static),
     "numpy.diag": _diag,
     "numpy.linalg.norm": _norm,
     "numpy.linalg.norm/matrix": _norm,
@@ -327,6 +325,7 @@ class KIT:
     ndim_of = staticmethod(ndim_of)  # an argument's ndim (None: not known)
     float_dtype = staticmethod(float_dtype)  # the dtype of a floating function of these arguments
     result_dtype = staticmethod(result_dtype)  # NumPy's result dtype of these operands
+    matrices_reduced = staticmethod(_trace)  # a number per matrix of a stack (a number for one matrix)
     UNKNOWN = UNKNOWN  # a static argument not known when compiling
 
 

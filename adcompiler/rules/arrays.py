@@ -209,8 +209,6 @@ FORWARD = {
     "numpy.full": lambda shape, v, dtype, z, ds, dv, dd: Call("numpy.full", (shape, dv, dtype)),
     "numpy.full_like": lambda x, v, dtype, z, dx, dv, dd: Call("numpy.full_like", (x, dv, dtype)),
     # inverse and determinant of (stacks of) square matrices: d inv = -Z dA Z, d det = det tr(A^-1 dA)
-    "numpy.linalg.inv": lambda a, z, da: -(z @ (da @ z)),
-    "numpy.linalg.det": lambda a, z, da: z * np_("sum")(_mT(np_("linalg.inv")(a)) * da, _LAST_TWO),
     # A z = b: A dz = db - dA z, solved (not inverted); b a matrix (stack) or, for one matrix A, a vector
     "numpy.linalg.solve": lambda a, b, z, da, db: _solve_tangent(a, z, da, db),
     SOLVE_VECTOR: lambda a, b, z, da, db: _solve_tangent(a, z, da, db),
@@ -235,8 +233,6 @@ REVERSE = {
     ),
     "numpy.full": lambda shape, v, dtype, z, g: (None, _h("unbroadcast")(g, v), None),
     "numpy.full_like": lambda x, v, dtype, z, g: (None, _h("unbroadcast")(g, v), None),
-    "numpy.linalg.inv": lambda a, z, g: (-(_mT(z) @ (g @ _mT(z))),),
-    "numpy.linalg.det": lambda a, z, g: (np_("expand_dims")(g * z, _LAST_TWO) * _mT(np_("linalg.inv")(a)),),
     # gb = A^-T g by a solve; gA = -gb z^T (an outer product for a vector b)
     "numpy.linalg.solve": lambda a, b, z, g: _solve_adjoint(a, z, g, lambda gb: -(gb @ _mT(z))),
     SOLVE_VECTOR: lambda a, b, z, g: _solve_adjoint(a, z, g, lambda gb: -np_("outer")(gb, z)),
@@ -320,8 +316,6 @@ SIGNATURES.update(
     {
         "numpy.where": (("condition", None), ("x", None), ("y", None)),
         "numpy.clip": (("a", None), ("a_min", None), ("a_max", None)),
-        "numpy.linalg.inv": (("a", None),),
-        "numpy.linalg.det": (("a", None),),
         "numpy.linalg.solve": (("a", None), ("b", None)),
         "numpy.nan_to_num": (("x", None),),
         "numpy.ptp": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),

@@ -13,6 +13,7 @@ of that triangle (for a symmetric matrix, the usual one).
 from __future__ import annotations
 
 from ..ir.expr import Call, IfExp, Num, Slice, Subscript, Tuple, fn
+from .primitive import Primitive, register
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
 solve, tril, triu = (np_(n) for n in ("linalg.solve", "tril", "triu"))
@@ -397,3 +398,36 @@ STATIC = {
     "numpy.linalg.matrix_power": {"n": None},  # any int
     "numpy.linalg.norm": {"ord": None, "axis": None, "keepdims": (True, False)},
 }
+
+
+# --- np.linalg.inv(a) and np.linalg.det(a), one record each (rules.primitive), of a matrix or a stack of them.
+# inv: Z = A^-1, dZ = -Z dA Z, and the cotangent of A is -Z^T G Z^T.
+def _inverse_value(ins, static, kit):
+    """An array of a's ndim, of a floating dtype."""
+    return kit.array_of(kit.ndim_of(ins[0]), kit.float_dtype(ins[:1]))
+
+
+register(
+    Primitive(
+        name="numpy.linalg.inv",
+        family="linalg",
+        signature=(("a", None),),
+        value=_inverse_value,
+        jvp=lambda a, z, da: -(z @ (da @ z)),
+        vjp=lambda a, z, g: (-(mT(z) @ (g @ mT(z))),),
+        slots=(True,),
+    )
+)
+
+# det: z = det A, dz = z tr(A^-1 dA) = z sum(A^-T * dA) over each matrix, and the cotangent of A is g z A^-T.
+register(
+    Primitive(
+        name="numpy.linalg.det",
+        family="linalg",
+        signature=(("a", None),),
+        value=lambda ins, static, kit: kit.matrices_reduced([_inverse_value(ins, static, kit)], static),
+        jvp=lambda a, z, da: z * npsum(mT(np_("linalg.inv")(a)) * da, LAST_TWO),
+        vjp=lambda a, z, g: (expand(g * z, LAST_TWO) * mT(np_("linalg.inv")(a)),),
+        slots=(True,),
+    )
+)
