@@ -303,8 +303,6 @@ _RULES = {
     "numpy.linalg.svd[2]": _decomposed(0),
     "numpy.linalg.qr[0]": _decomposed(0),
     "numpy.linalg.qr[1]": _decomposed(0),
-    "numpy.linalg.cholesky": _decomposed(0),
-    "numpy.linalg.pinv": _decomposed(0),
     "numpy.linalg.matrix_power": lambda ins, static: array_of(ndim_of(ins[0]), result_dtype(ins[:1])),
     "numpy.copy": _converted,
     "numpy.array": _converted,
@@ -326,6 +324,7 @@ class KIT:
     float_dtype = staticmethod(float_dtype)  # the dtype of a floating function of these arguments
     result_dtype = staticmethod(result_dtype)  # NumPy's result dtype of these operands
     matrices_reduced = staticmethod(_trace)  # a number per matrix of a stack (a number for one matrix)
+    matrix_part = staticmethod(lambda ins, static, k: _decomposed(k)(ins, static))  # of ndim ndim(a) - k
     UNKNOWN = UNKNOWN  # a static argument not known when compiling
 
 

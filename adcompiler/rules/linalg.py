@@ -345,8 +345,6 @@ PARTS["numpy.linalg.lstsq"] = 4  # the solution, residuals, rank and singular va
 
 FORWARD = {
     "numpy.linalg.slogdet[1]": lambda a, raw, z, da, dr: _logdet_tangent(a, da),
-    "numpy.linalg.cholesky": lambda a, z, da: _cholesky_tangent(z, da),
-    "numpy.linalg.pinv": lambda a, z, da: _pinv_tangent(a, z, da),
     "numpy.linalg.lstsq[0]": lambda a, b, rc, raw, z, da, db, drc, dr: _lstsq_tangent(a, b, raw, da, db),
     "numpy.linalg.matrix_power": lambda a, n, z, da, dn: _power_tangent(a, n, z, da),
     "numpy.linalg.norm": lambda x, p, axis, keep, z, dx, dp, da, dk: _vector_norm(_static(p), x, axis, keep, z, t=dx),
@@ -354,8 +352,6 @@ FORWARD = {
 }
 REVERSE = {
     "numpy.linalg.slogdet[1]": lambda a, raw, z, g: (_logdet_adjoint(a, g), None),
-    "numpy.linalg.cholesky": lambda a, z, g: (_cholesky_adjoint(z, g),),
-    "numpy.linalg.pinv": lambda a, z, g: (_pinv_adjoint(a, z, g),),
     "numpy.linalg.lstsq[0]": lambda a, b, rc, raw, z, g: _lstsq_adjoint(a, b, raw, g),
     "numpy.linalg.matrix_power": lambda a, n, z, g: _power_adjoint(a, n, z, g),
     "numpy.linalg.norm": lambda x, p, axis, keep, z, g: (_vector_norm(_static(p), x, axis, keep, z, g=g),) + NONE3,
@@ -380,11 +376,9 @@ INACTIVE += NOT_DIFFERENTIATED
 
 SIGNATURES = {
     "numpy.linalg.slogdet": (("a", None),),
-    "numpy.linalg.cholesky": (("a", None),),
     "numpy.linalg.eigh": (("a", None), ("UPLO", Num("L"))),
     "numpy.linalg.svd": (("a", None), ("full_matrices", Num(True)), ("compute_uv", Num(True))),
     "numpy.linalg.qr": (("a", None), ("mode", Num("reduced"))),
-    "numpy.linalg.pinv": (("a", None),),
     "numpy.linalg.lstsq": (("a", None), ("b", None), ("rcond", Num(None))),
     "numpy.linalg.matrix_power": (("a", None), ("n", None)),
     "numpy.linalg.norm": (("x", None), ("ord", Num(None)), ("axis", Num(None)), ("keepdims", Num(False))),
@@ -428,6 +422,32 @@ register(
         value=lambda ins, static, kit: kit.matrices_reduced([_inverse_value(ins, static, kit)], static),
         jvp=lambda a, z, da: z * npsum(mT(np_("linalg.inv")(a)) * da, LAST_TWO),
         vjp=lambda a, z, g: (expand(g * z, LAST_TWO) * mT(np_("linalg.inv")(a)),),
+        slots=(True,),
+    )
+)
+
+
+# cholesky: L L^T = A (A's lower triangle read, as NumPy reads it), its rules in _cholesky_tangent and
+# _cholesky_adjoint above; pinv: P = A^+, its rules in _pinv_tangent and _pinv_adjoint.
+register(
+    Primitive(
+        name="numpy.linalg.cholesky",
+        family="linalg",
+        signature=(("a", None),),
+        value=lambda ins, static, kit: kit.matrix_part(ins, static, 0),
+        jvp=lambda a, z, da: _cholesky_tangent(z, da),
+        vjp=lambda a, z, g: (_cholesky_adjoint(z, g),),
+        slots=(True,),
+    )
+)
+register(
+    Primitive(
+        name="numpy.linalg.pinv",
+        family="linalg",
+        signature=(("a", None),),
+        value=lambda ins, static, kit: kit.matrix_part(ins, static, 0),
+        jvp=lambda a, z, da: _pinv_tangent(a, z, da),
+        vjp=lambda a, z, g: (_pinv_adjoint(a, z, g),),
         slots=(True,),
     )
 )
