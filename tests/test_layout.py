@@ -223,6 +223,13 @@ def test_numba_is_imported_in_its_target_only():
     assert not found, found
 
 
+def test_no_module_reads_a_line_back_out_of_generated_comments():
+    """Where a line of generated code comes from is a fact of the IR (``compile.origins``: ``Told``, ``LOADED``):
+    no module parses the ``# line N: text`` comments emit writes for people back into a line number."""
+    found = [name for name, path in MODULES.items() if "# line (" in path.read_text()]
+    assert not found, found
+
+
 def test_only_the_targets_compare_a_target_name():
     """Outside ``targets/`` a target is an object of ``targets.registry`` (its program, loading, Hessian
     rows, the module adc compile writes): no module compares ``backend`` or ``arrays`` with a target's name."""

@@ -18,6 +18,7 @@ from ..analysis import values as V
 from ..compile import emit
 from ..compile.collector import no_cycle_collection
 from ..compile.load import load
+from ..compile.origins import Told
 from ..compile.pipeline import Program
 from ..front.environment import namespace_of
 from ..options import Options
@@ -121,10 +122,12 @@ class Built:
         built = program.build(d.fn, mode, d._wrt_of(sig), sig)
         if d.target.load is not None:  # compiled by numba.njit, calling its arguments' array namespace, ...
             return compiled.update({mode: d.target.load(d, program, built, mode, sig)})
-        source = emit.render_module(built, program.ns, program.helper_sources, formatted=False)
+        origins: list = []
+        source = emit.render_module(built, program.ns, program.helper_sources, formatted=False, origins=origins)
         # run in the function's own module (its globals read when the code runs), nothing written into it
         label = f"{mode} of {d.fn.__qualname__}"
-        namespace = load(source, d.fn.__globals__, label, program.supplied, {f.name for f in built})
+        told = Told(source, origins)
+        namespace = load(source, d.fn.__globals__, label, program.supplied, {f.name for f in built}, told=told)
         for name, alias in program.helpers.items():
             namespace[alias].__adc_primitive__ = name  # so derivative code can itself be differentiated
         function = namespace[built[0].name]

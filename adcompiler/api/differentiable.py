@@ -178,7 +178,8 @@ class Differentiable:
             shown = []
             for each in dict.fromkeys(("forward", "reverse", stage) if html else (stage,)):
                 self._built.function(each, sig) if each in ("forward", "reverse", "grad") else None
-                origins: list | None = [] if html else None
+                origins: list | None = [] if html or self.target.shown is not None else None  # (the target tells
+                # a refusal at the line a line of the code came from)
                 text: str = program.stage(self.fn, each, wrt, sig, origins)
                 if self.target.shown is not None and each != "anf":
                     text = self.target.shown(text, program, self.fn, origins)

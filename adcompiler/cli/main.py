@@ -114,7 +114,7 @@ def _compile_module(
                     defs.append(d)
     if where.finish_defs is not None:  # (Numba's: lists joined and repeated as calls, prange loops split)
         defs = where.finish_defs(defs, program.module.fresh)
-    traced = [] if origins is not None else None
+    traced: list = []  # (the origins of the lines: where a target's refusal is told, and for the page)
     body = emit.render_module(
         defs, program.ns, origins=traced, formatted=False
     )  # (the namespace learns its imports; black runs once, on the whole module, below)
@@ -127,11 +127,11 @@ def _compile_module(
     header += ["\n\n" + h for h in program.helper_sources()]
     text = "\n".join(header) + "\n\n" + body
     module_text = text
+    head = "\n".join(header) + "\n\n"
     if where.write is not None:  # compiled by numba.njit, or calling the arguments' array namespace
-        text = where.write(text, program, path, vars(module))
+        text = where.write(text, program, path, vars(module), [None] * head.count("\n") + traced)
     text = emit.format_source(text)
     if origins is not None:
-        head = "\n".join(header) + "\n\n"
         origins.extend(carried(module_text, [None] * head.count("\n") + traced, text))
     return text
 

@@ -26,12 +26,13 @@ import types
 from ..front.environment import Closure, Scope
 from ..front.scopes import name_ids
 from .memory import keep_arrays
+from .origins import LOADED
 
 _counter = itertools.count(1)
 _MODULE = "__adc_module__"  # the function whose body is the generated module (never bound anywhere)
 
 
-def load(source: str, globals_: dict, label: str, supply=None, generated=None, path=None) -> dict:
+def load(source: str, globals_: dict, label: str, supply=None, generated=None, path=None, told=None) -> dict:
     """Run generated ``source`` in the module dictionary ``globals_`` and return the names it defines.
 
     ``supply(names)`` gives, for the names the source reads but does not define, the values it is to
@@ -43,10 +44,13 @@ def load(source: str, globals_: dict, label: str, supply=None, generated=None, p
     ``path``: a file that holds ``source`` (``targets.numba.cache``): the code is compiled as that file's, and
     its functions are made at the top level of a module whose globals are a copy of ``globals_`` with the
     names handed (no closure variables: Numba caches a function by its file and its bytecode; it
-    freezes the globals it reads anyway), unless a name is handed a closure's cell."""
+    freezes the globals it reads anyway), unless a name is handed a closure's cell.  ``told``: where each of
+    its lines comes from (``origins.Told``), kept for the errors later met in the code (``origins.LOADED``)."""
     keep_arrays()  # (once a process: the arrays the code makes and frees each call kept by malloc)
     filename = path or f"<adcompiler {label} #{next(_counter)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    if told is not None:
+        LOADED[filename] = told
     tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST)  # the generated text as a tree
     defined = _defined(tree.body)
     names = {id(s): name_ids(s) for s in tree.body}  # (one walk)

@@ -174,26 +174,48 @@ def _comments(text: str) -> list:
     return out
 
 
+class Told:
+    """Where each line of a generated text that was loaded comes from: the origins ``emit`` recorded for
+    the text it ``written``, carried to the ``text`` loaded (a target's translation, black) when first asked
+    (``carried`` compares the two; no error, no cost)."""
+
+    def __init__(self, written: str, origins: list, text: str | None = None):
+        self.written, self.origins, self.text = written, origins, text
+        self.lines = source_lines(text if text is not None else written)
+
+    def at(self, line: int) -> tuple:
+        """``(the user's line, its text, None)`` for line ``line`` of the text (the origin of the nearest line
+        at or above it that has one), ``(None, "the runtime helper h", h)`` for a line of the runtime helper
+        ``h`` (which no user line made), ``(None, None, None)`` where neither is found."""
+        if self.text is not None:  # (carried once)
+            self.origins, self.text = carried(self.written, self.origins, self.text), None
+        for k in range(min(line, len(self.lines)) - 1, -1, -1):
+            origin = self.origins[k] if k < len(self.origins) else None
+            if origin is not None:
+                lines = getattr(origin.source, "lines", {})
+                return origin.line, lines[origin.line].strip() if origin.line in lines else None, None
+            helper = re.match(r"def (\w+)\(", self.lines[k])
+            if helper:
+                return None, f"the runtime helper {helper.group(1)}", helper.group(1)
+        return None, None, None
+
+
+LOADED: dict = {}  # the file name generated code was loaded under -> its ``Told`` (compile.load records it)
+
+
 @contextlib.contextmanager
 def second_order_of(fn):
     """A refusal met while differentiating ``fn``'s generated derivative code (hessian and hvp: a helper of
     the first derivative with no rule of its own, such as ``np.cov``'s ``cov_vjp``) told at the line of
-    ``fn`` that the helper came from, not at the generated code.  The loaded code's origins are not at
-    hand there, so the line is the ``# line N: text`` comment above the refused line (emit writes one
-    above each statement's code)."""
+    ``fn`` that the helper came from, not at the generated code: the origin of the refused line of the
+    loaded code (``LOADED``)."""
     try:
         yield
     except UnsupportedSyntaxError as e:
-        if not str(e.filename).startswith("<adcompiler"):
+        told = LOADED.get(e.filename)
+        line, text, helper = told.at(e.lineno or 0) if told is not None else (None, None, None)
+        if line is None or text is None:
             raise
-        lines = linecache.getlines(e.filename)
-        for k in range(min(e.lineno or 0, len(lines)) - 1, -1, -1):
-            said = re.match(r"\s*# line (\d+): (.*)", lines[k])
-            if said:
-                break
-        else:
-            raise
-        line, text = int(said.group(1)), said.group(2).rstrip()
         where = inspect.getsourcefile(fn) or fn.__code__.co_filename
         construct = f"a second derivative (hessian, hvp) through `{text}`, whose derivative calls {e.construct}"
         remedy = "take its first derivative only (grad, vjp, jvp), or write that line with functions whose second derivatives adcompiler has (docs/subset.md)"

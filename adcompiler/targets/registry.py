@@ -39,7 +39,7 @@ class Target:
     numpy_only: bool = True  # its code takes NumPy arrays only (others refused at the call; fast entries test them)
     unwrap: Callable | None = None  # fn -> the function it differentiates (a @numba.njit one's Python function)
     finish_defs: Callable | None = None  # the generated functions of a written module (adc compile), on the IR
-    write: Callable | None = None  # (text, program, path, the file's names) -> the module adc compile writes
+    write: Callable | None = None  # (text, program, path, the file's names, the lines' origins) -> adc compile's module
 
     def program(self, globals_, options: Options) -> Program:
         """A driver that builds this target's code for a function reading ``globals_``."""
@@ -74,7 +74,7 @@ ARRAY_API = Target(
     nests=False,
     second_order=False,
     numpy_only=False,
-    write=lambda text, program, path, user: array_api.translated(text, program, path, 1, user),
+    write=lambda text, program, path, user, origins: array_api.translated(text, program, path, 1, user, origins),
 )
 _REGISTERED = {t.name: t for t in (PYTHON, NUMBA, ARRAY_API)}
 

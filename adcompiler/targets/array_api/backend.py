@@ -9,13 +9,12 @@ translation has no array-API formulation for is refused at the user's line, nami
 from __future__ import annotations
 
 import inspect
-import re
 import weakref
 
 from ...compile import emit
 from .translate import NotInStandard, translate
 from ...compile.load import load
-from ...compile.origins import carried
+from ...compile.origins import Told, carried
 from ...errors import UnsupportedSyntaxError
 
 ARRAYS = ("numpy", "any")
@@ -38,23 +37,20 @@ def array_api_compat():
     return array_api_compat
 
 
-def translated(source: str, program, filename: str, first_line: int, globals_: dict) -> str:
-    """The array-API form of the generated module ``source`` of ``program``, or the located error."""
+def translated(source: str, program, filename: str, first_line: int, globals_: dict, origins: list) -> str:
+    """The array-API form of the generated module ``source`` of ``program`` (``origins``: those of its
+    lines), or the located error."""
     try:
         return translate(source, program.helpers, _fresh(program), globals_)
     except NotInStandard as e:
-        raise located(e, source, filename, first_line) from None
+        raise located(e, Told(source, origins), filename, first_line) from None
 
 
-def located(error: NotInStandard, source: str, filename: str, first_line: int) -> UnsupportedSyntaxError:
-    """The error for a refused construct at the user's line commented last above it."""
-    lines = source.splitlines()
-    for k in range(min(error.line, len(lines)) - 1, -1, -1):
-        comment = re.match(r"\s*# line (\d+): (.*)", lines[k])
-        if comment:
-            line, text = int(comment.group(1)), comment.group(2)
-            break
-    else:
+def located(error: NotInStandard, told: Told, filename: str, first_line: int) -> UnsupportedSyntaxError:
+    """The error for a refused construct at the user's line its code came from (``told``: where each
+    line of the generated code comes from)."""
+    line, text, _ = told.at(error.line)
+    if line is None:
         line, text = first_line, None
     return UnsupportedSyntaxError(
         f'{error.construct} under arrays="any"',
@@ -70,8 +66,9 @@ def build(owner, program, built: list, mode: str):
     """The entry function for ``mode``: the generated functions ``built`` in their array-API form."""
     array_api_compat()
     fn = owner.fn
-    source = emit.render_module(built, program.ns, program.helper_sources, formatted=False)
-    source = translated(source, program, _filename(fn), fn.__code__.co_firstlineno, fn.__globals__)
+    origins: list = []
+    source = emit.render_module(built, program.ns, program.helper_sources, formatted=False, origins=origins)
+    source = translated(source, program, _filename(fn), fn.__code__.co_firstlineno, fn.__globals__, origins)
     label = f"{mode} of {fn.__qualname__} (arrays='any')"
     namespace = load(source, fn.__globals__, label, program.supplied, {d.name for d in built})
     return namespace[built[0].name]
@@ -79,8 +76,9 @@ def build(owner, program, built: list, mode: str):
 
 def shown(text: str, program, fn, origins: list | None = None) -> str:
     """``f.source()`` under ``arrays="any"``: the code that runs, black-formatted; ``origins``, those of
-    ``text``'s lines when given, become those of its lines (``back.origins``)."""
-    out = emit.format_source(translated(text, program, _filename(fn), fn.__code__.co_firstlineno, fn.__globals__))
+    ``text``'s lines (where a refusal is told), become those of its lines (``back.origins``)."""
+    first = fn.__code__.co_firstlineno
+    out = emit.format_source(translated(text, program, _filename(fn), first, fn.__globals__, origins or []))
     if origins is not None:
         origins[:] = carried(text, origins, out)
     return out

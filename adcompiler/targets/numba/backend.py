@@ -16,7 +16,6 @@ import copy
 import dataclasses
 import functools
 import inspect
-import linecache
 import re
 import traceback
 import types
@@ -25,6 +24,7 @@ from ...analysis import values as V
 from ...errors import UnsupportedSyntaxError
 from ...compile import emit
 from ...compile.load import load, reads
+from ...compile.origins import LOADED, Told
 from . import cache
 from .library import in_object_mode, library_functions
 from .lists import spelled_as_calls
@@ -165,7 +165,8 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
     defs = [spelled_as_calls(d) for d in built]  # lists joined and repeated: on arrays, + adds and * multiplies
     arrays = {a for a, ndim in program.array_accumulators.items() if ndim and ndim > 0}
     defs = outlined(defs, program.module.fresh, arrays)  # prange loops: their iterations functions of their own
-    python = emit.render_module(defs, program.ns, program.helper_sources, formatted=False)
+    origins: list = []
+    python = emit.render_module(defs, program.ns, program.helper_sources, formatted=False, origins=origins)
     scope = getattr(owner.fn, "__adc_scope__", None) or owner.fn.__globals__  # (generated code's: its helpers too)
     fn = owner.fn
 
@@ -210,10 +211,11 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
         path = cache.place(where, source, read)
         if path is None:  # something read has no fingerprint: compiled in this process only
             source = re.sub(r"^(\s*@\w+\.njit\()cache=True\)", r"\1)", source, flags=re.M)
-    namespace = load(source, fn.__globals__, label, supplied, {d.name for d in defs}, path)
+    told = Told(python, origins, source)  # (where each line of the code comes from, worked out if an error asks)
+    namespace = load(source, fn.__globals__, label, supplied, {d.name for d in defs}, path, told=told)
     compiled = namespace[built[0].name]
     facts = program.facts(fn, sig)
-    return _entry(compiled, mode, sig, owner._positions_of(sig), facts.summary.out, source, fn, converter, restore)
+    return _entry(compiled, mode, sig, owner._positions_of(sig), facts.summary.out, told, fn, converter, restore)
 
 
 def reverse_code(d, sig: V.Sig, mode: str = "reverse"):
@@ -226,10 +228,12 @@ def reverse_code(d, sig: V.Sig, mode: str = "reverse"):
         program = d._built.program(sig)
         built = program.build(d.fn, mode, d._wrt_of(sig), sig)
         zeros = program.helper("zeros_like")
-        source = emit.render_module(built, program.ns, program.helper_sources, formatted=False)
-    source = _accumulators_as_zeros(source, program.accumulators, zeros)
+        origins: list = []
+        written = emit.render_module(built, program.ns, program.helper_sources, formatted=False, origins=origins)
+    source = _accumulators_as_zeros(written, program.accumulators, zeros)
     label = f"{mode} of {d.fn.__qualname__}"
-    namespace = load(source, d.fn.__globals__, label, program.supplied, {f.name for f in built})
+    told = Told(written, origins, source)
+    namespace = load(source, d.fn.__globals__, label, program.supplied, {f.name for f in built}, told=told)
     for name, alias in program.helpers.items():
         namespace[alias].__adc_primitive__ = name  # so the code can be differentiated
     function = namespace[built[0].name]
@@ -290,9 +294,9 @@ def _jitted(fn, numba, done: dict):
     return done[fn]
 
 
-def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, source: str, fn, converter, restore):
+def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, told, fn, converter, restore):
     """The Python entry around ``compiled``: arguments converted, results restored, typing errors
-    of Numba located in the user's file."""
+    of Numba located in the user's file (``told``: where each line of the compiled code comes from)."""
     avals = sig.avals
     cts = tuple(avals[i] for i in positions)
     out = tangent = _tupled(out)  # (a number's tangent may carry many directions: restore keeps them)
@@ -321,7 +325,7 @@ def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, sourc
     def explained(e, args):
         if len(args) != len(convert):  # (as the call of the python target's function raises it)
             raise TypeError(f"{fn.__name__}() takes {len(convert)} arguments ({len(args)} given)") from None
-        problem = _explained(e, source, fn)
+        problem = _explained(e, told, fn)
         if problem is None:
             raise e
         raise problem from None
@@ -417,8 +421,9 @@ def _tupled(out):
     return out
 
 
-def _explained(error, source: str, fn):
-    """A located error for a Numba typing error in the compiled code (None for other errors)."""
+def _explained(error, told, fn):
+    """A located error for a Numba typing error in the compiled code (None for other errors); ``told``:
+    where each line of that code comes from (``compile.origins.Told``)."""
     numba = numba_module()
     frames = traceback.extract_tb(error.__traceback__)
     compiling = any("numba" in f.filename and f.name == "_compile_for_args" for f in frames)
@@ -428,16 +433,16 @@ def _explained(error, source: str, fn):
         error = f"Numba failed while typing it ({type(error).__name__}: {error})"
     message = re.sub(r"\x1b\[[0-9;]*m", "", str(error))  # Numba's terminal colours
     found = re.search(rf"{_FILE} \((\d+)\)", message)  # the innermost place Numba names
-    user_line, text, helper = _commented(source.splitlines(), int(found.group(1)) if found else 0)
+    user_line, text, helper = told.at(int(found.group(1)) if found else 0)
     reason = next((s.strip() for s in message.splitlines() if s.strip() and "Failed in" not in s), message)
     reason = re.sub(rf"(, defined at)?\s*\(?{_FILE}.*", "", reason)
     reason = next((plain for known, plain in _REASONS if known in reason), reason)
     order = ""
-    if hasattr(fn, "__adc_user__"):  # the reverse code hessian differentiates: its line's own comment
-        order, reverse_lines = " at second order (hessian, hvp)", linecache.getlines(fn.__code__.co_filename)
+    if hasattr(fn, "__adc_user__"):  # the reverse code hessian differentiates: the origin of its line
+        order, reverse = " at second order (hessian, hvp)", LOADED.get(fn.__code__.co_filename)
         fn = fn.__adc_user__
         if not helper:
-            user_line, text, helper = _commented(reverse_lines, user_line or 0)
+            user_line, text, helper = reverse.at(user_line or 0) if reverse is not None else (None, None, None)
     construct = text if helper else f"`{text}`" if text else f"the derivative code of {fn.__name__}"
     filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
     return UnsupportedSyntaxError(
@@ -451,20 +456,6 @@ def _explained(error, source: str, fn):
 
 
 _FILE = r"(?:<adcompiler [^>]*>|[^\s\"'(]*adc_[0-9a-f]+\.py)"  # generated code's file (cache.place's when kept)
-
-
-def _commented(lines: list, line: int) -> tuple:
-    """(the line named by the last ``# line N: text`` comment at or above line ``line`` of ``lines``,
-    its text, None), or (None, "the runtime helper h", h) for a line in the runtime helper h (which
-    has no such comments); (None, None, None) when neither is found."""
-    for k in range(min(line, len(lines)) - 1, -1, -1):
-        comment = re.match(r"\s*# line (\d+): (.*)", lines[k])
-        if comment:
-            return int(comment.group(1)), comment.group(2).rstrip("\n"), None
-        helper = re.match(r"def (\w+)\(", lines[k])
-        if helper:
-            return None, f"the runtime helper {helper.group(1)}", helper.group(1)
-    return None, None, None
 
 
 _REASONS = (  # what Numba says -> what it means for the user's code
@@ -488,10 +479,10 @@ def finished_defs(defs: list, fresh) -> list:
     return outlined([spelled_as_calls(d) for d in defs], fresh)
 
 
-def written(text: str, program, path: str, user: dict) -> str:
+def written(text: str, program, path: str, user: dict, origins: list) -> str:
     """The module text ``adc compile --target numba`` writes for ``text`` (the python target's): its
     functions compiled by ``@numba.njit(cache=True)``; the file's own import of numba or numpy serves
-    the module too (``user``: the file's names)."""
+    the module too (``user``: the file's names; ``origins``: those of text's lines, which it needs not)."""
 
     def fresh(name):
         return name if getattr(user.get(name), "__name__", None) == name else program.module.fresh(name)
