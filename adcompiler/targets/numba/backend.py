@@ -11,7 +11,6 @@ handles it.
 
 from __future__ import annotations
 
-import ast
 import copy
 import dataclasses
 import functools
@@ -34,7 +33,8 @@ from ..python.runtime import HELPERS
 from .parallel import outlined
 from .room import roomy
 from .runtime import NUMBA_HELPERS
-from ...ir.nodes import Def, Eq, For, Function, If, Var, While, walk
+from ...ir import expr as E
+from ...ir.nodes import Assign, Def, Eq, For, Function, If, Var, While, walk
 from .subset import refuse_draws, refuse_row_slices
 from ...optimize.inline import Folding, fold_function
 from ...compile.pipeline import TargetPasses
@@ -227,12 +227,11 @@ def reverse_code(d, sig: V.Sig, mode: str = "reverse"):
     with d._building:
         program = d._built.program(sig)
         built = program.build(d.fn, mode, d._wrt_of(sig), sig)
-        zeros = program.helper("zeros_like")
+        built = _accumulators_as_zeros(built, program.accumulators, program.helper("zeros_like"))
         origins: list = []
-        written = emit.render_module(built, program.ns, program.helper_sources, formatted=False, origins=origins)
-    source = _accumulators_as_zeros(written, program.accumulators, zeros)
+        source = emit.render_module(built, program.ns, program.helper_sources, formatted=False, origins=origins)
     label = f"{mode} of {d.fn.__qualname__}"
-    told = Told(written, origins, source)
+    told = Told(source, origins)
     namespace = load(source, d.fn.__globals__, label, program.supplied, {f.name for f in built}, told=told)
     for name, alias in program.helpers.items():
         namespace[alias].__adc_primitive__ = name  # so the code can be differentiated
@@ -241,25 +240,32 @@ def reverse_code(d, sig: V.Sig, mode: str = "reverse"):
     return function
 
 
-def _accumulators_as_zeros(source: str, accumulators: dict, zeros: str) -> str:
-    """``source`` with each accumulator ``d_x = 0.0`` at a function's top level, where ``x`` is surely
-    bound (a parameter, or assigned by an earlier line at that level), made ``d_x = zeros(x)``; the
-    lines edited in place, so the source keeps its comments."""
-    lines = source.splitlines()
-    for function in ast.parse(source).body:
-        if not isinstance(function, ast.FunctionDef):
-            continue
-        bound = {a.arg for a in function.args.args}
-        for stmt in function.body:
-            if not isinstance(stmt, ast.Assign):
-                continue
-            target = stmt.targets[0]
-            variable = accumulators.get(target.id) if isinstance(target, ast.Name) else None
-            if variable in bound and isinstance(stmt.value, ast.Constant) and stmt.value.value == 0.0:
-                k = stmt.lineno - 1
-                lines[k] = lines[k][: stmt.col_offset] + f"{target.id} = {zeros}({variable})"
-            bound |= {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-    return "\n".join(lines) + "\n"
+def _accumulators_as_zeros(defs: list, accumulators: dict, zeros: str) -> list:
+    """``defs`` with each accumulator ``d_x = 0.0`` at a function's top level, where ``x`` is surely bound
+    (a parameter, or assigned by an earlier statement at that level), made ``d_x = zeros(x)``."""
+    out = []
+    for d in defs:
+        bound, body = set(d.params), []
+        for s in d.body:
+            if isinstance(s, Assign) and len(s.targets) == 1 and _a_zero(s.value):
+                variable = accumulators.get(s.targets[0]) if isinstance(s.targets[0], str) else None
+                if variable in bound:
+                    s = dataclasses.replace(s, value=E.Call(zeros, (E.Name(variable),)))
+            if isinstance(s, Assign):
+                bound |= set(_names(s.targets))
+            body.append(s)
+        out.append(dataclasses.replace(d, body=tuple(body)))
+    return out
+
+
+def _a_zero(e) -> bool:
+    """Whether ``e`` is the literal zero an accumulator starts as (``0.0``, not ``-0.0``)."""
+    return isinstance(e, E.Num) and e.text is None and e.value == 0.0 and str(e.value)[0] != "-"
+
+
+def _names(targets) -> list:
+    """The names an assignment's targets bind."""
+    return [n for t in targets for n in (_names(t) if isinstance(t, tuple) else [t] if isinstance(t, str) else [])]
 
 
 _UNBOUND = "(unbound)"  # what the code reads by a name nothing binds (a builtin)
