@@ -629,6 +629,33 @@ def test_arrays_of_numbers_in_arithmetic_are_constants_of_the_module(cached, mon
     assert re.search(r"np\.array\(\[\s*-f\[0\]", code) and "-np.array(" not in code, forward
 
 
+def _list_shadow_then_rows(A, p):
+    """Found by the numpy fuzzer (seed 1140): the adjoint of max(ys) writes into ys's shadow, a list popped from
+    a tape, and the rows' adjoint loop below adds into d_A element by element (targets.numba.by_element)."""
+    acc = np.zeros(4)
+    for i in range(A.shape[0]):
+        r = A[i]
+        acc = 0.5 * acc + np.square(r)
+    for j in range(0, 3, 2):
+        p = A[(j + 1) % 2, (j + 1) % 4]
+        ys = []
+        for k in range(1):
+            ys.append(np.min(A))
+        p -= max(ys)
+    return p + np.mean(acc)
+
+
+def test_a_write_into_a_list_popped_from_a_tape_is_kept():
+    """The write d_ys[t] += ... into a list popped from a tape, dead as a variable after it, was removed by the
+    dead-code elimination Numba ran when it inlined the by-element loop's helper (inline="always"): A's
+    gradient lost min(A)'s -1, silently.  The python target's gradient and central differences."""
+    A = np.array([[-0.16, 0.24, -0.97, 0.26], [0.91, 1.37, -0.89, -0.11]])
+    got = adcompiler.differentiate(_list_shadow_then_rows, wrt="A", backend="numba").grad(A, 0.3)
+    want = adcompiler.differentiate(_list_shadow_then_rows, wrt="A").grad(A, 0.3)
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+    np.testing.assert_allclose(got, central_grad(_list_shadow_then_rows, (A, 0.3), 0), rtol=1e-6, atol=1e-8)
+
+
 def test_a_field_of_two_vectors_is_numbers():
     """charged_field of a vector of two: its arrays of two numbers are numbers (lower.small_arrays; not the last
     line's, which meets a matrix), the python target's numbers to rounding (its norms math.hypot's), forward against

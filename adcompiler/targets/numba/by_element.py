@@ -143,10 +143,13 @@ def _numba_spans_line(count, a):
     raise TypeError("element is called from code numba.njit compiles")
 
 
-@numba.extending.overload(element, inline="always")
+@numba.extending.overload(element)
 def _numba_element(a, k):
     """a[k] of a vector; a of a number; of any other array (where fits_line said no: never called) its k-th
-    element in C order, which types the loop all the same."""
+    element in C order, which types the loop all the same.  Not inline="always": Numba's inlining of it ran
+    dead-code elimination over the whole calling function, which removed a write into a list popped from a
+    tape (its alias analysis takes no call's result for an alias), a silent wrong gradient; LLVM inlines
+    the call all the same (GradBench lstm's gradient as quick, to the machine's noise)."""
     types = numba.core.types
     if isinstance(a, types.Array):
         if a.ndim == 1:

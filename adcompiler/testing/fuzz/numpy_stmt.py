@@ -74,6 +74,8 @@ class ArrayStmts:
                 self.fill_loop(env, depth, budget)
         elif r < 0.86 and compound_ok:
             self.array_for(env, depth, budget)
+        elif r < 0.93 and self.draft.chance(0.25):
+            self.display(env)
         elif r < 0.93:
             name = self.draft.fresh("t")
             src, b = self.arrays.across.array_scalar(env, rng.randint(0, 2))
@@ -274,6 +276,14 @@ class ArrayStmts:
         body.arrays[name].bound = max(body.arrays[name].bound, b)
         self.draft.indent -= 1
         env.after_loop(body)
+
+    def display(self, env: NpEnv) -> None:
+        """v = np.array([s1, ..., sk]): a vector of two to four numbers of the function's (the Numba target
+        holds it as numbers where its uses allow: lower.small_arrays)."""
+        parts = [self.arrays.across.array_scalar(env, self.rng.randint(0, 1)) for _ in range(self.rng.randint(2, 4))]
+        name = self.draft.fresh("v")
+        self.draft.emit(f"{name} = {self.draft.f('array')}([{', '.join(src for src, _ in parts)}])")
+        env.arrays[name] = ArrInfo((len(parts),), max(b for _, b in parts), True)
 
     def array_for(self, env: NpEnv, depth: int, budget: list) -> None:
         """for i in range(len(a)) / range(A.shape[1]) / range(a.size): a body of any statements."""
