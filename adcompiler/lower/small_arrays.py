@@ -66,7 +66,7 @@ _HANDED = 8  # rounds of calls handed a vector written in place (a callee's own 
 
 def as_numbers(fn: Function, kinds: dict, namer, inline=None) -> Function:
     """``fn`` (ANF) with its small vectors held as numbers (see the module docstring); ``kinds``: each
-    parameter's ``INT``, ``NUM``, ``ARRAY`` (a 1-d float array), ``("rows", k)`` or ``TOP``;
+    parameter's ``INT``, ``NUM``, ``ARRAY`` (a 1-d float array), ``("vec", k)``, ``("rows", k)`` or ``TOP``;
     ``namer.fresh`` names the new variables; ``inline(fn, names)``: ``fn`` with the calls handed one of
     those variables written in place where they can be (``lower.inline_calls.inline_handed``)."""
     kinds = {p: k for p, k in kinds.items() if k != TOP}

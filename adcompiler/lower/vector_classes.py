@@ -15,8 +15,9 @@ from ..ir.nodes import IN_PLACE, STORES, Const, Eq, For, Function, Var, uses, wa
 SMALL = 4  # the longest rows held as numbers
 
 INT, NUM, SHAPE, ARRAY, TOP = "int", "number", "shape", "array", "top"  # what a variable holds: an int, a
-# number, a shape, a 1-d float array, anything; or a pair: ("vec", k), a 1-d float array of k numbers, or
-# ("rows", k), a float matrix whose rows hold k numbers
+# number, a shape, a 1-d float array, anything; or a pair: ("vec", k), a 1-d float array of k numbers,
+# ("rows", k), a float matrix whose rows hold k numbers, or ("list", k), a display of k floats read only by
+# numpy.array
 ALL, ROW = "all", "row"  # the slice ``:``, and the index ``(p, :)`` of a row
 
 ARITHMETIC = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "numpy.divide", "pow": "numpy.power"}
