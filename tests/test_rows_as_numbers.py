@@ -211,7 +211,8 @@ def test_drawn_loops_over_short_rows(seed, tmp_path):
         return
     kept = ("maximum", "np.max(", "np.min(", "** b")  # uses that need the array (and so keep what they read)
     held = True if "pass" in source and not any(k in source for k in kept) else None
-    agree(module.f, args, ("A", "B", "w", "s"), seed, held=held)
+    d = agree(module.f, args, ("A", "B", "w", "s"), seed, held=held)
+    assert d.grad(*args)[0].shape == (n, k)  # (A's cotangent: its rows' numbers, an array as A is)
 
 
 def test_second_derivatives_and_the_value_through_rows_held_as_numbers():

@@ -178,4 +178,5 @@ def test_drawn_vectors(seed, tmp_path):
     args = (rng.normal(size=k) * 0.5, 0.4 + 0.2 * rng.random(), 0.6)
     if refused_alike(module.f, args):  # (a change in place another name would see)
         return
-    agree(module.f, args, ("p", "w", "s"), seed, held=None)
+    d = agree(module.f, args, ("p", "w", "s"), seed, held=None)
+    assert d.grad(*args)[0].shape == (k,)  # (p's cotangent: k numbers, an array as p is)
