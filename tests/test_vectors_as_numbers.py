@@ -180,3 +180,19 @@ def test_drawn_vectors(seed, tmp_path):
         return
     d = agree(module.f, args, ("p", "w", "s"), seed, held=None)
     assert d.grad(*args)[0].shape == (k,)  # (p's cotangent: k numbers, an array as p is)
+
+
+def _averaged(v, w):
+    return v * (w / len(v)) + np.mean(v)
+
+
+def _of_its_length(w, s):
+    x = np.array([0.5, w, -0.25])
+    return np.sum(_averaged(x, s) * x) + len(x) * w
+
+
+def test_the_length_of_a_vector_held_is_its_count():
+    """len(v) of a vector held as numbers is the constant k: a helper that divides by it holds v too."""
+    d = agree(_of_its_length, (0.7, 1.3), ("w", "s"))
+    anf = d.source("anf").split("def _of_its_length(")[1].split("\ndef ")[0]
+    assert "len(" not in "\n".join(line for line in anf.splitlines() if not line.lstrip().startswith("#")), anf

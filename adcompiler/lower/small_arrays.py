@@ -14,7 +14,7 @@ ANF is rewritten first.  A 1-d array whose length is known (such an argument, a 
 display of numbers ``numpy.array([0.0, w])``, ``numpy.zeros(k)`` or ``numpy.ones(k)``, and elementwise
 arithmetic of those with numbers and arrays of the same length) is held as ``k`` numbers when every use
 of it is one of: that arithmetic (``+ - * /``, ``**`` of a constant, negation, NumPy's one-argument
-elementwise functions), a read at a constant position, ``numpy.sum``, ``mean``, ``prod``, ``numpy.dot``
+elementwise functions), a read at a constant position, its ``len`` (the constant ``k``), ``numpy.sum``, ``mean``, ``prod``, ``numpy.dot``
 or ``numpy.linalg.norm`` of the whole (``math.hypot`` of the numbers, whose derivative is 0 at the origin
 as norm's rule says), a copy (``numpy.copy``, ``numpy.array``, ``numpy.asarray``) or a copy into a
 variable assigned in several places (which is then ``k`` variables); the helpers derivative code calls
@@ -172,6 +172,9 @@ class _AsNumbers:
             self.row_of[e.outs[0]] = self.atom(e.ins[0])
         if is_a(c, "list"):
             self.lists[name] = tuple(self.atom(a) for a in e.ins)
+        if e.prim == "len" and named(e.ins[0]) in self.held:  # (a held vector's length: its k numbers)
+            self.subst[name] = Const(self.of[e.ins[0].name][1])
+            return []
         if e.prim == "reject_ints" and any(isinstance(a, Var) and a.name in self.held for a in e.ins):
             rest = tuple(self.atom(a) for a in e.ins if not (isinstance(a, Var) and a.name in self.held))
             if len(rest) == 1:  # (only the vectors held were checked: floats pass)

@@ -373,6 +373,8 @@ def _holds(eq: Eq, k: int, out, length: int) -> bool:
         return k == 0 and position(eq.ins[1], length) is not None
     if p == "reject_ints":  # (generated code's check of what it is handed: a vector of floats passes)
         return True
+    if p == "len":  # (its length: the constant k)
+        return True
     if p == "scatter_add":  # (the accumulator, and x for its shape)
         return k in (0, 1) and is_a(out, "vec")
     return (p in FOLDS or p == "numpy.linalg.norm") and out == NUM
