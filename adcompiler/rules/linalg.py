@@ -394,60 +394,45 @@ STATIC = {
 }
 
 
-# --- np.linalg.inv(a) and np.linalg.det(a), one record each (rules.primitive), of a matrix or a stack of them.
-# inv: Z = A^-1, dZ = -Z dA Z, and the cotangent of A is -Z^T G Z^T.
+# --- np.linalg.inv, det, cholesky and pinv: functions of one matrix (or a stack of them), one record each
+# (rules.primitive), written by ``_of_a_matrix``.
+def _of_a_matrix(name: str, value, jvp, vjp) -> None:
+    """Register ``np.linalg.<name>(a)``: its value ``value(ins, static, kit)``, its rules ``jvp(a, z, da)`` and
+    ``vjp(a, z, g)`` (the cotangent of a alone, not in a tuple)."""
+    register(
+        Primitive(
+            name=f"numpy.linalg.{name}",
+            family="linalg",
+            signature=(("a", None),),
+            value=value,
+            jvp=jvp,
+            vjp=lambda a, z, g: (vjp(a, z, g),),
+            slots=(True,),
+        )
+    )
+
+
 def _inverse_value(ins, static, kit):
     """An array of a's ndim, of a floating dtype."""
     return kit.array_of(kit.ndim_of(ins[0]), kit.float_dtype(ins[:1]))
 
 
-register(
-    Primitive(
-        name="numpy.linalg.inv",
-        family="linalg",
-        signature=(("a", None),),
-        value=_inverse_value,
-        jvp=lambda a, z, da: -(z @ (da @ z)),
-        vjp=lambda a, z, g: (-(mT(z) @ (g @ mT(z))),),
-        slots=(True,),
-    )
-)
+def _matrix_value(ins, static, kit):
+    """A matrix function's result: a's ndim (a number for a number), of a floating dtype."""
+    return kit.matrix_part(ins, static, 0)
 
+
+# inv: Z = A^-1, dZ = -Z dA Z, and the cotangent of A is -Z^T G Z^T.
+_of_a_matrix("inv", _inverse_value, lambda a, z, da: -(z @ (da @ z)), lambda a, z, g: -(mT(z) @ (g @ mT(z))))
 # det: z = det A, dz = z tr(A^-1 dA) = z sum(A^-T * dA) over each matrix, and the cotangent of A is g z A^-T.
-register(
-    Primitive(
-        name="numpy.linalg.det",
-        family="linalg",
-        signature=(("a", None),),
-        value=lambda ins, static, kit: kit.matrices_reduced([_inverse_value(ins, static, kit)], static),
-        jvp=lambda a, z, da: z * npsum(mT(np_("linalg.inv")(a)) * da, LAST_TWO),
-        vjp=lambda a, z, g: (expand(g * z, LAST_TWO) * mT(np_("linalg.inv")(a)),),
-        slots=(True,),
-    )
+_of_a_matrix(
+    "det",
+    lambda ins, static, kit: kit.matrices_reduced([_inverse_value(ins, static, kit)], static),
+    lambda a, z, da: z * npsum(mT(np_("linalg.inv")(a)) * da, LAST_TWO),
+    lambda a, z, g: expand(g * z, LAST_TWO) * mT(np_("linalg.inv")(a)),
 )
-
-
-# cholesky: L L^T = A (A's lower triangle read, as NumPy reads it), its rules in _cholesky_tangent and
-# _cholesky_adjoint above; pinv: P = A^+, its rules in _pinv_tangent and _pinv_adjoint.
-register(
-    Primitive(
-        name="numpy.linalg.cholesky",
-        family="linalg",
-        signature=(("a", None),),
-        value=lambda ins, static, kit: kit.matrix_part(ins, static, 0),
-        jvp=lambda a, z, da: _cholesky_tangent(z, da),
-        vjp=lambda a, z, g: (_cholesky_adjoint(z, g),),
-        slots=(True,),
-    )
+# cholesky: L L^T = A (A's lower triangle read, as NumPy reads it); pinv: P = A^+ (their rules above).
+_of_a_matrix(
+    "cholesky", _matrix_value, lambda a, z, da: _cholesky_tangent(z, da), lambda a, z, g: _cholesky_adjoint(z, g)
 )
-register(
-    Primitive(
-        name="numpy.linalg.pinv",
-        family="linalg",
-        signature=(("a", None),),
-        value=lambda ins, static, kit: kit.matrix_part(ins, static, 0),
-        jvp=lambda a, z, da: _pinv_tangent(a, z, da),
-        vjp=lambda a, z, g: (_pinv_adjoint(a, z, g),),
-        slots=(True,),
-    )
-)
+_of_a_matrix("pinv", _matrix_value, lambda a, z, da: _pinv_tangent(a, z, da), lambda a, z, g: _pinv_adjoint(a, z, g))
