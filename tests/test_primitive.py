@@ -55,9 +55,14 @@ def test_the_linalg_records_give_the_derivatives_of_their_definitions():
 @pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_each_record_fills_the_tables_the_passes_read(name):
     prim = REGISTRY[name]
-    assert rules.FORWARD[name] is prim.jvp and rules.REVERSE[name] is prim.vjp
-    assert N.SIGNATURES[name] == prim.signature and N.SLOTS[name] == prim.slots
-    assert rules.differentiable_slots(name, len(prim.signature)) == prim.slots
+    if prim.partials is not None:  # elementwise: both modes apply its partials
+        assert rules.PARTIALS[name] is prim.partials and name not in rules.FORWARD and name not in N.SLOTS
+        slots = tuple(p is not None for p in prim.partials)
+    else:
+        assert rules.FORWARD[name] is prim.jvp and rules.REVERSE[name] is prim.vjp and N.SLOTS[name] == prim.slots
+        slots = prim.slots
+    assert N.SIGNATURES[name] == prim.signature
+    assert rules.differentiable_slots(name, len(prim.signature)) == slots
     assert all(N.METHODS[m] == name for m in prim.methods)
     assert N.POSITIONAL.get(name) == prim.positional
     assert name in infer_numpy._RULES

@@ -48,19 +48,22 @@ def numpy_transfer(eq, ins: list) -> list:
             return [V.Arr(None, dtype)]
         return [array_of(len(out.replace(" ", "")), dtype)]
     rule = _RULES.get(prim)
-    arrays = [as_array(a) for a in ins]
     if rule is None:  # elementwise: broadcast
-        numeric = [a for a in ins if V.is_numeric(a) or isinstance(a, V.Seq)]
-        dims = [ndim_of(a) for a in arrays if a is not None]
-        dtype = float_dtype(ins) if prim in _FLOATING else result_dtype(numeric)
-        if prim in _BOOL_RESULTS:
-            dtype = "bool"
-        if all(isinstance(a, V.Num) for a in ins if not isinstance(a, V.Static)) and prim not in _ALWAYS_ARRAY:
-            return [V.Num("float" if dtype in (None, "float64") else dtype)] * n  # np.sin(2.0): a NumPy float
-        if any(isinstance(a, V.Numeric) for a in ins):
-            return [V.Numeric(dtype)] * n
-        return [array_of(None if None in dims else max(dims + [0]), dtype)] * n
+        return [_elementwise(ins, prim in _FLOATING, prim in _BOOL_RESULTS)] * n
     return [rule(ins, static)] * n
+
+
+def _elementwise(ins, floating: bool = False, boolean: bool = False) -> V.Aval:
+    """What an elementwise function returns: its arguments broadcast, of NumPy's result dtype (``floating``:
+    a floating one, float64 for integers; ``boolean``: bool); a NumPy number for numbers."""
+    numeric = [a for a in ins if V.is_numeric(a) or isinstance(a, V.Seq)]
+    dims = [ndim_of(a) for a in map(as_array, ins) if a is not None]
+    dtype = "bool" if boolean else float_dtype(ins) if floating else result_dtype(numeric)
+    if all(isinstance(a, V.Num) for a in ins if not isinstance(a, V.Static)):
+        return V.Num("float" if dtype in (None, "float64") else dtype)  # np.sin(2.0): a NumPy float
+    if any(isinstance(a, V.Numeric) for a in ins):
+        return V.Numeric(dtype)
+    return array_of(None if None in dims else max(dims + [0]), dtype)
 
 
 def _reduced(ins, static) -> V.Aval:
@@ -325,24 +328,14 @@ class KIT:
     result_dtype = staticmethod(result_dtype)  # NumPy's result dtype of these operands
     matrices_reduced = staticmethod(_trace)  # a number per matrix of a stack (a number for one matrix)
     matrix_part = staticmethod(lambda ins, static, k: _decomposed(k)(ins, static))  # of ndim ndim(a) - k
+    elementwise = staticmethod(_elementwise)  # its arguments broadcast (floating=True: of a floating dtype)
     UNKNOWN = UNKNOWN  # a static argument not known when compiling
 
 
 # The primitives written as records: their abstract values (a view of the records)
 _RULES.update({p.name: (lambda ins, static, value=p.value: value(ins, static, KIT)) for p in REGISTRY.values()})
-_FLOATING = tuple(
-    f"numpy.{name}" for name in N.UNARY if name not in ("abs", "absolute", "negative", "positive", "square")
-)
-_FLOATING += M.FLOATING + (
-    "numpy.arctan2",
-    "numpy.hypot",
-    "numpy.logaddexp",
-    "numpy.logaddexp2",
-    "numpy.divide",
-    "numpy.true_divide",
-)
+_FLOATING = M.FLOATING  # (the elementwise records say it in their values: rules/ufuncs.py)
 _BOOL_RESULTS = tuple(f"numpy.{name}" for name in N.COMPARISONS)
-_ALWAYS_ARRAY = ()
 
 
 def _constructed(name: str, eq, ins, static) -> V.Aval:

@@ -17,6 +17,7 @@ from ..ir import expr as E
 from .. import rules
 from ..analysis import values as V
 from ..rules import CHANGES
+from ..rules.families import family
 from ..rules.products import ARRAY_G
 from ..lower.dup import DUP
 from .handed import handed
@@ -507,15 +508,10 @@ HELPERS = ("zeros_like", "like", "like_arrays", "reject_ints") + CHANGES
 _SHAPE_ONLY = ("@unbroadcast", "@unreduce", "@array_like")  # read their second argument's shape (and dtype) alone
 
 
-BROADCASTING = ("add", "sub", "mul", "truediv", "pow", "mod", "numpy.arctan2", "numpy.hypot", "numpy.power")
-
-
-BROADCASTING += ("numpy.logaddexp", "numpy.maximum", "numpy.minimum", "numpy.where", "numpy.clip")
-BROADCASTING += ("numpy.logaddexp2", "numpy.fmax", "numpy.fmin")
-
-
-BROADCASTING += ("numpy.add", "numpy.subtract", "numpy.multiply", "numpy.divide", "numpy.true_divide")
-BROADCASTING += ("numpy.mod", "numpy.remainder", "numpy.fmod", "numpy.heaviside")
+# Functions of arguments broadcast together (a cotangent is summed back to each argument's shape): Python's
+# operators, np.where, np.clip and NumPy's elementwise functions of two arguments (np.arctan2, np.maximum, ...)
+BROADCASTING = ("add", "sub", "mul", "truediv", "pow", "mod", "numpy.where", "numpy.clip")
+BROADCASTING += tuple(p.name for p in family("ufuncs") if len(p.signature) == 2)
 
 
 CONTAINER_ADJOINTS = (

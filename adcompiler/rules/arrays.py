@@ -1,7 +1,8 @@
 """Derivative rules for NumPy: the array half of the rule table, one line per primitive.
 
 Elementwise functions use ``PARTIALS`` exactly like ``math`` (their partials
-are written with NumPy functions, so they work elementwise); everything whose
+are written with NumPy functions, so they work elementwise; NumPy's ufuncs are
+records of ``rules/ufuncs.py``, whose partials this module's tables show); everything whose
 derivative is not elementwise (reductions, products, shape changes, indexing)
 has a ``FORWARD`` rule (it is linear, so the tangent goes through the same
 operation) and a ``REVERSE`` rule.  Reverse mode sums cotangents back over
@@ -14,17 +15,15 @@ arguments.  Constructors (``zeros``, ``arange``, ...) are constants.
 
 from __future__ import annotations
 
-import math
 
 from . import linalg as L
 from . import movement as M
 from . import products as P
-from .families import REGISTRY
+from .families import REGISTRY, family
 from ..ir.expr import Call, Num, Slice, Subscript, Tuple, compare, fn, gt, lt
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
-cos, sin, exp, log, sqrt, sign = (np_(n) for n in ("cos", "sin", "exp", "log", "sqrt", "sign"))
-cosh, sinh, logical_and = np_("cosh"), np_("sinh"), np_("logical_and")
+logical_and = np_("logical_and")
 npwhere, transpose, reshape, shape_of = np_("where"), np_("transpose"), np_("reshape"), np_("shape")
 
 
@@ -35,41 +34,6 @@ def _h(name):
 
 unreduce, matmul_vjp_a, matmul_vjp_b = _h("unreduce"), _h("matmul_vjp_a"), _h("matmul_vjp_b")
 
-UNARY = {
-    "sin": lambda x, z: cos(x),
-    "cos": lambda x, z: -sin(x),
-    "tan": lambda x, z: 1 + z * z,
-    "arcsin": lambda x, z: 1 / sqrt(1 - x * x),
-    "arccos": lambda x, z: -1 / sqrt(1 - x * x),
-    "arctan": lambda x, z: 1 / (1 + x * x),
-    "sinh": lambda x, z: cosh(x),
-    "cosh": lambda x, z: sinh(x),
-    "tanh": lambda x, z: 1 - z * z,
-    "exp": lambda x, z: z,
-    "expm1": lambda x, z: z + 1,
-    "log": lambda x, z: 1 / x,
-    "log1p": lambda x, z: 1 / (1 + x),
-    "log2": lambda x, z: 1 / (x * Num(0.6931471805599453)),
-    "log10": lambda x, z: 1 / (x * Num(2.302585092994046)),
-    "sqrt": lambda x, z: 0.5 / z,
-    "square": lambda x, z: 2 * x,
-    "abs": lambda x, z: sign(x),
-    "absolute": lambda x, z: sign(x),
-    "negative": lambda x, z: Num(-1),
-    "positive": lambda x, z: Num(1),
-    "arcsinh": lambda x, z: 1 / sqrt(1 + x * x),
-    "arccosh": lambda x, z: 1 / sqrt(x * x - 1),
-    "arctanh": lambda x, z: 1 / (1 - x * x),
-    "exp2": lambda x, z: z * Num(0.6931471805599453),
-    "cbrt": lambda x, z: 1 / (3 * z * z),
-    "reciprocal": lambda x, z: -(z * z),
-    "fabs": lambda x, z: sign(x),
-    "deg2rad": lambda x, z: Num(0.017453292519943295),  # pi / 180
-    "radians": lambda x, z: Num(0.017453292519943295),
-    "rad2deg": lambda x, z: Num(57.29577951308232),  # 180 / pi
-    "degrees": lambda x, z: Num(57.29577951308232),
-}
-ZERO_UNARY = ("sign", "floor", "ceil", "round", "rint", "trunc")
 CONSTRUCTORS = (
     "zeros",
     "ones",
@@ -84,39 +48,17 @@ CONSTRUCTORS = (
     "empty",
 )
 
-PARTIALS = {f"numpy.{name}": (rule,) for name, rule in UNARY.items()}
-PARTIALS.update({f"numpy.{name}": (None,) for name in ZERO_UNARY})
-PARTIALS.update(
-    {
-        "numpy.arctan2": (lambda y, x, z: x / (x * x + y * y), lambda y, x, z: -y / (x * x + y * y)),
-        "numpy.hypot": (lambda x, y, z: x / _nonzero(z), lambda x, y, z: y / _nonzero(z)),  # 0 at the origin
-        "numpy.power": (
-            lambda x, y, z: y * x ** _exponent_less_one(y),  # 0 where y == 0 (x**0 is 1 everywhere)
-            lambda x, y, z: z * log(npwhere(gt(x, 0), x, npwhere(lt(x, 0), math.nan, 1.0))),  # as pow's (scalar.py)
-        ),
-        "numpy.logaddexp": (lambda a, b, z: exp(a - z), lambda a, b, z: exp(b - z)),
-        "numpy.logaddexp2": (lambda a, b, z: np_("exp2")(a - z), lambda a, b, z: np_("exp2")(b - z)),
-        "numpy.add": (lambda a, b, z: Num(1), lambda a, b, z: Num(1)),
-        "numpy.subtract": (lambda a, b, z: Num(1), lambda a, b, z: Num(-1)),
-        "numpy.multiply": (lambda a, b, z: b, lambda a, b, z: a),
-        "numpy.divide": (lambda a, b, z: 1 / b, lambda a, b, z: -(z / b)),
-        "numpy.true_divide": (lambda a, b, z: 1 / b, lambda a, b, z: -(z / b)),
-        # the remainder's quotient is constant between its jumps: d/dx2 = -floor (mod) or -trunc (fmod) of x1 / x2
-        "numpy.mod": (lambda a, b, z: Num(1), lambda a, b, z: -(a // b)),
-        "numpy.remainder": (lambda a, b, z: Num(1), lambda a, b, z: -(a // b)),
-        "numpy.fmod": (lambda a, b, z: Num(1), lambda a, b, z: -np_("trunc")(a / b)),
-        "numpy.heaviside": (None, lambda a, b, z: npwhere(Call("numpy.equal", (a, Num(0))), 1.0, 0.0)),  # x2 at 0
-        "numpy.nan_to_num": (lambda x, z: npwhere(np_("isfinite")(x), 1.0, 0.0),),  # replaced entries: constants
-        "numpy.copy": (lambda x, z: Num(1),),
-        "numpy.array": (lambda x, z: Num(1),),
-        "numpy.asarray": (lambda x, z: Num(1),),
-        "numpy.clip": (
-            lambda x, lo, hi, z: _inside(x, lo, hi),
-            lambda x, lo, hi, z: npwhere(lt(x, lo), 1.0, 0.0),
-            lambda x, lo, hi, z: npwhere(gt(x, hi), 1.0, 0.0),
-        ),
-    }
-)
+PARTIALS = {  # (NumPy's elementwise functions, its ufuncs, are records: rules/ufuncs.py)
+    "numpy.nan_to_num": (lambda x, z: npwhere(np_("isfinite")(x), 1.0, 0.0),),  # replaced entries: constants
+    "numpy.copy": (lambda x, z: Num(1),),
+    "numpy.array": (lambda x, z: Num(1),),
+    "numpy.asarray": (lambda x, z: Num(1),),
+    "numpy.clip": (
+        lambda x, lo, hi, z: _inside(x, lo, hi),
+        lambda x, lo, hi, z: npwhere(lt(x, lo), 1.0, 0.0),
+        lambda x, lo, hi, z: npwhere(gt(x, hi), 1.0, 0.0),
+    ),
+}
 
 
 SOLVE_VECTOR = "numpy.linalg.solve/vector"  # solve with a vector b (``specialise`` names it by b's ndim)
@@ -177,13 +119,6 @@ def _extremes(x, axis, keepdims, rule):
     return rule(np_("max")(x, axis, keepdims)) - rule(np_("min")(x, axis, keepdims))
 
 
-def _exponent_less_one(y):
-    """y - 1 where y != 0, else 1: x ** that is finite at x = 0 when y is 0 (its factor y is 0 there)."""
-    if isinstance(y, Num) and y.text is None and isinstance(y.value, (int, float)):
-        return Num(y.value - 1 if y.value != 0 else 1)
-    return npwhere(Call("numpy.not_equal", (y, Num(0))), y - 1, 1.0)
-
-
 def _inside(x, lo, hi):
     """1 where lo <= x <= hi, else 0: clip's derivative in x (a bound of None is no bound)."""
     tests = [compare(op, x, b) for op, b in ((">=", lo), ("<=", hi)) if not (isinstance(b, Num) and b.value is None)]
@@ -192,17 +127,8 @@ def _inside(x, lo, hi):
     return npwhere(tests[0] if len(tests) == 1 else logical_and(*tests), 1.0, 0.0)
 
 
-def _nonzero(z):
-    """z with its zeros replaced by 1: x / z is then 0 at the origin (x = 0 there), as for norm."""
-    return npwhere(Call("numpy.equal", (z, Num(0.0))), 1.0, z)
-
-
 # Selections: the derivative follows the value selected (the first argument on a tie).
 FORWARD = {
-    "numpy.maximum": lambda a, b, z, da, db: npwhere(gt(b, a), db or 0.0, da or 0.0),
-    "numpy.minimum": lambda a, b, z, da, db: npwhere(lt(b, a), db or 0.0, da or 0.0),
-    "numpy.fmax": lambda a, b, z, da, db: npwhere(gt(b, a), db or 0.0, da or 0.0),  # (NaN-free inputs)
-    "numpy.fmin": lambda a, b, z, da, db: npwhere(lt(b, a), db or 0.0, da or 0.0),
     "numpy.where": lambda c, a, b, z, dc, da, db: npwhere(c, da or 0.0, db or 0.0),
     # constructors linear in their values: the same constructor of the tangents
     "numpy.linspace": lambda a, b, n, e, z, da, db, dn, de: np_("linspace")(da or 0.0, db or 0.0, n, e),
@@ -220,10 +146,6 @@ FORWARD = {
 
 
 REVERSE = {
-    "numpy.maximum": lambda a, b, z, g: (npwhere(gt(b, a), 0.0, g), npwhere(gt(b, a), g, 0.0)),
-    "numpy.minimum": lambda a, b, z, g: (npwhere(lt(b, a), 0.0, g), npwhere(lt(b, a), g, 0.0)),
-    "numpy.fmax": lambda a, b, z, g: (npwhere(gt(b, a), 0.0, g), npwhere(gt(b, a), g, 0.0)),
-    "numpy.fmin": lambda a, b, z, g: (npwhere(lt(b, a), 0.0, g), npwhere(lt(b, a), g, 0.0)),
     "numpy.where": lambda c, a, b, z, g: (None, npwhere(c, g, 0.0), npwhere(c, 0.0, g)),
     "numpy.linspace": lambda a, b, n, e, z, g: (
         _h("linspace_vjp")(g, Num(0), a, b, n, e),
@@ -307,59 +229,53 @@ REDUCE_EXTREME = ("numpy.max", "numpy.min", "numpy.amax", "numpy.amin")
 PRODUCT = ("numpy.prod",)  # reverse: g times the product of the other entries; forward: their sum against dx
 
 # One positional form per primitive: parameter names, with defaults for the optional ones.
-SIGNATURES = {f"numpy.{name}": (("x", None),) for name in list(UNARY) + list(ZERO_UNARY)}
-# functions of two arrays, x1 and x2
-BINARY = "arctan2 hypot power logaddexp logaddexp2 fmax fmin add subtract multiply".split()
-BINARY += "divide true_divide maximum minimum mod remainder fmod heaviside matmul".split()
-SIGNATURES.update({f"numpy.{name}": (("x1", None), ("x2", None)) for name in BINARY})
-SIGNATURES.update(
-    {
-        "numpy.where": (("condition", None), ("x", None), ("y", None)),
-        "numpy.clip": (("a", None), ("a_min", None), ("a_max", None)),
-        "numpy.linalg.solve": (("a", None), ("b", None)),
-        "numpy.nan_to_num": (("x", None),),
-        "numpy.ptp": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
-        "numpy.rot90": (("m", None), ("k", Num(1)), ("axes", Num((0, 1)))),
-        "numpy.cross": (("a", None), ("b", None)),
-        "numpy.copy": (("a", None),),
-        "numpy.array": (("object", None),),
-        "numpy.asarray": (("a", None),),
-        "numpy.sum": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
-        "numpy.mean": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
-        "numpy.prod": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
-        "numpy.max": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
-        "numpy.min": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
-        "numpy.amax": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
-        "numpy.amin": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
-        "numpy.transpose": (("a", None), ("axes", Num(None))),
-        "numpy.reshape": (("a", None), ("newshape", None)),
-        "numpy.ravel": (("a", None),),
-        "numpy.expand_dims": (("a", None), ("axis", None)),
-        "numpy.squeeze": (("a", None), ("axis", Num(None))),
-        "numpy.swapaxes": (("a", None), ("axis1", None), ("axis2", None)),
-        "numpy.moveaxis": (("a", None), ("source", None), ("destination", None)),
-        "numpy.tril": (("m", None), ("k", Num(0))),
-        "numpy.triu": (("m", None), ("k", Num(0))),
-        "numpy.flip": (("m", None), ("axis", Num(None))),
-        "numpy.roll": (("a", None), ("shift", None), ("axis", Num(None))),
-        "numpy.repeat": (("a", None), ("repeats", None), ("axis", Num(None))),
-        "numpy.tile": (("A", None), ("reps", None)),
-        "numpy.diff": (("a", None), ("n", Num(1)), ("axis", Num(-1))),
-        "numpy.atleast_1d": (("a", None),),
-        "numpy.atleast_2d": (("a", None),),
-        "numpy.atleast_3d": (("a", None),),
-        "numpy.broadcast_to": (("array", None), ("shape", None)),
-        "numpy.cumsum": (("a", None), ("axis", Num(None))),
-        "numpy.linspace": (("start", None), ("stop", None), ("num", Num(50)), ("endpoint", Num(True))),
-        "numpy.full": (("shape", None), ("fill_value", None), ("dtype", Num(None))),
-        "numpy.full_like": (("a", None), ("fill_value", None), ("dtype", Num(None))),
-        "numpy.trace": (("a", None), ("offset", Num(0)), ("axis1", Num(0)), ("axis2", Num(1))),
-        "numpy.diag": (("v", None), ("k", Num(0))),
-        "numpy.dot": (("a", None), ("b", None)),
-        "numpy.inner": (("a", None), ("b", None)),
-        "numpy.outer": (("a", None), ("b", None)),
-    }
-)
+SIGNATURES = {
+    "numpy.matmul": (("x1", None), ("x2", None)),
+    "numpy.where": (("condition", None), ("x", None), ("y", None)),
+    "numpy.clip": (("a", None), ("a_min", None), ("a_max", None)),
+    "numpy.linalg.solve": (("a", None), ("b", None)),
+    "numpy.nan_to_num": (("x", None),),
+    "numpy.ptp": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
+    "numpy.rot90": (("m", None), ("k", Num(1)), ("axes", Num((0, 1)))),
+    "numpy.cross": (("a", None), ("b", None)),
+    "numpy.copy": (("a", None),),
+    "numpy.array": (("object", None),),
+    "numpy.asarray": (("a", None),),
+    "numpy.sum": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
+    "numpy.mean": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
+    "numpy.prod": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
+    "numpy.max": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
+    "numpy.min": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
+    "numpy.amax": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
+    "numpy.amin": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
+    "numpy.transpose": (("a", None), ("axes", Num(None))),
+    "numpy.reshape": (("a", None), ("newshape", None)),
+    "numpy.ravel": (("a", None),),
+    "numpy.expand_dims": (("a", None), ("axis", None)),
+    "numpy.squeeze": (("a", None), ("axis", Num(None))),
+    "numpy.swapaxes": (("a", None), ("axis1", None), ("axis2", None)),
+    "numpy.moveaxis": (("a", None), ("source", None), ("destination", None)),
+    "numpy.tril": (("m", None), ("k", Num(0))),
+    "numpy.triu": (("m", None), ("k", Num(0))),
+    "numpy.flip": (("m", None), ("axis", Num(None))),
+    "numpy.roll": (("a", None), ("shift", None), ("axis", Num(None))),
+    "numpy.repeat": (("a", None), ("repeats", None), ("axis", Num(None))),
+    "numpy.tile": (("A", None), ("reps", None)),
+    "numpy.diff": (("a", None), ("n", Num(1)), ("axis", Num(-1))),
+    "numpy.atleast_1d": (("a", None),),
+    "numpy.atleast_2d": (("a", None),),
+    "numpy.atleast_3d": (("a", None),),
+    "numpy.broadcast_to": (("array", None), ("shape", None)),
+    "numpy.cumsum": (("a", None), ("axis", Num(None))),
+    "numpy.linspace": (("start", None), ("stop", None), ("num", Num(50)), ("endpoint", Num(True))),
+    "numpy.full": (("shape", None), ("fill_value", None), ("dtype", Num(None))),
+    "numpy.full_like": (("a", None), ("fill_value", None), ("dtype", Num(None))),
+    "numpy.trace": (("a", None), ("offset", Num(0)), ("axis1", Num(0)), ("axis2", Num(1))),
+    "numpy.diag": (("v", None), ("k", Num(0))),
+    "numpy.dot": (("a", None), ("b", None)),
+    "numpy.inner": (("a", None), ("b", None)),
+    "numpy.outer": (("a", None), ("b", None)),
+}
 # Methods of arrays that are these primitives (x.sum(...) is numpy.sum(x, ...)).
 METHODS = {
     "sum": "numpy.sum",
@@ -420,8 +336,13 @@ for _prim in SEQUENCE:  # of a sequence known only at run time, np.vstack(xs): o
 # their entries of the tables above, which are views of the records beside the entries not yet moved.
 for _prim in REGISTRY.values():
     assert _prim.name not in SIGNATURES, f"{_prim.name} is a record and a table entry"
-    FORWARD[_prim.name], REVERSE[_prim.name], SLOTS[_prim.name] = _prim.jvp, _prim.vjp, _prim.slots
+    if _prim.partials is not None:  # elementwise
+        PARTIALS[_prim.name] = _prim.partials
+    else:
+        FORWARD[_prim.name], REVERSE[_prim.name], SLOTS[_prim.name] = _prim.jvp, _prim.vjp, _prim.slots
     SIGNATURES[_prim.name] = _prim.signature
     METHODS.update({method: _prim.name for method in _prim.methods})
     if _prim.positional is not None:
         POSITIONAL[_prim.name] = _prim.positional
+# NumPy's elementwise functions of one array with a derivative (np.sin, ...; not np.floor): name -> partial
+UNARY = {p.numpy_name: p.partials[0] for p in family("ufuncs") if p.partials and len(p.partials) == 1 and p.partials[0]}

@@ -3,7 +3,7 @@ its primitives: the tables built from the records (the views) import ``REGISTRY`
 
 from __future__ import annotations
 
-from . import linalg, reductions  # noqa: F401  (np.linalg.inv, np.linalg.det; np.var, np.std, np.cov)
+from . import linalg, reductions, ufuncs  # noqa: F401  (np.linalg.inv, ...; np.var, np.std, np.cov; np.sin, ...)
 from .primitive import REGISTRY, Helper, Primitive, family, helper_forms, helpers
 
 __all__ = ["REGISTRY", "Helper", "Primitive", "family", "helper_forms", "helpers"]

@@ -54,7 +54,10 @@ class Primitive:
     ``kit`` the analysis's vocabulary (``analysis.infer_numpy.KIT``).  ``jvp(*args, out, *tangents)``:
     the output's tangent (``None`` tangents are zero); ``vjp(*args, out, g)``: one cotangent per
     argument (None where it has none); both are ``ir.expr`` expressions, a helper spelt ``@name``.
-    ``slots``: for each argument, whether the output depends on it differentiably.  ``helpers``: the
+    ``slots``: for each argument, whether the output depends on it differentiably.  ``partials``: in
+    place of those three, an elementwise function's partial derivatives, one per argument, each
+    ``partial(*args, out)`` (None: zero in that argument): the tangent is the sum of partial times
+    tangent, each cotangent g times its partial (``rules.PARTIALS``, as ``math``'s functions have).  ``helpers``: the
     runtime helpers its rules (and its array-API form) call, by name.  ``array_api``: its spelling
     under ``arrays="any"``: ``"xp.<name>"`` for the standard's function of that name, or the name of
     one of its helpers (whose ``array_api`` form computes it); None: refused there.
@@ -68,9 +71,10 @@ class Primitive:
     family: str
     signature: tuple
     value: Callable
-    jvp: Callable
-    vjp: Callable
-    slots: tuple
+    jvp: Callable | None = None
+    vjp: Callable | None = None
+    slots: tuple | None = None
+    partials: tuple | None = None
     positional: int | None = None
     methods: tuple = ()
     helpers: MappingProxyType = field(default_factory=dict)  # (made read-only in __post_init__)
@@ -79,7 +83,12 @@ class Primitive:
     refusals: MappingProxyType = field(default_factory=dict)
 
     def __post_init__(self):
-        assert len(self.slots) == len(self.signature), f"{self.name}: one slot per parameter"
+        rules = (self.jvp, self.vjp, self.slots)
+        if self.partials is None:
+            assert None not in rules and len(self.slots) == len(self.signature), f"{self.name}: two rules, a slot each"
+        else:
+            assert rules == (None,) * 3, f"{self.name}: partials or two rules, not both"
+            assert len(self.partials) == len(self.signature), f"{self.name}: one partial per parameter"
         assert set(self.refusals) <= {"array_api"}, f"{self.name}: a refusal of a target that reads none"
         for name in ("helpers", "array_api_keywords", "refusals"):  # frozen all the way down
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))

@@ -1,0 +1,138 @@
+"""NumPy's elementwise functions (its ufuncs), one record each (``rules.primitive``): a line per function.
+
+An elementwise function is written by its partial derivatives, as autograd writes its rules and as
+``rules/scalar.py`` writes ``math``'s: ``partial(*args, z)``, an ``ir.expr`` of the arguments and the
+result ``z``, applied entry by entry (None: zero in that argument).  Both modes read them as they read
+``math``'s (``rules.jvp``, ``rules.vjp``); reverse mode sums a cotangent back over broadcast axes.
+``np.maximum`` and its kin choose an argument instead, so they state their two rules: the derivative
+follows the value chosen (the first argument on a tie).
+
+Each call ``_ufunc(name, *partials)`` registers ``np.<name>`` with one parameter per partial (``x``, or
+``x1`` and ``x2``, NumPy's names).  Its value is its arguments broadcast (``kit.elementwise``), of a
+floating dtype unless ``exact`` (``np.abs`` of integers is integers, ``np.sin`` of them floats).  Its
+``array_api`` spelling is the standard's function (``np.arcsin`` -> ``xp.asin``; None where the standard
+has none, which that target refuses).  Conventions at points without a derivative: ``rules/__init__.py``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..ir.expr import Call, Num, fn, gt, lt
+from .primitive import Primitive, register
+
+np_ = lambda name: fn("numpy." + name)  # noqa: E731
+cos, sin, exp, log, sqrt, sign = (np_(n) for n in ("cos", "sin", "exp", "log", "sqrt", "sign"))
+cosh, sinh, npwhere = np_("cosh"), np_("sinh"), np_("where")
+LN2, LN10, DEGREE = Num(0.6931471805599453), Num(2.302585092994046), Num(0.017453292519943295)  # pi / 180
+
+
+def _ufunc(name: str, *partials, exact: bool = False, xp: str | None = None, jvp=None, vjp=None) -> None:
+    """Register ``np.<name>``: elementwise in ``len(partials)`` arguments (or, given ``jvp`` and ``vjp``,
+    in two, by those rules); ``xp``: the array-API standard's name for it ("": the same name)."""
+    nargs = len(partials) or 2
+    register(
+        Primitive(
+            name=f"numpy.{name}",
+            family="ufuncs",
+            signature=(("x", None),) if nargs == 1 else (("x1", None), ("x2", None)),
+            value=lambda ins, static, kit: kit.elementwise(ins, floating=not exact),
+            partials=partials or None,
+            jvp=jvp,
+            vjp=vjp,
+            slots=(True, True) if jvp is not None else None,
+            array_api=None if xp is None else f"xp.{xp or name}",
+        )
+    )
+
+
+# --- of one argument: the derivative of each, in its result z where that is shorter
+_ufunc("sin", lambda x, z: cos(x), xp="")
+_ufunc("cos", lambda x, z: -sin(x), xp="")
+_ufunc("tan", lambda x, z: 1 + z * z, xp="")
+_ufunc("arcsin", lambda x, z: 1 / sqrt(1 - x * x), xp="asin")
+_ufunc("arccos", lambda x, z: -1 / sqrt(1 - x * x), xp="acos")
+_ufunc("arctan", lambda x, z: 1 / (1 + x * x), xp="atan")
+_ufunc("sinh", lambda x, z: cosh(x), xp="")
+_ufunc("cosh", lambda x, z: sinh(x), xp="")
+_ufunc("tanh", lambda x, z: 1 - z * z, xp="")
+_ufunc("exp", lambda x, z: z, xp="")
+_ufunc("expm1", lambda x, z: z + 1, xp="")
+_ufunc("log", lambda x, z: 1 / x, xp="")
+_ufunc("log1p", lambda x, z: 1 / (1 + x), xp="")
+_ufunc("log2", lambda x, z: 1 / (x * LN2), xp="")
+_ufunc("log10", lambda x, z: 1 / (x * LN10), xp="")
+_ufunc("sqrt", lambda x, z: 0.5 / z, xp="")
+_ufunc("square", lambda x, z: 2 * x, exact=True, xp="")
+_ufunc("abs", lambda x, z: sign(x), exact=True, xp="")  # abs'(0) = 0
+_ufunc("absolute", lambda x, z: sign(x), exact=True, xp="abs")
+_ufunc("negative", lambda x, z: Num(-1), exact=True, xp="")
+_ufunc("positive", lambda x, z: Num(1), exact=True, xp="")
+_ufunc("arcsinh", lambda x, z: 1 / sqrt(1 + x * x), xp="asinh")
+_ufunc("arccosh", lambda x, z: 1 / sqrt(x * x - 1), xp="acosh")
+_ufunc("arctanh", lambda x, z: 1 / (1 - x * x), xp="atanh")
+_ufunc("exp2", lambda x, z: z * LN2)
+_ufunc("cbrt", lambda x, z: 1 / (3 * z * z))
+_ufunc("reciprocal", lambda x, z: -(z * z))
+_ufunc("fabs", lambda x, z: sign(x))
+_ufunc("deg2rad", lambda x, z: DEGREE)
+_ufunc("radians", lambda x, z: DEGREE)
+_ufunc("rad2deg", lambda x, z: Num(57.29577951308232))  # 180 / pi
+_ufunc("degrees", lambda x, z: Num(57.29577951308232))
+# piecewise constant: derivative zero
+for _name, _xp in (("sign", ""), ("floor", ""), ("ceil", ""), ("round", ""), ("rint", None), ("trunc", "")):
+    _ufunc(_name, None, exact=True, xp=_xp)
+
+
+# --- of two arguments
+def _exponent_less_one(y):
+    """y - 1 where y != 0, else 1: x ** that is finite at x = 0 when y is 0 (its factor y is 0 there)."""
+    if isinstance(y, Num) and y.text is None and isinstance(y.value, (int, float)):
+        return Num(y.value - 1 if y.value != 0 else 1)
+    return npwhere(Call("numpy.not_equal", (y, Num(0))), y - 1, 1.0)
+
+
+def _nonzero(z):
+    """z with its zeros replaced by 1: x / z is then 0 at the origin (x = 0 there), as for norm."""
+    return npwhere(Call("numpy.equal", (z, Num(0.0))), 1.0, z)
+
+
+_ufunc("arctan2", lambda y, x, z: x / (x * x + y * y), lambda y, x, z: -y / (x * x + y * y), xp="atan2")
+_ufunc("hypot", lambda x, y, z: x / _nonzero(z), lambda x, y, z: y / _nonzero(z), xp="")  # 0 at the origin
+_ufunc(
+    "power",
+    lambda x, y, z: y * x ** _exponent_less_one(y),  # 0 where y == 0 (x**0 is 1 everywhere)
+    lambda x, y, z: z * log(npwhere(gt(x, 0), x, npwhere(lt(x, 0), math.nan, 1.0))),  # as pow's (scalar.py)
+    exact=True,
+    xp="pow",
+)
+_ufunc("logaddexp", lambda a, b, z: exp(a - z), lambda a, b, z: exp(b - z), xp="")
+_ufunc("logaddexp2", lambda a, b, z: np_("exp2")(a - z), lambda a, b, z: np_("exp2")(b - z))
+_ufunc("add", lambda a, b, z: Num(1), lambda a, b, z: Num(1), exact=True, xp="")
+_ufunc("subtract", lambda a, b, z: Num(1), lambda a, b, z: Num(-1), exact=True, xp="")
+_ufunc("multiply", lambda a, b, z: b, lambda a, b, z: a, exact=True, xp="")
+_ufunc("divide", lambda a, b, z: 1 / b, lambda a, b, z: -(z / b), xp="")
+_ufunc("true_divide", lambda a, b, z: 1 / b, lambda a, b, z: -(z / b), xp="divide")
+# the remainder's quotient is constant between its jumps: d/dx2 = -floor (mod) or -trunc (fmod) of x1 / x2
+_ufunc("mod", lambda a, b, z: Num(1), lambda a, b, z: -(a // b), exact=True)
+_ufunc("remainder", lambda a, b, z: Num(1), lambda a, b, z: -(a // b), exact=True)
+_ufunc("fmod", lambda a, b, z: Num(1), lambda a, b, z: -np_("trunc")(a / b), exact=True)
+_ufunc("heaviside", None, lambda a, b, z: npwhere(Call("numpy.equal", (a, Num(0))), 1.0, 0.0), exact=True)  # x2 at 0
+
+
+# --- selections: the derivative follows the value chosen (the first argument on a tie; fmax and fmin as
+# maximum and minimum, for inputs without NaN)
+def _selection(name: str, test, xp: str | None = None) -> None:
+    _ufunc(
+        name,
+        exact=True,
+        xp=xp,
+        jvp=lambda a, b, z, da, db: npwhere(test(b, a), db or 0.0, da or 0.0),
+        vjp=lambda a, b, z, g: (npwhere(test(b, a), 0.0, g), npwhere(test(b, a), g, 0.0)),
+    )
+
+
+_selection("maximum", gt, xp="")
+_selection("minimum", lt, xp="")
+_selection("fmax", gt)
+_selection("fmin", lt)
