@@ -22,7 +22,8 @@ PACKAGE = pathlib.Path(adcompiler.__file__).parent
 
 
 def test_the_reductions_family_is_registered():
-    assert [p.name for p in family("reductions")] == ["numpy.var", "numpy.std", "numpy.cov"]
+    names = ["var", "std", "cov", "sum", "mean", "cumsum", "trace"]
+    assert [p.name for p in family("reductions")] == [f"numpy.{name}" for name in names]
 
 
 def _log_det_of_inverse(a):
@@ -58,12 +59,15 @@ def test_each_record_fills_the_tables_the_passes_read(name):
     if prim.partials is not None:  # elementwise: both modes apply its partials
         assert rules.PARTIALS[name] is prim.partials and name not in rules.FORWARD and name not in N.SLOTS
         slots = tuple(p is not None for p in prim.partials)
+    elif prim.linear is not None:  # linear in its first argument
+        assert N.LINEAR[name] is prim.linear and name not in rules.FORWARD and name not in rules.PARTIALS
+        slots = (True,) + (False,) * (len(prim.signature) - 1)
     else:
         assert rules.FORWARD[name] is prim.jvp and rules.REVERSE[name] is prim.vjp and N.SLOTS[name] == prim.slots
         slots = prim.slots
     assert N.SIGNATURES[name] == prim.signature
     assert rules.differentiable_slots(name, len(prim.signature)) == slots
-    assert all(N.METHODS[m] == name for m in prim.methods)
+    assert all(N.METHODS[m] == name for m in prim.methods) and all(N.ATTRIBUTES[a] == name for a in prim.attributes)
     assert N.POSITIONAL.get(name) == prim.positional
     assert name in infer_numpy._RULES
     for helper, forms in prim.helpers.items():

@@ -139,54 +139,6 @@ def _inner(ins, static) -> V.Aval:
     return array_of(nd, dtype) if nd > 0 else _scalar(dtype)
 
 
-def _reshaped(ins, static) -> V.Aval:
-    shape = static[1] if len(static) > 1 else UNKNOWN
-    dtype = result_dtype(ins[:1])
-    if isinstance(shape, int):
-        return array_of(1, dtype)
-    if isinstance(shape, tuple):
-        return array_of(len(shape), dtype)
-    if isinstance(ins[1], V.Seq) and ins[1].items is not None:
-        return array_of(len(ins[1].items), dtype)
-    if isinstance(ins[1], V.Num):
-        return array_of(1, dtype)
-    return V.Arr(None, dtype)
-
-
-def _expanded(ins, static) -> V.Aval:
-    axis = static[1]
-    k = len(axis) if isinstance(axis, tuple) else 1
-    nd = ndim_of(ins[0])
-    return array_of(None if nd is None or axis is UNKNOWN else nd + k, result_dtype(ins[:1]))
-
-
-def _squeezed(ins, static) -> V.Aval:
-    axis = static[1]
-    nd = ndim_of(ins[0])
-    if axis is None or axis is UNKNOWN or nd is None:
-        return V.Arr(None, result_dtype(ins[:1]))  # which axes have length 1 is known only at run time
-    k = len(axis) if isinstance(axis, tuple) else 1
-    return array_of(nd - k, result_dtype(ins[:1])) if nd - k > 0 else _scalar(result_dtype(ins[:1]))
-
-
-def _at_least(ins, n: int) -> V.Aval:
-    """np.atleast_nd: an array of at least n dimensions."""
-    nd = ndim_of(ins[0])
-    return array_of(None if nd is None else max(nd, n), result_dtype(ins[:1]))
-
-
-def _tiled(ins, static) -> V.Aval:
-    """np.tile(a, reps): ndim max(a.ndim, len(reps))."""
-    nd, reps = ndim_of(ins[0]), static[1] if len(static) > 1 else UNKNOWN
-    if nd is None or reps is UNKNOWN:
-        return array_of(None, result_dtype(ins[:1]))
-    return array_of(max(nd, len(reps) if isinstance(reps, tuple) else 1), result_dtype(ins[:1]))
-
-
-def _same(ins, static) -> V.Aval:
-    return array_of(ndim_of(ins[0]), result_dtype(ins[:1]))
-
-
 def _norm(ins, static) -> V.Aval:
     """np.linalg.norm(x, ord, axis, keepdims): over every axis, one (a vector norm) or two (a matrix norm)."""
     nd, dtype = ndim_of(ins[0]), float_dtype(ins[:1])
@@ -217,27 +169,6 @@ def _trace(ins, static) -> V.Aval:
     return _scalar(result_dtype(ins[:1])) if nd == 2 else array_of(minus(nd, 2), result_dtype(ins[:1]))
 
 
-def _diag(ins, static) -> V.Aval:
-    nd = ndim_of(ins[0])
-    return array_of(None if nd is None else (2 if nd == 1 else 1), result_dtype(ins[:1]))
-
-
-def _cumsum(ins, static) -> V.Aval:
-    axis = static[1] if len(static) > 1 else None
-    return array_of(1 if axis is None else ndim_of(ins[0]), result_dtype(ins[:1]))
-
-
-def _broadcast_to(ins, static) -> V.Aval:
-    shape = static[1]
-    if isinstance(shape, int):
-        return array_of(1, result_dtype(ins[:1]))
-    if isinstance(shape, tuple):
-        return array_of(len(shape), result_dtype(ins[:1]))
-    if isinstance(ins[1], V.Seq) and ins[1].items is not None:
-        return array_of(len(ins[1].items), result_dtype(ins[:1]))
-    return V.Arr(None, result_dtype(ins[:1]))
-
-
 def _converted(ins, static) -> V.Aval:
     """np.array / np.asarray / np.copy of a number, a list or an array."""
     a = as_array(ins[0])
@@ -258,43 +189,17 @@ def _solved_ndim(ins):
 
 
 _RULES = {
-    "numpy.sum": _reduced,
     "numpy.prod": _reduced,
     "numpy.ptp": _reduced,
-    "numpy.rot90": _same,
     "numpy.max": _reduced,
     "numpy.min": _reduced,
     "numpy.amax": _reduced,
     "numpy.amin": _reduced,
-    "numpy.mean": _floating_reduced,
     "numpy.dot": _dot,
     "numpy.matmul": _matmul,
     "numpy.inner": _inner,
     "numpy.outer": lambda ins, static: array_of(2, result_dtype(ins[:2])),
-    "numpy.transpose": _same,
-    "numpy.swapaxes": _same,
-    "numpy.moveaxis": _same,
-    "numpy.tril": _same,
-    "numpy.diff": _same,
-    "numpy.repeat": lambda ins, static: (
-        array_of(1, result_dtype(ins[:1])) if len(static) < 3 or static[2] is None else _same(ins, static)
-    ),
-    "numpy.tile": _tiled,
-    "numpy.triu": _same,
-    "numpy.flip": _same,
-    "numpy.roll": _same,
-    "numpy.atleast_1d": lambda ins, static: _at_least(ins, 1),
-    "numpy.atleast_2d": lambda ins, static: _at_least(ins, 2),
-    "numpy.atleast_3d": lambda ins, static: _at_least(ins, 3),
-    "numpy.reshape": _reshaped,
-    "numpy.ravel": lambda ins, static: array_of(1, result_dtype(ins[:1])),
-    "numpy.expand_dims": _expanded,
-    "numpy.squeeze": _squeezed,
-    "numpy.broadcast_to": _broadcast_to,
-    "numpy.cumsum": _cumsum,
-    "numpy.trace": _trace,
     "numpy.linalg.solve": lambda ins, static: array_of(_solved_ndim(ins), float_dtype(ins[:2])),
-    "numpy.diag": _diag,
     "numpy.linalg.norm": _norm,
     "numpy.linalg.norm/matrix": _norm,
     "numpy.linalg.slogdet[0]": _decomposed(2),
@@ -329,6 +234,8 @@ class KIT:
     matrices_reduced = staticmethod(_trace)  # a number per matrix of a stack (a number for one matrix)
     matrix_part = staticmethod(lambda ins, static, k: _decomposed(k)(ins, static))  # of ndim ndim(a) - k
     elementwise = staticmethod(_elementwise)  # its arguments broadcast (floating=True: of a floating dtype)
+    minus = staticmethod(minus)  # an ndim less k (None: not known)
+    Arr, Num, Seq = V.Arr, V.Num, V.Seq  # the abstract values themselves: an array, a number, a sequence
     UNKNOWN = UNKNOWN  # a static argument not known when compiling
 
 

@@ -80,18 +80,10 @@ def _same_kind(ins, static) -> V.Aval:
     return array_of(ndim_of(ins[0]), result_dtype(ins[:1]))
 
 
-def _same(ins, static) -> V.Aval:
-    return array_of(ndim_of(ins[0]), result_dtype(ins[:1]))
-
-
 RULES = {
     "numpy.real": _same_kind,
     "numpy.imag": _same_kind,
     "numpy.real_if_close": lambda ins, static: array_of(ndim_of(ins[0]), result_dtype(ins[:1])),
-    "numpy.fliplr": _same,
-    "numpy.flipud": _same,
-    "numpy.rollaxis": _same,
-    "numpy.diagonal": lambda ins, static: array_of(minus(ndim_of(ins[0]), 1), result_dtype(ins[:1])),
     "numpy.partition": lambda ins, static: array_of(1 if static[2] is None else ndim_of(ins[0]), result_dtype(ins[:1])),
     "numpy.tensordot": _tensordot,
     "numpy.kron": _kron,

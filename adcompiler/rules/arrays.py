@@ -24,7 +24,7 @@ from ..ir.expr import Call, Num, Slice, Subscript, Tuple, compare, fn, gt, lt
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
 logical_and = np_("logical_and")
-npwhere, transpose, reshape, shape_of = np_("where"), np_("transpose"), np_("reshape"), np_("shape")
+npwhere = np_("where")
 
 
 def _h(name):
@@ -99,13 +99,6 @@ def _stacked_solve_adjoint(a, b, z, g):
     return (-(_column(gb) * rows), _h("unbroadcast")(gb, b))
 
 
-def _negated(shift):
-    """-shift for np.roll's shift: a number or a tuple of them."""
-    if isinstance(shift, Num) and shift.text is None and isinstance(shift.value, int):
-        return Num(-shift.value)
-    return np_("negative")(shift)
-
-
 def _mT(a):
     """The matrices of a stack transposed (the last two axes swapped)."""
     return np_("swapaxes")(a, Num(-1), Num(-2))
@@ -177,38 +170,7 @@ SLOTS = {
 POSITIONAL: dict = {}
 
 # Linear in their first argument (the rest are static: axes, shapes): tangent = same op on the tangent.
-LINEAR = {
-    "numpy.sum": lambda g, x, z, axis, keepdims: unreduce(g, x, axis, keepdims),
-    "numpy.mean": lambda g, x, z, axis, keepdims: unreduce(g, x, axis, keepdims)
-    * (Call("numpy.size", (z,)) / Call("numpy.size", (x,))),
-    "numpy.transpose": lambda g, x, z, axes: (
-        transpose(g, Call("numpy.argsort", (axes,)))
-        if not (isinstance(axes, Num) and axes.value is None)
-        else transpose(g)
-    ),
-    "numpy.reshape": lambda g, x, z, newshape: reshape(g, shape_of(x)),
-    "numpy.ravel": lambda g, x, z: reshape(g, shape_of(x)),
-    "numpy.expand_dims": lambda g, x, z, axis: reshape(g, shape_of(x)),
-    "numpy.squeeze": lambda g, x, z, axis: reshape(g, shape_of(x)),
-    "numpy.swapaxes": lambda g, x, z, a1, a2: np_("swapaxes")(g, a1, a2),
-    "numpy.moveaxis": lambda g, x, z, source, destination: np_("moveaxis")(g, destination, source),
-    "numpy.tril": lambda g, x, z, k: np_("tril")(g, k),
-    "numpy.triu": lambda g, x, z, k: np_("triu")(g, k),
-    "numpy.flip": lambda g, x, z, axis: np_("flip")(g, axis),
-    "numpy.roll": lambda g, x, z, shift, axis: np_("roll")(g, _negated(shift), axis),
-    "numpy.repeat": lambda g, x, z, repeats, axis: _h("repeat_vjp")(g, x, repeats, axis),
-    "numpy.tile": lambda g, x, z, reps: _h("tile_vjp")(g, x, reps),
-    "numpy.diff": lambda g, x, z, n, axis: _h("diff_vjp")(g, x, n, axis),
-    "numpy.atleast_1d": lambda g, x, z: reshape(g, shape_of(x)),
-    "numpy.atleast_2d": lambda g, x, z: reshape(g, shape_of(x)),
-    "numpy.atleast_3d": lambda g, x, z: reshape(g, shape_of(x)),
-    "numpy.broadcast_to": lambda g, x, z, shape: Call("@unbroadcast", (g, x)),
-    "numpy.cumsum": lambda g, x, z, axis: reshape(
-        np_("flip")(np_("cumsum")(np_("flip")(g, axis), axis), axis), shape_of(x)
-    ),
-    "numpy.trace": lambda g, x, z, offset, axis1, axis2: _h("trace_vjp")(g, x, offset, axis1, axis2),
-    "numpy.diag": lambda g, x, z, k: _h("diag_vjp")(g, x, k),
-    "numpy.rot90": lambda g, x, z, k, axes: np_("rot90")(g, _negated(k), axes),
+LINEAR = {  # (NumPy's moves and linear reductions are records: rules/movement.py, rules/reductions.py)
     "array_sum": lambda g, x, z: unreduce(g, x, Num(0), Num(False)),  # Python's sum(x): over the first axis
 }
 CALLED = {"array_sum": "sum"}  # how a primitive is called in generated code, where not by its name
@@ -236,67 +198,32 @@ SIGNATURES = {
     "numpy.linalg.solve": (("a", None), ("b", None)),
     "numpy.nan_to_num": (("x", None),),
     "numpy.ptp": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
-    "numpy.rot90": (("m", None), ("k", Num(1)), ("axes", Num((0, 1)))),
     "numpy.cross": (("a", None), ("b", None)),
     "numpy.copy": (("a", None),),
     "numpy.array": (("object", None),),
     "numpy.asarray": (("a", None),),
-    "numpy.sum": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
-    "numpy.mean": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
     "numpy.prod": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
     "numpy.max": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
     "numpy.min": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
     "numpy.amax": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
     "numpy.amin": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
-    "numpy.transpose": (("a", None), ("axes", Num(None))),
-    "numpy.reshape": (("a", None), ("newshape", None)),
-    "numpy.ravel": (("a", None),),
-    "numpy.expand_dims": (("a", None), ("axis", None)),
-    "numpy.squeeze": (("a", None), ("axis", Num(None))),
-    "numpy.swapaxes": (("a", None), ("axis1", None), ("axis2", None)),
-    "numpy.moveaxis": (("a", None), ("source", None), ("destination", None)),
-    "numpy.tril": (("m", None), ("k", Num(0))),
-    "numpy.triu": (("m", None), ("k", Num(0))),
-    "numpy.flip": (("m", None), ("axis", Num(None))),
-    "numpy.roll": (("a", None), ("shift", None), ("axis", Num(None))),
-    "numpy.repeat": (("a", None), ("repeats", None), ("axis", Num(None))),
-    "numpy.tile": (("A", None), ("reps", None)),
-    "numpy.diff": (("a", None), ("n", Num(1)), ("axis", Num(-1))),
-    "numpy.atleast_1d": (("a", None),),
-    "numpy.atleast_2d": (("a", None),),
-    "numpy.atleast_3d": (("a", None),),
-    "numpy.broadcast_to": (("array", None), ("shape", None)),
-    "numpy.cumsum": (("a", None), ("axis", Num(None))),
     "numpy.linspace": (("start", None), ("stop", None), ("num", Num(50)), ("endpoint", Num(True))),
     "numpy.full": (("shape", None), ("fill_value", None), ("dtype", Num(None))),
     "numpy.full_like": (("a", None), ("fill_value", None), ("dtype", Num(None))),
-    "numpy.trace": (("a", None), ("offset", Num(0)), ("axis1", Num(0)), ("axis2", Num(1))),
-    "numpy.diag": (("v", None), ("k", Num(0))),
     "numpy.dot": (("a", None), ("b", None)),
     "numpy.inner": (("a", None), ("b", None)),
     "numpy.outer": (("a", None), ("b", None)),
 }
 # Methods of arrays that are these primitives (x.sum(...) is numpy.sum(x, ...)).
 METHODS = {
-    "sum": "numpy.sum",
-    "mean": "numpy.mean",
     "prod": "numpy.prod",
     "max": "numpy.max",
     "min": "numpy.min",
-    "reshape": "numpy.reshape",
-    "ravel": "numpy.ravel",
-    "flatten": "numpy.ravel",
     "dot": "numpy.dot",
     "copy": "numpy.copy",
-    "transpose": "numpy.transpose",
-    "squeeze": "numpy.squeeze",
-    "cumsum": "numpy.cumsum",
-    "repeat": "numpy.repeat",
-    "trace": "numpy.trace",
     "clip": "numpy.clip",
-    "swapaxes": "numpy.swapaxes",
 }
-ATTRIBUTES = {"T": "numpy.transpose", "shape": "numpy.shape", "ndim": "numpy.ndim", "size": "numpy.size"}
+ATTRIBUTES = {"shape": "numpy.shape", "ndim": "numpy.ndim", "size": "numpy.size"}
 COMPARISONS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
 COMPARISONS += ("logical_and", "logical_or", "logical_not", "isfinite", "isnan", "isinf")
 INACTIVE = ("numpy.shape", "numpy.ndim", "numpy.size", "numpy.argsort", "numpy.argmax", "numpy.argmin") + tuple(
@@ -311,7 +238,7 @@ for _table in (L, P, M):
     SLOTS.update(_table.SLOTS)
     SIGNATURES.update(_table.SIGNATURES)
 METHODS.update({**P.METHODS, **M.METHODS})
-LINEAR.update({**P.LINEAR, **M.LINEAR})
+LINEAR.update(P.LINEAR)
 PARTIALS.update(M.PARTIALS)
 ATTRIBUTES.update(M.ATTRIBUTES)
 POSITIONAL.update(P.POSITIONAL)
@@ -338,10 +265,13 @@ for _prim in REGISTRY.values():
     assert _prim.name not in SIGNATURES, f"{_prim.name} is a record and a table entry"
     if _prim.partials is not None:  # elementwise
         PARTIALS[_prim.name] = _prim.partials
+    elif _prim.linear is not None:
+        LINEAR[_prim.name] = _prim.linear
     else:
         FORWARD[_prim.name], REVERSE[_prim.name], SLOTS[_prim.name] = _prim.jvp, _prim.vjp, _prim.slots
     SIGNATURES[_prim.name] = _prim.signature
     METHODS.update({method: _prim.name for method in _prim.methods})
+    ATTRIBUTES.update({attribute: _prim.name for attribute in _prim.attributes})
     if _prim.positional is not None:
         POSITIONAL[_prim.name] = _prim.positional
 # NumPy's elementwise functions of one array with a derivative (np.sin, ...; not np.floor): name -> partial

@@ -1,15 +1,21 @@
-"""Derivative rules for more of NumPy: the complex-part functions of real values, ``sinc``, and data
-movement (flips, ``rollaxis``, ``diagonal``, ``partition``); ``arrays`` merges these tables into its own.
+"""Data movement in NumPy, one record each (``rules.primitive``), and the complex-part functions of real values.
+
+The moves (``np.transpose``, ``np.reshape``, ``np.flip``, ``np.roll``, ``np.tril``, ``np.diag``, ...)
+change where entries are, not what they are: each is linear in its array, the rest static (axes,
+shapes), so its tangent is the same move of the tangent and its cotangent ``g`` moved back (``linear``,
+one line each: a reshape back to x's shape, the inverse permutation, a roll the other way, or a runtime
+helper that adds each entry of g back where it came from).  Their values are written here, with the
+analysis's vocabulary (``kit``).
 
 adcompiler differentiates real values only (complex arguments and constants are refused), and on
 real values ``np.real``, ``np.conj`` and ``np.real_if_close`` are the identity (derivative 1),
 ``np.imag`` is zero and ``np.angle`` is 0 or pi (derivative 0); ``analysis.facts`` refuses them,
 located, on a complex value.  ``np.sinc(x) = sin(pi x) / (pi x)`` has derivative
 ``(cos(pi x) - sinc x) / x``, taken at 0 as its series ``-pi^2 x / 3`` (0 there, and the derivative
-of that is sinc's second derivative at 0, so second order is right too).  Flips, ``rollaxis`` and
-``diagonal`` move entries: linear, so the tangent goes through the same move and the cotangent is
-put back where each entry came from.  ``partition`` is a gather of x; which entry of x each entry
-of the result is follows from ranking both (argsort of argsort: a permutation whatever the ties).
+of that is sinc's second derivative at 0, so second order is right too).  ``partition`` is a gather of
+x; which entry of x each entry of the result is follows from ranking both (argsort of argsort: a
+permutation whatever the ties).  These, ``np.add.at`` and the joins of a run-time sequence are still
+tables here, which ``arrays`` merges into its own.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from __future__ import annotations
 import math
 
 from ..ir.expr import Call, Num
+from .primitive import Primitive, register
 
 
 def _np(name, *args):
@@ -53,13 +60,6 @@ PARTIALS = {
 COMPLEX_PARTS = ("numpy.real", "numpy.conj", "numpy.conjugate", "numpy.imag", "numpy.angle", "numpy.real_if_close")
 FLOATING = ("numpy.sinc", "numpy.angle")  # a float result for integer arguments too
 
-# Linear in their first argument: tangent = the same move of the tangent; cotangent = g moved back.
-LINEAR = {
-    "numpy.fliplr": lambda g, x, z: _np("fliplr", g),
-    "numpy.flipud": lambda g, x, z: _np("flipud", g),
-    "numpy.rollaxis": lambda g, x, z, axis, start: _h("rollaxis_vjp")(g, x, axis, start),
-    "numpy.diagonal": lambda g, x, z, offset, a1, a2: _h("diagonal_vjp")(g, x, offset, a1, a2),
-}
 FORWARD = {
     "numpy.partition": lambda x, kth, axis, z, dx, dk, da: _np(
         "take_along_axis", dx, _partition_order(x, z, axis), axis
@@ -87,10 +87,6 @@ SIGNATURES = {name: (("x", None),) for name in PARTIALS}
 SIGNATURES.update(
     {
         "numpy.real_if_close": (("a", None), ("tol", Num(100))),
-        "numpy.fliplr": (("m", None),),
-        "numpy.flipud": (("m", None),),
-        "numpy.rollaxis": (("a", None), ("axis", None), ("start", Num(0))),
-        "numpy.diagonal": (("a", None), ("offset", Num(0)), ("axis1", Num(0)), ("axis2", Num(1))),
         "numpy.partition": (("a", None), ("kth", None), ("axis", Num(-1))),
     }
 )
@@ -115,7 +111,7 @@ def joined_list(prim: str, has_axis: bool) -> tuple:
     )
 
 
-METHODS = {"conj": "numpy.conj", "conjugate": "numpy.conjugate", "diagonal": "numpy.diagonal"}
+METHODS = {"conj": "numpy.conj", "conjugate": "numpy.conjugate"}
 ATTRIBUTES = {"real": "numpy.real", "imag": "numpy.imag"}
 
 # Refused where they are called, with the reason: their values are complex for a general real matrix.
@@ -124,3 +120,179 @@ _EIG = (
     "for a symmetric matrix use np.linalg.eigh (or eigvalsh); else a real function of the matrix (det, trace, solve)",
 )
 REFUSED = {"numpy.linalg.eig": _EIG, "numpy.linalg.eigvals": _EIG}
+
+
+# --- the moves, one record each: ``_move(name, signature, value, linear)`` registers ``np.<name>`` (its first
+# parameter the array moved, the rest static), with ``linear(g, x, z, *static)`` the cotangent of x.
+def _move(name: str, signature: tuple, value, linear, **more) -> None:
+    register(
+        Primitive(name=f"numpy.{name}", family="movement", signature=signature, value=value, linear=linear, **more)
+    )
+
+
+def _same(ins, static, kit):
+    """An array of x's ndim and dtype."""
+    return kit.array_of(kit.ndim_of(ins[0]), kit.result_dtype(ins[:1]))
+
+
+def _shaped(ins, static, kit, number_is_length=True):
+    """An array of x's dtype and of the ndim of the shape given (static[1], or a sequence of known length;
+    ``number_is_length``: a number computed at run time is one length)."""
+    shape, dtype = static[1] if len(static) > 1 else kit.UNKNOWN, kit.result_dtype(ins[:1])
+    if isinstance(shape, int):
+        return kit.array_of(1, dtype)
+    if isinstance(shape, tuple):
+        return kit.array_of(len(shape), dtype)
+    if isinstance(ins[1], kit.Seq) and ins[1].items is not None:
+        return kit.array_of(len(ins[1].items), dtype)
+    if number_is_length and isinstance(ins[1], kit.Num):
+        return kit.array_of(1, dtype)
+    return kit.Arr(None, dtype)
+
+
+def _expanded(ins, static, kit):
+    axis, nd = static[1], kit.ndim_of(ins[0])
+    k = len(axis) if isinstance(axis, tuple) else 1
+    return kit.array_of(None if nd is None or axis is kit.UNKNOWN else nd + k, kit.result_dtype(ins[:1]))
+
+
+def _squeezed(ins, static, kit):
+    axis, nd, dtype = static[1], kit.ndim_of(ins[0]), kit.result_dtype(ins[:1])
+    if axis is None or axis is kit.UNKNOWN or nd is None:
+        return kit.Arr(None, dtype)  # which axes have length 1 is known only at run time
+    k = len(axis) if isinstance(axis, tuple) else 1
+    return kit.array_of(nd - k, dtype) if nd - k > 0 else kit.scalar(dtype)
+
+
+def _at_least(n: int):
+    """np.atleast_nd: an array of at least n dimensions."""
+
+    def value(ins, static, kit):
+        nd = kit.ndim_of(ins[0])
+        return kit.array_of(None if nd is None else max(nd, n), kit.result_dtype(ins[:1]))
+
+    return value
+
+
+def _tiled(ins, static, kit):
+    """np.tile(a, reps): ndim max(a.ndim, len(reps))."""
+    nd, reps = kit.ndim_of(ins[0]), static[1] if len(static) > 1 else kit.UNKNOWN
+    if nd is None or reps is kit.UNKNOWN:
+        return kit.array_of(None, kit.result_dtype(ins[:1]))
+    return kit.array_of(max(nd, len(reps) if isinstance(reps, tuple) else 1), kit.result_dtype(ins[:1]))
+
+
+def _repeated(ins, static, kit):
+    """np.repeat(a, repeats, axis): flat (1-d) without an axis, else a's ndim."""
+    flat = len(static) < 3 or static[2] is None
+    return kit.array_of(1, kit.result_dtype(ins[:1])) if flat else _same(ins, static, kit)
+
+
+def _diagonal_of(ins, static, kit):
+    """np.diag(v, k): a matrix of a vector, a vector of a matrix."""
+    nd = kit.ndim_of(ins[0])
+    return kit.array_of(None if nd is None else (2 if nd == 1 else 1), kit.result_dtype(ins[:1]))
+
+
+def _negated(shift):
+    """-shift for np.roll's shift or np.rot90's k: a number or a tuple of them."""
+    if isinstance(shift, Num) and shift.text is None and isinstance(shift.value, int):
+        return Num(-shift.value)
+    return _np("negative", shift)
+
+
+def _back(g, x, *static):
+    """g reshaped to x's shape: the cotangent of a move that keeps the order of the entries."""
+    return _np("reshape", g, _np("shape", x))
+
+
+A, M = ("a", None), ("m", None)
+_move(
+    "transpose",
+    (A, ("axes", Num(None))),
+    _same,
+    lambda g, x, z, axes: (
+        _np("transpose", g)
+        if isinstance(axes, Num) and axes.value is None
+        else _np("transpose", g, _np("argsort", axes))
+    ),
+    methods=("transpose",),
+    attributes=("T",),
+    array_api="transpose",  # (the standard's permute_dims needs its axes: a helper of the target's)
+)
+_move("reshape", (A, ("newshape", None)), _shaped, _back, methods=("reshape",), array_api="xp.reshape")
+_move(
+    "ravel",
+    (A,),
+    lambda ins, static, kit: kit.array_of(1, kit.result_dtype(ins[:1])),
+    _back,
+    methods=("ravel", "flatten"),
+)
+_move("expand_dims", (A, ("axis", None)), _expanded, _back, array_api="xp.expand_dims")
+_move("squeeze", (A, ("axis", Num(None))), _squeezed, _back, methods=("squeeze",), array_api="xp.squeeze")
+_move("atleast_1d", (A,), _at_least(1), _back)
+_move("atleast_2d", (A,), _at_least(2), _back)
+_move("atleast_3d", (A,), _at_least(3), _back)
+_move(
+    "swapaxes",
+    (A, ("axis1", None), ("axis2", None)),
+    _same,
+    lambda g, x, z, a1, a2: _np("swapaxes", g, a1, a2),
+    methods=("swapaxes",),
+)
+_move(
+    "moveaxis",
+    (A, ("source", None), ("destination", None)),
+    _same,
+    lambda g, x, z, source, destination: _np("moveaxis", g, destination, source),
+    array_api="xp.moveaxis",
+)
+_move(
+    "rollaxis",
+    (A, ("axis", None), ("start", Num(0))),
+    _same,
+    lambda g, x, z, axis, start: _h("rollaxis_vjp")(g, x, axis, start),
+)
+_move("flip", (M, ("axis", Num(None))), _same, lambda g, x, z, axis: _np("flip", g, axis), array_api="xp.flip")
+_move("fliplr", (M,), _same, lambda g, x, z: _np("fliplr", g))
+_move("flipud", (M,), _same, lambda g, x, z: _np("flipud", g))
+_move(
+    "rot90",
+    (M, ("k", Num(1)), ("axes", Num((0, 1)))),
+    _same,
+    lambda g, x, z, k, axes: _np("rot90", g, _negated(k), axes),
+)
+_move(
+    "roll",
+    (A, ("shift", None), ("axis", Num(None))),
+    _same,
+    lambda g, x, z, shift, axis: _np("roll", g, _negated(shift), axis),
+    array_api="xp.roll",
+)
+_move("tril", (M, ("k", Num(0))), _same, lambda g, x, z, k: _np("tril", g, k), array_api="xp.tril")
+_move("triu", (M, ("k", Num(0))), _same, lambda g, x, z, k: _np("triu", g, k), array_api="xp.triu")
+_move(
+    "broadcast_to",
+    (("array", None), ("shape", None)),
+    lambda ins, static, kit: _shaped(ins, static, kit, number_is_length=False),
+    lambda g, x, z, shape: _h("unbroadcast")(g, x),
+    array_api="xp.broadcast_to",
+)
+# each entry of g added back where it came from, by a runtime helper (an entry may have gone to several places)
+_move(
+    "repeat",
+    (A, ("repeats", None), ("axis", Num(None))),
+    _repeated,
+    lambda g, x, z, repeats, axis: _h("repeat_vjp")(g, x, repeats, axis),
+    methods=("repeat",),
+)
+_move("tile", (("A", None), ("reps", None)), _tiled, lambda g, x, z, reps: _h("tile_vjp")(g, x, reps))
+_move("diff", (A, ("n", Num(1)), ("axis", Num(-1))), _same, lambda g, x, z, n, axis: _h("diff_vjp")(g, x, n, axis))
+_move("diag", (("v", None), ("k", Num(0))), _diagonal_of, lambda g, x, z, k: _h("diag_vjp")(g, x, k))
+_move(
+    "diagonal",
+    (A, ("offset", Num(0)), ("axis1", Num(0)), ("axis2", Num(1))),
+    lambda ins, static, kit: kit.array_of(kit.minus(kit.ndim_of(ins[0]), 1), kit.result_dtype(ins[:1])),
+    lambda g, x, z, offset, a1, a2: _h("diagonal_vjp")(g, x, offset, a1, a2),
+    methods=("diagonal",),
+)

@@ -57,7 +57,11 @@ class Primitive:
     ``slots``: for each argument, whether the output depends on it differentiably.  ``partials``: in
     place of those three, an elementwise function's partial derivatives, one per argument, each
     ``partial(*args, out)`` (None: zero in that argument): the tangent is the sum of partial times
-    tangent, each cotangent g times its partial (``rules.PARTIALS``, as ``math``'s functions have).  ``helpers``: the
+    tangent, each cotangent g times its partial (``rules.PARTIALS``, as ``math``'s functions have).
+    ``linear``: in place of those three, for a function linear in its first argument (the others static:
+    axes, shapes): the tangent is the same call of the tangent, and ``linear(g, x, out, *static)`` is the
+    cotangent of x (``rules.arrays.LINEAR``).  ``attributes``: the ndarray attributes that are this
+    primitive (``x.T``).  ``helpers``: the
     runtime helpers its rules (and its array-API form) call, by name.  ``array_api``: its spelling
     under ``arrays="any"``: ``"xp.<name>"`` for the standard's function of that name, or the name of
     one of its helpers (whose ``array_api`` form computes it); None: refused there.
@@ -75,8 +79,10 @@ class Primitive:
     vjp: Callable | None = None
     slots: tuple | None = None
     partials: tuple | None = None
+    linear: Callable | None = None
     positional: int | None = None
     methods: tuple = ()
+    attributes: tuple = ()
     helpers: MappingProxyType = field(default_factory=dict)  # (made read-only in __post_init__)
     array_api: str | None = None
     array_api_keywords: MappingProxyType = field(default_factory=dict)
@@ -84,10 +90,11 @@ class Primitive:
 
     def __post_init__(self):
         rules = (self.jvp, self.vjp, self.slots)
-        if self.partials is None:
+        ways = (self.partials is not None, self.linear is not None, rules != (None,) * 3)
+        assert sum(ways) == 1, f"{self.name}: its partials, its linear rule, or its two rules (one of them)"
+        if ways[2]:
             assert None not in rules and len(self.slots) == len(self.signature), f"{self.name}: two rules, a slot each"
-        else:
-            assert rules == (None,) * 3, f"{self.name}: partials or two rules, not both"
+        elif ways[0]:
             assert len(self.partials) == len(self.signature), f"{self.name}: one partial per parameter"
         assert set(self.refusals) <= {"array_api"}, f"{self.name}: a refusal of a target that reads none"
         for name in ("helpers", "array_api_keywords", "refusals"):  # frozen all the way down

@@ -13,7 +13,8 @@ from __future__ import annotations
 from ..ir.expr import Call, Num, fn, ne
 from .primitive import Helper, Primitive, register
 
-npwhere = fn("numpy.where")
+np_ = lambda name: fn("numpy." + name)  # noqa: E731
+npwhere = np_("where")
 AXIS_KEEPDIMS_DDOF = (("a", None), ("axis", Num(None)), ("keepdims", Num(False)), ("ddof", Num(0)))
 
 
@@ -329,4 +330,54 @@ register(
         helpers={"cov_rows": COV_ROWS, "cov": COV, "cov_jvp": COV_JVP, "cov_vjp": COV_VJP},
         array_api="cov",
     )
+)
+
+
+# --- the linear reductions, one record each: linear in their array (``linear(g, x, z, *static)``: the cotangent
+# of x), the rest static.  sum's cotangent is g spread back over the axes summed (``unreduce``), mean's that over
+# the count; cumsum's is the reversed cumulative sum of g; trace's g on each matrix's diagonal (``trace_vjp``).
+def _linear(name: str, signature: tuple, value, linear, **more) -> None:
+    register(
+        Primitive(name=f"numpy.{name}", family="reductions", signature=signature, value=value, linear=linear, **more)
+    )
+
+
+def _cumulated(ins, static, kit):
+    """np.cumsum(a, axis): flat (1-d) without an axis, else a's ndim."""
+    axis = static[1] if len(static) > 1 else None
+    return kit.array_of(1 if axis is None else kit.ndim_of(ins[0]), kit.result_dtype(ins[:1]))
+
+
+AXIS_KEEPDIMS = AXIS_KEEPDIMS_DDOF[:3]
+_linear(
+    "sum",
+    AXIS_KEEPDIMS,
+    lambda ins, static, kit: kit.reduced(ins, static),
+    lambda g, x, z, axis, keepdims: _h("unreduce")(g, x, axis, keepdims),
+    methods=("sum",),
+    array_api="xp.sum",
+)
+_linear(
+    "mean",
+    AXIS_KEEPDIMS,
+    lambda ins, static, kit: kit.floating_reduced(ins, static),
+    lambda g, x, z, axis, keepdims: _h("unreduce")(g, x, axis, keepdims)
+    * (Call("numpy.size", (z,)) / Call("numpy.size", (x,))),
+    methods=("mean",),
+    array_api="xp.mean",
+)
+_linear(
+    "cumsum",
+    (("a", None), ("axis", Num(None))),
+    _cumulated,
+    lambda g, x, z, axis: np_("reshape")(np_("flip")(np_("cumsum")(np_("flip")(g, axis), axis), axis), np_("shape")(x)),
+    methods=("cumsum",),
+    array_api="xp.cumulative_sum",
+)
+_linear(
+    "trace",
+    (("a", None), ("offset", Num(0)), ("axis1", Num(0)), ("axis2", Num(1))),
+    lambda ins, static, kit: kit.matrices_reduced(ins, static),
+    lambda g, x, z, offset, axis1, axis2: _h("trace_vjp")(g, x, offset, axis1, axis2),
+    methods=("trace",),
 )

@@ -28,25 +28,22 @@ from ..python.runtime import HELPERS
 from .runtime import XP_HELPERS
 from ...rules.families import REGISTRY
 
-SAME = frozenset(  # (NumPy's elementwise functions are records: RENAMED below has the standard's name of each)
+SAME = frozenset(  # (the primitives written as records: RENAMED below has the standard's name of each)
     "acos acosh all any arange argmax argmin argsort asarray asin asinh atan atan2 atanh broadcast_arrays "
-    "broadcast_to clip concat conj cumulative_sum empty empty_like equal expand_dims eye flip full full_like "
-    "greater greater_equal imag isfinite isinf isnan less less_equal linspace logical_and logical_not "
-    "logical_or matmul matrix_transpose max mean meshgrid min moveaxis nonzero not_equal ones ones_like "
-    "permute_dims pow prod real reshape roll sort squeeze stack sum take tensordot tril triu vecdot where "
-    "zeros zeros_like".split()
+    "clip concat conj cumulative_sum empty empty_like equal eye full full_like greater greater_equal imag "
+    "isfinite isinf isnan less less_equal linspace logical_and logical_not logical_or matmul matrix_transpose "
+    "max meshgrid min nonzero not_equal ones ones_like permute_dims pow prod real sort stack take tensordot "
+    "vecdot where zeros zeros_like".split()
 )
 RENAMED = {
     "amax": "max",
     "amin": "min",
     "concatenate": "concat",
-    "cumsum": "cumulative_sum",
 }
 BY_HELPER = {
     "shape": "shape_of",
     "ndim": "ndim_of",
     "size": "size_of",
-    "transpose": "transpose",
     "copy": "copy_of",
     "array": "copy_of",
     "dot": "dot",
@@ -58,7 +55,7 @@ KEYWORDS: dict = {}  # NumPy's keyword -> the standard's
 RENAMED.update(
     {p.numpy_name: p.array_api[len("xp.") :] for p in REGISTRY.values() if (p.array_api or "").startswith("xp.")}
 )
-BY_HELPER.update({p.numpy_name: p.array_api for p in REGISTRY.values() if p.array_api in p.helpers})
+BY_HELPER.update({p.numpy_name: p.array_api for p in REGISTRY.values() if p.array_api and p.array_api[:3] != "xp."})
 KEYWORDS.update({p.numpy_name: dict(p.array_api_keywords) for p in REGISTRY.values() if p.array_api_keywords})
 REFUSALS = {p.numpy_name: p.refusals["array_api"] for p in REGISTRY.values() if "array_api" in p.refusals}  # why not
 DTYPES = frozenset(

@@ -1,0 +1,80 @@
+"""NumPy's moves and linear reductions as records (rules/movement.py, rules/reductions.py): each record's
+linear rule is its function's derivative, in both modes, against central differences of NumPy itself."""
+
+import numpy as np
+import pytest
+
+import adcompiler
+from adcompiler.rules.families import family
+
+# (the call, of x; x's shape): each record at least once, with its static arguments given and left out
+CASES = {
+    "transpose": [("np.transpose(x)", (2, 3)), ("np.transpose(x, (2, 0, 1))", (2, 3, 4)), ("x.T", (3, 2))],
+    "reshape": [("np.reshape(x, (2, 6))", (3, 4)), ("x.reshape(-1)", (2, 3))],
+    "ravel": [("np.ravel(x)", (2, 3)), ("x.flatten()", (3, 2))],
+    "expand_dims": [("np.expand_dims(x, 1)", (3, 2))],
+    "squeeze": [("np.squeeze(x, 1)", (3, 1, 2)), ("x.squeeze()", (1, 4))],
+    "atleast_1d": [("np.atleast_1d(x)", (3,))],
+    "atleast_2d": [("np.atleast_2d(x)", (3,))],
+    "atleast_3d": [("np.atleast_3d(x)", (2, 3))],
+    "swapaxes": [("np.swapaxes(x, 0, 2)", (2, 3, 4)), ("x.swapaxes(0, 1)", (2, 3))],
+    "moveaxis": [("np.moveaxis(x, 0, -1)", (2, 3, 4))],
+    "rollaxis": [("np.rollaxis(x, 2)", (2, 3, 4)), ("np.rollaxis(x, 2, 1)", (2, 3, 4))],
+    "flip": [("np.flip(x)", (2, 3)), ("np.flip(x, 1)", (2, 3))],
+    "fliplr": [("np.fliplr(x)", (2, 3))],
+    "flipud": [("np.flipud(x)", (2, 3))],
+    "rot90": [("np.rot90(x)", (2, 3)), ("np.rot90(x, 3, (1, 0))", (3, 4))],
+    "roll": [("np.roll(x, 2)", (2, 3)), ("np.roll(x, -1, 1)", (2, 3)), ("np.roll(x, (1, 2), (0, 1))", (2, 3))],
+    "tril": [("np.tril(x)", (3, 3)), ("np.tril(x, -1)", (3, 4))],
+    "triu": [("np.triu(x, 1)", (4, 3))],
+    "broadcast_to": [("np.broadcast_to(x, (3, 4))", (4,))],
+    "repeat": [("np.repeat(x, 2)", (2, 3)), ("x.repeat(3, 1)", (2, 2))],
+    "tile": [("np.tile(x, (2, 1))", (2, 3)), ("np.tile(x, 3)", (4,))],
+    "diff": [("np.diff(x)", (5,)), ("np.diff(x, 2, 0)", (5, 2))],
+    "diag": [("np.diag(x)", (3,)), ("np.diag(x, 1)", (3, 3)), ("np.diag(x, -1)", (3,))],
+    "diagonal": [("np.diagonal(x)", (3, 4)), ("x.diagonal(1)", (3, 3))],
+    "sum": [("np.sum(x)", (2, 3)), ("np.sum(x, axis=0)", (2, 3)), ("x.sum(1, keepdims=True)", (2, 3))],
+    "mean": [("np.mean(x)", (2, 3)), ("x.mean(axis=(0, 2))", (2, 3, 2))],
+    "cumsum": [("np.cumsum(x)", (2, 3)), ("x.cumsum(1)", (2, 3))],
+    "trace": [("np.trace(x)", (3, 3)), ("x.trace(1)", (3, 4))],
+}
+NAMES = [p.numpy_name for family_name in ("movement", "reductions") for p in family(family_name) if p.linear]
+
+
+def test_every_linear_record_has_its_cases():
+    assert sorted(CASES) == sorted(NAMES)
+
+
+def _function(tmp_path, expression: str, k: int):
+    """``f(x)`` = sum(sin(expression) * w), w fixed weights: a nonlinear function of the move."""
+    path = tmp_path / f"move_{k}.py"
+    path.write_text(
+        "import numpy as np\n\n\n" f"def f(x, w):\n    y = {expression}\n    return np.sum(np.sin(y) * w)\n"
+    )
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    return namespace["f"]
+
+
+@pytest.mark.parametrize("case", [(n, e, s) for n, cases in CASES.items() for e, s in cases], ids=lambda c: c[1])
+def test_each_linear_record_differentiates_its_function(tmp_path, case):
+    """grad and jvp against central differences of NumPy's own function, forward against reverse, and the
+    cotangent of x's shape and dtype."""
+    name, expression, shape = case
+    rng = np.random.default_rng(sum(map(ord, expression)))
+    x = rng.standard_normal(shape)
+    f = _function(tmp_path, expression, len(expression))
+    w = rng.standard_normal(np.shape(eval(expression, {"np": np, "x": x})))
+    d = adcompiler.differentiate(f, wrt="x")
+    g = d.grad(x, w)
+    assert g.shape == x.shape and g.dtype == x.dtype
+    h = 1e-6
+    for k in np.ndindex(*shape):
+        up, down = x.copy(), x.copy()
+        up[k] += h
+        down[k] -= h
+        assert g[k] == pytest.approx((f(up, w) - f(down, w)) / (2 * h), rel=1e-6, abs=1e-8), (expression, k)
+    v = rng.standard_normal(shape)
+    value, tangent = d.jvp((x, w), (v,))
+    assert value == pytest.approx(f(x, w), rel=1e-14)
+    assert tangent == pytest.approx(float(np.sum(g * v)), rel=1e-10, abs=1e-12)
