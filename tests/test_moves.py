@@ -1,5 +1,5 @@
-"""NumPy's moves and linear reductions as records (rules/movement.py, rules/reductions.py): each record's
-linear rule is its function's derivative, in both modes, against central differences of NumPy itself."""
+"""NumPy's moves and reductions as records (rules/movement.py, rules/reductions.py): each record's rules
+are its function's derivative, in both modes, against central differences of NumPy itself."""
 
 import numpy as np
 import pytest
@@ -7,6 +7,7 @@ import pytest
 import adcompiler
 from adcompiler.rules.families import family
 
+_SELECTIONS = [f"numpy.{name}" for name in ("max", "min", "amax", "amin", "prod", "ptp")]
 # (the call, of x; x's shape): each record at least once, with its static arguments given and left out
 CASES = {
     "transpose": [("np.transpose(x)", (2, 3)), ("np.transpose(x, (2, 0, 1))", (2, 3, 4)), ("x.T", (3, 2))],
@@ -37,8 +38,15 @@ CASES = {
     "mean": [("np.mean(x)", (2, 3)), ("x.mean(axis=(0, 2))", (2, 3, 2))],
     "cumsum": [("np.cumsum(x)", (2, 3)), ("x.cumsum(1)", (2, 3))],
     "trace": [("np.trace(x)", (3, 3)), ("x.trace(1)", (3, 4))],
+    # the selections and prod (their two rules): entries apart, so that no tie is near
+    "max": [("np.max(x)", (2, 3)), ("x.max(axis=0)", (3, 2))],
+    "min": [("np.min(x, 1)", (2, 3)), ("x.min(keepdims=True)", (2, 2))],
+    "amax": [("np.amax(x, axis=(0, 1))", (2, 2, 2))],
+    "amin": [("np.amin(x)", (4,))],
+    "prod": [("np.prod(x)", (2, 3)), ("x.prod(1)", (2, 3)), ("np.prod(x, axis=0, keepdims=True)", (3, 2))],
+    "ptp": [("np.ptp(x)", (2, 3)), ("np.ptp(x, 1)", (2, 3))],
 }
-NAMES = [p.numpy_name for family_name in ("movement", "reductions") for p in family(family_name) if p.linear]
+NAMES = [p.numpy_name for f in ("movement", "reductions") for p in family(f) if p.linear or p.name in _SELECTIONS]
 
 
 def test_every_linear_record_has_its_cases():

@@ -22,7 +22,7 @@ PACKAGE = pathlib.Path(adcompiler.__file__).parent
 
 
 def test_the_reductions_family_is_registered():
-    names = ["var", "std", "cov", "sum", "mean", "cumsum", "trace"]
+    names = ["var", "std", "cov", "sum", "mean", "cumsum", "trace", "max", "min", "amax", "amin", "prod", "ptp"]
     assert [p.name for p in family("reductions")] == [f"numpy.{name}" for name in names]
 
 

@@ -189,12 +189,6 @@ def _solved_ndim(ins):
 
 
 _RULES = {
-    "numpy.prod": _reduced,
-    "numpy.ptp": _reduced,
-    "numpy.max": _reduced,
-    "numpy.min": _reduced,
-    "numpy.amax": _reduced,
-    "numpy.amin": _reduced,
     "numpy.dot": _dot,
     "numpy.matmul": _matmul,
     "numpy.inner": _inner,

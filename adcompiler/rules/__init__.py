@@ -70,18 +70,13 @@ def _variadic(prim: str, nargs: int) -> tuple:
 
 
 def has_rule(prim: str, nargs: int) -> bool:
-    return (
-        prim in N.SEQUENCE
-        or prim in N.PRODUCT
-        or (
-            f"{prim}/{nargs}" in PARTIALS
-            or prim in VARIADIC
-            or prim in PARTIALS
-            or prim in FORWARD
-            or prim in N.LINEAR
-            or prim in N.BILINEAR
-            or prim in N.REDUCE_EXTREME
-        )
+    return prim in N.SEQUENCE or (
+        f"{prim}/{nargs}" in PARTIALS
+        or prim in VARIADIC
+        or prim in PARTIALS
+        or prim in FORWARD
+        or prim in N.LINEAR
+        or prim in N.BILINEAR
     )
 
 
@@ -95,7 +90,7 @@ def differentiable_slots(prim: str, nargs: int) -> tuple:
         return tuple(i in HELPER_RULES[prim][1] for i in range(nargs))
     if prim in FORWARD:
         return N.SLOTS.get(prim, (True,) * nargs)
-    if prim in N.LINEAR or prim in N.REDUCE_EXTREME or prim in N.PRODUCT:
+    if prim in N.LINEAR:
         return (True,) + (False,) * (nargs - 1)
     if prim in N.BILINEAR:
         return (True, True)
@@ -138,11 +133,6 @@ def jvp(prim: str, args: list, out: Expr, tangents: list) -> Expr | None:
         da, db = tangents
         apply = (lambda x, y: x @ y) if prim == "matmul" else (lambda x, y: Call(prim, (x, y)))
         return sum_exprs([apply(da, b) if da is not None else None, apply(a, db) if db is not None else None])
-    if prim in N.REDUCE_EXTREME:
-        return None if tangents[0] is None else Call("@extreme_jvp", (tangents[0], args[0], out) + tuple(args[1:]))
-    if prim in N.PRODUCT:
-        others = Call("@prod_vjp", (Num(1.0),) + tuple(args))
-        return None if tangents[0] is None else Call("numpy.sum", (others * tangents[0], args[1], args[2]))
     partials = _partials(prim, len(args))
     return sum_exprs(
         _scale(partial(*args, out), t)
@@ -178,12 +168,6 @@ def vjp(prim: str, args: list, out: Expr, g: Expr, active: list) -> list:
         return [N.LINEAR[prim](g, args[0], out, *args[1:]) if active[0] else None] + [None] * (len(args) - 1)
     if prim in N.BILINEAR:
         return [rule(g, *args) if a else None for rule, a in zip(N.BILINEAR[prim], active, strict=True)]
-    if prim in N.REDUCE_EXTREME:
-        return [Call("@extreme_vjp", (g, args[0], out) + tuple(args[1:])) if active[0] else None] + [None] * (
-            len(args) - 1
-        )
-    if prim in N.PRODUCT:
-        return [Call("@prod_vjp", (g,) + tuple(args)) if active[0] else None] + [None] * (len(args) - 1)
     partials = _partials(prim, len(args))
     return [
         _scale(partial(*args, out), g) if partial is not None and a else None

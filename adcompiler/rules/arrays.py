@@ -107,11 +107,6 @@ def _mT(a):
 _LAST_TWO = Tuple((Num(-2), Num(-1)))
 
 
-def _extremes(x, axis, keepdims, rule):
-    """np.ptp = max - min: a selection rule applied at the largest entries minus at the smallest."""
-    return rule(np_("max")(x, axis, keepdims)) - rule(np_("min")(x, axis, keepdims))
-
-
 def _inside(x, lo, hi):
     """1 where lo <= x <= hi, else 0: clip's derivative in x (a bound of None is no bound)."""
     tests = [compare(op, x, b) for op, b in ((">=", lo), ("<=", hi)) if not (isinstance(b, Num) and b.value is None)]
@@ -132,9 +127,6 @@ FORWARD = {
     "numpy.linalg.solve": lambda a, b, z, da, db: _solve_tangent(a, z, da, db),
     SOLVE_VECTOR: lambda a, b, z, da, db: _solve_tangent(a, z, da, db),
     SOLVE_STACKED: lambda a, b, z, da, db: _stacked_solve_tangent(a, z, da, db),
-    "numpy.ptp": lambda x, axis, keep, z, dx, da, dk: _extremes(
-        x, axis, keep, lambda e: _h("extreme_jvp")(dx, x, e, axis, keep)
-    ),
 }
 
 
@@ -152,15 +144,9 @@ REVERSE = {
     "numpy.linalg.solve": lambda a, b, z, g: _solve_adjoint(a, z, g, lambda gb: -(gb @ _mT(z))),
     SOLVE_VECTOR: lambda a, b, z, g: _solve_adjoint(a, z, g, lambda gb: -np_("outer")(gb, z)),
     SOLVE_STACKED: lambda a, b, z, g: _stacked_solve_adjoint(a, b, z, g),
-    "numpy.ptp": lambda x, axis, keep, z, g: (
-        _extremes(x, axis, keep, lambda e: _h("extreme_vjp")(g, x, e, axis, keep)),
-        None,
-        None,
-    ),
 }
 # Which arguments of a FORWARD/REVERSE rule the output depends on (all of them where not listed).
 SLOTS = {
-    "numpy.ptp": (True, False, False),
     "numpy.linspace": (True, True, False, False),
     "numpy.full": (False, True, False),
     "numpy.full_like": (False, True, False),
@@ -187,8 +173,6 @@ BILINEAR = {
         lambda g, a, b: _h("unbroadcast")(np_("cross")(g, a), b),
     ),
 }
-REDUCE_EXTREME = ("numpy.max", "numpy.min", "numpy.amax", "numpy.amin")
-PRODUCT = ("numpy.prod",)  # reverse: g times the product of the other entries; forward: their sum against dx
 
 # One positional form per primitive: parameter names, with defaults for the optional ones.
 SIGNATURES = {
@@ -197,16 +181,10 @@ SIGNATURES = {
     "numpy.clip": (("a", None), ("a_min", None), ("a_max", None)),
     "numpy.linalg.solve": (("a", None), ("b", None)),
     "numpy.nan_to_num": (("x", None),),
-    "numpy.ptp": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
     "numpy.cross": (("a", None), ("b", None)),
     "numpy.copy": (("a", None),),
     "numpy.array": (("object", None),),
     "numpy.asarray": (("a", None),),
-    "numpy.prod": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
-    "numpy.max": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
-    "numpy.min": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
-    "numpy.amax": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
-    "numpy.amin": (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
     "numpy.linspace": (("start", None), ("stop", None), ("num", Num(50)), ("endpoint", Num(True))),
     "numpy.full": (("shape", None), ("fill_value", None), ("dtype", Num(None))),
     "numpy.full_like": (("a", None), ("fill_value", None), ("dtype", Num(None))),
@@ -216,9 +194,6 @@ SIGNATURES = {
 }
 # Methods of arrays that are these primitives (x.sum(...) is numpy.sum(x, ...)).
 METHODS = {
-    "prod": "numpy.prod",
-    "max": "numpy.max",
-    "min": "numpy.min",
     "dot": "numpy.dot",
     "copy": "numpy.copy",
     "clip": "numpy.clip",

@@ -381,3 +381,54 @@ _linear(
     lambda g, x, z, offset, axis1, axis2: _h("trace_vjp")(g, x, offset, axis1, axis2),
     methods=("trace",),
 )
+
+
+# --- the selections: max and min (amax, amin) pick entries, so their derivative is that of the entries picked
+# (shared equally among ties, ``extreme_jvp``/``extreme_vjp``); ptp = max - min; prod's cotangent is g times
+# the product of the other entries (``prod_vjp``, exact where entries are zero), its tangent their sum against dx.
+def _reduction(name: str, jvp, vjp, **more) -> None:
+    register(
+        Primitive(
+            name=f"numpy.{name}",
+            family="reductions",
+            signature=AXIS_KEEPDIMS,
+            value=lambda ins, static, kit: kit.reduced(ins, static),
+            jvp=jvp,
+            vjp=vjp,
+            slots=(True, False, False),
+            **more,
+        )
+    )
+
+
+def _extremes(x, axis, keepdims, rule):
+    """np.ptp = max - min: a selection rule applied at the largest entries minus at the smallest."""
+    return rule(np_("max")(x, axis, keepdims)) - rule(np_("min")(x, axis, keepdims))
+
+
+for _name, _xp in (("max", "max"), ("min", "min"), ("amax", "max"), ("amin", "min")):
+    _reduction(
+        _name,
+        lambda x, axis, keep, z, dx, da, dk: None if dx is None else _h("extreme_jvp")(dx, x, z, axis, keep),
+        lambda x, axis, keep, z, g: (_h("extreme_vjp")(g, x, z, axis, keep), None, None),
+        methods=(_name,) if _name in ("max", "min") else (),
+        array_api=f"xp.{_xp}",
+    )
+_reduction(
+    "prod",
+    lambda x, axis, keep, z, dx, da, dk: (
+        None if dx is None else np_("sum")(_h("prod_vjp")(Num(1.0), x, axis, keep) * dx, axis, keep)
+    ),
+    lambda x, axis, keep, z, g: (_h("prod_vjp")(g, x, axis, keep), None, None),
+    methods=("prod",),
+    array_api="xp.prod",
+)
+_reduction(
+    "ptp",
+    lambda x, axis, keep, z, dx, da, dk: _extremes(x, axis, keep, lambda e: _h("extreme_jvp")(dx, x, e, axis, keep)),
+    lambda x, axis, keep, z, g: (
+        _extremes(x, axis, keep, lambda e: _h("extreme_vjp")(g, x, e, axis, keep)),
+        None,
+        None,
+    ),
+)

@@ -32,12 +32,10 @@ SAME = frozenset(  # (the primitives written as records: RENAMED below has the s
     "acos acosh all any arange argmax argmin argsort asarray asin asinh atan atan2 atanh broadcast_arrays "
     "clip concat conj cumulative_sum empty empty_like equal eye full full_like greater greater_equal imag "
     "isfinite isinf isnan less less_equal linspace logical_and logical_not logical_or matmul matrix_transpose "
-    "max meshgrid min nonzero not_equal ones ones_like permute_dims pow prod real sort stack take tensordot "
-    "vecdot where zeros zeros_like".split()
+    "meshgrid nonzero not_equal ones ones_like permute_dims pow real sort stack take tensordot vecdot where "
+    "zeros zeros_like".split()
 )
 RENAMED = {
-    "amax": "max",
-    "amin": "min",
     "concatenate": "concat",
 }
 BY_HELPER = {
