@@ -62,6 +62,9 @@ def test_each_record_fills_the_tables_the_passes_read(name):
     elif prim.linear is not None:  # linear in its first argument
         assert N.LINEAR[name] is prim.linear and name not in rules.FORWARD and name not in rules.PARTIALS
         slots = (True,) + (False,) * (len(prim.signature) - 1)
+    elif prim.bilinear is not None:  # a product of its two arguments
+        assert N.BILINEAR[name] is prim.bilinear and name not in rules.FORWARD and name not in rules.PARTIALS
+        slots = (True, True)
     else:
         assert rules.FORWARD[name] is prim.jvp and rules.REVERSE[name] is prim.vjp and N.SLOTS[name] == prim.slots
         slots = prim.slots

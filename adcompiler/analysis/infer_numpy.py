@@ -95,48 +95,9 @@ def _floating_reduced(ins, static) -> V.Aval:
     return V.Arr(out.ndim, d)
 
 
-def _dot(ins, static) -> V.Aval:
-    a, b = (ndim_of(x) for x in ins[:2])
-    dtype = result_dtype(ins[:2])
-    if a is None or b is None:
-        return V.Arr(None, dtype) if not (a == 0 or b == 0) else V.Numeric(dtype)
-    if a == 0 or b == 0:
-        nd = a + b
-    elif b == 1:
-        nd = a - 1
-    else:
-        nd = a + b - 2
-    return array_of(nd, dtype) if nd > 0 else _scalar(dtype)
-
-
-def _matmul(ins, static) -> V.Aval:
-    a, b = (ndim_of(x) for x in ins[:2])
-    dtype = result_dtype(ins[:2])
-    if a is None or b is None:
-        return V.Arr(None, dtype)
-    if a == 1 and b == 1:
-        return _scalar(dtype)
-    if a == 1:
-        nd = b - 1
-    elif b == 1:
-        nd = a - 1
-    else:
-        nd = max(a, b)
-    return array_of(nd, dtype)
-
-
 def numpy_matmul(ins) -> V.Aval:
-    """``a @ b``."""
-    return _matmul(ins, ())
-
-
-def _inner(ins, static) -> V.Aval:
-    a, b = (ndim_of(x) for x in ins[:2])
-    dtype = result_dtype(ins[:2])
-    if a is None or b is None:
-        return V.Numeric(dtype)
-    nd = a + b if a == 0 or b == 0 else a + b - 2
-    return array_of(nd, dtype) if nd > 0 else _scalar(dtype)
+    """``a @ b``: what np.matmul's record says."""
+    return REGISTRY["numpy.matmul"].value(ins, (), KIT)
 
 
 def _norm(ins, static) -> V.Aval:
@@ -189,10 +150,6 @@ def _solved_ndim(ins):
 
 
 _RULES = {
-    "numpy.dot": _dot,
-    "numpy.matmul": _matmul,
-    "numpy.inner": _inner,
-    "numpy.outer": lambda ins, static: array_of(2, result_dtype(ins[:2])),
     "numpy.linalg.solve": lambda ins, static: array_of(_solved_ndim(ins), float_dtype(ins[:2])),
     "numpy.linalg.norm": _norm,
     "numpy.linalg.norm/matrix": _norm,
@@ -229,7 +186,8 @@ class KIT:
     matrix_part = staticmethod(lambda ins, static, k: _decomposed(k)(ins, static))  # of ndim ndim(a) - k
     elementwise = staticmethod(_elementwise)  # its arguments broadcast (floating=True: of a floating dtype)
     minus = staticmethod(minus)  # an ndim less k (None: not known)
-    Arr, Num, Seq = V.Arr, V.Num, V.Seq  # the abstract values themselves: an array, a number, a sequence
+    Arr, Num, Seq, Numeric = V.Arr, V.Num, V.Seq, V.Numeric  # the abstract values themselves (Numeric: a
+    # number or an array, which not known)
     UNKNOWN = UNKNOWN  # a static argument not known when compiling
 
 

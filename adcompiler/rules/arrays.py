@@ -162,39 +162,24 @@ LINEAR = {  # (NumPy's moves and linear reductions are records: rules/movement.p
 CALLED = {"array_sum": "sum"}  # how a primitive is called in generated code, where not by its name
 # Bilinear: the tangent is op(da, b) + op(a, db).
 BILINEAR = {
-    "numpy.dot": (lambda g, a, b: _h("dot_vjp_a")(g, a, b), lambda g, a, b: _h("dot_vjp_b")(g, a, b)),
-    "numpy.matmul": (lambda g, a, b: matmul_vjp_a(g, a, b), lambda g, a, b: matmul_vjp_b(g, a, b)),
     "matmul": (lambda g, a, b: matmul_vjp_a(g, a, b), lambda g, a, b: matmul_vjp_b(g, a, b)),  # a @ b
-    "numpy.inner": (lambda g, a, b: _h("inner_vjp_a")(g, a, b), lambda g, a, b: _h("inner_vjp_b")(g, a, b)),
-    "numpy.outer": (lambda g, a, b: Call("numpy.dot", (g, b)), lambda g, a, b: Call("numpy.dot", (a, g))),
-    # of 3-vectors along the last axis: g . (da x b) = da . (b x g), g . (a x db) = db . (g x a)
-    "numpy.cross": (
-        lambda g, a, b: _h("unbroadcast")(np_("cross")(b, g), a),
-        lambda g, a, b: _h("unbroadcast")(np_("cross")(g, a), b),
-    ),
 }
 
 # One positional form per primitive: parameter names, with defaults for the optional ones.
 SIGNATURES = {
-    "numpy.matmul": (("x1", None), ("x2", None)),
     "numpy.where": (("condition", None), ("x", None), ("y", None)),
     "numpy.clip": (("a", None), ("a_min", None), ("a_max", None)),
     "numpy.linalg.solve": (("a", None), ("b", None)),
     "numpy.nan_to_num": (("x", None),),
-    "numpy.cross": (("a", None), ("b", None)),
     "numpy.copy": (("a", None),),
     "numpy.array": (("object", None),),
     "numpy.asarray": (("a", None),),
     "numpy.linspace": (("start", None), ("stop", None), ("num", Num(50)), ("endpoint", Num(True))),
     "numpy.full": (("shape", None), ("fill_value", None), ("dtype", Num(None))),
     "numpy.full_like": (("a", None), ("fill_value", None), ("dtype", Num(None))),
-    "numpy.dot": (("a", None), ("b", None)),
-    "numpy.inner": (("a", None), ("b", None)),
-    "numpy.outer": (("a", None), ("b", None)),
 }
 # Methods of arrays that are these primitives (x.sum(...) is numpy.sum(x, ...)).
 METHODS = {
-    "dot": "numpy.dot",
     "copy": "numpy.copy",
     "clip": "numpy.clip",
 }
@@ -242,6 +227,8 @@ for _prim in REGISTRY.values():
         PARTIALS[_prim.name] = _prim.partials
     elif _prim.linear is not None:
         LINEAR[_prim.name] = _prim.linear
+    elif _prim.bilinear is not None:
+        BILINEAR[_prim.name] = _prim.bilinear
     else:
         FORWARD[_prim.name], REVERSE[_prim.name], SLOTS[_prim.name] = _prim.jvp, _prim.vjp, _prim.slots
     SIGNATURES[_prim.name] = _prim.signature

@@ -60,7 +60,9 @@ class Primitive:
     tangent, each cotangent g times its partial (``rules.PARTIALS``, as ``math``'s functions have).
     ``linear``: in place of those three, for a function linear in its first argument (the others static:
     axes, shapes): the tangent is the same call of the tangent, and ``linear(g, x, out, *static)`` is the
-    cotangent of x (``rules.arrays.LINEAR``).  ``attributes``: the ndarray attributes that are this
+    cotangent of x (``rules.arrays.LINEAR``).  ``bilinear``: in place of those, for a product bilinear in its
+    two arguments: the tangent is ``op(da, b) + op(a, db)``, and ``bilinear[i](g, a, b)`` is the cotangent of
+    argument i (``rules.arrays.BILINEAR``).  ``attributes``: the ndarray attributes that are this
     primitive (``x.T``).  ``helpers``: the
     runtime helpers its rules (and its array-API form) call, by name.  ``array_api``: its spelling
     under ``arrays="any"``: ``"xp.<name>"`` for the standard's function of that name, or the name of
@@ -80,6 +82,7 @@ class Primitive:
     slots: tuple | None = None
     partials: tuple | None = None
     linear: Callable | None = None
+    bilinear: tuple | None = None
     positional: int | None = None
     methods: tuple = ()
     attributes: tuple = ()
@@ -90,9 +93,9 @@ class Primitive:
 
     def __post_init__(self):
         rules = (self.jvp, self.vjp, self.slots)
-        ways = (self.partials is not None, self.linear is not None, rules != (None,) * 3)
-        assert sum(ways) == 1, f"{self.name}: its partials, its linear rule, or its two rules (one of them)"
-        if ways[2]:
+        ways = (self.partials is not None, self.linear is not None, self.bilinear is not None, rules != (None,) * 3)
+        assert sum(ways) == 1, f"{self.name}: its partials, its linear or bilinear rule, or its two rules (one)"
+        if ways[3]:
             assert None not in rules and len(self.slots) == len(self.signature), f"{self.name}: two rules, a slot each"
         elif ways[0]:
             assert len(self.partials) == len(self.signature), f"{self.name}: one partial per parameter"

@@ -13,6 +13,7 @@ with primitives that have rules (``np.average`` without weights is ``np.mean``: 
 from __future__ import annotations
 
 from . import padding as D
+from .primitive import Primitive, register
 from ..ir.expr import Call, Num, Slice, Subscript, Tuple, sum_exprs
 
 
@@ -218,3 +219,85 @@ for _kind in (DOT_MATVEC, "numpy.matmul/matvec", "matmul/matvec"):
 def _column(g):
     """``g[:, None]``: the vector g as a column."""
     return Subscript(g, Tuple((Slice(None, None), Num(None))))
+
+
+# --- the products of two arrays, one record each: bilinear, so the tangent is the product of each tangent
+# with the other argument (``op(da, b) + op(a, db)``, ``rules.jvp``), and each cotangent is ``bilinear[i](g, a,
+# b)``, a runtime helper bilinear in (g, the other argument) where the shapes are known only when it runs.
+def _product(name: str, signature: tuple, value, bilinear, **more) -> None:
+    register(
+        Primitive(name=f"numpy.{name}", family="products", signature=signature, value=value, bilinear=bilinear, **more)
+    )
+
+
+def _dotted(ins, static, kit):
+    """np.dot(a, b): a number times an array; the sum over a's last and b's second-to-last axes."""
+    a, b = (kit.ndim_of(x) for x in ins[:2])
+    dtype = kit.result_dtype(ins[:2])
+    if a is None or b is None:
+        return kit.Arr(None, dtype) if not (a == 0 or b == 0) else kit.Numeric(dtype)
+    nd = a + b if a == 0 or b == 0 else a - 1 if b == 1 else a + b - 2
+    return kit.array_of(nd, dtype) if nd > 0 else kit.scalar(dtype)
+
+
+def _matrix_product(ins, static, kit):
+    """np.matmul(a, b) and a @ b: a vector times a vector is a number; a vector's axis is dropped; stacks of
+    matrices broadcast."""
+    a, b = (kit.ndim_of(x) for x in ins[:2])
+    dtype = kit.result_dtype(ins[:2])
+    if a is None or b is None:
+        return kit.Arr(None, dtype)
+    if a == 1 and b == 1:
+        return kit.scalar(dtype)
+    return kit.array_of(b - 1 if a == 1 else a - 1 if b == 1 else max(a, b), dtype)
+
+
+def _inner_product(ins, static, kit):
+    """np.inner(a, b): the sum over both last axes (a number times an array)."""
+    a, b = (kit.ndim_of(x) for x in ins[:2])
+    dtype = kit.result_dtype(ins[:2])
+    if a is None or b is None:
+        return kit.Numeric(dtype)
+    nd = a + b if a == 0 or b == 0 else a + b - 2
+    return kit.array_of(nd, dtype) if nd > 0 else kit.scalar(dtype)
+
+
+AB = (("a", None), ("b", None))
+_product(
+    "dot",
+    AB,
+    _dotted,
+    (lambda g, a, b: _h("dot_vjp_a")(g, a, b), lambda g, a, b: _h("dot_vjp_b")(g, a, b)),
+    methods=("dot",),
+    array_api="dot",  # (the standard's matmul and vecdot, chosen by the operands: a helper of the target's)
+)
+_product(
+    "matmul",
+    (("x1", None), ("x2", None)),
+    _matrix_product,
+    (lambda g, a, b: _h("matmul_vjp_a")(g, a, b), lambda g, a, b: _h("matmul_vjp_b")(g, a, b)),
+    array_api="xp.matmul",
+)
+_product(
+    "inner",
+    AB,
+    _inner_product,
+    (lambda g, a, b: _h("inner_vjp_a")(g, a, b), lambda g, a, b: _h("inner_vjp_b")(g, a, b)),
+)
+_product(
+    "outer",
+    AB,
+    lambda ins, static, kit: kit.array_of(2, kit.result_dtype(ins[:2])),
+    (lambda g, a, b: _np("dot", g, b), lambda g, a, b: _np("dot", a, g)),
+    array_api="outer",
+)
+# of 3-vectors along the last axis: g . (da x b) = da . (b x g), g . (a x db) = db . (g x a)
+_product(
+    "cross",
+    AB,
+    lambda ins, static, kit: kit.elementwise(ins),
+    (
+        lambda g, a, b: _h("unbroadcast")(_np("cross", b, g), a),
+        lambda g, a, b: _h("unbroadcast")(_np("cross", g, a), b),
+    ),
+)

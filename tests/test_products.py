@@ -1,0 +1,52 @@
+"""NumPy's products of two arrays as records (rules/products.py: np.dot, np.matmul, np.inner, np.outer,
+np.cross): each record's bilinear rule is its function's derivative in both arguments, in both modes,
+against central differences of NumPy itself."""
+
+import numpy as np
+import pytest
+
+import adcompiler
+from adcompiler.rules.families import family
+
+# (the call, of x and y; x's shape; y's shape): each record with operands of several ndims
+CASES = {
+    "dot": [("np.dot(x, y)", (2, 3), (3,)), ("x.dot(y)", (3,), (3, 2)), ("np.dot(x, y)", (2, 3), (3, 2))],
+    "matmul": [("np.matmul(x, y)", (2, 2, 3), (3, 2)), ("np.matmul(x, y)", (3,), (3,)), ("x @ y", (2, 3), (3,))],
+    "inner": [("np.inner(x, y)", (2, 3), (4, 3)), ("np.inner(x, y)", (3,), (3,))],
+    "outer": [("np.outer(x, y)", (3,), (2,)), ("np.outer(x, y)", (2, 2), (3,))],
+    "cross": [("np.cross(x, y)", (2, 3), (3,)), ("np.cross(x, y)", (3,), (3,))],
+}
+
+
+def test_every_product_record_has_its_cases():
+    assert sorted(CASES) == sorted(p.numpy_name for p in family("products"))
+
+
+@pytest.mark.parametrize("case", [(e, x, y) for cases in CASES.values() for e, x, y in cases], ids=str)
+def test_each_product_record_differentiates_its_function(tmp_path, case):
+    """grad in both operands and jvp against central differences of NumPy's own product, forward against
+    reverse, each cotangent of its operand's shape and dtype."""
+    expression, x_shape, y_shape = case
+    rng = np.random.default_rng(sum(map(ord, expression)) + len(x_shape))
+    x, y = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
+    path = tmp_path / "product.py"
+    path.write_text(f"import numpy as np\n\n\ndef f(x, y, w):\n    return np.sum(np.sin({expression}) * w)\n")
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    f = namespace["f"]
+    w = rng.standard_normal(np.shape(eval(expression, {"np": np, "x": x, "y": y})))
+    d = adcompiler.differentiate(f, wrt=("x", "y"))
+    grads = d.grad(x, y, w)
+    h = 1e-6
+    for i, (a, g) in enumerate(zip((x, y), grads)):
+        assert g.shape == a.shape and g.dtype == a.dtype
+        for k in np.ndindex(*a.shape):
+            moved = [[x.copy(), y.copy()] for _ in range(2)]
+            moved[0][i][k] += h
+            moved[1][i][k] -= h
+            want = (f(*moved[0], w) - f(*moved[1], w)) / (2 * h)
+            assert g[k] == pytest.approx(want, rel=1e-6, abs=1e-8), (expression, i, k)
+    u, v = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
+    value, tangent = d.jvp((x, y, w), (u, v))
+    assert value == pytest.approx(f(x, y, w), rel=1e-14)
+    assert tangent == pytest.approx(float(np.sum(grads[0] * u) + np.sum(grads[1] * v)), rel=1e-10, abs=1e-12)
