@@ -10,7 +10,6 @@ from __future__ import annotations
 
 
 from ..rules import arrays as N
-from ..rules import movement as M
 from ..rules.families import REGISTRY
 from . import values as V
 from ..ir.nodes import Const
@@ -49,7 +48,7 @@ def numpy_transfer(eq, ins: list) -> list:
         return [array_of(len(out.replace(" ", "")), dtype)]
     rule = _RULES.get(prim)
     if rule is None:  # elementwise: broadcast
-        return [_elementwise(ins, prim in _FLOATING, prim in _BOOL_RESULTS)] * n
+        return [_elementwise(ins, boolean=prim in _BOOL_RESULTS)] * n  # (a comparison's: bool)
     return [rule(ins, static)] * n
 
 
@@ -193,7 +192,6 @@ class KIT:
 
 # The primitives written as records: their abstract values (a view of the records)
 _RULES.update({p.name: (lambda ins, static, value=p.value: value(ins, static, KIT)) for p in REGISTRY.values()})
-_FLOATING = M.FLOATING  # (the elementwise records say it in their values: rules/ufuncs.py)
 _BOOL_RESULTS = tuple(f"numpy.{name}" for name in N.COMPARISONS)
 
 

@@ -73,18 +73,7 @@ def _quantile(ins, static) -> V.Aval:
     return _scalar_or_array(q + left, dtype)
 
 
-def _same_kind(ins, static) -> V.Aval:
-    """np.real, np.imag of a real value: a number for a number, an array of the same ndim for an array."""
-    if isinstance(ins[0], (V.Num, V.Arr)):
-        return ins[0]
-    return array_of(ndim_of(ins[0]), result_dtype(ins[:1]))
-
-
 RULES = {
-    "numpy.real": _same_kind,
-    "numpy.imag": _same_kind,
-    "numpy.real_if_close": lambda ins, static: array_of(ndim_of(ins[0]), result_dtype(ins[:1])),
-    "numpy.partition": lambda ins, static: array_of(1 if static[2] is None else ndim_of(ins[0]), result_dtype(ins[:1])),
     "numpy.tensordot": _tensordot,
     "numpy.kron": _kron,
     "numpy.cumprod": _cumulative,

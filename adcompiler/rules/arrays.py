@@ -197,10 +197,8 @@ for _table in (L, P, M):
     REVERSE.update(_table.REVERSE)
     SLOTS.update(_table.SLOTS)
     SIGNATURES.update(_table.SIGNATURES)
-METHODS.update({**P.METHODS, **M.METHODS})
+METHODS.update(P.METHODS)
 LINEAR.update(P.LINEAR)
-PARTIALS.update(M.PARTIALS)
-ATTRIBUTES.update(M.ATTRIBUTES)
 POSITIONAL.update(P.POSITIONAL)
 INACTIVE += L.INACTIVE + P.SPLITS  # the split computed once: its pieces are primitives of their own
 SPLITS, SPLIT_PART = P.SPLITS, P.SPLIT_PART

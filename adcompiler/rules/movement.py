@@ -47,32 +47,52 @@ def _partition_order(x, z, axis):
     return _np("take_along_axis", _np("argsort", x, axis), rank, axis)
 
 
-ONE, ZERO = (lambda x, z: Num(1)), None
-PARTIALS = {
-    "numpy.real": (ONE,),
-    "numpy.conj": (ONE,),
-    "numpy.conjugate": (ONE,),
-    "numpy.imag": (ZERO,),
-    "numpy.angle": (ZERO,),
-    "numpy.real_if_close": (lambda x, tol, z: Num(1), None),
-    "numpy.sinc": (_sinc_slope,),
-}
 COMPLEX_PARTS = ("numpy.real", "numpy.conj", "numpy.conjugate", "numpy.imag", "numpy.angle", "numpy.real_if_close")
-FLOATING = ("numpy.sinc", "numpy.angle")  # a float result for integer arguments too
 
-FORWARD = {
-    "numpy.partition": lambda x, kth, axis, z, dx, dk, da: _np(
-        "take_along_axis", dx, _partition_order(x, z, axis), axis
-    ),
-}
-REVERSE = {
-    "numpy.partition": lambda x, kth, axis, z, g: (
-        _h("take_along_vjp")(g, x, _partition_order(x, z, axis), axis),
-        None,
-        None,
-    ),
-}
-SLOTS = {"numpy.partition": (True, False, False)}
+
+# --- the parts of a real value and sinc, one record each by their partials
+def _part(name: str, partials: tuple, value, signature=(("x", None),), **more) -> None:
+    register(
+        Primitive(name=f"numpy.{name}", family="movement", signature=signature, value=value, partials=partials, **more)
+    )
+
+
+def _same_kind(ins, static, kit):
+    """np.real, np.imag of a real value: a number for a number, an array of the same ndim for an array."""
+    if isinstance(ins[0], (kit.Num, kit.Arr)):
+        return ins[0]
+    return kit.array_of(kit.ndim_of(ins[0]), kit.result_dtype(ins[:1]))
+
+
+ONE = lambda x, z: Num(1)  # noqa: E731
+_part("real", (ONE,), _same_kind, attributes=("real",), array_api="xp.real")
+_part("imag", (None,), _same_kind, attributes=("imag",), array_api="xp.imag")
+_part("conj", (ONE,), lambda ins, static, kit: kit.elementwise(ins), methods=("conj",), array_api="xp.conj")
+_part("conjugate", (ONE,), lambda ins, static, kit: kit.elementwise(ins), methods=("conjugate",))
+_part("angle", (None,), lambda ins, static, kit: kit.elementwise(ins, floating=True))  # 0 or pi: a float
+_part(
+    "real_if_close",
+    (lambda x, tol, z: Num(1), None),
+    lambda ins, static, kit: kit.array_of(kit.ndim_of(ins[0]), kit.result_dtype(ins[:1])),
+    signature=(("a", None), ("tol", Num(100))),
+)
+_part("sinc", (_sinc_slope,), lambda ins, static, kit: kit.elementwise(ins, floating=True))
+
+# np.partition(a, kth, axis): the gather of a at each entry's rank
+register(
+    Primitive(
+        name="numpy.partition",
+        family="movement",
+        signature=(("a", None), ("kth", None), ("axis", Num(-1))),
+        value=lambda ins, static, kit: kit.array_of(
+            1 if static[2] is None else kit.ndim_of(ins[0]), kit.result_dtype(ins[:1])
+        ),
+        jvp=lambda x, kth, axis, z, dx, dk, da: _np("take_along_axis", dx, _partition_order(x, z, axis), axis),
+        vjp=lambda x, kth, axis, z, g: (_h("take_along_vjp")(g, x, _partition_order(x, z, axis), axis), None, None),
+        slots=(True, False, False),
+    )
+)
+FORWARD, REVERSE, SLOTS = {}, {}, {}  # (np.add.at's primitive below)
 
 # np.add.at(y, index, v) is lowered to y[...] = add_at(y, y, index, v): v added at y[index] in a copy of
 # y, repeated indices adding up (lower/arrays.py); linear in y and v together: its tangent is the same
@@ -83,13 +103,7 @@ FORWARD[ADD_AT] = lambda d, x, index, v, z, dd, dx, di, dv: (
 )
 REVERSE[ADD_AT] = lambda d, x, index, v, z, g: (g, None, None, _h("add_at_vjp")(g, index, v))
 SLOTS[ADD_AT] = (True, False, False, True)
-SIGNATURES = {name: (("x", None),) for name in PARTIALS}
-SIGNATURES.update(
-    {
-        "numpy.real_if_close": (("a", None), ("tol", Num(100))),
-        "numpy.partition": (("a", None), ("kth", None), ("axis", Num(-1))),
-    }
-)
+SIGNATURES: dict = {}
 
 
 def joined_list(prim: str, has_axis: bool) -> tuple:
@@ -110,9 +124,6 @@ def joined_list(prim: str, has_axis: bool) -> tuple:
         (True,),
     )
 
-
-METHODS = {"conj": "numpy.conj", "conjugate": "numpy.conjugate"}
-ATTRIBUTES = {"real": "numpy.real", "imag": "numpy.imag"}
 
 # Refused where they are called, with the reason: their values are complex for a general real matrix.
 _EIG = (

@@ -30,10 +30,10 @@ from ...rules.families import REGISTRY
 
 SAME = frozenset(  # (the primitives written as records: RENAMED below has the standard's name of each)
     "acos acosh all any arange argmax argmin argsort asarray asin asinh atan atan2 atanh broadcast_arrays "
-    "clip concat conj cumulative_sum empty empty_like equal eye full full_like greater greater_equal imag "
-    "isfinite isinf isnan less less_equal linspace logical_and logical_not logical_or matrix_transpose "
-    "meshgrid nonzero not_equal ones ones_like permute_dims pow real sort stack take tensordot vecdot where "
-    "zeros zeros_like".split()
+    "clip concat cumulative_sum empty empty_like equal eye full full_like greater greater_equal isfinite "
+    "isinf isnan less less_equal linspace logical_and logical_not logical_or matrix_transpose meshgrid "
+    "nonzero not_equal ones ones_like permute_dims pow sort stack take tensordot vecdot where zeros "
+    "zeros_like".split()
 )
 RENAMED = {
     "concatenate": "concat",
