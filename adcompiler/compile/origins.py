@@ -138,19 +138,19 @@ def _statements(text: str) -> list:
 
     def visit(stmts):
         for node in stmts:
-            inner = [s for field in _BLOCKS for s in _block(node, field)]
+            inner = [s for block in _BLOCKS for s in _block(node, block)]
             if not inner:
                 out.append((ast.dump(node), node.lineno, range(node.lineno, node.end_lineno + 1), node))
                 continue
             header = copy.copy(node)
-            for field in _BLOCKS:
-                if hasattr(header, field):
-                    setattr(header, field, [])
+            for block in _BLOCKS:
+                if hasattr(header, block):
+                    setattr(header, block, [])
             head = getattr(node, "decorator_list", None) or [node]
             first_inner = min(s.lineno for s in inner)
             out.append((ast.dump(header), node.lineno, range(head[0].lineno, first_inner), header))
-            for field in _BLOCKS:
-                visit(_block(node, field))
+            for block in _BLOCKS:
+                visit(_block(node, block))
 
     visit(ast.parse(text).body)
     return out
