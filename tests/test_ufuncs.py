@@ -1,5 +1,6 @@
-"""NumPy's elementwise functions as records (rules/ufuncs.py): each record's partials are its function's
-derivative, in both modes, against central differences of NumPy itself."""
+"""NumPy's elementwise functions as records (rules/ufuncs.py): each record's rules (its partials, or for the
+selections its two rules) are its function's derivative, in both modes, against central differences of
+NumPy itself."""
 
 import numpy as np
 import pytest
@@ -63,14 +64,37 @@ def test_each_elementwise_record_differentiates_its_function(tmp_path, name):
 
 
 def test_the_elementwise_family_is_every_differentiable_ufunc():
-    """The records are NumPy's ufuncs with a derivative (np.round, a function of np.rint, with them), each
-    binding x, or x1 and x2, as NumPy names them; the ufuncs of the tables are those of other families
-    (np.matmul a product, np.conj a part of a complex number) and the comparisons (no derivative)."""
+    """The records are NumPy's ufuncs with a derivative and three elementwise functions that are not ufuncs
+    (np.round, a function of np.rint; np.where; np.clip), each binding x, or x1 and x2, as NumPy names them;
+    the ufuncs of the tables are those of other families (np.matmul a product, np.conj a part of a complex
+    number) and the comparisons (no derivative)."""
+    functions = {"round": 1, "where": 3, "clip": 3}  # (their number of arguments)
     for name in UFUNCS:
-        assert isinstance(getattr(np, name), np.ufunc) or name == "round", name
+        assert isinstance(getattr(np, name), np.ufunc) or name in functions, name
         nargs = len(REGISTRY[f"numpy.{name}"].signature)
-        assert nargs == (getattr(np, name).nin if name != "round" else 1)
+        assert nargs == (functions[name] if name in functions else getattr(np, name).nin)
     tabled = set(rules.PARTIALS) | set(rules.FORWARD) | set(N.SIGNATURES) | set(N.LINEAR) | set(N.INACTIVE)
     ufuncs = {n[6:] for n in tabled if n.startswith("numpy.") and isinstance(getattr(np, n[6:], None), np.ufunc)}
     others = {"matmul", "conj", "conjugate"} | set(N.COMPARISONS)
     assert ufuncs - set(UFUNCS) == others
+
+
+def _clipped(x, lo, hi):
+    return np.sum(np.sin(np.clip(x, lo, hi)))
+
+
+def test_clip_with_a_lower_bound_above_the_upper_gives_the_upper_everywhere():
+    """np.clip(x, lo, hi) where lo > hi is hi (NumPy computes min(max(x, lo), hi)): the derivative goes to hi
+    there, not to lo (the rule once sent it to lo where x < lo)."""
+    x = np.array([-1.0, 0.5, 2.0, 0.2, 3.0])
+    lo = np.array([0.0, 1.0, 1.5, -1.0, 2.5])
+    hi = np.array([1.0, 0.8, 1.0, 0.5, 2.0])  # crossed at entries 1, 2 and 4
+    d = adcompiler.differentiate(_clipped)
+    grads = d.grad(x, lo, hi)
+    want = [
+        np.cos(np.clip(x, lo, hi)) * m for m in ((lo <= x) & (x <= hi), (x < lo) & (lo <= hi), (x > hi) | (lo > hi))
+    ]
+    for got, expected in zip(grads, want):
+        np.testing.assert_allclose(got, expected, rtol=1e-14)
+    u = [np.linspace(0.1, 0.5, 5) * k for k in (1, -2, 3)]
+    assert d.jvp((x, lo, hi), tuple(u))[1] == pytest.approx(sum(float(np.dot(g, v)) for g, v in zip(grads, u)))

@@ -129,19 +129,6 @@ def _trace(ins, static) -> V.Aval:
     return _scalar(result_dtype(ins[:1])) if nd == 2 else array_of(minus(nd, 2), result_dtype(ins[:1]))
 
 
-def _converted(ins, static) -> V.Aval:
-    """np.array / np.asarray / np.copy of a number, a list or an array."""
-    a = as_array(ins[0])
-    if a is None:
-        return V.Arr()
-    dtype = (
-        a.dtype
-        if a.dtype not in (None, "float", "int", "bool")
-        else {"float": "float64", "int": "int64", "bool": "bool"}.get(a.dtype)
-    )
-    return V.Arr(a.ndim, dtype)
-
-
 def _solved_ndim(ins):
     """np.linalg.solve's result: b's ndim, or for a stack of matrices and one vector b, a vector per matrix."""
     a, b = ndim_of(ins[0]), ndim_of(ins[1])
@@ -162,9 +149,6 @@ _RULES = {
     "numpy.linalg.qr[0]": _decomposed(0),
     "numpy.linalg.qr[1]": _decomposed(0),
     "numpy.linalg.matrix_power": lambda ins, static: array_of(ndim_of(ins[0]), result_dtype(ins[:1])),
-    "numpy.copy": _converted,
-    "numpy.array": _converted,
-    "numpy.asarray": _converted,
 }
 _RULES.update({prim: (lambda ins, static: V.STATIC) for prim in N.PARTS})  # the raw decompositions
 _RULES.update(MORE_RULES)
@@ -185,6 +169,7 @@ class KIT:
     matrix_part = staticmethod(lambda ins, static, k: _decomposed(k)(ins, static))  # of ndim ndim(a) - k
     elementwise = staticmethod(_elementwise)  # its arguments broadcast (floating=True: of a floating dtype)
     minus = staticmethod(minus)  # an ndim less k (None: not known)
+    as_array = staticmethod(as_array)  # a value as an array's abstract value (None: not an array)
     Arr, Num, Seq, Numeric = V.Arr, V.Num, V.Seq, V.Numeric  # the abstract values themselves (Numeric: a
     # number or an array, which not known)
     UNKNOWN = UNKNOWN  # a static argument not known when compiling

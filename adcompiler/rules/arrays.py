@@ -20,10 +20,9 @@ from . import linalg as L
 from . import movement as M
 from . import products as P
 from .families import REGISTRY, family
-from ..ir.expr import Call, Num, Slice, Subscript, Tuple, compare, fn, gt, lt
+from ..ir.expr import Call, Num, Slice, Subscript, Tuple, fn
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
-logical_and = np_("logical_and")
 npwhere = np_("where")
 
 
@@ -50,14 +49,6 @@ CONSTRUCTORS = (
 
 PARTIALS = {  # (NumPy's elementwise functions, its ufuncs, are records: rules/ufuncs.py)
     "numpy.nan_to_num": (lambda x, z: npwhere(np_("isfinite")(x), 1.0, 0.0),),  # replaced entries: constants
-    "numpy.copy": (lambda x, z: Num(1),),
-    "numpy.array": (lambda x, z: Num(1),),
-    "numpy.asarray": (lambda x, z: Num(1),),
-    "numpy.clip": (
-        lambda x, lo, hi, z: _inside(x, lo, hi),
-        lambda x, lo, hi, z: npwhere(lt(x, lo), 1.0, 0.0),
-        lambda x, lo, hi, z: npwhere(gt(x, hi), 1.0, 0.0),
-    ),
 }
 
 
@@ -107,17 +98,8 @@ def _mT(a):
 _LAST_TWO = Tuple((Num(-2), Num(-1)))
 
 
-def _inside(x, lo, hi):
-    """1 where lo <= x <= hi, else 0: clip's derivative in x (a bound of None is no bound)."""
-    tests = [compare(op, x, b) for op, b in ((">=", lo), ("<=", hi)) if not (isinstance(b, Num) and b.value is None)]
-    if not tests:
-        return Num(1)
-    return npwhere(tests[0] if len(tests) == 1 else logical_and(*tests), 1.0, 0.0)
-
-
 # Selections: the derivative follows the value selected (the first argument on a tie).
 FORWARD = {
-    "numpy.where": lambda c, a, b, z, dc, da, db: npwhere(c, da or 0.0, db or 0.0),
     # constructors linear in their values: the same constructor of the tangents
     "numpy.linspace": lambda a, b, n, e, z, da, db, dn, de: np_("linspace")(da or 0.0, db or 0.0, n, e),
     "numpy.full": lambda shape, v, dtype, z, ds, dv, dd: Call("numpy.full", (shape, dv, dtype)),
@@ -131,7 +113,6 @@ FORWARD = {
 
 
 REVERSE = {
-    "numpy.where": lambda c, a, b, z, g: (None, npwhere(c, g, 0.0), npwhere(c, 0.0, g)),
     "numpy.linspace": lambda a, b, n, e, z, g: (
         _h("linspace_vjp")(g, Num(0), a, b, n, e),
         _h("linspace_vjp")(g, Num(1), a, b, n, e),
@@ -150,7 +131,6 @@ SLOTS = {
     "numpy.linspace": (True, True, False, False),
     "numpy.full": (False, True, False),
     "numpy.full_like": (False, True, False),
-    "numpy.where": (False, True, True),
 }
 # At most this many positional arguments (the rest by keyword).
 POSITIONAL: dict = {}
@@ -167,22 +147,14 @@ BILINEAR = {
 
 # One positional form per primitive: parameter names, with defaults for the optional ones.
 SIGNATURES = {
-    "numpy.where": (("condition", None), ("x", None), ("y", None)),
-    "numpy.clip": (("a", None), ("a_min", None), ("a_max", None)),
     "numpy.linalg.solve": (("a", None), ("b", None)),
     "numpy.nan_to_num": (("x", None),),
-    "numpy.copy": (("a", None),),
-    "numpy.array": (("object", None),),
-    "numpy.asarray": (("a", None),),
     "numpy.linspace": (("start", None), ("stop", None), ("num", Num(50)), ("endpoint", Num(True))),
     "numpy.full": (("shape", None), ("fill_value", None), ("dtype", Num(None))),
     "numpy.full_like": (("a", None), ("fill_value", None), ("dtype", Num(None))),
 }
 # Methods of arrays that are these primitives (x.sum(...) is numpy.sum(x, ...)).
-METHODS = {
-    "copy": "numpy.copy",
-    "clip": "numpy.clip",
-}
+METHODS = {}
 ATTRIBUTES = {"shape": "numpy.shape", "ndim": "numpy.ndim", "size": "numpy.size"}
 COMPARISONS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
 COMPARISONS += ("logical_and", "logical_or", "logical_not", "isfinite", "isnan", "isinf")

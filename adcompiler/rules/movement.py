@@ -78,6 +78,25 @@ _part(
 )
 _part("sinc", (_sinc_slope,), lambda ins, static, kit: kit.elementwise(ins, floating=True))
 
+
+def _converted(ins, static, kit):
+    """np.array / np.asarray / np.copy of a number, a list or an array: an array of its ndim and dtype."""
+    a = kit.as_array(ins[0])
+    if a is None:
+        return kit.Arr()
+    dtype = (
+        a.dtype
+        if a.dtype not in (None, "float", "int", "bool")
+        else {"float": "float64", "int": "int64"}.get(a.dtype, a.dtype)
+    )
+    return kit.Arr(a.ndim, dtype)
+
+
+# the copies: the identity on values (``np.array(x, dtype)`` is another primitive: lower/arrays.py)
+_part("copy", (ONE,), _converted, signature=(("a", None),), methods=("copy",), array_api="copy_of")
+_part("array", (ONE,), _converted, signature=(("object", None),), array_api="copy_of")
+_part("asarray", (ONE,), _converted, signature=(("a", None),), array_api="xp.asarray")
+
 # np.partition(a, kth, axis): the gather of a at each entry's rank
 register(
     Primitive(

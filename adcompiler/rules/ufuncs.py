@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from ..ir.expr import Call, Num, fn, gt, lt
+from ..ir.expr import Call, Num, compare, fn, gt, lt
 from .primitive import Primitive, register
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
@@ -136,3 +136,62 @@ _selection("maximum", gt, xp="")
 _selection("minimum", lt, xp="")
 _selection("fmax", gt)
 _selection("fmin", lt)
+
+
+# --- elementwise functions of NumPy that are not ufuncs: np.where chooses (the derivative follows the branch
+# chosen; the condition has none), np.clip is x inside its bounds and a bound outside them
+def _elementwise(name: str, signature: tuple, **rules) -> None:
+    register(
+        Primitive(
+            name=f"numpy.{name}",
+            family="ufuncs",
+            signature=signature,
+            value=lambda ins, static, kit: kit.elementwise(ins),
+            array_api=f"xp.{name}",
+            **rules,
+        )
+    )
+
+
+def _none(bound) -> bool:
+    return isinstance(bound, Num) and bound.value is None
+
+
+def _at_lower(x, lo, hi):
+    """np.clip's derivative in lo: 1 where x < lo <= hi.  np.clip is min(max(x, lo), hi), so a lower bound
+    above the upper gives hi everywhere (NumPy's answer)."""
+    below = lt(x, lo)
+    return npwhere(below if _none(hi) else np_("logical_and")(below, compare("<=", lo, hi)), 1.0, 0.0)
+
+
+def _at_upper(x, lo, hi):
+    """np.clip's derivative in hi: 1 where x > hi, or lo > hi."""
+    above = gt(x, hi)
+    return npwhere(above if _none(lo) else np_("logical_or")(above, gt(lo, hi)), 1.0, 0.0)
+
+
+def _inside(x, lo, hi):
+    """1 where lo <= x <= hi, else 0: clip's derivative in x (a bound of None is no bound)."""
+    tests = [compare(op, x, b) for op, b in ((">=", lo), ("<=", hi)) if not _none(b)]
+    if not tests:
+        return Num(1)
+    return npwhere(tests[0] if len(tests) == 1 else np_("logical_and")(*tests), 1.0, 0.0)
+
+
+_elementwise(
+    "where",
+    (("condition", None), ("x", None), ("y", None)),
+    jvp=lambda c, a, b, z, dc, da, db: npwhere(c, da or 0.0, db or 0.0),
+    vjp=lambda c, a, b, z, g: (None, npwhere(c, g, 0.0), npwhere(c, 0.0, g)),
+    slots=(False, True, True),
+)
+_elementwise(
+    "clip",
+    (("a", None), ("a_min", None), ("a_max", None)),
+    partials=(
+        lambda x, lo, hi, z: _inside(x, lo, hi),
+        lambda x, lo, hi, z: _at_lower(x, lo, hi),
+        lambda x, lo, hi, z: _at_upper(x, lo, hi),
+    ),
+    methods=("clip",),
+)

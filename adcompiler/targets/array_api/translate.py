@@ -29,11 +29,10 @@ from .runtime import XP_HELPERS
 from ...rules.families import REGISTRY
 
 SAME = frozenset(  # (the primitives written as records: RENAMED below has the standard's name of each)
-    "acos acosh all any arange argmax argmin argsort asarray asin asinh atan atan2 atanh broadcast_arrays "
-    "clip concat cumulative_sum empty empty_like equal eye full full_like greater greater_equal isfinite "
-    "isinf isnan less less_equal linspace logical_and logical_not logical_or matrix_transpose meshgrid "
-    "nonzero not_equal ones ones_like permute_dims pow sort stack take tensordot vecdot where zeros "
-    "zeros_like".split()
+    "acos acosh all any arange argmax argmin argsort asin asinh atan atan2 atanh broadcast_arrays concat "
+    "cumulative_sum empty empty_like equal eye full full_like greater greater_equal isfinite isinf isnan less "
+    "less_equal linspace logical_and logical_not logical_or matrix_transpose meshgrid nonzero not_equal ones "
+    "ones_like permute_dims pow sort stack take tensordot vecdot zeros zeros_like".split()
 )
 RENAMED = {
     "concatenate": "concat",
@@ -42,8 +41,6 @@ BY_HELPER = {
     "shape": "shape_of",
     "ndim": "ndim_of",
     "size": "size_of",
-    "copy": "copy_of",
-    "array": "copy_of",
 }
 KEYWORDS: dict = {}  # NumPy's keyword -> the standard's
 # The primitives written as records (rules.families): the standard's function (its name there), or a
