@@ -45,8 +45,24 @@ CASES = {
     "amin": [("np.amin(x)", (4,))],
     "prod": [("np.prod(x)", (2, 3)), ("x.prod(1)", (2, 3)), ("np.prod(x, axis=0, keepdims=True)", (3, 2))],
     "ptp": [("np.ptp(x)", (2, 3)), ("np.ptp(x, 1)", (2, 3))],
+    # rules/products.py's functions of one array: a product, gathers and sorts, order statistics
+    "cumprod": [("np.cumprod(x)", (2, 3)), ("x.cumprod(1)", (2, 3))],
+    "take": [("np.take(x, [0, 2, 2])", (2, 3)), ("np.take(x, [[1, 0], [1, 1]], axis=1)", (2, 3))],
+    "take_along_axis": [("np.take_along_axis(x, np.argsort(x, axis=1), axis=1)", (2, 3))],
+    "sort": [("np.sort(x)", (2, 3)), ("np.sort(x, axis=0)", (3, 2))],
+    "median": [("np.median(x)", (5,)), ("np.median(x, axis=1)", (2, 4))],
+    "percentile": [("np.percentile(x, 30.0)", (6,)), ("np.percentile(x, [10.0, 75.0], axis=0)", (5, 2))],
+    "quantile": [("np.quantile(x, 0.4, axis=1, keepdims=True)", (2, 5))],
 }
-NAMES = [p.numpy_name for f in ("movement", "reductions") for p in family(f) if p.linear or p.name in _SELECTIONS]
+_ONE_ARRAY = [
+    f"numpy.{name}" for name in ("cumprod", "take", "take_along_axis", "sort", "median", "percentile", "quantile")
+]
+NAMES = [
+    p.numpy_name
+    for f in ("movement", "reductions", "products")
+    for p in family(f)
+    if p.linear and f != "products" or p.name in _SELECTIONS + _ONE_ARRAY
+]
 
 
 def test_every_linear_record_has_its_cases():

@@ -1,6 +1,7 @@
 """NumPy's products of two arrays as records (rules/products.py: np.dot, np.matmul, np.inner, np.outer,
-np.cross): each record's bilinear rule is its function's derivative in both arguments, in both modes,
-against central differences of NumPy itself."""
+np.cross, np.tensordot, np.kron, and np.average's weights): each record's rules are its function's
+derivative in both arguments, in both modes, against central differences of NumPy itself (the module's
+functions of one array are in tests/test_moves.py)."""
 
 import numpy as np
 import pytest
@@ -15,11 +16,15 @@ CASES = {
     "inner": [("np.inner(x, y)", (2, 3), (4, 3)), ("np.inner(x, y)", (3,), (3,))],
     "outer": [("np.outer(x, y)", (3,), (2,)), ("np.outer(x, y)", (2, 2), (3,))],
     "cross": [("np.cross(x, y)", (2, 3), (3,)), ("np.cross(x, y)", (3,), (3,))],
+    "tensordot": [("np.tensordot(x, y, axes=1)", (2, 3), (3, 2)), ("np.tensordot(x, y)", (2, 3), (2, 3))],
+    "kron": [("np.kron(x, y)", (2, 2), (3,)), ("np.kron(x, y)", (2,), (2, 3))],
+    "average": [("np.average(x, axis=0, weights=y)", (3, 2), (3,)), ("np.average(x, weights=y)", (2, 3), (2, 3))],
 }
+ONE_ARRAY = ("cumprod", "take", "take_along_axis", "sort", "median", "percentile", "quantile")  # (tests/test_moves.py)
 
 
 def test_every_product_record_has_its_cases():
-    assert sorted(CASES) == sorted(p.numpy_name for p in family("products"))
+    assert sorted({*CASES, *ONE_ARRAY}) == sorted(p.numpy_name for p in family("products"))
 
 
 @pytest.mark.parametrize("case", [(e, x, y) for cases in CASES.values() for e, x, y in cases], ids=str)

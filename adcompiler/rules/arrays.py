@@ -204,6 +204,8 @@ for _prim in REGISTRY.values():
     SIGNATURES[_prim.name] = _prim.signature
     METHODS.update({method: _prim.name for method in _prim.methods})
     ATTRIBUTES.update({attribute: _prim.name for attribute in _prim.attributes})
+    if _prim.static:
+        STATIC[_prim.name] = dict(_prim.static)
     if _prim.positional is not None:
         POSITIONAL[_prim.name] = _prim.positional
 # NumPy's elementwise functions of one array with a derivative (np.sin, ...; not np.floor): name -> partial

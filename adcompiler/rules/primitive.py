@@ -62,7 +62,9 @@ class Primitive:
     axes, shapes): the tangent is the same call of the tangent, and ``linear(g, x, out, *static)`` is the
     cotangent of x (``rules.arrays.LINEAR``).  ``bilinear``: in place of those, for a product bilinear in its
     two arguments: the tangent is ``op(da, b) + op(a, db)``, and ``bilinear[i](g, a, b)`` is the cotangent of
-    argument i (``rules.arrays.BILINEAR``).  ``attributes``: the ndarray attributes that are this
+    argument i (``rules.arrays.BILINEAR``).  ``static``: the parameters that must be constants where it is
+    called (they decide the result's shape or which rule applies), each with the values differentiated (None:
+    any).  ``attributes``: the ndarray attributes that are this
     primitive (``x.T``).  ``helpers``: the
     runtime helpers its rules (and its array-API form) call, by name.  ``array_api``: its spelling
     under ``arrays="any"``: ``"xp.<name>"`` for the standard's function of that name, or the name of
@@ -86,6 +88,7 @@ class Primitive:
     positional: int | None = None
     methods: tuple = ()
     attributes: tuple = ()
+    static: MappingProxyType = field(default_factory=dict)  # (made read-only in __post_init__)
     helpers: MappingProxyType = field(default_factory=dict)  # (made read-only in __post_init__)
     array_api: str | None = None
     array_api_keywords: MappingProxyType = field(default_factory=dict)
@@ -100,7 +103,7 @@ class Primitive:
         elif ways[0]:
             assert len(self.partials) == len(self.signature), f"{self.name}: one partial per parameter"
         assert set(self.refusals) <= {"array_api"}, f"{self.name}: a refusal of a target that reads none"
-        for name in ("helpers", "array_api_keywords", "refusals"):  # frozen all the way down
+        for name in ("helpers", "array_api_keywords", "refusals", "static"):  # frozen all the way down
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
 
     @property

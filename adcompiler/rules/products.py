@@ -36,6 +36,111 @@ def _bilinear(prim, a, b, static, da, db):
     )
 
 
+# Each primitive of this module is one record (``rules.primitive``) but the split family's pieces, np.append
+# and ``specialise``'s variants of np.dot, np.matmul and np.outer, which are still tables here.
+FORWARD, REVERSE, SLOTS, SIGNATURES, STATIC, LINEAR, POSITIONAL = {}, {}, {}, {}, {}, {}, {}
+METHODS: dict = {}
+
+
+def _scalar_or_array(nd, dtype, kit):
+    """What NumPy returns of ndim ``nd``: a NumPy scalar for 0."""
+    return kit.scalar(dtype) if nd == 0 else kit.array_of(nd, dtype)
+
+
+def _tensordot_value(ins, static, kit):
+    """np.tensordot(a, b, axes): a's free axes, then b's (a 0-d array for a full contraction)."""
+    a, b, axes = kit.ndim_of(ins[0]), kit.ndim_of(ins[1]), static[2] if len(static) > 2 else 2
+    dtype = kit.result_dtype(ins[:2])
+    if a is None or b is None or axes is kit.UNKNOWN:
+        return kit.Arr(None, dtype)
+    k = axes if isinstance(axes, int) else len(axes[0]) if isinstance(axes[0], tuple) else 1
+    return kit.array_of(a + b - 2 * k, dtype)
+
+
+def _kron_value(ins, static, kit):
+    a, b = kit.ndim_of(ins[0]), kit.ndim_of(ins[1])
+    dtype = kit.result_dtype(ins[:2])
+    if a is None or b is None:
+        return kit.Arr(None, dtype)
+    return _scalar_or_array(max(a, b), dtype, kit)
+
+
+def _along(k: int):
+    """An array of a's dtype, flat (1-d) where static argument k (the axis) is None, else of a's ndim."""
+    return lambda ins, static, kit: kit.array_of(
+        1 if static[k] is None else kit.ndim_of(ins[0]), kit.result_dtype(ins[:1])
+    )
+
+
+def _average_value(ins, static, kit):
+    """np.average(a, axis, weights, returned, keepdims): a floating reduction over axis."""
+    nd, axis, keepdims = kit.ndim_of(ins[0]), static[1], static[4]
+    dtype = kit.float_dtype([ins[0], ins[2]])
+    if keepdims is True:
+        return kit.array_of(nd, dtype)
+    if axis is kit.UNKNOWN or keepdims is not False:
+        return kit.Arr(None, dtype)
+    if axis is None:
+        return _scalar_or_array(0, dtype, kit)
+    left = kit.minus(nd, len(axis) if isinstance(axis, tuple) else 1)
+    return kit.Arr(None, dtype) if left is None else _scalar_or_array(left, dtype, kit)
+
+
+def _take_value(ins, static, kit):
+    """np.take(a, indices, axis): the indices' dimensions in place of axis (of the flattened a for None)."""
+    a, i, axis = kit.ndim_of(ins[0]), kit.ndim_of(ins[1]), static[2]
+    if i is None or axis is kit.UNKNOWN or axis is not None and a is None:
+        return kit.Arr(None, kit.result_dtype(ins[:1]))
+    return _scalar_or_array(i if axis is None else a - 1 + i, kit.result_dtype(ins[:1]), kit)
+
+
+def _quantile_value(ins, static, kit):
+    """np.median(a, axis, keepdims), np.percentile / np.quantile(a, q, axis, keepdims): q's dimensions,
+    then a reduced over axis."""
+    q = 0 if len(ins) == 3 else kit.ndim_of(ins[1])
+    nd, axis, keepdims = kit.ndim_of(ins[0]), static[-2], static[-1]
+    dtype = kit.float_dtype(ins[:1])
+    if q is None or nd is None or axis is kit.UNKNOWN:
+        return kit.Arr(None, dtype)
+    left = nd if keepdims else 0 if axis is None else nd - (len(axis) if isinstance(axis, tuple) else 1)
+    return _scalar_or_array(q + left, dtype, kit)
+
+
+# --- tensordot and kron: bilinear, with tensordot's axes static; cumprod by the recurrences of its running
+# products: z[i] = z[i-1] x[i], so dz[i] = dz[i-1] x[i] + z[i-1] dx[i] (cumprod_jvp), and with s[j] = g[j] +
+# x[j+1] s[j+1], x[j]'s cotangent is z[j-1] s[j] (cumprod_vjp)
+def _record(name: str, signature: tuple, value, **more) -> None:
+    register(Primitive(name=f"numpy.{name}", family="products", signature=signature, value=value, **more))
+
+
+_record(
+    "tensordot",
+    (("a", None), ("b", None), ("axes", Num(2))),
+    _tensordot_value,
+    jvp=lambda a, b, axes, z, da, db, dx: _bilinear("numpy.tensordot", a, b, (axes,), da, db),
+    vjp=lambda a, b, axes, z, g: (_h("tensordot_vjp_a")(g, a, b, axes), _h("tensordot_vjp_b")(g, a, b, axes), None),
+    slots=(True, True, False),
+    static={"axes": None},
+)
+_record(
+    "kron",
+    (("a", None), ("b", None)),
+    _kron_value,
+    jvp=lambda a, b, z, da, db: _bilinear("numpy.kron", a, b, (), da, db),
+    vjp=lambda a, b, z, g: (_h("kron_vjp_a")(g, a, b), _h("kron_vjp_b")(g, a, b)),
+    slots=(True, True),
+)
+_record(
+    "cumprod",
+    (("a", None), ("axis", Num(None))),
+    _along(1),
+    jvp=lambda x, axis, z, dx, dax: _h("cumprod_jvp")(dx, x, axis),
+    vjp=lambda x, axis, z, g: (_h("cumprod_vjp")(g, x, axis), None),
+    slots=(True, False),
+    methods=("cumprod",),
+)
+
+
 # --- average(a, axis, weights, returned=False, keepdims): sum(a W) / sum(W), W the weights set along
 # axis (the runtime helper weights_like, linear in w).  d/da: the same average of da; d/dW: the
 # quotient rule, sum((a - avg) dW) / sum(W).
@@ -58,44 +163,15 @@ def _average_adjoint(a, axis, w, keep, g):
     return spread * wb, None, _h("weights_vjp")(spread * (a - mean), w, a, axis), None, None
 
 
-FORWARD = {
-    "numpy.tensordot": lambda a, b, axes, z, da, db, dx: _bilinear("numpy.tensordot", a, b, (axes,), da, db),
-    "numpy.kron": lambda a, b, z, da, db: _bilinear("numpy.kron", a, b, (), da, db),
-    # z[i] = z[i-1] x[i]: dz[i] = dz[i-1] x[i] + z[i-1] dx[i] (cumprod_jvp)
-    "numpy.cumprod": lambda x, axis, z, dx, dax: _h("cumprod_jvp")(dx, x, axis),
-    "numpy.average": lambda a, axis, w, ret, keep, z, da, dax, dw, dr, dk: _average_tangent(a, axis, w, keep, da, dw),
-}
-REVERSE = {
-    "numpy.tensordot": lambda a, b, axes, z, g: (
-        _h("tensordot_vjp_a")(g, a, b, axes),
-        _h("tensordot_vjp_b")(g, a, b, axes),
-        None,
-    ),
-    "numpy.kron": lambda a, b, z, g: (_h("kron_vjp_a")(g, a, b), _h("kron_vjp_b")(g, a, b)),
-    # s[j] = g[j] + x[j+1] s[j+1], and x[j]'s cotangent is z[j-1] s[j] (cumprod_vjp)
-    "numpy.cumprod": lambda x, axis, z, g: (_h("cumprod_vjp")(g, x, axis), None),
-    "numpy.average": lambda a, axis, w, ret, keep, z, g: _average_adjoint(a, axis, w, keep, g),
-}
-SLOTS = {
-    "numpy.tensordot": (True, True, False),
-    "numpy.cumprod": (True, False),
-    "numpy.average": (True, False, True, False, False),
-}
-SIGNATURES = {
-    "numpy.tensordot": (("a", None), ("b", None), ("axes", Num(2))),
-    "numpy.kron": (("a", None), ("b", None)),
-    "numpy.cumprod": (("a", None), ("axis", Num(None))),
-    "numpy.average": (
-        ("a", None),
-        ("axis", Num(None)),
-        ("weights", Num(None)),
-        ("returned", Num(False)),
-        ("keepdims", Num(False)),
-    ),
-}
-# Constants where the function is called (they decide the result's shape), with the values taken.
-STATIC = {"numpy.tensordot": {"axes": None}, "numpy.average": {"returned": (False,), "keepdims": (True, False)}}
-METHODS = {"cumprod": "numpy.cumprod"}
+_record(
+    "average",
+    (("a", None), ("axis", Num(None)), ("weights", Num(None)), ("returned", Num(False)), ("keepdims", Num(False))),
+    _average_value,
+    jvp=lambda a, axis, w, ret, keep, z, da, dax, dw, dr, dk: _average_tangent(a, axis, w, keep, da, dw),
+    vjp=lambda a, axis, w, ret, keep, z, g: _average_adjoint(a, axis, w, keep, g),
+    slots=(True, False, True, False, False),
+    static={"returned": (False,), "keepdims": (True, False)},
+)
 
 # --- the split family: the pieces are one primitive each, ``numpy.split/part(x, kind, sections, axis, i,
 # raw)`` of the split computed once (``raw``, printed ``raw[i]``), each linear in x: its tangent is the
@@ -127,47 +203,57 @@ def _order(x, axis):
     return Call("numpy.argsort", (x, axis))
 
 
-LINEAR = {
-    "numpy.take": lambda g, x, z, indices, axis: _h("take_vjp")(g, x, indices, axis),
-    "numpy.take_along_axis": lambda g, x, z, indices, axis: _h("take_along_vjp")(g, x, indices, axis),
-}
-FORWARD["numpy.sort"] = lambda x, axis, z, dx, dax: Call("numpy.take_along_axis", (dx, _order(x, axis), axis))
-REVERSE["numpy.sort"] = lambda x, axis, z, g: (_h("take_along_vjp")(g, x, _order(x, axis), axis), None)
-SLOTS["numpy.sort"] = (True, False)
-SIGNATURES.update(
-    {
-        "numpy.take": (("a", None), ("indices", None), ("axis", Num(None))),
-        "numpy.take_along_axis": (("arr", None), ("indices", None), ("axis", Num(-1))),
-        "numpy.sort": (("a", None), ("axis", Num(-1))),
-    }
+_record(
+    "take",
+    (("a", None), ("indices", None), ("axis", Num(None))),
+    _take_value,
+    linear=lambda g, x, z, indices, axis: _h("take_vjp")(g, x, indices, axis),
+)
+_record(
+    "take_along_axis",
+    (("arr", None), ("indices", None), ("axis", Num(-1))),
+    _along(2),
+    linear=lambda g, x, z, indices, axis: _h("take_along_vjp")(g, x, indices, axis),
+)
+_record(
+    "sort",
+    (("a", None), ("axis", Num(-1))),
+    _along(1),
+    jvp=lambda x, axis, z, dx, dax: Call("numpy.take_along_axis", (dx, _order(x, axis), axis)),
+    vjp=lambda x, axis, z, g: (_h("take_along_vjp")(g, x, _order(x, axis), axis), None),
+    slots=(True, False),
 )
 
 # --- median, percentile, quantile (method 'linear'): selections interpolating linearly between the two
 # order statistics around each quantile, so the derivative is the same interpolation of the tangents
 # there (the order is constant between ties): quantile_jvp, and its adjoint quantile_vjp, linear in g.
-FORWARD["numpy.median"] = lambda x, axis, keep, z, dx, da, dk: _h("quantile_jvp")(dx, x, Num(0.5), axis, keep, Num(1.0))
-REVERSE["numpy.median"] = lambda x, axis, keep, z, g: (
-    _h("quantile_vjp")(g, x, Num(0.5), axis, keep, Num(1.0)),
-    None,
-    None,
+# NumPy's own order has out (and overwrite_input) next: the rest by keyword.
+_record(
+    "median",
+    (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
+    _quantile_value,
+    jvp=lambda x, axis, keep, z, dx, da, dk: _h("quantile_jvp")(dx, x, Num(0.5), axis, keep, Num(1.0)),
+    vjp=lambda x, axis, keep, z, g: (_h("quantile_vjp")(g, x, Num(0.5), axis, keep, Num(1.0)), None, None),
+    slots=(True, False, False),
+    positional=2,
+    static={"keepdims": (True, False)},
 )
-for _prim, _scale in (("numpy.percentile", 100.0), ("numpy.quantile", 1.0)):
-    FORWARD[_prim] = lambda x, q, axis, keep, z, dx, dq, da, dk, s=_scale: _h("quantile_jvp")(
-        dx, x, q, axis, keep, Num(s)
+for _name, _scale in (("percentile", 100.0), ("quantile", 1.0)):
+    _record(
+        _name,
+        (("a", None), ("q", None), ("axis", Num(None)), ("keepdims", Num(False))),
+        _quantile_value,
+        jvp=lambda x, q, axis, keep, z, dx, dq, da, dk, s=_scale: _h("quantile_jvp")(dx, x, q, axis, keep, Num(s)),
+        vjp=lambda x, q, axis, keep, z, g, s=_scale: (
+            _h("quantile_vjp")(g, x, q, axis, keep, Num(s)),
+            None,
+            None,
+            None,
+        ),
+        slots=(True, False, False, False),
+        positional=3,
+        static={"keepdims": (True, False)},
     )
-    REVERSE[_prim] = lambda x, q, axis, keep, z, g, s=_scale: (
-        _h("quantile_vjp")(g, x, q, axis, keep, Num(s)),
-        None,
-        None,
-        None,
-    )
-    SLOTS[_prim] = (True, False, False, False)
-    SIGNATURES[_prim] = (("a", None), ("q", None), ("axis", Num(None)), ("keepdims", Num(False)))
-SLOTS["numpy.median"] = (True, False, False)
-SIGNATURES["numpy.median"] = (("a", None), ("axis", Num(None)), ("keepdims", Num(False)))
-STATIC.update({p: {"keepdims": (True, False)} for p in ("numpy.median", "numpy.percentile", "numpy.quantile")})
-# NumPy's own order has out (and overwrite_input) next: the rest by keyword
-POSITIONAL = {"numpy.median": 2, "numpy.percentile": 3, "numpy.quantile": 3}
 
 # np.pad and casts to float dtypes (rules/padding.py)
 for _table, _more in ((FORWARD, D.FORWARD), (REVERSE, D.REVERSE), (SLOTS, D.SLOTS), (SIGNATURES, D.SIGNATURES)):
