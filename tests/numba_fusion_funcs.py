@@ -33,7 +33,7 @@ def pieces_tuple_names(a, b, s):
     (the product with z)."""
     w = a * s
     z = np.concatenate((b, w - b * s))
-    return np.sum(z * np.concatenate((a, a)))
+    return np.sum(z * np.concatenate((a, a))) + np.sum(np.hstack([a * b, a]) ** 2)
 
 
 def broadcast_piece(x, y):

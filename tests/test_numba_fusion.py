@@ -87,6 +87,12 @@ def test_numbers_and_pieces():
     assert loops[2][3] == f"t10[{loops[2][0]}]"  # (a / t9, t9 read by the adjoint: a name of its own)
 
 
+def test_hstack_of_vectors():
+    """numpy.hstack of vectors is their concatenation: written so too."""
+    code = _code(*CASES[3])
+    assert "= np.hstack(" in code and re.search(r"\n( +)if len\(b\) == count\d*:\n\1    t\d+ = np\.empty\(", code), code
+
+
 def test_pieces_of_two_lengths():
     """reads_its_target: each arithmetic piece has a length of its own (y[1:] and y[:1]), no test needed."""
     code = _code(*CASES[7])

@@ -26,7 +26,7 @@ of that length too (NumPy's broadcasting of a vector of one element, or an error
 ``else``; a piece that reads one vector needs none, nor a join whose pieces all do).  Each element gets the operations the
 fused loop gave it, in the same order (``+ - * /`` and negation of the vectors' elements and of numbers, no
 function whose vectorised loop may round otherwise): the same numbers, bit for bit.  Only a join of a list or
-tuple of pieces along axis 0 with at least one arithmetic piece is written so; a piece that is a name is
+tuple of pieces along axis 0 (``numpy.hstack`` of vectors too) with at least one arithmetic piece is written so; a piece that is a name is
 copied by a loop; a join that reads its own target, or inside a parallel loop's iteration, is left as it is.
 The pieces the join's adjoint reads for their shapes are read as the shapes of their operands
 (``operand_shapes``), so that an arithmetic piece is folded into the join.
@@ -38,7 +38,7 @@ from ...ir import expr as E
 from ...analysis.defuse import reads, writes_block
 from ...ir.nodes import Assign, Def, ForS, IfS, Var, WhileS
 
-JOINS = ("numpy.concatenate", "np.concatenate")
+JOINS = ("numpy.concatenate", "numpy.hstack")  # (hstack of vectors: their concatenation)
 ARITHMETIC = ("+", "-", "*", "/")
 # an array's dtype "float" is float64 joined with Python's numbers (as modes.shape_kept reads it)
 FLOAT64 = ("float64", "float")
