@@ -30,6 +30,7 @@ CASES = [
     (F.reads_its_target, (RNG.normal(size=5), 3), ("y",)),
     (F.integers_joined, (RNG.normal(size=4), np.arange(3)), ("x",)),
     (F.matrix_rows, (RNG.normal(size=(2, 3)), RNG.normal(size=3)), ("m", "v")),
+    (F.divided, (RNG.normal(size=4), RNG.normal(size=4)), ("a",)),
 ]
 
 
@@ -85,6 +86,20 @@ def test_numbers_and_pieces():
     assert len(loops) == 4, code
     assert loops[1][3] == f"-c[{loops[1][0]}]" and loops[3][3] == f"0.5 * c[{loops[3][0]}]", loops
     assert loops[2][3] == f"t10[{loops[2][0]}]"  # (a / t9, t9 read by the adjoint: a name of its own)
+
+
+def test_division_by_zero_as_numpy():
+    """An element divided by zero is NumPy's infinity or NaN in the loops, as in the join they replace (scalar
+    division in compiled code would raise ZeroDivisionError); the code divides by numpy.divide."""
+    code = _code(*CASES[10])
+    assert re.search(r"= np\.divide\(a\[k\d*\], b\[k\d*\]\)\n", code), code
+    value = derivative(F.divided, ("a",), "numba").value
+    a, b = np.array([1.0, -1.0, 0.0, 0.0]), np.array([1.0, 0.0, 2.0, 0.0])  # (-inf, 0 / 0: NaN)
+    assert np.isnan(value(a, b))
+    a, b = np.ones(3), np.array([0.0, 1.0, 1.0])
+    with np.errstate(divide="ignore"):
+        want = F.divided(a, b)
+    assert np.isinf(want) and value(a, b) == want
 
 
 def test_hstack_of_vectors():

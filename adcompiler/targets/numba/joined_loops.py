@@ -25,7 +25,9 @@ Each arithmetic piece's length is that of the first vector it reads; the test is
 of that length too (NumPy's broadcasting of a vector of one element, or an error, is the join as it was, the
 ``else``; a piece that reads one vector needs none, nor a join whose pieces all do).  Each element gets the operations the
 fused loop gave it, in the same order (``+ - * /`` and negation of the vectors' elements and of numbers, no
-function whose vectorised loop may round otherwise): the same numbers, bit for bit.  Only a join of a list or
+function whose vectorised loop may round otherwise): the same numbers, bit for bit.  A division that reads an
+element is ``numpy.divide`` of the two numbers, as NumPy's (and Numba's fused loop) divides: by zero, an
+infinity or a NaN, where ``/`` of two numbers in compiled code raises ZeroDivisionError.  Only a join of a list or
 tuple of pieces along axis 0 (``numpy.hstack`` of vectors too) with at least one arithmetic piece is written so; a piece that is a name is
 copied by a loop; a join that reads its own target, or inside a parallel loop's iteration, is left as it is.
 The pieces the join's adjoint reads for their shapes are read as the shapes of their operands
@@ -147,7 +149,10 @@ def _by_element(e, k: str, vectors: set):
     if isinstance(e, E.Name):
         return E.Subscript(e, E.Name(k)) if e.id in vectors else e
     if isinstance(e, E.BinOp):
-        return E.BinOp(e.op, _by_element(e.left, k, vectors), _by_element(e.right, k, vectors))
+        left, right = _by_element(e.left, k, vectors), _by_element(e.right, k, vectors)
+        if e.op == "/" and (left != e.left or right != e.right):  # (an element read: NumPy's division)
+            return E.Call("numpy.divide", (left, right))
+        return E.BinOp(e.op, left, right)
     if isinstance(e, E.Unary):
         return E.Unary(e.op, _by_element(e.operand, k, vectors))
     return e
