@@ -21,23 +21,26 @@ too, whatever Numba is handed: the loop version and the join have one type), the
     else:
         k1 = numpy.concatenate([t2_1, t4_1 * t6_1], axis=0)
 
-Each arithmetic piece's length is that of the first vector it reads; the test is that its other vectors are
-of that length too (NumPy's broadcasting of a vector of one element, or an error, is the join as it was, the
-``else``; a piece that reads one vector needs none, nor a join whose pieces all do).  Each element gets the operations the
-fused loop gave it, in the same order (``+ - * /`` and negation of the vectors' elements and of numbers, no
-function whose vectorised loop may round otherwise): the same numbers, bit for bit.  A division that reads an
-element is ``numpy.divide`` of the two numbers, as NumPy's (and Numba's fused loop) divides: by zero, an
-infinity or a NaN, where ``/`` of two numbers in compiled code raises ZeroDivisionError.  Only a join of a list or
-tuple of pieces along axis 0 (``numpy.hstack`` of vectors too) with at least one arithmetic piece is written so; a piece that is a name is
-copied by a loop; a join that reads its own target, or inside a parallel loop's iteration, is left as it is.
-The pieces the join's adjoint reads for their shapes are read as the shapes of their operands
-(``operand_shapes``), so that an arithmetic piece is folded into the join.
+Each arithmetic piece's length is that of the first vector it reads; the test is that its other vectors are of
+that length too (NumPy's broadcasting of a vector of one element, or an error, is the join as it was, the
+``else``; a piece that reads one vector needs none, nor a join whose pieces all do).  Each element gets the
+operations the fused loop gave it, in the same order (``+ - * /`` and negation of the vectors' elements and of
+numbers, no function whose vectorised loop may round otherwise): the same numbers, bit for bit.  A division that
+reads an element is ``numpy.divide`` of the two numbers, as NumPy (and Numba's fused loop) divides: by zero, an
+infinity or a NaN, where ``/`` of two numbers in compiled code raises ZeroDivisionError.
+
+Only a join of a list or tuple of pieces along axis 0 (``numpy.hstack`` of vectors too) with at least one
+arithmetic piece is written so; a piece that is a name is copied by a loop; a join that reads its own target,
+or inside a parallel loop's iteration, is left as it is.  The pieces the join's adjoint reads for their shapes
+are read as the shapes of their operands (``operand_shapes``), so that an arithmetic piece is folded into the
+join.
 """
 
 from __future__ import annotations
 
-from ...ir import expr as E
+from ...analysis import values as V
 from ...analysis.defuse import reads, writes_block
+from ...ir import expr as E
 from ...ir.nodes import Assign, Def, ForS, IfS, Var, WhileS
 
 JOINS = ("numpy.concatenate", "numpy.hstack")  # (hstack of vectors: their concatenation)
@@ -124,11 +127,11 @@ def _vectors_read(e, of):
 
 
 def _float_vector(aval) -> bool:
-    return type(aval).__name__ == "Arr" and aval.ndim == 1 and aval.dtype in FLOAT64
+    return isinstance(aval, V.Arr) and aval.ndim == 1 and aval.dtype in FLOAT64
 
 
 def _number(aval) -> bool:
-    return type(aval).__name__ == "Num" and aval.dtype in ("float", "float64", "int", "int64", "bool")
+    return isinstance(aval, V.Num) and aval.dtype in ("float", "float64", "int", "int64", "bool")
 
 
 def _fresh(taken: set, base: str) -> str:
