@@ -88,3 +88,27 @@ def divided(a, b):
     no ZeroDivisionError."""
     z = np.concatenate((a / b, 2.0 / b - a, a))
     return np.sum(z)
+
+
+def stage_kept(y, k, x, h, n):
+    """An RK4 stage's argument sliced, kept (read again after the join), joined as a product, in a loop (whose
+    tape keeps the argument's sum as the shape of its operands, so that the sum folds into the slice): its
+    elements are computed in the join's loop and stored into it as they are read."""
+    total = 0.0
+    for _ in range(n):
+        t = (y + h * k)[:-1]
+        z = np.concatenate((x[:1], x[1:] * t))
+        total = total + np.sum(z * z) + np.sum(t * t)
+        k = 0.5 * z
+    return total
+
+
+def stage_unsliced(y, k, x, h, n):
+    """The same, the argument not sliced; another piece reads the join's other vectors."""
+    total = 0.0
+    for _ in range(n):
+        t = y - h * k
+        z = np.concatenate((x, t * x, 2.0 * x))
+        total = total + np.sum(z * z) + np.sum(t * y)
+        k = z[: len(k)]
+    return total

@@ -31,6 +31,9 @@ CASES = [
     (F.integers_joined, (RNG.normal(size=4), np.arange(3)), ("x",)),
     (F.matrix_rows, (RNG.normal(size=(2, 3)), RNG.normal(size=3)), ("m", "v")),
     (F.divided, (RNG.normal(size=4), RNG.normal(size=4)), ("a",)),
+    (F.stage_kept, (RNG.normal(size=5), RNG.normal(size=5), RNG.normal(size=5), 0.3, 2), ("y", "k", "x", "h")),
+    (F.stage_kept, (RNG.normal(size=1), RNG.normal(size=5), RNG.normal(size=5), 0.3, 2), ("y", "k", "x", "h")),
+    (F.stage_unsliced, (RNG.normal(size=4), RNG.normal(size=4), RNG.normal(size=4), 0.3, 2), ("y", "k", "x", "h")),
 ]
 
 
@@ -65,17 +68,40 @@ def _code(fn, args, wrt, stage="reverse"):
 
 def test_ode_stages_are_loops():
     """Each stage of rk4 is stored into its joined array by loops, the join as it was only where the product's
-    vectors differ in length; the update of the state is one statement (one Numba loop): the sums of the
-    stages the adjoint reads only for their shapes are kept as the shapes of the stages."""
+    vectors differ in length; from the second on, the stage's argument (y + h / 2 * k1, sliced, kept for the
+    adjoint) is computed in the same loop, element by element, and stored as it is read; the update of the
+    state is one statement (one Numba loop): the sums of the stages the adjoint reads only for their shapes are
+    kept as the shapes of the stages."""
     code = _code(*CASES[0])
-    for k in range(1, 5):
+    assert re.search(r"\n( +)if len\(t6_1\) == count\d*:\n\1    k1 = np\.empty\(len\(t2_1\) \+ count", code), code
+    assert re.search(r"k1\[at\d* \+ k\d*\] = t4_1\[k\d*\] \* t6_1\[k\d*\]\n", code), code
+    for k, (a, b) in zip((2, 3, 4), (("h / 2", "k1"), ("h / 2", "k2"), ("h", "k3"))):
+        cut = rf"{b}_cut\d*"
+        head = rf"( +)if len\({b}\) == len\(y_2\) and len\(y_2_cut\d*\) == (count\d*):\n"
         assert re.search(
-            rf"\n( +)if len\(t6_{k}\) == count\d*:\n\1    k{k} = np\.empty\(len\(t2_{k}\) \+ count", code
+            head + rf"\1    t6_{k} = np\.empty\(\2\)\n\1    k{k} = np\.empty\(len\(t2_{k}\) \+ \2\)", code
         ), code
-        assert re.search(rf"k{k}\[at\d* \+ k\d*\] = t4_{k}\[k\d*\] \* t6_{k}\[k\d*\]\n", code), code
-        assert f"k{k} = np.concatenate([t2_{k}, t4_{k} * t6_{k}], axis=0)" in code  # (the else)
+        element = rf"( +)(t6_{k}_k\d*) = y_2_cut\d*\[(k\d*)\] \+ {a} \* {cut}\[\3\]\n"
+        assert re.search(element + rf"\1t6_{k}\[\3\] = \2\n\1k{k}\[at\d* \+ \3\] = t4_{k}\[\3\] \* \2\n", code), code
+        assert f"t6_{k} = (y_2 + {a} * {b})[t5_{k}]\n" in code  # (the else)
+        assert f"k{k} = np.concatenate([t2_{k}, t4_{k} * t6_{k}], axis=0)" in code
     assert "y = y_2 + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)\n" in code, code
     assert "shape_like(k1, k2, k3, k4)" in code
+
+
+def test_stage_kept_and_its_lengths():
+    """stage_kept: the argument's vectors of one length and its cut of the product's (the else where y is one
+    element, NumPy's broadcasting, or of another length, NumPy's error, as the python target's)."""
+    code = _code(*CASES[11])
+    assert re.search(r"if len\(k_2\) == len\(y\) and len\(y_cut\d*\) == count\d*:", code), code
+    value = derivative(F.stage_kept, ("y", "k", "x", "h"), "numba").value
+    y, k, x = RNG.normal(size=3), RNG.normal(size=4), RNG.normal(size=3)
+    with pytest.raises(ValueError):
+        F.stage_kept(y, k, x, 0.3, 2)
+    with pytest.raises(ValueError):
+        value(y, k, x, 0.3, 2)
+    code = _code(*CASES[13])
+    assert re.search(r"\n( +)t_k\d* = y\[(k\d*)\] - h \* k_2\[\2\]\n\1t\[\2\] = t_k\d*\n", code), code
 
 
 def test_numbers_and_pieces():
@@ -141,8 +167,9 @@ def test_forward_mode_and_hessian():
 
 
 def _program(rng, k: int) -> str:
-    """A function of vectors a, b (length n) and a number s: a few lines of elementwise arithmetic (some
-    names read twice, kept for the adjoint), joins of slices and arithmetic of them, in a loop or not."""
+    """A function of vectors a, b (length n) and a number s: in a loop, a few lines of elementwise arithmetic
+    (some names read twice, kept for the adjoint), a line of arithmetic, sliced or not, read by a piece of a
+    join and again after it, and the join's other pieces: names, and arithmetic of them and of their slices."""
 
     def expr(names, depth):
         if depth == 0 or rng.random() < 0.3:
@@ -161,8 +188,13 @@ def _program(rng, k: int) -> str:
         lines.append(f"u{i} = {expr(names, 2)} + a")
         names.append(f"u{i}")
     cut = int(rng.integers(1, 3))
-    pieces = []
-    for _ in range(rng.integers(2, 4)):
+    if rng.random() < 0.5:  # a stage's argument, sliced, kept and joined as a product (computed in the loop)
+        lines.append(f"v = ({expr(names, 2)} + b)[{cut}:]")
+        pieces = [f"{rng.choice(names)}[:-{cut}] * v - s"]
+    else:
+        lines.append(f"v = {expr(names, 2)} - b")
+        pieces = [f"v * {rng.choice(names)}"]
+    for _ in range(rng.integers(1, 3)):
         kind = rng.integers(0, 3)
         if kind == 0:
             pieces.append(rng.choice(names))
@@ -171,7 +203,7 @@ def _program(rng, k: int) -> str:
         else:
             pieces.append(f"{expr(names, 2)} * {rng.choice(names)}")
     lines.append(f"z = np.concatenate(({', '.join(pieces)},))")
-    lines.append(f"total = np.sum(z * z) + np.sum(z[:{cut}]) * {names[-1]}[0]")
+    lines.append(f"total = total + np.sum(z * z) + np.sum(z[:{cut}]) * {names[-1]}[0] + np.sum(v * v)")
     body = "\n".join("        " + line for line in lines)
     return (
         f"def prog{k}(a, b, s, n):\n    total = 0.0\n    for _ in range(n):\n{body}\n"
