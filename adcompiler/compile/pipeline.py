@@ -88,6 +88,7 @@ class Program:
         self.specs: dict = {}  # (kind, fn, active params, signature) -> name(s)
         self.queue: list = []
         self.generated: dict = {}
+        self.generating = None  # the facts of the function whose code the target's ``generated`` hook finishes
         self.calls: dict = {}  # spec -> the specs its code calls
         self.primal_names: dict = {}
         self.injected: dict = {}
@@ -400,7 +401,11 @@ class Program:
         made = frozenset(self.helpers[n] for n in MAKES if n in self.helpers)  # (the shadows' zeros_like)
         defs = finished([tidy(d, self.kept_names, made) for d in defs], kind, facts.avals, self.options.releases)
         if self.passes.generated is not None:
-            defs = self.passes.generated(defs, self)
+            self.generating = facts  # (the hook reads the abstract values of the names it rewrites)
+            try:
+                defs = self.passes.generated(defs, self)
+            finally:
+                self.generating = None
         self.generated[key] = defs
         self.calls[key] = self.queue[before:]
         return defs

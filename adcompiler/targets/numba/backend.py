@@ -25,6 +25,7 @@ from ...compile import emit
 from ...compile.load import load, reads
 from ...compile.origins import LOADED, Told
 from . import cache
+from .joined_loops import joins_in_loops
 from .library import in_object_mode, library_functions
 from .lists import spelled_as_calls
 from .operand_shapes import shapes_from_operands
@@ -68,7 +69,7 @@ def _folded(defs: list, program) -> list:
     if any(a is not b for a, b in zip(shaped, defs)):
         program.helper("shape_like")  # (the module then defines it)
         defs = shaped
-    return [fold_function(d, folding) for d in defs]
+    return [joins_in_loops(fold_function(d, folding), program.generating) for d in defs]
 
 
 def _with_body(d: Def, body: tuple) -> Def:
