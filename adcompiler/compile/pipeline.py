@@ -59,7 +59,7 @@ class TargetPasses:
     lowered: Callable | None = None  # (function, namer) -> the ANF of a user function as the target takes it
     refuse_lowered: Callable | None = None  # (function) -> None, raising where the target refuses the ANF
     refuse_facts: Callable | None = None  # (facts) -> None, raising where it refuses what they say
-    generated: Callable | None = None  # (defs, program) -> the generated functions of one spec, finished
+    generated: Callable | None = None  # (defs, program, facts) -> the generated functions of one spec, finished
 
 
 PYTHON_PASSES = TargetPasses()
@@ -400,7 +400,7 @@ class Program:
         made = frozenset(self.helpers[n] for n in MAKES if n in self.helpers)  # (the shadows' zeros_like)
         defs = finished([tidy(d, self.kept_names, made) for d in defs], kind, facts.avals, self.options.releases)
         if self.passes.generated is not None:
-            defs = self.passes.generated(defs, self)
+            defs = self.passes.generated(defs, self, facts)  # (facts: the abstract values of the names it rewrites)
         self.generated[key] = defs
         self.calls[key] = self.queue[before:]
         return defs

@@ -25,6 +25,7 @@ from ...compile import emit
 from ...compile.load import load, reads
 from ...compile.origins import LOADED, Told
 from . import cache
+from .joined_loops import joins_in_loops
 from .library import in_object_mode, library_functions
 from .lists import spelled_as_calls
 from .operand_shapes import shapes_from_operands
@@ -57,18 +58,19 @@ NUMBA = dict(  # the switches of code generation the Numba target sets (adcompil
 )
 
 
-def _folded(defs: list, program) -> list:
+def _folded(defs: list, program, facts) -> list:
     """The generated functions, each tangent and adjoint name read once folded into its use (see
     ``optimize.inline.Folding``): Numba fuses an expression of arrays into one loop making one array,
     where a line for each operation makes an array each.  A variable an accumulator is of stays: the
     accumulator starts as zeros of it (see ``translate``).  The shapes ``unbroadcast`` reads are taken from
-    the operands of the arithmetic that made them first (``operand_shapes``), so that it folds too."""
+    the operands of the arithmetic that made them first (``operand_shapes``), so that it folds too; a join of
+    elementwise pieces is written as loops (``joined_loops``, reading ``facts``' abstract values)."""
     folding = Folding(frozenset(program.kept_names) | frozenset(program.accumulators.values()), derivatives=True)
     shaped = [_with_body(d, shapes_from_operands(d.body, folding.foldable)) for d in defs]
     if any(a is not b for a, b in zip(shaped, defs)):
         program.helper("shape_like")  # (the module then defines it)
         defs = shaped
-    return [fold_function(d, folding) for d in defs]
+    return [joins_in_loops(fold_function(d, folding), facts) for d in defs]
 
 
 def _with_body(d: Def, body: tuple) -> Def:

@@ -17,22 +17,35 @@ from ...ir import expr as E
 from ...optimize.earlier import rewritten
 
 ARITHMETIC = ("+", "-", "*", "/")
+PIECES = 4  # unjoin(g, kind, axis, i, *pieces): the pieces from this argument on, read for their shapes
 
 
 def shapes_from_operands(body: tuple, foldable) -> tuple:
     """``body`` with the rewrite above (the caller makes sure the module defines ``shape_like``);
     ``foldable(name)``: whether the folding may fold the name (no other is worth reading less)."""
 
-    def rule(e, bound: dict, ctx):
-        if not (isinstance(e, E.Call) and e.func == "@unbroadcast" and len(e.args) == 2 and not e.keywords):
-            return e
-        g, x = e.args
+    def shape(x, bound: dict):
+        """``shape_like`` of the operands of the arithmetic ``x`` names, or ``x``."""
         value = bound.get(x.id, (None,))[0] if isinstance(x, E.Name) and foldable(x.id) else None
-        if not (isinstance(value, E.BinOp) and value.op in ARITHMETIC and not value.lists):
+        if isinstance(value, E.BinOp) and value.op in ARITHMETIC and not value.lists:
+            operands = (value.left, value.right)
+        elif isinstance(value, E.Unary) and value.op == "-":
+            operands = (value.operand,)
+        else:
+            return x
+        return E.Call("@shape_like", operands) if all(_cheap(o, bound) for o in operands) else x
+
+    def rule(e, bound: dict, ctx):
+        if not isinstance(e, E.Call) or e.keywords:
             return e
-        if not all(_cheap(o, bound) for o in (value.left, value.right)):
-            return e
-        return E.Call(e.func, (g, E.Call("@shape_like", (value.left, value.right))))
+        if e.func == "@unbroadcast" and len(e.args) == 2:
+            g, x = e.args
+            shaped = shape(x, bound)
+            return e if shaped is x else E.Call(e.func, (g, shaped))
+        if e.func == "@unjoin" and len(e.args) > PIECES:  # (g, kind, axis, i, *pieces): the pieces' shapes
+            pieces = tuple(shape(x, bound) for x in e.args[PIECES:])
+            return E.Call(e.func, e.args[:PIECES] + pieces) if pieces != e.args[PIECES:] else e
+        return e
 
     return rewritten(body, {}, rule)
 
