@@ -151,6 +151,16 @@ def test_numpy_generator_is_deterministic(config):
         assert all("import numpy" in src for src in a)
 
 
+def test_numpy_generator_draws_joins_of_elementwise_pieces():
+    """The numpy fuzzer writes joins of vectors whose pieces are slices and elementwise arithmetic of them
+    (GradBench ode's right-hand side), which the Numba target writes as loops (targets/numba/joined_loops):
+    a seed's campaign checks that rewrite against the python target (it drew none before)."""
+    joins = re.compile(r"^ *v\d+ = np\.(concatenate|hstack)\(")
+    small = fuzz.config_for("numpy", small=True)
+    drawn = [fuzz.generate(random.Random(fuzz.program_seed(1400, k)), small).source for k in range(150)]
+    assert sum(any(joins.match(line) for line in src.splitlines()) for src in drawn) >= 5
+
+
 @needs_numpy
 def test_numpy_programs_run():
     """Generated NumPy programs run as plain Python at random points: a generator bug (a wrong shape, an

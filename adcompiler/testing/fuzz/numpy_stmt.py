@@ -75,7 +75,8 @@ class ArrayStmts:
         elif r < 0.86 and compound_ok:
             self.array_for(env, depth, budget)
         elif r < 0.93 and self.draft.chance(0.25):
-            self.display(env)
+            if not (self.draft.chance(0.4) and self.join(env)):
+                self.display(env)
         elif r < 0.93:
             name = self.draft.fresh("t")
             src, b = self.arrays.across.array_scalar(env, rng.randint(0, 2))
@@ -284,6 +285,36 @@ class ArrayStmts:
         name = self.draft.fresh("v")
         self.draft.emit(f"{name} = {self.draft.f('array')}([{', '.join(src for src, _ in parts)}])")
         env.arrays[name] = ArrInfo((len(parts),), max(b for _, b in parts), True)
+
+    def join(self, env: NpEnv) -> bool:
+        """v = np.concatenate((a[:k], a[k:] * b[:n - k])): a join of two pieces of vectors of one length, each
+        a slice or elementwise arithmetic of slices (GradBench ode's right-hand side; the Numba target writes
+        such a join as loops storing into the joined array: targets/numba/joined_loops).  False: no vector."""
+        rng = self.rng
+        vectors = sorted(n for n, a in env.arrays.items() if len(a.shape) == 1 and a.shape[0] >= 2)
+        if not vectors:
+            return False
+        a = rng.choice(vectors)
+        n = env.arrays[a].shape[0]
+        b = rng.choice(env.arrays_of((n,)))
+        k, c = rng.randint(1, n - 1), draw_const(rng, -1.5, 1.5)
+        ba, bb = env.arrays[a].bound, env.arrays[b].bound
+        first = rng.choice([(f"{a}[:{k}]", ba), (f"{lit(c)} * {b}[:{k}]", abs(c) * bb), (f"-{a}[:{k}]", ba)])
+        second = rng.choice(
+            [
+                (f"{a}[{k}:] * {b}[:{n - k}]", ba * bb),
+                (f"{b}[{k}:] + {lit(c)} * {a}[{k}:]", bb + abs(c) * ba),
+                (f"{a}[{k}:] / (2.0 + {b}[{k}:] * {b}[{k}:])", ba / 2),
+            ]
+        )
+        pieces = [first, second] if self.draft.chance(0.7) else [second, first]
+        listed = ", ".join(src for src, _ in pieces)
+        kind = rng.choice(["concatenate", "concatenate", "hstack"])
+        joined = f"[{listed}]" if self.draft.chance(0.3) else f"({listed})"
+        name = self.draft.fresh("v")
+        self.draft.emit(f"{name} = {self.draft.f(kind)}({joined})")
+        env.arrays[name] = ArrInfo((n,), max(b for _, b in pieces), True)
+        return True
 
     def array_for(self, env: NpEnv, depth: int, budget: list) -> None:
         """for i in range(len(a)) / range(A.shape[1]) / range(a.size): a body of any statements."""
