@@ -3,23 +3,7 @@ join as loops that store the pieces' elements into the joined array (targets/num
 
 import numpy as np
 
-
-def rhs(x, y):
-    """GradBench ode's right-hand side: a slice of x times a slice of y, after x's first element."""
-    return np.concatenate((x[:1], x[1:] * y[:-1]))
-
-
-def rk4_last(x, s):
-    """GradBench ode: RK4 steps of y' = rhs(x, y); the chains of stages are elementwise, the update one line."""
-    h = 2.0 / s
-    y = np.zeros(len(x))
-    for _ in range(s):
-        k1 = rhs(x, y)
-        k2 = rhs(x, y + h / 2 * k1)
-        k3 = rhs(x, y + h / 2 * k2)
-        k4 = rhs(x, y + h * k3)
-        y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-    return y[-1]
+from shape_kept_funcs import rhs, rk4_last  # noqa: F401  (GradBench ode: its right-hand side and RK4 steps)
 
 
 def pieces(a, b, c):
