@@ -1,16 +1,15 @@
-"""Derivative rules for NumPy: the array half of the rule table, one line per primitive.
+"""The array half of the rule tables both modes read, as views of the primitives' records.
 
-Elementwise functions use ``PARTIALS`` exactly like ``math`` (their partials
-are written with NumPy functions, so they work elementwise; NumPy's ufuncs are
-records of ``rules/ufuncs.py``, whose partials this module's tables show); everything whose
-derivative is not elementwise (reductions, products, shape changes, indexing)
-has a ``FORWARD`` rule (it is linear, so the tangent goes through the same
-operation) and a ``REVERSE`` rule.  Reverse mode sums cotangents back over
-broadcast axes (``unbroadcast``) wherever arrays of different shapes meet.
-
-``SIGNATURES`` normalises each call to one positional form, so ``np.sum(x,
-axis=0)``, ``np.sum(x, 0)`` and ``x.sum(0)`` are one primitive with the same
-arguments.  Constructors (``zeros``, ``arange``, ...) are constants.
+Each NumPy primitive written as a record (``rules.primitive``: ``rules/ufuncs.py``, ``movement.py``,
+``reductions.py``, ``products.py``, ``linalg.py``) fills these tables when they are built, beside the
+entries still written here and in the family modules' tables: ``PARTIALS`` (an elementwise function's
+partial derivatives, applied as ``math``'s are), ``FORWARD``/``REVERSE``/``SLOTS`` (two rules),
+``LINEAR`` (linear in the first argument: the tangent is the same call of the tangent), ``BILINEAR``
+(products), ``SIGNATURES`` (each call bound to one positional form, so ``np.sum(x, axis=0)``,
+``np.sum(x, 0)`` and ``x.sum(0)`` are one primitive with the same arguments), ``METHODS``,
+``ATTRIBUTES``, ``POSITIONAL`` and ``STATIC``.  Reverse mode sums cotangents back over broadcast axes
+(``unbroadcast``) wherever arrays of different shapes meet.  Constructors (``zeros``, ``arange``, ...) are
+constants.
 """
 
 from __future__ import annotations

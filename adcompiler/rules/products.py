@@ -1,6 +1,7 @@
-"""Derivative rules for more of NumPy: products and weighted reductions (tensordot, kron, cumprod,
-average), the split family, gathers and sorts (take, take_along_axis, sort) and order statistics
-(median, percentile, quantile); ``arrays`` merges these tables into its own.
+"""NumPy's products (dot, matmul, inner, outer, cross, tensordot, kron), weighted reductions (cumprod,
+average), gathers and sorts (take, take_along_axis, sort) and order statistics (median, percentile,
+quantile), one record each (``rules.primitive``); the split family, ``np.append`` and ``specialise``'s
+variants of the products are still tables, which ``arrays`` merges into its own.
 
 ``tensordot`` and ``kron`` are bilinear: the tangent is the product of one tangent with the other
 argument, summed over both; each cotangent is a runtime helper bilinear in (g, the other argument),

@@ -1,6 +1,8 @@
-"""The variance-like reductions, one record each (``rules.primitive``): ``np.var``, ``np.std`` and ``np.cov``.
+"""NumPy's reductions, one record each (``rules.primitive``): the variance-like ``np.var``, ``np.std`` and
+``np.cov``; the linear ``np.sum``, ``np.mean``, ``np.cumsum`` and ``np.trace``; the selections ``np.max``,
+``np.min`` (``amax``, ``amin``) and ``np.ptp``; and ``np.prod``.  Each family's rules are in its paragraph.
 
-Both reduce ``a`` over ``axis`` (all of it for None), with ``keepdims`` and ``ddof`` (NumPy's ``dtype``,
+``var`` and ``std`` reduce ``a`` over ``axis`` (all of it for None), with ``keepdims`` and ``ddof`` (NumPy's ``dtype``,
 ``out`` and ``where`` are not taken, so at most two arguments positionally).  ``var(x) = sum((x -
 mean)**2) / (n - ddof)``: its tangent is ``2 sum((x - mean) dx) / (n - ddof)`` (``var_jvp``, linear in
 ``dx`` and in ``x``), its cotangent ``g 2 (x - mean) / (n - ddof)`` (``var_vjp``); ``std = sqrt(var)``
