@@ -50,13 +50,8 @@ HELPER_RULES = {
     "distinct": ("linear", (0,)),
     "add_at_vjp": ("linear", (0,)),
     "take_and_clear": ("linear", (0,)),
-    "repeat_vjp": ("linear", (0,)),
     "trace_vjp": ("linear", (0,)),
     "diag_vjp": ("linear", (0,)),
-    "diagonal_vjp": ("linear", (0,)),
-    "rollaxis_vjp": ("linear", (0,)),
-    "tile_vjp": ("linear", (0,)),
-    "diff_vjp": ("linear", (0,)),
     "linalg_check": ("linear", (0,)),  # its argument, once the decomposition's derivative is known to exist
     "matmul_vjp_a": ("bilinear", (0, 2)),
     "matmul_vjp_b": ("bilinear", (0, 1)),

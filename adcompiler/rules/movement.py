@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 
 from ..ir.expr import Call, Num
-from .primitive import Primitive, register
+from .primitive import Helper, Primitive, register
 
 
 def _np(name, *args):
@@ -150,6 +150,83 @@ _EIG = (
     "for a symmetric matrix use np.linalg.eigh (or eigvalsh); else a real function of the matrix (det, trace, solve)",
 )
 REFUSED = {"numpy.linalg.eig": _EIG, "numpy.linalg.eigvals": _EIG}
+
+
+# the runtime helpers the moves' adjoints call (each linear in g; none has another target's form: the array-API
+# target refuses them, Numba compiles the python form as it is)
+REPEAT_VJP = Helper(
+    python='''def repeat_vjp(g, x, repeats, axis=None):
+    """Cotangent of numpy.repeat(x, repeats, axis): each entry's repeats summed back into it."""
+    import numpy
+
+    number = not hasattr(x, "shape")
+    x = numpy.asarray(x)
+    a = x.ravel() if axis is None else x
+    ax = 0 if axis is None else axis % x.ndim
+    owner = numpy.repeat(numpy.arange(a.shape[ax]), repeats)  # which entry each output slice repeats
+    out = numpy.zeros(a.shape, dtype=numpy.result_type(g, x, numpy.float32))
+    numpy.add.at(numpy.moveaxis(out, ax, 0), owner, numpy.moveaxis(numpy.asarray(g), ax, 0))
+    out = out.reshape(x.shape)
+    return out[()] if number else out
+''',
+    linear=("linear", (0,)),
+    like=1,
+)
+TILE_VJP = Helper(
+    python='''def tile_vjp(g, x, reps):
+    """Cotangent of numpy.tile(x, reps): the tiles summed."""
+    import numpy
+
+    number = not hasattr(x, "shape")
+    x = numpy.asarray(x)
+    reps = tuple(reps) if numpy.ndim(reps) else (int(reps),)
+    d = max(x.ndim, len(reps))
+    shape, reps = (1,) * (d - x.ndim) + x.shape, (1,) * (d - len(reps)) + reps
+    split = [n for pair in zip(reps, shape) for n in pair]  # (r0, s0, r1, s1, ...)
+    out = numpy.asarray(g).reshape(split).sum(axis=tuple(range(0, 2 * d, 2))).reshape(x.shape)
+    return out[()] if number else out
+''',
+    linear=("linear", (0,)),
+    like=1,
+)
+DIFF_VJP = Helper(
+    python='''def diff_vjp(g, x, n=1, axis=-1):
+    """Cotangent of numpy.diff(x, n, axis): the transposed difference, -diff(g) padded by zeros, n times."""
+    import numpy
+
+    for _ in range(n):
+        g = -numpy.diff(g, axis=axis, prepend=0.0, append=0.0)
+    return g
+''',
+    linear=("linear", (0,)),
+    like=1,
+)
+ROLLAXIS_VJP = Helper(
+    python='''def rollaxis_vjp(g, x, axis, start=0):
+    """Cotangent of numpy.rollaxis(x, axis, start): g with that axis moved back."""
+    import numpy
+
+    n = numpy.ndim(x)
+    axis, start = axis % n, start + n if start < 0 else start
+    return numpy.moveaxis(g, start - 1 if axis < start else start, axis)
+''',
+    linear=("linear", (0,)),
+)
+DIAGONAL_VJP = Helper(
+    python='''def diagonal_vjp(g, x, offset=0, axis1=0, axis2=1):
+    """Cotangent of numpy.diagonal(x, offset, axis1, axis2): g (the diagonals along its last axis) put
+    back on those diagonals of zeros shaped like x."""
+    import numpy
+
+    out = numpy.zeros(numpy.shape(x), dtype=numpy.result_type(g, x, numpy.float32))
+    n = numpy.ndim(x)
+    matrices = numpy.moveaxis(out, (axis1 % n, axis2 % n), (-2, -1))  # a view: writes land in out
+    i = numpy.arange(numpy.shape(g)[-1])
+    matrices[..., i + max(-offset, 0), i + max(offset, 0)] = g
+    return out
+''',
+    linear=("linear", (0,)),
+)
 
 
 # --- the moves, one record each: ``_move(name, signature, value, linear)`` registers ``np.<name>`` (its first
@@ -282,6 +359,7 @@ _move(
     (A, ("axis", None), ("start", Num(0))),
     _same,
     lambda g, x, z, axis, start: _h("rollaxis_vjp")(g, x, axis, start),
+    helpers={"rollaxis_vjp": ROLLAXIS_VJP},
 )
 _move("flip", (M, ("axis", Num(None))), _same, lambda g, x, z, axis: _np("flip", g, axis), array_api="xp.flip")
 _move("fliplr", (M,), _same, lambda g, x, z: _np("fliplr", g))
@@ -315,9 +393,22 @@ _move(
     _repeated,
     lambda g, x, z, repeats, axis: _h("repeat_vjp")(g, x, repeats, axis),
     methods=("repeat",),
+    helpers={"repeat_vjp": REPEAT_VJP},
 )
-_move("tile", (("A", None), ("reps", None)), _tiled, lambda g, x, z, reps: _h("tile_vjp")(g, x, reps))
-_move("diff", (A, ("n", Num(1)), ("axis", Num(-1))), _same, lambda g, x, z, n, axis: _h("diff_vjp")(g, x, n, axis))
+_move(
+    "tile",
+    (("A", None), ("reps", None)),
+    _tiled,
+    lambda g, x, z, reps: _h("tile_vjp")(g, x, reps),
+    helpers={"tile_vjp": TILE_VJP},
+)
+_move(
+    "diff",
+    (A, ("n", Num(1)), ("axis", Num(-1))),
+    _same,
+    lambda g, x, z, n, axis: _h("diff_vjp")(g, x, n, axis),
+    helpers={"diff_vjp": DIFF_VJP},
+)
 _move("diag", (("v", None), ("k", Num(0))), _diagonal_of, lambda g, x, z, k: _h("diag_vjp")(g, x, k))
 _move(
     "diagonal",
@@ -325,4 +416,5 @@ _move(
     lambda ins, static, kit: kit.array_of(kit.minus(kit.ndim_of(ins[0]), 1), kit.result_dtype(ins[:1])),
     lambda g, x, z, offset, a1, a2: _h("diagonal_vjp")(g, x, offset, a1, a2),
     methods=("diagonal",),
+    helpers={"diagonal_vjp": DIAGONAL_VJP},
 )

@@ -90,26 +90,6 @@ MORE_HELPERS.update(
         raise ValueError("the derivative of np.linalg.lstsq of a matrix without full rank is not supported (its solution is not differentiable there)")
     return x
 ''',
-        "rollaxis_vjp": '''def rollaxis_vjp(g, x, axis, start=0):
-    """Cotangent of numpy.rollaxis(x, axis, start): g with that axis moved back."""
-    import numpy
-
-    n = numpy.ndim(x)
-    axis, start = axis % n, start + n if start < 0 else start
-    return numpy.moveaxis(g, start - 1 if axis < start else start, axis)
-''',
-        "diagonal_vjp": '''def diagonal_vjp(g, x, offset=0, axis1=0, axis2=1):
-    """Cotangent of numpy.diagonal(x, offset, axis1, axis2): g (the diagonals along its last axis) put
-    back on those diagonals of zeros shaped like x."""
-    import numpy
-
-    out = numpy.zeros(numpy.shape(x), dtype=numpy.result_type(g, x, numpy.float32))
-    n = numpy.ndim(x)
-    matrices = numpy.moveaxis(out, (axis1 % n, axis2 % n), (-2, -1))  # a view: writes land in out
-    i = numpy.arange(numpy.shape(g)[-1])
-    matrices[..., i + max(-offset, 0), i + max(offset, 0)] = g
-    return out
-''',
         "join_tangent": '''def join_tangent(dxs, xs, kind, *axis):
     """Tangent of numpy.<kind>(xs, *axis) for a sequence xs: the same join of the tangents (zeros for
     an element with no tangent, the number 0.0)."""

@@ -148,41 +148,6 @@ NUMPY_HELPERS.update(
     out[i + max(-k, 0), i + max(k, 0)] = g
     return out
 ''',
-        "repeat_vjp": '''def repeat_vjp(g, x, repeats, axis=None):
-    """Cotangent of numpy.repeat(x, repeats, axis): each entry's repeats summed back into it."""
-    import numpy
-
-    number = not hasattr(x, "shape")
-    x = numpy.asarray(x)
-    a = x.ravel() if axis is None else x
-    ax = 0 if axis is None else axis % x.ndim
-    owner = numpy.repeat(numpy.arange(a.shape[ax]), repeats)  # which entry each output slice repeats
-    out = numpy.zeros(a.shape, dtype=numpy.result_type(g, x, numpy.float32))
-    numpy.add.at(numpy.moveaxis(out, ax, 0), owner, numpy.moveaxis(numpy.asarray(g), ax, 0))
-    out = out.reshape(x.shape)
-    return out[()] if number else out
-''',
-        "tile_vjp": '''def tile_vjp(g, x, reps):
-    """Cotangent of numpy.tile(x, reps): the tiles summed."""
-    import numpy
-
-    number = not hasattr(x, "shape")
-    x = numpy.asarray(x)
-    reps = tuple(reps) if numpy.ndim(reps) else (int(reps),)
-    d = max(x.ndim, len(reps))
-    shape, reps = (1,) * (d - x.ndim) + x.shape, (1,) * (d - len(reps)) + reps
-    split = [n for pair in zip(reps, shape) for n in pair]  # (r0, s0, r1, s1, ...)
-    out = numpy.asarray(g).reshape(split).sum(axis=tuple(range(0, 2 * d, 2))).reshape(x.shape)
-    return out[()] if number else out
-''',
-        "diff_vjp": '''def diff_vjp(g, x, n=1, axis=-1):
-    """Cotangent of numpy.diff(x, n, axis): the transposed difference, -diff(g) padded by zeros, n times."""
-    import numpy
-
-    for _ in range(n):
-        g = -numpy.diff(g, axis=axis, prepend=0.0, append=0.0)
-    return g
-''',
         "take_and_clear": '''def take_and_clear(d, x, index):
     """(d with d[index] set to zero, the old d[index]): the adjoint of writing x[index] = v.  Where an
     integer index repeats a position, NumPy keeps the last value written there: the earlier ones
