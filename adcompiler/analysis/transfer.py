@@ -28,8 +28,6 @@ LIKE_ARGUMENT = {  # runtime helpers of generated code: their result is shaped l
     "dot_vjp_a": 1,
     "dot_vjp_b": 2,
     "prod_vjp": 1,
-    "trace_vjp": 1,
-    "diag_vjp": 1,
     "linalg_check": 0,
     "prod_vjp_jvp": 2,
     "inner_vjp_a": 1,

@@ -50,8 +50,6 @@ HELPER_RULES = {
     "distinct": ("linear", (0,)),
     "add_at_vjp": ("linear", (0,)),
     "take_and_clear": ("linear", (0,)),
-    "trace_vjp": ("linear", (0,)),
-    "diag_vjp": ("linear", (0,)),
     "linalg_check": ("linear", (0,)),  # its argument, once the decomposition's derivative is known to exist
     "matmul_vjp_a": ("bilinear", (0, 2)),
     "matmul_vjp_b": ("bilinear", (0, 1)),

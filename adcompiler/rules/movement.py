@@ -229,6 +229,49 @@ DIAGONAL_VJP = Helper(
 )
 
 
+# np.diag's cotangent: the python form, and Numba's (its numpy.diag takes no matrix for a vector's k)
+DIAG_VJP = Helper(
+    python='''def diag_vjp(g, v, k=0):
+    """Cotangent of numpy.diag(v, k): the k-th diagonal of g for a vector v, g put on it for a matrix."""
+    import numpy
+
+    if numpy.ndim(v) == 1:
+        return numpy.diag(g, k)
+    out = numpy.zeros(numpy.shape(v), dtype=numpy.result_type(g, v, numpy.float32))
+    i = numpy.arange(numpy.size(g))
+    out[i + max(-k, 0), i + max(k, 0)] = g
+    return out
+''',
+    numba='''def diag_vjp(g, v, k=0):
+    """The cotangent of numpy.diag(v, k) (compiled code only: see the overload below)."""
+    raise TypeError("diag_vjp is called from code numba.njit compiles")
+
+
+@numba.extending.overload(diag_vjp)
+def _numba_diag_vjp(g, v, k=0):
+    """Of a vector v: the k-th diagonal of the matrix g; of a matrix v: g (its k-th diagonal's cotangent)
+    put on the k-th diagonal of zeros of v's shape (GradBench gmm's Q = np.diag(np.exp(q)))."""
+    types = numba.core.types
+    if not (isinstance(g, types.Array) and isinstance(v, types.Array)) or v.ndim not in (1, 2):
+        return None
+    if v.ndim == 1:
+        return (lambda g, v, k=0: numpy.diag(g, k)) if g.ndim == 2 else None
+    if g.ndim != 1:
+        return None
+
+    def matrix(g, v, k=0):
+        out = numpy.zeros(v.shape)
+        for i in range(len(g)):
+            out[i + max(-k, 0), i + max(k, 0)] = g[i]
+        return out
+
+    return matrix
+''',
+    linear=("linear", (0,)),
+    like=1,
+)
+
+
 # --- the moves, one record each: ``_move(name, signature, value, linear)`` registers ``np.<name>`` (its first
 # parameter the array moved, the rest static), with ``linear(g, x, z, *static)`` the cotangent of x.
 def _move(name: str, signature: tuple, value, linear, **more) -> None:
@@ -409,7 +452,13 @@ _move(
     lambda g, x, z, n, axis: _h("diff_vjp")(g, x, n, axis),
     helpers={"diff_vjp": DIFF_VJP},
 )
-_move("diag", (("v", None), ("k", Num(0))), _diagonal_of, lambda g, x, z, k: _h("diag_vjp")(g, x, k))
+_move(
+    "diag",
+    (("v", None), ("k", Num(0))),
+    _diagonal_of,
+    lambda g, x, z, k: _h("diag_vjp")(g, x, k),
+    helpers={"diag_vjp": DIAG_VJP},
+)
 _move(
     "diagonal",
     (A, ("offset", Num(0)), ("axis1", Num(0)), ("axis2", Num(1))),

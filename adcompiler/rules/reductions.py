@@ -350,6 +350,47 @@ def _cumulated(ins, static, kit):
     return kit.array_of(1 if axis is None else kit.ndim_of(ins[0]), kit.result_dtype(ins[:1]))
 
 
+# np.trace's cotangent: g on each matrix's diagonal (Numba's form for a matrix along its own axes)
+TRACE_VJP = Helper(
+    python='''def trace_vjp(g, x, offset=0, axis1=0, axis2=1):
+    """Cotangent of numpy.trace(x, offset, axis1, axis2): g along that diagonal of every matrix."""
+    import numpy
+
+    shape = numpy.shape(x)
+    a1, a2 = sorted((axis1 % len(shape), axis2 % len(shape)))
+    eye = numpy.eye(shape[axis1 % len(shape)], shape[axis2 % len(shape)], offset)
+    if axis1 % len(shape) > axis2 % len(shape):
+        eye = eye.T
+    mask = eye.reshape([shape[k] if k in (a1, a2) else 1 for k in range(len(shape))])
+    return numpy.expand_dims(g, (a1, a2)) * mask
+''',
+    numba='''def trace_vjp(g, x, offset=0, axis1=0, axis2=1):
+    """The cotangent of numpy.trace (compiled code only: see the overload below)."""
+    raise TypeError("trace_vjp is called from code numba.njit compiles")
+
+
+@numba.extending.overload(trace_vjp)
+def _numba_trace_vjp(g, x, offset=0, axis1=0, axis2=1):
+    """The cotangent of the trace of a matrix along its own axes (Numba's numpy.trace takes a matrix and an
+    offset only, so the primal has refused any other): g along the diagonal at ``offset``."""
+    types = numba.core.types
+    if not isinstance(x, types.Array) or x.ndim != 2 or not isinstance(g, types.Number):
+        return None
+
+    def impl(g, x, offset=0, axis1=0, axis2=1):
+        out = numpy.zeros(x.shape)
+        for i in range(x.shape[0]):
+            if 0 <= i + offset < x.shape[1]:
+                out[i, i + offset] = g
+        return out
+
+    return impl
+''',
+    linear=("linear", (0,)),
+    like=1,
+)
+
+
 AXIS_KEEPDIMS = AXIS_KEEPDIMS_DDOF[:3]
 _linear(
     "sum",
@@ -382,6 +423,7 @@ _linear(
     lambda ins, static, kit: kit.matrices_reduced(ins, static),
     lambda g, x, z, offset, axis1, axis2: _h("trace_vjp")(g, x, offset, axis1, axis2),
     methods=("trace",),
+    helpers={"trace_vjp": TRACE_VJP},
 )
 
 

@@ -17,31 +17,6 @@ from __future__ import annotations
 
 # Merged into runtime_numba.NUMBA_HELPERS.
 ARRAY_HELPERS = {
-    "diag_vjp": '''def diag_vjp(g, v, k=0):
-    """The cotangent of numpy.diag(v, k) (compiled code only: see the overload below)."""
-    raise TypeError("diag_vjp is called from code numba.njit compiles")
-
-
-@numba.extending.overload(diag_vjp)
-def _numba_diag_vjp(g, v, k=0):
-    """Of a vector v: the k-th diagonal of the matrix g; of a matrix v: g (its k-th diagonal's cotangent)
-    put on the k-th diagonal of zeros of v's shape (GradBench gmm's Q = np.diag(np.exp(q)))."""
-    types = numba.core.types
-    if not (isinstance(g, types.Array) and isinstance(v, types.Array)) or v.ndim not in (1, 2):
-        return None
-    if v.ndim == 1:
-        return (lambda g, v, k=0: numpy.diag(g, k)) if g.ndim == 2 else None
-    if g.ndim != 1:
-        return None
-
-    def matrix(g, v, k=0):
-        out = numpy.zeros(v.shape)
-        for i in range(len(g)):
-            out[i + max(-k, 0), i + max(k, 0)] = g[i]
-        return out
-
-    return matrix
-''',
     "array_like": '''def array_like(d, x):
     """d as an array of x's shape (compiled code only: see the overload below)."""
     raise TypeError("array_like is called from code numba.njit compiles")
@@ -267,28 +242,6 @@ def _numba_array_of(x):
     if isinstance(x, numba.core.types.Array):
         return lambda x: x.copy()
     return lambda x: numpy.array(x)
-''',
-    "trace_vjp": '''def trace_vjp(g, x, offset=0, axis1=0, axis2=1):
-    """The cotangent of numpy.trace (compiled code only: see the overload below)."""
-    raise TypeError("trace_vjp is called from code numba.njit compiles")
-
-
-@numba.extending.overload(trace_vjp)
-def _numba_trace_vjp(g, x, offset=0, axis1=0, axis2=1):
-    """The cotangent of the trace of a matrix along its own axes (Numba's numpy.trace takes a matrix and an
-    offset only, so the primal has refused any other): g along the diagonal at ``offset``."""
-    types = numba.core.types
-    if not isinstance(x, types.Array) or x.ndim != 2 or not isinstance(g, types.Number):
-        return None
-
-    def impl(g, x, offset=0, axis1=0, axis2=1):
-        out = numpy.zeros(x.shape)
-        for i in range(x.shape[0]):
-            if 0 <= i + offset < x.shape[1]:
-                out[i, i + offset] = g
-        return out
-
-    return impl
 ''',
     "inner_product": '''def inner_product(a, b):
     """numpy.inner(a, b) (compiled code only: see the overload below)."""

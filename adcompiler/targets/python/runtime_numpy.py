@@ -125,29 +125,6 @@ NUMPY_HELPERS.update(
     out[...] = d
     return out
 ''',
-        "trace_vjp": '''def trace_vjp(g, x, offset=0, axis1=0, axis2=1):
-    """Cotangent of numpy.trace(x, offset, axis1, axis2): g along that diagonal of every matrix."""
-    import numpy
-
-    shape = numpy.shape(x)
-    a1, a2 = sorted((axis1 % len(shape), axis2 % len(shape)))
-    eye = numpy.eye(shape[axis1 % len(shape)], shape[axis2 % len(shape)], offset)
-    if axis1 % len(shape) > axis2 % len(shape):
-        eye = eye.T
-    mask = eye.reshape([shape[k] if k in (a1, a2) else 1 for k in range(len(shape))])
-    return numpy.expand_dims(g, (a1, a2)) * mask
-''',
-        "diag_vjp": '''def diag_vjp(g, v, k=0):
-    """Cotangent of numpy.diag(v, k): the k-th diagonal of g for a vector v, g put on it for a matrix."""
-    import numpy
-
-    if numpy.ndim(v) == 1:
-        return numpy.diag(g, k)
-    out = numpy.zeros(numpy.shape(v), dtype=numpy.result_type(g, v, numpy.float32))
-    i = numpy.arange(numpy.size(g))
-    out[i + max(-k, 0), i + max(k, 0)] = g
-    return out
-''',
         "take_and_clear": '''def take_and_clear(d, x, index):
     """(d with d[index] set to zero, the old d[index]): the adjoint of writing x[index] = v.  Where an
     integer index repeats a position, NumPy keeps the last value written there: the earlier ones
