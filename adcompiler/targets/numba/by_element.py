@@ -160,6 +160,18 @@ def _numba_element(a, k):
 }
 
 
+def fresh_name(taken: set, base: str) -> str:
+    """``base``, or ``base2``, ``base3``, ...: the first not in ``taken`` (which it joins).  The names of the
+    element loops this target writes (here and in ``joined_loops``): count2, not count_2, which
+    ``translate._unclashed`` would rename."""
+    name, k = base, 1
+    while name in taken:
+        k += 1
+        name = f"{base}{k}"
+    taken.add(name)
+    return name
+
+
 class Added:
     """The rewrite of one generated function (see the module docstring): ``into``, ``scatter_add``,
     ``unbroadcast``: the names the code calls those runtime helpers by (sets); ``numpy``: the module's name
@@ -177,12 +189,7 @@ class Added:
         self.taken = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)} | {a.arg for a in function.args.args}
 
     def fresh(self, base: str) -> str:
-        name, k = base, 1
-        while name in self.taken:  # (count2, not count_2: see translate._unclashed)
-            k += 1
-            name = f"{base}{k}"
-        self.taken.add(name)
-        return name
+        return fresh_name(self.taken, base)
 
     def block(self, stmts: list) -> list:
         return [self.statement(s) or s for s in stmts]

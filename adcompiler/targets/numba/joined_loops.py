@@ -64,6 +64,7 @@ from ...analysis import values as V
 from ...analysis.defuse import reads, writes_block
 from ...ir import expr as E
 from ...ir.nodes import Assign, Def, ForS, IfS, Var, WhileS
+from .by_element import fresh_name
 
 JOINS = ("numpy.concatenate", "numpy.hstack")  # (hstack of vectors: their concatenation)
 ARITHMETIC = ("+", "-", "*", "/")
@@ -220,15 +221,6 @@ def _number(aval) -> bool:
     return isinstance(aval, V.Num) and aval.dtype in ("float", "float64", "int", "int64", "bool")
 
 
-def _fresh(taken: set, base: str) -> str:
-    name, k = base, 1
-    while name in taken:
-        k += 1
-        name = f"{base}{k}"
-    taken.add(name)
-    return name
-
-
 def _length(name: str) -> E.Expr:
     return E.Call("len", (E.Name(name),))
 
@@ -250,7 +242,7 @@ def _by_element(e, k: str, vectors: set):
 def _written(s: Assign, target: str, pieces: tuple, vectors: list, taken: set, made=None) -> tuple:
     """The statements for join ``s`` (see the module docstring); ``made``: what ``_made_before`` says of the
     statement before it, which the loops then compute too."""
-    k, line = _fresh(taken, "k"), s.line
+    k, line = fresh_name(taken, "k"), s.line
     counts: list = []  # ``count = len(v)`` of the first vector of each arithmetic piece (and the cuts, below)
     tests: list = []  # its other vectors of that length
     sizes: list = []  # each piece's length
@@ -259,7 +251,7 @@ def _written(s: Assign, target: str, pieces: tuple, vectors: list, taken: set, m
         before, name, value, index, made_reads = made
         cuts = made_reads
         if index is not None:  # (their parts at index, views; where their own lengths agree: no broadcasting)
-            cuts = [_fresh(taken, f"{v}_cut") for v in made_reads]
+            cuts = [fresh_name(taken, f"{v}_cut") for v in made_reads]
             counts += [Assign((c,), E.Subscript(E.Name(v), index), line) for c, v in zip(cuts, made_reads)]
             tests += [E.Compare("==", _length(v), _length(made_reads[0])) for v in made_reads[1:]]
         instead = cuts if index is None else cuts[:1]
@@ -268,7 +260,7 @@ def _written(s: Assign, target: str, pieces: tuple, vectors: list, taken: set, m
         if isinstance(piece, E.Name):
             sizes.append(_length(piece.id))
             continue
-        count = _fresh(taken, "count")
+        count = fresh_name(taken, "count")
         counts.append(Assign((count,), _length(read[0]), line))
         tests += [E.Compare("==", _length(v), E.Name(count)) for v in dict.fromkeys(read[1:]) if v != read[0]]
         sizes.append(E.Name(count))
@@ -281,7 +273,7 @@ def _written(s: Assign, target: str, pieces: tuple, vectors: list, taken: set, m
         place = E.Name(k) if at is None else E.BinOp("+", at, E.Name(k))
         loop: list = []
         if made is not None and name in vectors[n]:  # made's element: computed, stored, read as a number
-            element = _fresh(taken, f"{name}_k")
+            element = fresh_name(taken, f"{name}_k")
             body.insert(0, Assign((name,), E.Call("numpy.empty", (size,)), before.line))
             arithmetic = _renamed(value, dict(zip(made_reads, cuts)))
             loop += [
@@ -292,7 +284,7 @@ def _written(s: Assign, target: str, pieces: tuple, vectors: list, taken: set, m
         loop.append(Assign((E.Subscript(E.Name(target), place),), _by_element(piece, k, set(read)), line))
         body.append(ForS(k, E.Call("range", (size,)), tuple(loop), line))
         if n < len(pieces) - 1:
-            at_name = _fresh(taken, "at")
+            at_name = fresh_name(taken, "at")
             body.append(Assign((at_name,), size if at is None else E.BinOp("+", at, size), line))
             at = E.Name(at_name)
     if not tests:
