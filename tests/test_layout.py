@@ -10,6 +10,8 @@ import ast
 import functools
 import pathlib
 
+from adcompiler.rules.families import REGISTRY
+
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "adcompiler"
 
 # Bottom to top: a unit may import only units listed before it (and itself).  A unit is a subpackage
@@ -35,6 +37,9 @@ LAYERS = [
 TOP_LEVEL = {"__init__.py", "__main__.py", "errors.py", "options.py", "py.typed"}  # the rest is in rooms
 RANK = {unit: i for i, layer in enumerate(LAYERS) for unit in layer}
 MAX_LINES = 600  # a smell detector, not a cut line (issue 34): a module past it probably holds two concepts
+# ... but for the families of primitive records (rules/linalg.py: every np.linalg function's paragraph), which are
+# data: "tables of rules and runtime helpers are data and may be long" (issue 34)
+FAMILIES = {f"rules.{p.family}" for p in REGISTRY.values()}
 MAX_METHODS = 30  # issue 34: a class with more (its bases in the package counted with it) is several concepts
 
 
@@ -150,7 +155,11 @@ def test_no_private_name_imported_across_modules():
 
 
 def test_modules_stay_small():
-    big = {name: n for name, path in MODULES.items() if (n := len(path.read_text().splitlines())) > MAX_LINES}
+    big = {
+        name: n
+        for name, path in MODULES.items()
+        if (n := len(path.read_text().splitlines())) > MAX_LINES and name not in FAMILIES
+    }
     assert not big, big
 
 

@@ -38,7 +38,8 @@ def test_the_linalg_records_give_the_derivatives_of_their_definitions():
     """np.linalg.inv and np.linalg.det as records: Jacobi's formula (d log|det A| = A^-T) and d(A^-1) =
     -A^-1 dA A^-1, through both modes and both targets; refused under arrays="any" (np.linalg is not the
     standard's), at the user's line."""
-    assert [p.name for p in family("linalg")] == [f"numpy.linalg.{n}" for n in ("inv", "det", "cholesky", "pinv")]
+    names = ("slogdet", "eigh", "svd", "qr", "lstsq", "matrix_power", "norm", "solve", "inv", "det", "cholesky", "pinv")
+    assert [p.name for p in family("linalg")] == [f"numpy.linalg.{n}" for n in names]
     a = np.array([[2.0, 0.3, -0.4], [0.1, 1.5, 0.2], [-0.3, 0.4, 1.8]])
     want = np.linalg.inv(np.eye(3) + a).T  # log|det(I + A)|' = (I + A)^-T
     d = adcompiler.differentiate(_log_det_of_inverse)
@@ -65,9 +66,29 @@ def test_each_record_fills_the_tables_the_passes_read(name):
     elif prim.bilinear is not None:  # a product of its two arguments
         assert N.BILINEAR[name] is prim.bilinear and name not in rules.FORWARD and name not in rules.PARTIALS
         slots = (True, True)
+    elif prim.parts:  # a decomposition: computed once (no derivative), then one primitive per array it returns
+        assert name in N.INACTIVE and name not in rules.FORWARD and N.PARTS[name] == len(prim.parts)
+        slots = (False,) * len(prim.signature)
+        for i, part in enumerate(prim.parts):
+            part_name = f"{name}[{i}]"
+            assert f"{name}[{i}]" in infer_numpy._RULES
+            assert (part_name in N.NOT_DIFFERENTIATED) == part.refused
+            if part.jvp is None:
+                assert part_name in N.INACTIVE and part_name not in rules.FORWARD
+            else:
+                assert rules.FORWARD[part_name] is part.jvp and rules.REVERSE[part_name] is part.vjp
+                assert rules.differentiable_slots(part_name, len(part.slots)) == part.slots
     else:
         assert rules.FORWARD[name] is prim.jvp and rules.REVERSE[name] is prim.vjp and N.SLOTS[name] == prim.slots
         slots = prim.slots
+    for kind, variant in prim.variants.items():  # for operands of one kind, also where called by its operator
+        for called in filter(None, (name, prim.operator)):
+            assert rules.FORWARD[f"{called}/{kind}"] is variant.jvp and rules.REVERSE[f"{called}/{kind}"] is variant.vjp
+            assert N.SLOTS[f"{called}/{kind}"] == variant.slots
+            assert (f"{called}/{kind}/array g" in rules.REVERSE) == (variant.array_g is not None)
+        assert f"{name}/{kind}" in infer_numpy._RULES
+    if prim.operator is not None:
+        assert N.BILINEAR[prim.operator] is prim.bilinear
     assert N.SIGNATURES[name] == prim.signature
     assert rules.differentiable_slots(name, len(prim.signature)) == slots
     assert all(N.METHODS[m] == name for m in prim.methods) and all(N.ATTRIBUTES[a] == name for a in prim.attributes)

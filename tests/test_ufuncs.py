@@ -64,11 +64,11 @@ def test_each_elementwise_record_differentiates_its_function(tmp_path, name):
 
 
 def test_the_elementwise_family_is_every_differentiable_ufunc():
-    """The records are NumPy's ufuncs with a derivative and three elementwise functions that are not ufuncs
-    (np.round, a function of np.rint; np.where; np.clip), each binding x, or x1 and x2, as NumPy names them;
+    """The records are NumPy's ufuncs with a derivative and four elementwise functions that are not ufuncs
+    (np.round, a function of np.rint; np.where; np.clip; np.nan_to_num), each binding x, or x1 and x2, as NumPy names them;
     the ufuncs of the tables are those of other families (np.matmul a product, np.conj a part of a complex
     number) and the comparisons (no derivative)."""
-    functions = {"round": 1, "where": 3, "clip": 3}  # (their number of arguments)
+    functions = {"round": 1, "where": 3, "clip": 3, "nan_to_num": 1}  # (their number of arguments)
     for name in UFUNCS:
         assert isinstance(getattr(np, name), np.ufunc) or name in functions, name
         nargs = len(REGISTRY[f"numpy.{name}"].signature)

@@ -17,7 +17,7 @@ from ..errors import at_line
 from ..ir.nodes import Eq, Function, Return, Var, flatten, walk
 from ..ir.supplied import known
 from ..front.names import root
-from ..rules.linalg import NOT_DIFFERENTIATED
+from ..rules.arrays import NOT_DIFFERENTIATED
 from ..rules.movement import COMPLEX_PARTS
 
 

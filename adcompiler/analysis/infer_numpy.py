@@ -99,21 +99,6 @@ def numpy_matmul(ins) -> V.Aval:
     return REGISTRY["numpy.matmul"].value(ins, (), KIT)
 
 
-def _norm(ins, static) -> V.Aval:
-    """np.linalg.norm(x, ord, axis, keepdims): over every axis, one (a vector norm) or two (a matrix norm)."""
-    nd, dtype = ndim_of(ins[0]), float_dtype(ins[:1])
-    axis = static[2] if len(static) > 2 else None
-    keepdims = static[3] if len(static) > 3 else False
-    if keepdims is True:
-        return array_of(nd, dtype)
-    if axis is None:
-        return _scalar(dtype)
-    if axis is UNKNOWN or keepdims is not False:
-        return V.Arr(None, dtype)
-    left = minus(nd, len(axis) if isinstance(axis, tuple) else 1)
-    return _scalar(dtype) if left == 0 else array_of(left, dtype)
-
-
 def _decomposed(k):
     """A matrix function or decomposition's part of ndim ``ndim(a) - k`` (a number for 0)."""
 
@@ -129,29 +114,7 @@ def _trace(ins, static) -> V.Aval:
     return _scalar(result_dtype(ins[:1])) if nd == 2 else array_of(minus(nd, 2), result_dtype(ins[:1]))
 
 
-def _solved_ndim(ins):
-    """np.linalg.solve's result: b's ndim, or for a stack of matrices and one vector b, a vector per matrix."""
-    a, b = ndim_of(ins[0]), ndim_of(ins[1])
-    return a - 1 if b == 1 and a is not None and a > 2 else b
-
-
-_RULES = {
-    "numpy.linalg.solve": lambda ins, static: array_of(_solved_ndim(ins), float_dtype(ins[:2])),
-    "numpy.linalg.norm": _norm,
-    "numpy.linalg.norm/matrix": _norm,
-    "numpy.linalg.slogdet[0]": _decomposed(2),
-    "numpy.linalg.slogdet[1]": _decomposed(2),
-    "numpy.linalg.eigh[0]": _decomposed(1),
-    "numpy.linalg.eigh[1]": _decomposed(0),
-    "numpy.linalg.svd[0]": _decomposed(0),
-    "numpy.linalg.svd[1]": _decomposed(1),
-    "numpy.linalg.svd[2]": _decomposed(0),
-    "numpy.linalg.qr[0]": _decomposed(0),
-    "numpy.linalg.qr[1]": _decomposed(0),
-    "numpy.linalg.matrix_power": lambda ins, static: array_of(ndim_of(ins[0]), result_dtype(ins[:1])),
-}
-_RULES.update({prim: (lambda ins, static: V.STATIC) for prim in N.PARTS})  # the raw decompositions
-_RULES.update(MORE_RULES)
+_RULES = dict(MORE_RULES)
 
 
 class KIT:
@@ -173,10 +136,15 @@ class KIT:
     Arr, Num, Seq, Numeric = V.Arr, V.Num, V.Seq, V.Numeric  # the abstract values themselves (Numeric: a
     # number or an array, which not known)
     UNKNOWN = UNKNOWN  # a static argument not known when compiling
+    STATIC = V.STATIC  # a value that is no number or array (a decomposition's raw result: a tuple of arrays)
 
 
 # The primitives written as records: their abstract values (a view of the records)
-_RULES.update({p.name: (lambda ins, static, value=p.value: value(ins, static, KIT)) for p in REGISTRY.values()})
+for _p in REGISTRY.values():  # (a variant's value is its primitive's; a decomposition's part has its own)
+    for _name in (_p.name, *(f"{_p.name}/{kind}" for kind in _p.variants)):
+        _RULES[_name] = lambda ins, static, value=_p.value: value(ins, static, KIT)
+    for _i, _part in enumerate(_p.parts):
+        _RULES[f"{_p.name}[{_i}]"] = lambda ins, static, value=_part.value: value(ins, static, KIT)
 _BOOL_RESULTS = tuple(f"numpy.{name}" for name in N.COMPARISONS)
 
 

@@ -1,4 +1,4 @@
-"""Abstract values of more NumPy primitives (the split family's pieces, pads, casts, lstsq's parts; the
+"""Abstract values of more NumPy primitives (the split family's pieces, pads, casts; the
 primitives written as records state theirs): ``infer_numpy`` adds these rules to its table.  Each maps the arguments' abstract values and
 the static arguments to the result's ndim and dtype; unknown (None) where NumPy's answer depends on
 data the analysis does not have."""
@@ -6,7 +6,7 @@ data the analysis does not have."""
 from __future__ import annotations
 
 from . import values as V
-from .numpy_values import array_of, float_dtype, ndim_of, result_dtype
+from .numpy_values import array_of, ndim_of, result_dtype
 
 RULES = {
     "numpy.split/part": lambda ins, static: array_of(ndim_of(ins[0]), result_dtype(ins[:1])),
@@ -17,8 +17,4 @@ RULES = {
         f"numpy.{kind}": (lambda ins, static: V.STATIC)
         for kind in ("split", "array_split", "hsplit", "vsplit", "dsplit")
     },
-    "numpy.linalg.lstsq[0]": lambda ins, static: array_of(ndim_of(ins[1]), float_dtype(ins[:2])),
-    "numpy.linalg.lstsq[1]": lambda ins, static: array_of(1, float_dtype(ins[:2])),
-    "numpy.linalg.lstsq[2]": lambda ins, static: V.Num("int"),
-    "numpy.linalg.lstsq[3]": lambda ins, static: array_of(1, float_dtype(ins[:1])),
 }

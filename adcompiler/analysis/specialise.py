@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from . import values as V
 from ..ir.nodes import LIST_SLICE, UNPACKED, Eq, Function, map_equations
-from .numpy_values import ndim_of
+from .infer_numpy import KIT
+from .numpy_values import UNKNOWN
 from .records import resolve
 from .methods import as_call, refuse
 from ..ir.nodes import Const
-from ..rules.arrays import SOLVE_STACKED, SOLVE_VECTOR
-from ..rules.linalg import NORM_MATRIX
-from ..rules.products import DOT_MATVEC, DOT_VECMAT, DOT_VECTORS, OUTER_FLAT
+from ..rules.families import REGISTRY
+
+# The records with variants by their operands (np.dot of two vectors, ...), by the name a call has in the IR
+# (``matmul``: the operator ``@``, np.matmul's)
+_VARIED = {called: p for p in REGISTRY.values() if p.variants for called in filter(None, (p.name, p.operator))}
 
 
 def specialise(fn: Function, of) -> Function:
@@ -56,9 +59,6 @@ def _holds(aval, n: int) -> bool:
     return isinstance(aval, V.Seq) and aval.items is not None and len(aval.items) == n
 
 
-_PRODUCTS = ("numpy.dot", "numpy.matmul", "matmul")  # the same product of a matrix and a vector
-
-
 def _prim(e: Eq, ins: list) -> str:
     if e.prim == "add" and all(isinstance(a, V.Seq) for a in ins):
         return "list_concat"
@@ -68,18 +68,8 @@ def _prim(e: Eq, ins: list) -> str:
         return "list_copy"
     if e.prim == "sum" and isinstance(ins[0], (V.Arr, V.Numeric)):
         return "array_sum"
-    if e.prim == "numpy.dot" and all(isinstance(a, V.Arr) and a.ndim == 1 for a in ins):
-        return DOT_VECTORS  # a number: each adjoint is g times the other vector
-    if e.prim in _PRODUCTS and all(isinstance(a, V.Arr) for a in ins):
-        kind = {(2, 1): DOT_MATVEC, (1, 2): DOT_VECMAT}.get((ins[0].ndim, ins[1].ndim))
-        return e.prim + kind[kind.index("/") :] if kind else e.prim
-    if e.prim == "numpy.outer" and not all(isinstance(a, V.Arr) and a.ndim == 1 for a in ins):
-        return OUTER_FLAT  # NumPy ravels each operand first
-    if e.prim == "numpy.linalg.solve" and isinstance(ins[1], V.Arr) and ins[1].ndim == 1:
-        stacked = isinstance(ins[0], V.Arr) and ins[0].ndim is not None and ins[0].ndim > 2
-        return SOLVE_STACKED if stacked else SOLVE_VECTOR  # its adjoint in A: outer products, not a matrix product
-    if e.prim == "numpy.linalg.norm" and all(isinstance(a, Const) for a in e.ins[1:3]):
-        ord_, axis = e.ins[1].value, e.ins[2].value
-        if isinstance(axis, tuple) and len(axis) == 2 or axis is None and ord_ is not None and ndim_of(ins[0]) == 2:
-            return NORM_MATRIX  # ord means a matrix norm: of two axes, or of a matrix with no axis given
+    if e.prim in _VARIED:  # a variant for operands of one kind (rules.primitive.Variant)
+        static = [a.value if isinstance(a, Const) else UNKNOWN for a in e.ins]
+        kind = _VARIED[e.prim].variant(ins, static, KIT)
+        return f"{e.prim}/{kind}" if kind is not None else e.prim
     return e.prim

@@ -19,7 +19,6 @@ BINARY = {
 UNARY = {"neg": "-", "pos": "+", "not": "not"}
 COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "is_": "is", "is_not": "is not"}
 COPIES = ("read", "write")  # slot access: out = in
-_PRODUCTS = ("matvec", "vecmat")  # a matrix and a vector (analysis.specialise)
 CONTAINER_EXPRS = {
     "list": lambda *xs: E.List(xs),
     "tuple": lambda *xs: E.Tuple(xs),
@@ -28,15 +27,6 @@ CONTAINER_EXPRS = {
     "list_concat": lambda a, b: E.BinOp("+", a, b, True),
     "list_times": lambda xs, n: E.BinOp("*", xs, n, True),
     "array_sum": lambda x: E.Call("sum", (x,)),
-    "numpy.linalg.solve/vector": lambda a, b: E.Call("numpy.linalg.solve", (a, b)),
-    "numpy.linalg.solve/stacked": lambda a, b: E.Call("numpy.linalg.solve", (a, b)),
-    "numpy.dot/vectors": lambda a, b: E.Call("numpy.dot", (a, b)),
-    "numpy.outer/flat": lambda a, b: E.Call("numpy.outer", (a, b)),
-    **{
-        f"numpy.{p}/{k}": (lambda a, b, p=p: E.Call("numpy." + p, (a, b))) for p in ("dot", "matmul") for k in _PRODUCTS
-    },
-    **{f"matmul/{k}": (lambda a, b: E.BinOp("@", a, b)) for k in _PRODUCTS},
-    "numpy.linalg.norm/matrix": lambda *args: E.Call("numpy.linalg.norm", args),
     "getitem": lambda xs, i: E.Subscript(xs, i),
     "numpy.split/part": lambda x, kind, sections, axis, i, raw: E.Subscript(raw, i),  # one piece of a split
     "numpy.pad": pad_call,
@@ -104,6 +94,8 @@ def prim_expr(eq: Eq, callee_name=None, rename=None) -> E.Expr:
         return E.Call(eq.param, args)
     if eq.prim.endswith("/list"):  # numpy.vstack(xs), numpy.concatenate(xs, axis=...) of a sequence xs
         return E.Call(eq.prim[: -len("/list")], args[:1], (("axis", args[1]),) if len(args) > 1 else ())
+    if "/" in eq.prim:  # a primitive's variant for operands of one kind (analysis.specialise): its own call
+        return prim_expr(Eq(eq.outs, eq.prim[: eq.prim.index("/")], eq.ins, eq.line, eq.param), callee_name, rename)
     if isinstance(eq.param, tuple) and eq.param[:1] == ("seq",):  # numpy.concatenate([a, b], axis=...)
         k = eq.param[1]
         keywords = (("axis", args[k]),) if len(args) > k else ()

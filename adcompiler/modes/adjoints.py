@@ -18,7 +18,7 @@ from .. import rules
 from ..analysis import values as V
 from ..rules import CHANGES
 from ..rules.families import family
-from ..rules.products import ARRAY_G
+from ..rules.arrays import ARRAY_G
 from ..lower.dup import DUP
 from .handed import handed
 from .owned import add_new

@@ -15,11 +15,10 @@ constants.
 from __future__ import annotations
 
 
-from . import linalg as L
 from . import movement as M
 from . import products as P
 from .families import REGISTRY, family
-from ..ir.expr import Call, Num, Slice, Subscript, Tuple, fn
+from ..ir.expr import Call, Num, fn
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
 npwhere = np_("where")
@@ -30,7 +29,7 @@ def _h(name):
     return lambda *args: Call("@" + name, tuple(args))
 
 
-unreduce, matmul_vjp_a, matmul_vjp_b = _h("unreduce"), _h("matmul_vjp_a"), _h("matmul_vjp_b")
+unreduce = _h("unreduce")
 
 CONSTRUCTORS = (
     "zeros",
@@ -46,55 +45,7 @@ CONSTRUCTORS = (
     "empty",
 )
 
-PARTIALS = {  # (NumPy's elementwise functions, its ufuncs, are records: rules/ufuncs.py)
-    "numpy.nan_to_num": (lambda x, z: npwhere(np_("isfinite")(x), 1.0, 0.0),),  # replaced entries: constants
-}
-
-
-SOLVE_VECTOR = "numpy.linalg.solve/vector"  # solve with a vector b (``specialise`` names it by b's ndim)
-SOLVE_STACKED = "numpy.linalg.solve/stacked"  # a stack of matrices and one vector b (NumPy 2: b for each)
-
-
-def _solve_tangent(a, z, da, db):
-    rhs = [t for t in (db, -(da @ z) if da is not None else None) if t is not None]
-    return np_("linalg.solve")(a, rhs[0] if len(rhs) == 1 else rhs[0] + rhs[1])
-
-
-def _solve_adjoint(a, z, g, outer):
-    gb = np_("linalg.solve")(_mT(a), g)
-    return (outer(gb), gb)
-
-
-def _column(v):
-    """``v[..., None]``: vectors as one-column matrices."""
-    return Subscript(v, Tuple((Num(Ellipsis), Num(None))))
-
-
-def _first_column(m):
-    """``m[..., 0]``: one-column matrices as vectors."""
-    return Subscript(m, Tuple((Num(Ellipsis), Num(0))))
-
-
-def _stacked_solve_tangent(a, z, da, db):
-    """A_k z_k = b for each matrix A_k of a stack: A_k dz_k = db - dA_k z_k, solved column by column."""
-    minus = -_first_column(da @ _column(z)) if da is not None else None
-    rhs = [t for t in (db, minus) if t is not None]
-    return _first_column(np_("linalg.solve")(a, _column(rhs[0] if len(rhs) == 1 else rhs[0] + rhs[1])))
-
-
-def _stacked_solve_adjoint(a, b, z, g):
-    """gb_k = A_k^-T g_k, summed over the stack into b's shape; gA_k = -gb_k z_k^T."""
-    gb = _first_column(np_("linalg.solve")(_mT(a), _column(g)))
-    rows = Subscript(z, Tuple((Num(Ellipsis), Num(None), Slice(None, None))))
-    return (-(_column(gb) * rows), _h("unbroadcast")(gb, b))
-
-
-def _mT(a):
-    """The matrices of a stack transposed (the last two axes swapped)."""
-    return np_("swapaxes")(a, Num(-1), Num(-2))
-
-
-_LAST_TWO = Tuple((Num(-2), Num(-1)))
+PARTIALS: dict = {}  # (NumPy's elementwise functions, its ufuncs, are records: rules/ufuncs.py)
 
 
 # Selections: the derivative follows the value selected (the first argument on a tie).
@@ -103,11 +54,6 @@ FORWARD = {
     "numpy.linspace": lambda a, b, n, e, z, da, db, dn, de: np_("linspace")(da or 0.0, db or 0.0, n, e),
     "numpy.full": lambda shape, v, dtype, z, ds, dv, dd: Call("numpy.full", (shape, dv, dtype)),
     "numpy.full_like": lambda x, v, dtype, z, dx, dv, dd: Call("numpy.full_like", (x, dv, dtype)),
-    # inverse and determinant of (stacks of) square matrices: d inv = -Z dA Z, d det = det tr(A^-1 dA)
-    # A z = b: A dz = db - dA z, solved (not inverted); b a matrix (stack) or, for one matrix A, a vector
-    "numpy.linalg.solve": lambda a, b, z, da, db: _solve_tangent(a, z, da, db),
-    SOLVE_VECTOR: lambda a, b, z, da, db: _solve_tangent(a, z, da, db),
-    SOLVE_STACKED: lambda a, b, z, da, db: _stacked_solve_tangent(a, z, da, db),
 }
 
 
@@ -120,10 +66,6 @@ REVERSE = {
     ),
     "numpy.full": lambda shape, v, dtype, z, g: (None, _h("unbroadcast")(g, v), None),
     "numpy.full_like": lambda x, v, dtype, z, g: (None, _h("unbroadcast")(g, v), None),
-    # gb = A^-T g by a solve; gA = -gb z^T (an outer product for a vector b)
-    "numpy.linalg.solve": lambda a, b, z, g: _solve_adjoint(a, z, g, lambda gb: -(gb @ _mT(z))),
-    SOLVE_VECTOR: lambda a, b, z, g: _solve_adjoint(a, z, g, lambda gb: -np_("outer")(gb, z)),
-    SOLVE_STACKED: lambda a, b, z, g: _stacked_solve_adjoint(a, b, z, g),
 }
 # Which arguments of a FORWARD/REVERSE rule the output depends on (all of them where not listed).
 SLOTS = {
@@ -140,14 +82,10 @@ LINEAR = {  # (NumPy's moves and linear reductions are records: rules/movement.p
 }
 CALLED = {"array_sum": "sum"}  # how a primitive is called in generated code, where not by its name
 # Bilinear: the tangent is op(da, b) + op(a, db).
-BILINEAR = {
-    "matmul": (lambda g, a, b: matmul_vjp_a(g, a, b), lambda g, a, b: matmul_vjp_b(g, a, b)),  # a @ b
-}
+BILINEAR: dict = {}  # (NumPy's products are records: rules/products.py; a @ b is np.matmul's)
 
 # One positional form per primitive: parameter names, with defaults for the optional ones.
 SIGNATURES = {
-    "numpy.linalg.solve": (("a", None), ("b", None)),
-    "numpy.nan_to_num": (("x", None),),
     "numpy.linspace": (("start", None), ("stop", None), ("num", Num(50)), ("endpoint", Num(True))),
     "numpy.full": (("shape", None), ("fill_value", None), ("dtype", Num(None))),
     "numpy.full_like": (("a", None), ("fill_value", None), ("dtype", Num(None))),
@@ -161,9 +99,8 @@ INACTIVE = ("numpy.shape", "numpy.ndim", "numpy.size", "numpy.argsort", "numpy.a
     f"numpy.{c}" for c in CONSTRUCTORS + COMPARISONS if f"numpy.{c}" not in FORWARD
 )
 
-# np.linalg's decompositions and matrix functions (rules/linalg.py), products (rules/products.py), more
-# data movement and the parts of real values (rules/movement.py)
-for _table in (L, P, M):
+# products (rules/products.py), more data movement and the parts of real values (rules/movement.py)
+for _table in (P, M):
     FORWARD.update(_table.FORWARD)
     REVERSE.update(_table.REVERSE)
     SLOTS.update(_table.SLOTS)
@@ -171,9 +108,9 @@ for _table in (L, P, M):
 METHODS.update(P.METHODS)
 LINEAR.update(P.LINEAR)
 POSITIONAL.update(P.POSITIONAL)
-INACTIVE += L.INACTIVE + P.SPLITS  # the split computed once: its pieces are primitives of their own
+INACTIVE += P.SPLITS  # the split computed once: its pieces are primitives of their own
 SPLITS, SPLIT_PART = P.SPLITS, P.SPLIT_PART
-PARTS, STATIC = L.PARTS, {**L.STATIC, **P.STATIC}  # several results: one primitive each; constant arguments
+STATIC = dict(P.STATIC)  # the arguments that must be constants where a primitive is called
 # lowered to other primitives (numpy.dot, numpy.where, numpy.linalg.eigh's eigenvalues)
 EXPANDED = ("numpy.linalg.multi_dot", "numpy.select", "numpy.linalg.eigvalsh")
 EIGVALSH = (("a", None), ("UPLO", Num("L")))
@@ -188,6 +125,9 @@ for _prim in SEQUENCE:  # of a sequence known only at run time, np.vstack(xs): o
         _prim, SEQUENCE_AXIS[_prim] is not None
     )
 
+PARTS: dict = {}  # a decomposition -> how many arrays it returns (one primitive each, "<name>[i]")
+NOT_DIFFERENTIATED: tuple = ()  # parts refused where a derivative needs them (analysis.facts)
+ARRAY_G: dict = {}  # a product's variant -> its rule's name for an array g (modes.adjoints picks it)
 # The primitives written as one record each (rules/primitive.py, the family modules of rules/families.py):
 # their entries of the tables above, which are views of the records beside the entries not yet moved.
 for _prim in REGISTRY.values():
@@ -198,8 +138,28 @@ for _prim in REGISTRY.values():
         LINEAR[_prim.name] = _prim.linear
     elif _prim.bilinear is not None:
         BILINEAR[_prim.name] = _prim.bilinear
-    else:
+        if _prim.operator is not None:
+            BILINEAR[_prim.operator] = _prim.bilinear
+    elif not _prim.parts:
         FORWARD[_prim.name], REVERSE[_prim.name], SLOTS[_prim.name] = _prim.jvp, _prim.vjp, _prim.slots
+    for _i, _part in enumerate(_prim.parts):  # a decomposition: computed once, then each array it returns
+        if _part.jvp is not None:
+            FORWARD[f"{_prim.name}[{_i}]"], REVERSE[f"{_prim.name}[{_i}]"] = _part.jvp, _part.vjp
+            SLOTS[f"{_prim.name}[{_i}]"] = _part.slots
+        else:
+            INACTIVE += (f"{_prim.name}[{_i}]",)
+        if _part.refused:
+            NOT_DIFFERENTIATED += (f"{_prim.name}[{_i}]",)
+    if _prim.parts:
+        PARTS[_prim.name] = len(_prim.parts)
+        INACTIVE += (_prim.name,)
+    for _called in (_prim.name, _prim.operator) if _prim.operator else (_prim.name,):
+        for _kind, _variant in _prim.variants.items():  # for operands of one kind (analysis.specialise)
+            _name = f"{_called}/{_kind}"
+            FORWARD[_name], REVERSE[_name], SLOTS[_name] = _variant.jvp, _variant.vjp, _variant.slots
+            if _variant.array_g is not None:
+                ARRAY_G[_name] = f"{_name}/array g"
+                REVERSE[ARRAY_G[_name]] = _variant.array_g
     SIGNATURES[_prim.name] = _prim.signature
     METHODS.update({method: _prim.name for method in _prim.methods})
     ATTRIBUTES.update({attribute: _prim.name for attribute in _prim.attributes})

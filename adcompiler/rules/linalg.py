@@ -13,7 +13,7 @@ of that triangle (for a symmetric matrix, the usual one).
 from __future__ import annotations
 
 from ..ir.expr import Call, IfExp, Num, Slice, Subscript, Tuple, fn
-from .primitive import Primitive, register
+from .primitive import Part, Primitive, Variant, register
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
 solve, tril, triu = (np_(n) for n in ("linalg.solve", "tril", "triu"))
@@ -338,60 +338,235 @@ def _squeezed(g, axes, keepdims):
     return np_("squeeze")(g, Tuple(tuple(map(Num, axes)))) if _static(keepdims) else g
 
 
-NORM_MATRIX = "numpy.linalg.norm/matrix"  # a matrix norm (``specialise`` names it from ord, axis and ndim)
 NONE3 = (None, None, None)
-PARTS = {"numpy.linalg.slogdet": 2, "numpy.linalg.eigh": 2, "numpy.linalg.svd": 3, "numpy.linalg.qr": 2}
-PARTS["numpy.linalg.lstsq"] = 4  # the solution, residuals, rank and singular values
 
-FORWARD = {
-    "numpy.linalg.slogdet[1]": lambda a, raw, z, da, dr: _logdet_tangent(a, da),
-    "numpy.linalg.lstsq[0]": lambda a, b, rc, raw, z, da, db, drc, dr: _lstsq_tangent(a, b, raw, da, db),
-    "numpy.linalg.matrix_power": lambda a, n, z, da, dn: _power_tangent(a, n, z, da),
-    "numpy.linalg.norm": lambda x, p, axis, keep, z, dx, dp, da, dk: _vector_norm(_static(p), x, axis, keep, z, t=dx),
-    NORM_MATRIX: lambda x, p, axis, keep, z, dx, dp, da, dk: _matrix_norm(_static(p), x, axis, keep, z, t=dx),
-}
-REVERSE = {
-    "numpy.linalg.slogdet[1]": lambda a, raw, z, g: (_logdet_adjoint(a, g), None),
-    "numpy.linalg.lstsq[0]": lambda a, b, rc, raw, z, g: _lstsq_adjoint(a, b, raw, g),
-    "numpy.linalg.matrix_power": lambda a, n, z, g: _power_adjoint(a, n, z, g),
-    "numpy.linalg.norm": lambda x, p, axis, keep, z, g: (_vector_norm(_static(p), x, axis, keep, z, g=g),) + NONE3,
-    NORM_MATRIX: lambda x, p, axis, keep, z, g: (_matrix_norm(_static(p), x, axis, keep, z, g=g),) + NONE3,
-}
-for _i in range(2):
-    FORWARD[f"numpy.linalg.eigh[{_i}]"] = lambda a, u, raw, z, da, du, dr, i=_i: _eigh_tangent(i, a, u, raw, da)
-    REVERSE[f"numpy.linalg.eigh[{_i}]"] = lambda a, u, raw, z, g, i=_i: (_eigh_adjoint(i, a, u, raw, g), None, None)
-    FORWARD[f"numpy.linalg.qr[{_i}]"] = lambda a, raw, z, da, dr, i=_i: _qr_tangent(i, a, raw, da)
-    REVERSE[f"numpy.linalg.qr[{_i}]"] = lambda a, raw, z, g, i=_i: (_qr_adjoint(i, a, raw, g), None)
-for _i in range(3):
-    FORWARD[f"numpy.linalg.svd[{_i}]"] = lambda a, raw, z, da, dr, i=_i: _svd_tangent(i, a, raw, da)
-    REVERSE[f"numpy.linalg.svd[{_i}]"] = lambda a, raw, z, g, i=_i: (_svd_adjoint(i, a, raw, g), None)
 
-SLOTS = {prim: (True,) + (False,) * (2 if "eigh" in prim else 1) for prim in FORWARD if "[" in prim}
-SLOTS["numpy.linalg.matrix_power"] = (True, False)
-SLOTS["numpy.linalg.lstsq[0]"] = (True, True, False, False)
-SLOTS["numpy.linalg.norm"] = SLOTS[NORM_MATRIX] = (True, False, False, False)
-INACTIVE = tuple(PARTS) + ("numpy.linalg.slogdet[0]", "numpy.linalg.lstsq[2]")  # raw results; det's sign; a rank
-NOT_DIFFERENTIATED = ("numpy.linalg.lstsq[1]", "numpy.linalg.lstsq[3]")  # refused where used (analysis/facts.py)
-INACTIVE += NOT_DIFFERENTIATED
+def _parted(value_k):
+    """The abstract value of a decomposition's part of ndim ``ndim(a) - k`` (a number for 0)."""
+    return lambda ins, static, kit: kit.matrix_part(ins, static, value_k)
 
-SIGNATURES = {
-    "numpy.linalg.slogdet": (("a", None),),
-    "numpy.linalg.eigh": (("a", None), ("UPLO", Num("L"))),
-    "numpy.linalg.svd": (("a", None), ("full_matrices", Num(True)), ("compute_uv", Num(True))),
-    "numpy.linalg.qr": (("a", None), ("mode", Num("reduced"))),
-    "numpy.linalg.lstsq": (("a", None), ("b", None), ("rcond", Num(None))),
-    "numpy.linalg.matrix_power": (("a", None), ("n", None)),
-    "numpy.linalg.norm": (("x", None), ("ord", Num(None)), ("axis", Num(None)), ("keepdims", Num(False))),
-}
-# Arguments that must be constants where the function is called (they decide the result's structure
-# or which rule applies), with the values adcompiler differentiates.
-STATIC = {
-    "numpy.linalg.eigh": {"UPLO": ("L", "U")},
-    "numpy.linalg.svd": {"full_matrices": (True, False), "compute_uv": (True, False)},
-    "numpy.linalg.qr": {"mode": ("reduced", "r")},
-    "numpy.linalg.matrix_power": {"n": None},  # any int
-    "numpy.linalg.norm": {"ord": None, "axis": None, "keepdims": (True, False)},
-}
+
+def _decomposition(name: str, signature: tuple, parts: tuple, **more) -> None:
+    """Register ``np.linalg.<name>``, computed once (its value is no array: a tuple of them), and its parts."""
+    register(
+        Primitive(
+            name=f"numpy.linalg.{name}",
+            family="linalg",
+            signature=signature,
+            value=lambda ins, static, kit: kit.STATIC,
+            parts=parts,
+            **more,
+        )
+    )
+
+
+# slogdet: the sign (constant: no derivative) and log|det A|
+_decomposition(
+    "slogdet",
+    (("a", None),),
+    (
+        Part(_parted(2)),
+        Part(_parted(2), lambda a, raw, z, da, dr: _logdet_tangent(a, da), lambda a, raw, z, g: (_logdet_adjoint(a, g), None), (True, False)),
+    ),
+)
+# eigh: the eigenvalues and the eigenvectors, each of (a, UPLO, raw)
+_decomposition(
+    "eigh",
+    (("a", None), ("UPLO", Num("L"))),
+    tuple(
+        Part(
+            _parted(1 - i),
+            lambda a, u, raw, z, da, du, dr, i=i: _eigh_tangent(i, a, u, raw, da),
+            lambda a, u, raw, z, g, i=i: (_eigh_adjoint(i, a, u, raw, g), None, None),
+            (True, False, False),
+        )
+        for i in range(2)
+    ),
+    static={"UPLO": ("L", "U")},
+)
+# svd: U, s, Vh, each of (a, raw) (lowering computes the vectors whatever compute_uv says)
+_decomposition(
+    "svd",
+    (("a", None), ("full_matrices", Num(True)), ("compute_uv", Num(True))),
+    tuple(
+        Part(
+            _parted(i % 2),
+            lambda a, raw, z, da, dr, i=i: _svd_tangent(i, a, raw, da),
+            lambda a, raw, z, g, i=i: (_svd_adjoint(i, a, raw, g), None),
+            (True, False),
+        )
+        for i in range(3)
+    ),
+    static={"full_matrices": (True, False), "compute_uv": (True, False)},
+)
+# qr: Q and R, each of (a, raw)
+_decomposition(
+    "qr",
+    (("a", None), ("mode", Num("reduced"))),
+    tuple(
+        Part(
+            _parted(0),
+            lambda a, raw, z, da, dr, i=i: _qr_tangent(i, a, raw, da),
+            lambda a, raw, z, g, i=i: (_qr_adjoint(i, a, raw, g), None),
+            (True, False),
+        )
+        for i in range(2)
+    ),
+    static={"mode": ("reduced", "r")},
+)
+# lstsq: the solution (differentiated), the residuals and singular values (refused where a derivative needs
+# them), the rank (an int)
+_decomposition(
+    "lstsq",
+    (("a", None), ("b", None), ("rcond", Num(None))),
+    (
+        Part(
+            lambda ins, static, kit: kit.array_of(kit.ndim_of(ins[1]), kit.float_dtype(ins[:2])),
+            lambda a, b, rc, raw, z, da, db, drc, dr: _lstsq_tangent(a, b, raw, da, db),
+            lambda a, b, rc, raw, z, g: _lstsq_adjoint(a, b, raw, g),
+            (True, True, False, False),
+        ),
+        Part(lambda ins, static, kit: kit.array_of(1, kit.float_dtype(ins[:2])), refused=True),
+        Part(lambda ins, static, kit: kit.Num("int")),
+        Part(lambda ins, static, kit: kit.array_of(1, kit.float_dtype(ins[:1])), refused=True),
+    ),
+)
+
+# matrix_power(a, n), n a constant
+register(
+    Primitive(
+        name="numpy.linalg.matrix_power",
+        family="linalg",
+        signature=(("a", None), ("n", None)),
+        value=lambda ins, static, kit: kit.array_of(kit.ndim_of(ins[0]), kit.result_dtype(ins[:1])),
+        jvp=lambda a, n, z, da, dn: _power_tangent(a, n, z, da),
+        vjp=lambda a, n, z, g: _power_adjoint(a, n, z, g),
+        slots=(True, False),
+        static={"n": None},  # any int
+    )
+)
+
+
+def _norm_value(ins, static, kit):
+    """np.linalg.norm(x, ord, axis, keepdims): over every axis, one (a vector norm) or two (a matrix norm)."""
+    nd, dtype = kit.ndim_of(ins[0]), kit.float_dtype(ins[:1])
+    axis = static[2] if len(static) > 2 else None
+    keepdims = static[3] if len(static) > 3 else False
+    if keepdims is True:
+        return kit.array_of(nd, dtype)
+    if axis is None:
+        return kit.scalar(dtype)
+    if axis is kit.UNKNOWN or keepdims is not False:
+        return kit.Arr(None, dtype)
+    left = kit.minus(nd, len(axis) if isinstance(axis, tuple) else 1)
+    return kit.scalar(dtype) if left == 0 else kit.array_of(left, dtype)
+
+
+def _norm_kind(ins, static, kit):
+    """"matrix" where ord means a matrix norm: of two axes, or of a matrix with no axis given."""
+    if kit.UNKNOWN in static[1:3]:
+        return None
+    ord_, axis = static[1], static[2]
+    two_axes = isinstance(axis, tuple) and len(axis) == 2
+    return "matrix" if two_axes or axis is None and ord_ is not None and kit.ndim_of(ins[0]) == 2 else None
+
+
+# norm(x, ord, axis, keepdims): a vector norm, or (the variant "matrix") a matrix norm
+register(
+    Primitive(
+        name="numpy.linalg.norm",
+        family="linalg",
+        signature=(("x", None), ("ord", Num(None)), ("axis", Num(None)), ("keepdims", Num(False))),
+        value=_norm_value,
+        jvp=lambda x, p, axis, keep, z, dx, dp, da, dk: _vector_norm(_static(p), x, axis, keep, z, t=dx),
+        vjp=lambda x, p, axis, keep, z, g: (_vector_norm(_static(p), x, axis, keep, z, g=g),) + NONE3,
+        slots=(True, False, False, False),
+        static={"ord": None, "axis": None, "keepdims": (True, False)},
+        variants={
+            "matrix": Variant(
+                lambda x, p, axis, keep, z, dx, dp, da, dk: _matrix_norm(_static(p), x, axis, keep, z, t=dx),
+                lambda x, p, axis, keep, z, g: (_matrix_norm(_static(p), x, axis, keep, z, g=g),) + NONE3,
+                (True, False, False, False),
+            )
+        },
+        variant=_norm_kind,
+    )
+)
+
+
+# --- solve A z = b: A dz = db - dA z, solved (not inverted); gb = A^-T g by a solve, gA = -gb z^T.  b a matrix
+# (a stack of them), or (the variants) a vector: for one matrix A, gA an outer product; for a stack of matrices
+# and one vector b (NumPy 2: b for each), column by column.
+def _solve_tangent(a, z, da, db):
+    rhs = [t for t in (db, -(da @ z) if da is not None else None) if t is not None]
+    return solve(a, rhs[0] if len(rhs) == 1 else rhs[0] + rhs[1])
+
+
+def _solve_adjoint(a, z, g, outer):
+    gb = solve(mT(a), g)
+    return (outer(gb), gb)
+
+
+def _column(v):
+    """``v[..., None]``: vectors as one-column matrices."""
+    return Subscript(v, Tuple((Num(Ellipsis), Num(None))))
+
+
+def _first_column(m):
+    """``m[..., 0]``: one-column matrices as vectors."""
+    return Subscript(m, Tuple((Num(Ellipsis), Num(0))))
+
+
+def _stacked_solve_tangent(a, z, da, db):
+    """A_k z_k = b for each matrix A_k of a stack: A_k dz_k = db - dA_k z_k, solved column by column."""
+    minus = -_first_column(da @ _column(z)) if da is not None else None
+    rhs = [t for t in (db, minus) if t is not None]
+    return _first_column(solve(a, _column(rhs[0] if len(rhs) == 1 else rhs[0] + rhs[1])))
+
+
+def _stacked_solve_adjoint(a, b, z, g):
+    """gb_k = A_k^-T g_k, summed over the stack into b's shape; gA_k = -gb_k z_k^T."""
+    gb = _first_column(solve(mT(a), _column(g)))
+    rows = Subscript(z, Tuple((Num(Ellipsis), Num(None), Slice(None, None))))
+    return (-(_column(gb) * rows), Call("@unbroadcast", (gb, b)))
+
+
+def _solved_value(ins, static, kit):
+    """b's ndim, or for a stack of matrices and one vector b, a vector per matrix."""
+    a, b = kit.ndim_of(ins[0]), kit.ndim_of(ins[1])
+    return kit.array_of(a - 1 if b == 1 and a is not None and a > 2 else b, kit.float_dtype(ins[:2]))
+
+
+def _solve_kind(ins, static, kit):
+    if not (isinstance(ins[1], kit.Arr) and ins[1].ndim == 1):
+        return None
+    return "stacked" if isinstance(ins[0], kit.Arr) and ins[0].ndim is not None and ins[0].ndim > 2 else "vector"
+
+
+register(
+    Primitive(
+        name="numpy.linalg.solve",
+        family="linalg",
+        signature=(("a", None), ("b", None)),
+        value=_solved_value,
+        jvp=lambda a, b, z, da, db: _solve_tangent(a, z, da, db),
+        vjp=lambda a, b, z, g: _solve_adjoint(a, z, g, lambda gb: -(gb @ mT(z))),
+        slots=(True, True),
+        variants={
+            "vector": Variant(
+                lambda a, b, z, da, db: _solve_tangent(a, z, da, db),
+                lambda a, b, z, g: _solve_adjoint(a, z, g, lambda gb: -np_("outer")(gb, z)),
+                (True, True),
+            ),
+            "stacked": Variant(
+                lambda a, b, z, da, db: _stacked_solve_tangent(a, z, da, db),
+                lambda a, b, z, g: _stacked_solve_adjoint(a, b, z, g),
+                (True, True),
+            ),
+        },
+        variant=_solve_kind,
+    )
+)
 
 
 # --- np.linalg.inv, det, cholesky and pinv: functions of one matrix (or a stack of them), one record each

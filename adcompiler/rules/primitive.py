@@ -41,6 +41,42 @@ class Helper:
 
 
 @dataclass(frozen=True)
+class Part:
+    """One array a decomposition returns (``w`` of ``w, v = np.linalg.eigh(a)``).
+
+    Lowering computes the decomposition once (the record's own primitive, no derivative) and then each
+    array it returns as a primitive of its own, ``<name>[i]`` of the decomposition's arguments and that raw
+    value (printed ``raw[i]``; ``lower.arrays``), so each array has a rule of its own.  ``value(ins, static,
+    kit)``: its abstract value; ``jvp``, ``vjp``, ``slots``: its rules, as a primitive's, over the arguments
+    and the raw value (None: no derivative, as a determinant's sign or a rank); ``refused``: not
+    differentiated, refused where a derivative needs it (lstsq's residuals, ``analysis.facts``).
+    """
+
+    value: Callable
+    jvp: Callable | None = None
+    vjp: Callable | None = None
+    slots: tuple | None = None
+    refused: bool = False
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A primitive's rules for operands of one kind (``np.dot`` of two vectors: a number, each cotangent g
+    times the other vector, no helper choosing by ndim when the code runs).
+
+    ``analysis.specialise`` names a call ``<name>/<kind>`` where the record's ``variant(ins, static, kit)``
+    says ``kind``; it is printed as the primitive's own call and has its abstract value.  ``jvp``, ``vjp``,
+    ``slots``: as a primitive's.  ``array_g``: the cotangents where g is surely an array, not the number 0.0
+    of a result none of whose uses ran (``modes.adjoints`` picks it), or None.
+    """
+
+    jvp: Callable
+    vjp: Callable
+    slots: tuple
+    array_g: Callable | None = None
+
+
+@dataclass(frozen=True)
 class Primitive:
     """One NumPy function: its names, its signature, its value, its derivatives and their helpers.
 
@@ -70,6 +106,10 @@ class Primitive:
     under ``arrays="any"``: ``"xp.<name>"`` for the standard's function of that name, or the name of
     one of its helpers (whose ``array_api`` form computes it); None: refused there.
     ``array_api_keywords``: NumPy's keyword -> the standard's (``ddof`` -> ``correction``).
+    ``parts``: for a decomposition returning several arrays, one ``Part`` each (the record's own primitive
+    is then the decomposition computed once, with no derivative).  ``variants``: kind -> ``Variant``, the
+    rules for operands of that kind, chosen by ``variant(ins, static, kit)`` (None: the record's own).
+    ``operator``: the Python operator that is this primitive too (``"matmul"``: ``a @ b``).
     ``refusals``: per target, why it is refused there (``{"array_api": "..."}``: the array-API target
     says it at the user's line; the Numba target refuses through its helpers' forms, an overload that
     raises Numba's ``TypingError`` with the reason, which it reports at the user's line).
@@ -90,6 +130,10 @@ class Primitive:
     attributes: tuple = ()
     static: MappingProxyType = field(default_factory=dict)  # (made read-only in __post_init__)
     helpers: MappingProxyType = field(default_factory=dict)  # (made read-only in __post_init__)
+    parts: tuple = ()
+    variants: MappingProxyType = field(default_factory=dict)  # (made read-only in __post_init__)
+    variant: Callable | None = None
+    operator: str | None = None
     array_api: str | None = None
     array_api_keywords: MappingProxyType = field(default_factory=dict)
     refusals: MappingProxyType = field(default_factory=dict)
@@ -97,13 +141,14 @@ class Primitive:
     def __post_init__(self):
         rules = (self.jvp, self.vjp, self.slots)
         ways = (self.partials is not None, self.linear is not None, self.bilinear is not None, rules != (None,) * 3)
-        assert sum(ways) == 1, f"{self.name}: its partials, its linear or bilinear rule, or its two rules (one)"
+        assert sum(ways) == (0 if self.parts else 1), f"{self.name}: its partials, linear or bilinear rule, two rules, or parts (one)"
+        assert bool(self.variants) == (self.variant is not None), f"{self.name}: variants and the choice among them"
         if ways[3]:
             assert None not in rules and len(self.slots) == len(self.signature), f"{self.name}: two rules, a slot each"
         elif ways[0]:
             assert len(self.partials) == len(self.signature), f"{self.name}: one partial per parameter"
         assert set(self.refusals) <= {"array_api"}, f"{self.name}: a refusal of a target that reads none"
-        for name in ("helpers", "array_api_keywords", "refusals", "static"):  # frozen all the way down
+        for name in ("helpers", "array_api_keywords", "refusals", "static", "variants"):  # frozen all the way down
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
 
     @property

@@ -14,7 +14,7 @@ with primitives that have rules (``np.average`` without weights is ``np.mean``: 
 from __future__ import annotations
 
 from . import padding as D
-from .primitive import Primitive, register
+from .primitive import Primitive, Variant, register
 from ..ir.expr import Call, Num, Slice, Subscript, Tuple, sum_exprs
 
 
@@ -263,49 +263,64 @@ STATIC.update(D.STATIC)
 POSITIONAL.update(D.POSITIONAL)
 
 
-# np.dot of two vectors (``specialise`` names it by both operands' ndim): a number, whose adjoint in each
-# vector is g times the other (a new array, never the other vector itself, even for g = 1), without the
-# helper that chooses by ndim when the code runs.
-DOT_VECTORS = "numpy.dot/vectors"
-FORWARD[DOT_VECTORS] = lambda a, b, z, da, db: sum_exprs(
-    [Call("numpy.dot", (da, b)) if da is not None else None, Call("numpy.dot", (a, db)) if db is not None else None]
-)
-REVERSE[DOT_VECTORS] = lambda a, b, z, g: (Call("numpy.multiply", (g, b)), Call("numpy.multiply", (g, a)))  # new arrays
-SLOTS[DOT_VECTORS] = (True, True)
-
-# A matrix times a vector, either way round (np.dot or @: ``specialise`` names it by the operands' ndim):
-# each adjoint one NumPy call chosen when the code is generated, not by a helper when it runs.
-DOT_MATVEC = "numpy.dot/matvec"  # (n, m) . (m,) -> (n,): g_i b_j and g . a
-DOT_VECMAT = "numpy.dot/vecmat"  # (n,) . (n, m) -> (m,): b . g and a_i g_j
-FORWARD[DOT_MATVEC] = FORWARD[DOT_VECMAT] = FORWARD[DOT_VECTORS]
-REVERSE[DOT_MATVEC] = lambda a, b, z, g: (Call("numpy.outer", (g, b)), Call("numpy.dot", (g, a)))
-REVERSE[DOT_VECMAT] = lambda a, b, z, g: (Call("numpy.dot", (b, g)), Call("numpy.outer", (a, g)))
-SLOTS[DOT_MATVEC] = SLOTS[DOT_VECMAT] = (True, True)
-for _kind in (DOT_MATVEC, DOT_VECMAT):  # np.matmul and @ of these are the same product
-    for _table in (FORWARD, REVERSE, SLOTS):
-        _table["numpy.matmul" + _kind[9:]] = _table["matmul" + _kind[9:]] = _table[_kind]
-
-# np.outer of operands that are not both vectors (matrices, numbers, an ndim not known): NumPy ravels each
-# first, so each adjoint is the vector one of the raveled operands, in the operand's own shape.
-OUTER_FLAT = "numpy.outer/flat"
-FORWARD[OUTER_FLAT] = lambda a, b, z, da, db: _bilinear("numpy.outer", a, b, (), da, db)
-REVERSE[OUTER_FLAT] = lambda a, b, z, g: (
-    _np("reshape", _np("dot", g, _np("ravel", b)), _np("shape", a)),
-    _np("reshape", _np("dot", _np("ravel", a), g), _np("shape", b)),
-)
-SLOTS[OUTER_FLAT] = (True, True)
-
-# The same where g is surely an array (not the number 0.0 of a result no use of which ran): g_i b_j as
-# g[:, None] * b, np.outer's own product of a column and a row without its Python layer (a microsecond).
-ARRAY_G: dict = {}  # the product -> its rule for an array g (modes.adjoints picks it)
-for _kind in (DOT_MATVEC, "numpy.matmul/matvec", "matmul/matvec"):
-    ARRAY_G[_kind] = _kind + "/array g"
-    REVERSE[ARRAY_G[_kind]] = lambda a, b, z, g: (_column(g) * b, Call("numpy.dot", (g, a)))
+# --- the variants of np.dot, np.matmul (and ``@``) and np.outer by their operands (``rules.primitive.Variant``,
+# chosen by ``analysis.specialise``): each adjoint one NumPy call chosen when the code is generated, not by a helper
+# choosing by ndim when it runs.
+def _dot_tangent(a, b, z, da, db):
+    return sum_exprs([_np("dot", da, b) if da is not None else None, _np("dot", a, db) if db is not None else None])
 
 
 def _column(g):
     """``g[:, None]``: the vector g as a column."""
     return Subscript(g, Tuple((Slice(None, None), Num(None))))
+
+
+# np.dot of two vectors: a number, whose adjoint in each vector is g times the other (a new array, never the
+# other vector itself, even for g = 1)
+VECTORS = Variant(
+    _dot_tangent, lambda a, b, z, g: (_np("multiply", g, b), _np("multiply", g, a)), (True, True)
+)
+# a matrix times a vector, (n, m) . (m,) -> (n,): g_i b_j and g . a; where g is surely an array (not the number
+# 0.0 of a result none of whose uses ran), g_i b_j as g[:, None] * b, np.outer's own product of a column and a
+# row without its Python layer (a microsecond)
+MATVEC = Variant(
+    _dot_tangent,
+    lambda a, b, z, g: (_np("outer", g, b), _np("dot", g, a)),
+    (True, True),
+    array_g=lambda a, b, z, g: (_column(g) * b, _np("dot", g, a)),
+)
+# a vector times a matrix, (n,) . (n, m) -> (m,): b . g and a_i g_j
+VECMAT = Variant(_dot_tangent, lambda a, b, z, g: (_np("dot", b, g), _np("outer", a, g)), (True, True))
+
+
+def _product_kind(ins, static, kit):
+    """"matvec" or "vecmat" for a matrix and a vector either way round, else None."""
+    if not all(isinstance(a, kit.Arr) for a in ins[:2]):
+        return None
+    return {(2, 1): "matvec", (1, 2): "vecmat"}.get((ins[0].ndim, ins[1].ndim))
+
+
+def _dot_kind(ins, static, kit):
+    """np.dot's variant: "vectors" for two vectors, else a matrix and a vector's."""
+    if all(isinstance(a, kit.Arr) and a.ndim == 1 for a in ins[:2]):
+        return "vectors"
+    return _product_kind(ins, static, kit)
+
+
+# np.outer of operands that are not both vectors (matrices, numbers, an ndim not known): NumPy ravels each first,
+# so each adjoint is the vector one of the raveled operands, in the operand's own shape.
+FLAT = Variant(
+    lambda a, b, z, da, db: _bilinear("numpy.outer", a, b, (), da, db),
+    lambda a, b, z, g: (
+        _np("reshape", _np("dot", g, _np("ravel", b)), _np("shape", a)),
+        _np("reshape", _np("dot", _np("ravel", a), g), _np("shape", b)),
+    ),
+    (True, True),
+)
+
+
+def _outer_kind(ins, static, kit):
+    return None if all(isinstance(a, kit.Arr) and a.ndim == 1 for a in ins[:2]) else "flat"
 
 
 # --- the products of two arrays, one record each: bilinear, so the tangent is the product of each tangent
@@ -356,6 +371,8 @@ _product(
     _dotted,
     (lambda g, a, b: _h("dot_vjp_a")(g, a, b), lambda g, a, b: _h("dot_vjp_b")(g, a, b)),
     methods=("dot",),
+    variants={"vectors": VECTORS, "matvec": MATVEC, "vecmat": VECMAT},
+    variant=_dot_kind,
     array_api="dot",  # (the standard's matmul and vecdot, chosen by the operands: a helper of the target's)
 )
 _product(
@@ -363,6 +380,9 @@ _product(
     (("x1", None), ("x2", None)),
     _matrix_product,
     (lambda g, a, b: _h("matmul_vjp_a")(g, a, b), lambda g, a, b: _h("matmul_vjp_b")(g, a, b)),
+    variants={"matvec": MATVEC, "vecmat": VECMAT},
+    variant=_product_kind,
+    operator="matmul",  # a @ b
     array_api="xp.matmul",
 )
 _product(
@@ -376,6 +396,8 @@ _product(
     AB,
     lambda ins, static, kit: kit.array_of(2, kit.result_dtype(ins[:2])),
     (lambda g, a, b: _np("dot", g, b), lambda g, a, b: _np("dot", a, g)),
+    variants={"flat": FLAT},
+    variant=_outer_kind,
     array_api="outer",
 )
 # of 3-vectors along the last axis: g . (da x b) = da . (b x g), g . (a x db) = db . (g x a)

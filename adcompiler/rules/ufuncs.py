@@ -78,6 +78,7 @@ _ufunc("fabs", lambda x, z: sign(x))
 _ufunc("deg2rad", lambda x, z: DEGREE)
 _ufunc("radians", lambda x, z: DEGREE)
 _ufunc("rad2deg", lambda x, z: Num(57.29577951308232))  # 180 / pi
+_ufunc("nan_to_num", lambda x, z: npwhere(np_("isfinite")(x), 1.0, 0.0), exact=True)  # the replaced: constants
 _ufunc("degrees", lambda x, z: Num(57.29577951308232))
 # piecewise constant: derivative zero
 for _name, _xp in (("sign", ""), ("floor", ""), ("ceil", ""), ("round", ""), ("rint", None), ("trunc", "")):
