@@ -59,21 +59,10 @@ HELPER_RULES = {
     "unjoin_all": ("linear", (0,)),
     "join_tangent": ("linear", (0,)),
     "prod_vjp": ("product", (0, 1)),  # its tangent: prod_vjp_jvp
-    "cumprod_vjp": ("product", (0, 1)),  # its tangent: cumprod_vjp_jvp
-    "tensordot_vjp_a": ("bilinear", (0, 2)),
-    "tensordot_vjp_b": ("bilinear", (0, 1)),
-    "kron_vjp_a": ("bilinear", (0, 2)),
-    "kron_vjp_b": ("bilinear", (0, 1)),
-    "weights_like": ("linear", (0,)),
     "split_part": ("linear", (0,)),
-    "take_vjp": ("linear", (0,)),
-    "quantile_jvp": ("linear", (0,)),  # x only picks the order statistics: piecewise constant
-    "quantile_vjp": ("linear", (0,)),
-    "take_along_vjp": ("linear", (0,)),
     "pad_vjp": ("linear", (0,)),
     "pad_vjp_values": ("linear", (0,)),
     "split_vjp": ("linear", (0,)),
-    "weights_vjp": ("linear", (0,)),
     "einsum_vjp": ("bilinear", (0, 3, 4, 5, 6, 7)),
     "linspace_vjp": ("linear", (0,)),
     "inner_vjp_a": ("bilinear", (0, 2)),

@@ -14,7 +14,7 @@ with primitives that have rules (``np.average`` without weights is ``np.mean``: 
 from __future__ import annotations
 
 from . import padding as D
-from .primitive import Primitive, Variant, register
+from .primitive import Helper, Primitive, Variant, register
 from ..ir.expr import Call, Num, Slice, Subscript, Tuple, sum_exprs
 
 
@@ -110,6 +110,273 @@ def _quantile_value(ins, static, kit):
 # --- tensordot and kron: bilinear, with tensordot's axes static; cumprod by the recurrences of its running
 # products: z[i] = z[i-1] x[i], so dz[i] = dz[i-1] x[i] + z[i-1] dx[i] (cumprod_jvp), and with s[j] = g[j] +
 # x[j+1] s[j+1], x[j]'s cotangent is z[j-1] s[j] (cumprod_vjp)
+# --- the runtime helpers of the records below, each in its forms (``rules.primitive.Helper``): none has a Numba
+# form of its own (Numba compiles the python form where it takes it), and only take_vjp an array-API one.
+_TENSORDOT_AXES = """
+    import numpy
+
+    na, nb = numpy.ndim(a), numpy.ndim(b)
+    if isinstance(axes, int):
+        aa, bb = list(range(na - axes, na)), list(range(axes))
+    else:
+        aa, bb = ([k] if isinstance(k, int) else list(k) for k in axes)
+    aa, bb = [k % na for k in aa], [k % nb for k in bb]
+    fa, fb = [k for k in range(na) if k not in aa], [k for k in range(nb) if k not in bb]
+"""
+
+TENSORDOT_VJP_A = Helper(
+    python='''def tensordot_vjp_a(g, a, b, axes=2):
+    """The cotangent of a in numpy.tensordot(a, b, axes): g contracted with b over b's free axes."""'''
+    + _TENSORDOT_AXES
+    + """    out = numpy.tensordot(g, b, axes=(list(range(len(fa), len(fa) + len(fb))), fb))
+    out = numpy.transpose(out, numpy.argsort(fa + [aa[bb.index(k)] for k in sorted(bb)]))
+    return out if hasattr(a, "shape") else out[()]
+""",
+    linear=("bilinear", (0, 2)),
+)
+
+TENSORDOT_VJP_B = Helper(
+    python='''def tensordot_vjp_b(g, a, b, axes=2):
+    """The cotangent of b in numpy.tensordot(a, b, axes): a contracted with g over a's free axes."""'''
+    + _TENSORDOT_AXES
+    + """    out = numpy.tensordot(a, g, axes=(fa, list(range(len(fa)))))
+    out = numpy.transpose(out, numpy.argsort([bb[aa.index(k)] for k in sorted(aa)] + fb))
+    return out if hasattr(b, "shape") else out[()]
+""",
+    linear=("bilinear", (0, 1)),
+)
+
+_KRON_SHAPES = """
+    import numpy
+
+    sa, sb = numpy.shape(a), numpy.shape(b)
+    d = max(len(sa), len(sb))
+    sa, sb = (1,) * (d - len(sa)) + sa, (1,) * (d - len(sb)) + sb
+    blocks = numpy.reshape(g, [n for pair in zip(sa, sb) for n in pair])  # (a0, b0, a1, b1, ...)
+"""
+
+KRON_VJP_A = Helper(
+    python='''def kron_vjp_a(g, a, b):
+    """The cotangent of a in numpy.kron(a, b): each block of g against b."""'''
+    + _KRON_SHAPES
+    + """    out = numpy.tensordot(blocks, numpy.reshape(b, sb), axes=(list(range(1, 2 * d, 2)), list(range(d))))
+    out = numpy.reshape(out, numpy.shape(a))
+    return out if hasattr(a, "shape") else out[()]
+""",
+    linear=("bilinear", (0, 2)),
+)
+
+KRON_VJP_B = Helper(
+    python='''def kron_vjp_b(g, a, b):
+    """The cotangent of b in numpy.kron(a, b): the blocks of g weighted by a's entries, summed."""'''
+    + _KRON_SHAPES
+    + """    out = numpy.tensordot(numpy.reshape(a, sa), blocks, axes=(list(range(d)), list(range(0, 2 * d, 2))))
+    out = numpy.reshape(out, numpy.shape(b))
+    return out if hasattr(b, "shape") else out[()]
+""",
+    linear=("bilinear", (0, 1)),
+)
+
+_CUMPROD_MOVE = """
+    import numpy
+
+    number = not hasattr(x, "shape")
+    x = numpy.asarray(x)
+
+    def moved(v):  # the cumulative axis last (x flattened for axis None)
+        v = numpy.broadcast_to(v, numpy.shape(x)) if axis is not None or numpy.ndim(v) == 0 else v
+        return numpy.ravel(v) if axis is None else numpy.moveaxis(v, axis, -1)
+
+    def back(v):
+        v = numpy.reshape(v, x.shape) if axis is None else numpy.moveaxis(v, -1, axis)
+        return v[()] if number else v
+
+    a = moved(x)
+    z, m = numpy.cumprod(a, axis=-1), a.shape[-1]
+"""
+
+CUMPROD_JVP = Helper(
+    python='''def cumprod_jvp(dx, x, axis=None):
+    """The tangent of numpy.cumprod(x, axis): dz[i] = dz[i-1] x[i] + z[i-1] dx[i] (exact at zeros)."""'''
+    + _CUMPROD_MOVE
+    + """    da = moved(numpy.broadcast_to(dx, x.shape))
+    out = numpy.empty(a.shape, dtype=numpy.result_type(a, da, numpy.float32))
+    out[..., :1] = da[..., :1]
+    for i in range(1, m):
+        out[..., i] = out[..., i - 1] * a[..., i] + z[..., i - 1] * da[..., i]
+    return out if axis is None else numpy.moveaxis(out, -1, axis)
+""",
+)
+
+CUMPROD_VJP = Helper(
+    python='''def cumprod_vjp(g, x, axis=None):
+    """The cotangent of x in numpy.cumprod(x, axis): with s[j] = g[j] + x[j+1] s[j+1], x[j]'s is
+    z[j-1] s[j] (no division: exact at zeros)."""'''
+    + _CUMPROD_MOVE
+    + """    gg = numpy.broadcast_to(numpy.asarray(g) if axis is None else numpy.moveaxis(numpy.asarray(g), axis, -1), a.shape)
+    s = numpy.empty(a.shape, dtype=numpy.result_type(a, gg, numpy.float32))
+    s[..., m - 1 :] = gg[..., m - 1 :]
+    for j in range(m - 2, -1, -1):
+        s[..., j] = gg[..., j] + a[..., j + 1] * s[..., j + 1]
+    s[..., 1:] *= z[..., :-1]
+    return back(s)
+""",
+    linear=("product", (0, 1)),
+)
+
+CUMPROD_VJP_JVP = Helper(
+    python='''def cumprod_vjp_jvp(g, dg, x, dx, axis=None):
+    """The tangent of cumprod_vjp(g, x, axis) given dg and dx: its recurrences differentiated."""'''
+    + _CUMPROD_MOVE
+    + """    def along(v):
+        v = numpy.asarray(v)
+        return numpy.broadcast_to(v if axis is None or v.ndim == 0 else numpy.moveaxis(v, axis, -1), a.shape)
+
+    gg, dgg, da = along(g), along(dg), moved(numpy.broadcast_to(dx, x.shape))
+    dtype = numpy.result_type(a, gg, dgg, da, numpy.float32)
+    dz, s, ds = (numpy.empty(a.shape, dtype=dtype) for _ in range(3))
+    dz[..., :1] = da[..., :1]
+    for i in range(1, m):
+        dz[..., i] = dz[..., i - 1] * a[..., i] + z[..., i - 1] * da[..., i]
+    s[..., m - 1 :], ds[..., m - 1 :] = gg[..., m - 1 :], dgg[..., m - 1 :]
+    for j in range(m - 2, -1, -1):
+        s[..., j] = gg[..., j] + a[..., j + 1] * s[..., j + 1]
+        ds[..., j] = dgg[..., j] + da[..., j + 1] * s[..., j + 1] + a[..., j + 1] * ds[..., j + 1]
+    out = ds.copy()
+    out[..., 1:] = dz[..., :-1] * s[..., 1:] + z[..., :-1] * ds[..., 1:]
+    return back(out)
+""",
+)
+
+WEIGHTS_LIKE = Helper(
+    python='''def weights_like(w, a, axis=None):
+    """np.average's weights w set along axis of a (as NumPy broadcasts them): linear in w."""
+    import numpy
+
+    w, shape = numpy.asarray(w), numpy.shape(a)
+    if w.shape == shape or axis is None:
+        return w
+    axes = [k % len(shape) for k in (axis if isinstance(axis, tuple) else (axis,))]
+    return numpy.reshape(numpy.transpose(w, numpy.argsort(axes)), [n if k in axes else 1 for k, n in enumerate(shape)])
+''',
+    linear=("linear", (0,)),
+)
+
+WEIGHTS_VJP = Helper(
+    python='''def weights_vjp(gw, w, a, axis=None):
+    """The adjoint of weights_like: gw (shaped like a) summed back to the weights' shape."""
+    import numpy
+
+    shape = numpy.shape(a)
+    if numpy.shape(w) == shape or axis is None:
+        return gw
+    axes = [k % len(shape) for k in (axis if isinstance(axis, tuple) else (axis,))]
+    summed = numpy.sum(gw, axis=tuple(k for k in range(len(shape)) if k not in axes))
+    return numpy.transpose(summed, numpy.argsort(numpy.argsort(axes)))
+''',
+    linear=("linear", (0,)),
+)
+
+TAKE_VJP = Helper(
+    python='''def take_vjp(g, a, indices, axis=None):
+    """The cotangent of a in numpy.take(a, indices, axis): g added back at the indices taken."""
+    import numpy
+
+    out = numpy.zeros(numpy.shape(a), dtype=numpy.result_type(a, numpy.float32))
+    if axis is None:
+        numpy.add.at(out.reshape(-1), indices, g)
+    else:
+        numpy.add.at(out, (slice(None),) * (axis % out.ndim) + (numpy.asarray(indices),), g)
+    return out if hasattr(a, "shape") else out[()]
+''',
+    array_api='''def take_vjp(g, a, indices, axis=None):
+    """The cotangent of a in numpy.take(a, indices, axis): g added back at the indices taken (repeats
+    adding up), by a product with the one-hot matrix of the indices."""
+    xp = namespace(g, a, indices)
+    shape, dtype = shape_of(a), floating(xp, a)
+    whole = (size_of(a),) if axis is None else shape
+    ax = 0 if axis is None else axis % len(shape)
+    where = xp.reshape(xp.asarray(indices), (-1,))
+    n = whole[ax]
+    onehot = xp.astype(xp.reshape(where % n, (-1, 1)) == xp.reshape(xp.arange(n), (1, -1)), dtype)
+    moved = xp.reshape(xp.astype(xp.asarray(g), dtype), whole[:ax] + (where.shape[0],) + whole[ax + 1 :])
+    out = xp.moveaxis(xp.matmul(xp.moveaxis(moved, ax, -1), onehot), -1, ax)
+    return xp.reshape(out, shape) if hasattr(a, "shape") else out[0]
+''',
+    linear=("linear", (0,)),
+)
+
+TAKE_ALONG_VJP = Helper(
+    python='''def take_along_vjp(g, a, indices, axis=-1):
+    """The cotangent of a in numpy.take_along_axis(a, indices, axis): g added back where it was taken."""
+    import numpy
+
+    out = numpy.zeros(numpy.shape(a), dtype=numpy.result_type(a, numpy.float32))
+    if axis is None:
+        numpy.add.at(out.reshape(-1), indices, g)
+        return out
+    ax, indices = axis % out.ndim, numpy.asarray(indices)
+    index = [numpy.arange(n).reshape([-1 if k == j else 1 for k in range(out.ndim)]) for j, n in enumerate(out.shape)]
+    index[ax] = indices
+    numpy.add.at(out, tuple(index), numpy.broadcast_to(g, numpy.broadcast_shapes(*(i.shape for i in index))))
+    return out
+''',
+    linear=("linear", (0,)),
+)
+
+_QUANTILE = """
+    import numpy
+
+    x = numpy.asarray(x)
+    axes = tuple(range(x.ndim)) if axis is None else tuple(k % x.ndim for k in numpy.atleast_1d(axis))
+    kept = [k for k in range(x.ndim) if k not in axes]
+
+    def moved(v):  # the reduced axes last, as one axis
+        v = numpy.moveaxis(numpy.broadcast_to(v, x.shape), axes, range(x.ndim - len(axes), x.ndim))
+        return numpy.reshape(v, [x.shape[k] for k in kept] + [-1])
+
+    a = moved(x)
+    n, q = a.shape[-1], numpy.asarray(q, dtype=float) / scale
+    order = numpy.argsort(a, axis=-1)
+    pos = q.ravel() * (n - 1)
+    lo = numpy.floor(pos).astype(int)
+    hi, t = numpy.minimum(lo + 1, n - 1), pos - lo
+    shape = list(q.shape) + [1 if k in axes else x.shape[k] for k in range(x.ndim) if keepdims or k in kept]
+"""
+
+QUANTILE_JVP = Helper(
+    python='''def quantile_jvp(dx, x, q, axis=None, keepdims=False, scale=1.0):
+    """The tangent of numpy.quantile(x, q / scale, axis, keepdims=keepdims) (method 'linear'): the
+    tangents at the two order statistics around each quantile, interpolated as the values are."""'''
+    + _QUANTILE
+    + """    d = numpy.take_along_axis(moved(dx), order, axis=-1)
+    out = d[..., lo] * (1 - t) + d[..., hi] * t  # kept axes, then q's entries
+    out = numpy.reshape(numpy.moveaxis(out, -1, 0), shape)
+    return out if out.ndim else out[()]
+""",
+    linear=("linear", (0,)),
+)
+
+QUANTILE_VJP = Helper(
+    python='''def quantile_vjp(g, x, q, axis=None, keepdims=False, scale=1.0):
+    """The cotangent of x in numpy.quantile(x, q / scale, axis, keepdims=keepdims) (method 'linear'):
+    g shared between the two order statistics around each quantile."""'''
+    + _QUANTILE
+    + """    gg = numpy.moveaxis(numpy.reshape(numpy.broadcast_to(g, shape), [q.size] + list(a.shape[:-1])), 0, -1)
+    d = numpy.zeros(a.shape, dtype=numpy.result_type(x, numpy.float32))
+    for k in range(q.size):
+        d[..., lo[k]] += gg[..., k] * (1 - t[k])
+        d[..., hi[k]] += gg[..., k] * t[k]
+    out = numpy.empty_like(d)
+    numpy.put_along_axis(out, order, d, axis=-1)
+    out = numpy.reshape(out, [x.shape[k] for k in kept] + [x.shape[k] for k in axes])
+    out = numpy.moveaxis(out, range(x.ndim - len(axes), x.ndim), axes)
+    return out if x.ndim else out[()]
+""",
+    linear=("linear", (0,)),
+)
+
+
 def _record(name: str, signature: tuple, value, **more) -> None:
     register(Primitive(name=f"numpy.{name}", family="products", signature=signature, value=value, **more))
 
@@ -122,6 +389,7 @@ _record(
     vjp=lambda a, b, axes, z, g: (_h("tensordot_vjp_a")(g, a, b, axes), _h("tensordot_vjp_b")(g, a, b, axes), None),
     slots=(True, True, False),
     static={"axes": None},
+    helpers={"tensordot_vjp_a": TENSORDOT_VJP_A, "tensordot_vjp_b": TENSORDOT_VJP_B},
 )
 _record(
     "kron",
@@ -130,6 +398,7 @@ _record(
     jvp=lambda a, b, z, da, db: _bilinear("numpy.kron", a, b, (), da, db),
     vjp=lambda a, b, z, g: (_h("kron_vjp_a")(g, a, b), _h("kron_vjp_b")(g, a, b)),
     slots=(True, True),
+    helpers={"kron_vjp_a": KRON_VJP_A, "kron_vjp_b": KRON_VJP_B},
 )
 _record(
     "cumprod",
@@ -139,6 +408,7 @@ _record(
     vjp=lambda x, axis, z, g: (_h("cumprod_vjp")(g, x, axis), None),
     slots=(True, False),
     methods=("cumprod",),
+    helpers={"cumprod_jvp": CUMPROD_JVP, "cumprod_vjp": CUMPROD_VJP, "cumprod_vjp_jvp": CUMPROD_VJP_JVP},
 )
 
 
@@ -172,6 +442,7 @@ _record(
     vjp=lambda a, axis, w, ret, keep, z, g: _average_adjoint(a, axis, w, keep, g),
     slots=(True, False, True, False, False),
     static={"returned": (False,), "keepdims": (True, False)},
+    helpers={"weights_like": WEIGHTS_LIKE, "weights_vjp": WEIGHTS_VJP},
 )
 
 # --- the split family: the pieces are one primitive each, ``numpy.split/part(x, kind, sections, axis, i,
@@ -209,12 +480,14 @@ _record(
     (("a", None), ("indices", None), ("axis", Num(None))),
     _take_value,
     linear=lambda g, x, z, indices, axis: _h("take_vjp")(g, x, indices, axis),
+    helpers={"take_vjp": TAKE_VJP},
 )
 _record(
     "take_along_axis",
     (("arr", None), ("indices", None), ("axis", Num(-1))),
     _along(2),
     linear=lambda g, x, z, indices, axis: _h("take_along_vjp")(g, x, indices, axis),
+    helpers={"take_along_vjp": TAKE_ALONG_VJP},
 )
 _record(
     "sort",
@@ -223,6 +496,7 @@ _record(
     jvp=lambda x, axis, z, dx, dax: Call("numpy.take_along_axis", (dx, _order(x, axis), axis)),
     vjp=lambda x, axis, z, g: (_h("take_along_vjp")(g, x, _order(x, axis), axis), None),
     slots=(True, False),
+    helpers={"take_along_vjp": TAKE_ALONG_VJP},
 )
 
 # --- median, percentile, quantile (method 'linear'): selections interpolating linearly between the two
@@ -238,6 +512,7 @@ _record(
     slots=(True, False, False),
     positional=2,
     static={"keepdims": (True, False)},
+    helpers={"quantile_jvp": QUANTILE_JVP, "quantile_vjp": QUANTILE_VJP},
 )
 for _name, _scale in (("percentile", 100.0), ("quantile", 1.0)):
     _record(
@@ -253,6 +528,7 @@ for _name, _scale in (("percentile", 100.0), ("quantile", 1.0)):
         ),
         slots=(True, False, False, False),
         positional=3,
+        helpers={"quantile_jvp": QUANTILE_JVP, "quantile_vjp": QUANTILE_VJP},
         static={"keepdims": (True, False)},
     )
 
@@ -277,9 +553,7 @@ def _column(g):
 
 # np.dot of two vectors: a number, whose adjoint in each vector is g times the other (a new array, never the
 # other vector itself, even for g = 1)
-VECTORS = Variant(
-    _dot_tangent, lambda a, b, z, g: (_np("multiply", g, b), _np("multiply", g, a)), (True, True)
-)
+VECTORS = Variant(_dot_tangent, lambda a, b, z, g: (_np("multiply", g, b), _np("multiply", g, a)), (True, True))
 # a matrix times a vector, (n, m) . (m,) -> (n,): g_i b_j and g . a; where g is surely an array (not the number
 # 0.0 of a result none of whose uses ran), g_i b_j as g[:, None] * b, np.outer's own product of a column and a
 # row without its Python layer (a microsecond)
@@ -294,7 +568,7 @@ VECMAT = Variant(_dot_tangent, lambda a, b, z, g: (_np("dot", b, g), _np("outer"
 
 
 def _product_kind(ins, static, kit):
-    """"matvec" or "vecmat" for a matrix and a vector either way round, else None."""
+    """ "matvec" or "vecmat" for a matrix and a vector either way round, else None."""
     if not all(isinstance(a, kit.Arr) for a in ins[:2]):
         return None
     return {(2, 1): "matvec", (1, 2): "vecmat"}.get((ins[0].ndim, ins[1].ndim))

@@ -327,20 +327,6 @@ XP_HELPERS.update(
     start = sum(shape_of(a)[ax] for a in arrays[:i])
     return g[(slice(None),) * ax + (slice(start, start + shape_of(arrays[i])[ax]), Ellipsis)]
 ''',
-        "take_vjp": '''def take_vjp(g, a, indices, axis=None):
-    """The cotangent of a in numpy.take(a, indices, axis): g added back at the indices taken (repeats
-    adding up), by a product with the one-hot matrix of the indices."""
-    xp = namespace(g, a, indices)
-    shape, dtype = shape_of(a), floating(xp, a)
-    whole = (size_of(a),) if axis is None else shape
-    ax = 0 if axis is None else axis % len(shape)
-    where = xp.reshape(xp.asarray(indices), (-1,))
-    n = whole[ax]
-    onehot = xp.astype(xp.reshape(where % n, (-1, 1)) == xp.reshape(xp.arange(n), (1, -1)), dtype)
-    moved = xp.reshape(xp.astype(xp.asarray(g), dtype), whole[:ax] + (where.shape[0],) + whole[ax + 1 :])
-    out = xp.moveaxis(xp.matmul(xp.moveaxis(moved, ax, -1), onehot), -1, ax)
-    return xp.reshape(out, shape) if hasattr(a, "shape") else out[0]
-''',
     }
 )
 
