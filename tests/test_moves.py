@@ -59,9 +59,9 @@ _ONE_ARRAY = [
 ]
 NAMES = [
     p.numpy_name
-    for f in ("movement", "reductions", "products")
+    for f in ("movement", "reductions", "products", "orders")
     for p in family(f)
-    if p.linear and f != "products" or p.name in _SELECTIONS + _ONE_ARRAY
+    if p.linear and f not in ("products", "orders") or p.name in _SELECTIONS + _ONE_ARRAY
 ]
 
 

@@ -124,6 +124,7 @@ class KIT:
     reduced = staticmethod(_reduced)  # sum, max, ...: over static[1] (the axis), keepdims static[2]
     floating_reduced = staticmethod(_floating_reduced)  # mean, var, ...: the same, of a floating dtype
     scalar = staticmethod(_scalar)  # a NumPy scalar of this dtype
+    scalar_or_array = staticmethod(lambda nd, dtype: _scalar(dtype) if nd == 0 else array_of(nd, dtype))  # of ndim nd
     array_of = staticmethod(array_of)  # an array of this ndim (None: not known) and dtype
     ndim_of = staticmethod(ndim_of)  # an argument's ndim (None: not known)
     float_dtype = staticmethod(float_dtype)  # the dtype of a floating function of these arguments

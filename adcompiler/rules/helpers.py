@@ -43,30 +43,21 @@ HELPER_RULES = {
     "sum_all": ("linear", (0,)),
     "add_new": ("sum", (0, 1)),  # acc + c (its tangent never stores: the tangent of c may be another's)
     "array_like": ("linear", (0,)),
-    "extreme_vjp": ("linear", (0,)),
-    "extreme_jvp": ("linear", (0,)),
     "scatter_add": ("linear", (0, 3)),
     "add_at": ("linear", (0, 3)),
     "distinct": ("linear", (0,)),
     "add_at_vjp": ("linear", (0,)),
     "take_and_clear": ("linear", (0,)),
     "linalg_check": ("linear", (0,)),  # its argument, once the decomposition's derivative is known to exist
-    "matmul_vjp_a": ("bilinear", (0, 2)),
-    "matmul_vjp_b": ("bilinear", (0, 1)),
-    "dot_vjp_a": ("bilinear", (0, 2)),
-    "dot_vjp_b": ("bilinear", (0, 1)),
     "unjoin": ("linear", (0,)),
     "unjoin_all": ("linear", (0,)),
     "join_tangent": ("linear", (0,)),
-    "prod_vjp": ("product", (0, 1)),  # its tangent: prod_vjp_jvp
     "split_part": ("linear", (0,)),
     "pad_vjp": ("linear", (0,)),
     "pad_vjp_values": ("linear", (0,)),
     "split_vjp": ("linear", (0,)),
     "einsum_vjp": ("bilinear", (0, 3, 4, 5, 6, 7)),
     "linspace_vjp": ("linear", (0,)),
-    "inner_vjp_a": ("bilinear", (0, 2)),
-    "inner_vjp_b": ("bilinear", (0, 1)),
 }
 HELPER_RULES.update({name: h.linear for name, h in helpers().items() if h.linear is not None})  # the records'
 

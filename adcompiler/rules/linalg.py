@@ -366,7 +366,12 @@ _decomposition(
     (("a", None),),
     (
         Part(_parted(2)),
-        Part(_parted(2), lambda a, raw, z, da, dr: _logdet_tangent(a, da), lambda a, raw, z, g: (_logdet_adjoint(a, g), None), (True, False)),
+        Part(
+            _parted(2),
+            lambda a, raw, z, da, dr: _logdet_tangent(a, da),
+            lambda a, raw, z, g: (_logdet_adjoint(a, g), None),
+            (True, False),
+        ),
     ),
 )
 # eigh: the eigenvalues and the eigenvectors, each of (a, UPLO, raw)
@@ -463,7 +468,7 @@ def _norm_value(ins, static, kit):
 
 
 def _norm_kind(ins, static, kit):
-    """"matrix" where ord means a matrix norm: of two axes, or of a matrix with no axis given."""
+    """ "matrix" where ord means a matrix norm: of two axes, or of a matrix with no axis given."""
     if kit.UNKNOWN in static[1:3]:
         return None
     ord_, axis = static[1], static[2]

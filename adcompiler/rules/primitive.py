@@ -141,7 +141,9 @@ class Primitive:
     def __post_init__(self):
         rules = (self.jvp, self.vjp, self.slots)
         ways = (self.partials is not None, self.linear is not None, self.bilinear is not None, rules != (None,) * 3)
-        assert sum(ways) == (0 if self.parts else 1), f"{self.name}: its partials, linear or bilinear rule, two rules, or parts (one)"
+        assert sum(ways) == (
+            0 if self.parts else 1
+        ), f"{self.name}: its partials, linear or bilinear rule, two rules, or parts (one)"
         assert bool(self.variants) == (self.variant is not None), f"{self.name}: variants and the choice among them"
         if ways[3]:
             assert None not in rules and len(self.slots) == len(self.signature), f"{self.name}: two rules, a slot each"

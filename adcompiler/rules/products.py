@@ -1,7 +1,7 @@
-"""NumPy's products (dot, matmul, inner, outer, cross, tensordot, kron), weighted reductions (cumprod,
-average), gathers and sorts (take, take_along_axis, sort) and order statistics (median, percentile,
-quantile), one record each (``rules.primitive``); the split family, ``np.append`` and ``specialise``'s
-variants of the products are still tables, which ``arrays`` merges into its own.
+"""NumPy's products (dot, matmul, inner, outer, cross, tensordot, kron) and weighted reductions (cumprod,
+average), one record each (``rules.primitive``), the variants of the products by their operands among them
+(``np.dot`` of two vectors, ...); the split family and ``np.append`` are still tables, which ``arrays``
+merges into its own.
 
 ``tensordot`` and ``kron`` are bilinear: the tangent is the product of one tangent with the other
 argument, summed over both; each cotangent is a runtime helper bilinear in (g, the other argument),
@@ -37,15 +37,10 @@ def _bilinear(prim, a, b, static, da, db):
     )
 
 
-# Each primitive of this module is one record (``rules.primitive``) but the split family's pieces, np.append
-# and ``specialise``'s variants of np.dot, np.matmul and np.outer, which are still tables here.
+# Each primitive of this module is one record (``rules.primitive``) but the split family's pieces and np.append,
+# which are still tables here.
 FORWARD, REVERSE, SLOTS, SIGNATURES, STATIC, LINEAR, POSITIONAL = {}, {}, {}, {}, {}, {}, {}
 METHODS: dict = {}
-
-
-def _scalar_or_array(nd, dtype, kit):
-    """What NumPy returns of ndim ``nd``: a NumPy scalar for 0."""
-    return kit.scalar(dtype) if nd == 0 else kit.array_of(nd, dtype)
 
 
 def _tensordot_value(ins, static, kit):
@@ -63,14 +58,7 @@ def _kron_value(ins, static, kit):
     dtype = kit.result_dtype(ins[:2])
     if a is None or b is None:
         return kit.Arr(None, dtype)
-    return _scalar_or_array(max(a, b), dtype, kit)
-
-
-def _along(k: int):
-    """An array of a's dtype, flat (1-d) where static argument k (the axis) is None, else of a's ndim."""
-    return lambda ins, static, kit: kit.array_of(
-        1 if static[k] is None else kit.ndim_of(ins[0]), kit.result_dtype(ins[:1])
-    )
+    return kit.scalar_or_array(max(a, b), dtype)
 
 
 def _average_value(ins, static, kit):
@@ -82,36 +70,16 @@ def _average_value(ins, static, kit):
     if axis is kit.UNKNOWN or keepdims is not False:
         return kit.Arr(None, dtype)
     if axis is None:
-        return _scalar_or_array(0, dtype, kit)
+        return kit.scalar_or_array(0, dtype)
     left = kit.minus(nd, len(axis) if isinstance(axis, tuple) else 1)
-    return kit.Arr(None, dtype) if left is None else _scalar_or_array(left, dtype, kit)
-
-
-def _take_value(ins, static, kit):
-    """np.take(a, indices, axis): the indices' dimensions in place of axis (of the flattened a for None)."""
-    a, i, axis = kit.ndim_of(ins[0]), kit.ndim_of(ins[1]), static[2]
-    if i is None or axis is kit.UNKNOWN or axis is not None and a is None:
-        return kit.Arr(None, kit.result_dtype(ins[:1]))
-    return _scalar_or_array(i if axis is None else a - 1 + i, kit.result_dtype(ins[:1]), kit)
-
-
-def _quantile_value(ins, static, kit):
-    """np.median(a, axis, keepdims), np.percentile / np.quantile(a, q, axis, keepdims): q's dimensions,
-    then a reduced over axis."""
-    q = 0 if len(ins) == 3 else kit.ndim_of(ins[1])
-    nd, axis, keepdims = kit.ndim_of(ins[0]), static[-2], static[-1]
-    dtype = kit.float_dtype(ins[:1])
-    if q is None or nd is None or axis is kit.UNKNOWN:
-        return kit.Arr(None, dtype)
-    left = nd if keepdims else 0 if axis is None else nd - (len(axis) if isinstance(axis, tuple) else 1)
-    return _scalar_or_array(q + left, dtype, kit)
+    return kit.Arr(None, dtype) if left is None else kit.scalar_or_array(left, dtype)
 
 
 # --- tensordot and kron: bilinear, with tensordot's axes static; cumprod by the recurrences of its running
 # products: z[i] = z[i-1] x[i], so dz[i] = dz[i-1] x[i] + z[i-1] dx[i] (cumprod_jvp), and with s[j] = g[j] +
 # x[j+1] s[j+1], x[j]'s cotangent is z[j-1] s[j] (cumprod_vjp)
 # --- the runtime helpers of the records below, each in its forms (``rules.primitive.Helper``): none has a Numba
-# form of its own (Numba compiles the python form where it takes it), and only take_vjp an array-API one.
+# form of its own (Numba compiles the python form where it takes it), nor an array-API one.
 _TENSORDOT_AXES = """
     import numpy
 
@@ -277,105 +245,6 @@ WEIGHTS_VJP = Helper(
     linear=("linear", (0,)),
 )
 
-TAKE_VJP = Helper(
-    python='''def take_vjp(g, a, indices, axis=None):
-    """The cotangent of a in numpy.take(a, indices, axis): g added back at the indices taken."""
-    import numpy
-
-    out = numpy.zeros(numpy.shape(a), dtype=numpy.result_type(a, numpy.float32))
-    if axis is None:
-        numpy.add.at(out.reshape(-1), indices, g)
-    else:
-        numpy.add.at(out, (slice(None),) * (axis % out.ndim) + (numpy.asarray(indices),), g)
-    return out if hasattr(a, "shape") else out[()]
-''',
-    array_api='''def take_vjp(g, a, indices, axis=None):
-    """The cotangent of a in numpy.take(a, indices, axis): g added back at the indices taken (repeats
-    adding up), by a product with the one-hot matrix of the indices."""
-    xp = namespace(g, a, indices)
-    shape, dtype = shape_of(a), floating(xp, a)
-    whole = (size_of(a),) if axis is None else shape
-    ax = 0 if axis is None else axis % len(shape)
-    where = xp.reshape(xp.asarray(indices), (-1,))
-    n = whole[ax]
-    onehot = xp.astype(xp.reshape(where % n, (-1, 1)) == xp.reshape(xp.arange(n), (1, -1)), dtype)
-    moved = xp.reshape(xp.astype(xp.asarray(g), dtype), whole[:ax] + (where.shape[0],) + whole[ax + 1 :])
-    out = xp.moveaxis(xp.matmul(xp.moveaxis(moved, ax, -1), onehot), -1, ax)
-    return xp.reshape(out, shape) if hasattr(a, "shape") else out[0]
-''',
-    linear=("linear", (0,)),
-)
-
-TAKE_ALONG_VJP = Helper(
-    python='''def take_along_vjp(g, a, indices, axis=-1):
-    """The cotangent of a in numpy.take_along_axis(a, indices, axis): g added back where it was taken."""
-    import numpy
-
-    out = numpy.zeros(numpy.shape(a), dtype=numpy.result_type(a, numpy.float32))
-    if axis is None:
-        numpy.add.at(out.reshape(-1), indices, g)
-        return out
-    ax, indices = axis % out.ndim, numpy.asarray(indices)
-    index = [numpy.arange(n).reshape([-1 if k == j else 1 for k in range(out.ndim)]) for j, n in enumerate(out.shape)]
-    index[ax] = indices
-    numpy.add.at(out, tuple(index), numpy.broadcast_to(g, numpy.broadcast_shapes(*(i.shape for i in index))))
-    return out
-''',
-    linear=("linear", (0,)),
-)
-
-_QUANTILE = """
-    import numpy
-
-    x = numpy.asarray(x)
-    axes = tuple(range(x.ndim)) if axis is None else tuple(k % x.ndim for k in numpy.atleast_1d(axis))
-    kept = [k for k in range(x.ndim) if k not in axes]
-
-    def moved(v):  # the reduced axes last, as one axis
-        v = numpy.moveaxis(numpy.broadcast_to(v, x.shape), axes, range(x.ndim - len(axes), x.ndim))
-        return numpy.reshape(v, [x.shape[k] for k in kept] + [-1])
-
-    a = moved(x)
-    n, q = a.shape[-1], numpy.asarray(q, dtype=float) / scale
-    order = numpy.argsort(a, axis=-1)
-    pos = q.ravel() * (n - 1)
-    lo = numpy.floor(pos).astype(int)
-    hi, t = numpy.minimum(lo + 1, n - 1), pos - lo
-    shape = list(q.shape) + [1 if k in axes else x.shape[k] for k in range(x.ndim) if keepdims or k in kept]
-"""
-
-QUANTILE_JVP = Helper(
-    python='''def quantile_jvp(dx, x, q, axis=None, keepdims=False, scale=1.0):
-    """The tangent of numpy.quantile(x, q / scale, axis, keepdims=keepdims) (method 'linear'): the
-    tangents at the two order statistics around each quantile, interpolated as the values are."""'''
-    + _QUANTILE
-    + """    d = numpy.take_along_axis(moved(dx), order, axis=-1)
-    out = d[..., lo] * (1 - t) + d[..., hi] * t  # kept axes, then q's entries
-    out = numpy.reshape(numpy.moveaxis(out, -1, 0), shape)
-    return out if out.ndim else out[()]
-""",
-    linear=("linear", (0,)),
-)
-
-QUANTILE_VJP = Helper(
-    python='''def quantile_vjp(g, x, q, axis=None, keepdims=False, scale=1.0):
-    """The cotangent of x in numpy.quantile(x, q / scale, axis, keepdims=keepdims) (method 'linear'):
-    g shared between the two order statistics around each quantile."""'''
-    + _QUANTILE
-    + """    gg = numpy.moveaxis(numpy.reshape(numpy.broadcast_to(g, shape), [q.size] + list(a.shape[:-1])), 0, -1)
-    d = numpy.zeros(a.shape, dtype=numpy.result_type(x, numpy.float32))
-    for k in range(q.size):
-        d[..., lo[k]] += gg[..., k] * (1 - t[k])
-        d[..., hi[k]] += gg[..., k] * t[k]
-    out = numpy.empty_like(d)
-    numpy.put_along_axis(out, order, d, axis=-1)
-    out = numpy.reshape(out, [x.shape[k] for k in kept] + [x.shape[k] for k in axes])
-    out = numpy.moveaxis(out, range(x.ndim - len(axes), x.ndim), axes)
-    return out if x.ndim else out[()]
-""",
-    linear=("linear", (0,)),
-)
-
 
 def _record(name: str, signature: tuple, value, **more) -> None:
     register(Primitive(name=f"numpy.{name}", family="products", signature=signature, value=value, **more))
@@ -403,7 +272,7 @@ _record(
 _record(
     "cumprod",
     (("a", None), ("axis", Num(None))),
-    _along(1),
+    lambda ins, static, kit: kit.array_of(1 if static[1] is None else kit.ndim_of(ins[0]), kit.result_dtype(ins[:1])),
     jvp=lambda x, axis, z, dx, dax: _h("cumprod_jvp")(dx, x, axis),
     vjp=lambda x, axis, z, g: (_h("cumprod_vjp")(g, x, axis), None),
     slots=(True, False),
@@ -467,70 +336,6 @@ for _prim in SPLITS:
 SIGNATURES["numpy.append"] = (("arr", None), ("values", None), ("axis", Num(None)))
 STATIC["numpy.append"] = {"axis": None}
 
-
-# --- gathers and sorts: linear in the array gathered from (indices constant); np.sort(x, axis) is the
-# gather of x at argsort(x, axis), whose derivative is the same gather of the tangent (its adjoint
-# scatters g back, repeated indices adding up: take_vjp, take_along_vjp).
-def _order(x, axis):
-    return Call("numpy.argsort", (x, axis))
-
-
-_record(
-    "take",
-    (("a", None), ("indices", None), ("axis", Num(None))),
-    _take_value,
-    linear=lambda g, x, z, indices, axis: _h("take_vjp")(g, x, indices, axis),
-    helpers={"take_vjp": TAKE_VJP},
-)
-_record(
-    "take_along_axis",
-    (("arr", None), ("indices", None), ("axis", Num(-1))),
-    _along(2),
-    linear=lambda g, x, z, indices, axis: _h("take_along_vjp")(g, x, indices, axis),
-    helpers={"take_along_vjp": TAKE_ALONG_VJP},
-)
-_record(
-    "sort",
-    (("a", None), ("axis", Num(-1))),
-    _along(1),
-    jvp=lambda x, axis, z, dx, dax: Call("numpy.take_along_axis", (dx, _order(x, axis), axis)),
-    vjp=lambda x, axis, z, g: (_h("take_along_vjp")(g, x, _order(x, axis), axis), None),
-    slots=(True, False),
-    helpers={"take_along_vjp": TAKE_ALONG_VJP},
-)
-
-# --- median, percentile, quantile (method 'linear'): selections interpolating linearly between the two
-# order statistics around each quantile, so the derivative is the same interpolation of the tangents
-# there (the order is constant between ties): quantile_jvp, and its adjoint quantile_vjp, linear in g.
-# NumPy's own order has out (and overwrite_input) next: the rest by keyword.
-_record(
-    "median",
-    (("a", None), ("axis", Num(None)), ("keepdims", Num(False))),
-    _quantile_value,
-    jvp=lambda x, axis, keep, z, dx, da, dk: _h("quantile_jvp")(dx, x, Num(0.5), axis, keep, Num(1.0)),
-    vjp=lambda x, axis, keep, z, g: (_h("quantile_vjp")(g, x, Num(0.5), axis, keep, Num(1.0)), None, None),
-    slots=(True, False, False),
-    positional=2,
-    static={"keepdims": (True, False)},
-    helpers={"quantile_jvp": QUANTILE_JVP, "quantile_vjp": QUANTILE_VJP},
-)
-for _name, _scale in (("percentile", 100.0), ("quantile", 1.0)):
-    _record(
-        _name,
-        (("a", None), ("q", None), ("axis", Num(None)), ("keepdims", Num(False))),
-        _quantile_value,
-        jvp=lambda x, q, axis, keep, z, dx, dq, da, dk, s=_scale: _h("quantile_jvp")(dx, x, q, axis, keep, Num(s)),
-        vjp=lambda x, q, axis, keep, z, g, s=_scale: (
-            _h("quantile_vjp")(g, x, q, axis, keep, Num(s)),
-            None,
-            None,
-            None,
-        ),
-        slots=(True, False, False, False),
-        positional=3,
-        helpers={"quantile_jvp": QUANTILE_JVP, "quantile_vjp": QUANTILE_VJP},
-        static={"keepdims": (True, False)},
-    )
 
 # np.pad and casts to float dtypes (rules/padding.py)
 for _table, _more in ((FORWARD, D.FORWARD), (REVERSE, D.REVERSE), (SLOTS, D.SLOTS), (SIGNATURES, D.SIGNATURES)):
@@ -600,6 +405,312 @@ def _outer_kind(ins, static, kit):
 # --- the products of two arrays, one record each: bilinear, so the tangent is the product of each tangent
 # with the other argument (``op(da, b) + op(a, db)``, ``rules.jvp``), and each cotangent is ``bilinear[i](g, a,
 # b)``, a runtime helper bilinear in (g, the other argument) where the shapes are known only when it runs.
+# the products' cotangents in each target's form: bilinear in (g, the other factor), chosen by the operands'
+# numbers of dimensions where the code runs
+DOT_VJP_A = Helper(
+    python='''def dot_vjp_a(g, a, b):
+    """The cotangent of a in numpy.dot(a, b), which contracts a's last axis with b's second-to-last
+    (its only one, for a vector); a number multiplies."""
+    import numpy
+
+    na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)  # (numpy.ndim costs as much as the product)
+    nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
+    if na == 0:
+        return numpy.sum(g * b)
+    if nb == 0:
+        return g * b
+    if nb == 1:
+        return numpy.multiply.outer(g, b) if na > 1 else g * b
+    if na <= 2 and nb == 2:
+        return numpy.dot(g, b.T if type(b) is numpy.ndarray else numpy.transpose(b))
+    rest = [k for k in range(nb) if k != nb - 2]
+    return numpy.tensordot(g, b, axes=(list(range(na - 1, numpy.ndim(g))), rest))
+''',
+    array_api='''def dot_vjp_a(g, a, b):
+    """The cotangent of a in numpy.dot(a, b) of numbers, vectors and matrices."""
+    if ndim_of(a) == 0:
+        return namespace(g, b).sum(g * b)
+    if ndim_of(b) == 0:
+        return g * b
+    if ndim_of(a) > 2 or ndim_of(b) > 2:
+        raise ValueError("np.dot of arrays of more than two dimensions under arrays='any': write np.matmul or np.tensordot")
+    return matmul_vjp_a(g, a, b)
+''',
+    numba='''def dot_vjp_a(g, a, b):
+    """The cotangent of a in numpy.dot(a, b) (compiled code only: see the overload below)."""
+    raise TypeError("dot_vjp_a is called from code numba.njit compiles")
+
+
+@numba.extending.overload(dot_vjp_a)
+def _numba_dot_vjp_a(g, a, b):
+    """For numbers, vectors and matrices a and b: chosen by their number of dimensions."""
+    types = numba.core.types
+    na = a.ndim if isinstance(a, types.Array) else 0
+    nb = b.ndim if isinstance(b, types.Array) else 0
+    if na == 0:
+        return lambda g, a, b: numpy.sum(g * b)
+    if nb == 0:
+        return lambda g, a, b: g * b
+    if nb == 1:
+        return (lambda g, a, b: numpy.outer(g, b)) if na == 2 else (lambda g, a, b: g * b)
+    if na <= 2 and nb == 2:
+        return lambda g, a, b: numpy.dot(g, b.T)
+    return None
+''',
+    linear=("bilinear", (0, 2)),
+    like=1,
+)
+
+DOT_VJP_B = Helper(
+    python='''def dot_vjp_b(g, a, b):
+    """The cotangent of b in numpy.dot(a, b) (see dot_vjp_a)."""
+    import numpy
+
+    na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)
+    nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
+    if nb == 0:
+        return numpy.sum(g * a)
+    if na == 0:
+        return g * a
+    if na == 1 and nb <= 2:
+        return numpy.multiply.outer(a, g) if nb == 2 else g * a
+    if na == 2 and nb <= 2:
+        return numpy.dot(a.T if type(a) is numpy.ndarray else numpy.transpose(a), g)
+    out = numpy.tensordot(a, g, axes=(list(range(na - 1)), list(range(na - 1))))
+    return numpy.moveaxis(out, 0, max(nb - 2, 0))
+''',
+    array_api='''def dot_vjp_b(g, a, b):
+    """The cotangent of b in numpy.dot(a, b) of numbers, vectors and matrices."""
+    if ndim_of(b) == 0:
+        return namespace(g, a).sum(g * a)
+    if ndim_of(a) == 0:
+        return g * a
+    if ndim_of(a) > 2 or ndim_of(b) > 2:
+        raise ValueError("np.dot of arrays of more than two dimensions under arrays='any': write np.matmul or np.tensordot")
+    return matmul_vjp_b(g, a, b)
+''',
+    numba='''def dot_vjp_b(g, a, b):
+    """The cotangent of b in numpy.dot(a, b) (compiled code only: see the overload below)."""
+    raise TypeError("dot_vjp_b is called from code numba.njit compiles")
+
+
+@numba.extending.overload(dot_vjp_b)
+def _numba_dot_vjp_b(g, a, b):
+    """For numbers, vectors and matrices a and b: chosen by their number of dimensions."""
+    types = numba.core.types
+    na = a.ndim if isinstance(a, types.Array) else 0
+    nb = b.ndim if isinstance(b, types.Array) else 0
+    if nb == 0:
+        return lambda g, a, b: numpy.sum(g * a)
+    if na == 0:
+        return lambda g, a, b: g * a
+    if na == 1 and nb <= 2:
+        return (lambda g, a, b: numpy.outer(a, g)) if nb == 2 else (lambda g, a, b: g * a)
+    if na == 2 and nb <= 2:
+        return lambda g, a, b: numpy.dot(a.T, g)
+    return None
+''',
+    linear=("bilinear", (0, 1)),
+    like=2,
+)
+
+MATMUL_VJP_A = Helper(
+    python='''def matmul_vjp_a(g, a, b):
+    """The cotangent of a in a @ b (numpy.matmul): vectors, matrices and broadcast stacks of them."""
+    import numpy
+
+    na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)
+    nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
+    if na == 2 and nb == 2:
+        return numpy.dot(g, b.T if type(b) is numpy.ndarray else numpy.transpose(b))
+    if nb == 1:
+        out = numpy.multiply.outer(g, b) if na > 1 else g * b
+    elif na == 1:
+        out = numpy.matmul(b, numpy.expand_dims(g, -1))[..., 0] if nb > 2 else numpy.dot(b, g)
+    else:
+        out = numpy.matmul(g, numpy.swapaxes(b, -1, -2))
+    while numpy.ndim(out) > na:  # summed over the stack dimensions a was broadcast along
+        out = numpy.sum(out, axis=0)
+    for axis, n in enumerate(numpy.shape(a)):
+        if n == 1 and numpy.shape(out)[axis] != 1:
+            out = numpy.sum(out, axis=axis, keepdims=True)
+    return out
+''',
+    array_api='''def matmul_vjp_a(g, a, b):
+    """The cotangent of a in a @ b: vectors, matrices and broadcast stacks of them."""
+    xp = namespace(g, a, b)
+    na, nb = ndim_of(a), ndim_of(b)
+    if nb == 1:
+        out = xp.expand_dims(g, axis=-1) * b if na > 1 else g * b
+    elif na == 1:
+        out = xp.matmul(b, xp.expand_dims(g, axis=-1))[..., 0]
+    else:
+        out = xp.matmul(g, xp.matrix_transpose(b))
+    return unbroadcast(out, a)
+''',
+    numba='''def matmul_vjp_a(g, a, b):
+    """The cotangent of a in a @ b (compiled code only: see the overload below)."""
+    raise TypeError("matmul_vjp_a is called from code numba.njit compiles")
+
+
+@numba.extending.overload(matmul_vjp_a)
+def _numba_matmul_vjp_a(g, a, b):
+    """g b^T for matrices, the outer product g b^T for a matrix times a vector, b g for a vector times a
+    matrix, g b for two vectors."""
+    types = numba.core.types
+    if not (isinstance(a, types.Array) and isinstance(b, types.Array) and 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2):
+        return None
+    if a.ndim == 2 and b.ndim == 2:
+        return lambda g, a, b: numpy.dot(g, numpy.ascontiguousarray(b.T))
+    if a.ndim == 2:
+        return lambda g, a, b: numpy.outer(g, b)
+    if b.ndim == 2:
+        return lambda g, a, b: numpy.dot(b, g)
+    return lambda g, a, b: g * b
+''',
+    linear=("bilinear", (0, 2)),
+    like=1,
+)
+
+MATMUL_VJP_B = Helper(
+    python='''def matmul_vjp_b(g, a, b):
+    """The cotangent of b in a @ b (numpy.matmul): vectors, matrices and broadcast stacks of them."""
+    import numpy
+
+    na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)
+    nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
+    if na == 2 and nb == 2:
+        return numpy.dot(a.T if type(a) is numpy.ndarray else numpy.transpose(a), g)
+    if na == 1:
+        out = numpy.multiply.outer(a, g) if nb > 1 else g * a
+        if nb > 2:
+            out = numpy.moveaxis(out, 0, -2)
+    elif nb == 1:
+        out = numpy.matmul(numpy.swapaxes(a, -1, -2), numpy.expand_dims(g, -1))[..., 0]
+    else:
+        out = numpy.matmul(numpy.swapaxes(a, -1, -2), g)
+    while numpy.ndim(out) > nb:  # summed over the stack dimensions b was broadcast along
+        out = numpy.sum(out, axis=0)
+    for axis, n in enumerate(numpy.shape(b)):
+        if n == 1 and numpy.shape(out)[axis] != 1:
+            out = numpy.sum(out, axis=axis, keepdims=True)
+    return out
+''',
+    array_api='''def matmul_vjp_b(g, a, b):
+    """The cotangent of b in a @ b: vectors, matrices and broadcast stacks of them."""
+    xp = namespace(g, a, b)
+    na, nb = ndim_of(a), ndim_of(b)
+    if na == 1:
+        out = xp.expand_dims(a, axis=-1) * xp.expand_dims(g, axis=-2) if nb > 1 else g * a
+    elif nb == 1:
+        out = xp.matmul(xp.matrix_transpose(a), xp.expand_dims(g, axis=-1))[..., 0]
+    else:
+        out = xp.matmul(xp.matrix_transpose(a), g)
+    return unbroadcast(out, b)
+''',
+    numba='''def matmul_vjp_b(g, a, b):
+    """The cotangent of b in a @ b (compiled code only: see the overload below)."""
+    raise TypeError("matmul_vjp_b is called from code numba.njit compiles")
+
+
+@numba.extending.overload(matmul_vjp_b)
+def _numba_matmul_vjp_b(g, a, b):
+    """a^T g for matrices and for a matrix times a vector (a C- or F-ordered a read transposed as it is,
+    another copied), the outer product a g^T for a vector times a matrix, g a for two vectors."""
+    types = numba.core.types
+    if not (isinstance(a, types.Array) and isinstance(b, types.Array) and 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2):
+        return None
+    if a.ndim == 2 and a.layout in "CF":  # a.T contiguous too: BLAS reads it transposed (no copy of a)
+        return lambda g, a, b: numpy.dot(a.T, numpy.ascontiguousarray(g))
+    if a.ndim == 2:
+        return lambda g, a, b: numpy.dot(numpy.ascontiguousarray(a.T), g)
+    if b.ndim == 2:
+        return lambda g, a, b: numpy.outer(a, g)
+    return lambda g, a, b: g * a
+''',
+    linear=("bilinear", (0, 1)),
+    like=2,
+)
+
+INNER_VJP_A = Helper(
+    python='''def inner_vjp_a(g, a, b):
+    """The cotangent of a in numpy.inner(a, b), which contracts the last axes (a number multiplies)."""
+    import numpy
+
+    na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)  # (numpy.ndim costs as much as the product)
+    nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
+    if na == 0:
+        return numpy.sum(g * b)
+    if nb == 0:
+        return g * b
+    return numpy.tensordot(g, b, axes=(list(range(na - 1, numpy.ndim(g))), list(range(nb - 1))))
+''',
+    numba='''def inner_vjp_a(g, a, b):
+    """The cotangent of a in numpy.inner(a, b) (compiled code only: see the overload below)."""
+    raise TypeError("inner_vjp_a is called from code numba.njit compiles")
+
+
+@numba.extending.overload(inner_vjp_a)
+def _numba_inner_vjp_a(g, a, b):
+    """For numbers, vectors and matrices, as ``inner_product`` takes them."""
+    types = numba.core.types
+    na = a.ndim if isinstance(a, types.Array) else 0  # (the helpers of a module ``adc compile`` writes stand
+    nb = b.ndim if isinstance(b, types.Array) else 0  # alone: no function of another helper's text)
+    if na == 0:
+        return lambda g, a, b: numpy.sum(g * b)
+    if nb == 0 or na == nb == 1:
+        return lambda g, a, b: g * b
+    if na > 2 or nb > 2:
+        return None
+    if nb == 1:
+        return lambda g, a, b: numpy.outer(g, b)
+    return lambda g, a, b: numpy.dot(g, b)
+''',
+    linear=("bilinear", (0, 2)),
+    like=1,
+)
+
+INNER_VJP_B = Helper(
+    python='''def inner_vjp_b(g, a, b):
+    """The cotangent of b in numpy.inner(a, b), which contracts the last axes (a number multiplies)."""
+    import numpy
+
+    na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)
+    nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
+    if nb == 0:
+        return numpy.sum(g * a)
+    if na == 0:
+        return g * a
+    return numpy.tensordot(g, a, axes=(list(range(na - 1)), list(range(na - 1))))
+''',
+    numba='''def inner_vjp_b(g, a, b):
+    """The cotangent of b in numpy.inner(a, b) (compiled code only: see the overload below)."""
+    raise TypeError("inner_vjp_b is called from code numba.njit compiles")
+
+
+@numba.extending.overload(inner_vjp_b)
+def _numba_inner_vjp_b(g, a, b):
+    """For numbers, vectors and matrices, as ``inner_product`` takes them."""
+    types = numba.core.types
+    na = a.ndim if isinstance(a, types.Array) else 0  # (the helpers of a module ``adc compile`` writes stand
+    nb = b.ndim if isinstance(b, types.Array) else 0  # alone: no function of another helper's text)
+    if nb == 0:
+        return lambda g, a, b: numpy.sum(g * a)
+    if na == 0 or na == nb == 1:
+        return lambda g, a, b: g * a
+    if na > 2 or nb > 2:
+        return None
+    if na == 1:
+        return lambda g, a, b: numpy.outer(g, a)
+    if nb == 1:
+        return lambda g, a, b: numpy.dot(g, a)
+    return lambda g, a, b: numpy.dot(numpy.ascontiguousarray(g.T), a)
+''',
+    linear=("bilinear", (0, 1)),
+    like=2,
+)
+
+
 def _product(name: str, signature: tuple, value, bilinear, **more) -> None:
     register(
         Primitive(name=f"numpy.{name}", family="products", signature=signature, value=value, bilinear=bilinear, **more)
@@ -648,6 +759,7 @@ _product(
     variants={"vectors": VECTORS, "matvec": MATVEC, "vecmat": VECMAT},
     variant=_dot_kind,
     array_api="dot",  # (the standard's matmul and vecdot, chosen by the operands: a helper of the target's)
+    helpers={"dot_vjp_a": DOT_VJP_A, "dot_vjp_b": DOT_VJP_B},
 )
 _product(
     "matmul",
@@ -658,12 +770,14 @@ _product(
     variant=_product_kind,
     operator="matmul",  # a @ b
     array_api="xp.matmul",
+    helpers={"matmul_vjp_a": MATMUL_VJP_A, "matmul_vjp_b": MATMUL_VJP_B},
 )
 _product(
     "inner",
     AB,
     _inner_product,
     (lambda g, a, b: _h("inner_vjp_a")(g, a, b), lambda g, a, b: _h("inner_vjp_b")(g, a, b)),
+    helpers={"inner_vjp_a": INNER_VJP_A, "inner_vjp_b": INNER_VJP_B},
 )
 _product(
     "outer",

@@ -430,6 +430,287 @@ _linear(
 # --- the selections: max and min (amax, amin) pick entries, so their derivative is that of the entries picked
 # (shared equally among ties, ``extreme_jvp``/``extreme_vjp``); ptp = max - min; prod's cotangent is g times
 # the product of the other entries (``prod_vjp``, exact where entries are zero), its tangent their sum against dx.
+PROD_VJP = Helper(
+    python='''def prod_vjp(g, x, axis=None, keepdims=False):
+    """Cotangent of numpy.prod over axis: g times the product of the other entries (exact at zeros)."""
+    import numpy
+
+    flat = axis is None
+    a = numpy.ravel(x) if flat else numpy.moveaxis(x, axis, -1)
+    ones = numpy.ones(a.shape[:-1] + (1,), dtype=a.dtype)
+    left = numpy.cumprod(numpy.concatenate([ones, a[..., :-1]], axis=-1), axis=-1)
+    right = numpy.flip(numpy.cumprod(numpy.concatenate([ones, numpy.flip(a, -1)[..., :-1]], axis=-1), axis=-1), -1)
+    others = left * right
+    if flat:
+        out = numpy.reshape(g * others, numpy.shape(x))
+        return out[()] if not hasattr(x, "shape") else out  # a number's cotangent is a number
+    gg = numpy.squeeze(g, axis) if keepdims and numpy.ndim(g) else g
+    return numpy.moveaxis(numpy.expand_dims(gg, -1) * others, -1, axis)
+''',
+    array_api='''def prod_vjp(g, x, axis=None, keepdims=False):
+    """Cotangent of numpy.prod over axis: g times the product of the other entries (exact at zeros),
+    by running products from the left and from the right."""
+    if not hasattr(x, "shape"):
+        return g
+    xp = namespace(g, x)
+    shape = tuple(x.shape)
+    ax = None if axis is None else axis % len(shape)
+    a = xp.reshape(x, (-1,)) if ax is None else xp.moveaxis(x, ax, -1)
+    ones = xp.ones(tuple(a.shape[:-1]) + (1,), dtype=a.dtype)
+    left = xp.cumulative_prod(xp.concat([ones, a[..., :-1]], axis=-1), axis=-1)
+    right = xp.cumulative_prod(xp.concat([ones, xp.flip(a, axis=-1)[..., :-1]], axis=-1), axis=-1)
+    others = left * xp.flip(right, axis=-1)
+    if ax is None:
+        return xp.reshape(g * others, shape)
+    gg = xp.squeeze(g, axis=ax) if keepdims and hasattr(g, "shape") and len(g.shape) else g
+    gg = xp.expand_dims(gg, axis=-1) if hasattr(gg, "shape") else gg
+    return xp.moveaxis(gg * others, -1, ax)
+''',
+    numba='''def prod_vjp(g, x, axis=None, keepdims=False):
+    """The cotangent of numpy.prod (compiled code only: see the overload below)."""
+    raise TypeError("prod_vjp is called from code numba.njit compiles")
+
+
+@numba.extending.overload(prod_vjp, prefer_literal=True)
+def _numba_prod_vjp(g, x, axis=None, keepdims=False):
+    """The cotangent of numpy.prod of all of x, or of each line along one axis (an integer, negative from
+    the end): g times the product of the line's other entries, from running products from both ends (exact
+    at zeros, no division); x read as (the axes before, the axis, the axes after), g as one entry per line."""
+    types = numba.core.types
+    if not isinstance(x, types.Array) or x.ndim == 0 or not isinstance(x.dtype, types.Float):
+        return None
+    if isinstance(axis, (types.NoneType, types.Omitted)) or axis is None:
+        before, after, n = "1", "1", "x.size"
+    elif isinstance(axis, types.IntegerLiteral):
+        at = axis.literal_value + x.ndim if axis.literal_value < 0 else axis.literal_value
+        if not 0 <= at < x.ndim:
+            return None
+        before = " * ".join(f"x.shape[{d}]" for d in range(at)) or "1"
+        after = " * ".join(f"x.shape[{d}]" for d in range(at + 1, x.ndim)) or "1"
+        n = f"x.shape[{at}]"
+    else:
+        return None
+    if isinstance(g, types.Array):
+        shares = f"numpy.ascontiguousarray(g).reshape(({before}, {after}))"
+        share = "gs[i, j]"
+    elif isinstance(g, types.Number):
+        shares, share = "g", "g"
+    else:
+        return None
+    code = f"""def impl(g, x, axis=None, keepdims=False):
+    n = {n}
+    lines = numpy.ascontiguousarray(x).reshape(({before}, n, {after}))
+    gs = {shares}
+    out = numpy.empty(lines.shape, numpy.float64)
+    for i in range(lines.shape[0]):
+        for j in range(lines.shape[2]):
+            left = 1.0
+            for t in range(n):
+                out[i, t, j] = left
+                left *= lines[i, t, j]
+            right = {share}
+            for t in range(n - 1, -1, -1):
+                out[i, t, j] *= right
+                right *= lines[i, t, j]
+    return out.reshape(x.shape)
+"""
+    scope = {"numpy": numpy}
+    exec(code, scope)
+    return scope["impl"]
+''',
+    linear=("product", (0, 1)),
+    like=1,
+)
+
+PROD_VJP_JVP = Helper(
+    python='''def prod_vjp_jvp(g, dg, x, dx, axis=None, keepdims=False):
+    """The tangent of prod_vjp(g, x, axis, keepdims) = g * (the product of the other entries of x),
+    given tangents dg and dx: exact at zeros, by the tangents of the left and right running products."""
+    import numpy
+
+    flat = axis is None
+    a = numpy.ravel(x) if flat else numpy.moveaxis(x, axis, -1)
+    da = numpy.broadcast_to(dx, numpy.shape(x))
+    da = numpy.ravel(da) if flat else numpy.moveaxis(da, axis, -1)
+    m = a.shape[-1]
+    left, dleft = numpy.ones(a.shape, dtype=float), numpy.zeros(a.shape, dtype=float)
+    right, dright = numpy.ones(a.shape, dtype=float), numpy.zeros(a.shape, dtype=float)
+    for i in range(1, m):  # left[i] = a[0] ... a[i-1], right[i] = a[i+1] ... a[m-1], and their tangents
+        left[..., i] = left[..., i - 1] * a[..., i - 1]
+        dleft[..., i] = dleft[..., i - 1] * a[..., i - 1] + left[..., i - 1] * da[..., i - 1]
+        j = m - 1 - i
+        right[..., j] = right[..., j + 1] * a[..., j + 1]
+        dright[..., j] = dright[..., j + 1] * a[..., j + 1] + right[..., j + 1] * da[..., j + 1]
+    others, dothers = left * right, dleft * right + left * dright
+    if flat:
+        return numpy.reshape(dg * others + g * dothers, numpy.shape(x))
+    gg = numpy.squeeze(g, axis) if keepdims and numpy.ndim(g) else g
+    dgg = numpy.squeeze(dg, axis) if keepdims and numpy.ndim(dg) else dg
+    gg, dgg = numpy.expand_dims(gg, -1), numpy.expand_dims(dgg, -1)
+    return numpy.moveaxis(dgg * others + gg * dothers, -1, axis)
+''',
+    like=2,
+)
+
+EXTREME_JVP = Helper(
+    python='''def extreme_jvp(dx, x, z, axis=None, keepdims=False):
+    """Tangent of max/min over axis: the mean of the tangents at the extreme entries (ties share)."""
+    import numpy
+
+    if axis is None and not keepdims and type(dx) is numpy.ndarray and dx.shape == getattr(x, "shape", None):
+        picked = dx[x == z]  # the tangents at the extreme entries
+        return picked[0] if picked.size == 1 else numpy.sum(picked) / picked.size
+    zz = z if keepdims or axis is None else numpy.expand_dims(z, axis)
+    mask = x == zz
+    return numpy.sum(dx * mask, axis=axis, keepdims=keepdims) / numpy.sum(mask, axis=axis, keepdims=keepdims)
+''',
+    array_api='''def extreme_jvp(dx, x, z, axis=None, keepdims=False):
+    """Tangent of max/min over axis: the mean of the tangents at the extreme entries (ties share)."""
+    xp = namespace(dx, x, z)
+    zz = z if keepdims or axis is None else xp.expand_dims(z, axis=axis)
+    mask = xp.astype(x == zz, floating(xp, x))
+    return xp.sum(dx * mask, axis=axis, keepdims=keepdims) / xp.sum(mask, axis=axis, keepdims=keepdims)
+''',
+    numba='''def extreme_jvp(dx, x, z, axis=None, keepdims=False):
+    """The tangent of max or min (compiled code only: see the overload below)."""
+    raise TypeError("extreme_jvp is called from code numba.njit compiles")
+
+
+@numba.extending.overload(extreme_jvp, prefer_literal=True)
+def _numba_extreme_jvp(dx, x, z, axis=None, keepdims=False):
+    """The tangent of the max or min z of x: the mean of the tangents where x equals z, of all of x,
+    or along one axis (a literal: z lacks it unless keepdims) of each line along it."""
+    types = numba.core.types
+    whole = isinstance(axis, (types.NoneType, types.Omitted)) or axis is None
+
+    def impl(dx, x, z, axis=None, keepdims=False):
+        mask = x == z
+        return numpy.sum(picked(mask, dx)) / numpy.count_nonzero(mask)
+
+    if whole or not isinstance(z, types.Array):  # (a vector's extreme along its axis: a number)
+        return impl if whole or isinstance(axis, types.Integer) else None
+    kept = getattr(keepdims, "literal_value", False if isinstance(keepdims, types.Omitted) else None)
+    if not isinstance(axis, types.IntegerLiteral) or kept is None:
+        return None
+    at = axis.literal_value + x.ndim if axis.literal_value < 0 else axis.literal_value
+
+    def along(dx, x, z, axis=None, keepdims=False):
+        mask = x == (z if kept else numpy.expand_dims(z, at))
+        out = reduce_along(picked(mask, dx), "sum", at, False) / reduce_along(mask, "sum", at, False)
+        return numpy.expand_dims(out, at) if kept else out
+
+    return along
+
+
+@numba.njit
+def picked(mask, dx):
+    """numpy.where(mask, dx, 0.0) for dx of mask's shape or one that broadcasts to it, by a loop (Numba
+    compiles its numpy.where with a number in about a second, a process's first)."""
+    values = numpy.ascontiguousarray(numpy.broadcast_to(dx, mask.shape)).reshape(-1)
+    flat = mask.reshape(-1)
+    out = numpy.zeros(flat.size, values.dtype)
+    for k in range(flat.size):
+        if flat[k]:
+            out[k] = values[k]
+    return out.reshape(mask.shape)
+''',
+    linear=("linear", (0,)),
+    like=2,
+)
+
+EXTREME_VJP = Helper(
+    python='''def extreme_vjp(g, x, z, axis=None, keepdims=False):
+    """Cotangent of max/min over axis: g shared equally among the extreme entries."""
+    import numpy
+
+    if axis is None:
+        mask = x == z
+        if type(g) is numpy.ndarray and g.ndim == 0:  # its number: the same quotient, without a 0-d array's costs
+            g = g[()]
+        return mask * (g / numpy.count_nonzero(mask))
+    expand = (lambda v: v) if keepdims else (lambda v: numpy.expand_dims(v, axis))
+    mask = x == expand(z)
+    return mask * expand(g) / numpy.sum(mask, axis=axis, keepdims=True)
+''',
+    array_api='''def extreme_vjp(g, x, z, axis=None, keepdims=False):
+    """Cotangent of max/min over axis: g shared equally among the extreme entries."""
+    xp = namespace(g, x, z)
+    if axis is None:
+        mask = xp.astype(x == z, floating(xp, x))
+        return mask * (g / xp.sum(mask))
+    expand = (lambda v: v) if keepdims else (lambda v: xp.expand_dims(v, axis=axis))
+    mask = xp.astype(x == expand(z), floating(xp, x))
+    return mask * expand(g) / xp.sum(mask, axis=axis, keepdims=True)
+''',
+    numba='''def extreme_vjp(g, x, z, axis=None, keepdims=False):
+    """The cotangent of max or min (compiled code only: see the overload below)."""
+    raise TypeError("extreme_vjp is called from code numba.njit compiles")
+
+
+@numba.extending.overload(extreme_vjp, prefer_literal=True)
+def _numba_extreme_vjp(g, x, z, axis=None, keepdims=False):
+    """The cotangent of the max or min z of x: g shared among the entries equal to z, of all of x, or
+    along one axis (a literal: z and g lack it unless keepdims) of each line along it, counted and
+    shared by a loop over the lines (NumPy's operations made four arrays)."""
+    types = numba.core.types
+    whole = isinstance(axis, (types.NoneType, types.Omitted)) or axis is None
+
+    def impl(g, x, z, axis=None, keepdims=False):
+        mask = x == z
+        return mask * (g / numpy.count_nonzero(mask))
+
+    if whole or not isinstance(z, types.Array):  # (a vector's extreme along its axis: a number)
+        return impl if whole or isinstance(axis, types.Integer) else None
+    kept = getattr(keepdims, "literal_value", False if isinstance(keepdims, types.Omitted) else None)
+    if not isinstance(axis, types.IntegerLiteral) or kept is None:
+        return None
+    at = axis.literal_value + x.ndim if axis.literal_value < 0 else axis.literal_value
+
+    def along(g, x, z, axis=None, keepdims=False):
+        zz = z if kept else numpy.expand_dims(z, at)
+        mask = x == zz
+        count = numpy.expand_dims(reduce_along(mask, "sum", at, False), at)
+        return mask * (numpy.asarray(g) if kept else numpy.expand_dims(numpy.asarray(g), at)) / count
+
+    lines = isinstance(g, types.Array) and g.ndim == z.ndim and isinstance(g.dtype, types.Float)
+    if not lines or not isinstance(x.dtype, types.Float) or not isinstance(z.dtype, types.Float):
+        return along
+    before = " * ".join(f"x.shape[{d}]" for d in range(at)) or "1"
+    after = " * ".join(f"x.shape[{d}]" for d in range(at + 1, x.ndim)) or "1"
+    c = {k: k if kind.layout == "C" else f"numpy.ascontiguousarray({k})" for k, kind in zip("xzg", (x, z, g))}
+    lines, _, line = _line_view(x, at, before, after)
+    code = f"""def by_lines(g, x, z, axis=None, keepdims=False):
+    if g.shape != z.shape:  # (a g that broadcasts: NumPy's operations)
+        mask = x == {"z" if kept else "numpy.expand_dims(z, at)"}
+        count = numpy.expand_dims(reduce_along(mask, "sum", at, False), at)
+        return mask * {"numpy.asarray(g)" if kept else "numpy.expand_dims(numpy.asarray(g), at)"} / count
+    n, shape = x.shape[at], ({before}, {after})
+    xs, zs, gs = {c["x"]}.reshape({lines}), {c["z"]}.reshape(shape), {c["g"]}.reshape(shape)
+    out = numpy.empty(x.shape, numpy.float64)
+    outs = out.reshape({lines})
+    for i in range(shape[0]):
+        for j in range(shape[1]):
+            best, share = zs[i, j], gs[i, j]
+            count = 0
+            for t in range(n):
+                if {line.format("xs", "t")} == best:
+                    count += 1
+            # (mask * g) / count as NumPy computes it, each of its two values divided once a line (1.0 * g is
+            # g; 0.0 * g is a zero of g's sign, or nan); no entry equal: 0 / 0
+            hit, miss = (share / count, 0.0 * share / count) if count else (numpy.nan, numpy.nan)
+            for t in range(n):
+                {line.format("outs", "t")} = hit if {line.format("xs", "t")} == best else miss
+    return out
+"""
+    scope = {"numpy": numpy, "at": at, "reduce_along": reduce_along}
+    exec(code, scope)
+    return scope["by_lines"]
+''',
+    linear=("linear", (0,)),
+    like=1,
+)
+
+
 def _reduction(name: str, jvp, vjp, **more) -> None:
     register(
         Primitive(
@@ -456,6 +737,7 @@ for _name, _xp in (("max", "max"), ("min", "min"), ("amax", "max"), ("amin", "mi
         lambda x, axis, keep, z, dx, da, dk: None if dx is None else _h("extreme_jvp")(dx, x, z, axis, keep),
         lambda x, axis, keep, z, g: (_h("extreme_vjp")(g, x, z, axis, keep), None, None),
         methods=(_name,) if _name in ("max", "min") else (),
+        helpers={"extreme_jvp": EXTREME_JVP, "extreme_vjp": EXTREME_VJP},
         array_api=f"xp.{_xp}",
     )
 _reduction(
@@ -465,6 +747,7 @@ _reduction(
     ),
     lambda x, axis, keep, z, g: (_h("prod_vjp")(g, x, axis, keep), None, None),
     methods=("prod",),
+    helpers={"prod_vjp": PROD_VJP, "prod_vjp_jvp": PROD_VJP_JVP},
     array_api="xp.prod",
 )
 _reduction(
@@ -475,4 +758,5 @@ _reduction(
         None,
         None,
     ),
+    helpers={"extreme_jvp": EXTREME_JVP, "extreme_vjp": EXTREME_VJP},
 )

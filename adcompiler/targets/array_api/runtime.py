@@ -153,72 +153,11 @@ XP_HELPERS.update(
         return d if d.dtype == dtype else xp.astype(d, dtype)
     return xp.astype(xp.zeros(x.shape, dtype=dtype) + d, dtype)
 ''',
-        "matmul_vjp_a": '''def matmul_vjp_a(g, a, b):
-    """The cotangent of a in a @ b: vectors, matrices and broadcast stacks of them."""
-    xp = namespace(g, a, b)
-    na, nb = ndim_of(a), ndim_of(b)
-    if nb == 1:
-        out = xp.expand_dims(g, axis=-1) * b if na > 1 else g * b
-    elif na == 1:
-        out = xp.matmul(b, xp.expand_dims(g, axis=-1))[..., 0]
-    else:
-        out = xp.matmul(g, xp.matrix_transpose(b))
-    return unbroadcast(out, a)
-''',
-        "matmul_vjp_b": '''def matmul_vjp_b(g, a, b):
-    """The cotangent of b in a @ b: vectors, matrices and broadcast stacks of them."""
-    xp = namespace(g, a, b)
-    na, nb = ndim_of(a), ndim_of(b)
-    if na == 1:
-        out = xp.expand_dims(a, axis=-1) * xp.expand_dims(g, axis=-2) if nb > 1 else g * a
-    elif nb == 1:
-        out = xp.matmul(xp.matrix_transpose(a), xp.expand_dims(g, axis=-1))[..., 0]
-    else:
-        out = xp.matmul(xp.matrix_transpose(a), g)
-    return unbroadcast(out, b)
-''',
-        "dot_vjp_a": '''def dot_vjp_a(g, a, b):
-    """The cotangent of a in numpy.dot(a, b) of numbers, vectors and matrices."""
-    if ndim_of(a) == 0:
-        return namespace(g, b).sum(g * b)
-    if ndim_of(b) == 0:
-        return g * b
-    if ndim_of(a) > 2 or ndim_of(b) > 2:
-        raise ValueError("np.dot of arrays of more than two dimensions under arrays='any': write np.matmul or np.tensordot")
-    return matmul_vjp_a(g, a, b)
-''',
-        "dot_vjp_b": '''def dot_vjp_b(g, a, b):
-    """The cotangent of b in numpy.dot(a, b) of numbers, vectors and matrices."""
-    if ndim_of(b) == 0:
-        return namespace(g, a).sum(g * a)
-    if ndim_of(a) == 0:
-        return g * a
-    if ndim_of(a) > 2 or ndim_of(b) > 2:
-        raise ValueError("np.dot of arrays of more than two dimensions under arrays='any': write np.matmul or np.tensordot")
-    return matmul_vjp_b(g, a, b)
-''',
     }
 )
 
 XP_HELPERS.update(
     {
-        "extreme_jvp": '''def extreme_jvp(dx, x, z, axis=None, keepdims=False):
-    """Tangent of max/min over axis: the mean of the tangents at the extreme entries (ties share)."""
-    xp = namespace(dx, x, z)
-    zz = z if keepdims or axis is None else xp.expand_dims(z, axis=axis)
-    mask = xp.astype(x == zz, floating(xp, x))
-    return xp.sum(dx * mask, axis=axis, keepdims=keepdims) / xp.sum(mask, axis=axis, keepdims=keepdims)
-''',
-        "extreme_vjp": '''def extreme_vjp(g, x, z, axis=None, keepdims=False):
-    """Cotangent of max/min over axis: g shared equally among the extreme entries."""
-    xp = namespace(g, x, z)
-    if axis is None:
-        mask = xp.astype(x == z, floating(xp, x))
-        return mask * (g / xp.sum(mask))
-    expand = (lambda v: v) if keepdims else (lambda v: xp.expand_dims(v, axis=axis))
-    mask = xp.astype(x == expand(z), floating(xp, x))
-    return mask * expand(g) / xp.sum(mask, axis=axis, keepdims=True)
-''',
         "scatter_add": '''def scatter_add(d, x, index, g):
     """The adjoint d of x with g added at x[index], with no item assignment: slices and integers by
     zeros joined around g, one array of integers (repeats adding up) by a product with the one-hot
@@ -298,25 +237,6 @@ XP_HELPERS["shape_like"] = '''def shape_like(x, *others):
 
 XP_HELPERS.update(
     {
-        "prod_vjp": '''def prod_vjp(g, x, axis=None, keepdims=False):
-    """Cotangent of numpy.prod over axis: g times the product of the other entries (exact at zeros),
-    by running products from the left and from the right."""
-    if not hasattr(x, "shape"):
-        return g
-    xp = namespace(g, x)
-    shape = tuple(x.shape)
-    ax = None if axis is None else axis % len(shape)
-    a = xp.reshape(x, (-1,)) if ax is None else xp.moveaxis(x, ax, -1)
-    ones = xp.ones(tuple(a.shape[:-1]) + (1,), dtype=a.dtype)
-    left = xp.cumulative_prod(xp.concat([ones, a[..., :-1]], axis=-1), axis=-1)
-    right = xp.cumulative_prod(xp.concat([ones, xp.flip(a, axis=-1)[..., :-1]], axis=-1), axis=-1)
-    others = left * xp.flip(right, axis=-1)
-    if ax is None:
-        return xp.reshape(g * others, shape)
-    gg = xp.squeeze(g, axis=ax) if keepdims and hasattr(g, "shape") and len(g.shape) else g
-    gg = xp.expand_dims(gg, axis=-1) if hasattr(gg, "shape") else gg
-    return xp.moveaxis(gg * others, -1, ax)
-''',
         "unjoin": '''def unjoin(g, kind, axis, i, *arrays):
     """The part of g, the cotangent of numpy.<kind>(arrays, axis), that belongs to arrays[i]."""
     if kind not in ("stack", "concatenate") or axis is None:

@@ -345,48 +345,6 @@ def _numba_spread_along(g, x, axis):
         return lambda g, x, axis: g
     return lambda g, x, axis: numpy.expand_dims(g, axis if axis >= 0 else axis + x.ndim)
 ''',
-    "dot_vjp_a": '''def dot_vjp_a(g, a, b):
-    """The cotangent of a in numpy.dot(a, b) (compiled code only: see the overload below)."""
-    raise TypeError("dot_vjp_a is called from code numba.njit compiles")
-
-
-@numba.extending.overload(dot_vjp_a)
-def _numba_dot_vjp_a(g, a, b):
-    """For numbers, vectors and matrices a and b: chosen by their number of dimensions."""
-    types = numba.core.types
-    na = a.ndim if isinstance(a, types.Array) else 0
-    nb = b.ndim if isinstance(b, types.Array) else 0
-    if na == 0:
-        return lambda g, a, b: numpy.sum(g * b)
-    if nb == 0:
-        return lambda g, a, b: g * b
-    if nb == 1:
-        return (lambda g, a, b: numpy.outer(g, b)) if na == 2 else (lambda g, a, b: g * b)
-    if na <= 2 and nb == 2:
-        return lambda g, a, b: numpy.dot(g, b.T)
-    return None
-''',
-    "dot_vjp_b": '''def dot_vjp_b(g, a, b):
-    """The cotangent of b in numpy.dot(a, b) (compiled code only: see the overload below)."""
-    raise TypeError("dot_vjp_b is called from code numba.njit compiles")
-
-
-@numba.extending.overload(dot_vjp_b)
-def _numba_dot_vjp_b(g, a, b):
-    """For numbers, vectors and matrices a and b: chosen by their number of dimensions."""
-    types = numba.core.types
-    na = a.ndim if isinstance(a, types.Array) else 0
-    nb = b.ndim if isinstance(b, types.Array) else 0
-    if nb == 0:
-        return lambda g, a, b: numpy.sum(g * a)
-    if na == 0:
-        return lambda g, a, b: g * a
-    if na == 1 and nb <= 2:
-        return (lambda g, a, b: numpy.outer(a, g)) if nb == 2 else (lambda g, a, b: g * a)
-    if na == 2 and nb <= 2:
-        return lambda g, a, b: numpy.dot(a.T, g)
-    return None
-''',
     "add_at": '''def add_at(shadow, index, value):
     """shadow[index] += value (compiled code only: see the overload below)."""
     raise TypeError("add_at is called from code numba.njit compiles")

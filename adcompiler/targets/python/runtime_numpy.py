@@ -159,65 +159,6 @@ NUMPY_HELPERS.update(
             part = numpy.sum(part, axis=axis, keepdims=True)
     return part
 ''',
-        "inner_vjp_a": '''def inner_vjp_a(g, a, b):
-    """The cotangent of a in numpy.inner(a, b), which contracts the last axes (a number multiplies)."""
-    import numpy
-
-    na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)  # (numpy.ndim costs as much as the product)
-    nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
-    if na == 0:
-        return numpy.sum(g * b)
-    if nb == 0:
-        return g * b
-    return numpy.tensordot(g, b, axes=(list(range(na - 1, numpy.ndim(g))), list(range(nb - 1))))
-''',
-        "inner_vjp_b": '''def inner_vjp_b(g, a, b):
-    """The cotangent of b in numpy.inner(a, b), which contracts the last axes (a number multiplies)."""
-    import numpy
-
-    na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)
-    nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
-    if nb == 0:
-        return numpy.sum(g * a)
-    if na == 0:
-        return g * a
-    return numpy.tensordot(g, a, axes=(list(range(na - 1)), list(range(na - 1))))
-''',
-        "dot_vjp_a": '''def dot_vjp_a(g, a, b):
-    """The cotangent of a in numpy.dot(a, b), which contracts a's last axis with b's second-to-last
-    (its only one, for a vector); a number multiplies."""
-    import numpy
-
-    na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)  # (numpy.ndim costs as much as the product)
-    nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
-    if na == 0:
-        return numpy.sum(g * b)
-    if nb == 0:
-        return g * b
-    if nb == 1:
-        return numpy.multiply.outer(g, b) if na > 1 else g * b
-    if na <= 2 and nb == 2:
-        return numpy.dot(g, b.T if type(b) is numpy.ndarray else numpy.transpose(b))
-    rest = [k for k in range(nb) if k != nb - 2]
-    return numpy.tensordot(g, b, axes=(list(range(na - 1, numpy.ndim(g))), rest))
-''',
-        "dot_vjp_b": '''def dot_vjp_b(g, a, b):
-    """The cotangent of b in numpy.dot(a, b) (see dot_vjp_a)."""
-    import numpy
-
-    na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)
-    nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
-    if nb == 0:
-        return numpy.sum(g * a)
-    if na == 0:
-        return g * a
-    if na == 1 and nb <= 2:
-        return numpy.multiply.outer(a, g) if nb == 2 else g * a
-    if na == 2 and nb <= 2:
-        return numpy.dot(a.T if type(a) is numpy.ndarray else numpy.transpose(a), g)
-    out = numpy.tensordot(a, g, axes=(list(range(na - 1)), list(range(na - 1))))
-    return numpy.moveaxis(out, 0, max(nb - 2, 0))
-''',
         "unjoin": '''def unjoin(g, kind, axis, i, *arrays):
     """The part of g, the cotangent of numpy.<kind>(arrays, axis), that belongs to arrays[i]."""
     import numpy
@@ -245,48 +186,6 @@ NUMPY_HELPERS.update(
     piece = g[(slice(None),) * axis + (slice(start, stop),)]  # a view: the piece's entries are no other piece's
     shape = arrays[i].shape if type(arrays[i]) is numpy.ndarray else numpy.shape(arrays[i])
     return piece if piece.shape == shape else piece.reshape(shape)
-''',
-        "prod_vjp": '''def prod_vjp(g, x, axis=None, keepdims=False):
-    """Cotangent of numpy.prod over axis: g times the product of the other entries (exact at zeros)."""
-    import numpy
-
-    flat = axis is None
-    a = numpy.ravel(x) if flat else numpy.moveaxis(x, axis, -1)
-    ones = numpy.ones(a.shape[:-1] + (1,), dtype=a.dtype)
-    left = numpy.cumprod(numpy.concatenate([ones, a[..., :-1]], axis=-1), axis=-1)
-    right = numpy.flip(numpy.cumprod(numpy.concatenate([ones, numpy.flip(a, -1)[..., :-1]], axis=-1), axis=-1), -1)
-    others = left * right
-    if flat:
-        out = numpy.reshape(g * others, numpy.shape(x))
-        return out[()] if not hasattr(x, "shape") else out  # a number's cotangent is a number
-    gg = numpy.squeeze(g, axis) if keepdims and numpy.ndim(g) else g
-    return numpy.moveaxis(numpy.expand_dims(gg, -1) * others, -1, axis)
-''',
-        "prod_vjp_jvp": '''def prod_vjp_jvp(g, dg, x, dx, axis=None, keepdims=False):
-    """The tangent of prod_vjp(g, x, axis, keepdims) = g * (the product of the other entries of x),
-    given tangents dg and dx: exact at zeros, by the tangents of the left and right running products."""
-    import numpy
-
-    flat = axis is None
-    a = numpy.ravel(x) if flat else numpy.moveaxis(x, axis, -1)
-    da = numpy.broadcast_to(dx, numpy.shape(x))
-    da = numpy.ravel(da) if flat else numpy.moveaxis(da, axis, -1)
-    m = a.shape[-1]
-    left, dleft = numpy.ones(a.shape, dtype=float), numpy.zeros(a.shape, dtype=float)
-    right, dright = numpy.ones(a.shape, dtype=float), numpy.zeros(a.shape, dtype=float)
-    for i in range(1, m):  # left[i] = a[0] ... a[i-1], right[i] = a[i+1] ... a[m-1], and their tangents
-        left[..., i] = left[..., i - 1] * a[..., i - 1]
-        dleft[..., i] = dleft[..., i - 1] * a[..., i - 1] + left[..., i - 1] * da[..., i - 1]
-        j = m - 1 - i
-        right[..., j] = right[..., j + 1] * a[..., j + 1]
-        dright[..., j] = dright[..., j + 1] * a[..., j + 1] + right[..., j + 1] * da[..., j + 1]
-    others, dothers = left * right, dleft * right + left * dright
-    if flat:
-        return numpy.reshape(dg * others + g * dothers, numpy.shape(x))
-    gg = numpy.squeeze(g, axis) if keepdims and numpy.ndim(g) else g
-    dgg = numpy.squeeze(dg, axis) if keepdims and numpy.ndim(dg) else dg
-    gg, dgg = numpy.expand_dims(gg, -1), numpy.expand_dims(dgg, -1)
-    return numpy.moveaxis(dgg * others + gg * dothers, -1, axis)
 ''',
         "einsum_vjp": '''def einsum_vjp(g, i, subscripts, *operands):
     """The cotangent of operand i of numpy.einsum(subscripts, *operands), given g for its result:
@@ -316,74 +215,6 @@ NUMPY_HELPERS.update(
     d = numpy.zeros(shape, dtype=numpy.result_type(part, numpy.float32))
     numpy.einsum(target + "->" + full, d)[...] = part  # the diagonal of d, as a writable view
     return d
-''',
-        "matmul_vjp_a": '''def matmul_vjp_a(g, a, b):
-    """The cotangent of a in a @ b (numpy.matmul): vectors, matrices and broadcast stacks of them."""
-    import numpy
-
-    na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)
-    nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
-    if na == 2 and nb == 2:
-        return numpy.dot(g, b.T if type(b) is numpy.ndarray else numpy.transpose(b))
-    if nb == 1:
-        out = numpy.multiply.outer(g, b) if na > 1 else g * b
-    elif na == 1:
-        out = numpy.matmul(b, numpy.expand_dims(g, -1))[..., 0] if nb > 2 else numpy.dot(b, g)
-    else:
-        out = numpy.matmul(g, numpy.swapaxes(b, -1, -2))
-    while numpy.ndim(out) > na:  # summed over the stack dimensions a was broadcast along
-        out = numpy.sum(out, axis=0)
-    for axis, n in enumerate(numpy.shape(a)):
-        if n == 1 and numpy.shape(out)[axis] != 1:
-            out = numpy.sum(out, axis=axis, keepdims=True)
-    return out
-''',
-        "matmul_vjp_b": '''def matmul_vjp_b(g, a, b):
-    """The cotangent of b in a @ b (numpy.matmul): vectors, matrices and broadcast stacks of them."""
-    import numpy
-
-    na = a.ndim if type(a) is numpy.ndarray else numpy.ndim(a)
-    nb = b.ndim if type(b) is numpy.ndarray else numpy.ndim(b)
-    if na == 2 and nb == 2:
-        return numpy.dot(a.T if type(a) is numpy.ndarray else numpy.transpose(a), g)
-    if na == 1:
-        out = numpy.multiply.outer(a, g) if nb > 1 else g * a
-        if nb > 2:
-            out = numpy.moveaxis(out, 0, -2)
-    elif nb == 1:
-        out = numpy.matmul(numpy.swapaxes(a, -1, -2), numpy.expand_dims(g, -1))[..., 0]
-    else:
-        out = numpy.matmul(numpy.swapaxes(a, -1, -2), g)
-    while numpy.ndim(out) > nb:  # summed over the stack dimensions b was broadcast along
-        out = numpy.sum(out, axis=0)
-    for axis, n in enumerate(numpy.shape(b)):
-        if n == 1 and numpy.shape(out)[axis] != 1:
-            out = numpy.sum(out, axis=axis, keepdims=True)
-    return out
-''',
-        "extreme_jvp": '''def extreme_jvp(dx, x, z, axis=None, keepdims=False):
-    """Tangent of max/min over axis: the mean of the tangents at the extreme entries (ties share)."""
-    import numpy
-
-    if axis is None and not keepdims and type(dx) is numpy.ndarray and dx.shape == getattr(x, "shape", None):
-        picked = dx[x == z]  # the tangents at the extreme entries
-        return picked[0] if picked.size == 1 else numpy.sum(picked) / picked.size
-    zz = z if keepdims or axis is None else numpy.expand_dims(z, axis)
-    mask = x == zz
-    return numpy.sum(dx * mask, axis=axis, keepdims=keepdims) / numpy.sum(mask, axis=axis, keepdims=keepdims)
-''',
-        "extreme_vjp": '''def extreme_vjp(g, x, z, axis=None, keepdims=False):
-    """Cotangent of max/min over axis: g shared equally among the extreme entries."""
-    import numpy
-
-    if axis is None:
-        mask = x == z
-        if type(g) is numpy.ndarray and g.ndim == 0:  # its number: the same quotient, without a 0-d array's costs
-            g = g[()]
-        return mask * (g / numpy.count_nonzero(mask))
-    expand = (lambda v: v) if keepdims else (lambda v: numpy.expand_dims(v, axis))
-    mask = x == expand(z)
-    return mask * expand(g) / numpy.sum(mask, axis=axis, keepdims=True)
 ''',
     }
 )
