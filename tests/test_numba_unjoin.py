@@ -1,4 +1,4 @@
-"""The cotangents of joins under backend="numba" (targets/numba/joins.py): a piece cut from the leading
+"""The cotangents of joins under backend="numba" (rules/joins.py, their Numba forms): a piece cut from the leading
 axis of the joined cotangent is a view of it, as the python target's is (no copy a piece: GradBench lstm's
 four pieces of its gates' cotangent, each character); a piece along another axis is a copy in C order (one
 type a variable).  The gradients agree with central differences under both backends.  Skipped without

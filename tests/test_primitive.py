@@ -80,13 +80,17 @@ def test_each_record_fills_the_tables_the_passes_read(name):
                 assert rules.differentiable_slots(part_name, len(part.slots)) == part.slots
     else:
         assert rules.FORWARD[name] is prim.jvp and rules.REVERSE[name] is prim.vjp and N.SLOTS[name] == prim.slots
-        slots = prim.slots
+        slots = prim.slots(len(prim.signature)) if callable(prim.slots) else prim.slots  # (of any number: a join's)
+    if prim.joined:  # a join: lowering passes its sequence's arrays as its first arguments
+        assert name in N.SEQUENCE and N.SEQUENCE_AXIS[name] == (
+            prim.signature[1][1].value if slots[-1:] == (False,) else None
+        )
     for kind, variant in prim.variants.items():  # for operands of one kind, also where called by its operator
         for called in filter(None, (name, prim.operator)):
             assert rules.FORWARD[f"{called}/{kind}"] is variant.jvp and rules.REVERSE[f"{called}/{kind}"] is variant.vjp
             assert N.SLOTS[f"{called}/{kind}"] == variant.slots
             assert (f"{called}/{kind}/array g" in rules.REVERSE) == (variant.array_g is not None)
-        assert f"{name}/{kind}" in infer_numpy._RULES
+        assert f"{name}/{kind}" in infer_numpy._RULES and (variant.value or prim.value) is not None
     if prim.operator is not None:
         assert N.BILINEAR[prim.operator] is prim.bilinear
     assert N.SIGNATURES[name] == prim.signature

@@ -1,5 +1,5 @@
 """NumPy's products of two arrays as records (rules/products.py: np.dot, np.matmul, np.inner, np.outer,
-np.cross, np.tensordot, np.kron, and np.average's weights): each record's rules are its function's
+np.cross, np.tensordot, np.kron, np.einsum, and np.average's weights): each record's rules are its function's
 derivative in both arguments, in both modes, against central differences of NumPy itself (the module's
 functions of one array are in tests/test_moves.py)."""
 
@@ -19,6 +19,12 @@ CASES = {
     "tensordot": [("np.tensordot(x, y, axes=1)", (2, 3), (3, 2)), ("np.tensordot(x, y)", (2, 3), (2, 3))],
     "kron": [("np.kron(x, y)", (2, 2), (3,)), ("np.kron(x, y)", (2,), (2, 3))],
     "average": [("np.average(x, axis=0, weights=y)", (3, 2), (3,)), ("np.average(x, weights=y)", (2, 3), (2, 3))],
+    "einsum": [
+        ("np.einsum('ij,jk->ik', x, y)", (2, 3), (3, 4)),
+        ("np.einsum('ij,ij', x, y)", (2, 3), (2, 3)),  # (the output implicit: a number)
+        ("np.einsum('ii,i->i', x, y)", (3, 3), (3,)),  # (a diagonal read)
+        ("np.einsum('i,j,j->i', x, y, y)", (3,), (2,)),  # (y twice: three operands)
+    ],
 }
 ONE_ARRAY = ("cumprod", "take", "take_along_axis", "sort", "median", "percentile", "quantile")  # (tests/test_moves.py)
 

@@ -35,17 +35,6 @@ def numpy_transfer(eq, ins: list) -> list:
     name = prim[len("numpy.") :]
     if name in N.CONSTRUCTORS:
         return [_constructed(name, eq, ins, static)]
-    if prim in N.SEQUENCE:
-        return [_joined(prim, ins[: eq.param[1] if isinstance(eq.param, tuple) else len(ins)])]
-    if prim.endswith("/list") and prim[: -len("/list")] in N.SEQUENCE:  # np.vstack(xs) of a sequence xs
-        return [_joined(prim[: -len("/list")], _elements(ins[0]))]
-    if prim == "numpy.einsum":
-        spec = static[0] if isinstance(static[0], str) else ""
-        out = spec.split("->")[1] if "->" in spec else None
-        dtype = result_dtype(ins[1:])
-        if out is None or "." in out:
-            return [V.Arr(None, dtype)]
-        return [array_of(len(out.replace(" ", "")), dtype)]
     rule = _RULES.get(prim)
     if rule is None:  # elementwise: broadcast
         return [_elementwise(ins, boolean=prim in _BOOL_RESULTS)] * n  # (a comparison's: bool)
@@ -117,6 +106,14 @@ def _trace(ins, static) -> V.Aval:
 _RULES = dict(MORE_RULES)
 
 
+def _elements(xs: V.Aval) -> list:
+    """The abstract values of a sequence's elements (a list, a tuple, or the rows of an array)."""
+    if isinstance(xs, V.Seq):
+        return list(xs.items) if xs.items is not None else [xs.elem]
+    nd = ndim_of(xs)
+    return [array_of(None if nd is None else nd - 1, result_dtype([xs]))]
+
+
 class KIT:
     """The vocabulary a primitive's record (``rules.primitive``) states its abstract value in: its
     ``value(ins, static, KIT)`` reads its arguments' abstract values through these."""
@@ -134,6 +131,7 @@ class KIT:
     elementwise = staticmethod(_elementwise)  # its arguments broadcast (floating=True: of a floating dtype)
     minus = staticmethod(minus)  # an ndim less k (None: not known)
     as_array = staticmethod(as_array)  # a value as an array's abstract value (None: not an array)
+    elements = staticmethod(_elements)  # the abstract values of a sequence's elements
     Arr, Num, Seq, Numeric = V.Arr, V.Num, V.Seq, V.Numeric  # the abstract values themselves (Numeric: a
     # number or an array, which not known)
     UNKNOWN = UNKNOWN  # a static argument not known when compiling
@@ -142,8 +140,9 @@ class KIT:
 
 # The primitives written as records: their abstract values (a view of the records)
 for _p in REGISTRY.values():  # (a variant's value is its primitive's; a decomposition's part has its own)
-    for _name in (_p.name, *(f"{_p.name}/{kind}" for kind in _p.variants)):
-        _RULES[_name] = lambda ins, static, value=_p.value: value(ins, static, KIT)
+    _RULES[_p.name] = lambda ins, static, value=_p.value: value(ins, static, KIT)
+    for _kind, _variant in _p.variants.items():
+        _RULES[f"{_p.name}/{_kind}"] = lambda ins, static, value=_variant.value or _p.value: value(ins, static, KIT)
     for _i, _part in enumerate(_p.parts):
         _RULES[f"{_p.name}[{_i}]"] = lambda ins, static, value=_part.value: value(ins, static, KIT)
 _BOOL_RESULTS = tuple(f"numpy.{name}" for name in N.COMPARISONS)
@@ -176,29 +175,6 @@ def _constructed(name: str, eq, ins, static) -> V.Aval:
     if ins and isinstance(ins[0], V.Num):
         return V.Arr(1, dtype or "float64")
     return V.Arr(None, dtype)
-
-
-def _elements(xs: V.Aval) -> list:
-    """The abstract values of a sequence's elements (a list, a tuple, or the rows of an array)."""
-    if isinstance(xs, V.Seq):
-        return list(xs.items) if xs.items is not None else [xs.elem]
-    nd = ndim_of(xs)
-    return [array_of(None if nd is None else nd - 1, result_dtype([xs]))]
-
-
-def _joined(prim: str, parts: list) -> V.Aval:
-    dims = [ndim_of(a) for a in parts]
-    dtype = result_dtype(parts)
-    if None in dims:
-        return V.Arr(None, dtype)
-    nd = max(dims + [0])
-    if prim == "numpy.stack":
-        return V.Arr(nd + 1, dtype)
-    if prim == "numpy.hstack":
-        return V.Arr(max(nd, 1), dtype)
-    if prim in ("numpy.vstack", "numpy.row_stack", "numpy.column_stack", "numpy.dstack"):
-        return V.Arr(max(nd, 3 if prim == "numpy.dstack" else 2), dtype)
-    return V.Arr(nd, dtype)
 
 
 def array_getitem(xs: V.Aval, index_atom, index: V.Aval) -> V.Aval:

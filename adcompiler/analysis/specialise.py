@@ -22,7 +22,7 @@ from ..rules.families import REGISTRY
 
 # The records with variants by their operands (np.dot of two vectors, ...), by the name a call has in the IR
 # (``matmul``: the operator ``@``, np.matmul's)
-_VARIED = {called: p for p in REGISTRY.values() if p.variants for called in filter(None, (p.name, p.operator))}
+_VARIED = {called: p for p in REGISTRY.values() if p.variant for called in filter(None, (p.name, p.operator))}
 
 
 def specialise(fn: Function, of) -> Function:

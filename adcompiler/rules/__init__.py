@@ -23,7 +23,7 @@ from . import arrays as N
 from . import scalar as S
 from .custom import CUSTOM, defrule, output_size
 from .helpers import CHANGES, HELPER_REVERSE, HELPER_RULES, INERT, MAKES, VALUES, helper_jvp
-from ..ir.expr import Call, Expr, Name, Num, sum_exprs
+from ..ir.expr import Call, Expr, sum_exprs
 
 # The tables both modes read: scalar rules, then NumPy's.
 PARTIALS = {**S.PARTIALS, **N.PARTIALS}
@@ -70,7 +70,7 @@ def _variadic(prim: str, nargs: int) -> tuple:
 
 
 def has_rule(prim: str, nargs: int) -> bool:
-    return prim in N.SEQUENCE or (
+    return (
         f"{prim}/{nargs}" in PARTIALS
         or prim in VARIADIC
         or prim in PARTIALS
@@ -82,14 +82,11 @@ def has_rule(prim: str, nargs: int) -> bool:
 
 def differentiable_slots(prim: str, nargs: int) -> tuple:
     """For each argument, whether the output can depend on it differentiably."""
-    if prim == "numpy.einsum":
-        return (False,) + (True,) * (nargs - 1)
-    if prim in N.SEQUENCE:
-        return (True,) * (nargs - 1) + (False,) if N.SEQUENCE_AXIS[prim] is not None else (True,) * nargs
     if prim in HELPER_RULES:  # (einsum_vjp's own operand i only gives its shape: helper_jvp leaves it out)
         return tuple(i in HELPER_RULES[prim][1] for i in range(nargs))
     if prim in FORWARD:
-        return N.SLOTS.get(prim, (True,) * nargs)
+        slots = N.SLOTS.get(prim, (True,) * nargs)
+        return slots(nargs) if callable(slots) else slots  # (of a primitive of any number of arguments)
     if prim in N.LINEAR:
         return (True,) + (False,) * (nargs - 1)
     if prim in N.BILINEAR:
@@ -99,29 +96,8 @@ def differentiable_slots(prim: str, nargs: int) -> tuple:
     return tuple(p is not None for p in _partials(prim, nargs))
 
 
-def _join(prim: str, arrays, axis) -> Expr:
-    from ..ir.expr import List
-
-    keywords = (("axis", axis),) if axis is not None else ()
-    return Call(prim, (List(tuple(arrays)),), keywords)
-
-
 def jvp(prim: str, args: list, out: Expr, tangents: list) -> Expr | None:
     """The output tangent, given argument tangents (``None`` = zero)."""
-    if prim == "numpy.einsum":  # multilinear: one term per active operand
-        terms = [
-            Call(prim, tuple(t if j == i else a for j, a in enumerate(args)))
-            for i, t in enumerate(tangents)
-            if i and t is not None
-        ]
-        return sum_exprs(terms)
-    if prim in N.SEQUENCE:
-        arrays, axis = (args[:-1], args[-1]) if N.SEQUENCE_AXIS[prim] is not None else (args, None)
-        ts = [
-            t if t is not None else Call("numpy.zeros_like", (a,), (("dtype", Name("float")),))
-            for a, t in zip(arrays, tangents)
-        ]
-        return _join(prim, ts, axis)
     if prim in FORWARD:  # (np.add.at's helper has rules of its own: it is a primal primitive too)
         return FORWARD[prim](*args, out, *tangents)
     if prim in HELPER_RULES:
@@ -143,19 +119,6 @@ def jvp(prim: str, args: list, out: Expr, tangents: list) -> Expr | None:
 
 def vjp(prim: str, args: list, out: Expr, g: Expr, active: list) -> list:
     """The cotangent of each argument (``None`` = zero or not wanted)."""
-    if prim == "numpy.einsum":
-        return [None] + [
-            Call("@einsum_vjp", (g, Num(i), args[0]) + tuple(args[1:])) if on else None
-            for i, on in enumerate(active[1:])
-        ]
-    if prim in N.SEQUENCE:
-        arrays, axis = (args[:-1], args[-1]) if N.SEQUENCE_AXIS[prim] is not None else (args, Num(None))
-        kind = Num(prim.rpartition(".")[2])
-        parts = [
-            Call("@unjoin", (g, kind, axis, Num(i)) + tuple(arrays)) if on else None
-            for i, on in enumerate(active[: len(arrays)])
-        ]
-        return parts + [None] * (len(args) - len(arrays))
     if prim in HELPER_REVERSE:
         return [c if a else None for c, a in zip(HELPER_REVERSE[prim](g, *args), active, strict=False)]
     if prim in HELPER_RULES and prim not in REVERSE:

@@ -115,16 +115,8 @@ STATIC = dict(P.STATIC)  # the arguments that must be constants where a primitiv
 EXPANDED = ("numpy.linalg.multi_dot", "numpy.select", "numpy.linalg.eigvalsh")
 EIGVALSH = (("a", None), ("UPLO", Num("L")))
 
-# Functions of a sequence of arrays: numpy.concatenate([a, b], axis) is one primitive of a, b and axis.
-SEQUENCE = ("numpy.concatenate", "numpy.stack", "numpy.hstack", "numpy.vstack", "numpy.row_stack")
-SEQUENCE += ("numpy.column_stack", "numpy.dstack")
-SEQUENCE_AXIS = {"numpy.concatenate": 0, "numpy.stack": 0, "numpy.hstack": None, "numpy.vstack": None}
-SEQUENCE_AXIS.update({"numpy.row_stack": None, "numpy.column_stack": None, "numpy.dstack": None})
-for _prim in SEQUENCE:  # of a sequence known only at run time, np.vstack(xs): one primitive of xs (rules/movement.py)
-    FORWARD[_prim + "/list"], REVERSE[_prim + "/list"], SLOTS[_prim + "/list"] = M.joined_list(
-        _prim, SEQUENCE_AXIS[_prim] is not None
-    )
-
+SEQUENCE: tuple = ()  # the joins: numpy.concatenate([a, b], axis) is one primitive of a, b and axis
+SEQUENCE_AXIS: dict = {}  # a join -> its axis's default (None: it takes none)
 PARTS: dict = {}  # a decomposition -> how many arrays it returns (one primitive each, "<name>[i]")
 NOT_DIFFERENTIATED: tuple = ()  # parts refused where a derivative needs them (analysis.facts)
 ARRAY_G: dict = {}  # a product's variant -> its rule's name for an array g (modes.adjoints picks it)
@@ -160,6 +152,9 @@ for _prim in REGISTRY.values():
             if _variant.array_g is not None:
                 ARRAY_G[_name] = f"{_name}/array g"
                 REVERSE[ARRAY_G[_name]] = _variant.array_g
+    if _prim.joined:
+        SEQUENCE += (_prim.name,)
+        SEQUENCE_AXIS[_prim.name] = _prim.signature[1][1].value if len(_prim.signature) > 1 else None
     SIGNATURES[_prim.name] = _prim.signature
     METHODS.update({method: _prim.name for method in _prim.methods})
     ATTRIBUTES.update({attribute: _prim.name for attribute in _prim.attributes})

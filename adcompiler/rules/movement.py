@@ -125,25 +125,6 @@ SLOTS[ADD_AT] = (True, False, False, True)
 SIGNATURES: dict = {}
 
 
-def joined_list(prim: str, has_axis: bool) -> tuple:
-    """The forward rule, reverse rule and slots of ``numpy.<kind>(xs[, axis])`` of a sequence ``xs``
-    known only at run time (a list or tuple parameter, a list built in a loop), the primitive
-    ``prim + "/list"``: the same join of the tangents (join_tangent: zeros for a constant element),
-    and the cotangent cut back into one piece per element (unjoin_all), a list like xs."""
-    kind = Num(prim.rpartition(".")[2])
-    if has_axis:
-        return (
-            lambda xs, axis, z, dxs, dax: _h("join_tangent")(dxs, xs, kind, axis),
-            lambda xs, axis, z, g: (_h("unjoin_all")(g, xs, kind, axis), None),
-            (True, False),
-        )
-    return (
-        lambda xs, z, dxs: _h("join_tangent")(dxs, xs, kind),
-        lambda xs, z, g: (_h("unjoin_all")(g, xs, kind),),
-        (True,),
-    )
-
-
 # Refused where they are called, with the reason: their values are complex for a general real matrix.
 _EIG = (
     "of a general matrix (its eigenvalues and eigenvectors may be complex; adcompiler differentiates real values only)",

@@ -65,15 +65,17 @@ class Variant:
     times the other vector, no helper choosing by ndim when the code runs).
 
     ``analysis.specialise`` names a call ``<name>/<kind>`` where the record's ``variant(ins, static, kit)``
-    says ``kind``; it is printed as the primitive's own call and has its abstract value.  ``jvp``, ``vjp``,
-    ``slots``: as a primitive's.  ``array_g``: the cotangents where g is surely an array, not the number 0.0
-    of a result none of whose uses ran (``modes.adjoints`` picks it), or None.
+    says ``kind`` (or lowering, where it has no ``variant``: a join of a sequence made at run time, ``/list``);
+    it is printed as the primitive's own call.  ``jvp``, ``vjp``, ``slots``: as a primitive's.  ``array_g``: the
+    cotangents where g is surely an array, not the number 0.0 of a result none of whose uses ran
+    (``modes.adjoints`` picks it), or None.  ``value``: its abstract value (None: the primitive's).
     """
 
     jvp: Callable
     vjp: Callable
     slots: tuple
     array_g: Callable | None = None
+    value: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,8 @@ class Primitive:
     ``kit`` the analysis's vocabulary (``analysis.infer_numpy.KIT``).  ``jvp(*args, out, *tangents)``:
     the output's tangent (``None`` tangents are zero); ``vjp(*args, out, g)``: one cotangent per
     argument (None where it has none); both are ``ir.expr`` expressions, a helper spelt ``@name``.
-    ``slots``: for each argument, whether the output depends on it differentiably.  ``partials``: in
+    ``slots``: for each argument, whether the output depends on it differentiably (or, for a primitive of
+    any number of arguments, a function of their number giving that: a join's, einsum's).  ``partials``: in
     place of those three, an elementwise function's partial derivatives, one per argument, each
     ``partial(*args, out)`` (None: zero in that argument): the tangent is the sum of partial times
     tangent, each cotangent g times its partial (``rules.PARTIALS``, as ``math``'s functions have).
@@ -109,7 +112,8 @@ class Primitive:
     ``parts``: for a decomposition returning several arrays, one ``Part`` each (the record's own primitive
     is then the decomposition computed once, with no derivative).  ``variants``: kind -> ``Variant``, the
     rules for operands of that kind, chosen by ``variant(ins, static, kit)`` (None: the record's own).
-    ``operator``: the Python operator that is this primitive too (``"matmul"``: ``a @ b``).
+    ``operator``: the Python operator that is this primitive too (``"matmul"``: ``a @ b``).  ``joined``: its
+    first parameter is a sequence of arrays, which lowering passes as the call's first arguments (a join).
     ``refusals``: per target, why it is refused there (``{"array_api": "..."}``: the array-API target
     says it at the user's line; the Numba target refuses through its helpers' forms, an overload that
     raises Numba's ``TypingError`` with the reason, which it reports at the user's line).
@@ -134,6 +138,7 @@ class Primitive:
     variants: MappingProxyType = field(default_factory=dict)  # (made read-only in __post_init__)
     variant: Callable | None = None
     operator: str | None = None
+    joined: bool = False
     array_api: str | None = None
     array_api_keywords: MappingProxyType = field(default_factory=dict)
     refusals: MappingProxyType = field(default_factory=dict)
@@ -144,9 +149,10 @@ class Primitive:
         assert sum(ways) == (
             0 if self.parts else 1
         ), f"{self.name}: its partials, linear or bilinear rule, two rules, or parts (one)"
-        assert bool(self.variants) == (self.variant is not None), f"{self.name}: variants and the choice among them"
+        assert self.variant is None or self.variants, f"{self.name}: a choice among no variants"
         if ways[3]:
-            assert None not in rules and len(self.slots) == len(self.signature), f"{self.name}: two rules, a slot each"
+            variadic = callable(self.slots)  # (a join's, einsum's: of any number of arguments)
+            assert None not in rules and (variadic or len(self.slots) == len(self.signature)), f"{self.name}: slots"
         elif ways[0]:
             assert len(self.partials) == len(self.signature), f"{self.name}: one partial per parameter"
         assert set(self.refusals) <= {"array_api"}, f"{self.name}: a refusal of a target that reads none"

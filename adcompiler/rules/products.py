@@ -798,3 +798,83 @@ _product(
         lambda g, a, b: _h("unbroadcast")(_np("cross", g, a), b),
     ),
 )
+
+
+# --- einsum(subscripts, *operands): multilinear in its operands (the subscripts a constant, made explicit by
+# lowering: 'ij,jk->ik'): the tangent is one term per operand with a tangent, the others as they are; operand i's
+# cotangent is g contracted with the other operands into i's subscripts (einsum_vjp, bilinear in g and each other
+# operand; operand i itself gives only its shape).
+def _einsum_value(ins, static, kit):
+    """The output's subscripts' count of dimensions (not known for an ellipsis or implicit ones)."""
+    spec = static[0] if isinstance(static[0], str) else ""
+    out = spec.split("->")[1] if "->" in spec else None
+    dtype = kit.result_dtype(ins[1:])
+    if out is None or "." in out:
+        return kit.Arr(None, dtype)
+    return kit.array_of(len(out.replace(" ", "")), dtype)
+
+
+def _einsum_tangent(*rest):
+    """jvp(subscripts, *operands, out, *tangents)."""
+    n = (len(rest) - 1) // 2
+    args, tangents = rest[:n], rest[n + 1 :]
+    terms = [
+        Call("numpy.einsum", tuple(t if j == i else a for j, a in enumerate(args)))
+        for i, t in enumerate(tangents)
+        if i and t is not None
+    ]
+    return sum_exprs(terms)
+
+
+def _einsum_cotangents(*rest):
+    """vjp(subscripts, *operands, out, g): none for the subscripts."""
+    args, g = rest[:-2], rest[-1]
+    return [None] + [_h("einsum_vjp")(g, Num(i), args[0], *args[1:]) for i in range(len(args) - 1)]
+
+
+EINSUM_VJP = Helper(
+    python='''def einsum_vjp(g, i, subscripts, *operands):
+    """The cotangent of operand i of numpy.einsum(subscripts, *operands), given g for its result:
+    ellipses are spelt out, and an index repeated within the operand (a diagonal, a trace) gets
+    the cotangent on that diagonal."""
+    import numpy
+
+    inputs, out = subscripts.replace(" ", "").split("->")
+    specs = inputs.split(",")
+    if "..." in subscripts:  # spell the broadcast dimensions out with letters the subscripts do not use
+        free = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in subscripts]
+        dims = [numpy.ndim(op) - len(s.replace("...", "")) for s, op in zip(specs, operands)]
+        most = max(dims)
+        specs = [s.replace("...", "".join(free[most - d : most])) for s, d in zip(specs, dims)]
+        out = out.replace("...", "".join(free[:most]))
+    target = specs[i]
+    others = [s for j, s in enumerate(specs) if j != i]
+    present = set(out) | set("".join(others))
+    kept = "".join(dict.fromkeys(c for c in target if c in present))
+    part = numpy.einsum(",".join([out] + others) + "->" + kept, g, *[o for j, o in enumerate(operands) if j != i])
+    shape = numpy.shape(operands[i])
+    sizes = dict(zip(target, shape))
+    full = "".join(dict.fromkeys(target))  # each index once, in order
+    part = numpy.reshape(part, [sizes[c] if c in present else 1 for c in full])  # summed indices: broadcast
+    if len(full) == len(target):
+        return numpy.broadcast_to(part, shape)
+    d = numpy.zeros(shape, dtype=numpy.result_type(part, numpy.float32))
+    numpy.einsum(target + "->" + full, d)[...] = part  # the diagonal of d, as a writable view
+    return d
+''',
+    linear=("bilinear", (0, 3, 4, 5, 6, 7)),
+)
+
+
+register(
+    Primitive(
+        name="numpy.einsum",
+        family="products",
+        signature=(("subscripts", None), ("operands", None)),  # (any number of operands)
+        value=_einsum_value,
+        jvp=_einsum_tangent,
+        vjp=_einsum_cotangents,
+        slots=lambda n: (False,) + (True,) * (n - 1),
+        helpers={"einsum_vjp": EINSUM_VJP},
+    )
+)

@@ -235,20 +235,7 @@ XP_HELPERS["shape_like"] = '''def shape_like(x, *others):
     return xp.broadcast_arrays(x, *others)[0]
 '''
 
-XP_HELPERS.update(
-    {
-        "unjoin": '''def unjoin(g, kind, axis, i, *arrays):
-    """The part of g, the cotangent of numpy.<kind>(arrays, axis), that belongs to arrays[i]."""
-    if kind not in ("stack", "concatenate") or axis is None:
-        raise TypeError(f"np.{kind}(..., axis={axis!r}) under arrays='any': write np.stack or np.concatenate with an axis")
-    ax = axis % len(shape_of(g))
-    if kind == "stack":
-        return g[(slice(None),) * ax + (i, Ellipsis)]
-    start = sum(shape_of(a)[ax] for a in arrays[:i])
-    return g[(slice(None),) * ax + (slice(start, start + shape_of(arrays[i])[ax]), Ellipsis)]
-''',
-    }
-)
+XP_HELPERS.update({})
 
 XP_HELPERS["with_numbers"] = '''def with_numbers(xp):
     """xp, or for array-api-strict, whose elementwise functions take Python numbers only beside an array

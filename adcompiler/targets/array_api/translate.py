@@ -32,11 +32,9 @@ SAME = frozenset(  # (the primitives written as records: RENAMED below has the s
     "acos acosh all any arange argmax argmin argsort asin asinh atan atan2 atanh broadcast_arrays concat "
     "cumulative_sum empty empty_like equal eye full full_like greater greater_equal isfinite isinf isnan less "
     "less_equal linspace logical_and logical_not logical_or matrix_transpose meshgrid nonzero not_equal ones "
-    "ones_like permute_dims pow sort stack take tensordot vecdot zeros zeros_like".split()
+    "ones_like permute_dims pow sort take tensordot vecdot zeros zeros_like".split()
 )
-RENAMED = {
-    "concatenate": "concat",
-}
+RENAMED: dict = {}
 BY_HELPER = {
     "shape": "shape_of",
     "ndim": "ndim_of",

@@ -15,7 +15,6 @@ from .scatters import SCATTER_HELPERS
 from .by_element import HELPERS as BY_ELEMENT
 from .lists import LIST_HELPERS
 from .arrays import ARRAY_HELPERS
-from .joins import JOIN_HELPERS
 from .reductions import REDUCTION_HELPERS
 from ...rules.families import helper_forms
 
@@ -427,6 +426,5 @@ NUMBA_HELPERS.update(COORDINATE_HELPERS)  # x[(rows, cols)] read and written (nu
 NUMBA_HELPERS.update(LIST_HELPERS)  # lists joined and repeated (numba_lists)
 NUMBA_HELPERS.update(BY_ELEMENT)  # elementwise cotangents added by element (by_element)
 NUMBA_HELPERS.update(ARRAY_HELPERS)  # adjoints of a @ b, distinct (numba_arrays)
-NUMBA_HELPERS.update(JOIN_HELPERS)  # np.concatenate, np.stack, ... of tuples and lists, and their derivatives
 NUMBA_HELPERS.update(REDUCTION_HELPERS)  # np.min, np.mean, ... along an axis
 NUMBA_HELPERS.update(helper_forms("numba"))  # of the primitives written as records (rules.families)

@@ -31,12 +31,13 @@ from .empty import empty_shadows
 from .fewer_arrays import LINEAR_IN_COTANGENT, FewerArrays, constant_int
 from .by_element import HELPERS as BY_ELEMENT, added_by_element, tuple_names
 from .in_place import added_in_place, chained_in_place
-from .joins import JOINS
 from .lists import HELPER_OF as _LIST_HELPERS
 from .loops import runs_forward
 from .reductions import KEEPDIMS, LINES, REDUCED
 from .runtime import NUMBA_HELPERS
 
+# The joins Numba compiles (of a tuple by its own, of a list by join_sequence: rules/joins.py) -> the default axis
+JOINS = {"concatenate": 0, "stack": 0, "hstack": None, "vstack": None, "row_stack": None}
 # Helpers for functions where Numba's own differ from Python's and NumPy's (joins, reductions, sum):
 _ADDED = (
     "join_sequence",

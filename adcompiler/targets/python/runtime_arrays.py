@@ -90,46 +90,5 @@ MORE_HELPERS.update(
         raise ValueError("the derivative of np.linalg.lstsq of a matrix without full rank is not supported (its solution is not differentiable there)")
     return x
 ''',
-        "join_tangent": '''def join_tangent(dxs, xs, kind, *axis):
-    """Tangent of numpy.<kind>(xs, *axis) for a sequence xs: the same join of the tangents (zeros for
-    an element with no tangent, the number 0.0)."""
-    import numpy
-
-    parts = [t if numpy.shape(t) == numpy.shape(x) else numpy.zeros(numpy.shape(x)) for t, x in zip(dxs, xs)]
-    return getattr(numpy, kind)(parts, *axis)
-''',
-        "unjoin_all": '''def unjoin_all(g, xs, kind, *axis):
-    """Cotangent of numpy.<kind>(xs, *axis) for a sequence xs: g cut into one piece per element, each
-    shaped like it (a list; an array like xs if xs is an array).  The same join of the entries' numbers
-    says where each entry of the result comes from."""
-    import numpy
-
-    at = axis[0] if axis else 0
-    if (
-        kind in ("stack", "concatenate")
-        and type(g) is numpy.ndarray
-        and type(xs) in (list, tuple)
-        and at is not None
-        and all(type(x) is numpy.ndarray and x.ndim == g.ndim - (kind == "stack") > 0 for x in xs)
-    ):  # arrays stacked or joined along an axis: each one's piece of g is a view (no two share an entry)
-        head, start, pieces = (slice(None),) * (at % g.ndim), 0, []
-        for k, x in enumerate(xs):
-            stop = start + (1 if kind == "stack" else x.shape[at % g.ndim])
-            piece = g[head + ((k,) if kind == "stack" else (slice(start, stop),))]
-            pieces.append(piece.astype(numpy.result_type(g, x, numpy.float32), copy=False))
-            start = stop
-        return pieces
-    starts = numpy.cumsum([0] + [numpy.size(x) for x in xs])
-    numbers = [numpy.arange(a, b).reshape(numpy.shape(x)) for a, b, x in zip(starts, starts[1:], xs)]
-    source = getattr(numpy, kind)(numbers, *axis)
-    flat = numpy.bincount(numpy.ravel(source), weights=numpy.ravel(g), minlength=starts[-1])
-    if isinstance(xs, numpy.ndarray):
-        return flat.reshape(xs.shape).astype(numpy.result_type(g, xs, numpy.float32))
-    pieces = []
-    for a, b, x in zip(starts, starts[1:], xs):
-        piece = flat[a:b].reshape(numpy.shape(x)).astype(numpy.result_type(g, numpy.asarray(x), numpy.float32))
-        pieces.append(float(piece) if isinstance(x, (float, int)) else piece)
-    return pieces
-''',
     }
 )

@@ -159,63 +159,6 @@ NUMPY_HELPERS.update(
             part = numpy.sum(part, axis=axis, keepdims=True)
     return part
 ''',
-        "unjoin": '''def unjoin(g, kind, axis, i, *arrays):
-    """The part of g, the cotangent of numpy.<kind>(arrays, axis), that belongs to arrays[i]."""
-    import numpy
-
-    g = numpy.asarray(g)
-    if kind == "stack":  # (a negative axis counts from the end of g's axes, which are the join's)
-        return g[(slice(None),) * (axis % g.ndim) + (i,)]  # a view: the piece's entries are no other piece's
-    if kind in ("vstack", "row_stack"):
-        parts = [numpy.atleast_2d(a) for a in arrays]
-        axis = 0
-    elif kind in ("column_stack", "dstack"):
-        axis = 1 if kind == "column_stack" else 2
-        parts = [numpy.reshape(a, (-1, 1)) if kind == "column_stack" and numpy.ndim(a) < 2 else a for a in arrays]
-        parts = parts if kind == "column_stack" else [numpy.atleast_3d(a) for a in arrays]
-    elif kind == "hstack":
-        parts = list(arrays)
-        axis = 1 if numpy.ndim(arrays[0]) > 1 else 0
-    else:
-        parts = list(arrays)
-    axis, start = axis % g.ndim, 0
-    for p in parts[:i]:
-        start += (p.shape if type(p) is numpy.ndarray else numpy.shape(p))[axis]
-    part = parts[i]
-    stop = start + (part.shape if type(part) is numpy.ndarray else numpy.shape(part))[axis]
-    piece = g[(slice(None),) * axis + (slice(start, stop),)]  # a view: the piece's entries are no other piece's
-    shape = arrays[i].shape if type(arrays[i]) is numpy.ndarray else numpy.shape(arrays[i])
-    return piece if piece.shape == shape else piece.reshape(shape)
-''',
-        "einsum_vjp": '''def einsum_vjp(g, i, subscripts, *operands):
-    """The cotangent of operand i of numpy.einsum(subscripts, *operands), given g for its result:
-    ellipses are spelt out, and an index repeated within the operand (a diagonal, a trace) gets
-    the cotangent on that diagonal."""
-    import numpy
-
-    inputs, out = subscripts.replace(" ", "").split("->")
-    specs = inputs.split(",")
-    if "..." in subscripts:  # spell the broadcast dimensions out with letters the subscripts do not use
-        free = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in subscripts]
-        dims = [numpy.ndim(op) - len(s.replace("...", "")) for s, op in zip(specs, operands)]
-        most = max(dims)
-        specs = [s.replace("...", "".join(free[most - d : most])) for s, d in zip(specs, dims)]
-        out = out.replace("...", "".join(free[:most]))
-    target = specs[i]
-    others = [s for j, s in enumerate(specs) if j != i]
-    present = set(out) | set("".join(others))
-    kept = "".join(dict.fromkeys(c for c in target if c in present))
-    part = numpy.einsum(",".join([out] + others) + "->" + kept, g, *[o for j, o in enumerate(operands) if j != i])
-    shape = numpy.shape(operands[i])
-    sizes = dict(zip(target, shape))
-    full = "".join(dict.fromkeys(target))  # each index once, in order
-    part = numpy.reshape(part, [sizes[c] if c in present else 1 for c in full])  # summed indices: broadcast
-    if len(full) == len(target):
-        return numpy.broadcast_to(part, shape)
-    d = numpy.zeros(shape, dtype=numpy.result_type(part, numpy.float32))
-    numpy.einsum(target + "->" + full, d)[...] = part  # the diagonal of d, as a writable view
-    return d
-''',
     }
 )
 NUMPY_HELPERS.update(helper_forms("python"))  # of the primitives written as records (rules.families)
