@@ -66,8 +66,9 @@ def test_each_record_fills_the_tables_the_passes_read(name):
     elif prim.bilinear is not None:  # a product of its two arguments
         assert N.BILINEAR[name] is prim.bilinear and name not in rules.FORWARD and name not in rules.PARTIALS
         slots = (True, True)
-    elif prim.parts:  # a decomposition: computed once (no derivative), then one primitive per array it returns
-        assert name in N.INACTIVE and name not in rules.FORWARD and N.PARTS[name] == len(prim.parts)
+    elif prim.parts or prim.split:  # computed once (no derivative), then one primitive per array it returns
+        assert name in N.INACTIVE and name not in rules.FORWARD and name not in rules.PARTIALS
+        assert N.PARTS.get(name, 0) == len(prim.parts) and (name in N.SPLITS) == prim.split
         slots = (False,) * len(prim.signature)
         for i, part in enumerate(prim.parts):
             part_name = f"{name}[{i}]"

@@ -13,7 +13,6 @@ from ..rules import arrays as N
 from ..rules.families import REGISTRY
 from . import values as V
 from ..ir.nodes import Const
-from .numpy_shapes import RULES as MORE_RULES
 from .numpy_values import UNKNOWN, array_of, as_array, dtype_name, float_dtype, minus, ndim_of, result_dtype
 
 
@@ -103,7 +102,7 @@ def _trace(ins, static) -> V.Aval:
     return _scalar(result_dtype(ins[:1])) if nd == 2 else array_of(minus(nd, 2), result_dtype(ins[:1]))
 
 
-_RULES = dict(MORE_RULES)
+_RULES: dict = {}  # (every primitive with a rule of its own is a record: its value is below)
 
 
 def _elements(xs: V.Aval) -> list:

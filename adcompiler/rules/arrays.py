@@ -108,13 +108,13 @@ for _table in (P, M):
 METHODS.update(P.METHODS)
 LINEAR.update(P.LINEAR)
 POSITIONAL.update(P.POSITIONAL)
-INACTIVE += P.SPLITS  # the split computed once: its pieces are primitives of their own
-SPLITS, SPLIT_PART = P.SPLITS, P.SPLIT_PART
+SPLIT_PART = "numpy.split/part"  # a piece of a split (the variant "part" of np.split's record)
 STATIC = dict(P.STATIC)  # the arguments that must be constants where a primitive is called
 # lowered to other primitives (numpy.dot, numpy.where, numpy.linalg.eigh's eigenvalues)
 EXPANDED = ("numpy.linalg.multi_dot", "numpy.select", "numpy.linalg.eigvalsh")
 EIGVALSH = (("a", None), ("UPLO", Num("L")))
 
+SPLITS: tuple = ()  # the splits, computed once: their pieces are primitives of their own (SPLIT_PART)
 SEQUENCE: tuple = ()  # the joins: numpy.concatenate([a, b], axis) is one primitive of a, b and axis
 SEQUENCE_AXIS: dict = {}  # a join -> its axis's default (None: it takes none)
 PARTS: dict = {}  # a decomposition -> how many arrays it returns (one primitive each, "<name>[i]")
@@ -132,7 +132,7 @@ for _prim in REGISTRY.values():
         BILINEAR[_prim.name] = _prim.bilinear
         if _prim.operator is not None:
             BILINEAR[_prim.operator] = _prim.bilinear
-    elif not _prim.parts:
+    elif not (_prim.parts or _prim.split):  # (computed once: no rule of its own)
         FORWARD[_prim.name], REVERSE[_prim.name], SLOTS[_prim.name] = _prim.jvp, _prim.vjp, _prim.slots
     for _i, _part in enumerate(_prim.parts):  # a decomposition: computed once, then each array it returns
         if _part.jvp is not None:
@@ -152,6 +152,9 @@ for _prim in REGISTRY.values():
             if _variant.array_g is not None:
                 ARRAY_G[_name] = f"{_name}/array g"
                 REVERSE[ARRAY_G[_name]] = _variant.array_g
+    if _prim.split:
+        SPLITS += (_prim.name,)
+        INACTIVE += (_prim.name,)
     if _prim.joined:
         SEQUENCE += (_prim.name,)
         SEQUENCE_AXIS[_prim.name] = _prim.signature[1][1].value if len(_prim.signature) > 1 else None

@@ -53,8 +53,6 @@ HELPER_RULES = {
     "unjoin_all": ("linear", (0,)),
     "join_tangent": ("linear", (0,)),
     "split_part": ("linear", (0,)),
-    "pad_vjp": ("linear", (0,)),
-    "pad_vjp_values": ("linear", (0,)),
     "split_vjp": ("linear", (0,)),
     "einsum_vjp": ("bilinear", (0, 3, 4, 5, 6, 7)),
     "linspace_vjp": ("linear", (0,)),

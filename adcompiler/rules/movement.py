@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import math
 
-from ..ir.expr import Call, Num
-from .primitive import Helper, Primitive, register
+from ..ir.expr import Call, Num, pad_call
+from .primitive import Helper, Primitive, Variant, register
 
 
 def _np(name, *args):
@@ -92,10 +92,103 @@ def _converted(ins, static, kit):
     return kit.Arr(a.ndim, dtype)
 
 
-# the copies: the identity on values (``np.array(x, dtype)`` is another primitive: lower/arrays.py)
+# the copies: the identity on values.  A cast to a float dtype (``x.astype(float)``, ``np.asarray(x,
+# dtype="float32")``: lowering names it ``numpy.array/dtype`` or ``numpy.asarray/dtype``, the variant "dtype") is the
+# identity on values too: its tangent is the tangent cast alike, its cotangent g cast back to x's dtype
+# (``array_like``).  Casts to other dtypes are refused where they are written (lower/arrays.py).
+def _cast(called: str) -> Variant:
+    return Variant(
+        lambda x, dtype, z, dx, dd: Call(called, (dx,), (("dtype", dtype),)),
+        lambda x, dtype, z, g: (_h("array_like")(g, x), None),
+        (True, False),
+        value=lambda ins, static, kit: kit.array_of(kit.ndim_of(ins[0]), static[1]),
+    )
+
+
 _part("copy", (ONE,), _converted, signature=(("a", None),), methods=("copy",), array_api="copy_of")
-_part("array", (ONE,), _converted, signature=(("object", None),), array_api="copy_of")
-_part("asarray", (ONE,), _converted, signature=(("a", None),), array_api="xp.asarray")
+_part(
+    "array",
+    (ONE,),
+    _converted,
+    signature=(("object", None),),
+    variants={"dtype": _cast("numpy.array")},
+    array_api="copy_of",
+)
+_part(
+    "asarray",
+    (ONE,),
+    _converted,
+    signature=(("a", None),),
+    variants={"dtype": _cast("numpy.asarray")},
+    array_api="xp.asarray",
+)
+
+
+# --- np.pad(x, pad_width, mode, constant_values=c): linear in x and, for mode "constant", in c.  Its tangent is
+# the same pad of the tangents (constant_values the tangent of c), its adjoint the padded cotangent summed back
+# into the cells each padded cell copies (pad_vjp: the centre for "constant", the border cells too for "edge"
+# and "reflect") and, for c, summed over the cells c fills (pad_vjp_values).
+PAD_VJP = Helper(
+    python='''def pad_vjp(g, x, pad_width, mode="constant"):
+    """The cotangent of x in numpy.pad(x, pad_width, mode): along each axis, the centre of g, plus (for
+    "edge" and "reflect") each padded cell added into the cell it copies."""
+    import numpy
+
+    shape = numpy.shape(x)
+    widths = numpy.broadcast_to(numpy.asarray(pad_width, dtype=int), (len(shape), 2))
+    g = numpy.asarray(g)
+    for k, (n, (before, after)) in enumerate(zip(shape, widths)):
+        moved = numpy.moveaxis(g, k, 0)
+        if mode == "constant":
+            out = moved[before : before + n]
+        else:  # the source of each padded cell: the same pad of the positions
+            out = numpy.zeros((n,) + moved.shape[1:], dtype=numpy.result_type(g, numpy.float32))
+            numpy.add.at(out, numpy.pad(numpy.arange(n), (before, after), mode=mode), moved)
+        g = numpy.moveaxis(out, 0, k)
+    return g if hasattr(x, "shape") else g[()]
+''',
+    linear=("linear", (0,)),
+)
+
+PAD_VJP_VALUES = Helper(
+    python='''def pad_vjp_values(g, x, pad_width, values):
+    """The cotangent of constant_values in numpy.pad(x, pad_width, "constant", constant_values=values):
+    g summed over the cells each of the values fills."""
+    import numpy
+
+    values = numpy.asarray(values, dtype=float)
+    out, empty = numpy.zeros(values.shape), numpy.zeros(numpy.shape(x))
+    for k in numpy.ndindex(values.shape):
+        one = numpy.zeros(values.shape)
+        one[k] = 1.0
+        out[k] = numpy.sum(g * numpy.pad(empty, pad_width, mode="constant", constant_values=one))
+    return out if out.ndim else out[()]
+''',
+    linear=("linear", (0,)),
+)
+
+
+def _pad_tangent(x, pad_width, mode, values, dx, dvalues):
+    dx = (
+        dx if dx is not None else Call("numpy.zeros_like", (x,), (("dtype", Call("numpy.result_type", (x, Num(0.0)))),))
+    )
+    return pad_call(dx, pad_width, mode, dvalues if dvalues is not None else Num(0.0))
+
+
+register(
+    Primitive(
+        name="numpy.pad",
+        family="movement",
+        signature=(("array", None), ("pad_width", None), ("mode", Num("constant")), ("constant_values", Num(0))),
+        value=lambda ins, static, kit: kit.array_of(kit.ndim_of(ins[0]), kit.result_dtype(ins[:1])),
+        jvp=lambda x, pw, mode, c, z, dx, dpw, dm, dc: _pad_tangent(x, pw, mode, c, dx, dc),
+        vjp=lambda x, pw, mode, c, z, g: (_h("pad_vjp")(g, x, pw, mode), None, None, _h("pad_vjp_values")(g, x, pw, c)),
+        slots=(True, False, False, True),
+        positional=3,  # constant_values is keyword-only in NumPy
+        static={"pad_width": None, "mode": ("constant", "edge", "reflect")},
+        helpers={"pad_vjp": PAD_VJP, "pad_vjp_values": PAD_VJP_VALUES},
+    )
+)
 
 # np.partition(a, kth, axis): the gather of a at each entry's rank
 register(
@@ -448,3 +541,53 @@ _move(
     methods=("diagonal",),
     helpers={"diagonal_vjp": DIAGONAL_VJP},
 )
+
+
+# --- the splits: np.split(x, sections, axis) and its kin are computed once (no derivative), then each piece is one
+# primitive, ``numpy.split/part(x, kind, sections, axis, i, raw)`` (printed ``raw[i]``), linear in x: its tangent
+# is the same piece of the tangent (split_part), its adjoint g written into zeros shaped like x at the piece
+# (split_vjp).  The piece primitive is the variant "part" of np.split's record, for every kind of split.
+SPLIT_PART = Helper(
+    python='''def split_part(dx, kind, sections, axis, i):
+    """Piece i of numpy.<kind>(dx, sections, axis): the tangent of a piece of a split."""
+    import numpy
+
+    return (getattr(numpy, kind)(dx, sections) if axis is None else getattr(numpy, kind)(dx, sections, axis))[i]
+''',
+    linear=("linear", (0,)),
+)
+
+SPLIT_VJP = Helper(
+    python='''def split_vjp(g, x, kind, sections, axis, i):
+    """The cotangent of x for piece i of numpy.<kind>(x, sections, axis): g where the piece is, else 0."""
+    import numpy
+
+    out = numpy.zeros(numpy.shape(x), dtype=numpy.result_type(x, numpy.float32))
+    pieces = getattr(numpy, kind)(out, sections) if axis is None else getattr(numpy, kind)(out, sections, axis)
+    pieces[i][...] = g  # a view of out
+    return out
+''',
+    linear=("linear", (0,)),
+)
+
+
+PIECE = Variant(
+    lambda x, kind, sections, axis, i, raw, z, dx, *rest: _h("split_part")(dx, kind, sections, axis, i),
+    lambda x, kind, sections, axis, i, raw, z, g: (_h("split_vjp")(g, x, kind, sections, axis, i),) + (None,) * 5,
+    (True,) + (False,) * 5,
+    value=lambda ins, static, kit: kit.array_of(kit.ndim_of(ins[0]), kit.result_dtype(ins[:1])),
+)
+for _kind in ("split", "array_split", "hsplit", "vsplit", "dsplit"):
+    register(
+        Primitive(
+            name=f"numpy.{_kind}",
+            family="movement",
+            signature=(("ary", None), ("indices_or_sections", None))
+            + ((("axis", Num(0)),) if _kind in ("split", "array_split") else ()),
+            value=lambda ins, static, kit: kit.STATIC,
+            split=True,
+            static={"indices_or_sections": None},
+            variants={"part": PIECE} if _kind == "split" else {},
+            helpers={"split_part": SPLIT_PART, "split_vjp": SPLIT_VJP},
+        )
+    )

@@ -114,6 +114,8 @@ class Primitive:
     rules for operands of that kind, chosen by ``variant(ins, static, kit)`` (None: the record's own).
     ``operator``: the Python operator that is this primitive too (``"matmul"``: ``a @ b``).  ``joined``: its
     first parameter is a sequence of arrays, which lowering passes as the call's first arguments (a join).
+    ``split``: a split (``np.split(x, sections, axis)``, ...): computed once, with no derivative, and each piece
+    read by the primitive ``numpy.split/part`` (the ``"part"`` variant of ``np.split``'s record).
     ``refusals``: per target, why it is refused there (``{"array_api": "..."}``: the array-API target
     says it at the user's line; the Numba target refuses through its helpers' forms, an overload that
     raises Numba's ``TypingError`` with the reason, which it reports at the user's line).
@@ -139,6 +141,7 @@ class Primitive:
     variant: Callable | None = None
     operator: str | None = None
     joined: bool = False
+    split: bool = False
     array_api: str | None = None
     array_api_keywords: MappingProxyType = field(default_factory=dict)
     refusals: MappingProxyType = field(default_factory=dict)
@@ -146,9 +149,8 @@ class Primitive:
     def __post_init__(self):
         rules = (self.jvp, self.vjp, self.slots)
         ways = (self.partials is not None, self.linear is not None, self.bilinear is not None, rules != (None,) * 3)
-        assert sum(ways) == (
-            0 if self.parts else 1
-        ), f"{self.name}: its partials, linear or bilinear rule, two rules, or parts (one)"
+        computed_once = bool(self.parts) or self.split  # (no derivative: primitives of their own read its value)
+        assert sum(ways) == (not computed_once), f"{self.name}: partials, linear or bilinear, two rules, or parts"
         assert self.variant is None or self.variants, f"{self.name}: a choice among no variants"
         if ways[3]:
             variadic = callable(self.slots)  # (a join's, einsum's: of any number of arguments)

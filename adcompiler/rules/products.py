@@ -1,7 +1,7 @@
 """NumPy's products (dot, matmul, inner, outer, cross, tensordot, kron) and weighted reductions (cumprod,
 average), one record each (``rules.primitive``), the variants of the products by their operands among them
-(``np.dot`` of two vectors, ...); the split family and ``np.append`` are still tables, which ``arrays``
-merges into its own.
+(``np.dot`` of two vectors, ...), and ``np.einsum``; ``np.append`` (lowered to ``np.concatenate``) is still a
+table entry, which ``arrays`` merges into its own.
 
 ``tensordot`` and ``kron`` are bilinear: the tangent is the product of one tangent with the other
 argument, summed over both; each cotangent is a runtime helper bilinear in (g, the other argument),
@@ -13,7 +13,6 @@ with primitives that have rules (``np.average`` without weights is ``np.mean``: 
 
 from __future__ import annotations
 
-from . import padding as D
 from .primitive import Helper, Primitive, Variant, register
 from ..ir.expr import Call, Num, Slice, Subscript, Tuple, sum_exprs
 
@@ -37,8 +36,8 @@ def _bilinear(prim, a, b, static, da, db):
     )
 
 
-# Each primitive of this module is one record (``rules.primitive``) but the split family's pieces and np.append,
-# which are still tables here.
+# Each primitive of this module is one record (``rules.primitive``) but np.append, lowered to np.concatenate,
+# which is still a table entry here.
 FORWARD, REVERSE, SLOTS, SIGNATURES, STATIC, LINEAR, POSITIONAL = {}, {}, {}, {}, {}, {}, {}
 METHODS: dict = {}
 
@@ -314,34 +313,9 @@ _record(
     helpers={"weights_like": WEIGHTS_LIKE, "weights_vjp": WEIGHTS_VJP},
 )
 
-# --- the split family: the pieces are one primitive each, ``numpy.split/part(x, kind, sections, axis, i,
-# raw)`` of the split computed once (``raw``, printed ``raw[i]``), each linear in x: its tangent is the
-# same piece of the tangent, its adjoint g written into zeros shaped like x at the piece (split_vjp).
-SPLITS = ("numpy.split", "numpy.array_split", "numpy.hsplit", "numpy.vsplit", "numpy.dsplit")
-SPLIT_PART = "numpy.split/part"
-FORWARD[SPLIT_PART] = lambda x, kind, sections, axis, i, raw, z, dx, *rest: _h("split_part")(
-    dx, kind, sections, axis, i
-)
-REVERSE[SPLIT_PART] = (
-    lambda x, kind, sections, axis, i, raw, z, g: (_h("split_vjp")(g, x, kind, sections, axis, i),) + (None,) * 5
-)
-SLOTS[SPLIT_PART] = (True,) + (False,) * 5
-for _prim in SPLITS:
-    SIGNATURES[_prim] = (("ary", None), ("indices_or_sections", None)) + (
-        (("axis", Num(0)),) if _prim in ("numpy.split", "numpy.array_split") else ()
-    )
-    STATIC[_prim] = {"indices_or_sections": None}
-
 # np.append(arr, values, axis): lowered to np.concatenate (of both raveled for axis None)
 SIGNATURES["numpy.append"] = (("arr", None), ("values", None), ("axis", Num(None)))
 STATIC["numpy.append"] = {"axis": None}
-
-
-# np.pad and casts to float dtypes (rules/padding.py)
-for _table, _more in ((FORWARD, D.FORWARD), (REVERSE, D.REVERSE), (SLOTS, D.SLOTS), (SIGNATURES, D.SIGNATURES)):
-    _table.update(_more)
-STATIC.update(D.STATIC)
-POSITIONAL.update(D.POSITIONAL)
 
 
 # --- the variants of np.dot, np.matmul (and ``@``) and np.outer by their operands (``rules.primitive.Variant``,

@@ -1,2 +1,2 @@
 """The python target: the runtime helpers generated code calls, as source text (``runtime``; NumPy's
-in ``runtime_numpy``, ``runtime_arrays``, ``runtime_products``)."""
+in ``runtime_numpy``, ``runtime_arrays``; the primitives' own in their records, ``rules/``)."""

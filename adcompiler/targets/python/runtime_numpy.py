@@ -2,10 +2,9 @@
 products and scatters), kept as source text; ``runtime`` adds them to its table."""
 
 from .runtime_arrays import MORE_HELPERS
-from .runtime_products import PRODUCT_HELPERS
 from ...rules.families import helper_forms
 
-NUMPY_HELPERS: dict = {**MORE_HELPERS, **PRODUCT_HELPERS}
+NUMPY_HELPERS: dict = dict(MORE_HELPERS)
 
 NUMPY_HELPERS.update(
     {
