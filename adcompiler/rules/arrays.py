@@ -1,13 +1,15 @@
 """The array half of the rule tables both modes read, as views of the primitives' records.
 
 Each NumPy primitive written as a record (``rules.primitive``: ``rules/ufuncs.py``, ``movement.py``,
-``reductions.py``, ``products.py``, ``linalg.py``) fills these tables when they are built, beside the
-entries still written here and in the family modules' tables: ``PARTIALS`` (an elementwise function's
+``reductions.py``, ``products.py``, ``orders.py``, ``joins.py``, ``linalg.py``) fills these tables when they are
+built, beside the few entries still written here (the constructors differentiated in their values, Python's
+``sum`` of an array, ``np.add.at``'s helper, ``np.append``, which lowering writes as ``np.concatenate``):
+``PARTIALS`` (an elementwise function's
 partial derivatives, applied as ``math``'s are), ``FORWARD``/``REVERSE``/``SLOTS`` (two rules),
 ``LINEAR`` (linear in the first argument: the tangent is the same call of the tangent), ``BILINEAR``
 (products), ``SIGNATURES`` (each call bound to one positional form, so ``np.sum(x, axis=0)``,
 ``np.sum(x, 0)`` and ``x.sum(0)`` are one primitive with the same arguments), ``METHODS``,
-``ATTRIBUTES``, ``POSITIONAL`` and ``STATIC``.  Reverse mode sums cotangents back over broadcast axes
+``ATTRIBUTES``, ``POSITIONAL``, ``STATIC``, and lowering's facts (``SEQUENCE``, ``SPLITS``, ``PARTS``).  Reverse mode sums cotangents back over broadcast axes
 (``unbroadcast``) wherever arrays of different shapes meet.  Constructors (``zeros``, ``arange``, ...) are
 constants.
 """
@@ -15,8 +17,6 @@ constants.
 from __future__ import annotations
 
 
-from . import movement as M
-from . import products as P
 from .families import REGISTRY, family
 from ..ir.expr import Call, Num, fn
 
@@ -99,17 +99,19 @@ INACTIVE = ("numpy.shape", "numpy.ndim", "numpy.size", "numpy.argsort", "numpy.a
     f"numpy.{c}" for c in CONSTRUCTORS + COMPARISONS if f"numpy.{c}" not in FORWARD
 )
 
-# products (rules/products.py), more data movement and the parts of real values (rules/movement.py)
-for _table in (P, M):
-    FORWARD.update(_table.FORWARD)
-    REVERSE.update(_table.REVERSE)
-    SLOTS.update(_table.SLOTS)
-    SIGNATURES.update(_table.SIGNATURES)
-METHODS.update(P.METHODS)
-LINEAR.update(P.LINEAR)
-POSITIONAL.update(P.POSITIONAL)
+# np.add.at(y, index, v) is lowered to y[...] = add_at(y, y, index, v): v added at y[index] in a copy of
+# y, repeated indices adding up (lower/arrays.py); linear in y and v together: its tangent is the same
+# of the tangents, its adjoint g for y and g gathered at index (summed to v's shape) for v.
+FORWARD["add_at"] = lambda d, x, index, v, z, dd, dx, di, dv: (
+    None if dd is None and dv is None else _h("add_at")(dd or Num(0.0), x, index, dv or Num(0.0))
+)
+REVERSE["add_at"] = lambda d, x, index, v, z, g: (g, None, None, _h("add_at_vjp")(g, index, v))
+SLOTS["add_at"] = (True, False, False, True)
+
+# np.append(arr, values, axis): lowered to np.concatenate (of both raveled for axis None)
+SIGNATURES["numpy.append"] = (("arr", None), ("values", None), ("axis", Num(None)))
+STATIC = {"numpy.append": {"axis": None}}  # the arguments that must be constants where a primitive is called
 SPLIT_PART = "numpy.split/part"  # a piece of a split (the variant "part" of np.split's record)
-STATIC = dict(P.STATIC)  # the arguments that must be constants where a primitive is called
 # lowered to other primitives (numpy.dot, numpy.where, numpy.linalg.eigh's eigenvalues)
 EXPANDED = ("numpy.linalg.multi_dot", "numpy.select", "numpy.linalg.eigvalsh")
 EIGVALSH = (("a", None), ("UPLO", Num("L")))

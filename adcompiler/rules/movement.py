@@ -204,18 +204,6 @@ register(
         slots=(True, False, False),
     )
 )
-FORWARD, REVERSE, SLOTS = {}, {}, {}  # (np.add.at's primitive below)
-
-# np.add.at(y, index, v) is lowered to y[...] = add_at(y, y, index, v): v added at y[index] in a copy of
-# y, repeated indices adding up (lower/arrays.py); linear in y and v together: its tangent is the same
-# of the tangents, its adjoint g for y and g gathered at index (summed to v's shape) for v.
-ADD_AT = "add_at"
-FORWARD[ADD_AT] = lambda d, x, index, v, z, dd, dx, di, dv: (
-    None if dd is None and dv is None else _h("add_at")(dd or Num(0.0), x, index, dv or Num(0.0))
-)
-REVERSE[ADD_AT] = lambda d, x, index, v, z, g: (g, None, None, _h("add_at_vjp")(g, index, v))
-SLOTS[ADD_AT] = (True, False, False, True)
-SIGNATURES: dict = {}
 
 
 # Refused where they are called, with the reason: their values are complex for a general real matrix.

@@ -1,7 +1,6 @@
 """NumPy's products (dot, matmul, inner, outer, cross, tensordot, kron) and weighted reductions (cumprod,
 average), one record each (``rules.primitive``), the variants of the products by their operands among them
-(``np.dot`` of two vectors, ...), and ``np.einsum``; ``np.append`` (lowered to ``np.concatenate``) is still a
-table entry, which ``arrays`` merges into its own.
+(``np.dot`` of two vectors, ...), and ``np.einsum``.
 
 ``tensordot`` and ``kron`` are bilinear: the tangent is the product of one tangent with the other
 argument, summed over both; each cotangent is a runtime helper bilinear in (g, the other argument),
@@ -34,12 +33,6 @@ def _bilinear(prim, a, b, static, da, db):
             Call(prim, (a, db) + static) if db is not None else None,
         ]
     )
-
-
-# Each primitive of this module is one record (``rules.primitive``) but np.append, lowered to np.concatenate,
-# which is still a table entry here.
-FORWARD, REVERSE, SLOTS, SIGNATURES, STATIC, LINEAR, POSITIONAL = {}, {}, {}, {}, {}, {}, {}
-METHODS: dict = {}
 
 
 def _tensordot_value(ins, static, kit):
@@ -312,10 +305,6 @@ _record(
     static={"returned": (False,), "keepdims": (True, False)},
     helpers={"weights_like": WEIGHTS_LIKE, "weights_vjp": WEIGHTS_VJP},
 )
-
-# np.append(arr, values, axis): lowered to np.concatenate (of both raveled for axis None)
-SIGNATURES["numpy.append"] = (("arr", None), ("values", None), ("axis", Num(None)))
-STATIC["numpy.append"] = {"axis": None}
 
 
 # --- the variants of np.dot, np.matmul (and ``@``) and np.outer by their operands (``rules.primitive.Variant``,
