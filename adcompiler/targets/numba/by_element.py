@@ -138,6 +138,25 @@ def _numba_spans_line(count, a):
         return lambda count, a: a.shape[0] == count
     return lambda count, a: False
 ''',
+    "as_line": '''def as_line(a, count):
+    """a vector as it is, a number as a vector of count elements that holds it once (compiled code only: see
+    the overload below)."""
+    raise TypeError("as_line is called from code numba.njit compiles")
+
+
+@numba.extending.overload(as_line)
+def _numba_as_line(a, count):
+    """A vector a itself; a number broadcast to count elements (a view of one element: no array of count made);
+    anything else (where fits_line said no: never read) an empty vector, which types a loop all the same.  A
+    loop reading elements of these indexes them, where ``element`` (a call an element) costs each array read
+    its counts of references."""
+    types = numba.core.types
+    if isinstance(a, types.Array) and a.ndim == 1:
+        return lambda a, count: a
+    if isinstance(a, (types.Number, types.Boolean)):
+        return lambda a, count: numpy.broadcast_to(a, (count,))
+    return lambda a, count: numpy.empty(0, numpy.float64)
+''',
     "element": '''def element(a, k):
     """a[k] of a vector, a itself of a number (compiled code only: see the overload below)."""
     raise TypeError("element is called from code numba.njit compiles")
