@@ -80,13 +80,28 @@ def one_long(x, y):
     return np.sum(j * k)
 
 
+def stepped(x, y):
+    """Parts of every other element (a scatter into zeros whose line is not consecutive: every element zeroed)."""
+    k = np.concatenate((x[:1], x[1:] * y[:-1]))
+    j = k[::2] * y[::2] - x[::2]
+    return np.sum(j * j) + np.sum(k)
+
+
+def rows(m, v):
+    """A join's piece read from a row of a matrix (its cotangent a row of the matrix's: the lines as they were)."""
+    k = np.concatenate((v[:1], m[1] * v[1:]))
+    return np.sum(k * k * m[0, 0])
+
+
 @pytest.mark.parametrize(
     "fn, args, wrt",
     [
         (broadcast_number, (np.linspace(0.1, 0.9, 6), 0.7), ("x", "c")),
         (one_long, (np.linspace(0.1, 0.9, 5), np.linspace(1.0, 2.0, 5)), ("x", "y")),
+        (stepped, (np.linspace(0.1, 0.9, 7), np.linspace(1.0, 2.0, 7)), ("x", "y")),
+        (rows, (np.linspace(0.1, 0.9, 12).reshape(3, 4), np.linspace(1.0, 2.0, 5)), ("m", "v")),
     ],
-    ids=["broadcast_number", "one_long"],
+    ids=["broadcast_number", "one_long", "stepped", "rows"],
 )
 def test_other_programs(fn, args, wrt, monkeypatch, tmp_path):
     _check(fn, args, wrt, monkeypatch, tmp_path, looped=False)

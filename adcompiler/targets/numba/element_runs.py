@@ -1,8 +1,8 @@
-"""A run of elementwise adjoint lines over vectors written as loops that make no array for the cotangents the
-run alone reads: the reverse sweep's counterpart of ``joined_loops``.
+"""A run of elementwise adjoint lines over vectors written as loops that make no array for the cotangents only
+the run reads: the reverse sweep's counterpart of ``joined_loops``.
 
-The adjoint of a join of elementwise pieces (GradBench ode's ``np.concatenate((x[:1], x[1:] * y[:-1]))``, an
-RK4 step's four stages) is a run of lines like::
+The adjoint of a join of elementwise pieces (GradBench ode's ``np.concatenate((x[:1], x[1:] * y[:-1]))``, four
+stages a step of RK4) is a run of lines like::
 
     d_t15 = t10 * unbroadcast(d_y, t15)
     d_k4 = unbroadcast(d_t15, k4)
@@ -10,37 +10,37 @@ RK4 step's four stages) is a run of lines like::
     d_t7_4 = unjoin(d_k4, "concatenate", 0, 1, t2_4, t7_4)
     d_t9 = scatter_add(0.0, t9, t5_4, unbroadcast(t4_4 * d_t7_4, t6_4))
     d_x = scatter_into(d_x, x, t3_4, unbroadcast(t6_4 * d_t7_4, t4_4))
-    d_x = scatter_into(d_x, x, t1_4, d_t2_4)
     d_k3 = h * unbroadcast(d_t9, k3) + 2 * unbroadcast(d_t15, k3)
     ...
 
-Numba makes an array of each elementwise line (``d_t15``, ``d_k3``), zeros for each fresh scatter, and a loop
-of its own for each line ``by_element`` writes, each reading the cotangent again: a pass over the state's
-memory a line.  Here a run of such lines (consecutive statements, each one of: a name bound to ``+ - * /`` and
-negation of names and numbers, ``unbroadcast`` of such to a name; ``unjoin`` of a name cut along axis 0 of a
-``concatenate``; ``scatter_add(0.0, x, index, e)`` and ``d = scatter_into(d, x, index, e)`` of such an ``e``)
-is written as::
+where Numba makes an array of each elementwise line, zeros for each fresh scatter, and a loop for each line
+``by_element`` writes, each reading the cotangent again: a pass over the state's memory a line.  A run here is
+consecutive statements each of which is a name bound to ``+ - * /`` and negation of names and numbers and
+``unbroadcast`` of such (to a name or ``shape_like`` of names); ``unjoin`` of a name along axis 0 of a
+``concatenate``; ``scatter_add(0.0, x, index, e)``, ``d = scatter_into(d, x, index, e)`` or ``d += e`` (an
+accumulator of a vector's adjoint) of such an ``e``; a comment; or another assignment of names calling only
+functions that read (kept in its place; the run ends before a line reading what it binds).  It is written::
 
-    <the lengths: line_of(s)[0] of each name an unbroadcast sums down to, of each piece unjoin cuts,
-     the lines' counts>
-    if <every length the elementwise lines need agrees: no broadcasting, no number where a vector is read>:
-        d_t9 = numpy.zeros(numpy.shape(t9))
+    <the lengths: line_of(s)[0] of what each unbroadcast sums down to, of each piece unjoin cuts; the counts>
+    if <every length the lines need agrees: no broadcasting, no number where a vector is read>:
+        t10_line = as_line(t10, size)  # (a number: a view of it as a vector; a vector: itself)
+        d_t9 = numpy.empty(numpy.shape(t9))
         line = line_of(d_t9, t5_4)[1]
+        zero_outside(d_t9, line)
         for k in range(count):
-            line[k] = 0.0 + element(t4_4, k) * (t10 * element(d_y, at + k))
-            line2[k] += element(t6_4, k) * (t10 * element(d_y, at + k))
+            line[k] = 0.0 + t4_4_line[k] * (t10_line[at + k] * d_y_line[at + k])
+            line2[k] += t6_4_line[k] * (t10_line[at + k] * d_y_line[at + k])
         ...
     else:
         <the run as it was>
 
-A name the run binds once and reads only as elements of its own lines (an elementwise cotangent, a piece
-``unjoin`` cuts: a view of it at an offset) is not made: each line that reads it computes its element there,
-at the index the views say (its expression, up to ``INLINED`` names and numbers, is computed again where it
-is read twice).  Anything else (a name read after the run or as a whole) is made as before, by its own line,
-kept in the run's place.  Consecutive scatters that read one such vector at their own index (so that their
-lengths are the same) and do not read what the other writes are one loop, each element written once.  Each
-element gets the operations it got before, in the same order (``0.0 +`` the part of the zeros a fresh scatter
-adds into, a division NumPy's), and each accumulator's elements are added into in the same order (two lines
+A name the run binds once and reads only as elements of its own lines (a cotangent, a piece ``unjoin`` cuts: a
+view at an offset) is not made: a line reading it computes its element where it reads it, at the index the
+views say (an expression of up to ``INLINED`` names and numbers, computed again where it is read twice).
+Anything else (read after the run or as a whole) is made by its own line, kept in its place.  Consecutive
+scatters that read one such name at their own index (so of one count) and not what the other writes are one
+loop.  Each element gets the operations it got, in the same order (``0.0 +`` for the zeros a fresh scatter
+adds into, NumPy's division), and each accumulator's elements are added into in the same order (two lines
 adding into one accumulator are never one loop): the same numbers, bit for bit.  ``by_element`` then writes
 the lines of the ``else`` as it writes any.
 """
@@ -89,10 +89,12 @@ class Runs:
         comment,
         vectors,
         reading,
+        sums,
     ):
         self.into, self.scatter_add, self.unbroadcast, self.unjoin = into, scatter_add, unbroadcast, unjoin
         self.numpy, self.numpy_names, self.call, self.comment = numpy, numpy_names, call, comment
         self.vectors, self.reading = vectors, reading
+        self.numbers = set(sums) - {n for n, ndim in vectors.items() if ndim}  # accumulators of numbers' adjoints
         self.taken = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)} | {a.arg for a in function.args.args}
         self.loads = collections.Counter(
             n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
@@ -126,8 +128,8 @@ class Runs:
                 return _Line(s, "into", s.target.id, e=s.value)  # adjoint, added into in place: in_place)
         if isinstance(s, (ast.Assign, ast.AugAssign)):
             targets = s.targets if isinstance(s, ast.Assign) else [s.target]
-            if not all(_name(t) for t in targets):
-                return None
+            if not all(_name(t) for t in targets) or isinstance(s, ast.AugAssign) and s.target.id not in self.numbers:
+                return None  # (an augmented assignment may change an array in place: only a number's accumulator)
             other = _Line(s, "other", None) if all(self.pure(n) for n in ast.walk(s)) else None
             if other is not None:
                 other.targets = {t.id for t in targets}
@@ -141,7 +143,7 @@ class Runs:
         if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and not value.keywords):
             return other
         f, args = value.func.id, value.args
-        if f in self.unjoin and len(args) >= 5 and _name(args[0]) and all(_name(p) for p in args[4:]):
+        if f in self.unjoin and len(args) >= 5 and _name(args[0]) and all(self.shaped(p) for p in args[4:]):
             kind, axis, i = args[1], args[2], args[3]
             if (
                 isinstance(kind, ast.Constant)
@@ -150,7 +152,7 @@ class Runs:
                 and _int(i) is not None
                 and 0 <= i.value < len(args) - 4
             ):
-                return _Line(s, "view", target, g=args[0].id, i=i.value, pieces=[p.id for p in args[4:]])
+                return _Line(s, "view", target, g=args[0].id, i=i.value, pieces=args[4:])
             return other
         if len(args) != 4 or not (_name(args[1]) and _cheap(args[2])):
             return other
@@ -162,6 +164,19 @@ class Runs:
         if f in self.into and _name(d) and d.id == target:
             return _Line(s, "into", target, x=x.id, index=index, e=e)
         return other
+
+    def shaped(self, e) -> bool:
+        """Whether ``e`` is a name, or a call of a function that only reads (``shape_like``) of names: what
+        ``unbroadcast`` sums down to and ``unjoin`` cuts by, read only for its shape."""
+        if _name(e):
+            return True
+        return (
+            isinstance(e, ast.Call)
+            and _name(e.func)
+            and e.func.id in self.reading
+            and not e.keywords
+            and all(_name(a) for a in e.args)
+        )
 
     def pure(self, node) -> bool:
         """Whether ``node`` changes nothing (a call of a helper that only reads, or of a function of NumPy)."""
@@ -190,7 +205,7 @@ class Runs:
             and e.func.id in self.unbroadcast
             and not e.keywords
             and len(e.args) == 2
-            and _name(e.args[1])
+            and self.shaped(e.args[1])
             and self.elementwise(e.args[0])
         )
 
@@ -250,7 +265,7 @@ class Runs:
             if r.kind in ("comment", "other"):
                 continue
             if r.kind == "view":
-                sizes = [length_of(self._first(self.call("line_of", [_load(p)]))) for p in r.pieces]
+                sizes = [length_of(self._first(self.call("line_of", [p]))) for p in r.pieces]
                 r.length = sizes[r.i]
                 total = _sum([_load(s) for s in sizes])
                 whole[r.target] = fresh_name(self.taken, "whole")
@@ -258,7 +273,7 @@ class Runs:
                 if r.i:
                     r.at = fresh_name(self.taken, "at")
                     head.append(_assign(r.at, _sum([_load(s) for s in sizes[: r.i]])))
-                tests.append(self._spans(_load(whole[r.target]), r.g, known))
+                tests.append(self._spans(_load(whole[r.target]), _load(r.g), known))
             elif r.kind == "lazy":
                 anchor = self._anchor(r.e, known)
                 if anchor is None:
@@ -353,28 +368,28 @@ class Runs:
         """The length of lazy ``e``: that of the first name an ``unbroadcast`` in it sums down to (an expression),
         or of the first vector the run binds that it reads (its length's name), else the longest of the names it
         reads (``line_of``'s -1 for a number: none a vector, the test that it is at least 0 fails)."""
+        spans = _spans(e)
+        if spans:
+            return self._first(self.call("line_of", [spans[0]]))
         for node in ast.walk(e):
-            if isinstance(node, ast.Call):
-                return self._first(self.call("line_of", [_load(node.args[1].id)]))
             if isinstance(node, ast.Name) and node.id in known:
                 return known[node.id]
         names = list(dict.fromkeys(leaf for leaf in _leaves(e, self.unbroadcast) if isinstance(leaf, str)))
         sizes = [self._first(self.call("line_of", [_load(n)])) for n in names]
         return None if not sizes else sizes[0] if len(sizes) == 1 else ast.Call(_load("max"), sizes, [])
 
-    def _spans(self, size, name: str, known: dict):
-        """The test that ``name`` is a vector of ``size`` elements (an expression)."""
-        if name in known:
-            return ast.Compare(_load(known[name]), [ast.Eq()], [size])
-        return self.call("spans_line", [size, _load(name)])
+    def _spans(self, size, span, known: dict):
+        """The test that ``span`` (a name, or a call of names) is a vector of ``size`` elements (an expression)."""
+        if _name(span) and span.id in known:
+            return ast.Compare(_load(known[span.id]), [ast.Eq()], [size])
+        return self.call("spans_line", [size, span])
 
     def _fits(self, e, size: str, known: dict) -> list:
         """The tests that every name ``e`` reads is a number or a vector of ``size`` elements, and every name its
         ``unbroadcast`` sums down to a vector of them."""
         tests = []
-        for node in ast.walk(e):
-            if isinstance(node, ast.Call):
-                tests.append(self._spans(_load(size), node.args[1].id, known))
+        for span in _spans(e):
+            tests.append(self._spans(_load(size), span, known))
         for leaf in _leaves(e, self.unbroadcast):
             if isinstance(leaf, str):
                 if leaf in known:
@@ -426,29 +441,12 @@ class Runs:
         mine = self._read_at_index(r, inlined)
         if not any(mine & self._read_at_index(q, inlined) for q in group):
             return False
-        reads = self._all_reads(r, inlined)
-        return not reads & written and not any(r.target in self._all_reads(q, inlined) for q in group)
+        reads = self._expanded(r, inlined, set())
+        return not reads & written and not any(r.target in self._expanded(q, inlined, set()) for q in group)
 
     def _read_at_index(self, r: _Line, inlined: dict) -> set:
         """The vectors the run binds that ``r``'s element ``k`` reads at ``k`` itself (their lengths: the count)."""
         return {leaf for leaf in _leaves(r.e, self.unbroadcast) if isinstance(leaf, str) and leaf in inlined}
-
-    def _all_reads(self, r: _Line, inlined: dict) -> set:
-        out = set()
-        todo = [leaf for leaf in _leaves(r.e, self.unbroadcast) if isinstance(leaf, str)]
-        while todo:
-            name = todo.pop()
-            if name in out:
-                continue
-            out.add(name)
-            inner = inlined.get(name)
-            if inner is not None:
-                todo += (
-                    [inner.g]
-                    if inner.kind == "view"
-                    else [x for x in _leaves(inner.e, self.unbroadcast) if isinstance(x, str)]
-                )
-        return out
 
     def loop(self, group: list, inlined: dict) -> list:
         """The loop of ``group``'s scatters (a fresh one's zeros and line made before it)."""
@@ -459,9 +457,10 @@ class Runs:
             value = self.element(r.e, _load(k), inlined, r.length)
             if r.kind == "fresh":
                 shape = ast.Call(ast.Attribute(numpy, "shape", ast.Load()), [_load(r.x)], [])
-                out.append(_assign(r.target, ast.Call(ast.Attribute(numpy, "zeros", ast.Load()), [shape], [])))
+                out.append(_assign(r.target, ast.Call(ast.Attribute(numpy, "empty", ast.Load()), [shape], [])))
                 part = ast.Subscript(self.call("line_of", [_load(r.target), r.index]), ast.Constant(1), ast.Load())
                 out.append(_assign(r.line, part))
+                out.append(ast.Expr(self.call("zero_outside", [_load(r.target), _load(r.line)])))
                 body.append(
                     ast.Assign(
                         [ast.Subscript(_load(r.line), _load(k), ast.Store())],
@@ -503,6 +502,17 @@ class Runs:
         return self.element(e.args[0], at, inlined, size)  # unbroadcast to a vector of the same length: e itself
 
 
+def _spans(e) -> list:
+    """What each ``unbroadcast`` of elementwise ``e`` sums down to (expressions), in order."""
+    if isinstance(e, ast.BinOp):
+        return _spans(e.left) + _spans(e.right)
+    if isinstance(e, ast.UnaryOp):
+        return _spans(e.operand)
+    if isinstance(e, ast.Call):
+        return [e.args[1]] + _spans(e.args[0])
+    return []
+
+
 def _leaves(e, unbroadcast: set) -> list:
     """The names (str) and numbers an elementwise expression reads as elements (not what unbroadcast sums to)."""
     if isinstance(e, ast.Name):
@@ -528,8 +538,8 @@ def _element_reads(r: _Line, unbroadcast: set) -> list:
 def _whole_reads(r: _Line, unbroadcast: set) -> set:
     """The names line ``r`` reads as a whole: lengths, pieces, parts, and an accumulator's array."""
     if r.kind == "view":
-        return set(r.pieces)
-    names = {n.args[1].id for n in ast.walk(r.e) if isinstance(n, ast.Call)}
+        return {n.id for p in r.pieces for n in ast.walk(p) if _name(n)}
+    names = {n.id for span in _spans(r.e) for n in ast.walk(span) if _name(n)}
     if r.kind in ("fresh", "into") and r.x is not None:
         names |= {r.x} | {n.id for n in ast.walk(r.index) if isinstance(n, ast.Name)}
     return names

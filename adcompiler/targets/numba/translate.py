@@ -113,7 +113,7 @@ def translate(
     rewrite.scatter_add = {helpers.get("scatter_add")} - {None}
     rewrite.array_like = {helpers.get("array_like")} - {None}
     rewrite.unbroadcast = {helpers.get("unbroadcast")} - {None}
-    rewrite.unjoin = {helpers.get("unjoin")} - {None}
+    rewrite.unjoin, rewrite.shapes = ({helpers.get(n)} - {None} for n in ("unjoin", "shape_like"))
     rewrite.fewer.sum_all = {helpers.get("sum_all")} - {None}
     rewrite.fewer.unreduce = {helpers.get("unreduce")} - {None}
     rewrite.fewer.linear = {helpers[n] for n in LINEAR_IN_COTANGENT if n in helpers} | {  # (and by the derivative
@@ -244,7 +244,7 @@ class _Rewrite(ast.NodeTransformer):
         self.distinct: set = set()  # the names the code calls runtime helper distinct by
         self.scatter_add: set = set()  # ... scatter_add by
         self.unbroadcast: set = set()  # ... unbroadcast by
-        self.unjoin: set = set()  # ... unjoin by
+        self.unjoin, self.shapes = set(), set()  # ... unjoin and shape_like by
         self.array_like: set = set()  # ... array_like by
         self.fewer = FewerArrays(numpy, self._call, self.used.add, fresh)  # (fewer_arrays)
         self.numpy_names: set = {numpy}  # the names of the NumPy module in the code
@@ -340,10 +340,10 @@ class _Rewrite(ast.NodeTransformer):
             vectors=self.array_accumulators,
             call=self._call,
         )
-        reading = {self.added[n] for n in ("sum_product", "sum_product_along", "inner_product")} | self.fewer.sum_all
-        fused_runs(node, unjoin=self.unjoin, comment=_MARK, reading=reading, **helpers)  # (runs of elementwise
-        # adjoint lines as loops, the cotangents only they read not made: element_runs), then the lines left
-        added_by_element(node, tuples=self.tuples, **helpers)  # added into accumulators by element (by_element)
+        reading = {self.added[n] for n in ("sum_product", "sum_product_along", "inner_product")} | self.shapes
+        reading |= self.fewer.sum_all
+        fused_runs(node, unjoin=self.unjoin, comment=_MARK, reading=reading, sums=self.accumulators, **helpers)
+        added_by_element(node, tuples=self.tuples, **helpers)  # (the lines left, by element: by_element)
         return node
 
     def _array_named(self, x) -> bool:
