@@ -293,7 +293,7 @@ class Runs:
                 tests += self._fits(r.e, r.length, known)
             if r.kind in ("lazy", "view"):
                 known[r.target] = r.length
-        self.fresh_made = {r.target for r in run if r.kind == "fresh"}
+        self.fresh_made: set = set()  # the fresh scatters' arrays made so far (read by index)
         self.bound: dict = {}  # (a name bound before the run, the length it is read at) -> its line's name
         fast = self.loops(run, made, inlined)
         fast = [
@@ -402,13 +402,14 @@ class Runs:
 
     def loops(self, run: list, made: set, inlined: dict):
         """The statements of the run's fast branch: each line made as it was, each scatter a loop, consecutive
-        scatters that may be one loop one loop; None where nothing is left to gain."""
+        scatters that may be one loop one loop, the other statements in their places."""
         out: list = []
         group: list = []  # the scatters of the loop being gathered
 
         def close():
             if group:
                 out.extend(self.loop(group, inlined))
+                self.fresh_made |= {r.target for r in group if r.kind == "fresh"}
                 group.clear()
 
         for r in run:
