@@ -138,6 +138,53 @@ def _numba_spans_line(count, a):
         return lambda count, a: a.shape[0] == count
     return lambda count, a: False
 ''',
+    "zero_outside": '''def zero_outside(d, line):
+    """d's elements outside line, a view of it, set to zero (compiled code only: see the overload below)."""
+    raise TypeError("zero_outside is called from code numba.njit compiles")
+
+
+@numba.extending.overload(zero_outside)
+def _numba_zero_outside(d, line):
+    """Zeros where an array made empty is not stored into by a loop over line (a part of it): for a vector and
+    a part of consecutive elements, the elements before and after it; for anything else, every element (the
+    loop then stores over them)."""
+    types = numba.core.types
+    if not (isinstance(d, types.Array) and isinstance(line, types.Array) and line.ndim == 1):
+        return None
+    if d.ndim == 1:
+
+        def outside(d, line):
+            size, step = d.itemsize, d.strides[0]
+            start = (line.ctypes.data - d.ctypes.data) // size
+            n = line.shape[0]
+            if step == size and line.strides[0] == size and 0 <= start and start + n <= d.shape[0] and n > 0:
+                d[:start] = 0.0
+                d[start + n :] = 0.0
+            else:
+                d[:] = 0.0
+
+        return outside
+    return lambda d, line: d.fill(0.0)
+''',
+    "as_line": '''def as_line(a, count):
+    """a vector as it is, a number as a vector of count elements that holds it once (compiled code only: see
+    the overload below)."""
+    raise TypeError("as_line is called from code numba.njit compiles")
+
+
+@numba.extending.overload(as_line)
+def _numba_as_line(a, count):
+    """A vector a itself; a number broadcast to count elements (a view of one element: no array of count made);
+    anything else (where fits_line said no: never read) an empty vector, which types a loop all the same.  A
+    loop reading elements of these indexes them, where ``element`` (a call an element) costs each array read
+    its counts of references."""
+    types = numba.core.types
+    if isinstance(a, types.Array) and a.ndim == 1:
+        return lambda a, count: a
+    if isinstance(a, (types.Number, types.Boolean)):
+        return lambda a, count: numpy.broadcast_to(a, (count,))
+    return lambda a, count: numpy.empty(0, numpy.float64)
+''',
     "element": '''def element(a, k):
     """a[k] of a vector, a itself of a number (compiled code only: see the overload below)."""
     raise TypeError("element is called from code numba.njit compiles")

@@ -30,6 +30,7 @@ from ...modes.handed import is_reverse_sweep
 from .empty import empty_shadows
 from .fewer_arrays import LINEAR_IN_COTANGENT, FewerArrays, constant_int
 from .by_element import HELPERS as BY_ELEMENT, added_by_element, tuple_names
+from .element_runs import fused_runs
 from .in_place import added_in_place, chained_in_place
 from .lists import HELPER_OF as _LIST_HELPERS
 from .loops import runs_forward
@@ -113,6 +114,7 @@ def translate(
     rewrite.scatter_add = {helpers.get("scatter_add")} - {None}
     rewrite.array_like = {helpers.get("array_like")} - {None}
     rewrite.unbroadcast = {helpers.get("unbroadcast")} - {None}
+    rewrite.unjoin, rewrite.shapes = ({helpers.get(n)} - {None} for n in ("unjoin", "shape_like"))
     rewrite.fewer.sum_all = {helpers.get("sum_all")} - {None}
     rewrite.fewer.unreduce = {helpers.get("unreduce")} - {None}
     rewrite.fewer.linear = {helpers[n] for n in LINEAR_IN_COTANGENT if n in helpers} | {  # (and by the derivative
@@ -243,6 +245,7 @@ class _Rewrite(ast.NodeTransformer):
         self.distinct: set = set()  # the names the code calls runtime helper distinct by
         self.scatter_add: set = set()  # ... scatter_add by
         self.unbroadcast: set = set()  # ... unbroadcast by
+        self.unjoin, self.shapes = set(), set()  # ... unjoin and shape_like by
         self.array_like: set = set()  # ... array_like by
         self.fewer = FewerArrays(numpy, self._call, self.used.add, fresh)  # (fewer_arrays)
         self.numpy_names: set = {numpy}  # the names of the NumPy module in the code
@@ -329,17 +332,19 @@ class _Rewrite(ast.NodeTransformer):
         into = lambda args: self._call("scatter_into", args)  # noqa: E731
         added_in_place(node, owned, self.scatter_add, self.array_like, into)
         chained_in_place(node, self.scatter_add, into, self.added["scatter_into"])
-        added_by_element(  # (elementwise cotangents added into those accumulators by element: by_element)
-            node,
+        helpers = dict(  # (the names the element loops read the helpers and the accumulators by)
             into={self.added["scatter_into"]},
             scatter_add=self.scatter_add,
             unbroadcast=self.unbroadcast,
             numpy=self.numpy,
             numpy_names=self.numpy_names,
             vectors=self.array_accumulators,
-            tuples=self.tuples,
             call=self._call,
         )
+        reading = {self.added[n] for n in ("sum_product", "sum_product_along", "inner_product")} | self.shapes
+        reading |= self.fewer.sum_all
+        fused_runs(node, unjoin=self.unjoin, comment=_MARK, reading=reading, sums=self.accumulators, **helpers)
+        added_by_element(node, tuples=self.tuples, **helpers)  # (the lines left, by element: by_element)
         return node
 
     def _array_named(self, x) -> bool:

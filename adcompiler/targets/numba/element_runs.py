@@ -1,0 +1,597 @@
+"""A run of elementwise adjoint lines over vectors written as loops that make no array for the cotangents only
+the run reads: the reverse sweep's counterpart of ``joined_loops``.
+
+The adjoint of a join of elementwise pieces (GradBench ode's ``np.concatenate((x[:1], x[1:] * y[:-1]))``, four
+stages a step of RK4) is a run of lines like::
+
+    d_t15 = t10 * unbroadcast(d_y, t15)
+    d_k4 = unbroadcast(d_t15, k4)
+    d_t2_4 = unjoin(d_k4, "concatenate", 0, 0, t2_4, t7_4)
+    d_t7_4 = unjoin(d_k4, "concatenate", 0, 1, t2_4, t7_4)
+    d_t9 = scatter_add(0.0, t9, t5_4, unbroadcast(t4_4 * d_t7_4, t6_4))
+    d_x = scatter_into(d_x, x, t3_4, unbroadcast(t6_4 * d_t7_4, t4_4))
+    d_k3 = h * unbroadcast(d_t9, k3) + 2 * unbroadcast(d_t15, k3)
+    ...
+
+where Numba makes an array of each elementwise line, zeros for each fresh scatter, and a loop for each line
+``by_element`` writes, each reading the cotangent again: a pass over the state's memory a line.  A run here is
+consecutive statements each of which is a name bound to ``+ - * /`` and negation of names and numbers and
+``unbroadcast`` of such (to a name or ``shape_like`` of names); ``unjoin`` of a name along axis 0 of a
+``concatenate``; ``scatter_add(0.0, x, index, e)``, ``d = scatter_into(d, x, index, e)`` or ``d += e`` (an
+accumulator of a vector's adjoint) of such an ``e``; a comment; or another assignment of names calling only
+functions that read (kept in its place; the run ends before a line reading what it binds).  It is written::
+
+    <the lengths: line_of(s)[0] of what each unbroadcast sums down to, of each piece unjoin cuts; the counts>
+    if <every length the lines need agrees: no broadcasting, no number where a vector is read>:
+        t10_line = as_line(t10, size)  # (a number: a view of it as a vector; a vector: itself)
+        d_t9 = numpy.empty(numpy.shape(t9))
+        line = line_of(d_t9, t5_4)[1]
+        zero_outside(d_t9, line)
+        for k in range(count):
+            line[k] = 0.0 + t4_4_line[k] * (t10_line[at + k] * d_y_line[at + k])
+            line2[k] += t6_4_line[k] * (t10_line[at + k] * d_y_line[at + k])
+        ...
+    else:
+        <the run as it was>
+
+A name the run binds once and reads only as elements of its own lines (a cotangent, a piece ``unjoin`` cuts: a
+view at an offset) is not made: a line reading it computes its element where it reads it, at the index the
+views say (an expression of up to ``INLINED`` names and numbers, computed again where it is read twice).
+Anything else (read after the run or as a whole) is made by its own line, kept in its place.  Consecutive
+scatters that read one such name at their own index (so of one count) and not what the other writes are one
+loop.  Each element gets the operations it got, in the same order (``0.0 +`` for the zeros a fresh scatter
+adds into, NumPy's division), and each accumulator's elements are added into in the same order (two lines
+adding into one accumulator are never one loop): the same numbers, bit for bit.  ``by_element`` then writes
+the lines of the ``else`` as it writes any.
+"""
+
+from __future__ import annotations
+
+import ast
+import collections
+
+from .by_element import fresh_name
+
+_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+INLINED = 12  # the most names and numbers an element of a cotangent not made is computed from
+
+
+class _Line:
+    """One statement of a run: ``kind`` "lazy" (``target = e``), "view" (``target = unjoin(g, ...)``),
+    "fresh" (``target = scatter_add(0.0, x, index, e)``) or "into" (``target = scatter_into(target, x,
+    index, e)``); ``parts``: what it reads by kind."""
+
+    def __init__(self, stmt, kind, target, **parts):
+        self.stmt, self.kind, self.target = stmt, kind, target
+        self.e, self.x, self.index = parts.get("e"), parts.get("x"), parts.get("index")
+        self.g, self.i, self.pieces = parts.get("g"), parts.get("i"), parts.get("pieces")
+        self.length = None  # the name of its length (lazy, view) or count (fresh, into) in the code
+        self.line = None  # the name of its line (fresh, into)
+        self.at = None  # the name of its offset in g (a view after the first piece)
+        self.targets: set = set()  # the names it binds (other)
+
+
+class Runs:
+    """The rewrite of one generated function (see the module docstring); ``into``, ``scatter_add``,
+    ``unbroadcast``, ``unjoin``: the names the code calls those helpers by (sets); ``numpy``: the module's
+    name of NumPy; ``call(helper, args)``: a call of a helper of ``by_element`` (the module defines it)."""
+
+    def __init__(
+        self,
+        function: ast.FunctionDef,
+        into,
+        scatter_add,
+        unbroadcast,
+        unjoin,
+        numpy,
+        numpy_names,
+        call,
+        comment,
+        vectors,
+        reading,
+        sums,
+    ):
+        self.into, self.scatter_add, self.unbroadcast, self.unjoin = into, scatter_add, unbroadcast, unjoin
+        self.numpy, self.numpy_names, self.call, self.comment = numpy, numpy_names, call, comment
+        self.vectors, self.reading = vectors, reading
+        self.numbers = set(sums) - {n for n, ndim in vectors.items() if ndim}  # accumulators of numbers' adjoints
+        self.taken = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)} | {a.arg for a in function.args.args}
+        self.loads = collections.Counter(
+            n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        )
+        self.stores = collections.Counter(
+            n.id for n in ast.walk(function) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+        )
+
+    # ---- the run's statements
+
+    def block(self, stmts: list) -> list:
+        """``stmts`` with each run rewritten (a run of two lines or more with a scatter among them)."""
+        out, run = [], []
+        for s in stmts + [None]:
+            line = None if s is None else self.classified(s)
+            if line is not None and not self.clashes(run, line):
+                run.append(line)
+                continue
+            out += self.rewritten(run)
+            run = [] if line is None else [line]
+            if s is not None and line is None:
+                out.append(s)
+        return out
+
+    def classified(self, s):
+        """The ``_Line`` of ``s``, None where it is none of the four (a comment, kept as a call: one too)."""
+        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and _name(s.value.func):
+            return _Line(s, "comment", None) if s.value.func.id == self.comment else None
+        if isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add) and _name(s.target):
+            if self.vectors.get(s.target.id) == 1 and self.elementwise(s.value):  # (an accumulator of a vector's
+                return _Line(s, "into", s.target.id, e=s.value)  # adjoint, added into in place: in_place)
+        if isinstance(s, (ast.Assign, ast.AugAssign)):
+            targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+            if not all(_name(t) for t in targets) or isinstance(s, ast.AugAssign) and s.target.id not in self.numbers:
+                return None  # (an augmented assignment may change an array in place: only a number's accumulator)
+            other = _Line(s, "other", None) if all(self.pure(n) for n in ast.walk(s)) else None
+            if other is not None:
+                other.targets = {t.id for t in targets}
+        else:
+            return None
+        if not (isinstance(s, ast.Assign) and len(s.targets) == 1):
+            return other
+        target, value = s.targets[0].id, s.value
+        if self.elementwise(value):
+            return _Line(s, "lazy", target, e=value) if not isinstance(value, (ast.Name, ast.Constant)) else None
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and not value.keywords):
+            return other
+        f, args = value.func.id, value.args
+        if f in self.unjoin and len(args) >= 5 and _name(args[0]) and all(self.shaped(p) for p in args[4:]):
+            kind, axis, i = args[1], args[2], args[3]
+            if (
+                isinstance(kind, ast.Constant)
+                and kind.value == "concatenate"
+                and _int(axis) == 0
+                and _int(i) is not None
+                and 0 <= i.value < len(args) - 4
+            ):
+                return _Line(s, "view", target, g=args[0].id, i=i.value, pieces=args[4:])
+            return other
+        if len(args) != 4 or not (_name(args[1]) and _cheap(args[2])):
+            return other
+        d, x, index, e = args
+        if not (self.elementwise(e) and not isinstance(e, ast.Constant)):
+            return other
+        if f in self.scatter_add and isinstance(d, ast.Constant) and d.value == 0.0 and type(d.value) is float:
+            return _Line(s, "fresh", target, x=x.id, index=index, e=e)
+        if f in self.into and _name(d) and d.id == target:
+            return _Line(s, "into", target, x=x.id, index=index, e=e)
+        return other
+
+    def shaped(self, e) -> bool:
+        """Whether ``e`` is a name, or a call of a function that only reads (``shape_like``) of names: what
+        ``unbroadcast`` sums down to and ``unjoin`` cuts by, read only for its shape."""
+        if _name(e):
+            return True
+        return (
+            isinstance(e, ast.Call)
+            and _name(e.func)
+            and e.func.id in self.reading
+            and not e.keywords
+            and all(_name(a) for a in e.args)
+        )
+
+    def pure(self, node) -> bool:
+        """Whether ``node`` changes nothing (a call of a helper that only reads, or of a function of NumPy)."""
+        if isinstance(node, ast.NamedExpr):
+            return False
+        if not isinstance(node, ast.Call):
+            return True
+        f = node.func
+        if _name(f):
+            return f.id in self.unbroadcast or f.id in self.reading
+        return isinstance(f, ast.Attribute) and _name(f.value) and f.value.id in self.numpy_names and not node.keywords
+
+    def elementwise(self, e) -> bool:
+        """Whether ``e`` is ``+ - * /`` and negation of names and numbers, and ``unbroadcast`` of such to a name."""
+        if isinstance(e, ast.Name):
+            return True
+        if isinstance(e, ast.Constant):
+            return type(e.value) in (int, float)
+        if isinstance(e, ast.BinOp):
+            return isinstance(e.op, _OPS) and self.elementwise(e.left) and self.elementwise(e.right)
+        if isinstance(e, ast.UnaryOp):
+            return isinstance(e.op, ast.USub) and self.elementwise(e.operand)
+        return (
+            isinstance(e, ast.Call)
+            and isinstance(e.func, ast.Name)
+            and e.func.id in self.unbroadcast
+            and not e.keywords
+            and len(e.args) == 2
+            and self.shaped(e.args[1])
+            and self.elementwise(e.args[0])
+        )
+
+    def clashes(self, run: list, line: _Line) -> bool:
+        """Whether ``line`` reads as a whole (a length, a part, a piece) a name the run binds, binds one the run
+        binds but for an accumulator it adds into again, or reads or binds one another statement of the run
+        binds (``other``: a statement of no kind above, kept in its place): the run ends before it."""
+        if line.kind == "comment":
+            return False
+        bound = {r.target for r in run if r.kind not in ("comment", "other")}
+        others = set().union(*(r.targets for r in run if r.kind == "other"))
+        if line.kind == "other":
+            return bool(line.targets & (bound | others | self._read_by(run)))
+        if (_whole_reads(line, self.unbroadcast) | set(_element_reads(line, self.unbroadcast))) & others:
+            return True
+        if line.target in others or _whole_reads(line, self.unbroadcast) & bound:
+            return True
+        return line.target in bound and not (
+            line.kind == "into" and all(r.kind == "into" for r in run if r.target == line.target)
+        )
+
+    def _read_by(self, run: list) -> set:
+        """The names the lines of ``run`` read (as elements or as a whole)."""
+        out: set = set()
+        for r in run:
+            if r.kind not in ("comment", "other"):
+                out |= _whole_reads(r, self.unbroadcast) | set(_element_reads(r, self.unbroadcast))
+        return out
+
+    # ---- the rewrite of one run
+
+    def rewritten(self, run: list) -> list:
+        """The statements for ``run`` (see the module docstring), the run itself where there is nothing to gain."""
+        stmts = [r.stmt for r in run]
+        if len(run) < 2 or not any(r.kind in ("fresh", "into") for r in run):
+            return stmts
+        lines = {r.target: r for r in run if r.kind in ("lazy", "view")}
+        made = self.made(run, lines)
+        inlined = {n: r for n, r in lines.items() if n not in made}
+        if not inlined:
+            return stmts
+        head, tests = [], []
+        lengths: dict = {}  # ast.dump of a length's expression -> the name bound to it
+
+        def length_of(expr) -> str:
+            key = ast.dump(expr)
+            if key not in lengths:
+                lengths[key] = fresh_name(self.taken, "size")
+                head.append(_assign(lengths[key], expr))
+                tests.append(_compare(lengths[key], ast.GtE(), ast.Constant(0)))
+            return lengths[key]
+
+        known: dict = {}  # a vector the run binds -> the name of its length
+        whole = self.whole = {}  # a view -> the name of the length of the array it cuts
+        self.rebound: set = set()  # the names the fast branch has bound again so far (read by element())
+        for r in run:
+            if r.kind in ("comment", "other"):
+                continue
+            if r.kind == "view":
+                sizes = [length_of(self._first(self.call("line_of", [p]))) for p in r.pieces]
+                r.length = sizes[r.i]
+                total = _sum([_load(s) for s in sizes])
+                whole[r.target] = fresh_name(self.taken, "whole")
+                head.append(_assign(whole[r.target], total))
+                if r.i:
+                    r.at = fresh_name(self.taken, "at")
+                    head.append(_assign(r.at, _sum([_load(s) for s in sizes[: r.i]])))
+                tests.append(self._spans(_load(whole[r.target]), _load(r.g), known))
+            elif r.kind == "lazy":
+                anchor = self._anchor(r.e, known)
+                if anchor is None:
+                    return stmts
+                r.length = length_of(anchor) if not isinstance(anchor, str) else anchor
+                tests += self._fits(r.e, r.length, known)
+            else:
+                r.length, r.line = fresh_name(self.taken, "count"), fresh_name(self.taken, "line")
+                if r.kind == "fresh":
+                    head.append(_assign(r.length, self._first(self.call("line_of", [_load(r.x), r.index]))))
+                    if any(r.target in _element_reads(q, self.unbroadcast) for q in run):  # (zeros of x's shape:
+                        known[r.target] = length_of(self._first(self.call("line_of", [_load(r.x)])))  # a vector)
+                else:
+                    part = self.call("line_of", [_load(r.target)] + ([] if r.index is None else [r.index]))
+                    head.append(ast.Assign([_tuple_store(r.length, r.line)], part))
+                tests.append(_compare(r.length, ast.GtE(), ast.Constant(0)))
+                tests += self._fits(r.e, r.length, known)
+            if r.kind in ("lazy", "view"):
+                known[r.target] = r.length
+        self.fresh_made: set = set()  # the fresh scatters' arrays made so far (read by index)
+        self.bound: dict = {}  # (a name bound before the run, the length it is read at) -> its line's name
+        fast = self.loops(run, made, inlined)
+        fast = [
+            _assign(line, self.call("as_line", [_load(n), _load(size)])) for (n, size), line in self.bound.items()
+        ] + fast
+        tests = list({ast.dump(t): t for t in tests}.values())
+        return head + [ast.If(ast.BoolOp(ast.And(), tests) if len(tests) > 1 else tests[0], fast, stmts)]
+
+    def made(self, run: list, lines: dict) -> set:
+        """The names of ``lines`` (lazy and view lines) the run still makes: read elsewhere than as elements of
+        the run's later lines, bound more than once, too large to compute again, or read by a line made."""
+        element_reads = collections.Counter()
+        later: dict = {}
+        for n, r in enumerate(run):
+            for name in _element_reads(r, self.unbroadcast):
+                element_reads[name] += 1
+                later.setdefault(name, n)
+        made = set()
+        for n, r in enumerate(run):
+            name = r.target
+            if name not in lines:
+                continue
+            if self.stores[name] != 1 or self.loads[name] != element_reads[name] or later.get(name, n + 1) <= n:
+                made.add(name)
+        changed = True
+        while changed:
+            changed = False
+            for name, r in lines.items():
+                if name in made:
+                    continue
+                size = self._size(r, lines, made)
+                reads_made = any(name in _element_reads(lines[m], self.unbroadcast) for m in made)
+                if size > INLINED or reads_made or self._changed_before_read(run, r, lines, made):
+                    made.add(name)
+                    changed = True
+        return made
+
+    def _size(self, r: _Line, lines: dict, made: set) -> int:
+        """The names and numbers an element of ``r`` is computed from, its lines not made written out."""
+        if r.kind == "view":
+            g = lines.get(r.g)
+            return 1 if g is None or r.g in made else self._size(g, lines, made)
+        total = 0
+        for leaf in _leaves(r.e, self.unbroadcast):
+            inner = lines.get(leaf) if isinstance(leaf, str) else None
+            total += 1 if inner is None or leaf in made else self._size(inner, lines, made)
+        return total
+
+    def _changed_before_read(self, run: list, r: _Line, lines: dict, made: set) -> bool:
+        """Whether a name an element of ``r`` reads is bound again between ``r`` and its last reader in the run
+        (a line computing it there would read the new value)."""
+        names = self._expanded(r, lines, made)
+        start = run.index(r)
+        last = max((n for n, q in enumerate(run) if r.target in _element_reads(q, self.unbroadcast)), default=start)
+        return any(q.target in names for q in run[start + 1 : last + 1] if q.target != r.target)
+
+    def _expanded(self, r: _Line, lines: dict, made: set) -> set:
+        """The names an element of ``r`` reads, its lines not made written out."""
+        names = (
+            {r.g} if r.kind == "view" else {leaf for leaf in _leaves(r.e, self.unbroadcast) if isinstance(leaf, str)}
+        )
+        out = set()
+        for name in names:
+            inner = lines.get(name)
+            out |= {name} if inner is None or name in made else self._expanded(inner, lines, made) | {name}
+        return out
+
+    def _first(self, call) -> ast.expr:
+        return ast.Subscript(call, ast.Constant(0), ast.Load())
+
+    def _anchor(self, e, known: dict):
+        """The length of lazy ``e``: that of the first name an ``unbroadcast`` in it sums down to (an expression),
+        or of the first vector the run binds that it reads (its length's name), else the longest of the names it
+        reads (``line_of``'s -1 for a number: none a vector, the test that it is at least 0 fails)."""
+        spans = _spans(e)
+        if spans:
+            return self._first(self.call("line_of", [spans[0]]))
+        for node in ast.walk(e):
+            if isinstance(node, ast.Name) and node.id in known:
+                return known[node.id]
+        names = list(dict.fromkeys(leaf for leaf in _leaves(e, self.unbroadcast) if isinstance(leaf, str)))
+        sizes = [self._first(self.call("line_of", [_load(n)])) for n in names]
+        return None if not sizes else sizes[0] if len(sizes) == 1 else ast.Call(_load("max"), sizes, [])
+
+    def _spans(self, size, span, known: dict):
+        """The test that ``span`` (a name, or a call of names) is a vector of ``size`` elements (an expression)."""
+        if _name(span) and span.id in known:
+            return ast.Compare(_load(known[span.id]), [ast.Eq()], [size])
+        return self.call("spans_line", [size, span])
+
+    def _fits(self, e, size: str, known: dict) -> list:
+        """The tests that every name ``e`` reads is a number or a vector of ``size`` elements, and every name its
+        ``unbroadcast`` sums down to a vector of them."""
+        tests = []
+        for span in _spans(e):
+            tests.append(self._spans(_load(size), span, known))
+        for leaf in _leaves(e, self.unbroadcast):
+            if isinstance(leaf, str):
+                if leaf in known:
+                    tests.append(_compare(known[leaf], ast.Eq(), _load(size)))
+                else:
+                    tests.append(self.call("fits_line", [_load(size), _load(leaf)]))
+        return tests
+
+    # ---- the loops
+
+    def loops(self, run: list, made: set, inlined: dict):
+        """The statements of the run's fast branch: each line made as it was, each scatter a loop, consecutive
+        scatters that may be one loop one loop, the other statements in their places."""
+        out: list = []
+        group: list = []  # the scatters of the loop being gathered
+
+        def close():
+            if group:
+                out.extend(self.loop(group, inlined))
+                self.fresh_made |= {r.target for r in group if r.kind == "fresh"}
+                group.clear()
+
+        for r in run:
+            if r.kind == "comment":
+                out.append(r.stmt)
+                continue
+            if r.kind == "other":
+                close()
+                out.append(r.stmt)
+                self.rebound |= r.targets
+                continue
+            if r.kind in ("lazy", "view"):
+                if r.target in made:
+                    close()
+                    out.append(r.stmt)
+                    self.rebound.add(r.target)
+                continue
+            if group and not self.joins(group, r, inlined):
+                close()
+            group.append(r)
+        close()
+        return out
+
+    def joins(self, group: list, r: _Line, inlined: dict) -> bool:
+        """Whether scatter ``r`` may run in the loop of ``group``: a vector read at the loop's index by both (the
+        same count), neither reading what the other writes, no accumulator added into twice."""
+        written = {q.target for q in group}
+        if r.target in written:
+            return False
+        mine = self._read_at_index(r, inlined)
+        if not any(mine & self._read_at_index(q, inlined) for q in group):
+            return False
+        reads = self._expanded(r, inlined, set())
+        return not reads & written and not any(r.target in self._expanded(q, inlined, set()) for q in group)
+
+    def _read_at_index(self, r: _Line, inlined: dict) -> set:
+        """The vectors the run binds that ``r``'s element ``k`` reads at ``k`` itself (their lengths: the count)."""
+        return {leaf for leaf in _leaves(r.e, self.unbroadcast) if isinstance(leaf, str) and leaf in inlined}
+
+    def loop(self, group: list, inlined: dict) -> list:
+        """The loop of ``group``'s scatters (a fresh one's zeros and line made before it)."""
+        k = fresh_name(self.taken, "k")
+        numpy = _load(self.numpy)
+        out, body = [], []
+        for r in group:
+            value = self.element(r.e, _load(k), inlined, r.length)
+            if r.kind == "fresh":
+                shape = ast.Call(ast.Attribute(numpy, "shape", ast.Load()), [_load(r.x)], [])
+                out.append(_assign(r.target, ast.Call(ast.Attribute(numpy, "empty", ast.Load()), [shape], [])))
+                part = ast.Subscript(self.call("line_of", [_load(r.target), r.index]), ast.Constant(1), ast.Load())
+                out.append(_assign(r.line, part))
+                out.append(ast.Expr(self.call("zero_outside", [_load(r.target), _load(r.line)])))
+                body.append(
+                    ast.Assign(
+                        [ast.Subscript(_load(r.line), _load(k), ast.Store())],
+                        ast.BinOp(ast.Constant(0.0), ast.Add(), value),
+                    )
+                )
+            else:
+                body.append(ast.AugAssign(ast.Subscript(_load(r.line), _load(k), ast.Store()), ast.Add(), value))
+        out.append(ast.For(ast.Name(k, ast.Store()), ast.Call(_load("range"), [_load(group[0].length)], []), body, []))
+        return out
+
+    def element(self, e, at, inlined: dict, size: str):
+        """The element ``at`` of ``e``, a vector of ``size`` elements: names not made computed where they are read,
+        a name bound before the run read from its line (``as_line``), a fresh scatter's zeros indexed."""
+        if isinstance(e, ast.Name):
+            r = inlined.get(e.id)
+            if r is None:
+                if e.id in self.fresh_made:
+                    return ast.Subscript(_load(e.id), at, ast.Load())
+                if e.id in self.rebound:
+                    return self.call("element", [_load(e.id), at])
+                line = self.bound.setdefault((e.id, size), fresh_name(self.taken, f"{e.id}_line"))
+                return ast.Subscript(_load(line), at, ast.Load())
+            if r.kind == "view":
+                where = at if r.at is None else ast.BinOp(_load(r.at), ast.Add(), at)
+                return self.element(ast.Name(r.g, ast.Load()), where, inlined, self.whole[r.target])
+            return self.element(r.e, at, inlined, r.length)
+        if isinstance(e, ast.Constant):
+            return e
+        if isinstance(e, ast.BinOp):
+            left, right = self.element(e.left, at, inlined, size), self.element(e.right, at, inlined, size)
+            if isinstance(
+                e.op, ast.Div
+            ):  # (NumPy's division of the elements: a zero divisor gives inf, as the array's)
+                return ast.Call(ast.Attribute(_load(self.numpy), "divide", ast.Load()), [left, right], [])
+            return ast.BinOp(left, e.op, right)
+        if isinstance(e, ast.UnaryOp):
+            return ast.UnaryOp(e.op, self.element(e.operand, at, inlined, size))
+        return self.element(e.args[0], at, inlined, size)  # unbroadcast to a vector of the same length: e itself
+
+
+def _spans(e) -> list:
+    """What each ``unbroadcast`` of elementwise ``e`` sums down to (expressions), in order."""
+    if isinstance(e, ast.BinOp):
+        return _spans(e.left) + _spans(e.right)
+    if isinstance(e, ast.UnaryOp):
+        return _spans(e.operand)
+    if isinstance(e, ast.Call):
+        return [e.args[1]] + _spans(e.args[0])
+    return []
+
+
+def _leaves(e, unbroadcast: set) -> list:
+    """The names (str) and numbers an elementwise expression reads as elements (not what unbroadcast sums to)."""
+    if isinstance(e, ast.Name):
+        return [e.id]
+    if isinstance(e, ast.Constant):
+        return [e.value]
+    if isinstance(e, ast.BinOp):
+        return _leaves(e.left, unbroadcast) + _leaves(e.right, unbroadcast)
+    if isinstance(e, ast.UnaryOp):
+        return _leaves(e.operand, unbroadcast)
+    return _leaves(e.args[0], unbroadcast)
+
+
+def _element_reads(r: _Line, unbroadcast: set) -> list:
+    """The names line ``r`` reads as elements (a view: the array it cuts)."""
+    if r.kind in ("comment", "other"):
+        return []
+    if r.kind == "view":
+        return [r.g]
+    return [leaf for leaf in _leaves(r.e, unbroadcast) if isinstance(leaf, str)]
+
+
+def _whole_reads(r: _Line, unbroadcast: set) -> set:
+    """The names line ``r`` reads as a whole: lengths, pieces, parts, and an accumulator's array."""
+    if r.kind == "view":
+        return {n.id for p in r.pieces for n in ast.walk(p) if _name(n)}
+    names = {n.id for span in _spans(r.e) for n in ast.walk(span) if _name(n)}
+    if r.kind in ("fresh", "into") and r.x is not None:
+        names |= {r.x} | {n.id for n in ast.walk(r.index) if isinstance(n, ast.Name)}
+    return names
+
+
+def _name(e) -> bool:
+    return isinstance(e, ast.Name)
+
+
+def _int(e):
+    return e.value if isinstance(e, ast.Constant) and type(e.value) is int else None
+
+
+def _cheap(index) -> bool:
+    """Whether the index is names and integers (read twice: for the count, and for the line)."""
+    if isinstance(index, ast.Name):
+        return True
+    if isinstance(index, ast.Constant):
+        return type(index.value) is int
+    return isinstance(index, ast.Tuple) and all(_cheap(i) for i in index.elts)
+
+
+def _load(name: str) -> ast.Name:
+    return ast.Name(name, ast.Load())
+
+
+def _assign(name: str, value) -> ast.Assign:
+    return ast.Assign([ast.Name(name, ast.Store())], value)
+
+
+def _tuple_store(*names: str) -> ast.Tuple:
+    return ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
+
+
+def _compare(name: str, op, right) -> ast.Compare:
+    return ast.Compare(_load(name), [op], [right])
+
+
+def _sum(terms: list):
+    total = terms[0]
+    for t in terms[1:]:
+        total = ast.BinOp(total, ast.Add(), t)
+    return total
+
+
+def fused_runs(function: ast.FunctionDef, **helpers) -> None:
+    """``function`` (a generated function's ``ast``, its accumulators added into in place already) with each run
+    of the module docstring rewritten, in place, before ``by_element`` writes the lines left."""
+    runs = Runs(function, **helpers)
+    for node in list(ast.walk(function)):
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                setattr(node, field, runs.block(block))
