@@ -36,31 +36,8 @@ from .lists import HELPER_OF as _LIST_HELPERS
 from .loops import runs_forward
 from .reductions import KEEPDIMS, LINES, REDUCED
 from .runtime import NUMBA_HELPERS
+from .spellings import ADDED, JOINS, SPELLED
 
-# The joins Numba compiles (of a tuple by its own, of a list by join_sequence: rules/joins.py) -> the default axis
-JOINS = {"concatenate": 0, "stack": 0, "hstack": None, "vstack": None, "row_stack": None}
-# Helpers for functions where Numba's own differ from Python's and NumPy's (joins, reductions, sum):
-_ADDED = (
-    "join_sequence",
-    "reduce_along",
-    "along_lines",
-    "sum_list",
-    "vector_norm",
-    "sum_product",
-    "sum_product_along",
-    "spread_along",
-    "inner_product",
-    "reshaped",
-    "squeezed",
-    "vander_rows",
-    "array_of",
-)
-# NumPy's functions Numba lacks or takes less of, each a helper of the same arguments: name -> (helper, arguments)
-_SPELLED = {
-    "inner": ("inner_product", 2),  # (Numba has no numpy.inner)
-    "reshape": ("reshaped", 2),  # (Numba reshapes C-ordered arrays only: a flipped or transposed view copied)
-    "array": ("array_of", 1),  # (of an array: a copy, which Numba's numpy.array does not make)
-}
 _LIVE = __name__.rsplit(".", 1)[0] + ".live"  # the module of the helpers compiled once a process
 PURE = ("math", "numpy")  # modules whose functions change nothing but their result
 GUARDS = ("reject_ints", "expect")  # argument checks: the entry's conversion does their work
@@ -102,7 +79,7 @@ def translate(
             "read_at",
             "write_at",
             *_LIST_HELPERS.values(),
-            *_ADDED,
+            *ADDED,
             *BY_ELEMENT,
         )
     }
@@ -487,11 +464,11 @@ class _Rewrite(ast.NodeTransformer):
         of a sequence named by a variable ``join_sequence(xs, "stack", 0)``, ``numpy.min(x, axis=1)``
         ``reduce_along(x, "min", 1, False)``, ``numpy.cumsum(x, axis=1)`` ``along_lines(x, "cumsum", 1)``,
         ``numpy.squeeze(a, axis)`` ``squeezed(a, axis)``, ``numpy.vander(t, n)`` ``vander_rows(t, n, False)``,
-        the calls of ``_SPELLED`` renamed (``numpy.inner(a, b)`` ``inner_product(a, b)``),
+        the calls of ``SPELLED`` renamed (``numpy.inner(a, b)`` ``inner_product(a, b)``),
         ``numpy.array(numpy.array(xs), dtype=d)`` (the tangent of ``numpy.array(xs, dtype=d)``, which Numba
         does not take: an array of an array) ``numpy.array(xs, dtype=d)``; any other call as it is."""
         words = {k.arg: k.value for k in node.keywords}
-        spelled = _SPELLED.get(name)
+        spelled = SPELLED.get(name)
         if spelled is not None and not words and len(node.args) == spelled[1]:
             if name != "array" or self._array_named(node.args[0]):  # (a list or tuple: Numba's own)
                 return self._call(spelled[0], node.args)
