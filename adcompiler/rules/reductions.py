@@ -605,9 +605,10 @@ def _numba_extreme_jvp(dx, x, z, axis=None, keepdims=False):
 @numba.njit
 def picked(mask, dx):
     """numpy.where(mask, dx, 0.0) for dx of mask's shape or one that broadcasts to it, by a loop (Numba
-    compiles its numpy.where with a number in about a second, a process's first)."""
+    compiles its numpy.where with a number in about a second, a process's first); mask of any layout (x == z
+    of a transposed x is one in Fortran order, which Numba's reshape refuses), each read in C order."""
     values = numpy.ascontiguousarray(numpy.broadcast_to(dx, mask.shape)).reshape(-1)
-    flat = mask.reshape(-1)
+    flat = numpy.ascontiguousarray(mask).reshape(-1)
     out = numpy.zeros(flat.size, values.dtype)
     for k in range(flat.size):
         if flat[k]:

@@ -1,6 +1,6 @@
 """Reductions along an axis in the Numba target: ``np.min(d, axis=1)``, ``np.mean(x, axis=0)``, ...
 
-Numba's ``np.min``, ``np.max``, ``np.mean`` and ``np.prod`` take no ``axis``, and its ``np.sum`` no
+Numba's ``np.min``, ``np.max``, ``np.mean``, ``np.prod`` and ``np.ptp`` take no ``axis``, and its ``np.sum`` no
 ``keepdims`` (and is slow along an axis).  ``translate`` writes such a call of the generated code as
 ``reduce_along(x, "min", 1, False)``, whose overload reduces each line of x along the axis: min and max
 by a loop of comparisons, a sum of floats by a loop of additions, the others with Numba's function of a
@@ -12,7 +12,7 @@ adjoint, is in ``runtime``.  ``numpy.linalg.norm(x)`` is written ``vector_norm(x
 
 from __future__ import annotations
 
-REDUCED = ("min", "max", "amin", "amax", "mean", "prod")  # numpy.<kind>(x, axis) Numba has no axis for
+REDUCED = ("min", "max", "amin", "amax", "mean", "prod", "ptp")  # numpy.<kind>(x, axis) Numba has no axis for
 LINES = ("cumsum", "flip")  # numpy.<kind>(x, axis), the same shape, Numba has no axis for: along_lines
 KEEPDIMS = ("sum",)  # ... and those it has no keepdims for (or a slower loop: a sum along a constant axis)
 
@@ -37,7 +37,7 @@ def _numba_reduce_along(x, kind, axis, keepdims):
         return None
     name, at, kept = kind.literal_value, axis.literal_value, getattr(keepdims, "literal_value", False)
     at = at + x.ndim if at < 0 else at
-    if not 0 <= at < x.ndim or name not in ("min", "max", "amin", "amax", "mean", "prod", "sum"):
+    if not 0 <= at < x.ndim or name not in ("min", "max", "amin", "amax", "mean", "prod", "ptp", "sum"):
         return None
     before, after, result = _lines(x, at, kept)
     dtype = "numpy.float64" if name == "mean" else "x.dtype"
@@ -110,7 +110,7 @@ def _line_view(x, at: int, before: str, after: str) -> tuple:
 def _reduced_kept(x, name):
     """reduce_along's impl for every axis kept (``numpy.sum(x, keepdims=True)``): the reduction of all of x
     in an array of x's ndim, each axis of length 1."""
-    if name not in ("min", "max", "amin", "amax", "mean", "prod", "sum"):
+    if name not in ("min", "max", "amin", "amax", "mean", "prod", "ptp", "sum"):
         return None
     ones = "(" + "1, " * x.ndim + ")"
     code = f"def kept(x, kind, axis, keepdims):\\n    return numpy.full({ones}, numpy.{name}(x))\\n"
