@@ -266,7 +266,7 @@ class Added:
             fresh, shaped = False, False  # added into where it is once it has x's shape, as scatter_add adds
         else:
             return None
-        if not (isinstance(x, ast.Name) and _cheap(index)):
+        if not (isinstance(x, ast.Name) and cheap_index(index)):
             return None
         own = {target} | ({d.id} if isinstance(d, ast.Name) else set())
         found = self.elementwise(g, own, bare=True)
@@ -375,13 +375,14 @@ def _elements(e, k: str, unbroadcast: set, call):
     return ast.Call(e.func, [_elements(e.args[0], k, unbroadcast, call)], [])
 
 
-def _cheap(index) -> bool:
-    """Whether the index is names and integers (read twice: for the length, and for the part)."""
+def cheap_index(index) -> bool:
+    """Whether the index is names and integers (read twice: for the length, and for the part; element_runs
+    reads it for the count and for the line)."""
     if isinstance(index, ast.Name):
         return True
     if isinstance(index, ast.Constant):
         return type(index.value) is int
-    return isinstance(index, ast.Tuple) and all(_cheap(i) for i in index.elts)
+    return isinstance(index, ast.Tuple) and all(cheap_index(i) for i in index.elts)
 
 
 def tuple_names(module: ast.Module) -> set:

@@ -50,7 +50,7 @@ from __future__ import annotations
 import ast
 import collections
 
-from .by_element import fresh_name
+from .by_element import cheap_index, fresh_name
 
 _OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 INLINED = 12  # the most names and numbers an element of a cotangent not made is computed from
@@ -154,7 +154,7 @@ class Runs:
             ):
                 return _Line(s, "view", target, g=args[0].id, i=i.value, pieces=args[4:])
             return other
-        if len(args) != 4 or not (_name(args[1]) and _cheap(args[2])):
+        if len(args) != 4 or not (_name(args[1]) and cheap_index(args[2])):
             return other
         d, x, index, e = args
         if not (self.elementwise(e) and not isinstance(e, ast.Constant)):
@@ -552,15 +552,6 @@ def _name(e) -> bool:
 
 def _int(e):
     return e.value if isinstance(e, ast.Constant) and type(e.value) is int else None
-
-
-def _cheap(index) -> bool:
-    """Whether the index is names and integers (read twice: for the count, and for the line)."""
-    if isinstance(index, ast.Name):
-        return True
-    if isinstance(index, ast.Constant):
-        return type(index.value) is int
-    return isinstance(index, ast.Tuple) and all(_cheap(i) for i in index.elts)
 
 
 def _load(name: str) -> ast.Name:
