@@ -552,6 +552,16 @@ PROD_VJP_JVP = Helper(
     like=2,
 )
 
+# the part of the extremes' Numba overloads that reads the axis (each form's text stands alone in the module
+# it is copied into): the whole array's rule, or the axis made non-negative and whether it is kept
+_EXTREME_ALONG = """    if whole or not isinstance(z, types.Array):  # (a vector's extreme along its axis: a number)
+        return impl if whole or isinstance(axis, types.Integer) else None
+    kept = getattr(keepdims, "literal_value", False if isinstance(keepdims, types.Omitted) else None)
+    if not isinstance(axis, types.IntegerLiteral) or kept is None:
+        return None
+    at = axis.literal_value + x.ndim if axis.literal_value < 0 else axis.literal_value
+"""
+
 EXTREME_JVP = Helper(
     python='''def extreme_jvp(dx, x, z, axis=None, keepdims=False):
     """Tangent of max/min over axis: the mean of the tangents at the extreme entries (ties share)."""
@@ -587,13 +597,9 @@ def _numba_extreme_jvp(dx, x, z, axis=None, keepdims=False):
         mask = x == z
         return numpy.sum(picked(mask, dx)) / numpy.count_nonzero(mask)
 
-    if whole or not isinstance(z, types.Array):  # (a vector's extreme along its axis: a number)
-        return impl if whole or isinstance(axis, types.Integer) else None
-    kept = getattr(keepdims, "literal_value", False if isinstance(keepdims, types.Omitted) else None)
-    if not isinstance(axis, types.IntegerLiteral) or kept is None:
-        return None
-    at = axis.literal_value + x.ndim if axis.literal_value < 0 else axis.literal_value
-
+'''
+    + _EXTREME_ALONG
+    + '''
     def along(dx, x, z, axis=None, keepdims=False):
         mask = x == (z if kept else numpy.expand_dims(z, at))
         out = reduce_along(picked(mask, dx), "sum", at, False) / reduce_along(mask, "sum", at, False)
@@ -660,13 +666,9 @@ def _numba_extreme_vjp(g, x, z, axis=None, keepdims=False):
         mask = x == z
         return mask * (g / numpy.count_nonzero(mask))
 
-    if whole or not isinstance(z, types.Array):  # (a vector's extreme along its axis: a number)
-        return impl if whole or isinstance(axis, types.Integer) else None
-    kept = getattr(keepdims, "literal_value", False if isinstance(keepdims, types.Omitted) else None)
-    if not isinstance(axis, types.IntegerLiteral) or kept is None:
-        return None
-    at = axis.literal_value + x.ndim if axis.literal_value < 0 else axis.literal_value
-
+'''
+    + _EXTREME_ALONG
+    + '''
     def along(g, x, z, axis=None, keepdims=False):
         zz = z if kept else numpy.expand_dims(z, at)
         mask = x == zz
