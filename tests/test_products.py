@@ -30,7 +30,8 @@ ONE_ARRAY = ("cumprod", "take", "take_along_axis", "sort", "median", "percentile
 
 
 def test_every_product_record_has_its_cases():
-    assert sorted({*CASES, *ONE_ARRAY}) == sorted(p.numpy_name for f in ("products", "orders") for p in family(f))
+    differentiated = [p.numpy_name for f in ("products", "orders") for p in family(f) if not p.inactive]
+    assert sorted({*CASES, *ONE_ARRAY}) == sorted(differentiated)  # (argsort, argmax: tests/test_constructors.py)
 
 
 @pytest.mark.parametrize("case", [(e, x, y) for cases in CASES.values() for e, x, y in cases], ids=str)

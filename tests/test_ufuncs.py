@@ -10,7 +10,7 @@ from adcompiler import rules
 from adcompiler.rules import arrays as N
 from adcompiler.rules.families import REGISTRY, family
 
-UFUNCS = [p.numpy_name for p in family("ufuncs")]
+UFUNCS = [p.numpy_name for p in family("ufuncs") if not p.inactive]  # (the tests: no derivative)
 INSIDE = {"arcsin": (-0.8, 0.8), "arccos": (-0.8, 0.8), "arctanh": (-0.8, 0.8), "arccosh": (1.2, 3.0)}
 SIGNED = ("sign", "abs", "absolute", "fabs", "negative", "positive", "cbrt", "arctan", "sinh", "tanh", "maximum")
 

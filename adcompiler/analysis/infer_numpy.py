@@ -9,7 +9,6 @@ derivative rules handle generically.
 from __future__ import annotations
 
 
-from ..rules import arrays as N
 from ..rules.families import REGISTRY
 from . import values as V
 from ..ir.nodes import Const
@@ -17,27 +16,21 @@ from .numpy_values import UNKNOWN, array_of, as_array, dtype_name, float_dtype, 
 
 
 def numpy_transfer(eq, ins: list) -> list:
-    """The abstract values of a NumPy equation's outputs."""
-    prim = eq.prim
-    n = len(eq.outs)
-    static = [a.value if isinstance(a, Const) else UNKNOWN for a in eq.ins]
-    if prim in ("numpy.shape",):  # (of a value of unknown kind, as adc compile has no argument types: ints)
-        known = isinstance(ins[0], V.Arr) and ins[0].ndim is not None
-        return [V.seq("tuple", [V.INT] * ins[0].ndim) if known else V.Seq("tuple", None, V.INT)]
-    if prim in ("numpy.ndim", "numpy.size"):
-        return [V.INT]
-    if prim in ("numpy.argsort",):
-        return [array_of(ndim_of(ins[0]), "int64")]
-    if prim in ("numpy.argmax", "numpy.argmin"):
-        axis = static[1] if len(static) > 1 else None
-        return [V.Num("int64") if axis is None else array_of(minus(ndim_of(ins[0]), 1), "int64")]
-    name = prim[len("numpy.") :]
-    if name in N.CONSTRUCTORS:
-        return [_constructed(name, eq, ins, static)]
-    rule = _RULES.get(prim)
+    """The abstract values of a NumPy equation's outputs: what its record says (``KIT`` its vocabulary)."""
+    static = Static(a.value if isinstance(a, Const) else UNKNOWN for a in eq.ins)
+    if isinstance(eq.param, tuple):  # the keywords the call names (the last arguments)
+        static.keywords = dict(zip(eq.param, static[len(static) - len(eq.param) :]))
+    rule = _RULES.get(eq.prim)
     if rule is None:  # elementwise: broadcast
-        return [_elementwise(ins, boolean=prim in _BOOL_RESULTS)] * n  # (a comparison's: bool)
-    return [rule(ins, static)] * n
+        return [_elementwise(ins)] * len(eq.outs)
+    return [rule(ins, static)] * len(eq.outs)
+
+
+class Static(list):
+    """The static arguments of a call, one per argument (``UNKNOWN`` where not a constant), and ``keywords``:
+    those the call names, by name (what a record called as written reads: ``np.zeros(n, dtype=...)``)."""
+
+    keywords: dict = {}
 
 
 def _elementwise(ins, floating: bool = False, boolean: bool = False) -> V.Aval:
@@ -135,6 +128,8 @@ class KIT:
     # number or an array, which not known)
     UNKNOWN = UNKNOWN  # a static argument not known when compiling
     STATIC = V.STATIC  # a value that is no number or array (a decomposition's raw result: a tuple of arrays)
+    INT, seq = V.INT, staticmethod(V.seq)  # an int; a tuple or list of these items
+    dtype_name = staticmethod(dtype_name)  # NumPy's name of a dtype asked for (None: not known)
 
 
 # The primitives written as records: their abstract values (a view of the records)
@@ -144,36 +139,6 @@ for _p in REGISTRY.values():  # (a variant's value is its primitive's; a decompo
         _RULES[f"{_p.name}/{_kind}"] = lambda ins, static, value=_variant.value or _p.value: value(ins, static, KIT)
     for _i, _part in enumerate(_p.parts):
         _RULES[f"{_p.name}[{_i}]"] = lambda ins, static, value=_part.value: value(ins, static, KIT)
-_BOOL_RESULTS = tuple(f"numpy.{name}" for name in N.COMPARISONS)
-
-
-def _constructed(name: str, eq, ins, static) -> V.Aval:
-    """zeros, ones, full, arange, linspace, eye, ..._like: an array of the shape asked for."""
-    keywords = dict(zip(eq.param, static[len(static) - len(eq.param) :])) if isinstance(eq.param, tuple) else {}
-    dtype = keywords.get("dtype", UNKNOWN)
-    dtype = dtype_name(dtype)
-    if name.endswith("_like"):
-        like = as_array(ins[0])
-        return V.Arr(None if like is None else like.ndim, dtype or (like.dtype if like is not None else None))
-    if name in ("eye", "identity"):
-        return V.Arr(2, dtype or "float64")
-    if name == "arange":
-        return V.Arr(1, dtype)
-    if name == "linspace":
-        nd = max([ndim_of(a) or 0 for a in ins[:2]] + [0]) if all(ndim_of(a) is not None for a in ins[:2]) else None
-        return V.Arr(None if nd is None else nd + 1, dtype or float_dtype(ins[:2]))
-    shape = static[0] if static else UNKNOWN
-    if name == "full" and len(ins) > 1 and dtype is None:
-        dtype = result_dtype(ins[1:2])
-    if isinstance(shape, int):
-        return V.Arr(1, dtype or "float64")
-    if isinstance(shape, tuple):
-        return V.Arr(len(shape), dtype or "float64")
-    if ins and isinstance(ins[0], V.Seq) and ins[0].items is not None:
-        return V.Arr(len(ins[0].items), dtype or "float64")
-    if ins and isinstance(ins[0], V.Num):
-        return V.Arr(1, dtype or "float64")
-    return V.Arr(None, dtype)
 
 
 def array_getitem(xs: V.Aval, index_atom, index: V.Aval) -> V.Aval:

@@ -511,7 +511,7 @@ _SHAPE_ONLY = ("@unbroadcast", "@unreduce", "@array_like")  # read their second 
 # Functions of arguments broadcast together (a cotangent is summed back to each argument's shape): Python's
 # operators and NumPy's elementwise functions of several arguments (np.arctan2, np.maximum, np.where, ...)
 BROADCASTING = ("add", "sub", "mul", "truediv", "pow", "mod")
-BROADCASTING += tuple(p.name for p in family("ufuncs") if len(p.signature) > 1)
+BROADCASTING += tuple(p.name for p in family("ufuncs") if not p.inactive and len(p.signature) > 1)
 
 
 CONTAINER_ADJOINTS = (

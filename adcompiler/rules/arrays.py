@@ -1,27 +1,23 @@
 """The array half of the rule tables both modes read, as views of the primitives' records.
 
-Each NumPy primitive written as a record (``rules.primitive``: ``rules/ufuncs.py``, ``movement.py``,
-``reductions.py``, ``products.py``, ``orders.py``, ``joins.py``, ``linalg.py``) fills these tables when they are
-built, beside the few entries still written here (the constructors differentiated in their values, Python's
-``sum`` of an array, ``np.add.at``'s helper, ``np.append``, which lowering writes as ``np.concatenate``):
-``PARTIALS`` (an elementwise function's
-partial derivatives, applied as ``math``'s are), ``FORWARD``/``REVERSE``/``SLOTS`` (two rules),
-``LINEAR`` (linear in the first argument: the tangent is the same call of the tangent), ``BILINEAR``
-(products), ``SIGNATURES`` (each call bound to one positional form, so ``np.sum(x, axis=0)``,
-``np.sum(x, 0)`` and ``x.sum(0)`` are one primitive with the same arguments), ``METHODS``,
-``ATTRIBUTES``, ``POSITIONAL``, ``STATIC``, and lowering's facts (``SEQUENCE``, ``SPLITS``, ``PARTS``).  Reverse mode sums cotangents back over broadcast axes
-(``unbroadcast``) wherever arrays of different shapes meet.  Constructors (``zeros``, ``arange``, ...) are
-constants.
+Each NumPy function is a record (``rules.primitive``: ``rules/ufuncs.py``, ``constructors.py``, ``movement.py``,
+``reductions.py``, ``products.py``, ``orders.py``, ``joins.py``, ``linalg.py``) and fills these tables when they
+are built, beside the few entries written here, of what is no NumPy function of its own (Python's ``sum`` of an
+array, ``np.add.at``'s helper, ``np.append``, which lowering writes as ``np.concatenate``): ``PARTIALS`` (an
+elementwise function's partial derivatives, applied as ``math``'s are), ``FORWARD``/``REVERSE``/``SLOTS`` (two
+rules), ``LINEAR`` (linear in the first argument: the tangent is the same call of the tangent), ``BILINEAR``
+(products), ``INACTIVE`` (no derivative: constructors of a shape, comparisons, indices), ``SIGNATURES`` (each
+call bound to one positional form, so ``np.sum(x, axis=0)``, ``np.sum(x, 0)`` and ``x.sum(0)`` are one
+primitive with the same arguments), ``METHODS``, ``ATTRIBUTES``, ``POSITIONAL``, ``STATIC``, and lowering's facts
+(``SEQUENCE``, ``SPLITS``, ``PARTS``).  Reverse mode sums cotangents back over broadcast axes (``unbroadcast``)
+wherever arrays of different shapes meet.
 """
 
 from __future__ import annotations
 
 
 from .families import REGISTRY, family
-from ..ir.expr import Call, Num, fn
-
-np_ = lambda name: fn("numpy." + name)  # noqa: E731
-npwhere = np_("where")
+from ..ir.expr import Call, Num
 
 
 def _h(name):
@@ -31,48 +27,13 @@ def _h(name):
 
 unreduce = _h("unreduce")
 
-CONSTRUCTORS = (
-    "zeros",
-    "ones",
-    "zeros_like",
-    "ones_like",
-    "full",
-    "full_like",
-    "arange",
-    "eye",
-    "identity",
-    "linspace",
-    "empty",
-)
-
 PARTIALS: dict = {}  # (NumPy's elementwise functions, its ufuncs, are records: rules/ufuncs.py)
 
 
-# Selections: the derivative follows the value selected (the first argument on a tie).
-FORWARD = {
-    # constructors linear in their values: the same constructor of the tangents
-    "numpy.linspace": lambda a, b, n, e, z, da, db, dn, de: np_("linspace")(da or 0.0, db or 0.0, n, e),
-    "numpy.full": lambda shape, v, dtype, z, ds, dv, dd: Call("numpy.full", (shape, dv, dtype)),
-    "numpy.full_like": lambda x, v, dtype, z, dx, dv, dd: Call("numpy.full_like", (x, dv, dtype)),
-}
-
-
-REVERSE = {
-    "numpy.linspace": lambda a, b, n, e, z, g: (
-        _h("linspace_vjp")(g, Num(0), a, b, n, e),
-        _h("linspace_vjp")(g, Num(1), a, b, n, e),
-        None,
-        None,
-    ),
-    "numpy.full": lambda shape, v, dtype, z, g: (None, _h("unbroadcast")(g, v), None),
-    "numpy.full_like": lambda x, v, dtype, z, g: (None, _h("unbroadcast")(g, v), None),
-}
+FORWARD: dict = {}  # (every NumPy function with rules of its own is a record: its rules are below)
+REVERSE: dict = {}
 # Which arguments of a FORWARD/REVERSE rule the output depends on (all of them where not listed).
-SLOTS = {
-    "numpy.linspace": (True, True, False, False),
-    "numpy.full": (False, True, False),
-    "numpy.full_like": (False, True, False),
-}
+SLOTS: dict = {}
 # At most this many positional arguments (the rest by keyword).
 POSITIONAL: dict = {}
 
@@ -85,19 +46,11 @@ CALLED = {"array_sum": "sum"}  # how a primitive is called in generated code, wh
 BILINEAR: dict = {}  # (NumPy's products are records: rules/products.py; a @ b is np.matmul's)
 
 # One positional form per primitive: parameter names, with defaults for the optional ones.
-SIGNATURES = {
-    "numpy.linspace": (("start", None), ("stop", None), ("num", Num(50)), ("endpoint", Num(True))),
-    "numpy.full": (("shape", None), ("fill_value", None), ("dtype", Num(None))),
-    "numpy.full_like": (("a", None), ("fill_value", None), ("dtype", Num(None))),
-}
+SIGNATURES: dict = {}  # (the records': below)
 # Methods of arrays that are these primitives (x.sum(...) is numpy.sum(x, ...)).
 METHODS = {}
-ATTRIBUTES = {"shape": "numpy.shape", "ndim": "numpy.ndim", "size": "numpy.size"}
-COMPARISONS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
-COMPARISONS += ("logical_and", "logical_or", "logical_not", "isfinite", "isnan", "isinf")
-INACTIVE = ("numpy.shape", "numpy.ndim", "numpy.size", "numpy.argsort", "numpy.argmax", "numpy.argmin") + tuple(
-    f"numpy.{c}" for c in CONSTRUCTORS + COMPARISONS if f"numpy.{c}" not in FORWARD
-)
+ATTRIBUTES: dict = {}  # (x.T, x.shape: the records')
+INACTIVE: tuple = ()  # no derivative: constructors of shapes, comparisons, indices (the records'), a decomposition
 
 # np.add.at(y, index, v) is lowered to y[...] = add_at(y, y, index, v): v added at y[index] in a copy of
 # y, repeated indices adding up (lower/arrays.py); linear in y and v together: its tangent is the same
@@ -134,6 +87,8 @@ for _prim in REGISTRY.values():
         BILINEAR[_prim.name] = _prim.bilinear
         if _prim.operator is not None:
             BILINEAR[_prim.operator] = _prim.bilinear
+    elif _prim.inactive:
+        INACTIVE += (_prim.name,)
     elif not (_prim.parts or _prim.split):  # (computed once: no rule of its own)
         FORWARD[_prim.name], REVERSE[_prim.name], SLOTS[_prim.name] = _prim.jvp, _prim.vjp, _prim.slots
     for _i, _part in enumerate(_prim.parts):  # a decomposition: computed once, then each array it returns
@@ -160,12 +115,15 @@ for _prim in REGISTRY.values():
     if _prim.joined:
         SEQUENCE += (_prim.name,)
         SEQUENCE_AXIS[_prim.name] = _prim.signature[1][1].value if len(_prim.signature) > 1 else None
-    SIGNATURES[_prim.name] = _prim.signature
+    if _prim.signature is not None:  # (None: called as written)
+        SIGNATURES[_prim.name] = _prim.signature
     METHODS.update({method: _prim.name for method in _prim.methods})
     ATTRIBUTES.update({attribute: _prim.name for attribute in _prim.attributes})
     if _prim.static:
         STATIC[_prim.name] = dict(_prim.static)
     if _prim.positional is not None:
         POSITIONAL[_prim.name] = _prim.positional
+CONSTRUCTORS = tuple(p.numpy_name for p in family("constructors"))
+COMPARISONS = tuple(p.numpy_name for p in family("ufuncs") if p.inactive)  # (bools: equal, ..., isnan)
 # NumPy's elementwise functions of one array with a derivative (np.sin, ...; not np.floor): name -> partial
 UNARY = {p.numpy_name: p.partials[0] for p in family("ufuncs") if p.partials and len(p.partials) == 1 and p.partials[0]}

@@ -3,7 +3,8 @@ its primitives: the tables built from the records (the views) import ``REGISTRY`
 
 from __future__ import annotations
 
-from . import joins, linalg, movement, orders, products, reductions, ufuncs  # noqa: F401  (each registers its records)
+# (each registers its records)
+from . import constructors, joins, linalg, movement, orders, products, reductions, ufuncs  # noqa: F401
 from .primitive import REGISTRY, Helper, Primitive, family, helper_forms, helpers
 
 __all__ = ["REGISTRY", "Helper", "Primitive", "family", "helper_forms", "helpers"]

@@ -55,7 +55,6 @@ HELPER_RULES = {
     "split_part": ("linear", (0,)),
     "split_vjp": ("linear", (0,)),
     "einsum_vjp": ("bilinear", (0, 3, 4, 5, 6, 7)),
-    "linspace_vjp": ("linear", (0,)),
 }
 HELPER_RULES.update({name: h.linear for name, h in helpers().items() if h.linear is not None})  # the records'
 

@@ -14,8 +14,7 @@ located, on a complex value.  ``np.sinc(x) = sin(pi x) / (pi x)`` has derivative
 ``(cos(pi x) - sinc x) / x``, taken at 0 as its series ``-pi^2 x / 3`` (0 there, and the derivative
 of that is sinc's second derivative at 0, so second order is right too).  ``partition`` is a gather of
 x; which entry of x each entry of the result is follows from ranking both (argsort of argsort: a
-permutation whatever the ties).  These, ``np.add.at`` and the joins of a run-time sequence are still
-tables here, which ``arrays`` merges into its own.
+permutation whatever the ties).  An array's shape, ndim and size are here too, with no derivative.
 """
 
 from __future__ import annotations
@@ -579,3 +578,31 @@ for _kind in ("split", "array_split", "hsplit", "vsplit", "dsplit"):
             helpers={"split_part": SPLIT_PART, "split_vjp": SPLIT_VJP},
         )
     )
+
+
+# --- an array's shape, ndim and size (``x.shape``, ``np.shape(x)``): numbers that never move, no derivative; under
+# arrays="any" helpers that read them of any array (``shape_of``)
+def _measure(name: str, value) -> None:
+    register(
+        Primitive(
+            name=f"numpy.{name}",
+            family="movement",
+            signature=None,
+            value=value,
+            inactive=True,
+            attributes=(name,),
+            array_api=f"{name}_of",
+        )
+    )
+
+
+_measure(  # (of a value of unknown kind, as adc compile has no argument types: a tuple of ints)
+    "shape",
+    lambda ins, static, kit: (
+        kit.seq("tuple", [kit.INT] * ins[0].ndim)
+        if isinstance(ins[0], kit.Arr) and ins[0].ndim is not None
+        else kit.Seq("tuple", None, kit.INT)
+    ),
+)
+_measure("ndim", lambda ins, static, kit: kit.INT)
+_measure("size", lambda ins, static, kit: kit.INT)

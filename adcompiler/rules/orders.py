@@ -3,6 +3,7 @@
 ``argsort(x)``), and ``np.median``, ``np.percentile`` and ``np.quantile`` (method 'linear': the two order
 statistics around each quantile, interpolated).  The order is constant between ties, so each derivative is
 the same gather or interpolation of the tangent; each adjoint scatters g back, repeated indices adding up.
+The orders themselves (``np.argsort``, ``np.argmax``, ``np.argmin``) are indices, with no derivative.
 """
 
 from __future__ import annotations
@@ -162,6 +163,7 @@ _record(
     _take_value,
     linear=lambda g, x, z, indices, axis: _h("take_vjp")(g, x, indices, axis),
     helpers={"take_vjp": TAKE_VJP},
+    array_api="xp.take",
 )
 _record(
     "take_along_axis",
@@ -178,6 +180,7 @@ _record(
     vjp=lambda x, axis, z, g: (_h("take_along_vjp")(g, x, _order(x, axis), axis), None),
     slots=(True, False),
     helpers={"take_along_vjp": TAKE_ALONG_VJP},
+    array_api="xp.sort",
 )
 
 # --- median, percentile, quantile (method 'linear'): selections interpolating linearly between the two
@@ -211,4 +214,30 @@ for _name, _scale in (("percentile", 100.0), ("quantile", 1.0)):
         positional=3,
         helpers={"quantile_jvp": QUANTILE_JVP, "quantile_vjp": QUANTILE_VJP},
         static={"keepdims": (True, False)},
+    )
+
+
+# --- the orders themselves: indices, with no derivative (called as written)
+def _index(name: str, value) -> None:
+    register(
+        Primitive(
+            name=f"numpy.{name}",
+            family="orders",
+            signature=None,
+            value=value,
+            inactive=True,
+            array_api=f"xp.{name}",
+        )
+    )
+
+
+_index("argsort", lambda ins, static, kit: kit.array_of(kit.ndim_of(ins[0]), "int64"))
+for _name in ("argmax", "argmin"):  # an index into the flattened array, or an array of them along an axis
+    _index(
+        _name,
+        lambda ins, static, kit: (
+            kit.Num("int64")
+            if (static[1] if len(static) > 1 else None) is None
+            else kit.array_of(kit.minus(kit.ndim_of(ins[0]), 1), "int64")
+        ),
     )

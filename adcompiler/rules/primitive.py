@@ -116,6 +116,10 @@ class Primitive:
     first parameter is a sequence of arrays, which lowering passes as the call's first arguments (a join).
     ``split``: a split (``np.split(x, sections, axis)``, ...): computed once, with no derivative, and each piece
     read by the primitive ``numpy.split/part`` (the ``"part"`` variant of ``np.split``'s record).
+    ``inactive``: no derivative at all, its result constant in its arguments (a constructor of a shape, a
+    comparison, an index of an array's entries): no rules, and ``signature`` may be None (its calls kept as
+    written, the static arguments its value reads by keyword in ``static.keywords``: ``np.zeros(n,
+    dtype=...)``).
     ``refusals``: per target, why it is refused there (``{"array_api": "..."}``: the array-API target
     says it at the user's line; the Numba target refuses through its helpers' forms, an overload that
     raises Numba's ``TypingError`` with the reason, which it reports at the user's line).
@@ -123,7 +127,7 @@ class Primitive:
 
     name: str
     family: str
-    signature: tuple
+    signature: tuple | None
     value: Callable
     jvp: Callable | None = None
     vjp: Callable | None = None
@@ -142,6 +146,7 @@ class Primitive:
     operator: str | None = None
     joined: bool = False
     split: bool = False
+    inactive: bool = False
     array_api: str | None = None
     array_api_keywords: MappingProxyType = field(default_factory=dict)
     refusals: MappingProxyType = field(default_factory=dict)
@@ -150,7 +155,10 @@ class Primitive:
         rules = (self.jvp, self.vjp, self.slots)
         ways = (self.partials is not None, self.linear is not None, self.bilinear is not None, rules != (None,) * 3)
         computed_once = bool(self.parts) or self.split  # (no derivative: primitives of their own read its value)
-        assert sum(ways) == (not computed_once), f"{self.name}: partials, linear or bilinear, two rules, or parts"
+        assert sum(ways) == (
+            not (computed_once or self.inactive)
+        ), f"{self.name}: partials, linear, bilinear or two rules"
+        assert self.signature is not None or self.inactive, f"{self.name}: a signature binds a differentiated call"
         assert self.variant is None or self.variants, f"{self.name}: a choice among no variants"
         if ways[3]:
             variadic = callable(self.slots)  # (a join's, einsum's: of any number of arguments)

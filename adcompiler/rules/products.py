@@ -251,6 +251,7 @@ _record(
     slots=(True, True, False),
     static={"axes": None},
     helpers={"tensordot_vjp_a": TENSORDOT_VJP_A, "tensordot_vjp_b": TENSORDOT_VJP_B},
+    array_api="xp.tensordot",
 )
 _record(
     "kron",

@@ -27,16 +27,20 @@ cosh, sinh, npwhere = np_("cosh"), np_("sinh"), np_("where")
 LN2, LN10, DEGREE = Num(0.6931471805599453), Num(2.302585092994046), Num(0.017453292519943295)  # pi / 180
 
 
-def _ufunc(name: str, *partials, exact: bool = False, xp: str | None = None, jvp=None, vjp=None) -> None:
+def _ufunc(
+    name: str, *partials, exact: bool = False, xp: str | None = None, jvp=None, vjp=None, inactive: bool = False
+) -> None:
     """Register ``np.<name>``: elementwise in ``len(partials)`` arguments (or, given ``jvp`` and ``vjp``,
-    in two, by those rules); ``xp``: the array-API standard's name for it ("": the same name)."""
+    in two, by those rules; ``inactive``: a test, of bools, with no derivative, called as written);
+    ``xp``: the array-API standard's name for it ("": the same name)."""
     nargs = len(partials) or 2
     register(
         Primitive(
             name=f"numpy.{name}",
             family="ufuncs",
-            signature=(("x", None),) if nargs == 1 else (("x1", None), ("x2", None)),
-            value=lambda ins, static, kit: kit.elementwise(ins, floating=not exact),
+            signature=None if inactive else (("x", None),) if nargs == 1 else (("x1", None), ("x2", None)),
+            value=lambda ins, static, kit: kit.elementwise(ins, floating=not exact, boolean=inactive),
+            inactive=inactive,
             partials=partials or None,
             jvp=jvp,
             vjp=vjp,
@@ -83,6 +87,13 @@ _ufunc("degrees", lambda x, z: Num(57.29577951308232))
 # piecewise constant: derivative zero
 for _name, _xp in (("sign", ""), ("floor", ""), ("ceil", ""), ("round", ""), ("rint", None), ("trunc", "")):
     _ufunc(_name, None, exact=True, xp=_xp)
+
+
+# --- comparisons and logical functions: a result of bools, no derivative (called as written)
+for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
+    _ufunc(_name, inactive=True, xp="")
+for _name in ("logical_and", "logical_or", "logical_not", "isfinite", "isnan", "isinf"):
+    _ufunc(_name, inactive=True, xp="")
 
 
 # --- of two arguments

@@ -28,18 +28,12 @@ from ..python.runtime import HELPERS
 from .runtime import XP_HELPERS
 from ...rules.families import REGISTRY
 
-SAME = frozenset(  # (the primitives written as records: RENAMED below has the standard's name of each)
-    "acos acosh all any arange argmax argmin argsort asin asinh atan atan2 atanh broadcast_arrays concat "
-    "cumulative_sum empty empty_like equal eye full full_like greater greater_equal isfinite isinf isnan less "
-    "less_equal linspace logical_and logical_not logical_or matrix_transpose meshgrid nonzero not_equal ones "
-    "ones_like permute_dims pow sort take tensordot vecdot zeros zeros_like".split()
+SAME = frozenset(  # NumPy's functions generated code calls that are the standard's (the records: RENAMED below)
+    "acos acosh all any asin asinh atan atan2 atanh broadcast_arrays concat cumulative_sum empty_like "
+    "matrix_transpose meshgrid nonzero permute_dims pow vecdot".split()
 )
 RENAMED: dict = {}
-BY_HELPER = {
-    "shape": "shape_of",
-    "ndim": "ndim_of",
-    "size": "size_of",
-}
+BY_HELPER: dict = {}  # a NumPy function -> the helper that computes it under arrays="any" (the records')
 KEYWORDS: dict = {}  # NumPy's keyword -> the standard's
 # The primitives written as records (rules.families): the standard's function (its name there), or a
 # helper of theirs, and NumPy's keywords the standard names otherwise

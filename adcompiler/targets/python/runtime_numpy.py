@@ -142,22 +142,6 @@ NUMPY_HELPERS.update(
     d[index] = 0.0
     return d, part
 ''',
-        "linspace_vjp": '''def linspace_vjp(g, i, start, stop, num, endpoint=True):
-    """The cotangent of start (i = 0) or stop (i = 1) in numpy.linspace(start, stop, num, endpoint):
-    entry k is start + (stop - start) t_k, with t = numpy.linspace(0, 1, num, endpoint)."""
-    import numpy
-
-    t = numpy.linspace(0.0, 1.0, num, endpoint)
-    w = t if i else 1.0 - t
-    part = numpy.sum(g * numpy.reshape(w, (-1,) + (1,) * (numpy.ndim(g) - 1)), axis=0)
-    x = stop if i else start
-    while numpy.ndim(part) > numpy.ndim(x):
-        part = numpy.sum(part, axis=0)
-    for axis, n in enumerate(numpy.shape(x)):
-        if n == 1 and numpy.shape(part)[axis] != 1:
-            part = numpy.sum(part, axis=axis, keepdims=True)
-    return part
-''',
     }
 )
 NUMPY_HELPERS.update(helper_forms("python"))  # of the primitives written as records (rules.families)

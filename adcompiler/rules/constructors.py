@@ -1,0 +1,161 @@
+"""NumPy's constructors, one record each (``rules.primitive``): arrays made from a shape, a range or a value.
+
+Most are constants of the function: ``np.zeros(n)``, ``np.arange(n)``, ``np.eye(n)`` have no derivative
+(``inactive``) and are called as the user wrote them (no signature binds their arguments; their value reads
+``dtype`` by keyword).  Three are linear in the values they spread: ``np.linspace`` in its ends (an entry is
+``start + (stop - start) t``, so its cotangents are g weighted by ``1 - t`` and ``t``, summed: the helper
+``linspace_vjp``), ``np.full`` and ``np.full_like`` in the fill value (the tangent fills with the value's
+tangent; the cotangent is g summed back to the value's shape).  Under Numba, linspace's ends are numbers (its
+``numpy.linspace`` takes no others).  Each one's ``array_api`` spelling is the
+standard's function of the same name (``np.identity`` is not in the standard: refused there).
+"""
+
+from __future__ import annotations
+
+from ..ir.expr import Call, Num
+from .primitive import Helper, Primitive, register
+
+
+def _dtype(static, kit):
+    """The dtype asked for by keyword (None: not asked, or not known when compiling)."""
+    return kit.dtype_name(static.keywords.get("dtype", kit.UNKNOWN))
+
+
+def _like(ins, static, kit):
+    """``zeros_like(a)``, ...: an array of a's ndim, of the dtype asked for or a's."""
+    like = kit.as_array(ins[0])
+    return kit.Arr(
+        None if like is None else like.ndim, _dtype(static, kit) or (like.dtype if like is not None else None)
+    )
+
+
+def _shaped(ins, static, kit, dtype=None):
+    """``zeros(shape)``, ``full(shape, v)``, ...: an array of as many dimensions as the shape has entries (one
+    for a number), of the dtype asked for (``dtype``: else this one, else float64)."""
+    shape = static[0] if static else kit.UNKNOWN
+    dtype = _dtype(static, kit) or dtype
+    if isinstance(shape, int):
+        return kit.Arr(1, dtype or "float64")
+    if isinstance(shape, tuple):
+        return kit.Arr(len(shape), dtype or "float64")
+    if ins and isinstance(ins[0], kit.Seq) and ins[0].items is not None:
+        return kit.Arr(len(ins[0].items), dtype or "float64")
+    if ins and isinstance(ins[0], kit.Num):
+        return kit.Arr(1, dtype or "float64")
+    return kit.Arr(None, dtype)
+
+
+def _linspace(ins, static, kit):
+    """``linspace(start, stop, num)``: a new first axis before the ends' broadcast shape."""
+    nd = max([kit.ndim_of(a) or 0 for a in ins[:2]] + [0]) if all(kit.ndim_of(a) is not None for a in ins[:2]) else None
+    return kit.Arr(None if nd is None else nd + 1, _dtype(static, kit) or kit.float_dtype(ins[:2]))
+
+
+def _constant(name: str, value, xp: str | None = "") -> None:
+    """Register ``np.<name>``, a constructor with no derivative, called as written."""
+    register(
+        Primitive(
+            name=f"numpy.{name}",
+            family="constructors",
+            signature=None,
+            value=value,
+            inactive=True,
+            array_api=None if xp is None else f"xp.{xp or name}",
+        )
+    )
+
+
+_constant("zeros", _shaped)
+_constant("ones", _shaped)
+_constant("zeros_like", _like)
+_constant("ones_like", _like)
+
+register(
+    Primitive(
+        name="numpy.full",
+        family="constructors",
+        signature=(("shape", None), ("fill_value", None), ("dtype", Num(None))),
+        value=lambda ins, static, kit: _shaped(ins, static, kit, kit.result_dtype(ins[1:2]) if len(ins) > 1 else None),
+        jvp=lambda shape, v, dtype, z, ds, dv, dd: Call("numpy.full", (shape, dv, dtype)),
+        vjp=lambda shape, v, dtype, z, g: (None, Call("@unbroadcast", (g, v)), None),
+        slots=(False, True, False),
+        array_api="xp.full",
+    )
+)
+register(
+    Primitive(
+        name="numpy.full_like",
+        family="constructors",
+        signature=(("a", None), ("fill_value", None), ("dtype", Num(None))),
+        value=_like,
+        jvp=lambda x, v, dtype, z, dx, dv, dd: Call("numpy.full_like", (x, dv, dtype)),
+        vjp=lambda x, v, dtype, z, g: (None, Call("@unbroadcast", (g, v)), None),
+        slots=(False, True, False),
+        array_api="xp.full_like",
+    )
+)
+_constant("arange", lambda ins, static, kit: kit.Arr(1, _dtype(static, kit)))
+_constant("eye", lambda ins, static, kit: kit.Arr(2, _dtype(static, kit) or "float64"))
+_constant("identity", lambda ins, static, kit: kit.Arr(2, _dtype(static, kit) or "float64"), xp=None)
+
+LINSPACE_VJP = Helper(
+    python='''def linspace_vjp(g, i, start, stop, num, endpoint=True):
+    """The cotangent of start (i = 0) or stop (i = 1) in numpy.linspace(start, stop, num, endpoint):
+    entry k is start + (stop - start) t_k, with t = numpy.linspace(0, 1, num, endpoint)."""
+    import numpy
+
+    t = numpy.linspace(0.0, 1.0, num, endpoint)
+    w = t if i else 1.0 - t
+    part = numpy.sum(g * numpy.reshape(w, (-1,) + (1,) * (numpy.ndim(g) - 1)), axis=0)
+    x = stop if i else start
+    while numpy.ndim(part) > numpy.ndim(x):
+        part = numpy.sum(part, axis=0)
+    for axis, n in enumerate(numpy.shape(x)):
+        if n == 1 and numpy.shape(part)[axis] != 1:
+            part = numpy.sum(part, axis=axis, keepdims=True)
+    return part
+''',
+    numba='''def linspace_vjp(g, i, start, stop, num, endpoint=True):
+    """The cotangent of numpy.linspace's start or stop (compiled code only: see the overload below)."""
+    raise TypeError("linspace_vjp is called from code numba.njit compiles")
+
+
+@numba.extending.overload(linspace_vjp)
+def _numba_linspace_vjp(g, i, start, stop, num, endpoint=True):
+    """Of number ends (Numba's numpy.linspace takes no others): g weighted by 1 - t (start) or t (stop), summed."""
+    types = numba.core.types
+    numbers = isinstance(start, types.Number) and isinstance(stop, types.Number)
+    if not (numbers and isinstance(g, types.Array) and g.ndim == 1):
+        return None
+
+    def number(g, i, start, stop, num, endpoint=True):
+        last = num - 1 if endpoint else num
+        total = 0.0
+        for k in range(num):
+            t = k / last if last > 0 else 0.0
+            total += g[k] * (t if i else 1.0 - t)
+        return total
+
+    return number
+''',
+    linear=("linear", (0,)),
+)
+register(
+    Primitive(
+        name="numpy.linspace",
+        family="constructors",
+        signature=(("start", None), ("stop", None), ("num", Num(50)), ("endpoint", Num(True))),
+        value=_linspace,
+        jvp=lambda a, b, n, e, z, da, db, dn, de: Call("numpy.linspace", (da or Num(0.0), db or Num(0.0), n, e)),
+        vjp=lambda a, b, n, e, z, g: (
+            Call("@linspace_vjp", (g, Num(0), a, b, n, e)),
+            Call("@linspace_vjp", (g, Num(1), a, b, n, e)),
+            None,
+            None,
+        ),
+        slots=(True, True, False, False),
+        helpers={"linspace_vjp": LINSPACE_VJP},
+        array_api="xp.linspace",
+    )
+)
+_constant("empty", _shaped)
