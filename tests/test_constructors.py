@@ -1,7 +1,7 @@
 """The records of what has no derivative (constructors of a shape, comparisons, indices, an array's shape) and
 of the constructors linear in their values (rules/constructors.py): each one's abstract value against what
 NumPy itself returns, and linspace's, full's and full_like's rules against central differences, forward
-against reverse, on the python and Numba targets."""
+against reverse, on the python and Numba targets and under arrays="any"."""
 
 import types
 
@@ -96,12 +96,13 @@ def constructors(a, b, x):
     return np.sum(t * t) + np.sum(y * y)
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
-def test_linspace_full_and_full_like_against_central_differences(backend):
-    if backend == "numba":
-        pytest.importorskip("numba")
+@pytest.mark.parametrize("backend, arrays", [("python", "numpy"), ("numba", "numpy"), ("python", "any")])
+def test_linspace_full_and_full_like_against_central_differences(backend, arrays):
+    pytest.importorskip({"numba": "numba", "python": "numpy"}[backend])
+    if arrays == "any":
+        pytest.importorskip("array_api_compat")
     a, b, x = 0.3, 1.7, np.array([0.5, -1.0, 2.0])
-    d = adcompiler.differentiate(constructors, backend=backend)
+    d = adcompiler.differentiate(constructors, backend=backend, arrays=arrays)
     ga, gb, gx = d.grad(a, b, x)
     h = 1e-6
     assert ga == pytest.approx((constructors(a + h, b, x) - constructors(a - h, b, x)) / (2 * h), rel=1e-6)
@@ -109,7 +110,7 @@ def test_linspace_full_and_full_like_against_central_differences(backend):
     for k in range(3):
         e = np.eye(3)[k] * h
         assert gx[k] == pytest.approx((constructors(a, b, x + e) - constructors(a, b, x - e)) / (2 * h), rel=1e-6)
-    assert gx.shape == x.shape and gx.dtype == x.dtype
+    assert gx.shape == x.shape and gx.dtype == x.dtype and np.ndim(ga) == np.ndim(gb) == 0
     da, db, dx = 0.7, -0.4, np.array([0.1, 0.2, -0.3])  # forward against reverse: <grad, v> = the jvp
     _, tangent = d.jvp((a, b, x), (da, db, dx))
     assert tangent == pytest.approx(ga * da + gb * db + gx @ dx, rel=1e-10)

@@ -115,6 +115,21 @@ LINSPACE_VJP = Helper(
             part = numpy.sum(part, axis=axis, keepdims=True)
     return part
 ''',
+    array_api='''def linspace_vjp(g, i, start, stop, num, endpoint=True):
+    """The cotangent of start (i = 0) or stop (i = 1) in linspace(start, stop, num, endpoint), of any library."""
+    xp = namespace(g, start, stop)
+    g = xp.asarray(g)
+    t = xp.linspace(0.0, 1.0, num, endpoint=endpoint, dtype=g.dtype)
+    w = t if i else 1.0 - t
+    part = xp.sum(g * xp.reshape(w, (-1,) + (1,) * (g.ndim - 1)), axis=0)
+    shape = shape_of(stop if i else start)
+    while part.ndim > len(shape):
+        part = xp.sum(part, axis=0)
+    for axis, n in enumerate(shape):
+        if n == 1 and part.shape[axis] != 1:
+            part = xp.sum(part, axis=axis, keepdims=True)
+    return part
+''',
     numba='''def linspace_vjp(g, i, start, stop, num, endpoint=True):
     """The cotangent of numpy.linspace's start or stop (compiled code only: see the overload below)."""
     raise TypeError("linspace_vjp is called from code numba.njit compiles")
