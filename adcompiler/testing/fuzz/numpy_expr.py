@@ -228,7 +228,31 @@ class ArrayExprs:
             if hs:
                 h = rng.choice(hs)
                 return f"{h.name}({self.across.ahelper_args(env, h)})", h.bound
+        if r < 0.99:
+            return self.constructed(env, shape, depth)
         return self.aleaf(env, shape)
+
+    def constructed(self, env: NpEnv, shape: tuple, depth: int) -> tuple[str, float]:
+        """An array made by a constructor of values that may be active: ``np.full`` and ``np.full_like`` of a
+        float expression, ``np.linspace`` between two (a column of them reshaped, for a matrix), or between two
+        rows (a linspace of vectors, for a matrix: its ends' cotangents are sums down the new axis)."""
+        f, rng = self.draft.f, self.rng
+        (s, bs), (t, bt) = self.scalar(env, depth - 1), self.scalar(env, depth - 1)
+        dims = ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "")
+        k = rng.random()
+        if k < 0.3:
+            return f"{f('full')}(({dims}), {s})", bs
+        if k < 0.55:
+            like, _ = self.aleaf(env, shape, derive=False)
+            return f"{f('full_like')}({like}, {s})", bs
+        if len(shape) == 1:
+            return f"{f('linspace')}({s}, {t}, {shape[0]})", max(bs, bt)
+        r, c = shape
+        if k < 0.8:
+            return f"{f('linspace')}({s}, {t}, {r * c}).reshape(({r}, {c}))", max(bs, bt)
+        (u, bu), (v, bv) = self.sub(env, (c,), depth - 1), self.sub(env, (c,), depth - 1)
+        endpoint = rng.choice(["", ", endpoint=False"])
+        return f"{f('linspace')}({u}, {v}, {r}{endpoint})", max(bu, bv)
 
     def apower(self, env: NpEnv, shape: tuple, depth: int) -> tuple[str, float]:
         rng = self.rng
