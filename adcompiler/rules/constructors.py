@@ -13,7 +13,7 @@ standard's function of the same name (``np.identity`` is not in the standard: re
 from __future__ import annotations
 
 from ..ir.expr import Call, Num
-from .primitive import Helper, Primitive, register
+from .primitive import Helper, Primitive, inactive, register
 
 
 def _dtype(static, kit):
@@ -53,16 +53,7 @@ def _linspace(ins, static, kit):
 
 def _constant(name: str, value, xp: str | None = "") -> None:
     """Register ``np.<name>``, a constructor with no derivative, called as written."""
-    register(
-        Primitive(
-            name=f"numpy.{name}",
-            family="constructors",
-            signature=None,
-            value=value,
-            inactive=True,
-            array_api=None if xp is None else f"xp.{xp or name}",
-        )
-    )
+    inactive(f"numpy.{name}", "constructors", value, None if xp is None else f"xp.{xp or name}")
 
 
 _constant("zeros", _shaped)

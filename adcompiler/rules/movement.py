@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 
 from ..ir.expr import Call, Num, pad_call
-from .primitive import Helper, Primitive, Variant, register
+from .primitive import Helper, Primitive, Variant, inactive, register
 
 
 def _np(name, *args):
@@ -582,27 +582,16 @@ for _kind in ("split", "array_split", "hsplit", "vsplit", "dsplit"):
 
 # --- an array's shape, ndim and size (``x.shape``, ``np.shape(x)``): numbers that never move, no derivative; under
 # arrays="any" helpers that read them of any array (``shape_of``)
-def _measure(name: str, value) -> None:
-    register(
-        Primitive(
-            name=f"numpy.{name}",
-            family="movement",
-            signature=None,
-            value=value,
-            inactive=True,
-            attributes=(name,),
-            array_api=f"{name}_of",
-        )
-    )
+def _shape(ins, static, kit):
+    """``x.shape``: a tuple of as many ints as x has axes (a tuple of ints, of a value of unknown kind: adc compile
+    has no argument types)."""
+    known = isinstance(ins[0], kit.Arr) and ins[0].ndim is not None
+    return kit.seq("tuple", [kit.INT] * ins[0].ndim) if known else kit.Seq("tuple", None, kit.INT)
 
 
-_measure(  # (of a value of unknown kind, as adc compile has no argument types: a tuple of ints)
-    "shape",
-    lambda ins, static, kit: (
-        kit.seq("tuple", [kit.INT] * ins[0].ndim)
-        if isinstance(ins[0], kit.Arr) and ins[0].ndim is not None
-        else kit.Seq("tuple", None, kit.INT)
-    ),
-)
-_measure("ndim", lambda ins, static, kit: kit.INT)
-_measure("size", lambda ins, static, kit: kit.INT)
+for _name, _value in (
+    ("shape", _shape),
+    ("ndim", lambda ins, static, kit: kit.INT),
+    ("size", lambda ins, static, kit: kit.INT),
+):
+    inactive(f"numpy.{_name}", "movement", _value, f"{_name}_of", attributes=(_name,))

@@ -8,7 +8,7 @@ The orders themselves (``np.argsort``, ``np.argmax``, ``np.argmin``) are indices
 
 from __future__ import annotations
 
-from .primitive import Helper, Primitive, register
+from .primitive import Helper, Primitive, inactive, register
 from ..ir.expr import Call, Num
 
 
@@ -218,26 +218,15 @@ for _name, _scale in (("percentile", 100.0), ("quantile", 1.0)):
 
 
 # --- the orders themselves: indices, with no derivative (called as written)
-def _index(name: str, value) -> None:
-    register(
-        Primitive(
-            name=f"numpy.{name}",
-            family="orders",
-            signature=None,
-            value=value,
-            inactive=True,
-            array_api=f"xp.{name}",
-        )
-    )
-
-
-_index("argsort", lambda ins, static, kit: kit.array_of(kit.ndim_of(ins[0]), "int64"))
+inactive("numpy.argsort", "orders", lambda ins, static, kit: kit.array_of(kit.ndim_of(ins[0]), "int64"), "xp.argsort")
 for _name in ("argmax", "argmin"):  # an index into the flattened array, or an array of them along an axis
-    _index(
-        _name,
+    inactive(
+        f"numpy.{_name}",
+        "orders",
         lambda ins, static, kit: (
             kit.Num("int64")
             if (static[1] if len(static) > 1 else None) is None
             else kit.array_of(kit.minus(kit.ndim_of(ins[0]), 1), "int64")
         ),
+        f"xp.{_name}",
     )

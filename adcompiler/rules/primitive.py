@@ -185,6 +185,14 @@ def register(prim: Primitive) -> Primitive:
     return prim
 
 
+def inactive(name: str, family: str, value: Callable, array_api: str | None = None, **more) -> Primitive:
+    """Register a primitive with no derivative called as written (``np.zeros``, ``np.argmax``, ``np.shape``):
+    ``value`` its abstract value, ``array_api`` its spelling under ``arrays="any"``."""
+    return register(
+        Primitive(name=name, family=family, signature=None, value=value, inactive=True, array_api=array_api, **more)
+    )
+
+
 def family(name: str) -> list:
     """The primitives of one family, in the order registered."""
     return [p for p in REGISTRY.values() if p.family == name]
