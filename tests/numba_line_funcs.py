@@ -35,3 +35,26 @@ def unary(x, y):
     """A negation among the operations, and a division by a vector."""
     t = -x * y + y / x
     return np.sum(t * x)
+
+
+def joined_then_used(x, y, h):
+    """A join of elementwise pieces, then a line that reads it with vectors of the join's length: that line's
+    elements computed in the join's loops, where the join's are stored."""
+    z = np.concatenate((x[:1], x[1:] * y[:-1]))
+    w = y + h * (z - x) * z
+    return np.sum(w * w) + np.sum(z)
+
+
+def joined_then_rebound(x, y):
+    """The line after the join binds a name the join's pieces read (y): its own line, after the join's loops."""
+    z = np.concatenate((x[:1], x[1:] * y[:-1]))
+    y = y + 2.0 * z * x
+    return np.sum(y * y)
+
+
+def joined_then_other_length(x, y, c):
+    """The line after the join reads a vector c of another length than the join's (NumPy's broadcasting of one
+    element, or its error): the join's loops where the lengths agree, the two lines as they were elsewhere."""
+    z = np.concatenate((x[:1], x[1:] * y[:-1]))
+    w = (z - c) * 0.5
+    return np.sum(w * w)

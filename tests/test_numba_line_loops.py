@@ -50,6 +50,7 @@ def _derivative(fn, args, wrt, mode, monkeypatch, directory):
 def _without(m):
     """The Numba target without the two rewrites: each line as it was."""
     m.setattr(joined_loops, "_line_looped", lambda s, of, taken: None)
+    m.setattr(joined_loops, "_used_after", lambda after, target, made, vectors, of: None)
     m.setattr(element_runs.Runs, "_worth", lambda self, r, inlined, arrays: False)
 
 
@@ -144,11 +145,42 @@ def test_scalars_left_alone(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("n, s", [(40, 1), (40, 3), (2, 2), (1, 2)])
 def test_ode_lines(n, s, monkeypatch, tmp_path):
-    """RK4 (GradBench ode): the step's update y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4) a loop in the forward
-    sweep, and the adjoint's d_y (the four stages' cotangents of y added, arrays the run makes) a loop in the
+    """RK4 (GradBench ode): the step's update y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4) computed in the loops of
+    k4's join (the line after it) in the forward sweep, and the adjoint's d_y (the four stages' cotangents of y added, arrays the run makes) a loop in the
     run's fast branch, reading them at its index."""
     x = np.random.default_rng(n + s).random(n)
     text = _check(FF.rk4_last, (x, s), ("x",), monkeypatch, tmp_path)
-    assert re.search(r"y\[(k\d*)\] = y__2\[\1\] \+ h / 6 \* \(k1\[\1\] \+ 2 \* k2\[\1\]", text), text
+    assert re.search(r"y\[(at\d* \+ k\d*)\] = y__2\[\1\] \+ h / 6 \* \(\s*k1\[\1\] \+ 2 \* k2\[\1\] \+ 2 \* k3\[\1\] \+ k4_k\d*", text), text
     assert _looped(text, "d_y"), text
     assert re.search(r"d_y\[(k\d*)\] = d_y__5\[\1\] \+ \(\s*d_t4\[\1\]", text), text
+
+
+def test_joined_then_used(monkeypatch, tmp_path):
+    """The line after a join (t8 = z - x, kept for the adjoint) computed in the join's loops: its element stored
+    where z's is, z's element read as a number; its vectors tested against the join's length."""
+    text = _check(F.joined_then_used, (*_vectors(6, 6), 0.3), ("x", "y", "h"), monkeypatch, tmp_path)
+    assert re.search(r"\n( +)(z_k\d*) = t\d+\[(k\d*)\]\n\1z\[\3\] = \2\n\1# [^\n]*\n\1(t\d+)\[\3\] = \2 - x\[\3\]\n", text), text
+    assert re.search(r"\n( +)z\[(at\d* \+ k\d*)\] = (z_k\d*)\n\1# [^\n]*\n\1t\d+\[\2\] = \3 - x\[\2\]\n", text), text
+    assert re.search(r"whole\d* = len\(\w+\) \+ count\d*", text) and re.search(r"len\(x\) == whole\d*", text), text
+
+
+def test_joined_then_rebound(monkeypatch, tmp_path):
+    """The line after the join binds y, which the join's piece reads: a loop of its own after the join's."""
+    text = _check(F.joined_then_rebound, _vectors(5, 5), ("x", "y"), monkeypatch, tmp_path)
+    assert not re.search(r"y\w*\[at\d* \+ k\d*\] = ", text), text
+
+
+@pytest.mark.parametrize("length", [7, 1], ids=["same", "one"])
+def test_joined_then_other_length(length, monkeypatch, tmp_path):
+    """c of the join's length: the line in the join's loops; of one element: the lines as they were (NumPy's
+    broadcasting), the same numbers as the python target's."""
+    text = _check(F.joined_then_other_length, _vectors(7, 7, length), ("x", "y", "c"), monkeypatch, tmp_path)
+    assert re.search(r"w\[(at\d* \+ k\d*)\] = \((z_k\d*) - c\[\1\]\) \* 0\.5", text), text
+    assert re.search(r"len\(c\) == whole\d*", text), text
+
+
+def test_joined_then_lengths_that_differ():
+    """c of three elements against a join of five: NumPy's error, as the python target's."""
+    x, y, c = _vectors(5, 5, 3)
+    with pytest.raises(ValueError):
+        adcompiler.differentiate(F.joined_then_other_length, wrt=("x",), backend="numba").grad(x, y, c)
