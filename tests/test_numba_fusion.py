@@ -70,7 +70,7 @@ def test_ode_stages_are_loops():
     """Each stage of rk4 is stored into its joined array by loops, the join as it was only where the product's
     vectors differ in length; from the second on, the stage's argument (y + h / 2 * k1, sliced, kept for the
     adjoint) is computed in the same loop, element by element, and stored as it is read; the update of the
-    state is one statement (one Numba loop): the sums of the stages the adjoint reads only for their shapes are
+    state is computed in the loops of k4's join: the sums of the stages the adjoint reads only for their shapes are
     kept as the shapes of the stages."""
     code = _code(*CASES[0])
     assert re.search(r"\n( +)if len\(t6_1\) == count\d*:\n\1    k1 = np\.empty\(len\(t2_1\) \+ count", code), code
@@ -78,13 +78,22 @@ def test_ode_stages_are_loops():
     for k, (a, b) in zip((2, 3, 4), (("h / 2", "k1"), ("h / 2", "k2"), ("h", "k3"))):
         cut = rf"{b}_cut\d*"
         head = rf"( +)if len\({b}\) == len\(y_2\) and len\(y_2_cut\d*\) == (count\d*):\n"
+        if k == 4:  # (and the update's vectors as long as the join: below)
+            head = rf"( +)if \(\n +len\({b}\) == len\(y_2\)\n +and len\(y_2_cut\d*\) == (count\d*)\n[^:]*\):\n"
         assert re.search(
             head + rf"\1    t6_{k} = np\.empty\(\2\)\n\1    k{k} = np\.empty\(len\(t2_{k}\) \+ \2\)", code
         ), code
         element = rf"( +)(t6_{k}_k\d*) = y_2_cut\d*\[(k\d*)\] \+ {a} \* {cut}\[\3\]\n"
-        assert re.search(element + rf"\1t6_{k}\[\3\] = \2\n\1k{k}\[at\d* \+ \3\] = t4_{k}\[\3\] \* \2\n", code), code
+        stored = rf"\1k{k}\[at\d* \+ \3\] = t4_{k}\[\3\] \* \2\n"
+        if k == 4:  # (the piece's element a number the update reads)
+            stored = rf"\1(k4_k\d*) = t4_4\[\3\] \* \2\n\1k4\[at\d* \+ \3\] = \4\n"
+        assert re.search(element + rf"\1t6_{k}\[\3\] = \2\n" + stored, code), code
         assert f"t6_{k} = (y_2 + {a} * {b})[t5_{k}]\n" in code  # (the else)
         assert f"k{k} = np.concatenate([t2_{k}, t4_{k} * t6_{k}], axis=0)" in code
+    # the update of the state computed in the loops of k4's join, where k4's elements are stored (joined_loops'
+    # line after a join), its vectors tested against the join's length; as it was in the else
+    assert re.search(r"\n( +)y = np\.empty\((whole\d*)\)\n", code) and re.search(r"len\(k1\) == whole\d*", code), code
+    assert re.search(r"y\[(at\d* \+ k\d*)\] = y_2\[\1\] \+ h / 6 \* \(\s*k1\[\1\] \+ 2 \* k2\[\1\]", code), code
     assert "y = y_2 + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)\n" in code, code
     assert "shape_like(k1, k2, k3, k4)" in code
 

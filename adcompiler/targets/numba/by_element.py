@@ -87,6 +87,33 @@ def _numba_fits_line(count, a):
         return lambda count, a: a.shape[0] == count
     return lambda count, a: False
 ''',
+    "fits_float": '''def fits_float(count, a):
+    """Whether a is a real number or a float64 vector of count elements (compiled code only: see the overload
+    below)."""
+    raise TypeError("fits_float is called from code numba.njit compiles")
+
+
+@numba.extending.overload(fits_float)
+def _numba_fits_float(count, a):
+    """(element_runs: what a loop storing into an array of float64 may read, the line's array then of float64.)"""
+    types = numba.core.types
+    if isinstance(a, (types.Integer, types.Float, types.Boolean)):
+        return lambda count, a: True
+    if isinstance(a, types.Array) and a.ndim == 1 and a.dtype == types.float64:
+        return lambda count, a: a.shape[0] == count
+    return lambda count, a: False
+''',
+    "float_line": '''def float_line(count, a):
+    """Whether a is a float64 vector of count elements (compiled code only: see the overload below)."""
+    raise TypeError("float_line is called from code numba.njit compiles")
+
+
+@numba.extending.overload(float_line)
+def _numba_float_line(count, a):
+    if isinstance(a, numba.core.types.Array) and a.ndim == 1 and a.dtype == numba.core.types.float64:
+        return lambda count, a: a.shape[0] == count
+    return lambda count, a: False
+''',
     "line_in": '''def line_in(d, x, index):
     """line_of(d, index) where d is an array of x's shape, else (-1, an empty vector) (compiled code only: see
     the overload below)."""

@@ -37,7 +37,12 @@ functions that read (kept in its place; the run ends before a line reading what 
 A name the run binds once and reads only as elements of its own lines (a cotangent, a piece ``unjoin`` cuts: a
 view at an offset) is not made: a line reading it computes its element where it reads it, at the index the
 views say (an expression of up to ``INLINED`` names and numbers, computed again where it is read twice).
-Anything else (read after the run or as a whole) is made by its own line, kept in its place.  Consecutive
+Anything else (read after the run or as a whole) is made by its own line, kept in its place, or, where it
+reads an array the fast branch makes (a fresh scatter's, or another such line's: a float64 vector there too) and
+computes a line not made or makes two operations or more, by a loop storing into its array (``line_loop``:
+RK4's ``d_y = d_y_5 + (unbroadcast(d_t4, y_2) + ...)``, the four stages' cotangents of y added), where the
+names its elements read are real numbers or float64 vectors (``fits_float``, ``float_line``; Numba's fused
+loop of one statement is 2.5 times as slow on long vectors).  Consecutive
 scatters that read one such name at their own index (so of one count) and not what the other writes are one
 loop.  Each element gets the operations it got, in the same order (``0.0 +`` for the zeros a fresh scatter
 adds into, NumPy's division), and each accumulator's elements are added into in the same order (two lines
@@ -54,6 +59,7 @@ from .by_element import cheap_index, fresh_name
 
 _OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 INLINED = 12  # the most names and numbers an element of a cotangent not made is computed from
+LINE_OPERATIONS = 2  # the fewest operations of a line made that is written as a loop (as joined_loops')
 
 
 class _Line:
@@ -94,6 +100,8 @@ class Runs:
         self.into, self.scatter_add, self.unbroadcast, self.unjoin = into, scatter_add, unbroadcast, unjoin
         self.numpy, self.numpy_names, self.call, self.comment = numpy, numpy_names, call, comment
         self.vectors, self.reading = vectors, reading
+        self.looped: set = set()  # the lines made that a run's fast branch writes as loops (rewritten)
+        self.floats: set = set()  # what their elements read: tested to be of float64 (rewritten)
         self.numbers = set(sums) - {n for n, ndim in vectors.items() if ndim}  # accumulators of numbers' adjoints
         self.taken = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)} | {a.arg for a in function.args.args}
         self.loads = collections.Counter(
@@ -247,6 +255,17 @@ class Runs:
         inlined = {n: r for n, r in lines.items() if n not in made}
         if not inlined:
             return stmts
+        self.looped = set()
+        arrays = set()  # the vectors of float64 the fast branch makes: fresh scatters' and looped lines' arrays
+        for r in run:
+            if r.kind == "fresh":
+                arrays.add(r.target)
+            elif r.kind == "lazy" and r.target in made and self._worth(r, inlined, arrays):
+                self.looped.add(r.target)
+                arrays.add(r.target)
+        self.floats = set()  # the names bound before the run an element of a looped line reads (and sums down to)
+        for n in self.looped:
+            self.floats |= self._float_reads(lines[n], lines)
         head, tests = [], []
         lengths: dict = {}  # ast.dump of a length's expression -> the name bound to it
 
@@ -274,6 +293,8 @@ class Runs:
                     r.at = fresh_name(self.taken, "at")
                     head.append(_assign(r.at, _sum([_load(s) for s in sizes[: r.i]])))
                 tests.append(self._spans(_load(whole[r.target]), _load(r.g), known))
+                if r.g in self.floats and r.g not in known:
+                    tests.append(self.call("float_line", [_load(whole[r.target]), _load(r.g)]))
             elif r.kind == "lazy":
                 anchor = self._anchor(r.e, known)
                 if anchor is None:
@@ -390,13 +411,43 @@ class Runs:
         tests = []
         for span in _spans(e):
             tests.append(self._spans(_load(size), span, known))
+            if ast.dump(span) in self.floats:
+                tests.append(self.call("float_line", [_load(size), span]))
         for leaf in _leaves(e, self.unbroadcast):
             if isinstance(leaf, str):
                 if leaf in known:
                     tests.append(_compare(known[leaf], ast.Eq(), _load(size)))
                 else:
-                    tests.append(self.call("fits_line", [_load(size), _load(leaf)]))
+                    fits = "fits_float" if leaf in self.floats else "fits_line"
+                    tests.append(self.call(fits, [_load(size), _load(leaf)]))
         return tests
+
+    def _worth(self, r: _Line, inlined: dict, arrays: set) -> bool:
+        """Whether lazy line ``r``, made, is written as a loop storing into an array of float64: it reads (through
+        the lines not made) one of ``arrays``, vectors of float64 the fast branch makes (so that the line's
+        value is such a vector in compiled code's types too), and computes a line not made or makes
+        ``LINE_OPERATIONS`` operations or more (Numba's fused loop of one statement indexes each array it reads
+        as broadcasting may: 2.5 times as slow as a loop over vectors, GradBench ode's at n = 100000)."""
+        reads = self._expanded(r, inlined, set())
+        if not reads & arrays:
+            return False
+        if any(leaf in inlined for leaf in _leaves(r.e, self.unbroadcast) if isinstance(leaf, str)):
+            return True
+        return _operations(r.e) >= LINE_OPERATIONS
+
+    def _float_reads(self, r: _Line, lines: dict) -> set:
+        """The names an element of ``r`` reads and the ``ast.dump`` of what its ``unbroadcast`` sums down to,
+        through the run's lines but those looped (whose arrays are of float64): a looped line's array is of
+        float64, as the line's is where each of those is a float64 vector or a real number (``fits_float``,
+        ``float_line``)."""
+        names = [r.g] if r.kind == "view" else [leaf for leaf in _leaves(r.e, self.unbroadcast) if isinstance(leaf, str)]
+        out = set() if r.kind == "view" else {ast.dump(span) for span in _spans(r.e)}
+        for name in names:
+            out.add(name)
+            inner = lines.get(name)
+            if inner is not None and name not in self.looped:
+                out |= self._float_reads(inner, lines)
+        return out
 
     # ---- the loops
 
@@ -422,7 +473,11 @@ class Runs:
                 self.rebound |= r.targets
                 continue
             if r.kind in ("lazy", "view"):
-                if r.target in made:
+                if r.target in self.looped:
+                    close()
+                    out.extend(self.line_loop(r, inlined))
+                    self.fresh_made.add(r.target)
+                elif r.target in made:
                     close()
                     out.append(r.stmt)
                     self.rebound.add(r.target)
@@ -473,6 +528,18 @@ class Runs:
         out.append(ast.For(ast.Name(k, ast.Store()), ast.Call(_load("range"), [_load(group[0].length)], []), body, []))
         return out
 
+    def line_loop(self, r: _Line, inlined: dict) -> list:
+        """Lazy line ``r``, made, as a loop storing each element into its array (of float64: the tests say so)."""
+        k = fresh_name(self.taken, "k")
+        numpy = _load(self.numpy)
+        store = ast.Assign(
+            [ast.Subscript(_load(r.target), _load(k), ast.Store())], self.element(r.e, _load(k), inlined, r.length)
+        )
+        return [
+            _assign(r.target, ast.Call(ast.Attribute(numpy, "empty", ast.Load()), [_load(r.length)], [])),
+            ast.For(ast.Name(k, ast.Store()), ast.Call(_load("range"), [_load(r.length)], []), [store], []),
+        ]
+
     def element(self, e, at, inlined: dict, size: str):
         """The element ``at`` of ``e``, a vector of ``size`` elements: names not made computed where they are read,
         a name bound before the run read from its line (``as_line``), a fresh scatter's zeros indexed."""
@@ -512,6 +579,17 @@ def _spans(e) -> list:
     if isinstance(e, ast.Call):
         return [e.args[1]] + _spans(e.args[0])
     return []
+
+
+def _operations(e) -> int:
+    """The arithmetic operations of elementwise ``e``."""
+    if isinstance(e, ast.BinOp):
+        return 1 + _operations(e.left) + _operations(e.right)
+    if isinstance(e, ast.UnaryOp):
+        return 1 + _operations(e.operand)
+    if isinstance(e, ast.Call):
+        return _operations(e.args[0])
+    return 0
 
 
 def _leaves(e, unbroadcast: set) -> list:
