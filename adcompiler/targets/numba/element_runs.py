@@ -55,26 +55,11 @@ from __future__ import annotations
 import ast
 import collections
 
-from .by_element import cheap_index, fresh_name
+from .by_element import fresh_name
+from .run_lines import Line, Lines, element_reads, leaves, spans
 
-_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 INLINED = 12  # the most names and numbers an element of a cotangent not made is computed from
 LINE_OPERATIONS = 2  # the fewest operations of a line made that is written as a loop (as joined_loops')
-
-
-class _Line:
-    """One statement of a run: ``kind`` "lazy" (``target = e``), "view" (``target = unjoin(g, ...)``),
-    "fresh" (``target = scatter_add(0.0, x, index, e)``) or "into" (``target = scatter_into(target, x,
-    index, e)``); ``parts``: what it reads by kind."""
-
-    def __init__(self, stmt, kind, target, **parts):
-        self.stmt, self.kind, self.target = stmt, kind, target
-        self.e, self.x, self.index = parts.get("e"), parts.get("x"), parts.get("index")
-        self.g, self.i, self.pieces = parts.get("g"), parts.get("i"), parts.get("pieces")
-        self.length = None  # the name of its length (lazy, view) or count (fresh, into) in the code
-        self.line = None  # the name of its line (fresh, into)
-        self.at = None  # the name of its offset in g (a view after the first piece)
-        self.targets: set = set()  # the names it binds (other)
 
 
 class Runs:
@@ -97,12 +82,11 @@ class Runs:
         reading,
         sums,
     ):
-        self.into, self.scatter_add, self.unbroadcast, self.unjoin = into, scatter_add, unbroadcast, unjoin
-        self.numpy, self.numpy_names, self.call, self.comment = numpy, numpy_names, call, comment
-        self.vectors, self.reading = vectors, reading
+        self.unbroadcast, self.numpy, self.call = unbroadcast, numpy, call
+        numbers = set(sums) - {n for n, ndim in vectors.items() if ndim}  # accumulators of numbers' adjoints
+        self.lines = Lines(into, scatter_add, unbroadcast, unjoin, numpy_names, comment, vectors, reading, numbers)
         self.looped: set = set()  # the lines made that a run's fast branch writes as loops (rewritten)
         self.floats: set = set()  # what their elements read: tested to be of float64 (rewritten)
-        self.numbers = set(sums) - {n for n, ndim in vectors.items() if ndim}  # accumulators of numbers' adjoints
         self.taken = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)} | {a.arg for a in function.args.args}
         self.loads = collections.Counter(
             n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
@@ -117,130 +101,14 @@ class Runs:
         """``stmts`` with each run rewritten (a run of two lines or more with a scatter among them)."""
         out, run = [], []
         for s in stmts + [None]:
-            line = None if s is None else self.classified(s)
-            if line is not None and not self.clashes(run, line):
+            line = None if s is None else self.lines.classified(s)
+            if line is not None and not self.lines.clashes(run, line):
                 run.append(line)
                 continue
             out += self.rewritten(run)
             run = [] if line is None else [line]
             if s is not None and line is None:
                 out.append(s)
-        return out
-
-    def classified(self, s):
-        """The ``_Line`` of ``s``, None where it is none of the four (a comment, kept as a call: one too)."""
-        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and _name(s.value.func):
-            return _Line(s, "comment", None) if s.value.func.id == self.comment else None
-        if isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add) and _name(s.target):
-            if self.vectors.get(s.target.id) == 1 and self.elementwise(s.value):  # (an accumulator of a vector's
-                return _Line(s, "into", s.target.id, e=s.value)  # adjoint, added into in place: in_place)
-        if isinstance(s, (ast.Assign, ast.AugAssign)):
-            targets = s.targets if isinstance(s, ast.Assign) else [s.target]
-            if not all(_name(t) for t in targets) or isinstance(s, ast.AugAssign) and s.target.id not in self.numbers:
-                return None  # (an augmented assignment may change an array in place: only a number's accumulator)
-            other = _Line(s, "other", None) if all(self.pure(n) for n in ast.walk(s)) else None
-            if other is not None:
-                other.targets = {t.id for t in targets}
-        else:
-            return None
-        if not (isinstance(s, ast.Assign) and len(s.targets) == 1):
-            return other
-        target, value = s.targets[0].id, s.value
-        if self.elementwise(value):
-            return _Line(s, "lazy", target, e=value) if not isinstance(value, (ast.Name, ast.Constant)) else None
-        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and not value.keywords):
-            return other
-        f, args = value.func.id, value.args
-        if f in self.unjoin and len(args) >= 5 and _name(args[0]) and all(self.shaped(p) for p in args[4:]):
-            kind, axis, i = args[1], args[2], args[3]
-            if (
-                isinstance(kind, ast.Constant)
-                and kind.value == "concatenate"
-                and _int(axis) == 0
-                and _int(i) is not None
-                and 0 <= i.value < len(args) - 4
-            ):
-                return _Line(s, "view", target, g=args[0].id, i=i.value, pieces=args[4:])
-            return other
-        if len(args) != 4 or not (_name(args[1]) and cheap_index(args[2])):
-            return other
-        d, x, index, e = args
-        if not (self.elementwise(e) and not isinstance(e, ast.Constant)):
-            return other
-        if f in self.scatter_add and isinstance(d, ast.Constant) and d.value == 0.0 and type(d.value) is float:
-            return _Line(s, "fresh", target, x=x.id, index=index, e=e)
-        if f in self.into and _name(d) and d.id == target:
-            return _Line(s, "into", target, x=x.id, index=index, e=e)
-        return other
-
-    def shaped(self, e) -> bool:
-        """Whether ``e`` is a name, or a call of a function that only reads (``shape_like``) of names: what
-        ``unbroadcast`` sums down to and ``unjoin`` cuts by, read only for its shape."""
-        if _name(e):
-            return True
-        return (
-            isinstance(e, ast.Call)
-            and _name(e.func)
-            and e.func.id in self.reading
-            and not e.keywords
-            and all(_name(a) for a in e.args)
-        )
-
-    def pure(self, node) -> bool:
-        """Whether ``node`` changes nothing (a call of a helper that only reads, or of a function of NumPy)."""
-        if isinstance(node, ast.NamedExpr):
-            return False
-        if not isinstance(node, ast.Call):
-            return True
-        f = node.func
-        if _name(f):
-            return f.id in self.unbroadcast or f.id in self.reading
-        return isinstance(f, ast.Attribute) and _name(f.value) and f.value.id in self.numpy_names and not node.keywords
-
-    def elementwise(self, e) -> bool:
-        """Whether ``e`` is ``+ - * /`` and negation of names and numbers, and ``unbroadcast`` of such to a name."""
-        if isinstance(e, ast.Name):
-            return True
-        if isinstance(e, ast.Constant):
-            return type(e.value) in (int, float)
-        if isinstance(e, ast.BinOp):
-            return isinstance(e.op, _OPS) and self.elementwise(e.left) and self.elementwise(e.right)
-        if isinstance(e, ast.UnaryOp):
-            return isinstance(e.op, ast.USub) and self.elementwise(e.operand)
-        return (
-            isinstance(e, ast.Call)
-            and isinstance(e.func, ast.Name)
-            and e.func.id in self.unbroadcast
-            and not e.keywords
-            and len(e.args) == 2
-            and self.shaped(e.args[1])
-            and self.elementwise(e.args[0])
-        )
-
-    def clashes(self, run: list, line: _Line) -> bool:
-        """Whether ``line`` reads as a whole (a length, a part, a piece) a name the run binds, binds one the run
-        binds but for an accumulator it adds into again, or reads or binds one another statement of the run
-        binds (``other``: a statement of no kind above, kept in its place): the run ends before it."""
-        if line.kind == "comment":
-            return False
-        bound = {r.target for r in run if r.kind not in ("comment", "other")}
-        others = set().union(*(r.targets for r in run if r.kind == "other"))
-        if line.kind == "other":
-            return bool(line.targets & (bound | others | self._read_by(run)))
-        if (_whole_reads(line, self.unbroadcast) | set(_element_reads(line, self.unbroadcast))) & others:
-            return True
-        if line.target in others or _whole_reads(line, self.unbroadcast) & bound:
-            return True
-        return line.target in bound and not (
-            line.kind == "into" and all(r.kind == "into" for r in run if r.target == line.target)
-        )
-
-    def _read_by(self, run: list) -> set:
-        """The names the lines of ``run`` read (as elements or as a whole)."""
-        out: set = set()
-        for r in run:
-            if r.kind not in ("comment", "other"):
-                out |= _whole_reads(r, self.unbroadcast) | set(_element_reads(r, self.unbroadcast))
         return out
 
     # ---- the rewrite of one run
@@ -305,7 +173,7 @@ class Runs:
                 r.length, r.line = fresh_name(self.taken, "count"), fresh_name(self.taken, "line")
                 if r.kind == "fresh":
                     head.append(_assign(r.length, self._first(self.call("line_of", [_load(r.x), r.index]))))
-                    if any(r.target in _element_reads(q, self.unbroadcast) for q in run):  # (zeros of x's shape:
+                    if any(r.target in element_reads(q, self.unbroadcast) for q in run):  # (zeros of x's shape:
                         known[r.target] = length_of(self._first(self.call("line_of", [_load(r.x)])))  # a vector)
                 else:
                     part = self.call("line_of", [_load(r.target)] + ([] if r.index is None else [r.index]))
@@ -326,18 +194,18 @@ class Runs:
     def made(self, run: list, lines: dict) -> set:
         """The names of ``lines`` (lazy and view lines) the run still makes: read elsewhere than as elements of
         the run's later lines, bound more than once, too large to compute again, or read by a line made."""
-        element_reads = collections.Counter()
+        as_elements = collections.Counter()
         later: dict = {}
         for n, r in enumerate(run):
-            for name in _element_reads(r, self.unbroadcast):
-                element_reads[name] += 1
+            for name in element_reads(r, self.unbroadcast):
+                as_elements[name] += 1
                 later.setdefault(name, n)
         made = set()
         for n, r in enumerate(run):
             name = r.target
             if name not in lines:
                 continue
-            if self.stores[name] != 1 or self.loads[name] != element_reads[name] or later.get(name, n + 1) <= n:
+            if self.stores[name] != 1 or self.loads[name] != as_elements[name] or later.get(name, n + 1) <= n:
                 made.add(name)
         changed = True
         while changed:
@@ -346,36 +214,34 @@ class Runs:
                 if name in made:
                     continue
                 size = self._size(r, lines, made)
-                reads_made = any(name in _element_reads(lines[m], self.unbroadcast) for m in made)
+                reads_made = any(name in element_reads(lines[m], self.unbroadcast) for m in made)
                 if size > INLINED or reads_made or self._changed_before_read(run, r, lines, made):
                     made.add(name)
                     changed = True
         return made
 
-    def _size(self, r: _Line, lines: dict, made: set) -> int:
+    def _size(self, r: Line, lines: dict, made: set) -> int:
         """The names and numbers an element of ``r`` is computed from, its lines not made written out."""
         if r.kind == "view":
             g = lines.get(r.g)
             return 1 if g is None or r.g in made else self._size(g, lines, made)
         total = 0
-        for leaf in _leaves(r.e, self.unbroadcast):
+        for leaf in leaves(r.e, self.unbroadcast):
             inner = lines.get(leaf) if isinstance(leaf, str) else None
             total += 1 if inner is None or leaf in made else self._size(inner, lines, made)
         return total
 
-    def _changed_before_read(self, run: list, r: _Line, lines: dict, made: set) -> bool:
+    def _changed_before_read(self, run: list, r: Line, lines: dict, made: set) -> bool:
         """Whether a name an element of ``r`` reads is bound again between ``r`` and its last reader in the run
         (a line computing it there would read the new value)."""
         names = self._expanded(r, lines, made)
         start = run.index(r)
-        last = max((n for n, q in enumerate(run) if r.target in _element_reads(q, self.unbroadcast)), default=start)
+        last = max((n for n, q in enumerate(run) if r.target in element_reads(q, self.unbroadcast)), default=start)
         return any(q.target in names for q in run[start + 1 : last + 1] if q.target != r.target)
 
-    def _expanded(self, r: _Line, lines: dict, made: set) -> set:
+    def _expanded(self, r: Line, lines: dict, made: set) -> set:
         """The names an element of ``r`` reads, its lines not made written out."""
-        names = (
-            {r.g} if r.kind == "view" else {leaf for leaf in _leaves(r.e, self.unbroadcast) if isinstance(leaf, str)}
-        )
+        names = {r.g} if r.kind == "view" else {leaf for leaf in leaves(r.e, self.unbroadcast) if isinstance(leaf, str)}
         out = set()
         for name in names:
             inner = lines.get(name)
@@ -389,13 +255,13 @@ class Runs:
         """The length of lazy ``e``: that of the first name an ``unbroadcast`` in it sums down to (an expression),
         or of the first vector the run binds that it reads (its length's name), else the longest of the names it
         reads (``line_of``'s -1 for a number: none a vector, the test that it is at least 0 fails)."""
-        spans = _spans(e)
-        if spans:
-            return self._first(self.call("line_of", [spans[0]]))
+        sums = spans(e)
+        if sums:
+            return self._first(self.call("line_of", [sums[0]]))
         for node in ast.walk(e):
             if isinstance(node, ast.Name) and node.id in known:
                 return known[node.id]
-        names = list(dict.fromkeys(leaf for leaf in _leaves(e, self.unbroadcast) if isinstance(leaf, str)))
+        names = list(dict.fromkeys(leaf for leaf in leaves(e, self.unbroadcast) if isinstance(leaf, str)))
         sizes = [self._first(self.call("line_of", [_load(n)])) for n in names]
         return None if not sizes else sizes[0] if len(sizes) == 1 else ast.Call(_load("max"), sizes, [])
 
@@ -409,11 +275,11 @@ class Runs:
         """The tests that every name ``e`` reads is a number or a vector of ``size`` elements, and every name its
         ``unbroadcast`` sums down to a vector of them."""
         tests = []
-        for span in _spans(e):
+        for span in spans(e):
             tests.append(self._spans(_load(size), span, known))
             if ast.dump(span) in self.floats:
                 tests.append(self.call("float_line", [_load(size), span]))
-        for leaf in _leaves(e, self.unbroadcast):
+        for leaf in leaves(e, self.unbroadcast):
             if isinstance(leaf, str):
                 if leaf in known:
                     tests.append(_compare(known[leaf], ast.Eq(), _load(size)))
@@ -422,7 +288,7 @@ class Runs:
                     tests.append(self.call(fits, [_load(size), _load(leaf)]))
         return tests
 
-    def _worth(self, r: _Line, inlined: dict, arrays: set) -> bool:
+    def _worth(self, r: Line, inlined: dict, arrays: set) -> bool:
         """Whether lazy line ``r``, made, is written as a loop storing into an array of float64: it reads (through
         the lines not made) one of ``arrays``, vectors of float64 the fast branch makes (so that the line's
         value is such a vector in compiled code's types too), and computes a line not made or makes
@@ -431,17 +297,17 @@ class Runs:
         reads = self._expanded(r, inlined, set())
         if not reads & arrays:
             return False
-        if any(leaf in inlined for leaf in _leaves(r.e, self.unbroadcast) if isinstance(leaf, str)):
+        if any(leaf in inlined for leaf in leaves(r.e, self.unbroadcast) if isinstance(leaf, str)):
             return True
         return _operations(r.e) >= LINE_OPERATIONS
 
-    def _float_reads(self, r: _Line, lines: dict) -> set:
+    def _float_reads(self, r: Line, lines: dict) -> set:
         """The names an element of ``r`` reads and the ``ast.dump`` of what its ``unbroadcast`` sums down to,
         through the run's lines but those looped (whose arrays are of float64): a looped line's array is of
         float64, as the line's is where each of those is a float64 vector or a real number (``fits_float``,
         ``float_line``)."""
-        names = [r.g] if r.kind == "view" else [leaf for leaf in _leaves(r.e, self.unbroadcast) if isinstance(leaf, str)]
-        out = set() if r.kind == "view" else {ast.dump(span) for span in _spans(r.e)}
+        names = [r.g] if r.kind == "view" else [leaf for leaf in leaves(r.e, self.unbroadcast) if isinstance(leaf, str)]
+        out = set() if r.kind == "view" else {ast.dump(span) for span in spans(r.e)}
         for name in names:
             out.add(name)
             inner = lines.get(name)
@@ -488,7 +354,7 @@ class Runs:
         close()
         return out
 
-    def joins(self, group: list, r: _Line, inlined: dict) -> bool:
+    def joins(self, group: list, r: Line, inlined: dict) -> bool:
         """Whether scatter ``r`` may run in the loop of ``group``: a vector read at the loop's index by both (the
         same count), neither reading what the other writes, no accumulator added into twice."""
         written = {q.target for q in group}
@@ -500,9 +366,9 @@ class Runs:
         reads = self._expanded(r, inlined, set())
         return not reads & written and not any(r.target in self._expanded(q, inlined, set()) for q in group)
 
-    def _read_at_index(self, r: _Line, inlined: dict) -> set:
+    def _read_at_index(self, r: Line, inlined: dict) -> set:
         """The vectors the run binds that ``r``'s element ``k`` reads at ``k`` itself (their lengths: the count)."""
-        return {leaf for leaf in _leaves(r.e, self.unbroadcast) if isinstance(leaf, str) and leaf in inlined}
+        return {leaf for leaf in leaves(r.e, self.unbroadcast) if isinstance(leaf, str) and leaf in inlined}
 
     def loop(self, group: list, inlined: dict) -> list:
         """The loop of ``group``'s scatters (a fresh one's zeros and line made before it)."""
@@ -528,7 +394,7 @@ class Runs:
         out.append(ast.For(ast.Name(k, ast.Store()), ast.Call(_load("range"), [_load(group[0].length)], []), body, []))
         return out
 
-    def line_loop(self, r: _Line, inlined: dict) -> list:
+    def line_loop(self, r: Line, inlined: dict) -> list:
         """Lazy line ``r``, made, as a loop storing each element into its array (of float64: the tests say so)."""
         k = fresh_name(self.taken, "k")
         numpy = _load(self.numpy)
@@ -570,17 +436,6 @@ class Runs:
         return self.element(e.args[0], at, inlined, size)  # unbroadcast to a vector of the same length: e itself
 
 
-def _spans(e) -> list:
-    """What each ``unbroadcast`` of elementwise ``e`` sums down to (expressions), in order."""
-    if isinstance(e, ast.BinOp):
-        return _spans(e.left) + _spans(e.right)
-    if isinstance(e, ast.UnaryOp):
-        return _spans(e.operand)
-    if isinstance(e, ast.Call):
-        return [e.args[1]] + _spans(e.args[0])
-    return []
-
-
 def _operations(e) -> int:
     """The arithmetic operations of elementwise ``e``."""
     if isinstance(e, ast.BinOp):
@@ -592,44 +447,8 @@ def _operations(e) -> int:
     return 0
 
 
-def _leaves(e, unbroadcast: set) -> list:
-    """The names (str) and numbers an elementwise expression reads as elements (not what unbroadcast sums to)."""
-    if isinstance(e, ast.Name):
-        return [e.id]
-    if isinstance(e, ast.Constant):
-        return [e.value]
-    if isinstance(e, ast.BinOp):
-        return _leaves(e.left, unbroadcast) + _leaves(e.right, unbroadcast)
-    if isinstance(e, ast.UnaryOp):
-        return _leaves(e.operand, unbroadcast)
-    return _leaves(e.args[0], unbroadcast)
-
-
-def _element_reads(r: _Line, unbroadcast: set) -> list:
-    """The names line ``r`` reads as elements (a view: the array it cuts)."""
-    if r.kind in ("comment", "other"):
-        return []
-    if r.kind == "view":
-        return [r.g]
-    return [leaf for leaf in _leaves(r.e, unbroadcast) if isinstance(leaf, str)]
-
-
-def _whole_reads(r: _Line, unbroadcast: set) -> set:
-    """The names line ``r`` reads as a whole: lengths, pieces, parts, and an accumulator's array."""
-    if r.kind == "view":
-        return {n.id for p in r.pieces for n in ast.walk(p) if _name(n)}
-    names = {n.id for span in _spans(r.e) for n in ast.walk(span) if _name(n)}
-    if r.kind in ("fresh", "into") and r.x is not None:
-        names |= {r.x} | {n.id for n in ast.walk(r.index) if isinstance(n, ast.Name)}
-    return names
-
-
 def _name(e) -> bool:
     return isinstance(e, ast.Name)
-
-
-def _int(e):
-    return e.value if isinstance(e, ast.Constant) and type(e.value) is int else None
 
 
 def _load(name: str) -> ast.Name:
