@@ -81,7 +81,10 @@ def _check(fn, args, wrt, monkeypatch, tmp_path, mode="grad"):
 def _looped(text: str, target: str) -> bool:
     """Whether ``target`` is made empty and stored into element by element in a loop."""
     return bool(
-        re.search(rf"\n( +){target} = n\w*\.empty\((count\d*|size\d*)\)\n\1for (k\d*) in range\(\2\):\n +{target}\[\3\] = ", text)
+        re.search(
+            rf"\n( +){target} = n\w*\.empty\((count\d*|size\d*)\)\n\1for (k\d*) in range\(\2\):\n +{target}\[\3\] = ",
+            text,
+        )
     )
 
 
@@ -150,7 +153,10 @@ def test_ode_lines(n, s, monkeypatch, tmp_path):
     run's fast branch, reading them at its index."""
     x = np.random.default_rng(n + s).random(n)
     text = _check(FF.rk4_last, (x, s), ("x",), monkeypatch, tmp_path)
-    assert re.search(r"y\[(at\d* \+ k\d*)\] = y__2\[\1\] \+ h / 6 \* \(\s*k1\[\1\] \+ 2 \* k2\[\1\] \+ 2 \* k3\[\1\] \+ k4_k\d*", text), text
+    assert re.search(
+        r"y\[(at\d* \+ k\d*)\] = y__2\[\1\] \+ h / 6 \* \(\s*k1\[\1\] \+ 2 \* k2\[\1\] \+ 2 \* k3\[\1\] \+ k4_k\d*",
+        text,
+    ), text
     assert _looped(text, "d_y"), text
     assert re.search(r"d_y\[(k\d*)\] = d_y__5\[\1\] \+ \(\s*d_t4\[\1\]", text), text
 
@@ -159,7 +165,9 @@ def test_joined_then_used(monkeypatch, tmp_path):
     """The line after a join (t8 = z - x, kept for the adjoint) computed in the join's loops: its element stored
     where z's is, z's element read as a number; its vectors tested against the join's length."""
     text = _check(F.joined_then_used, (*_vectors(6, 6), 0.3), ("x", "y", "h"), monkeypatch, tmp_path)
-    assert re.search(r"\n( +)(z_k\d*) = t\d+\[(k\d*)\]\n\1z\[\3\] = \2\n\1# [^\n]*\n\1(t\d+)\[\3\] = \2 - x\[\3\]\n", text), text
+    assert re.search(
+        r"\n( +)(z_k\d*) = t\d+\[(k\d*)\]\n\1z\[\3\] = \2\n\1# [^\n]*\n\1(t\d+)\[\3\] = \2 - x\[\3\]\n", text
+    ), text
     assert re.search(r"\n( +)z\[(at\d* \+ k\d*)\] = (z_k\d*)\n\1# [^\n]*\n\1t\d+\[\2\] = \3 - x\[\2\]\n", text), text
     assert re.search(r"whole\d* = len\(\w+\) \+ count\d*", text) and re.search(r"len\(x\) == whole\d*", text), text
 
