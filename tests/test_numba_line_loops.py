@@ -146,6 +146,25 @@ def test_scalars_left_alone(monkeypatch, tmp_path):
     assert "empty(" not in text and "count" not in text, text
 
 
+def test_one_operation_on_vectors_left_alone(monkeypatch, tmp_path):
+    """``x * (k + 1.0)`` is one pass over x (k + 1.0 a number): Numba's own loop is as quick, and a loop storing
+    into an array the tape keeps would make the reverse code one a second derivative refuses (a write into an
+    array a list holds: the Hessian of tests/numba_funcs.py's stacked_list)."""
+
+    def scaled(x, w):
+        total = 0.0
+        for k in range(3):
+            total = total + np.sum(np.sin(x * (k + 1.0)) * w)
+        return total
+
+    x, w = np.linspace(0.1, 1.0, 5), np.linspace(1.0, 2.0, 5)
+    text = _check(scaled, (x, w), ("x", "w"), monkeypatch, tmp_path)
+    assert "empty(" not in text, text
+    d = adcompiler.differentiate(scaled, backend="numba")
+    want = adcompiler.hessian_matrix(adcompiler.differentiate(scaled))(x, w)
+    np.testing.assert_allclose(adcompiler.hessian_matrix(d)(x, w), want, rtol=1e-12, atol=1e-14)
+
+
 @pytest.mark.parametrize("n, s", [(40, 1), (40, 3), (2, 2), (1, 2)])
 def test_ode_lines(n, s, monkeypatch, tmp_path):
     """RK4 (GradBench ode): the step's update y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4) computed in the loops of

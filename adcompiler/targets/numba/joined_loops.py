@@ -79,9 +79,9 @@ the ``else``::
 is made).  The join's array is made all the same (the tape reads its shape, say); what goes is a pass over it
 and the line's own pass: GradBench ode's forward sweep at n = 100000, 154 -> 132 µs.
 
-A line left that binds a name to elementwise arithmetic of float64 vectors and numbers of two operations or
-more (``LINE_OPERATIONS``; RK4's update ``y = y_2 + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)``) is a loop storing
-into its array, under the same test of the lengths::
+A line left that binds a name to elementwise arithmetic of float64 vectors and numbers of two operations on
+vectors or more (``LINE_OPERATIONS``; RK4's update ``y = y_2 + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)``; not
+``x * (k + 1.0)``, one) is a loop storing into its array, under the same test of the lengths::
 
     count5 = len(y_2)
     if len(k1) == count5 and len(k2) == count5 and len(k3) == count5 and len(k4) == count5:
@@ -378,7 +378,7 @@ def _written(s: Assign, target: str, pieces: tuple, vectors: list, taken: set, m
     return (*counts, IfS(test, tuple(body), orelse, line))
 
 
-LINE_OPERATIONS = 2  # the fewest operations of a line written as a loop (one: Numba's fused loop is as quick)
+LINE_OPERATIONS = 2  # the fewest operations on vectors of a line written as a loop (one: Numba's is as quick)
 
 
 def _line_looped(s: Assign, of, taken: set):
@@ -388,7 +388,7 @@ def _line_looped(s: Assign, of, taken: set):
         return None
     target, value = s.targets[0], s.value
     read = _vectors_read(value, of)
-    if not read or target in read or _operations(value) < LINE_OPERATIONS:
+    if not read or target in read or _operations(value, set(read)) < LINE_OPERATIONS:
         return None
     k, count, line = fresh_name(taken, "k"), fresh_name(taken, "count"), s.line
     element = Assign((E.Subscript(E.Name(target), E.Name(k)),), _by_element(value, k, set(read)), line)
@@ -404,13 +404,18 @@ def _line_looped(s: Assign, of, taken: set):
     return (head, IfS(test, body, (s,), line))
 
 
-def _operations(e) -> int:
-    """The arithmetic operations of elementwise ``e``."""
-    if isinstance(e, E.BinOp):
-        return 1 + _operations(e.left) + _operations(e.right)
-    if isinstance(e, E.Unary):
-        return 1 + _operations(e.operand)
+def _operations(e, vectors: set) -> int:
+    """The arithmetic operations of elementwise ``e`` on ``vectors`` (one of numbers alone, ``k + 1.0``, is a
+    number, not a pass over a vector)."""
+    if isinstance(e, (E.BinOp, E.Unary)):
+        inner = sum(_operations(p, vectors) for p in E.parts(e))
+        return inner + (1 if _mentions(e, vectors) else 0)
     return 0
+
+
+def _mentions(e, vectors: set) -> bool:
+    """Whether ``e`` reads one of ``vectors``."""
+    return isinstance(e, E.Name) and e.id in vectors or any(_mentions(p, vectors) for p in E.parts(e))
 
 
 def _renamed(e, names: dict):
