@@ -96,3 +96,19 @@ def stage_unsliced(y, k, x, h, n):
         total = total + np.sum(z * z) + np.sum(t * y)
         k = z[: len(k)]
     return total
+
+
+def random_expr(rng, names, depth, leaf):
+    """Seeded elementwise arithmetic of ``names``, the number ``s`` and constants, ``depth`` deep (a leaf with
+    probability ``leaf`` at each level), divisions by ``1.5 + r * r``: the random programs' expressions
+    (tests/test_numba_fusion.py, tests/test_numba_element_runs.py)."""
+    if depth == 0 or rng.random() < leaf:
+        pick = int(rng.integers(0, len(names) + 2))
+        return names[pick] if pick < len(names) else ("s" if pick == len(names) else f"{rng.integers(1, 4)}.5")
+    op = rng.choice(["+", "-", "*", "/", "neg"])
+    if op == "neg":
+        return f"-({random_expr(rng, names, depth - 1, leaf)})"
+    left, right = random_expr(rng, names, depth - 1, leaf), random_expr(rng, names, depth - 1, leaf)
+    if op == "/":
+        right = f"(1.5 + {right} * {right})"
+    return f"({left} {op} {right})"

@@ -181,16 +181,7 @@ def _program(rng, k: int) -> str:
     join and again after it, and the join's other pieces: names, and arithmetic of them and of their slices."""
 
     def expr(names, depth):
-        if depth == 0 or rng.random() < 0.3:
-            pick = rng.integers(0, len(names) + 2)
-            return names[pick] if pick < len(names) else ("s" if pick == len(names) else f"{rng.integers(1, 4)}.5")
-        op = rng.choice(["+", "-", "*", "/", "neg"])
-        if op == "neg":
-            return f"-({expr(names, depth - 1)})"
-        left, right = expr(names, depth - 1), expr(names, depth - 1)
-        if op == "/":
-            right = f"(1.5 + {right} * {right})"
-        return f"({left} {op} {right})"
+        return F.random_expr(rng, names, depth, 0.3)
 
     lines, names = [], ["a", "b"]
     for i in range(rng.integers(1, 4)):
