@@ -202,7 +202,7 @@ class ExpressionLowering:
         target = called if called is not None else self.lower.names.resolve(node.func)  # for f in fs: f(x), unrolled
         target = getattr(target, "__adc_runs__", target)  # @adcompiler.differentiate's: the function it calls
         target = getattr(target, "py_func", target) if hasattr(target, "py_func") else target  # @numba.njit's
-        if record_class(target):  # Stats(m, v): a NamedTuple or dataclass built here
+        if record_class(target):  # Stats(m, v): a NamedTuple, dataclass or plain class built here
             return self.lower.records.record_call(node, target)
         found = self.lower.idioms.idiom_call(node, target, hint)  # print, sum(x * x for x in xs), sorted(xs), ...
         if found is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import textwrap
 import types
 
 from ..front.environment import Read
@@ -69,16 +70,75 @@ class Fields(tuple):
 
 
 def record_class(target) -> bool:
-    """Whether calling ``target`` makes a record of its fields: a NamedTuple, or a dataclass whose
-    ``__init__`` is the one ``dataclass`` wrote (every field set by it, no ``__post_init__``)."""
+    """Whether calling ``target`` makes a record of its fields: a NamedTuple, a dataclass whose
+    ``__init__`` is the one ``dataclass`` wrote (every field set by it, no ``__post_init__``), or a plain
+    class whose ``__init__`` only stores its arguments (``stored_fields``)."""
     if not isinstance(target, type):
         return False
     if issubclass(target, tuple) and isinstance(getattr(target, "_fields", None), tuple):
         return True
     params = getattr(target, "__dataclass_params__", None)
-    if params is None or not params.init or hasattr(target, "__post_init__"):
+    if params is None:
+        return stored_fields(target) is not None
+    if not params.init or hasattr(target, "__post_init__"):
         return False
     return all(f.init for f in dataclasses.fields(target))
+
+
+def stored_fields(target) -> dict | None:
+    """The attributes an instance of a plain class gets where the ``__init__`` it runs (its own or a base
+    class's) does nothing but store its arguments and constants (``self.pos = pos``, ``self.W, self.b = W,
+    b``, ``self.mass = 1.0``; a docstring, ``pass``): each attribute -> the parameter it stores (its name)
+    or the constant (a ``Const``), in the order Python sets them (its ``__dict__``'s).  None for any other
+    class, whose call stays a call like any other: one with a metaclass, ``__slots__``, its own
+    ``__new__``, ``__setattr__`` or ``__getattribute__``, a descriptor (a property) for a field, or an
+    ``__init__`` that computes."""
+    classes = target.__mro__[:-1] if isinstance(target, type) and target.__mro__[-1] is object else ()
+    init = next((vars(c)["__init__"] for c in classes if "__init__" in vars(c)), None)
+    if not (
+        isinstance(init, types.FunctionType)
+        and all(type(c) is type and "__slots__" not in vars(c) for c in classes)
+        and all(getattr(target, m) is getattr(object, m) for m in ("__new__", "__setattr__", "__getattribute__"))
+    ):
+        return None
+    try:
+        fdef = ast.parse(textwrap.dedent(inspect.getsource(init))).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return None
+    args = fdef.args if isinstance(fdef, ast.FunctionDef) and not fdef.decorator_list else None
+    if args is None or args.vararg or args.kwarg or not args.posonlyargs + args.args:
+        return None
+    me, *params = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+    body = fdef.body[1:] if _docstring(fdef.body[0]) else fdef.body
+    fields: dict = {}
+    for stmt in body:
+        if isinstance(stmt, ast.Pass):
+            continue
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+            return None
+        target_, value = stmt.targets[0], stmt.value
+        pairs = [(target_, value)]
+        if isinstance(target_, ast.Tuple) and isinstance(value, ast.Tuple) and len(target_.elts) == len(value.elts):
+            pairs = list(zip(target_.elts, value.elts))  # self.W, self.b = W, b
+        for attribute, stored in pairs:
+            if not (
+                isinstance(attribute, ast.Attribute)
+                and isinstance(attribute.value, ast.Name)
+                and attribute.value.id == me
+                and not hasattr(type(inspect.getattr_static(target, attribute.attr, None)), "__set__")
+            ):
+                return None
+            if isinstance(stored, ast.Name) and stored.id in params:
+                fields[attribute.attr] = stored.id
+            elif isinstance(stored, ast.Constant) and type(stored.value) in (int, float, bool, str, type(None)):
+                fields[attribute.attr] = Const(stored.value)
+            else:
+                return None
+    return fields or None
+
+
+def _docstring(stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
 
 
 def field(name: str) -> Const:
@@ -116,8 +176,9 @@ class RecordLowering:
         return Record(items.values(), items, self.emit.body)
 
     def record_call(self, node: ast.Call, target: type):
-        """``Stats(m, v)`` or ``Stats(mean=m, var=v)`` of a NamedTuple or dataclass: a record built here,
-        its defaults filled in (``record_class``)."""
+        """``Stats(m, v)`` or ``Stats(mean=m, var=v)`` of a NamedTuple or dataclass, ``Particle(x, v)`` of a
+        plain class whose ``__init__`` stores its arguments: a record built here, its defaults filled in
+        (``record_class``)."""
         try:
             bound = inspect.signature(target).bind(*node.args, **{k.arg: k.value for k in node.keywords})
         except TypeError as exc:
@@ -130,6 +191,11 @@ class RecordLowering:
                 items[name] = constant(param.default, f"{name}_default")
             else:
                 raise self.parsed.error(node, f"the field {name} of {target.__name__} made by a factory", "pass it")
+        stored = (
+            stored_fields(target) if not hasattr(target, "_fields") and not dataclasses.is_dataclass(target) else None
+        )
+        if stored is not None:  # a plain class: its attributes, as its __init__ sets them
+            items = {attr: items[source] if isinstance(source, str) else source for attr, source in stored.items()}
         return Record(items.values(), items, self.emit.body, target)
 
     def key_of(self, node) -> str:
