@@ -261,3 +261,90 @@ def squash(z):
 
 def through_helper(params, x):
     return np.sum(squash(params["w"] * x) ** 2)
+
+
+# ---- plain classes built in the function ---------------------------------------------------------
+
+
+class Body:
+    """A plain class whose ``__init__`` stores its arguments and a constant: a record of its attributes."""
+
+    def __init__(self, pos, vel, mass=2.0):
+        self.pos = pos
+        self.vel = vel
+        self.mass = mass
+        self.kind = "rock"
+
+    def kinetic(self):
+        return 0.5 * self.mass * np.sum(self.vel**2)
+
+
+class Heavy(Body):
+    """Body's ``__init__``, a method of its own."""
+
+    def kinetic(self):
+        return self.mass * np.sum(self.vel**2) + np.sum(self.pos)
+
+
+class Doubled:
+    """An ``__init__`` that computes: its objects are not records of the arguments."""
+
+    def __init__(self, a):
+        self.a = a * 2.0
+
+
+def body_fields(x, v):
+    b = Body(x, v)
+    return np.sum(b.pos * b.mass) + b.kinetic()
+
+
+def body_keywords(x, v):
+    b = Body(vel=v, pos=x, mass=3.0)  # x stored, never read: its cotangent zeros of its shape
+    return b.kinetic()
+
+
+def bodies_in_list(x, v):
+    bodies = [Body(x * k, v) for k in (1.0, 2.0, 3.0)]
+    return sum(b.kinetic() + np.sum(b.pos) for b in bodies)
+
+
+def heavy_body(x, v):
+    return Heavy(x, v).kinetic() * 0.5
+
+
+def dense_built(W, b, x):
+    layer = Dense(W, b)  # self.W, self.b = W, b
+    return np.sum(layer(x) ** 2)
+
+
+def body_returned(x, v):
+    return Body(x * v, v)
+
+
+def scalar_body(x, v):
+    b = Body(x, v)
+    return b.kinetic() * b.pos
+
+
+def doubled(x):
+    return Doubled(x).a * x
+
+
+# ---- items never read of structures built in the function ------------------------------------------
+
+
+def unread_list(x, v):
+    t = [x, v]
+    return np.sum(t[1] ** 2)
+
+
+def unread_tuple_handed(x, v):
+    return _second_squared((x, v))
+
+
+def _second_squared(p):
+    return np.sum(p[1] ** 2)
+
+
+def unread_dataclass(x, v):
+    return np.sum(Pair(x, v).scale ** 2)

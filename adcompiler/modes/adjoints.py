@@ -54,9 +54,12 @@ class Adjoints:
         """The adjoint of ``name`` so far (its accumulator, if it has one), or None."""
         return E.Name(self.acc[name]) if name in self.acc else self.adj.get(name)
 
-    def contribute(self, var, c, line: int, out: list, copy: bool = False) -> None:
+    def contribute(self, var, c, line: int, out: list, copy: bool = False, element: bool = False) -> None:
         """Add ``c`` to the adjoint of ``var``: accumulate, or define it (once).  A list read as an array
-        (``np.dot(w, xs)``, or a slot holding a list, then arrays) gets the cotangent in its shadow."""
+        (``np.dot(w, xs)``, or a slot holding a list, then arrays) gets the cotangent in its shadow.
+        ``element``: ``c`` is an element of a shadow list (``d_t[0]`` of ``t = [x, v]``), which is still the
+        number 0.0 where no use of it added into it, unless the target's shadows hold zeros of the arrays'
+        shapes."""
         if c is None or not isinstance(var, Var) or var.name not in self.plan.act:
             return
         if var.name in self.plan.containers:
@@ -82,6 +85,8 @@ class Adjoints:
             out.append(Assign((self.adj[var.name].id,), c, line))
         shaped = isinstance(c, E.Call) and c.func in ("@unbroadcast", "@array_like")  # an array of var's shape
         if not shaped and any(n in self.zeroes for n in free_names([Do(c)])):
+            self.zeroes.add(self.adj[var.name].id)
+        if element and var.name in self.plan.arrays and not self.plan.options.shaped_zeros:
             self.zeroes.add(self.adj[var.name].id)
 
     def equation(self, eq: Eq, site: tuple) -> list:
@@ -331,7 +336,7 @@ class Adjoints:
             and not (isinstance(eq.ins[2], Var) and eq.ins[2].name in self.plan.containers)
         ):
             element = E.Subscript(d, self.plan.ref(eq.ins[1]))
-            self.contribute(eq.ins[2], element, eq.line, out, copy=True)
+            self.contribute(eq.ins[2], element, eq.line, out, copy=True, element=True)
             out.append(Assign((element,), E.Num(0.0), eq.line))
         elif eq.prim == "pop":  # the element goes back, with its adjoint
             element = (
@@ -341,13 +346,13 @@ class Adjoints:
         elif eq.prim == "append":
             popped = E.Method(d, "pop", ())
             if self.scalar(eq.ins[1]):
-                self.contribute(eq.ins[1], popped, eq.line, out, copy=True)
+                self.contribute(eq.ins[1], popped, eq.line, out, copy=True, element=True)
             else:
                 out.append(Do(popped, eq.line))
         elif eq.prim in ("list", "tuple"):
             for k, a in enumerate(eq.ins):
                 if self.scalar(a):
-                    self.contribute(a, E.Subscript(d, E.Num(k)), eq.line, out, copy=True)
+                    self.contribute(a, E.Subscript(d, E.Num(k)), eq.line, out, copy=True, element=True)
         elif eq.prim == "list_repeat" and self.scalar(eq.ins[0]):
             self.contribute(eq.ins[0], E.Call("sum", (d,)), eq.line, out)
         elif eq.prim == "list_times" and eq.ins[0].name in self.plan.act:

@@ -2,7 +2,8 @@
 arrays of different shapes handed through helpers (one to three levels), arrays of shape ``()`` and
 ``(1,)`` and 3-D ones in flat lists, dicts, NamedTuples and plain objects, list slices and concatenation, the same list passed twice to a
 helper that writes one and reads the other, reductions over lists, NumPy products of every ndim,
-writes with repeated indices, float32 mixed with float64.
+writes with repeated indices, float32 mixed with float64, and structures built in the function (plain
+classes among them) with items never read.
 
     python -m adcompiler.testing.structures --programs 500 --seed 1 [--out DIR]
 
@@ -310,8 +311,55 @@ def tree_program(rng: random.Random) -> Program:
     return w.program(params, body, args)
 
 
+def built_program(rng: random.Random) -> Program:
+    """A structure built in the function from its parameters (a list, a tuple, a dict, a NamedTuple, a
+    dataclass, or a plain class whose ``__init__`` stores its arguments), some of its items never read (so
+    their parameters' cotangents are zeros of their shapes, not the number 0.0), read where it is built,
+    in a helper it is handed, or in a method of its class."""
+    w = _Writer(rng)
+    n = rng.choice([2, 3])
+    shapes = [rng.choice(LEAF_SHAPES) for _ in range(n)]
+    params = [f"a{k}" for k in range(n)]
+    items = [rng.choice([p, f"{p} * 2.0", f"np.sin({p})"]) for p in params]
+    kind = rng.choice(["list", "tuple", "dict", "namedtuple", "dataclass", "plain"])
+    fields = [f"f{k}" for k in range(n)]
+    read = sorted(rng.sample(range(n), rng.choice(range(1, n + 1))))  # not every item, at times
+    index = {"list": "[{}]", "tuple": "[{}]", "dict": "['f{}']"}.get(kind, ".f{}")
+    paths = lambda base: [(base + index.format(k), shapes[k]) for k in read]  # noqa: E731
+    method = kind in ("dataclass", "plain") and rng.random() < 0.5
+    if kind == "namedtuple":
+        w.helpers.append(f"Made = collections.namedtuple('Made', {fields!r})\n")
+    elif kind in ("dataclass", "plain"):
+        lines = ["@dataclasses.dataclass", "class Made:"] if kind == "dataclass" else ["class Made:"]
+        if kind == "dataclass":
+            lines += [f"    {f}: object" for f in fields]
+        else:
+            lines += [f"    def __init__(self, {', '.join(fields)}):"] + [f"        self.{f} = {f}" for f in fields]
+        if method:
+            lines += ["", "    def total(self):", f"        return np.sum({_expr(rng, paths('self'))})"]
+        w.helpers.append("\n".join(lines) + "\n")
+    made = {
+        "list": "[{}]",
+        "tuple": "({},)",
+        "dict": "{{{}}}",
+    }.get(kind, "Made({})")
+    parts = [f"'f{k}': {item}" for k, item in enumerate(items)] if kind == "dict" else items
+    body = [f"s = {made.format(', '.join(parts))}"]
+    if method:
+        body.append("return s.total() * 1.5")
+    elif rng.random() < 0.5:
+        helper = w.helper("q", [f"return np.sum({_expr(rng, paths('q'))})"])
+        body.append(f"return {helper}(s)")
+    else:
+        body.append(f"return np.sum({_expr(rng, paths('s'))})")
+    program = w.program(params, body, {p: (lambda r, t=t: _build(("leaf", t), r)) for p, t in zip(params, shapes)})
+    header = "import collections\nimport dataclasses\n"
+    return Program(header + program.source, program.args)
+
+
 FAMILIES = [layers_program, broadcast_program, lists_program, products_program, writes_program, rows_program]
 FAMILIES += [tree_program, tree_program]  # random structures: drawn twice as often
+FAMILIES += [built_program]
 
 
 def generate(rng: random.Random) -> Program:
