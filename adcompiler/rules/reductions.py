@@ -51,6 +51,24 @@ VAR_JVP = Helper(
     n = size_of(x) // max(size_of(mean), 1)
     return 2.0 * xp.sum((x - mean) * dx, axis=axis, keepdims=keepdims) / (n - ddof)
 ''',
+    numba='''def var_jvp(dx, x, axis=None, keepdims=False, ddof=0):
+    """The tangent of numpy.var (compiled code only: see the overload below)."""
+    raise TypeError("var_jvp is called from code numba.njit compiles")
+
+
+@numba.extending.overload(var_jvp)
+def _numba_var_jvp(dx, x, axis=None, keepdims=False, ddof=0):
+    """The tangent of numpy.var of all of x (the var and std Numba compiles take no axis): 2 sum((x - mean)
+    dx) / (n - ddof); 0 for a number."""
+    types = numba.core.types
+    if not (isinstance(axis, (types.NoneType, types.Omitted)) or axis is None):
+        return None
+    if isinstance(x, types.Number):
+        return lambda dx, x, axis=None, keepdims=False, ddof=0: 0.0 * dx
+    if not isinstance(x, types.Array):
+        return None
+    return lambda dx, x, axis=None, keepdims=False, ddof=0: 2.0 * numpy.sum((x - numpy.mean(x)) * dx) / (x.size - ddof)
+''',
     linear=("bilinear", (0, 1)),  # linear in dx and in x
     like="numeric",  # shaped like the reduction of x
 )
@@ -79,6 +97,24 @@ VAR_VJP = Helper(
         for a in sorted(k % len(x.shape) for k in (axis if type(axis) is tuple else (axis,))):
             g = xp.expand_dims(g, axis=a)
     return 2.0 * g * (x - mean) / (n - ddof)
+''',
+    numba='''def var_vjp(g, x, axis=None, keepdims=False, ddof=0):
+    """The cotangent of numpy.var (compiled code only: see the overload below)."""
+    raise TypeError("var_vjp is called from code numba.njit compiles")
+
+
+@numba.extending.overload(var_vjp)
+def _numba_var_vjp(g, x, axis=None, keepdims=False, ddof=0):
+    """The cotangent of numpy.var of all of x (the var and std Numba compiles take no axis): g 2 (x - mean)
+    / (n - ddof); 0 for a number."""
+    types = numba.core.types
+    if not (isinstance(axis, (types.NoneType, types.Omitted)) or axis is None):
+        return None
+    if isinstance(x, types.Number):
+        return lambda g, x, axis=None, keepdims=False, ddof=0: 0.0 * g
+    if not isinstance(x, types.Array):
+        return None
+    return lambda g, x, axis=None, keepdims=False, ddof=0: 2.0 * g * (x - numpy.mean(x)) / (x.size - ddof)
 ''',
     linear=("bilinear", (0, 1)),
     like=1,  # shaped like x

@@ -202,6 +202,83 @@ def _numba_squeezed(a, axis):
     exec(code, scope)
     return scope["impl"]
 ''',
+    "expanded": '''def expanded(a, axis):
+    """numpy.expand_dims(a, axis) (compiled code only: see the overload below)."""
+    raise TypeError("expanded is called from code numba.njit compiles")
+
+
+@numba.extending.overload(expanded, prefer_literal=True)
+def _numba_expanded(a, axis):
+    """numpy.expand_dims, which Numba takes of an array and one integer axis only: of a number (an array of
+    it with an axis of length 1 for each axis asked), and of a tuple of constant axes (negative from the
+    end of the result), as a reshape of a with those axes of length 1 (``g`` of the linalg rules: g A^-T)."""
+    types = numba.core.types
+    if isinstance(axis, types.Integer) and isinstance(a, types.Array):
+        return lambda a, axis: numpy.expand_dims(a, axis)
+    if isinstance(axis, types.Integer):
+        axes = (0,)
+    elif isinstance(axis, types.BaseTuple) and all(isinstance(t, types.IntegerLiteral) for t in axis.types):
+        axes = tuple(t.literal_value for t in axis.types)
+    else:
+        return None
+    number = isinstance(a, (types.Number, types.Boolean))
+    if not number and not isinstance(a, types.Array):
+        return None
+    ndim = (0 if number else a.ndim) + len(axes)
+    at = sorted(k + ndim if k < 0 else k for k in axes)
+    if len(set(at)) != len(at) or not all(0 <= k < ndim for k in at):
+        return None
+    if number:
+        code = f"""def impl(a, axis):
+    return numpy.full(({"1, " * ndim}), a)
+"""
+    else:
+        shape, kept = [], iter(range(a.ndim))
+        for d in range(ndim):
+            shape.append("1" if d in at else f"a.shape[{next(kept)}]")
+        code = f"""def impl(a, axis):
+    return numpy.ascontiguousarray(a).reshape(({", ".join(shape)},))
+"""
+    scope = {"numpy": numpy}
+    exec(code, scope)
+    return scope["impl"]
+''',
+    "traced": '''def traced(a, offset, axis1, axis2):
+    """numpy.trace(a, offset, axis1, axis2) (compiled code only: see the overload below)."""
+    raise TypeError("traced is called from code numba.njit compiles")
+
+
+@numba.extending.overload(traced, prefer_literal=True)
+def _numba_traced(a, offset, axis1, axis2):
+    """numpy.trace over the last two axes of a (constant axes naming them, in either order), which Numba
+    takes of a matrix without axes only: the sum of each matrix's diagonal ``offset`` above the main one
+    (below for a negative one), one number for a matrix, an array over the others for a stack (the
+    tangent of slogdet: tr(A^-1 dA))."""
+    types = numba.core.types
+    literal = all(isinstance(t, types.IntegerLiteral) for t in (axis1, axis2))
+    if not (isinstance(a, types.Array) and a.ndim >= 2 and literal and isinstance(offset, types.Integer)):
+        return None
+    axes = sorted(t.literal_value + a.ndim if t.literal_value < 0 else t.literal_value for t in (axis1, axis2))
+    if axes != [a.ndim - 2, a.ndim - 1]:
+        return None
+    swapped = (axis1.literal_value % a.ndim) > (axis2.literal_value % a.ndim)
+    stack = " * ".join(f"a.shape[{d}]" for d in range(a.ndim - 2)) or "1"
+    code = f"""def impl(a, offset, axis1, axis2):
+    rows, cols = a.shape[a.ndim - 2], a.shape[a.ndim - 1]
+    k = {"-offset" if swapped else "offset"}
+    m = numpy.ascontiguousarray(a).reshape(({stack}, rows, cols))
+    out = numpy.zeros(m.shape[0])
+    for s in range(m.shape[0]):
+        total = 0.0
+        for i in range(max(0, -k), min(rows, cols - k)):
+            total += m[s, i, i + k]
+        out[s] = total
+    return {"out[0]" if a.ndim == 2 else "out.reshape(a.shape[:-2])"}
+"""
+    scope = {"numpy": numpy}
+    exec(code, scope)
+    return scope["impl"]
+''',
     "vander_rows": '''def vander_rows(x, n, increasing):
     """numpy.vander(x, n, increasing) (compiled code only: see the overload below)."""
     raise TypeError("vander_rows is called from code numba.njit compiles")

@@ -19,6 +19,8 @@ ADDED = (
     "inner_product",
     "reshaped",
     "squeezed",
+    "expanded",
+    "traced",
     "vander_rows",
     "array_of",
 )
@@ -27,4 +29,8 @@ SPELLED = {
     "inner": ("inner_product", 2),  # (Numba has no numpy.inner)
     "reshape": ("reshaped", 2),  # (Numba reshapes C-ordered arrays only: a flipped or transposed view copied)
     "array": ("array_of", 1),  # (of an array: a copy, which Numba's numpy.array does not make)
+    "expand_dims": (
+        "expanded",
+        2,
+    ),  # (Numba's takes an array and one integer axis: the linalg rules' g[..., None, None])
 }

@@ -464,6 +464,7 @@ class _Rewrite(ast.NodeTransformer):
         of a sequence named by a variable ``join_sequence(xs, "stack", 0)``, ``numpy.min(x, axis=1)``
         ``reduce_along(x, "min", 1, False)``, ``numpy.cumsum(x, axis=1)`` ``along_lines(x, "cumsum", 1)``,
         ``numpy.squeeze(a, axis)`` ``squeezed(a, axis)``, ``numpy.vander(t, n)`` ``vander_rows(t, n, False)``,
+        ``numpy.trace(a, offset, axis1, axis2)`` ``traced(a, offset, axis1, axis2)``,
         the calls of ``SPELLED`` renamed (``numpy.inner(a, b)`` ``inner_product(a, b)``),
         ``numpy.array(numpy.array(xs), dtype=d)`` (the tangent of ``numpy.array(xs, dtype=d)``, which Numba
         does not take: an array of an array) ``numpy.array(xs, dtype=d)``; any other call as it is."""
@@ -476,6 +477,14 @@ class _Rewrite(ast.NodeTransformer):
             args = node.args + [ast.Constant(None), ast.Constant(False)][len(node.args) - 1 :]
             n, increasing = words.get("N", args[1]), words.get("increasing", args[2])
             return self._call("vander_rows", [node.args[0], n, increasing])
+        if name == "trace" and len(node.args) + len(words) > 2 and set(words) <= {"offset", "axis1", "axis2"}:
+            given = dict(zip(("a", "offset", "axis1", "axis2"), node.args), **words)  # (Numba's takes no axes)
+            if len(given) == len(node.args) + len(words) and "a" in given:
+                args = [given["a"]] + [
+                    given.get(k, ast.Constant(v)) for k, v in (("offset", 0), ("axis1", 0), ("axis2", 1))
+                ]
+                if all(constant_int(a) for a in args[2:]):
+                    return self._call("traced", args)
         if name == "squeeze" and len(node.args) + len(words) == 2 and set(words) <= {"axis"}:  # (Numba lacks it)
             axis = node.args[1] if len(node.args) == 2 else words["axis"]
             if constant_int(axis):

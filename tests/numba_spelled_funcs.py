@@ -1,0 +1,33 @@
+"""Functions whose derivatives call NumPy functions the Numba target spells otherwise: np.var and np.std
+(their rules' helpers), np.linalg.slogdet (its rules' expand_dims of a number and numpy.trace over the last
+two axes), expand_dims of a tuple of axes (tests/test_numba_spellings.py)."""
+
+import numpy as np
+
+
+def spread(x, w):
+    return np.var(x * w) + np.var(x) * np.std(w)
+
+
+def scaled_std(x):
+    c = np.cumsum(x)
+    return np.sum(c * c) + np.std(x) * np.mean(x)
+
+
+def logdet(A):
+    s, ld = np.linalg.slogdet(A @ A.T + np.eye(A.shape[0]))
+    return ld + np.sum(np.linalg.solve(A @ A.T + np.eye(A.shape[0]), A[:, 0]))
+
+
+def gp_nll(A, y):
+    K = A @ A.T + np.eye(A.shape[0])
+    s, ld = np.linalg.slogdet(K)
+    return 0.5 * ld + 0.5 * y @ np.linalg.solve(K, y)
+
+
+def expanded(x):
+    return np.sum(np.expand_dims(x, (0, 2)) * np.expand_dims(x, -1))
+
+
+def traces(A):
+    return np.trace(A, 1, -1, -2) * np.trace(A) + np.sum(np.trace(np.stack([A, A * A]), 0, -2, -1))

@@ -1,0 +1,50 @@
+"""NumPy functions the Numba target spells with helpers of its own where Numba's take less: the helpers
+of np.var and np.std's rules (no Numba form before: refused), np.expand_dims of a number or of a tuple
+of axes and np.trace over given axes (slogdet's rules: its gradient under Numba was refused).  Each
+derivative under Numba against the python target's (the same numbers), which is checked against
+central differences and the dot-product identity.  Skipped without Numba."""
+
+import numpy as np
+import pytest
+
+import adcompiler
+import numba_spelled_funcs as F
+from adcompiler.testing.oracle import check_both_modes
+
+numba = pytest.importorskip("numba", reason="backend='numba' needs the [numba] extra")
+
+RNG = np.random.default_rng(63)
+CASES = [
+    (F.spread, (RNG.normal(size=4), RNG.normal(size=4))),
+    (F.scaled_std, (RNG.normal(size=5),)),
+    (F.logdet, (RNG.normal(size=(3, 3)),)),
+    (F.gp_nll, (RNG.normal(size=(4, 2)), RNG.normal(size=4))),
+    (F.expanded, (RNG.normal(size=3),)),
+]
+
+
+def _tuple(g):
+    return g if isinstance(g, tuple) else (g,)
+
+
+@pytest.mark.parametrize("f, args", CASES, ids=lambda v: getattr(v, "__name__", ""))
+def test_numba_gives_the_python_targets_derivatives(f, args):
+    check_both_modes(f, args)
+    python, compiled = adcompiler.differentiate(f), adcompiler.differentiate(f, backend="numba")
+    for a, b in zip(_tuple(python.grad(*args)), _tuple(compiled.grad(*args))):
+        np.testing.assert_allclose(b, a, rtol=1e-13, atol=1e-15)
+    tangents = tuple(RNG.normal(size=np.shape(x)) for x in args)
+    np.testing.assert_allclose(compiled.jvp(args, tangents)[1], python.jvp(args, tangents)[1], rtol=1e-13)
+
+
+def test_trace_over_given_axes_in_forward_mode():
+    """np.trace(a, offset, axis1, axis2) of a matrix and of a stack (axes in either order): the primal
+    and its tangent under Numba as NumPy gives them."""
+    A = RNG.normal(size=(3, 4))
+    dA = RNG.normal(size=(3, 4))
+    python, compiled = adcompiler.differentiate(F.traces), adcompiler.differentiate(F.traces, backend="numba")
+    value, tangent = compiled.jvp((A,), (dA,))
+    np.testing.assert_allclose(value, F.traces(A), rtol=1e-13)
+    np.testing.assert_allclose(tangent, python.jvp((A,), (dA,))[1], rtol=1e-13)
+    eps = 1e-6
+    np.testing.assert_allclose(tangent, (F.traces(A + eps * dA) - F.traces(A - eps * dA)) / (2 * eps), rtol=1e-6)
