@@ -233,9 +233,9 @@ def _numba_expanded(a, axis):
     return numpy.full(({"1, " * ndim}), a)
 """
     else:
-        shape, kept = [], iter(range(a.ndim))
+        shape = []
         for d in range(ndim):
-            shape.append("1" if d in at else f"a.shape[{next(kept)}]")
+            shape.append("1" if d in at else f"a.shape[{len(shape) - len([k for k in at if k < d])}]")
         code = f"""def impl(a, axis):
     return numpy.ascontiguousarray(a).reshape(({", ".join(shape)},))
 """
