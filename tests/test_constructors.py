@@ -1,5 +1,5 @@
 """The records of what has no derivative (constructors of a shape, comparisons, indices, an array's shape) and
-of the constructors linear in their values (rules/constructors.py): each one's abstract value against what
+of the constructors linear in their values and np.vander (rules/constructors.py): each one's abstract value against what
 NumPy itself returns, and linspace's, full's and full_like's rules against central differences, forward
 against reverse, on the python and Numba targets and under arrays="any"."""
 
@@ -14,6 +14,7 @@ from adcompiler.analysis.infer_numpy import numpy_transfer
 from adcompiler.ir.nodes import Const, Var
 from adcompiler.rules import arrays as N
 from adcompiler.rules.families import REGISTRY
+from adcompiler.testing.oracle import check_both_modes
 
 X, Y = np.linspace(0.5, 2.0, 6).reshape(2, 3), np.array([[1.0, 2.0, -1.0], [0.5, 0.25, 3.0]])
 # name -> calls: (positional arguments, keywords); a constant (shape, dtype, axis) is a static argument
@@ -114,3 +115,45 @@ def test_linspace_full_and_full_like_against_central_differences(backend, arrays
     da, db, dx = 0.7, -0.4, np.array([0.1, 0.2, -0.3])  # forward against reverse: <grad, v> = the jvp
     _, tangent = d.jvp((a, b, x), (da, db, dx))
     assert tangent == pytest.approx(ga * da + gb * db + gx @ dx, rel=1e-10)
+
+
+def poly_fit(c, t, y):
+    r = np.vander(t, len(c)) @ c - y
+    return r @ r + np.sum(np.vander(t, 3, increasing=True) ** 2) + np.sum(np.sin(np.vander(t)))
+
+
+def poly_fit_jax(c, t, y):
+    import jax.numpy as jnp
+
+    r = jnp.vander(t, len(c)) @ c - y
+    return r @ r + jnp.sum(jnp.vander(t, 3, increasing=True) ** 2) + jnp.sum(jnp.sin(jnp.vander(t)))
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_vander_in_its_points(backend):
+    """np.vander's rule in the points (N given, defaulted, increasing; 1 column: slopes of power 0):
+    against central differences and the dot-product identity on the python target, and the Numba
+    target's numbers the python target's."""
+    pytest.importorskip({"numba": "numba", "python": "numpy"}[backend])
+    rng = np.random.default_rng(63)
+    args = (rng.normal(size=4), rng.normal(size=5), rng.normal(size=5))
+    if backend == "python":
+        check_both_modes(poly_fit, args)
+        check_both_modes(lambda t: np.sum(np.vander(t, 1)) + np.sum(t), args[1:2])
+        return
+    expected = adcompiler.grad(poly_fit, argnums=(0, 1, 2))(*args)
+    for got, want in zip(adcompiler.differentiate(poly_fit, backend="numba").grad(*args), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_vander_against_jax_to_second_order():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    rng = np.random.default_rng(64)
+    args = (rng.normal(size=3), rng.normal(size=4), rng.normal(size=4))
+    for got, want in zip(adcompiler.grad(poly_fit, argnums=(0, 1, 2))(*args), jax.grad(poly_fit_jax, (0, 1, 2))(*args)):
+        np.testing.assert_allclose(got, np.asarray(want), rtol=1e-10, atol=1e-12)
+    c, y = args[0], args[2]
+    t_only = lambda t: poly_fit(c, t, y)  # noqa: E731
+    want = jax.hessian(lambda t: poly_fit_jax(c, t, y))(args[1])
+    np.testing.assert_allclose(adcompiler.hessian(t_only)(args[1]), np.asarray(want), rtol=1e-9, atol=1e-10)

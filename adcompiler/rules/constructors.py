@@ -12,7 +12,7 @@ standard's function of the same name (``np.identity`` is not in the standard: re
 
 from __future__ import annotations
 
-from ..ir.expr import Call, Num
+from ..ir.expr import Call, IfExp, Num, Subscript, Tuple
 from .primitive import Helper, Primitive, inactive, register
 
 
@@ -165,3 +165,42 @@ register(
     )
 )
 _constant("empty", _shaped)
+
+
+def _vander_slopes(x, n, increasing):
+    """The slope of each entry of ``np.vander(x, n, increasing)`` in its point: p_j x_i^(p_j - 1) for the
+    column of power p_j (N - 1 - j, or j increasing), 0 in the column of power 0, written with
+    ``np.vander(x, N - 1, increasing)`` and the powers."""
+    rows = Subscript(Call("numpy.shape", (x,)), Num(0))
+    n = rows if isinstance(n, Num) and n.value is None else n
+    zero = Call("numpy.zeros", (Tuple((rows, Num(1))),))
+    up = Call(
+        "numpy.concatenate",
+        (Tuple((zero, Call("numpy.vander", (x, n - 1, Num(True))) * Call("numpy.arange", (Num(1), n)))), Num(1)),
+    )
+    down = Call(
+        "numpy.concatenate",
+        (
+            Tuple(
+                (Call("numpy.vander", (x, n - 1, Num(False))) * Call("numpy.arange", (n - 1, Num(0), Num(-1))), zero)
+            ),
+            Num(1),
+        ),
+    )
+    if isinstance(increasing, Num):
+        return up if increasing.value else down
+    return IfExp(increasing, up, down)
+
+
+register(
+    Primitive(
+        name="numpy.vander",
+        family="constructors",
+        signature=(("x", None), ("N", Num(None)), ("increasing", Num(False))),
+        value=lambda ins, static, kit: kit.Arr(2, kit.result_dtype(ins[:1])),
+        jvp=lambda x, n, inc, z, dx, dn, di: _vander_slopes(x, n, inc) * Call("numpy.expand_dims", (dx, Num(-1))),
+        vjp=lambda x, n, inc, z, g: (Call("numpy.sum", (g * _vander_slopes(x, n, inc), Num(-1))), None, None),
+        slots=(True, False, False),
+        refusals={"array_api": "not in the array API standard"},
+    )
+)
