@@ -1,6 +1,7 @@
 """Functions whose derivatives call NumPy functions the Numba target spells otherwise: np.var and np.std
 (their rules' helpers), np.linalg.slogdet (its rules' expand_dims of a number and numpy.trace over the last
-two axes), expand_dims of a tuple of axes (tests/test_numba_spellings.py)."""
+two axes), expand_dims of a tuple of axes, np.sort (argsort and take_along_axis along a vector's axis)
+(tests/test_numba_spellings.py)."""
 
 import numpy as np
 
@@ -31,3 +32,13 @@ def expanded(x):
 
 def traces(A):
     return np.trace(A, 1, -1, -2) * np.trace(A) + np.sum(np.trace(np.stack([A, A * A]), 0, -2, -1))
+
+
+def ranked(x):
+    y = np.sort(x)
+    return np.sum(y * np.arange(1.0, len(x) + 1.0))
+
+
+def sorted_parts(x):
+    y = np.sort(x * 2.0)
+    return np.sum(y[:2] ** 2) + y[-1] * np.sum(np.sort(x))

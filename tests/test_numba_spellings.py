@@ -1,6 +1,8 @@
 """NumPy functions the Numba target spells with helpers of its own where Numba's take less: the helpers
 of np.var and np.std's rules (no Numba form before: refused), np.expand_dims of a number or of a tuple
-of axes and np.trace over given axes (slogdet's rules: its gradient under Numba was refused).  Each
+of axes and np.trace over given axes (slogdet's rules: its gradient under Numba was refused), np.argsort
+and np.take_along_axis of a vector along its axis and take_along_vjp's Numba form (np.sort's rules: refused
+before).  Each
 derivative under Numba against the python target's (the same numbers), which is checked against
 central differences and the dot-product identity.  Skipped without Numba."""
 
@@ -20,6 +22,8 @@ CASES = [
     (F.logdet, (RNG.normal(size=(3, 3)),)),
     (F.gp_nll, (RNG.normal(size=(4, 2)), RNG.normal(size=4))),
     (F.expanded, (RNG.normal(size=3),)),
+    (F.ranked, (RNG.normal(size=5),)),
+    (F.sorted_parts, (RNG.normal(size=6),)),
 ]
 
 

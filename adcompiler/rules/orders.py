@@ -94,6 +94,43 @@ TAKE_ALONG_VJP = Helper(
     numpy.add.at(out, tuple(index), numpy.broadcast_to(g, numpy.broadcast_shapes(*(i.shape for i in index))))
     return out
 ''',
+    numba='''def take_along_vjp(g, a, indices, axis=-1):
+    """The cotangent of numpy.take_along_axis's a (compiled code only: see the overload below)."""
+    raise TypeError("take_along_vjp is called from code numba.njit compiles")
+
+
+@numba.extending.overload(take_along_vjp, prefer_literal=True)
+def _numba_take_along_vjp(g, a, indices, axis=-1):
+    """Of a vector of floats along its one axis (np.sort's adjoint, the sorting argsort gave): g added back at
+    the indices, repeated ones adding up, one at a time."""
+    types = numba.core.types
+    whole = isinstance(axis, (types.NoneType, types.Omitted)) or axis is None
+    along = whole or isinstance(axis, types.IntegerLiteral) and axis.literal_value in (0, -1)
+    vector = isinstance(a, types.Array) and a.ndim == 1 and isinstance(a.dtype, types.Float)
+    if not (along and vector and isinstance(indices, types.Array) and indices.ndim == 1):
+        return None
+    if isinstance(g, types.Number):
+
+        def number(g, a, indices, axis=-1):
+            out = numpy.zeros(a.shape, a.dtype)
+            for k in range(indices.shape[0]):
+                out[indices[k]] += g
+            return out
+
+        return number
+    if not (isinstance(g, types.Array) and g.ndim == 1):
+        return None
+
+    def impl(g, a, indices, axis=-1):
+        if g.shape[0] != indices.shape[0]:
+            raise ValueError("a cotangent of another length than the indices")
+        out = numpy.zeros(a.shape, a.dtype)
+        for k in range(indices.shape[0]):
+            out[indices[k]] += g[k]
+        return out
+
+    return impl
+''',
     linear=("linear", (0,)),
 )
 

@@ -279,6 +279,37 @@ def _numba_traced(a, offset, axis1, axis2):
     exec(code, scope)
     return scope["impl"]
 ''',
+    "argsorted": '''def argsorted(a, axis):
+    """numpy.argsort(a, axis) (compiled code only: see the overload below)."""
+    raise TypeError("argsorted is called from code numba.njit compiles")
+
+
+@numba.extending.overload(argsorted, prefer_literal=True)
+def _numba_argsorted(a, axis):
+    """numpy.argsort of a vector along its one axis (0 or -1), which Numba takes without an axis only (np.sort's
+    adjoint sorts along the last axis)."""
+    types = numba.core.types
+    if not (isinstance(a, types.Array) and a.ndim == 1 and isinstance(axis, types.IntegerLiteral)):
+        return None
+    if axis.literal_value not in (0, -1):
+        return None
+    return lambda a, axis: numpy.argsort(a)
+''',
+    "taken_along": '''def taken_along(a, indices, axis=-1):
+    """numpy.take_along_axis(a, indices, axis) (compiled code only: see the overload below)."""
+    raise TypeError("taken_along is called from code numba.njit compiles")
+
+
+@numba.extending.overload(taken_along, prefer_literal=True)
+def _numba_taken_along(a, indices, axis=-1):
+    """numpy.take_along_axis of a vector along its one axis (the last, NumPy's default): a[indices] (np.sort's
+    tangent, the sorting argsort gave), which Numba's own does not take."""
+    types = numba.core.types
+    last = isinstance(axis, (types.Omitted, int)) or isinstance(axis, types.IntegerLiteral) and axis.literal_value in (0, -1)
+    if isinstance(a, types.Array) and a.ndim == 1 and isinstance(indices, types.Array) and indices.ndim == 1 and last:
+        return lambda a, indices, axis=-1: a[indices]
+    return None
+''',
     "vander_rows": '''def vander_rows(x, n, increasing):
     """numpy.vander(x, n, increasing) (compiled code only: see the overload below)."""
     raise TypeError("vander_rows is called from code numba.njit compiles")

@@ -21,6 +21,8 @@ ADDED = (
     "squeezed",
     "expanded",
     "traced",
+    "argsorted",
+    "taken_along",
     "vander_rows",
     "array_of",
 )
@@ -29,8 +31,7 @@ SPELLED = {
     "inner": ("inner_product", 2),  # (Numba has no numpy.inner)
     "reshape": ("reshaped", 2),  # (Numba reshapes C-ordered arrays only: a flipped or transposed view copied)
     "array": ("array_of", 1),  # (of an array: a copy, which Numba's numpy.array does not make)
-    "expand_dims": (
-        "expanded",
-        2,
-    ),  # (Numba's takes an array and one integer axis: the linalg rules' g[..., None, None])
+    "expand_dims": ("expanded", 2),  # (Numba's: of an array and one integer axis; slogdet's rules: g[..., None, None])
+    "take_along_axis": ("taken_along", 2),  # (along the last axis, NumPy's default: np.sort's tangent of a vector)
+    "argsort": ("argsorted", 2),  # (Numba's takes no axis: np.sort's adjoint, along the last axis of a vector)
 }
