@@ -174,3 +174,45 @@ def sum_squares(xs, s):
     for i in range(len(xs)):
         total = total + xs[i] * xs[i]
     return s * total
+
+
+# ---- the inner derivative of a local function: a lambda or def closing over the enclosing function's
+# variables (lifted by front.closures: what it reads first, then its own parameters)
+
+
+def closure_add_lambda(x):
+    return x * adcompiler.grad(lambda y: x + y)(1.0)  # d/dx = 1 (confused: 2)
+
+
+def closure_mul_def(x):
+    def inner(y):
+        return x * y
+
+    return x * adcompiler.grad(inner)(2.0)  # x * x
+
+
+def closure_named_lambda(x):
+    h = lambda t, s: t * s * x  # noqa: E731
+    return adcompiler.grad(h, argnums=1)(x, 2.0)  # x * x
+
+
+def closure_value_and_grad(x):
+    v, g = adcompiler.value_and_grad(lambda t: t * t * x)(x)
+    return v + g  # x**3 + 2 x**2
+
+
+def closure_tuple_argnums(x, y):
+    ga, gb = adcompiler.grad(lambda a, b: a * b * y + a, argnums=(0, 1))(x, 2.0)
+    return ga * gb  # (2 y + 1) x y
+
+
+def closure_in_loop(x):
+    total = 0.0
+    for k in range(3):
+        total = total + adcompiler.grad(lambda t: t**2 * k)(x)  # 2 x k
+    return total * x  # 6 x**2
+
+
+def closure_over_arrays(w, data):
+    v, g = adcompiler.value_and_grad(lambda p: np.sum((p * data) ** 2))(w)
+    return v + np.sum(g * w)  # 3 sum(w**2 data**2)

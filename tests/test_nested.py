@@ -36,6 +36,11 @@ CLASSIC = [
     (N.classic_differentiable, lambda x: 2.0 * x + 1.0),  # x * x + x
     (N.classic_differentiable_jvp, lambda x: 2.0 * x),
     (N.classic_value_and_grad, lambda x: 4.0 * x),  # 2 x * x
+    (N.closure_add_lambda, lambda x: 1.0),  # the inner function a lambda reading x: confused, 2
+    (N.closure_mul_def, lambda x: 2.0 * x),
+    (N.closure_named_lambda, lambda x: 2.0 * x),
+    (N.closure_value_and_grad, lambda x: 3.0 * x * x + 4.0 * x),
+    (N.closure_in_loop, lambda x: 12.0 * x),
 ]
 
 
@@ -390,3 +395,20 @@ def test_a_derivative_of_grad_made_before_any_call_follows_each_calls_signature(
         )
         np.testing.assert_allclose(np.array(hx), (np.array(ahead[0]) - np.array(behind[0])) / (2 * eps), rtol=1e-7)
         assert hs == pytest.approx(sum(2 * a * b for a, b in zip(xs, v)), rel=1e-13)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_closures_over_the_enclosing_functions_variables(backend):
+    """A nested derivative of a lambda or local def reading the enclosing function's arrays and numbers:
+    against the analytic derivatives and central differences (and under Numba, the python target's)."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    w, data = np.array([0.5, 1.0, -0.3]), np.array([2.0, -1.0, 0.7])
+    g_w, g_data = adcompiler.differentiate(N.closure_over_arrays, backend=backend).grad(w, data)
+    np.testing.assert_allclose(g_w, 6.0 * w * data**2, rtol=1e-12)
+    np.testing.assert_allclose(g_data, 6.0 * w**2 * data, rtol=1e-12)
+    g = adcompiler.differentiate(N.closure_tuple_argnums, backend=backend).grad(0.7, 1.3)
+    np.testing.assert_allclose(g, ((2 * 1.3 + 1) * 1.3, 0.7 * (4 * 1.3 + 1)), rtol=1e-12)
+    eps = 1e-6
+    fd = (N.closure_tuple_argnums(0.7 + eps, 1.3) - N.closure_tuple_argnums(0.7 - eps, 1.3)) / (2 * eps)
+    assert g[0] == pytest.approx(fd, rel=1e-7)

@@ -385,5 +385,7 @@ def _nested_signature(d: Differentiable) -> V.Sig:
 INNER.append(_inner)
 for _transform, _how in ((grad, "call"), (value_and_grad, "call"), (hessian, "call"), (jvp, "first"), (vjp, "first")):
     setattr(_transform, "__adc_static__", _how)  # how lower.nested reads a call of it in a differentiated function
+for _transform in (grad, value_and_grad, hessian):  # of a local function: its argnums moved past what it reads
+    setattr(_transform, "__adc_closes__", True)  # of the enclosing one (lower.nested.closed_over)
 
 __all__ = ["grad", "hessian", "hvp", "jacfwd", "jacrev", "jvp", "ravel", "value_and_grad", "vjp"]

@@ -6,7 +6,9 @@ it as a function of its own, ``def g(W, b, z)``: its free variables (the names o
 those of the local functions it calls) first, then its own parameters.  A call ``g(x)`` in ``f`` is
 then lowered as ``g(W, b, x)`` (``lower.expressions``), an ordinary call of a user function, which
 Python's own closure would have read at the same moment: each free variable's value at the call, its
-derivative included when it has one.
+derivative included when it has one.  A lambda written as the function of a nested derivative,
+``adcompiler.grad(lambda t: t * y)(x)``, is lifted too (under a name of its place, ``lambda_12_8``), so
+that ``lower.nested`` differentiates it as a function of ``y`` and ``t``.
 
 Refused, with the location: a local function that calls itself (recursion), one that escapes (returned,
 stored, passed anywhere but as ``key=`` to ``max``, ``min`` or ``sorted``), a name that is both a local
@@ -22,6 +24,7 @@ import copy
 from .scopes import nodes
 
 KEY_CALLS = ("max", "min", "sorted")  # calls whose key= may be a local function
+NESTED = ("grad", "value_and_grad", "hessian")  # transforms whose lambda argument is lifted as a local function
 COMPREHENSIONS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
 
 
@@ -114,6 +117,14 @@ def lift(fdef: ast.FunctionDef, error) -> dict:
                     )
                 found[local.name] = (stmt, local)
                 block[i] = _placed(ast.Pass(), stmt)
+    for node in [n for n in _own_nodes(fdef.body) if isinstance(n, ast.Call)]:  # adcompiler.grad(lambda t: ..., ...)
+        lam = (
+            node.args[0] if node.args and getattr(node.func, "id", getattr(node.func, "attr", None)) in NESTED else None
+        )
+        if isinstance(lam, ast.Lambda):
+            name = f"lambda_{lam.lineno}_{lam.col_offset}"
+            found[name] = (lam, _as_def(name, ast.Assign([ast.Name(name, ast.Store())], lam)))
+            node.args[0] = _placed(ast.Name(name, ast.Load()), lam)
     if not found:
         return {}
     outer = _bound(fdef) - set(found)

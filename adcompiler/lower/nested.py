@@ -59,7 +59,12 @@ class NestedLowering:
             return None
         if not isinstance(func, (ast.Name, ast.Attribute, ast.Call)):
             return None
-        callee = self.static_value(func)
+        closed = self.closed_over(func)
+        if closed is not None:  # adcompiler.grad(inner)(x) of a local function or a lambda: its free variables first
+            callee, frees = closed
+            args = [ast.copy_location(ast.Name(v, ast.Load()), node) for v in frees] + args
+        else:
+            callee = self.static_value(func)
         if callee is _NOT or not callable(callee):
             return None
         given: tuple = ()
@@ -92,6 +97,35 @@ class NestedLowering:
         if inner.wrap == "value_and_grad1":
             return (out[0], (out[1],))
         return out
+
+    def closed_over(self, func) -> tuple | None:
+        """``(callee, free variables)`` where ``func`` is ``adcompiler.grad(g, ...)`` (``value_and_grad``,
+        ``hessian``) of a local function ``g`` (a ``def`` or lambda in the function, lifted by
+        ``front.closures`` to take what it reads of the enclosing one first): the transform of the lifted
+        function, its ``argnums`` moved past those; None for any other call."""
+        if not (isinstance(func, ast.Call) and func.args and isinstance(func.args[0], ast.Name)):
+            return None
+        local = self.parsed.local_functions.get(func.args[0].id)
+        if local is None or func.args[0].id in self.emit.env or func.args[0].id in self.emit.slots:
+            return None
+        transform = self.static_value(func.func)
+        if getattr(transform, "__adc_closes__", False) is not True:
+            return None
+        lifted, frees = local
+        options = [self.static_value(a) for a in func.args[1:]]
+        keywords = {k.arg: self.static_value(k.value) for k in func.keywords}
+        if None in keywords or any(a is _NOT for a in options) or any(v is _NOT for v in keywords.values()):
+            raise self.parsed.error(
+                func,
+                f"{ast.unparse(func.func)} with options known only when the code runs",
+                "give it constant options (argnums=1)",
+            )
+        if options:
+            keywords["argnums"], options = options[0], options[1:]
+        argnums = keywords.get("argnums", 0)
+        shifted = (lambda k: k + len(frees) if k >= 0 else k) if frees else (lambda k: k)  # noqa: E731
+        keywords["argnums"] = tuple(map(shifted, argnums)) if isinstance(argnums, tuple) else shifted(argnums)
+        return transform(lifted, *options, **keywords), tuple(frees)
 
     def static_value(self, node) -> Any:
         """The object an expression of globals, module attributes, constants and calls of transforms
