@@ -42,3 +42,9 @@ def ranked(x):
 def sorted_parts(x):
     y = np.sort(x * 2.0)
     return np.sum(y[:2] ** 2) + y[-1] * np.sum(np.sort(x))
+
+
+def transposed(x):
+    M = x.reshape(2, 3, 2)
+    N = np.transpose(M, (1, 0, -1)).reshape(6, 2)  # the adjoint transposes back by inverse_axes
+    return np.sum(N[::2] * N[1::2]) + np.sum(M.transpose(2, -3, 1) ** 2 * np.arange(12.0).reshape(2, 2, 3))

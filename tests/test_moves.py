@@ -10,7 +10,14 @@ from adcompiler.rules.families import family
 _SELECTIONS = [f"numpy.{name}" for name in ("max", "min", "amax", "amin", "prod", "ptp")]
 # (the call, of x; x's shape): each record at least once, with its static arguments given and left out
 CASES = {
-    "transpose": [("np.transpose(x)", (2, 3)), ("np.transpose(x, (2, 0, 1))", (2, 3, 4)), ("x.T", (3, 2))],
+    "transpose": [
+        ("np.transpose(x)", (2, 3)),
+        ("np.transpose(x, (2, 0, 1))", (2, 3, 4)),
+        ("x.T", (3, 2)),
+        ("np.transpose(x, (1, 0, -1))", (2, 3, 4)),  # negative axes: the adjoint's inverse counts them from the end
+        ("np.transpose(x, (-1, 0))", (2, 3)),
+        ("x.transpose(2, -3, 1)", (2, 3, 4)),
+    ],
     "reshape": [("np.reshape(x, (2, 6))", (3, 4)), ("x.reshape(-1)", (2, 3))],
     "ravel": [("np.ravel(x)", (2, 3)), ("x.flatten()", (3, 2))],
     "expand_dims": [("np.expand_dims(x, 1)", (3, 2))],

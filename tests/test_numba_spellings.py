@@ -2,7 +2,7 @@
 of np.var and np.std's rules (no Numba form before: refused), np.expand_dims of a number or of a tuple
 of axes and np.trace over given axes (slogdet's rules: its gradient under Numba was refused), np.argsort
 and np.take_along_axis of a vector along its axis and take_along_vjp's Numba form (np.sort's rules: refused
-before).  Each
+before), the inverse of a transpose's axes (inverse_axes: an argsort of a tuple before).  Each
 derivative under Numba against the python target's (the same numbers), which is checked against
 central differences and the dot-product identity.  Skipped without Numba."""
 
@@ -24,6 +24,7 @@ CASES = [
     (F.expanded, (RNG.normal(size=3),)),
     (F.ranked, (RNG.normal(size=5),)),
     (F.sorted_parts, (RNG.normal(size=6),)),
+    (F.transposed, (RNG.normal(size=12),)),
 ]
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 
-from ..ir.expr import Call, Num, pad_call
+from ..ir.expr import Call, Num, Tuple, pad_call
 from .primitive import Helper, Primitive, Variant, inactive, register
 
 
@@ -417,17 +417,62 @@ def _back(g, x, *static):
     return _np("reshape", g, _np("shape", x))
 
 
+def _transposed_back(g, x, axes):
+    """The cotangent of ``np.transpose(x, axes)``: g transposed by the inverse permutation, worked out here
+    for constant axes (negative ones counted from the end: ``(1, 0, -1)`` is ``(1, 0, 2)``, whose inverse is
+    itself, where an argsort of the axes as written gives ``(2, 1, 0)``), else by an argsort of the axes
+    taken modulo their number (the helper ``inverse_axes``)."""
+    if isinstance(axes, Num) and axes.value is None:
+        return _np("transpose", g)
+    given = axes.value if isinstance(axes, Num) else None
+    given = tuple(getattr(a, "value", None) for a in axes.elts) if isinstance(axes, Tuple) else given
+    if isinstance(given, tuple) and all(type(a) is int for a in given):
+        order = [a % len(given) for a in given]
+        return _np("transpose", g, Num(tuple(sorted(range(len(given)), key=order.__getitem__))))
+    return _np("transpose", g, _h("inverse_axes")(axes))
+
+
+_INVERSE_AXES = '''def inverse_axes(axes):
+    """The axes that undo a transpose by these axes (negative ones counted from the end)."""
+    order = [a % len(axes) for a in axes]
+    return tuple(sorted(range(len(axes)), key=order.__getitem__))
+'''
+INVERSE_AXES = Helper(
+    python=_INVERSE_AXES,
+    array_api=_INVERSE_AXES,  # (Python's own: the same on any library's arrays)
+    numba='''def inverse_axes(axes):
+    """The axes that undo numpy.transpose(x, axes) (compiled code only: see the overload below)."""
+    raise TypeError("inverse_axes is called from code numba.njit compiles")
+
+
+@numba.extending.overload(inverse_axes)
+def _numba_inverse_axes(axes):
+    """Of a tuple of integers: the tuple of its inverse permutation (Numba's transpose takes a tuple)."""
+    types = numba.core.types
+    if not (isinstance(axes, types.UniTuple) and isinstance(axes.dtype, types.Integer)):
+        return None
+    n = len(axes)
+    code = f"""def impl(axes):
+    inverse = numpy.empty({n}, numpy.int64)
+    for i in range({n}):
+        inverse[axes[i] % {n}] = i
+    return ({"".join(f"inverse[{k}], " for k in range(n))})
+"""
+    scope = {"numpy": numpy}
+    exec(code, scope)
+    return scope["impl"]
+''',
+)
+
+
 A, M = ("a", None), ("m", None)
 _move(
     "transpose",
     (A, ("axes", Num(None))),
     _same,
-    lambda g, x, z, axes: (
-        _np("transpose", g)
-        if isinstance(axes, Num) and axes.value is None
-        else _np("transpose", g, _np("argsort", axes))
-    ),
+    lambda g, x, z, axes: _transposed_back(g, x, axes),
     methods=("transpose",),
+    helpers={"inverse_axes": INVERSE_AXES},
     attributes=("T",),
     array_api="transpose",  # (the standard's permute_dims needs its axes: a helper of the target's)
 )

@@ -172,10 +172,13 @@ class ShapeExprs:
 
         def transpose():
             X, b = S((c, r))
+            axes = rng.choice(["(1, 0)", "(-1, 0)", "(1, -2)", "(-1, -2)"])  # negative axes counted from the end
             forms = [
                 f"{self.draft.f('transpose')}({X})",
                 f"{self.draft.f('swapaxes')}({X}, 0, 1)",
                 f"{wrap(X)}.transpose()",
+                f"{self.draft.f('transpose')}({X}, {axes})",
+                f"{wrap(X)}.transpose{axes}",
             ]
             return rng.choice(forms + [f"{wrap(X)}.T"]), b
 
