@@ -34,16 +34,16 @@ def wishart_constant(q, m):
     return C * np.sum(q**2) + math.comb(d, 2) * np.sum(q)
 
 
-def active_vander(t):
-    return np.sum(np.vander(t, 3))  # ERR:vander
+def active_unwrap(t):
+    return np.sum(np.unwrap(t))  # ERR:unwrap
 
 
-def vander_of(t):
-    return np.vander(t, 3)  # ERR:helper
+def unwrapped(t):
+    return np.unwrap(t)  # ERR:helper
 
 
 def through_helper(t):
-    return np.sum(vander_of(t))
+    return np.sum(unwrapped(t))
 
 
 def chained(a, b):

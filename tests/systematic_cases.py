@@ -388,6 +388,8 @@ def cases() -> list:
         Case(("numpy.linspace",), "np.linspace(x, y, 5)", {"x": 0.3, "y": 1.7}),
         Case(("numpy.linspace",), "np.linspace(x, y, 4, endpoint=False)", {"x": value((2,), seed=130), "y": 0.5}),
         Case(("numpy.full",), "np.full((2, 3), x)", {"x": 0.7}),
+        Case(("numpy.vander",), "np.vander(x, 3)", {"x": value((4,), seed=136)}, autograd=False),
+        Case(("numpy.vander",), "np.vander(x, increasing=True)", {"x": value((3,), seed=137)}, autograd=False),
         Case(("numpy.full_like",), "np.full_like(y, x) * y", {"x": 0.7, "y": value((3,), seed=131)}, autograd=False),
         Case(("getitem",), "x[1] + x[-1] + x[0:3:2].sum() + x[::-1][0]", {"x": value((5,), seed=132)}),
         Case(("getitem",), "x[:, 0] + x[1, :2].sum() + x[None, 1, :].sum()", {"x": value((2, 3), seed=133)}),

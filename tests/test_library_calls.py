@@ -88,8 +88,8 @@ def _refused(fn, mode):
 @pytest.mark.parametrize(
     "fn, marker, words",
     [
-        (L.active_vander, "vander", ("np.vander", "no derivative rule", "(t)")),
-        (L.through_helper, "helper", ("np.vander", "no derivative rule")),  # in a callee, its output returned
+        (L.active_unwrap, "unwrap", ("np.unwrap", "no derivative rule", "(t)")),
+        (L.through_helper, "helper", ("np.unwrap", "no derivative rule")),  # in a callee, its output returned
         (L.chained, "chained", ("sl.polar", "no derivative rule", "(a)")),  # through another library call
         (L.seeded, "seed", ("np.random.seed", "no derivative rule")),  # a state, not a value: refused as before
         (L.zero_diagonal, "inplace", ("np.fill_diagonal", "(A)")),  # it changes A in place: refused
