@@ -783,3 +783,30 @@ def test_a_list_measured_and_read_at_constant_positions_is_a_list_of_any_length(
     )
     assert _close(value, 0.7 * 2.0 + 2.0), value
     assert _close(dx, 2.0) and all(map(_close, dxs, [0.7 * 2.0 + 2.0, 0.7, 0.0, 0.0])) and _close(t, 2.0), (dx, dxs, t)
+
+
+def test_written_module_of_nested_derivatives_runs_without_adcompiler(tmp_path):
+    """A function calling adcompiler.grad of a module-level function and of a lambda reading its variables:
+    the written module defines every runtime helper the inner derivatives call (``reject_ints`` was read by
+    the name the inner code used, and missing: a NameError when the module ran)."""
+    src = tmp_path / "nested_src.py"
+    src.write_text(textwrap.dedent("""\
+            import adcompiler
+
+
+            def inner(t, y):
+                return t * t * y
+
+
+            def nested(x, y):
+                return x * adcompiler.grad(inner)(x, y) + adcompiler.grad(lambda t: t * y * y)(x)
+            """))
+    out = tmp_path / "out" / "nested_derivs.py"
+    out.parent.mkdir()
+    proc = adc("compile", src, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    got = _run_hidden(out, ["m.nested_reverse(0.7, 1.3)", "m.nested_forward(0.7, 1.3, 1.0, 0.0)"])
+    # nested = 2 x^2 y + y^2: d/dx = 4 x y, d/dy = 2 x^2 + 2 y
+    assert _close(got[0][0], 2 * 0.7**2 * 1.3 + 1.3**2)
+    assert _close(got[0][1][0], 4 * 0.7 * 1.3) and _close(got[0][1][1], 2 * 0.7**2 + 2 * 1.3)
+    assert _close(got[1][1], 4 * 0.7 * 1.3)

@@ -291,8 +291,8 @@ class ExpressionLowering:
             for i, arg in enumerate(args[1:]):
                 result = self.emit.apply(prim, [result, arg], hint if i == len(args) - 2 else None)
             return result
-        if prim in HELPER_PRIMS:
-            return self.emit.apply(prim, args, hint, param=text)
+        if prim in HELPER_PRIMS:  # generated code's runtime helper: the helper of the module the derivative is in
+            return self.emit.apply(prim, args, hint, param="@" + prim)
         if not rules.has_rule(prim, len(args)):
             raise self.parsed.error(
                 node,

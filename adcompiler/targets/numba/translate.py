@@ -359,6 +359,9 @@ class _Rewrite(ast.NodeTransformer):
         ``write_at(x, t, v)`` (see ``visit_Subscript``)."""
         node = self.generic_visit(node)
         target = node.targets[0] if len(node.targets) == 1 else None
+        if self._is_guard(ast.Expr(node.value)):  # t1 = reject_ints(...) of generated code differentiated again
+            node.value = ast.Constant(None)  # (the check's value, None: the entry checks the arguments)
+            return node
         if self._advanced_index(target):
             return ast.Expr(self._call("write_at", [target.value, target.slice, node.value]))
         ndim = self.array_accumulators.get(target.id) if isinstance(target, ast.Name) else None
