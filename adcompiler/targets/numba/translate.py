@@ -274,6 +274,10 @@ class _Rewrite(ast.NodeTransformer):
         bound = {a.arg for a in node.args.args}
         node_params = set(bound)
         self.locals = bound | {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        self.first_bound = {a: 0 for a in bound}  # each name -> the line it is first bound at (0: a parameter)
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                self.first_bound[n.id] = min(self.first_bound.get(n.id, n.lineno), n.lineno)
         stores = collections.Counter(  # (a name bound more than once may hold arrays of different shapes)
             n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
         )
@@ -370,8 +374,20 @@ class _Rewrite(ast.NodeTransformer):
             if ndim > 0:
                 node.value = self._call("zero_array", [ast.Constant(ndim)])
             elif variable in self.locals:  # (the kind not known: typed from the variable's, unbound or not)
-                node.value = self._call("zero_of", [ast.Name(variable, ast.Load())])
+                node.value = self._call("zero_of", [ast.Name(self._bound_before(variable, node.lineno), ast.Load())])
         return node
+
+    def _bound_before(self, variable: str, line: int) -> str:
+        """``variable``, or where it is first bound after ``line`` (a residual popped later in the same
+        adjoint loop: Numba refuses a name read before any binding of it), the version of the same user
+        variable bound first (``state`` for ``state__2``: the parameter, or the earliest line), whose type
+        zero_of reads (a type that differs is Numba's typing error, never other numbers)."""
+        if self.first_bound.get(variable, 0) <= line:
+            return variable
+        root = re.sub(r"(_+\d+)+$", "", variable)  # (state_2, state_1_1: versions of state; the module's names later)
+        versions = [v for v in self.first_bound if re.fullmatch(re.escape(root) + r"(_+\d+)*", v)]
+        earlier = [v for v in versions if self.first_bound[v] <= line]
+        return min(earlier, key=self.first_bound.get) if earlier else variable
 
     def visit_For(self, node):
         """An adjoint loop whose iterations are independent runs forward (see ``numba_loops``)."""
