@@ -103,3 +103,10 @@ def dead_broadcast_product(x, y):
     if x[0] < 5.0:
         z = z * x[:, None]  # unread: its adjoint is the number 0.0, times x[:, None] of shape (2, 1)
     return u
+
+
+def cast(x, w):
+    """np.array(x * w, dtype=...) and x.astype(...): a cast, its cotangent cast back (copy_of with a dtype; of
+    float64, so that the checks' tolerances are float64's)."""
+    y = np.array(x * w, dtype="float64")
+    return np.sum(y * y) + np.sum(x.astype(np.float64) * w)

@@ -28,6 +28,7 @@ CASES = [  # function, its arguments (NumPy), the positions to differentiate
     (F.joined, (RNG.random((2, 3)), RNG.random((2, 3))), (0, 1)),
     (F.taken, (RNG.random((2, 4)), np.array([3, 0, 3])), (0,)),
     (F.looped, (RNG.random((3, 3)) - 0.5, RNG.random(3)), (0, 1)),
+    (F.cast, (RNG.random(4), RNG.random(4)), (0, 1)),
 ]
 IDS = [c[0].__name__ for c in CASES]
 

@@ -73,12 +73,14 @@ XP_HELPERS.update(
     xp = namespace(x)
     return xp.permute_dims(x, tuple(reversed(range(len(x.shape)))) if axes is None else tuple(axes))
 ''',
-        "copy_of": '''def copy_of(x):
-    """numpy.copy(x): a new array holding x's values."""
+        "copy_of": '''def copy_of(x, dtype=None):
+    """numpy.copy(x), numpy.array(x, dtype=...): a new array holding x's values (of the dtype named: a cast)."""
     if not hasattr(x, "shape"):
         return x
     xp = namespace(x)
-    return xp.asarray(x, copy=True)
+    if dtype is None:
+        return xp.asarray(x, copy=True)
+    return xp.asarray(x, dtype=getattr(xp, dtype) if isinstance(dtype, str) else dtype, copy=True)
 ''',
         "dot": '''def dot(a, b):
     """numpy.dot(a, b) of numbers, vectors and matrices (a number multiplies)."""
