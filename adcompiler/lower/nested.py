@@ -112,20 +112,25 @@ class NestedLowering:
         if getattr(transform, "__adc_closes__", False) is not True:
             return None
         lifted, frees = local
-        options = [self.static_value(a) for a in func.args[1:]]
-        keywords = {k.arg: self.static_value(k.value) for k in func.keywords}
-        if None in keywords or any(a is _NOT for a in options) or any(v is _NOT for v in keywords.values()):
-            raise self.parsed.error(
-                func,
-                f"{ast.unparse(func.func)} with options known only when the code runs",
-                "give it constant options (argnums=1)",
-            )
+        construct = f"{ast.unparse(func.func)} with options known only when the code runs"
+        options, keywords = self.static_arguments(
+            func, func.args[1:], construct, "give it constant options (argnums=1)"
+        )
         if options:
             keywords["argnums"], options = options[0], options[1:]
         argnums = keywords.get("argnums", 0)
         shifted = (lambda k: k + len(frees) if k >= 0 else k) if frees else (lambda k: k)  # noqa: E731
         keywords["argnums"] = tuple(map(shifted, argnums)) if isinstance(argnums, tuple) else shifted(argnums)
         return transform(lifted, *options, **keywords), tuple(frees)
+
+    def static_arguments(self, call: ast.Call, args: list, construct: str, remedy: str) -> tuple:
+        """The values of ``args`` and of ``call``'s keywords while the code is lowered (``static_value``), or
+        the refusal of ``construct`` at the call."""
+        values = [self.static_value(a) for a in args]
+        keywords = {k.arg: self.static_value(k.value) for k in call.keywords}
+        if None in keywords or any(v is _NOT for v in values) or any(v is _NOT for v in keywords.values()):
+            raise self.parsed.error(call, construct, remedy)
+        return values, keywords
 
     def static_value(self, node) -> Any:
         """The object an expression of globals, module attributes, constants and calls of transforms
@@ -162,14 +167,12 @@ class NestedLowering:
             transform = self.static_value(node.func)
             if transform is _NOT or getattr(transform, "__adc_static__", None) != "call":
                 return _NOT
-            args = [self.static_value(a) for a in node.args]
-            keywords = {k.arg: self.static_value(k.value) for k in node.keywords}
-            if None in keywords or any(a is _NOT for a in args) or any(v is _NOT for v in keywords.values()):
-                raise self.parsed.error(
-                    node,
-                    f"{ast.unparse(node.func)} of values known only when the code runs",
-                    "give it a function defined with def and constant options (argnums=1, wrt=('x',))",
-                )
+            args, keywords = self.static_arguments(
+                node,
+                node.args,
+                f"{ast.unparse(node.func)} of values known only when the code runs",
+                "give it a function defined with def and constant options (argnums=1, wrt=('x',))",
+            )
             return transform(*args, **keywords)
         return _NOT
 

@@ -34,6 +34,29 @@ def _floating_reduced(ins, static, kit):
     return kit.floating_reduced(ins, static)
 
 
+def _var_numba(name: str, first: str, what: str, formula: str, value: str) -> str:
+    """The Numba form of var's tangent or cotangent helper: of all of x (the var and std Numba compiles take no
+    axis), ``value`` (``formula``); 0 for a number."""
+    signature = f"{first}, x, axis=None, keepdims=False, ddof=0"
+    return f'''def {name}({signature}):
+    """The {what} of numpy.var (compiled code only: see the overload below)."""
+    raise TypeError("{name} is called from code numba.njit compiles")
+
+
+@numba.extending.overload({name})
+def _numba_{name}({signature}):
+    """The {what} of numpy.var of all of x: {formula}; 0 for a number."""
+    types = numba.core.types
+    if not (isinstance(axis, (types.NoneType, types.Omitted)) or axis is None):
+        return None
+    if isinstance(x, types.Number):
+        return lambda {signature}: 0.0 * {first}
+    if not isinstance(x, types.Array):
+        return None
+    return lambda {signature}: {value}
+'''
+
+
 VAR_JVP = Helper(
     python='''def var_jvp(dx, x, axis=None, keepdims=False, ddof=0):
     """Tangent of numpy.var(x, axis, keepdims=keepdims, ddof=ddof): 2 sum((x - mean) dx) / (n - ddof)."""
@@ -51,24 +74,13 @@ VAR_JVP = Helper(
     n = size_of(x) // max(size_of(mean), 1)
     return 2.0 * xp.sum((x - mean) * dx, axis=axis, keepdims=keepdims) / (n - ddof)
 ''',
-    numba='''def var_jvp(dx, x, axis=None, keepdims=False, ddof=0):
-    """The tangent of numpy.var (compiled code only: see the overload below)."""
-    raise TypeError("var_jvp is called from code numba.njit compiles")
-
-
-@numba.extending.overload(var_jvp)
-def _numba_var_jvp(dx, x, axis=None, keepdims=False, ddof=0):
-    """The tangent of numpy.var of all of x (the var and std Numba compiles take no axis): 2 sum((x - mean)
-    dx) / (n - ddof); 0 for a number."""
-    types = numba.core.types
-    if not (isinstance(axis, (types.NoneType, types.Omitted)) or axis is None):
-        return None
-    if isinstance(x, types.Number):
-        return lambda dx, x, axis=None, keepdims=False, ddof=0: 0.0 * dx
-    if not isinstance(x, types.Array):
-        return None
-    return lambda dx, x, axis=None, keepdims=False, ddof=0: 2.0 * numpy.sum((x - numpy.mean(x)) * dx) / (x.size - ddof)
-''',
+    numba=_var_numba(
+        "var_jvp",
+        "dx",
+        "tangent",
+        "2 sum((x - mean) dx) / (n - ddof)",
+        "2.0 * numpy.sum((x - numpy.mean(x)) * dx) / (x.size - ddof)",
+    ),
     linear=("bilinear", (0, 1)),  # linear in dx and in x
     like="numeric",  # shaped like the reduction of x
 )
@@ -98,24 +110,9 @@ VAR_VJP = Helper(
             g = xp.expand_dims(g, axis=a)
     return 2.0 * g * (x - mean) / (n - ddof)
 ''',
-    numba='''def var_vjp(g, x, axis=None, keepdims=False, ddof=0):
-    """The cotangent of numpy.var (compiled code only: see the overload below)."""
-    raise TypeError("var_vjp is called from code numba.njit compiles")
-
-
-@numba.extending.overload(var_vjp)
-def _numba_var_vjp(g, x, axis=None, keepdims=False, ddof=0):
-    """The cotangent of numpy.var of all of x (the var and std Numba compiles take no axis): g 2 (x - mean)
-    / (n - ddof); 0 for a number."""
-    types = numba.core.types
-    if not (isinstance(axis, (types.NoneType, types.Omitted)) or axis is None):
-        return None
-    if isinstance(x, types.Number):
-        return lambda g, x, axis=None, keepdims=False, ddof=0: 0.0 * g
-    if not isinstance(x, types.Array):
-        return None
-    return lambda g, x, axis=None, keepdims=False, ddof=0: 2.0 * g * (x - numpy.mean(x)) / (x.size - ddof)
-''',
+    numba=_var_numba(
+        "var_vjp", "g", "cotangent", "g 2 (x - mean) / (n - ddof)", "2.0 * g * (x - numpy.mean(x)) / (x.size - ddof)"
+    ),
     linear=("bilinear", (0, 1)),
     like=1,  # shaped like x
 )
