@@ -34,9 +34,8 @@ from .element_runs import fused_runs
 from .in_place import added_in_place, chained_in_place
 from .lists import HELPER_OF as _LIST_HELPERS
 from .loops import runs_forward
-from .reductions import KEEPDIMS, LINES, REDUCED
 from .runtime import NUMBA_HELPERS
-from .spellings import ADDED, JOINS, SPELLED
+from .spellings import ADDED, spelled
 
 _LIVE = __name__.rsplit(".", 1)[0] + ".live"  # the module of the helpers compiled once a process
 PURE = ("math", "numpy")  # modules whose functions change nothing but their result
@@ -454,7 +453,9 @@ class _Rewrite(ast.NodeTransformer):
         if named in self.numpy_names and node.func.attr == "matmul" and len(node.args) == 2 and not node.keywords:
             return ast.BinOp(node.args[0], ast.MatMult(), node.args[1])  # (Numba has a @ b, not numpy.matmul)
         if isinstance(module, ast.Name) and module.id in self.numpy_names:
-            node = self._numpy_call(node.func.attr, node)
+            node = spelled(
+                node.func.attr, node, self._call, self._array_named, self.numpy_names, self.fewer.summed_along
+            )
             if not isinstance(node.func, ast.Attribute):
                 return node
         if isinstance(module, ast.Name) and module.id in self.modules:  # dtype=float or "float64": Numba takes
@@ -476,68 +477,6 @@ class _Rewrite(ast.NodeTransformer):
             and getattr(linalg, "attr", None) == "linalg"
             and getattr(module, "id", None) in self.numpy_names
         )
-
-    def _numpy_call(self, name: str, node: ast.Call) -> ast.Call:
-        """A join, a reduction or another function of NumPy's in the form Numba takes (see ``joins``,
-        ``reductions`` and ``arrays``): ``numpy.concatenate([a, b], axis=0)`` with a tuple, ``numpy.stack(xs)``
-        of a sequence named by a variable ``join_sequence(xs, "stack", 0)``, ``numpy.min(x, axis=1)``
-        ``reduce_along(x, "min", 1, False)``, ``numpy.cumsum(x, axis=1)`` ``along_lines(x, "cumsum", 1)``,
-        ``numpy.squeeze(a, axis)`` ``squeezed(a, axis)``, ``numpy.vander(t, n)`` ``vander_rows(t, n, False)``,
-        ``numpy.trace(a, offset, axis1, axis2)`` ``traced(a, offset, axis1, axis2)``,
-        the calls of ``SPELLED`` renamed (``numpy.inner(a, b)`` ``inner_product(a, b)``),
-        ``numpy.array(numpy.array(xs), dtype=d)`` (the tangent of ``numpy.array(xs, dtype=d)``, which Numba
-        does not take: an array of an array) ``numpy.array(xs, dtype=d)``; any other call as it is."""
-        words = {k.arg: k.value for k in node.keywords}
-        spelled = SPELLED.get(name)
-        if spelled is not None and not words and len(node.args) == spelled[1]:
-            if name != "array" or self._array_named(node.args[0]):  # (a list or tuple: Numba's own)
-                return self._call(spelled[0], node.args)
-        if name == "vander" and 1 <= len(node.args) <= 3 and set(words) <= {"N", "increasing"}:  # a row at a time
-            args = node.args + [ast.Constant(None), ast.Constant(False)][len(node.args) - 1 :]
-            n, increasing = words.get("N", args[1]), words.get("increasing", args[2])
-            return self._call("vander_rows", [node.args[0], n, increasing])
-        if name == "trace" and len(node.args) + len(words) > 2 and set(words) <= {"offset", "axis1", "axis2"}:
-            given = dict(zip(("a", "offset", "axis1", "axis2"), node.args), **words)  # (Numba's takes no axes)
-            if len(given) == len(node.args) + len(words) and "a" in given:
-                args = [given["a"]] + [
-                    given.get(k, ast.Constant(v)) for k, v in (("offset", 0), ("axis1", 0), ("axis2", 1))
-                ]
-                if all(constant_int(a) for a in args[2:]):
-                    return self._call("traced", args)
-        if name == "squeeze" and len(node.args) + len(words) == 2 and set(words) <= {"axis"}:  # (Numba lacks it)
-            axis = node.args[1] if len(node.args) == 2 else words["axis"]
-            if constant_int(axis):
-                return self._call("squeezed", [node.args[0], axis])
-        if name in LINES and len(node.args) in (1, 2) and set(words) <= {"axis"}:  # cumsum, flip along an axis
-            axis = node.args[1] if len(node.args) == 2 else words.get("axis")
-            if axis is not None and constant_int(axis):
-                return self._call("along_lines", [node.args[0], ast.Constant(name), axis])
-            return node
-        inner = node.args[0] if name == "array" and len(node.args) == 1 else None
-        if isinstance(inner, ast.Call) and len(inner.args) == 1 and not inner.keywords:
-            module = getattr(inner.func, "value", None)
-            if getattr(inner.func, "attr", None) == "array" and getattr(module, "id", None) in self.numpy_names:
-                node.args = [inner.args[0]]
-        if name in JOINS and len(node.args) in (1, 2) and set(words) <= {"axis"} and None not in words:
-            axis = node.args[1] if len(node.args) == 2 else words.get("axis", ast.Constant(JOINS[name]))
-            if name in _AXIS and _none(axis):  # (joined flat)
-                return node
-            if isinstance(node.args[0], (ast.List, ast.Tuple)):
-                arrays = ast.Tuple(node.args[0].elts, ast.Load())
-                return ast.Call(node.func, [arrays], [ast.keyword("axis", axis)] if name in _AXIS else [])
-            return self._call("join_sequence", [node.args[0], ast.Constant(name), axis])
-        if name not in REDUCED + KEEPDIMS or len(node.args) not in (1, 2) or not set(words) <= {"axis", "keepdims"}:
-            return node
-        axis = node.args[1] if len(node.args) == 2 else words.get("axis")
-        keepdims = words.get("keepdims", ast.Constant(False))
-        if (axis is None or _none(axis)) and "keepdims" in words and not _false(keepdims):  # all axes, kept
-            return self._call("reduce_along", [node.args[0], ast.Constant(name), ast.Constant(None), keepdims])
-        if axis is None or _none(axis) or name in KEEPDIMS and "keepdims" not in words and not constant_int(axis):
-            return node  # (a sum along a constant axis: reduce_along's loop, faster than Numba's sum)
-        summed = self.fewer.summed_along(node.args[0], axis, keepdims) if name == "sum" else None
-        if summed is not None:  # (a sum of products, without the array of them)
-            return summed
-        return self._call("reduce_along", [node.args[0], ast.Constant(name), axis, keepdims])
 
     def visit_UnaryOp(self, node):
         return self.fewer.unary(self.generic_visit(node))
@@ -568,7 +507,6 @@ def _listed(function: ast.FunctionDef) -> set:
     return {n for n in displayed if stores.get(n) == 1 and n not in changed}
 
 
-_AXIS = ("concatenate", "stack")  # the joins that take an axis
 _DTYPE_NAMES = (
     "float64",
     "float32",
@@ -577,14 +515,6 @@ _DTYPE_NAMES = (
     "bool_",
     "complex128",
 )  # dtype="..." Numba takes as numpy.<name>
-
-
-def _none(node) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
-
-
-def _false(node) -> bool:
-    return isinstance(node, ast.Constant) and node.value is False
 
 
 def _named(call: ast.Call, name: str) -> bool:
