@@ -348,3 +348,11 @@ def _second_squared(p):
 
 def unread_dataclass(x, v):
     return np.sum(Pair(x, v).scale ** 2)
+
+
+def dense_list_built(W1, b1, W2, b2, x):
+    layers = [Dense(W1, b1), Dense(W2, b2)]  # plain objects holding arrays, in a list built here
+    h = x
+    for layer in layers:
+        h = layer(h)
+    return np.sum(h**2)

@@ -291,3 +291,15 @@ def test_items_never_read_have_cotangents_of_their_shape(f, backend):
         for ct, arg in zip(cts, (X, V)):
             assert isinstance(ct, np.ndarray) and ct.shape == arg.shape and ct.dtype == arg.dtype
         np.testing.assert_allclose(cts[0], 0.0)
+
+
+def test_a_list_of_objects_holding_arrays_built_inside():
+    """Both modes on the python target; under Numba refused at its line (its typing never ended: it ran for
+    over ten minutes), with what to write instead."""
+    args = (RNG.normal(size=(3, 3)), RNG.normal(size=3), RNG.normal(size=(2, 3)), RNG.normal(size=2), X)
+    check_both_modes(F.dense_list_built, args)
+    pytest.importorskip("numba")
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        adcompiler.differentiate(F.dense_list_built, backend="numba").grad(*args)
+    assert "a list of records holding arrays" in str(info.value) and "pass the list as an argument" in str(info.value)
+    assert info.value.filename.endswith("object_funcs.py")

@@ -36,7 +36,7 @@ from .room import roomy
 from .runtime import NUMBA_HELPERS
 from ...ir import expr as E
 from ...ir.nodes import Assign, Def, Eq, For, Function, If, Var, While, walk
-from .subset import refuse_draws, refuse_row_slices
+from .subset import refuse_draws, refuse_record_lists, refuse_row_slices
 from ...optimize.inline import Folding, fold_function
 from ...compile.pipeline import TargetPasses
 
@@ -78,9 +78,10 @@ def _with_body(d: Def, body: tuple) -> Def:
 
 
 def _refused_row_slices(facts) -> None:
-    """A slice of a list of lists refused (see ``subset``): only the arguments' abstract values tell it from
-    a slice of an array or of a list of numbers."""
+    """A slice of a list of lists, and a list of records holding arrays built in the function, refused (see
+    ``subset``): only the abstract values tell them from a slice of an array and from a list of numbers."""
     refuse_row_slices(facts.fn, facts.of)
+    refuse_record_lists(facts.fn, facts.of)
 
 
 PASSES = TargetPasses(

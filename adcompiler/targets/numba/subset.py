@@ -1,5 +1,5 @@
 """What the Numba target refuses before it generates code, each at the user's line: draws, slices of lists of
-lists.
+lists, lists of records holding arrays built in the function.
 
 Compiled code would run these without an error and give other numbers than Python: a draw comes from
 Numba's own generator, and a list of lists reaches compiled code as a 2-D array, whose slice copied is a
@@ -45,3 +45,27 @@ def _rows(a: V.Aval) -> bool:
     if not isinstance(a, V.Seq) or a.kind == "tuple":
         return False
     return not all(isinstance(e, V.Num) for e in (a.items if a.items is not None else (a.elem,)))
+
+
+_RECORDS = (
+    "pass the list as an argument (a list of objects Numba takes), or differentiate it with "
+    'backend="python", which handles it'
+)
+
+
+def refuse_record_lists(function: Function, of) -> None:
+    """A list of records (objects, dataclasses, NamedTuples, dicts) holding arrays that ``function`` builds
+    (``[Layer(W1, b1), Layer(W2, b2)]``, ``layers.append(...)``), refused at its line: the shadow of such a
+    list holds arrays in tuples, which compiled code cannot add into (refused by Numba's typing, and for
+    objects called in a loop, ``layer(h)``, Numba's type inference never ended)."""
+    for eq in walk(function.body):
+        if not isinstance(eq, Eq) or eq.prim not in ("list", "append"):
+            continue
+        made = of(eq.outs[0]) if eq.prim == "list" and eq.outs else of(eq.ins[0]) if eq.ins else None
+        if isinstance(made, V.Seq) and made.kind == "list" and _arrays_in_records(made):
+            raise at_line(function.source, eq.line, 'a list of records holding arrays under backend="numba"', _RECORDS)
+
+
+def _arrays_in_records(a: V.Seq) -> bool:
+    """Whether some element of the list ``a`` is a record some leaf of which may be an array."""
+    return any(V.is_record(e) and V.leaves_may_be_arrays(e) for e in (a.items if a.items is not None else (a.elem,)))
