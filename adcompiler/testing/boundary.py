@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import random
 import sys
-import tempfile
 import traceback
 
 import numpy as np
 
+from .campaigns import campaign
 from .boundary_oracle import check_entries, float_leaves, structure_problem  # noqa: F401  (used by tests too)
 from .structures import BINARY, RECORDS, UNARY, Box
 
@@ -156,20 +155,7 @@ def check(program: Program, seed: int, directory: str, k: int) -> str:
 
 def run(programs: int, seed: int, out_dir: str | None = None) -> dict:
     """Counts of one campaign: programs, ok, refusals, failures (each written to ``out_dir``)."""
-    counts = {"programs": 0, "ok": 0, "refusals": 0, "failures": 0}
-    rng = random.Random(seed)
-    with tempfile.TemporaryDirectory(prefix="adc_boundary_") as directory:
-        for k in range(programs):
-            program = generate(rng)
-            result = check(program, rng.randrange(2**31), directory, k)
-            counts["programs"] += 1
-            kind = "ok" if result == "ok" else "refusals" if result.startswith("refusal") else "failures"
-            counts[kind] += 1
-            if kind != "ok" and out_dir:
-                os.makedirs(out_dir, exist_ok=True)
-                with open(os.path.join(out_dir, f"{kind}_seed{seed}_prog{k}.py"), "w") as fh:
-                    fh.write("# " + result.replace("\n", "\n# ") + "\n" + program.source)
-    return counts
+    return campaign(generate, check, programs, seed, out_dir, "adc_boundary_")
 
 
 def main(argv=None) -> int:

@@ -22,8 +22,9 @@ import importlib.util
 import os
 import random
 import sys
-import tempfile
 import traceback
+
+from .campaigns import campaign
 
 UNARY = ["np.sin({})", "np.tanh({})", "({}) ** 2", "np.exp(0.3 * {})", "np.cos({}) * 0.5"]
 
@@ -130,20 +131,9 @@ def check(prog: Program, seed: int, directory: str, k: int, numba: bool = False)
 
 
 def run(programs: int, seed: int, out_dir: str | None = None, numba: bool = False) -> dict:
-    counts = {"programs": 0, "ok": 0, "refusals": 0, "failures": 0}
-    rng = random.Random(seed)
-    with tempfile.TemporaryDirectory(prefix="adc_nested_calls_") as directory:
-        for k in range(programs):
-            prog = program(rng)
-            result = check(prog, rng.randrange(2**31), directory, k, numba)
-            counts["programs"] += 1
-            kind = {"ok": "ok", "refusal": "refusals"}.get(result.split(":")[0], "failures")
-            counts[kind] += 1
-            if kind != "ok" and out_dir:
-                os.makedirs(out_dir, exist_ok=True)
-                with open(os.path.join(out_dir, f"{kind}_seed{seed}_prog{k}.py"), "w") as fh:
-                    fh.write("# " + result.replace("\n", "\n# ") + "\n" + prog.source)
-    return counts
+    """Counts of one campaign: programs, ok, refusals, failures (each written to ``out_dir``)."""
+    checked = lambda prog, point, directory, k: check(prog, point, directory, k, numba)  # noqa: E731
+    return campaign(program, checked, programs, seed, out_dir, "adc_nested_calls_")
 
 
 def main(argv=None) -> int:
