@@ -3,6 +3,7 @@ on NumPy arrays, run on NumPy, Dask (threads, and a LocalCluster of 2 workers), 
 CuPy (where a GPU is) arrays."""
 
 import types
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -260,3 +261,50 @@ def test_new_axis_and_the_zero_adjoint_of_a_broadcast_product(arrays):
         )
         assert np.allclose(np.asarray(value), y)
         assert np.array_equal(np.asarray(cts[0]), np.zeros(2)) and np.array_equal(np.asarray(cts[1]), ct)
+
+
+def test_adc_compile_arrays_any_copies_the_users_functions_in_the_array_api(tmp_path):
+    """The user's functions a written module calls as they are (GradBench's ode: ``solve`` and
+    ``ode_fun``, which the derivatives of ``last`` run) are copied in the array API's spelling too: the
+    module's reverse mode runs on Dask arrays, and agrees with the python target."""
+    import importlib.util
+
+    from adcompiler.cli.main import main
+
+    da = pytest.importorskip("dask.array")
+    evals = Path(__file__).parent.parent / "benchmarks" / "gradbench" / "evals"
+    assert main(["compile", str(evals / "ode.py"), "--arrays", "any", "-o", str(tmp_path / "ode_ad.py")]) == 0
+    text = (tmp_path / "ode_ad.py").read_text()
+    assert "xp = namespace(x, y)\n    return xp.concat((x[:1], x[1:] * y[:-1]))" in text
+    spec = importlib.util.spec_from_file_location("ode_ad", tmp_path / "ode_ad.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    spec = importlib.util.spec_from_file_location("ode_eval", evals / "ode.py")
+    ode = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ode)
+    x = np.linspace(0.5, 1.5, 6)
+    _, (g, _) = module.last_reverse(da.from_array(x, chunks=3), 4)
+    assert isinstance(g, da.Array)
+    np.testing.assert_allclose(g.compute(), differentiate(ode.last, wrt=("x",)).grad(x, 4), rtol=1e-12)
+
+
+def test_adc_compile_arrays_any_refusals_name_the_users_line(tmp_path, capsys):
+    """A construct outside the standard is told at its own line of the user's file, in a differentiated
+    function or in a function the module copies (an integer helper's ``np.linalg``)."""
+    from adcompiler.cli.main import main
+
+    differentiated = tmp_path / "crossed.py"
+    differentiated.write_text(
+        "import numpy as np\n\n\ndef f(a, b):\n    c = a * 2.0\n    return np.sum(np.cross(c, b))\n"
+    )
+    assert main(["compile", str(differentiated), "--arrays", "any"]) != 0
+    err = capsys.readouterr().err
+    assert f"{differentiated}:6:" in err and "np.cross" in err
+    copied = tmp_path / "ranked.py"
+    copied.write_text(
+        "import numpy as np\n\n\ndef rank(A):\n    # the rank, an integer\n"
+        "    return int(np.linalg.matrix_rank(A))\n\n\ndef f(A):\n    return np.sum(A[: rank(A)] ** 2)\n"
+    )
+    assert main(["compile", str(copied), "--arrays", "any"]) != 0
+    err = capsys.readouterr().err
+    assert f"{copied}:6:" in err and "matrix_rank" in err, err

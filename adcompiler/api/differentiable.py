@@ -125,7 +125,7 @@ class Differentiable:
         entry points ``f_forward``, ``f_reverse``, ...)."""
         with self._building:
             if self._sig is None:  # no call yet: what the code's use of each parameter says (as adc compile)
-                program = self._built.new_program(Program)
+                program = self._built.new_program(self.target.program)
                 self._sig = assumed_signature(program, self.fn)
                 self._built.programs.setdefault(self._sig, program)
             return self._built.program(self._sig)
@@ -178,12 +178,8 @@ class Differentiable:
             shown = []
             for each in dict.fromkeys(("forward", "reverse", stage) if html else (stage,)):
                 self._built.function(each, sig) if each in ("forward", "reverse", "grad") else None
-                origins: list | None = [] if html or self.target.shown is not None else None  # (the target tells
-                # a refusal at the line a line of the code came from)
-                text: str = program.stage(self.fn, each, wrt, sig, origins)
-                if self.target.shown is not None and each != "anf":
-                    text = self.target.shown(text, program, self.fn, origins)
-                shown.append((each, text, origins))
+                origins: list | None = [] if html else None
+                shown.append((each, program.stage(self.fn, each, wrt, sig, origins), origins))
             return page_of(self.fn.__name__, shown, stage) if html else shown[0][1]
 
     # ---- derivatives ----------------------------------------------------------------

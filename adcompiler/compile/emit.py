@@ -74,7 +74,8 @@ def to_ast(e: E.Expr, ns: Namespace | None) -> ast.expr:
         func = _dotted(ns.render(e.func) if ns else e.func)
         return ast.Call(func, [r(a) for a in e.args], [ast.keyword(k, r(v)) for k, v in e.keywords])
     if isinstance(e, E.Method):
-        return ast.Call(ast.Attribute(r(e.obj), e.name, ast.Load()), [r(a) for a in e.args], [])
+        keywords = [ast.keyword(k, r(v)) for k, v in e.keywords]
+        return ast.Call(ast.Attribute(r(e.obj), e.name, ast.Load()), [r(a) for a in e.args], keywords)
     if isinstance(e, E.Attr):
         return ast.Attribute(r(e.obj), e.name, ast.Load())
     if isinstance(e, E.Subscript):

@@ -113,7 +113,8 @@ def text(e, ns, level: int = TEST) -> str:
         return "[" + ", ".join(text(x, ns) for x in e.elts) + "]"
     if cls is E.Method and e.obj.__class__ is not E.Num:  # (a number's method: ast.unparse's "1 .real")
         obj = text(e.obj, ns, ATOM)
-        return f"{obj}.{e.name}({', '.join(text(a, ns) for a in e.args)})"
+        args = [text(a, ns) for a in e.args] + [f"{k}={text(v, ns)}" for k, v in e.keywords]
+        return f"{obj}.{e.name}({', '.join(args)})"
     if cls is E.Attr and e.obj.__class__ is not E.Num:
         return f"{text(e.obj, ns, ATOM)}.{e.name}"
     if cls is E.Slice:

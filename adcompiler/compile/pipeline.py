@@ -60,6 +60,7 @@ class TargetPasses:
     refuse_lowered: Callable | None = None  # (function) -> None, raising where the target refuses the ANF
     refuse_facts: Callable | None = None  # (facts) -> None, raising where it refuses what they say
     generated: Callable | None = None  # (defs, program, facts) -> the generated functions of one spec, finished
+    helper_sources: Callable | None = None  # (program, [(helper, its name)]) -> the runtime helpers' source
 
 
 PYTHON_PASSES = TargetPasses()
@@ -257,15 +258,18 @@ class Program:
 
     def helper_sources(self, defs=None) -> list:
         """The source of the runtime helpers (those ``defs`` call, when given), under their module names."""
+        called = {e.func for d in defs for e in calls(d.body)} if defs is not None else None
+        wanted = [(n, alias) for n, alias in self.helpers.items() if called is None or {alias, "@" + n} & called]
+        if self.passes.helper_sources is not None:  # (the target's versions of them)
+            return self.passes.helper_sources(self, wanted)
+        return [self.helper_source(name, alias) for name, alias in wanted]
+
+    def helper_source(self, name: str, alias: str) -> str:
+        """The python target's source of the runtime helper ``name``, under its module name ``alias``."""
         from ..targets.python.runtime import HELPERS
 
-        called = {e.func for d in defs for e in calls(d.body)} if defs is not None else None
-        out = []
-        for name, alias in self.helpers.items():
-            if called is None or alias in called or "@" + name in called:
-                text = HELPERS[name].replace(f"def {name}(", f"def {alias}(").replace(f" {name}(", f" {alias}(")
-                out.append(self.ns.builtins_spelled(text))  # (a builtin the module binds: builtins.len)
-        return out
+        text = HELPERS[name].replace(f"def {name}(", f"def {alias}(").replace(f" {name}(", f" {alias}(")
+        return self.ns.builtins_spelled(text)  # (a builtin the module binds: builtins.len)
 
     def dependencies(self) -> list:
         """What the code built so far depends on in the user's modules (see ``front.environment``):

@@ -114,11 +114,12 @@ class Call(Expr):
 
 @dataclass(frozen=True)
 class Method(Expr):
-    """A method call ``obj.name(args)``."""
+    """A method call ``obj.name(args, keywords)`` (``keywords``: ``(name, value)`` pairs)."""
 
     obj: Expr
     name: str
     args: tuple
+    keywords: tuple = ()
 
 
 @dataclass(frozen=True)

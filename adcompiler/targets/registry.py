@@ -3,9 +3,10 @@ the higher derivatives ask of the place generated code runs, so that the API nev
 name.
 
 A ``Target`` holds the driver it builds with, how it makes the entry function of a mode from the
-generated functions (None: the python target's plain loading, which the API does), how it shows the
-code ``f.source()`` prints, what a Hessian differentiates in forward mode and how it assembles the
-rows, and whether its derivatives may be generated code a derivative calls (``lower.nested``).
+generated functions (None: the python target's plain loading, which the API does), what a Hessian
+differentiates in forward mode and how it assembles the rows, whether its derivatives may be generated
+code a derivative calls (``lower.nested``), and what ``adc compile`` does to the module it writes and to
+the user's functions it copies there.  What ``f.source()`` prints is the code its passes built.
 ``of(backend, arrays)`` is the one place the user's two options choose one.
 """
 
@@ -27,7 +28,6 @@ class Target:
     name: str
     passes: TargetPasses = PYTHON_PASSES  # what it adds to the driver (Numba's: its options and refusals)
     load: Callable | None = None  # (owner, program, built, mode, sig) -> the entry function
-    shown: Callable | None = None  # (text, program, fn, origins) -> the code f.source() shows
     reverse_code: Callable | None = (
         None  # (d, sig, mode) -> the reverse (or grad) code a Hessian (hvp) runs forward mode over
     )
@@ -40,6 +40,7 @@ class Target:
     unwrap: Callable | None = None  # fn -> the function it differentiates (a @numba.njit one's Python function)
     finish_defs: Callable | None = None  # the generated functions of a written module (adc compile), on the IR
     write: Callable | None = None  # (text, program, path, the file's names, the lines' origins) -> adc compile's module
+    copied: Callable | None = None  # (functions, program, the file's names) -> the user's functions adc compile copies
 
     def program(self, globals_, options: Options) -> Program:
         """A driver that builds this target's code for a function reading ``globals_``."""
@@ -69,12 +70,12 @@ NUMBA = Target(
 )
 ARRAY_API = Target(
     "array_api",
+    passes=array_api.PASSES,
     load=lambda owner, program, built, mode, sig: array_api.build(owner, program, built, mode),
-    shown=array_api.shown,
     nests=False,
     second_order=False,
     numpy_only=False,
-    write=lambda text, program, path, user, origins: array_api.translated(text, program, path, 1, user, origins),
+    copied=array_api.copied,
 )
 _REGISTERED = {t.name: t for t in (PYTHON, NUMBA, ARRAY_API)}
 

@@ -1,11 +1,11 @@
 """Runtime helpers of ``arrays="any"`` code, kept as source text: the array API standard's
 functions of ``xp``, the namespace of the helper's own arguments (``namespace``), in place of the
-NumPy helpers of the same name (``runtime_numpy``), which ``back.arrays_target`` swaps for them.
+NumPy helpers of the same name (``runtime_numpy``), which ``translate.helper_texts`` puts in their place.
 
 Each keeps the NumPy helper's meaning (its docstring there says what it computes) and needs no
 item assignment: Dask arrays are built as graphs, and array-api-strict holds code to the standard.
 A helper a NumPy helper has no version of here is refused where the code calls it
-(``arrays_target``).  ``namespace`` imports ``array_api_compat``, an optional dependency.
+(``translate``).  ``namespace`` imports ``array_api_compat``, an optional dependency.
 """
 
 from ..python.runtime import HELPERS
