@@ -216,3 +216,19 @@ def closure_in_loop(x):
 def closure_over_arrays(w, data):
     v, g = adcompiler.value_and_grad(lambda p: np.sum((p * data) ** 2))(w)
     return v + np.sum(g * w)  # 3 sum(w**2 data**2)
+
+
+def spectral_norm(A):
+    return np.linalg.norm(A, ord=2)
+
+
+def nuclear_norm(A):
+    return np.linalg.norm(A, "nuc")
+
+
+def outer_of_spectral_norm(A):
+    return np.sum(adcompiler.grad(spectral_norm)(A) * A)
+
+
+def outer_of_nuclear_norm(A):
+    return np.sum(adcompiler.grad(nuclear_norm)(A) * A)

@@ -810,3 +810,52 @@ def test_written_module_of_nested_derivatives_runs_without_adcompiler(tmp_path):
     assert _close(got[0][0], 2 * 0.7**2 * 1.3 + 1.3**2)
     assert _close(got[0][1][0], 4 * 0.7 * 1.3) and _close(got[0][1][1], 2 * 0.7**2 + 2 * 1.3)
     assert _close(got[1][1], 4 * 0.7 * 1.3)
+
+
+def test_matrix_norm_of_an_unknown_ndim_is_refused_not_differentiated_as_a_vector_norm(tmp_path):
+    """``np.linalg.norm(A, ord=2)`` in a module written without argument types: a vector's 2-norm or a matrix's
+    spectral norm (the written code took the vector rule: a wrong gradient of a matrix); refused at its line,
+    saying to give the axes.  "nuc" and "fro" are a matrix's only: their derivatives, against central
+    differences."""
+    text = (
+        "import numpy as np\n\n\ndef n2(A):\n    return np.linalg.norm(A, ord=2)\n\n\n"
+        'def nuc(A):\n    return np.linalg.norm(A, "nuc")\n\n\ndef fro(A):\n    return np.linalg.norm(A, "fro")\n'
+    )
+    run, out = _compiled(tmp_path, "normed.py", text)
+    assert run.returncode == 0, run.stderr
+    assert "normed.py:5:1: np.linalg.norm(x, ord=2) of an array whose number of dimensions is not known" in run.stderr
+    assert "axis=(0, 1)" in run.stderr
+    A = [[0.3, -1.2, 0.5, 2.0], [1.1, 0.4, -0.7, 0.2], [-0.5, 0.9, 1.3, -1.0]]
+    got = _run_hidden(out, [f"m.{f}_reverse(m.np.array({A}))[1][0].tolist()" for f in ("nuc", "fro")])
+    import numpy as np
+
+    for value, fn in zip(got, (lambda M: np.linalg.norm(M, "nuc"), lambda M: np.linalg.norm(M, "fro"))):
+        M, expected = np.array(A), np.zeros((3, 4))
+        for k in np.ndindex(3, 4):
+            E = np.zeros((3, 4))
+            E[k] = 1e-6
+            expected[k] = (fn(M + E) - fn(M - E)) / 2e-6
+        np.testing.assert_allclose(value, expected, atol=1e-7)
+
+
+def test_a_library_rule_made_at_run_time_stops_adc_compile_with_a_message(tmp_path):
+    """``scipy.special.expit``'s rule is adcompiler's, made as the code runs (closures): ``adc compile`` stopped
+    with an AttributeError traceback copying its source; it says what and why, and writes nothing."""
+    pytest.importorskip("scipy")
+    run, out = _compiled(tmp_path, "special.py", "import scipy.special as sp\n\n\ndef f(x):\n    return sp.expit(x)\n")
+    assert run.returncode != 0 and "Traceback" not in run.stderr, run.stderr
+    assert "adcompiler makes as the code runs" in run.stderr and "adcompiler.differentiate" in run.stderr
+    assert not out.exists()
+
+
+def test_the_readme_perturbation_example_runs_as_a_written_module(tmp_path):
+    """README's ``x * grad(lambda y: x + y)(1.0)`` (derivative 1): the written module called the inner
+    gradient under the name the code gives it (``..._grad_1``) but defined it under its own, and its check of
+    integer arguments (``reject_ints``) was not defined."""
+    text = "import adcompiler\n\n\ndef perturb(x):\n    return x * adcompiler.grad(lambda y: x + y)(1.0)\n"
+    got = _written_calls(tmp_path, "perturbed.py", text, ["m.perturb_reverse(1.3)", "m.perturb_forward(1.3, 1.0)"])
+    assert got == [[1.3, [1.0]], [1.3, 1.0]]
+    run, out = _compiled(tmp_path, "perturbed.py", text)
+    inner = next(n for n in ast.parse(out.read_text()).body if isinstance(n, ast.FunctionDef) and "grad" in n.name)
+    called = {c.func.id for c in ast.walk(inner) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
+    assert called <= _defs(out.read_text()) | {"type", "float", "isinstance"}, called

@@ -412,3 +412,16 @@ def test_closures_over_the_enclosing_functions_variables(backend):
     eps = 1e-6
     fd = (N.closure_tuple_argnums(0.7 + eps, 1.3) - N.closure_tuple_argnums(0.7 - eps, 1.3)) / (2 * eps)
     assert g[0] == pytest.approx(fd, rel=1e-7)
+
+
+def test_a_nested_matrix_norm_of_an_unknown_ndim_is_refused_not_a_vector_norm():
+    """The inner derivative of ``np.linalg.norm(A, ord=2)`` is built before A's ndim is known: it took the vector
+    rule, a wrong value and derivative of the outer function (5.93 for 4.64); refused at the norm's line now.
+    ``"nuc"`` is a matrix's only: the outer gradient against central differences."""
+    A = np.random.default_rng(3).normal(size=(3, 4))
+    with pytest.raises(UnsupportedSyntaxError, match=r"np.linalg.norm\(x, ord=2\) of an array whose number"):
+        adcompiler.differentiate(N.outer_of_spectral_norm).jvp((A,), (A,))
+    E = np.eye(3, 4)
+    g = adcompiler.differentiate(N.outer_of_nuclear_norm).grad(A)
+    fd = (N.outer_of_nuclear_norm(A + 1e-6 * E) - N.outer_of_nuclear_norm(A - 1e-6 * E)) / 2e-6
+    np.testing.assert_allclose(np.sum(g * E), fd, rtol=1e-6)

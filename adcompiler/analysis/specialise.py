@@ -18,7 +18,9 @@ from .numpy_values import UNKNOWN
 from .records import resolve
 from .methods import as_call, refuse
 from ..ir.nodes import Const
+from ..errors import UnsupportedSyntaxError
 from ..rules.families import REGISTRY
+from ..rules.primitive import Refusal
 
 # The records with variants by their operands (np.dot of two vectors, ...), by the name a call has in the IR
 # (``matmul``: the operator ``@``, np.matmul's)
@@ -37,7 +39,7 @@ def specialise(fn: Function, of) -> Function:
             return called
         refuse(e, ins, None, fn.source)
         e = resolve(e, ins, fn.source)
-        prim = _prim(e, ins)
+        prim = _prim(e, ins, fn.source)
         if prim == "getitem" and e.param is None and _list(ins[0]) and V.is_slice(ins[1]):
             return Eq(e.outs, prim, e.ins, e.line, LIST_SLICE)  # xs[a:b] of a list: a new list (a copy)
         if prim == e.prim:
@@ -59,7 +61,7 @@ def _holds(aval, n: int) -> bool:
     return isinstance(aval, V.Seq) and aval.items is not None and len(aval.items) == n
 
 
-def _prim(e: Eq, ins: list) -> str:
+def _prim(e: Eq, ins: list, source) -> str:
     if e.prim == "add" and all(isinstance(a, V.Seq) for a in ins):
         return "list_concat"
     if e.prim == "mul" and any(isinstance(a, V.Seq) for a in ins) and any(isinstance(a, V.Num) for a in ins):
@@ -71,5 +73,9 @@ def _prim(e: Eq, ins: list) -> str:
     if e.prim in _VARIED:  # a variant for operands of one kind (rules.primitive.Variant)
         static = [a.value if isinstance(a, Const) else UNKNOWN for a in e.ins]
         kind = _VARIED[e.prim].variant(ins, static, KIT)
+        if isinstance(kind, Refusal):
+            raise UnsupportedSyntaxError(
+                kind.construct, kind.remedy, source.filename, e.line, 0, source.lines.get(e.line)
+            )
         return f"{e.prim}/{kind}" if kind is not None else e.prim
     return e.prim

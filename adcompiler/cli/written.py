@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import ast
 import copy
+import inspect
+import re
+import sys
 import types
+from pathlib import Path
 
 from ..compile.pipeline import Program, primal_source
 
@@ -24,7 +28,11 @@ def primal_helpers(program: Program, module) -> dict:
             if getattr(item, "__adc_runtime_only__", None):  # a rule adcompiler computes as it runs
                 raise SystemExit(f"adc: {item.__adc_runtime_only__}")
             seen.add(item)
-            functions.append(_primal_source(item, program.primal_names.get(item)))
+            imported = _library_import(item, program.primal_names.get(item) or item.__name__, module)
+            if imported is not None:  # (a library's function: imported, as the user's module does)
+                constants.append(imported)
+                continue
+            functions.append(_helpers_named(program, item, _primal_source(item, program.primal_names.get(item))))
             for name in sorted({n.id for n in ast.walk(ast.parse(functions[-1])) if isinstance(n, ast.Name)}):
                 value = item.__globals__.get(name)
                 if isinstance(value, types.FunctionType) and value not in seen:
@@ -73,11 +81,59 @@ def constant_line(program: Program, name: str, value) -> str | None:
     return None
 
 
+def _helpers_named(program: Program, fn, text: str) -> str:
+    """``text`` of generated code a nested derivative runs (no file of its own) with the runtime helpers it
+    calls defined by the module too, under their names there; a user's function's text as it is."""
+    filename = inspect.getsourcefile(fn) or ""
+    if Path(filename).is_file():
+        return text
+    from ..targets.python.runtime import HELPERS
+
+    for helper in sorted(HELPERS):
+        if re.search(rf"(?<![.\w]){helper}\(", text):
+            alias = program.helper(helper)
+            text = re.sub(rf"(?<![.\w]){helper}\(", f"{alias}(", text) if alias != helper else text
+    return text
+
+
+def _library_import(fn, name: str, module) -> str | None:
+    """The line importing ``fn`` under ``name`` where it is a library's function (not of the user's files,
+    which lie in the compiled file's folder), None for the user's own; a function neither of the user's
+    files nor importable by its name (a rule adcompiler makes as it runs) stops ``adc compile``."""
+    try:
+        where = Path(inspect.getsourcefile(fn) or "").resolve()
+    except TypeError:
+        where = None
+    if where is not None and not where.is_file() and not getattr(fn, "__module__", "").startswith("adcompiler."):
+        return None  # (generated code a nested derivative runs: copied)
+    home = Path(getattr(module, "__file__", "") or ".").resolve().parent
+    if where is not None and home in where.parents and not getattr(fn, "__module__", "").startswith("adcompiler."):
+        return None
+    owner = sys.modules.get(getattr(fn, "__module__", None) or "")
+    if owner is not None and "<" not in fn.__qualname__ and _attribute(owner, fn.__qualname__) is fn:
+        head, _, rest = fn.__qualname__.partition(".")
+        if not rest:
+            return f"from {owner.__name__} import {head}" + (f" as {name}" if name != head else "")
+    described = getattr(fn, "__qualname__", repr(fn))
+    raise SystemExit(
+        f"adc: {getattr(module, '__file__', '')}: the derivative code calls {described} (of {fn.__module__}), which "
+        "adcompiler makes as the code runs (a derivative rule of a library function, such as scipy.special's): "
+        "it cannot be written into a module; differentiate with adcompiler.differentiate(f) in Python instead"
+    )
+
+
+def _attribute(owner, dotted: str):
+    for part in dotted.split("."):
+        owner = getattr(owner, part, None)
+    return owner
+
+
 def _primal_source(fn, name) -> str:
     """A user function's source; a local function's as lifted out (front.closures), under its name here."""
     lifted = getattr(fn, "__adc_lifted__", None)
-    if lifted is None:
-        return primal_source(fn)
+    if lifted is None:  # (generated code a nested derivative runs: under the name the code calls it by)
+        text = primal_source(fn)
+        return text.replace(f"def {fn.__name__}(", f"def {name}(", 1) if name and name != fn.__name__ else text
     node = copy.deepcopy(lifted[0])
     node.name = name or node.name
     return ast.unparse(node) + "\n"

@@ -13,7 +13,7 @@ of that triangle (for a symmetric matrix, the usual one).
 from __future__ import annotations
 
 from ..ir.expr import Call, IfExp, Num, Slice, Subscript, Tuple, fn
-from .primitive import Part, Primitive, Variant, register
+from .primitive import Part, Primitive, Refusal, Variant, register
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
 solve, tril, triu = (np_(n) for n in ("linalg.solve", "tril", "triu"))
@@ -473,6 +473,14 @@ def _norm_kind(ins, static, kit):
         return None
     ord_, axis = static[1], static[2]
     two_axes = isinstance(axis, tuple) and len(axis) == 2
+    if axis is None and ord_ is not None and kit.ndim_of(ins[0]) is None:  # a vector's norm or a matrix's
+        if ord_ in ("fro", "nuc"):  # (a matrix's only)
+            return "matrix"
+        return Refusal(
+            f"np.linalg.norm(x, ord={ord_!r}) of an array whose number of dimensions is not known here "
+            "(a vector's norm or a matrix's, whose derivatives differ)",
+            "give the axes: axis=0 for a vector's norm, axis=(0, 1) for a matrix's",
+        )
     return "matrix" if two_axes or axis is None and ord_ is not None and kit.ndim_of(ins[0]) == 2 else None
 
 

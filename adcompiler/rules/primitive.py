@@ -60,6 +60,16 @@ class Part:
 
 
 @dataclass(frozen=True)
+class Refusal:
+    """What a record's ``variant`` says where no rule of its fits the operands as far as they are known
+    (``np.linalg.norm(x, ord=2)`` of an ndim not known: a vector's norm or a matrix's): the construct and
+    what to write instead, told at the user's line (``analysis.specialise``)."""
+
+    construct: str
+    remedy: str
+
+
+@dataclass(frozen=True)
 class Variant:
     """A primitive's rules for operands of one kind (``np.dot`` of two vectors: a number, each cotangent g
     times the other vector, no helper choosing by ndim when the code runs).
