@@ -104,8 +104,8 @@ def _library_import(fn, name: str, module) -> str | None:
         where = Path(inspect.getsourcefile(fn) or "").resolve()
     except TypeError:
         where = None
-    if where is not None and not where.is_file() and not getattr(fn, "__module__", "").startswith("adcompiler."):
-        return None  # (generated code a nested derivative runs: copied)
+    if where is not None and not where.is_file():
+        return None  # (generated code: a nested derivative's, a custom_vjp's adapter; copied)
     home = Path(getattr(module, "__file__", "") or ".").resolve().parent
     if where is not None and home in where.parents and not getattr(fn, "__module__", "").startswith("adcompiler."):
         return None
