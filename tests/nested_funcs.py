@@ -232,3 +232,30 @@ def outer_of_spectral_norm(A):
 
 def outer_of_nuclear_norm(A):
     return np.sum(adcompiler.grad(nuclear_norm)(A) * A)
+
+
+def cube(t):
+    return t**3
+
+
+def quartic_energy(x, a):
+    return a * x**4 / 4.0 - x * x / 2.0
+
+
+def local_alias_of_grad(x):
+    g = adcompiler.grad(cube)
+    return g(x) * x
+
+
+def local_alias_of_differentiate(x):
+    d = adcompiler.differentiate(cube)
+    return d.grad(x) * x
+
+
+def local_alias_of_a_lambdas_grad(x):
+    g = adcompiler.grad(lambda y: x + y)  # d/dx (x * d/dy (x + y)) = 1: no perturbation confusion
+    return x * g(1.0)
+
+
+def curvature(a):
+    return adcompiler.grad(adcompiler.grad(quartic_energy))(1.5, a)  # a * 3 * 1.5**2 - 1

@@ -286,6 +286,39 @@ class Heavy(Body):
         return self.mass * np.sum(self.vel**2) + np.sum(self.pos)
 
 
+class Box:
+    """A plain class with a property."""
+
+    def __init__(self, w, h):
+        self.w = w
+        self.h = h
+
+    @property
+    def area(self):
+        return self.w * self.h
+
+
+@dataclass
+class Rect:
+    """A dataclass with a property."""
+
+    w: float
+    h: float
+
+    @property
+    def area(self):
+        return self.w * self.h
+
+
+def box_area(w, h):
+    return Box(w, h).area  # a property of an object built here (refused before: "of a dict or tuple")
+
+
+def rect_area_held(w, h):
+    r = Rect(w, h)
+    return r.area * r.w + np.sum(Box(np.array([w, h]), h).area)
+
+
 class Doubled:
     """An ``__init__`` that computes: its objects are not records of the arguments."""
 

@@ -308,3 +308,36 @@ def test_adc_compile_arrays_any_refusals_name_the_users_line(tmp_path, capsys):
     assert main(["compile", str(copied), "--arrays", "any"]) != 0
     err = capsys.readouterr().err
     assert f"{copied}:6:" in err and "matrix_rank" in err, err
+
+
+def _stacked_scalars(y, p):
+    v = np.array([y[1], -p[0] * y[0]])  # an ODE's right-hand side, as it is usually written
+    return np.sum(0.5 * v * v)
+
+
+def _filled(x):
+    y = np.zeros(3)
+    for i in range(3):
+        y[i] = x[i] * x[i + 1]
+    return np.sum(y)
+
+
+def test_an_array_of_computed_numbers_and_an_array_filled_in_a_loop():
+    """``np.array([y[1], -p[0] * y[0]])`` under arrays="any" gave the list itself (``copy_of`` returned what has
+    no shape as it is: a TypeError even on NumPy arrays), and its adjoint took the list's len() of an
+    array-api-strict array; ``np.zeros`` filled in a loop had the tangent ``xp.zeros_like(y, dtype=float)``,
+    which array-api-strict refuses (Python's float is not a dtype of the standard)."""
+    xps = pytest.importorskip("array_api_strict")
+    da = pytest.importorskip("dask.array")
+    y, p = np.array([1.0, 0.2]), np.array([2.0, 0.3])
+    expected = oracle(_stacked_scalars, (y, p), (0, 1))
+    d = differentiate(_stacked_scalars, arrays="any")
+    for wrap in (np.asarray, xps.asarray, da.from_array):
+        got = d.grad(wrap(y), wrap(p))
+        for g, e in zip(got, expected):
+            np.testing.assert_allclose(np.asarray(g.compute() if hasattr(g, "compute") else g), e, rtol=1e-12)
+    value, tangent = d.jvp((y, p), (y, p))
+    assert tangent == pytest.approx(sum(float(np.sum(e * a)) for e, a in zip(expected, (y, p))), rel=1e-12)
+    x = np.arange(1.0, 5.0)
+    value, tangent = differentiate(_filled, arrays="any").jvp((xps.asarray(x),), (xps.asarray(np.ones(4)),))
+    assert float(value) == 20.0 and float(tangent) == 2.0 + 4.0 + 6.0 + 3.0  # (x1, x0 + x2, x1 + x3, x2) summed

@@ -859,3 +859,11 @@ def test_the_readme_perturbation_example_runs_as_a_written_module(tmp_path):
     inner = next(n for n in ast.parse(out.read_text()).body if isinstance(n, ast.FunctionDef) and "grad" in n.name)
     called = {c.func.id for c in ast.walk(inner) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
     assert called <= _defs(out.read_text()) | {"type", "float", "isinstance"}, called
+
+
+def test_a_numpy_type_called_on_a_constant_runs_in_the_written_module(tmp_path):
+    """``np.float32(2.0)``: its Python form (``rules.numpy_written``) was copied under its own name while the
+    code called it under another (NameError: float32_1); copied under the name called now, no adcompiler needed."""
+    text = "import numpy as np\n\n\ndef f(x):\n    return np.sum(np.sin(x) * np.float32(2.0))\n"
+    got = _written_calls(tmp_path, "typed.py", text, ["m.f_reverse(m.np.array([0.3, 1.0]))[1][0].tolist()"])
+    assert got[0] == pytest.approx([2 * math.cos(0.3), 2 * math.cos(1.0)], rel=1e-7)

@@ -109,3 +109,16 @@ def test_each_linear_record_differentiates_its_function(tmp_path, case):
     value, tangent = d.jvp((x, w), (v,))
     assert value == pytest.approx(f(x, w), rel=1e-14)
     assert tangent == pytest.approx(float(np.sum(g * v)), rel=1e-10, abs=1e-12)
+
+
+def test_second_derivatives_through_a_transpose_with_axes():
+    """``hessian`` through ``np.transpose(y, (2, 0, 1))`` was refused since the adjoint inverts computed axes
+    with the helper ``inverse_axes``, which had no rule: a function of integers, it has no derivative."""
+    C = np.random.default_rng(0).normal(size=(4, 2, 3))
+
+    def f(x):
+        return np.sum(np.transpose(x.reshape(2, 3, 4), (2, 0, -2)) ** 2 * C)
+
+    x = np.random.default_rng(1).normal(size=24)
+    H = adcompiler.hessian(f)(x)
+    np.testing.assert_allclose(H, np.diag(2 * np.transpose(C, (1, 2, 0)).ravel()), atol=1e-12)

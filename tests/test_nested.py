@@ -425,3 +425,24 @@ def test_a_nested_matrix_norm_of_an_unknown_ndim_is_refused_not_a_vector_norm():
     g = adcompiler.differentiate(N.outer_of_nuclear_norm).grad(A)
     fd = (N.outer_of_nuclear_norm(A + 1e-6 * E) - N.outer_of_nuclear_norm(A - 1e-6 * E)) / 2e-6
     np.testing.assert_allclose(np.sum(g * E), fd, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "name, x, expected",
+    [
+        ("local_alias_of_grad", 1.1, 9 * 1.1**2),  # of 3 x^2 * x
+        ("local_alias_of_differentiate", 1.1, 9 * 1.1**2),
+        ("local_alias_of_a_lambdas_grad", 0.7, 1.0),
+        ("curvature", 2.0, 3 * 1.5**2),
+    ],
+)
+def test_derivatives_held_in_local_names_and_derivatives_of_derivatives_inside(name, x, expected):
+    """``g = adcompiler.grad(cube); g(x)`` and ``d = differentiate(cube); d.grad(x)`` inside a differentiated
+    function were refused ("the global 'cube' (function) is not supported ... functions defined with def");
+    ``grad(grad(energy))(1.5, a)`` inside one raised NotVariadic, unlocated.  Both modes, central differences."""
+    f = getattr(N, name)
+    for mode in ("forward", "reverse"):
+        d = adcompiler.differentiate(f)
+        got = d.jvp((x,), (1.0,))[1] if mode == "forward" else d.grad(x)
+        assert got == pytest.approx(expected, rel=1e-9), mode
+    assert (f(x + 1e-6) - f(x - 1e-6)) / 2e-6 == pytest.approx(expected, rel=1e-6)

@@ -106,3 +106,15 @@ def test_model_with_layer_objects_and_dict_metrics():
     for layer, (eW, eb) in zip(g.layers, expected):
         np.testing.assert_allclose(layer.W, eW, rtol=1e-10)
         np.testing.assert_allclose(layer.b, eb, rtol=1e-10)
+
+
+def test_the_oracle_takes_a_number_and_an_array_returned_together():
+    """``check_both_modes`` of a function returning ``(loss, activations)``: its check of the scalar case
+    read ``np.ndim`` of the pair, a ValueError of NumPy's (an inhomogeneous shape) after every check passed."""
+    from adcompiler.testing.oracle import check_both_modes
+
+    def loss_and_activations(x, W):
+        h = W @ x
+        return np.sum(h**2), np.tanh(h)
+
+    check_both_modes(loss_and_activations, (np.array([0.5, -1.0, 2.0]), np.full((2, 3), 0.3)))

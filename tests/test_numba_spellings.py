@@ -53,3 +53,20 @@ def test_trace_over_given_axes_in_forward_mode():
     np.testing.assert_allclose(tangent, python.jvp((A,), (dA,))[1], rtol=1e-13)
     eps = 1e-6
     np.testing.assert_allclose(tangent, (F.traces(A + eps * dA) - F.traces(A - eps * dA)) / (2 * eps), rtol=1e-6)
+
+
+def _tanh_layer(W, x):
+    return np.sum(np.tanh(x @ W))
+
+
+def test_float32_matrix_products_under_numba():
+    """float32 operands with a float64 cotangent: the adjoints of ``@`` called numpy.dot with two dtypes, which
+    Numba's takes one of (no implementation of matmul_vjp_a); both operands' gradients as the python target's,
+    float32."""
+    W = np.full((3, 2), 0.1, np.float32)
+    x = np.arange(12, dtype=np.float32).reshape(4, 3) * np.float32(0.1)
+    got = adcompiler.differentiate(_tanh_layer, backend="numba").grad(W, x)
+    expected = adcompiler.differentiate(_tanh_layer).grad(W, x)
+    for g, e in zip(got, expected):
+        assert g.dtype == np.float32
+        np.testing.assert_allclose(g, e, rtol=1e-5)

@@ -222,6 +222,8 @@ V = RNG.normal(size=3)
     "f, args",
     [
         (F.body_fields, (X, V)),
+        (F.box_area, (2.0, 3.0)),
+        (F.rect_area_held, (2.0, 3.0)),
         (F.body_keywords, (X, V)),
         (F.bodies_in_list, (X, V)),
         (F.heavy_body, (X, V)),

@@ -319,6 +319,17 @@ def _inner(callee, given: tuple):
     if of is not None and not given:
         kind, f, argnums, has_aux = of.kind, of.f, of.argnums, of.has_aux
         text = f"adcompiler.{kind}({name_of(f)})"
+        if getattr(f, TRANSFORM, None) is not None:  # grad(grad(f)): of the inner derivative's generated code
+            inner = _inner(f, ())
+            if inner is None or inner.refusal is not None or inner.kind != "call" or inner.wrap is not None:
+                return (
+                    inner
+                    if inner is not None and inner.refusal is not None
+                    else Inner(
+                        None, refusal=(f"{text} of that derivative called inside a differentiated function", _NESTED)
+                    )
+                )
+            f = inner.function
         if kind == "hessian" or has_aux or instance_of(f)[1] is not None:
             why = "with has_aux=True" if has_aux else "of a method" if kind != "hessian" else ""
             return Inner(

@@ -97,20 +97,24 @@ def _helpers_named(program: Program, fn, text: str) -> str:
 
 
 def _library_import(fn, name: str, module) -> str | None:
-    """The line importing ``fn`` under ``name`` where it is a library's function (not of the user's files,
-    which lie in the compiled file's folder), None for the user's own; a function neither of the user's
-    files nor importable by its name (a rule adcompiler makes as it runs) stops ``adc compile``."""
+    """The line importing ``fn`` under ``name`` where it is a library's function, None where its source is
+    copied: the user's own (in the compiled file's folder), generated code (a nested derivative's, a
+    custom_vjp's adapter) and adcompiler's NumPy functions written in Python (``rules.numpy_written``).  A
+    function none of these (a rule adcompiler makes as the code runs, a closure) stops ``adc compile``."""
     try:
         where = Path(inspect.getsourcefile(fn) or "").resolve()
     except TypeError:
         where = None
+    ours = (getattr(fn, "__module__", None) or "").startswith("adcompiler.")
     if where is not None and not where.is_file():
-        return None  # (generated code: a nested derivative's, a custom_vjp's adapter; copied)
+        return None
+    if ours and "<" not in fn.__qualname__:
+        return None
     home = Path(getattr(module, "__file__", "") or ".").resolve().parent
-    if where is not None and home in where.parents and not getattr(fn, "__module__", "").startswith("adcompiler."):
+    if not ours and where is not None and home in where.parents:
         return None
     owner = sys.modules.get(getattr(fn, "__module__", None) or "")
-    if owner is not None and "<" not in fn.__qualname__ and _attribute(owner, fn.__qualname__) is fn:
+    if not ours and owner is not None and "<" not in fn.__qualname__ and _attribute(owner, fn.__qualname__) is fn:
         head, _, rest = fn.__qualname__.partition(".")
         if not rest:
             return f"from {owner.__name__} import {head}" + (f" as {name}" if name != head else "")

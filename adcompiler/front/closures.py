@@ -86,6 +86,67 @@ def _read(fdef) -> set:
     }
 
 
+def inline_transforms(fdef: ast.FunctionDef, globals_: dict) -> None:
+    """A local name bound once to a derivative made by a transform (``g = adcompiler.grad(cube)``, ``d =
+    adcompiler.differentiate(energy)``) and only called (``g(x)``, ``d.grad(x)``): its calls made calls of the
+    transform written out (``adcompiler.grad(cube)(x)``), which ``lower.nested`` works out statically (in
+    place).  The transform is known by its ``__adc_static__`` ("call"); making one computes nothing."""
+    bound: dict = {}  # name -> its bindings
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.setdefault(node.id, []).append(node)
+    params = set(_params(fdef.args))
+    for holder in [fdef, *_own_nodes(fdef.body)]:
+        for field in ("body", "orelse"):
+            block = getattr(holder, field, None)
+            if holder is not fdef and isinstance(holder, ast.FunctionDef) or not isinstance(block, list):
+                continue
+            for i, stmt in enumerate(block):
+                made = _made_by_transform(stmt, globals_)
+                if made is None or made in params or len(bound.get(made, ())) != 1:
+                    continue
+                uses = [
+                    n for n in ast.walk(fdef) if isinstance(n, ast.Name) and n.id == made and n is not stmt.targets[0]
+                ]
+                called = {id(c.func): c for c in ast.walk(fdef) if isinstance(c, ast.Call)}
+                methods = {
+                    id(a.value): a
+                    for a in ast.walk(fdef)
+                    if isinstance(a, ast.Attribute)
+                    and a.attr in ("grad", "value_and_grad", "jvp", "vjp")
+                    and id(a) in called
+                }
+                if not uses or not all(id(u) in called or id(u) in methods for u in uses):
+                    continue
+                for use in uses:
+                    holder_of = called.get(id(use)) or methods[id(use)]
+                    field_of = "func" if isinstance(holder_of, ast.Call) else "value"
+                    setattr(holder_of, field_of, _placed(copy.deepcopy(stmt.value), use))
+                block[i] = _placed(ast.Pass(), stmt)
+    fdef.__dict__.pop("_adc_nodes", None)  # (the tree changed: scopes.nodes walks it again)
+
+
+def _made_by_transform(stmt, globals_: dict) -> str | None:
+    """The name ``stmt`` binds to what a transform makes (``g = adcompiler.grad(f)``), else None."""
+    if not (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+        and isinstance(stmt.value, ast.Call)
+    ):
+        return None
+    chain, node = [], stmt.value.func
+    while isinstance(node, ast.Attribute):
+        chain.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in globals_:
+        return None
+    value = globals_[node.id]
+    for attr in reversed(chain):
+        value = getattr(value, attr, None)
+    return stmt.targets[0].id if getattr(value, "__adc_static__", None) == "call" else None
+
+
 def lift(fdef: ast.FunctionDef, error) -> dict:
     """Take ``fdef``'s local functions out of its body (in place); return them by name as ``Local``s.
     ``error(node, construct, remedy)`` makes the located refusal."""

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..errors import StaleSourceError, UnsupportedSyntaxError, located
 from ..ir.nodes import Source
-from .closures import lift
+from .closures import inline_transforms, lift
 from .code_match import matches
 from .lambdas import lambda_def
 from .environment import namespace_of
@@ -260,6 +260,7 @@ def _finished(node: ast.FunctionDef, source: Source, fn, siblings=None) -> Parse
     fenced.  ``siblings``: for a lifted function, the local functions of its enclosing one that it calls."""
     parsed = Parsed(node, source, fn)
     parsed.local_functions.update(siblings or {})
+    inline_transforms(node, getattr(fn, "__globals__", {}))  # (g = adcompiler.grad(f); g(x): a nested derivative)
     locals_ = lift(node, parsed.error)
     made = {name: compiled_function(local.node, source, fn) for name, local in locals_.items()}
     parsed.local_functions.update((name, (made[name], local.frees)) for name, local in locals_.items())

@@ -13,6 +13,7 @@ when the user's code refers to it.
 from __future__ import annotations
 
 import ast
+import inspect
 import functools
 import sys
 
@@ -480,6 +481,9 @@ class ArrayLowering:
             value = self.lower.expressions.expr(node.value)
             if getattr(value, "cls", dict) is not dict and node.attr in value.keys:  # of a record built here
                 return value.value(node.attr)
+            if isinstance(inspect.getattr_static(getattr(value, "cls", dict), node.attr, None), property):
+                # a property of a record built here: its getter's call (analysis.methods), on the record made
+                return self.emit.apply("getitem", [self.emit.atom(self.emit.element(value)), field(node.attr)], hint)
             if isinstance(value, tuple):
                 raise self.parsed.error(node, f"the attribute .{node.attr} of a dict or tuple", 'read d["key"]')
             return self.emit.apply("getitem", [value, field(node.attr)], hint)

@@ -462,6 +462,7 @@ def _numba_inverse_axes(axes):
     exec(code, scope)
     return scope["impl"]
 ''',
+    linear=("linear", ()),  # (of integers: no derivative, so code calling it is differentiated again)
 )
 
 

@@ -524,6 +524,8 @@ def _numba_matmul_vjp_a(g, a, b):
     types = numba.core.types
     if not (isinstance(a, types.Array) and isinstance(b, types.Array) and 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2):
         return None
+    if isinstance(g, types.Array) and g.dtype != b.dtype:  # (float32 operands, a float64 g: numpy.dot takes one)
+        return lambda g, a, b: matmul_vjp_a(g.astype(numpy.float64), a, b.astype(numpy.float64))
     if a.ndim == 2 and b.ndim == 2:
         return lambda g, a, b: numpy.dot(g, numpy.ascontiguousarray(b.T))
     if a.ndim == 2:
@@ -584,6 +586,8 @@ def _numba_matmul_vjp_b(g, a, b):
     types = numba.core.types
     if not (isinstance(a, types.Array) and isinstance(b, types.Array) and 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2):
         return None
+    if isinstance(g, types.Array) and g.dtype != a.dtype:  # (float32 operands, a float64 g: numpy.dot takes one)
+        return lambda g, a, b: matmul_vjp_b(g.astype(numpy.float64), a.astype(numpy.float64), b)
     if a.ndim == 2 and a.layout in "CF":  # a.T contiguous too: BLAS reads it transposed (no copy of a)
         return lambda g, a, b: numpy.dot(a.T, numpy.ascontiguousarray(g))
     if a.ndim == 2:

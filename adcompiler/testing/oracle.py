@@ -208,7 +208,7 @@ def check_both_modes(f, args, wrt=None, rtol=1e-5, atol=1e-7, seed=0, twin=None)
     lhs, rhs = float(u @ np.array(leaves(tan))), float(got @ v)
     tol = 1e-5 if any(_single(a) for a in args) else 1e-9
     assert abs(lhs - rhs) <= tol * (abs(lhs) + abs(rhs) + 1.0), f"<u, Jv> = {lhs} but <J^T u, v> = {rhs}"
-    if np.ndim(value) == 0 and not isinstance(value, (list, tuple)) and _fields(value) is None:
+    if not isinstance(value, (list, tuple, dict)) and _fields(value) is None and np.ndim(value) == 0:
         g = d.grad(*_copy(args))
         g = (g,) if len(idx) == 1 else g
         _, cts1 = d.vjp(_copy(args), 1.0)

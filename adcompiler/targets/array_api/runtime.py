@@ -75,6 +75,14 @@ XP_HELPERS.update(
 ''',
         "copy_of": '''def copy_of(x, dtype=None):
     """numpy.copy(x), numpy.array(x, dtype=...): a new array holding x's values (of the dtype named: a cast)."""
+    if type(x) is list or type(x) is tuple:  # np.array([y[1], -p[0] * y[0]]): its entries stacked
+        xp = namespace(x)
+        items = [copy_of(e) if type(e) is list or type(e) is tuple else e for e in x]
+        if any(hasattr(e, "shape") for e in items):  # (numbers beside arrays: 0-d arrays of their own)
+            out = xp.stack([e if hasattr(e, "shape") else xp.asarray(e) for e in items])
+        else:
+            out = xp.asarray(items)
+        return out if dtype is None else xp.astype(out, getattr(xp, dtype) if isinstance(dtype, str) else dtype)
     if not hasattr(x, "shape"):
         return x
     xp = namespace(x)
@@ -204,6 +212,20 @@ XP_HELPERS.update(
     }
 )
 
+XP_HELPERS["add_into"] = '''def add_into(acc, ct):
+    """Add the nested list or tuple (or array) ct into the shadow list acc, element by element (the NumPy
+    helper's, with an array's length read from its shape: array-api-strict's arrays have no len())."""
+    if type(ct) is float and ct == 0.0:
+        return
+    count = ct.shape[0] if hasattr(ct, "shape") else len(ct)
+    if len(acc) != count:
+        raise ValueError(f"a cotangent of {count} values for a list of {len(acc)}: give one per element")
+    for k in range(len(acc)):
+        if isinstance(acc[k], list):
+            add_into(acc[k], ct[k])
+        else:
+            acc[k] = acc[k] + ct[k]
+'''
 XP_HELPERS["take_and_clear"] = '''def take_and_clear(d, x, index):
     """(d with d[index] set to zero, the old d[index]): the adjoint of writing x[index] = v, with no
     item assignment (the cleared positions by the mask scatter_add makes)."""

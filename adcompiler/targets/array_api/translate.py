@@ -23,6 +23,7 @@ NumPy numbers the code reads (``np.pi``, ``np.inf``) stay as they are: they are 
 from __future__ import annotations
 
 import ast
+import builtins
 import dataclasses
 import importlib
 import re
@@ -175,8 +176,14 @@ class _Functions:
         if spelt[0] == "helper":
             return E.Call("@" + spelt[1], e.args, e.keywords)
         renamed = spelt[2] or {}
-        keywords = tuple((renamed.get(k, k), v) for k, v in e.keywords)
+        keywords = tuple((renamed.get(k, k), self.dtype(v) if k == "dtype" else v) for k, v in e.keywords)
         return E.Method(E.Name(self.xp), spelt[1], e.args, keywords)
+
+    def dtype(self, e):
+        """A dtype named by Python's type (``dtype=float``): the standard's (``xp.float64``)."""
+        python = e.value if isinstance(e, E.Num) else getattr(builtins, e.id, None) if isinstance(e, E.Name) else None
+        name = _PYTHON_DTYPES.get(python) if isinstance(python, type) else None  # (E.Name("float"): generated code's)
+        return E.Attr(E.Name(self.xp), name) if name is not None else e
 
     def number(self, e: E.Num):
         """A NumPy object generated code reads as a value (a dtype): ``xp``'s; NumPy's numbers stay."""
@@ -187,6 +194,9 @@ class _Functions:
             return e
         self.changed = True
         return E.Name(self.helper(spelt[1])) if spelt[0] == "helper" else E.Attr(E.Name(self.xp), spelt[1])
+
+
+_PYTHON_DTYPES = {float: "float64", int: "int64", bool: "bool", complex: "complex128"}
 
 
 def _resolved(canonical: str):
