@@ -357,3 +357,15 @@ def test_a_float_through_numpy_functions_of_numbers_gets_a_float_cotangent():
         g, (gy,) = adcompiler.grad(F.maximum_of_floats, argnums=(0, 1))(x, [0.51])
         assert type(g) is float and g == pytest.approx(0.51**2 if x > 0.51 else 0.0)
         assert gy == pytest.approx(2 * 0.51 * max(x, 0.51) + (0.51**2 if x <= 0.51 else 0.0))
+
+
+def test_an_integer_argument_is_told_without_suggesting_another_integer():
+    """``grad(2, 3)`` of ``f(x, n)``: the remedy suggested ``wrt=('n',)``, the other integer, whose derivative
+    is refused as well; it says to pass a float."""
+
+    def power_and_line(x, n):
+        return x**n + n * x
+
+    with pytest.raises(TypeError) as info:
+        adcompiler.differentiate(power_and_line).grad(2, 3)
+    assert "the integer 2: pass a float (2.0)" in str(info.value) and "wrt=" not in str(info.value)

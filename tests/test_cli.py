@@ -867,3 +867,26 @@ def test_a_numpy_type_called_on_a_constant_runs_in_the_written_module(tmp_path):
     text = "import numpy as np\n\n\ndef f(x):\n    return np.sum(np.sin(x) * np.float32(2.0))\n"
     got = _written_calls(tmp_path, "typed.py", text, ["m.f_reverse(m.np.array([0.3, 1.0]))[1][0].tolist()"])
     assert got[0] == pytest.approx([2 * math.cos(0.3), 2 * math.cos(1.0)], rel=1e-7)
+
+
+def test_a_record_returned_has_a_default_cotangent_of_ones_in_the_written_module(tmp_path):
+    """``return {"sum": x + y, "prod": x * y}``: the written reverse mode's default ``ct`` was the number 1.0,
+    which its code reads item by item (a TypeError); ones of its items now, as for a tuple returned."""
+    text = 'def rec(x, y):\n    return {"sum": x + y, "prod": x * y}\n'
+    got = _written_calls(
+        tmp_path, "recorded.py", text, ["m.rec_reverse(1.0, 0.5)", "m.rec_reverse(1.0, 0.5, (1.0, 2.0))"]
+    )
+    assert got == [[[1.5, 0.5], [1.5, 2.0]], [[1.5, 0.5], [2.0, 3.0]]]
+
+
+def test_a_list_read_at_two_positions_is_told_as_a_list_of_two(tmp_path):
+    """A written module generated for a list read only at ``xs[0]`` and ``xs[1]`` (taken for a list of two, as
+    documented) told another list "a list or tuple of floats, which [...] is not": it says how many now."""
+    run, out = _compiled(tmp_path, "pair.py", "def g(xs):\n    return xs[0] * xs[1]\n")
+    assert run.returncode == 0, run.stderr
+    spec = importlib.util.spec_from_file_location("pair_ad", out)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.g_reverse([1.5, 2.0])[1] == ([2.0, 1.5],)
+    with pytest.raises(TypeError, match=r"g_reverse's xs: a list or tuple of 2 floats, which \[1.5, 2.0, 3.0\]"):
+        module.g_reverse([1.5, 2.0, 3.0])

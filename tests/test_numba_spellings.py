@@ -6,6 +6,8 @@ before), the inverse of a transpose's axes (inverse_axes: an argsort of a tuple 
 derivative under Numba against the python target's (the same numbers), which is checked against
 central differences and the dot-product identity.  Skipped without Numba."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -70,3 +72,56 @@ def test_float32_matrix_products_under_numba():
     for g, e in zip(got, expected):
         assert g.dtype == np.float32
         np.testing.assert_allclose(g, e, rtol=1e-5)
+
+
+DATA = [1.0, 2.0, 4.0]
+
+
+def _distances_to_data(w):
+    s = 0.0
+    for y in DATA:
+        s += (w - y) ** 2
+    return s
+
+
+def _make_loss(data):
+    def loss(w):
+        s = 0.0
+        for y in data:
+            s += (w - y) ** 2
+        return s
+
+    return loss
+
+
+def _make_poly(coeffs):
+    return lambda x: sum(c * x**k for k, c in enumerate(coeffs))
+
+
+@pytest.mark.parametrize(
+    "f", [_distances_to_data, _make_loss([1.0, 2.0]), _make_poly([1.0, -2.0, 0.5])], ids=["global", "closure", "poly"]
+)
+def test_lists_read_as_constants_under_numba(f):
+    """A list of floats the code reads as a constant (a module's global, a closure's cell) failed under Numba
+    with a repr of its internals ("OverloadSelector ... List(float64, True)"): it goes in as an array, as an
+    argument does."""
+    expected = adcompiler.grad(f)(0.5)
+    assert adcompiler.differentiate(f, backend="numba").grad(0.5) == pytest.approx(expected, rel=1e-12)
+    assert (f(0.5 + 1e-6) - f(0.5 - 1e-6)) / 2e-6 == pytest.approx(expected, rel=1e-6)
+
+
+def _log_gamma_terms(x):
+    y = x * 2.0
+    return math.lgamma(y) + math.lgamma(-x + 0.3) * y
+
+
+@pytest.mark.parametrize("x", [1.7, 0.45, -1.3, 4.1])
+def test_lgamma_under_numba(x):
+    """``math.lgamma``'s derivative (the helper ``polygamma``) was refused under Numba at the ``def`` line, naming
+    the helper (its ``import math``); its Numba form gives the python target's numbers, to second order."""
+    expected = adcompiler.differentiate(_log_gamma_terms).grad(x)
+    got = adcompiler.differentiate(_log_gamma_terms, backend="numba").grad(x)
+    assert got == pytest.approx(expected, rel=1e-13)
+    assert (_log_gamma_terms(x + 1e-6) - _log_gamma_terms(x - 1e-6)) / 2e-6 == pytest.approx(expected, rel=1e-6)
+    d2 = adcompiler.hessian_matrix(adcompiler.differentiate(_log_gamma_terms, backend="numba"))(x)[0][0]
+    assert d2 == pytest.approx(adcompiler.hessian_matrix(_log_gamma_terms)(x)[0][0], rel=1e-12)

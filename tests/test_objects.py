@@ -305,3 +305,10 @@ def test_a_list_of_objects_holding_arrays_built_inside():
         adcompiler.differentiate(F.dense_list_built, backend="numba").grad(*args)
     assert "a list of records holding arrays" in str(info.value) and "pass the list as an argument" in str(info.value)
     assert info.value.filename.endswith("object_funcs.py")
+
+
+def test_super_is_refused_saying_to_call_the_base_class_method():
+    """``super().kinetic()`` was refused as "super, which has no derivative rule ... give it rules with
+    adcompiler.defrule": a construct of the language, which the message names with what to write."""
+    with pytest.raises(UnsupportedSyntaxError, match=r"super\(\) is not supported; call the base class's method"):
+        adcompiler.grad(F.offset_kinetic)(X, V)

@@ -39,7 +39,8 @@ def show(a: V.Aval) -> str:
             return f"a {kind} ({', '.join(show(i) for i in a.items)})"
         if isinstance(a.elem, V.Bottom):
             return f"an empty {kind}"
-        return f"a {kind} of {_plural(a.elem)}"
+        count = f"{len(a.items)} " if a.items is not None else ""  # (a length the code was generated for)
+        return f"a {kind} of {count}{_plural(a.elem)}"
     if isinstance(a, V.Static):
         return "a value with no derivative"
     return "a value of unknown kind"

@@ -170,7 +170,11 @@ def refuse_not_differentiable(fn, params: tuple, wrt: tuple, positions: tuple, v
     for i in positions:
         problem = not_differentiable(values[i])
         if problem:
-            others = tuple(w for w in wrt if w != params[i])
+            others = tuple(  # (the parameters differentiated whose arguments can be: not another integer)
+                w
+                for w in wrt
+                if w != params[i] and not (w in params[: len(values)] and not_differentiable(values[params.index(w)]))
+            )
             leave = f"leave it out with differentiate({fn.__name__}, wrt={others!r}), or " if others else ""
             raise TypeError(
                 f"{fn.__name__}: cannot differentiate with respect to {params[i]}, {problem}: "

@@ -341,6 +341,10 @@ class ExpressionLowering:
         text = ast.unparse(node.func)
         path = library_path(node.func, target, self.lower.names.resolve)
         refused = path is None or path.startswith("numpy.random.")  # (np.random.seed: a state, not a value)
+        if target is super:  # (a language construct, not a function to give rules)
+            raise self.parsed.error(
+                node, "super()", "call the base class's method by its name: Base.method(self, x)", MissingRuleError
+            )
         if refused or path.startswith("builtins.") and path[len("builtins.") :] not in PURE_BUILTINS:
             raise self.parsed.error(node, f"{text}, which has no derivative rule", remedy, MissingRuleError)
         if isinstance(node.func, ast.Attribute):

@@ -153,6 +153,9 @@ def fused(facts: Facts, name: str, active_params: tuple, program, namer: Namer) 
     s = sweeps(facts, active_params, program, namer)
     warn_if_unreached(s, program)
     ones = _ones(program.shape_of(fn))
+    if not isinstance(ones, E.Tuple):  # a record or a tuple returned by name: ones of its items (records as tuples)
+        returned = [facts.of(r.value) for r in walk(fn.body) if isinstance(r, Return) and isinstance(r.value, Var)]
+        ones = next((o for o in map(_ones_of, returned) if isinstance(o, E.Tuple)), ones)
     heading = [Comment("adjoints, last line first")] if s.adjoint else []
     cts = float_cotangents(facts.avals, active_params, s.cotangents, s.adjoint)
     body = s.primal + heading + s.adjoint + [Ret(E.Tuple((s.value, E.Tuple(tuple(cts)))))]
@@ -415,6 +418,14 @@ def _handed_down(k: int, name: str, onto: str, body) -> bool:
     if name in writes_block(body):
         return False
     return all(len(c.args) > k and c.args[k] == E.Name(name) for c in calls(body) if c.func == onto)
+
+
+def _ones_of(aval) -> E.Expr:
+    """The default cotangent of an output of abstract value ``aval``: 1.0 in each item of a tuple, list or
+    record of a known length (the number 1.0 for an array: that number in every entry)."""
+    if isinstance(aval, V.Seq) and aval.items is not None:
+        return E.Tuple(tuple(_ones_of(a) for a in aval.items))
+    return E.Num(1.0)
 
 
 def _ones(shape) -> E.Expr:

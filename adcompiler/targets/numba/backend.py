@@ -163,7 +163,7 @@ def for_backend(fn, backend: str):
 def build(owner, program, built: list, mode: str, sig: V.Sig):
     """The entry function for ``mode``: the generated functions ``built`` compiled by Numba."""
     numba = numba_module()
-    from .values import converter, restore  # NumPy, imported only where Numba is used
+    from .values import convert, converter, restore  # NumPy, imported only where Numba is used
 
     defs = [spelled_as_calls(d) for d in built]  # lists joined and repeated: on arrays, + adds and * multiplies
     arrays = {a for a, ndim in program.array_accumulators.items() if ndim and ndim > 0}
@@ -201,6 +201,10 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
                 handed[name] = _numba_helper(helper, numba)
             elif isinstance(value, types.FunctionType) and (helper is None or helper in HELPERS):
                 handed[name] = _jitted(value, numba, compiled_users)  # a user function the code calls as it is
+            elif type(value) is list and value:  # a list the code reads as a constant (a global, a closure's
+                handed[name] = convert(value)  # cell's): as an argument goes in (Numba takes no list global)
+            elif isinstance(value, types.CellType) and type(value.cell_contents) is list and value.cell_contents:
+                handed[name] = types.CellType(convert(value.cell_contents))
         return handed
 
     supplied = supply

@@ -19,6 +19,45 @@ from .reductions import REDUCTION_HELPERS
 from ...rules.families import helper_forms
 
 NUMBA_HELPERS = {
+    "polygamma": '''def polygamma(n, x):
+    """The n-th derivative of digamma (compiled code only: see the overload below)."""
+    raise TypeError("polygamma is called from code numba.njit compiles")
+
+
+@numba.extending.overload(polygamma)
+def _numba_polygamma(n, x):
+    """The python helper's series (math.lgamma's derivatives), with no import and the factorials as products."""
+    bernoulli = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798, -174611 / 330)
+
+    def impl(n, x):
+        x = float(x)
+        reflected = 0.0
+        if n == 0 and x < 0.0:  # psi(x) = psi(1 - x) - pi / tan(pi x)
+            reflected = -numpy.pi / numpy.tan(numpy.pi * x)
+            x = 1.0 - x
+        fact = 1.0
+        for k in range(2, n + 1):
+            fact *= k
+        sign = 1.0 if n % 2 == 0 else -1.0
+        shift = 0.0
+        while x < 16.0 + n:
+            shift -= sign * fact / x ** (n + 1)
+            x += 1.0
+        if n == 0:
+            series = numpy.log(x) - 0.5 / x
+            for k in range(len(bernoulli)):
+                series -= bernoulli[k] / (2 * (k + 1) * x ** (2 * (k + 1)))
+            return series + shift + reflected
+        series = fact / n / x**n + fact / (2 * x ** (n + 1))
+        for k in range(len(bernoulli)):
+            ratio = 1.0  # (2k + n - 1)! / (2k)!, k counted from 1
+            for j in range(2 * (k + 1) + 1, 2 * (k + 1) + n):
+                ratio *= j
+            series += bernoulli[k] * ratio / x ** (2 * (k + 1) + n)
+        return -sign * series + shift
+
+    return impl
+''',
     "thread_count": '''def thread_count():
     """How many threads may run a prange loop's iterations (compiled code only)."""
     raise TypeError("thread_count is called from code numba.njit compiles")
