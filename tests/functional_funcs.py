@@ -29,3 +29,15 @@ def scalar_pair(a, b):
 def mixed_hessian(x, y):
     """A scalar of a 2-vector and a 3-vector with every block of its Hessian nonzero."""
     return np.sum(x**2 * y[:2]) + np.sin(y[0]) * x[1] + np.prod(y) * x[0]
+
+
+def scaled_first(a, x):
+    return a * x[0] + a * a * x[1]
+
+
+def two_outputs_list(x, y):
+    return [x * y, x**3]
+
+
+def cubed_times_first(x):
+    return x**2 * x[0]

@@ -109,3 +109,26 @@ def augassign_on_a_float_slot_next_to_arrays(x, a):
     t = p
     p += math.cos(t) * u[-1]
     return t + p
+
+
+def jacobi_steps(x, a):
+    """A fresh array every iteration, filled by an inner loop, then bound to the name the next iteration
+    reads (a Jacobi or explicit stencil step): refused before as "writing into an array that another name (u)
+    still refers to", though u holds the previous iteration's array."""
+    u = np.zeros(3)
+    for it in range(3):
+        un = np.zeros(3)
+        for i in range(3):
+            left = u[i - 1] if i > 0 else 0.0
+            un[i] = 0.5 * left * x + a[i]
+        u = un
+    return np.sum(u * u)
+
+
+def empty_like_filled(x, a):
+    """np.empty_like, then filled (it raised AttributeError inside adcompiler: it had no record)."""
+    out = np.empty_like(a)
+    out[0] = a[0] * x
+    for i in range(1, 3):
+        out[i] = out[i - 1] * a[i]
+    return np.sum(out)

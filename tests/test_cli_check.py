@@ -161,3 +161,18 @@ def test_compile_several_refuses_what_it_cannot_do(tmp_path, capsys, monkeypatch
     status, _, err = run(capsys, "compile", "one.py", "two.py", *extra)
     assert status == 2 and expected in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["one.py", "two.py"]
+
+
+def test_check_of_a_function_calling_a_decorated_helper_is_one_located_line(tmp_path, monkeypatch, capsys):
+    """``f`` calls ``sq``, decorated by the file's own code, which adc does not run: ``adc check`` printed
+    a NameError's traceback (its finite differences call f); it tells the helper's line and ``--import``."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "decorated.py").write_text(
+        "import functools\n\n\ndef twice(fn):\n    @functools.wraps(fn)\n    def wrapper(*args):\n"
+        "        return 2.0 * fn(*args)\n\n    return wrapper\n\n\n@twice\ndef sq(x):\n    return x * x\n\n\n"
+        "def f(x: float) -> float:\n    return sq(x) + x\n"
+    )
+    status, out, err = run(capsys, "check", "decorated.py", "--function", "f", "--args", "0.5")
+    assert status == 1 and "Traceback" not in err and "decorated.py:12:2:" in err and "--import" in err, err
+    status, out, err = run(capsys, "check", "decorated.py", "--function", "f", "--args", "0.5", "--import")
+    assert status == 0, err

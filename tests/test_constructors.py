@@ -24,6 +24,7 @@ CALLS = {
     "empty": [((3,), {})],
     "zeros_like": [((X,), {}), ((X,), {"dtype": np.float32})],
     "ones_like": [((X,), {})],
+    "empty_like": [((X,), {}), ((X,), {"dtype": np.float32})],
     "arange": [((5,), {}), ((5,), {"dtype": np.float64})],
     "eye": [((3,), {}), ((3,), {"dtype": np.float32})],
     "identity": [((2,), {})],

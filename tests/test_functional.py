@@ -107,3 +107,35 @@ def test_hessian_with_argnums_has_jax_shapes():
     )
     np.testing.assert_allclose(adcompiler.hessian(F.mixed_hessian)(x, y), ag.hessian(twin, 0)(x, y), rtol=1e-10)
     assert adcompiler.hessian_matrix(F.mixed_hessian)(x, y).shape == (5, 5)
+
+
+def test_jacrev_of_a_number_beside_a_constant_array():
+    """``jacrev(g)(0.5, x)`` with ``x`` an array held constant recursed without end (the rows' entry refused its
+    arguments and called the path that made it again)."""
+    x = np.array([1.0, 2.0])
+    for _ in range(2):  # (the second call through the entry made by the first)
+        assert adcompiler.jacrev(F.scaled_first)(0.5, x) == pytest.approx(1.0 + 2 * 0.5 * 2.0)
+        assert adcompiler.jacobian(F.scaled_first, wrt=("a",), mode="reverse")(0.5, x)[0][0] == pytest.approx(3.0)
+    assert adcompiler.jacrev(F.scaled_first)(0.5, np.array([3.0, 1.0])) == pytest.approx(4.0)
+
+
+def test_hessian_of_outputs_other_than_one_number_is_each_outputs():
+    """hessian of an array output gave the Hessian of the sum of its entries (a (2, 2) array where JAX gives
+    (2, 2, 2)); of a list output an internal TypeError.  Each output's Hessian now, as JAX gives them."""
+    H = adcompiler.hessian(F.cubed_times_first)(np.array([1.0, 2.0]))
+    np.testing.assert_allclose(H, [[[6.0, 0.0], [0.0, 0.0]], [[0.0, 4.0], [4.0, 2.0]]], atol=1e-14)
+    np.testing.assert_allclose(adcompiler.hessian(F.two_outputs_list)(2.0, 3.0), [0.0, 12.0], atol=1e-14)
+
+
+def test_argnums_as_numpy_integers_and_refused_otherwise():
+    """``argnums=np.int64(1)`` (as JAX takes it) raised "'numpy.int64' object is not iterable"; a string was taken
+    silently as a tuple of names."""
+    assert adcompiler.grad(F.scaled_first, argnums=np.int64(0))(0.5, np.array([1.0, 2.0])) == pytest.approx(3.0)
+    with pytest.raises(TypeError, match=r"argnums must be an int or a tuple of ints"):
+        adcompiler.grad(F.scaled_first, argnums="x")
+
+
+def test_a_numpy_function_itself_is_refused_with_what_to_write():
+    """``grad(np.sin)`` raised "cannot create weak reference to 'numpy.ufunc' object"."""
+    with pytest.raises(TypeError, match=r"not ufunc <ufunc 'sin'>; differentiate a function of yours that calls it"):
+        adcompiler.grad(np.sin)(1.0)

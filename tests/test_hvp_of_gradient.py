@@ -3,6 +3,7 @@ tangent also carried the tangent of the function's value, computed and dropped; 
 Hessians, and the cases that keep the reverse code (gradient code with ``del``, array outputs)."""
 
 import numpy as np
+import pytest
 
 import adcompiler
 from adcompiler.api.hvp import hvp_of
@@ -49,11 +50,18 @@ def test_kmeans_direction_against_the_analytic_hessian_diagonal():
         np.testing.assert_array_equal(h, 2.0 * counts)
 
 
-def test_an_array_output_keeps_the_product_of_its_sum():
-    """hvp of an array output: the Hessian of the sum of its entries times v, as before (the gradient
-    code is for one number out)."""
+def test_an_array_output_is_refused_and_hessian_gives_each_outputs():
+    """hvp and hessian_matrix of an array output gave the Hessian of the sum of its entries, with no error
+    (a silent surprise: JAX's hessian gives each output's); refused, saying what to take, and
+    ``adcompiler.hessian`` gives each output's Hessian (out.shape + in.shape + in.shape, as JAX's)."""
     d = adcompiler.differentiate(elementwise)
     x, v = np.linspace(0.1, 1.0, 4), np.array([1.0, -2.0, 0.5, 3.0])
-    (h,) = hvp_of(d)((x,), (v,))
-    np.testing.assert_allclose(h, -np.sin(x) * v, rtol=1e-14)
-    assert all(g is None for key, g in d.derived.items() if key[0] == "grad")
+    with pytest.raises(TypeError, match=r"one number out; elementwise returns a 1-D float64 array: take adcompiler"):
+        hvp_of(d)((x,), (v,))
+    with pytest.raises(TypeError, match=r"one number out"):
+        adcompiler.hessian_matrix(elementwise)(x)
+    H = adcompiler.hessian(elementwise)(x)
+    assert H.shape == (4, 4, 4)
+    expected = np.zeros((4, 4, 4))
+    expected[np.arange(4), np.arange(4), np.arange(4)] = -np.sin(x)  # (elementwise is np.sin of x, entry by entry)
+    np.testing.assert_allclose(H, expected, atol=1e-14)

@@ -66,3 +66,25 @@ def test_a_write_seen_through_another_name_is_refused(name):
 
     with pytest.raises(UnsupportedSyntaxError, match="inplace_refused_funcs.py"):
         adcompiler.differentiate(getattr(R, name)).grad([0.3, 0.5, 0.1, 0.2])
+
+
+def test_a_float32_array_made_with_a_dtype_named_by_numpy():
+    """``np.zeros(3, dtype=np.float32)`` then filled was refused ("the attribute np.float32 is not supported");
+    the dtype is a constant as ``dtype="float32"`` is.  ``dtype=x.dtype`` says to write the dtype as one."""
+
+    def filled(x, a):
+        out = np.zeros(3, dtype=np.float32)
+        for i in range(3):
+            out[i] = a[i] * x
+        return np.sum(out * a)
+
+    a = np.array([0.3, -0.5, 1.1])
+    assert adcompiler.differentiate(filled, wrt=("x",)).grad(0.7, a) == pytest.approx(float(np.sum(a * a)), rel=1e-6)
+
+    def like(x):
+        out = np.zeros(3, dtype=x.dtype)
+        out[0] = x[0]
+        return np.sum(out)
+
+    with pytest.raises(adcompiler.UnsupportedSyntaxError, match=r"the dtype x.dtype is not supported; write the dtype"):
+        adcompiler.grad(like)(np.ones(3, np.float32))

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import IN_PLACE, Var
-from .memory import MODULE, Memory
+from .memory import MODULE, SAME_OBJECT, Memory
 
 
 def check_in_place(
@@ -96,8 +96,11 @@ class _Facts(Memory):
                 eq, f"{what} an array that a list also holds", "store a copy in the list (rows = [b.copy()])", name
             )
         if eq.prim == "setitem":  # another name of the same object (np.asarray(a)), used after: it sees the write
+            fresh = self.made_this_iteration(members, pos, loops)
             for m in self.members(name):
                 if not (self.sources(m) & members):  # may share the class, never the object written
+                    continue
+                if fresh and not self.reaches_this_iteration(m, fresh, pos):  # (an earlier iteration's object)
                     continue
                 if _root(m) != _root(name) and m not in self.fn.slots and self.defined.get(m, (-1, ()))[0] < pos:
                     if self.used_after([m], pos, loops):
@@ -116,6 +119,49 @@ class _Facts(Memory):
                     )
         self.check_through_calls(eq, pos, loops, name, what)
 
+    def made_this_iteration(self, members: set, pos: int, loops: tuple) -> dict:
+        """Where the object written at ``pos`` is made anew in every iteration of a loop around the write,
+        before it and whatever branch runs (``un = np.zeros(n)`` first in a Jacobi step): each making name ->
+        its position; empty where it may be an object made elsewhere (a parameter, a copy of one)."""
+        made = {m for m in members if self.made_by.get(m) not in SAME_OBJECT}
+        if not made or made & self.array_params or any(m not in self.made_by for m in made):
+            return {}
+        out = {}
+        for m in made:
+            at, around = self.defined.get(m, (-1, ()))
+            inside = around and loops[: len(around)] == around  # (in a loop, at the write's level or above)
+            unbranched = set(self.branches.get(at, ())) <= set(self.branches.get(pos, ()))
+            if not (inside and 0 <= at < pos and unbranched):
+                return {}
+            out[m] = at
+        return out
+
+    def reaches_this_iteration(self, name: str, fresh: dict, pos: int) -> bool:
+        """Whether ``name`` may hold the object one of ``fresh`` made in this iteration: following copies back
+        only through names defined after the making and before ``pos`` (one defined later in the loop holds
+        an earlier iteration's object)."""
+        start = min(fresh.values())
+        writes: dict = {}  # a value -> the positions where it is written into a slot
+        for eq, at, _ in self.eqs:
+            if eq.prim == "write" and isinstance(eq.ins[0], Var):
+                writes.setdefault(eq.ins[0].name, []).append(at)
+        found, todo = {name}, [name]
+        while todo:
+            n = todo.pop()
+            if n in fresh:
+                return True
+            at = self.defined.get(n, (-1, ()))[0]
+            if not start < at <= pos:
+                continue
+            for m in self.back.get(n, ()):
+                written = writes.get(m, ()) if self.made_by.get(n) == "read" else ()
+                if written and not any(start < w < at for w in written):  # (written into the slot later: by
+                    continue  # an earlier iteration, or not yet)
+                if m not in found:
+                    found.add(m)
+                    todo.append(m)
+        return False
+
     def check_through_calls(self, eq, pos, loops, name: str, what: str) -> None:
         """A change of an array a helper returned that may be (or view) another array, or of an array
         handed to a helper whose result, which may be it, is still used: the other name sees it."""
@@ -123,7 +169,8 @@ class _Facts(Memory):
         for m in self.sources(name):
             if m not in self.returned:
                 continue
-            callee = self.returned[m][0].param.__name__
+            call = self.returned[m][0]
+            callee = getattr(call.param, "__name__", None) or call.prim.rpartition(".")[2]  # (a library's: its name)
             result = f"{what} an array {callee} returned"
             remedy = f"copy it first ({_root(m)} = {callee}(...).copy())"
             others = {o for o in self.memory_of(m) if o == MODULE or self.find(o) not in own}

@@ -23,8 +23,9 @@ from ..analysis.assume import assumed_signature
 from ..lower.nested import INNER, Inner
 from .blocks import gradient_like, out_blocks
 from .higher import hessian_matrix, jacobian, jacobians, leaves, rebuild, wrt_leaves
-from .hvp import hvp_of
-from .transforms import TRANSFORM, Target, differentiable, made, name_of, positions, refuse_rows, shaped, target
+from .hvp import hvp_of, one_number
+from .transforms import TRANSFORM, Target, as_argnums, differentiable, made, name_of, positions, refuse_rows, shaped
+from .transforms import target
 from .trees import all_integral, fields, flatten, make
 from .higher import float_dtype, integer
 
@@ -34,6 +35,7 @@ Argnums = Union[int, Sequence[int]]  # one position (one result) or a tuple of t
 def grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[..., Any]:
     """``g(*args)``: the gradient of ``f``'s scalar output with respect to the arguments at ``argnums``
     (``(gradient, aux)`` with ``has_aux``)."""
+    argnums = as_argnums(argnums)
     both = value_and_grad(f, argnums, has_aux) if has_aux else None  # (grad(f)(x) in a loop: one closure made)
 
     def gradient(*args, **kwargs):
@@ -49,6 +51,7 @@ def grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> 
 
 def value_and_grad(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[..., Any]:
     """``g(*args)``: ``(value, gradient)``, or ``((value, aux), gradient)`` with ``has_aux``, as JAX gives."""
+    argnums = as_argnums(argnums)
 
     def both(*args, **kwargs):
         t = target(f, positions(argnums), args, kwargs)
@@ -135,12 +138,14 @@ def _floats(value) -> bool:
 def jacfwd(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[..., Any]:
     """``J(*args)``: the Jacobian, forward mode, shaped ``out.shape + in.shape`` per argument
     (``(J, aux)`` with ``has_aux``)."""
+    argnums = as_argnums(argnums)
     return made(_jacobian(f, argnums, "forward", has_aux), "jacfwd", f, argnums, has_aux)
 
 
 def jacrev(f: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[..., Any]:
     """``J(*args)``: the Jacobian, reverse mode, shaped ``out.shape + in.shape`` per argument
     (``(J, aux)`` with ``has_aux``)."""
+    argnums = as_argnums(argnums)
     return made(_jacobian(f, argnums, "reverse", has_aux), "jacrev", f, argnums, has_aux)
 
 
@@ -229,6 +234,7 @@ def hessian(f: Callable[..., Any], argnums: Argnums = 0, **wrt) -> Callable[...,
     + in_j.shape`` as a tuple of tuples for a tuple of argnums, a record of records for a record.
     Forward mode over the generated reverse code; of another transform, ``jacfwd(jacrev(f))``.  The flat
     ``(n, n)`` matrix over ``wrt`` parameters is ``hessian_matrix``."""
+    argnums = as_argnums(argnums)
     if wrt:
         raise TypeError(
             "adcompiler.hessian takes argnums, as JAX does, and gives JAX's shapes; the (n, n) matrix over the "
@@ -241,6 +247,8 @@ def hessian(f: Callable[..., Any], argnums: Argnums = 0, **wrt) -> Callable[...,
             return jacfwd(jacrev(f, argnums), argnums)(*args, **kwargs)
         d = t.d
         full, sig = d._bound(t.args, t.kwargs, flat=False)
+        if d._built.output_shape() is not None or not one_number(d._built.facts(sig).summary.out):
+            return jacfwd(jacrev(f, argnums), argnums)(*args, **kwargs)  # each output's Hessian, as JAX gives
         flat = hessian_matrix(d)(*full)
         wrt = [full[i] for i in d._positions_of(sig)]
         like = shaped(tuple(map(gradient_like, wrt)) if len(wrt) > 1 else gradient_like(wrt[0]), argnums)

@@ -266,7 +266,7 @@ def _jacobians(d: Differentiable, mode: str) -> tuple:
                     return found
         return checked(*args)
 
-    def checked(*args):
+    def checked(*args, rows=True):
         nonlocal entry, array, kinds
         np = _numpy()
         given = args
@@ -276,8 +276,9 @@ def _jacobians(d: Differentiable, mode: str) -> tuple:
                 f"jacobian of {d.fn.__name__} builds NumPy arrays; for arrays of {type(args[0]).__module__.split('.')[0]} "
                 'or another library (arrays="any"), call its vjp or jvp, which keep them'
             )
-        if mode == "reverse" and _rows_apply(d, sig):  # no primal run to count the outputs
-            made = _rows_entry(d, sig, lambda *a: with_value(*a)[0].tolist())
+        if rows and mode == "reverse" and _rows_apply(d, sig):  # no primal run to count the outputs
+            made = _rows_entry(d, sig, lambda *a: checked(*a, rows=False)[0].tolist())  # (arguments its test
+            # refuses: the passes planned below, not this entry again)
             if entry is None:  # the first of two threads' (the other's works as well)
                 array, entry = np.array, made
             return np.array(made(*args), dtype=float), None

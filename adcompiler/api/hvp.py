@@ -9,6 +9,7 @@ import copy
 from typing import Any, Callable
 
 from ..analysis import values as V
+from ..analysis.show import show
 from ..compile.origins import second_order_of
 from .differentiable import Differentiable, differentiate
 from .trees import converts, flatten, unflatten
@@ -19,6 +20,12 @@ def reverse_differentiable(d: Differentiable, args: tuple, sig) -> Differentiabl
     differentiable in its wrt parameters (made once per signature)."""
     if d._built.output_shape() is not None:
         raise TypeError(f"hessian/hvp need a function with one output; {d.fn.__name__} returns a tuple")
+    out = d._built.facts(sig).summary.out
+    if not one_number(out):  # (the reverse code's tangent would be the Hessian of the outputs' sum)
+        raise TypeError(
+            f"hessian_matrix/hvp need a function of one number out; {d.fn.__name__} returns {show(out)}: "
+            f"take adcompiler.hessian({d.fn.__name__}) (each output's Hessian) or jacfwd(jacrev({d.fn.__name__}))"
+        )
     if not d.target.second_order:
         raise NotImplementedError(
             f'hessian/hvp of {d.fn.__name__} with arrays="{d.arrays}": second derivatives of array-API code are '
@@ -29,6 +36,11 @@ def reverse_differentiable(d: Differentiable, args: tuple, sig) -> Differentiabl
         code = d.target.reverse_code(d, sig) if d.target.reverse_code else d._built.function("reverse", sig)
         d.derived[key] = differentiate(code, wrt=d._wrt_of(sig), backend=d.backend)
     return d.derived[key]
+
+
+def one_number(out) -> bool:
+    """Whether an output of abstract value ``out`` is one number (or may be: a number or an array)."""
+    return isinstance(out, (V.Num, V.Numeric)) or isinstance(out, V.Arr) and out.ndim == 0
 
 
 def _gradient_differentiable(d: Differentiable, sig):

@@ -44,7 +44,15 @@ def read(given, wrt) -> Reading:
     """What a call of ``given`` runs, with ``wrt`` (as asked: None for the default) resolved."""
     if not isinstance(given, types.FunctionType):
         inner = getattr(given, "__wrapped__", None)
-        hint = f": differentiate the function it calls, {inner.__name__}, itself" if inner is not None else ""
+        hint = (
+            f": differentiate the function it calls, {inner.__name__}, itself"
+            if inner is not None
+            else (
+                "; differentiate a function of yours that calls it (def f(x): return np.sin(x))"
+                if callable(given)
+                else ""
+            )
+        )
         raise TypeError(f"adcompiler differentiates plain Python functions, not {type(given).__name__} {given!r}{hint}")
     fn = what_runs(given)
     state = function_state(given)

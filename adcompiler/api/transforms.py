@@ -12,6 +12,7 @@ writes it; ``target`` maps them to parameters of the function underneath.
 from __future__ import annotations
 
 import functools
+import operator
 import threading
 import types
 import weakref
@@ -61,6 +62,22 @@ def made(transformed: Callable, kind: str, f, argnums, has_aux: bool = False) ->
     setattr(transformed, TRANSFORM, Of(kind, f, argnums, has_aux))
     transformed.__name__ = f"{kind}_of_{name_of(f)}"
     return transformed
+
+
+def as_argnums(argnums):
+    """``argnums`` as the transforms take it: an int or a tuple of ints, a NumPy integer taken as an int (as
+    JAX takes it); a TypeError for anything else."""
+    if isinstance(argnums, int) and not isinstance(argnums, bool):
+        return argnums
+    if isinstance(argnums, (tuple, list)) and argnums and all(_integer(a) for a in argnums):
+        return tuple(operator.index(a) for a in argnums)
+    if _integer(argnums):
+        return operator.index(argnums)
+    raise TypeError(f"argnums must be an int or a tuple of ints (the arguments' positions), not {argnums!r}")
+
+
+def _integer(a) -> bool:
+    return hasattr(a, "__index__") and not isinstance(a, (bool, str))
 
 
 def positions(argnums) -> tuple:
@@ -126,6 +143,8 @@ def differentiable(f, places: tuple, every: bool = False) -> Differentiable:
         options = dict(checkpoint=f.checkpoint, backend=f.backend, arrays=f.arrays)
         f = f.fn
     key = (places, "every" if every else "given", tuple(sorted(options.items(), key=lambda kv: kv[0])))
+    if not isinstance(f, types.FunctionType):  # (np.sin, a ufunc, cannot be a weak key): told as differentiate tells it
+        return differentiate(f, wrt=places, **options)
     with _LOCK:
         table = _CACHE.setdefault(f, {})
         if key not in table:

@@ -85,6 +85,12 @@ def _canonical(numpy) -> dict:
     return found
 
 
+def _named_dtype(node) -> bool:
+    """Whether ``node`` names a dtype as a module's attribute (``np.float32``, ``x.dtype``): not a string or a
+    builtin's name (``float``), which lowering keeps as written."""
+    return isinstance(node, ast.Attribute)
+
+
 class ArrayLowering:
     """The lowering of NumPy calls, methods and attributes; see the module docstring."""
 
@@ -136,7 +142,10 @@ class ArrayLowering:
             return self.converted(node, prim, hint)
         arg = self.static_arg if prim in N.STATIC else self.array_arg
         args = ([receiver] if receiver is not None else []) + [arg(a) for a in node.args]
-        keywords = {k.arg: arg(k.value) for k in node.keywords}
+        keywords = {  # (dtype=np.float32: the dtype's name, a constant, as dtype="float32" is)
+            k.arg: Const(self.dtype_of(k.value).name) if k.arg == "dtype" and _named_dtype(k.value) else arg(k.value)
+            for k in node.keywords
+        }
         signature = N.SIGNATURES.get(prim)
         if signature is None:  # a constructor or an inactive query: keep the call as written
             if keywords:

@@ -60,6 +60,7 @@ _constant("zeros", _shaped)
 _constant("ones", _shaped)
 _constant("zeros_like", _like)
 _constant("ones_like", _like)
+_constant("empty_like", _like)
 
 register(
     Primitive(
