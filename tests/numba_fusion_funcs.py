@@ -112,3 +112,13 @@ def random_expr(rng, names, depth, leaf):
     if op == "/":
         right = f"(1.5 + {right} * {right})"
     return f"({left} {op} {right})"
+
+
+def accumulated_squares(x):
+    """A loop-carried number added at each element: ``d_x[i] += ...`` at the loop's counter."""
+    s = 0.0
+    acc = 0.0
+    for i in range(x.shape[0]):
+        acc += x[i] * x[i]
+        s += acc
+    return s

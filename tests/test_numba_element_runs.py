@@ -152,3 +152,14 @@ def test_random_stages(seed, monkeypatch, tmp_path):
         for k in range(3)
     ]
     assert any("as_line(" in text for text in texts), source
+
+
+def test_an_element_added_at_a_loop_counter_is_added_as_it_is(monkeypatch, tmp_path):
+    """``d_x[i] += ...`` at a loop's counter into the adjoint of a vector is one number: it was written as a run
+    of element loops, each iteration testing lengths and making views (``line_of``): 200 times the primal at
+    n = 100000 (20 ms; 0.34 ms as it is).  The same numbers as the python target's and central differences."""
+    x = np.linspace(-1.0, 1.0, 7)
+    (got,), text = _gradient(F.accumulated_squares, (x,), ("x",), monkeypatch, tmp_path)
+    np.testing.assert_allclose(got, adcompiler.grad(F.accumulated_squares)(x), rtol=1e-13)
+    np.testing.assert_allclose(got, central_grad(F.accumulated_squares, (x,), 0), rtol=1e-6)
+    assert "def accumulated_squares_" in text and "line_of(" not in text

@@ -7,6 +7,7 @@ derivative under Numba against the python target's (the same numbers), which is 
 central differences and the dot-product identity.  Skipped without Numba."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -125,3 +126,19 @@ def test_lgamma_under_numba(x):
     assert (_log_gamma_terms(x + 1e-6) - _log_gamma_terms(x - 1e-6)) / 2e-6 == pytest.approx(expected, rel=1e-6)
     d2 = adcompiler.hessian_matrix(adcompiler.differentiate(_log_gamma_terms, backend="numba"))(x)[0][0]
     assert d2 == pytest.approx(adcompiler.hessian_matrix(_log_gamma_terms)(x)[0][0], rel=1e-12)
+
+
+def _pendulum(th, om, dt, steps):
+    for s in range(steps):
+        om = om - dt * math.sin(th)
+        th = th + dt * om
+    return th
+
+
+@pytest.mark.parametrize("checkpoint, said", [(10, "Python's reversed"), ("revolve", "int.bit_length")])
+def test_a_checkpointed_loop_under_numba_is_refused_saying_why(checkpoint, said):
+    """Numba's own words named the refusal ("Untyped global name 'reversed'", "Unknown attribute 'bit_length'"):
+    it says what in checkpointing Numba does not compile, and to drop checkpoint=."""
+    d = adcompiler.differentiate(_pendulum, wrt=("th",), checkpoint=checkpoint, backend="numba")
+    with pytest.raises(adcompiler.UnsupportedSyntaxError, match=rf"checkpoint.*{re.escape(said)}.*drop checkpoint="):
+        d.grad(0.5, 0.1, 0.01, 100)

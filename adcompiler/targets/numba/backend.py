@@ -482,6 +482,16 @@ _REASONS = (  # what Numba says -> what it means for the user's code
         " loop), or a list argument (an array there) and a list the code builds",
     ),
     ("built-in function setitem", "a write into a tuple: a list of arrays or tuples is one in compiled code"),
+    (
+        "Untyped global name 'reversed'",
+        "a loop checkpointed with checkpoint=: its segments run in reverse by Python's reversed, which Numba does"
+        " not compile; drop checkpoint= for this target",
+    ),
+    (
+        "Unknown attribute 'bit_length'",
+        'checkpoint="revolve": its schedule reads int.bit_length, which Numba does not compile; drop checkpoint='
+        " for this target",
+    ),
 )
 
 

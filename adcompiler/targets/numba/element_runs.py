@@ -84,7 +84,18 @@ class Runs:
     ):
         self.unbroadcast, self.numpy, self.call = unbroadcast, numpy, call
         numbers = set(sums) - {n for n, ndim in vectors.items() if ndim}  # accumulators of numbers' adjoints
-        self.lines = Lines(into, scatter_add, unbroadcast, unjoin, numpy_names, comment, vectors, reading, numbers)
+        counters = {  # (for i in range(...): an integer)
+            n.target.id
+            for n in ast.walk(function)
+            if isinstance(n, ast.For)
+            and isinstance(n.target, ast.Name)
+            and isinstance(n.iter, ast.Call)
+            and isinstance(n.iter.func, ast.Name)
+            and n.iter.func.id in ("range", "prange")
+        }
+        self.lines = Lines(
+            into, scatter_add, unbroadcast, unjoin, numpy_names, comment, vectors, reading, numbers, counters
+        )
         self.looped: set = set()  # the lines made that a run's fast branch writes as loops (rewritten)
         self.floats: set = set()  # what their elements read: tested to be of float64 (rewritten)
         self.taken = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)} | {a.arg for a in function.args.args}

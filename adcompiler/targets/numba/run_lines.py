@@ -42,9 +42,12 @@ class Lines:
     ``comment``: the call that stands for a comment; ``vectors``: a name -> its ndim; ``reading``: the helpers
     that only read (``shape_like``); ``numbers``: the accumulators of numbers' adjoints."""
 
-    def __init__(self, into, scatter_add, unbroadcast, unjoin, numpy_names, comment, vectors, reading, numbers):
+    def __init__(
+        self, into, scatter_add, unbroadcast, unjoin, numpy_names, comment, vectors, reading, numbers, counters=()
+    ):
         self.into, self.scatter_add, self.unbroadcast, self.unjoin = into, scatter_add, unbroadcast, unjoin
         self.numpy_names, self.comment, self.vectors, self.reading = numpy_names, comment, vectors, reading
+        self.counters = set(counters)  # names of loops' counters over ranges: integers
         self.numbers = numbers
 
     def classified(self, s):
@@ -87,11 +90,20 @@ class Lines:
         d, x, index, e = args
         if not (self.elementwise(e) and not isinstance(e, ast.Constant)):
             return other
+        if self.one_number(d, index):  # (d[i] += e of a vector's adjoint: a number, which a loop does not help)
+            return other
         if f in self.scatter_add and isinstance(d, ast.Constant) and d.value == 0.0 and type(d.value) is float:
             return Line(s, "fresh", target, x=x.id, index=index, e=e)
         if f in self.into and _name(d) and d.id == target:
             return Line(s, "into", target, x=x.id, index=index, e=e)
         return other
+
+    def one_number(self, d, index) -> bool:
+        """Whether ``d[index]`` is one number: ``d`` an accumulator of an array of as many axes as the index has
+        parts, each a loop's counter or an integer (a name may hold a slice: lstm's gates)."""
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        ints = all(_name(p) and p.id in self.counters or _int(p) is not None for p in parts)
+        return ints and _name(d) and self.vectors.get(d.id) == len(parts)
 
     def shaped(self, e) -> bool:
         """Whether ``e`` is a name, or a call of a function that only reads (``shape_like``) of names: what
