@@ -1,7 +1,8 @@
 """A fuzzer of derivatives called inside differentiated functions, spelt as users spell them: the inner
 function a module-level ``def``, a local ``def`` or named lambda reading the enclosing function's
 variables, or a lambda written in the call; taken by ``adcompiler.grad`` (``argnums`` an int or a
-tuple), ``adcompiler.value_and_grad`` or ``adcompiler.jvp``, of numbers and of NumPy vectors.
+tuple), ``adcompiler.value_and_grad`` or ``adcompiler.jvp``, of numbers and of NumPy vectors, called at once
+or held in a local name first (``dg = adcompiler.grad(inner)``, then ``dg(t)``).
 
     python -m adcompiler.testing.nested_calls --programs 200 --seed 1
 
@@ -51,6 +52,7 @@ def program(rng: random.Random) -> Program:
     total = "np.sum({})" if vector else "{}"
     spelling = rng.choice(["module", "local", "named", "inline"])
     transform = rng.choice(["grad", "grad", "value_and_grad", "grad2"] + (["jvp"] if spelling == "module" else []))
+    held = rng.random() < 0.3  # the derivative held in a local name, then called
     two = transform == "grad2"
     params = "t, s" if two else "t"
     reads = ["t", "s", "y"] if two else ["t", "y"]
@@ -68,7 +70,10 @@ def program(rng: random.Random) -> Program:
     else:
         fn, extra = f"lambda {params}: {inner_expr}", ""
     at = "x * 0.5 + 0.1"
-    if transform == "grad":
+    if transform == "grad" and held:
+        lines.append(f"dg = adcompiler.grad({fn})")
+        lines.append(f"g = dg({at}{extra})")
+    elif transform == "grad":
         lines.append(f"g = adcompiler.grad({fn})({at}{', 0.7' if two else ''}{extra})")
     elif transform == "grad2":
         lines.append(f"ga, gb = adcompiler.grad({fn}, argnums=(0, 1))({at}, y * 0.3{extra})")
