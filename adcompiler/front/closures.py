@@ -96,34 +96,37 @@ def inline_transforms(fdef: ast.FunctionDef, globals_: dict) -> None:
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             bound.setdefault(node.id, []).append(node)
     params = set(_params(fdef.args))
+    for block, i, stmt in _own_statements(fdef):
+        made = _made_by_transform(stmt, globals_)
+        if made is None or made in params or len(bound.get(made, ())) != 1:
+            continue
+        uses = [n for n in ast.walk(fdef) if isinstance(n, ast.Name) and n.id == made and n is not stmt.targets[0]]
+        called = {id(c.func): c for c in ast.walk(fdef) if isinstance(c, ast.Call)}
+        methods = {
+            id(a.value): a
+            for a in ast.walk(fdef)
+            if isinstance(a, ast.Attribute) and a.attr in ("grad", "value_and_grad", "jvp", "vjp") and id(a) in called
+        }
+        if not uses or not all(id(u) in called or id(u) in methods for u in uses):
+            continue
+        for use in uses:
+            holder_of = called.get(id(use)) or methods[id(use)]
+            field_of = "func" if isinstance(holder_of, ast.Call) else "value"
+            setattr(holder_of, field_of, _placed(copy.deepcopy(stmt.value), use))
+        block[i] = _placed(ast.Pass(), stmt)
+    fdef.__dict__.pop("_adc_nodes", None)  # (the tree changed: scopes.nodes walks it again)
+
+
+def _own_statements(fdef: ast.FunctionDef):
+    """``(block, i, statement)`` for each statement of ``fdef``'s own blocks (not of nested ``def``s), each
+    block a list that may be written in place at ``i``."""
     for holder in [fdef, *_own_nodes(fdef.body)]:
         for field in ("body", "orelse"):
             block = getattr(holder, field, None)
             if holder is not fdef and isinstance(holder, ast.FunctionDef) or not isinstance(block, list):
                 continue
             for i, stmt in enumerate(block):
-                made = _made_by_transform(stmt, globals_)
-                if made is None or made in params or len(bound.get(made, ())) != 1:
-                    continue
-                uses = [
-                    n for n in ast.walk(fdef) if isinstance(n, ast.Name) and n.id == made and n is not stmt.targets[0]
-                ]
-                called = {id(c.func): c for c in ast.walk(fdef) if isinstance(c, ast.Call)}
-                methods = {
-                    id(a.value): a
-                    for a in ast.walk(fdef)
-                    if isinstance(a, ast.Attribute)
-                    and a.attr in ("grad", "value_and_grad", "jvp", "vjp")
-                    and id(a) in called
-                }
-                if not uses or not all(id(u) in called or id(u) in methods for u in uses):
-                    continue
-                for use in uses:
-                    holder_of = called.get(id(use)) or methods[id(use)]
-                    field_of = "func" if isinstance(holder_of, ast.Call) else "value"
-                    setattr(holder_of, field_of, _placed(copy.deepcopy(stmt.value), use))
-                block[i] = _placed(ast.Pass(), stmt)
-    fdef.__dict__.pop("_adc_nodes", None)  # (the tree changed: scopes.nodes walks it again)
+                yield block, i, stmt
 
 
 def _made_by_transform(stmt, globals_: dict) -> str | None:
@@ -154,30 +157,23 @@ def lift(fdef: ast.FunctionDef, error) -> dict:
         return {}  # nothing to lift (most functions): the walk below is the fence's whole time again
     fdef.__dict__.pop("_adc_nodes", None)  # the tree changes below: scopes.nodes walks it again
     found: dict = {}  # name -> (statement, FunctionDef)
-    for holder in [fdef, *_own_nodes(fdef.body)]:
-        for field in ("body", "orelse"):
-            block = getattr(holder, field, None)
-            if holder is not fdef and isinstance(holder, ast.FunctionDef) or not isinstance(block, list):
-                continue
-            for i, stmt in enumerate(block):
-                local = None
-                if isinstance(stmt, ast.FunctionDef):
-                    local = stmt
-                elif (
-                    isinstance(stmt, ast.Assign)
-                    and isinstance(stmt.value, ast.Lambda)
-                    and len(stmt.targets) == 1
-                    and isinstance(stmt.targets[0], ast.Name)
-                ):
-                    local = _as_def(stmt.targets[0].id, stmt)
-                if local is None:
-                    continue
-                if local.name in found:
-                    raise error(
-                        stmt, f"a second definition of the local function {local.name!r}", "give it another name"
-                    )
-                found[local.name] = (stmt, local)
-                block[i] = _placed(ast.Pass(), stmt)
+    for block, i, stmt in _own_statements(fdef):
+        local = None
+        if isinstance(stmt, ast.FunctionDef):
+            local = stmt
+        elif (
+            isinstance(stmt, ast.Assign)
+            and isinstance(stmt.value, ast.Lambda)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+        ):
+            local = _as_def(stmt.targets[0].id, stmt)
+        if local is None:
+            continue
+        if local.name in found:
+            raise error(stmt, f"a second definition of the local function {local.name!r}", "give it another name")
+        found[local.name] = (stmt, local)
+        block[i] = _placed(ast.Pass(), stmt)
     for node in [n for n in _own_nodes(fdef.body) if isinstance(n, ast.Call)]:  # adcompiler.grad(lambda t: ..., ...)
         lam = (
             node.args[0] if node.args and getattr(node.func, "id", getattr(node.func, "attr", None)) in NESTED else None
