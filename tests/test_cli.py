@@ -890,3 +890,14 @@ def test_a_list_read_at_two_positions_is_told_as_a_list_of_two(tmp_path):
     assert module.g_reverse([1.5, 2.0])[1] == ([2.0, 1.5],)
     with pytest.raises(TypeError, match=r"g_reverse's xs: a list or tuple of 2 floats, which \[1.5, 2.0, 3.0\]"):
         module.g_reverse([1.5, 2.0, 3.0])
+
+
+def test_a_derivative_held_in_a_local_name_of_numpy_code_is_refused_at_second_order(tmp_path):
+    """samples/new_user.py's ``sgd`` holds ``grad = adcompiler.grad(batch_loss)`` and calls it in its loop: a
+    nested derivative since derivatives held in local names are, whose reverse mode over NumPy derivative code
+    raised an IndexError, then a TypeError, out of adc compile (CI's samples step); it is left out with its
+    line, and the rest of the module written."""
+    sample = os.path.join(REPO, "samples", "new_user.py")
+    run = adc("compile", sample, "-o", tmp_path / "new_user_ad.py")
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    assert "reverse mode over generated NumPy derivative code" in run.stderr and "(sgd, which calls" in run.stderr

@@ -25,6 +25,7 @@ from .owned import add_new
 from .plan import Keeping, TapePlan, recomputed, shares_tapes
 from .shadows import Shadows
 from ..analysis.loop_shapes import ELEMENTWISE
+from ..errors import at_line
 from ..ir.nodes import Assign, AugAssign, Do, Eq, ForS, Var, free_names, rebuild
 
 
@@ -134,7 +135,10 @@ class Adjoints:
                 g = E.Call("@array_like", (g, E.Name(z)))  # still the number 0.0 if no use of z ran: give it z's shape
             if isinstance(g, E.Name) and not maybe_number:  # surely an array: rules that index it
                 prim = ARRAY_G.get(prim, prim)
-            cotangents = [self.shaped(c) for c in rules.vjp(prim, args, E.Name(z), g, list(mask))]
+            try:
+                cotangents = [self.shaped(c) for c in rules.vjp(prim, args, E.Name(z), g, list(mask))]
+            except rules.NotDifferentiatedAgain as e:  # (derivative code in reverse mode: told at its line)
+                raise at_line(self.plan.facts.fn.source, eq.line, str(e), "use forward mode (hessian, hvp)") from None
             for a, c in zip(eq.ins, self._merged(eq.ins, cotangents), strict=True):
                 shaped = isinstance(g, E.Name) and not maybe_number or eq.prim in _SELECTIONS  # (a where: any g)
                 same = shaped and self.shaped_like_result(eq, a)
@@ -424,7 +428,9 @@ class Adjoints:
         scalars = [a for a, on, lst in zip(eq.ins, mask, as_list, strict=True) if on and not lst]
         given, into = self.handed_to(eq, mask, as_list)
         names = [into.get(k) or self.fresh("d_" + a.name) for k, a in enumerate(scalars)]
-        residuals = E.Name(self.keeping.residual(site, eq, eq.outs[0].name in self.plan.in_loop))
+        made = eq.outs or [a for a in eq.ins if isinstance(a, Var)]  # (a call whose result is a list it fills:
+        # no output, its arguments read where it is)
+        residuals = E.Name(self.keeping.residual(site, eq, any(v.name in self.plan.in_loop for v in made)))
         if shares_tapes(self.plan, self.program, eq):  # it calls itself: its level's residuals are on its tapes
             residuals = E.Name(self.keeping.own_tapes(self.plan, self.program))
         elif recomputed(self.plan, self.program, eq):  # the call run again from its arguments, for its residuals

@@ -117,14 +117,16 @@ def jvp(prim: str, args: list, out: Expr, tangents: list) -> Expr | None:
     )
 
 
+class NotDifferentiatedAgain(TypeError):
+    """Reverse mode over a runtime helper of derivative code that has no reverse rule (``HELPER_REVERSE``)."""
+
+
 def vjp(prim: str, args: list, out: Expr, g: Expr, active: list) -> list:
     """The cotangent of each argument (``None`` = zero or not wanted)."""
     if prim in HELPER_REVERSE:
         return [c if a else None for c, a in zip(HELPER_REVERSE[prim](g, *args), active, strict=False)]
     if prim in HELPER_RULES and prim not in REVERSE:
-        raise TypeError(
-            f"reverse mode over generated NumPy derivative code ({prim}) is not supported yet; use forward mode (hessian, hvp)"
-        )
+        raise NotDifferentiatedAgain(f"reverse mode over generated NumPy derivative code ({prim})")
     if prim in REVERSE:
         return [c if a else None for c, a in zip(REVERSE[prim](*args, out, g), active, strict=True)]
     if prim in N.LINEAR:
