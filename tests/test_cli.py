@@ -900,4 +900,5 @@ def test_a_derivative_held_in_a_local_name_of_numpy_code_is_refused_at_second_or
     sample = os.path.join(REPO, "samples", "new_user.py")
     run = adc("compile", sample, "-o", tmp_path / "new_user_ad.py")
     assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
-    assert "reverse mode over generated NumPy derivative code" in run.stderr and "(sgd, which calls" in run.stderr
+    assert "new_user.py:70:1: reverse mode over generated NumPy derivative code" in run.stderr, run.stderr
+    assert "(in the code of a derivative sgd takes)" in run.stderr and "(sgd left out" in run.stderr

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import argparse
 import ast
+import inspect
+import linecache
+import os
 import sys
 from pathlib import Path
 
@@ -235,9 +238,21 @@ def _refusals(module, fns: list, mode: str, stage: str | None, checkpoint) -> di
             for m in modes:
                 program.build(fn, m, _params(fn), sig)
         except UnsupportedSyntaxError as exc:
+            if not os.path.isfile(exc.filename or ""):  # in generated code (a nested derivative's): at fn's line
+                exc = _at_function(exc, fn)
             exc.left_out = (fn.__name__, _span(fn.__code__))  # (its error may be in a function it calls)
             found[fn.__name__] = exc
     return found
+
+
+def _at_function(exc: UnsupportedSyntaxError, fn) -> UnsupportedSyntaxError:
+    """``exc``, raised in derivative code adcompiler generated for a derivative ``fn`` takes (no file of the
+    user's), told at ``fn``'s own line in the user's file."""
+    filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+    line = fn.__code__.co_firstlineno
+    text = linecache.getline(filename, line).rstrip("\n") or None
+    construct = f"{exc.construct} (in the code of a derivative {fn.__name__} takes)"
+    return type(exc)(construct, exc.remedy, filename, line, 0, text)
 
 
 def _span(code) -> tuple:
