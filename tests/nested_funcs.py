@@ -259,3 +259,11 @@ def local_alias_of_a_lambdas_grad(x):
 
 def curvature(a):
     return adcompiler.grad(adcompiler.grad(quartic_energy))(1.5, a)  # a * 3 * 1.5**2 - 1
+
+
+def jvp_of_a_local_def(x, y):
+    def q(s):
+        return s * s * y + np.sin(s)
+
+    v, t = adcompiler.jvp(q, (x,), (1.0,))
+    return t * y

@@ -446,3 +446,10 @@ def test_derivatives_held_in_local_names_and_derivatives_of_derivatives_inside(n
         got = d.jvp((x,), (1.0,))[1] if mode == "forward" else d.grad(x)
         assert got == pytest.approx(expected, rel=1e-9), mode
     assert (f(x + 1e-6) - f(x - 1e-6)) / 2e-6 == pytest.approx(expected, rel=1e-6)
+
+
+def test_jvp_of_a_local_function_is_refused_saying_what_to_write():
+    """``adcompiler.jvp(q, ...)`` of a local ``def`` was refused as "the function given to adcompiler.jvp ...
+    name a function defined with def", though q is one: it says what is refused and what to write."""
+    with pytest.raises(UnsupportedSyntaxError, match=r"adcompiler.jvp of a local function or lambda .* module level"):
+        adcompiler.grad(N.jvp_of_a_local_def, argnums=(0, 1))(0.7, 1.1)

@@ -72,6 +72,13 @@ class NestedLowering:
             if not args:
                 return None
             first = self.static_value(args[0])
+            local = isinstance(args[0], ast.Name) and args[0].id in self.parsed.local_functions
+            if first is _NOT and (local or isinstance(args[0], ast.Lambda)):
+                raise self.parsed.error(
+                    args[0],
+                    f"{ast.unparse(func)} of a local function or lambda (reading the enclosing function's variables)",
+                    "define it at module level and hand it those variables, or take adcompiler.grad of it",
+                )
             if first is _NOT:
                 raise self.parsed.error(
                     args[0], f"the function given to {ast.unparse(func)}", "name a function defined with def"
