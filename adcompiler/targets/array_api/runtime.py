@@ -212,20 +212,6 @@ XP_HELPERS.update(
     }
 )
 
-XP_HELPERS["add_into"] = '''def add_into(acc, ct):
-    """Add the nested list or tuple (or array) ct into the shadow list acc, element by element (the NumPy
-    helper's, with an array's length read from its shape: array-api-strict's arrays have no len())."""
-    if type(ct) is float and ct == 0.0:
-        return
-    count = ct.shape[0] if hasattr(ct, "shape") else len(ct)
-    if len(acc) != count:
-        raise ValueError(f"a cotangent of {count} values for a list of {len(acc)}: give one per element")
-    for k in range(len(acc)):
-        if isinstance(acc[k], list):
-            add_into(acc[k], ct[k])
-        else:
-            acc[k] = acc[k] + ct[k]
-'''
 XP_HELPERS["take_and_clear"] = '''def take_and_clear(d, x, index):
     """(d with d[index] set to zero, the old d[index]): the adjoint of writing x[index] = v, with no
     item assignment (the cleared positions by the mask scatter_add makes)."""

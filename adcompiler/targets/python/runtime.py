@@ -52,12 +52,14 @@ HELPERS = {
     return 0.0
 ''',
     "add_into": '''def add_into(acc, ct):
-    """Add the nested list or tuple ct into the shadow list acc, element by element (ct the number 0.0:
-    the adjoint of a value no use of which ran, as in a loop's last pass left by break: nothing)."""
+    """Add the nested list or tuple (or array) ct into the shadow list acc, element by element (ct the number
+    0.0: the adjoint of a value no use of which ran, as in a loop's last pass left by break: nothing); an
+    array's length read from its shape (array-api-strict's arrays have no len())."""
     if type(ct) is float and ct == 0.0:
         return
-    if len(acc) != len(ct):
-        raise ValueError(f"a cotangent of {len(ct)} values for a list of {len(acc)}: give one per element")
+    count = ct.shape[0] if hasattr(ct, "shape") else len(ct)
+    if len(acc) != count:
+        raise ValueError(f"a cotangent of {count} values for a list of {len(acc)}: give one per element")
     for k in range(len(acc)):
         if isinstance(acc[k], list):
             add_into(acc[k], ct[k])
