@@ -134,6 +134,8 @@ class KIT:
 
 # The primitives written as records: their abstract values (a view of the records)
 for _p in REGISTRY.values():  # (a variant's value is its primitive's; a decomposition's part has its own)
+    if _p.expanded:  # (never in the IR: lowered to other primitives)
+        continue
     _RULES[_p.name] = lambda ins, static, value=_p.value: value(ins, static, KIT)
     for _kind, _variant in _p.variants.items():
         _RULES[f"{_p.name}/{_kind}"] = lambda ins, static, value=_variant.value or _p.value: value(ins, static, KIT)

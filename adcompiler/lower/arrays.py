@@ -19,7 +19,9 @@ import sys
 
 from ..rules import arrays as N
 from ..rules import scipy_linalg as SL
+from ..rules.families import REGISTRY
 from ..rules.movement import REFUSED
+from ..rules.primitive import Refusal
 from ..ir.nodes import Const, Eq
 from .emitter import leaf_hint
 from .records import field
@@ -117,11 +119,6 @@ class ArrayLowering:
             node = ast.copy_location(ast.Call(node.func, node.args, kept), node)
         if prim in ("numpy.sum", "numpy.reshape") and any(k.arg in ("where", "order") for k in node.keywords):
             return self.keyword_spelled(node, prim, hint, receiver)
-        if prim == "numpy.linalg.eigvalsh":  # eigh's eigenvalues (its rule needs the vectors anyway)
-            args = [self.static_arg(a) for a in node.args]
-            keywords = {k.arg: self.static_arg(k.value) for k in node.keywords}
-            values = self.bound(node, args, keywords, N.EIGVALSH, N.STATIC["numpy.linalg.eigh"])
-            return self.decomposition("numpy.linalg.eigh", values, (hint, None))[0]
         if prim == "numpy.einsum":
             spec, operands = einsum_subscripts(node)
             if spec is None:
@@ -134,19 +131,26 @@ class ArrayLowering:
             return self.emit.apply(prim, [Const(explicit_einsum(spec))] + operands, hint)
         if prim == "numpy.cross" and ({k.arg for k in node.keywords} & set(CROSS_AXES) or len(node.args) > 2):
             return self.lower.spellings.cross(node, hint)
-        if prim == "numpy.linalg.multi_dot":
-            return self.multi_dot(node, hint)
-        if prim == "numpy.select":
-            return self.select(node, hint)
         if prim in ("numpy.array", "numpy.asarray") and receiver is None and (len(node.args) > 1 or node.keywords):
             return self.converted(node, prim, hint)
+        record = REGISTRY.get(prim)
+        sequences = record.sequences if record is not None else ()
         arg = self.static_arg if prim in N.STATIC else self.array_arg
-        args = ([receiver] if receiver is not None else []) + [arg(a) for a in node.args]
+        if sequences:  # (np.select's lists: the arrays each holds, written out)
+            arg = functools.partial(self.sequence_arg, arg)
+        signature = N.SIGNATURES.get(prim)
+        at = [n for n, _ in signature or ()][receiver is not None :]  # each positional argument's parameter
+        args = ([receiver] if receiver is not None else []) + [
+            arg(a, k < len(at) and at[k] in sequences) if sequences else arg(a) for k, a in enumerate(node.args)
+        ]
         keywords = {  # (dtype=np.float32: the dtype's name, a constant, as dtype="float32" is)
-            k.arg: Const(self.dtype_of(k.value).name) if k.arg == "dtype" and _named_dtype(k.value) else arg(k.value)
+            k.arg: (
+                Const(self.dtype_of(k.value).name)
+                if k.arg == "dtype" and _named_dtype(k.value)
+                else arg(k.value, k.arg in sequences) if sequences else arg(k.value)
+            )
             for k in node.keywords
         }
-        signature = N.SIGNATURES.get(prim)
         if signature is None:  # a constructor or an inactive query: keep the call as written
             if keywords:
                 return self.emit.apply(prim, args + list(keywords.values()), hint, param=tuple(keywords))
@@ -168,17 +172,14 @@ class ArrayLowering:
             raise self.parsed.error(
                 node, f"np.pad with mode {values[2].value!r} and constant_values", "leave constant_values out"
             )
-        if prim == "numpy.average" and isinstance(values[2], Const) and values[2].value is None:
-            return self.emit.apply("numpy.mean", [values[0], values[1], values[4]], hint)  # no weights: the mean
+        if record is not None and record.expand is not None:  # written as other primitives (rules.primitive)
+            out = record.expand(_Build(self, hint), *values)
+            if isinstance(out, Refusal):
+                raise self.parsed.error(node, f"{ast.unparse(node.func)} {out.construct}", out.remedy)
+            if out is not None:
+                return out
         if prim in N.PARTS:
             return self.decomposition(prim, values, names)
-        if prim == "numpy.append":  # np.concatenate of the two (raveled for axis None)
-            arrays = (
-                values[:2]
-                if values[2].value is not None
-                else [self.emit.apply("numpy.ravel", [v], None) for v in values[:2]]
-            )
-            return self.emit.apply("numpy.concatenate", arrays + [Const(values[2].value or 0)], hint, param=("seq", 2))
         if prim in N.SPLITS:
             return self.split(prim, values, hint)
         return self.emit.apply(prim, values, hint)
@@ -316,34 +317,15 @@ class ArrayLowering:
         parts = [self.emit.apply(N.SPLIT_PART, [x, kind, values[1], axis, Const(i), raw], None) for i in range(count)]
         return self.emit.apply("list", parts, hint)
 
-    def select(self, node: ast.Call, hint):
-        """``numpy.select([c1, c2], [a1, a2], default)``: ``numpy.where(c1, a1, numpy.where(c2, a2, default))``,
-        the first true condition's choice (the same values, and the derivative goes to the chosen entry)."""
-        given = dict(zip(("condlist", "choicelist", "default"), node.args))
-        for k in node.keywords:
-            given[k.arg] = k.value if k.arg not in given else None  # None: given twice
-        conds, choices = given.get("condlist"), given.get("choicelist")
-        if (
-            len(node.args) > 3
-            or set(given) - {"condlist", "choicelist", "default"}
-            or not isinstance(conds, (ast.List, ast.Tuple))
-            or not isinstance(choices, (ast.List, ast.Tuple))
-            or len(conds.elts) != len(choices.elts)
-            or not conds.elts
-            or "default" in given
-            and given["default"] is None
-        ):
-            raise self.parsed.error(
-                node,
-                f"{ast.unparse(node.func)} of computed lists, or lists of different lengths",
-                "write the lists out, one condition per choice: np.select([x > 0, x < -1], [a, b], default=0)",
-            )
-        out = self.array_arg(given["default"]) if "default" in given else Const(0)
-        pairs = list(zip(conds.elts, choices.elts, strict=True))
-        lowered = [(self.emit.atom(self.array_arg(c)), self.emit.atom(self.array_arg(a))) for c, a in pairs]
-        for k, (c, a) in reversed(list(enumerate(lowered))):
-            out = self.emit.apply("numpy.where", [c, a, self.emit.atom(out)], hint if k == 0 else None)
-        return out
+    def sequence_arg(self, arg, node, sequence: bool):
+        """An argument, lowered by ``arg``; of a parameter that is a sequence of arrays (``sequence``), the
+        tuple of its arrays where it is written out as a list or tuple, else None (a record's ``expand``
+        refuses it)."""
+        if not sequence:
+            return arg(node)
+        if not isinstance(node, (ast.List, ast.Tuple)):
+            return None
+        return tuple(self.emit.atom(self.array_arg(e)) for e in node.elts)
 
     def dtype_of(self, node):
         """The dtype a constant dtype argument names (float, "float32", np.float64), or a located error."""
@@ -395,21 +377,6 @@ class ArrayLowering:
             )
         x = self.emit.apply(prim, [self.array_arg(node.args[0])], None)
         return self.cast(node, prim + "/dtype", x, dtype, hint)
-
-    def multi_dot(self, node: ast.Call, hint):
-        """``numpy.linalg.multi_dot([a, b, c])``: ``numpy.dot(numpy.dot(a, b), c)`` (the same product)."""
-        seq = node.args[0] if len(node.args) == 1 and not node.keywords else None
-        if not isinstance(seq, (ast.List, ast.Tuple)) or len(seq.elts) < 2:
-            raise self.parsed.error(
-                node,
-                f"{ast.unparse(node.func)} of a computed sequence",
-                "write two or more arrays out: np.linalg.multi_dot([a, b, c])",
-            )
-        arrays = [self.emit.atom(self.emit.element(self.lower.expressions.expr(e))) for e in seq.elts]
-        out = arrays[0]
-        for k, b in enumerate(arrays[1:]):
-            out = self.emit.apply("numpy.dot", [out, b], leaf_hint(hint) if k == len(arrays) - 2 else None)
-        return out
 
     def join(self, node: ast.Call, prim: str, hint):
         """``numpy.concatenate([a, b], axis=0)`` and friends: the arrays are the arguments."""
@@ -515,3 +482,26 @@ class ArrayLowering:
 
 
 __all__ = ["ArrayLowering", "numpy_name"]
+
+
+class _Build:
+    """What a record's ``expand`` writes a call with (``rules.primitive.Build``): primitives applied in
+    the lowering's code, the call's own value named for the variable it is assigned to (``hint``)."""
+
+    def __init__(self, arrays: ArrayLowering, hint):
+        self.arrays, self.hint = arrays, hint
+
+    def apply(self, prim: str, args: list, named: bool = False, param=None):
+        return self.arrays.emit.apply(
+            prim, [self.arrays.emit.atom(a) for a in args], self.hint if named else None, param
+        )
+
+    def part(self, prim: str, args: list, i: int):
+        names = tuple(self.hint if k == i else None for k in range(N.PARTS[prim]))
+        return self.arrays.decomposition(prim, args, names)[i]
+
+    def constant(self, value):
+        return Const(value)
+
+    def value_of(self, atom, otherwise=None):
+        return atom.value if isinstance(atom, Const) else otherwise

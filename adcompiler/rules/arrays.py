@@ -61,13 +61,9 @@ FORWARD["add_at"] = lambda d, x, index, v, z, dd, dx, di, dv: (
 REVERSE["add_at"] = lambda d, x, index, v, z, g: (g, None, None, _h("add_at_vjp")(g, index, v))
 SLOTS["add_at"] = (True, False, False, True)
 
-# np.append(arr, values, axis): lowered to np.concatenate (of both raveled for axis None)
-SIGNATURES["numpy.append"] = (("arr", None), ("values", None), ("axis", Num(None)))
-STATIC = {"numpy.append": {"axis": None}}  # the arguments that must be constants where a primitive is called
+STATIC: dict = {}  # the arguments that must be constants where a primitive is called (the records')
 SPLIT_PART = "numpy.split/part"  # a piece of a split (the variant "part" of np.split's record)
-# lowered to other primitives (numpy.dot, numpy.where, numpy.linalg.eigh's eigenvalues)
-EXPANDED = ("numpy.linalg.multi_dot", "numpy.select", "numpy.linalg.eigvalsh")
-EIGVALSH = (("a", None), ("UPLO", Num("L")))
+EXPANDED: tuple = ()  # lowered to other primitives, always (the records' ``expand``: np.linalg.multi_dot, ...)
 
 SPLITS: tuple = ()  # the splits, computed once: their pieces are primitives of their own (SPLIT_PART)
 SEQUENCE: tuple = ()  # the joins: numpy.concatenate([a, b], axis) is one primitive of a, b and axis
@@ -89,6 +85,8 @@ for _prim in REGISTRY.values():
             BILINEAR[_prim.operator] = _prim.bilinear
     elif _prim.inactive:
         INACTIVE += (_prim.name,)
+    elif _prim.expanded:  # (written as other primitives: never in the IR)
+        EXPANDED += (_prim.name,)
     elif not (_prim.parts or _prim.split):  # (computed once: no rule of its own)
         FORWARD[_prim.name], REVERSE[_prim.name], SLOTS[_prim.name] = _prim.jvp, _prim.vjp, _prim.slots
     for _i, _part in enumerate(_prim.parts):  # a decomposition: computed once, then each array it returns

@@ -448,6 +448,23 @@ def _join(kind: str, axis, **more) -> None:
     )
 
 
+def _append(build, arr, values, axis):
+    """np.append(arr, values, axis): np.concatenate of the two, each raveled for axis None."""
+    along = build.value_of(axis)
+    arrays = [arr, values] if along is not None else [build.apply("numpy.ravel", [v]) for v in (arr, values)]
+    return build.apply("numpy.concatenate", arrays + [build.constant(along or 0)], named=True, param=("seq", 2))
+
+
+register(
+    Primitive(
+        name="numpy.append",
+        family="joins",
+        signature=(("arr", None), ("values", None), ("axis", Num(None))),
+        value=None,
+        static={"axis": None},
+        expand=_append,
+    )
+)
 _join("concatenate", 0, array_api="xp.concat")
 _join("stack", 0, array_api="xp.stack")
 for _kind in ("hstack", "vstack", "row_stack", "column_stack", "dstack"):

@@ -389,6 +389,17 @@ _decomposition(
     ),
     static={"UPLO": ("L", "U")},
 )
+# eigvalsh: eigh's eigenvalues (eigh's rule needs the vectors anyway)
+register(
+    Primitive(
+        name="numpy.linalg.eigvalsh",
+        family="linalg",
+        signature=(("a", None), ("UPLO", Num("L"))),
+        value=None,
+        static={"UPLO": ("L", "U")},
+        expand=lambda build, a, uplo: build.part("numpy.linalg.eigh", [a, uplo], 0),
+    )
+)
 # svd: U, s, Vh, each of (a, raw) (lowering computes the vectors whatever compute_uv says)
 _decomposition(
     "svd",

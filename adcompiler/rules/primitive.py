@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Callable
+from typing import Callable, Protocol
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,24 @@ class Variant:
     value: Callable | None = None
 
 
+class Build(Protocol):
+    """What a record's ``expand`` writes a call with: lowering's (``lower.arrays``).  Each argument it is
+    handed, and each value it makes, is an atom of the IR (a name or a constant)."""
+
+    def apply(self, prim: str, args: list, named: bool = False, param=None):
+        """The value of ``prim`` of ``args`` (``named``: the one the call's own value is, named for the
+        variable it is assigned to; ``param``: the primitive's parameter, a join's ``("seq", n)``)."""
+
+    def part(self, prim: str, args: list, i: int):
+        """The ``i``-th array the decomposition ``prim`` of ``args`` returns (the call's own value)."""
+
+    def constant(self, value):
+        """The constant ``value``."""
+
+    def value_of(self, atom, otherwise=None):
+        """The value of ``atom`` where it is a constant, else ``otherwise``."""
+
+
 @dataclass(frozen=True)
 class Primitive:
     """One NumPy function: its names, its signature, its value, its derivatives and their helpers.
@@ -130,6 +148,13 @@ class Primitive:
     comparison, an index of an array's entries): no rules, and ``signature`` may be None (its calls kept as
     written, the static arguments its value reads by keyword in ``static.keywords``: ``np.zeros(n,
     dtype=...)``).
+    ``expand``: the call written as other primitives where lowering binds it (``np.linalg.multi_dot([a, b,
+    c])``: ``np.dot(np.dot(a, b), c)``): ``expand(build, *arguments)`` gives the value (``build``: lowering's
+    ``Build``, which applies primitives), a ``Refusal`` where the arguments are not of a form it takes, or None
+    where the record's own rules apply (``np.average`` with weights; without, ``np.mean``).  A record that
+    has no rules is only an expansion: no abstract value, never in the IR.  ``sequences``: its parameters
+    written out as a list or tuple of arrays (np.select's ``condlist``), each handed to ``expand`` as a
+    tuple of them (None where the call computes it).
     ``refusals``: per target, why it is refused there (``{"array_api": "..."}``: the array-API target
     says it at the user's line; the Numba target refuses through its helpers' forms, an overload that
     raises Numba's ``TypingError`` with the reason, which it reports at the user's line).
@@ -138,7 +163,7 @@ class Primitive:
     name: str
     family: str
     signature: tuple | None
-    value: Callable
+    value: Callable | None
     jvp: Callable | None = None
     vjp: Callable | None = None
     slots: tuple | None = None
@@ -160,14 +185,20 @@ class Primitive:
     array_api: str | None = None
     array_api_keywords: MappingProxyType = field(default_factory=dict)
     refusals: MappingProxyType = field(default_factory=dict)
+    expand: Callable | None = None
+    sequences: tuple = ()
 
     def __post_init__(self):
         rules = (self.jvp, self.vjp, self.slots)
         ways = (self.partials is not None, self.linear is not None, self.bilinear is not None, rules != (None,) * 3)
         computed_once = bool(self.parts) or self.split  # (no derivative: primitives of their own read its value)
         assert sum(ways) == (
-            not (computed_once or self.inactive)
+            not (computed_once or self.inactive or self.expanded)
         ), f"{self.name}: partials, linear, bilinear or two rules"
+        assert (self.value is None) == self.expanded, f"{self.name}: an abstract value, unless only an expansion"
+        assert set(self.sequences) <= {n for n, _ in self.signature or ()} and (
+            self.expand or not self.sequences
+        ), f"{self.name}: sequences are parameters an expansion reads"
         assert self.signature is not None or self.inactive, f"{self.name}: a signature binds a differentiated call"
         assert self.variant is None or self.variants, f"{self.name}: a choice among no variants"
         if ways[3]:
@@ -178,6 +209,12 @@ class Primitive:
         assert set(self.refusals) <= {"array_api"}, f"{self.name}: a refusal of a target that reads none"
         for name in ("helpers", "array_api_keywords", "refusals", "static", "variants"):  # frozen all the way down
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+
+    @property
+    def expanded(self) -> bool:
+        """Whether it is only an expansion (``expand`` and no rules): lowered to other primitives, always."""
+        rules = (self.jvp, self.vjp, self.slots, self.partials, self.linear, self.bilinear)
+        return self.expand is not None and rules == (None,) * 6 and not (self.parts or self.split or self.inactive)
 
     @property
     def numpy_name(self) -> str:

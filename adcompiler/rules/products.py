@@ -12,7 +12,7 @@ with primitives that have rules (``np.average`` without weights is ``np.mean``: 
 
 from __future__ import annotations
 
-from .primitive import Helper, Primitive, Variant, register
+from .primitive import Helper, Primitive, Refusal, Variant, register
 from ..ir.expr import Call, Num, Slice, Subscript, Tuple, sum_exprs
 
 
@@ -219,6 +219,18 @@ WEIGHTS_LIKE = Helper(
     axes = [k % len(shape) for k in (axis if isinstance(axis, tuple) else (axis,))]
     return numpy.reshape(numpy.transpose(w, numpy.argsort(axes)), [n if k in axes else 1 for k, n in enumerate(shape)])
 ''',
+    numba='''def weights_like(w, a, axis=None):
+    """np.average's weights w set along axis of a (compiled code only: see the overload below)."""
+    raise TypeError("weights_like is called from code numba.njit compiles")
+
+
+@numba.extending.overload(weights_like)
+def _numba_weights_like(w, a, axis=None):
+    """Weights of a's shape, as they are (Numba's np.average takes no axis: weights along one are refused there)."""
+    if isinstance(w, numba.core.types.Array) and isinstance(a, numba.core.types.Array) and w.ndim == a.ndim:
+        return lambda w, a, axis=None: w
+    return None
+''',
     linear=("linear", (0,)),
 )
 
@@ -233,6 +245,18 @@ WEIGHTS_VJP = Helper(
     axes = [k % len(shape) for k in (axis if isinstance(axis, tuple) else (axis,))]
     summed = numpy.sum(gw, axis=tuple(k for k in range(len(shape)) if k not in axes))
     return numpy.transpose(summed, numpy.argsort(numpy.argsort(axes)))
+''',
+    numba='''def weights_vjp(gw, w, a, axis=None):
+    """The adjoint of weights_like (compiled code only: see the overload below)."""
+    raise TypeError("weights_vjp is called from code numba.njit compiles")
+
+
+@numba.extending.overload(weights_vjp)
+def _numba_weights_vjp(gw, w, a, axis=None):
+    """gw itself, for weights of a's shape (see weights_like)."""
+    if isinstance(w, numba.core.types.Array) and isinstance(a, numba.core.types.Array) and w.ndim == a.ndim:
+        return lambda gw, w, a, axis=None: gw
+    return None
 ''',
     linear=("linear", (0,)),
 )
@@ -305,6 +329,31 @@ _record(
     slots=(True, False, True, False, False),
     static={"returned": (False,), "keepdims": (True, False)},
     helpers={"weights_like": WEIGHTS_LIKE, "weights_vjp": WEIGHTS_VJP},
+    expand=lambda build, a, axis, w, ret, keep: (  # no weights: the mean
+        build.apply("numpy.mean", [a, axis, keep], named=True) if build.value_of(w, w) is None else None
+    ),
+)
+
+
+# --- multi_dot([a, b, c]): np.dot(np.dot(a, b), c), the same product (the arrays written out)
+def _multi_dot(build, arrays):
+    if arrays is None or len(arrays) < 2:
+        return Refusal("of a computed sequence", "write two or more arrays out: np.linalg.multi_dot([a, b, c])")
+    out = arrays[0]
+    for k, b in enumerate(arrays[1:]):
+        out = build.apply("numpy.dot", [out, b], named=k == len(arrays) - 2)
+    return out
+
+
+register(
+    Primitive(
+        name="numpy.linalg.multi_dot",
+        family="products",
+        signature=(("arrays", None),),
+        value=None,
+        expand=_multi_dot,
+        sequences=("arrays",),
+    )
 )
 
 

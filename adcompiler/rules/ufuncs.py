@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from ..ir.expr import Call, Num, compare, fn, gt, lt
-from .primitive import Primitive, register
+from .primitive import Primitive, Refusal, register
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
 cos, sin, exp, log, sqrt, sign = (np_(n) for n in ("cos", "sin", "exp", "log", "sqrt", "sign"))
@@ -196,6 +196,32 @@ _elementwise(
     jvp=lambda c, a, b, z, dc, da, db: npwhere(c, da or 0.0, db or 0.0),
     vjp=lambda c, a, b, z, g: (None, npwhere(c, g, 0.0), npwhere(c, 0.0, g)),
     slots=(False, True, True),
+)
+
+
+# --- select([c1, c2], [a1, a2], default): np.where(c1, a1, np.where(c2, a2, default)), the first true
+# condition's choice (the same values; the derivative goes to the chosen entry)
+def _select(build, conds, choices, default):
+    if conds is None or choices is None or len(conds) != len(choices) or not conds:
+        return Refusal(
+            "of computed lists, or lists of different lengths",
+            "write the lists out, one condition per choice: np.select([x > 0, x < -1], [a, b], default=0)",
+        )
+    out = default
+    for k, (c, a) in reversed(list(enumerate(zip(conds, choices)))):
+        out = build.apply("numpy.where", [c, a, out], named=k == 0)
+    return out
+
+
+register(
+    Primitive(
+        name="numpy.select",
+        family="ufuncs",
+        signature=(("condlist", None), ("choicelist", None), ("default", Num(0))),
+        value=None,
+        expand=_select,
+        sequences=("condlist", "choicelist"),
+    )
 )
 _elementwise(
     "clip",

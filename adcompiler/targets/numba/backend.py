@@ -482,6 +482,7 @@ _REASONS = (  # what Numba says -> what it means for the user's code
         " loop), or a list argument (an array there) and a list the code builds",
     ),
     ("built-in function setitem", "a write into a tuple: a list of arrays or tuples is one in compiled code"),
+    ("unsupported opcode (IMPORT_NAME)", "it has no form Numba compiles: its Python form imports NumPy as it runs"),
     (
         "Untyped global name 'reversed'",
         "a loop checkpointed with checkpoint=: its segments run in reverse by Python's reversed, which Numba does"

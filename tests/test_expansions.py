@@ -1,0 +1,89 @@
+"""NumPy functions lowering writes as other primitives, each by its record's ``expand`` (rules/primitive.py):
+np.linalg.multi_dot (np.dot), np.select (np.where), np.linalg.eigvalsh (eigh's eigenvalues), np.append
+(np.concatenate) and np.average without weights (np.mean).  Each is differentiated against central
+differences of NumPy's own function, in both modes and on both targets, with each cotangent of its operand's
+shape and dtype; a sequence an expansion needs written out is refused at the user's line when it is not."""
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+import adcompiler
+from adcompiler.errors import UnsupportedSyntaxError
+from adcompiler.rules.families import REGISTRY
+
+# (the call, of x and y; x's shape; y's shape)
+CASES = {
+    "numpy.linalg.multi_dot": [
+        ("np.linalg.multi_dot([x, y, x.T])", (2, 3), (3, 3)),
+        ("np.linalg.multi_dot((x, y))", (2, 3), (3, 2)),
+    ],
+    "numpy.select": [
+        ("np.select([x > 0.3, x < -0.3], [x * y, np.sin(x)], default=y)", (5,), (5,)),
+        ("np.select(condlist=[x > 0.0], choicelist=[x * 2.0 + y])", (4,), (4,)),
+    ],
+    "numpy.linalg.eigvalsh": [("np.linalg.eigvalsh(x + x.T + 4.0 * np.diag(y))", (3, 3), (3,))],
+    "numpy.average": [("np.average(x * y, axis=0)", (3, 2), (3, 2)), ("np.average(x) + y", (2, 2), (3,))],
+    "numpy.append": [("np.append(x, y * 2.0)", (2, 2), (3,)), ("np.append(x, y, axis=0)", (2, 3), (1, 3))],
+}
+NUMBA = importlib.util.find_spec("numba") is not None
+
+
+def _function(tmp_path, expression: str):
+    path = tmp_path / "expanded.py"
+    path.write_text(f"import numpy as np\n\n\ndef f(x, y, w):\n    return np.sum(np.sin({expression}) * w)\n")
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    return namespace["f"]
+
+
+def test_every_expansion_has_its_cases():
+    assert sorted(CASES) == sorted(p.name for p in REGISTRY.values() if p.expand is not None)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"] if NUMBA else ["python"])
+@pytest.mark.parametrize("case", [(e, x, y) for cases in CASES.values() for e, x, y in cases], ids=str)
+def test_each_expansion_differentiates_its_function(tmp_path, case, backend):
+    expression, x_shape, y_shape = case
+    rng = np.random.default_rng(sum(map(ord, expression)) + len(x_shape))
+    x, y = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
+    f = _function(tmp_path, expression)
+    w = rng.standard_normal(np.shape(eval(expression, {"np": np, "x": x, "y": y})))
+    d = adcompiler.differentiate(f, wrt=("x", "y"), backend=backend)
+    grads = d.grad(x, y, w)
+    h = 1e-6
+    for i, (a, g) in enumerate(zip((x, y), grads)):
+        assert g.shape == a.shape and g.dtype == a.dtype
+        for k in np.ndindex(*a.shape):
+            moved = [[x.copy(), y.copy()] for _ in range(2)]
+            moved[0][i][k] += h
+            moved[1][i][k] -= h
+            want = (f(*moved[0], w) - f(*moved[1], w)) / (2 * h)
+            assert g[k] == pytest.approx(want, rel=1e-6, abs=1e-8), (expression, i, k)
+    u, v = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
+    value, tangent = d.jvp((x, y, w), (u, v))
+    assert value == pytest.approx(f(x, y, w), rel=1e-12)
+    assert tangent == pytest.approx(float(np.sum(grads[0] * u) + np.sum(grads[1] * v)), rel=1e-10, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "expression, construct",
+    [
+        ("np.linalg.multi_dot(xs)", "np.linalg.multi_dot of a computed sequence"),
+        ("np.linalg.multi_dot([x])", "np.linalg.multi_dot of a computed sequence"),
+        ("np.select(conds, [x, y])", "np.select of computed lists, or lists of different lengths"),
+        ("np.select([x > 0, x < 0], [x])", "np.select of computed lists, or lists of different lengths"),
+    ],
+)
+def test_a_sequence_an_expansion_needs_written_out_is_refused_at_its_line(tmp_path, expression, construct):
+    path = tmp_path / "computed.py"
+    path.write_text(
+        "import numpy as np\n\n\ndef f(x, y):\n    xs = [x, y]\n    conds = [x > 0, x < 0]\n"
+        f"    return np.sum({expression})\n"
+    )
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    with pytest.raises(UnsupportedSyntaxError) as told:
+        adcompiler.differentiate(namespace["f"]).grad(np.ones(2), np.ones(2))
+    assert f"computed.py:7:" in str(told.value) and construct in str(told.value)
