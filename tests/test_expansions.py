@@ -86,4 +86,4 @@ def test_a_sequence_an_expansion_needs_written_out_is_refused_at_its_line(tmp_pa
     exec(compile(path.read_text(), str(path), "exec"), namespace)
     with pytest.raises(UnsupportedSyntaxError) as told:
         adcompiler.differentiate(namespace["f"]).grad(np.ones(2), np.ones(2))
-    assert f"computed.py:7:" in str(told.value) and construct in str(told.value)
+    assert "computed.py:7:" in str(told.value) and construct in str(told.value)
