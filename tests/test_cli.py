@@ -902,3 +902,18 @@ def test_a_derivative_held_in_a_local_name_of_numpy_code_is_refused_at_second_or
     assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
     assert "new_user.py:70:1: reverse mode over generated NumPy derivative code" in run.stderr, run.stderr
     assert "(in the code of a derivative sgd takes)" in run.stderr and "(sgd left out" in run.stderr
+
+
+@pytest.mark.skipif(importlib.util.find_spec("array_api_compat") is None, reason="needs array-api-compat")
+def test_a_function_the_array_api_target_refuses_is_left_out_and_the_others_written(tmp_path):
+    """--arrays any: a function calling what the standard lacks (np.linalg.eigvalsh) is left out with its
+    location, as any refused function is; the others are written (the run failed whole before)."""
+    path = tmp_path / "two.py"
+    path.write_text(
+        "import numpy as np\n\n\ndef good(x):\n    return np.sum(np.sin(x) * x)\n\n\n"
+        "def bad(a):\n    return np.sum(np.linalg.eigvalsh(a + a.T))\n"
+    )
+    proc = adc("compile", "two.py", "--arrays", "any", "-o", "out.py", cwd=tmp_path)
+    assert proc.returncode == 0 and "two.py:9:" in proc.stderr and "bad left out" in proc.stderr, proc.stderr
+    written = (tmp_path / "out.py").read_text()
+    assert "def good_reverse" in written and "def bad_" not in written

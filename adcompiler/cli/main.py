@@ -84,7 +84,8 @@ def _compile_module(
         except UnsupportedSyntaxError:
             if origins is not None:
                 origins.clear()
-        left_out = _refusals(module, [available[name] for name in chosen], mode, stage, checkpoint)
+        where = targets.of(target, arrays)  # (each function alone on the target it is written for)
+        left_out = _refusals(module, [available[name] for name in chosen], mode, stage, checkpoint, where)
         refused.extend(left_out.values())
         chosen = [name for name in chosen if name not in left_out]
         if not chosen:
@@ -225,12 +226,13 @@ def _unwritable(output: Path, exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def _refusals(module, fns: list, mode: str, stage: str | None, checkpoint) -> dict:
-    """The functions adcompiler refuses, each built alone in a program of its own: name -> the error."""
+def _refusals(module, fns: list, mode: str, stage: str | None, checkpoint, where) -> dict:
+    """The functions adcompiler refuses, each built alone in a program of its own on the target ``where``
+    (the array-API target's refusals are its own): name -> the error."""
     found = {}
     modes = ("forward", "reverse") if mode == "both" else (mode,)
     for fn in fns:
-        program = Program(vars(module), Options(checkpoint=checkpoint, guard=True))
+        program = where.program(vars(module), Options(checkpoint=checkpoint, guard=True))
         try:
             sig = assumed_signature(program, fn)
             if stage is not None:
