@@ -152,6 +152,8 @@ def named_arguments(e: E.Call) -> E.Call:
 def _subscript(e: E.Subscript, ns) -> str:
     value = text(e.value, ns, ATOM)
     index = e.index
+    if index.__class__ is E.Num and isinstance(index.value, str) and index.text == "." + index.value:
+        return f"{value}.{index.value}"  # an object's attribute (lower.records: its key is the field's name)
     if index.__class__ is E.Tuple and index.elts:  # x[i, j]: the tuple without parentheses
         parts = [text(x, ns) for x in index.elts]
         return f"{value}[{parts[0] + ',' if len(parts) == 1 else ', '.join(parts)}]"

@@ -181,7 +181,7 @@ def _lookup(canonical: str):
     try:
         mod = __import__(module, fromlist=[attr])
         return getattr(mod, attr, None)
-    except ImportError:
+    except (ImportError, ValueError):  # (ValueError: no module named, a record's field ".w")
         return None
 
 

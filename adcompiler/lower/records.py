@@ -289,8 +289,9 @@ class RecordLowering:
     def self_method(self, node: ast.Call, hint):
         """``self.forward(x)`` in a method: the class's function called with ``self`` first (a static
         method without it), as a call of a user function; None for any other call.  The method is read
-        from the class that defines the function being lowered (a subclass that overrides it is refused
-        where the method is called, see ``api``), and the code is built again if the class changes it."""
+        from the class that defines the function being lowered, and the code is built again if the class
+        changes it; where a subclass overrides it (or comes to: then too), the call is left to the object's
+        class (None: a call through an object, ``analysis.methods``), as Python dispatches it."""
         func, params = node.func, self.parsed.node.args.args
         if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and params):
             return None
@@ -298,6 +299,10 @@ class RecordLowering:
         if cls is None or func.value.id != params[0].arg or func.value.id in self.emit.slots:
             return None
         found = inspect.getattr_static(cls, func.attr, None)
+        if _overridden(cls, func.attr, found):  # the object's own class decides (analysis.methods)
+            return None
+        self.parsed.reads.append(Read(_Overriding(cls, found), func.attr, False))  # (one overriding it later:
+        # the code built again)
         if isinstance(found, staticmethod) and isinstance(found.__func__, types.FunctionType):
             target, args = found.__func__, node.args
         elif isinstance(found, types.FunctionType):
@@ -307,6 +312,38 @@ class RecordLowering:
         self.parsed.reads.append(Read(vars(cls), func.attr, found))
         call = ast.copy_location(ast.Call(func, args, node.keywords), node)
         return self.lower.expressions.user_call(call, target, hint)
+
+
+class _Overriding:
+    """Whether a subclass of ``cls`` overrides its method ``found`` of each name read, as a namespace of a
+    ``Read``: code that called ``found`` for ``self.name`` is built again once a subclass (defined later)
+    overrides it."""
+
+    def __init__(self, cls: type, found):
+        self.cls, self.found = cls, found
+
+    def __getitem__(self, name: str) -> bool:
+        return _overridden(self.cls, name, self.found)
+
+    def get(self, name: str, default=None) -> bool:
+        return self[name]
+
+    def __contains__(self, name) -> bool:
+        return True
+
+
+def _overridden(cls: type, name: str, found) -> bool:
+    """Whether a subclass of ``cls`` (at any depth) has a method ``name`` other than ``found``, ``cls``'s."""
+    seen, todo = set(), list(type.__subclasses__(cls))
+    while todo:
+        sub = todo.pop()
+        if sub in seen:
+            continue
+        seen.add(sub)
+        if inspect.getattr_static(sub, name, None) is not found:
+            return True
+        todo.extend(type.__subclasses__(sub))
+    return False
 
 
 def defining_class(fn):
