@@ -279,3 +279,23 @@ def scales_in_place(xs, c):
     for x in xs:
         s = s + x * x * x
     return s
+
+
+import numpy as np  # noqa: E402  (the matrices a helper builds as nested displays, below)
+
+
+def row_of(t):
+    return np.array([[t, t]])
+
+
+def cubes_of_a_row(t):
+    return np.sum(row_of(t) ** 3)  # 2 t^3: its second derivative 12 t
+
+
+def rotation(theta):
+    c, s = np.cos(theta), np.sin(theta)
+    return np.array([[c, -s], [s, c]])
+
+
+def pose_residual(theta, p, q):
+    return np.sum((rotation(theta) @ p - q) ** 2)

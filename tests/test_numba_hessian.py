@@ -176,3 +176,19 @@ def test_math_of_the_oracles():
     x, y = 0.7, 1.3
     expected_xy = 2 * x + math.cos(x) + math.exp(-y) * (-2 * x) / (1 + x * x) ** 2
     assert h[0, 1] == pytest.approx(expected_xy, rel=1e-12)
+
+
+def test_a_matrix_a_helper_builds_as_nested_lists_under_numba():
+    """np.array([[c, -s], [s, c]]) in a helper: its reverse mode under Numba adds the cotangent into the
+    shadow rows (a list of lists: add_into had no such overload, refused); its second derivative, whose
+    zero tangents of those rows must be one list with the matrix's (Numba's zeros_like makes each apart),
+    is refused at the user's line, not wrong."""
+    import higher_funcs as H
+
+    theta, p, q = 0.7, np.array([1.5, -0.4]), np.array([0.2, 0.9])
+    python, compiled = (adcompiler.differentiate(H.pose_residual, backend=b) for b in ("python", "numba"))
+    for want, got in zip(python.grad(theta, p, q), compiled.grad(theta, p, q)):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert compiled.grad(0.3, p, q)[0] == pytest.approx(python.grad(0.3, p, q)[0], rel=1e-12)
+    with pytest.raises(UnsupportedSyntaxError, match="higher_funcs.py:.*backend=.numba"):
+        adcompiler.hessian(adcompiler.differentiate(H.cubes_of_a_row, backend="numba"))(0.3)

@@ -153,3 +153,26 @@ def test_generated_sums_under_any_array_library(seed, tmp_path):
     got = adcompiler.differentiate(module.f, arrays="any").grad(*args)
     for g, e in zip(got, adcompiler.differentiate(module.f).grad(*args), strict=True):
         np.testing.assert_allclose(np.asarray(g), e, rtol=1e-12, atol=1e-12)
+
+
+def test_a_spread_read_twice_in_one_statement_keeps_its_binding():
+    """``t10 = unreduce(ct, t1, None, False)`` read twice by one statement (forward mode over reverse code:
+    ``g(t9 * t10, t10 * dt9)``, a value and its tangent): the one read the rule rewrites is not the last, so the
+    binding stays (it went, and the other read was a NameError in generated code)."""
+    from adcompiler.analysis import values as V
+    from adcompiler.ir import expr as E
+    from adcompiler.ir.nodes import Assign
+    from adcompiler.optimize.spread import spread_numbers
+
+    avals = {n: V.Arr(1, "float64") for n in ("t1", "t9", "dt9")}
+    body = (
+        Assign(("t9",), E.BinOp("*", E.Num(3), E.BinOp("**", E.Name("t1"), E.Num(2))), 1),
+        Assign(("t10",), E.Call("@unreduce", (E.Name("ct"), E.Name("t1"), E.Num(None), E.Num(False))), 1),
+        Assign(
+            ("d",),
+            E.Call("g", (E.BinOp("*", E.Name("t9"), E.Name("t10")), E.BinOp("*", E.Name("t10"), E.Name("dt9")))),
+            1,
+        ),
+    )
+    out = spread_numbers(body, avals)
+    assert out[1] == body[1] and "t10" in repr(out[2])

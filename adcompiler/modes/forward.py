@@ -45,7 +45,7 @@ from ..front.names import Namer
 from .guards import expectations
 from .calls import record_call
 from ..rules import CHANGES
-from ..errors import ReverseOnlyError
+from ..errors import ReverseOnlyError, UnsupportedSyntaxError
 
 # Broadcasting operators whose tangent may be one operand's tangent alone, of a smaller shape than the result.
 PASS_THROUGH = ("add", "sub")
@@ -250,14 +250,36 @@ class _Forward:
         value's tangent, ``da`` of ``a + c``) or zeros, so the writes that follow have a tangent to
         go into."""
         out = []
+        lists = [
+            v for v in stmt.outs if v.name in self.act and v.name in self.containers and v.name not in self.tangent
+        ]
+        for v in lists:
+            self.tangent[v.name] = E.Name(self.namer.fresh("d" + v.name))
+        if len(lists) > 1 and self.program.options.typed_zeros:  # (the Numba target's zeros_like makes each apart)
+            source = self.fn.source
+            raise UnsupportedSyntaxError(
+                "lists a call returns together (a list and a list it may hold: the shadows of np.array of nested"
+                ' lists), whose zero tangents must be one list where they are, under backend="numba"',
+                'differentiate it with backend="python", which handles it',
+                source.filename if source is not None else "<generated>",
+                stmt.line,
+                0,
+                source.lines.get(stmt.line) if source is not None else None,
+            )
+        if len(lists) > 1:  # zeros of them together: a list one holds and another is (a called function's residuals,
+            # the shadows of a list and of a list in it) has one list of zeros, as it is one list (zeros_like)
+            names = tuple(self.tangent[v.name].id for v in lists)
+            together = E.Call(self.program.helper("zeros_like"), (E.Tuple(tuple(atom(v) for v in lists)),))
+            out.append(Assign((names,), together, stmt.line))
+        elif lists:
+            out.append(Assign((self.tangent[lists[0].name].id,), self.zero(lists[0]), stmt.line))
         for v in stmt.outs:
-            if v.name not in self.act:
-                continue
-            if v.name in self.containers and v.name not in self.tangent:
-                name = self.namer.fresh("d" + v.name)
-                self.tangent[v.name] = E.Name(name)
-                out.append(Assign((name,), self.zero(v), stmt.line))
-            elif v.name in self.mutable and v.name in self.arrays:
+            if (
+                v.name in self.act
+                and v.name not in self.containers
+                and v.name in self.mutable
+                and v.name in self.arrays
+            ):
                 out += self.own_tangent(v.name, self.tangent.get(v.name), stmt.line)
         return out
 

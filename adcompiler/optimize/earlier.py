@@ -4,7 +4,7 @@ its block: the walk ``spread`` and ``sums_first`` share.
 ``rewritten(body, avals, rule)`` walks every expression of ``body`` bottom up and hands each to
 ``rule(e, bound, ctx)``, which returns it rewritten or as it is: ``bound`` maps each name bound earlier in
 the same block to ``(value, the names value reads, the statement)``, kept only while nothing it reads
-(nor the name) is bound again; ``ctx.once`` holds the names read by one statement and bound by one.  A rule
+(nor the name) is bound again; ``ctx.once`` holds the names read once, by one statement, and bound by one.  A rule
 that writes a name's value at its one read calls ``take(name, bound, ctx)``, and the binding goes (and the
 name from the ``del`` statements that named it).
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from ..analysis.defuse import binds, reads_expr, writes
+from ..analysis.defuse import binds, read_count, reads_expr, writes
 from ..ir import expr as E
 from ..ir.nodes import Assign, AugAssign, Do, ForS, IfS, Release, Ret, WhileS, every_statement, free_names, shell
 
@@ -30,11 +30,15 @@ class Context:
 
 def rewritten(body: tuple, avals: dict, rule) -> tuple:
     """``body`` with ``rule`` applied to each of its expressions (see the module docstring)."""
-    reads, bindings = Counter(), Counter()
+    reads, bindings, twice = Counter(), Counter(), set()
     for s in every_statement(body):
-        reads.update(free_names([shell(s) if isinstance(s, (ForS, IfS, WhileS)) else s]))
+        head = shell(s) if isinstance(s, (ForS, IfS, WhileS)) else s
+        names = free_names([head])
+        reads.update(names)
         bindings.update(binds(s))
-    once = {n for n, k in reads.items() if k == 1 and bindings[n] == 1}
+        parts = tuple(v for k, v in vars(head).items() if k not in ("body", "orelse", "header"))
+        twice |= {n for n in names if read_count(parts, n) > 1}  # (t10 * dt9 beside t9 * t10: one statement)
+    once = {n for n, k in reads.items() if k == 1 and bindings[n] == 1 and n not in twice}
     ctx = Context(avals, once, set(), set(), rule)
     body = _block(body, ctx)
     return _unreleased(body, ctx.gone) if ctx.gone else body

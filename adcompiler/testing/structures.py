@@ -3,7 +3,8 @@ arrays of different shapes handed through helpers (one to three levels), arrays 
 ``(1,)`` and 3-D ones in flat lists, dicts, NamedTuples and plain objects, list slices and concatenation, the same list passed twice to a
 helper that writes one and reads the other, reductions over lists, NumPy products of every ndim,
 writes with repeated indices, float32 mixed with float64, and structures built in the function (plain
-classes among them) with items never read.
+classes among them) with items never read; small matrices a helper builds as nested displays of a
+number's functions (a rotation), whose Hessian is checked too.
 
     python -m adcompiler.testing.structures --programs 500 --seed 1 [--out DIR]
 
@@ -35,6 +36,7 @@ ACTIVATIONS = ["np.tanh({})", "np.sin({})", "np.maximum({}, 0.0)", "({}) * 0.5"]
 class Program:
     source: str
     args: dict  # parameter -> a builder (rng -> value)
+    second: bool = False  # its Hessian checked too (against central differences of its checked gradient)
 
 
 class _Writer:
@@ -51,13 +53,13 @@ class _Writer:
         self.helpers.append(f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body))
         return name
 
-    def program(self, params: list, body: list, args: dict) -> Program:
+    def program(self, params: list, body: list, args: dict, second: bool = False) -> Program:
         lines = ["import math", "", "import numpy as np", "", ""]
         for h in self.helpers:
             lines += [h, ""]
         lines.append(f"def f({', '.join(params)}):")
         lines += [f"    {line}" for line in body]
-        return Program("\n".join(lines) + "\n", args)
+        return Program("\n".join(lines) + "\n", args, second)
 
 
 def _array(shape, dtype="float64"):
@@ -357,9 +359,58 @@ def built_program(rng: random.Random) -> Program:
     return Program(header + program.source, program.args)
 
 
+def displayed_program(rng: random.Random) -> Program:
+    """A helper building a small matrix of a number's functions as a nested display (a rotation, a scaling:
+    ``np.array([[c, -s], [s, c]])``) that ``f`` reads: its Hessian checked too.  (The shadows of the rows and
+    of the matrix, residuals of one call, lost their sharing in forward mode over the reverse code: a
+    Hessian of 0.)"""
+    w = _Writer(rng)
+    n = rng.choice([2, 3])
+    entries = ["np.cos(t)", "np.sin(t)", "-np.sin(t)", "t * t", "t", "1.0", "0.5 * t", "np.exp(0.3 * t)"]
+    rows = ", ".join("[" + ", ".join(rng.choice(entries) for _ in range(n)) + "]" for _ in range(n))
+    h = w.helper("t", [f"return np.array([{rows}])"])
+    if rng.random() < 0.5:  # called through a second helper
+        h = w.helper("t, p", [f"return {h}(t) @ p"])
+        use = rng.choice(["np.sum({h}(t, p) ** 2)", "np.sum(np.tanh({h}(t, p)))", "np.sum({h}(t, p) * p) * t"])
+    else:
+        use = rng.choice(["np.sum(({h}(t) @ p) ** 2)", "np.sum({h}(t) * {h}(t)) * t", "np.sum(np.tanh({h}(t) @ p))"])
+    body = [f"return {use.format(h=h)}"]
+    return w.program(["t", "p"], body, {"t": lambda r: r.uniform(-1.0, 1.0), "p": _array((n,))}, second=True)
+
+
+def _hessian_problem(f, args) -> str | None:
+    """Where ``adcompiler.hessian_matrix(f)`` at ``args`` differs from central differences of the gradient
+    (checked first), or None."""
+    import numpy as np
+
+    import adcompiler
+
+    flat = lambda g: np.concatenate([np.ravel(x) for x in g])  # noqa: E731
+    grad = adcompiler.grad(f, argnums=tuple(range(len(args))))
+    h = np.asarray(adcompiler.hessian_matrix(f)(*args))
+    sizes = [np.size(a) for a in args]
+    step, columns = 1e-6, []
+    for k, a in enumerate(args):
+        for i in range(sizes[k]):
+            moved = []
+            for sign in (1.0, -1.0):
+                shifted = list(args)
+                if np.ndim(a) == 0:
+                    shifted[k] = a + sign * step
+                else:
+                    shifted[k] = np.array(a, dtype=float)
+                    shifted[k].flat[i] += sign * step
+                moved.append(flat(grad(*shifted)))
+            columns.append((moved[0] - moved[1]) / (2 * step))
+    want = np.array(columns).T
+    if h.shape != want.shape or not np.allclose(h, want, rtol=1e-5, atol=1e-6):
+        return f"hessian_matrix {np.round(h, 6).tolist()}, central differences of the gradient {np.round(want, 6).tolist()}"
+    return None
+
+
 FAMILIES = [layers_program, broadcast_program, lists_program, products_program, writes_program, rows_program]
 FAMILIES += [tree_program, tree_program]  # random structures: drawn twice as often
-FAMILIES += [built_program]
+FAMILIES += [built_program, displayed_program]
 
 
 def generate(rng: random.Random) -> Program:
@@ -403,6 +454,9 @@ def check(program: Program, seed: int, directory: str, k: int) -> str:
     twin = _autograd_twin(module)
     try:
         check_both_modes(module.f, args, twin=_twin_jacobian(twin, args) if twin else None)
+        problem = _hessian_problem(module.f, args) if program.second else None
+        if problem is not None:
+            return f"failure: {problem}"
     except UnsupportedSyntaxError as exc:
         return f"refusal: {exc}"
     except Exception as exc:  # noqa: BLE001 - a wrong value or an internal error

@@ -209,6 +209,19 @@ def _numba_add_into(acc, ct):
                 acc += ct
 
         return rows
+    if isinstance(acc, types.List) and isinstance(acc.dtype, types.List) and isinstance(ct, types.Array) and ct.ndim == 2:
+
+        def nested(acc, ct):  # the shadow of a list of lists of numbers (np.array([[c, -s], [s, c]])'s rows)
+            if len(acc) != ct.shape[0]:
+                raise ValueError("a cotangent with a number of values other than the list's")
+            for k in range(len(acc)):
+                row = acc[k]
+                if len(row) != ct.shape[1]:
+                    raise ValueError("a cotangent with a number of values other than the list's")
+                for j in range(len(row)):
+                    row[j] += ct[k, j]
+
+        return nested
     if isinstance(acc, types.List) and isinstance(acc.dtype, types.Array):  # a list of arrays: each a new sum
 
         def arrays(acc, ct):

@@ -42,13 +42,17 @@ HELPERS = {
     """How many chunks a prange loop's iterations are cut into: one in Python (targets.numba.parallel)."""
     return 1
 ''',
-    "zeros_like": '''def zeros_like(x):
-    """A zero with the structure of x: 0.0 for a number, a list of zeros for a list or tuple."""
+    "zeros_like": '''def zeros_like(x, made=None):
+    """A zero with the structure of x: 0.0 for a number, a list of zeros for a list or tuple; a list x holds
+    twice (or holds and is: a tuple of a list and a list in it) has one list of zeros, as it is one list."""
     if isinstance(x, (list, tuple)):
         kinds = set(map(type, x))
         if list not in kinds and tuple not in kinds:  # no element is a list: every one starts at 0.0
-            return [0.0] * len(x)
-        return [zeros_like(e) if isinstance(e, (list, tuple)) else 0.0 for e in x]
+            return [0.0] * len(x) if made is None else made.setdefault(id(x), [0.0] * len(x))
+        made = {} if made is None else made
+        if id(x) not in made:
+            made[id(x)] = [zeros_like(e, made) if isinstance(e, (list, tuple)) else 0.0 for e in x]
+        return made[id(x)]
     return 0.0
 ''',
     "add_into": '''def add_into(acc, ct):
