@@ -181,8 +181,10 @@ def arithmetic(prim: str, ins: list) -> V.Aval:
         from .infer_numpy import numpy_matmul
 
         return numpy_matmul(ins)
-    if prim == "truediv":
-        return _broadcast(ins, "float")
+    if prim == "truediv":  # a float: the operands' own where it is float32 or complex, as NumPy's quotient is
+        kept = _result_dtype([x for x in ins if V.is_numeric(x)])
+        narrow = kept not in (None, "float", "int", "bool", "float64") and kept.startswith(("float", "complex"))
+        return _broadcast(ins, kept if narrow else "float")
     if prim == "pow" and isinstance(a, V.Num) and isinstance(b, V.Num) and "int" in (a.dtype, b.dtype):
         return V.Num("float") if b.dtype != "int" or a.dtype != "int" else V.Num("float")
     return _broadcast(ins, None)

@@ -719,7 +719,8 @@ def _numba_extreme_vjp(g, x, z, axis=None, keepdims=False):
     if g.shape != z.shape:  # (a g that broadcasts: NumPy's operations)
         mask = x == {"z" if kept else "numpy.expand_dims(z, at)"}
         count = numpy.expand_dims(reduce_along(mask, "sum", at, False), at)
-        return mask * {"numpy.asarray(g)" if kept else "numpy.expand_dims(numpy.asarray(g), at)"} / count
+        shared = mask * {"numpy.asarray(g)" if kept else "numpy.expand_dims(numpy.asarray(g), at)"} / count
+        return shared.astype(numpy.float64)  # (float64, as the loop's: float32 operands too)
     n, shape = x.shape[at], ({before}, {after})
     xs, zs, gs = {c["x"]}.reshape({lines}), {c["z"]}.reshape(shape), {c["g"]}.reshape(shape)
     out = numpy.empty(x.shape, numpy.float64)

@@ -351,6 +351,22 @@ def _numba_array_of(x):
         return lambda x: x.copy()
     return lambda x: numpy.array(x)
 ''',
+    "dot_product": '''def dot_product(a, b):
+    """numpy.dot(a, b) (compiled code only: see the overload below)."""
+    raise TypeError("dot_product is called from code numba.njit compiles")
+
+
+@numba.extending.overload(dot_product)
+def _numba_dot_product(a, b):
+    """numpy.dot, of arrays of two float dtypes too (a float64 cotangent and float32 operands), as NumPy
+    computes it: both as float64 (Numba's takes arrays of one dtype)."""
+    types = numba.core.types
+    mixed = isinstance(a, types.Array) and isinstance(b, types.Array) and a.dtype != b.dtype
+    if mixed and isinstance(a.dtype, types.Float) and isinstance(b.dtype, types.Float):
+        return lambda a, b: numpy.dot(a.astype(numpy.float64), b.astype(numpy.float64))
+    return lambda a, b: numpy.dot(a, b)
+
+''',
     "inner_product": '''def inner_product(a, b):
     """numpy.inner(a, b) (compiled code only: see the overload below)."""
     raise TypeError("inner_product is called from code numba.njit compiles")

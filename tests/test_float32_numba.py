@@ -1,0 +1,47 @@
+"""float32 arrays keep float32 values, tangents and cotangents under backend="numba" as under "python", with
+the python target's numbers: a quotient of float32 arrays is float32 (its abstract value said float64, and
+the Numba entry cast the value and tangent so), a max along an axis's adjoint (extreme_vjp) and np.dot of a
+float64 cotangent with float32 operands compile (both were refused).  Oracle: the python target, itself
+checked against central differences elsewhere; forward against reverse."""
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+import adcompiler
+import float32_funcs as F
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("numba") is None, reason="needs numba")
+RNG = np.random.default_rng(5)
+
+
+def _arrays(*shapes):
+    return tuple(RNG.standard_normal(s).astype(np.float32) for s in shapes)
+
+
+CASES = [
+    (F.softmax_rows, _arrays((3, 4)), None),
+    (F.tanh_loss, _arrays((3,), (4, 3)), ("w",)),
+    (F.logistic, _arrays((3,), (5, 3)), ("w",)),
+    (F.mlp, _arrays((5, 8), (8,), (8,), (16, 5), (16,)), ("W1", "b1", "w2")),
+]
+
+
+@pytest.mark.parametrize("f, args, wrt", CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_float32_both_modes_agree_with_the_python_target(f, args, wrt):
+    python, numba = (adcompiler.differentiate(f, wrt=wrt, backend=b) for b in ("python", "numba"))
+    n = len(wrt) if wrt else len(args)
+    tangents = tuple(np.ones_like(a) for a in args[:n])
+    (v1, t1), (v2, t2) = python.jvp(args, tangents), numba.jvp(args, tangents)
+    assert np.asarray(v2).dtype == np.asarray(v1).dtype == np.float32
+    assert np.asarray(t2).dtype == np.asarray(t1).dtype == np.float32
+    np.testing.assert_allclose(v2, v1, rtol=1e-5)
+    np.testing.assert_allclose(t2, t1, rtol=1e-4, atol=1e-5)
+    ct = np.ones_like(np.asarray(v1))
+    (_, c1), (_, c2) = python.vjp(args, ct), numba.vjp(args, ct)
+    for a, x, y in zip(args, c1, c2):
+        assert x.dtype == y.dtype == a.dtype == np.float32 and x.shape == y.shape == a.shape
+        np.testing.assert_allclose(y, x, rtol=1e-4, atol=1e-5)
+    dot = sum(float(np.sum(x.astype(np.float64) * u)) for x, u in zip(c2, tangents))
+    assert dot == pytest.approx(float(np.sum(ct * t2)), rel=1e-4)  # <J^T u, v> == <u, J v>
