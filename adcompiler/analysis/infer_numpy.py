@@ -170,11 +170,13 @@ def array_getitem(xs: V.Aval, index_atom, index: V.Aval) -> V.Aval:
             advanced.append(("ints", ndim_of(p)))
         else:
             return V.Arr(None, dtype)
-    out = nd - dropped + added
-    for kind, k in advanced:
-        if k is None:
-            return V.Arr(None, dtype)
-        out += (1 - k) if kind == "mask" else (k - 1)
+    if any(k is None for _, k in advanced):
+        return V.Arr(None, dtype)
+    # the advanced indices broadcast together (A[rows, cols] of two vectors: one axis), each taking the axes it
+    # indexes (a mask as many as it has, an array of integers one)
+    consumed = sum(k if kind == "mask" else 1 for kind, k in advanced)
+    spread = max((1 if kind == "mask" else k for kind, k in advanced), default=0)
+    out = nd - dropped + added - consumed + spread
     if out == 0:
         return V.Num("float" if dtype in (None, "float64") else dtype)
     return V.Arr(out, dtype)
