@@ -299,3 +299,8 @@ def rotation(theta):
 
 def pose_residual(theta, p, q):
     return np.sum((rotation(theta) @ p - q) ** 2)
+
+
+def ridge(w, X, y):
+    r = X @ w - y
+    return r @ r + 0.1 * (w @ w)  # (a vector dot: the gradient code checks the lengths, w @ w, for its error)

@@ -696,3 +696,20 @@ def test_second_derivatives_through_a_helper_building_a_matrix_display():
     blocks = adcompiler.hessian(H.pose_residual, argnums=(0, 1))(theta, p, q)
     np.testing.assert_allclose(blocks[1][1], 2 * r.T @ r, rtol=1e-12, atol=1e-14)  # d2/dp2 = 2 R^T R = 2 I
     np.testing.assert_allclose(blocks[0][1], 2 * (r1.T @ (r @ p - q) + r.T @ (r1 @ p)), rtol=1e-12)
+
+
+def test_transforms_of_transforms_through_a_vector_dot():
+    """w @ w of vectors: the gradient code runs the product for its error only (known_arrays), an expression
+    statement, which differentiating that code again refused at a line of the generated code."""
+    rng = np.random.default_rng(4)
+    w, X, y = rng.standard_normal(3), rng.standard_normal((5, 3)), rng.standard_normal(5)
+    want = 2 * X.T @ X + 0.2 * np.eye(3)
+    for second in (
+        adcompiler.jacfwd(adcompiler.jacrev(H.ridge))(w, X, y),
+        adcompiler.jacfwd(adcompiler.grad(H.ridge))(w, X, y),
+        adcompiler.jacrev(adcompiler.jacfwd(H.ridge))(w, X, y),
+        adcompiler.hessian(H.ridge)(w, X, y),
+    ):
+        np.testing.assert_allclose(second, want, rtol=1e-12)
+    v = rng.standard_normal(3)
+    np.testing.assert_allclose(adcompiler.jvp(adcompiler.grad(H.ridge), (w, X, y), (v, 0 * X, 0 * y))[1], want @ v)

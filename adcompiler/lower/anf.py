@@ -229,6 +229,8 @@ class StatementLowering:
             self.emit.pinned = pinned
         elif isinstance(stmt, ast.Pass) or isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             pass  # a string as a comment
+        elif isinstance(stmt, ast.Expr):  # generated code differentiated again: a product run for its error only
+            self.lower.expressions.expr(stmt.value)  # (optimize.known_arrays; the fence refuses one in user code)
         elif isinstance(stmt, ast.Assert):
             self.lower.idioms.assert_(stmt)
         else:
