@@ -4,7 +4,7 @@ Each generated function takes floats ``x, y`` and containers (two lists, or
 one array), and then, in random order: makes aliases (``b = xs``), copies
 (``list(xs)``, ``a * 1.0``), lists of lists that share rows (``R = [b, xs]``,
 ``M = R[0]``), element writes and augmented writes through any alias, loops
-that overwrite elements again and again, appends, swaps of list names,
+that overwrite elements again and again, appends and ``xs += [a, b]``, swaps of list names,
 aliases chosen by a branch, and calls of helpers that write into the list
 they are given.  It returns a number that reads every container, so a write
 through one name must be seen through the others.
@@ -172,9 +172,13 @@ class ListGen(_Fn):
                 self.floats.append(new)
         elif r < 0.87 and not in_loop:
             var = self.rng.choice(lists)
-            self.emit(f"{var}.append({self.expr(1)})")
+            grown = self.rng.choice([1, 1, 2])  # (xs += [a, b]: the list itself extended, as append does)
+            if grown == 1 and self.rng.random() < 0.5:
+                self.emit(f"{var}.append({self.expr(1)})")
+            else:
+                self.emit(f"{var} += [{', '.join(self.expr(1) for _ in range(grown))}]")
             if len(self.refs[var]) == 1:  # held by a branch-chosen name, no one object surely grows
-                self.length[next(iter(self.refs[var]))] += 1
+                self.length[next(iter(self.refs[var]))] += grown
         elif r < 0.91 and not in_loop:
             self.loop()
         elif r < 0.95 and not in_loop and len(lists) >= 2:

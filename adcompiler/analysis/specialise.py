@@ -17,7 +17,7 @@ from .infer_numpy import KIT
 from .numpy_values import UNKNOWN
 from .records import resolve
 from .methods import as_call, refuse
-from ..ir.nodes import Const
+from ..ir.nodes import EXTENDED, IN_PLACE, Const
 from ..errors import UnsupportedSyntaxError
 from ..rules.families import REGISTRY
 from ..rules.primitive import Refusal
@@ -38,6 +38,7 @@ def specialise(fn: Function, of) -> Function:
         if called is not None:
             return called
         refuse(e, ins, None, fn.source)
+        _refuse_in_place_of_lists(e, ins, fn.source)
         e = resolve(e, ins, fn.source)
         prim = _prim(e, ins, fn.source)
         if prim == "getitem" and e.param is None and _list(ins[0]) and V.is_slice(ins[1]):
@@ -48,6 +49,22 @@ def specialise(fn: Function, of) -> Function:
         return Eq(e.outs, prim, args, e.line, e.param)
 
     return fn.with_body(map_equations(fn.body, eq))
+
+
+def _refuse_in_place_of_lists(e: Eq, ins: list, source) -> None:
+    """``xs *= n`` of a list (it repeats the list in place: another name of it would see the items, which a
+    new list does not give), and ``a += [1.0, 2.0]`` of an array (NumPy adds the list's numbers in place,
+    where lowering wrote appends, a list's ``+=``): refused at the line, saying what to write."""
+    told = None
+    if e.prim == "mul" and e.param == IN_PLACE and _list(ins[0]):
+        told = (
+            "xs *= n of a list (the list repeated in place)",
+            "write xs = xs * n, a new list, or extend it: xs.extend(...)",
+        )
+    elif e.prim == "append" and e.param == EXTENDED and not isinstance(ins[0], V.Seq):
+        told = ("a += [...] of an array (NumPy adds the numbers in place)", "write a = a + np.array([...])")
+    if told is not None:
+        raise UnsupportedSyntaxError(*told, source.filename, e.line, 0, source.lines.get(e.line))
 
 
 def _list(aval) -> bool:

@@ -37,6 +37,7 @@ Atom = Var | Const
 STORES = ("setitem", "append", "pop", "extend", "insert", "remove", "clear", "dict_set", "setattr")  # equations
 # that change the object of their first argument (a list, a dict, an array, an object's attribute)
 IN_PLACE = "in place"  # the ``param`` of an operator equation lowered from ``x op= y``
+EXTENDED = "+="  # the ``param`` of an append lowered from ``xs += [a, b]`` (refused where xs is an array)
 UNPACKED = ("effect", "@check_unpack", ())  # a, b = xs: the ValueError Python raises unless xs holds two items
 LIST_SLICE = ("getitem", "list slice")  # xs[a:b] of a list (analysis.specialise): a new list, not a view
 

@@ -27,7 +27,22 @@ import ast
 import builtins
 
 from ..front.parallel import is_prange
-from ..ir.nodes import IN_PLACE, UNPACKED, Break, Const, Continue, Eq, For, Function, If, Return, Var, While, flatten
+from ..ir.nodes import (
+    EXTENDED,
+    IN_PLACE,
+    UNPACKED,
+    Break,
+    Const,
+    Continue,
+    Eq,
+    For,
+    Function,
+    If,
+    Return,
+    Var,
+    While,
+    flatten,
+)
 from ..ir.nodes import rebuild
 from ..ir.supplied import constant
 from ..front.names import Namer
@@ -213,6 +228,9 @@ class StatementLowering:
             value = self.lower.expressions.expr(stmt.value, hint=_hint(stmt.targets[-1]))
             for target in stmt.targets:
                 self.bind(target, value)
+        elif isinstance(stmt, ast.AugAssign) and _extends(stmt):  # xs += [a, b]: the list itself extended, as
+            # Python's += of a list does (another name of it sees the items), not a new list
+            self.extend(stmt)
         elif isinstance(stmt, ast.AugAssign):
             if not isinstance(stmt.target, ast.Name):
                 raise self.parsed.error(stmt.target, "augmented assignment to this target", "use a plain name: x += y")
@@ -237,6 +255,18 @@ class StatementLowering:
             raise self.parsed.error(
                 stmt, f"the statement {type(stmt).__name__}", "use assignments, if, for, while and return"
             )
+
+    def extend(self, stmt: ast.AugAssign) -> None:
+        """``xs += [a, b]``: ``xs.append(a)``, ``xs.append(b)``; ``xs += [f(v) for v in vs]`` or ``xs +=
+        list(...)``: ``xs.extend(...)`` (see ``_extends``)."""
+        method = lambda name: ast.Attribute(stmt.target, name, ast.Load())  # noqa: E731
+        if isinstance(stmt.value, ast.List):
+            xs = self.emit.element(self.lower.names.name(stmt.target))
+            for item in stmt.value.elts:  # (marked: of an array, refused where the analysis knows it is one)
+                value = self.emit.element(self.lower.expressions.expr(item))
+                self.emit.body.append(Eq((), "append", (xs, value), self.emit.line, EXTENDED))
+            return
+        self.lower.lists.list_method(ast.copy_location(ast.Call(method("extend"), [stmt.value], []), stmt), None)
 
     def pin_invariant_slots(self, loop) -> None:
         """Read once, before ``loop``, each slot its body reads but never assigns (and that is surely
@@ -432,3 +462,19 @@ def _shape(value):
 def output_shape(fn: Function):
     """The shape of a function's return value: None for one value, nested tuples otherwise."""
     return _shape(fn.body[-1].value)
+
+
+def _extends(stmt: ast.AugAssign) -> bool:
+    """Whether ``stmt`` is ``name += <a list>``: a list display (no ``*``), a list comprehension or a call of
+    ``list``, which only a list's ``+=`` takes (an array's too: ``a += [1.0, 2.0]`` is refused then, the
+    append of an array).  Where the right side is a name, ``+=`` may be a number's (lowered as ``x = x + y``)."""
+    value = stmt.value
+    listed = (
+        isinstance(value, ast.List)
+        and not any(isinstance(e, ast.Starred) for e in value.elts)
+        or isinstance(value, ast.ListComp)
+        or isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "list"
+    )
+    return isinstance(stmt.op, ast.Add) and isinstance(stmt.target, ast.Name) and listed
