@@ -917,3 +917,20 @@ def test_a_function_the_array_api_target_refuses_is_left_out_and_the_others_writ
     assert proc.returncode == 0 and "two.py:9:" in proc.stderr and "bad left out" in proc.stderr, proc.stderr
     written = (tmp_path / "out.py").read_text()
     assert "def good_reverse" in written and "def bad_" not in written
+
+
+def test_a_global_list_of_numbers_is_written_into_the_module(tmp_path):
+    """WEIGHTS = [0.2, 0.3, 0.5] read by the function: the written module defines it (a NameError when its
+    derivative was called, before), exactly, and a nested tuple too."""
+    (tmp_path / "weights.py").write_text(
+        "WEIGHTS = [0.2, 0.3, 0.5]\nPAIRS = ((1, 2.5), (3, -0.125))\n\n\n"
+        "def weighted(xs):\n    return sum(w * x**2 for w, x in zip(WEIGHTS, xs)) + PAIRS[1][1] * xs[0]\n"
+    )
+    proc = adc("compile", "weights.py", "-o", "out.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    namespace: dict = {}
+    exec(compile((tmp_path / "out.py").read_text(), "out.py", "exec"), namespace)
+    value, (grad,) = namespace["weighted_reverse"]([1.0, 2.0, 3.0])
+    assert value == pytest.approx(0.2 + 0.3 * 4 + 0.5 * 9 - 0.125, rel=1e-15)
+    assert grad == pytest.approx([0.4 - 0.125, 1.2, 3.0], rel=1e-15)
+    assert namespace["WEIGHTS"] == [0.2, 0.3, 0.5] and namespace["PAIRS"] == ((1, 2.5), (3, -0.125))

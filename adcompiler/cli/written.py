@@ -66,8 +66,9 @@ MAX_CONSTANT_ARRAY = 10_000  # elements of a global array written into the modul
 
 
 def constant_line(program: Program, name: str, value) -> str | None:
-    """The line that gives the written module the user's global ``name``: a number, or a NumPy array of
-    numbers as an exact literal (floats round-trip through repr); None for anything else."""
+    """The line that gives the written module the user's global ``name``: a number, a NumPy array of
+    numbers or a list or tuple of numbers as an exact literal (floats round-trip through repr); None for
+    anything else."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return f"{name} = {value!r}"
     if type(value).__name__ == "ndarray" and value.dtype.kind in "biuf":
@@ -78,7 +79,21 @@ def constant_line(program: Program, name: str, value) -> str | None:
             )
         np = program.ns.module_alias("numpy")
         return f"{name} = {np}.array({value.tolist()!r}, dtype={np}.{value.dtype.name})"
+    if isinstance(value, (list, tuple)) and _numbers(value):  # WEIGHTS = [0.2, 0.3, 0.5]: as it is (repr)
+        if len(repr(value)) > 20 * MAX_CONSTANT_ARRAY:
+            raise SystemExit(
+                f"adc: the global {type(value).__name__} {name} is too large to write into the module; "
+                "pass it to the function as an argument"
+            )
+        return f"{name} = {value!r}"
     return None
+
+
+def _numbers(value) -> bool:
+    """Whether ``value`` is a list or tuple (nested) of Python numbers only, which ``repr`` writes exactly."""
+    if type(value) in (list, tuple):
+        return all(_numbers(v) for v in value)
+    return type(value) in (int, float, bool)
 
 
 def _helpers_named(program: Program, fn, text: str) -> str:
