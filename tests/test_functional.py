@@ -139,3 +139,15 @@ def test_a_numpy_function_itself_is_refused_with_what_to_write():
     """``grad(np.sin)`` raised "cannot create weak reference to 'numpy.ufunc' object"."""
     with pytest.raises(TypeError, match=r"not ufunc <ufunc 'sin'>; differentiate a function of yours that calls it"):
         adcompiler.grad(np.sin)(1.0)
+
+
+def test_a_string_argument_is_a_constant_by_default(tmp_path):
+    """A string choosing a branch (``mode="linear"``) is no parameter differentiated by default, as an integer
+    is not: the gradient is one number, and jvp takes one tangent (it took two, None the string's gradient)."""
+    path = tmp_path / "modes.py"
+    path.write_text("def piecewise(x, mode):\n    return 2.0 * x if mode == 'linear' else x * x\n")
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    d = adcompiler.differentiate(namespace["piecewise"])
+    assert d.grad(0.3, "linear") == 2.0 and d.grad(0.3, "square") == pytest.approx(0.6)
+    assert d.jvp((0.3, "square"), (1.0,)) == pytest.approx((0.09, 0.6))

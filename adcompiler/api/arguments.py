@@ -12,7 +12,16 @@ from ..errors import UnsupportedSyntaxError
 from ..front.parse import parse_function
 from ..front.scopes import integer_only
 from .entries import tangent_mismatch
-from .trees import all_integral, any_records, converts, flatten_given, none_as_zero, plain, zero_integers
+from .trees import (
+    all_integral,
+    any_records,
+    constant_argument,
+    converts,
+    flatten_given,
+    none_as_zero,
+    plain,
+    zero_integers,
+)
 
 
 def zeros_for(value, tangent):
@@ -257,10 +266,10 @@ def refuse_shared_writes(fn, params: tuple, sig: V.Sig, facts) -> None:
 def constant_integers(wrt: tuple, params: tuple, sig: V.Sig) -> tuple:
     """The default ``wrt`` for a call of signature ``sig``: ``wrt`` without the parameters whose
     argument is an integer (an int, a bool, a NumPy integer, an integer array, or a list, tuple or
-    record of integers only), as JAX refuses integers as inputs of grad: ``def pend(theta, n=200)``
+    record of integers only) or a string, as JAX refuses integers as inputs of grad: ``def pend(theta, n=200)``
     then ``pend.grad(0.5)`` is the number d/dtheta.  When every one is an integer, ``wrt`` itself
     (so that the refusal names them)."""
-    kept = tuple(w for w in wrt if not all_integral(sig.avals[params.index(w)]))
+    kept = tuple(w for w in wrt if not constant_argument(sig.avals[params.index(w)]))
     return kept or wrt
 
 

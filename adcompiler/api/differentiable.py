@@ -19,7 +19,7 @@ from .pickling import reduce
 from .methods import bind, method_of
 from ..compile.building import Building
 from ..compile.pipeline import Program
-from .trees import all_integral, any_records, converts, flatten, gradient_of, unflatten, unflatten_each
+from .trees import any_records, constant_argument, converts, flatten, gradient_of, unflatten, unflatten_each
 from ..targets import registry as targets
 from . import runs
 from .variadic import Variadic, has_varargs
@@ -186,8 +186,8 @@ class Differentiable:
 
     def _wrt_of(self, sig: V.Sig) -> tuple:
         """The parameters differentiated for arguments of signature ``sig``: ``wrt`` as given, or by
-        default every parameter but those whose argument is an integer (``arguments.constant_integers``)."""
-        if self.wrt_given or not any(all_integral(sig.avals[i]) for i in self._positions):
+        default every parameter but those whose argument is an integer or a string (``arguments.constant_integers``)."""
+        if self.wrt_given or not any(constant_argument(sig.avals[i]) for i in self._positions):
             return self.wrt
         return constant_integers(self.wrt, self.params, sig)
 

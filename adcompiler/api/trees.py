@@ -156,6 +156,12 @@ def all_integral(a) -> bool:
     return integral(a)
 
 
+def constant_argument(a) -> bool:
+    """Whether an argument of abstract value ``a`` is a constant by default: integers (``all_integral``), or
+    a string (choosing a branch).  (None stays a parameter, its gradient None: an optional argument.)"""
+    return all_integral(a) or isinstance(a, V.Static) and a.what == "str"
+
+
 def zero_integers(tangent, value, aval, where: str):
     """A tangent given by the user (records as tuples already) with each integer leaf's tangent made
     the zero the generated code takes (0.0, or float zeros of an integer array's shape); that leaf's
