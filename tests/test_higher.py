@@ -713,3 +713,16 @@ def test_transforms_of_transforms_through_a_vector_dot():
         np.testing.assert_allclose(second, want, rtol=1e-12)
     v = rng.standard_normal(3)
     np.testing.assert_allclose(adcompiler.jvp(adcompiler.grad(H.ridge), (w, X, y), (v, 0 * X, 0 * y))[1], want @ v)
+
+
+def test_check_grad_keeps_a_small_tolerance_positive(tmp_path):
+    """A Newton iteration's tolerance (tol=1e-12) checked by central differences: no step reaches half of it,
+    so the while loop testing ``> tol * a`` ends (it ran forever with tol - 1e-2)."""
+    path = tmp_path / "newton.py"
+    path.write_text(
+        "def newton_sqrt(a, tol=1e-12):\n    x = a if a > 1 else 1.0\n    while abs(x * x - a) > tol * a:\n"
+        "        x = 0.5 * (x + a / x)\n    return x\n"
+    )
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    assert adcompiler.check_grad(namespace["newton_sqrt"], 7.0, 1e-12) < 1e-6

@@ -131,12 +131,15 @@ def _difference(fn, args, pos, j, weights, h) -> float:
 def _central(fn, args, pos, j, weights) -> float:
     """A central difference with one Richardson step (error O(h^4)), at the step size where the estimate
     settles: estimates at steps 1e-2 .. 1e-6 are compared in neighbouring pairs, and the finer of the pair
-    that agrees best is taken (a large step misjudges a steep function, a small one loses digits)."""
-    scale = max(1.0, abs(float(wrt_leaves(args[pos])[j])))
+    that agrees best is taken (a large step misjudges a steep function, a small one loses digits).  No step
+    reaches half the number's own size: ``tol=1e-12`` stays positive (a while loop testing ``> tol`` ends), and
+    so does a scale a log or a square root reads."""
+    x = abs(float(wrt_leaves(args[pos])[j]))
+    scale, limit = max(1.0, x), x / 2 if x else float("inf")
     estimates = []
     for h in (1e-2, 1e-3, 1e-4, 1e-5, 1e-6):
-        coarse = _difference(fn, args, pos, j, weights, h * scale)
-        fine = _difference(fn, args, pos, j, weights, h * scale / 2)
+        coarse = _difference(fn, args, pos, j, weights, min(h * scale, limit))
+        fine = _difference(fn, args, pos, j, weights, min(h * scale, limit) / 2)
         estimates.append((4.0 * fine - coarse) / 3.0)
     best = min(range(len(estimates) - 1), key=lambda i: abs(estimates[i] - estimates[i + 1]))
     return estimates[best + 1]
