@@ -726,3 +726,26 @@ def test_check_grad_keeps_a_small_tolerance_positive(tmp_path):
     namespace: dict = {}
     exec(compile(path.read_text(), str(path), "exec"), namespace)
     assert adcompiler.check_grad(namespace["newton_sqrt"], 7.0, 1e-12) < 1e-6
+
+
+def test_infinite_derivatives_where_the_function_is_defined(tmp_path):
+    """sqrt at 0, x ** 0.5 at 0, asin and acos at 1, acosh at 1: the function is defined there and its
+    derivative infinite, +-inf as JAX gives it (Python's division raised ZeroDivisionError in generated
+    code); elsewhere the derivative as before."""
+    path = tmp_path / "poles.py"
+    path.write_text(
+        "import math\n\n\ndef root(x):\n    return math.sqrt(x)\n\n\ndef half(x):\n    return x ** 0.5\n\n\n"
+        "def arcs(x):\n    return math.asin(x) - math.acos(x)\n\n\ndef hyper(x):\n    return math.acosh(x)\n"
+    )
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    for name, at, want in (
+        ("root", 0.0, math.inf),
+        ("half", 0.0, math.inf),
+        ("arcs", 1.0, math.inf),
+        ("hyper", 1.0, math.inf),
+    ):
+        f = namespace[name]
+        assert adcompiler.grad(f)(at) == want and adcompiler.jvp(f, (at,), (1.0,)) == (f(at), want)
+    assert adcompiler.grad(namespace["root"])(4.0) == 0.25 and adcompiler.grad(namespace["half"])(4.0) == 0.25
+    assert adcompiler.grad(namespace["arcs"])(0.6) == pytest.approx(2 / math.sqrt(1 - 0.36), rel=1e-14)

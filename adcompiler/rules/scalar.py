@@ -34,8 +34,21 @@ def _sign(x):
 
 
 def _pow_base(x, y, z):
-    """y x**(y-1), and 0 where y == 0 (x**0 is 1 everywhere: 0 * 0**-1 would raise at x = 0)."""
+    """y x**(y-1), and 0 where y == 0 (x**0 is 1 everywhere: 0 * 0**-1 would raise at x = 0); for a constant y
+    between 0 and 1 (``x ** 0.5``), +inf at x = 0, as JAX gives it (0.0 ** -0.5 raises where the primal's
+    0.0 ** 0.5 is 0)."""
+    if isinstance(y, Num) and type(y.value) in (int, float) and 0 < y.value < 1:
+        return where(ne(x, 0), y * x ** (y - 1), INF)
     return where(ne(y, 0), y * x ** (y - 1), 0.0)
+
+
+INF = Num(math.inf)
+
+
+def _root_over(sign: float, t):
+    """sign / sqrt(t), the derivative of asin, acos, acosh: +-inf where t is 0 (x = 1: the function defined,
+    its derivative infinite, as JAX gives it; Python's 1 / 0.0 raises)."""
+    return where(ne(t, 0), Num(sign) / sqrt(t), Num(sign * math.inf))
 
 
 NAN = Num(math.nan)
@@ -65,8 +78,8 @@ PARTIALS = {
     "math.sin": (lambda x, z: cos(x),),
     "math.cos": (lambda x, z: -sin(x),),
     "math.tan": (lambda x, z: 1 + z * z,),
-    "math.asin": (lambda x, z: 1 / sqrt(1 - x * x),),
-    "math.acos": (lambda x, z: -1 / sqrt(1 - x * x),),
+    "math.asin": (lambda x, z: _root_over(1.0, 1 - x * x),),
+    "math.acos": (lambda x, z: _root_over(-1.0, 1 - x * x),),
     "math.atan": (lambda x, z: 1 / (1 + x * x),),
     "math.atan2": (
         lambda y, x, z: x / (x * x + y * y),
@@ -76,7 +89,7 @@ PARTIALS = {
     "math.cosh": (lambda x, z: sinh(x),),
     "math.tanh": (lambda x, z: 1 - z * z,),
     "math.asinh": (lambda x, z: 1 / sqrt(x * x + 1),),
-    "math.acosh": (lambda x, z: 1 / sqrt(x * x - 1),),
+    "math.acosh": (lambda x, z: _root_over(1.0, x * x - 1),),
     "math.atanh": (lambda x, z: 1 / (1 - x * x),),
     "math.exp": (lambda x, z: z,),
     "math.expm1": (lambda x, z: z + 1,),
@@ -88,7 +101,7 @@ PARTIALS = {
     "math.log1p": (lambda x, z: 1 / (1 + x),),
     "math.log2": (lambda x, z: 1 / (x * LN2),),
     "math.log10": (lambda x, z: 1 / (x * LN10),),
-    "math.sqrt": (lambda x, z: 0.5 / z,),
+    "math.sqrt": (lambda x, z: where(ne(z, 0), 0.5 / z, INF),),  # +inf at 0, as JAX
     "math.hypot": (lambda x, y, z: _over(x, z), lambda x, y, z: _over(y, z)),  # 0 at the origin, like norm
     "math.erf": (lambda x, z: SQRT_PI_HALF * exp(-(x * x)),),
     "math.erfc": (lambda x, z: -SQRT_PI_HALF * exp(-(x * x)),),
