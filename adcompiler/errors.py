@@ -34,6 +34,10 @@ def at_line(source, line: int, construct: str, remedy: str, cls=None) -> Unsuppo
     return cls(construct, remedy, source.filename, line, len(text) - len(text.lstrip()), text)
 
 
+class MissingKeyError(UnsupportedSyntaxError, KeyError):
+    """A read of a dict (or record) by a key it does not have: the primal's KeyError, located."""
+
+
 class MissingRuleError(UnsupportedSyntaxError):
     """A call to a function that has neither a derivative rule nor Python source."""
 

@@ -264,3 +264,15 @@ def test_check_grad_takes_records():
     assert adcompiler.check_grad(F.mlp, MLP, X) < 1e-8
     assert adcompiler.check_grad(F.nt, F.Point(1.5, -0.5)) < 1e-8
     assert adcompiler.check_grad(F.dc, F.Params(RNG.normal(size=3), 0.2), 0.7) < 1e-8
+
+
+def test_a_misspelt_key_is_a_key_error_at_its_line(tmp_path):
+    """params["bias"] of a dict without that key: a KeyError, as the primal raises (located: an
+    UnsupportedSyntaxError too); the message said "... has no such key is not supported" before."""
+    path = tmp_path / "lookup.py"
+    path.write_text("def lookup(params, x):\n    return params['w'] * x + params['bias']\n")
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    with pytest.raises(KeyError) as told:
+        adcompiler.grad(namespace["lookup"])({"w": 1.0, "b": 2.0}, 0.5)
+    assert "lookup.py:2:" in str(told.value) and "KeyError: 'bias'" in str(told.value)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import values as V
 from .show import show
-from ..errors import at_line
+from ..errors import MissingKeyError, at_line
 from ..ir.nodes import Const, Eq
 from ..lower.dup import DUP
 
@@ -56,8 +56,9 @@ def _by_key(e: Eq, record: V.Aval, source) -> Eq:
         raise at_line(source, e.line, f"the attribute {written} of a dict", f"read d[{key!r}]")
     if not attribute and record.cls is not dict:
         raise at_line(source, e.line, f"{written} of {show(record)}", f"read its field as p.{key}")
-    if key not in record.keys:
-        raise at_line(source, e.line, f"{written}: {show(record)} has no such key", "check its spelling")
+    if key not in record.keys:  # (a KeyError, as the primal raises: located)
+        construct = f"reading {written} of {show(record)}, which has no such key (Python raises KeyError: {key!r})"
+        raise at_line(source, e.line, construct, "check its spelling", MissingKeyError)
     return Eq(e.outs, e.prim, (e.ins[0], Const(record.keys.index(key))), e.line, e.param)
 
 
