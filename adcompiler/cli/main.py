@@ -98,13 +98,14 @@ def _compile_module(
     options = Options(checkpoint=checkpoint, guard=True)  # each entry checks its arguments' kinds
     where = targets.of(target, arrays)  # (refuses arrays="any" with the numba target)
     program = where.program(vars(module), options)
+    modes = ("forward", "reverse") if mode == "both" else (mode,)
+    wanted = _reserved_entry_names(program, path, [available[name] for name in chosen], modes, stage)
     sigs = {name: assumed_signature(program, available[name]) for name in chosen}
     if stage is not None:
         return "\n\n".join(
             program.stage(available[name], stage, _params(available[name]), sigs[name]) for name in chosen
         )
-    modes = ("forward", "reverse") if mode == "both" else (mode,)
-    _claim_entry_names(program, path, [available[name] for name in chosen], modes, sigs)
+    _claim_entry_names(program, path, wanted, sigs)
     defs, seen = [], set()
     for name in chosen:
         fn = available[name]
@@ -169,21 +170,30 @@ class NameClashError(UnsupportedSyntaxError):
 _ENTRY_KINDS = {"forward": "forward", "reverse": "fused"}
 
 
-def _claim_entry_names(program: Program, path: str, entries: list, modes, sigs: dict) -> None:
-    """Reserve the documented names ``f_forward`` / ``f_reverse`` of every chosen ``f`` before any code is
-    generated, so that no derivative of a callee takes one first (``h(x, b)``'s derivative in ``b`` is
-    ``h_b_forward``, the name ``h_b``'s own forward derivative needs), and refuse, with a ``NameClashError``
-    at the first mention, a user name in the way: the program would otherwise call the derivative
-    ``f_forward_1`` and leave ``f_forward`` to the user's function, against the README.
-    """
-    for fn in entries:
-        program.anf(fn)  # lowering a function (and its callees) makes every name their code uses taken
-    for fn in entries:
-        for m in modes:
-            wanted = f"{fn.__name__}_{m}"
-            if program.module.fresh(wanted) != wanted:
-                raise _name_clash(path, wanted, fn.__name__, m)
-            program.specs[(_ENTRY_KINDS[m], fn, tuple(_params(fn)), sigs[fn.__name__])] = (wanted,)
+def _reserved_entry_names(program: Program, path: str, entries: list, modes, stage) -> list:
+    """The documented names ``f_forward`` / ``f_reverse`` of every chosen ``f``, ``(f, mode, name)``, taken
+    before any function is lowered: a nested derivative lowered later (``tangent_of``'s
+    ``adcompiler.jvp(energy, ...)``) and a callee's derivative (``h(x, b)``'s in ``b`` is ``h_b_forward``, the
+    name ``h_b``'s own forward derivative needs) then name their code otherwise; a global of the file in the
+    way is refused (``NameClashError``, at its first mention).  None taken for ``--stage``."""
+    if stage is not None:
+        return []
+    wanted = [(fn, m, f"{fn.__name__}_{m}") for fn in entries for m in modes]
+    for fn, m, name in wanted:
+        if program.module.fresh(name) != name:
+            raise _name_clash(path, name, fn.__name__, m)
+    return wanted
+
+
+def _claim_entry_names(program: Program, path: str, wanted: list, sigs: dict) -> None:
+    """Give each chosen function's derivative its reserved name (``_reserved_entry_names``), refusing where the
+    user's own code (lowered by now) reads or binds that name: the program would otherwise call the
+    derivative ``f_forward_1`` and leave ``f_forward`` to the user's, against the README.  (A name generated
+    code uses, a nested derivative's copied into the module, is renamed there.)"""
+    for fn, m, name in wanted:
+        if name in program.kept_names:
+            raise _name_clash(path, name, fn.__name__, m)
+        program.specs[(_ENTRY_KINDS[m], fn, tuple(_params(fn)), sigs[fn.__name__])] = (name,)
 
 
 def _name_clash(path: str, name: str, entry: str, mode: str) -> NameClashError:
