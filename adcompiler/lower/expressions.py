@@ -369,6 +369,20 @@ class ExpressionLowering:
         args = [self.emit.element(self.expr(a)) for a in node.args]
         return self.emit.apply(METHOD, [obj, *args], leaf_hint(hint), param=name)
 
+    def module_function(self, node):
+        """The user function of a module a name passed as an argument holds (``decay`` in ``euler(decay, y,
+        h)``: a ``def`` of the user's, with source, not a library's), or None."""
+        if not isinstance(node, ast.Name) or node.id in self.emit.env or node.id in self.emit.slots:
+            return None
+        if node.id in self.emit.pinned or node.id not in self.parsed.source.globals:
+            return None
+        value = self.parsed.source.globals[node.id]
+        module = getattr(value, "__module__", None) or ""
+        if not isinstance(value, types.FunctionType) or module.split(".")[0] in _LIBRARIES:
+            return None
+        self.lower.names.resolve(node)  # (the name remembered: another function there builds the code again)
+        return value
+
     def user_call(self, node: ast.Call, target, hint):
         """A call of another user function: bind arguments, fill defaults."""
         import inspect
@@ -394,6 +408,11 @@ class ExpressionLowering:
             for i, a in enumerate(node.args)
             if isinstance(a, ast.Name) and a.id in self.parsed.local_functions and a.id not in self.emit.env
         }
+        passed.update(  # euler(decay, y, h) with decay a function of the module: the same, with no free variables
+            (i, (function, ()))
+            for i, a in enumerate(node.args)
+            if i not in passed and (function := self.module_function(a)) is not None
+        )
         if passed:
             target = given_local_functions(target, passed, lambda *why: self.parsed.error(node, *why))
             frees = [ast.copy_location(ast.Name(v, ast.Load()), node) for i in sorted(passed) for v in passed[i][1]]
@@ -424,6 +443,8 @@ class ExpressionLowering:
         return rebuild(shape, iter(outs))
 
 
+# The packages whose functions passed as an argument are not the user's (not lowered from their source)
+_LIBRARIES = ("numpy", "scipy", "math", "adcompiler", "jax", "torch", "numba", "builtins")
 # Builtins with no rule computed as the primal computes them (open, exec, input, setattr: refused).
 PURE_BUILTINS = ("divmod", "chr", "ord", "bin", "hex", "oct", "hash", "isinstance", "callable", "repr", "format")
 # Libraries whose functions compute values and change nothing: the kind of value one returns is learnt
