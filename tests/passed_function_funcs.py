@@ -25,3 +25,18 @@ def rk4(f, y, h, n):
 
 def solve(y0):
     return rk4(decay, y0, 0.1, 10) + rk4(growth, y0, 0.05, 4)
+
+
+class Kernel:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def k(self, a, b):
+        return self.scale * math.exp(-((a - b) ** 2))
+
+
+K = Kernel(2.0)
+
+
+def energy(xs):
+    return sum(K.k(a, b) for a in xs for b in xs)

@@ -23,6 +23,7 @@ from .draws import draw_name, lower_draw
 from .emitter import leaf_hint
 from .idioms import METHODS
 from .records import DICT_METHODS, METHOD, record_class
+from .names import data_record
 from ..rules.scalar import SCALAR_HELPERS
 from ..rules import CHANGES, INERT, MAKES
 
@@ -543,13 +544,16 @@ def _local_root(node, emit) -> bool:
 
 def _module_path(node, emit) -> bool:
     """Whether ``node`` is a dotted path of global names (``np``, ``np.linalg``): a module, not a value
-    (a module's array, ``W`` in ``W.T``, is a value)."""
+    (a module's array, ``W`` in ``W.T``, is a value, and so is an object of the module whose attributes are
+    numbers and arrays, ``K`` in ``K.k(a, b)``: its method called through it)."""
     root = node
     while isinstance(root, ast.Attribute):
         root = root.value
     if not (isinstance(root, ast.Name) and root.id not in emit.env and root.id not in emit.slots):
         return False
     value = emit.parsed.source.globals.get(root.id)
+    if node is root and type(value).__name__ != "dict" and data_record(value):
+        return False
     return not (node is root and type(value).__name__ == "ndarray")
 
 

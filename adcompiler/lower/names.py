@@ -48,7 +48,7 @@ class NameLowering:
                 f"the list {node.id!r} of the module or an enclosing function, used other than read",
                 f"pass {node.id} as an argument, or make it a tuple if it never changes",
             )
-        if _data_record(value):  # params["W"] of a dict of arrays the module or a closure holds: each item read
+        if data_record(value):  # params["W"] of a dict of arrays the module or a closure holds: each item read
             return self.global_record(value, (node.id,))
         if type(value).__name__ == "ndarray" or _numbers(value):  # a constant array or list, read when the code runs
             # into a temporary, never a variable named like it: assigned in a function, the module's name
@@ -73,7 +73,7 @@ class NameLowering:
         for key, item in fields.items():
             self.parsed.reads.append(Read(namespace, key, item))
             step = ("[]", key) if type(value) is dict else (".", key)
-            if _data_record(item):
+            if data_record(item):
                 items[key] = self.global_record(item, path + (step,))
             else:
                 items[key] = self.emit.apply("global", [], None, param=path + (step,))
@@ -207,14 +207,14 @@ def _function(value) -> bool:
     return isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or type(value).__name__ == "ufunc"
 
 
-def _data_record(value) -> bool:
+def data_record(value) -> bool:
     """A record (``fields.record_fields``) whose leaves are numbers, arrays and lists of numbers, or such
     records: what a closure or the module may hold as constant parameters."""
     fields = record_fields(value) if not isinstance(value, (type, types.ModuleType)) else None
     if not fields or hasattr(value, "_fields") or not (type(value) is dict or hasattr(value, "__dict__")):
         return False  # (a NamedTuple's items are read by position: an ordinary tuple of the module)
     return all(
-        type(v).__name__ == "ndarray" or isinstance(v, (int, float)) or _numbers(v) or _data_record(v)
+        type(v).__name__ == "ndarray" or isinstance(v, (int, float)) or _numbers(v) or data_record(v)
         for v in fields.values()
     )
 
