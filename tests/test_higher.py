@@ -749,3 +749,16 @@ def test_infinite_derivatives_where_the_function_is_defined(tmp_path):
         assert adcompiler.grad(f)(at) == want and adcompiler.jvp(f, (at,), (1.0,)) == (f(at), want)
     assert adcompiler.grad(namespace["root"])(4.0) == 0.25 and adcompiler.grad(namespace["half"])(4.0) == 0.25
     assert adcompiler.grad(namespace["arcs"])(0.6) == pytest.approx(2 / math.sqrt(1 - 0.36), rel=1e-14)
+
+
+def test_check_grad_of_a_function_taking_a_nested_derivative(tmp_path):
+    """The complex step, pushed through a derivative adcompiler takes inside the function, is refused there (a
+    complex argument): the check falls back to central differences (it raised the inner refusal)."""
+    path = tmp_path / "nested_check.py"
+    path.write_text(
+        "import adcompiler\n\n\ndef energy(x, k):\n    return 0.5 * k * x ** 4\n\n\n"
+        "def work(x, k):\n    return -adcompiler.grad(energy)(x, k) * x\n"
+    )
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    assert adcompiler.check_grad(namespace["work"], 0.7, 1.3) < 1e-6

@@ -7,7 +7,7 @@ import warnings
 from typing import Any, Callable
 
 from .differentiable import Wrt, differentiate
-from ..errors import ReverseOnlyError
+from ..errors import ReverseOnlyError, UnsupportedSyntaxError
 from .higher import as_differentiable, leaves, rebuild, wrt_leaves, wrt_rebuild
 from .trees import fields, make
 
@@ -146,13 +146,14 @@ def _central(fn, args, pos, j, weights) -> float:
 
 
 def _complex_step(fn, args, pos, j, weights):
-    """Im(f(x + ih)) / h, or None where f does not accept complex numbers (math functions, comparisons)."""
+    """Im(f(x + ih)) / h, or None where f does not accept complex numbers (math functions, comparisons, a
+    derivative adcompiler takes inside f: its own refusal of a complex argument)."""
     h = 1e-20
     try:
         with warnings.catch_warnings():  # a complex value stored into a float array loses its imaginary part
             warnings.simplefilter("ignore")
             out = leaves(fn(*_perturbed(args, pos, j, complex(0.0, h))))
-    except (TypeError, ValueError, OverflowError):
+    except (TypeError, ValueError, OverflowError, ArithmeticError, UnsupportedSyntaxError):
         return None
     try:
         return sum(w * complex(o).imag for w, o in zip(weights, out)) / h
