@@ -192,3 +192,22 @@ def test_a_matrix_a_helper_builds_as_nested_lists_under_numba():
     assert compiled.grad(0.3, p, q)[0] == pytest.approx(python.grad(0.3, p, q)[0], rel=1e-12)
     with pytest.raises(UnsupportedSyntaxError, match="higher_funcs.py:.*backend=.numba"):
         adcompiler.hessian(adcompiler.differentiate(H.cubes_of_a_row, backend="numba"))(0.3)
+
+
+def test_matrix_norms_numba_refused_as_it_ran(tmp_path):
+    """np.linalg.norm(A, "nuc") and ord="fro" under Numba: the value too (jvp, vjp), which Numba's own norm
+    refused as the code ran (a bare ValueError); the python target's numbers."""
+    path = tmp_path / "norms.py"
+    path.write_text(
+        "import numpy as np\n\n\ndef nuclear(A):\n    return np.linalg.norm(A, ord='nuc')\n\n\n"
+        "def frobenius(A):\n    return np.linalg.norm(A, 'fro') * 2.0\n"
+    )
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    A = np.arange(12.0).reshape(4, 3) ** 0.5
+    for name in ("nuclear", "frobenius"):
+        python, compiled = (adcompiler.differentiate(namespace[name], backend=b) for b in ("python", "numba"))
+        v1, t1 = python.jvp((A,), (np.ones_like(A),))
+        v2, t2 = compiled.jvp((A,), (np.ones_like(A),))
+        assert v2 == pytest.approx(v1, rel=1e-12) and t2 == pytest.approx(t1, rel=1e-10)
+        np.testing.assert_allclose(compiled.vjp((A,), 1.0)[1][0], python.vjp((A,), 1.0)[1][0], rtol=1e-10)

@@ -237,4 +237,22 @@ def _numba_vector_norm(x):
 
     return impl
 ''',
+    "matrix_norm": '''def matrix_norm(x, kind):
+    """numpy.linalg.norm(x, "nuc") or (x, "fro") (compiled code only: see the overload below)."""
+    raise TypeError("matrix_norm is called from code numba.njit compiles")
+
+
+@numba.extending.overload(matrix_norm, prefer_literal=True)
+def _numba_matrix_norm(x, kind):
+    """The nuclear norm (the sum of the singular values) or the Frobenius norm of a matrix, which Numba's
+    numpy.linalg.norm refuses as it runs ("Invalid norm order for matrices")."""
+    types = numba.core.types
+    if not (isinstance(x, types.Array) and x.ndim == 2 and isinstance(kind, types.StringLiteral)):
+        return None
+    if kind.literal_value == "nuc":
+        return lambda x, kind: numpy.sum(numpy.linalg.svd(numpy.ascontiguousarray(x), False)[1])
+    if kind.literal_value == "fro":
+        return lambda x, kind: numpy.sqrt(numpy.sum(x * x))
+    return None
+''',
 }

@@ -18,6 +18,7 @@ ADDED = (
     "along_lines",
     "sum_list",
     "vector_norm",
+    "matrix_norm",
     "sum_product",
     "sum_product_along",
     "spread_along",

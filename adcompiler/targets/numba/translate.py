@@ -437,6 +437,11 @@ class _Rewrite(ast.NodeTransformer):
             return self._call("sum_list", node.args)
         if inner is not None and not node.keywords and self._linalg_norm(node.func):  # (targets.numba.reductions)
             return self._call("vector_norm", node.args)
+        named = {k.arg: k.value for k in node.keywords}
+        kind = node.args[1] if len(node.args) == 2 and not named else named.get("ord") if len(node.args) == 1 else None
+        if isinstance(kind, ast.Constant) and kind.value in ("nuc", "fro") and set(named) <= {"ord"}:
+            if self._linalg_norm(node.func):  # a matrix's nuclear or Frobenius norm (Numba's refuses both)
+                return self._call("matrix_norm", [node.args[0], kind])
         helper = _LIST_HELPERS.get(getattr(node.func, "id", None))
         if helper is not None:  # a list joined or repeated (back.numba_lists)
             return self._call(helper, node.args)
