@@ -12,6 +12,8 @@ few operations every concept lowers with: ``apply`` (emit ``out = prim(*args)``)
 
 from __future__ import annotations
 
+import ast
+
 from ..front.names import Namer, root
 from ..front.parse import Parsed
 from ..ir.nodes import Eq, Var
@@ -39,7 +41,7 @@ class Emitter:
         for a in args:
             if isinstance(a, tuple):
                 raise self.parsed.error(
-                    self.parsed.node,
+                    self.here(),
                     "arithmetic on a tuple",
                     "unpack the tuple into names first",
                 )
@@ -58,10 +60,13 @@ class Emitter:
 
     def atom(self, value):
         if isinstance(value, tuple):
-            raise self.parsed.error(
-                self.parsed.node, "a tuple used as a condition or loop bound", "use a single number"
-            )
+            raise self.parsed.error(self.here(), "a tuple used as a condition or loop bound", "use a single number")
         return value
+
+    def here(self) -> ast.stmt:
+        """A node at the statement being lowered (its line, its indentation), where an error is told."""
+        text = self.parsed.source.lines.get(self.line, "")
+        return ast.Pass(lineno=self.line, col_offset=len(text) - len(text.lstrip()))
 
     def element(self, value):
         """A value stored in a container: symbolic tuples become real ones (a record's with its keys)."""
