@@ -2,6 +2,7 @@
 takes it, has_aux, Jacobians shaped out.shape + in.shape, one transformation shared with differentiate.
 References: analytic derivatives, and autograd where it has the function."""
 
+import importlib.util
 import math
 
 import numpy as np
@@ -151,3 +152,28 @@ def test_a_string_argument_is_a_constant_by_default(tmp_path):
     d = adcompiler.differentiate(namespace["piecewise"])
     assert d.grad(0.3, "linear") == 2.0 and d.grad(0.3, "square") == pytest.approx(0.6)
     assert d.jvp((0.3, "square"), (1.0,)) == pytest.approx((0.09, 0.6))
+
+
+def test_a_string_arguments_methods_choose_a_branch(tmp_path):
+    """kind.startswith("ab"), kind.upper() == "HUBER" of a string argument: computed as Python computes them
+    (they were refused as methods of "a value with no derivative", the remedy naming NumPy's methods); on
+    both targets, and in the module adc compile writes (the string a parameter with no tangent)."""
+    path = tmp_path / "kinds.py"
+    path.write_text(
+        "def loss(pred, target, kind='mse'):\n    if kind.startswith('ab'):\n        return abs(pred - target)\n"
+        "    if kind.upper() == 'HUBER':\n        return 0.5 * (pred - target) ** 2\n    return (pred - target) ** 2\n"
+    )
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    backends = ["python", "numba"] if importlib.util.find_spec("numba") else ["python"]
+    for backend in backends:
+        d = adcompiler.differentiate(namespace["loss"], backend=backend)
+        for kind, want in (("abs", (-1.0, 1.0)), ("huber", (-0.8, 0.8)), ("mse", (-1.6, 1.6))):
+            assert d.grad(0.3, 1.1, kind) == pytest.approx(want, rel=1e-12)
+    from adcompiler.cli.main import main
+
+    assert main(["compile", str(path), "-o", str(tmp_path / "out.py")]) == 0
+    written: dict = {}
+    exec(compile((tmp_path / "out.py").read_text(), "out.py", "exec"), written)
+    value, grads = written["loss_reverse"](0.3, 1.1, "abs")
+    assert value == pytest.approx(0.8) and grads == pytest.approx((-1.0, 1.0))

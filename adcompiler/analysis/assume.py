@@ -9,6 +9,7 @@ derivative code is then the shape-generic one, right for both).
 
 from __future__ import annotations
 
+import inspect
 import typing
 
 from . import values as V
@@ -24,10 +25,14 @@ def assumed_signature(program, fn) -> V.Sig:
     numeric = V.NUMERIC if _uses_numpy(program, fn, set()) else V.FLOAT
     function = program.dupform(fn)
     hints = _annotations(fn)
+    texts = _string_defaults(fn)
     avals = []
     for p in function.params:
         if p in hints and hints[p] is not None:
             avals.append(hints[p])
+            continue
+        if p in texts:  # kind="mse": a string choosing a branch
+            avals.append(V.describe(""))
             continue
         use = _use(program, function, {p}, {(function.name, p)})
         if not use.listed and _changed_in_place(function, p):  # p += ...: refused on an array, so a number
@@ -39,6 +44,15 @@ def assumed_signature(program, fn) -> V.Sig:
         else:
             avals.append(use.aval(numeric))
     return V.Sig(tuple(avals))
+
+
+def _string_defaults(fn) -> set:
+    """The parameters whose default is a string (``kind="mse"``)."""
+    try:
+        parameters = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return set()
+    return {p for p, v in parameters.items() if isinstance(v.default, str)}
 
 
 def _annotations(fn) -> dict:
@@ -53,6 +67,8 @@ def _annotations(fn) -> dict:
 def _from_annotation(hint):
     if hint in (float, "float"):
         return V.FLOAT
+    if hint in (str, "str"):
+        return V.describe("")
     if hint in (int, "int"):
         return V.INT
     if getattr(hint, "__name__", "") == "ndarray":

@@ -27,6 +27,16 @@ from ..lower.records import METHOD
 def as_call(e: Eq, ins: list) -> Eq | None:
     """The call ``e`` stands for, given its arguments' abstract values ``ins``: a method of the
     receiver's class, or the getter of a property read as an attribute; None where there is none."""
+    if (
+        e.prim == METHOD
+        and isinstance(ins[0], V.Static)
+        and ins[0].what == "str"
+        and callable(getattr(str, e.param, None))
+    ):
+        method = getattr(str, e.param)  # kind.startswith("ab") of a string: computed as the primal computes it
+        return Eq(
+            e.outs, "library", e.ins, e.line, ("library", f"builtins.str.{e.param}", (), method, f"str.{e.param}")
+        )
     if e.prim == METHOD and V.is_record(ins[0]):
         found = _function(ins[0].cls, e.param)
         if found is None:

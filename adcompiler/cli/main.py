@@ -23,6 +23,7 @@ from ..compile.origins import carried
 from ..compile.page import module_page
 from ..errors import UnsupportedSyntaxError
 from ..targets import registry as targets
+from ..analysis import values as V
 from ..analysis.assume import assumed_signature
 from ..front.files import UnreadDefinitionError, source_text, unread_functions
 from ..front.parse import module_functions
@@ -103,14 +104,14 @@ def _compile_module(
     sigs = {name: assumed_signature(program, available[name]) for name in chosen}
     if stage is not None:
         return "\n\n".join(
-            program.stage(available[name], stage, _params(available[name]), sigs[name]) for name in chosen
+            program.stage(available[name], stage, _wrt(available[name], sigs[name]), sigs[name]) for name in chosen
         )
     _claim_entry_names(program, path, wanted, sigs)
     defs, seen = [], set()
     for name in chosen:
         fn = available[name]
         for m in modes:
-            built = program.build(fn, m, _params(fn), sigs[name])
+            built = program.build(fn, m, _wrt(fn, sigs[name]), sigs[name])
             if built[0].name != f"{name}_{m}":
                 raise RuntimeError(f"{name}'s {m} derivative came out as {built[0].name}, not as claimed")
             for d in built:
@@ -193,7 +194,7 @@ def _claim_entry_names(program: Program, path: str, wanted: list, sigs: dict) ->
     for fn, m, name in wanted:
         if name in program.kept_names:
             raise _name_clash(path, name, fn.__name__, m)
-        program.specs[(_ENTRY_KINDS[m], fn, tuple(_params(fn)), sigs[fn.__name__])] = (name,)
+        program.specs[(_ENTRY_KINDS[m], fn, _wrt(fn, sigs[fn.__name__]), sigs[fn.__name__])] = (name,)
 
 
 def _name_clash(path: str, name: str, entry: str, mode: str) -> NameClashError:
@@ -246,9 +247,9 @@ def _refusals(module, fns: list, mode: str, stage: str | None, checkpoint, where
         try:
             sig = assumed_signature(program, fn)
             if stage is not None:
-                program.stage(fn, stage, _params(fn), sig)
+                program.stage(fn, stage, _wrt(fn, sig), sig)
             for m in modes:
-                program.build(fn, m, _params(fn), sig)
+                program.build(fn, m, _wrt(fn, sig), sig)
         except UnsupportedSyntaxError as exc:
             if not os.path.isfile(exc.filename or ""):  # in generated code (a nested derivative's): at fn's line
                 exc = _at_function(exc, fn)
@@ -278,6 +279,12 @@ def _span(code) -> tuple:
 
 def _params(fn) -> tuple:
     return fn.__code__.co_varnames[: fn.__code__.co_argcount]
+
+
+def _wrt(fn, sig) -> tuple:
+    """The parameters differentiated: every one but a string (``kind="mse"``, choosing a branch: a constant,
+    as the API leaves it out)."""
+    return tuple(p for p, a in zip(_params(fn), sig.avals) if not (isinstance(a, V.Static) and a.what == "str"))
 
 
 def _checkpoint(text: str):

@@ -86,6 +86,8 @@ def prim_expr(eq: Eq, callee_name=None, rename=None) -> E.Expr:
         "draw",
         "library",
     ):  # print(...), np.random.normal(...), np.vander(...): (_, name, keywords)
+        if eq.param[1].startswith("builtins.str."):  # kind.startswith("ab"): a string's method (analysis.methods)
+            return E.Method(args[0], eq.param[1][len("builtins.str.") :], args[1:])
         n = len(args) - len(eq.param[2])
         return E.Call(eq.param[1], args[:n], tuple(zip(eq.param[2], args[n:])))
     if eq.prim == "str_format":  # an f-string as "template".format(values)
