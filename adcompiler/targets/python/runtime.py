@@ -146,8 +146,11 @@ HELPERS.update(
             ok = len(value) == len(spec[1])
             for k, item in enumerate(spec[1] if ok else ()):
                 expect(what, item, value[k])
-        elif ok and spec[2] == "number":
-            ok = set(map(type, value)) <= {float, int, bool}
+        elif ok and spec[2] == "number":  # (NumPy's numbers too: list(a) of an array)
+            ok = set(map(type, value)) <= {float, int, bool} or all(
+                isinstance(v, (float, int)) or type(v).__module__ == "numpy" and type(v).__name__ != "ndarray"
+                for v in value
+            )
         elif ok:
             for k, item in enumerate(value):
                 expect(what, spec[2], item)
