@@ -199,6 +199,19 @@ class Told:
                 return None, f"the runtime helper {helper.group(1)}", helper.group(1)
         return None, None, None
 
+    def file_at(self, line: int) -> str | None:
+        """The file of the origin ``at`` finds for ``line`` (a user's file, or adcompiler's own: a NumPy or SciPy
+        function it writes in Python, ``rules.numpy_written``), or None."""
+        if self.text is not None:
+            self.origins, self.text = carried(self.written, self.origins, self.text), None
+        for k in range(min(line, len(self.lines)) - 1, -1, -1):
+            origin = self.origins[k] if k < len(self.origins) else None
+            if origin is not None:
+                return getattr(origin.source, "filename", None)
+            if re.match(r"def (\w+)\(", self.lines[k]):
+                return None
+        return None
+
 
 LOADED: dict = {}  # the file name generated code was loaded under -> its ``Told`` (compile.load records it)
 

@@ -15,6 +15,7 @@ import copy
 import dataclasses
 import functools
 import inspect
+import os
 import re
 import traceback
 import types
@@ -456,8 +457,11 @@ def _explained(error, told, fn):
         fn = fn.__adc_user__
         if not helper:
             user_line, text, helper = reverse.at(user_line or 0) if reverse is not None else (None, None, None)
-    construct = text if helper else f"`{text}`" if text else f"the derivative code of {fn.__name__}"
     filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+    origin = told.file_at(int(found.group(1))) if found and not helper else None
+    if origin is not None and os.path.realpath(origin) != os.path.realpath(filename):  # a line of adcompiler's own
+        reason, user_line, text = f"{reason}, in `{text}` of adcompiler's {os.path.basename(origin)}", None, None
+    construct = text if helper else f"`{text}`" if text else f"the derivative code of {fn.__name__}"
     return UnsupportedSyntaxError(
         f'{construct} under backend="numba"{order} ({reason})',
         'differentiate it with backend="python", which handles it',
