@@ -211,3 +211,22 @@ def test_matrix_norms_numba_refused_as_it_ran(tmp_path):
         v2, t2 = compiled.jvp((A,), (np.ones_like(A),))
         assert v2 == pytest.approx(v1, rel=1e-12) and t2 == pytest.approx(t1, rel=1e-10)
         np.testing.assert_allclose(compiled.vjp((A,), 1.0)[1][0], python.vjp((A,), 1.0)[1][0], rtol=1e-10)
+
+
+def test_row_norms_and_a_clipped_number_under_numba(tmp_path):
+    """np.linalg.norm(X, axis=1) (Numba's norm takes no axis: the root of the rows' sums of squares) and
+    np.clip of a number (Numba's takes arrays only): both were refused; the python target's numbers."""
+    path = tmp_path / "spelt.py"
+    path.write_text(
+        "import numpy as np\n\n\ndef rownorm(X):\n    return np.sum(np.linalg.norm(X, axis=1) ** 3)\n\n\n"
+        "def kept(X):\n    return np.sum(np.linalg.norm(X, axis=0, keepdims=True) * X)\n\n\n"
+        "def clip_scalar(x):\n    return np.sum(np.clip(x.sum(), -1.0, 1.0) * x)\n"
+    )
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    X = np.arange(12.0).reshape(3, 4) / 10 - 0.4
+    for name, x in (("rownorm", X), ("kept", X), ("clip_scalar", X), ("clip_scalar", X / 20)):
+        python, compiled = (adcompiler.differentiate(namespace[name], backend=b) for b in ("python", "numba"))
+        np.testing.assert_allclose(compiled.grad(x), python.grad(x), rtol=1e-12, atol=1e-14)
+        v = np.cos(np.arange(12.0)).reshape(3, 4)
+        assert compiled.jvp((x,), (v,))[1] == pytest.approx(python.jvp((x,), (v,))[1], rel=1e-12)

@@ -367,6 +367,19 @@ def _numba_dot_product(a, b):
     return lambda a, b: numpy.dot(a, b)
 
 ''',
+    "clipped": '''def clipped(x, lo, hi):
+    """numpy.clip(x, lo, hi) (compiled code only: see the overload below)."""
+    raise TypeError("clipped is called from code numba.njit compiles")
+
+
+@numba.extending.overload(clipped)
+def _numba_clipped(x, lo, hi):
+    """numpy.clip of a number too (Numba's takes arrays only): lo below it, hi above it, else x (NaN itself)."""
+    if isinstance(x, numba.core.types.Number) and all(isinstance(b, numba.core.types.Number) for b in (lo, hi)):
+        return lambda x, lo, hi: lo if x < lo else hi if x > hi else x
+    return lambda x, lo, hi: numpy.clip(x, lo, hi)
+
+''',
     "inner_product": '''def inner_product(a, b):
     """numpy.inner(a, b) (compiled code only: see the overload below)."""
     raise TypeError("inner_product is called from code numba.njit compiles")

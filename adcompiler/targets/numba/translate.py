@@ -438,6 +438,19 @@ class _Rewrite(ast.NodeTransformer):
         if inner is not None and not node.keywords and self._linalg_norm(node.func):  # (targets.numba.reductions)
             return self._call("vector_norm", node.args)
         named = {k.arg: k.value for k in node.keywords}
+        if (
+            len(node.args) == 1
+            and "axis" in named
+            and set(named) <= {"axis", "keepdims"}
+            and self._linalg_norm(node.func)
+        ):
+            axis, kept = named["axis"], named.get("keepdims", ast.Constant(False))  # np.linalg.norm(X, axis=1): the
+            if constant_int(axis) and isinstance(
+                kept, ast.Constant
+            ):  # root of the sums of squares (Numba's takes no axis)
+                squares = ast.Call(ast.Attribute(ast.Name(self.numpy, ast.Load()), "square", ast.Load()), node.args, [])
+                summed = self._call("reduce_along", [squares, ast.Constant("sum"), axis, kept])
+                return ast.Call(ast.Attribute(ast.Name(self.numpy, ast.Load()), "sqrt", ast.Load()), [summed], [])
         kind = node.args[1] if len(node.args) == 2 and not named else named.get("ord") if len(node.args) == 1 else None
         if isinstance(kind, ast.Constant) and kind.value in ("nuc", "fro") and set(named) <= {"ord"}:
             if self._linalg_norm(node.func):  # a matrix's nuclear or Frobenius norm (Numba's refuses both)
