@@ -762,3 +762,19 @@ def test_check_grad_of_a_function_taking_a_nested_derivative(tmp_path):
     namespace: dict = {}
     exec(compile(path.read_text(), str(path), "exec"), namespace)
     assert adcompiler.check_grad(namespace["work"], 0.7, 1.3) < 1e-6
+
+
+def test_a_refusal_of_a_transform_of_a_transform_is_told_at_the_users_line(tmp_path):
+    """jacfwd(jacrev(heat)) of a time step writing a slice of a fresh array: refused (the gradient code's
+    tapes hold the array written), at the user's line (it was told at a line of the generated code)."""
+    path = tmp_path / "heat.py"
+    path.write_text(
+        "import numpy as np\n\n\ndef heat(u):\n    for _ in range(3):\n        lap = np.zeros_like(u)\n"
+        "        lap[1:-1] = u[2:] - 2 * u[1:-1] + u[:-2]\n        u = u + 0.1 * lap\n    return np.sum(u ** 3)\n"
+    )
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    u = np.linspace(0.0, 1.0, 6) ** 2
+    with pytest.raises(adcompiler.UnsupportedSyntaxError) as told:
+        adcompiler.jacfwd(adcompiler.jacrev(namespace["heat"]))(u)
+    assert "heat.py:7:" in str(told.value)

@@ -14,11 +14,13 @@ everything built is dropped (``forget``) and built again on this call.
 
 from __future__ import annotations
 
+import contextlib
+
 from ..analysis import values as V
 from ..compile import emit
 from ..compile.collector import no_cycle_collection
 from ..compile.load import load
-from ..compile.origins import Told
+from ..compile.origins import Told, second_order_of
 from ..compile.pipeline import Program
 from ..front.environment import namespace_of
 from ..options import Options
@@ -64,11 +66,18 @@ class Built:
             program.parsed[d.fn] = parsed
         return program
 
+    def _told(self):
+        """Where a refusal of derivative code differentiated again is told: at the line of the user's function
+        it came from (``second_order_of``); of the user's own code, where it is."""
+        origin = self.owner._origin
+        return second_order_of(origin[0].fn) if origin is not None else contextlib.nullcontext()
+
     def facts(self, sig: V.Sig):
         """What the analysis knows of the function for arguments of signature ``sig``."""
         with self.owner._building, no_cycle_collection():
             try:
-                return self.program(sig).facts(self.owner.fn, sig)
+                with self._told():
+                    return self.program(sig).facts(self.owner.fn, sig)
             except Exception:  # refused: not a Program left half analysed, which the next call would take
                 if not self.compiled_for.get(sig):
                     self.programs.pop(sig, None)
@@ -92,7 +101,8 @@ class Built:
                 compiled = self.compiled_for.setdefault(sig, {})
                 if mode not in compiled:
                     try:
-                        self.build(mode, sig, compiled)
+                        with self._told():
+                            self.build(mode, sig, compiled)
                     except Exception:  # refused: the next call like this one is refused the same way
                         if not compiled:  # (not a Program left half analysed, which fails otherwise)
                             self.compiled_for.pop(sig, None)

@@ -230,7 +230,7 @@ def second_order_of(fn):
         if line is None or text is None:
             raise
         where = inspect.getsourcefile(fn) or fn.__code__.co_filename
-        construct = f"a second derivative (hessian, hvp) through `{text}`, whose derivative calls {e.construct}"
+        construct = f"a second derivative (hessian, hvp, a transform of a transform) through `{text}`, whose first derivative's code has {e.construct}"
         remedy = "take its first derivative only (grad, vjp, jvp), or write that line with functions whose second derivatives adcompiler has (docs/subset.md)"
         written = linecache.getline(where, line) or text
         raise type(e)(construct, remedy, where, line, len(written) - len(written.lstrip()), written.strip()) from None

@@ -458,7 +458,7 @@ def _explained(error, told, fn):
         if not helper:
             user_line, text, helper = reverse.at(user_line or 0) if reverse is not None else (None, None, None)
     filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
-    origin = told.file_at(int(found.group(1))) if found and not helper else None
+    origin = told.file_at(int(found.group(1))) if found and not helper and not order else None
     if origin is not None and os.path.realpath(origin) != os.path.realpath(filename):  # a line of adcompiler's own
         reason, user_line, text = f"{reason}, in `{text}` of adcompiler's {os.path.basename(origin)}", None, None
     construct = text if helper else f"`{text}`" if text else f"the derivative code of {fn.__name__}"
