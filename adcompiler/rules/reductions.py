@@ -715,12 +715,13 @@ def _numba_extreme_vjp(g, x, z, axis=None, keepdims=False):
     after = " * ".join(f"x.shape[{d}]" for d in range(at + 1, x.ndim)) or "1"
     c = {k: k if kind.layout == "C" else f"numpy.ascontiguousarray({k})" for k, kind in zip("xzg", (x, z, g))}
     lines, _, line = _line_view(x, at, before, after)
+    cast = "" if all(t.dtype == types.float64 for t in (g, x, z)) else ".astype(numpy.float64)"
     code = f"""def by_lines(g, x, z, axis=None, keepdims=False):
     if g.shape != z.shape:  # (a g that broadcasts: NumPy's operations)
         mask = x == {"z" if kept else "numpy.expand_dims(z, at)"}
         count = numpy.expand_dims(reduce_along(mask, "sum", at, False), at)
         shared = mask * {"numpy.asarray(g)" if kept else "numpy.expand_dims(numpy.asarray(g), at)"} / count
-        return shared.astype(numpy.float64)  # (float64, as the loop's: float32 operands too)
+        return shared{cast}  # (float64, as the loop's: float32 operands too)
     n, shape = x.shape[at], ({before}, {after})
     xs, zs, gs = {c["x"]}.reshape({lines}), {c["z"]}.reshape(shape), {c["g"]}.reshape(shape)
     out = numpy.empty(x.shape, numpy.float64)

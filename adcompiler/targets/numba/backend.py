@@ -184,6 +184,7 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
         scope,
         shared=True,
         array_accumulators=program.array_accumulators,
+        narrow_floats=any(_narrow(a) for a in sig.avals),
     )
     source, path = emit.format_source(source), None
     label = f"{mode} of {fn.__qualname__} (numba)"
@@ -224,6 +225,14 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
     compiled = namespace[built[0].name]
     facts = program.facts(fn, sig)
     return _entry(compiled, mode, sig, owner._positions_of(sig), facts.summary.out, told, fn, converter, restore)
+
+
+def _narrow(aval) -> bool:
+    """Whether a value of abstract value ``aval`` holds floats narrower than float64 (float32, float16)."""
+    if isinstance(aval, V.Seq):
+        return any(_narrow(a) for a in (aval.items if aval.items is not None else (aval.elem,)))
+    dtype = getattr(aval, "dtype", None) or ""
+    return dtype.startswith("float") and dtype not in ("float", "float64")
 
 
 def reverse_code(d, sig: V.Sig, mode: str = "reverse"):

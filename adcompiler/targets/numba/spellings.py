@@ -37,11 +37,7 @@ ADDED = (
 # NumPy's functions Numba lacks or takes less of, each a helper of the same arguments: name -> (helper, arguments)
 SPELLED = {
     "inner": ("inner_product", 2),  # (Numba has no numpy.inner)
-    "dot": ("dot_product", 2),
-    "clip": (
-        "clipped",
-        3,
-    ),  # (Numba's takes arrays only: np.clip of a number, a sum's)  # (Numba's takes arrays of one dtype: a float64 cotangent with float32 operands)
+    "clip": ("clipped", 3),  # (Numba's takes arrays only: np.clip of a number, a sum's)
     "reshape": ("reshaped", 2),  # (Numba reshapes C-ordered arrays only: a flipped or transposed view copied)
     "array": ("array_of", 1),  # (of an array: a copy, which Numba's numpy.array does not make)
     "expand_dims": ("expanded", 2),  # (Numba's: of an array and one integer axis; slogdet's rules: g[..., None, None])

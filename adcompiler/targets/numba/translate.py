@@ -51,6 +51,7 @@ def translate(
     scope=None,
     shared: bool = False,
     array_accumulators=None,
+    narrow_floats: bool = False,
 ) -> str:
     """The Numba form of generated ``source``; ``helpers`` maps each runtime helper's name to its
     name in the source; ``fresh(name)`` gives a module-level name no other name in it clashes with
@@ -59,7 +60,10 @@ def translate(
     globals the code runs in (its names of the math and NumPy modules); ``shared``: the Numba helpers
     imported from ``targets.numba.live`` (compiled once a process), not defined in the module (a module
     that stands alone); ``array_accumulators``: the accumulators of arrays' adjoints -> the arrays' ndims
-    (``d_x = 0.0`` of one in a loop or branch is ``zero_array(ndim)``: a variable of compiled code has one type)."""
+    (``d_x = 0.0`` of one in a loop or branch is ``zero_array(ndim)``: a variable of compiled code has one type);
+    ``narrow_floats``: the arguments hold floats narrower than float64 (float32), so that a float64 cotangent
+    meets float32 operands: ``numpy.dot`` is ``dot_product`` then (Numba's takes one dtype; the helper costs
+    about 20 ns a call, so only then)."""
     tree = ast.parse(_COMMENT.sub(_as_call, source))  # comments kept as calls, ast.unparse drops comments
     numba, numpy = (_imported(tree, module) or fresh(module) for module in ("numba", "numpy"))
     aliases = {alias: name for name, alias in helpers.items()}
@@ -96,6 +100,7 @@ def translate(
     rewrite.fewer.linear = {helpers[n] for n in LINEAR_IN_COTANGENT if n in helpers} | {  # (and by the derivative
         k for k, v in (scope or {}).items() if getattr(v, "__adc_primitive__", None) in LINEAR_IN_COTANGENT
     }  # code's own names: a derivative of it, as distinct above)
+    rewrite.narrow_floats = narrow_floats
     rewrite.accumulators = accumulators or {}
     rewrite.array_accumulators = array_accumulators or {}
     rewrite.tuples = tuple_names(tree)  # (det's index t15 = (rows[0], cols[j]), popped by another function)
@@ -227,6 +232,7 @@ class _Rewrite(ast.NodeTransformer):
         self.numpy_names: set = {numpy}  # the names of the NumPy module in the code
         self.tuples: set = set()  # the names the module binds to tuples
         self.math_names: set = set()  # ... and of the math module
+        self.narrow_floats = False  # (translate's narrow_floats)
 
     def _call(self, helper: str, args: list) -> ast.Call:
         self.used.add(helper)
@@ -470,6 +476,9 @@ class _Rewrite(ast.NodeTransformer):
             return ast.BinOp(log(node.args[0]), ast.Div(), log(node.args[1]))
         if named in self.numpy_names and node.func.attr == "matmul" and len(node.args) == 2 and not node.keywords:
             return ast.BinOp(node.args[0], ast.MatMult(), node.args[1])  # (Numba has a @ b, not numpy.matmul)
+        if named in self.numpy_names and node.func.attr == "dot" and len(node.args) == 2 and not node.keywords:
+            if self.narrow_floats:  # (a float64 cotangent with float32 operands: one dtype for Numba's dot)
+                return self._call("dot_product", node.args)
         if isinstance(module, ast.Name) and module.id in self.numpy_names:
             node = spelled(
                 node.func.attr, node, self._call, self._array_named, self.numpy_names, self.fewer.summed_along
