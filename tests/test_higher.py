@@ -778,3 +778,15 @@ def test_a_refusal_of_a_transform_of_a_transform_is_told_at_the_users_line(tmp_p
     with pytest.raises(adcompiler.UnsupportedSyntaxError) as told:
         adcompiler.jacfwd(adcompiler.jacrev(namespace["heat"]))(u)
     assert "heat.py:7:" in str(told.value)
+
+
+def test_hvp_of_a_partial_takes_its_keywords():
+    """hvp(functools.partial(f, reg=3.0)): the bound keyword, not f's default (it used reg=1.0, with no
+    error), and of a parameter with no default (a TypeError before)."""
+    import functools
+
+    x, v = np.array([1.0, 2.0]), np.array([1.0, 0.0])
+    for f in (H.weighted_square, H.weighted_square_no_default):
+        p = functools.partial(f, reg=3.0)
+        np.testing.assert_allclose(adcompiler.hvp(p)(x, v), [6.0, 0.0])
+        np.testing.assert_allclose(adcompiler.hessian(p)(x) @ v, [6.0, 0.0])

@@ -280,7 +280,8 @@ def hvp(f: Callable[..., Any], argnums: Argnums = 0, wrt: Any = None) -> Callabl
             return result[0] if one else result
         t = target(f, _places(f, which), args, {})
         refuse_rows(t, "hvp")
-        result = hvp_of(t.d)(t.args, (v,) if one else v)
+        bound = t.d._bind(t.args, t.kwargs) if t.kwargs else t.args  # (a partial's keywords: reg=3.0)
+        result = hvp_of(t.d)(bound, (v,) if one else v)
         return result[0] if one else result
 
     product.__name__ = f"hvp_of_{name_of(f)}"
