@@ -341,7 +341,8 @@ def test_generated_loop_that_races_is_refused_at_its_line(seed, tmp_path):
 
 @pytest.mark.parametrize(  # (one generated loop by default, with reductions, private writes and branches: a
     "seed",
-    [4] + [pytest.param(s, marks=pytest.mark.slow) for s in (0, 1, 2, 3, 5, 6, 7)],  # long parallel compile each)
+    [4, 8] + [pytest.param(s, marks=pytest.mark.slow) for s in (0, 1, 2, 3, 5, 6, 7, 9)],  # long parallel compile
+    # each; 6, 8, 9: the loop in a time step's loop)
 )
 def test_generated_loop_on_numba_against_python(seed, tmp_path):
     """The vjp, or for every second seed the gradient code (where the primal loop goes if what it leaves is
@@ -507,3 +508,36 @@ def f(w, X):
     assert _worst(grads, _gradient_by_differences(plain.f, args), "numba module") < 1e-6
     tangent = module.f_forward(*args, *grads)[1]
     assert tangent == pytest.approx(sum(np.sum(np.square(g)) for g in grads), rel=1e-10)
+
+
+@pytest.mark.parametrize(
+    "name, args",
+    [
+        ("squares_each_step", (np.array([1.0, 2.0, 3.0]),)),
+        ("updated_in_place", (np.array([1.0, 2.0, 3.0]),)),
+        ("a_number_each_step", (np.array([1.0, 2.0, 3.0]), 0.5)),
+        ("own_vector_each_iteration", (np.arange(6.0).reshape(3, 2) / 6,)),
+    ],
+)
+def test_a_prange_loop_inside_a_time_step_loop(name, args):
+    """Under Numba the parallel adjoint of a prange loop read the last step's values for every step
+    (squares_each_step's gradient 4 u0**4 for 4 u0**3, no error): inside another loop its adjoint is the
+    serial sweep's now; a vector each iteration makes anew was refused as shared inside a time loop."""
+    import prange_steps_funcs as S
+
+    f = getattr(S, name)
+    python = adcompiler.differentiate(f).grad(*args)
+    want = python if isinstance(python, tuple) else (python,)
+    h = 1e-6
+    x = args[0]
+    moved = np.zeros_like(x)
+    for k in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[k] += h
+        down[k] -= h
+        moved[k] = (f(up, *args[1:]) - f(down, *args[1:])) / (2 * h)
+    np.testing.assert_allclose(want[0], moved, rtol=1e-6)
+    if importlib.util.find_spec("numba") is not None:
+        got = adcompiler.differentiate(f, backend="numba").grad(*args)
+        for a, b in zip(want, got if isinstance(got, tuple) else (got,)):
+            np.testing.assert_allclose(b, a, rtol=1e-12)

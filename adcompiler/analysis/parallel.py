@@ -222,9 +222,11 @@ def _read_after(body, loop) -> set:
                     out.add(e.ins[0].name)
             if isinstance(s, Eq) and s.prim == "write":
                 written.add(s.outs[0].name)
-        if isinstance(around, (For, While)):  # the loop around runs this block again
+        if isinstance(around, (For, While)):  # the loop around runs this block again (its reads outside the
+            # prange loop: the iterations' own reads follow their own writes, which the caller checks)
             inner = around.body if isinstance(around, For) else around.header + around.body
-            out |= {e.ins[0].name for e in walk(inner) if isinstance(e, Eq) and e.prim == "read"}
+            own = {id(e) for e in walk([loop])}
+            out |= {e.ins[0].name for e in walk(inner) if isinstance(e, Eq) and e.prim == "read" and id(e) not in own}
     return out
 
 

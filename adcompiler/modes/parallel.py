@@ -19,7 +19,8 @@ primal is a join in the reverse pass, and independent work stays independent.  A
   iteration, whose change is the sum.
 
 Elsewhere (``backend="python"``, a called function's split sweeps, a ``prange`` inside another one's
-body) the loop is a ``range`` loop and the sweep's usual tape serves, giving the same numbers.
+body, or inside any loop of the sweep: a time step's, whose values each run reads differ from run to run)
+the loop is a ``range`` loop in the reverse sweep and the sweep's usual tape serves, giving the same numbers.
 """
 
 from __future__ import annotations

@@ -225,7 +225,8 @@ class _AdjointSweep:
         plan, rereads = self.plan, self.rereads
         if isinstance(loop, While):
             _refuse_active_header(loop, plan, self.program)
-        elif runs_parallel(self, loop):
+        elif runs_parallel(self, loop) and not looped:  # (inside another loop: the values it reads differ from
+            # one run of it to the next, which its parallel adjoint does not keep: the serial sweep's tape)
             return parallel_adjoint(self, loop, site)
         frame = {"target": loop.target.name if isinstance(loop, For) else None, "hoisted": [], "names": set()}
         floor = rereads.floor

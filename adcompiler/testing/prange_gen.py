@@ -5,7 +5,8 @@ both write, assign a shared name, multiply into a total, read another iteration'
 loop writes, stop the loop), for ``tests/test_prange.py``.
 
 ``program(rng)`` gives a module's source defining ``f(W, X, b, c)`` (returning a function of
-what the loop leaves, or a part of it) and, for a loop it must refuse, the
+what the loop leaves, or a part of it; the loop in a time step's loop a third of the time, the array it
+reads made anew each step) and, for a loop it must refuse, the
 line of the statement that breaks the rule (``None`` for a loop that must work).
 """
 
@@ -77,6 +78,17 @@ def program(rng: random.Random, bad: bool = False) -> tuple:
         line = _HEAD.count("\n") + 1 + sum(s.count("\n") + 1 for s in stmts[:k])
         if stmts[k].startswith("if "):
             line += 1  # (break: its own line)
+    if not bad and rng.random() < 0.35:  # the loop in a time step's loop, reading an array each step makes anew
+        head = _HEAD.replace(
+            "    for i in prange(n):\n",
+            "    for step in range(2):\n        u = np.zeros(n)\n        for i in prange(n):\n",
+        )
+        head = head.replace("        h = np.tanh", "            h = np.tanh").replace(
+            "        a = np.sum", "            a = np.sum"
+        )
+        body = "".join("            " + s.replace("\n        ", "\n            ") + "\n" for s in stmts)
+        body += "            u[i] = a * X[i, 0]\n"  # (a fresh array each step, written by rows, read after)
+        return head + body + "        X = np.sin(X) + 0.5 * X + u[:, None] * 0.1\n" + rng.choice(_TAILS), None
     body = "".join(f"        {s}\n" for s in stmts)
     return _HEAD + body + rng.choice(_TAILS), line
 
