@@ -45,3 +45,16 @@ def test_float32_both_modes_agree_with_the_python_target(f, args, wrt):
         np.testing.assert_allclose(y, x, rtol=1e-4, atol=1e-5)
     dot = sum(float(np.sum(x.astype(np.float64) * u)) for x, u in zip(c2, tangents))
     assert dot == pytest.approx(float(np.sum(ct * t2)), rel=1e-4)  # <J^T u, v> == <u, J v>
+
+
+def test_an_integer_times_a_sum_has_a_float_gradient(tmp_path):
+    """x.shape[0] * np.sum(x): its gradient, the integer spread over x, is of x's float dtype under Numba (an
+    int64 array came back), float64 and float32 alike."""
+    path = tmp_path / "counted.py"
+    path.write_text("import numpy as np\n\n\ndef f(x):\n    return x.shape[0] * np.sum(x)\n")
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    for dtype in (np.float64, np.float32):
+        x = np.array([0.5, -1.0, 2.0, 1.5], dtype=dtype)
+        g = adcompiler.differentiate(namespace["f"], backend="numba").grad(x)
+        assert g.dtype == dtype and np.array_equal(g, np.full(4, 4.0))

@@ -377,6 +377,9 @@ def _numba_unreduce(g, x, axis=None, keepdims=False):
         return None
     if isinstance(x, types.Array) and isinstance(g, types.Array):  # keepdims: g of x's ndim, each axis 1 long
         return lambda g, x, axis=None, keepdims=False: numpy.full(x.shape, g.ravel()[0])
+    if isinstance(x, types.Array) and isinstance(g, (types.Integer, types.Boolean)):  # n * np.sum(x): of x's floats
+        dtype = x.dtype if isinstance(x.dtype, types.Float) else types.float64
+        return lambda g, x, axis=None, keepdims=False: numpy.full(x.shape, g, dtype)
     if isinstance(x, types.Array):
         return lambda g, x, axis=None, keepdims=False: numpy.full(x.shape, g)
     return lambda g, x, axis=None, keepdims=False: g
