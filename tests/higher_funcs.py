@@ -312,3 +312,8 @@ def weighted_square(x, reg=1.0):
 
 def weighted_square_no_default(x, reg):
     return reg * np.sum(x**2)
+
+
+def cubes_of_a_display(a):
+    M = np.array([a, 2.0 * a])
+    return np.sum(M**3)  # 9 a^3: its second derivative 54 a

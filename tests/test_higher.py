@@ -790,3 +790,13 @@ def test_hvp_of_a_partial_takes_its_keywords():
         p = functools.partial(f, reg=3.0)
         np.testing.assert_allclose(adcompiler.hvp(p)(x, v), [6.0, 0.0])
         np.testing.assert_allclose(adcompiler.hessian(p)(x) @ v, [6.0, 0.0])
+
+
+def test_reverse_over_reverse_through_an_array_display():
+    """grad(grad(f)) of a function of a number building np.array([a, 2a]): the adjoint of the gradient code's
+    add_into(d_t, d_M), an array added into a list's shadow, is the shadow's adjoint as an array (a NameError
+    in generated code, d_d_M, before)."""
+    a = 0.3
+    assert adcompiler.grad(adcompiler.grad(H.cubes_of_a_display))(a) == pytest.approx(54 * a, rel=1e-12)
+    d = adcompiler.differentiate(adcompiler.differentiate(H.cubes_of_a_display).grad)
+    assert d.grad(a) == pytest.approx(54 * a, rel=1e-12)

@@ -299,6 +299,13 @@ class Adjoints:
                     eq.line,
                 )
             ]
+        if eq.prim == "add_into" and all(isinstance(a, Var) and a.name in self.plan.act for a in eq.ins):
+            if eq.ins[1].name not in self.plan.containers:  # an array added into a list's shadow (np.array of a
+                # list's adjoint): its cotangent is the shadow's, as an array
+                out: list = []
+                whole = E.Call("numpy.array", (E.Name(self.shadows.of(eq.ins[0].name)),))
+                self.contribute(eq.ins[1], whole, eq.line, out)
+                return out
         if eq.prim in ("add_into", "add_scalars_into") and all(
             isinstance(a, Var) and a.name in self.plan.act for a in eq.ins
         ):
