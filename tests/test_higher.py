@@ -800,3 +800,19 @@ def test_reverse_over_reverse_through_an_array_display():
     assert adcompiler.grad(adcompiler.grad(H.cubes_of_a_display))(a) == pytest.approx(54 * a, rel=1e-12)
     d = adcompiler.differentiate(adcompiler.differentiate(H.cubes_of_a_display).grad)
     assert d.grad(a) == pytest.approx(54 * a, rel=1e-12)
+
+
+def test_a_second_derivative_through_a_nested_derivative_is_told_in_the_users_file(tmp_path):
+    """hessian of a gradient-norm penalty (adcompiler.grad inside): refused (a third derivative of NumPy code)
+    at the function's line of the user's file; it named a line of the nested derivative's generated code
+    in the user's file (line 76 of a 10-line file)."""
+    path = tmp_path / "penalty.py"
+    path.write_text(
+        "import numpy as np\nimport adcompiler\n\n\ndef energy(x):\n    return np.sum(x ** 4)\n\n\n"
+        "def penalty(x):\n    g = adcompiler.grad(energy)(x)\n    return np.sum(g ** 2)\n"
+    )
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    with pytest.raises(adcompiler.UnsupportedSyntaxError) as told:
+        adcompiler.hessian(namespace["penalty"])(np.array([0.3, -0.8, 1.1]))
+    assert told.value.filename == str(path) and told.value.lineno <= 11
