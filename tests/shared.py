@@ -8,6 +8,10 @@
   subprocess (``returncode``, ``stdout``, ``stderr``).  Use a real subprocess only where the process is the
   point: the console script, ``python -m adcompiler``, a written module imported where adcompiler is not,
   what the interpreter leaves on disk (``__pycache__``), or a file whose top level may end the process.
+- ``written(tmp_path, name, text)``: the module a test writes as ``name.py`` and runs, as a namespace (a function
+  adcompiler reads needs a file: its source).
+- ``two_operand_check(f, d, x, y, w, label, rng)``: ``d``'s gradient of ``f(x, y, w)`` in ``x`` and ``y`` against
+  central differences, each cotangent of its operand's shape and dtype, and jvp against the gradient.
 - ``BACKENDS``: ``("python", "numba")`` with the Numba case marked slow, for a check whose Numba side the
   default suite makes elsewhere (tests/test_numba_agrees.py holds the Numba target to the python backend on
   every feature the target does something of its own for; a bug found under Numba gets a row there).
@@ -84,3 +88,34 @@ def adc(*args, cwd=None) -> Run:
                 if name.startswith("_adc_user_") or any(os.path.realpath(file).startswith(r + os.sep) for r in roots):
                     del sys.modules[name]
     return Run(status, out.getvalue(), err.getvalue())
+
+
+def written(tmp_path, name: str, text: str) -> dict:
+    """The namespace of ``text`` written to ``tmp_path/name.py`` and run (compiled under that file's name, so
+    that adcompiler reads the functions' source from it)."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    return namespace
+
+
+def two_operand_check(f, d, x, y, w, label, rng) -> None:
+    """``d`` (a derivative of ``f(x, y, w)`` in x and y) against central differences of ``f``: each gradient
+    of its operand's shape and dtype, each entry to 1e-6; jvp along random directions against the gradient."""
+    import numpy as np
+
+    grads = d.grad(x, y, w)
+    h = 1e-6
+    for i, (a, g) in enumerate(zip((x, y), grads)):
+        assert g.shape == a.shape and g.dtype == a.dtype
+        for k in np.ndindex(*a.shape):
+            moved = [[x.copy(), y.copy()] for _ in range(2)]
+            moved[0][i][k] += h
+            moved[1][i][k] -= h
+            want = (f(*moved[0], w) - f(*moved[1], w)) / (2 * h)
+            assert g[k] == pytest.approx(want, rel=1e-6, abs=1e-8), (label, i, k)
+    u, v = rng.standard_normal(np.shape(x)), rng.standard_normal(np.shape(y))
+    value, tangent = d.jvp((x, y, w), (u, v))
+    assert value == pytest.approx(f(x, y, w), rel=1e-12)
+    assert tangent == pytest.approx(float(np.sum(grads[0] * u) + np.sum(grads[1] * v)), rel=1e-10, abs=1e-12)

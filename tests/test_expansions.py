@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import adcompiler
+from shared import two_operand_check, written
 from adcompiler.errors import UnsupportedSyntaxError
 from adcompiler.rules.families import REGISTRY
 
@@ -31,10 +32,9 @@ NUMBA = importlib.util.find_spec("numba") is not None
 
 
 def _function(tmp_path, expression: str):
-    path = tmp_path / "expanded.py"
-    path.write_text(f"import numpy as np\n\n\ndef f(x, y, w):\n    return np.sum(np.sin({expression}) * w)\n")
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    namespace = written(
+        tmp_path, "expanded", f"import numpy as np\n\n\ndef f(x, y, w):\n    return np.sum(np.sin({expression}) * w)\n"
+    )
     return namespace["f"]
 
 
@@ -51,20 +51,7 @@ def test_each_expansion_differentiates_its_function(tmp_path, case, backend):
     f = _function(tmp_path, expression)
     w = rng.standard_normal(np.shape(eval(expression, {"np": np, "x": x, "y": y})))
     d = adcompiler.differentiate(f, wrt=("x", "y"), backend=backend)
-    grads = d.grad(x, y, w)
-    h = 1e-6
-    for i, (a, g) in enumerate(zip((x, y), grads)):
-        assert g.shape == a.shape and g.dtype == a.dtype
-        for k in np.ndindex(*a.shape):
-            moved = [[x.copy(), y.copy()] for _ in range(2)]
-            moved[0][i][k] += h
-            moved[1][i][k] -= h
-            want = (f(*moved[0], w) - f(*moved[1], w)) / (2 * h)
-            assert g[k] == pytest.approx(want, rel=1e-6, abs=1e-8), (expression, i, k)
-    u, v = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
-    value, tangent = d.jvp((x, y, w), (u, v))
-    assert value == pytest.approx(f(x, y, w), rel=1e-12)
-    assert tangent == pytest.approx(float(np.sum(grads[0] * u) + np.sum(grads[1] * v)), rel=1e-10, abs=1e-12)
+    two_operand_check(f, d, x, y, w, expression, rng)
 
 
 @pytest.mark.parametrize(
@@ -77,13 +64,12 @@ def test_each_expansion_differentiates_its_function(tmp_path, case, backend):
     ],
 )
 def test_a_sequence_an_expansion_needs_written_out_is_refused_at_its_line(tmp_path, expression, construct):
-    path = tmp_path / "computed.py"
-    path.write_text(
+    namespace = written(
+        tmp_path,
+        "computed",
         "import numpy as np\n\n\ndef f(x, y):\n    xs = [x, y]\n    conds = [x > 0, x < 0]\n"
-        f"    return np.sum({expression})\n"
+        f"    return np.sum({expression})\n",
     )
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
     with pytest.raises(UnsupportedSyntaxError) as told:
         adcompiler.differentiate(namespace["f"]).grad(np.ones(2), np.ones(2))
     assert "computed.py:7:" in str(told.value) and construct in str(told.value)

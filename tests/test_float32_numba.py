@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import adcompiler
+from shared import written
 import float32_funcs as F
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("numba") is None, reason="needs numba")
@@ -50,10 +51,7 @@ def test_float32_both_modes_agree_with_the_python_target(f, args, wrt):
 def test_an_integer_times_a_sum_has_a_float_gradient(tmp_path):
     """x.shape[0] * np.sum(x): its gradient, the integer spread over x, is of x's float dtype under Numba (an
     int64 array came back), float64 and float32 alike."""
-    path = tmp_path / "counted.py"
-    path.write_text("import numpy as np\n\n\ndef f(x):\n    return x.shape[0] * np.sum(x)\n")
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    namespace = written(tmp_path, "counted", "import numpy as np\n\n\ndef f(x):\n    return x.shape[0] * np.sum(x)\n")
     for dtype in (np.float64, np.float32):
         x = np.array([0.5, -1.0, 2.0, 1.5], dtype=dtype)
         g = adcompiler.differentiate(namespace["f"], backend="numba").grad(x)

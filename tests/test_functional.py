@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import adcompiler
+from shared import written
 import functional_funcs as F
 
 RNG = np.random.default_rng(7)
@@ -145,10 +146,9 @@ def test_a_numpy_function_itself_is_refused_with_what_to_write():
 def test_a_string_argument_is_a_constant_by_default(tmp_path):
     """A string choosing a branch (``mode="linear"``) is no parameter differentiated by default, as an integer
     is not: the gradient is one number, and jvp takes one tangent (it took two, None the string's gradient)."""
-    path = tmp_path / "modes.py"
-    path.write_text("def piecewise(x, mode):\n    return 2.0 * x if mode == 'linear' else x * x\n")
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    namespace = written(
+        tmp_path, "modes", "def piecewise(x, mode):\n    return 2.0 * x if mode == 'linear' else x * x\n"
+    )
     d = adcompiler.differentiate(namespace["piecewise"])
     assert d.grad(0.3, "linear") == 2.0 and d.grad(0.3, "square") == pytest.approx(0.6)
     assert d.jvp((0.3, "square"), (1.0,)) == pytest.approx((0.09, 0.6))
@@ -159,12 +159,12 @@ def test_a_string_arguments_methods_choose_a_branch(tmp_path):
     (they were refused as methods of "a value with no derivative", the remedy naming NumPy's methods); on
     both targets, and in the module adc compile writes (the string a parameter with no tangent)."""
     path = tmp_path / "kinds.py"
-    path.write_text(
+    namespace = written(
+        tmp_path,
+        "kinds",
         "def loss(pred, target, kind='mse'):\n    if kind.startswith('ab'):\n        return abs(pred - target)\n"
-        "    if kind.upper() == 'HUBER':\n        return 0.5 * (pred - target) ** 2\n    return (pred - target) ** 2\n"
+        "    if kind.upper() == 'HUBER':\n        return 0.5 * (pred - target) ** 2\n    return (pred - target) ** 2\n",
     )
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
     backends = ["python", "numba"] if importlib.util.find_spec("numba") else ["python"]
     for backend in backends:
         d = adcompiler.differentiate(namespace["loss"], backend=backend)
@@ -173,7 +173,7 @@ def test_a_string_arguments_methods_choose_a_branch(tmp_path):
     from adcompiler.cli.main import main
 
     assert main(["compile", str(path), "-o", str(tmp_path / "out.py")]) == 0
-    written: dict = {}
-    exec(compile((tmp_path / "out.py").read_text(), "out.py", "exec"), written)
-    value, grads = written["loss_reverse"](0.3, 1.1, "abs")
+    module: dict = {}
+    exec(compile((tmp_path / "out.py").read_text(), "out.py", "exec"), module)
+    value, grads = module["loss_reverse"](0.3, 1.1, "abs")
     assert value == pytest.approx(0.8) and grads == pytest.approx((-1.0, 1.0))

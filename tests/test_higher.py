@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import adcompiler
+from shared import written
 import higher_funcs as H
 from oracle import complex_step, fd_jacobian
 
@@ -718,13 +719,12 @@ def test_transforms_of_transforms_through_a_vector_dot():
 def test_check_grad_keeps_a_small_tolerance_positive(tmp_path):
     """A Newton iteration's tolerance (tol=1e-12) checked by central differences: no step reaches half of it,
     so the while loop testing ``> tol * a`` ends (it ran forever with tol - 1e-2)."""
-    path = tmp_path / "newton.py"
-    path.write_text(
+    namespace = written(
+        tmp_path,
+        "newton",
         "def newton_sqrt(a, tol=1e-12):\n    x = a if a > 1 else 1.0\n    while abs(x * x - a) > tol * a:\n"
-        "        x = 0.5 * (x + a / x)\n    return x\n"
+        "        x = 0.5 * (x + a / x)\n    return x\n",
     )
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
     assert adcompiler.check_grad(namespace["newton_sqrt"], 7.0, 1e-12) < 1e-6
 
 
@@ -732,13 +732,12 @@ def test_infinite_derivatives_where_the_function_is_defined(tmp_path):
     """sqrt at 0, x ** 0.5 at 0, asin and acos at 1, acosh at 1: the function is defined there and its
     derivative infinite, +-inf as JAX gives it (Python's division raised ZeroDivisionError in generated
     code); elsewhere the derivative as before."""
-    path = tmp_path / "poles.py"
-    path.write_text(
+    namespace = written(
+        tmp_path,
+        "poles",
         "import math\n\n\ndef root(x):\n    return math.sqrt(x)\n\n\ndef half(x):\n    return x ** 0.5\n\n\n"
-        "def arcs(x):\n    return math.asin(x) - math.acos(x)\n\n\ndef hyper(x):\n    return math.acosh(x)\n"
+        "def arcs(x):\n    return math.asin(x) - math.acos(x)\n\n\ndef hyper(x):\n    return math.acosh(x)\n",
     )
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
     for name, at, want in (
         ("root", 0.0, math.inf),
         ("half", 0.0, math.inf),
@@ -754,26 +753,24 @@ def test_infinite_derivatives_where_the_function_is_defined(tmp_path):
 def test_check_grad_of_a_function_taking_a_nested_derivative(tmp_path):
     """The complex step, pushed through a derivative adcompiler takes inside the function, is refused there (a
     complex argument): the check falls back to central differences (it raised the inner refusal)."""
-    path = tmp_path / "nested_check.py"
-    path.write_text(
+    namespace = written(
+        tmp_path,
+        "nested_check",
         "import adcompiler\n\n\ndef energy(x, k):\n    return 0.5 * k * x ** 4\n\n\n"
-        "def work(x, k):\n    return -adcompiler.grad(energy)(x, k) * x\n"
+        "def work(x, k):\n    return -adcompiler.grad(energy)(x, k) * x\n",
     )
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
     assert adcompiler.check_grad(namespace["work"], 0.7, 1.3) < 1e-6
 
 
 def test_a_refusal_of_a_transform_of_a_transform_is_told_at_the_users_line(tmp_path):
     """jacfwd(jacrev(heat)) of a time step writing a slice of a fresh array: refused (the gradient code's
     tapes hold the array written), at the user's line (it was told at a line of the generated code)."""
-    path = tmp_path / "heat.py"
-    path.write_text(
+    namespace = written(
+        tmp_path,
+        "heat",
         "import numpy as np\n\n\ndef heat(u):\n    for _ in range(3):\n        lap = np.zeros_like(u)\n"
-        "        lap[1:-1] = u[2:] - 2 * u[1:-1] + u[:-2]\n        u = u + 0.1 * lap\n    return np.sum(u ** 3)\n"
+        "        lap[1:-1] = u[2:] - 2 * u[1:-1] + u[:-2]\n        u = u + 0.1 * lap\n    return np.sum(u ** 3)\n",
     )
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
     u = np.linspace(0.0, 1.0, 6) ** 2
     with pytest.raises(adcompiler.UnsupportedSyntaxError) as told:
         adcompiler.jacfwd(adcompiler.jacrev(namespace["heat"]))(u)
@@ -807,12 +804,12 @@ def test_a_second_derivative_through_a_nested_derivative_is_told_in_the_users_fi
     at the function's line of the user's file; it named a line of the nested derivative's generated code
     in the user's file (line 76 of a 10-line file)."""
     path = tmp_path / "penalty.py"
-    path.write_text(
+    namespace = written(
+        tmp_path,
+        "penalty",
         "import numpy as np\nimport adcompiler\n\n\ndef energy(x):\n    return np.sum(x ** 4)\n\n\n"
-        "def penalty(x):\n    g = adcompiler.grad(energy)(x)\n    return np.sum(g ** 2)\n"
+        "def penalty(x):\n    g = adcompiler.grad(energy)(x)\n    return np.sum(g ** 2)\n",
     )
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
     with pytest.raises(adcompiler.UnsupportedSyntaxError) as told:
         adcompiler.hessian(namespace["penalty"])(np.array([0.3, -0.8, 1.1]))
     assert told.value.filename == str(path) and told.value.lineno <= 11

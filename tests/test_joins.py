@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import adcompiler
+from shared import written
 from adcompiler.rules import arrays as N
 from adcompiler.rules.families import family
 
@@ -36,10 +37,7 @@ def test_every_join_is_a_record_with_its_cases():
 
 
 def _function(tmp_path, body: str, params: str):
-    path = tmp_path / "joined.py"
-    path.write_text(f"import numpy as np\n\n\ndef f({params}):\n    return {body}\n")
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    namespace = written(tmp_path, "joined", f"import numpy as np\n\n\ndef f({params}):\n    return {body}\n")
     return namespace["f"]
 
 
@@ -78,13 +76,12 @@ def test_each_join_of_a_sequence_made_at_run_time(tmp_path, kind):
     """A list built by append: one argument of the join (its variant "<name>/list"), each element's cotangent
     one piece of g."""
     body = "np.sum(np.cos(np.{kind}(rows)) * np.cos(np.{kind}(rows)))".format(kind=kind)
-    path = tmp_path / "rows.py"
-    path.write_text(
+    namespace = written(
+        tmp_path,
+        "rows",
         "import numpy as np\n\n\ndef f(x, y):\n    rows = []\n    for k in range(3):\n"
-        f"        rows.append(x * (k + 1.0) + y)\n    return {body}\n"
+        f"        rows.append(x * (k + 1.0) + y)\n    return {body}\n",
     )
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
     rng = np.random.default_rng(7)
     args = [rng.standard_normal(4), rng.standard_normal(4)]
     grads = _check(namespace["f"], args, rng)

@@ -6,6 +6,7 @@ are refused at the line.  Oracles: the primal's own value, central differences, 
 import pytest
 
 import adcompiler
+from shared import written
 import list_extend_funcs as F
 from adcompiler.errors import UnsupportedSyntaxError
 
@@ -53,10 +54,9 @@ def test_what_is_refused_at_its_line(f, arg, said):
 
 def test_a_tuple_in_arithmetic_is_told_at_its_statement(tmp_path):
     """``t += (b,)`` of a tuple: refused at its own line and column (it was told at the ``def`` line)."""
-    path = tmp_path / "tuples.py"
-    path.write_text("def f(a, b):\n    t = (a,)\n    u = t\n    t += (b,)\n    return len(u) * a + t[-1] * b\n")
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    namespace = written(
+        tmp_path, "tuples", "def f(a, b):\n    t = (a,)\n    u = t\n    t += (b,)\n    return len(u) * a + t[-1] * b\n"
+    )
     with pytest.raises(UnsupportedSyntaxError) as told:
         adcompiler.grad(namespace["f"])(0.5, 0.7)
     assert "tuples.py:4:5: arithmetic on a tuple" in str(told.value)

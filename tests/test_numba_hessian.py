@@ -17,7 +17,7 @@ anp = pytest.importorskip("autograd.numpy")
 import adcompiler  # noqa: E402
 import numba_funcs as F  # noqa: E402
 from adcompiler.errors import UnsupportedSyntaxError  # noqa: E402
-from shared import derivative  # noqa: E402
+from shared import derivative, written  # noqa: E402
 
 MATH = types.SimpleNamespace(sin=anp.sin, cos=anp.cos, exp=anp.exp, tanh=anp.tanh, log=anp.log)
 
@@ -197,13 +197,12 @@ def test_a_matrix_a_helper_builds_as_nested_lists_under_numba():
 def test_matrix_norms_numba_refused_as_it_ran(tmp_path):
     """np.linalg.norm(A, "nuc") and ord="fro" under Numba: the value too (jvp, vjp), which Numba's own norm
     refused as the code ran (a bare ValueError); the python target's numbers."""
-    path = tmp_path / "norms.py"
-    path.write_text(
+    namespace = written(
+        tmp_path,
+        "norms",
         "import numpy as np\n\n\ndef nuclear(A):\n    return np.linalg.norm(A, ord='nuc')\n\n\n"
-        "def frobenius(A):\n    return np.linalg.norm(A, 'fro') * 2.0\n"
+        "def frobenius(A):\n    return np.linalg.norm(A, 'fro') * 2.0\n",
     )
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
     A = np.arange(12.0).reshape(4, 3) ** 0.5
     for name in ("nuclear", "frobenius"):
         python, compiled = (adcompiler.differentiate(namespace[name], backend=b) for b in ("python", "numba"))
@@ -216,14 +215,13 @@ def test_matrix_norms_numba_refused_as_it_ran(tmp_path):
 def test_row_norms_and_a_clipped_number_under_numba(tmp_path):
     """np.linalg.norm(X, axis=1) (Numba's norm takes no axis: the root of the rows' sums of squares) and
     np.clip of a number (Numba's takes arrays only): both were refused; the python target's numbers."""
-    path = tmp_path / "spelt.py"
-    path.write_text(
+    namespace = written(
+        tmp_path,
+        "spelt",
         "import numpy as np\n\n\ndef rownorm(X):\n    return np.sum(np.linalg.norm(X, axis=1) ** 3)\n\n\n"
         "def kept(X):\n    return np.sum(np.linalg.norm(X, axis=0, keepdims=True) * X)\n\n\n"
-        "def clip_scalar(x):\n    return np.sum(np.clip(x.sum(), -1.0, 1.0) * x)\n"
+        "def clip_scalar(x):\n    return np.sum(np.clip(x.sum(), -1.0, 1.0) * x)\n",
     )
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
     X = np.arange(12.0).reshape(3, 4) / 10 - 0.4
     for name, x in (("rownorm", X), ("kept", X), ("clip_scalar", X), ("clip_scalar", X / 20)):
         python, compiled = (adcompiler.differentiate(namespace[name], backend=b) for b in ("python", "numba"))

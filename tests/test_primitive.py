@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import adcompiler
+from shared import written
 from adcompiler import rules
 from adcompiler.analysis import infer_numpy, transfer
 from adcompiler.rules import arrays as N
@@ -146,9 +147,7 @@ def test_a_refusal_of_the_array_api_target_is_said_at_the_users_line(tmp_path, m
     monkeypatch.setitem(translate.REFUSALS, "var", "its correction is not the standard's here")
     monkeypatch.delitem(translate.RENAMED, "var")
     path = tmp_path / "refused.py"
-    path.write_text("import numpy as np\n\n\ndef f(x):\n    return np.var(x) * np.sum(x)\n")
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    namespace = written(tmp_path, "refused", "import numpy as np\n\n\ndef f(x):\n    return np.var(x) * np.sum(x)\n")
     with pytest.raises(adcompiler.UnsupportedSyntaxError) as info:
         adcompiler.differentiate(namespace["f"], arrays="any").grad(np.ones(3))
     assert "np.var (its correction is not the standard's here)" in str(info.value)

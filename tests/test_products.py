@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import adcompiler
+from shared import two_operand_check, written
 from adcompiler.rules.families import family
 
 # (the call, of x and y; x's shape; y's shape): each record with operands of several ndims
@@ -44,27 +45,13 @@ def test_each_product_record_differentiates_its_function(tmp_path, case):
     expression, x_shape, y_shape = case
     rng = np.random.default_rng(sum(map(ord, expression)) + len(x_shape))
     x, y = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
-    path = tmp_path / "product.py"
-    path.write_text(f"import numpy as np\n\n\ndef f(x, y, w):\n    return np.sum(np.sin({expression}) * w)\n")
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    namespace = written(
+        tmp_path, "product", f"import numpy as np\n\n\ndef f(x, y, w):\n    return np.sum(np.sin({expression}) * w)\n"
+    )
     f = namespace["f"]
     w = rng.standard_normal(np.shape(eval(expression, {"np": np, "x": x, "y": y})))
     d = adcompiler.differentiate(f, wrt=("x", "y"))
-    grads = d.grad(x, y, w)
-    h = 1e-6
-    for i, (a, g) in enumerate(zip((x, y), grads)):
-        assert g.shape == a.shape and g.dtype == a.dtype
-        for k in np.ndindex(*a.shape):
-            moved = [[x.copy(), y.copy()] for _ in range(2)]
-            moved[0][i][k] += h
-            moved[1][i][k] -= h
-            want = (f(*moved[0], w) - f(*moved[1], w)) / (2 * h)
-            assert g[k] == pytest.approx(want, rel=1e-6, abs=1e-8), (expression, i, k)
-    u, v = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
-    value, tangent = d.jvp((x, y, w), (u, v))
-    assert value == pytest.approx(f(x, y, w), rel=1e-14)
-    assert tangent == pytest.approx(float(np.sum(grads[0] * u) + np.sum(grads[1] * v)), rel=1e-10, abs=1e-12)
+    two_operand_check(f, d, x, y, w, expression, rng)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("numba") is None, reason="needs numba")

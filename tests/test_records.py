@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import adcompiler
+from shared import written
 import record_funcs as F
 from adcompiler.errors import UnsupportedSyntaxError
 from adcompiler.testing.oracle import check_both_modes, leaves
@@ -269,10 +270,7 @@ def test_check_grad_takes_records():
 def test_a_misspelt_key_is_a_key_error_at_its_line(tmp_path):
     """params["bias"] of a dict without that key: a KeyError, as the primal raises (located: an
     UnsupportedSyntaxError too); the message said "... has no such key is not supported" before."""
-    path = tmp_path / "lookup.py"
-    path.write_text("def lookup(params, x):\n    return params['w'] * x + params['bias']\n")
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    namespace = written(tmp_path, "lookup", "def lookup(params, x):\n    return params['w'] * x + params['bias']\n")
     with pytest.raises(KeyError) as told:
         adcompiler.grad(namespace["lookup"])({"w": 1.0, "b": 2.0}, 0.5)
     assert "lookup.py:2:" in str(told.value) and "KeyError: 'bias'" in str(told.value)
