@@ -922,14 +922,12 @@ def test_a_function_the_array_api_target_refuses_is_left_out_and_the_others_writ
 def test_a_global_list_of_numbers_is_written_into_the_module(tmp_path):
     """WEIGHTS = [0.2, 0.3, 0.5] read by the function: the written module defines it (a NameError when its
     derivative was called, before), exactly, and a nested tuple too."""
-    (tmp_path / "weights.py").write_text(
+    namespace = _compiled_module(
+        tmp_path,
+        "weights",
         "WEIGHTS = [0.2, 0.3, 0.5]\nPAIRS = ((1, 2.5), (3, -0.125))\n\n\n"
-        "def weighted(xs):\n    return sum(w * x**2 for w, x in zip(WEIGHTS, xs)) + PAIRS[1][1] * xs[0]\n"
+        "def weighted(xs):\n    return sum(w * x**2 for w, x in zip(WEIGHTS, xs)) + PAIRS[1][1] * xs[0]\n",
     )
-    proc = adc("compile", "weights.py", "-o", "out.py", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    namespace: dict = {}
-    exec(compile((tmp_path / "out.py").read_text(), "out.py", "exec"), namespace)
     value, (grad,) = namespace["weighted_reverse"]([1.0, 2.0, 3.0])
     assert value == pytest.approx(0.2 + 0.3 * 4 + 0.5 * 9 - 0.125, rel=1e-15)
     assert grad == pytest.approx([0.4 - 0.125, 1.2, 3.0], rel=1e-15)
@@ -940,15 +938,23 @@ def test_a_function_taking_a_nested_derivative_of_another_compiles_with_it(tmp_p
     """tangent_of calls adcompiler.jvp(energy, ...): the nested derivative's code was named energy_forward
     (lowered first), and the whole file was refused as a name clash with energy's own derivative; the entry
     names are taken first now, the nested copy renamed."""
-    (tmp_path / "nested.py").write_text(
+    namespace = _compiled_module(
+        tmp_path,
+        "nested",
         "import adcompiler\n\n\ndef energy(x, k):\n    return 0.5 * k * x ** 4\n\n\n"
-        "def tangent_of(x, k):\n    _, t = adcompiler.jvp(energy, (x, k), (1.0, 0.0))\n    return t * k\n"
+        "def tangent_of(x, k):\n    _, t = adcompiler.jvp(energy, (x, k), (1.0, 0.0))\n    return t * k\n",
     )
-    proc = adc("compile", "nested.py", "-o", "out.py", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    namespace: dict = {}
-    exec(compile((tmp_path / "out.py").read_text(), "out.py", "exec"), namespace)
     x, k = 1.3, 0.7
     assert namespace["energy_forward"](x, k, 1.0, 0.0) == pytest.approx((0.5 * k * x**4, 2 * k * x**3), rel=1e-14)
     value, (dx, dk) = namespace["tangent_of_reverse"](x, k)
     assert (value, dx, dk) == pytest.approx((2 * k * k * x**3, 6 * k * k * x**2, 4 * k * x**3), rel=1e-14)
+
+
+def _compiled_module(tmp_path, name: str, text: str) -> dict:
+    """The namespace of the module ``adc compile`` writes for ``text`` (written as ``name.py``), run."""
+    (tmp_path / f"{name}.py").write_text(text)
+    proc = adc("compile", f"{name}.py", "-o", "out.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    namespace: dict = {}
+    exec(compile((tmp_path / "out.py").read_text(), "out.py", "exec"), namespace)
+    return namespace
