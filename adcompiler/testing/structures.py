@@ -317,7 +317,8 @@ def built_program(rng: random.Random) -> Program:
     """A structure built in the function from its parameters (a list, a tuple, a dict, a NamedTuple, a
     dataclass, or a plain class whose ``__init__`` stores its arguments), some of its items never read (so
     their parameters' cotangents are zeros of their shapes, not the number 0.0), read where it is built,
-    in a helper it is handed, or in a method of its class."""
+    in a helper it is handed, or in a method of its class (of a subclass at times, overriding a method the
+    base's method calls: the object's class decides which runs)."""
     w = _Writer(rng)
     n = rng.choice([2, 3])
     shapes = [rng.choice(LEAF_SHAPES) for _ in range(n)]
@@ -329,6 +330,7 @@ def built_program(rng: random.Random) -> Program:
     index = {"list": "[{}]", "tuple": "[{}]", "dict": "['f{}']"}.get(kind, ".f{}")
     paths = lambda base: [(base + index.format(k), shapes[k]) for k in read]  # noqa: E731
     method = kind in ("dataclass", "plain") and rng.random() < 0.5
+    override = False
     if kind == "namedtuple":
         w.helpers.append(f"Made = collections.namedtuple('Made', {fields!r})\n")
     elif kind in ("dataclass", "plain"):
@@ -337,14 +339,22 @@ def built_program(rng: random.Random) -> Program:
             lines += [f"    {f}: object" for f in fields]
         else:
             lines += [f"    def __init__(self, {', '.join(fields)}):"] + [f"        self.{f} = {f}" for f in fields]
-        if method:
+        override = method and rng.random() < 0.5  # a subclass overriding a method the base's method calls
+        if override:
+            lines += ["", "    def part(self):", f"        return np.sum({_expr(rng, paths('self'))})"]
+            lines += ["", "    def total(self):", "        return self.part() * 2.0"]
+        elif method:
             lines += ["", "    def total(self):", f"        return np.sum({_expr(rng, paths('self'))})"]
         w.helpers.append("\n".join(lines) + "\n")
+        if override:
+            w.helpers.append(
+                f"class Sub(Made):\n    def part(self):\n        return np.sum({_expr(rng, paths('self'))}) * 3.0\n"
+            )
     made = {
         "list": "[{}]",
         "tuple": "({},)",
         "dict": "{{{}}}",
-    }.get(kind, "Made({})")
+    }.get(kind, "Sub({})" if kind in ("dataclass", "plain") and override else "Made({})")
     parts = [f"'f{k}': {item}" for k, item in enumerate(items)] if kind == "dict" else items
     body = [f"s = {made.format(', '.join(parts))}"]
     if method:
