@@ -813,3 +813,14 @@ def test_a_second_derivative_through_a_nested_derivative_is_told_in_the_users_fi
     with pytest.raises(adcompiler.UnsupportedSyntaxError) as told:
         adcompiler.hessian(namespace["penalty"])(np.array([0.3, -0.8, 1.1]))
     assert told.value.filename == str(path) and told.value.lineno <= 11
+
+
+def test_hvp_takes_keywords_at_the_call():
+    """hvp(f)(x, v, reg=3.0), as hessian(f)(x, reg=3.0) takes them (an unexpected keyword before), of a
+    function and of a Differentiable."""
+    x, v = np.array([1.0, 2.0]), np.array([1.0, 1.0])
+    want = adcompiler.hessian(H.weighted_square)(x, reg=3.0) @ v
+    np.testing.assert_allclose(want, [6.0, 6.0])
+    np.testing.assert_allclose(adcompiler.hvp(H.weighted_square)(x, v, reg=3.0), want)
+    d = adcompiler.differentiate(H.weighted_square, wrt=("x",))
+    np.testing.assert_allclose(adcompiler.hvp(d)(x, v, reg=3.0), want)

@@ -262,13 +262,14 @@ def hvp(f: Callable[..., Any], argnums: Argnums = 0, wrt: Any = None) -> Callabl
     ``argnums``) times ``v``, without forming the Hessian; ``v`` and the product are shaped like the
     argument at ``argnums`` (a tuple of them for a tuple).  ``args`` is the tuple of arguments, or the
     first argument itself followed by the others: ``product(x, v, *rest)`` is SciPy's ``hessp(x, p,
-    *args)``.  ``wrt`` (parameter names or positions) is another spelling of ``argnums``."""
+    *args)``; keywords are the function's (``product(x, v, reg=3.0)``).  ``wrt`` (parameter names or positions)
+    is another spelling of ``argnums``."""
     which: Any = argnums if wrt is None else wrt if isinstance(wrt, (int, str)) else tuple(wrt)
     one = isinstance(which, (int, str))
 
     made: dict = {}  # f's function and parameters -> the product of its Differentiable at those places
 
-    def product(args, v, *rest):
+    def product(args, v, *rest, **kwargs):
         if rest or not isinstance(args, tuple):
             args = (args, *rest)
         if type(f) is Differentiable:  # its parameters read now: the places, and their product, made once
@@ -276,9 +277,10 @@ def hvp(f: Callable[..., Any], argnums: Argnums = 0, wrt: Any = None) -> Callabl
             read = made.get("read", (None, None))
             if read[0] is not f.fn or read[1] is not f.params:  # (a function or parameters read again: anew)
                 made.update(read=(f.fn, f.params), product=hvp_of(target(f, _places(f, which), args, {}).d))
+            args = f._bind(args, kwargs) if kwargs else args  # (keywords at the call: reg=3.0)
             result = made["product"](args, (v,) if one else v)
             return result[0] if one else result
-        t = target(f, _places(f, which), args, {})
+        t = target(f, _places(f, which), args, kwargs)
         refuse_rows(t, "hvp")
         bound = t.d._bind(t.args, t.kwargs) if t.kwargs else t.args  # (a partial's keywords: reg=3.0)
         result = hvp_of(t.d)(bound, (v,) if one else v)
