@@ -444,13 +444,13 @@ class ExpressionLowering:
         return rebuild(shape, iter(outs))
 
 
-# The packages whose functions passed as an argument are not the user's (not lowered from their source)
-_LIBRARIES = ("numpy", "scipy", "math", "adcompiler", "jax", "torch", "numba", "builtins")
 # Builtins with no rule computed as the primal computes them (open, exec, input, setattr: refused).
 PURE_BUILTINS = ("divmod", "chr", "ord", "bin", "hex", "oct", "hash", "isinstance", "callable", "repr", "format")
 # Libraries whose functions compute values and change nothing: the kind of value one returns is learnt
 # from a call on example arguments at build time (analysis.library_values); another's is not called then.
 PURE_LIBRARIES = ("numpy", "scipy", "math", "cmath", "builtins")
+# The packages whose functions passed as an argument are not the user's (not lowered from their source)
+_LIBRARIES = PURE_LIBRARIES + ("adcompiler", "jax", "torch", "numba")
 
 
 def library_path(func, target, resolve) -> str | None:
