@@ -39,6 +39,8 @@ class Options:
     # as numbers (lower.small_arrays), for a target where each array costs its allocation and counts (Numba)
     typed_zeros: bool = False  # accumulators of arrays' adjoints recorded with their ndims (modes.sweep), for a target
     # whose variables keep one type to set them to an array, not the number 0.0, in loops and branches (Numba)
+    frozen_globals: bool = False  # the values of the numbers, arrays and lists of the module the code reads are
+    # compiled into it (Numba's): one changed, in place too, builds the code again (front.environment)
 
     def but(self, **changes) -> "Options":
         """These options with ``changes``."""

@@ -305,7 +305,8 @@ def current_tests(depends, g, space) -> list:
             tests.append(f"{g['type']}({read}) is {was}")
         elif dep.kind == "int":
             tests.append(f"{g['type']}({now} := {read}) is {g['int']} and {now} == {was}")
-        elif dep.kind == "sequence":  # a list or tuple of numbers: of the same structure (rarely read: a call)
+        elif dep.kind in ("sequence", "frozen"):  # a list or tuple of numbers: of the same structure (rarely
+            # read: a call); a value compiled into the code (Numba's): the same numbers
             space[was] = dep
             tests.append(f"{was}.holds()")
         else:  # an array: of the same ndim and dtype

@@ -281,7 +281,7 @@ class Program:
             reads = [r for p in parsed for r in p.reads]
             reads += [Read(self.globals, n, self.globals[n]) for n in list(self.ns.used) if n in self.globals]
             reads += [Read(self.globals, n, f) for f, n in list(self.primal_names.items()) if n not in self.injected]
-            self._dependencies = (key, dependencies(reads))
+            self._dependencies = (key, dependencies(reads, self.options.frozen_globals))
         return self._dependencies[1]
 
     def supplied(self, names) -> dict:

@@ -17,6 +17,8 @@ built again (``api.Differentiable``), so it always sees what the primal sees.
 from __future__ import annotations
 
 import builtins
+import copy
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 import types
@@ -178,7 +180,9 @@ class Dependency:
     same code with the same defaults: ``where`` is not read), "type" (a
     number of the same type: its value is read when the code runs), "int" (the same integer: it
     may have chosen an index or a length), "array" (an array of the same ndim and dtype) or
-    "sequence" (a list or tuple of the same lengths and leaf types: its numbers read when the code runs)."""
+    "sequence" (a list or tuple of the same lengths and leaf types: its numbers read when the code runs), or
+    "frozen" (a number, an array or a list of them equal to ``value``, a copy taken when the code was built:
+    code that has the value compiled into it, as Numba compiles a global's)."""
 
     where: dict
     name: str
@@ -205,11 +209,15 @@ class Dependency:
             return type(now) is int and now == self.value
         if self.kind == "sequence":
             return structure(now) == self.value
+        if self.kind == "frozen":
+            return same_values(now, self.value)
         return type(now).__name__ == "ndarray" and (now.ndim, now.dtype) == self.value
 
 
-def dependency(read: Read) -> Dependency | None:
-    """The test that keeps code built from ``read`` valid (None: a name fixed with the generated code)."""
+def dependency(read: Read, frozen: bool = False) -> Dependency | None:
+    """The test that keeps code built from ``read`` valid (None: a name fixed with the generated code);
+    ``frozen``: the code has the values of numbers, arrays and lists compiled into it (Numba's), so that one
+    changed since, in place too, is a change."""
     where = live_dict(read.namespace, read.name)
     if where is None or where is vars(builtins):
         return None
@@ -218,6 +226,8 @@ def dependency(read: Read) -> Dependency | None:
         return Dependency(where, read.name, "absent")
     if type(value) is int:
         return Dependency(where, read.name, "int", value)
+    if frozen and _valued(value):
+        return Dependency(where, read.name, "frozen", copy.deepcopy(value))
     if isinstance(value, float):  # a float, or a NumPy float64 (a subclass): read when the code runs
         return Dependency(where, read.name, "type", type(value))
     if type(value).__name__ == "ndarray" and type(value).__module__ == "numpy":
@@ -241,11 +251,36 @@ def structure(value):
     return type(value)
 
 
-def dependencies(reads) -> list:
-    """The tests for ``reads``, one per dictionary and name (the first read of each)."""
+def _valued(value) -> bool:
+    """Whether ``value`` is a number, a NumPy array or a list or tuple of them: what a value test compares."""
+    if isinstance(value, (list, tuple)):
+        return all(map(_valued, value))
+    return isinstance(value, (int, float, complex)) or type(value).__name__ in ("ndarray", "float64", "float32")
+
+
+def same_values(now, was) -> bool:
+    """Whether ``now`` holds what ``was`` held: the same types and shapes, and equal numbers (a NaN where
+    ``was`` had one)."""
+    if type(now) is not type(was):
+        return False
+    if isinstance(was, (list, tuple)):
+        return len(now) == len(was) and all(map(same_values, now, was))
+    if type(was).__name__ == "ndarray":
+        numpy = sys.modules["numpy"]  # (loaded: an array was read)
+        return (
+            now.shape == was.shape
+            and now.dtype == was.dtype
+            and bool(numpy.array_equal(now, was, equal_nan=was.dtype.kind in "fc"))
+        )
+    return now == was or now != now and was != was
+
+
+def dependencies(reads, frozen: bool = False) -> list:
+    """The tests for ``reads``, one per dictionary and name (the first read of each); ``frozen``: see
+    ``dependency``."""
     found: dict = {}
     for read in reads:
-        dep = dependency(read)
+        dep = dependency(read, frozen)
         if dep is not None:
             found.setdefault((id(dep.where), dep.name), dep)
     return list(found.values())

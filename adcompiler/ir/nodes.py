@@ -13,7 +13,7 @@ function into an output-side one so each stage prints, and runs, as Python.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import expr as E
 from .walks import depth_first
@@ -311,6 +311,30 @@ def map_equations(stmts, f) -> tuple:
             out.append(While(map_equations(s.header, f), s.test, map_equations(s.body, f), s.line))
         else:
             out.append(s)
+    return tuple(out)
+
+
+def substituted(stmts, atoms: dict) -> tuple:
+    """``stmts`` with each read of a variable named in ``atoms`` (name -> atom) reading that atom instead."""
+
+    def atom(a):
+        if isinstance(a, Var):
+            return atoms.get(a.name, a)
+        return tuple(map(atom, a)) if isinstance(a, tuple) else a
+
+    out: list = []
+    for s in stmts:
+        if isinstance(s, Eq):
+            s = replace(s, ins=atom(s.ins))
+        elif isinstance(s, Return):
+            s = replace(s, value=atom(s.value))
+        elif isinstance(s, If):
+            s = replace(s, test=atom(s.test), body=substituted(s.body, atoms), orelse=substituted(s.orelse, atoms))
+        elif isinstance(s, For):
+            s = replace(s, start=atom(s.start), stop=atom(s.stop), step=atom(s.step), body=substituted(s.body, atoms))
+        elif isinstance(s, While):
+            s = replace(s, header=substituted(s.header, atoms), test=atom(s.test), body=substituted(s.body, atoms))
+        out.append(s)
     return tuple(out)
 
 

@@ -36,7 +36,9 @@ from .parallel import outlined
 from .room import roomy
 from .runtime import NUMBA_HELPERS
 from ...ir import expr as E
-from ...ir.nodes import Assign, Def, Eq, For, Function, If, Var, While, walk
+from ...ir.nodes import Assign, Def, Eq, For, Function, If, Var, While, map_equations, substituted, walk
+from ...ir.supplied import constant
+from ...analysis.infer import global_value
 from .subset import refuse_draws, refuse_record_lists, refuse_row_slices
 from ...optimize.inline import Folding, fold_function
 from ...compile.pipeline import TargetPasses
@@ -56,6 +58,7 @@ NUMBA = dict(  # the switches of code generation the Numba target sets (adcompil
     inline_looped_calls=True,  # (lower.inline_calls) and so does a call's tuple of residuals, made in a loop
     typed_zeros=True,  # an array's adjoint set to zero in a loop or branch is an array (one type a variable)
     list_calls_generated=True,  # a user function handed a list (an array here) called as its generated code
+    frozen_globals=True,  # Numba compiles the values of the globals the code reads into it: a change builds again
 )
 
 
@@ -85,9 +88,28 @@ def _refused_row_slices(facts) -> None:
     refuse_record_lists(facts.fn, facts.of)
 
 
+def _records_of_the_module_supplied(function: Function) -> Function:
+    """``function`` with each item it reads of a dict or object of the module (``params["W"]``,
+    ``net.first.W``: a ``global`` equation with a path) read as a constant handed to the code
+    (``ir.supplied``), as an array of another module is: Numba types no dict or object of the user's.  Its
+    value is compiled into the code, whose dependencies test it (``frozen_globals``)."""
+
+    items = {
+        e.outs[0].name: constant(
+            global_value(function.source.globals, e.param), "_".join([e.param[0], *(str(k) for _, k in e.param[1:])])
+        )
+        for e in walk(function.body)
+        if isinstance(e, Eq) and e.prim == "global" and not isinstance(e.param, str)
+    }
+    if not items:
+        return function
+    kept = map_equations(function.body, lambda e: [] if e.prim == "global" and e.outs[0].name in items else e)
+    return function.with_body(substituted(kept, items))
+
+
 PASSES = TargetPasses(
     options=NUMBA,
-    lowered=lambda function, namer: _list_arguments_copied(function, namer),
+    lowered=lambda function, namer: _list_arguments_copied(_records_of_the_module_supplied(function), namer),
     refuse_lowered=refuse_draws,  # (a function that draws random numbers: refused on every call)
     refuse_facts=_refused_row_slices,
     generated=_folded,
