@@ -169,6 +169,33 @@ class Model:
         return np.sum(h**2) * self.scale
 
 
+class Net:
+    """Holds its layers as attributes and calls them, as PyTorch's modules are written."""
+
+    def __init__(self, first, second):
+        self.first, self.second = first, second
+
+    def __call__(self, x):
+        return np.sum(self.second(self.first(x)) ** 2)
+
+    def embed(self, x):
+        return self.first.forward(x)
+
+
+def net_call(net, x):
+    return net(x) + np.sum(net.first(x)) + np.sum(net.embed(x))
+
+
+NET = Net(
+    Dense(np.array([[0.3, -0.2, 0.5], [0.1, 0.4, -0.6]]), np.array([0.05, -0.1])),
+    Dense(np.array([[0.7, -0.3]]), np.array([0.2])),
+)
+
+
+def module_net(x):
+    return NET(x) + np.sum(NET.embed(x)) + np.sum(NET.second.W @ np.tanh(x[:2]))
+
+
 def layers_forward(layers, x):
     h = x
     for layer in layers:

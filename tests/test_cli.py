@@ -11,10 +11,13 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
+import adcompiler
+
 from oracle import anf_violations, central_diff, imported_modules
-from shared import adc  # adc ARGS in this process: the same main, without starting Python
+from shared import adc, written  # adc ARGS in this process: the same main, without starting Python
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -950,11 +953,60 @@ def test_a_function_taking_a_nested_derivative_of_another_compiles_with_it(tmp_p
     assert (value, dx, dk) == pytest.approx((2 * k * k * x**3, 6 * k * k * x**2, 4 * k * x**3), rel=1e-14)
 
 
-def _compiled_module(tmp_path, name: str, text: str) -> dict:
+NETWORK = """import numpy as np
+
+
+class Dense:
+    def __init__(self, W, b):
+        self.W, self.b = W, b
+
+    def __call__(self, h):
+        return np.tanh(self.W @ h + self.b)
+
+
+class Net:
+    def __init__(self, first, second):
+        self.first, self.second = first, second
+
+    def __call__(self, x):
+        return np.sum(self.second(self.first(x)) ** 2)
+
+
+NET = Net(Dense(np.array([[0.3, -0.2, 0.5], [0.1, 0.4, -0.6]]), np.array([0.05, -0.1])), Dense(np.array([[0.7, -0.3]]), np.array([0.2])))
+PARAMS = {"W": np.array([[0.3, -0.2, 0.5]]), "scale": 1.5}
+
+
+def loss(x: np.ndarray):
+    return NET(x) + PARAMS["scale"] * np.sum(np.tanh(PARAMS["W"] @ x)) + np.sum(NET.first.W @ x)
+"""
+
+
+@pytest.mark.parametrize("target", ["python", "numba"])
+def test_a_dict_and_an_object_of_the_module_are_written_into_it(tmp_path, target):
+    """A network the module holds (layers as attributes, called as ``NET(x)``) and a dict of parameters: the
+    written module defines their numbers (a NameError when the derivative was called, before; under Numba
+    each array a constant of its own, as Numba types no dict or object), and the derivatives agree with
+    the API's and central differences."""
+    if target == "numba":
+        pytest.importorskip("numba")
+    namespace = _compiled_module(tmp_path, "network", NETWORK, "--import", "--target", target)
+    user = written(tmp_path, "network_user", NETWORK)
+    x = np.array([0.3, -0.4, 0.8])
+    value, (grad,) = namespace["loss_reverse"](x, 1.0)
+    assert value == pytest.approx(user["loss"](x), rel=1e-14)
+    np.testing.assert_allclose(grad, adcompiler.grad(user["loss"])(x), rtol=1e-12)
+    central = [(user["loss"](x + 1e-6 * e) - user["loss"](x - 1e-6 * e)) / 2e-6 for e in np.eye(3)]
+    np.testing.assert_allclose(grad, central, rtol=1e-6)
+    _, tangent = namespace["loss_forward"](x, np.array([1.0, 2.0, -1.0]))
+    assert tangent == pytest.approx(grad @ np.array([1.0, 2.0, -1.0]), rel=1e-12)
+
+
+def _compiled_module(tmp_path, name: str, text: str, *options) -> dict:
     """The namespace of the module ``adc compile`` writes for ``text`` (written as ``name.py``), run."""
     (tmp_path / f"{name}.py").write_text(text)
-    proc = adc("compile", f"{name}.py", "-o", "out.py", cwd=tmp_path)
+    proc = adc("compile", f"{name}.py", *options, "-o", f"{name}_out.py", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    namespace: dict = {}
-    exec(compile((tmp_path / "out.py").read_text(), "out.py", "exec"), namespace)
-    return namespace
+    spec = importlib.util.spec_from_file_location(f"{name}_out", tmp_path / f"{name}_out.py")  # (a file: Numba's
+    module = importlib.util.module_from_spec(spec)  # cache=True needs one)
+    spec.loader.exec_module(module)
+    return vars(module)

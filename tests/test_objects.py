@@ -162,6 +162,60 @@ def test_model_holding_layers_in_an_attribute():
     np.testing.assert_allclose(adcompiler.grad(model)(X), twin_x, rtol=1e-10)  # the callable object itself
 
 
+def _net_twin(W1, b1, W2, b2, x):
+    """``F.net_call`` on plain arrays, for autograd."""
+    anp = pytest.importorskip("autograd.numpy")
+    h = anp.tanh(W1 @ x + b1)
+    return anp.sum(anp.tanh(W2 @ h + b2) ** 2) + 2 * anp.sum(h)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_layers_held_as_attributes_and_called(backend):
+    """``self.first(x)`` where ``first`` is a layer the object holds (an attribute, not a method of its
+    class), ``net.first(x)`` outside it, and the object itself called: the layer's class's ``__call__``
+    (refused before as "calling .first, an attribute of a Net object")."""
+    ag = pytest.importorskip("autograd")
+    if backend == "numba":
+        pytest.importorskip("numba")
+    net = F.Net(
+        F.Dense(RNG.normal(size=(4, 3)), RNG.normal(size=4)), F.Dense(RNG.normal(size=(1, 4)), RNG.normal(size=1))
+    )
+    arrays = (net.first.W, net.first.b, net.second.W, net.second.b)
+    d = adcompiler.differentiate(F.net_call, backend=backend)
+    assert d(net, X) == pytest.approx(_net_twin(*arrays, X), rel=1e-12)
+    g_net, g_x = d.grad(net, X)
+    expected = ag.grad(_net_twin, argnum=(0, 1, 2, 3, 4))(*arrays, X)
+    assert type(g_net) is F.Net and type(g_net.first) is F.Dense
+    for got, want in zip((g_net.first.W, g_net.first.b, g_net.second.W, g_net.second.b, g_x), expected):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-10)
+    v = RNG.normal(size=3)
+    _, tangent = adcompiler.jvp(lambda x: F.net_call(net, x), (X,), (v,))
+    assert tangent == pytest.approx(expected[4] @ v, rel=1e-10)
+
+
+def test_an_object_of_the_module_called():
+    """``NET(x)`` and ``NET.embed(x)`` of a network the module holds (its layers attributes): gradient, jvp
+    and Hessian against autograd on the same arrays (``NET`` was "net, which has no derivative rule", and
+    ``NET.second.W`` "the attribute access NET.second")."""
+    ag = pytest.importorskip("autograd")
+    anp = pytest.importorskip("autograd.numpy")
+    net = F.NET
+
+    def twin(x):
+        h = anp.tanh(net.first.W @ x + net.first.b)
+        y = anp.tanh(net.second.W @ h + net.second.b)
+        return anp.sum(y**2) + anp.sum(h) + anp.sum(net.second.W @ anp.tanh(x[:2]))
+
+    x = np.array([0.3, -0.4, 0.8])
+    assert F.module_net(x) == pytest.approx(twin(x), rel=1e-12)
+    np.testing.assert_allclose(adcompiler.grad(F.module_net)(x), ag.grad(twin)(x), rtol=1e-10)
+    np.testing.assert_allclose(adcompiler.hessian(F.module_net)(x), ag.hessian(twin)(x), rtol=1e-9, atol=1e-12)
+    v = np.array([1.0, 2.0, -1.0])
+    _, tangent = adcompiler.jvp(F.module_net, (x,), (v,))
+    assert tangent == pytest.approx(ag.grad(twin)(x) @ v, rel=1e-10)
+
+
 def test_dispatch_on_each_objects_class():
     ag = pytest.importorskip("autograd")
     layers = _layers(F.Shifted)  # the second's __call__ is Shifted's (linear), its forward inherited

@@ -13,7 +13,9 @@ method returns a tuple (one output only, through an object).
 
 from __future__ import annotations
 
+import functools
 import inspect
+import linecache
 import types
 
 from . import values as V
@@ -39,6 +41,8 @@ def as_call(e: Eq, ins: list) -> Eq | None:
         )
     if e.prim == METHOD and V.is_record(ins[0]):
         found = _function(ins[0].cls, e.param)
+        if found is None and _callable_field(ins[0], e.param):  # self.l1(x): l1 a layer the object holds
+            return Eq(e.outs, "call", e.ins, e.line, field_caller(ins[0].cls, e.param, len(e.ins) - 1))
         if found is None:
             return None
         fn, bound = found
@@ -62,6 +66,33 @@ def _function(cls, name: str):
     if isinstance(found, types.FunctionType):
         return found, True
     return None
+
+
+def _callable_field(obj: V.Seq, name: str) -> bool:
+    """Whether the attribute ``name`` of the object ``obj`` holds an object whose class defines ``__call__``
+    (an attribute the object holds comes before a method of its class, as in Python)."""
+    if obj.keys is None or name not in obj.keys:
+        return False
+    held = obj.items[obj.keys.index(name)] if obj.items is not None else obj.elem
+    return V.is_record(held) and _function(held.cls, "__call__") is not None
+
+
+@functools.cache
+def field_caller(cls: type, name: str, count: int):
+    """The function ``Net_l1(obj, a0, ...)`` that reads the attribute ``name`` of an object of ``cls`` and
+    calls it with ``count`` arguments (``self.l1(x)``, ``l1`` a layer the object holds): lowered like a
+    function of the user's, so its call is that of the layer's class's ``__call__``.  Made once per class,
+    attribute and count (the same function for every build: what is known of a function is kept by it), its
+    text held by ``linecache`` where the parser reads a function's source."""
+    args = ", ".join(f"a{k}" for k in range(count))
+    qualname = f"{cls.__name__}_{name}"
+    filename = f"<adcompiler: {cls.__qualname__}.{name}(...), an attribute of a {cls.__name__} called>"
+    text = f"def {qualname}(obj{', ' if count else ''}{args}):\n    {name} = obj.{name}\n    return {name}({args})\n"
+    lines = text.splitlines(keepends=True)
+    linecache.cache[filename] = (len(text), None, lines, filename)
+    namespace: dict = {}
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace[qualname]
 
 
 def _filled(fn, args: tuple) -> tuple:

@@ -13,6 +13,8 @@ import types
 from pathlib import Path
 
 from ..compile.pipeline import Program, primal_source
+from ..front.fields import record_fields
+from ..lower.names import data_record
 
 
 def primal_helpers(program: Program, module) -> dict:
@@ -52,7 +54,13 @@ def primal_helpers(program: Program, module) -> dict:
                         constants.append(line)
     for name in constant_names(program):
         line = constant_line(program, name, program.globals.get(name))
-        if line is not None and line not in constants:
+        if line is None:  # (read by the generated code: the module would fail with a NameError)
+            raise SystemExit(
+                f"adc: the global {name} ({type(program.globals.get(name)).__name__}) cannot be written into the "
+                "module: give it numbers, NumPy arrays, lists of numbers, or dicts and objects of those; or pass it "
+                "to the function as an argument"
+            )
+        if line not in constants:
             constants.append(line)
     for name, supplied in program.ns.constants.items():  # an array default of a parameter
         line = constant_line(program, name, supplied.value)
@@ -67,10 +75,14 @@ MAX_CONSTANT_ARRAY = 10_000  # elements of a global array written into the modul
 
 def constant_line(program: Program, name: str, value) -> str | None:
     """The line that gives the written module the user's global ``name``: a number, a NumPy array of
-    numbers or a list or tuple of numbers as an exact literal (floats round-trip through repr); None for
-    anything else."""
+    numbers or a list or tuple of numbers as an exact literal (floats round-trip through repr), a dict or
+    an object of those (``params["W"]``, ``net.first.W``: generated code reads their items by key and
+    attribute) as a dict and a ``types.SimpleNamespace``; None for anything else."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return f"{name} = {value!r}"
+    if data_record(value):
+        text = _record_literal(program, name, value)
+        return None if text is None else f"{name} = {text}"
     if type(value).__name__ == "ndarray" and value.dtype.kind in "biuf":
         if value.size > MAX_CONSTANT_ARRAY:
             raise SystemExit(
@@ -87,6 +99,24 @@ def constant_line(program: Program, name: str, value) -> str | None:
             )
         return f"{name} = {value!r}"
     return None
+
+
+def _record_literal(program: Program, name: str, value) -> str | None:
+    """``value``, a dict or an object whose items are numbers, arrays, lists of numbers and such records, as
+    an expression; None where an item is none of these."""
+    parts = []
+    for key, item in record_fields(value).items():
+        if data_record(item):
+            text = _record_literal(program, f"{name}.{key}", item)
+        else:
+            line = constant_line(program, name, item)
+            text = None if line is None else line.split(" = ", 1)[1]
+        if text is None:
+            return None
+        parts.append(f"{key!r}: {text}" if type(value) is dict else f"{key}={text}")
+    if type(value) is dict:
+        return "{" + ", ".join(parts) + "}"
+    return f"{program.ns.module_alias('types')}.SimpleNamespace({', '.join(parts)})"  # (its attributes read only)
 
 
 def _numbers(value) -> bool:

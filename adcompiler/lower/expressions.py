@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import inspect
 import sys
 import types
 from .. import rules
@@ -205,6 +206,8 @@ class ExpressionLowering:
         target = getattr(target, "py_func", target) if hasattr(target, "py_func") else target  # @numba.njit's
         if record_class(target):  # Stats(m, v): a NamedTuple, dataclass or plain class built here
             return self.lower.records.record_call(node, target)
+        if isinstance(node.func, ast.Name) and _callable_object(target):  # net(x), net an object of the module
+            return self.object_call(node, "__call__", node.func, hint)
         found = self.lower.idioms.idiom_call(node, target, hint)  # print, sum(x * x for x in xs), sorted(xs), ...
         if found is not None:
             return found
@@ -542,17 +545,24 @@ def _local_root(node, emit) -> bool:
     return isinstance(node, ast.Name) and (node.id in emit.env or node.id in emit.slots)
 
 
+def _callable_object(value) -> bool:
+    """Whether ``value`` is an object of numbers and arrays (``names.data_record``) whose class defines
+    ``__call__``: a network the module holds, called as ``net(x)``."""
+    call = inspect.getattr_static(type(value), "__call__", None)
+    return isinstance(call, types.FunctionType) and type(value).__name__ != "dict" and data_record(value)
+
+
 def _module_path(node, emit) -> bool:
     """Whether ``node`` is a dotted path of global names (``np``, ``np.linalg``): a module, not a value
     (a module's array, ``W`` in ``W.T``, is a value, and so is an object of the module whose attributes are
-    numbers and arrays, ``K`` in ``K.k(a, b)``: its method called through it)."""
+    numbers, arrays and such objects, ``K`` in ``K.k(a, b)`` and ``net.l1.W``: its method called through it)."""
     root = node
     while isinstance(root, ast.Attribute):
         root = root.value
     if not (isinstance(root, ast.Name) and root.id not in emit.env and root.id not in emit.slots):
         return False
     value = emit.parsed.source.globals.get(root.id)
-    if node is root and type(value).__name__ != "dict" and data_record(value):
+    if type(value).__name__ != "dict" and data_record(value):  # (q.inner.W: of an object it holds too)
         return False
     return not (node is root and type(value).__name__ == "ndarray")
 
