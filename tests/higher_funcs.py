@@ -10,6 +10,8 @@ are global, keyed by the function object.
 
 import math
 
+import adcompiler
+
 # ------------------------------------------------------------- Jacobians
 
 
@@ -317,3 +319,31 @@ def weighted_square_no_default(x, reg):
 def cubes_of_a_display(a):
     M = np.array([a, 2.0 * a])
     return np.sum(M**3)  # 9 a^3: its second derivative 54 a
+
+
+def joined_times(x):
+    c = [x] + [1.0]
+    return c[0] * x  # x**2
+
+
+def joined_with_itself(x):
+    b = [x]
+    c = b + b
+    return c[0] * c[1]  # x**2
+
+
+def repeated(x):
+    t = [x, x * x]
+    u = t * 3
+    return u[0] * u[5] + sum(u[1:4])  # x**3 + 2 x**2 + x
+
+
+def grown(x):
+    acc = [x]
+    for _ in range(2):
+        acc = acc + [acc[-1] * x]
+    return acc[-1]  # x**3
+
+
+def derivative_inside(x):
+    return adcompiler.grad(joined_times)(x) * x  # 2 x**2

@@ -824,3 +824,25 @@ def test_hvp_takes_keywords_at_the_call():
     np.testing.assert_allclose(adcompiler.hvp(H.weighted_square)(x, v, reg=3.0), want)
     d = adcompiler.differentiate(H.weighted_square, wrt=("x",))
     np.testing.assert_allclose(adcompiler.hvp(d)(x, v, reg=3.0), want)
+
+
+@pytest.mark.parametrize(
+    "f, second, third",
+    [
+        (H.joined_times, lambda x: 2.0, lambda x: 0.0),
+        (H.joined_with_itself, lambda x: 2.0, lambda x: 0.0),
+        (H.repeated, lambda x: 6 * x + 4, lambda x: 6.0),
+        (H.grown, lambda x: 6 * x, lambda x: 6.0),
+        (H.derivative_inside, lambda x: 4.0, lambda x: 0.0),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_reverse_over_reverse_through_joins_and_repeats_of_lists(f, second, third):
+    """grad(grad(f)) where f joins or repeats lists: the first derivative's code adds parts of the join's
+    adjoint into each list's (``add_part_into``, ``add_tiled_into``), which reverse mode over it dropped (1.0
+    for 2.0, 0.0 for 2.0, 1.4 for 4.2); the third derivative too, and against the Hessian (forward over reverse)."""
+    x = 0.7
+    assert adcompiler.grad(adcompiler.grad(f))(x) == pytest.approx(second(x), rel=1e-12, abs=1e-12)
+    assert adcompiler.hessian(f)(x) == pytest.approx(second(x), rel=1e-12, abs=1e-12)
+    if f is not H.derivative_inside:
+        assert adcompiler.grad(adcompiler.grad(adcompiler.grad(f)))(x) == pytest.approx(third(x), rel=1e-12, abs=1e-12)

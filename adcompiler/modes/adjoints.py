@@ -315,6 +315,17 @@ class Adjoints:
             acc, src = (E.Name(self.shadows.of(a.name)) for a in eq.ins[:2])  # part's adjoint: acc's at index
             into = E.Subscript(acc, self.plan.ref(eq.ins[2]))
             return [Do(E.Call(self.program.helper("add_into"), (src, into)), eq.line)]
+        if eq.prim == "add_part_into" and all(isinstance(a, Var) and a.name in self.plan.act for a in eq.ins[:2]):
+            acc, whole = (E.Name(self.shadows.of(a.name)) for a in eq.ins[:2])  # whole[start + j]'s adjoint: acc's [j]
+            start = self.plan.ref(eq.ins[2])
+            part = E.Call("slice", (start, E.BinOp("+", start, E.Call("len", (acc,)))))
+            return [Do(E.Call(self.program.helper("add_slice_into"), (whole, acc, part)), eq.line)]
+        if eq.prim == "add_tiled_into" and all(isinstance(a, Var) and a.name in self.plan.act for a in eq.ins):
+            acc, whole = (E.Name(self.shadows.of(a.name)) for a in eq.ins)  # whole[j]'s adjoint: acc's [j % n]
+            tiles = E.BinOp("//", E.Call("len", (whole,)), E.Call("len", (acc,)))
+            return [
+                Do(E.Call(self.program.helper("add_scalars_into"), (whole, E.BinOp("*", acc, tiles, True))), eq.line)
+            ]
         return []
 
     def scalar(self, a) -> bool:

@@ -49,7 +49,7 @@ class Shadows:
         if isinstance(a, Var) and a.name in self.plan.containers:
             if a.name in self.plan.act:
                 return E.Name(self.of(a.name))
-            return self.zeros(a.name, E.Name(a.name))
+            return self.zeros(a.name, self.plan.ref(a))  # (a dup copy by the name it reuses)
         aval = self.plan.facts.avals.get(a.name) if isinstance(a, Var) else None
         if self.plan.options.shaped_zeros and isinstance(aval, V.Arr) and aval.ndim != 0:
             return E.Call(self.program.helper("zeros_like"), (self.plan.ref(a),))

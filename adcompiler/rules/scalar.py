@@ -139,6 +139,7 @@ PARTIALS = {
     "not": (None,),
     "range": (None, None, None),
     "slice": (None, None, None),
+    "slice/2": (None, None),  # slice(a, b): generated code's (the adjoint of a part of a list)
 }
 
 # Selections: the derivative follows the argument Python's max/min return.

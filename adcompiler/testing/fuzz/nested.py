@@ -19,7 +19,7 @@ import traceback
 
 from .check import ATOL, DUALITY_RTOL, RTOL, Failure, close, copy_args, fd_smooth, load_module, primal_value, quiet
 from .config import Spec
-from .layout import Layout, flat_out, structure
+from .layout import Layout, flat_out, structure, unflat_like
 
 TRIES = 3  # points drawn for a program until one is valid and away from kinks
 
@@ -143,7 +143,30 @@ def products(d2, when: str, layout: Layout, args, grad, v, w) -> list:
     size = sum(abs(a * b) for a, b in zip(w, hv)) + sum(abs(a * b) for a, b in zip(v, hw))
     if not close(lhs, rhs, size, DUALITY_RTOL, 1e-12):
         _fail("mismatch", f"jvp(grad) {when}: <w, H v> = {lhs!r} but <v, H w> = {rhs!r} (v={v}, w={w})", point)
+    reverse_over_reverse(d2, when, layout, args, grad, v, w, lhs, size)
     return hv
+
+
+def reverse_over_reverse(d2, when: str, layout: Layout, args, grad, v, w, whv: float, size: float) -> None:
+    """``H w`` from ``d2.vjp`` (reverse mode over d's reverse code: the cotangent w of the gradient pulled
+    back), its value checked against grad and ``<v, H w>`` against ``<w, H v>`` from forward mode (``whv``);
+    nothing where reverse over reverse is refused (a runtime helper without a reverse rule)."""
+    from ...errors import UnsupportedSyntaxError
+
+    point = layout.plain(args)
+    try:
+        ct = unflat_like(grad, list(w))
+        got, cts = _run(f"vjp(grad) {when}", lambda: d2.vjp(tuple(copy_args(args)), ct), point)
+    except UnsupportedSyntaxError:
+        return
+    if not all(close(a, b, 0.0, 1e-12, 1e-300) or a == b for a, b in zip(flat_out(got), flat_out(grad))):
+        _fail("mismatch", f"vjp(grad) {when} (w={w}): value != grad: {got!r}, d.grad gives {grad!r}", point)
+    hw = flat_out(cts)
+    if len(hw) != len(v):
+        _fail("mismatch", f"vjp(grad) {when} (w={w}): {len(hw)} cotangents for {len(v)} inputs: {cts!r}", point)
+    vhw = sum(a * b for a, b in zip(v, hw))
+    if not close(vhw, whv, size, DUALITY_RTOL, 1e-12):
+        _fail("mismatch", f"vjp(grad) {when}: <v, H w> = {vhw!r} by reverse over reverse, {whv!r} by jvp(grad)", point)
 
 
 def _run(what: str, thunk, point):

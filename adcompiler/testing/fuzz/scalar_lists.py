@@ -143,11 +143,38 @@ class ListStmts:
         info.minlen, info.bound = info.minlen + 1, max(info.bound, b)
         return True
 
+    def joined(self, env: Env, ys: str, lists: list) -> bool:
+        """Sometimes a list made by joining lists the function holds, or repeating one (``a + b``, ``a[:1] + [e]
+        + b``, ``a * 2``): their adjoints add parts of the join's into each list's (reverse over reverse of
+        those was lost once).  Drawn from the idioms' generator (a seed's other choices stay as they were)."""
+        rng = self.draft.idioms()
+        if rng.random() >= 0.3:
+            return False
+        a, b = rng.choice(lists), rng.choice(lists)
+        first, second = env.lists[a], env.lists[b]
+        kind = rng.choice(["join", "parts", "repeat"])
+        if kind == "join":
+            self.draft.emit(f"{ys} = {a} + {b}")
+            env.lists[ys] = ListInfo(first.minlen + second.minlen, max(first.bound, second.bound))
+        elif kind == "parts":
+            src, bound = self.exprs.expr(env, 1)
+            self.draft.emit(f"{ys} = {a}[:1] + [{src}] + {b}[1:]")
+            env.lists[ys] = ListInfo(
+                min(first.minlen, 1) + 1 + max(second.minlen - 1, 0), max(first.bound, second.bound, bound)
+            )
+        else:
+            times = rng.randint(2, 3)
+            self.draft.emit(f"{ys} = {a} * {times}")
+            env.lists[ys] = ListInfo(first.minlen * times, first.bound)
+        return True
+
     def build_list(self, env: Env) -> None:
         rng = self.rng
         ys = self.draft.fresh("ys")
         r = rng.random()
         lists = env.readable_lists()
+        if lists and self.joined(env, ys, lists):
+            return
         int_params = [n for n in env.ints if n.startswith("n")]
         if r < 0.25:
             K = rng.randint(1, 4)

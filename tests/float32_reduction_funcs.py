@@ -1,0 +1,24 @@
+"""float32 programs under both targets (tests/test_float32_numba.py)."""
+
+import numpy as np
+
+
+def softmax_rows(Z):
+    Z = Z - Z.max(axis=1, keepdims=True)
+    E = np.exp(Z)
+    return E / E.sum(axis=1, keepdims=True)
+
+
+def tanh_loss(w, X):
+    return np.mean(np.tanh(X @ w) ** 2)
+
+
+def logistic(w, X):
+    p = 1.0 / (1.0 + np.exp(-(X @ w)))
+    return np.sum(p)
+
+
+def mlp(W1, b1, w2, X, t):
+    h = np.tanh(X @ W1 + b1)
+    pred = h @ w2
+    return 0.5 * np.sum((pred - t) ** 2) / len(t)
