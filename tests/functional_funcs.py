@@ -41,3 +41,13 @@ def two_outputs_list(x, y):
 
 def cubed_times_first(x):
     return x**2 * x[0]
+
+
+def doubles_its_first(xs):
+    """Changes the list it is handed (a pullback taken of it must be at the list as it was handed)."""
+    xs[0] = xs[0] * 2.0
+    return xs[0] * xs[1]
+
+
+def scaled_square(x, *, k=2.0):
+    return k * x * x

@@ -177,3 +177,21 @@ def test_a_string_arguments_methods_choose_a_branch(tmp_path):
     exec(compile((tmp_path / "out.py").read_text(), "out.py", "exec"), module)
     value, grads = module["loss_reverse"](0.3, 1.1, "abs")
     assert value == pytest.approx(0.8) and grads == pytest.approx((-1.0, 1.0))
+
+
+def test_vjp_of_a_function_changing_its_list_argument():
+    """The pullback differentiates at the point handed to vjp: the primal ran once (the list changed once, as
+    Python's call changes it), and each call of the pullback runs on a copy of the point (it ran the primal
+    sweep again on the changed list: [4, 4] for [4, 2], and changed the list a second time)."""
+    xs = [1.0, 2.0]
+    out, pullback = adcompiler.vjp(F.doubles_its_first, xs)
+    assert out == 4.0 and xs == [2.0, 2.0]
+    assert pullback(1.0) == ([4.0, 2.0],) and pullback(0.5) == ([2.0, 1.0],)
+    assert xs == [2.0, 2.0]
+
+
+def test_vjp_of_a_function_with_a_keyword_only_parameter():
+    """``def f(x, *, k=2.0)``: the primal is called with k by keyword (a TypeError before: every argument
+    passed by position)."""
+    out, pullback = adcompiler.vjp(F.scaled_square, 1.5)
+    assert out == 4.5 and pullback(1.0) == (6.0,)

@@ -103,13 +103,15 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
     refuse_rows(t, "vjp")
     d = t.d
     args = d._bind(t.args, t.kwargs)
-    out = d.fn(*args)
+    point = _held(args)  # (the primal may change a list or array it is handed: the pullback's point is before)
+    out = _called(d.fn, d.signature, args)
     first = t.positions[0] if t.positions else 0
     if t.restore is not None:
         out = t.restore(out)
 
     def pullback(ct):
-        cts = dict(zip(d._positions_of(d._bound(args)[1]), d.vjp(args, ct)[1]))
+        at = _held(point)  # (the reverse code runs the primal sweep again, on a copy: each call at the point)
+        cts = dict(zip(d._positions_of(d._bound(at)[1]), d.vjp(at, ct)[1]))
         if t.restore is not None:
             from .trees import unflatten
 
@@ -117,6 +119,36 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
         return tuple(cts.get(i) for i in range(first, first + len(primals)))
 
     return out, pullback
+
+
+def _held(value):
+    """``value`` with each list, dict and NumPy array in it copied (tuples and records rebuilt around them):
+    what a call that changes its arguments in place cannot reach."""
+    if type(value) is list:
+        return [_held(v) for v in value]
+    if type(value) is tuple:
+        return tuple(_held(v) for v in value)
+    if type(value) is dict:
+        return {k: _held(v) for k, v in value.items()}
+    if type(value).__name__ == "ndarray":
+        return value.copy()
+    return value
+
+
+def _called(fn, signature: inspect.Signature, values: tuple):
+    """``fn`` called with ``values``, all its arguments in the order of its parameters (defaults filled in):
+    keyword-only ones by keyword, a ``*args`` tuple spread."""
+    positional, keywords = [], {}
+    for param, value in zip(signature.parameters.values(), values):
+        if param.kind is param.KEYWORD_ONLY:
+            keywords[param.name] = value
+        elif param.kind is param.VAR_POSITIONAL:
+            positional.extend(value)
+        elif param.kind is param.VAR_KEYWORD:
+            keywords.update(value)
+        else:
+            positional.append(value)
+    return fn(*positional, **keywords)
 
 
 def _of_primals(f, primals: tuple) -> Target:
