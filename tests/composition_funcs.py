@@ -77,3 +77,30 @@ def vector_with_aux(x):
 
 partial_kw = functools.partial(loss, X=np.eye(3)[:, :2] + 0.5, y=np.array([1.0, -1.0, 0.5]))
 partial_pos = functools.partial(loss_data_first, np.eye(3)[:, :2] + 0.5, np.array([1.0, -1.0, 0.5]))
+
+
+def _wrapped(fn):
+    def wrapper(a, b):
+        return fn(a, b)
+
+    return wrapper
+
+
+def _mul(x, y):
+    return x * y
+
+
+wrapped_mul = _wrapped(_mul)
+
+
+def through_a_wrapper(x, y):
+    return wrapped_mul(x, y) * x  # x**2 y
+
+
+def _nested_result(a):
+    return a, (a * 2, a * 3)
+
+
+def nested_result_of_constants(x):
+    p, (q, r) = _nested_result(2.0)  # a call not differentiated (its arguments are constants)
+    return x * q + r * p * x * x

@@ -210,3 +210,31 @@ def test_hvp_defaults_to_argnums_0_and_is_scipys_hessp():
         C.loss, np.zeros(3), args=(X, y), jac=adcompiler.grad(C.loss), hessp=hvp, method="trust-ncg"
     )
     assert fit.success and np.linalg.norm(adcompiler.grad(C.loss)(fit.x, X, y)) < 1e-4
+
+
+def test_a_call_of_constants_returning_nested_tuples():
+    """``p, (q, r) = helper(2.0)``, a call no derivative flows through: its targets nested as it returns
+    them (flat before: "not enough values to unpack" in the generated code), in every mode and order."""
+    x = 1.5
+    f = C.nested_result_of_constants  # 4 x + 12 x**2
+    assert adcompiler.grad(f)(x) == pytest.approx(4 + 24 * x, rel=1e-14)
+    assert adcompiler.jvp(f, (x,), (1.0,))[1] == pytest.approx(4 + 24 * x, rel=1e-14)
+    assert adcompiler.grad(adcompiler.grad(f))(x) == pytest.approx(24.0, rel=1e-14)
+    assert adcompiler.hessian(f)(x) == pytest.approx(24.0, rel=1e-14)
+
+
+@pytest.mark.parametrize("argnums", [0, 1, (0, 1)])
+def test_grad_of_grad_through_a_function_a_decorator_wrapped(argnums):
+    """grad(grad(f)) where f calls a function a decorator returned (``wrapper`` calling the closure's
+    ``fn``): the inner derivative's forward sweep, kept as a call where nothing of it is differentiated
+    again, returns its residuals nested, which were unpacked flat (a TypeError in ``mul_x_reverse_sweep``)."""
+    x, y = 0.3, 0.7  # f = x**2 y
+    hessian = np.array([[2 * y, 2 * x], [2 * x, 0.0]])
+    inner = adcompiler.grad(C.through_a_wrapper, argnums=argnums)
+    if isinstance(argnums, tuple):  # the Hessian, a row a component of the inner gradient
+        got = np.array([adcompiler.grad(lambda x, y, k=k: inner(x, y)[k], argnums=(0, 1))(x, y) for k in range(2)])
+        np.testing.assert_allclose(got, hessian, rtol=1e-14)
+    else:  # each entry on its own (the outer derivative in one argument: the case that failed), then the row
+        for k in range(2):
+            assert adcompiler.grad(inner, argnums=k)(x, y) == pytest.approx(hessian[argnums, k], rel=1e-14, abs=1e-14)
+        np.testing.assert_allclose(adcompiler.grad(inner, argnums=(0, 1))(x, y), hessian[argnums], rtol=1e-14)

@@ -427,11 +427,14 @@ class Program:
         order = [entry] + [f for f in self.anf_cache if f is not entry]
         names = [def_name(entry)] + [self.primal_name(f) for f in order[1:]]  # each as its callers call it
         if stage == "anf":  # (a wrapper and the function it wraps, both named f: f and f_1)
-            defs = [to_def(self.anf(f), name, self.primal_name) for f, name in zip(order, names)]
+            defs = [to_def(self.anf(f), name, self.primal_name, shape_of=self.shape) for f, name in zip(order, names)]
             return Source(emit.render_module(defs, self.ns, lambda: self.helper_sources(defs), origins=origins))
         helper = self.module.fresh("dup") if not hasattr(self, "_dup_helper") else self._dup_helper
         self._dup_helper = helper
-        defs = [to_def(self.dupform(f), name, self.primal_name, {"dup": helper}) for f, name in zip(order, names)]
+        defs = [
+            to_def(self.dupform(f), name, self.primal_name, {"dup": helper}, self.shape)
+            for f, name in zip(order, names)
+        ]
         header = [f"def {helper}(x):\n    return x, x\n\n"]
         return Source(emit.render_module(defs, self.ns, lambda: header + self.helper_sources(defs), origins=origins))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from . import expr as E
 from .expr import CASTS, pad_call
 from .nodes import Assign, Break, Const, Continue, Def, Do, Eq, For, ForS, Function, If, IfS, Ret, Var, While, WhileS
-from .nodes import LIST_SLICE
+from .nodes import LIST_SLICE, rebuild
 
 BINARY = {
     "add": "+",
@@ -110,8 +110,9 @@ def prim_expr(eq: Eq, callee_name=None, rename=None) -> E.Expr:
     return E.Call(eq.prim, args)
 
 
-def primal_stmt(eq: Eq, callee_name=None, rename=None):
-    """The output statement that performs one equation."""
+def primal_stmt(eq: Eq, callee_name=None, rename=None, shape_of=None):
+    """The output statement that performs one equation; ``shape_of(fn)``: the shape of what a user function
+    returns (``ir.nodes.rebuild``'s), for a call's targets (``p, (q, r) = helper(2.0)``)."""
     if eq.prim == "setitem":
         xs, i, v = (atom(a) for a in eq.ins)
         return Assign((E.Subscript(xs, i),), v, eq.line)
@@ -120,17 +121,20 @@ def primal_stmt(eq: Eq, callee_name=None, rename=None):
         return Do(E.Method(xs, "append", (v,)), eq.line)
     if not eq.outs:  # a check run for its error (check_unpack)
         return Do(prim_expr(eq, callee_name, rename), eq.line)
-    return Assign(tuple(v.name for v in eq.outs), prim_expr(eq, callee_name, rename), eq.line)
+    names = tuple(v.name for v in eq.outs)
+    if eq.prim == "call" and shape_of is not None:
+        names = (rebuild(shape_of(eq.param), iter(names)),)
+    return Assign(names, prim_expr(eq, callee_name, rename), eq.line)
 
 
-def to_def(fn: Function, name: str, callee_name=None, rename=None) -> Def:
+def to_def(fn: Function, name: str, callee_name=None, rename=None, shape_of=None) -> Def:
     """An input-side function as an output-side ``Def`` (for printing a stage)."""
 
     def block(stmts) -> tuple:
         out = []
         for stmt in stmts:
             if isinstance(stmt, Eq):
-                out.append(primal_stmt(stmt, callee_name, rename))
+                out.append(primal_stmt(stmt, callee_name, rename, shape_of))
             elif isinstance(stmt, If):
                 out.append(IfS(atom(stmt.test), block(stmt.body), block(stmt.orelse), stmt.line))
             elif isinstance(stmt, For):

@@ -299,6 +299,9 @@ class _Forward:
     def fresh_array(self, out: str, t) -> E.Expr:
         """A tangent array for ``out`` that nothing else refers to: ``t`` copied, or zeros of its shape."""
         if t is None or isinstance(t, E.Num):
+            aval = self.facts.avals.get(out)
+            if isinstance(aval, V.Arr) and aval.dtype in ("float32", "float64"):  # (float32's: float32 zeros)
+                return E.Call("numpy.zeros_like", (E.Name(out),))
             return E.Call("numpy.zeros_like", (E.Name(out),), (("dtype", E.Name("float")),))
         return E.Call("numpy.copy", (t,))  # even an expression may be a view of another tangent
 

@@ -127,7 +127,9 @@ class PrimalSweep:
         args = tuple(plan.ref(a) for a in eq.ins)
         if eq.prim == "call" and site in kept.residuals:
             return self.call(eq, site, args)
-        primal = primal_stmt(Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), program.primal_name)
+        primal = primal_stmt(
+            Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), program.primal_name, shape_of=program.shape
+        )
         if eq.prim == "call":  # handed a record: not the user's function (calls)
             lists = plan.options.list_calls_generated
             primal = record_call(program, eq, plan.facts.call_sig(eq), args, lists) or primal
@@ -167,7 +169,9 @@ class PrimalSweep:
             return [Assign((value,), E.Call(onto, args + (E.Name(tapes),)), eq.line)]
         if shared or recomputed(plan, program, eq):  # the value now (the adjoint runs the call again)
             call = record_call(program, eq, sig, args, plan.options.list_calls_generated) or primal_stmt(
-                Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), program.primal_name
+                Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param),
+                program.primal_name,
+                shape_of=program.shape,
             )
             return [call] if shared else [call, Assign((residuals,), E.Tuple(args), eq.line)]
         sweep = program.forward_sweep(eq.param, mask, sig)
