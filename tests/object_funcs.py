@@ -427,3 +427,27 @@ class Offset(Body):
 
 def offset_kinetic(x, v):
     return Offset(x, v).kinetic()
+
+
+class Scaler:
+    """A class attribute read through ``self`` (and overridden by a subclass)."""
+
+    factor = 3.0
+
+    def __init__(self, s):
+        self.s = s
+
+    def apply(self, x):
+        return x * x * self.s * self.factor
+
+
+class Tripled(Scaler):
+    factor = 5.0
+
+
+def scaled_apply(sc, x):
+    return sc.apply(x) + sc.factor * x
+
+
+def misspelt_attribute(sc, x):
+    return x * sc.factr

@@ -366,3 +366,27 @@ def test_super_is_refused_saying_to_call_the_base_class_method():
     adcompiler.defrule": a construct of the language, which the message names with what to write."""
     with pytest.raises(UnsupportedSyntaxError, match=r"super\(\) is not supported; call the base class's method"):
         adcompiler.grad(F.offset_kinetic)(X, V)
+
+
+def test_class_attributes_read_through_an_object():
+    """``self.factor`` where ``factor = 3.0`` is set in the class body (a MissingKeyError "Python raises
+    KeyError" before, although the primal runs): the object's class's attribute, a subclass's where it
+    overrides it, read as the code runs (a class attribute changed since is seen)."""
+    x = 0.4
+    for sc in (F.Scaler(2.0), F.Tripled(2.0)):
+        k = type(sc).factor
+        assert adcompiler.grad(F.scaled_apply, argnums=1)(sc, x) == pytest.approx(2 * x * 2.0 * k + k, rel=1e-14)
+        g = adcompiler.grad(F.scaled_apply, argnums=0)(sc, x)
+        assert type(g) is type(sc) and g.s == pytest.approx(x * x * k, rel=1e-14)
+        _, tangent = adcompiler.jvp(lambda x: F.scaled_apply(sc, x), (x,), (1.0,))
+        assert tangent == pytest.approx(2 * x * 2.0 * k + k, rel=1e-14)
+    try:
+        F.Scaler.factor = 7.0
+        assert adcompiler.grad(F.scaled_apply, argnums=1)(F.Scaler(2.0), x) == pytest.approx(
+            2 * x * 2.0 * 7 + 7, rel=1e-14
+        )
+    finally:
+        F.Scaler.factor = 3.0
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        adcompiler.grad(F.misspelt_attribute, argnums=1)(F.Scaler(2.0), x)
+    assert "AttributeError" in str(info.value) and "KeyError" not in str(info.value)

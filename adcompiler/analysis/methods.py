@@ -28,7 +28,8 @@ from ..lower.records import METHOD
 
 def as_call(e: Eq, ins: list) -> Eq | None:
     """The call ``e`` stands for, given its arguments' abstract values ``ins``: a method of the
-    receiver's class, or the getter of a property read as an attribute; None where there is none."""
+    receiver's class, the getter of a property read as an attribute, or a class attribute read through
+    an object (``self.factor``: the object's class's, read as the code runs); None where there is none."""
     if (
         e.prim == METHOD
         and isinstance(ins[0], V.Static)
@@ -52,7 +53,20 @@ def as_call(e: Eq, ins: list) -> Eq | None:
         prop = inspect.getattr_static(ins[0].cls, e.ins[1].value, None)
         if isinstance(prop, property) and isinstance(prop.fget, types.FunctionType):
             return Eq(e.outs, "call", (e.ins[0],), e.line, prop.fget)
+        if _class_constant(ins[0].cls, e.ins[1].value):  # getattr(Cls, "factor") as the code runs, Cls handed
+            cls, name = ins[0].cls, e.ins[1].value  # to it (from any module), a constant of no derivative
+            args = (constant(cls, cls.__name__), Const(name))
+            return Eq(e.outs, "library", args, e.line, ("library", "builtins.getattr", (), getattr, "getattr"))
     return None
+
+
+def _class_constant(cls, name: str) -> bool:
+    """Whether ``name`` is a class attribute of ``cls`` holding a number, an array or a string (``factor = 3.0``
+    in the class body)."""
+    if cls is None or cls is dict or name.startswith("__"):
+        return False
+    value = inspect.getattr_static(cls, name, None)
+    return isinstance(value, (int, float, str)) or type(value).__name__ == "ndarray"
 
 
 def _function(cls, name: str):

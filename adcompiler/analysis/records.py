@@ -57,7 +57,16 @@ def _by_key(e: Eq, record: V.Aval, source) -> Eq:
     if not attribute and record.cls is not dict:
         raise at_line(source, e.line, f"{written} of {show(record)}", f"read its field as p.{key}")
     if key not in record.keys:  # (a KeyError, as the primal raises: located)
-        construct = f"reading {written} of {show(record)}, which has no such key (Python raises KeyError: {key!r})"
+        if attribute:
+            cls = record.cls.__name__
+            construct = f"reading {written} of {show(record)}, which has no such attribute (Python raises AttributeError: {key!r})"
+            if hasattr(record.cls, key):  # a class attribute no name of the module reaches (methods.as_call)
+                construct = (
+                    f"reading {written}, an attribute of the class {cls} that the function's module does not name"
+                )
+                raise at_line(source, e.line, construct, f"read it as {cls}.{key} in a module that imports {cls}")
+        else:
+            construct = f"reading {written} of {show(record)}, which has no such key (Python raises KeyError: {key!r})"
         raise at_line(source, e.line, construct, "check its spelling", MissingKeyError)
     return Eq(e.outs, e.prim, (e.ins[0], Const(record.keys.index(key))), e.line, e.param)
 

@@ -114,8 +114,8 @@ class Namespace:
         candidates = [
             n
             for n, v in self.globals.items()
-            if isinstance(v, types.ModuleType) and v.__name__ == module and n not in self.avoid
-        ]
+            if isinstance(v, types.ModuleType) and v.__name__ == module and n not in self.avoid and n.isidentifier()
+        ]  # (not pytest's "@py_builtins")
         if candidates:
             name = module if module in candidates else sorted(candidates)[0]
             self.used[name] = f"import {module}" if name == module else f"import {module} as {name}"
