@@ -1,24 +1,60 @@
-"""float32 programs under both targets (tests/test_float32_numba.py)."""
+"""Functions of a float32 matrix whose derivatives must stay float32 (tests/test_float32_modes.py)."""
+
+import math
 
 import numpy as np
 
 
-def softmax_rows(Z):
-    Z = Z - Z.max(axis=1, keepdims=True)
-    E = np.exp(Z)
-    return E / E.sum(axis=1, keepdims=True)
+def max_rows(X):
+    return np.max(X, axis=1)
 
 
-def tanh_loss(w, X):
-    return np.mean(np.tanh(X @ w) ** 2)
+def min_columns(X):
+    return np.min(X, axis=0)
 
 
-def logistic(w, X):
-    p = 1.0 / (1.0 + np.exp(-(X @ w)))
-    return np.sum(p)
+def median_rows(X):
+    return np.median(X, axis=1)
 
 
-def mlp(W1, b1, w2, X, t):
-    h = np.tanh(X @ W1 + b1)
-    pred = h @ w2
-    return 0.5 * np.sum((pred - t) ** 2) / len(t)
+def quantile_rows(X):
+    return np.quantile(X, 0.3, axis=1)
+
+
+def ptp_rows(X):
+    return np.ptp(X, axis=1)
+
+
+def prod_rows(X):
+    return np.prod(X, axis=1)
+
+
+def nanmean_rows(X):
+    return np.nanmean(X, axis=1)
+
+
+def nanmax_rows(X):
+    return np.nanmax(X, axis=1)
+
+
+def nanmin_all(X):
+    return np.nanmin(X)
+
+
+def clipped(X):
+    return np.clip(X, 1.0, 2.5)
+
+
+def clipped_above(X):
+    return np.clip(X, None, 2.0) * X
+
+
+def mean_times_max(X):
+    return np.mean(X, axis=0) * np.max(X, axis=1).sum()
+
+
+def written_in_a_loop(X):
+    out = np.zeros_like(X[0])
+    for i in range(X.shape[1]):
+        out[i] = math.sin(X[0, i]) * 2.0
+    return out

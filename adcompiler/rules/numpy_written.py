@@ -38,23 +38,28 @@ def nansum(a, axis=None, keepdims=False):
     return np.sum(np.where(np.isnan(a), 0.0, a), axis=axis, keepdims=keepdims)
 
 
+def _counted(a):
+    """1 where ``a`` is not NaN, else 0, of a's dtype (float32's float32: a count of float64 ones made a float32
+    mean float64)."""
+    zeros = np.where(np.isnan(a), 0.0, a) * 0.0
+    return np.where(np.isnan(a), zeros, zeros + 1.0)
+
+
 def nanmean(a, axis=None, keepdims=False):
-    kept = np.where(np.isnan(a), 0.0, 1.0)
-    return np.sum(np.where(np.isnan(a), 0.0, a), axis=axis, keepdims=keepdims) / np.sum(
-        kept, axis=axis, keepdims=keepdims
-    )
+    total = np.sum(np.where(np.isnan(a), 0.0, a), axis=axis, keepdims=keepdims)
+    return total / np.sum(_counted(a), axis=axis, keepdims=keepdims)
 
 
 def nanmax(a, axis=None, keepdims=False):
     largest = np.max(np.where(np.isnan(a), -math.inf, a), axis=axis, keepdims=keepdims)
-    kept = np.sum(np.where(np.isnan(a), 0.0, 1.0), axis=axis, keepdims=keepdims)
-    return largest + np.where(kept == 0.0, math.nan, 0.0)  # (NaN for a slice of NaNs)
+    kept = np.sum(_counted(a), axis=axis, keepdims=keepdims)
+    return np.where(kept == 0.0, math.nan, largest)  # (NaN for a slice of NaNs)
 
 
 def nanmin(a, axis=None, keepdims=False):
     smallest = np.min(np.where(np.isnan(a), math.inf, a), axis=axis, keepdims=keepdims)
-    kept = np.sum(np.where(np.isnan(a), 0.0, 1.0), axis=axis, keepdims=keepdims)
-    return smallest + np.where(kept == 0.0, math.nan, 0.0)
+    kept = np.sum(_counted(a), axis=axis, keepdims=keepdims)
+    return np.where(kept == 0.0, math.nan, smallest)
 
 
 def meshgrid2(x, y, indexing="xy"):

@@ -160,8 +160,8 @@ QUANTILE_JVP = Helper(
     tangents at the two order statistics around each quantile, interpolated as the values are."""'''
     + _QUANTILE
     + """    d = numpy.take_along_axis(moved(dx), order, axis=-1)
-    out = d[..., lo] * (1 - t) + d[..., hi] * t  # kept axes, then q's entries
-    out = numpy.reshape(numpy.moveaxis(out, -1, 0), shape)
+    out = (d[..., lo] * (1 - t) + d[..., hi] * t).astype(d.dtype, copy=False)  # kept axes, then q's entries
+    out = numpy.reshape(numpy.moveaxis(out, -1, 0), shape)  # (of the tangent's dtype: float32's float32)
     return out if out.ndim else out[()]
 """,
     linear=("linear", (0,)),

@@ -478,7 +478,8 @@ PROD_VJP = Helper(
         out = numpy.reshape(g * others, numpy.shape(x))
         return out[()] if not hasattr(x, "shape") else out  # a number's cotangent is a number
     gg = numpy.squeeze(g, axis) if keepdims and numpy.ndim(g) else g
-    return numpy.moveaxis(numpy.expand_dims(gg, -1) * others, -1, axis)
+    spread = gg * others if type(gg) is float else numpy.expand_dims(gg, -1) * others  # (1.0 of the jvp: float32
+    return numpy.moveaxis(spread, -1, axis)  # entries keep a float32 tangent)
 ''',
     array_api='''def prod_vjp(g, x, axis=None, keepdims=False):
     """Cotangent of numpy.prod over axis: g times the product of the other entries (exact at zeros),
@@ -605,7 +606,8 @@ EXTREME_JVP = Helper(
         return picked[0] if picked.size == 1 else numpy.sum(picked) / picked.size
     zz = z if keepdims or axis is None else numpy.expand_dims(z, axis)
     mask = x == zz
-    return numpy.sum(dx * mask, axis=axis, keepdims=keepdims) / numpy.sum(mask, axis=axis, keepdims=keepdims)
+    count = numpy.sum(mask, axis=axis, keepdims=keepdims, dtype=numpy.result_type(dx))  # (a float32 tangent
+    return numpy.sum(dx * mask, axis=axis, keepdims=keepdims) / count  # stays float32)
 ''',
     array_api='''def extreme_jvp(dx, x, z, axis=None, keepdims=False):
     """Tangent of max/min over axis: the mean of the tangents at the extreme entries (ties share)."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from ..ir.expr import Call, Num, compare, fn, gt, lt
+from ..ir.expr import Call, Num, compare, fn, gt, lt, sum_exprs
 from .primitive import Primitive, Refusal, register
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
@@ -170,24 +170,36 @@ def _none(bound) -> bool:
 
 
 def _at_lower(x, lo, hi):
-    """np.clip's derivative in lo: 1 where x < lo <= hi.  np.clip is min(max(x, lo), hi), so a lower bound
-    above the upper gives hi everywhere (NumPy's answer)."""
+    """Where np.clip's value is its lower bound lo: x < lo <= hi.  np.clip is min(max(x, lo), hi), so a lower
+    bound above the upper gives hi everywhere (NumPy's answer)."""
     below = lt(x, lo)
-    return npwhere(below if _none(hi) else np_("logical_and")(below, compare("<=", lo, hi)), 1.0, 0.0)
+    return below if _none(hi) else np_("logical_and")(below, compare("<=", lo, hi))
 
 
 def _at_upper(x, lo, hi):
-    """np.clip's derivative in hi: 1 where x > hi, or lo > hi."""
+    """Where np.clip's value is its upper bound hi: x > hi, or lo > hi."""
     above = gt(x, hi)
-    return npwhere(above if _none(lo) else np_("logical_or")(above, gt(lo, hi)), 1.0, 0.0)
+    return above if _none(lo) else np_("logical_or")(above, gt(lo, hi))
 
 
 def _inside(x, lo, hi):
-    """1 where lo <= x <= hi, else 0: clip's derivative in x (a bound of None is no bound)."""
+    """Where np.clip's value is x: lo <= x <= hi (a bound of None is no bound); None where both are None."""
     tests = [compare(op, x, b) for op, b in ((">=", lo), ("<=", hi)) if not _none(b)]
     if not tests:
-        return Num(1)
-    return npwhere(tests[0] if len(tests) == 1 else np_("logical_and")(*tests), 1.0, 0.0)
+        return None
+    return tests[0] if len(tests) == 1 else np_("logical_and")(*tests)
+
+
+def _picked(test, t):
+    """``t`` where ``test`` holds, else 0, of t's dtype (a float32 tangent stays float32, where the partial
+    np.where(test, 1.0, 0.0) times it was float64); t itself where there is no test."""
+    return t if test is None else npwhere(test, t, 0.0)
+
+
+def _clip_jvp(x, lo, hi, z, dx, dlo, dhi):
+    """The tangent of the argument np.clip's value is, at each entry."""
+    tests = (_inside(x, lo, hi), _at_lower(x, lo, hi), _at_upper(x, lo, hi))
+    return sum_exprs(_picked(test, t) for test, t in zip(tests, (dx, dlo, dhi)) if t is not None)
 
 
 _elementwise(
@@ -226,10 +238,12 @@ register(
 _elementwise(
     "clip",
     (("a", None), ("a_min", None), ("a_max", None)),
-    partials=(
-        lambda x, lo, hi, z: _inside(x, lo, hi),
-        lambda x, lo, hi, z: _at_lower(x, lo, hi),
-        lambda x, lo, hi, z: _at_upper(x, lo, hi),
+    jvp=_clip_jvp,
+    vjp=lambda x, lo, hi, z, g: (
+        _picked(_inside(x, lo, hi), g),
+        None if _none(lo) else _picked(_at_lower(x, lo, hi), g),
+        None if _none(hi) else _picked(_at_upper(x, lo, hi), g),
     ),
+    slots=(True, True, True),
     methods=("clip",),
 )

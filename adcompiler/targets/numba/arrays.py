@@ -380,6 +380,20 @@ def _numba_clipped(x, lo, hi):
     return lambda x, lo, hi: numpy.clip(x, lo, hi)
 
 ''',
+    "selected": '''def selected(c, a, b):
+    """numpy.where(c, a, b) (compiled code only: see the overload below)."""
+    raise TypeError("selected is called from code numba.njit compiles")
+
+
+@numba.extending.overload(selected)
+def _numba_selected(c, a, b):
+    """numpy.where of numbers, a number (Numba's is a 0-d array); of arrays, Numba's numpy.where."""
+    types = numba.core.types
+    if all(isinstance(v, (types.Number, types.Boolean)) for v in (c, a, b)):
+        return lambda c, a, b: a if c else b
+    return lambda c, a, b: numpy.where(c, a, b)
+
+''',
     "inner_product": '''def inner_product(a, b):
     """numpy.inner(a, b) (compiled code only: see the overload below)."""
     raise TypeError("inner_product is called from code numba.njit compiles")

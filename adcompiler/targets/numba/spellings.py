@@ -33,6 +33,7 @@ ADDED = (
     "taken_along",
     "vander_rows",
     "array_of",
+    "selected",
 )
 # NumPy's functions Numba lacks or takes less of, each a helper of the same arguments: name -> (helper, arguments)
 SPELLED = {
@@ -43,6 +44,7 @@ SPELLED = {
     "expand_dims": ("expanded", 2),  # (Numba's: of an array and one integer axis; slogdet's rules: g[..., None, None])
     "take_along_axis": ("taken_along", 2),  # (along the last axis, NumPy's default: np.sort's tangent of a vector)
     "argsort": ("argsorted", 2),  # (Numba's takes no axis: np.sort's adjoint, along the last axis of a vector)
+    "where": ("selected", 3),  # (Numba's of numbers is a 0-d array, which the helpers then take for an array)
 }
 _AXIS = ("concatenate", "stack")  # the joins that take an axis
 
