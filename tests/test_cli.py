@@ -1010,3 +1010,39 @@ def _compiled_module(tmp_path, name: str, text: str, *options) -> dict:
     module = importlib.util.module_from_spec(spec)  # cache=True needs one)
     spec.loader.exec_module(module)
     return vars(module)
+
+
+def test_a_decorators_wrapper_is_written_with_what_it_closes_over(tmp_path):
+    """A function a decorator of the file wraps (``functools.wraps``, ``*args``): the written module held the
+    wrapper's copy with its decorator and its closure's ``fn`` undefined (a NameError on import); now the
+    wrapper without its decorator, ``fn`` the function it wraps, written too, and a number it closes over."""
+    namespace = _compiled_module(
+        tmp_path,
+        "wrapped",
+        "import functools\n\n\ndef scaled(k):\n    def deco(fn):\n        @functools.wraps(fn)\n"
+        "        def wrapper(*args, **kwargs):\n            return k * fn(*args, **kwargs)\n\n        return wrapper\n\n"
+        "    return deco\n\n\n@scaled(2.0)\ndef sq(x):\n    return x * x\n\n\ndef f(x):\n    return sq(x) + x\n",
+        "--import",
+        "--function",
+        "f",
+    )
+    assert namespace["f_reverse"](1.5) == (6.0, (7.0,))
+    assert namespace["f_forward"](1.5, 1.0) == pytest.approx((6.0, 7.0), rel=1e-15)
+
+
+def test_the_default_cotangent_of_a_tuple_holding_a_list(tmp_path):
+    """``return (x * y, [x + y, x - y])``: ``ct`` defaults to ones in the output's structure, (1.0, (1.0, 1.0));
+    it was (1.0, 1.0), which the list's adjoint could not take (a TypeError)."""
+    namespace = _compiled_module(tmp_path, "pair", "def f(x, y):\n    return (x * y, [x + y, x - y])\n")
+    value, cotangents = namespace["f_reverse"](0.4, 1.3)
+    assert cotangents == pytest.approx((1.3 + 2.0, 0.4), rel=1e-15)
+    assert namespace["f_reverse"](0.4, 1.3, ct=(1.0, [1.0, 1.0]))[1] == pytest.approx(cotangents, rel=1e-15)
+
+
+def test_a_keyword_only_parameter_is_differentiated(tmp_path):
+    """``def f(x, *, k=0.5)``: the written module differentiates k as the API does (it was left out, silently)."""
+    namespace = _compiled_module(tmp_path, "keyword", "def f(x, *, k=0.5):\n    return k * x * x\n")
+    value, cotangents = namespace["f_reverse"](1.5)
+    assert value == pytest.approx(1.125, rel=1e-15) and cotangents == pytest.approx((1.5, 2.25), rel=1e-15)
+    assert namespace["f_reverse"](1.5, k=2.0)[1] == pytest.approx((6.0, 2.25), rel=1e-15)
+    assert namespace["f_forward"](1.5, 0.5, 0.0, 1.0) == pytest.approx((1.125, 2.25), rel=1e-15)

@@ -278,7 +278,8 @@ def _span(code) -> tuple:
 
 
 def _params(fn) -> tuple:
-    return fn.__code__.co_varnames[: fn.__code__.co_argcount]
+    """Its parameters, keyword-only ones too (the written module takes each by position or keyword)."""
+    return fn.__code__.co_varnames[: fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount]
 
 
 def _wrt(fn, sig) -> tuple:

@@ -21,7 +21,8 @@ def primal_helpers(program: Program, module) -> dict:
     """Source of the user functions generated code calls, and the globals they read."""
     functions, constants, seen = [], [], set()
     pending = [fn for fn in program.primal_names]
-    pending += [program.globals[n] for n in constant_names(program) if n in program.globals]
+    read = constant_names(program)
+    pending += [program.globals[n] for n in read if n in program.globals]
     while pending:
         item = pending.pop(0)
         if isinstance(item, types.FunctionType):
@@ -34,7 +35,9 @@ def primal_helpers(program: Program, module) -> dict:
             if imported is not None:  # (a library's function: imported, as the user's module does)
                 constants.append(imported)
                 continue
-            functions.append(_helpers_named(program, item, _primal_source(item, program.primal_names.get(item))))
+            text = _primal_source(item, program.primal_names.get(item))
+            text = _closure_written(program, item, text, pending, constants)
+            functions.append(_helpers_named(program, item, text))
             for name in sorted({n.id for n in ast.walk(ast.parse(functions[-1])) if isinstance(n, ast.Name)}):
                 value = item.__globals__.get(name)
                 if isinstance(value, types.FunctionType) and value not in seen:
@@ -52,11 +55,11 @@ def primal_helpers(program: Program, module) -> dict:
                     line = constant_line(program, name, value)
                     if line is not None and line not in constants:
                         constants.append(line)
-    for name in constant_names(program):
-        line = constant_line(program, name, program.globals.get(name))
+    for name, value in read.items():
+        line = constant_line(program, name, value)
         if line is None:  # (read by the generated code: the module would fail with a NameError)
             raise SystemExit(
-                f"adc: the global {name} ({type(program.globals.get(name)).__name__}) cannot be written into the "
+                f"adc: the global {name} ({type(value).__name__}) cannot be written into the "
                 "module: give it numbers, NumPy arrays, lists of numbers, or dicts and objects of those; or pass it "
                 "to the function as an argument"
             )
@@ -178,29 +181,69 @@ def _attribute(owner, dotted: str):
 
 
 def _primal_source(fn, name) -> str:
-    """A user function's source; a local function's as lifted out (front.closures), under its name here."""
+    """A user function's source; a local function's as lifted out (front.closures), under its name here
+    (without its decorators: the code calls the function itself)."""
     lifted = getattr(fn, "__adc_lifted__", None)
     if lifted is None:  # (generated code a nested derivative runs: under the name the code calls it by)
         text = primal_source(fn)
         return text.replace(f"def {fn.__name__}(", f"def {name}(", 1) if name and name != fn.__name__ else text
     node = copy.deepcopy(lifted[0])
-    node.name = name or node.name
+    node.name, node.decorator_list = name or node.name, []
     return ast.unparse(node) + "\n"
 
 
-def constant_names(program: Program) -> list:
-    """User globals holding numbers or arrays that the lowered functions refer to by name."""
+def _closure_written(program: Program, fn, text: str, pending: list, constants: list) -> str:
+    """``text``, a closure's source (a decorator's wrapper calling ``fn`` of the decorator), with each
+    variable of the enclosing function it reads written into the module: a function as one more function
+    of the module (``pending``), a number or array as a constant line (``constants``), each read by the name
+    it has there; anything else stops ``adc compile`` with the reason (the module would not run)."""
+    if not Path(inspect.getsourcefile(fn) or "").is_file():  # generated code (a nested derivative's): its
+        return text  # closure holds the helpers and builtins it was loaded with (_helpers_named names them)
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    cells = {name: cell for name, cell in cells.items() if not name.startswith("__adc_")}
+    if not cells:
+        return text
+    renamed = {}
+    for name, cell in cells.items():
+        try:
+            value = cell.cell_contents
+        except ValueError:  # (never assigned)
+            value = None
+        if isinstance(value, types.FunctionType):
+            renamed[name] = program.primal_name(value)
+            pending.append(value)
+            continue
+        fresh = program.module.fresh(name)
+        line = constant_line(program, fresh, value)
+        if line is None:
+            raise SystemExit(
+                f"adc: {fn.__qualname__} reads {name} of the function that made it, a {type(value).__name__}, which "
+                "cannot be written into the module: give it numbers, arrays or functions, or pass it as an argument"
+            )
+        constants.append(line)
+        renamed[name] = fresh
+    tree = ast.parse(text)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in renamed:
+            node.id = renamed[node.id]
+    return ast.unparse(tree) + "\n"
+
+
+def constant_names(program: Program) -> dict:
+    """The names the lowered functions read numbers and arrays by -> their values: user globals (an array, a
+    dict read by key: by its root) and the numbers an enclosing function's variables hold (``k`` of a
+    decorator factory's closure, read by its name)."""
     from ..ir.nodes import Const, Eq, flatten, walk
 
-    names = []
+    names: dict = {}
     for function in program.anf_cache.values():
         for stmt in walk(function.body):
             if isinstance(stmt, Eq) and stmt.prim == "global":  # a global array, read by name (a dict's: by its)
                 root = stmt.param if isinstance(stmt.param, str) else stmt.param[0]
-                names.append(root) if root not in names else None
+                names.setdefault(root, program.globals.get(root))
             fields = ("ins",) if isinstance(stmt, Eq) else ("value", "test", "start", "stop", "step")
             atoms = flatten(tuple(getattr(stmt, f, None) for f in fields))  # range(N), while x < TOL, return C
             for a in atoms:
                 if isinstance(a, Const) and a.text and "." not in a.text and a.text not in names:
-                    names.append(a.text)
+                    names[a.text] = program.globals.get(a.text, a.value)
     return names

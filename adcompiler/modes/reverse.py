@@ -152,10 +152,7 @@ def fused(facts: Facts, name: str, active_params: tuple, program, namer: Namer) 
     fn = facts.fn
     s = sweeps(facts, active_params, program, namer)
     warn_if_unreached(s, program)
-    ones = _ones(program.shape_of(fn))
-    if not isinstance(ones, E.Tuple):  # a record or a tuple returned by name: ones of its items (records as tuples)
-        returned = [facts.of(r.value) for r in walk(fn.body) if isinstance(r, Return) and isinstance(r.value, Var)]
-        ones = next((o for o in map(_ones_of, returned) if isinstance(o, E.Tuple)), ones)
+    ones = _ones_returned(fn.body[-1].value, facts)
     heading = [Comment("adjoints, last line first")] if s.adjoint else []
     cts = float_cotangents(facts.avals, active_params, s.cotangents, s.adjoint)
     body = s.primal + heading + s.adjoint + [Ret(E.Tuple((s.value, E.Tuple(tuple(cts)))))]
@@ -428,7 +425,10 @@ def _ones_of(aval) -> E.Expr:
     return E.Num(1.0)
 
 
-def _ones(shape) -> E.Expr:
-    if isinstance(shape, tuple):
-        return E.Tuple(tuple(_ones(s) for s in shape))
-    return E.Num(1.0)
+def _ones_returned(value, facts: Facts) -> E.Expr:
+    """The default cotangent of a function's returned ``value`` (atoms, nested tuples of them): ``_ones_of``
+    each returned variable's abstract value (a list or record of a known length returned in a tuple, or by
+    name: ones of its items)."""
+    if isinstance(value, tuple):
+        return E.Tuple(tuple(_ones_returned(v, facts) for v in value))
+    return _ones_of(facts.of(value)) if isinstance(value, Var) else E.Num(1.0)
