@@ -122,3 +122,11 @@ def accumulated_squares(x):
         acc += x[i] * x[i]
         s += acc
     return s
+
+
+def element_quotients(x, c):
+    """Elements divided by a number in a loop (by zero: NumPy's infinity)."""
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i] / c
+    return s

@@ -5,6 +5,7 @@ tuples, dicts and attributes."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -451,3 +452,8 @@ def scaled_apply(sc, x):
 
 def misspelt_attribute(sc, x):
     return x * sc.factr
+
+
+def replaced(p, x):
+    q = dataclasses.replace(p, a=p.a * 2.0)
+    return q.a * x

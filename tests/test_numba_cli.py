@@ -140,7 +140,7 @@ def test_module_stands_alone_and_every_derivative_is_njit_cached(written):
     assert out["mods"] == []  # adcompiler was not imported by the driver
     for name in ("rosen", "newton", "net", "scale", "power", "joined", "leapfrog"):
         for mode in ("forward", "reverse"):
-            assert f"@numba.njit(cache=True)\ndef {name}_{mode}(" in text
+            assert f'@numba.njit(cache=True, error_model="numpy")\ndef {name}_{mode}(' in text
     assert any(f.endswith(".nbi") for f in os.listdir(folder / "__pycache__"))  # Numba's cache, as asked
 
 

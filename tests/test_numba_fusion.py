@@ -229,3 +229,19 @@ def test_random_joins(seed, tmp_path):
         for g, w, i in zip(got, want, range(3)):
             assert np.allclose(g, w, rtol=1e-10, atol=1e-12), (source, k, i)
             assert np.allclose(g, central_grad(fn, args, i), rtol=1e-4, atol=1e-6), (source, k, i)
+
+
+def test_an_element_divided_by_zero_in_a_loop_is_numpys_infinity():
+    """``s += x[i] / c`` with c = 0.0: the primal (NumPy's numbers) gives inf; compiled code divided raising
+    ZeroDivisionError in the value, the jvp and the vjp (Numba's error model was Python's; NumPy's now)."""
+    d = derivative(F.element_quotients, ("x", "c"), "numba")
+    x = np.ones(3)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = F.element_quotients(x, 0.0)
+        assert np.isinf(want) and d.value(x, 0.0) == want
+        value, tangent = d.jvp((x, 0.0), (x, 1.0))
+        assert value == want and np.isnan(tangent)
+        value, (dx, dc) = d.vjp((x, 0.0), 1.0)
+        assert value == want and np.all(np.isinf(dx)) and dc == -np.inf
+        x = np.array([1.0, 2.0, 3.0])  # (and the numbers where no divisor is zero)
+        assert d.vjp((x, 0.5), 1.0)[1][0] == pytest.approx([2.0, 2.0, 2.0])

@@ -255,6 +255,7 @@ def test_static_method_through_an_object():
         (F.method_returning_tuple, (F.Pairs(X), X), ["Pairs.both, which returns a tuple", "Pairs.both(obj, ...)"], 1),
         (F.keyword_through_object, (F.Pairs(X), X), ["keyword arguments in a call through an object"], 1),
         (F.function_attribute, (F.Activated(X), X), ["calling .act, an attribute of a Activated object"], 1),
+        (F.replaced, (F.Pair(0.5, 0.2), X), ["dataclasses.replace(p, a=p.a * 2.0)", "**changes"], 1),
     ],
     ids=lambda v: getattr(v, "__name__", ""),
 )

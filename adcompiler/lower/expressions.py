@@ -432,6 +432,13 @@ class ExpressionLowering:
             ) from None
         values = []
         for name, param in inspect.signature(target).parameters.items():
+            if name in bound.arguments and not isinstance(bound.arguments[name], ast.AST):  # **changes of a
+                raise self.parsed.error(  # function whose keywords fixed_arity could not name (a library's)
+                    node,
+                    f"the call {ast.unparse(node)}, whose keywords {target.__qualname__} takes as **{name}",
+                    "build the value with its own constructor: Point(x=p.x * 2.0, y=p.y) for "
+                    "dataclasses.replace(p, x=p.x * 2.0)",
+                )
             if name in bound.arguments:
                 values.append(self.emit.element(self.expr(bound.arguments[name])))  # a tuple is passed as one
             elif param.default is not inspect.Parameter.empty:  # an array: a name the code is handed

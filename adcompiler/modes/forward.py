@@ -136,7 +136,7 @@ class _Forward:
         return E.Num(0.0)
 
     def eq(self, stmt: Eq) -> list:
-        primal = primal_stmt(stmt, self.program.primal_name)
+        primal = primal_stmt(stmt, self.program.primal_name, shape_of=self.program.shape)
         if stmt.prim == "call":  # handed a record: not the user's function (calls)
             args = tuple(atom(a) for a in stmt.ins)
             lists = self.program.options.list_calls_generated

@@ -241,7 +241,7 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
         # otherwise, a fuzzer's or a script's, cannot be loaded, as its environment imports the module)
         path = cache.place(where, source, read)
         if path is None:  # something read has no fingerprint: compiled in this process only
-            source = re.sub(r"^(\s*@\w+\.njit\()cache=True\)", r"\1)", source, flags=re.M)
+            source = re.sub(r"^(\s*@\w+\.njit\()cache=True(, )?", r"\1", source, flags=re.M)
     told = Told(python, origins, source)  # (where each line of the code comes from, worked out if an error asks)
     namespace = load(source, fn.__globals__, label, supplied, {d.name for d in defs}, path, told=told)
     compiled = namespace[built[0].name]
@@ -331,7 +331,7 @@ def _jitted(fn, numba, done: dict):
         return done[fn]
     scope = dict(fn.__globals__)
     copy = types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__, fn.__closure__)
-    done[fn] = numba.njit(copy)
+    done[fn] = numba.njit(copy, error_model="numpy")  # (as the generated code: translate)
     for name in fn.__code__.co_names:
         value = scope.get(name)
         if isinstance(value, types.FunctionType) and not hasattr(value, "__adc_primitive__"):

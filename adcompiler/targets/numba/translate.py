@@ -122,6 +122,8 @@ def translate(
         if isinstance(stmt, ast.FunctionDef):
             stmt = rewrite.visit(stmt)
             options = [ast.keyword("cache", ast.Constant(True))] if cache else []
+            options.append(ast.keyword("error_model", ast.Constant("numpy")))  # (x / 0.0: inf or nan, as NumPy's
+            # numbers give it, not ZeroDivisionError; the compiled code tests no divisor)
             if _parallel(stmt, numba):  # a prange loop: its iterations on Numba's threads
                 options.append(ast.keyword("parallel", ast.Constant(True)))
             stmt.decorator_list = [ast.Call(ast.parse(f"{numba}.njit", mode="eval").body, [], options)]
