@@ -22,3 +22,10 @@ def mlp(W1, b1, w2, X, t):
     h = np.tanh(X @ W1 + b1)
     pred = h @ w2
     return 0.5 * np.sum((pred - t) ** 2) / len(t)
+
+
+def cast_up(x):
+    """Casts of an array and of a number, by astype and by np.array/np.asarray with a dtype."""
+    y = x.astype(np.float64)
+    z = np.asarray(x * 2.0, dtype=np.float32)
+    return np.sum(y * y) + np.sum(z * x) + np.sum(np.array(x[0] * 3.0, dtype=np.float64) * x)

@@ -56,3 +56,17 @@ def test_an_integer_times_a_sum_has_a_float_gradient(tmp_path):
         x = np.array([0.5, -1.0, 2.0, 1.5], dtype=dtype)
         g = adcompiler.differentiate(namespace["f"], backend="numba").grad(x)
         assert g.dtype == dtype and np.array_equal(g, np.full(4, 4.0))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_casts_under_numba(dtype):
+    """``x.astype(np.float64)``, ``np.asarray(x, dtype=np.float32)`` and ``np.array(number, dtype=...)`` under
+    Numba (whose numpy.array takes no array with a dtype: refused with Numba's own message before): the python
+    target's gradient and tangent, each cotangent of its argument's dtype."""
+    x = np.array([1.0, 2.0, 3.0], dtype=dtype)
+    v = np.array([1.0, -1.0, 0.5], dtype=dtype)
+    python, numba = (adcompiler.differentiate(F.cast_up, backend=b) for b in ("python", "numba"))
+    g = numba.grad(x)
+    assert g.dtype == dtype
+    np.testing.assert_allclose(g, python.grad(x), rtol=1e-6)
+    assert numba.jvp((x,), (v,))[1] == pytest.approx(python.jvp((x,), (v,))[1], rel=1e-6)

@@ -380,6 +380,23 @@ def _numba_clipped(x, lo, hi):
     return lambda x, lo, hi: numpy.clip(x, lo, hi)
 
 ''',
+    "cast_to": '''def cast_to(x, dtype):
+    """x cast to the dtype named dtype, a copy (compiled code only: see the overload below)."""
+    raise TypeError("cast_to is called from code numba.njit compiles")
+
+
+@numba.extending.overload(cast_to, prefer_literal=True)
+def _numba_cast_to(x, dtype):
+    """numpy.array(x, dtype="float32") of an array or a number (Numba's numpy.array takes neither with a dtype):
+    x.astype, or the number made one of that dtype."""
+    if not isinstance(dtype, numba.core.types.StringLiteral):
+        return None
+    kind = numpy.dtype(dtype.literal_value).type
+    if isinstance(x, numba.core.types.Array):
+        return lambda x, dtype: x.astype(kind)
+    return lambda x, dtype: kind(x)
+
+''',
     "selected": '''def selected(c, a, b):
     """numpy.where(c, a, b) (compiled code only: see the overload below)."""
     raise TypeError("selected is called from code numba.njit compiles")

@@ -34,6 +34,7 @@ ADDED = (
     "vander_rows",
     "array_of",
     "selected",
+    "cast_to",
 )
 # NumPy's functions Numba lacks or takes less of, each a helper of the same arguments: name -> (helper, arguments)
 SPELLED = {
@@ -88,6 +89,10 @@ def spelled(name: str, node: ast.Call, call, array_named, numpy_names: set, summ
         if axis is not None and constant_int(axis):
             return call("along_lines", [node.args[0], ast.Constant(name), axis])
         return node
+    dtype = words.get("dtype") if name in ("array", "asarray") and len(node.args) == 1 and len(words) == 1 else None
+    displayed = isinstance(node.args[0], (ast.List, ast.Tuple, ast.ListComp)) if node.args else True
+    if isinstance(dtype, ast.Constant) and isinstance(dtype.value, str) and not displayed:
+        return call("cast_to", [node.args[0], dtype])  # x.astype(np.float32) (Numba's numpy.array takes no array)
     inner = node.args[0] if name == "array" and len(node.args) == 1 else None
     if isinstance(inner, ast.Call) and len(inner.args) == 1 and not inner.keywords:
         module = getattr(inner.func, "value", None)
