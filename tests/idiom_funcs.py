@@ -258,3 +258,18 @@ def comprehension_names_are_their_own(xs, x):
 
 def sum_start_of_arrays(a, c):
     return np.sum(sum(a, c) ** 2) + sum((np.sin(r) for r in a), c)[0]
+
+
+def min_max_of_arguments_with_key(x, y):
+    """min and max of several arguments by a key (refused before: 'pass the arguments positionally')."""
+    near = min(x, y, key=lambda v: v * v)
+    far = max(x, y, x * y, key=lambda v: abs(v - 0.3))
+    return near * far
+
+
+def tuples_joined(x, y):
+    """Tuples joined and repeated (refused before: 'arithmetic on a tuple')."""
+    t = (x, y)
+    u = t + (x * y,)
+    w = 2 * (u[2],) + u
+    return u[2] * u[0] + w[1] * w[4]

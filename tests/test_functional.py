@@ -195,3 +195,19 @@ def test_vjp_of_a_function_with_a_keyword_only_parameter():
     passed by position)."""
     out, pullback = adcompiler.vjp(F.scaled_square, 1.5)
     assert out == 4.5 and pullback(1.0) == (6.0,)
+
+
+def test_a_string_of_the_module_chooses_a_branch(tmp_path):
+    """``MODE = "square"`` read by the function (refused before as "the global 'MODE' (str)"): a constant, as a
+    string argument is, the derivative built again when the module's MODE is another string."""
+    ns = written(
+        tmp_path,
+        "mode_strings",
+        'MODE = "square"\n\n\ndef f(x):\n    if MODE == "square":\n        return x * x\n    return x * 3.0\n',
+    )
+    d = adcompiler.differentiate(ns["f"])
+    assert d.grad(1.5) == 3.0 and adcompiler.jvp(ns["f"], (1.5,), (1.0,))[1] == 3.0
+    ns["MODE"] = "linear"
+    assert d.grad(1.5) == 3.0 and d.grad(2.5) == 3.0 and adcompiler.grad(ns["f"])(2.5) == 3.0
+    ns["MODE"] = "square"
+    assert d.grad(2.5) == 5.0

@@ -32,6 +32,8 @@ CASES = [
     (F.any_all_tests, ([2.7, 1.3, 0.2], 0.8)),
     (F.max_key_lambda, (XS, 0.5)),
     (F.max_key_function, (XS,)),
+    (F.min_max_of_arguments_with_key, (0.5, -1.5)),
+    (F.tuples_joined, (0.5, 1.5)),
     (F.sorted_list, (XS,)),
     (F.sorted_key_reverse, (XS, 0.5)),
     (F.sorted_returned, (XS,)),

@@ -102,6 +102,10 @@ class ExpressionLowering:
         value = self.expr(spine[-1].left)
         for n in reversed(spine):
             right = self.expr(n.right)
+            joined = _tuples_joined(n.op, value, right)
+            if joined is not None:  # t + (x * y,), t * 2 of tuples: the tuple of their atoms, as Python makes it
+                value = joined
+                continue
             value = self.emit.apply(BINOPS[type(n.op)], [value, right], leaf_hint(hint) if n is node else None)
         return value
 
@@ -550,6 +554,19 @@ def _local_root(node, emit) -> bool:
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
         node = node.func if isinstance(node, ast.Call) else node.value
     return isinstance(node, ast.Name) and (node.id in emit.env or node.id in emit.slots)
+
+
+def _tuples_joined(op, left, right) -> tuple | None:
+    """``left + right`` of two tuples of atoms (not records), ``left * n`` or ``n * left`` of a tuple and a
+    constant integer: the tuple Python makes; None for anything else."""
+    tuples = [type(v) is tuple for v in (left, right)]
+    if isinstance(op, ast.Add) and all(tuples):
+        return left + right
+    if isinstance(op, ast.Mult) and any(tuples) and not all(tuples):
+        times = right if tuples[0] else left
+        if isinstance(times, Const) and type(times.value) is int:
+            return (left if tuples[0] else right) * max(times.value, 0)
+    return None
 
 
 def _callable_object(value) -> bool:

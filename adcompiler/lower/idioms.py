@@ -63,6 +63,9 @@ class IdiomLowering:
             items, first = self.iterable(node.args[0]), self.emit.element(self.lower.expressions.expr(start))
             value = self.emit.apply("sum_start", [items, first], None)  # Python's own sum, with the derivative
             return self.emit.apply("with_value", [self.fold("add", items, first, None), value], hint)  # of a loop
+        if target in (builtins.max, builtins.min) and len(node.args) > 1 and set(keywords) == {"key"}:
+            listed = ast.copy_location(ast.List(list(node.args), ast.Load()), node)  # min(a, b, key=k): of [a, b]
+            node = ast.copy_location(ast.Call(node.func, [listed], node.keywords), node)
         if target in (builtins.max, builtins.min) and len(node.args) == 1 and set(keywords) <= {"key"}:
             items = self.iterable(node.args[0])
             keys = self.keys(items, keywords["key"], node) if keywords else items

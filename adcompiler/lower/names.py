@@ -42,6 +42,8 @@ class NameLowering:
         value = self.resolve(node)
         if isinstance(value, (int, float)) and not isinstance(value, bool):  # (its name: what it is read by)
             return Const(value) if self.foreign else Const(value, node.id)  # (another module's: the number)
+        if type(value) is str:  # MODE = "square": a constant, as a string argument is (another value: built again)
+            return Const(value)
         if isinstance(value, list) and _numbers(value) and not _read_only(node, self.parsed.node, self.resolve):
             raise self.parsed.error(
                 node,
