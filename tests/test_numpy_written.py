@@ -147,3 +147,28 @@ def test_a_stack_of_matrices_solved_against_one_vector():
     for k in (0, 1):
         np.testing.assert_allclose(got[k], autograd.grad(oracle, k)(A, b), rtol=1e-10)
     check_second_order(F.stacked_solve, (A, b))
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_interp_in_each_argument(backend):
+    """np.interp(x, xp, fp) (MissingRuleError before): NumPy's values, inside, at the knots and outside them
+    (its end values), and the derivatives in x, xp and fp against central differences where no x sits on a
+    knot (np.interp's slope is one-sided there)."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    xp, fp = np.array([0.0, 1.0, 2.5, 4.0]), np.array([1.0, -0.5, 2.0, 0.3])
+    x = np.array([-1.0, 0.3, 1.7, 2.2, 3.9, 5.0])
+    d = adcompiler.differentiate(F.interpolated, backend=backend)
+    assert d.value(x, xp, fp) == pytest.approx(F.interpolated(x, xp, fp), rel=1e-14)
+    knots = np.array([0.0, 1.0, 2.5, 4.0])  # the values at the knots themselves
+    assert d.value(knots, xp, fp) == pytest.approx(F.interpolated(knots, xp, fp), rel=1e-14)
+    grads = d.grad(x, xp, fp)
+    for k, (a, g) in enumerate(zip((x, xp, fp), grads)):
+        assert g.shape == a.shape and g.dtype == a.dtype
+        args = [x, xp, fp]
+        for i in range(a.size):
+            e = np.zeros_like(a)
+            e[i] = 1e-6
+            up = F.interpolated(*[v + e if j == k else v for j, v in enumerate(args)])
+            down = F.interpolated(*[v - e if j == k else v for j, v in enumerate(args)])
+            assert g[i] == pytest.approx((up - down) / 2e-6, rel=1e-5, abs=1e-6)

@@ -62,6 +62,16 @@ def nanmin(a, axis=None, keepdims=False):
     return np.where(kept == 0.0, math.nan, smallest)
 
 
+def interp(x, xp, fp):
+    """np.interp(x, xp, fp) of increasing xp: fp's line between the two knots around each x, fp's end values
+    outside them (the derivative in x: the segment's slope inside, 0 outside; in fp and xp: the line's)."""
+    last = np.shape(xp)[0] - 1
+    k = np.minimum(np.maximum(np.searchsorted(xp, x, side="right") - 1, 0), last - 1)  # (Numba: of a number too)
+    t = (x - xp[k]) / (xp[k + 1] - xp[k])
+    inside = fp[k] + t * (fp[k + 1] - fp[k])
+    return np.where(x < xp[0], fp[0], np.where(x > xp[last], fp[last], inside))
+
+
 def meshgrid2(x, y, indexing="xy"):
     if indexing == "xy":
         shape = (np.size(y), np.size(x))
@@ -148,6 +158,7 @@ WRITTEN = {
     "delete": delete,
     "float64": float64,
     "float32": float32,
+    "interp": interp,
 }
 MESHGRID = {2: meshgrid2, 3: meshgrid3}
 OUTER = {

@@ -256,6 +256,14 @@ for _name, _scale in (("percentile", 100.0), ("quantile", 1.0)):
 
 # --- the orders themselves: indices, with no derivative (called as written)
 inactive("numpy.argsort", "orders", lambda ins, static, kit: kit.array_of(kit.ndim_of(ins[0]), "int64"), "xp.argsort")
+inactive(  # where v's entries would go into the sorted a: indices, one per entry of v (a number for a number)
+    "numpy.searchsorted",
+    "orders",
+    lambda ins, static, kit: (
+        kit.Num("int64") if len(ins) > 1 and kit.ndim_of(ins[1]) == 0 else kit.array_of(kit.ndim_of(ins[1]), "int64")
+    ),
+    "xp.searchsorted",
+)
 for _name in ("argmax", "argmin"):  # an index into the flattened array, or an array of them along an axis
     inactive(
         f"numpy.{_name}",
