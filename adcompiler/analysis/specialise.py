@@ -14,6 +14,7 @@ from __future__ import annotations
 from . import values as V
 from ..ir.nodes import LIST_SLICE, UNPACKED, Eq, Function, map_equations
 from .infer_numpy import KIT
+from .transfer import BITWISE
 from .numpy_values import UNKNOWN
 from .records import resolve
 from .methods import as_call, refuse
@@ -63,8 +64,16 @@ def _refuse_in_place_of_lists(e: Eq, ins: list, source) -> None:
         )
     elif e.prim == "append" and e.param == EXTENDED and not isinstance(ins[0], V.Seq):
         told = ("a += [...] of an array (NumPy adds the numbers in place)", "write a = a + np.array([...])")
+    elif e.prim in BITWISE and any(str(getattr(a, "dtype", "")).startswith(("float", "complex")) for a in ins):
+        told = (  # (x & 1 of a float: Python's and NumPy's TypeError)
+            f"the operator '{_BITWISE_SPELT[e.prim]}' of a float",
+            "combine masks (comparisons) and integers with & | ^ ~; floats with + - * /",
+        )
     if told is not None:
         raise UnsupportedSyntaxError(*told, source.filename, e.line, 0, source.lines.get(e.line))
+
+
+_BITWISE_SPELT = {"bitand": "&", "bitor": "|", "bitxor": "^", "invert": "~"}
 
 
 def _list(aval) -> bool:

@@ -12,6 +12,7 @@ from ..rules.families import helpers
 
 ARITHMETIC = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul")
 COMPARISONS = ("lt", "le", "gt", "ge", "eq", "ne")
+BITWISE = ("bitand", "bitor", "bitxor", "invert")
 INT_RESULTS = ("math.floor", "math.ceil", "math.trunc", "int", "len", "argmax", "argmin", "revolve")
 LIKE_ARGUMENT = {  # runtime helpers of generated code: their result is shaped like this argument
     "unbroadcast": 1,
@@ -84,6 +85,9 @@ def transfer(eq: Eq, ins: list) -> list:
         return [V.Static("slice", tuple(a.value for a in eq.ins)) if const else V.SLICE]
     if prim in COMPARISONS or prim == "not":
         return [_broadcast(ins, "bool")]
+    if prim in BITWISE:  # of masks a mask, of integers an integer (a float: Python's and NumPy's TypeError)
+        masks = all(getattr(a, "dtype", None) == "bool" for a in ins)
+        return [_broadcast(ins, "bool" if masks else None)]
     if prim in ARITHMETIC:
         return [arithmetic(prim, ins)]
     if prim in ("neg", "pos", "abs", "math.fabs"):

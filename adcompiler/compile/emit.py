@@ -28,8 +28,11 @@ _BINOPS = {
     "%": ast.Mod,
     "**": ast.Pow,
     "@": ast.MatMult,
+    "&": ast.BitAnd,
+    "|": ast.BitOr,
+    "^": ast.BitXor,
 }
-_UNARY = {"-": ast.USub, "+": ast.UAdd, "not": ast.Not}
+_UNARY = {"-": ast.USub, "+": ast.UAdd, "not": ast.Not, "~": ast.Invert}
 _CMPS = {
     "<": ast.Lt,
     "<=": ast.LtE,

@@ -19,10 +19,11 @@ from ..ir.nodes import Assign, AugAssign, Do, Raise, Release, Ret
 
 # ast.unparse's precedence levels (ast._Precedence): a sub-expression is parenthesised when the level its
 # place asks for is above its own.
-TUPLE, YIELD, TEST, OR, AND, NOT, CMP = 2, 3, 4, 5, 6, 7, 8
+TUPLE, YIELD, TEST, OR, AND, NOT, CMP, BOR, BXOR, BAND = 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
 ARITH, TERM, FACTOR, POWER, ATOM = 13, 14, 15, 16, 18
 _BINARY = {"+": ARITH, "-": ARITH, "*": TERM, "@": TERM, "/": TERM, "%": TERM, "//": TERM, "**": POWER}
-_UNARY = {"-": FACTOR, "+": FACTOR, "not": NOT}
+_BINARY.update({"|": BOR, "^": BXOR, "&": BAND})
+_UNARY = {"-": FACTOR, "+": FACTOR, "not": NOT, "~": FACTOR}
 _COMPARE = {"<", "<=", ">", ">=", "==", "!=", "is", "is not"}
 _BOOL = {"and": AND, "or": OR}
 

@@ -82,8 +82,11 @@ BINOPS = {
     ast.Pow: "pow",
     ast.FloorDiv: "floordiv",
     ast.Mod: "mod",
+    ast.BitAnd: "bitand",  # (m1 & m2 of masks, bits of integers: no derivative)
+    ast.BitOr: "bitor",
+    ast.BitXor: "bitxor",
 }
-UNARYOPS = {ast.USub: "neg", ast.UAdd: "pos"}
+UNARYOPS = {ast.USub: "neg", ast.UAdd: "pos", ast.Invert: "invert"}
 COMPARES = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 IDENTITY = {ast.Is: "is_", ast.IsNot: "is_not"}  # only with None: derivative code keeps what is None
 

@@ -15,8 +15,11 @@ BINARY = {
     "mod": "%",
     "pow": "**",
     "matmul": "@",
+    "bitand": "&",
+    "bitor": "|",
+    "bitxor": "^",
 }
-UNARY = {"neg": "-", "pos": "+", "not": "not"}
+UNARY = {"neg": "-", "pos": "+", "not": "not", "invert": "~"}
 COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "is_": "is", "is_not": "is not"}
 COPIES = ("read", "write")  # slot access: out = in
 CONTAINER_EXPRS = {

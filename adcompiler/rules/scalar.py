@@ -139,7 +139,11 @@ PARTIALS = {
     "not": (None,),
     "range": (None, None, None),
     "slice": (None, None, None),
-    "slice/2": (None, None),  # slice(a, b): generated code's (the adjoint of a part of a list)
+    "slice/2": (None, None),
+    "bitand": (None, None),  # masks and integers: no derivative
+    "bitor": (None, None),
+    "bitxor": (None, None),
+    "invert": (None,),  # slice(a, b): generated code's (the adjoint of a part of a list)
 }
 
 # Selections: the derivative follows the argument Python's max/min return.
