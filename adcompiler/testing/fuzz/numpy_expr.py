@@ -322,8 +322,15 @@ class ArrayExprs:
         op = self.rng.choice([">", "<", ">=", "<="])
         if self.draft.chance(0.5):
             b, _ = self.aexpr(env, shape, 0)
-            return f"{a} {op} {b}"
-        return f"{a} {op} {lit(draw_const(self.rng, -0.8, 0.8))}"
+            test = f"{a} {op} {b}"
+        else:
+            test = f"{a} {op} {lit(draw_const(self.rng, -0.8, 0.8))}"
+        idioms = self.draft.idioms()  # (sometimes combined with another: a seed's other choices stay as they were)
+        if idioms.random() < 0.2:
+            joint = idioms.choice(["&", "|", "^"])
+            other = f"{a} {idioms.choice(['>', '<'])} {lit(draw_const(idioms, -0.8, 0.8))}"
+            test = f"({test}) {joint} {'~' if idioms.random() < 0.5 else ''}({other})"
+        return test
 
     def abinary(self, env: NpEnv, shape: tuple, depth: int) -> tuple[str, float]:
         rng = self.rng
