@@ -305,6 +305,8 @@ def current_tests(depends, g, space) -> list:
             tests.append(f"{g['type']}({read}) is {was}")
         elif dep.kind == "int":
             tests.append(f"{g['type']}({now} := {read}) is {g['int']} and {now} == {was}")
+        elif dep.kind == "frozen" and type(dep.value) is float:  # a number compiled into the code (Numba's):
+            tests.append(f"{g['type']}({now} := {read}) is {g['float']} and {now} == {was}")  # the same number
         elif dep.kind in ("sequence", "frozen"):  # a list or tuple of numbers: of the same structure (rarely
             # read: a call); a value compiled into the code (Numba's): the same numbers
             space[was] = dep
