@@ -29,3 +29,13 @@ def cast_up(x):
     y = x.astype(np.float64)
     z = np.asarray(x * 2.0, dtype=np.float32)
     return np.sum(y * y) + np.sum(z * x) + np.sum(np.array(x[0] * 3.0, dtype=np.float64) * x)
+
+
+def solved(A, b):
+    return np.sum(np.linalg.solve(A, b))
+
+
+def scaled_in_a_loop(u):
+    for _ in range(3):
+        u = u + 0.2 * u
+    return np.sum(u)

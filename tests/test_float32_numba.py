@@ -70,3 +70,23 @@ def test_casts_under_numba(dtype):
     assert g.dtype == dtype
     np.testing.assert_allclose(g, python.grad(x), rtol=1e-6)
     assert numba.jvp((x,), (v,))[1] == pytest.approx(python.jvp((x,), (v,))[1], rel=1e-6)
+
+
+def test_a_float32_solve_under_numba():
+    """np.linalg.solve of float32 operands in reverse mode: the sum's cotangent spread over float32 entries is
+    float32 (it was float64, which Numba's solve will not take with a float32 matrix: refused)."""
+    A = np.array([[3.0, 1.0], [0.5, 2.0]], dtype=np.float32)
+    b = np.array([1.0, 2.0], dtype=np.float32)
+    got = adcompiler.differentiate(F.solved, backend="numba").grad(A, b)
+    want = adcompiler.differentiate(F.solved).grad(A, b)
+    for g, w in zip(got, want):
+        assert g.dtype == np.float32
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-7)
+
+
+def test_a_float32_array_times_a_number_in_a_loop_is_explained():
+    """``u = u + 0.2 * u`` of float32 in a loop: float64 in Numba's typing, float32 in NumPy's; the refusal says
+    so and what to write (it spoke of ndims and list arguments)."""
+    with pytest.raises(adcompiler.UnsupportedSyntaxError) as info:
+        adcompiler.differentiate(F.scaled_in_a_loop, backend="numba").grad(np.ones(3, dtype=np.float32))
+    assert "float32 and float64" in str(info.value) and "np.float32(0.2)" in str(info.value)

@@ -481,6 +481,13 @@ def _explained(error, told, fn):
     user_line, text, helper = told.at(int(found.group(1)) if found else 0)
     reason = next((s.strip() for s in message.splitlines() if s.strip() and "Failed in" not in s), message)
     reason = re.sub(rf"(, defined at)?\s*\(?{_FILE}.*", "", reason)
+    unified = re.search(r"Cannot unify array\((\w+), (\w+)[^)]*\) and array\((\w+), (\w+)", reason)
+    if unified and unified.group(1) != unified.group(3):  # (float32 times a Python float: float64 in Numba)
+        reason = (
+            f"one variable holding arrays of two dtypes in compiled code, {unified.group(1)} and {unified.group(3)}:"
+            " a float32 array times a number is float64 there, float32 in NumPy; write the number as"
+            " np.float32(0.2), or pass float64 arrays"
+        )
     reason = next((plain for known, plain in _REASONS if known in reason), reason)
     order = ""
     if hasattr(fn, "__adc_user__"):  # the reverse code hessian differentiates: the origin of its line

@@ -380,6 +380,9 @@ def _numba_unreduce(g, x, axis=None, keepdims=False):
     if isinstance(x, types.Array) and isinstance(g, (types.Integer, types.Boolean)):  # n * np.sum(x): of x's floats
         dtype = x.dtype if isinstance(x.dtype, types.Float) else types.float64
         return lambda g, x, axis=None, keepdims=False: numpy.full(x.shape, g, dtype)
+    if isinstance(x, types.Array) and isinstance(x.dtype, types.Float) and isinstance(g, types.Float):
+        dtype = x.dtype  # (a number spread over float32 entries: float32, as NumPy's weak scalar gives)
+        return lambda g, x, axis=None, keepdims=False: numpy.full(x.shape, g, dtype)
     if isinstance(x, types.Array):
         return lambda g, x, axis=None, keepdims=False: numpy.full(x.shape, g)
     return lambda g, x, axis=None, keepdims=False: g
