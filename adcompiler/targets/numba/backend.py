@@ -15,6 +15,7 @@ import copy
 import dataclasses
 import functools
 import inspect
+import linecache
 import os
 import re
 import traceback
@@ -500,12 +501,14 @@ def _explained(error, told, fn):
     if origin is not None and os.path.realpath(origin) != os.path.realpath(filename):  # a line of adcompiler's own
         reason, user_line, text = f"{reason}, in `{text}` of adcompiler's {os.path.basename(origin)}", None, None
     construct = text if helper else f"`{text}`" if text else f"the derivative code of {fn.__name__}"
+    line = user_line or fn.__code__.co_firstlineno
+    written = linecache.getline(filename, line)
     return UnsupportedSyntaxError(
         f'{construct} under backend="numba"{order} ({reason})',
         'differentiate it with backend="python", which handles it',
         filename,
-        user_line or fn.__code__.co_firstlineno,
-        0,
+        line,
+        len(written) - len(written.lstrip()) if written.strip() else 0,  # (the statement's column)
         None if helper else text,
     )
 
