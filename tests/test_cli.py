@@ -1046,3 +1046,23 @@ def test_a_keyword_only_parameter_is_differentiated(tmp_path):
     assert value == pytest.approx(1.125, rel=1e-15) and cotangents == pytest.approx((1.5, 2.25), rel=1e-15)
     assert namespace["f_reverse"](1.5, k=2.0)[1] == pytest.approx((6.0, 2.25), rel=1e-15)
     assert namespace["f_forward"](1.5, 0.5, 0.0, 1.0) == pytest.approx((1.125, 2.25), rel=1e-15)
+
+
+def test_a_function_a_decorator_replaced_without_wraps(tmp_path):
+    """``@twice def half`` where twice returns its ``inner`` without functools.wraps: ``half_forward`` and
+    ``half_reverse`` are the derivatives of half as the file binds it (twice's inner), not of the function
+    the decorator was handed (which took the name half_forward before, silently: 0.994 for 1.335)."""
+    namespace = _compiled_module(
+        tmp_path,
+        "nowraps",
+        "import math\n\n\ndef twice(fn):\n    def inner(x):\n        return fn(fn(x))\n\n    return inner\n\n\n"
+        "@twice\ndef half(x):\n    return 0.5 * x + math.sin(x)\n\n\ndef use(x):\n    return half(x) * 2.0\n",
+        "--import",
+    )
+    user = written(tmp_path, "nowraps_user", (tmp_path / "nowraps.py").read_text())
+    x = 0.7
+    central = (user["half"](x + 1e-6) - user["half"](x - 1e-6)) / 2e-6
+    value, tangent = namespace["half_forward"](x, 1.0)
+    assert value == pytest.approx(user["half"](x), rel=1e-15) and tangent == pytest.approx(central, rel=1e-7)
+    assert namespace["half_reverse"](x)[1][0] == pytest.approx(tangent, rel=1e-14)
+    assert namespace["use_reverse"](x)[1][0] == pytest.approx(2 * tangent, rel=1e-14)

@@ -245,7 +245,7 @@ def test_every_function_refused_is_named_on_its_own_line(tmp_path):
     assert proc.stderr.splitlines() == [
         "adc: bad.py:2:8: the comparison 'is not' is not supported; compare numbers with < <= > >= == !=, "
         "and test for None with x is None",
-        "adc: bad.py:8:12: the operator '&' is not supported; use + - * / ** // % on floats",
+        "adc: bad.py:8:12: the operator '&' of a float is not supported; combine masks (comparisons) and integers with & | ^ ~; floats with + - * /",
     ]
 
 

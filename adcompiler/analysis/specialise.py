@@ -11,6 +11,8 @@ already proves (``a, b = xs`` of a list of two) is dropped.
 
 from __future__ import annotations
 
+import ast
+
 from . import values as V
 from ..ir.nodes import LIST_SLICE, UNPACKED, Eq, Function, map_equations
 from .infer_numpy import KIT
@@ -70,10 +72,29 @@ def _refuse_in_place_of_lists(e: Eq, ins: list, source) -> None:
             "combine masks (comparisons) and integers with & | ^ ~; floats with + - * /",
         )
     if told is not None:
-        raise UnsupportedSyntaxError(*told, source.filename, e.line, 0, source.lines.get(e.line))
+        text = source.lines.get(e.line)
+        column = _column_of(text, _BITWISE_SPELT[e.prim]) if e.prim in BITWISE and text else 0
+        raise UnsupportedSyntaxError(*told, source.filename, e.line, column, text)
 
 
 _BITWISE_SPELT = {"bitand": "&", "bitor": "|", "bitxor": "^", "invert": "~"}
+_BITWISE_NODES = {"&": ast.BitAnd, "|": ast.BitOr, "^": ast.BitXor, "~": ast.Invert}
+
+
+def _column_of(text: str, spelt: str) -> int:
+    """The column of the expression that applies the operator ``spelt`` on the line ``text`` (the line parsed
+    alone, a compound statement's header given a body), else of the operator itself, else 0."""
+    stripped = text.strip()
+    indent = len(text) - len(text.lstrip())
+    try:
+        tree = ast.parse(stripped + ("\n    pass" if stripped.endswith(":") else ""))
+    except SyntaxError:
+        tree = None
+    kind = _BITWISE_NODES[spelt]
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.AugAssign)) and isinstance(node.op, kind):
+            return indent + node.col_offset
+    return max(text.find(spelt), 0)
 
 
 def _list(aval) -> bool:

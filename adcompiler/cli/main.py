@@ -86,7 +86,7 @@ def _compile_module(
             if origins is not None:
                 origins.clear()
         where = targets.of(target, arrays)  # (each function alone on the target it is written for)
-        left_out = _refusals(module, [available[name] for name in chosen], mode, stage, checkpoint, where)
+        left_out = _refusals(module, {name: available[name] for name in chosen}, mode, stage, checkpoint, where)
         refused.extend(left_out.values())
         chosen = [name for name in chosen if name not in left_out]
         if not chosen:
@@ -100,7 +100,7 @@ def _compile_module(
     where = targets.of(target, arrays)  # (refuses arrays="any" with the numba target)
     program = where.program(vars(module), options)
     modes = ("forward", "reverse") if mode == "both" else (mode,)
-    wanted = _reserved_entry_names(program, path, [available[name] for name in chosen], modes, stage)
+    wanted = _reserved_entry_names(program, path, {name: available[name] for name in chosen}, modes, stage)
     sigs = {name: assumed_signature(program, available[name]) for name in chosen}
     if stage is not None:
         return "\n\n".join(
@@ -171,7 +171,7 @@ class NameClashError(UnsupportedSyntaxError):
 _ENTRY_KINDS = {"forward": "forward", "reverse": "fused"}
 
 
-def _reserved_entry_names(program: Program, path: str, entries: list, modes, stage) -> list:
+def _reserved_entry_names(program: Program, path: str, entries: dict, modes, stage) -> list:
     """The documented names ``f_forward`` / ``f_reverse`` of every chosen ``f``, ``(f, mode, name)``, taken
     before any function is lowered: a nested derivative lowered later (``tangent_of``'s
     ``adcompiler.jvp(energy, ...)``) and a callee's derivative (``h(x, b)``'s in ``b`` is ``h_b_forward``, the
@@ -179,10 +179,10 @@ def _reserved_entry_names(program: Program, path: str, entries: list, modes, sta
     way is refused (``NameClashError``, at its first mention).  None taken for ``--stage``."""
     if stage is not None:
         return []
-    wanted = [(fn, m, f"{fn.__name__}_{m}") for fn in entries for m in modes]
+    wanted = [(fn, m, f"{entry}_{m}") for entry, fn in entries.items() for m in modes]
     for fn, m, name in wanted:
         if program.module.fresh(name) != name:
-            raise _name_clash(path, name, fn.__name__, m)
+            raise _name_clash(path, name, name[: -len(m) - 1], m)
     return wanted
 
 
@@ -192,9 +192,10 @@ def _claim_entry_names(program: Program, path: str, wanted: list, sigs: dict) ->
     derivative ``f_forward_1`` and leave ``f_forward`` to the user's, against the README.  (A name generated
     code uses, a nested derivative's copied into the module, is renamed there.)"""
     for fn, m, name in wanted:
+        entry = name[: -len(m) - 1]  # (the file's name of the function: a decorator's function may be another's)
         if name in program.kept_names:
-            raise _name_clash(path, name, fn.__name__, m)
-        program.specs[(_ENTRY_KINDS[m], fn, _wrt(fn, sigs[fn.__name__]), sigs[fn.__name__])] = (name,)
+            raise _name_clash(path, name, entry, m)
+        program.specs[(_ENTRY_KINDS[m], fn, _wrt(fn, sigs[entry]), sigs[entry])] = (name,)
 
 
 def _name_clash(path: str, name: str, entry: str, mode: str) -> NameClashError:
@@ -237,12 +238,12 @@ def _unwritable(output: Path, exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def _refusals(module, fns: list, mode: str, stage: str | None, checkpoint, where) -> dict:
-    """The functions adcompiler refuses, each built alone in a program of its own on the target ``where``
-    (the array-API target's refusals are its own): name -> the error."""
+def _refusals(module, fns: dict, mode: str, stage: str | None, checkpoint, where) -> dict:
+    """The functions adcompiler refuses (``fns``: the file's name of each -> it), each built alone in a program
+    of its own on the target ``where`` (the array-API target's refusals are its own): name -> the error."""
     found = {}
     modes = ("forward", "reverse") if mode == "both" else (mode,)
-    for fn in fns:
+    for entry, fn in fns.items():
         program = where.program(vars(module), Options(checkpoint=checkpoint, guard=True))
         try:
             sig = assumed_signature(program, fn)
@@ -253,8 +254,8 @@ def _refusals(module, fns: list, mode: str, stage: str | None, checkpoint, where
         except UnsupportedSyntaxError as exc:
             if not os.path.isfile(exc.filename or ""):  # in generated code (a nested derivative's): at fn's line
                 exc = _at_function(exc, fn)
-            exc.left_out = (fn.__name__, _span(fn.__code__))  # (its error may be in a function it calls)
-            found[fn.__name__] = exc
+            exc.left_out = (entry, _span(fn.__code__))  # (its error may be in a function it calls)
+            found[entry] = exc
     return found
 
 

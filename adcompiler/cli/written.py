@@ -13,6 +13,7 @@ import types
 from pathlib import Path
 
 from ..compile.pipeline import Program, primal_source
+from ..front.environment import same_values
 from ..front.fields import record_fields
 from ..lower.names import data_record
 
@@ -234,6 +235,7 @@ def constant_names(program: Program) -> dict:
     dict read by key: by its root) and the numbers an enclosing function's variables hold (``k`` of a
     decorator factory's closure, read by its name)."""
     from ..ir.nodes import Const, Eq, flatten, walk
+    from ..ir.supplied import known
 
     names: dict = {}
     for function in program.anf_cache.values():
@@ -244,6 +246,13 @@ def constant_names(program: Program) -> dict:
             fields = ("ins",) if isinstance(stmt, Eq) else ("value", "test", "start", "stop", "step")
             atoms = flatten(tuple(getattr(stmt, f, None) for f in fields))  # range(N), while x < TOL, return C
             for a in atoms:
-                if isinstance(a, Const) and a.text and "." not in a.text and a.text not in names:
-                    names[a.text] = program.globals.get(a.text, a.value)
+                if isinstance(a, Const) and a.text and "." not in a.text:
+                    value = known(a)  # (the number it was read as: a module's, or a closure's cell's)
+                    if a.text in names and not same_values(names[a.text], value):
+                        raise SystemExit(
+                            f"adc: two functions written into the module read different values named {a.text} "
+                            f"({names[a.text]!r} and {value!r}: of the module and of a function that made one, or of "
+                            "two closures); rename one of them"
+                        )
+                    names.setdefault(a.text, value)
     return names

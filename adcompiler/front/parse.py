@@ -448,13 +448,26 @@ def load_file(path: str | Path) -> types.ModuleType:
 
 def module_functions(module: types.ModuleType) -> dict:
     """The plain functions a module defines itself, in source order (a ``@numba.njit`` one: the Python
-    function behind it)."""
+    function behind it), and those a ``def`` of its file names that a decorator of the module replaced by
+    another function of it (``@twice def half``, without ``functools.wraps``: ``half`` is twice's inner,
+    named ``inner``), under the name the file gives them."""
     found = {}
+    defined = _defined_names(module)
     for name, value in vars(module).items():
         value = getattr(value, "py_func", value)
-        if isinstance(value, types.FunctionType) and value.__module__ == module.__name__ and name == value.__name__:
-            found[name] = value
+        if isinstance(value, types.FunctionType) and value.__module__ == module.__name__:
+            if name == value.__name__ or name in defined:
+                found[name] = value
     return dict(sorted(found.items(), key=lambda kv: kv[1].__code__.co_firstlineno))
+
+
+def _defined_names(module: types.ModuleType) -> set:
+    """The names the top-level ``def`` statements of ``module``'s file bind (none where it has no source)."""
+    try:
+        tree = ast.parse(inspect.getsource(module))
+    except (OSError, TypeError, SyntaxError):
+        return set()
+    return {s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
 def _numpy_function(func, globals_) -> bool:
