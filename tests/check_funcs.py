@@ -59,3 +59,25 @@ def cube_vjp(a, g):
 def steep(x):
     """Its fifth derivative is of order 40**5: a step of 1e-3 misjudges its slope by about 1e-4."""
     return math.tanh(40.0 * (x - 0.3)) + x
+
+
+def scaled_keyword(x, *, scale=2.0):
+    return scale * x * x
+
+
+def _kernel_py(q):
+    if q < 1.0:
+        return (1.0 - q) ** 3
+    return 0.0
+
+
+try:  # a @numba.njit helper with a comparison (the complex step cannot pass it a complex number)
+    import numba
+
+    kernel = numba.njit(_kernel_py)
+except ImportError:  # (the tests that need it skip)
+    kernel = _kernel_py
+
+
+def through_njit_kernel(x):
+    return kernel(x) * x

@@ -77,3 +77,16 @@ def test_a_wrong_rule_is_still_caught():
 def test_steep_function_is_no_false_alarm():
     # math.tanh rejects complex numbers: the central difference is the reference, at a step that settles
     assert adcompiler.check_grad(C.steep, 0.31) < 1e-8
+
+
+def test_check_grad_of_a_keyword_only_parameter():
+    """``def f(x, *, scale=2.0)``: the primal and its differences called with scale by keyword (a TypeError
+    before: every argument by position)."""
+    assert adcompiler.check_grad(C.scaled_keyword, 1.5) < 1e-8
+
+
+def test_check_grad_through_a_numba_function_with_a_comparison():
+    """A @numba.njit helper comparing its argument: the complex step cannot pass it a complex number (Numba's
+    typing error escaped as a traceback); it is left out there, the central difference the reference."""
+    pytest.importorskip("numba")
+    assert adcompiler.check_grad(C.through_njit_kernel, 0.4) < 1e-6

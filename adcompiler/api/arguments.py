@@ -338,3 +338,19 @@ def refuse_other_arrays(fn, params: tuple, values: tuple) -> None:
                 f"{fn.__name__}: {name} is a {t.__module__.split('.')[0]} array, and this derivative code is NumPy's: "
                 f'differentiate({fn.__name__}, arrays="any") generates code that runs on it'
             )
+
+
+def called_with(fn, signature, values: tuple):
+    """``fn`` called with ``values``, all its arguments in the order of its parameters (defaults filled in):
+    keyword-only ones by keyword, a ``*args`` tuple spread."""
+    positional, keywords = [], {}
+    for param, value in zip(signature.parameters.values(), values):
+        if param.kind is param.KEYWORD_ONLY:
+            keywords[param.name] = value
+        elif param.kind is param.VAR_POSITIONAL:
+            positional.extend(value)
+        elif param.kind is param.VAR_KEYWORD:
+            keywords.update(value)
+        else:
+            positional.append(value)
+    return fn(*positional, **keywords)

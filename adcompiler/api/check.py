@@ -7,7 +7,8 @@ import warnings
 from typing import Any, Callable
 
 from .differentiable import Wrt, differentiate
-from ..errors import ReverseOnlyError, UnsupportedSyntaxError
+from ..errors import ReverseOnlyError
+from .arguments import called_with
 from .higher import as_differentiable, leaves, rebuild, wrt_leaves, wrt_rebuild
 from .trees import fields, make
 
@@ -32,7 +33,8 @@ def check_grad(f: Callable[..., Any], *args: Any, wrt: Wrt = None, tol: float = 
     d = as_differentiable(f, wrt) if wrt is not None or hasattr(f, "vjp") else differentiate(f)
     args, sig = d._bound(args, flat=False)
     positions, names = d._positions_of(sig), d._wrt_of(sig)
-    value = d.fn(*args)
+    run = lambda *values: called_with(d.fn, d.signature, values)  # noqa: E731  (keyword-only ones by keyword)
+    value = run(*args)
     n_out = len(leaves(value))
     seeds: list[tuple[int | None, list[float]]]
     if n_out <= MAX_OUTPUTS:
@@ -51,8 +53,8 @@ def check_grad(f: Callable[..., Any], *args: Any, wrt: Wrt = None, tol: float = 
         reverse = [float(c) for c in wrt_leaves(list(cts), [args[p] for p in positions])]
         for (pos, name, j), r, tout in zip(inputs, reverse, forward):
             fw = None if tout is None else sum(w * t for w, t in zip(weights, leaves(tout)))
-            central = _central(d.fn, args, pos, j, weights)
-            step = _complex_step(d.fn, args, pos, j, weights)
+            central = _central(run, args, pos, j, weights)
+            step = _complex_step(run, args, pos, j, weights)
             if step is not None and abs(step - central) > 1e-5 * max(1.0, abs(central)):
                 step = None  # f is not analytic here (abs, max, a comparison): the complex step does not apply
             reference = central if step is None else step
@@ -153,7 +155,7 @@ def _complex_step(fn, args, pos, j, weights):
         with warnings.catch_warnings():  # a complex value stored into a float array loses its imaginary part
             warnings.simplefilter("ignore")
             out = leaves(fn(*_perturbed(args, pos, j, complex(0.0, h))))
-    except (TypeError, ValueError, OverflowError, ArithmeticError, UnsupportedSyntaxError):
+    except Exception:  # noqa: BLE001  (TypeError of math, comparisons; a @numba.njit function's typing error)
         return None
     try:
         return sum(w * complex(o).imag for w, o in zip(weights, out)) / h

@@ -21,6 +21,7 @@ from .differentiable import Differentiable
 from .methods import instance_of
 from ..analysis.assume import assumed_signature
 from ..lower.nested import INNER, Inner
+from .arguments import called_with
 from .blocks import gradient_like, out_blocks
 from .higher import hessian_matrix, jacobian, jacobians, leaves, rebuild, wrt_leaves
 from .hvp import hvp_of, one_number
@@ -104,7 +105,7 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
     d = t.d
     args = d._bind(t.args, t.kwargs)
     point = _held(args)  # (the primal may change a list or array it is handed: the pullback's point is before)
-    out = _called(d.fn, d.signature, args)
+    out = called_with(d.fn, d.signature, args)
     first = t.positions[0] if t.positions else 0
     if t.restore is not None:
         out = t.restore(out)
@@ -133,22 +134,6 @@ def _held(value):
     if type(value).__name__ == "ndarray":
         return value.copy()
     return value
-
-
-def _called(fn, signature: inspect.Signature, values: tuple):
-    """``fn`` called with ``values``, all its arguments in the order of its parameters (defaults filled in):
-    keyword-only ones by keyword, a ``*args`` tuple spread."""
-    positional, keywords = [], {}
-    for param, value in zip(signature.parameters.values(), values):
-        if param.kind is param.KEYWORD_ONLY:
-            keywords[param.name] = value
-        elif param.kind is param.VAR_POSITIONAL:
-            positional.extend(value)
-        elif param.kind is param.VAR_KEYWORD:
-            keywords.update(value)
-        else:
-            positional.append(value)
-    return fn(*positional, **keywords)
 
 
 def _of_primals(f, primals: tuple) -> Target:

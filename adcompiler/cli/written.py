@@ -38,6 +38,7 @@ def primal_helpers(program: Program, module) -> dict:
                 continue
             text = _primal_source(item, program.primal_names.get(item))
             text = _closure_written(program, item, text, pending, constants)
+            text = _unannotated(text)
             functions.append(_helpers_named(program, item, text))
             for name in sorted({n.id for n in ast.walk(ast.parse(functions[-1])) if isinstance(n, ast.Name)}):
                 value = item.__globals__.get(name)
@@ -83,7 +84,7 @@ def constant_line(program: Program, name: str, value) -> str | None:
     an object of those (``params["W"]``, ``net.first.W``: generated code reads their items by key and
     attribute) as a dict and a ``types.SimpleNamespace``; None for anything else."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return f"{name} = {value!r}"
+        return f"{name} = {_exact(value)}"
     if data_record(value):
         text = _record_literal(program, name, value)
         return None if text is None else f"{name} = {text}"
@@ -94,15 +95,29 @@ def constant_line(program: Program, name: str, value) -> str | None:
                 "pass it to the function as an argument"
             )
         np = program.ns.module_alias("numpy")
-        return f"{name} = {np}.array({value.tolist()!r}, dtype={np}.{value.dtype.name})"
+        return f"{name} = {np}.array({_exact(value.tolist())}, dtype={np}.{value.dtype.name})"
     if isinstance(value, (list, tuple)) and _numbers(value):  # WEIGHTS = [0.2, 0.3, 0.5]: as it is (repr)
         if len(repr(value)) > 20 * MAX_CONSTANT_ARRAY:
             raise SystemExit(
                 f"adc: the global {type(value).__name__} {name} is too large to write into the module; "
                 "pass it to the function as an argument"
             )
-        return f"{name} = {value!r}"
+        return f"{name} = {_exact(value)}"
     return None
+
+
+def _exact(value) -> str:
+    """A number, or a list or tuple (nested) of numbers, as Python source giving it back exactly: ``repr``,
+    but infinities and NaN as ``float("inf")``, ``-float("inf")``, ``float("nan")`` (repr's ``inf`` is no name)."""
+    if isinstance(value, list):
+        return "[" + ", ".join(map(_exact, value)) + "]"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(map(_exact, value)) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, float) and value != value:
+        return 'float("nan")'
+    if isinstance(value, float) and value in (float("inf"), -float("inf")):
+        return 'float("inf")' if value > 0 else '-float("inf")'
+    return repr(value)
 
 
 def _record_literal(program: Program, name: str, value) -> str | None:
@@ -191,6 +206,22 @@ def _primal_source(fn, name) -> str:
     node = copy.deepcopy(lifted[0])
     node.name, node.decorator_list = name or node.name, []
     return ast.unparse(node) + "\n"
+
+
+def _unannotated(text: str) -> str:
+    """A copied function's ``text`` without its annotations (``-> Stats``: a class of the file the module
+    does not define, which would fail its import); the text as it is where it has none."""
+    tree = ast.parse(text)
+    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+    annotated = [a for f in functions for a in ast.walk(f.args) if isinstance(a, ast.arg) and a.annotation]
+    returns = [f for f in functions if getattr(f, "returns", None) is not None]
+    if not (annotated or returns):  # (a local's annotation, x: Stats = ..., is never evaluated: kept)
+        return text
+    for a in annotated:
+        a.annotation = None
+    for f in returns:
+        f.returns = None
+    return ast.unparse(tree) + "\n"
 
 
 def _closure_written(program: Program, fn, text: str, pending: list, constants: list) -> str:

@@ -208,6 +208,10 @@ class ExpressionLowering:
         target = called if called is not None else self.lower.names.resolve(node.func)  # for f in fs: f(x), unrolled
         target = getattr(target, "__adc_runs__", target)  # @adcompiler.differentiate's: the function it calls
         target = getattr(target, "py_func", target) if hasattr(target, "py_func") else target  # @numba.njit's
+        if type(target).__name__ == "_lru_cache_wrapper" and isinstance(
+            getattr(target, "__wrapped__", None), types.FunctionType
+        ):
+            target = target.__wrapped__  # @functools.cache, lru_cache: the function (a cache gives its values)
         if record_class(target):  # Stats(m, v): a NamedTuple, dataclass or plain class built here
             return self.lower.records.record_call(node, target)
         if isinstance(node.func, ast.Name) and _callable_object(target):  # net(x), net an object of the module

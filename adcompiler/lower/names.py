@@ -110,8 +110,11 @@ class NameLowering:
             None,
         )
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if canonical is None:  # a number of another module (cfg.SCALE), read when the code runs
-                self.read_attribute(node, value)
+            if canonical is None:  # a number of another module (cfg.SCALE), read when the code runs, by the
+                self.read_attribute(node, value)  # module's own name (hl.K of helpers_local: helpers_local.K,
+                base = self.resolve(node.value)  # which the namespace spells hl.K, or imports where written)
+                if isinstance(base, types.ModuleType):
+                    text = f"{base.__name__}.{node.attr}"
             return Const(value, canonical or text)
         if value is None and node.attr == "newaxis":  # np.newaxis: None, a new axis in an index
             return Const(None)
