@@ -618,6 +618,21 @@ def test_a_function_reading_a_changed_global_is_refused_with_import(tmp_path):
     assert "'W'" in proc.stderr and "line 10" in proc.stderr and "--import" in proc.stderr
 
 
+def test_a_modules_getattr_hook_is_not_run(tmp_path):
+    """``from hm import MAGIC`` where hm gives MAGIC by a module-level ``__getattr__`` (PEP 562): reading the
+    files ran the hook (it wrote a file) and then failed on a probe; now the hook is not bound, MAGIC is a
+    global adc compile does not know without --import (located), and with --import it is read."""
+    (tmp_path / "hm.py").write_text('def __getattr__(name):\n    open("RAN", "a").write(name)\n    return 2.0\n')
+    (tmp_path / "m.py").write_text("from hm import MAGIC\n\n\ndef f(x):\n    return MAGIC * x\n")
+    proc = adc_here("compile", "m.py", "-o", "m_ad.py", cwd=tmp_path)
+    assert proc.returncode == 1 and proc.stderr.startswith("adc: m.py:5:"), proc.stderr
+    assert "__getattr__" in proc.stderr and "--import" in proc.stderr
+    assert not (tmp_path / "RAN").exists() and not (tmp_path / "m_ad.py").exists()
+    proc = adc_here("compile", "m.py", "--import", "-o", "m_ad.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert _load(tmp_path / "m_ad.py").f_reverse(1.5)[1][0] == 2.0
+
+
 # ---------------------------------------------------------------------- Python's own reading
 
 

@@ -235,6 +235,11 @@ class Reader:
                 elif alias.name in record.unset:
                     into.ns.pop(target, None)
                     into.unset[target] = record.unset[alias.name]
+                elif "__getattr__" in record.defs and record.package == record.dotted.rpartition(".")[0]:
+                    why = (
+                        f"{alias.name}, which {base}'s __getattr__ gives (its own code, which adc compile does not run)"
+                    )
+                    into.forget(target, into.record(stmt, why))  # (a module's hook, PEP 562: not run)
                 else:
                     try:
                         into.bind(target, self.load(f"{base}.{alias.name}", stmt))

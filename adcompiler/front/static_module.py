@@ -220,6 +220,8 @@ class StaticModule:
 
     def _define(self, stmt, make) -> None:
         self.defs[stmt.name] = stmt
+        if stmt.name in ("__getattr__", "__dir__"):  # a module's hooks (PEP 562): bound, any attribute the
+            return  # reader asks for would run the file's own code; a name only they give stays unknown
         try:
             obj = make(stmt)
         except Unresolvable as exc:
