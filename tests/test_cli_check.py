@@ -176,3 +176,9 @@ def test_check_of_a_function_calling_a_decorated_helper_is_one_located_line(tmp_
     assert status == 1 and "Traceback" not in err and "decorated.py:12:2:" in err and "--import" in err, err
     status, out, err = run(capsys, "check", "decorated.py", "--function", "f", "--args", "0.5", "--import")
     assert status == 0, err
+
+
+def test_args_with_a_trailing_comma(script, capsys):
+    """``--args "1.0, 2.0,"`` (a tuple as Python writes one) is taken (an invalid syntax before)."""
+    status, out, err = run(capsys, "check", "fns.py", "--function", "f", "--args", "1.0, 2.0,")
+    assert status == 0 and out.startswith("f: derivatives agree"), err

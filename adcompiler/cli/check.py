@@ -76,10 +76,26 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _tuple_of(text: str):
+    """``--args`` compiled as a tuple: ``(text,)``, or, where that is no Python, the text without a trailing
+    comma (``"1.5, 2.0,"``: a tuple as Python writes one); the first's SyntaxError where neither is."""
+    try:
+        return compile(f"({text}\n,)", "--args", "eval")
+    except SyntaxError:
+        listed = text.rstrip()
+        if not (listed.endswith(",") and listed[:-1].strip()):
+            raise
+        try:
+            return compile(f"({listed[:-1]}\n,)", "--args", "eval")
+        except SyntaxError:
+            pass
+        raise
+
+
 def _arguments(text: str, namespace: dict, path: Path):
     """``--args`` as a tuple of values, or what is wrong with it (a string, with a caret under the place)."""
     try:
-        code = compile(f"({text}\n,)", "--args", "eval")
+        code = _tuple_of(text)
     except SyntaxError as exc:
         caret = " " * (max(exc.offset or 1, 2) - 2) + "^"
         return f"--args: {exc.msg}:\n    {text}\n    {caret}"
