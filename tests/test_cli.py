@@ -1066,3 +1066,23 @@ def test_a_function_a_decorator_replaced_without_wraps(tmp_path):
     assert value == pytest.approx(user["half"](x), rel=1e-15) and tangent == pytest.approx(central, rel=1e-7)
     assert namespace["half_reverse"](x)[1][0] == pytest.approx(tangent, rel=1e-14)
     assert namespace["use_reverse"](x)[1][0] == pytest.approx(2 * tangent, rel=1e-14)
+
+
+def test_a_factorys_list_and_a_class_attribute_of_an_object_of_the_module(tmp_path):
+    """A closure over a list of numbers (``make_poly([...])``: "the global coeffs (NoneType)" before) and a class
+    attribute read through an object the module holds (``OSC.omega``, and ``self.omega`` in its method:
+    "the attribute .omega of a dict or tuple", and a class the module could not write, before)."""
+    namespace = _compiled_module(
+        tmp_path,
+        "factory",
+        "def make_poly(coeffs):\n    def p(x):\n        acc = 0.0\n        for c in coeffs:\n"
+        "            acc = acc * x + c\n        return acc\n\n    return p\n\n\nPOLY = make_poly([1.0, -2.0, 0.5])\n\n\n"
+        "class Osc:\n    omega = 2.0\n\n    def __init__(self, damping):\n        self.damping = damping\n\n"
+        "    def accel(self, x, v):\n        return -self.omega ** 2 * x - self.damping * v\n\n\nOSC = Osc(0.25)\n\n\n"
+        "def objective(y):\n    return POLY(y) * 2.0\n\n\ndef s1(x, v):\n    return OSC.accel(x, v)\n\n\n"
+        "def s3(x):\n    return OSC.omega * x\n",
+        "--import",
+    )
+    assert namespace["objective_reverse"](0.7)[1][0] == pytest.approx(2 * (2 * 0.7 - 2), rel=1e-14)
+    assert namespace["s1_reverse"](0.5, 0.3)[1] == pytest.approx((-4.0, -0.25), rel=1e-14)
+    assert namespace["s3_reverse"](0.5) == (1.0, (2.0,))

@@ -13,7 +13,7 @@ import types
 from pathlib import Path
 
 from ..compile.pipeline import Program, primal_source
-from ..front.environment import same_values
+from ..front.environment import captured_cells, same_values
 from ..front.fields import record_fields
 from ..lower.names import data_record
 
@@ -88,6 +88,14 @@ def constant_line(program: Program, name: str, value) -> str | None:
     if data_record(value):
         text = _record_literal(program, name, value)
         return None if text is None else f"{name} = {text}"
+    if isinstance(value, type) and value.__module__ not in ("builtins", "numpy"):  # a class whose attributes the
+        parts = []  # code reads (getattr(Osc, "omega") of self.omega): its numbers, arrays and strings
+        for key in sorted(k for k in dir(value) if not k.startswith("__")):
+            item = getattr(value, key)
+            line = constant_line(program, name, item) if not isinstance(item, str) else f"{name} = {item!r}"
+            if line is not None and not callable(item):
+                parts.append(f"{key}={line.split(' = ', 1)[1]}")
+        return f"{name} = {program.ns.module_alias('types')}.SimpleNamespace({', '.join(parts)})"
     if type(value).__name__ == "ndarray" and value.dtype.kind in "biuf":
         if value.size > MAX_CONSTANT_ARRAY:
             raise SystemExit(
@@ -269,11 +277,15 @@ def constant_names(program: Program) -> dict:
     from ..ir.supplied import known
 
     names: dict = {}
+    try:  # (the variables of enclosing functions the code reads by name: a list a factory's closure holds)
+        cells = {name: cell.cell_contents for name, cell in captured_cells(program.parsed.items()).items()}
+    except ValueError as exc:  # (two closures' variables of one name)
+        raise SystemExit(f"adc: {exc}") from None
     for function in program.anf_cache.values():
         for stmt in walk(function.body):
             if isinstance(stmt, Eq) and stmt.prim == "global":  # a global array, read by name (a dict's: by its)
                 root = stmt.param if isinstance(stmt.param, str) else stmt.param[0]
-                names.setdefault(root, program.globals.get(root))
+                names.setdefault(root, program.globals[root] if root in program.globals else cells.get(root))
             fields = ("ins",) if isinstance(stmt, Eq) else ("value", "test", "start", "stop", "step")
             atoms = flatten(tuple(getattr(stmt, f, None) for f in fields))  # range(N), while x < TOL, return C
             for a in atoms:

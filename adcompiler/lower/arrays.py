@@ -460,6 +460,15 @@ class ArrayLowering:
             if isinstance(inspect.getattr_static(getattr(value, "cls", dict), node.attr, None), property):
                 # a property of a record built here: its getter's call (analysis.methods), on the record made
                 return self.emit.apply("getitem", [self.emit.atom(self.emit.element(value)), field(node.attr)], hint)
+            cls = getattr(value, "cls", dict)
+            if (
+                isinstance(value, tuple)
+                and cls is not dict
+                and hasattr(cls, node.attr)
+                and not callable(getattr(cls, node.attr))
+            ):
+                # OSC.omega, a class attribute of an object the module holds: its class's (analysis.methods)
+                return self.emit.apply("getitem", [self.emit.atom(self.emit.element(value)), field(node.attr)], hint)
             if isinstance(value, tuple):
                 raise self.parsed.error(node, f"the attribute .{node.attr} of a dict or tuple", 'read d["key"]')
             return self.emit.apply("getitem", [value, field(node.attr)], hint)
