@@ -211,3 +211,19 @@ def test_a_string_of_the_module_chooses_a_branch(tmp_path):
     assert d.grad(1.5) == 3.0 and d.grad(2.5) == 3.0 and adcompiler.grad(ns["f"])(2.5) == 3.0
     ns["MODE"] = "square"
     assert d.grad(2.5) == 5.0
+
+
+def test_a_dict_of_the_module_holding_a_string(tmp_path):
+    """``CONFIG = {"lr": 0.5, "name": "logreg"}``: its numbers read as the code runs and its string a constant
+    choosing a branch (the whole dict was refused for its string before), a change of either seen."""
+    ns = written(
+        tmp_path,
+        "config_strings",
+        'CONFIG = {"lr": 0.5, "name": "logreg"}\n\n\ndef step(w):\n    if CONFIG["name"] == "logreg":\n'
+        '        return w - CONFIG["lr"] * w * w\n    return w\n',
+    )
+    assert adcompiler.grad(ns["step"])(0.5) == 0.5
+    ns["CONFIG"]["lr"] = 1.0
+    assert adcompiler.grad(ns["step"])(0.5) == 0.0
+    ns["CONFIG"]["name"] = "other"
+    assert adcompiler.grad(ns["step"])(0.5) == 1.0

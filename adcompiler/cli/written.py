@@ -85,6 +85,8 @@ def constant_line(program: Program, name: str, value) -> str | None:
     attribute) as a dict and a ``types.SimpleNamespace``; None for anything else."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return f"{name} = {_exact(value)}"
+    if type(value) is str:
+        return f"{name} = {value!r}"
     if data_record(value):
         text = _record_literal(program, name, value)
         return None if text is None else f"{name} = {text}"

@@ -219,9 +219,9 @@ def data_record(value) -> bool:
     if not fields or hasattr(value, "_fields") or not (type(value) is dict or hasattr(value, "__dict__")):
         return False  # (a NamedTuple's items are read by position: an ordinary tuple of the module)
     return all(
-        type(v).__name__ == "ndarray" or isinstance(v, (int, float)) or _numbers(v) or data_record(v)
+        type(v).__name__ == "ndarray" or isinstance(v, (int, float, str)) or _numbers(v) or data_record(v)
         for v in fields.values()
-    )
+    )  # (a string among them, CONFIG["mode"]: a constant, as a string of the module is)
 
 
 def _numbers(value) -> bool:
