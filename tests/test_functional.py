@@ -227,3 +227,19 @@ def test_a_dict_of_the_module_holding_a_string(tmp_path):
     assert adcompiler.grad(ns["step"])(0.5) == 0.0
     ns["CONFIG"]["name"] = "other"
     assert adcompiler.grad(ns["step"])(0.5) == 1.0
+
+
+def test_a_namedtuple_of_the_module_read_by_field_and_position(tmp_path):
+    """``ORIGIN = Point(1.0, -2.0)`` read as ``ORIGIN.x`` (refused as an attribute access before) and
+    ``ORIGIN[0]``, on both targets; a field changed (a new tuple) builds again."""
+    ns = written(
+        tmp_path,
+        "origin_point",
+        "from typing import NamedTuple\n\n\nclass Point(NamedTuple):\n    x: float\n    y: float\n\n\n"
+        "ORIGIN = Point(1.0, -2.0)\n\n\ndef f(a):\n    return ORIGIN.x * a * a + ORIGIN[1] * a\n",
+    )
+    assert adcompiler.grad(ns["f"])(0.5) == pytest.approx(1.0 - 2.0, rel=1e-15)
+    if importlib.util.find_spec("numba") is not None:
+        assert adcompiler.differentiate(ns["f"], backend="numba").grad(0.5) == pytest.approx(-1.0, rel=1e-15)
+    ns["ORIGIN"] = ns["Point"](3.0, 0.0)
+    assert adcompiler.grad(ns["f"])(0.5) == pytest.approx(3.0, rel=1e-15)

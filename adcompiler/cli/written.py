@@ -106,6 +106,10 @@ def constant_line(program: Program, name: str, value) -> str | None:
             )
         np = program.ns.module_alias("numpy")
         return f"{name} = {np}.array({_exact(value.tolist())}, dtype={np}.{value.dtype.name})"
+    if isinstance(value, tuple) and hasattr(value, "_fields") and _numbers(tuple(value)):  # ORIGIN = Point(1.0, 2.0)
+        fields = " ".join(value._fields)  # (read as ORIGIN.x or ORIGIN[0]: a namedtuple of its fields)
+        made = f"{program.ns.module_alias('collections')}.namedtuple({type(value).__name__!r}, {fields!r})"
+        return f"{name} = {made}{_exact(tuple(value))}"
     if isinstance(value, (list, tuple)) and _numbers(value):  # WEIGHTS = [0.2, 0.3, 0.5]: as it is (repr)
         if len(repr(value)) > 20 * MAX_CONSTANT_ARRAY:
             raise SystemExit(

@@ -270,7 +270,8 @@ class _Entries:
 def frozen_copy(value):
     """What ``same_values`` compares ``value`` with later: its numbers, an array's entries as bytes."""
     if isinstance(value, (list, tuple)):
-        return type(value)(map(frozen_copy, value))
+        items = map(frozen_copy, value)
+        return value._make(items) if hasattr(value, "_make") else type(value)(items)  # (a NamedTuple's too)
     if type(value).__name__ == "ndarray":
         return _Entries(type(value), value.shape, value.dtype, value.tobytes())
     return value

@@ -592,6 +592,8 @@ def _module_path(node, emit) -> bool:
     value = emit.parsed.source.globals.get(root.id)
     if type(value).__name__ != "dict" and data_record(value):  # (q.inner.W: of an object it holds too)
         return False
+    if node is root and isinstance(value, tuple) and hasattr(value, "_fields"):  # ORIGIN.x of a NamedTuple: a value
+        return False
     return not (node is root and type(value).__name__ == "ndarray")
 
 
