@@ -1086,3 +1086,17 @@ def test_a_factorys_list_and_a_class_attribute_of_an_object_of_the_module(tmp_pa
     assert namespace["objective_reverse"](0.7)[1][0] == pytest.approx(2 * (2 * 0.7 - 2), rel=1e-14)
     assert namespace["s1_reverse"](0.5, 0.3)[1] == pytest.approx((-4.0, -0.25), rel=1e-14)
     assert namespace["s3_reverse"](0.5) == (1.0, (2.0,))
+
+
+def test_a_function_whose_derivative_calls_a_rule_made_as_the_code_runs_is_left_out(tmp_path):
+    """A function calling scipy.special.expit (whose rule adcompiler makes as the code runs: no source to copy)
+    is left out at its own line, and the file's other functions are written (the whole run stopped before,
+    unlocated)."""
+    pytest.importorskip("scipy")
+    (tmp_path / "sp.py").write_text(
+        "from scipy.special import expit\n\n\ndef ok(x):\n    return x * x\n\n\ndef sig(x):\n    return expit(x) * 2.0\n"
+    )
+    proc = adc("compile", "sp.py", "-o", "sp_ad.py", cwd=tmp_path)
+    assert proc.returncode == 0 and "sp.py:8:" in proc.stderr and "sig left out" in proc.stderr, proc.stderr
+    text = (tmp_path / "sp_ad.py").read_text()
+    assert "def ok_reverse" in text and "def sig_" not in text

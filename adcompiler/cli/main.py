@@ -34,7 +34,7 @@ from .many import compile_many
 from ..compile.building import Building
 from ..compile.pipeline import STAGES, Program
 from .outputs import OutputRefused, same_file, write_output
-from .written import primal_helpers
+from .written import Unwritable, primal_helpers
 
 
 def compile_file(
@@ -251,9 +251,11 @@ def _refusals(module, fns: dict, mode: str, stage: str | None, checkpoint, where
                 program.stage(fn, stage, _wrt(fn, sig), sig)
             for m in modes:
                 program.build(fn, m, _wrt(fn, sig), sig)
+            if stage is None:  # (what the written module would copy: a rule it cannot hold is this one's refusal)
+                primal_helpers(program, module)
         except UnsupportedSyntaxError as exc:
-            if not os.path.isfile(exc.filename or ""):  # in generated code (a nested derivative's): at fn's line
-                exc = _at_function(exc, fn)
+            if not os.path.isfile(exc.filename or "") or isinstance(exc, Unwritable):  # (generated code, or a
+                exc = _at_function(exc, fn)  # rule made as the code runs: at fn's line)
             exc.left_out = (entry, _span(fn.__code__))  # (its error may be in a function it calls)
             found[entry] = exc
     return found

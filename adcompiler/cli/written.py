@@ -13,6 +13,7 @@ import types
 from pathlib import Path
 
 from ..compile.pipeline import Program, primal_source
+from ..errors import UnsupportedSyntaxError
 from ..front.environment import captured_cells, same_values
 from ..front.fields import record_fields
 from ..lower.names import data_record
@@ -197,11 +198,19 @@ def _library_import(fn, name: str, module) -> str | None:
         if not rest:
             return f"from {owner.__name__} import {head}" + (f" as {name}" if name != head else "")
     described = getattr(fn, "__qualname__", repr(fn))
-    raise SystemExit(
-        f"adc: {getattr(module, '__file__', '')}: the derivative code calls {described} (of {fn.__module__}), which "
-        "adcompiler makes as the code runs (a derivative rule of a library function, such as scipy.special's): "
-        "it cannot be written into a module; differentiate with adcompiler.differentiate(f) in Python instead"
+    raise Unwritable(
+        f"a derivative calling {described} (of {fn.__module__}), which adcompiler makes as the code runs (a"
+        " derivative rule of a library function, such as scipy.special's), and so cannot write into a module",
+        "differentiate it with adcompiler.differentiate(f) in Python",
+        getattr(module, "__file__", "") or "",
+        1,
+        0,
     )
+
+
+class Unwritable(UnsupportedSyntaxError):
+    """Derivative code the written module cannot hold (a rule adcompiler makes as it runs): ``adc compile``
+    leaves the function out, at its own line (``cli.main._refusals``), and writes the others."""
 
 
 def _attribute(owner, dotted: str):
