@@ -58,7 +58,15 @@ def test_float_from_a_list_merged_with_an_array_is_not_an_array_from_a_list():
     assert [outcome(_float_from_a_list_or_a_numpy_number, (ARGS["a"], p)) for p in (0.4, -0.4)] == ["ok", "ok"]
 
 
-@pytest.mark.parametrize("name", ["same_object_then_written", "row_view_then_written"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "same_object_then_written",
+        "row_view_then_written",
+        "rebound_in_a_loop_then_written",
+        "rebound_in_a_branch_then_written",
+    ],
+)
 def test_a_write_seen_through_another_name_is_refused(name):
     """Reverse mode gave 0 for xs[0] here (found by the NumPy fuzzer at seed 777): now a located refusal."""
     from adcompiler.errors import UnsupportedSyntaxError

@@ -30,6 +30,8 @@ Each refusal names the file, line and column and what to write instead.
 
 from __future__ import annotations
 
+import ast
+
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import IN_PLACE, Var
 from .memory import MODULE, SAME_OBJECT, Memory
@@ -51,6 +53,7 @@ def check_in_place(
     for eq, pos, loops in facts.eqs:
         target = eq.ins[0].name if eq.prim == "setitem" and isinstance(eq.ins[0], Var) else None
         if target is not None and (target in arrays or any(m in facts.taken for m in facts.members(target))):
+            facts.check_rebound(eq, pos, target)
             facts.check_change(eq, pos, loops, eq.ins[0].name, "writing into")
         elif eq.param == IN_PLACE and isinstance(eq.ins[0], Var) and facts.may_be_array(eq.ins[0].name):
             facts.check_change(eq, pos, loops, eq.ins[0].name, "an in-place change (+=, *=, ...) of")
@@ -118,6 +121,25 @@ class _Facts(Memory):
                         name,
                     )
         self.check_through_calls(eq, pos, loops, name, what)
+
+    def check_rebound(self, eq, pos: int, target: str) -> None:
+        """A write into the array a name took from another (``v = u``) after that other name was bound anew in
+        between (``u = u * 2.0`` in a loop or branch): the two names' adjoints would be taken for one array's
+        (the write's adjoint cleared the new array's entries: a gradient entry lost).  Refused, located."""
+        read = next((e for e, at, _ in self.eqs if at == self.defined.get(target, (-1,))[0] and e.outs), None)
+        if read is None or read.prim != "read" or not isinstance(read.ins[0], Var):
+            return
+        slot, start = read.ins[0].name, self.defined[target][0]
+        if any(e.prim == "write" and e.outs and e.outs[0].name == slot and start < at < pos for e, at, _ in self.eqs):
+            written = _written_name(self.fn.source.lines.get(eq.line, "")) or _root(target)  # (the user's v)
+            self.refuse(
+                eq,
+                f"writing into {written}, an array {_root(slot)} held, after {_root(slot)} was bound anew (in a loop"
+                " or branch between them)",
+                f"copy it where {written} is made ({written} = {_root(slot)}.copy()), or write into it before"
+                f" {_root(slot)} is bound anew",
+                written,
+            )
 
     def made_this_iteration(self, members: set, pos: int, loops: tuple) -> dict:
         """Where the object written at ``pos`` is made anew in every iteration of a loop around the write,
@@ -228,6 +250,21 @@ class _Facts(Memory):
         if col == len(text) - len(text.lstrip()) and also is not None:
             col = _column(text, _root(also))
         raise UnsupportedSyntaxError(construct, remedy, source.filename, eq.line, col, text)
+
+
+def _written_name(text: str) -> str | None:
+    """The name written into on the line ``text`` (``v`` of ``v[1] = 3.0``), or None."""
+    try:
+        stmt = ast.parse(text.strip()).body[0]
+    except (SyntaxError, IndexError):
+        return None
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
+    for t in targets:
+        while isinstance(t, ast.Subscript):
+            t = t.value
+        if isinstance(t, ast.Name):
+            return t.id
+    return None
 
 
 def _root(name: str) -> str:
