@@ -98,3 +98,21 @@ def counted(x, n):
     for i in range(n):
         x = _counted_sin(x) * x + 0.5
     return x
+
+
+def tuple_state(x, n):
+    """A loop carrying a tuple (its checkpointed gradient was 0: the tuple's shadow was in no snapshot)."""
+    st = (x, 1.0)
+    for i in range(n):
+        st = (st[0] * st[1] + 0.5 * st[0], st[1])
+    return st[0]
+
+
+def list_written_after(x, n):
+    """A loop reading a list that is written after it (the recomputation read the changed list: 39 for 12)."""
+    a = [x, 0.0]
+    y = x
+    for i in range(n):
+        y = y * a[0]
+    a[0] = 5.0
+    return y + a[0]

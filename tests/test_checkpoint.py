@@ -264,3 +264,15 @@ def test_revolve_holds_log_n_states_not_n():
 def test_bad_revolve_values_are_refused(bad):
     with pytest.raises(ValueError, match="checkpoint must be .*revolve"):
         adcompiler.differentiate(C.pendulum, checkpoint=bad)
+
+
+@pytest.mark.parametrize("checkpoint", [True, 1, 2, "revolve", ("revolve", 2)])
+def test_loops_reading_lists_and_tuples_are_taped_as_any_other(checkpoint):
+    """A loop whose state is a tuple, or that reads a list written after it: not checkpointed (its list's
+    shadow and later changes are in no snapshot), the gradient that of plain reverse mode (0, and 39 for 12,
+    before)."""
+    for f, args in ((C.tuple_state, (2.0, 4)), (C.list_written_after, (2.0, 3))):
+        plain = adcompiler.differentiate(f).grad(*args)
+        assert adcompiler.differentiate(f, checkpoint=checkpoint).grad(*args) == pytest.approx(plain, rel=1e-14)
+    assert adcompiler.differentiate(C.tuple_state).grad(2.0, 4) == pytest.approx(1.5**4, rel=1e-14)
+    assert adcompiler.differentiate(C.list_written_after).grad(2.0, 3) == pytest.approx(4 * 2.0**3, rel=1e-14)

@@ -84,6 +84,9 @@ def _checkpointable(plan: TapePlan, program, loop) -> bool:
             return False
         if isinstance(s, Eq) and s.prim in CHANGES_LISTS:
             return False
+        if isinstance(s, Eq) and any(isinstance(a, Var) and a.name in plan.containers for a in s.ins + s.outs):
+            return False  # (a list, tuple or dict read or made: its shadow and its later changes are not in a
+            # snapshot, so the loop is taped as any other: the gradient 0 of a tuple state, a list written after)
         if isinstance(s, Eq) and _draws(program, s, set()):  # run again, it would draw again: taped
             return False
         if (
