@@ -152,6 +152,11 @@ def cases() -> list:
         ),
         Case(("range", "slice"), "sum([x, y, x * y][1:3]) * len(range(3))", {"x": 0.7, "y": -1.3}),
         Case(("slice/2",), "sum([x, y, x * y][slice(1, 3)]) * x", {"x": 0.7, "y": -1.3}),
+        Case(
+            ("bitand", "bitor", "bitxor", "invert"),
+            "x * ((x > 0.5) & (y < 0.0)) + y * ((x > 0.0) | (y > 0.0)) + x * y * ((x > 0.5) ^ (y > 0.0)) + x * (~3)",
+            {"x": 0.7, "y": -1.3},
+        ),
         Case(("is_", "is_not"), "x * (x is None) + y * (y is not None) + x * y", {"x": 0.7, "y": -1.3}),
         # lgamma of a negative x (log |gamma|), and the digamma helper's own rule at second order
         Case(("math.lgamma", "polygamma"), "math.lgamma(x) * math.gamma(y)", {"x": -2.4, "y": 1.7}, hessian=True),

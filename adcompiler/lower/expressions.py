@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-import inspect
+import operator
 import sys
 import types
 from .. import rules
@@ -24,7 +24,7 @@ from .draws import draw_name, lower_draw
 from .emitter import leaf_hint
 from .idioms import METHODS
 from .records import DICT_METHODS, METHOD, record_class
-from .names import data_record
+from .names import callable_object, local_root, module_path
 from ..rules.scalar import SCALAR_HELPERS
 from ..rules import CHANGES, INERT, MAKES
 
@@ -46,7 +46,7 @@ class ExpressionLowering:
         if isinstance(node, ast.Tuple):
             return tuple(self.expr(elt, leaf_hint(hint, i)) for i, elt in enumerate(node.elts))
         if isinstance(node, ast.Attribute):
-            if _local_root(node.value, self.emit) or not _module_path(node.value, self.emit):
+            if local_root(node.value, self.emit) or not module_path(node.value, self.emit):
                 return self.lower.arrays.attribute(node, leaf_hint(hint))  # of a value: A.T, np.sin(A).T, (A * 2.0).T
             return self.lower.names.global_constant(node)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
@@ -86,8 +86,9 @@ class ExpressionLowering:
             chain.append(chain[-1].operand)
         value = self.expr(chain[-1].operand)
         for n in reversed(chain):
-            if isinstance(value, Const) and isinstance(value.value, (int, float)) and value.text is None:
-                value = Const(-value.value if isinstance(n.op, ast.USub) else +value.value)
+            number = isinstance(value, Const) and isinstance(value.value, (int, float)) and value.text is None
+            if number and not (isinstance(n.op, ast.Invert) and not isinstance(value.value, int)):
+                value = Const(UNARY_OF[type(n.op)](value.value))  # (-2.0, ~3: the constant; ~2.0 refused later)
             else:
                 value = self.emit.apply(UNARYOPS[type(n.op)], [value], leaf_hint(hint) if n is node else None)
         return value
@@ -156,7 +157,7 @@ class ExpressionLowering:
         if (
             isinstance(node.func, ast.Attribute)
             and node.func.attr in DICT_METHODS
-            and _local_root(node.func.value, self.emit)
+            and local_root(node.func.value, self.emit)
         ):
             found = self.lower.records.record_method(node, leaf_hint(hint))
             if found is not None:
@@ -188,7 +189,7 @@ class ExpressionLowering:
         if found is not None:
             return found
         if isinstance(node.func, ast.Attribute) and (
-            _local_root(node.func.value, self.emit) or not _module_path(node.func.value, self.emit)
+            local_root(node.func.value, self.emit) or not module_path(node.func.value, self.emit)
         ):
             # a method of a value: x.sum(), np.arange(6).reshape(2, 3)
             return self.lower.arrays.method_call(node, leaf_hint(hint))
@@ -214,7 +215,7 @@ class ExpressionLowering:
             target = target.__wrapped__  # @functools.cache, lru_cache: the function (a cache gives its values)
         if record_class(target):  # Stats(m, v): a NamedTuple, dataclass or plain class built here
             return self.lower.records.record_call(node, target)
-        if isinstance(node.func, ast.Name) and _callable_object(target):  # net(x), net an object of the module
+        if isinstance(node.func, ast.Name) and callable_object(target):  # net(x), net an object of the module
             return self.object_call(node, "__call__", node.func, hint)
         found = self.lower.idioms.idiom_call(node, target, hint)  # print, sum(x * x for x in xs), sorted(xs), ...
         if found is not None:
@@ -319,7 +320,7 @@ class ExpressionLowering:
         ``rules.scipy_stats`` that computes it; a method of another ``scipy.stats`` distribution, or another
         of norm's, refused at this line; None for a call of anything else."""
         stats = sys.modules.get("scipy.stats")
-        if stats is None or not isinstance(node.func, ast.Attribute) or not _module_path(node.func.value, self.emit):
+        if stats is None or not isinstance(node.func, ast.Attribute) or not module_path(node.func.value, self.emit):
             return None
         try:
             base = self.lower.names.resolve(node.func.value)
@@ -498,7 +499,7 @@ def _is_add_at(node: ast.Call, emit, resolve) -> bool:
     func = node.func
     if not (isinstance(func, ast.Attribute) and func.attr == "at" and isinstance(func.value, ast.Attribute)):
         return False
-    if func.value.attr != "add" or not _module_path(func.value.value, emit):
+    if func.value.attr != "add" or not module_path(func.value.value, emit):
         return False
     numpy = sys.modules.get("numpy")
     return numpy is not None and resolve(func.value) is numpy.add
@@ -519,7 +520,7 @@ def _ufunc_outer(node: ast.Call, emit, resolve):
     func = node.func
     if not (isinstance(func, ast.Attribute) and func.attr == "outer" and isinstance(func.value, ast.Attribute)):
         return None
-    if sys.modules.get("numpy") is None or not _module_path(func.value.value, emit):
+    if sys.modules.get("numpy") is None or not module_path(func.value.value, emit):
         return None
     try:
         ufunc = resolve(func.value)
@@ -554,11 +555,7 @@ def _shaped_hints(shape, hint) -> list:
 HELPER_PRIMS = MAKES + CHANGES + INERT + tuple(rules.HELPER_RULES) + SCALAR_HELPERS
 
 
-def _local_root(node, emit) -> bool:
-    """Whether an expression is rooted in a local variable (so ``.attr`` is a method of a value)."""
-    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return isinstance(node, ast.Name) and (node.id in emit.env or node.id in emit.slots)
+UNARY_OF = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
 
 
 def _tuples_joined(op, left, right) -> tuple | None:
@@ -572,30 +569,6 @@ def _tuples_joined(op, left, right) -> tuple | None:
         if isinstance(times, Const) and type(times.value) is int:
             return (left if tuples[0] else right) * max(times.value, 0)
     return None
-
-
-def _callable_object(value) -> bool:
-    """Whether ``value`` is an object of numbers and arrays (``names.data_record``) whose class defines
-    ``__call__``: a network the module holds, called as ``net(x)``."""
-    call = inspect.getattr_static(type(value), "__call__", None)
-    return isinstance(call, types.FunctionType) and type(value).__name__ != "dict" and data_record(value)
-
-
-def _module_path(node, emit) -> bool:
-    """Whether ``node`` is a dotted path of global names (``np``, ``np.linalg``): a module, not a value
-    (a module's array, ``W`` in ``W.T``, is a value, and so is an object of the module whose attributes are
-    numbers, arrays and such objects, ``K`` in ``K.k(a, b)`` and ``net.l1.W``: its method called through it)."""
-    root = node
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    if not (isinstance(root, ast.Name) and root.id not in emit.env and root.id not in emit.slots):
-        return False
-    value = emit.parsed.source.globals.get(root.id)
-    if type(value).__name__ != "dict" and data_record(value):  # (q.inner.W: of an object it holds too)
-        return False
-    if node is root and isinstance(value, tuple) and hasattr(value, "_fields"):  # ORIGIN.x of a NamedTuple: a value
-        return False
-    return not (node is root and type(value).__name__ == "ndarray")
 
 
 def _repeats(node) -> bool:

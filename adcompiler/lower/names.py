@@ -256,3 +256,34 @@ def _read_only(name: ast.Name, fdef, resolve) -> bool:
         module = resolve(root) if isinstance(root, ast.Name) and root is not func else None
         return isinstance(module, types.ModuleType) and module.__name__.split(".")[0] == "numpy"
     return False
+
+
+def local_root(node, emit) -> bool:
+    """Whether an expression is rooted in a local variable (so ``.attr`` is a method of a value)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return isinstance(node, ast.Name) and (node.id in emit.env or node.id in emit.slots)
+
+
+def module_path(node, emit) -> bool:
+    """Whether ``node`` is a dotted path of global names (``np``, ``np.linalg``): a module, not a value
+    (a module's array, ``W`` in ``W.T``, is a value, and so is an object of the module whose attributes are
+    numbers, arrays and such objects, ``K`` in ``K.k(a, b)`` and ``net.l1.W``: its method called through it)."""
+    root = node
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not (isinstance(root, ast.Name) and root.id not in emit.env and root.id not in emit.slots):
+        return False
+    value = emit.parsed.source.globals.get(root.id)
+    if type(value).__name__ != "dict" and data_record(value):  # (q.inner.W: of an object it holds too)
+        return False
+    if node is root and isinstance(value, tuple) and hasattr(value, "_fields"):  # ORIGIN.x of a NamedTuple: a value
+        return False
+    return not (node is root and type(value).__name__ == "ndarray")
+
+
+def callable_object(value) -> bool:
+    """Whether ``value`` is an object of numbers and arrays (``names.data_record``) whose class defines
+    ``__call__``: a network the module holds, called as ``net(x)``."""
+    call = inspect.getattr_static(type(value), "__call__", None)
+    return isinstance(call, types.FunctionType) and type(value).__name__ != "dict" and data_record(value)
