@@ -405,8 +405,8 @@ class ExpressionLowering:
         except (OSError, TypeError):
             raise self.parsed.error(
                 node,
-                f"the call of {target.__qualname__} (of {getattr(target, '__module__', None) or 'no module'}), whose source"
-                " adcompiler cannot read (a function made at a REPL, by exec, or of a library without its files)",
+                f"the call of {target.__qualname__} (of {getattr(target, '__module__', None) or 'no module'}), which has no"
+                " source adcompiler can read (a function made at a REPL, by exec, or of a library without its files)",
                 "define it in a .py file, or give it rules with adcompiler.defrule",
                 MissingRuleError,
             ) from None
