@@ -347,3 +347,30 @@ def grown(x):
 
 def derivative_inside(x):
     return adcompiler.grad(joined_times)(x) * x  # 2 x**2
+
+
+def _lin(y, cs):
+    s = 0.0
+    for i in range(2):
+        s = s + cs[i] * y**i
+    return s
+
+
+def inner_gradient_over_a_list(x):
+    g = adcompiler.grad(_lin, argnums=1)(x, [1.0, 2.0])  # [1, x]
+    return g[1] * g[1]  # x**2
+
+
+def _lsum(xs, c):
+    s = 0.0
+    for v in xs:
+        s = s + c * v * v
+    return s
+
+
+def inner_gradient_summed_in_a_loop(x):
+    g = adcompiler.grad(_lsum)([x, x * x], 2.0)  # [4 x, 4 x**2]
+    s = 0.0
+    for v in g:
+        s = s + v * x
+    return s  # 4 x**2 + 4 x**3

@@ -298,14 +298,14 @@ def split(facts: Facts, names: tuple, active_params: tuple, program, namer: Name
     res = namer.fresh("residuals")
     ret = fn.body[-1]
     lists = [a for a in flatten(ret.value) if isinstance(a, Var) and a.name in s.plan.containers]
-    shadows = E.Tuple(tuple(s.shadows.value(a) for a in lists))
+    shadows, made_once = _returned_shadows(s, lists, namer)
     shaped = kept_for_shape(s.adjoint + [Ret(out)], residuals, s.plan, program) if s.kept.own is None else {}
     again = []
     if s.plan.options.recomputed_residuals and s.kept.own is None:
         residuals, again = recomputed(s.primal, residuals, shaped)
     saved = E.Tuple(tuple(shape_like(E.Name(r), shaped) for r in residuals))
     value = E.Tuple((s.value, shadows, saved) if lists else (s.value, saved))
-    fwd_body = s.primal + [Ret(value)]
+    fwd_body = s.primal + made_once + [Ret(value)]
     unpack = [Assign((tuple(residuals),), E.Name(res))] if residuals else []
     rev_body = unpack + again + adjoint + [Ret(out)]
     params = fn.params + tuple(s.shadow_params)
@@ -407,6 +407,27 @@ def _onto_shared_tapes(s: Sweeps, residuals: list, params: tuple, adjoint: list,
     ]
     unpack = [Assign((tuple(held + steady),), E.Name(tapes))]
     return defs, tapes, fwd_body, unpack + [Ret(E.Call(rev_onto, tuple(E.Name(p) for p in rev_params)))]
+
+
+def _returned_shadows(s: Sweeps, lists: list, namer) -> tuple:
+    """The shadows of the lists a forward sweep returns, and the lines that make one of them once: a list
+    returned twice (a gradient's list, returned and kept in its residuals) has one shadow, made before the
+    return and returned twice, as the list is one object (two lists of zeros, and reverse mode over the code
+    lost what the caller added into one: grad(grad) of an inner gradient over a list gave 0)."""
+    roots = [s.plan.shared.get(a.name, a.name) for a in lists]
+    twice = {r for r in roots if roots.count(r) > 1}
+    made: dict = {}
+    lines: list = []
+    items = []
+    for a, root in zip(lists, roots):
+        if root in twice and a.name not in s.plan.act:
+            if root not in made:
+                made[root] = namer.fresh("d_" + root)
+                lines.append(Assign((made[root],), s.shadows.value(a)))
+            items.append(E.Name(made[root]))
+        else:
+            items.append(s.shadows.value(a))
+    return E.Tuple(tuple(items)), lines
 
 
 def _handed_down(k: int, name: str, onto: str, body) -> bool:
