@@ -38,7 +38,7 @@ def primal_helpers(program: Program, module) -> dict:
                 constants.append(imported)
                 continue
             text = _primal_source(item, program.primal_names.get(item))
-            text = _closure_written(program, item, text, pending, constants)
+            text = _closure_written(program, item, text, pending, constants, read)
             text = _unannotated(text)
             functions.append(_helpers_named(program, item, text))
             for name in sorted({n.id for n in ast.walk(ast.parse(functions[-1])) if isinstance(n, ast.Name)}):
@@ -247,11 +247,12 @@ def _unannotated(text: str) -> str:
     return ast.unparse(tree) + "\n"
 
 
-def _closure_written(program: Program, fn, text: str, pending: list, constants: list) -> str:
+def _closure_written(program: Program, fn, text: str, pending: list, constants: list, read: dict) -> str:
     """``text``, a closure's source (a decorator's wrapper calling ``fn`` of the decorator), with each
     variable of the enclosing function it reads written into the module: a function as one more function
-    of the module (``pending``), a number or array as a constant line (``constants``), each read by the name
-    it has there; anything else stops ``adc compile`` with the reason (the module would not run)."""
+    of the module (``pending``), a number or array as a constant line (``constants``; one the derivatives
+    read by its name already, ``read``, is that line: not written twice), each read by the name it has
+    there; anything else stops ``adc compile`` with the reason (the module would not run)."""
     if not Path(inspect.getsourcefile(fn) or "").is_file():  # generated code (a nested derivative's): its
         return text  # closure holds the helpers and builtins it was loaded with (_helpers_named names them)
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
@@ -267,6 +268,8 @@ def _closure_written(program: Program, fn, text: str, pending: list, constants: 
         if isinstance(value, types.FunctionType):
             renamed[name] = program.primal_name(value)
             pending.append(value)
+            continue
+        if name in read and read[name] is value:  # (the same object the derivatives read by this name)
             continue
         fresh = program.module.fresh(name)
         line = constant_line(program, fresh, value)
