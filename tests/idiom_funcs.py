@@ -97,6 +97,18 @@ def nested_unpacking(xs, ys):
     return s
 
 
+def starred_unpacking(xs, ys):
+    first, *rest = xs  # rest: a new list (appending to it leaves xs alone)
+    *init, last = ys
+    a, *mid, b = (first, last, xs[1], ys[0])
+    rest.append(a * b)
+    s = first * sum(rest) + last * sum(init) + mid[0] * mid[1]
+    for k in range(2):
+        head, *tail = init
+        s = s + head * tail[0] * (k + 1)
+    return s + len(xs) + xs[-1]
+
+
 def tuple_in_loop(x, y):
     a, b = x, y
     for _ in range(4):

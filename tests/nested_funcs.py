@@ -267,3 +267,38 @@ def jvp_of_a_local_def(x, y):
 
     v, t = adcompiler.jvp(q, (x,), (1.0,))
     return t * y
+
+
+def _indexed(xs):
+    return xs[0] * xs[1] + xs[1] ** 2
+
+
+def grad_of_a_list_made_here(a):
+    g = adcompiler.grad(_indexed)([a, 2.0 * a])  # a list only indexed: the inner code for a list
+    return g[0] + g[1] * a
+
+
+def grad_of_a_list_in_a_loop(a):
+    xs = [a, 2.0 * a]
+    s = 0.0
+    for k in range(2):
+        g = adcompiler.grad(_indexed)(xs)
+        s = s + g[0] * g[1] * (k + 1)
+    return s
+
+
+def value_and_grad_of_a_list_copied(a):
+    xs = [a]
+    xs.append(3.0)
+    v, g = adcompiler.value_and_grad(_indexed)(list(xs))
+    return v * g[1]
+
+
+def jvp_of_a_list(a):
+    v, t = adcompiler.jvp(_indexed, ([a, 1.0],), ([1.0, a],))
+    return v * t
+
+
+def grad_of_a_list_argument(xs):
+    g = adcompiler.grad(_indexed)(xs)
+    return g[0] * g[1]

@@ -41,6 +41,7 @@ CASES = [
     (F.reversed_list, (XS,)),
     (F.enumerate_start, (XS,)),
     (F.nested_unpacking, (XS, YS)),
+    (F.starred_unpacking, (XS, YS)),
     (F.tuple_in_loop, (0.7, 1.2)),
     (F.swap_in_list, ([2.0, 0.5, 1.5, -0.3],)),
     (F.print_and_fstring, (0.7, 1.9)),
@@ -129,6 +130,7 @@ SMOOTH = [
     (F.logging_calls, (0.7,)),
     (F.asserts, (0.7, 1.9)),
     (F.for_else, (XS, 3.0)),
+    (F.starred_unpacking, (XS, YS)),
     (F.list_extend_insert_pop, (XS, 0.9)),
     (F.math_sums, (XS,)),
     (F.math_dist, ([0.7, -1.3, 2.1], [0.2, 0.5, -0.4])),
@@ -192,3 +194,40 @@ def test_sorted_and_reversed_cotangents_scatter_back():
     g = adcompiler.differentiate(F.sorted_returned).vjp(([3.0, -1.0, 2.0],), [1.0, 10.0, 100.0])[1][0]
     assert g == [6.0 * 100.0, -2.0 * 1.0, 4.0 * 10.0]  # sorted [1, 4, 9]: 9 = 3**2 got 100, 1 = (-1)**2 got 1
     assert type(g) is list and all(type(v) is float for v in g)
+
+
+def test_starred_unpacking_under_numba_matches_python():
+    pytest.importorskip("numba")
+    args = (XS, YS)
+    expected = adcompiler.differentiate(F.starred_unpacking, wrt=(0, 1)).grad(*args)
+    got = adcompiler.differentiate(F.starred_unpacking, wrt=(0, 1), backend="numba").grad(*args)
+    np.testing.assert_allclose(leaves(got), leaves(expected), rtol=1e-12)
+
+
+def _starred_display(xs):
+    return sum([*xs, 1.0])
+
+
+def _starred_array(a):
+    first, *rest = a
+    return first * rest[0]
+
+
+def _too_few(x, y):
+    a, b, *rest = (x,)
+    return a
+
+
+@pytest.mark.parametrize(
+    "f, args, words, column",
+    [
+        (_starred_display, ([1.0],), "a starred expression (*x) here", 16),
+        (_starred_array, (np.ones(2),), "a, *rest = A", 4),
+        (_too_few, (1.0, 2.0), "unpacking 1 value(s) into at least 2 names", 4),
+    ],
+)
+def test_starred_outside_an_assignment_is_refused_at_its_place(f, args, words, column):
+    with pytest.raises(adcompiler.UnsupportedSyntaxError) as e:
+        adcompiler.grad(f)(*args)
+    line = f.__code__.co_firstlineno + 1
+    assert words in str(e.value) and f"test_idioms.py:{line}:{column + 1}:" in str(e.value)

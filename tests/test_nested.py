@@ -453,3 +453,33 @@ def test_jvp_of_a_local_function_is_refused_saying_what_to_write():
     name a function defined with def", though q is one: it says what is refused and what to write."""
     with pytest.raises(UnsupportedSyntaxError, match=r"adcompiler.jvp of a local function or lambda .* module level"):
         adcompiler.grad(N.jvp_of_a_local_def, argnums=(0, 1))(0.7, 1.1)
+
+
+LISTS = [  # an inner derivative of a list the function makes and only indexes: d/da by hand
+    (N.grad_of_a_list_made_here, lambda a: 2.0 + 10.0 * a),  # 2a + 5a * a
+    (N.grad_of_a_list_in_a_loop, lambda a: 60.0 * a),  # 3 * 2a * 5a
+    (N.value_and_grad_of_a_list_copied, lambda a: 6.0 * a + 27.0),  # (3a + 9)(a + 6)
+    (N.jvp_of_a_list, lambda a: 3.0 * (a + 1.0) ** 2),  # (a + 1)(1 + a(a + 2))
+]
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("f, want", LISTS, ids=[f.__name__ for f, _ in LISTS])
+def test_inner_derivatives_of_lists_made_here(f, want, mode, backend):
+    if backend == "numba":
+        pytest.importorskip("numba")
+        d = adcompiler.differentiate(f, backend="numba")
+        got = d.grad(1.3) if mode == "reverse" else d.jvp((1.3,), (1.0,))[1]
+    else:
+        got = outer(f, mode, 1.3)
+    assert got == pytest.approx(want(1.3), rel=1e-12)
+    assert (f(1.3 + 1e-6) - f(1.3 - 1e-6)) / 2e-6 == pytest.approx(want(1.3), rel=1e-6)
+
+
+def test_inner_derivative_of_a_list_argument_is_refused_saying_what_to_pass():
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        adcompiler.grad(N.grad_of_a_list_argument)([1.3, 2.0])
+    assert "nested_funcs.py" in str(info.value) and "np.array(xs)" in str(info.value)
+    got = adcompiler.grad(N.grad_of_a_list_argument)(np.array([1.3, 2.0]))
+    np.testing.assert_allclose(got, [2.0, 9.3], rtol=1e-12)

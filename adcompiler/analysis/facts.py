@@ -219,7 +219,7 @@ def check_constructs(facts: Facts) -> None:
             _refuse(
                 facts,
                 eq.line,
-                "list(A) of a NumPy array (a list of its rows)",
+                "list(A) of a NumPy array, or a, *rest = A (a list of its rows)",
                 "read the rows where you need them, A[i], or loop over the array itself: for row in A",
             )
         if isinstance(eq, Eq) and eq.prim == "setitem" and isinstance(facts.of(eq.ins[0]), V.Seq):

@@ -22,6 +22,7 @@ from .nones import fold_none_tests
 from .facts import Facts
 from .transfer import transfer
 from .methods import METHOD, as_call, refuse
+from ..errors import at_line
 from ..ir.nodes import Const, Eq, For, Function, Return, Var, flatten, walk
 from ..ir.supplied import known
 
@@ -294,6 +295,15 @@ class _Interpreter:
                     self.edges.add((a.name, eq.outs[0].name, k if prim != "list_repeat" else None))
 
     def call(self, eq: Eq, ins: list) -> None:
+        for k in getattr(eq.param, "__adc_arrays_only__", ()):  # a nested derivative's code for an array there
+            if k < len(ins) and isinstance(ins[k], V.Seq):
+                raise at_line(
+                    self.fn.source,
+                    eq.line,
+                    f"a list passed as argument {k + 1} of a derivative taken inside a differentiated function,"
+                    " which is handed an array there unless the list is made in this function",
+                    "pass np.array(xs), or a list made here: [xs[0], xs[1]] or list(xs)",
+                )
         sig = self.call_sig(eq, ins)
         self.calls[eq.outs] = sig
         summary = self.analyser.summary(eq.param, sig)

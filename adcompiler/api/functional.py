@@ -396,29 +396,38 @@ _NESTED = (
 
 
 def _generated(d: Differentiable, mode: str, text: str, kind: str = "call", wrap=None) -> Inner:
-    """The generated code of ``d`` for ``mode`` (for the signature of its last call, or the one its code
-    assumes), as the callee of a nested derivative call."""
+    """The generated code of ``d`` for ``mode`` (for the signature its code assumes), as the callee of a
+    nested derivative call; ``listed(positions)``: the code for the same signature but for the parameters
+    at ``positions`` lists of numbers, where the call passes lists there."""
     if not d.target.nests:
         return Inner(None, refusal=(f"{text} with backend={d.backend!r} inside a differentiated function", _NESTED))
-    sig = _nested_signature(d)
+    assumed, sig = _nested_signature(d)
     if mode in ("grad", "value_and_grad"):
         d._require_scalar(mode, sig)
-    return Inner(d._built.function(mode, sig), kind, wrap)
+
+    def listed(positions: frozenset):
+        kept = (assumed.avals[k] if k in positions else a for k, a in enumerate(sig.avals))
+        return d._built.function(mode, V.Sig(tuple(kept)))
+
+    function = d._built.function(mode, sig)
+    arrays = tuple(k for k, (a, b) in enumerate(zip(assumed.avals, sig.avals)) if a is not b)
+    function.__adc_arrays_only__ = arrays + tuple(k + len(sig.avals) for k in arrays if kind == "jvp")
+    return Inner(function, kind, wrap, listed=listed)
 
 
-def _nested_signature(d: Differentiable) -> V.Sig:
+def _nested_signature(d: Differentiable) -> tuple:
     """The signature a nested derivative's code is generated for: the one ``adc compile`` assumes from
     the code's use of each parameter, a parameter it reads as a list of numbers (``x[0] * x[0]``) taken
-    for a number or array of any shape (NumPy arrays are what code differentiated twice is handed; a
-    list argument is refused by the code's own check).  Not the last call's: the code built must not
-    depend on which call ran first."""
+    for a number or array of any shape (NumPy arrays are what code differentiated twice is handed, and
+    what a call passes unless it passes a list it makes: ``_generated``'s ``listed``).  Not the last
+    call's: the code built must not depend on which call ran first.  (assumed, that signature)"""
     with d._building:
         assumed = assumed_signature(d.program, d.fn)
     numeric = (
         V.NUMERIC if isinstance(a, V.Seq) and all(isinstance(i, V.Num) for i in a.items or ()) and a.items else a
         for a in assumed.avals
     )
-    return V.Sig(tuple(numeric))
+    return assumed, V.Sig(tuple(numeric))
 
 
 INNER.append(_inner)

@@ -68,7 +68,6 @@ UNSUPPORTED = {
     ast.Raise: ("raise", "check arguments before calling the differentiated function"),
     ast.Import: ("an import inside the function", "import at module level"),
     ast.ImportFrom: ("an import inside the function", "import at module level"),
-    ast.Starred: ("starred unpacking (*x)", "name each element explicitly"),
     ast.Match: ("a match statement", "use if/elif/else"),
     ast.AnnAssign: ("an annotated assignment", "drop the annotation: write x = ..."),
 }
@@ -100,6 +99,7 @@ _CHECKED = frozenset(UNSUPPORTED) | {
     ast.Compare,
     ast.Call,
     ast.Expr,
+    ast.Starred,
 }
 
 
@@ -331,6 +331,16 @@ def fence(parsed: Parsed) -> None:
             "make it an ordinary positional parameter",
         )
     subscripts, ellipses, operands = _exempt(fdef, parsed.source.globals)
+    unpacked = {  # a, *rest = t: the starred name of an assignment's tuple (a call's *args: refused below)
+        id(e)
+        for n in nodes(fdef)
+        for e in (
+            [e for t in n.targets if isinstance(t, ast.Tuple) for e in t.elts]
+            if isinstance(n, ast.Assign)
+            else [a for a in n.args if isinstance(a, ast.Starred)] if isinstance(n, ast.Call) else []
+        )
+        if isinstance(e, ast.Starred) and isinstance(e.value, ast.Name) | isinstance(n, ast.Call)
+    }
     for stmt in fdef.body:
         for node in every_node(stmt):
             if type(node) not in _CHECKED:  # names, attributes, contexts, operators: most of the tree
@@ -338,6 +348,12 @@ def fence(parsed: Parsed) -> None:
             entry = UNSUPPORTED.get(type(node))
             if entry is not None:
                 raise parsed.error(node, *entry)
+            if isinstance(node, ast.Starred) and id(node) not in unpacked:
+                raise parsed.error(
+                    node,
+                    "a starred expression (*x) here",
+                    "star a name only on the left of an assignment (a, *rest = t); join lists with +",
+                )
             if (
                 isinstance(node, ast.Constant)
                 and node.value is not None

@@ -401,6 +401,8 @@ class StatementLowering:
         """Give a user name (or a tuple of names) the value of an atom or symbolic tuple."""
         if isinstance(value, Record) and hasattr(value.cls, "_fields") and not isinstance(target, ast.Name):
             value = tuple(value)  # m, v = Stats(...): a NamedTuple unpacks into its items
+        if isinstance(target, ast.Tuple) and any(isinstance(e, ast.Starred) for e in target.elts):
+            return self.unpack_starred(target, value)
         if isinstance(value, Record) and not isinstance(target, ast.Name):
             raise self.parsed.error(
                 target, "unpacking a dict (Python gives its keys)", "unpack d.values() or d.items()"
@@ -434,6 +436,46 @@ class StatementLowering:
             if not isinstance(elt, (ast.Name, ast.Tuple)):
                 raise self.parsed.error(elt, "unpacking into this target", "unpack into plain names")
             self.bind(elt, item)
+
+    def unpack_starred(self, target: ast.Tuple, value) -> None:
+        """``a, *rest, z = value``: the names before the star read by position, those after it from the
+        end, and the starred name a new list of the items between, as Python gives them (a list even of a
+        tuple); Python's own length check (at least as many items as plain names) where the length is
+        known here, else the reads' IndexError."""
+        k = next(j for j, e in enumerate(target.elts) if isinstance(e, ast.Starred))
+        after, plain = len(target.elts) - k - 1, len(target.elts) - 1
+        if isinstance(value, Record) and hasattr(value.cls, "_fields"):
+            value = tuple(value)
+        if isinstance(value, Record) or not isinstance(value, (tuple, Var)):
+            raise self.parsed.error(target, "starred unpacking of this value", "index it: a = t[0]; rest = t[1:]")
+        if isinstance(value, tuple) and len(value) < plain:
+            raise self.parsed.error(
+                target,
+                f"unpacking {len(value)} value(s) into at least {plain} names",
+                "unpack at most as many plain names as there are values",
+            )
+        held = "*unpacked"  # a name no variable of the user's can have, for the reads below
+        self.emit.env[held] = value
+
+        def read(index, hint):
+            where = dict(lineno=target.lineno, col_offset=target.col_offset)
+            node = ast.Subscript(ast.Name(held, ast.Load(), **where), index, ast.Load(), **where)
+            return self.lower.lists.subscript(node, hint)
+
+        items = []
+        for j, elt in enumerate(target.elts):
+            if j != k:
+                items.append(read(ast.Constant(j if j < k else j - len(target.elts)), _hint(elt)))
+                continue
+            star = elt.value
+            part = read(ast.Slice(ast.Constant(k), ast.Constant(-after) if after else None, None), None)
+            if isinstance(part, tuple):
+                items.append(self.emit.apply("list", [self.emit.element(p) for p in part], _hint(star)))
+            else:
+                items.append(self.emit.apply("list_copy", [self.emit.element(part)], _hint(star)))
+        del self.emit.env[held]
+        for elt, item in zip(target.elts, items, strict=True):
+            self.bind(elt.value if isinstance(elt, ast.Starred) else elt, item)
 
 
 def _hint(target):

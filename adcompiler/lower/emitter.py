@@ -30,6 +30,7 @@ class Emitter:
         self.defined: set = set()  # SSA names already given out in this function
         self.slots: set = set()  # the names assigned in several places: read and written, not bound
         self.body: list = []  # the block being built
+        self.made_by: dict = {}  # each variable apply made -> the primitive that made it
         self.line = parsed.node.lineno
         self.pinned: dict = {}  # slot -> its value read once before a loop that never assigns it
         self.called: dict = {}  # a loop's name -> the function it stands for (a loop over functions, unrolled)
@@ -47,6 +48,7 @@ class Emitter:
                 )
         out = self.new_var(hint)
         self.body.append(Eq((out,), prim, tuple(args), self.line, param))
+        self.made_by[out.name] = prim
         return out
 
     def new_var(self, hint: str | None) -> Var:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..front.environment import Read
+from ..ir.nodes import Var
 
 INNER: list = []  # resolvers (callee, static arguments) -> Inner | None, registered by api.functional
 _NOT = object()  # not a value the lowering can work out
@@ -40,6 +41,7 @@ class Inner:
     kind: str = "call"
     wrap: str | None = None
     refusal: tuple | None = None
+    listed: Callable[[frozenset], Callable[..., Any]] | None = None  # positions -> the code for lists there
 
 
 class NestedLowering:
@@ -98,12 +100,31 @@ class NestedLowering:
                 )
             args = list(args[0].elts) + list(args[1].elts)
         call = ast.copy_location(ast.Call(func, args, [] if inner.kind == "jvp" else node.keywords), node)
-        out = self.lower.expressions.user_call(call, inner.function, hint if inner.wrap is None else None)
+        function = inner.function
+        lists = frozenset(
+            k % (len(args) // 2 if inner.kind == "jvp" else len(args) or 1)
+            for k, a in enumerate(args)
+            if self.made_list(a)
+        )
+        if lists and inner.listed is not None:  # a list the function makes, passed: the inner code for a list there
+            function = inner.listed(lists)
+        out = self.lower.expressions.user_call(call, function, hint if inner.wrap is None else None)
         if inner.wrap == "grad1":
             return (out,)
         if inner.wrap == "value_and_grad1":
             return (out[0], (out[1],))
         return out
+
+    def made_list(self, node) -> bool:
+        """Whether ``node`` is a list the function makes: a display, a comprehension, ``list(...)``, or a
+        name bound to one of those (its lowered value made by a list's equation)."""
+        if isinstance(node, (ast.List, ast.ListComp)):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "list":
+            return node.func.id not in self.emit.env and self.lower.names.resolve(node.func) is list
+        if isinstance(node, ast.Name) and isinstance(self.emit.env.get(node.id), Var):
+            return self.emit.made_by.get(self.emit.env[node.id].name) in ("list", "list_copy", "list_repeat")
+        return False
 
     def closed_over(self, func) -> tuple | None:
         """``(callee, free variables)`` where ``func`` is ``adcompiler.grad(g, ...)`` (``value_and_grad``,

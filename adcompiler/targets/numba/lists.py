@@ -162,15 +162,25 @@ def _numba_add_slice_into(acc, part, index):
     """The adjoint of the slice xs[index] of a list of numbers: its shadow part added into xs's, acc, at the
     slice's places (slices of lists of lists are refused: ``subset``)."""
     types = numba.core.types
-    if not (isinstance(acc, types.Array) and acc.ndim == 1 and isinstance(index, types.SliceType)):
+    if not isinstance(index, types.SliceType):
         return None
+    if isinstance(acc, types.Array) and acc.ndim == 1:
 
-    def impl(acc, part, index):
-        view = acc[index]
-        for k in range(len(view)):
-            view[k] += part[k]
+        def impl(acc, part, index):
+            view = acc[index]
+            for k in range(len(view)):
+                view[k] += part[k]
 
-    return impl
+        return impl
+    if isinstance(acc, types.List) and isinstance(acc.dtype, types.Number):  # list(a) of an array: a list
+
+        def listed(acc, part, index):
+            start, stop, step = index.indices(len(acc))
+            for k, j in enumerate(range(start, stop, step)):
+                acc[j] += part[k]
+
+        return listed
+    return None
 ''',
     "sum_list": '''def sum_list(xs):
     """Python's sum(xs) (compiled code only: see the overload below)."""
