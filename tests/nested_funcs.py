@@ -302,3 +302,22 @@ def jvp_of_a_list(a):
 def grad_of_a_list_argument(xs):
     g = adcompiler.grad(_indexed)(xs)
     return g[0] * g[1]
+
+
+def _products(x):
+    m = x.reshape(2, 2)
+    return np.sum(m @ m * x[0]) + np.mean(np.exp(x[1:]) * x[:-1])
+
+
+def gradient_of_products(a):
+    g = adcompiler.grad(_products)(np.array([a, 2.0 * a, 0.5, a * a]))
+    return g[0] * g[1] + np.sum(g)
+
+
+def _covariance(x):
+    return np.sum(np.cov(x.reshape(2, 2)))
+
+
+def gradient_of_a_covariance(a):
+    g = adcompiler.grad(_covariance)(np.array([a, 2.0 * a, 0.5, a * a]))
+    return g[0] * g[1]

@@ -483,3 +483,34 @@ def test_inner_derivative_of_a_list_argument_is_refused_saying_what_to_pass():
     assert "nested_funcs.py" in str(info.value) and "np.array(xs)" in str(info.value)
     got = adcompiler.grad(N.grad_of_a_list_argument)(np.array([1.3, 2.0]))
     np.testing.assert_allclose(got, [2.0, 9.3], rtol=1e-12)
+
+
+def _gradient_of_products(a):
+    def products(x):
+        m = x.reshape(2, 2)
+        return anp.sum(anp.dot(m, m) * x[0]) + anp.mean(anp.exp(x[1:]) * x[:-1])
+
+    g = autograd.grad(products)(anp.array([a, 2.0 * a, 0.5, a * a]))
+    return g[0] * g[1] + anp.sum(g)
+
+
+THIRD = {  # the second derivative of a function taking a gradient inside: every chain of three modes
+    "reverse over reverse over reverse": lambda f, a: adcompiler.grad(adcompiler.grad(f))(a),
+    "forward over reverse over reverse": lambda f, a: adcompiler.jvp(adcompiler.grad(f), (a,), (1.0,))[1],
+    "reverse over forward over reverse": lambda f, a: adcompiler.grad(lambda t: adcompiler.jvp(f, (t,), (1.0,))[1])(a),
+}
+
+
+@pytest.mark.parametrize("chain", THIRD)
+def test_third_derivatives_through_an_inner_gradient_of_array_code(chain):
+    # (the adjoints of gradient code's helpers, rebroadcast, gather_like, unreduce_vjp, matmul_vjp_a/b, had no
+    # rules of their own: 'rebroadcast with 2 arguments is not supported', told in generated code)
+    want = autograd.grad(autograd.grad(_gradient_of_products))(0.7)
+    assert THIRD[chain](N.gradient_of_products, 0.7) == pytest.approx(want, rel=1e-10)
+
+
+def test_a_refusal_in_an_inner_derivatives_code_is_told_at_the_users_line():
+    with pytest.raises(adcompiler.MissingRuleError) as info:
+        adcompiler.grad(N.gradient_of_a_covariance)(0.7)
+    line = N._covariance.__code__.co_firstlineno + 1
+    assert f"nested_funcs.py:{line}:" in str(info.value) and "cov_vjp" in str(info.value)

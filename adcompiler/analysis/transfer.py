@@ -26,6 +26,9 @@ LIKE_ARGUMENT = {  # runtime helpers of generated code: their result is shaped l
     "zeros_like": 0,
     "like": 1,
     "like_arrays": 1,
+    "rebroadcast": 1,  # (the adjoints of those, in gradient code differentiated again)
+    "gather_like": 2,
+    "unreduce_vjp": 1,
 }
 LIKE_ARGUMENT.update({name: h.like for name, h in helpers().items() if isinstance(h.like, int)})  # the records'
 NUMERIC_HELPERS = tuple(name for name, h in helpers().items() if h.like == "numeric")  # a number or an array
@@ -39,8 +42,8 @@ def transfer(eq: Eq, ins: list) -> list:
         return [V.BOTTOM] * n  # an argument not known yet: the fixed point comes back
     if prim == "tuple" and eq.param is not None:  # a record built in the function, with its keys (and type)
         return [V.record(ins, tuple(eq.param), getattr(eq.param, "cls", dict))]
-    if prim in ("list", "tuple"):
-        return [V.seq(prim, ins)]
+    if prim in ("list", "tuple"):  # (a tuple built here keeps every item: a derivative's residuals, read by
+        return [V.seq(prim, ins, exact=prim == "tuple")]  # position, arrays and shapes side by side)
     if prim == "list_repeat":
         return [V.uniform("list", ins[0])]
     if prim == "list_copy" or prim == "numpy.copy" and len(ins) == 1 and isinstance(ins[0], V.Seq):  # xs.copy()

@@ -97,13 +97,14 @@ FLOAT, INT, BOOL = Num("float"), Num("int"), Num("bool")
 NUMERIC = Numeric()
 
 
-def seq(kind: str | None, items, keys: tuple | None = None, cls: type | None = None) -> Seq:
-    """A sequence of known items (widened to its elements' join past MAX_ITEMS), or a record."""
+def seq(kind: str | None, items, keys: tuple | None = None, cls: type | None = None, exact: bool = False) -> Seq:
+    """A sequence of known items (widened to its elements' join past MAX_ITEMS unless ``exact``: a tuple
+    the code builds, whose length its text fixes), or a record."""
     items = tuple(items)
     elem = BOTTOM
     for a in items:
         elem = join(elem, a)
-    return Seq(kind, items if len(items) <= MAX_ITEMS or keys else None, elem, keys, cls)
+    return Seq(kind, items if len(items) <= MAX_ITEMS or keys or exact else None, elem, keys, cls)
 
 
 def record(items, keys: tuple, cls: type) -> Seq:

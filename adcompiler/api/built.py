@@ -68,9 +68,10 @@ class Built:
 
     def _told(self):
         """Where a refusal of derivative code differentiated again is told: at the line of the user's function
-        it came from (``second_order_of``); of the user's own code, where it is."""
+        it came from (``second_order_of``: of g.grad's code, g's; of the code of a derivative the function
+        takes inside, the function's); of the user's own code, where it is."""
         origin = self.owner._origin
-        return second_order_of(origin[0].fn) if origin is not None else contextlib.nullcontext()
+        return second_order_of(origin[0].fn if origin is not None else self.owner.fn)
 
     def facts(self, sig: V.Sig):
         """What the analysis knows of the function for arguments of signature ``sig``."""

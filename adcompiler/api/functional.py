@@ -20,6 +20,7 @@ from ..analysis import values as V
 from .differentiable import Differentiable
 from .methods import instance_of
 from ..analysis.assume import assumed_signature
+from ..compile.origins import second_order_of
 from ..lower.nested import INNER, Inner
 from .arguments import called_with
 from .blocks import gradient_like, out_blocks
@@ -412,7 +413,7 @@ def _generated(d: Differentiable, mode: str, text: str, kind: str = "call", wrap
     function = d._built.function(mode, sig)
     arrays = tuple(k for k, (a, b) in enumerate(zip(assumed.avals, sig.avals)) if a is not b)
     function.__adc_arrays_only__ = arrays + tuple(k + len(sig.avals) for k in arrays if kind == "jvp")
-    return Inner(function, kind, wrap, listed=listed)
+    return Inner(function, kind, wrap, listed=listed, told=second_order_of)
 
 
 def _nested_signature(d: Differentiable) -> tuple:

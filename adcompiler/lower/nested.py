@@ -19,6 +19,7 @@ carries ``"first"``.
 from __future__ import annotations
 
 import ast
+import contextlib
 import types
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -42,6 +43,8 @@ class Inner:
     wrap: str | None = None
     refusal: tuple | None = None
     listed: Callable[[frozenset], Callable[..., Any]] | None = None  # positions -> the code for lists there
+    told: Callable[[Callable], Any] = lambda outer: contextlib.nullcontext()  # where the inner code's refusals
+    # are told, given the function being lowered (the API's: at the user's line the refused code came from)
 
 
 class NestedLowering:
@@ -108,7 +111,8 @@ class NestedLowering:
         )
         if lists and inner.listed is not None:  # a list the function makes, passed: the inner code for a list there
             function = inner.listed(lists)
-        out = self.lower.expressions.user_call(call, function, hint if inner.wrap is None else None)
+        with inner.told(self.parsed.obj):  # a refusal of the inner code: told at the user's line it came from
+            out = self.lower.expressions.user_call(call, function, hint if inner.wrap is None else None)
         if inner.wrap == "grad1":
             return (out,)
         if inner.wrap == "value_and_grad1":

@@ -55,6 +55,9 @@ HELPER_RULES = {
     "split_part": ("linear", (0,)),
     "split_vjp": ("linear", (0,)),
     "einsum_vjp": ("bilinear", (0, 3, 4, 5, 6, 7)),
+    "rebroadcast": ("linear", (0,)),  # (the adjoints of gradient code's own helpers: a third derivative)
+    "gather_like": ("linear", (0,)),
+    "unreduce_vjp": ("linear", (0,)),
 }
 HELPER_RULES.update({name: h.linear for name, h in helpers().items() if h.linear is not None})  # the records'
 
@@ -74,6 +77,13 @@ HELPER_REVERSE = {
     "distinct": lambda g, d, *earlier: [g] + [None] * len(earlier),  # d itself, or a copy of it
     "sum_all": lambda g, a: [Call("@unreduce", (g, a))],  # numpy.sum: spread back
     "unreduce": lambda g, a, *rest: [Call("@unreduce_vjp", (g, a, *rest[1:]))] + [None] * len(rest),
+    # (and of those adjoints, for a third derivative: each the adjoint of the adjoint, the helper itself)
+    "rebroadcast": lambda g, c, a: [Call("@rebroadcast", (g, c)), None],
+    "gather_like": lambda u, c, index, g: [Call("@scatter_add", (Num(0.0), c, index, u)), None, None],
+    "unreduce_vjp": lambda u, c, g, *rest: [Call("@unreduce", (u, c, *rest)), None] + [None] * len(rest),
+    # <u, matmul_vjp_a(g, a, b)> is <g, u @ b>, and <u, matmul_vjp_b(g, a, b)> is <g, a @ u>
+    "matmul_vjp_a": lambda u, g, a, b: [u @ b, None, Call("@matmul_vjp_b", (g, u, b))],
+    "matmul_vjp_b": lambda u, g, a, b: [a @ u, Call("@matmul_vjp_a", (g, a, u)), None],
 }
 
 
