@@ -4,6 +4,8 @@ way the API gives one: ``adcompiler.grad(f)(...)``, ``adcompiler.jvp(f, primals,
 ``adcompiler.value_and_grad``, a module-level ``g = adcompiler.grad(f)``, ``differentiate(f).grad``
 and a module-level Differentiable's ``.grad`` / ``.jvp``."""
 
+import math
+
 import numpy as np
 
 import adcompiler
@@ -321,3 +323,18 @@ def _covariance(x):
 def gradient_of_a_covariance(a):
     g = adcompiler.grad(_covariance)(np.array([a, 2.0 * a, 0.5, a * a]))
     return g[0] * g[1]
+
+
+def loop_over_a_slice_of_rows(ps, x):
+    h = x
+    for p in ps[1:]:  # a slice of a list of lists: a new list sharing the rows
+        h = math.tanh(p[0] * h + p[1])
+    return h * h
+
+
+def _rotation(t):
+    return np.array([[np.cos(t), np.sin(t)], [t, t * t]])  # np.array of nested lists, in a helper
+
+
+def rotated(t, p):
+    return np.sum(_rotation(t) @ p * p) * t

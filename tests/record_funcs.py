@@ -302,3 +302,47 @@ def optional_reassigned(x, scale=None):
 def least_squares(p, A, y):
     r = A @ p["w"] + p["c"] - y
     return 0.5 * np.sum(r * r)
+
+
+# ---- loops and comprehensions over constant keys ---------------------------------------------------------
+
+NAMES = ("first", "second")
+
+
+def layers_by_key(params, x):
+    h = x
+    for k in ["first", "second"]:  # each key a constant: params[k] an item read by key
+        h = np.tanh(params[k]["W"] @ h + params[k]["b"])
+    return np.sum(h * h)
+
+
+def layers_by_module_keys(params, x):
+    h = x
+    for k in NAMES:
+        h = np.sin(params[k]["W"] @ h)
+    scaled = {k: params[k]["b"] * h[0] for k in NAMES}  # a dict comprehension over the same keys
+    return np.sum(h) + np.sum(scaled["first"] * scaled["second"])
+
+
+def dict_built_by_key(params, x):
+    grown = {}
+    for name in ("first", "second"):
+        grown[name] = params[name]["W"] * x[1]
+    squares = {k: v * v for k, v in grown.items()}
+    total = 0.0
+    for k in squares:
+        total = total + np.sum(squares[k] @ grown[k])
+    return total + k.count("s")  # k: the last key, after the loop
+
+
+def comprehension_over_argument(p):
+    return sum({k: v * 2.0 for k, v in p.items()}.values())
+
+
+def jump_in_a_key_loop(x):
+    s = 0.0
+    for k in ("a", "b"):
+        if x > 1.0:
+            break
+        s = s + x
+    return s

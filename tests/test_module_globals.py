@@ -63,3 +63,25 @@ def test_a_helper_of_another_module_reads_its_own_globals(modules, backend):
     value, tangent = d.jvp((x,), (np.ones(3),))
     assert value == pytest.approx(modules.loss(x), rel=1e-14)
     assert tangent == pytest.approx(np.sum(want), rel=1e-7)
+
+
+def test_a_list_of_functions_or_keys_of_the_module_changed_builds_again(tmp_path):
+    """``for g in FS: x = g(x)`` and ``for k in KEYS: ... p[k]``: the code has each function and each key in
+    it, so the list rebound, or changed in place, is a change (it compared the items' types only: the old
+    functions' derivative, 21.0 where it is 9.0)."""
+    from shared import written
+
+    namespace = written(
+        tmp_path,
+        "changed_lists",
+        "def a(x):\n    return x * 3.0\n\n\ndef b(x):\n    return x + x * x\n\n\nFS = [a, b]\nKEYS = ('u', 'v')\n\n\n"
+        "def f(x):\n    for g in FS:\n        x = g(x)\n    return x\n\n\n"
+        "def h(p):\n    s = 0.0\n    for k in KEYS:\n        s = s * 3.0 + p[k]\n    return s\n",
+    )
+    d, e = adcompiler.differentiate(namespace["f"]), adcompiler.differentiate(namespace["h"])
+    assert d.grad(1.0) == 21.0 and e.grad({"u": 1.0, "v": 2.0}) == {"u": 3.0, "v": 1.0}
+    namespace["FS"] = [namespace["b"], namespace["a"]]
+    namespace["KEYS"] = ("v", "u")
+    assert d.grad(1.0) == 9.0 and e.grad({"u": 1.0, "v": 2.0}) == {"u": 1.0, "v": 3.0}
+    namespace["FS"][0] = namespace["a"]  # (in place: a(a(x)))
+    assert d.grad(1.0) == 9.0 and d.grad(2.0) == 9.0

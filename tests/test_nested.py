@@ -514,3 +514,45 @@ def test_a_refusal_in_an_inner_derivatives_code_is_told_at_the_users_line():
         adcompiler.grad(N.gradient_of_a_covariance)(0.7)
     line = N._covariance.__code__.co_firstlineno + 1
     assert f"nested_funcs.py:{line}:" in str(info.value) and "cov_vjp" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "f, args",
+    [
+        (N.loop_over_a_slice_of_rows, ([[0.3, 0.1], [0.7, -0.2], [0.5, 0.4]], 0.9)),  # rows counted twice: 2x
+        (N.rotated, (0.7, np.array([0.4, -1.1]))),  # the rows of a residual list handed apart: 0 for p
+    ],
+)
+def test_reverse_over_reverse_of_lists_of_rows_is_forward_over_reverse(f, args):
+    """vjp(grad(f)) pulls a direction w back through the gradient code: H w, as jvp(grad(f)) pushes it (and as
+    central differences of the gradient give it)."""
+    grad = adcompiler.grad(f, argnums=(0, 1))
+    w = args
+    _, forward = adcompiler.jvp(grad, args, w)
+    _, pullback = adcompiler.vjp(grad, *args)
+    backward = pullback(w)
+    h = 1e-6
+    plus = grad(
+        *[
+            (
+                np.add(a, np.multiply(h, b))
+                if not isinstance(a, list)
+                else [list(np.add(r, np.multiply(h, s))) for r, s in zip(a, b)]
+            )
+            for a, b in zip(args, w)
+        ]
+    )
+    minus = grad(
+        *[
+            (
+                np.subtract(a, np.multiply(h, b))
+                if not isinstance(a, list)
+                else [list(np.subtract(r, np.multiply(h, s))) for r, s in zip(a, b)]
+            )
+            for a, b in zip(args, w)
+        ]
+    )
+    central = [(np.asarray(p) - np.asarray(m)) / (2 * h) for p, m in zip(plus, minus)]
+    for got, want, fd in zip(backward, forward, central):
+        np.testing.assert_allclose(np.asarray(got, float), np.asarray(want, float), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(np.asarray(got, float), fd, rtol=1e-5, atol=1e-7)

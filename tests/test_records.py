@@ -28,6 +28,10 @@ SHAPES = {
     "s": 0.4,
 }
 SAME = {"a": 1.3, "b": -0.4}
+NETWORK = {
+    "first": {"W": RNG.normal(size=(2, 2)), "b": RNG.normal(size=2)},
+    "second": {"W": RNG.normal(size=(2, 2)), "b": RNG.normal(size=2)},
+}
 
 CASES = [
     (F.mlp, (MLP, X)),
@@ -65,6 +69,9 @@ CASES = [
     (F.optional_branches, (RNG.normal(size=3), RNG.normal(size=3))),
     (F.optional_in_dict, ({"W": RNG.normal(size=(3, 2)), "b": None}, X)),
     (F.optional_in_dict, ({"W": RNG.normal(size=(3, 2)), "b": RNG.normal(size=3)}, X)),
+    (F.layers_by_key, (NETWORK, X)),
+    (F.layers_by_module_keys, (NETWORK, X)),
+    (F.dict_built_by_key, (NETWORK, X)),
 ]
 
 
@@ -176,6 +183,8 @@ REFUSED = [
     (F.computed_key, (0.5, "a"), "a dict key that is not a string constant"),
     (F.computed_key_argument, ({"k0": 1.0, "k1": 2.0, "k2": 3.0},), "a key computed at run time"),
     (F.optional_reassigned, (1.5, None), "s = 2.0 if scale is None else scale"),
+    (F.comprehension_over_argument, ({"a": 1.0},), "a dict comprehension over this"),
+    (F.jump_in_a_key_loop, (0.5,), "break in a loop over constant keys"),
 ]
 
 
@@ -274,3 +283,38 @@ def test_a_misspelt_key_is_a_key_error_at_its_line(tmp_path):
     with pytest.raises(KeyError) as told:
         adcompiler.grad(namespace["lookup"])({"w": 1.0, "b": 2.0}, 0.5)
     assert "lookup.py:2:" in str(told.value) and "KeyError: 'bias'" in str(told.value)
+
+
+def test_loops_over_constant_keys_against_autograd_and_under_numba():
+    """for k in ["first", "second"]: params[k] ..., and dict comprehensions over keys (refused before: 'a key
+    computed at run time', 'a dict comprehension')."""
+    ag = pytest.importorskip("autograd")
+    anp = pytest.importorskip("autograd.numpy")
+
+    def twin(params, x):
+        h = x
+        for k in ["first", "second"]:
+            h = anp.tanh(anp.dot(params[k]["W"], h) + params[k]["b"])
+        return anp.sum(h * h)
+
+    want = ag.grad(twin)(NETWORK, X)
+    for backend in ("python", "numba"):
+        if backend == "numba":
+            pytest.importorskip("numba")
+        got, _ = adcompiler.differentiate(F.layers_by_key, backend=backend).grad(NETWORK, X)
+        for k in NETWORK:
+            for name in ("W", "b"):
+                np.testing.assert_allclose(got[k][name], want[k][name], rtol=1e-12)
+
+
+def test_a_module_list_of_keys_changed_builds_again():
+    d = adcompiler.differentiate(F.layers_by_module_keys, wrt=("params",))
+    before = d.grad(NETWORK, X)
+    try:
+        F.NAMES = ("second", "first")  # the same keys in the other order: the layers applied the other way
+        after = d.grad(NETWORK, X)
+        want = adcompiler.differentiate(F.layers_by_module_keys, wrt=("params",)).grad(NETWORK, X)
+    finally:
+        F.NAMES = ("first", "second")
+    assert not np.allclose(before["first"]["W"], after["first"]["W"])
+    np.testing.assert_allclose(after["first"]["W"], want["first"]["W"], rtol=1e-12)

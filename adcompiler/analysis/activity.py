@@ -53,7 +53,7 @@ def slots(eq: Eq) -> tuple:
         return SLOTS[eq.prim]
     if eq.prim == "library":  # a library function with no rule: as if it had one, refused where it is active
         return (True,) * len(eq.ins)  # (a chain of them, sl.cho_solve(sl.cho_factor(a), b), or one in a callee)
-    if eq.prim in ("reject_ints", "shape_like", "check_rows"):  # (shape_like(k1, ...): read for a shape, of any number)
+    if eq.prim in rules.INERT:  # (shape_like(k1, ...): read for a shape, of any number; check_unpack: for its error)
         return (False,) * len(eq.ins)
     return rules.differentiable_slots(eq.prim, len(eq.ins))
 

@@ -301,8 +301,9 @@ class _Interpreter:
                     self.fn.source,
                     eq.line,
                     f"a list passed as argument {k + 1} of a derivative taken inside a differentiated function,"
-                    " which is handed an array there unless the list is made in this function",
-                    "pass np.array(xs), or a list made here: [xs[0], xs[1]] or list(xs)",
+                    " whose code is made for a number or an array there unless the list is made in this function",
+                    "pass np.array(xs), or a list of numbers made here: [xs[0], xs[1]] or list(xs); for a list of"
+                    " arrays (layers), take the inner derivative with respect to each array",
                 )
         sig = self.call_sig(eq, ins)
         self.calls[eq.outs] = sig

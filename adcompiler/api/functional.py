@@ -113,6 +113,7 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
 
     def pullback(ct):
         at = _held(point)  # (the reverse code runs the primal sweep again, on a copy: each call at the point)
+        ct = t.unshaped(ct) if t.unshaped is not None else ct
         cts = dict(zip(d._positions_of(d._bound(at)[1]), d.vjp(at, ct)[1]))
         if t.restore is not None:
             from .trees import unflatten
@@ -411,7 +412,7 @@ def _generated(d: Differentiable, mode: str, text: str, kind: str = "call", wrap
         return d._built.function(mode, V.Sig(tuple(kept)))
 
     function = d._built.function(mode, sig)
-    arrays = tuple(k for k, (a, b) in enumerate(zip(assumed.avals, sig.avals)) if a is not b)
+    arrays = tuple(k for k, a in enumerate(sig.avals) if not isinstance(a, V.Seq))  # (a list there: refused)
     function.__adc_arrays_only__ = arrays + tuple(k + len(sig.avals) for k in arrays if kind == "jvp")
     return Inner(function, kind, wrap, listed=listed, told=second_order_of)
 

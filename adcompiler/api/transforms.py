@@ -55,6 +55,7 @@ class Target:
     restore: Callable | None = None
     avals: tuple = ()
     rows: Any = None  # a Jacobian of an output of several numbers: (inner Target, its argnums, its signature)
+    unshaped: Callable | None = None  # a cotangent of the restored output -> of the code's (restore undone)
 
 
 def made(transformed: Callable, kind: str, f, argnums, has_aux: bool = False) -> Callable:
@@ -187,7 +188,13 @@ def _code(of: Of, places: tuple, args: tuple, kwargs: dict, every: bool) -> Targ
             return out[0], shaped(gradient_of(out[1], avals), of.argnums)
         return shaped(gradient_of(out, avals), of.argnums)
 
-    return Target(code, full, {}, outer.positions, restore, sig.avals)
+    def unshaped(ct):  # (the one gradient of argnums=(k,): a tuple of one around it, as JAX gives it)
+        one = not isinstance(of.argnums, int) and len(of.argnums) == 1
+        if mode == "value_and_grad":
+            return (ct[0], ct[1][0]) if one and isinstance(ct[1], tuple) and len(ct[1]) == 1 else ct
+        return ct[0] if one and isinstance(ct, tuple) and len(ct) == 1 else ct
+
+    return Target(code, full, {}, outer.positions, restore, sig.avals, unshaped=unshaped)
 
 
 class _Marked:

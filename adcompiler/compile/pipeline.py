@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import re
 import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -268,7 +269,7 @@ class Program:
         """The python target's source of the runtime helper ``name``, under its module name ``alias``."""
         from ..targets.python.runtime import HELPERS
 
-        text = HELPERS[name].replace(f"def {name}(", f"def {alias}(").replace(f" {name}(", f" {alias}(")
+        text = re.sub(rf"(?<![\w.]){name}\(", f"{alias}(", HELPERS[name])  # (its own calls too: zeros_like's)
         return self.ns.builtins_spelled(text)  # (a builtin the module binds: builtins.len)
 
     def dependencies(self) -> list:

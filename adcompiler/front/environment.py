@@ -243,9 +243,12 @@ def function_state(fn) -> tuple:
 
 
 def structure(value):
-    """A list's or tuple's type, length and leaves' types, nested (what code built for it depends on)."""
+    """A list's or tuple's type, length and leaves' types, nested (what code built for it depends on); a
+    string or a function leaf itself (``for k in KEYS``, ``for f in FS``: the code has each in it)."""
     if isinstance(value, (list, tuple)):
         return (type(value), tuple(structure(v) for v in value))
+    if type(value) is str or isinstance(value, types.FunctionType):
+        return (type(value), value)
     return type(value)
 
 

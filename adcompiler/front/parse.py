@@ -62,7 +62,6 @@ UNSUPPORTED = {
     ),
     ast.NamedExpr: ("an assignment expression (:=)", "assign on its own line first"),
     ast.Delete: ("del", "leave the variable in place or reassign it"),
-    ast.DictComp: ("a dict comprehension", "use a list"),
     ast.SetComp: ("a set comprehension", "use a list"),
     ast.Set: ("a set", "use a tuple or a list"),
     ast.Raise: ("raise", "check arguments before calling the differentiated function"),

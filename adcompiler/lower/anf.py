@@ -304,6 +304,9 @@ class StatementLowering:
         functions = self.lower.names.function_list(it)
         if functions is not None:  # for f in fs, fs a list of functions the module or a closure holds
             return self.unrolled(stmt, functions, loops)
+        keys = self.lower.names.constant_keys(it)
+        if keys is not None:  # for k in ["W", "b"]: params[k], each key a constant
+            return self.unrolled_keys(stmt, keys, loops)
         backwards = _reversed_range(it)
         if backwards is not None:
             it = backwards
@@ -366,6 +369,22 @@ class StatementLowering:
             del self.emit.called[stmt.target.id]
         else:
             self.emit.called[stmt.target.id] = saved
+
+    def unrolled_keys(self, stmt: ast.For, keys: tuple, loops: int) -> None:
+        """``for k in ["l1", "l2"]: h = layer(params[k], h)`` over string constants: the body once per key,
+        ``k`` that key (so ``params[k]`` reads an item of a dict by a constant key); ``k`` keeps the last
+        one after the loop, as in Python."""
+        target = stmt.target
+        if not isinstance(target, ast.Name) or target.id in self.emit.slots:
+            raise self.parsed.error(target, "this target of a loop over keys", "loop over one name: for k in keys")
+        jump = next((n for n in nodes(stmt) if isinstance(n, (ast.Break, ast.Continue, ast.Return))), None)
+        if jump is not None:
+            raise self.parsed.error(
+                jump, f"{type(jump).__name__.lower()} in a loop over constant keys", "loop without jumps: for k in keys"
+            )
+        for key in keys:
+            self.emit.env[target.id] = Const(key)
+            self.lower_stmts(list(stmt.body), loops)
 
     def while_(self, stmt: ast.While, loops: int) -> None:
         if stmt.orelse:

@@ -63,6 +63,8 @@ class ExpressionLowering:
             return self.lower.lists.list_literal(node, leaf_hint(hint))
         if isinstance(node, ast.Dict):
             return self.lower.records.dict_literal(node)
+        if isinstance(node, ast.DictComp):
+            return self.lower.records.dict_comprehension(node)
         if isinstance(node, ast.ListComp):
             return self.lower.lists.comprehension(node, leaf_hint(hint))
         if isinstance(node, ast.Subscript):

@@ -96,6 +96,37 @@ class NameLowering:
         self.parsed.reads += [Read(value, k, f) for k, f in enumerate(value)]  # (each function: the same one)
         return tuple(value)
 
+    def constant_keys(self, node) -> tuple | None:
+        """The strings of a sequence of string constants the loop ``for k in node`` runs over (``["W", "b"]``,
+        a tuple of them in a local name, or the module's ``LAYERS = ("l1", "l2")``; the keys of a dict built
+        here, ``d`` or ``d.keys()``): what a loop over keys reads items by; None for anything else."""
+        if isinstance(node, (ast.List, ast.Tuple)):
+            keys = tuple(e.value for e in node.elts if isinstance(e, ast.Constant) and type(e.value) is str)
+            return keys if len(keys) == len(node.elts) and keys else None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "keys":
+            if node.args or node.keywords:
+                return None
+            node = node.func.value
+            if not isinstance(node, ast.Name) or not isinstance(self.emit.env.get(node.id), Record):
+                return None
+        if not isinstance(node, ast.Name) or node.id in self.emit.slots or node.id in self.emit.pinned:
+            return None
+        if node.id in self.emit.env:
+            value = self.emit.env[node.id]
+            if isinstance(value, Record):
+                return value.keys if value.cls is dict and value.keys else None
+            if isinstance(value, tuple) and value and all(isinstance(v, Const) and type(v.value) is str for v in value):
+                return tuple(v.value for v in value)
+            return None
+        if node.id in self.parsed.local_functions or node.id in self.emit.called:
+            return None
+        value = self.parsed.source.globals.get(node.id)
+        if not isinstance(value, (list, tuple)) or not value or not all(type(v) is str for v in value):
+            return None
+        self.resolve(node)  # (the name remembered: built again when the module binds it anew)
+        self.parsed.reads += [Read(value, k, v) for k, v in enumerate(value)]  # (and each key: a list changed)
+        return tuple(value)
+
     def is_builtin_name(self, node: ast.Name, value) -> bool:
         """Whether a name is the builtin ``value`` here (no local or global of that name hides it)."""
         if node.id in self.emit.slots or node.id in self.emit.env or node.id in self.emit.pinned:

@@ -161,6 +161,47 @@ class RecordLowering:
             items[self.key_of(key)] = self.lower.expressions.expr(value)
         return Record(items.values(), items, self.emit.body)
 
+    def dict_comprehension(self, node: ast.DictComp):
+        """``{k: f(params[k]) for k in ["W", "b"]}`` over constant keys, and ``{k: v * 2.0 for k, v in
+        d.items()}`` of a dict built here: a dict built here, its items one per key (the keys known while
+        the code is lowered; a dict argument's are not: read its items by key)."""
+        (loop,) = node.generators if len(node.generators) == 1 else (None,)
+        remedy = "loop over constant keys, {k: ... for k in ['W', 'b']}, or over d.items() of a dict built here"
+        if loop is None or loop.ifs or loop.is_async:
+            raise self.parsed.error(node, "a dict comprehension with several loops or an if", remedy)
+        it, target = loop.iter, loop.target
+        keys = self.lower.names.constant_keys(it)
+        pairs = None
+        if keys is not None and isinstance(target, ast.Name):
+            pairs = [((target.id, Const(key)),) for key in keys]
+        elif (
+            isinstance(it, ast.Call)
+            and isinstance(it.func, ast.Attribute)
+            and it.func.attr == "items"
+            and not it.args
+            and isinstance(target, ast.Tuple)
+            and len(target.elts) == 2
+            and all(isinstance(e, ast.Name) for e in target.elts)
+        ):
+            record = self.lower.expressions.expr(it.func.value)
+            if isinstance(record, Record) and record.cls is dict:
+                k, v = (e.id for e in target.elts)
+                pairs = [((k, Const(key)), (v, record.value(key))) for key in record.keys]
+        if pairs is None:
+            raise self.parsed.error(loop.iter, "a dict comprehension over this", remedy)
+        names = {name for pair in pairs for name, _ in pair}
+        saved = {name: self.emit.env[name] for name in names if name in self.emit.env}
+        if any(name in self.emit.slots for name in names):
+            raise self.parsed.error(target, "a dict comprehension's variable named like one assigned here", "rename it")
+        items: dict = {}
+        for pair in pairs:
+            self.emit.env.update(pair)
+            items[self.key_of(node.key)] = self.lower.expressions.expr(node.value)
+        for name in names:  # (a comprehension's variables are its own)
+            self.emit.env.pop(name, None)
+        self.emit.env.update(saved)
+        return Record(items.values(), items, self.emit.body)
+
     def dict_call(self, node: ast.Call):
         """``dict(W=W, b=b)``, and ``dict(d)`` of a dict built here (a copy)."""
         if any(k.arg is None for k in node.keywords) or len(node.args) > 1:
@@ -199,6 +240,10 @@ class RecordLowering:
         return Record(items.values(), items, self.emit.body, target)
 
     def key_of(self, node) -> str:
+        if isinstance(node, ast.Name) and node.id not in self.emit.slots:  # the key of a loop over keys
+            held = self.emit.env.get(node.id)
+            if isinstance(held, Const) and type(held.value) is str:
+                return held.value
         if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
             raise self.parsed.error(
                 node, "a dict key that is not a string constant", 'use string keys written as constants: d["W"]'

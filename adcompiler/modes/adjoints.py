@@ -312,9 +312,10 @@ class Adjoints:
             acc, src = (E.Name(self.shadows.of(a.name)) for a in eq.ins)
             return [Do(E.Call(self.program.helper(eq.prim), (src, acc)), eq.line)]
         if eq.prim == "add_slice_into" and all(isinstance(a, Var) and a.name in self.plan.act for a in eq.ins[:2]):
-            acc, src = (E.Name(self.shadows.of(a.name)) for a in eq.ins[:2])  # part's adjoint: acc's at index
-            into = E.Subscript(acc, self.plan.ref(eq.ins[2]))
-            return [Do(E.Call(self.program.helper("add_into"), (src, into)), eq.line)]
+            acc, src = (E.Name(self.shadows.of(a.name)) for a in eq.ins[:2])  # part's adjoint: acc's at index, for
+            into = E.Subscript(acc, self.plan.ref(eq.ins[2]))  # the numbers only: add_slice_into skips the lists,
+            # which the part shares with the whole (their shadows are shared too: adding them would count twice)
+            return [Do(E.Call(self.program.helper("add_scalars_into"), (src, into)), eq.line)]
         if eq.prim == "add_part_into" and all(isinstance(a, Var) and a.name in self.plan.act for a in eq.ins[:2]):
             acc, whole = (E.Name(self.shadows.of(a.name)) for a in eq.ins[:2])  # whole[start + j]'s adjoint: acc's [j]
             start = self.plan.ref(eq.ins[2])
@@ -454,7 +455,16 @@ class Adjoints:
         elif recomputed(self.plan, self.program, eq):  # the call run again from its arguments, for its residuals
             kept = tuple(E.Subscript(residuals, E.Num(k)) for k in range(len(eq.ins)))
             residuals = E.Subscript(E.Call(self.program.forward_sweep(eq.param, mask, sig), kept), E.Num(1))
-        call = E.Call(self.program.reverse_sweep(eq.param, mask, sig), (residuals, ct) + given)
+        lists = (
+            ()
+            if shares_tapes(self.plan, self.program, eq)
+            else tuple(  # the shadows of its list arguments,
+                E.Name(self.shadows.of(a.name))  # as its forward sweep was handed them (modes.reverse.split)
+                for a, on, lst in zip(eq.ins, mask, as_list, strict=True)
+                if on and a.name in self.plan.containers and lst
+            )
+        )
+        call = E.Call(self.program.reverse_sweep(eq.param, mask, sig), (residuals, ct) + given + lists)
         if not names:
             out.append(Do(call, eq.line))
             return

@@ -285,7 +285,11 @@ def split(facts: Facts, names: tuple, active_params: tuple, program, namer: Name
     """The forward sweep and the reverse sweep of a called function.
 
     ``g_forward_sweep(*params, *shadows of list params) -> (value, [shadows of returned lists,] residuals)``
-    and ``g_reverse_sweep(residuals, ct) -> cotangents of its number parameters``.
+    and ``g_reverse_sweep(residuals, ct, *accumulators, *shadows of list params) -> cotangents of its number
+    parameters``: the shadows the caller holds are handed to the reverse sweep, which adds into them, as
+    arguments, not through the residuals (code that differentiates the two sweeps again then sees the
+    caller's lists changed by the call: through the residuals it lost what the reverse sweep added).  A
+    function that calls itself keeps them in its residuals (its tapes are shared by every level).
     """
     fwd_name, rev_name = names
     fn = facts.fn
@@ -303,11 +307,14 @@ def split(facts: Facts, names: tuple, active_params: tuple, program, namer: Name
     again = []
     if s.plan.options.recomputed_residuals and s.kept.own is None:
         residuals, again = recomputed(s.primal, residuals, shaped)
+    handed_shadows = tuple(s.shadow_params) if s.kept.own is None else ()  # (the caller hands them to both)
+    residuals = [r for r in residuals if r not in handed_shadows]
+    residuals, rows = _rows_read_back(s.primal, residuals)
     saved = E.Tuple(tuple(shape_like(E.Name(r), shaped) for r in residuals))
     value = E.Tuple((s.value, shadows, saved) if lists else (s.value, saved))
     fwd_body = s.primal + made_once + [Ret(value)]
     unpack = [Assign((tuple(residuals),), E.Name(res))] if residuals else []
-    rev_body = unpack + again + adjoint + [Ret(out)]
+    rev_body = unpack + rows + again + adjoint + [Ret(out)]
     params = fn.params + tuple(s.shadow_params)
     onto = []
     if s.kept.own is not None:  # it calls itself: one set of tapes for every level (plan.shares_tapes)
@@ -325,7 +332,7 @@ def split(facts: Facts, names: tuple, active_params: tuple, program, namer: Name
         ),
         Def(
             rev_name,
-            (res, s.ct) + tuple(accumulators),
+            (res, s.ct) + tuple(accumulators) + handed_shadows,
             (),
             tuple(rev_body),
             f"Reverse sweep of {fn.name}: cotangents of its number parameters"
@@ -333,6 +340,36 @@ def split(facts: Facts, names: tuple, active_params: tuple, program, namer: Name
             fn.source,
         ),
     ] + onto
+
+
+def _rows_read_back(primal: list, residuals: list) -> tuple:
+    """``(residuals, reads)``: the residuals without the lists that are rows of another residual, a list
+    the forward sweep made by a display of them (``d_t3 = [d_t1, d_t2]``: the shadow of ``np.array`` of
+    nested lists, whose rows the reverse sweep adds into through ``d_t3`` and reads by their own names),
+    and the reads giving the rows back in the reverse sweep (``d_t1 = d_t3[0]``).  Handed over apart, the
+    rows and the list holding them were three unrelated lists to code that differentiates the reverse
+    sweep again: what it added into the rows through the list was lost (``vjp(grad(f))``: 0 for 0.7)."""
+    kept, reads = set(residuals), {}
+    for stmt in primal:
+        if not (isinstance(stmt, Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, E.List)):
+            continue
+        whole = stmt.targets[0]
+        if whole not in kept or sum(1 for t in _bound(primal) if t == whole) != 1:
+            continue
+        for k, row in enumerate(stmt.value.elts):
+            if isinstance(row, E.Name) and row.id in kept and row.id not in reads and row.id != whole:
+                reads[row.id] = Assign((row.id,), E.Subscript(E.Name(whole), E.Num(k)))
+    if not reads:
+        return residuals, []
+    held = [r for r in residuals if r not in reads]
+    return held, [reads[r] for r in residuals if r in reads]
+
+
+def _bound(body: list):
+    """The names the top-level assignments of ``body`` bind (a name bound twice is no row kept)."""
+    for stmt in body:
+        if isinstance(stmt, Assign):
+            yield from (t for t in flatten(stmt.targets) if isinstance(t, str))
 
 
 def _handed_in(s: Sweeps, facts: Facts, active_params: tuple, program, namer: Namer) -> tuple:

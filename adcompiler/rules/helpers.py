@@ -22,7 +22,8 @@ INERT = (
     "argmax",
     "argmin",
     "shape_like",
-)  # no derivative at all (shape_like: read for a shape)
+    "check_unpack",
+)  # no derivative at all (shape_like: read for a shape; check_unpack: a, b = xs, run for its error)
 VALUES = (
     "unbroadcast",
     "unreduce",
@@ -77,6 +78,7 @@ HELPER_REVERSE = {
     "distinct": lambda g, d, *earlier: [g] + [None] * len(earlier),  # d itself, or a copy of it
     "sum_all": lambda g, a: [Call("@unreduce", (g, a))],  # numpy.sum: spread back
     "unreduce": lambda g, a, *rest: [Call("@unreduce_vjp", (g, a, *rest[1:]))] + [None] * len(rest),
+    "add_new": lambda g, acc, c: [Call("@unbroadcast", (g, acc)), Call("@unbroadcast", (g, c))],  # acc + c
     # (and of those adjoints, for a third derivative: each the adjoint of the adjoint, the helper itself)
     "rebroadcast": lambda g, c, a: [Call("@rebroadcast", (g, c)), None],
     "gather_like": lambda u, c, index, g: [Call("@scatter_add", (Num(0.0), c, index, u)), None, None],

@@ -418,6 +418,53 @@ def _hessian_problem(f, args) -> str | None:
     return None
 
 
+def _reverse_over_reverse_problem(f, args) -> str | None:
+    """Where reverse mode over the gradient code (``vjp(grad(f))``, the pullback of a direction w) differs
+    from forward mode over it (``jvp(grad(f))``): both are H w, w here the arguments themselves (shaped as
+    the gradient is).  None where they agree, or where reverse over reverse is refused (a located error).
+    (A loop over a slice of a list of lists counted its rows' adjoints twice there once.)"""
+    import copy
+
+    import numpy as np
+
+    import adcompiler
+    from ..errors import UnsupportedSyntaxError
+    from .oracle import leaves
+
+    grad = adcompiler.grad(f, argnums=tuple(range(len(args))))
+    _, forward = adcompiler.jvp(grad, copy.deepcopy(args), copy.deepcopy(args))
+    try:
+        _, pullback = adcompiler.vjp(grad, *copy.deepcopy(args))
+        backward = pullback(tuple(copy.deepcopy(args)))  # (grad's output: a tuple, one gradient per argument)
+    except UnsupportedSyntaxError:
+        return None
+    if not _trees_close(backward, forward):
+        return f"H w by reverse over reverse {leaves(backward)}, by forward over reverse {leaves(forward)}"
+    return None
+
+
+def _trees_close(a, b) -> bool:
+    """Whether two values of one structure (lists, tuples, dicts, objects, arrays, numbers) hold close numbers
+    (a number against an array: broadcast, as forward mode's zero tangent of a list's array is 0.0)."""
+    import numpy as np
+
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(map(_trees_close, a, b))
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (
+            isinstance(a, dict)
+            and isinstance(b, dict)
+            and a.keys() == b.keys()
+            and all(_trees_close(a[k], b[k]) for k in a)
+        )
+    if hasattr(a, "__dict__") or hasattr(b, "__dict__"):
+        return type(a) is type(b) and _trees_close(vars(a), vars(b))
+    try:
+        return bool(np.allclose(np.asarray(a, float), np.asarray(b, float), rtol=1e-6, atol=1e-9))
+    except (TypeError, ValueError):
+        return False
+
+
 FAMILIES = [layers_program, broadcast_program, lists_program, products_program, writes_program, rows_program]
 FAMILIES += [tree_program, tree_program]  # random structures: drawn twice as often
 FAMILIES += [built_program, displayed_program]
@@ -465,6 +512,7 @@ def check(program: Program, seed: int, directory: str, k: int) -> str:
     try:
         check_both_modes(module.f, args, twin=_twin_jacobian(twin, args) if twin else None)
         problem = _hessian_problem(module.f, args) if program.second else None
+        problem = problem or _reverse_over_reverse_problem(module.f, args)
         if problem is not None:
             return f"failure: {problem}"
     except UnsupportedSyntaxError as exc:
