@@ -14,7 +14,6 @@ everything built is dropped (``forget``) and built again on this call.
 
 from __future__ import annotations
 
-import contextlib
 
 from ..analysis import values as V
 from ..compile import emit

@@ -425,8 +425,6 @@ def _reverse_over_reverse_problem(f, args) -> str | None:
     (A loop over a slice of a list of lists counted its rows' adjoints twice there once.)"""
     import copy
 
-    import numpy as np
-
     import adcompiler
     from ..errors import UnsupportedSyntaxError
     from .oracle import leaves
