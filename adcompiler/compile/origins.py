@@ -231,6 +231,8 @@ def second_order_of(fn):
         if line is None or text is None:
             raise
         where = inspect.getsourcefile(fn) or fn.__code__.co_filename
+        if where in LOADED:  # fn is derivative code too (hessian's reverse code): told where its own origin is
+            raise
         origin = told.file_at(e.lineno or 0)
         through = f"through `{text}`"
         if origin is not None and os.path.realpath(origin) != os.path.realpath(where):  # a line of generated code

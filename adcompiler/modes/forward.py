@@ -93,6 +93,7 @@ class _Forward:
             for s in walk(fn.body)
             if isinstance(s, Eq) and s.prim == "setitem" and s.ins[0].name in facts.numeric_arrays
         }
+        self.rows_read: set = set()  # lists a row (a list) was read from: their rows' tangents alias theirs
 
     def block(self, stmts) -> tuple:
         out = []
@@ -225,9 +226,17 @@ class _Forward:
             stmt.prim in ("getitem", "sum", "pop") and ins_t[0] is None
         ):  # a list_copy may be written into: it gets zeros
             return []
+        if stmt.prim == "getitem" and target.name in self.containers:
+            self.rows_read.add(stmt.ins[0].name)
         if stmt.prim in CHANGES:  # linear in what they add: the same on the tangents
             if ins_t[0] is None or ins_t[1] is None:
                 return []
+            if stmt.ins[0].name in self.rows_read and self.program.options.typed_zeros:
+                self.numba_refused(
+                    "adding into a list whose row (a list) was read before (the rows of np.array of nested lists"
+                    " in a helper), whose row tangents must see what is added to its own",
+                    stmt,
+                )
             rest = tuple(atom(a) for a in stmt.ins[2:])
             return [Do(E.Call(self.program.helper(stmt.prim), (ins_t[0], ins_t[1]) + rest), stmt.line)]
         if stmt.prim == "zeros_like":
@@ -256,15 +265,10 @@ class _Forward:
         for v in lists:
             self.tangent[v.name] = E.Name(self.namer.fresh("d" + v.name))
         if len(lists) > 1 and self.program.options.typed_zeros:  # (the Numba target's zeros_like makes each apart)
-            source = self.fn.source
-            raise UnsupportedSyntaxError(
+            self.numba_refused(
                 "lists a call returns together (a list and a list it may hold: the shadows of np.array of nested"
-                ' lists), whose zero tangents must be one list where they are, under backend="numba"',
-                'differentiate it with backend="python", which handles it',
-                source.filename if source is not None else "<generated>",
-                stmt.line,
-                0,
-                source.lines.get(stmt.line) if source is not None else None,
+                " lists), whose zero tangents must be one list where they are",
+                stmt,
             )
         if len(lists) > 1:  # zeros of them together: a list one holds and another is (a called function's residuals,
             # the shadows of a list and of a list in it) has one list of zeros, as it is one list (zeros_like)
@@ -282,6 +286,20 @@ class _Forward:
             ):
                 out += self.own_tangent(v.name, self.tangent.get(v.name), stmt.line)
         return out
+
+    def numba_refused(self, what: str, stmt: Eq):
+        """Refuse ``stmt`` under the Numba target, whose zeros_like makes a list of numbers an array (each
+        row of a list of lists its own, which an addition into the list replaces): a Python list keeps them
+        one."""
+        source = self.fn.source
+        raise UnsupportedSyntaxError(
+            what + ', under backend="numba"',
+            'differentiate it with backend="python", which handles it',
+            source.filename if source is not None else "<generated>",
+            stmt.line,
+            0,
+            source.lines.get(stmt.line) if source is not None else None,
+        )
 
     def own_tangent(self, out: str, t, line: int) -> list:
         """A fresh tangent array for an array that will be written into (never an alias of another)."""
