@@ -96,3 +96,23 @@ def test_functional_api_and_differentiate_take_bound_methods():
     np.testing.assert_allclose(ct2, ct, rtol=1e-14)
     with pytest.raises(TypeError, match="overrides act"):
         adcompiler.grad(F.Linear(LAYERS, 1.0).loss)(X, Y)
+
+
+def test_positions_in_wrt_of_a_bound_method_count_the_arguments_after_self():
+    """differentiate(m.misfit, wrt=(1,)) is d/dy, as grad(m.misfit, argnums=1) and as the call m.misfit(x, y)
+    counts (it gave d/dx, counting self; x and y of one shape, so nothing else told)."""
+    ag = pytest.importorskip("autograd")
+    import adcompiler
+
+    m = F.Model(LAYERS, 1.7)
+    dx, dy = (ag.grad(_twin, k)(LAYERS, X, Y, 1.7) for k in (1, 2))
+    assert np.max(np.abs(dx - dy)) > 0.1
+    for wrt, expected in [((1,), (dy,)), ((-2,), (dx,)), ((0, 1), (dx, dy)), ((1, "x"), (dy, dx))]:
+        g = adcompiler.differentiate(m.misfit, wrt=wrt).grad(X, Y)
+        g = g if len(expected) > 1 else (g,)
+        for got, want in zip(g, expected, strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-10)
+    np.testing.assert_allclose(adcompiler.differentiate(m.misfit, wrt=1).grad(X, Y), dy, rtol=1e-10)
+    np.testing.assert_allclose(adcompiler.grad(m.misfit, argnums=1)(X, Y), dy, rtol=1e-10)
+    with pytest.raises(ValueError, match=r"wrt position 2 is out of range: misfit\(x, y\) has 2 parameters"):
+        adcompiler.differentiate(m.misfit, wrt=(2,))

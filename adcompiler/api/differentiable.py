@@ -49,7 +49,8 @@ def differentiate(fn=None, *, wrt=None, checkpoint=None, backend="python", array
         raise ValueError(checkpoint_problem(checkpoint))
     fn = targets.of(backend, arrays).unwrapped(fn)  # (a @numba.njit function's own Python function)
     options = dict(wrt=wrt, checkpoint=checkpoint, backend=backend, arrays=arrays)
-    method = method_of(fn, Differentiable, lambda f: differentiate(f, **options))  # model.forward, static methods
+    again = lambda f, wrt=wrt: differentiate(f, **dict(options, wrt=wrt))  # noqa: E731
+    method = method_of(fn, Differentiable, again, wrt)  # model.forward, static methods
     refuse_partial(fn)
     if fn is None or method is not None:
         return method or (lambda f: differentiate(f, **options))

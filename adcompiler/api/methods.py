@@ -15,16 +15,35 @@ import inspect
 import types
 
 from ..lower.records import defining_class
+from .arguments import wrt_names
 
 
-def method_of(fn, differentiable: type, again):
-    """``differentiate(fn)`` of a bound method (``model.forward``: the function bound to its instance) or
-    of a static method (static still, ``again`` applied to its function); None for anything else."""
+def method_of(fn, differentiable: type, again, wrt=None):
+    """``differentiate(fn, wrt=wrt)`` of a bound method (``model.forward``: the function bound to its instance)
+    or of a static method (static still, ``again(function, wrt)`` applied to its function); None for anything
+    else.  A bound method's positions in ``wrt`` count the arguments after ``self`` (``positions_named``)."""
     if isinstance(fn, types.MethodType) and not isinstance(fn.__self__, differentiable):
-        return bind(again(fn.__func__), fn.__self__)
+        return bind(again(fn.__func__, positions_named(fn, wrt)), fn.__self__)
     if isinstance(fn, staticmethod):
         return staticmethod(again(fn.__func__))
     return None
+
+
+def positions_named(method, wrt):
+    """``wrt`` of a bound method with each position (an ``int``) as the name of the parameter it is: positions
+    count the arguments a call passes, after ``self`` (as ``inspect.signature`` of the method and
+    ``grad``'s ``argnums`` count them), where the function the method binds has ``self`` first."""
+    items = (wrt,) if isinstance(wrt, (str, int)) else wrt
+    if not isinstance(items, (tuple, list)):
+        return wrt  # (None, or what wrt_names refuses with its message)
+    position = lambda w: isinstance(w, int) and not isinstance(w, bool)  # noqa: E731
+    ints = tuple(w for w in items if position(w))
+    if not ints:
+        return wrt
+    signature = inspect.signature(method)
+    names = dict(zip(ints, wrt_names(ints, tuple(signature.parameters), method, signature)))
+    named = tuple(names[w] if position(w) else w for w in items)
+    return named[0] if isinstance(wrt, (str, int)) else named
 
 
 def bind(d, obj):
