@@ -344,12 +344,16 @@ class StatementLowering:
         self.emit.body.append(For(target, start, stop, step, body, stmt.lineno, parallel))
 
     def parallel_range(self, it) -> bool:
-        """Whether ``it`` is ``prange(...)`` (Numba's or adcompiler's): a loop of independent iterations."""
-        if not (isinstance(it, ast.Call) and isinstance(it.func, (ast.Name, ast.Attribute))):
-            return False
-        if (it.func.id if isinstance(it.func, ast.Name) else it.func.attr) != "prange":
-            return False
-        return is_prange(self.lower.names.resolve(it.func))
+        """Whether ``it`` is ``prange(...)`` (Numba's or adcompiler's, under any name: ``from numba import
+        prange as pr``): a loop of independent iterations."""
+        func = it.func if isinstance(it, ast.Call) else None
+        if isinstance(func, ast.Name):  # a global's name (a local one holds no prange)
+            return (
+                func.id not in self.emit.env
+                and func.id not in self.emit.slots
+                and is_prange(self.lower.names.resolve(func))
+            )
+        return isinstance(func, ast.Attribute) and func.attr == "prange" and is_prange(self.lower.names.resolve(func))
 
     def unrolled(self, stmt: ast.For, functions: tuple, loops: int) -> None:
         """``for f in fs: x = f(x)`` over a list of functions: the body once per function, ``f(...)``

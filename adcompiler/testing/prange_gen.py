@@ -67,9 +67,24 @@ _TAILS = (  # what the function returns: the adjoint reads what the loop leaves,
 )
 
 
+_SPELLINGS = (  # how the module names prange (one import line each): its name, an alias, the package's attribute
+    ("from adcompiler import prange", "prange("),
+    ("from adcompiler import prange as pr", "pr("),
+    ("import adcompiler", "adcompiler.prange("),
+    ("import adcompiler as adc", "adc.prange("),
+)
+
+
 def program(rng: random.Random, bad: bool = False) -> tuple:
-    """(source, line): a module defining ``f`` with one ``prange`` loop of random statements; ``line`` the
-    statement's that must be refused (``bad``), else None."""
+    """(source, line): a module defining ``f`` with one ``prange`` loop of random statements, ``prange``
+    spelt one of the ways users import it; ``line`` the statement's that must be refused (``bad``), else None."""
+    source, line = _program(rng, bad)
+    imported, called = rng.choice(_SPELLINGS)
+    source = source.replace("from adcompiler import prange", imported).replace("in prange(", "in " + called)
+    return source, line
+
+
+def _program(rng: random.Random, bad: bool) -> tuple:
     stmts = [rng.choice(_GOOD) for _ in range(rng.randint(2, 5))]
     line = None
     if bad:
