@@ -46,6 +46,18 @@ COORDINATES = """
     )
 """
 
+# Is index a boolean mask of x's number of axes, x a C-ordered array (one C-ordered line of entries, which a
+# mask's entries name in C order: Numba's own x[mask] takes a mask of one axis only): the overloads' test.
+MASK = """
+    mask = (
+        isinstance(x, types.Array)
+        and x.layout == "C"
+        and isinstance(index, types.Array)
+        and isinstance(index.dtype, types.Boolean)
+        and index.ndim == x.ndim
+    )
+"""
+
 # Merged into runtime.NUMBA_HELPERS.
 COORDINATE_HELPERS = {
     "read_at": '''def read_at(x, index):
@@ -94,11 +106,21 @@ def _numba_read_at(x, index):
 def _numba_write_at(x, index, v):
     """x[index] = v: for a tuple of 1-D integer arrays, one per axis of a C-ordered x, v (a number, or one
     value per position) written at those coordinates in their order (a position named twice keeps the
-    last, as in NumPy); for any other index, Numba's own x[index] = v."""
+    last, as in NumPy); for a boolean mask of x's shape (x C-ordered), v (a number, or one value per true
+    entry) written where it is true, in C order; for any other index, Numba's own x[index] = v."""
 '''
     + COORDINATES
+    + MASK
     + COORDINATE
-    + """    if not coordinates:
+    + """    if mask:
+
+        def masked(x, index, v):
+            if index.shape != x.shape:
+                raise IndexError("boolean index did not match indexed array")
+            x.reshape(-1)[index.ravel()] = v
+
+        return masked
+    if not coordinates:
 
         def native(x, index, v):
             x[index] = v

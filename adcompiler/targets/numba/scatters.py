@@ -9,7 +9,7 @@ tuple of them one per axis (``coordinates``), adds one by one, as numpy.add.at d
 
 from __future__ import annotations
 
-from .coordinates import COORDINATE, COORDINATES
+from .coordinates import COORDINATE, COORDINATES, MASK
 
 SCATTER_HELPERS = {
     "scatter_add": '''def scatter_add(d, x, index, g):
@@ -209,9 +209,19 @@ def grown(d, shape):
 @numba.extending.overload(grown)
 def _numba_grown(d, shape):
     '''Zeros of ``shape`` plus d, which broadcasts to it (an adjoint that is still a zero_array, or a
-    number), as one array where d is of floats (d added into the zeros in place: the sum made a second).'''
+    number), as one array where d is of floats (d added into the zeros in place: the sum made a second),
+    of d's dtype where d is an array (float32 stays float32: the callers' adjoint is d where it has the
+    shape already, and one variable has one type).'''
     types = numba.core.types
-    if isinstance(d, (types.Array, types.Float)) and isinstance(getattr(d, "dtype", d), types.Float):
+    if isinstance(d, types.Array) and isinstance(d.dtype, types.Float):
+
+        def of_array(d, shape):
+            out = numpy.zeros(shape, d.dtype)
+            out += d
+            return out
+
+        return of_array
+    if isinstance(d, types.Float):
 
         def impl(d, shape):
             out = numpy.zeros(shape)
@@ -268,19 +278,35 @@ def _numba_take_and_clear(d, x, index):
     once): the part of the adjoint d at index (a copy, or a number), which is then zeroed in d (into
     zeros of x's shape plus d where d is not yet such an array).  For a tuple of 1-D integer arrays, one
     per axis (coordinates: ``targets.numba.coordinates``), a position named twice gets the cotangent at
-    its last write only, as the python target's gives it; other arrays of integers are refused (Numba
-    finds no form)."""
+    its last write only, as the python target's gives it; for a boolean mask of x's shape, the entries where
+    it is true, in C order; other arrays of integers are refused (Numba finds no form)."""
     '''
     + COORDINATES
+    + MASK
     + COORDINATE
     + """    usable = not isinstance(d, types.Array) or d.ndim == x.ndim and d.mutable and d.layout == "C"
+    if mask and usable:
+        fresh = not isinstance(d, types.Array)
+
+        def at_mask(d, x, index):
+            if index.shape != x.shape:
+                raise IndexError("boolean index did not match indexed array")
+            out = numpy.full(x.shape, d + 0.0) if fresh else d
+            if out.shape != x.shape:  # (a zero_array: zeros of length 1 along each axis)
+                out = numpy.zeros(x.shape, out.dtype) + out  # (of out's dtype: one type for out)
+            flat, where = out.reshape(-1), index.ravel()
+            part = flat[where]  # (a copy)
+            flat[where] = 0.0
+            return out, part
+
+        return at_mask
     if coordinates and usable:
         fresh = not isinstance(d, types.Array)
 
         def at_coordinates(d, x, index):
             out = numpy.full(x.shape, d + 0.0) if fresh else d
             if out.shape != x.shape:  # (a zero_array: zeros of length 1 along each axis)
-                out = numpy.zeros(x.shape) + out
+                out = numpy.zeros(x.shape, out.dtype) + out  # (of out's dtype: one type for out)
             m = len(index[0])
             part = numpy.zeros(m)
             flat = out.reshape(-1)
