@@ -94,3 +94,11 @@ def stacked_solve(A, b):
 
 def interpolated(x, xp, fp):
     return np.sum(np.interp(x, xp, fp) ** 2) + np.interp(x[1] * 0.5, xp, fp)
+
+
+def polyval_of_squares(y):
+    return np.polyval(y**2, 0.5)
+
+
+def polyval_at_a_keyword(h):
+    return np.polyval(np.ones(3), x=h * 2.0)

@@ -126,6 +126,9 @@ def test_einsum_optimize_reshape_order_and_sum_where():
         (F.reshape_order_a, np.ones(6), UnsupportedSyntaxError, "order='A'"),
         (F.outer_of_arctan2, np.ones(2), MissingRuleError, r"np\.arctan2\.outer, which has no derivative rule"),
         (F.meshgrid_of_four, np.ones(2), UnsupportedSyntaxError, "np.meshgrid of 4 arrays"),
+        # a value computed in the call is named by its place there, not by the code's temporary (t1)
+        (F.polyval_of_squares, np.ones(2), MissingRuleError, r"np\.polyval, .* with a derivative \(its argument 1\)"),
+        (F.polyval_at_a_keyword, 0.5, MissingRuleError, r"with a derivative \(its argument x=\)"),
     ],
 )
 def test_what_is_refused_is_refused_at_the_users_line(fn, arg, error, match):

@@ -14,6 +14,7 @@ grouped into alias classes and a class is varied or useful as a whole.
 from __future__ import annotations
 
 import heapq
+import re
 
 from .. import rules
 from ..lower.dup import DUP
@@ -205,13 +206,24 @@ def refuse_library_calls(fn: Function, moving: set) -> None:
     for eq in walk(fn.body):
         if not (isinstance(eq, Eq) and eq.prim == "library"):
             continue
-        moved = [a.name for a in eq.ins if isinstance(a, Var) and a.name in moving]
+        moved = [k for k, a in enumerate(eq.ins) if isinstance(a, Var) and a.name in moving]
         if moved:
             raise at_line(
                 fn.source,
                 eq.line,
-                f"{eq.param[4]}, which has no derivative rule, of a value with a derivative ({root(moved[0])})",
+                f"{eq.param[4]}, which has no derivative rule, of a value with a derivative ({_argument(eq, moved[0])})",
                 "give it rules with adcompiler.defrule(fn, jvp=..., vjp=...), write it with functions adcompiler "
                 "knows, or pass it values with no derivative (constants, integers, data not differentiated)",
                 MissingRuleError,
             )
+
+
+def _argument(eq: Eq, k: int) -> str:
+    """How a refusal names the ``k``-th argument of a library call: the user's variable (``y``), or, for a
+    value the code computed there (a temporary, ``y ** 2``), its place in the call (``its argument 1``,
+    ``its argument dx=``)."""
+    name = root(eq.ins[k].name)
+    if not re.fullmatch(r"t\d+", name):
+        return name
+    keys, positional = eq.param[2], len(eq.ins) - len(eq.param[2])
+    return f"its argument {k + 1}" if k < positional else f"its argument {keys[k - positional]}="
