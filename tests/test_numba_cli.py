@@ -302,3 +302,47 @@ def test_written_module_of_an_adjoint_accumulator_typed_from_a_later_residual(tm
     assert value == pytest.approx(user.objective(*args), rel=1e-12)
     for got, want in zip(cts, adcompiler.grad(user.objective, argnums=(0, 1, 2, 3))(*args)):
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-13)
+
+
+GLOBAL_LISTS = textwrap.dedent("""\
+    OFFS = [0.1, 0.2]
+    STEPS = [1, 2, 3]
+    ROWS = [[1.0, 2.0], [0.5, -1.0]]
+
+
+    def f(x):
+        z = x * x
+        for o in OFFS:
+            z = z + o * x
+        for k in range(len(STEPS)):
+            z = z + STEPS[k] * x * x
+        return z + ROWS[1][0] * x + ROWS[0][1]
+""")
+
+
+@pytest.mark.filterwarnings("ignore:Cannot cache")
+def test_a_module_list_constant_is_written_as_compiled_code_takes_it(tmp_path):
+    """A list of the file the code reads (OFFS = [0.1, 0.2]) was written as the list, which Numba refuses as a
+    global (the module was written, and its call failed: "reflected list ... in globals"); it is written as the
+    array the code compiled in the process is handed (a list of numbers as a 1-D array, of rows as a 2-D one)."""
+    import importlib.util
+
+    import adcompiler
+    from adcompiler.cli.main import main
+
+    (tmp_path / "lists_mod.py").write_text(GLOBAL_LISTS)
+    assert (
+        main(["compile", str(tmp_path / "lists_mod.py"), "--target", "numba", "-o", str(tmp_path / "lists_ad.py")]) == 0
+    )
+    text = (tmp_path / "lists_ad.py").read_text()
+    assert "OFFS = numpy.array([0.1, 0.2], dtype=numpy.float64)" in text, text
+    loaded = {}
+    for name in ("lists_mod", "lists_ad"):
+        spec = importlib.util.spec_from_file_location(name, tmp_path / f"{name}.py")
+        loaded[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(loaded[name])
+    f, x = loaded["lists_mod"].f, 0.7
+    value, (got,) = loaded["lists_ad"].f_reverse(x)
+    assert value == pytest.approx(f(x), rel=1e-14)
+    assert got == pytest.approx(adcompiler.differentiate(f, backend="numba").grad(x), rel=1e-14)
+    assert got == pytest.approx((f(x + 1e-6) - f(x - 1e-6)) / 2e-6, rel=1e-7)

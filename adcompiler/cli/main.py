@@ -124,7 +124,7 @@ def _compile_module(
     body = emit.render_module(
         defs, program.ns, origins=traced, formatted=False
     )  # (the namespace learns its imports; black runs once, on the whole module, below)
-    helpers = primal_helpers(program, module)
+    helpers = primal_helpers(program, module, where.constant)
     if where.copied is not None:  # (the array API's: calling the arguments' array namespace)
         helpers["functions"] = where.copied(helpers["functions"], program, vars(module))
     header = [
@@ -252,7 +252,7 @@ def _refusals(module, fns: dict, mode: str, stage: str | None, checkpoint, where
             for m in modes:
                 program.build(fn, m, _wrt(fn, sig), sig)
             if stage is None:  # (what the written module would copy: a rule it cannot hold is this one's refusal)
-                primal_helpers(program, module)
+                primal_helpers(program, module, where.constant)
         except UnsupportedSyntaxError as exc:
             if not os.path.isfile(exc.filename or "") or isinstance(exc, Unwritable):  # (generated code, or a
                 exc = _at_function(exc, fn)  # rule made as the code runs: at fn's line)

@@ -19,8 +19,9 @@ from ..front.fields import record_fields
 from ..lower.names import data_record
 
 
-def primal_helpers(program: Program, module) -> dict:
-    """Source of the user functions generated code calls, and the globals they read."""
+def primal_helpers(program: Program, module, constant=lambda value: value) -> dict:
+    """Source of the user functions generated code calls, and the globals they read, each global's value as
+    ``constant`` gives it (the target's: Numba's code takes a list as an array)."""
     functions, constants, seen = [], [], set()
     pending = [fn for fn in program.primal_names]
     read = constant_names(program)
@@ -38,7 +39,7 @@ def primal_helpers(program: Program, module) -> dict:
                 constants.append(imported)
                 continue
             text = _primal_source(item, program.primal_names.get(item))
-            text = _closure_written(program, item, text, pending, constants, read)
+            text = _closure_written(program, item, text, pending, constants, read, constant)
             text = _unannotated(text)
             functions.append(_helpers_named(program, item, text))
             for name in sorted({n.id for n in ast.walk(ast.parse(functions[-1])) if isinstance(n, ast.Name)}):
@@ -55,11 +56,11 @@ def primal_helpers(program: Program, module) -> dict:
                         ),
                     )
                 else:
-                    line = constant_line(program, name, value)
+                    line = constant_line(program, name, constant(value))
                     if line is not None and line not in constants:
                         constants.append(line)
     for name, value in read.items():
-        line = constant_line(program, name, value)
+        line = constant_line(program, name, constant(value))
         if line is None:  # (read by the generated code: the module would fail with a NameError)
             raise SystemExit(
                 f"adc: the global {name} ({type(value).__name__}) cannot be written into the "
@@ -247,7 +248,7 @@ def _unannotated(text: str) -> str:
     return ast.unparse(tree) + "\n"
 
 
-def _closure_written(program: Program, fn, text: str, pending: list, constants: list, read: dict) -> str:
+def _closure_written(program: Program, fn, text: str, pending: list, constants: list, read: dict, constant) -> str:
     """``text``, a closure's source (a decorator's wrapper calling ``fn`` of the decorator), with each
     variable of the enclosing function it reads written into the module: a function as one more function
     of the module (``pending``), a number or array as a constant line (``constants``; one the derivatives
@@ -272,7 +273,7 @@ def _closure_written(program: Program, fn, text: str, pending: list, constants: 
         if name in read and read[name] is value:  # (the same object the derivatives read by this name)
             continue
         fresh = program.module.fresh(name)
-        line = constant_line(program, fresh, value)
+        line = constant_line(program, fresh, constant(value))
         if line is None:
             raise SystemExit(
                 f"adc: {fn.__qualname__} reads {name} of the function that made it, a {type(value).__name__}, which "

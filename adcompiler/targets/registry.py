@@ -41,6 +41,7 @@ class Target:
     finish_defs: Callable | None = None  # the generated functions of a written module (adc compile), on the IR
     write: Callable | None = None  # (text, program, path, the file's names, the lines' origins) -> adc compile's module
     copied: Callable | None = None  # (functions, program, the file's names) -> the user's functions adc compile copies
+    constant: Callable = lambda value: value  # noqa: E731 - a global's value as adc compile writes it for the code
 
     def program(self, globals_, options: Options) -> Program:
         """A driver that builds this target's code for a function reading ``globals_``."""
@@ -67,6 +68,7 @@ NUMBA = Target(
     unwrap=lambda fn: numba.for_backend(fn, "numba"),
     finish_defs=numba.finished_defs,
     write=numba.written,
+    constant=numba.written_constant,
 )
 ARRAY_API = Target(
     "array_api",

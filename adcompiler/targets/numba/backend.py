@@ -548,6 +548,17 @@ def finished_defs(defs: list, fresh) -> list:
     return outlined([spelled_as_calls(d) for d in defs], fresh)
 
 
+def written_constant(value):
+    """A global's value as the module ``adc compile --target numba`` writes it: a list as compiled code takes it
+    (``values.convert``: a list of numbers a 1-D array, of equal rows a 2-D one; Numba takes no list global),
+    as the code compiled in the process is handed it; anything else as it is."""
+    if type(value) is not list or not value:
+        return value
+    from .values import convert  # NumPy, imported only where Numba is used
+
+    return convert(value)
+
+
 def written(text: str, program, path: str, user: dict, origins: list) -> str:
     """The module text ``adc compile --target numba`` writes for ``text`` (the python target's): its
     functions compiled by ``@numba.njit(cache=True)``; the file's own import of numba or numpy serves
