@@ -161,3 +161,24 @@ def test_dev_stdout_is_adcs_own_output_wherever_it_goes(src):
     text = log.read_text()
     assert text.startswith("an earlier line\n") and "def f_reverse" in text
     assert sorted(p.name for p in src.iterdir()) == ["log.txt", "m.py"]
+
+
+def test_a_function_of_the_files_package_imported_from_a_parent_is_copied(tmp_path):
+    """``from ..h import hh`` in pkg/sub/a.py: hh is the user's own code (its package's), copied into the module
+    as a helper of the same folder is; it was taken for a library rule adcompiler makes as it runs and the file
+    refused at 1:1.  The module, imported alone, against the derivative of hh(x) + x = x**3 + x."""
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    for init in ("pkg/__init__.py", "pkg/sub/__init__.py"):
+        (tmp_path / init).write_text("")
+    (tmp_path / "pkg" / "h.py").write_text("def hh(x):\n    return x ** 3\n")
+    (tmp_path / "pkg" / "sub" / "a.py").write_text("from ..h import hh\n\n\ndef g(x):\n    return hh(x) + x\n")
+    proc = adc("compile", "pkg/sub/a.py", "-o", "a_ad.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    run = subprocess.run(
+        [sys.executable, "-c", "import a_ad; print(a_ad.g_reverse(0.5)[1][0], a_ad.g_forward(0.5, 1.0)[1])"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    assert [float(v) for v in run.stdout.split()] == [3 * 0.25 + 1.0] * 2

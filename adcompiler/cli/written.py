@@ -178,7 +178,7 @@ def _helpers_named(program: Program, fn, text: str) -> str:
 
 def _library_import(fn, name: str, module) -> str | None:
     """The line importing ``fn`` under ``name`` where it is a library's function, None where its source is
-    copied: the user's own (in the compiled file's folder), generated code (a nested derivative's, a
+    copied: the user's own (in the compiled file's folder, or its package's), generated code (a nested derivative's, a
     custom_vjp's adapter) and adcompiler's NumPy functions written in Python (``rules.numpy_written``).  A
     function none of these (a rule adcompiler makes as the code runs, a closure) stops ``adc compile``."""
     try:
@@ -191,6 +191,8 @@ def _library_import(fn, name: str, module) -> str | None:
     if ours and "<" not in fn.__qualname__:
         return None
     home = Path(getattr(module, "__file__", "") or ".").resolve().parent
+    while (home / "__init__.py").is_file() and (home.parent / "__init__.py").is_file():
+        home = home.parent  # (a file of a package: the user's own code is the whole package, from ..h import hh)
     if not ours and where is not None and home in where.parents:
         return None
     owner = sys.modules.get(getattr(fn, "__module__", None) or "")
