@@ -227,3 +227,56 @@ def make_counter_in_cell():
         k = value
 
     return f, set_k
+
+
+def twice(fn):  # a decorator wrapping each function it decorates (its own fn in each wrapper)
+    def wrapper(x):
+        return 2.0 * fn(x)
+
+    return wrapper
+
+
+@twice
+def doubled_square(x):
+    return x * x
+
+
+@twice
+def doubled_cube(x):
+    return x * x * x
+
+
+def both_doubled(x):
+    return doubled_square(x) + doubled_cube(x)
+
+
+def scaled(k):  # a factory: each wrapper reads its own k by that one name
+    def deco(fn):
+        def wrapper(x):
+            return k * fn(x)
+
+        return wrapper
+
+    return deco
+
+
+def scaled_bound(k):  # the same, k bound as the wrapper's default
+    def deco(fn):
+        def wrapper(x, k=k):
+            return k * fn(x)
+
+        return wrapper
+
+    return deco
+
+
+square_by_two, cube_by_three = scaled(2.0)(lambda x: x * x), scaled(3.0)(lambda x: x * x * x)
+square_by_two_bound, cube_by_three_bound = scaled_bound(2.0)(lambda x: x * x), scaled_bound(3.0)(lambda x: x * x * x)
+
+
+def both_scaled(x):
+    return square_by_two(x) + cube_by_three(x)
+
+
+def both_scaled_bound(x):
+    return square_by_two_bound(x) + cube_by_three_bound(x)

@@ -158,3 +158,40 @@ def test_adc_compile_writes_a_module_with_local_functions_lifted(tmp_path):
     fd += [(primal["f"](0.7, 1.3 + h) - primal["f"](0.7, 1.3 - h)) / (2 * h)]
     assert value == primal["f"](0.7, 1.3)
     np.testing.assert_allclose(grad, fd, rtol=1e-7)
+
+
+def test_one_decorator_on_two_functions_differentiated_together():
+    """Each wrapper calls its own fn (a cell per wrapper, called, not read by name): both in one derivative, and
+    ``adc compile --import`` writing both (it stopped the whole file: "read different variables named fn")."""
+    assert adcompiler.grad(F.both_doubled)(1.5) == pytest.approx(4 * 1.5 + 6 * 1.5**2, rel=1e-14)
+    assert adcompiler.grad(F.both_scaled_bound)(1.5) == pytest.approx(2 * 2 * 1.5 + 3 * 3 * 1.5**2, rel=1e-14)
+
+
+def test_two_closures_reading_different_values_by_one_name_are_refused_at_the_read():
+    """The code reads a closure's k by its name, so two closures' k cannot be one module's: a located refusal
+    saying how to bind each (a ValueError from inside the loader, before)."""
+    from adcompiler.errors import UnsupportedSyntaxError
+
+    with pytest.raises(
+        UnsupportedSyntaxError, match=r"closure_funcs\.py:\d+:\d+: .*reading k, .*def wrapper\(x, k=k\)"
+    ):
+        adcompiler.grad(F.both_scaled)(1.5)
+
+
+def test_adc_compile_import_writes_one_decorator_on_two_functions(tmp_path):
+    import subprocess
+    import sys
+
+    from shared import adc
+
+    source = (
+        "def twice(fn):\n    def wrapper(x):\n        return 2.0 * fn(x)\n    return wrapper\n\n\n"
+        "@twice\ndef a(x):\n    return x * x\n\n\n@twice\ndef b(x):\n    return x * x * x\n"
+    )
+    (tmp_path / "twodeco.py").write_text(source)
+    proc = adc("compile", "twodeco.py", "--import", "-o", "twodeco_ad.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    code = "import twodeco_ad as m; print(m.a_reverse(1.5)[1][0], m.b_reverse(1.5)[1][0])"
+    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert [float(v) for v in run.stdout.split()] == [4 * 1.5, 6 * 1.5**2]

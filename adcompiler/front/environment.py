@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import types
 import weakref
 
+from ..errors import UnsupportedSyntaxError, located
+
 
 class Scope(Mapping):
     """The names a generated function sees: those its module of generated code defines or was
@@ -125,24 +127,53 @@ def captured_cells(functions, names=None) -> dict:
     is two closures' cells, or a cell of one function and a global of another, is refused.  (A cell
     holding a function the code calls is not named: the call is by the function.)"""
     found: dict = {}
+    readers: dict = {}  # name -> the function that read it first (to name both in a refusal)
     for fn, parsed in functions:
         for read in parsed.reads:
             if names is not None and read.name not in names:
                 continue
             cell = cells_of(read.namespace).get(read.name)
             if cell is not None and found.setdefault(read.name, cell) is not cell:
-                raise ValueError(
-                    f"two functions differentiated together read different variables named {read.name} of their "
-                    "enclosing functions; rename one of them"
-                )
+                what = f"a variable named {read.name} of another enclosing function ({_qualname(readers[read.name])}'s)"
+                raise _clash(fn, parsed, read.name, what)
+            if cell is not None:
+                readers.setdefault(read.name, fn)
     for fn, parsed in functions:
         for read in parsed.reads:
             if read.name in found and read.name not in cells_of(read.namespace):
-                raise ValueError(
-                    f"{fn.__qualname__} reads the global {read.name}, and a function differentiated with it "
-                    f"the variable {read.name} of its enclosing function; rename one of them"
+                raise _clash(
+                    fn,
+                    parsed,
+                    read.name,
+                    f"the variable {read.name} of {_qualname(readers[read.name])}'s " "enclosing function",
                 )
     return found
+
+
+class ClashingNames(UnsupportedSyntaxError, ValueError):
+    """Two functions whose code runs in one module read two values by one name (two closures' variables, or a
+    closure's variable and a global): the code reads each by its name, so it cannot hold both."""
+
+
+def _clash(fn, parsed, name: str, other: str) -> ClashingNames:
+    """The refusal of ``fn`` reading ``name`` where a function differentiated with it reads ``other`` by that
+    name, at ``fn``'s first read of it."""
+    import ast
+
+    node = next((n for n in ast.walk(parsed.node) if isinstance(n, ast.Name) and n.id == name), parsed.node)
+    return located(
+        node,
+        parsed.source.filename,
+        parsed.source.lines,
+        f"{_qualname(fn)} reading {name}, where a function differentiated with it reads {other}",
+        f"bind each value where its function is made, as a parameter's default (def wrapper(x, {name}={name})), "
+        "or give the two different names",
+        ClashingNames,
+    )
+
+
+def _qualname(fn) -> str:
+    return getattr(fn, "__qualname__", repr(fn))
 
 
 def live_dict(namespace: Mapping, name: str):

@@ -442,7 +442,8 @@ class Keeping:
     def residual(self, site: Site, eq: Eq, looped: bool) -> str:
         """The name of the residuals of the call ``eq`` at ``site``."""
         if site not in self.residuals:
-            self.residuals[site] = self.namer.fresh(f"{eq.param.__name__}_res")
+            name = eq.param.__name__ if eq.param.__name__.isidentifier() else "lambda"  # (<lambda>: no name)
+            self.residuals[site] = self.namer.fresh(f"{name}_res")
             if looped:
                 self.looped_residuals.add(self.residuals[site])
         return self.residuals[site]
