@@ -556,3 +556,19 @@ def test_reverse_over_reverse_of_lists_of_rows_is_forward_over_reverse(f, args):
     for got, want, fd in zip(backward, forward, central):
         np.testing.assert_allclose(np.asarray(got, float), np.asarray(want, float), rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(np.asarray(got, float), fd, rtol=1e-5, atol=1e-7)
+
+
+def test_a_function_of_adcompilers_api_other_than_the_derivatives_is_refused_at_the_users_call(tmp_path):
+    """check_grad inside a differentiated function was refused at adcompiler's own file (api/check.py, "a
+    *args parameter"); it is refused at the user's call, naming what is differentiated there."""
+    from adcompiler.errors import UnsupportedSyntaxError
+    from shared import written
+
+    ns = written(
+        tmp_path,
+        "checked_inside",
+        "import adcompiler\n\n\ndef inner(x, y):\n    return x * y * y\n\n\n"
+        "def outer(x):\n    return adcompiler.check_grad(inner, x, x) + x\n",
+    )
+    with pytest.raises(UnsupportedSyntaxError, match=r"checked_inside\.py:9:12: calling adcompiler\.check_grad inside"):
+        adcompiler.grad(ns["outer"])(0.7)

@@ -402,6 +402,12 @@ class ExpressionLowering:
         """A call of another user function: bind arguments, fill defaults."""
         import inspect
 
+        if (getattr(target, "__module__", None) or "").startswith("adcompiler.api."):  # check_grad, ... (grad, jvp:
+            raise self.parsed.error(  # lower.nested): adcompiler's own, whose source is no code of the user's
+                node,
+                f"calling adcompiler.{target.__name__} inside a differentiated function",
+                "call it outside; inside, adcompiler.grad, jvp, vjp, value_and_grad, hessian and jacobian are differentiated",
+            )
         try:
             source_lines(target)
         except (OSError, TypeError):
