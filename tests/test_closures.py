@@ -167,15 +167,28 @@ def test_one_decorator_on_two_functions_differentiated_together():
     assert adcompiler.grad(F.both_scaled_bound)(1.5) == pytest.approx(2 * 2 * 1.5 + 3 * 3 * 1.5**2, rel=1e-14)
 
 
-def test_two_closures_reading_different_values_by_one_name_are_refused_at_the_read():
-    """The code reads a closure's k by its name, so two closures' k cannot be one module's: a located refusal
-    saying how to bind each (a ValueError from inside the loader, before)."""
-    from adcompiler.errors import UnsupportedSyntaxError
-
-    with pytest.raises(
-        UnsupportedSyntaxError, match=r"closure_funcs\.py:\d+:\d+: .*reading k, .*def wrapper\(x, k=k\)"
-    ):
-        adcompiler.grad(F.both_scaled)(1.5)
+def test_two_closures_reading_different_values_by_one_name_each_read_their_own():
+    """A decorator factory's k, 2.0 in one wrapper and 3.0 in the other, both in one derivative: the code reads
+    each cell by a name of its own (k, k_1); it raised a ValueError from inside the loader ("read different
+    variables named k"), and adc compile stopped the file.  Against the derivative written out, and the
+    variables' values changed afterwards (the code reads each cell as it runs)."""
+    expected = lambda x, p, q: 2 * p * x + 3 * q * x**2  # noqa: E731
+    d = adcompiler.differentiate(F.both_scaled)
+    assert d.grad(1.5) == pytest.approx(expected(1.5, 2.0, 3.0), rel=1e-14)
+    assert d.jvp((1.5,), (1.0,))[1] == pytest.approx(expected(1.5, 2.0, 3.0), rel=1e-14)
+    source = d.source("grad")
+    assert "k * " in source and "k_1 * " in source, source
+    cells = {
+        c.cell_contents: c
+        for f in (F.square_by_two, F.cube_by_three)
+        for c in f.__closure__
+        if c.cell_contents in (2.0, 3.0)
+    }
+    cells[2.0].cell_contents, cells[3.0].cell_contents = 5.0, 7.0
+    try:
+        assert d.grad(1.5) == pytest.approx(expected(1.5, 5.0, 7.0), rel=1e-14)
+    finally:
+        cells[2.0].cell_contents, cells[3.0].cell_contents = 2.0, 3.0
 
 
 def test_adc_compile_import_writes_one_decorator_on_two_functions(tmp_path):
@@ -186,12 +199,16 @@ def test_adc_compile_import_writes_one_decorator_on_two_functions(tmp_path):
 
     source = (
         "def twice(fn):\n    def wrapper(x):\n        return 2.0 * fn(x)\n    return wrapper\n\n\n"
-        "@twice\ndef a(x):\n    return x * x\n\n\n@twice\ndef b(x):\n    return x * x * x\n"
+        "def scaled(k):\n    def deco(fn):\n        def wrapper(x):\n            return k * fn(x)\n"
+        "        return wrapper\n    return deco\n\n\n"
+        "@twice\ndef a(x):\n    return x * x\n\n\n@twice\ndef b(x):\n    return x * x * x\n\n\n"
+        "@scaled(3.0)\ndef c(x):\n    return x * x\n\n\n@scaled(5.0)\ndef e(x):\n    return x * x * x\n\n\n"
+        "def both(x):\n    return c(x) + e(x)\n"
     )
     (tmp_path / "twodeco.py").write_text(source)
     proc = adc("compile", "twodeco.py", "--import", "-o", "twodeco_ad.py", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    code = "import twodeco_ad as m; print(m.a_reverse(1.5)[1][0], m.b_reverse(1.5)[1][0])"
+    code = "import twodeco_ad as m; print(m.a_reverse(1.5)[1][0], m.b_reverse(1.5)[1][0], m.both_reverse(1.5)[1][0])"
     run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
-    assert [float(v) for v in run.stdout.split()] == [4 * 1.5, 6 * 1.5**2]
+    assert [float(v) for v in run.stdout.split()] == [4 * 1.5, 6 * 1.5**2, 3 * 2 * 1.5 + 5 * 3 * 1.5**2]

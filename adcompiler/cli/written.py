@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..compile.pipeline import Program, primal_source
 from ..errors import UnsupportedSyntaxError
-from ..front.environment import captured_cells, same_values
+from ..front.environment import same_values
 from ..front.fields import record_fields
 from ..lower.names import data_record
 
@@ -290,6 +290,15 @@ def _closure_written(program: Program, fn, text: str, pending: list, constants: 
     return ast.unparse(tree) + "\n"
 
 
+def _set(cell) -> bool:
+    """Whether a closure's cell holds a value (its enclosing function has assigned it)."""
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
 def constant_names(program: Program) -> dict:
     """The names the lowered functions read numbers and arrays by -> their values: user globals (an array, a
     dict read by key: by its root) and the numbers an enclosing function's variables hold (``k`` of a
@@ -297,36 +306,25 @@ def constant_names(program: Program) -> dict:
     from ..ir.nodes import Const, Eq, flatten, walk
     from ..ir.supplied import known
 
-    def read_by_name():
-        """For each statement of the lowered functions: the root of a global it reads by name (or None), and
-        the constants it reads by their names."""
-        for function in program.anf_cache.values():
-            for stmt in walk(function.body):
-                root = None
-                if isinstance(stmt, Eq) and stmt.prim == "global":  # a global array, read by name (a dict's: by its)
-                    root = stmt.param if isinstance(stmt.param, str) else stmt.param[0]
-                fields = ("ins",) if isinstance(stmt, Eq) else ("value", "test", "start", "stop", "step")
-                atoms = flatten(tuple(getattr(stmt, f, None) for f in fields))  # range(N), while x < TOL, return C
-                yield root, [a for a in atoms if isinstance(a, Const) and a.text and "." not in a.text]
-
-    # the variables of enclosing functions the code reads by name (a list a factory's closure holds); not the
-    # functions closures call (two functions a decorator wraps each read their own fn: called, not read)
-    wanted = {n for root, consts in read_by_name() for n in [root] + [a.text for a in consts] if n is not None}
-    try:
-        cells = {name: cell.cell_contents for name, cell in captured_cells(program.parsed.items(), wanted).items()}
-    except ValueError as exc:  # (two closures' variables of one name)
-        raise SystemExit(f"adc: {exc}") from None
+    # the variables of enclosing functions the code reads, by the names it reads them by (a list a factory's
+    # closure holds; two factories' k, k and k_1: Program.cell_name)
+    cells = {text: cell.cell_contents for text, cell in program.cells.values() if _set(cell)}
     names: dict = {}
-    for root, consts in read_by_name():
-        if root is not None:
-            names.setdefault(root, program.globals[root] if root in program.globals else cells.get(root))
-        for a in consts:
-            value = known(a)  # (the number it was read as: a module's, or a closure's cell's)
-            if a.text in names and not same_values(names[a.text], value):
-                raise SystemExit(
-                    f"adc: two functions written into the module read different values named {a.text} "
-                    f"({names[a.text]!r} and {value!r}: of the module and of a function that made one, or of "
-                    "two closures); rename one of them"
-                )
-            names.setdefault(a.text, value)
+    for function in program.anf_cache.values():
+        for stmt in walk(function.body):
+            if isinstance(stmt, Eq) and stmt.prim == "global":  # a global array, read by name (a dict's: by its)
+                root = stmt.param if isinstance(stmt.param, str) else stmt.param[0]
+                names.setdefault(root, program.globals[root] if root in program.globals else cells.get(root))
+            fields = ("ins",) if isinstance(stmt, Eq) else ("value", "test", "start", "stop", "step")
+            atoms = flatten(tuple(getattr(stmt, f, None) for f in fields))  # range(N), while x < TOL, return C
+            for a in atoms:
+                if isinstance(a, Const) and a.text and "." not in a.text:
+                    value = known(a)  # (the number it was read as: a module's, or a closure's cell's)
+                    if a.text in names and not same_values(names[a.text], value):
+                        raise SystemExit(
+                            f"adc: two functions written into the module read different values named {a.text} "
+                            f"({names[a.text]!r} and {value!r}: of the module and of a function that made one, or of "
+                            "two closures); rename one of them"
+                        )
+                    names.setdefault(a.text, value)
     return names

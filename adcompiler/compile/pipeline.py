@@ -37,7 +37,7 @@ from ..analysis.inplace import check_in_place
 from ..analysis.memory import returned_memory
 from ..ir.nodes import Const, Var, calls, flatten
 from ..ir.printing import to_def
-from ..front.environment import ABSENT, Read, Scope, captured_cells, dependencies, module_of, namespace_of
+from ..front.environment import ABSENT, Read, Scope, dependencies, module_of, namespace_of
 from ..front.names import GENERATED_BUILTINS, Namer, Namespace, is_builtin
 from ..front.parse import parse_function
 from ..front.lambdas import def_name
@@ -104,6 +104,7 @@ class Program:
             {}
         )  # accumulator -> its array's ndim, 0 a number's, -1 not known, None both (typed_zeros)
         self._dependencies: tuple = (None, [])  # (what had been lowered and rendered, its dependencies)
+        self.cells: dict = {}  # id of a closure's cell the code reads -> (the name the code reads it by, the cell)
 
     # ---- lowering -----------------------------------------------------------------
 
@@ -140,7 +141,8 @@ class Program:
         self.namers[fn] = namer
         self._lowering.append(fn)
         try:
-            lowered = anf.lower(parsed, namer, self._callee_shape, module_of(namespace) is not module_of(self.globals))
+            foreign = module_of(namespace) is not module_of(self.globals)
+            lowered = anf.lower(parsed, namer, self._callee_shape, foreign, self.cell_name)
             self.ns.read |= {  # (an item of a list or dict a closure holds is read too: lower.names.global_record)
                 r.name
                 for r in parsed.reads
@@ -285,13 +287,27 @@ class Program:
             self._dependencies = (key, dependencies(reads, self.options.frozen_globals))
         return self._dependencies[1]
 
+    def cell_name(self, name: str, cell, closure) -> str:
+        """The name the code reads a closure's variable ``name`` (its ``cell``, of the namespace ``closure``) by:
+        its own, but where another closure's variable of that name (a decorator factory's ``k`` of two functions
+        it made) or a global of the module has it already, a fresh one (``k_1``), which the closure then also
+        reads it by (``Closure.aliases``): the code of one module reads each by one name."""
+        if id(cell) not in self.cells:
+            taken = {text for text, _ in self.cells.values()}
+            text = name if name not in taken and name not in self.globals else self.module.fresh(name)
+            self.cells[id(cell)] = (text, cell)  # (the cell kept: its id not reused)
+        text = self.cells[id(cell)][0]
+        if text != name:
+            closure.aliases[text] = name
+        return text
+
     def supplied(self, names) -> dict:
         """What generated code reading ``names`` (and not defining them) is handed (see ``back.load``):
         functions it calls by a name the module does not bind, the builtins the runtime helpers call
         (the module may bind those names to something else), and, in derivative code differentiated
         again, the names of the code it differentiates.  Every other name is the module's global."""
         scopes = [ns for ns in {id(ns): ns for ns in map(namespace_of, self.parsed)}.values() if isinstance(ns, Scope)]
-        out = captured_cells(self.parsed.items(), names)  # a closure's: its cell
+        out = {text: cell for text, cell in self.cells.values() if text in names}  # a closure's: its cell
         for name in (n for n in names if n not in out):
             if name in self.injected or name in self.ns.constants:  # (an array default: ns.constant)
                 out[name] = self.injected[name] if name in self.injected else self.ns.constants[name].value

@@ -22,8 +22,6 @@ from dataclasses import dataclass
 import types
 import weakref
 
-from ..errors import UnsupportedSyntaxError, located
-
 
 class Scope(Mapping):
     """The names a generated function sees: those its module of generated code defines or was
@@ -62,8 +60,10 @@ class Closure(Mapping):
     def __init__(self, cells: dict, parent: Mapping):
         self.cells = cells  # name -> the closure's cell
         self.parent = parent
+        self.aliases: dict = {}  # another name the code reads a cell by -> its own (``Program.cell_name``: k_1)
 
     def __getitem__(self, name):
+        name = self.aliases.get(name, name)
         if name in self.cells:
             try:
                 return self.cells[name].cell_contents
@@ -87,7 +87,7 @@ class Closure(Mapping):
 
     def live(self, name: str):
         """Where ``name`` is read when the code runs: this closure for a cell, else as its module says."""
-        return self if name in self.cells else live_dict(self.parent, name)
+        return self if self.aliases.get(name, name) in self.cells else live_dict(self.parent, name)
 
 
 _CLOSURES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # function -> its Closure
@@ -114,66 +114,18 @@ def module_of(namespace: Mapping) -> Mapping:
     return namespace
 
 
+def closure_of(namespace: Mapping):
+    """The ``Closure`` a namespace reads cells from (itself, or a ``Scope``'s), or None."""
+    while isinstance(namespace, Scope):
+        namespace = namespace.parent
+    return namespace if isinstance(namespace, Closure) else None
+
+
 def cells_of(namespace: Mapping) -> dict:
     """The closure cells a namespace reads names from (those of a ``Closure``, or of a ``Scope``'s)."""
     if isinstance(namespace, Scope):
         return cells_of(namespace.parent)
     return dict(namespace.cells) if isinstance(namespace, Closure) else {}
-
-
-def captured_cells(functions, names=None) -> dict:
-    """The closure cells that functions lowered together (``(fn, parsed)`` pairs) read, by name, of those
-    their generated code names (``names``; None: all): that code shares one module, so such a name that
-    is two closures' cells, or a cell of one function and a global of another, is refused.  (A cell
-    holding a function the code calls is not named: the call is by the function.)"""
-    found: dict = {}
-    readers: dict = {}  # name -> the function that read it first (to name both in a refusal)
-    for fn, parsed in functions:
-        for read in parsed.reads:
-            if names is not None and read.name not in names:
-                continue
-            cell = cells_of(read.namespace).get(read.name)
-            if cell is not None and found.setdefault(read.name, cell) is not cell:
-                what = f"a variable named {read.name} of another enclosing function ({_qualname(readers[read.name])}'s)"
-                raise _clash(fn, parsed, read.name, what)
-            if cell is not None:
-                readers.setdefault(read.name, fn)
-    for fn, parsed in functions:
-        for read in parsed.reads:
-            if read.name in found and read.name not in cells_of(read.namespace):
-                raise _clash(
-                    fn,
-                    parsed,
-                    read.name,
-                    f"the variable {read.name} of {_qualname(readers[read.name])}'s " "enclosing function",
-                )
-    return found
-
-
-class ClashingNames(UnsupportedSyntaxError, ValueError):
-    """Two functions whose code runs in one module read two values by one name (two closures' variables, or a
-    closure's variable and a global): the code reads each by its name, so it cannot hold both."""
-
-
-def _clash(fn, parsed, name: str, other: str) -> ClashingNames:
-    """The refusal of ``fn`` reading ``name`` where a function differentiated with it reads ``other`` by that
-    name, at ``fn``'s first read of it."""
-    import ast
-
-    node = next((n for n in ast.walk(parsed.node) if isinstance(n, ast.Name) and n.id == name), parsed.node)
-    return located(
-        node,
-        parsed.source.filename,
-        parsed.source.lines,
-        f"{_qualname(fn)} reading {name}, where a function differentiated with it reads {other}",
-        f"bind each value where its function is made, as a parameter's default (def wrapper(x, {name}={name})), "
-        "or give the two different names",
-        ClashingNames,
-    )
-
-
-def _qualname(fn) -> str:
-    return getattr(fn, "__qualname__", repr(fn))
 
 
 def live_dict(namespace: Mapping, name: str):

@@ -60,11 +60,12 @@ from .spellings import SpellingLowering
 from ..front.scopes import falls_through, find_slots, loop_targets, may_jump, may_return, nodes
 
 
-def lower(parsed: Parsed, namer: Namer, callee_shape, foreign: bool = False) -> Function:
+def lower(parsed: Parsed, namer: Namer, callee_shape, foreign: bool = False, cell_name=None) -> Function:
     """Lower one parsed function to ANF; ``callee_shape(fn, node)`` gives a callee's output shape; ``foreign``:
     the function is of another module than the code generated for it runs in (its module's numbers and
-    arrays are then handed to the code, not read by their names: ``names.NameLowering.name``)."""
-    return Lowering(parsed, namer, callee_shape, foreign).statements.run()
+    arrays are then handed to the code, not read by their names: ``names.NameLowering.name``);
+    ``cell_name(name, cell)``: the name the code reads a closure's variable by (``Program.cell_name``)."""
+    return Lowering(parsed, namer, callee_shape, foreign, cell_name).statements.run()
 
 
 class Lowering:
@@ -72,11 +73,11 @@ class Lowering:
     calls another concept's through it (``self.lower.arrays.numpy_call(...)``); all of them emit through
     the one ``Emitter`` (``self.emit``)."""
 
-    def __init__(self, parsed: Parsed, namer: Namer, callee_shape, foreign: bool):
+    def __init__(self, parsed: Parsed, namer: Namer, callee_shape, foreign: bool, cell_name=None):
         self.emit = Emitter(parsed, namer)
         self.statements = StatementLowering(self)
         self.expressions = ExpressionLowering(self, callee_shape)
-        self.names = NameLowering(self, foreign)
+        self.names = NameLowering(self, foreign, cell_name or (lambda name, cell, closure: name))
         self.lists = ListLowering(self)
         self.arrays = ArrayLowering(self)
         self.spellings = SpellingLowering(self)

@@ -11,7 +11,7 @@ import types
 
 from .. import rules
 from ..errors import MissingRuleError
-from ..front.environment import ABSENT, Read
+from ..front.environment import ABSENT, Read, closure_of
 from ..front.files import unset_refusal
 from ..front.fields import record_fields
 from ..ir.nodes import Const, Var
@@ -22,9 +22,10 @@ from .records import Record
 class NameLowering:
     """Names and globals -> atoms; see the module docstring."""
 
-    def __init__(self, lower, foreign: bool):
+    def __init__(self, lower, foreign: bool, cell_name):
         self.lower, self.emit, self.parsed = lower, lower.emit, lower.emit.parsed  # (see anf.Lowering)
         self.foreign = foreign  # the function is of another module: its module's numbers are handed to the code
+        self.cell_name = cell_name  # (name, cell) -> the name the code reads a closure's variable by
 
     def name(self, node: ast.Name):
         if node.id in self.emit.pinned:
@@ -40,8 +41,11 @@ class NameLowering:
                 "call it, or pass it to one of your functions that calls it",
             )
         value = self.resolve(node)
+        closure = closure_of(self.parsed.source.globals)  # (an enclosing function's variable: read by the name
+        cell = closure.cells.get(node.id) if closure is not None else None  # its cell has in the code)
+        read_as = node.id if cell is None else self.cell_name(node.id, cell, closure)
         if isinstance(value, (int, float)) and not isinstance(value, bool):  # (its name: what it is read by)
-            return Const(value) if self.foreign else Const(value, node.id)  # (another module's: the number)
+            return Const(value) if self.foreign else Const(value, read_as)  # (another module's: the number)
         if type(value) is str:  # MODE = "square": a constant, as a string argument is (another value: built again)
             return Const(value)
         if isinstance(value, list) and _numbers(value) and not _read_only(node, self.parsed.node, self.resolve):
@@ -51,13 +55,13 @@ class NameLowering:
                 f"pass {node.id} as an argument, or make it a tuple if it never changes",
             )
         if data_record(value):  # params["W"] of a dict of arrays the module or a closure holds: each item read
-            return self.global_record(value, (node.id,))
+            return self.global_record(value, (read_as,))
         if type(value).__name__ == "ndarray" or _numbers(value):  # a constant array or list, read when the code runs
             # into a temporary, never a variable named like it: assigned in a function, the module's name
             # would become a local of the function (copy propagation gives the reads back their name)
             if self.foreign:  # another module's: handed to the code (the read recorded: rebound, built again)
                 return constant(value, node.id)
-            return self.emit.apply("global", [], None, param=node.id)
+            return self.emit.apply("global", [], None, param=read_as)
         raise self.parsed.error(
             node,
             f"the global {node.id!r} ({type(value).__name__})",

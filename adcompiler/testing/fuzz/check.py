@@ -124,8 +124,9 @@ def fd_smooth(fn, layout: Layout, args, v, scale: float) -> list | None:
 
 def stage_value(df, mod, stage: str, args):
     src = df.source(stage)
-    ns = dict(mod.__dict__)  # and what a closure reads from its cells (a decorator's wrapper: fn)
+    ns = dict(mod.__dict__)  # and what a closure reads from its cells (a decorator's wrapper: fn), by the names
     ns.update((n, c.cell_contents) for n, c in zip(df.fn.__code__.co_freevars, df.fn.__closure__ or ()))
+    ns.update((text, c.cell_contents) for text, c in df.program.cells.values())  # the code reads them by (k_1)
     exec(compile(src, f"<fuzz {stage}>", "exec"), ns)
     return ns[df.__name__](*copy_args(args))
 

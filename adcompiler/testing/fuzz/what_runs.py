@@ -4,7 +4,8 @@ NumPy program (Gen, NpGen) so that
 * its helpers, and at times the entry function itself, are decorated by ``functools.wraps`` decorators
   the module defines: ones that pass the call through (one logs ``fn.__name__``), one that scales the
   result, one with a parameter of its own (the derivative must be of the wrapper, not of the source
-  ``inspect`` finds behind ``__wrapped__``); a helper at times by ``@adcompiler.differentiate`` (a
+  ``inspect`` finds behind ``__wrapped__``), ones a factory makes (``scaled(0.5)``, ``scaled(3.0)``: two
+  wrappers reading different values by one name, ``k``); a helper at times by ``@adcompiler.differentiate`` (a
   user's own derivatives of it: a call of it runs the function);
 * the module binds names of builtins that generated code and the runtime helpers call (``slice``,
   ``any``, ``hasattr``, ``getattr``, ``enumerate``, ...), which the program itself never reads, to
@@ -58,6 +59,17 @@ def halved(fn):
     return wrapper
 
 
+def scaled(k):
+    def decorator(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            return k * fn(*args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
 def shifted(fn):
     @functools.wraps(fn)
     def wrapper(a, *rest, **kwargs):
@@ -101,7 +113,7 @@ class WhatGen:
         return WhatSpec(ast.unparse(tree) + "\n", entry, spec.params, spec.outputs, base)
 
     def decorate(self, defs: dict, entry: str, numpy: bool) -> None:
-        """Decorators on some helpers, and at times on the entry: halved where the output is one value,
+        """Decorators on some helpers, and at times on the entry: halved and scaled where the output is one value,
         shifted (which adds its first argument) on a scalar program's helpers of one number."""
         for name, fdef in defs.items():
             if self.rng.random() < (0.3 if name == entry else 0.6):
@@ -111,7 +123,7 @@ class WhatGen:
                 helper = name != entry  # (differentiate of a Differentiable is refused: the entry is the user's)
                 choices = (
                     ["passed", "logged"]
-                    + ["halved"] * one
+                    + ["halved", "scaled(0.5)", "scaled(3.0)"] * one
                     + ["shifted"] * number
                     + ["adcompiler.differentiate"] * helper
                 )
