@@ -572,3 +572,50 @@ def test_a_function_of_adcompilers_api_other_than_the_derivatives_is_refused_at_
     )
     with pytest.raises(UnsupportedSyntaxError, match=r"checked_inside\.py:9:12: calling adcompiler\.check_grad inside"):
         adcompiler.grad(ns["outer"])(0.7)
+
+
+CALLS_KEEPING_NOTHING = """\
+import numpy as np
+
+
+def _h1(q):
+    return np.sum(q[0] ** 2)
+
+
+def _h2(q):
+    return np.sum(np.sin(q[1]))
+
+
+def _h3(q):
+    return 2.0 * _h2(q)
+
+
+def f(p0, p1):
+    return _h1(p0) + _h3(p1)
+
+
+def g(p0, p1):
+    return _h3(p1) + _h1(p0)
+"""
+
+
+@pytest.mark.parametrize("name", ["f", "g"])
+def test_reverse_over_reverse_of_two_helpers_whose_reverse_sweeps_keep_nothing(tmp_path, name):
+    """The gradient code calls each helper's reverse sweep for what it adds into the shadows (a call with no
+    outputs); the analysis knew calls by their outputs, so the two were one, and the second sweep was
+    specialised on the first's residuals: a TypeError in the generated code (f), or a refusal (g).  Found by
+    the structures fuzzer (seed 20261203, program 18).  Reverse over reverse and forward over reverse against
+    the Hessian-vector product worked by hand (w the point itself)."""
+    from shared import written
+
+    fn = written(tmp_path, f"keeping_nothing_{name}", CALLS_KEEPING_NOTHING)[name]
+    p0, p1 = [np.array([[0.06], [0.8]])], [np.ones((2, 3)), np.array([-0.5, -0.04, -0.44])]
+    grad = adcompiler.grad(fn, argnums=(0, 1))
+    _, pullback = adcompiler.vjp(grad, p0, p1)
+    backward = pullback((p0, p1))
+    _, forward = adcompiler.jvp(grad, (p0, p1), (p0, p1))
+    expected = ([2 * p0[0]], [np.zeros((2, 3)), -2.0 * np.sin(p1[1]) * p1[1]])  # H w, w = the point
+    for got in (backward, forward):
+        for g_part, e_part in zip(got, expected, strict=True):
+            for a, b in zip(g_part, e_part, strict=True):
+                np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)

@@ -42,7 +42,7 @@ class Facts:
 
     def call_sig(self, eq: Eq) -> V.Sig:
         """The signature a call's callee is specialised on."""
-        return self.calls[eq.outs]
+        return self.calls[call_key(eq)]
 
     def may_raise(self, eq: Eq) -> bool:
         """Whether evaluating ``eq`` may raise for arguments of these values (a domain error, a
@@ -91,6 +91,14 @@ class Facts:
         """Pairs of parameters that may reach the same list (the same object passed twice)."""
         params, alias = self.fn.params, self.sig.alias
         return tuple((params[i], params[alias[i]]) for i in range(len(params)) if alias[i] != i)
+
+
+def call_key(eq: Eq) -> tuple:
+    """What the facts know a call by: its outputs, or, for a call that keeps no value (a reverse sweep run for
+    what it adds into the shadows it is handed, ``()``), its callee and line (two such calls were one key: the
+    second's callee was specialised on the first's arguments, its tuple of residuals read as an array).  (Not
+    its arguments: the passes after the analysis rename them.)"""
+    return eq.outs if eq.outs else (eq.param, eq.line)
 
 
 def mutable_arrays(fn: Function, arrays) -> dict:

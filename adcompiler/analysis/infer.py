@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from . import values as V
 from .nones import fold_none_tests
-from .facts import Facts
+from .facts import Facts, call_key
 from .transfer import transfer
 from .methods import METHOD, as_call, refuse
 from ..errors import at_line
@@ -306,11 +306,11 @@ class _Interpreter:
                     " arrays (layers), take the inner derivative with respect to each array",
                 )
         sig = self.call_sig(eq, ins)
-        self.calls[eq.outs] = sig
+        self.calls[call_key(eq)] = sig
         summary = self.analyser.summary(eq.param, sig)
         if summary is None:  # a recursive call still being analysed: nothing known of it yet
             return
-        self.listed[eq.outs] = summary.listed
+        self.listed[call_key(eq)] = summary.listed
         shape = _shape_of(summary.out)
         outs = flatten(summary.out) if shape is not None else [summary.out]
         for v, a, p in zip(eq.outs, outs, summary.returned, strict=True):
