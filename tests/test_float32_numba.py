@@ -90,3 +90,35 @@ def test_a_float32_array_times_a_number_in_a_loop_is_explained():
     with pytest.raises(adcompiler.UnsupportedSyntaxError) as info:
         adcompiler.differentiate(F.scaled_in_a_loop, backend="numba").grad(np.ones(3, dtype=np.float32))
     assert "float32 and float64" in str(info.value) and "np.float32(0.2)" in str(info.value)
+
+
+CASTS = """\
+import math
+
+import numpy as np
+
+
+def cast_of_a_number(x):
+    return np.float64(x * x) + 1.0
+
+
+def narrowed_rows(x):
+    y = np.empty_like(x)
+    for i in range(x.shape[0]):
+        y[i] = np.float32(math.tanh(x[i]))
+    return np.sum(y * y)
+"""
+
+
+@pytest.mark.parametrize(
+    "name, arg", [("cast_of_a_number", 0.7), ("narrowed_rows", np.linspace(0.1, 0.5, 4).astype(np.float32))]
+)
+def test_numpy_casts_of_numbers_under_numba(tmp_path, name, arg):
+    """np.float64(x * x) and np.float32(math.tanh(x[i])) in reverse mode: Numba failed to compile their reverse
+    sweep (np.broadcast_to of the shape () of the 0-d array np.asarray makes of a number: refused at the def
+    line with Numba's IndexError).  Against the python target, and its dtype."""
+    f = written(tmp_path, "casts", CASTS)[name]
+    want = adcompiler.differentiate(f).grad(arg)
+    got = adcompiler.differentiate(f, backend="numba").grad(arg)
+    assert np.asarray(got).dtype == np.asarray(want).dtype and np.shape(got) == np.shape(want)
+    np.testing.assert_allclose(got, want, rtol=1e-6)

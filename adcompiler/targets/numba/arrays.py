@@ -27,14 +27,16 @@ def _numba_array_like(d, x):
     """d itself for a number x, or for an array d of x's shape; d broadcast to x's shape otherwise (a
     tangent of a (1, 4) operand of a (2, 4) result, a number)."""
     types = numba.core.types
-    if not isinstance(x, types.Array):
-        return lambda d, x: d
+    if not isinstance(x, types.Array):  # (a 0-d array d, as np.asarray of a number makes: the number in it)
+        return (lambda d, x: d[()]) if isinstance(d, types.Array) and d.ndim == 0 else (lambda d, x: d)
     if not isinstance(d, types.Array):
         return lambda d, x: numpy.full(x.shape, d)
     if d.ndim > x.ndim:
         return None
     if d.ndim < x.ndim:
         return lambda d, x: numpy.broadcast_to(d, x.shape).copy()
+    if x.ndim == 0:  # (of one shape, (): Numba's broadcast_to of the shape () fails to compile)
+        return lambda d, x: d
 
     def same_ndim(d, x):
         return d if d.shape == x.shape else numpy.broadcast_to(d, x.shape).copy()
@@ -59,6 +61,8 @@ def _numba_rebroadcast(g, a):
         return None
     if g.ndim < a.ndim:
         return lambda g, a: numpy.broadcast_to(g, a.shape).copy()
+    if a.ndim == 0:  # (of one shape, (): Numba's broadcast_to of the shape () fails to compile)
+        return lambda g, a: g
     return lambda g, a: g if g.shape == a.shape else numpy.broadcast_to(g, a.shape).copy()
 ''',
     "unreduce_vjp": '''def unreduce_vjp(c, g, axis=None, keepdims=False):
