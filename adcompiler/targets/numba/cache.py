@@ -75,6 +75,7 @@ def place(where: str, source: str, read: dict) -> str | None:
             return None
         digest.update(f"\0{name}={mark}".encode())
     path = os.path.join(where, f"adc_{digest.hexdigest()[:32]}.py")
+    _quiet(numba)  # (the file written now or by an earlier process: the same functions of it)
     try:
         if os.path.exists(path):
             with open(path, encoding="utf-8") as file:
@@ -86,7 +87,6 @@ def place(where: str, source: str, read: dict) -> str | None:
         os.replace(temporary, path)  # whole or not at all, for a process reading it at the same time
     except OSError:
         return None
-    _quiet(numba)
     return path
 
 
