@@ -49,8 +49,24 @@ LIST_ARGS = {"x": "float", "y": "float", "xs": 3, "ys": 3}
 ARRAY_ARGS = {"x": "float", "y": "float", "a": 4}
 
 # In-place changes of arrays that adcompiler gets wrong (strict xfails in test_aliasing.py):
-# augmented assignment to an array another name also holds, and writes through views.
-ARRAY_BUGS = ("aug_alias", "view_write", "view_aug", "array_of_floats")
+# augmented assignment to an array another name also holds, writes through views, and writes into an array
+# while a view of it is still read.
+ARRAY_BUGS = ("aug_alias", "view_write", "view_aug", "view_then_write", "array_of_floats")
+
+# Views of a local array of 4 (``{a}``) in the spellings that make one: slices, tuple indices with a slice, a new
+# axis or an ellipsis, flips and the pieces of a split (a tuple index was taken for a copy: a write through
+# ``a[..., 1:]`` was lost).
+VIEWS = (
+    "{a}[1:]",
+    "{a}[::2]",
+    "{a}[1:,]",
+    "{a}[..., 1:]",
+    "{a}[None, :]",
+    "{a}[:, None]",
+    "np.flip({a})",
+    "np.split({a}, 2)[1]",
+    "{a}.reshape(2, 2)",
+)
 
 
 class _Fn:
@@ -245,6 +261,7 @@ class ArrayGen(_Fn):
         self.bugs = set(bugs)
         self.floats = ["x", "y"]
         self.arrays = {"a": 4}  # array name -> length
+        self.views: list = []  # views taken before their base was written into (view_then_write)
 
     def local_arrays(self) -> list:
         return sorted(n for n in self.arrays if n != "a")
@@ -313,12 +330,21 @@ class ArrayGen(_Fn):
         elif "view_write" in self.bugs or "view_aug" in self.bugs:
             var = self.rng.choice(locals_)
             view = self.name("v")
-            self.emit(f"{view} = {var}[1:]")
+            self.emit(f"{view} = {self.rng.choice(VIEWS).format(a=var)}")
             kinds = [k for k in ("view_write", "view_aug") if k in self.bugs]
             if self.rng.choice(kinds) == "view_write":
                 self.emit(f"{view}[0] = {self.expr()}")
             else:
                 self.emit(f"{view} += {self.atom()}")
+        elif "view_then_write" in self.bugs:  # a view taken, its base written, the view read after
+            var = self.rng.choice(locals_)
+            view = self.name("v")
+            if self.chance(0.3):
+                self.emit(f"{view}, {self.name('w')} = np.split({var}, 2)")
+            else:
+                self.emit(f"{view} = {self.rng.choice(VIEWS).format(a=var)}")
+            self.emit(f"{var}[{self.rng.randrange(4)}] = {self.expr()}")
+            self.views.append(view)
         else:
             var = self.rng.choice(locals_)
             self.emit(f"{var}[0] = {var}[0] * {self.atom()}")
@@ -326,7 +352,7 @@ class ArrayGen(_Fn):
     def function(self, name: str, nstmts: int) -> str:
         for _ in range(nstmts):
             self.stmt()
-        reads = [f"np.sum({v} * {v})" for v in sorted(self.arrays)] + self.floats[2:]
+        reads = [f"np.sum({v} * {v})" for v in sorted(self.arrays) + self.views] + self.floats[2:]
         self.rng.shuffle(reads)
         self.emit(f"return x * y + {' + '.join(reads)}")
         return f"def {name}(x, y, a):\n" + "\n".join(self.lines) + "\n"

@@ -357,6 +357,7 @@ FEATURE_BUGS = {
     "aug_alias": None,  # fixed: refused with a located error
     "view_write": None,  # fixed: refused with a located error
     "view_aug": None,  # fixed: refused with a located error
+    "view_then_write": None,  # fixed: refused with a located error
     "array_of_floats": None,  # fixed: kept as a check
 }
 

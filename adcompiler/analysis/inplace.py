@@ -110,16 +110,18 @@ class _Facts(Memory):
                         remedy = f"copy it ({_root(m)} = {_root(name)}.copy()) or write through one name"
                         self.refuse(eq, f"{what} an array that another name ({_root(m)}) still refers to", remedy, name)
         rows = [(v, b) for v, b in self.elements.items() if v in self.arrays]  # a[i] of a 2-D array: a view too
-        for v, base in list(self.views.items()) + rows:  # a view taken earlier, used after this change, sees it
-            if self.find(base) == self.find(name):
-                vpos = self.defined[v][0]
-                if vpos < pos and self.used_after(self.members(v), pos, loops):
-                    self.refuse(
-                        eq,
-                        f"{what} an array while a view of it taken earlier is still used",
-                        "copy the view (v = a[1:].copy()) or take it after the last change",
-                        name,
-                    )
+        viewed = {v for v, base in list(self.views.items()) + rows if self.find(base) == self.find(name)}
+        held = {
+            t for t in self.taken if self.memory_of(t) & viewed
+        }  # (views read out of a list: p, q = np.split(a, 2))
+        for v in sorted(viewed | held):  # a view taken earlier, used after this change, sees it
+            if self.defined[v][0] < pos and self.used_after(self.members(v), pos, loops):
+                self.refuse(
+                    eq,
+                    f"{what} an array while a view of it taken earlier is still used",
+                    "copy the view (v = a[1:].copy()) or take it after the last change",
+                    name,
+                )
         self.check_through_calls(eq, pos, loops, name, what)
 
     def check_rebound(self, eq, pos: int, target: str) -> None:

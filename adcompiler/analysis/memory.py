@@ -129,6 +129,8 @@ class Memory:
         """Whether an index holds an array or a list: NumPy's advanced indexing, whose result is a copy."""
         if not isinstance(index, Var):
             return False
+        if self.made_by.get(index.name) == "tuple":  # B[:, 1]: basic unless an item is an array or a list
+            return index.name in self.picks
         return index.name in self.arrays or index.name in self.containers or index.name in self.picks
 
     def _visit(self, stmts, loops, branches=()) -> None:
@@ -230,6 +232,8 @@ VIEWS = (
     "numpy.swapaxes",
     "numpy.broadcast_to",
     "numpy.flip",
+    "numpy.fliplr",
+    "numpy.flipud",
     "numpy.moveaxis",
     "numpy.rollaxis",
     "numpy.rot90",
