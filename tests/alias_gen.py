@@ -54,8 +54,8 @@ ARRAY_ARGS = {"x": "float", "y": "float", "a": 4}
 ARRAY_BUGS = ("aug_alias", "view_write", "view_aug", "view_then_write", "array_of_floats")
 
 # Views of a local array of 4 (``{a}``) in the spellings that make one: slices, tuple indices with a slice, a new
-# axis or an ellipsis, flips and the pieces of a split (a tuple index was taken for a copy: a write through
-# ``a[..., 1:]`` was lost).
+# axis or an ellipsis, flips, the pieces of a split and views of views (a tuple index was taken for a copy: a
+# write through ``a[..., 1:]`` was lost; a view of a view was not seen to see its base's writes).
 VIEWS = (
     "{a}[1:]",
     "{a}[::2]",
@@ -66,6 +66,21 @@ VIEWS = (
     "np.flip({a})",
     "np.split({a}, 2)[1]",
     "{a}.reshape(2, 2)",
+    "{a}[1:][::2]",
+    "{a}.reshape(2, 2)[0]",
+    "{a}[::-1][1:]",
+)
+
+
+# Shallow copies of a list of lists (``{}``: the list), and whether the copy holds the rows in reverse: each
+# holds the same row objects, so a write into a row of the copy is one into the list's (``list(rows)`` was
+# taken for a copy of the rows too: the derivative missed the write).
+SHALLOW_COPIES = (
+    ("list({})", False),
+    ("{}.copy()", False),
+    ("{}[:]", False),
+    ("list(reversed({}))", True),
+    ("[r for r in {}]", False),
 )
 
 
@@ -218,13 +233,22 @@ class ListGen(_Fn):
         rows = self.rng.choice(sorted(self.rows))
         j = self.rng.randrange(2)
         r = self.rng.random()
-        if r < 0.35:
+        if r < 0.3:
             new = self.name("m")
             self.emit(f"{new} = {rows}[{j}]")
             self.refs[new] = {self.rows[rows][j]}
-        elif r < 0.7:
+        elif r < 0.55:
             i = self.rng.randrange(self.length[self.rows[rows][j]])
             self.emit(f"{rows}[{j}][{i}] = {self.expr()}")
+        elif r < 0.7:  # a shallow copy: a new list of the same rows
+            new = self.name("R")
+            spelling, flipped = self.rng.choice(SHALLOW_COPIES)
+            self.emit(f"{new} = {spelling.format(rows)}")
+            self.rows[new] = self.rows[rows][::-1] if flipped else list(self.rows[rows])
+        elif r < 0.8:  # each row written through a loop over a copy of the list
+            row, i = self.name("r"), self.rng.randrange(min(self.length[o] for o in self.rows[rows]))
+            self.emit(f"for {row} in {self.rng.choice(SHALLOW_COPIES)[0].format(rows)}:")
+            self.emit(f"    {row}[{i}] = math.tanh({row}[{i}] * {self.atom()})")
         else:
             new = self.name("z")
             self.emit(f"{new} = touch_row({rows}, {self.small()})")
@@ -261,7 +285,7 @@ class ArrayGen(_Fn):
         self.bugs = set(bugs)
         self.floats = ["x", "y"]
         self.arrays = {"a": 4}  # array name -> length
-        self.views: list = []  # views taken before their base was written into (view_then_write)
+        self.views: list = []  # reads of views taken before their base was written into (view_then_write)
 
     def local_arrays(self) -> list:
         return sorted(n for n in self.arrays if n != "a")
@@ -341,10 +365,15 @@ class ArrayGen(_Fn):
             view = self.name("v")
             if self.chance(0.3):
                 self.emit(f"{view}, {self.name('w')} = np.split({var}, 2)")
+            elif self.chance(0.2):  # a list of views
+                self.emit(f"{view} = [{var}[1:3], {var}[:2]]")
+                self.emit(f"{var}[{self.rng.randrange(4)}] = {self.expr()}")
+                self.views.append(f"np.sum({view}[0] * {view}[1])")
+                return
             else:
                 self.emit(f"{view} = {self.rng.choice(VIEWS).format(a=var)}")
             self.emit(f"{var}[{self.rng.randrange(4)}] = {self.expr()}")
-            self.views.append(view)
+            self.views.append(f"np.sum({view} * {view})")
         else:
             var = self.rng.choice(locals_)
             self.emit(f"{var}[0] = {var}[0] * {self.atom()}")
@@ -352,7 +381,7 @@ class ArrayGen(_Fn):
     def function(self, name: str, nstmts: int) -> str:
         for _ in range(nstmts):
             self.stmt()
-        reads = [f"np.sum({v} * {v})" for v in sorted(self.arrays) + self.views] + self.floats[2:]
+        reads = [f"np.sum({v} * {v})" for v in sorted(self.arrays)] + self.views + self.floats[2:]
         self.rng.shuffle(reads)
         self.emit(f"return x * y + {' + '.join(reads)}")
         return f"def {name}(x, y, a):\n" + "\n".join(self.lines) + "\n"

@@ -1,6 +1,6 @@
 """Where ``adc compile -o`` writes (adcompiler/cli/outputs.py): a FIFO or a character device is written into and
 never replaced, a symbolic link is followed and stays a link, a directory or a socket is refused, an output
-that is one of the inputs is refused, only this tool's own temporary files are ever removed, and a
+that is one of the inputs or a module they import is refused, only this tool's own temporary files are ever removed, and a
 directory with nothing to compile says so."""
 
 import os
@@ -107,6 +107,16 @@ def test_an_output_hard_linked_to_the_input_is_refused(src):
     proc = adc("compile", "m.py", "-o", "hard.py", cwd=src)
     assert proc.returncode == 2 and "refusing to overwrite the input" in proc.stderr
     assert (src / "hard.py").read_text() == SOURCE
+
+
+def test_an_output_that_is_a_module_the_input_imports_is_refused(tmp_path):
+    helper = "def sq(x):\n    return x * x\n"
+    (tmp_path / "helper2.py").write_text(helper)
+    (tmp_path / "prog.py").write_text("from helper2 import sq\n\n\ndef f(x):\n    return sq(x) + x\n")
+    proc = adc("compile", "prog.py", "-o", "helper2.py", cwd=tmp_path)
+    assert proc.returncode == 2 and "refusing to overwrite" in proc.stderr and "helper2.py" in proc.stderr
+    assert (tmp_path / "helper2.py").read_text() == helper
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["helper2.py", "prog.py"]
 
 
 def test_compiling_a_directory_into_itself_says_so_and_fails(src):

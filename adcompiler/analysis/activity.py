@@ -71,7 +71,7 @@ class Classes:
 
     def __init__(self, fn: Function, containers: frozenset, shared=()):
         self.parent: dict = {}
-        for a, b in shared:  # parameters that may reach the same list (passed the same object)
+        for a, b in shared:  # names that may reach the same list (parameters passed one object, shallow copies)
             self.union(a, b)
         for eq in (s for s in walk(fn.body) if isinstance(s, Eq)):
             names = [v.name for v in eq.outs] + [a.name for a in eq.ins if isinstance(a, Var)]

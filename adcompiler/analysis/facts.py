@@ -17,7 +17,8 @@ from ..errors import at_line
 from ..ir.nodes import Eq, Function, Return, Var, flatten, walk
 from ..ir.supplied import known
 from ..front.names import root
-from ..rules.arrays import NOT_DIFFERENTIATED
+from ..lower.arrays import own_attribute, own_method
+from ..rules.arrays import ATTRIBUTES, METHODS, NOT_DIFFERENTIATED
 from ..rules.movement import COMPLEX_PARTS
 
 
@@ -92,6 +93,18 @@ class Facts:
         params, alias = self.fn.params, self.sig.alias
         return tuple((params[i], params[alias[i]]) for i in range(len(params)) if alias[i] != i)
 
+    def linked(self, fn: Function) -> tuple:
+        """Pairs of names of ``fn`` (this function in any of its forms) that may reach the same list: ``shared``,
+        and a copy of a list that holds lists and its source (``list(rows)``, ``rows.copy()``: a shallow copy
+        holds the same rows, so a write into ``ys[0]`` is one into ``rows[0]``)."""
+        copies = tuple(
+            (eq.ins[0].name, eq.outs[0].name)
+            for eq in walk(fn.body)
+            if isinstance(eq, Eq) and eq.prim == "list_copy" and isinstance(eq.ins[0], Var)
+            if _holds_lists(self.avals.get(eq.ins[0].name, V.TOP))
+        )
+        return self.shared + copies
+
 
 def call_key(eq: Eq) -> tuple:
     """What the facts know a call by: its outputs, or, for a call that keeps no value (a reverse sweep run for
@@ -99,6 +112,13 @@ def call_key(eq: Eq) -> tuple:
     second's callee was specialised on the first's arguments, its tuple of residuals read as an array).  (Not
     its arguments: the passes after the analysis rename them.)"""
     return eq.outs if eq.outs else (eq.param, eq.line)
+
+
+def _holds_lists(a) -> bool:
+    """Whether a list or tuple may hold a list, a tuple or a value of unknown kind (at any position)."""
+    if isinstance(a, V.Top):
+        return True
+    return isinstance(a, V.Seq) and any(isinstance(i, (V.Seq, V.Top)) for i in (a.items or ()) + (a.elem,))
 
 
 def mutable_arrays(fn: Function, arrays) -> dict:
@@ -187,6 +207,8 @@ def check_constructs(facts: Facts) -> None:
                     "compute them from the solution x = np.linalg.lstsq(a, b)[0]: np.sum((b - a @ x) ** 2, axis=0)",
                 )
     for eq in walk(facts.fn.body):
+        _own_member_taken_for_numpys(facts, eq)
+        _own_dunder_skipped(facts, eq)
         if isinstance(eq, Eq) and eq.prim == "draw" and any(_computed_float(facts, a) for a in eq.ins):
             _refuse(
                 facts,
@@ -270,6 +292,75 @@ def check_values(facts: Facts, active) -> None:
 
 
 UNKNOWN_KIND = "keep numbers and lists in separate lists, or read it at a constant index"
+
+
+def _own_member_taken_for_numpys(facts: Facts, eq) -> None:
+    """Refuse ``v.sum()`` or ``v.size`` of an object handed in (lowering could not know its class) whose class has
+    a method or field of that name of its own: the code would compute NumPy's ``np.sum(v)`` of its items."""
+    if not (isinstance(eq, Eq) and eq.ins and (eq.prim in METHODS.values() or eq.prim in ATTRIBUTES.values())):
+        return
+    receiver = facts.of(eq.ins[0])
+    if not V.is_record(receiver) or receiver.cls is dict:
+        return
+    names = [m for m, p in METHODS.items() if p == eq.prim and own_method(receiver.cls, m)]
+    names += [a for a, p in ATTRIBUTES.items() if p == eq.prim and own_attribute(receiver.cls, a, receiver)]
+    if names:
+        cls, name = receiver.cls.__name__, names[0]
+        _refuse(
+            facts,
+            eq.line,
+            f"the member {name} of a {cls} handed in, which its class defines itself (taken for NumPy's"
+            f" {eq.prim.replace('numpy.', 'np.')})",
+            f"give it another name, or call a method as {cls}.{name}(v)",
+        )
+
+
+_ORDER = ("__lt__", "__gt__", "__le__", "__ge__")
+_DUNDERS = {"len": ("__len__",), "argmin": _ORDER, "argmax": _ORDER, "argsort": _ORDER}  # len(o), min, max, sorted
+_SPELT = {"len": "len", "argmin": "min", "argmax": "max", "argsort": "sorted"}
+
+
+def _own_dunder_skipped(facts: Facts, eq) -> None:
+    """Refuse ``len(o)``, ``min(os)``, ``max(os)``, ``sorted(os)`` of objects whose class writes its own
+    ``__len__`` or ordering: the code would measure or order their fields as a tuple's."""
+    if not (isinstance(eq, Eq) and eq.prim in _DUNDERS and eq.ins):
+        return
+    value = facts.of(eq.ins[0])
+    for cls in _classes(value) if eq.prim == "len" else [c for a in _items(value) for c in _classes(a)]:
+        dunder = next((d for d in _DUNDERS[eq.prim] if _written_dunder(cls, d)), None)
+        if dunder is not None:
+            _refuse(
+                facts,
+                eq.line,
+                f"{_SPELT[eq.prim]}() of a {cls.__name__}, whose class defines {dunder} (objects are read by their"
+                " fields here, not through their methods)",
+                (
+                    f"call {cls.__name__}.__len__(o) yourself"
+                    if dunder == "__len__"
+                    else f"order them by a field (key=lambda o: o.y), or compare with {cls.__name__}.{dunder}(a, b)"
+                ),
+            )
+
+
+def _classes(a) -> list:
+    """The class of the record a value is: ``[cls]``, or ``[]``."""
+    return [a.cls] if V.is_record(a) and a.cls not in (None, dict) else []
+
+
+def _items(a) -> tuple:
+    """What a list or tuple holds (each position where it is known, else the join of its elements)."""
+    return (a.items or ()) + (a.elem,) if isinstance(a, V.Seq) else ()
+
+
+def _written_dunder(cls, name: str) -> bool:
+    """Whether a class (or a base of its own) has a method ``name`` written in a source file: not Python's, not one
+    ``dataclass`` or ``NamedTuple`` generates (those compare the fields, as the code here does)."""
+    for k in cls.__mro__:
+        f = vars(k).get(name)
+        if f is not None and k.__module__ not in ("builtins", "typing"):
+            code = getattr(f, "__code__", None)
+            return code is not None and not code.co_filename.startswith("<")
+    return False
 
 
 def _refuse(facts: Facts, line: int, construct: str, remedy: str):

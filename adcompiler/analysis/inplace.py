@@ -38,16 +38,26 @@ from .memory import MODULE, SAME_OBJECT, Memory
 
 
 def check_in_place(
-    fn, arrays: frozenset, containers: frozenset, array_params=None, holders=frozenset(), call_shares=None
+    fn,
+    arrays: frozenset,
+    containers: frozenset,
+    array_params=None,
+    holders=frozenset(),
+    call_shares=None,
+    generated: bool = False,
 ) -> None:
     """Raise UnsupportedSyntaxError for the first in-place change of an array the derivative could miss.
 
     ``array_params``: the parameters that may arrive as arrays (None: any parameter may);
     ``holders``: the lists and tuples that may hold arrays; ``call_shares(eq)``: for a call, what
-    ``returned_memory`` says of its callee (None: not known, as inside a recursion)."""
+    ``returned_memory`` says of its callee (None: not known, as inside a recursion); ``generated``: ``fn`` is
+    adcompiler's own derivative code, differentiated again, whose views read after a write are right by
+    construction (its adjoint sweep puts back what each write changed before the adjoints that read earlier
+    views: ``t3 = B[:, 1]``, ``B[:, 0] = t7`` and ``B[:, 0] = tape.pop()``, then ``t3`` read)."""
     if not arrays:
         return
     facts = _Facts(fn, arrays, containers, holders, call_shares)
+    facts.generated = generated
     facts.array_params = set(fn.params) if array_params is None else set(array_params)
     facts.array_params |= facts.module_arrays
     for eq, pos, loops in facts.eqs:
@@ -66,7 +76,8 @@ class _Facts(Memory):
     def check_change(self, eq, pos, loops, name: str, what: str) -> None:
         members = self.sources(name)
         row = next((m for m in members if m in self.elements), None)
-        if row is not None and eq.prim == "setitem":  # written into, a[i] is an array: a row view of a
+        if row is not None and (eq.prim == "setitem" or row in self.arrays):  # a[i] written into or changed
+            # in place (r += 1.0 where r = B[i] is an array): a row view of a
             self.refuse(
                 eq,
                 f"{what} a row of another array (B[i] of a 2-D array shares its memory)",
@@ -110,11 +121,16 @@ class _Facts(Memory):
                         remedy = f"copy it ({_root(m)} = {_root(name)}.copy()) or write through one name"
                         self.refuse(eq, f"{what} an array that another name ({_root(m)}) still refers to", remedy, name)
         rows = [(v, b) for v, b in self.elements.items() if v in self.arrays]  # a[i] of a 2-D array: a view too
-        viewed = {v for v, base in list(self.views.items()) + rows if self.find(base) == self.find(name)}
-        held = {
-            t for t in self.taken if self.memory_of(t) & viewed
-        }  # (views read out of a list: p, q = np.split(a, 2))
-        for v in sorted(viewed | held):  # a view taken earlier, used after this change, sees it
+        pairs = list(self.views.items()) + rows
+        viewed = {v for v, base in pairs if self.find(base) == self.find(name)}
+        grown = True
+        while grown:  # views of those views (B[1:2][0], np.transpose(B)[0]): they see the write too
+            more = {v for v, base in pairs if base in viewed or any(self.find(base) == self.find(w) for w in viewed)}
+            grown = not more <= viewed
+            viewed |= more
+        held = {t for t in self.taken if self.memory_of(t) & viewed}  # views read out of a list (p, q = np.split(a,
+        held |= {lst for lst, items in self.held.items() if items & viewed}  # 2)), and the lists holding views
+        for v in sorted(viewed | held) if not self.generated else ():  # a view taken earlier, used after, sees it
             if self.defined[v][0] < pos and self.used_after(self.members(v), pos, loops):
                 self.refuse(
                     eq,
@@ -194,7 +210,7 @@ class _Facts(Memory):
             if m not in self.returned:
                 continue
             call = self.returned[m][0]
-            callee = getattr(call.param, "__name__", None) or call.prim.rpartition(".")[2]  # (a library's: its name)
+            callee = _callee_name(call)
             result = f"{what} an array {callee} returned"
             remedy = f"copy it first ({_root(m)} = {callee}(...).copy())"
             others = {o for o in self.memory_of(m) if o == MODULE or self.find(o) not in own}
@@ -217,7 +233,7 @@ class _Facts(Memory):
                 continue
             if any(self.find(o) in own for o in self.memory_of(u) if o != MODULE):
                 if self.used_after(self.sharing(u), pos, loops):
-                    callee = call.param.__name__
+                    callee = _callee_name(call)
                     self.refuse(
                         eq,
                         f"{what} an array handed to {callee} while {_root(u)}, which {callee} returned and which "
@@ -252,6 +268,14 @@ class _Facts(Memory):
         if col == len(text) - len(text.lstrip()) and also is not None:
             col = _column(text, _root(also))
         raise UnsupportedSyntaxError(construct, remedy, source.filename, eq.line, col, text)
+
+
+def _callee_name(call) -> str:
+    """The name of what a call equation calls: a user function's, or a library function's (its spelling)."""
+    name = getattr(call.param, "__name__", None)
+    if name is None and isinstance(call.param, tuple) and len(call.param) > 4:  # ("library", path, ..., spelt)
+        name = call.param[4]
+    return name or call.prim.rpartition(".")[2]
 
 
 def _written_name(text: str) -> str | None:

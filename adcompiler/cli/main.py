@@ -434,6 +434,14 @@ def _compile_one(args, path: Path, output: str | None) -> int:
         title = Path(output).name if output else f"{path.stem}_ad.py"
         writes.append((html, module_page(str(path), source_text(path), text, origins, title)))
     for target, content in writes:
+        read = _source_read(Path(target))
+        if read is not None:  # (a module the file imports, whose source was read to compile it)
+            option = "-o" if target == output else "--html"
+            print(
+                f"adc: refusing to overwrite {read}, a source file compiling {path} read; choose another {option}",
+                file=sys.stderr,
+            )
+            return 2
         try:
             write_output(target, content)
         except OutputRefused as exc:
@@ -448,6 +456,17 @@ def _compile_one(args, path: Path, output: str | None) -> int:
 
 
 _WHAT = {"-o": "derivative module", "--html": "page"}
+
+
+def _source_read(target: Path) -> str | None:
+    """The source file (of a module the input imports, read through ``linecache`` to compile it) that
+    ``target`` names, or None."""
+    if not target.exists():
+        return None
+    for name in list(linecache.cache):
+        if not name.startswith("<") and os.path.isfile(name) and same_file(target, Path(name)):
+            return name
+    return None
 
 
 if __name__ == "__main__":

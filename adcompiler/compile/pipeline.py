@@ -202,7 +202,13 @@ class Program:
                 check_parallel_loops(facts, self)
                 shares = self.call_shares(facts)
                 check_in_place(
-                    facts.fn, facts.numeric_arrays, facts.containers, facts.array_params, facts.holders, shares
+                    facts.fn,
+                    facts.numeric_arrays,
+                    facts.containers,
+                    facts.array_params,
+                    facts.holders,
+                    shares,
+                    generated=hasattr(fn, "__adc_scope__"),
                 )
                 if self.passes.refuse_facts is not None:
                     self.passes.refuse_facts(facts)
@@ -244,7 +250,7 @@ class Program:
             return self._outputs[key] or (True,) * len(leaves) + lists
         self._outputs[key] = None
         written = set(mutable_arrays(f, facts.numeric_arrays))  # arrays written in place: one object, varied whole
-        seen = varied(f, _params(f, mask), self.outputs_of(facts), facts.containers | written, facts.shared)
+        seen = varied(f, _params(f, mask), self.outputs_of(facts), facts.containers | written, facts.linked(f))
         outs = tuple(isinstance(a, Var) and a.name in seen for a in leaves)
         self._outputs[key] = outs + tuple(c and p in seen for p, c in zip(f.params, lists))
         return self._outputs[key]

@@ -386,6 +386,24 @@ class ArrayLowering:
             raise self.parsed.error(
                 node, f"{ast.unparse(node.func)} with these arguments", "pass the arrays, and axis where it takes one"
             )
+        axis_node = (
+            node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "axis"), None)
+        )
+        flat = prim == "numpy.concatenate" and isinstance(axis_node, ast.Constant) and axis_node.value is None
+        if flat and not isinstance(seq, (ast.List, ast.Tuple)):
+            raise self.parsed.error(
+                node, "np.concatenate(xs, axis=None) of a sequence made at run time", "write the arrays out: [a, b]"
+            )
+        if flat:  # axis=None joins the arrays flattened: np.concatenate([np.ravel(a), np.ravel(b)])
+            raveled = [
+                self.emit.apply(
+                    "numpy.ravel", [self.emit.atom(self.emit.element(self.lower.expressions.expr(e)))], None
+                )
+                for e in seq.elts
+            ]
+            return self.emit.apply(
+                prim, [self.emit.atom(a) for a in raveled] + [Const(0)], hint, param=("seq", len(raveled))
+            )
         if isinstance(seq, (ast.List, ast.Tuple)):
             arrays = [self.emit.atom(self.emit.element(self.lower.expressions.expr(e))) for e in seq.elts]
         else:  # a sequence made at run time: one primitive of it (a symbolic tuple is its elements)
@@ -399,9 +417,6 @@ class ArrayLowering:
                 if arrays is None
                 else self.emit.apply(prim, arrays, hint, param=("seq", len(arrays)))
             )
-        axis_node = (
-            node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "axis"), None)
-        )
         axis = (
             self.emit.atom(self.lower.expressions.expr(axis_node))
             if axis_node is not None
@@ -431,13 +446,27 @@ class ArrayLowering:
     def method_call(self, node: ast.Call, hint):
         """``x.sum(...)``, ``x.reshape(...)``, ``x.dot(y)``, ... on a local array."""
         name = node.func.attr
+        if name not in N.METHODS and name != "astype" or own_method(self._class_of(node.func.value), name):
+            # layer.forward(h), v.sum() of a class of the user's with its own sum: the class's (analysis.methods)
+            return self.lower.expressions.object_call(node, name, node.func.value, hint)
         if name == "astype":
             return self.astype(node, hint)
-        if name not in N.METHODS:  # layer.forward(h): a method of the value's class (analysis.methods)
-            return self.lower.expressions.object_call(node, name, node.func.value, hint)
         return self.numpy_call(
             node, N.METHODS[name], hint, receiver=self.emit.element(self.lower.expressions.expr(node.func.value))
         )
+
+    def _class_of(self, node) -> type | None:
+        """The class of a record this function builds, where ``node`` names one (``v`` after ``v = V(a, b)``) or
+        builds it (``V(a, b)``); else None (the analysis knows an argument's: see ``facts.check_constructs``)."""
+        if isinstance(node, ast.Name) and node.id not in self.emit.slots:
+            return getattr(self.emit.env.get(node.id), "cls", None)
+        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
+            try:
+                made = self.lower.names.resolve(node.func)
+            except Exception:  # (no global of that name: the call's own lowering says so)
+                return None
+            return made if isinstance(made, type) else None
+        return None
 
     def add_at(self, node: ast.Call):
         """``np.add.at(y, index, v)``: ``y[...] = add_at(y, y, index, v)``, v added at y[index] with repeated
@@ -453,8 +482,9 @@ class ArrayLowering:
 
     def attribute(self, node: ast.Attribute, hint):
         """``x.T``, ``x.shape``, ``x.ndim``, ``x.size`` of a local array."""
-        if node.attr not in N.ATTRIBUTES:  # a NamedTuple's or dataclass's field (analysis.records checks it is)
-            value = self.lower.expressions.expr(node.value)
+        value = self.lower.expressions.expr(node.value)
+        if node.attr not in N.ATTRIBUTES or own_attribute(getattr(value, "cls", None), node.attr, value):
+            # a NamedTuple's or dataclass's field (analysis.records checks it is), its own n.size included
             if getattr(value, "cls", dict) is not dict and node.attr in value.keys:  # of a record built here
                 return value.value(node.attr)
             if isinstance(inspect.getattr_static(getattr(value, "cls", dict), node.attr, None), property):
@@ -472,7 +502,7 @@ class ArrayLowering:
             if isinstance(value, tuple):
                 raise self.parsed.error(node, f"the attribute .{node.attr} of a dict or tuple", 'read d["key"]')
             return self.emit.apply("getitem", [value, field(node.attr)], hint)
-        value = self.emit.element(self.lower.expressions.expr(node.value))
+        value = self.emit.element(value)
         prim = N.ATTRIBUTES[node.attr]
         args = [value, Const(None)] if prim == "numpy.transpose" else [value]
         return self.emit.apply(prim, args, hint)
@@ -490,7 +520,23 @@ class ArrayLowering:
         return self.emit.element(self.lower.expressions.expr(node))
 
 
-__all__ = ["ArrayLowering", "numpy_name"]
+def own_method(cls, name: str) -> bool:
+    """Whether a user's class (a NamedTuple's, a dataclass's) defines a method ``name`` itself or in a base of
+    its own, not one of Python's (``tuple.count``)."""
+    if not isinstance(cls, type) or cls is dict:
+        return False
+    return any(name in vars(k) for k in cls.__mro__ if k.__module__ not in ("builtins", "typing"))
+
+
+def own_attribute(cls, name: str, record=None) -> bool:
+    """Whether a user's class has a field (one of ``record``'s keys, where it is given), a property or a class
+    attribute ``name`` of its own: ``n.size`` of a NamedTuple with a field ``size`` is that field, not NumPy's."""
+    if not isinstance(cls, type) or cls is dict:
+        return False
+    return name in getattr(record, "keys", ()) or own_method(cls, name)
+
+
+__all__ = ["ArrayLowering", "numpy_name", "own_attribute", "own_method"]
 
 
 class _Build:

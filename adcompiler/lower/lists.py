@@ -133,6 +133,14 @@ class ListLowering:
         inner = inner.args[0] if backwards else inner
         zipped = self._called(inner, builtins.zip, several=True)
         sources = inner.args if zipped else [inner]
+        for source in sources:
+            grown = _length_changed(stmt.body, source)
+            if grown is not None:  # Python's loop would see the items added (or miss those taken)
+                raise self.parsed.error(
+                    grown,
+                    f"changing the length of {ast.unparse(source)} inside a for loop over it",
+                    f"loop over a copy (for v in list({ast.unparse(source)})), or with while and an index",
+                )
         lists = [self.emit.element(self.lower.expressions.expr(s)) for s in sources]
         lengths = [self.emit.apply("len", [xs], None) for xs in lists]
         n = lengths[0]
@@ -253,6 +261,35 @@ class ListLowering:
                 node, f"{name} with these arguments", f"use {name}(xs)" + (" or zip(xs, ys)" if several else "")
             )
         return True
+
+
+_RESIZING = ("append", "extend", "insert", "pop", "remove", "clear")  # list methods that change a list's length
+
+
+def _length_changed(body: list, source: ast.expr):
+    """The first statement or call of ``body`` that changes the length of the list ``source`` names (a name
+    or an attribute, ``xs`` or ``self.items``): ``xs.append(v)``, ``xs += [v]``, ``del xs[0]``; else None."""
+    if not isinstance(source, (ast.Name, ast.Attribute)):
+        return None
+    same = _key(source)
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _RESIZING:
+                if _key(node.func.value) == same:
+                    return node
+            if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and _key(node.target) == same:
+                if not isinstance(node.value, ast.Constant):  # (xs += [v]; a number added to an array is not it)
+                    return node
+            if isinstance(node, ast.Delete) and any(
+                isinstance(t, ast.Subscript) and _key(t.value) == same for t in node.targets
+            ):
+                return node
+    return None
+
+
+def _key(node: ast.expr) -> str:
+    """What names one object alike wherever it is read, written or deleted (``xs``, ``self.items``)."""
+    return ast.dump(node, annotate_fields=False).replace("Store()", "Load()").replace("Del()", "Load()")
 
 
 def _name(target):

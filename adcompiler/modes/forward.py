@@ -60,7 +60,7 @@ def forward(fn: Function, facts: Facts, name: str, active_params: tuple, program
     """
     containers = facts.containers
     mutable = set(mutable_arrays(fn, facts.numeric_arrays))  # names of arrays written in place: one object
-    act = active(fn, active_params, program.outputs_of(facts), containers | mutable, facts.shared)
+    act = active(fn, active_params, program.outputs_of(facts), containers | mutable, facts.linked(fn))
     tangent: dict = {}
     tangent_params = []
     for p in active_params:

@@ -107,7 +107,7 @@ def tape_plan(facts, active_params: tuple, program, split: bool = False, own: tu
     the names of its split sweeps, where it is a called function."""
     fn, options = facts.fn, program.options
     mutable = mutable_arrays(fn, facts.numeric_arrays)
-    act = active(fn, active_params, program.outputs_of(facts), facts.containers | set(mutable), facts.shared)
+    act = active(fn, active_params, program.outputs_of(facts), facts.containers | set(mutable), facts.linked(fn))
     check_values(facts, act)
     lay = _Layout(fn, split)
     accumulated = {v for v, homes in lay.used_in.items() if homes - {lay.home.get(v)}} | set(fn.slots)

@@ -33,7 +33,7 @@ _ARITHMETIC = ("neg", "pos", "add", "sub", "mul", "truediv")
 def rereadable(lay, facts, program, split: bool) -> dict:
     """name -> how the adjoint sweep computes it again, for the function ``lay`` walked (plan._Layout)."""
     fn, containers, alias = lay.fn, facts.containers, lay.alias
-    classes = Classes(fn, containers, facts.shared)
+    classes = Classes(fn, containers, facts.linked(fn))
     eqs = [e for e in walk(fn.body) if isinstance(e, Eq)]
     facts_of = _Found(lay, program)
 

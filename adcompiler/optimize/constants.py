@@ -324,6 +324,8 @@ def _inside(s, inside: dict) -> tuple:
     if hit is not None and hit[0] is s:
         return hit[1]
     read, leaves = set(_own_reads(s)) | set(s.names if isinstance(s, Release) else ()), isinstance(s, _LEAVING)
+    if isinstance(s, AugAssign) and isinstance(s.target, str):  # d += v reads d (free_names leaves it out): an
+        read.add(s.target)  # assignment of d before it is not bound again unread (d = 0.0 went, d += 1.0 stayed)
     for block in inner_blocks(s):
         for u in block:
             names, out = _inside(u, inside)

@@ -255,7 +255,12 @@ for _name, _scale in (("percentile", 100.0), ("quantile", 1.0)):
 
 
 # --- the orders themselves: indices, with no derivative (called as written)
-inactive("numpy.argsort", "orders", lambda ins, static, kit: kit.array_of(kit.ndim_of(ins[0]), "int64"), "xp.argsort")
+inactive(  # of the flattened array (1-D) where axis is None
+    "numpy.argsort",
+    "orders",
+    lambda ins, static, kit: kit.array_of(1 if len(static) > 1 and static[1] is None else kit.ndim_of(ins[0]), "int64"),
+    "xp.argsort",
+)
 inactive(  # where v's entries would go into the sorted a: indices, one per entry of v (a number for a number)
     "numpy.searchsorted",
     "orders",

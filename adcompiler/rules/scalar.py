@@ -39,7 +39,10 @@ def _pow_base(x, y, z):
     0.0 ** 0.5 is 0)."""
     if isinstance(y, Num) and type(y.value) in (int, float) and 0 < y.value < 1:
         return where(ne(x, 0), y * x ** (y - 1), INF)
-    return where(ne(y, 0), y * x ** (y - 1), 0.0)
+    if isinstance(y, Num):
+        return where(ne(y, 0), y * x ** (y - 1), 0.0)
+    power = y * x ** (y - 1)  # (an exponent computed, x ** (1 / 3) or x ** y: +inf at x = 0 for 0 < y < 1 too)
+    return where(ne(y, 0), where(ne(x, 0), power, where(lt(y, 1), INF, power)), 0.0)
 
 
 INF = Num(math.inf)
@@ -110,7 +113,7 @@ PARTIALS = {
     "polygamma": (None, lambda n, x, z: polygamma(n + 1, x)),  # the helper's own rule: any order
     "math.degrees": (lambda x, z: Num(180.0 / math.pi),),
     "math.radians": (lambda x, z: Num(math.pi / 180.0),),
-    "math.cbrt": (lambda x, z: 1 / (3 * (z * z)),),
+    "math.cbrt": (lambda x, z: where(ne(z, 0), 1 / (3 * (z * z)), INF),),  # +inf at 0, as JAX
     "math.exp2": (lambda x, z: LN2 * z,),
     "math.copysign": (lambda x, y, z: _sign(x) * copysign(1.0, y), None),  # |x| with y's sign
     "math.fmod": (_one, lambda x, y, z: -fn("round")((x - z) / y)),  # x - n y, n the integer quotient

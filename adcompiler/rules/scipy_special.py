@@ -92,13 +92,18 @@ def register() -> None:
     # (x, axis, dx, daxis), a vjp rule (x, ct) or (x, axis, ct)
 
     def logsumexp_jvp(a, *rest):
-        axis = rest[0] if len(rest) == 3 else None
-        return np.sum(_weights(a, axis) * rest[len(rest) // 2], axis=axis)
+        half = (len(rest) + 1) // 2  # (a, axis, b, keepdims, da, daxis, db, dkeepdims): each argument's tangent
+        (axis, b, keepdims), (da, _, db, _) = _lse_args(rest[: half - 1]), _padded(rest[half - 1 :], 4)
+        w = _lse_weights(a, axis, b)
+        dz = (0.0 if da is None else (1.0 if b is None else b) * da) + (0.0 if db is None else db)
+        return np.sum(w * dz, axis=axis, keepdims=keepdims)
 
     def logsumexp_vjp(a, *rest):
-        if len(rest) == 2:
-            return (_weights(a, rest[0]) * _expanded(rest[1], a, rest[0]), None)
-        return (_weights(a, None) * rest[0],)
+        (axis, b, keepdims), ct = _lse_args(rest[:-1]), rest[-1]
+        w = _lse_weights(a, axis, b)
+        g = w * (ct if keepdims else _expanded(ct, a, axis))
+        parts = (g if b is None else g * b, None, None if b is None else _sum_to(g, b), None)
+        return parts[: len(rest)]
 
     defrule(sp.logsumexp, jvp=logsumexp_jvp, vjp=logsumexp_vjp)
 
@@ -151,6 +156,31 @@ def _weights(a, axis):
     a = np.asarray(a, dtype=float)
     shifted = np.exp(a - np.max(a, axis=axis, keepdims=True))
     return shifted / np.sum(shifted, axis=axis, keepdims=True)
+
+
+def _lse_args(rest) -> tuple:
+    """``(axis, b, keepdims)`` of logsumexp's arguments after ``a``, given by position; ``return_sign`` (a pair
+    out) refused."""
+    axis, b, keepdims, sign = _padded(rest, 4, (None, None, False, False))
+    if sign:
+        raise ValueError("the derivative of logsumexp(..., return_sign=True) is not supported; take the sign apart")
+    return axis, b, keepdims
+
+
+def _padded(values, n: int, defaults=None) -> tuple:
+    """``values`` followed by ``defaults`` (None each) up to ``n`` items."""
+    defaults = defaults or (None,) * n
+    return tuple(values) + tuple(defaults[len(values) :])
+
+
+def _lse_weights(a, axis, b):
+    """exp(a) / sum(b exp(a)) over ``axis`` (kept, to broadcast): what a change of ``b * da + db`` is weighed by."""
+    if b is None:
+        return _weights(a, axis)
+    a = np.asarray(a, dtype=float)
+    top = np.max(a, axis=axis, keepdims=True)
+    shifted = np.exp(a - top)
+    return shifted / np.sum(np.asarray(b) * shifted, axis=axis, keepdims=True)
 
 
 def _expanded(ct, a, axis):

@@ -1,0 +1,118 @@
+"""Programs a red-team session (2026-12-02) found silently wrong, for test_red_team.py."""
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+
+def column_view_scaled(A):
+    B = A * 1.0
+    col = B[:, 1]
+    col *= 5.0
+    return B * A
+
+
+def split_piece_then_base_written(a):
+    a = a * 1.0
+    p, q = np.split(a, 2)
+    a[0] = 5.0
+    return p * q
+
+
+def rows_of_a_copy_written(x):
+    rows = [[x, 1.0], [2.0, 3.0]]
+    ys = list(rows)
+    ys[0][0] = x * x
+    return rows[0][0] + rows[1][1] * x
+
+
+def rows_written_through_a_loop_over_a_copy(x):
+    rows = [[x, 1.0], [2.0, x]]
+    for r in rows.copy():
+        r[0] = r[0] * x
+    return rows[0][0] + rows[1][0]
+
+
+def loop_over_a_growing_list(x):
+    xs = [x]
+    s = 0.0
+    for v in xs:
+        s += v
+        if len(xs) < 3:
+            xs.append(v * x)
+    return s
+
+
+def cube_root(x):
+    return math.cbrt(x)
+
+
+def power(x, y):
+    return x**y
+
+
+def third_power(x):
+    return x ** (1 / 3)
+
+
+class Pair(NamedTuple):
+    x: float
+    y: float
+
+    def sum(self):
+        return self.x - self.y
+
+    def mean(self):
+        return self.x * self.y
+
+
+class Sized(NamedTuple):
+    size: float
+    ndim: float
+
+
+def own_sum_of_a_pair_built_here(a, b):
+    return Pair(a, b).sum() + 2.0 * Pair(b, a).mean()
+
+
+def own_fields_named_like_numpys(a, b):
+    n = Sized(a, b)
+    return n.size * 2.0 + n.ndim
+
+
+def own_sum_of_a_pair_handed_in(p):
+    return p.sum()
+
+
+class Counted:
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+
+    def __len__(self):
+        return 5
+
+    def __lt__(self, other):
+        return self.y < other.y
+
+
+def length_of_an_object_with_its_own_len(a):
+    return len(Counted(a, 1.0)) * a
+
+
+def least_of_objects_with_their_own_order(a, b):
+    return min([Counted(a, 3.0), Counted(b, 1.0)]).x
+
+
+def least_of_objects_by_a_field(a, b):
+    return min([Counted(a, 3.0), Counted(b, 1.0)], key=lambda o: o.y).x
+
+
+def column_written_from_columns(A):
+    B = A * 1.0
+    B[:, 0] = B[:, 1] * B[:, 2]
+    B[0, :] = B[1, :] * B[2, :]
+    B[:, 1] += B[:, 2] ** 2
+    B[1:, 1:] = B[:-1, :-1] * 0.5
+    return np.sum(np.linalg.inv(B + 3 * np.eye(3)) ** 2)

@@ -1,0 +1,93 @@
+"""Silent wrong answers a red-team session found (2026-12-02), each now right or refused at the user's line.
+References: analytic derivatives; forward mode checked against reverse mode."""
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+import adcompiler
+import red_team_funcs as R
+from adcompiler.errors import UnsupportedSyntaxError
+
+
+@pytest.mark.parametrize(
+    "f, arg", [(R.column_view_scaled, np.ones((2, 2))), (R.split_piece_then_base_written, np.ones(4))]
+)
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_write_a_view_would_see_is_refused_at_its_line(f, arg, mode):
+    d = adcompiler.differentiate(lambda a: np.sum(f(a)))
+    with pytest.raises(UnsupportedSyntaxError, match=r"red_team_funcs.py:\d+:\d+: .*view"):
+        d.grad(arg) if mode == "grad" else d.jvp((arg,), (arg,))
+
+
+@pytest.mark.parametrize(
+    "f, derivative",
+    [
+        (R.rows_of_a_copy_written, lambda x: 2 * x + 3.0),
+        (R.rows_written_through_a_loop_over_a_copy, lambda x: 2 * x + 2.0),
+    ],
+)
+def test_a_shallow_copy_of_a_list_of_lists_shares_its_rows(f, derivative):
+    x = 1.5
+    d = adcompiler.differentiate(f)
+    assert d.grad(x) == pytest.approx(derivative(x), rel=1e-14)
+    assert d.jvp((x,), (1.0,)) == (pytest.approx(f(x)), pytest.approx(derivative(x), rel=1e-14))
+
+
+def test_changing_the_length_of_the_list_a_loop_goes_over_is_refused():
+    with pytest.raises(UnsupportedSyntaxError, match=r"red_team_funcs.py:\d+:13: changing the length of xs inside"):
+        adcompiler.grad(R.loop_over_a_growing_list)(1.5)
+
+
+def test_infinite_derivatives_at_zero_are_inf_not_zero_division():
+    assert adcompiler.grad(R.cube_root)(0.0) == math.inf
+    assert adcompiler.jvp(R.cube_root, (0.0,), (1.0,)) == (0.0, math.inf)
+    assert adcompiler.grad(R.power, argnums=(0, 1))(0.0, 0.5) == (math.inf, 0.0)
+    assert adcompiler.jvp(R.power, (0.0, 0.5), (1.0, 0.0)) == (0.0, math.inf)
+    assert adcompiler.grad(R.third_power)(0.0) == math.inf
+    assert adcompiler.grad(R.power, argnums=(0, 1))(0.0, 2.5) == (0.0, 0.0)  # (finite where y >= 1)
+    assert adcompiler.grad(R.power, argnums=(0, 1))(2.0, 0.5) == pytest.approx(
+        (0.5 / math.sqrt(2.0), math.sqrt(2.0) * math.log(2.0))
+    )
+
+
+def test_a_users_method_or_field_named_like_numpys_is_the_users():
+    a, b = 0.5, 0.7
+    value, grads = adcompiler.value_and_grad(R.own_sum_of_a_pair_built_here, argnums=(0, 1))(a, b)
+    assert value == pytest.approx(a - b + 2 * a * b) and grads == pytest.approx((1 + 2 * b, -1 + 2 * a))
+    assert adcompiler.jvp(R.own_sum_of_a_pair_built_here, (a, b), (1.0, 0.0))[1] == pytest.approx(1 + 2 * b)
+    value, grads = adcompiler.value_and_grad(R.own_fields_named_like_numpys, argnums=(0, 1))(a, b)
+    assert value == pytest.approx(2 * a + b) and grads == pytest.approx((2.0, 1.0))
+    with pytest.raises(UnsupportedSyntaxError, match=r"red_team_funcs.py:\d+:\d+: the member sum of a Pair handed in"):
+        adcompiler.grad(R.own_sum_of_a_pair_handed_in)(R.Pair(a, b))
+
+
+@pytest.mark.parametrize(
+    "f, text",
+    [
+        (R.length_of_an_object_with_its_own_len, "len() of a Counted, whose class defines __len__"),
+        (R.least_of_objects_with_their_own_order, "min() of a Counted, whose class defines __lt__"),
+    ],
+)
+def test_a_builtin_that_would_call_a_users_dunder_is_refused(f, text):
+    with pytest.raises(UnsupportedSyntaxError, match=r"red_team_funcs.py:\d+:\d+: " + re.escape(text)):
+        adcompiler.grad(f, argnums=0)(*(0.5, 0.7)[: f.__code__.co_argcount])
+
+
+def test_the_least_object_by_a_field_is_pythons():
+    assert adcompiler.value_and_grad(R.least_of_objects_by_a_field, argnums=(0, 1))(0.5, 0.7) == (0.7, (0.0, 1.0))
+
+
+def test_the_hessian_through_writes_of_columns_and_blocks():
+    """Its first derivative's code reads views of B before writes into B (it puts back what each write changed
+    before it reads them again): differentiated again, that is no view seeing a later write."""
+    A = np.random.default_rng(5).standard_normal((3, 3))
+    g = adcompiler.grad(R.column_written_from_columns)
+    h = 1e-5
+    expected = np.stack(
+        [(g(A + h * e.reshape(3, 3)) - g(A - h * e.reshape(3, 3))).ravel() / (2 * h) for e in np.eye(9)]
+    )
+    H = np.asarray(adcompiler.hessian(R.column_written_from_columns)(A)).reshape(9, 9)
+    np.testing.assert_allclose(H, expected.T, atol=1e-5)
