@@ -91,3 +91,16 @@ def test_the_hessian_through_writes_of_columns_and_blocks():
     )
     H = np.asarray(adcompiler.hessian(R.column_written_from_columns)(A)).reshape(9, 9)
     np.testing.assert_allclose(H, expected.T, atol=1e-5)
+
+
+def test_a_network_the_module_holds_with_its_layers_in_a_list():
+    """The module's NET whose layers are a list (self.layers): read as a record holding records, each layer read
+    when the code runs (a layer added or changed builds the code again)."""
+    x, h = 0.7, 1e-6
+    f = R.loss_of_the_modules_network
+    for change in (None, lambda: R.NET.layers.append(R.Layer(2.0, -0.5)), lambda: setattr(R.NET.layers[0], "w", 3.0)):
+        if change is not None:
+            change()
+        expected = (f(x + h) - f(x - h)) / (2 * h)
+        assert adcompiler.grad(f)(x) == pytest.approx(expected, rel=1e-7)
+        assert adcompiler.jvp(f, (x,), (1.0,)) == (pytest.approx(f(x)), pytest.approx(expected, rel=1e-7))

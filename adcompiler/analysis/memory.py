@@ -241,7 +241,6 @@ VIEWS = (
     "numpy.atleast_2d",
     "numpy.atleast_3d",
     "numpy.diagonal",
-    "numpy.diag",
     "numpy.split/part",
 )
 

@@ -143,6 +143,9 @@ def _record_literal(program: Program, name: str, value) -> str | None:
     for key, item in record_fields(value).items():
         if data_record(item):
             text = _record_literal(program, f"{name}.{key}", item)
+        elif isinstance(item, (list, tuple)) and item and all(data_record(e) for e in item):  # net.layers
+            texts = [_record_literal(program, f"{name}.{key}[{k}]", e) for k, e in enumerate(item)]
+            text = None if None in texts else _exact_list(texts, type(item))
         else:
             line = constant_line(program, name, item)
             text = None if line is None else line.split(" = ", 1)[1]
@@ -152,6 +155,15 @@ def _record_literal(program: Program, name: str, value) -> str | None:
     if type(value) is dict:
         return "{" + ", ".join(parts) + "}"
     return f"{program.ns.module_alias('types')}.SimpleNamespace({', '.join(parts)})"  # (its attributes read only)
+
+
+def _exact_list(texts: list, kind: type) -> str:
+    """Expressions as the source of a list (or a tuple) of them."""
+    return (
+        "[" + ", ".join(texts) + "]"
+        if kind is list
+        else "(" + ", ".join(texts) + ("," if len(texts) == 1 else "") + ")"
+    )
 
 
 def _numbers(value) -> bool:

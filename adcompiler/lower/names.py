@@ -81,6 +81,13 @@ class NameLowering:
             step = ("[]", key) if type(value) is dict else (".", key)
             if data_record(item):
                 items[key] = self.global_record(item, path + (step,))
+            elif isinstance(item, (list, tuple)) and item and all(data_record(e) for e in item):
+                self.parsed.reads.extend(Read(item, k, e) for k, e in enumerate(item))  # (a layer added or replaced:
+                elements = [  # built again) a network's layers: a list of records, each read by its path
+                    self.emit.atom(self.emit.element(self.global_record(e, path + (step, ("[]", k)))))
+                    for k, e in enumerate(item)
+                ]
+                items[key] = self.emit.apply("list" if isinstance(item, list) else "tuple", elements, None)
             else:
                 items[key] = self.emit.apply("global", [], None, param=path + (step,))
         return Record(items.values(), items, self.emit.body, type(value))
@@ -249,12 +256,19 @@ def _function(value) -> bool:
 
 def data_record(value) -> bool:
     """A record (``fields.record_fields``) whose leaves are numbers, arrays and lists of numbers, or such
-    records: what a closure or the module may hold as constant parameters."""
+    records, or lists and tuples of such records (a network's ``self.layers``): what a closure or the module
+    may hold as constant parameters."""
     fields = record_fields(value) if not isinstance(value, (type, types.ModuleType)) else None
     if not fields or hasattr(value, "_fields") or not (type(value) is dict or hasattr(value, "__dict__")):
         return False  # (a NamedTuple's items are read by position: an ordinary tuple of the module)
     return all(
-        type(v).__name__ == "ndarray" or isinstance(v, (int, float, str)) or _numbers(v) or data_record(v)
+        type(v).__name__ == "ndarray"
+        or isinstance(v, (int, float, str))
+        or _numbers(v)
+        or data_record(v)
+        or isinstance(v, (list, tuple))
+        and len(v) > 0
+        and all(data_record(e) for e in v)
         for v in fields.values()
     )  # (a string among them, CONFIG["mode"]: a constant, as a string of the module is)
 
