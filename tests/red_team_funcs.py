@@ -146,3 +146,34 @@ NET = Net([Layer(0.5, 0.1), Layer(-1.2, 0.3)])
 
 def loss_of_the_modules_network(x):
     return NET.loss(x) + NET(x)
+
+
+def appended_to_its_default(x, acc=[]):  # noqa: B006 (the Python pitfall the test is about)
+    acc.append(x)
+    return sum(acc)
+
+
+def calls_with_the_default(x):
+    return appended_to_its_default(x) + appended_to_its_default(x * 2.0)
+
+
+def reads_its_default(x, weights=[0.5, 2.0]):  # noqa: B006 (read only: one list for every call is right)
+    return weights[0] * x + weights[1]
+
+
+def calls_with_a_default_read(x):
+    return reads_its_default(x) * x
+
+
+def scales_a_row(rows, x):
+    rows[0][0] = rows[0][0] * x
+    return rows[1][0] * x
+
+
+def pair_chosen_by_a_condition(x, y):
+    p, q = (x * y, math.sin(x)) if x > y else (y, x * x)
+    return p * q
+
+
+def integers_of_ranges(x, n):
+    return x * max(range(n)) + min(range(1, n)) + sum(range(2, n, 2)) * x * x

@@ -104,3 +104,36 @@ def test_a_network_the_module_holds_with_its_layers_in_a_list():
         expected = (f(x + h) - f(x - h)) / (2 * h)
         assert adcompiler.grad(f)(x) == pytest.approx(expected, rel=1e-7)
         assert adcompiler.jvp(f, (x,), (1.0,)) == (pytest.approx(f(x)), pytest.approx(expected, rel=1e-7))
+
+
+def test_a_default_list_the_callee_changes_is_refused_and_one_it_reads_is_not():
+    with pytest.raises(UnsupportedSyntaxError, match=r"red_team_funcs.py:\d+:\d+: the call appended_to_its_default"):
+        adcompiler.grad(R.calls_with_the_default)(1.5)
+    assert adcompiler.grad(R.calls_with_a_default_read)(1.5) == pytest.approx(2 * 0.5 * 1.5 + 2.0)
+
+
+def test_an_argument_holding_one_row_twice_that_the_function_changes_is_refused_on_every_path():
+    """[row, row] written through rows[0] changes rows[1]: refused on the first call of that kind and, once a fast
+    entry exists for rows of their own, on a later call too (the entry tests each call's rows)."""
+    d = adcompiler.differentiate(R.scales_a_row)
+    for _ in range(3):  # (the fast entry made)
+        assert d.grad([[1.5, 2.0], [1.0, 3.0]], 2.0) == ([[0.0, 0.0], [2.0, 0.0]], 1.0)
+    row = [1.5, 2.0]
+    for call in (lambda: d.grad([row, row], 2.0), lambda: d.jvp(([row, row], 2.0), ([[0.0] * 2] * 2, 1.0))):
+        with pytest.raises(ValueError, match="holds one list twice"):
+            call()
+    assert row == [1.5, 2.0]
+
+
+@pytest.mark.parametrize("point", [(1.5, 0.5), (0.2, 0.9)])
+def test_a_conditional_expression_of_tuples(point):
+    f, (x, y) = R.pair_chosen_by_a_condition, point
+    expected = (y * math.sin(x) + x * y * math.cos(x), x * math.sin(x)) if x > y else (2 * x * y, x * x)
+    assert adcompiler.grad(f, argnums=(0, 1))(x, y) == pytest.approx(expected, rel=1e-14)
+    assert adcompiler.jvp(f, (x, y), (1.0, 0.0))[1] == pytest.approx(expected[0], rel=1e-14)
+
+
+def test_sum_max_and_min_of_a_range_are_integers_computed_as_python_does():
+    f = R.integers_of_ranges
+    assert adcompiler.value_and_grad(f)(1.5, 5) == (f(1.5, 5), 4 + 2 * 6 * 1.5)
+    assert adcompiler.jvp(f, (1.5, 5), (1.0, 0))[1] == 4 + 2 * 6 * 1.5

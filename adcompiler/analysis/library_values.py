@@ -98,6 +98,8 @@ def _example(aval: V.Aval):
         return tuple(items) if aval.kind == "tuple" else items
     if isinstance(aval, V.Static) and aval.what == "none":
         return None
+    if isinstance(aval, V.Static) and aval.what == "range":  # (sum(range(n)): a range of integers)
+        return range(EXAMPLE_SIZE)
     raise _NoExample
 
 

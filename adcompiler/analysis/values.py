@@ -345,6 +345,7 @@ class Sig:
     avals: tuple
     alias: tuple = ()
     lengths: tuple = ()
+    repeated: tuple = ()  # the arguments that reach one list twice (rows = [row, row], [[0.0] * m] * n)
 
     def __post_init__(self):
         if not self.alias:
@@ -365,9 +366,44 @@ def entry_testable(a: Aval) -> bool:
 def signature(args) -> Sig:
     """The abstract signature of run-time arguments (see ``Sig``)."""
     avals = tuple(describe(a) for a in args)
+    repeated = tuple(i for i, (v, a) in enumerate(zip(args, avals)) if nested_lists(a) and repeats_a_list(v, a))
     if sum(1 for a in avals if holds_list(a)) < 2:
-        return Sig(avals)
-    return Sig(avals, alias_pattern(args, avals))
+        return Sig(avals, repeated=repeated)
+    return Sig(avals, alias_pattern(args, avals), repeated=repeated)
+
+
+def nested_lists(a: Aval) -> bool:
+    """Whether a value of this abstract value may hold a list inside a list or tuple (one row twice possible)."""
+    return isinstance(a, Seq) and any(
+        isinstance(i, Seq) and (i.kind != "tuple" or nested_lists(i)) for i in (a.items or ()) + (a.elem,)
+    )
+
+
+def repeats_a_list(value, aval) -> bool:
+    """Whether ``value`` reaches one list twice (``[row, row]``: a change through one is a change of the other)."""
+    ids: set = set()
+    count = _count_lists(value, aval, ids)
+    return count != len(ids)
+
+
+def _count_lists(value, aval, ids: set) -> int:
+    """The lists a nested list/tuple structure reaches, counted with repeats (their ids added to ``ids``)."""
+    count = 0
+    if type(value) is list:
+        count += 1
+        if id(value) in ids:
+            return count  # (its inside counted once)
+        ids.add(id(value))
+    if aval.keys is not None:
+        value = tuple(record_fields(value).values())
+    if aval.items is not None:
+        for e, a in zip(value, aval.items):
+            if isinstance(a, Seq):
+                count += _count_lists(e, a, ids)
+    elif isinstance(aval.elem, Seq):
+        for e in value:
+            count += _count_lists(e, aval.elem, ids)
+    return count
 
 
 def alias_pattern(args, avals) -> tuple:

@@ -251,9 +251,17 @@ def refuse_shared_writes(fn, params: tuple, sig: V.Sig, facts) -> None:
     derivative with respect to each parameter: refuse it (a helper called so is handled).
     ``facts()``: what the analysis knows of ``fn`` for arguments of signature ``sig``."""
     shared = [i for i in range(len(sig.avals)) if sig.aliased(i)]
-    if not shared:
+    if not shared and not sig.repeated:
         return
     summary = facts().summary
+    twice = next((params[i] for i in sig.repeated if summary.written[i]), None)
+    if twice is not None:
+        raise ValueError(
+            f"{fn.__name__}: the argument for {twice} holds one list twice (as [row] * n or [row, row] make), and "
+            f"{fn.__name__} changes it; pass one list per row ([[0.0] * m for _ in range(n)])"
+        )
+    if not shared:
+        return
     written = [params[i] for i in shared if summary.written[i]]
     if written:
         others = [params[j] for j in shared if sig.alias[j] == sig.alias[params.index(written[0])]]

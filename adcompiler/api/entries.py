@@ -111,8 +111,9 @@ def make_entry(
     parts = [f"ct{j}" for p, n in sequences or () if p == "ct" for j in range(n or 0)]
     defaults = [f"default{i}" for i in range(len(owner.params))]
     slots = [*range(len(owner.params)), "ct", *parts]  # (parts: a tuple output's cotangents)
-    kinds = [f"{k}{i}" for i in slots for k in ("aval", "dtype", "holds", "ids", "matches")]
+    kinds = [f"{k}{i}" for i in slots for k in ("aval", "dtype", "holds", "ids", "matches", "rows")]
     helpers = ("generated", "method", "owner", "ndarray", "describe", "mismatch", "alias", "pattern", "avals", "unset")
+    helpers += ("repeats",)
     helpers += ("float64",)
     states = ("module", "was", "code", "defaults", "kwdefaults")  # (a function's: the code and defaults it had)
     helpers += ("current", "now") + tuple(f"{k}{j}" for j in range(len(depends)) for k in states)
@@ -335,7 +336,7 @@ def _own_parameters(owner, g, space, sig, current=()):
     guard = [f"    if not {g['current']}:", f"        return {call}"] if current else []
     tests = [_kind_test(n, i, sig.avals[i], g, space, True) for i, n in enumerate(owner.params)]
     tests += [f"{n}.shape[-1] == {k}" for n, k in zip(owner.params, sig.lengths) if k is not None]  # (short rows)
-    tests += _alias_test(owner.params, sig, g, space)
+    tests += _alias_test(owner.params, sig, g, space) + _repeat_test(owner, owner.params, sig, g, space)
     guard += filled + [f"    if not ({' and '.join(tests) or 'True'}):", f"        return {call}"]
     return ", ".join(signature), guard
 
@@ -412,6 +413,25 @@ def _alias_test(values, sig, g, space) -> list:
         return written
     space[g["alias"]], space[g["pattern"]], space[g["avals"]] = V.alias_pattern, sig.alias, sig.avals
     return [f"{g['alias']}(({', '.join(values)},), {g['avals']}) == {g['pattern']}"]
+
+
+def _repeat_test(owner, values, sig, g, space) -> list:
+    """Where the function changes a list of lists it is handed, the test that the argument holds no list twice
+    (``[row] * n``: a change of one row is a change of every one, which the code was not made for; the checking
+    path refuses it)."""
+    nested = [i for i, a in enumerate(sig.avals) if V.nested_lists(a) and i not in sig.repeated]
+    if not nested:
+        return []
+    try:
+        written = owner._built.facts(sig).summary.written
+    except Exception:  # (refused: the checking path says so)
+        written = (True,) * len(sig.avals)
+    space[g["repeats"]] = V.repeats_a_list
+    tests = []
+    for i in (i for i in nested if written[i]):
+        space[g[f"rows{i}"]] = sig.avals[i]
+        tests.append(f"not {g['repeats']}({values[i]}, {g[f'rows{i}']})")
+    return tests
 
 
 def _written_alias_test(values, sig, g, space) -> list | None:
@@ -498,7 +518,7 @@ def _sequence_parameters(owner, gen_params, sequences, g, space, sig, current=()
             else:
                 tests.append(_float_test(v, False, g))
         if p == "primals":
-            tests += _alias_test(items, sig, g, space)
+            tests += _alias_test(items, sig, g, space) + _repeat_test(owner, items, sig, g, space)
     guard += [
         f"    if not ({' and '.join(tests) or 'True'}):",
         f"        return {g['method']}({g['owner']}, {', '.join(passed)})",

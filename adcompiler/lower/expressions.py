@@ -18,7 +18,7 @@ from ..ir.nodes import Const, Eq, If, rebuild
 from ..ir.supplied import constant
 from ..front.names import is_builtin
 from ..front.callables import fixed_arity, given_local_functions, what_runs
-from ..front.parse import BINOPS, COMPARES, IDENTITY, UNARYOPS, source_lines
+from ..front.parse import BINOPS, COMPARES, IDENTITY, UNARYOPS, read_function, source_lines
 from .arrays import numpy_name
 from .draws import draw_name, lower_draw
 from .emitter import leaf_hint
@@ -147,6 +147,22 @@ class ExpressionLowering:
 
     def if_exp(self, node: ast.IfExp, hint):
         test = self.emit.atom(self.expr(node.test))
+        pair = (node.body, node.orelse)
+        if all(isinstance(b, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in b.elts) for b in pair) and len(
+            node.body.elts
+        ) == len(
+            node.orelse.elts
+        ):  # p, q = (a, b) if c else (d, e): a slot per item, each branch writing its own
+            slots = [self.emit.hidden_slot(leaf_hint(hint) or "t") for _ in node.body.elts]
+
+            def written(b):
+                items = [self.emit.atom(self.emit.element(self.expr(e))) for e in b.elts]
+                for slot, item in zip(slots, items):
+                    self.emit.write(slot, item, self.emit.line)
+
+            branches = [self.emit.collected(lambda b=b: written(b)) for b in pair]
+            self.emit.body.append(If(test, branches[0], branches[1], self.emit.line))
+            return tuple(self.emit.read(slot) for slot in slots)
         slot = self.emit.hidden_slot(hint or "t")
         branches = [
             self.emit.collected(lambda b=b: self.emit.write(slot, self.emit.atom(self.expr(b)), self.emit.line))
@@ -349,10 +365,11 @@ class ExpressionLowering:
             )
         return self.user_call(node, written, hint)
 
-    def library_call(self, node: ast.Call, target, hint, remedy: str):
+    def library_call(self, node: ast.Call, target, hint, remedy: str, pure: bool = False):
         """A call of a library function with no derivative rule (``np.triu_indices(d, 1)``, ``math.comb``):
         computed as the primal computes it, without reading its source; activity analysis refuses it, at
-        this line, where an argument has a derivative (``analysis.activity``)."""
+        this line, where an argument has a derivative (``analysis.activity``); ``pure``: a builtin the caller
+        knows changes nothing here (``sum(range(n))``)."""
         text = ast.unparse(node.func)
         path = library_path(node.func, target, self.lower.names.resolve)
         refused = path is None or path.startswith("numpy.random.")  # (np.random.seed: a state, not a value)
@@ -360,7 +377,7 @@ class ExpressionLowering:
             raise self.parsed.error(
                 node, "super()", "call the base class's method by its name: Base.method(self, x)", MissingRuleError
             )
-        if refused or path.startswith("builtins.") and path[len("builtins.") :] not in PURE_BUILTINS:
+        if refused or path.startswith("builtins.") and path[len("builtins.") :] not in PURE_BUILTINS and not pure:
             raise self.parsed.error(node, f"{text}, which has no derivative rule", remedy, MissingRuleError)
         if isinstance(node.func, ast.Attribute):
             self.lower.names.read_attribute(node.func, target)
@@ -460,6 +477,13 @@ class ExpressionLowering:
             if name in bound.arguments:
                 values.append(self.emit.element(self.expr(bound.arguments[name])))  # a tuple is passed as one
             elif param.default is not inspect.Parameter.empty:  # an array: a name the code is handed
+                if isinstance(param.default, (list, dict)) and _changes_parameter(target, name):
+                    raise self.parsed.error(
+                        node,
+                        f"the call {ast.unparse(node)}, whose callee changes its default {name}="
+                        f"{param.default!r} (Python keeps that one {type(param.default).__name__} for every call)",
+                        f"pass {name} at the call, or default it to None and make a new one in {target.__name__}",
+                    )
                 values.append(constant(param.default, f"{name}_default"))
             else:  # *args or **kwargs: the callee's own fence refuses it, with its location
                 values.append(Const(None))
@@ -470,6 +494,30 @@ class ExpressionLowering:
         if not isinstance(shape, tuple):
             return outs[0]
         return rebuild(shape, iter(outs))
+
+
+_CHANGING = ("append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem", "sort")
+
+
+def _changes_parameter(fn, name: str) -> bool:
+    """Whether ``fn``'s source changes the object its parameter ``name`` holds: a method that changes a list or
+    a dict, a store or ``del`` at an index, ``+=`` (what a mutable default would keep between calls)."""
+    try:
+        tree = read_function(fn)[0]
+    except Exception:  # (no source: its own lowering says so)
+        return False
+    named = lambda n: isinstance(n, ast.Name) and n.id == name  # noqa: E731
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _CHANGING:
+            if named(node.func.value):
+                return True
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            if any(named(t.value) for t in targets if isinstance(t, ast.Subscript)):
+                return True
+            if isinstance(node, ast.AugAssign) and named(node.target):
+                return True
+    return False
 
 
 # Builtins with no rule computed as the primal computes them (open, exec, input, setattr: refused).

@@ -52,6 +52,9 @@ class IdiomLowering:
         if target not in CONSUMERS and target not in (builtins.any, builtins.all, math.dist):
             return None
         keywords = {k.arg: k.value for k in node.keywords}
+        if target in (builtins.sum, builtins.max, builtins.min) and self._of_a_range(node):
+            # sum(range(n)), max(range(a, b)): integers, computed as the primal computes them
+            return self.lower.expressions.library_call(node, target, hint, "compute it outside", pure=True)
         if target is math.dist and len(node.args) == 2 and not keywords:
             return self.dist(node, hint)
         if target in (builtins.any, builtins.all) and len(node.args) == 1 and not keywords:
@@ -95,6 +98,18 @@ class IdiomLowering:
                 raise self.parsed.error(node, "tuple of a generator expression", "build a list: [... for ...]")
             return self.emit.apply({builtins.sum: "sum", builtins.list: "list_copy"}.get(target, "?"), [items], hint)
         return None
+
+    def _of_a_range(self, node: ast.Call) -> bool:
+        """Whether a call's one argument (no keywords) is a call of the builtin ``range``."""
+        if len(node.args) != 1 or node.keywords:
+            return False
+        arg = node.args[0]
+        if not (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name)) or arg.func.id in self.emit.env:
+            return False
+        try:
+            return self.lower.names.resolve(arg.func) is builtins.range
+        except Exception:  # (a name of no global: its own lowering says so)
+            return False
 
     def iterable(self, node):
         """A list holding the items of an iterable argument (a generator expression is a comprehension)."""
