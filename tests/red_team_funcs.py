@@ -1,6 +1,8 @@
 """Programs a red-team session (2026-12-02) found silently wrong, for test_red_team.py."""
 
+import copy
 import math
+import statistics
 from typing import NamedTuple
 
 import numpy as np
@@ -177,3 +179,53 @@ def pair_chosen_by_a_condition(x, y):
 
 def integers_of_ranges(x, n):
     return x * max(range(n)) + min(range(1, n)) + sum(range(2, n, 2)) * x * x
+
+
+class Tripler:
+    def scaled(self, x):
+        return x * 3.0
+
+    @classmethod
+    def doubled(cls, x):
+        return x * 2.0
+
+
+TRIPLER = Tripler()
+
+
+def method_of_an_object_with_no_attributes(x):
+    return TRIPLER.scaled(x) * x
+
+
+def class_method_through_an_object(x):
+    return TRIPLER.doubled(x)
+
+
+def shallow_copy_by_the_copy_module(x):
+    rows = [[x, 1.0], [2.0, 3.0]]
+    c = copy.copy(rows)
+    return c[0][0] * x
+
+
+def mean_of_a_constant_list_by_statistics(x):
+    return statistics.mean([1.0, 2.0, 4.5]) * x
+
+
+def typed_by_isinstance(x):
+    if isinstance(x, np.ndarray):
+        return np.sum(x * x)
+    if isinstance(x, float):
+        return x * x * x
+    return 0.0
+
+
+def mapped_and_filtered(x, y):
+    a = list(map(lambda s, t: s * t, [x, y], [y, 2.0]))
+    b = sum(map(math.exp, a))
+    return b + sum(filter(None, [x, 0.0, y])) + sum(filter(lambda t: t > 0.6, [x, y]))
+
+
+def sorts_in_place(x, y):
+    xs = [y, x]
+    xs.sort()
+    return xs[0]

@@ -9,7 +9,7 @@ import pytest
 
 import adcompiler
 import red_team_funcs as R
-from adcompiler.errors import UnsupportedSyntaxError
+from adcompiler.errors import MissingRuleError, UnsupportedSyntaxError
 
 
 @pytest.mark.parametrize(
@@ -137,3 +137,32 @@ def test_sum_max_and_min_of_a_range_are_integers_computed_as_python_does():
     f = R.integers_of_ranges
     assert adcompiler.value_and_grad(f)(1.5, 5) == (f(1.5, 5), 4 + 2 * 6 * 1.5)
     assert adcompiler.jvp(f, (1.5, 5), (1.0, 0))[1] == 4 + 2 * 6 * 1.5
+
+
+def test_a_method_of_the_modules_object_with_no_attributes_and_a_class_methods_message():
+    assert adcompiler.grad(R.method_of_an_object_with_no_attributes)(1.3) == pytest.approx(6 * 1.3)
+    with pytest.raises(UnsupportedSyntaxError, match=r"red_team_funcs.py:\d+:\d+: the class method .doubled\(\)"):
+        adcompiler.grad(R.class_method_through_an_object)(1.3)
+
+
+def test_the_standard_librarys_python_functions_are_computed_as_python_does_not_read():
+    with pytest.raises(MissingRuleError, match=r"red_team_funcs.py:\d+:\d+: copy.copy, which has no derivative rule"):
+        adcompiler.grad(R.shallow_copy_by_the_copy_module)(1.5)
+    assert adcompiler.grad(R.mean_of_a_constant_list_by_statistics)(1.5) == pytest.approx(2.5)
+
+
+def test_isinstance_of_a_value_with_a_derivative():
+    assert adcompiler.grad(R.typed_by_isinstance)(1.5) == pytest.approx(3 * 1.5**2)
+    np.testing.assert_allclose(adcompiler.grad(R.typed_by_isinstance)(np.array([1.0, 2.0])), [2.0, 4.0])
+
+
+def test_map_and_filter_are_lists_made_by_comprehensions():
+    f, x, y, h = R.mapped_and_filtered, 0.5, 0.7, 1e-6
+    expected = ((f(x + h, y) - f(x - h, y)) / (2 * h), (f(x, y + h) - f(x, y - h)) / (2 * h))
+    assert adcompiler.grad(f, argnums=(0, 1))(x, y) == pytest.approx(expected, rel=1e-7)
+    assert adcompiler.jvp(f, (x, y), (1.0, 0.0))[1] == pytest.approx(expected[0], rel=1e-7)
+
+
+def test_a_list_method_outside_the_subset_says_what_to_write():
+    with pytest.raises(UnsupportedSyntaxError, match=r"the method .sort\(\) of .* xs = sorted\(xs\)"):
+        adcompiler.grad(R.sorts_in_place)(0.5, 0.7)

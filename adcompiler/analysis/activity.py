@@ -46,12 +46,19 @@ SLOTS = {
 }
 
 
+# Builtins that answer a question about a value (its type, its text), never a number computed from it: no
+# derivative flows through them, whatever their arguments' are.
+ANSWERS = ("builtins.isinstance", "builtins.callable", "builtins.hash", "builtins.repr", "builtins.format")
+
+
 def slots(eq: Eq) -> tuple:
     """For each input of an equation, whether the outputs may depend on it differentiably."""
     if eq.prim in STRUCTURAL:
         return (True,) * len(eq.ins)
     if eq.prim in SLOTS:
         return SLOTS[eq.prim]
+    if eq.prim == "library" and eq.param[1] in ANSWERS:  # isinstance(x, float): of x, not a value of it
+        return (False,) * len(eq.ins)
     if eq.prim == "library":  # a library function with no rule: as if it had one, refused where it is active
         return (True,) * len(eq.ins)  # (a chain of them, sl.cho_solve(sl.cho_factor(a), b), or one in a callee)
     if eq.prim in rules.INERT:  # (shape_like(k1, ...): read for a shape, of any number; check_unpack: for its error)
@@ -207,7 +214,7 @@ def refuse_library_calls(fn: Function, moving: set) -> None:
         if not (isinstance(eq, Eq) and eq.prim == "library"):
             continue
         moved = [k for k, a in enumerate(eq.ins) if isinstance(a, Var) and a.name in moving]
-        if moved:
+        if moved and eq.param[1] not in ANSWERS:
             raise at_line(
                 fn.source,
                 eq.line,

@@ -121,6 +121,15 @@ def _attribute(e: Eq) -> bool:
     return isinstance(key, Const) and isinstance(key.value, str) and key.text == "." + key.value
 
 
+_LIST_REMEDIES = {  # a list's methods outside the subset: what to write instead
+    "sort": "make a sorted list: xs = sorted(xs) (key= and reverse= as sort takes them)",
+    "reverse": "make a reversed list: xs = xs[::-1]",
+    "index": "find it with a loop over range(len(xs)), or min(range(len(xs)), key=lambda i: abs(xs[i] - v))",
+    "count": "count with sum(1 for v in xs if v == w)",
+    "remove": "make a new list: xs = [v for v in xs if v != w]",
+}
+
+
 def refuse(e: Eq, ins: list, summary_out, source) -> None:
     """Refuse, at its line, a call through an object that is no call of a method (see the module
     docstring); ``summary_out``: the output of the method called, when it was found."""
@@ -139,7 +148,11 @@ def refuse(e: Eq, ins: list, summary_out, source) -> None:
         remedy = (
             "call functions defined with def, or objects whose class defines __call__"
             if name == "__call__"
-            else "use .sum .mean .max .min .reshape .ravel .dot .copy .transpose .T or the numpy function"
+            else (
+                _LIST_REMEDIES.get(name, "build a new list: ys = xs + [v], sorted(xs), xs[:k]")
+                if isinstance(obj, V.Seq) and obj.keys is None
+                else "use .sum .mean .max .min .reshape .ravel .dot .copy .transpose .T or the numpy function"
+            )
         )
         raise at_line(source, e.line, f"{called} a local variable holding {show(obj)}", remedy)
     found = _function(obj.cls, name)
@@ -154,6 +167,13 @@ def refuse(e: Eq, ins: list, summary_out, source) -> None:
     if found is None and getattr(obj.cls, "__module__", "").split(".")[0] in ("numpy", "builtins"):
         raise at_line(
             source, e.line, f"calling a {cls} held in a local variable", "call the function by its own name: np.tanh(h)"
+        )
+    if found is None and isinstance(inspect.getattr_static(obj.cls, name, None), classmethod):
+        raise at_line(
+            source,
+            e.line,
+            f"the class method .{name}() of {cls} (its class handed to it as cls)",
+            f"make it a @staticmethod, or a function of the module taking what it reads of {cls}",
         )
     if found is None:
         what = f"calling a {cls}" if name == "__call__" else f"the method .{name}() of a {cls}"

@@ -77,6 +77,12 @@ def primal_helpers(program: Program, module, constant=lambda value: value) -> di
     return {"functions": ["\n\n" + f for f in functions], "constants": constants}
 
 
+def numpy_module():
+    import numpy
+
+    return numpy
+
+
 MAX_CONSTANT_ARRAY = 10_000  # elements of a global array written into the module as a literal
 
 
@@ -89,6 +95,14 @@ def constant_line(program: Program, name: str, value) -> str | None:
         return f"{name} = {_exact(value)}"
     if type(value) is str:
         return f"{name} = {value!r}"
+    if isinstance(value, type) and value.__module__ == "builtins":  # isinstance(x, float): the type by its name
+        return f"{name} = {value.__name__}"
+    if (
+        isinstance(value, type)
+        and value.__module__.split(".")[0] == "numpy"
+        and hasattr(numpy_module(), value.__name__)
+    ):
+        return f"{name} = {program.ns.module_alias('numpy')}.{value.__name__}"
     if data_record(value):
         text = _record_literal(program, name, value)
         return None if text is None else f"{name} = {text}"

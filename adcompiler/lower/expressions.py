@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import builtins
 import operator
+import os
 import sys
 import types
 from .. import rules
@@ -279,6 +280,14 @@ class ExpressionLowering:
                 hint,
                 "write it with the NumPy functions adcompiler knows (see README), or give it rules with adcompiler.defrule",
             )
+        if _standard_library(target) and rules.prim_of(target) is None:
+            return self.library_call(  # copy.copy, statistics.mean, heapq.nsmallest: Python's own, not read
+                node,
+                target,
+                hint,
+                "write it with what adcompiler knows (list(xs) for copy.copy, [list(r) for r in rows] for"
+                " copy.deepcopy, sum(xs) / len(xs) for statistics.mean), or give it rules with adcompiler.defrule",
+            )
         if isinstance(target, types.FunctionType) and not is_builtin(text, target) and rules.prim_of(target) is None:
             if isinstance(node.func, ast.Attribute):  # helpers.g(x): g is compiled into the derivative
                 self.lower.names.read_attribute(node.func, target)
@@ -527,6 +536,27 @@ PURE_BUILTINS = ("divmod", "chr", "ord", "bin", "hex", "oct", "hash", "isinstanc
 PURE_LIBRARIES = ("numpy", "scipy", "math", "cmath", "builtins")
 # The packages whose functions passed as an argument are not the user's (not lowered from their source)
 _LIBRARIES = PURE_LIBRARIES + ("adcompiler", "jax", "torch", "numba")
+
+
+_STDLIB = None
+_READ_FROM_THE_STANDARD_LIBRARY = ("dataclasses",)  # (dataclasses.replace: refused by the call's binding, saying so)
+
+
+def _standard_library(target) -> bool:
+    """Whether ``target`` is a Python function of the standard library (copy, statistics, heapq): computed as the
+    primal computes it, its source never read (an error in it would name Python's file, not the user's line)."""
+    global _STDLIB
+    if not isinstance(target, types.FunctionType):
+        return False
+    module = (getattr(target, "__module__", None) or "").split(".")[0]
+    if module in _READ_FROM_THE_STANDARD_LIBRARY or module not in sys.stdlib_module_names:
+        return False
+    if _STDLIB is None:
+        import sysconfig
+
+        _STDLIB = os.path.realpath(sysconfig.get_paths()["stdlib"])
+    filename = os.path.realpath(target.__code__.co_filename)
+    return filename.startswith(_STDLIB + os.sep) and "site-packages" not in filename
 
 
 def library_path(func, target, resolve) -> str | None:

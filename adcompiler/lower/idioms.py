@@ -43,6 +43,8 @@ class IdiomLowering:
             return self.emit.apply(
                 "getitem", [self.emit.element(self.lower.expressions.expr(node.args[0])), whole], hint
             )
+        if target in (builtins.map, builtins.filter) and len(node.args) >= 2 and not node.keywords:
+            return self.lower.lists.comprehension(_placed(self.map_filter(node, target is builtins.map), node), hint)
         if target is builtins.zip and node.args and not node.keywords:  # zip(...) as a value: a list of tuples
             names = [self.emit.namer.fresh("v") for _ in node.args]
             pack = ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
@@ -98,6 +100,31 @@ class IdiomLowering:
                 raise self.parsed.error(node, "tuple of a generator expression", "build a list: [... for ...]")
             return self.emit.apply({builtins.sum: "sum", builtins.list: "list_copy"}.get(target, "?"), [items], hint)
         return None
+
+    def map_filter(self, node: ast.Call, mapped: bool) -> ast.ListComp:
+        """``map(f, xs, ys)`` as ``[f(a, b) for a, b in zip(xs, ys)]``, ``filter(f, xs)`` as ``[v for v in xs if
+        f(v)]`` (``filter(None, xs)``: ``if v``): a list of what the iterator gives, each item made once."""
+        if not mapped and len(node.args) != 2:
+            raise self.parsed.error(node, "filter with these arguments", "call filter(f, xs)")
+        func, sources = node.args[0], node.args[1:]
+        names = [self.emit.namer.fresh("v") for _ in sources]
+        params = func.args if isinstance(func, ast.Lambda) else None
+        inline = params is not None and not (params.vararg or params.kwarg or params.kwonlyargs or params.defaults)
+        if inline and len(params.posonlyargs + params.args) == len(sources):  # map(lambda t: t * t, xs): its body,
+            names = [a.arg for a in params.posonlyargs + params.args]  # the comprehension's target its parameter
+        else:
+            inline = False
+        reads = [ast.Name(n, ast.Load()) for n in names]
+        if len(sources) == 1:
+            target, iterable = ast.Name(names[0], ast.Store()), sources[0]
+        else:
+            target = ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
+            iterable = ast.Call(ast.Name("zip", ast.Load()), list(sources), [])
+        value = func.body if inline else ast.Call(func, reads, [])
+        if mapped:
+            return ast.ListComp(value, [ast.comprehension(target, iterable, [], 0)])
+        test = reads[0] if isinstance(func, ast.Constant) and func.value is None else value
+        return ast.ListComp(reads[0], [ast.comprehension(target, iterable, [test], 0)])
 
     def _of_a_range(self, node: ast.Call) -> bool:
         """Whether a call's one argument (no keywords) is a call of the builtin ``range``."""

@@ -62,6 +62,8 @@ class NameLowering:
             if self.foreign:  # another module's: handed to the code (the read recorded: rebound, built again)
                 return constant(value, node.id)
             return self.emit.apply("global", [], None, param=read_as)
+        if isinstance(value, type) and value.__module__ in ("builtins", "numpy"):  # isinstance(x, float): a type,
+            return constant(value, node.id)  # a constant the code is handed (no derivative)
         raise self.parsed.error(
             node,
             f"the global {node.id!r} ({type(value).__name__})",
@@ -162,6 +164,8 @@ class NameLowering:
             return Const(None)
         if isinstance(value, str) and node.attr in NAMES:  # a function's name, as a wrapper prints it
             return Const(value)
+        if isinstance(value, type) and value.__module__.split(".")[0] in ("builtins", "numpy"):
+            return constant(value, text.replace(".", "_"))  # isinstance(x, np.ndarray): a type, a constant
         raise self.parsed.error(node, f"the attribute {text}", "use numbers and math functions")
 
     def read_attribute(self, node: ast.Attribute, value) -> None:
@@ -259,6 +263,8 @@ def data_record(value) -> bool:
     records, or lists and tuples of such records (a network's ``self.layers``): what a closure or the module
     may hold as constant parameters."""
     fields = record_fields(value) if not isinstance(value, (type, types.ModuleType)) else None
+    if fields == {} and type(value) is not dict and _own_methods(type(value)):
+        return True  # an object of a class of the user's with no attributes, its methods called through it
     if not fields or hasattr(value, "_fields") or not (type(value) is dict or hasattr(value, "__dict__")):
         return False  # (a NamedTuple's items are read by position: an ordinary tuple of the module)
     return all(
@@ -271,6 +277,13 @@ def data_record(value) -> bool:
         and all(data_record(e) for e in v)
         for v in fields.values()
     )  # (a string among them, CONFIG["mode"]: a constant, as a string of the module is)
+
+
+def _own_methods(cls) -> bool:
+    """Whether a class (not a library's) defines a method of its own in a source file."""
+    if (getattr(cls, "__module__", None) or "builtins").split(".")[0] in ("builtins", "numpy", "scipy", "typing"):
+        return False
+    return any(isinstance(v, types.FunctionType) for k in cls.__mro__[:-1] for v in vars(k).values())
 
 
 def _numbers(value) -> bool:
