@@ -281,6 +281,17 @@ def c_attr_local(x):
     return z
 
 
+class _Scaled:
+    def __init__(self, a):
+        self.a = a
+
+
+def c_attr_assign(x):
+    s = _Scaled(x)
+    s.a = s.a * 2.0  # ERR:attr_assign
+    return s.a
+
+
 def c_annassign(x):
     y: float = x * 2.0  # ERR:annassign
     return y

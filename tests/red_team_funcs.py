@@ -1,6 +1,7 @@
 """Programs a red-team session (2026-12-02) found silently wrong, for test_red_team.py."""
 
 import copy
+import dataclasses
 import math
 import statistics
 from typing import NamedTuple
@@ -229,3 +230,22 @@ def sorts_in_place(x, y):
     xs = [y, x]
     xs.sort()
     return xs[0]
+
+
+def argmax_and_argmin_over_a_range(x):
+    xs = [x, 3.0, x * x]
+    i = max(range(3), key=lambda k: xs[k])
+    j = min(range(3), key=lambda k: xs[k])
+    return xs[i] * xs[j]
+
+
+@dataclasses.dataclass
+class WithAList:
+    a: float
+    xs: list = dataclasses.field(default_factory=list)
+
+
+def fills_a_default_factory_list(x, y):
+    w = WithAList(x)
+    w.xs.append(y)
+    return w.xs[0] * w.a

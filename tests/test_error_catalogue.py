@@ -123,6 +123,7 @@ CASES = [
     ("c_call_local", "call_local", ("calling", "local variable"), None, ()),
     ("c_function_value", "function_value", ("math.sin",), None, ()),
     ("c_attr_local", "attr_local", (".strides",), None, ()),
+    ("c_attr_assign", "attr_assign", ("the attribute s.a", "an object is a value"), None, ()),
     # a few more from the fence's table
     ("c_annassign", "annassign", ("annotated",), None, ()),
     ("c_starred_call", "starred_call", ("*args",), None, ()),

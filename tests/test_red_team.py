@@ -166,3 +166,13 @@ def test_map_and_filter_are_lists_made_by_comprehensions():
 def test_a_list_method_outside_the_subset_says_what_to_write():
     with pytest.raises(UnsupportedSyntaxError, match=r"the method .sort\(\) of .* xs = sorted\(xs\)"):
         adcompiler.grad(R.sorts_in_place)(0.5, 0.7)
+
+
+@pytest.mark.parametrize("x, expected", [(1.5, 3.0), (2.0, 12.0), (0.5, 3.0)])
+def test_the_argmax_idiom_over_a_range(x, expected):
+    assert adcompiler.grad(R.argmax_and_argmin_over_a_range)(x) == pytest.approx(expected)
+    assert adcompiler.jvp(R.argmax_and_argmin_over_a_range, (x,), (1.0,))[1] == pytest.approx(expected)
+
+
+def test_a_dataclass_field_made_by_default_factory_list():
+    assert adcompiler.grad(R.fills_a_default_factory_list, argnums=(0, 1))(0.5, 0.7) == pytest.approx((0.7, 0.5))

@@ -151,6 +151,8 @@ def getitem(xs: V.Aval, index_atom, index: V.Aval | None) -> V.Aval:
         from .infer_numpy import array_getitem
 
         return array_getitem(xs, index_atom, index)
+    if isinstance(xs, V.Static) and xs.what == "range":  # range(n)[k] (max(range(n), key=...)): an int, a range
+        return V.Static("range") if V.is_slice(index) else V.INT  # of a slice
     return V.TOP
 
 

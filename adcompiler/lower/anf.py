@@ -222,6 +222,12 @@ class StatementLowering:
             self.lower.expressions.expr(stmt.value)  # a call for its effect on a list argument; the value is dropped
         elif isinstance(stmt, ast.Assign):
             for target in stmt.targets:
+                if isinstance(target, ast.Attribute):
+                    raise self.parsed.error(
+                        target,
+                        f"assigning to the attribute {ast.unparse(target)} (an object is a value here, not changed)",
+                        "make a new object with the new value (s = Stats(s.a * s.b, s.b)), or keep it in a name",
+                    )
                 if not isinstance(target, (ast.Name, ast.Tuple)):
                     raise self.parsed.error(
                         target, "assignment to this target", "assign to a plain name or a tuple of names"
@@ -233,6 +239,12 @@ class StatementLowering:
             # Python's += of a list does (another name of it sees the items), not a new list
             self.extend(stmt)
         elif isinstance(stmt, ast.AugAssign):
+            if isinstance(stmt.target, ast.Attribute):
+                raise self.parsed.error(
+                    stmt.target,
+                    f"changing the attribute {ast.unparse(stmt.target)} (an object is a value here, not changed)",
+                    "make a new object with the new value, or keep the value in a name: v = s.a; v += 1.0",
+                )
             if not isinstance(stmt.target, ast.Name):
                 raise self.parsed.error(stmt.target, "augmented assignment to this target", "use a plain name: x += y")
             current = self.lower.names.name(stmt.target)

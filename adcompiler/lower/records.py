@@ -225,9 +225,18 @@ class RecordLowering:
         except TypeError as exc:
             raise self.parsed.error(node, f"the call {ast.unparse(node)} ({exc})", "pass one value per field") from None
         items: dict = {}
+        factories = (
+            {f.name: f.default_factory for f in dataclasses.fields(target)} if dataclasses.is_dataclass(target) else {}
+        )
         for name, param in inspect.signature(target).parameters.items():
             if name in bound.arguments:
                 items[name] = self.lower.expressions.expr(bound.arguments[name])
+            elif factories.get(name, dataclasses.MISSING) is list:  # field(default_factory=list): a new empty list
+                items[name] = self.emit.apply("list", [], name)
+            elif factories.get(name, dataclasses.MISSING) is not dataclasses.MISSING:
+                raise self.parsed.error(
+                    node, f"the field {name} of {target.__name__}, made by its default_factory", f"pass {name}="
+                )
             elif param.default is not inspect.Parameter.empty and param.default is not dataclasses.MISSING:
                 items[name] = constant(param.default, f"{name}_default")
             else:
