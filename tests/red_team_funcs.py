@@ -8,6 +8,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+import red_team_weights
+import scipy.special
+
+import adcompiler
+
 
 def column_view_scaled(A):
     B = A * 1.0
@@ -249,3 +254,18 @@ def fills_a_default_factory_list(x, y):
     w = WithAList(x)
     w.xs.append(y)
     return w.xs[0] * w.a
+
+
+def weighted_by_another_modules_array(x):
+    return np.sum(red_team_weights.W * x * x)
+
+
+def parallel_by_the_attribute_spelling(x, c):
+    t = 0.0
+    for i in adcompiler.prange(x.shape[0]):
+        t += math.exp(x[i] * c) * x[i]
+    return t
+
+
+def sum_of_xlogy(x):
+    return np.sum(scipy.special.xlogy(x, x**2 + 1.0))

@@ -176,3 +176,37 @@ def test_the_argmax_idiom_over_a_range(x, expected):
 
 def test_a_dataclass_field_made_by_default_factory_list():
     assert adcompiler.grad(R.fills_a_default_factory_list, argnums=(0, 1))(0.5, 0.7) == pytest.approx((0.7, 0.5))
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_an_array_of_another_module_read_as_its_attribute(backend):
+    if backend == "numba":
+        pytest.importorskip("numba")
+    import red_team_weights
+
+    x, old = np.array([0.5, -1.0, 2.0]), red_team_weights.W
+    d = adcompiler.differentiate(R.weighted_by_another_modules_array, backend=backend)
+    np.testing.assert_allclose(d.grad(x), 2 * old * x)
+    try:
+        red_team_weights.W = old * 3.0  # bound anew there: the code is built again
+        np.testing.assert_allclose(d.grad(x), 6 * old * x)
+    finally:
+        red_team_weights.W = old
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_the_hessian_through_a_prange_loop_spelt_adcompiler_prange(backend):
+    if backend == "numba":
+        pytest.importorskip("numba")
+    x, c = np.array([0.3, -0.5, 0.8]), 1.3
+    d = adcompiler.differentiate(R.parallel_by_the_attribute_spelling, backend=backend)
+    H = np.asarray(adcompiler.hessian(d, argnums=0)(x, c))
+    e = np.exp(x * c)
+    np.testing.assert_allclose(H, np.diag(e * c * (2 + c * x)), rtol=1e-12)
+
+
+def test_the_hessian_of_xlogy():
+    x = np.array([0.5, -1.2, 2.0])
+    u = x**2 + 1.0
+    expected = np.diag(2 * x / u + (2 * x * u - x * 2 * x * 2 * x) / u**2 + 2 * x / u)  # d2/dx2 of x log(x^2 + 1)
+    np.testing.assert_allclose(adcompiler.hessian(R.sum_of_xlogy)(x), expected, rtol=1e-12)

@@ -60,6 +60,10 @@ def primal_helpers(program: Program, module, constant=lambda value: value) -> di
                     if line is not None and line not in constants:
                         constants.append(line)
     for name, value in read.items():
+        if isinstance(value, types.ModuleType):  # weights.W, an array of another module: read through it
+            imported = f"import {value.__name__}" if name == value.__name__ else f"import {value.__name__} as {name}"
+            program.ns.used.setdefault(name, imported)
+            continue
         line = constant_line(program, name, constant(value))
         if line is None:  # (read by the generated code: the module would fail with a NameError)
             raise SystemExit(

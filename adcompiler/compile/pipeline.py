@@ -39,6 +39,7 @@ from ..ir.nodes import Const, Var, calls, flatten
 from ..ir.printing import to_def
 from ..front.environment import ABSENT, Read, Scope, dependencies, module_of, namespace_of
 from ..front.names import GENERATED_BUILTINS, Namer, Namespace, is_builtin
+from ..front.parallel import is_prange, prange
 from ..front.parse import parse_function
 from ..front.lambdas import def_name
 from ..front.scopes import nodes
@@ -330,6 +331,8 @@ class Program:
                         "(made by two derivatives); differentiate each derivative on its own"
                     )
                 out.update((name, value) for value in found.values())
+        if "prange" in names and "prange" not in out and not is_prange(self.globals.get("prange")):
+            out["prange"] = prange  # (the code writes a parallel loop's prange by that name, whatever the user's)
         return out
 
     def primal_name(self, fn) -> str:

@@ -149,8 +149,9 @@ class NameLowering:
     def global_constant(self, node: ast.Attribute):
         value = self.resolve(node)
         text = ast.unparse(node)
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
         canonical = next(
-            (c for c, v in rules.CONSTANTS.items() if v == value or (v != v and value != value)),
+            (c for c, v in rules.CONSTANTS.items() if number and (v == value or (v != v and value != value))),
             None,
         )
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -166,6 +167,11 @@ class NameLowering:
             return Const(value)
         if isinstance(value, type) and value.__module__.split(".")[0] in ("builtins", "numpy"):
             return constant(value, text.replace(".", "_"))  # isinstance(x, np.ndarray): a type, a constant
+        base = self.resolve(node.value) if type(value).__name__ == "ndarray" else None
+        if isinstance(base, types.ModuleType) and isinstance(node.value, ast.Name):  # weights.W, an array of another
+            self.read_attribute(node, value)  # module: read when the code runs, by the module's own name (an array
+            return self.emit.apply("global", [], None, param=(base.__name__, (".", node.attr)))  # of another kind
+            # bound there builds the code again)
         raise self.parsed.error(node, f"the attribute {text}", "use numbers and math functions")
 
     def read_attribute(self, node: ast.Attribute, value) -> None:

@@ -1,0 +1,5 @@
+"""An array another module holds, for red_team_funcs.py (read as ``red_team_weights.W``)."""
+
+import numpy as np
+
+W = np.array([0.5, -1.0, 2.0])
