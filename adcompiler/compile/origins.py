@@ -237,7 +237,10 @@ def second_order_of(fn):
         through = f"through `{text}`"
         if origin is not None and os.path.realpath(origin) != os.path.realpath(where):  # a line of generated code
             line, through = fn.__code__.co_firstlineno, f"of {fn.__name__} (through a derivative it takes)"
-        construct = f"a second derivative (hessian, hvp, a transform of a transform) {through}, its first derivative's code refused for {e.construct}"
+        refused = re.sub(r" \((?:t\d+|d_\w+|kept|tape\w*|residuals?)\)", "", e.construct)  # (no generated code's name)
+        construct = f"a second derivative (hessian, hvp, a transform of a transform) {through}, its first derivative's code refused for {refused}"
         remedy = "take its first derivative only (grad, vjp, jvp), or write that line with functions whose second derivatives adcompiler has (docs/subset.md)"
+        if "list or a number" in e.construct:  # (reverse over reverse through a tape of numbers and arrays)
+            remedy = "take the second derivative forward over reverse (adcompiler.hessian, hvp, jvp of grad), which takes that code"
         written = linecache.getline(where, line) or text
         raise type(e)(construct, remedy, where, line, len(written) - len(written.lstrip()), written.strip()) from None
