@@ -382,6 +382,9 @@ class ArrayGen(_Fn):
         for _ in range(nstmts):
             self.stmt()
         reads = [f"np.sum({v} * {v})" for v in sorted(self.arrays)] + self.views + self.floats[2:]
+        if len(self.arrays) > 1:  # a sum of two arrays: both adjoints one cotangent (its tangent: one object too)
+            u, v = self.rng.sample(sorted(self.arrays), 2)
+            reads.append(f"np.sum(np.tanh({u} + {v}) ** 3)")
         self.rng.shuffle(reads)
         self.emit(f"return x * y + {' + '.join(reads)}")
         return f"def {name}(x, y, a):\n" + "\n".join(self.lines) + "\n"

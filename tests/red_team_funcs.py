@@ -9,6 +9,7 @@ from typing import NamedTuple
 import numpy as np
 
 import red_team_weights
+from red_team_weights import weighted
 import scipy.special
 
 import adcompiler
@@ -269,3 +270,13 @@ def parallel_by_the_attribute_spelling(x, c):
 
 def sum_of_xlogy(x):
     return np.sum(scipy.special.xlogy(x, x**2 + 1.0))
+
+
+def calls_another_modules_helper(x):
+    return weighted(x) * 2.0
+
+
+def cubed_after_an_entry_of_a_copy_is_set(x, y):
+    t = x * 1.0
+    t[0] = 2.0
+    return np.sum((y + t) ** 3)

@@ -210,3 +210,29 @@ def test_the_hessian_of_xlogy():
     u = x**2 + 1.0
     expected = np.diag(2 * x / u + (2 * x * u - x * 2 * x * 2 * x) / u**2 + 2 * x / u)  # d2/dx2 of x log(x^2 + 1)
     np.testing.assert_allclose(adcompiler.hessian(R.sum_of_xlogy)(x), expected, rtol=1e-12)
+
+
+def test_a_helper_of_another_module_follows_that_modules_globals_bound_anew():
+    import red_team_weights as M
+
+    x, old = np.array([0.5, -1.0, 2.0]), (M.S, M.W)
+    d = adcompiler.differentiate(R.calls_another_modules_helper)
+    try:
+        for s, w in [(2.0, M.W), (7.0, M.W), (7.0, np.array([3.0, 3.0, 1.0]))]:
+            M.S, M.W = s, w
+            np.testing.assert_allclose(d.grad(x), 4 * s * w * x)
+            assert d.jvp((x,), (np.ones(3),))[1] == pytest.approx(np.sum(4 * s * w * x))
+    finally:
+        M.S, M.W = old
+
+
+def test_the_hessian_through_an_entry_set_in_a_copy():
+    """The gradient clears the entry's adjoint in place (take_and_clear); forward over it, that adjoint's tangent
+    was y's cotangent's own object, so y's curvature at that entry came out 0."""
+    x, y = np.array([0.3, -0.5, 0.8]), np.array([0.2, 0.4, -0.6])
+    t = np.array([2.0, x[1], x[2]])
+    H = adcompiler.hessian(R.cubed_after_an_entry_of_a_copy_is_set, argnums=(0, 1))(x, y)
+    np.testing.assert_allclose(H[1][1], np.diag(6 * (y + t)), atol=1e-12)
+    np.testing.assert_allclose(H[0][0], np.diag([0.0, 6 * (y + t)[1], 6 * (y + t)[2]]), atol=1e-12)
+    hv = adcompiler.hvp(R.cubed_after_an_entry_of_a_copy_is_set, argnums=(0, 1))((x, y), (np.zeros(3), np.eye(3)[0]))
+    np.testing.assert_allclose(hv[1], [6 * (y[0] + 2.0), 0.0, 0.0], atol=1e-12)

@@ -121,6 +121,11 @@ def _holds_lists(a) -> bool:
     return isinstance(a, V.Seq) and any(isinstance(i, (V.Seq, V.Top)) for i in (a.items or ()) + (a.elem,))
 
 
+# What writes into its first argument in place: a store, and the runtime helpers of derivative code that clear
+# or add into the adjoint they are handed (derivative code differentiated again: its tangent must be its own).
+WRITES_INTO = ("setitem", "take_and_clear", "scatter_add", "add_at")
+
+
 def mutable_arrays(fn: Function, arrays) -> dict:
     """Arrays written in place, with every name for the same object (slot reads, dup copies),
     each mapped to one representative (the slot, if there is one): they share one adjoint."""
@@ -135,7 +140,7 @@ def mutable_arrays(fn: Function, arrays) -> dict:
     for eq in walk(fn.body):
         if not isinstance(eq, Eq):
             continue
-        if eq.prim == "setitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in arrays:
+        if eq.prim in WRITES_INTO and isinstance(eq.ins[0], Var) and eq.ins[0].name in arrays:
             written.add(eq.ins[0].name)
         if eq.prim in ("dup", "read") and isinstance(eq.ins[0], Var) and eq.ins[0].name in arrays:
             for v in eq.outs:

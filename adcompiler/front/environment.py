@@ -150,6 +150,7 @@ class Read:
     namespace: object
     name: str
     value: object
+    held: bool = False  # the code holds ``value`` itself (another module's array, handed to it): the same object
 
 
 @dataclass(frozen=True)
@@ -203,6 +204,8 @@ def dependency(read: Read, frozen: bool = False) -> Dependency | None:
     if where is None or where is vars(builtins):
         return None
     value = read.value
+    if read.held and not frozen:  # (an array handed to the code: bound anew there, the code holds the old one)
+        return Dependency(where, read.name, "same", value)
     if value is ABSENT:
         return Dependency(where, read.name, "absent")
     if type(value) is int:
@@ -282,7 +285,9 @@ def dependencies(reads, frozen: bool = False) -> list:
     for read in reads:
         dep = dependency(read, frozen)
         if dep is not None:
-            found.setdefault((id(dep.where), dep.name), dep)
+            key = (id(dep.where), dep.name)
+            if read.held and not frozen or key not in found:  # (held by the code: its test, the strictest, wins)
+                found[key] = dep
     return list(found.values())
 
 

@@ -45,7 +45,10 @@ class NameLowering:
         cell = closure.cells.get(node.id) if closure is not None else None  # its cell has in the code)
         read_as = node.id if cell is None else self.cell_name(node.id, cell, closure)
         if isinstance(value, (int, float)) and not isinstance(value, bool):  # (its name: what it is read by)
-            return Const(value) if self.foreign else Const(value, read_as)  # (another module's: the number)
+            if self.foreign:  # another module's: the number itself in the code (bound anew there: built again)
+                self.parsed.reads.append(Read(self.parsed.source.globals, node.id, value, held=True))
+                return Const(value)
+            return Const(value, read_as)
         if type(value) is str:  # MODE = "square": a constant, as a string argument is (another value: built again)
             return Const(value)
         if isinstance(value, list) and _numbers(value) and not _read_only(node, self.parsed.node, self.resolve):
@@ -60,6 +63,7 @@ class NameLowering:
             # into a temporary, never a variable named like it: assigned in a function, the module's name
             # would become a local of the function (copy propagation gives the reads back their name)
             if self.foreign:  # another module's: handed to the code (the read recorded: rebound, built again)
+                self.parsed.reads.append(Read(self.parsed.source.globals, node.id, value, held=True))
                 return constant(value, node.id)
             return self.emit.apply("global", [], None, param=read_as)
         if isinstance(value, type) and value.__module__ in ("builtins", "numpy"):  # isinstance(x, float): a type,

@@ -40,7 +40,7 @@ from ..ir.nodes import (
     walk,
 )
 from ..ir.printing import atom, primal_stmt, range_expr
-from ..analysis.facts import Facts, mutable_arrays
+from ..analysis.facts import WRITES_INTO, Facts, mutable_arrays
 from ..front.names import Namer
 from .guards import expectations
 from .calls import record_call
@@ -91,7 +91,10 @@ class _Forward:
         self.written = {
             s.ins[0].name
             for s in walk(fn.body)
-            if isinstance(s, Eq) and s.prim == "setitem" and s.ins[0].name in facts.numeric_arrays
+            if isinstance(s, Eq)
+            and s.prim in WRITES_INTO
+            and isinstance(s.ins[0], Var)
+            and s.ins[0].name in facts.numeric_arrays
         }
         self.rows_read: set = set()  # lists a row (a list) was read from: their rows' tangents alias theirs
 
