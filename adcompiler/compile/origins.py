@@ -240,7 +240,8 @@ def second_order_of(fn):
         refused = re.sub(r" \((?:t\d+|d_\w+|kept|tape\w*|residuals?)\)", "", e.construct)  # (no generated code's name)
         construct = f"a second derivative (hessian, hvp, a transform of a transform) {through}, its first derivative's code refused for {refused}"
         remedy = "take its first derivative only (grad, vjp, jvp), or write that line with functions whose second derivatives adcompiler has (docs/subset.md)"
-        if "list or a number" in e.construct:  # (reverse over reverse through a tape of numbers and arrays)
+        if "list or a number" in e.construct or "arguments do not decide" in e.construct:  # (reverse over reverse
+            # through a tape of numbers and lists: a recursion)
             remedy = "take the second derivative forward over reverse (adcompiler.hessian, hvp, jvp of grad), which takes that code"
         written = linecache.getline(where, line) or text
         raise type(e)(construct, remedy, where, line, len(written) - len(written.lstrip()), written.strip()) from None
