@@ -9,7 +9,7 @@ from typing import NamedTuple
 import numpy as np
 
 import red_team_weights
-from red_team_weights import weighted
+from red_team_weights import by_its_dict, weighted
 import scipy.special
 
 import adcompiler
@@ -280,3 +280,14 @@ def cubed_after_an_entry_of_a_copy_is_set(x, y):
     t = x * 1.0
     t[0] = 2.0
     return np.sum((y + t) ** 3)
+
+
+D = {"W": np.array([10.0, 10.0, 10.0]), "s": 3.0}  # (not the D red_team_weights.by_its_dict reads)
+
+
+def calls_a_helper_reading_its_own_dict(x):
+    return by_its_dict(x) * 2.0
+
+
+def mixed_precision_product(x32, w64):
+    return np.dot(x32, w64)

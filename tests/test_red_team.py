@@ -236,3 +236,26 @@ def test_the_hessian_through_an_entry_set_in_a_copy():
     np.testing.assert_allclose(H[0][0], np.diag([0.0, 6 * (y + t)[1], 6 * (y + t)[2]]), atol=1e-12)
     hv = adcompiler.hvp(R.cubed_after_an_entry_of_a_copy_is_set, argnums=(0, 1))((x, y), (np.zeros(3), np.eye(3)[0]))
     np.testing.assert_allclose(hv[1], [6 * (y[0] + 2.0), 0.0, 0.0], atol=1e-12)
+
+
+def test_a_helper_of_another_module_reads_that_modules_dict_not_the_callers():
+    import red_team_weights as M
+
+    x, old = np.array([0.5, -1.0, 2.0]), dict(M.D)
+    d = adcompiler.differentiate(R.calls_a_helper_reading_its_own_dict)
+    try:
+        for s, w in [(0.5, M.D["W"]), (0.5, np.array([3.0, 1.0, 1.0])), (4.0, np.array([3.0, 1.0, 1.0]))]:
+            M.D["s"], M.D["W"] = s, w
+            np.testing.assert_allclose(d.grad(x), 4 * s * w * x)
+            assert d.jvp((x,), (np.ones(3),))[1] == pytest.approx(np.sum(4 * s * w * x))
+    finally:
+        M.D.clear()
+        M.D.update(old)
+
+
+def test_each_cotangent_has_its_arguments_dtype_where_float32_meets_float64():
+    x, w = np.array([0.1, 0.2, 0.3], dtype=np.float32), np.array([1.0, 2.0, 3.0])
+    gx, gw = adcompiler.grad(R.mixed_precision_product, argnums=(0, 1))(x, w)
+    assert (gx.dtype, gw.dtype) == (np.float32, np.float64)
+    np.testing.assert_allclose(gw, x.astype(np.float64), rtol=1e-7)
+    np.testing.assert_allclose(gx, w, rtol=1e-6)

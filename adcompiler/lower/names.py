@@ -94,6 +94,9 @@ class NameLowering:
                     for k, e in enumerate(item)
                 ]
                 items[key] = self.emit.apply("list" if isinstance(item, list) else "tuple", elements, None)
+            elif self.foreign:  # of another module (a helper's D["W"]): the item itself, handed to the code (the
+                self.parsed.reads.append(Read(namespace, key, item, held=True))  # caller's module may have its own D)
+                items[key] = Const(item) if isinstance(item, (int, float)) else constant(item, str(key))
             else:
                 items[key] = self.emit.apply("global", [], None, param=path + (step,))
         return Record(items.values(), items, self.emit.body, type(value))

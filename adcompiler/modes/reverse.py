@@ -134,8 +134,10 @@ def _cotangent(p: str, plan: TapePlan, adjoints: Adjoints, shadows: Shadows, pro
     d = adjoints.of(p)
     if p in plan.arrays:
         float64 = isinstance(aval, V.Arr) and aval.dtype == "float64" and aval.ndim != 0  # 0-D: not a NumPy scalar
-        if isinstance(d, E.Name) and d.id not in adjoints.zeroes and float64:
-            return d  # surely an array of p's shape (and dtype) already
+        narrow = any(isinstance(a, V.Arr) and a.dtype in ("float32", "float16") for a in plan.facts.avals.values())
+        if isinstance(d, E.Name) and d.id not in adjoints.zeroes and float64 and not narrow:  # (a float32 operand's
+            return d  # product with a float64 array is float32: np.dot(x32, w64)'s d_w64) surely an array of p's
+            # shape and dtype already
         return E.Call("@array_like", (d or E.Num(0.0), E.Name(p)))
     if d is None and p not in plan.act:  # unused: a zero shaped like whatever was passed
         return E.Call("@zeros_like", (E.Name(p),))
