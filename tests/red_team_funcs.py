@@ -291,3 +291,8 @@ def calls_a_helper_reading_its_own_dict(x):
 
 def mixed_precision_product(x32, w64):
     return np.dot(x32, w64)
+
+
+def sum_of_a_generator_of_arrays_kept(x, w):
+    s = sum(np.sin(x * k) * w[k] for k in range(3))
+    return np.sum(s * s) + np.sum(sum([x * w, x - w]))

@@ -259,3 +259,12 @@ def test_each_cotangent_has_its_arguments_dtype_where_float32_meets_float64():
     assert (gx.dtype, gw.dtype) == (np.float32, np.float64)
     np.testing.assert_allclose(gw, x.astype(np.float64), rtol=1e-7)
     np.testing.assert_allclose(gx, w, rtol=1e-6)
+
+
+def test_sum_of_a_generator_and_of_a_list_of_arrays_under_numba():
+    pytest.importorskip("numba")
+    x, w = np.array([0.5, -1.0, 2.0]), np.array([0.3, 0.2, -0.1])
+    f = R.sum_of_a_generator_of_arrays_kept
+    expected = adcompiler.differentiate(f).grad(x, w)
+    for got, want in zip(adcompiler.differentiate(f, backend="numba").grad(x, w), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-12)

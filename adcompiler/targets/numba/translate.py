@@ -549,7 +549,11 @@ _DTYPE_NAMES = (
 def _named(call: ast.Call, name: str) -> bool:
     """Whether ``call`` calls the builtin ``name`` (``builtins.range`` where the module binds ``range``)."""
     func = call.func
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id.startswith("builtins"):
+    if (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id.lstrip("_").startswith("builtins")
+    ):
         return func.attr == name
     return isinstance(func, ast.Name) and func.id == name
 
