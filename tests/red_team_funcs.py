@@ -296,3 +296,7 @@ def mixed_precision_product(x32, w64):
 def sum_of_a_generator_of_arrays_kept(x, w):
     s = sum(np.sin(x * k) * w[k] for k in range(3))
     return np.sum(s * s) + np.sum(sum([x * w, x - w]))
+
+
+def squared_sum_of_two(x, y):
+    return np.sum((x + y) ** 2)

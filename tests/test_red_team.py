@@ -268,3 +268,12 @@ def test_sum_of_a_generator_and_of_a_list_of_arrays_under_numba():
     expected = adcompiler.differentiate(f).grad(x, w)
     for got, want in zip(adcompiler.differentiate(f, backend="numba").grad(x, w), expected):
         np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_the_blocks_of_a_hessian_vector_product_are_distinct_arrays():
+    x, y = np.array([0.3, -0.5, 0.8]), np.array([0.2, 0.4, -0.6])
+    u, v = np.array([1.0, 0.5, -0.3]), np.array([0.7, -0.2, 0.9])
+    hx, hy = adcompiler.hvp(R.squared_sum_of_two, argnums=(0, 1))((x, y), (u, v))
+    assert hx is not hy
+    hx *= 0.0  # (an optimizer updating one in place)
+    np.testing.assert_allclose(hy, 2 * (u + v))

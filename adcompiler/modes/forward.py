@@ -181,8 +181,9 @@ class _Forward:
                 else rules.jvp(prim, [atom(a) for a in stmt.ins], E.Name(out), ins_t)
             )
             return [primal] + self.own_tangent(out, self.spread(prim, out, t), stmt.line)
-        if fresh:  # (shape_like(t) of gradient code in a tuple the tape holds: read for a shape, no tangent)
-            ins_t = [t if on else None for t, on in zip(ins_t, slots(stmt))]
+        if fresh and stmt.prim != "distinct":  # (shape_like(t) of gradient code in a tuple the tape holds: read
+            ins_t = [t if on else None for t, on in zip(ins_t, slots(stmt))]  # for a shape, no tangent; distinct
+            # compares its tangent with the others' tangents: rules.helpers.helper_jvp)
         if not any(v.name in self.act for v in stmt.outs) or all(t is None for t in ins_t):
             return [primal]
         if stmt.prim == "read":

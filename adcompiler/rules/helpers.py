@@ -97,6 +97,8 @@ def helper_jvp(prim: str, args: list, tangents: list) -> Expr | None:
         slots = [i for i in slots if i != 3 + args[1].value]
     if all(tangents[i] is None for i in slots):
         return None
+    if prim == "distinct":  # distinct(d, a, b): d, or a copy where it is a or b; of tangents, another tangent
+        return Call("@distinct", (tangents[0],) + tuple(t for t in tangents[1:] if t is not None))
     if kind == "product":  # g times products of entries of x: linear in g, not in x; its own tangent helper
         g, x, *rest = args
         dg, dx = tangents[:2]
