@@ -23,7 +23,7 @@ import warnings
 from . import values as V
 from ..ir.nodes import Const
 from ..ir.supplied import known
-from ..lower.expressions import PURE_LIBRARIES
+from ..lower.library import PURE_LIBRARIES
 
 EXAMPLE_SIZE = 3  # the length of every axis and list of an example argument
 EXAMPLE_INT, EXAMPLE_FLOAT = 3, 2.5

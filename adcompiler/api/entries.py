@@ -17,7 +17,7 @@ import sys
 from operator import countOf
 
 from ..analysis import values as V
-from ..analysis.holds import written_ids, written_tangent_test, written_test
+from ..analysis.holds import written_tangent_test, written_test
 from ..compile.emit import render_body
 from ..ir import expr as E
 from ..ir.nodes import Def, Do, ForS, IfS, WhileS
@@ -25,6 +25,7 @@ from ..compile.collector import no_cycle_collection
 from ..compile.load import load
 from ..modes.callgraph import reaches_recursion
 from ..front.environment import Scope, cells_of, namespace_of
+from .shared_lists import shared_list_tests
 from .trees import converts, narrow_floats
 
 _INLINE_LIMIT = 30  # statements: a longer derivative's own work hides the cost of one call
@@ -336,7 +337,7 @@ def _own_parameters(owner, g, space, sig, current=()):
     guard = [f"    if not {g['current']}:", f"        return {call}"] if current else []
     tests = [_kind_test(n, i, sig.avals[i], g, space, True) for i, n in enumerate(owner.params)]
     tests += [f"{n}.shape[-1] == {k}" for n, k in zip(owner.params, sig.lengths) if k is not None]  # (short rows)
-    tests += _alias_test(owner.params, sig, g, space) + _repeat_test(owner, owner.params, sig, g, space)
+    tests += shared_list_tests(owner, owner.params, sig, g, space)
     guard += filled + [f"    if not ({' and '.join(tests) or 'True'}):", f"        return {call}"]
     return ", ".join(signature), guard
 
@@ -395,60 +396,6 @@ def _counted(v: str, n: str, g) -> str:
     floats = f"{g['countOf']}({g['map']}({g['type']}, {v}), {g['float']})"
     float64s = f"{g['countOf']}({g['map']}({g['type']}, {v}), {g['float64']})"
     return f"({floats} == {n} or {floats} + {float64s} == {n})"
-
-
-def _alias_test(values, sig, g, space) -> list:
-    """Where several arguments hold lists, the test that the same ones share a list as before."""
-    if sum(1 for a in sig.avals if isinstance(a, V.Seq)) < 2:
-        return []
-    lists = [i for i, a in enumerate(sig.avals) if isinstance(a, V.Seq) and a.kind != "tuple"]
-    if all(V.flat(a) for a in sig.avals if isinstance(a, V.Seq)):  # numbers only: the same list or not, each pair
-        return [
-            f"{values[i]} {'is' if sig.alias[i] == sig.alias[j] else 'is not'} {values[j]}"
-            for k, i in enumerate(lists)
-            for j in lists[k + 1 :]
-        ]
-    written = _written_alias_test(values, sig, g, space)
-    if written is not None:
-        return written
-    space[g["alias"]], space[g["pattern"]], space[g["avals"]] = V.alias_pattern, sig.alias, sig.avals
-    return [f"{g['alias']}(({', '.join(values)},), {g['avals']}) == {g['pattern']}"]
-
-
-def _repeat_test(owner, values, sig, g, space) -> list:
-    """Where the function changes a list of lists it is handed, the test that the argument holds no list twice
-    (``[row] * n``: a change of one row is a change of every one, which the code was not made for; the checking
-    path refuses it)."""
-    nested = [i for i, a in enumerate(sig.avals) if V.nested_lists(a) and i not in sig.repeated]
-    if not nested:
-        return []
-    try:
-        written = owner._built.facts(sig).summary.written
-    except Exception:  # (refused: the checking path says so)
-        written = (True,) * len(sig.avals)
-    space[g["repeats"]] = V.repeats_a_list
-    tests = []
-    for i in (i for i in nested if written[i]):
-        space[g[f"rows{i}"]] = sig.avals[i]
-        tests.append(f"not {g['repeats']}({values[i]}, {g[f'rows{i}']})")
-    return tests
-
-
-def _written_alias_test(values, sig, g, space) -> list | None:
-    """Where no two arguments shared a list, the test that none do now: the ids of the lists each
-    reaches, gathered by a function written out from its abstract value (``analysis.holds``), are
-    disjoint.  None where they shared one, or an abstract value has no such function."""
-    holders = [i for i, a in enumerate(sig.avals) if V.holds_list(a)]
-    if any(sig.alias[i] != i for i in holders):
-        return None
-    sets = []
-    for i in holders:
-        ids = written_ids(sig.avals[i])
-        if ids is None:
-            return None
-        space[g[f"ids{i}"]] = ids
-        sets.append(f"{g[f'ids{i}']}({values[i]})")
-    return [f"{a}.isdisjoint({b})" for k, a in enumerate(sets) for b in sets[k + 1 :]]
 
 
 def _numpy_dtype(name: str):
@@ -518,7 +465,7 @@ def _sequence_parameters(owner, gen_params, sequences, g, space, sig, current=()
             else:
                 tests.append(_float_test(v, False, g))
         if p == "primals":
-            tests += _alias_test(items, sig, g, space) + _repeat_test(owner, items, sig, g, space)
+            tests += shared_list_tests(owner, items, sig, g, space)
     guard += [
         f"    if not ({' and '.join(tests) or 'True'}):",
         f"        return {g['method']}({g['owner']}, {', '.join(passed)})",

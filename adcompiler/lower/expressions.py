@@ -19,9 +19,10 @@ from ..ir.nodes import Const, Eq, If, rebuild
 from ..ir.supplied import constant
 from ..front.names import is_builtin
 from ..front.callables import fixed_arity, given_local_functions, what_runs
-from ..front.parse import BINOPS, COMPARES, IDENTITY, UNARYOPS, read_function, source_lines
+from ..front.parse import BINOPS, COMPARES, IDENTITY, UNARYOPS, source_lines
 from .arrays import numpy_name
 from .draws import draw_name, lower_draw
+from .library import LIBRARIES, PURE_BUILTINS, changes_parameter, library_path, standard_library
 from .emitter import leaf_hint
 from .idioms import METHODS
 from .records import DICT_METHODS, METHOD, record_class
@@ -280,7 +281,7 @@ class ExpressionLowering:
                 hint,
                 "write it with the NumPy functions adcompiler knows (see README), or give it rules with adcompiler.defrule",
             )
-        if _standard_library(target) and rules.prim_of(target) is None:
+        if standard_library(target) and rules.prim_of(target) is None:
             return self.library_call(  # copy.copy, statistics.mean, heapq.nsmallest: Python's own, not read
                 node,
                 target,
@@ -419,7 +420,7 @@ class ExpressionLowering:
             return None
         value = self.parsed.source.globals[node.id]
         module = getattr(value, "__module__", None) or ""
-        if not isinstance(value, types.FunctionType) or module.split(".")[0] in _LIBRARIES:
+        if not isinstance(value, types.FunctionType) or module.split(".")[0] in LIBRARIES:
             return None
         self.lower.names.resolve(node)  # (the name remembered: another function there builds the code again)
         return value
@@ -486,7 +487,7 @@ class ExpressionLowering:
             if name in bound.arguments:
                 values.append(self.emit.element(self.expr(bound.arguments[name])))  # a tuple is passed as one
             elif param.default is not inspect.Parameter.empty:  # an array: a name the code is handed
-                if isinstance(param.default, (list, dict)) and _changes_parameter(target, name):
+                if isinstance(param.default, (list, dict)) and changes_parameter(target, name):
                     raise self.parsed.error(
                         node,
                         f"the call {ast.unparse(node)}, whose callee changes its default {name}="
@@ -503,81 +504,6 @@ class ExpressionLowering:
         if not isinstance(shape, tuple):
             return outs[0]
         return rebuild(shape, iter(outs))
-
-
-_CHANGING = ("append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem", "sort")
-
-
-def _changes_parameter(fn, name: str) -> bool:
-    """Whether ``fn``'s source changes the object its parameter ``name`` holds: a method that changes a list or
-    a dict, a store or ``del`` at an index, ``+=`` (what a mutable default would keep between calls)."""
-    try:
-        tree = read_function(fn)[0]
-    except Exception:  # (no source: its own lowering says so)
-        return False
-    named = lambda n: isinstance(n, ast.Name) and n.id == name  # noqa: E731
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _CHANGING:
-            if named(node.func.value):
-                return True
-        if isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
-            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
-            if any(named(t.value) for t in targets if isinstance(t, ast.Subscript)):
-                return True
-            if isinstance(node, ast.AugAssign) and named(node.target):
-                return True
-    return False
-
-
-# Builtins with no rule computed as the primal computes them (open, exec, input, setattr: refused).
-PURE_BUILTINS = ("divmod", "chr", "ord", "bin", "hex", "oct", "hash", "isinstance", "callable", "repr", "format")
-# Libraries whose functions compute values and change nothing: the kind of value one returns is learnt
-# from a call on example arguments at build time (analysis.library_values); another's is not called then.
-PURE_LIBRARIES = ("numpy", "scipy", "math", "cmath", "builtins")
-# The packages whose functions passed as an argument are not the user's (not lowered from their source)
-_LIBRARIES = PURE_LIBRARIES + ("adcompiler", "jax", "torch", "numba")
-
-
-_STDLIB = None
-_READ_FROM_THE_STANDARD_LIBRARY = ("dataclasses",)  # (dataclasses.replace: refused by the call's binding, saying so)
-
-
-def _standard_library(target) -> bool:
-    """Whether ``target`` is a Python function of the standard library (copy, statistics, heapq): computed as the
-    primal computes it, its source never read (an error in it would name Python's file, not the user's line)."""
-    global _STDLIB
-    if not isinstance(target, types.FunctionType):
-        return False
-    module = (getattr(target, "__module__", None) or "").split(".")[0]
-    if module in _READ_FROM_THE_STANDARD_LIBRARY or module not in sys.stdlib_module_names:
-        return False
-    if _STDLIB is None:
-        import sysconfig
-
-        _STDLIB = os.path.realpath(sysconfig.get_paths()["stdlib"])
-    filename = os.path.realpath(target.__code__.co_filename)
-    return filename.startswith(_STDLIB + os.sep) and "site-packages" not in filename
-
-
-def library_path(func, target, resolve) -> str | None:
-    """The dotted name ``module.attr`` of a library function, as written (``np.vander`` -> ``numpy.vander``)
-    or where it was defined (``multigammaln`` -> ``scipy.special._spfun_stats.multigammaln``); None when no
-    module holds it under its name."""
-    parts = []
-    while isinstance(func, ast.Attribute):
-        parts.insert(0, func.attr)
-        func = func.value
-    if parts and isinstance(func, ast.Name):
-        base = resolve(func)
-        for part in parts[:-1]:  # np.linalg.x: through the modules to the function
-            base = getattr(base, part, None) if isinstance(base, types.ModuleType) else None
-        if isinstance(base, types.ModuleType) and getattr(base, parts[-1], None) is target:
-            return f"{base.__name__}.{parts[-1]}"
-    module, name = getattr(target, "__module__", None), getattr(target, "__name__", None)
-    found = sys.modules.get(module) if isinstance(module, str) else None
-    if found is not None and isinstance(name, str) and getattr(found, name, None) is target:
-        return f"{module}.{name}"
-    return None
 
 
 def _is_add_at(node: ast.Call, emit, resolve) -> bool:
