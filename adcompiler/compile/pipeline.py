@@ -37,7 +37,7 @@ from ..analysis.inplace import check_in_place
 from ..analysis.memory import returned_memory
 from ..ir.nodes import Const, Var, calls, flatten
 from ..ir.printing import to_def
-from ..front.environment import ABSENT, Read, Scope, dependencies, module_of, namespace_of
+from ..front.environment import ABSENT, Closure, Read, Scope, dependencies, module_of, namespace_of
 from ..front.names import GENERATED_BUILTINS, Namer, Namespace, is_builtin
 from ..front.parallel import is_prange, prange
 from ..front.parse import parse_function
@@ -340,7 +340,10 @@ class Program:
         if fn not in self.primal_names:
             bound = [k for k, v in self.globals.items() if v is fn and k not in GENERATED_BUILTINS]
             if fn.__name__ in bound or bound:
-                self.primal_names[fn] = fn.__name__ if fn.__name__ in bound else sorted(bound)[0]
+                name = fn.__name__ if fn.__name__ in bound else sorted(bound)[0]
+                if isinstance(self.globals, Closure) and name in self.globals.cells:  # a wrapper's fn: its cell,
+                    name = self.cell_name(name, self.globals.cells[name], self.globals)  # handed to the code
+                self.primal_names[fn] = name
             else:
                 base = def_name(fn) if hasattr(fn, "__code__") else "rule"  # a lambda's name is <lambda>
                 name = self.module.fresh(base)
