@@ -390,7 +390,8 @@ class ArrayLowering:
             node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "axis"), None)
         )
         flat = prim == "numpy.concatenate" and isinstance(axis_node, ast.Constant) and axis_node.value is None
-        if flat and isinstance(seq, (ast.List, ast.Tuple)):  # axis=None joins the arrays flattened: np.concatenate([np.ravel(a), np.ravel(b)])
+        # axis=None joins the arrays flattened: np.concatenate([np.ravel(a), np.ravel(b)])
+        if flat and isinstance(seq, (ast.List, ast.Tuple)):
             raveled = [
                 self.emit.apply(
                     "numpy.ravel", [self.emit.atom(self.emit.element(self.lower.expressions.expr(e)))], None
