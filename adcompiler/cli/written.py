@@ -81,12 +81,6 @@ def primal_helpers(program: Program, module, constant=lambda value: value) -> di
     return {"functions": ["\n\n" + f for f in functions], "constants": constants}
 
 
-def numpy_module():
-    import numpy
-
-    return numpy
-
-
 MAX_CONSTANT_ARRAY = 10_000  # elements of a global array written into the module as a literal
 
 
@@ -101,11 +95,7 @@ def constant_line(program: Program, name: str, value) -> str | None:
         return f"{name} = {value!r}"
     if isinstance(value, type) and value.__module__ == "builtins":  # isinstance(x, float): the type by its name
         return f"{name} = {value.__name__}"
-    if (
-        isinstance(value, type)
-        and value.__module__.split(".")[0] == "numpy"
-        and hasattr(numpy_module(), value.__name__)
-    ):
+    if isinstance(value, type) and getattr(sys.modules.get("numpy"), value.__name__, None) is value:  # np.ndarray
         return f"{name} = {program.ns.module_alias('numpy')}.{value.__name__}"
     if data_record(value):
         text = _record_literal(program, name, value)
