@@ -71,6 +71,11 @@ VIEWS = (
     "{a}[::-1][1:]",
 )
 
+# Read-only views (NumPy refuses a write through them, but they see their base's writes): the diagonal of a
+# matrix, by np.diag too (np.diag of a matrix was taken for a copy, as it is of a vector: the derivative missed
+# the base's later writes).
+READ_ONLY_VIEWS = ("np.diag({a}.reshape(2, 2))", "np.diagonal({a}.reshape(2, 2))", "{a}.reshape(2, 2).diagonal()")
+
 
 # Shallow copies of a list of lists (``{}``: the list), and whether the copy holds the rows in reverse: each
 # holds the same row objects, so a write into a row of the copy is one into the list's (``list(rows)`` was
@@ -371,7 +376,7 @@ class ArrayGen(_Fn):
                 self.views.append(f"np.sum({view}[0] * {view}[1])")
                 return
             else:
-                self.emit(f"{view} = {self.rng.choice(VIEWS).format(a=var)}")
+                self.emit(f"{view} = {self.rng.choice(VIEWS + READ_ONLY_VIEWS).format(a=var)}")
             self.emit(f"{var}[{self.rng.randrange(4)}] = {self.expr()}")
             self.views.append(f"np.sum({view} * {view})")
         else:

@@ -22,6 +22,20 @@ def column_view_scaled(A):
     return B * A
 
 
+def diagonal_then_base_scaled(a):
+    B = np.outer(a, a)
+    dg = np.diag(B)  # of a matrix: a read-only view, which sees B's change below
+    B *= 2.0
+    return dg * a
+
+
+def diag_of_a_vector_then_vector_scaled(a):
+    v = a * 1.0
+    D = np.diag(v)  # of a vector: a new matrix, which v's change below leaves as it is
+    v *= 2.0
+    return np.sum(D * np.outer(a, a)) + v
+
+
 def split_piece_then_base_written(a):
     a = a * 1.0
     p, q = np.split(a, 2)

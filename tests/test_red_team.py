@@ -13,7 +13,12 @@ from adcompiler.errors import MissingRuleError, UnsupportedSyntaxError
 
 
 @pytest.mark.parametrize(
-    "f, arg", [(R.column_view_scaled, np.ones((2, 2))), (R.split_piece_then_base_written, np.ones(4))]
+    "f, arg",
+    [
+        (R.column_view_scaled, np.ones((2, 2))),
+        (R.split_piece_then_base_written, np.ones(4)),
+        (R.diagonal_then_base_scaled, np.ones(3)),
+    ],
 )
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
 def test_a_write_a_view_would_see_is_refused_at_its_line(f, arg, mode):
@@ -34,6 +39,13 @@ def test_a_shallow_copy_of_a_list_of_lists_shares_its_rows(f, derivative):
     d = adcompiler.differentiate(f)
     assert d.grad(x) == pytest.approx(derivative(x), rel=1e-14)
     assert d.jvp((x,), (1.0,)) == (pytest.approx(f(x)), pytest.approx(derivative(x), rel=1e-14))
+
+
+def test_np_diag_of_a_vector_is_a_new_matrix_that_a_later_change_of_the_vector_leaves_alone():
+    """sum(D * outer(a, a)) = sum(a**3), plus v = 2 a broadcast over 3 entries: the gradient 9 a**2 + 2."""
+    a = np.array([0.5, 1.5, -0.7])
+    d = adcompiler.differentiate(lambda a: np.sum(R.diag_of_a_vector_then_vector_scaled(a)))
+    np.testing.assert_allclose(d.grad(a), 9 * a**2 + 2.0, rtol=1e-14)
 
 
 def test_changing_the_length_of_the_list_a_loop_goes_over_is_refused():

@@ -79,6 +79,11 @@ class Facts:
         return frozenset(n for n, a in self.avals.items() if isinstance(a, (V.Arr, V.Numeric)))
 
     @cached_property
+    def vectors(self) -> frozenset:
+        """Names surely holding 1-D arrays (``np.diag`` of one makes a new matrix, of a matrix a view)."""
+        return frozenset(n for n, a in self.avals.items() if isinstance(a, V.Arr) and a.ndim == 1)
+
+    @cached_property
     def array_params(self) -> frozenset:
         return frozenset(p for p, a in zip(self.fn.params, self.sig.avals) if V.maybe_array(a))
 

@@ -45,6 +45,7 @@ def check_in_place(
     holders=frozenset(),
     call_shares=None,
     generated: bool = False,
+    vectors=frozenset(),
 ) -> None:
     """Raise UnsupportedSyntaxError for the first in-place change of an array the derivative could miss.
 
@@ -53,10 +54,11 @@ def check_in_place(
     ``returned_memory`` says of its callee (None: not known, as inside a recursion); ``generated``: ``fn`` is
     adcompiler's own derivative code, differentiated again, whose views read after a write are right by
     construction (its adjoint sweep puts back what each write changed before the adjoints that read earlier
-    views: ``t3 = B[:, 1]``, ``B[:, 0] = t7`` and ``B[:, 0] = tape.pop()``, then ``t3`` read)."""
+    views: ``t3 = B[:, 1]``, ``B[:, 0] = t7`` and ``B[:, 0] = tape.pop()``, then ``t3`` read); ``vectors``: the
+    names surely holding 1-D arrays (``np.diag`` of anything else may be a view)."""
     if not arrays:
         return
-    facts = _Facts(fn, arrays, containers, holders, call_shares)
+    facts = _Facts(fn, arrays, containers, holders, call_shares, vectors)
     facts.generated = generated
     facts.array_params = set(fn.params) if array_params is None else set(array_params)
     facts.array_params |= facts.module_arrays

@@ -11,7 +11,7 @@ class Memory:
     """The memory facts of one function: objects (``find``, ``members``), what each may share memory with
     (``memory_of``, ``sources``), and uses (``used_after``); ``inplace`` checks writes against them."""
 
-    def __init__(self, fn, arrays, containers, holders=frozenset(), call_shares=None):
+    def __init__(self, fn, arrays, containers, holders=frozenset(), call_shares=None, vectors=frozenset()):
         self.fn, self.arrays, self.containers = fn, arrays, containers
         self.eqs: list = []  # (eq, position, enclosing loops)
         self.defined: dict = {p: (-1, ()) for p in fn.params}  # var -> (position, loops) of its definition
@@ -46,7 +46,12 @@ class Memory:
                     self._union(ins[0] if ins else outs[0], n)
                 for o in outs:  # where each name's object may come from (a slot read: the writes reaching it)
                     self.back.setdefault(o, set()).update(reach.get(o, ins))
-            elif eq.prim in VIEWS and outs and outs[0] in arrays and ins and (ins[0] in arrays or ins[0] in containers):
+            elif (
+                _viewing(eq.prim, ins, vectors)
+                and outs
+                and outs[0] in arrays
+                and (ins[0] in arrays or ins[0] in containers)
+            ):
                 if eq.prim == "getitem" and self._advanced(eq.ins[1]):
                     pass  # x[[0, 2]], x[mask]: NumPy copies what an array or list index picks
                 elif eq.prim == "getitem" and ins[0] in arrays and not self._sliced(eq.ins[1]):
@@ -245,6 +250,12 @@ VIEWS = (
 )
 
 
+def _viewing(prim: str, ins: list, vectors: frozenset) -> bool:
+    """Whether ``prim`` of ``ins`` may return a view of ``ins[0]``: np.diag of a matrix is its diagonal, read-only
+    but changed by a write into the matrix (of a vector, surely 1-D, a new matrix)."""
+    return bool(ins) and (prim in VIEWS or prim == "numpy.diag" and ins[0] not in vectors)
+
+
 SAME_OBJECT = (
     "dup",
     "read",
@@ -262,7 +273,9 @@ STORES = ("list", "tuple", "append", "setitem", "list_repeat")
 MODULE = -1  # in returned_memory: the helper's result may be (part of) an array of a module
 
 
-def returned_memory(fn, arrays: frozenset, containers: frozenset, holders=frozenset(), call_shares=None) -> tuple:
+def returned_memory(
+    fn, arrays: frozenset, containers: frozenset, holders=frozenset(), call_shares=None, vectors=frozenset()
+) -> tuple:
     """For each leaf of what ``fn`` (dup form) returns, the positions of the parameters whose memory it
     may share (the parameter itself, a view or row of it, an array a list parameter holds), with
     ``MODULE`` if it may be a module's array: what a caller writing into the result also changes."""
@@ -270,7 +283,7 @@ def returned_memory(fn, arrays: frozenset, containers: frozenset, holders=frozen
     leaves = flatten(ret.value)
     if not arrays:
         return tuple(frozenset() for _ in leaves)
-    facts = Memory(fn, arrays, containers, holders, call_shares)
+    facts = Memory(fn, arrays, containers, holders, call_shares, vectors)
     out = []
     for a in leaves:
         reached = facts.memory_of(a.name) if isinstance(a, Var) and a.name in arrays else set()

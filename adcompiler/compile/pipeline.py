@@ -210,6 +210,7 @@ class Program:
                     facts.holders,
                     shares,
                     generated=hasattr(fn, "__adc_scope__"),
+                    vectors=facts.vectors,
                 )
                 if self.passes.refuse_facts is not None:
                     self.passes.refuse_facts(facts)
@@ -228,7 +229,9 @@ class Program:
             try:
                 facts = self.facts(fn, sig)
                 shares = self.call_shares(facts)
-                found = returned_memory(facts.fn, facts.numeric_arrays, facts.containers, facts.holders, shares)
+                found = returned_memory(
+                    facts.fn, facts.numeric_arrays, facts.containers, facts.holders, shares, facts.vectors
+                )
             except Exception:
                 del self._memory[key]  # refused: asked again, it is refused again
                 raise
