@@ -314,6 +314,21 @@ def test_network_on_lists_against_autograd_both_modes():
     assert tangent == pytest.approx(sum(float(np.sum(np.multiply(e, t))) for e, t in zip(expected, t_flat)), rel=1e-10)
 
 
+def test_layers_as_lists_of_a_matrix_and_a_vector_go_in_and_agree_with_python():
+    """layers = [[W, b], ...], each layer a list of two lists of different depths: numpy.array of such a list
+    raised its ValueError (an inhomogeneous shape) from the conversion of the arguments; a tuple of them now."""
+    rng = np.random.default_rng(5)
+    layers = [[rng.normal(size=s).tolist(), rng.normal(size=s[0]).tolist()] for s in ((2, 3), (2, 2))]
+    x = rng.normal(size=3).tolist()
+    g_layers, g_x = numba_d(F.network).grad(layers, x)
+    e_layers, e_x = adcompiler.differentiate(F.network).grad(layers, x)
+    assert type(g_layers[0]) is list and type(g_layers[0][0]) is list
+    np.testing.assert_allclose(g_x, e_x, rtol=1e-12)
+    for (gw, gb), (ew, eb) in zip(g_layers, e_layers, strict=True):
+        np.testing.assert_allclose(gw, ew, rtol=1e-12)
+        np.testing.assert_allclose(gb, eb, rtol=1e-12)
+
+
 @pytest.mark.slow
 def test_array_parameter_read_in_a_loop_and_after_it_against_autograd():
     """w's two uses are two dup copies: its adjoint accumulator starts as zeros of w's shape (one type)."""

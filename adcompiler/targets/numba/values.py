@@ -31,8 +31,11 @@ def convert(value):
     if kind is list:
         if value and all(type(e) in _NUMBERS for e in value):
             return numpy.array(value, dtype=float if any(type(e) is float for e in value) else None)
-        if value and all(type(e) is list for e in value):
-            array = numpy.array(value) if len({len(e) for e in value}) == 1 else None
+        if value and all(type(e) is list for e in value) and len({len(e) for e in value}) == 1:
+            try:
+                array = numpy.array(value)
+            except ValueError:  # rows of equal lengths holding lists of several lengths (layers: [W, b])
+                array = None
             if array is not None and array.dtype.kind in "fib" and array.ndim == 2:
                 return array.astype(float) if array.dtype.kind != "f" else array
         if not value:
