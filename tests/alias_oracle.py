@@ -177,7 +177,12 @@ def outcome(fn, args, wrt=None, *, seed=0, directions=2, df=None) -> str:
     try:
         if df is None:
             df = adcompiler.differentiate(fn, wrt=wrt)
-        jvps = [df.jvp(fresh(args), layout.tangents(v)) for v in dirs]
+        jvps = []
+        for v in dirs:  # (each tangent handed as the caller has it after: jvp changes no argument of its own)
+            tangents = layout.tangents(v)
+            jvps.append(df.jvp(fresh(args), tangents))
+            if leaves(tangents) != leaves(layout.tangents(v)):
+                raise AssertionError(f"{fn.__name__}{args}: jvp changed the tangents it was handed: {tangents!r}")
         cots = [[rng.uniform(-1, 1) for _ in range(m)] for _ in range(2)]
         vjps = [df.vjp(fresh(args), _cotangent(value, u)) for u in cots]
     except adcompiler.UnsupportedSyntaxError as err:

@@ -314,3 +314,15 @@ def sum_of_a_generator_of_arrays_kept(x, w):
 
 def squared_sum_of_two(x, y):
     return np.sum((x + y) ** 2)
+
+
+def doubled_in_place(xs):
+    for i in range(len(xs)):
+        xs[i] = xs[i] * 2.0
+    return xs[0] * xs[1]
+
+
+def rows_doubled_in_place(rows):
+    for r in rows:
+        r[0] = r[0] * 2.0
+    return rows[0][0] * rows[1][0]

@@ -362,3 +362,13 @@ def called_with(fn, signature, values: tuple):
         else:
             positional.append(value)
     return fn(*positional, **keywords)
+
+
+def copied_lists(x):
+    """``x`` with each list in it (at any depth, in tuples too) a new list: a tangent handed to code that
+    changes it in place, as the function changes its argument, leaving the caller's as it was."""
+    if type(x) is list:
+        return [copied_lists(e) for e in x]
+    if type(x) is tuple:
+        return tuple(copied_lists(e) for e in x)
+    return x

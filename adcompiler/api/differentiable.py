@@ -7,11 +7,12 @@ from typing import Any, Callable, Sequence, Union, overload
 
 from ..analysis import values as V
 from ..analysis.assume import assumed_signature
+from ..modes.callgraph import changes_in_place
 from ..modes.checkpoint import checkpoint_problem
 from .built import Built, with_rows
 from .arguments import all_floats, as_sequence, checked_ct, checked_tangents, constant_integers
 from .arguments import active_tangents, refuse_not_differentiable, refuse_other_arrays, refuse_partial
-from .arguments import ct_shapes, refuse_shared_writes, require_scalar, tangent_like
+from .arguments import copied_lists, ct_shapes, refuse_shared_writes, require_scalar, tangent_like
 from .entries import NO_ENTRY, ct_kind, fast_path, install, record_entry, remember_records
 from .iterables import refuse_other_iterables
 from ..compile.page import page_of
@@ -278,8 +279,12 @@ class Differentiable:
         forward = self._built.function("forward", sig)
         out = self._built.facts(sig).summary.out
         records = any_records(sig.avals) or any_records(out if isinstance(out, tuple) else (out,))
+        owned = any(V.holds_list(sig.avals[i]) for i in positions) and changes_in_place(self.program)
+        if owned:  # the code changes its list arguments' tangents as it changes them: the caller's stay as given
+            tangents = [copied_lists(t) for t in tangents]
         if (
             not records
+            and not owned
             and fast_path(self, "jvp", sig)
             and all(tangent_like(args[i], t, sig.avals[i]) for i, t in zip(positions, tangents))
         ):
