@@ -35,6 +35,7 @@ from .translate import GUARDS, translate
 from ..python.runtime import HELPERS
 from .parallel import outlined
 from .room import roomy
+from ...modes.callgraph import changes_in_place
 from .runtime import NUMBA_HELPERS
 from ...ir import expr as E
 from ...ir.nodes import Assign, Def, Eq, For, Function, If, Var, While, map_equations, substituted, walk
@@ -247,7 +248,11 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
     namespace = load(source, fn.__globals__, label, supplied, {d.name for d in defs}, path, told=told)
     compiled = namespace[built[0].name]
     facts = program.facts(fn, sig)
-    return _entry(compiled, mode, sig, owner._positions_of(sig), facts.summary.out, told, fn, converter, restore)
+    changed = changes_in_place(program)  # (a list argument goes in as an array: its changes copied back out)
+    written = tuple(i for i, a in enumerate(sig.avals) if changed and V.holds_list(a))
+    return _entry(
+        compiled, mode, sig, owner._positions_of(sig), facts.summary.out, told, fn, converter, restore, written
+    )
 
 
 def _narrow(aval) -> bool:
@@ -340,9 +345,11 @@ def _jitted(fn, numba, done: dict):
     return done[fn]
 
 
-def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, told, fn, converter, restore):
+def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, told, fn, converter, restore, written=()):
     """The Python entry around ``compiled``: arguments converted, results restored, typing errors
-    of Numba located in the user's file (``told``: where each line of the compiled code comes from)."""
+    of Numba located in the user's file (``told``: where each line of the compiled code comes from);
+    ``written``: the positions of list arguments the code may change, whose converted values' entries are
+    then written back into the caller's lists (as the function changes them when it runs as Python)."""
     avals = sig.avals
     cts = tuple(avals[i] for i in positions)
     out = tangent = _tupled(out)  # (a number's tangent may carry many directions: restore keeps them)
@@ -390,14 +397,29 @@ def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, told,
 
         @functools.wraps(compiled.py_func)
         def entry(*args):
+            converted = convert_all(args)
             try:
-                result = compiled(*convert_all(args))
+                result = compiled(*converted)
             except Exception as e:
                 explained(e, args)
+            for i in written:
+                written_back(args[i], converted[i])
             return finish(result)
 
     entry.compiled, entry.convert = compiled, convert
     return entry
+
+
+def written_back(given, converted) -> None:
+    """The entries of ``converted`` (what compiled code took for the list ``given``, and may have changed) written
+    into ``given`` and the lists it holds, each list object as it was (a row two names hold stays one)."""
+    if type(given) is not list and type(given) is not tuple:
+        return
+    for k, (g, c) in enumerate(zip(given, converted)):
+        if type(g) is list or type(g) is tuple:
+            written_back(g, c)
+        elif type(given) is list and not hasattr(g, "shape"):  # (an array element is the object compiled code had)
+            given[k] = type(g)(c) if type(g) in (float, int, bool) else c
 
 
 def _plain(aval) -> bool:
