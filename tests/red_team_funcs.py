@@ -326,3 +326,35 @@ def rows_doubled_in_place(rows):
     for r in rows:
         r[0] = r[0] * 2.0
     return rows[0][0] * rows[1][0]
+
+
+class Scaled:
+    factor = 2.0  # a class attribute, which an object may shadow later with one of its own
+
+    def __init__(self, a):
+        self.a = a
+
+    def val(self, x):
+        return self.factor * self.a * x * x
+
+
+SCALED = Scaled(3.0)
+
+
+def scaled_loss(x):
+    return SCALED.val(x)
+
+
+class Quadratic:
+    def __init__(self, w):
+        self.w = w
+
+    def f(self, x):
+        return self.w * x * x
+
+
+QUADRATIC = Quadratic(2.0)
+
+
+def quadratic_loss(x):
+    return QUADRATIC.f(x)

@@ -313,3 +313,29 @@ def test_jvp_leaves_the_callers_tangent_as_given_where_the_function_changes_its_
 
 def copy_of(x):
     return [copy_of(e) for e in x] if type(x) is list else x
+
+
+def test_an_attribute_the_modules_object_sets_later_shadowing_its_class_attribute_builds_again():
+    """``SCALED.factor = 11.0`` after a first call: Python then reads the object's own; the derivative kept the
+    class's 2.0 (grad 8.4 for 46.2, jvp's value stale too), while f and d.value gave the new value."""
+    x, d = 0.7, adcompiler.differentiate(R.scaled_loss)
+    assert d.grad(x) == pytest.approx(2 * 2.0 * 3.0 * x, rel=1e-14)
+    R.SCALED.factor = 11.0
+    try:
+        assert d.grad(x) == pytest.approx(2 * 11.0 * 3.0 * x, rel=1e-14)
+        assert d.jvp((x,), (1.0,)) == (pytest.approx(R.scaled_loss(x), rel=1e-14), pytest.approx(46.2, rel=1e-14))
+    finally:
+        del R.SCALED.factor
+
+
+def test_a_method_replaced_on_its_class_after_a_first_call_builds_again():
+    x, d = 0.7, adcompiler.differentiate(R.quadratic_loss)
+    old = R.Quadratic.f
+    assert d.jvp((x,), (1.0,)) == (pytest.approx(0.98), pytest.approx(2.8))
+    R.Quadratic.f = lambda self, x: self.w * x
+    try:
+        assert d.jvp((x,), (1.0,)) == (pytest.approx(1.4), pytest.approx(2.0))
+        assert d.grad(x) == pytest.approx(2.0)
+    finally:
+        R.Quadratic.f = old
+    assert d.grad(x) == pytest.approx(2.8)

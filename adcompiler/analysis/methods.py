@@ -24,6 +24,8 @@ from ..errors import at_line
 from ..ir.nodes import Const, Eq
 from ..ir.supplied import constant
 from ..lower.records import METHOD
+from ..front.environment import Read
+from ..ir.nodes import walk
 
 
 def as_call(e: Eq, ins: list) -> Eq | None:
@@ -58,6 +60,24 @@ def as_call(e: Eq, ins: list) -> Eq | None:
             args = (constant(cls, cls.__name__), Const(name))
             return Eq(e.outs, "library", args, e.line, ("library", "builtins.getattr", (), getattr, "getattr"))
     return None
+
+
+def method_reads(fn, of) -> list:
+    """What resolving the method calls of ``fn`` (an IR function before ``as_call``) read, as ``Read``s: for
+    ``obj.step(x)`` of a record of class ``C``, the function ``step`` in the dictionary of the class of ``C``'s
+    MRO that defines it, so that the code is built again once that class's ``step`` is replaced (``Body.f =
+    new_f`` after a first call: the derivative kept calling the old one)."""
+    found = []
+    for e in walk(fn.body):
+        if not (isinstance(e, Eq) and e.prim == METHOD):
+            continue
+        obj = of(e.ins[0])
+        if not V.is_record(obj) or obj.cls is None or obj.cls is dict:
+            continue
+        owner = next((k for k in obj.cls.__mro__ if e.param in vars(k)), None)
+        if owner is not None and owner.__module__ != "builtins":
+            found.append(Read(vars(owner), e.param, vars(owner)[e.param]))
+    return found
 
 
 def _class_constant(cls, name: str) -> bool:

@@ -116,8 +116,7 @@ def make_entry(
     helpers = ("generated", "method", "owner", "ndarray", "describe", "mismatch", "alias", "pattern", "avals", "unset")
     helpers += ("repeats",)
     helpers += ("float64",)
-    states = ("module", "was", "code", "defaults", "kwdefaults")  # (a function's: the code and defaults it had)
-    helpers += ("current", "now") + tuple(f"{k}{j}" for j in range(len(depends)) for k in states)
+    helpers += ("current", "now") + tuple(f"{k}{j}" for j in range(len(depends)) for k in STATES)
     helpers += ("collecting", "pause", "resume", "out")
     g = _fresh([name, *helpers, *_BUILTINS, *wholes, *parts, *defaults, *kinds], taken)
     space = {g[k]: v for k, v in _BUILTINS.items()}  # the entry's own names, handed to it (back.load)
@@ -281,6 +280,11 @@ def _float_test(v: str, exact: bool, g: dict) -> str:
     return f"{g['isinstance']}({v}, {g['float']})"
 
 
+# the names a dependency's test binds, with its number: the dictionary, the value, a function's code and defaults
+# then, an object's class
+STATES = ("module", "was", "code", "defaults", "kwdefaults", "class")
+
+
 def current_tests(depends, g, space) -> list:
     """The tests that the module still holds what the code was built from (``depends``; see
     ``front.environment.Dependency``): a dictionary lookup and an identity or type test each."""
@@ -296,6 +300,9 @@ def current_tests(depends, g, space) -> list:
             tests.append(f"{dep.name!r} not in {where}")
         elif dep.kind == "same":
             tests.append(f"{read} is {was}")
+        elif dep.kind == "object":  # the same object, of the same class
+            space[was], space[g[f"class{k}"]] = dep.value
+            tests.append(f"{read} is {was} and {g['type']}({was}) is {g[f'class{k}']}")
         elif dep.kind in ("function", "code"):  # the same function (code: the entry's own), its code and
             space[was] = dep.value[0]  # defaults not replaced
             tests += [f"{read} is {was}"] if dep.kind == "function" else []

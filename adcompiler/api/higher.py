@@ -19,7 +19,7 @@ from ..analysis import values as V
 from ..targets import registry as targets
 from .differentiable import Differentiable, Wrt, differentiate
 from .variadic import Variadic
-from .entries import current_tests, make_entry
+from .entries import STATES, current_tests, make_entry
 from ..compile.load import load
 from ..compile.origins import second_order_of
 from ..modes import reverse
@@ -436,9 +436,8 @@ def _current(d: Differentiable):
     depends = d._built.dependencies()
     if not depends:
         return lambda: True
-    states = ("module", "was", "code", "defaults", "kwdefaults")
     g = {b: b + "_" for b in ("current", "now", "type", "int", "ndarray", "KeyError")}  # (it reads no other name)
-    g.update({f"{k}{j}": f"{k}{j}_" for j in range(len(depends)) for k in states})
+    g.update({f"{k}{j}": f"{k}{j}_" for j in range(len(depends)) for k in STATES})
     space = {g["type"]: type, g["int"]: int, g["ndarray"]: _numpy().ndarray, g["KeyError"]: KeyError}
     tests = " and ".join(current_tests(depends, g, space))  # (entries' own: a lookup and a test or two each)
     text = (

@@ -35,6 +35,7 @@ from ..analysis.specialise import specialise
 from ..analysis.nones import fold_none_tests
 from ..analysis.inplace import check_in_place
 from ..analysis.memory import returned_memory
+from ..analysis.methods import method_reads
 from ..ir.nodes import Const, Var, calls, flatten
 from ..ir.printing import to_def
 from ..front.environment import ABSENT, Closure, Read, Scope, dependencies, module_of, namespace_of
@@ -195,6 +196,8 @@ class Program:
         if key not in self._checked:
             self._checked.add(key)
             facts.origin = fn
+            if fn in self.parsed:  # (the methods its calls resolve to: replaced on their class, built again)
+                self.parsed[fn].reads.extend(method_reads(self.anf(fn), facts.of))
             facts.fn, anf = lists_as_arrays(facts, fold_none_tests(self.anf(fn), sig), self.namers[fn].fresh)
             facts.fn = specialise(facts.fn, facts.of)
             facts.anf = specialise(anf, facts.of)

@@ -158,7 +158,7 @@ class Dependency:
     """A test that the module dictionary ``where`` still holds, under ``name``, what the code was built
     for.  ``kind`` is "absent" (the name is still not there), "same" (the same object), "function" (the
     same function, running the same code with the same defaults: ``f.__code__`` or ``f.__defaults__``
-    replaced is a change), "code" (the function ``value[0]`` itself, held by what depends on it, runs the
+    replaced is a change), "object" (the same object of a user class, of the same class), "code" (the function ``value[0]`` itself, held by what depends on it, runs the
     same code with the same defaults: ``where`` is not read), "type" (a
     number of the same type: its value is read when the code runs), "int" (the same integer: it
     may have chosen an index or a length), "array" (an array of the same ndim and dtype) or
@@ -183,6 +183,8 @@ class Dependency:
             return False
         if self.kind == "same":
             return now is self.value
+        if self.kind == "object":
+            return now is self.value[0] and type(now) is self.value[1]
         if self.kind == "function":
             return now is self.value[0] and function_state(now) == self.value
         if self.kind == "type":
@@ -205,7 +207,7 @@ def dependency(read: Read, frozen: bool = False) -> Dependency | None:
         return None
     value = read.value
     if read.held and not frozen:  # (an array handed to the code: bound anew there, the code holds the old one)
-        return Dependency(where, read.name, "same", value)
+        return _same(where, read.name, value)
     if value is ABSENT:
         return Dependency(where, read.name, "absent")
     if type(value) is int:
@@ -220,7 +222,15 @@ def dependency(read: Read, frozen: bool = False) -> Dependency | None:
         return Dependency(where, read.name, "sequence", structure(value))
     if isinstance(value, types.FunctionType):
         return Dependency(where, read.name, "function", function_state(value))
-    return Dependency(where, read.name, "same", value)
+    return _same(where, read.name, value)
+
+
+def _same(where: dict, name: str, value) -> Dependency:
+    """The test that ``where[name]`` is still ``value``: for an object of a user class, of that class still (its
+    ``__class__`` set since: its methods and class attributes are another class's)."""
+    if type(value).__module__ != "builtins" and hasattr(value, "__dict__") and not isinstance(value, type):
+        return Dependency(where, name, "object", (value, type(value)))
+    return Dependency(where, name, "same", value)
 
 
 def function_state(fn) -> tuple:

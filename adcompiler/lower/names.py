@@ -82,6 +82,9 @@ class NameLowering:
         items: dict = {}
         fields = record_fields(value)
         namespace = value if type(value) is dict else vars(value)
+        if type(value) is not dict:  # a class attribute the code reads through the object (``self.factor``), or
+            # a method it calls, shadowed later by one the object sets of its own: the code built again
+            self.parsed.reads += [Read(namespace, k, ABSENT) for k in _class_names(type(value)) if k not in fields]
         for key, item in fields.items():
             self.parsed.reads.append(Read(namespace, key, item))
             step = ("[]", key) if type(value) is dict else (".", key)
@@ -253,6 +256,11 @@ class NameLowering:
             self.parsed.reads.append(Read(vars(base), node.attr, value))
             return value
         raise self.parsed.error(node, "calling the result of an expression", "call a named function")
+
+
+def _class_names(cls) -> set:
+    """The names a user class and its bases (but ``object``) define, dunders aside."""
+    return {k for c in cls.__mro__[:-1] for k in vars(c) if not k.startswith("__")}
 
 
 def _class_function(base, name: str):
