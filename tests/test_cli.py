@@ -1094,6 +1094,24 @@ def test_a_function_a_decorator_replaced_without_wraps(tmp_path):
     assert namespace["use_reverse"](x)[1][0] == pytest.approx(2 * tangent, rel=1e-14)
 
 
+CACHED = (
+    "import functools\n\n\n@functools.cache\ndef fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n\n\n"
+    "@functools.lru_cache(maxsize=None)\ndef fact(n):\n    return 1 if n < 2 else n * fact(n - 1)\n\n\n"
+    "def use(x):\n    s = 0.0\n    for k in range(6):\n        s += fib(k) * x ** k\n    return s + fact(4) * x\n"
+)
+
+
+@pytest.mark.parametrize("options", [(), ("--import",)], ids=["read", "imported"])
+def test_a_recursive_helper_of_functools_cache_is_written_calling_itself(tmp_path, options):
+    """``@functools.cache def fib``, calling itself by the module's name (the cache): the written module copied it
+    as ``fib_1`` still calling ``fib``, which it does not define (a NameError at the first call); without
+    --import, functools.cache and lru_cache were decorators adc compile did not know (refused)."""
+    namespace = _compiled_module(tmp_path, "cached", CACHED, "--function", "use", *options)
+    x = 0.7
+    expected = sum(n * k * x ** (k - 1) for k, n in enumerate((0, 1, 1, 2, 3, 5)) if k) + 24.0
+    assert namespace["use_reverse"](x)[1][0] == pytest.approx(expected, rel=1e-14)
+
+
 def test_a_factorys_list_and_a_class_attribute_of_an_object_of_the_module(tmp_path):
     """A closure over a list of numbers (``make_poly([...])``: "the global coeffs (NoneType)" before) and a class
     attribute read through an object the module holds (``OSC.omega``, and ``self.omega`` in its method:

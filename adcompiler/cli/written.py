@@ -248,10 +248,27 @@ def _primal_source(fn, name) -> str:
     lifted = getattr(fn, "__adc_lifted__", None)
     if lifted is None:  # (generated code a nested derivative runs: under the name the code calls it by)
         text = primal_source(fn)
-        return text.replace(f"def {fn.__name__}(", f"def {name}(", 1) if name and name != fn.__name__ else text
+        if not name or name == fn.__name__:
+            return text
+        if _wrapping(fn.__globals__.get(fn.__name__), fn):  # its module's name is a wrapper of it (@functools.cache):
+            tree = ast.parse(text)  # its calls of itself by that name call it under its name here
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Name) and node.id == fn.__name__:
+                    node.id = name
+            text = ast.unparse(tree) + "\n"
+        return text.replace(f"def {fn.__name__}(", f"def {name}(", 1)
     node = copy.deepcopy(lifted[0])
     node.name, node.decorator_list = name or node.name, []
     return ast.unparse(node) + "\n"
+
+
+def _wrapping(value, fn) -> bool:
+    """Whether ``value`` is a wrapper of ``fn`` (through ``__wrapped__``, as ``functools.wraps`` and the caches
+    set it), not ``fn`` itself."""
+    seen = 0
+    while value is not None and value is not fn and seen < 16:
+        value, seen = getattr(value, "__wrapped__", None), seen + 1
+    return value is fn and seen > 0
 
 
 def _unannotated(text: str) -> str:

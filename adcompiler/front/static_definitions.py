@@ -8,6 +8,7 @@ compiled once, as an import compiles it), given the defaults and annotations the
 Decorators are recognised, never called when they are the user's: ``numba.njit`` / ``numba.jit``
 (bare, or with constant arguments), ``adcompiler.custom_jvp`` / ``custom_vjp`` and a rule's
 ``defjvp``, ``abc.abstractmethod``, ``typing.final``, ``typing.no_type_check`` and ``typing.overload``,
+``functools.cache`` and ``functools.lru_cache`` (bare, or with constant arguments: a memo of the same numbers),
 and in a class ``staticmethod``, ``classmethod``, ``property`` (with its ``setter``, ``getter`` and
 ``deleter``) and ``functools.cached_property``; on a class, ``dataclasses.dataclass`` (bare or with
 constant arguments), ``typing.final`` and ``functools.total_ordering``.  Those are library code: they
@@ -347,6 +348,8 @@ def known_decorators(kind: str) -> set:
     for module, names in (("abc", "abstractmethod"), ("typing", "final no_type_check overload")):
         if module in sys.modules:
             found += [getattr(sys.modules[module], n) for n in names.split()]
+    if kind != "class" and "functools" in sys.modules:  # memoised: the same numbers (the function it wraps runs)
+        found += [sys.modules["functools"].cache, sys.modules["functools"].lru_cache]
     if kind == "method":
         found += [staticmethod, classmethod, property]
         if "functools" in sys.modules:
@@ -366,6 +369,8 @@ def known_factories(kind: str) -> set:
     numba = sys.modules.get("numba")
     if numba is not None and kind != "class":
         found += [numba.njit, numba.jit]
+    if kind != "class" and "functools" in sys.modules:  # lru_cache(maxsize=None)
+        found.append(sys.modules["functools"].lru_cache)
     if kind == "class" and "dataclasses" in sys.modules:
         found.append(sys.modules["dataclasses"].dataclass)
     return {id(f) for f in found}
