@@ -346,3 +346,45 @@ def test_a_module_list_constant_is_written_as_compiled_code_takes_it(tmp_path):
     assert value == pytest.approx(f(x), rel=1e-14)
     assert got == pytest.approx(adcompiler.differentiate(f, backend="numba").grad(x), rel=1e-14)
     assert got == pytest.approx((f(x + 1e-6) - f(x - 1e-6)) / 2e-6, rel=1e-7)
+
+
+SPRING = """\
+class Spring:
+    k = 3.0  # a class attribute, read through the object (self.k)
+
+    def __init__(self, x0):
+        self.x0 = x0
+
+    def energy(self, x):
+        return 0.5 * self.k * (x - self.x0) ** 2
+
+
+SPRING = Spring(0.5)
+
+
+def energy(x: float) -> float:
+    return SPRING.energy(x)
+"""
+
+
+def test_a_class_attribute_read_through_an_object_compiles(tmp_path):
+    """``self.k`` of ``k = 3.0`` in the class body is ``getattr(Spring, "k")`` in the code, which Numba does not
+    type of a class: refused under backend="numba" with Numba's own words ("Untyped global name 'Spring_1'"), and
+    the module adc compile wrote (a SimpleNamespace of the class's numbers) failed at its first call.  Compiled
+    code reads a named tuple of the class's numbers."""
+    import importlib.util
+
+    import adcompiler
+    from adcompiler.cli.main import main
+
+    (tmp_path / "spring_mod.py").write_text(SPRING)
+    out = tmp_path / "spring_ad.py"
+    assert main(["compile", str(tmp_path / "spring_mod.py"), "--target", "numba", "--import", "-o", str(out)]) == 0
+    loaded = {}
+    for name in ("spring_mod", "spring_ad"):
+        spec = importlib.util.spec_from_file_location(name, tmp_path / f"{name}.py")
+        loaded[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(loaded[name])
+    x = 1.7
+    assert loaded["spring_ad"].energy_reverse(x) == (pytest.approx(2.16, rel=1e-14), (pytest.approx(3.6, rel=1e-14),))
+    assert adcompiler.differentiate(loaded["spring_mod"].energy, backend="numba").grad(x) == pytest.approx(3.6)

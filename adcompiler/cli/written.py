@@ -73,8 +73,8 @@ def primal_helpers(program: Program, module, constant=lambda value: value) -> di
             )
         if line not in constants:
             constants.append(line)
-    for name, supplied in program.ns.constants.items():  # an array default of a parameter
-        line = constant_line(program, name, supplied.value)
+    for name, supplied in program.ns.constants.items():  # an array default of a parameter, a class read by getattr
+        line = constant_line(program, name, constant(supplied.value))
         if line is None:
             raise SystemExit(f"adc: the default {supplied.value!r} of a parameter cannot be written into the module")
         constants.append(line)

@@ -227,6 +227,8 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
                 handed[name] = _numba_helper(helper, numba)
             elif isinstance(value, types.FunctionType) and (helper is None or helper in HELPERS):
                 handed[name] = _jitted(value, numba, compiled_users)  # a user function the code calls as it is
+            elif _user_class(value):  # getattr(Spring, "k") of a class attribute read through an object
+                handed[name] = class_constants(value)
             elif type(value) is list and value:  # a list the code reads as a constant (a global, a closure's
                 handed[name] = convert(value)  # cell's): as an argument goes in (Numba takes no list global)
             elif isinstance(value, types.CellType) and type(value.cell_contents) is list and value.cell_contents:
@@ -573,12 +575,35 @@ def finished_defs(defs: list, fresh) -> list:
 def written_constant(value):
     """A global's value as the module ``adc compile --target numba`` writes it: a list as compiled code takes it
     (``values.convert``: a list of numbers a 1-D array, of equal rows a 2-D one; Numba takes no list global),
-    as the code compiled in the process is handed it; anything else as it is."""
+    a class whose attributes the code reads as a named tuple of them (``class_constants``), as the code compiled
+    in the process is handed them; anything else as it is."""
+    if _user_class(value):
+        return class_constants(value)
     if type(value) is not list or not value:
         return value
     from .values import convert  # NumPy, imported only where Numba is used
 
     return convert(value)
+
+
+def _user_class(value) -> bool:
+    return isinstance(value, type) and value.__module__ not in ("builtins", "numpy")
+
+
+def class_constants(cls):
+    """A user class as compiled code reads it, ``getattr(Spring, "k")`` of ``k = 3.0`` in its body (a class
+    attribute read through an object, ``self.k``): a named tuple of its numbers (and its bases'), which Numba
+    types and compiles in as the module's other numbers (a class it types not at all)."""
+    import collections
+
+    names = sorted(
+        k
+        for k in dir(cls)
+        if not k.startswith("__")
+        and isinstance(getattr(cls, k), (int, float))
+        and not isinstance(getattr(cls, k), bool)
+    )
+    return collections.namedtuple(cls.__name__, names)(*(getattr(cls, k) for k in names))
 
 
 def written(text: str, program, path: str, user: dict, origins: list) -> str:
