@@ -358,3 +358,21 @@ QUADRATIC = Quadratic(2.0)
 
 def quadratic_loss(x):
     return QUADRATIC.f(x)
+
+
+class Squash:
+    def __init__(self, W, b):
+        self.W = W
+        self.b = b
+
+    def __call__(self, x):
+        return np.tanh(self.W @ x + self.b)
+
+
+SQUASHES = [Squash(np.eye(2), np.zeros(2)), Squash(2.0 * np.eye(2), np.ones(2))]
+
+
+def through_the_modules_layers(x):
+    for layer in SQUASHES:
+        x = layer(x)
+    return np.sum(x**2)

@@ -339,3 +339,26 @@ def test_a_method_replaced_on_its_class_after_a_first_call_builds_again():
     finally:
         R.Quadratic.f = old
     assert d.grad(x) == pytest.approx(2.8)
+
+
+def test_a_list_of_layer_objects_the_module_holds():
+    """``for layer in SQUASHES: x = layer(x)`` was refused ("the global 'SQUASHES' (list)") where the same list
+    reached as NET.layers was not; a layer replaced, the list rebound or grown, the code is built again."""
+
+    def central(x, h=1e-6):
+        f = R.through_the_modules_layers
+        return np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(2)])
+
+    x, d = np.array([0.3, -0.7]), adcompiler.differentiate(R.through_the_modules_layers)
+    old = list(R.SQUASHES)
+    try:
+        for change in (
+            lambda: R.SQUASHES.__setitem__(1, R.Squash(np.array([[0.5, 1.0], [-1.0, 0.2]]), np.zeros(2))),
+            lambda: R.SQUASHES.append(R.Squash(np.eye(2), np.full(2, 0.3))),
+            lambda: setattr(R, "SQUASHES", [R.Squash(-np.eye(2), np.ones(2))]),
+        ):
+            np.testing.assert_allclose(d.grad(x), central(x), rtol=1e-6)
+            change()
+        np.testing.assert_allclose(d.grad(x), central(x), rtol=1e-6)
+    finally:
+        R.SQUASHES = old

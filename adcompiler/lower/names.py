@@ -59,6 +59,8 @@ class NameLowering:
             )
         if data_record(value):  # params["W"] of a dict of arrays the module or a closure holds: each item read
             return self.global_record(value, (read_as,))
+        if isinstance(value, (list, tuple)) and value and all(data_record(e) for e in value):  # LAYERS, a list of
+            return self.global_records(value, (read_as,))  # layers the module holds, as NET.layers is read
         if type(value).__name__ == "ndarray" or _numbers(value):  # a constant array or list, read when the code runs
             # into a temporary, never a variable named like it: assigned in a function, the module's name
             # would become a local of the function (copy propagation gives the reads back their name)
@@ -73,6 +75,15 @@ class NameLowering:
             f"the global {node.id!r} ({type(value).__name__})",
             "use numbers, NumPy arrays, math functions and functions defined with def",
         )
+
+    def global_records(self, value, path: tuple):
+        """A list or tuple of records (a network's layers) the module or an enclosing function holds: each record
+        read by its path (a layer added or replaced: the code built again)."""
+        self.parsed.reads.extend(Read(value, k, e) for k, e in enumerate(value))
+        elements = [
+            self.emit.atom(self.emit.element(self.global_record(e, path + (("[]", k),)))) for k, e in enumerate(value)
+        ]
+        return self.emit.apply("list" if isinstance(value, list) else "tuple", elements, None)
 
     def global_record(self, value, path: tuple):
         """A dict (a NamedTuple, a dataclass, an object) of numbers and arrays that the module or an
@@ -91,12 +102,7 @@ class NameLowering:
             if data_record(item):
                 items[key] = self.global_record(item, path + (step,))
             elif isinstance(item, (list, tuple)) and item and all(data_record(e) for e in item):
-                self.parsed.reads.extend(Read(item, k, e) for k, e in enumerate(item))  # (a layer added or replaced:
-                elements = [  # built again) a network's layers: a list of records, each read by its path
-                    self.emit.atom(self.emit.element(self.global_record(e, path + (step, ("[]", k)))))
-                    for k, e in enumerate(item)
-                ]
-                items[key] = self.emit.apply("list" if isinstance(item, list) else "tuple", elements, None)
+                items[key] = self.global_records(item, path + (step,))
             elif self.foreign:  # of another module (a helper's D["W"]): the item itself, handed to the code (the
                 self.parsed.reads.append(Read(namespace, key, item, held=True))  # caller's module may have its own D)
                 items[key] = Const(item) if isinstance(item, (int, float)) else constant(item, str(key))
