@@ -376,3 +376,27 @@ def through_the_modules_layers(x):
     for layer in SQUASHES:
         x = layer(x)
     return np.sum(x**2)
+
+
+class Act:
+    scale = 2.0
+
+    @classmethod
+    def g(cls, z):
+        return cls.scale * z
+
+
+def through_a_class_method(x):
+    return Act.g(x)
+
+
+class Node:
+    def __init__(self, w, child=None):
+        self.w = w
+        self.child = child
+
+
+def depth_eval(node, x):
+    if node is None:
+        return x
+    return node.w * depth_eval(node.child, x)

@@ -362,3 +362,12 @@ def test_a_list_of_layer_objects_the_module_holds():
         np.testing.assert_allclose(d.grad(x), central(x), rtol=1e-6)
     finally:
         R.SQUASHES = old
+
+
+def test_a_class_method_called_through_its_class_and_an_object_tested_against_none_say_what_to_write():
+    with pytest.raises(
+        UnsupportedSyntaxError, match=r"red_team_funcs.py:\d+:\d+: the class method Act.g called through"
+    ):
+        adcompiler.grad(R.through_a_class_method)(0.7)
+    with pytest.raises(UnsupportedSyntaxError, match=r"red_team_funcs.py:\d+:\d+: .*testing it with 'is' \(an object"):
+        adcompiler.grad(R.depth_eval, argnums=1)(R.Node(2.0, R.Node(0.5)), 1.5)

@@ -37,6 +37,11 @@ def resolve(e: Eq, ins: list, source) -> Eq:
             elif e.prim == "getitem" and i == 0:
                 what = "iterating over it or reading it by position (Python gives a dict's keys)"
                 remedy = "read items by key (d['W']) or iterate over d.values()"
+            elif e.prim in ("is_", "is_not"):  # node is None: a linked list or a tree of objects
+                what = f"testing it with '{'is' if e.prim == 'is_' else 'is not'}' (an object that may be None)"
+                remedy = (
+                    "hand the function the numbers it walks (a list of the nodes' weights) or a depth to count down"
+                )
             else:
                 what, remedy = f"using it in {e.prim}", "read its items by key and use those"
             raise at_line(source, e.line, f"{show(a)}: {what}", remedy)

@@ -243,6 +243,12 @@ class NameLowering:
                 return base.__adc_runs__
             if isinstance(base, types.FunctionType) and node.attr in NAMES:  # a decorator's print(fn.__name__)
                 return getattr(base, node.attr)
+            if isinstance(base, type) and isinstance(inspect.getattr_static(base, node.attr, None), classmethod):
+                raise self.parsed.error(
+                    node,
+                    f"the class method {ast.unparse(node)} called through its class",
+                    "make it a @staticmethod, or a function of the module, handed the numbers of the class it reads",
+                )
             if not isinstance(base, types.ModuleType):
                 raise self.parsed.error(
                     node,
