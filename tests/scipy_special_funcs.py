@@ -51,3 +51,43 @@ def inverse_and_bessel(x):
 def gp_like(K, y):
     from_solve = scipy.linalg.solve(K, y)
     return 0.5 * y @ from_solve + 0.5 * np.log(scipy.linalg.det(K)) + np.sum(scipy.linalg.inv(K))
+
+
+def keyword_b(a, B):
+    return logsumexp(a, b=B) + np.sum(logsumexp(B, axis=1, keepdims=True)) + np.sum(softmax(B, axis=-1) * B)
+
+
+def b_broadcasting_a(a, B):  # a (4,), B (3, 4): b has more entries than a
+    return logsumexp(a, None, B) + np.sum(logsumexp(a[None, :] * 0.5, 1, B))
+
+
+def starred_keywords(A, options):
+    return np.sum(logsumexp(A, **options))
+
+
+def float32_erf(x):
+    return np.sum(erf(x))
+
+
+def float32_erfc(x):
+    return np.sum(erfc(x))
+
+
+def float32_ndtr(x):
+    return np.sum(ndtr(x))
+
+
+def float32_log_ndtr(x):
+    return np.sum(log_ndtr(x))
+
+
+def float32_expit(x):
+    return np.sum(expit(x))
+
+
+def float32_xlogy(x):
+    return np.sum(xlogy(x, 2.0 + x * x))
+
+
+def float32_logsumexp(x):
+    return logsumexp(x)

@@ -76,9 +76,39 @@ def test_axis_by_position_and_scalars():
     assert isinstance(g, float) and g == pytest.approx((S.scalar(0.3 + 1e-6) - S.scalar(0.3 - 1e-6)) / 2e-6, rel=1e-6)
 
 
-def test_a_keyword_argument_is_refused_at_the_users_line():
-    with pytest.raises(adcompiler.UnsupportedSyntaxError, match=r"scipy_special_funcs\.py:\d+.*keyword arguments"):
-        adcompiler.grad(S.keyword_axis)(RNG.normal(size=(2, 3)))
+def test_keyword_arguments_are_put_in_their_places():
+    """logsumexp(A, axis=1), logsumexp(a, b=B), softmax(B, axis=-1): refused before ("pass the arguments
+    positionally"), the usual way to write them."""
+    A, a, B = RNG.normal(size=(2, 3)), RNG.normal(size=4), RNG.uniform(0.5, 2.0, (3, 4))
+    np.testing.assert_allclose(adcompiler.grad(S.keyword_axis)(A), central(S.keyword_axis, A), rtol=1e-6, atol=1e-8)
+    ga, gB = adcompiler.grad(S.keyword_b, argnums=(0, 1))(a, B)
+    np.testing.assert_allclose(ga, central(lambda a: S.keyword_b(a, B), a), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gB, central(lambda B: S.keyword_b(a, B), B), rtol=1e-6, atol=1e-8)
+    with pytest.raises(adcompiler.UnsupportedSyntaxError, match=r"scipy_special_funcs\.py:\d+.*\*\*kwargs"):
+        adcompiler.grad(S.starred_keywords)(A, {"axis": 1})
+
+
+def test_logsumexp_of_a_b_that_broadcasts_a_up():
+    """b with more entries than a: a's cotangent was of b's shape, never summed back to a's, and b's of a's."""
+    a, B = RNG.normal(size=4), RNG.uniform(0.5, 2.0, (3, 4))
+    d = adcompiler.differentiate(S.b_broadcasting_a)
+    ga, gB = d.grad(a, B)
+    assert ga.shape == a.shape and gB.shape == B.shape
+    np.testing.assert_allclose(ga, central(lambda a: S.b_broadcasting_a(a, B), a), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gB, central(lambda B: S.b_broadcasting_a(a, B), B), rtol=1e-6, atol=1e-8)
+    va, vB = RNG.normal(size=4), RNG.normal(size=(3, 4))
+    np.testing.assert_allclose(d.jvp((a, B), (va, vB))[1], ga @ va + np.sum(gB * vB), rtol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["erf", "erfc", "ndtr", "log_ndtr", "expit", "xlogy", "logsumexp"])
+def test_float32_arguments_get_float32_tangents_and_cotangents(name):
+    """A NumPy float64 constant in a rule's partial derivative (np.sqrt(np.pi)) made a float32 argument's
+    tangent float64 (NumPy 2 promotes a float32 array times a float64 scalar)."""
+    x = np.array([0.1, -0.2, 0.3], np.float32)
+    d = adcompiler.differentiate(getattr(S, "float32_" + name))
+    value, tangent = d.jvp((x,), (np.ones(3, np.float32),))
+    assert np.asarray(value).dtype == np.float32 and np.asarray(tangent).dtype == np.float32
+    assert d.grad(x).dtype == np.float32
 
 
 def test_scipy_linalg_solve_inv_det_are_numpys_primitives():

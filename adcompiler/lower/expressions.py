@@ -8,6 +8,7 @@ atom; it dispatches to the others (a list literal to ``lists``, a NumPy call to 
 from __future__ import annotations
 
 import ast
+import inspect
 import builtins
 import operator
 import os
@@ -264,9 +265,12 @@ class ExpressionLowering:
         if rules.has_custom_rule(target):
             if isinstance(node.func, ast.Attribute):
                 self.lower.names.read_attribute(node.func, target)
-            if node.keywords:
+            given = _by_position(
+                target, node
+            )  # logsumexp(A, axis=1): A, 1 (the rules take their arguments by position)
+            if given is None:
                 raise self.parsed.error(node, f"keyword arguments to {text}", "pass the arguments positionally")
-            args = [self.emit.atom(self.emit.element(self.expr(a))) for a in node.args]
+            args = [a if isinstance(a, Const) else self.emit.atom(self.emit.element(self.expr(a))) for a in given]
             size = rules.output_size(target)  # a tuple of values: one each, as a call of a user function gives
             if size is None:
                 return self.emit.apply("custom", args, leaf_hint(hint), param=target)
@@ -597,3 +601,31 @@ def _scipy_member(target, module: str) -> bool:
     found = sys.modules.get(module)
     name = getattr(target, "__name__", None)
     return found is not None and isinstance(name, str) and getattr(found, name, None) is target
+
+
+def _by_position(target, node: ast.Call) -> list | None:
+    """The arguments of ``node``, a call of ``target``, by position: its positional ones, then for each keyword
+    the parameter's place, the defaults between (constants) filled in; None where that cannot be said (no
+    signature, a starred argument or ``**``, a keyword not a positional parameter, a default not a constant)."""
+    if not node.keywords:
+        return list(node.args)
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return None
+    try:
+        params = list(inspect.signature(target).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    places = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    named = {k.arg: k.value for k in node.keywords}
+    if not set(named) <= {p.name for p in places[len(node.args) :]}:
+        return None
+    last = max(i for i, p in enumerate(places) if i < len(node.args) or p.name in named)
+    out: list = list(node.args)
+    for p in places[len(node.args) : last + 1]:
+        if p.name in named:
+            out.append(named[p.name])
+        elif p.default is p.empty or not (p.default is None or isinstance(p.default, (bool, int, float, str))):
+            return None
+        else:
+            out.append(Const(p.default))
+    return out

@@ -3,17 +3,23 @@ partial derivatives written with NumPy and SciPy, given to the function with ``d
 differentiated code calls a SciPy function (SciPy is optional: nothing is imported before).
 
 ``multigammaln(a, d)``'s rule is in ``a`` (``d``, the dimension, is a whole number).  The rules take arrays or numbers, broadcast as the function does; a cotangent is summed back to its
-argument's shape.  ``logsumexp``, ``softmax`` and ``log_softmax`` take ``axis`` by position (a keyword
-argument of a function with rules is refused at the user's line, saying so).  These rules are
+argument's shape.  ``logsumexp``, ``softmax`` and ``log_softmax`` get ``axis`` (and ``b``, ``keepdims``) by
+position: a keyword argument of a function with rules is put in its place by lowering.  These rules are
 functions of this module, so derivative code that calls them can be differentiated again (a Hessian
 of a function of ``expit`` is forward mode over the rule's own code).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 _done = False
+# constants as Python floats (a NumPy float64 times a float32 array is float64: a float32 tangent kept float32)
+_ROOT_PI = math.sqrt(math.pi)
+_TWO_BY_ROOT_PI = 2.0 / _ROOT_PI
+_ROOT_TWO_PI = math.sqrt(2.0 * math.pi)
 _digamma = None  # scipy.special.digamma, once SciPy is imported (register)
 
 
@@ -63,15 +69,15 @@ def register() -> None:
 
     _unary(sp.expit, expit_partial)
     _unary(sp.logit, lambda x: 1.0 / (x * (1.0 - x)))
-    _unary(sp.erf, lambda x: 2.0 / np.sqrt(np.pi) * np.exp(-(np.asarray(x) ** 2)))
-    _unary(sp.erfc, lambda x: -2.0 / np.sqrt(np.pi) * np.exp(-(np.asarray(x) ** 2)))
-    _unary(sp.erfinv, lambda x: np.sqrt(np.pi) / 2.0 * np.exp(sp.erfinv(x) ** 2))
+    _unary(sp.erf, lambda x: _TWO_BY_ROOT_PI * np.exp(-(np.asarray(x) ** 2)))
+    _unary(sp.erfc, lambda x: -_TWO_BY_ROOT_PI * np.exp(-(np.asarray(x) ** 2)))
+    _unary(sp.erfinv, lambda x: _ROOT_PI / 2.0 * np.exp(sp.erfinv(x) ** 2))
     _unary(sp.gammaln, sp.digamma)
     _unary(sp.digamma, lambda x: sp.polygamma(1, x))
     _unary(sp.psi, lambda x: sp.polygamma(1, x))
-    _unary(sp.log_ndtr, lambda x: np.exp(-(np.asarray(x) ** 2) / 2.0 - sp.log_ndtr(x)) / np.sqrt(2.0 * np.pi))
-    _unary(sp.ndtr, lambda x: np.exp(-(np.asarray(x) ** 2) / 2.0) / np.sqrt(2.0 * np.pi))
-    _unary(sp.ndtri, lambda p: np.sqrt(2.0 * np.pi) * np.exp(sp.ndtri(p) ** 2 / 2.0))
+    _unary(sp.log_ndtr, lambda x: np.exp(-(np.asarray(x) ** 2) / 2.0 - sp.log_ndtr(x)) / _ROOT_TWO_PI)
+    _unary(sp.ndtr, lambda x: np.exp(-(np.asarray(x) ** 2) / 2.0) / _ROOT_TWO_PI)
+    _unary(sp.ndtri, lambda p: _ROOT_TWO_PI * np.exp(sp.ndtri(p) ** 2 / 2.0))
     _unary(sp.i0, sp.i1)
     _unary(sp.i1, lambda x: sp.i0(x) - sp.i1(x) / x)
 
@@ -85,8 +91,8 @@ def register() -> None:
 
     defrule(sp.polygamma, jvp=polygamma_jvp, vjp=polygamma_vjp)
     defrule(sp.multigammaln, jvp=multigammaln_jvp, vjp=multigammaln_vjp)
-    _binary(sp.xlogy, lambda x, y: sp.xlogy(np.ones_like(x, dtype=float), y), lambda x, y: x / y)
-    _binary(sp.xlog1py, lambda x, y: sp.xlog1py(np.ones_like(x, dtype=float), y), lambda x, y: x / (1.0 + y))
+    _binary(sp.xlogy, lambda x, y: sp.xlogy(np.ones_like(x) * 1.0, y), lambda x, y: x / y)
+    _binary(sp.xlog1py, lambda x, y: sp.xlog1py(np.ones_like(x) * 1.0, y), lambda x, y: x / (1.0 + y))
 
     # logsumexp, softmax, log_softmax: called as f(x) or f(x, axis); a jvp rule gets (x, dx) or
     # (x, axis, dx, daxis), a vjp rule (x, ct) or (x, axis, ct)
@@ -100,9 +106,9 @@ def register() -> None:
 
     def logsumexp_vjp(a, *rest):
         (axis, b, keepdims), ct = _lse_args(rest[:-1]), rest[-1]
-        w = _lse_weights(a, axis, b)
-        g = w * (ct if keepdims else _expanded(ct, a, axis))
-        parts = (g if b is None else g * b, None, None if b is None else _sum_to(g, b), None)
+        w = _lse_weights(a, axis, b)  # (of the shape a and b broadcast to)
+        g = w * (ct if keepdims else _expanded(ct, w, axis))
+        parts = (g if b is None else _sum_to(g * b, a), None, None if b is None else _sum_to(g, b), None)
         return parts[: len(rest)]
 
     defrule(sp.logsumexp, jvp=logsumexp_jvp, vjp=logsumexp_vjp)
@@ -153,7 +159,7 @@ def _multidigamma(a, d):
 
 def _weights(a, axis):
     """softmax of ``a`` over ``axis`` (every entry for None): logsumexp's partial derivatives."""
-    a = np.asarray(a, dtype=float)
+    a = np.asarray(a) * 1.0  # (an integer array as floats; float32 kept)
     shifted = np.exp(a - np.max(a, axis=axis, keepdims=True))
     return shifted / np.sum(shifted, axis=axis, keepdims=True)
 
@@ -174,13 +180,14 @@ def _padded(values, n: int, defaults=None) -> tuple:
 
 
 def _lse_weights(a, axis, b):
-    """exp(a) / sum(b exp(a)) over ``axis`` (kept, to broadcast): what a change of ``b * da + db`` is weighed by."""
+    """exp(a) / sum(b exp(a)) over ``axis`` (kept, to broadcast), of the shape ``a`` and ``b`` broadcast to (``b``
+    may have more entries than ``a``): what a change of ``b * da + db`` is weighed by."""
     if b is None:
         return _weights(a, axis)
-    a = np.asarray(a, dtype=float)
+    a = np.asarray(a) * 1.0  # (an integer array as floats; float32 kept)
     top = np.max(a, axis=axis, keepdims=True)
-    shifted = np.exp(a - top)
-    return shifted / np.sum(np.asarray(b) * shifted, axis=axis, keepdims=True)
+    shifted = np.exp(a - top) * np.ones_like(b, dtype=a.dtype)
+    return shifted / np.sum(b * shifted, axis=axis, keepdims=True)
 
 
 def _expanded(ct, a, axis):
