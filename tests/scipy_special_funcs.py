@@ -91,3 +91,7 @@ def float32_xlogy(x):
 
 def float32_logsumexp(x):
     return logsumexp(x)
+
+
+def solve_of_a_special(A, x):
+    return np.sum(np.linalg.solve(A, expit(x))) + np.linalg.norm(erf(x), 1)

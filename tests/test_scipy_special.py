@@ -121,3 +121,12 @@ def test_scipy_linalg_solve_inv_det_are_numpys_primitives():
     np.testing.assert_allclose(gy, central(lambda y: S.gp_like(K, y), y), rtol=1e-6, atol=1e-8)
     _, tangent = d.jvp((K, y), (np.eye(4), np.ones(4)))
     np.testing.assert_allclose(tangent, np.sum(gK * np.eye(4)) + np.sum(gy), rtol=1e-9)
+
+
+def test_linear_algebra_of_a_special_functions_result():
+    """expit(x) is elementwise, of x's ndim: np.linalg.solve and norm(ord=1) of it were refused ("arrays whose
+    ndim is not known here"), the result of a function with rules being of no known kind."""
+    A, x = RNG.normal(size=(3, 3)) + 3.0 * np.eye(3), RNG.normal(size=3)
+    gA, gx = adcompiler.grad(S.solve_of_a_special, argnums=(0, 1))(A, x)
+    np.testing.assert_allclose(gA, central(lambda A: S.solve_of_a_special(A, x), A), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gx, central(lambda x: S.solve_of_a_special(A, x), x), rtol=1e-6, atol=1e-8)

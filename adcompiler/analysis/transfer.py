@@ -108,6 +108,10 @@ def transfer(eq: Eq, ins: list) -> list:
 
         return library_value(eq, ins)
     if prim == "custom":  # (several outputs: a tuple of values, rules.output_size)
+        if n == 1 and type(eq.param).__name__ == "ufunc" and ins and all(map(V.is_numeric, ins)):
+            kept = _result_dtype(ins)  # scipy.special.expit(x): elementwise, as NumPy's own ufuncs (its ndim
+            narrow = kept not in (None, "float", "int", "bool", "float64") and kept.startswith(("float", "complex"))
+            return [_broadcast(ins, kept if narrow else "float")]  # known: np.linalg.solve of it takes it)
         return [V.NUMERIC] * n
     if prim == "reject_ints":
         return [V.STATIC] * n
