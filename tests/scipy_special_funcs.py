@@ -2,6 +2,7 @@
 
 import numpy as np
 import scipy.linalg
+import scipy.special as sp
 from scipy.special import erfinv, i0
 from scipy.special import (
     expit,
@@ -95,3 +96,7 @@ def float32_logsumexp(x):
 
 def solve_of_a_special(A, x):
     return np.sum(np.linalg.solve(A, expit(x))) + np.linalg.norm(erf(x), 1)
+
+
+def more_specials(x, y):
+    return np.sum(sp.gamma(x) + sp.entr(x) + sp.log_expit(x - 1.0) + sp.betaln(x, y) + sp.rel_entr(x, y))

@@ -130,3 +130,15 @@ def test_linear_algebra_of_a_special_functions_result():
     gA, gx = adcompiler.grad(S.solve_of_a_special, argnums=(0, 1))(A, x)
     np.testing.assert_allclose(gA, central(lambda A: S.solve_of_a_special(A, x), A), rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(gx, central(lambda x: S.solve_of_a_special(A, x), x), rtol=1e-6, atol=1e-8)
+
+
+def test_gamma_entr_log_expit_betaln_rel_entr():
+    """Functions users reach for that had no rule (betaln, log_expit: MissingRuleError), against central
+    differences, forward mode against reverse."""
+    x, y = RNG.random(4) + 0.5, RNG.random(4) + 0.5
+    d = adcompiler.differentiate(S.more_specials)
+    gx, gy = d.grad(x, y)
+    np.testing.assert_allclose(gx, central(lambda x: S.more_specials(x, y), x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gy, central(lambda y: S.more_specials(x, y), y), rtol=1e-6, atol=1e-8)
+    u, v = RNG.normal(size=4), RNG.normal(size=4)
+    np.testing.assert_allclose(d.jvp((x, y), (u, v))[1], gx @ u + gy @ v, rtol=1e-10)

@@ -91,6 +91,12 @@ def register() -> None:
 
     defrule(sp.polygamma, jvp=polygamma_jvp, vjp=polygamma_vjp)
     defrule(sp.multigammaln, jvp=multigammaln_jvp, vjp=multigammaln_vjp)
+    _unary(sp.gamma, lambda x: sp.gamma(x) * sp.digamma(x))
+    _unary(sp.entr, lambda x: -np.log(x) - 1.0)  # -x log x (x > 0)
+    if hasattr(sp, "log_expit"):  # (SciPy 1.8)
+        _unary(sp.log_expit, lambda x: sp.expit(-np.asarray(x)))
+    _binary(sp.betaln, lambda a, b: sp.digamma(a) - sp.digamma(a + b), lambda a, b: sp.digamma(b) - sp.digamma(a + b))
+    _binary(sp.rel_entr, lambda x, y: np.log(x / y) + 1.0, lambda x, y: -x / y)  # x log(x / y) (x, y > 0)
     _binary(sp.xlogy, lambda x, y: sp.xlogy(np.ones_like(x) * 1.0, y), lambda x, y: x / y)
     _binary(sp.xlog1py, lambda x, y: sp.xlog1py(np.ones_like(x) * 1.0, y), lambda x, y: x / (1.0 + y))
 
