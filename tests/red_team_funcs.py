@@ -400,3 +400,28 @@ def depth_eval(node, x):
     if node is None:
         return x
     return node.w * depth_eval(node.child, x)
+
+
+def make_poly(c):
+    def poly(x):
+        return c[0] + c[1] * x + c[2] * x * x
+
+    return poly
+
+
+POLY = make_poly([1.0, 2.0, 3.0])  # a factory's closure over a list of numbers
+
+
+def through_a_factorys_closure(x):
+    return POLY(x) * x
+
+
+WEIGHTS = {"W": np.array([[1.0, 2.0], [0.5, -1.0]]), "b": np.array([0.1, 0.2])}
+
+
+def reads_the_modules_dict(x):
+    return np.tanh(WEIGHTS["W"] @ x + WEIGHTS["b"])
+
+
+def through_a_helper_reading_the_modules_dict(x):
+    return np.sum(reads_the_modules_dict(x) ** 2)

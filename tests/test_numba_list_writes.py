@@ -83,3 +83,19 @@ def test_random_list_programs_change_the_callers_lists_as_python_does(tmp_path):
 
 def _flat(x) -> list:
     return [v for e in x for v in _flat(e)] if isinstance(x, (list, tuple)) else [x]
+
+
+@pytest.mark.parametrize(
+    "f, x",
+    [
+        (R.through_a_factorys_closure, 0.7),
+        (R.through_a_helper_reading_the_modules_dict, __import__("numpy").array([0.3, -0.2])),
+    ],
+)
+def test_the_value_of_a_helper_reading_a_list_or_dict_it_does_not_take_as_an_argument(f, x):
+    """``d.value`` under Numba called such a helper compiled as written, where Numba types no list of a closure
+    and no dict of the module (refused in Numba's words, "OverloadSelector object ..."), though ``d.grad`` ran
+    the helper's generated code; the value's call of it now runs its generated code too."""
+    d = adcompiler.differentiate(f, backend="numba")
+    assert d.value(x) == pytest.approx(f(x), rel=1e-14)
+    assert d.grad(x) == pytest.approx(adcompiler.differentiate(f).grad(x), rel=1e-12)

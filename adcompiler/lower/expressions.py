@@ -23,7 +23,8 @@ from ..front.callables import fixed_arity, given_local_functions, what_runs
 from ..front.parse import BINOPS, COMPARES, IDENTITY, UNARYOPS, source_lines
 from .arrays import numpy_name
 from .draws import draw_name, lower_draw
-from .library import LIBRARIES, PURE_BUILTINS, changes_parameter, library_path, standard_library
+from .library import LIBRARIES, PURE_BUILTINS, by_position, changes_parameter, library_path, scipy_rules
+from .library import standard_library
 from .emitter import leaf_hint
 from .idioms import METHODS
 from .records import DICT_METHODS, METHOD, record_class
@@ -254,20 +255,12 @@ class ExpressionLowering:
         canonical = numpy_name(target)
         if canonical is not None:
             return self.lower.arrays.numpy_call(node, canonical, hint)  # a tuple hint names a decomposition's parts
-        if not rules.has_custom_rule(target) and _scipy_member(target, "scipy.special"):
-            from ..rules import scipy_special
-
-            scipy_special.register()  # (SciPy's rules given on first use: SciPy is optional)
-        if not rules.has_custom_rule(target) and _scipy_member(target, "scipy.linalg"):
-            from ..rules import scipy_linalg
-
-            scipy_linalg.register()  # (expm)
+        if not rules.has_custom_rule(target):
+            scipy_rules(target)  # (SciPy's rules given on first use: SciPy is optional)
         if rules.has_custom_rule(target):
             if isinstance(node.func, ast.Attribute):
                 self.lower.names.read_attribute(node.func, target)
-            given = _by_position(
-                target, node
-            )  # logsumexp(A, axis=1): A, 1 (the rules take their arguments by position)
+            given = by_position(target, node)  # logsumexp(A, axis=1): A, 1 (rules take arguments by position)
             if given is None:
                 raise self.parsed.error(node, f"keyword arguments to {text}", "pass the arguments positionally")
             args = [a if isinstance(a, Const) else self.emit.atom(self.emit.element(self.expr(a))) for a in given]
@@ -594,38 +587,3 @@ def _repeats(node) -> bool:
         and isinstance(node.op, ast.Mult)
         and (isinstance(node.left, ast.List) or isinstance(node.right, ast.List))
     )
-
-
-def _scipy_member(target, module: str) -> bool:
-    """Whether ``target`` is a function of SciPy's ``module`` (when SciPy was imported: nothing is here)."""
-    found = sys.modules.get(module)
-    name = getattr(target, "__name__", None)
-    return found is not None and isinstance(name, str) and getattr(found, name, None) is target
-
-
-def _by_position(target, node: ast.Call) -> list | None:
-    """The arguments of ``node``, a call of ``target``, by position: its positional ones, then for each keyword
-    the parameter's place, the defaults between (constants) filled in; None where that cannot be said (no
-    signature, a starred argument or ``**``, a keyword not a positional parameter, a default not a constant)."""
-    if not node.keywords:
-        return list(node.args)
-    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-        return None
-    try:
-        params = list(inspect.signature(target).parameters.values())
-    except (TypeError, ValueError):
-        return None
-    places = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    named = {k.arg: k.value for k in node.keywords}
-    if not set(named) <= {p.name for p in places[len(node.args) :]}:
-        return None
-    last = max(i for i, p in enumerate(places) if i < len(node.args) or p.name in named)
-    out: list = list(node.args)
-    for p in places[len(node.args) : last + 1]:
-        if p.name in named:
-            out.append(named[p.name])
-        elif p.default is p.empty or not (p.default is None or isinstance(p.default, (bool, int, float, str))):
-            return None
-        else:
-            out.append(Const(p.default))
-    return out

@@ -1,16 +1,20 @@
 """Library functions as lowering meets them: which are computed as the primal computes them without reading
 their source (NumPy's and SciPy's own Python, the standard library's, a few pure builtins), how a call of one
 is spelled (``library_path``), and what a callee's source does to a parameter whose default a call uses
-(``changes_parameter``: a mutable default it changes is one object for every call)."""
+(``changes_parameter``: a mutable default it changes is one object for every call), and a call's arguments by
+position where its keywords name parameters of the function's signature (``by_position``: a function with rules
+takes them so)."""
 
 from __future__ import annotations
 
 import ast
+import inspect
 import os
 import sys
 import types
 
 from ..front.parse import read_function
+from ..ir.nodes import Const
 
 CHANGING = ("append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem", "sort")
 
@@ -85,3 +89,51 @@ def library_path(func, target, resolve) -> str | None:
     if found is not None and isinstance(name, str) and getattr(found, name, None) is target:
         return f"{module}.{name}"
     return None
+
+
+def by_position(target, node: ast.Call) -> list | None:
+    """The arguments of ``node``, a call of ``target``, by position: its positional ones, then for each keyword
+    the parameter's place, the defaults between (constants) filled in; None where that cannot be said (no
+    signature, a starred argument or ``**``, a keyword not a positional parameter, a default not a constant)."""
+    if not node.keywords:
+        return list(node.args)
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return None
+    try:
+        params = list(inspect.signature(target).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    places = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    named = {k.arg: k.value for k in node.keywords}
+    if not set(named) <= {p.name for p in places[len(node.args) :]}:
+        return None
+    last = max(i for i, p in enumerate(places) if i < len(node.args) or p.name in named)
+    out: list = list(node.args)
+    for p in places[len(node.args) : last + 1]:
+        if p.name in named:
+            out.append(named[p.name])
+        elif p.default is p.empty or not (p.default is None or isinstance(p.default, (bool, int, float, str))):
+            return None
+        else:
+            out.append(Const(p.default))
+    return out
+
+
+def _scipy_member(target, module: str) -> bool:
+    """Whether ``target`` is a function of SciPy's ``module`` (when SciPy was imported: nothing is here)."""
+    found = sys.modules.get(module)
+    name = getattr(target, "__name__", None)
+    return found is not None and isinstance(name, str) and getattr(found, name, None) is target
+
+
+def scipy_rules(target) -> None:
+    """Where ``target`` is a function of ``scipy.special`` or ``scipy.linalg``, those modules' rules given (once:
+    SciPy is imported by then, and stays optional until a call of it is lowered)."""
+    if _scipy_member(target, "scipy.special"):
+        from ..rules import scipy_special
+
+        scipy_special.register()
+    elif _scipy_member(target, "scipy.linalg"):
+        from ..rules import scipy_linalg
+
+        scipy_linalg.register()  # (expm)

@@ -21,7 +21,7 @@ def record_call(program, eq: Eq, sig: V.Sig, args: tuple, lists: bool = False) -
     if eq.prim != "call":
         return None
     held = any(V.has_records(a) or lists and isinstance(a, V.Seq) for a in sig.avals)
-    if not (held or lists and runs_generated(program, eq.param)):
+    if not (held or lists and (runs_generated(program, eq.param) or reads_containers(program, eq.param))):
         return None
     callee, _ = program.forward_callee(eq.param, (False,) * len(eq.ins), sig)
     shape = program.shape(eq.param)
@@ -41,3 +41,33 @@ def runs_generated(program, fn, seen: frozenset = frozenset()) -> bool:
         isinstance(s, Eq) and s.prim == "call" and runs_generated(program, s.param, seen | {fn})
         for s in walk(program.anf(fn).body)
     )
+
+
+def reads_containers(program, fn, seen: frozenset = frozenset()) -> bool:
+    """Whether ``fn``, or a function it calls, reads a list, a dict or an object of its module or of a
+    closure (``c[0]`` of a factory's list, ``D["W"]`` of the module's dict): generated code reads those as
+    the arrays and tuples it is handed, where a target that compiles the user's functions as written
+    (Numba) cannot take them."""
+    if fn in seen or not callable(fn) or not hasattr(fn, "__code__"):
+        return False
+    cells = [c.cell_contents for c in fn.__closure__ or () if _filled(c)]
+    names = [fn.__globals__[n] for n in fn.__code__.co_names if n in fn.__globals__]
+    if any(type(v) in (list, dict) or _object(v) for v in cells + names):
+        return True
+    return any(
+        isinstance(s, Eq) and s.prim == "call" and reads_containers(program, s.param, seen | {fn})
+        for s in walk(program.anf(fn).body)
+    )
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:  # (an empty cell)
+        return False
+    return True
+
+
+def _object(value) -> bool:
+    """An object of a user class (its attributes read by the code: the tuple of them there)."""
+    return type(value).__module__ not in ("builtins", "numpy") and type(value).__dict__.get("__dict__") is not None

@@ -188,7 +188,13 @@ def for_backend(fn, backend: str):
 def build(owner, program, built: list, mode: str, sig: V.Sig):
     """The entry function for ``mode``: the generated functions ``built`` compiled by Numba."""
     numba = numba_module()
-    from .values import convert, converter, restore  # NumPy, imported only where Numba is used
+    from .values import (
+        class_constants,
+        convert,
+        converter,
+        restore,
+        user_class,
+    )  # NumPy, imported only where Numba is used
 
     defs = [spelled_as_calls(d) for d in built]  # lists joined and repeated: on arrays, + adds and * multiplies
     arrays = {a for a, ndim in program.array_accumulators.items() if ndim and ndim > 0}
@@ -227,7 +233,7 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
                 handed[name] = _numba_helper(helper, numba)
             elif isinstance(value, types.FunctionType) and (helper is None or helper in HELPERS):
                 handed[name] = _jitted(value, numba, compiled_users)  # a user function the code calls as it is
-            elif _user_class(value):  # getattr(Spring, "k") of a class attribute read through an object
+            elif user_class(value):  # getattr(Spring, "k") of a class attribute read through an object
                 handed[name] = class_constants(value)
             elif type(value) is list and value:  # a list the code reads as a constant (a global, a closure's
                 handed[name] = convert(value)  # cell's): as an argument goes in (Numba takes no list global)
@@ -352,6 +358,8 @@ def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, told,
     of Numba located in the user's file (``told``: where each line of the compiled code comes from);
     ``written``: the positions of list arguments the code may change, whose converted values' entries are
     then written back into the caller's lists (as the function changes them when it runs as Python)."""
+    from .values import written_back
+
     avals = sig.avals
     cts = tuple(avals[i] for i in positions)
     out = tangent = _tupled(out)  # (a number's tangent may carry many directions: restore keeps them)
@@ -410,18 +418,6 @@ def _entry(compiled, mode: str, sig: V.Sig, positions: tuple, out: V.Aval, told,
 
     entry.compiled, entry.convert = compiled, convert
     return entry
-
-
-def written_back(given, converted) -> None:
-    """The entries of ``converted`` (what compiled code took for the list ``given``, and may have changed) written
-    into ``given`` and the lists it holds, each list object as it was (a row two names hold stays one)."""
-    if type(given) is not list and type(given) is not tuple:
-        return
-    for k, (g, c) in enumerate(zip(given, converted)):
-        if type(g) is list or type(g) is tuple:
-            written_back(g, c)
-        elif type(given) is list and not hasattr(g, "shape"):  # (an array element is the object compiled code had)
-            given[k] = type(g)(c) if type(g) in (float, int, bool) else c
 
 
 def _plain(aval) -> bool:
@@ -577,33 +573,14 @@ def written_constant(value):
     (``values.convert``: a list of numbers a 1-D array, of equal rows a 2-D one; Numba takes no list global),
     a class whose attributes the code reads as a named tuple of them (``class_constants``), as the code compiled
     in the process is handed them; anything else as it is."""
-    if _user_class(value):
+    from .values import class_constants, convert, user_class  # NumPy, imported only where Numba is used
+
+    if user_class(value):
         return class_constants(value)
     if type(value) is not list or not value:
         return value
-    from .values import convert  # NumPy, imported only where Numba is used
 
     return convert(value)
-
-
-def _user_class(value) -> bool:
-    return isinstance(value, type) and value.__module__ not in ("builtins", "numpy")
-
-
-def class_constants(cls):
-    """A user class as compiled code reads it, ``getattr(Spring, "k")`` of ``k = 3.0`` in its body (a class
-    attribute read through an object, ``self.k``): a named tuple of its numbers (and its bases'), which Numba
-    types and compiles in as the module's other numbers (a class it types not at all)."""
-    import collections
-
-    names = sorted(
-        k
-        for k in dir(cls)
-        if not k.startswith("__")
-        and isinstance(getattr(cls, k), (int, float))
-        and not isinstance(getattr(cls, k), bool)
-    )
-    return collections.namedtuple(cls.__name__, names)(*(getattr(cls, k) for k in names))
 
 
 def written(text: str, program, path: str, user: dict, origins: list) -> str:

@@ -8,7 +8,9 @@ costs nothing, building a typed list a tenth of a millisecond; Numba compiles on
 as a ``numba.typed.List`` of them when longer, a tuple as a tuple of them.  What comes
 back is put in the structure of the abstract value it stands for: lists where that is a list, a
 tuple where a tuple, Python floats for Python numbers, NumPy scalars of their own type (float32), and
-arrays of the argument's floating dtype.
+arrays of the argument's floating dtype.  A list argument the code may change gets the converted value's entries
+back (``written_back``); a class whose numbers the code reads goes in as a named tuple of them
+(``class_constants``).
 """
 
 from __future__ import annotations
@@ -102,3 +104,35 @@ def restore(value, aval: V.Aval):
 
 
 _DTYPES: dict = {}  # dtype name -> the dtype (asking an array for its dtype's name is slow)
+
+
+def written_back(given, converted) -> None:
+    """The entries of ``converted`` (what compiled code took for the list ``given``, and may have changed) written
+    into ``given`` and the lists it holds, each list object as it was (a row two names hold stays one)."""
+    if type(given) is not list and type(given) is not tuple:
+        return
+    for k, (g, c) in enumerate(zip(given, converted)):
+        if type(g) is list or type(g) is tuple:
+            written_back(g, c)
+        elif type(given) is list and not hasattr(g, "shape"):  # (an array element is the object compiled code had)
+            given[k] = type(g)(c) if type(g) in (float, int, bool) else c
+
+
+def user_class(value) -> bool:
+    return isinstance(value, type) and value.__module__ not in ("builtins", "numpy")
+
+
+def class_constants(cls):
+    """A user class as compiled code reads it, ``getattr(Spring, "k")`` of ``k = 3.0`` in its body (a class
+    attribute read through an object, ``self.k``): a named tuple of its numbers (and its bases'), which Numba
+    types and compiles in as the module's other numbers (a class it types not at all)."""
+    import collections
+
+    names = sorted(
+        k
+        for k in dir(cls)
+        if not k.startswith("__")
+        and isinstance(getattr(cls, k), (int, float))
+        and not isinstance(getattr(cls, k), bool)
+    )
+    return collections.namedtuple(cls.__name__, names)(*(getattr(cls, k) for k in names))
