@@ -60,12 +60,19 @@ def list_per_residual(n, a):
 
 
 @numba.njit
-def slots(n, a):
+def _filled_slots(n, a):
+    """The forward sweep keeping its residuals in slots: row i of one array a residual."""
     kept = np.empty((KEPT, n, a.shape[0]))
     for i in range(n):
         b = a + float(i)
         for r in range(KEPT):
             kept[r, i, :] = b + float(r)
+    return kept
+
+
+@numba.njit
+def slots(n, a):
+    kept = _filled_slots(n, a)
     total = 0.0
     for i in range(n - 1, -1, -1):
         for r in range(KEPT - 1):
@@ -76,11 +83,7 @@ def slots(n, a):
 
 @numba.njit
 def slots_read_as_views(n, a):
-    kept = np.empty((KEPT, n, a.shape[0]))
-    for i in range(n):
-        b = a + float(i)
-        for r in range(KEPT):
-            kept[r, i, :] = b + float(r)
+    kept = _filled_slots(n, a)
     total = 0.0
     for i in range(n - 1, -1, -1):
         for r in range(KEPT - 1):
