@@ -60,37 +60,22 @@ def list_per_residual(n, a):
 
 
 @numba.njit
-def _filled_slots(n, a):
-    """The forward sweep keeping its residuals in slots: row i of one array a residual."""
+def slots(n, a, as_views=False):
+    """Residuals in rows of one array a residual, read back by entry or (``as_views``) as a view a residual, as an
+    adjoint line reads an array."""
     kept = np.empty((KEPT, n, a.shape[0]))
     for i in range(n):
         b = a + float(i)
         for r in range(KEPT):
             kept[r, i, :] = b + float(r)
-    return kept
-
-
-@numba.njit
-def slots(n, a):
-    kept = _filled_slots(n, a)
     total = 0.0
     for i in range(n - 1, -1, -1):
-        for r in range(KEPT - 1):
-            total += kept[r, i, 0]
-        total += kept[KEPT - 1, i, -1]
-    return total
-
-
-@numba.njit
-def slots_read_as_views(n, a):
-    kept = _filled_slots(n, a)
-    total = 0.0
-    for i in range(n - 1, -1, -1):
-        for r in range(KEPT - 1):
-            row = kept[r, i]  # (a view a residual, as an adjoint line reads an array)
-            total += row[0]
-        row = kept[KEPT - 1, i]
-        total += row[-1]
+        for r in range(KEPT):
+            if as_views:
+                row = kept[r, i]
+                total += row[-1] if r == KEPT - 1 else row[0]
+            else:
+                total += kept[r, i, -1] if r == KEPT - 1 else kept[r, i, 0]
     return total
 
 
@@ -102,17 +87,23 @@ def main() -> None:
     keep_arrays()  # glibc's thresholds as generated code sets them
     a = np.linspace(0.0, 1.0, 7)
     expected = None
-    for fn in (tuple_tape, list_per_residual, slots, slots_read_as_views):
-        value = fn(args.n, a)  # (compiles)
+    ways = {
+        "tuple_tape": lambda: tuple_tape(args.n, a),
+        "list_per_residual": lambda: list_per_residual(args.n, a),
+        "slots": lambda: slots(args.n, a),
+        "slots_read_as_views": lambda: slots(args.n, a, True),
+    }
+    for name, way in ways.items():
+        value = way()  # (compiles)
         expected = value if expected is None else expected
-        assert np.isclose(value, expected), (fn.__name__, value, expected)
-        best = min(_timed(fn, args.n, a) for _ in range(args.rounds))
-        print(f"{fn.__name__:18} {best * 1e3:7.2f} ms  {best / args.n * 1e9:6.0f} ns an iteration")
+        assert np.isclose(value, expected), (name, value, expected)
+        best = min(_timed(way) for _ in range(args.rounds))
+        print(f"{name:19} {best * 1e3:7.2f} ms  {best / args.n * 1e9:6.0f} ns an iteration")
 
 
-def _timed(fn, n, a) -> float:
+def _timed(way) -> float:
     start = time.perf_counter()
-    fn(n, a)
+    way()
     return time.perf_counter() - start
 
 
