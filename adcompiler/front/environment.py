@@ -158,8 +158,9 @@ class Dependency:
     """A test that the module dictionary ``where`` still holds, under ``name``, what the code was built
     for.  ``kind`` is "absent" (the name is still not there), "same" (the same object), "function" (the
     same function, running the same code with the same defaults: ``f.__code__`` or ``f.__defaults__``
-    replaced is a change), "object" (the same object of a user class, of the same class), "code" (the function ``value[0]`` itself, held by what depends on it, runs the
-    same code with the same defaults: ``where`` is not read), "type" (a
+    replaced is a change), "object" (the same object of a user class, of the same class), "code" (the
+    function ``value[0]`` itself, held by what depends on it, runs the same code with the same defaults:
+    ``where`` is not read), "type" (a
     number of the same type: its value is read when the code runs), "int" (the same integer: it
     may have chosen an index or a length), "array" (an array of the same ndim and dtype) or
     "sequence" (a list or tuple of the same lengths and leaf types: its numbers read when the code runs), or
