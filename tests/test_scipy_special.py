@@ -142,3 +142,15 @@ def test_gamma_entr_log_expit_betaln_rel_entr():
     np.testing.assert_allclose(gy, central(lambda y: S.more_specials(x, y), y), rtol=1e-6, atol=1e-8)
     u, v = RNG.normal(size=4), RNG.normal(size=4)
     np.testing.assert_allclose(d.jvp((x, y), (u, v))[1], gx @ u + gy @ v, rtol=1e-10)
+
+
+@pytest.mark.parametrize("fn", [S.lse, S.lse_axis])
+def test_a_hessian_through_logsumexp_or_softmax_is_refused_at_the_users_line(fn):
+    """Their rules take ``*rest`` and branch on its length, which adcompiler does not differentiate again: the
+    refusal was located in adcompiler's rules/scipy_special.py ("raise is not supported"), not at the user's line."""
+    x = RNG.normal(size=(3, 4)) if fn is S.lse_axis else RNG.normal(size=4)
+    with pytest.raises(
+        adcompiler.UnsupportedSyntaxError,
+        match=r"scipy_special_funcs\.py:\d+:\d+: a second derivative .*the rules of scipy",
+    ):
+        adcompiler.hessian(fn)(x)

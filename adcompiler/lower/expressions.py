@@ -15,7 +15,7 @@ import os
 import sys
 import types
 from .. import rules
-from ..errors import MissingRuleError
+from ..errors import MissingRuleError, UnsupportedSyntaxError
 from ..ir.nodes import Const, Eq, If, rebuild
 from ..ir.supplied import constant
 from ..front.names import is_builtin
@@ -23,8 +23,8 @@ from ..front.callables import fixed_arity, given_local_functions, what_runs
 from ..front.parse import BINOPS, COMPARES, IDENTITY, UNARYOPS, source_lines
 from .arrays import numpy_name
 from .draws import draw_name, lower_draw
-from .library import LIBRARIES, PURE_BUILTINS, by_position, changes_parameter, library_path, scipy_rules
-from .library import standard_library
+from .library import LIBRARIES, PURE_BUILTINS, by_position, changes_parameter, library_path, public_name
+from .library import scipy_rules, standard_library
 from .emitter import leaf_hint
 from .idioms import METHODS
 from .records import DICT_METHODS, METHOD, record_class
@@ -494,7 +494,17 @@ class ExpressionLowering:
                 values.append(constant(param.default, f"{name}_default"))
             else:  # *args or **kwargs: the callee's own fence refuses it, with its location
                 values.append(Const(None))
-        shape = self.callee_shape(target, node)
+        try:
+            shape = self.callee_shape(target, node)
+        except UnsupportedSyntaxError:
+            ruled = rules.ruled_by(target)  # a rule of adcompiler's own, in derivative code differentiated again
+            if ruled is None or not (getattr(target, "__module__", "") or "").startswith("adcompiler."):
+                raise
+            raise self.parsed.error(
+                node,
+                f"the rules of {public_name(ruled)} (adcompiler's, which it cannot differentiate again)",
+                "write the function with NumPy (np.exp, np.log, np.sum), whose second derivatives adcompiler takes",
+            ) from None
         hints = _shaped_hints(shape, hint)
         outs = [self.emit.new_var(h) for h in hints]
         self.emit.body.append(Eq(tuple(outs), "call", tuple(values), self.emit.line, target))

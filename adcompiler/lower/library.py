@@ -137,3 +137,10 @@ def scipy_rules(target) -> None:
         from ..rules import scipy_linalg
 
         scipy_linalg.register()  # (expm)
+
+
+def public_name(fn) -> str:
+    """``scipy.special.logsumexp``: a library function by its public module (``scipy.special._logsumexp`` read as
+    ``scipy.special``) and its name."""
+    module = (getattr(fn, "__module__", None) or "").split("._")[0]
+    return f"{module}.{fn.__name__}" if module else getattr(fn, "__name__", repr(fn))

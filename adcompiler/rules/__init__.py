@@ -44,6 +44,17 @@ def prim_of(obj):
         return None
 
 
+def ruled_by(rule):
+    """The function a ``defrule`` jvp or vjp ``rule`` is the rule of, or a copy of one (of the same module and name:
+    generated code differentiated again runs its own); None if it is none's."""
+    named = _named(rule)
+    return next((fn for fn, pair in CUSTOM.items() if rule in pair or named in map(_named, pair)), None)
+
+
+def _named(fn) -> tuple:
+    return (getattr(fn, "__module__", None), getattr(fn, "__qualname__", None))
+
+
 def has_custom_rule(obj) -> bool:
     """Whether the user gave ``obj`` rules with ``defrule``."""
     try:
