@@ -13,6 +13,7 @@ from tests.store_funcs import dot_rows as mat_vec_product_sum  # noqa: F401 (Tab
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks" / "gradbench"))
 from evals import det as _det  # noqa: E402 (the eval module itself, as tests/test_gradbench_evals.py reads it)
+from evals.det import det_by_links  # noqa: E402, F401 (the reference formulation: links changed in place)
 
 
 def poly(x, y):

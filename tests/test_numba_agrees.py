@@ -132,6 +132,8 @@ ROWS = [
     # a caller's accumulator handed to a callee's reverse sweep, which adds into it in place (modes/handed.py;
     # 2026-11-29): a cell called in a loop, and one array handed as two parameters (only once)
     Row("handed", CI.run_cells, [(3, 3), (3,), (3,)]),
+    # integer arrays a recursive helper writes into and puts back (GradBench det's reference links; 2026-12-03)
+    Row("index", NF.det_by_links, [(4, 4)]),
     Row("handed", CI.same_twice, [(3, 2)]),
     Row(
         "shapes",

@@ -88,6 +88,16 @@ class Facts:
         return frozenset(p for p, a in zip(self.fn.params, self.sig.avals) if V.maybe_array(a))
 
     @cached_property
+    def index_params(self) -> frozenset:
+        """The parameters that arrive as integer or boolean arrays: no derivative flows through them, so a write
+        into one (a helper's index links, counters) runs as the primal's does (``inplace.check_in_place``)."""
+        return frozenset(
+            p
+            for p, a in zip(self.fn.params, self.sig.avals)
+            if isinstance(a, V.Arr) and a.dtype is not None and a.dtype[:1] in "iub"
+        )
+
+    @cached_property
     def holders(self) -> frozenset:
         """Lists and tuples that may hold arrays (at any depth)."""
         return frozenset(n for n in self.containers if V.leaves_may_be_arrays(self.avals[n]))

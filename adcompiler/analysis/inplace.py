@@ -31,6 +31,7 @@ Each refusal names the file, line and column and what to write instead.
 from __future__ import annotations
 
 import ast
+import re
 
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import IN_PLACE, Var
@@ -46,8 +47,15 @@ def check_in_place(
     call_shares=None,
     generated: bool = False,
     vectors=frozenset(),
-) -> None:
-    """Raise UnsupportedSyntaxError for the first in-place change of an array the derivative could miss.
+    index_params=frozenset(),
+    callee_writes=None,
+) -> dict:
+    """Raise UnsupportedSyntaxError for the first in-place change of an array the derivative could miss; return
+    the parameters among ``index_params`` (integer arrays: no derivative to follow, so a helper may write into
+    them, as GradBench det's reference formulation does its row and column links) that ``fn`` writes into,
+    itself or by handing them to a helper that does (``callee_writes(eq)``: the positions of a call's
+    arguments its callee writes into), each to the first equation that does (``entry_writes`` refuses them in
+    the function differentiated: a derivative must leave the caller's arrays as the primal does).
 
     ``array_params``: the parameters that may arrive as arrays (None: any parameter may);
     ``holders``: the lists and tuples that may hold arrays; ``call_shares(eq)``: for a call, what
@@ -57,19 +65,48 @@ def check_in_place(
     views: ``t3 = B[:, 1]``, ``B[:, 0] = t7`` and ``B[:, 0] = tape.pop()``, then ``t3`` read); ``vectors``: the
     names surely holding 1-D arrays (``np.diag`` of anything else may be a view)."""
     if not arrays:
-        return
+        return {}
     facts = _Facts(fn, arrays, containers, holders, call_shares, vectors)
     facts.generated = generated
     facts.array_params = set(fn.params) if array_params is None else set(array_params)
     facts.array_params |= facts.module_arrays
+    written: dict = {}
     for eq, pos, loops in facts.eqs:
         target = eq.ins[0].name if eq.prim == "setitem" and isinstance(eq.ins[0], Var) else None
         if target is not None and (target in arrays or any(m in facts.taken for m in facts.members(target))):
             facts.check_rebound(eq, pos, target)
             facts.check_change(eq, pos, loops, eq.ins[0].name, "writing into")
+            changed = [eq.ins[0]]
         elif eq.param == IN_PLACE and isinstance(eq.ins[0], Var) and facts.may_be_array(eq.ins[0].name):
             facts.check_change(eq, pos, loops, eq.ins[0].name, "an in-place change (+=, *=, ...) of")
             facts.check_stale(eq, pos, loops)
+            changed = [eq.ins[0]]
+        elif eq.prim == "call" and callee_writes is not None and index_params:
+            changed = [eq.ins[k] for k in callee_writes(eq) if k < len(eq.ins)]
+        else:
+            continue
+        for a in changed:
+            for p in facts.sources(a.name) & index_params if isinstance(a, Var) else ():
+                written.setdefault(p, eq)
+    return written
+
+
+def entry_writes(fn, writes: dict) -> None:
+    """Refuse, located, a write into an integer-array parameter of the function differentiated (``writes``, as
+    ``check_in_place`` returns them): its reverse sweep puts back each write as it passes it, so a gradient
+    would leave the caller's array other than the primal does."""
+    for param, eq in writes.items():
+        text = fn.source.lines.get(eq.line, "")
+        name = _root(param)
+        if eq.prim == "call":
+            callee = _callee_name(eq)
+            construct = f"handing the array parameter {name} to {callee}, which writes into it,"
+        else:
+            construct = f"writing into the array parameter {name}"
+        remedy = f"copy it first ({name} = {name}.copy())"
+        found = re.search(rf"(?<![\w.]){re.escape(name)}\b", text) if eq.prim == "call" else None
+        col = found.start() if found else _column(text, name)
+        raise UnsupportedSyntaxError(construct, remedy, fn.source.filename, eq.line, col, text)
 
 
 class _Facts(Memory):

@@ -33,7 +33,7 @@ from ..analysis.infer import Analyser
 from ..analysis.as_arrays import lists_as_arrays
 from ..analysis.specialise import specialise
 from ..analysis.nones import fold_none_tests
-from ..analysis.inplace import check_in_place
+from ..analysis.inplace import check_in_place, entry_writes
 from ..analysis.memory import returned_memory
 from ..analysis.methods import method_reads
 from ..ir.nodes import Const, Var, calls, flatten
@@ -205,15 +205,17 @@ class Program:
                 check_constructs(facts)
                 check_parallel_loops(facts, self)
                 shares = self.call_shares(facts)
-                check_in_place(
+                facts.writes = check_in_place(
                     facts.fn,
                     facts.numeric_arrays,
                     facts.containers,
-                    facts.array_params,
+                    facts.array_params - facts.index_params,
                     facts.holders,
                     shares,
                     generated=hasattr(fn, "__adc_scope__"),
                     vectors=facts.vectors,
+                    index_params=facts.index_params,
+                    callee_writes=lambda eq: self.writes_into(eq.param, facts.call_sig(eq)),
                 )
                 if self.passes.refuse_facts is not None:
                     self.passes.refuse_facts(facts)
@@ -221,6 +223,13 @@ class Program:
                 self._checked.discard(key)  # refused: so is every later request, in either mode
                 raise
         return facts
+
+    def writes_into(self, fn, sig: V.Sig) -> tuple:
+        """The positions of the integer-array parameters ``fn`` writes into, itself or through its helpers
+        (``inplace.check_in_place``); within a recursion, none yet (its own writes are found at its level)."""
+        facts = self.facts(fn, sig)
+        writes = getattr(facts, "writes", {})
+        return tuple(k for k, p in enumerate(facts.fn.params) if p in writes)
 
     def returned_memory(self, fn, sig: V.Sig):
         """For each output leaf of ``fn`` called with signature ``sig``, the parameters whose memory it
@@ -392,6 +401,8 @@ class Program:
         wrt = tuple(wrt)
         if mode not in ("forward", "reverse", "grad", "value_and_grad", "jacobian"):
             raise ValueError(f"no generated code for mode {mode!r}")
+        facts = self.facts(entry, sig)
+        entry_writes(facts.fn, getattr(facts, "writes", {}))
         kind = "fused" if mode == "reverse" else mode
         key = (kind, entry, wrt, sig)
         if key not in self.specs:

@@ -296,13 +296,19 @@ def without_pushes(code, tapes: frozenset) -> list:
 
 
 def _number_at(facts, x, index) -> bool:
-    """Whether ``x[index]`` is surely one number of the array ``x``: an int into a vector, a tuple of as many
-    ints as ``x`` has axes (its old value is then taped as it is; a copy of it is an array, made per write)."""
+    """Whether ``x[index]`` is surely no view of the array ``x``: a number into a vector, a tuple of as many
+    numbers as ``x`` has axes (its old value is then taped as it is; a copy of it is an array, made per write)."""
     arr = facts.of(x)
     if not (isinstance(arr, V.Arr) and isinstance(arr.ndim, int)):
         return False
     i = facts.of(index)
-    if i == V.INT:
+    if _number_index(i):
         return arr.ndim == 1
     items = i.items if isinstance(i, V.Seq) else None
-    return items is not None and len(items) == arr.ndim and all(item == V.INT for item in items)
+    return items is not None and len(items) == arr.ndim and all(_number_index(item) for item in items)
+
+
+def _number_index(a) -> bool:
+    """Whether ``a`` is one number (an int, NumPy's integer read from an array: ``c[c[j]]``, or their join): such
+    an index of a 1-D array, or one per axis, never makes a view (a bool makes a new array, a float raises)."""
+    return isinstance(a, V.Num)

@@ -86,7 +86,7 @@ register(
         array_api="xp.full_like",
     )
 )
-_constant("arange", lambda ins, static, kit: kit.Arr(1, _dtype(static, kit)))
+_constant("arange", lambda ins, static, kit: kit.Arr(1, _dtype(static, kit) or kit.result_dtype(ins)))
 _constant("eye", lambda ins, static, kit: kit.Arr(2, _dtype(static, kit) or "float64"))
 _constant("identity", lambda ins, static, kit: kit.Arr(2, _dtype(static, kit) or "float64"), xp=None)
 
