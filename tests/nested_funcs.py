@@ -100,6 +100,15 @@ def uses_has_aux(x):
     return adcompiler.grad(mul, has_aux=True)(x, 2.0)[0]
 
 
+def _keyed(d):
+    return d["a"] * d["b"] ** 2
+
+
+def uses_a_dict(x):
+    g = adcompiler.grad(_keyed)({"a": x, "b": 2.0 * x})
+    return g["a"] + g["b"]
+
+
 def curvature_forward_over_reverse(x, w):
     """v . H v by a jvp of the gradient (forward over reverse inside), differentiated again outside."""
     v = np.array([1.0, -2.0, 0.5])

@@ -4,6 +4,8 @@ hoisting such a read where the primal never made it would raise IndexError."""
 
 import math
 
+import numpy as np
+
 
 def ragged_counts(rows, v, counts):
     """Row i is read only when counts[i] > 0; rows is shorter than counts."""
@@ -227,3 +229,12 @@ def only_appends_after_a_call(a, w):
     y = _layers_of(xs, w)
     xs.append(w)
     return y + xs[2] * y + _weighted_squares(xs, a)
+
+
+def neighbours(x, w):
+    """Reads at i + 1 and i - 1 of arrays nothing writes: the indices are integer arithmetic of the loop's index,
+    computed again by the adjoint sweep with the entries they read (nothing of the loop taped for them)."""
+    total = 0.0
+    for i in range(1, len(x) - 1):
+        total = total + w[i + 1] * x[i] * x[i - 1] - w[i - 1] * np.sin(x[i + 1])
+    return total

@@ -168,11 +168,15 @@ def test_gradient_code_that_lets_arrays_go_differentiated_again(backend):
 
 
 def test_refusals_are_located():
-    for f, what in [(N.uses_vjp, "adcompiler.vjp"), (N.uses_has_aux, "has_aux"), (N.uses_hessian, "hessian")]:
+    remedy = "adcompiler.grad(f)"
+    refused = [(N.uses_vjp, "adcompiler.vjp", remedy), (N.uses_has_aux, "has_aux", remedy)]
+    refused += [(N.uses_hessian, "hessian", remedy)]
+    refused += [(N.uses_a_dict, "reads its parameter d by key (d['a'])", "hand _keyed the values as parameters")]
+    for f, what, instead in refused:  # (a dict handed in was "the index ['a'] of a list or tuple of floats")
         with pytest.raises(UnsupportedSyntaxError) as info:
             adcompiler.grad(f)(1.0)
         message = str(info.value)
-        assert what in message and "nested_funcs.py" in message and "adcompiler.grad(f)" in message
+        assert what in message and "nested_funcs.py" in message and instead in message
 
 
 @pytest.fixture(scope="module")

@@ -6,9 +6,11 @@ import copy
 import random
 import re
 
+import numpy as np
 import pytest
 
 import adcompiler
+from oracle import central_grad
 from tests import reread_funcs as R
 
 
@@ -193,3 +195,17 @@ def test_callee_of_a_program_that_only_appends_reads_its_lists_again():
             break
         body.append(line)
     assert "h[j]" in "\n".join(body) and "append" not in "\n".join(body), sweep
+
+
+def test_an_index_computed_from_the_loop_index_is_computed_again():
+    """``w[i + 1]``, ``x[i - 1]``: the integer index is arithmetic of values the adjoint sweep knows, so it and the
+    entry it reads are computed again there: the loop tapes only what it computes, ``np.sin(x[i + 1])`` (it taped
+    each index and each entry read at one too)."""
+    rng = np.random.default_rng(7)
+    x, w = rng.normal(size=6), rng.normal(size=6)
+    f = adcompiler.differentiate(R.neighbours)
+    gx, gw = f.grad(x, w)
+    np.testing.assert_allclose(gx, central_grad(R.neighbours, (x, w), 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gw, central_grad(R.neighbours, (x, w), 1), rtol=1e-6, atol=1e-8)
+    pushes = re.findall(r"\.append\((.*)\)$", f.source("grad"), flags=re.M)
+    assert pushes == ["np.sin(x[i + 1])"], pushes

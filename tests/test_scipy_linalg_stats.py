@@ -96,9 +96,14 @@ def test_expm_by_its_frechet_derivative():
     check_both_modes(F.exp_of_matrix, (0.5 * RNG.normal(size=(3, 3)),))
 
 
-def test_expm_second_order_is_refused_naming_the_frechet_derivative():
-    with pytest.raises(MissingRuleError, match="expm_frechet, which has no derivative rule"):
-        adcompiler.hessian_matrix(F.exp_of_matrix)(0.3 * RNG.normal(size=(3, 3)))
+@pytest.mark.parametrize("second", [adcompiler.hessian_matrix, adcompiler.hessian])
+def test_expm_second_order_is_refused_naming_the_frechet_derivative(second):
+    """At the user's line, naming scipy.linalg.expm, whose rules call expm_frechet (it was located in
+    adcompiler's own rules/scipy_linalg.py)."""
+    with pytest.raises(MissingRuleError, match="expm_frechet, which has no derivative rule") as caught:
+        second(F.exp_of_matrix)(0.3 * RNG.normal(size=(3, 3)))
+    assert caught.value.filename.endswith("scipy_linalg_stats_funcs.py"), str(caught.value)
+    assert "the rules of scipy.linalg.expm" in caught.value.msg and "expm(A)" in caught.value.text
 
 
 def test_cho_solve_of_a_flag_not_constant_is_refused_at_the_users_line():

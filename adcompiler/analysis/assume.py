@@ -234,3 +234,18 @@ def _uses_numpy(program, fn, seen: set) -> bool:
         if isinstance(s, Eq) and s.prim == "call" and s.param not in seen and _uses_numpy(program, s.param, seen):
             return True
     return False
+
+
+def read_by_key(program, fn) -> tuple | None:
+    """``(parameter, key)`` for the first parameter of ``fn`` read by a string key (``d["a"]``, a record's
+    field ``p.w`` reads as one too): a record, which no assumed signature holds (its keys come from a call),
+    or None."""
+    function = program.dupform(fn)
+    eqs = [eq for eq in walk(function.body) if isinstance(eq, Eq)]
+    names = {c: p for p in function.params for c in copies_of(eqs, {p})}
+    for eq in eqs:
+        if eq.prim == "getitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in names:
+            key = eq.ins[1]
+            if isinstance(key, Const) and isinstance(key.value, str):
+                return names[eq.ins[0].name], key.value
+    return None

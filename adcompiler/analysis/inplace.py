@@ -36,6 +36,7 @@ import re
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import IN_PLACE, Var
 from .memory import MODULE, SAME_OBJECT, Memory
+from ..lower.library import library_changes
 
 
 def check_in_place(
@@ -81,12 +82,16 @@ def check_in_place(
             facts.check_change(eq, pos, loops, eq.ins[0].name, "an in-place change (+=, *=, ...) of")
             facts.check_stale(eq, pos, loops)
             changed = [eq.ins[0]]
-        elif eq.prim == "call" and callee_writes is not None and index_params:
+        elif eq.prim == "call" and callee_writes is not None:
             changed = [eq.ins[k] for k in callee_writes(eq) if k < len(eq.ins)]
+            facts.check_handed(eq, changed)
+        elif library_changes(eq):  # np.put(p, ...) of an integer array: a write into p (of a float array with a
+            changed = [eq.ins[k] for k in library_changes(eq)]  # derivative: refused as a call with no rule)
         else:
             continue
-        for a in changed:
-            for p in facts.sources(a.name) & index_params if isinstance(a, Var) else ():
+        params = set(fn.params) if eq.prim != "library" else index_params
+        for a in changed:  # the parameters whose arrays it may be (or a view of, or an array they hold)
+            for p in (facts.memory_of(a.name) | facts.sources(a.name)) & params if isinstance(a, Var) else ():
                 written.setdefault(p, eq)
     return written
 
@@ -100,10 +105,11 @@ def entry_writes(fn, writes: dict) -> None:
         name = _root(param)
         if eq.prim == "call":
             callee = _callee_name(eq)
-            construct = f"handing the array parameter {name} to {callee}, which writes into it,"
+            construct = f"handing the array parameter {name} (or a view of it, or an array it holds) to {callee}, which writes into it,"
+            remedy = f"hand {callee} a copy of the array (its .copy())"
         else:
             construct = f"writing into the array parameter {name}"
-        remedy = f"copy it first ({name} = {name}.copy())"
+            remedy = f"copy it first ({name} = {name}.copy())"
         found = re.search(rf"(?<![\w.]){re.escape(name)}\b", text) if eq.prim == "call" else None
         col = found.start() if found else _column(text, name)
         raise UnsupportedSyntaxError(construct, remedy, fn.source.filename, eq.line, col, text)
@@ -178,6 +184,24 @@ class _Facts(Memory):
                     name,
                 )
         self.check_through_calls(eq, pos, loops, name, what)
+
+    def check_handed(self, eq, changed: list) -> None:
+        """A module's integer array handed to a helper that writes into it: the reverse sweep would put it back,
+        leaving the module's array other than the primal does."""
+        for a in changed:
+            module = (self.memory_of(a.name) & self.module_arrays) if isinstance(a, Var) else set()
+            if module:
+                name, callee = _root(min(module)), _callee_name(eq)
+                text = self.fn.source.lines.get(eq.line, "")
+                found = re.search(rf"(?<![\w.]){re.escape(name)}\b", text)
+                raise UnsupportedSyntaxError(
+                    f"handing the module's array {name} to {callee}, which writes into it,",
+                    f"copy it first ({name.lower()}_copy = {name}.copy()) and hand {callee} the copy",
+                    self.fn.source.filename,
+                    eq.line,
+                    found.start() if found else _column(text, name),
+                    text,
+                )
 
     def check_rebound(self, eq, pos: int, target: str) -> None:
         """A write into the array a name took from another (``v = u``) after that other name was bound anew in

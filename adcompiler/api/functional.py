@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence, Union
 from ..analysis import values as V
 from .differentiable import Differentiable
 from .methods import instance_of
-from ..analysis.assume import assumed_signature
+from ..analysis.assume import assumed_signature, read_by_key
 from ..compile.origins import second_order_of
 from ..lower.nested import INNER, Inner
 from .arguments import called_with
@@ -403,6 +403,15 @@ def _generated(d: Differentiable, mode: str, text: str, kind: str = "call", wrap
     at ``positions`` lists of numbers, where the call passes lists there."""
     if not d.target.nests:
         return Inner(None, refusal=(f"{text} with backend={d.backend!r} inside a differentiated function", _NESTED))
+    with d._building:
+        keyed = read_by_key(d.program, d.fn)
+    if keyed is not None:  # a dict (or record) parameter: the inner code is built for numbers, arrays and lists
+        param, key = keyed
+        construct = f"{text}, whose function reads its parameter {param} by key ({param}[{key!r}]), inside a differentiated function"
+        remedy = (
+            f"hand {d.fn.__name__} the values as parameters of their own, or take that derivative outside the function"
+        )
+        return Inner(None, refusal=(construct, remedy))
     assumed, sig = _nested_signature(d)
     if mode in ("grad", "value_and_grad"):
         d._require_scalar(mode, sig)

@@ -217,6 +217,49 @@ class Told:
 LOADED: dict = {}  # the file name generated code was loaded under -> its ``Told`` (compile.load records it)
 
 
+def _same_file(a: str | None, b: str) -> bool:
+    return a is not None and os.path.realpath(a) == os.path.realpath(b)
+
+
+def _through_own_rule(e: UnsupportedSyntaxError, where: str) -> tuple:
+    """``(told, line, e)`` for a refusal ``e`` located in one of adcompiler's rule modules (``scipy.linalg.expm``'s
+    vjp calls ``expm_frechet``, which has no rule: a second derivative cannot go through it): the loaded
+    derivative code that calls that rule and the line of it that does, and ``e`` told as the rules of the
+    function they belong to (the code of a function of the file ``where``); ``(None, None, e)`` where it is not
+    such a refusal."""
+    own = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # (the adcompiler package)
+    if not e.filename or not os.path.abspath(e.filename).startswith(own + os.sep):
+        return None, None, e
+    from ..rules.custom import CUSTOM
+
+    name = None
+    for k in range(e.lineno or 0, 0, -1):  # the def around the refused line: the rule's name
+        found = re.match(r"\s*def (\w+)\(", linecache.getline(e.filename, k))
+        if found:
+            name = found.group(1)
+            break
+    owner = next(
+        (
+            fn
+            for fn, pair in CUSTOM.items()
+            for rule in pair
+            if getattr(rule, "__name__", None) == name
+            and getattr(rule, "__code__", None) is not None
+            and os.path.abspath(rule.__code__.co_filename) == os.path.abspath(e.filename)
+        ),
+        None,
+    )
+    if owner is None:
+        return None, None, e
+    for told in reversed(list(LOADED.values())):  # the newest of fn's code that calls the rule
+        at = next((k + 1 for k, text in enumerate(told.lines) if re.search(rf"\b{name}\(", text)), None)
+        if at is not None and told.at(at)[0] is not None and _same_file(told.file_at(at), where):
+            module = (getattr(owner, "__module__", None) or "").split("._")[0]
+            construct = f"the rules of {module}.{owner.__name__}, adcompiler's, which it cannot differentiate again ({e.construct})"
+            return told, at, type(e)(construct, e.remedy, e.filename, e.lineno, (e.offset or 1) - 1, e.text)
+    return None, None, e
+
+
 @contextlib.contextmanager
 def second_order_of(fn):
     """A refusal met while differentiating ``fn``'s generated derivative code (hessian and hvp: a helper of
@@ -226,16 +269,18 @@ def second_order_of(fn):
     try:
         yield
     except UnsupportedSyntaxError as e:
-        told = LOADED.get(e.filename)
-        line, text, helper = told.at(e.lineno or 0) if told is not None else (None, None, None)
+        told, at = LOADED.get(e.filename), e.lineno or 0
+        where = inspect.getsourcefile(fn) or fn.__code__.co_filename
+        if told is None:  # refused inside a rule of adcompiler's own, which the first derivative calls
+            told, at, e = _through_own_rule(e, where)
+        line, text, helper = told.at(at) if told is not None else (None, None, None)
         if line is None or text is None:
             raise
-        where = inspect.getsourcefile(fn) or fn.__code__.co_filename
         if where in LOADED:  # fn is derivative code too (hessian's reverse code): told where its own origin is
             raise
-        origin = told.file_at(e.lineno or 0)
+        origin = told.file_at(at)
         through = f"through `{text}`"
-        if origin is not None and os.path.realpath(origin) != os.path.realpath(where):  # a line of generated code
+        if origin is not None and not _same_file(origin, where):  # a line of generated code
             line, through = fn.__code__.co_firstlineno, f"of {fn.__name__} (through a derivative it takes)"
         refused = re.sub(r" \((?:t\d+|d_\w+|kept|tape\w*|residuals?)\)", "", e.construct)  # (no generated code's name)
         construct = f"a second derivative (hessian, hvp, a transform of a transform) {through}, its first derivative's code refused for {refused}"

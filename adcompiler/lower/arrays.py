@@ -143,10 +143,10 @@ class ArrayLowering:
         args = ([receiver] if receiver is not None else []) + [
             arg(a, k < len(at) and at[k] in sequences) if sequences else arg(a) for k, a in enumerate(node.args)
         ]
-        keywords = {  # (dtype=np.float32: the dtype's name, a constant, as dtype="float32" is)
+        keywords = {  # (dtype=np.float32, dtype=int: the dtype's name, a constant, as dtype="float32" is)
             k.arg: (
                 Const(self.dtype_of(k.value).name)
-                if k.arg == "dtype" and _named_dtype(k.value)
+                if k.arg == "dtype" and (_named_dtype(k.value) or self.integer_builtin(k.value))
                 else arg(k.value, k.arg in sequences) if sequences else arg(k.value)
             )
             for k in node.keywords
@@ -326,6 +326,19 @@ class ArrayLowering:
         if not isinstance(node, (ast.List, ast.Tuple)):
             return None
         return tuple(self.emit.atom(self.array_arg(e)) for e in node.elts)
+
+    def integer_builtin(self, node) -> bool:
+        """Whether ``node`` is Python's ``int`` or ``bool`` by its name (not a local of that name): as a dtype, an
+        array of integers (or booleans), which the abstract value must say (an array written into by a helper
+        is an index array only if it is known to be one)."""
+        if not isinstance(node, ast.Name) or node.id not in ("int", "bool"):
+            return False
+        if any(node.id in names for names in (self.emit.pinned, self.emit.slots, self.emit.env)):
+            return False
+        try:
+            return self.lower.names.resolve(node) in (int, bool)
+        except Exception:
+            return False
 
     def dtype_of(self, node):
         """The dtype a constant dtype argument names (float, "float32", np.float64), or a located error."""

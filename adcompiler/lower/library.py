@@ -41,6 +41,21 @@ def changes_parameter(fn, name: str) -> bool:
 
 
 # Builtins with no rule computed as the primal computes them (open, exec, input, setattr: refused).
+CHANGED_BY = {  # NumPy's functions that write into an argument (its position), computed as the primal computes them
+    "numpy.put": 0,
+    "numpy.copyto": 0,
+    "numpy.place": 0,
+    "numpy.putmask": 0,
+    "numpy.fill_diagonal": 0,
+}
+
+
+def library_changes(eq) -> tuple:
+    """The positions of the arguments a call of a library function (a ``library`` equation) writes into."""
+    at = CHANGED_BY.get(eq.param[1]) if eq.prim == "library" else None
+    return () if at is None or at >= len(eq.ins) else (at,)
+
+
 PURE_BUILTINS = ("divmod", "chr", "ord", "bin", "hex", "oct", "hash", "isinstance", "callable", "repr", "format")
 # Libraries whose functions compute values and change nothing: the kind of value one returns is learnt
 # from a call on example arguments at build time (analysis.library_values); another's is not called then.

@@ -20,6 +20,7 @@ from ..rules import CHANGES
 from ..rules.families import family
 from ..rules.arrays import ARRAY_G
 from ..lower.dup import DUP
+from .calls import written_arguments
 from .handed import handed
 from .owned import add_new
 from .plan import Keeping, TapePlan, recomputed, shares_tapes
@@ -110,9 +111,13 @@ class Adjoints:
         if eq.prim == "call":
             if self.touches(eq):
                 self.call_adjoint(eq, site, out)
+            else:
+                out += self.restored(eq, site)
             return out
         if eq.prim == "custom":
             return self.custom_adjoint(eq)
+        if eq.prim == "library":  # (never differentiated: activity analysis refuses one with a derivative)
+            return self.restored(eq, site)
         if any(v.name in self.plan.containers for v in eq.outs):
             return out
         gs = [self.of(v.name) for v in eq.outs]
@@ -515,6 +520,17 @@ class Adjoints:
         for a, n in zip(eq.ins, names, strict=True):
             if n != self.program.discard:
                 self.contribute(a, E.Name(n), eq.line, out)
+        return out
+
+    def restored(self, eq: Eq, site: tuple) -> list:
+        """A call not differentiated that writes into arrays it is handed (integer arrays a helper writes into:
+        ``Program.writes_into``; the array ``np.put`` changes): each put back as it was before the call, so that
+        earlier adjoints read it as the primal did (``x[p]``'s, for a permutation ``p`` a helper then changes); a
+        call differentiated puts back its own writes."""
+        out = []
+        for k in written_arguments(self.program, self.plan.facts, eq):
+            popped = E.Method(self.keeping.tape(("write", site, k)), "pop", ())
+            out.append(Assign((E.Subscript(self.plan.ref(eq.ins[k]), E.Slice(None, None)),), popped, eq.line))
         return out
 
     def touches(self, eq: Eq) -> bool:

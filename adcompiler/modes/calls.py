@@ -3,13 +3,15 @@ dataclass or object, which generated code holds as the tuple of its items): the 
 with nothing active, which reads the record as that tuple, not the user's function, which would read
 it by key (``p["a"]`` of a tuple fails).  Under a target that compiles the user's functions as written
 (Numba's ``list_calls_generated``), also a call handed a list, and a call of a function that runs a
-derivative's generated code (a nested ``grad`` in it), which that compiler cannot take as written."""
+derivative's generated code (a nested ``grad`` in it), which that compiler cannot take as written.
+And the integer arrays such a call writes into (``written_arguments``), which the reverse sweep puts back."""
 
 from __future__ import annotations
 
 from ..analysis import values as V
 from ..ir import expr as E
-from ..ir.nodes import Assign, Eq, rebuild, walk
+from ..ir.nodes import Assign, Eq, Var, rebuild, walk
+from ..lower.library import library_changes
 
 
 def record_call(program, eq: Eq, sig: V.Sig, args: tuple, lists: bool = False) -> Assign | None:
@@ -71,3 +73,14 @@ def _filled(cell) -> bool:
 def _object(value) -> bool:
     """An object of a user class (its attributes read by the code: the tuple of them there)."""
     return type(value).__module__ not in ("builtins", "numpy") and type(value).__dict__.get("__dict__") is not None
+
+
+def written_arguments(program, facts, eq: Eq) -> tuple:
+    """The positions of the arguments of a call not differentiated that it writes into: integer arrays a user
+    function's callee writes into, itself or through its own calls (``Program.writes_into``: index links,
+    permutations), or the array a library function changes (``np.put``: ``lower.library.library_changes``)."""
+    if eq.prim == "library":
+        return tuple(k for k in library_changes(eq) if isinstance(eq.ins[k], Var) and eq.ins[k].name in facts.arrays)
+    if eq.prim != "call":
+        return ()
+    return tuple(k for k in program.writes_into(eq.param, facts.call_sig(eq)) if isinstance(eq.ins[k], Var))

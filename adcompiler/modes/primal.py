@@ -27,7 +27,7 @@ from ..ir.nodes import (
 from ..ir.nodes import LIST_SLICE, WhileS, jumps, rebuild
 from ..ir.printing import primal_stmt
 from ..lower.dup import DUP
-from .calls import record_call
+from .calls import record_call, written_arguments
 from .checkpoint import fwd_checkpointed
 from . import structures
 from .plan import Kept, TapePlan, body_of, placed, recomputed, shares_tapes
@@ -141,12 +141,25 @@ class PrimalSweep:
                 for v in eq.outs
                 if v.name in plan.containers and v.name in plan.act
             ]
-            return [primal] + shadows
+            return self.kept_before(eq, site, args) + [primal] + shadows
         if eq.prim == "setitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in plan.arrays:
             old = E.Subscript(args[0], args[1])  # a number as it is (gmm's q[j]); a part of the array copied
             old = old if _number_at(plan.facts, eq.ins[0], eq.ins[1]) else E.Call("numpy.copy", (old,))
             return [Do(E.Method(E.Name(kept.tapes[("write", site)]), "append", (old,)), eq.line), primal]
+        if eq.prim == "library":
+            return self.kept_before(eq, site, args) + [primal]
         return [primal] + self.shadow_code(eq, args)
+
+    def kept_before(self, eq: Eq, site: tuple, args: tuple) -> list:
+        """The arrays a call not differentiated writes into, pushed as they were (put back by
+        ``adjoints.restored``)."""
+        kept = self.kept
+        return [
+            Do(E.Method(E.Name(kept.tapes[key]), "append", (E.Call("numpy.copy", (args[k],)),)), eq.line)
+            for k in written_arguments(self.program, self.plan.facts, eq)
+            for key in [("write", site, k)]
+            if key in kept.tapes
+        ]
 
     def call(self, eq: Eq, site: tuple, args: tuple) -> list:
         """A differentiated call: its forward sweep, giving the value and the residuals (or, where they

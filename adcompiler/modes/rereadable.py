@@ -88,7 +88,7 @@ def _arithmetic_of_knowns(e: Eq, known, facts, fn) -> bool:
     values the adjoint sweep knows where it needs ``e``'s (``known``), none of them a slot."""
     if len(e.outs) != 1 or not (e.prim in _ARITHMETIC or e.prim.startswith("math.")):
         return False
-    if facts.avals.get(e.outs[0].name) != V.FLOAT:
+    if facts.avals.get(e.outs[0].name) not in (V.FLOAT, V.INT):  # (i + 1: an index, read again at it)
         return False
     return all(not isinstance(a, Var) or known(a) and a.name not in fn.slots for a in e.ins)
 

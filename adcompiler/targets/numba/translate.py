@@ -136,9 +136,11 @@ def translate(
     head = [s for s in body if _docstring(s) or isinstance(s, (ast.Import, ast.ImportFrom))]
     imports = [s for s in ast.parse("\n".join(imports)).body if ast.dump(s) not in map(ast.dump, head)]
     tree.body = head[:1] + imports + head[1:] + rewrite.fewer.statements() + [s for s in body if s not in head]
+    generated = {s.name for s in tree.body if isinstance(s, ast.FunctionDef) and s.decorator_list}
     for stmt in tree.body:
         if isinstance(stmt, ast.FunctionDef) and stmt.decorator_list:  # (the generated functions, not helpers)
             _unclashed(stmt)
+            _unliteral_calls(stmt, generated, numba)
     text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
     return _CALL.sub(lambda m: f"{m.group(1)}# {ast.literal_eval(m.group(2))}", text)
 
@@ -165,6 +167,27 @@ def _as_call(match) -> str:
 
 
 _NUMBERED = re.compile(r"^(.*)_(\d+)$")
+
+
+def _unliteral_calls(function: ast.FunctionDef, generated: set, numba: str) -> None:
+    """Each integer or boolean constant ``function`` hands a generated function (``f(A, used, 0)``) written
+    ``numba.int64(0)`` or ``numba.boolean(True)`` (``numba``: the module's name for Numba), in place.  Numba types a constant argument as its literal type, and a
+    recursive function called with ``Literal[int](0)`` at the top and ``int64`` below is compiled twice over;
+    loaded back from the disk cache by a later process, such a recursion crashes it (a segmentation fault:
+    numba/numba#6061, #6713).  ``numba.int64(0)`` is an ``int64`` as every other level's argument is."""
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in generated):
+            continue
+        for holder in [node.args] + [[k] for k in node.keywords]:
+            for k, arg in enumerate(holder):
+                value = arg.value if isinstance(arg, ast.keyword) else arg
+                if isinstance(value, ast.Constant) and type(value.value) in (int, bool):
+                    kind = "boolean" if type(value.value) is bool else "int64"
+                    wrapped = ast.Call(ast.Attribute(ast.Name(numba, ast.Load()), kind, ast.Load()), [value], [])
+                    if isinstance(arg, ast.keyword):
+                        arg.value = wrapped
+                    else:
+                        holder[k] = wrapped
 
 
 def _unclashed(function: ast.FunctionDef) -> None:

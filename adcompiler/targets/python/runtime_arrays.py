@@ -82,13 +82,30 @@ MORE_HELPERS.update(
     lstsq of a matrix of full rank."""
     import numpy
 
+    problem = None
     if kind == "qr" and numpy.shape(x)[-2] < numpy.shape(x)[-1]:
-        raise ValueError("the derivative of np.linalg.qr of a wide matrix (more columns than rows) is not supported: differentiate qr of its transpose")
+        problem = "the derivative of np.linalg.qr of a wide matrix (more columns than rows) is not supported: differentiate qr of its transpose"
     if kind == "svd" and not numpy.shape(x)[-1] == numpy.shape(others[0])[-1] == numpy.shape(others[1])[-2]:
-        raise ValueError("np.linalg.svd(a) with full_matrices=True of a matrix that is not square: the columns of u (rows of vh) past min(a.shape) span the rest of the space, and a basis of it has no unique derivative: pass full_matrices=False (s alone, or u of a wide matrix, vh of a tall one, are differentiated as they are)")
+        problem = "np.linalg.svd(a) with full_matrices=True of a matrix that is not square: the columns of u (rows of vh) past min(a.shape) span the rest of the space, and a basis of it has no unique derivative: pass full_matrices=False (s alone, or u of a wide matrix, vh of a tall one, are differentiated as they are)"
     if kind == "lstsq" and others[0] < min(numpy.shape(others[1])[-2:]):
-        raise ValueError("the derivative of np.linalg.lstsq of a matrix without full rank is not supported (its solution is not differentiable there)")
-    return x
+        problem = "the derivative of np.linalg.lstsq of a matrix without full rank is not supported (its solution is not differentiable there)"
+    if problem is None:
+        return x
+    import linecache
+    import sys
+
+    caller = sys._getframe(1)  # the derivative code, whose line came from one of the user's
+    at, code = caller.f_lineno, caller.f_code.co_filename
+    origins = sys.modules.get("adcompiler.compile.origins")  # (loaded by adcompiler: it knows the file)
+    told = origins.LOADED.get(code) if origins is not None else None
+    line, text, _ = told.at(at) if told is not None else (None, None, None)
+    source = told.file_at(at) if line is not None else None
+    if source is not None:
+        raise ValueError(f"{source}:{line}: {problem} (at `{text}`)")
+    while at > 1 and not linecache.getline(code, at).lstrip().startswith("# line "):  # (a module adc compile
+        at -= 1  # wrote: the nearest "# line N: ..." above the call)
+    number, _, text = linecache.getline(code, at).strip()[len("# line ") :].partition(": ")
+    raise ValueError(f"{problem} (at line {number} of the source: `{text}`)" if number.isdigit() else problem)
 ''',
     }
 )
