@@ -59,6 +59,23 @@ def puts_into_its_own(x, idx):
     return x[idx[0]] * x[idx[1]]
 
 
+def swap(p, i, j):
+    t = p[i]
+    p[i] = p[j]
+    p[j] = t
+
+
+def int32_permutation(x):
+    p = np.array([2, 0, 1, 3], dtype=np.int32)
+    swap(p, 0, 3)
+    return np.sum(x[p] * np.array([1.0, 2.0, 3.0, 4.0])) * x[p[0]]
+
+
+def int_cast_of_floats(x):
+    p = np.array([0.5, 1.0], dtype=np.int64)
+    return x[p[0]]
+
+
 def hands_a_copy(x, idx):
     idx = idx.copy()
     j = bump(idx, 0)
@@ -105,6 +122,19 @@ def test_a_helper_writing_into_a_copy(links, backend):
     g = adcompiler.differentiate(links["hands_a_copy"], backend=backend).grad(x, idx)
     np.testing.assert_allclose(g, central_grad(links["hands_a_copy"], (x, idx), 0), atol=1e-7)
     assert idx.tolist() == [0, 1]  # (the copy was written into)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_display_of_whole_numbers_made_an_integer_array(links, backend):
+    """``np.array([2, 0, 1, 3], dtype=np.int32)``: no derivative to lose (it was refused as a cast to int32); a
+    display of floats made an integer array still is (its derivative would be lost)."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    f, x = links["int32_permutation"], np.array([0.3, -1.2, 0.8, 2.0])
+    g = adcompiler.differentiate(f, backend=backend).grad(x)
+    np.testing.assert_allclose(g, central_grad(f, (x,), 0), rtol=1e-7, atol=1e-8)
+    with pytest.raises(UnsupportedSyntaxError, match="a cast to int64"):
+        adcompiler.differentiate(links["int_cast_of_floats"], backend=backend).grad(x)
 
 
 def test_np_put_and_np_copyto_of_an_integer_array_read_before(links):

@@ -217,6 +217,17 @@ class Told:
 LOADED: dict = {}  # the file name generated code was loaded under -> its ``Told`` (compile.load records it)
 
 
+def _without_generated_names(construct: str, fn) -> str:
+    """``construct`` told without the names generated code gives: ``(t3)``, ``(d_x)``, ``(tape_1)`` left out, a
+    temporary ``t16`` said as "a value", the sweeps of a function ``g`` of fn's module (``g_A_forward_sweep``) as
+    "g's derivative"."""
+    told = re.sub(r" \((?:t\d+|d_\w+|kept|tape\w*|residuals?)\)", "", construct)
+    users = sorted((n for n, v in getattr(fn, "__globals__", {}).items() if inspect.isfunction(v)), key=len)
+    for name in reversed(users):  # (the longest first: det_of_minor before det)
+        told = re.sub(rf"\b{re.escape(name)}_\w*?(?:forward|reverse)(?:_sweep)?\b", f"{name}'s derivative", told)
+    return re.sub(r"\bt\d+(?:_\d+)*\b", "a value", told)
+
+
 def _same_file(a: str | None, b: str) -> bool:
     return a is not None and os.path.realpath(a) == os.path.realpath(b)
 
@@ -282,7 +293,7 @@ def second_order_of(fn):
         through = f"through `{text}`"
         if origin is not None and not _same_file(origin, where):  # a line of generated code
             line, through = fn.__code__.co_firstlineno, f"of {fn.__name__} (through a derivative it takes)"
-        refused = re.sub(r" \((?:t\d+|d_\w+|kept|tape\w*|residuals?)\)", "", e.construct)  # (no generated code's name)
+        refused = _without_generated_names(e.construct, fn)
         construct = f"a second derivative (hessian, hvp, a transform of a transform) {through}, its first derivative's code refused for {refused}"
         remedy = "take its first derivative only (grad, vjp, jvp), or write that line with functions whose second derivatives adcompiler has (docs/subset.md)"
         if "list or a number" in e.construct or "arguments do not decide" in e.construct:  # (reverse over reverse

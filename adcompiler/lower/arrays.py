@@ -93,6 +93,15 @@ def _named_dtype(node) -> bool:
     return isinstance(node, ast.Attribute)
 
 
+def _integer_display(node) -> bool:
+    """Whether ``node`` is a list or tuple display of whole-number constants (nested, negatives included)."""
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return all(_integer_display(e) for e in node.elts)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, bool)
+
+
 class ArrayLowering:
     """The lowering of NumPy calls, methods and attributes; see the module docstring."""
 
@@ -359,9 +368,10 @@ class ArrayLowering:
             ) from None
 
     def cast(self, node: ast.Call, prim: str, x, dtype_node, hint):
-        """``x`` cast to a float dtype (``prim``: copied or not); casts to other dtypes are refused."""
+        """``x`` cast to a float dtype (``prim``: copied or not); casts to other dtypes are refused, but for a
+        display of whole numbers made an integer array (``np.array([2, 0, 1], dtype=np.int32)``: no derivative)."""
         dtype = self.dtype_of(dtype_node)
-        if dtype.kind != "f":
+        if dtype.kind != "f" and not (dtype.kind in "iub" and node.args and _integer_display(node.args[0])):
             raise self.parsed.error(
                 node,
                 f"{ast.unparse(node)}, a cast to {dtype.name} (the derivative of a float would be lost silently)",
