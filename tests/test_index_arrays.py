@@ -59,6 +59,44 @@ def puts_into_its_own(x, idx):
     return x[idx[0]] * x[idx[1]]
 
 
+def put_then_read_again(x):
+    c = np.ones(4)
+    acc = 0.0
+    for i in range(3):
+        acc = acc + x[i] * c[i + 1]
+        np.put(c, [i + 1], [3.0])
+    return acc
+
+
+def putmask_in_a_loop(x):
+    p = np.arange(4)
+    acc = 0.0
+    for i in range(3):
+        acc = acc + np.sum(x[p] * x)
+        np.putmask(p, p == i, 3)
+    return acc
+
+
+def rotate(p):
+    t = p[0]
+    p[0] = p[1]
+    p[1] = t
+
+
+def rotate_all(ps):
+    for p in ps:
+        rotate(p)
+
+
+def rotates_a_list(x):
+    p = np.arange(4)
+    acc = 0.0
+    for i in range(2):
+        acc = acc + np.sum(x[p] * x)
+        rotate_all([p])
+    return acc
+
+
 def swap(p, i, j):
     t = p[i]
     p[i] = p[j]
@@ -137,6 +175,23 @@ def test_a_display_of_whole_numbers_made_an_integer_array(links, backend):
         adcompiler.differentiate(links["int_cast_of_floats"], backend=backend).grad(x)
 
 
+@pytest.mark.parametrize("name", ["put_then_read_again", "putmask_in_a_loop"])
+@pytest.mark.parametrize("checkpoint", [None, True, 2, "revolve"])
+def test_an_array_a_library_function_changes_is_not_read_again_nor_checkpointed(links, name, checkpoint):
+    """``c[i + 1]`` read again by the adjoint sweep after np.put changed c, and a loop checkpointed from a
+    snapshot that did not hold the array np.putmask changes: both gave silently wrong gradients (a red team's)."""
+    f, x = links[name], np.array([1.0, 2.0, 3.0, 4.0])
+    g = adcompiler.differentiate(f, checkpoint=checkpoint).grad(x)
+    np.testing.assert_allclose(g, central_grad(f, (x,), 0), rtol=1e-7, atol=1e-8)
+
+
+def test_a_list_holding_an_integer_array_a_helper_writes_into_is_refused(links):
+    """What the reverse sweep keeps and puts back is an array, not a list holding one (the list's items were
+    swapped out: a wrong gradient; a tuple's: a TypeError from generated code)."""
+    with pytest.raises(UnsupportedSyntaxError, match=r"links.py:\d+:\d+: handing rotate_all a list, tuple or dict"):
+        adcompiler.differentiate(links["rotates_a_list"]).grad(np.arange(4.0))
+
+
 def test_np_put_and_np_copyto_of_an_integer_array_read_before(links):
     """Computed as the primal computes them (no rule needed: no derivative), and put back by the reverse sweep:
     ``y = x * p``'s adjoint reads p as it was (it read it after np.put: a silently wrong gradient)."""
@@ -195,13 +250,18 @@ MAKERS = {
 
 
 @st.composite
-def _changes(draw, n: int, reads: bool) -> list:
+def _changes(draw, n: int, reads: bool, library: bool = False) -> list:
     """Lines that change the integer array ``p`` of ``n`` entries (swaps, copies, counters kept in range by
-    ``%``) and, with ``reads``, read ``x`` through it into ``acc``."""
+    ``%``; with ``library``, NumPy's np.put and np.putmask) and, with ``reads``, read ``x`` through it into
+    ``acc``."""
     lines = []
     for _ in range(draw(st.integers(1, 6))):
         i, j = draw(st.integers(0, n - 1)), draw(st.integers(0, n - 1))
-        op = draw(st.sampled_from(["swap", "copy", "count"] + (["mul", "add", "gather"] if reads else [])))
+        ops = ["swap", "copy", "count"] + (["mul", "add", "gather"] if reads else []) + (["put"] if library else [])
+        op = draw(st.sampled_from(ops))
+        if op == "put":
+            lines.append(f"np.put(p, [{i}], [{j}])" if draw(st.booleans()) else f"np.putmask(p, p == {i}, {j})")
+            continue
         if op == "swap":
             lines += [f"t = p[{i}]", f"p[{i}] = p[{j}]", f"p[{j}] = t"]
         elif op == "copy":
@@ -218,7 +278,7 @@ def _changes(draw, n: int, reads: bool) -> list:
 
 
 @st.composite
-def programs(draw):
+def programs(draw, library: bool = False):
     """A helper ``work(x, w, p, acc)`` that reads ``x`` through the integer array ``p`` and changes ``p``, and a
     helper ``shuffle(p)`` that only changes it (no derivative: a call not differentiated), called by ``f(x, w)``
     once, twice or in a loop on an array it made, which it reads whole (``x[p]``) before the calls and reads
@@ -227,7 +287,7 @@ def programs(draw):
     body = "\n".join(
         "    " + line for line in draw(_changes(n, True)) + [f"acc = acc + x[p[{draw(st.integers(0, n - 1))}]]"]
     )
-    shuffled = "\n".join("    " + line for line in draw(_changes(n, False)))
+    shuffled = "\n".join("    " + line for line in draw(_changes(n, False, library)))
     maker = draw(st.sampled_from(sorted(MAKERS)))
     items = ", ".join(str(k) for k in draw(st.permutations(range(n))))
     calls = []
@@ -267,11 +327,12 @@ def f(x, w):
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=programs(), seed=st.integers(0, 2**16))
-def test_generated_index_writers(tmp_path, text, seed):
-    """Both modes against central differences and each other (<u, J v> == <J^T u, v>)."""
+@given(text=programs(library=True), seed=st.integers(0, 2**16), checkpoint=st.sampled_from([None, None, True, 2]))
+def test_generated_index_writers(tmp_path, text, seed, checkpoint):
+    """Both modes against central differences and each other (<u, J v> == <J^T u, v>), loops checkpointed or
+    not (np.put, np.putmask: the python target's; the Numba target refuses them, located)."""
     f, x, w = _program(tmp_path, text, seed)
-    gx, gw = adcompiler.differentiate(f).grad(x, w)
+    gx, gw = adcompiler.differentiate(f, checkpoint=checkpoint).grad(x, w)
     assert gx.shape == x.shape and gx.dtype == x.dtype and type(gw) is float
     np.testing.assert_allclose(gx, central_grad(f, (x, w), 0), rtol=1e-5, atol=1e-6, err_msg=text)
     assert gw == pytest.approx(float(central_grad(f, (x, w), 1)), rel=1e-5, abs=1e-6), text

@@ -18,6 +18,7 @@ from ..ir.nodes import Eq, Function, Return, Var, flatten, walk
 from ..ir.supplied import known
 from ..front.names import root
 from ..lower.arrays import own_attribute, own_method
+from ..lower.library import library_changes
 from ..rules.arrays import ATTRIBUTES, METHODS, NOT_DIFFERENTIATED
 from ..rules.movement import COMPLEX_PARTS
 
@@ -157,6 +158,9 @@ def mutable_arrays(fn: Function, arrays) -> dict:
             continue
         if eq.prim in WRITES_INTO and isinstance(eq.ins[0], Var) and eq.ins[0].name in arrays:
             written.add(eq.ins[0].name)
+        for k in library_changes(eq):  # np.put(c, ...), np.copyto(c, ...): c changed in place
+            if isinstance(eq.ins[k], Var) and eq.ins[k].name in arrays:
+                written.add(eq.ins[k].name)
         if eq.prim in ("dup", "read") and isinstance(eq.ins[0], Var) and eq.ins[0].name in arrays:
             for v in eq.outs:
                 a, b = find(v.name), find(eq.ins[0].name)

@@ -187,7 +187,20 @@ class _Facts(Memory):
 
     def check_handed(self, eq, changed: list) -> None:
         """A module's integer array handed to a helper that writes into it: the reverse sweep would put it back,
-        leaving the module's array other than the primal does."""
+        leaving the module's array other than the primal does.  A list, tuple or dict handed to a helper that
+        writes into an array it holds: what the reverse sweep keeps and puts back is an array, not the list."""
+        for a in changed:
+            if isinstance(a, Var) and a.name in self.containers:
+                callee = _callee_name(eq)
+                text = self.fn.source.lines.get(eq.line, "")
+                raise UnsupportedSyntaxError(
+                    f"handing {callee} a list, tuple or dict holding an array it writes into",
+                    f"hand {callee} the array itself (one parameter each), or copy the arrays into the list",
+                    self.fn.source.filename,
+                    eq.line,
+                    len(text) - len(text.lstrip()),
+                    text,
+                )
         for a in changed:
             module = (self.memory_of(a.name) & self.module_arrays) if isinstance(a, Var) else set()
             if module:

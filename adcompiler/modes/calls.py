@@ -79,8 +79,10 @@ def written_arguments(program, facts, eq: Eq) -> tuple:
     """The positions of the arguments of a call not differentiated that it writes into: integer arrays a user
     function's callee writes into, itself or through its own calls (``Program.writes_into``: index links,
     permutations), or the array a library function changes (``np.put``: ``lower.library.library_changes``)."""
+    arrays = facts.numeric_arrays  # (an array a list holds, handed in the list: refused, ``inplace.check_handed``)
     if eq.prim == "library":
-        return tuple(k for k in library_changes(eq) if isinstance(eq.ins[k], Var) and eq.ins[k].name in facts.arrays)
+        return tuple(k for k in library_changes(eq) if isinstance(eq.ins[k], Var) and eq.ins[k].name in arrays)
     if eq.prim != "call":
         return ()
-    return tuple(k for k in program.writes_into(eq.param, facts.call_sig(eq)) if isinstance(eq.ins[k], Var))
+    written = program.writes_into(eq.param, facts.call_sig(eq))
+    return tuple(k for k in written if isinstance(eq.ins[k], Var) and eq.ins[k].name in arrays)

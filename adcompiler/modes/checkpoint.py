@@ -51,6 +51,7 @@ from ..analysis.defuse import writes_block
 from ..ir import expr as E
 from ..ir.nodes import Assign, Break, Continue, Do, Eq, For, ForS, IfS, Return, Var, While, WhileS, free_names, walk
 from ..rules import CHANGES
+from ..lower.library import library_changes
 from .plan import CheckpointPlan, TapePlan
 
 CHANGES_LISTS = ("setitem", "append", "pop") + CHANGES
@@ -82,8 +83,8 @@ def _checkpointable(plan: TapePlan, program, loop) -> bool:
     for s in walk(loop.body):
         if isinstance(s, (For, While, Break, Continue, Return)):
             return False
-        if isinstance(s, Eq) and s.prim in CHANGES_LISTS:
-            return False
+        if isinstance(s, Eq) and (s.prim in CHANGES_LISTS or library_changes(s)):  # (np.copyto(p, ...): p changed
+            return False  # in place, which a snapshot of the loop's state would not hold)
         if isinstance(s, Eq) and any(isinstance(a, Var) and a.name in plan.containers for a in s.ins + s.outs):
             return False  # (a list, tuple or dict read or made: its shadow and its later changes are not in a
             # snapshot, so the loop is taped as any other: the gradient 0 of a tuple state, a list written after)
