@@ -146,9 +146,7 @@ class PrimalSweep:
             old = E.Subscript(args[0], args[1])  # a number as it is (gmm's q[j]); a part of the array copied
             old = old if _number_at(plan.facts, eq.ins[0], eq.ins[1]) else E.Call("numpy.copy", (old,))
             return [Do(E.Method(E.Name(kept.tapes[("write", site)]), "append", (old,)), eq.line), primal]
-        if eq.prim == "library":
-            return self.kept_before(eq, site, args) + [primal]
-        return [primal] + self.shadow_code(eq, args)
+        return self.kept_before(eq, site, args) + [primal] + self.shadow_code(eq, args)  # (np.put's array kept)
 
     def kept_before(self, eq: Eq, site: tuple, args: tuple) -> list:
         """The arrays a call not differentiated writes into, pushed as they were (put back by
