@@ -35,6 +35,7 @@ class Facts:
     listed: dict = field(default_factory=dict)  # a call's outputs -> which arguments the callee uses as lists
     anf: Function | None = None  # the function in ANF, primitives named for their values (``specialise``)
     origin: object = None  # the user's function these are the facts of
+    writes: dict = field(default_factory=dict)  # parameter -> the equation that writes into its array (inplace)
 
     def of(self, a) -> V.Aval:
         """The abstract value of an atom (a constant's from its value)."""

@@ -52,11 +52,12 @@ def check_in_place(
     callee_writes=None,
 ) -> dict:
     """Raise UnsupportedSyntaxError for the first in-place change of an array the derivative could miss; return
-    the parameters among ``index_params`` (integer arrays: no derivative to follow, so a helper may write into
-    them, as GradBench det's reference formulation does its row and column links) that ``fn`` writes into,
-    itself or by handing them to a helper that does (``callee_writes(eq)``: the positions of a call's
-    arguments its callee writes into), each to the first equation that does (``entry_writes`` refuses them in
-    the function differentiated: a derivative must leave the caller's arrays as the primal does).
+    the parameters whose arrays ``fn`` writes into (``index_params``, integer arrays: no derivative to follow, so
+    a helper may write into them, as GradBench det's reference formulation does its row and column links; or
+    a list or tuple holding one), itself or by handing them to a helper that does (``callee_writes(eq)``: the
+    positions of a call's arguments its callee writes into), each to the first equation that does
+    (``entry_writes`` refuses them in the function differentiated: a derivative must leave the caller's arrays
+    as the primal does).
 
     ``array_params``: the parameters that may arrive as arrays (None: any parameter may);
     ``holders``: the lists and tuples that may hold arrays; ``call_shares(eq)``: for a call, what
@@ -110,8 +111,7 @@ def entry_writes(fn, writes: dict) -> None:
         else:
             construct = f"writing into the array parameter {name}"
             remedy = f"copy it first ({name} = {name}.copy())"
-        found = re.search(rf"(?<![\w.]){re.escape(name)}\b", text) if eq.prim == "call" else None
-        col = found.start() if found else _column(text, name)
+        col = _word_column(text, name) if eq.prim == "call" else _column(text, name)
         raise UnsupportedSyntaxError(construct, remedy, fn.source.filename, eq.line, col, text)
 
 
@@ -206,13 +206,12 @@ class _Facts(Memory):
             if module:
                 name, callee = _root(min(module)), _callee_name(eq)
                 text = self.fn.source.lines.get(eq.line, "")
-                found = re.search(rf"(?<![\w.]){re.escape(name)}\b", text)
                 raise UnsupportedSyntaxError(
                     f"handing the module's array {name} to {callee}, which writes into it,",
                     f"copy it first ({name.lower()}_copy = {name}.copy()) and hand {callee} the copy",
                     self.fn.source.filename,
                     eq.line,
-                    found.start() if found else _column(text, name),
+                    _word_column(text, name),
                     text,
                 )
 
@@ -382,6 +381,13 @@ def _aug_target(text: str):
 
     found = re.match(r"\s*([A-Za-z_]\w*)\s*(\+|-|\*\*|\*|//|/|%|@)=", text)
     return (found.group(1), found.group(2)) if found else None
+
+
+def _word_column(text: str, name: str) -> int:
+    """Where ``name`` stands as a word of its own on a source line (an argument: ``bump(idx, 0)``), else
+    ``_column``'s answer."""
+    found = re.search(rf"(?<![\w.]){re.escape(name)}\b", text)
+    return found.start() if found else _column(text, name)
 
 
 def _column(text: str, name: str) -> int:

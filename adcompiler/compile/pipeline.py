@@ -228,8 +228,7 @@ class Program:
         """The positions of the integer-array parameters ``fn`` writes into, itself or through its helpers
         (``inplace.check_in_place``); within a recursion, none yet (its own writes are found at its level)."""
         facts = self.facts(fn, sig)
-        writes = getattr(facts, "writes", {})
-        return tuple(k for k, p in enumerate(facts.fn.params) if p in writes)
+        return tuple(k for k, p in enumerate(facts.fn.params) if p in facts.writes)
 
     def returned_memory(self, fn, sig: V.Sig):
         """For each output leaf of ``fn`` called with signature ``sig``, the parameters whose memory it
@@ -402,7 +401,7 @@ class Program:
         if mode not in ("forward", "reverse", "grad", "value_and_grad", "jacobian"):
             raise ValueError(f"no generated code for mode {mode!r}")
         facts = self.facts(entry, sig)
-        entry_writes(facts.fn, getattr(facts, "writes", {}))
+        entry_writes(facts.fn, facts.writes)
         kind = "fused" if mode == "reverse" else mode
         key = (kind, entry, wrt, sig)
         if key not in self.specs:
