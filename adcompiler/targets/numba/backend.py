@@ -28,7 +28,7 @@ from ...compile.load import load, reads
 from ...compile.origins import LOADED, Told
 from . import cache
 from .joined_loops import joins_in_loops
-from .library import in_object_mode, library_functions
+from .library import in_object_mode, library_functions, library_rule
 from .lists import spelled_as_calls
 from .operand_shapes import shapes_from_operands
 from .translate import GUARDS, translate
@@ -227,7 +227,7 @@ def build(owner, program, built: list, mode: str, sig: V.Sig):
         for name in read:
             value = handed.get(name, fn.__globals__.get(name))
             helper = getattr(value, "__adc_primitive__", None)  # of the reverse code hessian differentiates
-            if id(value) in libraries:
+            if id(value) in libraries or library_rule(value):
                 handed[name] = in_object_mode(value)
             elif helper in NUMBA_HELPERS or helper in GUARDS:
                 handed[name] = _numba_helper(helper, numba)

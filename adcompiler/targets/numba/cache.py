@@ -27,13 +27,16 @@ VERSION = "1"  # of the scheme: changing it leaves every older file unused
 
 
 def _helpers_mark() -> str:
-    """A hash of the runtime helpers' texts (``runtime.NUMBA_HELPERS``): the code imports their stubs from
-    ``live``, whose fingerprints do not show the overloads Numba compiles into it."""
+    """A hash of the runtime helpers' texts (``runtime.NUMBA_HELPERS``) and of ``library``'s source: the code
+    imports the helpers' stubs from ``live`` and calls ``library``'s stand-ins, whose fingerprints do not
+    show the overloads Numba compiles into it."""
     global _HELPERS_MARK
     if _HELPERS_MARK is None:
+        from . import library
         from .runtime import NUMBA_HELPERS
 
-        texts = "\0".join(f"{k}\0{v}" for k, v in sorted(NUMBA_HELPERS.items()))
+        with open(library.__file__, encoding="utf-8") as stand_ins:
+            texts = "\0".join(f"{k}\0{v}" for k, v in sorted(NUMBA_HELPERS.items())) + stand_ins.read()
         _HELPERS_MARK = hashlib.sha256(texts.encode()).hexdigest()
     return _HELPERS_MARK
 

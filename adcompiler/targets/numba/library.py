@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 
+_RULES = __name__.rsplit(".", 3)[0] + ".rules"  # (adcompiler.rules)
 _COMPILED = ("numpy", "math", "cmath", "builtins")  # the libraries whose functions Numba compiles itself
 EXAMPLE_INT, EXAMPLE_FLOAT, EXAMPLE_SIZE = 3, 2.5, 3
 
@@ -38,6 +39,14 @@ def library_functions(functions) -> dict:
             elif eq.prim == "custom" and _scipy(eq.param):
                 found[id(eq.param)] = eq.param
     return found
+
+
+def library_rule(function) -> bool:
+    """Whether ``function`` is a derivative rule adcompiler gives a SciPy function (``rules.scipy_special``,
+    ``rules.scipy_stats``, ``rules.scipy_linalg``: the vjp of ``logsumexp(x, axis=1)``, of ``softmax``).  They
+    are NumPy and SciPy code Numba does not compile (``keepdims``, SciPy's own functions), so compiled code
+    calls them in object mode, as it calls the function itself."""
+    return callable(function) and getattr(function, "__module__", "").startswith(f"{_RULES}.scipy_")
 
 
 def _scipy(function) -> bool:
@@ -71,11 +80,11 @@ def in_object_mode(function):
         compiled = _compiled_form(function, _flat(args))
         if compiled is not None:
             return compiled
-        result_type = numba.typeof(function(*(_example(t) for t in _flat(args))))
+        result_type = _contiguous(numba.typeof(_example_call(function, _flat(args))))
 
         def impl(*args):
             with numba.objmode(out=result_type):
-                out = function(*args)
+                out = _conformed(function(*args))
             return out
 
         return impl
@@ -115,6 +124,44 @@ def _compiled_form(function, types):
     return None
 
 
+def _example_call(function, types):
+    """``function`` called on examples of the argument ``types``, for the type of what it returns: its
+    integers ``EXAMPLE_INT``, else 1, else 0 where a call on that raises (an axis: ``logsumexp(x, axis=1)``
+    of a matrix, whose axis 3 is out of bounds); a literal as it is."""
+    for whole in (EXAMPLE_INT, 1, 0):
+        try:
+            return function(*(_example(t, whole) for t in types))
+        except Exception:
+            if whole == 0:
+                raise
+
+
+def _contiguous(t):
+    """The Numba type ``t`` with every array in it C-contiguous: what a stand-in's result is declared as
+    (``_conformed`` makes it so).  Numba's object mode takes an array back by the layout it is told, not the
+    one it has: SciPy's ``expm_frechet`` of a matrix of equal entries is C-contiguous, of most others
+    Fortran, read as C its transpose."""
+    kinds = __import__("numba").core.types
+    if isinstance(t, kinds.Array):
+        return t.copy(layout="C")
+    if isinstance(t, kinds.Tuple):
+        return kinds.Tuple(tuple(_contiguous(e) for e in t.types))
+    if isinstance(t, kinds.UniTuple):
+        return kinds.UniTuple(_contiguous(t.dtype), t.count)
+    return t
+
+
+def _conformed(value):
+    """A stand-in's result with every array in it C-contiguous (see ``_contiguous``)."""
+    import numpy
+
+    if type(value) is numpy.ndarray:
+        return numpy.ascontiguousarray(value)
+    if type(value) is tuple:
+        return tuple(_conformed(v) for v in value)
+    return value
+
+
 def _flat(types) -> tuple:
     """The argument types an overload with ``*args`` is given (one StarArgTuple, or the types themselves)."""
     import numba
@@ -124,21 +171,28 @@ def _flat(types) -> tuple:
     return tuple(types)
 
 
-def _example(t):
-    """A small value of the Numba type ``t``: the example an argument of that type stands for."""
+def _example(t, whole: int = EXAMPLE_INT):
+    """A small value of the Numba type ``t``: the example an argument of that type stands for (an integer
+    ``whole``, an integer literal its value)."""
     import numba
     import numpy
 
     kinds = numba.core.types
     if isinstance(t, kinds.Boolean):
         return True
+    if isinstance(t, kinds.Literal):
+        return t.literal_value
+    if isinstance(t, kinds.NoneType):  # (logsumexp(x, 1, None, True): its b)
+        return None
+    if isinstance(t, kinds.Omitted):
+        return t.value
     if isinstance(t, kinds.Integer):
-        return EXAMPLE_INT
+        return whole
     if isinstance(t, kinds.Float):
         return EXAMPLE_FLOAT
     if isinstance(t, kinds.Array):
         dtype = numpy.dtype(str(t.dtype))
         return numpy.full((EXAMPLE_SIZE,) * t.ndim, EXAMPLE_INT if dtype.kind in "iub" else EXAMPLE_FLOAT, dtype)
     if isinstance(t, kinds.BaseTuple):
-        return tuple(_example(e) for e in t.types)
+        return tuple(_example(e, whole) for e in t.types)
     raise TypeError(f"no example of the Numba type {t} for a library function called in object mode")
