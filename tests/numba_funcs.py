@@ -634,3 +634,9 @@ def charged_field(x, w):
     d2 = x - np.array([10.0, 0.0])
     f = d1 / np.linalg.norm(d1) ** 3 + d2 / np.linalg.norm(d2) ** 3
     return np.sum(-np.array([f[0], f[1] * w]) * np.array([[1.0, -2.0], [0.5, 3.0]]))
+
+
+def laplacian_form(x, A):
+    """x^T L x for the graph Laplacian of an integer adjacency matrix: an integer matrix times a float vector."""
+    L = np.diag(np.sum(A, axis=1)) - A
+    return x @ (L @ x)

@@ -912,6 +912,18 @@ def test_a_variable_whose_ndim_grows_in_a_loop_is_refused_with_its_reason():
     assert "numba_funcs.py:" in message and "arrays of two ndims" in message and 'backend="python"' in message
 
 
+def test_an_integer_matrix_product_is_refused_saying_what_to_write():
+    """An integer matrix times a float vector: Numba's @ takes one float dtype, so the derivative is refused at
+    the product's line with the cast to write, not Numba's "No implementation of function _impl"."""
+    x, A = np.array([0.3, -0.2, 0.5]), np.array([[0, 1, 1], [1, 0, 0], [1, 0, 0]])
+    with pytest.raises(adcompiler.UnsupportedSyntaxError) as refused:
+        numba_d(F.laplacian_form, wrt=("x",)).grad(x, A)
+    message = str(refused.value)
+    line = inspect.getsourcelines(F.laplacian_form)[1] + 3
+    assert f"numba_funcs.py:{line}:" in message and "A.astype(np.float64)" in message, message
+    assert "No implementation" not in message
+
+
 def test_dot_shadows_made_without_zeros_where_every_element_is_stored_first():
     """dot's shadows are ``numpy.empty`` (the slice copies store every element before any read) and
     the elements no copy stores are zeros: the same gradients as the python backend's."""

@@ -501,6 +501,9 @@ def _explained(error, told, fn):
     found = re.search(rf"{_FILE} \((\d+)\)", message)  # the innermost place Numba names
     user_line, text, helper = told.at(int(found.group(1)) if found else 0)
     reason = next((s.strip() for s in message.splitlines() if s.strip() and "Failed in" not in s), message)
+    specific = re.search(r"raised a specific error:\s*\n\s*\w*Error: ([^\n]+)", message)
+    if specific and reason.startswith("No implementation of function"):  # (what the one candidate said)
+        reason = specific.group(1).strip()
     reason = re.sub(rf"(, defined at)?\s*\(?{_FILE}.*", "", reason)
     unified = re.search(r"Cannot unify array\((\w+), (\w+)[^)]*\) and array\((\w+), (\w+)", reason)
     if unified and unified.group(1) != unified.group(3):  # (float32 times a Python float: float64 in Numba)
@@ -545,6 +548,15 @@ _REASONS = (  # what Numba says -> what it means for the user's code
         "Cannot unify array",
         "one variable holding two types in compiled code: arrays of two ndims (a broadcast that adds axes in a"
         " loop), or a list argument (an array there) and a list the code builds",
+    ),
+    (
+        "arguments must all have the same dtype",
+        "Numba's matrix product (@, np.dot) takes two arrays of one float dtype, not an integer array: write"
+        " A.astype(np.float64) @ x, or pass float arrays",
+    ),
+    (
+        "only supported on float and complex arrays",
+        "Numba's matrix product (@, np.dot) takes float arrays, not integer ones: write A.astype(np.float64)",
     ),
     ("built-in function setitem", "a write into a tuple: a list of arrays or tuples is one in compiled code"),
     ("unsupported opcode (IMPORT_NAME)", "it has no form Numba compiles: its Python form imports NumPy as it runs"),
