@@ -154,3 +154,129 @@ def test_a_hessian_through_logsumexp_or_softmax_is_refused_at_the_users_line(fn)
         match=r"scipy_special_funcs\.py:\d+:\d+: a second derivative .*the rules of scipy",
     ):
         adcompiler.hessian(fn)(x)
+
+
+POSITIVE = [0.35, 0.8, 1.3, 2.2]
+AROUND_ZERO = [-0.9, 0.0, 0.6, 1.7]  # (the rule's limit at 0: I1'(0) = J1'(0) = exprel'(0) = 1/2)
+RULES = [  # (function, points): each a sum of one scipy.special function over the points
+    (S.expm1_, [-0.7, 0.0, 0.35, 2.2]),
+    (S.log1p_, [-0.5, 0.35, 2.2]),
+    (S.cbrt_, [-0.7, 0.35, 1.3]),
+    (S.exprel_, [-1.1, 0.0, 0.35, 2.2]),
+    (S.erfcinv_, [0.2, 0.9, 1.6]),
+    (S.erfi_, [-0.8, 0.3, 1.4]),
+    (S.erfcx_, [-0.8, 0.3, 1.4]),
+    (S.dawsn_, [-0.8, 0.3, 1.4]),
+    (S.rgamma_, [-0.5, 0.35, 1.3, 2.2]),
+    (S.loggamma_, POSITIVE),
+    (S.exp1_, POSITIVE),
+    (S.expi_, [-0.8, 0.35, 1.4]),
+    (S.spence_, [0.3, 1.0, 2.2]),
+    (S.ellipk_, [-0.5, 0.0, 0.4, 0.9]),
+    (S.ellipe_, [-0.5, 0.0, 0.4, 0.9]),
+    (S.beta_, POSITIVE),
+    (S.binom_, POSITIVE),
+    (S.kl_div_, POSITIVE),
+    (S.huber_, [0.3, 0.6, 1.1, 1.6]),  # (|r| <= delta on both sides of the kink, none at it)
+    (S.pseudo_huber_, [0.3, 0.6, 1.1]),
+    (S.boxcox_, [0.3, 0.8, 1.4]),
+    (S.inv_boxcox_, [0.3, 0.8, 1.4]),
+    (S.boxcox_lambda, [-0.4, 0.0, 0.6]),  # (a lambda of 0: log x, and the rules' limits there)
+    (S.i1_, AROUND_ZERO),
+    (S.i0e_, [-0.9, 0.6, 1.7]),
+    (S.i1e_, AROUND_ZERO),
+    (S.j0_, AROUND_ZERO),
+    (S.j1_, AROUND_ZERO),
+    (S.y0_, POSITIVE),
+    (S.y1_, POSITIVE),
+    (S.k0_, POSITIVE),
+    (S.k1_, POSITIVE),
+    (S.k0e_, POSITIVE),
+    (S.k1e_, POSITIVE),
+    (S.bessel_of_order_, POSITIVE),
+    (S.incomplete_, POSITIVE),
+]
+NUMBA_RULES = (S.exprel_, S.huber_, S.bessel_of_order_)  # (the rest with --runslow: each compiles for seconds)
+
+
+@pytest.mark.parametrize(
+    "backend, fn, points",
+    [("python", f, p) for f, p in RULES]
+    + [
+        pytest.param("numba", f, p, marks=() if f in NUMBA_RULES else pytest.mark.slow, id=f"numba-{f.__name__}")
+        for f, p in RULES
+    ],
+    ids=lambda v: v.__name__ if callable(v) else None,
+)
+def test_scipy_special_rules_against_central_differences(backend, fn, points):
+    """Rules users reached for and found missing (MissingRuleError before 2026-12-03): the gradient against
+    central differences at points that include a rule's limit (x = 0 for exprel, i1, i1e, j1; z = 1 for spence;
+    m = 0 for ellipk, ellipe), forward against reverse, on both targets."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    x = np.array(points, dtype=float)
+    d = adcompiler.differentiate(fn, backend=backend)
+    g = d.grad(x)
+    assert g.shape == x.shape and g.dtype == x.dtype
+    np.testing.assert_allclose(g, central(fn, x), rtol=1e-6, atol=1e-7)
+    v = np.cos(np.arange(len(x)) + 0.5)
+    value, tangent = d.jvp((x,), (v,))
+    assert value == pytest.approx(fn(x), rel=1e-13)
+    assert tangent == pytest.approx(float(g @ v), rel=1e-9, abs=1e-12)
+
+
+def test_bessel_and_gamma_rules_are_autograds():
+    """An oracle other than differences: autograd's scipy.special rules, where it has the function."""
+    x = np.array([0.4, 1.3, 2.5])
+    for fn, oracle in [
+        (S.j0_, lambda x: anp.sum(asp.j0(x))),
+        (S.j1_, lambda x: anp.sum(asp.j1(x))),
+        (S.y0_, lambda x: anp.sum(asp.y0(x))),
+        (S.y1_, lambda x: anp.sum(asp.y1(x))),
+        (S.rgamma_, lambda x: anp.sum(asp.rgamma(x))),
+        (S.erfcinv_, lambda x: anp.sum(asp.erfcinv(x / 2.6))),
+    ]:
+        want = autograd.grad(oracle)(x)
+        got = adcompiler.grad(fn)(x / 2.6 if fn is S.erfcinv_ else x)
+        np.testing.assert_allclose(got / (2.6 if fn is S.erfcinv_ else 1.0), want, rtol=1e-9, err_msg=fn.__name__)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_a_derivative_the_rules_leave_out_is_refused_at_the_users_line(backend):
+    """gammainc(a, x) and zeta(s, q) have rules in their second argument only: a varying first argument is
+    refused at the call (not given a zero derivative), naming it; with it constant, the derivative runs."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    x = np.array([0.5, 1.5])
+    with pytest.raises(
+        adcompiler.MissingRuleError, match=r"scipy_special_funcs\.py:\d+:\d+: .*gammainc in its argument 1 \(a\)"
+    ):
+        adcompiler.differentiate(S.incomplete_in_a, backend=backend).grad(2.0, x)
+    with pytest.raises(adcompiler.MissingRuleError, match=r"zeta in its argument 1 \(s\)"):
+        adcompiler.differentiate(S.riemann_zeta, backend=backend).grad(3.0)
+    g = adcompiler.differentiate(S.incomplete_in_a, wrt=("x",), backend=backend).grad(2.0, x)
+    np.testing.assert_allclose(g, central(lambda x: S.incomplete_in_a(2.0, x), x), rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "fn, points",
+    [
+        (S.j1_, AROUND_ZERO),
+        (S.exprel_, [-1.1, 0.0, 0.35]),
+        (S.bessel_of_order_, POSITIVE[:3]),
+        (S.incomplete_, POSITIVE[:3]),
+        (S.boxcox_lambda, [-0.4, 0.0, 0.6]),
+        (S.huber_, [0.3, 0.6, 1.1]),
+    ],
+    ids=lambda v: v.__name__ if callable(v) else None,
+)
+def test_hessians_through_the_new_rules_are_differences_of_the_gradient(fn, points):
+    """The rules are NumPy code adcompiler differentiates again (a limit at 0 by np.where, no function handed
+    in): the Hessian against central differences of the gradient."""
+    x = np.array(points)
+    grad = adcompiler.grad(fn)
+    # (Richardson's extrapolation of steps 2e-3 and 1e-3: a step much smaller loses digits to cancellation in
+    # boxcox's derivative in lambda near 0, as SciPy's own values do; larger ones to the Bessel functions' curvature)
+    step = lambda h: np.array([(grad(x + h * e) - grad(x - h * e)) / (2 * h) for e in np.eye(len(x))])  # noqa: E731
+    expected = (4.0 * step(1e-3) - step(2e-3)) / 3.0
+    np.testing.assert_allclose(adcompiler.hessian(fn)(x), expected, rtol=1e-5, atol=1e-6)

@@ -20,6 +20,7 @@ from .. import rules
 from ..lower.dup import DUP
 from ..ir.nodes import Eq, Function, Return, Var, flatten, walk
 from ..rules import CHANGES
+from ..rules.custom import NOT_IN
 from ..errors import MissingRuleError, at_line
 from ..front.names import root
 
@@ -211,6 +212,8 @@ def refuse_library_calls(fn: Function, moving: set) -> None:
     needed, or it may change that argument in place (``np.fill_diagonal(A, 0.0)``), and nothing says
     how."""
     for eq in walk(fn.body):
+        if isinstance(eq, Eq) and eq.prim == "custom":
+            _refuse_outside_rules(fn, eq, moving)
         if not (isinstance(eq, Eq) and eq.prim == "library"):
             continue
         moved = [k for k, a in enumerate(eq.ins) if isinstance(a, Var) and a.name in moving]
@@ -223,6 +226,38 @@ def refuse_library_calls(fn: Function, moving: set) -> None:
                 "knows, or pass it values with no derivative (constants, integers, data not differentiated)",
                 MissingRuleError,
             )
+
+
+def _refuse_outside_rules(fn: Function, eq: Eq, moving: set) -> None:
+    """Refuse a call of a function whose rules leave out an argument (``rules.custom.NOT_IN``) where that
+    argument varies: ``scipy.special.gammainc(a, x)`` of a varying ``a`` has no rule, and a zero would be wrong."""
+    left_out = NOT_IN.get(eq.param, ()) if _hashable(eq.param) else ()
+    moved = [k for k in left_out if k < len(eq.ins) and isinstance(eq.ins[k], Var) and eq.ins[k].name in moving]
+    if moved:
+        name = getattr(eq.param, "__name__", "the function")
+        raise at_line(
+            fn.source,
+            eq.line,
+            f"the derivative of {name} in {_named(eq, moved[0])}, which adcompiler's rules for {name} leave out",
+            "pass that argument a value with no derivative (a constant, data not differentiated), or give "
+            f"{name} rules in it with adcompiler.defrule(fn, jvp=..., vjp=...)",
+            MissingRuleError,
+        )
+
+
+def _named(eq: Eq, k: int) -> str:
+    """How a refusal names the ``k``-th argument of a call: ``its argument 1 (s)``, or ``its argument 1`` for
+    a value the code computed there."""
+    name = root(eq.ins[k].name)
+    return f"its argument {k + 1}" + ("" if re.fullmatch(r"t\d+", name) else f" ({name})")
+
+
+def _hashable(value) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 def _argument(eq: Eq, k: int) -> str:

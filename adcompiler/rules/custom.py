@@ -13,6 +13,10 @@ from typing import Any, Callable, TypeVar
 
 F = TypeVar("F")
 CUSTOM: dict = {}
+# a function with rules -> the positions of the arguments its rules do not differentiate in (scipy.special's
+# gammainc(a, x) has one in x only): a call where such an argument has a derivative is refused at its line
+# (``analysis.activity.refuse_library_calls``), not given a zero there
+NOT_IN: dict = {}
 _ENTRIES: dict = {}  # a function with rules -> the function that calls it (see ``through_rule``)
 _counter = itertools.count(1)
 

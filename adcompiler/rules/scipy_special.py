@@ -79,7 +79,12 @@ def register() -> None:
     _unary(sp.ndtr, lambda x: np.exp(-(np.asarray(x) ** 2) / 2.0) / _ROOT_TWO_PI)
     _unary(sp.ndtri, lambda p: _ROOT_TWO_PI * np.exp(sp.ndtri(p) ** 2 / 2.0))
     _unary(sp.i0, sp.i1)
-    _unary(sp.i1, lambda x: sp.i0(x) - sp.i1(x) / x)
+
+    def i1_partial(x):
+        u = _nonzero(x)
+        return np.where(u == x, sp.i0(u) - sp.i1(u) / u, 0.5)  # (I1'(0) = 1/2)
+
+    _unary(sp.i1, i1_partial)
 
     from .custom import defrule
 
@@ -99,6 +104,9 @@ def register() -> None:
     _binary(sp.rel_entr, lambda x, y: np.log(x / y) + 1.0, lambda x, y: -x / y)  # x log(x / y) (x, y > 0)
     _binary(sp.xlogy, lambda x, y: sp.xlogy(np.ones_like(x) * 1.0, y), lambda x, y: x / y)
     _binary(sp.xlog1py, lambda x, y: sp.xlog1py(np.ones_like(x) * 1.0, y), lambda x, y: x / (1.0 + y))
+    _elementary(sp)
+    _bessel(sp)
+    _incomplete(sp)
 
     # logsumexp, softmax, log_softmax: called as f(x) or f(x, axis); a jvp rule gets (x, dx) or
     # (x, axis, dx, daxis), a vjp rule (x, ct) or (x, axis, ct)
@@ -144,6 +152,161 @@ def register() -> None:
         return (g, None) if len(rest) == 2 else (g,)
 
     defrule(sp.log_softmax, jvp=log_softmax_jvp, vjp=log_softmax_vjp)
+
+
+def _elementary(sp) -> None:
+    """Rules of scipy.special's elementary and gamma-family functions, and of its losses and transforms."""
+    _unary(sp.expm1, lambda x: np.exp(x))
+    _unary(sp.log1p, lambda x: 1.0 / (1.0 + np.asarray(x)))
+    _unary(sp.cbrt, lambda x: 1.0 / (3.0 * sp.cbrt(x) ** 2))
+
+    def exprel_partial(x):  # (e^x - 1) / x
+        u = _nonzero(x)
+        return np.where(u == x, (np.exp(u) - sp.exprel(u)) / u, 0.5 + x / 3.0)
+
+    _unary(sp.exprel, exprel_partial)
+    _unary(sp.erfcinv, lambda x: -_ROOT_PI / 2.0 * np.exp(sp.erfcinv(x) ** 2))
+    _unary(sp.erfi, lambda x: _TWO_BY_ROOT_PI * np.exp(np.asarray(x) ** 2))
+    _unary(sp.erfcx, lambda x: 2.0 * np.asarray(x) * sp.erfcx(x) - _TWO_BY_ROOT_PI)  # exp(x^2) erfc(x)
+    _unary(sp.dawsn, lambda x: 1.0 - 2.0 * np.asarray(x) * sp.dawsn(x))
+    _unary(sp.rgamma, lambda x: -sp.rgamma(x) * sp.digamma(x))  # 1 / gamma(x)
+    _unary(sp.loggamma, lambda x: sp.digamma(x))  # (of real arguments)
+    _unary(sp.exp1, lambda x: -np.exp(-np.asarray(x)) / x)
+    _unary(sp.expi, lambda x: np.exp(x) / x)
+
+    def spence_partial(z):  # log z / (1 - z), -1 at z = 1
+        u = _nonzero(z - 1.0)
+        return np.where(u == z - 1.0, np.log(u + 1.0) / -u, -1.0 + (z - 1.0) / 2.0)
+
+    _unary(sp.spence, spence_partial)
+
+    def ellipk_partial(m):
+        u = _nonzero(m)
+        return np.where(
+            u == m,
+            (sp.ellipe(u) - (1.0 - u) * sp.ellipk(u)) / (2.0 * u * (1.0 - u)),
+            np.pi / 8.0 + 9.0 * np.pi / 64.0 * m,
+        )
+
+    _unary(sp.ellipk, ellipk_partial)
+
+    def ellipe_partial(m):
+        u = _nonzero(m)
+        return np.where(u == m, (sp.ellipe(u) - sp.ellipk(u)) / (2.0 * u), -np.pi / 8.0 - 3.0 * np.pi / 64.0 * m)
+
+    _unary(sp.ellipe, ellipe_partial)
+    _binary(
+        sp.beta,
+        lambda a, b: sp.beta(a, b) * (sp.digamma(a) - sp.digamma(a + b)),
+        lambda a, b: sp.beta(a, b) * (sp.digamma(b) - sp.digamma(a + b)),
+    )
+    _binary(
+        sp.binom,
+        lambda n, k: sp.binom(n, k) * (sp.digamma(n + 1.0) - sp.digamma(n - k + 1.0)),
+        lambda n, k: sp.binom(n, k) * (sp.digamma(n - k + 1.0) - sp.digamma(k + 1.0)),
+    )
+    _binary(sp.kl_div, lambda x, y: np.log(x / y), lambda x, y: 1.0 - x / y)  # x log(x / y) - x + y
+    _binary(  # r^2 / 2 inside |r| <= delta, delta (|r| - delta / 2) outside
+        sp.huber,
+        lambda d, r: np.where(np.abs(r) <= d, 0.0, np.abs(r) - d),
+        lambda d, r: np.where(np.abs(r) <= d, r, d * np.sign(r)),
+    )
+    _binary(  # delta^2 (sqrt(1 + (r / delta)^2) - 1)
+        sp.pseudo_huber,
+        lambda d, r: 2.0 * d * (np.sqrt(1.0 + (r / d) ** 2) - 1.0) - r * r / (d * np.sqrt(1.0 + (r / d) ** 2)),
+        lambda d, r: r / np.sqrt(1.0 + (r / d) ** 2),
+    )
+    _binary(sp.boxcox, lambda x, lam: np.power(x, lam - 1.0), lambda x, lam: _boxcox_in_lambda(x, lam))
+    _binary(sp.boxcox1p, lambda x, lam: np.power(1.0 + x, lam - 1.0), lambda x, lam: _boxcox_in_lambda(1.0 + x, lam))
+    _binary(sp.inv_boxcox, _inv_boxcox_in_y, _inv_boxcox_in_lambda)
+    _binary(sp.inv_boxcox1p, _inv_boxcox_in_y, _inv_boxcox_in_lambda)
+
+
+def _bessel(sp) -> None:
+    """Rules of the Bessel functions: of order 0 and 1 (and scaled), and of a real order ``v`` in ``x`` only
+    (``v``, mostly a whole number, is left out: ``rules.custom.NOT_IN``)."""
+    _unary(sp.i0e, lambda x: sp.i1e(x) - np.sign(x) * sp.i0e(x))  # exp(-|x|) I0(x)
+
+    def i1e_partial(x):
+        u = _nonzero(x)
+        return np.where(u == x, sp.i0e(u) - sp.i1e(u) / u - np.sign(u) * sp.i1e(u), 0.5)
+
+    _unary(sp.i1e, i1e_partial)
+    _unary(sp.j0, lambda x: -sp.j1(x))
+
+    def j1_partial(x):
+        u = _nonzero(x)
+        return np.where(u == x, sp.j0(u) - sp.j1(u) / u, 0.5)
+
+    _unary(sp.j1, j1_partial)
+    _unary(sp.y0, lambda x: -sp.y1(x))
+    _unary(sp.y1, lambda x: sp.y0(x) - sp.y1(x) / x)
+    _unary(sp.k0, lambda x: -sp.k1(x))
+    _unary(sp.k1, lambda x: -sp.k0(x) - sp.k1(x) / x)
+    _unary(sp.k0e, lambda x: sp.k0e(x) - sp.k1e(x))  # exp(x) K0(x)
+    _unary(sp.k1e, lambda x: sp.k1e(x) - sp.k0e(x) - sp.k1e(x) / x)
+    _in_second(sp.iv, lambda v, x: (sp.iv(v - 1.0, x) + sp.iv(v + 1.0, x)) / 2.0)
+    _in_second(sp.jv, lambda v, x: (sp.jv(v - 1.0, x) - sp.jv(v + 1.0, x)) / 2.0)
+    _in_second(sp.yv, lambda v, x: (sp.yv(v - 1.0, x) - sp.yv(v + 1.0, x)) / 2.0)
+    _in_second(sp.kv, lambda v, x: -(sp.kv(v - 1.0, x) + sp.kv(v + 1.0, x)) / 2.0)
+    _in_second(sp.ive, lambda v, x: (sp.ive(v - 1.0, x) + sp.ive(v + 1.0, x)) / 2.0 - np.sign(x) * sp.ive(v, x))
+    _in_second(sp.kve, lambda v, x: sp.kve(v, x) - (sp.kve(v - 1.0, x) + sp.kve(v + 1.0, x)) / 2.0)
+
+
+def _incomplete(sp) -> None:
+    """Rules of the regularised incomplete gamma functions and Hurwitz's zeta, in their second argument (the
+    derivative in the first has no closed form: left out, ``rules.custom.NOT_IN``)."""
+    density = lambda a, x: np.exp((a - 1.0) * np.log(x) - x - sp.gammaln(a))  # noqa: E731  (gamma's pdf)
+    _in_second(sp.gammainc, density)
+    _in_second(sp.gammaincc, lambda a, x: -density(a, x))
+    _in_second(sp.zeta, lambda s, q: -s * sp.zeta(s + 1.0, q))
+
+
+def _in_second(fn, partial):
+    """``fn(a, x)`` given its partial derivative ``partial(a, x)`` in ``x``; in ``a`` none (``NOT_IN``: a call
+    whose ``a`` varies is refused, a call of ``a`` alone too, ``zeta(s)``)."""
+    from .custom import NOT_IN, defrule
+
+    defrule(
+        fn,
+        jvp=lambda a, x, da, dx: partial(a, x) * dx,  # (da: a's tangent, which NOT_IN keeps zero)
+        vjp=lambda a, x, ct: (None, _sum_to(partial(a, x) * ct, x)),
+    )
+    NOT_IN[fn] = (0,)
+
+
+def _nonzero(x):
+    """``x`` with its zeros 0.5 (inside every rule's domain; ellipk's is m < 1): where a partial derivative
+    divides by ``x``, it is computed at this and its limit at 0 taken where ``x`` is 0 (``np.where(u == x,
+    ..., limit)``), the limit written as its Taylor polynomial of first order in ``x``, so that a Hessian at 0 is
+    right too.  Written without a function handed in, so that the rules are differentiated again."""
+    return np.where(x == 0.0, 0.5, x)
+
+
+def _boxcox_in_lambda(x, lam):
+    """d/dlambda of (x^lambda - 1) / lambda (log x at lambda = 0): x^lambda log x / lambda - (x^lambda - 1) /
+    lambda^2, and (log x)^2 / 2 at 0."""
+    u, log_x = _nonzero(lam), np.log(x)
+    return np.where(
+        u == lam,
+        np.power(x, u) * log_x / u - (np.power(x, u) - 1.0) / (u * u),
+        log_x * log_x * (0.5 + lam * log_x / 3.0),
+    )
+
+
+def _inv_boxcox_in_y(y, lam):
+    """d/dy of (lambda y + 1)^(1 / lambda) (exp(y) at lambda = 0)."""
+    u = _nonzero(lam)
+    return np.where(u == lam, np.power(u * y + 1.0, 1.0 / u - 1.0), np.exp(y) * (1.0 - lam * (y * y / 2.0 + y)))
+
+
+def _inv_boxcox_in_lambda(y, lam):
+    """d/dlambda of (lambda y + 1)^(1 / lambda): f (y / (lambda b) - log(b) / lambda^2), b = lambda y + 1;
+    -exp(y) y^2 / 2 at lambda = 0."""
+    u = _nonzero(lam)
+    base = u * y + 1.0
+    away = np.power(base, 1.0 / u) * (y / (u * base) - np.log(base) / (u * u))
+    return np.where(u == lam, away, np.exp(y) * (-y * y / 2.0 + lam * (2.0 * y**3 / 3.0 + y**4 / 4.0)))
 
 
 def multigammaln_jvp(a, d, da, dd):
