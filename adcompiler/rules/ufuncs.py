@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import math
 
-from ..ir.expr import Call, Num, compare, fn, gt, lt, sum_exprs
-from .primitive import Primitive, Refusal, register
+from ..ir.expr import Call, IfExp, Num, compare, fn, gt, lt, sum_exprs
+from .primitive import Primitive, Refusal, Variant, register
 
 np_ = lambda name: fn("numpy." + name)  # noqa: E731
 cos, sin, exp, log, sqrt, sign = (np_(n) for n in ("cos", "sin", "exp", "log", "sqrt", "sign"))
@@ -208,6 +208,16 @@ _elementwise(
     jvp=lambda c, a, b, z, dc, da, db: npwhere(c, da or 0.0, db or 0.0),
     vjp=lambda c, a, b, z, g: (None, npwhere(c, g, 0.0), npwhere(c, 0.0, g)),
     slots=(False, True, True),
+    # of numbers, the tangent and the cotangents numbers too (numpy.where of numbers makes a 0-d array: a float
+    # parameter's cotangent was one, where a called function's where reached it)
+    variants={
+        "numbers": Variant(
+            lambda c, a, b, z, dc, da, db: IfExp(c, da or Num(0.0), db or Num(0.0)),
+            lambda c, a, b, z, g: (None, IfExp(c, g, Num(0.0)), IfExp(c, Num(0.0), g)),
+            (False, True, True),
+        )
+    },
+    variant=lambda ins, static, kit: "numbers" if all(isinstance(a, kit.Num) for a in ins[:3]) else None,
 )
 
 
