@@ -212,7 +212,7 @@ def refuse_library_calls(fn: Function, moving: set) -> None:
     needed, or it may change that argument in place (``np.fill_diagonal(A, 0.0)``), and nothing says
     how."""
     for eq in walk(fn.body):
-        if isinstance(eq, Eq) and eq.prim == "custom":
+        if isinstance(eq, Eq) and eq.prim in ("custom", "call"):
             _refuse_outside_rules(fn, eq, moving)
         if not (isinstance(eq, Eq) and eq.prim == "library"):
             continue
@@ -230,11 +230,12 @@ def refuse_library_calls(fn: Function, moving: set) -> None:
 
 def _refuse_outside_rules(fn: Function, eq: Eq, moving: set) -> None:
     """Refuse a call of a function whose rules leave out an argument (``rules.custom.NOT_IN``) where that
-    argument varies: ``scipy.special.gammainc(a, x)`` of a varying ``a`` has no rule, and a zero would be wrong."""
-    left_out = NOT_IN.get(eq.param, ()) if _hashable(eq.param) else ()
+    argument varies: ``scipy.special.gammainc(a, x)`` of a varying ``a`` has no rule, and a zero would be wrong;
+    ``scipy.stats.gamma.cdf(x, a)``, written with it (a call of ``rules.scipy_stats.gamma_cdf``), is refused at
+    the user's call, not inside the function written for it."""
+    left_out, name = NOT_IN.get(eq.param, ((), None)) if _hashable(eq.param) else ((), None)
     moved = [k for k in left_out if k < len(eq.ins) and isinstance(eq.ins[k], Var) and eq.ins[k].name in moving]
     if moved:
-        name = getattr(eq.param, "__name__", "the function")
         raise at_line(
             fn.source,
             eq.line,

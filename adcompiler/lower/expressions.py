@@ -364,8 +364,8 @@ class ExpressionLowering:
             raise self.parsed.error(
                 node,
                 f"{ast.unparse(node.func)}, which has no derivative rule",
-                "adcompiler differentiates scipy.stats.norm's "
-                + ", ".join(scipy_stats.METHODS)
+                "adcompiler differentiates scipy.stats's "
+                + scipy_stats.offered()
                 + "; write others with NumPy and scipy.special (norm.isf(q) is -scipy.special.ndtri(q) * scale + loc), "
                 "or give a function of yours rules with adcompiler.defrule",
                 MissingRuleError,

@@ -13,8 +13,9 @@ from typing import Any, Callable, TypeVar
 
 F = TypeVar("F")
 CUSTOM: dict = {}
-# a function with rules -> the positions of the arguments its rules do not differentiate in (scipy.special's
-# gammainc(a, x) has one in x only): a call where such an argument has a derivative is refused at its line
+# a function with rules -> (the positions of the arguments its rules do not differentiate in, the name a refusal
+# gives it): scipy.special's gammainc(a, x) has rules in x only, and rules.scipy_stats' gamma_cdf, scipy.stats.
+# gamma.cdf, is written with it.  A call where such an argument has a derivative is refused at its line
 # (``analysis.activity.refuse_library_calls``), not given a zero there
 NOT_IN: dict = {}
 _ENTRIES: dict = {}  # a function with rules -> the function that calls it (see ``through_rule``)

@@ -272,7 +272,7 @@ def _in_second(fn, partial):
         jvp=lambda a, x, da, dx: partial(a, x) * dx,  # (da: a's tangent, which NOT_IN keeps zero)
         vjp=lambda a, x, ct: (None, _sum_to(partial(a, x) * ct, x)),
     )
-    NOT_IN[fn] = (0,)
+    NOT_IN[fn] = ((0,), f"scipy.special.{fn.__name__}")
 
 
 def _nonzero(x):
