@@ -640,3 +640,11 @@ def laplacian_form(x, A):
     """x^T L x for the graph Laplacian of an integer adjacency matrix: an integer matrix times a float vector."""
     L = np.diag(np.sum(A, axis=1)) - A
     return x @ (L @ x)
+
+
+def rnn_of_two_dtypes(W, xs):
+    """float32 weights and a float64 state: Numba's @ takes one dtype."""
+    h = np.zeros(W.shape[0])
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + xs[t])
+    return np.sum(h * h)

@@ -211,6 +211,12 @@ def cases() -> list:
         out.append(Case((prim,), expr, args, slow=prim not in ("mul", "numpy.power")))
     out += [
         Case(("numpy.where",), "np.where(x > 0, x, y * y)", {"x": value((2, 3), seed=40), "y": value((3,), seed=41)}),
+        Case(  # of numbers: the tangent and cotangents numbers, not 0-d arrays
+            ("numpy.where/numbers",),
+            "np.where(x > y, x * y, y * y) + np.where(x < 0.0, 2.0, x)",
+            {"x": value(None, seed=42), "y": value(None, seed=43)},
+            hessian=True,
+        ),
         Case(("numpy.clip",), "np.clip(x, lo, hi)", {"x": value((6,), -2, 2, seed=42), "lo": -0.5, "hi": 0.6}),
         Case(("numpy.clip",), "np.clip(x, None, 0.5)", {"x": value((6,), -2, 2, seed=43)}),
         Case(("numpy.clip",), "np.clip(x, -0.5, None) + x.clip(0.1, 0.9)", {"x": value((6,), -2, 2, seed=44)}),

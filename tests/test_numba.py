@@ -921,7 +921,12 @@ def test_an_integer_matrix_product_is_refused_saying_what_to_write():
     message = str(refused.value)
     line = inspect.getsourcelines(F.laplacian_form)[1] + 3
     assert f"numba_funcs.py:{line}:" in message and "A.astype(np.float64)" in message, message
-    assert "No implementation" not in message
+    assert "No implementation" not in message and "int64 and float64" in message
+    W, xs = np.eye(3, dtype=np.float32) * 0.5, np.ones((4, 3), dtype=np.float32)
+    with pytest.raises(adcompiler.UnsupportedSyntaxError) as refused:  # (no integer array: say which dtypes)
+        numba_d(F.rnn_of_two_dtypes).grad(W, xs)
+    message = str(refused.value)
+    assert "float32 and float64" in message and "integer" not in message and "h.astype(W.dtype)" in message, message
 
 
 def test_dot_shadows_made_without_zeros_where_every_element_is_stored_first():
