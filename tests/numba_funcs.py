@@ -648,3 +648,15 @@ def rnn_of_two_dtypes(W, xs):
     for t in range(xs.shape[0]):
         h = np.tanh(W @ h + xs[t])
     return np.sum(h * h)
+
+
+def tuples_of_array_and_number(x):
+    """A list of (array, number) tuples: forward mode compiles, reverse mode's shadows would not."""
+    out = []
+    for t in range(x.shape[0]):
+        h = np.ones(2) * x[t] ** 2
+        out.append((h, x[t]))
+    total = 0.0
+    for h, v in out:
+        total = total + np.sum(h * v)
+    return total

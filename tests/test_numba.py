@@ -929,6 +929,21 @@ def test_an_integer_matrix_product_is_refused_saying_what_to_write():
     assert "float32 and float64" in message and "integer" not in message and "h.astype(W.dtype)" in message, message
 
 
+def test_reverse_mode_of_a_list_of_array_and_number_tuples_is_refused_not_out_of_memory():
+    """Reverse mode of ``out.append((h, x[t]))`` made a shadow list of an array and a number, on which Numba's
+    type inference took all the memory there was (the process was killed); now refused at the user's line.
+    Forward mode (tangents in tuples) compiles, and agrees with the python target."""
+    x = np.array([0.5, -1.0, 2.0])
+    d = numba_d(F.tuples_of_array_and_number)
+    with pytest.raises(
+        adcompiler.UnsupportedSyntaxError, match=r"numba_funcs\.py:\d+:\d+: reverse mode of a list of tuples"
+    ):
+        d.grad(x)
+    value, tangent = d.jvp((x,), (np.ones(3),))
+    want = derivative(F.tuples_of_array_and_number).jvp((x,), (np.ones(3),))
+    assert value == pytest.approx(want[0]) and tangent == pytest.approx(want[1])
+
+
 def test_dot_shadows_made_without_zeros_where_every_element_is_stored_first():
     """dot's shadows are ``numpy.empty`` (the slice copies store every element before any read) and
     the elements no copy stores are zeros: the same gradients as the python backend's."""

@@ -35,7 +35,7 @@ import re
 
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import IN_PLACE, Var
-from .memory import MODULE, SAME_OBJECT, Memory
+from .memory import MODULE, SAME_OBJECT, STORES, Memory
 from ..lower.library import library_changes
 
 
@@ -150,7 +150,7 @@ class _Facts(Memory):
                 name,
                 base,
             )
-        if any(self.sources(n) & members for n in self.stored):
+        if any(self.sources(n) & members for n in self.stored) and self.held_when_written(members, pos, loops):
             self.refuse(
                 eq, f"{what} an array that a list also holds", "store a copy in the list (rows = [b.copy()])", name
             )
@@ -233,6 +233,35 @@ class _Facts(Memory):
                 f" {_root(slot)} is bound anew",
                 written,
             )
+
+    def held_when_written(self, members: set, pos: int, loops: tuple) -> bool:
+        """Whether a list, tuple or dict may hold the array written at ``pos`` (its object class ``members``) when
+        the write runs: put there before it, or in a loop around both (a later iteration writes after this one's
+        store), unless the array is made anew in each iteration of every loop around both, before the write
+        (``h = np.zeros(2); h[0] = ...; hs.append(h)``: the list holds earlier iterations' arrays, never the one
+        written).  A store after the write, outside its loops, holds the array as the writes left it (``return
+        {"a": a}``)."""
+        fresh = self.made_this_iteration(members, pos, loops)
+        start = min(fresh.values()) if fresh else -1
+        made_in = min(len(self.defined[m][1]) for m in fresh) if fresh else 0  # the loops around the making
+        for eq, at, around in self.eqs:
+            if (
+                eq.prim not in STORES
+                or eq.prim == "setitem"
+                and isinstance(eq.ins[0], Var)
+                and eq.ins[0].name in self.arrays
+            ):
+                continue
+            names = [a.name for a in eq.ins if isinstance(a, Var)]
+            held = names[1:] if eq.prim in ("append", "setitem") else names
+            if not any(self.sources(n) & members for n in held if n in self.arrays):
+                continue
+            common = next((k for k, (a, b) in enumerate(zip(around, loops)) if a != b), min(len(around), len(loops)))
+            if fresh and (start < at < pos or at > pos and common > made_in):
+                return True
+            if not fresh and (at < pos or common):
+                return True
+        return False
 
     def made_this_iteration(self, members: set, pos: int, loops: tuple) -> dict:
         """Where the object written at ``pos`` is made anew in every iteration of a loop around the write,

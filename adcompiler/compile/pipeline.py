@@ -62,6 +62,7 @@ class TargetPasses:
     lowered: Callable | None = None  # (function, namer) -> the ANF of a user function as the target takes it
     refuse_lowered: Callable | None = None  # (function) -> None, raising where the target refuses the ANF
     refuse_facts: Callable | None = None  # (facts) -> None, raising where it refuses what they say
+    refuse_reverse: Callable | None = None  # (facts) -> None, raising where it refuses reverse mode's code of them
     generated: Callable | None = None  # (defs, program, facts) -> the generated functions of one spec, finished
     helper_sources: Callable | None = None  # (program, [(helper, its name)]) -> the runtime helpers' source
 
@@ -436,6 +437,8 @@ class Program:
         facts = self.facts(fn, sig)  # (first: it may name variables, which the namer below then avoids)
         namer = self.namers[fn].child(also=(self.module_names,), report=self.local_names)
         before = len(self.queue)
+        if kind != "forward" and self.passes.refuse_reverse is not None:
+            self.passes.refuse_reverse(facts)
         if kind == "forward":
             defs = [forward.forward(facts.anf, facts, names[0], params, self, namer)]
         elif kind == "fused":

@@ -1,5 +1,5 @@
 """What the Numba target refuses before it generates code, each at the user's line: draws, slices of lists of
-lists, lists of records holding arrays built in the function.
+lists, lists of records holding arrays built in the function, and of tuples mixing arrays with other leaves.
 
 Compiled code would run these without an error and give other numbers than Python: a draw comes from
 Numba's own generator, and a list of lists reaches compiled code as a 2-D array, whose slice copied is a
@@ -64,6 +64,42 @@ def refuse_record_lists(function: Function, of) -> None:
         made = of(eq.outs[0]) if eq.prim == "list" and eq.outs else of(eq.ins[0]) if eq.ins else None
         if isinstance(made, V.Seq) and made.kind == "list" and _arrays_in_records(made):
             raise at_line(function.source, eq.line, 'a list of records holding arrays under backend="numba"', _RECORDS)
+
+
+def refuse_mixed_tuple_lists(function: Function, of) -> None:
+    """In reverse mode, a list of tuples holding an array and a number, or arrays of two ndims, that
+    ``function`` builds (``out.append((h, x[t]))``), refused at its line: the shadow of such a tuple is a list
+    of its leaves' cotangents, of two types, on which Numba's type inference took all the memory there was
+    (forward mode's tangents are tuples, which compile)."""
+    for eq in walk(function.body):
+        if not isinstance(eq, Eq) or eq.prim not in ("list", "append"):
+            continue
+        made = of(eq.outs[0]) if eq.prim == "list" and eq.outs else of(eq.ins[0]) if eq.ins else None
+        if isinstance(made, V.Seq) and made.kind == "list" and _mixed_tuples(made):
+            raise at_line(
+                function.source,
+                eq.line,
+                'reverse mode of a list of tuples holding arrays with numbers, or arrays of two ndims, under backend="numba"',
+                "keep the parts in lists of their own (hs.append(h); vs.append(v)), take jvp, or differentiate it "
+                'with backend="python", which handles it',
+            )
+
+
+def _mixed_tuples(a: V.Seq) -> bool:
+    """Whether some element of the list ``a`` is a tuple holding an array and a leaf of another kind (a number,
+    an array of another ndim)."""
+    for e in a.items if a.items is not None else (a.elem,):
+        if isinstance(e, V.Seq) and e.kind == "tuple" and V.leaves_may_be_arrays(e):
+            kinds = {(type(leaf), getattr(leaf, "ndim", None)) for leaf in _leaves(e)}
+            if len(kinds) > 1:
+                return True
+    return False
+
+
+def _leaves(a: V.Aval) -> list:
+    if isinstance(a, V.Seq):
+        return [leaf for item in (a.items if a.items is not None else (a.elem,)) for leaf in _leaves(item)]
+    return [a]
 
 
 def _arrays_in_records(a: V.Seq) -> bool:
