@@ -347,3 +347,13 @@ def _rotation(t):
 
 def rotated(t, p):
     return np.sum(_rotation(t) @ p * p) * t
+
+
+def self_product(d):
+    """d @ d: an array, though no NumPy function is called (the inner code's signature: numbers or arrays)."""
+    return d @ d
+
+
+def of_the_gradient_of_a_product(q):
+    g = adcompiler.grad(self_product)(q)  # 2 q
+    return np.sum(g**2)  # 4 |q|^2

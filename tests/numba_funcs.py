@@ -660,3 +660,9 @@ def tuples_of_array_and_number(x):
     for h, v in out:
         total = total + np.sum(h * v)
     return total
+
+
+def builtin_sum_scaled(x, c):
+    """Python's sum of a vector, times a number: unreduce along the vector's one axis of a number."""
+    d = x * c
+    return sum(d) * 2.0

@@ -623,3 +623,15 @@ def test_reverse_over_reverse_of_two_helpers_whose_reverse_sweeps_keep_nothing(t
         for g_part, e_part in zip(got, expected, strict=True):
             for a, b in zip(g_part, e_part, strict=True):
                 np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_an_inner_gradient_of_a_matrix_product_takes_arrays(backend):
+    """adcompiler.grad(lambda d: d @ d) inside a differentiated function: the inner code was generated for numbers
+    (no NumPy call in it) and refused the array it was handed, from generated code ("generated for numbers")."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    q = np.array([0.3, -0.2])
+    d = adcompiler.differentiate(N.of_the_gradient_of_a_product, backend=backend)
+    np.testing.assert_allclose(d.grad(q), 8.0 * q, rtol=1e-12)
+    assert d.jvp((q,), (np.ones(2),))[1] == pytest.approx(8.0 * q.sum(), rel=1e-12)

@@ -212,6 +212,9 @@ def test_njit_function_and_njit_callee():
     expected = autograd.grad(lambda x, y: x * anp.log(1.0 + y * y) * y + x, argnum=(0, 1))(x, y)
     assert d.grad(x, y) == pytest.approx(tuple(map(float, expected)), rel=1e-12)
     assert d(x, y) == F.jitted(x, y)
+    on_python = adcompiler.differentiate(F.jitted, backend="python")  # (its Python function, as Numba runs it)
+    assert on_python.grad(x, y) == pytest.approx(tuple(map(float, expected)), rel=1e-12)
+    assert adcompiler.grad(F.jitted, argnums=(0, 1))(x, y) == pytest.approx(tuple(map(float, expected)), rel=1e-12)
 
 
 def test_lists_of_floats_gradients_are_lists():
@@ -942,6 +945,15 @@ def test_reverse_mode_of_a_list_of_array_and_number_tuples_is_refused_not_out_of
     value, tangent = d.jvp((x,), (np.ones(3),))
     want = derivative(F.tuples_of_array_and_number).jvp((x,), (np.ones(3),))
     assert value == pytest.approx(want[0]) and tangent == pytest.approx(want[1])
+
+
+def test_builtin_sum_of_a_vector_times_a_number():
+    """sum(d) * 2.0 of a vector d: its adjoint spreads a number along the vector's one axis, which the Numba helper
+    refused (no overload for an axis and a number); against the python target and analytic values."""
+    x, c = np.array([0.5, -1.0, 2.0]), np.array([1.0, 2.0, 3.0])
+    gx, gc = numba_d(F.builtin_sum_scaled).grad(x, c)
+    np.testing.assert_allclose(gx, 2.0 * c, rtol=1e-14)
+    np.testing.assert_allclose(gc, 2.0 * x, rtol=1e-14)
 
 
 def test_dot_shadows_made_without_zeros_where_every_element_is_stored_first():

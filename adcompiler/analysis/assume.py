@@ -226,10 +226,11 @@ def _var(a):
 
 
 def _uses_numpy(program, fn, seen: set) -> bool:
-    """Whether a function, or one it calls, calls NumPy: only then may its parameters be arrays."""
+    """Whether a function, or one it calls, calls NumPy or takes a matrix product (``d @ d``, of no Python
+    number): only then may its parameters be arrays."""
     seen.add(fn)
     for s in walk(program.anf(fn).body):
-        if isinstance(s, Eq) and s.prim.startswith("numpy."):
+        if isinstance(s, Eq) and (s.prim.startswith("numpy.") or s.prim == "matmul"):
             return True
         if isinstance(s, Eq) and s.prim == "call" and s.param not in seen and _uses_numpy(program, s.param, seen):
             return True

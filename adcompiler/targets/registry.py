@@ -12,6 +12,8 @@ the user's functions it copies there.  What ``f.source()`` prints is the code it
 
 from __future__ import annotations
 
+import types
+
 from dataclasses import dataclass
 from typing import Callable
 
@@ -55,7 +57,16 @@ class Target:
         return self.name
 
 
-PYTHON = Target("python")
+def _python_of(fn):
+    """A ``@numba.njit`` dispatcher's Python function (what the dispatcher runs, compiled), differentiated as
+    Python code by the targets that do not compile (docs/numba.md's prange example with ``backend="python"``,
+    which every refusal of the Numba target suggests); anything else as it is.  Numba is not imported."""
+    py_func = getattr(fn, "py_func", None)
+    compiled = type(fn).__module__.split(".")[0] == "numba"
+    return py_func if compiled and isinstance(py_func, types.FunctionType) else fn
+
+
+PYTHON = Target("python", unwrap=_python_of)
 NUMBA = Target(
     "numba",
     passes=numba.PASSES,
@@ -78,6 +89,7 @@ ARRAY_API = Target(
     second_order=False,
     numpy_only=False,
     copied=array_api.copied,
+    unwrap=_python_of,
 )
 _REGISTERED = {t.name: t for t in (PYTHON, NUMBA, ARRAY_API)}
 

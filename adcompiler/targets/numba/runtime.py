@@ -373,6 +373,8 @@ def _numba_unreduce(g, x, axis=None, keepdims=False):
             return numpy.broadcast_to(numpy.expand_dims(g, axis if axis >= 0 else axis + x.ndim), x.shape).copy()
 
         return along
+    if isinstance(axis, types.Integer) and isinstance(x, types.Array) and x.ndim == 1:  # (a vector's one axis,
+        axis = None  # the builtin sum(d): g a number, at every element)
     if not isinstance(axis, (types.NoneType, types.Omitted)) and axis is not None:
         return None
     if isinstance(x, types.Array) and isinstance(g, types.Array):  # keepdims: g of x's ndim, each axis 1 long
