@@ -956,6 +956,22 @@ def test_builtin_sum_of_a_vector_times_a_number():
     np.testing.assert_allclose(gc, 2.0 * x, rtol=1e-14)
 
 
+@pytest.mark.parametrize("kind", [list, tuple])
+def test_a_list_of_weight_matrices_gets_its_gradient(kind):
+    """``for W in Ws`` of a list (or tuple) of matrices differentiated in Ws: its shadow was a tuple in compiled
+    code, into which ``d_Ws[k] += d_W`` could not write ("a write into a tuple"); now a list of zeros.  Against
+    the python target and central differences; the cotangent in the argument's structure."""
+    rng = np.random.default_rng(3)
+    Ws, x = kind(rng.standard_normal((3, 3)) * 0.5 for _ in range(3)), rng.standard_normal(3)
+    g_Ws, g_x = numba_d(F.mlp_of_a_weight_list).grad(Ws, x)
+    want_Ws, want_x = derivative(F.mlp_of_a_weight_list).grad(Ws, x)
+    assert type(g_Ws) is kind and len(g_Ws) == 3
+    for got, want in zip(g_Ws, want_Ws):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    np.testing.assert_allclose(g_x, want_x, rtol=1e-12)
+    np.testing.assert_allclose(g_x, central_grad(F.mlp_of_a_weight_list, (Ws, x), 1), rtol=1e-6)
+
+
 def test_dot_shadows_made_without_zeros_where_every_element_is_stored_first():
     """dot's shadows are ``numpy.empty`` (the slice copies store every element before any read) and
     the elements no copy stores are zeros: the same gradients as the python backend's."""

@@ -77,8 +77,9 @@ def _numba_thread_count():
 
 @numba.extending.overload(zeros_like)
 def _numba_zeros_like(x):
-    """0.0 for a number, zeros of x's shape for an array or a list of numbers, a list or tuple of
-    zeros_like of each element otherwise."""
+    """0.0 for a number, zeros of x's shape for an array or a list of numbers, a list of zeros of each
+    array of a tuple of arrays of one type (a list of weight matrices passed in: ``d_Ws[k] += d_W``, which
+    a tuple would refuse), a list or tuple of zeros_like of each element otherwise."""
     types = numba.core.types
     if isinstance(x, types.Number):
         return lambda x: 0.0
@@ -90,6 +91,8 @@ def _numba_zeros_like(x):
         return lambda x: [0.0 for e in x]
     if isinstance(x, (types.List, types.ListType)):
         return lambda x: [zeros_like(e) for e in x]
+    if isinstance(x, types.UniTuple) and isinstance(x.dtype, types.Array):  # a list of arrays of one type,
+        return lambda x: [numpy.zeros(e.shape) for e in x]  # passed as a tuple: a list its adjoints add into
     if isinstance(x, types.BaseTuple):
         items = ", ".join(f"zeros_like(x[{k}])" for k in range(len(x)))
         scope = {"zeros_like": zeros_like}
