@@ -189,30 +189,26 @@ class _Facts(Memory):
         """A module's integer array handed to a helper that writes into it: the reverse sweep would put it back,
         leaving the module's array other than the primal does.  A list, tuple or dict handed to a helper that
         writes into an array it holds: what the reverse sweep keeps and puts back is an array, not the list."""
+        callee, text = _callee_name(eq), self.fn.source.lines.get(eq.line, "")
+
+        def refused(construct: str, remedy: str, column: int):
+            return UnsupportedSyntaxError(construct, remedy, self.fn.source.filename, eq.line, column, text)
+
         for a in changed:
             if isinstance(a, Var) and a.name in self.containers:
-                callee = _callee_name(eq)
-                text = self.fn.source.lines.get(eq.line, "")
-                raise UnsupportedSyntaxError(
+                raise refused(
                     f"handing {callee} a list, tuple or dict holding an array it writes into",
                     f"hand {callee} the array itself (one parameter each), or copy the arrays into the list",
-                    self.fn.source.filename,
-                    eq.line,
                     len(text) - len(text.lstrip()),
-                    text,
                 )
         for a in changed:
             module = (self.memory_of(a.name) & self.module_arrays) if isinstance(a, Var) else set()
             if module:
-                name, callee = _root(min(module)), _callee_name(eq)
-                text = self.fn.source.lines.get(eq.line, "")
-                raise UnsupportedSyntaxError(
+                name = _root(min(module))
+                raise refused(
                     f"handing the module's array {name} to {callee}, which writes into it,",
                     f"copy it first ({name.lower()}_copy = {name}.copy()) and hand {callee} the copy",
-                    self.fn.source.filename,
-                    eq.line,
                     _word_column(text, name),
-                    text,
                 )
 
     def check_rebound(self, eq, pos: int, target: str) -> None:
