@@ -217,7 +217,7 @@ _elementwise(
             (False, True, True),
         )
     },
-    variant=lambda ins, static, kit: "numbers" if all(isinstance(a, kit.Num) for a in ins[:3]) else None,
+    variant=lambda ins, static, kit: "numbers" if len(ins) == 3 and all(isinstance(a, kit.Num) for a in ins) else None,
 )
 
 
