@@ -141,7 +141,9 @@ def _contiguous(t):
     (``_conformed`` makes it so).  Numba's object mode takes an array back by the layout it is told, not the
     one it has: SciPy's ``expm_frechet`` of a matrix of equal entries is C-contiguous, of most others
     Fortran, read as C its transpose."""
-    kinds = __import__("numba").core.types
+    import numba
+
+    kinds = numba.core.types
     if isinstance(t, kinds.Array):
         return t.copy(layout="C")
     if isinstance(t, kinds.Tuple):

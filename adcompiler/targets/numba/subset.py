@@ -58,11 +58,8 @@ def refuse_record_lists(function: Function, of) -> None:
     (``[Layer(W1, b1), Layer(W2, b2)]``, ``layers.append(...)``), refused at its line: the shadow of such a
     list holds arrays in tuples, which compiled code cannot add into (refused by Numba's typing, and for
     objects called in a loop, ``layer(h)``, Numba's type inference never ended)."""
-    for eq in walk(function.body):
-        if not isinstance(eq, Eq) or eq.prim not in ("list", "append"):
-            continue
-        made = of(eq.outs[0]) if eq.prim == "list" and eq.outs else of(eq.ins[0]) if eq.ins else None
-        if isinstance(made, V.Seq) and made.kind == "list" and _arrays_in_records(made):
+    for eq, made in _lists_made(function, of):
+        if _arrays_in_records(made):
             raise at_line(function.source, eq.line, 'a list of records holding arrays under backend="numba"', _RECORDS)
 
 
@@ -71,11 +68,8 @@ def refuse_mixed_tuple_lists(function: Function, of) -> None:
     ``function`` builds (``out.append((h, x[t]))``), refused at its line: the shadow of such a tuple is a list
     of its leaves' cotangents, of two types, on which Numba's type inference took all the memory there was
     (forward mode's tangents are tuples, which compile)."""
-    for eq in walk(function.body):
-        if not isinstance(eq, Eq) or eq.prim not in ("list", "append"):
-            continue
-        made = of(eq.outs[0]) if eq.prim == "list" and eq.outs else of(eq.ins[0]) if eq.ins else None
-        if isinstance(made, V.Seq) and made.kind == "list" and _mixed_tuples(made):
+    for eq, made in _lists_made(function, of):
+        if _mixed_tuples(made):
             raise at_line(
                 function.source,
                 eq.line,
@@ -83,6 +77,16 @@ def refuse_mixed_tuple_lists(function: Function, of) -> None:
                 "keep the parts in lists of their own (hs.append(h); vs.append(v)), take jvp, or differentiate it "
                 'with backend="python", which handles it',
             )
+
+
+def _lists_made(function: Function, of):
+    """``(equation, the list's abstract value)`` for each list ``function`` makes or appends to."""
+    for eq in walk(function.body):
+        if not isinstance(eq, Eq) or eq.prim not in ("list", "append"):
+            continue
+        made = of(eq.outs[0]) if eq.prim == "list" and eq.outs else of(eq.ins[0]) if eq.ins else None
+        if isinstance(made, V.Seq) and made.kind == "list":
+            yield eq, made
 
 
 def _mixed_tuples(a: V.Seq) -> bool:
