@@ -65,9 +65,20 @@ def _static(value) -> bool:
 
 
 def test_every_record_without_a_derivative_is_tested_and_inactive():
-    assert {f"numpy.{name}" for name in CALLS} | {"numpy.shape"} >= set(NO_DERIVATIVE)
+    assert {f"numpy.{name}" for name in CALLS} | {"numpy.shape", "numpy.dtype_of"} >= set(NO_DERIVATIVE)
     for name in NO_DERIVATIVE:
         assert name in N.INACTIVE
+
+
+def test_an_arrays_dtype_is_a_static_value_naming_it():
+    """``x.dtype`` (``numpy.dtype_of``): the dtype's name where x's is known, which a constructor asking for it
+    reads as it reads a constant; two arrays' dtypes join to the one, or to a dtype not known."""
+    eq = types.SimpleNamespace(prim="numpy.dtype_of", outs=[Var("out")], ins=[Var("x")], param=None)
+    (named,) = numpy_transfer(eq, [V.Arr(1, "float32")])
+    assert named == V.Static("dtype", dtype="float32")
+    assert V.join(named, named) == named and V.join(named, V.Static("dtype", dtype="float64")) == V.Static("dtype")
+    zeros = types.SimpleNamespace(prim="numpy.zeros", outs=[Var("y")], ins=[Const(3), Var("dt")], param=("dtype",))
+    assert numpy_transfer(zeros, [V.Static(), named]) == [V.Arr(1, "float32")]
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))

@@ -17,13 +17,18 @@ from .numpy_values import UNKNOWN, array_of, as_array, dtype_name, float_dtype, 
 
 def numpy_transfer(eq, ins: list) -> list:
     """The abstract values of a NumPy equation's outputs: what its record says (``KIT`` its vocabulary)."""
-    static = Static(a.value if isinstance(a, Const) else UNKNOWN for a in eq.ins)
+    static = Static(a.value if isinstance(a, Const) else _named(v) for a, v in zip(eq.ins, ins))
     if isinstance(eq.param, tuple):  # the keywords the call names (the last arguments)
         static.keywords = dict(zip(eq.param, static[len(static) - len(eq.param) :]))
     rule = _RULES.get(eq.prim)
     if rule is None:  # elementwise: broadcast
         return [_elementwise(ins)] * len(eq.outs)
     return [rule(ins, static)] * len(eq.outs)
+
+
+def _named(a: V.Aval):
+    """A static argument that is no constant: the dtype ``x.dtype`` names, where x's is known (``UNKNOWN``: else)."""
+    return a.dtype if isinstance(a, V.Static) and a.what == "dtype" and a.dtype else UNKNOWN
 
 
 class Static(list):
@@ -129,6 +134,7 @@ class KIT:
     UNKNOWN = UNKNOWN  # a static argument not known when compiling
     STATIC = V.STATIC  # a value that is no number or array (a decomposition's raw result: a tuple of arrays)
     INT, seq = V.INT, staticmethod(V.seq)  # an int; a tuple or list of these items
+    Static = V.Static  # a value that is no number or array, of a kind (``Static("dtype", dtype=...)``: x.dtype)
     dtype_name = staticmethod(dtype_name)  # NumPy's name of a dtype asked for (None: not known)
 
 

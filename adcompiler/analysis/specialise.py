@@ -20,7 +20,7 @@ from .transfer import BITWISE
 from .numpy_values import UNKNOWN
 from .records import resolve
 from .methods import as_call, refuse
-from ..ir.nodes import EXTENDED, IN_PLACE, Const
+from ..ir.nodes import EXTENDED, IN_PLACE, Const, Var
 from ..errors import UnsupportedSyntaxError
 from ..rules.families import REGISTRY
 from ..rules.primitive import Refusal
@@ -42,6 +42,7 @@ def specialise(fn: Function, of) -> Function:
             return called
         refuse(e, ins, None, fn.source)
         _refuse_in_place_of_lists(e, ins, fn.source)
+        _refuse_cast_read(e, ins, fn.source)
         e = resolve(e, ins, fn.source)
         prim = _prim(e, ins, fn.source)
         if prim == "getitem" and e.param is None and _list(ins[0]) and V.is_slice(ins[1]):
@@ -77,6 +78,26 @@ def _refuse_in_place_of_lists(e: Eq, ins: list, source) -> None:
         raise UnsupportedSyntaxError(*told, source.filename, e.line, column, text)
 
 
+def _refuse_cast_read(e: Eq, ins: list, source) -> None:
+    """``x.astype(y.dtype)``, ``np.asarray(v, dtype=y.dtype)``: a cast to the dtype of another value, which the
+    derivative keeps only where it is a float dtype known when compiling (a cast to an integer loses it)."""
+    if e.prim not in CAST_READS or not isinstance(e.ins[1], Var):
+        return
+    dtype = ins[1].dtype if isinstance(ins[1], V.Static) and ins[1].what == "dtype" else None
+    if dtype is None or not dtype.startswith("float"):
+        told = "a dtype not known when compiling" if dtype is None else f"{dtype} (the derivative would be lost)"
+        text = source.lines.get(e.line)
+        raise UnsupportedSyntaxError(
+            f"a cast to the dtype of another value, here {told}",
+            "cast to a float dtype written as a constant: x.astype(np.float64)",
+            source.filename,
+            e.line,
+            max((text or "").find(".dtype"), 0),
+            text,
+        )
+
+
+CAST_READS = ("numpy.array/dtype", "numpy.asarray/dtype")
 _BITWISE_SPELT = {"bitand": "&", "bitor": "|", "bitxor": "^", "invert": "~"}
 _BITWISE_NODES = {"&": ast.BitAnd, "|": ast.BitOr, "^": ast.BitXor, "~": ast.Invert}
 

@@ -73,8 +73,9 @@ class Seq(Aval):
 class Static(Aval):
     """None, a slice, a string, a range, a function: no derivative, never an operand of arithmetic."""
 
-    what: str = ""  # "none", "slice", "ellipsis", "range", "str", or "" (one of these)
+    what: str = ""  # "none", "slice", "ellipsis", "range", "str", "dtype", or "" (one of these)
     bounds: tuple | None = None  # a slice's (start, stop, step) where they are constants
+    dtype: str | None = None  # a dtype's name (``x.dtype`` of an array whose dtype is known)
 
 
 def is_slice(a: Aval) -> bool:
@@ -217,6 +218,8 @@ def join(a: Aval, b: Aval) -> Aval:
         out = Seq(kind, items, join(a.elem, b.elem), a.keys if items is not None else None, a.cls)
         return out if depth(out) <= MAX_DEPTH else Seq(kind, None, TOP)
     if isinstance(a, Static) and isinstance(b, Static):
+        if a.what == b.what == "dtype":  # (x.dtype of two arrays: the one dtype, or a dtype not known)
+            return a if a == b else Static("dtype")
         return Static(a.what) if a.what == b.what else STATIC  # two slices, or two kinds of static value
     return TOP
 

@@ -31,6 +31,7 @@ CONTAINER_EXPRS = {
     "list_times": lambda xs, n: E.BinOp("*", xs, n, True),
     "array_sum": lambda x: E.Call("sum", (x,)),
     "getitem": lambda xs, i: E.Subscript(xs, i),
+    "numpy.dtype_of": lambda x: E.Attr(x, "dtype"),  # x.dtype, as written (NumPy has no function of it)
     "numpy.split/part": lambda x, kind, sections, axis, i, raw: E.Subscript(raw, i),  # one piece of a split
     "numpy.pad": pad_call,
     **{cast: (lambda x, dtype, f=f: E.Call(f, (x,), (("dtype", dtype),))) for cast, f in CASTS.items()},

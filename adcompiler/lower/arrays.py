@@ -155,7 +155,7 @@ class ArrayLowering:
         keywords = {  # (dtype=np.float32, dtype=int: the dtype's name, a constant, as dtype="float32" is)
             k.arg: (
                 Const(self.dtype_of(k.value).name)
-                if k.arg == "dtype" and (_named_dtype(k.value) or self.integer_builtin(k.value))
+                if k.arg == "dtype" and (_named_dtype(k.value) and not self.dtype_read(k.value) or self.integer_builtin(k.value))
                 else arg(k.value, k.arg in sequences) if sequences else arg(k.value)
             )
             for k in node.keywords
@@ -349,6 +349,17 @@ class ArrayLowering:
         except Exception:
             return False
 
+    def dtype_read(self, node) -> bool:
+        """Whether ``node`` reads the dtype of a local value (``x.dtype``, ``self.W.dtype``, a local name holding
+        one): an operand computed as the code runs (``numpy.dtype_of``), a constant of the function where the
+        argument's dtype is known."""
+        root = node.value if isinstance(node, ast.Attribute) and node.attr == "dtype" else node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        return isinstance(root, ast.Name) and any(
+            root.id in names for names in (self.emit.pinned, self.emit.slots, self.emit.env)
+        )
+
     def dtype_of(self, node):
         """The dtype a constant dtype argument names (float, "float32", np.float64), or a located error."""
         numpy = sys.modules["numpy"]
@@ -369,7 +380,12 @@ class ArrayLowering:
 
     def cast(self, node: ast.Call, prim: str, x, dtype_node, hint):
         """``x`` cast to a float dtype (``prim``: copied or not); casts to other dtypes are refused, but for a
-        display of whole numbers made an integer array (``np.array([2, 0, 1], dtype=np.int32)``: no derivative)."""
+        display of whole numbers made an integer array (``np.array([2, 0, 1], dtype=np.int32)``: no derivative).
+        A dtype read of a value (``x.astype(y.dtype)``) is an operand, checked where its dtype is known
+        (``analysis.specialise``)."""
+        if self.dtype_read(dtype_node):
+            read = self.emit.atom(self.array_arg(dtype_node))
+            return self.emit.apply(prim, [self.emit.atom(x), read], hint)
         dtype = self.dtype_of(dtype_node)
         if dtype.kind != "f" and not (dtype.kind in "iub" and node.args and _integer_display(node.args[0])):
             raise self.parsed.error(

@@ -641,3 +641,13 @@ for _name, _value in (
     ("size", lambda ins, static, kit: kit.INT),
 ):
     inactive(f"numpy.{_name}", "movement", _value, f"{_name}_of", attributes=(_name,))
+
+
+# --- an array's dtype (``x.dtype``): no derivative, a constant of the function where the arguments' dtypes are known
+# (``np.zeros(n, dtype=x.dtype)``: an array of x's dtype, as a constant dtype would make), read as the attribute it is
+inactive(
+    "numpy.dtype_of",
+    "movement",
+    lambda ins, static, kit: kit.Static("dtype", dtype=getattr(kit.as_array(ins[0]), "dtype", None)),
+    attributes=("dtype",),
+)

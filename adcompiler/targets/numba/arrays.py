@@ -393,9 +393,12 @@ def _numba_clipped(x, lo, hi):
 def _numba_cast_to(x, dtype):
     """numpy.array(x, dtype="float32") of an array or a number (Numba's numpy.array takes neither with a dtype):
     x.astype, or the number made one of that dtype."""
-    if not isinstance(dtype, numba.core.types.StringLiteral):
+    if isinstance(dtype, numba.core.types.DType):  # another array's (x.astype(y.dtype))
+        kind = numba.np.numpy_support.as_dtype(dtype.dtype).type
+    elif isinstance(dtype, numba.core.types.StringLiteral):
+        kind = numpy.dtype(dtype.literal_value).type
+    else:
         return None
-    kind = numpy.dtype(dtype.literal_value).type
     if isinstance(x, numba.core.types.Array):
         return lambda x, dtype: x.astype(kind)
     return lambda x, dtype: kind(x)

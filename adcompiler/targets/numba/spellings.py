@@ -91,7 +91,10 @@ def spelled(name: str, node: ast.Call, call, array_named, numpy_names: set, summ
         return node
     dtype = words.get("dtype") if name in ("array", "asarray") and len(node.args) == 1 and len(words) == 1 else None
     displayed = isinstance(node.args[0], (ast.List, ast.Tuple, ast.ListComp)) if node.args else True
-    if isinstance(dtype, ast.Constant) and isinstance(dtype.value, str) and not displayed:
+    read = isinstance(dtype, ast.Attribute) and dtype.attr == "dtype" or isinstance(dtype, ast.Name) and (
+        dtype.id not in ("float", "int", "bool", "complex")  # (a name holding y.dtype: not a builtin type)
+    )
+    if (read or isinstance(dtype, ast.Constant) and isinstance(dtype.value, str)) and not displayed:
         return call("cast_to", [node.args[0], dtype])  # x.astype(np.float32) (Numba's numpy.array takes no array)
     inner = node.args[0] if name == "array" and len(node.args) == 1 else None
     if isinstance(inner, ast.Call) and len(inner.args) == 1 and not inner.keywords:
