@@ -111,3 +111,21 @@ def test_dtype_read_under_the_array_api_target(tmp_path):
     f = _load(tmp_path, "dtype_xp", _source("zeros_written", "own"))
     d = adcompiler.differentiate(f, arrays="any")
     np.testing.assert_allclose(d.grad(X, W)[0], adcompiler.differentiate(f).grad(X, W)[0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_hessian_through_dtype_reads(tmp_path, backend):
+    """Second order: the first derivative's code reads ``w.dtype`` again, which is differentiated as written."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    source = (
+        "def f(x, w):\n    y = np.zeros(x.shape, dtype=w.dtype)\n    y[0] = x[0] * x[1]\n"
+        "    return np.sum(x.astype(w.dtype) * y * w)\n"
+    )
+    f = _load(tmp_path, "dtype_hessian", source)
+    got = adcompiler.hessian(adcompiler.differentiate(f, backend=backend))(X, W)
+    x0, x1 = X[:2]  # f = x0^2 x1 w0
+    want = np.zeros((3, 3))
+    want[0, 0], want[0, 1] = 2 * x1 * W[0], 2 * x0 * W[0]
+    want[1, 0] = want[0, 1]
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
