@@ -155,7 +155,8 @@ class ArrayLowering:
         keywords = {  # (dtype=np.float32, dtype=int: the dtype's name, a constant, as dtype="float32" is)
             k.arg: (
                 Const(self.dtype_of(k.value).name)
-                if k.arg == "dtype" and (_named_dtype(k.value) and not self.dtype_read(k.value) or self.integer_builtin(k.value))
+                if k.arg == "dtype"
+                and (_named_dtype(k.value) and not self.dtype_read(k.value) or self.integer_builtin(k.value))
                 else arg(k.value, k.arg in sequences) if sequences else arg(k.value)
             )
             for k in node.keywords

@@ -83,10 +83,8 @@ HELPER_REVERSE = {
     "rebroadcast": lambda g, c, a: [Call("@rebroadcast", (g, c)), None],
     "gather_like": lambda u, c, index, g: [Call("@scatter_add", (Num(0.0), c, index, u)), None, None],
     "unreduce_vjp": lambda u, c, g, *rest: [Call("@unreduce", (u, c, *rest)), None] + [None] * len(rest),
-    # <u, matmul_vjp_a(g, a, b)> is <g, u @ b>, and <u, matmul_vjp_b(g, a, b)> is <g, a @ u>
-    "matmul_vjp_a": lambda u, g, a, b: [u @ b, None, Call("@matmul_vjp_b", (g, u, b))],
-    "matmul_vjp_b": lambda u, g, a, b: [a @ u, Call("@matmul_vjp_a", (g, a, u)), None],
 }
+HELPER_REVERSE.update({name: h.reverse for name, h in helpers().items() if h.reverse is not None})  # the records'
 
 
 def helper_jvp(prim: str, args: list, tangents: list) -> Expr | None:

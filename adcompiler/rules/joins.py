@@ -13,7 +13,7 @@ the Numba target's join of a sequence made at run time (Numba's own joins take t
 from __future__ import annotations
 
 from .primitive import Helper, Primitive, Variant, register
-from ..ir.expr import Call, List, Name, Num
+from ..ir.expr import Call, List, Name, Num, Tuple
 
 # The text of ``joined`` and ``sequence_code``, in each Numba form that joins a sequence (each helper's text
 # stands alone in the module it is copied into).
@@ -136,6 +136,15 @@ def _numba_join_tangent(dxs, xs, kind, *axis):
     linear=("linear", (0,)),
 )
 
+
+def _rejoined(u, kind, axis, i, arrays):
+    """The cotangent of g in ``unjoin(g, kind, axis, i, *arrays)`` for u: the join of u in piece i and zeros in
+    the others (join_tangent's zeros for a number)."""
+    pieces = Tuple(tuple(u if j == i.value else Num(0.0) for j in range(len(arrays))))
+    along = (axis,) if kind.value in ("stack", "concatenate") else ()  # (vstack, hstack, ...: no axis)
+    return Call("@join_tangent", (pieces, Tuple(tuple(arrays)), kind, *along))
+
+
 UNJOIN = Helper(
     python='''def unjoin(g, kind, axis, i, *arrays):
     """The part of g, the cotangent of numpy.<kind>(arrays, axis), that belongs to arrays[i]."""
@@ -222,6 +231,7 @@ def _numba_unjoin(g, kind, axis, i, *arrays):
     return scope["impl"]
 ''',
     linear=("linear", (0,)),
+    reverse=lambda u, g, kind, axis, i, *arrays: [_rejoined(u, kind, axis, i, arrays)] + [None] * (3 + len(arrays)),
 )
 
 UNJOIN_ALL = Helper(

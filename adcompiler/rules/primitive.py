@@ -30,7 +30,10 @@ class Helper:
     of the helper is differentiated when generated code is differentiated again, as
     ``rules.helpers.HELPER_RULES`` says it (``("bilinear", (0, 1))``: the product rule over those
     arguments).  ``like``: its result's abstract value: shaped like argument ``like`` (an int), or
-    ``"numeric"`` (a number or an array, its shape not known).
+    ``"numeric"`` (a number or an array, its shape not known).  ``reverse``: for a helper linear in some
+    arguments, its adjoint where generated code is differentiated in reverse mode (a gradient inside a function
+    differentiated): ``reverse(u, *arguments)``, u the cotangent of its result, gives one cotangent per
+    argument (None: none), as ``rules.helpers.HELPER_REVERSE`` holds them.
     """
 
     python: str | None = None
@@ -38,6 +41,7 @@ class Helper:
     numba: str | None = None
     linear: tuple | None = None
     like: int | str | None = None
+    reverse: Callable | None = None
 
 
 @dataclass(frozen=True)

@@ -93,6 +93,13 @@ TENSORDOT_VJP_A = Helper(
     return out if hasattr(a, "shape") else out[()]
 """,
     linear=("bilinear", (0, 2)),
+    reverse=lambda u, g, a, b, *axes: [
+        Call("numpy.tensordot", (u, b, *axes)),
+        None,
+        Call("@tensordot_vjp_b", (g, u, b, *axes)),
+    ]
+    + [None] * len(axes),  # <g, tensordot(u, b)>
+    like=1,
 )
 
 TENSORDOT_VJP_B = Helper(
@@ -104,6 +111,13 @@ TENSORDOT_VJP_B = Helper(
     return out if hasattr(b, "shape") else out[()]
 """,
     linear=("bilinear", (0, 1)),
+    reverse=lambda u, g, a, b, *axes: [
+        Call("numpy.tensordot", (a, u, *axes)),
+        Call("@tensordot_vjp_a", (g, a, u, *axes)),
+        None,
+    ]
+    + [None] * len(axes),  # <g, tensordot(a, u)>
+    like=2,
 )
 
 _KRON_SHAPES = """
@@ -124,6 +138,8 @@ KRON_VJP_A = Helper(
     return out if hasattr(a, "shape") else out[()]
 """,
     linear=("bilinear", (0, 2)),
+    reverse=lambda u, g, a, b: [Call("numpy.kron", (u, b)), None, Call("@kron_vjp_b", (g, u, b))],  # <g, kron(u, b)>
+    like=1,
 )
 
 KRON_VJP_B = Helper(
@@ -135,6 +151,8 @@ KRON_VJP_B = Helper(
     return out if hasattr(b, "shape") else out[()]
 """,
     linear=("bilinear", (0, 1)),
+    reverse=lambda u, g, a, b: [Call("numpy.kron", (a, u)), Call("@kron_vjp_a", (g, a, u)), None],  # <g, kron(a, u)>
+    like=2,
 )
 
 _CUMPROD_MOVE = """
@@ -232,6 +250,7 @@ def _numba_weights_like(w, a, axis=None):
     return None
 ''',
     linear=("linear", (0,)),
+    reverse=lambda u, w, a, *axis: [Call("@weights_vjp", (u, w, a, *axis)), None] + [None] * len(axis),
 )
 
 WEIGHTS_VJP = Helper(
@@ -259,6 +278,7 @@ def _numba_weights_vjp(gw, w, a, axis=None):
     return None
 ''',
     linear=("linear", (0,)),
+    reverse=lambda u, gw, w, a, *axis: [Call("@weights_like", (u, a, *axis)), None, None] + [None] * len(axis),
 )
 
 
@@ -471,6 +491,7 @@ def _numba_dot_vjp_a(g, a, b):
     return None
 ''',
     linear=("bilinear", (0, 2)),
+    reverse=lambda u, g, a, b: [Call("numpy.dot", (u, b)), None, Call("@dot_vjp_b", (g, u, b))],  # <g, dot(u, b)>
     like=1,
 )
 
@@ -524,6 +545,7 @@ def _numba_dot_vjp_b(g, a, b):
     return None
 ''',
     linear=("bilinear", (0, 1)),
+    reverse=lambda u, g, a, b: [Call("numpy.dot", (a, u)), Call("@dot_vjp_a", (g, a, u)), None],  # <g, dot(a, u)>
     like=2,
 )
 
@@ -584,6 +606,7 @@ def _numba_matmul_vjp_a(g, a, b):
     return lambda g, a, b: g * b
 ''',
     linear=("bilinear", (0, 2)),
+    reverse=lambda u, g, a, b: [u @ b, None, Call("@matmul_vjp_b", (g, u, b))],  # <g, u @ b>
     like=1,
 )
 
@@ -646,6 +669,7 @@ def _numba_matmul_vjp_b(g, a, b):
     return lambda g, a, b: g * a
 ''',
     linear=("bilinear", (0, 1)),
+    reverse=lambda u, g, a, b: [a @ u, Call("@matmul_vjp_a", (g, a, u)), None],  # <g, a @ u>
     like=2,
 )
 
@@ -684,6 +708,7 @@ def _numba_inner_vjp_a(g, a, b):
     return lambda g, a, b: numpy.dot(g, b)
 ''',
     linear=("bilinear", (0, 2)),
+    reverse=lambda u, g, a, b: [Call("numpy.inner", (u, b)), None, Call("@inner_vjp_b", (g, u, b))],
     like=1,
 )
 
@@ -724,6 +749,7 @@ def _numba_inner_vjp_b(g, a, b):
     return lambda g, a, b: numpy.dot(numpy.ascontiguousarray(g.T), a)
 ''',
     linear=("bilinear", (0, 1)),
+    reverse=lambda u, g, a, b: [Call("numpy.inner", (a, u)), Call("@inner_vjp_a", (g, a, u)), None],
     like=2,
 )
 
@@ -849,6 +875,15 @@ def _einsum_cotangents(*rest):
     return [None] + [_h("einsum_vjp")(g, Num(i), args[0], *args[1:]) for i in range(len(args) - 1)]
 
 
+def _einsum_vjp_adjoint(u, g, i, spec, ops) -> list:
+    """The cotangents of ``einsum_vjp(g, i, spec, *ops)`` (bilinear in g and the operands but i) for u: <u, it> is
+    <g, einsum(spec, ops with operand i u)>, so g's is that einsum, and operand j's its einsum_vjp."""
+    k = i.value
+    swapped = ops[:k] + (u,) + ops[k + 1 :]
+    others = [None if j == k else Call("@einsum_vjp", (g, Num(j), spec, *swapped)) for j in range(len(ops))]
+    return [Call("numpy.einsum", (spec, *swapped)), None, None] + others
+
+
 EINSUM_VJP = Helper(
     python='''def einsum_vjp(g, i, subscripts, *operands):
     """The cotangent of operand i of numpy.einsum(subscripts, *operands), given g for its result:
@@ -880,6 +915,7 @@ EINSUM_VJP = Helper(
     return d
 ''',
     linear=("bilinear", (0, 3, 4, 5, 6, 7)),
+    reverse=lambda u, g, i, spec, *ops: _einsum_vjp_adjoint(u, g, i, spec, ops),
 )
 
 

@@ -420,6 +420,7 @@ def _numba_trace_vjp(g, x, offset=0, axis1=0, axis2=1):
     return impl
 ''',
     linear=("linear", (0,)),
+    reverse=lambda u, g, x, *rest: [Call("numpy.trace", (u, *rest))] + [None] * (1 + len(rest)),  # g's trace
     like=1,
 )
 
@@ -463,6 +464,41 @@ _linear(
 # --- the selections: max and min (amax, amin) pick entries, so their derivative is that of the entries picked
 # (shared equally among ties, ``extreme_jvp``/``extreme_vjp``); ptp = max - min; prod's cotangent is g times
 # the product of the other entries (``prod_vjp``, exact where entries are zero), its tangent their sum against dx.
+# the part of prod's Numba overloads that reads the axis (each form's text stands alone in the module it is copied
+# into): x read as lines (the axes before, the axis, the axes after), n entries each; ``read(v, name)``: how an
+# argument of one entry per line (g) is read, as an array (name[i, j]) or a number
+_PROD_ALONG = """    types = numba.core.types
+    if not isinstance(x, types.Array) or x.ndim == 0 or not isinstance(x.dtype, types.Float):
+        return None
+    if isinstance(axis, (types.NoneType, types.Omitted)) or axis is None:
+        before, after, n = "1", "1", "x.size"
+    elif isinstance(axis, types.IntegerLiteral):
+        at = axis.literal_value + x.ndim if axis.literal_value < 0 else axis.literal_value
+        if not 0 <= at < x.ndim:
+            return None
+        before = " * ".join(f"x.shape[{d}]" for d in range(at)) or "1"
+        after = " * ".join(f"x.shape[{d}]" for d in range(at + 1, x.ndim)) or "1"
+        n = f"x.shape[{at}]"
+    else:
+        return None
+
+    def read(v, name):
+        if isinstance(v, types.Array):
+            return f"numpy.ascontiguousarray({name[:-1]}).reshape(({before}, {after}))", f"{name}[i, j]"
+        return (name[:-1], name[:-1]) if isinstance(v, types.Number) else (None, None)
+
+"""
+
+
+def _prod_vjp_adjoint(u, g, x, rest) -> list:
+    """The cotangents of ``prod_vjp(g, x, axis, keepdims)`` for u: <u, it> is <g, prod's tangent along u>, so g's
+    is that tangent; x's is prod_vjp's own tangent along u with g fixed (the second derivative of a product is
+    symmetric)."""
+    axis, keep = (tuple(rest) + (Num(None), Num(False)))[:2]
+    tangent = np_("sum")(_h("prod_vjp")(Num(1.0), x, axis, keep) * u, axis, keep)
+    return [tangent, _h("prod_vjp_jvp")(g, Num(0.0), x, u, axis, keep)] + [None] * len(rest)
+
+
 PROD_VJP = Helper(
     python='''def prod_vjp(g, x, axis=None, keepdims=False):
     """Cotangent of numpy.prod over axis: g times the product of the other entries (exact at zeros)."""
@@ -500,7 +536,7 @@ PROD_VJP = Helper(
     gg = xp.expand_dims(gg, axis=-1) if hasattr(gg, "shape") else gg
     return xp.moveaxis(gg * others, -1, ax)
 ''',
-    numba='''def prod_vjp(g, x, axis=None, keepdims=False):
+    numba=f'''def prod_vjp(g, x, axis=None, keepdims=False):
     """The cotangent of numpy.prod (compiled code only: see the overload below)."""
     raise TypeError("prod_vjp is called from code numba.njit compiles")
 
@@ -510,31 +546,13 @@ def _numba_prod_vjp(g, x, axis=None, keepdims=False):
     """The cotangent of numpy.prod of all of x, or of each line along one axis (an integer, negative from
     the end): g times the product of the line's other entries, from running products from both ends (exact
     at zeros, no division); x read as (the axes before, the axis, the axes after), g as one entry per line."""
-    types = numba.core.types
-    if not isinstance(x, types.Array) or x.ndim == 0 or not isinstance(x.dtype, types.Float):
-        return None
-    if isinstance(axis, (types.NoneType, types.Omitted)) or axis is None:
-        before, after, n = "1", "1", "x.size"
-    elif isinstance(axis, types.IntegerLiteral):
-        at = axis.literal_value + x.ndim if axis.literal_value < 0 else axis.literal_value
-        if not 0 <= at < x.ndim:
-            return None
-        before = " * ".join(f"x.shape[{d}]" for d in range(at)) or "1"
-        after = " * ".join(f"x.shape[{d}]" for d in range(at + 1, x.ndim)) or "1"
-        n = f"x.shape[{at}]"
-    else:
-        return None
-    if isinstance(g, types.Array):
-        shares = f"numpy.ascontiguousarray(g).reshape(({before}, {after}))"
-        share = "gs[i, j]"
-    elif isinstance(g, types.Number):
-        shares, share = "g", "g"
-    else:
+{_PROD_ALONG}    shares, share = read(g, "gs")
+    if shares is None:
         return None
     code = f"""def impl(g, x, axis=None, keepdims=False):
-    n = {n}
-    lines = numpy.ascontiguousarray(x).reshape(({before}, n, {after}))
-    gs = {shares}
+    n = {{n}}
+    lines = numpy.ascontiguousarray(x).reshape(({{before}}, n, {{after}}))
+    gs = {{shares}}
     out = numpy.empty(lines.shape, numpy.float64)
     for i in range(lines.shape[0]):
         for j in range(lines.shape[2]):
@@ -542,17 +560,18 @@ def _numba_prod_vjp(g, x, axis=None, keepdims=False):
             for t in range(n):
                 out[i, t, j] = left
                 left *= lines[i, t, j]
-            right = {share}
+            right = {{share}}
             for t in range(n - 1, -1, -1):
                 out[i, t, j] *= right
                 right *= lines[i, t, j]
     return out.reshape(x.shape)
 """
-    scope = {"numpy": numpy}
+    scope = {{"numpy": numpy}}
     exec(code, scope)
     return scope["impl"]
 ''',
     linear=("product", (0, 1)),
+    reverse=lambda u, g, x, *rest: _prod_vjp_adjoint(u, g, x, rest),
     like=1,
 )
 
@@ -582,6 +601,44 @@ PROD_VJP_JVP = Helper(
     dgg = numpy.squeeze(dg, axis) if keepdims and numpy.ndim(dg) else dg
     gg, dgg = numpy.expand_dims(gg, -1), numpy.expand_dims(dgg, -1)
     return numpy.moveaxis(dgg * others + gg * dothers, -1, axis)
+''',
+    numba=f'''def prod_vjp_jvp(g, dg, x, dx, axis=None, keepdims=False):
+    """The tangent of prod_vjp (compiled code only: see the overload below)."""
+    raise TypeError("prod_vjp_jvp is called from code numba.njit compiles")
+
+
+@numba.extending.overload(prod_vjp_jvp, prefer_literal=True)
+def _numba_prod_vjp_jvp(g, dg, x, dx, axis=None, keepdims=False):
+    """The tangent of prod_vjp(g, x, axis, keepdims) given dg and dx (of x's shape, or a number): along each
+    line, the running products from both ends and their tangents (exact at zeros, no division)."""
+{_PROD_ALONG}    (shares, share), (dshares, dshare) = read(g, "gs"), read(dg, "dgs")
+    if shares is None or dshares is None or not isinstance(dx, (types.Array, types.Number)):
+        return None
+    dlines = f"numpy.ascontiguousarray(dx).reshape(({{before}}, n, {{after}}))" if isinstance(dx, types.Array) else "dx"
+    dline = "dlines[i, t, j]" if isinstance(dx, types.Array) else "dx"
+    code = f"""def impl(g, dg, x, dx, axis=None, keepdims=False):
+    n = {{n}}
+    lines = numpy.ascontiguousarray(x).reshape(({{before}}, n, {{after}}))
+    dlines = {{dlines}}
+    gs, dgs = {{shares}}, {{dshares}}
+    out = numpy.empty(lines.shape, numpy.float64)
+    left, dleft = numpy.empty(n), numpy.empty(n)
+    for i in range(lines.shape[0]):
+        for j in range(lines.shape[2]):
+            run, drun = 1.0, 0.0
+            for t in range(n):  # the product of the entries before t, and its tangent
+                left[t], dleft[t] = run, drun
+                run, drun = run * lines[i, t, j], drun * lines[i, t, j] + run * {{dline}}
+            run, drun = 1.0, 0.0
+            for t in range(n - 1, -1, -1):  # ... and after t: the others' product is left times right
+                others, dothers = left[t] * run, dleft[t] * run + left[t] * drun
+                out[i, t, j] = {{dshare}} * others + {{share}} * dothers
+                run, drun = run * lines[i, t, j], drun * lines[i, t, j] + run * {{dline}}
+    return out.reshape(x.shape)
+"""
+    scope = {{"numpy": numpy}}
+    exec(code, scope)
+    return scope["impl"]
 ''',
     like=2,
 )

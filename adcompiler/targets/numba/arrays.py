@@ -350,10 +350,40 @@ def _numba_vander_rows(x, n, increasing):
 @numba.extending.overload(array_of)
 def _numba_array_of(x):
     """numpy.array of a name: a copy of an array (``u = np.array(A)``, which Numba's numpy.array does not
-    take), Numba's own numpy.array of a list or a tuple."""
-    if isinstance(x, numba.core.types.Array):
+    take); of a list or tuple of arrays (rows appended in a loop), the rows stacked, as NumPy stacks them;
+    Numba's own numpy.array of a list or a tuple of numbers."""
+    types = numba.core.types
+    if isinstance(x, types.Array):
         return lambda x: x.copy()
+    if isinstance(x, (types.List, types.UniTuple)) and isinstance(x.dtype, types.Array):
+
+        def stacked(x):
+            if len(x) == 0:  # (NumPy's is of shape (0,), which compiled code cannot type with the rows' ndim)
+                raise ValueError("numpy.array of an empty list of arrays under Numba: pass at least one row")
+            out = numpy.empty((len(x),) + x[0].shape, x[0].dtype)
+            for i in range(len(x)):
+                if x[i].shape != x[0].shape:  # (NumPy raises too; a copy would broadcast)
+                    raise ValueError("numpy.array of arrays of different shapes (an inhomogeneous shape)")
+                out[i] = x[i]
+            return out
+
+        return stacked
     return lambda x: numpy.array(x)
+''',
+    "asarray_of": '''def asarray_of(x):
+    """numpy.asarray(x) (compiled code only: see the overload below)."""
+    raise TypeError("asarray_of is called from code numba.njit compiles")
+
+
+@numba.extending.overload(asarray_of)
+def _numba_asarray_of(x):
+    """numpy.asarray: of a list or tuple of arrays, the rows stacked (array_of); Numba's own of anything else (of
+    an array, the array itself)."""
+    if isinstance(x, (numba.core.types.List, numba.core.types.UniTuple)) and isinstance(
+        x.dtype, numba.core.types.Array
+    ):
+        return lambda x: array_of(x)
+    return lambda x: numpy.asarray(x)
 ''',
     "dot_product": '''def dot_product(a, b):
     """numpy.dot(a, b) (compiled code only: see the overload below)."""
@@ -393,14 +423,21 @@ def _numba_clipped(x, lo, hi):
 def _numba_cast_to(x, dtype):
     """numpy.array(x, dtype="float32") of an array or a number (Numba's numpy.array takes neither with a dtype):
     x.astype, or the number made one of that dtype."""
-    if isinstance(dtype, numba.core.types.DType):  # another array's (x.astype(y.dtype))
+    types = numba.core.types
+    if isinstance(dtype, types.DType):  # another array's (x.astype(y.dtype))
         kind = numba.np.numpy_support.as_dtype(dtype.dtype).type
-    elif isinstance(dtype, numba.core.types.StringLiteral):
+    elif isinstance(dtype, types.NumberClass):  # numpy.float64
+        kind = numba.np.numpy_support.as_dtype(dtype.instance_type).type
+    elif isinstance(dtype, types.StringLiteral):
         kind = numpy.dtype(dtype.literal_value).type
     else:
         return None
-    if isinstance(x, numba.core.types.Array):
+    if isinstance(x, types.Array):
         return lambda x, dtype: x.astype(kind)
+    if isinstance(x, (types.List, types.UniTuple)) and isinstance(x.dtype, types.Array):  # rows
+        return lambda x, dtype: array_of(x).astype(kind)
+    if isinstance(x, (types.List, types.UniTuple)):  # (of numbers: Numba's own)
+        return lambda x, dtype: numpy.array(x, kind)
     return lambda x, dtype: kind(x)
 
 ''',

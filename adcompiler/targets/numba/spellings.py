@@ -33,6 +33,7 @@ ADDED = (
     "taken_along",
     "vander_rows",
     "array_of",
+    "asarray_of",
     "selected",
     "cast_to",
 )
@@ -42,6 +43,7 @@ SPELLED = {
     "clip": ("clipped", 3),  # (Numba's takes arrays only: np.clip of a number, a sum's)
     "reshape": ("reshaped", 2),  # (Numba reshapes C-ordered arrays only: a flipped or transposed view copied)
     "array": ("array_of", 1),  # (of an array: a copy, which Numba's numpy.array does not make)
+    "asarray": ("asarray_of", 1),  # (of a list of arrays: the rows stacked, which Numba's does not do)
     "expand_dims": ("expanded", 2),  # (Numba's: of an array and one integer axis; slogdet's rules: g[..., None, None])
     "take_along_axis": ("taken_along", 2),  # (along the last axis, NumPy's default: np.sort's tangent of a vector)
     "argsort": ("argsorted", 2),  # (Numba's takes no axis: np.sort's adjoint, along the last axis of a vector)
@@ -91,9 +93,13 @@ def spelled(name: str, node: ast.Call, call, array_named, numpy_names: set, summ
         return node
     dtype = words.get("dtype") if name in ("array", "asarray") and len(node.args) == 1 and len(words) == 1 else None
     displayed = isinstance(node.args[0], (ast.List, ast.Tuple, ast.ListComp)) if node.args else True
-    read = isinstance(dtype, ast.Attribute) and dtype.attr == "dtype" or isinstance(dtype, ast.Name) and (
-        dtype.id not in ("float", "int", "bool", "complex")  # (a name holding y.dtype: not a builtin type)
+    read = (
+        isinstance(dtype, ast.Attribute)
+        or isinstance(dtype, ast.Name)
+        and (dtype.id not in ("float", "int", "bool", "complex"))  # (y.dtype, numpy.float64, a name holding a dtype)
     )
+    if isinstance(dtype, ast.Name) and dtype.id == "float":  # (the tangent of numpy.array(rows): float64 rows)
+        read, dtype = True, ast.Constant("float64")
     if (read or isinstance(dtype, ast.Constant) and isinstance(dtype.value, str)) and not displayed:
         return call("cast_to", [node.args[0], dtype])  # x.astype(np.float32) (Numba's numpy.array takes no array)
     inner = node.args[0] if name == "array" and len(node.args) == 1 else None

@@ -128,8 +128,13 @@ def translate(
                 options.append(ast.keyword("parallel", ast.Constant(True)))
             stmt.decorator_list = [ast.Call(ast.parse(f"{numba}.njit", mode="eval").body, [], options)]
         body.append(stmt)
-    for name in sorted(rewrite.used, reverse=True):  # (in order of name: the same text whatever the hash seed)
-        body[:0] = _helper(name, added[name], numba, numpy, shared, helpers)
+    used, todo = set(), list(rewrite.used)
+    while todo:  # (and the helpers of this target they call: cast_to's array_of)
+        name = todo.pop()
+        used.add(name)
+        todo += [n for n in added if n not in used and re.search(rf"\b{n}\(", NUMBA_HELPERS[name])]
+    for name in sorted(used, reverse=True):  # (in order of name: the same text whatever the hash seed)
+        body[:0] = _helper(name, added[name], numba, numpy, shared, {**added, **helpers})
     imports = [
         f"import {m}" if m == alias else f"import {m} as {alias}" for m, alias in (("numba", numba), ("numpy", numpy))
     ]
