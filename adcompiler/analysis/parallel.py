@@ -26,6 +26,7 @@ from ..front.names import root
 from ..ir.nodes import STORES, Break, Continue, Eq, For, If, Return, Var, While, walk
 from ..lower.dup import DUP
 from ..rules import CHANGES
+from ..rules.helpers import SHAPE_ARGUMENT
 
 _STORES = STORES + CHANGES
 
@@ -69,13 +70,14 @@ def parallel_loop(facts, loop: For, program) -> ParallelLoop:
                     local.add(v.name)
         elif isinstance(s, For):
             local.add(s.target.name)
-        elif isinstance(s, (Break, Continue, Return)):
-            what = type(s).__name__.lower()
-            refuse(
-                getattr(s, "line", 0),
-                f"{what} in a prange loop",
-                "let every iteration run to its end (range, for a loop that stops)",
-            )
+    for s in _jumps_out(body):
+        what = type(s).__name__.lower()
+        refuse(
+            getattr(s, "line", 0),
+            f"{what} in a prange loop",
+            "let every iteration run to its end (range, for a loop that stops; a break of a loop inside it is"
+            " that loop's own)",
+        )
     for s in walk(fn.body):  # copies made before the loop, of names made before it
         if isinstance(s, Eq) and s.prim == DUP:
             for v in s.outs:
@@ -126,6 +128,8 @@ def parallel_loop(facts, loop: For, program) -> ParallelLoop:
                     "return the new values from the function and write them at the iteration's row",
                 )
         for k, a in enumerate(s.ins):
+            if SHAPE_ARGUMENT.get(s.prim) == k:  # (a helper of derivative code reading a's shape alone)
+                continue
             if outer(a) and a.name in facts.numeric_arrays and not (s.prim == "setitem" and k == 0):
                 at_row = s.prim == "getitem" and k == 0 and own_row(s.ins[1])
                 rows[first(a.name)] = rows.get(first(a.name), True) and at_row
@@ -149,6 +153,19 @@ def parallel_loop(facts, loop: For, program) -> ParallelLoop:
         frozenset(t for t in tuples if own_row(Var(t))),
         reductions,
     )
+
+
+def _jumps_out(body):
+    """The statements of a prange loop's ``body`` that leave its iteration early: a ``return`` anywhere, a
+    ``break`` or ``continue`` outside the loops inside it (those end or skip an iteration of their own loop)."""
+    for s in body:
+        if isinstance(s, (Break, Continue, Return)):
+            yield s
+        elif isinstance(s, If):
+            yield from _jumps_out(s.body)
+            yield from _jumps_out(s.orelse)
+        elif isinstance(s, (For, While)):
+            yield from (r for r in walk((s,)) if isinstance(r, Return))
 
 
 def _reductions(fn, loop: For, refuse) -> frozenset:
@@ -216,18 +233,33 @@ def _read_after(body, loop) -> set:
     out: set = set()
     written: set = set()  # surely assigned again after the loop: what is read later is not the loop's
     for block, k, around in reversed(_path(body, loop)):
-        for s in block[k + 1 :]:
-            for e in walk([s]):
-                if isinstance(e, Eq) and e.prim == "read" and e.ins[0].name not in written:
-                    out.add(e.ins[0].name)
-            if isinstance(s, Eq) and s.prim == "write":
-                written.add(s.outs[0].name)
+        written = _exposed(block[k + 1 :], written, out)
         if isinstance(around, (For, While)):  # the loop around runs this block again (its reads outside the
             # prange loop: the iterations' own reads follow their own writes, which the caller checks)
             inner = around.body if isinstance(around, For) else around.header + around.body
             own = {id(e) for e in walk([loop])}
             out |= {e.ins[0].name for e in walk(inner) if isinstance(e, Eq) and e.prim == "read" and id(e) not in own}
     return out
+
+
+def _exposed(stmts, written: set, out: set) -> set:
+    """Add to ``out`` the slots ``stmts`` may read before assigning them (``written``: those assigned already, on
+    every path); the slots assigned on every path by their end (a later loop that assigns a slot first in each
+    iteration reads its own value, not the value an earlier loop left)."""
+    written = set(written)
+    for s in stmts:
+        if isinstance(s, Eq) and s.prim == "read" and s.ins[0].name not in written:
+            out.add(s.ins[0].name)
+        elif isinstance(s, Eq) and s.prim == "write":
+            written.add(s.outs[0].name)
+        elif isinstance(s, If):
+            written |= _exposed(s.body, written, out) & _exposed(s.orelse, written, out)
+        elif isinstance(s, For):
+            _exposed(s.body, written, out)  # (it may run no iteration)
+        elif isinstance(s, While):
+            written = _exposed(s.header, written, out)  # (its header runs at least once)
+            _exposed(s.body, written, out)
+    return written
 
 
 def _path(block, target, around=None) -> list:

@@ -115,6 +115,7 @@ class StatementLowering:
         }
         self.emit.slots = find_slots(fdef) - targets
         self.refuse_parameter_loop_variables(fdef, params)
+        read = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         for stmt in nodes(fdef):
             if isinstance(stmt, (ast.Assign, ast.AugAssign)):
                 for t in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
@@ -122,7 +123,10 @@ class StatementLowering:
                         (
                             n
                             for n in ast.walk(t)
-                            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in targets
+                            if isinstance(n, ast.Name)
+                            and isinstance(n.ctx, ast.Store)
+                            and n.id in targets
+                            and n.id in read  # (a name never read, _ of `for _ in` and `a, _ = ...`: no clash)
                         ),
                         None,
                     )

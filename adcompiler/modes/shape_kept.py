@@ -18,9 +18,10 @@ from ..analysis import values as V
 from ..ir import expr as E
 from ..analysis.same_shapes import ELEMENTWISE
 from ..ir.nodes import Eq, Var, walk
+from ..rules.helpers import SHAPE_ARGUMENT as READ_FOR_SHAPE
 
-# the argument read for its shape
-SHAPE_ARGUMENT = {"@unbroadcast": 1, "@unreduce": 1, "@array_like": 1, "@scatter_add": 1}
+# the argument read for its shape, by the name generated code calls the helper by
+SHAPE_ARGUMENT = {"@" + helper: k for helper, k in READ_FOR_SHAPE.items()}
 FLOATS = ("float64", "float32")
 PIECES = {"@unjoin": 4}  # the arguments from this one on: the pieces joined, read for their shapes
 

@@ -24,6 +24,13 @@ INERT = (
     "shape_like",
     "check_unpack",
 )  # no derivative at all (shape_like: read for a shape; check_unpack: a, b = xs, run for its error)
+SHAPE_ARGUMENT = {  # the argument a helper reads for its shape and dtype alone, none of its entries
+    "unbroadcast": 1,
+    "unreduce": 1,
+    "array_like": 1,
+    "scatter_add": 1,
+    "take_and_clear": 1,
+}
 VALUES = (
     "unbroadcast",
     "unreduce",
