@@ -436,7 +436,7 @@ def _numba_cast_to(x, dtype):
         return lambda x, dtype: x.astype(kind)
     if isinstance(x, (types.List, types.UniTuple)) and isinstance(x.dtype, types.Array):  # rows
         return lambda x, dtype: array_of(x).astype(kind)
-    if isinstance(x, (types.List, types.UniTuple)):  # (of numbers: Numba's own)
+    if isinstance(x, (types.List, types.BaseTuple)):  # (of numbers: Numba's own)
         return lambda x, dtype: numpy.array(x, kind)
     return lambda x, dtype: kind(x)
 
