@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import values as V
-from .nones import fold_none_tests
+from .decided import fold_decided_tests
 from .facts import Facts, call_key
 from .transfer import transfer
 from .methods import METHOD, as_call, refuse
@@ -62,7 +62,7 @@ class Analyser:
         self.current[key] = None
         while True:
             self.recursive.discard(key)
-            result = _Interpreter(self, fold_none_tests(self.dupform(fn), sig), sig).run()
+            result = _Interpreter(self, fold_decided_tests(self.dupform(fn), sig), sig).run()
             if self.current[key] is not None:
                 result.summary = _join_summaries(self.current[key], result.summary)
             if key not in self.recursive or result.summary == self.current[key]:

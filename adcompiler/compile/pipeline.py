@@ -32,7 +32,7 @@ from ..analysis.parallel import check_parallel_loops
 from ..analysis.infer import Analyser
 from ..analysis.as_arrays import lists_as_arrays
 from ..analysis.specialise import specialise
-from ..analysis.nones import fold_none_tests
+from ..analysis.decided import fold_decided_tests
 from ..analysis.inplace import check_in_place, entry_writes
 from ..analysis.memory import returned_memory
 from ..analysis.methods import method_reads
@@ -199,7 +199,7 @@ class Program:
             facts.origin = fn
             if fn in self.parsed:  # (the methods its calls resolve to: replaced on their class, built again)
                 self.parsed[fn].reads.extend(method_reads(self.anf(fn), facts.of))
-            facts.fn, anf = lists_as_arrays(facts, fold_none_tests(self.anf(fn), sig), self.namers[fn].fresh)
+            facts.fn, anf = lists_as_arrays(facts, fold_decided_tests(self.anf(fn), sig), self.namers[fn].fresh)
             facts.fn = specialise(facts.fn, facts.of)
             facts.anf = specialise(anf, facts.of)
             try:

@@ -370,6 +370,20 @@ def _numba_array_of(x):
         return stacked
     return lambda x: numpy.array(x)
 ''',
+    "ndim_of": '''def ndim_of(x):
+    """numpy.ndim(x), x.ndim (compiled code only: see the overload below)."""
+    raise TypeError("ndim_of is called from code numba.njit compiles")
+
+
+@numba.extending.overload(ndim_of)
+def _numba_ndim_of(x):
+    """An array's number of dimensions, a number's 0 (Numba has no numpy.ndim)."""
+    if isinstance(x, numba.core.types.Array):
+        return lambda x: x.ndim
+    if isinstance(x, numba.core.types.Number):
+        return lambda x: 0
+    return None
+''',
     "asarray_of": '''def asarray_of(x):
     """numpy.asarray(x) (compiled code only: see the overload below)."""
     raise TypeError("asarray_of is called from code numba.njit compiles")

@@ -34,6 +34,7 @@ ADDED = (
     "vander_rows",
     "array_of",
     "asarray_of",
+    "ndim_of",
     "selected",
     "cast_to",
 )
@@ -44,6 +45,7 @@ SPELLED = {
     "reshape": ("reshaped", 2),  # (Numba reshapes C-ordered arrays only: a flipped or transposed view copied)
     "array": ("array_of", 1),  # (of an array: a copy, which Numba's numpy.array does not make)
     "asarray": ("asarray_of", 1),  # (of a list of arrays: the rows stacked, which Numba's does not do)
+    "ndim": ("ndim_of", 1),  # (x.ndim, np.ndim(x): Numba has no numpy.ndim)
     "expand_dims": ("expanded", 2),  # (Numba's: of an array and one integer axis; slogdet's rules: g[..., None, None])
     "take_along_axis": ("taken_along", 2),  # (along the last axis, NumPy's default: np.sort's tangent of a vector)
     "argsort": ("argsorted", 2),  # (Numba's takes no axis: np.sort's adjoint, along the last axis of a vector)

@@ -1,11 +1,14 @@
-"""Tests for None that the arguments decide: ``if bias is not None:`` with ``bias=None`` keeps only the
-branch Python takes, so the other (which adds None to a number) is neither analysed nor generated.
+"""Tests the arguments decide, folded: ``if bias is not None:`` with ``bias=None``, ``if x.ndim == 1:`` with a
+matrix, keep only the branch Python takes, so the other (which adds None to a number, or makes a matrix of a
+vector that is one already) is neither analysed nor generated, and what follows has one kind of value (an
+array of one ndim: ``np.linalg.solve`` of it has its rule, compiled code one type).
 
 A parameter's abstract value says whether it is None (``Static("none")``) or surely not (a number,
-an array, a list or a record), and so does a record's item read at a constant key.  Slots (names
-assigned in several places) are followed in program order: a write of None or of a value known not
-to be None is known until a branch joins two different answers or a loop writes the slot.  Only a
-test whose answer is known this way is folded; every other ``is None`` stays a run-time test.
+an array, a list or a record), and so does a record's item read at a constant key; an array's says its number of
+dimensions (``x.ndim``, ``np.ndim(x)``, ``len(x.shape)``: 0 for a number).  Slots (names assigned in several
+places) are followed in program order: a write of a value known this way is known until a branch joins two
+different answers or a loop writes the slot.  Only a test whose answer is known this way is folded (``is``,
+``is not``, a comparison of a known ndim with a constant, ``not`` of one); every other test stays a run-time test.
 """
 
 from __future__ import annotations
@@ -15,13 +18,31 @@ from ..ir.nodes import Const, Eq, For, Function, If, Var, While, walk
 from ..lower.dup import DUP
 
 
-def fold_none_tests(fn: Function, sig: V.Sig) -> Function:
-    """``fn`` with each ``if`` on a None test the signature decides replaced by the branch taken."""
-    if not any(isinstance(s, Eq) and s.prim in ("is_", "is_not") for s in walk(fn.body)):
+def fold_decided_tests(fn: Function, sig: V.Sig) -> Function:
+    """``fn`` with each ``if`` on a test the signature decides replaced by the branch taken."""
+    if not any(isinstance(s, Eq) and s.prim in _DECIDING for s in walk(fn.body)):
         return fn
     state = _State(dict(zip(fn.params, sig.avals)))
-    state.slots = {p: _none(a) for p, a in zip(fn.params, sig.avals) if p in fn.slots}  # their values on entry
+    state.slots = {p: a for p, a in zip(fn.params, sig.avals) if p in fn.slots}  # their values on entry
     return fn.with_body(state.block(fn.body))
+
+
+_DECIDING = ("is_", "is_not", "numpy.ndim", "numpy.shape")  # what a decided test starts from
+_COMPARED = {  # a comparison of a known number with a constant
+    "eq": lambda a, b: a == b,
+    "ne": lambda a, b: a != b,
+    "lt": lambda a, b: a < b,
+    "le": lambda a, b: a <= b,
+    "gt": lambda a, b: a > b,
+    "ge": lambda a, b: a >= b,
+}
+
+
+def _ndim(a) -> int | None:
+    """The number of dimensions of a value of abstract value ``a`` (0 for a number), or None if not known."""
+    if isinstance(a, V.Num):
+        return 0
+    return a.ndim if isinstance(a, V.Arr) else None
 
 
 def _none(a) -> bool | None:
@@ -35,19 +56,28 @@ def _none(a) -> bool | None:
 
 class _State:
     """What is known, at one point of the program, of variables (their abstract values, from the
-    parameters) and of slots (None or not), and the tests already answered."""
+    parameters) and of slots (their values' abstract values, while known), the numbers known (an ndim) and
+    the tests already answered."""
 
     def __init__(self, avals: dict):
         self.avals = avals  # variable -> abstract value (parameters, their copies, items read out of them)
-        self.slots: dict = {}  # slot -> True (None) / False (not None), while known
+        self.slots: dict = {}  # slot -> the abstract value of what it holds, while known
+        self.numbers: dict = {}  # variable -> the int it surely holds (an ndim), or a tuple's length
         self.answers: dict = {}  # variable holding a test's answer -> that answer
 
-    def known(self, atom) -> bool | None:
+    def aval(self, atom):
+        """The abstract value of what ``atom`` holds, where known (None: not known)."""
         if isinstance(atom, Const):
-            return atom.value is None
-        if atom.name in self.slots:
-            return self.slots[atom.name]
-        return _none(self.avals.get(atom.name))
+            return V.describe(atom.value)
+        return self.avals.get(atom.name)
+
+    def known(self, atom) -> bool | None:
+        return _none(self.aval(atom))
+
+    def number(self, atom) -> int | None:
+        if isinstance(atom, Const):
+            return atom.value if type(atom.value) is int else None
+        return self.numbers.get(atom.name)
 
     def block(self, stmts) -> tuple:
         out: list = []
@@ -62,7 +92,7 @@ class _State:
                 body = self.block(s.body)
                 after_body, self.slots = self.slots, dict(before)
                 orelse = self.block(s.orelse)
-                self.slots = {k: v for k, v in self.slots.items() if after_body.get(k, object()) == v}
+                self.slots = {k: v for k, v in self.slots.items() if after_body.get(k, object()) == v}  # (both)
                 out.append(If(s.test, body, orelse, s.line))
             elif isinstance(s, (For, While)):
                 written = {e.outs[0].name for e in walk([s]) if isinstance(e, Eq) and e.prim == "write"}
@@ -84,10 +114,9 @@ class _State:
             for v in e.outs:
                 self.avals[v.name] = self.avals[ins[0].name]
         elif e.prim == "write":
-            answer = self.known(ins[0])
-            self.slots[e.outs[0].name] = answer  # (None: not known)
+            self.slots[e.outs[0].name] = self.aval(ins[0])  # (None: not known)
         elif e.prim == "read" and self.slots.get(ins[0].name) is not None:
-            self.avals[e.outs[0].name] = V.NONE if self.slots[ins[0].name] else V.NUMERIC
+            self.avals[e.outs[0].name] = self.slots[ins[0].name]
         elif e.prim == "getitem" and isinstance(ins[0], Var) and isinstance(ins[1], Const):
             container = self.avals.get(ins[0].name)
             if isinstance(container, V.Seq):
@@ -97,5 +126,13 @@ class _State:
             answer = self.known(other)
             if answer is not None:
                 self.answers[e.outs[0].name] = answer if e.prim == "is_" else not answer
+        elif e.prim in ("numpy.ndim", "numpy.shape") and _ndim(self.aval(ins[0])) is not None:
+            self.numbers[e.outs[0].name] = _ndim(self.aval(ins[0]))  # (the shape: the length of the tuple)
+            if e.prim == "numpy.shape":
+                self.numbers[e.outs[0].name] = ("length", self.numbers[e.outs[0].name])
+        elif e.prim == "len" and isinstance(self.number(ins[0]), tuple):
+            self.numbers[e.outs[0].name] = self.number(ins[0])[1]  # len(x.shape)
+        elif e.prim in _COMPARED and all(type(self.number(a)) is int for a in ins):
+            self.answers[e.outs[0].name] = _COMPARED[e.prim](*(self.number(a) for a in ins))
         elif e.prim == "not" and isinstance(ins[0], Var) and ins[0].name in self.answers:
             self.answers[e.outs[0].name] = not self.answers[ins[0].name]
