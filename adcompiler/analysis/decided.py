@@ -62,7 +62,8 @@ class _State:
     def __init__(self, avals: dict):
         self.avals = avals  # variable -> abstract value (parameters, their copies, items read out of them)
         self.slots: dict = {}  # slot -> the abstract value of what it holds, while known
-        self.numbers: dict = {}  # variable -> the int it surely holds (an ndim), or a tuple's length
+        self.numbers: dict = {}  # variable -> the int it surely holds (an ndim)
+        self.lengths: dict = {}  # variable -> the length of the tuple it surely holds (a shape)
         self.answers: dict = {}  # variable holding a test's answer -> that answer
 
     def aval(self, atom):
@@ -127,12 +128,11 @@ class _State:
             if answer is not None:
                 self.answers[e.outs[0].name] = answer if e.prim == "is_" else not answer
         elif e.prim in ("numpy.ndim", "numpy.shape") and _ndim(self.aval(ins[0])) is not None:
-            self.numbers[e.outs[0].name] = _ndim(self.aval(ins[0]))  # (the shape: the length of the tuple)
-            if e.prim == "numpy.shape":
-                self.numbers[e.outs[0].name] = ("length", self.numbers[e.outs[0].name])
-        elif e.prim == "len" and isinstance(self.number(ins[0]), tuple):
-            self.numbers[e.outs[0].name] = self.number(ins[0])[1]  # len(x.shape)
-        elif e.prim in _COMPARED and all(type(self.number(a)) is int for a in ins):
+            known = self.numbers if e.prim == "numpy.ndim" else self.lengths  # (x.shape: a tuple of ndim ints)
+            known[e.outs[0].name] = _ndim(self.aval(ins[0]))
+        elif e.prim == "len" and isinstance(ins[0], Var) and ins[0].name in self.lengths:
+            self.numbers[e.outs[0].name] = self.lengths[ins[0].name]  # len(x.shape)
+        elif e.prim in _COMPARED and all(self.number(a) is not None for a in ins):
             self.answers[e.outs[0].name] = _COMPARED[e.prim](*(self.number(a) for a in ins))
         elif e.prim == "not" and isinstance(ins[0], Var) and ins[0].name in self.answers:
             self.answers[e.outs[0].name] = not self.answers[ins[0].name]
