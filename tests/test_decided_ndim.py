@@ -4,13 +4,12 @@ what follows has one ndim: ``np.linalg.solve`` of it has its rule (refused befor
 here"), Numba compiles one type.  Each program with arguments of every ndim it takes, on both targets, against
 central differences and forward mode; the generated code holds the taken branch only."""
 
-import importlib.util
-
 import pytest
 
 np = pytest.importorskip("numpy")
 
 import adcompiler  # noqa: E402
+from tests.written import module_of  # noqa: E402
 
 SOURCE = """
 import numpy as np
@@ -60,12 +59,7 @@ def negated(x):
 
 @pytest.fixture(scope="module")
 def funcs(tmp_path_factory):
-    path = tmp_path_factory.mktemp("decided") / "decided_funcs.py"
-    path.write_text(SOURCE)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return module_of(tmp_path_factory.mktemp("decided"), "decided_funcs", SOURCE, "")
 
 
 V3 = np.array([0.4, -1.1, 0.7])

@@ -6,7 +6,6 @@ float64; each result and cotangent of the dtype NumPy gives the primal in float3
 (``<u, J v> == <J^T u, v>``).  A cast to an integer array's dtype is refused at the user's line (the derivative
 would be lost)."""
 
-import importlib.util
 import itertools
 
 import pytest
@@ -14,6 +13,7 @@ import pytest
 np = pytest.importorskip("numpy")
 
 import adcompiler  # noqa: E402
+from tests.written import module_of  # noqa: E402
 
 # What asks for a dtype, with {dt} where the dtype goes; each makes an array the function then uses
 MADE = {
@@ -49,12 +49,7 @@ def _source(made: str, spelt: str) -> str:
 
 
 def _load(tmp_path, name: str, source: str):
-    path = tmp_path / f"{name}.py"
-    path.write_text("import numpy as np\n\n\n" + source)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.f
+    return module_of(tmp_path, name, source).f
 
 
 X, W = np.array([0.5, -1.2, 2.0]), np.array([1.5, 0.3, -0.8])

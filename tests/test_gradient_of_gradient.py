@@ -4,14 +4,13 @@ and forward mode (forward over reverse), on both targets, for the NumPy operatio
 autograd's ``grad(grad)`` of the same source run on ``autograd.numpy``.  Before 2026-12-03 every ``np.dot`` among
 them was refused in reverse mode ("reverse mode over generated NumPy derivative code (dot_vjp_b)")."""
 
-import importlib.util
-
 import pytest
 
 np = pytest.importorskip("numpy")
 autograd = pytest.importorskip("autograd")
 
 import adcompiler  # noqa: E402
+from tests.written import module_of  # noqa: E402
 
 INNER = {  # f(x) of a vector of three; W, M, V, V6 constants of the module
     "dot_tanh": "h = np.tanh(np.dot(W, x))\n    return np.dot(h, h)",
@@ -40,18 +39,11 @@ HEAD = (
 
 
 def _load(tmp_path, name: str, case: str, numpy_module: str, grad: str):
-    source = (
-        f"import {numpy_module} as np\nfrom {grad.rsplit('.', 1)[0]} import {grad.rsplit('.', 1)[1]} as grad\n\n"
-        + HEAD
-        + f"def f(x):\n    {INNER[case]}\n\n\ngf = grad(f)\n\n\n"
-        + "def g(x):\n    d = gf(x)\n    return np.sum(d * d) + np.dot(d, V)\n"
+    head = f"import {numpy_module} as np\nfrom {grad.rsplit('.', 1)[0]} import {grad.rsplit('.', 1)[1]} as grad\n\n"
+    body = f"def f(x):\n    {INNER[case]}\n\n\ngf = grad(f)\n\n\n"
+    return module_of(
+        tmp_path, name, HEAD + body + "def g(x):\n    d = gf(x)\n    return np.sum(d * d) + np.dot(d, V)\n", head
     )
-    path = tmp_path / f"{name}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 X, U = np.array([0.6, -0.4, 0.9]), np.array([0.3, -0.2, 0.7])

@@ -5,14 +5,15 @@ which differentiates the generated parallel code again: under Numba refused befo
 array for its shape, a slot the adjoint loop assigns first, and ``_`` both discarded and a loop's variable).
 Oracles: central differences of the function, first and second order."""
 
-import importlib.util
-
 import pytest
 
 np = pytest.importorskip("numpy")
 pytest.importorskip("numba")
 
 import adcompiler  # noqa: E402
+from tests.written import module_of  # noqa: E402
+
+PRANGE = "import numpy as np\nfrom numba import prange\n\n\n"
 
 BODIES = {
     "inner_break": [
@@ -41,12 +42,7 @@ def _load(tmp_path, body: str):
     lines = ["def f(x):", "    out = np.zeros(x.shape[0])", "    for i in prange(x.shape[0]):"]
     lines += ["        " + line for line in BODIES[body]]
     lines.append("    return np.sum(out ** 2) + np.sum(out * x)")
-    path = tmp_path / f"prange_{body}.py"
-    path.write_text("import numpy as np\nfrom numba import prange\n\n\n" + "\n".join(lines) + "\n")
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.f
+    return module_of(tmp_path, f"prange_{body}", "\n".join(lines) + "\n", PRANGE).f
 
 
 X = np.array([0.3, -0.5, 0.9, 1.2])
@@ -76,15 +72,13 @@ def test_prange_body_first_and_second_derivatives(tmp_path, backend, body):
 
 
 def test_a_break_of_the_prange_loop_itself_is_still_refused(tmp_path):
-    path = tmp_path / "prange_own_break.py"
-    path.write_text(
-        "import numpy as np\nfrom numba import prange\n\n\ndef f(x):\n    out = np.zeros(x.shape[0])\n"
-        "    for i in prange(x.shape[0]):\n        if x[i] > 1.0:\n            break\n        out[i] = x[i] ** 2\n"
-        "    return np.sum(out)\n"
+    module = module_of(
+        tmp_path,
+        "prange_own_break",
+        "def f(x):\n    out = np.zeros(x.shape[0])\n    for i in prange(x.shape[0]):\n        if x[i] > 1.0:\n"
+        "            break\n        out[i] = x[i] ** 2\n    return np.sum(out)\n",
+        PRANGE,
     )
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     with pytest.raises(adcompiler.UnsupportedSyntaxError, match="break in a prange loop") as refused:
         adcompiler.differentiate(module.f).grad(X)
     assert "prange_own_break.py:9:" in str(refused.value)
@@ -93,14 +87,13 @@ def test_a_break_of_the_prange_loop_itself_is_still_refused(tmp_path):
 def test_discarded_underscore_and_a_loop_over_it_python_and_numba(tmp_path):
     """``for _ in range(3)`` and ``a, _ = helper(x)`` in one function (refused before: "assigning to '_', which
     is also a for-loop variable"); a name read is still refused where a loop also binds it."""
-    path = tmp_path / "underscore.py"
-    path.write_text(
+    module = module_of(
+        tmp_path,
+        "underscore",
         "def helper(x):\n    return x * x, x + 1.0\n\n\ndef f(x):\n    total = 0.0\n    for _ in range(3):\n"
-        "        a, _ = helper(x)\n        total = total + a * x\n    return total\n"
+        "        a, _ = helper(x)\n        total = total + a * x\n    return total\n",
+        "",
     )
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     for backend in ("python", "numba"):
         d = adcompiler.differentiate(module.f, backend=backend)
         assert d.grad(1.5) == pytest.approx(9 * 1.5**2, rel=1e-12)

@@ -5,7 +5,6 @@ matrices, on both targets and in both modes, against central differences and the
 ``numpy.array`` takes no list of arrays: ``array_of`` stacks them now); a ragged list raises NumPy's error on
 both targets."""
 
-import importlib.util
 import itertools
 
 import pytest
@@ -13,6 +12,7 @@ import pytest
 np = pytest.importorskip("numpy")
 
 import adcompiler  # noqa: E402
+from tests.written import module_of  # noqa: E402
 
 JOINED = {
     "array": "np.array(rows)",
@@ -41,12 +41,7 @@ def _source(joined: str, row: str) -> str:
 
 
 def _load(tmp_path, name: str, source: str):
-    path = tmp_path / f"{name}.py"
-    path.write_text("import numpy as np\n\n\n" + source)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.f
+    return module_of(tmp_path, name, source).f
 
 
 X, U = np.array([0.5, -1.2, 2.0]), np.array([0.3, -0.2, 0.7])
