@@ -19,6 +19,7 @@ from tests.written import module_of  # noqa: E402
 MADE = {
     "zeros_written": ["y = np.zeros(x.shape, dtype={dt})", "y[0] = x[0] * w[1]", "y[2] = x[2] ** 2"],
     "zeros_positional": ["y = np.zeros(3, {dt})", "y[1] = x[0] * x[1]", "y = y + x"],
+    "zeros_like_positional": ["y = np.zeros_like(x, {dt})", "y[2] = x[0] * w[2]", "y = y + x * x"],
     "ones_like": ["y = np.ones_like(x, dtype={dt})", "y = y * x"],
     "empty_filled": ["y = np.empty(x.shape, dtype={dt})", "y[:] = x * w"],
     "full": ["y = np.full(x.shape, 2.0, dtype={dt})", "y[1] = w[0] * x[2]"],
@@ -82,6 +83,8 @@ def test_dtype_read_of_another_array(tmp_path, backend, made, spelt):
     assert np.asarray(value32).dtype == np.asarray(primal).dtype, (value32, primal)
     assert gx32.dtype == np.float32 and gw32.dtype == np.float32, (gx32.dtype, gw32.dtype)
     np.testing.assert_allclose(gx32, gx, rtol=1e-4, atol=1e-4)
+    value32, tangent32 = d.jvp((x32, w32), (u.astype(np.float32), v.astype(np.float32)))
+    assert np.asarray(value32).dtype == np.asarray(tangent32).dtype == np.asarray(primal).dtype, (value32, tangent32)
 
 
 @pytest.mark.parametrize("backend", ["python", "numba"])
@@ -106,6 +109,31 @@ def test_dtype_read_under_the_array_api_target(tmp_path):
     f = _load(tmp_path, "dtype_xp", _source("zeros_written", "own"))
     d = adcompiler.differentiate(f, arrays="any")
     np.testing.assert_allclose(d.grad(X, W)[0], adcompiler.differentiate(f).grad(X, W)[0], rtol=1e-12)
+
+
+class Model:
+    """A layer whose hidden state is of its weights' dtype (``self.W.dtype``: ``self[0].dtype`` in its derivative
+    code, which a Hessian differentiates again)."""
+
+    def __init__(self, W):
+        self.W = W
+
+    def loss(self, x):
+        h = np.zeros(self.W.shape[0], dtype=self.W.dtype)
+        h = h + self.W @ x
+        return np.sum(np.tanh(h) ** 2)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_hessian_of_a_method_reading_its_weights_dtype(backend):
+    if backend == "numba":
+        pytest.importorskip("numba")
+    W = np.array([[0.2, 0.1, -0.4], [0.3, 0.5, 0.1], [-0.2, 0.6, 0.3]])
+    model = Model(W)
+    got = adcompiler.hessian(adcompiler.differentiate(model.loss, backend=backend))(X)
+    t = np.tanh(W @ X)  # loss = sum(tanh(W x)^2): H = W^T diag(2 (1 - t^2)(1 - 3 t^2)) W
+    want = W.T @ np.diag(2 * (1 - t**2) * (1 - 3 * t**2)) @ W
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize("backend", ["python", "numba"])

@@ -1,7 +1,7 @@
 """A gradient inside a differentiated function (``gf = adcompiler.grad(f)`` at module level, then ``g(x) =
 np.sum(gf(x) ** 2)``: a gradient penalty, a physics-informed loss), taken in reverse mode (reverse over reverse)
 and forward mode (forward over reverse), on both targets, for the NumPy operations such code is made of.  Oracle:
-autograd's ``grad(grad)`` of the same source run on ``autograd.numpy``.  Before 2026-12-03 every ``np.dot`` among
+autograd's ``grad(grad)`` of the same source run on ``autograd.numpy``.  Before 2026-12-03 every ``np.dot``, ``np.max`` and ``np.var`` among
 them was refused in reverse mode ("reverse mode over generated NumPy derivative code (dot_vjp_b)")."""
 
 import pytest
@@ -29,6 +29,10 @@ INNER = {  # f(x) of a vector of three; W, M, V, V6 constants of the module
     "cumsum": "return np.dot(np.cumsum(x * x), V)",
     "reshape": "A = np.reshape(np.concatenate([x, x * x]), (2, 3))\n    return np.sum((A.T @ A) ** 2)",
     "trace": "return np.trace(np.outer(x, x) @ M) * np.sum(x)",
+    "max": "return np.max(x ** 2 + x) * np.sum(x) + np.max(W @ x)",
+    "max_axis": "return np.sum(np.max(np.outer(x, x) + M, axis=1) ** 2)",
+    "var_std": "return np.mean(x ** 3) * np.var(x) + np.var(W @ x) + np.std(x * V)",
+    "sum_axis": "return np.sum(np.sum(np.outer(x, x) * M, axis=0) ** 2) + np.sum(np.mean(np.outer(x, V), axis=1))",
 }
 HEAD = (
     "W = np.array([[0.5, 1.5, -2.0], [0.3, -0.7, 1.1]])\n"

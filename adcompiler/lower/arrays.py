@@ -355,7 +355,7 @@ class ArrayLowering:
         one): an operand computed as the code runs (``numpy.dtype_of``), a constant of the function where the
         argument's dtype is known."""
         root = node.value if isinstance(node, ast.Attribute) and node.attr == "dtype" else node
-        while isinstance(root, ast.Attribute):
+        while isinstance(root, (ast.Attribute, ast.Subscript)):  # (self.W.dtype; self[0].dtype in derivative code)
             root = root.value
         return isinstance(root, ast.Name) and any(
             root.id in names for names in (self.emit.pinned, self.emit.slots, self.emit.env)

@@ -16,24 +16,28 @@ from ..ir.expr import Call, IfExp, Num, Subscript, Tuple
 from .primitive import Helper, Primitive, inactive, register
 
 
-def _dtype(static, kit):
-    """The dtype asked for by keyword (None: not asked, or not known when compiling)."""
-    return kit.dtype_name(static.keywords.get("dtype", kit.UNKNOWN))
+def _dtype(static, kit, at: int | None = None):
+    """The dtype asked for by keyword or as the argument at position ``at`` (``np.zeros(n, x.dtype)``; None: not
+    asked, or not known when compiling)."""
+    given = static[at] if at is not None and len(static) > at else kit.UNKNOWN
+    return kit.dtype_name(static.keywords.get("dtype", given))
 
 
-def _like(ins, static, kit):
-    """``zeros_like(a)``, ...: an array of a's ndim, of the dtype asked for or a's."""
+def _like(ins, static, kit, at: int = 1):
+    """``zeros_like(a)``, ...: an array of a's ndim, of the dtype asked for (by keyword or at position ``at``) or
+    a's."""
     like = kit.as_array(ins[0])
     return kit.Arr(
-        None if like is None else like.ndim, _dtype(static, kit) or (like.dtype if like is not None else None)
+        None if like is None else like.ndim, _dtype(static, kit, at) or (like.dtype if like is not None else None)
     )
 
 
-def _shaped(ins, static, kit, dtype=None):
+def _shaped(ins, static, kit, dtype=None, at: int | None = 1):
     """``zeros(shape)``, ``full(shape, v)``, ...: an array of as many dimensions as the shape has entries (one
-    for a number), of the dtype asked for (``dtype``: else this one, else float64)."""
+    for a number), of the dtype asked for (by keyword or at position ``at``; ``dtype``: else this one, else
+    float64)."""
     shape = static[0] if static else kit.UNKNOWN
-    dtype = _dtype(static, kit) or dtype
+    dtype = _dtype(static, kit, at) or dtype
     if isinstance(shape, int):
         return kit.Arr(1, dtype or "float64")
     if isinstance(shape, tuple):
@@ -67,7 +71,9 @@ register(
         name="numpy.full",
         family="constructors",
         signature=(("shape", None), ("fill_value", None), ("dtype", Num(None))),
-        value=lambda ins, static, kit: _shaped(ins, static, kit, kit.result_dtype(ins[1:2]) if len(ins) > 1 else None),
+        value=lambda ins, static, kit: _shaped(
+            ins, static, kit, kit.result_dtype(ins[1:2]) if len(ins) > 1 else None, at=2
+        ),
         jvp=lambda shape, v, dtype, z, ds, dv, dd: Call("numpy.full", (shape, dv, dtype)),
         vjp=lambda shape, v, dtype, z, g: (None, Call("@unbroadcast", (g, v)), None),
         slots=(False, True, False),
@@ -79,7 +85,7 @@ register(
         name="numpy.full_like",
         family="constructors",
         signature=(("a", None), ("fill_value", None), ("dtype", Num(None))),
-        value=_like,
+        value=lambda ins, static, kit: _like(ins, static, kit, at=2),
         jvp=lambda x, v, dtype, z, dx, dv, dd: Call("numpy.full_like", (x, dv, dtype)),
         vjp=lambda x, v, dtype, z, g: (None, Call("@unbroadcast", (g, v)), None),
         slots=(False, True, False),

@@ -114,6 +114,8 @@ VAR_VJP = Helper(
         "var_vjp", "g", "cotangent", "g 2 (x - mean) / (n - ddof)", "2.0 * g * (x - numpy.mean(x)) / (x.size - ddof)"
     ),
     linear=("bilinear", (0, 1)),
+    # <u, var_vjp(g, x)> is <g, var_jvp(u, x)>; linear in x too, by centring, which is its own adjoint
+    reverse=lambda u, g, x, *rest: [_h("var_jvp")(u, x, *rest), _h("var_vjp")(g, u, *rest)] + [None] * len(rest),
     like=1,  # shaped like x
 )
 
@@ -804,6 +806,8 @@ def _numba_extreme_vjp(g, x, z, axis=None, keepdims=False):
     return scope["by_lines"]
 ''',
     linear=("linear", (0,)),
+    # g shared among the extreme entries, whose adjoint is the mean over them (extreme_jvp); x and z pick them
+    reverse=lambda u, g, x, z, *rest: [_h("extreme_jvp")(u, x, z, *rest), None, None] + [None] * len(rest),
     like=1,
 )
 

@@ -72,9 +72,11 @@ def _numba_rebroadcast(g, a):
 
 @numba.extending.overload(unreduce_vjp)
 def _numba_unreduce_vjp(c, g, axis=None, keepdims=False):
-    """c summed: the adjoint of spreading a full reduction g (a number) over x; a reduction over an axis
-    is left to backend="python"."""
+    """c summed: the adjoint of spreading a full reduction g (a number) over x; of a reduction along one axis
+    (an integer), c summed along it, in g's shape (with keepdims, its axis of length 1)."""
     types = numba.core.types
+    if isinstance(axis, types.Integer) and isinstance(c, types.Array) and isinstance(g, types.Array):
+        return lambda c, g, axis=None, keepdims=False: numpy.sum(c, axis=axis).reshape(g.shape)
     if isinstance(g, types.Array) or not (axis is None or isinstance(axis, (types.NoneType, types.Omitted))):
         return None
     if isinstance(c, types.Array):
