@@ -194,7 +194,8 @@ class _Forward:
         t = self.spread(prim, out, t)
         if stmt.prim in ("numpy.array", "numpy.asarray", "numpy.copy") and stmt.ins[0].name in self.containers:
             made = "numpy.asarray" if stmt.prim == "numpy.asarray" else "numpy.array"  # (a copy where the primal's is)
-            t = E.Call(made, (t,), (("dtype", E.Name("float")),))  # a list's tangent list, as an array
+            dtype = E.Attr(E.Name(out), "dtype")  # (a list's tangent list, as an array of the primal's float dtype)
+            t = E.Call(made, (t,), (("dtype", dtype),))
         elif stmt.prim in ("numpy.copy", "numpy.array") and isinstance(t, E.Name):  # (np.array copies an array)
             t = E.Call("numpy.copy", (t,))  # a copy's tangent is a copy too: a later write into one spares the other
         if out in self.written and stmt.prim not in ("read", "dup"):  # a new array written into later: its own tangent
