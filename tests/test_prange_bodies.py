@@ -2,7 +2,8 @@
 loop's jump, not the prange loop's: refused before 2026-12-03 as "break in a prange loop"), a while loop, an
 inner loop with a number carried along; first derivatives on both targets and Hessians (forward over reverse,
 which differentiates the generated parallel code again: under Numba refused before, for a helper that reads an
-array for its shape, a slot the adjoint loop assigns first, and ``_`` both discarded and a loop's variable).
+array for its shape, a slot the adjoint loop assigns first (in a branch on the primal's test, too), and ``_``
+both discarded and a loop's variable).
 Oracles: central differences of the function, first and second order."""
 
 import pytest
@@ -34,6 +35,8 @@ BODIES = {
     ],
     "while_loop": ["s = x[i]", "k = 0", "while k < 4:", "    s = np.sin(s) * x[i]", "    k += 1", "out[i] = s"],
     "straight": ["out[i] = np.sin(x[i]) * x[i] ** 2"],
+    "if_else": ["if x[i] > 0.0:", "    out[i] = x[i] ** 2", "else:", "    out[i] = np.sin(x[i]) * x[i] ** 3"],
+    "if_else_value": ["if x[i] > 0.5:", "    t = x[i] ** 2", "else:", "    t = np.cos(x[i])", "out[i] = t * x[i]"],
     "carried": ["s = 1.0", "for j in range(3):", "    s = s * x[i] + np.tanh(x[i] * j)", "out[i] = s * x[i]"],
 }
 

@@ -232,8 +232,12 @@ def _read_after(body, loop) -> set:
     (which runs it again after its own later reads)."""
     out: set = set()
     written: set = set()  # surely assigned again after the loop: what is read later is not the loop's
+    origin: dict = {}  # a dup copy -> the variable it copies (the tests of two ifs on one variable)
+    for s in walk(body):
+        if isinstance(s, Eq) and s.prim == DUP:
+            origin.update((v.name, origin.get(s.ins[0].name, s.ins[0].name)) for v in s.outs)
     for block, k, around in reversed(_path(body, loop)):
-        written = _exposed(block[k + 1 :], written, out)
+        written = _exposed(block[k + 1 :], written, out, origin=origin)
         if isinstance(around, (For, While)):  # the loop around runs this block again (its reads outside the
             # prange loop: the iterations' own reads follow their own writes, which the caller checks)
             inner = around.body if isinstance(around, For) else around.header + around.body
@@ -242,23 +246,32 @@ def _read_after(body, loop) -> set:
     return out
 
 
-def _exposed(stmts, written: set, out: set) -> set:
+def _exposed(stmts, written: set, out: set, held: dict | None = None, origin: dict | None = None) -> set:
     """Add to ``out`` the slots ``stmts`` may read before assigning them (``written``: those assigned already, on
     every path); the slots assigned on every path by their end (a later loop that assigns a slot first in each
-    iteration reads its own value, not the value an earlier loop left)."""
-    written = set(written)
+    iteration reads its own value, not the value an earlier loop left).  ``held``: a test's variable -> the slots
+    assigned where it held and where it did not (a later ``if`` on the same test, as an adjoint sweep's is on
+    its primal's: a variable is assigned once, so the two take the same branch; ``origin``: a dup copy -> the
+    variable it copies)."""
+    written, held, origin = set(written), dict(held or {}), origin or {}
     for s in stmts:
         if isinstance(s, Eq) and s.prim == "read" and s.ins[0].name not in written:
             out.add(s.ins[0].name)
         elif isinstance(s, Eq) and s.prim == "write":
             written.add(s.outs[0].name)
         elif isinstance(s, If):
-            written |= _exposed(s.body, written, out) & _exposed(s.orelse, written, out)
+            test = origin.get(s.test.name, s.test.name) if isinstance(s.test, Var) else None
+            yes, no = held.get(test, (set(), set()))
+            yes = _exposed(s.body, written | yes, out, held, origin)
+            no = _exposed(s.orelse, written | no, out, held, origin)
+            if test is not None:
+                held[test] = (yes, no)
+            written |= yes & no
         elif isinstance(s, For):
-            _exposed(s.body, written, out)  # (it may run no iteration)
+            _exposed(s.body, written, out, held, origin)  # (it may run no iteration)
         elif isinstance(s, While):
-            written = _exposed(s.header, written, out)  # (its header runs at least once)
-            _exposed(s.body, written, out)
+            written = _exposed(s.header, written, out, held, origin)  # (its header runs at least once)
+            _exposed(s.body, written, out, held, origin)
     return written
 
 
