@@ -100,6 +100,16 @@ def written(tmp_path, name: str, text: str) -> dict:
     return namespace
 
 
+NUMPY = "import numpy as np\n\n\n"
+
+
+def defined(directory, name: str, text: str, head: str = NUMPY):
+    """``written``'s namespace as an object (``defined(...).f``) of ``head + text`` (NumPy imported)."""
+    import types
+
+    return types.SimpleNamespace(**written(directory, name, head + text))
+
+
 def two_operand_check(f, d, x, y, w, label, rng) -> None:
     """``d`` (a derivative of ``f(x, y, w)`` in x and y) against central differences of ``f``: each gradient
     of its operand's shape and dtype, each entry to 1e-6; jvp along random directions against the gradient."""

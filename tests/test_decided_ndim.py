@@ -9,7 +9,7 @@ import pytest
 np = pytest.importorskip("numpy")
 
 import adcompiler  # noqa: E402
-from tests.written import module_of  # noqa: E402
+from shared import defined  # noqa: E402
 
 SOURCE = """
 import numpy as np
@@ -59,7 +59,7 @@ def negated(x):
 
 @pytest.fixture(scope="module")
 def funcs(tmp_path_factory):
-    return module_of(tmp_path_factory.mktemp("decided"), "decided_funcs", SOURCE, "")
+    return defined(tmp_path_factory.mktemp("decided"), "decided_funcs", SOURCE, "")
 
 
 V3 = np.array([0.4, -1.1, 0.7])

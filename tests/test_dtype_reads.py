@@ -13,7 +13,7 @@ import pytest
 np = pytest.importorskip("numpy")
 
 import adcompiler  # noqa: E402
-from tests.written import module_of  # noqa: E402
+from shared import defined  # noqa: E402
 
 # What asks for a dtype, with {dt} where the dtype goes; each makes an array the function then uses
 MADE = {
@@ -50,7 +50,7 @@ def _source(made: str, spelt: str) -> str:
 
 
 def _load(tmp_path, name: str, source: str):
-    return module_of(tmp_path, name, source).f
+    return defined(tmp_path, name, source).f
 
 
 X, W = np.array([0.5, -1.2, 2.0]), np.array([1.5, 0.3, -0.8])

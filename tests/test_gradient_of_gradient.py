@@ -10,7 +10,7 @@ np = pytest.importorskip("numpy")
 autograd = pytest.importorskip("autograd")
 
 import adcompiler  # noqa: E402
-from tests.written import module_of  # noqa: E402
+from shared import defined  # noqa: E402
 
 INNER = {  # f(x) of a vector of three; W, M, V, V6 constants of the module
     "dot_tanh": "h = np.tanh(np.dot(W, x))\n    return np.dot(h, h)",
@@ -45,7 +45,7 @@ HEAD = (
 def _load(tmp_path, name: str, case: str, numpy_module: str, grad: str):
     head = f"import {numpy_module} as np\nfrom {grad.rsplit('.', 1)[0]} import {grad.rsplit('.', 1)[1]} as grad\n\n"
     body = f"def f(x):\n    {INNER[case]}\n\n\ngf = grad(f)\n\n\n"
-    return module_of(
+    return defined(
         tmp_path, name, HEAD + body + "def g(x):\n    d = gf(x)\n    return np.sum(d * d) + np.dot(d, V)\n", head
     )
 

@@ -277,3 +277,22 @@ def test_random_matrices_of_nested_lists_hessian_under_numba_is_right_or_refused
         assert e.filename.endswith(f"nested_rows_{seed}.py") and "numba" in str(e)
         return
     np.testing.assert_allclose(np.array(got, dtype=float), np.array(python, dtype=float), rtol=1e-10, atol=1e-12)
+
+
+def test_float32_hessians_through_matrix_products_numba(tmp_path):
+    """float32 arguments: the Hessian's unit tangents and the output's cotangent are float32, so the
+    second-order code multiplies float32 by float32 (they were float64: Numba's @ of float64 and float32 was
+    refused, "pass arrays of one dtype", though the user passed float32 only)."""
+    text = (
+        "def quadratic(x, W):\n    return x @ W @ x\n\n\n"
+        "def layers(x, W):\n    h = x\n    for _ in range(3):\n        h = np.tanh(W @ h).astype(x.dtype)\n"
+        "    return np.sum(h ** 2)\n"
+    )
+    funcs = written(tmp_path, "float32_hessians", "import numpy as np\n\n\n" + text)
+    x = np.array([0.3, -0.5, 0.9], np.float32)
+    W = np.array([[0.2, -0.7, 0.4], [0.5, 0.3, -0.2], [-0.1, 0.8, 0.25]], np.float32)
+    for name in ("quadratic", "layers"):
+        got = adcompiler.hessian(adcompiler.differentiate(funcs[name], backend="numba"))(x, W)
+        want = autograd.hessian(funcs[name])(x.astype(float), W.astype(float))  # (autograd: float64 NumPy code)
+        assert got.dtype == np.float32, (name, got.dtype)
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5)

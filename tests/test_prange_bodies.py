@@ -12,7 +12,7 @@ np = pytest.importorskip("numpy")
 pytest.importorskip("numba")
 
 import adcompiler  # noqa: E402
-from tests.written import module_of  # noqa: E402
+from shared import defined  # noqa: E402
 
 PRANGE = "import numpy as np\nfrom numba import prange\n\n\n"
 
@@ -45,7 +45,7 @@ def _load(tmp_path, body: str):
     lines = ["def f(x):", "    out = np.zeros(x.shape[0])", "    for i in prange(x.shape[0]):"]
     lines += ["        " + line for line in BODIES[body]]
     lines.append("    return np.sum(out ** 2) + np.sum(out * x)")
-    return module_of(tmp_path, f"prange_{body}", "\n".join(lines) + "\n", PRANGE).f
+    return defined(tmp_path, f"prange_{body}", "\n".join(lines) + "\n", PRANGE).f
 
 
 X = np.array([0.3, -0.5, 0.9, 1.2])
@@ -75,7 +75,7 @@ def test_prange_body_first_and_second_derivatives(tmp_path, backend, body):
 
 
 def test_a_break_of_the_prange_loop_itself_is_still_refused(tmp_path):
-    module = module_of(
+    module = defined(
         tmp_path,
         "prange_own_break",
         "def f(x):\n    out = np.zeros(x.shape[0])\n    for i in prange(x.shape[0]):\n        if x[i] > 1.0:\n"
@@ -90,7 +90,7 @@ def test_a_break_of_the_prange_loop_itself_is_still_refused(tmp_path):
 def test_discarded_underscore_and_a_loop_over_it_python_and_numba(tmp_path):
     """``for _ in range(3)`` and ``a, _ = helper(x)`` in one function (refused before: "assigning to '_', which
     is also a for-loop variable"); a name read is still refused where a loop also binds it."""
-    module = module_of(
+    module = defined(
         tmp_path,
         "underscore",
         "def helper(x):\n    return x * x, x + 1.0\n\n\ndef f(x):\n    total = 0.0\n    for _ in range(3):\n"

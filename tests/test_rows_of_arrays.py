@@ -12,7 +12,7 @@ import pytest
 np = pytest.importorskip("numpy")
 
 import adcompiler  # noqa: E402
-from tests.written import module_of  # noqa: E402
+from shared import defined  # noqa: E402
 
 JOINED = {
     "array": "np.array(rows)",
@@ -42,7 +42,7 @@ def _source(joined: str, row: str) -> str:
 
 
 def _load(tmp_path, name: str, source: str):
-    return module_of(tmp_path, name, source).f
+    return defined(tmp_path, name, source).f
 
 
 X, U = np.array([0.5, -1.2, 2.0]), np.array([0.3, -0.2, 0.7])

@@ -512,7 +512,14 @@ def hessian_matrix(f: Callable[..., Any], wrt: Wrt = None) -> Callable[..., Any]
         positions = d._positions_of(sig)
         wrt = [args[i] for i in positions]
         if r.target.hessian_rows is not None:  # one direction per pass (a tangent of one type): compiled code
-            zeros = tuple(wrt_rebuild(a, itertools.repeat(0.0)) for a in wrt)
+            zeros = tuple(  # (a float array's of its dtype: float32 code's tangents float32, as Numba wants them)
+                (
+                    np.zeros_like(a)
+                    if type(a) is np.ndarray and a.dtype.kind == "f"
+                    else wrt_rebuild(a, itertools.repeat(0.0))
+                )
+                for a in wrt
+            )
             return np.array(r.target.hessian_rows(r, args, zeros, written), dtype=float)
         if not _scalar_code(r, args + (1.0,)):  # array code: one direction per pass
             passes = [lambda ts=ts: r.jvp(fresh() + (1.0,), ts)[1][1] for ts in _directions(positions, args)]

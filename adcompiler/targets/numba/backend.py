@@ -435,19 +435,35 @@ def hessian_rows(r, args: tuple, zeros: tuple, written: bool) -> list:
     (each pass, from a copy, if the function writes into them)."""
     import numpy
 
-    entry = r._built.function("forward", r._bound(args + (1.0,))[1])
+    one = _one_like(
+        args, numpy
+    )  # (the cotangent 1 of the output, of the arguments' float dtype: float32 code stays so)
+    entry = r._built.function("forward", r._bound(args + (one,))[1])
     n = len(args) + 1
     values, tangents = entry.convert[:n], entry.convert[n:]
     rows, primals = [], None
     for ts in _units(tuple(c(z) for c, z in zip(tangents, zeros, strict=True))):
         if not rows:
-            cts = entry(*(copy.deepcopy(args) if written else args), 1.0, *ts)[1][1]
+            cts = entry(*(copy.deepcopy(args) if written else args), one, *ts)[1][1]
         else:
             if primals is None or written:
-                primals = [c(a) for c, a in zip(values, copy.deepcopy(args) if written else args)] + [1.0]
+                primals = [c(a) for c, a in zip(values, copy.deepcopy(args) if written else args)] + [one]
             cts = entry.compiled(*primals, *ts)[1][1]
         rows.append(numpy.concatenate(_flat(cts, numpy)))
     return rows
+
+
+def _one_like(args, numpy):
+    """1.0, as a float32 where every float array among ``args`` (at any depth) is float32."""
+    dtypes = set()
+    todo = list(args)
+    while todo:
+        a = todo.pop()
+        if type(a) is numpy.ndarray and a.dtype.kind == "f":
+            dtypes.add(a.dtype)
+        elif type(a) in (list, tuple):
+            todo.extend(a)
+    return numpy.float32(1.0) if dtypes == {numpy.dtype(numpy.float32)} else 1.0
 
 
 def _units(value):
