@@ -209,6 +209,8 @@ class Adjoints:
                 )
             )
             self.contribute(v, self.unbroadcast_to(E.Name(pieces), v), eq.line, out)
+        if x.name in self.plan.unread_writes:  # (what it overwrote nothing reads: not kept, not put back)
+            return out
         popped = E.Method(self.keeping.tape(("write", site)), "pop", ())
         out.append(Assign((E.Subscript(self.plan.ref(x), self.plan.ref(index)),), popped, eq.line))
         return out

@@ -143,6 +143,8 @@ class PrimalSweep:
             ]
             return self.kept_before(eq, site, args) + [primal] + shadows
         if eq.prim == "setitem" and isinstance(eq.ins[0], Var) and eq.ins[0].name in plan.arrays:
+            if ("write", site) not in kept.tapes:  # (its adjoint puts nothing back: plan.unread_writes)
+                return [primal]
             old = E.Subscript(args[0], args[1])  # a number as it is (gmm's q[j]); a part of the array copied
             old = old if _number_at(plan.facts, eq.ins[0], eq.ins[1]) else E.Call("numpy.copy", (old,))
             return [Do(E.Method(E.Name(kept.tapes[("write", site)]), "append", (old,)), eq.line), primal]
