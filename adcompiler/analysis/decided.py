@@ -24,7 +24,8 @@ def fold_decided_tests(fn: Function, sig: V.Sig) -> Function:
         return fn
     state = _State(dict(zip(fn.params, sig.avals)))
     state.slots = {p: a for p, a in zip(fn.params, sig.avals) if p in fn.slots}  # their values on entry
-    return fn.with_body(state.block(fn.body))
+    body = state.block(fn.body)
+    return fn.with_body(body) if state.folded else fn  # (no test decided: the function itself)
 
 
 _DECIDING = ("is_", "is_not", "numpy.ndim", "numpy.shape")  # what a decided test starts from
@@ -65,6 +66,7 @@ class _State:
         self.numbers: dict = {}  # variable -> the int it surely holds (an ndim)
         self.lengths: dict = {}  # variable -> the length of the tuple it surely holds (a shape)
         self.answers: dict = {}  # variable holding a test's answer -> that answer
+        self.folded = False  # whether an if was replaced by its branch
 
     def aval(self, atom):
         """The abstract value of what ``atom`` holds, where known (None: not known)."""
@@ -88,6 +90,7 @@ class _State:
                 out.append(s)
             elif isinstance(s, If) and isinstance(s.test, Var) and s.test.name in self.answers:
                 out.extend(self.block(s.body if self.answers[s.test.name] else s.orelse))
+                self.folded = True
             elif isinstance(s, If):
                 before = dict(self.slots)
                 body = self.block(s.body)

@@ -194,7 +194,7 @@ class _Forward:
         t = self.spread(prim, out, t)
         if stmt.prim in ("numpy.array", "numpy.asarray", "numpy.copy") and stmt.ins[0].name in self.containers:
             made = "numpy.asarray" if stmt.prim == "numpy.asarray" else "numpy.array"  # (a copy where the primal's is)
-            dtype = E.Attr(E.Name(out), "dtype")  # (a list's tangent list, as an array of the primal's float dtype)
+            dtype = E.Attr(E.Name(out), "dtype") if _narrow_items(self.facts.of(stmt.ins[0])) else E.Name("float")
             t = E.Call(made, (t,), (("dtype", dtype),))
         elif stmt.prim in ("numpy.copy", "numpy.array") and isinstance(t, E.Name):  # (np.array copies an array)
             t = E.Call("numpy.copy", (t,))  # a copy's tangent is a copy too: a later write into one spares the other
@@ -389,3 +389,14 @@ CONTAINER_RULES = {
     "like_arrays": None,
 }
 CONTAINER_RULES.update({helper: None for helper in CHANGES})  # add into a list: the same on the tangent lists
+
+
+def _narrow_items(listed) -> bool:
+    """Whether a list the code makes an array of holds arrays, or numbers of a float narrower than float64: its
+    tangent list is then made an array of the primal's dtype (float32 rows: float32); of Python's floats, of
+    float64 (``dtype=float``, which the Numba target reads as numbers where the vector is short)."""
+    items = listed.items if getattr(listed, "items", None) is not None else (getattr(listed, "elem", None),)
+    return isinstance(listed, V.Seq) and any(
+        isinstance(a, V.Arr) or isinstance(a, V.Num) and a.dtype not in ("float", "float64", "int", "bool")
+        for a in items
+    )
