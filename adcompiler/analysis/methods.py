@@ -184,7 +184,7 @@ def refuse(e: Eq, ins: list, summary_out, source) -> None:
             f"calling .{name}, an attribute of a {cls} object (a value held in it, not a method of {cls})",
             f"call the function by its own name, or define a method of {cls} that calls it",
         )
-    if found is None and getattr(obj.cls, "__module__", "").split(".")[0] in ("numpy", "builtins"):
+    if found is None and (getattr(obj.cls, "__module__", None) or "").split(".")[0] in ("numpy", "builtins"):
         raise at_line(
             source, e.line, f"calling a {cls} held in a local variable", "call the function by its own name: np.tanh(h)"
         )

@@ -238,7 +238,7 @@ def check_call(node, func, args, kwargs) -> None:
             size = numpy_size(np, name, args, kwargs)
     except (TypeError, ValueError, OverflowError):
         size = None  # arguments the function refuses: it raises, and says so
-    if np is not None and getattr(func, "__module__", "").startswith("numpy.linalg"):
+    if np is not None and (getattr(func, "__module__", None) or "").startswith("numpy.linalg"):
         if any(max(shape(a), default=0) > 10_000 for a in args):  # svd's full U of a tall matrix: n * n
             size = LIMIT_ITEMS + 1
     if size is not None and size > LIMIT_ITEMS:

@@ -46,7 +46,7 @@ def library_rule(function) -> bool:
     ``rules.scipy_stats``, ``rules.scipy_linalg``: the vjp of ``logsumexp(x, axis=1)``, of ``softmax``).  They
     are NumPy and SciPy code Numba does not compile (``keepdims``, SciPy's own functions), so compiled code
     calls them in object mode, as it calls the function itself."""
-    return callable(function) and getattr(function, "__module__", "").startswith(f"{_RULES}.scipy_")
+    return callable(function) and (getattr(function, "__module__", None) or "").startswith(f"{_RULES}.scipy_")
 
 
 def _scipy(function) -> bool:
