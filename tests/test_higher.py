@@ -863,3 +863,22 @@ def test_reverse_over_reverse_of_an_inner_gradient_over_a_list(f, second):
     assert adcompiler.grad(adcompiler.grad(f))(x) == pytest.approx(second(x), rel=1e-12)
     assert adcompiler.vjp(adcompiler.grad(f), x)[1](1.0)[0] == pytest.approx(second(x), rel=1e-12)
     assert adcompiler.hessian(f)(x) == pytest.approx(second(x), rel=1e-12)
+
+
+@pytest.mark.parametrize("third", ["jacfwd of hessian", "hessian of grad"])
+def test_a_third_derivative_refused_is_told_at_the_users_line(tmp_path, third):
+    """A third derivative through ``np.prod`` (its second derivative's code calls ``prod_vjp_jvp``, which has no
+    rule): refused at the user's line with the order named, not at a line of the second derivative's code."""
+    path = tmp_path / "products.py"
+    path.write_text("import numpy as np\n\n\ndef p(x):\n    y = x * 2.0\n    return np.prod(y)\n")
+    namespace = written(tmp_path, "products", path.read_text())
+    x = np.array([0.3, 0.5, 0.7])
+    make = {
+        "jacfwd of hessian": lambda f: adcompiler.jacfwd(adcompiler.hessian(f)),
+        "hessian of grad": lambda f: adcompiler.hessian(adcompiler.grad(f)),
+    }[third]
+    with pytest.raises(adcompiler.UnsupportedSyntaxError) as e:
+        make(namespace["p"])(x)
+    assert e.value.filename == str(path) and e.value.lineno == 6
+    assert "a third derivative" in str(e.value) and "prod_vjp_jvp" in str(e.value)
+    assert "<adcompiler" not in str(e.value)

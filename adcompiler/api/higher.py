@@ -316,7 +316,7 @@ def _draws(d: Differentiable, sig) -> bool:
     passes of one Jacobian or Hessian each start from one state of it (``_from_one_state``)."""
     key = ("draws", sig)
     if key not in d.derived:
-        with d._building:
+        with d._building, d._built._told():  # (a refusal met here told at the user's line, as the build's)
             d.derived[key] = may_draw(d._built.program(sig), d.fn)
     return d.derived[key]
 

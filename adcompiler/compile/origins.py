@@ -271,6 +271,9 @@ def _through_own_rule(e: UnsupportedSyntaxError, where: str) -> tuple:
     return None, None, e
 
 
+_ORDINAL = {1: "first", 2: "second", 3: "third"}
+
+
 @contextlib.contextmanager
 def second_order_of(fn):
     """A refusal met while differentiating ``fn``'s generated derivative code (hessian and hvp: a helper of
@@ -285,17 +288,29 @@ def second_order_of(fn):
         if told is None:  # refused inside a rule of adcompiler's own, which the first derivative calls
             told, at, e = _through_own_rule(e, where)
         line, text, helper = told.at(at) if told is not None else (None, None, None)
-        if line is None or text is None:
+        origin, order = (told.file_at(at) if line is not None else None), 2
+        while origin in LOADED and line is not None:  # fn is derivative code too (a third derivative, through
+            told, at, order = LOADED[origin], line, order + 1  # hessian's code): that line's own origin, to the user's
+            line, text, helper = told.at(at)
+            origin = told.file_at(at) if line is not None else None
+        if line is None or text is None or where in LOADED and origin in (None, where):
             raise
-        if where in LOADED:  # fn is derivative code too (hessian's reverse code): told where its own origin is
-            raise
-        origin = told.file_at(at)
+        where = origin if where in LOADED else where
         through = f"through `{text}`"
         if origin is not None and not _same_file(origin, where):  # a line of generated code
             line, through = fn.__code__.co_firstlineno, f"of {fn.__name__} (through a derivative it takes)"
-        refused = _without_generated_names(e.construct, fn)
-        construct = f"a second derivative (hessian, hvp, a transform of a transform) {through}, its first derivative's code refused for {refused}"
+        refused = re.sub(  # (the adjoint helpers of a derivative's code, whose own rules stop at some order)
+            r"^(\w+_[jv]jp\w*) with \d+ arguments$",
+            r"\1, a runtime helper with no derivative rule of its own,",
+            _without_generated_names(e.construct, fn),
+        )
+        nth = {2: "a second derivative (hessian, hvp, a transform of a transform)", 3: "a third derivative"}.get(
+            order, f"a derivative of order {order}"
+        )
+        construct = f"{nth} {through}, its {_ORDINAL.get(order - 1, 'lower')} derivative's code refused for {refused}"
         remedy = "take its first derivative only (grad, vjp, jvp), or write that line with functions whose second derivatives adcompiler has (docs/subset.md)"
+        if order > 2:
+            remedy = f"take derivatives of up to order {order - 1} there, or write that line with functions whose derivatives of order {order} adcompiler has (docs/subset.md)"
         if "list or a number" in e.construct or "arguments do not decide" in e.construct:  # (reverse over reverse
             # through a tape of numbers and lists: a recursion)
             remedy = "take the second derivative forward over reverse (adcompiler.hessian, hvp, jvp of grad), which takes that code"
