@@ -176,7 +176,7 @@ class _Facts(Memory):
         held = {t for t in self.taken if self.memory_of(t) & viewed}  # views read out of a list (p, q = np.split(a,
         held |= {lst for lst, items in self.held.items() if items & viewed}  # 2)), and the lists holding views
         for v in sorted(viewed | held) if not self.generated else ():  # a view taken earlier, used after, sees it
-            if self.defined[v][0] < pos and self.used_after(self.members(v), pos, loops):
+            if self.defined[v][0] < pos and self.used_after(self.holding(v), pos, loops):
                 self.refuse(
                     eq,
                     f"{what} an array while a view of it taken earlier is still used",

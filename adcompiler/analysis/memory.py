@@ -177,6 +177,11 @@ class Memory:
         root = self.find(n)
         return [m for m in set(self.defined) | set(self.used) if self.find(m) == root]
 
+    def holding(self, n: str) -> list:
+        """The names that may hold ``n``'s object: those of its class whose sources it is among (a slot read after
+        ``v = B[i]`` in one branch and ``v = a`` in the other holds the view; ``a``, of the same class, does not)."""
+        return [m for m in self.members(n) if n in self.sources(m)]
+
     def used_after(self, names, pos: int, loops: tuple) -> bool:
         """Whether a use of any of ``names`` may run after the statement at ``pos`` inside ``loops``:
         later in program order, or in a later iteration of a loop around both that the name was

@@ -22,6 +22,7 @@ from __future__ import annotations
 from ..analysis import values as V
 from ..analysis.activity import Classes
 from ..analysis.facts import mutable_arrays
+from ..analysis.memory import SAME_OBJECT, VIEWS
 from ..ir.nodes import Eq, For, Var, blocks, walk
 from ..lower.dup import DUP
 from ..rules import CHANGES
@@ -59,6 +60,7 @@ def rereadable(lay, facts, program, split: bool) -> dict:
         if e.prim == "getitem" and not split and _number_of_array(e, facts, fn) and known(e.ins[1]):
             if written is None:
                 written = {alias.get(n, n) for pair in mutable_arrays(fn, facts.arrays).items() for n in pair}
+                written = _with_views(eqs, written, alias, facts)
             if not {alias.get(e.ins[0].name, e.ins[0].name), alias.get(e.outs[0].name, e.outs[0].name)} & written:
                 # x[i, t], or the row x[c], of an array nothing writes: the same values read again (the
                 # array taped where the adjoint sweep does not know it: rereads)
@@ -80,6 +82,26 @@ def rereadable(lay, facts, program, split: bool) -> dict:
         elif e.prim == "getitem" and out not in containers and facts_of.grown_only(e, xs) and known(e.ins[1]):
             found[out] = ("getitem", xs, e.ins[1])
     return found
+
+
+def _with_views(eqs: list, written: set, alias, facts) -> set:
+    """``written`` with every array that may share memory with one of them: a view of one (a slice, a row ``B[i]``,
+    a reshape, ``.T``: ``analysis.memory.VIEWS``) or a copy of the name, however deep.  A value read out of such a
+    view changes when the array is written, so the adjoint sweep, which reads again at the top of the iteration,
+    after the iteration's writes and before it puts them back, would read the new entries (``v = B[i, :]``,
+    ``e = v[1]``, then ``B[i] = ...``: e read again as the entry written)."""
+    out, grown = set(written), True
+    while grown:
+        grown = False
+        for e in eqs:
+            if not e.ins or not isinstance(e.ins[0], Var) or alias.get(e.ins[0].name, e.ins[0].name) not in out:
+                continue
+            if e.prim in VIEWS + SAME_OBJECT or e.prim == "numpy.diag":
+                for v in e.outs:
+                    if v.name in facts.arrays and alias.get(v.name, v.name) not in out:
+                        out.add(alias.get(v.name, v.name))
+                        grown = True
+    return out
 
 
 def _arithmetic_of_knowns(e: Eq, known, facts, fn) -> bool:
