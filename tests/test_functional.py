@@ -243,3 +243,20 @@ def test_a_namedtuple_of_the_module_read_by_field_and_position(tmp_path):
         assert adcompiler.differentiate(ns["f"], backend="numba").grad(0.5) == pytest.approx(-1.0, rel=1e-15)
     ns["ORIGIN"] = ns["Point"](3.0, 0.0)
     assert adcompiler.grad(ns["f"])(0.5) == pytest.approx(3.0, rel=1e-15)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: adcompiler.grad(None)(1.0),
+        lambda: adcompiler.value_and_grad(None)(1.0),
+        lambda: adcompiler.jacrev(3)(1.0),
+        lambda: adcompiler.hessian("f")(1.0),
+        lambda: adcompiler.jvp(None, (1.0,), (1.0,)),
+        lambda: adcompiler.vjp(None, 1.0),
+    ],
+)
+def test_a_transform_of_something_not_callable_is_a_type_error(call):
+    """grad(None) raised an AttributeError from inside adcompiler; now a TypeError saying what was given."""
+    with pytest.raises(TypeError, match="expected a function"):
+        call()

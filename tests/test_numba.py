@@ -106,6 +106,20 @@ def test_recursion_over_arrays_written_in_place_shares_its_tapes():
     assert np.allclose(g, derivative(F.array_depth_written, wrt=("a",)).grad(a, 3), rtol=1e-13, atol=0)
 
 
+def test_a_function_calling_itself_on_every_path_is_refused_where_it_calls(tmp_path):
+    """``return f(x) * 2.0``: nothing ends the recursion (the python backend raises RecursionError, as the primal
+    does; compiled code would overflow its stack).  Refused at the line, not an IndexError inside adcompiler."""
+    path = tmp_path / "endless.py"
+    path.write_text("def f(x):\n    y = x * 3.0\n    return f(y) * 2.0\n")
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    with pytest.raises(UnsupportedSyntaxError) as caught:
+        numba_d(namespace["f"]).grad(1.5)
+    assert caught.value.filename == str(path) and "calls itself on every path" in str(caught.value)
+    with pytest.raises(RecursionError):
+        adcompiler.differentiate(namespace["f"]).grad(1.5)
+
+
 @SLOW
 @pytest.mark.parametrize("name", ["steady_weights", "swapped_weights"])
 def test_recursion_sharing_tapes_keeps_a_parameter_handed_down_as_it_is_once(name):

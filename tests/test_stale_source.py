@@ -62,6 +62,32 @@ def test_a_function_edited_on_disk_is_refused_where_it_is_written(modules):
     assert "reload the module" in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    "edited",
+    [
+        "import math\n\n\ndef f(x):\n    return x * x\n",  # a blank line added above the def (crashed inside)
+        "def f(x):\n    return x * x\n",  # the def moved up
+        "import math\nX = 1\n",  # the def removed
+        "import math\n\ndef g(y):\n    return y + 1.0\n",  # another def in its place
+    ],
+    ids=["shifted down", "moved up", "removed", "another def there"],
+)
+@pytest.mark.parametrize("call", ["grad", "differentiate"])
+def test_a_def_moved_or_removed_on_disk_is_refused_as_stale(tmp_path, edited, call):
+    """Lines added or taken out above a def, or the def gone, after the module was imported: a StaleSourceError
+    naming the file (an internal AttributeError, or "no source available ... typed at a REPL", before)."""
+    module = _module(tmp_path, "stale_moved", "import math\n\ndef f(x):\n    return x * x\n")
+    (tmp_path / "stale_moved.py").write_text(edited)
+    linecache.checkcache(module.__file__)
+    with pytest.raises(StaleSourceError) as caught:
+        if call == "grad":
+            adcompiler.grad(module.f)(2.0)
+        else:
+            adcompiler.differentiate(module.f).grad(2.0)
+    assert caught.value.filename == module.__file__ and "reload the module" in str(caught.value)
+    sys.modules.pop("stale_moved", None)
+
+
 def test_a_helper_edited_on_disk_is_refused(modules):
     helper, user = modules
     _edit(helper, "k * x * x", "k * x * x * x")

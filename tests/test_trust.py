@@ -299,6 +299,11 @@ def test_rosenbrock_hessian_and_hvp_against_scipy():
         (T.unused_sqrt, (1.0,), ValueError),
         (T.unused_division, (1.0, 2.0), ZeroDivisionError),
         (T.unused_index, ([1.0, 2.0],), IndexError),
+        (T.max_of_nothing, (1.5,), ValueError),
+        (T.missing_key, (1.5,), KeyError),
+        (T.unbound_after_branch, (1.5,), UnboundLocalError),
+        (T.unbound_after_loop, (1.5, 0), UnboundLocalError),
+        (T.unbound_after_break, (1.5,), UnboundLocalError),
     ],
 )
 @pytest.mark.parametrize("mode", ["grad", "value_and_grad", "jvp", "vjp"])
@@ -306,7 +311,7 @@ def test_primal_errors_are_raised_by_derivatives(f, args, error, mode):
     with pytest.raises(error):
         f(*args)
     d = adcompiler.differentiate(f)
-    tangents = tuple([1.0] * len(a) if isinstance(a, list) else 1.0 for a in args)
+    tangents = tuple([1.0] * len(a) if isinstance(a, list) else 1.0 for a in args if not isinstance(a, int))
     call = {
         "grad": lambda: d.grad(*args),
         "value_and_grad": lambda: d.value_and_grad(*args),
@@ -315,6 +320,34 @@ def test_primal_errors_are_raised_by_derivatives(f, args, error, mode):
     }[mode]
     with pytest.raises(error):
         call()
+
+
+def test_too_many_indices_of_a_0d_array_raise_numpys_index_error():
+    """``x[0] * x[1]`` of ``np.array(1.0)``: NumPy's IndexError, as the primal raises (a TypeError about a
+    "-1-D" output before)."""
+    x = np.array(1.0)
+    with pytest.raises(IndexError):
+        T.two_entries(x)
+    with pytest.raises(IndexError):
+        adcompiler.differentiate(T.two_entries).grad(x)
+    with pytest.raises(IndexError):
+        adcompiler.grad(T.two_entries)(x)
+
+
+@pytest.mark.parametrize("f, said", [(T.truth, "a truth value"), (T.nothing, "None"), (T.text, "a string")])
+def test_grad_of_a_function_returning_no_number_is_a_type_error(f, said):
+    """A gradient of 0.0 was returned for a function returning a string, None or a bool."""
+    with pytest.raises(TypeError, match=said):
+        adcompiler.grad(f)(1.5)
+    with pytest.raises(TypeError, match=said):
+        adcompiler.differentiate(f).value_and_grad(1.5)
+
+
+def test_variables_bound_on_some_paths_where_they_are_bound():
+    """The functions above where every variable is bound: the lines kept for their errors change nothing."""
+    assert adcompiler.differentiate(T.unbound_after_branch).grad(12.0) == pytest.approx(2.0)
+    assert adcompiler.differentiate(T.unbound_after_loop, wrt=("x",)).grad(1.5, 3) == pytest.approx(3.0)
+    assert adcompiler.differentiate(T.unbound_after_break).value_and_grad(-0.5) == pytest.approx((-0.25, 0.0))
 
 
 # ---- 13: loop targets -----------------------------------------------------------------------------

@@ -379,6 +379,54 @@ def unused_index(xs):
     return xs[0] * 2.0
 
 
+def max_of_nothing(x):
+    xs = []
+    return max(xs) * x  # ValueError (the derivative's argmax read xs[0]: an IndexError)
+
+
+def missing_key(x):
+    d = {"a": x}
+    return d["b"]  # KeyError (located, a KeyError too)
+
+
+def two_entries(x):
+    return x[0] * x[1]
+
+
+def truth(x):
+    return x > 0.0
+
+
+def nothing(x):
+    y = x * 2.0
+    return None
+
+
+def text(x):
+    return "abc"
+
+
+def unbound_after_branch(x):
+    if x > 10.0:
+        y = x
+    return y * 2.0  # UnboundLocalError at x <= 10: a gradient needs no value, and gave 0.0
+
+
+def unbound_after_loop(x, n):
+    for i in range(n):
+        y = x * i
+    return x + y  # n = 0: y never bound
+
+
+def unbound_after_break(x):
+    while True:
+        if x > 0.0:
+            break
+        y = x
+        x = x + 1.0
+    return x * y  # (x > 0 at once: y never bound)
+
+
 # 13. loop targets
 
 

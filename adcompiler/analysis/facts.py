@@ -13,6 +13,7 @@ from functools import cached_property
 
 from . import values as V
 from .show import show
+from .unbound import unbound_reads
 from ..errors import at_line
 from ..ir.nodes import Eq, Function, Return, Var, flatten, walk
 from ..ir.supplied import known
@@ -52,6 +53,8 @@ class Facts:
         division by zero, an index out of range, arrays of shapes that do not broadcast): such a
         primal line runs in derivative code even where its value is not needed, so a derivative
         never succeeds where its primal fails."""
+        if any(isinstance(a, Var) and a.name in self.unbound for a in eq.ins + eq.outs):
+            return True  # a variable that may be unbound (analysis.unbound): Python's UnboundLocalError
         ins = [self.of(a) for a in eq.ins]
         if eq.prim in NEVER_RAISE:
             return False
@@ -62,6 +65,11 @@ class Facts:
         if eq.prim in BROADCAST_PAIRS or eq.prim.startswith("numpy."):
             return sum(1 for a in ins if isinstance(a, (V.Arr, V.Numeric, V.Seq)) and getattr(a, "ndim", 1) != 0) > 1
         return True
+
+    @cached_property
+    def unbound(self) -> frozenset:
+        """What reads of variables that may be unbound there give (``analysis.unbound``)."""
+        return unbound_reads(self.fn)
 
     @cached_property
     def containers(self) -> frozenset:

@@ -183,6 +183,7 @@ def array_getitem(xs: V.Aval, index_atom, index: V.Aval) -> V.Aval:
     consumed = sum(k if kind == "mask" else 1 for kind, k in advanced)
     spread = max((1 if kind == "mask" else k for kind, k in advanced), default=0)
     out = nd - dropped + added - consumed + spread
-    if out == 0:
+    if out == 0 or nd - dropped - consumed < 0:  # (more indices than axes: NumPy's IndexError, which the derivative
+        # code raises where the primal does, a number's line made for it)
         return V.Num("float" if dtype in (None, "float64") else dtype)
     return V.Arr(out, dtype)

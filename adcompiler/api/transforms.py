@@ -60,9 +60,17 @@ class Target:
 
 def made(transformed: Callable, kind: str, f, argnums, has_aux: bool = False) -> Callable:
     """``transformed``, marked as ``kind`` of ``f`` so that another transform can differentiate it."""
+    callable_or_refused(f, kind)
     setattr(transformed, TRANSFORM, Of(kind, f, argnums, has_aux))
     transformed.__name__ = f"{kind}_of_{name_of(f)}"
     return transformed
+
+
+def callable_or_refused(f, kind: str) -> None:
+    """A TypeError, said as JAX says it, where ``f`` is not a function (``grad(None)``: an AttributeError inside
+    the call before)."""
+    if not callable(f):
+        raise TypeError(f"{kind}: expected a function (a callable) to differentiate, got {type(f).__name__} {f!r}")
 
 
 def as_argnums(argnums):
@@ -92,6 +100,7 @@ def target(f, places: tuple, args: tuple, kwargs: dict, every: bool = False) -> 
         d = _CACHE.get(f, _NONE).get((places, "every" if every else "given", ()))
         if type(d) is Differentiable and TRANSFORM not in f.__dict__:
             return Target(d, tuple(args), kwargs, places)
+    callable_or_refused(f, "adcompiler")
     of = getattr(f, TRANSFORM, None)
     if of is None and type(f) is types.MethodType and isinstance(f.__self__, Differentiable):
         of = _derivative_method(f, args, kwargs)

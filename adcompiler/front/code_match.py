@@ -31,6 +31,8 @@ _IMPORTS: dict = {}  # file name -> (its lines, the names its module scope binds
 def matches(node: ast.FunctionDef, fn) -> bool:
     """Whether compiling ``node`` (``fn``'s definition as read from its file) gives ``fn``'s code."""
     code = fn.__code__
+    if not isinstance(node, ast.FunctionDef) or node.name != code.co_name:  # (the file's lines at the code's first
+        return False  # line are another statement now: edited above the def)
     lines = linecache.getlines(code.co_filename)
     if _CHECKED.get(code) is lines:
         return True

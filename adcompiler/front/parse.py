@@ -14,6 +14,7 @@ import copy
 import importlib.util
 import inspect
 import linecache
+import os
 import re
 import sys
 import textwrap
@@ -192,6 +193,16 @@ def read_function(fn) -> tuple:
     try:
         lines, first = source_lines(fn)
     except (OSError, TypeError) as exc:
+        if os.path.isfile(filename):  # the file is there, the def no longer where the code says: edited since
+            raise StaleSourceError(
+                f"the source of {fn.__qualname__} as its file holds it now, which no longer has the def at line "
+                f"{fn.__code__.co_firstlineno} (the file was changed after the module was imported)",
+                "reload the module (importlib.reload, or run the cell that defines it again) and differentiate the "
+                "function it defines then",
+                filename,
+                fn.__code__.co_firstlineno,
+                0,
+            ) from exc
         raise UnsupportedSyntaxError(
             f"the function {fn.__qualname__} (no source available)",
             "define it in a .py file (functions typed at a REPL or made by exec have no source to transform)",

@@ -17,6 +17,7 @@ import inspect
 import textwrap
 import types
 
+from ..errors import MissingKeyError
 from ..front.environment import Read
 from ..ir.nodes import Const
 from ..ir.supplied import constant
@@ -275,7 +276,10 @@ class RecordLowering:
         key = self.key_of(node.slice)
         if key not in record.keys:
             raise self.parsed.error(
-                node, f"the key {key!r}, which the dict does not have (it has {', '.join(record.keys)})", "check it"
+                node,
+                f"the key {key!r}, which the dict does not have (it has {', '.join(record.keys)})",
+                "check it",
+                MissingKeyError,  # (a KeyError too, as the primal's)
             )
         return record.value(key)
 

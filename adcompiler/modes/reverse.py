@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ..analysis import values as V
 from ..analysis.facts import Facts
+from ..errors import UnsupportedSyntaxError
 from ..analysis.defuse import writes_block
 from ..front.names import Namer
 from ..ir import expr as E
@@ -414,6 +415,16 @@ def _onto_shared_tapes(s: Sweeps, residuals: list, params: tuple, adjoint: list,
     steady = [r for r in frame if r in params and _handed_down(params.index(r), r, onto, level(s.primal))]
     frame = [r for r in frame if r not in steady]
     held = kept + ([frames] if frame else [])
+    if not held:  # nothing to keep, not even a branch's direction: every path calls itself again
+        fn = s.plan.fn
+        raise UnsupportedSyntaxError(
+            f"{fn.name}, which calls itself on every path (it never returns: Python raises RecursionError, and"
+            " compiled code would overflow its stack)",
+            "give it a case that returns without calling itself (if n == 0: return x)",
+            fn.source.filename,
+            fn.body[0].line if fn.body else 0,
+            0,
+        )
     handed = tuple(E.Name(n) for n in held + steady)
 
     def own_calls(call: E.Call) -> E.Expr:  # a call of the next level: the tapes one by one

@@ -10,6 +10,8 @@ from .runtime_numpy import NUMPY_HELPERS
 HELPERS = {
     "argmax": '''def argmax(xs):
     """The index of the first largest element: the one max(xs) returns."""
+    if len(xs) == 0:
+        raise ValueError("max() arg is an empty sequence")
     best = 0
     for k in range(1, len(xs)):
         if xs[k] > xs[best]:
@@ -18,6 +20,8 @@ HELPERS = {
 ''',
     "argmin": '''def argmin(xs):
     """The index of the first smallest element: the one min(xs) returns."""
+    if len(xs) == 0:
+        raise ValueError("min() arg is an empty sequence")
     best = 0
     for k in range(1, len(xs)):
         if xs[k] < xs[best]:
