@@ -38,6 +38,12 @@ class MissingKeyError(UnsupportedSyntaxError, KeyError):
     """A read of a dict (or record) by a key it does not have: the primal's KeyError, located."""
 
 
+class UnknownKindError(UnsupportedSyntaxError):
+    """An active value whose kind (a list, a number, None) the arguments' kinds do not decide: a list where the
+    function multiplies numbers, None, a string.  Where the function itself raises for the arguments of the call
+    (Python's ``TypeError``), the call raises that error instead, as every derivative raises its primal's."""
+
+
 class MissingRuleError(UnsupportedSyntaxError):
     """A call to a function that has neither a derivative rule nor Python source."""
 

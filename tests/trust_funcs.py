@@ -389,17 +389,25 @@ def missing_key(x):
     return d["b"]  # KeyError (located, a KeyError too)
 
 
+def divided_by_one_less(x):
+    y = x - 1.0
+    return x / y
+
+
+def squares_summed(x):
+    return np.sum(x * x)
+
+
+def doubled(x):
+    return x * 2.0
+
+
 def two_entries(x):
     return x[0] * x[1]
 
 
 def truth(x):
     return x > 0.0
-
-
-def nothing(x):
-    y = x * 2.0
-    return None
 
 
 def text(x):

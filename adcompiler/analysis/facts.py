@@ -14,7 +14,7 @@ from functools import cached_property
 from . import values as V
 from .show import show
 from .unbound import unbound_reads
-from ..errors import at_line
+from ..errors import UnknownKindError, at_line
 from ..ir.nodes import Eq, Function, Return, Var, flatten, walk
 from ..ir.supplied import known
 from ..front.names import root
@@ -308,6 +308,7 @@ def check_values(facts: Facts, active) -> None:
                 "returning a value whose kind the arguments do not decide (a list or a number read from a list "
                 "holding both, or a name holding None on one path and a number on another)",
                 UNKNOWN_KIND + "; for an optional argument, use another name: s = 2.0 if scale is None else scale",
+                UnknownKindError,
             )
     for eq in walk(facts.fn.body):
         if not isinstance(eq, Eq) or eq.prim in MOVES:
@@ -321,6 +322,7 @@ def check_values(facts: Facts, active) -> None:
                     eq.line,
                     f"a value that may be a list or a number ({root(a.name)}), read from a list holding both",
                     UNKNOWN_KIND,
+                    UnknownKindError,
                 )
 
 
@@ -396,6 +398,6 @@ def _written_dunder(cls, name: str) -> bool:
     return False
 
 
-def _refuse(facts: Facts, line: int, construct: str, remedy: str):
+def _refuse(facts: Facts, line: int, construct: str, remedy: str, cls=None):
     """Raise the located error for a construct on ``line`` of the function's file."""
-    raise at_line(facts.fn.source, line, construct, remedy)
+    raise at_line(facts.fn.source, line, construct, remedy, cls)

@@ -149,16 +149,21 @@ def require_scalar(name: str, what: str, shape, out) -> None:
     if shape is not None:
         raise TypeError(f"{name}.{what} needs one output; {name} returns a tuple: use vjp (or jvp) instead")
     out = out()
-    if isinstance(out, V.Static) or out == V.Num("bool"):  # a string, None, a truth value: no derivative to take
-        kind = {"none": "None", "str": "a string"}.get(
-            getattr(out, "what", ""), "a truth value" if out == V.Num("bool") else "a value of no number"
-        )
-        raise TypeError(f"{name}.{what} needs a number as the output; {name} returns {kind}, which has no derivative")
     if isinstance(out, V.Seq) or isinstance(out, V.Arr) and out.ndim not in (0, None):
         raise TypeError(
             f"{name}.{what} needs a number as the output; {name} returns {show(out)}: "
             f"use vjp with a cotangent of its shape (or adcompiler.jacobian)"
         )
+
+
+def require_number(name: str, what: str, out: V.Aval) -> None:
+    """Refuse ``grad`` of a function returning a string, None or a truth value (its gradient was 0.0): checked
+    once its code is built, so that a function that may end without a return is refused at its line first."""
+    if isinstance(out, V.Static) or out == V.Num("bool"):  # a string, None, a truth value: no derivative to take
+        kind = {"none": "None", "str": "a string"}.get(
+            getattr(out, "what", ""), "a truth value" if out == V.Num("bool") else "a value of no number"
+        )
+        raise TypeError(f"{name}.{what} needs a number as the output; {name} returns {kind}, which has no derivative")
 
 
 def active_tangents(name: str, tangents: tuple, wrts: tuple, active: tuple) -> tuple:

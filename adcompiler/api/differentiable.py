@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 from typing import Any, Callable, Sequence, Union, overload
 
@@ -12,9 +13,11 @@ from ..modes.checkpoint import checkpoint_problem
 from .built import Built, with_rows
 from .arguments import all_floats, as_sequence, checked_ct, checked_tangents, constant_integers
 from .arguments import active_tangents, refuse_not_differentiable, refuse_other_arrays, refuse_partial
-from .arguments import copied_lists, ct_shapes, refuse_shared_writes, require_scalar, tangent_like
+from .arguments import copied_lists, ct_shapes, refuse_shared_writes, require_number, require_scalar, tangent_like
 from .entries import NO_ENTRY, ct_kind, fast_path, install, record_entry, remember_records
 from .iterables import refuse_other_iterables
+from ..compile.origins import note_origin
+from ..errors import UnknownKindError
 from ..compile.page import page_of
 from .pickling import reduce
 from .methods import bind, method_of
@@ -56,6 +59,24 @@ def differentiate(fn=None, *, wrt=None, checkpoint=None, backend="python", array
     if fn is None or method is not None:
         return method or (lambda f: differentiate(f, **options))
     return Differentiable(fn, wrt, checkpoint, backend, arrays)
+
+
+def _telling(method):
+    """``method`` (``Differentiable._grad``, ``_jvp``, ...: what the public methods and the fast entries fall back
+    to), an error it raises told as ``Differentiable._told`` says."""
+
+    @functools.wraps(method)
+    def told(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except Exception as e:
+            if method.__name__ in ("_jvp", "_vjp"):
+                self._told(e, args[0] if args else kwargs.get("primals"), {})
+            else:
+                self._told(e, args, kwargs)
+            raise
+
+    return told
 
 
 class Differentiable:
@@ -256,6 +277,24 @@ class Differentiable:
             for name in ("jvp", "vjp", "grad", "value_and_grad"):  # (the fast entries of the other code)
                 self.__dict__.pop(name, None)
 
+    def _told(self, e: Exception, args, kwargs: dict) -> None:
+        """What a call that raised ``e`` raises: where ``e`` refuses a value of a kind the arguments do not decide
+        (``errors.UnknownKindError``) and the function itself raises for these arguments (a list where it multiplies numbers, None, a string), the
+        function's own error, as a derivative raises every error its primal does (run on copies of the arguments:
+        this path is taken only where the call is refused); else ``e``, with a note naming the user's line the
+        derivative code that raised it was made from (``compile.origins.note_origin``)."""
+        if isinstance(e, UnknownKindError) and isinstance(args, (tuple, list)):
+            try:
+                copied = copy.deepcopy((tuple(args), dict(kwargs)))
+            except Exception:  # noqa: BLE001 - arguments that do not copy: the refusal stands
+                copied = None
+            if copied is not None:
+                try:
+                    self._called(*copied[0], **copied[1])
+                except Exception as primal:  # noqa: BLE001 - whatever the function raises is the call's error
+                    raise primal from None
+        note_origin(e)
+
     def _require_scalar(self, what: str, sig: V.Sig) -> None:
         """Refuse ``grad`` of a function whose output is not one number (``arguments.require_scalar``)."""
         require_scalar(self.fn.__name__, what, self._built.output_shape(), lambda: self._built.facts(sig).summary.out)
@@ -266,6 +305,7 @@ class Differentiable:
             primals, tangents
         )  # (the fast entry, for a bound method taken first)
 
+    @_telling
     def _jvp(self, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
         """``jvp`` itself: the arguments checked, bound and the code for their signature made (the fast
         entry installed on ``self`` for later calls like this one falls back to it)."""
@@ -298,6 +338,7 @@ class Differentiable:
         """Reverse mode: ``(value, cotangents)``, one cotangent per wrt parameter."""
         return self.__dict__.get("vjp", self._vjp)(primals, ct)  # (the fast entry, for a bound method taken first)
 
+    @_telling
     def _vjp(self, primals: Sequence[Any], ct: Any) -> tuple[Any, Any]:
         """``vjp`` itself: the arguments checked, bound and the code for their signature made (the fast
         entry installed on ``self`` for later calls like this one falls back to it)."""
@@ -329,6 +370,7 @@ class Differentiable:
             *args, **kwargs
         )  # (the fast entry, for a bound method taken first)
 
+    @_telling
     def _value_and_grad(self, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         """``value_and_grad`` itself: the arguments checked, bound and the code for their signature made (the fast
         entry installed on ``self`` for later calls like this one falls back to it)."""
@@ -338,6 +380,7 @@ class Differentiable:
         args, sig = self._bound(args, kwargs)
         self._require_scalar("value_and_grad", sig)
         function = self._built.function("value_and_grad", sig)
+        require_number(self.fn.__name__, "value_and_grad", self._built.facts(sig).summary.out)
         if fast_path(self, "value_and_grad", sig):  # later calls like this one skip the checks
             install(self, "value_and_grad", "value_and_grad", Differentiable._value_and_grad, None, sig)
         if converts(sig.avals):
@@ -352,6 +395,7 @@ class Differentiable:
             *args, **kwargs
         )  # (the fast entry, for a bound method taken first)
 
+    @_telling
     def _grad(self, *args: Any, **kwargs: Any) -> Any:
         """``grad`` itself: the arguments checked, bound and the code for their signature made (the fast
         entry installed on ``self`` for later calls like this one falls back to it)."""
@@ -361,6 +405,7 @@ class Differentiable:
         args, sig = self._bound(args, kwargs)
         self._require_scalar("grad", sig)
         function = self._built.function("grad", sig)
+        require_number(self.fn.__name__, "grad", self._built.facts(sig).summary.out)
         if fast_path(self, "grad", sig):  # later calls like this one skip the checks
             install(self, "grad", "grad", Differentiable._grad, None, sig)
         if converts(sig.avals):

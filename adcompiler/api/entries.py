@@ -23,6 +23,7 @@ from ..ir import expr as E
 from ..ir.nodes import Def, Do, ForS, IfS, WhileS
 from ..compile.collector import no_cycle_collection
 from ..compile.load import load
+from ..compile.origins import Told, note_origin
 from ..modes.callgraph import reaches_recursion
 from ..front.environment import Scope, cells_of, namespace_of
 from .shared_lists import shared_list_tests
@@ -103,7 +104,9 @@ def make_entry(
     code = getattr(generated, "__wrapped__", generated).__code__  # (a compiled target's entry: its code's)
     gen_params = code.co_varnames[: code.co_argcount]
     sequenced = sig is not None and any(not isinstance(a, V.Num) for a in sig.avals)
-    body = _inlined_body(*source, sequenced) if source is not None and not paused else None
+    inlined: list = []  # where each line of an inlined body comes from (compile.origins: an error told there)
+    body = _inlined_body(*source, sequenced, inlined) if source is not None and not paused else None
+    inlined = inlined if body is not None else []
     if body is not None and sequences is None and gen_params != owner.params:
         body = None
     scope = namespace_of(generated)  # what an inlined body reads: the generated names, the module's globals
@@ -117,12 +120,13 @@ def make_entry(
     helpers += ("repeats",)
     helpers += ("float64",)
     helpers += ("current", "now") + tuple(f"{k}{j}" for j in range(len(depends)) for k in STATES)
-    helpers += ("collecting", "pause", "resume", "out")
+    helpers += ("collecting", "pause", "resume", "out", "note", "error")
     g = _fresh([name, *helpers, *_BUILTINS, *wholes, *parts, *defaults, *kinds], taken)
     space = {g[k]: v for k, v in _BUILTINS.items()}  # the entry's own names, handed to it (back.load)
     space.update({g["generated"]: generated, g["method"]: method, g["owner"]: owner, g["ndarray"]: ndarray})
     space[g["float64"]] = getattr(sys.modules.get("numpy"), "float64", float)  # (NumPy's float: a float subclass)
     space.update({g["collecting"]: gc.isenabled, g["pause"]: gc.disable, g["resume"]: gc.enable})
+    space[g["note"]] = note_origin
     current = current_tests(depends, g, space)
     shaped: list = []  # (the output's part, the cotangent given for it): shapes compared after the call
     if sequences is None:
@@ -143,13 +147,18 @@ def make_entry(
         ]
     call = f"{g['generated']}({', '.join(gen_params)})"
     if shaped:  # an array cotangent: the output's shape, known once the code has run, is its own
-        body = _shape_checked(call, shaped, fallback, paused, g)
+        body, inlined = _shape_checked(call, shaped, fallback, paused, g), []
     elif body is None and paused:
         body = [f"if not {g['collecting']}():", f"    return {call}", f"{g['pause']}()", "try:", f"    return {call}"]
         body += ["finally:", f"    {g['resume']}()"]
     elif body is None:
         body = [f"return {call}"]
+    # an error the code raises told at the user's line it comes from (a note: no cost unless it raises)
+    body = ["try:", *("    " + line for line in body), f"except {g['BaseException']} as {g['error']}:"]
+    body += [f"    {g['note']}({g['error']})", "    raise"]
     text = "\n".join([f"def {g[name]}({head}):", *guard, *("    " + line for line in body), ""])
+    before = 2 + sum(line.count("\n") + 1 for line in guard)  # (the def, the guard, try)
+    told = Told(text, [None] * before + inlined) if inlined else None
     own = scope.own if isinstance(scope, Scope) else {}
     cells = cells_of(scope)  # a closure's captured variables: read from its cells (back.load)
 
@@ -157,7 +166,7 @@ def make_entry(
         found = {n: space[n] if n in space else own[n] for n in names if n in space or n in own}
         return found | {n: cells[n] for n in names if n in cells and n not in found}
 
-    entry = load(text, generated.__globals__, f"{name} entry of {owner.fn.__qualname__}", supply)[g[name]]
+    entry = load(text, generated.__globals__, f"{name} entry of {owner.fn.__qualname__}", supply, told=told)[g[name]]
     entry.__name__ = name
     entry.__module__ = owner.fn.__module__  # pickled by reference as the module's f.grad (or f.jvp, ...)
     entry.__qualname__ = f"{owner.fn.__qualname__}.{name}"
@@ -257,6 +266,7 @@ _BUILTINS = {
     "map": map,
     "countOf": countOf,
     "KeyError": KeyError,
+    "BaseException": BaseException,
     "ValueError": ValueError,
     "TypeError": TypeError,
     "IndexError": IndexError,
@@ -480,7 +490,7 @@ def _sequence_parameters(owner, gen_params, sequences, g, space, sig, current=()
     return ", ".join(heads), guard, (shaped, f"{g['method']}({g['owner']}, {', '.join(passed)})")
 
 
-def _inlined_body(d: Def | None, ns, sequenced: bool = False) -> list | None:
+def _inlined_body(d: Def | None, ns, sequenced: bool = False, origins: list | None = None) -> list | None:
     """The statements of generated function ``d`` as source lines if it is short and straight-line
     (no loop: a loop's own work hides the cost of one call), else None.  ``sequenced``: an argument is
     a list, tuple or array, which the generated function's check refusing integers walks on every call
@@ -502,7 +512,7 @@ def _inlined_body(d: Def | None, ns, sequenced: bool = False) -> list | None:
             todo.extend(s.header + s.body)
     if d.body and _int_guard(d.body[0]):  # the entry's own tests are stricter: floats and float arrays
         d = Def(d.name, d.params, d.defaults, d.body[1:], d.doc, d.source)
-    return render_body(d, ns)
+    return render_body(d, ns, origins)
 
 
 def _int_guard(s) -> bool:

@@ -153,11 +153,20 @@ def render_def(d: Def, ns: Namespace | None, origins: list | None = None) -> str
     return "\n".join(out) + "\n"
 
 
-def render_body(d: Def, ns: Namespace | None) -> list:
+def render_body(d: Def, ns: Namespace | None, origins: list | None = None) -> list:
     """The statements of one generated function as lines of source, unindented (for an entry that
-    holds a small derivative's body itself: see ``adcompiler.api.entries``)."""
+    holds a small derivative's body itself: see ``adcompiler.api.entries``); ``origins``, when given, gets the
+    ``Origin`` of each line of their text, as ``render_def`` gives them."""
     out: list = []
-    _block(flattened(d.body, d.params), "", ns, {}, out, [None])
+    _block(
+        flattened(d.body, d.params),
+        "",
+        ns,
+        {},
+        out,
+        [None],
+        _Trace(d.source, origins, out) if origins is not None else None,
+    )
     return out
 
 

@@ -316,3 +316,34 @@ def second_order_of(fn):
             remedy = "take the second derivative forward over reverse (adcompiler.hessian, hvp, jvp of grad), which takes that code"
         written = linecache.getline(where, line) or text
         raise type(e)(construct, remedy, where, line, len(written) - len(written.lstrip()), written.strip()) from None
+
+
+_NOTE = "adcompiler: "  # how the note below begins (added once)
+
+
+def note_origin(e: BaseException) -> None:
+    """Add to ``e``, raised inside generated derivative code, a note naming the user's line that code was made
+    from (Python 3.11 prints a note under the exception; its own traceback shows the generated line only where
+    the ``traceback`` module prints it, not in an uncaught exception's report): the deepest frame of loaded code
+    whose line has an origin (a runtime helper's frame has none: its caller's is taken), chased through
+    derivative code differentiated again to the user's file."""
+    if any(isinstance(n, str) and n.startswith(_NOTE) for n in getattr(e, "__notes__", ())):
+        return
+    found, tb = None, e.__traceback__
+    while tb is not None:
+        told = LOADED.get(tb.tb_frame.f_code.co_filename)
+        line = told.at(tb.tb_lineno)[0] if told is not None else None
+        if line is not None:
+            found = (told, tb.tb_lineno, tb.tb_frame.f_code.co_name)
+        tb = tb.tb_next
+    if found is None:
+        return
+    told, at, name = found
+    line, text, _ = told.at(at)
+    origin = told.file_at(at)
+    while origin in LOADED and line is not None:  # (code made from derivative code: that line's own origin)
+        told, at = LOADED[origin], line
+        line, text, _ = told.at(at)
+        origin = told.file_at(at) if line is not None else None
+    if line is not None and origin is not None:
+        e.add_note(f"{_NOTE}raised by derivative code ({name}) made from {origin}, line {line}: {text}")
