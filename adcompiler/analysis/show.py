@@ -27,7 +27,7 @@ def show(a: V.Aval) -> str:
         return {"float": "a float", "int": "an int", "bool": "a bool"}.get(a.dtype, f"a NumPy {a.dtype}")
     if isinstance(a, V.Arr):
         dims = f"{a.ndim}-D " if a.ndim is not None else ""
-        return f"a {dims}{a.dtype or ''} array".replace("  ", " ")
+        return f"a {dims}{a.dtype or ''} array".replace("  ", " ").replace("a array", "an array")
     if isinstance(a, V.Numeric):
         return "a number or an array"
     if isinstance(a, V.Seq) and a.keys is not None:

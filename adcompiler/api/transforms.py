@@ -100,12 +100,12 @@ def target(f, places: tuple, args: tuple, kwargs: dict, every: bool = False) -> 
         d = _CACHE.get(f, _NONE).get((places, "every" if every else "given", ()))
         if type(d) is Differentiable and TRANSFORM not in f.__dict__:
             return Target(d, tuple(args), kwargs, places)
-    callable_or_refused(f, "adcompiler")
     of = getattr(f, TRANSFORM, None)
     if of is None and type(f) is types.MethodType and isinstance(f.__self__, Differentiable):
         of = _derivative_method(f, args, kwargs)
     if isinstance(of, Of):
         return _code(of, places, args, kwargs, every)
+    callable_or_refused(f, "adcompiler")
     fn, obj = instance_of(f)
     if obj is not None:  # model.loss: the instance is the function's first argument
         return target(fn, tuple(p + 1 for p in places), (obj, *args), kwargs, every)

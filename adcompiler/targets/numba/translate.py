@@ -12,7 +12,10 @@ constructs it does not (on the emitted ``ast``, so the modes stay target-free):
   compiled code as arrays: see ``convert``);
 * every generated function gets ``@numba.njit``, so derivatives of callees call each other
   compiled;
-* expressions of arrays are written to make fewer arrays with the same numbers (``fewer_arrays``).
+* expressions of arrays are written to make fewer arrays with the same numbers (``fewer_arrays``);
+* ``while True:`` is ``while going:`` of a variable ``going = True``: Numba's analysis of the bytecode of a
+  loop with no test miscompiles some (numba/numba#5267: a loop assigning a variable before its ``break``
+  ran once, or never ended, in 0.60), a loop with a test it compiles as written.
 
 Values cross into compiled code through ``convert`` (a list of floats -> a 1-D array, a list of
 equal-length lists of floats -> a 2-D array, other lists -> ``numba.typed.List``) and come back
@@ -146,8 +149,23 @@ def translate(
         if isinstance(stmt, ast.FunctionDef) and stmt.decorator_list:  # (the generated functions, not helpers)
             _unclashed(stmt)
             _unliteral_calls(stmt, generated, numba)
+            _tested_loops(stmt, fresh)
     text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
     return _CALL.sub(lambda m: f"{m.group(1)}# {ast.literal_eval(m.group(2))}", text)
+
+
+def _tested_loops(function: ast.FunctionDef, fresh) -> None:
+    """Each ``while True:`` of ``function`` made ``while going:``, ``going = True`` first (see the module
+    docstring)."""
+    loops = [n for n in ast.walk(function) if isinstance(n, ast.While) and isinstance(n.test, ast.Constant)]
+    loops = [n for n in loops if n.test.value is True]
+    if not loops:
+        return
+    going = fresh("going")
+    for loop in loops:
+        loop.test = ast.Name(going, ast.Load())
+    at = 1 if function.body and _docstring(function.body[0]) else 0
+    function.body.insert(at, ast.Assign([ast.Name(going, ast.Store())], ast.Constant(True)))
 
 
 def _parallel(function: ast.FunctionDef, numba: str) -> bool:
