@@ -1,15 +1,17 @@
 """Writes into a new array whose old entries nothing reads: ``out = np.zeros(n); out[:] = W @ x``, a row made
-anew each iteration and filled.  What such a write overwrites is read by nothing (no other name reaches the new
+anew each iteration and filled, a mask made by a comparison and changed (``np.delete``'s ``keep[obj] = False``).  What such a write overwrites is read by nothing (no other name reaches the new
 array, and no entry of it is read before the write), so reverse mode keeps none of it on the tape and puts none
 of it back (``modes.plan.TapePlan.unread_writes``).
 """
 
 from __future__ import annotations
 
-from ..ir.nodes import Eq, Var, blocks, walk
+from ..ir.nodes import IN_PLACE, Eq, Var, blocks, walk
 from ..lower.dup import DUP
 
-_FRESH = tuple(f"numpy.{name}" for name in ("zeros", "ones", "empty", "zeros_like", "ones_like", "empty_like"))
+_FRESH = tuple(f"numpy.{name}" for name in ("zeros", "ones", "empty", "zeros_like", "ones_like", "empty_like", "copy"))
+_FRESH += ("add", "sub", "mul", "truediv", "neg", "lt", "le", "gt", "ge", "eq", "ne")  # (arithmetic and comparisons
+# make a new array of arrays, not a view; ``x += v`` keeps x's: not these)
 _FOR_SHAPE = ("numpy.shape", "numpy.ndim", "numpy.size", "len")  # (what reads an array and none of its entries)
 
 
@@ -32,10 +34,15 @@ def unread_writes(fn) -> frozenset:
                 read.update(made[n] for n in _names_in(s) if n in made)  # (read inside: not followed)
                 continue
             ins = [a.name for a in s.ins if isinstance(a, Var)]
-            if s.prim in _FRESH:
+            if s.prim in _FRESH and s.param != IN_PLACE and s.outs:
                 made[s.outs[0].name] = s.outs[0].name
-            elif s.prim == DUP and ins and ins[0] in made:
+            elif s.prim in (DUP, "read") and ins and ins[0] in made:  # a copy, a slot read in the same block
                 made.update((v.name, made[ins[0]]) for v in s.outs)
+            elif s.prim == "write":  # a slot bound (in this block) to the new array, or to another value
+                if ins and ins[0] in made:
+                    made[s.outs[0].name] = made[ins[0]]
+                else:
+                    made.pop(s.outs[0].name, None)
             elif s.prim == "setitem" and ins and ins[0] in made and isinstance(s.ins[0], Var):
                 read.update(made[n] for n in ins[1:] if n in made)  # (x[i] = x[j]: a read first)
                 if made[ins[0]] not in read:
