@@ -62,7 +62,8 @@ class TargetPasses:
     lowered: Callable | None = None  # (function, namer) -> the ANF of a user function as the target takes it
     refuse_lowered: Callable | None = None  # (function) -> None, raising where the target refuses the ANF
     refuse_facts: Callable | None = None  # (facts) -> None, raising where it refuses what they say
-    refuse_reverse: Callable | None = None  # (facts) -> None, raising where it refuses reverse mode's code of them
+    refuse_reverse: Callable | None = None  # (facts, active parameters) -> None, raising where it refuses reverse
+    # mode's code of them
     generated: Callable | None = None  # (defs, program, facts) -> the generated functions of one spec, finished
     helper_sources: Callable | None = None  # (program, [(helper, its name)]) -> the runtime helpers' source
 
@@ -438,7 +439,7 @@ class Program:
         namer = self.namers[fn].child(also=(self.module_names,), report=self.local_names)
         before = len(self.queue)
         if kind != "forward" and self.passes.refuse_reverse is not None:
-            self.passes.refuse_reverse(facts)
+            self.passes.refuse_reverse(facts, params)
         if kind == "forward":
             defs = [forward.forward(facts.anf, facts, names[0], params, self, namer)]
         elif kind == "fused":

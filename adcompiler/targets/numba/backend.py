@@ -37,7 +37,8 @@ from ...ir import expr as E
 from ...ir.nodes import Assign, Def, Eq, For, Function, If, Var, While, map_equations, substituted, walk
 from ...ir.supplied import constant
 from ...analysis.infer import global_value
-from .subset import refuse_draws, refuse_mixed_tuple_lists, refuse_record_lists, refuse_row_slices
+from .subset import refuse_draws, refuse_mixed_record_params, refuse_mixed_tuple_lists, refuse_record_lists
+from .subset import refuse_row_slices
 from ...optimize.inline import Folding, fold_function
 from ...compile.pipeline import TargetPasses
 
@@ -110,7 +111,10 @@ PASSES = TargetPasses(
     lowered=lambda function, namer: _list_arguments_copied(_records_of_the_module_supplied(function), namer),
     refuse_lowered=refuse_draws,  # (a function that draws random numbers: refused on every call)
     refuse_facts=_refused_row_slices,
-    refuse_reverse=lambda facts: refuse_mixed_tuple_lists(facts.fn, facts.of),
+    refuse_reverse=lambda facts, active: (
+        refuse_mixed_tuple_lists(facts.fn, facts.of),
+        refuse_mixed_record_params(facts.fn, facts.sig, active),
+    ),
     generated=_folded,
 )
 """The Numba target's passes (``compile.pipeline.TargetPasses``): a call of a recursive function

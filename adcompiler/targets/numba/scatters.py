@@ -48,7 +48,8 @@ def _numba_scatter_add(d, x, index, g):
     if masked:
         return added_at_mask(d, x, g)
     parts = index.types if isinstance(index, types.BaseTuple) else (index,)
-    basic = all(isinstance(i, (types.Integer, types.SliceType, types.NoneType)) for i in parts)  # (None: a new axis)
+    basic = all(isinstance(i, (types.Integer, types.SliceType, types.NoneType, types.EllipsisType)) for i in parts)
+    # (None: a new axis; ...: the axes no other part names, each whole)
     listed = isinstance(index, types.Array) and index.ndim == 1 and isinstance(index.dtype, types.Integer)
     if listed and x.ndim > 1:
         return added_at_rows(d, x, g)
@@ -247,7 +248,7 @@ def _numba_scatter_into(d, x, index, g):
     if not (isinstance(d, types.Array) and isinstance(x, types.Array) and d.ndim == x.ndim and d.mutable):
         return None
     parts = index.types if isinstance(index, types.BaseTuple) else (index,)
-    basic = all(isinstance(i, (types.Integer, types.SliceType, types.NoneType)) for i in parts)
+    basic = all(isinstance(i, (types.Integer, types.SliceType, types.NoneType, types.EllipsisType)) for i in parts)
     number = basic and len(parts) == x.ndim and all(isinstance(i, types.Integer) for i in parts)
     looped = added_in_loops(d, x, parts, g, True) if basic and not number else None
     if looped is not None:
@@ -318,7 +319,9 @@ def _numba_take_and_clear(d, x, index):
 
         return at_coordinates
     parts = index.types if isinstance(index, types.BaseTuple) else (index,)
-    if not isinstance(x, types.Array) or not all(isinstance(i, (types.Integer, types.SliceType)) for i in parts):
+    if not isinstance(x, types.Array) or not all(
+        isinstance(i, (types.Integer, types.SliceType, types.EllipsisType)) for i in parts
+    ):
         return None
     if isinstance(d, types.Array) and (d.ndim != x.ndim or not d.mutable):
         return None

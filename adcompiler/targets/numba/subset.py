@@ -1,5 +1,6 @@
 """What the Numba target refuses before it generates code, each at the user's line: draws, slices of lists of
-lists, lists of records holding arrays built in the function, and of tuples mixing arrays with other leaves.
+lists, lists of records holding arrays built in the function, and of tuples mixing arrays with other leaves, and
+in reverse mode records holding numbers and arrays among the parameters differentiated.
 
 Compiled code would run these without an error and give other numbers than Python: a draw comes from
 Numba's own generator, and a list of lists reaches compiled code as a 2-D array, whose slice copied is a
@@ -76,6 +77,25 @@ def refuse_mixed_tuple_lists(function: Function, of) -> None:
                 'reverse mode of a list of tuples holding arrays with numbers, or arrays of two ndims, under backend="numba"',
                 "keep the parts in lists of their own (hs.append(h); vs.append(v)), take jvp, or differentiate it "
                 'with backend="python", which handles it',
+            )
+
+
+def refuse_mixed_record_params(function: Function, sig, active) -> None:
+    """In reverse mode, a parameter differentiated that is a record (a NamedTuple, a dataclass) holding both numbers
+    and arrays, refused at the ``def``: its cotangent, a tuple in compiled code, cannot have its numbers added into
+    (a record of arrays alone, or of numbers alone, compiles; forward mode's tangents too)."""
+    for param, aval in zip(function.params, sig.avals):
+        if param not in active or not V.is_record(aval):
+            continue
+        kinds = {isinstance(leaf, V.Num) for leaf in _leaves(aval)}
+        if len(kinds) > 1 and V.leaves_may_be_arrays(aval):
+            line = min(function.source.lines) if function.source.lines else 0
+            raise at_line(
+                function.source,
+                line,
+                f'reverse mode with respect to {param}, a record holding numbers and arrays, under backend="numba"',
+                f"pass {param}'s numbers as 0-d or 1-element arrays, or as arguments of their own, take jvp, or "
+                'differentiate it with backend="python", which handles it',
             )
 
 

@@ -1,0 +1,91 @@
+"""Under ``backend="numba"``: an index holding ``...`` (``A[..., 1]`` read, written and added into), and records
+among the parameters of reverse mode.  A red team found both refused with Numba's typing errors about
+adcompiler's own helpers (``scatter_add``, ``take_and_clear``, ``add_at``) as the reason.  ``...`` now indexes
+in every helper that adds at or clears a basic index; a record holding numbers and arrays is refused at its
+``def`` with what to write (its numbers as 0-d arrays compile), and records of arrays, or of numbers, compile."""
+
+from typing import NamedTuple
+
+import pytest
+
+np = pytest.importorskip("numpy")
+pytest.importorskip("numba")
+
+import adcompiler  # noqa: E402
+from shared import defined  # noqa: E402
+
+SOURCE = """
+from typing import NamedTuple
+
+
+class Mixed(NamedTuple):
+    a: float
+    b: np.ndarray
+
+
+class Arrays(NamedTuple):
+    a: np.ndarray
+    b: np.ndarray
+
+
+def read(A):
+    return np.sum(A[..., 1] * A[0, ...]) + A[-1, -2] * np.sum(A[-2:, ::-1] ** 2)
+
+
+def written(A):
+    B = A.copy()
+    B[..., 1] = np.sin(A[..., 0])
+    return np.sum(B ** 2)
+
+
+def added(A):
+    B = A * 2.0
+    B[..., 1] += A[..., 2]
+    return np.sum(B ** 3)
+
+
+def affine(p, x):
+    return np.sum((p.a * x + p.b) ** 2)
+"""
+
+
+@pytest.fixture(scope="module")
+def funcs(tmp_path_factory):
+    return defined(tmp_path_factory.mktemp("ellipsis"), "ellipsis_funcs", SOURCE)
+
+
+@pytest.mark.parametrize("name", ["read", "written", "added"])
+def test_an_ellipsis_index_under_numba(funcs, name):
+    f = getattr(funcs, name)
+    A = np.random.default_rng(3).standard_normal((4, 4))
+    want = adcompiler.differentiate(f).grad(A)
+    h = 1e-6
+    central = np.zeros_like(A)
+    for k in np.ndindex(A.shape):
+        up, down = A.copy(), A.copy()
+        up[k] += h
+        down[k] -= h
+        central[k] = (f(up) - f(down)) / (2 * h)
+    np.testing.assert_allclose(want, central, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(adcompiler.differentiate(f, backend="numba").grad(A), want, rtol=1e-12, atol=1e-14)
+
+
+def test_a_record_of_numbers_and_arrays_is_refused_at_its_def_in_reverse_mode(funcs):
+    r = np.random.default_rng(4)
+    p, x = funcs.Mixed(0.3, r.standard_normal(3)), r.standard_normal(3)
+    d = adcompiler.differentiate(funcs.affine, backend="numba")
+    with pytest.raises(adcompiler.UnsupportedSyntaxError, match="a record holding numbers and arrays") as caught:
+        d.grad(p, x)
+    assert caught.value.lineno == funcs.affine.__code__.co_firstlineno
+    python = adcompiler.differentiate(funcs.affine)
+    tangents = (funcs.Mixed(1.0, np.ones(3)), np.ones(3))
+    assert d.jvp((p, x), tangents)[1] == pytest.approx(python.jvp((p, x), tangents)[1], rel=1e-12)  # forward: fine
+    np.testing.assert_allclose(  # not differentiated with respect to p: fine
+        adcompiler.differentiate(funcs.affine, backend="numba", wrt=("x",)).grad(p, x),
+        adcompiler.differentiate(funcs.affine, wrt=("x",)).grad(p, x),
+        rtol=1e-12,
+    )
+    q = funcs.Arrays(np.array(0.3), p.b)  # what the message says to write: its number a 0-d array
+    got, want = adcompiler.differentiate(funcs.affine, backend="numba").grad(q, x), python.grad(q, x)
+    np.testing.assert_allclose(got[0].a, want[0].a, rtol=1e-12)
+    np.testing.assert_allclose(got[0].b, want[0].b, rtol=1e-12)
