@@ -318,6 +318,25 @@ def _numba_take_and_clear(d, x, index):
             return out, part
 
         return at_coordinates
+    listed = isinstance(x, types.Array) and x.ndim == 1 and isinstance(index, types.Array) and index.ndim == 1
+    if listed and isinstance(index.dtype, types.Integer) and usable:  # y[idx] = v of a vector (y[idx] += x)
+        fresh = not isinstance(d, types.Array)
+
+        def at_places(d, x, index):
+            out = numpy.full(x.shape, d + 0.0) if fresh else d
+            if out.shape != x.shape:  # (a zero_array: zeros of length 1 along each axis)
+                out = numpy.zeros(x.shape, out.dtype) + out
+            n, m = x.shape[0], len(index)
+            part = numpy.zeros(m)
+            for k in range(m - 1, -1, -1):  # (the last write first: an earlier one at its place gets nothing)
+                i = index[k] + n if index[k] < 0 else index[k]
+                if i < 0 or i >= n:
+                    raise IndexError("index out of bounds")
+                part[k] = out[i]
+                out[i] = 0.0
+            return out, part
+
+        return at_places
     parts = index.types if isinstance(index, types.BaseTuple) else (index,)
     if not isinstance(x, types.Array) or not all(
         isinstance(i, (types.Integer, types.SliceType, types.EllipsisType)) for i in parts

@@ -1,7 +1,8 @@
-"""Under ``backend="numba"``: an index holding ``...`` (``A[..., 1]`` read, written and added into), and records
+"""Under ``backend="numba"``: an index holding ``...`` (``A[..., 1]`` read, written and added into), a vector
+written at an array of places that repeats one (``y[idx] += x``: the last write at a place wins), and records
 among the parameters of reverse mode.  A red team found both refused with Numba's typing errors about
 adcompiler's own helpers (``scatter_add``, ``take_and_clear``, ``add_at``) as the reason.  ``...`` now indexes
-in every helper that adds at or clears a basic index; a record holding numbers and arrays is refused at its
+in every helper that adds at or clears a basic index, and ``take_and_clear`` takes a vector's array of places; a record holding numbers and arrays is refused at its
 ``def`` with what to write (its numbers as 0-d arrays compile), and records of arrays, or of numbers, compile."""
 
 from typing import NamedTuple
@@ -44,6 +45,19 @@ def added(A):
     return np.sum(B ** 3)
 
 
+def repeated_places(x):
+    y = np.zeros(5)
+    idx = np.array([0, 1, 1, -2])
+    y[idx] += x
+    return np.sum(y ** 2) + y[1] * x[0]
+
+
+def written_places(x):
+    y = np.ones(5) * x[3]
+    y[np.array([4, 2, 4])] = np.sin(x[:3])
+    return np.sum(y ** 3)
+
+
 def affine(p, x):
     return np.sum((p.a * x + p.b) ** 2)
 """
@@ -54,10 +68,10 @@ def funcs(tmp_path_factory):
     return defined(tmp_path_factory.mktemp("ellipsis"), "ellipsis_funcs", SOURCE)
 
 
-@pytest.mark.parametrize("name", ["read", "written", "added"])
-def test_an_ellipsis_index_under_numba(funcs, name):
+@pytest.mark.parametrize("name", ["read", "written", "added", "repeated_places", "written_places"])
+def test_indices_under_numba(funcs, name):
     f = getattr(funcs, name)
-    A = np.random.default_rng(3).standard_normal((4, 4))
+    A = np.random.default_rng(3).standard_normal((4, 4) if name in ("read", "written", "added") else (4,))
     want = adcompiler.differentiate(f).grad(A)
     h = 1e-6
     central = np.zeros_like(A)
