@@ -69,10 +69,22 @@ def arithmetic_then_written(x):
     y = x * 2.0
     y[0] = np.sin(x[1])
     return np.sum(y**2)
+
+
+def read_by_arithmetic_then_written(x):
+    b = x * 1.0
+    b[:] = x[0] * b
+    c = np.copy(b)
+    c[1:] = np.sin(c[:2])
+    return np.sum(b * x) + np.sum(c**2)
 """
 X = np.array([0.4, -0.7, 0.9])
 NAMES = ("through_helper", "rows_in_a_loop", "read_before_written", "written_from_itself", "deleted")
-NAMES += ("masked_by_hand", "arithmetic_then_written")  # (a mask made by a comparison, written: np.delete's own way)
+NAMES += (
+    "masked_by_hand",
+    "arithmetic_then_written",
+    "read_by_arithmetic_then_written",
+)  # (a mask made by a comparison, written: np.delete's own way)
 
 
 @pytest.fixture(scope="module")

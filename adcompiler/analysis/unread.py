@@ -35,6 +35,7 @@ def unread_writes(fn) -> frozenset:
                 continue
             ins = [a.name for a in s.ins if isinstance(a, Var)]
             if s.prim in _FRESH and s.param != IN_PLACE and s.outs:
+                read.update(made[n] for n in ins if n in made)  # (y = x * b reads b's entries: np.copy(b) too)
                 made[s.outs[0].name] = s.outs[0].name
             elif s.prim in (DUP, "read") and ins and ins[0] in made:  # a copy, a slot read in the same block
                 made.update((v.name, made[ins[0]]) for v in s.outs)

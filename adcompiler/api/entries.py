@@ -153,11 +153,14 @@ def make_entry(
         body += ["finally:", f"    {g['resume']}()"]
     elif body is None:
         body = [f"return {call}"]
-    # an error the code raises told at the user's line it comes from (a note: no cost unless it raises)
-    body = ["try:", *("    " + line for line in body), f"except {g['BaseException']} as {g['error']}:"]
-    body += [f"    {g['note']}({g['error']})", "    raise"]
+    # an error the code raises told at the user's line it comes from (a note: no cost unless it raises); not
+    # around a body nested so deep that one block more passes Python's limit of 20 (twenty loops, inlined)
+    deep = max((len(line) - len(line.lstrip(" ")) for line in body), default=0) >= 4 * 12
+    if not deep:
+        body = ["try:", *("    " + line for line in body), f"except {g['BaseException']} as {g['error']}:"]
+        body += [f"    {g['note']}({g['error']})", "    raise"]
     text = "\n".join([f"def {g[name]}({head}):", *guard, *("    " + line for line in body), ""])
-    before = 2 + sum(line.count("\n") + 1 for line in guard)  # (the def, the guard, try)
+    before = 1 + (not deep) + sum(line.count("\n") + 1 for line in guard)  # (the def, the guard, try)
     told = Told(text, [None] * before + inlined) if inlined else None
     own = scope.own if isinstance(scope, Scope) else {}
     cells = cells_of(scope)  # a closure's captured variables: read from its cells (back.load)

@@ -1,6 +1,7 @@
 """NumPy's functions the Numba target spells otherwise: those Numba lacks, or takes fewer arguments or
 kinds of argument of, each a call of one of the target's helpers (``spelled`` writes a call so, for ``translate``; the
-reductions along an axis are ``reductions``'s ``REDUCED``, ``LINES`` and ``KEEPDIMS``)."""
+reductions along an axis are ``reductions``'s ``REDUCED``, ``LINES`` and ``KEEPDIMS``); and ``while True:``, which
+Numba miscompiles in some loops, written with a tested variable (``tested_loops``)."""
 
 from __future__ import annotations
 
@@ -137,3 +138,22 @@ def _none(node) -> bool:
 
 def _false(node) -> bool:
     return isinstance(node, ast.Constant) and node.value is False
+
+
+def tested_loops(function: ast.FunctionDef, fresh) -> None:
+    """Each ``while True:`` of ``function`` made ``while going:``, ``going = True`` first: Numba's analysis of the
+    bytecode of a loop with no test miscompiles some (numba/numba#5267: a loop assigning a variable before its
+    ``break`` ran once, or never ended, in 0.60); a loop with a test it compiles as written."""
+    loops = [n for n in ast.walk(function) if isinstance(n, ast.While) and isinstance(n.test, ast.Constant)]
+    loops = [n for n in loops if n.test.value is True]
+    if not loops:
+        return
+    going = fresh("going")
+    for loop in loops:
+        loop.test = ast.Name(going, ast.Load())
+    at = (
+        1
+        if function.body and isinstance(function.body[0], ast.Expr) and isinstance(function.body[0].value, ast.Constant)
+        else 0
+    )
+    function.body.insert(at, ast.Assign([ast.Name(going, ast.Store())], ast.Constant(True)))

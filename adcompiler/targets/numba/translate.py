@@ -13,9 +13,7 @@ constructs it does not (on the emitted ``ast``, so the modes stay target-free):
 * every generated function gets ``@numba.njit``, so derivatives of callees call each other
   compiled;
 * expressions of arrays are written to make fewer arrays with the same numbers (``fewer_arrays``);
-* ``while True:`` is ``while going:`` of a variable ``going = True``: Numba's analysis of the bytecode of a
-  loop with no test miscompiles some (numba/numba#5267: a loop assigning a variable before its ``break``
-  ran once, or never ended, in 0.60), a loop with a test it compiles as written.
+* ``while True:`` is ``while going:`` of a variable ``going = True`` (``spellings.tested_loops``).
 
 Values cross into compiled code through ``convert`` (a list of floats -> a 1-D array, a list of
 equal-length lists of floats -> a 2-D array, other lists -> ``numba.typed.List``) and come back
@@ -38,7 +36,7 @@ from .in_place import added_in_place, chained_in_place
 from .lists import HELPER_OF as _LIST_HELPERS
 from .loops import runs_forward
 from .runtime import NUMBA_HELPERS
-from .spellings import ADDED, spelled
+from .spellings import ADDED, spelled, tested_loops
 
 _LIVE = __name__.rsplit(".", 1)[0] + ".live"  # the module of the helpers compiled once a process
 PURE = ("math", "numpy")  # modules whose functions change nothing but their result
@@ -149,23 +147,9 @@ def translate(
         if isinstance(stmt, ast.FunctionDef) and stmt.decorator_list:  # (the generated functions, not helpers)
             _unclashed(stmt)
             _unliteral_calls(stmt, generated, numba)
-            _tested_loops(stmt, fresh)
+            tested_loops(stmt, fresh)
     text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
     return _CALL.sub(lambda m: f"{m.group(1)}# {ast.literal_eval(m.group(2))}", text)
-
-
-def _tested_loops(function: ast.FunctionDef, fresh) -> None:
-    """Each ``while True:`` of ``function`` made ``while going:``, ``going = True`` first (see the module
-    docstring)."""
-    loops = [n for n in ast.walk(function) if isinstance(n, ast.While) and isinstance(n.test, ast.Constant)]
-    loops = [n for n in loops if n.test.value is True]
-    if not loops:
-        return
-    going = fresh("going")
-    for loop in loops:
-        loop.test = ast.Name(going, ast.Load())
-    at = 1 if function.body and _docstring(function.body[0]) else 0
-    function.body.insert(at, ast.Assign([ast.Name(going, ast.Store())], ast.Constant(True)))
 
 
 def _parallel(function: ast.FunctionDef, numba: str) -> bool:

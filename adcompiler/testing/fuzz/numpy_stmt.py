@@ -65,7 +65,11 @@ class ArrayStmts:
         elif r < 0.50 and writable:
             self.array_aug(env, rng.choice(writable))
         elif r < 0.64 and writable:
-            self.element_write(env, rng.choice(writable))
+            name = rng.choice(writable)
+            if compound_ok and len(env.arrays[name].shape) == 2 and self.draft.chance(0.3):
+                self.line_updates(env, name)
+            else:
+                self.element_write(env, name)
         elif r < 0.76 and compound_ok:
             matrices = sorted(n for n, a in env.arrays.items() if len(a.shape) == 2)
             if matrices and self.draft.chance(0.4):
@@ -183,12 +187,19 @@ class ArrayStmts:
                     (f"{name}[:, {j}]", (r,)),
                 ]
             )
+        read = (
+            self.read_of_view(env, target, vshape, info.bound)
+            if vshape is not None and self.draft.chance(0.7)
+            else None
+        )
         if vshape is None:
             src, b = self.exprs.expr(env, rng.randint(1, 2))
             fitf, tanh = self.exprs.fit, "math.tanh"
         else:
             src, b = self.arrays.aexpr(env, vshape, rng.randint(1, 2))
             fitf, tanh = self.arrays.afit, self.draft.f("tanh")
+        if read is not None:  # (used so that its adjoint needs its value: e * e)
+            src, b = f"{wrap(src)} + {lit(0.5)} * {read} * {read}", b + 0.5 * info.bound * info.bound
         cap = max(info.bound, LOOP_CAP) if name in env.acaps else max(info.bound, b)
         op = rng.choice(["=", "=", "+=", "-=", "*="])
         if op == "*=":
@@ -207,6 +218,36 @@ class ArrayStmts:
             self.draft.emit(f"{target} = {lit(cap)} * {tanh}({target})")
             nb = cap
         info.bound = max(info.bound, nb)
+
+    def read_of_view(self, env: NpEnv, line: str, vshape: tuple, bound: float) -> str:
+        """``v = line`` (a row or column of an array, written next) and ``e = v[k]``: the name of the number read out
+        of the view before the write (the adjoint sweep read it again after the write: wrong on both targets until
+        2026-12-03, modes.rereadable)."""
+        view, e = self.draft.fresh("v"), self.draft.fresh("e")
+        self.draft.emit(f"{view} = {line}")
+        self.draft.emit(f"{e} = {view}[{self.rng.randrange(vshape[0])}]")
+        env.floats[e] = bound
+        return e
+
+    def line_updates(self, env: NpEnv, name: str) -> None:
+        """for i in range(A.shape[0]): v = A[i]; e = v[k]; A[i] = tanh(c * v + e * e), by rows or by columns: each
+        line of an array the function may differentiate through, read as a view and then written (the adjoint
+        sweep read e again after the write, wrong until 2026-12-03: modes.rereadable)."""
+        rng, info = self.rng, env.arrays[name]
+        rows, cols = info.shape
+        axis = rng.choice([0, 1])
+        i = self.draft.fresh("i")
+        self.draft.emit(f"for {i} in range({name}.shape[{axis}]):")
+        body = env.loop_scope()
+        body.idx[i] = Idx(rows if axis == 0 else cols, None)
+        self.draft.indent += 1
+        line = rng.choice([f"{name}[{i}]", f"{name}[{i}, :]"]) if axis == 0 else f"{name}[:, {i}]"
+        e = self.read_of_view(body, line, (cols,) if axis == 0 else (rows,), body.acaps[name])
+        tanh = self.draft.f("tanh")
+        self.draft.emit(f"{line} = {tanh}({lit(draw_const(rng, 0.3, 0.9))} * {line} + {lit(0.5)} * {e} * {e})")
+        body.arrays[name].bound = 1.0
+        self.draft.indent -= 1
+        env.after_loop(body)
 
     def fill_loop(self, env: NpEnv, depth: int, budget: list) -> None:
         """A new local array filled element by element (or row by row) in a loop, maybe a recurrence."""
@@ -242,12 +283,15 @@ class ArrayStmts:
             self.draft.emit(f"{name}[{i}] = {src}")
         else:
             vshape = (shape[1],) if axis == 0 else (shape[0],)
+            target = rng.choice([f"{name}[{i}]", f"{name}[{i}, :]"]) if axis == 0 else f"{name}[:, {i}]"
+            read = self.read_of_view(body, target, vshape, cap) if self.draft.chance(0.4) else None
             src, b = self.arrays.aexpr(body, vshape, rng.randint(1, 2))
+            if read is not None:  # (used so that its adjoint needs its value: e * e)
+                src, b = f"{wrap(src)} + {lit(0.5)} * {read} * {read}", b + 0.5 * cap * cap
             if start == 1 and self.draft.chance(0.7):
                 prev = f"{name}[{i} - 1]" if axis == 0 else f"{name}[:, {i} - 1]"
                 src, b = f"{lit(draw_const(rng, -0.9, 0.9))} * {prev} + {wrap(src)}", cap + b
             src, b = self.arrays.afit(src, b, cap)
-            target = rng.choice([f"{name}[{i}]", f"{name}[{i}, :]"]) if axis == 0 else f"{name}[:, {i}]"
             self.draft.emit(f"{target} = {src}")
         body.arrays[name].bound = max(body.arrays[name].bound, b)
         self.draft.indent -= 1
