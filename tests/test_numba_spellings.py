@@ -135,10 +135,25 @@ def _pendulum(th, om, dt, steps):
     return th
 
 
-@pytest.mark.parametrize("checkpoint, said", [(10, "Python's reversed"), ("revolve", "int.bit_length")])
-def test_a_checkpointed_loop_under_numba_is_refused_saying_why(checkpoint, said):
-    """Numba's own words named the refusal ("Untyped global name 'reversed'", "Unknown attribute 'bit_length'"):
-    it says what in checkpointing Numba does not compile, and to drop checkpoint=."""
-    d = adcompiler.differentiate(_pendulum, wrt=("th",), checkpoint=checkpoint, backend="numba")
+def _pendulum_fixed(th, om, dt):
+    for s in range(23):
+        om = om - dt * math.sin(th)
+        th = th + dt * om
+    return th
+
+
+@pytest.mark.parametrize(
+    "f, checkpoint, said",
+    [
+        (_pendulum, 10, "Python's reversed"),
+        (_pendulum, "revolve", "int.bit_length"),
+        (_pendulum_fixed, ("revolve", 3), "range(a, b)"),  # (a getitem of Numba's before, red team)
+    ],
+)
+def test_a_checkpointed_loop_under_numba_is_refused_saying_why(f, checkpoint, said):
+    """Numba's own words named the refusal ("Untyped global name 'reversed'", "Unknown attribute 'bit_length'",
+    "No implementation of function getitem"): it says what in checkpointing Numba does not compile, and to drop
+    checkpoint=."""
+    d = adcompiler.differentiate(f, wrt=("th",), checkpoint=checkpoint, backend="numba")
     with pytest.raises(adcompiler.UnsupportedSyntaxError, match=rf"checkpoint.*{re.escape(said)}.*drop checkpoint="):
-        d.grad(0.5, 0.1, 0.01, 100)
+        d.grad(*((0.5, 0.1, 0.01, 100) if f is _pendulum else (0.5, 0.1, 0.01)))

@@ -48,6 +48,11 @@ def located(error, told, fn, numba):
                 else " cast one (h.astype(W.dtype)), or pass arrays of one dtype"
             )
         )
+    if "getitem(range_state" in message:  # (the signature, below the first line)
+        reason = (
+            'a slice of a range (range(n)[a:b], or the schedule of checkpoint=("revolve", k)), which Numba does not'
+            " compile: write range(a, b), or drop checkpoint= for this target"
+        )
     reason = next((plain for known, plain in _REASONS if known in reason), reason)
     order = ""
     if hasattr(fn, "__adc_user__"):  # the reverse code hessian differentiates: the origin of its line
