@@ -1,7 +1,8 @@
 """Writes into a new array whose old entries nothing reads: ``out = np.zeros(n); out[:] = W @ x``, a row made
-anew each iteration and filled, a mask made by a comparison and changed (``np.delete``'s ``keep[obj] = False``).  What such a write overwrites is read by nothing (no other name reaches the new
-array, and no entry of it is read before the write), so reverse mode keeps none of it on the tape and puts none
-of it back (``modes.plan.TapePlan.unread_writes``).
+anew each iteration and filled, a mask made by a comparison and changed (``np.delete``'s ``keep[obj] = False``).
+What such a write overwrites is read by nothing (no other name reaches the new array, and no entry of it is read
+before the write), so reverse mode keeps none of it on the tape and puts none of it back
+(``modes.plan.TapePlan.unread_writes``).
 """
 
 from __future__ import annotations

@@ -279,8 +279,8 @@ class Differentiable:
 
     def _told(self, e: Exception, args, kwargs: dict) -> None:
         """What a call that raised ``e`` raises: where ``e`` refuses a value of a kind the arguments do not decide
-        (``errors.UnknownKindError``) and the function itself raises for these arguments (a list where it multiplies numbers, None, a string), the
-        function's own error, as a derivative raises every error its primal does (run on copies of the arguments:
+        (``errors.UnknownKindError``) and the function itself raises for these arguments (a list where it
+        multiplies numbers, None, a string), the function's own error, as a derivative raises every error its primal does (run on copies of the arguments:
         this path is taken only where the call is refused); else ``e``, with a note naming the user's line the
         derivative code that raised it was made from (``compile.origins.note_origin``)."""
         if isinstance(e, UnknownKindError) and isinstance(args, (tuple, list)):

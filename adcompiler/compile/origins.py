@@ -310,7 +310,10 @@ def second_order_of(fn):
         construct = f"{nth} {through}, its {_ORDINAL.get(order - 1, 'lower')} derivative's code refused for {refused}"
         remedy = "take its first derivative only (grad, vjp, jvp), or write that line with functions whose second derivatives adcompiler has (docs/subset.md)"
         if order > 2:
-            remedy = f"take derivatives of up to order {order - 1} there, or write that line with functions whose derivatives of order {order} adcompiler has (docs/subset.md)"
+            remedy = (
+                f"take derivatives of up to order {order - 1} there, or write that line with functions whose"
+                f" derivatives of order {order} adcompiler has (docs/subset.md)"
+            )
         if "list or a number" in e.construct or "arguments do not decide" in e.construct:  # (reverse over reverse
             # through a tape of numbers and lists: a recursion)
             remedy = "take the second derivative forward over reverse (adcompiler.hessian, hvp, jvp of grad), which takes that code"
