@@ -48,3 +48,14 @@ def transposed(x):
     M = x.reshape(2, 3, 2)
     N = np.transpose(M, (1, 0, -1)).reshape(6, 2)  # the adjoint transposes back by inverse_axes
     return np.sum(N[::2] * N[1::2]) + np.sum(M.transpose(2, -3, 1) ** 2 * np.arange(12.0).reshape(2, 2, 3))
+
+
+def joined_with_lists(x, y):
+    t = [x[1], 3.0]
+    a = np.concatenate((x, [1.0, 2.0], y)) ** 2
+    b = np.sin(np.concatenate((x, [x[0] * 2.0, y[1]], y)))
+    return np.sum(a * b) + np.sum(np.concatenate([y, t]) * np.arange(4.0)) + np.sum(np.hstack((x, [1.0])) ** 3)
+
+
+def sorted_matrix(A):
+    return np.sum(np.sort(A, axis=1) * np.arange(3.0)) + np.sum(np.sort(A, axis=0)[0] ** 2)

@@ -1,7 +1,9 @@
 """Under ``backend="numba"``: an index holding ``...`` (``A[..., 1]`` read, written and added into), a vector
 written at an array of places that repeats one (``y[idx] += x``: the last write at a place wins), and records
 among the parameters of reverse mode.  A red team found both refused with Numba's typing errors about
-adcompiler's own helpers (``scatter_add``, ``take_and_clear``, ``add_at``) as the reason.  ``...`` now indexes
+adcompiler's own helpers (``scatter_add``, ``take_and_clear``, ``add_at``) as the reason; so were ``sum(A)`` of a
+matrix (its rows added), ``np.argsort(A, axis=1)`` and the adjoint of ``A[0, order]`` (integers and an array of
+integers, one per axis), which compile now.  ``...`` now indexes
 in every helper that adds at or clears a basic index, and ``take_and_clear`` takes a vector's array of places; a record holding numbers and arrays is refused at its
 ``def`` with what to write (its numbers as 0-d arrays compile), and records of arrays, or of numbers, compile."""
 
@@ -58,6 +60,22 @@ def written_places(x):
     return np.sum(y ** 3)
 
 
+def rows_summed(A):
+    return np.sum(sum(A) ** 2) + np.sum(sum(A * A[0]))
+
+
+def sorted_rows(A):
+    i = np.argsort(A, axis=1)
+    j = np.argsort(A, axis=0)
+    k = np.argsort(A)
+    return np.sum(A[0, i[0]] * np.arange(4.0)) + np.sum(A[j[1], 2] ** 2) + A[3, k[3, -1]] * A[j[0, 0], 0]
+
+
+def mixed_places(A):
+    idx = np.array([0, 2, 2, -1])
+    return np.sum(A[1, idx] ** 2) + np.sum(np.sin(A[idx, -1]) * A[idx, 0])
+
+
 def affine(p, x):
     return np.sum((p.a * x + p.b) ** 2)
 """
@@ -68,10 +86,13 @@ def funcs(tmp_path_factory):
     return defined(tmp_path_factory.mktemp("ellipsis"), "ellipsis_funcs", SOURCE)
 
 
-@pytest.mark.parametrize("name", ["read", "written", "added", "repeated_places", "written_places"])
+@pytest.mark.parametrize(
+    "name",
+    ["read", "written", "added", "repeated_places", "written_places", "rows_summed", "sorted_rows", "mixed_places"],
+)
 def test_indices_under_numba(funcs, name):
     f = getattr(funcs, name)
-    A = np.random.default_rng(3).standard_normal((4, 4) if name in ("read", "written", "added") else (4,))
+    A = np.random.default_rng(3).standard_normal((4,) if name.endswith("places") and name != "mixed_places" else (4, 4))
     want = adcompiler.differentiate(f).grad(A)
     h = 1e-6
     central = np.zeros_like(A)

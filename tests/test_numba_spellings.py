@@ -2,7 +2,8 @@
 of np.var and np.std's rules (no Numba form before: refused), np.expand_dims of a number or of a tuple
 of axes and np.trace over given axes (slogdet's rules: its gradient under Numba was refused), np.argsort
 and np.take_along_axis of a vector along its axis and take_along_vjp's Numba form (np.sort's rules: refused
-before), the inverse of a transpose's axes (inverse_axes: an argsort of a tuple before).  Each
+before), the inverse of a transpose's axes (inverse_axes: an argsort of a tuple before), joins with a list
+among their pieces (``np.concatenate((x, [1.0], y))``: refused before), np.sort of a matrix along either axis.  Each
 derivative under Numba against the python target's (the same numbers), which is checked against
 central differences and the dot-product identity.  Skipped without Numba."""
 
@@ -28,6 +29,8 @@ CASES = [
     (F.ranked, (RNG.normal(size=5),)),
     (F.sorted_parts, (RNG.normal(size=6),)),
     (F.transposed, (RNG.normal(size=12),)),
+    (F.joined_with_lists, (RNG.normal(size=3), RNG.normal(size=2))),
+    (F.sorted_matrix, (RNG.normal(size=(4, 3)),)),
 ]
 
 

@@ -200,9 +200,11 @@ def _numba_unjoin(g, kind, axis, i, *arrays):
         return None
     if not isinstance(axis, (types.IntegerLiteral, types.NoneType)) or not isinstance(g, types.Array):
         return None
-    if not all(isinstance(a, types.Array) and a.ndim >= 1 for a in arrays) or len({a.ndim for a in arrays}) != 1:
+    listed = [isinstance(a, (types.List, types.ListType)) and isinstance(a.dtype, types.Number) for a in arrays]
+    ndims = {1 if flat else a.ndim for a, flat in zip(arrays, listed)}  # (a list of numbers: a vector, as NumPy reads it)
+    if not all(flat or isinstance(a, types.Array) and a.ndim >= 1 for a, flat in zip(arrays, listed)) or len(ndims) != 1:
         return None
-    name, at, k, ndim = kind.literal_value, getattr(axis, "literal_value", None), i.literal_value, arrays[0].ndim
+    name, at, k, ndim = kind.literal_value, getattr(axis, "literal_value", None), i.literal_value, ndims.pop()
     if name == "stack":
         new, at = True, 0 if at is None else at
     elif name == "concatenate":
@@ -220,8 +222,9 @@ def _numba_unjoin(g, kind, axis, i, *arrays):
     if new:
         part = f"g[{before}{k}]"
     else:
-        start = " + ".join(f"arrays[{j}].shape[{at}]" for j in range(k)) or "0"
-        part = f"g[{before}{start} : {start} + arrays[{k}].shape[{at}]]"
+        size = lambda j: f"len(arrays[{j}])" if listed[j] else f"arrays[{j}].shape[{at}]"  # noqa: E731
+        start = " + ".join(size(j) for j in range(k)) or "0"
+        part = f"g[{before}{start} : {start} + {size(k)}]"
     if at == 0 and g.layout == "C" and g.mutable:  # a block of g's leading axis: a C view, as the python target's is
         value = part
     else:

@@ -101,9 +101,33 @@ TAKE_ALONG_VJP = Helper(
 
 @numba.extending.overload(take_along_vjp, prefer_literal=True)
 def _numba_take_along_vjp(g, a, indices, axis=-1):
-    """Of a vector of floats along its one axis (np.sort's adjoint, the sorting argsort gave): g added back at
-    the indices, repeated ones adding up, one at a time."""
+    """Of a vector of floats along its one axis, or of a matrix along either (np.sort's adjoint, the sorting
+    argsort gave): g added back at the indices, repeated ones adding up, one at a time."""
     types = numba.core.types
+    if isinstance(a, types.Array) and a.ndim == 2 and isinstance(a.dtype, types.Float):
+        if not (isinstance(axis, types.IntegerLiteral) and -2 <= axis.literal_value < 2):
+            return None
+        if not (isinstance(indices, types.Array) and indices.ndim == 2):
+            return None
+        if not (isinstance(g, types.Number) or isinstance(g, types.Array) and g.ndim <= 2):
+            return None
+        rows = axis.literal_value % 2 == 1  # (each row's entries taken along it; else each column's)
+
+        def lines(g, a, indices, axis=-1):
+            out = numpy.zeros(a.shape, a.dtype)
+            if rows:
+                values = numpy.broadcast_to(numpy.asarray(g), (a.shape[0], indices.shape[1]))
+                for i in range(a.shape[0]):
+                    for j in range(indices.shape[1]):
+                        out[i, indices[i if indices.shape[0] != 1 else 0, j]] += values[i, j]
+            else:
+                values = numpy.broadcast_to(numpy.asarray(g), (indices.shape[0], a.shape[1]))
+                for i in range(indices.shape[0]):
+                    for j in range(a.shape[1]):
+                        out[indices[i, j if indices.shape[1] != 1 else 0], j] += values[i, j]
+            return out
+
+        return lines
     whole = isinstance(axis, (types.NoneType, types.Omitted)) or axis is None
     along = whole or isinstance(axis, types.IntegerLiteral) and axis.literal_value in (0, -1)
     vector = isinstance(a, types.Array) and a.ndim == 1 and isinstance(a.dtype, types.Float)

@@ -189,11 +189,23 @@ def _numba_add_slice_into(acc, part, index):
 
 @numba.extending.overload(sum_list)
 def _numba_sum_list(xs):
-    """sum(xs) of a list of arrays (a generator of arrays summed, ``sum(w[k] * x for k in ...)``), which
-    Numba's sum does not take: 0 + xs[0] + xs[1] + ..., broadcast as Python's adds them; of anything
-    else, Numba's own sum.  An empty list of arrays sums to the number 0 in Python, which compiled code
-    cannot give where arrays are: a ValueError."""
+    """sum(xs) of a list of arrays (a generator of arrays summed, ``sum(w[k] * x for k in ...)``) or of an
+    array of two or more axes (its rows), which Numba's sum does not take: 0 + xs[0] + xs[1] + ...,
+    broadcast as Python's adds them; of anything else, Numba's own sum.  An empty list of arrays (an array
+    of no rows) sums to the number 0 in Python, which compiled code cannot give where arrays are: a
+    ValueError."""
     types = numba.core.types
+    if isinstance(xs, types.Array) and xs.ndim >= 2:  # sum(A) of a matrix: its rows added, 0 + A[0] + A[1] + ...
+
+        def rows(xs):
+            if xs.shape[0] == 0:
+                raise ValueError("sum of an array of no rows (the number 0 in Python) in compiled code")
+            out = 0 + xs[0]
+            for k in range(1, xs.shape[0]):
+                out += xs[k]
+            return out
+
+        return rows
     if not (isinstance(xs, (types.List, types.ListType)) and isinstance(xs.dtype, types.Array)):
         return lambda xs: sum(xs)
 

@@ -13,7 +13,7 @@ adjoint, is in ``runtime``.  ``numpy.linalg.norm(x)`` is written ``vector_norm(x
 from __future__ import annotations
 
 REDUCED = ("min", "max", "amin", "amax", "mean", "prod", "ptp")  # numpy.<kind>(x, axis) Numba has no axis for
-LINES = ("cumsum", "flip")  # numpy.<kind>(x, axis), the same shape, Numba has no axis for: along_lines
+LINES = ("cumsum", "flip", "sort")  # numpy.<kind>(x, axis), the same shape, Numba has no axis for: along_lines
 KEEPDIMS = ("sum",)  # ... and those it has no keepdims for (or a slower loop: a sum along a constant axis)
 
 # Merged into runtime.NUMBA_HELPERS.
@@ -169,25 +169,26 @@ def _numba_sum_product_along(a, b, axis, keepdims):
     return scope["impl"]
 ''',
     "along_lines": '''def along_lines(x, kind, axis):
-    """numpy.<kind>(x, axis) for cumsum and flip (compiled code only: see the overload below)."""
+    """numpy.<kind>(x, axis) for cumsum, flip and sort (compiled code only: see the overload below)."""
     raise TypeError("along_lines is called from code numba.njit compiles")
 
 
 @numba.extending.overload(along_lines, prefer_literal=True)
 def _numba_along_lines(x, kind, axis):
-    """numpy.cumsum and numpy.flip along one axis (an integer, negative from the end), which Numba's take
-    none: x read as (the axes before, the axis, the axes after), each line summed in order or read
-    backwards into a new C-ordered array (a cumsum of floats is of floats; of integers and booleans,
-    of integers)."""
+    """numpy.cumsum, numpy.flip and numpy.sort along one axis (an integer, negative from the end), which Numba's
+    take none: x read as (the axes before, the axis, the axes after), each line summed in order, read
+    backwards or sorted into a new C-ordered array (a cumsum of floats is of floats; of integers and
+    booleans, of integers)."""
     types = numba.core.types
     if not isinstance(x, types.Array) or not isinstance(kind, types.StringLiteral):
         return None
-    if not isinstance(axis, types.IntegerLiteral) or kind.literal_value not in ("cumsum", "flip"):
+    if not isinstance(axis, types.IntegerLiteral) or kind.literal_value not in ("cumsum", "flip", "sort"):
         return None
     at = axis.literal_value + x.ndim if axis.literal_value < 0 else axis.literal_value
     if not 0 <= at < x.ndim:
         return None
-    dtype = x.dtype if kind.literal_value == "flip" or isinstance(x.dtype, (types.Float, types.Complex)) else types.int64
+    same = kind.literal_value != "cumsum" or isinstance(x.dtype, (types.Float, types.Complex))
+    dtype = x.dtype if same else types.int64
     before = " * ".join(f"x.shape[{d}]" for d in range(at)) or "1"
     after = " * ".join(f"x.shape[{d}]" for d in range(at + 1, x.ndim)) or "1"
     contiguous = "x" if x.layout == "C" else "numpy.ascontiguousarray(x)"
@@ -198,6 +199,10 @@ def _numba_along_lines(x, kind, axis):
         if kind.literal_value == "cumsum"
         else """for t in range(n):
                 outs[i, t, j] = lines[i, n - 1 - t, j]"""
+        if kind.literal_value == "flip"
+        else """line = numpy.sort(lines[i, :, j].copy())
+            for t in range(n):
+                outs[i, t, j] = line[t]"""
     )
     code = f"""def by_lines(x, kind, axis):
     n = x.shape[at]

@@ -53,6 +53,8 @@ def _numba_scatter_add(d, x, index, g):
     listed = isinstance(index, types.Array) and index.ndim == 1 and isinstance(index.dtype, types.Integer)
     if listed and x.ndim > 1:
         return added_at_rows(d, x, g)
+    if isinstance(index, types.BaseTuple) and not basic and len(parts) == x.ndim and x.layout == "C":
+        return added_at_mixed(d, x, parts, g)
     if not basic and not (listed and x.ndim == 1):
         return None
     fresh = not isinstance(d, types.Array)
@@ -180,6 +182,76 @@ def added_at_rows(d, x, g):
         return out
 
     return at_rows
+
+
+def added_at_mixed(d, x, parts, g):
+    '''scatter_add's impl for a tuple of integers and 1-D integer arrays, one per axis of x, at least one an
+    array (``A[0, order]``, ``A[rows, 2]``: NumPy's advanced index, the integers broadcast along the arrays):
+    g (a number, or one value per position) added at each position in turn, so a position named twice
+    accumulates, as numpy.add.at does.'''
+    types = numba.core.types
+    line = lambda i: isinstance(i, types.Array) and i.ndim == 1 and isinstance(i.dtype, types.Integer)  # noqa: E731
+    if not all(isinstance(i, types.Integer) or line(i) for i in parts):
+        return None
+    if isinstance(g, types.Array) and g.ndim != 1 or not isinstance(g, (types.Array, types.Number)):
+        return None
+    fresh = not isinstance(d, types.Array)
+    # (a tuple of parts of several types is indexed by constants only: the loop over the axes written out)
+    lines = [
+        "def at_mixed(d, x, index, g):",
+        "    out = numpy.full(x.shape, d + 0.0) if fresh else (d if d.shape == x.shape else grown(d, x.shape))",
+        "    m = 1",
+        "    for n in (" + "".join(f"positions_of(index[{a}]), " for a in range(len(parts))) + "):",
+        "        if n != 1 and m != 1 and n != m:",
+        "            raise IndexError('shape mismatch: indexing arrays could not be broadcast together')",
+        "        m = max(m, n)",
+        "    at = numpy.zeros(m, numpy.int64)",
+    ]
+    for a in range(len(parts)):
+        lines += [
+            f"    n = x.shape[{a}]",
+            "    for k in range(m):",
+            f"        i = position(index[{a}], k)",
+            "        if i < -n or i >= n:",
+            "            raise IndexError('index out of bounds')",
+            "        at[k] = at[k] * n + (i + n if i < 0 else i)",
+        ]
+    lines += [
+        "    values = numpy.broadcast_to(numpy.asarray(g), (m,))",
+        "    flat = out.reshape(-1)",
+        "    for k in range(m):",
+        "        flat[at[k]] += values[k]",
+        "    return out",
+    ]
+    space = dict(numpy=numpy, fresh=fresh, grown=grown, position=position, positions_of=positions_of)
+    exec(chr(10).join(lines), space)
+    return space["at_mixed"]
+
+
+def positions_of(part):
+    '''How many positions an index part names (compiled code only: see the overload below).'''
+    raise TypeError("positions_of is called from code numba.njit compiles")
+
+
+@numba.extending.overload(positions_of)
+def _numba_positions_of(part):
+    '''1 for an integer (broadcast along the arrays), the length of an array of integers.'''
+    if isinstance(part, numba.core.types.Array):
+        return lambda part: len(part)
+    return lambda part: 1
+
+
+def position(part, k):
+    '''The k-th position an index part names (compiled code only: see the overload below).'''
+    raise TypeError("position is called from code numba.njit compiles")
+
+
+@numba.extending.overload(position)
+def _numba_position(part, k):
+    '''An integer itself (broadcast), an array's k-th entry (or its one entry, broadcast).'''
+    if isinstance(part, numba.core.types.Array):
+        return lambda part, k: part[k if len(part) != 1 else 0]
+    return lambda part, k: part
 
 
 UNSHAPED = "scatter_into: an adjoint that is not of its array's shape"

@@ -49,7 +49,7 @@ SPELLED = {
     "ndim": ("ndim_of", 1),  # (x.ndim, np.ndim(x): Numba has no numpy.ndim)
     "expand_dims": ("expanded", 2),  # (Numba's: of an array and one integer axis; slogdet's rules: g[..., None, None])
     "take_along_axis": ("taken_along", 2),  # (along the last axis, NumPy's default: np.sort's tangent of a vector)
-    "argsort": ("argsorted", 2),  # (Numba's takes no axis: np.sort's adjoint, along the last axis of a vector)
+    "argsort": ("argsorted", 2),  # (Numba's takes no axis, and a vector only: np.sort's adjoint, a matrix's rows)
     "where": ("selected", 3),  # (Numba's of numbers is a 0-d array, which the helpers then take for an array)
 }
 _AXIS = ("concatenate", "stack")  # the joins that take an axis
@@ -73,6 +73,8 @@ def spelled(name: str, node: ast.Call, call, array_named, numpy_names: set, summ
     if renamed is not None and not words and len(node.args) == renamed[1]:
         if name != "array" or array_named(node.args[0]):  # (a list or tuple: Numba's own)
             return call(renamed[0], node.args)
+    if name == "argsort" and len(node.args) + len(words) <= 2 and set(words) <= {"axis"} and node.args:
+        return call("argsorted", [node.args[0], words.get("axis", ast.Constant(-1))])  # (NumPy's default: the last)
     if name == "vander" and 1 <= len(node.args) <= 3 and set(words) <= {"N", "increasing"}:  # a row at a time
         args = node.args + [ast.Constant(None), ast.Constant(False)][len(node.args) - 1 :]
         n, increasing = words.get("N", args[1]), words.get("increasing", args[2])
@@ -115,7 +117,7 @@ def spelled(name: str, node: ast.Call, call, array_named, numpy_names: set, summ
         if name in _AXIS and _none(axis):  # (joined flat)
             return node
         if isinstance(node.args[0], (ast.List, ast.Tuple)):
-            arrays = ast.Tuple(node.args[0].elts, ast.Load())
+            arrays = ast.Tuple([_array_piece(p, call, array_named) for p in node.args[0].elts], ast.Load())
             return ast.Call(node.func, [arrays], [ast.keyword("axis", axis)] if name in _AXIS else [])
         return call("join_sequence", [node.args[0], ast.Constant(name), axis])
     if name not in REDUCED + KEEPDIMS or len(node.args) not in (1, 2) or not set(words) <= {"axis", "keepdims"}:
@@ -130,6 +132,16 @@ def spelled(name: str, node: ast.Call, call, array_named, numpy_names: set, summ
     if summed is not None:  # (a sum of products, without the array of them)
         return summed
     return call("reduce_along", [node.args[0], ast.Constant(name), axis, keepdims])
+
+
+def _array_piece(piece, call, array_named):
+    """A join's piece as Numba's joins take it: a list (``[1.0]`` in ``np.concatenate((x, [1.0], y))``) an array of
+    it, as NumPy reads it, and so the list in its tangent's zeros (``numpy.zeros_like(t2, dtype=...)``)."""
+    if isinstance(piece, ast.Name) and not array_named(piece) or isinstance(piece, ast.List):
+        return call("asarray_of", [piece])
+    if isinstance(piece, ast.Call) and getattr(piece.func, "attr", None) == "zeros_like" and piece.args:
+        return ast.Call(piece.func, [_array_piece(piece.args[0], call, array_named)] + piece.args[1:], piece.keywords)
+    return piece
 
 
 def _none(node) -> bool:
