@@ -25,8 +25,8 @@ class Options:
     written_shadows: bool = True  # shadows of zeros written out from the abstract values (modes.structures)
     new_array_stores: bool = True  # an adjoint array stored into a shadow's 0.0 (modes.owned)
     shaped_zeros: bool = False  # a shadow list's zero for an array element: zeros of its shape (modes.shadows)
-    list_calls_generated: bool = False  # a call of a user function handed a list runs generated code (modes.calls):
-    # compiled code holds a list as an array, on which the user's own + and slices would not be Python's (Numba)
+    calls_generated: bool = False  # a call of a user function not differentiated runs its generated code (modes.calls),
+    # for a target that compiles what it runs, where the user's function as written lacks the target's spellings (Numba)
     parallel_loops: bool = False  # prange loops run in parallel (modes.parallel): a target with threads (Numba)
     shaped_parameters: bool = False  # a parameter the adjoint reads only for its shape kept as shape_like
     # (modes.shape_kept), for a target where each array a residual holds costs its reference counts (Numba)

@@ -59,3 +59,30 @@ def joined_with_lists(x, y):
 
 def sorted_matrix(A):
     return np.sum(np.sort(A, axis=1) * np.arange(3.0)) + np.sum(np.sort(A, axis=0)[0] ** 2)
+
+
+def scaled_by_powers(x, k):
+    return x * 2**k + x**k * 3**k
+
+
+def _joined_rows(a):  # (called with no derivative: its generated code runs, whose join is of a tuple)
+    return np.sum(np.concatenate([np.ones(2)[:1], a[1:]]) * a)
+
+
+def helper_with_a_join(y, w):
+    return _joined_rows(np.cosh(np.tanh(y))) * np.sum(w**2)
+
+
+def zero_adjoint_broadcast(B, v, p):
+    u = v
+    if p > 10.0:
+        u = u * B
+        w = np.max(u, axis=1)
+        return np.sum(w)
+    elif p < 0.5:
+        u = u * B  # (u's adjoint here is zero, of v's shape: the product's is B's)
+    return np.sum(B) * p
+
+
+def nan_mean_and_average(x):
+    return np.nanmean(x * x) + np.average(x, weights=x * x)

@@ -2,8 +2,9 @@
 written at an array of places that repeats one (``y[idx] += x``: the last write at a place wins), and records
 among the parameters of reverse mode.  A red team found both refused with Numba's typing errors about
 adcompiler's own helpers (``scatter_add``, ``take_and_clear``, ``add_at``) as the reason; so were ``sum(A)`` of a
-matrix (its rows added), ``np.argsort(A, axis=1)`` and the adjoint of ``A[0, order]`` (integers and an array of
-integers, one per axis), which compile now.  ``...`` now indexes
+matrix (its rows added), ``np.argsort(A, axis=1)``, ``np.sort(A)[:, 0]``'s tangent and the adjoints of ``A[0, order]``,
+``A[idx, :]``, ``A[:, idx]``, ``A[::-2, idx]`` (integers, slices and an array of integers, one per axis) and ``A[keep]``
+(a mask of rows), which compile now.  ``...`` now indexes
 in every helper that adds at or clears a basic index, and ``take_and_clear`` takes a vector's array of places; a record holding numbers and arrays is refused at its
 ``def`` with what to write (its numbers as 0-d arrays compile), and records of arrays, or of numbers, compile."""
 
@@ -76,6 +77,32 @@ def mixed_places(A):
     return np.sum(A[1, idx] ** 2) + np.sum(np.sin(A[idx, -1]) * A[idx, 0])
 
 
+IDX = np.array([2, 0, 2, 3])
+X = np.array([0.5, -0.2, 0.3, 0.9])
+
+
+def rows_and_columns(A):
+    return np.sum(A[IDX, :] * X) + np.sum(np.sin(A[:, IDX]))
+
+
+def chained_reads(A):
+    B = A[IDX][:, IDX]
+    return np.sum(B ** 2) + np.sum(A[1:, IDX] * A[IDX, -1])
+
+
+def masked_rows(A):
+    keep = X > 0.0
+    return np.sum(np.tanh(A[keep]) * X[keep][:, None])
+
+
+def stepped_reads(A):
+    return np.sum(A[::-2, IDX] ** 3) + np.sum(A[IDX, 0] * A[IDX, 2])
+
+
+def sorted_lines(A):
+    return np.sum(np.sort(A)[:, 0] * X) + np.sum(np.sort(A, axis=0)[-1] ** 2)
+
+
 def affine(p, x):
     return np.sum((p.a * x + p.b) ** 2)
 """
@@ -88,7 +115,21 @@ def funcs(tmp_path_factory):
 
 @pytest.mark.parametrize(
     "name",
-    ["read", "written", "added", "repeated_places", "written_places", "rows_summed", "sorted_rows", "mixed_places"],
+    [
+        "read",
+        "written",
+        "added",
+        "repeated_places",
+        "written_places",
+        "rows_summed",
+        "sorted_rows",
+        "mixed_places",
+        "rows_and_columns",
+        "chained_reads",
+        "masked_rows",
+        "stepped_reads",
+        "sorted_lines",
+    ],
 )
 def test_indices_under_numba(funcs, name):
     f = getattr(funcs, name)
@@ -102,7 +143,10 @@ def test_indices_under_numba(funcs, name):
         down[k] -= h
         central[k] = (f(up) - f(down)) / (2 * h)
     np.testing.assert_allclose(want, central, rtol=1e-6, atol=1e-7)
-    np.testing.assert_allclose(adcompiler.differentiate(f, backend="numba").grad(A), want, rtol=1e-12, atol=1e-14)
+    compiled = adcompiler.differentiate(f, backend="numba")
+    np.testing.assert_allclose(compiled.grad(A), want, rtol=1e-12, atol=1e-14)
+    V = np.random.default_rng(5).standard_normal(A.shape)  # forward mode, against the same derivative
+    assert compiled.jvp((A,), (V,))[1] == pytest.approx(float(np.sum(want * V)), rel=1e-10, abs=1e-12)
 
 
 def test_a_record_of_numbers_and_arrays_is_refused_at_its_def_in_reverse_mode(funcs):

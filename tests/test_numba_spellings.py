@@ -3,7 +3,11 @@ of np.var and np.std's rules (no Numba form before: refused), np.expand_dims of 
 of axes and np.trace over given axes (slogdet's rules: its gradient under Numba was refused), np.argsort
 and np.take_along_axis of a vector along its axis and take_along_vjp's Numba form (np.sort's rules: refused
 before), the inverse of a transpose's axes (inverse_axes: an argsort of a tuple before), joins with a list
-among their pieces (``np.concatenate((x, [1.0], y))``: refused before), np.sort of a matrix along either axis.  Each
+among their pieces (``np.concatenate((x, [1.0], y))``: refused before), np.sort of a matrix along either axis, a
+helper called with no derivative whose join Numba's own concatenate does not take (its generated code runs now), the
+zero adjoint of a product's operand broadcast to the other's shape (a ValueError of ``unbroadcast`` before), and
+integer powers (``2 ** k``: 0 at k = -1 under Numba before, silently), np.nanmean and np.average with weights (their
+rules' sums of every axis with keepdims a variable: refused before).  Each
 derivative under Numba against the python target's (the same numbers), which is checked against
 central differences and the dot-product identity.  Skipped without Numba."""
 
@@ -31,6 +35,9 @@ CASES = [
     (F.transposed, (RNG.normal(size=12),)),
     (F.joined_with_lists, (RNG.normal(size=3), RNG.normal(size=2))),
     (F.sorted_matrix, (RNG.normal(size=(4, 3)),)),
+    (F.helper_with_a_join, (RNG.normal(size=2), RNG.normal(size=3))),
+    (F.zero_adjoint_broadcast, (RNG.normal(size=(2, 2)), RNG.normal(size=(1, 2)), 0.3)),
+    (F.nan_mean_and_average, (RNG.normal(size=4),)),
 ]
 
 
@@ -160,3 +167,21 @@ def test_a_checkpointed_loop_under_numba_is_refused_saying_why(f, checkpoint, sa
     d = adcompiler.differentiate(f, wrt=("th",), checkpoint=checkpoint, backend="numba")
     with pytest.raises(adcompiler.UnsupportedSyntaxError, match=rf"checkpoint.*{re.escape(said)}.*drop checkpoint="):
         d.grad(*((0.5, 0.1, 0.01, 100) if f is _pendulum else (0.5, 0.1, 0.01)))
+
+
+@pytest.mark.parametrize("k", [-2, -1, 0, 1, 3, 20, 40])
+def test_integer_powers_under_numba(k):
+    """``2 ** k`` of an integer k: Python's power is a float for a negative k and an integer of any size else, where
+    Numba's is a 64-bit integer (0 at k = -1, and 3 ** 40 wrapped): the derivatives under Numba are the python
+    target's, or where Python's integers would differ from compiled code's, an error saying what to write, never
+    another number."""
+    x = 1.3
+    want = adcompiler.differentiate(F.scaled_by_powers).jvp((x, k), (1.0,))
+    assert want[1] == pytest.approx(2.0**k + k * x ** (k - 1) * 3.0**k, rel=1e-12)
+    compiled = adcompiler.differentiate(F.scaled_by_powers, backend="numba")
+    if k < 0 or 3**k >= 2**63:
+        with pytest.raises((ValueError, OverflowError), match="write the base as a float"):
+            compiled.jvp((x, k), (1.0,))
+        return
+    assert compiled.jvp((x, k), (1.0,)) == pytest.approx(want, rel=1e-12)
+    assert compiled.grad(x, k) == pytest.approx(want[1], rel=1e-12)

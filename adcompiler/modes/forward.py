@@ -143,8 +143,8 @@ class _Forward:
         primal = primal_stmt(stmt, self.program.primal_name, shape_of=self.program.shape)
         if stmt.prim == "call":  # handed a record: not the user's function (calls)
             args = tuple(atom(a) for a in stmt.ins)
-            lists = self.program.options.list_calls_generated
-            primal = record_call(self.program, stmt, self.facts.call_sig(stmt), args, lists) or primal
+            generated = self.program.options.calls_generated
+            primal = record_call(self.program, stmt, self.facts.call_sig(stmt), args, generated) or primal
         if isinstance(primal, Assign) and self.facts.may_raise(stmt):
             primal = replace(primal, effect=True)
         ins_t = [self.tangent.get(a.name) if isinstance(a, Var) else None for a in stmt.ins]

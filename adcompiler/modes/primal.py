@@ -131,8 +131,8 @@ class PrimalSweep:
             Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param), program.primal_name, shape_of=program.shape
         )
         if eq.prim == "call":  # handed a record: not the user's function (calls)
-            lists = plan.options.list_calls_generated
-            primal = record_call(program, eq, plan.facts.call_sig(eq), args, lists) or primal
+            generated = plan.options.calls_generated
+            primal = record_call(program, eq, plan.facts.call_sig(eq), args, generated) or primal
         if isinstance(primal, Assign) and plan.facts.may_raise(eq):
             primal = replace(primal, effect=INDEX if self.index_read(eq) else True)
         if eq.prim == "call":  # not differentiated (its arguments are constants): a list it returns that gets
@@ -181,7 +181,7 @@ class PrimalSweep:
             onto, tapes, _ = self.kept.own
             return [Assign((value,), E.Call(onto, args + (E.Name(tapes),)), eq.line)]
         if shared or recomputed(plan, program, eq):  # the value now (the adjoint runs the call again)
-            call = record_call(program, eq, sig, args, plan.options.list_calls_generated) or primal_stmt(
+            call = record_call(program, eq, sig, args, plan.options.calls_generated) or primal_stmt(
                 Eq(eq.outs, eq.prim, args_to_atoms(args), eq.line, eq.param),
                 program.primal_name,
                 shape_of=program.shape,

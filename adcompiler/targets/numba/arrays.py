@@ -324,12 +324,30 @@ def _numba_argsorted(a, axis):
 @numba.extending.overload(taken_along, prefer_literal=True)
 def _numba_taken_along(a, indices, axis=-1):
     """numpy.take_along_axis of a vector along its one axis (the last, NumPy's default): a[indices] (np.sort's
-    tangent, the sorting argsort gave), which Numba's own does not take."""
+    tangent, the sorting argsort gave), and of a matrix along either axis, which Numba's own does not take."""
     types = numba.core.types
     last = isinstance(axis, (types.Omitted, int)) or isinstance(axis, types.IntegerLiteral) and axis.literal_value in (0, -1)
     if isinstance(a, types.Array) and a.ndim == 1 and isinstance(indices, types.Array) and indices.ndim == 1 and last:
         return lambda a, indices, axis=-1: a[indices]
-    return None
+    literal = isinstance(axis, types.IntegerLiteral) and -2 <= axis.literal_value < 2 or last
+    if not (isinstance(a, types.Array) and a.ndim == 2 and isinstance(indices, types.Array) and indices.ndim == 2):
+        return None
+    if not literal:
+        return None
+    rows = last or axis.literal_value % 2 == 1  # (each row's entries taken along it; else each column's)
+
+    def lines(a, indices, axis=-1):
+        shape = (a.shape[0], indices.shape[1]) if rows else (indices.shape[0], a.shape[1])
+        out = numpy.empty(shape, a.dtype)
+        for i in range(shape[0]):
+            for j in range(shape[1]):
+                if rows:
+                    out[i, j] = a[i, indices[i if indices.shape[0] != 1 else 0, j]]
+                else:
+                    out[i, j] = a[indices[i, j if indices.shape[1] != 1 else 0], j]
+        return out
+
+    return lines
 ''',
     "vander_rows": '''def vander_rows(x, n, increasing):
     """numpy.vander(x, n, increasing) (compiled code only: see the overload below)."""

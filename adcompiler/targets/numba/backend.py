@@ -56,7 +56,7 @@ NUMBA = dict(  # the switches of code generation the Numba target sets (adcompil
     shaped_parameters=True,  # (modes.shape_kept) an array a residual holds costs its reference counts
     inline_looped_calls=True,  # (lower.inline_calls) and so does a call's tuple of residuals, made in a loop
     typed_zeros=True,  # an array's adjoint set to zero in a loop or branch is an array (one type a variable)
-    list_calls_generated=True,  # a user function handed a list (an array here) called as its generated code
+    calls_generated=True,  # a user function not differentiated called as its generated code, in this target's forms
     frozen_globals=True,  # Numba compiles the values of the globals the code reads into it: a change builds again
 )
 

@@ -33,6 +33,20 @@ def _numba_reduce_along(x, kind, axis, keepdims):
         return None
     if isinstance(axis, types.NoneType) and isinstance(keepdims, types.BooleanLiteral) and keepdims.literal_value:
         return _reduced_kept(x, kind.literal_value)  # (every axis, kept of length 1)
+    if isinstance(axis, types.NoneType) and not getattr(keepdims, "literal_value", False):
+        # every axis, keepdims False or a variable (a rule's axis=None, keepdims=False handed on: np.nanmean's):
+        # NumPy's own reduction, which Numba compiles (a number: True would need another type)
+        reduced = {"amin": "min", "amax": "max"}.get(kind.literal_value, kind.literal_value)
+        if reduced not in ("sum", "mean", "prod", "min", "max", "ptp"):
+            return None
+        code = f"""def whole(x, kind, axis, keepdims):
+    if keepdims:
+        raise ValueError("keepdims=True of a reduction of every axis, given as a variable, in compiled code")
+    return numpy.{reduced}(x)
+"""
+        scope = {"numpy": numpy}
+        exec(code, scope)
+        return scope["whole"]
     if not isinstance(axis, types.IntegerLiteral) or not isinstance(keepdims, (types.BooleanLiteral, types.Omitted)):
         return None
     name, at, kept = kind.literal_value, axis.literal_value, getattr(keepdims, "literal_value", False)

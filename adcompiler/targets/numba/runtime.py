@@ -283,10 +283,30 @@ def _numba_unbroadcast(g, x):
                 return g
             if g.size == 1 and x.size != 1:  # a zero_array (a cotangent is never smaller than its operand)
                 return numpy.full(x.shape, g.ravel()[0])
+            if narrower(g, x.shape):  # (g of a zero_array times the other operand: alike along x's other axes)
+                return unbroadcast_summed(g + numpy.zeros(x.shape, g.dtype), x.shape)
             return unbroadcast_summed(g, x.shape)
 
         return same
-    return lambda g, x: unbroadcast_summed(g, x.shape)
+
+    def more(g, x):
+        if narrower(g, x.shape):
+            return unbroadcast_summed(g + numpy.zeros(x.shape, g.dtype), x.shape)
+        return unbroadcast_summed(g, x.shape)
+
+    return more
+
+
+@numba.njit
+def narrower(g, shape):
+    """Whether g has length 1 along an axis where x, of ``shape``, is longer: g is the product of a zero_array
+    (the zero adjoint of a result no use of which ran) and the other operand, the same along that axis, as the
+    python target's unbroadcast takes it."""
+    lead = g.ndim - len(shape)
+    for k in range(len(shape)):
+        if g.shape[lead + k] == 1 and shape[k] != 1:
+            return True
+    return False
 
 
 @numba.njit
@@ -442,6 +462,29 @@ def _numba_sum_all(g):
     if isinstance(g, numba.core.types.Array):
         return lambda g: numpy.sum(g)
     return lambda g: g
+''',
+    "power_of": '''def power_of(a, b):
+    """a ** b (compiled code only: see the overload below)."""
+    raise TypeError("power_of is called from code numba.njit compiles")
+
+
+@numba.extending.overload(power_of)
+def _numba_power_of(a, b):
+    """a ** b.  Of two integers Python's power is a float where b is negative (2 ** -1 is 0.5) and an integer
+    of any size otherwise, where Numba's is a 64-bit integer (0, and 10 ** 20 wrapped): one type a
+    variable, so the integer power, with an error where Python's would differ, saying what to write."""
+    types = numba.core.types
+    if not (isinstance(a, types.Integer) and isinstance(b, types.Integer)):
+        return lambda a, b: a ** b
+
+    def integers(a, b):
+        if b < 0:
+            raise ValueError("an integer to a negative integer power (a float in Python) in compiled code: write the base as a float (2.0 ** k)")
+        if b > 1 and abs(float(a)) ** b >= 9.2e18:
+            raise OverflowError("an integer power past 64 bits (an int of any size in Python) in compiled code: write the base as a float (10.0 ** k)")
+        return a ** b
+
+    return integers
 ''',
     "sum_product": '''def sum_product(a, b):
     """numpy.sum(a * b) (compiled code only: see the overload below)."""

@@ -47,6 +47,8 @@ def _numba_scatter_add(d, x, index, g):
     masked = isinstance(index, types.Array) and isinstance(index.dtype, types.Boolean) and index.ndim == x.ndim
     if masked:
         return added_at_mask(d, x, g)
+    if isinstance(index, types.Array) and isinstance(index.dtype, types.Boolean) and index.ndim == 1 < x.ndim:
+        return added_at_mask_rows(d, x, g)
     parts = index.types if isinstance(index, types.BaseTuple) else (index,)
     basic = all(isinstance(i, (types.Integer, types.SliceType, types.NoneType, types.EllipsisType)) for i in parts)
     # (None: a new axis; ...: the axes no other part names, each whole)
@@ -185,47 +187,83 @@ def added_at_rows(d, x, g):
 
 
 def added_at_mixed(d, x, parts, g):
-    '''scatter_add's impl for a tuple of integers and 1-D integer arrays, one per axis of x, at least one an
-    array (``A[0, order]``, ``A[rows, 2]``: NumPy's advanced index, the integers broadcast along the arrays):
-    g (a number, or one value per position) added at each position in turn, so a position named twice
-    accumulates, as numpy.add.at does.'''
+    '''scatter_add's impl for a tuple of integers, slices and 1-D integer arrays, one per axis of x, at least one
+    an array (``A[0, order]``, ``A[rows, 2]``, ``A[idx, :]``, ``A[:, idx]``: NumPy's advanced index): g (a
+    number, or one value per entry of x[index]) added at each entry in turn, so a place named twice
+    accumulates, as numpy.add.at does.  The integers and arrays broadcast together to one axis of the result,
+    in their place where they are next to each other, else first; each slice is an axis of its own.'''
     types = numba.core.types
     line = lambda i: isinstance(i, types.Array) and i.ndim == 1 and isinstance(i.dtype, types.Integer)  # noqa: E731
-    if not all(isinstance(i, types.Integer) or line(i) for i in parts):
+    if not all(isinstance(i, (types.Integer, types.SliceType)) or line(i) for i in parts):
         return None
-    if isinstance(g, types.Array) and g.ndim != 1 or not isinstance(g, (types.Array, types.Number)):
+    advanced = [a for a, i in enumerate(parts) if not isinstance(i, types.SliceType)]
+    sliced = [a for a, i in enumerate(parts) if isinstance(i, types.SliceType)]
+    together = advanced == list(range(advanced[0], advanced[-1] + 1))
+    axes = [a for a in sliced if a < advanced[0]] + ["k"] + [a for a in sliced if a > advanced[0]]
+    axes = axes if together else ["k"] + sliced  # (the result's axes: "k" the advanced one)
+    if isinstance(g, types.Array) and g.ndim > len(axes) or not isinstance(g, (types.Array, types.Number)):
         return None
     fresh = not isinstance(d, types.Array)
-    # (a tuple of parts of several types is indexed by constants only: the loop over the axes written out)
+    # (a tuple of parts of several types is indexed by constants only: the loops over the axes written out)
     lines = [
         "def at_mixed(d, x, index, g):",
         "    out = numpy.full(x.shape, d + 0.0) if fresh else (d if d.shape == x.shape else grown(d, x.shape))",
         "    m = 1",
-        "    for n in (" + "".join(f"positions_of(index[{a}]), " for a in range(len(parts))) + "):",
+        "    for n in (" + "".join(f"positions_of(index[{a}]), " for a in advanced) + "):",
         "        if n != 1 and m != 1 and n != m:",
         "            raise IndexError('shape mismatch: indexing arrays could not be broadcast together')",
         "        m = max(m, n)",
-        "    at = numpy.zeros(m, numpy.int64)",
     ]
-    for a in range(len(parts)):
+    for a in sliced:
         lines += [
-            f"    n = x.shape[{a}]",
-            "    for k in range(m):",
-            f"        i = position(index[{a}], k)",
-            "        if i < -n or i >= n:",
-            "            raise IndexError('index out of bounds')",
-            "        at[k] = at[k] * n + (i + n if i < 0 else i)",
+            f"    start{a}, stop{a}, step{a} = index[{a}].indices(x.shape[{a}])",
+            f"    count{a} = len(range(start{a}, stop{a}, step{a}))",
         ]
-    lines += [
-        "    values = numpy.broadcast_to(numpy.asarray(g), (m,))",
-        "    flat = out.reshape(-1)",
-        "    for k in range(m):",
-        "        flat[at[k]] += values[k]",
-        "    return out",
-    ]
+    shape = ", ".join("m" if a == "k" else f"count{a}" for a in axes)
+    lines.append(f"    values = numpy.broadcast_to(numpy.asarray(g), ({shape},))")
+    depth = 1
+    for a in axes:
+        lines.append("    " * depth + (f"for k in range(m):" if a == "k" else f"for j{a} in range(count{a}):"))
+        depth += 1
+    pad = "    " * depth
+    for a in advanced:
+        lines += [
+            f"{pad}i{a} = position(index[{a}], k)",
+            f"{pad}if i{a} < -x.shape[{a}] or i{a} >= x.shape[{a}]:",
+            f"{pad}    raise IndexError('index out of bounds')",
+        ]
+    place = ", ".join(f"i{a}" if a in advanced else f"start{a} + j{a} * step{a}" for a in range(len(parts)))
+    entry = ", ".join("k" if a == "k" else f"j{a}" for a in axes)
+    lines += [f"{pad}out[{place}] += values[{entry}]", "    return out"]
     space = dict(numpy=numpy, fresh=fresh, grown=grown, position=position, positions_of=positions_of)
     exec(chr(10).join(lines), space)
     return space["at_mixed"]
+
+
+def added_at_mask_rows(d, x, g):
+    '''scatter_add's impl for a boolean mask of x's first axis, x of more axes (``A[keep]``, rows): g (a number,
+    or one row of x's row shape per true entry, or a row for all) added at each row kept.'''
+    types = numba.core.types
+    if isinstance(g, types.Array) and g.ndim != x.ndim or not isinstance(g, (types.Array, types.Number)):
+        return None
+    fresh, array = not isinstance(d, types.Array), isinstance(g, types.Array)
+
+    def at_mask_rows(d, x, index, g):
+        if fresh:
+            out = numpy.full(x.shape, d + 0.0)
+        else:
+            out = d if d.shape == x.shape else grown(d, x.shape)
+        if index.shape[0] != x.shape[0]:
+            raise IndexError("boolean index did not match indexed array along axis 0")
+        k = 0
+        for i in range(x.shape[0]):
+            if index[i]:
+                row = out[i]
+                row += g[k if g.shape[0] != 1 else 0] if array else g
+                k += 1
+        return out
+
+    return at_mask_rows
 
 
 def positions_of(part):

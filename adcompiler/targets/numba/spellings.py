@@ -38,6 +38,7 @@ ADDED = (
     "ndim_of",
     "selected",
     "cast_to",
+    "power_of",
 )
 # NumPy's functions Numba lacks or takes less of, each a helper of the same arguments: name -> (helper, arguments)
 SPELLED = {
@@ -142,6 +143,17 @@ def _array_piece(piece, call, array_named):
     if isinstance(piece, ast.Call) and getattr(piece.func, "attr", None) == "zeros_like" and piece.args:
         return ast.Call(piece.func, [_array_piece(piece.args[0], call, array_named)] + piece.args[1:], piece.keywords)
     return piece
+
+
+def checked_power(node, call):
+    """``a ** b`` of an exponent that is not a constant, ``power_of(a, b)``: Numba's power of two integers is an
+    integer whatever b's sign (``2 ** -1`` is 0 there), which the helper refuses as it runs (``runtime``); a
+    float base, or a constant exponent (``x ** 2``, which Numba computes as products), as it is."""
+    if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Pow) or isinstance(node.right, ast.Constant):
+        return node
+    if isinstance(node.left, ast.Constant) and isinstance(node.left.value, float):
+        return node
+    return call("power_of", [node.left, node.right])
 
 
 def _none(node) -> bool:

@@ -36,7 +36,7 @@ from .in_place import added_in_place, chained_in_place
 from .lists import HELPER_OF as _LIST_HELPERS
 from .loops import runs_forward
 from .runtime import NUMBA_HELPERS
-from .spellings import ADDED, spelled, tested_loops
+from .spellings import ADDED, checked_power, spelled, tested_loops
 
 _LIVE = __name__.rsplit(".", 1)[0] + ".live"  # the module of the helpers compiled once a process
 PURE = ("math", "numpy")  # modules whose functions change nothing but their result
@@ -541,12 +541,12 @@ class _Rewrite(ast.NodeTransformer):
         return self.fewer.unary(self.generic_visit(node))
 
     def visit_BinOp(self, node):
-        """``[0.0] * n``: ``numpy.zeros(n)``; operands made with fewer arrays (``fewer_arrays``)."""
+        """``[0.0] * n``: ``numpy.zeros(n)``; operands made with fewer arrays (``fewer_arrays``); powers checked."""
         node = self.fewer.binop(self.generic_visit(node))
         zero = ast.List([ast.Constant(0.0)], ast.Load())
         if isinstance(node.op, ast.Mult) and ast.dump(node.left) == ast.dump(zero):
             return ast.Call(ast.parse(f"{self.numpy}.zeros", mode="eval").body, [node.right], [])
-        return node
+        return checked_power(node, self._call)
 
 
 def _listed(function: ast.FunctionDef) -> set:
