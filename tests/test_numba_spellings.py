@@ -180,7 +180,7 @@ def test_integer_powers_under_numba(k):
     assert want[1] == pytest.approx(2.0**k + k * x ** (k - 1) * 3.0**k, rel=1e-12)
     compiled = adcompiler.differentiate(F.scaled_by_powers, backend="numba")
     if k < 0 or 3**k >= 2**63:
-        with pytest.raises((ValueError, OverflowError), match="write the base as a float"):
+        with pytest.raises(ValueError, match="write the base as a float"):
             compiled.jvp((x, k), (1.0,))
         return
     assert compiled.jvp((x, k), (1.0,)) == pytest.approx(want, rel=1e-12)

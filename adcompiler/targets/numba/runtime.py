@@ -481,7 +481,7 @@ def _numba_power_of(a, b):
         if b < 0:
             raise ValueError("an integer to a negative integer power (a float in Python) in compiled code: write the base as a float (2.0 ** k)")
         if b > 1 and abs(float(a)) ** b >= 9.2e18:
-            raise OverflowError("an integer power past 64 bits (an int of any size in Python) in compiled code: write the base as a float (10.0 ** k)")
+            raise ValueError("an integer power past 64 bits (an int of any size in Python) in compiled code: write the base as a float (10.0 ** k)")
         return a ** b
 
     return integers

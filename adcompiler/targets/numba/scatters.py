@@ -236,7 +236,7 @@ def added_at_mixed(d, x, parts, g):
     entry = ", ".join("k" if a == "k" else f"j{a}" for a in axes)
     lines += [f"{pad}out[{place}] += values[{entry}]", "    return out"]
     space = dict(numpy=numpy, fresh=fresh, grown=grown, position=position, positions_of=positions_of)
-    exec(chr(10).join(lines), space)
+    exec("\\n".join(lines), space)
     return space["at_mixed"]
 
 
