@@ -48,7 +48,7 @@ def _numba_scatter_add(d, x, index, g):
     if masked:
         return added_at_mask(d, x, g)
     if isinstance(index, types.Array) and isinstance(index.dtype, types.Boolean) and index.ndim == 1 < x.ndim:
-        return added_at_mask_rows(d, x, g)
+        return added_at_rows(d, x, g)
     parts = index.types if isinstance(index, types.BaseTuple) else (index,)
     basic = all(isinstance(i, (types.Integer, types.SliceType, types.NoneType, types.EllipsisType)) for i in parts)
     # (None: a new axis; ...: the axes no other part names, each whole)
@@ -162,8 +162,9 @@ def added_at_mask(d, x, g):
 
 def added_at_rows(d, x, g):
     '''scatter_add's impl for a 1-D array of integers indexing the first axis of an x of more axes
-    (``A[numpy.array([0, 2])]``, rows): g (a number, or one part of x[i]'s shape, or of fewer axes, per
-    index) added at each row in turn, so a repeated row accumulates, as numpy.add.at does.'''
+    (``A[numpy.array([0, 2])]``, rows), or a boolean mask of that axis (``A[keep]``, the rows where it is
+    true: ``row_places``): g (a number, or one part of x[i]'s shape, or of fewer axes, per index) added at each
+    row in turn, so a repeated row accumulates, as numpy.add.at does.'''
     types = numba.core.types
     if isinstance(g, types.Array) and g.ndim != x.ndim or not isinstance(g, (types.Array, types.Number)):
         return None
@@ -175,8 +176,9 @@ def added_at_rows(d, x, g):
         else:
             out = d if d.shape == x.shape else grown(d, x.shape)
         n = x.shape[0]
-        for k in range(len(index)):
-            i = index[k]
+        places = row_places(index, n)
+        for k in range(len(places)):
+            i = places[k]
             if i < -n or i >= n:
                 raise IndexError("index out of bounds")
             row = out[i]
@@ -240,30 +242,23 @@ def added_at_mixed(d, x, parts, g):
     return space["at_mixed"]
 
 
-def added_at_mask_rows(d, x, g):
-    '''scatter_add's impl for a boolean mask of x's first axis, x of more axes (``A[keep]``, rows): g (a number,
-    or one row of x's row shape per true entry, or a row for all) added at each row kept.'''
-    types = numba.core.types
-    if isinstance(g, types.Array) and g.ndim != x.ndim or not isinstance(g, (types.Array, types.Number)):
-        return None
-    fresh, array = not isinstance(d, types.Array), isinstance(g, types.Array)
+def row_places(index, n):
+    '''The rows of n an index of rows names (compiled code only: see the overload below).'''
+    raise TypeError("row_places is called from code numba.njit compiles")
 
-    def at_mask_rows(d, x, index, g):
-        if fresh:
-            out = numpy.full(x.shape, d + 0.0)
-        else:
-            out = d if d.shape == x.shape else grown(d, x.shape)
-        if index.shape[0] != x.shape[0]:
+
+@numba.extending.overload(row_places)
+def _numba_row_places(index, n):
+    '''An array of integers itself; a boolean mask of the n rows, the places where it is true.'''
+    if not isinstance(index.dtype, numba.core.types.Boolean):
+        return lambda index, n: index
+
+    def places(index, n):
+        if index.shape[0] != n:
             raise IndexError("boolean index did not match indexed array along axis 0")
-        k = 0
-        for i in range(x.shape[0]):
-            if index[i]:
-                row = out[i]
-                row += g[k if g.shape[0] != 1 else 0] if array else g
-                k += 1
-        return out
+        return numpy.nonzero(index)[0]
 
-    return at_mask_rows
+    return places
 
 
 def positions_of(part):
