@@ -292,29 +292,18 @@ def _numba_traced(a, offset, axis1, axis2):
 
 @numba.extending.overload(argsorted, prefer_literal=True)
 def _numba_argsorted(a, axis):
-    """numpy.argsort of a vector along its one axis (0 or -1), or of a matrix along either axis (each line's
+    """numpy.argsort of a vector along its one axis (0 or -1), or of an array of more axes along any (each line's
     own argsort), which Numba takes without an axis and of a vector only (np.sort's adjoint sorts along the
     last axis; ``np.argsort(A, axis=1)`` of the user's)."""
     types = numba.core.types
-    if not (isinstance(a, types.Array) and a.ndim in (1, 2) and isinstance(axis, types.IntegerLiteral)):
+    if not (isinstance(a, types.Array) and a.ndim >= 1 and isinstance(axis, types.IntegerLiteral)):
         return None
     if not -a.ndim <= axis.literal_value < a.ndim:
         return None
     if a.ndim == 1:
         return lambda a, axis: numpy.argsort(a)
-    along_rows = axis.literal_value % 2 == 1
-
-    def lines(a, axis):
-        out = numpy.empty(a.shape, numpy.int64)
-        if along_rows:
-            for i in range(a.shape[0]):
-                out[i] = numpy.argsort(a[i])
-        else:
-            for j in range(a.shape[1]):
-                out[:, j] = numpy.argsort(numpy.ascontiguousarray(a[:, j]))
-        return out
-
-    return lines
+    at = axis.literal_value
+    return lambda a, axis: along_lines(a, "argsort", at)  # (each line's own, as numpy.sort's: reductions)
 ''',
     "taken_along": '''def taken_along(a, indices, axis=-1):
     """numpy.take_along_axis(a, indices, axis) (compiled code only: see the overload below)."""

@@ -183,25 +183,26 @@ def _numba_sum_product_along(a, b, axis, keepdims):
     return scope["impl"]
 ''',
     "along_lines": '''def along_lines(x, kind, axis):
-    """numpy.<kind>(x, axis) for cumsum, flip and sort (compiled code only: see the overload below)."""
+    """numpy.<kind>(x, axis) for cumsum, flip, sort and argsort (compiled code only: see the overload below)."""
     raise TypeError("along_lines is called from code numba.njit compiles")
 
 
 @numba.extending.overload(along_lines, prefer_literal=True)
 def _numba_along_lines(x, kind, axis):
-    """numpy.cumsum, numpy.flip and numpy.sort along one axis (an integer, negative from the end), which Numba's
-    take none: x read as (the axes before, the axis, the axes after), each line summed in order, read
-    backwards or sorted into a new C-ordered array (a cumsum of floats is of floats; of integers and
-    booleans, of integers)."""
+    """numpy.cumsum, numpy.flip, numpy.sort and numpy.argsort along one axis (an integer, negative from the end),
+    which Numba's take none: x read as (the axes before, the axis, the axes after), each line summed in order,
+    read backwards, sorted or ranked into a new C-ordered array (a cumsum of floats is of floats; of integers
+    and booleans, and an argsort, of integers)."""
     types = numba.core.types
     if not isinstance(x, types.Array) or not isinstance(kind, types.StringLiteral):
         return None
-    if not isinstance(axis, types.IntegerLiteral) or kind.literal_value not in ("cumsum", "flip", "sort"):
+    if not isinstance(axis, types.IntegerLiteral) or kind.literal_value not in ("cumsum", "flip", "sort", "argsort"):
         return None
     at = axis.literal_value + x.ndim if axis.literal_value < 0 else axis.literal_value
     if not 0 <= at < x.ndim:
         return None
-    same = kind.literal_value != "cumsum" or isinstance(x.dtype, (types.Float, types.Complex))
+    floats = isinstance(x.dtype, (types.Float, types.Complex))  # (an argsort's places: integers)
+    same = kind.literal_value in ("flip", "sort") or kind.literal_value == "cumsum" and floats
     dtype = x.dtype if same else types.int64
     before = " * ".join(f"x.shape[{d}]" for d in range(at)) or "1"
     after = " * ".join(f"x.shape[{d}]" for d in range(at + 1, x.ndim)) or "1"
@@ -214,7 +215,7 @@ def _numba_along_lines(x, kind, axis):
         else """for t in range(n):
                 outs[i, t, j] = lines[i, n - 1 - t, j]"""
         if kind.literal_value == "flip"
-        else """line = numpy.sort(lines[i, :, j].copy())
+        else f"""line = numpy.{kind.literal_value}(lines[i, :, j].copy())
             for t in range(n):
                 outs[i, t, j] = line[t]"""
     )
